@@ -1,0 +1,44 @@
+// Command gpuprobe is the agent on every rented GPU node: `check` is the
+// acceptance test after delivery, `run` the scheduled daemon. Each subcommand
+// lives in its own file and registers itself in commands.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// commands holds constructors for the subcommands, appended by each file's init.
+var commands []func() *cobra.Command
+
+// exitError carries a specific exit code (documented per command) out of RunE.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "gpuprobe",
+		Short:         "Check that a rented GPU node is what was ordered, and keep watching it",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	for _, c := range commands {
+		root.AddCommand(c())
+	}
+	return root
+}
+
+func main() {
+	err := newRoot().Execute()
+	if err == nil {
+		return
+	}
+	if e, ok := err.(exitError); ok {
+		os.Exit(e.code)
+	}
+	fmt.Fprintln(os.Stderr, "gpuprobe:", err)
+	os.Exit(1)
+}

@@ -1,0 +1,266 @@
+// Package wire is the one format the probe and the backend share: the batch
+// of observations a probe pushes, how it is signed, and the acknowledgement
+// the backend answers with. Both sides import this package and nothing else
+// of each other, so a change here is a protocol change (bump Version).
+package wire
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Version is the schema version carried in every batch.
+const Version = 1
+
+// HTTP headers that carry the signature. The body is never trusted until
+// these have been checked.
+const (
+	HeaderNode      = "X-Gpusla-Node"
+	HeaderTimestamp = "X-Gpusla-Timestamp" // Unix seconds, decimal
+	HeaderSignature = "X-Gpusla-Signature" // "v1=" + lowercase hex HMAC-SHA256
+)
+
+// Limits the backend enforces and the probe respects.
+const (
+	// MaxBodyBytes caps one batch on the wire; the probe splits larger ones.
+	MaxBodyBytes = 1 << 20
+	// TimestampWindow is how far a signature timestamp may be from the
+	// backend's clock, either way, before the batch is rejected as stale.
+	TimestampWindow = 5 * time.Minute
+	// MaxObservations caps the observations in one batch.
+	MaxObservations = 5000
+	// MaxChecks caps the checks in one observation.
+	MaxChecks = 512
+)
+
+// Observation kinds.
+const (
+	KindHeartbeat = "heartbeat"
+	KindCheck     = "check"
+)
+
+// Verdicts of a check.
+const (
+	Pass    = "pass"
+	Warn    = "warn"
+	Fail    = "fail"
+	Skipped = "skipped"
+)
+
+// Categories say what a failing check means for the contract. They match the
+// incident kinds of the SLA engine, plus two that open no incident by
+// themselves: connectivity (external reachability, used to decide whose fault
+// a gap in heartbeats was) and host (informational).
+const (
+	CategoryGPULost      = "gpu_lost"
+	CategoryGPUDegraded  = "gpu_degraded"
+	CategoryNetwork      = "network_degraded"
+	CategoryPerformance  = "performance_below_spec"
+	CategoryConnectivity = "connectivity"
+	CategoryHost         = "host"
+	CategoryInventory    = "inventory"
+)
+
+// Batch is what the probe POSTs. Its JSON encoding, exactly as sent, is the
+// signed body and the input of the hash chain.
+type Batch struct {
+	V            int           `json:"v"`
+	ID           string        `json:"id"`    // unique, chosen by the probe; dedupe key
+	Node         string        `json:"node"`  // node id, must equal the HeaderNode header
+	Probe        string        `json:"probe"` // probe version
+	Seq          uint64        `json:"seq"`   // 1, 2, 3, … per node, never reused
+	Prev         string        `json:"prev"`  // BodyHash of batch Seq-1 ("" for Seq 1)
+	CreatedAt    time.Time     `json:"created_at"`
+	ClockSkewMS  int64         `json:"clock_skew_ms,omitempty"` // probe clock minus backend clock, last measured
+	Dropped      *Drop         `json:"dropped,omitempty"`
+	Observations []Observation `json:"observations"`
+}
+
+// Drop reports batches the spool discarded because it was full, so the
+// backend can record the loss as evidence instead of seeing a silent gap.
+type Drop struct {
+	Batches int    `json:"batches"`
+	FromSeq uint64 `json:"from_seq"`
+	ToSeq   uint64 `json:"to_seq"`
+	Reason  string `json:"reason"`
+}
+
+// Observation is one thing the probe saw at one instant (probe clock, UTC).
+type Observation struct {
+	At     time.Time `json:"at"`
+	Kind   string    `json:"kind"`
+	Checks []Check   `json:"checks,omitempty"`
+}
+
+// Check is one judged reading.
+type Check struct {
+	Name      string   `json:"name"`                // stable id, e.g. "gpu.count", "net.gateway.ping"
+	Category  string   `json:"category"`            // one of the Category constants
+	Verdict   string   `json:"verdict"`             // pass, warn, fail, skipped
+	Value     string   `json:"value,omitempty"`     // measured value as shown to people
+	Criterion string   `json:"criterion,omitempty"` // what pass means
+	Number    *float64 `json:"number,omitempty"`    // the measured value as a number, where it is one
+	Unit      string   `json:"unit,omitempty"`
+	GPU       *int     `json:"gpu,omitempty"` // GPU index, when the check is about one GPU
+	Detail    string   `json:"detail,omitempty"`
+}
+
+// Ack is the backend's answer to a POST it accepted (200).
+type Ack struct {
+	ID         string    `json:"id"`
+	Status     string    `json:"status"` // "stored" or "duplicate"
+	ServerTime time.Time `json:"server_time"`
+}
+
+// Ack statuses.
+const (
+	AckStored    = "stored"
+	AckDuplicate = "duplicate"
+)
+
+// Error is the JSON body of every non-200 answer.
+type Error struct {
+	Error string `json:"error"`
+	Field string `json:"field,omitempty"`
+}
+
+// BodyHash is the hash-chain link of an encoded batch body.
+func BodyHash(body []byte) string {
+	sum := sha256.Sum256(body)
+	return hex.EncodeToString(sum[:])
+}
+
+// Encode renders a batch as the bytes to sign and send.
+func Encode(b *Batch) ([]byte, error) {
+	if err := b.Validate(); err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(b)
+	if err != nil {
+		return nil, fmt.Errorf("encode batch %s: %w", b.ID, err)
+	}
+	if len(body) > MaxBodyBytes {
+		return nil, fmt.Errorf("encode batch %s: %d bytes is over the %d byte limit", b.ID, len(body), MaxBodyBytes)
+	}
+	return body, nil
+}
+
+// FieldError names the field of a batch that is wrong.
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+
+// Validate checks the schema; it says which field is wrong.
+func (b *Batch) Validate() error {
+	bad := func(field, format string, args ...any) error {
+		return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case b.V != Version:
+		return bad("v", "unsupported version %d (want %d)", b.V, Version)
+	case b.ID == "" || len(b.ID) > 128:
+		return bad("id", "must be 1 to 128 characters")
+	case !validNodeID(b.Node):
+		return bad("node", "%q is not a node id (letters, digits, '.', '_', '-'; 1 to 64)", b.Node)
+	case b.Seq == 0:
+		return bad("seq", "must be 1 or more")
+	case b.Seq == 1 && b.Prev != "":
+		return bad("prev", "must be empty for the first batch")
+	case b.Prev != "" && !isHex64(b.Prev):
+		return bad("prev", "must be 64 hex characters")
+	case b.CreatedAt.IsZero():
+		return bad("created_at", "missing")
+	case len(b.Observations) > MaxObservations:
+		return bad("observations", "%d is over the limit of %d", len(b.Observations), MaxObservations)
+	}
+	for i, o := range b.Observations {
+		f := fmt.Sprintf("observations[%d]", i)
+		if o.At.IsZero() {
+			return bad(f+".at", "missing")
+		}
+		if o.Kind != KindHeartbeat && o.Kind != KindCheck {
+			return bad(f+".kind", "%q is neither %q nor %q", o.Kind, KindHeartbeat, KindCheck)
+		}
+		if len(o.Checks) > MaxChecks {
+			return bad(f+".checks", "%d is over the limit of %d", len(o.Checks), MaxChecks)
+		}
+		for j, c := range o.Checks {
+			cf := fmt.Sprintf("%s.checks[%d]", f, j)
+			if c.Name == "" {
+				return bad(cf+".name", "missing")
+			}
+			if !validCategory(c.Category) {
+				return bad(cf+".category", "unknown category %q", c.Category)
+			}
+			if !validVerdict(c.Verdict) {
+				return bad(cf+".verdict", "unknown verdict %q", c.Verdict)
+			}
+		}
+	}
+	return nil
+}
+
+// Decode parses and validates a body that has already passed Verify.
+func Decode(body []byte) (*Batch, error) {
+	var b Batch
+	if err := json.Unmarshal(body, &b); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, &FieldError{Field: te.Field, Msg: fmt.Sprintf("wrong type: %s", te.Value)}
+		}
+		return nil, &FieldError{Field: "body", Msg: err.Error()}
+	}
+	if err := b.Validate(); err != nil {
+		return nil, err
+	}
+	return &b, nil
+}
+
+func validNodeID(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+		default:
+			return false
+		}
+	}
+	return s != "." && s != ".."
+}
+
+// ValidNodeID reports whether s may name a node (it is used in paths and keys).
+func ValidNodeID(s string) bool { return validNodeID(s) }
+
+func isHex64(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil
+}
+
+func validCategory(c string) bool {
+	switch c {
+	case CategoryGPULost, CategoryGPUDegraded, CategoryNetwork, CategoryPerformance,
+		CategoryConnectivity, CategoryHost, CategoryInventory:
+		return true
+	}
+	return false
+}
+
+func validVerdict(v string) bool {
+	switch v {
+	case Pass, Warn, Fail, Skipped:
+		return true
+	}
+	return false
+}

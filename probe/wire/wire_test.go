@@ -1,0 +1,109 @@
+package wire
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func sample() *Batch {
+	return &Batch{
+		V: Version, ID: "b-1", Node: "node-1", Probe: "test", Seq: 1,
+		CreatedAt: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC),
+		Observations: []Observation{{
+			At: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC), Kind: KindCheck,
+			Checks: []Check{{Name: "gpu.count", Category: CategoryGPULost, Verdict: Pass, Value: "8"}},
+		}},
+	}
+}
+
+func TestSignVerify(t *testing.T) {
+	secret := []byte("s3cret")
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	body, err := Encode(sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, sig := Sign(secret, now, body)
+	if _, err := Verify(secret, now.Add(time.Minute), ts, sig, body); err != nil {
+		t.Fatalf("valid signature rejected: %v", err)
+	}
+	cases := []struct {
+		name    string
+		secret  []byte
+		now     time.Time
+		ts, sig string
+		body    []byte
+		want    error
+	}{
+		{"missing", secret, now, "", "", body, ErrNoSignature},
+		{"other secret", []byte("other"), now, ts, sig, body, ErrBadSignature},
+		{"changed body", secret, now, ts, sig, append([]byte(" "), body...), ErrBadSignature},
+		{"changed timestamp", secret, now, strconv.FormatInt(now.Unix()+1, 10), sig, body, ErrBadSignature},
+		{"old", secret, now.Add(TimestampWindow + time.Second), ts, sig, body, ErrStale},
+		{"future", secret, now.Add(-TimestampWindow - time.Second), ts, sig, body, ErrStale},
+		{"no prefix", secret, now, ts, strings.TrimPrefix(sig, "v1="), body, ErrBadSignature},
+		{"not a number", secret, now, "12a", sig, body, ErrBadTimestamp},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := Verify(c.secret, c.now, c.ts, c.sig, c.body); !errors.Is(err, c.want) {
+				t.Fatalf("got %v, want %v", err, c.want)
+			}
+		})
+	}
+}
+
+func TestDecodeNamesField(t *testing.T) {
+	cases := map[string]struct {
+		mutate func(*Batch)
+		field  string
+	}{
+		"version":  {func(b *Batch) { b.V = 9 }, "v"},
+		"node":     {func(b *Batch) { b.Node = "../etc" }, "node"},
+		"seq":      {func(b *Batch) { b.Seq = 0 }, "seq"},
+		"prev":     {func(b *Batch) { b.Seq = 2; b.Prev = "xyz" }, "prev"},
+		"kind":     {func(b *Batch) { b.Observations[0].Kind = "nap" }, "observations[0].kind"},
+		"category": {func(b *Batch) { b.Observations[0].Checks[0].Category = "x" }, "observations[0].checks[0].category"},
+		"verdict":  {func(b *Batch) { b.Observations[0].Checks[0].Verdict = "ok" }, "observations[0].checks[0].verdict"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			b := sample()
+			c.mutate(b)
+			err := b.Validate()
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Field != c.field {
+				t.Fatalf("got %v, want an error naming %s", err, c.field)
+			}
+		})
+	}
+	if _, err := Decode([]byte(`{"v":"one"}`)); err == nil || !strings.Contains(err.Error(), "v") {
+		t.Fatalf("type error not named: %v", err)
+	}
+}
+
+func TestRoundTripAndChain(t *testing.T) {
+	b := sample()
+	body, err := Encode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ID != b.ID || got.Observations[0].Checks[0].Value != "8" {
+		t.Fatalf("round trip lost data: %+v", got)
+	}
+	next := sample()
+	next.Seq, next.ID, next.Prev = 2, "b-2", BodyHash(body)
+	if _, err := Encode(next); err != nil {
+		t.Fatalf("chained batch rejected: %v", err)
+	}
+	if BodyHash(body) == BodyHash(append(body, ' ')) {
+		t.Fatal("hash ignores a changed byte")
+	}
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs everything the tests need that is not Go source: Debian packages
+# (iperf3, iproute2 for network namespaces, chromium for the status page
+# test), dynalite from npm, and Go tools (staticcheck, the Lambda Runtime
+# Interface Emulator). Idempotent; everything project-local goes to .tools/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TOOLS="$PWD/.tools"
+mkdir -p "$TOOLS/bin"
+
+need_apt=()
+command -v iperf3 >/dev/null || need_apt+=(iperf3)
+command -v ip >/dev/null || need_apt+=(iproute2)
+command -v tc >/dev/null || need_apt+=(iproute2)
+command -v chromium >/dev/null || need_apt+=(chromium)
+command -v node >/dev/null || need_apt+=(nodejs npm)
+if ((${#need_apt[@]})); then
+  if [ "$(id -u)" = 0 ]; then
+    echo "setup: installing Debian packages: ${need_apt[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+  else
+    echo "setup: not root, cannot install ${need_apt[*]}; tests that need them will skip" >&2
+  fi
+fi
+
+if [ ! -x "$TOOLS/node/node_modules/.bin/dynalite" ]; then
+  echo "setup: installing dynalite from npm"
+  npm install --silent --no-audit --no-fund --prefix "$TOOLS/node" dynalite@4.0.0 >/dev/null
+fi
+
+export GOBIN="$TOOLS/bin"
+[ -x "$GOBIN/staticcheck" ] || go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
+[ -x "$GOBIN/aws-lambda-rie" ] || go install github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@v0.0.0-20261030222936-bef5c4ba774d
+echo "setup: done"

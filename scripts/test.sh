@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The project's one test command (README, .ci/run): installs what the tests
+# need, vets, lints, starts dynalite, runs every Go test and short fuzz runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+export PATH="$PWD/.tools/bin:$PATH"
+
+echo "== go vet"; go vet ./...
+echo "== staticcheck"; staticcheck ./...
+
+# dynalite: a real DynamoDB implementation on a free loopback port, for the
+# DynamoDB store's contract tests; stopped when this script exits.
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || echo 48000)
+.tools/node/node_modules/.bin/dynalite --port "$port" --host 127.0.0.1 >/tmp/gpusla-dynalite.log 2>&1 &
+dyn_pid=$!
+trap 'kill $dyn_pid 2>/dev/null || true' EXIT
+for _ in $(seq 50); do (echo >/dev/tcp/127.0.0.1/"$port") 2>/dev/null && break; sleep 0.1; done
+export GPUSLA_TEST_DYNAMODB="http://127.0.0.1:$port"
+export GPUSLA_TEST_RIE="$PWD/.tools/bin/aws-lambda-rie"
+
+echo "== go test"
+go test -count=1 -timeout 30m ./...
+
+echo "== fuzz (short)"
+bash scripts/fuzz.sh 10s
