@@ -1,0 +1,345 @@
+// Package events is the SLA engine's input: a log of JSON lines, one event a
+// line, that the backend exports and `gpusla report` reads. It holds the Go
+// types of every event, a streaming Reader (constant memory, errors name the
+// line) and a Writer. docs/events.md is the reference for the format.
+//
+// Every line is one JSON object with a "type" and an "id". Events may come in
+// any order and more than once; consumers ignore a repeated id. Times are
+// RFC 3339 with a zone (the backend writes UTC).
+//
+// Observation events mirror the JSON field names of the probe's wire
+// Observation and Check (at, kind, checks[].name, .category, .verdict, …) so
+// the backend converts one into the other field by field; this package does
+// not import the wire package, because the SLA domain imports nothing of the
+// project's.
+package events
+
+import (
+	"fmt"
+	"time"
+)
+
+// Event types.
+const (
+	TypeNodeRegistered    = "node_registered"
+	TypeNodeReleased      = "node_released"
+	TypeObservation       = "observation"
+	TypeMaintenance       = "maintenance"
+	TypeTicketOpened      = "ticket_opened"
+	TypeProviderResponded = "ticket_provider_responded"
+	TypeCustomerReplied   = "ticket_customer_replied"
+	TypeTicketResolved    = "ticket_resolved"
+	TypeHardwareReplaced  = "hardware_replaced"
+	TypeBackendOutage     = "backend_outage"
+	TypeBatchDropped      = "batch_dropped"
+	TypeChainBreak        = "chain_break"
+)
+
+// Observation kinds (same strings as the probe's wire format).
+const (
+	KindHeartbeat = "heartbeat"
+	KindCheck     = "check"
+)
+
+// Check verdicts (same strings as the probe's wire format).
+const (
+	Pass    = "pass"
+	Warn    = "warn"
+	Fail    = "fail"
+	Skipped = "skipped"
+)
+
+// Check categories (same strings as the probe's wire format). The first four
+// are incident kinds of their own; connectivity decides whose fault a gap in
+// heartbeats was; host is informational; inventory is hardware truth (the
+// card is not what was sold).
+const (
+	CategoryGPULost      = "gpu_lost"
+	CategoryGPUDegraded  = "gpu_degraded"
+	CategoryNetwork      = "network_degraded"
+	CategoryPerformance  = "performance_below_spec"
+	CategoryConnectivity = "connectivity"
+	CategoryHost         = "host"
+	CategoryInventory    = "inventory"
+)
+
+// Event is one line of the log. It is a flat union: Type says which fields
+// are meaningful (see docs/events.md); the others stay empty and are not
+// written. A flat struct keeps decoding of the millions of observation lines
+// in one month cheap.
+type Event struct {
+	Type string `json:"type"`
+	ID   string `json:"id"`
+
+	// Node the event is about (all but backend_outage; maintenance may name a
+	// contract instead).
+	Node string `json:"node,omitempty"`
+	// Contract id: the terms a node is rented under (node_registered), or
+	// every node of that contract (maintenance).
+	Contract string `json:"contract,omitempty"`
+
+	// node_registered
+	OrderedAt          time.Time `json:"ordered_at,omitzero"`
+	Hardware           *Hardware `json:"hardware,omitempty"`
+	PricePerGPUHour    *float64  `json:"price_per_gpu_hour,omitempty"` // overrides the terms' price
+	HeartbeatIntervalS int       `json:"heartbeat_interval_s,omitempty"`
+
+	// observation (probe time in At, backend receive time in ReceivedAt)
+	Batch       string    `json:"batch,omitempty"`
+	Seq         uint64    `json:"seq,omitempty"`
+	Hash        string    `json:"hash,omitempty"`
+	Index       int       `json:"index,omitempty"`
+	ReceivedAt  time.Time `json:"received_at,omitzero"`
+	ClockSkewMS int64     `json:"clock_skew_ms,omitempty"`
+	Kind        string    `json:"kind,omitempty"`
+	Checks      []Check   `json:"checks,omitempty"`
+
+	// At is when the event happened: probe time of an observation, the time
+	// of a ticket event, a node's release, a drop notice or chain break.
+	At time.Time `json:"at,omitzero"`
+
+	// maintenance, backend_outage
+	Start       time.Time `json:"start,omitzero"`
+	End         time.Time `json:"end,omitzero"`
+	AnnouncedAt time.Time `json:"announced_at,omitzero"`
+
+	// ticket events
+	Ticket      string `json:"ticket,omitempty"`
+	Priority    string `json:"priority,omitempty"`
+	Category    string `json:"category,omitempty"` // ticket_opened: "hardware" makes the replacement target apply
+	ProviderRef string `json:"provider_ref,omitempty"`
+	Summary     string `json:"summary,omitempty"` // also maintenance, backend_outage
+	// AwaitingCustomer on ticket_provider_responded: the provider asked the
+	// customer something; the resolution clock pauses until the customer
+	// replies, when the terms allow pausing.
+	AwaitingCustomer bool `json:"awaiting_customer,omitempty"`
+
+	// batch_dropped (the probe's spool discarded batches) and chain_break
+	// (a batch whose prev hash does not match the stored one).
+	FromSeq      uint64 `json:"from_seq,omitempty"`
+	ToSeq        uint64 `json:"to_seq,omitempty"`
+	Batches      int    `json:"batches,omitempty"`
+	Reason       string `json:"reason,omitempty"`
+	ExpectedPrev string `json:"expected_prev,omitempty"`
+	GotPrev      string `json:"got_prev,omitempty"`
+}
+
+// Hardware is what was ordered for a node.
+type Hardware struct {
+	GPUModel     string `json:"gpu_model"`
+	GPUCount     int    `json:"gpu_count"`
+	GPUMemoryMiB int    `json:"gpu_memory_mib,omitempty"`
+	Description  string `json:"description,omitempty"`
+}
+
+// Check is one judged reading, field for field the probe's wire Check.
+type Check struct {
+	Name      string   `json:"name"`
+	Category  string   `json:"category"`
+	Verdict   string   `json:"verdict"`
+	Value     string   `json:"value,omitempty"`
+	Criterion string   `json:"criterion,omitempty"`
+	Number    *float64 `json:"number,omitempty"`
+	Unit      string   `json:"unit,omitempty"`
+	GPU       *int     `json:"gpu,omitempty"`
+	Detail    string   `json:"detail,omitempty"`
+}
+
+// TrueAt is the observation's probe time corrected for the probe's clock
+// skew (skew = probe clock minus backend clock).
+func (e *Event) TrueAt() time.Time {
+	if e.ClockSkewMS == 0 {
+		return e.At
+	}
+	return e.At.Add(-time.Duration(e.ClockSkewMS) * time.Millisecond)
+}
+
+// HeartbeatInterval of a node_registered event, defaulting to one minute.
+func (e *Event) HeartbeatInterval() time.Duration {
+	if e.HeartbeatIntervalS <= 0 {
+		return time.Minute
+	}
+	return time.Duration(e.HeartbeatIntervalS) * time.Second
+}
+
+// FieldError names the field of an event that is wrong.
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+
+// Validate checks that the fields its type needs are present and sane.
+func (e *Event) Validate() error {
+	bad := func(field, format string, args ...any) error {
+		return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+	}
+	if e.ID == "" || len(e.ID) > 256 {
+		return bad("id", "must be 1 to 256 characters")
+	}
+	needNode := func() error {
+		if !validName(e.Node) {
+			return bad("node", "%q is not a node id (letters, digits, '.', '_', '-'; 1 to 64)", e.Node)
+		}
+		return nil
+	}
+	needAt := func() error {
+		if e.At.IsZero() {
+			return bad("at", "missing")
+		}
+		return nil
+	}
+	needTicket := func() error {
+		if e.Ticket == "" || len(e.Ticket) > 256 {
+			return bad("ticket", "must be 1 to 256 characters")
+		}
+		return needAt()
+	}
+	interval := func() error {
+		if e.Start.IsZero() {
+			return bad("start", "missing")
+		}
+		if e.End.IsZero() {
+			return bad("end", "missing")
+		}
+		if !e.End.After(e.Start) {
+			return bad("end", "%s is not after start %s", e.End.Format(time.RFC3339), e.Start.Format(time.RFC3339))
+		}
+		return nil
+	}
+	switch e.Type {
+	case TypeNodeRegistered:
+		if err := needNode(); err != nil {
+			return err
+		}
+		if e.Contract == "" {
+			return bad("contract", "missing")
+		}
+		if e.OrderedAt.IsZero() {
+			return bad("ordered_at", "missing")
+		}
+		if e.Hardware == nil {
+			return bad("hardware", "missing")
+		}
+		if e.Hardware.GPUCount < 1 {
+			return bad("hardware.gpu_count", "must be 1 or more, got %d", e.Hardware.GPUCount)
+		}
+		if e.PricePerGPUHour != nil && *e.PricePerGPUHour < 0 {
+			return bad("price_per_gpu_hour", "must not be negative")
+		}
+		if e.HeartbeatIntervalS < 0 {
+			return bad("heartbeat_interval_s", "must not be negative")
+		}
+	case TypeNodeReleased:
+		if err := needNode(); err != nil {
+			return err
+		}
+		return needAt()
+	case TypeObservation:
+		if err := needNode(); err != nil {
+			return err
+		}
+		if err := needAt(); err != nil {
+			return err
+		}
+		if e.ReceivedAt.IsZero() {
+			return bad("received_at", "missing")
+		}
+		if e.Kind != KindHeartbeat && e.Kind != KindCheck {
+			return bad("kind", "%q is neither %q nor %q", e.Kind, KindHeartbeat, KindCheck)
+		}
+		for i, c := range e.Checks {
+			f := fmt.Sprintf("checks[%d]", i)
+			if c.Name == "" {
+				return bad(f+".name", "missing")
+			}
+			if !ValidCategory(c.Category) {
+				return bad(f+".category", "unknown category %q", c.Category)
+			}
+			switch c.Verdict {
+			case Pass, Warn, Fail, Skipped:
+			default:
+				return bad(f+".verdict", "unknown verdict %q", c.Verdict)
+			}
+		}
+	case TypeMaintenance:
+		if e.Node == "" && e.Contract == "" {
+			return bad("node", "a maintenance notice names a node or a contract")
+		}
+		if e.Node != "" {
+			if err := needNode(); err != nil {
+				return err
+			}
+		}
+		if err := interval(); err != nil {
+			return err
+		}
+		if e.AnnouncedAt.IsZero() {
+			return bad("announced_at", "missing")
+		}
+	case TypeTicketOpened:
+		if err := needTicket(); err != nil {
+			return err
+		}
+		if err := needNode(); err != nil {
+			return err
+		}
+		if e.Priority == "" {
+			return bad("priority", "missing")
+		}
+	case TypeProviderResponded, TypeCustomerReplied, TypeTicketResolved:
+		return needTicket()
+	case TypeHardwareReplaced:
+		if err := needTicket(); err != nil {
+			return err
+		}
+	case TypeBackendOutage:
+		return interval()
+	case TypeBatchDropped:
+		if err := needNode(); err != nil {
+			return err
+		}
+		if err := needAt(); err != nil {
+			return err
+		}
+		if e.ToSeq < e.FromSeq {
+			return bad("to_seq", "%d is before from_seq %d", e.ToSeq, e.FromSeq)
+		}
+	case TypeChainBreak:
+		if err := needNode(); err != nil {
+			return err
+		}
+		return needAt()
+	case "":
+		return bad("type", "missing")
+	default:
+		return bad("type", "unknown event type %q", e.Type)
+	}
+	return nil
+}
+
+// ValidCategory reports whether c is a check category the engine knows.
+func ValidCategory(c string) bool {
+	switch c {
+	case CategoryGPULost, CategoryGPUDegraded, CategoryNetwork, CategoryPerformance,
+		CategoryConnectivity, CategoryHost, CategoryInventory:
+		return true
+	}
+	return false
+}
+
+func validName(s string) bool {
+	if len(s) == 0 || len(s) > 64 || s == "." || s == ".." {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,152 @@
+package events
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRoundTrip(t *testing.T) {
+	at := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	num := 4266.0
+	gpu := 0
+	in := []Event{
+		{Type: TypeNodeRegistered, ID: "r1", Node: "n1", Contract: "acme", OrderedAt: at, Hardware: &Hardware{GPUModel: "H200", GPUCount: 8}, HeartbeatIntervalS: 30},
+		{Type: TypeObservation, ID: "o1", Node: "n1", Batch: "b1", Seq: 1, At: at, ReceivedAt: at.Add(time.Second), Kind: KindCheck,
+			Checks: []Check{{Name: "gpu.membw", Category: CategoryPerformance, Verdict: Fail, Number: &num, Unit: "GB/s", GPU: &gpu}}},
+		{Type: TypeMaintenance, ID: "m1", Contract: "acme", Start: at, End: at.Add(time.Hour), AnnouncedAt: at.Add(-72 * time.Hour)},
+		{Type: TypeTicketOpened, ID: "t1", Ticket: "T-1", Node: "n1", At: at, Priority: "P1"},
+		{Type: TypeBackendOutage, ID: "bo", Start: at, End: at.Add(time.Minute)},
+	}
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	for i := range in {
+		if err := w.Write(&in[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	r := NewReader(&buf)
+	var got []Event
+	for {
+		var e Event
+		err := r.Next(&e)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, e)
+	}
+	if len(got) != len(in) {
+		t.Fatalf("read %d events, wrote %d", len(got), len(in))
+	}
+	if *got[1].Checks[0].Number != num || got[1].Checks[0].Category != CategoryPerformance || !got[1].ReceivedAt.Equal(at.Add(time.Second)) {
+		t.Fatalf("observation did not survive: %+v", got[1])
+	}
+	if got[0].HeartbeatInterval() != 30*time.Second {
+		t.Fatalf("interval %v", got[0].HeartbeatInterval())
+	}
+}
+
+func TestReaderErrorsNameLine(t *testing.T) {
+	cases := []struct {
+		name, log string
+		line      int
+		want      string
+	}{
+		{"not json", `{"type":"backend_outage","id":"a","start":"2026-03-01T00:00:00Z","end":"2026-03-01T01:00:00Z"}` + "\n\n{oops\n", 3, "not a JSON event"},
+		{"unknown field", `{"type":"node_released","id":"a","node":"n1","at":"2026-03-01T00:00:00Z","colour":"red"}`, 1, "colour"},
+		{"unknown type", `{"type":"party","id":"a"}`, 1, `unknown event type "party"`},
+		{"missing id", `{"type":"node_released","node":"n1","at":"2026-03-01T00:00:00Z"}`, 1, "id:"},
+		{"bad kind", `{"type":"observation","id":"a","node":"n1","at":"2026-03-01T00:00:00Z","received_at":"2026-03-01T00:00:00Z","kind":"ping"}`, 1, "kind:"},
+		{"wrong type", `{"type":"observation","id":"a","node":"n1","seq":"x"}`, 1, "seq"},
+		{"end before start", `{"type":"backend_outage","id":"a","start":"2026-03-01T01:00:00Z","end":"2026-03-01T00:00:00Z"}`, 1, "end:"},
+		{"bad category", `{"type":"observation","id":"a","node":"n1","at":"2026-03-01T00:00:00Z","received_at":"2026-03-01T00:00:00Z","kind":"check","checks":[{"name":"x","category":"gpu","verdict":"fail"}]}`, 1, "checks[0].category"},
+		{"two values", `{"type":"node_released","id":"a","node":"n1","at":"2026-03-01T00:00:00Z"} {}`, 1, "more than one"},
+		{"bad node", `{"type":"node_released","id":"a","node":"../etc","at":"2026-03-01T00:00:00Z"}`, 1, "node:"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := NewReader(strings.NewReader(c.log))
+			var err error
+			for {
+				var e Event
+				if err = r.Next(&e); err != nil {
+					break
+				}
+			}
+			var le *LineError
+			if !errors.As(err, &le) {
+				t.Fatalf("got %v, want a LineError", err)
+			}
+			if le.Line != c.line || !strings.Contains(le.Error(), c.want) {
+				t.Fatalf("got %q (line %d), want line %d containing %q", le.Error(), le.Line, c.line, c.want)
+			}
+		})
+	}
+}
+
+func TestReaderGoesOnAfterBadLine(t *testing.T) {
+	log := "{bad\n" + `{"type":"node_released","id":"a","node":"n1","at":"2026-03-01T00:00:00Z"}` + "\n"
+	r := NewReader(strings.NewReader(log))
+	var e Event
+	if err := r.Next(&e); err == nil {
+		t.Fatal("first line should fail")
+	}
+	if err := r.Next(&e); err != nil || e.ID != "a" {
+		t.Fatalf("second line: %v %+v", err, e)
+	}
+	if err := r.Next(&e); err != io.EOF {
+		t.Fatalf("want EOF, got %v", err)
+	}
+}
+
+func TestTrueAtCorrectsSkew(t *testing.T) {
+	at := time.Date(2026, 3, 1, 0, 0, 10, 0, time.UTC)
+	e := Event{At: at, ClockSkewMS: 10000}
+	if !e.TrueAt().Equal(at.Add(-10 * time.Second)) {
+		t.Fatal(e.TrueAt())
+	}
+}
+
+func FuzzReader(f *testing.F) {
+	f.Add([]byte(`{"type":"observation","id":"a","node":"n1","at":"2026-03-01T00:00:00Z","received_at":"2026-03-01T00:00:00Z","kind":"heartbeat"}` + "\n"))
+	f.Add([]byte(`{"type":"maintenance","id":"m","contract":"c","start":"2026-03-01T00:00:00Z","end":"2026-03-01T01:00:00Z","announced_at":"2026-02-01T00:00:00Z"}`))
+	f.Add([]byte("{\n}\n\n{\"type\":1}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := NewReader(bytes.NewReader(data))
+		last := 0
+		for i := 0; i < 10000; i++ {
+			var e Event
+			err := r.Next(&e)
+			if err == io.EOF {
+				return
+			}
+			var le *LineError
+			if err != nil && !errors.As(err, &le) {
+				return // a read error ends the stream
+			}
+			if r.Line() <= last {
+				t.Fatalf("line number did not advance: %d after %d", r.Line(), last)
+			}
+			last = r.Line()
+			if err == nil {
+				if verr := e.Validate(); verr != nil {
+					t.Fatalf("reader returned an invalid event: %v", verr)
+				}
+				var buf bytes.Buffer
+				w := NewWriter(&buf)
+				if werr := w.Write(&e); werr != nil {
+					t.Fatalf("valid event not writable: %v", werr)
+				}
+			}
+		}
+	})
+}

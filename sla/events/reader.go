@@ -1,0 +1,115 @@
+package events
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// MaxLineBytes caps one line. An observation holds at most 512 checks, far
+// below this; a longer line is an error, not a reason to grow without bound.
+const MaxLineBytes = 4 << 20
+
+// LineError says which line of the log is wrong and why.
+type LineError struct {
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *LineError) Unwrap() error { return e.Err }
+
+// Reader streams events from a JSON-lines log, one at a time, holding only
+// the current line. Blank lines are skipped.
+type Reader struct {
+	sc   *bufio.Scanner
+	line int
+	br   bytes.Reader
+}
+
+// NewReader reads events from r.
+func NewReader(r io.Reader) *Reader {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), MaxLineBytes)
+	return &Reader{sc: sc}
+}
+
+// Line is the number of the line last read (1-based).
+func (r *Reader) Line() int { return r.line }
+
+// Next decodes the next event into e (which is reset first). It returns
+// io.EOF after the last event and a *LineError for a malformed line; after a
+// LineError the caller may go on reading the following lines.
+func (r *Reader) Next(e *Event) error {
+	for {
+		if !r.sc.Scan() {
+			if err := r.sc.Err(); err != nil {
+				if errors.Is(err, bufio.ErrTooLong) {
+					return &LineError{Line: r.line + 1, Err: fmt.Errorf("line longer than %d bytes", MaxLineBytes)}
+				}
+				return fmt.Errorf("read events after line %d: %w", r.line, err)
+			}
+			return io.EOF
+		}
+		r.line++
+		b := bytes.TrimSpace(r.sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		*e = Event{}
+		if err := decodeStrict(&r.br, b, e); err != nil {
+			return &LineError{Line: r.line, Err: err}
+		}
+		if err := e.Validate(); err != nil {
+			return &LineError{Line: r.line, Err: err}
+		}
+		return nil
+	}
+}
+
+// decodeStrict decodes exactly one JSON object, rejecting unknown fields (a
+// misspelt field would otherwise vanish silently) and trailing data.
+func decodeStrict(br *bytes.Reader, b []byte, e *Event) error {
+	br.Reset(b)
+	dec := json.NewDecoder(br)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(e); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return &FieldError{Field: te.Field, Msg: fmt.Sprintf("wrong type: %s where %s was expected", te.Value, te.Type)}
+		}
+		return fmt.Errorf("not a JSON event: %w", err)
+	}
+	if dec.More() {
+		return errors.New("more than one JSON value on the line")
+	}
+	return nil
+}
+
+// Writer writes events as JSON lines. Call Flush at the end.
+type Writer struct {
+	w   *bufio.Writer
+	enc *json.Encoder
+}
+
+// NewWriter writes events to w.
+func NewWriter(w io.Writer) *Writer {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	return &Writer{w: bw, enc: enc}
+}
+
+// Write validates e and appends it as one line.
+func (w *Writer) Write(e *Event) error {
+	if err := e.Validate(); err != nil {
+		return fmt.Errorf("event %q (%s): %w", e.ID, e.Type, err)
+	}
+	return w.enc.Encode(e)
+}
+
+// Flush writes out what is buffered.
+func (w *Writer) Flush() error { return w.w.Flush() }
