@@ -1,0 +1,451 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Store is everything the application keeps. It is declared here, by its
+// user, and implemented by infra/bolt (one file, for `gpusla serve`) and
+// infra/dynamo (DynamoDB, for the Lambdas); infra/storetest is the one
+// contract suite both must pass.
+//
+// The design uses CONDITIONAL SINGLE-ITEM WRITES only — no transactions, no
+// multi-item atomicity — because DynamoDB transactions cost double and
+// dynalite (the test double for DynamoDB) has none. Correctness under
+// concurrent or retried Lambdas comes from three rules:
+//
+//  1. The NodeState item is the source of truth for a node. Every state
+//     transition is PutState with the version that was read; a concurrent
+//     writer gets ErrConflict and must re-read and re-evaluate.
+//  2. Records derived from a transition (incidents, heartbeat runs, alerts)
+//     have deterministic keys (an incident id is kind + start time) and are
+//     created with put-if-absent, so writing them twice is harmless and a
+//     record lost to a crash is recreated by the next evaluation.
+//  3. A batch is deduplicated by (node, seq): NodeState remembers the recent
+//     sequence numbers; batches worth keeping are put-if-absent on (node, seq).
+//
+// Error contract: a missing record is ErrNotFound, a put-if-absent that
+// found a record is ErrExists, a versioned write that lost is ErrConflict.
+// Callers test with errors.Is; implementations may wrap them with context.
+//
+// Times are stored with at least millisecond precision and returned in UTC.
+//
+// Room is left for tickets, API keys and reports: they will be further
+// methods here, each with the same error contract, added with their tests in
+// infra/storetest.
+type Store interface {
+	// CreateNode registers a node; ErrExists if the id is taken.
+	CreateNode(ctx context.Context, n Node) error
+	// GetNode returns a node; ErrNotFound if it is not registered.
+	GetNode(ctx context.Context, id string) (Node, error)
+	// ListNodes returns every node, ordered by id.
+	ListNodes(ctx context.Context) ([]Node, error)
+
+	// GetState returns a node's state; ErrNotFound before its first write.
+	GetState(ctx context.Context, node string) (NodeState, error)
+	// PutState writes s if the stored version equals prev (0: no state yet),
+	// storing it with s.Version = prev+1; otherwise ErrConflict. It returns the
+	// stored version.
+	PutState(ctx context.Context, s NodeState, prev int64) (int64, error)
+
+	// PutBatch stores a batch body if (node, seq) is absent; ErrExists if not.
+	PutBatch(ctx context.Context, b BatchRecord) error
+	// GetBatch returns the batch (node, seq); ErrNotFound if absent or expired.
+	GetBatch(ctx context.Context, node string, seq uint64) (BatchRecord, error)
+	// ListBatches returns a node's unexpired batches with fromSeq <= seq <= toSeq,
+	// ordered by seq.
+	ListBatches(ctx context.Context, node string, fromSeq, toSeq uint64) ([]BatchRecord, error)
+
+	// CreateIncident stores a new incident (Version 1); ErrExists if its id is taken.
+	CreateIncident(ctx context.Context, inc Incident) error
+	// GetIncident returns one incident; ErrNotFound if absent.
+	GetIncident(ctx context.Context, node, id string) (Incident, error)
+	// UpdateIncident writes inc if the stored version equals prev, storing
+	// inc.Version = prev+1; ErrConflict otherwise, ErrNotFound if absent.
+	UpdateIncident(ctx context.Context, inc Incident, prev int64) error
+	// ListIncidents returns a node's incidents that overlap [from, to) (open
+	// ones extend to infinity), ordered by start. node "" means every node.
+	ListIncidents(ctx context.Context, node string, from, to time.Time) ([]Incident, error)
+
+	// PutRun stores a closed heartbeat run if (node, start) is absent;
+	// ErrExists otherwise (a retry wrote it already).
+	PutRun(ctx context.Context, r HeartbeatRun) error
+	// ListRuns returns a node's closed runs overlapping [from, to), ordered by start.
+	ListRuns(ctx context.Context, node string, from, to time.Time) ([]HeartbeatRun, error)
+
+	// CreateAlert claims the right to send one alert (Version 1); ErrExists
+	// if someone already claimed it — that is how duplicates are prevented.
+	CreateAlert(ctx context.Context, a AlertRecord) error
+	// GetAlert returns an alert record; ErrNotFound if absent.
+	GetAlert(ctx context.Context, node, incidentID string, kind AlertKind) (AlertRecord, error)
+	// UpdateAlert writes a if the stored version equals prev (a.Version = prev+1).
+	UpdateAlert(ctx context.Context, a AlertRecord, prev int64) error
+	// ListPendingAlerts returns the alert records (of every node) not yet
+	// sent, so the watchdog can retry them.
+	ListPendingAlerts(ctx context.Context) ([]AlertRecord, error)
+
+	// PutEvidence stores a piece of evidence if its key is absent (ErrExists).
+	PutEvidence(ctx context.Context, e Evidence) error
+	// ListEvidence returns a node's evidence with from <= At < to, ordered by At.
+	ListEvidence(ctx context.Context, node string, from, to time.Time) ([]Evidence, error)
+
+	// PutBackendRun writes the backend's own liveness record if the stored
+	// version equals prev (0: new); ErrConflict otherwise.
+	PutBackendRun(ctx context.Context, r BackendRun, prev int64) (int64, error)
+	// ListBackendRuns returns the backend runs overlapping [from, to), by start.
+	ListBackendRuns(ctx context.Context, from, to time.Time) ([]BackendRun, error)
+
+	// Ops returns how many store operations of each kind this store made,
+	// so the cost of a month can be computed from a simulated one.
+	Ops() OpCounts
+
+	Close() error
+}
+
+// Errors of the store contract.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrExists   = errors.New("already exists")
+	ErrConflict = errors.New("version conflict")
+)
+
+// Node is a registered rented node: what was ordered and how it
+// authenticates. The secret is sealed by a SecretBox and never logged.
+type Node struct {
+	ID       string `json:"id"`
+	Provider string `json:"provider"`
+	// Contract names the provider contract terms file the node is bought under.
+	Contract  string    `json:"contract"`
+	OrderedAt time.Time `json:"ordered_at"`
+	// Expected hardware, as ordered.
+	GPUModel     string  `json:"gpu_model,omitempty"`
+	GPUCount     int     `json:"gpu_count,omitempty"`
+	GPUMemoryMiB int     `json:"gpu_memory_mib,omitempty"`
+	PricePerHour float64 `json:"price_per_hour,omitempty"`
+	Currency     string  `json:"currency,omitempty"`
+	// Schedule the probe was configured with; liveness is judged against it.
+	HeartbeatInterval time.Duration `json:"heartbeat_interval"`
+	PushInterval      time.Duration `json:"push_interval"`
+	// Grace is how long past a due push the watchdog waits before it
+	// confirms the node unreachable and alerts.
+	Grace time.Duration `json:"grace"`
+	// SealedSecret is the node's HMAC secret sealed by the SecretBox.
+	SealedSecret []byte    `json:"sealed_secret"`
+	CreatedAt    time.Time `json:"created_at"`
+	// Demo marks the built-in demo node of `gpusla serve`.
+	Demo bool `json:"demo,omitempty"`
+}
+
+// String never shows the secret, so a Node can be logged safely.
+func (n Node) String() string {
+	return fmt.Sprintf("node %s (provider %s, contract %s)", n.ID, n.Provider, n.Contract)
+}
+
+// NodeState is a node's live state: everything needed to ingest a
+// heartbeat-only batch with ONE conditional write and to run the watchdog
+// with one read. It is the source of truth for open incidents.
+type NodeState struct {
+	Node    string `json:"node"`
+	Version int64  `json:"version"`
+
+	// Hash chain and dedupe.
+	LastSeq     uint64 `json:"last_seq"`
+	LastHash    string `json:"last_hash"`
+	LastBatchID string `json:"last_batch_id"`
+	// Recent holds the last RecentBatches accepted batches, newest last, so
+	// a retry of a recent batch is recognised without another read.
+	Recent []SeqID `json:"recent,omitempty"`
+	// Signatures holds recent request signatures (truncated), so a replay of
+	// an identical signed request inside the timestamp window is refused.
+	Signatures []SigSeen `json:"signatures,omitempty"`
+
+	// Liveness, by the backend's receive time.
+	LastReceivedAt time.Time `json:"last_received_at"`
+	// LastHeartbeatAt is the probe time (skew-corrected) of the newest heartbeat.
+	LastHeartbeatAt time.Time `json:"last_heartbeat_at"`
+	// FirstHeartbeatAt is when the node was first heard of (delivery time).
+	FirstHeartbeatAt time.Time `json:"first_heartbeat_at"`
+	ClockSkewMS      int64     `json:"clock_skew_ms"`
+	// Run is the current continuous run of heartbeats: the evidence that the
+	// node was up, kept here so that a heartbeat only extends it.
+	Run HeartbeatRun `json:"run"`
+
+	// Open incidents by incident kind; the incident records are derived.
+	Open map[string]OpenIncident `json:"open,omitempty"`
+	// Failing holds the failing checks of the last batch that had checks,
+	// by check name, so a repeat of the same failure changes nothing.
+	Failing map[string]FailedCheck `json:"failing,omitempty"`
+
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// RecentBatches is how many accepted batches NodeState remembers.
+const RecentBatches = 16
+
+// RecentSignatures is how many request signatures NodeState remembers.
+const RecentSignatures = 16
+
+// SeqID is one accepted batch.
+type SeqID struct {
+	Seq  uint64 `json:"seq"`
+	ID   string `json:"id"`
+	Hash string `json:"hash"`
+}
+
+// SigSeen is a request signature seen, with its signed time.
+type SigSeen struct {
+	Sig string    `json:"sig"`
+	At  time.Time `json:"at"`
+}
+
+// OpenIncident points from the state to an open incident record.
+type OpenIncident struct {
+	ID    string    `json:"id"`
+	Start time.Time `json:"start"`
+}
+
+// FailedCheck is a failing check with what it measured.
+type FailedCheck struct {
+	Name      string    `json:"name"`
+	Category  string    `json:"category"`
+	Verdict   string    `json:"verdict"`
+	Value     string    `json:"value,omitempty"`
+	Criterion string    `json:"criterion,omitempty"`
+	GPU       *int      `json:"gpu,omitempty"`
+	Detail    string    `json:"detail,omitempty"`
+	Since     time.Time `json:"since"`
+}
+
+// HeartbeatRun is a continuous run of heartbeats (no gap longer than the
+// node's push interval plus grace): the node was seen alive From..To (probe
+// time, skew-corrected). Closed runs are stored as their own records.
+type HeartbeatRun struct {
+	Node  string    `json:"node"`
+	From  time.Time `json:"from"`
+	To    time.Time `json:"to"`
+	Count int64     `json:"count"`
+	// ReceivedFrom/To are the backend receive times of the first and last batch.
+	ReceivedFrom time.Time `json:"received_from"`
+	ReceivedTo   time.Time `json:"received_to"`
+}
+
+// BatchRecord is a stored batch body. Only batches that carry more than
+// heartbeats are stored (checks, late data, a drop, a chain break);
+// heartbeat-only batches live on as the HeartbeatRun in NodeState.
+type BatchRecord struct {
+	Node       string    `json:"node"`
+	Seq        uint64    `json:"seq"`
+	ID         string    `json:"id"`
+	Hash       string    `json:"hash"`
+	ReceivedAt time.Time `json:"received_at"`
+	// Why lists the reasons it was kept: "checks", "late", "drop", "chain_break", "out_of_order".
+	Why []string `json:"why"`
+	// Body is the batch exactly as received (the signed bytes).
+	Body []byte `json:"body"`
+	// ExpiresAt is the TTL: after it the store may drop the record (DynamoDB
+	// TTL attribute; the embedded store sweeps).
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// Incident kinds: the wire categories that open incidents, plus unreachable.
+const (
+	KindUnreachable = "unreachable"
+)
+
+// Incident causes of an unreachable interval, decided by late data.
+const (
+	CauseUnknown     = ""             // no late data seen yet
+	CauseNodeDown    = "node_down"    // no batch covers the gap: counted
+	CauseNetwork     = "network"      // node up, no external connectivity: counted
+	CauseBackendPath = "backend_path" // node up, reaching others, not us: not counted
+	CauseBackendDown = "backend_down" // the backend itself was down: not counted
+)
+
+// Incident is an interval during which something was wrong with a node.
+// Its id is deterministic (IncidentID) so concurrent evaluations agree.
+type Incident struct {
+	Node    string    `json:"node"`
+	ID      string    `json:"id"`
+	Kind    string    `json:"kind"`
+	Start   time.Time `json:"start"`
+	End     time.Time `json:"end,omitempty"` // zero while open
+	Version int64     `json:"version"`
+	// ConfirmedAt is when the backend confirmed it (for unreachable: grace passed).
+	ConfirmedAt time.Time `json:"confirmed_at"`
+	// Counted says whether it counts against the provider; Cause says why.
+	Counted bool   `json:"counted"`
+	Cause   string `json:"cause,omitempty"`
+	// Segments split an unreachable incident by what late data showed.
+	Segments []Segment `json:"segments,omitempty"`
+	// Failed are the checks that opened or kept it open, with measured values.
+	Failed []FailedCheck `json:"failed,omitempty"`
+	Detail string        `json:"detail,omitempty"`
+	// ReclassifiedAt is set when late data changed the cause.
+	ReclassifiedAt time.Time `json:"reclassified_at,omitempty"`
+	UpdatedAt      time.Time `json:"updated_at"`
+}
+
+// Open reports whether the incident has not ended.
+func (i Incident) Open() bool { return i.End.IsZero() }
+
+// Duration is End-Start, or now-Start while open.
+func (i Incident) Duration(now time.Time) time.Duration {
+	if i.Open() {
+		return now.Sub(i.Start)
+	}
+	return i.End.Sub(i.Start)
+}
+
+// Segment is part of an unreachable incident with its own cause.
+type Segment struct {
+	From    time.Time `json:"from"`
+	To      time.Time `json:"to"`
+	Cause   string    `json:"cause"`
+	Counted bool      `json:"counted"`
+}
+
+// IncidentID is the deterministic id of an incident: kind and start (UTC,
+// millisecond precision) — sortable by kind then start.
+func IncidentID(kind string, start time.Time) string {
+	return kind + "@" + start.UTC().Format("20060102T150405.000Z")
+}
+
+// ParseIncidentID splits an IncidentID.
+func ParseIncidentID(id string) (kind string, start time.Time, err error) {
+	k, ts, ok := strings.Cut(id, "@")
+	if !ok {
+		return "", time.Time{}, fmt.Errorf("incident id %q: no '@'", id)
+	}
+	t, err := time.Parse("20060102T150405.000Z", ts)
+	if err != nil {
+		return "", time.Time{}, fmt.Errorf("incident id %q: %w", id, err)
+	}
+	return k, t, nil
+}
+
+// AlertRecord claims and remembers one alert about one incident. Its key is
+// (node, incident id, kind): the first CreateAlert wins and sends.
+type AlertRecord struct {
+	Node       string    `json:"node"`
+	IncidentID string    `json:"incident_id"`
+	Kind       AlertKind `json:"kind"`
+	Version    int64     `json:"version"`
+	CreatedAt  time.Time `json:"created_at"`
+	// SentAt is zero until the notifier accepted it; the watchdog retries
+	// unsent alerts.
+	SentAt   time.Time `json:"sent_at,omitempty"`
+	Attempts int       `json:"attempts"`
+	LastErr  string    `json:"last_err,omitempty"`
+	// Thread is the notifier's reference of the message (Slack ts), so
+	// later alerts about the incident go into its thread.
+	Thread string `json:"thread,omitempty"`
+	// Alert is the message itself, kept so a retry sends the same thing.
+	Alert Alert `json:"alert"`
+}
+
+// Evidence kinds.
+const (
+	EvidenceChainBreak = "chain_break"  // prev hash does not match the stored last hash
+	EvidenceSeqGap     = "seq_gap"      // sequence numbers skipped with no drop report
+	EvidenceDrop       = "drop"         // the probe's spool dropped batches
+	EvidenceSeqReuse   = "seq_reuse"    // a seq arrived again with another batch id
+	EvidenceOutOfOrder = "out_of_order" // an older seq arrived after a newer one
+)
+
+// Evidence is a fact about the integrity of a node's data stream.
+type Evidence struct {
+	Node    string    `json:"node"`
+	At      time.Time `json:"at"` // receive time
+	Kind    string    `json:"kind"`
+	Seq     uint64    `json:"seq"`
+	BatchID string    `json:"batch_id"`
+	Detail  string    `json:"detail"`
+}
+
+// Key is the evidence's unique key within its node.
+func (e Evidence) Key() string {
+	return fmt.Sprintf("%s#%020d#%s", e.At.UTC().Format("20060102T150405.000Z"), e.Seq, e.Kind)
+}
+
+// BackendRun records that the backend itself was up from Start to LastTick:
+// written at `serve` start and stop and at every watchdog tick, so the
+// backend's own downtime is known and charged to no node.
+type BackendRun struct {
+	ID       string    `json:"id"` // e.g. "serve-<start>" or "lambda"
+	Start    time.Time `json:"start"`
+	LastTick time.Time `json:"last_tick"`
+	Stopped  bool      `json:"stopped"`
+	Version  int64     `json:"version"`
+}
+
+// Op kinds counted by stores. A "read" and a "write" are one request to
+// the underlying store; Units are its billing units where the store knows
+// them (DynamoDB request units), else 1 per request.
+const (
+	OpRead        = "read"
+	OpWrite       = "write"
+	OpQuery       = "query"
+	OpCondFailure = "conditional_failure"
+)
+
+// OpCounts maps "<Method>/<op>" (e.g. "PutState/write") to a count, and
+// "<Method>/<op>/units" to the units consumed.
+type OpCounts map[string]int64
+
+// Total sums every count whose key ends with suffix (e.g. "/write").
+func (c OpCounts) Total(suffix string) int64 {
+	var n int64
+	for k, v := range c {
+		if strings.HasSuffix(k, suffix) {
+			n += v
+		}
+	}
+	return n
+}
+
+// String lists the counts in key order.
+func (c OpCounts) String() string {
+	keys := make([]string, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s=%d ", k, c[k])
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// OpCounter is a concurrency-safe counter stores embed to implement Ops.
+type OpCounter struct {
+	mu sync.Mutex
+	m  OpCounts
+}
+
+// Add counts n operations of op by method.
+func (c *OpCounter) Add(method, op string, n int64) {
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = OpCounts{}
+	}
+	c.m[method+"/"+op] += n
+	c.mu.Unlock()
+}
+
+// Ops returns a copy of the counts.
+func (c *OpCounter) Ops() OpCounts {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(OpCounts, len(c.m))
+	for k, v := range c.m {
+		out[k] = v
+	}
+	return out
+}

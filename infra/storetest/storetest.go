@@ -1,0 +1,422 @@
+// Package storetest is the one contract test suite every app.Store must
+// pass: the embedded store (infra/bolt) and DynamoDB (infra/dynamo) call Run
+// with a constructor of a fresh, empty store.
+//
+//	func TestContract(t *testing.T) {
+//		storetest.Run(t, func(t *testing.T) app.Store { return openFresh(t) })
+//	}
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/functions/app"
+)
+
+// NewStore returns a fresh, empty store; the suite closes it.
+type NewStore func(t *testing.T) app.Store
+
+// Run runs every contract test against stores made by newStore.
+func Run(t *testing.T, newStore NewStore) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s app.Store)
+	}{
+		{"Nodes", testNodes},
+		{"StateVersioning", testStateVersioning},
+		{"StateConcurrentWriters", testStateConcurrent},
+		{"Batches", testBatches},
+		{"Incidents", testIncidents},
+		{"IncidentCreateOnce", testIncidentCreateOnce},
+		{"Runs", testRuns},
+		{"Alerts", testAlerts},
+		{"Evidence", testEvidence},
+		{"BackendRuns", testBackendRuns},
+		{"OpsCounted", testOps},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStore(t)
+			t.Cleanup(func() { _ = s.Close() })
+			tc.fn(t, s)
+		})
+	}
+	t.Run("Race", func(t *testing.T) {
+		s := newStore(t)
+		t.Cleanup(func() { _ = s.Close() })
+		testRace(t, s)
+	})
+}
+
+var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+
+func ctx() context.Context { return context.Background() }
+
+func mustIs(t *testing.T, err, want error, what string) {
+	t.Helper()
+	if !errors.Is(err, want) {
+		t.Fatalf("%s: got error %v, want %v", what, err, want)
+	}
+}
+
+func must(t *testing.T, err error, what string) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+func sampleNode(id string) app.Node {
+	return app.Node{
+		ID: id, Provider: "acme", Contract: "acme-2026", OrderedAt: t0.Add(-time.Hour),
+		GPUModel: "NVIDIA H100 80GB HBM3", GPUCount: 8, GPUMemoryMiB: 81559, PricePerHour: 17.5, Currency: "USD",
+		HeartbeatInterval: 30 * time.Second, PushInterval: time.Minute, Grace: time.Minute,
+		SealedSecret: []byte{1, 2, 3, 0, 255}, CreatedAt: t0,
+	}
+}
+
+func testNodes(t *testing.T, s app.Store) {
+	_, err := s.GetNode(ctx(), "n1")
+	mustIs(t, err, app.ErrNotFound, "GetNode before create")
+	for _, id := range []string{"n2", "n1", "n3"} {
+		must(t, s.CreateNode(ctx(), sampleNode(id)), "CreateNode "+id)
+	}
+	mustIs(t, s.CreateNode(ctx(), sampleNode("n1")), app.ErrExists, "CreateNode twice")
+	got, err := s.GetNode(ctx(), "n1")
+	must(t, err, "GetNode")
+	want := sampleNode("n1")
+	if got.Provider != want.Provider || got.GPUCount != 8 || got.GPUModel != want.GPUModel ||
+		!got.OrderedAt.Equal(want.OrderedAt) || got.PricePerHour != 17.5 || got.Grace != time.Minute ||
+		got.HeartbeatInterval != 30*time.Second || got.PushInterval != time.Minute ||
+		!bytes.Equal(got.SealedSecret, want.SealedSecret) || got.Contract != "acme-2026" {
+		t.Fatalf("GetNode round trip:\n got %+v\nwant %+v", got, want)
+	}
+	list, err := s.ListNodes(ctx())
+	must(t, err, "ListNodes")
+	if len(list) != 3 || list[0].ID != "n1" || list[1].ID != "n2" || list[2].ID != "n3" {
+		t.Fatalf("ListNodes = %v, want n1 n2 n3 in order", ids(list))
+	}
+}
+
+func ids(ns []app.Node) []string {
+	var out []string
+	for _, n := range ns {
+		out = append(out, n.ID)
+	}
+	return out
+}
+
+func sampleState(node string) app.NodeState {
+	gpu := 3
+	return app.NodeState{
+		Node: node, LastSeq: 7, LastHash: "abc", LastBatchID: "b7",
+		Recent:          []app.SeqID{{Seq: 6, ID: "b6", Hash: "h6"}, {Seq: 7, ID: "b7", Hash: "abc"}},
+		Signatures:      []app.SigSeen{{Sig: "s1", At: t0}},
+		LastReceivedAt:  t0.Add(time.Second),
+		LastHeartbeatAt: t0, FirstHeartbeatAt: t0.Add(-time.Hour), ClockSkewMS: -42,
+		Run:     app.HeartbeatRun{Node: node, From: t0.Add(-time.Hour), To: t0, Count: 120, ReceivedFrom: t0.Add(-time.Hour), ReceivedTo: t0},
+		Open:    map[string]app.OpenIncident{"gpu_degraded": {ID: app.IncidentID("gpu_degraded", t0), Start: t0}},
+		Failing: map[string]app.FailedCheck{"gpu.xid": {Name: "gpu.xid", Category: "gpu_degraded", Verdict: "fail", Value: "79", GPU: &gpu, Since: t0}},
+	}
+}
+
+func testStateVersioning(t *testing.T, s app.Store) {
+	_, err := s.GetState(ctx(), "n1")
+	mustIs(t, err, app.ErrNotFound, "GetState before any write")
+	st := sampleState("n1")
+	_, err = s.PutState(ctx(), st, 3)
+	mustIs(t, err, app.ErrConflict, "PutState with prev 3 on no state")
+	v, err := s.PutState(ctx(), st, 0)
+	must(t, err, "PutState create")
+	if v != 1 {
+		t.Fatalf("first PutState returned version %d, want 1", v)
+	}
+	_, err = s.PutState(ctx(), st, 0)
+	mustIs(t, err, app.ErrConflict, "PutState create twice")
+	got, err := s.GetState(ctx(), "n1")
+	must(t, err, "GetState")
+	if got.Version != 1 || got.LastSeq != 7 || got.LastHash != "abc" || got.ClockSkewMS != -42 ||
+		len(got.Recent) != 2 || got.Recent[1].ID != "b7" || got.Run.Count != 120 ||
+		!got.Run.From.Equal(t0.Add(-time.Hour)) || got.Open["gpu_degraded"].ID != app.IncidentID("gpu_degraded", t0) ||
+		got.Failing["gpu.xid"].GPU == nil || *got.Failing["gpu.xid"].GPU != 3 || len(got.Signatures) != 1 ||
+		!got.LastReceivedAt.Equal(t0.Add(time.Second)) {
+		t.Fatalf("state round trip: %+v", got)
+	}
+	got.LastSeq = 8
+	v, err = s.PutState(ctx(), got, 1)
+	must(t, err, "PutState update")
+	if v != 2 {
+		t.Fatalf("second PutState returned %d, want 2", v)
+	}
+	_, err = s.PutState(ctx(), got, 1)
+	mustIs(t, err, app.ErrConflict, "PutState with stale version")
+	got, _ = s.GetState(ctx(), "n1")
+	if got.Version != 2 || got.LastSeq != 8 {
+		t.Fatalf("after update: version %d seq %d, want 2 8", got.Version, got.LastSeq)
+	}
+}
+
+// Many writers race on one state item with read-modify-write; every
+// increment must survive exactly once.
+func testStateConcurrent(t *testing.T, s app.Store) {
+	const writers, each = 8, 10
+	var wg sync.WaitGroup
+	var conflicts atomic.Int64
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				for {
+					st, err := s.GetState(ctx(), "n1")
+					var prev int64
+					if errors.Is(err, app.ErrNotFound) {
+						st = app.NodeState{Node: "n1"}
+					} else if err != nil {
+						t.Error(err)
+						return
+					} else {
+						prev = st.Version
+					}
+					st.LastSeq++
+					if _, err := s.PutState(ctx(), st, prev); errors.Is(err, app.ErrConflict) {
+						conflicts.Add(1)
+						continue
+					} else if err != nil {
+						t.Error(err)
+						return
+					}
+					break
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	st, err := s.GetState(ctx(), "n1")
+	must(t, err, "GetState")
+	if st.LastSeq != writers*each || st.Version != writers*each {
+		t.Fatalf("after %d increments: seq %d version %d (conflicts %d)", writers*each, st.LastSeq, st.Version, conflicts.Load())
+	}
+}
+
+func testBatches(t *testing.T, s app.Store) {
+	for seq := uint64(1); seq <= 5; seq++ {
+		b := app.BatchRecord{Node: "n1", Seq: seq, ID: fmt.Sprintf("b%d", seq), Hash: "h", ReceivedAt: t0,
+			Why: []string{"checks"}, Body: []byte(fmt.Sprintf(`{"seq":%d}`, seq)), ExpiresAt: t0.Add(400 * 24 * time.Hour)}
+		must(t, s.PutBatch(ctx(), b), "PutBatch")
+	}
+	must(t, s.PutBatch(ctx(), app.BatchRecord{Node: "n2", Seq: 3, ID: "other", ReceivedAt: t0, Body: []byte("{}"), ExpiresAt: t0.Add(time.Hour)}), "PutBatch other node")
+	mustIs(t, s.PutBatch(ctx(), app.BatchRecord{Node: "n1", Seq: 3, ID: "b3-again", ReceivedAt: t0, Body: []byte("{}"), ExpiresAt: t0.Add(time.Hour)}), app.ErrExists, "PutBatch same seq")
+	got, err := s.GetBatch(ctx(), "n1", 3)
+	must(t, err, "GetBatch")
+	if got.ID != "b3" || string(got.Body) != `{"seq":3}` || len(got.Why) != 1 || !got.ExpiresAt.Equal(t0.Add(400*24*time.Hour)) {
+		t.Fatalf("GetBatch = %+v", got)
+	}
+	_, err = s.GetBatch(ctx(), "n1", 99)
+	mustIs(t, err, app.ErrNotFound, "GetBatch absent")
+	list, err := s.ListBatches(ctx(), "n1", 2, 4)
+	must(t, err, "ListBatches")
+	if len(list) != 3 || list[0].Seq != 2 || list[2].Seq != 4 {
+		t.Fatalf("ListBatches 2..4 returned %d batches", len(list))
+	}
+	// Seq ordering must be numeric, not lexical.
+	must(t, s.PutBatch(ctx(), app.BatchRecord{Node: "n1", Seq: 10, ID: "b10", ReceivedAt: t0, Body: []byte("{}"), ExpiresAt: t0.Add(time.Hour)}), "PutBatch 10")
+	list, _ = s.ListBatches(ctx(), "n1", 1, 1<<62)
+	if len(list) != 6 || list[5].Seq != 10 {
+		t.Fatalf("ListBatches all: %d batches, last seq %d", len(list), list[len(list)-1].Seq)
+	}
+}
+
+func testIncidents(t *testing.T, s app.Store) {
+	mk := func(node, kind string, start time.Time, end time.Time) app.Incident {
+		return app.Incident{Node: node, ID: app.IncidentID(kind, start), Kind: kind, Start: start, End: end,
+			ConfirmedAt: start.Add(time.Minute), Counted: true, Cause: app.CauseNodeDown,
+			Failed: []app.FailedCheck{{Name: "gpu.count", Category: "gpu_lost", Verdict: "fail", Value: "7", Criterion: "= 8", Since: start}}}
+	}
+	a := mk("n1", "unreachable", t0, t0.Add(10*time.Minute))
+	b := mk("n1", "gpu_lost", t0.Add(20*time.Minute), time.Time{})
+	c := mk("n1", "unreachable", t0.Add(-3*time.Hour), t0.Add(-2*time.Hour))
+	d := mk("n2", "unreachable", t0.Add(5*time.Minute), t0.Add(6*time.Minute))
+	for _, i := range []app.Incident{a, b, c, d} {
+		must(t, s.CreateIncident(ctx(), i), "CreateIncident "+i.ID)
+	}
+	got, err := s.GetIncident(ctx(), "n1", b.ID)
+	must(t, err, "GetIncident")
+	if got.Version != 1 || !got.Open() || got.Kind != "gpu_lost" || len(got.Failed) != 1 || got.Failed[0].Value != "7" || !got.Counted {
+		t.Fatalf("GetIncident = %+v", got)
+	}
+	_, err = s.GetIncident(ctx(), "n2", b.ID)
+	mustIs(t, err, app.ErrNotFound, "GetIncident of other node")
+
+	list, err := s.ListIncidents(ctx(), "n1", t0.Add(-time.Hour), t0.Add(time.Hour))
+	must(t, err, "ListIncidents")
+	if len(list) != 2 || list[0].ID != a.ID || list[1].ID != b.ID {
+		t.Fatalf("ListIncidents n1 in [t0-1h, t0+1h) = %d items", len(list))
+	}
+	// An open incident overlaps any later window.
+	list, _ = s.ListIncidents(ctx(), "n1", t0.Add(24*time.Hour), t0.Add(25*time.Hour))
+	if len(list) != 1 || list[0].ID != b.ID {
+		t.Fatalf("open incident not listed in a later window: %d items", len(list))
+	}
+	list, _ = s.ListIncidents(ctx(), "", t0.Add(-time.Hour), t0.Add(time.Hour))
+	if len(list) != 3 {
+		t.Fatalf("ListIncidents all nodes = %d items, want 3", len(list))
+	}
+
+	got.End = t0.Add(30 * time.Minute)
+	must(t, s.UpdateIncident(ctx(), got, 1), "UpdateIncident")
+	mustIs(t, s.UpdateIncident(ctx(), got, 1), app.ErrConflict, "UpdateIncident stale")
+	ghost := mk("n1", "gpu_degraded", t0, time.Time{})
+	err = s.UpdateIncident(ctx(), ghost, 1)
+	if !errors.Is(err, app.ErrNotFound) && !errors.Is(err, app.ErrConflict) {
+		t.Fatalf("UpdateIncident of an absent incident: %v", err)
+	}
+	got, _ = s.GetIncident(ctx(), "n1", b.ID)
+	if got.Version != 2 || got.Open() {
+		t.Fatalf("after update: %+v", got)
+	}
+}
+
+func testIncidentCreateOnce(t *testing.T, s app.Store) {
+	inc := app.Incident{Node: "n1", ID: app.IncidentID("unreachable", t0), Kind: "unreachable", Start: t0}
+	var wg sync.WaitGroup
+	var won atomic.Int64
+	for i := 0; i < 16; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := s.CreateIncident(ctx(), inc)
+			if err == nil {
+				won.Add(1)
+			} else if !errors.Is(err, app.ErrExists) {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if won.Load() != 1 {
+		t.Fatalf("%d concurrent creators won, want exactly 1", won.Load())
+	}
+}
+
+func testRuns(t *testing.T, s app.Store) {
+	r1 := app.HeartbeatRun{Node: "n1", From: t0, To: t0.Add(time.Hour), Count: 120, ReceivedFrom: t0, ReceivedTo: t0.Add(time.Hour)}
+	r2 := app.HeartbeatRun{Node: "n1", From: t0.Add(2 * time.Hour), To: t0.Add(3 * time.Hour), Count: 120}
+	must(t, s.PutRun(ctx(), r2), "PutRun r2")
+	must(t, s.PutRun(ctx(), r1), "PutRun r1")
+	mustIs(t, s.PutRun(ctx(), r1), app.ErrExists, "PutRun twice")
+	list, err := s.ListRuns(ctx(), "n1", t0.Add(30*time.Minute), t0.Add(150*time.Minute))
+	must(t, err, "ListRuns")
+	if len(list) != 2 || !list[0].From.Equal(t0) || list[0].Count != 120 {
+		t.Fatalf("ListRuns = %+v", list)
+	}
+	list, _ = s.ListRuns(ctx(), "n1", t0.Add(70*time.Minute), t0.Add(80*time.Minute))
+	if len(list) != 0 {
+		t.Fatalf("ListRuns in the gap = %d runs, want 0", len(list))
+	}
+}
+
+func testAlerts(t *testing.T, s app.Store) {
+	a := app.AlertRecord{Node: "n1", IncidentID: app.IncidentID("unreachable", t0), Kind: app.AlertUnreachable, CreatedAt: t0,
+		Alert: app.Alert{Kind: app.AlertUnreachable, Node: "n1", Provider: "acme", Since: t0}}
+	must(t, s.CreateAlert(ctx(), a), "CreateAlert")
+	mustIs(t, s.CreateAlert(ctx(), a), app.ErrExists, "CreateAlert twice")
+	b := a
+	b.Kind = app.AlertRecovered
+	must(t, s.CreateAlert(ctx(), b), "CreateAlert recovered")
+	pend, err := s.ListPendingAlerts(ctx())
+	must(t, err, "ListPendingAlerts")
+	if len(pend) != 2 {
+		t.Fatalf("pending = %d, want 2", len(pend))
+	}
+	got, err := s.GetAlert(ctx(), "n1", a.IncidentID, app.AlertUnreachable)
+	must(t, err, "GetAlert")
+	if got.Version != 1 || got.Alert.Provider != "acme" || !got.Alert.Since.Equal(t0) {
+		t.Fatalf("GetAlert = %+v", got)
+	}
+	got.SentAt = t0.Add(time.Minute)
+	got.Thread = "1700000000.000100"
+	must(t, s.UpdateAlert(ctx(), got, 1), "UpdateAlert")
+	mustIs(t, s.UpdateAlert(ctx(), got, 1), app.ErrConflict, "UpdateAlert stale")
+	got, _ = s.GetAlert(ctx(), "n1", a.IncidentID, app.AlertUnreachable)
+	if got.Thread != "1700000000.000100" || got.Version != 2 {
+		t.Fatalf("after update: %+v", got)
+	}
+	pend, _ = s.ListPendingAlerts(ctx())
+	if len(pend) != 1 || pend[0].Kind != app.AlertRecovered {
+		t.Fatalf("pending after send = %+v", pend)
+	}
+	_, err = s.GetAlert(ctx(), "n1", a.IncidentID, app.AlertReclassified)
+	mustIs(t, err, app.ErrNotFound, "GetAlert absent")
+}
+
+func testEvidence(t *testing.T, s app.Store) {
+	e := app.Evidence{Node: "n1", At: t0, Kind: app.EvidenceChainBreak, Seq: 9, BatchID: "b9", Detail: "prev x != last y"}
+	must(t, s.PutEvidence(ctx(), e), "PutEvidence")
+	mustIs(t, s.PutEvidence(ctx(), e), app.ErrExists, "PutEvidence twice")
+	e2 := e
+	e2.Kind = app.EvidenceDrop
+	e2.At = t0.Add(time.Minute)
+	must(t, s.PutEvidence(ctx(), e2), "PutEvidence drop")
+	list, err := s.ListEvidence(ctx(), "n1", t0, t0.Add(time.Hour))
+	must(t, err, "ListEvidence")
+	if len(list) != 2 || list[0].Kind != app.EvidenceChainBreak || list[1].Kind != app.EvidenceDrop || list[0].Detail != e.Detail {
+		t.Fatalf("ListEvidence = %+v", list)
+	}
+	list, _ = s.ListEvidence(ctx(), "n1", t0.Add(time.Second), t0.Add(time.Hour))
+	if len(list) != 1 {
+		t.Fatalf("ListEvidence from t0+1s = %d, want 1", len(list))
+	}
+}
+
+func testBackendRuns(t *testing.T, s app.Store) {
+	r := app.BackendRun{ID: "serve-1", Start: t0, LastTick: t0}
+	v, err := s.PutBackendRun(ctx(), r, 0)
+	must(t, err, "PutBackendRun")
+	if v != 1 {
+		t.Fatalf("version %d, want 1", v)
+	}
+	_, err = s.PutBackendRun(ctx(), r, 0)
+	mustIs(t, err, app.ErrConflict, "PutBackendRun create twice")
+	r.LastTick = t0.Add(time.Hour)
+	r.Stopped = true
+	_, err = s.PutBackendRun(ctx(), r, 1)
+	must(t, err, "PutBackendRun update")
+	r2 := app.BackendRun{ID: "serve-2", Start: t0.Add(2 * time.Hour), LastTick: t0.Add(3 * time.Hour)}
+	_, err = s.PutBackendRun(ctx(), r2, 0)
+	must(t, err, "PutBackendRun 2")
+	list, err := s.ListBackendRuns(ctx(), t0.Add(30*time.Minute), t0.Add(150*time.Minute))
+	must(t, err, "ListBackendRuns")
+	if len(list) != 2 || list[0].ID != "serve-1" || !list[0].Stopped || list[0].Version != 2 || !list[0].LastTick.Equal(t0.Add(time.Hour)) {
+		t.Fatalf("ListBackendRuns = %+v", list)
+	}
+	list, _ = s.ListBackendRuns(ctx(), t0.Add(70*time.Minute), t0.Add(80*time.Minute))
+	if len(list) != 0 {
+		t.Fatalf("ListBackendRuns in the gap = %+v", list)
+	}
+}
+
+func testOps(t *testing.T, s app.Store) {
+	before := s.Ops()
+	_, _ = s.GetState(ctx(), "n1")
+	_, _ = s.PutState(ctx(), app.NodeState{Node: "n1"}, 0)
+	_, _ = s.PutState(ctx(), app.NodeState{Node: "n1"}, 0) // conflict
+	after := s.Ops()
+	if after.Total("/write")-before.Total("/write") < 2 {
+		t.Fatalf("2 PutState calls counted as %d writes (a failed conditional write is billed too): %v",
+			after.Total("/write")-before.Total("/write"), after)
+	}
+	if after.Total("/read")-before.Total("/read") < 1 {
+		t.Fatalf("GetState not counted as a read: %v", after)
+	}
+	if after.Total("/"+app.OpCondFailure)-before.Total("/"+app.OpCondFailure) != 1 {
+		t.Fatalf("conditional failure not counted: %v", after)
+	}
+}
