@@ -1,0 +1,158 @@
+// Package incident turns a node's observations into incidents: intervals in
+// which the node was unreachable, had lost a GPU, was degraded, and so on.
+//
+// # Live evaluation (the backend's API)
+//
+// The backend keeps one State per node (a plain struct; store it as JSON with
+// StateVersion) and calls, in the order batches are received:
+//
+//	trs := st.Observe(th, obs)                       // for every observation of a stored batch
+//	trs := st.Tick(now, lastReceived, interval, th)  // from the watchdog, e.g. every minute
+//
+// Both return the Transitions to act on (alert Slack, store the incident):
+//
+//   - Open: an incident of Kind began at At (backdated: an unreachable node
+//     since its next heartbeat was due, a failing check since its first
+//     failure in the run that crossed the failure threshold). It is returned
+//     only once confirmed: after the grace period, or after FailureThreshold
+//     failures in a row.
+//   - Close: the incident ended at At (the first heartbeat received after a
+//     gap; the first pass of the run that crossed the success threshold).
+//   - Reclassify: late data (batches from the probe's spool) changed whose
+//     fault a gap in heartbeats was; Cause and Counted are the new verdict.
+//
+// Everything is pure and deterministic: no clock is read, the caller passes
+// `now`. The same hysteresis (Hysteresis) and gap classification
+// (ClassifyGap) are used by the monthly report, which recomputes every
+// interval exactly from the whole event log; the live verdicts are what the
+// renter is alerted with, the report is what is claimed with.
+package incident
+
+import (
+	"time"
+
+	"github.com/gpusla/gpusla/sla/events"
+)
+
+// Kind of incident.
+type Kind string
+
+// Incident kinds. Unreachable comes from missing heartbeats; the others from
+// failing checks of the category of the same name.
+const (
+	Unreachable          Kind = "unreachable"
+	GPULost              Kind = "gpu_lost"
+	GPUDegraded          Kind = "gpu_degraded"
+	NetworkDegraded      Kind = "network_degraded"
+	PerformanceBelowSpec Kind = "performance_below_spec"
+	InventoryMismatch    Kind = "inventory_mismatch"
+)
+
+// Kinds lists every kind, in the order reports show them.
+var Kinds = []Kind{Unreachable, GPULost, GPUDegraded, NetworkDegraded, PerformanceBelowSpec, InventoryMismatch}
+
+// Valid reports whether k is a known kind.
+func (k Kind) Valid() bool {
+	for _, x := range Kinds {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+// KindOfCategory maps a check category to the incident kind it opens, if any.
+// Connectivity and host checks open no incident of their own.
+func KindOfCategory(category string) (Kind, bool) {
+	switch category {
+	case events.CategoryGPULost:
+		return GPULost, true
+	case events.CategoryGPUDegraded:
+		return GPUDegraded, true
+	case events.CategoryNetwork:
+		return NetworkDegraded, true
+	case events.CategoryPerformance:
+		return PerformanceBelowSpec, true
+	case events.CategoryInventory:
+		return InventoryMismatch, true
+	}
+	return "", false
+}
+
+// Thresholds are the contract's detection settings (terms "detection").
+type Thresholds struct {
+	// Grace after a heartbeat was due before a node is called unreachable.
+	Grace time.Duration
+	// FailureThreshold failing observations in a row open a check incident.
+	FailureThreshold int
+	// SuccessThreshold passing observations in a row close it.
+	SuccessThreshold int
+}
+
+func (th Thresholds) fail() int {
+	if th.FailureThreshold < 1 {
+		return 1
+	}
+	return th.FailureThreshold
+}
+
+func (th Thresholds) pass() int {
+	if th.SuccessThreshold < 1 {
+		return 1
+	}
+	return th.SuccessThreshold
+}
+
+// Op is what a transition does.
+type Op string
+
+// Transition operations.
+const (
+	Open       Op = "open"
+	Close      Op = "close"
+	Reclassify Op = "reclassify"
+)
+
+// Causes of an unreachable interval (whose fault the gap was).
+const (
+	// CauseNoData: no batch ever covered the gap: the node was down,
+	// rebooting, powered off, or cut off and its spool lost. Counted.
+	CauseNoData = "no_data"
+	// CauseNetwork: the node ran but its own checks could not reach the
+	// outside (gateway, internet). Counted, as a network outage.
+	CauseNetwork = "network"
+	// CauseNoConnectivityEvidence: the node ran but sent no connectivity
+	// check in the gap, so nothing shows the outside was reachable. Counted.
+	CauseNoConnectivityEvidence = "no_connectivity_evidence"
+	// CauseBackendOnly: the node ran and reached its other targets, only
+	// not the backend: not the provider's fault. Not counted.
+	CauseBackendOnly = "backend_unreachable_only"
+	// CauseBackendOutage: the backend itself was down. Not counted.
+	CauseBackendOutage = "backend_outage"
+	// CauseCheck: a check incident (the kind says which).
+	CauseCheck = "check_failed"
+)
+
+// CauseCounted says whether an unreachable interval with this cause is the
+// provider's fault.
+func CauseCounted(cause string) bool {
+	switch cause {
+	case CauseBackendOnly, CauseBackendOutage:
+		return false
+	}
+	return true
+}
+
+// Transition is one change the caller acts on.
+type Transition struct {
+	Op   Op   `json:"op"`
+	Kind Kind `json:"kind"`
+	// Since identifies the incident: when it began (backdated).
+	Since time.Time `json:"since"`
+	// At is when the transition takes effect: Since for Open, the end for
+	// Close, the time of the evidence for Reclassify.
+	At       time.Time `json:"at"`
+	Cause    string    `json:"cause"`
+	Counted  bool      `json:"counted"`
+	Evidence string    `json:"evidence,omitempty"`
+}

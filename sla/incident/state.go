@@ -1,0 +1,153 @@
+package incident
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gpusla/gpusla/sla/events"
+)
+
+// StateVersion is the version of State's JSON form; bump it when State
+// changes incompatibly (the backend stores it next to the state).
+const StateVersion = 1
+
+// maxRecent bounds how many closed unreachable incidents stay open to
+// reclassification by late data.
+const maxRecent = 16
+
+// State is one node's live evaluation state. It is a plain struct: store it
+// as JSON. The zero value is a node never heard from.
+type State struct {
+	V            int                  `json:"v"`
+	LastReceived time.Time            `json:"last_received,omitzero"`
+	LastAt       time.Time            `json:"last_at,omitzero"`
+	Checks       map[Kind]*Hysteresis `json:"checks,omitempty"`
+	Unreachable  *Gap                 `json:"unreachable,omitempty"`
+	Recent       []Gap                `json:"recent,omitempty"`
+}
+
+// Gap is an unreachable incident seen live, with the late evidence gathered
+// about it so far.
+type Gap struct {
+	Since time.Time `json:"since"`
+	Until time.Time `json:"until,omitzero"` // zero while open
+	Cause string    `json:"cause"`
+	// Alive counts observations whose probe time falls in the gap (the node
+	// was running); ConnPass and ConnFail count its connectivity verdicts.
+	Alive    int    `json:"alive,omitempty"`
+	ConnPass int    `json:"conn_pass,omitempty"`
+	ConnFail int    `json:"conn_fail,omitempty"`
+	Evidence string `json:"evidence,omitempty"`
+}
+
+func (g *Gap) contains(t time.Time) bool {
+	return !t.Before(g.Since) && (g.Until.IsZero() || t.Before(g.Until))
+}
+
+// ClassifyGap says whose fault a gap in received heartbeats was, from what
+// the node's own late batches show about it.
+func ClassifyGap(alive bool, connPass, connFail int) string {
+	switch {
+	case !alive:
+		return CauseNoData
+	case connFail > 0:
+		return CauseNetwork
+	case connPass > 0:
+		return CauseBackendOnly
+	default:
+		return CauseNoConnectivityEvidence
+	}
+}
+
+// Tick is the watchdog's liveness check at now. lastReceived is the receive
+// time of the node's last observation (zero: use the state's), interval its
+// heartbeat interval. Once now is past lastReceived + interval + grace it
+// opens an unreachable incident backdated to lastReceived + interval.
+func (s *State) Tick(now, lastReceived time.Time, interval time.Duration, th Thresholds) []Transition {
+	s.V = StateVersion
+	if lastReceived.IsZero() {
+		lastReceived = s.LastReceived
+	}
+	if lastReceived.IsZero() || s.Unreachable != nil || interval <= 0 {
+		return nil
+	}
+	due := lastReceived.Add(interval)
+	if now.Before(due.Add(th.Grace)) {
+		return nil
+	}
+	s.Unreachable = &Gap{Since: due, Cause: CauseNoData}
+	return []Transition{{Op: Open, Kind: Unreachable, Since: due, At: due, Cause: CauseNoData, Counted: true,
+		Evidence: fmt.Sprintf("no heartbeat received since %s (interval %s, grace %s)",
+			lastReceived.UTC().Format(time.RFC3339), interval, th.Grace)}}
+}
+
+// Observe feeds one observation (in receive order). It closes an open
+// unreachable incident at the observation's receive time, lets late data
+// reclassify recent gaps, and runs the check hysteresis.
+func (s *State) Observe(th Thresholds, e *events.Event) []Transition {
+	s.V = StateVersion
+	var out []Transition
+	at := e.TrueAt()
+	if g := s.Unreachable; g != nil && !e.ReceivedAt.Before(g.Since) {
+		g.Until = e.ReceivedAt
+		out = append(out, Transition{Op: Close, Kind: Unreachable, Since: g.Since, At: g.Until, Cause: g.Cause,
+			Counted: CauseCounted(g.Cause), Evidence: "first batch received after the gap"})
+		s.Recent = append(s.Recent, *g)
+		if len(s.Recent) > maxRecent {
+			s.Recent = s.Recent[len(s.Recent)-maxRecent:]
+		}
+		s.Unreachable = nil
+	}
+	connFail, connEv, connOK := Connectivity(e.Checks)
+	lateEvidence := func(g *Gap) {
+		if !g.contains(at) {
+			return
+		}
+		g.Alive++
+		if connOK {
+			if connFail {
+				g.ConnFail++
+				if g.Evidence == "" || g.Cause != CauseNetwork {
+					g.Evidence = "probe saw " + connEv + " at " + at.UTC().Format(time.RFC3339)
+				}
+			} else {
+				g.ConnPass++
+			}
+		}
+		cause := ClassifyGap(g.Alive > 0, g.ConnPass, g.ConnFail)
+		if cause != g.Cause {
+			g.Cause = cause
+			if cause != CauseNetwork {
+				g.Evidence = fmt.Sprintf("probe's own batches cover the gap (%d observations, %d connectivity passes)", g.Alive, g.ConnPass)
+			}
+			out = append(out, Transition{Op: Reclassify, Kind: Unreachable, Since: g.Since, At: at, Cause: cause,
+				Counted: CauseCounted(cause), Evidence: g.Evidence})
+		}
+	}
+	for i := range s.Recent {
+		lateEvidence(&s.Recent[i])
+	}
+	if s.Unreachable != nil {
+		lateEvidence(s.Unreachable)
+	}
+	if e.ReceivedAt.After(s.LastReceived) {
+		s.LastReceived = e.ReceivedAt
+	}
+	if at.After(s.LastAt) {
+		s.LastAt = at
+	}
+	for _, v := range Verdicts(e.Checks) {
+		if s.Checks == nil {
+			s.Checks = make(map[Kind]*Hysteresis)
+		}
+		h := s.Checks[v.Kind]
+		if h == nil {
+			h = &Hysteresis{}
+			s.Checks[v.Kind] = h
+		}
+		if t, ok := h.Step(v.Kind, th, at, v.Fail, v.Evidence); ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}

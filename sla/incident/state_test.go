@@ -1,0 +1,108 @@
+package incident
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/sla/events"
+)
+
+var t0 = time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+
+func hb(at, recv time.Time, checks ...events.Check) *events.Event {
+	return &events.Event{Type: events.TypeObservation, ID: at.String(), Node: "n1", At: at, ReceivedAt: recv, Kind: events.KindHeartbeat, Checks: checks}
+}
+
+func conn(verdict string) events.Check {
+	return events.Check{Name: "net.internet", Category: events.CategoryConnectivity, Verdict: verdict}
+}
+
+func TestTickOpensAfterGraceBackdated(t *testing.T) {
+	th := Thresholds{Grace: 2 * time.Minute, FailureThreshold: 3, SuccessThreshold: 2}
+	var s State
+	s.Observe(th, hb(t0, t0))
+	if trs := s.Tick(t0.Add(2*time.Minute+59*time.Second), time.Time{}, time.Minute, th); len(trs) != 0 {
+		t.Fatalf("opened inside the grace period: %+v", trs)
+	}
+	trs := s.Tick(t0.Add(3*time.Minute), time.Time{}, time.Minute, th)
+	if len(trs) != 1 || trs[0].Op != Open || !trs[0].Since.Equal(t0.Add(time.Minute)) || !trs[0].Counted {
+		t.Fatalf("want open backdated to %s, got %+v", t0.Add(time.Minute), trs)
+	}
+	if again := s.Tick(t0.Add(10*time.Minute), time.Time{}, time.Minute, th); len(again) != 0 {
+		t.Fatalf("opened twice: %+v", again)
+	}
+	// The node comes back at +20 min; its spool then delivers what it saw
+	// during the gap: it was running and reached the internet.
+	back := t0.Add(20 * time.Minute)
+	trs = s.Observe(th, hb(t0.Add(5*time.Minute), back, conn(events.Pass)))
+	if len(trs) != 2 || trs[0].Op != Close || !trs[0].At.Equal(back) || trs[1].Op != Reclassify || trs[1].Cause != CauseBackendOnly || trs[1].Counted {
+		t.Fatalf("want close at %s then reclassify to backend-only, got %+v", back, trs)
+	}
+	// A later batch shows the internet failing in the gap: network outage.
+	trs = s.Observe(th, hb(t0.Add(6*time.Minute), back.Add(time.Second), conn(events.Fail)))
+	if len(trs) != 1 || trs[0].Cause != CauseNetwork || !trs[0].Counted {
+		t.Fatalf("want reclassify to network, got %+v", trs)
+	}
+	// The state survives JSON.
+	b, err := json.Marshal(&s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s2 State
+	if err := json.Unmarshal(b, &s2); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(s.Recent, s2.Recent) || !s2.LastReceived.Equal(s.LastReceived) || s2.V != StateVersion {
+		t.Fatalf("state changed through JSON:\n%+v\n%+v", s, s2)
+	}
+}
+
+func TestHysteresisFlapping(t *testing.T) {
+	th := Thresholds{FailureThreshold: 3, SuccessThreshold: 2}
+	lost := func(v string) events.Check {
+		return events.Check{Name: "gpu.count", Category: events.CategoryGPULost, Verdict: v, Value: "7", Criterion: "8"}
+	}
+	// fail pass fail fail pass fail fail fail pass fail pass pass
+	seq := "FPFFPFFFPFPP"
+	var s State
+	var got []Transition
+	for i, c := range seq {
+		v := events.Pass
+		if c == 'F' {
+			v = events.Fail
+		}
+		at := t0.Add(time.Duration(i) * time.Minute)
+		got = append(got, s.Observe(th, hb(at, at, lost(v)))...)
+	}
+	if len(got) != 2 {
+		t.Fatalf("want one open and one close, got %+v", got)
+	}
+	if got[0].Op != Open || got[0].Kind != GPULost || !got[0].Since.Equal(t0.Add(5*time.Minute)) {
+		t.Fatalf("open: %+v", got[0])
+	}
+	if got[1].Op != Close || !got[1].At.Equal(t0.Add(10*time.Minute)) {
+		t.Fatalf("close: %+v", got[1])
+	}
+}
+
+func TestClassifyGap(t *testing.T) {
+	cases := []struct {
+		alive      bool
+		pass, fail int
+		want       string
+		counted    bool
+	}{
+		{false, 0, 0, CauseNoData, true},
+		{true, 3, 1, CauseNetwork, true},
+		{true, 3, 0, CauseBackendOnly, false},
+		{true, 0, 0, CauseNoConnectivityEvidence, true},
+	}
+	for _, c := range cases {
+		got := ClassifyGap(c.alive, c.pass, c.fail)
+		if got != c.want || CauseCounted(got) != c.counted {
+			t.Errorf("ClassifyGap(%v,%d,%d) = %s counted %v", c.alive, c.pass, c.fail, got, CauseCounted(got))
+		}
+	}
+}
