@@ -1,0 +1,561 @@
+// Package spool is the probe's durable outbox. Every batch is encoded, signed
+// into the hash chain and written to disk before anyone tries to send it, and
+// it leaves the disk only when the backend has acknowledged it. A kill -9 or a
+// power cut at any instant leaves the spool either before or after each step,
+// never in between: files are written to a temporary name, synced, renamed
+// and the directory synced (the POSIX recipe for an atomic durable write).
+//
+// Layout of the directory:
+//
+//	state.json              next sequence number, hash of the last batch, pending drop report
+//	00000000000000000042.batch   the exact body of batch 42, as it will be signed and sent
+//	rejected/…              batches the backend refused for good (kept for inspection)
+//	lock                    flock held while a daemon owns the spool
+package spool
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/gpusla/gpusla/probe/wire"
+)
+
+const (
+	stateFile  = "state.json"
+	batchExt   = ".batch"
+	tmpPrefix  = ".tmp-"
+	lockFile   = "lock"
+	rejectDir  = "rejected"
+	seqDigits  = 20
+	dropFull   = "spool full"
+	dropReject = "rejected by backend"
+)
+
+// Options configure Open.
+type Options struct {
+	Dir      string
+	MaxBytes int64  // cap on the bytes of unsent batches; oldest dropped first
+	Node     string // node id written into every batch
+	Probe    string // probe version written into every batch
+	Now      func() time.Time
+	Logger   *slog.Logger
+}
+
+// Item is one spooled batch, ready to sign and send.
+type Item struct {
+	Seq  uint64
+	ID   string
+	Body []byte
+}
+
+// state is what must survive a restart besides the batches themselves: it
+// carries the chain (next seq, previous hash) across an empty spool.
+type state struct {
+	Node    string     `json:"node"`
+	NextSeq uint64     `json:"next_seq"`
+	Prev    string     `json:"prev"`
+	Drop    *wire.Drop `json:"drop,omitempty"` // not yet reported in a batch
+	// Dropping lists the batches a drop removes; it is written before the
+	// files are deleted so that a crash in between is finished on restart.
+	Dropping    []uint64 `json:"dropping,omitempty"`
+	ClockSkewMS int64    `json:"clock_skew_ms"`
+}
+
+type entry struct {
+	seq  uint64
+	size int64
+}
+
+// Spool is safe for concurrent use: collectors append while the sender reads
+// and acknowledges.
+type Spool struct {
+	dir   string
+	max   int64
+	probe string
+	now   func() time.Time
+	log   *slog.Logger
+	lock  *os.File
+
+	mu    sync.Mutex
+	st    state
+	items []entry // ascending seq
+	bytes int64
+	ready chan struct{}
+}
+
+// Open opens (creating if needed) the spool in opt.Dir, takes its lock, and
+// repairs whatever a crash left: temporary files are removed, a batch written
+// after the last state update is taken into the chain, and files a recorded
+// drop names are deleted.
+func Open(opt Options) (*Spool, error) {
+	if !wire.ValidNodeID(opt.Node) {
+		return nil, fmt.Errorf("spool: node id %q is not valid", opt.Node)
+	}
+	if opt.MaxBytes <= 0 {
+		return nil, fmt.Errorf("spool: max bytes must be positive, got %d", opt.MaxBytes)
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	if err := os.MkdirAll(opt.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("spool: create %s: %w", opt.Dir, err)
+	}
+	lf, err := os.OpenFile(filepath.Join(opt.Dir, lockFile), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("spool: open lock: %w", err)
+	}
+	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		lf.Close()
+		return nil, fmt.Errorf("spool: %s is in use by another gpuprobe (lock: %w)", opt.Dir, err)
+	}
+	s := &Spool{dir: opt.Dir, max: opt.MaxBytes, probe: opt.Probe, now: opt.Now, log: opt.Logger,
+		lock: lf, ready: make(chan struct{}, 1)}
+	if err := s.recover(opt.Node); err != nil {
+		lf.Close()
+		return nil, err
+	}
+	if len(s.items) > 0 {
+		s.signal()
+	}
+	return s, nil
+}
+
+func (s *Spool) recover(node string) error {
+	st := state{Node: node, NextSeq: 1}
+	raw, err := os.ReadFile(filepath.Join(s.dir, stateFile))
+	switch {
+	case err == nil:
+		if err := json.Unmarshal(raw, &st); err != nil {
+			return fmt.Errorf("spool: %s is corrupt: %w", filepath.Join(s.dir, stateFile), err)
+		}
+		if st.Node != node {
+			return fmt.Errorf("spool: %s holds the chain of node %q, not %q; use another spool dir", s.dir, st.Node, node)
+		}
+		if st.NextSeq == 0 {
+			return fmt.Errorf("spool: %s: next_seq is 0", filepath.Join(s.dir, stateFile))
+		}
+	case errors.Is(err, os.ErrNotExist):
+	default:
+		return fmt.Errorf("spool: read state: %w", err)
+	}
+	des, err := os.ReadDir(s.dir)
+	if err != nil {
+		return fmt.Errorf("spool: list %s: %w", s.dir, err)
+	}
+	dropping := make(map[uint64]bool, len(st.Dropping))
+	for _, seq := range st.Dropping {
+		dropping[seq] = true
+	}
+	for _, de := range des {
+		name := de.Name()
+		if strings.HasPrefix(name, tmpPrefix) {
+			// A write that never reached its rename: the step it belonged
+			// to did not happen, so the file is garbage.
+			if err := os.Remove(filepath.Join(s.dir, name)); err != nil {
+				return fmt.Errorf("spool: remove leftover %s: %w", name, err)
+			}
+			continue
+		}
+		seq, ok := parseName(name)
+		if !ok {
+			continue
+		}
+		info, err := de.Info()
+		if err != nil {
+			return fmt.Errorf("spool: stat %s: %w", name, err)
+		}
+		if dropping[seq] {
+			// The drop was recorded but the process died before deleting.
+			if err := os.Remove(filepath.Join(s.dir, name)); err != nil {
+				return fmt.Errorf("spool: remove dropped %s: %w", name, err)
+			}
+			continue
+		}
+		s.items = append(s.items, entry{seq: seq, size: info.Size()})
+		s.bytes += info.Size()
+	}
+	sort.Slice(s.items, func(i, j int) bool { return s.items[i].seq < s.items[j].seq })
+	if n := len(s.items); n > 0 && s.items[n-1].seq >= st.NextSeq {
+		// The newest batch reached the disk but the state update after it
+		// did not: the batch is the truth, adopt it into the chain.
+		last := s.items[n-1].seq
+		body, err := os.ReadFile(s.path(last))
+		if err != nil {
+			return fmt.Errorf("spool: read batch %d: %w", last, err)
+		}
+		b, err := wire.Decode(body)
+		if err != nil {
+			return fmt.Errorf("spool: batch file %s is corrupt: %w", s.path(last), err)
+		}
+		st.NextSeq = last + 1
+		st.Prev = wire.BodyHash(body)
+		if b.Dropped != nil {
+			st.Drop = nil // it was reported in that batch
+		}
+		st.Dropping = nil
+		s.st = st
+		if err := s.saveState(); err != nil {
+			return err
+		}
+	}
+	s.st = st
+	if err := syncDir(s.dir); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Close releases the lock. Everything written is already durable.
+func (s *Spool) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lock == nil {
+		return nil
+	}
+	err := s.lock.Close()
+	s.lock = nil
+	return err
+}
+
+// Ready is signalled (without blocking) whenever a batch is appended; the
+// sender waits on it when the spool is empty.
+func (s *Spool) Ready() <-chan struct{} { return s.ready }
+
+func (s *Spool) signal() {
+	select {
+	case s.ready <- struct{}{}:
+	default:
+	}
+}
+
+// SetClockSkew records the latest measured clock skew (probe minus backend);
+// the next batch created carries it.
+func (s *Spool) SetClockSkew(ms int64) {
+	s.mu.Lock()
+	s.st.ClockSkewMS = ms
+	s.mu.Unlock()
+}
+
+// Stats says how much is waiting.
+func (s *Spool) Stats() (batches int, bytes int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.items), s.bytes
+}
+
+// Append turns observations into one or more batches (split to respect the
+// wire limits), writes each durably and links it into the chain. It returns
+// the sequence numbers created.
+func (s *Spool) Append(obs []wire.Observation) ([]uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lock == nil {
+		return nil, errors.New("spool: closed")
+	}
+	var seqs []uint64
+	for len(obs) > 0 {
+		n := min(len(obs), wire.MaxObservations)
+		var body []byte
+		var b *wire.Batch
+		for {
+			var err error
+			b = s.newBatch(obs[:n])
+			body, err = wire.Encode(b)
+			if err == nil {
+				break
+			}
+			if n == 1 || !strings.Contains(err.Error(), "byte limit") {
+				return seqs, fmt.Errorf("spool: %w", err)
+			}
+			n /= 2
+		}
+		if err := s.writeBatch(b, body); err != nil {
+			return seqs, err
+		}
+		seqs = append(seqs, b.Seq)
+		obs = obs[n:]
+	}
+	if err := s.enforceCap(); err != nil {
+		return seqs, err
+	}
+	s.signal()
+	return seqs, nil
+}
+
+func (s *Spool) newBatch(obs []wire.Observation) *wire.Batch {
+	return &wire.Batch{
+		V:            wire.Version,
+		ID:           fmt.Sprintf("%s-%d-%s", s.st.Node, s.st.NextSeq, randHex(8)),
+		Node:         s.st.Node,
+		Probe:        s.probe,
+		Seq:          s.st.NextSeq,
+		Prev:         s.st.Prev,
+		CreatedAt:    s.now().UTC(),
+		ClockSkewMS:  s.st.ClockSkewMS,
+		Dropped:      s.st.Drop,
+		Observations: obs,
+	}
+}
+
+// writeBatch makes the batch durable first, then moves the chain forward.
+// A crash between the two is repaired by recover.
+func (s *Spool) writeBatch(b *wire.Batch, body []byte) error {
+	if err := writeFileAtomic(s.dir, filepath.Base(s.path(b.Seq)), body); err != nil {
+		return fmt.Errorf("spool: write batch %d: %w", b.Seq, err)
+	}
+	s.items = append(s.items, entry{seq: b.Seq, size: int64(len(body))})
+	s.bytes += int64(len(body))
+	s.st.NextSeq = b.Seq + 1
+	s.st.Prev = wire.BodyHash(body)
+	s.st.Drop = nil
+	s.st.Dropping = nil
+	return s.saveState()
+}
+
+// enforceCap drops the oldest batches while the spool is over its cap. The
+// newest batch is always kept. The drop is recorded durably before any file
+// is deleted so that it is reported even if we crash halfway.
+func (s *Spool) enforceCap() error {
+	var victims []entry
+	total := s.bytes
+	for i := 0; i < len(s.items)-1 && total > s.max; i++ {
+		victims = append(victims, s.items[i])
+		total -= s.items[i].size
+	}
+	if len(victims) == 0 {
+		return nil
+	}
+	s.log.Warn("spool full, dropping oldest batches", "dir", s.dir, "max_bytes", s.max,
+		"from_seq", victims[0].seq, "to_seq", victims[len(victims)-1].seq, "batches", len(victims))
+	return s.drop(victims, fmt.Sprintf("%s (max_bytes %d)", dropFull, s.max), false)
+}
+
+func (s *Spool) drop(victims []entry, reason string, keep bool) error {
+	d := s.st.Drop
+	if d == nil {
+		d = &wire.Drop{FromSeq: victims[0].seq, ToSeq: victims[0].seq, Reason: reason}
+	} else {
+		d = &wire.Drop{Batches: d.Batches, FromSeq: d.FromSeq, ToSeq: d.ToSeq, Reason: d.Reason}
+		if !strings.Contains(d.Reason, reason) {
+			d.Reason += "; " + reason
+		}
+	}
+	for _, v := range victims {
+		d.Batches++
+		d.FromSeq = min(d.FromSeq, v.seq)
+		d.ToSeq = max(d.ToSeq, v.seq)
+		// A victim that carried an earlier drop report takes the report
+		// with it unless we carry it forward.
+		if carried := s.readDrop(v.seq); carried != nil {
+			d.Batches += carried.Batches
+			d.FromSeq = min(d.FromSeq, carried.FromSeq)
+			d.ToSeq = max(d.ToSeq, carried.ToSeq)
+			if !strings.Contains(d.Reason, carried.Reason) {
+				d.Reason += "; " + carried.Reason
+			}
+		}
+	}
+	s.st.Drop = d
+	s.st.Dropping = s.st.Dropping[:0:0]
+	for _, v := range victims {
+		s.st.Dropping = append(s.st.Dropping, v.seq)
+	}
+	if err := s.saveState(); err != nil {
+		return err
+	}
+	gone := make(map[uint64]bool, len(victims))
+	for _, v := range victims {
+		gone[v.seq] = true
+		var err error
+		if keep {
+			err = os.MkdirAll(filepath.Join(s.dir, rejectDir), 0o700)
+			if err == nil {
+				err = os.Rename(s.path(v.seq), filepath.Join(s.dir, rejectDir, filepath.Base(s.path(v.seq))))
+			}
+		} else {
+			err = os.Remove(s.path(v.seq))
+		}
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("spool: drop batch %d: %w", v.seq, err)
+		}
+	}
+	kept := s.items[:0]
+	for _, it := range s.items {
+		if gone[it.seq] {
+			s.bytes -= it.size
+			continue
+		}
+		kept = append(kept, it)
+	}
+	s.items = kept
+	return syncDir(s.dir)
+}
+
+// readDrop returns the drop report a spooled batch carries, if any.
+func (s *Spool) readDrop(seq uint64) *wire.Drop {
+	body, err := os.ReadFile(s.path(seq))
+	if err != nil {
+		return nil
+	}
+	var head struct {
+		Dropped *wire.Drop `json:"dropped"`
+	}
+	if json.Unmarshal(body, &head) != nil {
+		return nil
+	}
+	return head.Dropped
+}
+
+// Oldest returns the oldest unacknowledged batch; ok is false when the spool
+// is empty.
+func (s *Spool) Oldest() (it Item, ok bool, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.items) == 0 {
+		return Item{}, false, nil
+	}
+	seq := s.items[0].seq
+	body, err := os.ReadFile(s.path(seq))
+	if err != nil {
+		return Item{}, false, fmt.Errorf("spool: read batch %d: %w", seq, err)
+	}
+	var head struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(body, &head); err != nil || head.ID == "" {
+		return Item{}, false, fmt.Errorf("spool: batch file %s is corrupt", s.path(seq))
+	}
+	return Item{Seq: seq, ID: head.ID, Body: body}, true, nil
+}
+
+// Ack deletes a batch the backend acknowledged. Acking a batch that is no
+// longer there (dropped meanwhile) is not an error.
+func (s *Spool) Ack(seq uint64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, it := range s.items {
+		if it.seq != seq {
+			continue
+		}
+		if err := os.Remove(s.path(seq)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("spool: delete acknowledged batch %d: %w", seq, err)
+		}
+		s.items = append(s.items[:i], s.items[i+1:]...)
+		s.bytes -= it.size
+		// If this sync is lost to a crash the batch comes back and is sent
+		// again; the backend deduplicates it by id.
+		return syncDir(s.dir)
+	}
+	return nil
+}
+
+// Reject moves a batch the backend refused for good (schema, size) out of
+// the queue into rejected/, so it cannot block everything behind it, and
+// reports it in the next batch's drop record.
+func (s *Spool) Reject(seq uint64, why string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, it := range s.items {
+		if it.seq == seq {
+			return s.drop([]entry{it}, dropReject+": "+why, true)
+		}
+	}
+	return nil
+}
+
+// PendingDrop returns the drop not yet reported in a batch, if any.
+func (s *Spool) PendingDrop() *wire.Drop {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.st.Drop == nil {
+		return nil
+	}
+	d := *s.st.Drop
+	return &d
+}
+
+func (s *Spool) saveState() error {
+	raw, err := json.Marshal(s.st)
+	if err != nil {
+		return fmt.Errorf("spool: encode state: %w", err)
+	}
+	if err := writeFileAtomic(s.dir, stateFile, raw); err != nil {
+		return fmt.Errorf("spool: write state: %w", err)
+	}
+	return nil
+}
+
+func (s *Spool) path(seq uint64) string {
+	return filepath.Join(s.dir, fmt.Sprintf("%0*d%s", seqDigits, seq, batchExt))
+}
+
+func parseName(name string) (uint64, bool) {
+	num, ok := strings.CutSuffix(name, batchExt)
+	if !ok || len(num) != seqDigits {
+		return 0, false
+	}
+	seq, err := strconv.ParseUint(num, 10, 64)
+	return seq, err == nil && seq > 0
+}
+
+// writeFileAtomic writes data under name in dir so that after a crash the
+// file is either absent/old or complete: temp file, fsync, rename, fsync dir.
+func writeFileAtomic(dir, name string, data []byte) error {
+	f, err := os.CreateTemp(dir, tmpPrefix+name+"-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return syncDir(dir)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("spool: open dir for sync: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("spool: sync dir %s: %w", dir, err)
+	}
+	return nil
+}
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on Linux (Go ≥ 1.24)
+	return hex.EncodeToString(b)
+}
