@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gpusla/gpusla/sla/incident"
 )
 
 // Store is everything the application keeps. It is declared here, by its
@@ -176,38 +178,35 @@ type NodeState struct {
 	// node was up, kept here so that a heartbeat only extends it.
 	Run HeartbeatRun `json:"run"`
 
-	// Open incidents by incident kind; the incident records are derived.
-	Open map[string]OpenIncident `json:"open,omitempty"`
-	// Failing holds the failing checks of the last batch that had checks,
-	// by check name, so a repeat of the same failure changes nothing.
-	Failing map[string]FailedCheck `json:"failing,omitempty"`
+	// Eval is the SLA engine's live evaluation state (sla/incident): open
+	// unreachable gap, recent gaps open to reclassification by late data, and
+	// the hysteresis of every check incident kind. It is the source of truth
+	// for which incidents are open; the Incident records are derived from it.
+	Eval incident.State `json:"eval"`
 
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
-// RecentBatches is how many accepted batches NodeState remembers.
-const RecentBatches = 16
+// RecentBatches is how many accepted batches NodeState remembers. Small,
+// because the state item is written on every push and DynamoDB bills it per
+// started KB.
+const RecentBatches = 8
 
-// RecentSignatures is how many request signatures NodeState remembers.
-const RecentSignatures = 16
+// RecentSignatures is how many request signatures NodeState remembers: more
+// than the pushes that fit in the timestamp window at the default schedule.
+const RecentSignatures = 8
 
 // SeqID is one accepted batch.
 type SeqID struct {
-	Seq  uint64 `json:"seq"`
-	ID   string `json:"id"`
-	Hash string `json:"hash"`
+	Seq uint64 `json:"seq"`
+	ID  string `json:"id"`
 }
 
-// SigSeen is a request signature seen, with its signed time.
+// SigSeen is a request signature seen (a 16-hex-digit prefix of its SHA-256,
+// enough to tell replays apart), with its signed time.
 type SigSeen struct {
 	Sig string    `json:"sig"`
 	At  time.Time `json:"at"`
-}
-
-// OpenIncident points from the state to an open incident record.
-type OpenIncident struct {
-	ID    string    `json:"id"`
-	Start time.Time `json:"start"`
 }
 
 // FailedCheck is a failing check with what it measured.
@@ -253,39 +252,26 @@ type BatchRecord struct {
 	ExpiresAt time.Time `json:"expires_at"`
 }
 
-// Incident kinds: the wire categories that open incidents, plus unreachable.
-const (
-	KindUnreachable = "unreachable"
-)
-
-// Incident causes of an unreachable interval, decided by late data.
-const (
-	CauseUnknown     = ""             // no late data seen yet
-	CauseNodeDown    = "node_down"    // no batch covers the gap: counted
-	CauseNetwork     = "network"      // node up, no external connectivity: counted
-	CauseBackendPath = "backend_path" // node up, reaching others, not us: not counted
-	CauseBackendDown = "backend_down" // the backend itself was down: not counted
-)
-
 // Incident is an interval during which something was wrong with a node.
 // Its id is deterministic (IncidentID) so concurrent evaluations agree.
 type Incident struct {
 	Node    string    `json:"node"`
 	ID      string    `json:"id"`
-	Kind    string    `json:"kind"`
+	Kind    string    `json:"kind"` // an sla/incident Kind
 	Start   time.Time `json:"start"`
 	End     time.Time `json:"end,omitempty"` // zero while open
 	Version int64     `json:"version"`
 	// ConfirmedAt is when the backend confirmed it (for unreachable: grace passed).
 	ConfirmedAt time.Time `json:"confirmed_at"`
-	// Counted says whether it counts against the provider; Cause says why.
+	// Counted says whether it counts against the provider; Cause (an
+	// sla/incident Cause) says why.
 	Counted bool   `json:"counted"`
 	Cause   string `json:"cause,omitempty"`
-	// Segments split an unreachable incident by what late data showed.
-	Segments []Segment `json:"segments,omitempty"`
 	// Failed are the checks that opened or kept it open, with measured values.
 	Failed []FailedCheck `json:"failed,omitempty"`
-	Detail string        `json:"detail,omitempty"`
+	// Evidence is the SLA engine's account of why it opened, closed or was
+	// reclassified.
+	Evidence string `json:"evidence,omitempty"`
 	// ReclassifiedAt is set when late data changed the cause.
 	ReclassifiedAt time.Time `json:"reclassified_at,omitempty"`
 	UpdatedAt      time.Time `json:"updated_at"`
@@ -300,14 +286,6 @@ func (i Incident) Duration(now time.Time) time.Duration {
 		return now.Sub(i.Start)
 	}
 	return i.End.Sub(i.Start)
-}
-
-// Segment is part of an unreachable incident with its own cause.
-type Segment struct {
-	From    time.Time `json:"from"`
-	To      time.Time `json:"to"`
-	Cause   string    `json:"cause"`
-	Counted bool      `json:"counted"`
 }
 
 // IncidentID is the deterministic id of an incident: kind and start (UTC,

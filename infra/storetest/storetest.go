@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/sla/incident"
 )
 
 // NewStore returns a fresh, empty store; the suite closes it.
@@ -114,16 +115,17 @@ func ids(ns []app.Node) []string {
 }
 
 func sampleState(node string) app.NodeState {
-	gpu := 3
 	return app.NodeState{
 		Node: node, LastSeq: 7, LastHash: "abc", LastBatchID: "b7",
-		Recent:          []app.SeqID{{Seq: 6, ID: "b6", Hash: "h6"}, {Seq: 7, ID: "b7", Hash: "abc"}},
+		Recent:          []app.SeqID{{Seq: 6, ID: "b6"}, {Seq: 7, ID: "b7"}},
 		Signatures:      []app.SigSeen{{Sig: "s1", At: t0}},
 		LastReceivedAt:  t0.Add(time.Second),
 		LastHeartbeatAt: t0, FirstHeartbeatAt: t0.Add(-time.Hour), ClockSkewMS: -42,
-		Run:     app.HeartbeatRun{Node: node, From: t0.Add(-time.Hour), To: t0, Count: 120, ReceivedFrom: t0.Add(-time.Hour), ReceivedTo: t0},
-		Open:    map[string]app.OpenIncident{"gpu_degraded": {ID: app.IncidentID("gpu_degraded", t0), Start: t0}},
-		Failing: map[string]app.FailedCheck{"gpu.xid": {Name: "gpu.xid", Category: "gpu_degraded", Verdict: "fail", Value: "79", GPU: &gpu, Since: t0}},
+		Run: app.HeartbeatRun{Node: node, From: t0.Add(-time.Hour), To: t0, Count: 120, ReceivedFrom: t0.Add(-time.Hour), ReceivedTo: t0},
+		Eval: incident.State{V: incident.StateVersion, LastReceived: t0.Add(time.Second), LastAt: t0,
+			Checks:      map[incident.Kind]*incident.Hysteresis{incident.GPUDegraded: {Open: true, Since: t0, Evidence: "gpu.xid (GPU 3) fail: 79", FailRun: 2, Last: t0}},
+			Unreachable: &incident.Gap{Since: t0.Add(-time.Minute), Cause: incident.CauseNoData},
+			Recent:      []incident.Gap{{Since: t0.Add(-2 * time.Hour), Until: t0.Add(-time.Hour), Cause: incident.CauseBackendOnly, Alive: 3, ConnPass: 2}}},
 	}
 }
 
@@ -144,8 +146,10 @@ func testStateVersioning(t *testing.T, s app.Store) {
 	must(t, err, "GetState")
 	if got.Version != 1 || got.LastSeq != 7 || got.LastHash != "abc" || got.ClockSkewMS != -42 ||
 		len(got.Recent) != 2 || got.Recent[1].ID != "b7" || got.Run.Count != 120 ||
-		!got.Run.From.Equal(t0.Add(-time.Hour)) || got.Open["gpu_degraded"].ID != app.IncidentID("gpu_degraded", t0) ||
-		got.Failing["gpu.xid"].GPU == nil || *got.Failing["gpu.xid"].GPU != 3 || len(got.Signatures) != 1 ||
+		!got.Run.From.Equal(t0.Add(-time.Hour)) || len(got.Signatures) != 1 ||
+		got.Eval.Checks[incident.GPUDegraded] == nil || !got.Eval.Checks[incident.GPUDegraded].Open ||
+		got.Eval.Checks[incident.GPUDegraded].FailRun != 2 || got.Eval.Unreachable == nil ||
+		!got.Eval.Unreachable.Since.Equal(t0.Add(-time.Minute)) || len(got.Eval.Recent) != 1 || got.Eval.Recent[0].ConnPass != 2 ||
 		!got.LastReceivedAt.Equal(t0.Add(time.Second)) {
 		t.Fatalf("state round trip: %+v", got)
 	}
@@ -237,7 +241,7 @@ func testBatches(t *testing.T, s app.Store) {
 func testIncidents(t *testing.T, s app.Store) {
 	mk := func(node, kind string, start time.Time, end time.Time) app.Incident {
 		return app.Incident{Node: node, ID: app.IncidentID(kind, start), Kind: kind, Start: start, End: end,
-			ConfirmedAt: start.Add(time.Minute), Counted: true, Cause: app.CauseNodeDown,
+			ConfirmedAt: start.Add(time.Minute), Counted: true, Cause: "no_data",
 			Failed: []app.FailedCheck{{Name: "gpu.count", Category: "gpu_lost", Verdict: "fail", Value: "7", Criterion: "= 8", Since: start}}}
 	}
 	a := mk("n1", "unreachable", t0, t0.Add(10*time.Minute))
