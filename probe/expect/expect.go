@@ -1,0 +1,232 @@
+// Package expect holds what was ordered: the hardware the renter paid for,
+// against which the probe judges what it finds. It is the `expected:`
+// section of the probe's config file, and `gpuprobe check --expect k=v`
+// sets the same fields by their YAML names.
+package expect
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Expected is the order. Zero values mean "not stated": nothing is judged
+// against a field that the order does not state.
+type Expected struct {
+	// Model is the GPU model as the order names it: a family ("H100"), an
+	// NVML name ("NVIDIA H200") or a spec-database id ("h100-pcie-80gb").
+	Model string `yaml:"model,omitempty" json:"model,omitempty"`
+	// GPUs is the number of GPUs.
+	GPUs int `yaml:"gpus,omitempty" json:"gpus,omitempty"`
+	// GPUMemoryGB is the memory per GPU in the vendor's "GB" (141 for an
+	// H200), which is GiB in practice; NVML reports a little less, so the
+	// check allows 3 %.
+	GPUMemoryGB float64 `yaml:"gpu_memory_gb,omitempty" json:"gpu_memory_gb,omitempty"`
+	// CPUs is the number of logical CPUs (vCPUs).
+	CPUs int `yaml:"cpus,omitempty" json:"cpus,omitempty"`
+	// CPUModel is a case-insensitive substring of /proc/cpuinfo's model name,
+	// e.g. "EPYC 9654" or "Xeon Platinum 8480".
+	CPUModel string `yaml:"cpu_model,omitempty" json:"cpu_model,omitempty"`
+	// RAMGB is the memory in GiB.
+	RAMGB float64 `yaml:"ram_gb,omitempty" json:"ram_gb,omitempty"`
+	// Disks are the data disks, by mount point, with their size in GB
+	// (10^9 bytes, as disks are sold).
+	Disks []Disk `yaml:"disks,omitempty" json:"disks,omitempty"`
+}
+
+// Disk is one ordered data disk.
+type Disk struct {
+	Mount  string  `yaml:"mount" json:"mount"`
+	SizeGB float64 `yaml:"size_gb" json:"size_gb"`
+}
+
+// Keys are the fields' YAML names, for --expect and error messages.
+var Keys = []string{"model", "gpus", "gpu_memory_gb", "cpus", "cpu_model", "ram_gb", "disks"}
+
+// Validate says which field is wrong.
+func (e *Expected) Validate() error {
+	switch {
+	case e.GPUs < 0:
+		return fmt.Errorf("expected.gpus: %d is negative", e.GPUs)
+	case e.GPUMemoryGB < 0:
+		return fmt.Errorf("expected.gpu_memory_gb: %g is negative", e.GPUMemoryGB)
+	case e.CPUs < 0:
+		return fmt.Errorf("expected.cpus: %d is negative", e.CPUs)
+	case e.RAMGB < 0:
+		return fmt.Errorf("expected.ram_gb: %g is negative", e.RAMGB)
+	}
+	seen := map[string]bool{}
+	for i, d := range e.Disks {
+		switch {
+		case !strings.HasPrefix(d.Mount, "/"):
+			return fmt.Errorf("expected.disks[%d].mount: %q is not an absolute path", i, d.Mount)
+		case d.SizeGB < 0:
+			return fmt.Errorf("expected.disks[%d].size_gb: %g is negative", i, d.SizeGB)
+		case seen[d.Mount]:
+			return fmt.Errorf("expected.disks[%d].mount: %q is listed twice", i, d.Mount)
+		}
+		seen[d.Mount] = true
+	}
+	return nil
+}
+
+// IsZero reports whether the order states nothing.
+func (e *Expected) IsZero() bool {
+	return e.Model == "" && e.GPUs == 0 && e.GPUMemoryGB == 0 && e.CPUs == 0 &&
+		e.CPUModel == "" && e.RAMGB == 0 && len(e.Disks) == 0
+}
+
+// Set sets one field from a "key=value" flag. disks takes
+// "/mount:SIZE_GB" and may be given several times (each adds a disk).
+func (e *Expected) Set(kv string) error {
+	key, value, ok := strings.Cut(kv, "=")
+	key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+	if !ok || key == "" {
+		return fmt.Errorf("--expect %q: want key=value (keys: %s)", kv, strings.Join(Keys, ", "))
+	}
+	num := func() (float64, error) {
+		f, err := strconv.ParseFloat(value, 64)
+		if err != nil || f < 0 {
+			return 0, fmt.Errorf("--expect %s: %q is not a non-negative number", key, value)
+		}
+		return f, nil
+	}
+	integer := func() (int, error) {
+		n, err := strconv.Atoi(value)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("--expect %s: %q is not a non-negative whole number", key, value)
+		}
+		return n, nil
+	}
+	var err error
+	switch key {
+	case "model":
+		e.Model = value
+	case "cpu_model":
+		e.CPUModel = value
+	case "gpus":
+		e.GPUs, err = integer()
+	case "cpus":
+		e.CPUs, err = integer()
+	case "gpu_memory_gb":
+		e.GPUMemoryGB, err = num()
+	case "ram_gb":
+		e.RAMGB, err = num()
+	case "disks", "disk":
+		mount, size, ok := strings.Cut(value, ":")
+		if !ok {
+			return fmt.Errorf("--expect %s: %q: want /mount:SIZE_GB", key, value)
+		}
+		gb, perr := strconv.ParseFloat(size, 64)
+		if perr != nil || gb < 0 {
+			return fmt.Errorf("--expect %s: size %q is not a number of GB", key, size)
+		}
+		e.Disks = append(e.Disks, Disk{Mount: mount, SizeGB: gb})
+	default:
+		return fmt.Errorf("--expect: unknown key %q (keys: %s)", key, strings.Join(Keys, ", "))
+	}
+	if err != nil {
+		return err
+	}
+	return e.Validate()
+}
+
+// Merge overlays the fields that o states onto e (flags over config file).
+func (e *Expected) Merge(o Expected) {
+	if o.Model != "" {
+		e.Model = o.Model
+	}
+	if o.GPUs != 0 {
+		e.GPUs = o.GPUs
+	}
+	if o.GPUMemoryGB != 0 {
+		e.GPUMemoryGB = o.GPUMemoryGB
+	}
+	if o.CPUs != 0 {
+		e.CPUs = o.CPUs
+	}
+	if o.CPUModel != "" {
+		e.CPUModel = o.CPUModel
+	}
+	if o.RAMGB != 0 {
+		e.RAMGB = o.RAMGB
+	}
+	if len(o.Disks) > 0 {
+		e.Disks = o.Disks
+	}
+}
+
+// LoadConfig reads only the `expected:` section of the probe's config
+// file; other sections belong to other parts of the probe and are not
+// looked at. A file without the section yields an empty order.
+func LoadConfig(path string) (Expected, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Expected{}, fmt.Errorf("read config: %w", err)
+	}
+	e, err := ParseConfig(data)
+	if err != nil {
+		return Expected{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return e, nil
+}
+
+// ParseConfig is LoadConfig on bytes.
+func ParseConfig(data []byte) (Expected, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return Expected{}, err
+	}
+	if len(doc.Content) == 0 {
+		return Expected{}, nil
+	}
+	top := doc.Content[0]
+	if top.Kind != yaml.MappingNode {
+		return Expected{}, fmt.Errorf("line %d: the config file must be a mapping", top.Line)
+	}
+	var section *yaml.Node
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		if top.Content[i].Value == "expected" {
+			section = top.Content[i+1]
+		}
+	}
+	if section == nil {
+		return Expected{}, nil
+	}
+	if section.Kind != yaml.MappingNode {
+		return Expected{}, fmt.Errorf("line %d: expected: must be a mapping", section.Line)
+	}
+	known := map[string]bool{}
+	for _, k := range Keys {
+		known[k] = true
+	}
+	for i := 0; i+1 < len(section.Content); i += 2 {
+		k := section.Content[i]
+		if !known[k.Value] {
+			keys := append([]string(nil), Keys...)
+			sort.Strings(keys)
+			return Expected{}, fmt.Errorf("line %d: expected.%s: unknown field (fields: %s)", k.Line, k.Value, strings.Join(keys, ", "))
+		}
+		if k.Value == "disks" {
+			for _, d := range section.Content[i+1].Content {
+				for j := 0; j+1 < len(d.Content); j += 2 {
+					if dk := d.Content[j].Value; dk != "mount" && dk != "size_gb" {
+						return Expected{}, fmt.Errorf("line %d: expected.disks: unknown field %q (fields: mount, size_gb)", d.Content[j].Line, dk)
+					}
+				}
+			}
+		}
+	}
+	var e Expected
+	if err := section.Decode(&e); err != nil {
+		return Expected{}, fmt.Errorf("expected: %w", err)
+	}
+	if err := e.Validate(); err != nil {
+		return Expected{}, err
+	}
+	return e, nil
+}

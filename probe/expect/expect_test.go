@@ -1,0 +1,90 @@
+package expect
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseConfigReadsOnlyExpected(t *testing.T) {
+	e, err := ParseConfig([]byte(`
+node: gpu-01
+backend:
+  url: https://example.invalid
+  whatever: [1, 2, 3]
+expected:
+  model: H200
+  gpus: 8
+  gpu_memory_gb: 141
+  cpus: 128
+  cpu_model: EPYC 9654
+  ram_gb: 2048
+  disks:
+    - {mount: /data, size_gb: 7680}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Expected{Model: "H200", GPUs: 8, GPUMemoryGB: 141, CPUs: 128, CPUModel: "EPYC 9654", RAMGB: 2048,
+		Disks: []Disk{{Mount: "/data", SizeGB: 7680}}}
+	if !reflect.DeepEqual(e, want) {
+		t.Fatalf("got %+v", e)
+	}
+}
+
+func TestParseConfigErrors(t *testing.T) {
+	for _, tc := range []struct{ doc, want string }{
+		{"expected:\n  gpus: 8\n  gpu_mem: 80\n", "line 3: expected.gpu_mem: unknown field"},
+		{"expected:\n  gpus: eight\n", "line 2"},
+		{"expected:\n  gpus: -1\n", "expected.gpus: -1 is negative"},
+		{"expected:\n  disks:\n    - {mount: data, size_gb: 1}\n", `expected.disks[0].mount: "data" is not an absolute path`},
+		{"expected:\n  disks:\n    - {mnt: /data}\n", `line 3: expected.disks: unknown field "mnt"`},
+		{"expected: 5\n", "expected: must be a mapping"},
+		{"- a\n- b\n", "must be a mapping"},
+	} {
+		_, err := ParseConfig([]byte(tc.doc))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: got %v, want %q", tc.doc, err, tc.want)
+		}
+	}
+	if e, err := ParseConfig([]byte("node: x\n")); err != nil || !e.IsZero() {
+		t.Errorf("no section: %+v %v", e, err)
+	}
+}
+
+func TestLoadConfigNamesFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "probe.yaml")
+	if err := os.WriteFile(p, []byte("expected:\n  cpus: x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadConfig(p); err == nil || !strings.Contains(err.Error(), p) {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := LoadConfig(p + ".missing"); err == nil {
+		t.Fatal("missing file accepted")
+	}
+}
+
+func TestSetAndMerge(t *testing.T) {
+	var e Expected
+	for _, kv := range []string{"model=H100", "gpus=8", "gpu_memory_gb=80", "cpus=96", "ram_gb=1024", "disks=/data:3840", "disks=/scratch:1000", "cpu_model=Xeon"} {
+		if err := e.Set(kv); err != nil {
+			t.Fatalf("%s: %v", kv, err)
+		}
+	}
+	if e.GPUs != 8 || len(e.Disks) != 2 || e.Disks[1].Mount != "/scratch" || e.CPUModel != "Xeon" {
+		t.Fatalf("got %+v", e)
+	}
+	for _, kv := range []string{"gpus", "gpus=x", "colour=red", "disks=/data", "disks=/d:big", "ram_gb=-3"} {
+		if err := e.Set(kv); err == nil {
+			t.Errorf("%q accepted", kv)
+		}
+	}
+	base := Expected{Model: "H200", GPUs: 1, RAMGB: 64}
+	base.Merge(Expected{GPUs: 8})
+	if base.Model != "H200" || base.GPUs != 8 || base.RAMGB != 64 {
+		t.Fatalf("merge: %+v", base)
+	}
+}

@@ -1,0 +1,330 @@
+// Package specdb is the GPU spec database shipped with the probe: for each
+// model, what NVML reports on a genuine card (ids, memory, cores, clocks,
+// power, PCIe) and calibrated thresholds for measurements. It is a YAML
+// data file embedded in the binary, so adding a model or a threshold is a
+// data change, not a code change.
+package specdb
+
+import (
+	_ "embed"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"go.yaml.in/yaml/v3"
+)
+
+//go:embed specs.yaml
+var embedded []byte
+
+// Model is one GPU product.
+type Model struct {
+	ID                string               `yaml:"id"`
+	Family            string               `yaml:"family"`
+	Names             []string             `yaml:"names"`   // names NVML reports for this model
+	Aliases           []string             `yaml:"aliases"` // other ways an order may spell it
+	DeviceID          uint16               `yaml:"device_id"`
+	SubsystemIDs      []uint16             `yaml:"subsystem_ids"` // empty: any subsystem
+	ComputeCapability string               `yaml:"compute_capability"`
+	MemoryMiB         uint64               `yaml:"memory_mib"`
+	MemoryBusWidth    uint32               `yaml:"memory_bus_width"`
+	GPUCores          uint32               `yaml:"gpu_cores"`
+	MaxSMClockMHz     uint32               `yaml:"max_sm_clock_mhz"`
+	MaxMemClockMHz    uint32               `yaml:"max_mem_clock_mhz"`
+	DefaultPowerW     float64              `yaml:"default_power_w"`
+	PCIeGen           int                  `yaml:"pcie_gen"`
+	PCIeWidth         int                  `yaml:"pcie_width"`
+	NVLink            bool                 `yaml:"nvlink"`
+	MemoryBandwidth   float64              `yaml:"memory_bandwidth_gbps"`
+	FP32TFLOPS        float64              `yaml:"fp32_tflops"`
+	FP64TFLOPS        float64              `yaml:"fp64_tflops"`
+	Source            string               `yaml:"source"`
+	Thresholds        map[string]Threshold `yaml:"thresholds"`
+}
+
+// Threshold is a calibrated pass level for a named measurement.
+type Threshold struct {
+	Min    float64 `yaml:"min"`            // fail below
+	Warn   float64 `yaml:"warn,omitempty"` // warn below (0: no warn band)
+	Max    float64 `yaml:"max,omitempty"`  // fail above (0: no upper bound)
+	Unit   string  `yaml:"unit"`
+	Source string  `yaml:"source"`
+}
+
+// Threshold returns the model's threshold of that name.
+func (m *Model) Threshold(name string) (Threshold, bool) {
+	t, ok := m.Thresholds[name]
+	return t, ok
+}
+
+// Measured reports whether the figures were read from a real card rather
+// than taken from a datasheet.
+func (m *Model) Measured() bool { return strings.HasPrefix(m.Source, "measured") }
+
+// DisplayName is the model's first NVML name, or its id.
+func (m *Model) DisplayName() string {
+	if len(m.Names) > 0 {
+		return m.Names[0]
+	}
+	return m.ID
+}
+
+// DB is a loaded spec database.
+type DB struct {
+	Models []Model `yaml:"models"`
+}
+
+var (
+	defaultOnce sync.Once
+	defaultDB   *DB
+	defaultErr  error
+)
+
+// Default returns the embedded database. It panics if the embedded file is
+// invalid, which its own test prevents from ever shipping.
+func Default() *DB {
+	defaultOnce.Do(func() { defaultDB, defaultErr = Parse(embedded) })
+	if defaultErr != nil {
+		panic("specdb: embedded specs.yaml: " + defaultErr.Error())
+	}
+	return defaultDB
+}
+
+// Parse reads and validates a database; errors name the model and field.
+func Parse(data []byte) (*DB, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("spec database: %w", err)
+	}
+	if len(root.Content) == 0 {
+		return nil, fmt.Errorf("spec database: empty")
+	}
+	if err := checkKeys(root.Content[0]); err != nil {
+		return nil, err
+	}
+	var db DB
+	if err := root.Content[0].Decode(&db); err != nil {
+		return nil, fmt.Errorf("spec database: %w", err)
+	}
+	if err := db.validate(); err != nil {
+		return nil, err
+	}
+	return &db, nil
+}
+
+// modelKeys are the fields a model may have; an unknown key is a typo
+// that would otherwise silently drop a spec.
+var modelKeys = map[string]bool{
+	"id": true, "family": true, "names": true, "aliases": true, "device_id": true,
+	"subsystem_ids": true, "compute_capability": true, "memory_mib": true,
+	"memory_bus_width": true, "gpu_cores": true, "max_sm_clock_mhz": true,
+	"max_mem_clock_mhz": true, "default_power_w": true, "pcie_gen": true,
+	"pcie_width": true, "nvlink": true, "memory_bandwidth_gbps": true,
+	"fp32_tflops": true, "fp64_tflops": true, "source": true, "thresholds": true,
+}
+
+var thresholdKeys = map[string]bool{"min": true, "warn": true, "max": true, "unit": true, "source": true}
+
+func checkKeys(doc *yaml.Node) error {
+	if doc.Kind != yaml.MappingNode {
+		return fmt.Errorf("spec database line %d: want a mapping with key models", doc.Line)
+	}
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		if doc.Content[i].Value != "models" {
+			return fmt.Errorf("spec database line %d: unknown key %q", doc.Content[i].Line, doc.Content[i].Value)
+		}
+		for _, m := range doc.Content[i+1].Content {
+			for j := 0; j+1 < len(m.Content); j += 2 {
+				k := m.Content[j]
+				if !modelKeys[k.Value] {
+					return fmt.Errorf("spec database line %d: unknown model field %q", k.Line, k.Value)
+				}
+				if k.Value != "thresholds" {
+					continue
+				}
+				for _, t := range m.Content[j+1].Content {
+					for l := 0; l+1 < len(t.Content); l += 2 {
+						if tk := t.Content[l]; !thresholdKeys[tk.Value] {
+							return fmt.Errorf("spec database line %d: unknown threshold field %q", tk.Line, tk.Value)
+						}
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (db *DB) validate() error {
+	if len(db.Models) == 0 {
+		return fmt.Errorf("spec database: no models")
+	}
+	ids := map[string]bool{}
+	keys := map[string]string{}
+	for i := range db.Models {
+		m := &db.Models[i]
+		bad := func(field, msg string, args ...any) error {
+			return fmt.Errorf("spec database: model %d (%s): %s: %s", i, m.ID, field, fmt.Sprintf(msg, args...))
+		}
+		switch {
+		case m.ID == "":
+			return bad("id", "missing")
+		case ids[m.ID]:
+			return bad("id", "duplicate")
+		case m.Family == "":
+			return bad("family", "missing")
+		case len(m.Names) == 0:
+			return bad("names", "at least one NVML name is needed")
+		case m.DeviceID == 0:
+			return bad("device_id", "missing")
+		case m.MemoryMiB == 0:
+			return bad("memory_mib", "missing")
+		case m.GPUCores == 0:
+			return bad("gpu_cores", "missing")
+		case m.MaxSMClockMHz == 0:
+			return bad("max_sm_clock_mhz", "missing")
+		case m.DefaultPowerW <= 0:
+			return bad("default_power_w", "missing")
+		case m.PCIeGen < 1 || m.PCIeGen > 6:
+			return bad("pcie_gen", "%d is not a PCIe generation", m.PCIeGen)
+		case m.PCIeWidth != 1 && m.PCIeWidth != 4 && m.PCIeWidth != 8 && m.PCIeWidth != 16:
+			return bad("pcie_width", "%d is not a PCIe width", m.PCIeWidth)
+		case m.Source == "":
+			return bad("source", "say where the figures come from")
+		}
+		ids[m.ID] = true
+		subs := m.SubsystemIDs
+		if len(subs) == 0 {
+			subs = []uint16{0}
+		}
+		for _, s := range subs {
+			k := fmt.Sprintf("%04x/%04x", m.DeviceID, s)
+			if other, dup := keys[k]; dup {
+				return bad("device_id", "0x%04x subsystem 0x%04x is also %s", m.DeviceID, s, other)
+			}
+			keys[k] = m.ID
+		}
+		for name, t := range m.Thresholds {
+			switch {
+			case t.Unit == "":
+				return bad("thresholds."+name+".unit", "missing")
+			case t.Source == "":
+				return bad("thresholds."+name+".source", "missing")
+			case t.Warn != 0 && t.Warn < t.Min:
+				return bad("thresholds."+name+".warn", "%g is below min %g", t.Warn, t.Min)
+			case t.Max != 0 && t.Max < t.Min:
+				return bad("thresholds."+name+".max", "%g is below min %g", t.Max, t.Min)
+			}
+		}
+	}
+	return nil
+}
+
+// Lookup finds the model of a PCI device and subsystem id (16-bit each).
+// An entry listing the subsystem wins over one that matches any subsystem.
+func (db *DB) Lookup(deviceID, subsystemID uint16) (*Model, bool) {
+	var generic *Model
+	for i := range db.Models {
+		m := &db.Models[i]
+		if m.DeviceID != deviceID {
+			continue
+		}
+		if len(m.SubsystemIDs) == 0 {
+			if generic == nil {
+				generic = m
+			}
+			continue
+		}
+		for _, s := range m.SubsystemIDs {
+			if s == subsystemID {
+				return m, true
+			}
+		}
+		if generic == nil {
+			// Subsystem not listed: still this device id's model, the
+			// subsystem list only disambiguates.
+			generic = m
+		}
+	}
+	return generic, generic != nil
+}
+
+// ByNVMLName returns the models whose NVML name is exactly name.
+func (db *DB) ByNVMLName(name string) []*Model {
+	var out []*Model
+	for i := range db.Models {
+		for _, n := range db.Models[i].Names {
+			if strings.EqualFold(strings.TrimSpace(n), strings.TrimSpace(name)) {
+				out = append(out, &db.Models[i])
+				break
+			}
+		}
+	}
+	return out
+}
+
+// normalise folds an order's spelling: case, "NVIDIA", "GeForce",
+// spaces, dashes and underscores do not matter.
+func normalise(s string) string {
+	s = strings.ToLower(s)
+	for _, w := range []string{"nvidia", "geforce"} {
+		s = strings.ReplaceAll(s, w, "")
+	}
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '-', '_', '\t':
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// Resolve turns what an order says ("H100", "h200-sxm-141gb", "RTX 4090 D")
+// into the models that satisfy it: a family name matches every model of
+// the family; an id, NVML name or alias matches that model only.
+func (db *DB) Resolve(order string) ([]*Model, error) {
+	want := normalise(order)
+	if want == "" {
+		return nil, fmt.Errorf("empty model name")
+	}
+	// A family name ("H100") accepts every model of the family; otherwise
+	// an id, NVML name or alias names one model.
+	var family []*Model
+	for i := range db.Models {
+		if normalise(db.Models[i].Family) == want {
+			family = append(family, &db.Models[i])
+		}
+	}
+	if len(family) > 0 {
+		return family, nil
+	}
+	var exact []*Model
+	for i := range db.Models {
+		m := &db.Models[i]
+		for _, n := range append(append([]string{m.ID}, m.Names...), m.Aliases...) {
+			if normalise(n) == want {
+				exact = append(exact, m)
+				break
+			}
+		}
+	}
+	if len(exact) > 0 {
+		return exact, nil
+	}
+	return nil, fmt.Errorf("model %q is not in the spec database (known families: %s)", order, strings.Join(db.Families(), ", "))
+}
+
+// Families lists the distinct family names, sorted.
+func (db *DB) Families() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range db.Models {
+		if !seen[m.Family] {
+			seen[m.Family] = true
+			out = append(out, m.Family)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
