@@ -216,8 +216,8 @@ func testBatches(t *testing.T, s app.Store) {
 			Why: []string{"checks"}, Body: []byte(fmt.Sprintf(`{"seq":%d}`, seq)), ExpiresAt: t0.Add(400 * 24 * time.Hour)}
 		must(t, s.PutBatch(ctx(), b), "PutBatch")
 	}
-	must(t, s.PutBatch(ctx(), app.BatchRecord{Node: "n2", Seq: 3, ID: "other", ReceivedAt: t0, Body: []byte("{}"), ExpiresAt: t0.Add(time.Hour)}), "PutBatch other node")
-	mustIs(t, s.PutBatch(ctx(), app.BatchRecord{Node: "n1", Seq: 3, ID: "b3-again", ReceivedAt: t0, Body: []byte("{}"), ExpiresAt: t0.Add(time.Hour)}), app.ErrExists, "PutBatch same seq")
+	must(t, s.PutBatch(ctx(), app.BatchRecord{Node: "n2", Seq: 3, ID: "other", ReceivedAt: t0, Body: []byte("{}"), ExpiresAt: t0.Add(400 * 24 * time.Hour)}), "PutBatch other node")
+	mustIs(t, s.PutBatch(ctx(), app.BatchRecord{Node: "n1", Seq: 3, ID: "b3-again", ReceivedAt: t0, Body: []byte("{}"), ExpiresAt: t0.Add(400 * 24 * time.Hour)}), app.ErrExists, "PutBatch same seq")
 	got, err := s.GetBatch(ctx(), "n1", 3)
 	must(t, err, "GetBatch")
 	if got.ID != "b3" || string(got.Body) != `{"seq":3}` || len(got.Why) != 1 || !got.ExpiresAt.Equal(t0.Add(400*24*time.Hour)) {
@@ -231,7 +231,7 @@ func testBatches(t *testing.T, s app.Store) {
 		t.Fatalf("ListBatches 2..4 returned %d batches", len(list))
 	}
 	// Seq ordering must be numeric, not lexical.
-	must(t, s.PutBatch(ctx(), app.BatchRecord{Node: "n1", Seq: 10, ID: "b10", ReceivedAt: t0, Body: []byte("{}"), ExpiresAt: t0.Add(time.Hour)}), "PutBatch 10")
+	must(t, s.PutBatch(ctx(), app.BatchRecord{Node: "n1", Seq: 10, ID: "b10", ReceivedAt: t0, Body: []byte("{}"), ExpiresAt: t0.Add(400 * 24 * time.Hour)}), "PutBatch 10")
 	list, _ = s.ListBatches(ctx(), "n1", 1, 1<<62)
 	if len(list) != 6 || list[5].Seq != 10 {
 		t.Fatalf("ListBatches all: %d batches, last seq %d", len(list), list[len(list)-1].Seq)

@@ -1,0 +1,453 @@
+// Package bolt is the embedded, one-file app.Store of `gpusla serve`, on
+// go.etcd.io/bbolt. Every record is JSON in a bucket per record type, keyed
+// so that a cursor walks a node's records in the order the store contract
+// promises. Conditional writes are read-compare-write inside one bbolt
+// transaction, which is serialisable, so they are exactly as strict as
+// DynamoDB's condition expressions.
+//
+// Writes go through DB.Batch so that many concurrent ingests share one
+// fsync; a write whose condition fails is rerun alone by bbolt and returns
+// its error to its own caller only.
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"github.com/gpusla/gpusla/functions/app"
+)
+
+var (
+	bNodes     = []byte("nodes")
+	bState     = []byte("state")
+	bBatches   = []byte("batches")
+	bIncidents = []byte("incidents")
+	bRuns      = []byte("runs")
+	bAlerts    = []byte("alerts")
+	bEvidence  = []byte("evidence")
+	bBackend   = []byte("backend")
+	allBuckets = [][]byte{bNodes, bState, bBatches, bIncidents, bRuns, bAlerts, bEvidence, bBackend}
+)
+
+// Store is the bbolt-backed app.Store.
+type Store struct {
+	db  *bbolt.DB
+	now func() time.Time
+	app.OpCounter
+}
+
+// Open opens (creating if needed) the store file at path; its folder is
+// created 0700 because the file holds sealed node secrets.
+func Open(path string) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: 2 * time.Second})
+	if err != nil {
+		if errors.Is(err, bbolt.ErrTimeout) {
+			return nil, fmt.Errorf("open store %s: locked by another process (is another `gpusla serve` running on this data folder?)", path)
+		}
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	err = db.Update(func(tx *bbolt.Tx) error {
+		for _, b := range allBuckets {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %s: create buckets: %w", path, err)
+	}
+	return &Store{db: db, now: func() time.Time { return time.Now().UTC() }}, nil
+}
+
+// SetClock replaces the clock used to hide expired batches (tests).
+func (s *Store) SetClock(now func() time.Time) { s.now = now }
+
+// Close closes the file.
+func (s *Store) Close() error { return s.db.Close() }
+
+// key joins parts with a 0 byte, which ids never contain.
+func key(parts ...string) []byte {
+	var b bytes.Buffer
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteByte(0)
+		}
+		b.WriteString(p)
+	}
+	return b.Bytes()
+}
+
+// seqKey sorts numerically: node, 0, big-endian seq.
+func seqKey(node string, seq uint64) []byte {
+	k := append([]byte(node), 0)
+	return binary.BigEndian.AppendUint64(k, seq)
+}
+
+func timeKey(t time.Time) string { return t.UTC().Format("20060102T150405.000000000Z") }
+
+func (s *Store) get(method string, bucket, k []byte, v any) error {
+	s.Add(method, app.OpRead, 1)
+	return s.db.View(func(tx *bbolt.Tx) error {
+		raw := tx.Bucket(bucket).Get(k)
+		if raw == nil {
+			return app.ErrNotFound
+		}
+		return json.Unmarshal(raw, v)
+	})
+}
+
+// putIfAbsent writes v at k unless k exists.
+func (s *Store) putIfAbsent(method string, bucket, k []byte, v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("%s: encode: %w", method, err)
+	}
+	s.Add(method, app.OpWrite, 1)
+	err = s.db.Batch(func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucket)
+		if b.Get(k) != nil {
+			return app.ErrExists
+		}
+		return b.Put(k, raw)
+	})
+	if errors.Is(err, app.ErrExists) {
+		s.Add(method, app.OpCondFailure, 1)
+	}
+	return err
+}
+
+// versioned is a record with an optimistic-concurrency version.
+type versioned interface{ version() int64 }
+
+// putVersioned writes raw at k if the stored record's version is prev (0:
+// absent). missing is the error when prev > 0 and nothing is stored.
+func (s *Store) putVersioned(method string, bucket, k []byte, raw []byte, prev int64, missing error) error {
+	s.Add(method, app.OpWrite, 1)
+	err := s.db.Batch(func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucket)
+		old := b.Get(k)
+		switch {
+		case old == nil && prev != 0:
+			return missing
+		case old != nil && prev == 0:
+			return app.ErrConflict
+		case old != nil:
+			var v struct {
+				Version int64 `json:"version"`
+			}
+			if err := json.Unmarshal(old, &v); err != nil {
+				return fmt.Errorf("decode stored record: %w", err)
+			}
+			if v.Version != prev {
+				return app.ErrConflict
+			}
+		}
+		return b.Put(k, raw)
+	})
+	if errors.Is(err, app.ErrConflict) || errors.Is(err, app.ErrNotFound) {
+		s.Add(method, app.OpCondFailure, 1)
+	}
+	return err
+}
+
+// scan calls fn for every record in bucket whose key starts with prefix,
+// from the key start (or the prefix when start is nil), until fn says stop.
+func (s *Store) scan(method string, bucket, prefix, start []byte, fn func(k, v []byte) (more bool, err error)) error {
+	s.Add(method, app.OpQuery, 1)
+	return s.db.View(func(tx *bbolt.Tx) error {
+		c := tx.Bucket(bucket).Cursor()
+		if start == nil {
+			start = prefix
+		}
+		for k, v := c.Seek(start); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+			more, err := fn(k, v)
+			if err != nil || !more {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ---- nodes
+
+func (s *Store) CreateNode(_ context.Context, n app.Node) error {
+	return wrap("create node "+n.ID, s.putIfAbsent("CreateNode", bNodes, []byte(n.ID), n))
+}
+
+func (s *Store) GetNode(_ context.Context, id string) (app.Node, error) {
+	var n app.Node
+	return n, wrap("get node "+id, s.get("GetNode", bNodes, []byte(id), &n))
+}
+
+func (s *Store) ListNodes(_ context.Context) ([]app.Node, error) {
+	var out []app.Node
+	err := s.scan("ListNodes", bNodes, nil, nil, func(_, v []byte) (bool, error) {
+		var n app.Node
+		if err := json.Unmarshal(v, &n); err != nil {
+			return false, err
+		}
+		out = append(out, n)
+		return true, nil
+	})
+	return out, wrap("list nodes", err)
+}
+
+// ---- state
+
+func (s *Store) GetState(_ context.Context, node string) (app.NodeState, error) {
+	var st app.NodeState
+	return st, wrap("get state of "+node, s.get("GetState", bState, []byte(node), &st))
+}
+
+func (s *Store) PutState(_ context.Context, st app.NodeState, prev int64) (int64, error) {
+	st.Version = prev + 1
+	raw, err := json.Marshal(st)
+	if err != nil {
+		return 0, fmt.Errorf("put state of %s: %w", st.Node, err)
+	}
+	if err := s.putVersioned("PutState", bState, []byte(st.Node), raw, prev, app.ErrConflict); err != nil {
+		return 0, fmt.Errorf("put state of %s: %w", st.Node, err)
+	}
+	return st.Version, nil
+}
+
+// ---- batches
+
+func (s *Store) PutBatch(_ context.Context, b app.BatchRecord) error {
+	return wrap(fmt.Sprintf("put batch %s/%d", b.Node, b.Seq), s.putIfAbsent("PutBatch", bBatches, seqKey(b.Node, b.Seq), b))
+}
+
+func (s *Store) GetBatch(_ context.Context, node string, seq uint64) (app.BatchRecord, error) {
+	var b app.BatchRecord
+	err := s.get("GetBatch", bBatches, seqKey(node, seq), &b)
+	if err == nil && !b.ExpiresAt.IsZero() && !s.now().Before(b.ExpiresAt) {
+		err = app.ErrNotFound
+	}
+	return b, wrap(fmt.Sprintf("get batch %s/%d", node, seq), err)
+}
+
+func (s *Store) ListBatches(_ context.Context, node string, fromSeq, toSeq uint64) ([]app.BatchRecord, error) {
+	var out []app.BatchRecord
+	now := s.now()
+	err := s.scan("ListBatches", bBatches, append([]byte(node), 0), seqKey(node, fromSeq), func(k, v []byte) (bool, error) {
+		if binary.BigEndian.Uint64(k[len(k)-8:]) > toSeq {
+			return false, nil
+		}
+		var b app.BatchRecord
+		if err := json.Unmarshal(v, &b); err != nil {
+			return false, err
+		}
+		if b.ExpiresAt.IsZero() || now.Before(b.ExpiresAt) {
+			out = append(out, b)
+		}
+		return true, nil
+	})
+	return out, wrap("list batches of "+node, err)
+}
+
+// Sweep deletes batches whose expiry has passed — what DynamoDB's TTL does
+// for the other store. It returns how many it deleted.
+func (s *Store) Sweep(now time.Time) (int, error) {
+	n := 0
+	err := s.db.Update(func(tx *bbolt.Tx) error {
+		c := tx.Bucket(bBatches).Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			var b struct {
+				ExpiresAt time.Time `json:"expires_at"`
+			}
+			if err := json.Unmarshal(v, &b); err != nil {
+				return err
+			}
+			if !b.ExpiresAt.IsZero() && !now.Before(b.ExpiresAt) {
+				if err := c.Delete(); err != nil {
+					return err
+				}
+				n++
+			}
+		}
+		return nil
+	})
+	return n, wrap("sweep expired batches", err)
+}
+
+// ---- incidents
+
+func (s *Store) CreateIncident(_ context.Context, inc app.Incident) error {
+	inc.Version = 1
+	return wrap("create incident "+inc.Node+"/"+inc.ID, s.putIfAbsent("CreateIncident", bIncidents, key(inc.Node, inc.ID), inc))
+}
+
+func (s *Store) GetIncident(_ context.Context, node, id string) (app.Incident, error) {
+	var inc app.Incident
+	return inc, wrap("get incident "+node+"/"+id, s.get("GetIncident", bIncidents, key(node, id), &inc))
+}
+
+func (s *Store) UpdateIncident(_ context.Context, inc app.Incident, prev int64) error {
+	inc.Version = prev + 1
+	raw, err := json.Marshal(inc)
+	if err == nil {
+		err = s.putVersioned("UpdateIncident", bIncidents, key(inc.Node, inc.ID), raw, prev, app.ErrNotFound)
+	}
+	return wrap("update incident "+inc.Node+"/"+inc.ID, err)
+}
+
+func (s *Store) ListIncidents(_ context.Context, node string, from, to time.Time) ([]app.Incident, error) {
+	var prefix []byte
+	if node != "" {
+		prefix = append([]byte(node), 0)
+	}
+	var out []app.Incident
+	err := s.scan("ListIncidents", bIncidents, prefix, nil, func(_, v []byte) (bool, error) {
+		var inc app.Incident
+		if err := json.Unmarshal(v, &inc); err != nil {
+			return false, err
+		}
+		if inc.Start.Before(to) && (inc.Open() || inc.End.After(from)) {
+			out = append(out, inc)
+		}
+		return true, nil
+	})
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
+	return out, wrap("list incidents", err)
+}
+
+// ---- heartbeat runs
+
+func (s *Store) PutRun(_ context.Context, r app.HeartbeatRun) error {
+	return wrap("put run of "+r.Node, s.putIfAbsent("PutRun", bRuns, key(r.Node, timeKey(r.From)), r))
+}
+
+func (s *Store) ListRuns(_ context.Context, node string, from, to time.Time) ([]app.HeartbeatRun, error) {
+	var out []app.HeartbeatRun
+	err := s.scan("ListRuns", bRuns, append([]byte(node), 0), nil, func(_, v []byte) (bool, error) {
+		var r app.HeartbeatRun
+		if err := json.Unmarshal(v, &r); err != nil {
+			return false, err
+		}
+		if !r.From.Before(to) {
+			return false, nil
+		}
+		if r.To.After(from) || r.To.Equal(from) && r.From.Equal(from) {
+			out = append(out, r)
+		}
+		return true, nil
+	})
+	return out, wrap("list runs of "+node, err)
+}
+
+// ---- alerts
+
+func alertKey(node, inc string, kind app.AlertKind) []byte { return key(node, inc, string(kind)) }
+
+func (s *Store) CreateAlert(_ context.Context, a app.AlertRecord) error {
+	a.Version = 1
+	return wrap("create alert", s.putIfAbsent("CreateAlert", bAlerts, alertKey(a.Node, a.IncidentID, a.Kind), a))
+}
+
+func (s *Store) GetAlert(_ context.Context, node, incidentID string, kind app.AlertKind) (app.AlertRecord, error) {
+	var a app.AlertRecord
+	return a, wrap("get alert", s.get("GetAlert", bAlerts, alertKey(node, incidentID, kind), &a))
+}
+
+func (s *Store) UpdateAlert(_ context.Context, a app.AlertRecord, prev int64) error {
+	a.Version = prev + 1
+	raw, err := json.Marshal(a)
+	if err == nil {
+		err = s.putVersioned("UpdateAlert", bAlerts, alertKey(a.Node, a.IncidentID, a.Kind), raw, prev, app.ErrNotFound)
+	}
+	return wrap("update alert", err)
+}
+
+func (s *Store) ListPendingAlerts(_ context.Context) ([]app.AlertRecord, error) {
+	var out []app.AlertRecord
+	err := s.scan("ListPendingAlerts", bAlerts, nil, nil, func(_, v []byte) (bool, error) {
+		var a app.AlertRecord
+		if err := json.Unmarshal(v, &a); err != nil {
+			return false, err
+		}
+		if a.SentAt.IsZero() {
+			out = append(out, a)
+		}
+		return true, nil
+	})
+	return out, wrap("list pending alerts", err)
+}
+
+// ---- evidence
+
+func (s *Store) PutEvidence(_ context.Context, e app.Evidence) error {
+	return wrap("put evidence", s.putIfAbsent("PutEvidence", bEvidence, key(e.Node, e.Key()), e))
+}
+
+func (s *Store) ListEvidence(_ context.Context, node string, from, to time.Time) ([]app.Evidence, error) {
+	var out []app.Evidence
+	err := s.scan("ListEvidence", bEvidence, append([]byte(node), 0), nil, func(_, v []byte) (bool, error) {
+		var e app.Evidence
+		if err := json.Unmarshal(v, &e); err != nil {
+			return false, err
+		}
+		if !e.At.Before(to) {
+			return false, nil
+		}
+		if !e.At.Before(from) {
+			out = append(out, e)
+		}
+		return true, nil
+	})
+	return out, wrap("list evidence of "+node, err)
+}
+
+// ---- backend liveness
+
+func (s *Store) PutBackendRun(_ context.Context, r app.BackendRun, prev int64) (int64, error) {
+	r.Version = prev + 1
+	raw, err := json.Marshal(r)
+	if err == nil {
+		err = s.putVersioned("PutBackendRun", bBackend, []byte(r.ID), raw, prev, app.ErrConflict)
+	}
+	if err != nil {
+		return 0, wrap("put backend run "+r.ID, err)
+	}
+	return r.Version, nil
+}
+
+func (s *Store) ListBackendRuns(_ context.Context, from, to time.Time) ([]app.BackendRun, error) {
+	var out []app.BackendRun
+	err := s.scan("ListBackendRuns", bBackend, nil, nil, func(_, v []byte) (bool, error) {
+		var r app.BackendRun
+		if err := json.Unmarshal(v, &r); err != nil {
+			return false, err
+		}
+		if r.Start.Before(to) && !r.LastTick.Before(from) {
+			out = append(out, r)
+		}
+		return true, nil
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
+	return out, wrap("list backend runs", err)
+}
+
+func wrap(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+var _ app.Store = (*Store)(nil)

@@ -1,0 +1,59 @@
+package bolt
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/storetest"
+)
+
+func TestContract(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) app.Store {
+		s, err := Open(filepath.Join(t.TempDir(), "gpusla.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+func TestSweepAndExpiry(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "gpusla.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	now := t0
+	s.SetClock(func() time.Time { return now })
+	for seq, exp := range map[uint64]time.Time{1: t0.Add(time.Hour), 2: t0.Add(2 * time.Hour)} {
+		if err := s.PutBatch(t.Context(), app.BatchRecord{Node: "n", Seq: seq, ID: "b", Body: []byte("{}"), ExpiresAt: exp}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now = t0.Add(90 * time.Minute)
+	if _, err := s.GetBatch(t.Context(), "n", 1); err == nil {
+		t.Fatal("expired batch still returned")
+	}
+	if l, _ := s.ListBatches(t.Context(), "n", 0, 10); len(l) != 1 {
+		t.Fatalf("ListBatches after expiry = %d, want 1", len(l))
+	}
+	n, err := s.Sweep(now)
+	if err != nil || n != 1 {
+		t.Fatalf("Sweep = %d, %v; want 1", n, err)
+	}
+}
+
+func TestOpenLocked(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "gpusla.db")
+	s, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := Open(p); err == nil {
+		t.Fatal("second Open of a locked file succeeded")
+	}
+}
