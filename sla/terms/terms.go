@@ -1,0 +1,185 @@
+// Package terms holds a provider contract's terms: the YAML format that
+// docs/terms.md documents, parsed with go.yaml.in/yaml/v3's Node API so that
+// every error names the file, the line and the field, and validated so that
+// the rest of the engine can trust what it is given.
+package terms
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gpusla/gpusla/sla/calendar"
+	"github.com/gpusla/gpusla/sla/incident"
+)
+
+// Clock says how a target's elapsed time is measured.
+type Clock string
+
+// Clocks.
+const (
+	Wall     Clock = "wall"     // every minute counts
+	Business Clock = "business" // only business-hours minutes count
+)
+
+// BillingStart says from when a node is billed.
+type BillingStart string
+
+// Billing starts.
+const (
+	FromOrder    BillingStart = "order"
+	FromDelivery BillingStart = "delivery"
+)
+
+// Terms is one validated contract.
+type Terms struct {
+	File     string // where it was read from, for messages
+	Line     int
+	Contract string // id that node registrations name
+	Provider string
+	Currency string
+	TimeZone string
+	Calendar *calendar.Calendar
+
+	Uptime      Uptime
+	Maintenance Maintenance
+	Detection   incident.Thresholds
+	Support     Support
+	Replacement Replacement
+	Delivery    Delivery
+	Claim       Claim
+	Billing     Billing
+}
+
+// Uptime is the availability promise and its credits.
+type Uptime struct {
+	Target float64 // percent
+	// Unavailable lists the incident kinds that count as unavailable.
+	Unavailable map[incident.Kind]bool
+	// MinimumOutage: shorter runs of unavailability do not count.
+	MinimumOutage time.Duration
+	Tiers         []Tier // ordered from the highest uptime down
+	// CreditCap caps a node's credits and penalties in a month, in percent
+	// of its monthly charge.
+	CreditCap float64
+}
+
+// Tier: uptime in [Min, Max) earns Credit percent of the monthly charge.
+type Tier struct {
+	Min, Max float64
+	Credit   float64
+}
+
+// TierFor returns the tier uptime falls in.
+func (u *Uptime) TierFor(uptime float64) (Tier, bool) {
+	for _, t := range u.Tiers {
+		if uptime >= t.Min && uptime < t.Max {
+			return t, true
+		}
+	}
+	return Tier{}, false
+}
+
+// Maintenance: planned work excluded from the month when announced early.
+type Maintenance struct {
+	Notice time.Duration
+}
+
+// Target is a support time target.
+type Target struct {
+	BusinessHours time.Duration // for tickets opened in business hours
+	OffHours      time.Duration // for tickets opened outside them
+	Clock         Clock
+}
+
+// Support holds the ticket targets by priority.
+type Support struct {
+	Priorities []string // in the order the file lists them
+	Response   map[string]Target
+	Resolution map[string]Target // may be empty
+	// PauseAwaitingCustomer stops the resolution clock while the provider
+	// waits for the customer's reply.
+	PauseAwaitingCustomer bool
+	// LateResponsePenalty is percent of the node's monthly charge per ticket
+	// whose first response breached its target.
+	LateResponsePenalty float64
+}
+
+// Replacement is the hardware replacement promise.
+type Replacement struct {
+	Within time.Duration // zero: no promise
+	Clock  Clock
+	// Penalty: Percent of the monthly charge per started Per of lateness,
+	// at most Max percent.
+	Penalty StepPenalty
+}
+
+// StepPenalty grows by Percent for every started Per, up to Max.
+type StepPenalty struct {
+	Percent float64
+	Per     time.Duration
+	Max     float64
+}
+
+// For is the penalty percent for a lateness of late.
+func (p StepPenalty) For(late time.Duration) float64 {
+	if late <= 0 || p.Percent == 0 {
+		return 0
+	}
+	steps := 1.0
+	if p.Per > 0 {
+		steps = float64((late + p.Per - 1) / p.Per)
+	}
+	v := steps * p.Percent
+	if p.Max > 0 && v > p.Max {
+		v = p.Max
+	}
+	return v
+}
+
+// Delivery is the order-to-usable promise.
+type Delivery struct {
+	Within  time.Duration // zero: no promise
+	Penalty StepPenalty
+}
+
+// Claim says how long after the month a claim may be filed.
+type Claim struct {
+	// Window after the end of the month, in days (calendar days in the
+	// contract's zone); or, when BillingCycles > 0, the claim is due by the
+	// end of the BillingCycles-th month after the month.
+	WindowDays    int
+	BillingCycles int
+}
+
+// Deadline is the last instant a claim for the month ending at monthEnd may
+// be filed (exclusive).
+func (c Claim) Deadline(monthEnd time.Time, loc *time.Location) time.Time {
+	m := monthEnd.In(loc)
+	if c.BillingCycles > 0 {
+		return time.Date(m.Year(), m.Month()+time.Month(c.BillingCycles), 1, 0, 0, 0, 0, loc)
+	}
+	return time.Date(m.Year(), m.Month(), m.Day()+c.WindowDays, m.Hour(), m.Minute(), 0, 0, loc)
+}
+
+// Billing is how a node is charged.
+type Billing struct {
+	PricePerGPUHour float64
+	// Granularity: billed time is rounded up to a multiple of it.
+	Granularity time.Duration
+	StartsAt    BillingStart
+}
+
+// Error is a problem in a terms file, with where it is.
+type Error struct {
+	File  string
+	Line  int
+	Field string
+	Msg   string
+}
+
+func (e *Error) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
+}

@@ -1,0 +1,163 @@
+package terms
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/sla/calendar"
+	"github.com/gpusla/gpusla/sla/incident"
+)
+
+func TestExamples(t *testing.T) {
+	cn, err := ReadFile("../../testdata/terms/cn-example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	us, err := ReadFile("../../testdata/terms/us-example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cn[0]
+	if c.Contract != "cn-example" || c.Uptime.Target != 99.9 || len(c.Uptime.Tiers) != 3 || c.Uptime.CreditCap != 50 {
+		t.Fatalf("cn: %+v", c.Uptime)
+	}
+	if h, k := c.Calendar.Day(calendar.Date{Year: 2026, Month: 2, Day: 14}); k != calendar.ExtraWorkd || !h.Open {
+		t.Errorf("2026-02-14 should be an adjusted working Saturday, got %v", k)
+	}
+	if _, k := c.Calendar.Day(calendar.Date{Year: 2026, Month: 10, Day: 7}); k != calendar.Holiday {
+		t.Errorf("2026-10-07 should be a holiday, got %v", k)
+	}
+	if r := c.Support.Response["P1"]; r.BusinessHours != 15*time.Minute || r.OffHours != 30*time.Minute {
+		t.Errorf("P1 %+v", r)
+	}
+	if strings.Join(c.Support.Priorities, ",") != "P1,P2,P3" {
+		t.Errorf("priorities %v", c.Support.Priorities)
+	}
+	u := us[0]
+	if u.Claim.BillingCycles != 2 || !u.Uptime.Unavailable[incident.GPUDegraded] || u.Billing.StartsAt != FromDelivery {
+		t.Fatalf("us: %+v", u)
+	}
+	loc := u.Calendar.Loc
+	_, end := calendar.MonthBounds(2026, time.March, loc)
+	if got := u.Claim.Deadline(end, loc); !got.Equal(time.Date(2026, 6, 1, 0, 0, 0, 0, loc)) {
+		t.Errorf("us claim deadline %v", got)
+	}
+	if got := c.Claim.Deadline(time.Date(2026, 4, 1, 0, 0, 0, 0, c.Calendar.Loc), c.Calendar.Loc); !got.Equal(time.Date(2026, 5, 1, 0, 0, 0, 0, c.Calendar.Loc)) {
+		t.Errorf("cn claim deadline %v", got)
+	}
+}
+
+const minimal = `contract: x
+provider: P
+currency: USD
+timezone: UTC
+business_hours:
+  monday: "09:00-17:00"
+uptime:
+  target: 99.5
+  tiers:
+    - {min: 99.0, max: 99.5, credit: 10}
+    - {min: 95.0, max: 99.0, credit: 30}
+claim:
+  within_days: 30
+billing:
+  price_per_gpu_hour: 2
+`
+
+func TestMinimalDefaults(t *testing.T) {
+	ts, err := Parse("m.yaml", []byte(minimal))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := ts[0]
+	if x.Detection.FailureThreshold != DefaultFailureThreshold || x.Billing.StartsAt != FromOrder || !x.Uptime.Unavailable[incident.Unreachable] {
+		t.Fatalf("defaults: %+v", x)
+	}
+}
+
+func TestMultipleDocuments(t *testing.T) {
+	two := minimal + "---\n" + strings.Replace(minimal, "contract: x", "contract: y", 1)
+	ts, err := Parse("two.yaml", []byte(two))
+	if err != nil || len(ts) != 2 || ts[1].Contract != "y" {
+		t.Fatalf("%v %d", err, len(ts))
+	}
+	_, err = Parse("dup.yaml", []byte(minimal+"---\n"+minimal))
+	if err == nil || !strings.Contains(err.Error(), "already defined") {
+		t.Fatalf("duplicate contract: %v", err)
+	}
+}
+
+func TestErrorsNameFileLineField(t *testing.T) {
+	cases := []struct {
+		name, old, new string
+		line           int
+		field, msg     string
+	}{
+		{"unknown field", "currency: USD", "currency: USD\ncolour: red", 4, "colour", "unknown field"},
+		{"unknown nested field", "  target: 99.5", "  target: 99.5\n  targett: 99", 9, "uptime.targett", "unknown field"},
+		{"bad zone", "timezone: UTC", "timezone: Mars/Olympus", 4, "timezone", "not an IANA time zone"},
+		{"hours backwards", `"09:00-17:00"`, `"17:00-09:00"`, 6, "business_hours.monday", "end before they start"},
+		{"negative duration", "uptime:", "maintenance:\n  notice: -5m\nuptime:", 8, "maintenance.notice", "negative duration"},
+		{"overlapping tiers", "{min: 95.0, max: 99.0", "{min: 95.0, max: 99.2", 11, "uptime.tiers[1].max", "overlaps"},
+		{"unordered tiers", "    - {min: 99.0, max: 99.5, credit: 10}\n    - {min: 95.0, max: 99.0, credit: 30}", "    - {min: 95.0, max: 99.0, credit: 30}\n    - {min: 99.0, max: 99.5, credit: 10}", 11, "uptime.tiers[1].max", "highest uptime down"},
+		{"tier above target", "max: 99.5, credit: 10", "max: 99.7, credit: 10", 10, "uptime.tiers[0].max", "above the uptime target"},
+		{"missing field", "currency: USD\n", "", 1, "currency", "missing"},
+		{"bad percent", "target: 99.5", "target: 199.5", 8, "uptime.target", "percentage"},
+		{"bad clock", "uptime:", "support:\n  response:\n    P1: {business_hours: 15m, clock: lunar}\nuptime:", 9, "support.response.P1.clock", "lunar"},
+		{"bad kind", "  target: 99.5", "  target: 99.5\n  unavailable: [unreachable, sad]", 9, "uptime.unavailable[1]", "unknown incident kind"},
+		{"bad date", "uptime:", "holidays:\n  - 2026-02-30\nuptime:", 8, "holidays[0]", "not a date"},
+		{"duplicate key", "currency: USD", "currency: USD\ncurrency: CNY", 4, "currency", "given twice"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := strings.Replace(minimal, c.old, c.new, 1)
+			if src == minimal {
+				t.Fatalf("test case did not change the input")
+			}
+			_, err := Parse("bad.yaml", []byte(src))
+			var te *Error
+			if !errors.As(err, &te) {
+				t.Fatalf("got %v, want a terms Error", err)
+			}
+			if te.File != "bad.yaml" || te.Line != c.line || te.Field != c.field || !strings.Contains(te.Msg, c.msg) {
+				t.Fatalf("got %q (line %d field %q), want line %d field %q containing %q", err, te.Line, te.Field, c.line, c.field, c.msg)
+			}
+		})
+	}
+}
+
+func TestStepPenalty(t *testing.T) {
+	p := StepPenalty{Percent: 10, Per: 12 * time.Hour, Max: 50}
+	for _, c := range []struct {
+		late time.Duration
+		want float64
+	}{{0, 0}, {time.Minute, 10}, {12 * time.Hour, 10}, {12*time.Hour + time.Second, 20}, {1000 * time.Hour, 50}} {
+		if got := p.For(c.late); got != c.want {
+			t.Errorf("For(%v) = %v, want %v", c.late, got, c.want)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(minimal))
+	f.Add([]byte("contract: [\n"))
+	f.Add([]byte("a: &x {b: *x}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ts, err := Parse("fuzz.yaml", data)
+		if err != nil {
+			return
+		}
+		for _, x := range ts {
+			if x.Calendar == nil || x.Calendar.Loc == nil || x.Contract == "" {
+				t.Fatalf("accepted terms without calendar or id: %+v", x)
+			}
+			for i, tier := range x.Uptime.Tiers {
+				if tier.Max <= tier.Min || (i > 0 && tier.Max > x.Uptime.Tiers[i-1].Min) {
+					t.Fatalf("accepted bad tiers %+v", x.Uptime.Tiers)
+				}
+			}
+		}
+	})
+}
