@@ -76,44 +76,44 @@ type Device struct {
 	SMClockMHz     *uint32 `json:"sm_clock_mhz,omitempty"`
 	MemClockMHz    *uint32 `json:"mem_clock_mhz,omitempty"`
 
-	PowerUsageW          *float64 `json:"power_usage_w,omitempty"`
-	PowerDefaultLimitW   *float64 `json:"power_default_limit_w,omitempty"`
-	PowerEnforcedLimitW  *float64 `json:"power_enforced_limit_w,omitempty"`
-	PowerLimitMinW       *float64 `json:"power_limit_min_w,omitempty"`
-	PowerLimitMaxW       *float64 `json:"power_limit_max_w,omitempty"`
-	TemperatureC         *uint32  `json:"temperature_c,omitempty"`
-	SlowdownThresholdC   *uint32  `json:"slowdown_threshold_c,omitempty"`
-	ShutdownThresholdC   *uint32  `json:"shutdown_threshold_c,omitempty"`
-	ClockEventReasons    *uint64  `json:"clock_event_reasons,omitempty"`
-	UtilizationGPU       *uint32  `json:"utilization_gpu_pct,omitempty"`
-	UtilizationMemory    *uint32  `json:"utilization_memory_pct,omitempty"`
-	PersistenceMode      *bool    `json:"persistence_mode,omitempty"`
-	MIGMode              *int     `json:"mig_mode,omitempty"`         // current: 0 disabled, 1 enabled
-	MIGModePending       *int     `json:"mig_mode_pending,omitempty"` // after the next reset
-	VirtualizationMode   *int     `json:"virtualization_mode,omitempty"`
-	SupportedEventTypes  *uint64  `json:"supported_event_types,omitempty"`
-	PCIeReplayCounter    *uint64  `json:"pcie_replay_counter,omitempty"`
-	PCIeMaxGen           *int     `json:"pcie_max_gen,omitempty"`     // the link's max, GPU and slot together
-	PCIeGPUMaxGen        *int     `json:"pcie_gpu_max_gen,omitempty"` // what the GPU itself supports
-	PCIeMaxWidth         *int     `json:"pcie_max_width,omitempty"`
-	PCIeCurrentGen       *int     `json:"pcie_current_gen,omitempty"`
-	PCIeCurrentWidth     *int     `json:"pcie_current_width,omitempty"`
-	ECCEnabled           *bool    `json:"ecc_enabled,omitempty"`
-	ECCPendingEnabled    *bool    `json:"ecc_pending_enabled,omitempty"`
-	ECCVolatileCorr      *uint64  `json:"ecc_volatile_corrected,omitempty"`
-	ECCVolatileUncorr    *uint64  `json:"ecc_volatile_uncorrected,omitempty"`
-	ECCAggregateCorr     *uint64  `json:"ecc_aggregate_corrected,omitempty"`
-	ECCAggregateUncorr   *uint64  `json:"ecc_aggregate_uncorrected,omitempty"`
-	RemappedRows         *Remap   `json:"remapped_rows,omitempty"`
-	RetiredPagesSBE      *int     `json:"retired_pages_sbe,omitempty"`
-	RetiredPagesDBE      *int     `json:"retired_pages_dbe,omitempty"`
-	RetiredPagesPending  *bool    `json:"retired_pages_pending,omitempty"`
-	NVLinks              []bool   `json:"nvlinks,omitempty"` // state per link, true = active
-	Processes            []Proc   `json:"processes,omitempty"`
-	ProcessesReadable    bool     `json:"processes_readable"`
-	Unsupported          []string `json:"unsupported,omitempty"`
-	Errors               []string `json:"errors,omitempty"`
-	ReadMillis           int64    `json:"read_ms"`
+	PowerUsageW         *float64 `json:"power_usage_w,omitempty"`
+	PowerDefaultLimitW  *float64 `json:"power_default_limit_w,omitempty"`
+	PowerEnforcedLimitW *float64 `json:"power_enforced_limit_w,omitempty"`
+	PowerLimitMinW      *float64 `json:"power_limit_min_w,omitempty"`
+	PowerLimitMaxW      *float64 `json:"power_limit_max_w,omitempty"`
+	TemperatureC        *uint32  `json:"temperature_c,omitempty"`
+	SlowdownThresholdC  *uint32  `json:"slowdown_threshold_c,omitempty"`
+	ShutdownThresholdC  *uint32  `json:"shutdown_threshold_c,omitempty"`
+	ClockEventReasons   *uint64  `json:"clock_event_reasons,omitempty"`
+	UtilizationGPU      *uint32  `json:"utilization_gpu_pct,omitempty"`
+	UtilizationMemory   *uint32  `json:"utilization_memory_pct,omitempty"`
+	PersistenceMode     *bool    `json:"persistence_mode,omitempty"`
+	MIGMode             *int     `json:"mig_mode,omitempty"`         // current: 0 disabled, 1 enabled
+	MIGModePending      *int     `json:"mig_mode_pending,omitempty"` // after the next reset
+	VirtualizationMode  *int     `json:"virtualization_mode,omitempty"`
+	SupportedEventTypes *uint64  `json:"supported_event_types,omitempty"`
+	PCIeReplayCounter   *uint64  `json:"pcie_replay_counter,omitempty"`
+	PCIeMaxGen          *int     `json:"pcie_max_gen,omitempty"`     // the link's max, GPU and slot together
+	PCIeGPUMaxGen       *int     `json:"pcie_gpu_max_gen,omitempty"` // what the GPU itself supports
+	PCIeMaxWidth        *int     `json:"pcie_max_width,omitempty"`
+	PCIeCurrentGen      *int     `json:"pcie_current_gen,omitempty"`
+	PCIeCurrentWidth    *int     `json:"pcie_current_width,omitempty"`
+	ECCEnabled          *bool    `json:"ecc_enabled,omitempty"`
+	ECCPendingEnabled   *bool    `json:"ecc_pending_enabled,omitempty"`
+	ECCVolatileCorr     *uint64  `json:"ecc_volatile_corrected,omitempty"`
+	ECCVolatileUncorr   *uint64  `json:"ecc_volatile_uncorrected,omitempty"`
+	ECCAggregateCorr    *uint64  `json:"ecc_aggregate_corrected,omitempty"`
+	ECCAggregateUncorr  *uint64  `json:"ecc_aggregate_uncorrected,omitempty"`
+	RemappedRows        *Remap   `json:"remapped_rows,omitempty"`
+	RetiredPagesSBE     *int     `json:"retired_pages_sbe,omitempty"`
+	RetiredPagesDBE     *int     `json:"retired_pages_dbe,omitempty"`
+	RetiredPagesPending *bool    `json:"retired_pages_pending,omitempty"`
+	NVLinks             []bool   `json:"nvlinks,omitempty"` // state per link, true = active
+	Processes           []Proc   `json:"processes,omitempty"`
+	ProcessesReadable   bool     `json:"processes_readable"`
+	Unsupported         []string `json:"unsupported,omitempty"`
+	Errors              []string `json:"errors,omitempty"`
+	ReadMillis          int64    `json:"read_ms"`
 }
 
 // PCI identifies the card on the bus. The ids are NVML's 32-bit form:
