@@ -1,0 +1,212 @@
+package netcheck
+
+import (
+	"context"
+	"fmt"
+
+	"strings"
+	"time"
+
+	"github.com/gpusla/gpusla/probe/wire"
+)
+
+// Checker runs the configured measurements and judges them.
+type Checker struct {
+	Spec      Spec   // defaults applied and validated
+	RouteFile string // default RouteFile
+}
+
+// Quick runs everything but iperf3: the gateway, ping, TCP, HTTP and DNS
+// targets, one after the other so they do not disturb each other. It is the
+// every-15-minutes network job.
+func (c *Checker) Quick(ctx context.Context) []wire.Check {
+	var out []wire.Check
+	if !c.Spec.Gateway.Disabled {
+		out = append(out, c.gateway(ctx)...)
+	}
+	for _, p := range c.Spec.Ping {
+		out = append(out, pingChecks(ctx, "net.ping."+p.Name, p.Host, p.PingOpts)...)
+	}
+	for _, t := range c.Spec.TCP {
+		out = append(out, tcpChecks(ctx, t)...)
+	}
+	for _, h := range c.Spec.HTTP {
+		out = append(out, httpChecks(ctx, h)...)
+	}
+	for _, d := range c.Spec.DNS {
+		out = append(out, dnsChecks(ctx, d)...)
+	}
+	return out
+}
+
+// Bandwidth runs iperf3 to the peer, if one is configured. It saturates the
+// link for its duration, so the daemon runs it in the daily quiet window.
+func (c *Checker) Bandwidth(ctx context.Context) []wire.Check {
+	p := c.Spec.Iperf3
+	if p == nil {
+		return nil
+	}
+	name := "net.iperf3." + p.Name
+	crit := fmt.Sprintf("≥ %g %% of %g Mbit/s", p.MinPct, p.NominalMbps)
+	r, err := RunIperf(ctx, *p)
+	if err != nil {
+		return []wire.Check{{Name: name, Category: wire.CategoryNetwork, Verdict: wire.Fail,
+			Criterion: crit, Detail: fmt.Sprintf("to %s:%d: %v", p.Host, p.Port, err)}}
+	}
+	pct := r.Mbps / p.NominalMbps * 100
+	return []wire.Check{{Name: name, Category: wire.CategoryNetwork, Verdict: verdict(pct >= p.MinPct),
+		Value:     fmt.Sprintf("%.1f Mbit/s (%.0f %% of nominal)", r.Mbps, pct),
+		Criterion: crit, Number: num(r.Mbps), Unit: "Mbit/s",
+		Detail: fmt.Sprintf("to %s:%d, %d stream(s), %.1f s, sent %.1f Mbit/s, %d retransmits%s",
+			p.Host, p.Port, p.Parallel, r.Seconds, r.SentMbps, r.Retransmits, map[bool]string{true: ", reverse"}[p.Reverse])}}
+}
+
+func (c *Checker) gateway(ctx context.Context) []wire.Check {
+	g := c.Spec.Gateway
+	addr, via := g.Address, "configured"
+	if addr == "" {
+		file := c.RouteFile
+		if file == "" {
+			file = RouteFile
+		}
+		rt, err := ReadDefaultGateway(file)
+		if err != nil {
+			return []wire.Check{{Name: "net.gateway.reach", Category: wire.CategoryConnectivity, Verdict: wire.Fail,
+				Criterion: "a default route exists and its gateway answers ping", Detail: err.Error()}}
+		}
+		addr, via = rt.Gateway.String(), "default route via "+rt.Iface
+	}
+	cs := pingChecks(ctx, "net.gateway", addr, g.PingOpts)
+	for i := range cs {
+		cs[i].Detail = strings.TrimSpace(via + "; " + cs[i].Detail)
+	}
+	return cs
+}
+
+// pingChecks gives name.reach (connectivity), name.rtt and name.loss (network).
+func pingChecks(ctx context.Context, name, host string, o PingOpts) []wire.Check {
+	r, err := Ping(ctx, host, o)
+	reach := wire.Check{Name: name + ".reach", Category: wire.CategoryConnectivity,
+		Criterion: "at least one echo reply"}
+	if err != nil {
+		reach.Verdict, reach.Detail = wire.Fail, err.Error()
+		return []wire.Check{reach, skipped(name+".rtt", "no measurement"), skipped(name+".loss", "no measurement")}
+	}
+	target := host
+	if r.Addr != host {
+		target = fmt.Sprintf("%s (%s)", host, r.Addr)
+	}
+	reach.Verdict = verdict(r.Received > 0)
+	reach.Value = fmt.Sprintf("%d/%d replies", r.Received, r.Sent)
+	reach.Detail = target
+	loss := wire.Check{Name: name + ".loss", Category: wire.CategoryNetwork, Verdict: verdict(r.LossPct <= o.MaxLossPct),
+		Value: fmt.Sprintf("%.1f %% (%d of %d lost)", r.LossPct, r.Sent-r.Received, r.Sent), Number: num(r.LossPct), Unit: "%",
+		Criterion: fmt.Sprintf("≤ %g %%", o.MaxLossPct), Detail: target}
+	if r.Received == 0 {
+		return []wire.Check{reach, skipped(name+".rtt", "no reply"), loss}
+	}
+	rtt := wire.Check{Name: name + ".rtt", Category: wire.CategoryNetwork, Verdict: wire.Pass,
+		Value:  fmt.Sprintf("avg %s, p99 %s", ms(r.Avg), ms(r.P99)),
+		Number: num(float64(r.Avg) / float64(time.Millisecond)), Unit: "ms",
+		Detail: fmt.Sprintf("%s; min %s max %s over %d replies", target, ms(r.Min), ms(r.Max), r.Received)}
+	var crit []string
+	if o.MaxAvg > 0 {
+		crit = append(crit, "avg < "+ms(o.MaxAvg))
+		if r.Avg >= o.MaxAvg {
+			rtt.Verdict = wire.Fail
+		}
+	}
+	if o.MaxP99 > 0 {
+		crit = append(crit, "p99 < "+ms(o.MaxP99))
+		if r.P99 >= o.MaxP99 {
+			rtt.Verdict = wire.Fail
+		}
+	}
+	rtt.Criterion = strings.Join(crit, ", ")
+	return []wire.Check{reach, rtt, loss}
+}
+
+func tcpChecks(ctx context.Context, t TCPTarget) []wire.Check {
+	name := "net.tcp." + t.Name
+	r := TCPConnect(ctx, t.Address, t.Count, t.Timeout)
+	reach := wire.Check{Name: name + ".reach", Category: wire.CategoryConnectivity, Verdict: verdict(r.Connected > 0),
+		Value: fmt.Sprintf("%d/%d connected", r.Connected, r.Attempts), Criterion: "at least one connect succeeds", Detail: t.Address}
+	if r.LastErr != nil {
+		reach.Detail += ": " + r.LastErr.Error()
+	}
+	if r.Connected == 0 {
+		return []wire.Check{reach, skipped(name+".connect", "no connection")}
+	}
+	conn := wire.Check{Name: name + ".connect", Category: wire.CategoryNetwork, Verdict: wire.Pass,
+		Value:  fmt.Sprintf("avg %s, max %s", ms(r.Avg), ms(r.Max)),
+		Number: num(float64(r.Avg) / float64(time.Millisecond)), Unit: "ms", Detail: t.Address}
+	if t.MaxConnect > 0 {
+		conn.Criterion = "avg < " + ms(t.MaxConnect)
+		conn.Verdict = verdict(r.Avg < t.MaxConnect)
+	}
+	return []wire.Check{reach, conn}
+}
+
+func httpChecks(ctx context.Context, h HTTPTarget) []wire.Check {
+	name := "net.http." + h.Name
+	r, err := HTTPProbe(ctx, h.Method, h.URL, h.Timeout)
+	reach := wire.Check{Name: name + ".reach", Category: wire.CategoryConnectivity,
+		Criterion: "an answer with status below 400", Detail: h.Method + " " + h.URL}
+	if err != nil {
+		reach.Verdict = wire.Fail
+		reach.Detail += ": " + err.Error()
+		return []wire.Check{reach, skipped(name+".latency", "no answer")}
+	}
+	reach.Verdict = verdict(r.Status < 400)
+	reach.Value = fmt.Sprintf("HTTP %d", r.Status)
+	lat := wire.Check{Name: name + ".latency", Category: wire.CategoryNetwork, Verdict: wire.Pass,
+		Value: ms(r.Latency), Number: num(float64(r.Latency) / float64(time.Millisecond)), Unit: "ms",
+		Detail: "fresh connection, until response headers"}
+	if h.MaxLatency > 0 {
+		lat.Criterion = "< " + ms(h.MaxLatency)
+		lat.Verdict = verdict(r.Latency < h.MaxLatency)
+	}
+	return []wire.Check{reach, lat}
+}
+
+func dnsChecks(ctx context.Context, d DNSTarget) []wire.Check {
+	name := "net.dns." + d.Name
+	via := "system resolver"
+	if d.Server != "" {
+		via = d.Server
+	}
+	r, err := Resolve(ctx, d.Host, d.Server, d.Timeout)
+	reach := wire.Check{Name: name + ".reach", Category: wire.CategoryConnectivity,
+		Criterion: "the name resolves", Detail: fmt.Sprintf("%s via %s", d.Host, via)}
+	if err != nil {
+		reach.Verdict = wire.Fail
+		reach.Detail += ": " + err.Error()
+		return []wire.Check{reach, skipped(name+".time", "no answer")}
+	}
+	reach.Verdict = wire.Pass
+	reach.Value = strings.Join(r.Addrs, " ")
+	t := wire.Check{Name: name + ".time", Category: wire.CategoryNetwork, Verdict: wire.Pass,
+		Value: ms(r.Time), Number: num(float64(r.Time) / float64(time.Millisecond)), Unit: "ms", Detail: reach.Detail}
+	if d.MaxTime > 0 {
+		t.Criterion = "< " + ms(d.MaxTime)
+		t.Verdict = verdict(r.Time < d.MaxTime)
+	}
+	return []wire.Check{reach, t}
+}
+
+func skipped(name, why string) wire.Check {
+	return wire.Check{Name: name, Category: wire.CategoryNetwork, Verdict: wire.Skipped, Detail: why}
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return wire.Pass
+	}
+	return wire.Fail
+}
+
+func num(v float64) *float64 { return &v }
+
+func ms(d time.Duration) string {
+	return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
+}

@@ -1,0 +1,223 @@
+package netcheck
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/probe/wire"
+)
+
+func TestDefaultGatewayFromRouteTable(t *testing.T) {
+	cases := []struct {
+		file, gw, iface, err string
+	}{
+		{"route-two-defaults", "10.0.0.1", "eth0", ""}, // lower metric wins
+		{"route-no-default", "", "", "no default route"},
+		{"route-default-down", "", "", "no default route"},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			r, err := ReadDefaultGateway(filepath.Join("testdata", c.file))
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("got %v, want error %q", err, c.err)
+				}
+				return
+			}
+			if err != nil || r.Gateway.String() != c.gw || r.Iface != c.iface {
+				t.Fatalf("got %+v %v, want %s via %s", r, err, c.gw, c.iface)
+			}
+		})
+	}
+	if _, err := DefaultGateway(strings.NewReader("Iface\tDestination\tGateway\tFlags\tRefCnt\tUse\tMetric\tMask\neth0\t00000000\tZZ\t0003\t0\t0\t0\t00000000\n")); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("bad gateway hex: %v", err)
+	}
+	if _, err := DefaultGateway(strings.NewReader("hello\n")); err == nil || !strings.Contains(err.Error(), "header") {
+		t.Fatalf("not a route table: %v", err)
+	}
+}
+
+func TestParseIperf(t *testing.T) {
+	ok, _ := os.ReadFile("testdata/iperf3-ok.json")
+	r, err := ParseIperf(ok)
+	if err != nil || r.Mbps < 1000 || r.Seconds < 0.9 {
+		t.Fatalf("got %+v %v", r, err)
+	}
+	refused, _ := os.ReadFile("testdata/iperf3-refused.json")
+	if _, err := ParseIperf(refused); err == nil || !strings.Contains(err.Error(), "Connection refused") {
+		t.Fatalf("refused: %v", err)
+	}
+	if _, err := ParseIperf([]byte("iperf3: error")); err == nil {
+		t.Fatal("non-JSON accepted")
+	}
+}
+
+func FuzzParseIperf(f *testing.F) {
+	for _, name := range []string{"iperf3-ok.json", "iperf3-refused.json"} {
+		b, _ := os.ReadFile(filepath.Join("testdata", name))
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := ParseIperf(b)
+		if err == nil && (r.Mbps < 0 || r.Seconds < 0) {
+			t.Fatalf("accepted negative figures: %+v", r)
+		}
+	})
+}
+
+func FuzzDefaultGateway(f *testing.F) {
+	for _, name := range []string{"route-two-defaults", "route-no-default"} {
+		b, _ := os.ReadFile(filepath.Join("testdata", name))
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := DefaultGateway(strings.NewReader(string(b)))
+		if err == nil && (r.Gateway.To4() == nil || r.Gateway.IsUnspecified()) {
+			t.Fatalf("accepted gateway %v", r.Gateway)
+		}
+	})
+}
+
+func byName(cs []wire.Check) map[string]wire.Check {
+	m := map[string]wire.Check{}
+	for _, c := range cs {
+		m[c.Name] = c
+	}
+	return m
+}
+
+// Everything but ping against real servers on loopback: the verdicts follow
+// the thresholds and failures say why.
+func TestQuickOnLoopback(t *testing.T) {
+	httpAddr, dnsAddr, stop := startServers(t, "127.0.0.1")
+	defer stop()
+	closed := "127.0.0.1:1" // nothing listens on port 1 on loopback
+	spec := Spec{
+		Gateway: Gateway{Disabled: true},
+		TCP: []TCPTarget{{Name: "up", Address: httpAddr, MaxConnect: time.Second},
+			{Name: "down", Address: closed}},
+		HTTP: []HTTPTarget{{Name: "mirror", URL: "http://" + httpAddr + "/", MaxLatency: time.Second},
+			{Name: "slowgoal", URL: "http://" + httpAddr + "/", MaxLatency: time.Nanosecond},
+			{Name: "gone", URL: "http://" + httpAddr + "/missing", Method: "GET"},
+			{Name: "dead", URL: "http://" + closed + "/"}},
+		DNS: []DNSTarget{{Name: "mirror", Host: "mirrors.example.test", Server: dnsAddr, MaxTime: time.Second}},
+	}
+	spec.SetDefaults()
+	if err := spec.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	got := byName((&Checker{Spec: spec}).Quick(context.Background()))
+	want := map[string]string{
+		"net.tcp.up.reach": wire.Pass, "net.tcp.up.connect": wire.Pass,
+		"net.tcp.down.reach": wire.Fail, "net.tcp.down.connect": wire.Skipped,
+		"net.http.mirror.reach": wire.Pass, "net.http.mirror.latency": wire.Pass,
+		"net.http.slowgoal.latency": wire.Fail,
+		"net.http.gone.reach":       wire.Fail, "net.http.dead.reach": wire.Fail,
+		"net.dns.mirror.reach": wire.Pass, "net.dns.mirror.time": wire.Pass,
+	}
+	for name, v := range want {
+		c, ok := got[name]
+		if !ok {
+			t.Errorf("no check %s", name)
+			continue
+		}
+		if c.Verdict != v {
+			t.Errorf("%s: %s (%s %s), want %s", name, c.Verdict, c.Value, c.Detail, v)
+		}
+		if err := (&wire.Batch{V: 1, ID: "x", Node: "n", Seq: 1, CreatedAt: time.Now(),
+			Observations: []wire.Observation{{At: time.Now(), Kind: wire.KindCheck, Checks: []wire.Check{c}}}}).Validate(); err != nil {
+			t.Errorf("%s is not a valid wire check: %v", name, err)
+		}
+	}
+	if c := got["net.dns.mirror.reach"]; c.Value != "10.1.2.3" {
+		t.Errorf("dns answer %q", c.Value)
+	}
+	if c := got["net.http.gone.reach"]; c.Value != "HTTP 404" {
+		t.Errorf("404 reported as %q", c.Value)
+	}
+	if c := got["net.tcp.down.reach"]; !strings.Contains(c.Detail, "refused") {
+		t.Errorf("refused connect detail %q", c.Detail)
+	}
+}
+
+func canPing(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("ICMP tests need root (raw socket); skipping")
+	}
+}
+
+func TestPingLoopback(t *testing.T) {
+	canPing(t)
+	spec := Spec{Gateway: Gateway{Address: "127.0.0.1", PingOpts: PingOpts{Count: 5, Interval: 10 * time.Millisecond}},
+		Ping: []PingTarget{{Host: "127.0.0.1", PingOpts: PingOpts{Count: 5, Interval: 10 * time.Millisecond, MaxAvg: time.Nanosecond}}}}
+	spec.SetDefaults()
+	if err := spec.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	got := byName((&Checker{Spec: spec}).Quick(context.Background()))
+	for name, v := range map[string]string{
+		"net.gateway.reach": wire.Pass, "net.gateway.rtt": wire.Pass, "net.gateway.loss": wire.Pass,
+		"net.ping.127.0.0.1.reach": wire.Pass, "net.ping.127.0.0.1.rtt": wire.Fail, // 1ns goal cannot be met
+	} {
+		if got[name].Verdict != v {
+			t.Errorf("%s: %+v, want %s", name, got[name], v)
+		}
+	}
+	if c := got["net.gateway.rtt"]; c.Number == nil || *c.Number <= 0 || *c.Number > 2 || c.Criterion != "avg < 2.00 ms" {
+		t.Errorf("gateway rtt %+v", c)
+	}
+}
+
+func TestGatewayFromTable(t *testing.T) {
+	canPing(t)
+	// A routing table whose default gateway is 127.0.0.2, so the test stays on loopback.
+	table := filepath.Join(t.TempDir(), "route")
+	os.WriteFile(table, []byte("Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\n"+
+		"lo\t00000000\t0200007F\t0003\t0\t0\t0\t00000000\t0\t0\t0\n"), 0o600)
+	spec := Spec{Gateway: Gateway{PingOpts: PingOpts{Count: 3, Interval: 10 * time.Millisecond}}}
+	spec.SetDefaults()
+	got := byName((&Checker{Spec: spec, RouteFile: table}).Quick(context.Background()))
+	c := got["net.gateway.reach"]
+	if c.Verdict != wire.Pass || !strings.Contains(c.Detail, "127.0.0.2") || !strings.Contains(c.Detail, "via lo") {
+		t.Fatalf("gateway reach %+v", c)
+	}
+	got = byName((&Checker{Spec: spec, RouteFile: "testdata/route-no-default"}).Quick(context.Background()))
+	if c := got["net.gateway.reach"]; c.Verdict != wire.Fail || !strings.Contains(c.Detail, "no default route") {
+		t.Fatalf("no default route: %+v", c)
+	}
+}
+
+func TestIperfLoopback(t *testing.T) {
+	bin, err := exec.LookPath("iperf3")
+	if err != nil {
+		t.Skip("iperf3 is not installed (scripts/setup.sh installs it); skipping")
+	}
+	port := freePort(t)
+	srv := exec.Command(bin, "-s", "-B", "127.0.0.1", "-p", port)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { srv.Process.Kill(); srv.Wait() }()
+	waitTCP(t, "127.0.0.1:"+port)
+	p := &Iperf{Host: "127.0.0.1", Port: atoi(port), Duration: time.Second, NominalMbps: 100}
+	spec := Spec{Iperf3: p}
+	spec.SetDefaults()
+	if err := spec.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	cs := (&Checker{Spec: spec}).Bandwidth(context.Background())
+	if len(cs) != 1 || cs[0].Verdict != wire.Pass || cs[0].Number == nil || *cs[0].Number < 70 {
+		t.Fatalf("iperf3 on loopback: %+v", cs)
+	}
+	p.Port = atoi(freePort(t))
+	cs = (&Checker{Spec: spec}).Bandwidth(context.Background())
+	if cs[0].Verdict != wire.Fail || !strings.Contains(cs[0].Detail, "refused") {
+		t.Fatalf("iperf3 to nothing: %+v", cs)
+	}
+}
