@@ -1,0 +1,191 @@
+// Package ticket times a support ticket against the contract: first
+// response, resolution (with the clock paused while the provider waits for
+// the customer, if the terms allow) and hardware replacement. A ticket opened
+// outside business hours — by the contract's calendar, holidays and adjusted
+// working days included — is off-hours and gets the off-hours target. Every
+// verdict is "as of" an instant: a ticket with no response is breached the
+// moment its deadline passes, not at month end.
+package ticket
+
+import (
+	"sort"
+	"time"
+
+	"github.com/gpusla/gpusla/sla/calendar"
+	"github.com/gpusla/gpusla/sla/terms"
+)
+
+// Statuses of a target.
+const (
+	Met      = "met"
+	Breached = "breached"
+	Pending  = "pending"
+)
+
+// Ticket is what is known of one ticket.
+type Ticket struct {
+	ID, Node, Priority, Category, ProviderRef, Summary string
+	Opened                                             time.Time
+	// Responses are the provider's answers; AwaitingCustomer marks those
+	// that asked the customer something.
+	Responses       []Response
+	CustomerReplies []time.Time
+	Resolved        time.Time
+	Replaced        time.Time
+}
+
+// Response is one provider answer.
+type Response struct {
+	At               time.Time
+	AwaitingCustomer bool
+}
+
+// Clock is one target's verdict.
+type Clock struct {
+	Target   time.Duration
+	Clock    terms.Clock
+	Deadline time.Time // zero if it cannot be computed (no business time ahead)
+	Done     time.Time // when it was met (zero: not yet)
+	// Elapsed is the time counted against the target (clock-aware, pauses
+	// removed) up to Done or to the as-of instant.
+	Elapsed time.Duration
+	Paused  time.Duration
+	Status  string
+	Late    time.Duration // how far past the deadline (breached only)
+}
+
+// Timing is a ticket's verdicts.
+type Timing struct {
+	OffHours    bool
+	DayKind     calendar.DayKind
+	Response    *Clock // nil: the priority has no response target
+	Resolution  *Clock // nil: no resolution target
+	Replacement *Clock // nil: not a hardware ticket or no replacement promise
+}
+
+// Evaluate times t under tm as of asOf. Events after asOf are ignored.
+func Evaluate(t *Ticket, tm *terms.Terms, asOf time.Time) Timing {
+	cal := tm.Calendar
+	_, kind := cal.Day(calendar.DateOf(t.Opened, cal.Loc))
+	tim := Timing{OffHours: !cal.InBusiness(t.Opened), DayKind: kind}
+	pick := func(tg terms.Target) time.Duration {
+		if tim.OffHours {
+			return tg.OffHours
+		}
+		return tg.BusinessHours
+	}
+	if tg, ok := tm.Support.Response[t.Priority]; ok {
+		var first time.Time
+		for _, r := range sortedResponses(t) {
+			if !r.At.Before(t.Opened) && !r.At.After(asOf) {
+				first = r.At
+				break
+			}
+		}
+		tim.Response = measure(cal, t.Opened, pick(tg), tg.Clock, first, nil, asOf)
+	}
+	if tg, ok := tm.Support.Resolution[t.Priority]; ok {
+		var pauses []pause
+		if tm.Support.PauseAwaitingCustomer {
+			pauses = pausesOf(t, asOf)
+		}
+		tim.Resolution = measure(cal, t.Opened, pick(tg), tg.Clock, visible(t.Resolved, asOf), pauses, asOf)
+	}
+	if t.Category == "hardware" && tm.Replacement.Within > 0 {
+		tim.Replacement = measure(cal, t.Opened, tm.Replacement.Within, tm.Replacement.Clock, visible(t.Replaced, asOf), nil, asOf)
+	}
+	return tim
+}
+
+func visible(t, asOf time.Time) time.Time {
+	if t.After(asOf) {
+		return time.Time{}
+	}
+	return t
+}
+
+func sortedResponses(t *Ticket) []Response {
+	rs := append([]Response(nil), t.Responses...)
+	sort.Slice(rs, func(a, b int) bool { return rs[a].At.Before(rs[b].At) })
+	return rs
+}
+
+type pause struct{ from, to time.Time }
+
+// pausesOf: from each answer that awaits the customer to the customer's
+// next reply (or the resolution, or asOf).
+func pausesOf(t *Ticket, asOf time.Time) []pause {
+	replies := append([]time.Time(nil), t.CustomerReplies...)
+	sort.Slice(replies, func(a, b int) bool { return replies[a].Before(replies[b]) })
+	var out []pause
+	var until time.Time
+	for _, r := range sortedResponses(t) {
+		if !r.AwaitingCustomer || r.At.After(asOf) || r.At.Before(until) {
+			continue
+		}
+		end := asOf
+		for _, c := range replies {
+			if c.After(r.At) {
+				if c.Before(end) {
+					end = c
+				}
+				break
+			}
+		}
+		if res := visible(t.Resolved, asOf); !res.IsZero() && res.Before(end) {
+			end = res
+		}
+		if end.After(r.At) {
+			out = append(out, pause{r.At, end})
+			until = end
+		}
+	}
+	return out
+}
+
+func elapsed(cal *calendar.Calendar, clock terms.Clock, a, b time.Time) time.Duration {
+	if clock == terms.Business {
+		return cal.BusinessBetween(a, b)
+	}
+	if b.After(a) {
+		return b.Sub(a)
+	}
+	return 0
+}
+
+// measure is one target: started at start, met at done (zero: not yet).
+func measure(cal *calendar.Calendar, start time.Time, target time.Duration, clock terms.Clock, done time.Time, pauses []pause, asOf time.Time) *Clock {
+	c := &Clock{Target: target, Clock: clock, Done: done}
+	end := asOf
+	if !done.IsZero() {
+		end = done
+	}
+	for _, p := range pauses {
+		to := p.to
+		if to.After(end) {
+			to = end
+		}
+		c.Paused += elapsed(cal, clock, p.from, to)
+	}
+	c.Elapsed = elapsed(cal, clock, start, end) - c.Paused
+	// The deadline moves out by the paused time (measured on the same clock).
+	if clock == terms.Business {
+		if d, ok := cal.AddBusiness(start, target+c.Paused); ok {
+			c.Deadline = d
+		}
+	} else {
+		c.Deadline = start.Add(target + c.Paused)
+	}
+	switch {
+	case !done.IsZero() && c.Elapsed <= target:
+		c.Status = Met
+	case !done.IsZero():
+		c.Status, c.Late = Breached, c.Elapsed-target
+	case c.Elapsed >= target:
+		// No answer and the deadline has come: breached at that very instant.
+		c.Status, c.Late = Breached, c.Elapsed-target
+	default:
+		c.Status = Pending
+	}
+	return c
+}
