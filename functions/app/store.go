@@ -320,6 +320,9 @@ type AlertRecord struct {
 	SentAt   time.Time `json:"sent_at,omitempty"`
 	Attempts int       `json:"attempts"`
 	LastErr  string    `json:"last_err,omitempty"`
+	// LastAttemptAt is when a sender last claimed it (CreateAlert or a
+	// versioned UpdateAlert), so a retry does not race a send in flight.
+	LastAttemptAt time.Time `json:"last_attempt_at,omitzero"`
 	// Thread is the notifier's reference of the message (Slack ts), so
 	// later alerts about the incident go into its thread.
 	Thread string `json:"thread,omitempty"`

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	bbolt "go.etcd.io/bbolt"
+	bberrors "go.etcd.io/bbolt/errors"
 
 	"github.com/gpusla/gpusla/functions/app"
 )
@@ -54,7 +55,7 @@ func Open(path string) (*Store, error) {
 	}
 	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: 2 * time.Second})
 	if err != nil {
-		if errors.Is(err, bbolt.ErrTimeout) {
+		if errors.Is(err, bberrors.ErrTimeout) {
 			return nil, fmt.Errorf("open store %s: locked by another process (is another `gpusla serve` running on this data folder?)", path)
 		}
 		return nil, fmt.Errorf("open store %s: %w", path, err)
@@ -130,9 +131,6 @@ func (s *Store) putIfAbsent(method string, bucket, k []byte, v any) error {
 	}
 	return err
 }
-
-// versioned is a record with an optimistic-concurrency version.
-type versioned interface{ version() int64 }
 
 // putVersioned writes raw at k if the stored record's version is prev (0:
 // absent). missing is the error when prev > 0 and nothing is stored.

@@ -1,0 +1,177 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/gpusla/gpusla/sla/incident"
+)
+
+// Alert delivery is at most once per (incident, alert kind) in the normal
+// case and at least once across crashes: CreateAlert is the claim, so of
+// many concurrent evaluations that see the same transition only one sends.
+// A failed send stays pending and the watchdog retries it.
+
+const (
+	// retryAfter is how long a claimed, unsent alert is left alone before
+	// the watchdog retries it (a send may still be in flight).
+	retryAfter = time.Minute
+	// maxAttempts bounds retries of one alert; after that it stays pending
+	// with its last error for an operator to see.
+	maxAttempts = 20
+)
+
+// apply derives the incident records of committed transitions and alerts
+// on them. Errors are logged, not returned: the state is committed, and the
+// watchdog repairs a missing open incident record and retries alerts.
+func (s *Service) apply(ctx context.Context, n Node, fx effects) {
+	now := s.Now()
+	for _, t := range fx.transitions {
+		id := IncidentID(string(t.Kind), t.Since)
+		log := s.log.With("node", n.ID, "incident", id, "op", t.Op)
+		var inc Incident
+		var err error
+		switch t.Op {
+		case incident.Open:
+			inc = Incident{Node: n.ID, ID: id, Kind: string(t.Kind), Start: t.Since, ConfirmedAt: now, Counted: t.Counted,
+				Cause: t.Cause, Evidence: t.Evidence, Failed: fx.failed[t.Kind], UpdatedAt: now}
+			if err = s.store.CreateIncident(ctx, inc); errors.Is(err, ErrExists) {
+				err = nil
+			}
+		case incident.Close:
+			inc, err = s.updateIncident(ctx, n.ID, id, t, func(i *Incident) {
+				i.End, i.Cause, i.Counted, i.UpdatedAt = t.At, t.Cause, t.Counted, now
+			})
+		case incident.Reclassify:
+			inc, err = s.updateIncident(ctx, n.ID, id, t, func(i *Incident) {
+				i.Cause, i.Counted, i.Evidence, i.ReclassifiedAt, i.UpdatedAt = t.Cause, t.Counted, t.Evidence, now, now
+			})
+		}
+		if err != nil {
+			log.Error("incident record", "err", err)
+			continue
+		}
+		log.Info("incident "+string(t.Op), "kind", t.Kind, "since", t.Since, "at", t.At, "cause", t.Cause, "counted", t.Counted)
+		s.alert(ctx, n, t, inc)
+	}
+}
+
+// updateIncident applies change to the stored incident with optimistic
+// retries; a record lost to a crash is recreated from the transition.
+func (s *Service) updateIncident(ctx context.Context, node, id string, t incident.Transition, change func(*Incident)) (Incident, error) {
+	for attempt := 0; attempt < maxRetries; attempt++ {
+		inc, err := s.store.GetIncident(ctx, node, id)
+		if errors.Is(err, ErrNotFound) {
+			inc = Incident{Node: node, ID: id, Kind: string(t.Kind), Start: t.Since, ConfirmedAt: s.Now(), Evidence: t.Evidence}
+			change(&inc)
+			if err := s.store.CreateIncident(ctx, inc); errors.Is(err, ErrExists) {
+				continue
+			} else if err != nil {
+				return inc, err
+			}
+			return inc, nil
+		}
+		if err != nil {
+			return inc, err
+		}
+		prev := inc.Version
+		change(&inc)
+		if err := s.store.UpdateIncident(ctx, inc, prev); errors.Is(err, ErrConflict) {
+			continue
+		} else if err != nil {
+			return inc, err
+		}
+		return inc, nil
+	}
+	return Incident{}, errTooContended("update incident " + id)
+}
+
+// openingAlert is the alert kind that starts an incident's thread.
+func openingAlert(kind string) AlertKind {
+	if kind == string(incident.Unreachable) {
+		return AlertUnreachable
+	}
+	return AlertDegraded
+}
+
+func (s *Service) alert(ctx context.Context, n Node, t incident.Transition, inc Incident) {
+	a := Alert{Node: n.ID, Provider: n.Provider, IncidentID: inc.ID, IncidentKind: inc.Kind, Since: inc.Start,
+		Failed: inc.Failed, Counted: t.Counted, Cause: t.Cause, Detail: t.Evidence}
+	key := AlertKind("")
+	switch t.Op {
+	case incident.Open:
+		a.Kind = openingAlert(inc.Kind)
+		key = a.Kind
+	case incident.Close:
+		a.Kind, a.Until, a.Duration = AlertRecovered, t.At, t.At.Sub(inc.Start)
+		key = a.Kind
+	case incident.Reclassify:
+		// Each distinct new cause is told once.
+		a.Kind = AlertReclassified
+		key = AlertKind(string(AlertReclassified) + ":" + t.Cause)
+	}
+	now := s.Now()
+	rec := AlertRecord{Node: n.ID, IncidentID: inc.ID, Kind: key, CreatedAt: now, LastAttemptAt: now, Attempts: 1, Alert: a}
+	if err := s.store.CreateAlert(ctx, rec); errors.Is(err, ErrExists) {
+		return // someone else claimed it: no duplicate
+	} else if err != nil {
+		s.log.Error("claim alert", "node", n.ID, "incident", inc.ID, "kind", key, "err", err)
+		return
+	}
+	rec.Version = 1
+	s.deliver(ctx, rec)
+}
+
+// deliver sends a claimed alert record and records the outcome.
+func (s *Service) deliver(ctx context.Context, rec AlertRecord) {
+	a := rec.Alert
+	if open := openingAlert(a.IncidentKind); rec.Kind != open {
+		if first, err := s.store.GetAlert(ctx, rec.Node, rec.IncidentID, open); err == nil {
+			a.Thread = first.Thread
+		}
+	}
+	thread, err := s.notifier.Notify(ctx, a)
+	prev := rec.Version
+	if err != nil {
+		rec.LastErr = err.Error()
+		s.log.Warn("alert not delivered; the watchdog retries it", "node", rec.Node, "incident", rec.IncidentID, "kind", rec.Kind,
+			"attempt", rec.Attempts, "err", err)
+	} else {
+		rec.SentAt, rec.LastErr = s.Now(), ""
+		if rec.Thread == "" {
+			rec.Thread = thread
+		}
+		if a.Thread != "" && rec.Thread == "" {
+			rec.Thread = a.Thread
+		}
+		s.log.Info("alert sent", "node", rec.Node, "incident", rec.IncidentID, "kind", rec.Kind)
+	}
+	if err := s.store.UpdateAlert(ctx, rec, prev); err != nil {
+		s.log.Error("record alert outcome", "node", rec.Node, "incident", rec.IncidentID, "err", err)
+	}
+}
+
+// retryAlerts claims and resends pending alerts whose last attempt is old
+// enough; the versioned claim keeps two watchdogs from both sending.
+func (s *Service) retryAlerts(ctx context.Context) error {
+	pending, err := s.store.ListPendingAlerts(ctx)
+	if err != nil {
+		return err
+	}
+	now := s.Now()
+	for _, rec := range pending {
+		if rec.Attempts >= maxAttempts || now.Sub(rec.LastAttemptAt) < retryAfter {
+			continue
+		}
+		prev := rec.Version
+		rec.Attempts++
+		rec.LastAttemptAt = now
+		if err := s.store.UpdateAlert(ctx, rec, prev); err != nil {
+			continue // claimed by another watchdog, or gone
+		}
+		rec.Version = prev + 1
+		s.deliver(ctx, rec)
+	}
+	return nil
+}

@@ -1,0 +1,141 @@
+// Package apptest holds test helpers for code that drives app.Service: a
+// manual clock, a notifier that records what it was asked to send, and a
+// simulated probe that builds hash-chained, signed batches exactly as the
+// real one does (through probe/wire).
+package apptest
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/probe/wire"
+)
+
+// Clock is a manual app.Clock.
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewClock starts a clock at t.
+func NewClock(t time.Time) *Clock { return &Clock{t: t.UTC()} }
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+// Set moves the clock to t.
+func (c *Clock) Set(t time.Time) { c.mu.Lock(); c.t = t.UTC(); c.mu.Unlock() }
+
+// Advance moves the clock by d.
+func (c *Clock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+// Notifier records alerts. Fail makes the next sends fail.
+type Notifier struct {
+	mu     sync.Mutex
+	Alerts []app.Alert
+	Fail   error
+	n      int
+}
+
+// Notify records a and returns a thread reference for first messages.
+func (r *Notifier) Notify(_ context.Context, a app.Alert) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.Fail != nil {
+		return "", r.Fail
+	}
+	r.Alerts = append(r.Alerts, a)
+	if a.Thread != "" {
+		return a.Thread, nil
+	}
+	r.n++
+	return fmt.Sprintf("thread-%d", r.n), nil
+}
+
+// Sent returns a copy of the recorded alerts.
+func (r *Notifier) Sent() []app.Alert {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]app.Alert(nil), r.Alerts...)
+}
+
+// Count returns how many recorded alerts are of kind k.
+func (r *Notifier) Count(k app.AlertKind) int {
+	n := 0
+	for _, a := range r.Sent() {
+		if a.Kind == k {
+			n++
+		}
+	}
+	return n
+}
+
+// Box returns a SecretBox with a random key.
+func Box(t testing.TB) app.SecretBox {
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	b, err := app.NewAESGCMBox(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Probe is a simulated node: it numbers and chains batches like the real probe.
+type Probe struct {
+	Node   string
+	Secret []byte
+	Seq    uint64
+	Prev   string
+	mu     sync.Mutex
+}
+
+// Batch builds the next batch of the chain with the given observations.
+func (p *Probe) Batch(created time.Time, obs ...wire.Observation) (*wire.Batch, []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.Seq++
+	b := &wire.Batch{V: wire.Version, ID: fmt.Sprintf("%s-b%d", p.Node, p.Seq), Node: p.Node, Probe: "apptest", Seq: p.Seq,
+		Prev: p.Prev, CreatedAt: created.UTC(), Observations: obs}
+	body, err := wire.Encode(b)
+	if err != nil {
+		panic(err)
+	}
+	p.Prev = wire.BodyHash(body)
+	return b, body
+}
+
+// Request signs body at t as an ingest request.
+func (p *Probe) Request(t time.Time, body []byte) app.IngestRequest {
+	ts, sig := wire.Sign(p.Secret, t, body)
+	return app.IngestRequest{Node: p.Node, Timestamp: ts, Signature: sig, Body: body}
+}
+
+// Heartbeats returns n heartbeat observations every step ending at end.
+func Heartbeats(end time.Time, step time.Duration, n int) []wire.Observation {
+	out := make([]wire.Observation, n)
+	for i := range out {
+		out[i] = wire.Observation{At: end.Add(-time.Duration(n-1-i) * step).UTC(), Kind: wire.KindHeartbeat}
+	}
+	return out
+}
+
+// Check returns a check observation at t.
+func Check(t time.Time, checks ...wire.Check) wire.Observation {
+	return wire.Observation{At: t.UTC(), Kind: wire.KindCheck, Checks: checks}
+}
+
+// AddNode registers a node with the default schedule and returns its probe.
+func AddNode(t testing.TB, svc *app.Service, id string) *Probe {
+	n, secret, err := svc.AddNode(context.Background(), app.NewNode{ID: id, Provider: "acme", Contract: "acme-std",
+		OrderedAt: svc.Now().Add(-time.Hour), GPUModel: "NVIDIA H100 80GB HBM3", GPUCount: 8, PricePerHour: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Probe{Node: n.ID, Secret: secret}
+}

@@ -1,0 +1,341 @@
+package app
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/gpusla/gpusla/probe/wire"
+	"github.com/gpusla/gpusla/sla/incident"
+)
+
+// IngestRequest is one POST of a batch, as the HTTP layer received it.
+type IngestRequest struct {
+	Node      string // the X-Gpusla-Node header
+	Timestamp string // the X-Gpusla-Timestamp header
+	Signature string // the X-Gpusla-Signature header
+	Body      []byte // at most wire.MaxBodyBytes (the HTTP layer enforces it)
+}
+
+// AuthError is a rejected signature, timestamp or replay: HTTP 401. Its
+// message never says more than which check failed.
+type AuthError struct{ Err error }
+
+func (e *AuthError) Error() string { return "unauthorized: " + e.Err.Error() }
+func (e *AuthError) Unwrap() error { return e.Err }
+
+// More reasons a request is refused with 401, next to wire's.
+var (
+	ErrUnknownNode = errors.New("unknown node or signature does not match")
+	ErrReplay      = errors.New("replayed request (this exact signed request was already received)")
+)
+
+// BadRequestError is a schema problem: HTTP 400 naming the field.
+type BadRequestError struct {
+	Field string
+	Msg   string
+}
+
+func (e *BadRequestError) Error() string { return e.Field + ": " + e.Msg }
+
+// Ingest authenticates, decodes, deduplicates, chain-checks, stores and
+// evaluates one batch, then alerts on what changed. Nothing is stored for a
+// request it rejects. A duplicate (a retry of a batch already accepted) is
+// answered like a success with status "duplicate" and changes nothing.
+func (s *Service) Ingest(ctx context.Context, req IngestRequest) (wire.Ack, error) {
+	now := s.Now()
+	// 1. Authenticate before looking at the body at all.
+	if req.Node == "" || req.Timestamp == "" || req.Signature == "" {
+		return wire.Ack{}, &AuthError{wire.ErrNoSignature}
+	}
+	if !wire.ValidNodeID(req.Node) {
+		return wire.Ack{}, &AuthError{ErrUnknownNode}
+	}
+	node, err := s.store.GetNode(ctx, req.Node)
+	if errors.Is(err, ErrNotFound) {
+		return wire.Ack{}, &AuthError{ErrUnknownNode}
+	} else if err != nil {
+		return wire.Ack{}, fmt.Errorf("ingest: %w", err)
+	}
+	secret, err := s.box.Open(node.SealedSecret, node.ID)
+	if err != nil {
+		return wire.Ack{}, fmt.Errorf("ingest: %w", err)
+	}
+	signedAt, err := wire.Verify(secret, now, req.Timestamp, req.Signature, req.Body)
+	if err != nil {
+		return wire.Ack{}, &AuthError{err}
+	}
+	// 2. Decode and check the schema.
+	b, err := wire.Decode(req.Body)
+	if err != nil {
+		var fe *wire.FieldError
+		if errors.As(err, &fe) {
+			return wire.Ack{}, &BadRequestError{Field: fe.Field, Msg: fe.Msg}
+		}
+		return wire.Ack{}, &BadRequestError{Field: "body", Msg: err.Error()}
+	}
+	if b.Node != node.ID {
+		return wire.Ack{}, &BadRequestError{Field: "node", Msg: fmt.Sprintf("%q does not match the signing node %q", b.Node, node.ID)}
+	}
+	in := &ingest{s: s, node: node, b: b, body: req.Body, hash: wire.BodyHash(req.Body), now: now,
+		sig: sigPrefix(req.Signature), signedAt: signedAt}
+	return in.run(ctx)
+}
+
+func sigPrefix(sig string) string {
+	sum := sha256.Sum256([]byte(sig))
+	return hex.EncodeToString(sum[:8])
+}
+
+// ingest is one batch on its way in; run may evaluate it several times if
+// concurrent writers to the same node make its state write conflict.
+type ingest struct {
+	s        *Service
+	node     Node
+	b        *wire.Batch
+	body     []byte
+	hash     string
+	now      time.Time
+	sig      string
+	signedAt time.Time
+	stored   bool // this request stored the batch body
+}
+
+func (in *ingest) ack(status string) wire.Ack {
+	return wire.Ack{ID: in.b.ID, Status: status, ServerTime: in.now}
+}
+
+func (in *ingest) run(ctx context.Context) (wire.Ack, error) {
+	for attempt := 0; attempt < maxRetries; attempt++ {
+		ack, effects, err := in.attempt(ctx)
+		if errors.Is(err, ErrConflict) {
+			continue
+		}
+		if err != nil {
+			return wire.Ack{}, err
+		}
+		in.s.apply(ctx, in.node, effects)
+		return ack, nil
+	}
+	return wire.Ack{}, errTooContended("ingest batch " + in.b.ID)
+}
+
+// effects are what a committed state change implies: records to derive and
+// alerts to send. They are computed before the state write and applied after it.
+type effects struct {
+	transitions []incident.Transition
+	failed      map[incident.Kind][]FailedCheck // failing checks of this batch, for the records and alerts
+	runClosed   *HeartbeatRun
+}
+
+func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
+	var fx effects
+	st, err := in.s.store.GetState(ctx, in.node.ID)
+	var prev int64
+	switch {
+	case errors.Is(err, ErrNotFound):
+		st = NodeState{Node: in.node.ID}
+	case err != nil:
+		return wire.Ack{}, fx, err
+	default:
+		prev = st.Version
+	}
+	b := in.b
+	// Replay: the identical signed request again (a probe retry re-signs).
+	for _, sg := range st.Signatures {
+		if sg.Sig == in.sig {
+			return wire.Ack{}, fx, &AuthError{ErrReplay}
+		}
+	}
+	// Dedupe against the recent batches.
+	for _, r := range st.Recent {
+		if r.Seq != b.Seq {
+			continue
+		}
+		if r.ID == b.ID {
+			return in.ack(wire.AckDuplicate), fx, nil
+		}
+		// Another batch with a seq already used: keep the evidence, do not
+		// let it overwrite what was accepted.
+		err := in.s.store.PutEvidence(ctx, Evidence{Node: in.node.ID, At: in.now, Kind: EvidenceSeqReuse, Seq: b.Seq, BatchID: b.ID,
+			Detail: fmt.Sprintf("seq %d already used by batch %s", b.Seq, r.ID)})
+		if err != nil && !errors.Is(err, ErrExists) {
+			return wire.Ack{}, fx, err
+		}
+		return in.ack(wire.AckDuplicate), fx, nil
+	}
+
+	var why []string
+	var evidence []Evidence
+	ev := func(kind, detail string) {
+		evidence = append(evidence, Evidence{Node: in.node.ID, At: in.now, Kind: kind, Seq: b.Seq, BatchID: b.ID, Detail: detail})
+	}
+	outOfOrder := st.LastSeq > 0 && b.Seq <= st.LastSeq
+	switch {
+	case outOfOrder:
+		why = append(why, "out_of_order")
+		ev(EvidenceOutOfOrder, fmt.Sprintf("seq %d arrived after seq %d", b.Seq, st.LastSeq))
+	case st.LastSeq > 0 && b.Seq == st.LastSeq+1 && b.Prev != st.LastHash:
+		why = append(why, "chain_break")
+		ev(EvidenceChainBreak, fmt.Sprintf("prev %s does not match the hash %s of seq %d", short(b.Prev), short(st.LastHash), st.LastSeq))
+	case b.Seq > st.LastSeq+1 && (st.LastSeq > 0 || b.Seq > 1):
+		if b.Dropped == nil || b.Dropped.ToSeq+1 < b.Seq || b.Dropped.FromSeq > st.LastSeq+1 {
+			why = append(why, "seq_gap")
+			ev(EvidenceSeqGap, fmt.Sprintf("seq %d follows seq %d; %d batches never arrived", b.Seq, st.LastSeq, b.Seq-st.LastSeq-1))
+		}
+	}
+	if d := b.Dropped; d != nil {
+		why = append(why, "drop")
+		ev(EvidenceDrop, fmt.Sprintf("spool dropped %d batches, seq %d to %d: %s", d.Batches, d.FromSeq, d.ToSeq, d.Reason))
+	}
+	skew := time.Duration(b.ClockSkewMS) * time.Millisecond
+	late := false
+	hasChecks := false
+	for _, o := range b.Observations {
+		if len(o.Checks) > 0 {
+			hasChecks = true
+		}
+		if in.now.Sub(o.At.Add(-skew)) > in.node.PushInterval+in.node.Grace {
+			late = true
+		}
+	}
+	if hasChecks {
+		why = append(why, "checks")
+	}
+	if late {
+		why = append(why, "late")
+	}
+
+	// Evaluate through the SLA engine, observation by observation.
+	th := in.s.th(in.node)
+	fx.failed = map[incident.Kind][]FailedCheck{}
+	for i, e := range ObservationEvents(b, in.hash, in.now) {
+		fx.transitions = append(fx.transitions, st.Eval.Observe(th, &e)...)
+		for _, c := range b.Observations[i].Checks {
+			if k, ok := incident.KindOfCategory(c.Category); ok && c.Verdict == wire.Fail {
+				fx.failed[k] = append(fx.failed[k], failedCheck(c, e.TrueAt()))
+			}
+		}
+	}
+
+	// Liveness and the heartbeat run (on-time data only: late data is kept
+	// in full as a batch body and would otherwise stretch the run backwards).
+	if !outOfOrder {
+		st.LastSeq, st.LastHash, st.LastBatchID = b.Seq, in.hash, b.ID
+	}
+	st.Recent = appendCapped(st.Recent, SeqID{Seq: b.Seq, ID: b.ID}, RecentBatches)
+	st.Signatures = appendCapped(st.Signatures, SigSeen{Sig: in.sig, At: in.signedAt}, RecentSignatures)
+	st.LastReceivedAt = in.now
+	st.ClockSkewMS = b.ClockSkewMS
+	if !late && !outOfOrder {
+		fx.runClosed = extendRun(&st, in.node, b, skew, in.now)
+	}
+	for _, o := range b.Observations {
+		at := o.At.Add(-skew).UTC()
+		if st.FirstHeartbeatAt.IsZero() || at.Before(st.FirstHeartbeatAt) {
+			st.FirstHeartbeatAt = at
+		}
+		if at.After(st.LastHeartbeatAt) {
+			st.LastHeartbeatAt = at
+		}
+	}
+	st.UpdatedAt = in.now
+
+	// Derived records first (idempotent), then the state write that commits.
+	if len(why) > 0 && !in.stored {
+		err := in.s.store.PutBatch(ctx, BatchRecord{Node: in.node.ID, Seq: b.Seq, ID: b.ID, Hash: in.hash, ReceivedAt: in.now,
+			Why: why, Body: in.body, ExpiresAt: in.now.Add(in.s.retention)})
+		if errors.Is(err, ErrExists) {
+			// Stored already: by a concurrent copy of this very batch (or one
+			// that crashed before its state write) — then carry on, the
+			// versioned state write decides who commits — or by another batch
+			// with the same seq, which must not be overwritten.
+			got, gerr := in.s.store.GetBatch(ctx, in.node.ID, b.Seq)
+			if gerr != nil {
+				return wire.Ack{}, effects{}, gerr
+			}
+			if got.ID != b.ID {
+				perr := in.s.store.PutEvidence(ctx, Evidence{Node: in.node.ID, At: in.now, Kind: EvidenceSeqReuse, Seq: b.Seq, BatchID: b.ID,
+					Detail: fmt.Sprintf("seq %d already used by batch %s", b.Seq, got.ID)})
+				if perr != nil && !errors.Is(perr, ErrExists) {
+					return wire.Ack{}, effects{}, perr
+				}
+				return in.ack(wire.AckDuplicate), effects{}, nil
+			}
+		} else if err != nil {
+			return wire.Ack{}, effects{}, err
+		}
+		in.stored = true
+	}
+	for _, e := range evidence {
+		if err := in.s.store.PutEvidence(ctx, e); err != nil && !errors.Is(err, ErrExists) {
+			return wire.Ack{}, effects{}, err
+		}
+	}
+	if _, err := in.s.store.PutState(ctx, st, prev); err != nil {
+		return wire.Ack{}, effects{}, err
+	}
+	if fx.runClosed != nil {
+		if err := in.s.store.PutRun(ctx, *fx.runClosed); err != nil && !errors.Is(err, ErrExists) {
+			// The state no longer holds it: log loudly; export still has the
+			// batches around it. This is a store outage, not a logic error.
+			in.s.log.Error("store closed heartbeat run", "node", in.node.ID, "from", fx.runClosed.From, "err", err)
+		}
+	}
+	return in.ack(wire.AckStored), fx, nil
+}
+
+// extendRun adds the batch's observations to the current heartbeat run, or
+// closes it and starts a new one when they do not continue it. A run never
+// spans a gap the SLA engine could call unreachable (heartbeat interval +
+// grace), in probe time or in receive time, so that exporting a run as
+// heartbeats every interval says exactly what the individual heartbeats said.
+func extendRun(st *NodeState, n Node, b *wire.Batch, skew time.Duration, now time.Time) *HeartbeatRun {
+	var closed *HeartbeatRun
+	maxGap := n.HeartbeatInterval + n.Grace
+	for _, o := range b.Observations {
+		at := o.At.Add(-skew).UTC()
+		r := &st.Run
+		if r.Count > 0 && at.Before(r.To) {
+			continue // older than the run's end: already covered
+		}
+		if r.Count == 0 || at.Sub(r.To) >= maxGap || now.Sub(r.ReceivedTo) >= maxGap {
+			if r.Count > 0 {
+				c := *r
+				closed = &c
+			}
+			*r = HeartbeatRun{Node: n.ID, From: at, To: at, Count: 1, ReceivedFrom: now, ReceivedTo: now}
+			continue
+		}
+		r.To, r.ReceivedTo = at, now
+		r.Count++
+	}
+	return closed
+}
+
+func failedCheck(c wire.Check, at time.Time) FailedCheck {
+	return FailedCheck{Name: c.Name, Category: c.Category, Verdict: c.Verdict, Value: c.Value, Criterion: c.Criterion,
+		GPU: c.GPU, Detail: c.Detail, Since: at}
+}
+
+func appendCapped[T any](s []T, v T, n int) []T {
+	s = append(s, v)
+	if len(s) > n {
+		s = slices.Clone(s[len(s)-n:])
+	}
+	return s
+}
+
+func short(h string) string {
+	if h == "" {
+		return `""`
+	}
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}

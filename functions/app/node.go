@@ -1,0 +1,105 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gpusla/gpusla/probe/wire"
+)
+
+// NewNode is what `gpusla node add` asks for.
+type NewNode struct {
+	ID                string
+	Provider          string
+	Contract          string
+	OrderedAt         time.Time
+	GPUModel          string
+	GPUCount          int
+	GPUMemoryMiB      int
+	PricePerHour      float64
+	Currency          string
+	HeartbeatInterval time.Duration // default DefaultHeartbeatInterval
+	PushInterval      time.Duration // default DefaultPushInterval
+	Grace             time.Duration // default DefaultGrace
+	Demo              bool
+}
+
+// FieldError names the field of a request that is wrong.
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+
+// Validate fills defaults and checks every field, naming the wrong one.
+func (n *NewNode) Validate() error {
+	bad := func(f, format string, a ...any) error { return &FieldError{Field: f, Msg: fmt.Sprintf(format, a...)} }
+	if n.HeartbeatInterval == 0 {
+		n.HeartbeatInterval = DefaultHeartbeatInterval
+	}
+	if n.PushInterval == 0 {
+		n.PushInterval = DefaultPushInterval
+	}
+	if n.Grace == 0 {
+		n.Grace = DefaultGrace
+	}
+	switch {
+	case !wire.ValidNodeID(n.ID):
+		return bad("id", "%q is not a node id (letters, digits, '.', '_', '-'; 1 to 64)", n.ID)
+	case n.Provider == "":
+		return bad("provider", "missing")
+	case n.Contract == "":
+		return bad("contract", "missing")
+	case n.OrderedAt.IsZero():
+		return bad("ordered_at", "missing")
+	case n.GPUCount < 0:
+		return bad("gpus", "must not be negative, got %d", n.GPUCount)
+	case n.PricePerHour < 0:
+		return bad("price", "must not be negative, got %g", n.PricePerHour)
+	case n.HeartbeatInterval < time.Second:
+		return bad("heartbeat_interval", "must be at least 1s, got %s", n.HeartbeatInterval)
+	case n.PushInterval < n.HeartbeatInterval:
+		return bad("push_interval", "%s is shorter than the heartbeat interval %s", n.PushInterval, n.HeartbeatInterval)
+	case n.HeartbeatInterval+n.Grace <= n.PushInterval:
+		// The watchdog calls a node unreachable at last receive + heartbeat
+		// interval + grace; that must come after the next push is due.
+		return bad("grace", "%s plus the heartbeat interval %s must exceed the push interval %s", n.Grace, n.HeartbeatInterval, n.PushInterval)
+	}
+	return nil
+}
+
+// AddNode registers a node and returns its secret, which is shown once and
+// stored only sealed.
+func (s *Service) AddNode(ctx context.Context, in NewNode) (Node, []byte, error) {
+	if err := in.Validate(); err != nil {
+		return Node{}, nil, err
+	}
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return Node{}, nil, fmt.Errorf("add node %s: %w", in.ID, err)
+	}
+	// The probe uses the hex form as its secret bytes, so what is printed
+	// is exactly what is keyed.
+	secret = []byte(hex.EncodeToString(secret))
+	sealed, err := s.box.Seal(secret, in.ID)
+	if err != nil {
+		return Node{}, nil, err
+	}
+	n := Node{ID: in.ID, Provider: in.Provider, Contract: in.Contract, OrderedAt: in.OrderedAt.UTC(),
+		GPUModel: in.GPUModel, GPUCount: in.GPUCount, GPUMemoryMiB: in.GPUMemoryMiB, PricePerHour: in.PricePerHour,
+		Currency: in.Currency, HeartbeatInterval: in.HeartbeatInterval, PushInterval: in.PushInterval, Grace: in.Grace,
+		SealedSecret: sealed, CreatedAt: s.Now(), Demo: in.Demo}
+	if err := s.store.CreateNode(ctx, n); err != nil {
+		if errors.Is(err, ErrExists) {
+			return Node{}, nil, &FieldError{Field: "id", Msg: fmt.Sprintf("node %q is already registered", in.ID)}
+		}
+		return Node{}, nil, err
+	}
+	s.log.Info("node registered", "node", n.ID, "provider", n.Provider, "contract", n.Contract)
+	return n, secret, nil
+}

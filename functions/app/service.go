@@ -1,0 +1,104 @@
+// Package app is the backend's application: the node registry, ingest of
+// signed batches, live state evaluation through the SLA engine
+// (sla/incident), the watchdog, and the decisions of what to alert. It owns
+// the interfaces of what it needs from outside — Store, Notifier, Clock,
+// SecretBox — which infra/… implement; the Lambdas and `gpusla serve` call
+// the same Service, so both run one behaviour.
+package app
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/gpusla/gpusla/sla/incident"
+)
+
+// Defaults of a node's schedule: the probe heartbeats every 30 s and pushes
+// every 60 s (two heartbeats a batch), which keeps a node-month of pushes
+// within the cost goal.
+const (
+	DefaultHeartbeatInterval = 30 * time.Second
+	DefaultPushInterval      = 60 * time.Second
+	DefaultGrace             = 90 * time.Second
+	// DefaultRetention is how long stored batch bodies live (their TTL):
+	// a month of reports plus the longest claim window.
+	DefaultRetention = 400 * 24 * time.Hour
+	// MaxTickGap: a watchdog tick further than this from the previous one
+	// means the backend itself was down in between.
+	MaxTickGap = 3 * time.Minute
+)
+
+// Config wires a Service.
+type Config struct {
+	Store    Store
+	Notifier Notifier
+	Box      SecretBox
+	Clock    Clock        // default SystemClock
+	Log      *slog.Logger // default slog.Default()
+	// Thresholds returns the detection settings for a node (the contract's
+	// terms); default: the node's grace, 2 failures to open, 2 passes to close.
+	Thresholds func(Node) incident.Thresholds
+	// Retention is the TTL of stored batch bodies (default DefaultRetention).
+	Retention time.Duration
+	// BackendID names this backend's liveness records ("serve", "lambda").
+	BackendID string
+}
+
+// Service is the application.
+type Service struct {
+	store     Store
+	notifier  Notifier
+	box       SecretBox
+	clock     Clock
+	log       *slog.Logger
+	th        func(Node) incident.Thresholds
+	retention time.Duration
+	backendID string
+}
+
+// New checks the config and returns a Service.
+func New(c Config) (*Service, error) {
+	if c.Store == nil || c.Notifier == nil || c.Box == nil {
+		return nil, errors.New("app: Store, Notifier and Box are required")
+	}
+	s := &Service{store: c.Store, notifier: c.Notifier, box: c.Box, clock: c.Clock, log: c.Log,
+		th: c.Thresholds, retention: c.Retention, backendID: c.BackendID}
+	if s.clock == nil {
+		s.clock = SystemClock{}
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.th == nil {
+		s.th = DefaultThresholds
+	}
+	if s.retention <= 0 {
+		s.retention = DefaultRetention
+	}
+	if s.backendID == "" {
+		s.backendID = "backend"
+	}
+	return s, nil
+}
+
+// DefaultThresholds are used until a node's contract terms say otherwise.
+func DefaultThresholds(n Node) incident.Thresholds {
+	return incident.Thresholds{Grace: n.Grace, FailureThreshold: 2, SuccessThreshold: 2}
+}
+
+// Store returns the service's store (for export and tools).
+func (s *Service) Store() Store { return s.store }
+
+// Now is the service clock's time, in UTC.
+func (s *Service) Now() time.Time { return s.clock.Now().UTC() }
+
+// maxRetries bounds re-reads after a version conflict; contention on one
+// node is at most a few concurrent requests, so this is never reached in
+// practice and an error says so if it is.
+const maxRetries = 32
+
+func errTooContended(what string) error {
+	return fmt.Errorf("%s: still conflicting after %d attempts", what, maxRetries)
+}

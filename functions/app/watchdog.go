@@ -1,0 +1,174 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gpusla/gpusla/sla/incident"
+)
+
+// WatchdogResult says what one watchdog run did, for logs and tests.
+type WatchdogResult struct {
+	Nodes       int
+	Transitions int
+	UpSince     time.Time // since when this backend has been up without a gap
+}
+
+// Watchdog is the every-minute run: it records the backend's own
+// liveness, lets the SLA engine open unreachable incidents for nodes whose
+// heartbeats are overdue past the grace period (backdated to when the next
+// heartbeat was due), repairs incident records a crash may have lost, and
+// retries undelivered alerts. Concurrent runs are safe: every state change
+// is a versioned write.
+func (s *Service) Watchdog(ctx context.Context) (WatchdogResult, error) {
+	now := s.Now()
+	var res WatchdogResult
+	up, err := s.beat(ctx, now)
+	if err != nil {
+		return res, fmt.Errorf("watchdog: %w", err)
+	}
+	res.UpSince = up
+	nodes, err := s.store.ListNodes(ctx)
+	if err != nil {
+		return res, fmt.Errorf("watchdog: %w", err)
+	}
+	var errs []error
+	for _, n := range nodes {
+		res.Nodes++
+		k, err := s.checkNode(ctx, n, now, up)
+		res.Transitions += k
+		if err != nil {
+			errs = append(errs, fmt.Errorf("node %s: %w", n.ID, err))
+		}
+	}
+	if err := s.retryAlerts(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("retry alerts: %w", err))
+	}
+	return res, errors.Join(errs...)
+}
+
+func (s *Service) checkNode(ctx context.Context, n Node, now, upSince time.Time) (int, error) {
+	th := s.th(n)
+	for attempt := 0; attempt < maxRetries; attempt++ {
+		st, err := s.store.GetState(ctx, n.ID)
+		if errors.Is(err, ErrNotFound) {
+			return 0, nil // never heard from: nothing to be overdue
+		}
+		if err != nil {
+			return 0, err
+		}
+		last := st.Eval.LastReceived
+		// While the backend itself was down nobody could hear the node, so
+		// no node is charged for it: count the node's silence from when the
+		// backend came back at the earliest.
+		if !last.IsZero() && !upSince.IsZero() && last.Add(n.HeartbeatInterval).Before(upSince) {
+			last = upSince.Add(-n.HeartbeatInterval)
+		}
+		prev := st.Version
+		trs := st.Eval.Tick(now, last, n.HeartbeatInterval, th)
+		if len(trs) == 0 {
+			s.repair(ctx, n, st)
+			return 0, nil
+		}
+		if _, err := s.store.PutState(ctx, st, prev); errors.Is(err, ErrConflict) {
+			continue
+		} else if err != nil {
+			return 0, err
+		}
+		s.apply(ctx, n, effects{transitions: trs})
+		return len(trs), nil
+	}
+	return 0, errTooContended("watchdog node " + n.ID)
+}
+
+// repair recreates the record of an incident the state says is open but
+// that a crash between the state write and the record write lost.
+func (s *Service) repair(ctx context.Context, n Node, st NodeState) {
+	var open []Incident
+	if g := st.Eval.Unreachable; g != nil {
+		open = append(open, Incident{Kind: string(incident.Unreachable), Start: g.Since, Cause: g.Cause,
+			Counted: incident.CauseCounted(g.Cause), Evidence: g.Evidence})
+	}
+	for k, h := range st.Eval.Checks {
+		if h != nil && h.Open {
+			open = append(open, Incident{Kind: string(k), Start: h.Since, Cause: incident.CauseCheck, Counted: true, Evidence: h.Evidence})
+		}
+	}
+	for _, inc := range open {
+		inc.Node, inc.ID = n.ID, IncidentID(inc.Kind, inc.Start)
+		if _, err := s.store.GetIncident(ctx, n.ID, inc.ID); !errors.Is(err, ErrNotFound) {
+			continue
+		}
+		inc.ConfirmedAt, inc.UpdatedAt = s.Now(), s.Now()
+		if err := s.store.CreateIncident(ctx, inc); err == nil {
+			s.log.Warn("recreated a lost incident record", "node", n.ID, "incident", inc.ID)
+			t := incident.Transition{Op: incident.Open, Kind: incident.Kind(inc.Kind), Since: inc.Start, At: inc.Start,
+				Cause: inc.Cause, Counted: inc.Counted, Evidence: inc.Evidence}
+			s.alert(ctx, n, t, inc)
+		}
+	}
+}
+
+// beat records that this backend is alive now and returns since when it has
+// been up without a gap longer than MaxTickGap.
+func (s *Service) beat(ctx context.Context, now time.Time) (time.Time, error) {
+	runs, err := s.store.ListBackendRuns(ctx, now.Add(-MaxTickGap), now.Add(time.Second))
+	if err != nil {
+		return time.Time{}, err
+	}
+	var cur *BackendRun
+	for i := range runs {
+		r := &runs[i]
+		if r.Stopped || !strings.HasPrefix(r.ID, s.backendID+"@") || now.Sub(r.LastTick) > MaxTickGap {
+			continue
+		}
+		if cur == nil || r.LastTick.After(cur.LastTick) {
+			cur = r
+		}
+	}
+	if cur == nil {
+		return s.BackendStart(ctx)
+	}
+	if now.After(cur.LastTick) {
+		prev := cur.Version
+		cur.LastTick = now
+		if _, err := s.store.PutBackendRun(ctx, *cur, prev); err != nil && !errors.Is(err, ErrConflict) {
+			return time.Time{}, err // a conflict means another watchdog just ticked it
+		}
+	}
+	return cur.Start, nil
+}
+
+// BackendStart records the start of a new backend run (`gpusla serve` calls
+// it when it starts; the watchdog when it finds no live run).
+func (s *Service) BackendStart(ctx context.Context) (time.Time, error) {
+	now := s.Now()
+	r := BackendRun{ID: s.backendID + "@" + now.Format("20060102T150405.000000000Z"), Start: now, LastTick: now}
+	if _, err := s.store.PutBackendRun(ctx, r, 0); err != nil && !errors.Is(err, ErrConflict) {
+		return time.Time{}, fmt.Errorf("record backend start: %w", err)
+	}
+	return now, nil
+}
+
+// BackendStop marks this backend's live runs stopped (`gpusla serve` on exit).
+func (s *Service) BackendStop(ctx context.Context) error {
+	now := s.Now()
+	runs, err := s.store.ListBackendRuns(ctx, now.Add(-MaxTickGap), now.Add(time.Second))
+	if err != nil {
+		return err
+	}
+	for _, r := range runs {
+		if r.Stopped || !strings.HasPrefix(r.ID, s.backendID+"@") {
+			continue
+		}
+		prev := r.Version
+		r.LastTick, r.Stopped = now, true
+		if _, err := s.store.PutBackendRun(ctx, r, prev); err != nil {
+			return fmt.Errorf("record backend stop: %w", err)
+		}
+	}
+	return nil
+}

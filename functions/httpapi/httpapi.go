@@ -1,0 +1,180 @@
+// Package httpapi is the backend's HTTP layer, shared by `gpusla serve` and
+// the Lambdas (through an API Gateway / Function URL adapter): POST
+// /v1/batches (ingest), GET /healthz, and read-only views for people. Other
+// parts add their routes to Mux.
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/probe/wire"
+)
+
+// API serves the application over HTTP.
+type API struct {
+	svc *app.Service
+	log *slog.Logger
+	mux *http.ServeMux
+}
+
+// Routes.
+const (
+	PathBatches   = "/v1/batches"
+	PathHealth    = "/healthz"
+	PathNodes     = "/v1/nodes"
+	PathIncidents = "/v1/incidents"
+)
+
+// New returns the API with its routes registered.
+func New(svc *app.Service, log *slog.Logger) *API {
+	if log == nil {
+		log = slog.Default()
+	}
+	a := &API{svc: svc, log: log, mux: http.NewServeMux()}
+	a.mux.HandleFunc("POST "+PathBatches, a.ingest)
+	a.mux.HandleFunc("GET "+PathHealth, a.health)
+	a.mux.HandleFunc("GET "+PathNodes, a.nodes)
+	a.mux.HandleFunc("GET "+PathIncidents, a.incidents)
+	return a
+}
+
+// Mux is where other parts register their routes (tickets, Slack, reports).
+func (a *API) Mux() *http.ServeMux { return a.mux }
+
+// ServeHTTP serves every route.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.mux.ServeHTTP(w, r) }
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeErr(w http.ResponseWriter, status int, msg, field string) {
+	writeJSON(w, status, wire.Error{Error: msg, Field: field})
+}
+
+// ingest: signature headers first, then the capped body, then the
+// application (which verifies the HMAC before it decodes anything).
+func (a *API) ingest(w http.ResponseWriter, r *http.Request) {
+	h := r.Header
+	req := app.IngestRequest{Node: h.Get(wire.HeaderNode), Timestamp: h.Get(wire.HeaderTimestamp), Signature: h.Get(wire.HeaderSignature)}
+	if req.Node == "" || req.Timestamp == "" || req.Signature == "" {
+		writeErr(w, http.StatusUnauthorized, "unauthorized: "+wire.ErrNoSignature.Error(), "")
+		return
+	}
+	if r.ContentLength > wire.MaxBodyBytes {
+		writeErr(w, http.StatusRequestEntityTooLarge, "body over the limit of 1048576 bytes", "")
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, wire.MaxBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeErr(w, http.StatusRequestEntityTooLarge, "body over the limit of 1048576 bytes", "")
+			return
+		}
+		writeErr(w, http.StatusBadRequest, "cannot read body: "+err.Error(), "body")
+		return
+	}
+	req.Body = body
+	ack, err := a.svc.Ingest(r.Context(), req)
+	var ae *app.AuthError
+	var be *app.BadRequestError
+	switch {
+	case err == nil:
+		writeJSON(w, http.StatusOK, ack)
+	case errors.As(err, &ae):
+		// Never log the signature or body; the node id is not secret.
+		a.log.Warn("batch refused", "status", 401, "node", req.Node, "reason", ae.Err.Error(), "remote", r.RemoteAddr)
+		writeErr(w, http.StatusUnauthorized, ae.Error(), "")
+	case errors.As(err, &be):
+		a.log.Warn("batch refused", "status", 400, "node", req.Node, "field", be.Field, "reason", be.Msg)
+		writeErr(w, http.StatusBadRequest, be.Error(), be.Field)
+	default:
+		a.log.Error("ingest failed", "node", req.Node, "err", err)
+		writeErr(w, http.StatusInternalServerError, "internal error; the probe keeps the batch and retries", "")
+	}
+}
+
+func (a *API) health(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "time": a.svc.Now()})
+}
+
+// NodeView is one node as GET /v1/nodes shows it (no secret).
+type NodeView struct {
+	ID               string    `json:"id"`
+	Provider         string    `json:"provider"`
+	Contract         string    `json:"contract"`
+	GPUModel         string    `json:"gpu_model,omitempty"`
+	GPUCount         int       `json:"gpu_count,omitempty"`
+	Demo             bool      `json:"demo,omitempty"`
+	LastSeq          uint64    `json:"last_seq"`
+	LastReceivedAt   time.Time `json:"last_received_at,omitzero"`
+	LastHeartbeatAt  time.Time `json:"last_heartbeat_at,omitzero"`
+	FirstHeartbeatAt time.Time `json:"first_heartbeat_at,omitzero"`
+	ClockSkewMS      int64     `json:"clock_skew_ms"`
+	Unreachable      bool      `json:"unreachable"`
+	OpenIncidents    []string  `json:"open_incidents,omitempty"`
+}
+
+func (a *API) nodes(w http.ResponseWriter, r *http.Request) {
+	nodes, err := a.svc.Store().ListNodes(r.Context())
+	if err != nil {
+		a.log.Error("list nodes", "err", err)
+		writeErr(w, http.StatusInternalServerError, "internal error", "")
+		return
+	}
+	out := make([]NodeView, 0, len(nodes))
+	for _, n := range nodes {
+		v := NodeView{ID: n.ID, Provider: n.Provider, Contract: n.Contract, GPUModel: n.GPUModel, GPUCount: n.GPUCount, Demo: n.Demo}
+		st, err := a.svc.Store().GetState(r.Context(), n.ID)
+		if err == nil {
+			v.LastSeq, v.LastReceivedAt, v.LastHeartbeatAt, v.FirstHeartbeatAt, v.ClockSkewMS =
+				st.LastSeq, st.LastReceivedAt, st.LastHeartbeatAt, st.FirstHeartbeatAt, st.ClockSkewMS
+			if g := st.Eval.Unreachable; g != nil {
+				v.Unreachable = true
+				v.OpenIncidents = append(v.OpenIncidents, app.IncidentID("unreachable", g.Since))
+			}
+			for k, h := range st.Eval.Checks {
+				if h != nil && h.Open {
+					v.OpenIncidents = append(v.OpenIncidents, app.IncidentID(string(k), h.Since))
+				}
+			}
+		}
+		out = append(out, v)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (a *API) incidents(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	to := a.svc.Now().Add(time.Second)
+	from := to.Add(-31 * 24 * time.Hour)
+	for name, dst := range map[string]*time.Time{"from": &from, "to": &to} {
+		if v := q.Get(name); v != "" {
+			t, err := time.Parse(time.RFC3339, v)
+			if err != nil {
+				writeErr(w, http.StatusBadRequest, name+": not an RFC 3339 time", name)
+				return
+			}
+			*dst = t
+		}
+	}
+	incs, err := a.svc.Store().ListIncidents(r.Context(), q.Get("node"), from, to)
+	if err != nil {
+		a.log.Error("list incidents", "err", err)
+		writeErr(w, http.StatusInternalServerError, "internal error", "")
+		return
+	}
+	if incs == nil {
+		incs = []app.Incident{}
+	}
+	writeJSON(w, http.StatusOK, incs)
+}
