@@ -28,6 +28,10 @@ if [ ! -x "$TOOLS/node/node_modules/.bin/dynalite" ]; then
   echo "setup: installing dynalite from npm"
   npm install --silent --no-audit --no-fund --prefix "$TOOLS/node" dynalite@4.0.0 >/dev/null
 fi
+if [ ! -x "$TOOLS/node/node_modules/.bin/s3rver" ]; then
+  echo "setup: installing s3rver from npm (S3 report store tests)"
+  npm install --silent --no-audit --no-fund --prefix "$TOOLS/node" s3rver@3.7.1 >/dev/null
+fi
 
 export GOBIN="$TOOLS/bin"
 [ -x "$GOBIN/staticcheck" ] || go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
