@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpusla/gpusla/probe/stress"
+	"github.com/gpusla/gpusla/probe/wire"
+)
+
+// stressFlags are the options `gpuprobe stress` and `gpuprobe check` share.
+type stressFlags struct {
+	burn        time.Duration
+	tests       string
+	memFraction float64
+	copyMiB     uint64
+	reps        int
+	faultInject bool
+	force       bool
+	gpus        []int
+}
+
+func (f *stressFlags) register(cmd *cobra.Command, burnDefault time.Duration) {
+	fs := cmd.Flags()
+	fs.DurationVar(&f.burn, "duration", burnDefault, "burn time for each precision")
+	fs.StringVar(&f.tests, "tests", "fp32,fp64,tf32,bf16,fp16,bandwidth,memtest", "tests to run, comma separated: fp32, fp64, tf32, bf16, fp16, bandwidth (device, host and peer copies), memtest")
+	fs.Float64Var(&f.memFraction, "memtest-fraction", 0.9, "share of free GPU memory the memory test writes and verifies")
+	fs.Uint64Var(&f.copyMiB, "copy-mib", 4096, "device-to-device copy size in MiB")
+	fs.IntVar(&f.reps, "reps", 10, "timed repetitions of each copy")
+	fs.BoolVar(&f.faultInject, "fault-inject", false, "corrupt one result of every burn and one word of the memory test, to prove errors are caught (the run must then fail)")
+	fs.BoolVar(&f.force, "force", false, "test GPUs even when other processes are using them")
+	fs.IntSliceVar(&f.gpus, "gpus", nil, "CUDA ordinals of the GPUs to test (default all)")
+}
+
+func (f *stressFlags) options(log *slog.Logger) (stress.Options, error) {
+	o := stress.DefaultOptions()
+	o.Burn, o.MemtestFraction, o.Reps = f.burn, f.memFraction, f.reps
+	o.CopyBytes = f.copyMiB << 20
+	o.FaultInject, o.Force, o.GPUs, o.Log = f.faultInject, f.force, f.gpus, log
+	if f.memFraction <= 0 || f.memFraction > 0.97 {
+		return o, fmt.Errorf("--memtest-fraction %g: must be above 0 and at most 0.97", f.memFraction)
+	}
+	if f.reps < 1 {
+		return o, fmt.Errorf("--reps %d: must be 1 or more", f.reps)
+	}
+	if f.copyMiB < 16 {
+		return o, fmt.Errorf("--copy-mib %d: must be at least 16", f.copyMiB)
+	}
+	o.Precisions, o.Bandwidth, o.Memtest = nil, false, false
+	for _, t := range strings.Split(f.tests, ",") {
+		switch t = strings.TrimSpace(t); t {
+		case "fp32", "fp64", "tf32", "bf16", "fp16":
+			o.Precisions = append(o.Precisions, stress.Precision(t))
+		case "bandwidth":
+			o.Bandwidth = true
+		case "memtest":
+			o.Memtest = true
+		case "":
+		default:
+			return o, fmt.Errorf("--tests: unknown test %q (want fp32, fp64, tf32, bf16, fp16, bandwidth, memtest)", t)
+		}
+	}
+	if len(o.Precisions) == 0 {
+		o.Burn = 0
+	}
+	return o, nil
+}
+
+// signalContext is cancelled by SIGINT or SIGTERM, so that a stress run
+// stops at its next launch and frees the GPU memory it holds.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+func init() {
+	commands = append(commands, func() *cobra.Command {
+		var f stressFlags
+		var asJSON bool
+		cmd := &cobra.Command{
+			Use:   "stress",
+			Short: "Burn every GPU (FP32, FP64, TF32, BF16, FP16) with checked results, measure memory, PCIe and peer bandwidth, test memory",
+			Long: `stress loads every GPU the CUDA driver sees. Each burn's results are compared,
+element by element, with a reference the host computes, so a single wrong value
+is counted. Throughput is sampled every second (median, minimum, coefficient of
+variation) while NVML is read every second (power, temperature, SM clock,
+clock-event reasons, XID errors). Then device-to-device, pinned host<->device and
+peer-to-peer copies are timed and verified, and a pattern test writes and reads
+back most of the free memory. Results are judged against the model's calibrated
+thresholds, always beside the % of the official figure.
+
+GPUs that other processes use are skipped unless --force. Clocks, power limits
+and modes are never changed. SIGINT or SIGTERM stops the run at the next launch.
+
+Exit status: 0 nothing failed, 2 a check failed, 3 no GPU to test, 1 other errors.`,
+			Args: cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
+				o, err := f.options(log)
+				if err != nil {
+					return err
+				}
+				ctx, stop := signalContext()
+				defer stop()
+				rep, runErr := stress.Run(ctx, o)
+				if asJSON {
+					enc := json.NewEncoder(cmd.OutOrStdout())
+					enc.SetIndent("", "  ")
+					if err := enc.Encode(rep); err != nil {
+						return err
+					}
+				} else {
+					printChecks(cmd.OutOrStdout(), rep.Checks)
+				}
+				switch {
+				case errors.Is(runErr, stress.ErrNoGPU):
+					fmt.Fprintln(cmd.ErrOrStderr(), "gpuprobe stress:", runErr)
+					return exitError{code: 3}
+				case runErr != nil:
+					return runErr
+				case anyFailed(rep.Checks):
+					return exitError{code: 2}
+				}
+				return nil
+			},
+		}
+		f.register(cmd, 30*time.Second)
+		cmd.Flags().BoolVar(&asJSON, "json", false, "print the full report as JSON")
+		return cmd
+	})
+}
+
+func anyFailed(cs []wire.Check) bool {
+	for _, c := range cs {
+		if c.Verdict == wire.Fail {
+			return true
+		}
+	}
+	return false
+}
+
+// printChecks writes one line a check: verdict, name, GPU, value, then
+// the criterion and detail when there is one.
+func printChecks(w io.Writer, cs []wire.Check) {
+	for _, c := range cs {
+		gpu := "   "
+		if c.GPU != nil {
+			gpu = fmt.Sprintf("[%d]", *c.GPU)
+		}
+		fmt.Fprintf(w, "%-7s %s %-24s %s\n", strings.ToUpper(c.Verdict), gpu, c.Name, c.Value)
+		if c.Criterion != "" && c.Verdict != wire.Pass {
+			fmt.Fprintf(w, "%40s want %s\n", "", c.Criterion)
+		}
+		if c.Detail != "" {
+			fmt.Fprintf(w, "%40s %s\n", "", c.Detail)
+		}
+	}
+}

@@ -1,0 +1,326 @@
+// Kernels of gpuprobe's stress tests. Every kernel does deterministic work
+// whose exact result the host computes on its own, so that the host can
+// compare each output element bit for bit and count every wrong value.
+//
+// Built three times by gen.sh into PTX (the driver compiles the PTX for the
+// card at load time):
+//   compute_70: portable — FP32 and FP64 FMA chains, memory kernels;
+//   compute_80: adds the tensor-core burns through mma.sync (TF32, BF16,
+//               FP16, and FP64 m8n8k4);
+//   compute_90: FP64 through Hopper's m16n8k16 f64 tensor shape.
+// Kernels that a target cannot hold are left out of its PTX; the probe asks
+// the module for each kernel by name and skips the test with the reason when
+// it is missing.
+//
+// Fault injection: every burn kernel takes `inject`, the global index of one
+// output element to corrupt (flip its lowest bit) after the work is done, or
+// -1 for none. It exists so tests prove that the host counts a wrong value.
+
+#include <stdint.h>
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#include <cuda_bf16.h>
+#endif
+#include <cuda_fp16.h>
+
+#define CHAINS 8
+#define UNROLL 16
+
+// ---------------------------------------------------------------------------
+// FP32 / FP64 FMA chains: x <- fma(x, x, c) with c in [-1.99, -1.4]. For such
+// c the interval [c, c*c + c] maps into itself, so the orbit is bounded (no
+// Inf, no NaN) yet chaotic: every bit of every register keeps changing. The
+// host reproduces the exact IEEE fused multiply-add sequence.
+// seeds holds S rows of CHAINS (x0, c) pairs; thread t uses row t & (S-1).
+
+extern "C" __global__ void __launch_bounds__(256)
+burn_fp32(float *out, const float *seeds, unsigned seedMask, unsigned iters, long long inject)
+{
+    unsigned long long tid = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const float *s = seeds + (tid & seedMask) * (2 * CHAINS);
+    float x[CHAINS], c[CHAINS];
+#pragma unroll
+    for (int k = 0; k < CHAINS; k++) { x[k] = s[2 * k]; c[k] = s[2 * k + 1]; }
+    for (unsigned i = 0; i < iters; i++) {
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+#pragma unroll
+            for (int k = 0; k < CHAINS; k++) x[k] = __fmaf_rn(x[k], x[k], c[k]);
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < CHAINS; k++) {
+        long long idx = (long long)(tid * CHAINS + k);
+        float v = x[k];
+        if (idx == inject) v = __int_as_float(__float_as_int(v) ^ 1);
+        out[idx] = v;
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+burn_fp64(double *out, const double *seeds, unsigned seedMask, unsigned iters, long long inject)
+{
+    unsigned long long tid = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const double *s = seeds + (tid & seedMask) * (2 * CHAINS);
+    double x[CHAINS], c[CHAINS];
+#pragma unroll
+    for (int k = 0; k < CHAINS; k++) { x[k] = s[2 * k]; c[k] = s[2 * k + 1]; }
+    for (unsigned i = 0; i < iters; i++) {
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+#pragma unroll
+            for (int k = 0; k < CHAINS; k++) x[k] = __fma_rn(x[k], x[k], c[k]);
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < CHAINS; k++) {
+        long long idx = (long long)(tid * CHAINS + k);
+        double v = x[k];
+        if (idx == inject) v = __longlong_as_double(__double_as_longlong(v) ^ 1);
+        out[idx] = v;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Tensor-core burns. Each warp keeps ACC independent accumulators and
+// alternates D += A1*B1 and D += A2*B2 where every element of A1 is a,
+// of B1 is b, of A2 is -b and of B2 is a: the second product cancels the
+// first exactly (small integers, exact in every format here), while the
+// multipliers see different bits each step. After 2*iters steps the
+// accumulators hold C0 again; one last A1*B1 leaves C0 + K*a*b in every
+// element. Because A and B are uniform inside a warp, the expected value
+// does not depend on the fragment layout: element r of accumulator j of
+// lane l is C0(w, l, j, r) + K*a*b. A step that is skipped, or one wrong
+// product anywhere, leaves a different value that the host counts.
+// params holds S rows of (a, b); warp w uses row w & (S-1).
+// C0(w, l, j, r) = ((w * 131 + l * 7 + j * 17 + r * 3) & 255) - 128.
+
+#define ACC 8
+
+__device__ __forceinline__ float c0f(unsigned w, unsigned l, unsigned j, unsigned r)
+{
+    return (float)((int)((w * 131u + l * 7u + j * 17u + r * 3u) & 255u) - 128);
+}
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+
+__device__ __forceinline__ void mma_bf16(float *d, const unsigned *a, const unsigned *b)
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+__device__ __forceinline__ void mma_fp16(float *d, const unsigned *a, const unsigned *b)
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+__device__ __forceinline__ void mma_tf32(float *d, const unsigned *a, const unsigned *b)
+{
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+// kind: 0 bf16, 1 fp16, 2 tf32. Operands packed as the mma expects them.
+template <int KIND>
+__device__ __forceinline__ unsigned pack(float v)
+{
+    if (KIND == 0) {
+        unsigned short u = __bfloat16_as_ushort(__float2bfloat16_rn(v));
+        return (unsigned)u | ((unsigned)u << 16);
+    } else if (KIND == 1) {
+        unsigned short u = __half_as_ushort(__float2half_rn(v));
+        return (unsigned)u | ((unsigned)u << 16);
+    }
+    return __float_as_uint(v);
+}
+
+template <int KIND>
+__device__ __forceinline__ void mma_k(float *d, const unsigned *a, const unsigned *b)
+{
+    if (KIND == 0) mma_bf16(d, a, b);
+    else if (KIND == 1) mma_fp16(d, a, b);
+    else mma_tf32(d, a, b);
+}
+
+template <int KIND>
+__device__ __forceinline__ void burn_mma_f32(float *out, const float *params, unsigned paramMask,
+                                             unsigned iters, long long inject)
+{
+    unsigned long long gtid = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned w = (unsigned)(gtid >> 5), l = threadIdx.x & 31;
+    float av = params[2 * (w & paramMask)], bv = params[2 * (w & paramMask) + 1];
+    unsigned a1[4], b1[2], a2[4], b2[2];
+#pragma unroll
+    for (int i = 0; i < 4; i++) { a1[i] = pack<KIND>(av); a2[i] = pack<KIND>(-bv); }
+#pragma unroll
+    for (int i = 0; i < 2; i++) { b1[i] = pack<KIND>(bv); b2[i] = pack<KIND>(av); }
+    float d[ACC][4];
+#pragma unroll
+    for (int j = 0; j < ACC; j++)
+#pragma unroll
+        for (int r = 0; r < 4; r++) d[j][r] = c0f(w, l, j, r);
+    for (unsigned i = 0; i < iters; i++) {
+#pragma unroll
+        for (int j = 0; j < ACC; j++) mma_k<KIND>(d[j], a1, b1);
+#pragma unroll
+        for (int j = 0; j < ACC; j++) mma_k<KIND>(d[j], a2, b2);
+    }
+#pragma unroll
+    for (int j = 0; j < ACC; j++) mma_k<KIND>(d[j], a1, b1);
+#pragma unroll
+    for (int j = 0; j < ACC; j++)
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            long long idx = (long long)(gtid * (ACC * 4) + j * 4 + r);
+            float v = d[j][r];
+            if (idx == inject) v = __int_as_float(__float_as_int(v) ^ 1);
+            out[idx] = v;
+        }
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+burn_bf16(float *out, const float *params, unsigned paramMask, unsigned iters, long long inject)
+{ burn_mma_f32<0>(out, params, paramMask, iters, inject); }
+
+extern "C" __global__ void __launch_bounds__(256)
+burn_fp16(float *out, const float *params, unsigned paramMask, unsigned iters, long long inject)
+{ burn_mma_f32<1>(out, params, paramMask, iters, inject); }
+
+extern "C" __global__ void __launch_bounds__(256)
+burn_tf32(float *out, const float *params, unsigned paramMask, unsigned iters, long long inject)
+{ burn_mma_f32<2>(out, params, paramMask, iters, inject); }
+
+// FP64 on the tensor cores. Ampere's shape m8n8k4 (2 accumulator registers
+// a lane); Hopper adds m16n8k{4,8,16}, which run at twice the FMA rate.
+#if __CUDA_ARCH__ >= 900
+#define F64_K 16
+#define F64_NA 8
+#define F64_NB 4
+#define F64_NC 4
+__device__ __forceinline__ void mma_f64(double *d, const double *a, const double *b)
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 "
+                 "{%0,%1,%2,%3}, {%4,%5,%6,%7,%8,%9,%10,%11}, {%12,%13,%14,%15}, {%0,%1,%2,%3};\n"
+                 : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+                 : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]),
+                   "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+}
+#else
+#define F64_K 4
+#define F64_NA 1
+#define F64_NB 1
+#define F64_NC 2
+__device__ __forceinline__ void mma_f64(double *d, const double *a, const double *b)
+{
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 "
+                 "{%0,%1}, {%2}, {%3}, {%0,%1};\n"
+                 : "+d"(d[0]), "+d"(d[1])
+                 : "d"(a[0]), "d"(b[0]));
+}
+#endif
+
+#define ACC64 4
+
+// burn_fp64_mma writes F64_NC*ACC64 values a thread: 4*4 from the compute_90
+// PTX (m16n8k16), 4*2 from the compute_80 PTX (m8n8k4).
+extern "C" __global__ void __launch_bounds__(256)
+burn_fp64_mma(double *out, const double *params, unsigned paramMask, unsigned iters, long long inject)
+{
+    unsigned long long gtid = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned w = (unsigned)(gtid >> 5), l = threadIdx.x & 31;
+    double av = params[2 * (w & paramMask)], bv = params[2 * (w & paramMask) + 1];
+    double a1[F64_NA], b1[F64_NB], a2[F64_NA], b2[F64_NB];
+#pragma unroll
+    for (int i = 0; i < F64_NA; i++) { a1[i] = av; a2[i] = -bv; }
+#pragma unroll
+    for (int i = 0; i < F64_NB; i++) { b1[i] = bv; b2[i] = av; }
+    double d[ACC64][F64_NC];
+#pragma unroll
+    for (int j = 0; j < ACC64; j++)
+#pragma unroll
+        for (int r = 0; r < F64_NC; r++) d[j][r] = (double)c0f(w, l, j, r);
+    for (unsigned i = 0; i < iters; i++) {
+#pragma unroll
+        for (int j = 0; j < ACC64; j++) mma_f64(d[j], a1, b1);
+#pragma unroll
+        for (int j = 0; j < ACC64; j++) mma_f64(d[j], a2, b2);
+    }
+#pragma unroll
+    for (int j = 0; j < ACC64; j++) mma_f64(d[j], a1, b1);
+#pragma unroll
+    for (int j = 0; j < ACC64; j++)
+#pragma unroll
+        for (int r = 0; r < F64_NC; r++) {
+            long long idx = (long long)(gtid * (ACC64 * F64_NC) + j * F64_NC + r);
+            double v = d[j][r];
+            if (idx == inject) v = __longlong_as_double(__double_as_longlong(v) ^ 1);
+            out[idx] = v;
+        }
+}
+
+#endif // __CUDA_ARCH__ >= 800
+
+// ---------------------------------------------------------------------------
+// Memory kernels. Words are 32-bit; `base` is the index of the buffer's
+// first word in the whole tested range so that patterns depend on the
+// address, catching address-line faults (two addresses aliasing one cell).
+
+__device__ __forceinline__ unsigned pattern(unsigned long long i, unsigned seed, unsigned mode)
+{
+    switch (mode) {
+    case 0: return (unsigned)i ^ (unsigned)(i >> 32) ^ seed;            // address
+    case 1: return ~((unsigned)i ^ (unsigned)(i >> 32) ^ seed);         // inverted address
+    case 2: return (i & 1) ? 0xAAAAAAAAu ^ seed : 0x55555555u ^ seed;   // checkerboard
+    default: {                                                          // hash
+        unsigned long long z = i + (unsigned long long)seed * 0x9E3779B97F4A7C15ull;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return (unsigned)(z ^ (z >> 31));
+    }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+mem_fill(unsigned *p, unsigned long long n, unsigned long long base, unsigned seed, unsigned mode)
+{
+    unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        p[i] = pattern(base + i, seed, mode);
+}
+
+// mem_check counts words that differ from the pattern; the first 64 bad word
+// indices (relative to p) are stored in bad[1..64], bad[0] is the count.
+extern "C" __global__ void __launch_bounds__(256)
+mem_check(const unsigned *p, unsigned long long n, unsigned long long base, unsigned seed, unsigned mode,
+          unsigned long long *bad)
+{
+    unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        if (p[i] != pattern(base + i, seed, mode)) {
+            unsigned long long k = atomicAdd(&bad[0], 1ull);
+            if (k < 64) bad[1 + k] = i;
+        }
+    }
+}
+
+// copy_f4 is the bandwidth copy kernel: 16-byte loads and stores, four in
+// flight per thread, grid-stride.
+extern "C" __global__ void __launch_bounds__(256)
+copy_f4(const uint4 *__restrict__ src, uint4 *__restrict__ dst, unsigned long long n)
+{
+    unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    for (; i + 3 * stride < n; i += 4 * stride) {
+        uint4 a = src[i], b = src[i + stride], c = src[i + 2 * stride], d = src[i + 3 * stride];
+        dst[i] = a; dst[i + stride] = b; dst[i + 2 * stride] = c; dst[i + 3 * stride] = d;
+    }
+    for (; i < n; i += stride) dst[i] = src[i];
+}

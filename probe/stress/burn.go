@@ -1,0 +1,429 @@
+package stress
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/gpusla/gpusla/probe/cuda"
+)
+
+// Precision names a compute burn.
+type Precision string
+
+// The burns gpuprobe runs, in this order.
+const (
+	FP32 Precision = "fp32"
+	FP64 Precision = "fp64"
+	TF32 Precision = "tf32"
+	BF16 Precision = "bf16"
+	FP16 Precision = "fp16"
+)
+
+// AllPrecisions lists every burn in run order.
+var AllPrecisions = []Precision{FP32, FP64, TF32, BF16, FP16}
+
+// burnKernel describes how one burn runs on a loaded module and how its
+// output is checked.
+type burnKernel struct {
+	prec   Precision
+	name   string // kernel in burn.cu
+	engine string // what does the work, for the report
+	f64    bool   // output elements are float64 (else float32)
+	// perThread is the number of output elements a thread writes.
+	perThread int
+	// flopsPerIter is the floating-point operations a thread does per loop
+	// iteration; flopsFixed those it does once outside the loop.
+	flopsPerIter, flopsFixed float64
+	// params is the table the kernel reads (seeds or (a, b) pairs).
+	params []float64
+	// expected returns the element a thread must write at position e of
+	// its outputs, given the kernel's iteration count (set by prepare).
+	expected func(tid uint64, e int) float64
+	// prepare computes the host reference for an iteration count.
+	prepare func(iters uint32)
+}
+
+// mmaKernel builds the description of a tensor-core burn: each warp runs
+// acc accumulators of nc registers a lane through 2*iters+1 products of an
+// m x n x k shape.
+func mmaKernel(prec Precision, name, engine string, f64 bool, acc, nc, m, n, k int) burnKernel {
+	params := mmaParams()
+	flopsPerMMA := 2.0 * float64(m*n*k) / 32 // a warp's product shared by its 32 lanes
+	return burnKernel{
+		prec: prec, name: name, engine: engine, f64: f64,
+		perThread:    acc * nc,
+		flopsPerIter: 2 * float64(acc) * flopsPerMMA,
+		flopsFixed:   float64(acc) * flopsPerMMA,
+		params:       params,
+		expected: func(tid uint64, e int) float64 {
+			return mmaExpected(uint32(tid/32), uint32(tid%32), uint32(e/nc), uint32(e%nc), k, params)
+		},
+		prepare: func(uint32) {},
+	}
+}
+
+// kernelFor picks the kernel of a precision from what the module holds:
+// the variant chosen by compute capability decides, and a kernel that the
+// variant lacks makes the burn skip with that reason.
+func kernelFor(prec Precision, arch int) (burnKernel, error) {
+	switch prec {
+	case FP32:
+		var ref []float32
+		return burnKernel{
+			prec: prec, name: "burn_fp32", engine: "FFMA chains",
+			perThread: fmaChains, flopsPerIter: 2 * fmaChains * fmaUnroll,
+			params:  fmaSeeds(),
+			prepare: func(iters uint32) { ref = fmaExpected32(int(iters) * fmaUnroll) },
+			expected: func(tid uint64, e int) float64 {
+				return float64(ref[(tid%seedRows)*fmaChains+uint64(e)])
+			},
+		}, nil
+	case FP64:
+		if arch >= 80 {
+			// Tensor-core FP64: Hopper's m16n8k16 runs at twice the FMA
+			// rate; Ampere's m8n8k4 likewise on A100-class cards.
+			if arch >= 90 {
+				return mmaKernel(prec, "burn_fp64_mma", "DMMA m16n8k16", true, mmaAcc64, 4, 16, 8, 16), nil
+			}
+			return mmaKernel(prec, "burn_fp64_mma", "DMMA m8n8k4", true, mmaAcc64, 2, 8, 8, 4), nil
+		}
+		var ref []float64
+		return burnKernel{
+			prec: prec, name: "burn_fp64", engine: "DFMA chains", f64: true,
+			perThread: fmaChains, flopsPerIter: 2 * fmaChains * fmaUnroll,
+			params:  fmaSeeds(),
+			prepare: func(iters uint32) { ref = fmaExpected64(int(iters) * fmaUnroll) },
+			expected: func(tid uint64, e int) float64 {
+				return ref[(tid%seedRows)*fmaChains+uint64(e)]
+			},
+		}, nil
+	case TF32, BF16, FP16:
+		if arch < 80 {
+			return burnKernel{}, fmt.Errorf("%s tensor-core burn needs compute capability 8.0 or newer", prec)
+		}
+		k := 16
+		if prec == TF32 {
+			k = 8
+		}
+		return mmaKernel(prec, "burn_"+string(prec), fmt.Sprintf("HMMA m16n8k%d", k), false, mmaAcc, 4, 16, 8, k), nil
+	}
+	return burnKernel{}, fmt.Errorf("unknown precision %q", prec)
+}
+
+// Mismatch is one output element that differed from the host reference.
+type Mismatch struct {
+	Launch int     `json:"launch"`
+	Index  uint64  `json:"index"`
+	Got    float64 `json:"got"`
+	Want   float64 `json:"want"`
+}
+
+// BurnResult is one precision's burn on one GPU.
+type BurnResult struct {
+	GPU       int       `json:"gpu"`
+	Precision Precision `json:"precision"`
+	Engine    string    `json:"engine"`
+	Kernel    string    `json:"kernel"`
+	Skipped   string    `json:"skipped,omitempty"`
+	Error     string    `json:"error,omitempty"`
+	Seconds   float64   `json:"seconds"`
+	Launches  int       `json:"launches"`
+	Grid      int       `json:"grid_blocks"`
+	// Checked counts output elements compared with the host reference.
+	Checked    uint64     `json:"checked"`
+	Mismatches uint64     `json:"mismatches"`
+	FirstBad   []Mismatch `json:"first_bad,omitempty"`
+	Injected   bool       `json:"fault_injected,omitempty"`
+	// Samples are TFLOP/s per second of burn; the first (clocks ramping)
+	// is left out of the statistics when there are three or more.
+	Samples []float64 `json:"samples_tflops"`
+	Median  float64   `json:"median_tflops"`
+	Min     float64   `json:"min_tflops"`
+	CV      float64   `json:"cv"`
+	Monitor *Monitor  `json:"monitor,omitempty"`
+}
+
+// launchTarget is how long one kernel launch should run: long enough that
+// launch and copy gaps vanish, short enough for per-second samples and a
+// prompt stop on SIGINT.
+const launchTarget = 100 * time.Millisecond
+
+// burn runs one precision on the current context for d. inject >= 0
+// corrupts that element of the first launch's output (fault injection).
+func burn(ctx context.Context, c *cuda.Context, mod *cuda.Module, info cuda.DeviceInfo, k burnKernel, d time.Duration, inject bool) (res BurnResult) {
+	res = BurnResult{GPU: info.Ordinal, Precision: k.prec, Engine: k.engine, Kernel: k.name}
+	fn, err := mod.Function(k.name)
+	if err != nil {
+		if cuda.IsNotFound(err) {
+			res.Skipped = fmt.Sprintf("kernel %s not in this PTX variant", k.name)
+		} else {
+			res.Error = err.Error()
+		}
+		return res
+	}
+	fail := func(err error) BurnResult { res.Error = err.Error(); return res }
+
+	perSM, err := fn.BlocksPerSM(256)
+	if err != nil {
+		return fail(err)
+	}
+	if perSM < 1 {
+		perSM = 1
+	}
+	grid := info.SMs * perSM
+	res.Grid = grid
+	threads := uint64(grid) * 256
+	elems := threads * uint64(k.perThread)
+	esize := uint64(4)
+	if k.f64 {
+		esize = 8
+	}
+
+	// Parameter table, in the element type the kernel reads.
+	var ptab []byte
+	if k.f64 {
+		ptab = make([]byte, 8*len(k.params))
+		for i, v := range k.params {
+			putU64(ptab[8*i:], math.Float64bits(v))
+		}
+	} else {
+		ptab = make([]byte, 4*len(k.params))
+		for i, v := range k.params {
+			putU32(ptab[4*i:], math.Float32bits(float32(v)))
+		}
+	}
+
+	var cleanup []func()
+	defer func() {
+		for i := len(cleanup) - 1; i >= 0; i-- {
+			cleanup[i]()
+		}
+	}()
+	stream, err := c.NewStream()
+	if err != nil {
+		return fail(err)
+	}
+	cleanup = append(cleanup, func() { _ = stream.Synchronize(); _ = stream.Destroy() })
+
+	paramHost, err := c.AllocHost(uint64(len(ptab)))
+	if err != nil {
+		return fail(err)
+	}
+	cleanup = append(cleanup, func() { _ = paramHost.Free() })
+	copy(paramHost.Bytes(), ptab)
+	paramDev, err := c.Alloc(uint64(len(ptab)))
+	if err != nil {
+		return fail(err)
+	}
+	cleanup = append(cleanup, func() { _ = c.Free(paramDev) })
+	if err := stream.CopyHtoD(paramDev, paramHost, uint64(len(ptab))); err != nil {
+		return fail(err)
+	}
+
+	type slot struct {
+		dev               cuda.DevicePtr
+		host              *cuda.HostBuffer
+		start, end, ready *cuda.Event
+		launch            int
+		inject            bool
+	}
+	var slots [2]*slot
+	for i := range slots {
+		s := &slot{}
+		if s.dev, err = c.Alloc(elems * esize); err != nil {
+			return fail(err)
+		}
+		dev := s.dev
+		cleanup = append(cleanup, func() { _ = c.Free(dev) })
+		if s.host, err = c.AllocHost(elems * esize); err != nil {
+			return fail(err)
+		}
+		host := s.host
+		cleanup = append(cleanup, func() { _ = host.Free() })
+		for _, e := range []**cuda.Event{&s.start, &s.end, &s.ready} {
+			if *e, err = c.NewEvent(); err != nil {
+				return fail(err)
+			}
+			ev := *e
+			cleanup = append(cleanup, func() { _ = ev.Destroy() })
+		}
+		slots[i] = s
+	}
+	// The injected element: one in the middle of the grid, away from the
+	// edges a bounds bug would touch.
+	injectAt := int64(elems/2 + 3)
+
+	enqueue := func(s *slot, iters uint32, launch int, inj bool) error {
+		s.launch, s.inject = launch, inj
+		at := int64(-1)
+		if inj {
+			at = injectAt
+		}
+		if err := s.start.Record(stream); err != nil {
+			return err
+		}
+		if err := stream.Launch(fn, uint32(grid), 256, s.dev, paramDev, uint32(seedRows-1), iters, at); err != nil {
+			return err
+		}
+		if err := s.end.Record(stream); err != nil {
+			return err
+		}
+		if err := stream.CopyDtoH(s.host, s.dev, elems*esize); err != nil {
+			return err
+		}
+		return s.ready.Record(stream)
+	}
+
+	// Calibrate: a short launch (after one to load the kernel) tells how
+	// many iterations fill launchTarget.
+	iters := uint32(64)
+	var t float64
+	for i := 0; i < 2; i++ {
+		if err := enqueue(slots[0], iters, -1, false); err != nil {
+			return fail(err)
+		}
+		if err := slots[0].ready.Synchronize(); err != nil {
+			return fail(err)
+		}
+		if t, err = slots[0].end.Elapsed(slots[0].start); err != nil {
+			return fail(err)
+		}
+		if t < 0.005 && i == 1 { // too short to scale from reliably
+			iters *= 16
+			i = 0
+		}
+	}
+	scaled := float64(iters) * launchTarget.Seconds() / math.Max(t, 1e-6)
+	iters = uint32(math.Max(1, math.Min(scaled, 1<<30)))
+	k.prepare(iters)
+	flopsPerLaunch := float64(threads) * (k.flopsPerIter*float64(iters) + k.flopsFixed)
+
+	// verify compares every element with the reference, split over all
+	// CPUs so that checking keeps up with the GPU (the next launch runs
+	// meanwhile).
+	const chunk = 1 << 16
+	nChunks := int((elems + chunk - 1) / chunk)
+	verify := func(s *slot) {
+		bad := make([][]Mismatch, nChunks)
+		counts := make([]uint64, nChunks)
+		var f32 []float32
+		var f64 []float64
+		if k.f64 {
+			f64 = s.host.Float64s()[:elems]
+		} else {
+			f32 = s.host.Float32s()[:elems]
+		}
+		parallel(nChunks, func(ci int) {
+			lo := uint64(ci) * chunk
+			hi := min(lo+chunk, elems)
+			for i := lo; i < hi; i++ {
+				tid, e := i/uint64(k.perThread), int(i%uint64(k.perThread))
+				want := k.expected(tid, e)
+				var got float64
+				var ok bool
+				if k.f64 {
+					got = f64[i]
+					ok = math.Float64bits(got) == math.Float64bits(want)
+				} else {
+					got = float64(f32[i])
+					ok = math.Float32bits(f32[i]) == math.Float32bits(float32(want))
+				}
+				if !ok {
+					counts[ci]++
+					if len(bad[ci]) < maxBadKept {
+						bad[ci] = append(bad[ci], Mismatch{Launch: s.launch, Index: i, Got: got, Want: want})
+					}
+				}
+			}
+		})
+		for ci := range counts {
+			res.Mismatches += counts[ci]
+			for _, m := range bad[ci] {
+				if len(res.FirstBad) < maxBadKept {
+					res.FirstBad = append(res.FirstBad, m)
+				}
+			}
+		}
+		res.Checked += elems
+	}
+
+	begin := time.Now()
+	deadline := begin.Add(d)
+	launch := 0
+	for _, s := range slots {
+		if err := enqueue(s, iters, launch, inject && launch == 0); err != nil {
+			return fail(err)
+		}
+		res.Injected = res.Injected || (inject && launch == 0)
+		launch++
+	}
+	var bucketFlops, bucketTime float64
+	nextSample := begin.Add(time.Second)
+	pending := 2
+	for cur := 0; pending > 0; cur = (cur + 1) % 2 {
+		s := slots[cur]
+		if s.launch < 0 {
+			continue
+		}
+		if err := s.ready.Synchronize(); err != nil {
+			return fail(fmt.Errorf("launch %d: %w", s.launch, err))
+		}
+		pending--
+		kt, err := s.end.Elapsed(s.start)
+		if err != nil {
+			return fail(err)
+		}
+		res.Launches++
+		verify(s)
+		bucketFlops += flopsPerLaunch
+		bucketTime += kt
+		now := time.Now()
+		if now.After(nextSample) && bucketTime > 0 {
+			res.Samples = append(res.Samples, bucketFlops/bucketTime/1e12)
+			bucketFlops, bucketTime = 0, 0
+			for !nextSample.After(now) {
+				nextSample = nextSample.Add(time.Second)
+			}
+		}
+		s.launch = -1
+		if now.Before(deadline) && ctx.Err() == nil {
+			if err := enqueue(s, iters, launch, false); err != nil {
+				return fail(err)
+			}
+			launch++
+			pending++
+		}
+	}
+	if bucketTime > 0.5 || len(res.Samples) == 0 && bucketTime > 0 {
+		res.Samples = append(res.Samples, bucketFlops/bucketTime/1e12)
+	}
+	res.Seconds = time.Since(begin).Seconds()
+	res.Median, res.Min, res.CV = sampleStats(res.Samples)
+	if ctx.Err() != nil {
+		res.Error = "interrupted: " + context.Cause(ctx).Error()
+	}
+	return res
+}
+
+// maxBadKept bounds the mismatches kept for the report; all are counted.
+const maxBadKept = 16
+
+// sampleStats returns the median, minimum and coefficient of variation of
+// per-second samples, leaving out the first (clock ramp-up) when there are
+// three or more.
+func sampleStats(s []float64) (median, min, cv float64) {
+	if len(s) >= 3 {
+		s = s[1:]
+	}
+	if len(s) == 0 {
+		return 0, 0, 0
+	}
+	return Median(s), minOf(s), CV(s)
+}
+
+func putU32(b []byte, v uint32) {
+	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+}
+func putU64(b []byte, v uint64) { putU32(b, uint32(v)); putU32(b[4:], uint32(v>>32)) }

@@ -1,0 +1,186 @@
+package stress
+
+import (
+	"context"
+	"math"
+	"sync"
+	"time"
+)
+
+// Sampler reads a GPU's health counters. The live one is NVML
+// (nvmlSampler); tests use a fake. GPUs are addressed by PCI bus id so that
+// CUDA's and NVML's device orders cannot be confused.
+type Sampler interface {
+	// Static reads what does not change during a run.
+	Static(busID string) (Static, error)
+	// Sample reads the current counters and any XID events since the
+	// previous Sample of that GPU.
+	Sample(busID string) (Reading, error)
+	// Busy lists other processes holding the GPU and its utilisation.
+	Busy(busID string) (Busy, error)
+	// NVLinks reports the state of each NVLink (true = active); nil when
+	// the GPU has none.
+	NVLinks(busID string) ([]bool, error)
+}
+
+// Static is a GPU's fixed limits, as read before a run.
+type Static struct {
+	Name          string  `json:"name"`
+	DeviceID      uint16  `json:"pci_device_id"`
+	PowerLimitW   float64 `json:"power_limit_w"`
+	SlowdownC     float64 `json:"slowdown_c"`
+	ShutdownC     float64 `json:"shutdown_c"`
+	MaxSMClockMHz float64 `json:"max_sm_clock_mhz"`
+	Driver        string  `json:"driver"`
+}
+
+// Reading is one sample of a GPU's counters.
+type Reading struct {
+	At          time.Time
+	PowerW      float64
+	TempC       float64
+	SMClockMHz  float64
+	ClockEvents uint64
+	XIDs        []uint64
+}
+
+// Busy says whether other work uses a GPU.
+type Busy struct {
+	OtherPIDs      []uint32
+	UtilizationPct float64
+}
+
+// Clock-event reason bits (nvmlClocksEventReason*).
+const (
+	ClockIdle          = 0x1
+	ClockAppSetting    = 0x2
+	ClockSWPowerCap    = 0x4
+	ClockHWSlowdown    = 0x8
+	ClockSyncBoost     = 0x10
+	ClockSWThermal     = 0x20
+	ClockHWThermal     = 0x40
+	ClockHWPowerBrake  = 0x80
+	ClockDisplayClocks = 0x100
+)
+
+// Monitor is what the once-a-second sampling saw during one burn.
+type Monitor struct {
+	Samples    int     `json:"samples"`
+	PowerMeanW float64 `json:"power_mean_w"`
+	PowerMinW  float64 `json:"power_min_w"`
+	PowerMaxW  float64 `json:"power_max_w"`
+	// PowerFluctPct is the largest distance of a sample from the mean, in
+	// % of the mean (the brief's "within ±5 %").
+	PowerFluctPct float64 `json:"power_fluct_pct"`
+	PowerLimitW   float64 `json:"power_limit_w,omitempty"`
+	TempPeakC     float64 `json:"temp_peak_c"`
+	SlowdownC     float64 `json:"slowdown_c,omitempty"`
+	SMClockMedian float64 `json:"sm_clock_median_mhz"`
+	SMClockMin    float64 `json:"sm_clock_min_mhz"`
+	MaxSMClockMHz float64 `json:"max_sm_clock_mhz,omitempty"`
+	// ClockEvents ORs the reason bits seen; EventSamples counts, per
+	// named reason, the samples it was active in.
+	ClockEvents  uint64         `json:"clock_events"`
+	EventSamples map[string]int `json:"event_samples,omitempty"`
+	XIDs         []uint64       `json:"xids,omitempty"`
+	Errors       []string       `json:"errors,omitempty"`
+}
+
+var reasonNames = []struct {
+	bit  uint64
+	name string
+}{
+	{ClockSWPowerCap, "sw_power_cap"},
+	{ClockHWSlowdown, "hw_slowdown"},
+	{ClockSWThermal, "sw_thermal_slowdown"},
+	{ClockHWThermal, "hw_thermal_slowdown"},
+	{ClockHWPowerBrake, "hw_power_brake"},
+}
+
+// monitor samples every interval until ctx ends, then summarises.
+// The first reading (taken as the burn starts, before clocks and power
+// settle) is not used for the power statistics when there are three or more.
+func monitor(ctx context.Context, s Sampler, busID string, st Static, interval time.Duration) *Monitor {
+	var rs []Reading
+	m := &Monitor{PowerLimitW: st.PowerLimitW, SlowdownC: st.SlowdownC, MaxSMClockMHz: st.MaxSMClockMHz}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			summarise(m, rs)
+			return m
+		case <-t.C:
+			r, err := s.Sample(busID)
+			if err != nil {
+				if len(m.Errors) < 5 {
+					m.Errors = append(m.Errors, err.Error())
+				}
+				continue
+			}
+			rs = append(rs, r)
+		}
+	}
+}
+
+func summarise(m *Monitor, rs []Reading) {
+	m.Samples = len(rs)
+	if len(rs) == 0 {
+		return
+	}
+	m.EventSamples = map[string]int{}
+	var power, clocks []float64
+	for i, r := range rs {
+		m.TempPeakC = math.Max(m.TempPeakC, r.TempC)
+		m.ClockEvents |= r.ClockEvents
+		for _, rn := range reasonNames {
+			if r.ClockEvents&rn.bit != 0 {
+				m.EventSamples[rn.name]++
+			}
+		}
+		m.XIDs = append(m.XIDs, r.XIDs...)
+		if i == 0 && len(rs) >= 3 {
+			continue
+		}
+		power = append(power, r.PowerW)
+		clocks = append(clocks, r.SMClockMHz)
+	}
+	m.PowerMeanW = Mean(power)
+	m.PowerMinW, m.PowerMaxW = minOf(power), maxOf(power)
+	if m.PowerMeanW > 0 {
+		m.PowerFluctPct = 100 * math.Max(m.PowerMaxW-m.PowerMeanW, m.PowerMeanW-m.PowerMinW) / m.PowerMeanW
+	}
+	m.SMClockMedian = Median(clocks)
+	m.SMClockMin = minOf(clocks)
+}
+
+// monitorGroup runs one monitor per GPU for the length of a phase.
+type monitorGroup struct {
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	out    []*Monitor
+}
+
+func startMonitors(ctx context.Context, s Sampler, busIDs []string, st []Static, interval time.Duration) *monitorGroup {
+	g := &monitorGroup{out: make([]*Monitor, len(busIDs))}
+	if s == nil {
+		return g
+	}
+	ctx, g.cancel = context.WithCancel(ctx)
+	for i, id := range busIDs {
+		g.wg.Add(1)
+		go func() {
+			defer g.wg.Done()
+			g.out[i] = monitor(ctx, s, id, st[i], interval)
+		}()
+	}
+	return g
+}
+
+func (g *monitorGroup) stop() []*Monitor {
+	if g.cancel != nil {
+		g.cancel()
+	}
+	g.wg.Wait()
+	return g.out
+}

@@ -1,0 +1,434 @@
+// Package stress runs gpuprobe's load tests on NVIDIA GPUs through the CUDA
+// driver (probe/cuda) and the embedded kernels (probe/kernels): compute
+// burns whose every result is checked against a host-computed reference,
+// device, host and peer bandwidth, and a memory pattern test, with NVML
+// watched once a second during the burns. It judges the results against
+// the model's calibrated spec and returns wire.Checks.
+//
+// It never changes clocks, power limits or modes; it skips GPUs that other
+// processes are using unless forced; cancelling the context stops every
+// test at its next launch and frees what it allocated.
+package stress
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/gpusla/gpusla/probe/cuda"
+	"github.com/gpusla/gpusla/probe/kernels"
+	"github.com/gpusla/gpusla/probe/wire"
+)
+
+// Options choose the tests and their sizes.
+type Options struct {
+	// Burn is the duration of each precision's burn (0: no burns).
+	Burn       time.Duration
+	Precisions []Precision
+	Bandwidth  bool // device, host<->device and peer copies
+	Memtest    bool
+	// MemtestFraction is the share of free memory the pattern test takes;
+	// MemtestRounds how many times it runs the four patterns.
+	MemtestFraction float64
+	MemtestRounds   int
+	CopyBytes       uint64 // device-to-device copy size
+	HostBytes       uint64 // pinned host<->device copy size
+	PeerBytes       uint64 // peer copy size
+	Reps            int    // timed repetitions of each copy
+	// FaultInject corrupts one result of the first launch of every burn and
+	// one word of the memory test, so that the report must show errors.
+	FaultInject bool
+	// Force runs on GPUs that other processes are using.
+	Force bool
+	// GPUs limits the run to these CUDA ordinals (nil: all).
+	GPUs []int
+	// Sampler reads NVML; nil opens the live one (and runs without
+	// monitoring, saying so, when NVML is missing).
+	Sampler Sampler
+	Log     *slog.Logger
+}
+
+// DefaultOptions is `gpuprobe stress` without flags.
+func DefaultOptions() Options {
+	return Options{
+		Burn: 30 * time.Second, Precisions: AllPrecisions, Bandwidth: true, Memtest: true,
+		MemtestFraction: 0.9, MemtestRounds: 1, CopyBytes: 4 << 30, HostBytes: 1 << 30, PeerBytes: 1 << 30, Reps: 10,
+	}
+}
+
+// GPUReport identifies one tested GPU.
+type GPUReport struct {
+	Index     int     `json:"index"`
+	Name      string  `json:"name"`
+	BusID     string  `json:"bus_id"`
+	CC        string  `json:"compute_capability"`
+	SMs       int     `json:"sms"`
+	PTX       string  `json:"ptx_variant"`
+	Static    *Static `json:"nvml,omitempty"`
+	Spec      string  `json:"spec,omitempty"`
+	Skipped   string  `json:"skipped,omitempty"`
+	NVLinks   []bool  `json:"nvlinks,omitempty"`
+	NVLinkErr string  `json:"nvlink_error,omitempty"`
+	deviceID  uint16
+	info      cuda.DeviceInfo
+	ctx       *cuda.Context
+	mod       *cuda.Module
+	arch      int
+}
+
+// Report is everything one run measured.
+type Report struct {
+	StartedAt   time.Time         `json:"started_at"`
+	Seconds     float64           `json:"seconds"`
+	CUDADriver  int               `json:"cuda_driver_version,omitempty"`
+	Monitoring  string            `json:"monitoring"`
+	GPUs        []*GPUReport      `json:"gpus"`
+	Burns       []BurnResult      `json:"burns,omitempty"`
+	Bandwidth   []BandwidthResult `json:"bandwidth,omitempty"`
+	Memtests    []MemtestResult   `json:"memtests,omitempty"`
+	FaultInject bool              `json:"fault_inject,omitempty"`
+	Checks      []wire.Check      `json:"checks"`
+}
+
+// ErrNoGPU says the machine has no usable CUDA driver or device; the
+// report still holds a skipped check saying why.
+var ErrNoGPU = errors.New("no CUDA GPU")
+
+// Run executes the tests. It returns the report even when it also returns
+// an error, so that what was measured before a failure is kept.
+func Run(ctx context.Context, o Options) (*Report, error) {
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	rep := &Report{StartedAt: time.Now().UTC(), FaultInject: o.FaultInject}
+	defer func() { rep.Seconds = time.Since(rep.StartedAt).Seconds() }()
+	skipAll := func(reason string) {
+		rep.Checks = append(rep.Checks, wire.Check{Name: "gpu.stress", Category: wire.CategoryGPUDegraded, Verdict: wire.Skipped, Detail: reason})
+	}
+	drv, err := cuda.Load()
+	if err != nil {
+		skipAll(err.Error())
+		return rep, fmt.Errorf("%w: %v", ErrNoGPU, err)
+	}
+	rep.CUDADriver, _ = drv.Version()
+	n, err := drv.DeviceCount()
+	if err != nil || n == 0 {
+		if err == nil {
+			err = errors.New("the driver sees no device")
+		}
+		skipAll(err.Error())
+		return rep, fmt.Errorf("%w: %v", ErrNoGPU, err)
+	}
+
+	sampler := o.Sampler
+	rep.Monitoring = "nvml"
+	if sampler == nil {
+		s, err := OpenNVML()
+		if err != nil {
+			rep.Monitoring = "none: " + err.Error()
+		} else {
+			defer s.Close()
+			sampler = s
+		}
+	}
+
+	want := map[int]bool{}
+	for _, g := range o.GPUs {
+		want[g] = true
+	}
+	var gpus []*GPUReport // the ones that run
+	defer func() {
+		for _, g := range rep.GPUs {
+			if g.ctx != nil {
+				_ = g.ctx.Bind()
+				_ = g.ctx.Synchronize()
+				_ = g.mod.Unload()
+				_ = g.ctx.Release()
+			}
+		}
+	}()
+	for i := 0; i < n; i++ {
+		if len(want) > 0 && !want[i] {
+			continue
+		}
+		info, err := drv.Device(i)
+		if err != nil {
+			return rep, fmt.Errorf("GPU %d: %w", i, err)
+		}
+		g := &GPUReport{Index: i, Name: info.Name, BusID: info.PCIBusID, CC: fmt.Sprintf("%d.%d", info.CCMajor, info.CCMinor), SMs: info.SMs, info: info}
+		rep.GPUs = append(rep.GPUs, g)
+		if sampler != nil {
+			if st, err := sampler.Static(info.PCIBusID); err == nil {
+				g.Static, g.deviceID = &st, st.DeviceID
+			}
+			if b, err := sampler.Busy(info.PCIBusID); err == nil && (len(b.OtherPIDs) > 0 || b.UtilizationPct > 10) && !o.Force {
+				g.Skipped = fmt.Sprintf("in use: other compute processes %v, utilisation %.0f %% (use --force to test anyway)", b.OtherPIDs, b.UtilizationPct)
+				rep.Checks = append(rep.Checks, wire.Check{Name: "gpu.stress", Category: wire.CategoryGPUDegraded, GPU: gpuPtr(i), Verdict: wire.Skipped, Detail: g.Skipped})
+				continue
+			}
+			g.NVLinks, err = sampler.NVLinks(info.PCIBusID)
+			if err != nil {
+				g.NVLinkErr = err.Error()
+			}
+			if c, ok := judgeNVLinks(i, g.NVLinks, err); ok {
+				rep.Checks = append(rep.Checks, c)
+			}
+		}
+		if spec, ok := SpecFor(g.deviceID); ok {
+			g.Spec = spec.Model
+		}
+		if g.ctx, err = drv.Retain(i); err != nil {
+			return rep, fmt.Errorf("GPU %d: %w", i, err)
+		}
+		if err := g.ctx.Bind(); err != nil {
+			return rep, fmt.Errorf("GPU %d: %w", i, err)
+		}
+		t0 := time.Now()
+		if err := loadModule(g); err != nil {
+			g.Skipped = err.Error()
+			rep.Checks = append(rep.Checks, wire.Check{Name: "gpu.stress", Category: wire.CategoryGPUDegraded, GPU: gpuPtr(i), Verdict: wire.Skipped, Detail: g.Skipped})
+			continue
+		}
+		log.Info("GPU ready", "gpu", i, "name", info.Name, "cc", g.CC, "ptx", g.PTX, "jit", time.Since(t0).Round(time.Millisecond))
+		gpus = append(gpus, g)
+	}
+	if len(gpus) == 0 {
+		return rep, ErrNoGPU
+	}
+
+	busIDs := make([]string, len(gpus))
+	statics := make([]Static, len(gpus))
+	for i, g := range gpus {
+		busIDs[i] = g.BusID
+		if g.Static != nil {
+			statics[i] = *g.Static
+		}
+	}
+	// eachGPU runs f on every GPU at once, each on its own locked thread
+	// with its context current.
+	eachGPU := func(f func(g *GPUReport) error) error {
+		var wg sync.WaitGroup
+		errs := make([]error, len(gpus))
+		for i, g := range gpus {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := g.ctx.Bind(); err != nil {
+					errs[i] = err
+					return
+				}
+				errs[i] = f(g)
+			}()
+		}
+		wg.Wait()
+		return errors.Join(errs...)
+	}
+
+	// 1. Burns, every GPU at once, one precision after another.
+	if o.Burn > 0 {
+		for _, p := range o.Precisions {
+			if ctx.Err() != nil {
+				break
+			}
+			results := make([]BurnResult, len(gpus))
+			mg := startMonitors(ctx, sampler, busIDs, statics, time.Second)
+			_ = eachGPU(func(g *GPUReport) error {
+				idx := indexOf(gpus, g)
+				k, err := kernelFor(p, g.arch)
+				if err != nil {
+					results[idx] = BurnResult{GPU: g.Index, Precision: p, Skipped: err.Error()}
+					return nil
+				}
+				results[idx] = burn(ctx, g.ctx, g.mod, g.info, k, o.Burn, o.FaultInject)
+				return nil
+			})
+			mons := mg.stop()
+			for i := range results {
+				if results[i].Skipped == "" && mons[i] != nil {
+					results[i].Monitor = mons[i]
+				}
+				r := results[i]
+				log.Info("burn", "gpu", r.GPU, "precision", r.Precision, "tflops", fmt.Sprintf("%.1f", r.Median), "cv", fmt.Sprintf("%.4f", r.CV), "wrong", r.Mismatches, "launches", r.Launches, "skipped", r.Skipped, "error", r.Error)
+			}
+			rep.Burns = append(rep.Burns, results...)
+		}
+	}
+
+	// 2. Bandwidth inside each GPU and over PCIe, one GPU at a time so
+	// that GPUs sharing a PCIe switch do not share its bandwidth.
+	if o.Bandwidth {
+		for _, g := range gpus {
+			if ctx.Err() != nil {
+				break
+			}
+			done := make(chan []BandwidthResult)
+			go func() {
+				var out []BandwidthResult
+				defer func() { done <- out }()
+				if err := g.ctx.Bind(); err != nil {
+					out = append(out, BandwidthResult{GPU: g.Index, Test: "d2d_memcpy", Error: err.Error()})
+					return
+				}
+				s, mk, v, err := memSetup(g)
+				if err != nil {
+					out = append(out, BandwidthResult{GPU: g.Index, Test: "d2d_memcpy", Error: err.Error()})
+					return
+				}
+				defer func() { v.free(); _ = s.Destroy() }()
+				out = append(out, deviceCopy(ctx, g.ctx, s, mk, v, g.Index, o.CopyBytes, o.Reps)...)
+				out = append(out, hostCopy(ctx, g.ctx, s, v, g.Index, o.HostBytes, o.Reps)...)
+			}()
+			res := <-done
+			for _, r := range res {
+				log.Info("bandwidth", "gpu", r.GPU, "test", r.Test, "best_gbs", fmt.Sprintf("%.1f", r.BestGBs), "median_gbs", fmt.Sprintf("%.1f", r.MedianGB), "bad_words", r.BadWords, "error", r.Error)
+			}
+			rep.Bandwidth = append(rep.Bandwidth, res...)
+		}
+		if len(gpus) > 1 && ctx.Err() == nil {
+			res := peerCopies(ctx, drv, gpus, o.PeerBytes, o.Reps)
+			for _, r := range res {
+				log.Info("p2p", "from", r.GPU, "to", r.Peer, "best_gbs", fmt.Sprintf("%.1f", r.BestGBs), "bad_words", r.BadWords, "error", r.Error, "skipped", r.Skipped)
+			}
+			rep.Bandwidth = append(rep.Bandwidth, res...)
+		}
+	}
+
+	// 3. Memory pattern test, every GPU at once.
+	if o.Memtest && ctx.Err() == nil {
+		results := make([]MemtestResult, len(gpus))
+		_ = eachGPU(func(g *GPUReport) error {
+			idx := indexOf(gpus, g)
+			s, _, v, err := memSetup(g)
+			if err != nil {
+				results[idx] = MemtestResult{GPU: g.Index, Error: err.Error()}
+				return nil
+			}
+			defer func() { v.free(); _ = s.Destroy() }()
+			results[idx] = memtest(ctx, g.ctx, s, v, g.Index, o.MemtestFraction, max(o.MemtestRounds, 1), o.FaultInject)
+			return nil
+		})
+		for _, r := range results {
+			log.Info("memtest", "gpu", r.GPU, "gib", float64(r.Bytes)/(1<<30), "passes", r.Passes, "bad_words", r.BadWords, "gbs", fmt.Sprintf("%.0f", r.GBs), "error", r.Error)
+		}
+		rep.Memtests = results
+	}
+
+	rep.Checks = append(rep.Checks, Judge(rep)...)
+	if ctx.Err() != nil {
+		return rep, fmt.Errorf("stopped: %w", context.Cause(ctx))
+	}
+	return rep, nil
+}
+
+// loadModule loads the newest PTX variant the card can run; when the
+// driver rejects it (an older driver than the PTX needs, say), the next
+// older variant is tried, and the report says which one ran.
+func loadModule(g *GPUReport) error {
+	best, err := kernels.Select(g.info.CCMajor, g.info.CCMinor)
+	if err != nil {
+		return err
+	}
+	all, err := kernels.Variants()
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for i := len(all) - 1; i >= 0; i-- {
+		v := all[i]
+		if v.Arch > best.Arch {
+			continue
+		}
+		mod, err := g.ctx.LoadPTX(v.PTX)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("load sm_%d PTX: %w", v.Arch, err))
+			continue
+		}
+		g.mod, g.arch = mod, v.Arch
+		g.PTX = fmt.Sprintf("sm_%d (%s)", v.Arch, v.Source)
+		if len(errs) > 0 {
+			g.PTX += "; " + errors.Join(errs...).Error()
+		}
+		return nil
+	}
+	return errors.Join(errs...)
+}
+
+func indexOf(gpus []*GPUReport, g *GPUReport) int {
+	for i, x := range gpus {
+		if x == g {
+			return i
+		}
+	}
+	return -1
+}
+
+func memSetup(g *GPUReport) (*cuda.Stream, *memKernels, *verifier, error) {
+	mk, err := loadMemKernels(g.mod, g.info)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	s, err := g.ctx.NewStream()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	v, err := newVerifier(g.ctx, s, mk)
+	if err != nil {
+		_ = s.Destroy()
+		return nil, nil, nil, err
+	}
+	return s, mk, v, nil
+}
+
+// Judge turns the measurements of a report into checks.
+func Judge(rep *Report) []wire.Check {
+	byIndex := map[int]*GPUReport{}
+	for _, g := range rep.GPUs {
+		byIndex[g.Index] = g
+	}
+	specOf := func(gpu int) (Spec, bool) {
+		if g, ok := byIndex[gpu]; ok {
+			return SpecFor(g.deviceID)
+		}
+		return Spec{}, false
+	}
+	var out []wire.Check
+	for _, b := range rep.Burns {
+		spec, ok := specOf(b.GPU)
+		out = append(out, judgeBurn(b, spec, ok)...)
+	}
+	// Device bandwidth is judged on the better of the two copy methods:
+	// both move the same bytes, and a healthy card must reach the
+	// threshold with at least one.
+	bestD2D := map[int]BandwidthResult{}
+	for _, r := range rep.Bandwidth {
+		spec, ok := specOf(r.GPU)
+		switch r.Test {
+		case "d2d_memcpy", "d2d_kernel":
+			if cur, seen := bestD2D[r.GPU]; !seen || r.BestGBs > cur.BestGBs || cur.Error != "" {
+				bestD2D[r.GPU] = r
+			}
+			if r.BadWords != 0 {
+				c := judgeBandwidth(r, "d2d", spec, ok)
+				out = append(out, c[1:]...)
+			}
+		case "h2d", "d2h", "p2p":
+			out = append(out, judgeBandwidth(r, r.Test, spec, ok)...)
+		}
+	}
+	for _, g := range rep.GPUs {
+		if r, seen := bestD2D[g.Index]; seen {
+			spec, ok := specOf(g.Index)
+			c := judgeBandwidth(r, "d2d", spec, ok)[0]
+			c.Name = "gpu.bw.d2d"
+			out = append(out, c)
+		}
+	}
+	for _, m := range rep.Memtests {
+		out = append(out, judgeMemtest(m))
+	}
+	return out
+}

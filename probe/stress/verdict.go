@@ -1,0 +1,248 @@
+package stress
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gpusla/gpusla/probe/wire"
+)
+
+// Thresholds that do not depend on the model.
+const (
+	// maxCV is the largest coefficient of variation of per-second
+	// throughput a stable card shows (healthy H200: well under 1 %).
+	maxCV = 0.05
+	// maxPowerFluctPct is the brief's "power under full load within ±5 %".
+	maxPowerFluctPct = 5.0
+)
+
+func gpuPtr(i int) *int      { return &i }
+func num(v float64) *float64 { return &v }
+
+func pctOf(v float64, spec Spec, key string) string {
+	if o := spec.Official[key]; o > 0 {
+		return fmt.Sprintf(" (%.1f %% of the official %g)", 100*v/o, o)
+	}
+	return ""
+}
+
+// judgeBurn turns one burn into its checks: result errors (gpu_degraded),
+// throughput against the model's threshold (performance_below_spec) and
+// what the NVML monitor saw.
+func judgeBurn(b BurnResult, spec Spec, known bool) []wire.Check {
+	name := "gpu.burn." + string(b.Precision)
+	c := wire.Check{Name: name, Category: wire.CategoryGPUDegraded, GPU: gpuPtr(b.GPU), Unit: "TFLOP/s"}
+	switch {
+	case b.Skipped != "":
+		c.Verdict, c.Detail = wire.Skipped, b.Skipped
+		return []wire.Check{c}
+	case b.Error != "" && b.Launches == 0:
+		c.Verdict, c.Detail = wire.Fail, "burn could not run: "+b.Error
+		return []wire.Check{c}
+	}
+	var out []wire.Check
+	// Errors first: a single wrong value anywhere fails the card.
+	e := wire.Check{Name: name + ".errors", Category: wire.CategoryGPUDegraded, GPU: gpuPtr(b.GPU),
+		Criterion: "0 wrong values against the host-computed reference", Number: num(float64(b.Mismatches)), Unit: "values"}
+	e.Value = fmt.Sprintf("%d wrong of %d checked in %d launches", b.Mismatches, b.Checked, b.Launches)
+	e.Verdict = wire.Pass
+	if b.Mismatches > 0 {
+		e.Verdict = wire.Fail
+		if len(b.FirstBad) > 0 {
+			f := b.FirstBad[0]
+			e.Detail = fmt.Sprintf("first: launch %d element %d = %g, want %g", f.Launch, f.Index, f.Got, f.Want)
+		}
+		if b.Injected {
+			e.Detail += "; fault injection was on (--fault-inject), one wrong value was planted"
+		}
+	}
+	if b.Error != "" {
+		e.Verdict = wire.Fail
+		e.Detail = strings.TrimPrefix(e.Detail+"; ", "; ") + "driver error during the burn: " + b.Error
+	}
+	out = append(out, e)
+
+	c.Category = wire.CategoryPerformance
+	c.Number = num(b.Median)
+	c.Value = fmt.Sprintf("%.1f TFLOP/s median%s; min %.1f, CV %.2f %%, %d samples, %s",
+		b.Median, pctOf(b.Median, spec, string(b.Precision)), b.Min, 100*b.CV, len(b.Samples), b.Engine)
+	min, ok := spec.Min[string(b.Precision)]
+	switch {
+	case !known || !ok:
+		c.Verdict, c.Detail = wire.Skipped, "no calibrated threshold for this GPU model"
+	case b.Median < min:
+		c.Verdict = wire.Fail
+		c.Criterion = fmt.Sprintf("≥ %g TFLOP/s (%s)", min, spec.Source[string(b.Precision)])
+	default:
+		c.Verdict = wire.Pass
+		c.Criterion = fmt.Sprintf("≥ %g TFLOP/s (%s)", min, spec.Source[string(b.Precision)])
+	}
+	if c.Verdict == wire.Pass && b.CV > maxCV {
+		c.Verdict = wire.Warn
+		c.Detail = fmt.Sprintf("throughput unsteady: CV %.1f %% over %.0f %%", 100*b.CV, 100*maxCV)
+	}
+	out = append(out, c)
+	if b.Monitor != nil {
+		out = append(out, judgeMonitor(name, b.GPU, *b.Monitor)...)
+	}
+	return out
+}
+
+// judgeMonitor judges what NVML showed during a burn.
+func judgeMonitor(prefix string, gpu int, m Monitor) []wire.Check {
+	if m.Samples == 0 {
+		return []wire.Check{{Name: prefix + ".power", Category: wire.CategoryGPUDegraded, GPU: gpuPtr(gpu),
+			Verdict: wire.Skipped, Detail: "no NVML samples: " + strings.Join(m.Errors, "; ")}}
+	}
+	var out []wire.Check
+	p := wire.Check{Name: prefix + ".power", Category: wire.CategoryPerformance, GPU: gpuPtr(gpu),
+		Number: num(m.PowerMeanW), Unit: "W", Verdict: wire.Pass,
+		Criterion: fmt.Sprintf("every sample within ±%g %% of the mean", maxPowerFluctPct)}
+	p.Value = fmt.Sprintf("%.0f W mean, %.0f–%.0f W (±%.1f %%)", m.PowerMeanW, m.PowerMinW, m.PowerMaxW, m.PowerFluctPct)
+	if m.PowerLimitW > 0 {
+		p.Value += fmt.Sprintf(", %.0f %% of the %.0f W limit", 100*m.PowerMeanW/m.PowerLimitW, m.PowerLimitW)
+	}
+	if m.PowerFluctPct > maxPowerFluctPct {
+		p.Verdict = wire.Warn
+	}
+	out = append(out, p)
+
+	t := wire.Check{Name: prefix + ".thermal", Category: wire.CategoryGPUDegraded, GPU: gpuPtr(gpu),
+		Number: num(m.TempPeakC), Unit: "°C", Verdict: wire.Pass}
+	t.Value = fmt.Sprintf("peak %.0f °C; SM clock median %.0f MHz, min %.0f", m.TempPeakC, m.SMClockMedian, m.SMClockMin)
+	if m.MaxSMClockMHz > 0 {
+		t.Value += fmt.Sprintf(" (max %.0f)", m.MaxSMClockMHz)
+	}
+	t.Criterion = "below the slowdown temperature; no thermal or hardware slowdown"
+	if m.SlowdownC > 0 {
+		t.Criterion = fmt.Sprintf("below the %.0f °C slowdown temperature; no thermal or hardware slowdown", m.SlowdownC)
+		if m.TempPeakC >= m.SlowdownC {
+			t.Verdict = wire.Fail
+		}
+	}
+	var bad, info []string
+	keys := make([]string, 0, len(m.EventSamples))
+	for k := range m.EventSamples {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		s := fmt.Sprintf("%s in %d of %d samples", k, m.EventSamples[k], m.Samples)
+		if k == "sw_power_cap" {
+			info = append(info, s) // at the power limit under burn: expected
+		} else {
+			bad = append(bad, s)
+		}
+	}
+	if len(bad) > 0 {
+		t.Verdict = wire.Fail
+	}
+	t.Detail = strings.Join(append(bad, info...), "; ")
+	out = append(out, t)
+
+	x := wire.Check{Name: prefix + ".xid", Category: wire.CategoryGPUDegraded, GPU: gpuPtr(gpu),
+		Number: num(float64(len(m.XIDs))), Verdict: wire.Pass, Criterion: "no XID error during the burn"}
+	x.Value = fmt.Sprintf("%d XID events", len(m.XIDs))
+	if len(m.XIDs) > 0 {
+		x.Verdict = wire.Fail
+		x.Detail = fmt.Sprintf("XIDs %v", m.XIDs)
+	}
+	out = append(out, x)
+	return out
+}
+
+// judgeBandwidth judges one copy measurement against the model's threshold.
+func judgeBandwidth(r BandwidthResult, key string, spec Spec, known bool) []wire.Check {
+	name := "gpu.bw." + r.Test
+	if r.Peer != nil {
+		name = fmt.Sprintf("gpu.bw.p2p.%d-%d", r.GPU, *r.Peer)
+	}
+	c := wire.Check{Name: name, Category: wire.CategoryPerformance, GPU: gpuPtr(r.GPU), Unit: "GB/s"}
+	switch {
+	case r.Skipped != "":
+		c.Verdict, c.Detail = wire.Skipped, r.Skipped
+		return []wire.Check{c}
+	case r.Error != "":
+		c.Category, c.Verdict, c.Detail = wire.CategoryGPUDegraded, wire.Fail, r.Error
+		return []wire.Check{c}
+	}
+	c.Number = num(r.BestGBs)
+	c.Value = fmt.Sprintf("%.0f GB/s best, %.0f median (%s, %s, %d × %d MiB)%s",
+		r.BestGBs, r.MedianGB, r.Method, r.Counting, r.Reps, r.Bytes>>20, pctOf(r.BestGBs, spec, key))
+	min, ok := spec.Min[key]
+	switch {
+	case !known || !ok:
+		c.Verdict, c.Detail = wire.Skipped, "no calibrated threshold for this GPU model"
+	case r.BestGBs < min:
+		c.Verdict, c.Criterion = wire.Fail, fmt.Sprintf("≥ %g GB/s (%s)", min, spec.Source[key])
+	default:
+		c.Verdict, c.Criterion = wire.Pass, fmt.Sprintf("≥ %g GB/s (%s)", min, spec.Source[key])
+	}
+	out := []wire.Check{c}
+	if r.BadWords != 0 {
+		v := wire.Check{Name: name + ".data", Category: wire.CategoryGPUDegraded, GPU: gpuPtr(r.GPU),
+			Verdict: wire.Fail, Criterion: "copied data identical to the source", Number: num(float64(r.BadWords)), Unit: "words"}
+		v.Value = fmt.Sprintf("%d words wrong after the copies", r.BadWords)
+		if r.BadWords < 0 {
+			v.Verdict, v.Value = wire.Skipped, "not verified"
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// judgeMemtest judges the pattern test.
+func judgeMemtest(m MemtestResult) wire.Check {
+	c := wire.Check{Name: "gpu.memtest", Category: wire.CategoryGPUDegraded, GPU: gpuPtr(m.GPU),
+		Criterion: "0 bad words", Unit: "words"}
+	switch {
+	case m.Skipped != "":
+		c.Verdict, c.Detail = wire.Skipped, m.Skipped
+		return c
+	case m.Error != "" && m.Passes == 0:
+		c.Verdict, c.Detail = wire.Fail, m.Error
+		return c
+	}
+	c.Number = num(float64(m.BadWords))
+	c.Value = fmt.Sprintf("%d bad words in %.1f GiB × %d passes (%s)", m.BadWords, float64(m.Bytes)/(1<<30), m.Passes, strings.Join(m.Patterns, ", "))
+	c.Verdict = wire.Pass
+	if m.BadWords > 0 || m.Error != "" {
+		c.Verdict = wire.Fail
+		c.Detail = "first bad addresses: " + strings.Join(m.BadAddrs, " ")
+		if m.Injected {
+			c.Detail += "; fault injection was on (--fault-inject), one bad word was planted"
+		}
+		if m.Error != "" {
+			c.Detail += "; " + m.Error
+		}
+	}
+	return c
+}
+
+// judgeNVLinks fails a GPU whose links are partly down: a card with some
+// links active and others not runs peer traffic at a fraction of its rate.
+func judgeNVLinks(gpu int, links []bool, err error) (wire.Check, bool) {
+	c := wire.Check{Name: "gpu.nvlink", Category: wire.CategoryGPUDegraded, GPU: gpuPtr(gpu),
+		Criterion: "every NVLink active"}
+	if err != nil {
+		c.Verdict, c.Detail = wire.Skipped, err.Error()
+		return c, true
+	}
+	if len(links) == 0 {
+		return c, false
+	}
+	active := 0
+	for _, a := range links {
+		if a {
+			active++
+		}
+	}
+	c.Number, c.Unit = num(float64(active)), "links"
+	c.Value = fmt.Sprintf("%d of %d links active", active, len(links))
+	c.Verdict = wire.Pass
+	if active < len(links) {
+		c.Verdict = wire.Fail
+	}
+	return c, true
+}
