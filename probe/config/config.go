@@ -1,0 +1,390 @@
+// Package config is the daemon's YAML configuration (`gpuprobe run
+// --config FILE`, documented in docs/probe.md): where to send, who we are,
+// what was ordered, when to check, what passes. Load validates everything
+// and names the field and line of the first problem, so a typo never
+// surfaces hours later as a silent gap in the data.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gpusla/gpusla/probe/expect"
+	"github.com/gpusla/gpusla/probe/netcheck"
+	"github.com/gpusla/gpusla/probe/wire"
+)
+
+// Defaults.
+const (
+	DefaultHeartbeat   = "30s"
+	DefaultHealth      = "5m"
+	DefaultNetwork     = "15m"
+	DefaultStress      = "0 3 * * *" // daily 03:00 in the configured time zone
+	DefaultQuietWindow = "02:00-05:00"
+	DefaultJitter      = 5 * time.Second
+	DefaultSpoolDir    = "/var/lib/gpuprobe/spool"
+	DefaultSpoolBytes  = 64 << 20
+	DefaultIdleUtilPct = 5.0
+	// MinSecretBytes keeps HMAC keys from being guessable passwords.
+	MinSecretBytes = 16
+)
+
+// Config is the whole file.
+type Config struct {
+	Node       string          `yaml:"node"`
+	Backend    Backend         `yaml:"backend"`
+	SecretFile string          `yaml:"secret_file"`
+	TimeZone   string          `yaml:"timezone"`
+	Schedules  Schedules       `yaml:"schedules"`
+	Stress     Stress          `yaml:"stress"`
+	Network    netcheck.Spec   `yaml:"network"`
+	Spool      Spool           `yaml:"spool"`
+	Metrics    Metrics         `yaml:"metrics"`
+	Expected   expect.Expected `yaml:"expected"`
+
+	// Resolved by Load.
+	Path     string         `yaml:"-"`
+	Location *time.Location `yaml:"-"`
+	Secret   []byte         `yaml:"-"`
+}
+
+// Backend is where batches go.
+type Backend struct {
+	URL        string        `yaml:"url"`         // the ingest endpoint, e.g. https://…/v1/batches
+	Timeout    time.Duration `yaml:"timeout"`     // per request, default 30s
+	MinBackoff time.Duration `yaml:"min_backoff"` // first retry delay, default 1s
+	MaxBackoff time.Duration `yaml:"max_backoff"` // longest retry delay, default 5m
+}
+
+// Schedules say when each job runs: a Go duration ("30s": every 30 s from
+// start), a cron expression in the configured time zone ("0 3 * * *"), a
+// descriptor ("@daily", "@every 1h"), or "off".
+type Schedules struct {
+	Heartbeat string        `yaml:"heartbeat"`
+	Health    string        `yaml:"health"`
+	Network   string        `yaml:"network"`
+	Stress    string        `yaml:"stress"` // stress and bandwidth (incl. iperf3)
+	Jitter    time.Duration `yaml:"jitter"` // random delay before each run, default 5s
+
+	// Parsed by Load; nil means off.
+	HeartbeatEvery cron.Schedule `yaml:"-"`
+	HealthEvery    cron.Schedule `yaml:"-"`
+	NetworkEvery   cron.Schedule `yaml:"-"`
+	StressEvery    cron.Schedule `yaml:"-"`
+}
+
+// Stress says when the heavy jobs may run.
+type Stress struct {
+	QuietWindow   string        `yaml:"quiet_window"`     // "HH:MM-HH:MM" local to timezone
+	MaxGPUUtilPct float64       `yaml:"max_gpu_util_pct"` // GPUs count as idle at or below this
+	Timeout       time.Duration `yaml:"timeout"`          // default 1h
+
+	Window Window `yaml:"-"`
+}
+
+// Spool is the on-disk outbox.
+type Spool struct {
+	Dir      string   `yaml:"dir"`
+	MaxBytes ByteSize `yaml:"max_bytes"`
+}
+
+// Metrics is the optional Prometheus endpoint.
+type Metrics struct {
+	Listen string `yaml:"listen"` // loopback host:port; empty: off
+}
+
+// Error names the file, line and field of a problem.
+type Error struct {
+	File  string
+	Line  int
+	Field string
+	Msg   string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	b.WriteString(": ")
+	if e.Field != "" {
+		b.WriteString(e.Field + ": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Load reads and validates the file at path, and reads the secret.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	c, err := Parse(data, path)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.readSecret(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Parse decodes and validates data (named name in errors) without touching
+// the secret file.
+func Parse(data []byte, name string) (*Config, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, yamlError(name, &root, err)
+	}
+	if len(root.Content) == 0 {
+		return nil, &Error{File: name, Msg: "empty file"}
+	}
+	if root.Content[0].Kind != yaml.MappingNode {
+		return nil, &Error{File: name, Line: root.Content[0].Line, Msg: "the top level must be a mapping (key: value)"}
+	}
+	c := &Config{Path: name}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil {
+		return nil, yamlError(name, &root, err)
+	}
+	if err := c.validate(); err != nil {
+		var fe *Error
+		if errors.As(err, &fe) {
+			fe.File = name
+			if fe.Line == 0 {
+				fe.Line = lineOf(root.Content[0], fe.Field)
+			}
+		}
+		return nil, err
+	}
+	return c, nil
+}
+
+var (
+	reUnknown = regexp.MustCompile(`line (\d+): field (\S+) not found in type`)
+	reLine    = regexp.MustCompile(`line (\d+): (.*)`)
+)
+
+// yamlError rewrites the YAML library's messages into field-and-line form.
+func yamlError(name string, root *yaml.Node, err error) error {
+	msg := err.Error()
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+	}
+	if m := reUnknown.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		field := m[2]
+		if len(root.Content) > 0 {
+			if p := pathOfKey(root.Content[0], "", line, m[2]); p != "" {
+				field = p
+			}
+		}
+		return &Error{File: name, Line: line, Field: field, Msg: "unknown field (see docs/probe.md)"}
+	}
+	if m := reLine.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		field := ""
+		if len(root.Content) > 0 {
+			field = pathAtLine(root.Content[0], "", line)
+		}
+		return &Error{File: name, Line: line, Field: field, Msg: strings.TrimPrefix(m[2], "yaml: ")}
+	}
+	return &Error{File: name, Msg: strings.TrimPrefix(msg, "yaml: ")}
+}
+
+func (c *Config) validate() error {
+	bad := func(field, format string, args ...any) error {
+		return &Error{Field: field, Msg: fmt.Sprintf(format, args...)}
+	}
+	// Identity and security first.
+	if c.Node == "" {
+		return bad("node", "missing: the node id the backend knows this machine by")
+	}
+	if !wire.ValidNodeID(c.Node) {
+		return bad("node", "%q is not a node id (letters, digits, '.', '_', '-'; 1 to 64)", c.Node)
+	}
+	if c.Backend.URL == "" {
+		return bad("backend.url", "missing: the backend's ingest URL, e.g. https://sla.example.com/v1/batches")
+	}
+	u, err := url.Parse(c.Backend.URL)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return bad("backend.url", "%q is not an http(s) URL", c.Backend.URL)
+	}
+	if u.Scheme == "http" && !isLoopback(u.Hostname()) {
+		return bad("backend.url", "%q: plain http is allowed only to localhost; use https", c.Backend.URL)
+	}
+	if u.User != nil {
+		return bad("backend.url", "must not carry credentials; the node signs with secret_file")
+	}
+	if c.SecretFile == "" {
+		return bad("secret_file", "missing: a file holding this node's HMAC secret")
+	}
+	if c.Backend.Timeout == 0 {
+		c.Backend.Timeout = 30 * time.Second
+	}
+	if c.Backend.MinBackoff == 0 {
+		c.Backend.MinBackoff = time.Second
+	}
+	if c.Backend.MaxBackoff == 0 {
+		c.Backend.MaxBackoff = 5 * time.Minute
+	}
+	switch {
+	case c.Backend.Timeout < 0:
+		return bad("backend.timeout", "must be positive")
+	case c.Backend.MinBackoff < 0:
+		return bad("backend.min_backoff", "must be positive")
+	case c.Backend.MaxBackoff < c.Backend.MinBackoff:
+		return bad("backend.max_backoff", "%v is below min_backoff %v", c.Backend.MaxBackoff, c.Backend.MinBackoff)
+	}
+
+	if c.TimeZone == "" {
+		c.TimeZone = "UTC"
+	}
+	loc, err := time.LoadLocation(c.TimeZone)
+	if err != nil {
+		return bad("timezone", "%q is not an IANA time zone (e.g. Asia/Shanghai): %v", c.TimeZone, err)
+	}
+	c.Location = loc
+
+	s := &c.Schedules
+	for _, f := range []struct {
+		name string
+		spec *string
+		def  string
+		out  *cron.Schedule
+		off  bool
+	}{
+		{"heartbeat", &s.Heartbeat, DefaultHeartbeat, &s.HeartbeatEvery, false},
+		{"health", &s.Health, DefaultHealth, &s.HealthEvery, true},
+		{"network", &s.Network, DefaultNetwork, &s.NetworkEvery, true},
+		{"stress", &s.Stress, DefaultStress, &s.StressEvery, true},
+	} {
+		if *f.spec == "" {
+			*f.spec = f.def
+		}
+		sch, err := ParseSchedule(*f.spec)
+		if err != nil {
+			return bad("schedules."+f.name, "%v", err)
+		}
+		if sch == nil && !f.off {
+			return bad("schedules."+f.name, "cannot be off: the backend counts a missing heartbeat as an outage")
+		}
+		*f.out = sch
+	}
+	if s.Jitter == 0 {
+		s.Jitter = DefaultJitter
+	}
+	if s.Jitter < 0 || s.Jitter > time.Hour {
+		return bad("schedules.jitter", "%v is not between 0 and 1h", s.Jitter)
+	}
+
+	if c.Stress.QuietWindow == "" {
+		c.Stress.QuietWindow = DefaultQuietWindow
+	}
+	w, err := ParseWindow(c.Stress.QuietWindow)
+	if err != nil {
+		return bad("stress.quiet_window", "%v", err)
+	}
+	c.Stress.Window = w
+	if c.Stress.MaxGPUUtilPct == 0 {
+		c.Stress.MaxGPUUtilPct = DefaultIdleUtilPct
+	}
+	if c.Stress.MaxGPUUtilPct < 0 || c.Stress.MaxGPUUtilPct > 100 {
+		return bad("stress.max_gpu_util_pct", "%g is not a percentage", c.Stress.MaxGPUUtilPct)
+	}
+	if c.Stress.Timeout == 0 {
+		c.Stress.Timeout = time.Hour
+	}
+	if c.Stress.Timeout < 0 {
+		return bad("stress.timeout", "must be positive")
+	}
+
+	c.Network.SetDefaults()
+	if err := c.Network.Validate(); err != nil {
+		var fe *netcheck.FieldError
+		if errors.As(err, &fe) {
+			return bad("network."+fe.Field, "%s", fe.Msg)
+		}
+		return bad("network", "%v", err)
+	}
+
+	if c.Spool.Dir == "" {
+		c.Spool.Dir = DefaultSpoolDir
+	}
+	if c.Spool.MaxBytes == 0 {
+		c.Spool.MaxBytes = DefaultSpoolBytes
+	}
+	if c.Spool.MaxBytes < 2*wire.MaxBodyBytes {
+		return bad("spool.max_bytes", "%d is below the minimum of %d (two full batches)", c.Spool.MaxBytes, 2*wire.MaxBodyBytes)
+	}
+
+	if c.Metrics.Listen != "" {
+		host, port, err := net.SplitHostPort(c.Metrics.Listen)
+		if err != nil || port == "" {
+			return bad("metrics.listen", "%q is not host:port", c.Metrics.Listen)
+		}
+		if !isLoopback(host) {
+			return bad("metrics.listen", "%q: the metrics endpoint may listen only on localhost (127.0.0.1, ::1)", c.Metrics.Listen)
+		}
+	}
+
+	if err := c.Expected.Validate(); err != nil {
+		// expect names the field as "expected.x: message".
+		field, msg, ok := strings.Cut(err.Error(), ": ")
+		if !ok {
+			return bad("expected", "%v", err)
+		}
+		return bad(field, "%s", msg)
+	}
+	return nil
+}
+
+func (c *Config) readSecret() error {
+	p := c.SecretFile
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(filepath.Dir(c.Path), p)
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return &Error{File: c.Path, Field: "secret_file", Msg: err.Error()}
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		return &Error{File: c.Path, Field: "secret_file",
+			Msg: fmt.Sprintf("%s is readable by others (mode %04o); chmod 600 it", p, st.Mode().Perm())}
+	}
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		return &Error{File: c.Path, Field: "secret_file", Msg: err.Error()}
+	}
+	secret := bytes.TrimSpace(raw)
+	if len(secret) < MinSecretBytes {
+		return &Error{File: c.Path, Field: "secret_file",
+			Msg: fmt.Sprintf("%s holds %d bytes; a secret needs at least %d", p, len(secret), MinSecretBytes)}
+	}
+	c.Secret = secret
+	return nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

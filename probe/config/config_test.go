@@ -1,0 +1,138 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/probe/netcheck"
+)
+
+func TestLoadFullExample(t *testing.T) {
+	os.Chmod("testdata/secret", 0o600) // git does not keep the mode
+	c, err := Load("testdata/full.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Node != "gpu-node-01" || c.Location.String() != "Asia/Shanghai" || len(c.Secret) < MinSecretBytes {
+		t.Fatalf("identity: %+v", c)
+	}
+	if c.Spool.MaxBytes != 64<<20 || c.Metrics.Listen != "127.0.0.1:9464" {
+		t.Fatalf("spool/metrics: %+v %+v", c.Spool, c.Metrics)
+	}
+	if c.Schedules.HeartbeatEvery != Every(30*time.Second) || c.Schedules.StressEvery == nil {
+		t.Fatalf("schedules: %+v", c.Schedules)
+	}
+	if c.Network.Gateway.MaxAvg != 2*time.Millisecond || c.Network.Iperf3.MinPct != 70 || c.Network.Iperf3.Port != 5201 {
+		t.Fatalf("network: %+v", c.Network)
+	}
+	if c.Expected.GPUs != 8 || c.Expected.Model != "H200" || len(c.Expected.Disks) != 1 {
+		t.Fatalf("expected: %+v", c.Expected)
+	}
+	if w := c.Stress.Window; w.String() != "02:00-05:00" {
+		t.Fatalf("window %v", w)
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	c, err := Parse([]byte("node: n1\nbackend: {url: 'http://127.0.0.1:8080/v1/batches'}\nsecret_file: /s\n"), "min.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Schedules.Heartbeat != "30s" || c.Schedules.Health != "5m" || c.Schedules.Network != "15m" ||
+		c.Schedules.Stress != DefaultStress || c.Location != time.UTC {
+		t.Fatalf("schedule defaults: %+v", c.Schedules)
+	}
+	if c.Network.Gateway.MaxAvg != netcheck.DefaultGatewayMaxAvg || c.Spool.Dir != DefaultSpoolDir || c.Metrics.Listen != "" {
+		t.Fatalf("defaults: %+v", c)
+	}
+}
+
+// Each broken file must be refused with the field and line named.
+func TestErrorsNameFieldAndLine(t *testing.T) {
+	base := "node: n1\nbackend:\n  url: https://b.example/v1/batches\nsecret_file: /s\n"
+	cases := []struct{ doc, want string }{
+		{"", "x.yaml: empty file"},
+		{"- a\n", "x.yaml:1: the top level must be a mapping"},
+		{"backend: {url: https://b/}\nsecret_file: /s\n", "x.yaml:1: node: missing"},
+		{"node: 'bad id'\n", `x.yaml:1: node: "bad id" is not a node id`},
+		{"node: n1\nbackend:\n  url: http://sla.example.com/\nsecret_file: /s\n", "x.yaml:3: backend.url: \"http://sla.example.com/\": plain http is allowed only to localhost"},
+		{"node: n1\nbackend:\n  url: https://b/\n", "x.yaml:1: secret_file: missing"},
+		{base + "backend_url: x\n", "x.yaml:5: backend_url: unknown field"},
+		{base + "network:\n  ping:\n    - host: 10.0.0.1\n      cout: 5\n", "x.yaml:8: network.ping[0].cout: unknown field"},
+		{base + "timezone: Mars/Olympus\n", `x.yaml:5: timezone: "Mars/Olympus" is not an IANA time zone`},
+		{base + "schedules:\n  health: every five minutes\n", `x.yaml:6: schedules.health: "every five minutes" is neither`},
+		{base + "schedules:\n  heartbeat: \"off\"\n", "x.yaml:6: schedules.heartbeat: cannot be off"},
+		{base + "schedules:\n  jitter: 5 seconds\n", "x.yaml:6: schedules.jitter:"},
+		{base + "stress:\n  quiet_window: 2am-5am\n", `x.yaml:6: stress.quiet_window: "2am" is not a time of day`},
+		{base + "network:\n  ping:\n    - {name: a, host: h1}\n    - {name: a, host: h2}\n", `x.yaml:8: network.ping[1].name: "a" is already used by ping[0]`},
+		{base + "network:\n  tcp:\n    - address: nohost\n", `x.yaml:7: network.tcp[0].address: "nohost" is not host:port`},
+		{base + "network:\n  iperf3:\n    host: 10.0.0.2\n", "x.yaml:6: network.iperf3.nominal_mbps: missing"},
+		{base + "network:\n  gateway:\n    max_loss_pct: 120\n", "x.yaml:7: network.gateway.max_loss_pct: 120 is not a percentage"},
+		{base + "spool:\n  max_bytes: 1KiB\n", "x.yaml:6: spool.max_bytes: 1024 is below the minimum"},
+		{base + "spool:\n  max_bytes: lots\n", "x.yaml:6: spool.max_bytes: \"lots\" is not a size"},
+		{base + "metrics:\n  listen: 0.0.0.0:9464\n", `x.yaml:6: metrics.listen: "0.0.0.0:9464": the metrics endpoint may listen only on localhost`},
+		{base + "expected:\n  gpus: -1\n", "x.yaml:6: expected.gpus: -1 is negative"},
+		{base + "expected:\n  gpus: eight\n", "x.yaml:6: expected.gpus: cannot unmarshal"},
+	}
+	for _, c := range cases {
+		_, err := Parse([]byte(c.doc), "x.yaml")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q:\n got  %v\n want %q", c.doc, err, c.want)
+		}
+	}
+}
+
+func TestSecretFile(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "probe.yaml")
+	os.WriteFile(cfg, []byte("node: n1\nbackend: {url: 'https://b/'}\nsecret_file: key\n"), 0o600)
+	if _, err := Load(cfg); err == nil || !strings.Contains(err.Error(), "secret_file") {
+		t.Fatalf("missing secret: %v", err)
+	}
+	key := filepath.Join(dir, "key")
+	os.WriteFile(key, []byte("short\n"), 0o600)
+	if _, err := Load(cfg); err == nil || !strings.Contains(err.Error(), "at least 16") {
+		t.Fatalf("short secret: %v", err)
+	}
+	os.WriteFile(key, []byte("0123456789abcdef0123\n"), 0o644)
+	os.Chmod(key, 0o644)
+	if _, err := Load(cfg); err == nil || !strings.Contains(err.Error(), "chmod 600") {
+		t.Fatalf("world-readable secret: %v", err)
+	}
+	os.Chmod(key, 0o600)
+	c, err := Load(cfg)
+	if err != nil || string(c.Secret) != "0123456789abcdef0123" {
+		t.Fatalf("secret %q %v", c.Secret, err)
+	}
+}
+
+func TestWindow(t *testing.T) {
+	w, _ := ParseWindow("22:00-04:00")
+	at := func(h, m int) time.Time { return time.Date(2026, 11, 30, h, m, 0, 0, time.UTC) }
+	for _, c := range []struct {
+		t    time.Time
+		want bool
+	}{{at(23, 0), true}, {at(3, 59), true}, {at(4, 0), false}, {at(12, 0), false}, {at(22, 0), true}} {
+		if w.Contains(c.t) != c.want {
+			t.Errorf("%v in %v: want %v", c.t, w, c.want)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	full, _ := os.ReadFile("testdata/full.yaml")
+	f.Add(full)
+	f.Add([]byte("node: n1\nbackend: {url: 'https://b/'}\nsecret_file: /s\nnetwork: {ping: [{host: x}]}\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := Parse(b, "fuzz.yaml")
+		if err == nil && (c.Node == "" || c.Schedules.HeartbeatEvery == nil || c.Location == nil) {
+			t.Fatalf("accepted an incomplete config: %+v", c)
+		}
+		if err != nil && !strings.HasPrefix(err.Error(), "fuzz.yaml") {
+			t.Fatalf("error does not name the file: %v", err)
+		}
+	})
+}
