@@ -27,7 +27,7 @@ const (
 // watchdog repairs a missing open incident record and retries alerts.
 func (s *Service) apply(ctx context.Context, n Node, fx effects) {
 	now := s.Now()
-	for _, t := range fx.transitions {
+	for _, t := range coalesce(fx.transitions) {
 		id := IncidentID(string(t.Kind), t.Since)
 		log := s.log.With("node", n.ID, "incident", id, "op", t.Op)
 		var inc Incident
@@ -55,6 +55,30 @@ func (s *Service) apply(ctx context.Context, n Node, fx effects) {
 		log.Info("incident "+string(t.Op), "kind", t.Kind, "since", t.Since, "at", t.At, "cause", t.Cause, "counted", t.Counted)
 		s.alert(ctx, n, t, inc)
 	}
+}
+
+// coalesce drops a reclassification that a later one of the same incident
+// in the same batch supersedes: one observation after another can move a
+// gap's cause twice (a heartbeat says "alive", the next connectivity check
+// says "network"), and Slack should hear only the conclusion.
+func coalesce(trs []incident.Transition) []incident.Transition {
+	out := trs[:0:0]
+	for i, t := range trs {
+		if t.Op == incident.Reclassify {
+			superseded := false
+			for _, u := range trs[i+1:] {
+				if u.Op == incident.Reclassify && u.Kind == t.Kind && u.Since.Equal(t.Since) {
+					superseded = true
+					break
+				}
+			}
+			if superseded {
+				continue
+			}
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 // updateIncident applies change to the stored incident with optimistic

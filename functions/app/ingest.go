@@ -199,7 +199,10 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 		if len(o.Checks) > 0 {
 			hasChecks = true
 		}
-		if in.now.Sub(o.At.Add(-skew)) > in.node.PushInterval+in.node.Grace {
+		at := o.At.Add(-skew)
+		// Late: older than a push can be, or inside a gap the backend saw as
+		// unreachable — the evidence that decides whose fault the gap was.
+		if in.now.Sub(at) > in.node.PushInterval+in.node.Grace || inGap(&st.Eval, at) {
 			late = true
 		}
 	}
@@ -315,6 +318,19 @@ func extendRun(st *NodeState, n Node, b *wire.Batch, skew time.Duration, now tim
 		r.Count++
 	}
 	return closed
+}
+
+// inGap reports whether t falls in the open unreachable gap or a recent one.
+func inGap(ev *incident.State, t time.Time) bool {
+	if g := ev.Unreachable; g != nil && !t.Before(g.Since) {
+		return true
+	}
+	for _, g := range ev.Recent {
+		if !t.Before(g.Since) && t.Before(g.Until) {
+			return true
+		}
+	}
+	return false
 }
 
 func failedCheck(c wire.Check, at time.Time) FailedCheck {

@@ -1,0 +1,205 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/app/apptest"
+	"github.com/gpusla/gpusla/functions/httpapi"
+	"github.com/gpusla/gpusla/infra/bolt"
+	"github.com/gpusla/gpusla/probe/wire"
+)
+
+var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+
+type env struct {
+	store *bolt.Store
+	api   *httpapi.API
+	clock *apptest.Clock
+	a, b  *apptest.Probe
+}
+
+func newEnv(t *testing.T) *env {
+	st, err := bolt.Open(filepath.Join(t.TempDir(), "gpusla.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	clock := apptest.NewClock(t0)
+	st.SetClock(clock.Now)
+	svc, err := app.New(app.Config{Store: st, Notifier: &apptest.Notifier{}, Box: apptest.Box(t), Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{store: st, api: httpapi.New(svc, nil), clock: clock}
+	e.a = apptest.AddNode(t, svc, "node-a")
+	e.b = apptest.AddNode(t, svc, "node-b")
+	return e
+}
+
+func (e *env) post(r app.IngestRequest) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodPost, httpapi.PathBatches, bytes.NewReader(r.Body))
+	if r.Node != "" {
+		req.Header.Set(wire.HeaderNode, r.Node)
+	}
+	if r.Timestamp != "" {
+		req.Header.Set(wire.HeaderTimestamp, r.Timestamp)
+	}
+	if r.Signature != "" {
+		req.Header.Set(wire.HeaderSignature, r.Signature)
+	}
+	w := httptest.NewRecorder()
+	e.api.ServeHTTP(w, req)
+	return w
+}
+
+func decodeErr(t *testing.T, w *httptest.ResponseRecorder) wire.Error {
+	t.Helper()
+	var we wire.Error
+	if err := json.Unmarshal(w.Body.Bytes(), &we); err != nil {
+		t.Fatalf("error body %q is not a wire.Error: %v", w.Body.String(), err)
+	}
+	return we
+}
+
+// signRaw signs arbitrary bytes with a node's secret (for schema errors).
+func signRaw(p *apptest.Probe, at time.Time, body []byte) app.IngestRequest { return p.Request(at, body) }
+
+func TestIngestRejects(t *testing.T) {
+	e := newEnv(t)
+	_, good := e.a.Batch(t0, apptest.Heartbeats(t0, 30*time.Second, 2)...)
+	valid := e.a.Request(t0, good)
+	big := bytes.Repeat([]byte(" "), wire.MaxBodyBytes+1)
+	cases := []struct {
+		name   string
+		req    app.IngestRequest
+		status int
+		field  string
+		msg    string
+	}{
+		{"no headers", app.IngestRequest{Body: good}, 401, "", "missing signature"},
+		{"no signature", app.IngestRequest{Node: "node-a", Timestamp: valid.Timestamp, Body: good}, 401, "", "missing signature"},
+		{"wrong signature", app.IngestRequest{Node: "node-a", Timestamp: valid.Timestamp, Signature: "v1=" + strings.Repeat("ab", 32), Body: good}, 401, "", "does not match"},
+		{"signature of a changed body", app.IngestRequest{Node: "node-a", Timestamp: valid.Timestamp, Signature: valid.Signature, Body: append([]byte(nil), append(good[:len(good)-1:len(good)-1], ' ', '}')...)}, 401, "", "does not match"},
+		{"old timestamp", e.a.Request(t0.Add(-wire.TimestampWindow-time.Second), good), 401, "", "outside the allowed window"},
+		{"future timestamp", e.a.Request(t0.Add(wire.TimestampWindow+time.Second), good), 401, "", "outside the allowed window"},
+		{"another node's secret", func() app.IngestRequest { r := e.b.Request(t0, good); r.Node = "node-a"; return r }(), 401, "", "does not match"},
+		{"unknown node", func() app.IngestRequest { r := e.a.Request(t0, good); r.Node = "node-z"; return r }(), 401, "", "unknown node"},
+		{"body of another node", e.b.Request(t0, good), 400, "node", "does not match the signing node"},
+		{"too large", e.a.Request(t0, big), 413, "", "over the limit"},
+		{"not json", signRaw(e.a, t0, []byte("{nope")), 400, "body", ""},
+		{"wrong type", signRaw(e.a, t0, []byte(`{"v":1,"id":"x","node":"node-a","seq":"one"}`)), 400, "seq", "wrong type"},
+		{"bad observation kind", signRaw(e.a, t0, []byte(`{"v":1,"id":"x","node":"node-a","probe":"t","seq":1,"created_at":"2026-11-30T10:00:00Z","observations":[{"at":"2026-11-30T10:00:00Z","kind":"nap"}]}`)), 400, "observations[0].kind", "neither"},
+		{"bad check category", signRaw(e.a, t0, []byte(`{"v":1,"id":"x","node":"node-a","probe":"t","seq":1,"created_at":"2026-11-30T10:00:00Z","observations":[{"at":"2026-11-30T10:00:00Z","kind":"check","checks":[{"name":"c","category":"vibes","verdict":"pass"}]}]}`)), 400, "observations[0].checks[0].category", "unknown category"},
+		{"missing created_at", signRaw(e.a, t0, []byte(`{"v":1,"id":"x","node":"node-a","probe":"t","seq":1,"observations":[]}`)), 400, "created_at", "missing"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			before := e.store.Ops().Total("/write")
+			w := e.post(tc.req)
+			if w.Code != tc.status {
+				t.Fatalf("status %d (%s), want %d", w.Code, w.Body.String(), tc.status)
+			}
+			we := decodeErr(t, w)
+			if we.Field != tc.field || !strings.Contains(we.Error, tc.msg) {
+				t.Fatalf("error %+v, want field %q and message containing %q", we, tc.field, tc.msg)
+			}
+			if n := e.store.Ops().Total("/write") - before; n != 0 {
+				t.Fatalf("a rejected request made %d store writes; nothing may be stored", n)
+			}
+		})
+	}
+	for _, id := range []string{"node-a", "node-b"} {
+		if _, err := e.store.GetState(t.Context(), id); !errors.Is(err, app.ErrNotFound) {
+			t.Fatalf("state of %s exists after only rejects: %v", id, err)
+		}
+	}
+	// And the valid batch is accepted after all that.
+	if w := e.post(valid); w.Code != 200 {
+		t.Fatalf("valid batch: %d %s", w.Code, w.Body.String())
+	}
+}
+
+func TestIngestStoresDedupesAndRefusesReplay(t *testing.T) {
+	e := newEnv(t)
+	_, body := e.a.Batch(t0, apptest.Heartbeats(t0, 30*time.Second, 2)...)
+	first := e.a.Request(t0, body)
+	w := e.post(first)
+	var ack wire.Ack
+	if w.Code != 200 || json.Unmarshal(w.Body.Bytes(), &ack) != nil || ack.Status != wire.AckStored || ack.ID != "node-a-b1" {
+		t.Fatalf("first post: %d %s", w.Code, w.Body.String())
+	}
+	// A heartbeat-only batch costs exactly one conditional write.
+	if n := e.store.Ops().Total("/write"); n != 3 { // 2 node registrations + 1 state write
+		t.Fatalf("store writes after one heartbeat batch = %d, want 3 (%v)", n, e.store.Ops())
+	}
+	// The identical signed request again is a replay: 401.
+	w = e.post(first)
+	if w.Code != 401 || !strings.Contains(decodeErr(t, w).Error, "replay") {
+		t.Fatalf("replay: %d %s", w.Code, w.Body.String())
+	}
+	// The probe's retry (re-signed later) is a duplicate: 200, nothing written.
+	e.clock.Advance(2 * time.Second)
+	before := e.store.Ops().Total("/write")
+	w = e.post(e.a.Request(e.clock.Now(), body))
+	if w.Code != 200 || json.Unmarshal(w.Body.Bytes(), &ack) != nil || ack.Status != wire.AckDuplicate {
+		t.Fatalf("retry: %d %s", w.Code, w.Body.String())
+	}
+	if n := e.store.Ops().Total("/write") - before; n != 0 {
+		t.Fatalf("duplicate made %d writes", n)
+	}
+	st, err := e.store.GetState(t.Context(), "node-a")
+	if err != nil || st.LastSeq != 1 || st.LastHash != wire.BodyHash(body) || st.Run.Count != 2 {
+		t.Fatalf("state after one batch: %+v, %v", st, err)
+	}
+}
+
+func TestChainBreakIsEvidenceNotReject(t *testing.T) {
+	e := newEnv(t)
+	_, b1 := e.a.Batch(t0, apptest.Heartbeats(t0, 30*time.Second, 2)...)
+	if w := e.post(e.a.Request(t0, b1)); w.Code != 200 {
+		t.Fatal(w.Body.String())
+	}
+	e.a.Prev = strings.Repeat("0", 64) // a forged or lost link
+	e.clock.Advance(time.Minute)
+	_, b2 := e.a.Batch(e.clock.Now(), apptest.Heartbeats(e.clock.Now(), 30*time.Second, 2)...)
+	if w := e.post(e.a.Request(e.clock.Now(), b2)); w.Code != 200 {
+		t.Fatalf("chain break rejected: %d %s", w.Code, w.Body.String())
+	}
+	ev, err := e.store.ListEvidence(t.Context(), "node-a", t0, t0.Add(time.Hour))
+	if err != nil || len(ev) != 1 || ev[0].Kind != app.EvidenceChainBreak || ev[0].Seq != 2 {
+		t.Fatalf("evidence = %+v, %v; want one chain break at seq 2", ev, err)
+	}
+	if _, err := e.store.GetBatch(t.Context(), "node-a", 2); err != nil {
+		t.Fatalf("batch with a chain break not kept as evidence: %v", err)
+	}
+}
+
+func TestHealthAndViews(t *testing.T) {
+	e := newEnv(t)
+	_, body := e.a.Batch(t0, apptest.Heartbeats(t0, 30*time.Second, 2)...)
+	e.post(e.a.Request(t0, body))
+	for _, path := range []string{httpapi.PathHealth, httpapi.PathNodes, httpapi.PathIncidents + "?node=node-a"} {
+		w := httptest.NewRecorder()
+		e.api.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
+		if w.Code != 200 {
+			t.Fatalf("GET %s: %d %s", path, w.Code, w.Body.String())
+		}
+		if strings.Contains(w.Body.String(), "secret") {
+			t.Fatalf("GET %s shows a secret: %s", path, w.Body.String())
+		}
+	}
+	w := httptest.NewRecorder()
+	e.api.ServeHTTP(w, httptest.NewRequest(http.MethodGet, httpapi.PathIncidents+"?from=yesterday", nil))
+	if w.Code != 400 || decodeErr(t, w).Field != "from" {
+		t.Fatalf("bad from: %d %s", w.Code, w.Body.String())
+	}
+}
