@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpusla/gpusla/sla/report"
+	"github.com/gpusla/gpusla/sla/terms"
+)
+
+func init() {
+	commands = append(commands, newReportCmd)
+}
+
+func newReportCmd() *cobra.Command {
+	var (
+		termsFiles []string
+		eventsFile string
+		month      string
+		format     string
+		asOf       string
+		output     string
+	)
+	cmd := &cobra.Command{
+		Use:   "report --terms FILE --events FILE --month YYYY-MM",
+		Short: "Print the month's SLA report from contract terms and an event log",
+		Long: `Reads contract terms (YAML, docs/terms.md; --terms may be repeated, a file may
+hold several contracts) and an event log (JSON lines, docs/events.md; "-" reads
+standard input), and prints the month's report for every node: uptime observed
+and claimable, outages with cause and evidence, tickets against their targets,
+delivery, credits, the total claim and the claim deadline.
+
+The month is each contract's calendar month in its own time zone. --as-of
+(RFC 3339, default now) leaves out what was received after it and judges
+pending tickets and ongoing outages at it. A malformed line fails the whole
+run with its line number; no partial report is ever printed.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if len(termsFiles) == 0 {
+				return fmt.Errorf("--terms is required")
+			}
+			if eventsFile == "" {
+				return fmt.Errorf("--events is required")
+			}
+			m, err := time.Parse("2006-01", month)
+			if err != nil {
+				return fmt.Errorf("--month %q: want YYYY-MM", month)
+			}
+			at := time.Now().UTC()
+			if asOf != "" {
+				if at, err = time.Parse(time.RFC3339, asOf); err != nil {
+					return fmt.Errorf("--as-of %q: want an RFC 3339 instant such as 2026-04-01T00:00:00Z", asOf)
+				}
+			}
+			var all []*terms.Terms
+			for _, f := range termsFiles {
+				ts, err := terms.ReadFile(f)
+				if err != nil {
+					return err
+				}
+				all = append(all, ts...)
+			}
+			b, err := report.NewBuilder(all, report.Options{Year: m.Year(), Month: m.Month(), AsOf: at})
+			if err != nil {
+				return err
+			}
+			if eventsFile == "-" {
+				err = b.ReadLog("stdin", cmd.InOrStdin())
+			} else {
+				err = readEvents(b, eventsFile)
+			}
+			if err != nil {
+				return err
+			}
+			rep, err := b.Build()
+			if err != nil {
+				return err
+			}
+			var buf bytes.Buffer
+			if err := report.Render(&buf, rep, format); err != nil {
+				return err
+			}
+			if output == "" {
+				_, err = cmd.OutOrStdout().Write(buf.Bytes())
+				return err
+			}
+			return writeAtomic(output, buf.Bytes())
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&termsFiles, "terms", nil, "contract terms file (YAML); repeat for several")
+	f.StringVar(&eventsFile, "events", "", `event log (JSON lines), "-" for standard input`)
+	f.StringVar(&month, "month", "", "month to report, YYYY-MM")
+	f.StringVar(&format, "format", "json", "output format: json, md or csv")
+	f.StringVar(&asOf, "as-of", "", "judge the report as of this RFC 3339 instant (default now)")
+	f.StringVarP(&output, "output", "o", "", "write the report to this file (atomically) instead of standard output")
+	return cmd
+}
+
+func readEvents(b *report.Builder, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("read events: %w", err)
+	}
+	defer f.Close()
+	return b.ReadLog(path, io.Reader(f))
+}
+
+// writeAtomic writes data to path through a temporary file, fsync and
+// rename, so a reader never sees half a report.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write report: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write report: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}

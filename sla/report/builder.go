@@ -1,0 +1,592 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gpusla/gpusla/sla/account"
+	"github.com/gpusla/gpusla/sla/calendar"
+	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/incident"
+	"github.com/gpusla/gpusla/sla/interval"
+	"github.com/gpusla/gpusla/sla/terms"
+	"github.com/gpusla/gpusla/sla/ticket"
+)
+
+// lookback is how far before the month check results are kept, so that an
+// incident already open when the month began is seen with its true start.
+const lookback = 8 * 24 * time.Hour
+
+// Options choose the month and the instant the report is as of.
+type Options struct {
+	Year  int
+	Month time.Month
+	// AsOf: events received or happening after it are left out, and open
+	// incidents and pending tickets are judged at it.
+	AsOf time.Time
+}
+
+// Builder accumulates the event log and builds the report.
+type Builder struct {
+	opts      Options
+	contracts map[string]*terms.Terms
+	nodes     map[string]*nodeAcc
+	seen      map[string]struct{}
+	tickets   map[string]*ticketAcc
+	contractM map[string][]maintNotice
+	backend   []interval.Interval
+	backendS  []string
+	winStart  int64
+	input     Input
+}
+
+type maintNotice struct {
+	m account.Maintenance
+}
+
+type ticketAcc struct {
+	t      ticket.Ticket
+	opened bool
+}
+
+// checkRec is one observation's verdict on one incident kind (or on
+// connectivity, kind ""), kept compact: evidence is an index into a per-node
+// table of distinct strings.
+type checkRec struct {
+	at   int64
+	kind incident.Kind
+	fail bool
+	ev   int32
+}
+
+type nodeAcc struct {
+	id         string
+	reg        *events.Event
+	tm         *terms.Terms
+	interval   time.Duration
+	released   time.Time
+	firstAt    int64 // earliest probe time seen (delivery)
+	probe      coverage
+	recv       coverage
+	pending    [][2]int64 // (probe, receive) instants before the registration came
+	checks     []checkRec
+	conns      []checkRec
+	evText     []string
+	evIndex    map[string]int32
+	drops      []events.Event
+	maint      []maintNotice
+	registered bool
+}
+
+// NewBuilder starts a report over the given contracts.
+func NewBuilder(contracts []*terms.Terms, opts Options) (*Builder, error) {
+	b := &Builder{opts: opts, contracts: map[string]*terms.Terms{}, nodes: map[string]*nodeAcc{},
+		seen: map[string]struct{}{}, tickets: map[string]*ticketAcc{}, contractM: map[string][]maintNotice{}}
+	for _, t := range contracts {
+		if prev, dup := b.contracts[t.Contract]; dup {
+			return nil, fmt.Errorf("contract %q is defined in %s:%d and %s:%d", t.Contract, prev.File, prev.Line, t.File, t.Line)
+		}
+		b.contracts[t.Contract] = t
+	}
+	if opts.Month < 1 || opts.Month > 12 || opts.Year < 2000 || opts.Year > 9999 {
+		return nil, fmt.Errorf("month %04d-%02d out of range", opts.Year, opts.Month)
+	}
+	if opts.AsOf.IsZero() {
+		return nil, fmt.Errorf("as-of instant missing")
+	}
+	// The earliest any zone's month can begin, minus the lookback.
+	b.winStart = time.Date(opts.Year, opts.Month, 1, 0, 0, 0, 0, time.UTC).Add(-14*time.Hour - lookback).UnixNano()
+	return b, nil
+}
+
+func (b *Builder) node(id string) *nodeAcc {
+	n := b.nodes[id]
+	if n == nil {
+		n = &nodeAcc{id: id, firstAt: 1<<63 - 1, evIndex: map[string]int32{}}
+		b.nodes[id] = n
+	}
+	return n
+}
+
+func (n *nodeAcc) evidence(s string) int32 {
+	if i, ok := n.evIndex[s]; ok {
+		return i
+	}
+	i := int32(len(n.evText))
+	n.evText = append(n.evText, s)
+	n.evIndex[s] = i
+	return i
+}
+
+// Add takes one event. It returns an error for an event that contradicts
+// earlier ones (a node registered twice under different contracts, an
+// unknown contract); such an error means the log cannot be reported.
+func (b *Builder) Add(e *events.Event) error {
+	b.input.Events++
+	asOf := b.opts.AsOf
+	if e.Type == events.TypeObservation {
+		// Observations are idempotent (see coverage), so their ids need not
+		// be remembered; everything else is deduplicated by id.
+		if e.ReceivedAt.After(asOf) {
+			b.input.AfterAsOf++
+			return nil
+		}
+		b.observe(e)
+		return nil
+	}
+	if _, dup := b.seen[e.ID]; dup {
+		b.input.Duplicates++
+		return nil
+	}
+	b.seen[e.ID] = struct{}{}
+	switch e.Type {
+	case events.TypeNodeRegistered:
+		tm, ok := b.contracts[e.Contract]
+		if !ok {
+			return fmt.Errorf("event %s: node %s names contract %q, which no terms file defines", e.ID, e.Node, e.Contract)
+		}
+		n := b.node(e.Node)
+		if n.registered {
+			if n.reg.Contract != e.Contract {
+				return fmt.Errorf("event %s: node %s registered again under contract %q (was %q)", e.ID, e.Node, e.Contract, n.reg.Contract)
+			}
+			return nil
+		}
+		reg := *e
+		n.reg, n.tm, n.registered = &reg, tm, true
+		n.interval = e.HeartbeatInterval()
+		tol := (n.interval + tm.Detection.Grace).Nanoseconds()
+		n.probe.tol, n.recv.tol = tol, tol
+		for _, p := range n.pending {
+			n.probe.add(p[0])
+			n.recv.add(p[1])
+		}
+		n.pending = nil
+	case events.TypeNodeReleased:
+		if !e.At.After(asOf) {
+			b.node(e.Node).released = e.At
+		}
+	case events.TypeMaintenance:
+		if e.AnnouncedAt.After(asOf) {
+			b.input.AfterAsOf++
+			return nil
+		}
+		m := maintNotice{account.Maintenance{Span: interval.Interval{Start: e.Start, End: e.End}, AnnouncedAt: e.AnnouncedAt, Summary: e.Summary}}
+		if e.Node != "" {
+			n := b.node(e.Node)
+			n.maint = append(n.maint, m)
+		} else {
+			b.contractM[e.Contract] = append(b.contractM[e.Contract], m)
+		}
+	case events.TypeBackendOutage:
+		b.backend = append(b.backend, interval.Interval{Start: e.Start, End: e.End})
+		b.backendS = append(b.backendS, e.Summary)
+	case events.TypeBatchDropped, events.TypeChainBreak:
+		if e.At.After(asOf) {
+			b.input.AfterAsOf++
+			return nil
+		}
+		n := b.node(e.Node)
+		if len(n.drops) < 1000 {
+			n.drops = append(n.drops, *e)
+		}
+	case events.TypeTicketOpened, events.TypeProviderResponded, events.TypeCustomerReplied, events.TypeTicketResolved, events.TypeHardwareReplaced:
+		if e.At.After(asOf) {
+			b.input.AfterAsOf++
+			return nil
+		}
+		b.ticketEvent(e)
+	}
+	return nil
+}
+
+func (b *Builder) ticketEvent(e *events.Event) {
+	ta := b.tickets[e.Ticket]
+	if ta == nil {
+		ta = &ticketAcc{t: ticket.Ticket{ID: e.Ticket}}
+		b.tickets[e.Ticket] = ta
+	}
+	t := &ta.t
+	switch e.Type {
+	case events.TypeTicketOpened:
+		ta.opened = true
+		t.Node, t.Priority, t.Category, t.ProviderRef, t.Summary, t.Opened = e.Node, e.Priority, e.Category, e.ProviderRef, e.Summary, e.At
+	case events.TypeProviderResponded:
+		t.Responses = append(t.Responses, ticket.Response{At: e.At, AwaitingCustomer: e.AwaitingCustomer})
+	case events.TypeCustomerReplied:
+		t.CustomerReplies = append(t.CustomerReplies, e.At)
+	case events.TypeTicketResolved:
+		if t.Resolved.IsZero() || e.At.Before(t.Resolved) {
+			t.Resolved = e.At
+		}
+	case events.TypeHardwareReplaced:
+		if t.Replaced.IsZero() || e.At.Before(t.Replaced) {
+			t.Replaced = e.At
+		}
+	}
+}
+
+func (b *Builder) observe(e *events.Event) {
+	n := b.node(e.Node)
+	at := e.TrueAt().UnixNano()
+	recv := e.ReceivedAt.UnixNano()
+	if at < n.firstAt {
+		n.firstAt = at
+	}
+	if n.registered {
+		n.probe.add(at)
+		n.recv.add(recv)
+	} else {
+		n.pending = append(n.pending, [2]int64{at, recv})
+	}
+	if len(e.Checks) == 0 || at < b.winStart {
+		return
+	}
+	for _, v := range incident.Verdicts(e.Checks) {
+		ev := int32(-1)
+		if v.Fail {
+			ev = n.evidence(v.Evidence)
+		}
+		n.checks = append(n.checks, checkRec{at: at, kind: v.Kind, fail: v.Fail, ev: ev})
+	}
+	if fail, evText, ok := incident.Connectivity(e.Checks); ok {
+		ev := int32(-1)
+		if fail {
+			ev = n.evidence(evText)
+		}
+		n.conns = append(n.conns, checkRec{at: at, fail: fail, ev: ev})
+	}
+}
+
+// Build computes the report. It fails, producing nothing, if the log has an
+// observation or ticket for a node that was never registered.
+func (b *Builder) Build() (*Report, error) {
+	r := &Report{Schema: Schema, Month: fmt.Sprintf("%04d-%02d", b.opts.Year, b.opts.Month),
+		AsOf: b.opts.AsOf.UTC().Format(time.RFC3339), Input: b.input, Nodes: []Node{}, Contracts: []Contract{}}
+	ids := make([]string, 0, len(b.nodes))
+	for id, n := range b.nodes {
+		if !n.registered {
+			return nil, fmt.Errorf("node %s has events but no node_registered event", id)
+		}
+		ids = append(ids, id)
+	}
+	for _, ta := range b.tickets {
+		if !ta.opened {
+			return nil, fmt.Errorf("ticket %s has events but no ticket_opened event", ta.t.ID)
+		}
+		if n, ok := b.nodes[ta.t.Node]; !ok || !n.registered {
+			return nil, fmt.Errorf("ticket %s is about node %s, which was never registered", ta.t.ID, ta.t.Node)
+		}
+		if _, ok := b.nodes[ta.t.Node].tm.Support.Response[ta.t.Priority]; !ok {
+			return nil, fmt.Errorf("ticket %s has priority %q, which contract %s does not define (it has %s)",
+				ta.t.ID, ta.t.Priority, b.nodes[ta.t.Node].tm.Contract, strings.Join(b.nodes[ta.t.Node].tm.Support.Priorities, ", "))
+		}
+	}
+	sort.Strings(ids)
+	byNode := map[string][]*ticket.Ticket{}
+	for _, ta := range b.tickets {
+		byNode[ta.t.Node] = append(byNode[ta.t.Node], &ta.t)
+	}
+	backend := interval.Union(b.backend...)
+	sums := map[string]*Contract{}
+	for _, id := range ids {
+		n := b.nodes[id]
+		nr := b.buildNode(n, byNode[id], backend)
+		r.Nodes = append(r.Nodes, nr)
+		c := sums[n.tm.Contract]
+		if c == nil {
+			tm := n.tm
+			ms, me := calendar.MonthBounds(b.opts.Year, b.opts.Month, tm.Calendar.Loc)
+			c = &Contract{Contract: tm.Contract, Provider: tm.Provider, Currency: tm.Currency, TimeZone: tm.TimeZone,
+				MonthStart: ts(ms, tm), MonthEnd: ts(me, tm), MonthSeconds: secs(me.Sub(ms)), UptimeTarget: tm.Uptime.Target,
+				ClaimDeadline: ts(tm.Claim.Deadline(me, tm.Calendar.Loc), tm)}
+			sums[tm.Contract] = c
+		}
+		c.Nodes++
+		if !nr.Uptime.Met {
+			c.NodesBelow++
+		}
+		c.Charge = account.Money(c.Charge + nr.Billing.Charge)
+		c.Claim = account.Money(c.Claim + nr.Credit.Amount)
+		c.ObservedSeconds += nr.Uptime.ObservedOutageSeconds
+		c.ClaimSeconds += nr.Uptime.ClaimableOutageSeconds
+		for _, t := range nr.Tickets {
+			if t.Breached {
+				c.TicketsBreached++
+			}
+		}
+	}
+	for _, c := range sums {
+		r.Contracts = append(r.Contracts, *c)
+	}
+	sort.Slice(r.Contracts, func(i, j int) bool { return r.Contracts[i].Contract < r.Contracts[j].Contract })
+	return r, nil
+}
+
+func secs(d time.Duration) int64 { return int64(d / time.Second) }
+
+// ts renders an instant in the contract's zone.
+func ts(t time.Time, tm *terms.Terms) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.In(tm.Calendar.Loc).Format(time.RFC3339)
+}
+
+func minTime(ts ...time.Time) time.Time {
+	m := ts[0]
+	for _, t := range ts[1:] {
+		if !t.IsZero() && (m.IsZero() || t.Before(m)) {
+			m = t
+		}
+	}
+	return m
+}
+
+func (b *Builder) buildNode(n *nodeAcc, tickets []*ticket.Ticket, backend interval.Set) Node {
+	tm := n.tm
+	loc := tm.Calendar.Loc
+	ms, me := calendar.MonthBounds(b.opts.Year, b.opts.Month, loc)
+	asOf := b.opts.AsOf
+	end := minTime(me, asOf, n.released)
+	nr := Node{Node: n.id, Contract: tm.Contract, Provider: tm.Provider, Currency: tm.Currency, TimeZone: tm.TimeZone,
+		Hardware: Hardware{GPUModel: n.reg.Hardware.GPUModel, GPUCount: n.reg.Hardware.GPUCount},
+		Outages:  []Outage{}, Maintenance: []Maint{}, Tickets: []Ticket{}, Evidence: []Evidence{},
+		ClaimDeadline: ts(tm.Claim.Deadline(me, loc), tm)}
+
+	delivered := time.Time{}
+	if n.firstAt != 1<<63-1 {
+		delivered = time.Unix(0, n.firstAt)
+	}
+	start := ms
+	if delivered.IsZero() || delivered.After(start) {
+		start = delivered
+	}
+	var period interval.Interval
+	if !delivered.IsZero() && end.After(start) {
+		period = interval.Interval{Start: start, End: end}
+		nr.Period = Period{InService: true, Start: ts(start, tm), End: ts(end, tm), Seconds: secs(period.Duration())}
+	}
+
+	// Outages: gaps in what the backend received, split by what the node's
+	// own batches say about them; then check incidents.
+	var outs []account.Outage
+	var ongoing []bool
+	if !period.Empty() {
+		for _, g := range n.receiveGaps(end) {
+			if !g.span.End.After(period.Start) || !g.span.Start.Before(period.End) {
+				continue
+			}
+			for _, o := range n.splitGap(g, backend, b.backendS, b.backend) {
+				outs = append(outs, o)
+				ongoing = append(ongoing, g.open)
+			}
+		}
+		for _, o := range n.checkIncidents(end) {
+			if o.open {
+				ongoing = append(ongoing, true)
+			} else {
+				ongoing = append(ongoing, false)
+			}
+			outs = append(outs, o.Outage)
+		}
+	}
+	maint := append(append([]maintNotice{}, n.maint...), b.contractM[tm.Contract]...)
+	var ms2 []account.Maintenance
+	for _, m := range maint {
+		if m.m.Span.End.After(ms) && m.m.Span.Start.Before(me) {
+			ms2 = append(ms2, m.m)
+		}
+	}
+	sort.Slice(ms2, func(i, j int) bool { return ms2[i].Span.Start.Before(ms2[j].Span.Start) })
+	books := account.Compute(tm, period, outs, ms2)
+	nr.Period.ExcludedSeconds = secs(books.Excluded.Total())
+	nr.Uptime = Uptime{TargetPercent: tm.Uptime.Target, ObservedPercent: round4(books.UptimeObserved),
+		ClaimablePercent: round4(books.UptimeClaimed), ObservedOutageSeconds: secs(books.Observed.Total()),
+		ClaimableOutageSeconds: secs(books.Claimable.Total()), MinimumOutageSeconds: secs(tm.Uptime.MinimumOutage),
+		Met: books.UptimeClaimed >= tm.Uptime.Target}
+
+	order := make([]int, len(outs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, c int) bool {
+		x, y := outs[order[a]], outs[order[c]]
+		if !x.Span.Start.Equal(y.Span.Start) {
+			return x.Span.Start.Before(y.Span.Start)
+		}
+		return x.Kind < y.Kind
+	})
+	for _, i := range order {
+		o := outs[i]
+		clip := interval.Set{o.Span}.Clip(period)
+		if len(clip) == 0 {
+			continue
+		}
+		ro := Outage{Kind: string(o.Kind), Cause: o.Cause, Start: ts(o.Span.Start, tm), End: ts(o.Span.End, tm),
+			Ongoing: ongoing[i], Seconds: secs(o.Span.Duration()), ObservedSeconds: secs(books.Observed.Overlap(o.Span)),
+			CountedSeconds: secs(books.Claimable.Overlap(o.Span)), Evidence: o.Evidence}
+		if ro.Evidence == nil {
+			ro.Evidence = []string{}
+		}
+		ro.Counted = ro.CountedSeconds > 0
+		if ok, why := account.Counted(tm, o); !ok {
+			ro.Reason = why
+		} else if ex := books.Excluded.Overlap(o.Span); ex > 0 && ro.CountedSeconds == 0 {
+			ro.Reason = "inside maintenance announced with enough notice"
+		} else if ro.CountedSeconds == 0 {
+			ro.Reason = fmt.Sprintf("part of an outage run shorter than the contract's minimum of %s", tm.Uptime.MinimumOutage)
+		} else if d := clip.Total(); secs(d) > ro.CountedSeconds {
+			ro.Reason = "partly outside the service period, inside announced maintenance or in a run below the minimum"
+		}
+		nr.Outages = append(nr.Outages, ro)
+	}
+
+	for _, m := range ms2 {
+		rm := Maint{Start: ts(m.Span.Start, tm), End: ts(m.Span.End, tm), AnnouncedAt: ts(m.AnnouncedAt, tm),
+			NoticeSeconds: secs(m.Notice()), RequiredNoticeSeconds: secs(tm.Maintenance.Notice),
+			Excluded: m.Excluded(tm), Summary: m.Summary}
+		if rm.Excluded {
+			rm.ExcludedSeconds = secs(interval.Set{m.Span}.Clip(period).Total())
+			rm.Reason = "announced with enough notice: taken out of the month"
+		} else {
+			rm.Reason = fmt.Sprintf("announced %s before it started, less than the required %s: downtime counts",
+				m.Notice().Round(time.Minute), tm.Maintenance.Notice)
+		}
+		nr.Maintenance = append(nr.Maintenance, rm)
+	}
+
+	var penalties []account.Penalty
+	sort.Slice(tickets, func(i, j int) bool {
+		if !tickets[i].Opened.Equal(tickets[j].Opened) {
+			return tickets[i].Opened.Before(tickets[j].Opened)
+		}
+		return tickets[i].ID < tickets[j].ID
+	})
+	for _, t := range tickets {
+		if t.Opened.Before(ms) || !t.Opened.Before(me) {
+			continue
+		}
+		tim := ticket.Evaluate(t, tm, asOf)
+		rt := Ticket{Ticket: t.ID, Priority: t.Priority, Category: t.Category, ProviderRef: t.ProviderRef, Summary: t.Summary,
+			OpenedAt: ts(t.Opened, tm), OffHours: tim.OffHours, OpenedOn: string(tim.DayKind),
+			Response: target(tim.Response, tm), Resolution: target(tim.Resolution, tm), Replacement: target(tim.Replacement, tm)}
+		for _, c := range []*ticket.Clock{tim.Response, tim.Resolution, tim.Replacement} {
+			if c != nil && c.Status == ticket.Breached {
+				rt.Breached = true
+			}
+		}
+		if c := tim.Response; c != nil && c.Status == ticket.Breached && tm.Support.LateResponsePenalty > 0 {
+			penalties = append(penalties, account.Penalty{Kind: "late_response", Ref: t.ID, Percent: tm.Support.LateResponsePenalty,
+				Reason: fmt.Sprintf("first response %s late (target %s)", c.Late.Round(time.Second), c.Target)})
+		}
+		if c := tim.Replacement; c != nil && c.Status == ticket.Breached {
+			if p := tm.Replacement.Penalty.For(c.Late); p > 0 {
+				penalties = append(penalties, account.Penalty{Kind: "late_replacement", Ref: t.ID, Percent: p,
+					Reason: fmt.Sprintf("hardware replaced %s late (target %s)", c.Late.Round(time.Second), c.Target)})
+			}
+		}
+		nr.Tickets = append(nr.Tickets, rt)
+	}
+
+	// Delivery: order to first heartbeat.
+	ordered := n.reg.OrderedAt
+	d := Delivery{OrderedAt: ts(ordered, tm), DeliveredAt: ts(delivered, tm), TargetSeconds: secs(tm.Delivery.Within),
+		InMonth: !ordered.Before(ms) && ordered.Before(me)}
+	var took time.Duration
+	switch {
+	case !delivered.IsZero():
+		took = delivered.Sub(ordered)
+		if took < 0 {
+			took = 0
+		}
+	default:
+		took = minTime(me, asOf).Sub(ordered)
+	}
+	d.Seconds = secs(took)
+	switch {
+	case tm.Delivery.Within == 0:
+		d.Status = "no_target"
+	case took > tm.Delivery.Within:
+		d.Status, d.LateSeconds = ticket.Breached, secs(took-tm.Delivery.Within)
+	case delivered.IsZero():
+		d.Status = ticket.Pending
+	default:
+		d.Status = ticket.Met
+	}
+	if d.Status == ticket.Breached && d.InMonth {
+		if p := tm.Delivery.Penalty.For(took - tm.Delivery.Within); p > 0 {
+			penalties = append(penalties, account.Penalty{Kind: "late_delivery", Ref: n.id, Percent: p,
+				Reason: fmt.Sprintf("delivered %s after the order (target %s)", took.Round(time.Second), tm.Delivery.Within)})
+		}
+	}
+	nr.Delivery = d
+
+	// Billing.
+	price := tm.Billing.PricePerGPUHour
+	if n.reg.PricePerGPUHour != nil {
+		price = *n.reg.PricePerGPUHour
+	}
+	bstart := ordered
+	if tm.Billing.StartsAt == terms.FromDelivery {
+		bstart = delivered
+	}
+	bill := Billing{PricePerGPUHour: price, GPUs: n.reg.Hardware.GPUCount, GranularitySeconds: secs(tm.Billing.Granularity)}
+	if !bstart.IsZero() {
+		if bstart.Before(ms) {
+			bstart = ms
+		}
+		if end.After(bstart) {
+			billed, amount := account.Charge(tm, price, n.reg.Hardware.GPUCount, bstart, end)
+			bill.From, bill.To, bill.BilledSeconds, bill.Charge = ts(bstart, tm), ts(end, tm), secs(billed), amount
+		}
+	}
+	bill.UsableSeconds = nr.Period.Seconds - nr.Uptime.ClaimableOutageSeconds
+	nr.Billing = bill
+
+	cr := account.CreditFor(tm, books.UptimeClaimed, bill.Charge, penalties)
+	nr.Credit = Credit{TierPercent: cr.TierPercent, Penalties: []Penalty{}, UncappedPercent: cr.Uncapped,
+		CapPercent: cr.Cap, Capped: cr.Capped, Percent: cr.Percent, Amount: cr.Amount}
+	if cr.Tier != nil {
+		nr.Credit.Tier = &Tier{MinPercent: cr.Tier.Min, MaxPercent: cr.Tier.Max, CreditPercent: cr.Tier.Credit}
+	}
+	for _, p := range cr.Penalties {
+		nr.Credit.Penalties = append(nr.Credit.Penalties, Penalty(p))
+	}
+
+	sort.Slice(n.drops, func(i, j int) bool { return n.drops[i].At.Before(n.drops[j].At) })
+	for _, e := range n.drops {
+		if e.At.Before(ms) || !e.At.Before(me) {
+			continue
+		}
+		ev := Evidence{Kind: e.Type, At: ts(e.At, tm)}
+		if e.Type == events.TypeBatchDropped {
+			ev.Detail = fmt.Sprintf("probe spool dropped %d batches (seq %d to %d): %s", e.Batches, e.FromSeq, e.ToSeq, e.Reason)
+		} else {
+			ev.Detail = fmt.Sprintf("hash chain broken at batch seq %d: expected prev %s, got %s", e.Seq, short(e.ExpectedPrev), short(e.GotPrev))
+		}
+		nr.Evidence = append(nr.Evidence, ev)
+	}
+	return nr
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+func round4(v float64) float64 {
+	return float64(int64(v*10000+0.5)) / 10000
+}
+
+func target(c *ticket.Clock, tm *terms.Terms) *Target {
+	if c == nil {
+		return nil
+	}
+	return &Target{TargetSeconds: secs(c.Target), Clock: string(c.Clock), Deadline: ts(c.Deadline, tm), At: ts(c.Done, tm),
+		ElapsedSeconds: secs(c.Elapsed), PausedSeconds: secs(c.Paused), Status: c.Status, LateSeconds: secs(c.Late)}
+}

@@ -1,0 +1,252 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/gpusla/gpusla/sla/account"
+	"github.com/gpusla/gpusla/sla/incident"
+	"github.com/gpusla/gpusla/sla/interval"
+)
+
+// connValidity is how long a connectivity verdict describes the node after
+// the check ran; past it, with no newer check, nothing is known.
+const connValidity = 30 * time.Minute
+
+type gap struct {
+	span interval.Interval
+	open bool // still unreachable at the end of the report
+}
+
+func nanos(t int64) time.Time { return time.Unix(0, t) }
+
+// receiveGaps are the intervals in which the backend received nothing: from
+// when the next heartbeat was due to the first one received after.
+func (n *nodeAcc) receiveGaps(end time.Time) []gap {
+	iv := n.interval
+	var out []gap
+	sp := n.recv.spans
+	for i := 0; i+1 < len(sp); i++ {
+		out = append(out, gap{span: interval.Interval{Start: nanos(sp[i].last).Add(iv), End: nanos(sp[i+1].first)}})
+	}
+	if len(sp) > 0 {
+		last := nanos(sp[len(sp)-1].last)
+		if end.Sub(last).Nanoseconds() > n.recv.tol {
+			out = append(out, gap{span: interval.Interval{Start: last.Add(iv), End: end}, open: true})
+		}
+	}
+	return out
+}
+
+// alive is where the node's own observations (probe time) show it running
+// within g: from each observed instant until its next heartbeat was due.
+func (n *nodeAcc) alive(g interval.Interval) interval.Set {
+	iv := n.interval.Nanoseconds()
+	sp := n.probe.spans
+	gs, ge := g.Start.UnixNano(), g.End.UnixNano()
+	i := sort.Search(len(sp), func(i int) bool { return sp[i].last+iv > gs })
+	var out []interval.Interval
+	for ; i < len(sp) && sp[i].first < ge; i++ {
+		out = append(out, interval.Interval{Start: nanos(sp[i].first), End: nanos(sp[i].last + iv)})
+	}
+	return interval.Union(out...).Clip(g)
+}
+
+type seg struct {
+	iv    interval.Interval
+	cause string
+	ev    []string
+}
+
+// splitGap says whose fault each part of a receive gap was (DESIGN.md, "Late
+// data"): no batch covers it → no_data; the node ran but could not reach the
+// outside → network; it ran and reached the outside → backend only (not
+// counted); the backend itself was down → backend_outage (not counted).
+func (n *nodeAcc) splitGap(g gap, backend interval.Set, backendSummary []string, backendRaw []interval.Interval) []account.Outage {
+	G := g.span
+	head := fmt.Sprintf("no batch received from %s until %s (heartbeat due %s)",
+		G.Start.Add(-n.interval).UTC().Format(time.RFC3339), endText(g), G.Start.UTC().Format(time.RFC3339))
+	alive := n.alive(G)
+	var segs []seg
+	for _, d := range (interval.Set{G}).Minus(alive) {
+		ev := []string{"no observation from the node covers this interval (probe time)"}
+		for _, e := range n.drops {
+			if e.Type == "batch_dropped" && !e.At.Before(d.Start) && e.At.Before(d.End.Add(24*time.Hour)) {
+				ev = append(ev, fmt.Sprintf("probe reported at %s that its spool dropped %d batches (seq %d to %d): %s",
+					e.At.UTC().Format(time.RFC3339), e.Batches, e.FromSeq, e.ToSeq, e.Reason))
+			}
+		}
+		segs = append(segs, seg{d, incident.CauseNoData, ev})
+	}
+	n.sortConns()
+	for _, a := range alive {
+		segs = append(segs, n.connSegments(a)...)
+	}
+	// The backend's own downtime overrides any cause.
+	var out []seg
+	for _, s := range segs {
+		for _, x := range (interval.Set{s.iv}).Minus(backend) {
+			out = append(out, seg{x, s.cause, s.ev})
+		}
+		for _, x := range (interval.Set{s.iv}).And(backend) {
+			ev := []string{"the backend was down"}
+			for i, b := range backendRaw {
+				if b.Start.Before(x.End) && b.End.After(x.Start) && backendSummary[i] != "" {
+					ev = append(ev, "backend outage: "+backendSummary[i])
+				}
+			}
+			out = append(out, seg{x, incident.CauseBackendOutage, ev})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].iv.Start.Before(out[j].iv.Start) })
+	var res []account.Outage
+	for _, s := range out {
+		if k := len(res) - 1; k >= 0 && res[k].Cause == s.cause && res[k].Span.End.Equal(s.iv.Start) {
+			res[k].Span.End = s.iv.End
+			continue
+		}
+		res = append(res, account.Outage{Kind: incident.Unreachable, Cause: s.cause, Span: s.iv, Evidence: append([]string{head}, s.ev...)})
+	}
+	return res
+}
+
+func endText(g gap) string {
+	if g.open {
+		return "the end of the report (still unreachable)"
+	}
+	return g.span.End.UTC().Format(time.RFC3339)
+}
+
+func (n *nodeAcc) sortConns() {
+	if sort.SliceIsSorted(n.conns, func(i, j int) bool { return n.conns[i].at < n.conns[j].at }) {
+		return
+	}
+	sort.SliceStable(n.conns, func(i, j int) bool { return n.conns[i].at < n.conns[j].at })
+}
+
+// connSegments splits a stretch in which the node ran by what its
+// connectivity checks said.
+func (n *nodeAcc) connSegments(a interval.Interval) []seg {
+	cs := n.conns
+	as, ae := a.Start.UnixNano(), a.End.UnixNano()
+	valid := connValidity.Nanoseconds()
+	i := sort.Search(len(cs), func(i int) bool { return cs[i].at > as })
+	if i > 0 {
+		i--
+	}
+	var out []seg
+	cur := as
+	emit := func(from, to int64, r *checkRec) {
+		if to <= from {
+			return
+		}
+		iv := interval.Interval{Start: nanos(from), End: nanos(to)}
+		switch {
+		case r == nil:
+			out = append(out, seg{iv, incident.CauseNoConnectivityEvidence, []string{"the node's own batches show it running, but it sent no connectivity check result for this interval"}})
+		case r.fail:
+			out = append(out, seg{iv, incident.CauseNetwork, []string{"the node ran but could not reach the outside: " + n.evText[r.ev] + " at " + nanos(r.at).UTC().Format(time.RFC3339)}})
+		default:
+			out = append(out, seg{iv, incident.CauseBackendOnly, []string{"the node ran and its connectivity check passed at " + nanos(r.at).UTC().Format(time.RFC3339)}})
+		}
+	}
+	for ; i < len(cs) && cs[i].at < ae; i++ {
+		r := &cs[i]
+		ws := max(r.at, as)
+		we := min(r.at+valid, ae)
+		if i+1 < len(cs) && cs[i+1].at < we {
+			we = cs[i+1].at
+		}
+		if ws > cur {
+			emit(cur, ws, nil)
+			cur = ws
+		}
+		if we > cur {
+			emit(cur, we, r)
+			cur = we
+		}
+	}
+	if cur < ae {
+		emit(cur, ae, nil)
+	}
+	// Merge neighbours with the same cause, keeping the first evidence.
+	var m []seg
+	for _, s := range out {
+		if k := len(m) - 1; k >= 0 && m[k].cause == s.cause && m[k].iv.End.Equal(s.iv.Start) {
+			m[k].iv.End = s.iv.End
+			continue
+		}
+		m = append(m, s)
+	}
+	return m
+}
+
+type checkOutage struct {
+	account.Outage
+	open bool
+}
+
+// checkIncidents runs the contract's hysteresis over each kind's verdicts in
+// probe-time order, as the live evaluation does.
+func (n *nodeAcc) checkIncidents(end time.Time) []checkOutage {
+	cs := n.checks
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].kind != cs[j].kind {
+			return cs[i].kind < cs[j].kind
+		}
+		if cs[i].at != cs[j].at {
+			return cs[i].at < cs[j].at
+		}
+		return cs[i].fail && !cs[j].fail
+	})
+	// Identical records are the same observation read twice.
+	w := 0
+	for i := range cs {
+		if w > 0 && cs[w-1].kind == cs[i].kind && cs[w-1].at == cs[i].at && cs[w-1].fail == cs[i].fail {
+			continue
+		}
+		cs[w] = cs[i]
+		w++
+	}
+	cs = cs[:w]
+	n.checks = cs
+	var out []checkOutage
+	th := n.tm.Detection
+	var h incident.Hysteresis
+	var kind incident.Kind
+	var openEv string
+	flush := func() {
+		if h.Open && h.Since.Before(end) {
+			out = append(out, checkOutage{account.Outage{Kind: kind, Cause: incident.CauseCheck,
+				Span: interval.Interval{Start: h.Since, End: end}, Evidence: []string{openEv, "still failing at the end of the report"}}, true})
+		}
+	}
+	for i := range cs {
+		r := &cs[i]
+		if r.kind != kind {
+			flush()
+			h, kind = incident.Hysteresis{}, r.kind
+		}
+		ev := ""
+		if r.ev >= 0 {
+			ev = n.evText[r.ev]
+		}
+		at := nanos(r.at)
+		if !at.Before(end) {
+			continue
+		}
+		t, ok := h.Step(r.kind, th, at, r.fail, ev)
+		if !ok {
+			continue
+		}
+		if t.Op == incident.Open {
+			openEv = t.Evidence
+			continue
+		}
+		out = append(out, checkOutage{account.Outage{Kind: kind, Cause: incident.CauseCheck,
+			Span: interval.Interval{Start: t.Since, End: t.At}, Evidence: []string{openEv, t.Evidence}}, false})
+	}
+	flush()
+	return out
+}

@@ -1,0 +1,213 @@
+// Package report builds the monthly SLA report from contract terms and the
+// event log, and renders it as JSON (the stable contract documented in
+// docs/report.md), Markdown and CSV.
+//
+// The Builder streams the log: it keeps per-node running state (coverage
+// spans of heartbeats, compact check records for the month) rather than the
+// events, so a month of minute heartbeats for a hundred nodes fits in a few
+// tens of megabytes. Build does the arithmetic once every event is in; a
+// reading error means no report at all.
+package report
+
+// Schema names the JSON form; it changes only with docs/report.md.
+const Schema = "gpusla.report/v1"
+
+// Report is one month's report for every node in the log.
+type Report struct {
+	Schema    string     `json:"schema"`
+	Month     string     `json:"month"` // YYYY-MM, in each contract's time zone
+	AsOf      string     `json:"as_of"` // RFC 3339, UTC
+	Input     Input      `json:"input"`
+	Contracts []Contract `json:"contracts"`
+	Nodes     []Node     `json:"nodes"`
+}
+
+// Input says what was read.
+type Input struct {
+	Lines      int `json:"lines"`
+	Events     int `json:"events"`
+	Duplicates int `json:"duplicates"`
+	// AfterAsOf counts events the backend could not have known at as_of
+	// (received or happening later); they are left out.
+	AfterAsOf int `json:"after_as_of"`
+}
+
+// Contract is the per-provider summary.
+type Contract struct {
+	Contract        string  `json:"contract"`
+	Provider        string  `json:"provider"`
+	Currency        string  `json:"currency"`
+	TimeZone        string  `json:"timezone"`
+	MonthStart      string  `json:"month_start"`
+	MonthEnd        string  `json:"month_end"`
+	MonthSeconds    int64   `json:"month_seconds"`
+	UptimeTarget    float64 `json:"uptime_target_percent"`
+	Nodes           int     `json:"nodes"`
+	NodesBelow      int     `json:"nodes_below_target"`
+	Charge          float64 `json:"charge"`
+	Claim           float64 `json:"claim"`
+	ClaimDeadline   string  `json:"claim_deadline"`
+	ObservedSeconds int64   `json:"observed_outage_seconds"`
+	ClaimSeconds    int64   `json:"claimable_outage_seconds"`
+	TicketsBreached int     `json:"tickets_breached"`
+}
+
+// Node is one node's month.
+type Node struct {
+	Node          string     `json:"node"`
+	Contract      string     `json:"contract"`
+	Provider      string     `json:"provider"`
+	Currency      string     `json:"currency"`
+	TimeZone      string     `json:"timezone"`
+	Hardware      Hardware   `json:"hardware"`
+	Period        Period     `json:"period"`
+	Uptime        Uptime     `json:"uptime"`
+	Outages       []Outage   `json:"outages"`
+	Maintenance   []Maint    `json:"maintenance"`
+	Tickets       []Ticket   `json:"tickets"`
+	Delivery      Delivery   `json:"delivery"`
+	Billing       Billing    `json:"billing"`
+	Credit        Credit     `json:"credit"`
+	ClaimDeadline string     `json:"claim_deadline"`
+	Evidence      []Evidence `json:"evidence"`
+}
+
+// Hardware is what was ordered.
+type Hardware struct {
+	GPUModel string `json:"gpu_model"`
+	GPUCount int    `json:"gpu_count"`
+}
+
+// Period is the part of the month the node was in service (delivered, not
+// released, not after as_of).
+type Period struct {
+	InService       bool   `json:"in_service"`
+	Start           string `json:"start,omitempty"`
+	End             string `json:"end,omitempty"`
+	Seconds         int64  `json:"seconds"`
+	ExcludedSeconds int64  `json:"excluded_seconds"`
+}
+
+// Uptime is both figures.
+type Uptime struct {
+	TargetPercent          float64 `json:"target_percent"`
+	ObservedPercent        float64 `json:"observed_percent"`
+	ClaimablePercent       float64 `json:"claimable_percent"`
+	ObservedOutageSeconds  int64   `json:"observed_outage_seconds"`
+	ClaimableOutageSeconds int64   `json:"claimable_outage_seconds"`
+	MinimumOutageSeconds   int64   `json:"minimum_outage_seconds"`
+	Met                    bool    `json:"met"`
+}
+
+// Outage is one interval of one incident, with whose fault it was.
+type Outage struct {
+	Kind            string   `json:"kind"`
+	Cause           string   `json:"cause"`
+	Start           string   `json:"start"`
+	End             string   `json:"end"`
+	Ongoing         bool     `json:"ongoing"`
+	Seconds         int64    `json:"seconds"`
+	ObservedSeconds int64    `json:"observed_seconds"`
+	CountedSeconds  int64    `json:"counted_seconds"`
+	Counted         bool     `json:"counted"`
+	Reason          string   `json:"reason,omitempty"`
+	Evidence        []string `json:"evidence"`
+}
+
+// Maint is one maintenance notice.
+type Maint struct {
+	Start                 string `json:"start"`
+	End                   string `json:"end"`
+	AnnouncedAt           string `json:"announced_at"`
+	NoticeSeconds         int64  `json:"notice_seconds"`
+	RequiredNoticeSeconds int64  `json:"required_notice_seconds"`
+	Excluded              bool   `json:"excluded"`
+	ExcludedSeconds       int64  `json:"excluded_seconds"`
+	Reason                string `json:"reason"`
+	Summary               string `json:"summary,omitempty"`
+}
+
+// Ticket is one ticket opened in the month.
+type Ticket struct {
+	Ticket      string  `json:"ticket"`
+	Priority    string  `json:"priority"`
+	Category    string  `json:"category,omitempty"`
+	ProviderRef string  `json:"provider_ref,omitempty"`
+	Summary     string  `json:"summary,omitempty"`
+	OpenedAt    string  `json:"opened_at"`
+	OffHours    bool    `json:"off_hours"`
+	OpenedOn    string  `json:"opened_on"` // workday, weekend, holiday, extra_working_day
+	Response    *Target `json:"response"`
+	Resolution  *Target `json:"resolution"`
+	Replacement *Target `json:"replacement"`
+	Breached    bool    `json:"breached"`
+}
+
+// Target is one ticket target's verdict.
+type Target struct {
+	TargetSeconds  int64  `json:"target_seconds"`
+	Clock          string `json:"clock"` // wall or business
+	Deadline       string `json:"deadline,omitempty"`
+	At             string `json:"at,omitempty"` // when it was met
+	ElapsedSeconds int64  `json:"elapsed_seconds"`
+	PausedSeconds  int64  `json:"paused_seconds"`
+	Status         string `json:"status"` // met, breached, pending
+	LateSeconds    int64  `json:"late_seconds"`
+}
+
+// Delivery is order to first heartbeat.
+type Delivery struct {
+	OrderedAt     string `json:"ordered_at"`
+	DeliveredAt   string `json:"delivered_at,omitempty"`
+	Seconds       int64  `json:"seconds"`
+	TargetSeconds int64  `json:"target_seconds"`
+	Status        string `json:"status"` // met, breached, pending, no_target
+	LateSeconds   int64  `json:"late_seconds"`
+	InMonth       bool   `json:"ordered_in_month"`
+}
+
+// Billing is what the node was charged for the month.
+type Billing struct {
+	PricePerGPUHour    float64 `json:"price_per_gpu_hour"`
+	GPUs               int     `json:"gpus"`
+	From               string  `json:"from,omitempty"`
+	To                 string  `json:"to,omitempty"`
+	BilledSeconds      int64   `json:"billed_seconds"`
+	GranularitySeconds int64   `json:"granularity_seconds"`
+	UsableSeconds      int64   `json:"usable_seconds"`
+	Charge             float64 `json:"charge"`
+}
+
+// Credit is what the month earns.
+type Credit struct {
+	Tier            *Tier     `json:"tier"`
+	TierPercent     float64   `json:"tier_percent"`
+	Penalties       []Penalty `json:"penalties"`
+	UncappedPercent float64   `json:"uncapped_percent"`
+	CapPercent      float64   `json:"cap_percent"`
+	Capped          bool      `json:"capped"`
+	Percent         float64   `json:"percent"`
+	Amount          float64   `json:"amount"`
+}
+
+// Tier is the uptime range [min, max) and its credit.
+type Tier struct {
+	MinPercent    float64 `json:"min_percent"`
+	MaxPercent    float64 `json:"max_percent"`
+	CreditPercent float64 `json:"credit_percent"`
+}
+
+// Penalty is one extra credit for a late promise.
+type Penalty struct {
+	Kind    string  `json:"kind"`
+	Ref     string  `json:"ref"`
+	Percent float64 `json:"percent"`
+	Reason  string  `json:"reason"`
+}
+
+// Evidence is a data-quality notice about the node's log.
+type Evidence struct {
+	Kind   string `json:"kind"` // batch_dropped, chain_break
+	At     string `json:"at"`
+	Detail string `json:"detail"`
+}

@@ -1,0 +1,183 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Formats a report can be rendered in.
+var Formats = []string{"json", "md", "csv"}
+
+// Render writes r in format ("json", "md" or "csv").
+func Render(w io.Writer, r *Report, format string) error {
+	switch format {
+	case "json":
+		return JSON(w, r)
+	case "md", "markdown":
+		return Markdown(w, r)
+	case "csv":
+		return CSV(w, r)
+	}
+	return fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(Formats, ", "))
+}
+
+// JSON writes the stable JSON form (docs/report.md).
+func JSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}
+
+func dur(s int64) string {
+	if s == 0 {
+		return "0"
+	}
+	h, m, sec := s/3600, s%3600/60, s%60
+	var b strings.Builder
+	if h > 0 {
+		fmt.Fprintf(&b, "%dh", h)
+	}
+	if m > 0 {
+		fmt.Fprintf(&b, "%dm", m)
+	}
+	if sec > 0 {
+		fmt.Fprintf(&b, "%ds", sec)
+	}
+	return b.String()
+}
+
+func money(v float64, cur string) string { return strconv.FormatFloat(v, 'f', 2, 64) + " " + cur }
+
+func cell(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", "\\|"), "\n", " ") }
+
+// Markdown writes a human-readable report.
+func Markdown(w io.Writer, r *Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# SLA report %s\n\nAs of %s. Read %d events from %d lines (%d duplicates ignored, %d after the as-of instant left out).\n\n",
+		r.Month, r.AsOf, r.Input.Events, r.Input.Lines, r.Input.Duplicates, r.Input.AfterAsOf)
+	b.WriteString("## Claims by provider\n\n| contract | provider | nodes | below target | charge | claim | claim by | tickets breached |\n|---|---|---|---|---|---|---|---|\n")
+	for _, c := range r.Contracts {
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %s | **%s** | %s | %d |\n", cell(c.Contract), cell(c.Provider), c.Nodes, c.NodesBelow,
+			money(c.Charge, c.Currency), money(c.Claim, c.Currency), c.ClaimDeadline, c.TicketsBreached)
+	}
+	for _, n := range r.Nodes {
+		fmt.Fprintf(&b, "\n## Node %s (%s, %s)\n\n", n.Node, n.Contract, cell(n.Provider))
+		fmt.Fprintf(&b, "%d × %s. Times in %s.\n\n", n.Hardware.GPUCount, cell(n.Hardware.GPUModel), n.TimeZone)
+		if n.Period.InService {
+			fmt.Fprintf(&b, "- In service %s to %s (%s, of which %s excluded maintenance)\n", n.Period.Start, n.Period.End, dur(n.Period.Seconds), dur(n.Period.ExcludedSeconds))
+		} else {
+			b.WriteString("- Not in service this month\n")
+		}
+		met := "met"
+		if !n.Uptime.Met {
+			met = "**missed**"
+		}
+		fmt.Fprintf(&b, "- Uptime: claimable %.4f %% (%s down), observed %.4f %% (%s unreachable or down); target %.2f %% %s\n",
+			n.Uptime.ClaimablePercent, dur(n.Uptime.ClaimableOutageSeconds), n.Uptime.ObservedPercent, dur(n.Uptime.ObservedOutageSeconds), n.Uptime.TargetPercent, met)
+		fmt.Fprintf(&b, "- Delivery: ordered %s, first heartbeat %s, took %s against %s: %s\n", n.Delivery.OrderedAt, orDash(n.Delivery.DeliveredAt), dur(n.Delivery.Seconds), dur(n.Delivery.TargetSeconds), n.Delivery.Status)
+		fmt.Fprintf(&b, "- Billed %s × %d GPUs × %s/GPU-hour = %s (usable %s)\n", dur(n.Billing.BilledSeconds), n.Billing.GPUs,
+			strconv.FormatFloat(n.Billing.PricePerGPUHour, 'f', 2, 64), money(n.Billing.Charge, n.Currency), dur(n.Billing.UsableSeconds))
+		tier := "none"
+		if n.Credit.Tier != nil {
+			tier = fmt.Sprintf("[%g, %g) → %g %%", n.Credit.Tier.MinPercent, n.Credit.Tier.MaxPercent, n.Credit.Tier.CreditPercent)
+		}
+		capped := ""
+		if n.Credit.Capped {
+			capped = fmt.Sprintf(" (capped from %g %%)", n.Credit.UncappedPercent)
+		}
+		fmt.Fprintf(&b, "- Credit: tier %s; %g %%%s of the charge = **%s**; claim by %s\n", tier, n.Credit.Percent, capped, money(n.Credit.Amount, n.Currency), n.ClaimDeadline)
+		for _, p := range n.Credit.Penalties {
+			fmt.Fprintf(&b, "  - penalty %s %s: %g %% (%s)\n", p.Kind, p.Ref, p.Percent, cell(p.Reason))
+		}
+		if len(n.Outages) > 0 {
+			b.WriteString("\n| kind | cause | start | end | duration | counted | why not / evidence |\n|---|---|---|---|---|---|---|\n")
+			for _, o := range n.Outages {
+				end := o.End
+				if o.Ongoing {
+					end += " (ongoing)"
+				}
+				note := o.Reason
+				if note == "" {
+					note = strings.Join(o.Evidence, "; ")
+				} else {
+					note += "; " + strings.Join(o.Evidence, "; ")
+				}
+				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", o.Kind, o.Cause, o.Start, end, dur(o.Seconds), dur(o.CountedSeconds), cell(note))
+			}
+		}
+		if len(n.Maintenance) > 0 {
+			b.WriteString("\n| maintenance start | end | announced | notice | excluded | |\n|---|---|---|---|---|---|\n")
+			for _, m := range n.Maintenance {
+				fmt.Fprintf(&b, "| %s | %s | %s | %s | %v | %s |\n", m.Start, m.End, m.AnnouncedAt, dur(m.NoticeSeconds), m.Excluded, cell(m.Reason))
+			}
+		}
+		if len(n.Tickets) > 0 {
+			b.WriteString("\n| ticket | priority | opened | off-hours | response | resolution | replacement |\n|---|---|---|---|---|---|---|\n")
+			for _, t := range n.Tickets {
+				fmt.Fprintf(&b, "| %s | %s | %s (%s) | %v | %s | %s | %s |\n", cell(t.Ticket), cell(t.Priority), t.OpenedAt, t.OpenedOn, t.OffHours,
+					targetText(t.Response), targetText(t.Resolution), targetText(t.Replacement))
+			}
+		}
+		for _, e := range n.Evidence {
+			fmt.Fprintf(&b, "- Evidence %s at %s: %s\n", e.Kind, e.At, cell(e.Detail))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+func targetText(t *Target) string {
+	if t == nil {
+		return "—"
+	}
+	s := fmt.Sprintf("%s: %s of %s (%s clock), due %s", t.Status, dur(t.ElapsedSeconds), dur(t.TargetSeconds), t.Clock, t.Deadline)
+	if t.LateSeconds > 0 {
+		s += ", late " + dur(t.LateSeconds)
+	}
+	return s
+}
+
+// CSV writes one row per node, for spreadsheets.
+func CSV(w io.Writer, r *Report) error {
+	cw := csv.NewWriter(w)
+	head := []string{"month", "contract", "provider", "node", "gpu_model", "gpus", "period_seconds", "excluded_seconds",
+		"uptime_target_percent", "uptime_observed_percent", "uptime_claimable_percent", "observed_outage_seconds",
+		"claimable_outage_seconds", "outages", "tickets", "tickets_breached", "delivery_status", "delivery_seconds",
+		"charge", "credit_percent", "credit_capped", "claim", "currency", "claim_deadline"}
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	i := func(v int64) string { return strconv.FormatInt(v, 10) }
+	for _, n := range r.Nodes {
+		breached := 0
+		for _, t := range n.Tickets {
+			if t.Breached {
+				breached++
+			}
+		}
+		row := []string{r.Month, n.Contract, n.Provider, n.Node, n.Hardware.GPUModel, strconv.Itoa(n.Hardware.GPUCount),
+			i(n.Period.Seconds), i(n.Period.ExcludedSeconds), f(n.Uptime.TargetPercent), f(n.Uptime.ObservedPercent),
+			f(n.Uptime.ClaimablePercent), i(n.Uptime.ObservedOutageSeconds), i(n.Uptime.ClaimableOutageSeconds),
+			strconv.Itoa(len(n.Outages)), strconv.Itoa(len(n.Tickets)), strconv.Itoa(breached), n.Delivery.Status,
+			i(n.Delivery.Seconds), strconv.FormatFloat(n.Billing.Charge, 'f', 2, 64), f(n.Credit.Percent),
+			strconv.FormatBool(n.Credit.Capped), strconv.FormatFloat(n.Credit.Amount, 'f', 2, 64), n.Currency, n.ClaimDeadline}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
