@@ -71,7 +71,9 @@ func decodeErr(t *testing.T, w *httptest.ResponseRecorder) wire.Error {
 }
 
 // signRaw signs arbitrary bytes with a node's secret (for schema errors).
-func signRaw(p *apptest.Probe, at time.Time, body []byte) app.IngestRequest { return p.Request(at, body) }
+func signRaw(p *apptest.Probe, at time.Time, body []byte) app.IngestRequest {
+	return p.Request(at, body)
+}
 
 func TestIngestRejects(t *testing.T) {
 	e := newEnv(t)
