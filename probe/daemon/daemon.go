@@ -1,0 +1,308 @@
+// Package daemon is `gpuprobe run`: it schedules the probe's jobs with
+// robfig/cron in the configured time zone, turns what each job saw into
+// observations, writes them to the spool, and runs the sender that drains
+// the spool to the backend. It reloads its config on request (SIGHUP) and
+// stops cleanly (SIGTERM), leaving unsent batches safely on disk.
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/robfig/cron/v3"
+
+	"github.com/gpusla/gpusla/probe/config"
+	"github.com/gpusla/gpusla/probe/push"
+	"github.com/gpusla/gpusla/probe/spool"
+	"github.com/gpusla/gpusla/probe/wire"
+)
+
+// Job is one scheduled measurement. It returns the judged checks; it must
+// honour ctx (the daemon cancels it on stop and after its timeout).
+type Job func(ctx context.Context) []wire.Check
+
+// Jobs are the measurements the daemon schedules, built from the config by
+// the caller (so the daemon does not import NVML, CUDA, …). A nil job is
+// not scheduled.
+type Jobs struct {
+	Health  Job // every schedules.health
+	Network Job // every schedules.network
+	Stress  Job // stress and bandwidth, daily in the quiet window
+	// GPUsIdle says whether the GPUs are idle enough for the stress job
+	// (nil: the node has no way to tell, and stress never runs unattended).
+	GPUsIdle func(ctx context.Context, maxUtilPct float64) (idle bool, why string, err error)
+}
+
+// Builder makes the jobs for a config; it is called again on every reload.
+type Builder func(*config.Config) (Jobs, error)
+
+// Daemon runs until its context is cancelled.
+type Daemon struct {
+	ConfigPath string
+	Version    string
+	Build      Builder
+	Log        *slog.Logger
+	// Reload is signalled to re-read the config (SIGHUP).
+	Reload <-chan struct{}
+	// Now is the clock, for tests of the quiet window; default time.Now.
+	Now func() time.Time
+}
+
+// Run loads the config, starts everything and runs until ctx is done. A
+// config that fails to load at start is an error; one that fails on reload
+// is logged and the running config is kept.
+func (d *Daemon) Run(ctx context.Context) error {
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	cfg, err := config.Load(d.ConfigPath)
+	if err != nil {
+		return err
+	}
+	for {
+		in, err := d.start(cfg)
+		if err != nil {
+			return err
+		}
+		d.Log.Info("gpuprobe running", "node", cfg.Node, "backend", cfg.Backend.URL, "spool", cfg.Spool.Dir,
+			"timezone", cfg.TimeZone, "version", d.Version)
+	wait:
+		select {
+		case <-ctx.Done():
+			in.stop()
+			d.Log.Info("gpuprobe stopped")
+			return nil
+		case <-d.Reload:
+			next, err := config.Load(d.ConfigPath)
+			if err != nil {
+				d.Log.Error("reload refused, keeping the running config", "err", err)
+				goto wait
+			}
+			d.Log.Info("reloading config", "path", d.ConfigPath)
+			in.stop()
+			cfg = next
+		}
+	}
+}
+
+// instance is everything that runs for one config.
+type instance struct {
+	d      *Daemon
+	cfg    *config.Config
+	jobs   Jobs
+	sp     *spool.Spool
+	sender *push.Sender
+	cron   *cron.Cron
+	met    *metrics
+	srv    *http.Server
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func (d *Daemon) start(cfg *config.Config) (*instance, error) {
+	jobs, err := d.Build(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("build jobs: %w", err)
+	}
+	sp, err := spool.Open(spool.Options{Dir: cfg.Spool.Dir, MaxBytes: int64(cfg.Spool.MaxBytes),
+		Node: cfg.Node, Probe: d.Version, Logger: d.Log, Now: d.Now})
+	if err != nil {
+		return nil, err
+	}
+	in := &instance{d: d, cfg: cfg, jobs: jobs, sp: sp}
+	in.ctx, in.cancel = context.WithCancel(context.Background())
+	in.sender = &push.Sender{URL: cfg.Backend.URL, Node: cfg.Node, Secret: cfg.Secret, Queue: sp,
+		Client: &http.Client{Timeout: cfg.Backend.Timeout}, MinBackoff: cfg.Backend.MinBackoff,
+		MaxBackoff: cfg.Backend.MaxBackoff, Log: d.Log}
+	in.met = newMetrics(sp, in.sender)
+	if cfg.Metrics.Listen != "" {
+		ln, err := net.Listen("tcp", cfg.Metrics.Listen)
+		if err != nil {
+			sp.Close()
+			return nil, fmt.Errorf("metrics.listen %s: %w", cfg.Metrics.Listen, err)
+		}
+		in.srv = &http.Server{Handler: in.met.handler(), ReadHeaderTimeout: 5 * time.Second}
+		in.wg.Add(1)
+		go func() { defer in.wg.Done(); in.srv.Serve(ln) }()
+	}
+	in.wg.Add(1)
+	go func() {
+		defer in.wg.Done()
+		if err := in.sender.Run(in.ctx); err != nil {
+			// A spool that cannot be read is a disk problem no retry fixes.
+			d.Log.Error("sender stopped", "err", err)
+		}
+	}()
+
+	logger := cronLogger{d.Log}
+	in.cron = cron.New(cron.WithLocation(cfg.Location), cron.WithLogger(logger),
+		cron.WithChain(cron.Recover(logger), cron.SkipIfStillRunning(logger)))
+	s := cfg.Schedules
+	in.schedule("heartbeat", s.HeartbeatEvery, 10*time.Second, in.heartbeat)
+	if jobs.Health != nil {
+		in.schedule("health", s.HealthEvery, 2*time.Minute, in.checks("health", jobs.Health))
+	}
+	if jobs.Network != nil {
+		in.schedule("network", s.NetworkEvery, 5*time.Minute, in.checks("network", jobs.Network))
+	}
+	if jobs.Stress != nil {
+		in.schedule("stress", s.StressEvery, cfg.Stress.Timeout, in.stress)
+	}
+	in.cron.Start()
+	// A first heartbeat right away tells the backend we are (back) up
+	// without waiting a whole interval.
+	in.wg.Add(1)
+	go func() { defer in.wg.Done(); in.heartbeat(in.ctx) }()
+	return in, nil
+}
+
+// stop cancels running jobs, waits for them and the sender, and closes the
+// spool. Whatever was not delivered stays on disk for the next start.
+func (in *instance) stop() {
+	in.cancel()
+	<-in.cron.Stop().Done()
+	if in.srv != nil {
+		in.srv.Close()
+	}
+	in.wg.Wait()
+	in.sp.Close()
+}
+
+// schedule adds a job with jitter (at most a quarter of its period, so a
+// short test interval is not swallowed) and a timeout.
+func (in *instance) schedule(name string, sch cron.Schedule, timeout time.Duration, run func(context.Context)) {
+	if sch == nil {
+		return
+	}
+	now := time.Now().In(in.cfg.Location)
+	first := sch.Next(now)
+	jitter := min(in.cfg.Schedules.Jitter, sch.Next(first).Sub(first)/4)
+	in.cron.Schedule(sch, cron.FuncJob(func() {
+		if jitter > 0 {
+			t := time.NewTimer(rand.N(jitter))
+			select {
+			case <-in.ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
+		ctx, cancel := context.WithTimeout(in.ctx, timeout)
+		defer cancel()
+		start := time.Now()
+		run(ctx)
+		in.met.jobRan(name, start, time.Since(start))
+	}))
+}
+
+func (in *instance) heartbeat(ctx context.Context) {
+	if ctx.Err() != nil {
+		return
+	}
+	in.append([]wire.Observation{{At: in.d.Now().UTC(), Kind: wire.KindHeartbeat}})
+}
+
+// checks wraps a Job: a panic inside it becomes a failed check (evidence)
+// instead of a silent gap, and the result is spooled.
+func (in *instance) checks(name string, job Job) func(context.Context) {
+	return func(ctx context.Context) {
+		cs := in.guard(ctx, name, job)
+		if ctx.Err() != nil && in.ctx.Err() != nil {
+			return // stopping: a half-done measurement is not evidence
+		}
+		in.record(cs)
+	}
+}
+
+func (in *instance) guard(ctx context.Context, name string, job Job) (cs []wire.Check) {
+	defer func() {
+		if r := recover(); r != nil {
+			in.d.Log.Error("job panicked", "job", name, "panic", r, "stack", string(debug.Stack()))
+			cs = append(cs, wire.Check{Name: "probe.job." + name, Category: wire.CategoryHost, Verdict: wire.Fail,
+				Detail: fmt.Sprintf("panic: %v", r)})
+		}
+	}()
+	cs = job(ctx)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		cs = append(cs, wire.Check{Name: "probe.job." + name, Category: wire.CategoryHost, Verdict: wire.Warn,
+			Detail: "the job ran past its timeout and was cancelled"})
+	}
+	return cs
+}
+
+// stress runs the heavy job only in the quiet window and only when the
+// GPUs are idle, so the probe never disturbs the renter's own work; when it
+// declines it says why, so a missing daily result is explained.
+func (in *instance) stress(ctx context.Context) {
+	now := in.d.Now().In(in.cfg.Location)
+	w := in.cfg.Stress.Window
+	skip := func(why string) {
+		in.record([]wire.Check{{Name: "probe.stress.run", Category: wire.CategoryHost, Verdict: wire.Skipped, Detail: why}})
+	}
+	if !w.Contains(now) {
+		skip(fmt.Sprintf("%s is outside the quiet window %s (%s)", now.Format("15:04"), w, in.cfg.TimeZone))
+		return
+	}
+	if in.jobs.GPUsIdle == nil {
+		skip("cannot tell whether the GPUs are idle on this node")
+		return
+	}
+	idle, why, err := in.jobs.GPUsIdle(ctx, in.cfg.Stress.MaxGPUUtilPct)
+	if err != nil {
+		skip("cannot tell whether the GPUs are idle: " + err.Error())
+		return
+	}
+	if !idle {
+		skip("GPUs busy: " + why)
+		return
+	}
+	in.checks("stress", in.jobs.Stress)(ctx)
+}
+
+func (in *instance) record(cs []wire.Check) {
+	if len(cs) == 0 {
+		return
+	}
+	in.met.observe(cs)
+	// One observation holds at most wire.MaxChecks checks.
+	var obs []wire.Observation
+	at := in.d.Now().UTC()
+	for len(cs) > 0 {
+		n := min(len(cs), wire.MaxChecks)
+		obs = append(obs, wire.Observation{At: at, Kind: wire.KindCheck, Checks: cs[:n]})
+		cs = cs[n:]
+	}
+	in.append(obs)
+}
+
+func (in *instance) append(obs []wire.Observation) {
+	if _, err := in.sp.Append(obs); err != nil {
+		in.d.Log.Error("cannot spool observations", "err", err)
+	}
+}
+
+// cronLogger sends cron's messages (skips, recovered panics) to slog.
+type cronLogger struct{ l *slog.Logger }
+
+func (c cronLogger) Info(msg string, kv ...any) {
+	// cron logs every start at Info; only skips are worth a line.
+	if msg == "skip" {
+		c.l.Warn("cron: previous run still running, skipped", kv...)
+	}
+}
+
+func (c cronLogger) Error(err error, msg string, kv ...any) {
+	c.l.Error("cron: "+msg, append(kv, "err", err)...)
+}
