@@ -1,0 +1,234 @@
+package slack
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	slackapi "github.com/slack-go/slack"
+	"github.com/slack-go/slack/slacktest"
+
+	"github.com/gpusla/gpusla/functions/app"
+)
+
+var t0 = time.Date(2026, 11, 30, 10, 0, 30, 0, time.UTC)
+
+// recorder stands in front of slacktest's chat.postMessage to see what was
+// posted (blocks, thread) and to answer with rate limits on demand.
+type recorder struct {
+	mu        sync.Mutex
+	posts     []url.Values
+	limitNext int // answer this many requests with 429 Retry-After: 1
+	ts        int
+}
+
+func (r *recorder) handler(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	v, _ := url.ParseQuery(string(body))
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.limitNext > 0 {
+		r.limitNext--
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(http.StatusTooManyRequests)
+		return
+	}
+	r.posts = append(r.posts, v)
+	r.ts++
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"ok":true,"channel":%q,"ts":"1764496830.%06d"}`, v.Get("channel"), r.ts)
+}
+
+func newBot(t *testing.T) (*Notifier, *recorder, *[]time.Duration) {
+	rec := &recorder{}
+	srv := slacktest.NewTestServer(func(c slacktest.Customize) { c.Handle("/chat.postMessage", rec.handler) })
+	srv.Start()
+	t.Cleanup(srv.Stop)
+	n, err := New(Config{BotToken: "xoxb-test", Channel: "C-ALERTS", APIURL: srv.GetAPIURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var slept []time.Duration
+	n.sleep = func(_ context.Context, d time.Duration) error { slept = append(slept, d); return nil }
+	return n, rec, &slept
+}
+
+func unreachable() app.Alert {
+	return app.Alert{Kind: app.AlertUnreachable, Node: "gz-01", Provider: "acme", IncidentID: "unreachable@20261130T100030.000Z",
+		IncidentKind: "unreachable", Since: t0, Counted: true, Cause: "no_data",
+		Detail: "no heartbeat received since 2026-11-30T10:00:00Z (interval 30s, grace 1m30s)"}
+}
+
+func blocksOf(t *testing.T, v url.Values) string {
+	t.Helper()
+	var blocks slackapi.Blocks
+	if err := json.Unmarshal([]byte(v.Get("blocks")), &blocks); err != nil {
+		t.Fatalf("posted blocks do not parse as Block Kit: %v\n%s", err, v.Get("blocks"))
+	}
+	if len(blocks.BlockSet) == 0 || blocks.BlockSet[0].BlockType() != slackapi.MBTHeader {
+		t.Fatalf("first block is not a header: %s", v.Get("blocks"))
+	}
+	return v.Get("blocks")
+}
+
+func TestIncidentThread(t *testing.T) {
+	n, rec, _ := newBot(t)
+	ctx := context.Background()
+	thread, err := n.Notify(ctx, unreachable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if thread != "1764496830.000001" {
+		t.Fatalf("thread %q, want the ts of the first message", thread)
+	}
+	rc := app.Alert{Kind: app.AlertReclassified, Node: "gz-01", Provider: "acme", IncidentID: "unreachable@20261130T100030.000Z",
+		IncidentKind: "unreachable", Since: t0, Counted: false, Cause: "backend_unreachable_only", Thread: thread,
+		Detail: "probe's own batches cover the gap (3 observations, 3 connectivity passes)"}
+	rcv := app.Alert{Kind: app.AlertRecovered, Node: "gz-01", Provider: "acme", IncidentID: "unreachable@20261130T100030.000Z",
+		IncidentKind: "unreachable", Since: t0, Until: t0.Add(4*time.Minute + 40*time.Second), Duration: 4*time.Minute + 40*time.Second,
+		Counted: true, Thread: thread}
+	for _, a := range []app.Alert{rcv, rc} {
+		got, err := n.Notify(ctx, a)
+		if err != nil || got != thread {
+			t.Fatalf("reply: thread %q, %v", got, err)
+		}
+	}
+	if len(rec.posts) != 3 {
+		t.Fatalf("%d posts, want 3", len(rec.posts))
+	}
+	first := blocksOf(t, rec.posts[0])
+	for _, want := range []string{"gz-01 unreachable", "*Provider*\\nacme", "*Since*", "no heartbeat received since", "unreachable@20261130T100030.000Z"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("unreachable message lacks %q:\n%s", want, first)
+		}
+	}
+	if rec.posts[0].Get("thread_ts") != "" || rec.posts[0].Get("channel") != "C-ALERTS" {
+		t.Errorf("first message posted with %v", rec.posts[0])
+	}
+	recov := blocksOf(t, rec.posts[1])
+	if rec.posts[1].Get("thread_ts") != thread || rec.posts[1].Get("reply_broadcast") != "true" ||
+		!strings.Contains(recov, "recovered: unreachable for 4m40s") || !strings.Contains(recov, "*Duration*\\n4m40s") {
+		t.Errorf("recovery: %v\n%s", rec.posts[1], recov)
+	}
+	recl := blocksOf(t, rec.posts[2])
+	if rec.posts[2].Get("thread_ts") != thread || !strings.Contains(recl, "does NOT count against the provider") ||
+		!strings.Contains(recl, "only not the backend") {
+		t.Errorf("reclassification: %v\n%s", rec.posts[2], recl)
+	}
+}
+
+func TestDegradedNamesMeasuredValues(t *testing.T) {
+	n, rec, _ := newBot(t)
+	gpu := 3
+	a := app.Alert{Kind: app.AlertDegraded, Node: "gz-01", Provider: "acme", IncidentID: "gpu_degraded@x", IncidentKind: "gpu_degraded", Since: t0,
+		Failed: []app.FailedCheck{{Name: "gpu.ecc.uncorrected", Category: "gpu_degraded", Verdict: "fail", Value: "12", Criterion: "0", GPU: &gpu},
+			{Name: "gpu.pcie.width", Category: "gpu_degraded", Verdict: "fail", Value: "x8", Criterion: "x16", GPU: &gpu}}}
+	if _, err := n.Notify(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	b := blocksOf(t, rec.posts[0])
+	for _, want := range []string{"GPU degraded", "gpu.ecc.uncorrected (GPU 3): 12 (want 0)", "gpu.pcie.width (GPU 3): x8 (want x16)"} {
+		if !strings.Contains(b, want) {
+			t.Errorf("lacks %q:\n%s", want, b)
+		}
+	}
+	if txt := rec.posts[0].Get("text"); !strings.Contains(txt, "12 (want 0)") {
+		t.Errorf("fallback text lacks the value: %s", txt)
+	}
+}
+
+func TestRateLimitHonoured(t *testing.T) {
+	n, rec, slept := newBot(t)
+	rec.limitNext = 2
+	if _, err := n.Notify(context.Background(), unreachable()); err != nil {
+		t.Fatalf("after two rate limits: %v", err)
+	}
+	if len(*slept) != 2 || (*slept)[0] != time.Second || len(rec.posts) != 1 {
+		t.Fatalf("slept %v, posts %d: want two 1s waits (Retry-After) and one post", *slept, len(rec.posts))
+	}
+	// Past MaxWait the alert is left for the application to retry: no
+	// endless waiting inside one Lambda invocation.
+	n.cfg.MaxWait = 1500 * time.Millisecond
+	rec.limitNext = 5
+	*slept = nil
+	_, err := n.Notify(context.Background(), unreachable())
+	if err == nil || !strings.Contains(err.Error(), "rate limited") {
+		t.Fatalf("err %v, want a rate-limit error", err)
+	}
+	if len(*slept) != 1 || len(rec.posts) != 1 {
+		t.Fatalf("slept %v, posts %d", *slept, len(rec.posts))
+	}
+}
+
+func TestWebhook(t *testing.T) {
+	var got []map[string]any
+	limited := 1
+	srv := slacktest.NewTestServer(func(c slacktest.Customize) {
+		c.Handle("/services/T000/B000/XXXX", func(w http.ResponseWriter, r *http.Request) {
+			if limited > 0 {
+				limited--
+				w.Header().Set("Retry-After", "2")
+				w.WriteHeader(http.StatusTooManyRequests)
+				return
+			}
+			var m map[string]any
+			_ = json.NewDecoder(r.Body).Decode(&m)
+			got = append(got, m)
+			_, _ = w.Write([]byte("ok"))
+		})
+	})
+	srv.Start()
+	defer srv.Stop()
+	n, err := New(Config{WebhookURL: "http://" + srv.ServerAddr + "/services/T000/B000/XXXX"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var slept []time.Duration
+	n.sleep = func(_ context.Context, d time.Duration) error { slept = append(slept, d); return nil }
+	thread, err := n.Notify(context.Background(), unreachable())
+	if err != nil || thread != "" {
+		t.Fatalf("webhook: thread %q, %v", thread, err)
+	}
+	if len(got) != 1 || len(slept) != 1 || slept[0] != 2*time.Second {
+		t.Fatalf("posts %d, slept %v", len(got), slept)
+	}
+	raw, _ := json.Marshal(got[0])
+	if !strings.Contains(string(raw), `"type":"header"`) || !strings.Contains(string(raw), "gz-01 unreachable") {
+		t.Fatalf("webhook body: %s", raw)
+	}
+}
+
+func TestConfigErrorsNameTheField(t *testing.T) {
+	cases := map[string]Config{
+		"not both":          {WebhookURL: "https://hooks.slack.com/x", BotToken: "xoxb-1", Channel: "C"},
+		"slack.webhook_url": {WebhookURL: "hooks.slack.com/x"},
+		"slack.bot_token":   {BotToken: "abc", Channel: "C"},
+		"slack.channel":     {BotToken: "xoxb-1"},
+		"neither":           {},
+	}
+	for want, c := range cases {
+		if _, err := New(c); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("config %+v: error %v, want one naming %q", c, err, want)
+		}
+	}
+}
+
+func TestConsole(t *testing.T) {
+	var buf bytes.Buffer
+	c := &Console{W: &buf}
+	th, err := c.Notify(context.Background(), unreachable())
+	if err != nil || th != "unreachable@20261130T100030.000Z" {
+		t.Fatal(th, err)
+	}
+	if s := buf.String(); !strings.HasPrefix(s, "ALERT [unreachable] gz-01 unreachable — provider acme, since 2026-11-30 10:00:30 UTC") {
+		t.Fatalf("console line: %s", s)
+	}
+}
