@@ -1,0 +1,662 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/gpusla/gpusla/functions/app"
+)
+
+// API is the part of the DynamoDB client the store calls — exactly the
+// actions in IAMActions, so the compiler keeps the IAM policy honest.
+type API interface {
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+}
+
+// Store is app.Store on one DynamoDB table.
+type Store struct {
+	db    API
+	table string
+	now   func() time.Time
+	ops   app.OpCounter
+}
+
+// New returns a store on an existing table (template.yaml creates it in AWS;
+// CreateTable creates it for tests and local runs).
+func New(db API, table string) (*Store, error) {
+	if db == nil {
+		return nil, errors.New("dynamo store: no client")
+	}
+	if table == "" {
+		return nil, errors.New("dynamo store: no table name")
+	}
+	return &Store{db: db, table: table, now: time.Now}, nil
+}
+
+// SetClock sets the time used to hide expired batches (tests, simulations).
+func (s *Store) SetClock(now func() time.Time) { s.now = now }
+
+// Close releases nothing: the client is shared and owned by the caller.
+func (s *Store) Close() error { return nil }
+
+// Ops returns the operation and unit counts so far.
+func (s *Store) Ops() app.OpCounts { return s.ops.Ops() }
+
+// ---- keys
+
+const keyTime = "20060102T150405.000000000Z"
+
+func tkey(t time.Time) string { return t.UTC().Format(keyTime) }
+
+func nodePK(node string) string { return "NODE#" + node }
+
+const (
+	nodesPK   = "NODES"
+	backendPK = "BACKEND"
+	pendingPK = "PENDING"
+	// incidentsPK is the index partition of every incident of every node.
+	incidentsPK = "INCIDENTS"
+	stateSK   = "STATE"
+)
+
+func seqSK(seq uint64) string { return fmt.Sprintf("BATCH#%020d", seq) }
+
+// incidentItem adds the index keys that list every node's incidents by start.
+func incidentItem(inc app.Incident, sk string) (map[string]types.AttributeValue, error) {
+	return marshal(inc, nodePK(inc.Node), sk, map[string]types.AttributeValue{
+		IndexPartitionKey: str(incidentsPK),
+		IndexSortKey:      str(tkey(inc.Start) + "#" + inc.Node + "#" + inc.Kind),
+	})
+}
+
+func incidentSK(id string) (string, error) {
+	kind, start, err := app.ParseIncidentID(id)
+	if err != nil {
+		return "", err
+	}
+	return "INC#" + tkey(start) + "#" + kind, nil
+}
+
+func alertSK(incidentID string, kind app.AlertKind) string {
+	return "ALERT#" + incidentID + "#" + string(kind)
+}
+
+func evidenceSK(e app.Evidence) string {
+	return fmt.Sprintf("EV#%s#%020d#%s", tkey(e.At), e.Seq, e.Kind)
+}
+
+// ---- encoding
+
+// Times are stored as RFC 3339 UTC strings (readable in the console, and
+// sortable); zero times are left out entirely, like `omitzero` in the JSON
+// the embedded store writes, because every byte of the node state item is
+// billed on every push.
+var (
+	encOpts = func(o *attributevalue.EncoderOptions) {
+		o.TagKey = "json"
+		o.EncodeTime = func(t time.Time) (types.AttributeValue, error) {
+			if t.IsZero() {
+				return &types.AttributeValueMemberNULL{Value: true}, nil
+			}
+			return &types.AttributeValueMemberS{Value: t.UTC().Format(time.RFC3339Nano)}, nil
+		}
+	}
+	decOpts = func(o *attributevalue.DecoderOptions) {
+		o.TagKey = "json"
+		o.DecodeTime.S = func(s string) (time.Time, error) {
+			t, err := time.Parse(time.RFC3339Nano, s)
+			return t.UTC(), err
+		}
+	}
+)
+
+// marshal encodes a record as an item with its keys and extra attributes.
+func marshal(v any, pk, sk string, extra map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
+	item, err := attributevalue.MarshalMapWithOptions(v, encOpts)
+	if err != nil {
+		return nil, fmt.Errorf("encode %T: %w", v, err)
+	}
+	compact(item)
+	item[PartitionKey] = &types.AttributeValueMemberS{Value: pk}
+	item[SortKey] = &types.AttributeValueMemberS{Value: sk}
+	for k, v := range extra {
+		item[k] = v
+	}
+	return item, nil
+}
+
+// compact drops NULLs (zero times, nil pointers, nil maps) from maps at
+// every depth: absent decodes to the same zero value and costs nothing.
+func compact(m map[string]types.AttributeValue) {
+	for k, v := range m {
+		switch x := v.(type) {
+		case *types.AttributeValueMemberNULL:
+			delete(m, k)
+		case *types.AttributeValueMemberM:
+			compact(x.Value)
+		case *types.AttributeValueMemberL:
+			for _, e := range x.Value {
+				if mm, ok := e.(*types.AttributeValueMemberM); ok {
+					compact(mm.Value)
+				}
+			}
+		}
+	}
+}
+
+func unmarshal(item map[string]types.AttributeValue, v any) error {
+	if err := attributevalue.UnmarshalMapWithOptions(item, v, decOpts); err != nil {
+		return fmt.Errorf("decode %T: %w", v, err)
+	}
+	return nil
+}
+
+func str(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+func num(v int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
+}
+
+func key(pk, sk string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{PartitionKey: str(pk), SortKey: str(sk)}
+}
+
+// ---- the three requests, counted
+
+func isCondFailure(err error) bool {
+	var ccf *types.ConditionalCheckFailedException
+	return errors.As(err, &ccf)
+}
+
+// get reads one item; ErrNotFound when absent. Reads that precede a
+// versioned write are strongly consistent, so a retry after a conflict sees
+// the winner's write instead of looping on a stale copy.
+func (s *Store) get(ctx context.Context, method, pk, sk string, consistent bool, v any) error {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:              aws.String(s.table),
+		Key:                    key(pk, sk),
+		ConsistentRead:         aws.Bool(consistent),
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	})
+	s.ops.Add(method, app.OpRead, 1)
+	if err != nil {
+		return fmt.Errorf("%s %s/%s: %w", method, pk, sk, err)
+	}
+	var size int
+	if out.Item != nil {
+		size = itemSize(out.Item)
+	}
+	s.countUnits(method, app.OpRead, out.ConsumedCapacity, readUnits(size, consistent))
+	if out.Item == nil {
+		return app.ErrNotFound
+	}
+	return unmarshal(out.Item, v)
+}
+
+// put writes an item if cond holds. A failed condition is returned as
+// errCond (and counted: DynamoDB bills it as a write).
+func (s *Store) put(ctx context.Context, method string, item map[string]types.AttributeValue, cond string, values map[string]types.AttributeValue) error {
+	in := &dynamodb.PutItemInput{
+		TableName:              aws.String(s.table),
+		Item:                   item,
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	}
+	if cond != "" {
+		in.ConditionExpression = aws.String(cond)
+		in.ExpressionAttributeNames = map[string]string{"#pk": PartitionKey}
+		if strings.Contains(cond, "#v") {
+			in.ExpressionAttributeNames["#v"] = "version"
+		}
+		if !strings.Contains(cond, "#pk") {
+			delete(in.ExpressionAttributeNames, "#pk")
+		}
+		in.ExpressionAttributeValues = values
+	}
+	out, err := s.db.PutItem(ctx, in)
+	s.ops.Add(method, app.OpWrite, 1)
+	estimate := writeUnits(itemSize(item))
+	if err != nil {
+		if isCondFailure(err) {
+			s.ops.Add(method, app.OpCondFailure, 1)
+			s.countUnits(method, app.OpWrite, nil, estimate)
+			return errCond
+		}
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	s.countUnits(method, app.OpWrite, out.ConsumedCapacity, estimate)
+	return nil
+}
+
+var errCond = errors.New("condition failed")
+
+// putNew writes an item that must not exist yet; app.ErrExists if it does.
+func (s *Store) putNew(ctx context.Context, method string, item map[string]types.AttributeValue) error {
+	err := s.put(ctx, method, item, "attribute_not_exists(#pk)", nil)
+	if err == errCond {
+		return app.ErrExists
+	}
+	return err
+}
+
+// putVersioned writes an item whose stored version must equal prev (0: it
+// must not exist); app.ErrConflict otherwise.
+func (s *Store) putVersioned(ctx context.Context, method string, item map[string]types.AttributeValue, prev int64) error {
+	var err error
+	if prev == 0 {
+		err = s.put(ctx, method, item, "attribute_not_exists(#pk)", nil)
+	} else {
+		err = s.put(ctx, method, item, "#v = :prev", map[string]types.AttributeValue{":prev": num(prev)})
+	}
+	if err == errCond {
+		return app.ErrConflict
+	}
+	return err
+}
+
+// query reads every item of partition pk whose sort key is between lo and
+// hi (inclusive; both "" for the whole partition), in sort key order, handing each to fn. Pages are followed.
+func (s *Store) query(ctx context.Context, method, index, pk, lo, hi string, consistent bool, fn func(map[string]types.AttributeValue) error) error {
+	pkName, skName := PartitionKey, SortKey
+	if index != "" {
+		pkName, skName = IndexPartitionKey, IndexSortKey
+	}
+	in := &dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		KeyConditionExpression:    aws.String("#pk = :pk"),
+		ExpressionAttributeNames:  map[string]string{"#pk": pkName},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(pk)},
+		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
+	}
+	if lo != "" || hi != "" {
+		in.KeyConditionExpression = aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi")
+		in.ExpressionAttributeNames["#sk"] = skName
+		in.ExpressionAttributeValues[":lo"] = str(lo)
+		in.ExpressionAttributeValues[":hi"] = str(hi)
+	}
+	if index != "" {
+		in.IndexName = aws.String(index)
+	} else {
+		in.ConsistentRead = aws.Bool(consistent)
+	}
+	for {
+		out, err := s.db.Query(ctx, in)
+		s.ops.Add(method, app.OpQuery, 1)
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", method, pk, err)
+		}
+		size := 0
+		for _, it := range out.Items {
+			size += itemSize(it)
+		}
+		s.countUnits(method, app.OpQuery, out.ConsumedCapacity, readUnits(size, consistent))
+		for _, it := range out.Items {
+			if err := fn(it); err != nil {
+				return fmt.Errorf("%s %s: %w", method, pk, err)
+			}
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			return nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+// countUnits records billed units in thousandths: DynamoDB's figure when it
+// sent one, else the estimate from DynamoDB's sizing rules.
+func (s *Store) countUnits(method, op string, cc *types.ConsumedCapacity, estimate float64) {
+	units := estimate
+	if cc != nil && cc.CapacityUnits != nil {
+		units = *cc.CapacityUnits
+	}
+	s.ops.Add(method, op+"/milli_units", int64(math.Round(units*1000)))
+}
+
+// ---- nodes
+
+func (s *Store) CreateNode(ctx context.Context, n app.Node) error {
+	item, err := marshal(n, nodesPK, "NODE#"+n.ID, nil)
+	if err != nil {
+		return err
+	}
+	return wrap("create node "+n.ID, s.putNew(ctx, "CreateNode", item))
+}
+
+func (s *Store) GetNode(ctx context.Context, id string) (app.Node, error) {
+	var n app.Node
+	// Eventually consistent (half price): a node record is written once.
+	err := s.get(ctx, "GetNode", nodesPK, "NODE#"+id, false, &n)
+	return n, wrap("get node "+id, err)
+}
+
+func (s *Store) ListNodes(ctx context.Context) ([]app.Node, error) {
+	var out []app.Node
+	err := s.query(ctx, "ListNodes", "", nodesPK, "NODE#", "NODE$", false, func(it map[string]types.AttributeValue) error {
+		var n app.Node
+		if err := unmarshal(it, &n); err != nil {
+			return err
+		}
+		out = append(out, n)
+		return nil
+	})
+	return out, wrap("list nodes", err)
+}
+
+// ---- node state
+
+func (s *Store) GetState(ctx context.Context, node string) (app.NodeState, error) {
+	var st app.NodeState
+	err := s.get(ctx, "GetState", nodePK(node), stateSK, true, &st)
+	return st, wrap("get state of "+node, err)
+}
+
+func (s *Store) PutState(ctx context.Context, st app.NodeState, prev int64) (int64, error) {
+	st.Version = prev + 1
+	item, err := marshal(st, nodePK(st.Node), stateSK, nil)
+	if err != nil {
+		return 0, err
+	}
+	if err := s.putVersioned(ctx, "PutState", item, prev); err != nil {
+		return 0, wrap("put state of "+st.Node, err)
+	}
+	return st.Version, nil
+}
+
+// ---- batches
+
+func (s *Store) PutBatch(ctx context.Context, b app.BatchRecord) error {
+	var extra map[string]types.AttributeValue
+	if !b.ExpiresAt.IsZero() {
+		// DynamoDB TTL wants whole Unix seconds; round up so the item never
+		// disappears before ExpiresAt.
+		sec := b.ExpiresAt.Unix()
+		if b.ExpiresAt.Nanosecond() > 0 {
+			sec++
+		}
+		extra = map[string]types.AttributeValue{TTLAttribute: num(sec)}
+	}
+	item, err := marshal(b, nodePK(b.Node), seqSK(b.Seq), extra)
+	if err != nil {
+		return err
+	}
+	return wrap(fmt.Sprintf("put batch %s/%d", b.Node, b.Seq), s.putNew(ctx, "PutBatch", item))
+}
+
+func (s *Store) expired(b app.BatchRecord) bool {
+	return !b.ExpiresAt.IsZero() && !s.now().Before(b.ExpiresAt)
+}
+
+func (s *Store) GetBatch(ctx context.Context, node string, seq uint64) (app.BatchRecord, error) {
+	var b app.BatchRecord
+	err := s.get(ctx, "GetBatch", nodePK(node), seqSK(seq), true, &b)
+	if err == nil && s.expired(b) {
+		err = app.ErrNotFound
+	}
+	return b, wrap(fmt.Sprintf("get batch %s/%d", node, seq), err)
+}
+
+func (s *Store) ListBatches(ctx context.Context, node string, fromSeq, toSeq uint64) ([]app.BatchRecord, error) {
+	var out []app.BatchRecord
+	if fromSeq > toSeq {
+		return nil, nil
+	}
+	err := s.query(ctx, "ListBatches", "", nodePK(node), seqSK(fromSeq), seqSK(toSeq), false, func(it map[string]types.AttributeValue) error {
+		var b app.BatchRecord
+		if err := unmarshal(it, &b); err != nil {
+			return err
+		}
+		if !s.expired(b) {
+			out = append(out, b)
+		}
+		return nil
+	})
+	return out, wrap("list batches of "+node, err)
+}
+
+// ---- incidents
+
+func (s *Store) CreateIncident(ctx context.Context, inc app.Incident) error {
+	sk, err := incidentSK(inc.ID)
+	if err != nil {
+		return fmt.Errorf("create incident: %w", err)
+	}
+	inc.Version = 1
+	item, err := incidentItem(inc, sk)
+	if err != nil {
+		return err
+	}
+	return wrap("create incident "+inc.ID, s.putNew(ctx, "CreateIncident", item))
+}
+
+func (s *Store) GetIncident(ctx context.Context, node, id string) (app.Incident, error) {
+	var inc app.Incident
+	sk, err := incidentSK(id)
+	if err != nil {
+		// An id that cannot exist names nothing.
+		return inc, fmt.Errorf("get incident: %v: %w", err, app.ErrNotFound)
+	}
+	err = s.get(ctx, "GetIncident", nodePK(node), sk, true, &inc)
+	return inc, wrap("get incident "+id, err)
+}
+
+func (s *Store) UpdateIncident(ctx context.Context, inc app.Incident, prev int64) error {
+	sk, err := incidentSK(inc.ID)
+	if err != nil {
+		return fmt.Errorf("update incident: %v: %w", err, app.ErrNotFound)
+	}
+	if prev < 1 {
+		return fmt.Errorf("update incident %s: previous version %d: %w", inc.ID, prev, app.ErrConflict)
+	}
+	inc.Version = prev + 1
+	item, err := incidentItem(inc, sk)
+	if err != nil {
+		return err
+	}
+	// attribute_exists keeps a versioned update from creating a record.
+	err = s.put(ctx, "UpdateIncident", item, "attribute_exists(#pk) AND #v = :prev", map[string]types.AttributeValue{":prev": num(prev)})
+	if err == errCond {
+		// Lost a race, or nothing there? One read tells (rare path).
+		var cur app.Incident
+		if gerr := s.get(ctx, "UpdateIncident", nodePK(inc.Node), sk, true, &cur); errors.Is(gerr, app.ErrNotFound) {
+			return fmt.Errorf("update incident %s: %w", inc.ID, app.ErrNotFound)
+		}
+		return fmt.Errorf("update incident %s: %w", inc.ID, app.ErrConflict)
+	}
+	return wrap("update incident "+inc.ID, err)
+}
+
+func (s *Store) ListIncidents(ctx context.Context, node string, from, to time.Time) ([]app.Incident, error) {
+	var out []app.Incident
+	keep := func(it map[string]types.AttributeValue) error {
+		var inc app.Incident
+		if err := unmarshal(it, &inc); err != nil {
+			return err
+		}
+		if inc.Start.Before(to) && (inc.Open() || inc.End.After(from)) {
+			out = append(out, inc)
+		}
+		return nil
+	}
+	// Incidents are keyed by start: read those that started before `to` and
+	// keep the ones still open or ended after `from`. Every node's at once
+	// come from the index, where all incidents are ordered by start.
+	var err error
+	if node == "" {
+		err = s.query(ctx, "ListIncidents", IndexName, incidentsPK, "0", tkey(to), false, keep)
+	} else {
+		err = s.query(ctx, "ListIncidents", "", nodePK(node), "INC#", "INC#"+tkey(to), false, keep)
+	}
+	if err != nil {
+		return nil, wrap("list incidents", err)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
+	return out, nil
+}
+
+// ---- heartbeat runs
+
+func (s *Store) PutRun(ctx context.Context, r app.HeartbeatRun) error {
+	item, err := marshal(r, nodePK(r.Node), "RUN#"+tkey(r.From), nil)
+	if err != nil {
+		return err
+	}
+	return wrap("put run of "+r.Node, s.putNew(ctx, "PutRun", item))
+}
+
+func (s *Store) ListRuns(ctx context.Context, node string, from, to time.Time) ([]app.HeartbeatRun, error) {
+	var out []app.HeartbeatRun
+	err := s.query(ctx, "ListRuns", "", nodePK(node), "RUN#", "RUN#"+tkey(to), false, func(it map[string]types.AttributeValue) error {
+		var r app.HeartbeatRun
+		if err := unmarshal(it, &r); err != nil {
+			return err
+		}
+		// Same overlap rule as the embedded store: a zero-length run at
+		// `from` counts.
+		if r.From.Before(to) && (r.To.After(from) || r.To.Equal(from) && r.From.Equal(from)) {
+			out = append(out, r)
+		}
+		return nil
+	})
+	return out, wrap("list runs of "+node, err)
+}
+
+// ---- alerts
+
+// alertItem adds the sparse index keys while the alert is unsent.
+func alertItem(a app.AlertRecord) (map[string]types.AttributeValue, error) {
+	var extra map[string]types.AttributeValue
+	if a.SentAt.IsZero() {
+		extra = map[string]types.AttributeValue{
+			IndexPartitionKey: str(pendingPK),
+			IndexSortKey:      str(tkey(a.CreatedAt) + "#" + a.Node + "#" + a.IncidentID + "#" + string(a.Kind)),
+		}
+	}
+	return marshal(a, nodePK(a.Node), alertSK(a.IncidentID, a.Kind), extra)
+}
+
+func (s *Store) CreateAlert(ctx context.Context, a app.AlertRecord) error {
+	a.Version = 1
+	item, err := alertItem(a)
+	if err != nil {
+		return err
+	}
+	return wrap("create alert", s.putNew(ctx, "CreateAlert", item))
+}
+
+func (s *Store) GetAlert(ctx context.Context, node, incidentID string, kind app.AlertKind) (app.AlertRecord, error) {
+	var a app.AlertRecord
+	err := s.get(ctx, "GetAlert", nodePK(node), alertSK(incidentID, kind), true, &a)
+	return a, wrap("get alert", err)
+}
+
+func (s *Store) UpdateAlert(ctx context.Context, a app.AlertRecord, prev int64) error {
+	if prev < 1 {
+		return fmt.Errorf("update alert: previous version %d: %w", prev, app.ErrConflict)
+	}
+	a.Version = prev + 1
+	item, err := alertItem(a)
+	if err != nil {
+		return err
+	}
+	err = s.put(ctx, "UpdateAlert", item, "attribute_exists(#pk) AND #v = :prev", map[string]types.AttributeValue{":prev": num(prev)})
+	if err == errCond {
+		return fmt.Errorf("update alert: %w", app.ErrConflict)
+	}
+	return wrap("update alert", err)
+}
+
+// ListPendingAlerts reads the sparse index. Index reads are eventually
+// consistent: an alert sent a moment ago may still be listed, which is why
+// the caller re-reads it (GetAlert) and updates it with its version.
+func (s *Store) ListPendingAlerts(ctx context.Context) ([]app.AlertRecord, error) {
+	var out []app.AlertRecord
+	err := s.query(ctx, "ListPendingAlerts", IndexName, pendingPK, "", "", false, func(it map[string]types.AttributeValue) error {
+		var a app.AlertRecord
+		if err := unmarshal(it, &a); err != nil {
+			return err
+		}
+		if a.SentAt.IsZero() {
+			out = append(out, a)
+		}
+		return nil
+	})
+	return out, wrap("list pending alerts", err)
+}
+
+// ---- evidence
+
+func (s *Store) PutEvidence(ctx context.Context, e app.Evidence) error {
+	item, err := marshal(e, nodePK(e.Node), evidenceSK(e), nil)
+	if err != nil {
+		return err
+	}
+	return wrap("put evidence", s.putNew(ctx, "PutEvidence", item))
+}
+
+func (s *Store) ListEvidence(ctx context.Context, node string, from, to time.Time) ([]app.Evidence, error) {
+	var out []app.Evidence
+	err := s.query(ctx, "ListEvidence", "", nodePK(node), "EV#"+tkey(from), "EV#"+tkey(to), false, func(it map[string]types.AttributeValue) error {
+		var e app.Evidence
+		if err := unmarshal(it, &e); err != nil {
+			return err
+		}
+		if !e.At.Before(from) && e.At.Before(to) {
+			out = append(out, e)
+		}
+		return nil
+	})
+	return out, wrap("list evidence of "+node, err)
+}
+
+// ---- backend runs
+
+func (s *Store) PutBackendRun(ctx context.Context, r app.BackendRun, prev int64) (int64, error) {
+	r.Version = prev + 1
+	item, err := marshal(r, backendPK, "RUN#"+r.ID, nil)
+	if err != nil {
+		return 0, err
+	}
+	if err := s.putVersioned(ctx, "PutBackendRun", item, prev); err != nil {
+		return 0, wrap("put backend run "+r.ID, err)
+	}
+	return r.Version, nil
+}
+
+// ListBackendRuns reads every backend run (a handful: a new one starts only
+// after the backend was down) consistently, since the watchdog updates the
+// current one with its version right after.
+func (s *Store) ListBackendRuns(ctx context.Context, from, to time.Time) ([]app.BackendRun, error) {
+	var out []app.BackendRun
+	err := s.query(ctx, "ListBackendRuns", "", backendPK, "RUN#", "RUN$", true, func(it map[string]types.AttributeValue) error {
+		var r app.BackendRun
+		if err := unmarshal(it, &r); err != nil {
+			return err
+		}
+		if r.Start.Before(to) && !r.LastTick.Before(from) {
+			out = append(out, r)
+		}
+		return nil
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
+	return out, wrap("list backend runs", err)
+}
+
+func wrap(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+var _ app.Store = (*Store)(nil)
