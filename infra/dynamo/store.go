@@ -69,7 +69,7 @@ const (
 	pendingPK = "PENDING"
 	// incidentsPK is the index partition of every incident of every node.
 	incidentsPK = "INCIDENTS"
-	stateSK   = "STATE"
+	stateSK     = "STATE"
 )
 
 func seqSK(seq uint64) string { return fmt.Sprintf("BATCH#%020d", seq) }
