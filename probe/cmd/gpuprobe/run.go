@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpusla/gpusla/probe/config"
+	"github.com/gpusla/gpusla/probe/daemon"
+	"github.com/gpusla/gpusla/probe/gpu"
+	"github.com/gpusla/gpusla/probe/host"
+	"github.com/gpusla/gpusla/probe/netcheck"
+	"github.com/gpusla/gpusla/probe/stress"
+	"github.com/gpusla/gpusla/probe/wire"
+)
+
+func init() {
+	commands = append(commands, func() *cobra.Command {
+		var path string
+		cmd := &cobra.Command{
+			Use:   "run",
+			Short: "Run the probe daemon: scheduled checks, spooled and pushed to the backend",
+			Long: `run watches the node around the clock (docs/probe.md): a heartbeat every 30 s,
+host and GPU health every 5 min, network checks every 15 min, GPU stress and
+bandwidth daily in the quiet window when the GPUs are idle. Every result is
+written to the spool before it is sent and deleted only when the backend
+acknowledged it. SIGHUP reloads the config; SIGTERM stops cleanly.`,
+			Args: cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+				ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
+				defer stop()
+				hup := make(chan os.Signal, 1)
+				signal.Notify(hup, syscall.SIGHUP)
+				defer signal.Stop(hup)
+				reload := make(chan struct{}, 1)
+				go func() {
+					for range hup {
+						select {
+						case reload <- struct{}{}:
+						default:
+						}
+					}
+				}()
+				d := &daemon.Daemon{ConfigPath: path, Version: version, Build: buildJobs, Log: log, Reload: reload}
+				return d.Run(ctx)
+			},
+		}
+		cmd.Flags().StringVar(&path, "config", "/etc/gpuprobe/probe.yaml", "the probe's YAML config")
+		return cmd
+	})
+}
+
+// buildJobs wires the checks of each part of the probe into the daemon's
+// schedule, one line each.
+func buildJobs(cfg *config.Config) (daemon.Jobs, error) {
+	net := &netcheck.Checker{Spec: cfg.Network}
+	return daemon.Jobs{
+		Health: func(ctx context.Context) []wire.Check {
+			return host.Collect(ctx, host.Reader{}, cfg.Expected)
+		},
+		Network: net.Quick,
+		Stress: func(ctx context.Context) []wire.Check {
+			return append(gpuStress(ctx), net.Bandwidth(ctx)...)
+		},
+		GPUsIdle: gpusIdle,
+	}, nil
+}
+
+// gpuStress runs the default burn, bandwidth and memory tests.
+func gpuStress(ctx context.Context) []wire.Check {
+	rep, err := stress.Run(ctx, stress.DefaultOptions())
+	if err != nil {
+		return []wire.Check{{Name: "gpu.stress.run", Category: wire.CategoryGPUDegraded, Verdict: wire.Fail,
+			Criterion: "the stress run completes", Detail: err.Error()}}
+	}
+	return stress.Judge(rep)
+}
+
+// gpusIdle reads GPU utilisation through NVML: the stress job must not
+// compete with the renter's own work.
+func gpusIdle(ctx context.Context, maxPct float64) (bool, string, error) {
+	snap, err := gpu.NewNVML().Read(ctx)
+	if err != nil {
+		return false, "", err
+	}
+	if len(snap.Devices) == 0 {
+		return false, "", fmt.Errorf("NVML lists no GPUs")
+	}
+	for i, d := range snap.Devices {
+		if d.UtilizationGPU == nil {
+			return false, "", fmt.Errorf("GPU %d does not report utilisation", i)
+		}
+		if float64(*d.UtilizationGPU) > maxPct {
+			return false, fmt.Sprintf("GPU %d at %d %% utilisation (idle means ≤ %g %%)", i, *d.UtilizationGPU, maxPct), nil
+		}
+	}
+	return true, "", nil
+}
