@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpusla/gpusla/probe/checkrun"
+	"github.com/gpusla/gpusla/probe/expect"
+	"github.com/gpusla/gpusla/probe/gpu"
+	"github.com/gpusla/gpusla/probe/health"
+	"github.com/gpusla/gpusla/probe/host"
+	"github.com/gpusla/gpusla/probe/kmsg"
+	"github.com/gpusla/gpusla/probe/specdb"
+)
+
+// checkOptions are the flags of `gpuprobe check` and `gpuprobe snapshot`.
+type checkOptions struct {
+	json        bool
+	snapshot    string
+	config      string
+	expects     []string
+	hostRoot    string
+	stealWindow time.Duration
+	xidWait     time.Duration
+	kernelLog   string
+	noProgress  bool
+
+	expected expect.Expected // settled by resolveExpected before groups judge
+}
+
+// checkGroups lists the groups `gpuprobe check` runs, in order. A new
+// group of checks is one more line here.
+func checkGroups(o *checkOptions) []checkrun.Group {
+	return []checkrun.Group{
+		checkrun.GPUGroup(&gpu.NVML{Lib: gpu.NewNVML().Lib, XIDWait: o.xidWait}, o.kernelLogSource(), specdb.Default(), &o.expected),
+		checkrun.HostGroup(host.Reader{Root: o.hostRoot, StealWindow: o.stealWindow}, &o.expected),
+	}
+}
+
+func (o *checkOptions) register(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.StringVar(&o.config, "config", "", "probe config file; only its `expected:` section (what was ordered) is read")
+	fs.StringArrayVar(&o.expects, "expect", nil, "what was ordered, key=value, repeatable; keys: model, gpus, gpu_memory_gb, cpus, cpu_model, ram_gb, disks (/mount:SIZE_GB); overrides --config")
+	fs.StringVar(&o.hostRoot, "host-root", "/", "root under which /proc and /sys are read")
+	fs.DurationVar(&o.stealWindow, "steal-window", time.Second, "how long CPU steal time is sampled")
+	fs.DurationVar(&o.xidWait, "xid-wait", 0, "how long to listen for NVML XID events after reading the GPUs")
+	fs.StringVar(&o.kernelLog, "kernel-log", "", "judge XIDs in this saved dmesg/journal file instead of reading /dev/kmsg")
+}
+
+// kernelLogSource is the live kernel log, or a saved file.
+func (o *checkOptions) kernelLogSource() health.KernelLog {
+	if o.kernelLog == "" {
+		return kmsg.Reader{}
+	}
+	return kmsgFile(o.kernelLog)
+}
+
+type kmsgFile string
+
+func (f kmsgFile) Read(context.Context) (*kmsg.Log, error) {
+	b, err := os.ReadFile(string(f))
+	if err != nil {
+		return &kmsg.Log{Source: string(f), Error: err.Error()}, err
+	}
+	return kmsg.FromText(string(f), b), nil
+}
+
+// resolveExpected settles the order: --expect flags over --config over
+// what a recorded snapshot carries.
+func (o *checkOptions) resolveExpected(recorded *expect.Expected) error {
+	var e expect.Expected
+	if recorded != nil {
+		e = *recorded
+	}
+	var stated expect.Expected
+	if o.config != "" {
+		c, err := expect.LoadConfig(o.config)
+		if err != nil {
+			return err
+		}
+		stated = c
+	}
+	var flags expect.Expected
+	for _, kv := range o.expects {
+		if err := flags.Set(kv); err != nil {
+			return err
+		}
+	}
+	if o.config != "" || len(o.expects) > 0 {
+		e = stated
+	}
+	e.Merge(flags)
+	o.expected = e
+	return nil
+}
+
+func init() {
+	commands = append(commands, func() *cobra.Command {
+		o := &checkOptions{}
+		cmd := &cobra.Command{
+			Use:   "check",
+			Short: "Check once that this node is what was ordered and healthy; print a table (or --json)",
+			Long: `Runs every check once — GPU inventory and authenticity against the spec
+database and the order, GPU health (temperature, clocks, ECC, remapped rows,
+XIDs from NVML and the kernel log, other tenants), host checks — and prints
+check, verdict, measured value and criterion for each.
+
+Exit status: 0 every check passed (or was skipped), 2 warnings but no
+failure, 3 at least one failure, 1 the check could not run.
+See docs/probe-check.md.`,
+			Args: cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				ctx, stop := signalContext()
+				defer stop()
+				r := &checkrun.Runner{Groups: checkGroups(o), Probe: version}
+				if !o.noProgress {
+					r.Progress = checkrun.TerminalProgress(os.Stderr)
+				}
+				var rep *checkrun.Report
+				if o.snapshot != "" {
+					s, err := checkrun.ReadSnapshot(o.snapshot)
+					if err != nil {
+						return err
+					}
+					if err := o.resolveExpected(s.Expected); err != nil {
+						return err
+					}
+					rep = r.Recorded(s, "snapshot:"+o.snapshot)
+				} else {
+					if err := o.resolveExpected(nil); err != nil {
+						return err
+					}
+					var err error
+					if _, rep, err = r.Live(ctx); err != nil {
+						return err
+					}
+				}
+				out := cmd.OutOrStdout()
+				var err error
+				if o.json {
+					err = rep.WriteJSON(out)
+				} else {
+					err = rep.WriteTable(out)
+				}
+				if err != nil {
+					return fmt.Errorf("write report: %w", err)
+				}
+				if rep.ExitCode != checkrun.ExitPass {
+					return exitError{code: rep.ExitCode}
+				}
+				return nil
+			},
+		}
+		o.register(cmd)
+		cmd.Flags().BoolVar(&o.json, "json", false, "print the report as JSON (docs/probe-check.md)")
+		cmd.Flags().StringVar(&o.snapshot, "snapshot", "", "judge this recorded snapshot (from `gpuprobe snapshot`) instead of the live machine")
+		cmd.Flags().BoolVar(&o.noProgress, "no-progress", false, "no progress bar, even on a terminal")
+		return cmd
+	})
+}
