@@ -68,8 +68,12 @@ type nodeAcc struct {
 	interval   time.Duration
 	released   time.Time
 	firstAt    int64 // earliest probe time seen (delivery)
+	// probe covers every instant the node was seen running (probe time,
+	// skew-corrected); heard only those the backend heard promptly, i.e.
+	// received before they would have been missed. Gaps in heard are what
+	// the backend saw as unreachable; probe says what late data revealed.
 	probe      coverage
-	recv       coverage
+	heard      coverage
 	pending    [][2]int64 // (probe, receive) instants before the registration came
 	checks     []checkRec
 	conns      []checkRec
@@ -158,10 +162,9 @@ func (b *Builder) Add(e *events.Event) error {
 		n.reg, n.tm, n.registered = &reg, tm, true
 		n.interval = e.HeartbeatInterval()
 		tol := (n.interval + tm.Detection.Grace).Nanoseconds()
-		n.probe.tol, n.recv.tol = tol, tol
+		n.probe.tol, n.heard.tol = tol, tol
 		for _, p := range n.pending {
-			n.probe.add(p[0])
-			n.recv.add(p[1])
+			n.see(p[0], p[1])
 		}
 		n.pending = nil
 	case events.TypeNodeReleased:
@@ -228,6 +231,14 @@ func (b *Builder) ticketEvent(e *events.Event) {
 	}
 }
 
+// see records an observation made at probe time at and received at recv.
+func (n *nodeAcc) see(at, recv int64) {
+	n.probe.add(at)
+	if recv-at <= n.heard.tol {
+		n.heard.add(at)
+	}
+}
+
 func (b *Builder) observe(e *events.Event) {
 	n := b.node(e.Node)
 	at := e.TrueAt().UnixNano()
@@ -236,8 +247,7 @@ func (b *Builder) observe(e *events.Event) {
 		n.firstAt = at
 	}
 	if n.registered {
-		n.probe.add(at)
-		n.recv.add(recv)
+		n.see(at, recv)
 	} else {
 		n.pending = append(n.pending, [2]int64{at, recv})
 	}
@@ -375,7 +385,7 @@ func (b *Builder) buildNode(n *nodeAcc, tickets []*ticket.Ticket, backend interv
 	var outs []account.Outage
 	var ongoing []bool
 	if !period.Empty() {
-		for _, g := range n.receiveGaps(end) {
+		for _, g := range n.heardGaps(end) {
 			if !g.span.End.After(period.Start) || !g.span.Start.Before(period.End) {
 				continue
 			}
@@ -556,7 +566,12 @@ func (b *Builder) buildNode(n *nodeAcc, tickets []*ticket.Ticket, backend interv
 		nr.Credit.Penalties = append(nr.Credit.Penalties, Penalty(p))
 	}
 
-	sort.Slice(n.drops, func(i, j int) bool { return n.drops[i].At.Before(n.drops[j].At) })
+	sort.Slice(n.drops, func(i, j int) bool {
+		if !n.drops[i].At.Equal(n.drops[j].At) {
+			return n.drops[i].At.Before(n.drops[j].At)
+		}
+		return n.drops[i].ID < n.drops[j].ID
+	})
 	for _, e := range n.drops {
 		if e.At.Before(ms) || !e.At.Before(me) {
 			continue

@@ -21,18 +21,19 @@ type gap struct {
 
 func nanos(t int64) time.Time { return time.Unix(0, t) }
 
-// receiveGaps are the intervals in which the backend received nothing: from
-// when the next heartbeat was due to the first one received after.
-func (n *nodeAcc) receiveGaps(end time.Time) []gap {
+// heardGaps are the intervals in which the backend heard nothing in time:
+// from when the next heartbeat was due to the first one heard after (probe
+// time, so the transit delay of a prompt heartbeat is not an outage).
+func (n *nodeAcc) heardGaps(end time.Time) []gap {
 	iv := n.interval
 	var out []gap
-	sp := n.recv.spans
+	sp := n.heard.spans
 	for i := 0; i+1 < len(sp); i++ {
 		out = append(out, gap{span: interval.Interval{Start: nanos(sp[i].last).Add(iv), End: nanos(sp[i+1].first)}})
 	}
 	if len(sp) > 0 {
 		last := nanos(sp[len(sp)-1].last)
-		if end.Sub(last).Nanoseconds() > n.recv.tol {
+		if end.Sub(last).Nanoseconds() > n.heard.tol {
 			out = append(out, gap{span: interval.Interval{Start: last.Add(iv), End: end}, open: true})
 		}
 	}
@@ -65,8 +66,8 @@ type seg struct {
 // counted); the backend itself was down → backend_outage (not counted).
 func (n *nodeAcc) splitGap(g gap, backend interval.Set, backendSummary []string, backendRaw []interval.Interval) []account.Outage {
 	G := g.span
-	head := fmt.Sprintf("no batch received from %s until %s (heartbeat due %s)",
-		G.Start.Add(-n.interval).UTC().Format(time.RFC3339), endText(g), G.Start.UTC().Format(time.RFC3339))
+	head := fmt.Sprintf("backend heard nothing in time after the heartbeat of %s until %s (next heartbeat was due %s)",
+		G.Start.Add(-n.interval).In(n.tm.Calendar.Loc).Format(time.RFC3339), endText(g), G.Start.In(n.tm.Calendar.Loc).Format(time.RFC3339))
 	alive := n.alive(G)
 	var segs []seg
 	for _, d := range (interval.Set{G}).Minus(alive) {
@@ -74,7 +75,7 @@ func (n *nodeAcc) splitGap(g gap, backend interval.Set, backendSummary []string,
 		for _, e := range n.drops {
 			if e.Type == "batch_dropped" && !e.At.Before(d.Start) && e.At.Before(d.End.Add(24*time.Hour)) {
 				ev = append(ev, fmt.Sprintf("probe reported at %s that its spool dropped %d batches (seq %d to %d): %s",
-					e.At.UTC().Format(time.RFC3339), e.Batches, e.FromSeq, e.ToSeq, e.Reason))
+					e.At.In(n.tm.Calendar.Loc).Format(time.RFC3339), e.Batches, e.FromSeq, e.ToSeq, e.Reason))
 			}
 		}
 		segs = append(segs, seg{d, incident.CauseNoData, ev})
@@ -115,7 +116,7 @@ func endText(g gap) string {
 	if g.open {
 		return "the end of the report (still unreachable)"
 	}
-	return g.span.End.UTC().Format(time.RFC3339)
+	return g.span.End.In(n.tm.Calendar.Loc).Format(time.RFC3339)
 }
 
 func (n *nodeAcc) sortConns() {
@@ -146,9 +147,9 @@ func (n *nodeAcc) connSegments(a interval.Interval) []seg {
 		case r == nil:
 			out = append(out, seg{iv, incident.CauseNoConnectivityEvidence, []string{"the node's own batches show it running, but it sent no connectivity check result for this interval"}})
 		case r.fail:
-			out = append(out, seg{iv, incident.CauseNetwork, []string{"the node ran but could not reach the outside: " + n.evText[r.ev] + " at " + nanos(r.at).UTC().Format(time.RFC3339)}})
+			out = append(out, seg{iv, incident.CauseNetwork, []string{"the node ran but could not reach the outside: " + n.evText[r.ev] + " at " + nanos(r.at).In(n.tm.Calendar.Loc).Format(time.RFC3339)}})
 		default:
-			out = append(out, seg{iv, incident.CauseBackendOnly, []string{"the node ran and its connectivity check passed at " + nanos(r.at).UTC().Format(time.RFC3339)}})
+			out = append(out, seg{iv, incident.CauseBackendOnly, []string{"the node ran and its connectivity check passed at " + nanos(r.at).In(n.tm.Calendar.Loc).Format(time.RFC3339)}})
 		}
 	}
 	for ; i < len(cs) && cs[i].at < ae; i++ {

@@ -58,8 +58,8 @@ func cell(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|"
 // Markdown writes a human-readable report.
 func Markdown(w io.Writer, r *Report) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# SLA report %s\n\nAs of %s. Read %d events from %d lines (%d duplicates ignored, %d after the as-of instant left out).\n\n",
-		r.Month, r.AsOf, r.Input.Events, r.Input.Lines, r.Input.Duplicates, r.Input.AfterAsOf)
+	fmt.Fprintf(&b, "# SLA report %s\n\nAs of %s. Read %d events (%d duplicates ignored, %d after the as-of instant left out).\n\n",
+		r.Month, r.AsOf, r.Input.Events, r.Input.Duplicates, r.Input.AfterAsOf)
 	b.WriteString("## Claims by provider\n\n| contract | provider | nodes | below target | charge | claim | claim by | tickets breached |\n|---|---|---|---|---|---|---|---|\n")
 	for _, c := range r.Contracts {
 		fmt.Fprintf(&b, "| %s | %s | %d | %d | %s | **%s** | %s | %d |\n", cell(c.Contract), cell(c.Provider), c.Nodes, c.NodesBelow,
