@@ -1,6 +1,7 @@
 package netcheck
 
 import (
+	"context"
 	"net"
 	"strconv"
 	"testing"
@@ -30,3 +31,5 @@ func waitTCP(t testing.TB, addr string) {
 	}
 	t.Fatalf("%s did not start listening", addr)
 }
+
+func contextBackground() context.Context { return context.Background() }

@@ -1,0 +1,292 @@
+package netcheck
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/probe/wire"
+)
+
+// These tests build their own network: two namespaces joined by a veth
+// pair, 10.231.0.1 (the probe, namespace A, default route via B) and
+// 10.231.0.2 (the "gateway" and peer, namespace B, running HTTP, DNS and
+// iperf3 servers). Impairments are set with tc on A's side, so they apply
+// to the probe's outgoing packets. No packet leaves the two namespaces, and
+// both are deleted when the test ends. The probe and the servers run as
+// this test binary re-executed inside a namespace (TestMain), because a
+// Go process cannot reliably move its threads between namespaces.
+
+const (
+	roleEnv = "GPUPROBE_NETNS_ROLE"
+	specEnv = "GPUPROBE_NETNS_SPEC"
+	probeIP = "10.231.0.1"
+	peerIP  = "10.231.0.2"
+)
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(roleEnv) {
+	case "serve":
+		os.Exit(serveRole())
+	case "quick", "bandwidth":
+		os.Exit(probeRole(os.Getenv(roleEnv)))
+	}
+	os.Exit(m.Run())
+}
+
+// serveRole runs HTTP on :8080 and DNS on udp :5353 until stdin closes.
+func serveRole() int {
+	ln, err := net.Listen("tcp", ":8080")
+	if err != nil {
+		fmt.Println("listen:", err)
+		return 1
+	}
+	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("mirror\n")) }))
+	pc, err := net.ListenPacket("udp", ":5353")
+	if err != nil {
+		fmt.Println("listen:", err)
+		return 1
+	}
+	go serveDNS(pc, [4]byte{10, 231, 0, 2})
+	fmt.Println("ready")
+	io.Copy(io.Discard, os.Stdin)
+	return 0
+}
+
+func probeRole(job string) int {
+	var spec Spec
+	if err := json.Unmarshal([]byte(os.Getenv(specEnv)), &spec); err != nil {
+		fmt.Fprintln(os.Stderr, "spec:", err)
+		return 1
+	}
+	c := &Checker{Spec: spec}
+	var cs []wire.Check
+	if job == "quick" {
+		cs = c.Quick(contextBackground())
+	} else {
+		cs = c.Bandwidth(contextBackground())
+	}
+	json.NewEncoder(os.Stdout).Encode(cs)
+	return 0
+}
+
+type netns struct {
+	t           *testing.T
+	a, b, vethA string
+}
+
+func sh(args ...string) (string, error) {
+	out, err := exec.Command(args[0], args[1:]...).CombinedOutput()
+	return strings.TrimSpace(string(out)), err
+}
+
+func newNetns(t *testing.T) *netns {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("network namespace tests need root (ip netns add); skipping")
+	}
+	for _, tool := range []string{"ip", "tc"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed (iproute2); skipping network namespace tests", tool)
+		}
+	}
+	pid := strconv.Itoa(os.Getpid())
+	n := &netns{t: t, a: "gpuprobe-a-" + pid, b: "gpuprobe-b-" + pid, vethA: "gpva" + pid}
+	if out, err := sh("ip", "netns", "add", n.a); err != nil {
+		t.Skipf("cannot create a network namespace here (%s); skipping", out)
+	}
+	t.Cleanup(func() { sh("ip", "netns", "del", n.a) })
+	n.must("ip", "netns", "add", n.b)
+	t.Cleanup(func() { sh("ip", "netns", "del", n.b) })
+	vethB := "gpvb" + pid
+	n.must("ip", "link", "add", n.vethA, "netns", n.a, "type", "veth", "peer", "name", vethB, "netns", n.b)
+	n.must("ip", "-n", n.a, "addr", "add", probeIP+"/24", "dev", n.vethA)
+	n.must("ip", "-n", n.b, "addr", "add", peerIP+"/24", "dev", vethB)
+	for _, c := range [][]string{{n.a, n.vethA}, {n.b, vethB}, {n.a, "lo"}, {n.b, "lo"}} {
+		n.must("ip", "-n", c[0], "link", "set", c[1], "up")
+	}
+	n.must("ip", "-n", n.a, "route", "add", "default", "via", peerIP)
+	return n
+}
+
+func (n *netns) must(args ...string) {
+	n.t.Helper()
+	if out, err := sh(args...); err != nil {
+		n.t.Fatalf("%s: %v: %s", strings.Join(args, " "), err, out)
+	}
+}
+
+// serve starts the HTTP/DNS helper and an iperf3 server in namespace B.
+func (n *netns) serve() {
+	n.t.Helper()
+	cmd := exec.Command("ip", "netns", "exec", n.b, os.Args[0])
+	cmd.Env = append(os.Environ(), roleEnv+"=serve")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		n.t.Fatal(err)
+	}
+	n.t.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	if strings.TrimSpace(line) != "ready" {
+		n.t.Fatalf("server helper: %q", line)
+	}
+	if bin, err := exec.LookPath("iperf3"); err == nil {
+		ip := exec.Command("ip", "netns", "exec", n.b, bin, "-s", "-B", peerIP, "-p", "5201")
+		if err := ip.Start(); err != nil {
+			n.t.Fatal(err)
+		}
+		n.t.Cleanup(func() { ip.Process.Kill(); ip.Wait() })
+	}
+}
+
+// impair replaces the qdisc on the probe's side; it skips the subtest when
+// the kernel lacks the qdisc (e.g. no sch_netem in a minimal VM kernel).
+func (n *netns) impair(t *testing.T, qdisc ...string) {
+	t.Helper()
+	args := append([]string{"ip", "netns", "exec", n.a, "tc", "qdisc", "replace", "dev", n.vethA, "root"}, qdisc...)
+	if out, err := sh(args...); err != nil {
+		if strings.Contains(out, "unknown") || strings.Contains(out, "Unknown") {
+			t.Skipf("this kernel has no %s qdisc (%s); skipping", qdisc[0], out)
+		}
+		t.Fatalf("%s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	t.Cleanup(func() { sh("ip", "netns", "exec", n.a, "tc", "qdisc", "del", "dev", n.vethA, "root") })
+}
+
+// probe runs the checks inside namespace A.
+func (n *netns) probe(t *testing.T, job string, spec Spec) map[string]wire.Check {
+	t.Helper()
+	spec.SetDefaults()
+	if err := spec.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(spec)
+	cmd := exec.Command("ip", "netns", "exec", n.a, os.Args[0])
+	cmd.Env = append(os.Environ(), roleEnv+"="+job, specEnv+"="+string(raw))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("probe in namespace: %v", err)
+	}
+	var cs []wire.Check
+	if err := json.Unmarshal(out, &cs); err != nil {
+		t.Fatalf("probe output %q: %v", out, err)
+	}
+	for _, c := range cs {
+		t.Logf("%-28s %-7s %s  %s", c.Name, c.Verdict, c.Value, c.Criterion)
+	}
+	return byName(cs)
+}
+
+func quickSpec(pingCount int, interval time.Duration) Spec {
+	return Spec{
+		Gateway: Gateway{PingOpts: PingOpts{Count: pingCount, Interval: interval}},
+		TCP:     []TCPTarget{{Name: "peer", Address: peerIP + ":8080", Count: 5}},
+		HTTP:    []HTTPTarget{{Name: "mirror", URL: "http://" + peerIP + ":8080/"}},
+		DNS:     []DNSTarget{{Name: "mirror", Host: "mirror.test", Server: peerIP + ":5353"}},
+	}
+}
+
+func number(t *testing.T, cs map[string]wire.Check, name string) float64 {
+	t.Helper()
+	c, ok := cs[name]
+	if !ok || c.Number == nil {
+		t.Fatalf("%s: no number in %+v", name, c)
+	}
+	return *c.Number
+}
+
+func verdictIs(t *testing.T, cs map[string]wire.Check, name, want string) {
+	t.Helper()
+	if cs[name].Verdict != want {
+		t.Errorf("%s: verdict %q (%s; %s), want %q", name, cs[name].Verdict, cs[name].Value, cs[name].Detail, want)
+	}
+}
+
+func TestNetworkChecksSeeImpairments(t *testing.T) {
+	n := newNetns(t)
+	n.serve()
+
+	t.Run("clean link", func(t *testing.T) {
+		cs := n.probe(t, "quick", quickSpec(20, 10*time.Millisecond))
+		for _, c := range []string{"net.gateway.reach", "net.gateway.rtt", "net.gateway.loss", "net.tcp.peer.reach", "net.http.mirror.reach", "net.dns.mirror.reach"} {
+			verdictIs(t, cs, c, wire.Pass)
+		}
+		if !strings.Contains(cs["net.gateway.reach"].Detail, peerIP) {
+			t.Errorf("gateway not found from the namespace's routing table: %+v", cs["net.gateway.reach"])
+		}
+	})
+
+	t.Run("netem delay 20ms", func(t *testing.T) {
+		n.impair(t, "netem", "delay", "20ms")
+		cs := n.probe(t, "quick", quickSpec(10, 50*time.Millisecond))
+		if rtt := number(t, cs, "net.gateway.rtt"); rtt < 19 || rtt > 40 {
+			t.Errorf("gateway rtt %.2f ms, want about 20", rtt)
+		}
+		verdictIs(t, cs, "net.gateway.rtt", wire.Fail) // the brief's 2 ms goal
+		verdictIs(t, cs, "net.gateway.reach", wire.Pass)
+		if v := number(t, cs, "net.tcp.peer.connect"); v < 19 {
+			t.Errorf("tcp connect %.2f ms, want ≥ 20", v)
+		}
+		if v := number(t, cs, "net.http.mirror.latency"); v < 38 {
+			t.Errorf("http latency %.2f ms, want ≥ 40 (handshake and request)", v)
+		}
+		if v := number(t, cs, "net.dns.mirror.time"); v < 19 {
+			t.Errorf("dns time %.2f ms, want ≥ 20", v)
+		}
+	})
+
+	t.Run("netem loss 10%", func(t *testing.T) {
+		n.impair(t, "netem", "loss", "10%")
+		spec := Spec{Gateway: Gateway{PingOpts: PingOpts{Count: 300, Interval: 5 * time.Millisecond, MaxLossPct: 2}}}
+		cs := n.probe(t, "quick", spec)
+		if loss := number(t, cs, "net.gateway.loss"); loss < 3 || loss > 22 {
+			t.Errorf("loss %.1f %%, want about 10", loss)
+		}
+		verdictIs(t, cs, "net.gateway.loss", wire.Fail)
+		verdictIs(t, cs, "net.gateway.reach", wire.Pass)
+	})
+
+	t.Run("netem delay loss rate together", func(t *testing.T) {
+		n.impair(t, "netem", "delay", "20ms", "loss", "10%", "rate", "50mbit")
+		spec := Spec{Gateway: Gateway{PingOpts: PingOpts{Count: 200, Interval: 5 * time.Millisecond, MaxLossPct: 2}}}
+		cs := n.probe(t, "quick", spec)
+		if rtt := number(t, cs, "net.gateway.rtt"); rtt < 19 {
+			t.Errorf("rtt %.2f ms, want ≥ 20", rtt)
+		}
+		if loss := number(t, cs, "net.gateway.loss"); loss < 2 {
+			t.Errorf("loss %.1f %%, want about 10", loss)
+		}
+	})
+
+	rate := func(t *testing.T, qdisc ...string) {
+		if _, err := exec.LookPath("iperf3"); err != nil {
+			t.Skip("iperf3 is not installed (scripts/setup.sh installs it); skipping")
+		}
+		n.impair(t, qdisc...)
+		spec := Spec{Iperf3: &Iperf{Host: peerIP, Duration: 3 * time.Second, NominalMbps: 100}}
+		cs := n.probe(t, "bandwidth", spec)
+		mbps := number(t, cs, "net.iperf3.peer")
+		if mbps < 30 || mbps > 56 {
+			t.Errorf("iperf3 %.1f Mbit/s through a 50 Mbit/s limit", mbps)
+		}
+		verdictIs(t, cs, "net.iperf3.peer", wire.Fail) // < 70 % of 100
+		spec.Iperf3.NominalMbps = 50
+		spec.Iperf3.MinPct = 60
+		cs = n.probe(t, "bandwidth", spec)
+		verdictIs(t, cs, "net.iperf3.peer", wire.Pass) // ≥ 60 % of 50
+	}
+	t.Run("netem rate 50mbit", func(t *testing.T) { rate(t, "netem", "rate", "50mbit") })
+	t.Run("tbf rate 50mbit", func(t *testing.T) { rate(t, "tbf", "rate", "50mbit", "burst", "64kb", "latency", "50ms") })
+}
