@@ -74,6 +74,7 @@ func (n *NVML) Read(ctx context.Context) (*Snapshot, error) {
 	}
 
 	handles := make([]nvml.Device, 0, count)
+	s.Devices = make([]Device, count)
 	for i := 0; i < count; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -82,7 +83,7 @@ func (n *NVML) Read(ctx context.Context) (*Snapshot, error) {
 		if ret != nvml.SUCCESS {
 			// A GPU that NVML counts but cannot open is typically one that
 			// fell off the bus; record it so the judge sees it as lost.
-			s.Devices = append(s.Devices, Device{Index: i, Errors: []string{"handle: " + ret.Error()}})
+			s.Devices[i] = Device{Index: i, Errors: []string{"handle: " + ret.Error()}}
 			handles = append(handles, nil)
 			continue
 		}
@@ -103,7 +104,7 @@ func (n *NVML) Read(ctx context.Context) (*Snapshot, error) {
 		if h == nil {
 			continue
 		}
-		s.Devices = append(s.Devices, readDevice(i, h))
+		s.Devices[i] = readDevice(i, h)
 	}
 	if w != nil {
 		evs, err := w.Drain(ctx, n.XIDWait)
