@@ -67,7 +67,7 @@ type seg struct {
 func (n *nodeAcc) splitGap(g gap, backend interval.Set, backendSummary []string, backendRaw []interval.Interval) []account.Outage {
 	G := g.span
 	head := fmt.Sprintf("backend heard nothing in time after the heartbeat of %s until %s (next heartbeat was due %s)",
-		G.Start.Add(-n.interval).In(n.tm.Calendar.Loc).Format(time.RFC3339), endText(g), G.Start.In(n.tm.Calendar.Loc).Format(time.RFC3339))
+		G.Start.Add(-n.interval).In(n.tm.Calendar.Loc).Format(time.RFC3339), n.endText(g), G.Start.In(n.tm.Calendar.Loc).Format(time.RFC3339))
 	alive := n.alive(G)
 	var segs []seg
 	for _, d := range (interval.Set{G}).Minus(alive) {
@@ -112,7 +112,7 @@ func (n *nodeAcc) splitGap(g gap, backend interval.Set, backendSummary []string,
 	return res
 }
 
-func endText(g gap) string {
+func (n *nodeAcc) endText(g gap) string {
 	if g.open {
 		return "the end of the report (still unreachable)"
 	}
