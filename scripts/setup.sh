@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything the tests need that is not Go source: Debian packages
-# (iperf3, iproute2 for network namespaces, chromium for the status page
+# (iperf3, iproute2 and nftables for network namespaces, chromium for the status page
 # test), dynalite from npm, and Go tools (staticcheck, the Lambda Runtime
 # Interface Emulator). Idempotent; everything project-local goes to .tools/.
 set -euo pipefail
@@ -12,6 +12,7 @@ need_apt=()
 command -v iperf3 >/dev/null || need_apt+=(iperf3)
 command -v ip >/dev/null || need_apt+=(iproute2)
 command -v tc >/dev/null || need_apt+=(iproute2)
+command -v nft >/dev/null || need_apt+=(nftables)
 command -v chromium >/dev/null || need_apt+=(chromium)
 command -v node >/dev/null || need_apt+=(nodejs npm)
 if ((${#need_apt[@]})); then

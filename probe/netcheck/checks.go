@@ -96,6 +96,9 @@ func pingChecks(ctx context.Context, name, host string, o PingOpts) []wire.Check
 	if r.Addr != host {
 		target = fmt.Sprintf("%s (%s)", host, r.Addr)
 	}
+	if r.SendErrors > 0 {
+		target += fmt.Sprintf("; %d requests refused by the local stack: %v", r.SendErrors, r.LastSendError)
+	}
 	reach.Verdict = verdict(r.Received > 0)
 	reach.Value = fmt.Sprintf("%d/%d replies", r.Received, r.Sent)
 	reach.Detail = target

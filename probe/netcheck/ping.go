@@ -14,11 +14,15 @@ import (
 // PingResult is what one ping run measured.
 type PingResult struct {
 	Addr     string
-	Sent     int
+	Sent     int // requests sent or refused by the local stack
 	Received int
-	LossPct  float64
-	Avg, P99 time.Duration
-	Min, Max time.Duration
+	// SendErrors are requests the local stack refused (firewall, no route):
+	// they never left, but they are lost all the same, so they count.
+	SendErrors    int
+	LastSendError error
+	LossPct       float64
+	Avg, P99      time.Duration
+	Min, Max      time.Duration
 }
 
 // Ping sends opts.Count ICMP echo requests to host. As root it uses a raw
@@ -34,11 +38,21 @@ func Ping(ctx context.Context, host string, opts PingOpts) (PingResult, error) {
 	p.Timeout = opts.Timeout
 	p.RecordRtts = true
 	p.SetPrivileged(os.Geteuid() == 0)
+	p.SetLogger(probing.NoopLogger{}) // it logs send errors as "FATAL"; we report them
+	var sendErrs int
+	var lastErr error
+	p.OnSendError = func(_ *probing.Packet, err error) {
+		// pro-bing retries a refused request with the same sequence
+		// number, so each refusal is one more request that did not arrive.
+		sendErrs++
+		lastErr = err
+	}
 	if err := p.RunWithContext(ctx); err != nil {
 		return PingResult{}, fmt.Errorf("ping %s: %w", host, err)
 	}
 	st := p.Statistics()
-	r := PingResult{Addr: st.IPAddr.String(), Sent: st.PacketsSent, Received: st.PacketsRecv,
+	r := PingResult{Addr: st.IPAddr.String(), Sent: st.PacketsSent + sendErrs, Received: st.PacketsRecv,
+		SendErrors: sendErrs, LastSendError: lastErr,
 		Avg: st.AvgRtt, Min: st.MinRtt, Max: st.MaxRtt, P99: percentile(st.Rtts, 0.99)}
 	if r.Sent > 0 {
 		r.LossPct = math.Max(0, float64(r.Sent-r.Received)/float64(r.Sent)*100)
