@@ -43,7 +43,14 @@ type Snapshot struct {
 
 // CPUTimes is the aggregate cpu line of /proc/stat, in clock ticks.
 type CPUTimes struct {
-	User, Nice, System, Idle, IOWait, IRQ, SoftIRQ, Steal uint64
+	User    uint64 `json:"user"`
+	Nice    uint64 `json:"nice"`
+	System  uint64 `json:"system"`
+	Idle    uint64 `json:"idle"`
+	IOWait  uint64 `json:"iowait"`
+	IRQ     uint64 `json:"irq"`
+	SoftIRQ uint64 `json:"softirq"`
+	Steal   uint64 `json:"steal"`
 }
 
 // Total is the sum of the times (guest time is already inside user).
