@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"time"
 
@@ -289,7 +290,38 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 			in.s.log.Error("store closed heartbeat run", "node", in.node.ID, "from", fx.runClosed.From, "err", err)
 		}
 	}
+	in.logStored(ctx, st, why)
 	return in.ack(wire.AckStored), fx, nil
+}
+
+// logStored says what came in: at info for the first batch of a node (its
+// delivery) and for the demo node, so `gpusla serve` shows heartbeats
+// arriving; at debug otherwise, because a fleet pushes every minute.
+func (in *ingest) logStored(ctx context.Context, st NodeState, why []string) {
+	level := slog.LevelDebug
+	msg := "batch stored"
+	if in.b.Seq == 1 || st.Version == 0 {
+		level, msg = slog.LevelInfo, "first batch from node"
+	} else if in.node.Demo {
+		level = slog.LevelInfo
+	}
+	if !in.s.log.Enabled(ctx, level) {
+		return
+	}
+	hb, checks, failing := 0, 0, 0
+	for _, o := range in.b.Observations {
+		if o.Kind == wire.KindHeartbeat {
+			hb++
+		}
+		for _, c := range o.Checks {
+			checks++
+			if c.Verdict == wire.Fail {
+				failing++
+			}
+		}
+	}
+	in.s.log.Log(ctx, level, msg, "node", in.node.ID, "seq", in.b.Seq, "heartbeats", hb, "checks", checks, "failing", failing,
+		"kept", why, "run_heartbeats", st.Run.Count)
 }
 
 // extendRun adds the batch's observations to the current heartbeat run, or

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/bolt"
+	"github.com/gpusla/gpusla/probe/expect"
+	"github.com/gpusla/gpusla/probe/host"
+	"github.com/gpusla/gpusla/probe/push"
+	"github.com/gpusla/gpusla/probe/spool"
+	"github.com/gpusla/gpusla/probe/wire"
+)
+
+// The built-in demo node: a real probe pipeline (spool, signed push) run
+// in-process against this backend's own HTTP API, on a fast schedule so
+// that a newcomer sees heartbeats, an alert and a recovery in two minutes.
+const (
+	demoNodeID    = "demo-node"
+	demoHeartbeat = 5 * time.Second
+	demoPush      = 10 * time.Second
+	demoGrace     = 15 * time.Second
+	demoHostEvery = 30 * time.Second
+	demoPauseAt   = 40 * time.Second // after start
+	demoPauseFor  = 50 * time.Second
+)
+
+type demoProbe struct {
+	secret []byte
+	spool  *spool.Spool
+	log    *slog.Logger
+	done   sync.WaitGroup
+}
+
+// setupDemo registers the demo node when asked (or when no real node is
+// registered) and opens its spool; nil when the demo is off.
+func setupDemo(ctx context.Context, c serveConfig, svc *app.Service, store *bolt.Store, box app.SecretBox, log *slog.Logger) (*demoProbe, error) {
+	if c.Demo == "off" {
+		return nil, nil
+	}
+	nodes, err := store.ListNodes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var demo *app.Node
+	real := 0
+	for i := range nodes {
+		if nodes[i].ID == demoNodeID {
+			demo = &nodes[i]
+		} else {
+			real++
+		}
+	}
+	if c.Demo == "auto" && real > 0 {
+		return nil, nil
+	}
+	var secret []byte
+	if demo == nil {
+		_, secret, err = svc.AddNode(ctx, app.NewNode{ID: demoNodeID, Provider: "demo-provider", Contract: "demo",
+			OrderedAt: svc.Now(), GPUModel: "none (demo: heartbeat and host checks only)", HeartbeatInterval: demoHeartbeat,
+			PushInterval: demoPush, Grace: demoGrace, Demo: true})
+		if err != nil {
+			return nil, fmt.Errorf("register demo node: %w", err)
+		}
+		log.Info("registered the demo node", "node", demoNodeID, "heartbeat", demoHeartbeat, "push", demoPush, "grace", demoGrace)
+	} else if secret, err = box.Open(demo.SealedSecret, demo.ID); err != nil {
+		return nil, fmt.Errorf("demo node: %w", err)
+	}
+	sp, err := spool.Open(spool.Options{Dir: dataPath(c, "demo-spool"), MaxBytes: 16 << 20, Node: demoNodeID, Probe: "gpusla-demo", Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("demo spool: %w", err)
+	}
+	return &demoProbe{secret: secret, spool: sp, log: log.With("demo", true)}, nil
+}
+
+// run collects heartbeats (and host checks) and spools them every push
+// interval; a sender pushes them. Once, it stops pushing for a while — the
+// node keeps running and spooling — so the watchdog alerts, and the spooled
+// batches then arrive late and close (and reclassify) the incident.
+func (d *demoProbe) run(ctx context.Context, url string) {
+	d.done.Add(1)
+	defer d.done.Done()
+	defer d.spool.Close()
+	d.log.Info("demo probe started: real signed batches every 10s (2 heartbeats + host checks)", "node", demoNodeID, "url", url)
+
+	var senderMu sync.Mutex
+	var stopSender context.CancelFunc
+	var senders sync.WaitGroup
+	startSender := func() {
+		senderMu.Lock()
+		defer senderMu.Unlock()
+		sctx, cancel := context.WithCancel(ctx)
+		stopSender = cancel
+		s := &push.Sender{URL: url, Node: demoNodeID, Secret: d.secret, Queue: d.spool,
+			MinBackoff: 500 * time.Millisecond, MaxBackoff: 5 * time.Second, Log: d.log}
+		senders.Add(1)
+		go func() {
+			defer senders.Done()
+			if err := s.Run(sctx); err != nil {
+				d.log.Error("demo sender", "err", err)
+			}
+		}()
+	}
+	startSender()
+	defer func() { stopSender(); senders.Wait() }()
+
+	start := time.Now()
+	hb := time.NewTicker(demoHeartbeat)
+	defer hb.Stop()
+	var pending []wire.Observation
+	lastPush, lastHost := time.Now(), time.Time{}
+	paused, resumed := false, false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-hb.C:
+			now = now.UTC()
+			pending = append(pending, wire.Observation{At: now, Kind: wire.KindHeartbeat})
+			if now.Sub(lastHost) >= demoHostEvery {
+				hctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+				checks := host.Collect(hctx, host.Reader{}, expect.Expected{})
+				cancel()
+				if len(checks) > 0 {
+					pending = append(pending, wire.Observation{At: now, Kind: wire.KindCheck, Checks: checks})
+				}
+				lastHost = now
+			}
+			if now.Sub(lastPush) >= demoPush-time.Second {
+				if _, err := d.spool.Append(pending); err != nil && !errors.Is(ctx.Err(), context.Canceled) {
+					d.log.Error("demo spool", "err", err)
+				}
+				pending, lastPush = nil, now
+			}
+			switch el := time.Since(start); {
+			case !paused && el >= demoPauseAt:
+				paused = true
+				stopSender()
+				d.log.Warn(fmt.Sprintf("demo: the probe now stops pushing for %s (it keeps running and spooling) — watch for an unreachable alert in ~%s and a recovery after",
+					demoPauseFor, (demoHeartbeat + demoGrace + 10*time.Second).String()))
+			case paused && !resumed && el >= demoPauseAt+demoPauseFor:
+				resumed = true
+				d.log.Info("demo: the probe pushes again; its spooled batches arrive late and close the incident")
+				startSender()
+			}
+		}
+	}
+}
+
+func (d *demoProbe) wait() { d.done.Wait() }
