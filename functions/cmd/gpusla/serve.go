@@ -59,7 +59,6 @@ func loadServeConfig(path string) (serveConfig, error) {
 	return c, nil
 }
 
-
 func (c *serveConfig) validate(path string) error {
 	bad := func(field, format string, a ...any) error {
 		return fmt.Errorf("config %s: %s: %s", path, field, fmt.Sprintf(format, a...))
