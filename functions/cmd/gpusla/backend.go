@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,4 +103,17 @@ func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
 		d.Close()
 	}
 	return nil
+}
+
+// noNotifier is for offline commands that change no incident; it refuses,
+// so a code path that did try to alert would fail loudly, not silently.
+type noNotifier struct{}
+
+func (noNotifier) Notify(context.Context, app.Alert) (string, error) {
+	return "", errors.New("this command does not send alerts")
+}
+
+// quietLogger logs warnings and errors only, for offline commands.
+func quietLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
