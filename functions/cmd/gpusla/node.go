@@ -187,4 +187,3 @@ func newNodeListCmd() *cobra.Command {
 	cmd.Flags().StringVar(&data, "data", "./data", "data folder of the local backend")
 	return cmd
 }
-
