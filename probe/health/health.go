@@ -88,15 +88,6 @@ func perGPU(in Input, f func(d *gpu.Device) []wire.Check) []wire.Check {
 	return out
 }
 
-func unsupported(d *gpu.Device, reading string) bool {
-	for _, u := range d.Unsupported {
-		if u == reading {
-			return true
-		}
-	}
-	return false
-}
-
 // skipped reports a reading the GPU does not offer.
 func skipped(name, criterion, why string) wire.Check {
 	return wire.Check{Name: name, Verdict: wire.Skipped, Value: "-", Criterion: criterion, Detail: why}

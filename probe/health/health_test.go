@@ -1,0 +1,152 @@
+package health
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/probe/gpu"
+	"github.com/gpusla/gpusla/probe/kmsg"
+	"github.com/gpusla/gpusla/probe/wire"
+)
+
+// healthy is the GPU part of the real 2×H200 recording.
+func healthy(t *testing.T) *gpu.Snapshot {
+	t.Helper()
+	b, err := os.ReadFile("testdata/h200x2.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s gpu.Snapshot
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	return &s
+}
+
+func p[T any](v T) *T { return &v }
+
+func TestHealthyH200HasNoWarnings(t *testing.T) {
+	cs := Judge(Input{GPU: healthy(t), Kernel: &kmsg.Log{Source: "/dev/kmsg"}})
+	for _, c := range cs {
+		if c.Verdict == wire.Warn || c.Verdict == wire.Fail {
+			t.Errorf("%s gpu %v: %s %s", c.Name, *c.GPU, c.Verdict, c.Detail)
+		}
+	}
+	if len(cs) != 2*15 {
+		t.Errorf("%d checks, want 15 per GPU", len(cs))
+	}
+}
+
+func TestComponents(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		edit     func(s *gpu.Snapshot, d *gpu.Device)
+		kernel   []string
+		check    string
+		verdict  string
+		category string
+		reason   string
+	}{
+		{"hot", func(_ *gpu.Snapshot, d *gpu.Device) { d.TemperatureC = p(uint32(82)) }, nil, "gpu.temperature", wire.Warn, wire.CategoryGPUDegraded, "only 7 °C below"},
+		{"throttling hot", func(_ *gpu.Snapshot, d *gpu.Device) { d.TemperatureC = p(uint32(89)) }, nil, "gpu.temperature", wire.Fail, wire.CategoryGPUDegraded, "at or above the slowdown threshold"},
+		{"hw slowdown", func(_ *gpu.Snapshot, d *gpu.Device) { d.ClockEventReasons = p(uint64(0x8 | 0x1)) }, nil, "gpu.clock_events", wire.Fail, wire.CategoryGPUDegraded, "hardware slowdown"},
+		{"power brake", func(_ *gpu.Snapshot, d *gpu.Device) { d.ClockEventReasons = p(uint64(0x80)) }, nil, "gpu.clock_events", wire.Fail, wire.CategoryGPUDegraded, "hardware power brake"},
+		{"sw power cap", func(_ *gpu.Snapshot, d *gpu.Device) { d.ClockEventReasons = p(uint64(0x4)) }, nil, "gpu.clock_events", wire.Warn, wire.CategoryGPUDegraded, "software power cap"},
+		{"locked clocks", func(_ *gpu.Snapshot, d *gpu.Device) { d.ClockEventReasons = p(uint64(0x2)) }, nil, "gpu.clock_events", wire.Warn, wire.CategoryGPUDegraded, "application clocks"},
+		{"sync boost is fine", func(_ *gpu.Snapshot, d *gpu.Device) { d.ClockEventReasons = p(uint64(0x10)) }, nil, "gpu.clock_events", wire.Pass, wire.CategoryGPUDegraded, ""},
+		{"power over limit", func(_ *gpu.Snapshot, d *gpu.Device) { d.PowerUsageW = p(800.0) }, nil, "gpu.power.draw", wire.Warn, wire.CategoryGPUDegraded, "more than 110 %"},
+		{"ecc off", func(_ *gpu.Snapshot, d *gpu.Device) { d.ECCEnabled = p(false) }, nil, "gpu.ecc.mode", wire.Warn, wire.CategoryGPUDegraded, "ECC is off"},
+		{"ecc off after reset", func(_ *gpu.Snapshot, d *gpu.Device) { d.ECCPendingEnabled = p(false) }, nil, "gpu.ecc.mode", wire.Warn, wire.CategoryGPUDegraded, "after the next reset"},
+		{"ecc dbe", func(_ *gpu.Snapshot, d *gpu.Device) { d.ECCVolatileUncorr = p(uint64(2)) }, nil, "gpu.ecc.volatile", wire.Fail, wire.CategoryGPUDegraded, "2 uncorrectable ECC errors"},
+		{"ecc history", func(_ *gpu.Snapshot, d *gpu.Device) { d.ECCAggregateUncorr = p(uint64(1)) }, nil, "gpu.ecc.aggregate", wire.Warn, wire.CategoryGPUDegraded, "previously faulty"},
+		{"remap failure", func(_ *gpu.Snapshot, d *gpu.Device) { d.RemappedRows = &gpu.Remap{Failure: true} }, nil, "gpu.remapped_rows", wire.Fail, wire.CategoryGPUDegraded, "run out of spare rows"},
+		{"many remaps", func(_ *gpu.Snapshot, d *gpu.Device) { d.RemappedRows = &gpu.Remap{Uncorrectable: 600} }, nil, "gpu.remapped_rows", wire.Fail, wire.CategoryGPUDegraded, "600 rows"},
+		{"retired pending", func(_ *gpu.Snapshot, d *gpu.Device) { d.RetiredPagesPending, d.RetiredPagesSBE = p(true), p(1) }, nil, "gpu.retired_pages", wire.Fail, wire.CategoryGPUDegraded, "pending"},
+		{"some retired", func(_ *gpu.Snapshot, d *gpu.Device) { d.RetiredPagesSBE, d.RetiredPagesDBE = p(8), p(2) }, nil, "gpu.retired_pages", wire.Warn, wire.CategoryGPUDegraded, "10 pages retired"},
+		{"retired full", func(_ *gpu.Snapshot, d *gpu.Device) { d.RetiredPagesSBE, d.RetiredPagesDBE = p(50), p(10) }, nil, "gpu.retired_pages", wire.Fail, wire.CategoryGPUDegraded, "due for replacement"},
+		{"replays", func(_ *gpu.Snapshot, d *gpu.Device) { d.PCIeReplayCounter = p(uint64(81)) }, nil, "gpu.pcie.replays", wire.Fail, wire.CategoryGPUDegraded, "81 PCIe replays"},
+		{"nvlink down", func(_ *gpu.Snapshot, d *gpu.Device) { d.NVLinks[3] = false }, nil, "gpu.nvlink", wire.Fail, wire.CategoryGPUDegraded, "link 3"},
+		{"tenant process", func(_ *gpu.Snapshot, d *gpu.Device) {
+			d.Processes = []gpu.Proc{{PID: 99, UsedMemoryMiB: 30000, Kind: "compute"}}
+		}, nil, "gpu.processes", wire.Warn, wire.CategoryGPUDegraded, "pid 99 (compute, 30000 MiB)"},
+		{"busy", func(_ *gpu.Snapshot, d *gpu.Device) { d.UtilizationGPU = p(uint32(97)) }, nil, "gpu.utilization", wire.Warn, wire.CategoryGPUDegraded, "noisy neighbour"},
+		{"invisible tenant", func(_ *gpu.Snapshot, d *gpu.Device) { d.MemoryUsedMiB = p(uint64(40000)) }, nil, "gpu.memory_in_use", wire.Warn, wire.CategoryGPUDegraded, "cannot see"},
+		{"nvml xid 48", func(s *gpu.Snapshot, _ *gpu.Device) {
+			s.XIDs = []gpu.XIDEvent{{GPU: 0, XID: 48, At: time.Date(2026, 11, 30, 11, 0, 0, 0, time.UTC)}}
+		}, nil, "gpu.xid.events", wire.Fail, wire.CategoryGPUDegraded, "48 double-bit ECC error ×1"},
+		{"nvml xid 13 is the app's", func(s *gpu.Snapshot, _ *gpu.Device) { s.XIDs = []gpu.XIDEvent{{GPU: 0, XID: 13}} }, nil, "gpu.xid.events", wire.Warn, wire.CategoryGPUDegraded, "graphics engine exception"},
+		{"nvml xid 79", func(s *gpu.Snapshot, _ *gpu.Device) { s.XIDs = []gpu.XIDEvent{{GPU: 0, XID: 13}, {GPU: 0, XID: 79}} }, nil, "gpu.xid.events", wire.Fail, wire.CategoryGPULost, "79 GPU has fallen off the bus ×1"},
+		{"unknown xid is hardware", func(s *gpu.Snapshot, _ *gpu.Device) { s.XIDs = []gpu.XIDEvent{{GPU: 0, XID: 999}} }, nil, "gpu.xid.events", wire.Fail, wire.CategoryGPUDegraded, "999 unknown XID"},
+		{"xid watch failed", func(s *gpu.Snapshot, _ *gpu.Device) { s.XIDWatch = "XID events not watched: gpu 0: ERROR_NO_PERMISSION" }, nil, "gpu.xid.events", wire.Skipped, wire.CategoryGPUDegraded, "ERROR_NO_PERMISSION"},
+		{"kernel xid 94", nil, []string{"[ 9.5] NVRM: Xid (PCI:0000:00:06): 94, pid=1, name=x, Contained: CE User Channel (0x9)."}, "gpu.xid.kernel_log", wire.Fail, wire.CategoryGPUDegraded, "94 contained ECC error ×1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := healthy(t)
+			if tc.edit != nil {
+				tc.edit(s, &s.Devices[0])
+			}
+			cs := Judge(Input{GPU: s, Kernel: &kmsg.Log{Source: "/dev/kmsg", Lines: tc.kernel}})
+			var got *wire.Check
+			for i, c := range cs {
+				if c.Name == tc.check && (c.GPU == nil || *c.GPU == 0) { // machine-wide checks have no GPU
+					got = &cs[i]
+				}
+			}
+			if got == nil {
+				t.Fatalf("no %s for GPU 0", tc.check)
+			}
+			if got.Verdict != tc.verdict || got.Category != tc.category || !strings.Contains(got.Value+" "+got.Detail, tc.reason) {
+				t.Fatalf("got %s [%s] %q / %q; want %s [%s] with %q", got.Verdict, got.Category, got.Value, got.Detail, tc.verdict, tc.category, tc.reason)
+			}
+			// The other GPU is untouched and stays healthy.
+			for _, c := range cs {
+				if c.GPU != nil && *c.GPU == 1 && c.Name == tc.check && c.Verdict != wire.Pass && c.Verdict != wire.Skipped {
+					t.Errorf("GPU 1 %s: %s", c.Name, c.Verdict)
+				}
+			}
+		})
+	}
+}
+
+// A GPU that fell off the bus may no longer be listed by NVML (or NVML
+// may not load at all): its XID 79 in the kernel log must still fail.
+func TestKernelXIDForUnlistedGPU(t *testing.T) {
+	log := &kmsg.Log{Source: "dmesg", Lines: []string{"[8123.4] NVRM: Xid (PCI:0000:3b:00): 79, pid=0, GPU has fallen off the bus."}}
+	for name, s := range map[string]*gpu.Snapshot{"listed others": healthy(t), "no NVML": nil} {
+		cs := KernelXIDs{}.Check(Input{GPU: s, Kernel: log})
+		var found bool
+		for _, c := range cs {
+			if c.GPU == nil {
+				found = true
+				if c.Verdict != wire.Fail || c.Category != wire.CategoryGPULost || !strings.Contains(c.Detail, "PCI 3b:00, which NVML does not list") {
+					t.Errorf("%s: %+v", name, c)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no check for the unlisted GPU in %+v", name, cs)
+		}
+	}
+}
+
+func TestKernelLogUnreadableIsSkipped(t *testing.T) {
+	cs := KernelXIDs{}.Check(Input{Kernel: &kmsg.Log{Error: "kernel log unreadable: /dev/kmsg: permission denied; dmesg: exit status 1"}})
+	if len(cs) != 1 || cs[0].Verdict != wire.Skipped || !strings.Contains(cs[0].Detail, "permission denied") {
+		t.Fatalf("got %+v", cs)
+	}
+}
+
+func TestUnsupportedReadingsAreSkipped(t *testing.T) {
+	s := healthy(t)
+	d := &s.Devices[0]
+	d.TemperatureC, d.ClockEventReasons, d.PCIeReplayCounter, d.PowerUsageW, d.ECCEnabled, d.RemappedRows, d.NVLinks = nil, nil, nil, nil, nil, nil, nil
+	d.ProcessesReadable = false
+	for _, c := range Judge(Input{GPU: s}) {
+		if c.GPU != nil && *c.GPU == 0 && c.Verdict != wire.Skipped && c.Verdict != wire.Pass {
+			t.Errorf("%s: %s %s", c.Name, c.Verdict, c.Detail)
+		}
+	}
+}
