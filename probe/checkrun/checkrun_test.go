@@ -44,8 +44,10 @@ func TestExitCodes(t *testing.T) {
 
 func TestLiveRunsGroupsInOrderAndRecordedSkipsMeasurements(t *testing.T) {
 	g1 := Group{Name: "one",
-		Read:  func(_ context.Context, s *Snapshot) error { s.GPUError = "read by one"; return nil },
-		Judge: func(s *Snapshot) []wire.Check { return []wire.Check{{Name: "one.check", Category: wire.CategoryHost, Verdict: wire.Pass, Value: s.GPUError}} },
+		Read: func(_ context.Context, s *Snapshot) error { s.GPUError = "read by one"; return nil },
+		Judge: func(s *Snapshot) []wire.Check {
+			return []wire.Check{{Name: "one.check", Category: wire.CategoryHost, Verdict: wire.Pass, Value: s.GPUError}}
+		},
 	}
 	g2 := Group{Name: "stress", Run: func(context.Context) []wire.Check {
 		return []wire.Check{{Name: "stress.burn", Category: wire.CategoryPerformance, Verdict: wire.Warn}}

@@ -80,7 +80,9 @@ func TestComponents(t *testing.T) {
 		{"nvml xid 13 is the app's", func(s *gpu.Snapshot, _ *gpu.Device) { s.XIDs = []gpu.XIDEvent{{GPU: 0, XID: 13}} }, nil, "gpu.xid.events", wire.Warn, wire.CategoryGPUDegraded, "graphics engine exception"},
 		{"nvml xid 79", func(s *gpu.Snapshot, _ *gpu.Device) { s.XIDs = []gpu.XIDEvent{{GPU: 0, XID: 13}, {GPU: 0, XID: 79}} }, nil, "gpu.xid.events", wire.Fail, wire.CategoryGPULost, "79 GPU has fallen off the bus ×1"},
 		{"unknown xid is hardware", func(s *gpu.Snapshot, _ *gpu.Device) { s.XIDs = []gpu.XIDEvent{{GPU: 0, XID: 999}} }, nil, "gpu.xid.events", wire.Fail, wire.CategoryGPUDegraded, "999 unknown XID"},
-		{"xid watch failed", func(s *gpu.Snapshot, _ *gpu.Device) { s.XIDWatch = "XID events not watched: gpu 0: ERROR_NO_PERMISSION" }, nil, "gpu.xid.events", wire.Skipped, wire.CategoryGPUDegraded, "ERROR_NO_PERMISSION"},
+		{"xid watch failed", func(s *gpu.Snapshot, _ *gpu.Device) {
+			s.XIDWatch = "XID events not watched: gpu 0: ERROR_NO_PERMISSION"
+		}, nil, "gpu.xid.events", wire.Skipped, wire.CategoryGPUDegraded, "ERROR_NO_PERMISSION"},
 		{"kernel xid 94", nil, []string{"[ 9.5] NVRM: Xid (PCI:0000:00:06): 94, pid=1, name=x, Contained: CE User Channel (0x9)."}, "gpu.xid.kernel_log", wire.Fail, wire.CategoryGPUDegraded, "94 contained ECC error ×1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
