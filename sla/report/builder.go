@@ -62,12 +62,12 @@ type checkRec struct {
 }
 
 type nodeAcc struct {
-	id         string
-	reg        *events.Event
-	tm         *terms.Terms
-	interval   time.Duration
-	released   time.Time
-	firstAt    int64 // earliest probe time seen (delivery)
+	id       string
+	reg      *events.Event
+	tm       *terms.Terms
+	interval time.Duration
+	released time.Time
+	firstAt  int64 // earliest probe time seen (delivery)
 	// probe covers every instant the node was seen running (probe time,
 	// skew-corrected); heard only those the backend heard promptly, i.e.
 	// received before they would have been missed. Gaps in heard are what

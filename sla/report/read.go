@@ -1,7 +1,6 @@
 package report
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -17,34 +16,27 @@ const maxLineErrors = 20
 // line, or an event that contradicts the others, fails the whole read, so a
 // report is never built from part of a log.
 func (b *Builder) ReadLog(name string, r io.Reader) error {
-	rd := events.NewReader(r)
 	var bad []string
-	var e events.Event
-	for {
-		err := rd.Next(&e)
-		if err == io.EOF {
-			break
-		}
-		var le *events.LineError
-		if errors.As(err, &le) {
-			bad = append(bad, fmt.Sprintf("%s:%d: %v", name, le.Line, le.Err))
-			if len(bad) >= maxLineErrors {
-				bad = append(bad, "(stopped after this many errors)")
-				break
-			}
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
+	lines, err := events.Stream(r, 0, func(e *events.Event, line int) error {
 		if len(bad) > 0 {
-			continue // keep looking for more malformed lines, build nothing
+			return nil // keep looking for more malformed lines, build nothing
 		}
-		if err := b.Add(&e); err != nil {
-			return fmt.Errorf("%s:%d: %w", name, rd.Line(), err)
+		if err := b.Add(e); err != nil {
+			return fmt.Errorf("%s:%d: %w", name, line, err)
 		}
+		return nil
+	}, func(le *events.LineError) bool {
+		bad = append(bad, fmt.Sprintf("%s:%d: %v", name, le.Line, le.Err))
+		if len(bad) >= maxLineErrors {
+			bad = append(bad, "(stopped after this many errors)")
+			return false
+		}
+		return true
+	})
+	b.input.Lines += lines
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	b.input.Lines += rd.Line()
 	if len(bad) > 0 {
 		return fmt.Errorf("%d malformed line(s) in the event log, no report written:\n%s", len(bad), strings.Join(bad, "\n"))
 	}
