@@ -41,6 +41,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Evidence", testEvidence},
 		{"BackendRuns", testBackendRuns},
 		{"OpsCounted", testOps},
+		{"TicketStore", testTicketStore}, // ticket.go
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

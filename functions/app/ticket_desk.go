@@ -1,0 +1,356 @@
+package app
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gpusla/gpusla/sla/terms"
+	"github.com/gpusla/gpusla/sla/ticket"
+)
+
+// TicketDesk keeps provider tickets and their clocks: it opens tickets,
+// records their events (idempotently), times them against the node's
+// contract through sla/ticket, and tells Slack — in the ticket's thread —
+// when a deadline is near or has passed. The HTTP API, the Slack endpoints
+// and the watchdog all call it, so they agree by construction.
+type TicketDesk struct {
+	svc   *Service
+	store TicketStore
+	book  TermsBook
+	log   *slog.Logger
+}
+
+// Tickets returns the service's ticket desk. The service's store must also
+// implement TicketStore (both infra stores do).
+func (s *Service) Tickets(book TermsBook) (*TicketDesk, error) {
+	ts, ok := s.store.(TicketStore)
+	if !ok {
+		return nil, fmt.Errorf("tickets: the store %T does not keep tickets (no TicketStore)", s.store)
+	}
+	if book == nil {
+		book = TermsBook{}
+	}
+	return &TicketDesk{svc: s, store: ts, book: book, log: s.log}, nil
+}
+
+// Store returns the desk's store.
+func (d *TicketDesk) Store() TicketStore { return d.store }
+
+// Service returns the application service the desk belongs to.
+func (d *TicketDesk) Service() *Service { return d.svc }
+
+// Terms returns the loaded contract terms.
+func (d *TicketDesk) Terms() TermsBook { return d.book }
+
+// WarnFraction is the share of a target's allowance after which the
+// watchdog warns that its deadline is near.
+const WarnFraction = 0.8
+
+// MaxFutureSkew is how far in the future an event time may lie (clock
+// differences between people and the backend); more is a mistake.
+const MaxFutureSkew = 2 * time.Minute
+
+// InputError is a request the desk refuses, naming the field.
+type InputError struct {
+	Field string
+	Msg   string
+}
+
+func (e *InputError) Error() string { return e.Field + ": " + e.Msg }
+
+func inputErr(field, format string, a ...any) error {
+	return &InputError{Field: field, Msg: fmt.Sprintf(format, a...)}
+}
+
+// OpenRequest opens a ticket.
+type OpenRequest struct {
+	Node        string
+	Priority    string
+	Category    string
+	ProviderRef string
+	Summary     string
+	At          time.Time // zero: now
+	By          string
+	// Key makes the open idempotent: the same key always names the same
+	// ticket (a Slack button clicked twice opens one ticket).
+	Key        string
+	IncidentID string
+	Thread     string // post into this thread (an incident alert's)
+}
+
+var ticketIDRe = regexp.MustCompile(`^T-[a-z2-7]{8}$`)
+
+// ValidTicketID reports whether id has the shape of a ticket id.
+func ValidTicketID(id string) bool { return ticketIDRe.MatchString(id) }
+
+func ticketID(key string) (string, error) {
+	if key != "" {
+		h := sha256.Sum256([]byte("ticket-open\x00" + key))
+		return "T-" + lowerB32.EncodeToString(h[:5]), nil
+	}
+	r, err := randomB32(5)
+	return "T-" + r, err
+}
+
+func (d *TicketDesk) termsFor(n Node) (*terms.Terms, error) {
+	tm, ok := d.book[n.Contract]
+	if !ok {
+		return nil, fmt.Errorf("node %s is rented under contract %q, which no loaded terms file defines (known: %s)",
+			n.ID, n.Contract, strings.Join(d.book.Contracts(), ", "))
+	}
+	return tm, nil
+}
+
+// Open opens a ticket. It returns the ticket and whether this call created
+// it (false: the key had opened it already).
+func (d *TicketDesk) Open(ctx context.Context, r OpenRequest) (Ticket, bool, error) {
+	now := d.svc.Now()
+	if r.Node == "" {
+		return Ticket{}, false, inputErr("node", "missing")
+	}
+	n, err := d.svc.store.GetNode(ctx, r.Node)
+	if errors.Is(err, ErrNotFound) {
+		return Ticket{}, false, inputErr("node", "no node %q is registered", r.Node)
+	}
+	if err != nil {
+		return Ticket{}, false, fmt.Errorf("open ticket: %w", err)
+	}
+	tm, err := d.termsFor(n)
+	if err != nil {
+		return Ticket{}, false, inputErr("node", "%v", err)
+	}
+	if !slices.Contains(tm.Support.Priorities, r.Priority) {
+		return Ticket{}, false, inputErr("priority", "%q is not a priority of contract %s (one of %s)", r.Priority, tm.Contract, strings.Join(tm.Support.Priorities, ", "))
+	}
+	if r.Category != CategoryGeneral && r.Category != CategoryHardware {
+		return Ticket{}, false, inputErr("category", "%q is neither empty nor %q", r.Category, CategoryHardware)
+	}
+	if len(r.ProviderRef) > 256 {
+		return Ticket{}, false, inputErr("provider_ref", "longer than 256 characters")
+	}
+	if len(r.Summary) > 2000 {
+		return Ticket{}, false, inputErr("summary", "longer than 2000 characters")
+	}
+	at := r.At.UTC()
+	if at.IsZero() {
+		at = now
+	}
+	if at.After(now.Add(MaxFutureSkew)) {
+		return Ticket{}, false, inputErr("at", "%s is in the future", at.Format(time.RFC3339))
+	}
+	id, err := ticketID(r.Key)
+	if err != nil {
+		return Ticket{}, false, err
+	}
+	t := Ticket{ID: id, Node: n.ID, Provider: n.Provider, Contract: n.Contract, Priority: r.Priority, Category: r.Category,
+		ProviderRef: r.ProviderRef, Summary: r.Summary, Opened: at, OpenedBy: r.By, OpenKey: r.Key,
+		IncidentID: r.IncidentID, Thread: r.Thread, Open: true, Version: 1, CreatedAt: now, UpdatedAt: now}
+	tim := ticket.Evaluate(toSLA(&t), tm, now)
+	t.addNotice(TicketNotice{Key: NoticeOpened, Kind: NoticeOpened, Text: openedText(&t, tim, tm), CreatedAt: now})
+	err = d.store.CreateTicket(ctx, t)
+	if errors.Is(err, ErrExists) && r.Key != "" {
+		old, gerr := d.store.GetTicket(ctx, id)
+		return old, false, gerr
+	}
+	if err != nil {
+		return Ticket{}, false, fmt.Errorf("open ticket: %w", err)
+	}
+	d.log.Info("ticket opened", "ticket", t.ID, "node", t.Node, "priority", t.Priority, "off_hours", tim.OffHours)
+	return t, true, nil
+}
+
+// EventRequest records one event on a ticket.
+type EventRequest struct {
+	Type             string // a log type or a short name of TicketEventTypes
+	At               time.Time
+	AwaitingCustomer bool
+	Key              string // idempotency key; a repeat records nothing
+	By               string
+}
+
+// Recorded is what Record did.
+type Recorded struct {
+	Ticket Ticket
+	Event  TicketEvent
+	// Repeat: the key had been recorded already; nothing changed.
+	Repeat bool
+}
+
+// Record adds an event to ticket id. The event that completes a target
+// after its deadline carries how late it was.
+func (d *TicketDesk) Record(ctx context.Context, id string, r EventRequest) (Recorded, error) {
+	typ, ok := TicketEventTypes[r.Type]
+	if !ok {
+		for _, v := range TicketEventTypes {
+			if v == r.Type {
+				typ, ok = v, true
+			}
+		}
+	}
+	if !ok {
+		return Recorded{}, inputErr("type", "%q is not one of provider_responded, customer_replied, resolved, hardware_replaced", r.Type)
+	}
+	if len(r.Key) > 512 {
+		return Recorded{}, inputErr("idempotency_key", "longer than 512 characters")
+	}
+	for attempt := 0; attempt < maxRetries; attempt++ {
+		now := d.svc.Now()
+		t, err := d.store.GetTicket(ctx, id)
+		if errors.Is(err, ErrNotFound) {
+			return Recorded{}, fmt.Errorf("ticket %s: %w", id, ErrNotFound)
+		}
+		if err != nil {
+			return Recorded{}, fmt.Errorf("record on ticket %s: %w", id, err)
+		}
+		if e, seen := t.hasKey(r.Key); seen {
+			return Recorded{Ticket: t, Event: e, Repeat: true}, nil
+		}
+		at := r.At.UTC()
+		if at.IsZero() {
+			at = now
+		}
+		if at.Before(t.Opened) {
+			return Recorded{}, inputErr("at", "%s is before the ticket was opened (%s)", at.Format(time.RFC3339), t.Opened.Format(time.RFC3339))
+		}
+		if at.After(now.Add(MaxFutureSkew)) {
+			return Recorded{}, inputErr("at", "%s is in the future", at.Format(time.RFC3339))
+		}
+		if prev, done := t.Event(typ); done && (typ == EventResolved || typ == EventHardwareReplaced) {
+			return Recorded{}, inputErr("type", "ticket %s was already %s at %s", t.ID, shortType(typ), prev.At.Format(time.RFC3339))
+		}
+		n, err := d.svc.store.GetNode(ctx, t.Node)
+		if err != nil {
+			return Recorded{}, fmt.Errorf("record on ticket %s: node %s: %w", id, t.Node, err)
+		}
+		tm, err := d.termsFor(n)
+		if err != nil {
+			return Recorded{}, err
+		}
+		ev := TicketEvent{Type: typ, At: at, AwaitingCustomer: r.AwaitingCustomer && typ == EventProviderResponded, Key: r.Key, By: r.By, RecordedAt: now}
+		before := ticket.Evaluate(toSLA(&t), tm, at)
+		prev := t.Version
+		t.Events = append(t.Events, ev)
+		after := ticket.Evaluate(toSLA(&t), tm, at)
+		// Which target did this event complete, and how late?
+		for _, c := range clocksOf(before, after) {
+			if c.before == nil || !c.before.Done.IsZero() || c.after.Done.IsZero() {
+				continue
+			}
+			ev.Target = c.name
+			if c.after.Status == ticket.Breached {
+				ev.Late = c.after.Late
+			}
+			break
+		}
+		t.Events[len(t.Events)-1] = ev
+		t.Open = stillOpen(&t, after)
+		t.UpdatedAt = now
+		t.addNotice(TicketNotice{Key: fmt.Sprintf("event/%d", len(t.Events)), Kind: NoticeRecorded, Text: recordedText(&t, ev, after, tm), CreatedAt: now})
+		if !t.Open && t.unsent() {
+			t.Open = true // stays listed until its notices are out
+		}
+		err = d.store.UpdateTicket(ctx, t, prev)
+		if errors.Is(err, ErrConflict) {
+			continue
+		}
+		if err != nil {
+			return Recorded{}, fmt.Errorf("record on ticket %s: %w", id, err)
+		}
+		t.Version = prev + 1
+		d.log.Info("ticket event", "ticket", t.ID, "type", typ, "late", ev.Late, "target", ev.Target)
+		return Recorded{Ticket: t, Event: ev}, nil
+	}
+	return Recorded{}, errTooContended("record on ticket " + id)
+}
+
+type clockPair struct {
+	name          string
+	before, after *ticket.Clock
+}
+
+func clocksOf(before, after ticket.Timing) []clockPair {
+	return []clockPair{
+		{"response", before.Response, after.Response},
+		{"resolution", before.Resolution, after.Resolution},
+		{"replacement", before.Replacement, after.Replacement},
+	}
+}
+
+// stillOpen: some target is still running (not done). A ticket whose every
+// clock is done, or that was resolved (and replaced, if hardware), is closed.
+func stillOpen(t *Ticket, tim ticket.Timing) bool {
+	if _, ok := t.Event(EventResolved); !ok {
+		return true
+	}
+	if c := tim.Replacement; c != nil && c.Done.IsZero() {
+		return true
+	}
+	return false
+}
+
+// Get returns a ticket.
+func (d *TicketDesk) Get(ctx context.Context, id string) (Ticket, error) {
+	t, err := d.store.GetTicket(ctx, id)
+	if err != nil {
+		return Ticket{}, fmt.Errorf("ticket %s: %w", id, err)
+	}
+	return t, nil
+}
+
+// List returns tickets (open ones only if openOnly).
+func (d *TicketDesk) List(ctx context.Context, openOnly bool) ([]Ticket, error) {
+	return d.store.ListTickets(ctx, openOnly)
+}
+
+// Timing evaluates a ticket against its contract as of asOf.
+func (d *TicketDesk) Timing(t *Ticket, asOf time.Time) (ticket.Timing, *terms.Terms, error) {
+	tm, ok := d.book[t.Contract]
+	if !ok {
+		return ticket.Timing{}, nil, fmt.Errorf("ticket %s: contract %q is not loaded", t.ID, t.Contract)
+	}
+	return ticket.Evaluate(toSLA(t), tm, asOf), tm, nil
+}
+
+// toSLA converts a ticket record into the SLA engine's ticket.
+func toSLA(t *Ticket) *ticket.Ticket {
+	st := &ticket.Ticket{ID: t.ID, Node: t.Node, Priority: t.Priority, Category: t.Category,
+		ProviderRef: t.ProviderRef, Summary: t.Summary, Opened: t.Opened}
+	for _, e := range t.Events {
+		switch e.Type {
+		case EventProviderResponded:
+			st.Responses = append(st.Responses, ticket.Response{At: e.At, AwaitingCustomer: e.AwaitingCustomer})
+		case EventCustomerReplied:
+			st.CustomerReplies = append(st.CustomerReplies, e.At)
+		case EventResolved:
+			if st.Resolved.IsZero() || e.At.Before(st.Resolved) {
+				st.Resolved = e.At
+			}
+		case EventHardwareReplaced:
+			if st.Replaced.IsZero() || e.At.Before(st.Replaced) {
+				st.Replaced = e.At
+			}
+		}
+	}
+	return st
+}
+
+func shortType(typ string) string {
+	switch typ {
+	case EventProviderResponded:
+		return "responded"
+	case EventCustomerReplied:
+		return "replied"
+	case EventResolved:
+		return "resolved"
+	case EventHardwareReplaced:
+		return "replaced"
+	}
+	return typ
+}

@@ -1,0 +1,347 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gpusla/gpusla/sla/terms"
+	"github.com/gpusla/gpusla/sla/ticket"
+)
+
+// Alert kinds of ticket messages (Alert.IncidentKind is "ticket" and
+// Alert.IncidentID the ticket id for all of them).
+const (
+	AlertTicketOpened   AlertKind = "ticket_opened"
+	AlertTicketRecorded AlertKind = "ticket_recorded"
+	AlertTicketWarning  AlertKind = "ticket_warning"
+	AlertTicketBreached AlertKind = "ticket_breached"
+)
+
+// TicketIncidentKind is Alert.IncidentKind of ticket messages.
+const TicketIncidentKind = "ticket"
+
+// noticeRetryAfter: a notice claimed by a sender this recently is left to
+// it (a send in flight), not sent twice.
+const noticeRetryAfter = 30 * time.Second
+
+// TicketWatchResult says what one ticket watch did.
+type TicketWatchResult struct {
+	Tickets  int // open tickets looked at
+	Warnings int // warnings queued
+	Breaches int // breaches queued
+	Sent     int // notices delivered
+}
+
+// Watch is the ticket part of the watchdog: for every open ticket it
+// queues a warning when a running target has used WarnFraction of its
+// allowance and a breach notice once its deadline has passed (at the very
+// instant: elapsed ≥ target), then sends what is queued. Running it twice
+// queues nothing twice: notices are keyed per target.
+func (d *TicketDesk) Watch(ctx context.Context) (TicketWatchResult, error) {
+	var res TicketWatchResult
+	list, err := d.store.ListTickets(ctx, true)
+	if err != nil {
+		return res, fmt.Errorf("ticket watch: %w", err)
+	}
+	var errs []error
+	for _, t := range list {
+		res.Tickets++
+		w, b, err := d.watchOne(ctx, t.ID)
+		res.Warnings += w
+		res.Breaches += b
+		if err != nil {
+			errs = append(errs, fmt.Errorf("ticket %s: %w", t.ID, err))
+			continue
+		}
+		n, err := d.Flush(ctx, t.ID)
+		res.Sent += n
+		if err != nil {
+			errs = append(errs, fmt.Errorf("ticket %s: %w", t.ID, err))
+		}
+	}
+	return res, errors.Join(errs...)
+}
+
+func (d *TicketDesk) watchOne(ctx context.Context, id string) (warnings, breaches int, err error) {
+	for attempt := 0; attempt < maxRetries; attempt++ {
+		now := d.svc.Now()
+		t, err := d.store.GetTicket(ctx, id)
+		if err != nil {
+			return 0, 0, err
+		}
+		tim, tm, err := d.Timing(&t, now)
+		if err != nil {
+			return 0, 0, err
+		}
+		prev := t.Version
+		warnings, breaches = 0, 0
+		for _, c := range []struct {
+			name string
+			c    *ticket.Clock
+		}{{"response", tim.Response}, {"resolution", tim.Resolution}, {"replacement", tim.Replacement}} {
+			if c.c == nil || !c.c.Done.IsZero() || c.c.Target <= 0 {
+				continue
+			}
+			switch {
+			case c.c.Status == ticket.Breached:
+				if t.addNotice(TicketNotice{Key: c.name + "/breached", Kind: NoticeBreached, Text: breachText(&t, c.name, c.c, tim, tm), CreatedAt: now}) {
+					breaches++
+				}
+			case float64(c.c.Elapsed) >= WarnFraction*float64(c.c.Target):
+				if t.notice(c.name+"/breached") == nil &&
+					t.addNotice(TicketNotice{Key: c.name + "/warning", Kind: NoticeWarning, Text: warnText(&t, c.name, c.c, tm), CreatedAt: now}) {
+					warnings++
+				}
+			}
+		}
+		open := stillOpen(&t, tim) || t.unsent()
+		if warnings+breaches == 0 && open == t.Open {
+			return 0, 0, nil
+		}
+		t.Open, t.UpdatedAt = open, now
+		err = d.store.UpdateTicket(ctx, t, prev)
+		if errors.Is(err, ErrConflict) {
+			continue
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+		for _, n := range t.Notices[len(t.Notices)-warnings-breaches:] {
+			d.log.Warn("ticket "+n.Kind, "ticket", t.ID, "node", t.Node, "notice", n.Key)
+		}
+		return warnings, breaches, nil
+	}
+	return 0, 0, errTooContended("ticket watch " + id)
+}
+
+// Flush sends a ticket's queued notices in order, the "opened" one first
+// (its thread is where the others go). Each send is claimed with a versioned
+// write first, so two flushes never send one notice twice; a failed send
+// stays queued for the next watchdog run. It returns how many it sent.
+func (d *TicketDesk) Flush(ctx context.Context, id string) (int, error) {
+	sent := 0
+	for {
+		t, err := d.store.GetTicket(ctx, id)
+		if err != nil {
+			return sent, err
+		}
+		now := d.svc.Now()
+		var next *TicketNotice
+		for i := range t.Notices {
+			n := &t.Notices[i]
+			if n.SentAt.IsZero() {
+				next = n
+				break
+			}
+		}
+		if next == nil {
+			if t.Open && !stillOpenAt(d, &t, now) {
+				// Last notice out and nothing running: close it.
+				prev := t.Version
+				t.Open, t.UpdatedAt = false, now
+				if err := d.store.UpdateTicket(ctx, t, prev); err != nil && !errors.Is(err, ErrConflict) {
+					return sent, err
+				}
+			}
+			return sent, nil
+		}
+		if next.Attempts > 0 && now.Sub(next.LastAttemptAt) < noticeRetryAfter {
+			return sent, nil // someone is sending it right now
+		}
+		// Claim.
+		prev := t.Version
+		next.Attempts++
+		next.LastAttemptAt = now
+		key := next.Key
+		if err := d.store.UpdateTicket(ctx, t, prev); errors.Is(err, ErrConflict) {
+			continue
+		} else if err != nil {
+			return sent, err
+		}
+		a := Alert{Kind: AlertKind("ticket_" + next.Kind), Node: t.Node, Provider: t.Provider, IncidentID: t.ID,
+			IncidentKind: TicketIncidentKind, Since: t.Opened, Detail: next.Text, Thread: t.Thread, Counted: true}
+		thread, nerr := d.svc.notifier.Notify(ctx, a)
+		if err := d.markSent(ctx, id, key, thread, nerr); err != nil {
+			return sent, err
+		}
+		if nerr != nil {
+			d.log.Warn("ticket notice not delivered; the watchdog retries it", "ticket", id, "notice", key, "err", nerr)
+			return sent, nil
+		}
+		sent++
+	}
+}
+
+func stillOpenAt(d *TicketDesk, t *Ticket, now time.Time) bool {
+	tim, _, err := d.Timing(t, now)
+	if err != nil {
+		return true
+	}
+	return stillOpen(t, tim)
+}
+
+func (d *TicketDesk) markSent(ctx context.Context, id, key, thread string, sendErr error) error {
+	for attempt := 0; attempt < maxRetries; attempt++ {
+		t, err := d.store.GetTicket(ctx, id)
+		if err != nil {
+			return err
+		}
+		n := t.notice(key)
+		if n == nil {
+			return fmt.Errorf("notice %s vanished from ticket %s", key, id)
+		}
+		prev := t.Version
+		if sendErr != nil {
+			n.LastErr = sendErr.Error()
+			n.LastAttemptAt = time.Time{} // free for the next try
+		} else {
+			n.SentAt, n.LastErr = d.svc.Now(), ""
+			if t.Thread == "" && thread != "" {
+				t.Thread = thread
+			}
+		}
+		err = d.store.UpdateTicket(ctx, t, prev)
+		if errors.Is(err, ErrConflict) {
+			continue
+		}
+		return err
+	}
+	return errTooContended("mark notice sent on " + id)
+}
+
+// ---- message texts (what people read in the ticket's thread)
+
+func local(t time.Time, tm *terms.Terms) string {
+	return t.In(tm.Calendar.Loc).Format("2006-01-02 15:04:05 MST")
+}
+
+func human(d time.Duration) string {
+	d = d.Round(time.Second)
+	if d < 0 {
+		d = -d
+	}
+	h := int(d / time.Hour)
+	m := int(d % time.Hour / time.Minute)
+	s := int(d % time.Minute / time.Second)
+	var b strings.Builder
+	if h > 0 {
+		fmt.Fprintf(&b, "%dh", h)
+	}
+	if m > 0 || (h > 0 && s > 0) {
+		fmt.Fprintf(&b, "%dm", m)
+	}
+	if s > 0 || b.Len() == 0 {
+		fmt.Fprintf(&b, "%ds", s)
+	}
+	return b.String()
+}
+
+var targetNames = map[string]string{"response": "first response", "resolution": "resolution", "replacement": "hardware replacement"}
+
+func hoursKind(tim ticket.Timing) string {
+	if tim.OffHours {
+		return fmt.Sprintf("off-hours (%s)", tim.DayKind)
+	}
+	return "business hours"
+}
+
+func clockLine(name string, c *ticket.Clock, tm *terms.Terms) string {
+	if c == nil {
+		return ""
+	}
+	due := "no business time ahead in the calendar"
+	if !c.Deadline.IsZero() {
+		due = "due " + local(c.Deadline, tm)
+	}
+	return fmt.Sprintf("%s %s (%s, %s clock)", targetNames[name], due, human(c.Target), c.Clock)
+}
+
+func openedText(t *Ticket, tim ticket.Timing, tm *terms.Terms) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Ticket %s opened for %s: %s, opened %s — %s.", t.ID, t.Node, t.Priority, local(t.Opened, tm), hoursKind(tim))
+	if t.ProviderRef != "" {
+		fmt.Fprintf(&b, " Provider ref %s.", t.ProviderRef)
+	}
+	if t.Summary != "" {
+		fmt.Fprintf(&b, " %q.", t.Summary)
+	}
+	var lines []string
+	for _, c := range []struct {
+		n string
+		c *ticket.Clock
+	}{{"response", tim.Response}, {"resolution", tim.Resolution}, {"replacement", tim.Replacement}} {
+		if l := clockLine(c.n, c.c, tm); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > 0 {
+		b.WriteString(" Targets: " + strings.Join(lines, "; ") + ".")
+	} else {
+		fmt.Fprintf(&b, " Contract %s sets no target for %s.", tm.Contract, t.Priority)
+	}
+	return b.String()
+}
+
+func recordedText(t *Ticket, e TicketEvent, tim ticket.Timing, tm *terms.Terms) string {
+	var b strings.Builder
+	what := map[string]string{EventProviderResponded: "Provider responded", EventCustomerReplied: "Customer replied",
+		EventResolved: "Resolved", EventHardwareReplaced: "Hardware replaced"}[e.Type]
+	fmt.Fprintf(&b, "%s on %s at %s (%s after opening)", what, t.ID, local(e.At, tm), human(e.At.Sub(t.Opened)))
+	if e.AwaitingCustomer {
+		b.WriteString(", waiting for our answer")
+		if tm.Support.PauseAwaitingCustomer {
+			b.WriteString(" — the resolution clock is paused")
+		}
+	}
+	if e.Target != "" {
+		var c *ticket.Clock
+		switch e.Target {
+		case "response":
+			c = tim.Response
+		case "resolution":
+			c = tim.Resolution
+		case "replacement":
+			c = tim.Replacement
+		}
+		if e.Late > 0 {
+			fmt.Fprintf(&b, ". %s target BREACHED: %s late (due %s)", targetNames[e.Target], human(e.Late), local(c.Deadline, tm))
+		} else if c != nil {
+			fmt.Fprintf(&b, ". %s target met: %s of %s", targetNames[e.Target], human(c.Elapsed), human(c.Target))
+		}
+	}
+	b.WriteString(".")
+	return b.String()
+}
+
+func warnText(t *Ticket, name string, c *ticket.Clock, tm *terms.Terms) string {
+	left := c.Target - c.Elapsed
+	return fmt.Sprintf(":warning: %s %s (%s, %s): %s due %s — %s left of %s (%.0f %% used). %s",
+		t.ID, t.Node, t.Priority, providerRefOr(t), targetNames[name], local(c.Deadline, tm), human(left), human(c.Target),
+		100*float64(c.Elapsed)/float64(c.Target), nudge(name))
+}
+
+func breachText(t *Ticket, name string, c *ticket.Clock, tim ticket.Timing, tm *terms.Terms) string {
+	return fmt.Sprintf(":rotating_light: %s %s (%s, %s): %s target BREACHED — it was due %s (%s, %s, %s clock); nothing recorded yet.",
+		t.ID, t.Node, t.Priority, providerRefOr(t), targetNames[name], local(c.Deadline, tm), human(c.Target), hoursKind(tim), c.Clock)
+}
+
+func providerRefOr(t *Ticket) string {
+	if t.ProviderRef != "" {
+		return "provider ref " + t.ProviderRef
+	}
+	return "no provider ref"
+}
+
+func nudge(name string) string {
+	switch name {
+	case "response":
+		return "Chase the provider; record their answer with the Provider responded button or `/gpusla ticket responded`."
+	case "resolution":
+		return "Escalate with the provider; record the fix with `/gpusla ticket resolved`."
+	default:
+		return "Escalate the replacement with the provider."
+	}
+}
