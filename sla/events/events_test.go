@@ -3,6 +3,7 @@ package events
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -149,4 +150,77 @@ func FuzzReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Stream gives exactly what Reader gives, in the same order, with the same
+// line numbers, across chunk boundaries.
+func TestStreamMatchesReader(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 3*chunkLines+17; i++ {
+		switch {
+		case i%997 == 5:
+			b.WriteString("{broken\n")
+		case i%1231 == 7:
+			b.WriteString("\n")
+		default:
+			fmt.Fprintf(&b, `{"type":"node_released","id":"e%d","node":"n1","at":"2026-03-01T00:00:00Z"}`+"\n", i)
+		}
+	}
+	log := b.String()
+	type item struct {
+		id   string
+		line int
+		bad  bool
+	}
+	var want []item
+	r := NewReader(strings.NewReader(log))
+	for {
+		var e Event
+		err := r.Next(&e)
+		if err == io.EOF {
+			break
+		}
+		var le *LineError
+		if errors.As(err, &le) {
+			want = append(want, item{line: le.Line, bad: true})
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, item{id: e.ID, line: r.Line()})
+	}
+	for _, workers := range []int{1, 2, 5} {
+		var got []item
+		lines, err := Stream(strings.NewReader(log), workers, func(e *Event, line int) error {
+			got = append(got, item{id: e.ID, line: line})
+			return nil
+		}, func(le *LineError) bool {
+			got = append(got, item{line: le.Line, bad: true})
+			return true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lines != r.Line() || len(got) != len(want) {
+			t.Fatalf("workers %d: %d lines %d items, want %d lines %d items", workers, lines, len(got), r.Line(), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("workers %d: item %d = %+v, want %+v", workers, i, got[i], want[i])
+			}
+		}
+	}
+	// Stopping early returns promptly and leaks nothing that blocks.
+	n := 0
+	_, err := Stream(strings.NewReader(log), 2, func(*Event, int) error {
+		n++
+		if n == 10 {
+			return errors.New("enough")
+		}
+		return nil
+	}, func(*LineError) bool { return true })
+	if err == nil || err.Error() != "enough" {
+		t.Fatalf("stop: %v", err)
+	}
 }
