@@ -110,8 +110,9 @@ func ParseSnapshot(data []byte) (*Snapshot, error) {
 
 // barProgress shows a progress bar on a terminal.
 type barProgress struct {
-	w   io.Writer
-	bar *progressbar.ProgressBar
+	w       io.Writer
+	bar     *progressbar.ProgressBar
+	running bool // a step has been announced and not yet counted
 }
 
 // TerminalProgress returns a progress bar on f when f is a terminal, and
@@ -133,12 +134,16 @@ func (p *barProgress) Start(steps int) {
 	)
 }
 
+// Step announces the step about to run; the one before it is then done.
 func (p *barProgress) Step(name string) {
 	if p.bar == nil {
 		return
 	}
+	if p.running {
+		p.bar.Add(1)
+	}
 	p.bar.Describe(name)
-	p.bar.Add(1)
+	p.running = true
 }
 
 func (p *barProgress) Done() {
