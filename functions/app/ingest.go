@@ -183,6 +183,7 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 	case st.LastSeq > 0 && b.Seq == st.LastSeq+1 && b.Prev != st.LastHash:
 		why = append(why, "chain_break")
 		ev(EvidenceChainBreak, fmt.Sprintf("prev %s does not match the hash %s of seq %d", short(b.Prev), short(st.LastHash), st.LastSeq))
+		evidence[len(evidence)-1].ExpectedPrev, evidence[len(evidence)-1].GotPrev = st.LastHash, b.Prev
 	case b.Seq > st.LastSeq+1 && (st.LastSeq > 0 || b.Seq > 1):
 		if b.Dropped == nil || b.Dropped.ToSeq+1 < b.Seq || b.Dropped.FromSeq > st.LastSeq+1 {
 			why = append(why, "seq_gap")
@@ -335,8 +336,8 @@ func extendRun(st *NodeState, n Node, b *wire.Batch, skew time.Duration, now tim
 	for _, o := range b.Observations {
 		at := o.At.Add(-skew).UTC()
 		r := &st.Run
-		if r.Count > 0 && at.Before(r.To) {
-			continue // older than the run's end: already covered
+		if r.Count > 0 && !at.After(r.To) {
+			continue // not after the run's end: already covered
 		}
 		if r.Count == 0 || at.Sub(r.To) >= maxGap || now.Sub(r.ReceivedTo) >= maxGap {
 			if r.Count > 0 {

@@ -347,6 +347,9 @@ type Evidence struct {
 	Seq     uint64    `json:"seq"`
 	BatchID string    `json:"batch_id"`
 	Detail  string    `json:"detail"`
+	// Chain breaks: the full previous-hash the backend expected and got.
+	ExpectedPrev string `json:"expected_prev,omitempty"`
+	GotPrev      string `json:"got_prev,omitempty"`
 }
 
 // Key is the evidence's unique key within its node.
