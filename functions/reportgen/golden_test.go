@@ -1,0 +1,168 @@
+package reportgen
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/functions/reportgen/reportgentest"
+	"github.com/gpusla/gpusla/sla/billing"
+	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/report"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+func buildClaim(t testing.TB) *report.Report {
+	t.Helper()
+	tm, err := reportgentest.Terms()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := report.NewBuilder(tm, report.Options{Year: 2026, Month: time.November, AsOf: reportgentest.ClaimAsOf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := reportgentest.ClaimMonth()
+	// Through JSON lines, as the command and the scheduled job read it.
+	var buf bytes.Buffer
+	w := events.NewWriter(&buf)
+	for i := range l.Events {
+		if err := w.Write(&l.Events[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.ReadLog("claim-month", &buf); err != nil {
+		t.Fatal(err)
+	}
+	r, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./functions/reportgen -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s differs from the golden file (check, then run with -update):\n%s", path, firstDiff(want, got))
+	}
+}
+
+func firstDiff(a, b []byte) string {
+	al, bl := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
+	for i := 0; i < len(al) || i < len(bl); i++ {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			return fmt.Sprintf("line %d:\n  want %s\n  got  %s", i+1, x, y)
+		}
+	}
+	return ""
+}
+
+func findNode(t *testing.T, r *report.Report, id string) *report.Node {
+	t.Helper()
+	for i := range r.Nodes {
+		if r.Nodes[i].Node == id {
+			return &r.Nodes[i]
+		}
+	}
+	t.Fatalf("node %s not in the report", id)
+	return nil
+}
+
+func eq[T comparable](t *testing.T, what string, got, want T) {
+	t.Helper()
+	if got != want {
+		t.Errorf("%s = %v, want %v", what, got, want)
+	}
+}
+
+const claimBill = `node,period,billed_hours,amount,currency
+va-01,2026-11,721,18457.60,USD
+va-02,2026-11,661,8460.80,USD
+`
+
+// The claim month's facts, checked one by one before the whole report is
+// compared with the golden files in every format.
+func TestClaimMonthGolden(t *testing.T) {
+	r := buildClaim(t)
+	eq(t, "month seconds (DST ends: 30 days + 1 h)", r.Contracts[0].MonthSeconds, int64(30*86400+3600))
+	v1 := findNode(t, r, "va-01")
+	var got []string
+	for _, o := range v1.Outages {
+		got = append(got, fmt.Sprintf("%s/%s %s..%s counted=%ds", o.Kind, o.Cause, o.Start, o.End, o.CountedSeconds))
+	}
+	eq(t, "va-01 outages", strings.Join(got, "\n"), strings.Join([]string{
+		"unreachable/no_data 2026-11-01T01:31:00-04:00..2026-11-01T01:30:00-05:00 counted=3540s",
+		"unreachable/no_data 2026-11-10T02:01:00-05:00..2026-11-10T04:00:00-05:00 counted=0s",
+		"unreachable/backend_unreachable_only 2026-11-12T10:01:00-05:00..2026-11-12T11:58:00-05:00 counted=0s",
+		"unreachable/no_data 2026-11-18T01:01:00-05:00..2026-11-18T06:00:00-05:00 counted=17940s",
+	}, "\n"))
+	eq(t, "maintenance", len(v1.Maintenance), 2)
+	eq(t, "first maintenance excluded", v1.Maintenance[0].Excluded, true)
+	eq(t, "second maintenance excluded", v1.Maintenance[1].Excluded, false)
+	eq(t, "va-01 claimable", v1.Uptime.ClaimableOutageSeconds, int64(3540+17940))
+	eq(t, "tickets", len(v1.Tickets), 2)
+	tg := v1.Tickets[1]
+	eq(t, "T-102 on", tg.OpenedOn, "holiday")
+	eq(t, "T-102 off-hours", tg.OffHours, true)
+	eq(t, "T-102 response", tg.Response.Status, "breached")
+	eq(t, "T-102 late", tg.Response.LateSeconds, int64(90*60))
+	eq(t, "T-101 breached", v1.Tickets[0].Breached, false)
+	v2 := findNode(t, r, "va-02")
+	eq(t, "va-02 delivery", v2.Delivery.Status, "breached")
+	eq(t, "va-02 degraded", v2.Outages[0].Kind, "gpu_degraded")
+	eq(t, "va-02 degraded counted", v2.Outages[0].CountedSeconds, int64(4*3600))
+	eq(t, "va-01 credit", v1.Credit.Percent, 10.0)
+	eq(t, "va-02 credit", v2.Credit.Percent, 10.0)
+	eq(t, "va-01 delivery", v1.Delivery.Status, "met")
+
+	lines, err := billing.ParseCSV("bill.csv", strings.NewReader(claimBill))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bill, err := billing.Reconcile(r, lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"json", "md", "csv", "html"} {
+		var buf bytes.Buffer
+		x := Extras{}
+		if f == "html" {
+			x.Bill = bill
+		}
+		if err := Render(&buf, r, f, x); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "claim-month."+f, buf.Bytes())
+	}
+}
