@@ -10,6 +10,7 @@ mkdir -p "$TOOLS/bin"
 
 need_apt=()
 command -v iperf3 >/dev/null || need_apt+=(iperf3)
+command -v gcc >/dev/null || need_apt+=(gcc libc6-dev) # cgo, for go-nvml (probe/gpu)
 command -v ip >/dev/null || need_apt+=(iproute2)
 command -v tc >/dev/null || need_apt+=(iproute2)
 command -v nft >/dev/null || need_apt+=(nftables)

@@ -113,8 +113,9 @@ func judgeDevice(d *gpu.Device, db *specdb.DB, exp expect.Expected, ordered []*s
 		return out
 	}
 	add(wire.Check{Name: "gpu.identity", Verdict: wire.Pass, Value: d.Name, Criterion: "recorded",
-		Detail: fmt.Sprintf("uuid %s, serial %s, bus %s, device 0x%08x, subsystem 0x%08x, board %s, vbios %s",
-			orDash(d.UUID), orDash(d.Serial), orDash(d.PCI.BusID), d.PCI.DeviceID, d.PCI.SubsystemID, orDash(d.BoardPartNumber), orDash(d.VBIOS))})
+		Detail: fmt.Sprintf("uuid %s, serial %s, bus %s, device 0x%08x, subsystem 0x%08x, board %s, vbios %s, %d SMs, persistence %s",
+			orDash(d.UUID), orDash(d.Serial), orDash(d.PCI.BusID), d.PCI.DeviceID, d.PCI.SubsystemID, orDash(d.BoardPartNumber), orDash(d.VBIOS),
+			d.SMs(), onOff(d.PersistenceMode))})
 
 	devID := d.PCI.DeviceID16()
 	if v := d.PCI.VendorID(); v != NVIDIA {
@@ -359,6 +360,16 @@ func deref(p *int) int {
 		return 0
 	}
 	return *p
+}
+
+func onOff(b *bool) string {
+	switch {
+	case b == nil:
+		return "-"
+	case *b:
+		return "on"
+	}
+	return "off"
 }
 
 func orDash(s string) string {

@@ -120,7 +120,9 @@ func program(m *mock.Device, rec Device) {
 	m.GetUtilizationRatesFunc = func() (nvml.Utilization, nvml.Return) {
 		return nvml.Utilization{Gpu: *rec.UtilizationGPU, Memory: *rec.UtilizationMemory}, nvml.SUCCESS
 	}
-	m.GetPersistenceModeFunc = func() (nvml.EnableState, nvml.Return) { return enable(rec.PersistenceMode), ret(rec.PersistenceMode != nil) }
+	m.GetPersistenceModeFunc = func() (nvml.EnableState, nvml.Return) {
+		return enable(rec.PersistenceMode), ret(rec.PersistenceMode != nil)
+	}
 	m.GetMigModeFunc = func() (int, int, nvml.Return) { return *rec.MIGMode, *rec.MIGModePending, nvml.SUCCESS }
 	m.GetVirtualizationModeFunc = func() (nvml.GpuVirtualizationMode, nvml.Return) {
 		return nvml.GpuVirtualizationMode(*rec.VirtualizationMode), nvml.SUCCESS
@@ -289,5 +291,13 @@ func TestShortBusID(t *testing.T) {
 	s := &Snapshot{Devices: []Device{{Index: 0, PCI: PCI{BusID: "00000000:18:00.0"}}, {Index: 1, PCI: PCI{BusID: "00000000:3B:00.0"}}}}
 	if d, ok := s.DeviceByBusID("0000:3b:00"); !ok || d.Index != 1 {
 		t.Fatalf("DeviceByBusID: %+v %v", d, ok)
+	}
+}
+
+func TestSMs(t *testing.T) {
+	h200 := recordedH200(0)
+	a100 := Device{Cores: p(uint32(6912)), ComputeCapability: "8.0"}
+	if h200.SMs() != 132 || a100.SMs() != 108 || (&Device{}).SMs() != 0 {
+		t.Fatalf("SMs: %d %d", h200.SMs(), a100.SMs())
 	}
 }

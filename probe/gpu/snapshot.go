@@ -139,6 +139,25 @@ type Proc struct {
 	Kind          string `json:"kind"` // "compute" or "graphics"
 }
 
+// SMs is the streaming-multiprocessor count, derived from the core count:
+// NVML reports cores but not SMs for a whole GPU. 0 when unknown.
+func (d *Device) SMs() int {
+	if d.Cores == nil {
+		return 0
+	}
+	perSM := 0
+	switch d.ComputeCapability {
+	case "6.0", "7.0", "7.2", "7.5", "8.0":
+		perSM = 64 // GP100, Volta, Turing, GA100
+	case "8.6", "8.7", "8.9", "9.0", "10.0", "10.3", "12.0":
+		perSM = 128
+	}
+	if perSM == 0 {
+		return 0
+	}
+	return int(*d.Cores) / perSM
+}
+
 // DeviceID16 is the 16-bit PCI device id (0x2335 for an H200 SXM).
 func (p PCI) DeviceID16() uint16 { return uint16(p.DeviceID >> 16) }
 
