@@ -62,7 +62,7 @@ func setupDemo(ctx context.Context, c serveConfig, svc *app.Service, store *bolt
 	var secret []byte
 	if demo == nil {
 		_, secret, err = svc.AddNode(ctx, app.NewNode{ID: demoNodeID, Provider: "demo-provider", Contract: "demo",
-			OrderedAt: svc.Now(), GPUModel: "none (demo: heartbeat and host checks only)", HeartbeatInterval: demoHeartbeat,
+			OrderedAt: svc.Now(), GPUModel: "demo (no GPU is checked; heartbeats and host checks only)", GPUCount: 1, HeartbeatInterval: demoHeartbeat,
 			PushInterval: demoPush, Grace: demoGrace, Demo: true})
 		if err != nil {
 			return nil, fmt.Errorf("register demo node: %w", err)
