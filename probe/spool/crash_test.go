@@ -73,17 +73,32 @@ func TestKillDuringWrites(t *testing.T) {
 			}
 			close(lines)
 		}()
-		time.Sleep(time.Duration(50+rand.N(200)) * time.Millisecond)
+		// Kill only once the helper is writing, at a random moment after.
+		var first []string
+		select {
+		case l := <-lines:
+			first = append(first, l)
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("round %d: helper wrote nothing in 30s", round)
+		}
+		time.Sleep(time.Duration(5+rand.N(60)) * time.Millisecond)
 		cmd.Process.Signal(syscall.SIGKILL)
-		for l := range lines {
+		handle := func(l string) {
 			seq, err := strconv.ParseUint(l, 10, 64)
 			if err != nil {
 				if strings.HasPrefix(l, "open:") || strings.HasPrefix(l, "append:") {
 					t.Fatalf("round %d helper: %s", round, l)
 				}
-				continue
+				return
 			}
 			promised = max(promised, seq)
+		}
+		for _, l := range first {
+			handle(l)
+		}
+		for l := range lines {
+			handle(l)
 		}
 		cmd.Wait()
 
@@ -116,7 +131,7 @@ func TestKillDuringWrites(t *testing.T) {
 		s.Close()
 		t.Logf("round %d: %d batches intact", round, seqs[0])
 	}
-	if promised < 50 {
+	if promised < 12*3 {
 		t.Fatalf("only %d batches written; the kills did not hit many writes", promised)
 	}
 }
