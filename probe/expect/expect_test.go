@@ -88,3 +88,19 @@ func TestSetAndMerge(t *testing.T) {
 		t.Fatalf("merge: %+v", base)
 	}
 }
+
+func FuzzParseConfig(f *testing.F) {
+	f.Add([]byte("expected:\n  model: H200\n  gpus: 8\n  disks:\n    - {mount: /data, size_gb: 100}\n"))
+	f.Add([]byte("node: x\n"))
+	f.Add([]byte("expected: [1, 2]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		e, err := ParseConfig(data)
+		if err != nil {
+			return
+		}
+		// Whatever is accepted is a valid order.
+		if verr := e.Validate(); verr != nil {
+			t.Fatalf("accepted an invalid order %+v: %v", e, verr)
+		}
+	})
+}

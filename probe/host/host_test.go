@@ -111,7 +111,7 @@ func TestReadGPUNodeFixture(t *testing.T) {
 	for _, d := range s.Disks {
 		disks = append(disks, fmt.Sprintf("%s:%d:%v:%v", d.Name, d.SizeBytes/gb, d.Partitions, d.Holders))
 	}
-	if got := strings.Join(disks, " "); got != "nvme0n1:3840:[nvme0n1p1]:[] nvme1n1:1920:[nvme1n1p1]:[dm-0] nvme2n1:3840:[]:[] vda:53:[vda1 vda15]:[] vdb:0:[]:[]" {
+	if got := strings.Join(disks, " "); got != "nvme0n1:3840:[nvme0n1p1]:[] nvme1n1:1920:[nvme1n1p1]:[dm-0] nvme2n1:3840:[]:[] nvme3n1:2:[]:[] vda:53:[vda1 vda15]:[] vdb:0:[]:[]" {
 		t.Fatalf("disks: %s", got)
 	}
 }
@@ -164,6 +164,14 @@ func TestJudgeScenarios(t *testing.T) {
 				t.Fatalf("got %s %q (value %q), want %s containing %q", c.Verdict, c.Detail, c.Value, tc.verdict, tc.detail)
 			}
 		})
+	}
+}
+
+func TestSquashfsDiskIsInUse(t *testing.T) {
+	for _, c := range Judge(gpuNode(t, lowSteal, healthySpace), expect.Expected{}) {
+		if c.Name == "host.disk.unmounted:nvme3n1" || c.Name == "host.disk.free:/opt/image" {
+			t.Errorf("squashfs image reported: %+v", c)
+		}
 	}
 }
 

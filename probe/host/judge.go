@@ -231,6 +231,9 @@ func unusedDisks(s *Snapshot) []Disk {
 	for _, m := range s.Mounts {
 		used[strings.TrimPrefix(m.Device, "/dev/")] = true
 	}
+	for _, d := range s.MountedDevices {
+		used[strings.TrimPrefix(d, "/dev/")] = true
+	}
 	for _, sw := range s.Swaps {
 		used[strings.TrimPrefix(sw, "/dev/")] = true
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,6 +39,10 @@ type Snapshot struct {
 	Mounts        []Mount  `json:"mounts"`
 	Disks         []Disk   `json:"block_devices"`
 	Swaps         []string `json:"swaps,omitempty"`
+	// MountedDevices are every /dev device in the mount table, including
+	// filesystems left out of Mounts (squashfs images, bind mounts), so a
+	// disk in use is never reported as unmounted.
+	MountedDevices []string `json:"mounted_devices,omitempty"`
 	Errors        []string `json:"errors,omitempty"`
 }
 
@@ -311,6 +316,9 @@ func (r Reader) readMounts(s *Snapshot) error {
 			continue
 		}
 		dev, path, fstype := unescape(f[0]), unescape(f[1]), f[2]
+		if strings.HasPrefix(dev, "/dev/") && !slices.Contains(s.MountedDevices, dev) {
+			s.MountedDevices = append(s.MountedDevices, dev)
+		}
 		if pseudoFS[fstype] || seen[path] {
 			continue
 		}
