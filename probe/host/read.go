@@ -43,7 +43,7 @@ type Snapshot struct {
 	// filesystems left out of Mounts (squashfs images, bind mounts), so a
 	// disk in use is never reported as unmounted.
 	MountedDevices []string `json:"mounted_devices,omitempty"`
-	Errors        []string `json:"errors,omitempty"`
+	Errors         []string `json:"errors,omitempty"`
 }
 
 // CPUTimes is the aggregate cpu line of /proc/stat, in clock ticks.
