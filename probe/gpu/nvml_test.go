@@ -301,3 +301,37 @@ func TestSMs(t *testing.T) {
 		t.Fatalf("SMs: %d %d", h200.SMs(), a100.SMs())
 	}
 }
+
+func TestListenXIDsDeliversUntilCancelled(t *testing.T) {
+	srv := dgxh200.New()
+	d0 := dgxh200.NewDevice(0)
+	program(&d0.Device, recordedH200(0))
+	srv.Devices = []nvml.Device{d0}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var waits int
+	set := &mock.EventSet{
+		WaitFunc: func(timeout uint32) (nvml.EventData, nvml.Return) {
+			waits++
+			switch waits {
+			case 1:
+				return nvml.EventData{Device: d0, EventType: nvml.EventTypeXidCriticalError, EventData: 48}, nvml.SUCCESS
+			case 2:
+				return nvml.EventData{Device: d0, EventType: nvml.EventTypeSingleBitEccError}, nvml.SUCCESS // not an XID
+			case 4:
+				cancel()
+			}
+			return nvml.EventData{}, nvml.ERROR_TIMEOUT
+		},
+		FreeFunc: func() nvml.Return { return nvml.SUCCESS },
+	}
+	srv.EventSetCreateFunc = func() (nvml.EventSet, nvml.Return) { return set, nvml.SUCCESS }
+	var got []XIDEvent
+	err := ListenXIDs(ctx, srv, func() time.Time { return time.Unix(0, 0) }, func(e XIDEvent) { got = append(got, e) })
+	if err != context.Canceled {
+		t.Fatalf("stopped with %v", err)
+	}
+	if len(got) != 1 || got[0].XID != 48 || got[0].GPU != 0 || got[0].UUID == "" {
+		t.Fatalf("events: %+v", got)
+	}
+}

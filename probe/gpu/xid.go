@@ -99,3 +99,45 @@ func (w *XIDWatcher) Close() {
 		w.set.Free()
 	}
 }
+
+// ListenXIDs keeps NVML open and calls fn for every XID event until ctx
+// ends: the daemon's live XID source (the kernel log covers the gaps when
+// it was not running). It returns the error that stopped it, or ctx.Err().
+func ListenXIDs(ctx context.Context, lib nvml.Interface, now func() time.Time, fn func(XIDEvent)) error {
+	if now == nil {
+		now = time.Now
+	}
+	if ret := lib.Init(); ret != nvml.SUCCESS {
+		return initError(ret)
+	}
+	defer lib.Shutdown()
+	count, ret := lib.DeviceGetCount()
+	if ret != nvml.SUCCESS {
+		return &DriverError{Op: "device count", Code: int(ret), Reason: ret.Error()}
+	}
+	devices := make([]nvml.Device, count)
+	for i := range devices {
+		if d, ret := lib.DeviceGetHandleByIndex(i); ret == nvml.SUCCESS {
+			devices[i] = d
+		}
+	}
+	w, err := WatchXIDs(lib, devices)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	for {
+		// Wait in short slices so that cancellation is noticed promptly.
+		evs, err := w.Drain(ctx, time.Second)
+		for _, e := range evs {
+			e.At = now().UTC()
+			fn(e)
+		}
+		if err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+}
