@@ -80,6 +80,9 @@ func TestVerdicts(t *testing.T) {
 		{"not nvidia", func(d *gpu.Device) { d.PCI.DeviceID = 0x740f1002 }, expect.Expected{}, "gpu.model", wire.Fail, wire.CategoryInventory, "0x1002 is not NVIDIA's"},
 		{"less memory than ordered", nil, expect.Expected{GPUMemoryGB: 192}, "gpu.order.memory", wire.Fail, wire.CategoryInventory, "140.4 GiB) per GPU, the order says 192 GB"},
 		{"order names unknown model", nil, expect.Expected{Model: "B300"}, "gpu.order.model", wire.Fail, wire.CategoryInventory, `"B300" is not in the spec database`},
+		{"PCIe card sold as SXM", func(d *gpu.Device) {
+			d.Name, d.PCI.DeviceID, d.PCI.SubsystemID, d.Cores, d.MemoryTotalMiB = "NVIDIA H100 PCIe", 0x233110de, 0x162610de, p(uint32(14592)), p(uint64(81559))
+		}, expect.Expected{Model: "H100 SXM"}, "gpu.order.model", wire.Fail, wire.CategoryInventory, "device id 0x2331 is NVIDIA H100 PCIe (h100-pcie-80gb), the order says H100 SXM"},
 		{"lost GPU", func(d *gpu.Device) { *d = gpu.Device{Index: 0, Errors: []string{"handle: ERROR_GPU_IS_LOST"}} }, expect.Expected{}, "gpu.present", wire.Fail, wire.CategoryGPULost, "ERROR_GPU_IS_LOST"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
