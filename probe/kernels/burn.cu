@@ -82,18 +82,37 @@ burn_fp64(double *out, const double *seeds, unsigned seedMask, unsigned iters, l
 }
 
 // ---------------------------------------------------------------------------
-// Tensor-core burns. Each warp keeps ACC independent accumulators and
-// alternates D += A1*B1 and D += A2*B2 where every element of A1 is a,
-// of B1 is b, of A2 is -b and of B2 is a: the second product cancels the
-// first exactly (small integers, exact in every format here), while the
-// multipliers see different bits each step. After 2*iters steps the
-// accumulators hold C0 again; one last A1*B1 leaves C0 + K*a*b in every
-// element. Because A and B are uniform inside a warp, the expected value
-// does not depend on the fragment layout: element r of accumulator j of
-// lane l is C0(w, l, j, r) + K*a*b. A step that is skipped, or one wrong
-// product anywhere, leaves a different value that the host counts.
+// Tensor-core burns. Each warp keeps ACC independent accumulators and runs,
+// per loop iteration, D += A1*B1, D += A2*B2, D += (-A1)*B1, D += (-A2)*B2.
+// A1, B1, A2, B2 hold pseudo-random integers that differ in every lane and
+// register, with a full 8-bit significand (128..255, random sign): the
+// multipliers see new bits at every step, which is what loads the tensor
+// cores (and the power supply) like real matrix work. Every product and
+// partial sum stays an integer below 2^22, exact in FP32 accumulation (and
+// in FP64), so each pair of steps cancels exactly and after the loop the
+// accumulators hold C0 again, whatever the fragment layout. One last step
+// with uniform operands (every element of A is a, of B is b, from params)
+// leaves C0 + K*a*b in every element, a value the host knows without
+// knowing the layout: element r of accumulator j of lane l in warp w must be
+// C0(w, l, j, r) + K*a*b. A product that comes out wrong anywhere, or a step
+// that is skipped, leaves a different value that the host counts.
 // params holds S rows of (a, b); warp w uses row w & (S-1).
 // C0(w, l, j, r) = ((w * 131 + l * 7 + j * 17 + r * 3) & 255) - 128.
+
+__device__ __forceinline__ unsigned hash32(unsigned x)
+{
+    x ^= x >> 16; x *= 0x7feb352du;
+    x ^= x >> 15; x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return x;
+}
+
+// randint returns a random integer in ±[128, 255] from a hash.
+__device__ __forceinline__ float randint(unsigned h)
+{
+    float m = (float)(128u + (h & 127u));
+    return (h & 0x80000000u) ? -m : m;
+}
 
 #define ACC 8
 
@@ -128,18 +147,25 @@ __device__ __forceinline__ void mma_tf32(float *d, const unsigned *a, const unsi
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-// kind: 0 bf16, 1 fp16, 2 tf32. Operands packed as the mma expects them.
+// kind: 0 bf16, 1 fp16, 2 tf32. pack2 puts two values in one operand
+// register the way the mma reads it (two 16-bit halves; TF32 takes one
+// 32-bit value, the first); neg flips the sign of both.
 template <int KIND>
-__device__ __forceinline__ unsigned pack(float v)
+__device__ __forceinline__ unsigned pack2(float lo, float hi)
 {
-    if (KIND == 0) {
-        unsigned short u = __bfloat16_as_ushort(__float2bfloat16_rn(v));
-        return (unsigned)u | ((unsigned)u << 16);
-    } else if (KIND == 1) {
-        unsigned short u = __half_as_ushort(__float2half_rn(v));
-        return (unsigned)u | ((unsigned)u << 16);
-    }
-    return __float_as_uint(v);
+    if (KIND == 0)
+        return (unsigned)__bfloat16_as_ushort(__float2bfloat16_rn(lo)) |
+               ((unsigned)__bfloat16_as_ushort(__float2bfloat16_rn(hi)) << 16);
+    if (KIND == 1)
+        return (unsigned)__half_as_ushort(__float2half_rn(lo)) |
+               ((unsigned)__half_as_ushort(__float2half_rn(hi)) << 16);
+    return __float_as_uint(lo);
+}
+
+template <int KIND>
+__device__ __forceinline__ unsigned neg(unsigned v)
+{
+    return KIND == 2 ? v ^ 0x80000000u : v ^ 0x80008000u;
 }
 
 template <int KIND>
@@ -157,11 +183,24 @@ __device__ __forceinline__ void burn_mma_f32(float *out, const float *params, un
     unsigned long long gtid = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
     unsigned w = (unsigned)(gtid >> 5), l = threadIdx.x & 31;
     float av = params[2 * (w & paramMask)], bv = params[2 * (w & paramMask) + 1];
-    unsigned a1[4], b1[2], a2[4], b2[2];
+    // Random operands (see above) and their negations; uniform ones last.
+    unsigned a1[4], a2[4], n1[4], n2[4], b1[2], b2[2], ua[4], ub[2];
+    unsigned base = (unsigned)gtid * 64u;
 #pragma unroll
-    for (int i = 0; i < 4; i++) { a1[i] = pack<KIND>(av); a2[i] = pack<KIND>(-bv); }
+    for (int i = 0; i < 4; i++) {
+        float x = randint(hash32(base + i)), y = randint(hash32(base + 8 + i));
+        a1[i] = pack2<KIND>(x, randint(hash32(base + 16 + i)));
+        a2[i] = pack2<KIND>(y, randint(hash32(base + 24 + i)));
+        n1[i] = neg<KIND>(a1[i]);
+        n2[i] = neg<KIND>(a2[i]);
+        ua[i] = pack2<KIND>(av, av);
+    }
 #pragma unroll
-    for (int i = 0; i < 2; i++) { b1[i] = pack<KIND>(bv); b2[i] = pack<KIND>(av); }
+    for (int i = 0; i < 2; i++) {
+        b1[i] = pack2<KIND>(randint(hash32(base + 32 + i)), randint(hash32(base + 40 + i)));
+        b2[i] = pack2<KIND>(randint(hash32(base + 48 + i)), randint(hash32(base + 56 + i)));
+        ub[i] = pack2<KIND>(bv, bv);
+    }
     float d[ACC][4];
 #pragma unroll
     for (int j = 0; j < ACC; j++)
@@ -172,9 +211,13 @@ __device__ __forceinline__ void burn_mma_f32(float *out, const float *params, un
         for (int j = 0; j < ACC; j++) mma_k<KIND>(d[j], a1, b1);
 #pragma unroll
         for (int j = 0; j < ACC; j++) mma_k<KIND>(d[j], a2, b2);
+#pragma unroll
+        for (int j = 0; j < ACC; j++) mma_k<KIND>(d[j], n1, b1);
+#pragma unroll
+        for (int j = 0; j < ACC; j++) mma_k<KIND>(d[j], n2, b2);
     }
 #pragma unroll
-    for (int j = 0; j < ACC; j++) mma_k<KIND>(d[j], a1, b1);
+    for (int j = 0; j < ACC; j++) mma_k<KIND>(d[j], ua, ub);
 #pragma unroll
     for (int j = 0; j < ACC; j++)
 #pragma unroll
@@ -237,11 +280,28 @@ burn_fp64_mma(double *out, const double *params, unsigned paramMask, unsigned it
     unsigned long long gtid = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
     unsigned w = (unsigned)(gtid >> 5), l = threadIdx.x & 31;
     double av = params[2 * (w & paramMask)], bv = params[2 * (w & paramMask) + 1];
-    double a1[F64_NA], b1[F64_NB], a2[F64_NA], b2[F64_NB];
+    // Random integer operands with 20-bit significands: products below
+    // 2^40, sums of 16 below 2^45, exact in double; negations cancel them.
+    double a1[F64_NA], a2[F64_NA], n1[F64_NA], n2[F64_NA], b1[F64_NB], b2[F64_NB], ua[F64_NA], ub[F64_NB];
+    unsigned base = (unsigned)gtid * 64u;
 #pragma unroll
-    for (int i = 0; i < F64_NA; i++) { a1[i] = av; a2[i] = -bv; }
+    for (int i = 0; i < F64_NA; i++) {
+        // Four distinct values a set (i & 3) keep the registers, and with
+        // them the occupancy, of the wide m16n8k16 fragments in check.
+        unsigned h = hash32(base + (i & 3)), g = hash32(base + 16 + (i & 3));
+        a1[i] = (double)(int)((h & 0xFFFFFu) | 0x80000u) * ((h >> 31) ? -1.0 : 1.0);
+        a2[i] = (double)(int)((g & 0xFFFFFu) | 0x80000u) * ((g >> 31) ? -1.0 : 1.0);
+        n1[i] = -a1[i];
+        n2[i] = -a2[i];
+        ua[i] = av;
+    }
 #pragma unroll
-    for (int i = 0; i < F64_NB; i++) { b1[i] = bv; b2[i] = av; }
+    for (int i = 0; i < F64_NB; i++) {
+        unsigned h = hash32(base + 32 + i), g = hash32(base + 48 + i);
+        b1[i] = (double)(int)((h & 0xFFFFFu) | 0x80000u) * ((h >> 31) ? -1.0 : 1.0);
+        b2[i] = (double)(int)((g & 0xFFFFFu) | 0x80000u) * ((g >> 31) ? -1.0 : 1.0);
+        ub[i] = bv;
+    }
     double d[ACC64][F64_NC];
 #pragma unroll
     for (int j = 0; j < ACC64; j++)
@@ -252,9 +312,13 @@ burn_fp64_mma(double *out, const double *params, unsigned paramMask, unsigned it
         for (int j = 0; j < ACC64; j++) mma_f64(d[j], a1, b1);
 #pragma unroll
         for (int j = 0; j < ACC64; j++) mma_f64(d[j], a2, b2);
+#pragma unroll
+        for (int j = 0; j < ACC64; j++) mma_f64(d[j], n1, b1);
+#pragma unroll
+        for (int j = 0; j < ACC64; j++) mma_f64(d[j], n2, b2);
     }
 #pragma unroll
-    for (int j = 0; j < ACC64; j++) mma_f64(d[j], a1, b1);
+    for (int j = 0; j < ACC64; j++) mma_f64(d[j], ua, ub);
 #pragma unroll
     for (int j = 0; j < ACC64; j++)
 #pragma unroll

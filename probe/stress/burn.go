@@ -46,7 +46,7 @@ type burnKernel struct {
 }
 
 // mmaKernel builds the description of a tensor-core burn: each warp runs
-// acc accumulators of nc registers a lane through 2*iters+1 products of an
+// acc accumulators of nc registers a lane through 4*iters+1 products of an
 // m x n x k shape.
 func mmaKernel(prec Precision, name, engine string, f64 bool, acc, nc, m, n, k int) burnKernel {
 	params := mmaParams()
@@ -54,7 +54,7 @@ func mmaKernel(prec Precision, name, engine string, f64 bool, acc, nc, m, n, k i
 	return burnKernel{
 		prec: prec, name: name, engine: engine, f64: f64,
 		perThread:    acc * nc,
-		flopsPerIter: 2 * float64(acc) * flopsPerMMA,
+		flopsPerIter: 4 * float64(acc) * flopsPerMMA, // A1B1, A2B2, -A1B1, -A2B2
 		flopsFixed:   float64(acc) * flopsPerMMA,
 		params:       params,
 		expected: func(tid uint64, e int) float64 {

@@ -28,6 +28,7 @@ type checkOptions struct {
 	xidWait     time.Duration
 	kernelLog   string
 	noProgress  bool
+	stress      checkStress // --quick/--full/--no-stress (stress.go)
 
 	expected expect.Expected // settled by resolveExpected before groups judge
 }
@@ -35,10 +36,15 @@ type checkOptions struct {
 // checkGroups lists the groups `gpuprobe check` runs, in order. A new
 // group of checks is one more line here.
 func checkGroups(o *checkOptions) []checkrun.Group {
-	return []checkrun.Group{
+	groups := []checkrun.Group{
 		checkrun.GPUGroup(&gpu.NVML{Lib: gpu.NewNVML().Lib, XIDWait: o.xidWait}, o.kernelLogSource(), specdb.Default(), &o.expected),
 		checkrun.HostGroup(host.Reader{Root: o.hostRoot, StealWindow: o.stealWindow}, &o.expected),
 	}
+	// Flag conflicts are reported by RunE (o.stress.options) before this runs.
+	if g, ok, _ := o.stress.group(); ok {
+		groups = append(groups, g)
+	}
+	return groups
 }
 
 func (o *checkOptions) register(cmd *cobra.Command) {
@@ -49,6 +55,7 @@ func (o *checkOptions) register(cmd *cobra.Command) {
 	fs.DurationVar(&o.stealWindow, "steal-window", time.Second, "how long CPU steal time is sampled")
 	fs.DurationVar(&o.xidWait, "xid-wait", 0, "how long to listen for NVML XID events after reading the GPUs")
 	fs.StringVar(&o.kernelLog, "kernel-log", "", "judge XIDs in this saved dmesg/journal file instead of reading /dev/kmsg")
+	o.stress.register(cmd)
 }
 
 // kernelLogSource is the live kernel log, or a saved file.
@@ -114,6 +121,9 @@ failure, 3 at least one failure, 1 the check could not run.
 See docs/probe-check.md.`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
+				if _, _, err := o.stress.options(); err != nil {
+					return err
+				}
 				ctx, stop := signalContext()
 				defer stop()
 				r := &checkrun.Runner{Groups: checkGroups(o), Probe: version}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpusla/gpusla/probe/checkrun"
 	"github.com/gpusla/gpusla/probe/stress"
 	"github.com/gpusla/gpusla/probe/wire"
 )
@@ -165,4 +166,69 @@ func printChecks(w io.Writer, cs []wire.Check) {
 			fmt.Fprintf(w, "%40s %s\n", "", c.Detail)
 		}
 	}
+}
+
+// checkStress holds `gpuprobe check`'s stress flags: by default check runs
+// a 30 s burn (6 s for each of five precisions) and the bandwidth and
+// memory tests; --quick shortens it, --full lengthens it, --no-stress
+// leaves it out.
+type checkStress struct {
+	quick, full, none bool
+	force             bool
+}
+
+func (s *checkStress) register(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.BoolVar(&s.quick, "quick", false, "short stress: 2 s burn a precision, bandwidth, memory test over a quarter of free memory")
+	fs.BoolVar(&s.full, "full", false, "long stress: 60 s burn a precision, bandwidth, two rounds of the memory test over 90 % of free memory")
+	fs.BoolVar(&s.none, "no-stress", false, "no burn, bandwidth or memory test (read-only checks only)")
+	fs.BoolVar(&s.force, "force", false, "stress GPUs even when other processes are using them")
+}
+
+// options returns the stress options for the chosen mode, or false for
+// --no-stress.
+func (s *checkStress) options() (stress.Options, bool, error) {
+	n := 0
+	for _, b := range []bool{s.quick, s.full, s.none} {
+		if b {
+			n++
+		}
+	}
+	if n > 1 {
+		return stress.Options{}, false, fmt.Errorf("--quick, --full and --no-stress exclude each other")
+	}
+	o := stress.DefaultOptions()
+	o.Force = s.force
+	switch {
+	case s.none:
+		return o, false, nil
+	case s.quick:
+		o.Burn, o.Reps, o.MemtestFraction = 2*time.Second, 3, 0.25
+	case s.full:
+		o.Burn, o.MemtestRounds = 60*time.Second, 2
+	default:
+		o.Burn, o.Reps = 6*time.Second, 5
+	}
+	return o, true, nil
+}
+
+// group is the checkrun group that runs the stress tests live.
+func (s *checkStress) group() (checkrun.Group, bool, error) {
+	o, on, err := s.options()
+	if err != nil || !on {
+		return checkrun.Group{}, false, err
+	}
+	return checkrun.Group{
+		Name: "stress",
+		Run: func(ctx context.Context) []wire.Check {
+			rep, err := stress.Run(ctx, o)
+			if rep == nil {
+				return []wire.Check{{Name: "gpu.stress", Category: wire.CategoryGPUDegraded, Verdict: wire.Fail, Detail: err.Error()}}
+			}
+			if err != nil && !errors.Is(err, stress.ErrNoGPU) && len(rep.Checks) == 0 {
+				rep.Checks = append(rep.Checks, wire.Check{Name: "gpu.stress", Category: wire.CategoryGPUDegraded, Verdict: wire.Fail, Detail: err.Error()})
+			}
+			return rep.Checks
+		},
+	}, true, nil
 }

@@ -47,6 +47,10 @@ r=json.load(open(sys.argv[1]))
 for b in r.get("burns",[]): print("fault", b["gpu"], b["precision"], "mismatches", b["mismatches"], "injected", b.get("fault_injected"), b.get("skipped",""), b.get("error",""))
 for m in r.get("memtests",[]): print("fault memtest", m["gpu"], "bad_words", m["bad_words"], m.get("bad_addresses"))
 PY
+echo "== gpuprobe check (default: 30 s burn, bandwidth, memory test)"
+start=$(date +%s.%N)
+$probe check --no-progress >/tmp/check.txt 2>&1; echo "check rc=$? wall=$(python3 -c "print(round($(date +%s.%N)-$start,1))")s"
+grep -E "gpu\.(burn|bw|memtest|nvlink|stress)|checks:" /tmp/check.txt | cut -c1-220 | head -60
 echo "== gpu_burn"
 cuda=$(dirname "$(dirname "$(command -v nvcc)")")
 ( cd .peers/gpu-burn && make -s CUDAPATH="$cuda" COMPUTE=90 >/dev/null 2>&1 || make CUDAPATH="$cuda" COMPUTE=90 2>&1 | tail -5 )
