@@ -140,7 +140,8 @@ func judgeDevice(d *gpu.Device, db *specdb.DB, exp expect.Expected, ordered []*s
 
 	// Name against device id: a relabelled card keeps its device id.
 	c := wire.Check{Name: "gpu.model", Verdict: wire.Pass, Value: d.Name,
-		Criterion: fmt.Sprintf("name matches device id 0x%04x (%s)", devID, m.DisplayName())}
+		Criterion: fmt.Sprintf("name matches device id 0x%04x (%s)", devID, m.DisplayName()),
+		Detail:    fmt.Sprintf("spec db entry %s: %s", m.ID, m.Source)}
 	nameOK := false
 	for _, n := range m.Names {
 		if strings.EqualFold(strings.TrimSpace(n), strings.TrimSpace(d.Name)) {
@@ -179,7 +180,12 @@ func judgeDevice(d *gpu.Device, db *specdb.DB, exp expect.Expected, ordered []*s
 		add(c)
 	}
 
-	src := "spec db: " + m.Source
+	// The criterion names the entry and whether its figures were measured
+	// on a real card; the gpu.model check carries the full source.
+	src := m.ID + ", datasheet"
+	if m.Measured() {
+		src = m.ID + ", measured"
+	}
 	// Cut-down or modified hardware: below the model is a fail; figures
 	// from datasheets (not yet calibrated on a real card) only warn for
 	// clocks and power, where VBIOS builds legitimately differ a little.
