@@ -147,3 +147,14 @@ func FuzzParseLine(f *testing.F) {
 		}
 	})
 }
+
+func TestFile(t *testing.T) {
+	l, err := File("testdata/journal.txt").Read(context.Background())
+	if err != nil || l.Source != "testdata/journal.txt" || len(l.XIDs()) != 3 {
+		t.Fatalf("got %+v %v", l, err)
+	}
+	l, err = File("testdata/missing.txt").Read(context.Background())
+	if err == nil || l.Error == "" {
+		t.Fatalf("missing file: %+v %v", l, err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 
@@ -123,4 +124,18 @@ func nvrmLines(out []byte) []string {
 // or /dev/kmsg format), for `--kernel-log FILE` and tests.
 func FromText(source string, text []byte) *Log {
 	return &Log{Source: source, Lines: nvrmLines(text)}
+}
+
+// File reads a saved kernel log (dmesg, dmesg -T, journalctl -k or
+// /dev/kmsg format) in place of the live one.
+type File string
+
+// Read returns the file's NVRM lines; an unreadable file is reported in
+// the Log's Error as well as returned.
+func (f File) Read(context.Context) (*Log, error) {
+	b, err := os.ReadFile(string(f))
+	if err != nil {
+		return &Log{Source: string(f), Error: err.Error()}, err
+	}
+	return FromText(string(f), b), nil
 }

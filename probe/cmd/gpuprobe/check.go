@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"time"
@@ -37,7 +36,7 @@ type checkOptions struct {
 // group of checks is one more line here.
 func checkGroups(o *checkOptions) []checkrun.Group {
 	groups := []checkrun.Group{
-		checkrun.GPUGroup(&gpu.NVML{Lib: gpu.NewNVML().Lib, XIDWait: o.xidWait}, o.kernelLogSource(), specdb.Default(), &o.expected),
+		checkrun.GPUGroup(o.gpuSource(), o.kernelLogSource(), specdb.Default(), &o.expected),
 		checkrun.HostGroup(host.Reader{Root: o.hostRoot, StealWindow: o.stealWindow}, &o.expected),
 	}
 	// Flag conflicts are reported by RunE (o.stress.options) before this runs.
@@ -58,22 +57,19 @@ func (o *checkOptions) register(cmd *cobra.Command) {
 	o.stress.register(cmd)
 }
 
+// gpuSource is the system's NVML.
+func (o *checkOptions) gpuSource() gpu.Source {
+	n := gpu.NewNVML()
+	n.XIDWait = o.xidWait
+	return n
+}
+
 // kernelLogSource is the live kernel log, or a saved file.
 func (o *checkOptions) kernelLogSource() health.KernelLog {
 	if o.kernelLog == "" {
 		return kmsg.Reader{}
 	}
-	return kmsgFile(o.kernelLog)
-}
-
-type kmsgFile string
-
-func (f kmsgFile) Read(context.Context) (*kmsg.Log, error) {
-	b, err := os.ReadFile(string(f))
-	if err != nil {
-		return &kmsg.Log{Source: string(f), Error: err.Error()}, err
-	}
-	return kmsg.FromText(string(f), b), nil
+	return kmsg.File(o.kernelLog)
 }
 
 // resolveExpected settles the order: --expect flags over --config over
