@@ -100,7 +100,7 @@ func TestCheckLiveHostFixture(t *testing.T) {
 	if _, err := os.Stat("/dev/nvidiactl"); err == nil {
 		t.Skip("this machine has an NVIDIA driver; the no-driver path is covered by the snapshot tests")
 	}
-	out, err := runCmd(t, "check", "--no-progress", "--json", "--steal-window", "0",
+	out, err := runCmd(t, "check", "--no-progress", "--no-stress", "--json", "--steal-window", "0",
 		"--host-root", "../../host/testdata/bare", "--kernel-log", "../../kmsg/testdata/dmesg-T.txt")
 	if exitCode(err) != checkrun.ExitFail {
 		t.Fatalf("exit %v\n%s", err, out)
