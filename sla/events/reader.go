@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+
+	fastjson "github.com/goccy/go-json"
 	"errors"
 	"fmt"
 	"io"
@@ -72,7 +74,32 @@ func (r *Reader) Next(e *Event) error {
 
 // decodeStrict decodes exactly one JSON object, rejecting unknown fields (a
 // misspelt field would otherwise vanish silently) and trailing data.
+//
+// Decoding is most of the cost of reading a month of heartbeats, so lines go
+// through goccy/go-json first (a drop-in decoder, about twice as fast as
+// encoding/json); a line it rejects is decoded again with encoding/json,
+// whose errors name the field, for the message.
 func decodeStrict(br *bytes.Reader, b []byte, e *Event) error {
+	// goccy is lenient with some malformed escapes; the standard scanner
+	// (a fraction of a full decode) keeps syntax exactly encoding/json's.
+	if !json.Valid(b) {
+		return decodeStd(br, b, e, errors.New("invalid JSON"))
+	}
+	br.Reset(b)
+	dec := fastjson.NewDecoder(br)
+	dec.DisallowUnknownFields()
+	err := dec.Decode(e)
+	if err == nil {
+		if dec.More() {
+			return errors.New("more than one JSON value on the line")
+		}
+		return nil
+	}
+	*e = Event{}
+	return decodeStd(br, b, e, err)
+}
+
+func decodeStd(br *bytes.Reader, b []byte, e *Event, fastErr error) error {
 	br.Reset(b)
 	dec := json.NewDecoder(br)
 	dec.DisallowUnknownFields()
@@ -83,10 +110,8 @@ func decodeStrict(br *bytes.Reader, b []byte, e *Event) error {
 		}
 		return fmt.Errorf("not a JSON event: %w", err)
 	}
-	if dec.More() {
-		return errors.New("more than one JSON value on the line")
-	}
-	return nil
+	// The two decoders disagree; trust the stricter one.
+	return fmt.Errorf("not a JSON event: %w", fastErr)
 }
 
 // Writer writes events as JSON lines. Call Flush at the end.

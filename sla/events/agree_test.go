@@ -1,0 +1,32 @@
+package events
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// The fast decoder accepts a line only if encoding/json would, and reads it
+// the same way.
+func FuzzDecodeAgreement(f *testing.F) {
+	f.Add([]byte(`{"type":"observation","id":"a","node":"n1","at":"2026-03-01T00:00:00Z","received_at":"2026-03-01T00:00:00Z","kind":"check","checks":[{"name":"x","category":"gpu_lost","verdict":"fail","number":1.5,"gpu":2}]}`))
+	f.Add([]byte(`{"type":"node_registered","id":"r","node":"n","contract":"c","ordered_at":"2026-03-01T00:00:00+08:00","hardware":{"gpu_model":"m","gpu_count":8},"price_per_gpu_hour":2.5}`))
+	f.Add([]byte(`{"type":"x","id":"\u00e9\ud800"}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var br bytes.Reader
+		var fast Event
+		if err := decodeStrict(&br, line, &fast); err != nil {
+			return
+		}
+		var std Event
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&std); err != nil {
+			t.Fatalf("fast decoder accepted what encoding/json rejects (%v): %q", err, line)
+		}
+		if !reflect.DeepEqual(fast, std) {
+			t.Fatalf("decoders disagree on %q:\nfast %+v\nstd  %+v", line, fast, std)
+		}
+	})
+}
