@@ -110,6 +110,9 @@ func decodeStd(br *bytes.Reader, b []byte, e *Event, fastErr error) error {
 		}
 		return fmt.Errorf("not a JSON event: %w", err)
 	}
+	if dec.More() {
+		return errors.New("more than one JSON value on the line")
+	}
 	// The two decoders disagree; trust the stricter one.
 	return fmt.Errorf("not a JSON event: %w", fastErr)
 }
