@@ -245,3 +245,36 @@ func (b TermsBook) Contracts() []string {
 	sort.Strings(out)
 	return out
 }
+
+// Slack buttons on incident alerts (infra/slack puts them on the first
+// message of an incident; functions/slackapi handles the clicks). The value
+// of each is IncidentButtonValue.
+const (
+	ActionTicketOpen      = "gpusla_ticket_open"
+	ActionTicketResponded = "gpusla_ticket_responded"
+	ActionTicketResolved  = "gpusla_ticket_resolved"
+)
+
+// IncidentButtonValue is the value of the ticket buttons on an incident
+// alert: which node and incident they are about.
+func IncidentButtonValue(node, incidentID string) string { return node + " " + incidentID }
+
+// ParseIncidentButtonValue splits IncidentButtonValue.
+func ParseIncidentButtonValue(v string) (node, incidentID string, err error) {
+	node, incidentID, ok := strings.Cut(v, " ")
+	if !ok || node == "" || incidentID == "" || strings.Contains(incidentID, " ") {
+		return "", "", fmt.Errorf("button value %q: want \"<node> <incident id>\"", v)
+	}
+	return node, incidentID, nil
+}
+
+// IncidentTicketKey is the idempotency key of the ticket opened from an
+// incident's alert: one incident, one ticket, however often it is clicked,
+// and the other buttons find that ticket from the same key.
+func IncidentTicketKey(node, incidentID string) string { return "incident:" + node + ":" + incidentID }
+
+// TicketIDForKey is the id Open gives a ticket opened with key.
+func TicketIDForKey(key string) string {
+	id, _ := ticketID(key)
+	return id
+}

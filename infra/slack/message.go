@@ -86,6 +86,9 @@ func FailedLine(c app.FailedCheck) string {
 
 // Title is the one-line summary of an alert.
 func Title(a app.Alert) string {
+	if a.IncidentKind == app.TicketIncidentKind { // ticket_buttons.go
+		return ticketTitle(a)
+	}
 	k := kindName(a.IncidentKind)
 	switch a.Kind {
 	case app.AlertRecovered:
@@ -171,6 +174,9 @@ func Blocks(a app.Alert) []slackapi.Block {
 	}
 	if a.Detail != "" {
 		blocks = append(blocks, slackapi.NewSectionBlock(md(truncate(a.Detail, 3000)), nil, nil))
+	}
+	if b := ticketButtons(a); b != nil { // ticket_buttons.go
+		blocks = append(blocks, b)
 	}
 	blocks = append(blocks, slackapi.NewContextBlock("", md("incident `"+a.IncidentID+"`")))
 	return blocks

@@ -1,0 +1,192 @@
+// Package slackapi serves Slack's requests to gpusla: the `/gpusla` slash
+// command and the ticket buttons on incident alerts. Every request's
+// signature is verified with slack-go's SecretsVerifier (HMAC-SHA256 of the
+// signing secret over the timestamp and body, timestamp within five
+// minutes) before its body is parsed, and a verified request is accepted
+// once only: a replay of the same signed request is refused like a forgery
+// (401, nothing recorded).
+//
+// Slack wants an answer within 3 seconds. What is quick (one or two store
+// reads and one conditional write) is done before answering; what may be
+// slow (posting in the ticket's thread, building a report) is handed to a
+// Runner as a Job and answered later through the request's response_url.
+// `gpusla serve` runs jobs in goroutines; the Lambda invokes itself
+// asynchronously with the job, because a Lambda is frozen once it answers.
+package slackapi
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/gpusla/gpusla/functions/app"
+)
+
+// Routes.
+const (
+	PathCommands     = "/slack/commands"
+	PathInteractions = "/slack/interactions"
+)
+
+// MaxBody caps a Slack request body. Interaction payloads carry the whole
+// message clicked on (blocks included); 256 KiB is far above any of ours.
+const MaxBody = 256 << 10
+
+// replayWindow is how long a seen signature is remembered: longer than the
+// five minutes the verifier accepts a timestamp for, on either side.
+const replayWindow = 11 * time.Minute
+
+// Config wires a Handler.
+type Config struct {
+	Desk *app.TicketDesk
+	// SigningSecret is the Slack app's signing secret. Required: without it
+	// every request is refused.
+	SigningSecret string
+	// Runner runs slow work after the answer (default: goroutines).
+	Runner Runner
+	// Export writes the full event log for `/gpusla report` (the backend's
+	// export); nil: node registrations and tickets only, and the report
+	// says it covers tickets.
+	Export app.ExportFunc
+	// HTTPClient posts to response_url (default: 10 s timeout).
+	HTTPClient *http.Client
+	Log        *slog.Logger
+}
+
+// Handler serves the Slack endpoints.
+type Handler struct {
+	desk   *app.TicketDesk
+	secret string
+	runner Runner
+	export app.ExportFunc
+	client *http.Client
+	log    *slog.Logger
+}
+
+// New checks the config and returns a Handler.
+func New(c Config) (*Handler, error) {
+	if c.Desk == nil {
+		return nil, errors.New("slackapi: Desk is required")
+	}
+	if c.SigningSecret == "" {
+		return nil, errors.New("slackapi: SigningSecret is required (the Slack app's signing secret)")
+	}
+	h := &Handler{desk: c.Desk, secret: c.SigningSecret, runner: c.Runner, export: c.Export, client: c.HTTPClient, log: c.Log}
+	if h.log == nil {
+		h.log = slog.Default()
+	}
+	if h.client == nil {
+		h.client = &http.Client{Timeout: 10 * time.Second}
+	}
+	if h.runner == nil {
+		h.runner = NewGoRunner(h, time.Minute)
+	}
+	return h, nil
+}
+
+// SetRunner replaces the runner (the Lambda's self-invoking one needs the
+// handler to exist first).
+func (h *Handler) SetRunner(r Runner) { h.runner = r }
+
+// Register adds the Slack routes to mux.
+func (h *Handler) Register(mux *http.ServeMux) {
+	mux.HandleFunc("POST "+PathCommands, h.commands)
+	mux.HandleFunc("POST "+PathInteractions, h.interactions)
+}
+
+// verified reads and verifies a Slack request: signature headers present,
+// body within MaxBody, HMAC and timestamp correct (slack-go's verifier),
+// and not seen before. It answers the refusal itself and returns ok=false.
+func (h *Handler) verified(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	sig := r.Header.Get("X-Slack-Signature")
+	if sig == "" || r.Header.Get("X-Slack-Request-Timestamp") == "" {
+		h.refuse(w, r, http.StatusUnauthorized, "missing Slack signature headers")
+		return nil, false
+	}
+	if r.ContentLength > MaxBody {
+		h.refuse(w, r, http.StatusRequestEntityTooLarge, "body over the limit")
+		return nil, false
+	}
+	sv, err := slack.NewSecretsVerifier(r.Header, h.secret)
+	if err != nil {
+		// Malformed or expired timestamp (older than five minutes).
+		h.refuse(w, r, http.StatusUnauthorized, err.Error())
+		return nil, false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			h.refuse(w, r, http.StatusRequestEntityTooLarge, "body over the limit")
+			return nil, false
+		}
+		h.refuse(w, r, http.StatusBadRequest, "cannot read body")
+		return nil, false
+	}
+	if _, err := sv.Write(body); err != nil {
+		h.refuse(w, r, http.StatusInternalServerError, err.Error())
+		return nil, false
+	}
+	if err := sv.Ensure(); err != nil {
+		h.refuse(w, r, http.StatusUnauthorized, "signature mismatch")
+		return nil, false
+	}
+	// Only now is the request known to come from Slack; refuse a replay of
+	// it (the same signature again) inside the window it would still verify.
+	sum := sha256.Sum256([]byte(sig))
+	err = h.desk.Store().ClaimOnce(r.Context(), "slack-sig:"+hex.EncodeToString(sum[:16]), h.desk.Service().Now().Add(replayWindow))
+	if errors.Is(err, app.ErrExists) {
+		h.refuse(w, r, http.StatusUnauthorized, "replayed request")
+		return nil, false
+	}
+	if err != nil {
+		h.log.Error("slack: record request signature", "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return nil, false
+	}
+	return body, true
+}
+
+func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, status int, why string) {
+	// Never log the signature or body.
+	h.log.Warn("slack request refused", "status", status, "reason", why, "path", r.URL.Path, "remote", r.RemoteAddr)
+	http.Error(w, http.StatusText(status), status)
+}
+
+// Message is an answer to Slack (the slash command's response, or a post
+// to response_url).
+type Message struct {
+	ResponseType    string `json:"response_type,omitempty"` // "ephemeral" (default) or "in_channel"
+	Text            string `json:"text"`
+	ReplaceOriginal bool   `json:"replace_original,omitempty"`
+}
+
+func writeMessage(w http.ResponseWriter, m Message) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(m)
+}
+
+// by names who did something, for the ticket's timeline.
+func by(userID, userName string) string {
+	if userName != "" {
+		return "slack:" + userID + " (" + userName + ")"
+	}
+	return "slack:" + userID
+}
+
+// respond posts m to a response_url.
+func (h *Handler) respond(ctx context.Context, responseURL string, m Message) error {
+	if responseURL == "" {
+		return nil
+	}
+	return slack.PostWebhookCustomHTTPContext(ctx, responseURL, h.client, &slack.WebhookMessage{
+		Text: m.Text, ResponseType: m.ResponseType, ReplaceOriginal: m.ReplaceOriginal})
+}

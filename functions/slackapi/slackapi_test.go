@@ -1,0 +1,464 @@
+package slackapi_test
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	slackgo "github.com/slack-go/slack"
+	"github.com/slack-go/slack/slacktest"
+
+	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/app/apptest"
+	"github.com/gpusla/gpusla/functions/slackapi"
+	"github.com/gpusla/gpusla/infra/bolt"
+	"github.com/gpusla/gpusla/infra/slack"
+	"github.com/gpusla/gpusla/sla/events"
+)
+
+const secret = "8f742231b10e8888abcd99yyyzzz85a5"
+
+// fakeSlack is slacktest's server with recorders in front of
+// chat.postMessage (the notifier's thread posts) and a response_url.
+type fakeSlack struct {
+	srv       *slacktest.Server
+	mu        sync.Mutex
+	posts     []url.Values
+	responses []map[string]any
+	ts        int
+}
+
+func (f *fakeSlack) postMessage(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	v, _ := url.ParseQuery(string(body))
+	f.mu.Lock()
+	f.posts = append(f.posts, v)
+	f.ts++
+	ts := fmt.Sprintf("1764496830.%06d", f.ts)
+	f.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"ok":true,"channel":%q,"ts":%q}`, v.Get("channel"), ts)
+}
+
+func (f *fakeSlack) response(w http.ResponseWriter, r *http.Request) {
+	var m map[string]any
+	_ = json.NewDecoder(r.Body).Decode(&m)
+	f.mu.Lock()
+	f.responses = append(f.responses, m)
+	f.mu.Unlock()
+	w.Write([]byte("ok"))
+}
+
+func (f *fakeSlack) Posts() []url.Values {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]url.Values(nil), f.posts...)
+}
+
+func (f *fakeSlack) Responses() []map[string]any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]map[string]any(nil), f.responses...)
+}
+
+func (f *fakeSlack) responseURL() string { return f.srv.GetAPIURL() + "response/T1/B1/x" }
+
+type env struct {
+	t      *testing.T
+	h      *slackapi.Handler
+	runner *slackapi.GoRunner
+	mux    *http.ServeMux
+	desk   *app.TicketDesk
+	store  *bolt.Store
+	slack  *fakeSlack
+	clock  *apptest.Clock
+}
+
+func newEnv(t *testing.T, export app.ExportFunc) *env {
+	fs := &fakeSlack{}
+	fs.srv = slacktest.NewTestServer(func(c slacktest.Customize) {
+		c.Handle("/chat.postMessage", fs.postMessage)
+		c.Handle("/response/", fs.response)
+	})
+	fs.srv.Start()
+	t.Cleanup(fs.srv.Stop)
+	notifier, err := slack.New(slack.Config{BotToken: "xoxb-test", Channel: "C-ALERTS", APIURL: fs.srv.GetAPIURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := bolt.Open(filepath.Join(t.TempDir(), "gpusla.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	// The desk's clock is real time (Slack signs with real time), held
+	// still by the manual clock so texts do not drift inside a test.
+	clock := apptest.NewClock(time.Now())
+	st.SetClock(clock.Now)
+	log := slog.New(slog.DiscardHandler)
+	svc, err := app.New(app.Config{Store: st, Notifier: notifier, Box: apptest.Box(t), Clock: clock, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	book, err := app.LoadTerms("../../testdata/terms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	desk, err := svc.Tickets(book)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, c := range map[string]string{"gz-01": "cn-example", "ny-01": "us-example"} {
+		if err := st.CreateNode(t.Context(), app.Node{ID: id, Provider: "acme", Contract: c, OrderedAt: clock.Now().Add(-time.Hour),
+			GPUModel: "H200", GPUCount: 8, HeartbeatInterval: 30 * time.Second, PushInterval: time.Minute, Grace: time.Minute}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err := slackapi.New(slackapi.Config{Desk: desk, SigningSecret: secret, Log: log, Export: export})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, h: h, desk: desk, store: st, slack: fs, clock: clock, mux: http.NewServeMux()}
+	e.runner = slackapi.NewGoRunner(h, 10*time.Second)
+	h.SetRunner(e.runner)
+	h.Register(e.mux)
+	return e
+}
+
+func sign(ts, body string) string {
+	m := hmac.New(sha256.New, []byte(secret))
+	fmt.Fprintf(m, "v0:%s:%s", ts, body)
+	return "v0=" + hex.EncodeToString(m.Sum(nil))
+}
+
+// signed builds a request as Slack sends it, signed at time at.
+func signed(path, body string, at time.Time) *http.Request {
+	ts := strconv.FormatInt(at.Unix(), 10)
+	r := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r.Header.Set("X-Slack-Request-Timestamp", ts)
+	r.Header.Set("X-Slack-Signature", sign(ts, body))
+	return r
+}
+
+func (e *env) do(r *http.Request) *httptest.ResponseRecorder {
+	w := httptest.NewRecorder()
+	e.mux.ServeHTTP(w, r)
+	e.runner.Wait()
+	return w
+}
+
+var triggers int
+
+func (e *env) commandBody(text string) string {
+	triggers++
+	return url.Values{"command": {"/gpusla"}, "text": {text}, "user_id": {"U42"}, "user_name": {"mei"}, "channel_id": {"C-OPS"},
+		"team_id": {"T1"}, "trigger_id": {fmt.Sprintf("trig-%d", triggers)}, "response_url": {e.slack.responseURL()}}.Encode()
+}
+
+// command sends `/gpusla text` signed now and returns the answer's text.
+func (e *env) command(text string) (int, slackapi.Message) {
+	e.t.Helper()
+	w := e.do(signed(slackapi.PathCommands, e.commandBody(text), time.Now()))
+	var m slackapi.Message
+	if w.Code == http.StatusOK {
+		if err := json.Unmarshal(w.Body.Bytes(), &m); err != nil {
+			e.t.Fatalf("answer is not JSON: %v: %s", err, w.Body)
+		}
+	}
+	return w.Code, m
+}
+
+func (e *env) tickets() []app.Ticket {
+	e.t.Helper()
+	l, err := e.desk.List(e.t.Context(), false)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return l
+}
+
+// TestSignatureEdgeCases: missing, wrong, five minutes old and replayed
+// requests are refused with 401 and record nothing.
+func TestSignatureEdgeCases(t *testing.T) {
+	e := newEnv(t, nil)
+	body := e.commandBody("ticket open gz-01 P1 GPU 3 lost")
+	now := time.Now()
+
+	missing := httptest.NewRequest(http.MethodPost, slackapi.PathCommands, strings.NewReader(body))
+	noTS := signed(slackapi.PathCommands, body, now)
+	noTS.Header.Del("X-Slack-Request-Timestamp")
+	wrong := signed(slackapi.PathCommands, body, now)
+	wrong.Header.Set("X-Slack-Signature", sign(strconv.FormatInt(now.Unix(), 10), body+"&x=1"))
+	otherSecret := signed(slackapi.PathCommands, body, now)
+	otherSecret.Header.Set("X-Slack-Signature", "v0="+strings.Repeat("0", 64))
+	tampered := signed(slackapi.PathCommands, body, now)
+	tampered.Body = io.NopCloser(strings.NewReader(strings.Replace(body, "P1", "P3", 1)))
+	old := signed(slackapi.PathCommands, body, now.Add(-5*time.Minute-time.Second))
+	future := signed(slackapi.PathCommands, body, now.Add(5*time.Minute+time.Second))
+	garbageTS := signed(slackapi.PathCommands, body, now)
+	garbageTS.Header.Set("X-Slack-Request-Timestamp", "yesterday")
+	for name, r := range map[string]*http.Request{"missing": missing, "no timestamp": noTS, "wrong": wrong, "zero signature": otherSecret,
+		"body changed": tampered, "five minutes old": old, "five minutes ahead": future, "malformed timestamp": garbageTS} {
+		if w := e.do(r); w.Code != http.StatusUnauthorized {
+			t.Errorf("%s: %d %s, want 401", name, w.Code, w.Body)
+		}
+	}
+	if n := len(e.tickets()); n != 0 {
+		t.Fatalf("%d tickets recorded by refused requests", n)
+	}
+
+	// Just inside the window is fine; the same signed request again is a replay.
+	good := signed(slackapi.PathCommands, body, now.Add(-4*time.Minute))
+	if w := e.do(good); w.Code != http.StatusOK {
+		t.Fatalf("valid request: %d %s", w.Code, w.Body)
+	}
+	replay := signed(slackapi.PathCommands, body, now.Add(-4*time.Minute))
+	if w := e.do(replay); w.Code != http.StatusUnauthorized {
+		t.Fatalf("replay: %d, want 401", w.Code)
+	}
+	if n := len(e.tickets()); n != 1 {
+		t.Fatalf("%d tickets after a request and its replay, want 1", n)
+	}
+	// Interactions are verified the same way.
+	click := clickBody("U1", app.ActionTicketOpen, "gz-01", "unreachable@20261130T100000.000Z", "1764496000.000100", e.slack.responseURL())
+	bad := signed(slackapi.PathInteractions, click, now)
+	bad.Header.Set("X-Slack-Signature", sign("1", click))
+	if w := e.do(bad); w.Code != http.StatusUnauthorized {
+		t.Fatalf("badly signed click: %d, want 401", w.Code)
+	}
+	if n := len(e.tickets()); n != 1 {
+		t.Fatalf("a refused click recorded something: %d tickets", n)
+	}
+}
+
+func TestOversizedBodyRefused(t *testing.T) {
+	e := newEnv(t, nil)
+	body := "text=" + strings.Repeat("a", slackapi.MaxBody)
+	if w := e.do(signed(slackapi.PathCommands, body, time.Now())); w.Code != http.StatusRequestEntityTooLarge {
+		t.Fatalf("oversized body: %d, want 413", w.Code)
+	}
+}
+
+// TestSlashCommands: open, record, status and errors through /gpusla, with
+// the ticket's messages posted (by the real Slack notifier, against
+// slacktest) in one thread after the answer.
+func TestSlashCommands(t *testing.T) {
+	e := newEnv(t, nil)
+	code, m := e.command("ticket open gz-01 P1 GPU 3 fell off the bus ref=ACME-123 hardware")
+	if code != 200 || m.ResponseType != "in_channel" || !strings.Contains(m.Text, "opened for *gz-01* (P1") || !strings.Contains(m.Text, "first response due") {
+		t.Fatalf("open: %d %+v", code, m)
+	}
+	tk := e.tickets()[0]
+	if tk.ProviderRef != "ACME-123" || tk.Category != "hardware" || tk.Summary != "GPU 3 fell off the bus" || tk.OpenedBy != "slack:U42 (mei)" {
+		t.Fatalf("ticket recorded as %+v", tk)
+	}
+	posts := e.slack.Posts()
+	if len(posts) != 1 || posts[0].Get("thread_ts") != "" || !strings.Contains(posts[0].Get("text"), "Ticket "+tk.ID+" opened") {
+		t.Fatalf("opened notice: %v", posts)
+	}
+	thread := "1764496830.000001"
+
+	e.clock.Advance(3 * time.Minute)
+	code, m = e.command("ticket responded " + tk.ID + " waiting")
+	if code != 200 || !strings.Contains(m.Text, "Recorded: provider responded on *"+tk.ID) || !strings.Contains(m.Text, "response target met") {
+		t.Fatalf("responded: %d %+v", code, m)
+	}
+	posts = e.slack.Posts()
+	if len(posts) != 2 || posts[1].Get("thread_ts") != thread || !strings.Contains(posts[1].Get("text"), "resolution clock is paused") {
+		t.Fatalf("responded notice not in the ticket's thread: %v", posts[len(posts)-1])
+	}
+	e.command("ticket replied " + tk.ID)
+	e.command("ticket resolved " + tk.ID)
+	code, m = e.command("ticket resolved " + tk.ID)
+	if !strings.Contains(m.Text, "already resolved") {
+		t.Fatalf("second resolve: %d %+v", code, m)
+	}
+
+	_, m = e.command("status")
+	if !strings.Contains(m.Text, "*gz-01*") || !strings.Contains(m.Text, "*ny-01*") || !strings.Contains(m.Text, tk.ID) || !strings.Contains(m.Text, "replacement due") {
+		t.Fatalf("status: %s", m.Text)
+	}
+	_, m = e.command("status ny-01")
+	if strings.Contains(m.Text, "gz-01") {
+		t.Fatalf("status of one node shows others: %s", m.Text)
+	}
+
+	for text, want := range map[string]string{
+		"ticket open gz-01 P9 lost":   `"P9" is not a priority of contract cn-example (one of P1, P2, P3)`,
+		"ticket open nope P1 lost":    `no node "nope"`,
+		"ticket responded T-zzzzzzzz": "not found",
+		"ticket open gz-01":           "needs <node> <priority> <summary>",
+		"frobnicate":                  `unknown command "frobnicate"`,
+		"report 2026-13":              "not a month",
+		"status nope":                 `no node "nope"`,
+	} {
+		code, m := e.command(text)
+		if code != 200 || !strings.Contains(m.Text, want) {
+			t.Errorf("%q: %d %q, want it to say %q", text, code, m.Text, want)
+		}
+	}
+	if _, m := e.command(""); !strings.Contains(m.Text, "Usage") {
+		t.Errorf("empty command: %q", m.Text)
+	}
+}
+
+// TestReportAnsweredBeforeItIsBuilt: the report is acknowledged at once and
+// delivered through response_url when it is ready — the slow part never
+// holds Slack's request.
+func TestReportAnsweredBeforeItIsBuilt(t *testing.T) {
+	release := make(chan struct{})
+	var e *env
+	e = newEnv(t, func(ctx context.Context, w *events.Writer) error {
+		<-release // the export is slow
+		return e.desk.ExportNodesAndTickets(ctx, w)
+	})
+	e.command("ticket open gz-01 P2 slow NCCL ref=R-9")
+	month := e.clock.Now().Format("2006-01")
+	w := httptest.NewRecorder()
+	e.mux.ServeHTTP(w, signed(slackapi.PathCommands, e.commandBody("report"), time.Now()))
+	var m slackapi.Message
+	_ = json.Unmarshal(w.Body.Bytes(), &m)
+	if w.Code != 200 || !strings.Contains(m.Text, "Building the report for "+month) {
+		t.Fatalf("report ack: %d %+v", w.Code, m)
+	}
+	if n := len(e.slack.Responses()); n != 0 {
+		t.Fatalf("report posted before it was built: %d", n)
+	}
+	close(release)
+	e.runner.Wait()
+	rs := e.slack.Responses()
+	if len(rs) != 1 {
+		t.Fatalf("%d posts to response_url, want the report", len(rs))
+	}
+	text, _ := rs[0]["text"].(string)
+	if rs[0]["response_type"] != "in_channel" || !strings.Contains(text, "*SLA report "+month+"*") || !strings.Contains(text, "gz-01 P2") ||
+		!strings.Contains(text, "1 tickets, 0 breached") || !strings.Contains(text, "uptime") {
+		t.Fatalf("report: %v", rs[0])
+	}
+}
+
+func clickBody(user, action, node, incident, messageTs, responseURL string) string {
+	payload := map[string]any{
+		"type":         "block_actions",
+		"user":         map[string]any{"id": user, "name": "mei"},
+		"channel":      map[string]any{"id": "C-ALERTS"},
+		"container":    map[string]any{"type": "message", "message_ts": messageTs, "channel_id": "C-ALERTS"},
+		"message":      map[string]any{"ts": messageTs},
+		"response_url": responseURL,
+		"trigger_id":   fmt.Sprintf("trig-click-%d", time.Now().UnixNano()),
+		"actions": []map[string]any{{"type": "button", "action_id": action, "block_id": "gpusla_ticket",
+			"value": app.IncidentButtonValue(node, incident), "action_ts": fmt.Sprint(time.Now().UnixNano())}},
+	}
+	raw, _ := json.Marshal(payload)
+	return url.Values{"payload": {string(raw)}}.Encode()
+}
+
+// TestAlertButtons: the buttons infra/slack puts on an incident alert open
+// a ticket in the alert's thread, record the provider's answer and the
+// resolution — each once, however often clicked.
+func TestAlertButtons(t *testing.T) {
+	e := newEnv(t, nil)
+	alert := app.Alert{Kind: app.AlertUnreachable, Node: "gz-01", Provider: "acme", IncidentID: "unreachable@20261130T100000.000Z",
+		IncidentKind: "unreachable", Since: e.clock.Now()}
+	var buttons []*slackgo.ButtonBlockElement
+	for _, b := range slack.Blocks(alert) {
+		if ab, ok := b.(*slackgo.ActionBlock); ok {
+			for _, el := range ab.Elements.ElementSet {
+				buttons = append(buttons, el.(*slackgo.ButtonBlockElement))
+			}
+		}
+	}
+	if len(buttons) != 3 || buttons[0].Text.Text != "Ticket opened" || buttons[1].Text.Text != "Provider responded" || buttons[2].Text.Text != "Resolved" {
+		t.Fatalf("alert buttons: %+v", buttons)
+	}
+	alert.Thread = "1764.1"
+	for _, b := range slack.Blocks(alert) {
+		if _, ok := b.(*slackgo.ActionBlock); ok {
+			t.Fatal("a reply in the incident's thread must not repeat the buttons")
+		}
+	}
+	msgTs := "1764496000.000100"
+	click := func(b *slackgo.ButtonBlockElement) int {
+		node, inc, err := app.ParseIncidentButtonValue(b.Value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e.do(signed(slackapi.PathInteractions, clickBody("U7", b.ActionID, node, inc, msgTs, e.slack.responseURL()), time.Now())).Code
+	}
+	reply := func() string {
+		rs := e.slack.Responses()
+		s, _ := rs[len(rs)-1]["text"].(string)
+		return s
+	}
+
+	// Provider responded before any ticket: told what to do, nothing recorded.
+	if code := click(buttons[1]); code != 200 || !strings.Contains(reply(), "press *Ticket opened* first") {
+		t.Fatalf("responded before open: %d %q", code, reply())
+	}
+	for i := 0; i < 3; i++ {
+		if code := click(buttons[0]); code != 200 {
+			t.Fatalf("open click %d: %d", i, code)
+		}
+	}
+	tks := e.tickets()
+	if len(tks) != 1 {
+		t.Fatalf("three clicks on Ticket opened made %d tickets, want 1", len(tks))
+	}
+	tk := tks[0]
+	if tk.Thread != msgTs || tk.IncidentID != alert.IncidentID || tk.Priority != "P1" || !strings.Contains(reply(), "already opened") {
+		t.Fatalf("button ticket %+v, reply %q", tk, reply())
+	}
+	posts := e.slack.Posts()
+	if len(posts) != 1 || posts[0].Get("thread_ts") != msgTs {
+		t.Fatalf("opened notice must go to the alert's thread once: %v", posts)
+	}
+
+	e.clock.Advance(10 * time.Minute)
+	for i := 0; i < 2; i++ {
+		if code := click(buttons[1]); code != 200 {
+			t.Fatalf("responded click: %d", code)
+		}
+	}
+	if !strings.Contains(reply(), "Already recorded: provider responded") {
+		t.Fatalf("second responded click: %q", reply())
+	}
+	e.clock.Advance(time.Hour)
+	click(buttons[2])
+	click(buttons[2])
+	got, _ := e.desk.Get(t.Context(), tk.ID)
+	if len(got.Events) != 2 || got.Events[0].Type != app.EventProviderResponded || got.Events[1].Type != app.EventResolved {
+		t.Fatalf("after repeated clicks: %+v, want one response and one resolution", got.Events)
+	}
+	if got.Events[0].By != "slack:U7 (mei)" {
+		t.Fatalf("who clicked: %q", got.Events[0].By)
+	}
+	for _, p := range e.slack.Posts()[1:] {
+		if p.Get("thread_ts") != msgTs {
+			t.Fatalf("ticket message outside the incident's thread: %v", p)
+		}
+	}
+	if n := len(e.slack.Posts()); n != 3 {
+		t.Fatalf("%d thread posts, want opened, responded, resolved", n)
+	}
+
+	// Someone else's interaction (another app's button) is acknowledged and ignored.
+	other := clickBody("U7", "other_action", "gz-01", alert.IncidentID, msgTs, e.slack.responseURL())
+	if code := e.do(signed(slackapi.PathInteractions, other, time.Now())).Code; code != 200 {
+		t.Fatalf("foreign action: %d", code)
+	}
+}
