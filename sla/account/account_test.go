@@ -1,0 +1,118 @@
+package account
+
+import (
+	"math/rand"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/sla/incident"
+	"github.com/gpusla/gpusla/sla/interval"
+	"github.com/gpusla/gpusla/sla/terms"
+)
+
+func testTerms(t *testing.T) *terms.Terms {
+	ts, err := terms.ReadFile("../../testdata/terms/cn-example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts[0]
+}
+
+var (
+	mStart = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	mEnd   = time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)
+)
+
+var causes = []string{incident.CauseNoData, incident.CauseNetwork, incident.CauseBackendOnly, incident.CauseBackendOutage, incident.CauseCheck, incident.CauseNoConnectivityEvidence}
+
+func randOutage(r *rand.Rand) Outage {
+	start := mStart.Add(time.Duration(r.Int63n(int64(35*24*time.Hour))) - 2*24*time.Hour)
+	return Outage{Kind: incident.Kinds[r.Intn(len(incident.Kinds))], Cause: causes[r.Intn(len(causes))],
+		Span: interval.Interval{Start: start, End: start.Add(time.Duration(r.Int63n(int64(30 * time.Hour))))}}
+}
+
+func randMaint(r *rand.Rand) Maintenance {
+	start := mStart.Add(time.Duration(r.Int63n(int64(31 * 24 * time.Hour))))
+	return Maintenance{Span: interval.Interval{Start: start, End: start.Add(time.Duration(r.Int63n(int64(6*time.Hour))) + time.Minute)},
+		AnnouncedAt: start.Add(-time.Duration(r.Int63n(int64(150 * time.Hour))))}
+}
+
+// Properties over random months: uptime stays within [0, 100]; claimable
+// outage never exceeds observed; adding an outage never raises uptime.
+func TestBooksProperties(t *testing.T) {
+	tm := testTerms(t)
+	r := rand.New(rand.NewSource(20260301))
+	period := interval.Interval{Start: mStart, End: mEnd}
+	for i := 0; i < 3000; i++ {
+		var outs []Outage
+		for j := 0; j < r.Intn(12); j++ {
+			outs = append(outs, randOutage(r))
+		}
+		var maint []Maintenance
+		for j := 0; j < r.Intn(3); j++ {
+			maint = append(maint, randMaint(r))
+		}
+		if r.Intn(4) == 0 {
+			tm.Uptime.MinimumOutage = time.Duration(r.Intn(120)) * time.Minute
+		} else {
+			tm.Uptime.MinimumOutage = time.Minute
+		}
+		b := Compute(tm, period, outs, maint)
+		for _, u := range []float64{b.UptimeObserved, b.UptimeClaimed} {
+			if u < 0 || u > 100 {
+				t.Fatalf("uptime %v out of range", u)
+			}
+		}
+		if b.Claimable.Total() > b.Observed.Total() || b.UptimeClaimed < b.UptimeObserved {
+			t.Fatalf("claimable %v > observed %v", b.Claimable.Total(), b.Observed.Total())
+		}
+		if len(b.Claimable.Minus(b.Observed)) != 0 {
+			t.Fatalf("claimable %v not inside observed %v", b.Claimable, b.Observed)
+		}
+		more := append(append([]Outage{}, outs...), randOutage(r))
+		b2 := Compute(tm, period, more, maint)
+		if b2.UptimeClaimed > b.UptimeClaimed || b2.UptimeObserved > b.UptimeObserved {
+			t.Fatalf("adding an outage raised uptime: %v → %v (claimable), %v → %v (observed)",
+				b.UptimeClaimed, b2.UptimeClaimed, b.UptimeObserved, b2.UptimeObserved)
+		}
+	}
+}
+
+func TestUptimeAndCredit(t *testing.T) {
+	tm := testTerms(t)
+	month := 31 * 24 * time.Hour
+	if u := Uptime(month, 0, 0); u != 100 {
+		t.Fatal(u)
+	}
+	if u := Uptime(month, month, 0); u != 100 {
+		t.Fatalf("all excluded: %v", u)
+	}
+	if u := Uptime(month, 0, 2*month); u != 0 {
+		t.Fatalf("over-long outage: %v", u)
+	}
+	cases := []struct {
+		uptime, want float64
+	}{{99.95, 0}, {99.9, 0}, {99.89, 10}, {99.0, 10}, {98.99, 25}, {95, 25}, {94.9, 50}, {0, 50}}
+	for _, c := range cases {
+		if got := CreditFor(tm, c.uptime, 1000, nil); got.Percent != c.want {
+			t.Errorf("uptime %v: credit %v, want %v", c.uptime, got.Percent, c.want)
+		}
+	}
+	// The cap holds penalties too.
+	c := CreditFor(tm, 90, 1000, []Penalty{{Kind: "late_response", Percent: 5}})
+	if !c.Capped || c.Percent != 50 || c.Uncapped != 55 || c.Amount != 500 {
+		t.Fatalf("capped credit %+v", c)
+	}
+}
+
+func TestChargeRoundsUp(t *testing.T) {
+	tm := testTerms(t) // hourly granularity
+	from := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	billed, amount := Charge(tm, 18.5, 8, from, from.Add(90*time.Minute+time.Second))
+	if billed != 2*time.Hour || amount != 296 {
+		t.Fatalf("billed %v amount %v", billed, amount)
+	}
+	if b, a := Charge(tm, 18.5, 8, from, from); b != 0 || a != 0 {
+		t.Fatal("empty period billed")
+	}
+}
