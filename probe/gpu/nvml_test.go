@@ -1,4 +1,4 @@
-package gpu
+package gpu_test
 
 import (
 	"context"
@@ -10,16 +10,19 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh200"
+
+	"github.com/gpusla/gpusla/probe/gpu"
+	"github.com/gpusla/gpusla/probe/gpu/gputest"
 )
 
 func p[T any](v T) *T { return &v }
 
 // recordedH200 is the reading of the real H200 in REFERENCE.md.
-func recordedH200(index int) Device {
-	return Device{
+func recordedH200(index int) gpu.Device {
+	return gpu.Device{
 		Index: index, Name: "NVIDIA H200", UUID: "GPU-8d6b5a3e-0000-4000-8000-00000000000" + string(rune('0'+index)),
 		Serial: "1654123456789", BoardPartNumber: "692-2G520-0282-001", VBIOS: "96.00.A5.00.1A", Architecture: "hopper",
-		PCI:            PCI{BusID: "00000000:0" + string(rune('1'+index)) + ":00.0", DeviceID: 0x233510de, SubsystemID: 0x18bf10de},
+		PCI:            gpu.PCI{BusID: "00000000:0" + string(rune('1'+index)) + ":00.0", DeviceID: 0x233510de, SubsystemID: 0x18bf10de},
 		MemoryTotalMiB: p(uint64(143771)), MemoryUsedMiB: p(uint64(0)), MemoryBusWidth: p(uint32(6016)), Cores: p(uint32(16896)),
 		ComputeCapability: "9.0", MaxSMClockMHz: p(uint32(1980)), MaxMemClockMHz: p(uint32(3201)),
 		SMClockMHz: p(uint32(345)), MemClockMHz: p(uint32(3201)),
@@ -31,178 +34,25 @@ func recordedH200(index int) Device {
 		PCIeMaxGen: p(5), PCIeGPUMaxGen: p(5), PCIeMaxWidth: p(16), PCIeCurrentGen: p(5), PCIeCurrentWidth: p(16),
 		ECCEnabled: p(true), ECCPendingEnabled: p(true), ECCVolatileCorr: p(uint64(0)), ECCVolatileUncorr: p(uint64(0)),
 		ECCAggregateCorr: p(uint64(0)), ECCAggregateUncorr: p(uint64(0)),
-		RemappedRows:      &Remap{},
+		RemappedRows:      &gpu.Remap{},
 		ProcessesReadable: true,
 		Unsupported:       []string{"retired_pages_sbe", "retired_pages_dbe", "retired_pages_pending", "nvlink"},
 	}
-}
-
-// ret returns SUCCESS for a reading that is there, NOT_SUPPORTED otherwise.
-func ret(ok bool) nvml.Return {
-	if ok {
-		return nvml.SUCCESS
-	}
-	return nvml.ERROR_NOT_SUPPORTED
-}
-
-func val[T any](v *T) (T, nvml.Return) {
-	if v == nil {
-		var z T
-		return z, nvml.ERROR_NOT_SUPPORTED
-	}
-	return *v, nvml.SUCCESS
-}
-
-func mw(w *float64) (uint32, nvml.Return) {
-	if w == nil {
-		return 0, nvml.ERROR_NOT_SUPPORTED
-	}
-	return uint32(*w * 1000), nvml.SUCCESS
-}
-
-func enable(b *bool) nvml.EnableState {
-	if b != nil && *b {
-		return nvml.FEATURE_ENABLED
-	}
-	return nvml.FEATURE_DISABLED
-}
-
-// program sets every NVML call the reader makes on a go-nvml mock device
-// so that it answers what rec records.
-func program(m *mock.Device, rec Device) {
-	var busID [32]int8
-	for i, c := range rec.PCI.BusID {
-		busID[i] = int8(c)
-	}
-	m.GetNameFunc = func() (string, nvml.Return) { return rec.Name, nvml.SUCCESS }
-	m.GetUUIDFunc = func() (string, nvml.Return) { return rec.UUID, nvml.SUCCESS }
-	m.GetSerialFunc = func() (string, nvml.Return) { return rec.Serial, nvml.SUCCESS }
-	m.GetBoardPartNumberFunc = func() (string, nvml.Return) { return rec.BoardPartNumber, nvml.SUCCESS }
-	m.GetVbiosVersionFunc = func() (string, nvml.Return) { return rec.VBIOS, nvml.SUCCESS }
-	m.GetArchitectureFunc = func() (nvml.DeviceArchitecture, nvml.Return) { return nvml.DEVICE_ARCH_HOPPER, nvml.SUCCESS }
-	m.GetPciInfoFunc = func() (nvml.PciInfo, nvml.Return) {
-		return nvml.PciInfo{BusId: busID, PciDeviceId: rec.PCI.DeviceID, PciSubSystemId: rec.PCI.SubsystemID}, nvml.SUCCESS
-	}
-	m.GetMemoryInfoFunc = func() (nvml.Memory, nvml.Return) {
-		return nvml.Memory{Total: *rec.MemoryTotalMiB << 20, Used: *rec.MemoryUsedMiB << 20}, nvml.SUCCESS
-	}
-	m.GetMemoryBusWidthFunc = func() (uint32, nvml.Return) { return val(rec.MemoryBusWidth) }
-	m.GetNumGpuCoresFunc = func() (int, nvml.Return) { v, r := val(rec.Cores); return int(v), r }
-	m.GetCudaComputeCapabilityFunc = func() (int, int, nvml.Return) { return 9, 0, nvml.SUCCESS }
-	m.GetMaxClockInfoFunc = func(c nvml.ClockType) (uint32, nvml.Return) {
-		if c == nvml.CLOCK_SM {
-			return val(rec.MaxSMClockMHz)
-		}
-		return val(rec.MaxMemClockMHz)
-	}
-	m.GetClockInfoFunc = func(c nvml.ClockType) (uint32, nvml.Return) {
-		if c == nvml.CLOCK_SM {
-			return val(rec.SMClockMHz)
-		}
-		return val(rec.MemClockMHz)
-	}
-	m.GetPowerUsageFunc = func() (uint32, nvml.Return) { return mw(rec.PowerUsageW) }
-	m.GetPowerManagementDefaultLimitFunc = func() (uint32, nvml.Return) { return mw(rec.PowerDefaultLimitW) }
-	m.GetEnforcedPowerLimitFunc = func() (uint32, nvml.Return) { return mw(rec.PowerEnforcedLimitW) }
-	m.GetPowerManagementLimitConstraintsFunc = func() (uint32, uint32, nvml.Return) {
-		lo, r := mw(rec.PowerLimitMinW)
-		hi, _ := mw(rec.PowerLimitMaxW)
-		return lo, hi, r
-	}
-	m.GetTemperatureFunc = func(nvml.TemperatureSensors) (uint32, nvml.Return) { return val(rec.TemperatureC) }
-	m.GetTemperatureThresholdFunc = func(t nvml.TemperatureThresholds) (uint32, nvml.Return) {
-		if t == nvml.TEMPERATURE_THRESHOLD_SLOWDOWN {
-			return val(rec.SlowdownThresholdC)
-		}
-		return val(rec.ShutdownThresholdC)
-	}
-	m.GetCurrentClocksEventReasonsFunc = func() (uint64, nvml.Return) { return val(rec.ClockEventReasons) }
-	m.GetUtilizationRatesFunc = func() (nvml.Utilization, nvml.Return) {
-		return nvml.Utilization{Gpu: *rec.UtilizationGPU, Memory: *rec.UtilizationMemory}, nvml.SUCCESS
-	}
-	m.GetPersistenceModeFunc = func() (nvml.EnableState, nvml.Return) {
-		return enable(rec.PersistenceMode), ret(rec.PersistenceMode != nil)
-	}
-	m.GetMigModeFunc = func() (int, int, nvml.Return) { return *rec.MIGMode, *rec.MIGModePending, nvml.SUCCESS }
-	m.GetVirtualizationModeFunc = func() (nvml.GpuVirtualizationMode, nvml.Return) {
-		return nvml.GpuVirtualizationMode(*rec.VirtualizationMode), nvml.SUCCESS
-	}
-	m.GetSupportedEventTypesFunc = func() (uint64, nvml.Return) { return val(rec.SupportedEventTypes) }
-	m.GetPcieReplayCounterFunc = func() (int, nvml.Return) { v, r := val(rec.PCIeReplayCounter); return int(v), r }
-	m.GetMaxPcieLinkGenerationFunc = func() (int, nvml.Return) { return val(rec.PCIeMaxGen) }
-	m.GetGpuMaxPcieLinkGenerationFunc = func() (int, nvml.Return) { return val(rec.PCIeGPUMaxGen) }
-	m.GetMaxPcieLinkWidthFunc = func() (int, nvml.Return) { return val(rec.PCIeMaxWidth) }
-	m.GetCurrPcieLinkGenerationFunc = func() (int, nvml.Return) { return val(rec.PCIeCurrentGen) }
-	m.GetCurrPcieLinkWidthFunc = func() (int, nvml.Return) { return val(rec.PCIeCurrentWidth) }
-	m.GetEccModeFunc = func() (nvml.EnableState, nvml.EnableState, nvml.Return) {
-		return enable(rec.ECCEnabled), enable(rec.ECCPendingEnabled), ret(rec.ECCEnabled != nil)
-	}
-	m.GetTotalEccErrorsFunc = func(t nvml.MemoryErrorType, c nvml.EccCounterType) (uint64, nvml.Return) {
-		switch {
-		case t == nvml.MEMORY_ERROR_TYPE_CORRECTED && c == nvml.VOLATILE_ECC:
-			return val(rec.ECCVolatileCorr)
-		case t == nvml.MEMORY_ERROR_TYPE_UNCORRECTED && c == nvml.VOLATILE_ECC:
-			return val(rec.ECCVolatileUncorr)
-		case t == nvml.MEMORY_ERROR_TYPE_CORRECTED:
-			return val(rec.ECCAggregateCorr)
-		}
-		return val(rec.ECCAggregateUncorr)
-	}
-	m.GetRemappedRowsFunc = func() (int, int, bool, bool, nvml.Return) {
-		if rec.RemappedRows == nil {
-			return 0, 0, false, false, nvml.ERROR_NOT_SUPPORTED
-		}
-		r := rec.RemappedRows
-		return r.Correctable, r.Uncorrectable, r.Pending, r.Failure, nvml.SUCCESS
-	}
-	m.GetRetiredPagesFunc = func(c nvml.PageRetirementCause) ([]uint64, nvml.Return) {
-		n := rec.RetiredPagesSBE
-		if c == nvml.PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR {
-			n = rec.RetiredPagesDBE
-		}
-		if n == nil {
-			return nil, nvml.ERROR_NOT_SUPPORTED
-		}
-		return make([]uint64, *n), nvml.SUCCESS
-	}
-	m.GetRetiredPagesPendingStatusFunc = func() (nvml.EnableState, nvml.Return) {
-		return enable(rec.RetiredPagesPending), ret(rec.RetiredPagesPending != nil)
-	}
-	m.GetNvLinkStateFunc = func(link int) (nvml.EnableState, nvml.Return) {
-		if link >= len(rec.NVLinks) {
-			return 0, nvml.ERROR_NOT_SUPPORTED
-		}
-		return enable(&rec.NVLinks[link]), nvml.SUCCESS
-	}
-	procs := func(kind string) func() ([]nvml.ProcessInfo, nvml.Return) {
-		return func() ([]nvml.ProcessInfo, nvml.Return) {
-			var out []nvml.ProcessInfo
-			for _, pr := range rec.Processes {
-				if pr.Kind == kind {
-					out = append(out, nvml.ProcessInfo{Pid: pr.PID, UsedGpuMemory: pr.UsedMemoryMiB << 20})
-				}
-			}
-			return out, nvml.SUCCESS
-		}
-	}
-	m.GetComputeRunningProcessesFunc = procs("compute")
-	m.GetGraphicsRunningProcessesFunc = procs("graphics")
-	m.RegisterEventsFunc = func(uint64, nvml.EventSet) nvml.Return { return nvml.SUCCESS }
 }
 
 func TestReadRoundTripsAllReadings(t *testing.T) {
 	srv := dgxh200.New()
 	srv.SystemGetDriverVersionFunc = func() (string, nvml.Return) { return "580.159.04", nvml.SUCCESS }
 	srv.SystemGetCudaDriverVersionFunc = func() (int, nvml.Return) { return 13000, nvml.SUCCESS }
-	want := []Device{recordedH200(0), recordedH200(1)}
+	want := []gpu.Device{recordedH200(0), recordedH200(1)}
 	want[1].NVLinks = []bool{true, true, false}
 	want[1].Unsupported = want[1].Unsupported[:3]
-	want[1].Processes = []Proc{{PID: 4242, UsedMemoryMiB: 1024, Kind: "compute"}}
+	want[1].Processes = []gpu.Proc{{PID: 4242, UsedMemoryMiB: 1024, Kind: "compute"}}
 	srv.Devices = srv.Devices[:2]
 	devs := make([]nvml.Device, 2)
 	for i := range want {
 		d := dgxh200.NewDevice(i)
-		program(&d.Device, want[i])
+		gputest.Program(&d.Device, want[i])
 		devs[i] = d
 	}
 	srv.Devices = devs
@@ -220,14 +70,14 @@ func TestReadRoundTripsAllReadings(t *testing.T) {
 	srv.EventSetCreateFunc = func() (nvml.EventSet, nvml.Return) { return set, nvml.SUCCESS }
 
 	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-	s, err := (&NVML{Lib: srv, Now: func() time.Time { return at }}).Read(context.Background())
+	s, err := (&gpu.NVML{Lib: srv, Now: func() time.Time { return at }}).Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.DriverVersion != "580.159.04" || s.CUDAVersion != "13.0" || s.XIDWatch != XIDWatchOK {
+	if s.DriverVersion != "580.159.04" || s.CUDAVersion != "13.0" || s.XIDWatch != gpu.XIDWatchOK {
 		t.Fatalf("system readings: %+v", s)
 	}
-	if len(s.XIDs) != 1 || s.XIDs[0] != (XIDEvent{GPU: 1, UUID: want[1].UUID, XID: 79, At: at}) {
+	if len(s.XIDs) != 1 || s.XIDs[0] != (gpu.XIDEvent{GPU: 1, UUID: want[1].UUID, XID: 79, At: at}) {
 		t.Fatalf("xid events: %+v", s.XIDs)
 	}
 	for i := range want {
@@ -243,7 +93,7 @@ func TestReadRecordsErrorsAndLostGPUs(t *testing.T) {
 	srv := dgxh200.New()
 	d0 := dgxh200.NewDevice(0)
 	rec := recordedH200(0)
-	program(&d0.Device, rec)
+	gputest.Program(&d0.Device, rec)
 	d0.GetPcieReplayCounterFunc = func() (int, nvml.Return) { return 0, nvml.ERROR_UNKNOWN }
 	srv.Devices = []nvml.Device{d0, nil}
 	srv.DeviceGetCountFunc = func() (int, nvml.Return) { return 2, nvml.SUCCESS }
@@ -254,7 +104,7 @@ func TestReadRecordsErrorsAndLostGPUs(t *testing.T) {
 		return d0, nvml.SUCCESS
 	}
 	srv.EventSetCreateFunc = func() (nvml.EventSet, nvml.Return) { return nil, nvml.ERROR_NOT_SUPPORTED }
-	s, err := (&NVML{Lib: srv}).Read(context.Background())
+	s, err := (&gpu.NVML{Lib: srv}).Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,8 +124,8 @@ func TestReadRecordsErrorsAndLostGPUs(t *testing.T) {
 
 func TestReadWithoutDriver(t *testing.T) {
 	lib := &mock.Interface{InitFunc: func() nvml.Return { return nvml.ERROR_LIBRARY_NOT_FOUND }}
-	_, err := (&NVML{Lib: lib}).Read(context.Background())
-	if !IsDriverError(err) || !strings.Contains(err.Error(), "no NVIDIA driver is installed") {
+	_, err := (&gpu.NVML{Lib: lib}).Read(context.Background())
+	if !gpu.IsDriverError(err) || !strings.Contains(err.Error(), "no NVIDIA driver is installed") {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -284,11 +134,11 @@ func TestShortBusID(t *testing.T) {
 	for in, want := range map[string]string{
 		"00000000:3B:00.0": "3b:00", "0000:3b:00": "3b:00", "0000:3b:00.0": "3b:00", "3b:00": "3b:00",
 	} {
-		if got := ShortBusID(in); got != want {
+		if got := gpu.ShortBusID(in); got != want {
 			t.Errorf("%s: got %s", in, got)
 		}
 	}
-	s := &Snapshot{Devices: []Device{{Index: 0, PCI: PCI{BusID: "00000000:18:00.0"}}, {Index: 1, PCI: PCI{BusID: "00000000:3B:00.0"}}}}
+	s := &gpu.Snapshot{Devices: []gpu.Device{{Index: 0, PCI: gpu.PCI{BusID: "00000000:18:00.0"}}, {Index: 1, PCI: gpu.PCI{BusID: "00000000:3B:00.0"}}}}
 	if d, ok := s.DeviceByBusID("0000:3b:00"); !ok || d.Index != 1 {
 		t.Fatalf("DeviceByBusID: %+v %v", d, ok)
 	}
@@ -296,8 +146,8 @@ func TestShortBusID(t *testing.T) {
 
 func TestSMs(t *testing.T) {
 	h200 := recordedH200(0)
-	a100 := Device{Cores: p(uint32(6912)), ComputeCapability: "8.0"}
-	if h200.SMs() != 132 || a100.SMs() != 108 || (&Device{}).SMs() != 0 {
+	a100 := gpu.Device{Cores: p(uint32(6912)), ComputeCapability: "8.0"}
+	if h200.SMs() != 132 || a100.SMs() != 108 || (&gpu.Device{}).SMs() != 0 {
 		t.Fatalf("SMs: %d %d", h200.SMs(), a100.SMs())
 	}
 }
@@ -305,7 +155,7 @@ func TestSMs(t *testing.T) {
 func TestListenXIDsDeliversUntilCancelled(t *testing.T) {
 	srv := dgxh200.New()
 	d0 := dgxh200.NewDevice(0)
-	program(&d0.Device, recordedH200(0))
+	gputest.Program(&d0.Device, recordedH200(0))
 	srv.Devices = []nvml.Device{d0}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -326,8 +176,8 @@ func TestListenXIDsDeliversUntilCancelled(t *testing.T) {
 		FreeFunc: func() nvml.Return { return nvml.SUCCESS },
 	}
 	srv.EventSetCreateFunc = func() (nvml.EventSet, nvml.Return) { return set, nvml.SUCCESS }
-	var got []XIDEvent
-	err := ListenXIDs(ctx, srv, func() time.Time { return time.Unix(0, 0) }, func(e XIDEvent) { got = append(got, e) })
+	var got []gpu.XIDEvent
+	err := gpu.ListenXIDs(ctx, srv, func() time.Time { return time.Unix(0, 0) }, func(e gpu.XIDEvent) { got = append(got, e) })
 	if err != context.Canceled {
 		t.Fatalf("stopped with %v", err)
 	}
