@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const reportLog = `{"type":"node_registered","id":"r1","node":"gz-01","contract":"cn-example","ordered_at":"2026-03-01T01:00:00Z","hardware":{"gpu_model":"H200","gpu_count":8}}
+{"type":"observation","id":"o1","node":"gz-01","at":"2026-03-01T01:20:00Z","received_at":"2026-03-01T01:20:01Z","kind":"heartbeat"}
+{"type":"observation","id":"o2","node":"gz-01","at":"2026-03-01T01:21:00Z","received_at":"2026-03-01T01:21:01Z","kind":"heartbeat"}
+{"type":"observation","id":"o2","node":"gz-01","at":"2026-03-01T01:21:00Z","received_at":"2026-03-01T01:21:01Z","kind":"heartbeat"}
+{"type":"ticket_opened","id":"t1","ticket":"T-1","node":"gz-01","at":"2026-03-06T15:50:00Z","priority":"P1"}
+`
+
+func runReport(t *testing.T, log string, args ...string) (string, error) {
+	t.Helper()
+	dir := t.TempDir()
+	ev := filepath.Join(dir, "events.jsonl")
+	if err := os.WriteFile(ev, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := newRoot()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs(append([]string{"report", "--terms", "../../../testdata/terms/cn-example.yaml",
+		"--terms", "../../../testdata/terms/us-example.yaml", "--events", ev}, args...))
+	err := root.Execute()
+	return out.String(), err
+}
+
+func TestReportCommand(t *testing.T) {
+	out, err := runReport(t, reportLog, "--month", "2026-03", "--as-of", "2026-03-02T00:00:00Z")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Schema string
+		Input  struct{ Events, Duplicates int }
+		Nodes  []struct {
+			Node    string
+			Tickets []struct{ Ticket string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if r.Schema != "gpusla.report/v1" || len(r.Nodes) != 1 || r.Nodes[0].Node != "gz-01" || r.Input.Events != 5 {
+		t.Fatalf("unexpected report: %+v", r)
+	}
+	for _, f := range []string{"md", "csv"} {
+		out, err := runReport(t, reportLog, "--month", "2026-03", "--as-of", "2026-03-02T00:00:00Z", "--format", f)
+		if err != nil || !strings.Contains(out, "gz-01") {
+			t.Fatalf("format %s: %v\n%s", f, err, out)
+		}
+	}
+}
+
+func TestReportCommandErrors(t *testing.T) {
+	cases := []struct {
+		name, log string
+		args      []string
+		want      string
+	}{
+		{"malformed line", reportLog + "{oops\n", []string{"--month", "2026-03", "--as-of", "2026-03-02T00:00:00Z"}, "events.jsonl:6: not a JSON event"},
+		{"unknown contract", strings.Replace(reportLog, "cn-example", "nope", 1), []string{"--month", "2026-03", "--as-of", "2026-03-02T00:00:00Z"}, `names contract "nope"`},
+		{"bad month", reportLog, []string{"--month", "March"}, "--month"},
+		{"bad format", reportLog, []string{"--month", "2026-03", "--format", "pdf"}, "unknown format"},
+		{"bad as-of", reportLog, []string{"--month", "2026-03", "--as-of", "yesterday"}, "--as-of"},
+		{"unknown priority", strings.Replace(reportLog, `"priority":"P1"`, `"priority":"P9"`, 1), []string{"--month", "2026-03", "--as-of", "2026-03-09T00:00:00Z"}, `priority "P9"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := runReport(t, c.log, c.args...)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want an error containing %q", err, c.want)
+			}
+			if out != "" {
+				t.Fatalf("printed a partial report on error:\n%s", out)
+			}
+		})
+	}
+}
+
+func TestReportWritesFileAtomically(t *testing.T) {
+	dest := filepath.Join(t.TempDir(), "report.md")
+	if _, err := runReport(t, reportLog, "--month", "2026-03", "--as-of", "2026-03-02T00:00:00Z", "--format", "md", "-o", dest); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(dest)
+	if err != nil || !strings.Contains(string(b), "# SLA report 2026-03") {
+		t.Fatalf("%v %s", err, b)
+	}
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(dest), ".*tmp*"))
+	if len(left) != 0 {
+		t.Fatalf("temporary files left: %v", left)
+	}
+}
