@@ -1,0 +1,27 @@
+// Command ingest is the Lambda behind the probes' Function URL: it serves
+// the same HTTP API as `gpusla serve` (functions/httpapi) through the
+// format-2.0 event adapter, on the DynamoDB store. Built as `bootstrap` for
+// provided.al2023 by `make build-IngestFunction`.
+package main
+
+import (
+	"context"
+	"log/slog"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/gpusla/gpusla/functions/httpapi"
+	"github.com/gpusla/gpusla/functions/lambdaenv"
+	"github.com/gpusla/gpusla/functions/lambdahttp"
+)
+
+func main() {
+	b, err := lambdaenv.Open(context.Background())
+	if err != nil {
+		// Lambda shows this and retries the init on the next request.
+		slog.New(slog.NewJSONHandler(os.Stderr, nil)).Error("ingest init", "err", err)
+		os.Exit(1)
+	}
+	lambda.Start(lambdahttp.Handler(httpapi.New(b.Service, b.Log)))
+}

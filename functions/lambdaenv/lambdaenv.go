@@ -1,0 +1,238 @@
+// Package lambdaenv wires the application for a Lambda function from its
+// environment (set by template.yaml): the DynamoDB store, the master key and
+// Slack credentials from SSM Parameter Store, and a JSON logger at the level
+// Lambda's logging config asks for. Every function's main calls Open once,
+// at init, so the work is paid once per cold start, not per request.
+package lambdaenv
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
+
+	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/dynamo"
+	"github.com/gpusla/gpusla/infra/slack"
+)
+
+// Environment variables. Secrets are never among them: GPUSLA_SECRETS_PATH
+// names where they are. GPUSLA_MASTER_KEY_FILE and GPUSLA_DYNAMODB_ENDPOINT
+// exist for running a function outside AWS (the emulator tests, a local
+// DynamoDB); template.yaml sets neither.
+const (
+	EnvTable          = "GPUSLA_TABLE"
+	EnvSecretsPath    = "GPUSLA_SECRETS_PATH"
+	EnvSlackChannel   = "GPUSLA_SLACK_CHANNEL"
+	EnvMasterKeyFile  = "GPUSLA_MASTER_KEY_FILE"
+	EnvDynamoEndpoint = "GPUSLA_DYNAMODB_ENDPOINT"
+	// EnvLogLevel is set by Lambda from LoggingConfig.ApplicationLogLevel.
+	EnvLogLevel = "AWS_LAMBDA_LOG_LEVEL"
+)
+
+// SSM parameter names under the secrets path (SecureString).
+const (
+	ParamMasterKey     = "master-key"      // 64 hex digits (32 bytes), required
+	ParamSlackWebhook  = "slack-webhook"   // optional
+	ParamSlackBotToken = "slack-bot-token" // optional, with GPUSLA_SLACK_CHANNEL
+)
+
+// Env is what a function reads from its environment.
+type Env struct {
+	Table          string
+	SecretsPath    string
+	SlackChannel   string
+	MasterKeyFile  string
+	DynamoEndpoint string
+	LogLevel       string
+}
+
+// FromEnv reads the environment.
+func FromEnv() Env {
+	return Env{
+		Table:          os.Getenv(EnvTable),
+		SecretsPath:    os.Getenv(EnvSecretsPath),
+		SlackChannel:   os.Getenv(EnvSlackChannel),
+		MasterKeyFile:  os.Getenv(EnvMasterKeyFile),
+		DynamoEndpoint: os.Getenv(EnvDynamoEndpoint),
+		LogLevel:       os.Getenv(EnvLogLevel),
+	}
+}
+
+// Check names the variable that is missing or contradictory.
+func (e Env) Check() error {
+	switch {
+	case e.Table == "":
+		return fmt.Errorf("%s is not set (the DynamoDB table name)", EnvTable)
+	case e.SecretsPath == "" && e.MasterKeyFile == "":
+		return fmt.Errorf("%s is not set (the SSM path of the secrets)", EnvSecretsPath)
+	case e.SecretsPath != "" && e.MasterKeyFile != "":
+		return fmt.Errorf("set %s or %s, not both", EnvSecretsPath, EnvMasterKeyFile)
+	case e.SecretsPath != "" && (!strings.HasPrefix(e.SecretsPath, "/") || strings.HasSuffix(e.SecretsPath, "/")):
+		return fmt.Errorf("%s=%q: want an SSM path like /gpusla/prod", EnvSecretsPath, e.SecretsPath)
+	}
+	return nil
+}
+
+// Secrets are what the functions need to keep secret.
+type Secrets struct {
+	MasterKey []byte
+	Slack     slack.Config
+}
+
+// Logger is the JSON logger Lambda's advanced logging expects, at the
+// level it was configured with (default INFO).
+func Logger(w io.Writer, level string) *slog.Logger {
+	var l slog.Level
+	switch strings.ToUpper(level) {
+	case "TRACE", "DEBUG":
+		l = slog.LevelDebug
+	case "WARN":
+		l = slog.LevelWarn
+	case "ERROR", "FATAL":
+		l = slog.LevelError
+	default:
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+}
+
+// Backend is an application wired for a Lambda.
+type Backend struct {
+	Service *app.Service
+	Store   *dynamo.Store
+	Log     *slog.Logger
+}
+
+// Open reads the environment, loads the secrets and returns the wired
+// application. Any error is fatal to the function's init: Lambda reports it
+// and retries the init on the next invocation.
+func Open(ctx context.Context) (*Backend, error) {
+	env := FromEnv()
+	log := Logger(os.Stdout, env.LogLevel)
+	if err := env.Check(); err != nil {
+		return nil, err
+	}
+	cfg, err := config.LoadDefaultConfig(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("aws config: %w", err)
+	}
+	var secrets Secrets
+	if env.MasterKeyFile != "" {
+		secrets, err = secretsFromFile(env.MasterKeyFile)
+	} else {
+		secrets, err = LoadSecrets(ctx, ssm.NewFromConfig(cfg), env.SecretsPath, env.SlackChannel)
+	}
+	if err != nil {
+		return nil, err
+	}
+	box, err := app.NewAESGCMBox(secrets.MasterKey)
+	if err != nil {
+		return nil, err
+	}
+	var db *dynamodb.Client
+	if env.DynamoEndpoint != "" {
+		db = dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(env.DynamoEndpoint) })
+	} else {
+		db = dynamodb.NewFromConfig(cfg)
+	}
+	store, err := dynamo.New(db, env.Table)
+	if err != nil {
+		return nil, err
+	}
+	var notifier app.Notifier
+	if secrets.Slack.Configured() {
+		n, err := slack.New(secrets.Slack)
+		if err != nil {
+			return nil, fmt.Errorf("slack secrets under %s: %w", env.SecretsPath, err)
+		}
+		notifier = n
+	} else {
+		log.Warn("no Slack credentials in SSM; alerts go to the function's log", "path", env.SecretsPath)
+		notifier = &slack.Console{W: os.Stdout}
+	}
+	svc, err := app.New(app.Config{Store: store, Notifier: notifier, Box: box, Log: log, BackendID: "lambda"})
+	if err != nil {
+		return nil, err
+	}
+	return &Backend{Service: svc, Store: store, Log: log}, nil
+}
+
+// SSMAPI is the one SSM call made (IAM: ssm:GetParameters).
+type SSMAPI interface {
+	GetParameters(ctx context.Context, in *ssm.GetParametersInput, opts ...func(*ssm.Options)) (*ssm.GetParametersOutput, error)
+}
+
+// LoadSecrets reads the SecureStrings under path in one request: the master
+// key (required) and a Slack webhook or bot token (optional).
+func LoadSecrets(ctx context.Context, c SSMAPI, path, slackChannel string) (Secrets, error) {
+	name := func(p string) string { return path + "/" + p }
+	out, err := c.GetParameters(ctx, &ssm.GetParametersInput{
+		Names:          []string{name(ParamMasterKey), name(ParamSlackWebhook), name(ParamSlackBotToken)},
+		WithDecryption: aws.Bool(true),
+	})
+	if err != nil {
+		return Secrets{}, fmt.Errorf("read secrets under %s from SSM: %w", path, err)
+	}
+	vals := map[string]string{}
+	for _, p := range out.Parameters {
+		vals[aws.ToString(p.Name)] = strings.TrimSpace(aws.ToString(p.Value))
+	}
+	raw, ok := vals[name(ParamMasterKey)]
+	if !ok {
+		return Secrets{}, fmt.Errorf("SSM parameter %s is missing (create it: see docs/aws.md)", name(ParamMasterKey))
+	}
+	key, err := parseMasterKey(raw)
+	if err != nil {
+		return Secrets{}, fmt.Errorf("SSM parameter %s: %w", name(ParamMasterKey), err)
+	}
+	s := Secrets{MasterKey: key, Slack: slack.Config{
+		WebhookURL: vals[name(ParamSlackWebhook)],
+		BotToken:   vals[name(ParamSlackBotToken)],
+		Channel:    slackChannel,
+	}}
+	if s.Slack.Configured() {
+		if err := s.Slack.Validate(); err != nil {
+			return Secrets{}, fmt.Errorf("slack secrets under %s: %w", path, err)
+		}
+	}
+	return s, nil
+}
+
+// secretsFromFile reads a master key file in the format `gpusla serve`
+// keeps in its data folder (64 hex digits), refusing one others can read.
+func secretsFromFile(path string) (Secrets, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return Secrets{}, fmt.Errorf("master key file: %w", err)
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		return Secrets{}, fmt.Errorf("master key file %s is readable by others (mode %04o)", path, st.Mode().Perm())
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return Secrets{}, fmt.Errorf("master key file: %w", err)
+	}
+	key, err := parseMasterKey(strings.TrimSpace(string(raw)))
+	if err != nil {
+		return Secrets{}, fmt.Errorf("master key file %s: %w", path, err)
+	}
+	return Secrets{MasterKey: key}, nil
+}
+
+func parseMasterKey(s string) ([]byte, error) {
+	key, err := hex.DecodeString(s)
+	if err != nil || len(key) != 32 {
+		return nil, errors.New("want 64 hex digits (openssl rand -hex 32)")
+	}
+	return key, nil
+}
