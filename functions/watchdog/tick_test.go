@@ -58,7 +58,9 @@ func TestHandlerRunsWatchdogOnlyForTicks(t *testing.T) {
 	if _, err := h(context.Background(), json.RawMessage(`{"source":"nope"}`)); err == nil || runs != 1 {
 		t.Fatalf("non-tick: err %v runs=%d; want an error and no run", err, runs)
 	}
-	failing := handler(func(context.Context) (app.WatchdogResult, error) { return app.WatchdogResult{}, errors.New("store down") },
+	failing := handler(func(context.Context) (app.WatchdogResult, error) {
+		return app.WatchdogResult{}, errors.New("store down")
+	},
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if _, err := failing(context.Background(), json.RawMessage(`{"source":"gpusla.scheduler"}`)); err == nil {
 		t.Fatal("a failed run must fail the invocation (Lambda's error metric)")
