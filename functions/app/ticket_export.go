@@ -40,48 +40,54 @@ func NodeRegisteredEvent(n *Node) events.Event {
 	return e
 }
 
-// ExportTickets writes every ticket's events. The backend's full export
-// calls it for the ticket part of the log.
-func (d *TicketDesk) ExportTickets(ctx context.Context, w *events.Writer) error {
-	list, err := d.store.ListTickets(ctx, false)
+// ExportTickets emits every ticket's events (docs/events.md "Ticket
+// events"); the backend's export (Export) and `gpusla export` call it for
+// the ticket part of the log. It returns how many events it emitted.
+func ExportTickets(ctx context.Context, st TicketStore, emit func(*events.Event) error) (int, error) {
+	list, err := st.ListTickets(ctx, false)
 	if err != nil {
-		return fmt.Errorf("export tickets: %w", err)
+		return 0, fmt.Errorf("export tickets: %w", err)
 	}
+	n := 0
 	for i := range list {
 		for _, e := range TicketEvents(&list[i]) {
-			if err := w.Write(&e); err != nil {
-				return fmt.Errorf("export ticket %s: %w", list[i].ID, err)
+			if err := emit(&e); err != nil {
+				return n, fmt.Errorf("export ticket %s: %w", list[i].ID, err)
 			}
+			n++
 		}
 	}
-	return nil
+	return n, nil
+}
+
+// ExportTickets writes every ticket's events to w.
+func (d *TicketDesk) ExportTickets(ctx context.Context, w *events.Writer) error {
+	_, err := ExportTickets(ctx, d.store, w.Write)
+	return err
 }
 
 // ExportFunc writes an event log (docs/events.md).
 type ExportFunc func(ctx context.Context, w *events.Writer) error
 
-// ExportNodesAndTickets writes the node registrations and ticket events: the
-// part of the log the desk owns. Uptime needs the observations too, which
-// the backend's full export adds.
-func (d *TicketDesk) ExportNodesAndTickets(ctx context.Context, w *events.Writer) error {
-	nodes, err := d.svc.store.ListNodes(ctx)
-	if err != nil {
-		return fmt.Errorf("export nodes: %w", err)
-	}
-	for i := range nodes {
-		e := NodeRegisteredEvent(&nodes[i])
-		if err := w.Write(&e); err != nil {
+// MonthExport is the export a month's report needs: everything the store
+// knows around the month (Export, two days either side so every time zone's
+// month and the report's lookback are covered) and every ticket.
+func (d *TicketDesk) MonthExport(year int, month time.Month) ExportFunc {
+	start := time.Date(year, month, 1, 0, 0, 0, 0, time.UTC)
+	sel := ExportSelect{From: start.AddDate(0, 0, -2), To: start.AddDate(0, 1, 2)}
+	return func(ctx context.Context, w *events.Writer) error {
+		if _, err := Export(ctx, d.svc.store, sel, w.Write); err != nil {
 			return err
 		}
+		return d.ExportTickets(ctx, w)
 	}
-	return d.ExportTickets(ctx, w)
 }
 
 // MonthReport builds the month's report with the SLA engine (sla/report)
-// from an export (nil: ExportNodesAndTickets) as of asOf.
+// as of asOf, from export (nil: MonthExport).
 func (d *TicketDesk) MonthReport(ctx context.Context, year int, month time.Month, asOf time.Time, export ExportFunc) (*report.Report, error) {
 	if export == nil {
-		export = d.ExportNodesAndTickets
+		export = d.MonthExport(year, month)
 	}
 	var buf bytes.Buffer
 	w := events.NewWriter(&buf)

@@ -412,7 +412,7 @@ func TestTicketsInExportAndReport(t *testing.T) {
 
 	var buf bytes.Buffer
 	ew := events.NewWriter(&buf)
-	if err := w.d.ExportNodesAndTickets(t.Context(), ew); err != nil {
+	if err := w.d.MonthExport(2026, time.March)(t.Context(), ew); err != nil {
 		t.Fatal(err)
 	}
 	if err := ew.Flush(); err != nil {
@@ -428,7 +428,8 @@ func TestTicketsInExportAndReport(t *testing.T) {
 		}
 		types = append(types, e.Type)
 	}
-	if strings.Join(types, ",") != "node_registered,node_registered,ticket_opened,ticket_provider_responded,ticket_customer_replied" {
+	if all := strings.Join(types, ","); !strings.HasPrefix(all, "node_registered,node_registered,") ||
+		!strings.HasSuffix(all, ",ticket_opened,ticket_provider_responded,ticket_customer_replied") {
 		t.Fatalf("exported %v", types)
 	}
 

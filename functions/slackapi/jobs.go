@@ -97,10 +97,10 @@ func (h *Handler) Do(ctx context.Context, j Job) error {
 // slackMax keeps a message inside Slack's 40 000-character text limit.
 const slackMax = 38000
 
-// reportSummary builds the month with the SLA engine and renders the part
-// a channel wants to read: every ticket against its targets, with the
-// penalties the contract attaches to late ones, and — when the full export
-// is wired — each node's uptime and the claim.
+// reportSummary builds the month with the SLA engine from the backend's
+// export and renders the part a channel wants to read: each node's uptime
+// and claim, and every ticket against its targets with the penalties the
+// contract attaches to late ones.
 func (h *Handler) reportSummary(ctx context.Context, month string) (string, error) {
 	m, err := time.Parse("2006-01", month)
 	if err != nil {
@@ -112,13 +112,10 @@ func (h *Handler) reportSummary(ctx context.Context, month string) (string, erro
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "*SLA report %s* (as of %s)\n", rep.Month, rep.AsOf)
-	full := h.export != nil
 	tickets, breached := 0, 0
 	for _, n := range rep.Nodes {
-		if full {
-			fmt.Fprintf(&b, "*%s* (%s): uptime %.3f %% claimable (target %.2f %%), claim %.2f %s\n",
-				n.Node, n.Contract, n.Uptime.ClaimablePercent, n.Uptime.TargetPercent, n.Credit.Amount, n.Currency)
-		}
+		fmt.Fprintf(&b, "*%s* (%s): uptime %.3f %% claimable, %.3f %% observed (target %.2f %%); claim %.2f %s\n",
+			n.Node, n.Contract, n.Uptime.ClaimablePercent, n.Uptime.ObservedPercent, n.Uptime.TargetPercent, n.Credit.Amount, n.Currency)
 		pen := map[string][]string{}
 		for _, p := range n.Credit.Penalties {
 			pen[p.Ref] = append(pen[p.Ref], fmt.Sprintf("%s +%.1f %%", p.Kind, p.Percent))
@@ -157,12 +154,9 @@ func (h *Handler) reportSummary(ctx context.Context, month string) (string, erro
 		}
 	}
 	fmt.Fprintf(&b, "%d tickets, %d breached.", tickets, breached)
-	if !full {
-		b.WriteString(" Uptime and the total claim are in the full monthly report (`gpusla report`).")
-	}
 	s := b.String()
 	if len(s) > slackMax {
-		s = s[:slackMax] + "\n… (truncated; the full report has every line)"
+		s = strings.ToValidUTF8(s[:slackMax], "") + "\n… (truncated; the full report has every line)"
 	}
 	return s, nil
 }

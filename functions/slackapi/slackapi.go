@@ -52,9 +52,8 @@ type Config struct {
 	SigningSecret string
 	// Runner runs slow work after the answer (default: goroutines).
 	Runner Runner
-	// Export writes the full event log for `/gpusla report` (the backend's
-	// export); nil: node registrations and tickets only, and the report
-	// says it covers tickets.
+	// Export overrides the event log `/gpusla report` is built from
+	// (default: the desk's MonthExport of the month asked for).
 	Export app.ExportFunc
 	// HTTPClient posts to response_url (default: 10 s timeout).
 	HTTPClient *http.Client

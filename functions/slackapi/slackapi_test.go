@@ -325,7 +325,7 @@ func TestReportAnsweredBeforeItIsBuilt(t *testing.T) {
 	var e *env
 	e = newEnv(t, func(ctx context.Context, w *events.Writer) error {
 		<-release // the export is slow
-		return e.desk.ExportNodesAndTickets(ctx, w)
+		return e.desk.MonthExport(e.clock.Now().Year(), e.clock.Now().Month())(ctx, w)
 	})
 	e.command("ticket open gz-01 P2 slow NCCL ref=R-9")
 	month := e.clock.Now().Format("2006-01")
