@@ -56,14 +56,10 @@ func (s *Service) Ingest(ctx context.Context, req IngestRequest) (wire.Ack, erro
 	if !wire.ValidNodeID(req.Node) {
 		return wire.Ack{}, &AuthError{ErrUnknownNode}
 	}
-	node, err := s.store.GetNode(ctx, req.Node)
+	node, secret, err := s.nodeAndSecret(ctx, req.Node)
 	if errors.Is(err, ErrNotFound) {
 		return wire.Ack{}, &AuthError{ErrUnknownNode}
 	} else if err != nil {
-		return wire.Ack{}, fmt.Errorf("ingest: %w", err)
-	}
-	secret, err := s.box.Open(node.SealedSecret, node.ID)
-	if err != nil {
 		return wire.Ack{}, fmt.Errorf("ingest: %w", err)
 	}
 	signedAt, err := wire.Verify(secret, now, req.Timestamp, req.Signature, req.Body)

@@ -2,6 +2,8 @@ package app_test
 
 import (
 	"errors"
+	"io"
+	"log/slog"
 	"path/filepath"
 	"testing"
 	"time"
@@ -14,6 +16,8 @@ import (
 )
 
 var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 type world struct {
 	t     *testing.T

@@ -7,9 +7,11 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/gpusla/gpusla/sla/incident"
@@ -56,7 +58,19 @@ type Service struct {
 	th        func(Node) incident.Thresholds
 	retention time.Duration
 	backendID string
+	nodes     sync.Map // id → cachedNode
 }
+
+// cachedNode is a node record with its opened secret. Node records do not
+// change after registration, so ingest keeps them for nodeCacheTTL and saves
+// a store read (a billed DynamoDB read in AWS) and an AES-GCM open per push.
+type cachedNode struct {
+	node    Node
+	secret  []byte
+	expires time.Time
+}
+
+const nodeCacheTTL = time.Minute
 
 // New checks the config and returns a Service.
 func New(c Config) (*Service, error) {
@@ -101,4 +115,25 @@ const maxRetries = 32
 
 func errTooContended(what string) error {
 	return fmt.Errorf("%s: still conflicting after %d attempts", what, maxRetries)
+}
+
+// nodeAndSecret returns a registered node and its secret, from the cache
+// when fresh. ErrNotFound if the node is not registered.
+func (s *Service) nodeAndSecret(ctx context.Context, id string) (Node, []byte, error) {
+	now := time.Now()
+	if v, ok := s.nodes.Load(id); ok {
+		if c := v.(cachedNode); now.Before(c.expires) {
+			return c.node, c.secret, nil
+		}
+	}
+	n, err := s.store.GetNode(ctx, id)
+	if err != nil {
+		return Node{}, nil, err
+	}
+	secret, err := s.box.Open(n.SealedSecret, n.ID)
+	if err != nil {
+		return Node{}, nil, err
+	}
+	s.nodes.Store(id, cachedNode{node: n, secret: secret, expires: now.Add(nodeCacheTTL)})
+	return n, secret, nil
 }

@@ -1,0 +1,288 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/httpapi"
+	"github.com/gpusla/gpusla/infra/slack"
+	"github.com/gpusla/gpusla/probe/wire"
+)
+
+func init() {
+	commands = append(commands, newLoadgenCmd)
+}
+
+// loadResult is one measured run.
+type loadResult struct {
+	Name      string
+	Batches   int64
+	Errors    int64
+	Elapsed   time.Duration
+	P50, P99  time.Duration
+	Max       time.Duration
+	PerSecond float64
+	// CPU is the process's user+system CPU time during the run (server and
+	// generator together); CPUPerBatch = CPU / Batches. On a shared machine
+	// the wall-clock rate depends on what else runs; 2 cores / CPUPerBatch
+	// is what two dedicated cores would sustain.
+	CPU         time.Duration
+	CPUPerBatch time.Duration
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func newLoadgenCmd() *cobra.Command {
+	var (
+		nodes, workers, maxBatches int
+		duration                   time.Duration
+		data, cpuprofile           string
+	)
+	cmd := &cobra.Command{
+		Use:   "loadgen",
+		Short: "Measure ingest throughput of the serve stack against a no-op HTTP handler (loopback)",
+		Long: `Registers --nodes simulated nodes in a fresh data folder, starts the same HTTP
+stack as ` + "`gpusla serve`" + ` (httpapi, application, embedded store) on a loopback port and
+drives it with --workers concurrent clients pushing real signed, hash-chained
+heartbeat batches (two heartbeats each, every node's batches in order, one at
+a time, as a probe does). Then it drives a no-op handler (reads the body,
+answers a fixed ack) with the same generator. Each run stops after --duration
+or --max-batches. Prints batches/s, latency p50/p99/max, the ratio to the
+no-op handler and the store operations per batch.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if nodes < 1 || workers < 1 || maxBatches < 1 || duration <= 0 {
+				return fmt.Errorf("--nodes, --workers, --max-batches and --duration must be positive")
+			}
+			dir := data
+			if dir == "" {
+				d, err := os.MkdirTemp("", "gpusla-loadgen-")
+				if err != nil {
+					return err
+				}
+				defer os.RemoveAll(d)
+				dir = d
+			} else if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+				return fmt.Errorf("--data %s is not empty; loadgen needs a fresh folder", dir)
+			}
+			out := cmd.OutOrStdout()
+			if cpuprofile != "" {
+				pf, err := os.Create(cpuprofile)
+				if err != nil {
+					return err
+				}
+				defer pf.Close()
+				if err := pprof.StartCPUProfile(pf); err != nil {
+					return err
+				}
+				defer pprof.StopCPUProfile()
+			}
+			res, ops, err := runLoadgen(cmd.Context(), dir, nodes, workers, maxBatches, duration)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "loadgen: GOMAXPROCS=%d, %d CPUs, %d nodes, %d workers, run ≤ %s or ≤ %d batches each\n",
+				runtime.GOMAXPROCS(0), runtime.NumCPU(), nodes, workers, duration, maxBatches)
+			for _, r := range res {
+				fmt.Fprintf(out, "%-20s %7d batches %3d errors in %5.2fs: %6.0f batches/s  p50 %6.2fms  p99 %6.2fms  max %6.2fms  CPU %5.1fµs/batch (%.0f/s on %d dedicated cores)\n",
+					r.Name, r.Batches, r.Errors, r.Elapsed.Seconds(), r.PerSecond, ms(r.P50), ms(r.P99), ms(r.Max),
+					float64(r.CPUPerBatch.Nanoseconds())/1000, float64(runtime.GOMAXPROCS(0))/r.CPUPerBatch.Seconds(), runtime.GOMAXPROCS(0))
+			}
+			fmt.Fprintf(out, "serve / no-op: %.1f %% by wall clock, %.1f %% by CPU per batch\n",
+				100*res[0].PerSecond/res[1].PerSecond, 100*res[1].CPUPerBatch.Seconds()/res[0].CPUPerBatch.Seconds())
+			if la, err := os.ReadFile("/proc/loadavg"); err == nil {
+				fmt.Fprintf(out, "load average during the run: %s", la)
+			}
+			if res[0].Batches > 0 {
+				fmt.Fprintf(out, "store ops per ingested batch: %.3f writes, %.3f reads (%s)\n",
+					float64(ops.Total("/write")-int64(nodes))/float64(res[0].Batches), float64(ops.Total("/read"))/float64(res[0].Batches), ops)
+			}
+			if res[0].Errors > 0 || res[1].Errors > 0 {
+				return fmt.Errorf("loadgen: requests failed")
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&nodes, "nodes", 1000, "simulated nodes")
+	f.IntVar(&workers, "workers", 64, "concurrent clients")
+	f.IntVar(&maxBatches, "max-batches", 200000, "stop each run after this many batches")
+	f.DurationVar(&duration, "duration", 10*time.Second, "stop each run after this long")
+	f.StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile of both runs to this file")
+	f.StringVar(&data, "data", "", "fresh data folder for the store (default: a temp folder, removed after)")
+	return cmd
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// runLoadgen measures the serve stack and then the no-op handler.
+func runLoadgen(ctx context.Context, dir string, nodes, workers, maxBatches int, duration time.Duration) ([]loadResult, app.OpCounts, error) {
+	store, box, err := openData(dir, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer store.Close()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	svc, err := app.New(app.Config{Store: store, Notifier: &slack.Console{W: io.Discard}, Box: box, Log: quiet, BackendID: "loadgen"})
+	if err != nil {
+		return nil, nil, err
+	}
+	sims := make([]*simNode, nodes)
+	for i := range sims {
+		n, secret, err := svc.AddNode(ctx, app.NewNode{ID: fmt.Sprintf("load-%05d", i), Provider: "load", Contract: "load",
+			OrderedAt: svc.Now(), GPUModel: "H100", GPUCount: 8})
+		if err != nil {
+			return nil, nil, err
+		}
+		sims[i] = &simNode{id: n.ID, secret: secret}
+	}
+	before := store.Ops()
+	serveRes, err := drive(ctx, "serve (ingest+bolt)", httpapi.New(svc, quiet), sims, workers, maxBatches, duration)
+	if err != nil {
+		return nil, nil, err
+	}
+	after := store.Ops()
+	for k, v := range before {
+		after[k] -= v
+	}
+	after["CreateNode/write"] = int64(nodes) // so Total("/write") - nodes is ingest only
+	for i := range sims {
+		sims[i].seq, sims[i].prev = 0, ""
+	}
+	noop := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"id":"x","status":"stored","server_time":"2026-01-01T00:00:00Z"}`))
+	})
+	noopRes, err := drive(ctx, "no-op handler", noop, sims, workers, maxBatches, duration)
+	if err != nil {
+		return nil, nil, err
+	}
+	return []loadResult{serveRes, noopRes}, after, nil
+}
+
+type simNode struct {
+	id     string
+	secret []byte
+	seq    uint64
+	prev   string
+}
+
+// next builds the node's next heartbeat batch (two heartbeats).
+func (n *simNode) next(now time.Time) []byte {
+	n.seq++
+	b := &wire.Batch{V: wire.Version, ID: fmt.Sprintf("%s-%d", n.id, n.seq), Node: n.id, Probe: "loadgen", Seq: n.seq, Prev: n.prev,
+		CreatedAt: now, Observations: []wire.Observation{{At: now.Add(-30 * time.Second), Kind: wire.KindHeartbeat}, {At: now, Kind: wire.KindHeartbeat}}}
+	body, err := wire.Encode(b)
+	if err != nil {
+		panic(err) // a well-formed batch always encodes
+	}
+	n.prev = wire.BodyHash(body)
+	return body
+}
+
+// drive serves h on a loopback port with serve's server settings and runs
+// the generator against it.
+func drive(ctx context.Context, name string, h http.Handler, sims []*simNode, workers, maxBatches int, duration time.Duration) (loadResult, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return loadResult{}, err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	url := "http://" + ln.Addr().String() + httpapi.PathBatches
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConns: workers, MaxIdleConnsPerHost: workers}}
+	defer client.CloseIdleConnections()
+
+	ctx, cancel := context.WithTimeout(ctx, duration)
+	defer cancel()
+	var count, errs atomic.Int64
+	lat := make([][]time.Duration, workers)
+	var wg sync.WaitGroup
+	cpu0 := cpuTime()
+	start := time.Now()
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Worker w owns nodes w, w+workers, …: each node's batches go
+			// out in order, one at a time, as from a real probe.
+			var mine []*simNode
+			for i := w; i < len(sims); i += workers {
+				mine = append(mine, sims[i])
+			}
+			if len(mine) == 0 {
+				return
+			}
+			for i := 0; ctx.Err() == nil; i++ {
+				if count.Add(1) > int64(maxBatches) {
+					count.Add(-1)
+					return
+				}
+				n := mine[i%len(mine)]
+				now := time.Now().UTC()
+				body := n.next(now)
+				req, _ := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodPost, url, bytes.NewReader(body))
+				wire.SetHeaders(req.Header, n.id, n.secret, now, body)
+				t := time.Now()
+				resp, err := client.Do(req)
+				if err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusOK {
+						err = fmt.Errorf("status %d", resp.StatusCode)
+					}
+				}
+				lat[w] = append(lat[w], time.Since(t))
+				if err != nil {
+					errs.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	cpu := cpuTime() - cpu0
+	all := slices.Concat(lat...)
+	slices.Sort(all)
+	q := func(p float64) time.Duration {
+		if len(all) == 0 {
+			return 0
+		}
+		return all[int(math.Ceil(p*float64(len(all))))-1]
+	}
+	r := loadResult{Name: name, Batches: count.Load(), Errors: errs.Load(), Elapsed: elapsed, P50: q(0.50), P99: q(0.99)}
+	if len(all) > 0 {
+		r.Max = all[len(all)-1]
+	}
+	r.PerSecond = float64(r.Batches) / elapsed.Seconds()
+	r.CPU = cpu
+	if r.Batches > 0 {
+		r.CPUPerBatch = cpu / time.Duration(r.Batches)
+	}
+	return r, nil
+}
