@@ -303,6 +303,12 @@ func (b *Builder) Build() (*Report, error) {
 	sums := map[string]*Contract{}
 	for _, id := range ids {
 		n := b.nodes[id]
+		// A node ordered after the month, or given back before it, has no
+		// part in it.
+		ms, me := calendar.MonthBounds(b.opts.Year, b.opts.Month, n.tm.Calendar.Loc)
+		if !n.reg.OrderedAt.Before(me) || (!n.released.IsZero() && !n.released.After(ms)) {
+			continue
+		}
 		nr := b.buildNode(n, byNode[id], backend)
 		r.Nodes = append(r.Nodes, nr)
 		c := sums[n.tm.Contract]

@@ -484,6 +484,26 @@ func scenarios() []scenario {
 			},
 		},
 		{
+			// A node given back on the 10th (its heartbeats stop then: no
+			// outage after the release, billing stops) and one ordered in April
+			// (not part of March).
+			name: "us-released-mid-month", month: time.March, asOf: time.Date(2026, 4, 2, 0, 0, 0, 0, time.UTC),
+			build: func(l *log) {
+				l.register("va-02", "us-example", local(newYork, "2026-02-27 09:00"), 2)
+				l.heartbeats("va-02", local(newYork, "2026-02-27 09:30"), local(newYork, "2026-03-10 12:00"))
+				l.add(events.Event{Type: events.TypeNodeReleased, Node: "va-02", At: local(newYork, "2026-03-10 12:00")})
+				l.register("va-03", "us-example", local(newYork, "2026-04-01 09:00"), 8)
+			},
+			check: func(t *testing.T, r *Report) {
+				eq(t, "nodes", len(r.Nodes), 1)
+				n := node(t, r, "va-02")
+				eq(t, "period end", n.Period.End, "2026-03-10T12:00:00-04:00")
+				eq(t, "outages", len(n.Outages), 0)
+				eq(t, "billed", n.Billing.BilledSeconds, n.Period.Seconds)
+				eq(t, "charge", n.Billing.Charge, 3.20*2*float64(n.Period.Seconds)/3600)
+			},
+		},
+		{
 			// Delivered 75 minutes after the order (target 30 min), then down for
 			// two days: tier 50 % plus 5 % late delivery, capped at 50 %.
 			name: "cn-late-delivery-capped", month: time.March, asOf: time.Date(2026, 4, 2, 0, 0, 0, 0, time.UTC),
