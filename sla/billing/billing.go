@@ -202,12 +202,12 @@ type Row struct {
 	UsableHours  float64 `json:"usable_hours"`
 	UsableAmount float64 `json:"usable_amount"` // usable hours at the contract price
 	// Differences: billed − contract, billed − usable.
-	OverHours        float64 `json:"over_contract_hours"`
-	OverAmount       float64 `json:"over_contract_amount"`
-	UnusableBilled   float64 `json:"billed_not_usable_hours"`
-	UnusableAmount   float64 `json:"billed_not_usable_amount"`
-	Status           string  `json:"status"`
-	Note             string  `json:"note,omitempty"`
+	OverHours      float64 `json:"over_contract_hours"`
+	OverAmount     float64 `json:"over_contract_amount"`
+	UnusableBilled float64 `json:"billed_not_usable_hours"`
+	UnusableAmount float64 `json:"billed_not_usable_amount"`
+	Status         string  `json:"status"`
+	Note           string  `json:"note,omitempty"`
 }
 
 // Reconciliation is the whole bill against the report.

@@ -1,0 +1,361 @@
+package bundle
+
+import (
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/report"
+)
+
+// Limits of what Verify will read: a bundle is a few files; anything
+// bigger is refused before it is decompressed (a zip bomb must not fill
+// memory).
+const (
+	MaxFiles     = 16
+	MaxFileBytes = 2 << 30
+	maxManifest  = 256 << 20
+)
+
+// Problem is one thing that does not match.
+type Problem struct {
+	File   string `json:"file"`
+	Line   int    `json:"line,omitempty"`
+	Detail string `json:"detail"`
+}
+
+func (p Problem) String() string {
+	if p.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Detail)
+	}
+	return fmt.Sprintf("%s: %s", p.File, p.Detail)
+}
+
+// Result is what Verify found.
+type Result struct {
+	Manifest *Manifest
+	Problems []Problem
+	// Checked counts what was checked, for the summary.
+	Files, Batches, Lines, Intervals int
+	ChainHead                        string
+}
+
+// OK says nothing failed.
+func (r *Result) OK() bool { return len(r.Problems) == 0 }
+
+// Verify checks a bundle offline: every file against the manifest, every
+// observation line against its batch, the batches' hash chain, the chain
+// head, and the report's counted outages against the intervals kept. It
+// returns an error only when the bundle cannot be read at all (not a zip,
+// no manifest); everything else is a Problem in the result.
+func Verify(ra io.ReaderAt, size int64) (*Result, error) {
+	zr, err := zip.NewReader(ra, size)
+	if err != nil {
+		return nil, fmt.Errorf("not a zip file: %w", err)
+	}
+	res := &Result{}
+	add := func(file string, line int, format string, a ...any) {
+		res.Problems = append(res.Problems, Problem{File: file, Line: line, Detail: fmt.Sprintf(format, a...)})
+	}
+	if len(zr.File) > MaxFiles {
+		return nil, fmt.Errorf("bundle has %d files, more than the %d a bundle holds", len(zr.File), MaxFiles)
+	}
+	files := map[string]*zip.File{}
+	for _, f := range zr.File {
+		if f.UncompressedSize64 > MaxFileBytes {
+			return nil, fmt.Errorf("%s: %d bytes uncompressed, over the %d limit", f.Name, f.UncompressedSize64, int64(MaxFileBytes))
+		}
+		if _, dup := files[f.Name]; dup {
+			add(f.Name, 0, "appears twice in the zip")
+		}
+		files[f.Name] = f
+	}
+	mf, ok := files[ManifestFile]
+	if !ok {
+		return nil, fmt.Errorf("no %s in the bundle", ManifestFile)
+	}
+	mraw, err := readAll(mf, maxManifest)
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	dec := json.NewDecoder(bytes.NewReader(mraw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("%s: %w", ManifestFile, err)
+	}
+	if m.Schema != Schema {
+		return nil, fmt.Errorf("%s: schema %q, this verifier reads %q", ManifestFile, m.Schema, Schema)
+	}
+	res.Manifest = &m
+
+	// Files: present, same size, same SHA-256; nothing unlisted.
+	data := map[string][]byte{}
+	listed := map[string]bool{ManifestFile: true}
+	for _, fs := range m.Files {
+		listed[fs.Name] = true
+		f, ok := files[fs.Name]
+		if !ok {
+			add(fs.Name, 0, "listed in the manifest but missing from the zip")
+			continue
+		}
+		b, err := readAll(f, MaxFileBytes)
+		if err != nil {
+			add(fs.Name, 0, "cannot be read: %v", err)
+			continue
+		}
+		res.Files++
+		data[fs.Name] = b
+		if int64(len(b)) != fs.Bytes {
+			add(fs.Name, 0, "%d bytes, the manifest says %d", len(b), fs.Bytes)
+		}
+		if got := sum(b); got != fs.SHA256 {
+			add(fs.Name, 0, "SHA-256 is %s, the manifest says %s", got, fs.SHA256)
+		}
+	}
+	var extra []string
+	for name := range files {
+		if !listed[name] {
+			extra = append(extra, name)
+		}
+	}
+	sort.Strings(extra)
+	for _, name := range extra {
+		add(name, 0, "in the zip but not in the manifest")
+	}
+
+	// Observations: every line an observation of a listed batch, each
+	// batch's lines hashing to its digest.
+	type bkey struct {
+		node string
+		seq  uint64
+	}
+	type got struct {
+		lines     int
+		h         hashWriter
+		firstLine int
+		id        string
+	}
+	seen := map[bkey]*got{}
+	if obs, ok := data[ObservationsFile]; ok {
+		sc := bufio.NewScanner(bytes.NewReader(obs))
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		n := 0
+		for sc.Scan() {
+			n++
+			raw := sc.Bytes()
+			var e events.Event
+			rd := events.NewReader(bytes.NewReader(raw))
+			if err := rd.Next(&e); err != nil {
+				add(ObservationsFile, n, "not a valid event line: %v", unwrapLine(err))
+				continue
+			}
+			if e.Type != events.TypeObservation {
+				add(ObservationsFile, n, "a %s event; only observations belong here", e.Type)
+				continue
+			}
+			k := bkey{e.Node, e.Seq}
+			g := seen[k]
+			if g == nil {
+				g = &got{h: newHashWriter(), firstLine: n, id: e.Batch}
+				seen[k] = g
+			}
+			g.lines++
+			g.h.h.Write(raw)
+			g.h.h.Write([]byte{'\n'})
+			res.Lines++
+		}
+		if err := sc.Err(); err != nil {
+			add(ObservationsFile, n+1, "cannot be read: %v", err)
+		}
+	}
+	link := Genesis
+	listedB := map[bkey]bool{}
+	prevOf := map[string]*Batch{}
+	for i := range m.Batches {
+		b := m.Batches[i]
+		k := bkey{b.Node, b.Seq}
+		listedB[k] = true
+		res.Batches++
+		name := fmt.Sprintf("batch %s seq %d (%s)", b.Node, b.Seq, b.ID)
+		g := seen[k]
+		switch {
+		case g == nil:
+			add(ObservationsFile, 0, "%s is in the manifest with %d lines but has no line in the file: the batch was removed", name, b.Lines)
+		default:
+			if g.lines != b.Lines {
+				add(ObservationsFile, g.firstLine, "%s has %d lines, the manifest says %d", name, g.lines, b.Lines)
+			}
+			if d := hex.EncodeToString(g.h.h.Sum(nil)); d != b.LinesSHA256 {
+				add(ObservationsFile, g.firstLine, "%s: its lines hash to %s, the manifest says %s: a line of this batch was changed", name, d, b.LinesSHA256)
+			}
+		}
+		// Hash chain: the batch before it (same node, seq-1) must be the one
+		// its prev names.
+		if p := prevOf[b.Node]; p != nil && b.Prev != "" {
+			if p.Seq == b.Seq-1 && p.Hash != b.Prev {
+				add(ManifestFile, 0, "hash chain broken: %s names prev %s, batch seq %d has hash %s", name, short(b.Prev), p.Seq, short(p.Hash))
+			}
+			if p.Seq < b.Seq-1 && !declaredMissing(&m, b.Node, p.Seq, b.Seq) && inOneInterval(&m, b.Node, p.Seq, b.Seq) {
+				add(ManifestFile, 0, "hash chain broken: %s follows seq %d; batches %s are missing and not declared missing",
+					name, p.Seq, seqList(p.Seq+1, b.Seq-1))
+			}
+		}
+		if p := prevOf[b.Node]; p != nil && p.Seq >= b.Seq {
+			add(ManifestFile, 0, "%s listed after seq %d: batches out of order", name, p.Seq)
+		}
+		prevOf[b.Node] = &m.Batches[i]
+		link = Link(link, b)
+		if link != b.Link {
+			add(ManifestFile, 0, "chain link of %s is %s, recomputed %s", name, short(b.Link), short(link))
+			link = b.Link // report each broken link once, not every one after it
+		}
+	}
+	res.ChainHead = link
+	if link != m.ChainHead {
+		add(ManifestFile, 0, "chain head is %s, recomputed from the batches %s", m.ChainHead, link)
+	}
+	var unlisted []bkey
+	for k := range seen {
+		if !listedB[k] {
+			unlisted = append(unlisted, k)
+		}
+	}
+	sort.Slice(unlisted, func(i, j int) bool {
+		if unlisted[i].node != unlisted[j].node {
+			return unlisted[i].node < unlisted[j].node
+		}
+		return unlisted[i].seq < unlisted[j].seq
+	})
+	for _, k := range unlisted {
+		add(ObservationsFile, seen[k].firstLine, "batch %s seq %d has lines but is not in the manifest", k.node, k.seq)
+	}
+
+	// Intervals: each a batch range whose batches are all here (or
+	// declared missing); and the report's counted outages are exactly them.
+	for _, iv := range m.Intervals {
+		res.Intervals++
+		for s := iv.FromSeq; s > 0 && s <= iv.ToSeq; s++ {
+			if !listedB[bkey{iv.Node, s}] && !contains(iv.Missing, s) {
+				add(ManifestFile, 0, "interval %s %s %s..%s: batch seq %d of its range %d..%d is neither in the bundle nor declared missing",
+					iv.Node, iv.Kind, iv.Start, iv.End, s, iv.FromSeq, iv.ToSeq)
+			}
+		}
+	}
+	if rj, ok := data[ReportJSONFile]; ok {
+		var r report.Report
+		if err := json.Unmarshal(rj, &r); err != nil {
+			add(ReportJSONFile, 0, "not a report: %v", err)
+		} else {
+			if r.Month != m.Month || r.AsOf != m.AsOf {
+				add(ReportJSONFile, 0, "is for %s as of %s, the manifest for %s as of %s", r.Month, r.AsOf, m.Month, m.AsOf)
+			}
+			want := map[string]bool{}
+			for _, iv := range m.Intervals {
+				want[iv.Node+" "+iv.Kind+" "+iv.Start+" "+iv.End] = true
+			}
+			for _, n := range r.Nodes {
+				for _, o := range n.Outages {
+					if !o.Counted {
+						continue
+					}
+					k := n.Node + " " + o.Kind + " " + o.Start + " " + o.End
+					if !want[k] {
+						add(ReportJSONFile, 0, "counted outage %s has no interval in the manifest: its evidence is not in the bundle", k)
+					}
+					delete(want, k)
+				}
+			}
+			var left []string
+			for k := range want {
+				left = append(left, k)
+			}
+			sort.Strings(left)
+			for _, k := range left {
+				add(ManifestFile, 0, "interval %s is not a counted outage of report.json", k)
+			}
+		}
+	}
+	return res, nil
+}
+
+func unwrapLine(err error) error {
+	var le *events.LineError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}
+
+func readAll(f *zip.File, limit int64) ([]byte, error) {
+	rc, err := f.Open()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Name, err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Name, err)
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s: over the %d byte limit", f.Name, limit)
+	}
+	return b, nil
+}
+
+func declaredMissing(m *Manifest, node string, from, to uint64) bool {
+	for s := from + 1; s < to; s++ {
+		found := false
+		for _, iv := range m.Intervals {
+			if iv.Node == node && contains(iv.Missing, s) {
+				found = true
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// inOneInterval: a and b fall in one interval's range, so the batches
+// between them belong in the bundle (different intervals leave real gaps).
+func inOneInterval(m *Manifest, node string, a, b uint64) bool {
+	for _, iv := range m.Intervals {
+		if iv.Node == node && a >= iv.FromSeq && b <= iv.ToSeq {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(s []uint64, v uint64) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func seqList(from, to uint64) string {
+	if from == to {
+		return fmt.Sprint(from)
+	}
+	return fmt.Sprintf("%d..%d", from, to)
+}
+
+func short(h string) string {
+	if len(h) > 16 {
+		return h[:16]
+	}
+	return h
+}
+

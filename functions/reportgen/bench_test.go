@@ -1,0 +1,59 @@
+package reportgen
+
+import (
+	"bytes"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/functions/reportgen/reportgentest"
+	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/report"
+)
+
+// BenchmarkMonthlyReport100Nodes is the figure: the report for 100
+// nodes over a month (minute heartbeats and GPU checks every 15 minutes:
+// 4.8 million events as JSON lines, read from memory), rendered as JSON,
+// HTML and PDF. Run with -cpu 2 to match the 2-core target.
+func BenchmarkMonthlyReport100Nodes(b *testing.B) {
+	tm, err := reportgentest.Terms()
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := reportgentest.Fleet(100, 2026, time.March)
+	var log bytes.Buffer
+	w := events.NewWriter(&log)
+	for i := range l.Events {
+		if err := w.Write(&l.Events[i]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(len(l.Events)), "events")
+	b.ReportMetric(float64(log.Len())/1e6, "log-MB")
+	l = nil
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		bd, err := report.NewBuilder(tm, report.Options{Year: 2026, Month: time.March, AsOf: time.Date(2026, 4, 2, 0, 0, 0, 0, time.UTC)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := bd.ReadLog("fleet", bytes.NewReader(log.Bytes())); err != nil {
+			b.Fatal(err)
+		}
+		r, err := bd.Build()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(r.Nodes) != 100 {
+			b.Fatalf("nodes = %d", len(r.Nodes))
+		}
+		for _, f := range []string{"json", "html", "pdf"} {
+			if err := Render(io.Discard, r, f, Extras{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
