@@ -4,11 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-
-	fastjson "github.com/goccy/go-json"
 	"errors"
 	"fmt"
 	"io"
+
+	fastjson "github.com/goccy/go-json"
 )
 
 // MaxLineBytes caps one line. An observation holds at most 512 checks, far
