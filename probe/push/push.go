@@ -47,6 +47,11 @@ type Sender struct {
 	// are timestamped in backend time so that a drifting node clock does not
 	// get every batch rejected as stale.
 	skew time.Duration
+	// lastSeq/lastTS remember the last signature's batch and second: the
+	// backend rejects an identical signed request as a replay, so a retry
+	// of the same batch must be signed in a later second.
+	lastSeq uint64
+	lastTS  int64
 }
 
 // Stats describe delivery so far, for logs and /metrics.
@@ -171,7 +176,21 @@ func (s *Sender) attempt(ctx context.Context, it spool.Item) (outcome, string) {
 	skew := s.skew
 	s.mu.Unlock()
 	sent := s.Now()
-	wire.SetHeaders(req.Header, s.Node, s.Secret, sent.Add(-skew), it.Body)
+	signAt := sent.Add(-skew)
+	if it.Seq == s.lastSeq && signAt.Unix() == s.lastTS {
+		wait := time.Unix(s.lastTS+1, 0).Sub(signAt)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return s.fail(retry, ctx.Err().Error())
+		case <-t.C:
+		}
+		sent = s.Now()
+		signAt = sent.Add(-skew)
+	}
+	s.lastSeq, s.lastTS = it.Seq, signAt.Unix()
+	wire.SetHeaders(req.Header, s.Node, s.Secret, signAt, it.Body)
 	resp, err := s.Client.Do(req)
 	if err != nil {
 		return s.fail(retry, err.Error())

@@ -229,3 +229,28 @@ func TestBackoffGrowsWithJitterAndCap(t *testing.T) {
 		}
 	}
 }
+
+// The backend refuses an identical signed request as a replay, so retries
+// of one batch must never reuse a signature, however fast they come.
+func TestRetriesNeverReuseASignature(t *testing.T) {
+	r := newRig(t)
+	if err := r.recv.SetMode(pushtest.Unavailable); err != nil {
+		t.Fatal(err)
+	}
+	r.append(t, 1)
+	r.start()
+	time.Sleep(2500 * time.Millisecond)
+	r.recv.SetMode(pushtest.Up)
+	r.waitEmpty(t)
+	sigs := r.recv.Signatures()
+	seen := map[string]bool{}
+	for _, s := range sigs {
+		if seen[s] {
+			t.Fatalf("signature %s sent twice in %d requests", s, len(sigs))
+		}
+		seen[s] = true
+	}
+	if len(sigs) < 3 {
+		t.Fatalf("only %d attempts in 2.5 s with 10–80 ms backoff", len(sigs))
+	}
+}

@@ -47,6 +47,7 @@ type Receiver struct {
 	badSchema int
 	conflicts []string
 	refuse    map[uint64]wire.Error
+	sigs      []string
 }
 
 // Start listens on a free loopback port.
@@ -122,6 +123,9 @@ func (r *Receiver) handle(w http.ResponseWriter, req *http.Request) {
 	defer r.mu.Unlock()
 	now := time.Now().Add(r.offset)
 	w.Header().Set("Date", now.UTC().Format(http.TimeFormat))
+	if sig := req.Header.Get(wire.HeaderSignature); sig != "" {
+		r.sigs = append(r.sigs, sig)
+	}
 	fail := func(code int, msg, field string) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(code)
@@ -187,6 +191,13 @@ func (r *Receiver) handle(w http.ResponseWriter, req *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(wire.Ack{ID: b.ID, Status: status, ServerTime: now.UTC()})
+}
+
+// Signatures returns every signature header received, in order.
+func (r *Receiver) Signatures() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.sigs...)
 }
 
 // Counts says what the receiver has seen.
