@@ -260,7 +260,6 @@ func hostCopy(ctx context.Context, c *cuda.Context, s *cuda.Stream, v *verifier,
 		return fail(err)
 	}
 	d2h.BestGBs, d2h.MedianGB = best, med
-	var badCount [64]uint64
 	chunks := int(words/(1<<20)) + 1
 	counts := make([]uint64, chunks)
 	parallel(chunks, func(chunk int) {
@@ -272,7 +271,6 @@ func hostCopy(ctx context.Context, c *cuda.Context, s *cuda.Stream, v *verifier,
 			}
 		}
 	})
-	_ = badCount
 	var total uint64
 	for _, n := range counts {
 		total += n

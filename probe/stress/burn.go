@@ -300,50 +300,18 @@ func burn(ctx context.Context, c *cuda.Context, mod *cuda.Module, info cuda.Devi
 	k.prepare(iters)
 	flopsPerLaunch := float64(threads) * (k.flopsPerIter*float64(iters) + k.flopsFixed)
 
-	// verify compares every element with the reference, split over all
-	// CPUs so that checking keeps up with the GPU (the next launch runs
-	// meanwhile).
-	const chunk = 1 << 16
-	nChunks := int((elems + chunk - 1) / chunk)
 	verify := func(s *slot) {
-		bad := make([][]Mismatch, nChunks)
-		counts := make([]uint64, nChunks)
-		var f32 []float32
-		var f64 []float64
+		var n uint64
+		var bad []Mismatch
 		if k.f64 {
-			f64 = s.host.Float64s()[:elems]
+			n, bad = compareOutputs(k, nil, s.host.Float64s()[:elems], s.launch)
 		} else {
-			f32 = s.host.Float32s()[:elems]
+			n, bad = compareOutputs(k, s.host.Float32s()[:elems], nil, s.launch)
 		}
-		parallel(nChunks, func(ci int) {
-			lo := uint64(ci) * chunk
-			hi := min(lo+chunk, elems)
-			for i := lo; i < hi; i++ {
-				tid, e := i/uint64(k.perThread), int(i%uint64(k.perThread))
-				want := k.expected(tid, e)
-				var got float64
-				var ok bool
-				if k.f64 {
-					got = f64[i]
-					ok = math.Float64bits(got) == math.Float64bits(want)
-				} else {
-					got = float64(f32[i])
-					ok = math.Float32bits(f32[i]) == math.Float32bits(float32(want))
-				}
-				if !ok {
-					counts[ci]++
-					if len(bad[ci]) < maxBadKept {
-						bad[ci] = append(bad[ci], Mismatch{Launch: s.launch, Index: i, Got: got, Want: want})
-					}
-				}
-			}
-		})
-		for ci := range counts {
-			res.Mismatches += counts[ci]
-			for _, m := range bad[ci] {
-				if len(res.FirstBad) < maxBadKept {
-					res.FirstBad = append(res.FirstBad, m)
-				}
+		res.Mismatches += n
+		for _, m := range bad {
+			if len(res.FirstBad) < maxBadKept {
+				res.FirstBad = append(res.FirstBad, m)
 			}
 		}
 		res.Checked += elems
@@ -409,6 +377,59 @@ func burn(ctx context.Context, c *cuda.Context, mod *cuda.Module, info cuda.Devi
 
 // maxBadKept bounds the mismatches kept for the report; all are counted.
 const maxBadKept = 16
+
+// compareOutputs checks one launch's output (f32 or f64, whichever the
+// kernel writes) element by element, bit for bit, against k's reference.
+// It returns how many differ and the first few. The work is split over all
+// CPUs so that checking keeps up with the GPU, which runs the next launch
+// meanwhile. A NaN never equals its reference, so it is always counted.
+func compareOutputs(k burnKernel, f32 []float32, f64 []float64, launch int) (uint64, []Mismatch) {
+	n := uint64(len(f32))
+	if k.f64 {
+		n = uint64(len(f64))
+	}
+	const chunk = 1 << 16
+	nChunks := int((n + chunk - 1) / chunk)
+	if nChunks == 0 {
+		return 0, nil
+	}
+	bad := make([][]Mismatch, nChunks)
+	counts := make([]uint64, nChunks)
+	per := uint64(k.perThread)
+	parallel(nChunks, func(ci int) {
+		lo := uint64(ci) * chunk
+		hi := min(lo+chunk, n)
+		for i := lo; i < hi; i++ {
+			want := k.expected(i/per, int(i%per))
+			var got float64
+			var ok bool
+			if k.f64 {
+				got = f64[i]
+				ok = math.Float64bits(got) == math.Float64bits(want)
+			} else {
+				got = float64(f32[i])
+				ok = math.Float32bits(f32[i]) == math.Float32bits(float32(want))
+			}
+			if !ok {
+				counts[ci]++
+				if len(bad[ci]) < maxBadKept {
+					bad[ci] = append(bad[ci], Mismatch{Launch: launch, Index: i, Got: got, Want: want})
+				}
+			}
+		}
+	})
+	var total uint64
+	var first []Mismatch
+	for ci := range counts {
+		total += counts[ci]
+		for _, m := range bad[ci] {
+			if len(first) < maxBadKept {
+				first = append(first, m)
+			}
+		}
+	}
+	return total, first
+}
 
 // sampleStats returns the median, minimum and coefficient of variation of
 // per-second samples, leaving out the first (clock ramp-up) when there are

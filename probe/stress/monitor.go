@@ -84,6 +84,24 @@ type Monitor struct {
 	EventSamples map[string]int `json:"event_samples,omitempty"`
 	XIDs         []uint64       `json:"xids,omitempty"`
 	Errors       []string       `json:"errors,omitempty"`
+	// PowerSamples are all readings in order, warm-up included (W).
+	PowerSamples []float64 `json:"power_samples_w,omitempty"`
+}
+
+// warmupReadings is how many leading readings the power and clock
+// statistics leave out. NVML's power reading averages the last second or
+// so, and the first two readings of a burn still cover the previous
+// phase's tail and the launch ramp (seen on an H200: 364 W in the second
+// second of a TF32 burn that then held 463 W ±0.2 %). Fewer are left out
+// of short burns so that something remains.
+func warmupReadings(n int) int {
+	switch {
+	case n >= 5:
+		return 2
+	case n >= 3:
+		return 1
+	}
+	return 0
 }
 
 var reasonNames = []struct {
@@ -98,8 +116,6 @@ var reasonNames = []struct {
 }
 
 // monitor samples every interval until ctx ends, then summarises.
-// The first reading (taken as the burn starts, before clocks and power
-// settle) is not used for the power statistics when there are three or more.
 func monitor(ctx context.Context, s Sampler, busID string, st Static, interval time.Duration) *Monitor {
 	var rs []Reading
 	m := &Monitor{PowerLimitW: st.PowerLimitW, SlowdownC: st.SlowdownC, MaxSMClockMHz: st.MaxSMClockMHz}
@@ -130,7 +146,9 @@ func summarise(m *Monitor, rs []Reading) {
 	}
 	m.EventSamples = map[string]int{}
 	var power, clocks []float64
+	skip := warmupReadings(len(rs))
 	for i, r := range rs {
+		m.PowerSamples = append(m.PowerSamples, math.Round(r.PowerW*10)/10)
 		m.TempPeakC = math.Max(m.TempPeakC, r.TempC)
 		m.ClockEvents |= r.ClockEvents
 		for _, rn := range reasonNames {
@@ -139,7 +157,7 @@ func summarise(m *Monitor, rs []Reading) {
 			}
 		}
 		m.XIDs = append(m.XIDs, r.XIDs...)
-		if i == 0 && len(rs) >= 3 {
+		if i < skip {
 			continue
 		}
 		power = append(power, r.PowerW)

@@ -111,16 +111,6 @@ func fmaExpected64(steps int) []float64 {
 	return out
 }
 
-// seeds32 converts the seeds to the float32 table the FP32 kernel reads.
-func seeds32() []float32 {
-	s := fmaSeeds()
-	out := make([]float32, len(s))
-	for i, v := range s {
-		out[i] = float32(v)
-	}
-	return out
-}
-
 // mmaParams returns seedRows (a, b) pairs of small integers, exact in
 // BF16, FP16, TF32 and FP64, with |K*a*b| small enough that every partial
 // sum stays exact in FP32 accumulation.

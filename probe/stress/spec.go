@@ -20,8 +20,9 @@ type Spec struct {
 }
 
 // specs by 16-bit PCI device id. Official figures: the vendor's datasheet
-// (REFERENCE.md). Calibrations: measurements on a genuine H200 SXM,
-// driver 580.159.04, 2026-11-30 (REFERENCE.md and docs/BENCHMARKS.md).
+// (REFERENCE.md). Calibrations: gpuprobe stress on two genuine H200 SXM,
+// driver 580.159.04, 2026-11-30 (docs/BENCHMARKS.md, "GPU stress and
+// bandwidth"), and published health-check minimums where named.
 var specs = map[uint16]Spec{
 	0x2335: h200("NVIDIA H200 SXM 141GB"),
 	0x233b: h200("NVIDIA H200 NVL"),
@@ -37,16 +38,16 @@ func h200(model string) Spec {
 			"d2d": 4800, "h2d": 63, "d2h": 63, "p2p": 478,
 		},
 		Min: map[string]float64{
-			"fp32": 54.8, "fp64": 47.6, "tf32": 287, "bf16": 575, "fp16": 575,
-			"d2d": 4060, "h2d": 48, "d2h": 48, "p2p": 335,
+			"fp32": 58.8, "fp64": 57.1, "tf32": 291, "bf16": 587, "fp16": 587,
+			"d2d": 4077, "h2d": 48, "d2h": 48, "p2p": 335,
 		},
 		Source: map[string]string{
-			"fp32": "0.9 × 60.9 TFLOP/s, an FFMA-chain kernel on a healthy H200 (clock and board spread)",
-			"fp64": "0.9 × 52.9 TFLOP/s, gpu_burn -d (cuBLAS DGEMM) on a healthy H200",
-			"tf32": "0.9 × 319.5 TFLOP/s, an mma.sync m16n8k8 loop on a healthy H200",
-			"bf16": "0.9 × 639 TFLOP/s, an mma.sync m16n8k16 loop on a healthy H200",
-			"fp16": "as bf16 (same tensor-core rate)",
-			"d2d":  "0.95 × 4274 GB/s, cudaMemcpy device-to-device on a healthy H200 (89 % of datasheet)",
+			"fp32": "0.9 × 65.3 TFLOP/s, this burn on two healthy H200s at 1980 MHz; 0.9 leaves room for board spread, a card clocked 10 % down fails",
+			"fp64": "0.9 × 63.5 TFLOP/s, this burn (DMMA m16n8k16) on two healthy H200s",
+			"tf32": "0.9 × 324 TFLOP/s, this burn (mma.sync m16n8k8) on two healthy H200s",
+			"bf16": "0.9 × 652 TFLOP/s, this burn (mma.sync m16n8k16) on two healthy H200s",
+			"fp16": "0.9 × 652 TFLOP/s, this burn (mma.sync m16n8k16) on two healthy H200s",
+			"d2d":  "0.95 × 4292 GB/s, cuMemcpyDtoD on two healthy H200s (89 % of the datasheet: no copy reaches 90 %)",
 			"h2d":  "48 GB/s, Azure's H100/H200 node health check",
 			"d2h":  "48 GB/s, Azure's H100/H200 node health check",
 			"p2p":  "335 GB/s, Azure's H100/H200 GPU-to-GPU health check (healthy NV18 pair: 394)",

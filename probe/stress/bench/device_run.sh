@@ -20,8 +20,21 @@ nvidia-smi --query-gpu=index,name,driver_version,pci.bus_id,power.limit,clocks.m
 nvidia-smi topo -m || true
 if [ "$gen" = gen ]; then
 	bash probe/kernels/gen.sh "$out" && export GPUPROBE_PTX_DIR="$out"
+	# Fresh kernels must prove themselves before the recorded run: a short
+	# burn of each precision with no wrong value, else the embedded PTX runs.
+	if [ -n "${GPUPROBE_PTX_DIR:-}" ]; then
+		.device/gpuprobe stress --duration 2s --tests fp32,fp64,tf32,bf16,fp16 --json >/tmp/sanity.json 2>/dev/null
+		if ! python3 -c "import json,sys; r=json.load(open('/tmp/sanity.json')); b=r['burns']; sys.exit(0 if b and all(x['mismatches']==0 and not x.get('error') and not x.get('skipped') for x in b) else 1)"; then
+			echo "NEW PTX REJECTED by the sanity burn; using the embedded PTX"; python3 -c "import json; [print(x['gpu'],x['precision'],x['mismatches'],x.get('first_bad',[])[:2],x.get('error','')) for x in json.load(open('/tmp/sanity.json'))['burns']]"
+			unset GPUPROBE_PTX_DIR
+		else
+			echo "new PTX passed the sanity burn"
+		fi
+	fi
 fi
 probe=.device/gpuprobe
+echo "== probe/cuda tests on the GPU (go test -c -o .device/cuda.test ./probe/cuda)"
+[ -x .device/cuda.test ] && .device/cuda.test -test.v 2>&1 | grep -E "^(---|ok|PASS|FAIL)"
 echo "== gpuprobe stress (all tests, ${secs}s a precision)"
 start=$(date +%s.%N)
 $probe stress --duration "${secs}s" --json >"$out/stress.json" 2>/tmp/stress.err; echo "rc=$? wall=$(python3 -c "print(round($(date +%s.%N)-$start,1))")s"

@@ -1,0 +1,110 @@
+package stress
+
+import (
+	"math"
+	"testing"
+)
+
+// healthyOutput fills a launch's output as a correct GPU would.
+func healthyOutput(k burnKernel, threads uint64) ([]float32, []float64) {
+	n := threads * uint64(k.perThread)
+	if k.f64 {
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = k.expected(uint64(i)/uint64(k.perThread), i%k.perThread)
+		}
+		return nil, out
+	}
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = float32(k.expected(uint64(i)/uint64(k.perThread), i%k.perThread))
+	}
+	return out, nil
+}
+
+func TestCompareOutputsCountsEveryWrongValue(t *testing.T) {
+	for _, tc := range []struct {
+		prec Precision
+		arch int
+	}{{FP32, 90}, {FP64, 70}, {FP64, 80}, {FP64, 90}, {TF32, 90}, {BF16, 80}, {FP16, 90}} {
+		t.Run(string(tc.prec)+"/sm"+string(rune('0'+tc.arch/10))+"0", func(t *testing.T) {
+			k, err := kernelFor(tc.prec, tc.arch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			k.prepare(3)
+			const threads = 3000 // spans several verification chunks for the wide kernels
+			f32, f64 := healthyOutput(k, threads)
+			if n, bad := compareOutputs(k, f32, f64, 7); n != 0 || len(bad) != 0 {
+				t.Fatalf("healthy output: %d mismatches %v", n, bad)
+			}
+			// One flipped low bit, the same corruption --fault-inject plants.
+			idx := []uint64{0, threads*uint64(k.perThread)/2 + 3, threads*uint64(k.perThread) - 1}
+			for _, i := range idx {
+				if k.f64 {
+					f64[i] = math.Float64frombits(math.Float64bits(f64[i]) ^ 1)
+				} else {
+					f32[i] = math.Float32frombits(math.Float32bits(f32[i]) ^ 1)
+				}
+			}
+			n, bad := compareOutputs(k, f32, f64, 7)
+			if n != uint64(len(idx)) {
+				t.Fatalf("want %d mismatches, got %d", len(idx), n)
+			}
+			for j, m := range bad {
+				if m.Index != idx[j] || m.Launch != 7 {
+					t.Errorf("mismatch %d at %d (launch %d), want %d (launch 7)", j, m.Index, m.Launch, idx[j])
+				}
+			}
+			// NaN is never right.
+			if k.f64 {
+				f64[1] = math.NaN()
+			} else {
+				f32[1] = float32(math.NaN())
+			}
+			if n, _ := compareOutputs(k, f32, f64, 7); n != uint64(len(idx))+1 {
+				t.Fatalf("NaN not counted: %d", n)
+			}
+		})
+	}
+}
+
+func TestCompareOutputsKeepsOnlyTheFirstButCountsAll(t *testing.T) {
+	k, _ := kernelFor(BF16, 90)
+	f32, _ := healthyOutput(k, 4096)
+	for i := range f32 {
+		f32[i] += 1
+	}
+	n, bad := compareOutputs(k, f32, nil, 0)
+	if n != uint64(len(f32)) || len(bad) != maxBadKept {
+		t.Fatalf("counted %d of %d, kept %d (want %d)", n, len(f32), len(bad), maxBadKept)
+	}
+}
+
+func TestTensorBurnsNeedAmpere(t *testing.T) {
+	for _, p := range []Precision{TF32, BF16, FP16} {
+		if _, err := kernelFor(p, 75); err == nil {
+			t.Errorf("%s on 7.5: want an error saying it needs 8.0", p)
+		}
+	}
+	k, err := kernelFor(FP64, 75)
+	if err != nil || k.name != "burn_fp64" {
+		t.Errorf("FP64 on 7.5 should use the FMA kernel, got %q %v", k.name, err)
+	}
+	if k, _ := kernelFor(FP64, 90); k.name != "burn_fp64_mma" || k.perThread != mmaAcc64*4 {
+		t.Errorf("FP64 on 9.0: kernel %q with %d outputs a thread", k.name, k.perThread)
+	}
+}
+
+func TestSampleStats(t *testing.T) {
+	med, min, cv := sampleStats([]float64{10, 60, 62, 58, 60})
+	if med != 60 || min != 58 {
+		t.Errorf("median %g min %g (the ramp-up sample must be left out)", med, min)
+	}
+	if cv <= 0 || cv > 0.03 {
+		t.Errorf("cv %g", cv)
+	}
+	if m, _, c := sampleStats([]float64{5}); m != 5 || c != 0 {
+		t.Errorf("one sample: median %g cv %g", m, c)
+	}
+}

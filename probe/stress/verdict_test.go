@@ -1,0 +1,168 @@
+package stress
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpusla/gpusla/probe/wire"
+)
+
+const h200ID = 0x2335
+
+func healthyH200() *Report {
+	mon := &Monitor{Samples: 20, PowerMeanW: 650, PowerMinW: 645, PowerMaxW: 655, PowerFluctPct: 0.8,
+		PowerLimitW: 700, TempPeakC: 55, SlowdownC: 89, SMClockMedian: 1980, SMClockMin: 1980, MaxSMClockMHz: 1980,
+		EventSamples: map[string]int{"sw_power_cap": 3}, ClockEvents: ClockSWPowerCap}
+	burn := func(p Precision, tf float64) BurnResult {
+		return BurnResult{GPU: 0, Precision: p, Engine: "x", Launches: 200, Checked: 1e9,
+			Samples: []float64{tf, tf, tf}, Median: tf, Min: tf, CV: 0.001, Monitor: mon}
+	}
+	peer := 1
+	return &Report{
+		GPUs:  []*GPUReport{{Index: 0, deviceID: h200ID}, {Index: 1, deviceID: h200ID}},
+		Burns: []BurnResult{burn(FP32, 65), burn(FP64, 61), burn(TF32, 318), burn(BF16, 642), burn(FP16, 642)},
+		Bandwidth: []BandwidthResult{
+			{GPU: 0, Test: "d2d_memcpy", BestGBs: 4294, MedianGB: 4274, Bytes: 4 << 30, Reps: 10},
+			{GPU: 0, Test: "d2d_kernel", BestGBs: 3950, MedianGB: 3915, Bytes: 4 << 30, Reps: 10},
+			{GPU: 0, Test: "h2d", BestGBs: 55.5, MedianGB: 55.3, Bytes: 1 << 30},
+			{GPU: 0, Test: "d2h", BestGBs: 55.3, MedianGB: 55.3, Bytes: 1 << 30},
+			{GPU: 0, Peer: &peer, Test: "p2p", BestGBs: 397, MedianGB: 396, Bytes: 1 << 30},
+		},
+		Memtests: []MemtestResult{{GPU: 0, Bytes: 125 << 30, Passes: 4, Patterns: patternNames}},
+	}
+}
+
+func find(t *testing.T, cs []wire.Check, name string) wire.Check {
+	t.Helper()
+	for _, c := range cs {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no check %q among %d", name, len(cs))
+	return wire.Check{}
+}
+
+func TestJudgeHealthyH200Passes(t *testing.T) {
+	cs := Judge(healthyH200())
+	for _, c := range cs {
+		if c.Verdict != wire.Pass {
+			t.Errorf("%s: %s %s %s", c.Name, c.Verdict, c.Value, c.Detail)
+		}
+	}
+	d2d := find(t, cs, "gpu.bw.d2d")
+	// A genuine H200 copies at 89 % of its datasheet and must pass anyway;
+	// the % of the official figure is always shown.
+	if !strings.Contains(d2d.Value, "89.5 % of the official 4800") || *d2d.Number != 4294 {
+		t.Errorf("d2d value %q", d2d.Value)
+	}
+	if c := find(t, cs, "gpu.burn.fp32"); !strings.Contains(c.Value, "% of the official 66.9") || !strings.Contains(c.Criterion, "≥ ") {
+		t.Errorf("fp32: %q / %q", c.Value, c.Criterion)
+	}
+	if c := find(t, cs, "gpu.burn.fp32.thermal"); !strings.Contains(c.Detail, "sw_power_cap in 3 of 20") {
+		t.Errorf("power cap must be reported, not failed: %q", c.Detail)
+	}
+}
+
+func TestJudgeFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		mutate   func(r *Report)
+		check    string
+		verdict  string
+		category string
+	}{
+		{"cut-down memory", func(r *Report) {
+			r.Bandwidth[0].BestGBs, r.Bandwidth[1].BestGBs = 3300, 3100
+		}, "gpu.bw.d2d", wire.Fail, wire.CategoryPerformance},
+		{"throttled FP32", func(r *Report) { r.Burns[0].Median = 40 }, "gpu.burn.fp32", wire.Fail, wire.CategoryPerformance},
+		{"unsteady BF16", func(r *Report) { r.Burns[3].CV = 0.08 }, "gpu.burn.bf16", wire.Warn, wire.CategoryPerformance},
+		{"one wrong value", func(r *Report) {
+			r.Burns[1].Mismatches = 1
+			r.Burns[1].FirstBad = []Mismatch{{Launch: 3, Index: 99, Got: 1, Want: 2}}
+		}, "gpu.burn.fp64.errors", wire.Fail, wire.CategoryGPUDegraded},
+		{"driver error mid-burn", func(r *Report) { r.Burns[2].Error = "cuda cuEventSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS (700)" }, "gpu.burn.tf32.errors", wire.Fail, wire.CategoryGPUDegraded},
+		{"hardware slowdown", func(r *Report) {
+			m := *r.Burns[0].Monitor
+			m.EventSamples = map[string]int{"hw_slowdown": 2}
+			r.Burns[0].Monitor = &m
+		}, "gpu.burn.fp32.thermal", wire.Fail, wire.CategoryGPUDegraded},
+		{"too hot", func(r *Report) {
+			m := *r.Burns[0].Monitor
+			m.TempPeakC = 90
+			r.Burns[0].Monitor = &m
+		}, "gpu.burn.fp32.thermal", wire.Fail, wire.CategoryGPUDegraded},
+		{"power swinging", func(r *Report) {
+			m := *r.Burns[0].Monitor
+			m.PowerFluctPct = 9
+			r.Burns[0].Monitor = &m
+		}, "gpu.burn.fp32.power", wire.Warn, wire.CategoryPerformance},
+		{"xid", func(r *Report) {
+			m := *r.Burns[0].Monitor
+			m.XIDs = []uint64{48}
+			r.Burns[0].Monitor = &m
+		}, "gpu.burn.fp32.xid", wire.Fail, wire.CategoryGPUDegraded},
+		{"slow PCIe", func(r *Report) { r.Bandwidth[2].BestGBs = 26 }, "gpu.bw.h2d", wire.Fail, wire.CategoryPerformance},
+		{"slow peer link", func(r *Report) { r.Bandwidth[4].BestGBs = 200 }, "gpu.bw.p2p.0-1", wire.Fail, wire.CategoryPerformance},
+		{"corrupted copy", func(r *Report) { r.Bandwidth[0].BadWords = 5 }, "gpu.bw.d2d_memcpy.data", wire.Fail, wire.CategoryGPUDegraded},
+		{"bad memory", func(r *Report) {
+			r.Memtests[0].BadWords, r.Memtests[0].BadAddrs = 2, []string{"0x7f0000001000"}
+		}, "gpu.memtest", wire.Fail, wire.CategoryGPUDegraded},
+		{"unknown model", func(r *Report) { r.GPUs[0].deviceID = 0x1234 }, "gpu.burn.fp32", wire.Skipped, wire.CategoryPerformance},
+		{"skipped burn", func(r *Report) { r.Burns[2] = BurnResult{GPU: 0, Precision: TF32, Skipped: "needs 8.0"} }, "gpu.burn.tf32", wire.Skipped, wire.CategoryGPUDegraded},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := healthyH200()
+			tc.mutate(r)
+			c := find(t, Judge(r), tc.check)
+			if c.Verdict != tc.verdict || c.Category != tc.category {
+				t.Fatalf("%s: %s/%s, want %s/%s (%s %s)", tc.check, c.Verdict, c.Category, tc.verdict, tc.category, c.Value, c.Detail)
+			}
+		})
+	}
+}
+
+func TestJudgeDeviceBandwidthTakesTheBetterMethod(t *testing.T) {
+	r := healthyH200()
+	r.Bandwidth[0].BestGBs = 3000 // the driver copy slow, the kernel fine
+	r.Bandwidth[1].BestGBs = 4200
+	if c := find(t, Judge(r), "gpu.bw.d2d"); c.Verdict != wire.Pass || *c.Number != 4200 {
+		t.Fatalf("%s %v", c.Verdict, *c.Number)
+	}
+}
+
+func TestJudgeNVLinks(t *testing.T) {
+	if c, ok := judgeNVLinks(0, []bool{true, true, false}, nil); !ok || c.Verdict != wire.Fail || c.Value != "2 of 3 links active" {
+		t.Errorf("partial links: %v %+v", ok, c)
+	}
+	if _, ok := judgeNVLinks(0, nil, nil); ok {
+		t.Error("a GPU without NVLink needs no check")
+	}
+	if c, _ := judgeNVLinks(0, []bool{true, true}, nil); c.Verdict != wire.Pass {
+		t.Errorf("all links: %+v", c)
+	}
+}
+
+func TestSpecsAreComplete(t *testing.T) {
+	keys := []string{"fp32", "fp64", "tf32", "bf16", "fp16", "d2d", "h2d", "d2h", "p2p"}
+	for id, s := range specs {
+		for _, k := range keys {
+			if s.Official[k] <= 0 || s.Min[k] <= 0 || s.Source[k] == "" {
+				t.Errorf("%#x %s: %s has official %g, min %g, source %q", id, s.Model, k, s.Official[k], s.Min[k], s.Source[k])
+			}
+			if s.Min[k] > s.Official[k] {
+				t.Errorf("%#x %s: threshold %g above the official %g", id, k, s.Min[k], s.Official[k])
+			}
+		}
+	}
+}
+
+func TestChecksAreValidWire(t *testing.T) {
+	r := healthyH200()
+	r.Burns[0].Mismatches = 1
+	b := wire.Batch{V: wire.Version, ID: "x", Node: "n", Seq: 1, CreatedAt: r.StartedAt.AddDate(1, 0, 0),
+		Observations: []wire.Observation{{At: r.StartedAt.AddDate(1, 0, 0), Kind: wire.KindCheck, Checks: Judge(r)}}}
+	if err := b.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
