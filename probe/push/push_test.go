@@ -100,13 +100,15 @@ func TestBackendDownThenUpGetsEverythingOnce(t *testing.T) {
 	if err := r.recv.SetMode(pushtest.Refused); err != nil {
 		t.Fatal(err)
 	}
+	// Retries of one batch are signed in distinct seconds, so each phase
+	// lasts long enough for a few of them.
 	r.append(t, 4)
-	time.Sleep(150 * time.Millisecond)
+	time.Sleep(1200 * time.Millisecond)
 	if err := r.recv.SetMode(pushtest.Unavailable); err != nil {
 		t.Fatal(err)
 	}
 	r.append(t, 4)
-	time.Sleep(150 * time.Millisecond)
+	time.Sleep(1200 * time.Millisecond)
 	if c := r.recv.Counts(); c.Stored != 3 {
 		t.Fatalf("receiver stored %d while down, want 3", c.Stored)
 	}
