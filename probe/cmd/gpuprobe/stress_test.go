@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/probe/cuda"
+)
+
+func TestStressFlagsRejectBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		mutate func(*stressFlags)
+		want   string
+	}{
+		{func(f *stressFlags) { f.tests = "fp32,fp8" }, `unknown test "fp8"`},
+		{func(f *stressFlags) { f.memFraction = 1 }, "--memtest-fraction 1"},
+		{func(f *stressFlags) { f.reps = 0 }, "--reps 0"},
+		{func(f *stressFlags) { f.copyMiB = 1 }, "--copy-mib 1"},
+	} {
+		f := stressFlags{burn: time.Second, tests: "fp32", memFraction: 0.9, copyMiB: 64, reps: 2}
+		tc.mutate(&f)
+		if _, err := f.options(nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("want error containing %q, got %v", tc.want, err)
+		}
+	}
+	f := stressFlags{burn: 5 * time.Second, tests: "bf16, memtest", memFraction: 0.5, copyMiB: 64, reps: 2}
+	o, err := f.options(nil)
+	if err != nil || len(o.Precisions) != 1 || o.Precisions[0] != "bf16" || !o.Memtest || o.Bandwidth || o.Burn != 5*time.Second {
+		t.Fatalf("%+v %v", o, err)
+	}
+	f.tests = "bandwidth"
+	if o, _ := f.options(nil); o.Burn != 0 {
+		t.Errorf("no precision chosen: the burn must be off, got %v", o.Burn)
+	}
+}
+
+func TestCheckStressModes(t *testing.T) {
+	for _, tc := range []struct {
+		s    checkStress
+		on   bool
+		burn time.Duration
+	}{
+		{checkStress{}, true, 6 * time.Second}, // 5 precisions × 6 s: the 30 s burn
+		{checkStress{quick: true}, true, 2 * time.Second},
+		{checkStress{full: true}, true, 60 * time.Second},
+		{checkStress{none: true}, false, 0},
+	} {
+		o, on, err := tc.s.options()
+		if err != nil || on != tc.on || (on && o.Burn != tc.burn) {
+			t.Errorf("%+v: on %v burn %v err %v", tc.s, on, o.Burn, err)
+		}
+	}
+	if _, _, err := (&checkStress{quick: true, none: true}).options(); err == nil {
+		t.Error("--quick with --no-stress must be refused")
+	}
+}
+
+// Without a GPU, `gpuprobe stress` says why and exits 3.
+func TestStressWithoutGPU(t *testing.T) {
+	if _, err := cuda.Load(); !errors.Is(err, cuda.ErrNoDriver) {
+		t.Skip("this machine has a CUDA driver")
+	}
+	root := newRoot()
+	var out, errb bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errb)
+	root.SetArgs([]string{"stress", "--duration", "1s"})
+	err := root.Execute()
+	var e exitError
+	if !errors.As(err, &e) || e.code != 3 {
+		t.Fatalf("want exit 3, got %v", err)
+	}
+	if !strings.Contains(out.String(), "SKIPPED") || !strings.Contains(out.String(), "libcuda.so.1") {
+		t.Errorf("output %q", out.String())
+	}
+}
