@@ -3,7 +3,10 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -148,4 +151,73 @@ func tail(s string, n int) string {
 		return s[len(s)-n:]
 	}
 	return strings.TrimSpace(s)
+}
+
+// The real binary reloads its config on SIGHUP (here: turning the metrics
+// endpoint on), refuses a broken config without stopping, and exits 0 on
+// SIGTERM.
+func TestSighupReloadAndSigterm(t *testing.T) {
+	bin := buildProbe(t)
+	recv, err := pushtest.Start("kill-test", []byte("kill-test-secret-0123456789"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer recv.Close()
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, recv.URL())
+	c := exec.Command(bin, "run", "--config", cfg)
+	var logs strings.Builder
+	c.Stderr = &logs
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Process.Kill()
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	time.Sleep(500 * time.Millisecond)
+
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := ln.Addr().String()
+	ln.Close()
+	orig, _ := os.ReadFile(cfg)
+	os.WriteFile(cfg, []byte("node: kill-test\nbackend: {url: 'ftp://x'}\n"), 0o600)
+	c.Process.Signal(syscall.SIGHUP)
+	time.Sleep(300 * time.Millisecond)
+	select {
+	case err := <-done:
+		t.Fatalf("the daemon exited on a broken reload: %v\n%s", err, tail(logs.String(), 2000))
+	default:
+	}
+	os.WriteFile(cfg, append(orig, []byte("metrics:\n  listen: "+addr+"\n")...), 0o600)
+	c.Process.Signal(syscall.SIGHUP)
+	var body []byte
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get("http://" + addr + "/metrics"); err == nil {
+			body, _ = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(string(body), "gpuprobe_delivery_acked_total") {
+		t.Fatalf("no metrics after SIGHUP; log:\n%s", tail(logs.String(), 2000))
+	}
+	c.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no exit within 10 s of SIGTERM")
+	}
+	for _, want := range []string{"reload refused", "backend.url", "reloading config", "gpuprobe stopped"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log lacks %q", want)
+		}
+	}
+	if _, err := recv.CheckChain(); err != nil {
+		t.Fatal(err)
+	}
 }
