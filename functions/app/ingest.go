@@ -71,7 +71,11 @@ func (s *Service) Ingest(ctx context.Context, req IngestRequest) (wire.Ack, erro
 	if err != nil {
 		var fe *wire.FieldError
 		if errors.As(err, &fe) {
-			return wire.Ack{}, &BadRequestError{Field: fe.Field, Msg: fe.Msg}
+			field := fe.Field
+			if field == "" {
+				field = "body" // a wrong type at the top level: the body is not a batch object
+			}
+			return wire.Ack{}, &BadRequestError{Field: field, Msg: fe.Msg}
 		}
 		return wire.Ack{}, &BadRequestError{Field: "body", Msg: err.Error()}
 	}

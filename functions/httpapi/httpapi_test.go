@@ -27,7 +27,7 @@ type env struct {
 	a, b  *apptest.Probe
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	st, err := bolt.Open(filepath.Join(t.TempDir(), "gpusla.db"))
 	if err != nil {
 		t.Fatal(err)
