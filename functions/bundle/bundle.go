@@ -335,10 +335,12 @@ func Write(w io.Writer, r *report.Report, log LogSource) (*Manifest, error) {
 	return m, nil
 }
 
-type hashWriter struct{ h interface {
-	io.Writer
-	Sum([]byte) []byte
-} }
+type hashWriter struct {
+	h interface {
+		io.Writer
+		Sum([]byte) []byte
+	}
+}
 
 func newHashWriter() hashWriter { return hashWriter{h: sha256.New()} }
 

@@ -358,4 +358,3 @@ func short(h string) string {
 	}
 	return h
 }
-

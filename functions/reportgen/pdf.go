@@ -98,7 +98,7 @@ func (p *pdfWriter) table(widths []float64, head []string, rows [][]string) {
 		lines := make([][]string, len(cells))
 		n := 1
 		for i, c := range cells {
-			lines[i] = f.SplitText(p.tr(c), cols[i]-2)
+			lines[i] = p.wrap(c, cols[i]-2)
 			if len(lines[i]) == 0 {
 				lines[i] = []string{""}
 			}
@@ -274,6 +274,41 @@ func (p *pdfWriter) node(r *report.Report, n *report.Node) error {
 		p.text(7.5, "", fmt.Sprintf("Data quality: %s at %s: %s", e.Kind, e.At, e.Detail))
 	}
 	return nil
+}
+
+// wrap splits s into lines that fit width w in the current font, at
+// spaces where it can and inside a word where it must. (fpdf's SplitText
+// reads UTF-8, but the core fonts need Windows-1252 bytes.)
+func (p *pdfWriter) wrap(s string, w float64) []string {
+	var lines []string
+	fits := func(t string) bool { return p.f.GetStringWidth(p.tr(t)) <= w }
+	for _, para := range strings.Split(s, "\n") {
+		cur := ""
+		for _, word := range strings.Fields(para) {
+			next := word
+			if cur != "" {
+				next = cur + " " + word
+			}
+			if fits(next) {
+				cur = next
+				continue
+			}
+			if cur != "" {
+				lines = append(lines, p.tr(cur))
+			}
+			// A word longer than the column is cut.
+			cur = ""
+			for _, r := range word {
+				if !fits(cur+string(r)) && cur != "" {
+					lines = append(lines, p.tr(cur))
+					cur = ""
+				}
+				cur += string(r)
+			}
+		}
+		lines = append(lines, p.tr(cur))
+	}
+	return lines
 }
 
 func sec(s int64) time.Duration { return time.Duration(s) * time.Second }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpusla/gpusla/functions/reportgen"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/terms"
 )
@@ -26,6 +27,7 @@ func newReportCmd() *cobra.Command {
 		format     string
 		asOf       string
 		output     string
+		billFile   string
 	)
 	cmd := &cobra.Command{
 		Use:   "report --terms FILE --events FILE --month YYYY-MM",
@@ -82,8 +84,14 @@ run with its line number; no partial report is ever printed.`,
 			if err != nil {
 				return err
 			}
+			var x reportgen.Extras
+			if billFile != "" {
+				if x.Bill, err = reconcileBill(rep, billFile); err != nil {
+					return err
+				}
+			}
 			var buf bytes.Buffer
-			if err := report.Render(&buf, rep, format); err != nil {
+			if err := reportgen.Render(&buf, rep, format, x); err != nil {
 				return err
 			}
 			if output == "" {
@@ -97,7 +105,8 @@ run with its line number; no partial report is ever printed.`,
 	f.StringArrayVar(&termsFiles, "terms", nil, "contract terms file (YAML); repeat for several")
 	f.StringVar(&eventsFile, "events", "", `event log (JSON lines), "-" for standard input`)
 	f.StringVar(&month, "month", "", "month to report, YYYY-MM")
-	f.StringVar(&format, "format", "json", "output format: json, md or csv")
+	f.StringVar(&format, "format", "json", "output format: json, md, csv, html or pdf")
+	f.StringVar(&billFile, "bill", "", "provider's bill (CSV: node,period,billed_hours,amount) to reconcile; shown in html and pdf")
 	f.StringVar(&asOf, "as-of", "", "judge the report as of this RFC 3339 instant (default now)")
 	f.StringVarP(&output, "output", "o", "", "write the report to this file (atomically) instead of standard output")
 	return cmd

@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"path/filepath"
 	"runtime"
 	"time"
@@ -220,4 +221,15 @@ func Fleet(n int, year int, month time.Month) *Log {
 		}
 	}
 	return l
+}
+
+// WriteLog writes the log as JSON lines (docs/events.md).
+func (l *Log) WriteLog(w io.Writer) error {
+	ew := events.NewWriter(w)
+	for i := range l.Events {
+		if err := ew.Write(&l.Events[i]); err != nil {
+			return err
+		}
+	}
+	return ew.Flush()
 }
