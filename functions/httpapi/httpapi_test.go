@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -203,5 +204,27 @@ func TestHealthAndViews(t *testing.T) {
 	e.api.ServeHTTP(w, httptest.NewRequest(http.MethodGet, httpapi.PathIncidents+"?from=yesterday", nil))
 	if w.Code != 400 || decodeErr(t, w).Field != "from" {
 		t.Fatalf("bad from: %d %s", w.Code, w.Body.String())
+	}
+}
+
+// A body with no Content-Length (chunked) is cut at the limit by
+// http.MaxBytesReader: still 413, nothing stored.
+func TestIngestTooLargeWithoutContentLength(t *testing.T) {
+	e := newEnv(t)
+	big := bytes.Repeat([]byte("x"), wire.MaxBodyBytes+10)
+	r := e.a.Request(t0, big)
+	req := httptest.NewRequest(http.MethodPost, httpapi.PathBatches, io.MultiReader(bytes.NewReader(big)))
+	req.ContentLength = -1
+	req.Header.Set(wire.HeaderNode, r.Node)
+	req.Header.Set(wire.HeaderTimestamp, r.Timestamp)
+	req.Header.Set(wire.HeaderSignature, r.Signature)
+	before := e.store.Ops().Total("/write")
+	w := httptest.NewRecorder()
+	e.api.ServeHTTP(w, req)
+	if w.Code != http.StatusRequestEntityTooLarge {
+		t.Fatalf("status %d: %s", w.Code, w.Body.String())
+	}
+	if n := e.store.Ops().Total("/write") - before; n != 0 {
+		t.Fatalf("%d writes", n)
 	}
 }
