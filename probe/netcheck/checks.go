@@ -54,11 +54,15 @@ func (c *Checker) Bandwidth(ctx context.Context) []wire.Check {
 			Criterion: crit, Detail: fmt.Sprintf("to %s:%d: %v", p.Host, p.Port, err)}}
 	}
 	pct := r.Mbps / p.NominalMbps * 100
+	dir := "we send"
+	if p.Reverse {
+		dir = "the peer sends"
+	}
 	return []wire.Check{{Name: name, Category: wire.CategoryNetwork, Verdict: verdict(pct >= p.MinPct),
 		Value:     fmt.Sprintf("%.1f Mbit/s (%.0f %% of nominal)", r.Mbps, pct),
 		Criterion: crit, Number: num(r.Mbps), Unit: "Mbit/s",
-		Detail: fmt.Sprintf("to %s:%d, %d stream(s), %.1f s, sent %.1f Mbit/s, %d retransmits%s",
-			p.Host, p.Port, p.Parallel, r.Seconds, r.SentMbps, r.Retransmits, map[bool]string{true: ", reverse"}[p.Reverse])}}
+		Detail: fmt.Sprintf("to %s:%d (%s), %d stream(s), %.1f s, sent %.1f Mbit/s, %d retransmits",
+			p.Host, p.Port, dir, p.Parallel, r.Seconds, r.SentMbps, r.Retransmits)}}
 }
 
 func (c *Checker) gateway(ctx context.Context) []wire.Check {
