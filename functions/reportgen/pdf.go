@@ -55,6 +55,7 @@ func newPDFWriter(r *report.Report) *pdfWriter {
 	}
 	f.SetTitle("SLA report "+r.Month, true)
 	f.SetProducer("gpusla", true)
+	f.SetCatalogSort(true) // fonts and images in a fixed order: same report, same bytes
 	f.SetMargins(12, 12, 12)
 	f.SetAutoPageBreak(true, 12)
 	f.AliasNbPages("{nb}")
