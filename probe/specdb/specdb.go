@@ -50,6 +50,10 @@ type Threshold struct {
 	Max    float64 `yaml:"max,omitempty"`  // fail above (0: no upper bound)
 	Unit   string  `yaml:"unit"`
 	Source string  `yaml:"source"`
+	// Official is the datasheet figure the measurement is shown against
+	// ("x % of the official y"); 0 when there is none. Added for the
+	// stress tests (issue 4).
+	Official float64 `yaml:"official,omitempty"`
 }
 
 // Threshold returns the model's threshold of that name.
@@ -124,7 +128,7 @@ var modelKeys = map[string]bool{
 	"fp32_tflops": true, "fp64_tflops": true, "source": true, "thresholds": true,
 }
 
-var thresholdKeys = map[string]bool{"min": true, "warn": true, "max": true, "unit": true, "source": true}
+var thresholdKeys = map[string]bool{"min": true, "warn": true, "max": true, "unit": true, "source": true, "official": true}
 
 func checkKeys(doc *yaml.Node) error {
 	if doc.Kind != yaml.MappingNode {

@@ -27,6 +27,7 @@ type Sampler interface {
 type Static struct {
 	Name          string  `json:"name"`
 	DeviceID      uint16  `json:"pci_device_id"`
+	SubsystemID   uint16  `json:"pci_subsystem_id"`
 	PowerLimitW   float64 `json:"power_limit_w"`
 	SlowdownC     float64 `json:"slowdown_c"`
 	ShutdownC     float64 `json:"shutdown_c"`

@@ -72,6 +72,7 @@ func (s *nvmlSampler) Static(busID string) (Static, error) {
 	st.Name, _ = d.GetName()
 	if pci, r := d.GetPciInfo(); r == nvml.SUCCESS {
 		st.DeviceID = uint16(pci.PciDeviceId >> 16)
+		st.SubsystemID = uint16(pci.PciSubSystemId >> 16)
 	}
 	if mw, r := d.GetEnforcedPowerLimit(); r == nvml.SUCCESS {
 		st.PowerLimitW = float64(mw) / 1000

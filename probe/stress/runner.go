@@ -73,6 +73,7 @@ type GPUReport struct {
 	NVLinks   []bool  `json:"nvlinks,omitempty"`
 	NVLinkErr string  `json:"nvlink_error,omitempty"`
 	deviceID  uint16
+	subsysID  uint16
 	info      cuda.DeviceInfo
 	ctx       *cuda.Context
 	mod       *cuda.Module
@@ -163,7 +164,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		rep.GPUs = append(rep.GPUs, g)
 		if sampler != nil {
 			if st, err := sampler.Static(info.PCIBusID); err == nil {
-				g.Static, g.deviceID = &st, st.DeviceID
+				g.Static, g.deviceID, g.subsysID = &st, st.DeviceID, st.SubsystemID
 			}
 			if b, err := sampler.Busy(info.PCIBusID); err == nil && (len(b.OtherPIDs) > 0 || b.UtilizationPct > 10) && !o.Force {
 				g.Skipped = fmt.Sprintf("in use: other compute processes %v, utilisation %.0f %% (use --force to test anyway)", b.OtherPIDs, b.UtilizationPct)
@@ -178,7 +179,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 				rep.Checks = append(rep.Checks, c)
 			}
 		}
-		if spec, ok := SpecFor(g.deviceID); ok {
+		if spec, ok := SpecFor(g.deviceID, g.subsysID); ok {
 			g.Spec = spec.Model
 		}
 		if g.ctx, err = drv.Retain(i); err != nil {
@@ -391,7 +392,7 @@ func Judge(rep *Report) []wire.Check {
 	}
 	specOf := func(gpu int) (Spec, bool) {
 		if g, ok := byIndex[gpu]; ok {
-			return SpecFor(g.deviceID)
+			return SpecFor(g.deviceID, g.subsysID)
 		}
 		return Spec{}, false
 	}

@@ -4,10 +4,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpusla/gpusla/probe/specdb"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
-const h200ID = 0x2335
+const h200ID, h200Subsys = 0x2335, 0x18bf
 
 func healthyH200() *Report {
 	mon := &Monitor{Samples: 20, PowerMeanW: 650, PowerMinW: 645, PowerMaxW: 655, PowerFluctPct: 0.8,
@@ -19,7 +20,7 @@ func healthyH200() *Report {
 	}
 	peer := 1
 	return &Report{
-		GPUs:  []*GPUReport{{Index: 0, deviceID: h200ID}, {Index: 1, deviceID: h200ID}},
+		GPUs:  []*GPUReport{{Index: 0, deviceID: h200ID, subsysID: h200Subsys}, {Index: 1, deviceID: h200ID, subsysID: h200Subsys}},
 		Burns: []BurnResult{burn(FP32, 65), burn(FP64, 61), burn(TF32, 318), burn(BF16, 642), burn(FP16, 642)},
 		Bandwidth: []BandwidthResult{
 			{GPU: 0, Test: "d2d_memcpy", BestGBs: 4294, MedianGB: 4274, Bytes: 4 << 30, Reps: 10},
@@ -145,7 +146,18 @@ func TestJudgeNVLinks(t *testing.T) {
 
 func TestSpecsAreComplete(t *testing.T) {
 	keys := []string{"fp32", "fp64", "tf32", "bf16", "fp16", "d2d", "h2d", "d2h", "p2p"}
-	for id, s := range specs {
+	n := 0
+	for _, m := range specdb.Default().Models {
+		sub := uint16(0)
+		if len(m.SubsystemIDs) > 0 {
+			sub = m.SubsystemIDs[0]
+		}
+		s, ok := SpecFor(m.DeviceID, sub)
+		if !ok {
+			continue
+		}
+		n++
+		id := m.DeviceID
 		for _, k := range keys {
 			if s.Official[k] <= 0 || s.Min[k] <= 0 || s.Source[k] == "" {
 				t.Errorf("%#x %s: %s has official %g, min %g, source %q", id, s.Model, k, s.Official[k], s.Min[k], s.Source[k])
@@ -154,6 +166,12 @@ func TestSpecsAreComplete(t *testing.T) {
 				t.Errorf("%#x %s: threshold %g above the official %g", id, k, s.Min[k], s.Official[k])
 			}
 		}
+	}
+	if n < 2 {
+		t.Errorf("want stress thresholds for the H200 and H100 SXM at least, found %d models", n)
+	}
+	if _, ok := SpecFor(0x1b80, 0); ok { // a GTX 1080: no stress thresholds
+		t.Error("a model without stress thresholds must give no spec")
 	}
 }
 
