@@ -2,6 +2,8 @@ package netcheck
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -219,5 +221,17 @@ func TestIperfLoopback(t *testing.T) {
 	cs = (&Checker{Spec: spec}).Bandwidth(context.Background())
 	if cs[0].Verdict != wire.Fail || !strings.Contains(cs[0].Detail, "refused") {
 		t.Fatalf("iperf3 to nothing: %+v", cs)
+	}
+}
+
+// HTTPS is checked with certificate verification: a mirror whose
+// certificate does not verify is not reachable for apt or pip either.
+func TestHTTPSVerifiesCertificates(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	defer srv.Close()
+	h := HTTPTarget{Name: "tls", URL: srv.URL, Method: "HEAD", Timeout: 5 * time.Second}
+	cs := byName(httpChecks(context.Background(), h))
+	if c := cs["net.http.tls.reach"]; c.Verdict != wire.Fail || !strings.Contains(c.Detail, "certificate") {
+		t.Fatalf("self-signed https: %+v", c)
 	}
 }
