@@ -43,6 +43,9 @@ type burnKernel struct {
 	expected func(tid uint64, e int) float64
 	// prepare computes the host reference for an iteration count.
 	prepare func(iters uint32)
+	// expectThread, when set, fills dst (perThread long) with everything
+	// thread tid must write — a faster form of expected for the check.
+	expectThread func(tid uint64, dst []float64)
 }
 
 // mmaKernel builds the description of a tensor-core burn: each warp runs
@@ -59,6 +62,16 @@ func mmaKernel(prec Precision, name, engine string, f64 bool, acc, nc, m, n, k i
 		params:       params,
 		expected: func(tid uint64, e int) float64 {
 			return mmaExpected(uint32(tid/32), uint32(tid%32), uint32(e/nc), uint32(e%nc), k, params)
+		},
+		expectThread: func(tid uint64, dst []float64) {
+			w, l := uint32(tid/32), uint32(tid%32)
+			row := w % seedRows
+			kab := float64(k) * params[2*row] * params[2*row+1]
+			for j := 0; j < acc; j++ {
+				for r := 0; r < nc; r++ {
+					dst[j*nc+r] = mmaC0(w, l, uint32(j), uint32(r)) + kab
+				}
+			}
 		},
 		prepare: func(uint32) {},
 	}
@@ -399,21 +412,41 @@ func compareOutputs(k burnKernel, f32 []float32, f64 []float64, launch int) (uin
 	parallel(nChunks, func(ci int) {
 		lo := uint64(ci) * chunk
 		hi := min(lo+chunk, n)
+		want := make([]float64, per)
+		wantBits := make([]uint64, per)
+		cur := ^uint64(0)
 		for i := lo; i < hi; i++ {
-			want := k.expected(i/per, int(i%per))
+			tid, e := i/per, i%per
+			if tid != cur {
+				cur = tid
+				if k.expectThread != nil {
+					k.expectThread(tid, want)
+				} else {
+					for x := range want {
+						want[x] = k.expected(tid, x)
+					}
+				}
+				for x, v := range want {
+					if k.f64 {
+						wantBits[x] = math.Float64bits(v)
+					} else {
+						wantBits[x] = uint64(math.Float32bits(float32(v)))
+					}
+				}
+			}
 			var got float64
 			var ok bool
 			if k.f64 {
 				got = f64[i]
-				ok = math.Float64bits(got) == math.Float64bits(want)
+				ok = math.Float64bits(got) == wantBits[e]
 			} else {
 				got = float64(f32[i])
-				ok = math.Float32bits(f32[i]) == math.Float32bits(float32(want))
+				ok = uint64(math.Float32bits(f32[i])) == wantBits[e]
 			}
 			if !ok {
 				counts[ci]++
 				if len(bad[ci]) < maxBadKept {
-					bad[ci] = append(bad[ci], Mismatch{Launch: launch, Index: i, Got: got, Want: want})
+					bad[ci] = append(bad[ci], Mismatch{Launch: launch, Index: i, Got: got, Want: want[e]})
 				}
 			}
 		}

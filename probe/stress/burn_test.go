@@ -108,3 +108,18 @@ func TestSampleStats(t *testing.T) {
 		t.Errorf("one sample: median %g cv %g", m, c)
 	}
 }
+
+// BenchmarkCompareOutputs measures the host check of one BF16 launch as it
+// is on an H200 (132 SMs × 4 blocks × 256 threads × 32 outputs = 4.3 M
+// values): it must stay well under the ~100 ms the next launch runs.
+func BenchmarkCompareOutputs(b *testing.B) {
+	k, _ := kernelFor(BF16, 90)
+	f32, _ := healthyOutput(k, 132*4*256)
+	b.SetBytes(int64(4 * len(f32)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if n, _ := compareOutputs(k, f32, nil, 0); n != 0 {
+			b.Fatal(n)
+		}
+	}
+}
