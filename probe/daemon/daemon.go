@@ -70,29 +70,36 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	in, err := d.start(cfg)
+	if err != nil {
+		return err
+	}
 	for {
-		in, err := d.start(cfg)
-		if err != nil {
-			return err
-		}
-		d.Log.Info("gpuprobe running", "node", cfg.Node, "backend", cfg.Backend.URL, "spool", cfg.Spool.Dir,
-			"timezone", cfg.TimeZone, "version", d.Version)
-	wait:
 		select {
 		case <-ctx.Done():
 			in.stop()
 			d.Log.Info("gpuprobe stopped")
 			return nil
 		case <-d.Reload:
-			next, err := config.Load(d.ConfigPath)
-			if err != nil {
-				d.Log.Error("reload refused, keeping the running config", "err", err)
-				goto wait
-			}
-			d.Log.Info("reloading config", "path", d.ConfigPath)
-			in.stop()
-			cfg = next
 		}
+		next, err := config.Load(d.ConfigPath)
+		if err != nil {
+			d.Log.Error("reload refused, keeping the running config", "err", err)
+			continue
+		}
+		d.Log.Info("reloading config", "path", d.ConfigPath)
+		in.stop()
+		nin, err := d.start(next)
+		if err != nil {
+			// E.g. the new spool dir belongs to another node: go back to
+			// what ran, rather than exit into a restart loop.
+			d.Log.Error("new config failed to start, going back to the previous one", "err", err)
+			if in, err = d.start(cfg); err != nil {
+				return err
+			}
+			continue
+		}
+		in, cfg = nin, next
 	}
 }
 
@@ -140,9 +147,19 @@ func (d *Daemon) start(cfg *config.Config) (*instance, error) {
 	in.wg.Add(1)
 	go func() {
 		defer in.wg.Done()
-		if err := in.sender.Run(in.ctx); err != nil {
-			// A spool that cannot be read is a disk problem no retry fixes.
-			d.Log.Error("sender stopped", "err", err)
+		for {
+			err := in.sender.Run(in.ctx)
+			if err == nil {
+				return
+			}
+			// The spool could not be read or updated (a disk problem):
+			// nothing is deleted, so try again after a pause.
+			d.Log.Error("sender stopped on a spool error; restarting in 10s", "err", err)
+			select {
+			case <-in.ctx.Done():
+				return
+			case <-time.After(10 * time.Second):
+			}
 		}
 	}()
 
@@ -161,6 +178,8 @@ func (d *Daemon) start(cfg *config.Config) (*instance, error) {
 		in.schedule("stress", s.StressEvery, cfg.Stress.Timeout, in.stress)
 	}
 	in.cron.Start()
+	d.Log.Info("gpuprobe running", "node", cfg.Node, "backend", cfg.Backend.URL, "spool", cfg.Spool.Dir,
+		"timezone", cfg.TimeZone, "version", d.Version)
 	// A first heartbeat right away tells the backend we are (back) up
 	// without waiting a whole interval.
 	in.wg.Add(1)

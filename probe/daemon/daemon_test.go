@@ -270,6 +270,18 @@ func TestReloadAppliesGoodConfigAndKeepsOldOnBad(t *testing.T) {
 	h.write("schedules:\n  heartbeat: 100ms\n  health: 100ms\n  network: \"off\"\n  stress: \"off\"\n")
 	h.reload <- struct{}{}
 	h.waitFor("health after reload", func() bool { return len(h.checks()["host.ok"]) >= 2 })
+	// A valid config that cannot start (its spool holds another node's
+	// chain) is abandoned for the previous one; the daemon does not exit.
+	good, _ := os.ReadFile(h.cfg)
+	os.WriteFile(h.cfg, []byte(strings.Replace(string(good), "node: daemon-test", "node: other-node", 1)), 0o600)
+	h.reload <- struct{}{}
+	before = h.heartbeats()
+	h.waitFor("heartbeats after a failed start", func() bool { return h.heartbeats() >= before+3 })
+	select {
+	case err := <-h.done:
+		t.Fatalf("daemon exited: %v", err)
+	default:
+	}
 	if err := h.stop(); err != nil {
 		t.Fatal(err)
 	}
