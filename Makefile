@@ -24,7 +24,13 @@ endif
 LAMBDA_BUILD = CGO_ENABLED=0 GOOS=linux GOARCH=$(GOARCH) \
 	$(GO) build -trimpath -tags lambda.norpc -ldflags "-s -w" -o "$(ARTIFACTS_DIR)/bootstrap"
 
-build-IngestFunction:   ; $(LAMBDA_BUILD) ./functions/ingest
-build-WatchdogFunction: ; $(LAMBDA_BUILD) ./functions/watchdog
+# Contract terms the ticket clocks run on travel beside bootstrap in terms/
+# (GPUSLA_TERMS in template.yaml). Point TERMS_DIR at your own contracts.
+TERMS_DIR ?= testdata/terms
+COPY_TERMS = mkdir -p "$(ARTIFACTS_DIR)/terms" && cp $(TERMS_DIR)/*.yaml "$(ARTIFACTS_DIR)/terms/"
 
-.PHONY: build-IngestFunction build-WatchdogFunction
+build-IngestFunction:   ; $(LAMBDA_BUILD) ./functions/ingest
+build-WatchdogFunction: ; $(LAMBDA_BUILD) ./functions/watchdog && $(COPY_TERMS)
+build-TicketsFunction:  ; $(LAMBDA_BUILD) ./functions/tickets && $(COPY_TERMS)
+
+.PHONY: build-IngestFunction build-WatchdogFunction build-TicketsFunction

@@ -29,13 +29,15 @@ var wantFunctions = map[string]struct {
 }{
 	"IngestFunction":   {dir: "functions/ingest", trigger: "url"},
 	"WatchdogFunction": {dir: "functions/watchdog", trigger: "schedule"},
+	"TicketsFunction":  {dir: "functions/tickets", trigger: "url"},
 }
 
 // Actions each function may be granted: the DynamoDB actions infra/dynamo
 // actually calls, and reading the SecureStrings. Nothing else (no Scan, no
 // DeleteItem: the code uses neither).
 func allowedActions() map[string]bool {
-	ok := map[string]bool{"ssm:GetParameters": true}
+	// lambda:InvokeFunction: the tickets function hands Slack jobs to itself.
+	ok := map[string]bool{"ssm:GetParameters": true, "lambda:InvokeFunction": true}
 	for _, a := range dynamo.IAMActions {
 		ok[a] = true
 	}

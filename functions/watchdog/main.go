@@ -22,7 +22,7 @@ func main() {
 		slog.New(slog.NewJSONHandler(os.Stderr, nil)).Error("watchdog init", "err", err)
 		os.Exit(1)
 	}
-	lambda.Start(handler(b.Service.Watchdog, b.Log))
+	lambda.Start(handler(app.WatchdogWithTickets(b.Service, os.Getenv(app.EnvTerms)), b.Log)) // + ticket deadlines
 }
 
 // handler checks that the event is a schedule tick, then runs the watchdog.
