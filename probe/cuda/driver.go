@@ -35,16 +35,8 @@ func (e *Error) Error() string {
 
 // Result codes the probe reacts to.
 const (
-	errNotFound             = 500
-	ErrCodeNoDevice         = 100
-	ErrCodePeerAlreadyOn    = 704
-	ErrCodeNotSupported     = 801
-	ErrCodeOutOfMemory      = 2
-	ErrCodeNotInitialized   = 3
-	ErrCodeIllegalAddress   = 700
-	ErrCodeLaunchFailed     = 719
-	ErrCodeNotPermitted     = 800
-	ErrCodeECCUncorrectable = 214
+	errNotFound          = 500
+	ErrCodePeerAlreadyOn = 704 // cuCtxEnablePeerAccess: already enabled
 )
 
 // Device attributes (CUdevice_attribute) used by the probe.
