@@ -452,3 +452,26 @@ func TestTicketsInExportAndReport(t *testing.T) {
 		t.Fatalf("ticket %s not in the report", tk.ID)
 	}
 }
+
+// TestWatchdogWithTickets: the watchdog Lambda's run also watches ticket
+// deadlines, and a terms path that cannot be read is reported on every run
+// without stopping the node watchdog.
+func TestWatchdogWithTickets(t *testing.T) {
+	opened := sh(t, "2026-03-10 10:00:00")
+	w := newDesk(t, opened)
+	w.open(app.OpenRequest{Node: "gz-01", Priority: "P1"})
+	run := app.WatchdogWithTickets(w.svc, "../../testdata/terms")
+	w.clock.Set(opened.Add(15 * time.Minute)) // P1 in business hours: due at +15m
+	res, err := run(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Nodes != 2 || w.notif.Count(app.AlertTicketBreached) != 1 {
+		t.Fatalf("watchdog %+v; breach messages %d, want 1", res, w.notif.Count(app.AlertTicketBreached))
+	}
+	broken := app.WatchdogWithTickets(w.svc, "/nonexistent/terms")
+	res, err = broken(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "ticket watch: terms:") || res.Nodes != 2 {
+		t.Fatalf("bad terms path: %+v %v", res, err)
+	}
+}
