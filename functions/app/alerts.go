@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/gpusla/gpusla/sla/incident"
@@ -127,8 +128,15 @@ func (s *Service) alert(ctx context.Context, n Node, t incident.Transition, inc 
 	case incident.Open:
 		a.Kind = openingAlert(inc.Kind)
 		key = a.Kind
+		// The engine's evidence of a check incident begins with the first
+		// failing check, which Failed already shows with its values; keep
+		// only the part that says how it was confirmed.
+		if i := strings.LastIndex(a.Detail, "; "); len(a.Failed) > 0 && i >= 0 {
+			a.Detail = a.Detail[i+2:]
+		}
 	case incident.Close:
 		a.Kind, a.Until, a.Duration = AlertRecovered, t.At, t.At.Sub(inc.Start)
+		a.Failed = nil // the opening alert listed them; the recovery says how it ended
 		key = a.Kind
 	case incident.Reclassify:
 		// Each distinct new cause is told once.

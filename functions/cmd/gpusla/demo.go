@@ -5,14 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
-	"github.com/gpusla/gpusla/infra/bolt"
+	"github.com/gpusla/gpusla/probe/checkrun"
 	"github.com/gpusla/gpusla/probe/expect"
 	"github.com/gpusla/gpusla/probe/host"
 	"github.com/gpusla/gpusla/probe/push"
+	"github.com/gpusla/gpusla/probe/specdb"
 	"github.com/gpusla/gpusla/probe/spool"
 	"github.com/gpusla/gpusla/probe/wire"
 )
@@ -28,18 +30,34 @@ const (
 	demoHostEvery = 30 * time.Second
 	demoPauseAt   = 40 * time.Second // after start
 	demoPauseFor  = 50 * time.Second
+	// From demoFaultAt for demoFaultFor, GPU readings come from a recorded
+	// machine whose GPU fell off the bus (XID 79) with a row remap pending.
+	demoFaultAt  = 100 * time.Second
+	demoFaultFor = 30 * time.Second
+	// Recorded snapshots of real machines (probe/checkrun's golden files),
+	// found when serve runs from the repository root.
+	demoSnapshotDir = "probe/checkrun/testdata/snapshots"
+	demoHealthy     = "h200x2-real.json"
+	demoFaulty      = "h200-remap-pending-xid79.json"
 )
 
+// demoExpected is what the demo node "ordered" when the recorded H200
+// snapshots are there.
+var demoExpected = expect.Expected{Model: "H200", GPUs: 2, GPUMemoryGB: 141}
+
 type demoProbe struct {
-	secret []byte
-	spool  *spool.Spool
-	log    *slog.Logger
-	done   sync.WaitGroup
+	// healthy and faulty are recorded GPU snapshots; nil when serve does not
+	// run from the repository root (then the demo has no GPU checks).
+	healthy, faulty *checkrun.Snapshot
+	secret          []byte
+	spool           *spool.Spool
+	log             *slog.Logger
+	done            sync.WaitGroup
 }
 
 // setupDemo registers the demo node when asked (or when no real node is
 // registered) and opens its spool; nil when the demo is off.
-func setupDemo(ctx context.Context, c serveConfig, svc *app.Service, store *bolt.Store, box app.SecretBox, log *slog.Logger) (*demoProbe, error) {
+func setupDemo(ctx context.Context, c serveConfig, svc *app.Service, store app.Store, box app.SecretBox, log *slog.Logger) (*demoProbe, error) {
 	if c.Demo == "off" {
 		return nil, nil
 	}
@@ -59,11 +77,24 @@ func setupDemo(ctx context.Context, c serveConfig, svc *app.Service, store *bolt
 	if c.Demo == "auto" && real > 0 {
 		return nil, nil
 	}
+	d := &demoProbe{log: log.With("demo", true)}
+	d.healthy, err = checkrun.ReadSnapshot(filepath.Join(demoSnapshotDir, demoHealthy))
+	if err == nil {
+		d.faulty, err = checkrun.ReadSnapshot(filepath.Join(demoSnapshotDir, demoFaulty))
+	}
+	if err != nil {
+		d.healthy, d.faulty = nil, nil
+		log.Info("demo: no recorded GPU snapshots here (run from the repository root for GPU checks); heartbeats and host checks only", "looked_in", demoSnapshotDir)
+	}
 	var secret []byte
 	if demo == nil {
-		_, secret, err = svc.AddNode(ctx, app.NewNode{ID: demoNodeID, Provider: "demo-provider", Contract: "demo",
-			OrderedAt: svc.Now(), GPUModel: "demo (no GPU is checked; heartbeats and host checks only)", GPUCount: 1, HeartbeatInterval: demoHeartbeat,
-			PushInterval: demoPush, Grace: demoGrace, Demo: true})
+		nn := app.NewNode{ID: demoNodeID, Provider: "demo-provider", Contract: "demo", OrderedAt: svc.Now(),
+			GPUModel: "demo (no GPU is checked; heartbeats and host checks only)", GPUCount: 1,
+			HeartbeatInterval: demoHeartbeat, PushInterval: demoPush, Grace: demoGrace, Demo: true}
+		if d.healthy != nil {
+			nn.GPUModel, nn.GPUCount, nn.GPUMemoryMiB = "H200 (recorded snapshots of a real 2 × H200 machine)", demoExpected.GPUs, int(demoExpected.GPUMemoryGB*1024)
+		}
+		_, secret, err = svc.AddNode(ctx, nn)
 		if err != nil {
 			return nil, fmt.Errorf("register demo node: %w", err)
 		}
@@ -75,7 +106,8 @@ func setupDemo(ctx context.Context, c serveConfig, svc *app.Service, store *bolt
 	if err != nil {
 		return nil, fmt.Errorf("demo spool: %w", err)
 	}
-	return &demoProbe{secret: secret, spool: sp, log: log.With("demo", true)}, nil
+	d.secret, d.spool = secret, sp
+	return d, nil
 }
 
 // run collects heartbeats (and host checks) and spools them every push
@@ -86,7 +118,11 @@ func (d *demoProbe) run(ctx context.Context, url string) {
 	d.done.Add(1)
 	defer d.done.Done()
 	defer d.spool.Close()
-	d.log.Info("demo probe started: real signed batches every 10s (2 heartbeats + host checks)", "node", demoNodeID, "url", url)
+	what := "2 heartbeats + host checks"
+	if d.healthy != nil {
+		what = "2 heartbeats + host checks + GPU checks judged on a recorded 2 × H200 snapshot"
+	}
+	d.log.Info("demo probe started: real signed batches every 10s ("+what+")", "node", demoNodeID, "url", url)
 
 	var senderMu sync.Mutex
 	var stopSender context.CancelFunc
@@ -114,7 +150,7 @@ func (d *demoProbe) run(ctx context.Context, url string) {
 	defer hb.Stop()
 	var pending []wire.Observation
 	lastPush, lastHost := time.Now(), time.Time{}
-	paused, resumed := false, false
+	paused, resumed, faulted, healed := false, false, false, false
 	for {
 		select {
 		case <-ctx.Done():
@@ -132,6 +168,10 @@ func (d *demoProbe) run(ctx context.Context, url string) {
 				lastHost = now
 			}
 			if now.Sub(lastPush) >= demoPush-time.Second {
+				if snap := d.gpuSnapshot(time.Since(start)); snap != nil {
+					pending = append(pending, wire.Observation{At: now, Kind: wire.KindCheck,
+						Checks: checkrun.JudgeGPU(snap, specdb.Default(), demoExpected)})
+				}
 				if _, err := d.spool.Append(pending); err != nil && !errors.Is(ctx.Err(), context.Canceled) {
 					d.log.Error("demo spool", "err", err)
 				}
@@ -147,9 +187,23 @@ func (d *demoProbe) run(ctx context.Context, url string) {
 				resumed = true
 				d.log.Info("demo: the probe pushes again; its spooled batches arrive late and close the incident")
 				startSender()
+			case d.faulty != nil && !faulted && el >= demoFaultAt:
+				faulted = true
+				d.log.Warn("demo: GPU readings now come from a recorded machine whose GPU fell off the bus (XID 79) with a row remap pending — watch for gpu_lost and gpu_degraded alerts after two failing checks")
+			case faulted && !healed && el >= demoFaultAt+demoFaultFor:
+				healed = true
+				d.log.Info("demo: GPU readings are healthy again — the incidents close after two passing checks")
 			}
 		}
 	}
+}
+
+// gpuSnapshot is the recorded machine the demo's GPUs read like at el.
+func (d *demoProbe) gpuSnapshot(el time.Duration) *checkrun.Snapshot {
+	if d.faulty != nil && el >= demoFaultAt && el < demoFaultAt+demoFaultFor {
+		return d.faulty
+	}
+	return d.healthy
 }
 
 func (d *demoProbe) wait() { d.done.Wait() }
