@@ -455,7 +455,9 @@ func (b *Builder) buildNode(n *nodeAcc, tickets []*ticket.Ticket, backend interv
 		} else if ro.CountedSeconds == 0 {
 			ro.Reason = fmt.Sprintf("part of an outage run shorter than the contract's minimum of %s", tm.Uptime.MinimumOutage)
 		} else if d := clip.Total(); secs(d) > ro.CountedSeconds {
-			ro.Reason = "partly outside the service period, inside announced maintenance or in a run below the minimum"
+			ro.Reason = "partly inside announced maintenance or in a run below the minimum"
+		} else if ro.Seconds > ro.CountedSeconds {
+			ro.Reason = "only the part inside this month's service period counts"
 		}
 		nr.Outages = append(nr.Outages, ro)
 	}

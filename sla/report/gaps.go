@@ -241,12 +241,15 @@ func (n *nodeAcc) checkIncidents(end time.Time) []checkOutage {
 		if !ok {
 			continue
 		}
+		loc := n.tm.Calendar.Loc
 		if t.Op == incident.Open {
-			openEv = t.Evidence
+			openEv = fmt.Sprintf("%s at %s; %d failing observations in a row opened the incident",
+				h.FirstFailEvidence, t.Since.In(loc).Format(time.RFC3339), h.FailRun)
 			continue
 		}
 		out = append(out, checkOutage{account.Outage{Kind: kind, Cause: incident.CauseCheck,
-			Span: interval.Interval{Start: t.Since, End: t.At}, Evidence: []string{openEv, t.Evidence}}, false})
+			Span: interval.Interval{Start: t.Since, End: t.At}, Evidence: []string{openEv,
+				fmt.Sprintf("passing again from %s; %d passing observations in a row closed it", t.At.In(loc).Format(time.RFC3339), th.SuccessThreshold)}}, false})
 	}
 	flush()
 	return out
