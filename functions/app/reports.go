@@ -1,0 +1,384 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/report"
+)
+
+// ReportBlobs is where monthly reports are kept (infra/blob: S3 or the
+// data folder). Get returns an error wrapping ErrBlobNotFound-like errors
+// that IsNotFound recognises.
+type ReportBlobs interface {
+	Put(ctx context.Context, name string, data []byte) error
+	Get(ctx context.Context, name string) ([]byte, error)
+}
+
+// ReportFile is a rendered report file posted to the team.
+type ReportFile struct {
+	Name    string // file name, e.g. gpusla-2026-11-us-example.pdf
+	Title   string
+	Summary string // Markdown for Slack: the claim in a few lines
+	Data    []byte
+}
+
+// ReportPoster posts reports and reminders (infra/slack: a file upload
+// with a bot token; the summary alone through a webhook; the console).
+type ReportPoster interface {
+	PostReport(ctx context.Context, f ReportFile) error
+	PostText(ctx context.Context, text string) error
+}
+
+// ReportRenderer renders a report in one of the generator's formats and
+// writes the evidence bundle; functions/reportgen and functions/bundle do
+// it, wired in by the mains so the application does not depend on them.
+type ReportRenderer interface {
+	Render(w io.Writer, r *report.Report, format string) error
+	// Bundle writes the evidence zip for r from the log it was built from
+	// (reopened by open) and returns its chain head.
+	Bundle(w io.Writer, r *report.Report, open func() (io.ReadCloser, error)) (string, error)
+}
+
+// ReportJob generates each contract's monthly report once the month is
+// over in the contract's time zone and Delay has passed (late spool data
+// arrives first), stores every format and the evidence bundle, posts the
+// PDF with a summary, and reminds the team 7 days and 1 day before each
+// claim deadline. Run is idempotent: it is meant to be called every hour
+// (EventBridge Scheduler, or serve's cron), and markers in the blob store
+// say what was done, so a retried or overlapping run repeats nothing.
+type ReportJob struct {
+	Desk     *TicketDesk
+	Blobs    ReportBlobs
+	Poster   ReportPoster // optional
+	Renderer ReportRenderer
+	// Delay after midnight on the 1st (contract time) before generating.
+	Delay time.Duration
+	// Formats stored besides the JSON (default html, pdf, md, csv).
+	Formats []string
+	// TempDir holds the month's exported log while the bundle is written
+	// (default os.TempDir(); a Lambda's /tmp).
+	TempDir string
+	Log     *slog.Logger
+}
+
+// DefaultReportDelay lets a node's spool drain after a month-end outage.
+const DefaultReportDelay = 6 * time.Hour
+
+// ReminderDays are the reminders before each claim deadline.
+var ReminderDays = []int{7, 1}
+
+// ReportRun says what one run did.
+type ReportRun struct {
+	Generated []string `json:"generated"` // "2026-11/us-example"
+	Posted    []string `json:"posted"`
+	Reminders []string `json:"reminders"`
+}
+
+// ReportPrefix is a contract's month folder in the blob store.
+func ReportPrefix(month, contract string) string { return month + "/" + contract }
+
+// IsNotFound recognises a blob store's not-found error by its message,
+// so app need not import the adapter (infra/blob.ErrNotFound says
+// "blob not found").
+func IsNotFound(err error) bool {
+	return err != nil && (errors.Is(err, ErrNotFound) || strings.Contains(err.Error(), "not found"))
+}
+
+// Run does whatever is due at now.
+func (j *ReportJob) Run(ctx context.Context, now time.Time) (ReportRun, error) {
+	var res ReportRun
+	log := j.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	book := j.Desk.Terms()
+	var errs []error
+	for _, c := range book.Contracts() {
+		tm := book[c]
+		loc := tm.Calendar.Loc
+		local := now.In(loc)
+		first := time.Date(local.Year(), local.Month(), 1, 0, 0, 0, 0, loc)
+		prev := first.AddDate(0, -1, 0)
+		month := prev.Format("2006-01")
+		if !now.Before(first.Add(j.Delay)) {
+			done, err := j.generated(ctx, month, c)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if !done {
+				if err := j.Generate(ctx, prev.Year(), prev.Month(), c, now); err != nil {
+					errs = append(errs, fmt.Errorf("report %s for %s: %w", month, c, err))
+					continue
+				}
+				res.Generated = append(res.Generated, ReportPrefix(month, c))
+			}
+			posted, err := j.post(ctx, month, c, now)
+			if err != nil {
+				errs = append(errs, err)
+			} else if posted {
+				res.Posted = append(res.Posted, ReportPrefix(month, c))
+			}
+		}
+		// Reminders for the last few months' claims still open.
+		for back := 1; back <= 4; back++ {
+			m := first.AddDate(0, -back, 0).Format("2006-01")
+			sent, err := j.remind(ctx, m, c, now)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			res.Reminders = append(res.Reminders, sent...)
+		}
+	}
+	if len(res.Generated)+len(res.Posted)+len(res.Reminders) > 0 {
+		log.Info("reports", "generated", res.Generated, "posted", res.Posted, "reminders", res.Reminders)
+	}
+	return res, errors.Join(errs...)
+}
+
+func (j *ReportJob) generated(ctx context.Context, month, contract string) (bool, error) {
+	_, err := j.Blobs.Get(ctx, ReportPrefix(month, contract)+"/report.json")
+	if err == nil {
+		return true, nil
+	}
+	if IsNotFound(err) {
+		return false, nil
+	}
+	return false, fmt.Errorf("report %s for %s: %w", month, contract, err)
+}
+
+// ContractReport keeps only one contract's nodes and summary.
+func ContractReport(r *report.Report, contract string) *report.Report {
+	out := *r
+	out.Nodes, out.Contracts = []report.Node{}, []report.Contract{}
+	for _, n := range r.Nodes {
+		if n.Contract == contract {
+			out.Nodes = append(out.Nodes, n)
+		}
+	}
+	for _, c := range r.Contracts {
+		if c.Contract == contract {
+			out.Contracts = append(out.Contracts, c)
+		}
+	}
+	return &out
+}
+
+// Generate builds, renders and stores one contract's month as of asOf.
+// report.json is written last: its presence means the month is complete.
+func (j *ReportJob) Generate(ctx context.Context, year int, month time.Month, contract string, asOf time.Time) error {
+	dir := j.TempDir
+	tmp, err := os.CreateTemp(dir, "gpusla-export-*.jsonl")
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	w := events.NewWriter(tmp)
+	if err := j.Desk.MonthExport(year, month)(ctx, w); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	open := func() (io.ReadCloser, error) { return os.Open(tmp.Name()) }
+	full, err := j.Desk.MonthReport(ctx, year, month, asOf, func(ctx context.Context, ew *events.Writer) error {
+		rc, err := open()
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
+		rd := events.NewReader(rc)
+		var e events.Event
+		for {
+			if err := rd.Next(&e); err == io.EOF {
+				return nil
+			} else if err != nil {
+				return err
+			}
+			if err := ew.Write(&e); err != nil {
+				return err
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	r := ContractReport(full, contract)
+	prefix := ReportPrefix(r.Month, contract)
+	formats := j.Formats
+	if len(formats) == 0 {
+		formats = []string{"html", "pdf", "md", "csv"}
+	}
+	for _, f := range formats {
+		var buf bytes.Buffer
+		if err := j.Renderer.Render(&buf, r, f); err != nil {
+			return fmt.Errorf("render %s: %w", f, err)
+		}
+		if err := j.Blobs.Put(ctx, prefix+"/report."+f, buf.Bytes()); err != nil {
+			return err
+		}
+	}
+	var zb bytes.Buffer
+	head, err := j.Renderer.Bundle(&zb, r, open)
+	if err != nil {
+		return fmt.Errorf("evidence bundle: %w", err)
+	}
+	if err := j.Blobs.Put(ctx, prefix+"/evidence.zip", zb.Bytes()); err != nil {
+		return err
+	}
+	if err := j.Blobs.Put(ctx, prefix+"/chain-head.txt", []byte(head+"\n")); err != nil {
+		return err
+	}
+	var js bytes.Buffer
+	if err := j.Renderer.Render(&js, r, "json"); err != nil {
+		return err
+	}
+	return j.Blobs.Put(ctx, prefix+"/report.json", js.Bytes())
+}
+
+func (j *ReportJob) load(ctx context.Context, month, contract string) (*report.Report, error) {
+	raw, err := j.Blobs.Get(ctx, ReportPrefix(month, contract)+"/report.json")
+	if err != nil {
+		return nil, err
+	}
+	var r report.Report
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, fmt.Errorf("stored report %s/%s: %w", month, contract, err)
+	}
+	return &r, nil
+}
+
+// marker writes name once; it returns false if it was there already.
+func (j *ReportJob) marked(ctx context.Context, name string) (bool, error) {
+	_, err := j.Blobs.Get(ctx, name)
+	if err == nil {
+		return true, nil
+	}
+	if IsNotFound(err) {
+		return false, nil
+	}
+	return false, err
+}
+
+// Summary is the Slack text of a contract's month.
+func Summary(r *report.Report, head string) string {
+	var b strings.Builder
+	for _, c := range r.Contracts {
+		fmt.Fprintf(&b, "*SLA report %s — %s (%s)*\n", r.Month, c.Provider, c.Contract)
+		fmt.Fprintf(&b, "Claim: *%.2f %s* of %.2f charged · %d of %d nodes below %.2f %% · %d tickets breached · file by *%s*\n",
+			c.Claim, c.Currency, c.Charge, c.NodesBelow, c.Nodes, c.UptimeTarget, c.TicketsBreached, c.ClaimDeadline)
+	}
+	var worst []report.Node
+	for _, n := range r.Nodes {
+		if !n.Uptime.Met || n.Credit.Amount > 0 {
+			worst = append(worst, n)
+		}
+	}
+	sort.Slice(worst, func(i, k int) bool { return worst[i].Uptime.ClaimablePercent < worst[k].Uptime.ClaimablePercent })
+	for i, n := range worst {
+		if i == 10 {
+			fmt.Fprintf(&b, "… and %d more\n", len(worst)-10)
+			break
+		}
+		fmt.Fprintf(&b, "• %s: %.4f %% claimable uptime, credit %.2f %s\n", n.Node, n.Uptime.ClaimablePercent, n.Credit.Amount, n.Currency)
+	}
+	if head != "" {
+		fmt.Fprintf(&b, "Evidence bundle chain head: `%s`\n", head)
+	}
+	return b.String()
+}
+
+func (j *ReportJob) post(ctx context.Context, month, contract string, now time.Time) (bool, error) {
+	if j.Poster == nil {
+		return false, nil
+	}
+	prefix := ReportPrefix(month, contract)
+	if done, err := j.marked(ctx, prefix+"/posted.txt"); err != nil || done {
+		return false, err
+	}
+	r, err := j.load(ctx, month, contract)
+	if err != nil {
+		return false, err
+	}
+	if len(r.Nodes) == 0 {
+		// Nothing rented under this contract that month: nothing to tell.
+		return false, j.Blobs.Put(ctx, prefix+"/posted.txt", []byte("no nodes\n"))
+	}
+	head, _ := j.Blobs.Get(ctx, prefix+"/chain-head.txt")
+	pdf, err := j.Blobs.Get(ctx, prefix+"/report.pdf")
+	if err != nil {
+		return false, fmt.Errorf("post %s: %w", prefix, err)
+	}
+	f := ReportFile{Name: fmt.Sprintf("gpusla-%s-%s.pdf", month, contract), Title: fmt.Sprintf("SLA report %s, %s", month, contract),
+		Summary: Summary(r, strings.TrimSpace(string(head))), Data: pdf}
+	if err := j.Poster.PostReport(ctx, f); err != nil {
+		return false, fmt.Errorf("post %s: %w", prefix, err)
+	}
+	return true, j.Blobs.Put(ctx, prefix+"/posted.txt", []byte(now.UTC().Format(time.RFC3339)+"\n"))
+}
+
+// remind sends the reminders due for a stored month: each once, from the
+// moment it is due until the deadline.
+func (j *ReportJob) remind(ctx context.Context, month, contract string, now time.Time) ([]string, error) {
+	if j.Poster == nil {
+		return nil, nil
+	}
+	r, err := j.load(ctx, month, contract)
+	if IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var sent []string
+	for _, c := range r.Contracts {
+		deadline, err := time.Parse(time.RFC3339, c.ClaimDeadline)
+		if err != nil || !now.Before(deadline) || c.Claim <= 0 {
+			continue
+		}
+		// The nearest reminder that is due; sending it makes the earlier
+		// ones moot (a job that was down does not send a stale 7-day one).
+		days := -1
+		for _, d := range ReminderDays {
+			if !now.Before(deadline.AddDate(0, 0, -d)) && (days < 0 || d < days) {
+				days = d
+			}
+		}
+		if days < 0 {
+			continue
+		}
+		marker := fmt.Sprintf("%s/reminder-%dd.txt", ReportPrefix(month, contract), days)
+		if done, err := j.marked(ctx, marker); err != nil {
+			return sent, err
+		} else if done {
+			continue
+		}
+		text := fmt.Sprintf(":alarm_clock: Claim deadline for *%s* (%s), %s: *%s* — %s left. Claim %.2f %s; report and evidence bundle under `%s/`.",
+			c.Contract, c.Provider, month, c.ClaimDeadline, deadline.Sub(now).Round(time.Hour), c.Claim, c.Currency, ReportPrefix(month, contract))
+		if err := j.Poster.PostText(ctx, text); err != nil {
+			return sent, fmt.Errorf("reminder %s: %w", marker, err)
+		}
+		for _, d := range ReminderDays {
+			if d >= days {
+				m := fmt.Sprintf("%s/reminder-%dd.txt", ReportPrefix(month, contract), d)
+				if err := j.Blobs.Put(ctx, m, []byte(now.UTC().Format(time.RFC3339)+"\n")); err != nil {
+					return sent, err
+				}
+			}
+		}
+		sent = append(sent, fmt.Sprintf("%s/%dd", ReportPrefix(month, contract), days))
+	}
+	return sent, nil
+}

@@ -1,0 +1,143 @@
+package app_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/app/apptest"
+	"github.com/gpusla/gpusla/functions/bundle"
+	"github.com/gpusla/gpusla/infra/blob"
+	"github.com/gpusla/gpusla/infra/bolt"
+)
+
+type poster struct {
+	mu    sync.Mutex
+	files []app.ReportFile
+	texts []string
+}
+
+func (p *poster) PostReport(_ context.Context, f app.ReportFile) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.files = append(p.files, f)
+	return nil
+}
+
+func (p *poster) PostText(_ context.Context, s string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.texts = append(p.texts, s)
+	return nil
+}
+
+// The monthly job over a November with one node on the US contract that
+// was down for ten hours: nothing before the delay after midnight New York
+// time, then every format, the bundle and one Slack post; nothing twice;
+// reminders 7 days and 1 day before the claim deadline, once each.
+func TestReportJobSchedule(t *testing.T) {
+	ctx := context.Background()
+	st, err := bolt.Open(filepath.Join(t.TempDir(), "gpusla.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	clock := apptest.NewClock(ny(t, "2026-12-01 00:00:00"))
+	svc, err := app.New(app.Config{Store: st, Notifier: &apptest.Notifier{}, Box: apptest.Box(t), Clock: clock, Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	book, err := app.LoadTerms("../../testdata/terms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	desk, err := svc.Tickets(book)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ordered := ny(t, "2026-10-31 09:00:00")
+	if err := st.CreateNode(ctx, app.Node{ID: "ny-01", Provider: "Example GPU Cloud Inc.", Contract: "us-example", OrderedAt: ordered,
+		GPUModel: "H200", GPUCount: 8, HeartbeatInterval: 30 * time.Second, PushInterval: time.Minute, Grace: time.Minute, CreatedAt: ordered}); err != nil {
+		t.Fatal(err)
+	}
+	// Two heartbeat runs around a ten-hour outage on 10 November.
+	for _, r := range [][2]time.Time{{ny(t, "2026-10-31 10:00:00"), ny(t, "2026-11-10 02:00:00")}, {ny(t, "2026-11-10 12:00:00"), ny(t, "2026-12-01 06:00:00")}} {
+		n := int64(r[1].Sub(r[0])/(30*time.Second)) + 1
+		if err := st.PutRun(ctx, app.HeartbeatRun{Node: "ny-01", From: r[0], To: r[1], Count: n, ReceivedFrom: r[0].Add(time.Second), ReceivedTo: r[1].Add(time.Second)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	blobs, err := blob.NewDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &poster{}
+	job := &app.ReportJob{Desk: desk, Blobs: blobs, Poster: p, Renderer: bundle.Renderer{}, Delay: 6 * time.Hour, TempDir: t.TempDir(),
+		Log: slog.New(slog.DiscardHandler)}
+
+	run := func(at time.Time) app.ReportRun {
+		t.Helper()
+		res, err := job.Run(ctx, at)
+		if err != nil {
+			t.Fatalf("run at %s: %v", at, err)
+		}
+		return res
+	}
+	// 03:00 in New York: Shanghai's December began 16 hours ago (its empty
+	// November is written, nothing posted); New York's delay has not passed.
+	res := run(ny(t, "2026-12-01 03:00:00"))
+	if strings.Join(res.Generated, ",") != "2026-11/cn-example" || len(p.files) != 0 {
+		t.Fatalf("before the delay: %+v, %d posts", res, len(p.files))
+	}
+	res = run(ny(t, "2026-12-01 07:00:00"))
+	if strings.Join(res.Generated, ",") != "2026-11/us-example" || strings.Join(res.Posted, ",") != "2026-11/us-example" {
+		t.Fatalf("after the delay: %+v", res)
+	}
+	for _, f := range []string{"report.json", "report.html", "report.pdf", "report.md", "report.csv", "evidence.zip", "chain-head.txt", "posted.txt"} {
+		if _, err := blobs.Get(ctx, "2026-11/us-example/"+f); err != nil {
+			t.Errorf("%s not stored: %v", f, err)
+		}
+	}
+	if len(p.files) != 1 || !bytes.HasPrefix(p.files[0].Data, []byte("%PDF-")) || p.files[0].Name != "gpusla-2026-11-us-example.pdf" {
+		t.Fatalf("posted %+v", p.files)
+	}
+	sum := p.files[0].Summary
+	// 10 h of 720 h: 98.6111 % → the 30 % tier of 8 GPUs × 3.20 × 721 h… minus the hours before delivery.
+	if !strings.Contains(sum, "Claim: *") || !strings.Contains(sum, "ny-01: 98.61") || !strings.Contains(sum, "chain head") {
+		t.Fatalf("summary:\n%s", sum)
+	}
+	zb, _ := blobs.Get(ctx, "2026-11/us-example/evidence.zip")
+	vr, err := bundle.Verify(bytes.NewReader(zb), int64(len(zb)))
+	if err != nil || !vr.OK() || vr.Intervals != 1 {
+		t.Fatalf("stored bundle: %v %+v", err, vr)
+	}
+	if res := run(ny(t, "2026-12-01 08:00:00")); len(res.Generated)+len(res.Posted)+len(res.Reminders) != 0 || len(p.files) != 1 {
+		t.Fatalf("second run repeated work: %+v", res)
+	}
+
+	// Claim deadline: end of the second billing cycle, 2027-02-01 00:00 New York.
+	if res := run(ny(t, "2027-01-24 23:00:00")); len(res.Reminders) != 0 {
+		t.Fatalf("reminder too early: %+v", res)
+	}
+	if res := run(ny(t, "2027-01-25 00:30:00")); strings.Join(res.Reminders, ",") != "2026-11/us-example/7d" {
+		t.Fatalf("7-day reminder: %+v", res)
+	}
+	if res := run(ny(t, "2027-01-26 00:30:00")); len(res.Reminders) != 0 {
+		t.Fatalf("7-day reminder sent twice: %+v", res)
+	}
+	if res := run(ny(t, "2027-01-31 00:00:00")); strings.Join(res.Reminders, ",") != "2026-11/us-example/1d" {
+		t.Fatalf("1-day reminder: %+v", res)
+	}
+	if res := run(ny(t, "2027-02-01 00:00:00")); len(res.Reminders) != 0 {
+		t.Fatalf("reminder after the deadline: %+v", res)
+	}
+	if len(p.texts) != 2 || !strings.Contains(p.texts[0], "2027-02-01T00:00:00-05:00") {
+		t.Fatalf("reminder texts %q", p.texts)
+	}
+}
