@@ -202,6 +202,10 @@ func (s *Store) get(ctx context.Context, method, pk, sk string, consistent bool,
 	if out.Item == nil {
 		return app.ErrNotFound
 	}
+	if r, ok := v.(*rawItem); ok {
+		r.m = out.Item
+		return nil
+	}
 	return unmarshal(out.Item, v)
 }
 
@@ -240,6 +244,11 @@ func (s *Store) put(ctx context.Context, method string, item map[string]types.At
 }
 
 var errCond = errors.New("condition failed")
+
+// rawItem asks get for the item itself, undecoded.
+type rawItem struct {
+	m map[string]types.AttributeValue
+}
 
 // putNew writes an item that must not exist yet; app.ErrExists if it does.
 func (s *Store) putNew(ctx context.Context, method string, item map[string]types.AttributeValue) error {
@@ -386,11 +395,44 @@ func (s *Store) PutBatch(ctx context.Context, b app.BatchRecord) error {
 		}
 		extra = map[string]types.AttributeValue{TTLAttribute: num(sec)}
 	}
+	if extra == nil {
+		extra = map[string]types.AttributeValue{}
+	}
+	if len(b.Body) > 0 {
+		z, err := deflate(b.Body)
+		if err != nil {
+			return fmt.Errorf("put batch %s/%d: %w", b.Node, b.Seq, err)
+		}
+		b.Body = z
+		extra[bodyEncAttr] = str(bodyEncDeflate)
+	}
 	item, err := marshal(b, nodePK(b.Node), seqSK(b.Seq), extra)
 	if err != nil {
 		return err
 	}
+	if size := itemSize(item); size > maxItemBytes {
+		return fmt.Errorf("put batch %s/%d: %d bytes compressed is over DynamoDB's item limit of %d", b.Node, b.Seq, size, maxItemBytes)
+	}
 	return wrap(fmt.Sprintf("put batch %s/%d", b.Node, b.Seq), s.putNew(ctx, "PutBatch", item))
+}
+
+// decodeBatch reads a batch item, inflating its body.
+func decodeBatch(it map[string]types.AttributeValue) (app.BatchRecord, error) {
+	var b app.BatchRecord
+	if err := unmarshal(it, &b); err != nil {
+		return b, err
+	}
+	if enc, ok := it[bodyEncAttr].(*types.AttributeValueMemberS); ok {
+		if enc.Value != bodyEncDeflate {
+			return b, fmt.Errorf("batch %s/%d: unknown body encoding %q", b.Node, b.Seq, enc.Value)
+		}
+		body, err := inflate(b.Body)
+		if err != nil {
+			return b, fmt.Errorf("batch %s/%d: %w", b.Node, b.Seq, err)
+		}
+		b.Body = body
+	}
+	return b, nil
 }
 
 func (s *Store) expired(b app.BatchRecord) bool {
@@ -398,8 +440,12 @@ func (s *Store) expired(b app.BatchRecord) bool {
 }
 
 func (s *Store) GetBatch(ctx context.Context, node string, seq uint64) (app.BatchRecord, error) {
+	var it rawItem
+	err := s.get(ctx, "GetBatch", nodePK(node), seqSK(seq), true, &it)
 	var b app.BatchRecord
-	err := s.get(ctx, "GetBatch", nodePK(node), seqSK(seq), true, &b)
+	if err == nil {
+		b, err = decodeBatch(it.m)
+	}
 	if err == nil && s.expired(b) {
 		err = app.ErrNotFound
 	}
@@ -412,8 +458,8 @@ func (s *Store) ListBatches(ctx context.Context, node string, fromSeq, toSeq uin
 		return nil, nil
 	}
 	err := s.query(ctx, "ListBatches", "", nodePK(node), seqSK(fromSeq), seqSK(toSeq), false, func(it map[string]types.AttributeValue) error {
-		var b app.BatchRecord
-		if err := unmarshal(it, &b); err != nil {
+		b, err := decodeBatch(it)
+		if err != nil {
 			return err
 		}
 		if !s.expired(b) {
