@@ -1,0 +1,69 @@
+package slack
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	slackapi "github.com/slack-go/slack"
+
+	"github.com/gpusla/gpusla/functions/app"
+)
+
+// PostReport shares a monthly report file in the channel with its summary
+// as the comment (bot token: files.getUploadURLExternal, upload,
+// files.completeUploadExternal). An incoming webhook cannot carry files,
+// so through one only the summary is posted, saying where the files are.
+func (n *Notifier) PostReport(ctx context.Context, f app.ReportFile) error {
+	if n.client == nil {
+		text := f.Summary + "\n_(" + f.Name + " is stored with the other formats; a webhook cannot attach files — use a bot token to get it here.)_"
+		if err := slackapi.PostWebhookContext(ctx, n.cfg.WebhookURL, &slackapi.WebhookMessage{Text: text}); err != nil {
+			return fmt.Errorf("slack: post report summary: %w", err)
+		}
+		return nil
+	}
+	if len(f.Data) == 0 {
+		return fmt.Errorf("slack: report %s is empty", f.Name)
+	}
+	_, err := n.client.UploadFileContext(ctx, slackapi.UploadFileParameters{Reader: bytes.NewReader(f.Data), FileSize: len(f.Data),
+		Filename: f.Name, Title: f.Title, InitialComment: f.Summary, Channel: n.cfg.Channel})
+	if err != nil {
+		return fmt.Errorf("slack: upload %s: %w", f.Name, err)
+	}
+	return nil
+}
+
+// PostText posts a plain message (claim-deadline reminders).
+func (n *Notifier) PostText(ctx context.Context, text string) error {
+	var err error
+	if n.client == nil {
+		err = slackapi.PostWebhookContext(ctx, n.cfg.WebhookURL, &slackapi.WebhookMessage{Text: text})
+	} else {
+		_, _, err = n.client.PostMessageContext(ctx, n.cfg.Channel, slackapi.MsgOptionText(text, false))
+	}
+	if err != nil {
+		return fmt.Errorf("slack: post message: %w", err)
+	}
+	return nil
+}
+
+// PostReport writes the summary and the file's name and size.
+func (c *Console) PostReport(_ context.Context, f app.ReportFile) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, err := fmt.Fprintf(c.W, "REPORT %s (%d bytes)\n%s\n", f.Name, len(f.Data), f.Summary)
+	return err
+}
+
+// PostText writes the text.
+func (c *Console) PostText(_ context.Context, text string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, err := fmt.Fprintf(c.W, "NOTICE %s\n", text)
+	return err
+}
+
+var (
+	_ app.ReportPoster = (*Notifier)(nil)
+	_ app.ReportPoster = (*Console)(nil)
+)
