@@ -11,8 +11,10 @@ import (
 )
 
 // connValidity is how long a connectivity verdict describes the node after
-// the check ran; past it, with no newer check, nothing is known.
-const connValidity = 30 * time.Minute
+// the check ran, unless a newer one comes first; past it nothing is known.
+// Probes check connectivity every few minutes to hourly; two hours covers
+// a missed run without letting a stale result speak for a long gap.
+const connValidity = 2 * time.Hour
 
 type gap struct {
 	span interval.Interval
