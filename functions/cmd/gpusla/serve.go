@@ -177,6 +177,7 @@ within the first two minutes.`,
 			if v := os.Getenv("GPUSLA_SLACK_CHANNEL"); v != "" {
 				c.Slack.Channel = v
 			}
+			c.Slack.APIURL = os.Getenv(envSlackAPIURL)
 			if err := c.validate(cfgPath); err != nil {
 				return err
 			}
@@ -209,10 +210,11 @@ func newLogger(format string) *slog.Logger {
 }
 
 func serve(ctx context.Context, c serveConfig, watchdogGiven bool, log *slog.Logger) error {
-	store, box, err := openData(c.Data, true)
+	store, box, where, err := openServeStore(ctx, c.Data)
 	if err != nil {
 		return err
 	}
+	log.Info("store", "at", where)
 	defer store.Close()
 	var notifier app.Notifier = &slack.Console{W: os.Stdout}
 	if c.Slack.Configured() {
@@ -248,6 +250,17 @@ func serve(ctx context.Context, c serveConfig, watchdogGiven bool, log *slog.Log
 	}
 
 	api := httpapi.New(svc, log)
+	tickets, err := setupTickets(svc, api, c.Data, log) // ticket.go: ticket API, Slack endpoints
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer tickets.close()
+	reports, err := setupReports(c.Data, store, tickets, api, notifier, log) // servereports.go: status page, monthly reports
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 16 << 10}
 	errc := make(chan error, 1)
@@ -255,6 +268,7 @@ func serve(ctx context.Context, c serveConfig, watchdogGiven bool, log *slog.Log
 
 	sched := cron.New(cron.WithLocation(time.UTC))
 	if _, err := sched.AddFunc(c.Watchdog, func() {
+		tickets.watch(context.WithoutCancel(ctx)) // ticket deadlines: warnings at 80 %, breaches
 		res, err := svc.Watchdog(context.WithoutCancel(ctx))
 		if err != nil {
 			log.Error("watchdog", "err", err)
@@ -265,12 +279,19 @@ func serve(ctx context.Context, c serveConfig, watchdogGiven bool, log *slog.Log
 		return fmt.Errorf("watchdog schedule %q: %w", c.Watchdog, err)
 	}
 	if _, err := sched.AddFunc("@every 1h", func() {
-		if n, err := store.Sweep(svc.Now()); err != nil {
+		sw, ok := store.(sweeper)
+		if !ok {
+			return // DynamoDB expires batches by TTL
+		}
+		if n, err := sw.Sweep(svc.Now()); err != nil {
 			log.Error("sweep expired batches", "err", err)
 		} else if n > 0 {
 			log.Info("swept expired batches", "count", n)
 		}
 	}); err != nil {
+		return err
+	}
+	if err := reports.schedule(ctx, sched); err != nil {
 		return err
 	}
 	sched.Start()
