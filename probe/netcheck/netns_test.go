@@ -317,3 +317,43 @@ func TestNetworkChecksSeeImpairments(t *testing.T) {
 	t.Run("netem rate 50mbit", func(t *testing.T) { rate(t, "netem", "rate", "50mbit") })
 	t.Run("tbf rate 50mbit", func(t *testing.T) { rate(t, "tbf", "rate", "50mbit", "burst", "64kb", "latency", "50ms") })
 }
+
+// Kernels without sch_netem still queue: a token bucket (tbf) at 2 Mbit/s
+// that may hold 60 ms of packets, kept full by a UDP stream slightly above
+// the rate, delays every packet behind it, as an oversubscribed uplink does.
+// Ping, TCP connect, HTTP and DNS must all see that delay, and the gateway
+// ping must fail the 2 ms goal.
+func TestChecksSeeQueueingDelay(t *testing.T) {
+	bin, err := exec.LookPath("iperf3")
+	if err != nil {
+		t.Skip("iperf3 is not installed (scripts/setup.sh installs it); skipping")
+	}
+	n := newNetns(t)
+	n.serve()
+	n.impair(t, "tbf", "rate", "2mbit", "burst", "4kb", "latency", "60ms")
+	srv := exec.Command("ip", "netns", "exec", n.b, bin, "-s", "-B", peerIP, "-p", "5202")
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	time.Sleep(300 * time.Millisecond)
+	load := exec.Command("ip", "netns", "exec", n.a, bin, "-c", peerIP, "-p", "5202", "-u", "-b", "2.4M", "-t", "20")
+	if err := load.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { load.Process.Kill(); load.Wait() })
+	time.Sleep(1500 * time.Millisecond) // let the queue fill
+	spec := quickSpec(20, 100*time.Millisecond)
+	spec.Gateway.MaxLossPct = 100
+	cs := n.probe(t, "quick", spec)
+	if rtt := number(t, cs, "net.gateway.rtt"); rtt < 30 || rtt > 200 {
+		t.Errorf("gateway rtt %.1f ms behind a 60 ms queue", rtt)
+	}
+	for _, c := range []string{"net.tcp.peer.connect", "net.http.mirror.latency", "net.dns.mirror.time"} {
+		if v := number(t, cs, c); v < 30 {
+			t.Errorf("%s %.1f ms behind a 60 ms queue", c, v)
+		}
+	}
+	verdictIs(t, cs, "net.gateway.rtt", wire.Fail)
+	verdictIs(t, cs, "net.gateway.reach", wire.Pass)
+}
