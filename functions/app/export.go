@@ -75,14 +75,17 @@ func Export(ctx context.Context, st Store, sel ExportSelect, emit func(*events.E
 	}
 	for i := 1; i < len(runs); i++ {
 		// The latest end of any earlier run: runs of concurrent Lambdas overlap.
-		end := runs[0].LastTick
+		end, stopped := runs[0].LastTick, runs[0].Stopped
 		for _, r := range runs[:i] {
 			if r.LastTick.After(end) {
-				end = r.LastTick
+				end, stopped = r.LastTick, r.Stopped
 			}
 		}
 		next := runs[i].Start
-		if next.Sub(end) <= MaxTickGap || !next.After(from) || !end.Before(to) {
+		// A run that recorded its own stop (serve shut down) was down from
+		// then on, however short the gap; otherwise only a gap longer than
+		// MaxTickGap tells a crash from a slow tick.
+		if (!stopped && next.Sub(end) <= MaxTickGap) || !next.After(end) || !next.After(from) || !end.Before(to) {
 			continue
 		}
 		e := events.Event{Type: events.TypeBackendOutage, ID: "backend-outage@" + end.UTC().Format("20060102T150405.000Z"),

@@ -106,7 +106,15 @@ func (h *Handler) reportSummary(ctx context.Context, month string) (string, erro
 	if err != nil {
 		return "", fmt.Errorf("month %q: want YYYY-MM", month)
 	}
-	rep, err := h.desk.MonthReport(ctx, m.Year(), m.Month(), h.desk.Service().Now(), h.export)
+	// As of a whole second, rounded up so everything received so far is
+	// in: the summary prints as-of to the second, and `gpusla report
+	// --as-of` with that stamp must reproduce every figure.
+	now := h.desk.Service().Now()
+	asOf := now.Truncate(time.Second)
+	if asOf.Before(now) {
+		asOf = asOf.Add(time.Second)
+	}
+	rep, err := h.desk.MonthReport(ctx, m.Year(), m.Month(), asOf, h.export)
 	if err != nil {
 		return "", err
 	}

@@ -53,6 +53,11 @@ type Config struct {
 	Spool      Spool           `yaml:"spool"`
 	Metrics    Metrics         `yaml:"metrics"`
 	Expected   expect.Expected `yaml:"expected"`
+	// GPUSnapshot, when set, makes the health job judge the GPU readings of
+	// this recorded snapshot (gpuprobe snapshot), re-read on every run:
+	// replaying a machine's readings on one without its GPUs (the
+	// end-to-end tests; a dry run of a config before deployment).
+	GPUSnapshot string `yaml:"gpu_snapshot"`
 
 	// Resolved by Load.
 	Path     string         `yaml:"-"`

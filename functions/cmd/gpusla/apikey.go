@@ -29,7 +29,7 @@ stored, so a lost token cannot be recovered: revoke it and create another.
 Callers send it as "Authorization: Bearer <token>".`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			store, _, err := openData(data, true)
+			store, _, _, err := openServeStore(cmd.Context(), data) // $GPUSLA_TABLE: DynamoDB
 			if err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -60,7 +61,7 @@ Stop ` + "`gpusla serve`" + ` first: the store file is locked while it runs.`,
 			if !sel.To.After(sel.From) {
 				return fmt.Errorf("--to must be after --from")
 			}
-			store, _, err := openData(data, false)
+			store, _, err := openExistingStore(cmd.Context(), data) // $GPUSLA_TABLE: DynamoDB
 			if err != nil {
 				return err
 			}
@@ -68,6 +69,14 @@ Stop ` + "`gpusla serve`" + ` first: the store file is locked while it runs.`,
 			write := func(w io.Writer) (app.ExportStats, error) {
 				ew := events.NewWriter(w)
 				st, err := app.Export(cmd.Context(), store, sel, func(e *events.Event) error { return ew.Write(e) })
+				if err != nil {
+					return st, err
+				}
+				// Tickets too, as the backend's own month report reads them
+				// (app.MonthExport): without them an offline report would
+				// show no ticket and no late-response penalty.
+				n, err := app.ExportTickets(cmd.Context(), store, ticketFilter(sel.Nodes, ew.Write))
+				st.Events += n
 				if err != nil {
 					return st, err
 				}
@@ -129,4 +138,23 @@ func writeAtomicStream(path string, write func(io.Writer) (app.ExportStats, erro
 		return stats, fmt.Errorf("write %s: %w", path, err)
 	}
 	return stats, nil
+}
+
+// ticketFilter passes the events of tickets on the selected nodes (all
+// when none is selected); a ticket's later events name no node, so they
+// follow their opening event.
+func ticketFilter(nodes []string, emit func(*events.Event) error) func(*events.Event) error {
+	if len(nodes) == 0 {
+		return emit
+	}
+	keep := map[string]bool{}
+	return func(e *events.Event) error {
+		if e.Type == events.TypeTicketOpened {
+			keep[e.Ticket] = slices.Contains(nodes, e.Node)
+		}
+		if !keep[e.Ticket] {
+			return nil
+		}
+		return emit(e)
+	}
 }

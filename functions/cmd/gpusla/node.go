@@ -71,7 +71,7 @@ Save the secret on the node in the file the config names, mode 0600.`,
 				return fmt.Errorf("--gpu-memory-gb: must not be negative")
 			}
 			in.GPUMemoryMiB = int(gpuMemGB * 1024)
-			store, box, err := openData(data, true)
+			store, box, _, err := openServeStore(cmd.Context(), data) // $GPUSLA_TABLE: DynamoDB
 			if err != nil {
 				return err
 			}

@@ -177,6 +177,7 @@ within the first two minutes.`,
 			if v := os.Getenv("GPUSLA_SLACK_CHANNEL"); v != "" {
 				c.Slack.Channel = v
 			}
+			c.Slack.APIURL = os.Getenv(envSlackAPIURL)
 			if err := c.validate(cfgPath); err != nil {
 				return err
 			}
@@ -209,10 +210,11 @@ func newLogger(format string) *slog.Logger {
 }
 
 func serve(ctx context.Context, c serveConfig, watchdogGiven bool, log *slog.Logger) error {
-	store, box, err := openData(c.Data, true)
+	store, box, where, err := openServeStore(ctx, c.Data)
 	if err != nil {
 		return err
 	}
+	log.Info("store", "at", where)
 	defer store.Close()
 	var notifier app.Notifier = &slack.Console{W: os.Stdout}
 	if c.Slack.Configured() {
@@ -277,7 +279,11 @@ func serve(ctx context.Context, c serveConfig, watchdogGiven bool, log *slog.Log
 		return fmt.Errorf("watchdog schedule %q: %w", c.Watchdog, err)
 	}
 	if _, err := sched.AddFunc("@every 1h", func() {
-		if n, err := store.Sweep(svc.Now()); err != nil {
+		sw, ok := store.(sweeper)
+		if !ok {
+			return // DynamoDB expires batches by TTL
+		}
+		if n, err := sw.Sweep(svc.Now()); err != nil {
 			log.Error("sweep expired batches", "err", err)
 		} else if n > 0 {
 			log.Info("swept expired batches", "count", n)

@@ -10,11 +10,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpusla/gpusla/probe/checkrun"
 	"github.com/gpusla/gpusla/probe/config"
 	"github.com/gpusla/gpusla/probe/daemon"
+	"github.com/gpusla/gpusla/probe/expect"
 	"github.com/gpusla/gpusla/probe/gpu"
 	"github.com/gpusla/gpusla/probe/host"
 	"github.com/gpusla/gpusla/probe/netcheck"
+	"github.com/gpusla/gpusla/probe/specdb"
 	"github.com/gpusla/gpusla/probe/stress"
 	"github.com/gpusla/gpusla/probe/wire"
 )
@@ -62,7 +65,11 @@ func buildJobs(cfg *config.Config) (daemon.Jobs, error) {
 	net := &netcheck.Checker{Spec: cfg.Network}
 	return daemon.Jobs{
 		Health: func(ctx context.Context) []wire.Check {
-			return host.Collect(ctx, host.Reader{}, cfg.Expected)
+			cs := host.Collect(ctx, host.Reader{}, cfg.Expected)
+			if cfg.GPUSnapshot != "" {
+				cs = append(cs, replayGPU(cfg.GPUSnapshot, cfg.Expected)...)
+			}
+			return cs
 		},
 		Network: net.Quick,
 		Stress: func(ctx context.Context) []wire.Check {
@@ -101,4 +108,19 @@ func gpusIdle(ctx context.Context, maxPct float64) (bool, string, error) {
 		}
 	}
 	return true, "", nil
+}
+
+// replayGPU judges the GPU readings of a recorded snapshot (config
+// gpu_snapshot), read afresh each time so the file can be swapped while the
+// daemon runs. The order is the config's, else the snapshot's own.
+func replayGPU(path string, exp expect.Expected) []wire.Check {
+	s, err := checkrun.ReadSnapshot(path)
+	if err != nil {
+		return []wire.Check{{Name: "gpu.snapshot", Category: wire.CategoryHost, Verdict: wire.Fail,
+			Criterion: "the configured gpu_snapshot can be read", Detail: err.Error()}}
+	}
+	if exp.IsZero() && s.Expected != nil {
+		exp = *s.Expected
+	}
+	return checkrun.JudgeGPU(s, specdb.Default(), exp)
 }
