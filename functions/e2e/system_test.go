@@ -1,0 +1,436 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/functions/httpapi"
+	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/report"
+)
+
+// TestSystem runs one scripted day in the life of the system, once on the
+// embedded store and once on DynamoDB (dynalite): three nodes with real
+// probes; one probe is killed and restarted; the backend is stopped while
+// the probes keep spooling; one node's GPU falls off the bus (replayed
+// snapshot: XID 79, pending row remap) and comes back; a ticket opened
+// off-hours is answered late; then the month's report the backend builds
+// (Slack /gpusla report) is recomputed offline from `gpusla export` and the
+// two must agree. Each phase checks its exact outcome.
+func TestSystem(t *testing.T) {
+	for _, store := range []string{storeEmbedded, storeDynamo} {
+		t.Run(store, func(t *testing.T) { systemRun(t, store) })
+	}
+}
+
+func systemRun(t *testing.T, store string) {
+	sl := newFakeSlack(t)
+	b := newBackend(t, store, sl, "127.0.0.1")
+	regs := map[string]registered{}
+	for _, id := range []string{"kill-1", "steady-1", "gpu-1"} {
+		regs[id] = b.addNode(id)
+	}
+	key := b.apiKey("e2e tickets")
+	b.start()
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("serve log:\n%s", tail(b.logs.String(), 6000))
+		}
+	})
+	probes := map[string]*probe{}
+	for id, reg := range regs {
+		probes[id] = newProbe(t, reg, snapHealthy, nil)
+		probes[id].start()
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			for id, p := range probes {
+				t.Logf("probe %s log:\n%s", id, tail(p.logs.String(), 2000))
+			}
+		}
+	})
+	eventually(t, 30*time.Second, "every node's heartbeats and first health checks are stored", func() bool {
+		ns := b.nodes()
+		for id := range regs {
+			if ns[id].LastSeq < 3 || ns[id].FirstHeartbeatAt.IsZero() {
+				return false
+			}
+		}
+		return true
+	})
+	if n := len(sl.all()); n != 0 {
+		t.Fatalf("a healthy start sent %d Slack messages, want none: %+v", n, sl.all())
+	}
+
+	// --- a probe killed (the node dies) and restarted -----------------------
+	pk := probes["kill-1"]
+	killedAt := time.Now()
+	pk.kill()
+	eventually(t, 30*time.Second, "an unreachable alert for kill-1", func() bool {
+		return len(sl.messages("[unreachable] kill-1 unreachable")) == 1
+	})
+	alertedAt := time.Now()
+	time.Sleep(2 * time.Second)
+	pk.start()
+	eventually(t, 30*time.Second, "kill-1's recovery", func() bool {
+		return len(sl.messages("[recovered] kill-1 recovered: unreachable for ")) == 1
+	})
+	down, up := sl.messages("[unreachable] kill-1")[0], sl.messages("[recovered] kill-1")[0]
+	if up.Thread != down.TS || !up.Broadcast {
+		t.Errorf("recovery posted in thread %q (broadcast %v), want a broadcast reply in the alert's thread %q", up.Thread, up.Broadcast, down.TS)
+	}
+	inc, err := incidentOf(b.incidents("kill-1"), "unreachable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inc.Open() || !inc.Counted {
+		t.Errorf("kill-1 unreachable incident: open %v, counted %v; want closed and counted", inc.Open(), inc.Counted)
+	}
+	// Backdated: it began when the next heartbeat was due (about a second
+	// after the kill), not when the grace ran out and the alert went.
+	if inc.Start.Before(killedAt.Add(-2*time.Second)) || inc.Start.After(killedAt.Add(2*time.Second)) {
+		t.Errorf("incident starts %s, want within 2 s of the kill at %s", inc.Start.Format(time.RFC3339Nano), killedAt.Format(time.RFC3339Nano))
+	}
+	if d := inc.ConfirmedAt.Sub(inc.Start); d < 2*time.Second {
+		t.Errorf("confirmed %s after its start, want at least the 2 s grace (backdated)", d)
+	}
+	if inc.ConfirmedAt.After(alertedAt) {
+		t.Errorf("confirmed at %s, after the alert was seen at %s", inc.ConfirmedAt, alertedAt)
+	}
+	unreachable := inc
+
+	// --- the backend stopped while probes keep spooling ---------------------
+	b.stop()
+	time.Sleep(6 * time.Second) // twice heartbeat + grace
+	for id, p := range probes {
+		if p.spooled() == 0 {
+			t.Errorf("probe %s spooled nothing while the backend was down", id)
+		}
+	}
+	b.start()
+	eventually(t, 60*time.Second, "every spool drained after the restart", func() bool {
+		for _, p := range probes {
+			if p.spooled() > 0 {
+				return false
+			}
+		}
+		return true
+	})
+	time.Sleep(3 * time.Second) // a few watchdog ticks after the restart
+	if got := len(sl.messages("[unreachable]")); got != 1 {
+		t.Errorf("%d unreachable alerts after the backend outage, want still only kill-1's: %+v", got, sl.all())
+	}
+	for _, id := range []string{"steady-1", "gpu-1"} {
+		if incs := b.incidents(id); len(incs) != 0 {
+			t.Errorf("%s has incidents after the backend outage, want none: %+v", id, incs)
+		}
+	}
+	if incs := b.incidents("kill-1"); len(incs) != 1 {
+		t.Errorf("kill-1 has %d incidents after the backend outage, want only the unreachable one", len(incs))
+	}
+
+	// --- a GPU falls off the bus (XID 79, pending row remap) ----------------
+	pg := probes["gpu-1"]
+	pg.useSnapshot(snapDegraded)
+	eventually(t, 30*time.Second, "GPU lost and GPU degraded alerts for gpu-1", func() bool {
+		return len(sl.messages("[degraded] gpu-1 GPU lost")) == 1 && len(sl.messages("[degraded] gpu-1 GPU degraded")) == 1
+	})
+	lost, degraded := sl.messages("[degraded] gpu-1 GPU lost")[0], sl.messages("[degraded] gpu-1 GPU degraded")[0]
+	for _, want := range []string{"gpu.xid.kernel_log", "79 GPU has fallen off the bus"} {
+		if !strings.Contains(lost.Text, want) {
+			t.Errorf("GPU lost alert lacks %q: %s", want, lost.Text)
+		}
+	}
+	for _, want := range []string{"gpu.remapped_rows (GPU 1)", "pending yes"} {
+		if !strings.Contains(degraded.Text, want) {
+			t.Errorf("GPU degraded alert lacks %q: %s", want, degraded.Text)
+		}
+	}
+	incs := b.incidents("gpu-1")
+	for kind, check := range map[string]string{"gpu_lost": "gpu.xid.kernel_log", "gpu_degraded": "gpu.remapped_rows"} {
+		inc, err := incidentOf(incs, kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !inc.Open() || len(inc.Failed) == 0 || inc.Failed[0].Name != check {
+			t.Errorf("%s incident: open %v, failed %+v; want open with %s", kind, inc.Open(), inc.Failed, check)
+		}
+	}
+	pg.useSnapshot(snapHealthy)
+	eventually(t, 30*time.Second, "gpu-1 recovers from both", func() bool {
+		return len(sl.messages("[recovered] gpu-1 recovered: GPU lost")) == 1 && len(sl.messages("[recovered] gpu-1 recovered: GPU degraded")) == 1
+	})
+	if m := sl.messages("[recovered] gpu-1 recovered: GPU lost")[0]; m.Thread != lost.TS {
+		t.Errorf("GPU lost recovery in thread %q, want %q", m.Thread, lost.TS)
+	}
+
+	// --- a ticket opened off-hours, answered late ---------------------------
+	opened := time.Now().Add(-45 * time.Minute).UTC().Truncate(time.Second)
+	tk := ticketCall(t, b, key, "POST", httpapi.PathTickets, map[string]any{"node": "steady-1", "priority": "P1",
+		"summary": "GPU 3 throttles", "opened_at": opened, "idempotency_key": "e2e-1"}, http.StatusCreated)
+	ticket := tk["id"].(string)
+	openMsg := func() []slackMsg { return sl.messages("[ticket_opened] ticket " + ticket + " on steady-1: opened") }
+	eventually(t, 30*time.Second, "the ticket's Slack message and its breach notice", func() bool {
+		return len(openMsg()) == 1 && len(sl.messages("[ticket_breached] ticket "+ticket+" on steady-1: deadline BREACHED")) == 1
+	})
+	breach := sl.messages("[ticket_breached] ticket " + ticket)[0]
+	if breach.Thread != openMsg()[0].TS {
+		t.Errorf("breach notice in thread %q, want the ticket's thread %q", breach.Thread, openMsg()[0].TS)
+	}
+	answered := time.Now().UTC().Truncate(time.Second)
+	ticketCall(t, b, key, "POST", httpapi.PathTickets+"/"+ticket+"/events", map[string]any{"type": "provider_responded",
+		"at": answered, "idempotency_key": "e2e-2"}, http.StatusCreated)
+
+	// --- the month's report: backend's versus offline from the export -------
+	for _, p := range probes {
+		p.stop()
+	}
+	// Every batch each probe made was acknowledged and stored: the chain
+	// head the backend holds is the probe's last batch.
+	ns := b.nodes()
+	// A batch made while the probe stopped stays spooled for its next start
+	// (never rejected, never lost).
+	for id, p := range probes {
+		if last, stored, left := p.lastSpooled(), ns[id].LastSeq, uint64(p.spooled()); stored+left != last || p.rejected() != 0 {
+			t.Errorf("%s: the backend stored batches up to %d, %d wait in the spool, %d were rejected; the probe made %d",
+				id, stored, left, p.rejected(), last)
+		}
+	}
+	month := time.Now().UTC().Format("2006-01")
+	if code, body := b.slash("report " + month); code != 200 || !strings.Contains(body, "Building the report") {
+		t.Fatalf("/gpusla report: %d %s", code, body)
+	}
+	eventually(t, 60*time.Second, "the report summary at the response_url", func() bool { return len(sl.slashResponses()) == 1 })
+	summary := sl.slashResponses()[0]
+	b.stop()
+
+	dir := t.TempDir()
+	evPath, repPath := filepath.Join(dir, "events.jsonl"), filepath.Join(dir, "report.json")
+	run(t, b.env, bin.gpusla, "export", "--data", b.dir, "--month", month, "-o", evPath)
+	asOf := regexp.MustCompile(`\(as of (\S+)\)`).FindStringSubmatch(summary)
+	if asOf == nil {
+		t.Fatalf("summary names no as-of time:\n%s", summary)
+	}
+	run(t, nil, bin.gpusla, "report", "--terms", terms, "--events", evPath, "--month", month, "--as-of", asOf[1], "--format", "json", "-o", repPath)
+	rep := readReport(t, repPath)
+	if dbg := os.Getenv("GPUSLA_E2E_KEEP"); dbg != "" {
+		for _, p := range []string{evPath, repPath} {
+			raw, _ := os.ReadFile(p)
+			_ = os.WriteFile(filepath.Join(dbg, b.store+"-"+filepath.Base(p)), raw, 0o644)
+		}
+		_ = os.WriteFile(filepath.Join(dbg, b.store+"-summary.txt"), []byte(summary), 0o644)
+	}
+	compareSummary(t, summary, rep)
+
+	// Exact outcomes in the offline report.
+	nodes := map[string]report.Node{}
+	for _, n := range rep.Nodes {
+		nodes[n.Node] = n
+	}
+	k := nodes["kill-1"]
+	wantOutage := unreachable.End.Sub(unreachable.Start).Seconds()
+	if !hasOutageWith(k, "no_data", true) {
+		t.Errorf("kill-1's report has no counted no_data outage: %+v", k.Outages)
+	}
+	if d := float64(k.Uptime.ClaimableOutageSeconds) - wantOutage; d < -2 || d > 2 {
+		t.Errorf("kill-1 claimable outage %d s, want the incident's %.1f s (±2)", k.Uptime.ClaimableOutageSeconds, wantOutage)
+	}
+	// The backend's own downtime is shown (observed) but charged to no node.
+	for _, n := range rep.Nodes {
+		if !hasOutageWith(n, "backend_outage", false) {
+			t.Errorf("%s's report does not show the backend outage as not counted: %+v", n.Node, n.Outages)
+		}
+	}
+	if s := nodes["steady-1"].Uptime; s.ClaimableOutageSeconds != 0 || s.ObservedOutageSeconds == 0 {
+		t.Errorf("steady-1: %d s observed / %d s claimable; want the backend outage observed and nothing claimable", s.ObservedOutageSeconds, s.ClaimableOutageSeconds)
+	}
+	g := nodes["gpu-1"]
+	if g.Uptime.ClaimableOutageSeconds <= 0 {
+		t.Errorf("gpu-1's GPU lost time is not claimable (%+v)", g.Uptime)
+	}
+	if !hasOutage(g, "gpu_lost", "gpu.xid.kernel_log") {
+		t.Errorf("gpu-1's report lists no gpu_lost outage with the XID evidence: %+v", g.Outages)
+	}
+	st := nodes["steady-1"]
+	if len(st.Tickets) != 1 || !st.Tickets[0].Breached || !st.Tickets[0].OffHours || st.Tickets[0].Response == nil {
+		t.Fatalf("steady-1's tickets: %+v, want one off-hours, breached", st.Tickets)
+	}
+	late := answered.Sub(opened.Add(30 * time.Minute)).Seconds()
+	if got := float64(st.Tickets[0].Response.LateSeconds); got < late-1 || got > late+1 {
+		t.Errorf("response late by %.0f s, want %.0f s", got, late)
+	}
+	checkExactlyOnce(t, evPath)
+	checkNoSecrets(t, b.logs.String(), regs, b.signing, key)
+}
+
+// ticketCall calls the ticket API and returns the decoded answer.
+func ticketCall(t *testing.T, b *backend, key, method, path string, body any, want int) map[string]any {
+	t.Helper()
+	raw, _ := json.Marshal(body)
+	req, _ := http.NewRequest(method, b.url(path), bytes.NewReader(raw))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	r, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	out, _ := io.ReadAll(r.Body)
+	if r.StatusCode != want {
+		t.Fatalf("%s %s: %d %s, want %d", method, path, r.StatusCode, out, want)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(out, &m); err != nil {
+		t.Fatalf("%s %s: %v: %s", method, path, err, out)
+	}
+	return m
+}
+
+func readReport(t *testing.T, path string) *report.Report {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r report.Report
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatalf("report %s: %v", path, err)
+	}
+	return &r
+}
+
+func hasOutage(n report.Node, kind, evidence string) bool {
+	raw, _ := json.Marshal(n.Outages)
+	return strings.Contains(string(raw), `"`+kind+`"`) && strings.Contains(string(raw), evidence)
+}
+
+// hasOutageWith says whether the node's report has an unreachable interval
+// with this cause and counted flag.
+func hasOutageWith(n report.Node, cause string, counted bool) bool {
+	for _, o := range n.Outages {
+		if o.Kind == "unreachable" && o.Cause == cause && o.Counted == counted && o.Seconds > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+var reSummaryNode = regexp.MustCompile(`\*(\S+)\* \((\S+)\): uptime (\S+) % claimable, (\S+) % observed \(target (\S+) %\); claim (\S+) (\S+)`)
+
+// compareSummary checks every figure of the backend's Slack summary against
+// the offline report, formatted as the summary formats it.
+func compareSummary(t *testing.T, summary string, rep *report.Report) {
+	t.Helper()
+	got := reSummaryNode.FindAllStringSubmatch(summary, -1)
+	if len(got) != len(rep.Nodes) {
+		t.Fatalf("backend summary has %d nodes, the offline report %d:\n%s", len(got), len(rep.Nodes), summary)
+	}
+	byNode := map[string][]string{}
+	for _, m := range got {
+		byNode[m[1]] = m[2:]
+	}
+	for _, n := range rep.Nodes {
+		want := []string{n.Contract, fmt.Sprintf("%.3f", n.Uptime.ClaimablePercent), fmt.Sprintf("%.3f", n.Uptime.ObservedPercent),
+			fmt.Sprintf("%.2f", n.Uptime.TargetPercent), fmt.Sprintf("%.2f", n.Credit.Amount), n.Currency}
+		if strings.Join(byNode[n.Node], " ") != strings.Join(want, " ") {
+			t.Errorf("node %s: backend says %v, offline report %v", n.Node, byNode[n.Node], want)
+		}
+	}
+	breached := 0
+	for _, n := range rep.Nodes {
+		for _, tk := range n.Tickets {
+			if tk.Breached {
+				breached++
+			}
+			if tk.Response != nil && tk.Response.LateSeconds > 0 {
+				late := (time.Duration(tk.Response.LateSeconds) * time.Second).String()
+				if !strings.Contains(summary, "*"+tk.Ticket+"*") || !strings.Contains(summary, "response "+tk.Response.Status+" "+late+" late") {
+					t.Errorf("backend summary lacks ticket %s response %s %s late:\n%s", tk.Ticket, tk.Response.Status, late, summary)
+				}
+			}
+		}
+	}
+	if !strings.Contains(summary, "breached.") || !strings.HasSuffix(strings.TrimSpace(summary), strconv.Itoa(breached)+" breached.") {
+		t.Errorf("backend summary does not end with %d breached:\n%s", breached, summary)
+	}
+}
+
+// checkExactlyOnce reads the export: no drop or chain break was recorded
+// and no sequence number was stored as two different batches.
+func checkExactlyOnce(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := events.NewReader(f)
+	seqs := map[string]map[uint64]string{}
+	var e events.Event
+	for {
+		err := r.Next(&e)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("export: %v", err)
+		}
+		switch e.Type {
+		case events.TypeBatchDropped, events.TypeChainBreak:
+			t.Errorf("export has %s for %s: %+v", e.Type, e.Node, e)
+		case events.TypeObservation:
+			if e.Batch == "" || e.Seq == 0 {
+				continue // heartbeats expanded from stored runs
+			}
+			m := seqs[e.Node]
+			if m == nil {
+				m = map[uint64]string{}
+				seqs[e.Node] = m
+			}
+			if prev, ok := m[e.Seq]; ok && prev != e.Batch {
+				t.Errorf("%s seq %d stored as two batches %s and %s", e.Node, e.Seq, prev, e.Batch)
+			}
+			m[e.Seq] = e.Batch
+		}
+	}
+}
+
+// lastSpooled is the sequence number of the last batch the probe made.
+func (pr *probe) lastSpooled() uint64 {
+	pr.t.Helper()
+	raw, err := os.ReadFile(filepath.Join(pr.dir, "spool", "state.json"))
+	if err != nil {
+		pr.t.Fatal(err)
+	}
+	var st struct {
+		NextSeq uint64 `json:"next_seq"`
+	}
+	if err := json.Unmarshal(raw, &st); err != nil {
+		pr.t.Fatal(err)
+	}
+	return st.NextSeq - 1
+}
+
+// checkNoSecrets scans captured logs for every secret the run used.
+func checkNoSecrets(t *testing.T, logs string, regs map[string]registered, more ...string) {
+	t.Helper()
+	secrets := append([]string{}, more...)
+	for _, r := range regs {
+		secrets = append(secrets, r.Secret)
+	}
+	for _, s := range secrets {
+		if s != "" && strings.Contains(logs, s) {
+			t.Errorf("a secret (%.6s…) appears in the logs", s)
+		}
+	}
+}
