@@ -56,9 +56,18 @@ type ticketAcc struct {
 // table of distinct strings.
 type checkRec struct {
 	at   int64
-	kind incident.Kind
-	fail bool
 	ev   int32
+	kind uint8 // index into incident.Kinds; a month of records per node stays small
+	fail bool
+}
+
+func kindIndex(k incident.Kind) uint8 {
+	for i, x := range incident.Kinds {
+		if x == k {
+			return uint8(i)
+		}
+	}
+	return 0
 }
 
 type nodeAcc struct {
@@ -259,7 +268,7 @@ func (b *Builder) observe(e *events.Event) {
 		if v.Fail {
 			ev = n.evidence(v.Evidence)
 		}
-		n.checks = append(n.checks, checkRec{at: at, kind: v.Kind, fail: v.Fail, ev: ev})
+		n.checks = append(n.checks, checkRec{at: at, kind: kindIndex(v.Kind), fail: v.Fail, ev: ev})
 	}
 	if fail, evText, ok := incident.Connectivity(e.Checks); ok {
 		ev := int32(-1)

@@ -218,6 +218,7 @@ func (n *nodeAcc) checkIncidents(end time.Time) []checkOutage {
 	th := n.tm.Detection
 	var h incident.Hysteresis
 	var kind incident.Kind
+	cur := -1
 	var openEv string
 	flush := func() {
 		if h.Open && h.Since.Before(end) {
@@ -227,9 +228,9 @@ func (n *nodeAcc) checkIncidents(end time.Time) []checkOutage {
 	}
 	for i := range cs {
 		r := &cs[i]
-		if r.kind != kind {
+		if int(r.kind) != cur {
 			flush()
-			h, kind = incident.Hysteresis{}, r.kind
+			h, kind, cur = incident.Hysteresis{}, incident.Kinds[r.kind], int(r.kind)
 		}
 		ev := ""
 		if r.ev >= 0 {
@@ -239,7 +240,7 @@ func (n *nodeAcc) checkIncidents(end time.Time) []checkOutage {
 		if !at.Before(end) {
 			continue
 		}
-		t, ok := h.Step(r.kind, th, at, r.fail, ev)
+		t, ok := h.Step(kind, th, at, r.fail, ev)
 		if !ok {
 			continue
 		}
