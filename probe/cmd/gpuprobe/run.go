@@ -60,16 +60,18 @@ acknowledged it. SIGHUP reloads the config; SIGTERM stops cleanly.`,
 }
 
 // buildJobs wires the checks of each part of the probe into the daemon's
-// schedule, one line each.
+// schedule, one line each: the health job is the host checks plus the GPU
+// inventory, authenticity and health checks of `gpuprobe check` (live
+// through NVML and the kernel log, or replayed from gpu_snapshot).
 func buildJobs(cfg *config.Config) (daemon.Jobs, error) {
 	net := &netcheck.Checker{Spec: cfg.Network}
 	return daemon.Jobs{
 		Health: func(ctx context.Context) []wire.Check {
 			cs := host.Collect(ctx, host.Reader{}, cfg.Expected)
 			if cfg.GPUSnapshot != "" {
-				cs = append(cs, replayGPU(cfg.GPUSnapshot, cfg.Expected)...)
+				return append(cs, replayGPU(cfg.GPUSnapshot, cfg.Expected)...)
 			}
-			return cs
+			return append(cs, checkrun.CollectGPU(ctx, gpu.NewNVML(), checkrun.KernelLogReader(), specdb.Default(), cfg.Expected)...)
 		},
 		Network: net.Quick,
 		Stress: func(ctx context.Context) []wire.Check {

@@ -221,3 +221,42 @@ func TestSighupReloadAndSigterm(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The health job of the real binary reports host checks and GPU checks
+// (live NVML here: on a machine without a driver the GPU read fails, and
+// that failure is itself the reported evidence).
+func TestHealthJobReportsHostAndGPU(t *testing.T) {
+	bin := buildProbe(t)
+	recv, err := pushtest.Start("kill-test", []byte("kill-test-secret-0123456789"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer recv.Close()
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, recv.URL())
+	raw, _ := os.ReadFile(cfg)
+	os.WriteFile(cfg, []byte(strings.Replace(string(raw), `health: "off"`, "health: 500ms", 1)), 0o600)
+	c := exec.Command(bin, "run", "--config", cfg)
+	var logs strings.Builder
+	c.Stderr = &logs
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { c.Process.Signal(syscall.SIGTERM); c.Wait() }()
+	var host, gpu bool
+	deadline := time.Now().Add(20 * time.Second)
+	for !(host && gpu) && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+		for _, b := range recv.Batches() {
+			for _, o := range b.Observations {
+				for _, ch := range o.Checks {
+					host = host || strings.HasPrefix(ch.Name, "host.")
+					gpu = gpu || strings.HasPrefix(ch.Name, "gpu.")
+				}
+			}
+		}
+	}
+	if !host || !gpu {
+		t.Fatalf("health job reported host checks: %v, GPU checks: %v; log:\n%s", host, gpu, tail(logs.String(), 2000))
+	}
+}
