@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	// The IANA zone database is built in, so a contract's time zone means
+	// the same on a slim container without /usr/share/zoneinfo.
+	_ "time/tzdata"
 
 	"go.yaml.in/yaml/v3"
 
