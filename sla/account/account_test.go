@@ -116,3 +116,41 @@ func TestChargeRoundsUp(t *testing.T) {
 		t.Fatal("empty period billed")
 	}
 }
+
+func TestMinimumRunUnionAndExclusion(t *testing.T) {
+	tm := testTerms(t) // minimum outage 1m, notice 72h
+	at := func(min, sec int) time.Time { return mStart.Add(time.Duration(min)*time.Minute + time.Duration(sec)*time.Second) }
+	out := func(a, b time.Time, kind incident.Kind, cause string) Outage {
+		return Outage{Kind: kind, Cause: cause, Span: interval.Interval{Start: a, End: b}}
+	}
+	period := interval.Interval{Start: mStart, End: mEnd}
+	cases := []struct {
+		name    string
+		outs    []Outage
+		maint   []Maintenance
+		claim   time.Duration
+		observe time.Duration
+	}{
+		{"50 s is below the minimum", []Outage{out(at(10, 0), at(10, 50), incident.Unreachable, incident.CauseNoData)}, nil, 0, 0},
+		{"two 40 s pieces of different kinds make one 80 s run",
+			[]Outage{out(at(10, 0), at(10, 40), incident.Unreachable, incident.CauseNoData), out(at(10, 40), at(11, 20), incident.GPULost, incident.CauseCheck)},
+			nil, 80 * time.Second, 80 * time.Second},
+		{"backend-only is observed, not claimable", []Outage{out(at(10, 0), at(20, 0), incident.Unreachable, incident.CauseBackendOnly)}, nil, 0, 10 * time.Minute},
+		{"degraded does not count under this contract", []Outage{out(at(10, 0), at(20, 0), incident.GPUDegraded, incident.CauseCheck)}, nil, 0, 0},
+		{"announced maintenance cuts the run below the minimum",
+			[]Outage{out(at(10, 0), at(20, 0), incident.Unreachable, incident.CauseNoData)},
+			[]Maintenance{{Span: interval.Interval{Start: at(9, 0), End: at(19, 30)}, AnnouncedAt: at(0, 0).Add(-80 * time.Hour)}}, 0, 0},
+		{"late notice excludes nothing",
+			[]Outage{out(at(10, 0), at(20, 0), incident.Unreachable, incident.CauseNoData)},
+			[]Maintenance{{Span: interval.Interval{Start: at(9, 0), End: at(19, 30)}, AnnouncedAt: at(0, 0)}}, 10 * time.Minute, 10 * time.Minute},
+		{"clipped to the period", []Outage{out(mStart.Add(-time.Hour), at(5, 0), incident.Unreachable, incident.CauseNoData)}, nil, 5 * time.Minute, 5 * time.Minute},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := Compute(tm, period, c.outs, c.maint)
+			if b.Claimable.Total() != c.claim || b.Observed.Total() != c.observe {
+				t.Fatalf("claimable %v observed %v, want %v %v", b.Claimable.Total(), b.Observed.Total(), c.claim, c.observe)
+			}
+		})
+	}
+}
