@@ -32,5 +32,7 @@ COPY_TERMS = mkdir -p "$(ARTIFACTS_DIR)/terms" && cp $(TERMS_DIR)/*.yaml "$(ARTI
 build-IngestFunction:   ; $(LAMBDA_BUILD) ./functions/ingest
 build-WatchdogFunction: ; $(LAMBDA_BUILD) ./functions/watchdog && $(COPY_TERMS)
 build-TicketsFunction:  ; $(LAMBDA_BUILD) ./functions/tickets && $(COPY_TERMS)
+build-ReportsFunction:  ; $(LAMBDA_BUILD) ./functions/reports && $(COPY_TERMS)
+build-StatusFunction:   ; $(LAMBDA_BUILD) ./functions/reports && $(COPY_TERMS)
 
-.PHONY: build-IngestFunction build-WatchdogFunction build-TicketsFunction
+.PHONY: build-IngestFunction build-WatchdogFunction build-TicketsFunction build-ReportsFunction build-StatusFunction

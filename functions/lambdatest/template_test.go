@@ -17,6 +17,7 @@ import (
 	"github.com/awslabs/goformation/v7/intrinsics"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/gpusla/gpusla/infra/blob"
 	"github.com/gpusla/gpusla/infra/dynamo"
 )
 
@@ -30,6 +31,8 @@ var wantFunctions = map[string]struct {
 	"IngestFunction":   {dir: "functions/ingest", trigger: "url"},
 	"WatchdogFunction": {dir: "functions/watchdog", trigger: "schedule"},
 	"TicketsFunction":  {dir: "functions/tickets", trigger: "url"},
+	"ReportsFunction":  {dir: "functions/reports", trigger: "schedule"},
+	"StatusFunction":   {dir: "functions/reports", trigger: "url"},
 }
 
 // Actions each function may be granted: the DynamoDB actions infra/dynamo
@@ -39,6 +42,9 @@ func allowedActions() map[string]bool {
 	// lambda:InvokeFunction: the tickets function hands Slack jobs to itself.
 	ok := map[string]bool{"ssm:GetParameters": true, "lambda:InvokeFunction": true}
 	for _, a := range dynamo.IAMActions {
+		ok[a] = true
+	}
+	for _, a := range blob.S3IAMActions { // the reports and status functions (infra/blob)
 		ok[a] = true
 	}
 	return ok
@@ -161,7 +167,7 @@ func checkTemplate(path, makefile, root string) []error {
 					continue
 				}
 				props := raw.path("Resources", name, "Properties", "Events", ev, "Properties")
-				if v := props.path("ScheduleExpression").value(); v != "rate(1 minute)" {
+				if v := props.path("ScheduleExpression").value(); v != "rate(1 minute)" && !(name == "ReportsFunction" && v == "rate(1 hour)") {
 					bad("%s: event %s ScheduleExpression = %q, want rate(1 minute)", name, ev, v)
 				}
 				if v := props.path("Input").value(); !strings.Contains(v, "<aws.scheduler.scheduled-time>") {
