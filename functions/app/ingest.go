@@ -233,7 +233,7 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 		st.LastSeq, st.LastHash, st.LastBatchID = b.Seq, in.hash, b.ID
 	}
 	st.Recent = appendCapped(st.Recent, SeqID{Seq: b.Seq, ID: b.ID}, RecentBatches)
-	st.Signatures = appendCapped(st.Signatures, SigSeen{Sig: in.sig, At: in.signedAt}, RecentSignatures)
+	st.Signatures = appendCapped(freshSignatures(st.Signatures, in.now), SigSeen{Sig: in.sig, At: in.signedAt}, RecentSignatures)
 	st.LastReceivedAt = in.now
 	st.ClockSkewMS = b.ClockSkewMS
 	if !late && !outOfOrder {
@@ -369,6 +369,18 @@ func inGap(ev *incident.State, t time.Time) bool {
 func failedCheck(c wire.Check, at time.Time) FailedCheck {
 	return FailedCheck{Name: c.Name, Category: c.Category, Verdict: c.Verdict, Value: c.Value, Criterion: c.Criterion,
 		GPU: c.GPU, Detail: c.Detail, Since: at}
+}
+
+// freshSignatures drops signatures whose signed time is outside the
+// timestamp window: a replay of those is refused by Verify already.
+func freshSignatures(sigs []SigSeen, now time.Time) []SigSeen {
+	out := sigs[:0:0]
+	for _, s := range sigs {
+		if d := now.Sub(s.At); d <= wire.TimestampWindow && d >= -wire.TimestampWindow {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func appendCapped[T any](s []T, v T, n int) []T {

@@ -189,11 +189,13 @@ type NodeState struct {
 
 // RecentBatches is how many accepted batches NodeState remembers. Small,
 // because the state item is written on every push and DynamoDB bills it per
-// started KB.
-const RecentBatches = 8
+// started KB; the probe sends in order and retries only its oldest unacked
+// batch, so a retry is always among the last few.
+const RecentBatches = 4
 
-// RecentSignatures is how many request signatures NodeState remembers: more
-// than the pushes that fit in the timestamp window at the default schedule.
+// RecentSignatures caps the request signatures NodeState remembers; those
+// older than the timestamp window are dropped first (Verify refuses them
+// anyway), so at the default schedule about five are kept.
 const RecentSignatures = 8
 
 // SeqID is one accepted batch.
