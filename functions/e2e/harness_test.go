@@ -447,6 +447,12 @@ func (b *backend) getJSON(path string, v any) {
 // slash sends a signed Slack slash command and returns serve's answer.
 func (b *backend) slash(text string) (int, string) {
 	b.t.Helper()
+	return b.sendSlash(b.slashRequest(text)())
+}
+
+// slashRequest signs a slash command once; every call of the returned
+// function makes the same request again (for replay tests).
+func (b *backend) slashRequest(text string) func() *http.Request {
 	form := url.Values{"command": {"/gpusla"}, "text": {text}, "user_id": {"U0E2E"}, "user_name": {"e2e"},
 		"channel_id": {"C0E2E"}, "team_id": {"T0E2E"}, "trigger_id": {"trig." + randHex(4)},
 		"response_url": {b.slack.responseURL()}}
@@ -454,13 +460,21 @@ func (b *backend) slash(text string) (int, string) {
 	ts := strconv.FormatInt(time.Now().Unix(), 10)
 	mac := hmac.New(sha256.New, []byte(b.signing))
 	fmt.Fprintf(mac, "v0:%s:%s", ts, body)
-	req, _ := http.NewRequest("POST", b.url("/slack/commands"), strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("X-Slack-Request-Timestamp", ts)
-	req.Header.Set("X-Slack-Signature", "v0="+hex.EncodeToString(mac.Sum(nil)))
+	sig := "v0=" + hex.EncodeToString(mac.Sum(nil))
+	return func() *http.Request {
+		req, _ := http.NewRequest("POST", b.url("/slack/commands"), strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("X-Slack-Request-Timestamp", ts)
+		req.Header.Set("X-Slack-Signature", sig)
+		return req
+	}
+}
+
+func (b *backend) sendSlash(req *http.Request) (int, string) {
+	b.t.Helper()
 	r, err := http.DefaultClient.Do(req)
 	if err != nil {
-		b.t.Fatalf("slash %q: %v", text, err)
+		b.t.Fatalf("slash command: %v", err)
 	}
 	defer r.Body.Close()
 	out, _ := io.ReadAll(r.Body)
@@ -551,6 +565,12 @@ func (pr *probe) spooled() int { return countBatches(filepath.Join(pr.dir, "spoo
 
 // rejected counts the batches the backend refused for good (lost data).
 func (pr *probe) rejected() int { return countBatches(filepath.Join(pr.dir, "spool", "rejected")) }
+
+// hasSpooled says whether batch seq waits in the spool.
+func (pr *probe) hasSpooled(seq uint64) bool {
+	_, err := os.Stat(filepath.Join(pr.dir, "spool", fmt.Sprintf("%020d.batch", seq)))
+	return err == nil
+}
 
 func countBatches(dir string) int {
 	ents, _ := os.ReadDir(dir)
