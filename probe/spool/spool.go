@@ -33,14 +33,15 @@ import (
 )
 
 const (
-	stateFile  = "state.json"
-	batchExt   = ".batch"
-	tmpPrefix  = ".tmp-"
-	lockFile   = "lock"
-	rejectDir  = "rejected"
-	seqDigits  = 20
-	dropFull   = "spool full"
-	dropReject = "rejected by backend"
+	stateFile   = "state.json"
+	batchExt    = ".batch"
+	tmpPrefix   = ".tmp-"
+	lockFile    = "lock"
+	rejectDir   = "rejected"
+	seqDigits   = 20
+	dropFull    = "spool full"
+	dropReject  = "rejected by backend"
+	dropCorrupt = "damaged on disk"
 )
 
 // Options configure Open.
@@ -199,8 +200,17 @@ func (s *Spool) recover(node string) error {
 			return fmt.Errorf("spool: read batch %d: %w", last, err)
 		}
 		b, err := wire.Decode(body)
-		if err != nil {
-			return fmt.Errorf("spool: batch file %s is corrupt: %w", s.path(last), err)
+		if err != nil || b.Seq != last || b.Node != node {
+			// Not something we wrote whole, and not yet in the chain: set
+			// it aside rather than refuse to start and stop watching.
+			s.log.Error("spool: newest batch file is damaged; moved to rejected/", "file", s.path(last), "err", err)
+			if err := s.setAside(last); err != nil {
+				return err
+			}
+			s.items = s.items[:n-1]
+			s.bytes -= int64(len(body))
+			s.st = st
+			return syncDir(s.dir)
 		}
 		st.NextSeq = last + 1
 		st.Prev = wire.BodyHash(body)
@@ -383,10 +393,7 @@ func (s *Spool) drop(victims []entry, reason string, keep bool) error {
 		gone[v.seq] = true
 		var err error
 		if keep {
-			err = os.MkdirAll(filepath.Join(s.dir, rejectDir), 0o700)
-			if err == nil {
-				err = os.Rename(s.path(v.seq), filepath.Join(s.dir, rejectDir, filepath.Base(s.path(v.seq))))
-			}
+			err = s.setAside(v.seq)
 		} else {
 			err = os.Remove(s.path(v.seq))
 		}
@@ -404,6 +411,14 @@ func (s *Spool) drop(victims []entry, reason string, keep bool) error {
 	}
 	s.items = kept
 	return syncDir(s.dir)
+}
+
+// setAside moves a batch file into rejected/, kept for inspection.
+func (s *Spool) setAside(seq uint64) error {
+	if err := os.MkdirAll(filepath.Join(s.dir, rejectDir), 0o700); err != nil {
+		return err
+	}
+	return os.Rename(s.path(seq), filepath.Join(s.dir, rejectDir, filepath.Base(s.path(seq))))
 }
 
 // readDrop returns the drop report a spooled batch carries, if any.
@@ -429,18 +444,28 @@ func (s *Spool) Oldest() (it Item, ok bool, err error) {
 	if len(s.items) == 0 {
 		return Item{}, false, nil
 	}
-	seq := s.items[0].seq
-	body, err := os.ReadFile(s.path(seq))
-	if err != nil {
-		return Item{}, false, fmt.Errorf("spool: read batch %d: %w", seq, err)
+	for len(s.items) > 0 {
+		seq := s.items[0].seq
+		body, err := os.ReadFile(s.path(seq))
+		if err != nil {
+			return Item{}, false, fmt.Errorf("spool: read batch %d: %w", seq, err)
+		}
+		var head struct {
+			ID  string `json:"id"`
+			Seq uint64 `json:"seq"`
+		}
+		if err := json.Unmarshal(body, &head); err != nil || head.ID == "" || head.Seq != seq {
+			// A damaged file would block the queue forever: set it aside
+			// and report it as dropped.
+			s.log.Error("spool: batch file is damaged; moved to rejected/", "file", s.path(seq))
+			if err := s.drop([]entry{s.items[0]}, dropCorrupt, true); err != nil {
+				return Item{}, false, err
+			}
+			continue
+		}
+		return Item{Seq: seq, ID: head.ID, Body: body}, true, nil
 	}
-	var head struct {
-		ID string `json:"id"`
-	}
-	if err := json.Unmarshal(body, &head); err != nil || head.ID == "" {
-		return Item{}, false, fmt.Errorf("spool: batch file %s is corrupt", s.path(seq))
-	}
-	return Item{Seq: seq, ID: head.ID, Body: body}, true, nil
+	return Item{}, false, nil
 }
 
 // Ack deletes a batch the backend acknowledged. Acking a batch that is no

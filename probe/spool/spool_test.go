@@ -283,3 +283,38 @@ func TestLargeAppendIsSplit(t *testing.T) {
 		t.Fatalf("%d observations came out, want 600", total)
 	}
 }
+
+// A damaged batch file (a disk that lied) must not block the queue or stop
+// the daemon: it is set aside and, once in the chain, reported as dropped.
+func TestDamagedBatchIsSetAside(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir, 1<<20)
+	s.Append(heartbeat())
+	s.Append(heartbeat())
+	s.Append(heartbeat())
+	os.WriteFile(s.path(1), []byte(`{"v":1,"id":"x","se`), 0o600) // in the chain, damaged
+	bs := drain(t, s)
+	if len(bs) != 2 || bs[0].Seq != 2 {
+		t.Fatalf("after a damaged head: %d batches", len(bs))
+	}
+	s.Append(heartbeat())
+	bs = drain(t, s)
+	if d := bs[0].Dropped; d == nil || d.FromSeq != 1 || !strings.Contains(d.Reason, "damaged on disk") {
+		t.Fatalf("drop report %+v", bs[0].Dropped)
+	}
+	if _, err := os.Stat(filepath.Join(dir, rejectDir, "00000000000000000001.batch")); err != nil {
+		t.Fatal("damaged batch not kept in rejected/")
+	}
+	// The newest batch damaged after the state moved on: start anyway.
+	s.Append(heartbeat())
+	newest := s.path(5)
+	s.Close()
+	os.WriteFile(newest, []byte("garbage"), 0o600)
+	s2 := open(t, dir, 1<<20)
+	if _, err := s2.Append(heartbeat()); err != nil {
+		t.Fatal(err)
+	}
+	if bs := drain(t, s2); len(bs) != 1 || bs[0].Seq != 6 {
+		t.Fatalf("after reopen: %+v", bs)
+	}
+}
