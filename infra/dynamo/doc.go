@@ -39,6 +39,14 @@
 // condition is app.ErrExists or app.ErrConflict; UpdateIncident tells a
 // missing record (app.ErrNotFound) from a lost race with one more read.
 //
+// # Encoding
+//
+// Records are DynamoDB attributes (attributevalue, by their JSON field
+// names; zero times and nil values left out). Two are not, for cost: the
+// node state, rewritten on every push, is one binary attribute of deflated
+// JSON beside its version, so that a heartbeat is one write unit; and batch
+// bodies are stored deflated (they are most of the table's storage).
+//
 // # TTL
 //
 // Batch bodies carry the table's TTL attribute (Unix seconds). DynamoDB
@@ -51,6 +59,7 @@
 // "/query", "/conditional_failure") together with the request units it was
 // billed, in thousandths ("<Method>/read/milli_units", …): DynamoDB's own
 // ConsumedCapacity where it returns it, otherwise computed from item sizes
-// by DynamoDB's published rules. docs/cost.md turns a simulated month of
+// by DynamoDB's published rules — and the bytes of every item written
+// ("<Method>/write/bytes", for storage). docs/cost.md turns a simulated month of
 // these into dollars.
 package dynamo

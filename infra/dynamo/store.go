@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -221,7 +222,7 @@ func (s *Store) put(ctx context.Context, method string, item map[string]types.At
 		in.ConditionExpression = aws.String(cond)
 		in.ExpressionAttributeNames = map[string]string{"#pk": PartitionKey}
 		if strings.Contains(cond, "#v") {
-			in.ExpressionAttributeNames["#v"] = "version"
+			in.ExpressionAttributeNames["#v"] = versionAttr
 		}
 		if !strings.Contains(cond, "#pk") {
 			delete(in.ExpressionAttributeNames, "#pk")
@@ -230,7 +231,8 @@ func (s *Store) put(ctx context.Context, method string, item map[string]types.At
 	}
 	out, err := s.db.PutItem(ctx, in)
 	s.ops.Add(method, app.OpWrite, 1)
-	estimate := writeUnits(itemSize(item))
+	size := itemSize(item)
+	estimate := writeUnits(size)
 	if err != nil {
 		if isCondFailure(err) {
 			s.ops.Add(method, app.OpCondFailure, 1)
@@ -240,6 +242,8 @@ func (s *Store) put(ctx context.Context, method string, item map[string]types.At
 		return fmt.Errorf("%s: %w", method, err)
 	}
 	s.countUnits(method, app.OpWrite, out.ConsumedCapacity, estimate)
+	// Bytes written, for the storage part of the cost model.
+	s.ops.Add(method, app.OpWrite+"/bytes", int64(size))
 	return nil
 }
 
@@ -364,18 +368,59 @@ func (s *Store) ListNodes(ctx context.Context) ([]app.Node, error) {
 
 // ---- node state
 
+// The node state is written on every push, so its size is most of the
+// bill: DynamoDB charges a write unit per started KB. It is stored as
+// deflated JSON in one binary attribute (about half the size of the same
+// state as DynamoDB attributes, which repeat every field name), next to the
+// version the conditional write checks.
+const (
+	stateAttr    = "state"
+	versionAttr  = "version"
+	stateEncAttr = "state_enc"
+	stateEncJSON = "json+deflate"
+)
+
 func (s *Store) GetState(ctx context.Context, node string) (app.NodeState, error) {
+	var it rawItem
 	var st app.NodeState
-	err := s.get(ctx, "GetState", nodePK(node), stateSK, true, &st)
+	err := s.get(ctx, "GetState", nodePK(node), stateSK, true, &it)
+	if err == nil {
+		st, err = decodeState(it.m)
+	}
 	return st, wrap("get state of "+node, err)
+}
+
+func decodeState(it map[string]types.AttributeValue) (app.NodeState, error) {
+	var st app.NodeState
+	enc, _ := it[stateEncAttr].(*types.AttributeValueMemberS)
+	z, _ := it[stateAttr].(*types.AttributeValueMemberB)
+	if enc == nil || enc.Value != stateEncJSON || z == nil {
+		return st, fmt.Errorf("state item: want %s %q and a binary %s", stateEncAttr, stateEncJSON, stateAttr)
+	}
+	raw, err := inflate(z.Value)
+	if err != nil {
+		return st, fmt.Errorf("state item: %w", err)
+	}
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return st, fmt.Errorf("state item: %w", err)
+	}
+	return st, nil
 }
 
 func (s *Store) PutState(ctx context.Context, st app.NodeState, prev int64) (int64, error) {
 	st.Version = prev + 1
-	item, err := marshal(st, nodePK(st.Node), stateSK, nil)
+	raw, err := json.Marshal(st)
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("encode state of %s: %w", st.Node, err)
 	}
+	z, err := deflate(raw)
+	if err != nil {
+		return 0, fmt.Errorf("encode state of %s: %w", st.Node, err)
+	}
+	item := key(nodePK(st.Node), stateSK)
+	item[versionAttr] = num(st.Version)
+	item[stateEncAttr] = str(stateEncJSON)
+	item[stateAttr] = &types.AttributeValueMemberB{Value: z}
 	if err := s.putVersioned(ctx, "PutState", item, prev); err != nil {
 		return 0, wrap("put state of "+st.Node, err)
 	}
