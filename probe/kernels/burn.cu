@@ -388,3 +388,131 @@ copy_f4(const uint4 *__restrict__ src, uint4 *__restrict__ dst, unsigned long lo
     }
     for (; i < n; i += stride) dst[i] = src[i];
 }
+
+// ---------------------------------------------------------------------------
+// Power test (gpuprobe stress --tests power). A register-only tensor burn
+// leaves the memory system idle, and on an H200 it tops out near 620 W of
+// 700; real matrix work also streams through L2 and HBM. power_bf16 runs
+// exactly the BF16 burn above (same operands, same result, checked the same
+// way) and, every (memMask + 1)-th loop iteration, copies one 16-byte
+// vector a thread from src to dst XORed with `key`, grid-stride through n
+// vectors (wrapping), so that HBM, L2 and the tensor cores draw power at
+// once. The load is issued before the products and the store after them,
+// so the memory latency hides behind the tensor work. The host changes key
+// every launch and checks dst afterwards with power_check: a copy that was
+// skipped, lost or corrupted leaves words that do not match.
+// With bit 0 of flags set, every loop iteration also reloads the twenty
+// operand registers from shared memory (where each thread stored its own,
+// laid out conflict-free) before the products, as GEMM kernels feed their
+// tensor cores: shared-memory traffic draws power too. The values are the
+// same, so the result and its check are unchanged.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define POWER_OPS 20
+extern "C" __global__ void __launch_bounds__(256)
+power_bf16(float *out, const float *params, unsigned paramMask, unsigned iters, long long inject,
+           const uint4 *__restrict__ src, uint4 *__restrict__ dst, unsigned long long n, unsigned key,
+           unsigned memMask, unsigned flags)
+{
+    __shared__ unsigned ops[POWER_OPS * 256];
+    volatile unsigned *so = ops + threadIdx.x;
+    const bool smemOps = (flags & 1u) != 0;
+    unsigned long long gtid = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    unsigned long long m = gtid; // this thread's next vector; the host makes n > stride
+    unsigned w = (unsigned)(gtid >> 5), l = threadIdx.x & 31;
+    float av = params[2 * (w & paramMask)], bv = params[2 * (w & paramMask) + 1];
+    unsigned a1[4], a2[4], n1[4], n2[4], b1[2], b2[2], ua[4], ub[2];
+    unsigned base = (unsigned)gtid * 64u;
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        float x = randint(hash32(base + i)), y = randint(hash32(base + 8 + i));
+        a1[i] = pack2<0>(x, randint(hash32(base + 16 + i)));
+        a2[i] = pack2<0>(y, randint(hash32(base + 24 + i)));
+        n1[i] = neg<0>(a1[i]);
+        n2[i] = neg<0>(a2[i]);
+        ua[i] = pack2<0>(av, av);
+    }
+#pragma unroll
+    for (int i = 0; i < 2; i++) {
+        b1[i] = pack2<0>(randint(hash32(base + 32 + i)), randint(hash32(base + 40 + i)));
+        b2[i] = pack2<0>(randint(hash32(base + 48 + i)), randint(hash32(base + 56 + i)));
+        ub[i] = pack2<0>(bv, bv);
+    }
+#pragma unroll
+    for (int q = 0; q < 4; q++) {
+        so[q * 256] = a1[q];
+        so[(4 + q) * 256] = a2[q];
+        so[(8 + q) * 256] = n1[q];
+        so[(12 + q) * 256] = n2[q];
+    }
+#pragma unroll
+    for (int q = 0; q < 2; q++) {
+        so[(16 + q) * 256] = b1[q];
+        so[(18 + q) * 256] = b2[q];
+    }
+    float d[ACC][4];
+#pragma unroll
+    for (int j = 0; j < ACC; j++)
+#pragma unroll
+        for (int r = 0; r < 4; r++) d[j][r] = c0f(w, l, j, r);
+    for (unsigned i = 0; i < iters; i++) {
+        bool mem = (i & memMask) == 0;
+        uint4 v;
+        if (mem) v = src[m];
+        if (smemOps) {
+#pragma unroll
+            for (int q = 0; q < 4; q++) {
+                a1[q] = so[q * 256];
+                a2[q] = so[(4 + q) * 256];
+                n1[q] = so[(8 + q) * 256];
+                n2[q] = so[(12 + q) * 256];
+            }
+#pragma unroll
+            for (int q = 0; q < 2; q++) {
+                b1[q] = so[(16 + q) * 256];
+                b2[q] = so[(18 + q) * 256];
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < ACC; j++) mma_bf16(d[j], a1, b1);
+#pragma unroll
+        for (int j = 0; j < ACC; j++) mma_bf16(d[j], a2, b2);
+#pragma unroll
+        for (int j = 0; j < ACC; j++) mma_bf16(d[j], n1, b1);
+#pragma unroll
+        for (int j = 0; j < ACC; j++) mma_bf16(d[j], n2, b2);
+        if (mem) {
+            v.x ^= key; v.y ^= key; v.z ^= key; v.w ^= key;
+            dst[m] = v;
+            m += stride;
+            if (m >= n) m -= n;
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < ACC; j++) mma_bf16(d[j], ua, ub);
+#pragma unroll
+    for (int j = 0; j < ACC; j++)
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            long long idx = (long long)(gtid * (ACC * 4) + j * 4 + r);
+            float v = d[j][r];
+            if (idx == inject) v = __int_as_float(__float_as_int(v) ^ 1);
+            out[idx] = v;
+        }
+}
+#endif
+
+// power_check counts the words of the first `words` of p that differ from
+// the hash pattern (mem_fill mode 3) of their index XOR key; the first 64
+// bad word indices go to bad[1..64], the count to bad[0].
+extern "C" __global__ void __launch_bounds__(256)
+power_check(const unsigned *p, unsigned long long words, unsigned seed, unsigned key, unsigned long long *bad)
+{
+    unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < words; i += stride) {
+        if (p[i] != (pattern(i, seed, 3) ^ key)) {
+            unsigned long long k = atomicAdd(&bad[0], 1ull);
+            if (k < 64) bad[1 + k] = i;
+        }
+    }
+}

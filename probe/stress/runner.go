@@ -28,8 +28,11 @@ type Options struct {
 	// Burn is the duration of each precision's burn (0: no burns).
 	Burn       time.Duration
 	Precisions []Precision
-	Bandwidth  bool // device, host<->device and peer copies
-	Memtest    bool
+	// Power is the main phase of the power test (tensor burn and memory
+	// copy at once, power.go); 0: no power test.
+	Power     time.Duration
+	Bandwidth bool // device, host<->device and peer copies
+	Memtest   bool
 	// MemtestFraction is the share of free memory the pattern test takes;
 	// MemtestRounds how many times it runs the four patterns.
 	MemtestFraction float64
@@ -88,6 +91,7 @@ type Report struct {
 	Monitoring  string            `json:"monitoring"`
 	GPUs        []*GPUReport      `json:"gpus"`
 	Burns       []BurnResult      `json:"burns,omitempty"`
+	Power       []PowerResult     `json:"power,omitempty"`
 	Bandwidth   []BandwidthResult `json:"bandwidth,omitempty"`
 	Memtests    []MemtestResult   `json:"memtests,omitempty"`
 	FaultInject bool              `json:"fault_inject,omitempty"`
@@ -257,6 +261,24 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			}
 			rep.Burns = append(rep.Burns, results...)
 		}
+	}
+
+	// 1b. The power test, every GPU at once.
+	if o.Power > 0 && ctx.Err() == nil {
+		results := make([]PowerResult, len(gpus))
+		_ = eachGPU(func(g *GPUReport) error {
+			idx := indexOf(gpus, g)
+			results[idx] = runPower(ctx, g, sampler, statics[idx], o.Power, o.FaultInject)
+			return nil
+		})
+		for _, r := range results {
+			w := 0.0
+			if r.Monitor != nil {
+				w = r.Monitor.PowerMeanW
+			}
+			log.Info("power", "gpu", r.GPU, "mix", r.Mix.String(), "power_w", fmt.Sprintf("%.0f", w), "tflops", fmt.Sprintf("%.1f", r.Median), "copy_gbs", fmt.Sprintf("%.0f", r.CopyGBs), "wrong", r.Mismatches, "copy_bad", r.CopyBad, "skipped", r.Skipped, "error", r.Error)
+		}
+		rep.Power = results
 	}
 
 	// 2. Bandwidth inside each GPU and over PCIe, one GPU at a time so
@@ -430,6 +452,9 @@ func Judge(rep *Report) []wire.Check {
 	}
 	for _, m := range rep.Memtests {
 		out = append(out, judgeMemtest(m))
+	}
+	for _, p := range rep.Power {
+		out = append(out, judgePower(p, powerSpecOf(byIndex[p.GPU]))...)
 	}
 	return out
 }

@@ -34,8 +34,8 @@ type stressFlags struct {
 
 func (f *stressFlags) register(cmd *cobra.Command, burnDefault time.Duration) {
 	fs := cmd.Flags()
-	fs.DurationVar(&f.burn, "duration", burnDefault, "burn time for each precision")
-	fs.StringVar(&f.tests, "tests", "fp32,fp64,tf32,bf16,fp16,bandwidth,memtest", "tests to run, comma separated: fp32, fp64, tf32, bf16, fp16, bandwidth (device, host and peer copies), memtest")
+	fs.DurationVar(&f.burn, "duration", burnDefault, "burn time for each precision, and of the power test's main phase (after its ~10 s tuning)")
+	fs.StringVar(&f.tests, "tests", "fp32,fp64,tf32,bf16,fp16,bandwidth,memtest", "tests to run, comma separated: fp32, fp64, tf32, bf16, fp16, bandwidth (device, host and peer copies), memtest, power (tensor burn and memory copy at once, as near the power limit as the card goes; not in the default list)")
 	fs.Float64Var(&f.memFraction, "memtest-fraction", 0.9, "share of free GPU memory the memory test writes and verifies")
 	fs.Uint64Var(&f.copyMiB, "copy-mib", 4096, "device-to-device copy size in MiB")
 	fs.IntVar(&f.reps, "reps", 10, "timed repetitions of each copy")
@@ -67,9 +67,11 @@ func (f *stressFlags) options(log *slog.Logger) (stress.Options, error) {
 			o.Bandwidth = true
 		case "memtest":
 			o.Memtest = true
+		case "power":
+			o.Power = f.burn
 		case "":
 		default:
-			return o, fmt.Errorf("--tests: unknown test %q (want fp32, fp64, tf32, bf16, fp16, bandwidth, memtest)", t)
+			return o, fmt.Errorf("--tests: unknown test %q (want fp32, fp64, tf32, bf16, fp16, bandwidth, memtest, power)", t)
 		}
 	}
 	if len(o.Precisions) == 0 {
