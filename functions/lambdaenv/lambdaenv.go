@@ -16,9 +16,8 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/infra/dynamo"
@@ -122,15 +121,23 @@ func Open(ctx context.Context) (*Backend, error) {
 	if err := env.Check(); err != nil {
 		return nil, err
 	}
-	cfg, err := config.LoadDefaultConfig(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("aws config: %w", err)
+	// The Lambda runtime puts the region and the execution role's
+	// credentials in the environment. Reading them directly, instead of
+	// through the SDK's config loader, keeps the loader's credential-provider
+	// chain (SSO, STS, IMDS clients) out of the binary and its start-up.
+	region := os.Getenv("AWS_REGION")
+	if region == "" {
+		return nil, errors.New("AWS_REGION is not set")
 	}
+	creds := aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider(
+		os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY"), os.Getenv("AWS_SESSION_TOKEN")))
 	var secrets Secrets
+	var err error
 	if env.MasterKeyFile != "" {
 		secrets, err = secretsFromFile(env.MasterKeyFile)
 	} else {
-		secrets, err = LoadSecrets(ctx, ssm.NewFromConfig(cfg), env.SecretsPath, env.SlackChannel)
+		ssm := &SSMClient{Region: region, Credentials: creds, Endpoint: os.Getenv("AWS_ENDPOINT_URL_SSM")}
+		secrets, err = LoadSecrets(ctx, ssm, env.SecretsPath, env.SlackChannel)
 	}
 	if err != nil {
 		return nil, err
@@ -139,12 +146,11 @@ func Open(ctx context.Context) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	var db *dynamodb.Client
+	opts := dynamodb.Options{Region: region, Credentials: creds}
 	if env.DynamoEndpoint != "" {
-		db = dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(env.DynamoEndpoint) })
-	} else {
-		db = dynamodb.NewFromConfig(cfg)
+		opts.BaseEndpoint = aws.String(env.DynamoEndpoint)
 	}
+	db := dynamodb.New(opts)
 	store, err := dynamo.New(db, env.Table)
 	if err != nil {
 		return nil, err
@@ -169,23 +175,20 @@ func Open(ctx context.Context) (*Backend, error) {
 
 // SSMAPI is the one SSM call made (IAM: ssm:GetParameters).
 type SSMAPI interface {
-	GetParameters(ctx context.Context, in *ssm.GetParametersInput, opts ...func(*ssm.Options)) (*ssm.GetParametersOutput, error)
+	GetParameters(ctx context.Context, names []string, decrypt bool) (map[string]string, error)
 }
 
 // LoadSecrets reads the SecureStrings under path in one request: the master
 // key (required) and a Slack webhook or bot token (optional).
 func LoadSecrets(ctx context.Context, c SSMAPI, path, slackChannel string) (Secrets, error) {
 	name := func(p string) string { return path + "/" + p }
-	out, err := c.GetParameters(ctx, &ssm.GetParametersInput{
-		Names:          []string{name(ParamMasterKey), name(ParamSlackWebhook), name(ParamSlackBotToken)},
-		WithDecryption: aws.Bool(true),
-	})
+	found, err := c.GetParameters(ctx, []string{name(ParamMasterKey), name(ParamSlackWebhook), name(ParamSlackBotToken)}, true)
 	if err != nil {
 		return Secrets{}, fmt.Errorf("read secrets under %s from SSM: %w", path, err)
 	}
 	vals := map[string]string{}
-	for _, p := range out.Parameters {
-		vals[aws.ToString(p.Name)] = strings.TrimSpace(aws.ToString(p.Value))
+	for k, v := range found {
+		vals[k] = strings.TrimSpace(v)
 	}
 	raw, ok := vals[name(ParamMasterKey)]
 	if !ok {

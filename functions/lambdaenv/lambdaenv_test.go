@@ -2,27 +2,26 @@ package lambdaenv
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
-	"github.com/aws/aws-sdk-go-v2/service/ssm/types"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 )
 
 // parameterStore answers GetParameters the way SSM does: the parameters
-// that exist, and the names that do not in InvalidParameters.
+// that exist; names that do not are absent.
 type parameterStore map[string]string
 
-func (p parameterStore) GetParameters(_ context.Context, in *ssm.GetParametersInput, _ ...func(*ssm.Options)) (*ssm.GetParametersOutput, error) {
-	out := &ssm.GetParametersOutput{}
-	for _, n := range in.Names {
+func (p parameterStore) GetParameters(_ context.Context, names []string, _ bool) (map[string]string, error) {
+	out := map[string]string{}
+	for _, n := range names {
 		if v, ok := p[n]; ok {
-			out.Parameters = append(out.Parameters, types.Parameter{Name: aws.String(n), Value: aws.String(v), Type: types.ParameterTypeSecureString})
-		} else {
-			out.InvalidParameters = append(out.InvalidParameters, n)
+			out[n] = v
 		}
 	}
 	return out, nil
@@ -116,5 +115,51 @@ func TestMasterKeyFile(t *testing.T) {
 	}
 	if _, err := secretsFromFile(p); err == nil || !strings.Contains(err.Error(), "readable by others") {
 		t.Fatalf("0644 key accepted: %v", err)
+	}
+}
+
+// TestSSMClientRequest checks the request against SSM's JSON 1.1 protocol
+// (target header, content type, SigV4 authorization for service ssm) and
+// the decoding of its answer and of its errors.
+func TestSSMClientRequest(t *testing.T) {
+	var got struct {
+		target, ctype, auth, token string
+		body                       map[string]any
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.target, got.ctype = r.Header.Get("X-Amz-Target"), r.Header.Get("Content-Type")
+		got.auth, got.token = r.Header.Get("Authorization"), r.Header.Get("X-Amz-Security-Token")
+		_ = json.NewDecoder(r.Body).Decode(&got.body)
+		if names, _ := got.body["Names"].([]any); len(names) > 0 && names[0] == "/deny/master-key" {
+			w.WriteHeader(400)
+			_, _ = w.Write([]byte(`{"__type":"AccessDeniedException","message":"not allowed"}`))
+			return
+		}
+		_, _ = w.Write([]byte(`{"Parameters":[{"Name":"/g/master-key","Type":"SecureString","Value":"` + key64 + `","Version":1}],"InvalidParameters":["/g/slack-webhook","/g/slack-bot-token"]}`))
+	}))
+	defer srv.Close()
+	c := &SSMClient{Region: "eu-west-1", Endpoint: srv.URL + "/",
+		Credentials: credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "secret", "session-token")}
+	s, err := LoadSecrets(context.Background(), c, "/g", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.MasterKey) != 32 || s.Slack.Configured() {
+		t.Fatalf("secrets: %d-byte key, slack %v", len(s.MasterKey), s.Slack.Configured())
+	}
+	if got.target != "AmazonSSM.GetParameters" || got.ctype != "application/x-amz-json-1.1" {
+		t.Errorf("target %q content type %q", got.target, got.ctype)
+	}
+	if !strings.HasPrefix(got.auth, "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/") || !strings.Contains(got.auth, "/eu-west-1/ssm/aws4_request") || got.token != "session-token" {
+		t.Errorf("not signed for ssm in eu-west-1: %q (token %q)", got.auth, got.token)
+	}
+	if got.body["WithDecryption"] != true || len(got.body["Names"].([]any)) != 3 {
+		t.Errorf("body %v", got.body)
+	}
+	if _, err := LoadSecrets(context.Background(), c, "/deny", ""); err == nil || !strings.Contains(err.Error(), "AccessDeniedException") {
+		t.Errorf("an SSM error was not reported with its type: %v", err)
+	}
+	if got := (&SSMClient{Region: "cn-north-1"}).endpoint(); got != "https://ssm.cn-north-1.amazonaws.com.cn/" {
+		t.Errorf("China endpoint %q", got)
 	}
 }
