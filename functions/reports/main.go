@@ -90,7 +90,7 @@ func setup(ctx context.Context) (*function, error) {
 	ssmc := ssm.NewFromConfig(cfg)
 	var poster app.ReportPoster = &slack.Console{W: os.Stdout}
 	if env.SecretsPath != "" {
-		sec, err := lambdaenv.LoadSecrets(ctx, ssmc, env.SecretsPath, env.SlackChannel)
+		sec, err := lambdaenv.LoadSecrets(ctx, sdkSSM{ssmc}, env.SecretsPath, env.SlackChannel)
 		if err != nil {
 			return nil, err
 		}
@@ -155,4 +155,20 @@ func (f *function) handle(ctx context.Context, raw json.RawMessage) (any, error)
 		return res, err
 	}
 	return res, nil
+}
+
+// sdkSSM adapts the SDK's SSM client to lambdaenv.SSMAPI (names in, values
+// of those that exist out).
+type sdkSSM struct{ c *ssm.Client }
+
+func (s sdkSSM) GetParameters(ctx context.Context, names []string, decrypt bool) (map[string]string, error) {
+	out, err := s.c.GetParameters(ctx, &ssm.GetParametersInput{Names: names, WithDecryption: aws.Bool(decrypt)})
+	if err != nil {
+		return nil, err
+	}
+	vals := make(map[string]string, len(out.Parameters))
+	for _, p := range out.Parameters {
+		vals[aws.ToString(p.Name)] = aws.ToString(p.Value)
+	}
+	return vals, nil
 }
