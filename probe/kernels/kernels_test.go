@@ -29,8 +29,8 @@ func TestEmbeddedPTXHoldsTheKernels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	common := []string{"burn_fp32", "burn_fp64", "mem_fill", "mem_check", "copy_f4"}
-	tensor := []string{"burn_tf32", "burn_bf16", "burn_fp16", "burn_fp64_mma"}
+	common := []string{"burn_fp32", "burn_fp64", "mem_fill", "mem_check", "copy_f4", "power_check"}
+	tensor := []string{"burn_tf32", "burn_bf16", "burn_fp16", "burn_fp64_mma", "power_bf16"}
 	for _, v := range vs {
 		want := common
 		if v.Arch >= 80 {
