@@ -1,9 +1,9 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/gpusla/gpusla/sla/events"
@@ -89,14 +89,6 @@ func (d *TicketDesk) MonthReport(ctx context.Context, year int, month time.Month
 	if export == nil {
 		export = d.MonthExport(year, month)
 	}
-	var buf bytes.Buffer
-	w := events.NewWriter(&buf)
-	if err := export(ctx, w); err != nil {
-		return nil, err
-	}
-	if err := w.Flush(); err != nil {
-		return nil, err
-	}
 	all := make([]*terms.Terms, 0, len(d.book))
 	for _, c := range d.book.Contracts() {
 		all = append(all, d.book[c])
@@ -105,8 +97,22 @@ func (d *TicketDesk) MonthReport(ctx context.Context, year int, month time.Month
 	if err != nil {
 		return nil, err
 	}
-	if err := b.ReadLog("export", &buf); err != nil {
-		return nil, err
+	// The export streams into the builder through a pipe: a month of minute
+	// heartbeats is gigabytes of log, and the builder keeps only running
+	// state, so neither side ever holds the whole log.
+	pr, pw := io.Pipe()
+	go func() {
+		w := events.NewWriter(pw)
+		err := export(ctx, w)
+		if err == nil {
+			err = w.Flush()
+		}
+		pw.CloseWithError(err)
+	}()
+	err = b.ReadLog("export", pr)
+	pr.CloseWithError(err) // stops the exporter if the builder gave up early
+	if err != nil {
+		return nil, fmt.Errorf("month report: %w", err)
 	}
 	return b.Build()
 }
