@@ -123,7 +123,7 @@ func setup(ctx context.Context) (*function, error) {
 	mux := http.NewServeMux()
 	statuspage.New(statuspage.Config{Nodes: b.Store, Tickets: desk, Reports: blobs, Token: token, Log: b.Log}).Register(mux)
 	return &function{
-		job: &app.ReportJob{Desk: desk, Blobs: blobs, Poster: poster, Renderer: bundle.Renderer{}, Delay: delay, Log: b.Log},
+		job:  &app.ReportJob{Desk: desk, Blobs: blobs, Poster: poster, Renderer: bundle.Renderer{}, Delay: delay, Log: b.Log},
 		http: lambdahttp.Handler(mux), log: b.Log,
 	}, nil
 }
