@@ -65,3 +65,52 @@ func TestSeqGapWithoutDropIsEvidence(t *testing.T) {
 		t.Fatalf("evidence %+v, want one seq gap at 7", ev)
 	}
 }
+
+// A node that pushes faster than the signature memory covers: a captured
+// request replayed inside the timestamp window, while the node is down, is
+// not a sign of life — the outage stays open.
+func TestOldRequestReplayedDoesNotEndAnOutage(t *testing.T) {
+	w := newWorld(t)
+	n, secret, err := w.svc.AddNode(t.Context(), app.NewNode{ID: "fast-01", Provider: "acme", Contract: "c", OrderedAt: t0, GPUCount: 1,
+		HeartbeatInterval: 5 * time.Second, PushInterval: 10 * time.Second, Grace: 15 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.p.Node, w.p.Secret, w.p.Seq, w.p.Prev = n.ID, secret, 0, ""
+	var first app.IngestRequest
+	for i := 0; i < 12; i++ {
+		now := w.clock.Now()
+		_, body := w.p.Batch(now, wire.Observation{At: now, Kind: wire.KindHeartbeat})
+		r := w.p.Request(now, body)
+		if i == 0 {
+			first = r
+		}
+		if _, err := w.svc.Ingest(t.Context(), r); err != nil {
+			t.Fatal(err)
+		}
+		w.clock.Advance(10 * time.Second)
+	}
+	// Silent for a minute: unreachable.
+	for i := 0; i < 6; i++ {
+		w.clock.Advance(10 * time.Second)
+		if _, err := w.svc.Watchdog(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	open := func() bool {
+		st, _ := w.store.GetState(t.Context(), "fast-01")
+		return st.Eval.Unreachable != nil
+	}
+	if !open() {
+		t.Fatal("no unreachable incident after a minute of silence")
+	}
+	if _, err := w.svc.Ingest(t.Context(), first); err != nil {
+		t.Fatalf("replayed old request: %v", err)
+	}
+	if !open() {
+		t.Fatal("a replayed old request closed the outage")
+	}
+	if w.notif.Count(app.AlertRecovered) != 0 {
+		t.Fatalf("alerts %+v", w.notif.Sent())
+	}
+}

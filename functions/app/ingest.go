@@ -215,10 +215,17 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 		why = append(why, "late")
 	}
 
-	// Evaluate through the SLA engine, observation by observation.
+	// Evaluate through the SLA engine, observation by observation. A batch
+	// older than the last accepted one is kept as evidence only: the probe
+	// sends in order, so it is a replay or a stray copy, and letting it count
+	// as a sign of life could close an outage that is still going on.
 	th := in.s.th(in.node)
 	fx.failed = map[incident.Kind][]FailedCheck{}
-	for i, e := range ObservationEvents(b, in.hash, in.now) {
+	evs := ObservationEvents(b, in.hash, in.now)
+	if outOfOrder {
+		evs = nil
+	}
+	for i, e := range evs {
 		fx.transitions = append(fx.transitions, st.Eval.Observe(th, &e)...)
 		for _, c := range b.Observations[i].Checks {
 			if k, ok := incident.KindOfCategory(c.Category); ok && c.Verdict == wire.Fail {
@@ -234,7 +241,9 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 	}
 	st.Recent = appendCapped(st.Recent, SeqID{Seq: b.Seq, ID: b.ID}, RecentBatches)
 	st.Signatures = appendCapped(freshSignatures(st.Signatures, in.now), SigSeen{Sig: in.sig, At: in.signedAt}, RecentSignatures)
-	st.LastReceivedAt = in.now
+	if !outOfOrder {
+		st.LastReceivedAt = in.now
+	}
 	st.ClockSkewMS = b.ClockSkewMS
 	if !late && !outOfOrder {
 		fx.runClosed = extendRun(&st, in.node, b, skew, in.now)
