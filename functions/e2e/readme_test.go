@@ -1,0 +1,219 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/functions/httpapi"
+)
+
+// readmeCommands extracts the shell commands of a Markdown file: lines of
+// fenced blocks marked sh, bash, shell, console or unmarked, and of
+// indented (4-space) code blocks; "$ " prompts are dropped and lines ending
+// in a backslash are joined.
+func readmeCommands(md string) []string {
+	var cmds []string
+	var cur string
+	add := func(line string) {
+		line = strings.TrimPrefix(strings.TrimSpace(line), "$ ")
+		if line == "" || strings.HasPrefix(line, "#") {
+			return
+		}
+		if rest, ok := strings.CutSuffix(line, "\\"); ok {
+			cur += strings.TrimSpace(rest) + " "
+			return
+		}
+		cmds = append(cmds, cur+line)
+		cur = ""
+	}
+	fence, shell, prevBlank, indented := false, false, true, false
+	sc := bufio.NewScanner(strings.NewReader(md))
+	for sc.Scan() {
+		line := sc.Text()
+		blank := strings.TrimSpace(line) == ""
+		if t := strings.TrimSpace(line); !indented && strings.HasPrefix(t, "```") {
+			if fence {
+				fence = false
+				continue
+			}
+			fence = true
+			lang := strings.TrimSpace(strings.TrimPrefix(t, "```"))
+			shell = lang == "" || lang == "sh" || lang == "bash" || lang == "shell" || lang == "console"
+			continue
+		}
+		switch {
+		case fence:
+			if shell {
+				add(line)
+			}
+		case strings.HasPrefix(line, "    ") && (prevBlank || indented):
+			// An indented code block starts after a blank line.
+			indented = true
+			add(line)
+		case !blank:
+			indented = false
+		}
+		prevBlank = blank
+	}
+	return cmds
+}
+
+func TestReadmeCommandsAreExtracted(t *testing.T) {
+	md := "intro\n\n    go run ./x serve\n\ntext\n\n```sh\n$ make \\\n  all\n# comment\n```\n\n```yaml\nkey: v\n```\n\n    bash scripts/test.sh\n"
+	got := strings.Join(readmeCommands(md), " | ")
+	if want := "go run ./x serve | make all | bash scripts/test.sh"; got != want {
+		t.Fatalf("commands %q, want %q", got, want)
+	}
+}
+
+// TestReadmeWalkthrough runs every command of README.md exactly as
+// written, in a fresh clone of the repository: a long-running `serve` until
+// it answers and shows the demo node's data, every other command to a zero
+// exit. The test command itself (scripts/test.sh) is not run again from
+// inside the tests.
+func TestReadmeWalkthrough(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds and runs the README's commands")
+	}
+	raw, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmds := readmeCommands(string(raw))
+	if len(cmds) == 0 {
+		t.Fatal("README.md has no commands")
+	}
+	dir := cleanClone(t)
+	// A scratch folder the README names under /tmp may be left from an
+	// earlier run on this machine; a clean machine has none.
+	for _, c := range cmds {
+		for _, f := range strings.Fields(c) {
+			if strings.HasPrefix(f, "/tmp/gpusla") && !strings.Contains(f, "..") {
+				if _, err := os.Stat(f); err == nil {
+					t.Logf("removing %s, left by an earlier run", f)
+					if err := os.RemoveAll(f); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+	}
+	for _, c := range cmds {
+		switch {
+		case strings.Contains(c, "scripts/test.sh"):
+			t.Logf("not run from inside the tests (it is what runs them): %s", c)
+		case strings.HasSuffix(c, " serve") || strings.Contains(c, " serve "):
+			t.Run(c, func(t *testing.T) { readmeServe(t, dir, c) })
+		default:
+			t.Run(c, func(t *testing.T) {
+				cmd := exec.Command("bash", "-c", c)
+				cmd.Dir = dir
+				timer := time.AfterFunc(5*time.Minute, func() { _ = cmd.Process.Kill() })
+				defer timer.Stop()
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Fatalf("%s: %v\n%s", c, err, tail(string(out), 4000))
+				}
+			})
+		}
+	}
+}
+
+// cleanClone clones the repository's committed state (CI's own checkout is
+// one already; here it keeps the shared tree's ./data and uncommitted files
+// out of it).
+func cleanClone(t *testing.T) string {
+	t.Helper()
+	if err := exec.Command("git", "-C", root, "rev-parse", "--git-dir").Run(); err != nil {
+		t.Logf("not a git checkout; running in %s", root)
+		return root
+	}
+	dir := filepath.Join(t.TempDir(), "gpusla")
+	if out, err := exec.Command("git", "clone", "--quiet", "--local", "--no-hardlinks", root, dir).CombinedOutput(); err != nil {
+		t.Fatalf("git clone: %v: %s", err, out)
+	}
+	return dir
+}
+
+// readmeServe starts the README's serve command, waits for it on the
+// address it announces, and checks the demo node is registered and pushing.
+func readmeServe(t *testing.T, dir, c string) {
+	const addr = "127.0.0.1:8080" // serve's default, which the README relies on
+	eventually(t, 60*time.Second, addr+" is free for the README's serve", func() bool {
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			return false
+		}
+		l.Close()
+		return true
+	})
+	out := &syncBuf{}
+	cmd := exec.Command("bash", "-c", "exec "+c)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	stopped := false
+	defer func() {
+		if !stopped {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-exited
+		}
+	}()
+	base := "http://" + addr
+	var demo httpapi.NodeView
+	eventually(t, 4*time.Minute, "the README's serve answers and its demo node pushes batches:\n"+out.String(), func() bool {
+		select {
+		case err := <-exited:
+			stopped = true
+			t.Fatalf("%s exited: %v\n%s", c, err, tail(out.String(), 4000))
+		default:
+		}
+		r, err := http.Get(base + httpapi.PathNodes)
+		if err != nil {
+			return false
+		}
+		defer r.Body.Close()
+		var nodes []httpapi.NodeView
+		if json.NewDecoder(r.Body).Decode(&nodes) != nil {
+			return false
+		}
+		for _, n := range nodes {
+			if n.Demo && n.LastSeq >= 1 {
+				demo = n
+				return true
+			}
+		}
+		return false
+	})
+	t.Logf("demo node %s (%d GPUs %s), last batch %d", demo.ID, demo.GPUCount, demo.GPUModel, demo.LastSeq)
+	if r, err := http.Get(base + httpapi.PathHealth); err != nil || r.StatusCode != 200 {
+		t.Errorf("GET /healthz: %v %v", r, err)
+	}
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+	select {
+	case <-exited:
+		stopped = true
+	case <-time.After(30 * time.Second):
+		t.Errorf("serve did not stop within 30 s of Ctrl-C")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data", "gpusla.db")); err != nil {
+		t.Errorf("serve left no store under ./data: %v", err)
+	}
+	if !strings.Contains(out.String(), "gpusla serve is up") {
+		t.Errorf("serve did not say it is up:\n%s", tail(out.String(), 2000))
+	}
+}
