@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -307,6 +308,8 @@ type backend struct {
 	logs    *syncBuf
 	p       *proc
 	starts  int
+	// watchdog is serve's --watchdog (default @every 1s).
+	watchdog string
 }
 
 // newBackend prepares (does not start) a backend on the given store.
@@ -347,7 +350,7 @@ func (b *backend) start() {
 	b.starts++
 	fmt.Fprintf(b.logs, "=== serve start %d\n", b.starts)
 	b.p = startProc(b.t, b.logs, b.env, nil, bin.gpusla, "serve", "--listen", b.addr, "--data", b.dir,
-		"--demo", "off", "--watchdog", "@every 1s", "--log-format", "json")
+		"--demo", "off", "--watchdog", cmp.Or(b.watchdog, "@every 1s"), "--log-format", "json")
 	eventually(b.t, 60*time.Second, "serve answers /healthz:\n"+tail(b.logs.String(), 3000), func() bool {
 		if !b.p.running() {
 			b.t.Fatalf("serve exited: %v\n%s", b.p.err, tail(b.logs.String(), 3000))

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -105,7 +106,7 @@ func registerSim(t testing.TB, dir, prefix string, count int) []*simNode {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	svc, err := app.New(app.Config{Store: st, Notifier: noAlerts{}, Box: box})
+	svc, err := app.New(app.Config{Store: st, Notifier: noAlerts{}, Box: box, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
