@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -57,5 +56,4 @@ func TestOpsPerNode(t *testing.T) {
 	if n := len(w.notif.Sent()); n != 0 {
 		t.Errorf("healthy hours alerted %d times", n)
 	}
-	_ = app.OpWrite
 }

@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"testing"
 	"time"
-
-	"github.com/gpusla/gpusla/functions/app/apptest"
 )
 
 // FuzzIngestBody: whatever a correctly signed body holds, ingest answers 200
@@ -31,5 +29,3 @@ func FuzzIngestBody(f *testing.F) {
 		}
 	})
 }
-
-var _ = apptest.Heartbeats

@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"context"
 	"errors"
 	"sync"
 	"testing"
@@ -126,5 +125,3 @@ func parallel(t *testing.T, n int, fn func(i int) error) {
 		t.FailNow()
 	}
 }
-
-var _ = context.Background
