@@ -21,20 +21,32 @@ import (
 // node per example contract: gz-01 (cn-example, Asia/Shanghai) and ny-01
 // (us-example, America/New_York).
 type desk struct {
-	t     *testing.T
-	store *bolt.Store
+	t     testing.TB
+	store deskStore
 	svc   *app.Service
 	d     *app.TicketDesk
 	clock *apptest.Clock
 	notif *apptest.Notifier
 }
 
-func newDesk(t *testing.T, start time.Time) *desk {
+// deskStore is a store of both contracts with a settable clock.
+type deskStore interface {
+	app.Store
+	app.TicketStore
+	SetClock(func() time.Time)
+}
+
+func newDesk(t testing.TB, start time.Time) *desk {
 	st, err := bolt.Open(filepath.Join(t.TempDir(), "gpusla.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	return newDeskOn(t, start, st)
+}
+
+func newDeskOn(t testing.TB, start time.Time, st deskStore) *desk {
+	var err error
 	w := &desk{t: t, store: st, clock: apptest.NewClock(start), notif: &apptest.Notifier{}}
 	st.SetClock(w.clock.Now)
 	w.svc, err = app.New(app.Config{Store: st, Notifier: w.notif, Box: apptest.Box(t), Clock: w.clock, Log: slog.New(slog.DiscardHandler)})

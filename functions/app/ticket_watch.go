@@ -205,7 +205,10 @@ func (d *TicketDesk) markSent(ctx context.Context, id, key, thread string, sendE
 			n.LastErr = sendErr.Error()
 			n.LastAttemptAt = time.Time{} // free for the next try
 		} else {
-			n.SentAt, n.LastErr = d.svc.Now(), ""
+			// Once sent, the text has done its job; the key stays (so the
+			// notice is never queued again) and the item stays small, which
+			// DynamoDB bills per KB on every later write of the ticket.
+			n.SentAt, n.LastErr, n.Text = d.svc.Now(), "", ""
 			if t.Thread == "" && thread != "" {
 				t.Thread = thread
 			}

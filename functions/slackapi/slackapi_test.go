@@ -78,17 +78,34 @@ func (f *fakeSlack) Responses() []map[string]any {
 func (f *fakeSlack) responseURL() string { return f.srv.GetAPIURL() + "response/T1/B1/x" }
 
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	h      *slackapi.Handler
 	runner *slackapi.GoRunner
 	mux    *http.ServeMux
 	desk   *app.TicketDesk
-	store  *bolt.Store
+	store  ticketStore
 	slack  *fakeSlack
 	clock  *apptest.Clock
 }
 
-func newEnv(t *testing.T, export app.ExportFunc) *env {
+// ticketStore is what the tests need of a store: the application's and
+// the ticket desk's, with a settable clock.
+type ticketStore interface {
+	app.Store
+	app.TicketStore
+	SetClock(func() time.Time)
+}
+
+func newEnv(t testing.TB, export app.ExportFunc) *env {
+	st, err := bolt.Open(filepath.Join(t.TempDir(), "gpusla.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return newEnvOn(t, export, st)
+}
+
+func newEnvOn(t testing.TB, export app.ExportFunc, st ticketStore) *env {
 	fs := &fakeSlack{}
 	fs.srv = slacktest.NewTestServer(func(c slacktest.Customize) {
 		c.Handle("/chat.postMessage", fs.postMessage)
@@ -100,11 +117,6 @@ func newEnv(t *testing.T, export app.ExportFunc) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := bolt.Open(filepath.Join(t.TempDir(), "gpusla.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
 	// The desk's clock is real time (Slack signs with real time), held
 	// still by the manual clock so texts do not drift inside a test.
 	clock := apptest.NewClock(time.Now())
