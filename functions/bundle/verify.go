@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"sort"
+	"strings"
 
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/report"
@@ -71,6 +73,11 @@ func Verify(ra io.ReaderAt, size int64) (*Result, error) {
 	for _, f := range zr.File {
 		if f.UncompressedSize64 > MaxFileBytes {
 			return nil, fmt.Errorf("%s: %d bytes uncompressed, over the %d limit", f.Name, f.UncompressedSize64, int64(MaxFileBytes))
+		}
+		if !iofs.ValidPath(f.Name) || strings.Contains(f.Name, "\\") {
+			// Never written by Write; unzipping it could climb out of the
+			// folder it is unpacked into (zip slip).
+			add(f.Name, 0, "unsafe name in the zip (absolute, '..', '.' or a backslash)")
 		}
 		if _, dup := files[f.Name]; dup {
 			add(f.Name, 0, "appears twice in the zip")
