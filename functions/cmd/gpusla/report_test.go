@@ -69,7 +69,7 @@ func TestReportCommandErrors(t *testing.T) {
 		{"malformed line", reportLog + "{oops\n", []string{"--month", "2026-03", "--as-of", "2026-03-02T00:00:00Z"}, "events.jsonl:6: not a JSON event"},
 		{"unknown contract", strings.Replace(reportLog, "cn-example", "nope", 1), []string{"--month", "2026-03", "--as-of", "2026-03-02T00:00:00Z"}, `names contract "nope"`},
 		{"bad month", reportLog, []string{"--month", "March"}, "--month"},
-		{"bad format", reportLog, []string{"--month", "2026-03", "--format", "pdf"}, "unknown format"},
+		{"bad format", reportLog, []string{"--month", "2026-03", "--format", "xml"}, "unknown format"},
 		{"bad as-of", reportLog, []string{"--month", "2026-03", "--as-of", "yesterday"}, "--as-of"},
 		{"unknown priority", strings.Replace(reportLog, `"priority":"P1"`, `"priority":"P9"`, 1), []string{"--month", "2026-03", "--as-of", "2026-03-09T00:00:00Z"}, `priority "P9"`},
 	}
