@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/report"
+	"github.com/gpusla/gpusla/sla/terms"
 )
 
 // ReportBlobs is where monthly reports are kept (infra/blob: S3 or the
@@ -193,25 +194,24 @@ func (j *ReportJob) Generate(ctx context.Context, year int, month time.Month, co
 		return fmt.Errorf("export: %w", err)
 	}
 	open := func() (io.ReadCloser, error) { return os.Open(tmp.Name()) }
-	full, err := j.Desk.MonthReport(ctx, year, month, asOf, func(ctx context.Context, ew *events.Writer) error {
-		rc, err := open()
-		if err != nil {
-			return err
-		}
-		defer rc.Close()
-		rd := events.NewReader(rc)
-		var e events.Event
-		for {
-			if err := rd.Next(&e); err == io.EOF {
-				return nil
-			} else if err != nil {
-				return err
-			}
-			if err := ew.Write(&e); err != nil {
-				return err
-			}
-		}
-	})
+	// Build from the file once (MonthReport would encode and decode the
+	// whole month again: JSON decoding is most of a report's cost).
+	book := j.Desk.Terms()
+	all := make([]*terms.Terms, 0, len(book))
+	for _, c := range book.Contracts() {
+		all = append(all, book[c])
+	}
+	b, err := report.NewBuilder(all, report.Options{Year: year, Month: month, AsOf: asOf})
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	if err := b.ReadLog("export", tmp); err != nil {
+		return err
+	}
+	full, err := b.Build()
 	if err != nil {
 		return err
 	}

@@ -10,18 +10,33 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
-// Terms loads the example contracts in testdata/terms.
+// Terms loads the example contracts in testdata/terms, found by walking up
+// from the working directory to the module root (go test runs in the
+// package's folder; a copied test binary may run anywhere in the tree).
 func Terms() ([]*terms.Terms, error) {
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..", "..", "testdata", "terms")
+	dir, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return nil, fmt.Errorf("no go.mod above the working directory: cannot find testdata/terms")
+		}
+		dir = parent
+	}
+	root := filepath.Join(dir, "testdata", "terms")
 	var all []*terms.Terms
 	for _, f := range []string{"cn-example.yaml", "us-example.yaml"} {
 		ts, err := terms.ReadFile(filepath.Join(root, f))
