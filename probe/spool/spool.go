@@ -94,6 +94,10 @@ type Spool struct {
 	items []entry // ascending seq
 	bytes int64
 	ready chan struct{}
+	// inflight is the batch Oldest last handed out and not yet acked; the
+	// cap does not drop it, so a drop report never names a batch the
+	// backend received.
+	inflight uint64
 }
 
 // Open opens (creating if needed) the spool in opt.Dir, takes its lock, and
@@ -344,6 +348,9 @@ func (s *Spool) enforceCap() error {
 	var victims []entry
 	total := s.bytes
 	for i := 0; i < len(s.items)-1 && total > s.max; i++ {
+		if s.items[i].seq == s.inflight {
+			continue // being sent right now: the backend may already hold it
+		}
 		victims = append(victims, s.items[i])
 		total -= s.items[i].size
 	}
@@ -463,6 +470,7 @@ func (s *Spool) Oldest() (it Item, ok bool, err error) {
 			}
 			continue
 		}
+		s.inflight = seq
 		return Item{Seq: seq, ID: head.ID, Body: body}, true, nil
 	}
 	return Item{}, false, nil

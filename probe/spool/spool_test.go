@@ -318,3 +318,23 @@ func TestDamagedBatchIsSetAside(t *testing.T) {
 		t.Fatalf("after reopen: %+v", bs)
 	}
 }
+
+// The batch being sent is never the one the cap drops.
+func TestCapSparesTheBatchInFlight(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir, 1<<20)
+	s.Append(heartbeat())
+	_, size := s.Stats()
+	s.Close()
+	s = open(t, dir, 2*size+size/2)
+	it, _, _ := s.Oldest() // batch 1 is on the wire
+	for range 4 {
+		s.Append(heartbeat())
+	}
+	if _, err := os.Stat(s.path(it.Seq)); err != nil {
+		t.Fatalf("batch %d in flight was dropped", it.Seq)
+	}
+	if d := s.PendingDrop(); d == nil || d.FromSeq != 2 {
+		t.Fatalf("drop %+v, want from seq 2", d)
+	}
+}
