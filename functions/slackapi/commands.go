@@ -44,7 +44,7 @@ func (h *Handler) commands(w http.ResponseWriter, r *http.Request) {
 			month = h.desk.Service().Now().Format("2006-01")
 		}
 		job := Job{Kind: JobReport, ResponseURL: form.ResponseURL, Month: month}
-		if err := h.runner.Run(ctx, job); err != nil {
+		if err := h.queue(ctx, job); err != nil {
 			h.log.Error("slack: queue report", "err", err)
 			writeMessage(w, Message{Text: ":x: could not start the report: " + err.Error()})
 			return
@@ -74,9 +74,18 @@ func (h *Handler) commands(w http.ResponseWriter, r *http.Request) {
 // after queues follow-up work; a failure to queue is logged only, because
 // the watchdog sends queued ticket notices anyway.
 func (h *Handler) after(ctx context.Context, j Job) {
-	if err := h.runner.Run(ctx, j); err != nil {
+	if err := h.queue(ctx, j); err != nil {
 		h.log.Warn("slack: follow-up not queued; the watchdog will send it", "job", j.Kind, "ticket", j.Ticket, "err", err)
 	}
+}
+
+// queue hands j to the runner. It gets its own second even when the quick
+// work used up the request's budget: a reply that says what happened is
+// worth a slightly late answer.
+func (h *Handler) queue(ctx context.Context, j Job) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+	defer cancel()
+	return h.runner.Run(ctx, j)
 }
 
 // failure turns an error into what the person sees: their mistake in

@@ -105,7 +105,7 @@ func (h *Handler) interactions(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	reply, ticketID := h.click(ctx, click)
 	job := Job{Kind: JobReply, ResponseURL: click.ResponseURL, Text: reply, Ticket: ticketID}
-	if err := h.runner.Run(ctx, job); err != nil {
+	if err := h.queue(ctx, job); err != nil {
 		h.log.Warn("slack: reply not queued", "err", err)
 	}
 	// Slack ignores the body of a block_actions answer; the reply goes to
