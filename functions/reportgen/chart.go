@@ -179,6 +179,19 @@ func nodeChart(month string, n *report.Node) (chartData, error) {
 			return t
 		}
 		bar.Counted, bar.Observed, bar.Excluded = sum(counted), sum(observed), sum(excluded)
+		// Downtime inside excluded maintenance is drawn once, as excluded.
+		for _, o := range observed {
+			for _, e := range excluded {
+				if c, ok := o.clip(e.start, e.end); ok {
+					if c, ok = c.clip(d, de); ok {
+						bar.Observed -= c.end.Sub(c.start)
+					}
+				}
+			}
+		}
+		if bar.Observed < 0 {
+			bar.Observed = 0
+		}
 		// Observed-only time overlapping counted time is drawn once, as counted.
 		if bar.Observed+bar.Counted > inDay {
 			bar.Observed = max(0, inDay-bar.Counted)
