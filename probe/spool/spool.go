@@ -9,6 +9,7 @@
 //
 //	state.json              next sequence number, hash of the last batch, pending drop report
 //	00000000000000000042.batch   the exact body of batch 42, as it will be signed and sent
+//	pending.jsonl           observations staged (Stage) but not yet sealed into a batch (Seal)
 //	rejected/…              batches the backend refused for good (kept for inspection)
 //	lock                    flock held while a daemon owns the spool
 package spool
@@ -72,6 +73,20 @@ type state struct {
 	// files are deleted so that a crash in between is finished on restart.
 	Dropping    []uint64 `json:"dropping,omitempty"`
 	ClockSkewMS int64    `json:"clock_skew_ms"`
+	// PendingDone counts the observations at the head of pending.jsonl
+	// already sealed into batches (a big pending file is sealed into
+	// several batches, one durable step at a time).
+	PendingDone int `json:"pending_done,omitempty"`
+	// Sealing is written before a batch made from pending observations
+	// reaches the disk: if the process dies after the batch file lands but
+	// before this state moves on, recovery knows those observations are in
+	// that batch and does not seal them twice.
+	Sealing *sealing `json:"sealing,omitempty"`
+}
+
+type sealing struct {
+	Seq  uint64 `json:"seq"`  // the batch being written
+	Upto int    `json:"upto"` // PendingDone once it is written
 }
 
 type entry struct {
@@ -98,6 +113,12 @@ type Spool struct {
 	// cap does not drop it, so a drop report never names a batch the
 	// backend received.
 	inflight uint64
+
+	// staged mirrors pending.jsonl (the first st.PendingDone of them are
+	// already in batches); pending is its append handle, nil when absent.
+	staged      []wire.Observation
+	pending     *os.File
+	pendingSize int64
 }
 
 // Open opens (creating if needed) the spool in opt.Dir, takes its lock, and
@@ -131,6 +152,12 @@ func Open(opt Options) (*Spool, error) {
 	s := &Spool{dir: opt.Dir, max: opt.MaxBytes, probe: opt.Probe, now: opt.Now, log: opt.Logger,
 		lock: lf, ready: make(chan struct{}, 1)}
 	if err := s.recover(opt.Node); err != nil {
+		lf.Close()
+		return nil, err
+	}
+	// Observations staged before a crash or stop are sealed first, so they
+	// go out ahead of anything this run observes.
+	if err := s.recoverPending(); err != nil {
 		lf.Close()
 		return nil, err
 	}
@@ -222,6 +249,10 @@ func (s *Spool) recover(node string) error {
 			st.Drop = nil // it was reported in that batch
 		}
 		st.Dropping = nil
+		if st.Sealing != nil && st.Sealing.Seq == last {
+			st.PendingDone = st.Sealing.Upto
+		}
+		st.Sealing = nil
 		s.st = st
 		if err := s.saveState(); err != nil {
 			return err
@@ -240,6 +271,10 @@ func (s *Spool) Close() error {
 	defer s.mu.Unlock()
 	if s.lock == nil {
 		return nil
+	}
+	if s.pending != nil {
+		s.pending.Close()
+		s.pending = nil
 	}
 	err := s.lock.Close()
 	s.lock = nil
@@ -283,20 +318,9 @@ func (s *Spool) Append(obs []wire.Observation) ([]uint64, error) {
 	}
 	var seqs []uint64
 	for len(obs) > 0 {
-		n := min(len(obs), wire.MaxObservations)
-		var body []byte
-		var b *wire.Batch
-		for {
-			var err error
-			b = s.newBatch(obs[:n])
-			body, err = wire.Encode(b)
-			if err == nil {
-				break
-			}
-			if n == 1 || !strings.Contains(err.Error(), "byte limit") {
-				return seqs, fmt.Errorf("spool: %w", err)
-			}
-			n /= 2
+		b, body, n, err := s.encodeNext(obs)
+		if err != nil {
+			return seqs, err
 		}
 		if err := s.writeBatch(b, body); err != nil {
 			return seqs, err
@@ -309,6 +333,23 @@ func (s *Spool) Append(obs []wire.Observation) ([]uint64, error) {
 	}
 	s.signal()
 	return seqs, nil
+}
+
+// encodeNext encodes the next batch from the head of obs, as many
+// observations as fit the wire limits; n is how many it took.
+func (s *Spool) encodeNext(obs []wire.Observation) (b *wire.Batch, body []byte, n int, err error) {
+	n = min(len(obs), wire.MaxObservations)
+	for {
+		b = s.newBatch(obs[:n])
+		body, err = wire.Encode(b)
+		if err == nil {
+			return b, body, n, nil
+		}
+		if n == 1 || !strings.Contains(err.Error(), "byte limit") {
+			return nil, nil, 0, fmt.Errorf("spool: %w", err)
+		}
+		n /= 2
+	}
 }
 
 func (s *Spool) newBatch(obs []wire.Observation) *wire.Batch {
@@ -338,6 +379,10 @@ func (s *Spool) writeBatch(b *wire.Batch, body []byte) error {
 	s.st.Prev = wire.BodyHash(body)
 	s.st.Drop = nil
 	s.st.Dropping = nil
+	if s.st.Sealing != nil && s.st.Sealing.Seq == b.Seq {
+		s.st.PendingDone = s.st.Sealing.Upto
+	}
+	s.st.Sealing = nil
 	return s.saveState()
 }
 
