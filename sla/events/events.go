@@ -33,6 +33,7 @@ const (
 	TypeBackendOutage     = "backend_outage"
 	TypeBatchDropped      = "batch_dropped"
 	TypeChainBreak        = "chain_break"
+	TypeHeartbeatRun      = "heartbeat_run"
 )
 
 // Observation kinds (same strings as the probe's wire format).
@@ -94,6 +95,18 @@ type Event struct {
 	Kind        string    `json:"kind,omitempty"`
 	Checks      []Check   `json:"checks,omitempty"`
 
+	// heartbeat_run: At and ReceivedAt are the first heartbeat's probe and
+	// receive times, LastAt and LastReceivedAt the last one's; Count
+	// heartbeats, HeartbeatIntervalS apart as the probe sends them; no two
+	// consecutive ones further apart than MaxGapS (probe time), each received
+	// within MaxDelayS of its probe time. FromSeq, ToSeq and Hash optionally
+	// name the first and last batch and the last batch's hash.
+	LastAt         time.Time `json:"last_at,omitzero"`
+	LastReceivedAt time.Time `json:"last_received_at,omitzero"`
+	Count          int64     `json:"count,omitempty"`
+	MaxGapS        int       `json:"max_gap_s,omitempty"`
+	MaxDelayS      int       `json:"max_delay_s,omitempty"`
+
 	// At is when the event happened: probe time of an observation, the time
 	// of a ticket event, a node's release, a drop notice or chain break.
 	At time.Time `json:"at,omitzero"`
@@ -152,6 +165,11 @@ func (e *Event) TrueAt() time.Time {
 		return e.At
 	}
 	return e.At.Add(-time.Duration(e.ClockSkewMS) * time.Millisecond)
+}
+
+// TrueLastAt is a heartbeat run's last probe time corrected for skew.
+func (e *Event) TrueLastAt() time.Time {
+	return e.LastAt.Add(-time.Duration(e.ClockSkewMS) * time.Millisecond)
 }
 
 // HeartbeatInterval of a node_registered event, defaulting to one minute.
@@ -262,6 +280,41 @@ func (e *Event) Validate() error {
 			default:
 				return bad(f+".verdict", "unknown verdict %q", c.Verdict)
 			}
+		}
+	case TypeHeartbeatRun:
+		if err := needNode(); err != nil {
+			return err
+		}
+		if err := needAt(); err != nil {
+			return err
+		}
+		switch {
+		case e.LastAt.IsZero():
+			return bad("last_at", "missing")
+		case e.LastAt.Before(e.At):
+			return bad("last_at", "%s is before at %s", e.LastAt.Format(time.RFC3339Nano), e.At.Format(time.RFC3339Nano))
+		case e.ReceivedAt.IsZero():
+			return bad("received_at", "missing")
+		case e.LastReceivedAt.IsZero():
+			return bad("last_received_at", "missing")
+		case e.LastReceivedAt.Before(e.ReceivedAt):
+			return bad("last_received_at", "%s is before received_at %s", e.LastReceivedAt.Format(time.RFC3339Nano), e.ReceivedAt.Format(time.RFC3339Nano))
+		case e.Count < 1:
+			return bad("count", "must be 1 or more, got %d", e.Count)
+		case e.Count == 1 && !e.LastAt.Equal(e.At):
+			return bad("last_at", "a run of one heartbeat ends where it starts")
+		case e.HeartbeatIntervalS < 1:
+			return bad("heartbeat_interval_s", "must be 1 or more, got %d", e.HeartbeatIntervalS)
+		case e.MaxGapS < e.HeartbeatIntervalS:
+			return bad("max_gap_s", "%d is less than the heartbeat interval %d", e.MaxGapS, e.HeartbeatIntervalS)
+		case e.MaxDelayS < 0:
+			return bad("max_delay_s", "must not be negative")
+		case e.ToSeq < e.FromSeq:
+			return bad("to_seq", "%d is before from_seq %d", e.ToSeq, e.FromSeq)
+		case e.LastAt.Sub(e.At) > time.Duration(e.Count-1)*time.Duration(e.MaxGapS)*time.Second:
+			// Fewer heartbeats than the span needs at the gap claimed: the
+			// run is not the continuous evidence it says it is.
+			return bad("count", "%d heartbeats at most %d s apart cannot span %s", e.Count, e.MaxGapS, e.LastAt.Sub(e.At))
 		}
 	case TypeMaintenance:
 		if e.Node == "" && e.Contract == "" {

@@ -71,6 +71,10 @@ func TestReaderErrorsNameLine(t *testing.T) {
 		{"end before start", `{"type":"backend_outage","id":"a","start":"2026-03-01T01:00:00Z","end":"2026-03-01T00:00:00Z"}`, 1, "end:"},
 		{"bad category", `{"type":"observation","id":"a","node":"n1","at":"2026-03-01T00:00:00Z","received_at":"2026-03-01T00:00:00Z","kind":"check","checks":[{"name":"x","category":"gpu","verdict":"fail"}]}`, 1, "checks[0].category"},
 		{"two values", `{"type":"node_released","id":"a","node":"n1","at":"2026-03-01T00:00:00Z"} {}`, 1, "more than one"},
+		{"run ends before it starts", `{"type":"heartbeat_run","id":"r","node":"n1","at":"2026-03-01T00:00:00Z","received_at":"2026-03-01T00:00:01Z","last_received_at":"2026-03-01T01:00:01Z","heartbeat_interval_s":60,"max_gap_s":120,"max_delay_s":150,"count":61,"last_at":"2026-02-28T00:00:00Z"}`, 1, "last_at:"},
+		{"run of no heartbeats", `{"type":"heartbeat_run","id":"r","node":"n1","at":"2026-03-01T00:00:00Z","last_at":"2026-03-01T01:00:00Z","received_at":"2026-03-01T00:00:01Z","last_received_at":"2026-03-01T01:00:01Z","heartbeat_interval_s":60,"max_gap_s":120,"max_delay_s":150,"count":0}`, 1, "count:"},
+		{"run too sparse for its span", `{"type":"heartbeat_run","id":"r","node":"n1","at":"2026-03-01T00:00:00Z","last_at":"2026-03-01T01:00:00Z","received_at":"2026-03-01T00:00:01Z","last_received_at":"2026-03-01T01:00:01Z","heartbeat_interval_s":60,"max_gap_s":120,"max_delay_s":150,"count":20}`, 1, "count: 20 heartbeats at most 120 s apart"},
+		{"run gap below interval", `{"type":"heartbeat_run","id":"r","node":"n1","at":"2026-03-01T00:00:00Z","last_at":"2026-03-01T01:00:00Z","received_at":"2026-03-01T00:00:01Z","last_received_at":"2026-03-01T01:00:01Z","heartbeat_interval_s":60,"max_delay_s":150,"count":61,"max_gap_s":30}`, 1, "max_gap_s:"},
 		{"bad node", `{"type":"node_released","id":"a","node":"../etc","at":"2026-03-01T00:00:00Z"}`, 1, "node:"},
 	}
 	for _, c := range cases {

@@ -84,6 +84,7 @@ type nodeAcc struct {
 	probe      coverage
 	heard      coverage
 	pending    [][2]int64 // (probe, receive) instants before the registration came
+	pendRuns   []runRec   // heartbeat runs before the registration came
 	checks     []checkRec
 	conns      []checkRec
 	evText     []string
@@ -175,7 +176,10 @@ func (b *Builder) Add(e *events.Event) error {
 		for _, p := range n.pending {
 			n.see(p[0], p[1])
 		}
-		n.pending = nil
+		for _, r := range n.pendRuns {
+			n.seeRun(r)
+		}
+		n.pending, n.pendRuns = nil, nil
 	case events.TypeNodeReleased:
 		if !e.At.After(asOf) {
 			b.node(e.Node).released = e.At
@@ -192,6 +196,12 @@ func (b *Builder) Add(e *events.Event) error {
 		} else {
 			b.contractM[e.Contract] = append(b.contractM[e.Contract], m)
 		}
+	case events.TypeHeartbeatRun:
+		if e.ReceivedAt.After(asOf) {
+			b.input.AfterAsOf++
+			return nil
+		}
+		b.observeRun(e)
 	case events.TypeBackendOutage:
 		b.backend = append(b.backend, interval.Interval{Start: e.Start, End: e.End})
 		b.backendS = append(b.backendS, e.Summary)
@@ -245,6 +255,67 @@ func (n *nodeAcc) see(at, recv int64) {
 	n.probe.add(at)
 	if recv-at <= n.heard.tol {
 		n.heard.add(at)
+	}
+}
+
+// runRec is a heartbeat run (docs/events.md, heartbeat_run), in Unix
+// nanoseconds: probe times skew-corrected, the gap and delay bounds it
+// claims for every heartbeat in it.
+type runRec struct {
+	first, last, recvFirst, recvLast, maxGap, maxDelay int64
+}
+
+// seeRun records a heartbeat run as its heartbeats would have been
+// recorded one by one. Every heartbeat in it is within maxGap of the next
+// and was received within maxDelay of its probe time, so when both bounds
+// are within the coverage tolerance each heartbeat extends the same span
+// and each was heard promptly: the run's span is exactly what they add.
+// A run whose bounds exceed the tolerance says nothing certain about its
+// inside (a heartbeat there might have come late, or after a gap the
+// engine calls unreachable), so only its two ends count, each as the
+// heartbeat it is.
+func (n *nodeAcc) seeRun(r runRec) {
+	if r.maxGap <= n.probe.tol {
+		n.probe.addSpan(r.first, r.last)
+	} else {
+		n.probe.add(r.first)
+		n.probe.add(r.last)
+	}
+	tol := n.heard.tol
+	if r.maxGap <= tol && r.maxDelay <= tol && r.recvFirst-r.first <= tol && r.recvLast-r.last <= tol {
+		n.heard.addSpan(r.first, r.last)
+		return
+	}
+	if r.recvFirst-r.first <= tol {
+		n.heard.add(r.first)
+	}
+	if r.recvLast-r.last <= tol {
+		n.heard.add(r.last)
+	}
+}
+
+func (b *Builder) observeRun(e *events.Event) {
+	n := b.node(e.Node)
+	r := runRec{first: e.TrueAt().UnixNano(), last: e.TrueLastAt().UnixNano(), recvFirst: e.ReceivedAt.UnixNano(),
+		recvLast: e.LastReceivedAt.UnixNano(), maxGap: int64(e.MaxGapS) * int64(time.Second), maxDelay: int64(e.MaxDelayS) * int64(time.Second)}
+	if asOf := b.opts.AsOf.UnixNano(); r.recvLast > asOf {
+		// Part of the run arrived after as_of. A heartbeat with probe time up
+		// to as_of − max_delay had certainly arrived by then; later ones may
+		// not have, so the run is cut there (or to its first heartbeat).
+		r.last = min(r.last, asOf-r.maxDelay)
+		if r.last <= r.first {
+			r.last, r.recvLast = r.first, r.recvFirst
+		} else {
+			r.recvLast = asOf
+		}
+	}
+	if r.first < n.firstAt {
+		n.firstAt = r.first
+	}
+	if n.registered {
+		n.seeRun(r)
+	} else {
+		n.pendRuns = append(n.pendRuns, r)
 	}
 }
 

@@ -64,3 +64,37 @@ func (c *coverage) add(t int64) {
 		c.spans = append(c.spans[:i+1], c.spans[j:]...)
 	}
 }
+
+// addSpan adds every instant of [first, last]: a heartbeat run whose
+// heartbeats are no further apart than the tolerance covers what each of its
+// heartbeats added one by one would, so adding it is the same as adding them.
+// Like add, it is idempotent and merges neighbours now within reach.
+func (c *coverage) addSpan(first, last int64) {
+	if first == last {
+		c.add(first)
+		return
+	}
+	n := len(c.spans)
+	i := sort.Search(n, func(i int) bool { return c.spans[i].last >= first-c.tol })
+	if i == n {
+		c.spans = append(c.spans, span{first, last})
+		return
+	}
+	s := &c.spans[i]
+	if last < s.first-c.tol {
+		c.spans = append(c.spans, span{})
+		copy(c.spans[i+1:], c.spans[i:])
+		c.spans[i] = span{first, last}
+		return
+	}
+	s.first = min(s.first, first)
+	s.last = max(s.last, last)
+	j := i + 1
+	for j < len(c.spans) && c.spans[j].first-s.last <= c.tol {
+		s.last = max(s.last, c.spans[j].last)
+		j++
+	}
+	if j > i+1 {
+		c.spans = append(c.spans[:i+1], c.spans[j:]...)
+	}
+}

@@ -1,0 +1,147 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/terms"
+)
+
+// toRuns rewrites a log the way the backend keeps heartbeats: every maximal
+// sequence of heartbeats (probe time order) no further apart than the
+// node's tolerance (heartbeat interval + contract grace), each received
+// within that tolerance and by asOf, becomes one heartbeat_run event; the
+// other heartbeats (late ones, or received after asOf) stay individual
+// observations, as the backend keeps late data in full. Everything else is
+// kept as it is.
+func toRuns(t *testing.T, evs []events.Event, tm []*terms.Terms, asOf time.Time) []events.Event {
+	t.Helper()
+	byContract := map[string]*terms.Terms{}
+	for _, x := range tm {
+		byContract[x.Contract] = x
+	}
+	type nodeInfo struct {
+		tol      time.Duration
+		interval time.Duration
+	}
+	info := map[string]nodeInfo{}
+	for _, e := range evs {
+		if e.Type == events.TypeNodeRegistered {
+			info[e.Node] = nodeInfo{tol: e.HeartbeatInterval() + byContract[e.Contract].Detection.Grace, interval: e.HeartbeatInterval()}
+		}
+	}
+	var out []events.Event
+	hbs := map[string][]events.Event{}
+	for _, e := range evs {
+		if e.Type == events.TypeObservation && e.Kind == events.KindHeartbeat && len(e.Checks) == 0 {
+			ni := info[e.Node]
+			if e.ReceivedAt.Sub(e.TrueAt()) <= ni.tol && !e.ReceivedAt.After(asOf) {
+				hbs[e.Node] = append(hbs[e.Node], e)
+				continue
+			}
+		}
+		out = append(out, e)
+	}
+	nodes := make([]string, 0, len(hbs))
+	for n := range hbs {
+		nodes = append(nodes, n)
+	}
+	sort.Strings(nodes)
+	secsUp := func(d time.Duration) int { return int((d + time.Second - 1) / time.Second) }
+	for _, node := range nodes {
+		hs := hbs[node]
+		sort.Slice(hs, func(i, j int) bool { return hs[i].TrueAt().Before(hs[j].TrueAt()) })
+		ni := info[node]
+		for i := 0; i < len(hs); {
+			j := i + 1
+			maxGap, maxDelay := time.Duration(0), hs[i].ReceivedAt.Sub(hs[i].TrueAt())
+			recvFirst, recvLast := hs[i].ReceivedAt, hs[i].ReceivedAt
+			for j < len(hs) && hs[j].TrueAt().Sub(hs[j-1].TrueAt()) <= ni.tol {
+				maxGap = max(maxGap, hs[j].TrueAt().Sub(hs[j-1].TrueAt()))
+				maxDelay = max(maxDelay, hs[j].ReceivedAt.Sub(hs[j].TrueAt()))
+				recvFirst, recvLast = minT(recvFirst, hs[j].ReceivedAt), maxT(recvLast, hs[j].ReceivedAt)
+				j++
+			}
+			first, last := hs[i].TrueAt().UTC(), hs[j-1].TrueAt().UTC()
+			out = append(out, events.Event{Type: events.TypeHeartbeatRun, ID: fmt.Sprintf("%s/run@%d-%d", node, first.Unix(), last.Unix()),
+				Node: node, At: first, LastAt: last, ReceivedAt: recvFirst.UTC(), LastReceivedAt: recvLast.UTC(), Count: int64(j - i),
+				HeartbeatIntervalS: int(ni.interval / time.Second), MaxGapS: max(secsUp(maxGap), int(ni.interval/time.Second)), MaxDelayS: secsUp(max(maxDelay, 0))})
+			i = j
+		}
+	}
+	return out
+}
+
+func minT(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxT(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// The same scenarios with heartbeats kept as runs (the backend's form) give
+// the same report, byte for byte, as with individual heartbeats — read from
+// JSON lines, reversed and every line twice. The one field that differs is
+// input (lines and events read: a run is one line where its heartbeats were
+// many; duplicates count the repeated lines), which says what was read, not
+// what it means.
+func TestScenariosWithHeartbeatRunsGiveTheSameReport(t *testing.T) {
+	tm := loadTerms(t)
+	for _, sc := range scenarios() {
+		t.Run(sc.name, func(t *testing.T) {
+			want := run(t, sc, tm, false)
+			orig := sc.build
+			runs := 0
+			sc.build = func(l *log) {
+				orig(l)
+				l.evs = toRuns(t, l.evs, tm, sc.asOf)
+				n := len(l.evs)
+				for i := range l.evs {
+					if l.evs[i].Type == events.TypeHeartbeatRun {
+						runs++
+					}
+				}
+				for i, j := 0, n-1; i < j; i, j = i+1, j-1 {
+					l.evs[i], l.evs[j] = l.evs[j], l.evs[i]
+				}
+				l.evs = append(l.evs, l.evs[:n]...)
+			}
+			got := run(t, sc, tm, true)
+			if runs == 0 {
+				t.Fatal("scenario has no heartbeat run: the test proves nothing")
+			}
+			if got.Input.Events >= 2*want.Input.Events && want.Input.Events > 100 {
+				t.Errorf("run form read %d events, individual form %d: runs did not shrink the log", got.Input.Events/2, want.Input.Events)
+			}
+			want.Input, got.Input = Input{}, Input{}
+			var a, b bytes.Buffer
+			if err := JSON(&a, want); err != nil {
+				t.Fatal(err)
+			}
+			if err := JSON(&b, got); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(a.Bytes(), b.Bytes()) {
+				t.Fatalf("report from heartbeat runs differs:\n%s", firstDiff(a.Bytes(), b.Bytes()))
+			}
+			a.Reset()
+			b.Reset()
+			_ = Markdown(&a, want)
+			_ = Markdown(&b, got)
+			if !bytes.Equal(a.Bytes(), b.Bytes()) {
+				t.Fatalf("markdown from heartbeat runs differs:\n%s", firstDiff(a.Bytes(), b.Bytes()))
+			}
+		})
+	}
+}
