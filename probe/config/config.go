@@ -34,6 +34,16 @@ const (
 	DefaultStress      = "0 3 * * *" // daily 03:00 in the configured time zone
 	DefaultQuietWindow = "02:00-05:00"
 	DefaultJitter      = 5 * time.Second
+	// DefaultPush is the push interval when the heartbeat is the default
+	// 30 s: two heartbeats a batch halves the requests and backend writes
+	// (the AWS cost goal, docs/cost.md) while the backend still sees a
+	// heartbeat every 30 s. It matches the backend's default push interval
+	// (functions/app.DefaultPushInterval), which its grace is set against.
+	DefaultPush = 60 * time.Second
+	// MaxPush bounds schedules.push: observations wait that long on the
+	// node, and the backend calls a node unreachable once heartbeats are
+	// overdue by more than its grace.
+	MaxPush = 10 * time.Minute
 	DefaultSpoolDir    = "/var/lib/gpuprobe/spool"
 	DefaultSpoolBytes  = 64 << 20
 	DefaultIdleUtilPct = 5.0
@@ -82,9 +92,18 @@ type Schedules struct {
 	Network   string        `yaml:"network"`
 	Stress    string        `yaml:"stress"` // stress and bandwidth (incl. iperf3)
 	Jitter    time.Duration `yaml:"jitter"` // random delay before each run, default 5s
+	// Push is how often observations are sealed into a batch and sent: a
+	// Go duration, at least the heartbeat interval, or 0 for each
+	// observation at once. Default: 60s with the default 30s heartbeat,
+	// otherwise 0. A failing check is always sent at once.
+	Push string `yaml:"push"`
 
 	// Parsed by Load; nil means off.
 	HeartbeatEvery cron.Schedule `yaml:"-"`
+	// HeartbeatInterval is the time between heartbeats; PushEvery the push
+	// interval, 0 when each observation is pushed at once.
+	HeartbeatInterval time.Duration `yaml:"-"`
+	PushEvery         time.Duration `yaml:"-"`
 	HealthEvery    cron.Schedule `yaml:"-"`
 	NetworkEvery   cron.Schedule `yaml:"-"`
 	StressEvery    cron.Schedule `yaml:"-"`
@@ -292,6 +311,9 @@ func (c *Config) validate() error {
 		}
 		*f.out = sch
 	}
+	if err := s.resolvePush(); err != nil {
+		return err
+	}
 	if s.Jitter == 0 {
 		s.Jitter = DefaultJitter
 	}
@@ -358,6 +380,55 @@ func (c *Config) validate() error {
 		return bad(field, "%s", msg)
 	}
 	return nil
+}
+
+// resolvePush sets PushEvery from schedules.push. Unset, it is 60 s when
+// the heartbeat is the default 30 s and 0 (push each observation at once)
+// otherwise, so that a config with a short test heartbeat and no push
+// setting still delivers each heartbeat promptly.
+func (s *Schedules) resolvePush() error {
+	hb := Interval(s.HeartbeatEvery)
+	s.HeartbeatInterval = hb
+	bad := func(format string, args ...any) error {
+		return &Error{Field: "schedules.push", Msg: fmt.Sprintf(format, args...)}
+	}
+	if strings.TrimSpace(s.Push) == "" {
+		if hb == 30*time.Second {
+			s.Push, s.PushEvery = DefaultPush.String(), DefaultPush
+		} else {
+			s.Push, s.PushEvery = "0", 0
+		}
+		return nil
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(s.Push))
+	switch {
+	case err != nil:
+		return bad("%q is not a duration (60s), or 0 to push each observation at once", s.Push)
+	case d < 0:
+		return bad("%q is negative", s.Push)
+	case d > 0 && d < hb:
+		return bad("%s is shorter than the heartbeat interval %s; use 0 to push each observation at once", d, hb)
+	case d > MaxPush:
+		return bad("%s is longer than %s: observations would wait that long on the node", d, MaxPush)
+	}
+	if d <= hb {
+		d = 0 // one heartbeat a batch: the same as pushing each at once
+	}
+	s.PushEvery = d
+	return nil
+}
+
+// Interval is the time between two runs of a schedule (for a cron spec,
+// between its next two runs after a fixed instant).
+func Interval(sch cron.Schedule) time.Duration {
+	if e, ok := sch.(Every); ok {
+		return time.Duration(e)
+	}
+	if sch == nil {
+		return 0
+	}
+	t := sch.Next(time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC))
+	return sch.Next(t).Sub(t)
 }
 
 func (c *Config) readSecret() error {

@@ -136,3 +136,47 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// The push interval: 60 s only with the default 30 s heartbeat (two
+// heartbeats a batch), otherwise each observation at once unless set; a
+// bad setting names schedules.push.
+func TestPushInterval(t *testing.T) {
+	base := "node: n1\nbackend: {url: 'http://127.0.0.1:8080/v1/batches'}\nsecret_file: /s\n"
+	cases := []struct {
+		schedules string
+		push      time.Duration
+		hb        time.Duration
+		err       string
+	}{
+		{"", DefaultPush, 30 * time.Second, ""},
+		{"schedules: {heartbeat: 30s}", 60 * time.Second, 30 * time.Second, ""},
+		{"schedules: {heartbeat: 1s}", 0, time.Second, ""},
+		{"schedules: {heartbeat: 100ms}", 0, 100 * time.Millisecond, ""},
+		{"schedules: {heartbeat: '@every 1m'}", 0, time.Minute, ""},
+		{"schedules: {push: '0'}", 0, 30 * time.Second, ""},
+		{"schedules: {push: 30s}", 0, 30 * time.Second, ""},
+		{"schedules: {push: 2m}", 2 * time.Minute, 30 * time.Second, ""},
+		{"schedules: {heartbeat: 200ms, push: 400ms}", 400 * time.Millisecond, 200 * time.Millisecond, ""},
+		{"schedules: {push: 10s}", 0, 0, "schedules.push: 10s is shorter than the heartbeat interval 30s"},
+		{"schedules: {push: 11m}", 0, 0, "schedules.push: 11m0s is longer than 10m0s"},
+		{"schedules: {push: soon}", 0, 0, `schedules.push: "soon" is not a duration`},
+		{"schedules: {push: -1m}", 0, 0, `schedules.push: "-1m" is negative`},
+	}
+	for _, c := range cases {
+		cfg, err := Parse([]byte(base+c.schedules+"\n"), "p.yaml")
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) || !strings.Contains(err.Error(), "p.yaml:4:") {
+				t.Errorf("%s: error %v, want line 4 and %q", c.schedules, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.schedules, err)
+			continue
+		}
+		if cfg.Schedules.PushEvery != c.push || cfg.Schedules.HeartbeatInterval != c.hb {
+			t.Errorf("%s: push %v heartbeat %v, want %v and %v", c.schedules, cfg.Schedules.PushEvery,
+				cfg.Schedules.HeartbeatInterval, c.push, c.hb)
+		}
+	}
+}

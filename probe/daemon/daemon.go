@@ -1,7 +1,10 @@
 // Package daemon is `gpuprobe run`: it schedules the probe's jobs with
 // robfig/cron in the configured time zone, turns what each job saw into
 // observations, writes them to the spool, and runs the sender that drains
-// the spool to the backend. It reloads its config on request (SIGHUP) and
+// the spool to the backend. With a push interval (schedules.push, 60 s by
+// default) observations are staged durably and sealed into one batch per
+// interval — two 30 s heartbeats a request — except a failing check, which
+// is sealed and sent at once. It reloads its config on request (SIGHUP) and
 // stops cleanly (SIGTERM), leaving unsent batches safely on disk.
 package daemon
 
@@ -112,6 +115,7 @@ type instance struct {
 	sender *push.Sender
 	cron   *cron.Cron
 	met    *metrics
+	batch  *batcher // nil: each observation is its own batch
 	srv    *http.Server
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -133,6 +137,10 @@ func (d *Daemon) start(cfg *config.Config) (*instance, error) {
 	in.sender = &push.Sender{URL: cfg.Backend.URL, Node: cfg.Node, Secret: cfg.Secret, Queue: sp,
 		Client: &http.Client{Timeout: cfg.Backend.Timeout}, MinBackoff: cfg.Backend.MinBackoff,
 		MaxBackoff: cfg.Backend.MaxBackoff, Log: d.Log}
+	if pe := cfg.Schedules.PushEvery; pe > 0 {
+		in.batch = &batcher{sp: sp, log: d.Log, every: pe,
+			perBatch: max(1, int(pe/max(cfg.Schedules.HeartbeatInterval, time.Millisecond)))}
+	}
 	in.met = newMetrics(sp, in.sender)
 	if cfg.Metrics.Listen != "" {
 		ln, err := net.Listen("tcp", cfg.Metrics.Listen)
@@ -179,11 +187,16 @@ func (d *Daemon) start(cfg *config.Config) (*instance, error) {
 	}
 	in.cron.Start()
 	d.Log.Info("gpuprobe running", "node", cfg.Node, "backend", cfg.Backend.URL, "spool", cfg.Spool.Dir,
-		"timezone", cfg.TimeZone, "version", d.Version)
-	// A first heartbeat right away tells the backend we are (back) up
-	// without waiting a whole interval.
+		"timezone", cfg.TimeZone, "push_every", cfg.Schedules.PushEvery, "version", d.Version)
+	// A first heartbeat right away, sent at once, tells the backend we are
+	// (back) up without waiting a whole interval.
 	in.wg.Add(1)
-	go func() { defer in.wg.Done(); in.heartbeat(in.ctx) }()
+	go func() {
+		defer in.wg.Done()
+		if in.ctx.Err() == nil {
+			in.append([]wire.Observation{{At: d.Now().UTC(), Kind: wire.KindHeartbeat}}, true)
+		}
+	}()
 	return in, nil
 }
 
@@ -196,6 +209,11 @@ func (in *instance) stop() {
 		in.srv.Close()
 	}
 	in.wg.Wait()
+	if in.batch != nil {
+		// Seal what is staged now rather than at the next start: a reload
+		// may point at another spool dir.
+		in.batch.stop()
+	}
 	in.sp.Close()
 }
 
@@ -230,7 +248,7 @@ func (in *instance) heartbeat(ctx context.Context) {
 	if ctx.Err() != nil {
 		return
 	}
-	in.append([]wire.Observation{{At: in.d.Now().UTC(), Kind: wire.KindHeartbeat}})
+	in.append([]wire.Observation{{At: in.d.Now().UTC(), Kind: wire.KindHeartbeat}}, false)
 }
 
 // checks wraps a Job: a panic inside it becomes a failed check (evidence)
@@ -295,6 +313,12 @@ func (in *instance) record(cs []wire.Check) {
 		return
 	}
 	in.met.observe(cs)
+	// A failure may open an incident: it goes out now, not at the next
+	// push, so the alert is not held back by batching.
+	urgent := false
+	for _, c := range cs {
+		urgent = urgent || c.Verdict == wire.Fail
+	}
 	// One observation holds at most wire.MaxChecks checks.
 	var obs []wire.Observation
 	at := in.d.Now().UTC()
@@ -303,10 +327,21 @@ func (in *instance) record(cs []wire.Check) {
 		obs = append(obs, wire.Observation{At: at, Kind: wire.KindCheck, Checks: cs[:n]})
 		cs = cs[n:]
 	}
-	in.append(obs)
+	in.append(obs, urgent)
 }
 
-func (in *instance) append(obs []wire.Observation) {
+// append spools observations: as their own batch without a push interval,
+// else staged for the next push (sealed at once when urgent).
+func (in *instance) append(obs []wire.Observation, urgent bool) {
+	if in.batch != nil {
+		err := in.sp.Stage(obs)
+		if err == nil {
+			in.batch.added(obs, urgent)
+			return
+		}
+		// Better a batch of its own than an observation lost.
+		in.d.Log.Error("cannot stage observations; spooling them as a batch of their own", "err", err)
+	}
 	if _, err := in.sp.Append(obs); err != nil {
 		in.d.Log.Error("cannot spool observations", "err", err)
 	}

@@ -319,3 +319,74 @@ func TestStopCancelsRunningJobAndKeepsSpool(t *testing.T) {
 		t.Fatal("nothing left in the spool although the backend was down")
 	}
 }
+
+// With a push interval twice the heartbeat's, every batch after the first
+// (the start-up heartbeat, sent at once) holds exactly two heartbeats; the
+// backend still sees one every heartbeat interval.
+func TestHeartbeatsAreBatchedAtThePushInterval(t *testing.T) {
+	h := newHarness(t)
+	h.write("schedules:\n  heartbeat: 200ms\n  push: 400ms\n  jitter: 1ms\n  health: \"off\"\n  network: \"off\"\n  stress: \"off\"\n")
+	h.start(func(*config.Config) (Jobs, error) { return Jobs{}, nil }, nil)
+	h.waitFor("4 batches", func() bool { return len(h.recv.Batches()) >= 4 })
+	if err := h.stop(); err != nil {
+		t.Fatal(err)
+	}
+	bs := h.recv.Batches()
+	if n := len(bs[0].Observations); n != 1 {
+		t.Errorf("batch 1 (start-up) holds %d observations, want 1", n)
+	}
+	// The last batch may be the partial one sealed on stop.
+	for _, b := range bs[1 : len(bs)-1] {
+		hb := 0
+		for _, o := range b.Observations {
+			if o.Kind == wire.KindHeartbeat {
+				hb++
+			}
+		}
+		if hb != 2 {
+			t.Errorf("batch %d holds %d heartbeats, want 2", b.Seq, hb)
+		}
+	}
+	if _, err := h.recv.CheckChain(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "spool", "pending.jsonl")); !os.IsNotExist(err) {
+		t.Errorf("a clean stop leaves a pending file: %v", err)
+	}
+}
+
+// A passing check waits for the next push; a failing one is sealed and
+// pushed at once, taking whatever was staged with it.
+func TestFailingCheckIsPushedAtOnce(t *testing.T) {
+	h := newHarness(t)
+	// Heartbeats and pushes far apart: only the start-up heartbeat and the
+	// failure can cause a push within the test.
+	h.write("schedules:\n  heartbeat: 5m\n  push: 10m\n  network: 300ms\n  jitter: 1ms\n  health: \"off\"\n  stress: \"off\"\n")
+	var runs atomic.Int32
+	h.start(func(*config.Config) (Jobs, error) {
+		return Jobs{Network: func(context.Context) []wire.Check {
+			if runs.Add(1) == 1 {
+				return []wire.Check{check("net.gateway.loss", wire.Pass, 0)}
+			}
+			return []wire.Check{check("net.gateway.loss", wire.Fail, 40)}
+		}}, nil
+	}, nil)
+	h.waitFor("the start-up heartbeat", func() bool { return h.heartbeats() == 1 })
+	h.waitFor("the first network run", func() bool { return runs.Load() >= 1 })
+	time.Sleep(100 * time.Millisecond)
+	if got := h.checks()["net.gateway.loss"]; len(got) != 0 {
+		t.Fatalf("a passing check was pushed before the push interval: %+v", got)
+	}
+	h.waitFor("the failing check", func() bool { return len(h.checks()["net.gateway.loss"]) >= 2 })
+	bs := h.recv.Batches()
+	last := bs[len(bs)-1]
+	verdicts := ""
+	for _, o := range last.Observations {
+		for _, c := range o.Checks {
+			verdicts += c.Verdict + " "
+		}
+	}
+	if len(bs) != 2 || verdicts != "pass fail " {
+		t.Fatalf("%d batches, the last with verdicts %q; want 2, the second carrying the staged pass and the fail", len(bs), verdicts)
+	}
+}
