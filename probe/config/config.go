@@ -43,7 +43,7 @@ const (
 	// MaxPush bounds schedules.push: observations wait that long on the
 	// node, and the backend calls a node unreachable once heartbeats are
 	// overdue by more than its grace.
-	MaxPush = 10 * time.Minute
+	MaxPush            = 10 * time.Minute
 	DefaultSpoolDir    = "/var/lib/gpuprobe/spool"
 	DefaultSpoolBytes  = 64 << 20
 	DefaultIdleUtilPct = 5.0
@@ -104,9 +104,9 @@ type Schedules struct {
 	// interval, 0 when each observation is pushed at once.
 	HeartbeatInterval time.Duration `yaml:"-"`
 	PushEvery         time.Duration `yaml:"-"`
-	HealthEvery    cron.Schedule `yaml:"-"`
-	NetworkEvery   cron.Schedule `yaml:"-"`
-	StressEvery    cron.Schedule `yaml:"-"`
+	HealthEvery       cron.Schedule `yaml:"-"`
+	NetworkEvery      cron.Schedule `yaml:"-"`
+	StressEvery       cron.Schedule `yaml:"-"`
 }
 
 // Stress says when the heavy jobs may run.
