@@ -218,8 +218,9 @@ func TestSimulatedMonth(t *testing.T) {
 
 	var out bytes.Buffer
 	fmt.Fprintf(&out, "Simulated %d day(s): %d pushes (%d heartbeat-only), %d watchdog ticks, scaled ×%.2f to a 30-day month.\n", days, pushes, hbOnly, ticks, scale)
-	fmt.Fprintf(&out, "Heartbeat-only push: at most %d write(s), %d WRU. Node state item: %d bytes as JSON. Largest batch body %d bytes, a health batch %d bytes (stored deflated: %.0f bytes on average).\n\n",
-		hbMaxWrites, hbMaxWRU, len(stateJSON), maxBody, healthBody, batchBytes/max(batchItems, 1))
+	fmt.Fprintf(&out, "Heartbeat-only push: at most %d write(s), %d WRU. Node state: %d bytes as JSON, %.0f bytes stored on average. Largest batch body %d bytes, a health batch %d bytes (stored deflated: %.0f bytes on average).\n\n",
+		hbMaxWrites, hbMaxWRU, len(stateJSON), float64(ingestOps["PutState/write/bytes"])/max(float64(ingestOps["PutState/write"]), 1),
+		maxBody, healthBody, batchBytes/max(batchItems, 1))
 	scenarios := []struct {
 		name        string
 		share       float64

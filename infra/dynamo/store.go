@@ -327,11 +327,16 @@ func (s *Store) query(ctx context.Context, method, index, pk, lo, hi string, con
 }
 
 // countUnits records billed units in thousandths: DynamoDB's figure when it
-// sent one, else the estimate from DynamoDB's sizing rules.
+// sent one, else the estimate from DynamoDB's sizing rules. Reads never
+// count less than DynamoDB's minimum charge (dynalite reports 0 for a query
+// of an index that finds nothing; DynamoDB bills the minimum).
 func (s *Store) countUnits(method, op string, cc *types.ConsumedCapacity, estimate float64) {
 	units := estimate
 	if cc != nil && cc.CapacityUnits != nil {
 		units = *cc.CapacityUnits
+		if op != app.OpWrite {
+			units = math.Max(units, readUnits(0, false))
+		}
 	}
 	s.ops.Add(method, op+"/milli_units", int64(math.Round(units*1000)))
 }
