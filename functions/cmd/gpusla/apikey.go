@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"text/tabwriter"
 	"time"
 
@@ -51,7 +53,7 @@ Callers send it as "Authorization: Bearer <token>".`,
 		Short: "List API keys (never their secrets)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			store, _, err := openData(data, false)
+			store, _, err := openExisting(cmd.Context(), data)
 			if err != nil {
 				return err
 			}
@@ -78,7 +80,7 @@ Callers send it as "Authorization: Bearer <token>".`,
 		Short: "Revoke an API key (it stops working at once)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, _, err := openData(data, false)
+			store, _, err := openExisting(cmd.Context(), data)
 			if err != nil {
 				return err
 			}
@@ -93,4 +95,19 @@ Callers send it as "Authorization: Bearer <token>".`,
 	}
 	cmd.AddCommand(create, list, revoke)
 	return cmd
+}
+
+// openExisting opens the store a read or update command works on: the
+// DynamoDB table when $GPUSLA_TABLE is set (as `serve` and `apikey create`
+// do), else the data folder's embedded store, which must exist already.
+func openExisting(ctx context.Context, data string) (serveStore, app.SecretBox, error) {
+	if os.Getenv(envServeTable) == "" {
+		st, box, err := openData(data, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		return st, box, nil
+	}
+	st, box, _, err := openServeStore(ctx, data)
+	return st, box, err
 }

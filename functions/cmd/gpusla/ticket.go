@@ -121,7 +121,7 @@ locked while it runs), each timed against its node's contract terms
 through the API (docs/tickets.md) or Slack (/gpusla ticket …).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			store, box, err := openData(data, false)
+			store, box, err := openExisting(cmd.Context(), data)
 			if err != nil {
 				return err
 			}
