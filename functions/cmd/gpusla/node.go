@@ -124,7 +124,7 @@ func flagOf(field string) string {
 
 func printNodeAdded(w io.Writer, n app.Node, secret []byte, url, secretPath string, gpuMemGB float64) error {
 	pc := probeConfig{Node: n.ID, Backend: probeBackend{URL: url}, SecretFile: secretPath,
-		Schedules: map[string]string{"heartbeat": n.HeartbeatInterval.String()},
+		Schedules: map[string]string{"heartbeat": n.HeartbeatInterval.String(), "push": n.PushInterval.String()},
 		Expected:  expect.Expected{Model: n.GPUModel, GPUs: n.GPUCount, GPUMemoryGB: gpuMemGB}}
 	y, err := yaml.Marshal(pc)
 	if err != nil {

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/probe/config"
+)
+
+// The probe config `node add` prints carries the node's push interval, so
+// the probe pushes as often as the backend expects (two 30 s heartbeats a
+// batch by default), and it parses as a probe config.
+func TestNodeAddPrintsPushInterval(t *testing.T) {
+	for _, c := range []struct {
+		hb, push, wantPush time.Duration
+	}{
+		{app.DefaultHeartbeatInterval, app.DefaultPushInterval, 60 * time.Second},
+		{10 * time.Second, 40 * time.Second, 40 * time.Second},
+		{30 * time.Second, 30 * time.Second, 0}, // each heartbeat at once
+	} {
+		n := app.Node{ID: "gz-01", Provider: "acme", Contract: "c", GPUCount: 8,
+			HeartbeatInterval: c.hb, PushInterval: c.push}
+		var out bytes.Buffer
+		if err := printNodeAdded(&out, n, []byte("s3cret-s3cret-s3cret"), "http://127.0.0.1:8080/v1/batches", "/etc/gpuprobe/secret", 80); err != nil {
+			t.Fatal(err)
+		}
+		_, doc, ok := strings.Cut(out.String(), "\n---\n")
+		if !ok {
+			t.Fatalf("no config document in:\n%s", out.String())
+		}
+		cfg, err := config.Parse([]byte(doc), "printed")
+		if err != nil {
+			t.Fatalf("printed config does not parse: %v\n%s", err, doc)
+		}
+		if cfg.Schedules.HeartbeatInterval != c.hb || cfg.Schedules.PushEvery != c.wantPush {
+			t.Errorf("heartbeat %v push %v: printed config gives heartbeat %v push every %v, want push every %v\n%s",
+				c.hb, c.push, cfg.Schedules.HeartbeatInterval, cfg.Schedules.PushEvery, c.wantPush, doc)
+		}
+	}
+}
