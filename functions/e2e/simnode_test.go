@@ -30,6 +30,7 @@ type simNode struct {
 	acked   uint64 // highest acknowledged seq
 	stored  int    // acks "stored"
 	dups    int    // acks "duplicate"
+	signed  int64  // Unix second the pending batch was last signed at
 }
 
 // next makes the next batch (two heartbeats) unless one is pending.
@@ -52,12 +53,21 @@ func (n *simNode) next(now time.Time) []byte {
 // push sends the pending (or a new) batch once; err is a transport error or
 // a non-200 answer, and the batch stays pending.
 func (n *simNode) push(ctx context.Context, c *http.Client, url string) (time.Duration, error) {
+	resend := n.pending != nil
 	body := n.next(time.Now())
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return 0, err
 	}
-	wire.SetHeaders(req.Header, n.id, n.secret, time.Now(), body)
+	// A re-send signed in the same second would be the identical signed
+	// request, which the backend refuses as a replay; the probe waits for
+	// the next second too (probe/push).
+	if now := time.Now(); resend && now.Unix() == n.signed {
+		time.Sleep(time.Unix(n.signed+1, 0).Sub(now))
+	}
+	signAt := time.Now()
+	n.signed = signAt.Unix()
+	wire.SetHeaders(req.Header, n.id, n.secret, signAt, body)
 	start := time.Now()
 	r, err := c.Do(req)
 	if err != nil {

@@ -279,7 +279,15 @@ func systemRun(t *testing.T, store string) {
 		t.Errorf("response late by %.0f s, want %.0f s", got, late)
 	}
 	checkExactlyOnce(t, evPath)
-	checkNoSecrets(t, b.logs.String(), regs, b.signing, key)
+	logs := b.logs.String()
+	for _, p := range probes {
+		logs += p.logs.String()
+	}
+	masterKey, _ := os.ReadFile(filepath.Join(b.dir, "master.key"))
+	checkNoSecrets(t, logs, regs, b.signing, key, strings.TrimSpace(string(masterKey)), envValue(b.env, "GPUSLA_SLACK_BOT_TOKEN"))
+	for _, m := range sl.all() {
+		checkNoSecrets(t, m.Text, regs, b.signing, key, strings.TrimSpace(string(masterKey)))
+	}
 }
 
 // ticketCall calls the ticket API and returns the decoded answer.
