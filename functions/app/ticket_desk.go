@@ -354,3 +354,49 @@ func shortType(typ string) string {
 	}
 	return typ
 }
+
+// Describe sets a ticket's provider reference and/or summary (empty: keep),
+// e.g. the provider's ticket number once known for a ticket opened with an
+// alert's button. The priority and opening time are not editable: they
+// decide the targets, and a claim must show what was recorded at the time.
+func (d *TicketDesk) Describe(ctx context.Context, id, providerRef, summary string) (Ticket, error) {
+	if providerRef == "" && summary == "" {
+		return Ticket{}, inputErr("provider_ref", "nothing to change: give provider_ref or summary")
+	}
+	if len(providerRef) > 256 {
+		return Ticket{}, inputErr("provider_ref", "longer than 256 characters")
+	}
+	if len(summary) > 2000 {
+		return Ticket{}, inputErr("summary", "longer than 2000 characters")
+	}
+	for attempt := 0; attempt < maxRetries; attempt++ {
+		t, err := d.store.GetTicket(ctx, id)
+		if errors.Is(err, ErrNotFound) {
+			return Ticket{}, fmt.Errorf("ticket %s: %w", id, ErrNotFound)
+		}
+		if err != nil {
+			return Ticket{}, fmt.Errorf("describe ticket %s: %w", id, err)
+		}
+		if (providerRef == "" || providerRef == t.ProviderRef) && (summary == "" || summary == t.Summary) {
+			return t, nil
+		}
+		prev := t.Version
+		if providerRef != "" {
+			t.ProviderRef = providerRef
+		}
+		if summary != "" {
+			t.Summary = summary
+		}
+		t.UpdatedAt = d.svc.Now()
+		err = d.store.UpdateTicket(ctx, t, prev)
+		if errors.Is(err, ErrConflict) {
+			continue
+		}
+		if err != nil {
+			return Ticket{}, fmt.Errorf("describe ticket %s: %w", id, err)
+		}
+		t.Version = prev + 1
+		return t, nil
+	}
+	return Ticket{}, errTooContended("describe ticket " + id)
+}

@@ -46,6 +46,7 @@ func RegisterTickets(mux *http.ServeMux, desk *app.TicketDesk, log *slog.Logger)
 	mux.Handle("POST "+PathTickets, t.auth(t.open))
 	mux.Handle("GET "+PathTickets, t.auth(t.list))
 	mux.Handle("GET "+PathTicket, t.auth(t.get))
+	mux.Handle("PATCH "+PathTicket, t.auth(t.describe))
 	mux.Handle("POST "+PathTicketEvents, t.auth(t.event))
 	return t
 }
@@ -185,6 +186,29 @@ func (t *Tickets) event(w http.ResponseWriter, r *http.Request, k app.APIKey) {
 		status = http.StatusOK
 	}
 	t.reply(w, r, status, id)
+}
+
+// DescribeRequest is the body of PATCH /v1/tickets/{id}.
+type DescribeRequest struct {
+	ProviderRef string `json:"provider_ref,omitempty"`
+	Summary     string `json:"summary,omitempty"`
+}
+
+func (t *Tickets) describe(w http.ResponseWriter, r *http.Request, _ app.APIKey) {
+	id := r.PathValue("id")
+	if !app.ValidTicketID(id) {
+		writeErr(w, http.StatusNotFound, fmt.Sprintf("ticket %q: not a ticket id (T-xxxxxxxx)", id), "id")
+		return
+	}
+	var req DescribeRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	if _, err := t.desk.Describe(r.Context(), id, req.ProviderRef, req.Summary); err != nil {
+		t.fail(w, err)
+		return
+	}
+	t.reply(w, r, http.StatusOK, id)
 }
 
 func (t *Tickets) get(w http.ResponseWriter, r *http.Request, _ app.APIKey) {

@@ -147,6 +147,12 @@ func TestTicketAPIFlow(t *testing.T) {
 	if res["status"] != "met" || res["paused_seconds"] != float64(3600) || res["elapsed_seconds"] != float64(3600) {
 		t.Fatalf("resolution: %v", res)
 	}
+	if code, out = e.call("PATCH", httpapi.PathTickets+"/"+id, `{"provider_ref":"ACME-78"}`, e.token); code != 200 || out["provider_ref"] != "ACME-78" || out["summary"] != "GPU 3 fell off the bus" {
+		t.Fatalf("patch: %d %v", code, out)
+	}
+	if code, out = e.call("PATCH", httpapi.PathTickets+"/"+id, `{"priority":"P3"}`, e.token); code != 400 || out["field"] != "priority" {
+		t.Fatalf("patching the priority: %d %v, want 400 (not editable)", code, out)
+	}
 	if code, out = e.call("GET", httpapi.PathTickets+"/"+id, "", e.token); code != 200 || out["id"] != id || out["open"] != true {
 		t.Fatalf("get: %d %v (hardware not yet replaced: still open)", code, out)
 	}

@@ -59,6 +59,13 @@ func (h *Handler) commands(w http.ResponseWriter, r *http.Request) {
 		}
 		h.after(ctx, Job{Kind: JobFlush, Ticket: tk.ID})
 		writeMessage(w, Message{ResponseType: "in_channel", Text: h.openedLine(&tk)})
+	case "ref":
+		tk, err := h.desk.Describe(ctx, cmd.Ticket, cmd.ProviderRef, "")
+		if err != nil {
+			writeMessage(w, h.failure(err))
+			return
+		}
+		writeMessage(w, Message{ResponseType: "in_channel", Text: fmt.Sprintf("Ticket *%s* (%s): provider ref %s.", tk.ID, tk.Node, tk.ProviderRef)})
 	default: // responded, replied, resolved, replaced
 		rec, err := h.desk.Record(ctx, cmd.Ticket, app.EventRequest{Type: cmd.Verb, AwaitingCustomer: cmd.Waiting,
 			Key: "slack-cmd:" + form.TriggerID, By: by(form.UserID, form.UserName)})

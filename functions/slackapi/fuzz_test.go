@@ -16,7 +16,7 @@ func FuzzSlackForm(f *testing.F) {
 			"response_url": {"https://hooks.slack.com/commands/T1/1/x"}}.Encode())
 	}
 	for _, s := range []string{"", "status", "status gz-01", "ticket open gz-01 P1 GPU lost ref=ACME-1 hardware",
-		"ticket responded T-abcdefgh waiting", "ticket resolved T-abcdefgh", "report 2026-03", "ticket", "report 2026-13", "ticket open a b"} {
+		"ticket responded T-abcdefgh waiting", "ticket ref T-abcdefgh ACME-9", "ticket resolved T-abcdefgh", "report 2026-03", "ticket", "report 2026-13", "ticket open a b"} {
 		f.Add(cmd(s))
 	}
 	f.Add([]byte(`payload=%7B%22type%22%3A%22block_actions%22%2C%22container%22%3A%7B%22message_ts%22%3A%221.2%22%7D%2C%22actions%22%3A%5B%7B%22action_id%22%3A%22gpusla_ticket_open%22%2C%22value%22%3A%22gz-01+unreachable%4020261130T100000.000Z%22%7D%5D%7D`))
@@ -33,6 +33,10 @@ func FuzzSlackForm(f *testing.F) {
 				case "open":
 					if c.Node == "" || c.Priority == "" || c.Summary == "" {
 						t.Fatalf("open without node, priority or summary: %+v", c)
+					}
+				case "ref":
+					if c.Ticket == "" || c.ProviderRef == "" {
+						t.Fatalf("ref without ticket or reference: %+v", c)
 					}
 				case "responded", "replied", "resolved", "replaced":
 					if c.Ticket == "" {

@@ -11,7 +11,7 @@ import (
 
 // Command is a parsed `/gpusla` slash command.
 type Command struct {
-	// Verb is one of: help, status, report, open, responded, replied,
+	// Verb is one of: help, status, report, open, ref, responded, replied,
 	// resolved, replaced.
 	Verb string
 	Node string // status (optional), open
@@ -20,7 +20,7 @@ type Command struct {
 	Summary     string
 	ProviderRef string
 	Category    string
-	Ticket      string // responded, replied, resolved, replaced
+	Ticket      string // ref, responded, replied, resolved, replaced
 	Waiting     bool   // responded: the provider asked us something
 	Month       string // report: YYYY-MM (empty: the current month)
 }
@@ -73,6 +73,7 @@ func ParseSlashForm(body []byte) (SlashForm, error) {
 const Usage = "Usage:\n" +
 	"• `/gpusla status [node]` — nodes, open incidents and open tickets with their deadlines\n" +
 	"• `/gpusla ticket open <node> <priority> <summary…> [ref=<provider ticket>] [hardware]` — record a ticket you filed with the provider\n" +
+	"• `/gpusla ticket ref <id> <provider ticket>` — add the provider's ticket number (e.g. to a ticket opened with a button)\n" +
 	"• `/gpusla ticket responded <id> [waiting]` — the provider answered (`waiting`: they asked us something; pauses the resolution clock)\n" +
 	"• `/gpusla ticket replied <id>` — we answered the provider\n" +
 	"• `/gpusla ticket resolved <id>` · `/gpusla ticket replaced <id>` — resolved · hardware replaced\n" +
@@ -111,7 +112,7 @@ func ParseCommand(text string) (Command, error) {
 		return c, nil
 	case "ticket":
 		if len(f) < 2 {
-			return Command{}, errors.New("ticket needs a verb: open, responded, replied, resolved or replaced")
+			return Command{}, errors.New("ticket needs a verb: open, ref, responded, replied, resolved or replaced")
 		}
 		verb := strings.ToLower(f[1])
 		switch verb {
@@ -136,6 +137,14 @@ func ParseCommand(text string) (Command, error) {
 				return Command{}, errors.New("ticket open needs a summary after the priority")
 			}
 			return c, nil
+		case "ref":
+			if len(f) < 4 {
+				return Command{}, errors.New("ticket ref needs <id> <provider ticket reference>")
+			}
+			if len(f) > 4 {
+				return Command{}, fmt.Errorf("ticket ref: the provider reference is one word, got %q", strings.Join(f[3:], " "))
+			}
+			return Command{Verb: "ref", Ticket: f[2], ProviderRef: f[3]}, nil
 		case "responded", "replied", "resolved", "replaced":
 			if len(f) < 3 {
 				return Command{}, fmt.Errorf("ticket %s needs a ticket id (T-…)", verb)
@@ -150,7 +159,7 @@ func ParseCommand(text string) (Command, error) {
 			}
 			return c, nil
 		default:
-			return Command{}, fmt.Errorf("ticket %q: want open, responded, replied, resolved or replaced", f[1])
+			return Command{}, fmt.Errorf("ticket %q: want open, ref, responded, replied, resolved or replaced", f[1])
 		}
 	}
 	return Command{}, fmt.Errorf("unknown command %q", f[0])

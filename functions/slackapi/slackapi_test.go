@@ -440,6 +440,14 @@ func TestAlertButtons(t *testing.T) {
 		t.Fatalf("opened notice must go to the alert's thread once: %v", posts)
 	}
 
+	// The provider's number, once known, through the slash command.
+	if _, m := e.command("ticket ref " + tk.ID + " ACME-4711"); !strings.Contains(m.Text, "provider ref ACME-4711") {
+		t.Fatalf("ticket ref: %+v", m)
+	}
+	if got, _ := e.desk.Get(t.Context(), tk.ID); got.ProviderRef != "ACME-4711" {
+		t.Fatalf("provider ref not recorded: %+v", got)
+	}
+
 	e.clock.Advance(10 * time.Minute)
 	for i := 0; i < 2; i++ {
 		if code := click(buttons[1]); code != 200 {
