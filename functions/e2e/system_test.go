@@ -101,8 +101,8 @@ func systemRun(t *testing.T, store string) {
 	if inc.Start.Before(killedAt.Add(-2*time.Second)) || inc.Start.After(killedAt.Add(2*time.Second)) {
 		t.Errorf("incident starts %s, want within 2 s of the kill at %s", inc.Start.Format(time.RFC3339Nano), killedAt.Format(time.RFC3339Nano))
 	}
-	if d := inc.ConfirmedAt.Sub(inc.Start); d < 2*time.Second {
-		t.Errorf("confirmed %s after its start, want at least the 2 s grace (backdated)", d)
+	if d := inc.ConfirmedAt.Sub(inc.Start); d < 3*time.Second {
+		t.Errorf("confirmed %s after its start, want at least the 3 s grace (backdated)", d)
 	}
 	if inc.ConfirmedAt.After(alertedAt) {
 		t.Errorf("confirmed at %s, after the alert was seen at %s", inc.ConfirmedAt, alertedAt)
@@ -111,7 +111,7 @@ func systemRun(t *testing.T, store string) {
 
 	// --- the backend stopped while probes keep spooling ---------------------
 	b.stop()
-	time.Sleep(6 * time.Second) // twice heartbeat + grace
+	time.Sleep(8 * time.Second) // twice heartbeat + grace
 	for id, p := range probes {
 		if p.spooled() == 0 {
 			t.Errorf("probe %s spooled nothing while the backend was down", id)
