@@ -23,7 +23,7 @@ type ExportStats struct {
 	Nodes        int
 	SkippedNodes []string // registered without a GPU count, which the event format requires
 	Batches      int      // stored batch bodies replayed
-	Runs         int      // heartbeat runs expanded into heartbeats
+	Runs         int      // heartbeat runs written as heartbeat_run events
 }
 
 // Export writes everything the store knows about [from, to) as events of
@@ -35,12 +35,9 @@ type ExportStats struct {
 // Observations come from two sources. Batches kept in full (checks, late
 // data, drops, chain breaks) are replayed observation by observation.
 // Heartbeat-only batches were not kept — each only extended the node's
-// heartbeat run, to keep ingest at one write — so a run of Count heartbeats
-// from From to To is exported as Count heartbeat observations evenly spaced
-// over it, with receive times spread over the run's receive span. A run never
-// spans a gap the engine could call unreachable (see extendRun), so the
-// report sees the same liveness the individual heartbeats showed; their ids
-// ("<node>/run@<from>/<i>") mark them as derived from a run.
+// heartbeat run, to keep ingest at one write — so each run (closed ones and
+// the current one) is one heartbeat_run event: exactly what the backend
+// recorded, and what the report reads as the heartbeats it stands for.
 func Export(ctx context.Context, st Store, sel ExportSelect, emit func(*events.Event) error) (ExportStats, error) {
 	var stats ExportStats
 	from, to := sel.From, sel.To
@@ -163,32 +160,44 @@ func exportNode(ctx context.Context, st Store, n Node, from, to time.Time, out f
 		runs = append(runs, s.Run)
 	}
 	for _, r := range runs {
-		stats.Runs++
-		if err := exportRun(n.ID, r, in, out); err != nil {
-			return err
+		if !r.To.Before(from) && r.From.Before(to) {
+			stats.Runs++
+			e := runEvent(n, r)
+			if err := out(&e); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
-func exportRun(node string, r HeartbeatRun, in func(time.Time) bool, out func(*events.Event) error) error {
-	step := func(a, b time.Time, i int64) time.Time {
-		if r.Count < 2 {
-			return a
-		}
-		return a.Add(time.Duration(float64(b.Sub(a)) * float64(i) / float64(r.Count-1)))
+// runEvent is a stored heartbeat run as a heartbeat_run event, exactly as
+// the backend recorded it: its ends, count, batch range, and the longest
+// step between its heartbeats and longest delay of one (rounded up to the
+// millisecond), which let the report decide, as it would heartbeat by
+// heartbeat, whether the run was continuous and heard in time. A run stored
+// before those were recorded claims the bounds ingest enforces instead:
+// extendRun starts a new run when a heartbeat comes HeartbeatInterval +
+// Grace or more after the run's end, and only on-time batches (received
+// within PushInterval + Grace of their probe time) extend a run at all —
+// late ones are stored in full and exported as observations.
+//
+// A run overlapping the export's window is written whole (its inside is not
+// recorded, so it cannot be cut without guessing); the report clips to its
+// month itself. The id names both ends, so a re-export of a run that has
+// grown since is a new event whose span covers the old one.
+func runEvent(n Node, r HeartbeatRun) events.Event {
+	msUp := func(d time.Duration) int64 { return int64((d + time.Millisecond - 1) / time.Millisecond) }
+	gap, delay := r.MaxGap, r.MaxDelay
+	if gap == 0 && delay == 0 {
+		gap, delay = n.HeartbeatInterval+n.Grace, n.PushInterval+n.Grace
 	}
-	prefix := node + "/run@" + r.From.UTC().Format("20060102T150405.000Z") + "/"
-	for i := int64(0); i < r.Count; i++ {
-		at := step(r.From, r.To, i).UTC()
-		if !in(at) {
-			continue
-		}
-		e := events.Event{Type: events.TypeObservation, ID: fmt.Sprintf("%s%d", prefix, i), Node: node, At: at,
-			ReceivedAt: step(r.ReceivedFrom, r.ReceivedTo, i).UTC(), Kind: events.KindHeartbeat}
-		if err := out(&e); err != nil {
-			return err
-		}
+	if r.Count < 2 {
+		gap = 0
 	}
-	return nil
+	return events.Event{Type: events.TypeHeartbeatRun,
+		ID:   fmt.Sprintf("%s/run@%s..%s", n.ID, r.From.UTC().Format("20060102T150405.000Z"), r.To.UTC().Format("20060102T150405.000Z")),
+		Node: n.ID, At: r.From.UTC(), LastAt: r.To.UTC(), ReceivedAt: r.ReceivedFrom.UTC(), LastReceivedAt: r.ReceivedTo.UTC(),
+		Count: r.Count, HeartbeatIntervalS: int(math.Ceil(n.HeartbeatInterval.Seconds())),
+		MaxGapMS: msUp(gap), MaxDelayMS: msUp(delay), FromSeq: r.FirstSeq, ToSeq: r.LastSeq}
 }

@@ -353,10 +353,12 @@ func extendRun(st *NodeState, n Node, b *wire.Batch, skew time.Duration, now tim
 				c := *r
 				closed = &c
 			}
-			*r = HeartbeatRun{Node: n.ID, From: at, To: at, Count: 1, ReceivedFrom: now, ReceivedTo: now}
+			*r = HeartbeatRun{Node: n.ID, From: at, To: at, Count: 1, ReceivedFrom: now, ReceivedTo: now,
+				MaxDelay: max(now.Sub(at), 0), FirstSeq: b.Seq, LastSeq: b.Seq}
 			continue
 		}
-		r.To, r.ReceivedTo = at, now
+		r.MaxGap, r.MaxDelay = max(r.MaxGap, at.Sub(r.To)), max(r.MaxDelay, now.Sub(at))
+		r.To, r.ReceivedTo, r.LastSeq = at, now, b.Seq
 		r.Count++
 	}
 	return closed

@@ -234,6 +234,17 @@ type HeartbeatRun struct {
 	// ReceivedFrom/To are the backend receive times of the first and last batch.
 	ReceivedFrom time.Time `json:"received_from"`
 	ReceivedTo   time.Time `json:"received_to"`
+	// MaxGap is the longest probe-time step between consecutive heartbeats
+	// of the run, MaxDelay the longest a heartbeat took from its probe time
+	// to the backend: with them the export tells the SLA engine exactly
+	// whether every heartbeat was in time by the contract's tolerance, which
+	// the run's bounds (interval + grace, push + grace) cannot. Zero in runs
+	// stored before they were recorded; the export then claims the bounds.
+	MaxGap   time.Duration `json:"max_gap,omitempty"`
+	MaxDelay time.Duration `json:"max_delay,omitempty"`
+	// FirstSeq/LastSeq are the sequence numbers of its first and last batch.
+	FirstSeq uint64 `json:"first_seq,omitempty"`
+	LastSeq  uint64 `json:"last_seq,omitempty"`
 }
 
 // BatchRecord is a stored batch body. Only batches that carry more than

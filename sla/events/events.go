@@ -97,15 +97,15 @@ type Event struct {
 
 	// heartbeat_run: At and ReceivedAt are the first heartbeat's probe and
 	// receive times, LastAt and LastReceivedAt the last one's; Count
-	// heartbeats, HeartbeatIntervalS apart as the probe sends them; no two
-	// consecutive ones further apart than MaxGapS (probe time), each received
-	// within MaxDelayS of its probe time. FromSeq, ToSeq and Hash optionally
-	// name the first and last batch and the last batch's hash.
+	// heartbeats sent every HeartbeatIntervalS; no two consecutive ones
+	// further apart than MaxGapMS (probe time), each received within
+	// MaxDelayMS of its probe time. FromSeq and ToSeq optionally name its
+	// first and last batch, Hash the last batch's hash.
 	LastAt         time.Time `json:"last_at,omitzero"`
 	LastReceivedAt time.Time `json:"last_received_at,omitzero"`
 	Count          int64     `json:"count,omitempty"`
-	MaxGapS        int       `json:"max_gap_s,omitempty"`
-	MaxDelayS      int       `json:"max_delay_s,omitempty"`
+	MaxGapMS       int64     `json:"max_gap_ms,omitempty"`
+	MaxDelayMS     int64     `json:"max_delay_ms,omitempty"`
 
 	// At is when the event happened: probe time of an observation, the time
 	// of a ticket event, a node's release, a drop notice or chain break.
@@ -305,16 +305,16 @@ func (e *Event) Validate() error {
 			return bad("last_at", "a run of one heartbeat ends where it starts")
 		case e.HeartbeatIntervalS < 1:
 			return bad("heartbeat_interval_s", "must be 1 or more, got %d", e.HeartbeatIntervalS)
-		case e.MaxGapS < e.HeartbeatIntervalS:
-			return bad("max_gap_s", "%d is less than the heartbeat interval %d", e.MaxGapS, e.HeartbeatIntervalS)
-		case e.MaxDelayS < 0:
-			return bad("max_delay_s", "must not be negative")
+		case e.MaxGapMS < 0:
+			return bad("max_gap_ms", "must not be negative")
+		case e.MaxDelayMS < 0:
+			return bad("max_delay_ms", "must not be negative")
 		case e.ToSeq < e.FromSeq:
 			return bad("to_seq", "%d is before from_seq %d", e.ToSeq, e.FromSeq)
-		case e.LastAt.Sub(e.At) > time.Duration(e.Count-1)*time.Duration(e.MaxGapS)*time.Second:
+		case e.LastAt.Sub(e.At) > time.Duration(e.Count-1)*time.Duration(e.MaxGapMS)*time.Millisecond:
 			// Fewer heartbeats than the span needs at the gap claimed: the
 			// run is not the continuous evidence it says it is.
-			return bad("count", "%d heartbeats at most %d s apart cannot span %s", e.Count, e.MaxGapS, e.LastAt.Sub(e.At))
+			return bad("count", "%d heartbeats at most %d ms apart cannot span %s", e.Count, e.MaxGapMS, e.LastAt.Sub(e.At))
 		}
 	case TypeMaintenance:
 		if e.Node == "" && e.Contract == "" {

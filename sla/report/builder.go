@@ -297,7 +297,7 @@ func (n *nodeAcc) seeRun(r runRec) {
 func (b *Builder) observeRun(e *events.Event) {
 	n := b.node(e.Node)
 	r := runRec{first: e.TrueAt().UnixNano(), last: e.TrueLastAt().UnixNano(), recvFirst: e.ReceivedAt.UnixNano(),
-		recvLast: e.LastReceivedAt.UnixNano(), maxGap: int64(e.MaxGapS) * int64(time.Second), maxDelay: int64(e.MaxDelayS) * int64(time.Second)}
+		recvLast: e.LastReceivedAt.UnixNano(), maxGap: e.MaxGapMS * int64(time.Millisecond), maxDelay: e.MaxDelayMS * int64(time.Millisecond)}
 	if asOf := b.opts.AsOf.UnixNano(); r.recvLast > asOf {
 		// Part of the run arrived after as_of. A heartbeat with probe time up
 		// to as_of − max_delay had certainly arrived by then; later ones may

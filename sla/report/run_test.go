@@ -51,7 +51,7 @@ func toRuns(t *testing.T, evs []events.Event, tm []*terms.Terms, asOf time.Time)
 		nodes = append(nodes, n)
 	}
 	sort.Strings(nodes)
-	secsUp := func(d time.Duration) int { return int((d + time.Second - 1) / time.Second) }
+	msUp := func(d time.Duration) int64 { return int64((d + time.Millisecond - 1) / time.Millisecond) }
 	for _, node := range nodes {
 		hs := hbs[node]
 		sort.Slice(hs, func(i, j int) bool { return hs[i].TrueAt().Before(hs[j].TrueAt()) })
@@ -69,7 +69,7 @@ func toRuns(t *testing.T, evs []events.Event, tm []*terms.Terms, asOf time.Time)
 			first, last := hs[i].TrueAt().UTC(), hs[j-1].TrueAt().UTC()
 			out = append(out, events.Event{Type: events.TypeHeartbeatRun, ID: fmt.Sprintf("%s/run@%d-%d", node, first.Unix(), last.Unix()),
 				Node: node, At: first, LastAt: last, ReceivedAt: recvFirst.UTC(), LastReceivedAt: recvLast.UTC(), Count: int64(j - i),
-				HeartbeatIntervalS: int(ni.interval / time.Second), MaxGapS: max(secsUp(maxGap), int(ni.interval/time.Second)), MaxDelayS: secsUp(max(maxDelay, 0))})
+				HeartbeatIntervalS: int(ni.interval / time.Second), MaxGapMS: msUp(maxGap), MaxDelayMS: msUp(max(maxDelay, 0))})
 			i = j
 		}
 	}
