@@ -22,7 +22,7 @@ func TestLoadFullExample(t *testing.T) {
 	if c.Spool.MaxBytes != 64<<20 || c.Metrics.Listen != "127.0.0.1:9464" {
 		t.Fatalf("spool/metrics: %+v %+v", c.Spool, c.Metrics)
 	}
-	if c.Schedules.HeartbeatEvery != Every(30*time.Second) || c.Schedules.StressEvery == nil {
+	if c.Schedules.HeartbeatEvery != Every(30*time.Second) || c.Schedules.StressEvery == nil || c.Schedules.PushEvery != time.Minute {
 		t.Fatalf("schedules: %+v", c.Schedules)
 	}
 	if c.Network.Gateway.MaxAvg != 2*time.Millisecond || c.Network.Iperf3.MinPct != 70 || c.Network.Iperf3.Port != 5201 {

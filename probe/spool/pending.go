@@ -169,7 +169,13 @@ func (s *Spool) recoverPending() error {
 			continue
 		}
 		var o wire.Observation
-		if err := json.Unmarshal(line, &o); err != nil {
+		err := json.Unmarshal(line, &o)
+		if err == nil {
+			// Stage validated it; one that no longer passes was damaged on
+			// disk and would otherwise keep every start from sealing.
+			_, err = wire.Encode(s.newBatch([]wire.Observation{o}))
+		}
+		if err != nil {
 			s.log.Error("spool: pending file line is damaged; skipped", "file", path, "line", n+1, "err", err)
 			continue
 		}

@@ -152,6 +152,17 @@ func TestPendingRecovery(t *testing.T) {
 		f.Close()
 		want(t, dir, 2)
 	})
+	t.Run("damaged line in the middle", func(t *testing.T) {
+		dir := t.TempDir()
+		stage(t, dir, 1).Close()
+		f, _ := os.OpenFile(filepath.Join(dir, pendingFile), os.O_APPEND|os.O_WRONLY, 0)
+		f.WriteString("{\"at\":\"2026-11-30T12:00:00.001Z\",\"kind\":\"nonsense\"}\nnot json\n")
+		f.Close()
+		s := stage(t, dir, 0)
+		s.Stage([]wire.Observation{hb(1)})
+		s.Close()
+		want(t, dir, 2)
+	})
 	t.Run("sealing marked, batch not written", func(t *testing.T) {
 		dir := t.TempDir()
 		s := stage(t, dir, 3)
