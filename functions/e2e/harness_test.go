@@ -516,7 +516,15 @@ func newProbe(t *testing.T, reg registered, snapshot string, extra map[string]an
 	cfg["secret_file"] = secretPath
 	cfg["gpu_snapshot"] = pr.snapPath
 	cfg["spool"] = map[string]any{"dir": filepath.Join(pr.dir, "spool")}
-	cfg["schedules"] = map[string]any{"heartbeat": "1s", "health": "2s", "network": "1s", "stress": "off", "jitter": "1ms"}
+	// node add's schedules (heartbeat, push) as printed, plus fast checks.
+	sch, _ := cfg["schedules"].(map[string]any)
+	if sch == nil {
+		sch = map[string]any{}
+	}
+	for k, v := range map[string]any{"health": "2s", "network": "1s", "stress": "off", "jitter": "1ms"} {
+		sch[k] = v
+	}
+	cfg["schedules"] = sch
 	// Connectivity evidence: a TCP target on this machine that always
 	// answers, so the engine can tell "node up, only the backend away".
 	cfg["network"] = map[string]any{"gateway": map[string]any{"disabled": true},
