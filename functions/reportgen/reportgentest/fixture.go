@@ -108,6 +108,44 @@ func (l *Log) Heartbeats(node string, from, to time.Time, down ...time.Time) {
 	}
 }
 
+// HeartbeatRuns adds the same heartbeats as Heartbeats, in the backend's
+// form: one heartbeat_run event per uninterrupted stretch of them.
+func (l *Log) HeartbeatRuns(node string, from, to time.Time, down ...time.Time) {
+	var first, last time.Time
+	var count int64
+	flush := func() {
+		if count == 0 {
+			return
+		}
+		gap := int64(60000)
+		if count == 1 {
+			gap = 0
+		}
+		l.add(events.Event{Type: events.TypeHeartbeatRun, ID: fmt.Sprintf("%s/run@%d", node, first.Unix()), Node: node,
+			At: first.UTC(), LastAt: last.UTC(), ReceivedAt: first.Add(time.Second).UTC(), LastReceivedAt: last.Add(time.Second).UTC(),
+			Count: count, HeartbeatIntervalS: 60, MaxGapMS: gap, MaxDelayMS: 1000})
+		count = 0
+	}
+	for at := from; at.Before(to); at = at.Add(time.Minute) {
+		skip := false
+		for i := 0; i+1 < len(down); i += 2 {
+			if at.After(down[i]) && at.Before(down[i+1]) {
+				skip = true
+			}
+		}
+		if skip {
+			flush()
+			continue
+		}
+		if count == 0 {
+			first = at
+		}
+		last = at
+		count++
+	}
+	flush()
+}
+
 // Add appends any event.
 func (l *Log) Add(e events.Event) { l.add(e) }
 
@@ -218,7 +256,14 @@ func ClaimMonth() *Log {
 // Fleet is a month of minute heartbeats for n nodes on the Chinese
 // contract, each with a one-hour outage and a day of GPU checks every 15
 // minutes: the load of the report benchmark.
-func Fleet(n int, year int, month time.Month) *Log {
+func Fleet(n int, year int, month time.Month) *Log { return fleet(n, year, month, false) }
+
+// FleetRuns is Fleet in the backend's own form: the same heartbeats as
+// heartbeat_run events (a few per node instead of 47 000 lines), the GPU
+// checks as they are. Its report is Fleet's, byte for byte but for input.
+func FleetRuns(n int, year int, month time.Month) *Log { return fleet(n, year, month, true) }
+
+func fleet(n int, year int, month time.Month, runs bool) *Log {
 	sh := mustLoc("Asia/Shanghai")
 	l := &Log{}
 	start := time.Date(year, month, 1, 0, 0, 0, 0, sh)
@@ -227,7 +272,11 @@ func Fleet(n int, year int, month time.Month) *Log {
 		node := fmt.Sprintf("gz-%03d", i)
 		l.Register(node, "cn-example", start.AddDate(0, 0, -10), 8)
 		down := start.Add(time.Duration(24*(i%28)+i%24) * time.Hour)
-		l.Heartbeats(node, start.AddDate(0, 0, -3), end.Add(6*time.Hour), down, down.Add(time.Hour))
+		if runs {
+			l.HeartbeatRuns(node, start.AddDate(0, 0, -3), end.Add(6*time.Hour), down, down.Add(time.Hour))
+		} else {
+			l.Heartbeats(node, start.AddDate(0, 0, -3), end.Add(6*time.Hour), down, down.Add(time.Hour))
+		}
 		for at := start; at.Before(end); at = at.Add(15 * time.Minute) {
 			gpu := i % 8
 			l.Observation(node, at, at.Add(time.Second), events.KindCheck,
