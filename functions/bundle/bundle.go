@@ -202,6 +202,22 @@ func Write(w io.Writer, r *report.Report, log LogSource) (*Manifest, error) {
 	}
 	var lines []line
 	err = scan(log, func(e *events.Event) {
+		if e.Type == events.TypeHeartbeatRun {
+			// The backend keeps heartbeat-only batches as runs: a run that
+			// reaches into the window is the heartbeats that bound the
+			// outage. Kept whole, under seq 0 like other lines without a batch.
+			for _, i := range byNode[e.Node] {
+				if e.TrueAt().Before(wins[i].end) && !e.TrueLastAt().Before(wins[i].start) {
+					var buf bytes.Buffer
+					ew := events.NewWriter(&buf)
+					if ew.Write(e) == nil && ew.Flush() == nil {
+						lines = append(lines, line{e.Node, 0, 0, e.TrueAt(), buf.Bytes()})
+					}
+					return
+				}
+			}
+			return
+		}
 		if e.Type != events.TypeObservation {
 			return
 		}

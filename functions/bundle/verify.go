@@ -164,8 +164,8 @@ func Verify(ra io.ReaderAt, size int64) (*Result, error) {
 				add(ObservationsFile, n, "not a valid event line: %v", unwrapLine(err))
 				continue
 			}
-			if e.Type != events.TypeObservation {
-				add(ObservationsFile, n, "a %s event; only observations belong here", e.Type)
+			if e.Type != events.TypeObservation && e.Type != events.TypeHeartbeatRun {
+				add(ObservationsFile, n, "a %s event; only observations and heartbeat runs belong here", e.Type)
 				continue
 			}
 			k := bkey{e.Node, e.Seq}
