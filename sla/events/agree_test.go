@@ -12,6 +12,7 @@ import (
 func FuzzDecodeAgreement(f *testing.F) {
 	f.Add([]byte(`{"type":"observation","id":"a","node":"n1","at":"2026-03-01T00:00:00Z","received_at":"2026-03-01T00:00:00Z","kind":"check","checks":[{"name":"x","category":"gpu_lost","verdict":"fail","number":1.5,"gpu":2}]}`))
 	f.Add([]byte(`{"type":"node_registered","id":"r","node":"n","contract":"c","ordered_at":"2026-03-01T00:00:00+08:00","hardware":{"gpu_model":"m","gpu_count":8},"price_per_gpu_hour":2.5}`))
+	f.Add([]byte(`{"type":"heartbeat_run","id":"r","node":"n1","at":"2026-03-01T00:00:00Z","last_at":"2026-03-01T01:00:00Z","received_at":"2026-03-01T00:00:01Z","last_received_at":"2026-03-01T01:00:01Z","count":61,"heartbeat_interval_s":60,"max_gap_ms":60000,"max_delay_ms":1000,"from_seq":3,"to_seq":63}`))
 	f.Add([]byte(`{"type":"x","id":"\u00e9\ud800"}`))
 	f.Add([]byte(`{"type":"node_released","id":"a","ID":"b","Node":"n","node":"m","at":"2026-03-01T00:00:00Z"}`))
 	f.Add([]byte(`{"type":"observation","id":"a","seq":1e3,"index":-0,"clock_skew_ms":12.0,"checks":null,"hardware":{}}`))
