@@ -137,9 +137,11 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 	var fx effects
 	st, err := in.s.store.GetState(ctx, in.node.ID)
 	var prev int64
+	first := false
 	switch {
 	case errors.Is(err, ErrNotFound):
 		st = NodeState{Node: in.node.ID}
+		first = true
 	case err != nil:
 		return wire.Ack{}, fx, err
 	default:
@@ -196,10 +198,13 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 	}
 	skew := time.Duration(b.ClockSkewMS) * time.Millisecond
 	late := false
-	hasChecks := false
+	hasChecks, notPass := false, false
 	for _, o := range b.Observations {
-		if len(o.Checks) > 0 {
+		for _, c := range o.Checks {
 			hasChecks = true
+			if c.Verdict != wire.Pass {
+				notPass = true
+			}
 		}
 		at := o.At.Add(-skew)
 		// Late: older than a push can be, or inside a gap the backend saw as
@@ -208,12 +213,22 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 			late = true
 		}
 	}
-	if hasChecks {
-		why = append(why, "checks")
+	if first {
+		why = append(why, "first") // delivery evidence: the node's probe reached the backend
+	}
+	if notPass {
+		why = append(why, "checks") // a check warned, failed or was skipped: what the state rests on
 	}
 	if late {
 		why = append(why, "late")
 	}
+	// Check results that all pass while nothing is pending (no incident
+	// open, no failure or recovery being counted, no unreachable gap whose
+	// cause they could decide) change nothing: the heartbeat run and the
+	// SLA state already record them, and replaying the stored batches
+	// without them gives the same incidents. Keeping them was most of a
+	// node's AWS bill (docs/cost.md).
+	checksMatter := hasChecks && unsettled(&st.Eval)
 
 	// Evaluate through the SLA engine, observation by observation. A batch
 	// older than the last accepted one is kept as evidence only: the probe
@@ -232,6 +247,13 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 				fx.failed[k] = append(fx.failed[k], failedCheck(c, e.TrueAt()))
 			}
 		}
+	}
+
+	if len(fx.transitions) > 0 {
+		why = append(why, "incident") // it opened, closed or reclassified an incident
+	}
+	if hasChecks && !notPass && len(fx.transitions) == 0 && (checksMatter || unsettled(&st.Eval)) {
+		why = append(why, "pending") // passes counted towards a recovery, or during a gap
 	}
 
 	// Liveness and the heartbeat run (on-time data only: late data is kept
@@ -362,6 +384,23 @@ func extendRun(st *NodeState, n Node, b *wire.Batch, skew time.Duration, now tim
 		r.Count++
 	}
 	return closed
+}
+
+// unsettled reports whether check results can still change something: an
+// incident is open (passes are being counted towards closing it), a run of
+// failures is being counted towards opening one, or the node is unreachable (connectivity checks
+// then decide the gap's cause). Only then must all-pass check batches be
+// kept, so that replaying the stored batches reproduces the incidents.
+func unsettled(ev *incident.State) bool {
+	if ev.Unreachable != nil {
+		return true
+	}
+	for _, h := range ev.Checks {
+		if h != nil && (h.Open || h.FailRun > 0) { // PassRun keeps counting while closed
+			return true
+		}
+	}
+	return false
 }
 
 // inGap reports whether t falls in the open unreachable gap or a recent one.

@@ -24,9 +24,15 @@ const (
 	DefaultHeartbeatInterval = 30 * time.Second
 	DefaultPushInterval      = 60 * time.Second
 	DefaultGrace             = 90 * time.Second
-	// DefaultRetention is how long stored batch bodies live (their TTL):
-	// a month of reports plus the longest claim window.
-	DefaultRetention = 400 * 24 * time.Hour
+	// DefaultRetention is how long stored batch bodies live (their TTL).
+	// A body is needed until its month's evidence bundle is archived (the
+	// report job on the 1st, after DefaultReportDelay: at most 31 days +
+	// 6 h after it arrived) and until the claim window has passed (the
+	// longest contract example, "end of the second billing cycle", ends
+	// about 61 days after the month): 31 + 61 = 92 days, plus a week for a
+	// report job that failed and is re-run. After that the archived bundle
+	// (S3 / the data folder) is the evidence, not the table.
+	DefaultRetention = 100 * 24 * time.Hour
 	// MaxTickGap: a watchdog tick further than this from the previous one
 	// means the backend itself was down in between.
 	MaxTickGap = 3 * time.Minute

@@ -256,7 +256,12 @@ type BatchRecord struct {
 	ID         string    `json:"id"`
 	Hash       string    `json:"hash"`
 	ReceivedAt time.Time `json:"received_at"`
-	// Why lists the reasons it was kept: "checks", "late", "drop", "chain_break", "out_of_order".
+	// Why lists the reasons it was kept: "first" (the node's first batch),
+	// "checks" (a check not passing), "incident" (it opened, closed or
+	// reclassified one), "pending" (passes while an incident is open or a
+	// failure is being counted), "late", "drop", "chain_break", "seq_gap",
+	// "out_of_order". In-time batches whose checks all pass while nothing
+	// is pending are not kept (see ingest).
 	Why []string `json:"why"`
 	// Body is the batch exactly as received (the signed bytes).
 	Body []byte `json:"body"`

@@ -42,6 +42,12 @@ const (
 	responseBytes    = 400 // ack JSON plus HTTP headers
 	itemOverhead     = 100 // DynamoDB adds 100 bytes of storage per item
 	fleet            = 100 // nodes sharing one watchdog, for the per-node figure
+	// ceiling is what a node in a fleet may cost a month before this test
+	// fails. The goal is $0.05; measured $0.0503 once all-pass check
+	// batches stopped being stored (docs/cost.md: the remaining lever is an
+	// eventually consistent state read in the watchdog, −$0.0027). Lower it
+	// to 0.05 when that lands.
+	ceiling = 0.051
 )
 
 // h100 builds the snapshot of a healthy 8-GPU H100 node, so the health
@@ -227,12 +233,11 @@ func TestSimulatedMonth(t *testing.T) {
 		withBatches bool
 		keep        time.Duration
 	}{
-		{fmt.Sprintf("One node per stack (it carries the whole watchdog), as designed (every batch with checks stored for %d days)", int(retention.Hours()/24)), 1, true, retention},
-		{fmt.Sprintf("Per node in a fleet of %d (watchdog's fixed requests shared), as designed", fleet), 1.0 / fleet, true, retention},
-		{fmt.Sprintf("Per node in a fleet of %d, if all-pass check batches were kept 62 days (a month plus a claim window)", fleet), 1.0 / fleet, true, 62 * 24 * time.Hour},
-		{fmt.Sprintf("Per node in a fleet of %d, if all-pass check batches were not stored", fleet), 1.0 / fleet, false, 0},
+		{fmt.Sprintf("One node per stack (it carries the whole watchdog); evidence batches kept %d days", int(retention.Hours()/24)), 1, true, retention},
+		{fmt.Sprintf("Per node in a fleet of %d (watchdog's fixed requests shared); evidence batches kept %d days", fleet, int(retention.Hours()/24)), 1.0 / fleet, true, retention},
 	}
-	for _, sc := range scenarios {
+	var fleetTotal float64
+	for i, sc := range scenarios {
 		bill := awscost.USEast1.Bill(usage(sc.share, sc.withBatches, sc.keep))
 		fmt.Fprintf(&out, "### %s\n\n", sc.name)
 		if err := awscost.Write(&out, bill); err != nil {
@@ -240,6 +245,14 @@ func TestSimulatedMonth(t *testing.T) {
 		}
 		fmt.Fprintln(&out)
 		t.Logf("%s: $%.4f per node-month", sc.name, awscost.Total(bill))
+		if i == 1 {
+			fleetTotal = awscost.Total(bill)
+		}
+	}
+	// The cost goal (issue 6), so that a regression fails: storing every
+	// all-pass check batch for 400 days cost $0.106 a node-month.
+	if fleetTotal > ceiling {
+		t.Errorf("a node in a fleet of %d costs $%.4f a month, over the $%.3f ceiling (goal $0.05)", fleet, fleetTotal, ceiling)
 	}
 	fmt.Fprintf(&out, "### Store requests per node-month (one node, scaled)\n\nIngest:\n\n")
 	_ = awscost.PerMethod(&out, awscost.Scale(ingestOps, scale))
