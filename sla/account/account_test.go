@@ -119,7 +119,9 @@ func TestChargeRoundsUp(t *testing.T) {
 
 func TestMinimumRunUnionAndExclusion(t *testing.T) {
 	tm := testTerms(t) // minimum outage 1m, notice 72h
-	at := func(min, sec int) time.Time { return mStart.Add(time.Duration(min)*time.Minute + time.Duration(sec)*time.Second) }
+	at := func(min, sec int) time.Time {
+		return mStart.Add(time.Duration(min)*time.Minute + time.Duration(sec)*time.Second)
+	}
 	out := func(a, b time.Time, kind incident.Kind, cause string) Outage {
 		return Outage{Kind: kind, Cause: cause, Span: interval.Interval{Start: a, End: b}}
 	}
