@@ -451,3 +451,18 @@ func (c *OpCounter) Ops() OpCounts {
 	}
 	return out
 }
+
+// StaleStateReader is a Store that can also read a node's state without
+// strong consistency: in DynamoDB such a read costs half a strongly
+// consistent one. The watchdog reads every node every minute and nearly
+// always finds nothing to do, so it reads this way first and only re-reads
+// strongly when the state says there is something to write (the versioned
+// write is made from a strongly consistent read, as everywhere else).
+// A stale read is at most a moment old. What it can miss is a write made
+// just now: an older last-received time makes the node look more overdue,
+// which leads to a strong re-read, not a write; an incident opened just now
+// is seen by the next tick. Any transition or open incident it shows is
+// re-read strongly before anything is written or repaired.
+type StaleStateReader interface {
+	GetStateStale(ctx context.Context, node string) (NodeState, error)
+}

@@ -52,8 +52,16 @@ func (s *Service) Watchdog(ctx context.Context) (WatchdogResult, error) {
 
 func (s *Service) checkNode(ctx context.Context, n Node, now, upSince time.Time) (int, error) {
 	th := s.th(n)
+	stale, _ := s.store.(StaleStateReader)
 	for attempt := 0; attempt < maxRetries; attempt++ {
-		st, err := s.store.GetState(ctx, n.ID)
+		var st NodeState
+		var err error
+		usedStale := stale != nil && attempt == 0
+		if usedStale {
+			st, err = stale.GetStateStale(ctx, n.ID)
+		} else {
+			st, err = s.store.GetState(ctx, n.ID)
+		}
 		if errors.Is(err, ErrNotFound) {
 			return 0, nil // never heard from: nothing to be overdue
 		}
@@ -69,6 +77,11 @@ func (s *Service) checkNode(ctx context.Context, n Node, now, upSince time.Time)
 		}
 		prev := st.Version
 		trs := st.Eval.Tick(now, last, n.HeartbeatInterval, th)
+		if usedStale && (len(trs) > 0 || openIncident(&st.Eval)) {
+			// Something to write or to repair: decide it on a strongly
+			// consistent read, never on a possibly stale one.
+			continue
+		}
 		if len(trs) == 0 {
 			s.repair(ctx, n, st)
 			return 0, nil
@@ -82,6 +95,20 @@ func (s *Service) checkNode(ctx context.Context, n Node, now, upSince time.Time)
 		return len(trs), nil
 	}
 	return 0, errTooContended("watchdog node " + n.ID)
+}
+
+// openIncident reports whether the state holds an open incident (which
+// repair may have to act on).
+func openIncident(ev *incident.State) bool {
+	if ev.Unreachable != nil {
+		return true
+	}
+	for _, h := range ev.Checks {
+		if h != nil && h.Open {
+			return true
+		}
+	}
+	return false
 }
 
 // repair recreates the record of an incident the state says is open but

@@ -395,6 +395,19 @@ func (s *Store) GetState(ctx context.Context, node string) (app.NodeState, error
 	return st, wrap("get state of "+node, err)
 }
 
+// GetStateStale is GetState read eventually consistently, at half the
+// read units: the watchdog's first look at each node every minute
+// (app.StaleStateReader says why that is safe).
+func (s *Store) GetStateStale(ctx context.Context, node string) (app.NodeState, error) {
+	var it rawItem
+	var st app.NodeState
+	err := s.get(ctx, "GetStateStale", nodePK(node), stateSK, false, &it)
+	if err == nil {
+		st, err = decodeState(it.m)
+	}
+	return st, wrap("get state of "+node, err)
+}
+
 func decodeState(it map[string]types.AttributeValue) (app.NodeState, error) {
 	var st app.NodeState
 	enc, _ := it[stateEncAttr].(*types.AttributeValueMemberS)

@@ -89,17 +89,26 @@ func TestUnitsCounted(t *testing.T) {
 	if _, err := s.PutState(ctx, big, 0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.GetState(ctx, "n1"); err != nil {
+	strong, err := s.GetState(ctx, "n1")
+	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.GetNode(ctx, "nobody"); !errors.Is(err, app.ErrNotFound) {
 		t.Fatal(err)
+	}
+	// The watchdog's first look: the same state, at half the read units.
+	if got, err := s.GetStateStale(ctx, "n1"); err != nil || got.LastHash != strong.LastHash || got.Version != strong.Version {
+		t.Fatalf("stale read of the state: %v (same hash %v, version %d want %d)", err, got.LastHash == strong.LastHash, got.Version, strong.Version)
+	}
+	if _, err := s.GetStateStale(ctx, "nobody"); !errors.Is(err, app.ErrNotFound) {
+		t.Fatalf("stale read of a missing state: %v, want ErrNotFound", err)
 	}
 	ops := s.Ops()
 	for k, want := range map[string]int64{
 		"PutState/write": 1, "PutState/write/milli_units": 2000,
 		"GetState/read": 1, "GetState/read/milli_units": 1000, // consistent, under 4 KB
 		"GetNode/read": 1, "GetNode/read/milli_units": 500, // eventually consistent miss
+		"GetStateStale/read": 2, "GetStateStale/read/milli_units": 1000, // eventually consistent, under 4 KB, and a miss
 	} {
 		if ops[k] != want {
 			t.Errorf("%s = %d, want %d (all: %v)", k, ops[k], want, ops)
