@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -34,6 +35,10 @@ const (
 	EnvSlackChannel   = "GPUSLA_SLACK_CHANNEL"
 	EnvMasterKeyFile  = "GPUSLA_MASTER_KEY_FILE"
 	EnvDynamoEndpoint = "GPUSLA_DYNAMODB_ENDPOINT"
+	// EnvRetention is the TTL of stored evidence batch bodies as a Go
+	// duration ("2400h"); unset: app.DefaultRetention (docs/backend.md says
+	// why 100 days).
+	EnvRetention = "GPUSLA_RETENTION"
 	// EnvLogLevel is set by Lambda from LoggingConfig.ApplicationLogLevel.
 	EnvLogLevel = "AWS_LAMBDA_LOG_LEVEL"
 )
@@ -53,6 +58,7 @@ type Env struct {
 	MasterKeyFile  string
 	DynamoEndpoint string
 	LogLevel       string
+	Retention      string
 }
 
 // FromEnv reads the environment.
@@ -64,6 +70,7 @@ func FromEnv() Env {
 		MasterKeyFile:  os.Getenv(EnvMasterKeyFile),
 		DynamoEndpoint: os.Getenv(EnvDynamoEndpoint),
 		LogLevel:       os.Getenv(EnvLogLevel),
+		Retention:      os.Getenv(EnvRetention),
 	}
 }
 
@@ -79,7 +86,22 @@ func (e Env) Check() error {
 	case e.SecretsPath != "" && (!strings.HasPrefix(e.SecretsPath, "/") || strings.HasSuffix(e.SecretsPath, "/")):
 		return fmt.Errorf("%s=%q: want an SSM path like /gpusla/prod", EnvSecretsPath, e.SecretsPath)
 	}
+	if _, err := e.retention(); err != nil {
+		return err
+	}
 	return nil
+}
+
+// retention is the parsed EnvRetention; zero when unset (the default).
+func (e Env) retention() (time.Duration, error) {
+	if e.Retention == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(e.Retention)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s=%q: want a positive duration like 2400h", EnvRetention, e.Retention)
+	}
+	return d, nil
 }
 
 // Secrets are what the functions need to keep secret.
@@ -166,7 +188,8 @@ func Open(ctx context.Context) (*Backend, error) {
 		log.Warn("no Slack credentials in SSM; alerts go to the function's log", "path", env.SecretsPath)
 		notifier = &slack.Console{W: os.Stdout}
 	}
-	svc, err := app.New(app.Config{Store: store, Notifier: notifier, Box: box, Log: log, BackendID: "lambda"})
+	retention, _ := env.retention() // checked above
+	svc, err := app.New(app.Config{Store: store, Notifier: notifier, Box: box, Log: log, Retention: retention, BackendID: "lambda"})
 	if err != nil {
 		return nil, err
 	}

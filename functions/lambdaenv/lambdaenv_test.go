@@ -92,6 +92,9 @@ func TestEnvCheck(t *testing.T) {
 		{Env{Table: "t", SecretsPath: "/a", MasterKeyFile: "/k"}, "not both"},
 		{Env{Table: "t", SecretsPath: "gpusla/prod"}, "SSM path"},
 		{Env{Table: "t", SecretsPath: "/gpusla/"}, "SSM path"},
+		{Env{Table: "t", SecretsPath: "/gpusla/prod", Retention: "2400h"}, ""},
+		{Env{Table: "t", SecretsPath: "/gpusla/prod", Retention: "100d"}, EnvRetention},
+		{Env{Table: "t", SecretsPath: "/gpusla/prod", Retention: "-1h"}, EnvRetention},
 	}
 	for _, tt := range tests {
 		err := tt.env.Check()
