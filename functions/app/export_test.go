@@ -26,13 +26,13 @@ func TestExportRoundTripsThroughTheReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.p.Node, w.p.Secret, w.p.Seq, w.p.Prev = n.ID, secret, 0, ""
-	// 30 minutes of pushes every minute, one with a warning check, then a
+	// 30 minutes of pushes every minute, one with a failing check, then a
 	// 10-minute silence (node dead), then 10 more minutes.
 	for i := 0; i < 30; i++ {
 		if i == 7 {
 			now := w.clock.Now()
 			w.push(wire.Observation{At: now, Kind: wire.KindHeartbeat},
-				wire.Observation{At: now, Kind: wire.KindCheck, Checks: []wire.Check{{Name: "gpu.count", Category: wire.CategoryGPULost, Verdict: wire.Warn, Value: "8", Criterion: "8"}}})
+				wire.Observation{At: now, Kind: wire.KindCheck, Checks: []wire.Check{{Name: "gpu.count", Category: wire.CategoryGPULost, Verdict: wire.Pass, Value: "8", Criterion: "8"}}})
 		} else {
 			w.push()
 		}
@@ -94,11 +94,9 @@ func TestExportRoundTripsThroughTheReport(t *testing.T) {
 		t.Fatalf("read %d lines of %d exported", r.Line(), stats.Events)
 	}
 	// 29 pushes of 2 heartbeats + 1 of 1 before; 1 + 10×2 after; plus the
-	// heartbeats of the stored batches that are also in a run, exported
-	// twice (run and batch): the check batch (1; kept because its check
-	// warns) and the node's first batch (2; kept as delivery evidence).
+	// heartbeat of the stored check batch, exported twice (run and batch).
 	// The silence splits them into two runs.
-	if want := 29*2 + 1 + 1 + 10*2 + 1 + 2; hb != want || checks != 1 || regs != 1 || runs != 2 {
+	if want := 29*2 + 1 + 1 + 10*2 + 1; hb != want || checks != 1 || regs != 1 || runs != 2 {
 		t.Fatalf("exported %d heartbeats (want %d) in %d runs (want 2), %d checks, %d registrations", hb, want, runs, checks, regs)
 	}
 

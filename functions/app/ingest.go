@@ -137,11 +137,9 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 	var fx effects
 	st, err := in.s.store.GetState(ctx, in.node.ID)
 	var prev int64
-	first := false
 	switch {
 	case errors.Is(err, ErrNotFound):
 		st = NodeState{Node: in.node.ID}
-		first = true
 	case err != nil:
 		return wire.Ack{}, fx, err
 	default:
@@ -213,9 +211,6 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 			late = true
 		}
 	}
-	if first {
-		why = append(why, "first") // delivery evidence: the node's probe reached the backend
-	}
 	if notPass {
 		why = append(why, "checks") // a check warned, failed or was skipped: what the state rests on
 	}
@@ -229,6 +224,10 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 	// without them gives the same incidents. Keeping them was most of a
 	// node's AWS bill (docs/cost.md).
 	checksMatter := hasChecks && unsettled(&st.Eval)
+	// The node's first check results are its delivery evidence (what
+	// hardware it was handed over with). Its first heartbeats need no body:
+	// the heartbeat run records them.
+	firstChecks := len(st.Eval.Checks) == 0
 
 	// Evaluate through the SLA engine, observation by observation. A batch
 	// older than the last accepted one is kept as evidence only: the probe
@@ -249,6 +248,9 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 		}
 	}
 
+	if firstChecks && len(st.Eval.Checks) > 0 {
+		why = append(why, "first_checks")
+	}
 	if len(fx.transitions) > 0 {
 		why = append(why, "incident") // it opened, closed or reclassified an incident
 	}

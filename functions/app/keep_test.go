@@ -14,7 +14,8 @@ import (
 	"github.com/gpusla/gpusla/sla/incident"
 )
 
-// Only batches that are evidence are stored: the node's first, one with a
+// Only batches that are evidence are stored: the node's first check
+// results, one with a
 // check that does not pass, one that opens or closes an incident, and the
 // passes that count while a failure or an incident is pending. In-time
 // all-pass batches with nothing pending are not — and replaying what was
@@ -29,7 +30,8 @@ func TestOnlyEvidenceBatchesAreStored(t *testing.T) {
 		verdict string // "" for a heartbeat-only push
 		why     string // the reasons it is kept, "" when it is not
 	}{
-		{wire.Pass, "first"},
+		{"", ""},                    // heartbeats only: the run records them
+		{wire.Pass, "first_checks"}, // the node's first check results: delivery evidence
 		{wire.Pass, ""},
 		{wire.Fail, "checks"},          // one failure: counted, not yet an incident
 		{wire.Pass, "pending"},         // resets the count: the replay needs it

@@ -41,10 +41,11 @@ func TestOpsPerNode(t *testing.T) {
 	if got := ops["PutState/write"]; got != minutes {
 		t.Errorf("state writes %d, want one per push (%d)", got, minutes)
 	}
-	// All checks pass and nothing is pending: no check batch is evidence,
-	// so only the node's first batch (delivery evidence) is stored.
+	// All checks pass and nothing is pending: of the check batches only the
+	// node's first (its delivery evidence) is stored; the rest are not
+	// evidence (docs/backend.md).
 	if got := ops["PutBatch/write"]; got != 1 {
-		t.Errorf("batch bodies stored %d, want only the node's first batch (%d pushes with all-pass checks are not evidence)", got, checkPushes)
+		t.Errorf("batch bodies stored %d, want only the first of the %d pushes with all-pass checks", got, checkPushes)
 	}
 	// Writes beyond state + check batches: the backend's liveness record,
 	// once per watchdog run (shared by all nodes), nothing per node.
