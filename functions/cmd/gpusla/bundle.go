@@ -5,13 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gpusla/gpusla/functions/bundle"
-	"github.com/gpusla/gpusla/sla/report"
-	"github.com/gpusla/gpusla/sla/terms"
 )
 
 func init() {
@@ -39,25 +36,7 @@ Check it with ` + "`gpusla verify`" + `. The event log must be a file (it is rea
 			if len(termsFiles) == 0 || eventsFile == "" || output == "" {
 				return fmt.Errorf("--terms, --events and -o are required")
 			}
-			m, err := time.Parse("2006-01", month)
-			if err != nil {
-				return fmt.Errorf("--month %q: want YYYY-MM", month)
-			}
-			at := time.Now().UTC()
-			if asOf != "" {
-				if at, err = time.Parse(time.RFC3339, asOf); err != nil {
-					return fmt.Errorf("--as-of %q: want an RFC 3339 instant such as 2026-04-01T00:00:00Z", asOf)
-				}
-			}
-			var all []*terms.Terms
-			for _, f := range termsFiles {
-				ts, err := terms.ReadFile(f)
-				if err != nil {
-					return err
-				}
-				all = append(all, ts...)
-			}
-			b, err := report.NewBuilder(all, report.Options{Year: m.Year(), Month: m.Month(), AsOf: at})
+			b, err := newMonthBuilder(termsFiles, month, asOf)
 			if err != nil {
 				return err
 			}

@@ -50,25 +50,7 @@ run with its line number; no partial report is ever printed.`,
 			if eventsFile == "" {
 				return fmt.Errorf("--events is required")
 			}
-			m, err := time.Parse("2006-01", month)
-			if err != nil {
-				return fmt.Errorf("--month %q: want YYYY-MM", month)
-			}
-			at := time.Now().UTC()
-			if asOf != "" {
-				if at, err = time.Parse(time.RFC3339, asOf); err != nil {
-					return fmt.Errorf("--as-of %q: want an RFC 3339 instant such as 2026-04-01T00:00:00Z", asOf)
-				}
-			}
-			var all []*terms.Terms
-			for _, f := range termsFiles {
-				ts, err := terms.ReadFile(f)
-				if err != nil {
-					return err
-				}
-				all = append(all, ts...)
-			}
-			b, err := report.NewBuilder(all, report.Options{Year: m.Year(), Month: m.Month(), AsOf: at})
+			b, err := newMonthBuilder(termsFiles, month, asOf)
 			if err != nil {
 				return err
 			}
@@ -144,4 +126,29 @@ func writeAtomic(path string, data []byte) error {
 		return fmt.Errorf("write report: %w", err)
 	}
 	return nil
+}
+
+// newMonthBuilder reads every terms file and starts a report builder for
+// month (YYYY-MM) as of asOf (RFC 3339; empty means now). The flags are named
+// in the errors because both report and bundle take them alike.
+func newMonthBuilder(termsFiles []string, month, asOf string) (*report.Builder, error) {
+	m, err := time.Parse("2006-01", month)
+	if err != nil {
+		return nil, fmt.Errorf("--month %q: want YYYY-MM", month)
+	}
+	at := time.Now().UTC()
+	if asOf != "" {
+		if at, err = time.Parse(time.RFC3339, asOf); err != nil {
+			return nil, fmt.Errorf("--as-of %q: want an RFC 3339 instant such as 2026-04-01T00:00:00Z", asOf)
+		}
+	}
+	var all []*terms.Terms
+	for _, f := range termsFiles {
+		ts, err := terms.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, ts...)
+	}
+	return report.NewBuilder(all, report.Options{Year: m.Year(), Month: m.Month(), AsOf: at})
 }
