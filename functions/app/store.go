@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -185,6 +186,16 @@ type NodeState struct {
 	Eval incident.State `json:"eval"`
 
 	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// Clone returns a deep copy of st, sharing no slice or map with it, so a
+// store may keep one copy and hand out others.
+func (st NodeState) Clone() NodeState {
+	c := st
+	c.Recent = slices.Clone(st.Recent)
+	c.Signatures = slices.Clone(st.Signatures)
+	c.Eval = st.Eval.Clone()
+	return c
 }
 
 // RecentBatches is how many accepted batches NodeState remembers. Small,

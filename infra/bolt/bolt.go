@@ -5,9 +5,10 @@
 // transaction, which is serialisable, so they are exactly as strict as
 // DynamoDB's condition expressions.
 //
-// Writes go through DB.Batch so that many concurrent ingests share one
-// fsync; a write whose condition fails is rerun alone by bbolt and returns
-// its error to its own caller only.
+// Writes go through a group committer (commit.go) so that many concurrent
+// ingests share one fsync without waiting for a timer; a write whose
+// condition fails is rerun alone and returns its error to its own caller
+// only.
 package bolt
 
 import (
@@ -43,8 +44,10 @@ var (
 
 // Store is the bbolt-backed app.Store.
 type Store struct {
-	db  *bbolt.DB
-	now func() time.Time
+	db     *bbolt.DB
+	commit *groupCommit
+	states stateCache
+	now    func() time.Time
 	app.OpCounter
 }
 
@@ -76,14 +79,17 @@ func Open(path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: create buckets: %w", path, err)
 	}
-	return &Store{db: db, now: func() time.Time { return time.Now().UTC() }}, nil
+	return &Store{db: db, commit: newGroupCommit(db), now: func() time.Time { return time.Now().UTC() }}, nil
 }
 
 // SetClock replaces the clock used to hide expired batches (tests).
 func (s *Store) SetClock(now func() time.Time) { s.now = now }
 
-// Close closes the file.
-func (s *Store) Close() error { return s.db.Close() }
+// Close waits for queued writes, then closes the file.
+func (s *Store) Close() error {
+	s.commit.close()
+	return s.db.Close()
+}
 
 // key joins parts with a 0 byte, which ids never contain.
 func key(parts ...string) []byte {
@@ -123,7 +129,7 @@ func (s *Store) putIfAbsent(method string, bucket, k []byte, v any) error {
 		return fmt.Errorf("%s: encode: %w", method, err)
 	}
 	s.Add(method, app.OpWrite, 1)
-	err = s.db.Batch(func(tx *bbolt.Tx) error {
+	err = s.commit.do(func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucket)
 		if b.Get(k) != nil {
 			return app.ErrExists
@@ -140,7 +146,7 @@ func (s *Store) putIfAbsent(method string, bucket, k []byte, v any) error {
 // absent). missing is the error when prev > 0 and nothing is stored.
 func (s *Store) putVersioned(method string, bucket, k []byte, raw []byte, prev int64, missing error) error {
 	s.Add(method, app.OpWrite, 1)
-	err := s.db.Batch(func(tx *bbolt.Tx) error {
+	err := s.commit.do(func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucket)
 		old := b.Get(k)
 		switch {
@@ -243,8 +249,16 @@ func (s *Store) ListNodes(_ context.Context) ([]app.Node, error) {
 // ---- state
 
 func (s *Store) GetState(_ context.Context, node string) (app.NodeState, error) {
+	if st, ok := s.states.get(node); ok {
+		s.Add("GetState", app.OpRead, 1)
+		return st, nil
+	}
 	var st app.NodeState
-	return st, wrap("get state of "+node, s.get("GetState", bState, []byte(node), &st))
+	if err := s.get("GetState", bState, []byte(node), &st); err != nil {
+		return st, wrap("get state of "+node, err)
+	}
+	s.states.put(st)
+	return st, nil
 }
 
 func (s *Store) PutState(_ context.Context, st app.NodeState, prev int64) (int64, error) {
@@ -254,8 +268,11 @@ func (s *Store) PutState(_ context.Context, st app.NodeState, prev int64) (int64
 		return 0, fmt.Errorf("put state of %s: %w", st.Node, err)
 	}
 	if err := s.putVersioned("PutState", bState, []byte(st.Node), raw, prev, app.ErrConflict); err != nil {
+		// Whatever the cache holds, the file is the truth: read it next time.
+		s.states.forget(st.Node)
 		return 0, fmt.Errorf("put state of %s: %w", st.Node, err)
 	}
+	s.states.put(st)
 	return st.Version, nil
 }
 

@@ -159,7 +159,7 @@ func (s *Store) ClaimOnce(_ context.Context, key string, expires time.Time) erro
 		return err
 	}
 	s.Add("ClaimOnce", app.OpWrite, 1)
-	err = s.db.Batch(func(tx *bbolt.Tx) error {
+	err = s.commit.do(func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bClaims)
 		if old := b.Get([]byte(key)); old != nil && !claimExpired(old, now) {
 			return app.ErrExists

@@ -33,6 +33,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Nodes", testNodes},
 		{"StateVersioning", testStateVersioning},
 		{"StateConcurrentWriters", testStateConcurrent},
+		{"StateReadIsACopy", testStateCopy},
 		{"Batches", testBatches},
 		{"Incidents", testIncidents},
 		{"IncidentCreateOnce", testIncidentCreateOnce},
@@ -165,6 +166,30 @@ func testStateVersioning(t *testing.T, s app.Store) {
 	got, _ = s.GetState(ctx(), "n1")
 	if got.Version != 2 || got.LastSeq != 8 {
 		t.Fatalf("after update: version %d seq %d, want 2 8", got.Version, got.LastSeq)
+	}
+}
+
+// What GetState returns belongs to the caller: changing its slices and
+// maps (as ingest does before PutState) must not change what the store
+// holds, whether or not the store keeps states in memory.
+func testStateCopy(t *testing.T, s app.Store) {
+	_, err := s.PutState(ctx(), sampleState("n1"), 0)
+	must(t, err, "PutState")
+	got, err := s.GetState(ctx(), "n1")
+	must(t, err, "GetState")
+	got.Recent[0].ID = "changed"
+	got.Recent = append(got.Recent[:1], app.SeqID{Seq: 99})
+	got.Signatures[0].Sig = "changed"
+	got.Eval.Checks[incident.GPUDegraded].FailRun = 99
+	got.Eval.Checks[incident.GPULost] = &incident.Hysteresis{}
+	got.Eval.Unreachable.Cause = "changed"
+	got.Eval.Recent[0].Alive = 99
+	again, err := s.GetState(ctx(), "n1")
+	must(t, err, "GetState again")
+	if again.Recent[0].ID != "b6" || again.Recent[1].Seq != 7 || again.Signatures[0].Sig != "s1" ||
+		again.Eval.Checks[incident.GPUDegraded].FailRun != 2 || len(again.Eval.Checks) != 1 ||
+		again.Eval.Unreachable.Cause != incident.CauseNoData || again.Eval.Recent[0].Alive != 3 {
+		t.Fatalf("changing a read state changed the stored one: %+v", again)
 	}
 }
 

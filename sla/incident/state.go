@@ -2,6 +2,7 @@ package incident
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gpusla/gpusla/sla/events"
@@ -24,6 +25,28 @@ type State struct {
 	Checks       map[Kind]*Hysteresis `json:"checks,omitempty"`
 	Unreachable  *Gap                 `json:"unreachable,omitempty"`
 	Recent       []Gap                `json:"recent,omitempty"`
+}
+
+// Clone returns a deep copy: a caller may change the copy's checks and gaps
+// without touching s (the embedded store hands out its cached state so).
+func (s State) Clone() State {
+	c := s
+	if s.Checks != nil {
+		c.Checks = make(map[Kind]*Hysteresis, len(s.Checks))
+		for k, h := range s.Checks {
+			if h != nil {
+				h2 := *h
+				h = &h2
+			}
+			c.Checks[k] = h
+		}
+	}
+	if s.Unreachable != nil {
+		g := *s.Unreachable
+		c.Unreachable = &g
+	}
+	c.Recent = slices.Clone(s.Recent)
+	return c
 }
 
 // Gap is an unreachable incident seen live, with the late evidence gathered

@@ -57,9 +57,9 @@ func cpuTime() time.Duration {
 
 func newLoadgenCmd() *cobra.Command {
 	var (
-		nodes, workers, maxBatches int
-		duration                   time.Duration
-		data, cpuprofile           string
+		nodes, workers, maxBatches, nrounds int
+		duration                            time.Duration
+		data, cpuprofile                    string
 	)
 	cmd := &cobra.Command{
 		Use:   "loadgen",
@@ -68,14 +68,15 @@ func newLoadgenCmd() *cobra.Command {
 stack as ` + "`gpusla serve`" + ` (httpapi, application, embedded store) on a loopback port and
 drives it with --workers concurrent clients pushing real signed, hash-chained
 heartbeat batches (two heartbeats each, every node's batches in order, one at
-a time, as a probe does). Then it drives a no-op handler (reads the body,
-answers a fixed ack) with the same generator. Each run stops after --duration
-or --max-batches. Prints batches/s, latency p50/p99/max, the ratio to the
-no-op handler and the store operations per batch.`,
+a time, as a probe does), and a no-op handler (reads the body, answers a
+fixed ack) with the same generator, --rounds times each, alternating which
+goes first. Each run stops after --duration or --max-batches. Prints every
+run's batches/s, latency p50/p99/max and CPU per batch, each round's ratio to
+the no-op handler, the medians, and the store operations per batch.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if nodes < 1 || workers < 1 || maxBatches < 1 || duration <= 0 {
-				return fmt.Errorf("--nodes, --workers, --max-batches and --duration must be positive")
+			if nodes < 1 || workers < 1 || maxBatches < 1 || nrounds < 1 || duration <= 0 {
+				return fmt.Errorf("--nodes, --workers, --max-batches, --rounds and --duration must be positive")
 			}
 			dir := data
 			if dir == "" {
@@ -100,28 +101,43 @@ no-op handler and the store operations per batch.`,
 				}
 				defer pprof.StopCPUProfile()
 			}
-			res, ops, err := runLoadgen(cmd.Context(), dir, nodes, workers, maxBatches, duration)
+			rounds, ops, err := runLoadgen(cmd.Context(), dir, nodes, workers, maxBatches, nrounds, duration)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(out, "loadgen: GOMAXPROCS=%d, %d CPUs, %d nodes, %d workers, run ≤ %s or ≤ %d batches each\n",
-				runtime.GOMAXPROCS(0), runtime.NumCPU(), nodes, workers, duration, maxBatches)
-			for _, r := range res {
-				fmt.Fprintf(out, "%-20s %7d batches %3d errors in %5.2fs: %6.0f batches/s  p50 %6.2fms  p99 %6.2fms  max %6.2fms  CPU %5.1fµs/batch (%.0f/s on %d dedicated cores)\n",
-					r.Name, r.Batches, r.Errors, r.Elapsed.Seconds(), r.PerSecond, ms(r.P50), ms(r.P99), ms(r.Max),
-					float64(r.CPUPerBatch.Nanoseconds())/1000, float64(runtime.GOMAXPROCS(0))/r.CPUPerBatch.Seconds(), runtime.GOMAXPROCS(0))
+			procs := runtime.GOMAXPROCS(0)
+			fmt.Fprintf(out, "loadgen: GOMAXPROCS=%d, %d CPUs, %d nodes, %d workers, %d rounds, each run ≤ %s or ≤ %d batches\n",
+				procs, runtime.NumCPU(), nodes, workers, nrounds, duration, maxBatches)
+			var wall, cpu []float64
+			var served, failed int64
+			var lat []time.Duration
+			for i, rd := range rounds {
+				for _, r := range []loadResult{rd.Serve, rd.Noop} {
+					fmt.Fprintf(out, "round %d %-6s %7d batches %3d errors in %5.2fs: %6.0f batches/s  p50 %6.2fms  p99 %6.2fms  max %6.2fms  CPU %5.1fµs/batch (%.0f/s on %d dedicated cores)\n",
+						i+1, r.Name, r.Batches, r.Errors, r.Elapsed.Seconds(), r.PerSecond, ms(r.P50), ms(r.P99), ms(r.Max),
+						float64(r.CPUPerBatch.Nanoseconds())/1000, float64(procs)/r.CPUPerBatch.Seconds(), procs)
+					failed += r.Errors
+				}
+				fmt.Fprintf(out, "round %d serve / no-op: %.1f %% by wall clock, %.1f %% by CPU per batch\n", i+1, 100*rd.WallRatio(), 100*rd.CPURatio())
+				wall, cpu = append(wall, rd.WallRatio()), append(cpu, rd.CPURatio())
+				served += rd.Serve.Batches
+				lat = append(lat, rd.Serve.P99)
 			}
-			fmt.Fprintf(out, "serve / no-op: %.1f %% by wall clock, %.1f %% by CPU per batch\n",
-				100*res[0].PerSecond/res[1].PerSecond, 100*res[1].CPUPerBatch.Seconds()/res[0].CPUPerBatch.Seconds())
+			var rates []float64
+			for _, rd := range rounds {
+				rates = append(rates, rd.Serve.PerSecond)
+			}
+			fmt.Fprintf(out, "median over %d rounds: serve %.0f batches/s, p99 %.2fms; serve / no-op %.1f %% by wall clock (%.1f–%.1f), %.1f %% by CPU per batch\n",
+				nrounds, median(rates), ms(time.Duration(median(durations(lat)))), 100*median(slices.Clone(wall)), 100*slices.Min(wall), 100*slices.Max(wall), 100*median(cpu))
 			if la, err := os.ReadFile("/proc/loadavg"); err == nil {
-				fmt.Fprintf(out, "load average during the run: %s", la)
+				fmt.Fprintf(out, "load average after the run: %s", la)
 			}
-			if res[0].Batches > 0 {
+			if served > 0 {
 				fmt.Fprintf(out, "store ops per ingested batch: %.3f writes, %.3f reads (%s)\n",
-					float64(ops.Total("/write")-int64(nodes))/float64(res[0].Batches), float64(ops.Total("/read"))/float64(res[0].Batches), ops)
+					float64(ops.Total("/write"))/float64(served), float64(ops.Total("/read"))/float64(served), ops)
 			}
-			if res[0].Errors > 0 || res[1].Errors > 0 {
-				return fmt.Errorf("loadgen: requests failed")
+			if failed > 0 {
+				return fmt.Errorf("loadgen: %d requests failed", failed)
 			}
 			return nil
 		},
@@ -131,15 +147,30 @@ no-op handler and the store operations per batch.`,
 	f.IntVar(&workers, "workers", 64, "concurrent clients")
 	f.IntVar(&maxBatches, "max-batches", 200000, "stop each run after this many batches")
 	f.DurationVar(&duration, "duration", 10*time.Second, "stop each run after this long")
-	f.StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile of both runs to this file")
+	f.IntVar(&nrounds, "rounds", 3, "serve/no-op pairs to run, alternating which goes first; the median ratio is reported")
+	f.StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile of both runs to this file (samples labelled run=serve or run=no-op)")
 	f.StringVar(&data, "data", "", "fresh data folder for the store (default: a temp folder, removed after)")
 	return cmd
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// runLoadgen measures the serve stack and then the no-op handler.
-func runLoadgen(ctx context.Context, dir string, nodes, workers, maxBatches int, duration time.Duration) ([]loadResult, app.OpCounts, error) {
+// loadRound is one serve run and one no-op run, back to back.
+type loadRound struct{ Serve, Noop loadResult }
+
+// WallRatio is serve's throughput as a share of the no-op handler's.
+func (r loadRound) WallRatio() float64 { return r.Serve.PerSecond / r.Noop.PerSecond }
+
+// CPURatio is the no-op handler's CPU per batch as a share of serve's.
+func (r loadRound) CPURatio() float64 {
+	return r.Noop.CPUPerBatch.Seconds() / r.Serve.CPUPerBatch.Seconds()
+}
+
+// runLoadgen measures the serve stack and the no-op handler in alternating
+// order (serve first in even rounds, no-op first in odd ones), so that a
+// slow stretch of a shared machine lands on both sides over the rounds
+// instead of on one.
+func runLoadgen(ctx context.Context, dir string, nodes, workers, maxBatches, rounds int, duration time.Duration) ([]loadRound, app.OpCounts, error) {
 	store, box, err := openData(dir, true)
 	if err != nil {
 		return nil, nil, err
@@ -151,6 +182,7 @@ func runLoadgen(ctx context.Context, dir string, nodes, workers, maxBatches int,
 		return nil, nil, err
 	}
 	sims := make([]*simNode, nodes)
+	noopSims := make([]*simNode, nodes) // own sequence numbers; the no-op handler checks nothing
 	for i := range sims {
 		n, secret, err := svc.AddNode(ctx, app.NewNode{ID: fmt.Sprintf("load-%05d", i), Provider: "load", Contract: "load",
 			OrderedAt: svc.Now(), GPUModel: "H100", GPUCount: 8})
@@ -158,30 +190,52 @@ func runLoadgen(ctx context.Context, dir string, nodes, workers, maxBatches int,
 			return nil, nil, err
 		}
 		sims[i] = &simNode{id: n.ID, secret: secret}
+		noopSims[i] = &simNode{id: n.ID, secret: secret}
 	}
-	before := store.Ops()
-	serveRes, err := drive(ctx, "serve (ingest+bolt)", httpapi.New(svc, quiet), sims, workers, maxBatches, duration)
-	if err != nil {
-		return nil, nil, err
-	}
-	after := store.Ops()
-	for k, v := range before {
-		after[k] -= v
-	}
-	after["CreateNode/write"] = int64(nodes) // so Total("/write") - nodes is ingest only
-	for i := range sims {
-		sims[i].seq, sims[i].prev = 0, ""
-	}
+	serve := httpapi.New(svc, quiet)
 	noop := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"id":"x","status":"stored","server_time":"2026-01-01T00:00:00Z"}`))
 	})
-	noopRes, err := drive(ctx, "no-op handler", noop, sims, workers, maxBatches, duration)
-	if err != nil {
-		return nil, nil, err
+	ops := app.OpCounts{}
+	out := make([]loadRound, rounds)
+	for i := range out {
+		runServe := func() error {
+			before := store.Ops()
+			res, err := drive(ctx, "serve", serve, sims, workers, maxBatches, duration)
+			for k, v := range store.Ops() {
+				ops[k] += v - before[k]
+			}
+			out[i].Serve = res
+			return err
+		}
+		runNoop := func() (err error) {
+			out[i].Noop, err = drive(ctx, "no-op", noop, noopSims, workers, maxBatches, duration)
+			return err
+		}
+		first, second := runServe, runNoop
+		if i%2 == 1 {
+			first, second = runNoop, runServe
+		}
+		if err := first(); err != nil {
+			return nil, nil, err
+		}
+		if err := second(); err != nil {
+			return nil, nil, err
+		}
 	}
-	return []loadResult{serveRes, noopRes}, after, nil
+	return out, ops, nil
+}
+
+// median of xs (xs is reordered).
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
 type simNode struct {
@@ -207,6 +261,11 @@ func (n *simNode) next(now time.Time) []byte {
 // drive serves h on a loopback port with serve's server settings and runs
 // the generator against it.
 func drive(ctx context.Context, name string, h http.Handler, sims []*simNode, workers, maxBatches int, duration time.Duration) (loadResult, error) {
+	// Goroutines inherit the label (server, connections, clients), so
+	// --cpuprofile can be read per run: pprof -tagfocus run=serve.
+	ctx = pprof.WithLabels(ctx, pprof.Labels("run", name))
+	pprof.SetGoroutineLabels(ctx)
+	defer pprof.SetGoroutineLabels(context.Background())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return loadResult{}, err
@@ -285,4 +344,12 @@ func drive(ctx context.Context, name string, h http.Handler, sims []*simNode, wo
 		r.CPUPerBatch = cpu / time.Duration(r.Batches)
 	}
 	return r, nil
+}
+
+func durations(ds []time.Duration) []float64 {
+	out := make([]float64, len(ds))
+	for i, d := range ds {
+		out[i] = float64(d)
+	}
+	return out
 }
