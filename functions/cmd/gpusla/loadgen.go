@@ -22,6 +22,7 @@ import (
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/httpapi"
+	"github.com/gpusla/gpusla/infra/bolt"
 	"github.com/gpusla/gpusla/infra/slack"
 	"github.com/gpusla/gpusla/probe/wire"
 )
@@ -57,9 +58,10 @@ func cpuTime() time.Duration {
 
 func newLoadgenCmd() *cobra.Command {
 	var (
-		nodes, workers, maxBatches, nrounds int
-		duration                            time.Duration
-		data, cpuprofile                    string
+		nodes, maxBatches, nrounds int
+		workers                    []int
+		duration                   time.Duration
+		data, cpuprofile           string
 	)
 	cmd := &cobra.Command{
 		Use:   "loadgen",
@@ -70,12 +72,14 @@ drives it with --workers concurrent clients pushing real signed, hash-chained
 heartbeat batches (two heartbeats each, every node's batches in order, one at
 a time, as a probe does), and a no-op handler (reads the body, answers a
 fixed ack) with the same generator, --rounds times each, alternating which
-goes first. Each run stops after --duration or --max-batches. Prints every
-run's batches/s, latency p50/p99/max and CPU per batch, each round's ratio to
-the no-op handler, the medians, and the store operations per batch.`,
+goes first, at every concurrency level in --workers. Each run stops after
+--duration or --max-batches. Prints every run's batches/s, latency p50/p99/
+max and CPU per batch, each level's medians and ratio to the no-op handler,
+the peak throughput of each (a closed-loop generator measures throughput
+only once the target is saturated), and the store operations per batch.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if nodes < 1 || workers < 1 || maxBatches < 1 || nrounds < 1 || duration <= 0 {
+			if nodes < 1 || len(workers) == 0 || slices.Min(workers) < 1 || maxBatches < 1 || nrounds < 1 || duration <= 0 {
 				return fmt.Errorf("--nodes, --workers, --max-batches, --rounds and --duration must be positive")
 			}
 			dir := data
@@ -101,40 +105,47 @@ the no-op handler, the medians, and the store operations per batch.`,
 				}
 				defer pprof.StopCPUProfile()
 			}
-			rounds, ops, err := runLoadgen(cmd.Context(), dir, nodes, workers, maxBatches, nrounds, duration)
+			bench, err := newLoadBench(cmd.Context(), dir, nodes)
 			if err != nil {
 				return err
 			}
+			defer bench.Close()
 			procs := runtime.GOMAXPROCS(0)
-			fmt.Fprintf(out, "loadgen: GOMAXPROCS=%d, %d CPUs, %d nodes, %d workers, %d rounds, each run ≤ %s or ≤ %d batches\n",
+			fmt.Fprintf(out, "loadgen: GOMAXPROCS=%d, %d CPUs, %d nodes, workers %v, %d rounds each, each run ≤ %s or ≤ %d batches\n",
 				procs, runtime.NumCPU(), nodes, workers, nrounds, duration, maxBatches)
-			var wall, cpu []float64
+			var levels []level
 			var served, failed int64
-			var lat []time.Duration
-			for i, rd := range rounds {
-				for _, r := range []loadResult{rd.Serve, rd.Noop} {
-					fmt.Fprintf(out, "round %d %-6s %7d batches %3d errors in %5.2fs: %6.0f batches/s  p50 %6.2fms  p99 %6.2fms  max %6.2fms  CPU %5.1fµs/batch (%.0f/s on %d dedicated cores)\n",
-						i+1, r.Name, r.Batches, r.Errors, r.Elapsed.Seconds(), r.PerSecond, ms(r.P50), ms(r.P99), ms(r.Max),
-						float64(r.CPUPerBatch.Nanoseconds())/1000, float64(procs)/r.CPUPerBatch.Seconds(), procs)
-					failed += r.Errors
+			for _, w := range workers {
+				rounds, err := bench.rounds(cmd.Context(), w, maxBatches, nrounds, duration)
+				if err != nil {
+					return err
 				}
-				fmt.Fprintf(out, "round %d serve / no-op: %.1f %% by wall clock, %.1f %% by CPU per batch\n", i+1, 100*rd.WallRatio(), 100*rd.CPURatio())
-				wall, cpu = append(wall, rd.WallRatio()), append(cpu, rd.CPURatio())
-				served += rd.Serve.Batches
-				lat = append(lat, rd.Serve.P99)
+				for i, rd := range rounds {
+					for _, r := range []loadResult{rd.Serve, rd.Noop} {
+						fmt.Fprintf(out, "%3d workers round %d %-6s %7d batches %3d errors in %5.2fs: %6.0f batches/s  p50 %6.2fms  p99 %6.2fms  max %6.2fms  CPU %5.1fµs/batch\n",
+							w, i+1, r.Name, r.Batches, r.Errors, r.Elapsed.Seconds(), r.PerSecond, ms(r.P50), ms(r.P99), ms(r.Max),
+							float64(r.CPUPerBatch.Nanoseconds())/1000)
+						failed += r.Errors
+					}
+					served += rd.Serve.Batches
+					fmt.Fprintf(out, "%3d workers round %d serve / no-op: %.1f %% by wall clock, %.1f %% by CPU per batch\n", w, i+1, 100*rd.WallRatio(), 100*rd.CPURatio())
+				}
+				levels = append(levels, summarize(w, rounds))
 			}
-			var rates []float64
-			for _, rd := range rounds {
-				rates = append(rates, rd.Serve.PerSecond)
+			fmt.Fprintf(out, "\nmedians of %d rounds:\n%7s %14s %10s %14s %10s %22s %10s\n", nrounds, "workers", "serve/s", "p99", "no-op/s", "p99", "serve/no-op (range)", "by CPU")
+			for _, l := range levels {
+				fmt.Fprintf(out, "%7d %14.0f %8.2fms %14.0f %8.2fms %9.1f %% (%.1f–%.1f) %8.1f %%\n",
+					l.Workers, l.Serve, ms(l.ServeP99), l.Noop, ms(l.NoopP9), 100*l.Wall, 100*l.WallMin, 100*l.WallMax, 100*l.CPU)
 			}
-			fmt.Fprintf(out, "median over %d rounds: serve %.0f batches/s, p99 %.2fms; serve / no-op %.1f %% by wall clock (%.1f–%.1f), %.1f %% by CPU per batch\n",
-				nrounds, median(rates), ms(time.Duration(median(durations(lat)))), 100*median(slices.Clone(wall)), 100*slices.Min(wall), 100*slices.Max(wall), 100*median(cpu))
+			ps, pn := peak(levels)
+			fmt.Fprintf(out, "peak throughput: serve %.0f batches/s (%d workers, p99 %.2fms), no-op %.0f batches/s (%d workers): %.1f %%\n",
+				ps.Serve, ps.Workers, ms(ps.ServeP99), pn.Noop, pn.Workers, 100*ps.Serve/pn.Noop)
 			if la, err := os.ReadFile("/proc/loadavg"); err == nil {
 				fmt.Fprintf(out, "load average after the run: %s", la)
 			}
 			if served > 0 {
 				fmt.Fprintf(out, "store ops per ingested batch: %.3f writes, %.3f reads (%s)\n",
-					float64(ops.Total("/write"))/float64(served), float64(ops.Total("/read"))/float64(served), ops)
+					float64(bench.ops.Total("/write"))/float64(served), float64(bench.ops.Total("/read"))/float64(served), bench.ops)
 			}
 			if failed > 0 {
 				return fmt.Errorf("loadgen: %d requests failed", failed)
@@ -144,9 +155,9 @@ the no-op handler, the medians, and the store operations per batch.`,
 	}
 	f := cmd.Flags()
 	f.IntVar(&nodes, "nodes", 1000, "simulated nodes")
-	f.IntVar(&workers, "workers", 64, "concurrent clients")
+	f.IntSliceVar(&workers, "workers", []int{64, 128, 256}, "concurrent clients; a list measures each level")
 	f.IntVar(&maxBatches, "max-batches", 200000, "stop each run after this many batches")
-	f.DurationVar(&duration, "duration", 10*time.Second, "stop each run after this long")
+	f.DurationVar(&duration, "duration", 5*time.Second, "stop each run after this long")
 	f.IntVar(&nrounds, "rounds", 3, "serve/no-op pairs to run, alternating which goes first; the median ratio is reported")
 	f.StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile of both runs to this file (samples labelled run=serve or run=no-op)")
 	f.StringVar(&data, "data", "", "fresh data folder for the store (default: a temp folder, removed after)")
@@ -166,52 +177,68 @@ func (r loadRound) CPURatio() float64 {
 	return r.Noop.CPUPerBatch.Seconds() / r.Serve.CPUPerBatch.Seconds()
 }
 
-// runLoadgen measures the serve stack and the no-op handler in alternating
-// order (serve first in even rounds, no-op first in odd ones), so that a
-// slow stretch of a shared machine lands on both sides over the rounds
-// instead of on one.
-func runLoadgen(ctx context.Context, dir string, nodes, workers, maxBatches, rounds int, duration time.Duration) ([]loadRound, app.OpCounts, error) {
+// loadBench is a store with registered simulated nodes and the two handlers
+// under test, reused across concurrency levels.
+type loadBench struct {
+	store       *bolt.Store
+	serve, noop http.Handler
+	// sims push to serve; noopSims have their own sequence numbers (the
+	// no-op handler checks nothing).
+	sims, noopSims []*simNode
+	ops            app.OpCounts
+}
+
+func newLoadBench(ctx context.Context, dir string, nodes int) (*loadBench, error) {
 	store, box, err := openData(dir, true)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	defer store.Close()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	svc, err := app.New(app.Config{Store: store, Notifier: &slack.Console{W: io.Discard}, Box: box, Log: quiet, BackendID: "loadgen"})
 	if err != nil {
-		return nil, nil, err
+		store.Close()
+		return nil, err
 	}
-	sims := make([]*simNode, nodes)
-	noopSims := make([]*simNode, nodes) // own sequence numbers; the no-op handler checks nothing
-	for i := range sims {
-		n, secret, err := svc.AddNode(ctx, app.NewNode{ID: fmt.Sprintf("load-%05d", i), Provider: "load", Contract: "load",
-			OrderedAt: svc.Now(), GPUModel: "H100", GPUCount: 8})
-		if err != nil {
-			return nil, nil, err
-		}
-		sims[i] = &simNode{id: n.ID, secret: secret}
-		noopSims[i] = &simNode{id: n.ID, secret: secret}
-	}
-	serve := httpapi.New(svc, quiet)
-	noop := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	b := &loadBench{store: store, serve: httpapi.New(svc, quiet), ops: app.OpCounts{},
+		sims: make([]*simNode, nodes), noopSims: make([]*simNode, nodes)}
+	b.noop = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"id":"x","status":"stored","server_time":"2026-01-01T00:00:00Z"}`))
 	})
-	ops := app.OpCounts{}
-	out := make([]loadRound, rounds)
+	for i := range b.sims {
+		n, secret, err := svc.AddNode(ctx, app.NewNode{ID: fmt.Sprintf("load-%05d", i), Provider: "load", Contract: "load",
+			OrderedAt: svc.Now(), GPUModel: "H100", GPUCount: 8})
+		if err != nil {
+			store.Close()
+			return nil, err
+		}
+		b.sims[i] = &simNode{id: n.ID, secret: secret}
+		b.noopSims[i] = &simNode{id: n.ID, secret: secret}
+	}
+	return b, nil
+}
+
+func (b *loadBench) Close() error { return b.store.Close() }
+
+// rounds measures the serve stack and the no-op handler with workers
+// clients in alternating order (serve first in even rounds, no-op first in
+// odd ones), so that a slow stretch of a shared machine lands on both sides
+// over the rounds instead of on one.
+func (b *loadBench) rounds(ctx context.Context, workers, maxBatches, n int, duration time.Duration) ([]loadRound, error) {
+	out := make([]loadRound, n)
 	for i := range out {
 		runServe := func() error {
-			before := store.Ops()
-			res, err := drive(ctx, "serve", serve, sims, workers, maxBatches, duration)
-			for k, v := range store.Ops() {
-				ops[k] += v - before[k]
+			before := b.store.Ops()
+			res, err := drive(ctx, "serve", b.serve, b.sims, workers, maxBatches, duration)
+			for k, v := range b.store.Ops() {
+				b.ops[k] += v - before[k]
 			}
 			out[i].Serve = res
 			return err
 		}
 		runNoop := func() (err error) {
-			out[i].Noop, err = drive(ctx, "no-op", noop, noopSims, workers, maxBatches, duration)
+			out[i].Noop, err = drive(ctx, "no-op", b.noop, b.noopSims, workers, maxBatches, duration)
 			return err
 		}
 		first, second := runServe, runNoop
@@ -219,13 +246,50 @@ func runLoadgen(ctx context.Context, dir string, nodes, workers, maxBatches, rou
 			first, second = runNoop, runServe
 		}
 		if err := first(); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if err := second(); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	return out, ops, nil
+	return out, nil
+}
+
+// level is the median of one concurrency level's rounds.
+type level struct {
+	Workers          int
+	Serve, Noop      float64 // batches/s
+	ServeP99, NoopP9 time.Duration
+	Wall, CPU        float64 // serve / no-op
+	WallMin, WallMax float64
+}
+
+func summarize(workers int, rounds []loadRound) level {
+	var serve, noop, sp99, np99, wall, cpu []float64
+	for _, rd := range rounds {
+		serve, noop = append(serve, rd.Serve.PerSecond), append(noop, rd.Noop.PerSecond)
+		sp99, np99 = append(sp99, float64(rd.Serve.P99)), append(np99, float64(rd.Noop.P99))
+		wall, cpu = append(wall, rd.WallRatio()), append(cpu, rd.CPURatio())
+	}
+	return level{Workers: workers, Serve: median(serve), Noop: median(noop),
+		ServeP99: time.Duration(median(sp99)), NoopP9: time.Duration(median(np99)),
+		Wall: median(wall), CPU: median(cpu), WallMin: slices.Min(wall), WallMax: slices.Max(wall)}
+}
+
+// peak returns the levels with the highest median serve and no-op rates:
+// a closed-loop generator measures throughput only where the target is
+// saturated, and the fsync-bound serve stack needs more clients for that
+// than the no-op handler does.
+func peak(levels []level) (serve, noop level) {
+	for i, l := range levels {
+		if i == 0 || l.Serve > serve.Serve {
+			serve = l
+		}
+		if i == 0 || l.Noop > noop.Noop {
+			noop = l
+		}
+	}
+	return serve, noop
 }
 
 // median of xs (xs is reordered).
@@ -344,12 +408,4 @@ func drive(ctx context.Context, name string, h http.Handler, sims []*simNode, wo
 		r.CPUPerBatch = cpu / time.Duration(r.Batches)
 	}
 	return r, nil
-}
-
-func durations(ds []time.Duration) []float64 {
-	out := make([]float64, len(ds))
-	for i, d := range ds {
-		out[i] = float64(d)
-	}
-	return out
 }

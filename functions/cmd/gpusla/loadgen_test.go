@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 	"time"
 )
@@ -9,7 +11,12 @@ import (
 // batch in every round, and each ingested heartbeat batch costs exactly one
 // store write.
 func TestLoadgenSmoke(t *testing.T) {
-	rounds, ops, err := runLoadgen(t.Context(), t.TempDir(), 20, 4, 200, 2, 2*time.Second)
+	b, err := newLoadBench(t.Context(), t.TempDir(), 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	rounds, err := b.rounds(t.Context(), 4, 200, 2, 2*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,12 +35,35 @@ func TestLoadgenSmoke(t *testing.T) {
 		}
 		served += rd.Serve.Batches
 	}
-	if got := ops.Total("/write"); got != served {
-		t.Fatalf("ingest writes %d for %d batches: %s", got, served, ops)
+	if got := b.ops.Total("/write"); got != served {
+		t.Fatalf("ingest writes %d for %d batches: %s", got, served, b.ops)
 	}
 }
 
-func TestMedian(t *testing.T) {
+// The command runs two levels end to end and prints the table and the peak.
+func TestLoadgenCommand(t *testing.T) {
+	cmd := newLoadgenCmd()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetArgs([]string{"--nodes", "8", "--workers", "2,4", "--rounds", "1", "--max-batches", "50", "--duration", "2s"})
+	if err := cmd.ExecuteContext(t.Context()); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	for _, want := range []string{"  2 workers round 1 serve ", "  4 workers round 1 no-op ", "peak throughput: serve ", "store ops per ingested batch: 1.000 writes"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	cmd = newLoadgenCmd()
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs([]string{"--workers", "4,0"})
+	if err := cmd.ExecuteContext(t.Context()); err == nil || !strings.Contains(err.Error(), "--workers") {
+		t.Fatalf("--workers 4,0 gave %v", err)
+	}
+}
+
+func TestMedianAndPeak(t *testing.T) {
 	for _, c := range []struct {
 		in   []float64
 		want float64
@@ -41,5 +71,9 @@ func TestMedian(t *testing.T) {
 		if got := median(c.in); got != c.want {
 			t.Errorf("median(%v) = %v, want %v", c.in, got, c.want)
 		}
+	}
+	s, n := peak([]level{{Workers: 64, Serve: 5, Noop: 30}, {Workers: 128, Serve: 7, Noop: 25}, {Workers: 256, Serve: 6, Noop: 20}})
+	if s.Workers != 128 || n.Workers != 64 {
+		t.Fatalf("peak: serve at %d, no-op at %d; want 128, 64", s.Workers, n.Workers)
 	}
 }
