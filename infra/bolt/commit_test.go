@@ -27,14 +27,20 @@ func openTemp(t *testing.T) *Store {
 // no timer: one held-up write plus 199 queued behind it make two commits.
 func TestGroupCommitGroupsQueuedWrites(t *testing.T) {
 	s := openTemp(t)
-	release := make(chan struct{})
+	started, release := make(chan struct{}), make(chan struct{})
+	var releaseOnce sync.Once
+	unblock := func() { releaseOnce.Do(func() { close(release) }) }
+	defer unblock() // a failing test must not leave Close waiting on the held commit
 	first := make(chan error, 1)
 	go func() {
+		var once sync.Once
 		first <- s.commit.do(func(tx *bbolt.Tx) error {
+			once.Do(func() { close(started) })
 			<-release
 			return tx.Bucket(bNodes).Put([]byte("first"), []byte("{}"))
 		})
 	}()
+	<-started // the commit loop is inside the first transaction
 	const queued = 199
 	var wg sync.WaitGroup
 	errs := make(chan error, queued)
@@ -52,7 +58,7 @@ func TestGroupCommitGroupsQueuedWrites(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	before := s.commit.commits.Load()
-	close(release)
+	unblock()
 	wg.Wait()
 	close(errs)
 	for err := range errs {

@@ -334,7 +334,7 @@ func drive(ctx context.Context, name string, h http.Handler, sims []*simNode, wo
 	if err != nil {
 		return loadResult{}, err
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
+	srv := newHTTPServer(h)
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
 	url := "http://" + ln.Addr().String() + httpapi.PathBatches

@@ -261,8 +261,7 @@ func serve(ctx context.Context, c serveConfig, watchdogGiven bool, log *slog.Log
 		ln.Close()
 		return err
 	}
-	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 16 << 10}
+	srv := newHTTPServer(api)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 
@@ -328,3 +327,9 @@ func serve(ctx context.Context, c serveConfig, watchdogGiven bool, log *slog.Log
 
 // dataPath joins the data folder and a name.
 func dataPath(c serveConfig, name string) string { return filepath.Join(c.Data, name) }
+
+// newHTTPServer is serve's HTTP server; loadgen measures with the same one.
+func newHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 16 << 10}
+}
