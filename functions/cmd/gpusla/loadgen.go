@@ -113,33 +113,38 @@ only once the target is saturated), and the store operations per batch.`,
 			procs := runtime.GOMAXPROCS(0)
 			fmt.Fprintf(out, "loadgen: GOMAXPROCS=%d, %d CPUs, %d nodes, workers %v, %d rounds each, each run ≤ %s or ≤ %d batches\n",
 				procs, runtime.NumCPU(), nodes, workers, nrounds, duration, maxBatches)
-			var levels []level
+			results, err := bench.sweep(cmd.Context(), workers, maxBatches, nrounds, duration)
+			if err != nil {
+				return err
+			}
 			var served, failed int64
-			for _, w := range workers {
-				rounds, err := bench.rounds(cmd.Context(), w, maxBatches, nrounds, duration)
-				if err != nil {
-					return err
-				}
-				for i, rd := range rounds {
-					for _, r := range []loadResult{rd.Serve, rd.Noop} {
-						fmt.Fprintf(out, "%3d workers round %d %-6s %7d batches %3d errors in %5.2fs: %6.0f batches/s  p50 %6.2fms  p99 %6.2fms  max %6.2fms  CPU %5.1fµs/batch\n",
-							w, i+1, r.Name, r.Batches, r.Errors, r.Elapsed.Seconds(), r.PerSecond, ms(r.P50), ms(r.P99), ms(r.Max),
-							float64(r.CPUPerBatch.Nanoseconds())/1000)
-						failed += r.Errors
+			for r := range nrounds {
+				for li, w := range workers {
+					rd := results[li][r]
+					for _, x := range []loadResult{rd.Serve, rd.Noop} {
+						fmt.Fprintf(out, "round %d %3d workers %-6s %7d batches %3d errors in %5.2fs: %6.0f batches/s  p50 %6.2fms  p99 %6.2fms  max %6.2fms  CPU %5.1fµs/batch\n",
+							r+1, w, x.Name, x.Batches, x.Errors, x.Elapsed.Seconds(), x.PerSecond, ms(x.P50), ms(x.P99), ms(x.Max),
+							float64(x.CPUPerBatch.Nanoseconds())/1000)
+						failed += x.Errors
 					}
 					served += rd.Serve.Batches
-					fmt.Fprintf(out, "%3d workers round %d serve / no-op: %.1f %% by wall clock, %.1f %% by CPU per batch\n", w, i+1, 100*rd.WallRatio(), 100*rd.CPURatio())
+					fmt.Fprintf(out, "round %d %3d workers serve / no-op: %.1f %% by wall clock, %.1f %% by CPU per batch\n", r+1, w, 100*rd.WallRatio(), 100*rd.CPURatio())
 				}
-				levels = append(levels, summarize(w, rounds))
 			}
 			fmt.Fprintf(out, "\nmedians of %d rounds:\n%7s %14s %10s %14s %10s %22s %10s\n", nrounds, "workers", "serve/s", "p99", "no-op/s", "p99", "serve/no-op (range)", "by CPU")
-			for _, l := range levels {
+			for li, w := range workers {
+				l := summarize(w, results[li])
 				fmt.Fprintf(out, "%7d %14.0f %8.2fms %14.0f %8.2fms %9.1f %% (%.1f–%.1f) %8.1f %%\n",
 					l.Workers, l.Serve, ms(l.ServeP99), l.Noop, ms(l.NoopP9), 100*l.Wall, 100*l.WallMin, 100*l.WallMax, 100*l.CPU)
 			}
-			ps, pn := peak(levels)
-			fmt.Fprintf(out, "peak throughput: serve %.0f batches/s (%d workers, p99 %.2fms), no-op %.0f batches/s (%d workers): %.1f %%\n",
-				ps.Serve, ps.Workers, ms(ps.ServeP99), pn.Noop, pn.Workers, 100*ps.Serve/pn.Noop)
+			var ratios []float64
+			for r, p := range peaks(workers, results) {
+				fmt.Fprintf(out, "round %d peak: serve %.0f batches/s (%d workers, p99 %.2fms), no-op %.0f batches/s (%d workers): %.1f %%\n",
+					r+1, p.Serve.PerSecond, p.ServeW, ms(p.Serve.P99), p.Noop.PerSecond, p.NoopW, 100*p.Ratio())
+				ratios = append(ratios, p.Ratio())
+			}
+			fmt.Fprintf(out, "peak throughput, serve / no-op: median %.1f %% over %d rounds (%.1f–%.1f)\n",
+				100*median(slices.Clone(ratios)), nrounds, 100*slices.Min(ratios), 100*slices.Max(ratios))
 			if la, err := os.ReadFile("/proc/loadavg"); err == nil {
 				fmt.Fprintf(out, "load average after the run: %s", la)
 			}
@@ -221,35 +226,46 @@ func newLoadBench(ctx context.Context, dir string, nodes int) (*loadBench, error
 
 func (b *loadBench) Close() error { return b.store.Close() }
 
-// rounds measures the serve stack and the no-op handler with workers
-// clients in alternating order (serve first in even rounds, no-op first in
-// odd ones), so that a slow stretch of a shared machine lands on both sides
-// over the rounds instead of on one.
-func (b *loadBench) rounds(ctx context.Context, workers, maxBatches, n int, duration time.Duration) ([]loadRound, error) {
-	out := make([]loadRound, n)
-	for i := range out {
-		runServe := func() error {
-			before := b.store.Ops()
-			res, err := drive(ctx, "serve", b.serve, b.sims, workers, maxBatches, duration)
-			for k, v := range b.store.Ops() {
-				b.ops[k] += v - before[k]
+// pair measures the serve stack and the no-op handler with workers clients,
+// back to back, in the order given: callers alternate it, so that a slow
+// stretch of a shared machine lands on both sides instead of on one.
+func (b *loadBench) pair(ctx context.Context, workers, maxBatches int, duration time.Duration, noopFirst bool) (loadRound, error) {
+	var out loadRound
+	runServe := func() error {
+		before := b.store.Ops()
+		res, err := drive(ctx, "serve", b.serve, b.sims, workers, maxBatches, duration)
+		for k, v := range b.store.Ops() {
+			b.ops[k] += v - before[k]
+		}
+		out.Serve = res
+		return err
+	}
+	runNoop := func() (err error) {
+		out.Noop, err = drive(ctx, "no-op", b.noop, b.noopSims, workers, maxBatches, duration)
+		return err
+	}
+	first, second := runServe, runNoop
+	if noopFirst {
+		first, second = runNoop, runServe
+	}
+	if err := first(); err != nil {
+		return out, err
+	}
+	return out, second()
+}
+
+// sweep runs n rounds; each round measures every concurrency level (a pair
+// per level), so a round's best serve level and best no-op level are
+// measured within seconds of each other. It returns results[level][round].
+func (b *loadBench) sweep(ctx context.Context, levels []int, maxBatches, n int, duration time.Duration) ([][]loadRound, error) {
+	out := make([][]loadRound, len(levels))
+	for r := range n {
+		for li, w := range levels {
+			rd, err := b.pair(ctx, w, maxBatches, duration, (r+li)%2 == 1)
+			if err != nil {
+				return nil, err
 			}
-			out[i].Serve = res
-			return err
-		}
-		runNoop := func() (err error) {
-			out[i].Noop, err = drive(ctx, "no-op", b.noop, b.noopSims, workers, maxBatches, duration)
-			return err
-		}
-		first, second := runServe, runNoop
-		if i%2 == 1 {
-			first, second = runNoop, runServe
-		}
-		if err := first(); err != nil {
-			return nil, err
-		}
-		if err := second(); err != nil {
-			return nil, err
+			out[li] = append(out[li], rd)
 		}
 	}
 	return out, nil
@@ -276,20 +292,34 @@ func summarize(workers int, rounds []loadRound) level {
 		Wall: median(wall), CPU: median(cpu), WallMin: slices.Min(wall), WallMax: slices.Max(wall)}
 }
 
-// peak returns the levels with the highest median serve and no-op rates:
-// a closed-loop generator measures throughput only where the target is
-// saturated, and the fsync-bound serve stack needs more clients for that
+// roundPeak is one round's saturated throughput of each target: its best
+// level. A closed-loop generator measures throughput only where the target
+// is saturated, and the fsync-bound serve stack needs more clients for that
 // than the no-op handler does.
-func peak(levels []level) (serve, noop level) {
-	for i, l := range levels {
-		if i == 0 || l.Serve > serve.Serve {
-			serve = l
+type roundPeak struct {
+	Serve, Noop   loadResult
+	ServeW, NoopW int
+}
+
+func (p roundPeak) Ratio() float64 { return p.Serve.PerSecond / p.Noop.PerSecond }
+
+// peaks returns every round's peak from results[level][round].
+func peaks(levels []int, results [][]loadRound) []roundPeak {
+	var out []roundPeak
+	for r := range results[0] {
+		var p roundPeak
+		for li, w := range levels {
+			rd := results[li][r]
+			if rd.Serve.PerSecond > p.Serve.PerSecond {
+				p.Serve, p.ServeW = rd.Serve, w
+			}
+			if rd.Noop.PerSecond > p.Noop.PerSecond {
+				p.Noop, p.NoopW = rd.Noop, w
+			}
 		}
-		if i == 0 || l.Noop > noop.Noop {
-			noop = l
-		}
+		out = append(out, p)
 	}
-	return serve, noop
+	return out
 }
 
 // median of xs (xs is reordered).

@@ -16,13 +16,14 @@ func TestLoadgenSmoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	rounds, err := b.rounds(t.Context(), 4, 200, 2, 2*time.Second)
+	res, err := b.sweep(t.Context(), []int{4}, 200, 2, 2*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rounds) != 2 {
-		t.Fatalf("%d rounds, want 2", len(rounds))
+	if len(res) != 1 || len(res[0]) != 2 {
+		t.Fatalf("results %d×%d, want 1×2", len(res), len(res[0]))
 	}
+	rounds := res[0]
 	var served int64
 	for _, rd := range rounds {
 		for _, r := range []loadResult{rd.Serve, rd.Noop} {
@@ -49,7 +50,7 @@ func TestLoadgenCommand(t *testing.T) {
 	if err := cmd.ExecuteContext(t.Context()); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	for _, want := range []string{"  2 workers round 1 serve ", "  4 workers round 1 no-op ", "peak throughput: serve ", "store ops per ingested batch: 1.000 writes"} {
+	for _, want := range []string{"round 1   2 workers serve ", "round 1   4 workers no-op ", "round 1 peak: serve ", "peak throughput, serve / no-op: median ", "store ops per ingested batch: 1.000 writes"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
@@ -63,7 +64,7 @@ func TestLoadgenCommand(t *testing.T) {
 	}
 }
 
-func TestMedianAndPeak(t *testing.T) {
+func TestMedianAndPeaks(t *testing.T) {
 	for _, c := range []struct {
 		in   []float64
 		want float64
@@ -72,8 +73,15 @@ func TestMedianAndPeak(t *testing.T) {
 			t.Errorf("median(%v) = %v, want %v", c.in, got, c.want)
 		}
 	}
-	s, n := peak([]level{{Workers: 64, Serve: 5, Noop: 30}, {Workers: 128, Serve: 7, Noop: 25}, {Workers: 256, Serve: 6, Noop: 20}})
-	if s.Workers != 128 || n.Workers != 64 {
-		t.Fatalf("peak: serve at %d, no-op at %d; want 128, 64", s.Workers, n.Workers)
+	r := func(serve, noop float64) loadRound {
+		return loadRound{Serve: loadResult{PerSecond: serve}, Noop: loadResult{PerSecond: noop}}
+	}
+	// results[level][round]: round 1 peaks at 128 / 64, round 2 at 256 / 128.
+	ps := peaks([]int{64, 128, 256}, [][]loadRound{{r(5, 30), r(5, 20)}, {r(7, 25), r(6, 24)}, {r(6, 20), r(8, 22)}})
+	if len(ps) != 2 || ps[0].ServeW != 128 || ps[0].NoopW != 64 || ps[1].ServeW != 256 || ps[1].NoopW != 128 {
+		t.Fatalf("peaks: %+v", ps)
+	}
+	if got := ps[1].Ratio(); got != 8.0/24 {
+		t.Fatalf("round 2 ratio %v, want %v", got, 8.0/24)
 	}
 }
