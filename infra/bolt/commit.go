@@ -55,8 +55,7 @@ type groupCommit struct {
 	closed bool
 	done   chan struct{}
 	// commits counts transactions committed (tests read it).
-	commits     atomic.Int64
-	linger, gap time.Duration
+	commits atomic.Int64
 }
 
 type commitReq struct {
