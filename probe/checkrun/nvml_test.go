@@ -22,7 +22,7 @@ func (r recordedLog) Read(context.Context) (*kmsg.Log, error) { return r.l, nil 
 // the live NVML reader to the same readings, and the daemon's CollectGPU
 // reaches the same verdicts as judging the file.
 func TestSnapshotsThroughNVMLMock(t *testing.T) {
-	for _, file := range []string{"h200x2-real.json", "rtx4090d-relabelled.json", "h20-as-h100.json",
+	for _, file := range []string{"h200x2-real.json", "h200x1-real.json", "rtx4090d-relabelled.json", "h20-as-h100.json",
 		"h200-power-capped.json", "h200-pcie-x8.json", "h200-remap-pending-xid79.json", "h200-vgpu-slice.json"} {
 		t.Run(file, func(t *testing.T) {
 			s, err := ReadSnapshot("testdata/snapshots/" + file)

@@ -50,6 +50,7 @@ func TestRecordedSnapshots(t *testing.T) {
 	}{
 		{file: "h200x2-real.json", order: realOrder},
 		{file: "h200x2-real.json", order: &expect.Expected{Model: "H200 SXM"}},
+		{file: "h200x1-real.json", order: &expect.Expected{Model: "H200", GPUs: 1, GPUMemoryGB: 141, CPUs: 16}},
 		{file: "rtx4090d-relabelled.json", fails: []failure{
 			{"gpu.model", 0, wire.CategoryInventory, `calls itself "NVIDIA GeForce RTX 4090" but its PCI device id 0x2685 is NVIDIA GeForce RTX 4090 D (a genuine NVIDIA GeForce RTX 4090 has device id 0x2684)`},
 			{"gpu.order.model", 0, wire.CategoryInventory, "device id 0x2685 is NVIDIA GeForce RTX 4090 D (rtx-4090-d), the order says RTX 4090"},
