@@ -185,7 +185,7 @@ func (n *netns) probe(t *testing.T, job string, spec Spec) map[string]wire.Check
 		t.Fatalf("probe output %q: %v", out, err)
 	}
 	for _, c := range cs {
-		t.Logf("%-28s %-7s %s  %s", c.Name, c.Verdict, c.Value, c.Criterion)
+		t.Logf("%-28s %-7s %s  %s  [%s]", c.Name, c.Verdict, c.Value, c.Criterion, c.Detail)
 	}
 	return byName(cs)
 }
@@ -282,6 +282,43 @@ func TestNetworkChecksSeeImpairments(t *testing.T) {
 		verdictIs(t, cs, "net.gateway.loss", wire.Fail)
 		verdictIs(t, cs, "net.gateway.reach", wire.Pass)
 	}
+	// pro-bing abandons a run whose first request the local stack refuses;
+	// Ping must count that one request as lost and send the rest.
+	refuse := func(t *testing.T, expr ...string) map[string]wire.Check {
+		if _, err := exec.LookPath("nft"); err != nil {
+			t.Skip("nft is not installed (scripts/setup.sh installs nftables); skipping")
+		}
+		table := []string{"ip", "netns", "exec", n.a, "nft"}
+		if out, err := sh(append(table, "add", "table", "inet", "gpuprobe_refuse")...); err != nil {
+			t.Skipf("nftables unavailable in this kernel (%s); skipping", out)
+		}
+		t.Cleanup(func() { sh(append(table, "delete", "table", "inet", "gpuprobe_refuse")...) })
+		n.must(append(table, "add", "chain", "inet", "gpuprobe_refuse", "c", "{ type filter hook output priority 0; }")...)
+		n.must(append(append(table, "add", "rule", "inet", "gpuprobe_refuse", "c", "oifname", n.vethA, "meta", "l4proto", "icmp"), append(expr, "drop")...)...)
+		spec := Spec{Gateway: Gateway{PingOpts: PingOpts{Count: 20, Interval: 5 * time.Millisecond, MaxLossPct: 2}}}
+		return n.probe(t, "quick", spec)
+	}
+	t.Run("nftables refuses the first request only", func(t *testing.T) {
+		cs := refuse(t, "numgen", "inc", "mod", "1000000", "<", "1")
+		verdictIs(t, cs, "net.gateway.reach", wire.Pass)
+		if v := cs["net.gateway.reach"].Value; v != "19/20 replies" {
+			t.Errorf("reach %q, want 19/20 replies", v)
+		}
+		if loss := number(t, cs, "net.gateway.loss"); loss != 5 {
+			t.Errorf("loss %.1f %%, want 5 (the refused first request)", loss)
+		}
+		if d := cs["net.gateway.loss"].Detail; !strings.Contains(d, "1 requests refused by the local stack") {
+			t.Errorf("loss detail %q does not name the refusal", d)
+		}
+	})
+	t.Run("nftables refuses every request", func(t *testing.T) {
+		cs := refuse(t)
+		verdictIs(t, cs, "net.gateway.reach", wire.Fail)
+		if d := cs["net.gateway.reach"].Detail; !strings.Contains(d, "20 requests refused by the local stack") {
+			t.Errorf("reach detail %q does not name the refusals", d)
+		}
+	})
+
 	t.Run("nftables loss 10% at the peer", func(t *testing.T) { nftLoss(t, n.b, "input", "iifname", n.vethB) })
 	t.Run("nftables loss 10% at the probe", func(t *testing.T) { nftLoss(t, n.a, "output", "oifname", n.vethA) })
 

@@ -28,18 +28,67 @@ type PingResult struct {
 // Ping sends opts.Count ICMP echo requests to host. As root it uses a raw
 // socket; otherwise the unprivileged ICMP datagram socket, which needs
 // net.ipv4.ping_group_range to include the process's group.
+//
+// pro-bing gives up the whole run when the local stack refuses its first
+// request (a firewall dropping some outgoing packets returns EPERM), while
+// later refusals only count as lost. On a node with 10 % local loss that
+// made one gateway check in ten report "unreachable". So a run whose first
+// request was refused counts that request as lost and starts again, after
+// one interval, with the requests still to send, within the same overall
+// timeout; only when every request is refused does Ping report none
+// arrived.
 func Ping(ctx context.Context, host string, opts PingOpts) (PingResult, error) {
+	// The timeout bounds the whole call, retries included. It is pro-bing's
+	// own Timeout (which ends a run with its statistics), not a context
+	// deadline (which would end it with an error and no statistics).
+	var deadline time.Time
+	if opts.Timeout > 0 {
+		deadline = time.Now().Add(opts.Timeout)
+	}
+	var refusedFirst int // runs abandoned at their first request
+	var lastErr error
+	for remaining := max(opts.Count, 1); ; remaining-- {
+		r, refused, err := pingOnce(ctx, host, opts, remaining, deadline)
+		if refused {
+			refusedFirst++
+			lastErr = err
+			if remaining <= 1 || (!deadline.IsZero() && time.Until(deadline) <= opts.Interval) || !sleepCtx(ctx, opts.Interval) {
+				// Every request tried was refused: none arrived.
+				return PingResult{Addr: host, Sent: refusedFirst, SendErrors: refusedFirst, LastSendError: lastErr, LossPct: 100}, nil
+			}
+			continue
+		}
+		if err != nil {
+			return PingResult{}, err
+		}
+		r.Sent += refusedFirst
+		r.SendErrors += refusedFirst
+		if r.LastSendError == nil {
+			r.LastSendError = lastErr
+		}
+		if r.Sent > 0 {
+			r.LossPct = math.Max(0, float64(r.Sent-r.Received)/float64(r.Sent)*100)
+		}
+		return r, nil
+	}
+}
+
+// pingOnce is one pro-bing run of count requests. refused reports that the
+// run stopped because its first request was refused by the local stack.
+func pingOnce(ctx context.Context, host string, opts PingOpts, count int, deadline time.Time) (r PingResult, refused bool, err error) {
 	p, err := probing.NewPinger(host)
 	if err != nil {
-		return PingResult{}, fmt.Errorf("ping %s: %w", host, err)
+		return PingResult{}, false, fmt.Errorf("ping %s: %w", host, err)
 	}
-	p.Count = opts.Count
+	p.Count = count
 	p.Interval = opts.Interval
-	p.Timeout = opts.Timeout
+	if !deadline.IsZero() {
+		p.Timeout = time.Until(deadline)
+	}
 	p.RecordRtts = true
 	p.SetPrivileged(os.Geteuid() == 0)
 	p.SetLogger(probing.NoopLogger{}) // it logs send errors as "FATAL"; we report them
-	var sendErrs int
+	var sendErrs, sent int
 	var lastErr error
 	p.OnSendError = func(_ *probing.Packet, err error) {
 		// pro-bing retries a refused request with the same sequence
@@ -47,17 +96,29 @@ func Ping(ctx context.Context, host string, opts PingOpts) (PingResult, error) {
 		sendErrs++
 		lastErr = err
 	}
+	p.OnSend = func(*probing.Packet) { sent++ }
 	if err := p.RunWithContext(ctx); err != nil {
-		return PingResult{}, fmt.Errorf("ping %s: %w", host, err)
+		if sent == 0 && sendErrs > 0 {
+			return PingResult{}, true, fmt.Errorf("ping %s: %w", host, err)
+		}
+		return PingResult{}, false, fmt.Errorf("ping %s: %w", host, err)
 	}
 	st := p.Statistics()
-	r := PingResult{Addr: st.IPAddr.String(), Sent: st.PacketsSent + sendErrs, Received: st.PacketsRecv,
+	return PingResult{Addr: st.IPAddr.String(), Sent: st.PacketsSent + sendErrs, Received: st.PacketsRecv,
 		SendErrors: sendErrs, LastSendError: lastErr,
-		Avg: st.AvgRtt, Min: st.MinRtt, Max: st.MaxRtt, P99: percentile(st.Rtts, 0.99)}
-	if r.Sent > 0 {
-		r.LossPct = math.Max(0, float64(r.Sent-r.Received)/float64(r.Sent)*100)
+		Avg: st.AvgRtt, Min: st.MinRtt, Max: st.MaxRtt, P99: percentile(st.Rtts, 0.99)}, false, nil
+}
+
+// sleepCtx waits d unless ctx ends first (false then).
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
-	return r, nil
 }
 
 // percentile is the nearest-rank percentile (q in (0,1]).
