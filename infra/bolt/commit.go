@@ -24,7 +24,7 @@ const maxGroup = 1000
 // under load that cost, not the disk, is what bounds throughput: with 256
 // clients lingering raised it from about 6,800 to 7,300–8,700 batches/s, and
 // with 64 clients it did not lower it (docs/BENCHMARKS.md). A write that
-// finds no other queued commits at once.
+// finds no other write queued is committed at once.
 const (
 	lingerMax = time.Millisecond
 	lingerGap = 200 * time.Microsecond

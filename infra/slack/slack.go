@@ -19,6 +19,7 @@ import (
 	slackapi "github.com/slack-go/slack"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/internal/ctxsleep"
 )
 
 // Config says where alerts go. Exactly one of WebhookURL and BotToken (with
@@ -76,7 +77,7 @@ func New(cfg Config) (*Notifier, error) {
 	if cfg.MaxWait <= 0 {
 		cfg.MaxWait = 30 * time.Second
 	}
-	n := &Notifier{cfg: cfg, sleep: sleepCtx}
+	n := &Notifier{cfg: cfg, sleep: ctxsleep.Sleep}
 	if cfg.BotToken != "" {
 		var opts []slackapi.Option
 		if cfg.APIURL != "" {
@@ -85,17 +86,6 @@ func New(cfg Config) (*Notifier, error) {
 		n.client = slackapi.New(cfg.BotToken, opts...)
 	}
 	return n, nil
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // Notify posts a. With a bot token a first message returns its ts (the

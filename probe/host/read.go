@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gpusla/gpusla/internal/ctxsleep"
 )
 
 // Snapshot is every raw host reading of one moment.
@@ -117,17 +119,6 @@ func (r Reader) statfs(p string) (uint64, uint64, error) {
 	return st.Blocks * bs, st.Bavail * bs, nil
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
 // Read takes the snapshot. Unreadable parts are listed in Errors rather
 // than failing the whole read: a host check that cannot read one file
 // should still report the others.
@@ -190,7 +181,7 @@ func (r Reader) Read(ctx context.Context) (*Snapshot, error) {
 	}
 	sleep := r.Sleep
 	if sleep == nil {
-		sleep = sleepCtx
+		sleep = ctxsleep.Sleep
 	}
 	start := time.Now()
 	if err := sleep(ctx, r.StealWindow); err != nil {

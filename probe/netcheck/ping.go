@@ -9,6 +9,8 @@ import (
 	"time"
 
 	probing "github.com/prometheus-community/pro-bing"
+
+	"github.com/gpusla/gpusla/internal/ctxsleep"
 )
 
 // PingResult is what one ping run measured.
@@ -52,7 +54,7 @@ func Ping(ctx context.Context, host string, opts PingOpts) (PingResult, error) {
 		if refused {
 			refusedFirst++
 			lastErr = err
-			if remaining <= 1 || (!deadline.IsZero() && time.Until(deadline) <= opts.Interval) || !sleepCtx(ctx, opts.Interval) {
+			if remaining <= 1 || (!deadline.IsZero() && time.Until(deadline) <= opts.Interval) || ctxsleep.Sleep(ctx, opts.Interval) != nil {
 				// Every request tried was refused: none arrived.
 				return PingResult{Addr: host, Sent: refusedFirst, SendErrors: refusedFirst, LastSendError: lastErr, LossPct: 100}, nil
 			}
@@ -75,7 +77,7 @@ func Ping(ctx context.Context, host string, opts PingOpts) (PingResult, error) {
 
 // pingOnce is one pro-bing run of count requests. refused reports that the
 // run stopped because its first request was refused by the local stack.
-func pingOnce(ctx context.Context, host string, opts PingOpts, count int, deadline time.Time) (r PingResult, refused bool, err error) {
+func pingOnce(ctx context.Context, host string, opts PingOpts, count int, deadline time.Time) (PingResult, bool, error) {
 	p, err := probing.NewPinger(host)
 	if err != nil {
 		return PingResult{}, false, fmt.Errorf("ping %s: %w", host, err)
@@ -98,27 +100,12 @@ func pingOnce(ctx context.Context, host string, opts PingOpts, count int, deadli
 	}
 	p.OnSend = func(*probing.Packet) { sent++ }
 	if err := p.RunWithContext(ctx); err != nil {
-		if sent == 0 && sendErrs > 0 {
-			return PingResult{}, true, fmt.Errorf("ping %s: %w", host, err)
-		}
-		return PingResult{}, false, fmt.Errorf("ping %s: %w", host, err)
+		return PingResult{}, sent == 0 && sendErrs > 0, fmt.Errorf("ping %s: %w", host, err)
 	}
 	st := p.Statistics()
 	return PingResult{Addr: st.IPAddr.String(), Sent: st.PacketsSent + sendErrs, Received: st.PacketsRecv,
 		SendErrors: sendErrs, LastSendError: lastErr,
 		Avg: st.AvgRtt, Min: st.MinRtt, Max: st.MaxRtt, P99: percentile(st.Rtts, 0.99)}, false, nil
-}
-
-// sleepCtx waits d unless ctx ends first (false then).
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // percentile is the nearest-rank percentile (q in (0,1]).

@@ -135,7 +135,7 @@ only once the target is saturated), and the store operations per batch.`,
 			for li, w := range workers {
 				l := summarize(w, results[li])
 				fmt.Fprintf(out, "%7d %14.0f %8.2fms %14.0f %8.2fms %9.1f %% (%.1f–%.1f) %8.1f %%\n",
-					l.Workers, l.Serve, ms(l.ServeP99), l.Noop, ms(l.NoopP9), 100*l.Wall, 100*l.WallMin, 100*l.WallMax, 100*l.CPU)
+					l.Workers, l.Serve, ms(l.ServeP99), l.Noop, ms(l.NoopP99), 100*l.Wall, 100*l.WallMin, 100*l.WallMax, 100*l.CPU)
 			}
 			var ratios []float64
 			for r, p := range peaks(workers, results) {
@@ -144,7 +144,7 @@ only once the target is saturated), and the store operations per batch.`,
 				ratios = append(ratios, p.Ratio())
 			}
 			fmt.Fprintf(out, "peak throughput, serve / no-op: median %.1f %% over %d rounds (%.1f–%.1f)\n",
-				100*median(slices.Clone(ratios)), nrounds, 100*slices.Min(ratios), 100*slices.Max(ratios))
+				100*median(ratios), nrounds, 100*slices.Min(ratios), 100*slices.Max(ratios))
 			if la, err := os.ReadFile("/proc/loadavg"); err == nil {
 				fmt.Fprintf(out, "load average after the run: %s", la)
 			}
@@ -163,7 +163,7 @@ only once the target is saturated), and the store operations per batch.`,
 	f.IntSliceVar(&workers, "workers", []int{64, 128, 256}, "concurrent clients; a list measures each level")
 	f.IntVar(&maxBatches, "max-batches", 200000, "stop each run after this many batches")
 	f.DurationVar(&duration, "duration", 5*time.Second, "stop each run after this long")
-	f.IntVar(&nrounds, "rounds", 3, "serve/no-op pairs to run, alternating which goes first; the median ratio is reported")
+	f.IntVar(&nrounds, "rounds", 3, "rounds; each runs a serve/no-op pair at every --workers level, alternating which goes first, and medians are reported")
 	f.StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile of both runs to this file (samples labelled run=serve or run=no-op)")
 	f.StringVar(&data, "data", "", "fresh data folder for the store (default: a temp folder, removed after)")
 	return cmd
@@ -273,11 +273,11 @@ func (b *loadBench) sweep(ctx context.Context, levels []int, maxBatches, n int, 
 
 // level is the median of one concurrency level's rounds.
 type level struct {
-	Workers          int
-	Serve, Noop      float64 // batches/s
-	ServeP99, NoopP9 time.Duration
-	Wall, CPU        float64 // serve / no-op
-	WallMin, WallMax float64
+	Workers           int
+	Serve, Noop       float64 // batches/s
+	ServeP99, NoopP99 time.Duration
+	Wall, CPU         float64 // serve / no-op
+	WallMin, WallMax  float64
 }
 
 func summarize(workers int, rounds []loadRound) level {
@@ -288,7 +288,7 @@ func summarize(workers int, rounds []loadRound) level {
 		wall, cpu = append(wall, rd.WallRatio()), append(cpu, rd.CPURatio())
 	}
 	return level{Workers: workers, Serve: median(serve), Noop: median(noop),
-		ServeP99: time.Duration(median(sp99)), NoopP9: time.Duration(median(np99)),
+		ServeP99: time.Duration(median(sp99)), NoopP99: time.Duration(median(np99)),
 		Wall: median(wall), CPU: median(cpu), WallMin: slices.Min(wall), WallMax: slices.Max(wall)}
 }
 
