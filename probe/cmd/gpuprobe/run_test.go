@@ -41,6 +41,17 @@ func buildProbe(t *testing.T) string {
 	return bin
 }
 
+// startProbe starts `gpuprobe run --config cfg` with the given outputs.
+func startProbe(t *testing.T, bin, cfg string, stdout, stderr io.Writer) *exec.Cmd {
+	t.Helper()
+	c := exec.Command(bin, "run", "--config", cfg)
+	c.Stdout, c.Stderr = stdout, stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // writeConfig writes a probe config; schedules adds lines under schedules.
 func writeConfig(t *testing.T, dir, url string, schedules ...string) string {
 	t.Helper()
@@ -101,14 +112,7 @@ func TestKill9LosesNothing(t *testing.T) {
 	logf, _ := os.Create(filepath.Join(dir, "probe.log"))
 	defer logf.Close()
 
-	start := func() *exec.Cmd {
-		c := exec.Command(bin, "run", "--config", cfg)
-		c.Stdout, c.Stderr = logf, logf
-		if err := c.Start(); err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
+	start := func() *exec.Cmd { return startProbe(t, bin, cfg, logf, logf) }
 	modes := []pushtest.Mode{pushtest.Up, pushtest.Up, pushtest.Refused, pushtest.Unavailable}
 	for i := range 15 {
 		if err := recv.SetMode(modes[rand.N(len(modes))]); err != nil {
@@ -183,12 +187,8 @@ func TestSighupReloadAndSigterm(t *testing.T) {
 	defer recv.Close()
 	dir := t.TempDir()
 	cfg := writeConfig(t, dir, recv.URL())
-	c := exec.Command(bin, "run", "--config", cfg)
 	var logs strings.Builder
-	c.Stderr = &logs
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
+	c := startProbe(t, bin, cfg, nil, &logs)
 	defer c.Process.Kill()
 	done := make(chan error, 1)
 	go func() { done <- c.Wait() }()
@@ -254,12 +254,8 @@ func TestHealthJobReportsHostAndGPU(t *testing.T) {
 	cfg := writeConfig(t, dir, recv.URL())
 	raw, _ := os.ReadFile(cfg)
 	os.WriteFile(cfg, []byte(strings.Replace(string(raw), `health: "off"`, "health: 500ms", 1)), 0o600)
-	c := exec.Command(bin, "run", "--config", cfg)
 	var logs strings.Builder
-	c.Stderr = &logs
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
+	c := startProbe(t, bin, cfg, nil, &logs)
 	defer func() { c.Process.Signal(syscall.SIGTERM); c.Wait() }()
 	var host, gpu bool
 	deadline := time.Now().Add(20 * time.Second)
@@ -294,14 +290,7 @@ func TestKill9WhileStagedLosesNothing(t *testing.T) {
 	cfg := writeConfig(t, dir, recv.URL(), "push: 500ms", "jitter: 1ms")
 	logf, _ := os.Create(filepath.Join(dir, "probe.log"))
 	defer logf.Close()
-	start := func() *exec.Cmd {
-		c := exec.Command(bin, "run", "--config", cfg)
-		c.Stdout, c.Stderr = logf, logf
-		if err := c.Start(); err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
+	start := func() *exec.Cmd { return startProbe(t, bin, cfg, logf, logf) }
 	staged := map[time.Time]bool{}
 	for i := range 10 {
 		c := start()
