@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/incident"
 )
 
@@ -26,26 +28,26 @@ const (
 // apply derives the incident records of committed transitions and alerts
 // on them. Errors are logged, not returned: the state is committed, and the
 // watchdog repairs a missing open incident record and retries alerts.
-func (s *Service) apply(ctx context.Context, n Node, fx effects) {
+func (s *Service) apply(ctx context.Context, n store.Node, fx effects) {
 	now := s.Now()
 	for _, t := range coalesce(fx.transitions) {
-		id := IncidentID(string(t.Kind), t.Since)
+		id := store.IncidentID(string(t.Kind), t.Since)
 		log := s.log.With("node", n.ID, "incident", id, "op", t.Op)
-		var inc Incident
+		var inc store.Incident
 		var err error
 		switch t.Op {
 		case incident.Open:
-			inc = Incident{Node: n.ID, ID: id, Kind: string(t.Kind), Start: t.Since, ConfirmedAt: now, Counted: t.Counted,
+			inc = store.Incident{Node: n.ID, ID: id, Kind: string(t.Kind), Start: t.Since, ConfirmedAt: now, Counted: t.Counted,
 				Cause: t.Cause, Evidence: t.Evidence, Failed: fx.failed[t.Kind], UpdatedAt: now}
-			if err = s.store.CreateIncident(ctx, inc); errors.Is(err, ErrExists) {
+			if err = s.store.CreateIncident(ctx, inc); errors.Is(err, store.ErrExists) {
 				err = nil
 			}
 		case incident.Close:
-			inc, err = s.updateIncident(ctx, n.ID, id, t, func(i *Incident) {
+			inc, err = s.updateIncident(ctx, n.ID, id, t, func(i *store.Incident) {
 				i.End, i.Cause, i.Counted, i.UpdatedAt = t.At, t.Cause, t.Counted, now
 			})
 		case incident.Reclassify:
-			inc, err = s.updateIncident(ctx, n.ID, id, t, func(i *Incident) {
+			inc, err = s.updateIncident(ctx, n.ID, id, t, func(i *store.Incident) {
 				i.Cause, i.Counted, i.Evidence, i.ReclassifiedAt, i.UpdatedAt = t.Cause, t.Counted, t.Evidence, now, now
 			})
 		}
@@ -84,13 +86,13 @@ func coalesce(trs []incident.Transition) []incident.Transition {
 
 // updateIncident applies change to the stored incident with optimistic
 // retries; a record lost to a crash is recreated from the transition.
-func (s *Service) updateIncident(ctx context.Context, node, id string, t incident.Transition, change func(*Incident)) (Incident, error) {
+func (s *Service) updateIncident(ctx context.Context, node, id string, t incident.Transition, change func(*store.Incident)) (store.Incident, error) {
 	for attempt := 0; attempt < maxRetries; attempt++ {
 		inc, err := s.store.GetIncident(ctx, node, id)
-		if errors.Is(err, ErrNotFound) {
-			inc = Incident{Node: node, ID: id, Kind: string(t.Kind), Start: t.Since, ConfirmedAt: s.Now(), Evidence: t.Evidence}
+		if errors.Is(err, store.ErrNotFound) {
+			inc = store.Incident{Node: node, ID: id, Kind: string(t.Kind), Start: t.Since, ConfirmedAt: s.Now(), Evidence: t.Evidence}
 			change(&inc)
-			if err := s.store.CreateIncident(ctx, inc); errors.Is(err, ErrExists) {
+			if err := s.store.CreateIncident(ctx, inc); errors.Is(err, store.ErrExists) {
 				continue
 			} else if err != nil {
 				return inc, err
@@ -102,28 +104,28 @@ func (s *Service) updateIncident(ctx context.Context, node, id string, t inciden
 		}
 		prev := inc.Version
 		change(&inc)
-		if err := s.store.UpdateIncident(ctx, inc, prev); errors.Is(err, ErrConflict) {
+		if err := s.store.UpdateIncident(ctx, inc, prev); errors.Is(err, store.ErrConflict) {
 			continue
 		} else if err != nil {
 			return inc, err
 		}
 		return inc, nil
 	}
-	return Incident{}, errTooContended("update incident " + id)
+	return store.Incident{}, errTooContended("update incident " + id)
 }
 
 // openingAlert is the alert kind that starts an incident's thread.
-func openingAlert(kind string) AlertKind {
+func openingAlert(kind string) notify.AlertKind {
 	if kind == string(incident.Unreachable) {
-		return AlertUnreachable
+		return notify.AlertUnreachable
 	}
-	return AlertDegraded
+	return notify.AlertDegraded
 }
 
-func (s *Service) alert(ctx context.Context, n Node, t incident.Transition, inc Incident) {
-	a := Alert{Node: n.ID, Provider: n.Provider, IncidentID: inc.ID, IncidentKind: inc.Kind, Since: inc.Start,
+func (s *Service) alert(ctx context.Context, n store.Node, t incident.Transition, inc store.Incident) {
+	a := notify.Alert{Node: n.ID, Provider: n.Provider, IncidentID: inc.ID, IncidentKind: inc.Kind, Since: inc.Start,
 		Failed: inc.Failed, Counted: t.Counted, Cause: t.Cause, Detail: t.Evidence}
-	key := AlertKind("")
+	key := notify.AlertKind("")
 	switch t.Op {
 	case incident.Open:
 		a.Kind = openingAlert(inc.Kind)
@@ -135,17 +137,17 @@ func (s *Service) alert(ctx context.Context, n Node, t incident.Transition, inc 
 			a.Detail = a.Detail[i+2:]
 		}
 	case incident.Close:
-		a.Kind, a.Until, a.Duration = AlertRecovered, t.At, t.At.Sub(inc.Start)
+		a.Kind, a.Until, a.Duration = notify.AlertRecovered, t.At, t.At.Sub(inc.Start)
 		a.Failed = nil // the opening alert listed them; the recovery says how it ended
 		key = a.Kind
 	case incident.Reclassify:
 		// Each distinct new cause is told once.
-		a.Kind = AlertReclassified
-		key = AlertKind(string(AlertReclassified) + ":" + t.Cause)
+		a.Kind = notify.AlertReclassified
+		key = notify.AlertKind(string(notify.AlertReclassified) + ":" + t.Cause)
 	}
 	now := s.Now()
-	rec := AlertRecord{Node: n.ID, IncidentID: inc.ID, Kind: key, CreatedAt: now, LastAttemptAt: now, Attempts: 1, Alert: a}
-	if err := s.store.CreateAlert(ctx, rec); errors.Is(err, ErrExists) {
+	rec := store.AlertRecord{Node: n.ID, IncidentID: inc.ID, Kind: key, CreatedAt: now, LastAttemptAt: now, Attempts: 1, Alert: a}
+	if err := s.store.CreateAlert(ctx, rec); errors.Is(err, store.ErrExists) {
 		return // someone else claimed it: no duplicate
 	} else if err != nil {
 		s.log.Error("claim alert", "node", n.ID, "incident", inc.ID, "kind", key, "err", err)
@@ -156,7 +158,7 @@ func (s *Service) alert(ctx context.Context, n Node, t incident.Transition, inc 
 }
 
 // deliver sends a claimed alert record and records the outcome.
-func (s *Service) deliver(ctx context.Context, rec AlertRecord) {
+func (s *Service) deliver(ctx context.Context, rec store.AlertRecord) {
 	a := rec.Alert
 	if open := openingAlert(a.IncidentKind); rec.Kind != open {
 		if first, err := s.store.GetAlert(ctx, rec.Node, rec.IncidentID, open); err == nil {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/incident"
 )
 
@@ -14,7 +15,7 @@ import (
 // hands out clones of its cached state, and an alias would let one ingest
 // change another's view.
 func TestNodeStateClone(t *testing.T) {
-	var st NodeState
+	var st store.NodeState
 	fill(reflect.ValueOf(&st).Elem(), 0)
 	if len(st.Eval.Checks) == 0 || st.Eval.Unreachable == nil || len(st.Signatures) == 0 {
 		t.Fatal("fill left reference fields empty; the test would prove nothing")
@@ -28,7 +29,7 @@ func TestNodeStateClone(t *testing.T) {
 	}
 
 	// The zero value and nil references clone to themselves.
-	if z := (NodeState{}).Clone(); !reflect.DeepEqual(z, NodeState{}) {
+	if z := (store.NodeState{}).Clone(); !reflect.DeepEqual(z, store.NodeState{}) {
 		t.Fatalf("zero clone = %+v", z)
 	}
 	st.Eval.Checks[incident.Kind("x")] = nil

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/wire"
 	"github.com/gpusla/gpusla/sla/events"
 )
@@ -30,7 +32,7 @@ func TestSpoolDropIsEvidenceAndExported(t *testing.T) {
 		t.Fatal(err)
 	}
 	ev, err := w.store.ListEvidence(t.Context(), "gz-01", t0, t0.Add(time.Hour))
-	if err != nil || len(ev) != 1 || ev[0].Kind != app.EvidenceDrop {
+	if err != nil || len(ev) != 1 || ev[0].Kind != store.EvidenceDrop {
 		t.Fatalf("evidence %+v, %v: want exactly one drop (the seq jump is explained)", ev, err)
 	}
 	rec, err := w.store.GetBatch(t.Context(), "gz-01", 5)
@@ -61,7 +63,7 @@ func TestSeqGapWithoutDropIsEvidence(t *testing.T) {
 		t.Fatalf("ack %+v", ack)
 	}
 	ev, _ := w.store.ListEvidence(t.Context(), "gz-01", t0, t0.Add(time.Hour))
-	if len(ev) != 1 || ev[0].Kind != app.EvidenceSeqGap || ev[0].Seq != 7 {
+	if len(ev) != 1 || ev[0].Kind != store.EvidenceSeqGap || ev[0].Seq != 7 {
 		t.Fatalf("evidence %+v, want one seq gap at 7", ev)
 	}
 }
@@ -110,7 +112,7 @@ func TestOldRequestReplayedDoesNotEndAnOutage(t *testing.T) {
 	if !open() {
 		t.Fatal("a replayed old request closed the outage")
 	}
-	if w.notif.Count(app.AlertRecovered) != 0 {
+	if w.notif.Count(notify.AlertRecovered) != 0 {
 		t.Fatalf("alerts %+v", w.notif.Sent())
 	}
 }

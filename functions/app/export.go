@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/wire"
 	"github.com/gpusla/gpusla/sla/events"
 )
@@ -38,7 +39,7 @@ type ExportStats struct {
 // heartbeat run, to keep ingest at one write — so each run (closed ones and
 // the current one) is one heartbeat_run event: exactly what the backend
 // recorded, and what the report reads as the heartbeats it stands for.
-func Export(ctx context.Context, st Store, sel ExportSelect, emit func(*events.Event) error) (ExportStats, error) {
+func Export(ctx context.Context, st store.Store, sel ExportSelect, emit func(*events.Event) error) (ExportStats, error) {
 	var stats ExportStats
 	from, to := sel.From, sel.To
 	want := map[string]bool{}
@@ -95,7 +96,7 @@ func Export(ctx context.Context, st Store, sel ExportSelect, emit func(*events.E
 	return stats, nil
 }
 
-func exportNode(ctx context.Context, st Store, n Node, from, to time.Time, out func(*events.Event) error, stats *ExportStats) error {
+func exportNode(ctx context.Context, st store.Store, n store.Node, from, to time.Time, out func(*events.Event) error, stats *ExportStats) error {
 	reg := events.Event{Type: events.TypeNodeRegistered, ID: "reg-" + n.ID, Node: n.ID, Contract: n.Contract, OrderedAt: n.OrderedAt.UTC(),
 		Hardware:           &events.Hardware{GPUModel: n.GPUModel, GPUCount: n.GPUCount, GPUMemoryMiB: n.GPUMemoryMiB},
 		HeartbeatIntervalS: int(math.Ceil(n.HeartbeatInterval.Seconds()))}
@@ -141,7 +142,7 @@ func exportNode(ctx context.Context, st Store, n Node, from, to time.Time, out f
 		return err
 	}
 	for _, ev := range evs {
-		if ev.Kind != EvidenceChainBreak {
+		if ev.Kind != store.EvidenceChainBreak {
 			continue
 		}
 		e := events.Event{Type: events.TypeChainBreak, ID: fmt.Sprintf("%s/chain_break/%d", n.ID, ev.Seq), Node: n.ID, At: ev.At.UTC(),
@@ -186,7 +187,7 @@ func exportNode(ctx context.Context, st Store, n Node, from, to time.Time, out f
 // recorded, so it cannot be cut without guessing); the report clips to its
 // month itself. The id names both ends, so a re-export of a run that has
 // grown since is a new event whose span covers the old one.
-func runEvent(n Node, r HeartbeatRun) events.Event {
+func runEvent(n store.Node, r store.HeartbeatRun) events.Event {
 	msUp := func(d time.Duration) int64 { return int64((d + time.Millisecond - 1) / time.Millisecond) }
 	gap, delay := r.MaxGap, r.MaxDelay
 	if gap == 0 && delay == 0 {

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/wire"
 	"github.com/gpusla/gpusla/sla/incident"
 )
@@ -57,7 +59,7 @@ func (s *Service) Ingest(ctx context.Context, req IngestRequest) (wire.Ack, erro
 		return wire.Ack{}, &AuthError{ErrUnknownNode}
 	}
 	node, secret, err := s.nodeAndSecret(ctx, req.Node)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		return wire.Ack{}, &AuthError{ErrUnknownNode}
 	} else if err != nil {
 		return wire.Ack{}, fmt.Errorf("ingest: %w", err)
@@ -96,7 +98,7 @@ func sigPrefix(sig string) string {
 // concurrent writers to the same node make its state write conflict.
 type ingest struct {
 	s        *Service
-	node     Node
+	node     store.Node
 	b        *wire.Batch
 	body     []byte
 	hash     string
@@ -113,7 +115,7 @@ func (in *ingest) ack(status string) wire.Ack {
 func (in *ingest) run(ctx context.Context) (wire.Ack, error) {
 	for attempt := 0; attempt < maxRetries; attempt++ {
 		ack, effects, err := in.attempt(ctx)
-		if errors.Is(err, ErrConflict) {
+		if errors.Is(err, store.ErrConflict) {
 			continue
 		}
 		if err != nil {
@@ -129,8 +131,8 @@ func (in *ingest) run(ctx context.Context) (wire.Ack, error) {
 // alerts to send. They are computed before the state write and applied after it.
 type effects struct {
 	transitions []incident.Transition
-	failed      map[incident.Kind][]FailedCheck // failing checks of this batch, for the records and alerts
-	runClosed   *HeartbeatRun
+	failed      map[incident.Kind][]notify.FailedCheck // failing checks of this batch, for the records and alerts
+	runClosed   *store.HeartbeatRun
 }
 
 func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
@@ -138,8 +140,8 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 	st, err := in.s.store.GetState(ctx, in.node.ID)
 	var prev int64
 	switch {
-	case errors.Is(err, ErrNotFound):
-		st = NodeState{Node: in.node.ID}
+	case errors.Is(err, store.ErrNotFound):
+		st = store.NodeState{Node: in.node.ID}
 	case err != nil:
 		return wire.Ack{}, fx, err
 	default:
@@ -162,37 +164,37 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 		}
 		// Another batch with a seq already used: keep the evidence, do not
 		// let it overwrite what was accepted.
-		err := in.s.store.PutEvidence(ctx, Evidence{Node: in.node.ID, At: in.now, Kind: EvidenceSeqReuse, Seq: b.Seq, BatchID: b.ID,
+		err := in.s.store.PutEvidence(ctx, store.Evidence{Node: in.node.ID, At: in.now, Kind: store.EvidenceSeqReuse, Seq: b.Seq, BatchID: b.ID,
 			Detail: fmt.Sprintf("seq %d already used by batch %s", b.Seq, r.ID)})
-		if err != nil && !errors.Is(err, ErrExists) {
+		if err != nil && !errors.Is(err, store.ErrExists) {
 			return wire.Ack{}, fx, err
 		}
 		return in.ack(wire.AckDuplicate), fx, nil
 	}
 
 	var why []string
-	var evidence []Evidence
+	var evidence []store.Evidence
 	ev := func(kind, detail string) {
-		evidence = append(evidence, Evidence{Node: in.node.ID, At: in.now, Kind: kind, Seq: b.Seq, BatchID: b.ID, Detail: detail})
+		evidence = append(evidence, store.Evidence{Node: in.node.ID, At: in.now, Kind: kind, Seq: b.Seq, BatchID: b.ID, Detail: detail})
 	}
 	outOfOrder := st.LastSeq > 0 && b.Seq <= st.LastSeq
 	switch {
 	case outOfOrder:
 		why = append(why, "out_of_order")
-		ev(EvidenceOutOfOrder, fmt.Sprintf("seq %d arrived after seq %d", b.Seq, st.LastSeq))
+		ev(store.EvidenceOutOfOrder, fmt.Sprintf("seq %d arrived after seq %d", b.Seq, st.LastSeq))
 	case st.LastSeq > 0 && b.Seq == st.LastSeq+1 && b.Prev != st.LastHash:
 		why = append(why, "chain_break")
-		ev(EvidenceChainBreak, fmt.Sprintf("prev %s does not match the hash %s of seq %d", short(b.Prev), short(st.LastHash), st.LastSeq))
+		ev(store.EvidenceChainBreak, fmt.Sprintf("prev %s does not match the hash %s of seq %d", short(b.Prev), short(st.LastHash), st.LastSeq))
 		evidence[len(evidence)-1].ExpectedPrev, evidence[len(evidence)-1].GotPrev = st.LastHash, b.Prev
 	case b.Seq > st.LastSeq+1 && (st.LastSeq > 0 || b.Seq > 1):
 		if b.Dropped == nil || b.Dropped.ToSeq+1 < b.Seq || b.Dropped.FromSeq > st.LastSeq+1 {
 			why = append(why, "seq_gap")
-			ev(EvidenceSeqGap, fmt.Sprintf("seq %d follows seq %d; %d batches never arrived", b.Seq, st.LastSeq, b.Seq-st.LastSeq-1))
+			ev(store.EvidenceSeqGap, fmt.Sprintf("seq %d follows seq %d; %d batches never arrived", b.Seq, st.LastSeq, b.Seq-st.LastSeq-1))
 		}
 	}
 	if d := b.Dropped; d != nil {
 		why = append(why, "drop")
-		ev(EvidenceDrop, fmt.Sprintf("spool dropped %d batches, seq %d to %d: %s", d.Batches, d.FromSeq, d.ToSeq, d.Reason))
+		ev(store.EvidenceDrop, fmt.Sprintf("spool dropped %d batches, seq %d to %d: %s", d.Batches, d.FromSeq, d.ToSeq, d.Reason))
 	}
 	skew := time.Duration(b.ClockSkewMS) * time.Millisecond
 	late := false
@@ -234,7 +236,7 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 	// sends in order, so it is a replay or a stray copy, and letting it count
 	// as a sign of life could close an outage that is still going on.
 	th := in.s.th(in.node)
-	fx.failed = map[incident.Kind][]FailedCheck{}
+	fx.failed = map[incident.Kind][]notify.FailedCheck{}
 	evs := ObservationEvents(b, in.hash, in.now)
 	if outOfOrder {
 		evs = nil
@@ -263,8 +265,8 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 	if !outOfOrder {
 		st.LastSeq, st.LastHash, st.LastBatchID = b.Seq, in.hash, b.ID
 	}
-	st.Recent = appendCapped(st.Recent, SeqID{Seq: b.Seq, ID: b.ID}, RecentBatches)
-	st.Signatures = appendCapped(freshSignatures(st.Signatures, in.now), SigSeen{Sig: in.sig, At: in.signedAt}, RecentSignatures)
+	st.Recent = appendCapped(st.Recent, store.SeqID{Seq: b.Seq, ID: b.ID}, store.RecentBatches)
+	st.Signatures = appendCapped(freshSignatures(st.Signatures, in.now), store.SigSeen{Sig: in.sig, At: in.signedAt}, store.RecentSignatures)
 	if !outOfOrder {
 		st.LastReceivedAt = in.now
 	}
@@ -285,9 +287,9 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 
 	// Derived records first (idempotent), then the state write that commits.
 	if len(why) > 0 && !in.stored {
-		err := in.s.store.PutBatch(ctx, BatchRecord{Node: in.node.ID, Seq: b.Seq, ID: b.ID, Hash: in.hash, ReceivedAt: in.now,
+		err := in.s.store.PutBatch(ctx, store.BatchRecord{Node: in.node.ID, Seq: b.Seq, ID: b.ID, Hash: in.hash, ReceivedAt: in.now,
 			Why: why, Body: in.body, ExpiresAt: in.now.Add(in.s.retention)})
-		if errors.Is(err, ErrExists) {
+		if errors.Is(err, store.ErrExists) {
 			// Stored already: by a concurrent copy of this very batch (or one
 			// that crashed before its state write) — then carry on, the
 			// versioned state write decides who commits — or by another batch
@@ -297,9 +299,9 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 				return wire.Ack{}, effects{}, gerr
 			}
 			if got.ID != b.ID {
-				perr := in.s.store.PutEvidence(ctx, Evidence{Node: in.node.ID, At: in.now, Kind: EvidenceSeqReuse, Seq: b.Seq, BatchID: b.ID,
+				perr := in.s.store.PutEvidence(ctx, store.Evidence{Node: in.node.ID, At: in.now, Kind: store.EvidenceSeqReuse, Seq: b.Seq, BatchID: b.ID,
 					Detail: fmt.Sprintf("seq %d already used by batch %s", b.Seq, got.ID)})
-				if perr != nil && !errors.Is(perr, ErrExists) {
+				if perr != nil && !errors.Is(perr, store.ErrExists) {
 					return wire.Ack{}, effects{}, perr
 				}
 				return in.ack(wire.AckDuplicate), effects{}, nil
@@ -310,7 +312,7 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 		in.stored = true
 	}
 	for _, e := range evidence {
-		if err := in.s.store.PutEvidence(ctx, e); err != nil && !errors.Is(err, ErrExists) {
+		if err := in.s.store.PutEvidence(ctx, e); err != nil && !errors.Is(err, store.ErrExists) {
 			return wire.Ack{}, effects{}, err
 		}
 	}
@@ -318,7 +320,7 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 		return wire.Ack{}, effects{}, err
 	}
 	if fx.runClosed != nil {
-		if err := in.s.store.PutRun(ctx, *fx.runClosed); err != nil && !errors.Is(err, ErrExists) {
+		if err := in.s.store.PutRun(ctx, *fx.runClosed); err != nil && !errors.Is(err, store.ErrExists) {
 			// The state no longer holds it: log loudly; export still has the
 			// batches around it. This is a store outage, not a logic error.
 			in.s.log.Error("store closed heartbeat run", "node", in.node.ID, "from", fx.runClosed.From, "err", err)
@@ -331,7 +333,7 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 // logStored says what came in: at info for the first batch of a node (its
 // delivery) and for the demo node, so `gpusla serve` shows heartbeats
 // arriving; at debug otherwise, because a fleet pushes every minute.
-func (in *ingest) logStored(ctx context.Context, st NodeState, why []string) {
+func (in *ingest) logStored(ctx context.Context, st store.NodeState, why []string) {
 	level := slog.LevelDebug
 	msg := "batch stored"
 	if in.b.Seq == 1 || st.Version == 0 {
@@ -363,8 +365,8 @@ func (in *ingest) logStored(ctx context.Context, st NodeState, why []string) {
 // spans a gap the SLA engine could call unreachable (heartbeat interval +
 // grace), in probe time or in receive time, so that exporting a run as
 // heartbeats every interval says exactly what the individual heartbeats said.
-func extendRun(st *NodeState, n Node, b *wire.Batch, skew time.Duration, now time.Time) *HeartbeatRun {
-	var closed *HeartbeatRun
+func extendRun(st *store.NodeState, n store.Node, b *wire.Batch, skew time.Duration, now time.Time) *store.HeartbeatRun {
+	var closed *store.HeartbeatRun
 	maxGap := n.HeartbeatInterval + n.Grace
 	for _, o := range b.Observations {
 		at := o.At.Add(-skew).UTC()
@@ -377,7 +379,7 @@ func extendRun(st *NodeState, n Node, b *wire.Batch, skew time.Duration, now tim
 				c := *r
 				closed = &c
 			}
-			*r = HeartbeatRun{Node: n.ID, From: at, To: at, Count: 1, ReceivedFrom: now, ReceivedTo: now,
+			*r = store.HeartbeatRun{Node: n.ID, From: at, To: at, Count: 1, ReceivedFrom: now, ReceivedTo: now,
 				MaxDelay: max(now.Sub(at), 0), FirstSeq: b.Seq, LastSeq: b.Seq}
 			continue
 		}
@@ -418,14 +420,14 @@ func inGap(ev *incident.State, t time.Time) bool {
 	return false
 }
 
-func failedCheck(c wire.Check, at time.Time) FailedCheck {
-	return FailedCheck{Name: c.Name, Category: c.Category, Verdict: c.Verdict, Value: c.Value, Criterion: c.Criterion,
+func failedCheck(c wire.Check, at time.Time) notify.FailedCheck {
+	return notify.FailedCheck{Name: c.Name, Category: c.Category, Verdict: c.Verdict, Value: c.Value, Criterion: c.Criterion,
 		GPU: c.GPU, Detail: c.Detail, Since: at}
 }
 
 // freshSignatures drops signatures whose signed time is outside the
 // timestamp window: a replay of those is refused by Verify already.
-func freshSignatures(sigs []SigSeen, now time.Time) []SigSeen {
+func freshSignatures(sigs []store.SigSeen, now time.Time) []store.SigSeen {
 	out := sigs[:0:0]
 	for _, s := range sigs {
 		if d := now.Sub(s.At); d <= wire.TimestampWindow && d >= -wire.TimestampWindow {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -75,30 +76,30 @@ func (n *NewNode) Validate() error {
 
 // AddNode registers a node and returns its secret, which is shown once and
 // stored only sealed.
-func (s *Service) AddNode(ctx context.Context, in NewNode) (Node, []byte, error) {
+func (s *Service) AddNode(ctx context.Context, in NewNode) (store.Node, []byte, error) {
 	if err := in.Validate(); err != nil {
-		return Node{}, nil, err
+		return store.Node{}, nil, err
 	}
 	secret := make([]byte, 32)
 	if _, err := rand.Read(secret); err != nil {
-		return Node{}, nil, fmt.Errorf("add node %s: %w", in.ID, err)
+		return store.Node{}, nil, fmt.Errorf("add node %s: %w", in.ID, err)
 	}
 	// The probe uses the hex form as its secret bytes, so what is printed
 	// is exactly what is keyed.
 	secret = []byte(hex.EncodeToString(secret))
 	sealed, err := s.box.Seal(secret, in.ID)
 	if err != nil {
-		return Node{}, nil, err
+		return store.Node{}, nil, err
 	}
-	n := Node{ID: in.ID, Provider: in.Provider, Contract: in.Contract, OrderedAt: in.OrderedAt.UTC(),
+	n := store.Node{ID: in.ID, Provider: in.Provider, Contract: in.Contract, OrderedAt: in.OrderedAt.UTC(),
 		GPUModel: in.GPUModel, GPUCount: in.GPUCount, GPUMemoryMiB: in.GPUMemoryMiB, PricePerHour: in.PricePerHour,
 		Currency: in.Currency, HeartbeatInterval: in.HeartbeatInterval, PushInterval: in.PushInterval, Grace: in.Grace,
 		SealedSecret: sealed, CreatedAt: s.Now(), Demo: in.Demo}
 	if err := s.store.CreateNode(ctx, n); err != nil {
-		if errors.Is(err, ErrExists) {
-			return Node{}, nil, &FieldError{Field: "id", Msg: fmt.Sprintf("node %q is already registered", in.ID)}
+		if errors.Is(err, store.ErrExists) {
+			return store.Node{}, nil, &FieldError{Field: "id", Msg: fmt.Sprintf("node %q is already registered", in.ID)}
 		}
-		return Node{}, nil, err
+		return store.Node{}, nil, err
 	}
 	s.log.Info("node registered", "node", n.ID, "provider", n.Provider, "contract", n.Contract)
 	return n, secret, nil

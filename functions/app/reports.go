@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/terms"
@@ -24,21 +26,6 @@ import (
 type ReportBlobs interface {
 	Put(ctx context.Context, name string, data []byte) error
 	Get(ctx context.Context, name string) ([]byte, error)
-}
-
-// ReportFile is a rendered report file posted to the team.
-type ReportFile struct {
-	Name    string // file name, e.g. gpusla-2026-11-us-example.pdf
-	Title   string
-	Summary string // Markdown for Slack: the claim in a few lines
-	Data    []byte
-}
-
-// ReportPoster posts reports and reminders (infra/slack: a file upload
-// with a bot token; the summary alone through a webhook; the console).
-type ReportPoster interface {
-	PostReport(ctx context.Context, f ReportFile) error
-	PostText(ctx context.Context, text string) error
 }
 
 // ReportRenderer renders a report in one of the generator's formats and
@@ -61,7 +48,7 @@ type ReportRenderer interface {
 type ReportJob struct {
 	Desk     *TicketDesk
 	Blobs    ReportBlobs
-	Poster   ReportPoster // optional
+	Poster   notify.ReportPoster // optional
 	Renderer ReportRenderer
 	// Delay after midnight on the 1st (contract time) before generating.
 	Delay time.Duration
@@ -93,7 +80,7 @@ func ReportPrefix(month, contract string) string { return month + "/" + contract
 // so app need not import the adapter (infra/blob.ErrNotFound says
 // "blob not found").
 func IsNotFound(err error) bool {
-	return err != nil && (errors.Is(err, ErrNotFound) || strings.Contains(err.Error(), "not found"))
+	return err != nil && (errors.Is(err, store.ErrNotFound) || strings.Contains(err.Error(), "not found"))
 }
 
 // Run does whatever is due at now.
@@ -321,7 +308,7 @@ func (j *ReportJob) post(ctx context.Context, month, contract string, now time.T
 	if err != nil {
 		return false, fmt.Errorf("post %s: %w", prefix, err)
 	}
-	f := ReportFile{Name: fmt.Sprintf("gpusla-%s-%s.pdf", month, contract), Title: fmt.Sprintf("SLA report %s, %s", month, contract),
+	f := notify.ReportFile{Name: fmt.Sprintf("gpusla-%s-%s.pdf", month, contract), Title: fmt.Sprintf("SLA report %s, %s", month, contract),
 		Summary: Summary(r, strings.TrimSpace(string(head))), Data: pdf}
 	if err := j.Poster.PostReport(ctx, f); err != nil {
 		return false, fmt.Errorf("post %s: %w", prefix, err)

@@ -14,16 +14,18 @@ import (
 	"github.com/gpusla/gpusla/functions/app/apptest"
 	"github.com/gpusla/gpusla/functions/bundle"
 	"github.com/gpusla/gpusla/infra/blob"
-	"github.com/gpusla/gpusla/infra/bolt"
+	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/store"
 )
 
 type poster struct {
 	mu    sync.Mutex
-	files []app.ReportFile
+	files []notify.ReportFile
 	texts []string
 }
 
-func (p *poster) PostReport(_ context.Context, f app.ReportFile) error {
+func (p *poster) PostReport(_ context.Context, f notify.ReportFile) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.files = append(p.files, f)
@@ -62,14 +64,14 @@ func TestReportJobSchedule(t *testing.T) {
 		t.Fatal(err)
 	}
 	ordered := ny(t, "2026-10-31 09:00:00")
-	if err := st.CreateNode(ctx, app.Node{ID: "ny-01", Provider: "Example GPU Cloud Inc.", Contract: "us-example", OrderedAt: ordered,
+	if err := st.CreateNode(ctx, store.Node{ID: "ny-01", Provider: "Example GPU Cloud Inc.", Contract: "us-example", OrderedAt: ordered,
 		GPUModel: "H200", GPUCount: 8, HeartbeatInterval: 30 * time.Second, PushInterval: time.Minute, Grace: time.Minute, CreatedAt: ordered}); err != nil {
 		t.Fatal(err)
 	}
 	// Two heartbeat runs around a ten-hour outage on 10 November.
 	for _, r := range [][2]time.Time{{ny(t, "2026-10-31 10:00:00"), ny(t, "2026-11-10 02:00:00")}, {ny(t, "2026-11-10 12:00:00"), ny(t, "2026-12-01 06:00:00")}} {
 		n := int64(r[1].Sub(r[0])/(30*time.Second)) + 1
-		if err := st.PutRun(ctx, app.HeartbeatRun{Node: "ny-01", From: r[0], To: r[1], Count: n, ReceivedFrom: r[0].Add(time.Second), ReceivedTo: r[1].Add(time.Second)}); err != nil {
+		if err := st.PutRun(ctx, store.HeartbeatRun{Node: "ny-01", From: r[0], To: r[1], Count: n, ReceivedFrom: r[0].Add(time.Second), ReceivedTo: r[1].Add(time.Second)}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -10,7 +10,9 @@ import (
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
-	"github.com/gpusla/gpusla/infra/bolt"
+	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/wire"
 	"github.com/gpusla/gpusla/sla/incident"
 )
@@ -74,7 +76,7 @@ func (w *world) tickUntil(end time.Time) {
 	}
 }
 
-func (w *world) incidents() []app.Incident {
+func (w *world) incidents() []store.Incident {
 	w.t.Helper()
 	incs, err := w.store.ListIncidents(w.t.Context(), "gz-01", t0.Add(-time.Hour), t0.Add(24*time.Hour))
 	if err != nil {
@@ -83,9 +85,9 @@ func (w *world) incidents() []app.Incident {
 	return incs
 }
 
-func (w *world) only(kind string) app.Incident {
+func (w *world) only(kind string) store.Incident {
 	w.t.Helper()
-	var out []app.Incident
+	var out []store.Incident
 	for _, i := range w.incidents() {
 		if i.Kind == kind {
 			out = append(out, i)
@@ -114,7 +116,7 @@ func TestUnreachableBackdatedAfterGraceThenRecovery(t *testing.T) {
 		t.Fatalf("confirmed at %s, want the watchdog tick t0+2m", inc.ConfirmedAt)
 	}
 	sent := w.notif.Sent()
-	if len(sent) != 1 || sent[0].Kind != app.AlertUnreachable || !sent[0].Since.Equal(inc.Start) || sent[0].Provider != "acme" || sent[0].Thread != "" {
+	if len(sent) != 1 || sent[0].Kind != notify.AlertUnreachable || !sent[0].Since.Equal(inc.Start) || sent[0].Provider != "acme" || sent[0].Thread != "" {
 		t.Fatalf("alerts %+v, want one unreachable alert since t0+30s", sent)
 	}
 	// More ticks: no duplicate alert.
@@ -131,7 +133,7 @@ func TestUnreachableBackdatedAfterGraceThenRecovery(t *testing.T) {
 		t.Fatalf("incident ends %s, want the first receive after the gap", inc.End)
 	}
 	sent = w.notif.Sent()
-	if len(sent) != 2 || sent[1].Kind != app.AlertRecovered || sent[1].Duration != 4*time.Minute+40*time.Second || sent[1].Thread != "thread-1" {
+	if len(sent) != 2 || sent[1].Kind != notify.AlertRecovered || sent[1].Duration != 4*time.Minute+40*time.Second || sent[1].Thread != "thread-1" {
 		t.Fatalf("recovery alert %+v, want duration 4m40s in thread-1", sent[len(sent)-1])
 	}
 	w.tickUntil(t0.Add(6 * time.Minute))
@@ -186,13 +188,13 @@ func TestLateDataReclassifies(t *testing.T) {
 			if inc.Open() || inc.Cause != tc.cause || inc.Counted != tc.counted {
 				t.Fatalf("incident %+v: want closed, cause %s, counted %v", inc, tc.cause, tc.counted)
 			}
-			n := w.notif.Count(app.AlertReclassified)
+			n := w.notif.Count(notify.AlertReclassified)
 			if tc.alert != (n == 1) || n > 1 {
 				t.Fatalf("%d reclassified alerts, want alert=%v: %+v", n, tc.alert, w.notif.Sent())
 			}
 			if tc.alert {
 				for _, a := range w.notif.Sent() {
-					if a.Kind == app.AlertReclassified && (a.Cause != tc.cause || a.Counted != tc.counted || a.Thread != "thread-1") {
+					if a.Kind == notify.AlertReclassified && (a.Cause != tc.cause || a.Counted != tc.counted || a.Thread != "thread-1") {
 						t.Fatalf("reclassified alert %+v", a)
 					}
 				}
@@ -268,7 +270,7 @@ func TestDegradedAlertNamesMeasuredValues(t *testing.T) {
 		t.Fatalf("incident %+v: want start at the first failure with the measured value", inc)
 	}
 	sent := w.notif.Sent()
-	if len(sent) != 1 || sent[0].Kind != app.AlertDegraded || len(sent[0].Failed) != 1 || *sent[0].Failed[0].GPU != 3 || sent[0].Failed[0].Criterion != "0" {
+	if len(sent) != 1 || sent[0].Kind != notify.AlertDegraded || len(sent[0].Failed) != 1 || *sent[0].Failed[0].GPU != 3 || sent[0].Failed[0].Criterion != "0" {
 		t.Fatalf("alerts %+v", sent)
 	}
 	// Two passes close it with a recovery in the thread.
@@ -278,7 +280,7 @@ func TestDegradedAlertNamesMeasuredValues(t *testing.T) {
 		w.push(apptest.Check(now, wire.Check{Name: "gpu.ecc.uncorrected", Category: wire.CategoryGPUDegraded, Verdict: wire.Pass, Value: "0"}))
 	}
 	inc = w.only("gpu_degraded")
-	if inc.Open() || w.notif.Count(app.AlertRecovered) != 1 {
+	if inc.Open() || w.notif.Count(notify.AlertRecovered) != 1 {
 		t.Fatalf("incident %+v, alerts %+v", inc, w.notif.Sent())
 	}
 }
@@ -294,7 +296,7 @@ func TestUndeliveredAlertIsRetriedOnce(t *testing.T) {
 	}
 	w.notif.Fail = nil
 	w.tickUntil(t0.Add(5 * time.Minute))
-	if n := w.notif.Count(app.AlertUnreachable); n != 1 {
+	if n := w.notif.Count(notify.AlertUnreachable); n != 1 {
 		t.Fatalf("%d unreachable alerts delivered after the retry, want 1", n)
 	}
 	if pend, _ := w.store.ListPendingAlerts(t.Context()); len(pend) != 0 {

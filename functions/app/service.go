@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/incident"
 )
 
@@ -40,14 +42,14 @@ const (
 
 // Config wires a Service.
 type Config struct {
-	Store    Store
-	Notifier Notifier
+	Store    store.Store
+	Notifier notify.Notifier
 	Box      SecretBox
 	Clock    Clock        // default SystemClock
 	Log      *slog.Logger // default slog.Default()
 	// Thresholds returns the detection settings for a node (the contract's
 	// terms); default: the node's grace, 2 failures to open, 2 passes to close.
-	Thresholds func(Node) incident.Thresholds
+	Thresholds func(store.Node) incident.Thresholds
 	// Retention is the TTL of stored batch bodies (default DefaultRetention).
 	Retention time.Duration
 	// BackendID names this backend's liveness records ("serve", "lambda").
@@ -56,12 +58,12 @@ type Config struct {
 
 // Service is the application.
 type Service struct {
-	store     Store
-	notifier  Notifier
+	store     store.Store
+	notifier  notify.Notifier
 	box       SecretBox
 	clock     Clock
 	log       *slog.Logger
-	th        func(Node) incident.Thresholds
+	th        func(store.Node) incident.Thresholds
 	retention time.Duration
 	backendID string
 	nodes     sync.Map // id → cachedNode
@@ -71,7 +73,7 @@ type Service struct {
 // change after registration, so ingest keeps them for nodeCacheTTL and saves
 // a store read (a billed DynamoDB read in AWS) and an AES-GCM open per push.
 type cachedNode struct {
-	node    Node
+	node    store.Node
 	secret  []byte
 	expires time.Time
 }
@@ -104,12 +106,12 @@ func New(c Config) (*Service, error) {
 }
 
 // DefaultThresholds are used until a node's contract terms say otherwise.
-func DefaultThresholds(n Node) incident.Thresholds {
+func DefaultThresholds(n store.Node) incident.Thresholds {
 	return incident.Thresholds{Grace: n.Grace, FailureThreshold: 2, SuccessThreshold: 2}
 }
 
 // Store returns the service's store (for export and tools).
-func (s *Service) Store() Store { return s.store }
+func (s *Service) Store() store.Store { return s.store }
 
 // Now is the service clock's time, in UTC.
 func (s *Service) Now() time.Time { return s.clock.Now().UTC() }
@@ -125,7 +127,7 @@ func errTooContended(what string) error {
 
 // nodeAndSecret returns a registered node and its secret, from the cache
 // when fresh. ErrNotFound if the node is not registered.
-func (s *Service) nodeAndSecret(ctx context.Context, id string) (Node, []byte, error) {
+func (s *Service) nodeAndSecret(ctx context.Context, id string) (store.Node, []byte, error) {
 	now := time.Now()
 	if v, ok := s.nodes.Load(id); ok {
 		if c := v.(cachedNode); now.Before(c.expires) {
@@ -134,11 +136,11 @@ func (s *Service) nodeAndSecret(ctx context.Context, id string) (Node, []byte, e
 	}
 	n, err := s.store.GetNode(ctx, id)
 	if err != nil {
-		return Node{}, nil, err
+		return store.Node{}, nil, err
 	}
 	secret, err := s.box.Open(n.SealedSecret, n.ID)
 	if err != nil {
-		return Node{}, nil, err
+		return store.Node{}, nil, err
 	}
 	s.nodes.Store(id, cachedNode{node: n, secret: secret, expires: now.Add(nodeCacheTTL)})
 	return n, secret, nil

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/terms"
 	"github.com/gpusla/gpusla/sla/ticket"
 )
@@ -22,7 +23,7 @@ import (
 // and the watchdog all call it, so they agree by construction.
 type TicketDesk struct {
 	svc   *Service
-	store TicketStore
+	store store.TicketStore
 	book  TermsBook
 	log   *slog.Logger
 }
@@ -30,7 +31,7 @@ type TicketDesk struct {
 // Tickets returns the service's ticket desk. The service's store must also
 // implement TicketStore (both infra stores do).
 func (s *Service) Tickets(book TermsBook) (*TicketDesk, error) {
-	ts, ok := s.store.(TicketStore)
+	ts, ok := s.store.(store.TicketStore)
 	if !ok {
 		return nil, fmt.Errorf("tickets: the store %T does not keep tickets (no TicketStore)", s.store)
 	}
@@ -41,7 +42,7 @@ func (s *Service) Tickets(book TermsBook) (*TicketDesk, error) {
 }
 
 // Store returns the desk's store.
-func (d *TicketDesk) Store() TicketStore { return d.store }
+func (d *TicketDesk) Store() store.TicketStore { return d.store }
 
 // Service returns the application service the desk belongs to.
 func (d *TicketDesk) Service() *Service { return d.svc }
@@ -99,7 +100,7 @@ func ticketID(key string) (string, error) {
 	return "T-" + r, err
 }
 
-func (d *TicketDesk) termsFor(n Node) (*terms.Terms, error) {
+func (d *TicketDesk) termsFor(n store.Node) (*terms.Terms, error) {
 	tm, ok := d.book[n.Contract]
 	if !ok {
 		return nil, fmt.Errorf("node %s is rented under contract %q, which no loaded terms file defines (known: %s)",
@@ -110,57 +111,57 @@ func (d *TicketDesk) termsFor(n Node) (*terms.Terms, error) {
 
 // Open opens a ticket. It returns the ticket and whether this call created
 // it (false: the key had opened it already).
-func (d *TicketDesk) Open(ctx context.Context, r OpenRequest) (Ticket, bool, error) {
+func (d *TicketDesk) Open(ctx context.Context, r OpenRequest) (store.Ticket, bool, error) {
 	now := d.svc.Now()
 	if r.Node == "" {
-		return Ticket{}, false, inputErr("node", "missing")
+		return store.Ticket{}, false, inputErr("node", "missing")
 	}
 	n, err := d.svc.store.GetNode(ctx, r.Node)
-	if errors.Is(err, ErrNotFound) {
-		return Ticket{}, false, inputErr("node", "no node %q is registered", r.Node)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Ticket{}, false, inputErr("node", "no node %q is registered", r.Node)
 	}
 	if err != nil {
-		return Ticket{}, false, fmt.Errorf("open ticket: %w", err)
+		return store.Ticket{}, false, fmt.Errorf("open ticket: %w", err)
 	}
 	tm, err := d.termsFor(n)
 	if err != nil {
-		return Ticket{}, false, inputErr("node", "%v", err)
+		return store.Ticket{}, false, inputErr("node", "%v", err)
 	}
 	if !slices.Contains(tm.Support.Priorities, r.Priority) {
-		return Ticket{}, false, inputErr("priority", "%q is not a priority of contract %s (one of %s)", r.Priority, tm.Contract, strings.Join(tm.Support.Priorities, ", "))
+		return store.Ticket{}, false, inputErr("priority", "%q is not a priority of contract %s (one of %s)", r.Priority, tm.Contract, strings.Join(tm.Support.Priorities, ", "))
 	}
-	if r.Category != CategoryGeneral && r.Category != CategoryHardware {
-		return Ticket{}, false, inputErr("category", "%q is neither empty nor %q", r.Category, CategoryHardware)
+	if r.Category != store.CategoryGeneral && r.Category != store.CategoryHardware {
+		return store.Ticket{}, false, inputErr("category", "%q is neither empty nor %q", r.Category, store.CategoryHardware)
 	}
 	if len(r.ProviderRef) > 256 {
-		return Ticket{}, false, inputErr("provider_ref", "longer than 256 characters")
+		return store.Ticket{}, false, inputErr("provider_ref", "longer than 256 characters")
 	}
 	if len(r.Summary) > 2000 {
-		return Ticket{}, false, inputErr("summary", "longer than 2000 characters")
+		return store.Ticket{}, false, inputErr("summary", "longer than 2000 characters")
 	}
 	at := r.At.UTC()
 	if at.IsZero() {
 		at = now
 	}
 	if at.After(now.Add(MaxFutureSkew)) {
-		return Ticket{}, false, inputErr("at", "%s is in the future", at.Format(time.RFC3339))
+		return store.Ticket{}, false, inputErr("at", "%s is in the future", at.Format(time.RFC3339))
 	}
 	id, err := ticketID(r.Key)
 	if err != nil {
-		return Ticket{}, false, err
+		return store.Ticket{}, false, err
 	}
-	t := Ticket{ID: id, Node: n.ID, Provider: n.Provider, Contract: n.Contract, Priority: r.Priority, Category: r.Category,
+	t := store.Ticket{ID: id, Node: n.ID, Provider: n.Provider, Contract: n.Contract, Priority: r.Priority, Category: r.Category,
 		ProviderRef: r.ProviderRef, Summary: r.Summary, Opened: at, OpenedBy: r.By, OpenKey: r.Key,
 		IncidentID: r.IncidentID, Thread: r.Thread, Open: true, Version: 1, CreatedAt: now, UpdatedAt: now}
 	tim := ticket.Evaluate(toSLA(&t), tm, now)
-	t.addNotice(TicketNotice{Key: NoticeOpened, Kind: NoticeOpened, Text: openedText(&t, tim, tm), CreatedAt: now})
+	t.AddNotice(store.TicketNotice{Key: store.NoticeOpened, Kind: store.NoticeOpened, Text: openedText(&t, tim, tm), CreatedAt: now})
 	err = d.store.CreateTicket(ctx, t)
-	if errors.Is(err, ErrExists) && r.Key != "" {
+	if errors.Is(err, store.ErrExists) && r.Key != "" {
 		old, gerr := d.store.GetTicket(ctx, id)
 		return old, false, gerr
 	}
 	if err != nil {
-		return Ticket{}, false, fmt.Errorf("open ticket: %w", err)
+		return store.Ticket{}, false, fmt.Errorf("open ticket: %w", err)
 	}
 	d.log.Info("ticket opened", "ticket", t.ID, "node", t.Node, "priority", t.Priority, "off_hours", tim.OffHours)
 	return t, true, nil
@@ -177,8 +178,8 @@ type EventRequest struct {
 
 // Recorded is what Record did.
 type Recorded struct {
-	Ticket Ticket
-	Event  TicketEvent
+	Ticket store.Ticket
+	Event  store.TicketEvent
 	// Repeat: the key had been recorded already; nothing changed.
 	Repeat bool
 }
@@ -186,9 +187,9 @@ type Recorded struct {
 // Record adds an event to ticket id. The event that completes a target
 // after its deadline carries how late it was.
 func (d *TicketDesk) Record(ctx context.Context, id string, r EventRequest) (Recorded, error) {
-	typ, ok := TicketEventTypes[r.Type]
+	typ, ok := store.TicketEventTypes[r.Type]
 	if !ok {
-		for _, v := range TicketEventTypes {
+		for _, v := range store.TicketEventTypes {
 			if v == r.Type {
 				typ, ok = v, true
 			}
@@ -203,13 +204,13 @@ func (d *TicketDesk) Record(ctx context.Context, id string, r EventRequest) (Rec
 	for attempt := 0; attempt < maxRetries; attempt++ {
 		now := d.svc.Now()
 		t, err := d.store.GetTicket(ctx, id)
-		if errors.Is(err, ErrNotFound) {
-			return Recorded{}, fmt.Errorf("ticket %s: %w", id, ErrNotFound)
+		if errors.Is(err, store.ErrNotFound) {
+			return Recorded{}, fmt.Errorf("ticket %s: %w", id, store.ErrNotFound)
 		}
 		if err != nil {
 			return Recorded{}, fmt.Errorf("record on ticket %s: %w", id, err)
 		}
-		if e, seen := t.hasKey(r.Key); seen {
+		if e, seen := t.HasKey(r.Key); seen {
 			return Recorded{Ticket: t, Event: e, Repeat: true}, nil
 		}
 		at := r.At.UTC()
@@ -222,7 +223,7 @@ func (d *TicketDesk) Record(ctx context.Context, id string, r EventRequest) (Rec
 		if at.After(now.Add(MaxFutureSkew)) {
 			return Recorded{}, inputErr("at", "%s is in the future", at.Format(time.RFC3339))
 		}
-		if prev, done := t.Event(typ); done && (typ == EventResolved || typ == EventHardwareReplaced) {
+		if prev, done := t.Event(typ); done && (typ == store.EventResolved || typ == store.EventHardwareReplaced) {
 			return Recorded{}, inputErr("type", "ticket %s was already %s at %s", t.ID, shortType(typ), prev.At.Format(time.RFC3339))
 		}
 		n, err := d.svc.store.GetNode(ctx, t.Node)
@@ -233,7 +234,7 @@ func (d *TicketDesk) Record(ctx context.Context, id string, r EventRequest) (Rec
 		if err != nil {
 			return Recorded{}, err
 		}
-		ev := TicketEvent{Type: typ, At: at, AwaitingCustomer: r.AwaitingCustomer && typ == EventProviderResponded, Key: r.Key, By: r.By, RecordedAt: now}
+		ev := store.TicketEvent{Type: typ, At: at, AwaitingCustomer: r.AwaitingCustomer && typ == store.EventProviderResponded, Key: r.Key, By: r.By, RecordedAt: now}
 		before := ticket.Evaluate(toSLA(&t), tm, at)
 		prev := t.Version
 		t.Events = append(t.Events, ev)
@@ -252,12 +253,12 @@ func (d *TicketDesk) Record(ctx context.Context, id string, r EventRequest) (Rec
 		t.Events[len(t.Events)-1] = ev
 		t.Open = stillOpen(&t, after)
 		t.UpdatedAt = now
-		t.addNotice(TicketNotice{Key: fmt.Sprintf("event/%d", len(t.Events)), Kind: NoticeRecorded, Text: recordedText(&t, ev, after, tm), CreatedAt: now})
-		if !t.Open && t.unsent() {
+		t.AddNotice(store.TicketNotice{Key: fmt.Sprintf("event/%d", len(t.Events)), Kind: store.NoticeRecorded, Text: recordedText(&t, ev, after, tm), CreatedAt: now})
+		if !t.Open && t.Unsent() {
 			t.Open = true // stays listed until its notices are out
 		}
 		err = d.store.UpdateTicket(ctx, t, prev)
-		if errors.Is(err, ErrConflict) {
+		if errors.Is(err, store.ErrConflict) {
 			continue
 		}
 		if err != nil {
@@ -285,8 +286,8 @@ func clocksOf(before, after ticket.Timing) []clockPair {
 
 // stillOpen: some target is still running (not done). A ticket whose every
 // clock is done, or that was resolved (and replaced, if hardware), is closed.
-func stillOpen(t *Ticket, tim ticket.Timing) bool {
-	if _, ok := t.Event(EventResolved); !ok {
+func stillOpen(t *store.Ticket, tim ticket.Timing) bool {
+	if _, ok := t.Event(store.EventResolved); !ok {
 		return true
 	}
 	if c := tim.Replacement; c != nil && c.Done.IsZero() {
@@ -296,21 +297,21 @@ func stillOpen(t *Ticket, tim ticket.Timing) bool {
 }
 
 // Get returns a ticket.
-func (d *TicketDesk) Get(ctx context.Context, id string) (Ticket, error) {
+func (d *TicketDesk) Get(ctx context.Context, id string) (store.Ticket, error) {
 	t, err := d.store.GetTicket(ctx, id)
 	if err != nil {
-		return Ticket{}, fmt.Errorf("ticket %s: %w", id, err)
+		return store.Ticket{}, fmt.Errorf("ticket %s: %w", id, err)
 	}
 	return t, nil
 }
 
 // List returns tickets (open ones only if openOnly).
-func (d *TicketDesk) List(ctx context.Context, openOnly bool) ([]Ticket, error) {
+func (d *TicketDesk) List(ctx context.Context, openOnly bool) ([]store.Ticket, error) {
 	return d.store.ListTickets(ctx, openOnly)
 }
 
 // Timing evaluates a ticket against its contract as of asOf.
-func (d *TicketDesk) Timing(t *Ticket, asOf time.Time) (ticket.Timing, *terms.Terms, error) {
+func (d *TicketDesk) Timing(t *store.Ticket, asOf time.Time) (ticket.Timing, *terms.Terms, error) {
 	tm, ok := d.book[t.Contract]
 	if !ok {
 		return ticket.Timing{}, nil, fmt.Errorf("ticket %s: contract %q is not loaded", t.ID, t.Contract)
@@ -319,20 +320,20 @@ func (d *TicketDesk) Timing(t *Ticket, asOf time.Time) (ticket.Timing, *terms.Te
 }
 
 // toSLA converts a ticket record into the SLA engine's ticket.
-func toSLA(t *Ticket) *ticket.Ticket {
+func toSLA(t *store.Ticket) *ticket.Ticket {
 	st := &ticket.Ticket{ID: t.ID, Node: t.Node, Priority: t.Priority, Category: t.Category,
 		ProviderRef: t.ProviderRef, Summary: t.Summary, Opened: t.Opened}
 	for _, e := range t.Events {
 		switch e.Type {
-		case EventProviderResponded:
+		case store.EventProviderResponded:
 			st.Responses = append(st.Responses, ticket.Response{At: e.At, AwaitingCustomer: e.AwaitingCustomer})
-		case EventCustomerReplied:
+		case store.EventCustomerReplied:
 			st.CustomerReplies = append(st.CustomerReplies, e.At)
-		case EventResolved:
+		case store.EventResolved:
 			if st.Resolved.IsZero() || e.At.Before(st.Resolved) {
 				st.Resolved = e.At
 			}
-		case EventHardwareReplaced:
+		case store.EventHardwareReplaced:
 			if st.Replaced.IsZero() || e.At.Before(st.Replaced) {
 				st.Replaced = e.At
 			}
@@ -343,13 +344,13 @@ func toSLA(t *Ticket) *ticket.Ticket {
 
 func shortType(typ string) string {
 	switch typ {
-	case EventProviderResponded:
+	case store.EventProviderResponded:
 		return "responded"
-	case EventCustomerReplied:
+	case store.EventCustomerReplied:
 		return "replied"
-	case EventResolved:
+	case store.EventResolved:
 		return "resolved"
-	case EventHardwareReplaced:
+	case store.EventHardwareReplaced:
 		return "replaced"
 	}
 	return typ
@@ -359,23 +360,23 @@ func shortType(typ string) string {
 // e.g. the provider's ticket number once known for a ticket opened with an
 // alert's button. The priority and opening time are not editable: they
 // decide the targets, and a claim must show what was recorded at the time.
-func (d *TicketDesk) Describe(ctx context.Context, id, providerRef, summary string) (Ticket, error) {
+func (d *TicketDesk) Describe(ctx context.Context, id, providerRef, summary string) (store.Ticket, error) {
 	if providerRef == "" && summary == "" {
-		return Ticket{}, inputErr("provider_ref", "nothing to change: give provider_ref or summary")
+		return store.Ticket{}, inputErr("provider_ref", "nothing to change: give provider_ref or summary")
 	}
 	if len(providerRef) > 256 {
-		return Ticket{}, inputErr("provider_ref", "longer than 256 characters")
+		return store.Ticket{}, inputErr("provider_ref", "longer than 256 characters")
 	}
 	if len(summary) > 2000 {
-		return Ticket{}, inputErr("summary", "longer than 2000 characters")
+		return store.Ticket{}, inputErr("summary", "longer than 2000 characters")
 	}
 	for attempt := 0; attempt < maxRetries; attempt++ {
 		t, err := d.store.GetTicket(ctx, id)
-		if errors.Is(err, ErrNotFound) {
-			return Ticket{}, fmt.Errorf("ticket %s: %w", id, ErrNotFound)
+		if errors.Is(err, store.ErrNotFound) {
+			return store.Ticket{}, fmt.Errorf("ticket %s: %w", id, store.ErrNotFound)
 		}
 		if err != nil {
-			return Ticket{}, fmt.Errorf("describe ticket %s: %w", id, err)
+			return store.Ticket{}, fmt.Errorf("describe ticket %s: %w", id, err)
 		}
 		if (providerRef == "" || providerRef == t.ProviderRef) && (summary == "" || summary == t.Summary) {
 			return t, nil
@@ -389,14 +390,14 @@ func (d *TicketDesk) Describe(ctx context.Context, id, providerRef, summary stri
 		}
 		t.UpdatedAt = d.svc.Now()
 		err = d.store.UpdateTicket(ctx, t, prev)
-		if errors.Is(err, ErrConflict) {
+		if errors.Is(err, store.ErrConflict) {
 			continue
 		}
 		if err != nil {
-			return Ticket{}, fmt.Errorf("describe ticket %s: %w", id, err)
+			return store.Ticket{}, fmt.Errorf("describe ticket %s: %w", id, err)
 		}
 		t.Version = prev + 1
 		return t, nil
 	}
-	return Ticket{}, errTooContended("describe ticket " + id)
+	return store.Ticket{}, errTooContended("describe ticket " + id)
 }

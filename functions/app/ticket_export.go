@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/terms"
@@ -15,14 +16,14 @@ import (
 // (docs/events.md "Ticket events"), so the monthly report times it exactly
 // as the desk did. Ids are stable (ticket id + position), so exporting twice
 // or concatenating exports repeats nothing.
-func TicketEvents(t *Ticket) []events.Event {
+func TicketEvents(t *store.Ticket) []events.Event {
 	out := make([]events.Event, 0, 1+len(t.Events))
 	out = append(out, events.Event{Type: events.TypeTicketOpened, ID: t.ID + "/opened", Ticket: t.ID, Node: t.Node,
 		At: t.Opened.UTC(), Priority: t.Priority, Category: t.Category, ProviderRef: t.ProviderRef, Summary: t.Summary})
 	for i, e := range t.Events {
 		ev := events.Event{Type: e.Type, ID: fmt.Sprintf("%s/%d/%s", t.ID, i+1, shortType(e.Type)), Ticket: t.ID, At: e.At.UTC(),
 			AwaitingCustomer: e.AwaitingCustomer}
-		if e.Type == EventHardwareReplaced {
+		if e.Type == store.EventHardwareReplaced {
 			ev.Node = t.Node
 		}
 		out = append(out, ev)
@@ -31,7 +32,7 @@ func TicketEvents(t *Ticket) []events.Event {
 }
 
 // NodeRegisteredEvent is a node's registration as an event.
-func NodeRegisteredEvent(n *Node) events.Event {
+func NodeRegisteredEvent(n *store.Node) events.Event {
 	e := events.Event{Type: events.TypeNodeRegistered, ID: "node/" + n.ID, Node: n.ID, Contract: n.Contract,
 		OrderedAt: n.OrderedAt.UTC(), Hardware: &events.Hardware{GPUModel: n.GPUModel, GPUCount: max(n.GPUCount, 1), GPUMemoryMiB: n.GPUMemoryMiB}}
 	if n.HeartbeatInterval >= time.Second {
@@ -43,7 +44,7 @@ func NodeRegisteredEvent(n *Node) events.Event {
 // ExportTickets emits every ticket's events (docs/events.md "Ticket
 // events"); the backend's export (Export) and `gpusla export` call it for
 // the ticket part of the log. It returns how many events it emitted.
-func ExportTickets(ctx context.Context, st TicketStore, emit func(*events.Event) error) (int, error) {
+func ExportTickets(ctx context.Context, st store.TicketStore, emit func(*events.Event) error) (int, error) {
 	list, err := st.ListTickets(ctx, false)
 	if err != nil {
 		return 0, fmt.Errorf("export tickets: %w", err)

@@ -11,7 +11,9 @@ import (
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
-	"github.com/gpusla/gpusla/infra/bolt"
+	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/ticket"
 )
@@ -31,8 +33,8 @@ type desk struct {
 
 // deskStore is a store of both contracts with a settable clock.
 type deskStore interface {
-	app.Store
-	app.TicketStore
+	store.Store
+	store.TicketStore
 	SetClock(func() time.Time)
 }
 
@@ -61,7 +63,7 @@ func newDeskOn(t testing.TB, start time.Time, st deskStore) *desk {
 		t.Fatal(err)
 	}
 	for id, c := range map[string]string{"gz-01": "cn-example", "ny-01": "us-example"} {
-		n := app.Node{ID: id, Provider: "acme", Contract: c, OrderedAt: start.Add(-24 * time.Hour), GPUModel: "H200", GPUCount: 8,
+		n := store.Node{ID: id, Provider: "acme", Contract: c, OrderedAt: start.Add(-24 * time.Hour), GPUModel: "H200", GPUCount: 8,
 			HeartbeatInterval: 30 * time.Second, PushInterval: time.Minute, Grace: time.Minute, CreatedAt: start}
 		if err := st.CreateNode(t.Context(), n); err != nil {
 			t.Fatal(err)
@@ -86,7 +88,7 @@ func zoned(t *testing.T, zone, s string) time.Time {
 func sh(t *testing.T, s string) time.Time { return zoned(t, "Asia/Shanghai", s) }
 func ny(t *testing.T, s string) time.Time { return zoned(t, "America/New_York", s) }
 
-func (w *desk) open(r app.OpenRequest) app.Ticket {
+func (w *desk) open(r app.OpenRequest) store.Ticket {
 	w.t.Helper()
 	tk, _, err := w.d.Open(w.t.Context(), r)
 	if err != nil {
@@ -211,7 +213,7 @@ func TestNeverAnsweredBreachesAtDeadline(t *testing.T) {
 		t.Fatalf("first watch: %+v, want only the opened notice sent", res)
 	}
 	thread := w.notif.Sent()[0]
-	if thread.Kind != app.AlertTicketOpened || thread.Thread != "" || !strings.Contains(thread.Detail, "2026-03-14 00:20:00 CST") {
+	if thread.Kind != notify.AlertTicketOpened || thread.Thread != "" || !strings.Contains(thread.Detail, "2026-03-14 00:20:00 CST") {
 		t.Fatalf("opened notice: %+v", thread)
 	}
 
@@ -247,10 +249,10 @@ func TestNeverAnsweredBreachesAtDeadline(t *testing.T) {
 		t.Fatalf("%d messages, want opened, warning, breached", len(sent))
 	}
 	warn, breach := sent[1], sent[2]
-	if warn.Kind != app.AlertTicketWarning || warn.Thread != "thread-1" || !strings.Contains(warn.Detail, "6m left of 30m") {
+	if warn.Kind != notify.AlertTicketWarning || warn.Thread != "thread-1" || !strings.Contains(warn.Detail, "6m left of 30m") {
 		t.Errorf("warning: %+v", warn)
 	}
-	if breach.Kind != app.AlertTicketBreached || breach.Thread != "thread-1" ||
+	if breach.Kind != notify.AlertTicketBreached || breach.Thread != "thread-1" ||
 		!strings.Contains(breach.Detail, "BREACHED — it was due 2026-03-14 00:20:00 CST") ||
 		!strings.Contains(breach.Detail, "off-hours (workday)") || !strings.Contains(breach.Detail, "ACME-7") {
 		t.Errorf("breach: %+v", breach)
@@ -265,7 +267,7 @@ func TestNeverAnsweredBreachesAtDeadline(t *testing.T) {
 	}
 	w.watch()
 	last := w.notif.Sent()[len(w.notif.Sent())-1]
-	if last.Kind != app.AlertTicketRecorded || last.Thread != "thread-1" || !strings.Contains(last.Detail, "first response target BREACHED: 7m late (due 2026-03-14 00:20:00 CST)") {
+	if last.Kind != notify.AlertTicketRecorded || last.Thread != "thread-1" || !strings.Contains(last.Detail, "first response target BREACHED: 7m late (due 2026-03-14 00:20:00 CST)") {
 		t.Fatalf("recorded notice: %+v", last)
 	}
 }
@@ -386,7 +388,7 @@ func TestTicketInputErrors(t *testing.T) {
 		t.Errorf("unknown type: %v", err)
 	}
 	_, err = w.d.Record(t.Context(), "T-zzzzzzzz", app.EventRequest{Type: "responded"})
-	if !errors.Is(err, app.ErrNotFound) {
+	if !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("unknown ticket: %v", err)
 	}
 }
@@ -478,8 +480,8 @@ func TestWatchdogWithTickets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Nodes != 2 || w.notif.Count(app.AlertTicketBreached) != 1 {
-		t.Fatalf("watchdog %+v; breach messages %d, want 1", res, w.notif.Count(app.AlertTicketBreached))
+	if res.Nodes != 2 || w.notif.Count(notify.AlertTicketBreached) != 1 {
+		t.Fatalf("watchdog %+v; breach messages %d, want 1", res, w.notif.Count(notify.AlertTicketBreached))
 	}
 	broken := app.WatchdogWithTickets(w.svc, "/nonexistent/terms")
 	res, err = broken(t.Context())

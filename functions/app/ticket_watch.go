@@ -7,21 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/terms"
 	"github.com/gpusla/gpusla/sla/ticket"
 )
-
-// Alert kinds of ticket messages (Alert.IncidentKind is "ticket" and
-// Alert.IncidentID the ticket id for all of them).
-const (
-	AlertTicketOpened   AlertKind = "ticket_opened"
-	AlertTicketRecorded AlertKind = "ticket_recorded"
-	AlertTicketWarning  AlertKind = "ticket_warning"
-	AlertTicketBreached AlertKind = "ticket_breached"
-)
-
-// TicketIncidentKind is Alert.IncidentKind of ticket messages.
-const TicketIncidentKind = "ticket"
 
 // noticeRetryAfter: a notice claimed by a sender this recently is left to
 // it (a send in flight), not sent twice.
@@ -56,7 +46,7 @@ func (d *TicketDesk) Watch(ctx context.Context) (TicketWatchResult, error) {
 			errs = append(errs, fmt.Errorf("ticket %s: %w", t.ID, err))
 			continue
 		}
-		if w+b == 0 && !t.unsent() && stillOpenAt(d, &t, d.svc.Now()) {
+		if w+b == 0 && !t.Unsent() && stillOpenAt(d, &t, d.svc.Now()) {
 			continue // nothing to send: no read, no write (the every-minute steady state)
 		}
 		n, err := d.Flush(ctx, t.ID)
@@ -70,7 +60,7 @@ func (d *TicketDesk) Watch(ctx context.Context) (TicketWatchResult, error) {
 
 // watchOne queues what is due on t (as listed; re-read only after a lost
 // race), so a tick over open tickets with nothing due reads nothing more.
-func (d *TicketDesk) watchOne(ctx context.Context, t Ticket) (warnings, breaches int, err error) {
+func (d *TicketDesk) watchOne(ctx context.Context, t store.Ticket) (warnings, breaches int, err error) {
 	id := t.ID
 	for attempt := 0; attempt < maxRetries; attempt++ {
 		now := d.svc.Now()
@@ -94,23 +84,23 @@ func (d *TicketDesk) watchOne(ctx context.Context, t Ticket) (warnings, breaches
 			}
 			switch {
 			case c.c.Status == ticket.Breached:
-				if t.addNotice(TicketNotice{Key: c.name + "/breached", Kind: NoticeBreached, Text: breachText(&t, c.name, c.c, tim, tm), CreatedAt: now}) {
+				if t.AddNotice(store.TicketNotice{Key: c.name + "/breached", Kind: store.NoticeBreached, Text: breachText(&t, c.name, c.c, tim, tm), CreatedAt: now}) {
 					breaches++
 				}
 			case float64(c.c.Elapsed) >= WarnFraction*float64(c.c.Target):
-				if t.notice(c.name+"/breached") == nil &&
-					t.addNotice(TicketNotice{Key: c.name + "/warning", Kind: NoticeWarning, Text: warnText(&t, c.name, c.c, tm), CreatedAt: now}) {
+				if t.Notice(c.name+"/breached") == nil &&
+					t.AddNotice(store.TicketNotice{Key: c.name + "/warning", Kind: store.NoticeWarning, Text: warnText(&t, c.name, c.c, tm), CreatedAt: now}) {
 					warnings++
 				}
 			}
 		}
-		open := stillOpen(&t, tim) || t.unsent()
+		open := stillOpen(&t, tim) || t.Unsent()
 		if warnings+breaches == 0 && open == t.Open {
 			return 0, 0, nil
 		}
 		t.Open, t.UpdatedAt = open, now
 		err = d.store.UpdateTicket(ctx, t, prev)
-		if errors.Is(err, ErrConflict) {
+		if errors.Is(err, store.ErrConflict) {
 			continue
 		}
 		if err != nil {
@@ -136,7 +126,7 @@ func (d *TicketDesk) Flush(ctx context.Context, id string) (int, error) {
 			return sent, err
 		}
 		now := d.svc.Now()
-		var next *TicketNotice
+		var next *store.TicketNotice
 		for i := range t.Notices {
 			n := &t.Notices[i]
 			if n.SentAt.IsZero() {
@@ -149,7 +139,7 @@ func (d *TicketDesk) Flush(ctx context.Context, id string) (int, error) {
 				// Last notice out and nothing running: close it.
 				prev := t.Version
 				t.Open, t.UpdatedAt = false, now
-				if err := d.store.UpdateTicket(ctx, t, prev); err != nil && !errors.Is(err, ErrConflict) {
+				if err := d.store.UpdateTicket(ctx, t, prev); err != nil && !errors.Is(err, store.ErrConflict) {
 					return sent, err
 				}
 			}
@@ -163,13 +153,13 @@ func (d *TicketDesk) Flush(ctx context.Context, id string) (int, error) {
 		next.Attempts++
 		next.LastAttemptAt = now
 		key := next.Key
-		if err := d.store.UpdateTicket(ctx, t, prev); errors.Is(err, ErrConflict) {
+		if err := d.store.UpdateTicket(ctx, t, prev); errors.Is(err, store.ErrConflict) {
 			continue
 		} else if err != nil {
 			return sent, err
 		}
-		a := Alert{Kind: AlertKind("ticket_" + next.Kind), Node: t.Node, Provider: t.Provider, IncidentID: t.ID,
-			IncidentKind: TicketIncidentKind, Since: t.Opened, Detail: next.Text, Thread: t.Thread, Counted: true}
+		a := notify.Alert{Kind: notify.AlertKind("ticket_" + next.Kind), Node: t.Node, Provider: t.Provider, IncidentID: t.ID,
+			IncidentKind: notify.TicketIncidentKind, Since: t.Opened, Detail: next.Text, Thread: t.Thread, Counted: true}
 		thread, nerr := d.svc.notifier.Notify(ctx, a)
 		if err := d.markSent(ctx, id, key, thread, nerr); err != nil {
 			return sent, err
@@ -182,7 +172,7 @@ func (d *TicketDesk) Flush(ctx context.Context, id string) (int, error) {
 	}
 }
 
-func stillOpenAt(d *TicketDesk, t *Ticket, now time.Time) bool {
+func stillOpenAt(d *TicketDesk, t *store.Ticket, now time.Time) bool {
 	tim, _, err := d.Timing(t, now)
 	if err != nil {
 		return true
@@ -196,7 +186,7 @@ func (d *TicketDesk) markSent(ctx context.Context, id, key, thread string, sendE
 		if err != nil {
 			return err
 		}
-		n := t.notice(key)
+		n := t.Notice(key)
 		if n == nil {
 			return fmt.Errorf("notice %s vanished from ticket %s", key, id)
 		}
@@ -214,7 +204,7 @@ func (d *TicketDesk) markSent(ctx context.Context, id, key, thread string, sendE
 			}
 		}
 		err = d.store.UpdateTicket(ctx, t, prev)
-		if errors.Is(err, ErrConflict) {
+		if errors.Is(err, store.ErrConflict) {
 			continue
 		}
 		return err
@@ -269,7 +259,7 @@ func clockLine(name string, c *ticket.Clock, tm *terms.Terms) string {
 	return fmt.Sprintf("%s %s (%s, %s clock)", targetNames[name], due, human(c.Target), c.Clock)
 }
 
-func openedText(t *Ticket, tim ticket.Timing, tm *terms.Terms) string {
+func openedText(t *store.Ticket, tim ticket.Timing, tm *terms.Terms) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Ticket %s opened for %s: %s, opened %s — %s.", t.ID, t.Node, t.Priority, local(t.Opened, tm), hoursKind(tim))
 	if t.ProviderRef != "" {
@@ -295,10 +285,10 @@ func openedText(t *Ticket, tim ticket.Timing, tm *terms.Terms) string {
 	return b.String()
 }
 
-func recordedText(t *Ticket, e TicketEvent, tim ticket.Timing, tm *terms.Terms) string {
+func recordedText(t *store.Ticket, e store.TicketEvent, tim ticket.Timing, tm *terms.Terms) string {
 	var b strings.Builder
-	what := map[string]string{EventProviderResponded: "Provider responded", EventCustomerReplied: "Customer replied",
-		EventResolved: "Resolved", EventHardwareReplaced: "Hardware replaced"}[e.Type]
+	what := map[string]string{store.EventProviderResponded: "Provider responded", store.EventCustomerReplied: "Customer replied",
+		store.EventResolved: "Resolved", store.EventHardwareReplaced: "Hardware replaced"}[e.Type]
 	fmt.Fprintf(&b, "%s on %s at %s (%s after opening)", what, t.ID, local(e.At, tm), human(e.At.Sub(t.Opened)))
 	if e.AwaitingCustomer {
 		b.WriteString(", waiting for our answer")
@@ -326,19 +316,19 @@ func recordedText(t *Ticket, e TicketEvent, tim ticket.Timing, tm *terms.Terms) 
 	return b.String()
 }
 
-func warnText(t *Ticket, name string, c *ticket.Clock, tm *terms.Terms) string {
+func warnText(t *store.Ticket, name string, c *ticket.Clock, tm *terms.Terms) string {
 	left := c.Target - c.Elapsed
 	return fmt.Sprintf(":warning: %s %s (%s, %s): %s due %s — %s left of %s (%.0f %% used). %s",
 		t.ID, t.Node, t.Priority, providerRefOr(t), targetNames[name], local(c.Deadline, tm), human(left), human(c.Target),
 		100*float64(c.Elapsed)/float64(c.Target), nudge(name))
 }
 
-func breachText(t *Ticket, name string, c *ticket.Clock, tim ticket.Timing, tm *terms.Terms) string {
+func breachText(t *store.Ticket, name string, c *ticket.Clock, tim ticket.Timing, tm *terms.Terms) string {
 	return fmt.Sprintf(":rotating_light: %s %s (%s, %s): %s target BREACHED — it was due %s (%s, %s, %s clock); nothing recorded yet.",
 		t.ID, t.Node, t.Priority, providerRefOr(t), targetNames[name], local(c.Deadline, tm), human(c.Target), hoursKind(tim), c.Clock)
 }
 
-func providerRefOr(t *Ticket) string {
+func providerRefOr(t *store.Ticket) string {
 	if t.ProviderRef != "" {
 		return "provider ref " + t.ProviderRef
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/incident"
 )
 
@@ -50,11 +51,11 @@ func (s *Service) Watchdog(ctx context.Context) (WatchdogResult, error) {
 	return res, errors.Join(errs...)
 }
 
-func (s *Service) checkNode(ctx context.Context, n Node, now, upSince time.Time) (int, error) {
+func (s *Service) checkNode(ctx context.Context, n store.Node, now, upSince time.Time) (int, error) {
 	th := s.th(n)
-	stale, _ := s.store.(StaleStateReader)
+	stale, _ := s.store.(store.StaleStateReader)
 	for attempt := 0; attempt < maxRetries; attempt++ {
-		var st NodeState
+		var st store.NodeState
 		var err error
 		usedStale := stale != nil && attempt == 0
 		if usedStale {
@@ -62,7 +63,7 @@ func (s *Service) checkNode(ctx context.Context, n Node, now, upSince time.Time)
 		} else {
 			st, err = s.store.GetState(ctx, n.ID)
 		}
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, store.ErrNotFound) {
 			return 0, nil // never heard from: nothing to be overdue
 		}
 		if err != nil {
@@ -86,7 +87,7 @@ func (s *Service) checkNode(ctx context.Context, n Node, now, upSince time.Time)
 			s.repair(ctx, n, st)
 			return 0, nil
 		}
-		if _, err := s.store.PutState(ctx, st, prev); errors.Is(err, ErrConflict) {
+		if _, err := s.store.PutState(ctx, st, prev); errors.Is(err, store.ErrConflict) {
 			continue
 		} else if err != nil {
 			return 0, err
@@ -113,20 +114,20 @@ func openIncident(ev *incident.State) bool {
 
 // repair recreates the record of an incident the state says is open but
 // that a crash between the state write and the record write lost.
-func (s *Service) repair(ctx context.Context, n Node, st NodeState) {
-	var open []Incident
+func (s *Service) repair(ctx context.Context, n store.Node, st store.NodeState) {
+	var open []store.Incident
 	if g := st.Eval.Unreachable; g != nil {
-		open = append(open, Incident{Kind: string(incident.Unreachable), Start: g.Since, Cause: g.Cause,
+		open = append(open, store.Incident{Kind: string(incident.Unreachable), Start: g.Since, Cause: g.Cause,
 			Counted: incident.CauseCounted(g.Cause), Evidence: g.Evidence})
 	}
 	for k, h := range st.Eval.Checks {
 		if h != nil && h.Open {
-			open = append(open, Incident{Kind: string(k), Start: h.Since, Cause: incident.CauseCheck, Counted: true, Evidence: h.Evidence})
+			open = append(open, store.Incident{Kind: string(k), Start: h.Since, Cause: incident.CauseCheck, Counted: true, Evidence: h.Evidence})
 		}
 	}
 	for _, inc := range open {
-		inc.Node, inc.ID = n.ID, IncidentID(inc.Kind, inc.Start)
-		if _, err := s.store.GetIncident(ctx, n.ID, inc.ID); !errors.Is(err, ErrNotFound) {
+		inc.Node, inc.ID = n.ID, store.IncidentID(inc.Kind, inc.Start)
+		if _, err := s.store.GetIncident(ctx, n.ID, inc.ID); !errors.Is(err, store.ErrNotFound) {
 			continue
 		}
 		inc.ConfirmedAt, inc.UpdatedAt = s.Now(), s.Now()
@@ -146,7 +147,7 @@ func (s *Service) beat(ctx context.Context, now time.Time) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
-	var cur *BackendRun
+	var cur *store.BackendRun
 	for i := range runs {
 		r := &runs[i]
 		if r.Stopped || !strings.HasPrefix(r.ID, s.backendID+"@") || now.Sub(r.LastTick) > MaxTickGap {
@@ -162,7 +163,7 @@ func (s *Service) beat(ctx context.Context, now time.Time) (time.Time, error) {
 	if now.After(cur.LastTick) {
 		prev := cur.Version
 		cur.LastTick = now
-		if _, err := s.store.PutBackendRun(ctx, *cur, prev); err != nil && !errors.Is(err, ErrConflict) {
+		if _, err := s.store.PutBackendRun(ctx, *cur, prev); err != nil && !errors.Is(err, store.ErrConflict) {
 			return time.Time{}, err // a conflict means another watchdog just ticked it
 		}
 	}
@@ -173,8 +174,8 @@ func (s *Service) beat(ctx context.Context, now time.Time) (time.Time, error) {
 // it when it starts; the watchdog when it finds no live run).
 func (s *Service) BackendStart(ctx context.Context) (time.Time, error) {
 	now := s.Now()
-	r := BackendRun{ID: s.backendID + "@" + now.Format("20060102T150405.000000000Z"), Start: now, LastTick: now}
-	if _, err := s.store.PutBackendRun(ctx, r, 0); err != nil && !errors.Is(err, ErrConflict) {
+	r := store.BackendRun{ID: s.backendID + "@" + now.Format("20060102T150405.000000000Z"), Start: now, LastTick: now}
+	if _, err := s.store.PutBackendRun(ctx, r, 0); err != nil && !errors.Is(err, store.ErrConflict) {
 		return time.Time{}, fmt.Errorf("record backend start: %w", err)
 	}
 	return now, nil

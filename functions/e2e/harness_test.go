@@ -29,9 +29,9 @@ import (
 	"github.com/slack-go/slack/slacktest"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/httpapi"
-	"github.com/gpusla/gpusla/infra/dynamo/dynamotest"
+	"github.com/gpusla/gpusla/infra/store/dynamo/dynamotest"
+	"github.com/gpusla/gpusla/infra/store"
 )
 
 // The binaries under test, built once by TestMain.
@@ -424,9 +424,9 @@ func (b *backend) nodes() map[string]httpapi.NodeView {
 }
 
 // incidents is GET /v1/incidents?node=.
-func (b *backend) incidents(node string) []app.Incident {
+func (b *backend) incidents(node string) []store.Incident {
 	b.t.Helper()
-	var incs []app.Incident
+	var incs []store.Incident
 	b.getJSON(httpapi.PathIncidents+"?node="+url.QueryEscape(node), &incs)
 	return incs
 }
@@ -597,8 +597,8 @@ func countBatches(dir string) int {
 var errNotFound = errors.New("not found")
 
 // incidentOf returns the one incident of kind, or an error naming what was there.
-func incidentOf(incs []app.Incident, kind string) (app.Incident, error) {
-	var found []app.Incident
+func incidentOf(incs []store.Incident, kind string) (store.Incident, error) {
+	var found []store.Incident
 	for _, i := range incs {
 		if i.Kind == kind {
 			found = append(found, i)
@@ -609,7 +609,7 @@ func incidentOf(incs []app.Incident, kind string) (app.Incident, error) {
 		for i, inc := range incs {
 			kinds[i] = inc.Kind + "/" + inc.ID
 		}
-		return app.Incident{}, fmt.Errorf("%w: want exactly one %s incident, have %v", errNotFound, kind, kinds)
+		return store.Incident{}, fmt.Errorf("%w: want exactly one %s incident, have %v", errNotFound, kind, kinds)
 	}
 	return found[0], nil
 }

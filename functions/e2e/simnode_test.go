@@ -15,7 +15,8 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
-	"github.com/gpusla/gpusla/infra/bolt"
+	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -135,4 +136,4 @@ func registerSim(t testing.TB, dir, prefix string, count int) []*simNode {
 
 type noAlerts struct{}
 
-func (noAlerts) Notify(context.Context, app.Alert) (string, error) { return "", nil }
+func (noAlerts) Notify(context.Context, notify.Alert) (string, error) { return "", nil }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -140,11 +141,11 @@ func (a *API) nodes(w http.ResponseWriter, r *http.Request) {
 				st.LastSeq, st.LastReceivedAt, st.LastHeartbeatAt, st.FirstHeartbeatAt, st.ClockSkewMS
 			if g := st.Eval.Unreachable; g != nil {
 				v.Unreachable = true
-				v.OpenIncidents = append(v.OpenIncidents, app.IncidentID("unreachable", g.Since))
+				v.OpenIncidents = append(v.OpenIncidents, store.IncidentID("unreachable", g.Since))
 			}
 			for k, h := range st.Eval.Checks {
 				if h != nil && h.Open {
-					v.OpenIncidents = append(v.OpenIncidents, app.IncidentID(string(k), h.Since))
+					v.OpenIncidents = append(v.OpenIncidents, store.IncidentID(string(k), h.Since))
 				}
 			}
 		}
@@ -174,7 +175,7 @@ func (a *API) incidents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if incs == nil {
-		incs = []app.Incident{}
+		incs = []store.Incident{}
 	}
 	writeJSON(w, http.StatusOK, incs)
 }

@@ -15,7 +15,8 @@ import (
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
 	"github.com/gpusla/gpusla/functions/httpapi"
-	"github.com/gpusla/gpusla/infra/bolt"
+	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -121,7 +122,7 @@ func TestIngestRejects(t *testing.T) {
 		})
 	}
 	for _, id := range []string{"node-a", "node-b"} {
-		if _, err := e.store.GetState(t.Context(), id); !errors.Is(err, app.ErrNotFound) {
+		if _, err := e.store.GetState(t.Context(), id); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("state of %s exists after only rejects: %v", id, err)
 		}
 	}
@@ -178,7 +179,7 @@ func TestChainBreakIsEvidenceNotReject(t *testing.T) {
 		t.Fatalf("chain break rejected: %d %s", w.Code, w.Body.String())
 	}
 	ev, err := e.store.ListEvidence(t.Context(), "node-a", t0, t0.Add(time.Hour))
-	if err != nil || len(ev) != 1 || ev[0].Kind != app.EvidenceChainBreak || ev[0].Seq != 2 {
+	if err != nil || len(ev) != 1 || ev[0].Kind != store.EvidenceChainBreak || ev[0].Seq != 2 {
 		t.Fatalf("evidence = %+v, %v; want one chain break at seq 2", ev, err)
 	}
 	if _, err := e.store.GetBatch(t.Context(), "node-a", 2); err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/ticket"
 )
 
@@ -52,7 +53,7 @@ func RegisterTickets(mux *http.ServeMux, desk *app.TicketDesk, log *slog.Logger)
 }
 
 // auth checks the API key before anything else is read.
-func (t *Tickets) auth(next func(http.ResponseWriter, *http.Request, app.APIKey)) http.Handler {
+func (t *Tickets) auth(next func(http.ResponseWriter, *http.Request, store.APIKey)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok || token == "" {
@@ -132,7 +133,7 @@ type EventRequest struct {
 	IdempotencyKey   string    `json:"idempotency_key,omitempty"`
 }
 
-func idemKey(r *http.Request, body string, k app.APIKey) string {
+func idemKey(r *http.Request, body string, k store.APIKey) string {
 	v := body
 	if h := r.Header.Get("Idempotency-Key"); h != "" {
 		v = h
@@ -144,7 +145,7 @@ func idemKey(r *http.Request, body string, k app.APIKey) string {
 	return "api:" + k.ID + ":" + v
 }
 
-func (t *Tickets) open(w http.ResponseWriter, r *http.Request, k app.APIKey) {
+func (t *Tickets) open(w http.ResponseWriter, r *http.Request, k store.APIKey) {
 	var req OpenTicketRequest
 	if !decode(w, r, &req) {
 		return
@@ -164,7 +165,7 @@ func (t *Tickets) open(w http.ResponseWriter, r *http.Request, k app.APIKey) {
 	t.reply(w, r, status, tk.ID)
 }
 
-func (t *Tickets) event(w http.ResponseWriter, r *http.Request, k app.APIKey) {
+func (t *Tickets) event(w http.ResponseWriter, r *http.Request, k store.APIKey) {
 	id := r.PathValue("id")
 	if !app.ValidTicketID(id) {
 		writeErr(w, http.StatusNotFound, fmt.Sprintf("ticket %q: not a ticket id (T-xxxxxxxx)", id), "id")
@@ -194,7 +195,7 @@ type DescribeRequest struct {
 	Summary     string `json:"summary,omitempty"`
 }
 
-func (t *Tickets) describe(w http.ResponseWriter, r *http.Request, _ app.APIKey) {
+func (t *Tickets) describe(w http.ResponseWriter, r *http.Request, _ store.APIKey) {
 	id := r.PathValue("id")
 	if !app.ValidTicketID(id) {
 		writeErr(w, http.StatusNotFound, fmt.Sprintf("ticket %q: not a ticket id (T-xxxxxxxx)", id), "id")
@@ -211,7 +212,7 @@ func (t *Tickets) describe(w http.ResponseWriter, r *http.Request, _ app.APIKey)
 	t.reply(w, r, http.StatusOK, id)
 }
 
-func (t *Tickets) get(w http.ResponseWriter, r *http.Request, _ app.APIKey) {
+func (t *Tickets) get(w http.ResponseWriter, r *http.Request, _ store.APIKey) {
 	id := r.PathValue("id")
 	if !app.ValidTicketID(id) {
 		writeErr(w, http.StatusNotFound, fmt.Sprintf("ticket %q: not a ticket id (T-xxxxxxxx)", id), "id")
@@ -220,7 +221,7 @@ func (t *Tickets) get(w http.ResponseWriter, r *http.Request, _ app.APIKey) {
 	t.reply(w, r, http.StatusOK, id)
 }
 
-func (t *Tickets) list(w http.ResponseWriter, r *http.Request, _ app.APIKey) {
+func (t *Tickets) list(w http.ResponseWriter, r *http.Request, _ store.APIKey) {
 	openOnly := false
 	switch v := r.URL.Query().Get("open"); v {
 	case "", "false", "0":
@@ -271,7 +272,7 @@ func (t *Tickets) fail(w http.ResponseWriter, err error) {
 			status = http.StatusConflict
 		}
 		writeErr(w, status, ie.Error(), ie.Field)
-	case errors.Is(err, app.ErrNotFound):
+	case errors.Is(err, store.ErrNotFound):
 		writeErr(w, http.StatusNotFound, err.Error(), "id")
 	default:
 		t.log.Error("ticket API", "err", err)
@@ -347,7 +348,7 @@ func clockView(c *ticket.Clock) *ClockView {
 		Status: c.Status, ElapsedSeconds: int64(c.Elapsed / time.Second), PausedSeconds: int64(c.Paused / time.Second), LateSeconds: int64(c.Late / time.Second)}
 }
 
-func (t *Tickets) view(tk *app.Ticket, now time.Time) TicketView {
+func (t *Tickets) view(tk *store.Ticket, now time.Time) TicketView {
 	v := TicketView{ID: tk.ID, Node: tk.Node, Contract: tk.Contract, Priority: tk.Priority, Category: tk.Category, ProviderRef: tk.ProviderRef,
 		Summary: tk.Summary, OpenedAt: tk.Opened, OpenedBy: tk.OpenedBy, IncidentID: tk.IncidentID, Open: tk.Open,
 		Events: []EventView{}, Notices: []NoticeState{}}

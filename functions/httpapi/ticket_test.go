@@ -13,7 +13,9 @@ import (
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
 	"github.com/gpusla/gpusla/functions/httpapi"
-	"github.com/gpusla/gpusla/infra/bolt"
+	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/store"
 )
 
 type ticketEnv struct {
@@ -47,7 +49,7 @@ func newTicketEnv(t *testing.T, start time.Time) *ticketEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.CreateNode(t.Context(), app.Node{ID: "gz-01", Provider: "acme", Contract: "cn-example", OrderedAt: start,
+	if err := st.CreateNode(t.Context(), store.Node{ID: "gz-01", Provider: "acme", Contract: "cn-example", OrderedAt: start,
 		GPUCount: 8, HeartbeatInterval: 30 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +120,7 @@ func TestTicketAPIFlow(t *testing.T) {
 	if timing["off_hours"] != true || timing["timezone"] != "Asia/Shanghai" || resp["deadline"] != "2026-03-13T16:20:00Z" || resp["status"] != "breached" {
 		t.Fatalf("timing: %v", timing)
 	}
-	if len(e.notif.Sent()) != 1 || e.notif.Sent()[0].Kind != app.AlertTicketOpened {
+	if len(e.notif.Sent()) != 1 || e.notif.Sent()[0].Kind != notify.AlertTicketOpened {
 		t.Fatalf("opened message not sent: %+v", e.notif.Sent())
 	}
 	// The same idempotency key again: the same ticket, 200.

@@ -21,7 +21,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/gpusla/gpusla/functions/app"
-	"github.com/gpusla/gpusla/infra/dynamo"
+	"github.com/gpusla/gpusla/infra/store/dynamo"
+	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/slack"
 )
 
@@ -177,7 +178,7 @@ func Open(ctx context.Context) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	var notifier app.Notifier
+	var notifier notify.Notifier
 	if secrets.Slack.Configured() {
 		n, err := slack.New(secrets.Slack)
 		if err != nil {

@@ -18,7 +18,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpusla/gpusla/infra/blob"
-	"github.com/gpusla/gpusla/infra/dynamo"
+	"github.com/gpusla/gpusla/infra/store/dynamo"
 )
 
 // wantFunctions is what each function must be: the folder of its main and
@@ -35,7 +35,7 @@ var wantFunctions = map[string]struct {
 	"StatusFunction":   {dir: "functions/reports", trigger: "url"},
 }
 
-// Actions each function may be granted: the DynamoDB actions infra/dynamo
+// Actions each function may be granted: the DynamoDB actions infra/store/dynamo
 // actually calls, and reading the SecureStrings. Nothing else (no Scan, no
 // DeleteItem: the code uses neither).
 func allowedActions() map[string]bool {

@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/store"
 )
 
 // TestTicketsUnderEmulator: the tickets bootstrap, built by its make target
@@ -33,7 +34,7 @@ func TestTicketsUnderEmulator(t *testing.T) {
 	}
 	be := newBackend(t)
 	ctx := context.Background()
-	if err := be.store.CreateNode(ctx, app.Node{ID: "gz-01", Provider: "acme", Contract: "cn-example", GPUCount: 8,
+	if err := be.store.CreateNode(ctx, store.Node{ID: "gz-01", Provider: "acme", Contract: "cn-example", GPUCount: 8,
 		OrderedAt: time.Now().Add(-time.Hour), HeartbeatInterval: 30 * time.Second}); err != nil {
 		t.Fatal(err)
 	}

@@ -33,6 +33,7 @@ import (
 	"github.com/gpusla/gpusla/functions/lambdahttp"
 	"github.com/gpusla/gpusla/functions/statuspage"
 	"github.com/gpusla/gpusla/infra/blob"
+	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/slack"
 )
 
@@ -88,7 +89,7 @@ func setup(ctx context.Context) (*function, error) {
 	}
 	env := lambdaenv.FromEnv()
 	ssmc := ssm.NewFromConfig(cfg)
-	var poster app.ReportPoster = &slack.Console{W: os.Stdout}
+	var poster notify.ReportPoster = &slack.Console{W: os.Stdout}
 	if env.SecretsPath != "" {
 		sec, err := lambdaenv.LoadSecrets(ctx, sdkSSM{ssmc}, env.SecretsPath, env.SlackChannel)
 		if err != nil {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/slackapi"
-	"github.com/gpusla/gpusla/infra/dynamo/dynamotest"
+	"github.com/gpusla/gpusla/infra/store/dynamo/dynamotest"
 )
 
 func TestMain(m *testing.M) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/ticket"
 )
 
@@ -102,7 +103,7 @@ func (h *Handler) failure(err error) Message {
 	switch {
 	case errors.As(err, &ie):
 		return Message{Text: ":x: " + ie.Error()}
-	case errors.Is(err, app.ErrNotFound):
+	case errors.Is(err, store.ErrNotFound):
 		return Message{Text: ":x: " + err.Error() + " — ticket ids look like T-abcd2345; `/gpusla status` lists open ones"}
 	default:
 		h.log.Error("slack command failed", "err", err)
@@ -110,14 +111,14 @@ func (h *Handler) failure(err error) Message {
 	}
 }
 
-func (h *Handler) loc(t *app.Ticket) *time.Location {
+func (h *Handler) loc(t *store.Ticket) *time.Location {
 	if tm, ok := h.desk.Terms()[t.Contract]; ok {
 		return tm.Calendar.Loc
 	}
 	return time.UTC
 }
 
-func (h *Handler) openedLine(t *app.Ticket) string {
+func (h *Handler) openedLine(t *store.Ticket) string {
 	tim, _, err := h.desk.Timing(t, h.desk.Service().Now())
 	if err != nil {
 		return fmt.Sprintf("Ticket *%s* opened for %s (%s).", t.ID, t.Node, t.Priority)
@@ -139,8 +140,8 @@ func offHours(tim ticket.Timing) string {
 func (h *Handler) recordedLine(rec app.Recorded) string {
 	e := rec.Event
 	when := e.At.In(h.loc(&rec.Ticket)).Format("2006-01-02 15:04 MST")
-	what := map[string]string{app.EventProviderResponded: "provider responded", app.EventCustomerReplied: "customer replied",
-		app.EventResolved: "resolved", app.EventHardwareReplaced: "hardware replaced"}[e.Type]
+	what := map[string]string{store.EventProviderResponded: "provider responded", store.EventCustomerReplied: "customer replied",
+		store.EventResolved: "resolved", store.EventHardwareReplaced: "hardware replaced"}[e.Type]
 	if rec.Repeat {
 		return fmt.Sprintf("Already recorded: %s on *%s* at %s.", what, rec.Ticket.ID, when)
 	}
@@ -157,16 +158,16 @@ func (h *Handler) recordedLine(rec app.Recorded) string {
 func (h *Handler) status(ctx context.Context, only string) Message {
 	svc := h.desk.Service()
 	st := svc.Store()
-	var nodes []app.Node
+	var nodes []store.Node
 	if only != "" {
 		n, err := st.GetNode(ctx, only)
-		if errors.Is(err, app.ErrNotFound) {
+		if errors.Is(err, store.ErrNotFound) {
 			return Message{Text: fmt.Sprintf(":x: no node %q is registered", only)}
 		}
 		if err != nil {
 			return h.failure(err)
 		}
-		nodes = []app.Node{n}
+		nodes = []store.Node{n}
 	} else {
 		var err error
 		if nodes, err = st.ListNodes(ctx); err != nil {
@@ -177,7 +178,7 @@ func (h *Handler) status(ctx context.Context, only string) Message {
 	if err != nil {
 		return h.failure(err)
 	}
-	byNode := map[string][]app.Ticket{}
+	byNode := map[string][]store.Ticket{}
 	for _, t := range tickets {
 		byNode[t.Node] = append(byNode[t.Node], t)
 	}
@@ -212,7 +213,7 @@ func (h *Handler) status(ctx context.Context, only string) Message {
 	return Message{Text: strings.TrimSpace(b.String())}
 }
 
-func (h *Handler) ticketLine(t *app.Ticket, now time.Time) string {
+func (h *Handler) ticketLine(t *store.Ticket, now time.Time) string {
 	s := fmt.Sprintf("*%s* %s", t.ID, t.Priority)
 	if t.ProviderRef != "" {
 		s += " (" + t.ProviderRef + ")"

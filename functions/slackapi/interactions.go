@@ -12,6 +12,8 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/store"
 )
 
 // Click is a parsed click on one of the ticket buttons.
@@ -54,11 +56,11 @@ func ParseInteraction(body []byte) (Click, error) {
 			continue
 		}
 		switch a.ActionID {
-		case app.ActionTicketOpen, app.ActionTicketResponded, app.ActionTicketResolved:
+		case notify.ActionTicketOpen, notify.ActionTicketResponded, notify.ActionTicketResolved:
 		default:
 			continue
 		}
-		node, inc, err := app.ParseIncidentButtonValue(a.Value)
+		node, inc, err := notify.ParseIncidentButtonValue(a.Value)
 		if err != nil {
 			return Click{}, fmt.Errorf("interaction body: actions[%s]: %w", a.ActionID, err)
 		}
@@ -118,12 +120,12 @@ func (h *Handler) interactions(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) click(ctx context.Context, c Click) (string, string) {
 	key := app.IncidentTicketKey(c.Node, c.IncidentID)
 	who := by(c.UserID, c.UserName)
-	if c.ActionID == app.ActionTicketOpen {
+	if c.ActionID == notify.ActionTicketOpen {
 		prio, err := h.defaultPriority(ctx, c.Node)
 		if err != nil {
 			return h.failure(err).Text, ""
 		}
-		kind, _, _ := app.ParseIncidentID(c.IncidentID)
+		kind, _, _ := store.ParseIncidentID(c.IncidentID)
 		tk, created, err := h.desk.Open(ctx, app.OpenRequest{Node: c.Node, Priority: prio, Key: key, IncidentID: c.IncidentID,
 			Thread: c.ThreadTs, By: who, Summary: "opened from the " + kind + " alert", Category: categoryFor(kind)})
 		if err != nil {
@@ -135,13 +137,13 @@ func (h *Handler) click(ctx context.Context, c Click) (string, string) {
 		return h.openedLine(&tk) + " Use `/gpusla ticket open` instead for another priority or a provider reference.", tk.ID
 	}
 	typ := "responded"
-	if c.ActionID == app.ActionTicketResolved {
+	if c.ActionID == notify.ActionTicketResolved {
 		typ = "resolved"
 	}
 	id := app.TicketIDForKey(key)
 	rec, err := h.desk.Record(ctx, id, app.EventRequest{Type: typ, By: who,
 		Key: "slack-button:" + c.ChannelID + ":" + c.MessageTs + ":" + c.ActionID})
-	if errors.Is(err, app.ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		return "No ticket is open for this incident yet: press *Ticket opened* first (or `/gpusla ticket open`).", ""
 	}
 	if err != nil {
@@ -154,9 +156,9 @@ func (h *Handler) click(ctx context.Context, c Click) (string, string) {
 // applies); everything else is general.
 func categoryFor(incidentKind string) string {
 	if incidentKind == "gpu_lost" {
-		return app.CategoryHardware
+		return store.CategoryHardware
 	}
-	return app.CategoryGeneral
+	return store.CategoryGeneral
 }
 
 // defaultPriority is the contract's first (most urgent) priority: an

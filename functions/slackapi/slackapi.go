@@ -28,6 +28,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/store"
 )
 
 // Routes.
@@ -142,7 +143,7 @@ func (h *Handler) verified(w http.ResponseWriter, r *http.Request) ([]byte, bool
 	// it (the same signature again) inside the window it would still verify.
 	sum := sha256.Sum256([]byte(sig))
 	err = h.desk.Store().ClaimOnce(r.Context(), "slack-sig:"+hex.EncodeToString(sum[:16]), h.desk.Service().Now().Add(replayWindow))
-	if errors.Is(err, app.ErrExists) {
+	if errors.Is(err, store.ErrExists) {
 		h.refuse(w, r, http.StatusUnauthorized, "replayed request")
 		return nil, false
 	}

@@ -25,8 +25,10 @@ import (
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
 	"github.com/gpusla/gpusla/functions/slackapi"
-	"github.com/gpusla/gpusla/infra/bolt"
+	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/slack"
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/events"
 )
 
@@ -91,8 +93,8 @@ type env struct {
 // ticketStore is what the tests need of a store: the application's and
 // the ticket desk's, with a settable clock.
 type ticketStore interface {
-	app.Store
-	app.TicketStore
+	store.Store
+	store.TicketStore
 	SetClock(func() time.Time)
 }
 
@@ -135,7 +137,7 @@ func newEnvOn(t testing.TB, export app.ExportFunc, st ticketStore) *env {
 		t.Fatal(err)
 	}
 	for id, c := range map[string]string{"gz-01": "cn-example", "ny-01": "us-example"} {
-		if err := st.CreateNode(t.Context(), app.Node{ID: id, Provider: "acme", Contract: c, OrderedAt: clock.Now().Add(-time.Hour),
+		if err := st.CreateNode(t.Context(), store.Node{ID: id, Provider: "acme", Contract: c, OrderedAt: clock.Now().Add(-time.Hour),
 			GPUModel: "H200", GPUCount: 8, HeartbeatInterval: 30 * time.Second, PushInterval: time.Minute, Grace: time.Minute}); err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +197,7 @@ func (e *env) command(text string) (int, slackapi.Message) {
 	return w.Code, m
 }
 
-func (e *env) tickets() []app.Ticket {
+func (e *env) tickets() []store.Ticket {
 	e.t.Helper()
 	l, err := e.desk.List(e.t.Context(), false)
 	if err != nil {
@@ -247,7 +249,7 @@ func TestSignatureEdgeCases(t *testing.T) {
 		t.Fatalf("%d tickets after a request and its replay, want 1", n)
 	}
 	// Interactions are verified the same way.
-	click := clickBody("U1", app.ActionTicketOpen, "gz-01", "unreachable@20261130T100000.000Z", "1764496000.000100", e.slack.responseURL())
+	click := clickBody("U1", notify.ActionTicketOpen, "gz-01", "unreachable@20261130T100000.000Z", "1764496000.000100", e.slack.responseURL())
 	bad := signed(slackapi.PathInteractions, click, now)
 	bad.Header.Set("X-Slack-Signature", sign("1", click))
 	if w := e.do(bad); w.Code != http.StatusUnauthorized {
@@ -374,7 +376,7 @@ func clickBody(user, action, node, incident, messageTs, responseURL string) stri
 		"response_url": responseURL,
 		"trigger_id":   fmt.Sprintf("trig-click-%d", time.Now().UnixNano()),
 		"actions": []map[string]any{{"type": "button", "action_id": action, "block_id": "gpusla_ticket",
-			"value": app.IncidentButtonValue(node, incident), "action_ts": fmt.Sprint(time.Now().UnixNano())}},
+			"value": notify.IncidentButtonValue(node, incident), "action_ts": fmt.Sprint(time.Now().UnixNano())}},
 	}
 	raw, _ := json.Marshal(payload)
 	return url.Values{"payload": {string(raw)}}.Encode()
@@ -385,7 +387,7 @@ func clickBody(user, action, node, incident, messageTs, responseURL string) stri
 // resolution — each once, however often clicked.
 func TestAlertButtons(t *testing.T) {
 	e := newEnv(t, nil)
-	alert := app.Alert{Kind: app.AlertUnreachable, Node: "gz-01", Provider: "acme", IncidentID: "unreachable@20261130T100000.000Z",
+	alert := notify.Alert{Kind: notify.AlertUnreachable, Node: "gz-01", Provider: "acme", IncidentID: "unreachable@20261130T100000.000Z",
 		IncidentKind: "unreachable", Since: e.clock.Now()}
 	var buttons []*slackgo.ButtonBlockElement
 	for _, b := range slack.Blocks(alert) {
@@ -406,7 +408,7 @@ func TestAlertButtons(t *testing.T) {
 	}
 	msgTs := "1764496000.000100"
 	click := func(b *slackgo.ButtonBlockElement) int {
-		node, inc, err := app.ParseIncidentButtonValue(b.Value)
+		node, inc, err := notify.ParseIncidentButtonValue(b.Value)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -461,7 +463,7 @@ func TestAlertButtons(t *testing.T) {
 	click(buttons[2])
 	click(buttons[2])
 	got, _ := e.desk.Get(t.Context(), tk.ID)
-	if len(got.Events) != 2 || got.Events[0].Type != app.EventProviderResponded || got.Events[1].Type != app.EventResolved {
+	if len(got.Events) != 2 || got.Events[0].Type != store.EventProviderResponded || got.Events[1].Type != store.EventResolved {
 		t.Fatalf("after repeated clicks: %+v, want one response and one resolution", got.Events)
 	}
 	if got.Events[0].By != "slack:U7 (mei)" {

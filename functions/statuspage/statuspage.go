@@ -23,8 +23,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/infra/blob"
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/terms"
 	"github.com/gpusla/gpusla/sla/ticket"
@@ -44,15 +44,15 @@ const Days = 90
 
 // Nodes is what the page reads about nodes (app.Store satisfies it).
 type Nodes interface {
-	ListNodes(ctx context.Context) ([]app.Node, error)
-	GetState(ctx context.Context, node string) (app.NodeState, error)
-	ListIncidents(ctx context.Context, node string, from, to time.Time) ([]app.Incident, error)
+	ListNodes(ctx context.Context) ([]store.Node, error)
+	GetState(ctx context.Context, node string) (store.NodeState, error)
+	ListIncidents(ctx context.Context, node string, from, to time.Time) ([]store.Incident, error)
 }
 
 // Tickets is what the page reads about tickets (*app.TicketDesk satisfies it).
 type Tickets interface {
-	List(ctx context.Context, openOnly bool) ([]app.Ticket, error)
-	Timing(t *app.Ticket, asOf time.Time) (ticket.Timing, *terms.Terms, error)
+	List(ctx context.Context, openOnly bool) ([]store.Ticket, error)
+	Timing(t *store.Ticket, asOf time.Time) (ticket.Timing, *terms.Terms, error)
 }
 
 // Reports lists and reads stored reports (infra/blob's Dir and S3 satisfy it).
@@ -270,7 +270,7 @@ func (h *Handler) Build(ctx context.Context) (*Page, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list incidents: %w", err)
 	}
-	byNode := map[string][]app.Incident{}
+	byNode := map[string][]store.Incident{}
 	for _, inc := range all {
 		byNode[inc.Node] = append(byNode[inc.Node], inc)
 	}
@@ -281,7 +281,7 @@ func (h *Handler) Build(ctx context.Context) (*Page, error) {
 		}
 		st, err := h.c.Nodes.GetState(ctx, n.ID)
 		switch {
-		case errors.Is(err, app.ErrNotFound):
+		case errors.Is(err, store.ErrNotFound):
 			nv.State, nv.StateText = "waiting", "never heard from"
 		case err != nil:
 			return nil, fmt.Errorf("state of %s: %w", n.ID, err)
@@ -361,7 +361,7 @@ func (h *Handler) Build(ctx context.Context) (*Page, error) {
 	return p, nil
 }
 
-func firstDay(n app.Node, st app.NodeState) time.Time {
+func firstDay(n store.Node, st store.NodeState) time.Time {
 	if !st.FirstHeartbeatAt.IsZero() {
 		return st.FirstHeartbeatAt
 	}
@@ -370,7 +370,7 @@ func firstDay(n app.Node, st app.NodeState) time.Time {
 
 // nodeState is the worst open incident: unreachable or a counted kind
 // (GPU lost) is down; anything else open is degraded.
-func nodeState(state string, incs []app.Incident) (string, string) {
+func nodeState(state string, incs []store.Incident) (string, string) {
 	worst, text := "", ""
 	for _, inc := range incs {
 		if !inc.Open() {
@@ -397,7 +397,7 @@ func nodeState(state string, incs []app.Incident) (string, string) {
 // dayBars is each UTC day's share of time not in a counted incident (the
 // live view; the monthly report, with late data and the contract's zone,
 // is the authority).
-func dayBars(incs []app.Incident, from, today, now, first time.Time) ([]DayView, float64) {
+func dayBars(incs []store.Incident, from, today, now, first time.Time) ([]DayView, float64) {
 	var out []DayView
 	var upSum, totSum time.Duration
 	for d := from; !d.After(today); d = d.AddDate(0, 0, 1) {

@@ -17,7 +17,9 @@ import (
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
 	"github.com/gpusla/gpusla/infra/blob"
-	"github.com/gpusla/gpusla/infra/bolt"
+	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/store"
 )
 
 const token = "s3cret-status-token"
@@ -43,7 +45,7 @@ func seeded(t *testing.T) (*Handler, time.Time) {
 	}
 	ctx := context.Background()
 	for i, id := range []string{"sh-a100-01", "va-h200-07", "gz-h20-03"} {
-		n := app.Node{ID: id, Provider: "Example GPU Cloud", Contract: "us-example", OrderedAt: now.AddDate(0, -4, 0),
+		n := store.Node{ID: id, Provider: "Example GPU Cloud", Contract: "us-example", OrderedAt: now.AddDate(0, -4, 0),
 			GPUModel: "H200", GPUCount: 8, HeartbeatInterval: 30 * time.Second, Grace: 90 * time.Second, CreatedAt: now.AddDate(0, -4, 0)}
 		if err := st.CreateNode(ctx, n); err != nil {
 			t.Fatal(err)
@@ -52,20 +54,20 @@ func seeded(t *testing.T) (*Handler, time.Time) {
 		if i == 1 {
 			last = now.Add(-40 * time.Minute)
 		}
-		s := app.NodeState{Node: id, LastReceivedAt: last, LastHeartbeatAt: last, FirstHeartbeatAt: now.AddDate(0, 0, -60-i*20)}
+		s := store.NodeState{Node: id, LastReceivedAt: last, LastHeartbeatAt: last, FirstHeartbeatAt: now.AddDate(0, 0, -60-i*20)}
 		if _, err := st.PutState(ctx, s, 0); err != nil {
 			t.Fatal(err)
 		}
 	}
-	incs := []app.Incident{
+	incs := []store.Incident{
 		{Node: "va-h200-07", Kind: "unreachable", Start: now.Add(-40*time.Minute + 30*time.Second), Counted: true, Cause: "no_data", Evidence: "no heartbeat since 11:20:00"},
 		{Node: "va-h200-07", Kind: "unreachable", Start: now.AddDate(0, 0, -12), End: now.AddDate(0, 0, -12).Add(3 * time.Hour), Counted: true},
 		{Node: "gz-h20-03", Kind: "gpu_degraded", Start: now.Add(-2 * time.Hour), Counted: false,
-			Failed: []app.FailedCheck{{Name: "gpu.xid", Category: "gpu_degraded", Verdict: "fail", Value: "xid 79"}}},
+			Failed: []notify.FailedCheck{{Name: "gpu.xid", Category: "gpu_degraded", Verdict: "fail", Value: "xid 79"}}},
 		{Node: "sh-a100-01", Kind: "gpu_lost", Start: now.AddDate(0, 0, -30), End: now.AddDate(0, 0, -30).Add(20 * time.Minute), Counted: true},
 	}
 	for _, inc := range incs {
-		inc.ID = app.IncidentID(inc.Kind, inc.Start)
+		inc.ID = store.IncidentID(inc.Kind, inc.Start)
 		if err := st.CreateIncident(ctx, inc); err != nil {
 			t.Fatal(err)
 		}

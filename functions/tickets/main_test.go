@@ -21,7 +21,7 @@ import (
 	"github.com/gpusla/gpusla/functions/httpapi"
 	"github.com/gpusla/gpusla/functions/lambdahttp"
 	"github.com/gpusla/gpusla/functions/slackapi"
-	"github.com/gpusla/gpusla/infra/bolt"
+	"github.com/gpusla/gpusla/infra/store/bolt"
 )
 
 type fakeInvoker struct {

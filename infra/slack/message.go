@@ -7,7 +7,7 @@ import (
 
 	slackapi "github.com/slack-go/slack"
 
-	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/notify"
 )
 
 var kindNames = map[string]string{
@@ -63,7 +63,7 @@ func Duration(d time.Duration) string {
 }
 
 // FailedLine renders a failing check with its measured value and criterion.
-func FailedLine(c app.FailedCheck) string {
+func FailedLine(c notify.FailedCheck) string {
 	var b strings.Builder
 	b.WriteString(c.Name)
 	if c.GPU != nil {
@@ -85,15 +85,15 @@ func FailedLine(c app.FailedCheck) string {
 }
 
 // Title is the one-line summary of an alert.
-func Title(a app.Alert) string {
-	if a.IncidentKind == app.TicketIncidentKind { // ticket_buttons.go
+func Title(a notify.Alert) string {
+	if a.IncidentKind == notify.TicketIncidentKind { // ticket_buttons.go
 		return ticketTitle(a)
 	}
 	k := kindName(a.IncidentKind)
 	switch a.Kind {
-	case app.AlertRecovered:
+	case notify.AlertRecovered:
 		return fmt.Sprintf("%s recovered: %s for %s", a.Node, k, Duration(a.Duration))
-	case app.AlertReclassified:
+	case notify.AlertReclassified:
 		verdict := "counts against the provider"
 		if !a.Counted {
 			verdict = "does NOT count against the provider"
@@ -104,13 +104,13 @@ func Title(a app.Alert) string {
 	}
 }
 
-func emoji(a app.Alert) string {
+func emoji(a notify.Alert) string {
 	switch a.Kind {
-	case app.AlertRecovered:
+	case notify.AlertRecovered:
 		return ":large_green_circle:"
-	case app.AlertReclassified:
+	case notify.AlertReclassified:
 		return ":large_blue_circle:"
-	case app.AlertUnreachable:
+	case notify.AlertUnreachable:
 		return ":red_circle:"
 	default:
 		return ":large_orange_circle:"
@@ -118,16 +118,16 @@ func emoji(a app.Alert) string {
 }
 
 // Text is the plain-text form (notification fallback and console).
-func Text(a app.Alert) string {
+func Text(a notify.Alert) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[%s] %s — provider %s, since %s", a.Kind, Title(a), a.Provider, stamp(a.Since))
-	if a.Kind == app.AlertRecovered {
+	if a.Kind == notify.AlertRecovered {
 		fmt.Fprintf(&b, ", until %s", stamp(a.Until))
 	}
 	for _, c := range a.Failed {
 		fmt.Fprintf(&b, "; %s", FailedLine(c))
 	}
-	if a.Kind == app.AlertReclassified {
+	if a.Kind == notify.AlertReclassified {
 		fmt.Fprintf(&b, "; cause: %s", causeName(a.Cause))
 	}
 	if a.Detail != "" {
@@ -139,7 +139,7 @@ func Text(a app.Alert) string {
 
 // Blocks is the Block Kit form: a header, the facts as fields, what failed
 // with its measured values, and the engine's evidence.
-func Blocks(a app.Alert) []slackapi.Block {
+func Blocks(a notify.Alert) []slackapi.Block {
 	md := func(s string) *slackapi.TextBlockObject {
 		return slackapi.NewTextBlockObject(slackapi.MarkdownType, s, false, false)
 	}
@@ -150,10 +150,10 @@ func Blocks(a app.Alert) []slackapi.Block {
 		md("*Incident*\n" + kindName(a.IncidentKind)),
 		md("*Since*\n" + slackDate(a.Since)),
 	}
-	if a.Kind == app.AlertRecovered {
+	if a.Kind == notify.AlertRecovered {
 		fields = append(fields, md("*Until*\n"+slackDate(a.Until)), md("*Duration*\n"+Duration(a.Duration)))
 	}
-	if a.Kind == app.AlertReclassified {
+	if a.Kind == notify.AlertReclassified {
 		counted := "yes"
 		if !a.Counted {
 			counted = "no"

@@ -7,14 +7,14 @@ import (
 
 	slackapi "github.com/slack-go/slack"
 
-	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/notify"
 )
 
 // PostReport shares a monthly report file in the channel with its summary
 // as the comment (bot token: files.getUploadURLExternal, upload,
 // files.completeUploadExternal). An incoming webhook cannot carry files,
 // so through one only the summary is posted, saying where the files are.
-func (n *Notifier) PostReport(ctx context.Context, f app.ReportFile) error {
+func (n *Notifier) PostReport(ctx context.Context, f notify.ReportFile) error {
 	if n.client == nil {
 		text := f.Summary + "\n_(" + f.Name + " is stored with the other formats; a webhook cannot attach files — use a bot token to get it here.)_"
 		if err := slackapi.PostWebhookContext(ctx, n.cfg.WebhookURL, &slackapi.WebhookMessage{Text: text}); err != nil {
@@ -48,7 +48,7 @@ func (n *Notifier) PostText(ctx context.Context, text string) error {
 }
 
 // PostReport writes the summary and the file's name and size.
-func (c *Console) PostReport(_ context.Context, f app.ReportFile) error {
+func (c *Console) PostReport(_ context.Context, f notify.ReportFile) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	_, err := fmt.Fprintf(c.W, "REPORT %s (%d bytes)\n%s\n", f.Name, len(f.Data), f.Summary)
@@ -64,6 +64,6 @@ func (c *Console) PostText(_ context.Context, text string) error {
 }
 
 var (
-	_ app.ReportPoster = (*Notifier)(nil)
-	_ app.ReportPoster = (*Console)(nil)
+	_ notify.ReportPoster = (*Notifier)(nil)
+	_ notify.ReportPoster = (*Console)(nil)
 )

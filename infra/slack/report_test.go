@@ -15,7 +15,7 @@ import (
 
 	"github.com/slack-go/slack/slacktest"
 
-	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/notify"
 )
 
 // The report is uploaded through Slack's three-step external upload, with
@@ -61,7 +61,7 @@ func TestPostReportUploadsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	pdf := []byte("%PDF-1.3 test report")
-	if err := n.PostReport(context.Background(), app.ReportFile{Name: "gpusla-2026-11-us-example.pdf", Title: "SLA report 2026-11",
+	if err := n.PostReport(context.Background(), notify.ReportFile{Name: "gpusla-2026-11-us-example.pdf", Title: "SLA report 2026-11",
 		Summary: "*SLA report 2026-11* claim 10.00 USD", Data: pdf}); err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestPostReportUploadsFile(t *testing.T) {
 func TestConsoleReport(t *testing.T) {
 	var buf bytes.Buffer
 	c := &Console{W: &buf}
-	if err := c.PostReport(context.Background(), app.ReportFile{Name: "r.pdf", Summary: "claim", Data: []byte("x")}); err != nil {
+	if err := c.PostReport(context.Background(), notify.ReportFile{Name: "r.pdf", Summary: "claim", Data: []byte("x")}); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.PostText(context.Background(), "deadline soon"); err != nil {

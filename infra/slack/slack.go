@@ -18,7 +18,7 @@ import (
 
 	slackapi "github.com/slack-go/slack"
 
-	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/internal/ctxsleep"
 )
 
@@ -91,7 +91,7 @@ func New(cfg Config) (*Notifier, error) {
 // Notify posts a. With a bot token a first message returns its ts (the
 // thread); later alerts reply in that thread, and recoveries and
 // reclassifications are also broadcast to the channel.
-func (n *Notifier) Notify(ctx context.Context, a app.Alert) (string, error) {
+func (n *Notifier) Notify(ctx context.Context, a notify.Alert) (string, error) {
 	blocks := Blocks(a)
 	text := Text(a)
 	var waited time.Duration
@@ -118,7 +118,7 @@ func (n *Notifier) Notify(ctx context.Context, a app.Alert) (string, error) {
 	}
 }
 
-func (n *Notifier) post(ctx context.Context, a app.Alert, blocks []slackapi.Block, text string) (string, error) {
+func (n *Notifier) post(ctx context.Context, a notify.Alert, blocks []slackapi.Block, text string) (string, error) {
 	if n.client == nil {
 		msg := &slackapi.WebhookMessage{Text: text, Blocks: &slackapi.Blocks{BlockSet: blocks}}
 		return "", slackapi.PostWebhookContext(ctx, n.cfg.WebhookURL, msg)
@@ -126,7 +126,7 @@ func (n *Notifier) post(ctx context.Context, a app.Alert, blocks []slackapi.Bloc
 	opts := []slackapi.MsgOption{slackapi.MsgOptionText(text, false), slackapi.MsgOptionBlocks(blocks...)}
 	if a.Thread != "" {
 		opts = append(opts, slackapi.MsgOptionTS(a.Thread))
-		if a.Kind == app.AlertRecovered || a.Kind == app.AlertReclassified {
+		if a.Kind == notify.AlertRecovered || a.Kind == notify.AlertReclassified {
 			opts = append(opts, slackapi.MsgOptionBroadcast())
 		}
 	}
@@ -147,7 +147,7 @@ type Console struct {
 }
 
 // Notify writes one line per alert; the thread is the incident id.
-func (c *Console) Notify(_ context.Context, a app.Alert) (string, error) {
+func (c *Console) Notify(_ context.Context, a notify.Alert) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, err := fmt.Fprintf(c.W, "ALERT %s\n", Text(a)); err != nil {
@@ -157,6 +157,6 @@ func (c *Console) Notify(_ context.Context, a app.Alert) (string, error) {
 }
 
 var (
-	_ app.Notifier = (*Notifier)(nil)
-	_ app.Notifier = (*Console)(nil)
+	_ notify.Notifier = (*Notifier)(nil)
+	_ notify.Notifier = (*Console)(nil)
 )

@@ -16,7 +16,7 @@ import (
 	slackapi "github.com/slack-go/slack"
 	"github.com/slack-go/slack/slacktest"
 
-	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/notify"
 )
 
 var t0 = time.Date(2026, 11, 30, 10, 0, 30, 0, time.UTC)
@@ -61,8 +61,8 @@ func newBot(t *testing.T) (*Notifier, *recorder, *[]time.Duration) {
 	return n, rec, &slept
 }
 
-func unreachable() app.Alert {
-	return app.Alert{Kind: app.AlertUnreachable, Node: "gz-01", Provider: "acme", IncidentID: "unreachable@20261130T100030.000Z",
+func unreachable() notify.Alert {
+	return notify.Alert{Kind: notify.AlertUnreachable, Node: "gz-01", Provider: "acme", IncidentID: "unreachable@20261130T100030.000Z",
 		IncidentKind: "unreachable", Since: t0, Counted: true, Cause: "no_data",
 		Detail: "no heartbeat received since 2026-11-30T10:00:00Z (interval 30s, grace 1m30s)"}
 }
@@ -89,13 +89,13 @@ func TestIncidentThread(t *testing.T) {
 	if thread != "1764496830.000001" {
 		t.Fatalf("thread %q, want the ts of the first message", thread)
 	}
-	rc := app.Alert{Kind: app.AlertReclassified, Node: "gz-01", Provider: "acme", IncidentID: "unreachable@20261130T100030.000Z",
+	rc := notify.Alert{Kind: notify.AlertReclassified, Node: "gz-01", Provider: "acme", IncidentID: "unreachable@20261130T100030.000Z",
 		IncidentKind: "unreachable", Since: t0, Counted: false, Cause: "backend_unreachable_only", Thread: thread,
 		Detail: "probe's own batches cover the gap (3 observations, 3 connectivity passes)"}
-	rcv := app.Alert{Kind: app.AlertRecovered, Node: "gz-01", Provider: "acme", IncidentID: "unreachable@20261130T100030.000Z",
+	rcv := notify.Alert{Kind: notify.AlertRecovered, Node: "gz-01", Provider: "acme", IncidentID: "unreachable@20261130T100030.000Z",
 		IncidentKind: "unreachable", Since: t0, Until: t0.Add(4*time.Minute + 40*time.Second), Duration: 4*time.Minute + 40*time.Second,
 		Counted: true, Thread: thread}
-	for _, a := range []app.Alert{rcv, rc} {
+	for _, a := range []notify.Alert{rcv, rc} {
 		got, err := n.Notify(ctx, a)
 		if err != nil || got != thread {
 			t.Fatalf("reply: thread %q, %v", got, err)
@@ -128,8 +128,8 @@ func TestIncidentThread(t *testing.T) {
 func TestDegradedNamesMeasuredValues(t *testing.T) {
 	n, rec, _ := newBot(t)
 	gpu := 3
-	a := app.Alert{Kind: app.AlertDegraded, Node: "gz-01", Provider: "acme", IncidentID: "gpu_degraded@x", IncidentKind: "gpu_degraded", Since: t0,
-		Failed: []app.FailedCheck{{Name: "gpu.ecc.uncorrected", Category: "gpu_degraded", Verdict: "fail", Value: "12", Criterion: "0", GPU: &gpu},
+	a := notify.Alert{Kind: notify.AlertDegraded, Node: "gz-01", Provider: "acme", IncidentID: "gpu_degraded@x", IncidentKind: "gpu_degraded", Since: t0,
+		Failed: []notify.FailedCheck{{Name: "gpu.ecc.uncorrected", Category: "gpu_degraded", Verdict: "fail", Value: "12", Criterion: "0", GPU: &gpu},
 			{Name: "gpu.pcie.width", Category: "gpu_degraded", Verdict: "fail", Value: "x8", Criterion: "x16", GPU: &gpu}}}
 	if _, err := n.Notify(context.Background(), a); err != nil {
 		t.Fatal(err)

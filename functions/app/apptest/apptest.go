@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -37,13 +38,13 @@ func (c *Clock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.U
 // Notifier records alerts. Fail makes the next sends fail.
 type Notifier struct {
 	mu     sync.Mutex
-	Alerts []app.Alert
+	Alerts []notify.Alert
 	Fail   error
 	n      int
 }
 
 // Notify records a and returns a thread reference for first messages.
-func (r *Notifier) Notify(_ context.Context, a app.Alert) (string, error) {
+func (r *Notifier) Notify(_ context.Context, a notify.Alert) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.Fail != nil {
@@ -58,14 +59,14 @@ func (r *Notifier) Notify(_ context.Context, a app.Alert) (string, error) {
 }
 
 // Sent returns a copy of the recorded alerts.
-func (r *Notifier) Sent() []app.Alert {
+func (r *Notifier) Sent() []notify.Alert {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]app.Alert(nil), r.Alerts...)
+	return append([]notify.Alert(nil), r.Alerts...)
 }
 
 // Count returns how many recorded alerts are of kind k.
-func (r *Notifier) Count(k app.AlertKind) int {
+func (r *Notifier) Count(k notify.AlertKind) int {
 	n := 0
 	for _, a := range r.Sent() {
 		if a.Kind == k {

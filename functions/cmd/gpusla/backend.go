@@ -13,7 +13,8 @@ import (
 	"strings"
 
 	"github.com/gpusla/gpusla/functions/app"
-	"github.com/gpusla/gpusla/infra/bolt"
+	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/infra/notify"
 )
 
 // The data folder of the local backend: the store, the master key that
@@ -109,7 +110,7 @@ func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
 // so a code path that did try to alert would fail loudly, not silently.
 type noNotifier struct{}
 
-func (noNotifier) Notify(context.Context, app.Alert) (string, error) {
+func (noNotifier) Notify(context.Context, notify.Alert) (string, error) {
 	return "", errors.New("this command does not send alerts")
 }
 

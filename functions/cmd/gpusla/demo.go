@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/checkrun"
 	"github.com/gpusla/gpusla/probe/expect"
 	"github.com/gpusla/gpusla/probe/host"
@@ -57,15 +58,15 @@ type demoProbe struct {
 
 // setupDemo registers the demo node when asked (or when no real node is
 // registered) and opens its spool; nil when the demo is off.
-func setupDemo(ctx context.Context, c serveConfig, svc *app.Service, store app.Store, box app.SecretBox, log *slog.Logger) (*demoProbe, error) {
+func setupDemo(ctx context.Context, c serveConfig, svc *app.Service, st store.Store, box app.SecretBox, log *slog.Logger) (*demoProbe, error) {
 	if c.Demo == "off" {
 		return nil, nil
 	}
-	nodes, err := store.ListNodes(ctx)
+	nodes, err := st.ListNodes(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var demo *app.Node
+	var demo *store.Node
 	real := 0
 	for i := range nodes {
 		if nodes[i].ID == demoNodeID {

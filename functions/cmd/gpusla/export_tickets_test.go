@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/store"
 )
 
 // gpusla export writes the tickets too (as the backend's own month report
@@ -23,11 +23,11 @@ func TestExportIncludesTickets(t *testing.T) {
 	}
 	opened := time.Date(2026, 11, 3, 2, 0, 0, 0, time.UTC)
 	for _, n := range []string{"gz-01", "gz-02"} {
-		if err := st.CreateNode(t.Context(), app.Node{ID: n, Provider: "p", Contract: "cn-example", OrderedAt: opened.Add(-time.Hour), GPUCount: 8, GPUModel: "H200"}); err != nil {
+		if err := st.CreateNode(t.Context(), store.Node{ID: n, Provider: "p", Contract: "cn-example", OrderedAt: opened.Add(-time.Hour), GPUCount: 8, GPUModel: "H200"}); err != nil {
 			t.Fatal(err)
 		}
-		tk := app.Ticket{ID: "T-" + strings.ReplaceAll(n, "-", ""), Node: n, Priority: "P1", Opened: opened,
-			Events: []app.TicketEvent{{Type: app.EventProviderResponded, At: opened.Add(time.Hour), RecordedAt: opened.Add(time.Hour)}}}
+		tk := store.Ticket{ID: "T-" + strings.ReplaceAll(n, "-", ""), Node: n, Priority: "P1", Opened: opened,
+			Events: []store.TicketEvent{{Type: store.EventProviderResponded, At: opened.Add(time.Hour), RecordedAt: opened.Add(time.Hour)}}}
 		if err := st.CreateTicket(t.Context(), tk); err != nil {
 			t.Fatal(err)
 		}

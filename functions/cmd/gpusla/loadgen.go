@@ -22,8 +22,9 @@ import (
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/httpapi"
-	"github.com/gpusla/gpusla/infra/bolt"
+	"github.com/gpusla/gpusla/infra/store/bolt"
 	"github.com/gpusla/gpusla/infra/slack"
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -190,21 +191,21 @@ type loadBench struct {
 	// sims push to serve; noopSims have their own sequence numbers (the
 	// no-op handler checks nothing).
 	sims, noopSims []*simNode
-	ops            app.OpCounts
+	ops            store.OpCounts
 }
 
 func newLoadBench(ctx context.Context, dir string, nodes int) (*loadBench, error) {
-	store, box, err := openData(dir, true)
+	st, box, err := openData(dir, true)
 	if err != nil {
 		return nil, err
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	svc, err := app.New(app.Config{Store: store, Notifier: &slack.Console{W: io.Discard}, Box: box, Log: quiet, BackendID: "loadgen"})
+	svc, err := app.New(app.Config{Store: st, Notifier: &slack.Console{W: io.Discard}, Box: box, Log: quiet, BackendID: "loadgen"})
 	if err != nil {
-		store.Close()
+		st.Close()
 		return nil, err
 	}
-	b := &loadBench{store: store, serve: httpapi.New(svc, quiet), ops: app.OpCounts{},
+	b := &loadBench{store: st, serve: httpapi.New(svc, quiet), ops: store.OpCounts{},
 		sims: make([]*simNode, nodes), noopSims: make([]*simNode, nodes)}
 	b.noop = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
@@ -215,7 +216,7 @@ func newLoadBench(ctx context.Context, dir string, nodes int) (*loadBench, error
 		n, secret, err := svc.AddNode(ctx, app.NewNode{ID: fmt.Sprintf("load-%05d", i), Provider: "load", Contract: "load",
 			OrderedAt: svc.Now(), GPUModel: "H100", GPUCount: 8})
 		if err != nil {
-			store.Close()
+			st.Close()
 			return nil, err
 		}
 		b.sims[i] = &simNode{id: n.ID, secret: secret}

@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/config"
 	"github.com/gpusla/gpusla/probe/expect"
 )
@@ -122,7 +123,7 @@ func flagOf(field string) string {
 	return field
 }
 
-func printNodeAdded(w io.Writer, n app.Node, secret []byte, url, secretPath string, gpuMemGB float64) error {
+func printNodeAdded(w io.Writer, n store.Node, secret []byte, url, secretPath string, gpuMemGB float64) error {
 	pc := probeConfig{Node: n.ID, Backend: probeBackend{URL: url}, SecretFile: secretPath,
 		Schedules: map[string]string{"heartbeat": n.HeartbeatInterval.String(), "push": n.PushInterval.String()},
 		Expected:  expect.Expected{Model: n.GPUModel, GPUs: n.GPUCount, GPUMemoryGB: gpuMemGB}}

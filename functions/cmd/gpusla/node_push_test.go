@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/config"
 )
 
@@ -21,7 +22,7 @@ func TestNodeAddPrintsPushInterval(t *testing.T) {
 		{10 * time.Second, 40 * time.Second, 40 * time.Second},
 		{30 * time.Second, 30 * time.Second, 0}, // each heartbeat at once
 	} {
-		n := app.Node{ID: "gz-01", Provider: "acme", Contract: "c", GPUCount: 8,
+		n := store.Node{ID: "gz-01", Provider: "acme", Contract: "c", GPUCount: 8,
 			HeartbeatInterval: c.hb, PushInterval: c.push}
 		var out bytes.Buffer
 		if err := printNodeAdded(&out, n, []byte("s3cret-s3cret-s3cret"), "http://127.0.0.1:8080/v1/batches", "/etc/gpuprobe/secret", 80); err != nil {

@@ -24,6 +24,7 @@ import (
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/httpapi"
+	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/slack"
 )
 
@@ -216,7 +217,7 @@ func serve(ctx context.Context, c serveConfig, watchdogGiven bool, log *slog.Log
 	}
 	log.Info("store", "at", where)
 	defer store.Close()
-	var notifier app.Notifier = &slack.Console{W: os.Stdout}
+	var notifier notify.Notifier = &slack.Console{W: os.Stdout}
 	if c.Slack.Configured() {
 		if notifier, err = slack.New(c.Slack); err != nil {
 			return err

@@ -20,6 +20,8 @@ import (
 	"github.com/gpusla/gpusla/functions/httpapi"
 	"github.com/gpusla/gpusla/functions/statuspage"
 	"github.com/gpusla/gpusla/infra/blob"
+	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/store"
 )
 
 // Environment of the local reports and status page.
@@ -39,7 +41,7 @@ type serveReports struct {
 
 // setupReports mounts the status page (token from GPUSLA_STATUS_TOKEN or
 // <data>/status.token, created 0600 on first start) and prepares the job.
-func setupReports(data string, store app.Store, tickets *ticketDesk, api *httpapi.API, notifier app.Notifier, log *slog.Logger) (*serveReports, error) {
+func setupReports(data string, store store.Store, tickets *ticketDesk, api *httpapi.API, notifier notify.Notifier, log *slog.Logger) (*serveReports, error) {
 	blobs, err := blob.NewDir(filepath.Join(data, reportsDir))
 	if err != nil {
 		return nil, fmt.Errorf("reports folder: %w", err)
@@ -58,7 +60,7 @@ func setupReports(data string, store app.Store, tickets *ticketDesk, api *httpap
 			return nil, fmt.Errorf("%s=%q: want a duration such as 6h", envReportDelay, v)
 		}
 	}
-	poster, _ := notifier.(app.ReportPoster)
+	poster, _ := notifier.(notify.ReportPoster)
 	return &serveReports{log: log, job: &app.ReportJob{Desk: tickets.desk, Blobs: blobs, Poster: poster, Renderer: bundle.Renderer{},
 		Delay: delay, Log: log}}, nil
 }

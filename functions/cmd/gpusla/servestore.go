@@ -14,7 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/gpusla/gpusla/functions/app"
-	"github.com/gpusla/gpusla/infra/dynamo"
+	"github.com/gpusla/gpusla/infra/store/dynamo"
+	"github.com/gpusla/gpusla/infra/store"
 )
 
 // Environment that points `gpusla serve` at DynamoDB instead of the data
@@ -31,8 +32,8 @@ const (
 
 // serveStore is what serve needs of its store, embedded or DynamoDB.
 type serveStore interface {
-	app.Store
-	app.TicketStore
+	store.Store
+	store.TicketStore
 	Close() error
 }
 

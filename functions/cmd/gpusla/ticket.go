@@ -17,6 +17,7 @@ import (
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/httpapi"
 	"github.com/gpusla/gpusla/functions/slackapi"
+	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/sla/ticket"
 )
 
@@ -188,6 +189,6 @@ func clockCell(c *ticket.Clock) string {
 // discard is a notifier for read-only commands, which send nothing.
 type discard struct{}
 
-func (discard) Notify(context.Context, app.Alert) (string, error) {
+func (discard) Notify(context.Context, notify.Alert) (string, error) {
 	return "", errors.New("read-only command: nothing is sent")
 }

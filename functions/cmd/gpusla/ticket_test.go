@@ -15,7 +15,8 @@ import (
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
 	"github.com/gpusla/gpusla/functions/httpapi"
-	"github.com/gpusla/gpusla/infra/bolt"
+	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/infra/store"
 )
 
 // TestServeTicketRoutes: what `gpusla serve` wires — the ticket API on the
@@ -44,7 +45,7 @@ func TestServeTicketRoutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.CreateNode(t.Context(), app.Node{ID: "gz-01", Provider: "acme", Contract: "cn-example", GPUCount: 8, OrderedAt: time.Now()}); err != nil {
+	if err := st.CreateNode(t.Context(), store.Node{ID: "gz-01", Provider: "acme", Contract: "cn-example", GPUCount: 8, OrderedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	_, token, err := app.CreateAPIKey(t.Context(), st, "test", time.Now())
@@ -136,7 +137,7 @@ func TestAPIKeyAndTicketCommands(t *testing.T) {
 	svc, _ := app.New(app.Config{Store: st, Notifier: &apptest.Notifier{}, Box: box, Log: slog.New(slog.DiscardHandler)})
 	book, _ := app.LoadTerms("../../../testdata/terms")
 	desk, _ := svc.Tickets(book)
-	if err := st.CreateNode(t.Context(), app.Node{ID: "gz-01", Provider: "acme", Contract: "cn-example", GPUCount: 8}); err != nil {
+	if err := st.CreateNode(t.Context(), store.Node{ID: "gz-01", Provider: "acme", Contract: "cn-example", GPUCount: 8}); err != nil {
 		t.Fatal(err)
 	}
 	tk, _, err := desk.Open(t.Context(), app.OpenRequest{Node: "gz-01", Priority: "P1", At: time.Now().Add(-time.Hour)})

@@ -27,7 +27,8 @@ import (
 	bbolt "go.etcd.io/bbolt"
 	bberrors "go.etcd.io/bbolt/errors"
 
-	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/store"
 )
 
 var (
@@ -48,7 +49,7 @@ type Store struct {
 	commit *groupCommit
 	states stateCache
 	now    func() time.Time
-	app.OpCounter
+	store.OpCounter
 }
 
 // Open opens (creating if needed) the store file at path; its folder is
@@ -112,11 +113,11 @@ func seqKey(node string, seq uint64) []byte {
 func timeKey(t time.Time) string { return t.UTC().Format("20060102T150405.000000000Z") }
 
 func (s *Store) get(method string, bucket, k []byte, v any) error {
-	s.Add(method, app.OpRead, 1)
+	s.Add(method, store.OpRead, 1)
 	return s.db.View(func(tx *bbolt.Tx) error {
 		raw := tx.Bucket(bucket).Get(k)
 		if raw == nil {
-			return app.ErrNotFound
+			return store.ErrNotFound
 		}
 		return json.Unmarshal(raw, v)
 	})
@@ -128,16 +129,16 @@ func (s *Store) putIfAbsent(method string, bucket, k []byte, v any) error {
 	if err != nil {
 		return fmt.Errorf("%s: encode: %w", method, err)
 	}
-	s.Add(method, app.OpWrite, 1)
+	s.Add(method, store.OpWrite, 1)
 	err = s.commit.do(func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucket)
 		if b.Get(k) != nil {
-			return app.ErrExists
+			return store.ErrExists
 		}
 		return b.Put(k, raw)
 	})
-	if errors.Is(err, app.ErrExists) {
-		s.Add(method, app.OpCondFailure, 1)
+	if errors.Is(err, store.ErrExists) {
+		s.Add(method, store.OpCondFailure, 1)
 	}
 	return err
 }
@@ -145,7 +146,7 @@ func (s *Store) putIfAbsent(method string, bucket, k []byte, v any) error {
 // putVersioned writes raw at k if the stored record's version is prev (0:
 // absent). missing is the error when prev > 0 and nothing is stored.
 func (s *Store) putVersioned(method string, bucket, k []byte, raw []byte, prev int64, missing error) error {
-	s.Add(method, app.OpWrite, 1)
+	s.Add(method, store.OpWrite, 1)
 	err := s.commit.do(func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucket)
 		old := b.Get(k)
@@ -153,20 +154,20 @@ func (s *Store) putVersioned(method string, bucket, k []byte, raw []byte, prev i
 		case old == nil && prev != 0:
 			return missing
 		case old != nil && prev == 0:
-			return app.ErrConflict
+			return store.ErrConflict
 		case old != nil:
 			v, err := storedVersion(old, fastVersion[string(bucket)])
 			if err != nil {
 				return err
 			}
 			if v != prev {
-				return app.ErrConflict
+				return store.ErrConflict
 			}
 		}
 		return b.Put(k, raw)
 	})
-	if errors.Is(err, app.ErrConflict) || errors.Is(err, app.ErrNotFound) {
-		s.Add(method, app.OpCondFailure, 1)
+	if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
+		s.Add(method, store.OpCondFailure, 1)
 	}
 	return err
 }
@@ -206,7 +207,7 @@ func storedVersion(raw []byte, fast bool) (int64, error) {
 // scan calls fn for every record in bucket whose key starts with prefix,
 // from the key start (or the prefix when start is nil), until fn says stop.
 func (s *Store) scan(method string, bucket, prefix, start []byte, fn func(k, v []byte) (more bool, err error)) error {
-	s.Add(method, app.OpQuery, 1)
+	s.Add(method, store.OpQuery, 1)
 	return s.db.View(func(tx *bbolt.Tx) error {
 		c := tx.Bucket(bucket).Cursor()
 		if start == nil {
@@ -224,19 +225,19 @@ func (s *Store) scan(method string, bucket, prefix, start []byte, fn func(k, v [
 
 // ---- nodes
 
-func (s *Store) CreateNode(_ context.Context, n app.Node) error {
+func (s *Store) CreateNode(_ context.Context, n store.Node) error {
 	return wrap("create node "+n.ID, s.putIfAbsent("CreateNode", bNodes, []byte(n.ID), n))
 }
 
-func (s *Store) GetNode(_ context.Context, id string) (app.Node, error) {
-	var n app.Node
+func (s *Store) GetNode(_ context.Context, id string) (store.Node, error) {
+	var n store.Node
 	return n, wrap("get node "+id, s.get("GetNode", bNodes, []byte(id), &n))
 }
 
-func (s *Store) ListNodes(_ context.Context) ([]app.Node, error) {
-	var out []app.Node
+func (s *Store) ListNodes(_ context.Context) ([]store.Node, error) {
+	var out []store.Node
 	err := s.scan("ListNodes", bNodes, nil, nil, func(_, v []byte) (bool, error) {
-		var n app.Node
+		var n store.Node
 		if err := json.Unmarshal(v, &n); err != nil {
 			return false, err
 		}
@@ -248,12 +249,12 @@ func (s *Store) ListNodes(_ context.Context) ([]app.Node, error) {
 
 // ---- state
 
-func (s *Store) GetState(_ context.Context, node string) (app.NodeState, error) {
+func (s *Store) GetState(_ context.Context, node string) (store.NodeState, error) {
 	if st, ok := s.states.get(node); ok {
-		s.Add("GetState", app.OpRead, 1)
+		s.Add("GetState", store.OpRead, 1)
 		return st, nil
 	}
-	var st app.NodeState
+	var st store.NodeState
 	if err := s.get("GetState", bState, []byte(node), &st); err != nil {
 		return st, wrap("get state of "+node, err)
 	}
@@ -261,13 +262,13 @@ func (s *Store) GetState(_ context.Context, node string) (app.NodeState, error) 
 	return st, nil
 }
 
-func (s *Store) PutState(_ context.Context, st app.NodeState, prev int64) (int64, error) {
+func (s *Store) PutState(_ context.Context, st store.NodeState, prev int64) (int64, error) {
 	st.Version = prev + 1
 	raw, err := json.Marshal(st)
 	if err != nil {
 		return 0, fmt.Errorf("put state of %s: %w", st.Node, err)
 	}
-	if err := s.putVersioned("PutState", bState, []byte(st.Node), raw, prev, app.ErrConflict); err != nil {
+	if err := s.putVersioned("PutState", bState, []byte(st.Node), raw, prev, store.ErrConflict); err != nil {
 		// Whatever the cache holds, the file is the truth: read it next time.
 		s.states.forget(st.Node)
 		return 0, fmt.Errorf("put state of %s: %w", st.Node, err)
@@ -278,27 +279,27 @@ func (s *Store) PutState(_ context.Context, st app.NodeState, prev int64) (int64
 
 // ---- batches
 
-func (s *Store) PutBatch(_ context.Context, b app.BatchRecord) error {
+func (s *Store) PutBatch(_ context.Context, b store.BatchRecord) error {
 	return wrap(fmt.Sprintf("put batch %s/%d", b.Node, b.Seq), s.putIfAbsent("PutBatch", bBatches, seqKey(b.Node, b.Seq), b))
 }
 
-func (s *Store) GetBatch(_ context.Context, node string, seq uint64) (app.BatchRecord, error) {
-	var b app.BatchRecord
+func (s *Store) GetBatch(_ context.Context, node string, seq uint64) (store.BatchRecord, error) {
+	var b store.BatchRecord
 	err := s.get("GetBatch", bBatches, seqKey(node, seq), &b)
 	if err == nil && !b.ExpiresAt.IsZero() && !s.now().Before(b.ExpiresAt) {
-		err = app.ErrNotFound
+		err = store.ErrNotFound
 	}
 	return b, wrap(fmt.Sprintf("get batch %s/%d", node, seq), err)
 }
 
-func (s *Store) ListBatches(_ context.Context, node string, fromSeq, toSeq uint64) ([]app.BatchRecord, error) {
-	var out []app.BatchRecord
+func (s *Store) ListBatches(_ context.Context, node string, fromSeq, toSeq uint64) ([]store.BatchRecord, error) {
+	var out []store.BatchRecord
 	now := s.now()
 	err := s.scan("ListBatches", bBatches, append([]byte(node), 0), seqKey(node, fromSeq), func(k, v []byte) (bool, error) {
 		if binary.BigEndian.Uint64(k[len(k)-8:]) > toSeq {
 			return false, nil
 		}
-		var b app.BatchRecord
+		var b store.BatchRecord
 		if err := json.Unmarshal(v, &b); err != nil {
 			return false, err
 		}
@@ -337,33 +338,33 @@ func (s *Store) Sweep(now time.Time) (int, error) {
 
 // ---- incidents
 
-func (s *Store) CreateIncident(_ context.Context, inc app.Incident) error {
+func (s *Store) CreateIncident(_ context.Context, inc store.Incident) error {
 	inc.Version = 1
 	return wrap("create incident "+inc.Node+"/"+inc.ID, s.putIfAbsent("CreateIncident", bIncidents, key(inc.Node, inc.ID), inc))
 }
 
-func (s *Store) GetIncident(_ context.Context, node, id string) (app.Incident, error) {
-	var inc app.Incident
+func (s *Store) GetIncident(_ context.Context, node, id string) (store.Incident, error) {
+	var inc store.Incident
 	return inc, wrap("get incident "+node+"/"+id, s.get("GetIncident", bIncidents, key(node, id), &inc))
 }
 
-func (s *Store) UpdateIncident(_ context.Context, inc app.Incident, prev int64) error {
+func (s *Store) UpdateIncident(_ context.Context, inc store.Incident, prev int64) error {
 	inc.Version = prev + 1
 	raw, err := json.Marshal(inc)
 	if err == nil {
-		err = s.putVersioned("UpdateIncident", bIncidents, key(inc.Node, inc.ID), raw, prev, app.ErrNotFound)
+		err = s.putVersioned("UpdateIncident", bIncidents, key(inc.Node, inc.ID), raw, prev, store.ErrNotFound)
 	}
 	return wrap("update incident "+inc.Node+"/"+inc.ID, err)
 }
 
-func (s *Store) ListIncidents(_ context.Context, node string, from, to time.Time) ([]app.Incident, error) {
+func (s *Store) ListIncidents(_ context.Context, node string, from, to time.Time) ([]store.Incident, error) {
 	var prefix []byte
 	if node != "" {
 		prefix = append([]byte(node), 0)
 	}
-	var out []app.Incident
+	var out []store.Incident
 	err := s.scan("ListIncidents", bIncidents, prefix, nil, func(_, v []byte) (bool, error) {
-		var inc app.Incident
+		var inc store.Incident
 		if err := json.Unmarshal(v, &inc); err != nil {
 			return false, err
 		}
@@ -378,14 +379,14 @@ func (s *Store) ListIncidents(_ context.Context, node string, from, to time.Time
 
 // ---- heartbeat runs
 
-func (s *Store) PutRun(_ context.Context, r app.HeartbeatRun) error {
+func (s *Store) PutRun(_ context.Context, r store.HeartbeatRun) error {
 	return wrap("put run of "+r.Node, s.putIfAbsent("PutRun", bRuns, key(r.Node, timeKey(r.From)), r))
 }
 
-func (s *Store) ListRuns(_ context.Context, node string, from, to time.Time) ([]app.HeartbeatRun, error) {
-	var out []app.HeartbeatRun
+func (s *Store) ListRuns(_ context.Context, node string, from, to time.Time) ([]store.HeartbeatRun, error) {
+	var out []store.HeartbeatRun
 	err := s.scan("ListRuns", bRuns, append([]byte(node), 0), nil, func(_, v []byte) (bool, error) {
-		var r app.HeartbeatRun
+		var r store.HeartbeatRun
 		if err := json.Unmarshal(v, &r); err != nil {
 			return false, err
 		}
@@ -402,31 +403,31 @@ func (s *Store) ListRuns(_ context.Context, node string, from, to time.Time) ([]
 
 // ---- alerts
 
-func alertKey(node, inc string, kind app.AlertKind) []byte { return key(node, inc, string(kind)) }
+func alertKey(node, inc string, kind notify.AlertKind) []byte { return key(node, inc, string(kind)) }
 
-func (s *Store) CreateAlert(_ context.Context, a app.AlertRecord) error {
+func (s *Store) CreateAlert(_ context.Context, a store.AlertRecord) error {
 	a.Version = 1
 	return wrap("create alert", s.putIfAbsent("CreateAlert", bAlerts, alertKey(a.Node, a.IncidentID, a.Kind), a))
 }
 
-func (s *Store) GetAlert(_ context.Context, node, incidentID string, kind app.AlertKind) (app.AlertRecord, error) {
-	var a app.AlertRecord
+func (s *Store) GetAlert(_ context.Context, node, incidentID string, kind notify.AlertKind) (store.AlertRecord, error) {
+	var a store.AlertRecord
 	return a, wrap("get alert", s.get("GetAlert", bAlerts, alertKey(node, incidentID, kind), &a))
 }
 
-func (s *Store) UpdateAlert(_ context.Context, a app.AlertRecord, prev int64) error {
+func (s *Store) UpdateAlert(_ context.Context, a store.AlertRecord, prev int64) error {
 	a.Version = prev + 1
 	raw, err := json.Marshal(a)
 	if err == nil {
-		err = s.putVersioned("UpdateAlert", bAlerts, alertKey(a.Node, a.IncidentID, a.Kind), raw, prev, app.ErrNotFound)
+		err = s.putVersioned("UpdateAlert", bAlerts, alertKey(a.Node, a.IncidentID, a.Kind), raw, prev, store.ErrNotFound)
 	}
 	return wrap("update alert", err)
 }
 
-func (s *Store) ListPendingAlerts(_ context.Context) ([]app.AlertRecord, error) {
-	var out []app.AlertRecord
+func (s *Store) ListPendingAlerts(_ context.Context) ([]store.AlertRecord, error) {
+	var out []store.AlertRecord
 	err := s.scan("ListPendingAlerts", bAlerts, nil, nil, func(_, v []byte) (bool, error) {
-		var a app.AlertRecord
+		var a store.AlertRecord
 		if err := json.Unmarshal(v, &a); err != nil {
 			return false, err
 		}
@@ -440,14 +441,14 @@ func (s *Store) ListPendingAlerts(_ context.Context) ([]app.AlertRecord, error) 
 
 // ---- evidence
 
-func (s *Store) PutEvidence(_ context.Context, e app.Evidence) error {
+func (s *Store) PutEvidence(_ context.Context, e store.Evidence) error {
 	return wrap("put evidence", s.putIfAbsent("PutEvidence", bEvidence, key(e.Node, e.Key()), e))
 }
 
-func (s *Store) ListEvidence(_ context.Context, node string, from, to time.Time) ([]app.Evidence, error) {
-	var out []app.Evidence
+func (s *Store) ListEvidence(_ context.Context, node string, from, to time.Time) ([]store.Evidence, error) {
+	var out []store.Evidence
 	err := s.scan("ListEvidence", bEvidence, append([]byte(node), 0), nil, func(_, v []byte) (bool, error) {
-		var e app.Evidence
+		var e store.Evidence
 		if err := json.Unmarshal(v, &e); err != nil {
 			return false, err
 		}
@@ -464,11 +465,11 @@ func (s *Store) ListEvidence(_ context.Context, node string, from, to time.Time)
 
 // ---- backend liveness
 
-func (s *Store) PutBackendRun(_ context.Context, r app.BackendRun, prev int64) (int64, error) {
+func (s *Store) PutBackendRun(_ context.Context, r store.BackendRun, prev int64) (int64, error) {
 	r.Version = prev + 1
 	raw, err := json.Marshal(r)
 	if err == nil {
-		err = s.putVersioned("PutBackendRun", bBackend, []byte(r.ID), raw, prev, app.ErrConflict)
+		err = s.putVersioned("PutBackendRun", bBackend, []byte(r.ID), raw, prev, store.ErrConflict)
 	}
 	if err != nil {
 		return 0, wrap("put backend run "+r.ID, err)
@@ -476,10 +477,10 @@ func (s *Store) PutBackendRun(_ context.Context, r app.BackendRun, prev int64) (
 	return r.Version, nil
 }
 
-func (s *Store) ListBackendRuns(_ context.Context, from, to time.Time) ([]app.BackendRun, error) {
-	var out []app.BackendRun
+func (s *Store) ListBackendRuns(_ context.Context, from, to time.Time) ([]store.BackendRun, error) {
+	var out []store.BackendRun
 	err := s.scan("ListBackendRuns", bBackend, nil, nil, func(_, v []byte) (bool, error) {
-		var r app.BackendRun
+		var r store.BackendRun
 		if err := json.Unmarshal(v, &r); err != nil {
 			return false, err
 		}
@@ -499,4 +500,4 @@ func wrap(what string, err error) error {
 	return fmt.Errorf("%s: %w", what, err)
 }
 
-var _ app.Store = (*Store)(nil)
+var _ store.Store = (*Store)(nil)

@@ -3,7 +3,7 @@ package bolt
 import (
 	"sync"
 
-	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/store"
 )
 
 // stateCache keeps the newest committed NodeState of every node in memory.
@@ -18,22 +18,22 @@ import (
 // KB per node: a fleet of thousands of nodes costs a few MB.
 type stateCache struct {
 	mu sync.Mutex
-	m  map[string]app.NodeState
+	m  map[string]store.NodeState
 }
 
-func (c *stateCache) get(node string) (app.NodeState, bool) {
+func (c *stateCache) get(node string) (store.NodeState, bool) {
 	c.mu.Lock()
 	st, ok := c.m[node]
 	c.mu.Unlock()
 	if !ok {
-		return app.NodeState{}, false
+		return store.NodeState{}, false
 	}
 	return st.Clone(), true
 }
 
 // put records st (committed, or just read from the file) unless a newer
 // version is already there.
-func (c *stateCache) put(st app.NodeState) {
+func (c *stateCache) put(st store.NodeState) {
 	st = st.Clone()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -41,7 +41,7 @@ func (c *stateCache) put(st app.NodeState) {
 		return
 	}
 	if c.m == nil {
-		c.m = make(map[string]app.NodeState)
+		c.m = make(map[string]store.NodeState)
 	}
 	c.m[st.Node] = st
 }

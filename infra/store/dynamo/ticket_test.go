@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpusla/gpusla/functions/app"
-	"github.com/gpusla/gpusla/infra/dynamo/dynamotest"
+	"github.com/gpusla/gpusla/infra/store/dynamo/dynamotest"
+	"github.com/gpusla/gpusla/infra/store"
 )
 
 // BenchmarkOpenTicketList: the one request a steady-state ticket watch tick
@@ -18,11 +18,11 @@ func BenchmarkOpenTicketList(b *testing.B) {
 	s := dynamotest.NewStore(b)
 	t0 := time.Date(2026, 3, 10, 2, 0, 0, 0, time.UTC)
 	for i := 0; i < 200; i++ {
-		tk := app.Ticket{ID: fmt.Sprintf("T-%08d", i), Node: "gz-01", Provider: "acme", Contract: "cn-example", Priority: "P2",
+		tk := store.Ticket{ID: fmt.Sprintf("T-%08d", i), Node: "gz-01", Provider: "acme", Contract: "cn-example", Priority: "P2",
 			ProviderRef: "ACME-1234", Summary: "NCCL all-reduce at half the bandwidth since the reboot", Opened: t0.Add(time.Duration(i) * time.Minute),
 			OpenedBy: "slack:U024BE7LH (mei)", Open: i%2 == 0, CreatedAt: t0, UpdatedAt: t0,
-			Events: []app.TicketEvent{{Type: app.EventProviderResponded, At: t0.Add(time.Hour), By: "api:k7q2m4xa (ops)", RecordedAt: t0.Add(time.Hour), Target: "response"}},
-			Notices: []app.TicketNotice{{Key: "opened", Kind: "opened", CreatedAt: t0, SentAt: t0, Attempts: 1, LastAttemptAt: t0},
+			Events: []store.TicketEvent{{Type: store.EventProviderResponded, At: t0.Add(time.Hour), By: "api:k7q2m4xa (ops)", RecordedAt: t0.Add(time.Hour), Target: "response"}},
+			Notices: []store.TicketNotice{{Key: "opened", Kind: "opened", CreatedAt: t0, SentAt: t0, Attempts: 1, LastAttemptAt: t0},
 				{Key: "event/1", Kind: "recorded", CreatedAt: t0, SentAt: t0, Attempts: 1, LastAttemptAt: t0}}}
 		if err := s.CreateTicket(b.Context(), tk); err != nil {
 			b.Fatal(err)

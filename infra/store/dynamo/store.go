@@ -16,7 +16,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/store"
 )
 
 // API is the part of the DynamoDB client the store calls — exactly the
@@ -32,7 +33,7 @@ type Store struct {
 	db    API
 	table string
 	now   func() time.Time
-	ops   app.OpCounter
+	ops   store.OpCounter
 }
 
 // New returns a store on an existing table (template.yaml creates it in AWS;
@@ -54,7 +55,7 @@ func (s *Store) SetClock(now func() time.Time) { s.now = now }
 func (s *Store) Close() error { return nil }
 
 // Ops returns the operation and unit counts so far.
-func (s *Store) Ops() app.OpCounts { return s.ops.Ops() }
+func (s *Store) Ops() store.OpCounts { return s.ops.Ops() }
 
 // ---- keys
 
@@ -76,7 +77,7 @@ const (
 func seqSK(seq uint64) string { return fmt.Sprintf("BATCH#%020d", seq) }
 
 // incidentItem adds the index keys that list every node's incidents by start.
-func incidentItem(inc app.Incident, sk string) (map[string]types.AttributeValue, error) {
+func incidentItem(inc store.Incident, sk string) (map[string]types.AttributeValue, error) {
 	return marshal(inc, nodePK(inc.Node), sk, map[string]types.AttributeValue{
 		IndexPartitionKey: str(incidentsPK),
 		IndexSortKey:      str(tkey(inc.Start) + "#" + inc.Node + "#" + inc.Kind),
@@ -84,18 +85,18 @@ func incidentItem(inc app.Incident, sk string) (map[string]types.AttributeValue,
 }
 
 func incidentSK(id string) (string, error) {
-	kind, start, err := app.ParseIncidentID(id)
+	kind, start, err := store.ParseIncidentID(id)
 	if err != nil {
 		return "", err
 	}
 	return "INC#" + tkey(start) + "#" + kind, nil
 }
 
-func alertSK(incidentID string, kind app.AlertKind) string {
+func alertSK(incidentID string, kind notify.AlertKind) string {
 	return "ALERT#" + incidentID + "#" + string(kind)
 }
 
-func evidenceSK(e app.Evidence) string {
+func evidenceSK(e store.Evidence) string {
 	return fmt.Sprintf("EV#%s#%020d#%s", tkey(e.At), e.Seq, e.Kind)
 }
 
@@ -191,7 +192,7 @@ func (s *Store) get(ctx context.Context, method, pk, sk string, consistent bool,
 		ConsistentRead:         aws.Bool(consistent),
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	})
-	s.ops.Add(method, app.OpRead, 1)
+	s.ops.Add(method, store.OpRead, 1)
 	if err != nil {
 		return fmt.Errorf("%s %s/%s: %w", method, pk, sk, err)
 	}
@@ -199,9 +200,9 @@ func (s *Store) get(ctx context.Context, method, pk, sk string, consistent bool,
 	if out.Item != nil {
 		size = itemSize(out.Item)
 	}
-	s.countUnits(method, app.OpRead, out.ConsumedCapacity, readUnits(size, consistent))
+	s.countUnits(method, store.OpRead, out.ConsumedCapacity, readUnits(size, consistent))
 	if out.Item == nil {
-		return app.ErrNotFound
+		return store.ErrNotFound
 	}
 	if r, ok := v.(*rawItem); ok {
 		r.m = out.Item
@@ -230,20 +231,20 @@ func (s *Store) put(ctx context.Context, method string, item map[string]types.At
 		in.ExpressionAttributeValues = values
 	}
 	out, err := s.db.PutItem(ctx, in)
-	s.ops.Add(method, app.OpWrite, 1)
+	s.ops.Add(method, store.OpWrite, 1)
 	size := itemSize(item)
 	estimate := writeUnits(size)
 	if err != nil {
 		if isCondFailure(err) {
-			s.ops.Add(method, app.OpCondFailure, 1)
-			s.countUnits(method, app.OpWrite, nil, estimate)
+			s.ops.Add(method, store.OpCondFailure, 1)
+			s.countUnits(method, store.OpWrite, nil, estimate)
 			return errCond
 		}
 		return fmt.Errorf("%s: %w", method, err)
 	}
-	s.countUnits(method, app.OpWrite, out.ConsumedCapacity, estimate)
+	s.countUnits(method, store.OpWrite, out.ConsumedCapacity, estimate)
 	// Bytes written, for the storage part of the cost model.
-	s.ops.Add(method, app.OpWrite+"/bytes", int64(size))
+	s.ops.Add(method, store.OpWrite+"/bytes", int64(size))
 	return nil
 }
 
@@ -258,7 +259,7 @@ type rawItem struct {
 func (s *Store) putNew(ctx context.Context, method string, item map[string]types.AttributeValue) error {
 	err := s.put(ctx, method, item, "attribute_not_exists(#pk)", nil)
 	if err == errCond {
-		return app.ErrExists
+		return store.ErrExists
 	}
 	return err
 }
@@ -273,7 +274,7 @@ func (s *Store) putVersioned(ctx context.Context, method string, item map[string
 		err = s.put(ctx, method, item, "#v = :prev", map[string]types.AttributeValue{":prev": num(prev)})
 	}
 	if err == errCond {
-		return app.ErrConflict
+		return store.ErrConflict
 	}
 	return err
 }
@@ -305,7 +306,7 @@ func (s *Store) query(ctx context.Context, method, index, pk, lo, hi string, con
 	}
 	for {
 		out, err := s.db.Query(ctx, in)
-		s.ops.Add(method, app.OpQuery, 1)
+		s.ops.Add(method, store.OpQuery, 1)
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", method, pk, err)
 		}
@@ -313,7 +314,7 @@ func (s *Store) query(ctx context.Context, method, index, pk, lo, hi string, con
 		for _, it := range out.Items {
 			size += itemSize(it)
 		}
-		s.countUnits(method, app.OpQuery, out.ConsumedCapacity, readUnits(size, consistent))
+		s.countUnits(method, store.OpQuery, out.ConsumedCapacity, readUnits(size, consistent))
 		for _, it := range out.Items {
 			if err := fn(it); err != nil {
 				return fmt.Errorf("%s %s: %w", method, pk, err)
@@ -334,7 +335,7 @@ func (s *Store) countUnits(method, op string, cc *types.ConsumedCapacity, estima
 	units := estimate
 	if cc != nil && cc.CapacityUnits != nil {
 		units = *cc.CapacityUnits
-		if op != app.OpWrite {
+		if op != store.OpWrite {
 			units = math.Max(units, readUnits(0, false))
 		}
 	}
@@ -343,7 +344,7 @@ func (s *Store) countUnits(method, op string, cc *types.ConsumedCapacity, estima
 
 // ---- nodes
 
-func (s *Store) CreateNode(ctx context.Context, n app.Node) error {
+func (s *Store) CreateNode(ctx context.Context, n store.Node) error {
 	item, err := marshal(n, nodesPK, "NODE#"+n.ID, nil)
 	if err != nil {
 		return err
@@ -351,17 +352,17 @@ func (s *Store) CreateNode(ctx context.Context, n app.Node) error {
 	return wrap("create node "+n.ID, s.putNew(ctx, "CreateNode", item))
 }
 
-func (s *Store) GetNode(ctx context.Context, id string) (app.Node, error) {
-	var n app.Node
+func (s *Store) GetNode(ctx context.Context, id string) (store.Node, error) {
+	var n store.Node
 	// Eventually consistent (half price): a node record is written once.
 	err := s.get(ctx, "GetNode", nodesPK, "NODE#"+id, false, &n)
 	return n, wrap("get node "+id, err)
 }
 
-func (s *Store) ListNodes(ctx context.Context) ([]app.Node, error) {
-	var out []app.Node
+func (s *Store) ListNodes(ctx context.Context) ([]store.Node, error) {
+	var out []store.Node
 	err := s.query(ctx, "ListNodes", "", nodesPK, "NODE#", "NODE$", false, func(it map[string]types.AttributeValue) error {
-		var n app.Node
+		var n store.Node
 		if err := unmarshal(it, &n); err != nil {
 			return err
 		}
@@ -385,9 +386,9 @@ const (
 	stateEncJSON = "json+deflate"
 )
 
-func (s *Store) GetState(ctx context.Context, node string) (app.NodeState, error) {
+func (s *Store) GetState(ctx context.Context, node string) (store.NodeState, error) {
 	var it rawItem
-	var st app.NodeState
+	var st store.NodeState
 	err := s.get(ctx, "GetState", nodePK(node), stateSK, true, &it)
 	if err == nil {
 		st, err = decodeState(it.m)
@@ -398,9 +399,9 @@ func (s *Store) GetState(ctx context.Context, node string) (app.NodeState, error
 // GetStateStale is GetState read eventually consistently, at half the
 // read units: the watchdog's first look at each node every minute
 // (app.StaleStateReader says why that is safe).
-func (s *Store) GetStateStale(ctx context.Context, node string) (app.NodeState, error) {
+func (s *Store) GetStateStale(ctx context.Context, node string) (store.NodeState, error) {
 	var it rawItem
-	var st app.NodeState
+	var st store.NodeState
 	err := s.get(ctx, "GetStateStale", nodePK(node), stateSK, false, &it)
 	if err == nil {
 		st, err = decodeState(it.m)
@@ -408,8 +409,8 @@ func (s *Store) GetStateStale(ctx context.Context, node string) (app.NodeState, 
 	return st, wrap("get state of "+node, err)
 }
 
-func decodeState(it map[string]types.AttributeValue) (app.NodeState, error) {
-	var st app.NodeState
+func decodeState(it map[string]types.AttributeValue) (store.NodeState, error) {
+	var st store.NodeState
 	enc, _ := it[stateEncAttr].(*types.AttributeValueMemberS)
 	z, _ := it[stateAttr].(*types.AttributeValueMemberB)
 	if enc == nil || enc.Value != stateEncJSON || z == nil {
@@ -425,7 +426,7 @@ func decodeState(it map[string]types.AttributeValue) (app.NodeState, error) {
 	return st, nil
 }
 
-func (s *Store) PutState(ctx context.Context, st app.NodeState, prev int64) (int64, error) {
+func (s *Store) PutState(ctx context.Context, st store.NodeState, prev int64) (int64, error) {
 	st.Version = prev + 1
 	raw, err := json.Marshal(st)
 	if err != nil {
@@ -447,7 +448,7 @@ func (s *Store) PutState(ctx context.Context, st app.NodeState, prev int64) (int
 
 // ---- batches
 
-func (s *Store) PutBatch(ctx context.Context, b app.BatchRecord) error {
+func (s *Store) PutBatch(ctx context.Context, b store.BatchRecord) error {
 	var extra map[string]types.AttributeValue
 	if !b.ExpiresAt.IsZero() {
 		// DynamoDB TTL wants whole Unix seconds; round up so the item never
@@ -480,8 +481,8 @@ func (s *Store) PutBatch(ctx context.Context, b app.BatchRecord) error {
 }
 
 // decodeBatch reads a batch item, inflating its body.
-func decodeBatch(it map[string]types.AttributeValue) (app.BatchRecord, error) {
-	var b app.BatchRecord
+func decodeBatch(it map[string]types.AttributeValue) (store.BatchRecord, error) {
+	var b store.BatchRecord
 	if err := unmarshal(it, &b); err != nil {
 		return b, err
 	}
@@ -498,25 +499,25 @@ func decodeBatch(it map[string]types.AttributeValue) (app.BatchRecord, error) {
 	return b, nil
 }
 
-func (s *Store) expired(b app.BatchRecord) bool {
+func (s *Store) expired(b store.BatchRecord) bool {
 	return !b.ExpiresAt.IsZero() && !s.now().Before(b.ExpiresAt)
 }
 
-func (s *Store) GetBatch(ctx context.Context, node string, seq uint64) (app.BatchRecord, error) {
+func (s *Store) GetBatch(ctx context.Context, node string, seq uint64) (store.BatchRecord, error) {
 	var it rawItem
 	err := s.get(ctx, "GetBatch", nodePK(node), seqSK(seq), true, &it)
-	var b app.BatchRecord
+	var b store.BatchRecord
 	if err == nil {
 		b, err = decodeBatch(it.m)
 	}
 	if err == nil && s.expired(b) {
-		err = app.ErrNotFound
+		err = store.ErrNotFound
 	}
 	return b, wrap(fmt.Sprintf("get batch %s/%d", node, seq), err)
 }
 
-func (s *Store) ListBatches(ctx context.Context, node string, fromSeq, toSeq uint64) ([]app.BatchRecord, error) {
-	var out []app.BatchRecord
+func (s *Store) ListBatches(ctx context.Context, node string, fromSeq, toSeq uint64) ([]store.BatchRecord, error) {
+	var out []store.BatchRecord
 	if fromSeq > toSeq {
 		return nil, nil
 	}
@@ -535,7 +536,7 @@ func (s *Store) ListBatches(ctx context.Context, node string, fromSeq, toSeq uin
 
 // ---- incidents
 
-func (s *Store) CreateIncident(ctx context.Context, inc app.Incident) error {
+func (s *Store) CreateIncident(ctx context.Context, inc store.Incident) error {
 	sk, err := incidentSK(inc.ID)
 	if err != nil {
 		return fmt.Errorf("create incident: %w", err)
@@ -548,24 +549,24 @@ func (s *Store) CreateIncident(ctx context.Context, inc app.Incident) error {
 	return wrap("create incident "+inc.ID, s.putNew(ctx, "CreateIncident", item))
 }
 
-func (s *Store) GetIncident(ctx context.Context, node, id string) (app.Incident, error) {
-	var inc app.Incident
+func (s *Store) GetIncident(ctx context.Context, node, id string) (store.Incident, error) {
+	var inc store.Incident
 	sk, err := incidentSK(id)
 	if err != nil {
 		// An id that cannot exist names nothing.
-		return inc, fmt.Errorf("get incident: %v: %w", err, app.ErrNotFound)
+		return inc, fmt.Errorf("get incident: %v: %w", err, store.ErrNotFound)
 	}
 	err = s.get(ctx, "GetIncident", nodePK(node), sk, true, &inc)
 	return inc, wrap("get incident "+id, err)
 }
 
-func (s *Store) UpdateIncident(ctx context.Context, inc app.Incident, prev int64) error {
+func (s *Store) UpdateIncident(ctx context.Context, inc store.Incident, prev int64) error {
 	sk, err := incidentSK(inc.ID)
 	if err != nil {
-		return fmt.Errorf("update incident: %v: %w", err, app.ErrNotFound)
+		return fmt.Errorf("update incident: %v: %w", err, store.ErrNotFound)
 	}
 	if prev < 1 {
-		return fmt.Errorf("update incident %s: previous version %d: %w", inc.ID, prev, app.ErrConflict)
+		return fmt.Errorf("update incident %s: previous version %d: %w", inc.ID, prev, store.ErrConflict)
 	}
 	inc.Version = prev + 1
 	item, err := incidentItem(inc, sk)
@@ -576,19 +577,19 @@ func (s *Store) UpdateIncident(ctx context.Context, inc app.Incident, prev int64
 	err = s.put(ctx, "UpdateIncident", item, "attribute_exists(#pk) AND #v = :prev", map[string]types.AttributeValue{":prev": num(prev)})
 	if err == errCond {
 		// Lost a race, or nothing there? One read tells (rare path).
-		var cur app.Incident
-		if gerr := s.get(ctx, "UpdateIncident", nodePK(inc.Node), sk, true, &cur); errors.Is(gerr, app.ErrNotFound) {
-			return fmt.Errorf("update incident %s: %w", inc.ID, app.ErrNotFound)
+		var cur store.Incident
+		if gerr := s.get(ctx, "UpdateIncident", nodePK(inc.Node), sk, true, &cur); errors.Is(gerr, store.ErrNotFound) {
+			return fmt.Errorf("update incident %s: %w", inc.ID, store.ErrNotFound)
 		}
-		return fmt.Errorf("update incident %s: %w", inc.ID, app.ErrConflict)
+		return fmt.Errorf("update incident %s: %w", inc.ID, store.ErrConflict)
 	}
 	return wrap("update incident "+inc.ID, err)
 }
 
-func (s *Store) ListIncidents(ctx context.Context, node string, from, to time.Time) ([]app.Incident, error) {
-	var out []app.Incident
+func (s *Store) ListIncidents(ctx context.Context, node string, from, to time.Time) ([]store.Incident, error) {
+	var out []store.Incident
 	keep := func(it map[string]types.AttributeValue) error {
-		var inc app.Incident
+		var inc store.Incident
 		if err := unmarshal(it, &inc); err != nil {
 			return err
 		}
@@ -615,7 +616,7 @@ func (s *Store) ListIncidents(ctx context.Context, node string, from, to time.Ti
 
 // ---- heartbeat runs
 
-func (s *Store) PutRun(ctx context.Context, r app.HeartbeatRun) error {
+func (s *Store) PutRun(ctx context.Context, r store.HeartbeatRun) error {
 	item, err := marshal(r, nodePK(r.Node), "RUN#"+tkey(r.From), nil)
 	if err != nil {
 		return err
@@ -623,10 +624,10 @@ func (s *Store) PutRun(ctx context.Context, r app.HeartbeatRun) error {
 	return wrap("put run of "+r.Node, s.putNew(ctx, "PutRun", item))
 }
 
-func (s *Store) ListRuns(ctx context.Context, node string, from, to time.Time) ([]app.HeartbeatRun, error) {
-	var out []app.HeartbeatRun
+func (s *Store) ListRuns(ctx context.Context, node string, from, to time.Time) ([]store.HeartbeatRun, error) {
+	var out []store.HeartbeatRun
 	err := s.query(ctx, "ListRuns", "", nodePK(node), "RUN#", "RUN#"+tkey(to), false, func(it map[string]types.AttributeValue) error {
-		var r app.HeartbeatRun
+		var r store.HeartbeatRun
 		if err := unmarshal(it, &r); err != nil {
 			return err
 		}
@@ -643,7 +644,7 @@ func (s *Store) ListRuns(ctx context.Context, node string, from, to time.Time) (
 // ---- alerts
 
 // alertItem adds the sparse index keys while the alert is unsent.
-func alertItem(a app.AlertRecord) (map[string]types.AttributeValue, error) {
+func alertItem(a store.AlertRecord) (map[string]types.AttributeValue, error) {
 	var extra map[string]types.AttributeValue
 	if a.SentAt.IsZero() {
 		extra = map[string]types.AttributeValue{
@@ -654,7 +655,7 @@ func alertItem(a app.AlertRecord) (map[string]types.AttributeValue, error) {
 	return marshal(a, nodePK(a.Node), alertSK(a.IncidentID, a.Kind), extra)
 }
 
-func (s *Store) CreateAlert(ctx context.Context, a app.AlertRecord) error {
+func (s *Store) CreateAlert(ctx context.Context, a store.AlertRecord) error {
 	a.Version = 1
 	item, err := alertItem(a)
 	if err != nil {
@@ -663,15 +664,15 @@ func (s *Store) CreateAlert(ctx context.Context, a app.AlertRecord) error {
 	return wrap("create alert", s.putNew(ctx, "CreateAlert", item))
 }
 
-func (s *Store) GetAlert(ctx context.Context, node, incidentID string, kind app.AlertKind) (app.AlertRecord, error) {
-	var a app.AlertRecord
+func (s *Store) GetAlert(ctx context.Context, node, incidentID string, kind notify.AlertKind) (store.AlertRecord, error) {
+	var a store.AlertRecord
 	err := s.get(ctx, "GetAlert", nodePK(node), alertSK(incidentID, kind), true, &a)
 	return a, wrap("get alert", err)
 }
 
-func (s *Store) UpdateAlert(ctx context.Context, a app.AlertRecord, prev int64) error {
+func (s *Store) UpdateAlert(ctx context.Context, a store.AlertRecord, prev int64) error {
 	if prev < 1 {
-		return fmt.Errorf("update alert: previous version %d: %w", prev, app.ErrConflict)
+		return fmt.Errorf("update alert: previous version %d: %w", prev, store.ErrConflict)
 	}
 	a.Version = prev + 1
 	item, err := alertItem(a)
@@ -680,7 +681,7 @@ func (s *Store) UpdateAlert(ctx context.Context, a app.AlertRecord, prev int64) 
 	}
 	err = s.put(ctx, "UpdateAlert", item, "attribute_exists(#pk) AND #v = :prev", map[string]types.AttributeValue{":prev": num(prev)})
 	if err == errCond {
-		return fmt.Errorf("update alert: %w", app.ErrConflict)
+		return fmt.Errorf("update alert: %w", store.ErrConflict)
 	}
 	return wrap("update alert", err)
 }
@@ -688,10 +689,10 @@ func (s *Store) UpdateAlert(ctx context.Context, a app.AlertRecord, prev int64) 
 // ListPendingAlerts reads the sparse index. Index reads are eventually
 // consistent: an alert sent a moment ago may still be listed, which is why
 // the caller re-reads it (GetAlert) and updates it with its version.
-func (s *Store) ListPendingAlerts(ctx context.Context) ([]app.AlertRecord, error) {
-	var out []app.AlertRecord
+func (s *Store) ListPendingAlerts(ctx context.Context) ([]store.AlertRecord, error) {
+	var out []store.AlertRecord
 	err := s.query(ctx, "ListPendingAlerts", IndexName, pendingPK, "", "", false, func(it map[string]types.AttributeValue) error {
-		var a app.AlertRecord
+		var a store.AlertRecord
 		if err := unmarshal(it, &a); err != nil {
 			return err
 		}
@@ -705,7 +706,7 @@ func (s *Store) ListPendingAlerts(ctx context.Context) ([]app.AlertRecord, error
 
 // ---- evidence
 
-func (s *Store) PutEvidence(ctx context.Context, e app.Evidence) error {
+func (s *Store) PutEvidence(ctx context.Context, e store.Evidence) error {
 	item, err := marshal(e, nodePK(e.Node), evidenceSK(e), nil)
 	if err != nil {
 		return err
@@ -713,10 +714,10 @@ func (s *Store) PutEvidence(ctx context.Context, e app.Evidence) error {
 	return wrap("put evidence", s.putNew(ctx, "PutEvidence", item))
 }
 
-func (s *Store) ListEvidence(ctx context.Context, node string, from, to time.Time) ([]app.Evidence, error) {
-	var out []app.Evidence
+func (s *Store) ListEvidence(ctx context.Context, node string, from, to time.Time) ([]store.Evidence, error) {
+	var out []store.Evidence
 	err := s.query(ctx, "ListEvidence", "", nodePK(node), "EV#"+tkey(from), "EV#"+tkey(to), false, func(it map[string]types.AttributeValue) error {
-		var e app.Evidence
+		var e store.Evidence
 		if err := unmarshal(it, &e); err != nil {
 			return err
 		}
@@ -730,7 +731,7 @@ func (s *Store) ListEvidence(ctx context.Context, node string, from, to time.Tim
 
 // ---- backend runs
 
-func (s *Store) PutBackendRun(ctx context.Context, r app.BackendRun, prev int64) (int64, error) {
+func (s *Store) PutBackendRun(ctx context.Context, r store.BackendRun, prev int64) (int64, error) {
 	r.Version = prev + 1
 	item, err := marshal(r, backendPK, "RUN#"+r.ID, nil)
 	if err != nil {
@@ -745,10 +746,10 @@ func (s *Store) PutBackendRun(ctx context.Context, r app.BackendRun, prev int64)
 // ListBackendRuns reads every backend run (a handful: a new one starts only
 // after the backend was down) consistently, since the watchdog updates the
 // current one with its version right after.
-func (s *Store) ListBackendRuns(ctx context.Context, from, to time.Time) ([]app.BackendRun, error) {
-	var out []app.BackendRun
+func (s *Store) ListBackendRuns(ctx context.Context, from, to time.Time) ([]store.BackendRun, error) {
+	var out []store.BackendRun
 	err := s.query(ctx, "ListBackendRuns", "", backendPK, "RUN#", "RUN$", true, func(it map[string]types.AttributeValue) error {
-		var r app.BackendRun
+		var r store.BackendRun
 		if err := unmarshal(it, &r); err != nil {
 			return err
 		}
@@ -768,4 +769,4 @@ func wrap(what string, err error) error {
 	return fmt.Errorf("%s: %w", what, err)
 }
 
-var _ app.Store = (*Store)(nil)
+var _ store.Store = (*Store)(nil)

@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/store"
 )
 
 // Ticket desk items (app.TicketStore), in the same table:
@@ -36,7 +36,7 @@ const (
 
 func ticketSK(id string) string { return "TICKET#" + id }
 
-func ticketItem(t app.Ticket) (map[string]types.AttributeValue, error) {
+func ticketItem(t store.Ticket) (map[string]types.AttributeValue, error) {
 	var extra map[string]types.AttributeValue
 	if t.Open {
 		extra = map[string]types.AttributeValue{
@@ -47,7 +47,7 @@ func ticketItem(t app.Ticket) (map[string]types.AttributeValue, error) {
 	return marshal(t, ticketsPK, ticketSK(t.ID), extra)
 }
 
-func (s *Store) CreateTicket(ctx context.Context, t app.Ticket) error {
+func (s *Store) CreateTicket(ctx context.Context, t store.Ticket) error {
 	t.Version = 1
 	item, err := ticketItem(t)
 	if err != nil {
@@ -56,16 +56,16 @@ func (s *Store) CreateTicket(ctx context.Context, t app.Ticket) error {
 	return wrap("create ticket "+t.ID, s.putNew(ctx, "CreateTicket", item))
 }
 
-func (s *Store) GetTicket(ctx context.Context, id string) (app.Ticket, error) {
-	var t app.Ticket
+func (s *Store) GetTicket(ctx context.Context, id string) (store.Ticket, error) {
+	var t store.Ticket
 	// Consistent: a versioned update follows the read.
 	err := s.get(ctx, "GetTicket", ticketsPK, ticketSK(id), true, &t)
 	return t, wrap("get ticket "+id, err)
 }
 
-func (s *Store) UpdateTicket(ctx context.Context, t app.Ticket, prev int64) error {
+func (s *Store) UpdateTicket(ctx context.Context, t store.Ticket, prev int64) error {
 	if prev < 1 {
-		return fmt.Errorf("update ticket %s: previous version %d: %w", t.ID, prev, app.ErrConflict)
+		return fmt.Errorf("update ticket %s: previous version %d: %w", t.ID, prev, store.ErrConflict)
 	}
 	t.Version = prev + 1
 	item, err := ticketItem(t)
@@ -74,19 +74,19 @@ func (s *Store) UpdateTicket(ctx context.Context, t app.Ticket, prev int64) erro
 	}
 	err = s.put(ctx, "UpdateTicket", item, "attribute_exists(#pk) AND #v = :prev", map[string]types.AttributeValue{":prev": num(prev)})
 	if err == errCond {
-		var cur app.Ticket
-		if gerr := s.get(ctx, "UpdateTicket", ticketsPK, ticketSK(t.ID), true, &cur); errors.Is(gerr, app.ErrNotFound) {
-			return fmt.Errorf("update ticket %s: %w", t.ID, app.ErrNotFound)
+		var cur store.Ticket
+		if gerr := s.get(ctx, "UpdateTicket", ticketsPK, ticketSK(t.ID), true, &cur); errors.Is(gerr, store.ErrNotFound) {
+			return fmt.Errorf("update ticket %s: %w", t.ID, store.ErrNotFound)
 		}
-		return fmt.Errorf("update ticket %s: %w", t.ID, app.ErrConflict)
+		return fmt.Errorf("update ticket %s: %w", t.ID, store.ErrConflict)
 	}
 	return wrap("update ticket "+t.ID, err)
 }
 
-func (s *Store) ListTickets(ctx context.Context, openOnly bool) ([]app.Ticket, error) {
-	var out []app.Ticket
+func (s *Store) ListTickets(ctx context.Context, openOnly bool) ([]store.Ticket, error) {
+	var out []store.Ticket
 	keep := func(it map[string]types.AttributeValue) error {
-		var t app.Ticket
+		var t store.Ticket
 		if err := unmarshal(it, &t); err != nil {
 			return err
 		}
@@ -115,7 +115,7 @@ func (s *Store) ListTickets(ctx context.Context, openOnly bool) ([]app.Ticket, e
 
 // ---- API keys
 
-func (s *Store) CreateAPIKey(ctx context.Context, k app.APIKey) error {
+func (s *Store) CreateAPIKey(ctx context.Context, k store.APIKey) error {
 	k.Version = 1
 	item, err := marshal(k, apiKeysPK, "KEY#"+k.ID, nil)
 	if err != nil {
@@ -124,16 +124,16 @@ func (s *Store) CreateAPIKey(ctx context.Context, k app.APIKey) error {
 	return wrap("create api key "+k.ID, s.putNew(ctx, "CreateAPIKey", item))
 }
 
-func (s *Store) GetAPIKey(ctx context.Context, id string) (app.APIKey, error) {
-	var k app.APIKey
+func (s *Store) GetAPIKey(ctx context.Context, id string) (store.APIKey, error) {
+	var k store.APIKey
 	// Consistent, so a revoked key stops working at once.
 	err := s.get(ctx, "GetAPIKey", apiKeysPK, "KEY#"+id, true, &k)
 	return k, wrap("get api key "+id, err)
 }
 
-func (s *Store) UpdateAPIKey(ctx context.Context, k app.APIKey, prev int64) error {
+func (s *Store) UpdateAPIKey(ctx context.Context, k store.APIKey, prev int64) error {
 	if prev < 1 {
-		return fmt.Errorf("update api key %s: previous version %d: %w", k.ID, prev, app.ErrConflict)
+		return fmt.Errorf("update api key %s: previous version %d: %w", k.ID, prev, store.ErrConflict)
 	}
 	k.Version = prev + 1
 	item, err := marshal(k, apiKeysPK, "KEY#"+k.ID, nil)
@@ -142,19 +142,19 @@ func (s *Store) UpdateAPIKey(ctx context.Context, k app.APIKey, prev int64) erro
 	}
 	err = s.put(ctx, "UpdateAPIKey", item, "attribute_exists(#pk) AND #v = :prev", map[string]types.AttributeValue{":prev": num(prev)})
 	if err == errCond {
-		var cur app.APIKey
-		if gerr := s.get(ctx, "UpdateAPIKey", apiKeysPK, "KEY#"+k.ID, true, &cur); errors.Is(gerr, app.ErrNotFound) {
-			return fmt.Errorf("update api key %s: %w", k.ID, app.ErrNotFound)
+		var cur store.APIKey
+		if gerr := s.get(ctx, "UpdateAPIKey", apiKeysPK, "KEY#"+k.ID, true, &cur); errors.Is(gerr, store.ErrNotFound) {
+			return fmt.Errorf("update api key %s: %w", k.ID, store.ErrNotFound)
 		}
-		return fmt.Errorf("update api key %s: %w", k.ID, app.ErrConflict)
+		return fmt.Errorf("update api key %s: %w", k.ID, store.ErrConflict)
 	}
 	return wrap("update api key "+k.ID, err)
 }
 
-func (s *Store) ListAPIKeys(ctx context.Context) ([]app.APIKey, error) {
-	var out []app.APIKey
+func (s *Store) ListAPIKeys(ctx context.Context) ([]store.APIKey, error) {
+	var out []store.APIKey
 	err := s.query(ctx, "ListAPIKeys", "", apiKeysPK, "", "", false, func(it map[string]types.AttributeValue) error {
-		var k app.APIKey
+		var k store.APIKey
 		if err := unmarshal(it, &k); err != nil {
 			return err
 		}
@@ -191,18 +191,18 @@ func (s *Store) ClaimOnce(ctx context.Context, key string, expires time.Time) er
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	}
 	out, err := s.db.PutItem(ctx, in)
-	s.ops.Add("ClaimOnce", app.OpWrite, 1)
+	s.ops.Add("ClaimOnce", store.OpWrite, 1)
 	estimate := writeUnits(itemSize(item))
 	if err != nil {
-		s.countUnits("ClaimOnce", app.OpWrite, nil, estimate)
+		s.countUnits("ClaimOnce", store.OpWrite, nil, estimate)
 		if isCondFailure(err) {
-			s.ops.Add("ClaimOnce", app.OpCondFailure, 1)
-			return fmt.Errorf("claim: %w", app.ErrExists)
+			s.ops.Add("ClaimOnce", store.OpCondFailure, 1)
+			return fmt.Errorf("claim: %w", store.ErrExists)
 		}
 		return fmt.Errorf("claim: %w", err)
 	}
-	s.countUnits("ClaimOnce", app.OpWrite, out.ConsumedCapacity, estimate)
+	s.countUnits("ClaimOnce", store.OpWrite, out.ConsumedCapacity, estimate)
 	return nil
 }
 
-var _ app.TicketStore = (*Store)(nil)
+var _ store.TicketStore = (*Store)(nil)

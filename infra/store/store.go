@@ -1,4 +1,4 @@
-package app
+package store
 
 import (
 	"context"
@@ -10,12 +10,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/sla/incident"
 )
 
 // Store is everything the application keeps. It is declared here, by its
-// user, and implemented by infra/bolt (one file, for `gpusla serve`) and
-// infra/dynamo (DynamoDB, for the Lambdas); infra/storetest is the one
+// user, and implemented by infra/store/bolt (one file, for `gpusla serve`) and
+// infra/store/dynamo (DynamoDB, for the Lambdas); infra/store/storetest is the one
 // contract suite both must pass.
 //
 // The design uses CONDITIONAL SINGLE-ITEM WRITES only — no transactions, no
@@ -41,7 +42,7 @@ import (
 //
 // Room is left for tickets, API keys and reports: they will be further
 // methods here, each with the same error contract, added with their tests in
-// infra/storetest.
+// infra/store/storetest.
 type Store interface {
 	// CreateNode registers a node; ErrExists if the id is taken.
 	CreateNode(ctx context.Context, n Node) error
@@ -86,7 +87,7 @@ type Store interface {
 	// if someone already claimed it — that is how duplicates are prevented.
 	CreateAlert(ctx context.Context, a AlertRecord) error
 	// GetAlert returns an alert record; ErrNotFound if absent.
-	GetAlert(ctx context.Context, node, incidentID string, kind AlertKind) (AlertRecord, error)
+	GetAlert(ctx context.Context, node, incidentID string, kind notify.AlertKind) (AlertRecord, error)
 	// UpdateAlert writes a if the stored version equals prev (a.Version = prev+1).
 	UpdateAlert(ctx context.Context, a AlertRecord, prev int64) error
 	// ListPendingAlerts returns the alert records (of every node) not yet
@@ -222,18 +223,6 @@ type SigSeen struct {
 	At  time.Time `json:"at"`
 }
 
-// FailedCheck is a failing check with what it measured.
-type FailedCheck struct {
-	Name      string    `json:"name"`
-	Category  string    `json:"category"`
-	Verdict   string    `json:"verdict"`
-	Value     string    `json:"value,omitempty"`
-	Criterion string    `json:"criterion,omitempty"`
-	GPU       *int      `json:"gpu,omitempty"`
-	Detail    string    `json:"detail,omitempty"`
-	Since     time.Time `json:"since"`
-}
-
 // HeartbeatRun is a continuous run of heartbeats (no gap longer than the
 // node's push interval plus grace): the node was seen alive From..To (probe
 // time, skew-corrected). Closed runs are stored as their own records.
@@ -297,7 +286,7 @@ type Incident struct {
 	Counted bool   `json:"counted"`
 	Cause   string `json:"cause,omitempty"`
 	// Failed are the checks that opened or kept it open, with measured values.
-	Failed []FailedCheck `json:"failed,omitempty"`
+	Failed []notify.FailedCheck `json:"failed,omitempty"`
 	// Evidence is the SLA engine's account of why it opened, closed or was
 	// reclassified.
 	Evidence string `json:"evidence,omitempty"`
@@ -339,11 +328,11 @@ func ParseIncidentID(id string) (kind string, start time.Time, err error) {
 // AlertRecord claims and remembers one alert about one incident. Its key is
 // (node, incident id, kind): the first CreateAlert wins and sends.
 type AlertRecord struct {
-	Node       string    `json:"node"`
-	IncidentID string    `json:"incident_id"`
-	Kind       AlertKind `json:"kind"`
-	Version    int64     `json:"version"`
-	CreatedAt  time.Time `json:"created_at"`
+	Node       string           `json:"node"`
+	IncidentID string           `json:"incident_id"`
+	Kind       notify.AlertKind `json:"kind"`
+	Version    int64            `json:"version"`
+	CreatedAt  time.Time        `json:"created_at"`
 	// SentAt is zero until the notifier accepted it; the watchdog retries
 	// unsent alerts.
 	SentAt   time.Time `json:"sent_at,omitempty"`
@@ -356,7 +345,7 @@ type AlertRecord struct {
 	// later alerts about the incident go into its thread.
 	Thread string `json:"thread,omitempty"`
 	// Alert is the message itself, kept so a retry sends the same thing.
-	Alert Alert `json:"alert"`
+	Alert notify.Alert `json:"alert"`
 }
 
 // Evidence kinds.

@@ -10,7 +10,7 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/store"
 )
 
 // Buckets of app.TicketStore. They are created on first use rather than in
@@ -37,7 +37,7 @@ func (s *Store) ensure(bucket []byte) error {
 
 // ---- tickets
 
-func (s *Store) CreateTicket(_ context.Context, t app.Ticket) error {
+func (s *Store) CreateTicket(_ context.Context, t store.Ticket) error {
 	if err := s.ensure(bTickets); err != nil {
 		return err
 	}
@@ -45,36 +45,36 @@ func (s *Store) CreateTicket(_ context.Context, t app.Ticket) error {
 	return wrap("create ticket "+t.ID, s.putIfAbsent("CreateTicket", bTickets, []byte(t.ID), t))
 }
 
-func (s *Store) GetTicket(_ context.Context, id string) (app.Ticket, error) {
-	var t app.Ticket
+func (s *Store) GetTicket(_ context.Context, id string) (store.Ticket, error) {
+	var t store.Ticket
 	if err := s.ensure(bTickets); err != nil {
 		return t, err
 	}
 	return t, wrap("get ticket "+id, s.get("GetTicket", bTickets, []byte(id), &t))
 }
 
-func (s *Store) UpdateTicket(_ context.Context, t app.Ticket, prev int64) error {
+func (s *Store) UpdateTicket(_ context.Context, t store.Ticket, prev int64) error {
 	if err := s.ensure(bTickets); err != nil {
 		return err
 	}
 	if prev < 1 {
-		return fmt.Errorf("update ticket %s: previous version %d: %w", t.ID, prev, app.ErrConflict)
+		return fmt.Errorf("update ticket %s: previous version %d: %w", t.ID, prev, store.ErrConflict)
 	}
 	t.Version = prev + 1
 	raw, err := json.Marshal(t)
 	if err != nil {
 		return fmt.Errorf("update ticket %s: %w", t.ID, err)
 	}
-	return wrap("update ticket "+t.ID, s.putVersioned("UpdateTicket", bTickets, []byte(t.ID), raw, prev, app.ErrNotFound))
+	return wrap("update ticket "+t.ID, s.putVersioned("UpdateTicket", bTickets, []byte(t.ID), raw, prev, store.ErrNotFound))
 }
 
-func (s *Store) ListTickets(_ context.Context, openOnly bool) ([]app.Ticket, error) {
+func (s *Store) ListTickets(_ context.Context, openOnly bool) ([]store.Ticket, error) {
 	if err := s.ensure(bTickets); err != nil {
 		return nil, err
 	}
-	var out []app.Ticket
+	var out []store.Ticket
 	err := s.scan("ListTickets", bTickets, nil, nil, func(_, v []byte) (bool, error) {
-		var t app.Ticket
+		var t store.Ticket
 		if err := json.Unmarshal(v, &t); err != nil {
 			return false, err
 		}
@@ -94,7 +94,7 @@ func (s *Store) ListTickets(_ context.Context, openOnly bool) ([]app.Ticket, err
 
 // ---- API keys
 
-func (s *Store) CreateAPIKey(_ context.Context, k app.APIKey) error {
+func (s *Store) CreateAPIKey(_ context.Context, k store.APIKey) error {
 	if err := s.ensure(bAPIKeys); err != nil {
 		return err
 	}
@@ -102,36 +102,36 @@ func (s *Store) CreateAPIKey(_ context.Context, k app.APIKey) error {
 	return wrap("create api key "+k.ID, s.putIfAbsent("CreateAPIKey", bAPIKeys, []byte(k.ID), k))
 }
 
-func (s *Store) GetAPIKey(_ context.Context, id string) (app.APIKey, error) {
-	var k app.APIKey
+func (s *Store) GetAPIKey(_ context.Context, id string) (store.APIKey, error) {
+	var k store.APIKey
 	if err := s.ensure(bAPIKeys); err != nil {
 		return k, err
 	}
 	return k, wrap("get api key "+id, s.get("GetAPIKey", bAPIKeys, []byte(id), &k))
 }
 
-func (s *Store) UpdateAPIKey(_ context.Context, k app.APIKey, prev int64) error {
+func (s *Store) UpdateAPIKey(_ context.Context, k store.APIKey, prev int64) error {
 	if err := s.ensure(bAPIKeys); err != nil {
 		return err
 	}
 	if prev < 1 {
-		return fmt.Errorf("update api key %s: previous version %d: %w", k.ID, prev, app.ErrConflict)
+		return fmt.Errorf("update api key %s: previous version %d: %w", k.ID, prev, store.ErrConflict)
 	}
 	k.Version = prev + 1
 	raw, err := json.Marshal(k)
 	if err != nil {
 		return fmt.Errorf("update api key %s: %w", k.ID, err)
 	}
-	return wrap("update api key "+k.ID, s.putVersioned("UpdateAPIKey", bAPIKeys, []byte(k.ID), raw, prev, app.ErrNotFound))
+	return wrap("update api key "+k.ID, s.putVersioned("UpdateAPIKey", bAPIKeys, []byte(k.ID), raw, prev, store.ErrNotFound))
 }
 
-func (s *Store) ListAPIKeys(_ context.Context) ([]app.APIKey, error) {
+func (s *Store) ListAPIKeys(_ context.Context) ([]store.APIKey, error) {
 	if err := s.ensure(bAPIKeys); err != nil {
 		return nil, err
 	}
-	var out []app.APIKey
+	var out []store.APIKey
 	err := s.scan("ListAPIKeys", bAPIKeys, nil, nil, func(_, v []byte) (bool, error) {
-		var k app.APIKey
+		var k store.APIKey
 		if err := json.Unmarshal(v, &k); err != nil {
 			return false, err
 		}
@@ -158,11 +158,11 @@ func (s *Store) ClaimOnce(_ context.Context, key string, expires time.Time) erro
 	if err != nil {
 		return err
 	}
-	s.Add("ClaimOnce", app.OpWrite, 1)
+	s.Add("ClaimOnce", store.OpWrite, 1)
 	err = s.commit.do(func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bClaims)
 		if old := b.Get([]byte(key)); old != nil && !claimExpired(old, now) {
-			return app.ErrExists
+			return store.ErrExists
 		}
 		c := b.Cursor()
 		var stale [][]byte
@@ -180,8 +180,8 @@ func (s *Store) ClaimOnce(_ context.Context, key string, expires time.Time) erro
 		}
 		return b.Put([]byte(key), raw)
 	})
-	if errors.Is(err, app.ErrExists) {
-		s.Add("ClaimOnce", app.OpCondFailure, 1)
+	if errors.Is(err, store.ErrExists) {
+		s.Add("ClaimOnce", store.OpCondFailure, 1)
 	}
 	return wrap("claim "+key, err)
 }
@@ -196,4 +196,4 @@ func claimExpired(raw []byte, now time.Time) bool {
 	return !now.Before(c.Expires)
 }
 
-var _ app.TicketStore = (*Store)(nil)
+var _ store.TicketStore = (*Store)(nil)

@@ -15,10 +15,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/gpusla/gpusla/functions/app"
-	"github.com/gpusla/gpusla/infra/dynamo"
-	"github.com/gpusla/gpusla/infra/dynamo/dynamotest"
-	"github.com/gpusla/gpusla/infra/storetest"
+	"github.com/gpusla/gpusla/infra/store/dynamo"
+	"github.com/gpusla/gpusla/infra/store/dynamo/dynamotest"
+	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/infra/store/storetest"
 )
 
 func TestMain(m *testing.M) {
@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 // TestContract runs the one store contract suite (the same the embedded
 // store passes) against DynamoDB as implemented by dynalite.
 func TestContract(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) app.Store { return dynamotest.NewStore(t) })
+	storetest.Run(t, func(t *testing.T) store.Store { return dynamotest.NewStore(t) })
 }
 
 func TestBatchTTLAndCompressedBody(t *testing.T) {
@@ -44,7 +44,7 @@ func TestBatchTTLAndCompressedBody(t *testing.T) {
 	s.SetClock(func() time.Time { return now })
 	body := []byte(`{"observations":[` + strings.Repeat(`{"name":"gpu.temperature","category":"gpu_degraded","verdict":"pass","value":"41 °C"},`, 200) + `{}]}`)
 	exp := now.Add(400*24*time.Hour + 300*time.Millisecond)
-	if err := s.PutBatch(ctx, app.BatchRecord{Node: "n1", Seq: 1, ID: "b1", ReceivedAt: now, Body: body, ExpiresAt: exp}); err != nil {
+	if err := s.PutBatch(ctx, store.BatchRecord{Node: "n1", Seq: 1, ID: "b1", ReceivedAt: now, Body: body, ExpiresAt: exp}); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{
@@ -70,7 +70,7 @@ func TestBatchTTLAndCompressedBody(t *testing.T) {
 	}
 	// Past its expiry a batch is gone even before DynamoDB's TTL sweep.
 	now = exp
-	if _, err := s.GetBatch(ctx, "n1", 1); !errors.Is(err, app.ErrNotFound) {
+	if _, err := s.GetBatch(ctx, "n1", 1); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("expired GetBatch: %v, want ErrNotFound", err)
 	}
 	if list, _ := s.ListBatches(ctx, "n1", 0, 10); len(list) != 0 {
@@ -85,7 +85,7 @@ func TestUnitsCounted(t *testing.T) {
 	// Random bytes do not deflate: about 1.5 KB stored, two started KB.
 	noise := make([]byte, 1500)
 	_, _ = rand.Read(noise)
-	big := app.NodeState{Node: "n1", LastHash: string(noise)}
+	big := store.NodeState{Node: "n1", LastHash: string(noise)}
 	if _, err := s.PutState(ctx, big, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -93,14 +93,14 @@ func TestUnitsCounted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.GetNode(ctx, "nobody"); !errors.Is(err, app.ErrNotFound) {
+	if _, err := s.GetNode(ctx, "nobody"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatal(err)
 	}
 	// The watchdog's first look: the same state, at half the read units.
 	if got, err := s.GetStateStale(ctx, "n1"); err != nil || got.LastHash != strong.LastHash || got.Version != strong.Version {
 		t.Fatalf("stale read of the state: %v (same hash %v, version %d want %d)", err, got.LastHash == strong.LastHash, got.Version, strong.Version)
 	}
-	if _, err := s.GetStateStale(ctx, "nobody"); !errors.Is(err, app.ErrNotFound) {
+	if _, err := s.GetStateStale(ctx, "nobody"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("stale read of a missing state: %v, want ErrNotFound", err)
 	}
 	ops := s.Ops()

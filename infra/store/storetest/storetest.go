@@ -1,5 +1,5 @@
 // Package storetest is the one contract test suite every app.Store must
-// pass: the embedded store (infra/bolt) and DynamoDB (infra/dynamo) call Run
+// pass: the embedded store (infra/store/bolt) and DynamoDB (infra/store/dynamo) call Run
 // with a constructor of a fresh, empty store.
 //
 //	func TestContract(t *testing.T) {
@@ -17,18 +17,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/incident"
 )
 
 // NewStore returns a fresh, empty store; the suite closes it.
-type NewStore func(t *testing.T) app.Store
+type NewStore func(t *testing.T) store.Store
 
 // Run runs every contract test against stores made by newStore.
 func Run(t *testing.T, newStore NewStore) {
 	tests := []struct {
 		name string
-		fn   func(t *testing.T, s app.Store)
+		fn   func(t *testing.T, s store.Store)
 	}{
 		{"Nodes", testNodes},
 		{"StateVersioning", testStateVersioning},
@@ -51,11 +52,6 @@ func Run(t *testing.T, newStore NewStore) {
 			tc.fn(t, s)
 		})
 	}
-	t.Run("Race", func(t *testing.T) {
-		s := newStore(t)
-		t.Cleanup(func() { _ = s.Close() })
-		testRace(t, s)
-	})
 }
 
 var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
@@ -76,8 +72,8 @@ func must(t *testing.T, err error, what string) {
 	}
 }
 
-func sampleNode(id string) app.Node {
-	return app.Node{
+func sampleNode(id string) store.Node {
+	return store.Node{
 		ID: id, Provider: "acme", Contract: "acme-2026", OrderedAt: t0.Add(-time.Hour),
 		GPUModel: "NVIDIA H100 80GB HBM3", GPUCount: 8, GPUMemoryMiB: 81559, PricePerHour: 17.5, Currency: "USD",
 		HeartbeatInterval: 30 * time.Second, PushInterval: time.Minute, Grace: time.Minute,
@@ -85,13 +81,13 @@ func sampleNode(id string) app.Node {
 	}
 }
 
-func testNodes(t *testing.T, s app.Store) {
+func testNodes(t *testing.T, s store.Store) {
 	_, err := s.GetNode(ctx(), "n1")
-	mustIs(t, err, app.ErrNotFound, "GetNode before create")
+	mustIs(t, err, store.ErrNotFound, "GetNode before create")
 	for _, id := range []string{"n2", "n1", "n3"} {
 		must(t, s.CreateNode(ctx(), sampleNode(id)), "CreateNode "+id)
 	}
-	mustIs(t, s.CreateNode(ctx(), sampleNode("n1")), app.ErrExists, "CreateNode twice")
+	mustIs(t, s.CreateNode(ctx(), sampleNode("n1")), store.ErrExists, "CreateNode twice")
 	got, err := s.GetNode(ctx(), "n1")
 	must(t, err, "GetNode")
 	want := sampleNode("n1")
@@ -108,7 +104,7 @@ func testNodes(t *testing.T, s app.Store) {
 	}
 }
 
-func ids(ns []app.Node) []string {
+func ids(ns []store.Node) []string {
 	var out []string
 	for _, n := range ns {
 		out = append(out, n.ID)
@@ -116,14 +112,14 @@ func ids(ns []app.Node) []string {
 	return out
 }
 
-func sampleState(node string) app.NodeState {
-	return app.NodeState{
+func sampleState(node string) store.NodeState {
+	return store.NodeState{
 		Node: node, LastSeq: 7, LastHash: "abc", LastBatchID: "b7",
-		Recent:          []app.SeqID{{Seq: 6, ID: "b6"}, {Seq: 7, ID: "b7"}},
-		Signatures:      []app.SigSeen{{Sig: "s1", At: t0}},
+		Recent:          []store.SeqID{{Seq: 6, ID: "b6"}, {Seq: 7, ID: "b7"}},
+		Signatures:      []store.SigSeen{{Sig: "s1", At: t0}},
 		LastReceivedAt:  t0.Add(time.Second),
 		LastHeartbeatAt: t0, FirstHeartbeatAt: t0.Add(-time.Hour), ClockSkewMS: -42,
-		Run: app.HeartbeatRun{Node: node, From: t0.Add(-time.Hour), To: t0, Count: 120, ReceivedFrom: t0.Add(-time.Hour), ReceivedTo: t0},
+		Run: store.HeartbeatRun{Node: node, From: t0.Add(-time.Hour), To: t0, Count: 120, ReceivedFrom: t0.Add(-time.Hour), ReceivedTo: t0},
 		Eval: incident.State{V: incident.StateVersion, LastReceived: t0.Add(time.Second), LastAt: t0,
 			Checks:      map[incident.Kind]*incident.Hysteresis{incident.GPUDegraded: {Open: true, Since: t0, Evidence: "gpu.xid (GPU 3) fail: 79", FailRun: 2, Last: t0}},
 			Unreachable: &incident.Gap{Since: t0.Add(-time.Minute), Cause: incident.CauseNoData},
@@ -131,19 +127,19 @@ func sampleState(node string) app.NodeState {
 	}
 }
 
-func testStateVersioning(t *testing.T, s app.Store) {
+func testStateVersioning(t *testing.T, s store.Store) {
 	_, err := s.GetState(ctx(), "n1")
-	mustIs(t, err, app.ErrNotFound, "GetState before any write")
+	mustIs(t, err, store.ErrNotFound, "GetState before any write")
 	st := sampleState("n1")
 	_, err = s.PutState(ctx(), st, 3)
-	mustIs(t, err, app.ErrConflict, "PutState with prev 3 on no state")
+	mustIs(t, err, store.ErrConflict, "PutState with prev 3 on no state")
 	v, err := s.PutState(ctx(), st, 0)
 	must(t, err, "PutState create")
 	if v != 1 {
 		t.Fatalf("first PutState returned version %d, want 1", v)
 	}
 	_, err = s.PutState(ctx(), st, 0)
-	mustIs(t, err, app.ErrConflict, "PutState create twice")
+	mustIs(t, err, store.ErrConflict, "PutState create twice")
 	got, err := s.GetState(ctx(), "n1")
 	must(t, err, "GetState")
 	if got.Version != 1 || got.LastSeq != 7 || got.LastHash != "abc" || got.ClockSkewMS != -42 ||
@@ -162,7 +158,7 @@ func testStateVersioning(t *testing.T, s app.Store) {
 		t.Fatalf("second PutState returned %d, want 2", v)
 	}
 	_, err = s.PutState(ctx(), got, 1)
-	mustIs(t, err, app.ErrConflict, "PutState with stale version")
+	mustIs(t, err, store.ErrConflict, "PutState with stale version")
 	got, _ = s.GetState(ctx(), "n1")
 	if got.Version != 2 || got.LastSeq != 8 {
 		t.Fatalf("after update: version %d seq %d, want 2 8", got.Version, got.LastSeq)
@@ -172,13 +168,13 @@ func testStateVersioning(t *testing.T, s app.Store) {
 // What GetState returns belongs to the caller: changing its slices and
 // maps (as ingest does before PutState) must not change what the store
 // holds, whether or not the store keeps states in memory.
-func testStateCopy(t *testing.T, s app.Store) {
+func testStateCopy(t *testing.T, s store.Store) {
 	_, err := s.PutState(ctx(), sampleState("n1"), 0)
 	must(t, err, "PutState")
 	got, err := s.GetState(ctx(), "n1")
 	must(t, err, "GetState")
 	got.Recent[0].ID = "changed"
-	got.Recent = append(got.Recent[:1], app.SeqID{Seq: 99})
+	got.Recent = append(got.Recent[:1], store.SeqID{Seq: 99})
 	got.Signatures[0].Sig = "changed"
 	got.Eval.Checks[incident.GPUDegraded].FailRun = 99
 	got.Eval.Checks[incident.GPULost] = &incident.Hysteresis{}
@@ -195,7 +191,7 @@ func testStateCopy(t *testing.T, s app.Store) {
 
 // Many writers race on one state item with read-modify-write; every
 // increment must survive exactly once.
-func testStateConcurrent(t *testing.T, s app.Store) {
+func testStateConcurrent(t *testing.T, s store.Store) {
 	const writers, each = 8, 10
 	var wg sync.WaitGroup
 	var conflicts atomic.Int64
@@ -207,8 +203,8 @@ func testStateConcurrent(t *testing.T, s app.Store) {
 				for {
 					st, err := s.GetState(ctx(), "n1")
 					var prev int64
-					if errors.Is(err, app.ErrNotFound) {
-						st = app.NodeState{Node: "n1"}
+					if errors.Is(err, store.ErrNotFound) {
+						st = store.NodeState{Node: "n1"}
 					} else if err != nil {
 						t.Error(err)
 						return
@@ -216,7 +212,7 @@ func testStateConcurrent(t *testing.T, s app.Store) {
 						prev = st.Version
 					}
 					st.LastSeq++
-					if _, err := s.PutState(ctx(), st, prev); errors.Is(err, app.ErrConflict) {
+					if _, err := s.PutState(ctx(), st, prev); errors.Is(err, store.ErrConflict) {
 						conflicts.Add(1)
 						continue
 					} else if err != nil {
@@ -236,45 +232,45 @@ func testStateConcurrent(t *testing.T, s app.Store) {
 	}
 }
 
-func testBatches(t *testing.T, s app.Store) {
+func testBatches(t *testing.T, s store.Store) {
 	for seq := uint64(1); seq <= 5; seq++ {
-		b := app.BatchRecord{Node: "n1", Seq: seq, ID: fmt.Sprintf("b%d", seq), Hash: "h", ReceivedAt: t0,
+		b := store.BatchRecord{Node: "n1", Seq: seq, ID: fmt.Sprintf("b%d", seq), Hash: "h", ReceivedAt: t0,
 			Why: []string{"checks"}, Body: []byte(fmt.Sprintf(`{"seq":%d}`, seq)), ExpiresAt: t0.Add(400 * 24 * time.Hour)}
 		must(t, s.PutBatch(ctx(), b), "PutBatch")
 	}
-	must(t, s.PutBatch(ctx(), app.BatchRecord{Node: "n2", Seq: 3, ID: "other", ReceivedAt: t0, Body: []byte("{}"), ExpiresAt: t0.Add(400 * 24 * time.Hour)}), "PutBatch other node")
-	mustIs(t, s.PutBatch(ctx(), app.BatchRecord{Node: "n1", Seq: 3, ID: "b3-again", ReceivedAt: t0, Body: []byte("{}"), ExpiresAt: t0.Add(400 * 24 * time.Hour)}), app.ErrExists, "PutBatch same seq")
+	must(t, s.PutBatch(ctx(), store.BatchRecord{Node: "n2", Seq: 3, ID: "other", ReceivedAt: t0, Body: []byte("{}"), ExpiresAt: t0.Add(400 * 24 * time.Hour)}), "PutBatch other node")
+	mustIs(t, s.PutBatch(ctx(), store.BatchRecord{Node: "n1", Seq: 3, ID: "b3-again", ReceivedAt: t0, Body: []byte("{}"), ExpiresAt: t0.Add(400 * 24 * time.Hour)}), store.ErrExists, "PutBatch same seq")
 	got, err := s.GetBatch(ctx(), "n1", 3)
 	must(t, err, "GetBatch")
 	if got.ID != "b3" || string(got.Body) != `{"seq":3}` || len(got.Why) != 1 || !got.ExpiresAt.Equal(t0.Add(400*24*time.Hour)) {
 		t.Fatalf("GetBatch = %+v", got)
 	}
 	_, err = s.GetBatch(ctx(), "n1", 99)
-	mustIs(t, err, app.ErrNotFound, "GetBatch absent")
+	mustIs(t, err, store.ErrNotFound, "GetBatch absent")
 	list, err := s.ListBatches(ctx(), "n1", 2, 4)
 	must(t, err, "ListBatches")
 	if len(list) != 3 || list[0].Seq != 2 || list[2].Seq != 4 {
 		t.Fatalf("ListBatches 2..4 returned %d batches", len(list))
 	}
 	// Seq ordering must be numeric, not lexical.
-	must(t, s.PutBatch(ctx(), app.BatchRecord{Node: "n1", Seq: 10, ID: "b10", ReceivedAt: t0, Body: []byte("{}"), ExpiresAt: t0.Add(400 * 24 * time.Hour)}), "PutBatch 10")
+	must(t, s.PutBatch(ctx(), store.BatchRecord{Node: "n1", Seq: 10, ID: "b10", ReceivedAt: t0, Body: []byte("{}"), ExpiresAt: t0.Add(400 * 24 * time.Hour)}), "PutBatch 10")
 	list, _ = s.ListBatches(ctx(), "n1", 1, 1<<62)
 	if len(list) != 6 || list[5].Seq != 10 {
 		t.Fatalf("ListBatches all: %d batches, last seq %d", len(list), list[len(list)-1].Seq)
 	}
 }
 
-func testIncidents(t *testing.T, s app.Store) {
-	mk := func(node, kind string, start time.Time, end time.Time) app.Incident {
-		return app.Incident{Node: node, ID: app.IncidentID(kind, start), Kind: kind, Start: start, End: end,
+func testIncidents(t *testing.T, s store.Store) {
+	mk := func(node, kind string, start time.Time, end time.Time) store.Incident {
+		return store.Incident{Node: node, ID: store.IncidentID(kind, start), Kind: kind, Start: start, End: end,
 			ConfirmedAt: start.Add(time.Minute), Counted: true, Cause: "no_data",
-			Failed: []app.FailedCheck{{Name: "gpu.count", Category: "gpu_lost", Verdict: "fail", Value: "7", Criterion: "= 8", Since: start}}}
+			Failed: []notify.FailedCheck{{Name: "gpu.count", Category: "gpu_lost", Verdict: "fail", Value: "7", Criterion: "= 8", Since: start}}}
 	}
 	a := mk("n1", "unreachable", t0, t0.Add(10*time.Minute))
 	b := mk("n1", "gpu_lost", t0.Add(20*time.Minute), time.Time{})
 	c := mk("n1", "unreachable", t0.Add(-3*time.Hour), t0.Add(-2*time.Hour))
 	d := mk("n2", "unreachable", t0.Add(5*time.Minute), t0.Add(6*time.Minute))
-	for _, i := range []app.Incident{a, b, c, d} {
+	for _, i := range []store.Incident{a, b, c, d} {
 		must(t, s.CreateIncident(ctx(), i), "CreateIncident "+i.ID)
 	}
 	got, err := s.GetIncident(ctx(), "n1", b.ID)
@@ -283,7 +279,7 @@ func testIncidents(t *testing.T, s app.Store) {
 		t.Fatalf("GetIncident = %+v", got)
 	}
 	_, err = s.GetIncident(ctx(), "n2", b.ID)
-	mustIs(t, err, app.ErrNotFound, "GetIncident of other node")
+	mustIs(t, err, store.ErrNotFound, "GetIncident of other node")
 
 	list, err := s.ListIncidents(ctx(), "n1", t0.Add(-time.Hour), t0.Add(time.Hour))
 	must(t, err, "ListIncidents")
@@ -302,10 +298,10 @@ func testIncidents(t *testing.T, s app.Store) {
 
 	got.End = t0.Add(30 * time.Minute)
 	must(t, s.UpdateIncident(ctx(), got, 1), "UpdateIncident")
-	mustIs(t, s.UpdateIncident(ctx(), got, 1), app.ErrConflict, "UpdateIncident stale")
+	mustIs(t, s.UpdateIncident(ctx(), got, 1), store.ErrConflict, "UpdateIncident stale")
 	ghost := mk("n1", "gpu_degraded", t0, time.Time{})
 	err = s.UpdateIncident(ctx(), ghost, 1)
-	if !errors.Is(err, app.ErrNotFound) && !errors.Is(err, app.ErrConflict) {
+	if !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("UpdateIncident of an absent incident: %v", err)
 	}
 	got, _ = s.GetIncident(ctx(), "n1", b.ID)
@@ -314,8 +310,8 @@ func testIncidents(t *testing.T, s app.Store) {
 	}
 }
 
-func testIncidentCreateOnce(t *testing.T, s app.Store) {
-	inc := app.Incident{Node: "n1", ID: app.IncidentID("unreachable", t0), Kind: "unreachable", Start: t0}
+func testIncidentCreateOnce(t *testing.T, s store.Store) {
+	inc := store.Incident{Node: "n1", ID: store.IncidentID("unreachable", t0), Kind: "unreachable", Start: t0}
 	var wg sync.WaitGroup
 	var won atomic.Int64
 	for i := 0; i < 16; i++ {
@@ -325,7 +321,7 @@ func testIncidentCreateOnce(t *testing.T, s app.Store) {
 			err := s.CreateIncident(ctx(), inc)
 			if err == nil {
 				won.Add(1)
-			} else if !errors.Is(err, app.ErrExists) {
+			} else if !errors.Is(err, store.ErrExists) {
 				t.Error(err)
 			}
 		}()
@@ -336,12 +332,12 @@ func testIncidentCreateOnce(t *testing.T, s app.Store) {
 	}
 }
 
-func testRuns(t *testing.T, s app.Store) {
-	r1 := app.HeartbeatRun{Node: "n1", From: t0, To: t0.Add(time.Hour), Count: 120, ReceivedFrom: t0, ReceivedTo: t0.Add(time.Hour)}
-	r2 := app.HeartbeatRun{Node: "n1", From: t0.Add(2 * time.Hour), To: t0.Add(3 * time.Hour), Count: 120}
+func testRuns(t *testing.T, s store.Store) {
+	r1 := store.HeartbeatRun{Node: "n1", From: t0, To: t0.Add(time.Hour), Count: 120, ReceivedFrom: t0, ReceivedTo: t0.Add(time.Hour)}
+	r2 := store.HeartbeatRun{Node: "n1", From: t0.Add(2 * time.Hour), To: t0.Add(3 * time.Hour), Count: 120}
 	must(t, s.PutRun(ctx(), r2), "PutRun r2")
 	must(t, s.PutRun(ctx(), r1), "PutRun r1")
-	mustIs(t, s.PutRun(ctx(), r1), app.ErrExists, "PutRun twice")
+	mustIs(t, s.PutRun(ctx(), r1), store.ErrExists, "PutRun twice")
 	list, err := s.ListRuns(ctx(), "n1", t0.Add(30*time.Minute), t0.Add(150*time.Minute))
 	must(t, err, "ListRuns")
 	if len(list) != 2 || !list[0].From.Equal(t0) || list[0].Count != 120 {
@@ -353,20 +349,20 @@ func testRuns(t *testing.T, s app.Store) {
 	}
 }
 
-func testAlerts(t *testing.T, s app.Store) {
-	a := app.AlertRecord{Node: "n1", IncidentID: app.IncidentID("unreachable", t0), Kind: app.AlertUnreachable, CreatedAt: t0,
-		Alert: app.Alert{Kind: app.AlertUnreachable, Node: "n1", Provider: "acme", Since: t0}}
+func testAlerts(t *testing.T, s store.Store) {
+	a := store.AlertRecord{Node: "n1", IncidentID: store.IncidentID("unreachable", t0), Kind: notify.AlertUnreachable, CreatedAt: t0,
+		Alert: notify.Alert{Kind: notify.AlertUnreachable, Node: "n1", Provider: "acme", Since: t0}}
 	must(t, s.CreateAlert(ctx(), a), "CreateAlert")
-	mustIs(t, s.CreateAlert(ctx(), a), app.ErrExists, "CreateAlert twice")
+	mustIs(t, s.CreateAlert(ctx(), a), store.ErrExists, "CreateAlert twice")
 	b := a
-	b.Kind = app.AlertRecovered
+	b.Kind = notify.AlertRecovered
 	must(t, s.CreateAlert(ctx(), b), "CreateAlert recovered")
 	pend, err := s.ListPendingAlerts(ctx())
 	must(t, err, "ListPendingAlerts")
 	if len(pend) != 2 {
 		t.Fatalf("pending = %d, want 2", len(pend))
 	}
-	got, err := s.GetAlert(ctx(), "n1", a.IncidentID, app.AlertUnreachable)
+	got, err := s.GetAlert(ctx(), "n1", a.IncidentID, notify.AlertUnreachable)
 	must(t, err, "GetAlert")
 	if got.Version != 1 || got.Alert.Provider != "acme" || !got.Alert.Since.Equal(t0) {
 		t.Fatalf("GetAlert = %+v", got)
@@ -374,30 +370,30 @@ func testAlerts(t *testing.T, s app.Store) {
 	got.SentAt = t0.Add(time.Minute)
 	got.Thread = "1700000000.000100"
 	must(t, s.UpdateAlert(ctx(), got, 1), "UpdateAlert")
-	mustIs(t, s.UpdateAlert(ctx(), got, 1), app.ErrConflict, "UpdateAlert stale")
-	got, _ = s.GetAlert(ctx(), "n1", a.IncidentID, app.AlertUnreachable)
+	mustIs(t, s.UpdateAlert(ctx(), got, 1), store.ErrConflict, "UpdateAlert stale")
+	got, _ = s.GetAlert(ctx(), "n1", a.IncidentID, notify.AlertUnreachable)
 	if got.Thread != "1700000000.000100" || got.Version != 2 {
 		t.Fatalf("after update: %+v", got)
 	}
 	pend, _ = s.ListPendingAlerts(ctx())
-	if len(pend) != 1 || pend[0].Kind != app.AlertRecovered {
+	if len(pend) != 1 || pend[0].Kind != notify.AlertRecovered {
 		t.Fatalf("pending after send = %+v", pend)
 	}
-	_, err = s.GetAlert(ctx(), "n1", a.IncidentID, app.AlertReclassified)
-	mustIs(t, err, app.ErrNotFound, "GetAlert absent")
+	_, err = s.GetAlert(ctx(), "n1", a.IncidentID, notify.AlertReclassified)
+	mustIs(t, err, store.ErrNotFound, "GetAlert absent")
 }
 
-func testEvidence(t *testing.T, s app.Store) {
-	e := app.Evidence{Node: "n1", At: t0, Kind: app.EvidenceChainBreak, Seq: 9, BatchID: "b9", Detail: "prev x != last y"}
+func testEvidence(t *testing.T, s store.Store) {
+	e := store.Evidence{Node: "n1", At: t0, Kind: store.EvidenceChainBreak, Seq: 9, BatchID: "b9", Detail: "prev x != last y"}
 	must(t, s.PutEvidence(ctx(), e), "PutEvidence")
-	mustIs(t, s.PutEvidence(ctx(), e), app.ErrExists, "PutEvidence twice")
+	mustIs(t, s.PutEvidence(ctx(), e), store.ErrExists, "PutEvidence twice")
 	e2 := e
-	e2.Kind = app.EvidenceDrop
+	e2.Kind = store.EvidenceDrop
 	e2.At = t0.Add(time.Minute)
 	must(t, s.PutEvidence(ctx(), e2), "PutEvidence drop")
 	list, err := s.ListEvidence(ctx(), "n1", t0, t0.Add(time.Hour))
 	must(t, err, "ListEvidence")
-	if len(list) != 2 || list[0].Kind != app.EvidenceChainBreak || list[1].Kind != app.EvidenceDrop || list[0].Detail != e.Detail {
+	if len(list) != 2 || list[0].Kind != store.EvidenceChainBreak || list[1].Kind != store.EvidenceDrop || list[0].Detail != e.Detail {
 		t.Fatalf("ListEvidence = %+v", list)
 	}
 	list, _ = s.ListEvidence(ctx(), "n1", t0.Add(time.Second), t0.Add(time.Hour))
@@ -406,20 +402,20 @@ func testEvidence(t *testing.T, s app.Store) {
 	}
 }
 
-func testBackendRuns(t *testing.T, s app.Store) {
-	r := app.BackendRun{ID: "serve-1", Start: t0, LastTick: t0}
+func testBackendRuns(t *testing.T, s store.Store) {
+	r := store.BackendRun{ID: "serve-1", Start: t0, LastTick: t0}
 	v, err := s.PutBackendRun(ctx(), r, 0)
 	must(t, err, "PutBackendRun")
 	if v != 1 {
 		t.Fatalf("version %d, want 1", v)
 	}
 	_, err = s.PutBackendRun(ctx(), r, 0)
-	mustIs(t, err, app.ErrConflict, "PutBackendRun create twice")
+	mustIs(t, err, store.ErrConflict, "PutBackendRun create twice")
 	r.LastTick = t0.Add(time.Hour)
 	r.Stopped = true
 	_, err = s.PutBackendRun(ctx(), r, 1)
 	must(t, err, "PutBackendRun update")
-	r2 := app.BackendRun{ID: "serve-2", Start: t0.Add(2 * time.Hour), LastTick: t0.Add(3 * time.Hour)}
+	r2 := store.BackendRun{ID: "serve-2", Start: t0.Add(2 * time.Hour), LastTick: t0.Add(3 * time.Hour)}
 	_, err = s.PutBackendRun(ctx(), r2, 0)
 	must(t, err, "PutBackendRun 2")
 	list, err := s.ListBackendRuns(ctx(), t0.Add(30*time.Minute), t0.Add(150*time.Minute))
@@ -433,11 +429,11 @@ func testBackendRuns(t *testing.T, s app.Store) {
 	}
 }
 
-func testOps(t *testing.T, s app.Store) {
+func testOps(t *testing.T, s store.Store) {
 	before := s.Ops()
 	_, _ = s.GetState(ctx(), "n1")
-	_, _ = s.PutState(ctx(), app.NodeState{Node: "n1"}, 0)
-	_, _ = s.PutState(ctx(), app.NodeState{Node: "n1"}, 0) // conflict
+	_, _ = s.PutState(ctx(), store.NodeState{Node: "n1"}, 0)
+	_, _ = s.PutState(ctx(), store.NodeState{Node: "n1"}, 0) // conflict
 	after := s.Ops()
 	if after.Total("/write")-before.Total("/write") < 2 {
 		t.Fatalf("2 PutState calls counted as %d writes (a failed conditional write is billed too): %v",
@@ -446,7 +442,34 @@ func testOps(t *testing.T, s app.Store) {
 	if after.Total("/read")-before.Total("/read") < 1 {
 		t.Fatalf("GetState not counted as a read: %v", after)
 	}
-	if after.Total("/"+app.OpCondFailure)-before.Total("/"+app.OpCondFailure) != 1 {
+	if after.Total("/"+store.OpCondFailure)-before.Total("/"+store.OpCondFailure) != 1 {
 		t.Fatalf("conditional failure not counted: %v", after)
+	}
+}
+
+// Parallel runs fn(0..n-1) at once and fails the test on any error.
+func Parallel(t *testing.T, n int, fn func(i int) error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			if err := fn(i); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if t.Failed() {
+		t.FailNow()
 	}
 }

@@ -12,8 +12,9 @@ import (
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
-	"github.com/gpusla/gpusla/infra/awscost"
-	"github.com/gpusla/gpusla/infra/dynamo/dynamotest"
+	"github.com/gpusla/gpusla/functions/awscost"
+	"github.com/gpusla/gpusla/infra/store/dynamo/dynamotest"
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/gpu"
 	"github.com/gpusla/gpusla/probe/health"
 	"github.com/gpusla/gpusla/probe/wire"
@@ -107,20 +108,20 @@ func TestSimulatedMonth(t *testing.T) {
 		t.Skip("short mode")
 	}
 	ctx := context.Background()
-	store := dynamotest.NewStore(t)
+	db := dynamotest.NewStore(t)
 	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	clock := apptest.NewClock(start)
-	store.SetClock(clock.Now)
+	db.SetClock(clock.Now)
 	notifier := &apptest.Notifier{}
-	svc, err := app.New(app.Config{Store: store, Notifier: notifier, Box: apptest.Box(t), Clock: clock, BackendID: "lambda"})
+	svc, err := app.New(app.Config{Store: db, Notifier: notifier, Box: apptest.Box(t), Clock: clock, BackendID: "lambda"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := apptest.AddNode(t, svc, "node-1")
 	healthChecks := health.Judge(health.Input{GPU: h100()})
 
-	var ingestOps, watchdogOps app.OpCounts = app.OpCounts{}, app.OpCounts{}
-	add := func(acc, d app.OpCounts) {
+	var ingestOps, watchdogOps store.OpCounts = store.OpCounts{}, store.OpCounts{}
+	add := func(acc, d store.OpCounts) {
 		for k, v := range d {
 			acc[k] += v
 		}
@@ -147,27 +148,27 @@ func TestSimulatedMonth(t *testing.T) {
 		if m%healthEvery == 0 && m%networkEvery != 0 {
 			healthBody = len(body)
 		}
-		before := store.Ops()
+		before := db.Ops()
 		ack, err := svc.Ingest(ctx, p.Request(now, body))
 		if err != nil || ack.Status != wire.AckStored {
 			t.Fatalf("minute %d: ingest: %+v %v", m, ack, err)
 		}
-		d := awscost.Sub(store.Ops(), before)
+		d := awscost.Sub(db.Ops(), before)
 		add(ingestOps, d)
 		pushes++
 		if !withChecks && m > 1 {
 			hbOnly++
 			w, _ := awscost.Units(d)
-			hbMaxWrites = max(hbMaxWrites, d.Total("/"+app.OpWrite))
+			hbMaxWrites = max(hbMaxWrites, d.Total("/"+store.OpWrite))
 			hbMaxWRU = max(hbMaxWRU, int(w))
 		}
 
 		clock.Set(start.Add(time.Duration(m)*pushEvery + 30*time.Second))
-		before = store.Ops()
+		before = db.Ops()
 		if _, err := svc.Watchdog(ctx); err != nil {
 			t.Fatalf("minute %d: watchdog: %v", m, err)
 		}
-		add(watchdogOps, awscost.Sub(store.Ops(), before))
+		add(watchdogOps, awscost.Sub(db.Ops(), before))
 		ticks++
 	}
 	if n := len(notifier.Sent()); n != 0 {
@@ -178,7 +179,7 @@ func TestSimulatedMonth(t *testing.T) {
 	if hbMaxWrites != 1 || hbMaxWRU > 1 {
 		t.Errorf("a heartbeat-only push cost up to %d writes of up to %d WRU; the cost model needs 1 write of 1 WRU (shrink NodeState)", hbMaxWrites, hbMaxWRU)
 	}
-	st, err := store.GetState(ctx, "node-1")
+	st, err := db.GetState(ctx, "node-1")
 	if err != nil {
 		t.Fatal(err)
 	}

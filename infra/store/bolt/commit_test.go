@@ -10,7 +10,7 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
-	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/store"
 )
 
 func openTemp(t *testing.T) *Store {
@@ -97,7 +97,7 @@ func TestGroupCommitIsolatesFailures(t *testing.T) {
 			switch {
 			case err == nil:
 				dupOK++
-			case errors.Is(err, app.ErrExists):
+			case errors.Is(err, store.ErrExists):
 				dupExists++
 			default:
 				t.Error(err)
@@ -170,7 +170,7 @@ func TestStateCacheFollowsTheFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := t.Context()
-	st := app.NodeState{Node: "n", LastSeq: 1}
+	st := store.NodeState{Node: "n", LastSeq: 1}
 	if _, err := s.PutState(ctx, st, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -179,10 +179,10 @@ func TestStateCacheFollowsTheFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.states.mu.Lock()
-	s.states.m["n"] = app.NodeState{Node: "n", Version: 1, LastSeq: 1} // stale
+	s.states.m["n"] = store.NodeState{Node: "n", Version: 1, LastSeq: 1} // stale
 	s.states.mu.Unlock()
 	stale, _ := s.GetState(ctx, "n")
-	if _, err := s.PutState(ctx, stale, stale.Version); !errors.Is(err, app.ErrConflict) {
+	if _, err := s.PutState(ctx, stale, stale.Version); !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("PutState on a stale read = %v, want conflict", err)
 	}
 	got, err := s.GetState(ctx, "n")
@@ -190,7 +190,7 @@ func TestStateCacheFollowsTheFile(t *testing.T) {
 		t.Fatalf("after the conflict GetState = %+v, %v; want version 2", got, err)
 	}
 	// An older version never replaces a newer one.
-	s.states.put(app.NodeState{Node: "n", Version: 1})
+	s.states.put(store.NodeState{Node: "n", Version: 1})
 	if got, _ := s.GetState(ctx, "n"); got.Version != 2 {
 		t.Fatalf("older version replaced the cached one: %+v", got)
 	}

@@ -5,12 +5,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpusla/gpusla/functions/app"
-	"github.com/gpusla/gpusla/infra/storetest"
+	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/infra/store/storetest"
 )
 
 func TestContract(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) app.Store {
+	storetest.Run(t, func(t *testing.T) store.Store {
 		s, err := Open(filepath.Join(t.TempDir(), "gpusla.db"))
 		if err != nil {
 			t.Fatal(err)
@@ -29,7 +29,7 @@ func TestSweepAndExpiry(t *testing.T) {
 	now := t0
 	s.SetClock(func() time.Time { return now })
 	for seq, exp := range map[uint64]time.Time{1: t0.Add(time.Hour), 2: t0.Add(2 * time.Hour)} {
-		if err := s.PutBatch(t.Context(), app.BatchRecord{Node: "n", Seq: seq, ID: "b", Body: []byte("{}"), ExpiresAt: exp}); err != nil {
+		if err := s.PutBatch(t.Context(), store.BatchRecord{Node: "n", Seq: seq, ID: "b", Body: []byte("{}"), ExpiresAt: exp}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -23,7 +23,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/gpusla/gpusla/infra/dynamo"
+	"github.com/gpusla/gpusla/infra/store/dynamo"
 )
 
 // EnvEndpoint names the variable scripts/test.sh exports.

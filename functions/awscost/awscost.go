@@ -14,7 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/store"
 )
 
 // Prices are on-demand list prices in US dollars, us-east-1 (see
@@ -116,7 +116,7 @@ func qty(v float64) string {
 // Units sums the request units counted under methods (all if none given):
 // write units and read units (reads and queries), from the stores'
 // "<Method>/<op>/milli_units" counters.
-func Units(ops app.OpCounts, methods ...string) (wru, rru float64) {
+func Units(ops store.OpCounts, methods ...string) (wru, rru float64) {
 	want := map[string]bool{}
 	for _, m := range methods {
 		want[m] = true
@@ -127,9 +127,9 @@ func Units(ops app.OpCounts, methods ...string) (wru, rru float64) {
 			continue
 		}
 		switch rest {
-		case app.OpWrite + "/milli_units":
+		case store.OpWrite + "/milli_units":
 			wru += float64(v) / 1000
-		case app.OpRead + "/milli_units", app.OpQuery + "/milli_units":
+		case store.OpRead + "/milli_units", store.OpQuery + "/milli_units":
 			rru += float64(v) / 1000
 		}
 	}
@@ -137,8 +137,8 @@ func Units(ops app.OpCounts, methods ...string) (wru, rru float64) {
 }
 
 // Sub returns a-b per key (the operations of one phase).
-func Sub(a, b app.OpCounts) app.OpCounts {
-	out := app.OpCounts{}
+func Sub(a, b store.OpCounts) store.OpCounts {
+	out := store.OpCounts{}
 	for k, v := range a {
 		if d := v - b[k]; d != 0 {
 			out[k] = d
@@ -148,7 +148,7 @@ func Sub(a, b app.OpCounts) app.OpCounts {
 }
 
 // Scale multiplies counts by f (a simulated period to a month).
-func Scale(ops app.OpCounts, f float64) map[string]float64 {
+func Scale(ops store.OpCounts, f float64) map[string]float64 {
 	out := map[string]float64{}
 	for k, v := range ops {
 		out[k] = float64(v) * f
@@ -172,10 +172,10 @@ func PerMethod(w io.Writer, ops map[string]float64) error {
 	fmt.Fprintln(tw, "| store method\t| requests\t| conditional failures\t| WRU\t| RRU\t|")
 	fmt.Fprintln(tw, "|---\t|---:\t|---:\t|---:\t|---:\t|")
 	for _, m := range names {
-		req := ops[m+"/"+app.OpRead] + ops[m+"/"+app.OpWrite] + ops[m+"/"+app.OpQuery]
-		wru := ops[m+"/"+app.OpWrite+"/milli_units"] / 1000
-		rru := (ops[m+"/"+app.OpRead+"/milli_units"] + ops[m+"/"+app.OpQuery+"/milli_units"]) / 1000
-		fmt.Fprintf(tw, "| %s\t| %.0f\t| %.0f\t| %.0f\t| %.0f\t|\n", m, math.Round(req), ops[m+"/"+app.OpCondFailure], wru, rru)
+		req := ops[m+"/"+store.OpRead] + ops[m+"/"+store.OpWrite] + ops[m+"/"+store.OpQuery]
+		wru := ops[m+"/"+store.OpWrite+"/milli_units"] / 1000
+		rru := (ops[m+"/"+store.OpRead+"/milli_units"] + ops[m+"/"+store.OpQuery+"/milli_units"]) / 1000
+		fmt.Fprintf(tw, "| %s\t| %.0f\t| %.0f\t| %.0f\t| %.0f\t|\n", m, math.Round(req), ops[m+"/"+store.OpCondFailure], wru, rru)
 	}
 	return tw.Flush()
 }

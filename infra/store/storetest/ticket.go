@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/store"
 )
 
 // testTicketStore is the contract of app.TicketStore: tickets (versioned
 // single items, the open list), API keys and one-time claims.
-func testTicketStore(t *testing.T, s app.Store) {
-	ts, ok := s.(app.TicketStore)
+func testTicketStore(t *testing.T, s store.Store) {
+	ts, ok := s.(store.TicketStore)
 	if !ok {
 		t.Fatalf("%T does not implement app.TicketStore", s)
 	}
@@ -23,23 +23,23 @@ func testTicketStore(t *testing.T, s app.Store) {
 	t.Run("ClaimOnce", func(t *testing.T) { testClaimOnce(t, ts) })
 }
 
-func sampleTicket(id string, opened time.Time) app.Ticket {
-	return app.Ticket{ID: id, Node: "n1", Provider: "acme", Contract: "cn-example", Priority: "P1", Category: "hardware",
+func sampleTicket(id string, opened time.Time) store.Ticket {
+	return store.Ticket{ID: id, Node: "n1", Provider: "acme", Contract: "cn-example", Priority: "P1", Category: "hardware",
 		ProviderRef: "ACME-42", Summary: "GPU 3 fell off the bus", Opened: opened, OpenedBy: "slack:U1", OpenKey: "k",
 		IncidentID: "gpu_lost@20261130T100000.000Z", Thread: "1764496830.000100", Open: true, CreatedAt: opened, UpdatedAt: opened,
-		Notices: []app.TicketNotice{{Key: "opened", Kind: "opened", Text: "opened 工单", CreatedAt: opened}}}
+		Notices: []store.TicketNotice{{Key: "opened", Kind: "opened", Text: "opened 工单", CreatedAt: opened}}}
 }
 
-func testTickets(t *testing.T, s app.TicketStore) {
+func testTickets(t *testing.T, s store.TicketStore) {
 	_, err := s.GetTicket(ctx(), "T-aaaaaaaa")
-	mustIs(t, err, app.ErrNotFound, "GetTicket before create")
-	mustIs(t, s.UpdateTicket(ctx(), sampleTicket("T-aaaaaaaa", t0), 1), app.ErrNotFound, "UpdateTicket of a missing ticket")
+	mustIs(t, err, store.ErrNotFound, "GetTicket before create")
+	mustIs(t, s.UpdateTicket(ctx(), sampleTicket("T-aaaaaaaa", t0), 1), store.ErrNotFound, "UpdateTicket of a missing ticket")
 
 	a, b, c := sampleTicket("T-aaaaaaaa", t0.Add(2*time.Hour)), sampleTicket("T-bbbbbbbb", t0), sampleTicket("T-cccccccc", t0.Add(time.Hour))
-	for _, tk := range []app.Ticket{a, b, c} {
+	for _, tk := range []store.Ticket{a, b, c} {
 		must(t, s.CreateTicket(ctx(), tk), "CreateTicket "+tk.ID)
 	}
-	mustIs(t, s.CreateTicket(ctx(), a), app.ErrExists, "CreateTicket twice")
+	mustIs(t, s.CreateTicket(ctx(), a), store.ErrExists, "CreateTicket twice")
 
 	got, err := s.GetTicket(ctx(), a.ID)
 	must(t, err, "GetTicket")
@@ -50,17 +50,17 @@ func testTickets(t *testing.T, s app.TicketStore) {
 	}
 
 	// An event appended with the version read; a stale version loses.
-	got.Events = append(got.Events, app.TicketEvent{Type: app.EventProviderResponded, At: t0.Add(150 * time.Minute),
+	got.Events = append(got.Events, store.TicketEvent{Type: store.EventProviderResponded, At: t0.Add(150 * time.Minute),
 		AwaitingCustomer: true, Key: "slack:1:responded", By: "U1", RecordedAt: t0.Add(151 * time.Minute), Late: 90 * time.Second, Target: "response"})
 	must(t, s.UpdateTicket(ctx(), got, 1), "UpdateTicket v1")
-	mustIs(t, s.UpdateTicket(ctx(), got, 1), app.ErrConflict, "UpdateTicket with a stale version")
+	mustIs(t, s.UpdateTicket(ctx(), got, 1), store.ErrConflict, "UpdateTicket with a stale version")
 	again, err := s.GetTicket(ctx(), a.ID)
 	must(t, err, "GetTicket after update")
 	if again.Version != 2 || len(again.Events) != 1 {
 		t.Fatalf("after update: version %d, %d events; want 2, 1", again.Version, len(again.Events))
 	}
 	e := again.Events[0]
-	if e.Type != app.EventProviderResponded || !e.At.Equal(t0.Add(150*time.Minute)) || !e.AwaitingCustomer || e.Key != "slack:1:responded" ||
+	if e.Type != store.EventProviderResponded || !e.At.Equal(t0.Add(150*time.Minute)) || !e.AwaitingCustomer || e.Key != "slack:1:responded" ||
 		e.Late != 90*time.Second || e.Target != "response" || !e.RecordedAt.Equal(t0.Add(151*time.Minute)) {
 		t.Fatalf("event round trip: %+v", e)
 	}
@@ -95,7 +95,7 @@ func testTickets(t *testing.T, s app.TicketStore) {
 	}
 }
 
-func ticketIDs(ts []app.Ticket) []string {
+func ticketIDs(ts []store.Ticket) []string {
 	var out []string
 	for _, t := range ts {
 		out = append(out, t.ID)
@@ -105,20 +105,20 @@ func ticketIDs(ts []app.Ticket) []string {
 
 // testTicketConcurrent: writers racing to append events to one ticket with
 // read-modify-versioned-write all get their event in exactly once.
-func testTicketConcurrent(t *testing.T, s app.TicketStore) {
+func testTicketConcurrent(t *testing.T, s store.TicketStore) {
 	must(t, s.CreateTicket(ctx(), sampleTicket("T-rrrrrrrr", t0)), "CreateTicket")
 	const writers = 8
 	var conflicts atomic.Int64
-	parallel(t, writers, func(i int) error {
+	Parallel(t, writers, func(i int) error {
 		for {
 			tk, err := s.GetTicket(ctx(), "T-rrrrrrrr")
 			if err != nil {
 				return err
 			}
 			prev := tk.Version
-			tk.Events = append(tk.Events, app.TicketEvent{Type: app.EventCustomerReplied, At: t0.Add(time.Duration(i) * time.Minute), Key: fmt.Sprint(i)})
+			tk.Events = append(tk.Events, store.TicketEvent{Type: store.EventCustomerReplied, At: t0.Add(time.Duration(i) * time.Minute), Key: fmt.Sprint(i)})
 			err = s.UpdateTicket(ctx(), tk, prev)
-			if errors.Is(err, app.ErrConflict) {
+			if errors.Is(err, store.ErrConflict) {
 				conflicts.Add(1)
 				continue
 			}
@@ -138,13 +138,13 @@ func testTicketConcurrent(t *testing.T, s app.TicketStore) {
 	t.Logf("%d conflicts resolved by re-reading", conflicts.Load())
 }
 
-func testAPIKeys(t *testing.T, s app.TicketStore) {
+func testAPIKeys(t *testing.T, s store.TicketStore) {
 	_, err := s.GetAPIKey(ctx(), "zzzzzzzz")
-	mustIs(t, err, app.ErrNotFound, "GetAPIKey before create")
-	k := app.APIKey{ID: "bbbbbbbb", Name: "ops laptop", Hash: "ab12", CreatedAt: t0}
+	mustIs(t, err, store.ErrNotFound, "GetAPIKey before create")
+	k := store.APIKey{ID: "bbbbbbbb", Name: "ops laptop", Hash: "ab12", CreatedAt: t0}
 	must(t, s.CreateAPIKey(ctx(), k), "CreateAPIKey")
-	must(t, s.CreateAPIKey(ctx(), app.APIKey{ID: "aaaaaaaa", Name: "ci", Hash: "cd34", CreatedAt: t0}), "CreateAPIKey 2")
-	mustIs(t, s.CreateAPIKey(ctx(), k), app.ErrExists, "CreateAPIKey twice")
+	must(t, s.CreateAPIKey(ctx(), store.APIKey{ID: "aaaaaaaa", Name: "ci", Hash: "cd34", CreatedAt: t0}), "CreateAPIKey 2")
+	mustIs(t, s.CreateAPIKey(ctx(), k), store.ErrExists, "CreateAPIKey twice")
 	got, err := s.GetAPIKey(ctx(), "bbbbbbbb")
 	must(t, err, "GetAPIKey")
 	if got.Name != "ops laptop" || got.Hash != "ab12" || !got.CreatedAt.Equal(t0) || got.Version != 1 || !got.RevokedAt.IsZero() {
@@ -152,8 +152,8 @@ func testAPIKeys(t *testing.T, s app.TicketStore) {
 	}
 	got.RevokedAt = t0.Add(time.Hour)
 	must(t, s.UpdateAPIKey(ctx(), got, 1), "UpdateAPIKey")
-	mustIs(t, s.UpdateAPIKey(ctx(), got, 1), app.ErrConflict, "UpdateAPIKey stale")
-	mustIs(t, s.UpdateAPIKey(ctx(), app.APIKey{ID: "nope0000"}, 1), app.ErrNotFound, "UpdateAPIKey missing")
+	mustIs(t, s.UpdateAPIKey(ctx(), got, 1), store.ErrConflict, "UpdateAPIKey stale")
+	mustIs(t, s.UpdateAPIKey(ctx(), store.APIKey{ID: "nope0000"}, 1), store.ErrNotFound, "UpdateAPIKey missing")
 	got, _ = s.GetAPIKey(ctx(), "bbbbbbbb")
 	if got.Version != 2 || !got.RevokedAt.Equal(t0.Add(time.Hour)) {
 		t.Fatalf("after revoke: %+v", got)
@@ -167,7 +167,7 @@ func testAPIKeys(t *testing.T, s app.TicketStore) {
 
 // testClaimOnce: a key is claimed once until it expires; concurrent claims
 // of one key have exactly one winner.
-func testClaimOnce(t *testing.T, s app.TicketStore) {
+func testClaimOnce(t *testing.T, s store.TicketStore) {
 	type clocked interface{ SetClock(func() time.Time) }
 	now := time.Now().UTC()
 	if c, ok := s.(clocked); ok {
@@ -176,20 +176,20 @@ func testClaimOnce(t *testing.T, s app.TicketStore) {
 	}
 	key := "slack-sig:v0=abc" + string(make([]byte, 300)) // long keys are fine
 	must(t, s.ClaimOnce(ctx(), key, now.Add(5*time.Minute)), "first claim")
-	mustIs(t, s.ClaimOnce(ctx(), key, now.Add(5*time.Minute)), app.ErrExists, "second claim")
+	mustIs(t, s.ClaimOnce(ctx(), key, now.Add(5*time.Minute)), store.ErrExists, "second claim")
 	must(t, s.ClaimOnce(ctx(), "other", now.Add(5*time.Minute)), "another key")
 	// An expired claim may be claimed again.
 	must(t, s.ClaimOnce(ctx(), "short", now.Add(-time.Second)), "claim that is already expired")
 	must(t, s.ClaimOnce(ctx(), "short", now.Add(time.Minute)), "re-claim after expiry")
 
 	var wins atomic.Int64
-	parallel(t, 8, func(int) error {
+	Parallel(t, 8, func(int) error {
 		err := s.ClaimOnce(ctx(), "race", now.Add(time.Minute))
 		if err == nil {
 			wins.Add(1)
 			return nil
 		}
-		if errors.Is(err, app.ErrExists) {
+		if errors.Is(err, store.ErrExists) {
 			return nil
 		}
 		return err

@@ -1,0 +1,113 @@
+package notify
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// AlertKind says what an alert tells.
+type AlertKind string
+
+// Alert kinds.
+const (
+	AlertDegraded     AlertKind = "degraded"     // a check-based incident opened (GPU, network, performance)
+	AlertUnreachable  AlertKind = "unreachable"  // no heartbeat past the grace period
+	AlertRecovered    AlertKind = "recovered"    // an incident closed
+	AlertReclassified AlertKind = "reclassified" // late data changed whose fault an incident was
+	AlertUpdate       AlertKind = "update"       // an open incident changed (more checks failing)
+)
+
+// Alert is one message about one incident, complete enough to be read on
+// its own: which node, which provider, what failed with the measured values,
+// since when, and (for a recovery) for how long.
+type Alert struct {
+	Kind         AlertKind     `json:"kind"`
+	Node         string        `json:"node"`
+	Provider     string        `json:"provider"`
+	IncidentID   string        `json:"incident_id"`
+	IncidentKind string        `json:"incident_kind"`
+	Since        time.Time     `json:"since"`
+	Until        time.Time     `json:"until,omitempty"`    // recovered: when it ended
+	Duration     time.Duration `json:"duration,omitempty"` // recovered: Until-Since
+	Failed       []FailedCheck `json:"failed,omitempty"`
+	// Counted says whether the incident counts against the provider; Cause
+	// is why (reclassified alerts).
+	Counted bool   `json:"counted"`
+	Cause   string `json:"cause,omitempty"`
+	Detail  string `json:"detail,omitempty"`
+	// Thread is the notifier's reference of the incident's first message;
+	// empty for that first message. Later alerts reply in its thread.
+	Thread string `json:"thread,omitempty"`
+}
+
+// Notifier delivers alerts (Slack, or the console locally). Notify returns
+// the thread reference of the message it posted (for a first message, the
+// reference later alerts should pass back in Alert.Thread). An error means
+// the alert was not delivered; the application retries it later, so an
+// implementation must not retry forever itself.
+type Notifier interface {
+	Notify(ctx context.Context, a Alert) (thread string, err error)
+}
+
+// FailedCheck is a failing check with what it measured.
+type FailedCheck struct {
+	Name      string    `json:"name"`
+	Category  string    `json:"category"`
+	Verdict   string    `json:"verdict"`
+	Value     string    `json:"value,omitempty"`
+	Criterion string    `json:"criterion,omitempty"`
+	GPU       *int      `json:"gpu,omitempty"`
+	Detail    string    `json:"detail,omitempty"`
+	Since     time.Time `json:"since"`
+}
+
+// Alert kinds of ticket messages (Alert.IncidentKind is "ticket" and
+// Alert.IncidentID the ticket id for all of them).
+const (
+	AlertTicketOpened   AlertKind = "ticket_opened"
+	AlertTicketRecorded AlertKind = "ticket_recorded"
+	AlertTicketWarning  AlertKind = "ticket_warning"
+	AlertTicketBreached AlertKind = "ticket_breached"
+)
+
+// TicketIncidentKind is Alert.IncidentKind of ticket messages.
+const TicketIncidentKind = "ticket"
+
+// Slack buttons on incident alerts (infra/slack puts them on the first
+// message of an incident; functions/slackapi handles the clicks). The value
+// of each is IncidentButtonValue.
+const (
+	ActionTicketOpen      = "gpusla_ticket_open"
+	ActionTicketResponded = "gpusla_ticket_responded"
+	ActionTicketResolved  = "gpusla_ticket_resolved"
+)
+
+// IncidentButtonValue is the value of the ticket buttons on an incident
+// alert: which node and incident they are about.
+func IncidentButtonValue(node, incidentID string) string { return node + " " + incidentID }
+
+// ParseIncidentButtonValue splits IncidentButtonValue.
+func ParseIncidentButtonValue(v string) (node, incidentID string, err error) {
+	node, incidentID, ok := strings.Cut(v, " ")
+	if !ok || node == "" || incidentID == "" || strings.Contains(incidentID, " ") {
+		return "", "", fmt.Errorf("button value %q: want \"<node> <incident id>\"", v)
+	}
+	return node, incidentID, nil
+}
+
+// ReportFile is a rendered report file posted to the team.
+type ReportFile struct {
+	Name    string // file name, e.g. gpusla-2026-11-us-example.pdf
+	Title   string
+	Summary string // Markdown for Slack: the claim in a few lines
+	Data    []byte
+}
+
+// ReportPoster posts reports and reminders (infra/slack: a file upload
+// with a bot token; the summary alone through a webhook; the console).
+type ReportPoster interface {
+	PostReport(ctx context.Context, f ReportFile) error
+	PostText(ctx context.Context, text string) error
+}
