@@ -30,8 +30,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpusla/gpusla/functions/httpapi"
-	"github.com/gpusla/gpusla/infra/store/dynamo/dynamotest"
 	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/infra/store/dynamo/dynamotest"
 )
 
 // The binaries under test, built once by TestMain.

@@ -21,9 +21,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/gpusla/gpusla/functions/app"
-	"github.com/gpusla/gpusla/infra/store/dynamo"
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/slack"
+	"github.com/gpusla/gpusla/infra/store/dynamo"
 )
 
 // Environment variables. Secrets are never among them: GPUSLA_SECRETS_PATH

@@ -24,9 +24,9 @@ import (
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
 	"github.com/gpusla/gpusla/functions/lambdaenv"
+	"github.com/gpusla/gpusla/infra/slack"
 	"github.com/gpusla/gpusla/infra/store/dynamo"
 	"github.com/gpusla/gpusla/infra/store/dynamo/dynamotest"
-	"github.com/gpusla/gpusla/infra/slack"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 

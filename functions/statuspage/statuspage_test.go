@@ -17,9 +17,9 @@ import (
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
 	"github.com/gpusla/gpusla/infra/blob"
-	"github.com/gpusla/gpusla/infra/store/bolt"
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/infra/store/bolt"
 )
 
 const token = "s3cret-status-token"

@@ -13,8 +13,8 @@ import (
 	"strings"
 
 	"github.com/gpusla/gpusla/functions/app"
-	"github.com/gpusla/gpusla/infra/store/bolt"
 	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/store/bolt"
 )
 
 // The data folder of the local backend: the store, the master key that

@@ -14,8 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/gpusla/gpusla/functions/app"
-	"github.com/gpusla/gpusla/infra/store/dynamo"
 	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/infra/store/dynamo"
 )
 
 // Environment that points `gpusla serve` at DynamoDB instead of the data

@@ -15,9 +15,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/dynamo"
 	"github.com/gpusla/gpusla/infra/store/dynamo/dynamotest"
-	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/storetest"
 )
 

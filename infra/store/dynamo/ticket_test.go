@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpusla/gpusla/infra/store/dynamo/dynamotest"
 	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/infra/store/dynamo/dynamotest"
 )
 
 // BenchmarkOpenTicketList: the one request a steady-state ticket watch tick
