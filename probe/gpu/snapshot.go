@@ -201,3 +201,20 @@ type DriverError struct {
 func (e *DriverError) Error() string {
 	return fmt.Sprintf("NVML %s: %s", e.Op, e.Reason)
 }
+
+// Missing says why the reading of that name (as listed in Unsupported and
+// Errors: "memory", "gpu_cores", "pci", …) is absent, for the skipped
+// check that needed it.
+func (d *Device) Missing(name string) string {
+	for _, u := range d.Unsupported {
+		if u == name {
+			return name + ": not supported by this GPU or driver"
+		}
+	}
+	for _, e := range d.Errors {
+		if strings.HasPrefix(e, name+": ") {
+			return "NVML could not read " + e
+		}
+	}
+	return name + ": not in the readings"
+}

@@ -67,17 +67,7 @@ func judgeBurn(b BurnResult, spec Spec, known bool) []wire.Check {
 	c.Number = num(b.Median)
 	c.Value = fmt.Sprintf("%.1f TFLOP/s median%s; min %.1f, CV %.2f %%, %d samples, %s",
 		b.Median, pctOf(b.Median, spec, string(b.Precision)), b.Min, 100*b.CV, len(b.Samples), b.Engine)
-	min, ok := spec.Min[string(b.Precision)]
-	switch {
-	case !known || !ok:
-		c.Verdict, c.Detail = wire.Skipped, "no calibrated threshold for this GPU model"
-	case b.Median < min:
-		c.Verdict = wire.Fail
-		c.Criterion = fmt.Sprintf("≥ %g TFLOP/s (%s)", min, spec.Source[string(b.Precision)])
-	default:
-		c.Verdict = wire.Pass
-		c.Criterion = fmt.Sprintf("≥ %g TFLOP/s (%s)", min, spec.Source[string(b.Precision)])
-	}
+	spec.judge(&c, string(b.Precision), b.Median, "TFLOP/s", known)
 	if c.Verdict == wire.Pass && b.CV > maxCV {
 		c.Verdict = wire.Warn
 		c.Detail = fmt.Sprintf("throughput unsteady: CV %.1f %% over %.0f %%", 100*b.CV, 100*maxCV)
@@ -170,15 +160,7 @@ func judgeBandwidth(r BandwidthResult, key string, spec Spec, known bool) []wire
 	c.Number = num(r.BestGBs)
 	c.Value = fmt.Sprintf("%.0f GB/s best, %.0f median (%s, %s, %d × %d MiB)%s",
 		r.BestGBs, r.MedianGB, r.Method, r.Counting, r.Reps, r.Bytes>>20, pctOf(r.BestGBs, spec, key))
-	min, ok := spec.Min[key]
-	switch {
-	case !known || !ok:
-		c.Verdict, c.Detail = wire.Skipped, "no calibrated threshold for this GPU model"
-	case r.BestGBs < min:
-		c.Verdict, c.Criterion = wire.Fail, fmt.Sprintf("≥ %g GB/s (%s)", min, spec.Source[key])
-	default:
-		c.Verdict, c.Criterion = wire.Pass, fmt.Sprintf("≥ %g GB/s (%s)", min, spec.Source[key])
-	}
+	spec.judge(&c, key, r.BestGBs, "GB/s", known)
 	out := []wire.Check{c}
 	if r.BadWords != 0 {
 		v := wire.Check{Name: name + ".data", Category: wire.CategoryGPUDegraded, GPU: gpuPtr(r.GPU),
