@@ -22,8 +22,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpusla/gpusla/probe/expect"
-	"github.com/gpusla/gpusla/probe/specdb"
 	"github.com/gpusla/gpusla/probe/netcheck"
+	"github.com/gpusla/gpusla/probe/specdb"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
