@@ -422,6 +422,9 @@ func Judge(rep *Report) []wire.Check {
 	for _, b := range rep.Burns {
 		spec, ok := specOf(b.GPU)
 		out = append(out, judgeBurn(b, spec, ok)...)
+		if c, ok := judgeFit(b, byIndex[b.GPU]); ok {
+			out = append(out, c)
+		}
 	}
 	// Device bandwidth is judged on the better of the two copy methods:
 	// both move the same bytes, and a healthy card must reach the

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gpusla/gpusla/probe/specdb"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -225,6 +226,51 @@ func judgeNVLinks(gpu int, links []bool, err error) (wire.Check, bool) {
 	c.Verdict = wire.Pass
 	if active < len(links) {
 		c.Verdict = wire.Fail
+	}
+	return c, true
+}
+
+// The FP32 burn is FFMA chains on every SM, so its throughput is fixed by
+// the SM count and clock: SMs x cores per SM x 2 FLOPs x clock. On a
+// healthy H200 it reaches 0.976 of that (65.3 of 66.9 TFLOP/s at 1980
+// MHz). A card whose SMs are fewer than the driver reports (a shim, a
+// relabelled cut-down chip) cannot reach it: below fitWarn it warns,
+// below fitFail it fails.
+const (
+	fitWarn = 0.90
+	fitFail = 0.80
+)
+
+// judgeFit holds the FP32 burn to what the reported SM count at the
+// clock NVML saw during the burn can do.
+func judgeFit(b BurnResult, g *GPUReport) (wire.Check, bool) {
+	if b.Precision != FP32 || b.Skipped != "" || b.Launches == 0 || g == nil {
+		return wire.Check{}, false
+	}
+	c := wire.Check{Name: "gpu.burn.fp32.fit", Category: wire.CategoryInventory, GPU: gpuPtr(b.GPU), Unit: "ratio",
+		Criterion: fmt.Sprintf("≥ %.2f x SMs x cores per SM x 2 x SM clock (a healthy H200 reaches 0.976)", fitWarn)}
+	perSM := specdb.CoresPerSM(g.CC)
+	switch {
+	case perSM == 0 || g.SMs == 0:
+		c.Verdict, c.Detail = wire.Skipped, fmt.Sprintf("SM count %d or compute capability %q unknown", g.SMs, g.CC)
+		return c, true
+	case b.Monitor == nil || b.Monitor.SMClockMedian <= 0:
+		c.Verdict, c.Detail = wire.Skipped, "no NVML SM clock reading during the burn"
+		return c, true
+	}
+	limit := float64(g.SMs*perSM) * 2 * b.Monitor.SMClockMedian * 1e6 / 1e12
+	r := b.Median / limit
+	c.Number = num(r)
+	c.Value = fmt.Sprintf("%.3f: %.1f of %.1f TFLOP/s that %d SMs x %d cores at %.0f MHz can do", r, b.Median, limit, g.SMs, perSM, b.Monitor.SMClockMedian)
+	switch {
+	case r < fitFail:
+		c.Verdict = wire.Fail
+		c.Detail = fmt.Sprintf("the burn did %.0f %% of what %d SMs can: the card has fewer working SMs than it reports, or they are throttled in a way NVML does not show", 100*r, g.SMs)
+	case r < fitWarn:
+		c.Verdict = wire.Warn
+		c.Detail = fmt.Sprintf("the burn did %.0f %% of what %d SMs can", 100*r, g.SMs)
+	default:
+		c.Verdict = wire.Pass
 	}
 	return c, true
 }

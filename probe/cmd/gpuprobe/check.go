@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpusla/gpusla/probe/checkrun"
+	"github.com/gpusla/gpusla/probe/crosscheck"
 	"github.com/gpusla/gpusla/probe/expect"
 	"github.com/gpusla/gpusla/probe/gpu"
 	"github.com/gpusla/gpusla/probe/health"
@@ -37,6 +38,7 @@ type checkOptions struct {
 func checkGroups(o *checkOptions) []checkrun.Group {
 	groups := []checkrun.Group{
 		checkrun.GPUGroup(o.gpuSource(), o.kernelLogSource(), specdb.Default(), &o.expected),
+		checkrun.CrossCheckGroup(o.hostRoot, crosscheck.ReadCUDA),
 		checkrun.HostGroup(host.Reader{Root: o.hostRoot, StealWindow: o.stealWindow}, &o.expected),
 	}
 	// Flag conflicts are reported by RunE (o.stress.options) before this runs.
