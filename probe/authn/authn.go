@@ -101,7 +101,7 @@ func lost(d gpu.Device) bool {
 func judgeDevice(d *gpu.Device, db *specdb.DB, exp expect.Expected, ordered []*specdb.Model, orderErr error) []wire.Check {
 	var out []wire.Check
 	add := func(c wire.Check) {
-		c.GPU = idx(d.Index)
+		c.GPU, c.UUID = idx(d.Index), d.UUID
 		if c.Category == "" {
 			c.Category = wire.CategoryInventory
 		}

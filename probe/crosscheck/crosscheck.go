@@ -168,7 +168,7 @@ func judgeCount(in Input) wire.Check {
 
 func judgeDevice(d *gpu.Device, in Input) wire.Check {
 	g := d.Index
-	c := wire.Check{Name: name, Category: wire.CategoryInventory, GPU: &g,
+	c := wire.Check{Name: name, Category: wire.CategoryInventory, GPU: &g, UUID: d.UUID,
 		Criterion: "NVML's ids, name, UUID, link, SMs, memory and clocks equal the PCI bus's, the driver's /proc and CUDA's"}
 	var t tally
 	addr := pcisys.Normalise(d.PCI.BusID)

@@ -1,31 +1,19 @@
 package crosscheck
 
 import (
-	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/gpusla/gpusla/probe/cuda"
 	"github.com/gpusla/gpusla/probe/gpu"
+	"github.com/gpusla/gpusla/probe/gpu/gputest"
 	"github.com/gpusla/gpusla/probe/pcisys"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
 // recorded is the NVML part of the real 2×H200 recording.
 func recorded(t *testing.T) *gpu.Snapshot {
-	t.Helper()
-	b, err := os.ReadFile("../checkrun/testdata/snapshots/h200x2-real.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s struct {
-		GPU *gpu.Snapshot `json:"gpu"`
-	}
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatal(err)
-	}
-	return s.GPU
+	return gputest.Recorded(t, "../checkrun/testdata/snapshots/h200x2-real.json")
 }
 
 // cudaOf is what the CUDA driver reports for the recorded H200s:
