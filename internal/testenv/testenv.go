@@ -13,9 +13,12 @@
 package testenv
 
 import (
+	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 )
 
@@ -67,4 +70,48 @@ func Chromium(t testing.TB) string {
 	}
 	Missing(t, "chromium not installed (scripts/setup.sh installs Debian's chromium)")
 	return ""
+}
+
+// Tmpfs mounts a tmpfs of size bytes on a fresh folder and returns it; it
+// is unmounted when t ends. It needs root (mount), and ends t with Missing
+// where it cannot mount. A tmpfs is how a test fills a disk to the last
+// byte without touching the machine's own.
+func Tmpfs(t testing.TB, size int64) string {
+	t.Helper()
+	NeedRoot(t, "mount a tmpfs")
+	dir := t.TempDir()
+	out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+strconv.FormatInt(size, 10)+",mode=0700", "tmpfs", dir).CombinedOutput()
+	if err != nil {
+		Missing(t, "cannot mount a tmpfs on %s: %v: %s", dir, err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", dir, err, out)
+		}
+	})
+	return dir
+}
+
+// Fill writes the file name in dir until its file system has no room left
+// (ENOSPC) and returns how many bytes it took; the caller removes the file
+// to make room again.
+func Fill(t testing.TB, dir, name string) int64 {
+	t.Helper()
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatalf("fill %s: %v", dir, err)
+	}
+	defer f.Close()
+	var n int64
+	chunk := make([]byte, 4096)
+	for {
+		m, err := f.Write(chunk)
+		n += int64(m)
+		if errors.Is(err, syscall.ENOSPC) {
+			return n
+		}
+		if err != nil {
+			t.Fatalf("fill %s: %v", dir, err)
+		}
+	}
 }
