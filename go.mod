@@ -14,6 +14,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/s3 v1.114.10
 	github.com/aws/aws-sdk-go-v2/service/ssm v1.82.1
 	github.com/awslabs/goformation/v7 v7.14.9
+	github.com/coreos/go-systemd/v22 v22.6.0
 	github.com/ebitengine/purego v0.11.3
 	github.com/go-pdf/fpdf v0.9.0
 	github.com/goccy/go-json v0.10.5
