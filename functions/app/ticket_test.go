@@ -326,7 +326,7 @@ func TestRepeatedEventRecordedOnce(t *testing.T) {
 	// Resolving twice without a key is refused, naming when it was resolved.
 	w.record(tk.ID, app.EventRequest{Type: "resolved"})
 	_, err = w.d.Record(t.Context(), tk.ID, app.EventRequest{Type: "resolved"})
-	var ie *app.InputError
+	var ie *app.Error
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "already resolved") {
 		t.Fatalf("second resolve: %v, want an input error", err)
 	}
@@ -373,7 +373,7 @@ func TestTicketInputErrors(t *testing.T) {
 		{app.OpenRequest{Node: "gz-01", Priority: "P1", At: opened.Add(time.Hour)}, "at", "in the future"},
 	} {
 		_, _, err := w.d.Open(t.Context(), c.r)
-		var ie *app.InputError
+		var ie *app.Error
 		if !errors.As(err, &ie) || ie.Field != c.field || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("open %+v: %v, want field %s mentioning %s", c.r, err, c.field, c.msg)
 		}

@@ -82,7 +82,7 @@ Save the secret on the node in the file the config names, mode 0600.`,
 				return err
 			}
 			n, secret, err := svc.AddNode(cmd.Context(), in)
-			var fe *app.FieldError
+			var fe *app.Error
 			if errors.As(err, &fe) {
 				return fmt.Errorf("--%s: %s", flagOf(fe.Field), fe.Msg)
 			} else if err != nil {
