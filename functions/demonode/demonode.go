@@ -1,4 +1,8 @@
-package main
+// Package demonode is the demo node of `gpusla serve`: registered when no
+// real node is (or when asked), with a real probe pipeline (spool, signed
+// push) run in-process against serve's own HTTP API on a fast schedule, so
+// a newcomer sees heartbeats, an alert and a recovery in two minutes.
+package demonode
 
 import (
 	"context"
@@ -20,9 +24,7 @@ import (
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
-// The built-in demo node: a real probe pipeline (spool, signed push) run
-// in-process against this backend's own HTTP API, on a fast schedule so
-// that a newcomer sees heartbeats, an alert and a recovery in two minutes.
+// The demo node's schedule: fast, so the whole story fits in two minutes.
 const (
 	demoNodeID    = "demo-node"
 	demoHeartbeat = 5 * time.Second
@@ -46,7 +48,8 @@ const (
 // snapshots are there.
 var demoExpected = expect.Expected{Model: "H200", GPUs: 2, GPUMemoryGB: 141}
 
-type demoProbe struct {
+// Probe is the demo node's in-process probe.
+type Probe struct {
 	// healthy and faulty are recorded GPU snapshots; nil when serve does not
 	// run from the repository root (then the demo has no GPU checks).
 	healthy, faulty *checkrun.Snapshot
@@ -56,10 +59,11 @@ type demoProbe struct {
 	done            sync.WaitGroup
 }
 
-// setupDemo registers the demo node when asked (or when no real node is
-// registered) and opens its spool; nil when the demo is off.
-func setupDemo(ctx context.Context, c serveConfig, svc *app.Service, st store.Store, box app.SecretBox, log *slog.Logger) (*demoProbe, error) {
-	if c.Demo == "off" {
+// Setup registers the demo node when mode is "on" (or "auto" and no real
+// node is registered) and opens its spool under dataDir; nil when the demo
+// is off.
+func Setup(ctx context.Context, mode, dataDir string, svc *app.Service, st store.Store, box app.SecretBox, log *slog.Logger) (*Probe, error) {
+	if mode == "off" {
 		return nil, nil
 	}
 	nodes, err := st.ListNodes(ctx)
@@ -75,10 +79,10 @@ func setupDemo(ctx context.Context, c serveConfig, svc *app.Service, st store.St
 			real++
 		}
 	}
-	if c.Demo == "auto" && real > 0 {
+	if mode == "auto" && real > 0 {
 		return nil, nil
 	}
-	d := &demoProbe{log: log.With("demo", true)}
+	d := &Probe{log: log.With("demo", true)}
 	d.healthy, err = checkrun.ReadSnapshot(filepath.Join(demoSnapshotDir, demoHealthy))
 	if err == nil {
 		d.faulty, err = checkrun.ReadSnapshot(filepath.Join(demoSnapshotDir, demoFaulty))
@@ -103,7 +107,7 @@ func setupDemo(ctx context.Context, c serveConfig, svc *app.Service, st store.St
 	} else if secret, err = box.Open(demo.SealedSecret, demo.ID); err != nil {
 		return nil, fmt.Errorf("demo node: %w", err)
 	}
-	sp, err := spool.Open(spool.Options{Dir: dataPath(c, "demo-spool"), MaxBytes: 16 << 20, Node: demoNodeID, Probe: "gpusla-demo", Logger: log})
+	sp, err := spool.Open(spool.Options{Dir: filepath.Join(dataDir, "demo-spool"), MaxBytes: 16 << 20, Node: demoNodeID, Probe: "gpusla-demo", Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("demo spool: %w", err)
 	}
@@ -111,11 +115,11 @@ func setupDemo(ctx context.Context, c serveConfig, svc *app.Service, st store.St
 	return d, nil
 }
 
-// run collects heartbeats (and host checks) and spools them every push
+// Run collects heartbeats (and host checks) and spools them every push
 // interval; a sender pushes them. Once, it stops pushing for a while — the
 // node keeps running and spooling — so the watchdog alerts, and the spooled
 // batches then arrive late and close (and reclassify) the incident.
-func (d *demoProbe) run(ctx context.Context, url string) {
+func (d *Probe) Run(ctx context.Context, url string) {
 	d.done.Add(1)
 	defer d.done.Done()
 	defer d.spool.Close()
@@ -200,11 +204,12 @@ func (d *demoProbe) run(ctx context.Context, url string) {
 }
 
 // gpuSnapshot is the recorded machine the demo's GPUs read like at el.
-func (d *demoProbe) gpuSnapshot(el time.Duration) *checkrun.Snapshot {
+func (d *Probe) gpuSnapshot(el time.Duration) *checkrun.Snapshot {
 	if d.faulty != nil && el >= demoFaultAt && el < demoFaultAt+demoFaultFor {
 		return d.faulty
 	}
 	return d.healthy
 }
 
-func (d *demoProbe) wait() { d.done.Wait() }
+// Wait waits for Run to return.
+func (d *Probe) Wait() { d.done.Wait() }
