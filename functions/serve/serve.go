@@ -21,7 +21,7 @@ import (
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/bundle"
-	"github.com/gpusla/gpusla/functions/demonode"
+	demonode "github.com/gpusla/gpusla/functions/demo"
 	"github.com/gpusla/gpusla/functions/httpapi"
 	"github.com/gpusla/gpusla/functions/slackapi"
 	"github.com/gpusla/gpusla/functions/statuspage"
@@ -65,7 +65,7 @@ func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log 
 		return err
 	}
 
-	demo, err := demonode.Setup(ctx, c.Demo, c.Data, svc, store, box, log)
+	demo, err := demonode.Setup(ctx, demonode.Config{Mode: c.Demo, Data: c.Data}, svc, store, box, log)
 	if err != nil {
 		ln.Close()
 		return err

@@ -27,10 +27,10 @@ GET /healthz, /v1/nodes, /v1/incidents) on a loopback address, the embedded
 store under --data, the watchdog on a schedule, and alerts to Slack when
 configured (--config slack: or GPUSLA_SLACK_* variables), else to the console.
 
-With no node registered (or --demo on) it registers a demo node and runs a
-demo probe in-process that pushes real signed batches to the API, with real
-host checks; it pauses once so an unreachable alert and its recovery show
-within the first two minutes.`,
+With no node registered (or --demo on) it registers a demo node and runs the
+probe's daemon in-process, pushing real signed batches to the API (host
+checks, GPU checks on recorded snapshots); its pushes fail once for a while
+so an unreachable alert and its recovery show within the first two minutes.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := serve.LoadConfig(cfgPath)
