@@ -143,7 +143,7 @@ func TestUnreachableBackdatedAfterGraceThenRecovery(t *testing.T) {
 }
 
 // Late data: batches from the probe's spool show what the node saw during
-// the gap, and the SLA engine reclassifies the incident (DESIGN "Late data").
+// the gap, and the SLA engine reclassifies the incident (docs/contract.md, "Late data").
 func TestLateDataReclassifies(t *testing.T) {
 	conn := func(v string) wire.Check {
 		return wire.Check{Name: "net.internet", Category: wire.CategoryConnectivity, Verdict: v, Value: "1.1.1.1"}
