@@ -18,7 +18,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gpusla/gpusla/internal/ctxsleep"
 	"github.com/gpusla/gpusla/probe/cuda"
+	"github.com/gpusla/gpusla/probe/gpu"
 	"github.com/gpusla/gpusla/probe/kernels"
 	"github.com/gpusla/gpusla/probe/wire"
 )
@@ -51,7 +53,19 @@ type Options struct {
 	// Sampler reads NVML; nil opens the live one (and runs without
 	// monitoring, saying so, when NVML is missing).
 	Sampler Sampler
-	Log     *slog.Logger
+	// Own records the probe's own GPU work (probe/ownwork); nil: not
+	// recorded.
+	Own OwnWork
+	Log *slog.Logger
+}
+
+// OwnWork records the probe's own GPU work, so that idleness checks never
+// judge it a tenant's: Run marks when its GPU work begins and when it has
+// ended (contexts released), and before it judges whether a GPU is busy it
+// waits out the NVML sample period that still covers a previous own work.
+type OwnWork interface {
+	Begin() (end func())
+	State() gpu.OwnWork
 }
 
 // DefaultOptions is `gpuprobe stress` without flags.
@@ -144,6 +158,15 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	want := map[int]bool{}
 	for _, g := range o.GPUs {
 		want[g] = true
+	}
+	if o.Own != nil {
+		if _, wait := gpu.UtilSince(o.Own.State(), time.Now()); wait > 0 {
+			if err := ctxsleep.Sleep(ctx, wait); err != nil {
+				return rep, fmt.Errorf("stopped: %w", err)
+			}
+		}
+		// Deferred before the contexts' release, so it runs after it.
+		defer o.Own.Begin()()
 	}
 	var gpus []*GPUReport // the ones that run
 	defer func() {

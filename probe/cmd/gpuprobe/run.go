@@ -17,6 +17,7 @@ import (
 	"github.com/gpusla/gpusla/probe/gpu"
 	"github.com/gpusla/gpusla/probe/host"
 	"github.com/gpusla/gpusla/probe/netcheck"
+	"github.com/gpusla/gpusla/probe/ownwork"
 	"github.com/gpusla/gpusla/probe/specdb"
 	"github.com/gpusla/gpusla/probe/stress"
 	"github.com/gpusla/gpusla/probe/wire"
@@ -50,7 +51,11 @@ acknowledged it. SIGHUP reloads the config; SIGTERM stops cleanly.`,
 						}
 					}
 				}()
-				d := &daemon.Daemon{ConfigPath: path, Version: version, Build: buildJobs, Log: log, Reload: reload}
+				// One record of the probe's own GPU work for the process's
+				// life, across reloads: the health job skips its idleness
+				// checks while the stress job burns.
+				own := ownwork.New(ownwork.DefaultPath(), log)
+				d := &daemon.Daemon{ConfigPath: path, Version: version, Build: jobBuilder(own), Log: log, Reload: reload}
 				return d.Run(ctx)
 			},
 		}
@@ -59,31 +64,38 @@ acknowledged it. SIGHUP reloads the config; SIGTERM stops cleanly.`,
 	})
 }
 
-// buildJobs wires the checks of each part of the probe into the daemon's
+// jobBuilder wires the checks of each part of the probe into the daemon's
 // schedule, one line each: the health job is the host checks plus the GPU
 // inventory, authenticity and health checks of `gpuprobe check` (live
-// through NVML and the kernel log, or replayed from gpu_snapshot).
-func buildJobs(cfg *config.Config) (daemon.Jobs, error) {
-	net := &netcheck.Checker{Spec: cfg.Network}
-	return daemon.Jobs{
-		Health: func(ctx context.Context) []wire.Check {
-			cs := host.Collect(ctx, host.Reader{}, cfg.Expected)
-			if cfg.GPUSnapshot != "" {
-				return append(cs, replayGPU(cfg.GPUSnapshot, cfg.Expected)...)
-			}
-			return append(cs, checkrun.CollectGPU(ctx, gpu.NewNVML(), checkrun.KernelLogReader(), specdb.Default(), cfg.Expected)...)
-		},
-		Network: net.Quick,
-		Stress: func(ctx context.Context) []wire.Check {
-			return append(gpuStress(ctx), net.Bandwidth(ctx)...)
-		},
-		GPUsIdle: gpusIdle,
-	}, nil
+// through NVML and the kernel log, or replayed from gpu_snapshot). own is
+// shared by the health and stress jobs.
+func jobBuilder(own *ownwork.Recorder) daemon.Builder {
+	return func(cfg *config.Config) (daemon.Jobs, error) {
+		net := &netcheck.Checker{Spec: cfg.Network}
+		return daemon.Jobs{
+			Health: func(ctx context.Context) []wire.Check {
+				cs := host.Collect(ctx, host.Reader{}, cfg.Expected)
+				if cfg.GPUSnapshot != "" {
+					return append(cs, replayGPU(cfg.GPUSnapshot, cfg.Expected)...)
+				}
+				src := gpu.NewNVML()
+				src.Own = own.State
+				return append(cs, checkrun.CollectGPU(ctx, src, checkrun.KernelLogReader(), specdb.Default(), cfg.Expected)...)
+			},
+			Network: net.Quick,
+			Stress: func(ctx context.Context) []wire.Check {
+				return append(gpuStress(ctx, own), net.Bandwidth(ctx)...)
+			},
+			GPUsIdle: gpusIdle,
+		}, nil
+	}
 }
 
 // gpuStress runs the default burn, bandwidth and memory tests.
-func gpuStress(ctx context.Context) []wire.Check {
-	rep, err := stress.Run(ctx, stress.DefaultOptions())
+func gpuStress(ctx context.Context, own stress.OwnWork) []wire.Check {
+	o := stress.DefaultOptions()
+	o.Own = own
+	rep, err := stress.Run(ctx, o)
 	if err != nil {
 		return []wire.Check{{Name: "gpu.stress.run", Category: wire.CategoryGPUDegraded, Verdict: wire.Fail,
 			Criterion: "the stress run completes", Detail: err.Error()}}

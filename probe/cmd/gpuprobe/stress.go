@@ -177,6 +177,7 @@ func printChecks(w io.Writer, cs []wire.Check) {
 type checkStress struct {
 	quick, full, none bool
 	force             bool
+	own               stress.OwnWork // set by checkGroups
 }
 
 func (s *checkStress) register(cmd *cobra.Command) {
@@ -200,7 +201,7 @@ func (s *checkStress) options() (stress.Options, bool, error) {
 		return stress.Options{}, false, fmt.Errorf("--quick, --full and --no-stress exclude each other")
 	}
 	o := stress.DefaultOptions()
-	o.Force = s.force
+	o.Force, o.Own = s.force, s.own
 	switch {
 	case s.none:
 		return o, false, nil
