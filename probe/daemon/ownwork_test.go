@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -91,5 +92,42 @@ func TestHealthDuringOwnStressSkipsIdlenessChecks(t *testing.T) {
 	}
 	if cs := h.checks()["gpu.temperature"]; len(cs) == 0 || cs[0].Verdict != wire.Pass {
 		t.Errorf("the other health checks must still run: %+v", cs)
+	}
+}
+
+// A stress job stopped by SIGTERM pushes the results of the tests it
+// finished: they are spooled as a batch before the daemon exits and
+// delivered at its next start. A health job stopped half-way is still
+// dropped.
+func TestStoppedStressJobKeepsFinishedResults(t *testing.T) {
+	h := newHarness(t)
+	h.write("schedules:\n  heartbeat: 1h\n  health: \"off\"\n  network: \"off\"\n  stress: 100ms\n  jitter: 1ms\n")
+	inJob := make(chan struct{})
+	var once sync.Once
+	h.start(func(*config.Config) (Jobs, error) {
+		return Jobs{
+			Stress: func(ctx context.Context) []wire.Check {
+				// FP32 finished; the FP64 burn is running when SIGTERM comes.
+				done := []wire.Check{{Name: "gpu.burn.fp32", Category: wire.CategoryPerformance, Verdict: wire.Pass}}
+				once.Do(func() { close(inJob) })
+				<-ctx.Done()
+				return append(done, wire.Check{Name: "gpu.stress.run", Category: wire.CategoryGPUDegraded, Verdict: wire.Skipped,
+					Detail: "stopped before it finished (context canceled): 1 test(s) finished and are reported, 1 interrupted"})
+			},
+			GPUsIdle: func(context.Context, float64) (bool, string, error) { return true, "", nil },
+		}, nil
+	}, inQuietWindow)
+	<-inJob
+	if err := h.stop(); err != nil {
+		t.Fatal(err)
+	}
+	// Next start, with nothing scheduled: the spooled batch goes out.
+	h.start(func(*config.Config) (Jobs, error) { return Jobs{}, nil }, inQuietWindow)
+	h.waitFor("the stopped job's results", func() bool { return len(h.checks()["gpu.burn.fp32"]) == 1 })
+	if c := h.checks()["gpu.stress.run"]; len(c) != 1 || c[0].Verdict != wire.Skipped || !strings.Contains(c[0].Detail, "1 test(s) finished") {
+		t.Errorf("stop report: %+v", c)
+	}
+	if _, err := h.recv.CheckChain(); err != nil {
+		t.Fatalf("chain: %v", err)
 	}
 }

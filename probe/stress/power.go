@@ -93,6 +93,8 @@ type PowerResult struct {
 	Median  float64   `json:"median_tflops"`
 	CopyGBs float64   `json:"copy_gbs"`
 	Monitor *Monitor  `json:"monitor,omitempty"`
+	// Interrupted: as BurnResult's.
+	Interrupted string `json:"interrupted,omitempty"`
 }
 
 // Tuning parameters.

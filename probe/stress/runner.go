@@ -363,6 +363,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		rep.Memtests = results
 	}
 
+	if ctx.Err() != nil {
+		markInterrupted(rep, context.Cause(ctx))
+	}
 	rep.Checks = append(rep.Checks, Judge(rep)...)
 	if ctx.Err() != nil {
 		return rep, fmt.Errorf("stopped: %w", context.Cause(ctx))
@@ -401,6 +404,14 @@ func loadModule(g *GPUReport) error {
 		return nil
 	}
 	return errors.Join(errs...)
+}
+
+// interruptedBW applies keepFaults to the checks of an interrupted copy.
+func interruptedBW(r BandwidthResult, cs []wire.Check) []wire.Check {
+	if r.Interrupted != "" {
+		return keepFaults(cs, r.Interrupted)
+	}
+	return cs
 }
 
 func indexOf(gpus []*GPUReport, g *GPUReport) int {
@@ -444,7 +455,11 @@ func Judge(rep *Report) []wire.Check {
 	var out []wire.Check
 	for _, b := range rep.Burns {
 		spec, ok := specOf(b.GPU)
-		out = append(out, judgeBurn(b, spec, ok)...)
+		cs := judgeBurn(b, spec, ok)
+		if b.Interrupted != "" {
+			cs = keepFaults(cs, b.Interrupted)
+		}
+		out = append(out, cs...)
 	}
 	// Device bandwidth is judged on the better of the two copy methods:
 	// both move the same bytes, and a healthy card must reach the
@@ -454,30 +469,38 @@ func Judge(rep *Report) []wire.Check {
 		spec, ok := specOf(r.GPU)
 		switch r.Test {
 		case "d2d_memcpy", "d2d_kernel":
-			if cur, seen := bestD2D[r.GPU]; !seen || r.BestGBs > cur.BestGBs || cur.Error != "" {
+			if cur, seen := bestD2D[r.GPU]; !seen || r.BestGBs > cur.BestGBs || cur.Error != "" || cur.Interrupted != "" {
 				bestD2D[r.GPU] = r
 			}
 			if r.BadWords != 0 {
 				c := judgeBandwidth(r, "d2d", spec, ok)
-				out = append(out, c[1:]...)
+				out = append(out, interruptedBW(r, c[1:])...)
 			}
 		case "h2d", "d2h", "p2p":
-			out = append(out, judgeBandwidth(r, r.Test, spec, ok)...)
+			out = append(out, interruptedBW(r, judgeBandwidth(r, r.Test, spec, ok))...)
 		}
 	}
 	for _, g := range rep.GPUs {
 		if r, seen := bestD2D[g.Index]; seen {
 			spec, ok := specOf(g.Index)
-			c := judgeBandwidth(r, "d2d", spec, ok)[0]
-			c.Name = "gpu.bw.d2d"
-			out = append(out, c)
+			c := judgeBandwidth(r, "d2d", spec, ok)[:1]
+			c[0].Name = "gpu.bw.d2d"
+			out = append(out, interruptedBW(r, c)...)
 		}
 	}
 	for _, m := range rep.Memtests {
-		out = append(out, judgeMemtest(m))
+		c := []wire.Check{judgeMemtest(m)}
+		if m.Interrupted != "" {
+			c = keepFaults(c, m.Interrupted)
+		}
+		out = append(out, c...)
 	}
 	for _, p := range rep.Power {
-		out = append(out, judgePower(p, powerSpecOf(byIndex[p.GPU]))...)
+		cs := judgePower(p, powerSpecOf(byIndex[p.GPU]))
+		if p.Interrupted != "" {
+			cs = keepFaults(cs, p.Interrupted)
+		}
+		out = append(out, cs...)
 	}
 	return out
 }

@@ -2,12 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gpusla/gpusla/probe/cuda"
+	"github.com/gpusla/gpusla/probe/stress"
+	"github.com/gpusla/gpusla/probe/wire"
 )
 
 func TestStressFlagsRejectBadInput(t *testing.T) {
@@ -75,5 +79,28 @@ func TestStressWithoutGPU(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "SKIPPED") || !strings.Contains(out.String(), "libcuda.so.1") {
 		t.Errorf("output %q", out.String())
+	}
+}
+
+// The daemon's stress job keeps the checks of a run stopped half-way and
+// says it was stopped; a run that failed for another reason fails.
+func TestStressChecksOfAStoppedRun(t *testing.T) {
+	rep := &stress.Report{
+		Burns:  []stress.BurnResult{{Precision: stress.FP32}, {Precision: stress.FP64, Interrupted: "stopped before it finished (context canceled)"}},
+		Checks: []wire.Check{{Name: "gpu.burn.fp32", Verdict: wire.Pass}, {Name: "gpu.burn.fp64", Verdict: wire.Skipped}},
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cs := stressChecks(ctx, rep, fmt.Errorf("stopped: %w", context.Canceled))
+	if len(cs) != 3 || cs[0].Name != "gpu.burn.fp32" || cs[2].Name != "gpu.stress.run" || cs[2].Verdict != wire.Skipped ||
+		!strings.Contains(cs[2].Detail, "1 test(s) finished and are reported, 1 interrupted") {
+		t.Fatalf("%+v", cs)
+	}
+	cs = stressChecks(context.Background(), rep, errors.New("GPU 0: CUDA_ERROR_OUT_OF_MEMORY"))
+	if last := cs[len(cs)-1]; last.Verdict != wire.Fail || !strings.Contains(last.Detail, "OUT_OF_MEMORY") {
+		t.Fatalf("%+v", last)
+	}
+	if cs := stressChecks(context.Background(), rep, nil); len(cs) != 2 {
+		t.Fatalf("a finished run adds nothing: %+v", cs)
 	}
 }
