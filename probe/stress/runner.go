@@ -31,10 +31,12 @@ type Options struct {
 	Burn       time.Duration
 	Precisions []Precision
 	// Power is the main phase of the power test (tensor burn and memory
-	// copy at once, power.go); 0: no power test.
-	Power     time.Duration
-	Bandwidth bool // device, host<->device and peer copies
-	Memtest   bool
+	// copy at once, power.go); 0: no power test. PowerMixes are the mixes
+	// its tuning tries (nil: all eight, ~1.7 s each).
+	Power      time.Duration
+	PowerMixes []PowerMix
+	Bandwidth  bool // device, host<->device and peer copies
+	Memtest    bool
 	// MemtestFraction is the share of free memory the pattern test takes;
 	// MemtestRounds how many times it runs the four patterns.
 	MemtestFraction float64
@@ -291,7 +293,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		results := make([]PowerResult, len(gpus))
 		_ = eachGPU(func(g *GPUReport) error {
 			idx := indexOf(gpus, g)
-			results[idx] = runPower(ctx, g, sampler, statics[idx], o.Power, o.FaultInject)
+			results[idx] = runPower(ctx, g, sampler, statics[idx], o.Power, o.PowerMixes, o.FaultInject)
 			return nil
 		})
 		for _, r := range results {

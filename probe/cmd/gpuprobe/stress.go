@@ -171,9 +171,10 @@ func printChecks(w io.Writer, cs []wire.Check) {
 }
 
 // checkStress holds `gpuprobe check`'s stress flags: by default check runs
-// a 30 s burn (6 s for each of five precisions) and the bandwidth and
-// memory tests; --quick shortens it, --full lengthens it, --no-stress
-// leaves it out.
+// a 20 s burn (4 s for each of five precisions), a phase at the power cap
+// (the power test, with a two-mix tuning) and the bandwidth and memory
+// tests; --quick shortens it, --full lengthens it, --no-stress leaves it
+// out.
 type checkStress struct {
 	quick, full, none bool
 	force             bool
@@ -182,8 +183,8 @@ type checkStress struct {
 
 func (s *checkStress) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
-	fs.BoolVar(&s.quick, "quick", false, "short stress: 2 s burn a precision, bandwidth, memory test over a quarter of free memory")
-	fs.BoolVar(&s.full, "full", false, "long stress: 60 s burn a precision, bandwidth, two rounds of the memory test over 90 % of free memory")
+	fs.BoolVar(&s.quick, "quick", false, "short stress: 2 s burn a precision, bandwidth, memory test over a quarter of free memory (no power phase)")
+	fs.BoolVar(&s.full, "full", false, "long stress: 60 s burn a precision, the power test (full tuning, 60 s at the cap), bandwidth, two rounds of the memory test over 90 % of free memory")
 	fs.BoolVar(&s.none, "no-stress", false, "no burn, bandwidth or memory test (read-only checks only)")
 	fs.BoolVar(&s.force, "force", false, "stress GPUs even when other processes are using them")
 }
@@ -209,8 +210,17 @@ func (s *checkStress) options() (stress.Options, bool, error) {
 		o.Burn, o.Reps, o.MemtestFraction = 2*time.Second, 3, 0.25
 	case s.full:
 		o.Burn, o.MemtestRounds = 60*time.Second, 2
+		o.Power = 60 * time.Second // after the full ~13.4 s tuning
 	default:
-		o.Burn, o.Reps = 6*time.Second, 5
+		// ≤ 40 s on one H200 (34.6 s with 6 s burns and no power phase):
+		// burns 5 × 4 s = 20 s (+ ~0.3 s setup each); the power phase
+		// ~3.4 s tuning (QuickPowerMixes) + 8 s at the cap + ~0.5 s setup
+		// (the card's hottest load: 690 W where the burns reach 620–650 W
+		// and gpu_burn -d 697 W); bandwidth (5 reps) and the memory test
+		// over 90 % of memory ~3 s; NVML, the CPU-steal sample and the
+		// host checks ~1.5 s. 8 s leaves a steady part of 5–6 readings.
+		o.Burn, o.Reps = 4*time.Second, 5
+		o.Power, o.PowerMixes = 8*time.Second, stress.QuickPowerMixes
 	}
 	return o, true, nil
 }

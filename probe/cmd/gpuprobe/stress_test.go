@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -47,7 +48,7 @@ func TestCheckStressModes(t *testing.T) {
 		on   bool
 		burn time.Duration
 	}{
-		{checkStress{}, true, 6 * time.Second}, // 5 precisions × 6 s: the 30 s burn
+		{checkStress{}, true, 4 * time.Second}, // 5 precisions × 4 s, then the power phase
 		{checkStress{quick: true}, true, 2 * time.Second},
 		{checkStress{full: true}, true, 60 * time.Second},
 		{checkStress{none: true}, false, 0},
@@ -56,6 +57,17 @@ func TestCheckStressModes(t *testing.T) {
 		if err != nil || on != tc.on || (on && o.Burn != tc.burn) {
 			t.Errorf("%+v: on %v burn %v err %v", tc.s, on, o.Burn, err)
 		}
+	}
+	// The default check takes the card to its power cap: the power test
+	// with the short tuning; --full with the full one; --quick not at all.
+	if o, _, _ := (&checkStress{}).options(); o.Power != 8*time.Second || !reflect.DeepEqual(o.PowerMixes, stress.QuickPowerMixes) {
+		t.Errorf("default: power %v mixes %v", o.Power, o.PowerMixes)
+	}
+	if o, _, _ := (&checkStress{full: true}).options(); o.Power != 60*time.Second || o.PowerMixes != nil {
+		t.Errorf("--full: power %v mixes %v", o.Power, o.PowerMixes)
+	}
+	if o, _, _ := (&checkStress{quick: true}).options(); o.Power != 0 {
+		t.Errorf("--quick: power %v", o.Power)
 	}
 	if _, _, err := (&checkStress{quick: true, none: true}).options(); err == nil {
 		t.Error("--quick with --no-stress must be refused")
