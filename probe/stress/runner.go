@@ -30,6 +30,11 @@ type Options struct {
 	// Burn is the duration of each precision's burn (0: no burns).
 	Burn       time.Duration
 	Precisions []Precision
+	// Soak is one long burn after the others whose per-second throughput
+	// curve is judged for stability (soak.go); 0: none. SoakPrecision is
+	// its precision ("": BF16 where the card has tensor cores, else FP32).
+	Soak          time.Duration
+	SoakPrecision Precision
 	// Power is the main phase of the power test (tensor burn and memory
 	// copy at once, power.go); 0: no power test. PowerMixes are the mixes
 	// its tuning tries (nil: all eight, ~1.7 s each).
@@ -107,6 +112,7 @@ type Report struct {
 	Monitoring  string            `json:"monitoring"`
 	GPUs        []*GPUReport      `json:"gpus"`
 	Burns       []BurnResult      `json:"burns,omitempty"`
+	Soaks       []BurnResult      `json:"soaks,omitempty"`
 	Power       []PowerResult     `json:"power,omitempty"`
 	Bandwidth   []BandwidthResult `json:"bandwidth,omitempty"`
 	Memtests    []MemtestResult   `json:"memtests,omitempty"`
@@ -259,33 +265,44 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 
 	// 1. Burns, every GPU at once, one precision after another.
+	// burnPhase burns every GPU at once for d, each with the precision
+	// pick chooses for its architecture.
+	burnPhase := func(kind string, pick func(arch int) Precision, d time.Duration) []BurnResult {
+		results := make([]BurnResult, len(gpus))
+		mg := startMonitors(ctx, sampler, busIDs, statics, time.Second)
+		_ = eachGPU(func(g *GPUReport) error {
+			idx := indexOf(gpus, g)
+			p := pick(g.arch)
+			k, err := kernelFor(p, g.arch)
+			if err != nil {
+				results[idx] = BurnResult{GPU: g.Index, Precision: p, Skipped: err.Error()}
+				return nil
+			}
+			results[idx] = burn(ctx, g.ctx, g.mod, g.info, k, d, o.FaultInject)
+			return nil
+		})
+		mons := mg.stop()
+		for i := range results {
+			if results[i].Skipped == "" && mons[i] != nil {
+				results[i].Monitor = mons[i]
+			}
+			r := results[i]
+			log.Info(kind, "gpu", r.GPU, "precision", r.Precision, "tflops", fmt.Sprintf("%.1f", r.Median), "cv", fmt.Sprintf("%.4f", r.CV), "wrong", r.Mismatches, "launches", r.Launches, "skipped", r.Skipped, "error", r.Error)
+		}
+		return results
+	}
 	if o.Burn > 0 {
 		for _, p := range o.Precisions {
 			if ctx.Err() != nil {
 				break
 			}
-			results := make([]BurnResult, len(gpus))
-			mg := startMonitors(ctx, sampler, busIDs, statics, time.Second)
-			_ = eachGPU(func(g *GPUReport) error {
-				idx := indexOf(gpus, g)
-				k, err := kernelFor(p, g.arch)
-				if err != nil {
-					results[idx] = BurnResult{GPU: g.Index, Precision: p, Skipped: err.Error()}
-					return nil
-				}
-				results[idx] = burn(ctx, g.ctx, g.mod, g.info, k, o.Burn, o.FaultInject)
-				return nil
-			})
-			mons := mg.stop()
-			for i := range results {
-				if results[i].Skipped == "" && mons[i] != nil {
-					results[i].Monitor = mons[i]
-				}
-				r := results[i]
-				log.Info("burn", "gpu", r.GPU, "precision", r.Precision, "tflops", fmt.Sprintf("%.1f", r.Median), "cv", fmt.Sprintf("%.4f", r.CV), "wrong", r.Mismatches, "launches", r.Launches, "skipped", r.Skipped, "error", r.Error)
-			}
-			rep.Burns = append(rep.Burns, results...)
+			rep.Burns = append(rep.Burns, burnPhase("burn", func(int) Precision { return p }, o.Burn)...)
 		}
+	}
+
+	// 1a. The soak: one long burn, its per-second curve judged (soak.go).
+	if o.Soak > 0 && ctx.Err() == nil {
+		rep.Soaks = burnPhase("soak", func(arch int) Precision { return soakPrecision(o.SoakPrecision, arch) }, o.Soak)
 	}
 
 	// 1b. The power test, every GPU at once.
@@ -457,7 +474,15 @@ func Judge(rep *Report) []wire.Check {
 	var out []wire.Check
 	for _, b := range rep.Burns {
 		spec, ok := specOf(b.GPU)
-		cs := judgeBurn(b, spec, ok)
+		cs := judgeBurn("gpu.burn."+string(b.Precision), b, spec, ok)
+		if b.Interrupted != "" {
+			cs = keepFaults(cs, b.Interrupted)
+		}
+		out = append(out, cs...)
+	}
+	for _, b := range rep.Soaks {
+		spec, ok := specOf(b.GPU)
+		cs := judgeSoak(b, spec, ok)
 		if b.Interrupted != "" {
 			cs = keepFaults(cs, b.Interrupted)
 		}

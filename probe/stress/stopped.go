@@ -28,6 +28,9 @@ func markInterrupted(rep *Report, cause error) {
 	for i := range rep.Burns {
 		mark(&rep.Burns[i].Error, &rep.Burns[i].Interrupted)
 	}
+	for i := range rep.Soaks {
+		mark(&rep.Soaks[i].Error, &rep.Soaks[i].Interrupted)
+	}
 	for i := range rep.Power {
 		mark(&rep.Power[i].Error, &rep.Power[i].Interrupted)
 	}
@@ -64,7 +67,7 @@ func (r *Report) Finished() (done, interrupted int) {
 			interrupted++
 		}
 	}
-	for _, b := range r.Burns {
+	for _, b := range append(append([]BurnResult(nil), r.Burns...), r.Soaks...) {
 		count(b.Interrupted)
 	}
 	for _, p := range r.Power {

@@ -30,8 +30,7 @@ func pctOf(v float64, spec Spec, key string) string {
 // judgeBurn turns one burn into its checks: result errors (gpu_degraded),
 // throughput against the model's threshold (performance_below_spec) and
 // what the NVML monitor saw.
-func judgeBurn(b BurnResult, spec Spec, known bool) []wire.Check {
-	name := "gpu.burn." + string(b.Precision)
+func judgeBurn(name string, b BurnResult, spec Spec, known bool) []wire.Check {
 	c := wire.Check{Name: name, Category: wire.CategoryGPUDegraded, GPU: gpuPtr(b.GPU), Unit: "TFLOP/s"}
 	switch {
 	case b.Skipped != "":

@@ -84,17 +84,18 @@ func jobBuilder(own *ownwork.Recorder) daemon.Builder {
 			},
 			Network: net.Quick,
 			Stress: func(ctx context.Context) []wire.Check {
-				return append(gpuStress(ctx, own), net.Bandwidth(ctx)...)
+				return append(gpuStress(ctx, cfg.Stress, own), net.Bandwidth(ctx)...)
 			},
 			GPUsIdle: gpusIdle,
 		}, nil
 	}
 }
 
-// gpuStress runs the default burn, bandwidth and memory tests.
-func gpuStress(ctx context.Context, own stress.OwnWork) []wire.Check {
+// gpuStress runs the burns (stress.burn each, and the stress.soak soak),
+// bandwidth and memory tests.
+func gpuStress(ctx context.Context, c config.Stress, own stress.OwnWork) []wire.Check {
 	o := stress.DefaultOptions()
-	o.Own = own
+	o.Own, o.Burn, o.Soak = own, c.Burn, c.Soak
 	rep, err := stress.Run(ctx, o)
 	return stressChecks(ctx, rep, err)
 }

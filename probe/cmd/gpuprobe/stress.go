@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpusla/gpusla/probe/checkrun"
+	"github.com/gpusla/gpusla/probe/config"
 	"github.com/gpusla/gpusla/probe/stress"
 	"github.com/gpusla/gpusla/probe/wire"
 )
@@ -178,6 +179,7 @@ func printChecks(w io.Writer, cs []wire.Check) {
 type checkStress struct {
 	quick, full, none bool
 	force             bool
+	soak              time.Duration
 	own               stress.OwnWork // set by checkGroups
 }
 
@@ -187,6 +189,7 @@ func (s *checkStress) register(cmd *cobra.Command) {
 	fs.BoolVar(&s.full, "full", false, "long stress: 60 s burn a precision, the power test (full tuning, 60 s at the cap), bandwidth, two rounds of the memory test over 90 % of free memory")
 	fs.BoolVar(&s.none, "no-stress", false, "no burn, bandwidth or memory test (read-only checks only)")
 	fs.BoolVar(&s.force, "force", false, "stress GPUs even when other processes are using them")
+	fs.DurationVar(&s.soak, "soak", 0, "also run one long burn (1m to 30m; BF16 on tensor-core cards) and judge its per-second throughput curve for stability; the curve is in the --json report")
 }
 
 // options returns the stress options for the chosen mode, or false for
@@ -201,10 +204,16 @@ func (s *checkStress) options() (stress.Options, bool, error) {
 	if n > 1 {
 		return stress.Options{}, false, fmt.Errorf("--quick, --full and --no-stress exclude each other")
 	}
+	if s.soak != 0 && (s.soak < config.MinSoak || s.soak > config.MaxSoak) {
+		return stress.Options{}, false, fmt.Errorf("--soak %v: must be between %v and %v (the seed's 30-minute soak)", s.soak, config.MinSoak, config.MaxSoak)
+	}
 	o := stress.DefaultOptions()
-	o.Force, o.Own = s.force, s.own
+	o.Force, o.Own, o.Soak = s.force, s.own, s.soak
 	switch {
 	case s.none:
+		if s.soak > 0 {
+			return o, false, fmt.Errorf("--soak runs in the stress group, which --no-stress leaves out")
+		}
 		return o, false, nil
 	case s.quick:
 		o.Burn, o.Reps, o.MemtestFraction = 2*time.Second, 3, 0.25
@@ -231,10 +240,13 @@ func (s *checkStress) group() (checkrun.Group, bool, error) {
 	if err != nil || !on {
 		return checkrun.Group{}, false, err
 	}
+	var last *stress.Report
 	return checkrun.Group{
-		Name: "stress",
+		Name:   "stress",
+		Curves: func() []checkrun.Curve { return soakCurves(last) },
 		Run: func(ctx context.Context) []wire.Check {
 			rep, err := stress.Run(ctx, o)
+			last = rep
 			if rep == nil {
 				return []wire.Check{{Name: "gpu.stress", Category: wire.CategoryGPUDegraded, Verdict: wire.Fail, Detail: err.Error()}}
 			}
@@ -244,4 +256,20 @@ func (s *checkStress) group() (checkrun.Group, bool, error) {
 			return rep.Checks
 		},
 	}, true, nil
+}
+
+// soakCurves are the per-second throughput curves of a run's soaks.
+func soakCurves(rep *stress.Report) []checkrun.Curve {
+	if rep == nil {
+		return nil
+	}
+	var out []checkrun.Curve
+	for _, b := range rep.Soaks {
+		if len(b.Samples) == 0 {
+			continue
+		}
+		g := b.GPU
+		out = append(out, checkrun.Curve{Name: "gpu.soak." + string(b.Precision), GPU: &g, Unit: "TFLOP/s", PerSecond: b.Samples})
+	}
+	return out
 }

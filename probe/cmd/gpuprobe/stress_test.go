@@ -116,3 +116,32 @@ func TestStressChecksOfAStoppedRun(t *testing.T) {
 		t.Fatalf("a finished run adds nothing: %+v", cs)
 	}
 }
+
+// `check --soak D` adds one long burn to the stress group, bounded by the
+// seed's 30 minutes; its per-second curve goes into the --json report.
+func TestCheckSoak(t *testing.T) {
+	o, on, err := (&checkStress{soak: 30 * time.Minute}).options()
+	if err != nil || !on || o.Soak != 30*time.Minute || o.Burn != 4*time.Second {
+		t.Fatalf("--soak 30m: %v %v %v", o.Soak, on, err)
+	}
+	for _, tc := range []struct {
+		s    checkStress
+		want string
+	}{
+		{checkStress{soak: 31 * time.Minute}, "--soak 31m0s: must be between 1m0s and 30m0s"},
+		{checkStress{soak: 10 * time.Second}, "--soak 10s: must be between"},
+		{checkStress{soak: time.Minute, none: true}, "which --no-stress leaves out"},
+	} {
+		if _, _, err := tc.s.options(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.s, err, tc.want)
+		}
+	}
+	rep := &stress.Report{Soaks: []stress.BurnResult{{GPU: 1, Precision: stress.BF16, Samples: []float64{651, 652, 652}}, {GPU: 2, Skipped: "x"}}}
+	cs := soakCurves(rep)
+	if len(cs) != 1 || cs[0].Name != "gpu.soak.bf16" || *cs[0].GPU != 1 || len(cs[0].PerSecond) != 3 || cs[0].Unit != "TFLOP/s" {
+		t.Fatalf("%+v", cs)
+	}
+	if soakCurves(nil) != nil {
+		t.Error("no report, no curves")
+	}
+}
