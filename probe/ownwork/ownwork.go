@@ -37,21 +37,22 @@ const FileName = "own-gpu-work.json"
 
 // DefaultPath is where the state file lives: $GPUPROBE_STATE_DIR, else
 // /run/gpuprobe (tmpfs: gone after a reboot, when it no longer matters)
-// when it can be created, else a per-user directory under the system's
-// temporary directory.
+// where this process may write it, else a per-user directory under the
+// system's temporary directory. Nothing is created until a work is
+// recorded.
 func DefaultPath() string {
 	if d := os.Getenv(EnvDir); d != "" {
 		return filepath.Join(d, FileName)
 	}
-	if err := os.MkdirAll("/run/gpuprobe", 0o755); err == nil {
-		if f, err := os.CreateTemp("/run/gpuprobe", ".probe-*"); err == nil {
-			f.Close()
-			os.Remove(f.Name())
-			return filepath.Join("/run/gpuprobe", FileName)
-		}
+	if writable("/run/gpuprobe") || (!exists("/run/gpuprobe") && writable("/run")) {
+		return filepath.Join("/run/gpuprobe", FileName)
 	}
 	return filepath.Join(os.TempDir(), "gpuprobe-"+strconv.Itoa(os.Getuid()), FileName)
 }
+
+func writable(dir string) bool { return syscall.Access(dir, 2 /* W_OK */) == nil }
+
+func exists(path string) bool { _, err := os.Stat(path); return err == nil }
 
 // MaxRunning bounds how long another process's "running" record is
 // believed: longer than any stress job may run (the daemon cancels its

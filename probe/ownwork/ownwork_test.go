@@ -82,3 +82,14 @@ func TestUnreadableRecordIsIgnored(t *testing.T) {
 		t.Fatal("a nil recorder records nothing")
 	}
 }
+
+func TestDefaultPath(t *testing.T) {
+	t.Setenv(EnvDir, "/var/lib/x")
+	if p := DefaultPath(); p != "/var/lib/x/"+FileName {
+		t.Errorf("%s", p)
+	}
+	t.Setenv(EnvDir, "")
+	if p := DefaultPath(); filepath.Base(p) != FileName {
+		t.Errorf("%s", p)
+	}
+}
