@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
+	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/bolt"
@@ -55,7 +56,7 @@ func newDeskOn(t testing.TB, start time.Time, st deskStore) *desk {
 	if err != nil {
 		t.Fatal(err)
 	}
-	book, err := app.LoadTerms("../../testdata/terms")
+	book, err := wiring.LoadTerms("../../testdata/terms")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,8 +213,8 @@ func TestNeverAnsweredBreachesAtDeadline(t *testing.T) {
 	if res := w.watch(); res.Sent != 1 || res.Warnings+res.Breaches != 0 {
 		t.Fatalf("first watch: %+v, want only the opened notice sent", res)
 	}
-	thread := w.notif.Sent()[0]
-	if thread.Kind != notify.AlertTicketOpened || thread.Thread != "" || !strings.Contains(thread.Detail, "2026-03-14 00:20:00 CST") {
+	thread := w.notif.TicketsSent()[0]
+	if thread.Kind != notify.TicketOpened || thread.Thread != "" || !strings.Contains(thread.Text, "2026-03-14 00:20:00 CST") {
 		t.Fatalf("opened notice: %+v", thread)
 	}
 
@@ -244,17 +245,17 @@ func TestNeverAnsweredBreachesAtDeadline(t *testing.T) {
 			t.Fatalf("watch after the breach: %+v, want nothing repeated", res)
 		}
 	}
-	sent := w.notif.Sent()
+	sent := w.notif.TicketsSent()
 	if len(sent) != 3 {
 		t.Fatalf("%d messages, want opened, warning, breached", len(sent))
 	}
 	warn, breach := sent[1], sent[2]
-	if warn.Kind != notify.AlertTicketWarning || warn.Thread != "thread-1" || !strings.Contains(warn.Detail, "6m left of 30m") {
+	if warn.Kind != notify.TicketWarning || warn.Thread != "thread-1" || !strings.Contains(warn.Text, "6m left of 30m") {
 		t.Errorf("warning: %+v", warn)
 	}
-	if breach.Kind != notify.AlertTicketBreached || breach.Thread != "thread-1" ||
-		!strings.Contains(breach.Detail, "BREACHED — it was due 2026-03-14 00:20:00 CST") ||
-		!strings.Contains(breach.Detail, "off-hours (workday)") || !strings.Contains(breach.Detail, "ACME-7") {
+	if breach.Kind != notify.TicketBreached || breach.Thread != "thread-1" ||
+		!strings.Contains(breach.Text, "BREACHED — it was due 2026-03-14 00:20:00 CST") ||
+		!strings.Contains(breach.Text, "off-hours (workday)") || !strings.Contains(breach.Text, "ACME-7") {
 		t.Errorf("breach: %+v", breach)
 	}
 
@@ -266,8 +267,8 @@ func TestNeverAnsweredBreachesAtDeadline(t *testing.T) {
 		t.Fatalf("late answer recorded as %+v, want 7m late on response", rec.Event)
 	}
 	w.watch()
-	last := w.notif.Sent()[len(w.notif.Sent())-1]
-	if last.Kind != notify.AlertTicketRecorded || last.Thread != "thread-1" || !strings.Contains(last.Detail, "first response target BREACHED: 7m late (due 2026-03-14 00:20:00 CST)") {
+	last := w.notif.TicketsSent()[len(w.notif.TicketsSent())-1]
+	if last.Kind != notify.TicketRecorded || last.Thread != "thread-1" || !strings.Contains(last.Text, "first response target BREACHED: 7m late (due 2026-03-14 00:20:00 CST)") {
 		t.Fatalf("recorded notice: %+v", last)
 	}
 }
@@ -326,7 +327,7 @@ func TestRepeatedEventRecordedOnce(t *testing.T) {
 	// Resolving twice without a key is refused, naming when it was resolved.
 	w.record(tk.ID, app.EventRequest{Type: "resolved"})
 	_, err = w.d.Record(t.Context(), tk.ID, app.EventRequest{Type: "resolved"})
-	var ie *app.InputError
+	var ie *app.Error
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "already resolved") {
 		t.Fatalf("second resolve: %v, want an input error", err)
 	}
@@ -373,7 +374,7 @@ func TestTicketInputErrors(t *testing.T) {
 		{app.OpenRequest{Node: "gz-01", Priority: "P1", At: opened.Add(time.Hour)}, "at", "in the future"},
 	} {
 		_, _, err := w.d.Open(t.Context(), c.r)
-		var ie *app.InputError
+		var ie *app.Error
 		if !errors.As(err, &ie) || ie.Field != c.field || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("open %+v: %v, want field %s mentioning %s", c.r, err, c.field, c.msg)
 		}
@@ -467,23 +468,24 @@ func TestTicketsInExportAndReport(t *testing.T) {
 	}
 }
 
-// TestWatchdogWithTickets: the watchdog Lambda's run also watches ticket
-// deadlines, and a terms path that cannot be read is reported on every run
-// without stopping the node watchdog.
-func TestWatchdogWithTickets(t *testing.T) {
+// TestMinuteTick: the minute tick (watchdog Lambda and serve) also watches
+// ticket deadlines, and a terms path that cannot be read is reported on
+// every run without stopping the node watchdog.
+func TestMinuteTick(t *testing.T) {
 	opened := sh(t, "2026-03-10 10:00:00")
 	w := newDesk(t, opened)
 	w.open(app.OpenRequest{Node: "gz-01", Priority: "P1"})
-	run := app.WatchdogWithTickets(w.svc, "../../testdata/terms")
+	run := app.MinuteTick(w.svc, w.d, nil)    // the desk on ../../testdata/terms
 	w.clock.Set(opened.Add(15 * time.Minute)) // P1 in business hours: due at +15m
 	res, err := run(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Nodes != 2 || w.notif.Count(notify.AlertTicketBreached) != 1 {
-		t.Fatalf("watchdog %+v; breach messages %d, want 1", res, w.notif.Count(notify.AlertTicketBreached))
+	if res.Nodes != 2 || w.notif.TicketCount(notify.TicketBreached) != 1 {
+		t.Fatalf("watchdog %+v; breach messages %d, want 1", res, w.notif.TicketCount(notify.TicketBreached))
 	}
-	broken := app.WatchdogWithTickets(w.svc, "/nonexistent/terms")
+	_, termsErr := wiring.LoadTerms("/nonexistent/terms")
+	broken := app.MinuteTick(w.svc, nil, termsErr)
 	res, err = broken(t.Context())
 	if err == nil || !strings.Contains(err.Error(), "ticket watch: terms:") || res.Nodes != 2 {
 		t.Fatalf("bad terms path: %+v %v", res, err)

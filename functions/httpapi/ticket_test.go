@@ -13,6 +13,7 @@ import (
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
 	"github.com/gpusla/gpusla/functions/httpapi"
+	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/bolt"
@@ -41,7 +42,7 @@ func newTicketEnv(t *testing.T, start time.Time) *ticketEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	book, err := app.LoadTerms("../../testdata/terms/cn-example.yaml")
+	book, err := wiring.LoadTerms("../../testdata/terms/cn-example.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,8 +121,8 @@ func TestTicketAPIFlow(t *testing.T) {
 	if timing["off_hours"] != true || timing["timezone"] != "Asia/Shanghai" || resp["deadline"] != "2026-03-13T16:20:00Z" || resp["status"] != "breached" {
 		t.Fatalf("timing: %v", timing)
 	}
-	if len(e.notif.Sent()) != 1 || e.notif.Sent()[0].Kind != notify.AlertTicketOpened {
-		t.Fatalf("opened message not sent: %+v", e.notif.Sent())
+	if len(e.notif.TicketsSent()) != 1 || e.notif.TicketsSent()[0].Kind != notify.TicketOpened {
+		t.Fatalf("opened message not sent: %+v", e.notif.TicketsSent())
 	}
 	// The same idempotency key again: the same ticket, 200.
 	code, again := e.call("POST", httpapi.PathTickets, `{"node":"gz-01","priority":"P1"}`, e.token, "Idempotency-Key", "open-1")

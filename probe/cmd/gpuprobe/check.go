@@ -14,6 +14,7 @@ import (
 	"github.com/gpusla/gpusla/probe/health"
 	"github.com/gpusla/gpusla/probe/host"
 	"github.com/gpusla/gpusla/probe/kmsg"
+	"github.com/gpusla/gpusla/probe/ownwork"
 	"github.com/gpusla/gpusla/probe/specdb"
 )
 
@@ -29,6 +30,10 @@ type checkOptions struct {
 	kernelLog   string
 	noProgress  bool
 	stress      checkStress // --quick/--full/--no-stress (stress.go)
+	// own records this run's GPU work and tells when a previous probe
+	// process's ended (ownwork.DefaultPath), so that the idleness checks
+	// never judge the probe's own burns.
+	own *ownwork.Recorder
 
 	expected expect.Expected // settled by resolveExpected before groups judge
 }
@@ -36,6 +41,10 @@ type checkOptions struct {
 // checkGroups lists the groups `gpuprobe check` runs, in order. A new
 // group of checks is one more line here.
 func checkGroups(o *checkOptions) []checkrun.Group {
+	if o.own == nil {
+		o.own = ownwork.New(ownwork.DefaultPath(), nil)
+	}
+	o.stress.own = o.own
 	groups := []checkrun.Group{
 		checkrun.GPUGroup(o.gpuSource(), o.kernelLogSource(), specdb.Default(), &o.expected),
 		checkrun.CrossCheckGroup(o.hostRoot, crosscheck.ReadCUDA),
@@ -63,6 +72,7 @@ func (o *checkOptions) register(cmd *cobra.Command) {
 func (o *checkOptions) gpuSource() gpu.Source {
 	n := gpu.NewNVML()
 	n.XIDWait = o.xidWait
+	n.Own = o.own.State
 	return n
 }
 
@@ -125,7 +135,7 @@ func refuse(cmd *cobra.Command, why string, names ...string) error {
 var liveOnly = []string{"host-root", "steal-window", "xid-wait"}
 
 // stressOnly are the flags that choose or force the stress tests.
-var stressOnly = []string{"quick", "full", "force"}
+var stressOnly = []string{"quick", "full", "force", "soak"}
 
 func init() {
 	commands = append(commands, func() *cobra.Command {
