@@ -53,25 +53,19 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.MinNodes <= 0 {
-		o.MinNodes = DefaultMinNodes
-	}
-	if o.Runs <= 0 {
-		o.Runs = DefaultRuns
-	}
-	if o.Margin <= 0 {
-		o.Margin = DefaultMargin
-	}
-	if o.DriftPct <= 0 {
-		o.DriftPct = DefaultDriftPct
-	}
-	if o.DriftDays <= 0 {
-		o.DriftDays = DefaultDriftDays
-	}
-	if o.DriftBaseDays <= 0 {
-		o.DriftBaseDays = DefaultDriftBaseDays
-	}
+	orDefault(&o.MinNodes, DefaultMinNodes)
+	orDefault(&o.Runs, DefaultRuns)
+	orDefault(&o.Margin, DefaultMargin)
+	orDefault(&o.DriftPct, DefaultDriftPct)
+	orDefault(&o.DriftDays, DefaultDriftDays)
+	orDefault(&o.DriftBaseDays, DefaultDriftBaseDays)
 	return o
+}
+
+func orDefault[T int | float64](v *T, d T) {
+	if *v <= 0 {
+		*v = d
+	}
 }
 
 // FigureOf says whether a check result is a stress figure the fleet is
