@@ -252,6 +252,17 @@ type Result struct {
 	Dists    []Dist    `json:"baselines"`
 	Findings []Finding `json:"below_siblings"`
 	Drift    []Drift   `json:"drift"`
+	// Series is every GPU's median per figure, what the distributions are
+	// made of (for callers that compare groups of nodes with the fleet).
+	Series []Series `json:"-"`
+}
+
+// Series is one GPU's figure over the window.
+type Series struct {
+	Node, Model, Figure, Unit string
+	GPU                       int
+	Runs                      int
+	Median                    float64
 }
 
 // series is one (node, gpu, figure) in time order.
@@ -323,6 +334,7 @@ func (c *Collector) Compute(model func(node string) (string, bool), from, to tim
 		runs    int
 	}
 	accs := map[key]*acc{}
+	var res Result
 	for _, s := range ss {
 		k := key{models[s.node], s.fig}
 		a := accs[k]
@@ -330,11 +342,13 @@ func (c *Collector) Compute(model func(node string) (string, bool), from, to tim
 			a = &acc{nodes: map[int32]bool{}}
 			accs[k] = a
 		}
-		a.medians = append(a.medians, stat.Median(s.val))
+		med := stat.Median(s.val)
+		a.medians = append(a.medians, med)
+		res.Series = append(res.Series, Series{Node: c.nodes[s.node], Model: k.model, Figure: c.figs[s.fig].name,
+			Unit: c.figs[s.fig].unit, GPU: int(s.gpu), Runs: len(s.val), Median: med})
 		a.nodes[s.node] = true
 		a.runs += len(s.val)
 	}
-	var res Result
 	dists := map[key]Dist{}
 	for k, a := range accs {
 		q := stat.Quantiles(a.medians, 0.1, 0.5, 0.9)
