@@ -20,6 +20,7 @@ import (
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/internal/testenv"
 )
 
 const token = "s3cret-status-token"
@@ -181,16 +182,7 @@ func TestPageContent(t *testing.T) {
 // the DOM (after the script ran) shows the seeded nodes, incidents and the
 // ticket timer, and a screenshot is taken.
 func TestPageInHeadlessChromium(t *testing.T) {
-	bin := ""
-	for _, c := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(c); err == nil {
-			bin = p
-			break
-		}
-	}
-	if bin == "" {
-		t.Skip("chromium not installed (scripts/setup.sh installs Debian's chromium); skipping the browser test")
-	}
+	bin := testenv.Chromium(t)
 	h, _ := seeded(t)
 	mux := http.NewServeMux()
 	h.Register(mux)

@@ -57,6 +57,10 @@ type Daemon struct {
 	Reload <-chan struct{}
 	// Now is the clock, for tests of the quiet window; default time.Now.
 	Now func() time.Time
+	// Transport carries the pushes; nil means net/http's default. The demo
+	// node of `gpusla serve` sets one that fails for a while, to make an
+	// outage the real daemon has to ride out with its spool.
+	Transport http.RoundTripper
 }
 
 // Run loads the config, starts everything and runs until ctx is done. A
@@ -77,12 +81,22 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	sd := notifier{d.Log}
+	sd.send("READY=1")
+	// The watchdog is fed from this loop, not from a goroutine of its own:
+	// a reload or stop that hangs starves it, and systemd restarts us.
+	ping, stopPing := sd.watchdog()
+	defer stopPing()
 	for {
 		select {
 		case <-ctx.Done():
+			sd.send("STOPPING=1")
 			in.stop()
 			d.Log.Info("gpuprobe stopped")
 			return nil
+		case <-ping:
+			sd.send("WATCHDOG=1")
+			continue
 		case <-d.Reload:
 		}
 		next, err := config.Load(d.ConfigPath)
@@ -91,6 +105,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 			continue
 		}
 		d.Log.Info("reloading config", "path", d.ConfigPath)
+		sd.send("RELOADING=1")
 		in.stop()
 		nin, err := d.start(next)
 		if err != nil {
@@ -100,9 +115,11 @@ func (d *Daemon) Run(ctx context.Context) error {
 			if in, err = d.start(cfg); err != nil {
 				return err
 			}
+			sd.send("READY=1")
 			continue
 		}
 		in, cfg = nin, next
+		sd.send("READY=1")
 	}
 }
 
@@ -135,7 +152,7 @@ func (d *Daemon) start(cfg *config.Config) (*instance, error) {
 	in := &instance{d: d, cfg: cfg, jobs: jobs, sp: sp}
 	in.ctx, in.cancel = context.WithCancel(context.Background())
 	in.sender = &push.Sender{URL: cfg.Backend.URL, Node: cfg.Node, Secret: cfg.Secret, Queue: sp,
-		Client: &http.Client{Timeout: cfg.Backend.Timeout}, MinBackoff: cfg.Backend.MinBackoff,
+		Client: &http.Client{Timeout: cfg.Backend.Timeout, Transport: d.Transport}, MinBackoff: cfg.Backend.MinBackoff,
 		MaxBackoff: cfg.Backend.MaxBackoff, Log: d.Log}
 	if pe := cfg.Schedules.PushEvery; pe > 0 {
 		in.batch = &batcher{sp: sp, log: d.Log, every: pe,
