@@ -17,7 +17,7 @@ var pageTmpl string
 
 var page = template.Must(template.New("scorecard").Funcs(template.FuncMap{
 	"value": scorecard.Value,
-	"spark": scorecard.Sparkline,
+	"spark": baseline.Sparkline,
 }).Parse(pageTmpl))
 
 // chart is one dimension's headline figures, one bar per provider.
