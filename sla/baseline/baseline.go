@@ -108,14 +108,16 @@ type Collector struct {
 	nodeIx map[string]int32
 	figs   []figure
 	figIx  map[string]int16
-	recs   []rec
+	// Readings are filed by series as they come, so that computing a
+	// window (once per month report) does not sort millions of them.
+	index map[skey]*series
+	all   []*series
+	n     int
 }
 
 type figure struct{ name, unit string }
 
-type rec struct {
-	at   int64
-	val  float64
+type skey struct {
 	node int32
 	fig  int16
 	gpu  int16
@@ -132,7 +134,7 @@ func (c *Collector) Add(node string, at time.Time, checks []events.Check) {
 			continue
 		}
 		if c.nodeIx == nil {
-			c.nodeIx, c.figIx = map[string]int32{}, map[string]int16{}
+			c.nodeIx, c.figIx, c.index = map[string]int32{}, map[string]int16{}, map[skey]*series{}
 		}
 		ni, ok := c.nodeIx[node]
 		if !ok {
@@ -150,12 +152,24 @@ func (c *Collector) Add(node string, at time.Time, checks []events.Check) {
 		if ch.GPU != nil {
 			gpu = int16(*ch.GPU)
 		}
-		c.recs = append(c.recs, rec{at: at.UnixNano(), val: *ch.Number, node: ni, fig: fi, gpu: gpu})
+		k := skey{ni, fi, gpu}
+		sr := c.index[k]
+		if sr == nil {
+			sr = &series{node: ni, fig: fi, gpu: gpu, ordered: true}
+			c.index[k] = sr
+			c.all = append(c.all, sr)
+		}
+		ns := at.UnixNano()
+		if l := len(sr.at); l > 0 && ns <= sr.at[l-1] {
+			sr.ordered = false
+		}
+		sr.at, sr.val = append(sr.at, ns), append(sr.val, *ch.Number)
+		c.n++
 	}
 }
 
 // Len is how many readings are held.
-func (c *Collector) Len() int { return len(c.recs) }
+func (c *Collector) Len() int { return c.n }
 
 // Dist is the fleet's distribution of one figure for one model: each
 // node's GPU contributes the median of its runs in the window, so a node
@@ -267,11 +281,52 @@ type Series struct {
 
 // series is one (node, gpu, figure) in time order.
 type series struct {
-	node int32
-	fig  int16
-	gpu  int16
-	at   []int64
-	val  []float64
+	node    int32
+	fig     int16
+	gpu     int16
+	ordered bool // at (then val) ascending, one reading per instant
+	at      []int64
+	val     []float64
+}
+
+// order sorts the series by time (it is nearly always in order already) and
+// keeps one reading per instant: the same run read twice, or the peer
+// copies of one GPU folded into one figure.
+func (s *series) order() {
+	sorted := true
+	for i := 1; i < len(s.at); i++ {
+		if s.at[i] < s.at[i-1] || (s.at[i] == s.at[i-1] && s.val[i] < s.val[i-1]) {
+			sorted = false
+			break
+		}
+	}
+	if !sorted {
+		idx := make([]int, len(s.at))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.Slice(idx, func(a, b int) bool {
+			if s.at[idx[a]] != s.at[idx[b]] {
+				return s.at[idx[a]] < s.at[idx[b]]
+			}
+			return s.val[idx[a]] < s.val[idx[b]]
+		})
+		at, val := make([]int64, len(idx)), make([]float64, len(idx))
+		for i, j := range idx {
+			at[i], val[i] = s.at[j], s.val[j]
+		}
+		s.at, s.val = at, val
+	}
+	w := 0
+	for i := range s.at {
+		if w > 0 && s.at[w-1] == s.at[i] {
+			continue
+		}
+		s.at[w], s.val[w] = s.at[i], s.val[i]
+		w++
+	}
+	s.at, s.val = s.at[:w], s.val[:w]
+	s.ordered = true
 }
 
 // Compute takes the readings in [from, to) of the nodes model names (nodes
@@ -280,48 +335,35 @@ type series struct {
 func (c *Collector) Compute(model func(node string) (string, bool), from, to time.Time, opt Options) Result {
 	opt = opt.withDefaults()
 	lo, hi := from.UnixNano(), to.UnixNano()
-	recs := make([]rec, 0, len(c.recs))
 	models := make([]string, len(c.nodes))
 	known := make([]bool, len(c.nodes))
 	for i, n := range c.nodes {
 		models[i], known[i] = model(n)
 	}
-	for _, r := range c.recs {
-		if r.at >= lo && r.at < hi && known[r.node] {
-			recs = append(recs, r)
+	var ss []*series
+	for _, sr := range c.all {
+		if !known[sr.node] {
+			continue
+		}
+		if !sr.ordered {
+			sr.order()
+		}
+		i, _ := slices.BinarySearch(sr.at, lo)
+		j, _ := slices.BinarySearch(sr.at, hi)
+		if i < j {
+			ss = append(ss, &series{node: sr.node, fig: sr.fig, gpu: sr.gpu, at: sr.at[i:j], val: sr.val[i:j]})
 		}
 	}
-	sort.Slice(recs, func(i, j int) bool {
-		a, b := &recs[i], &recs[j]
+	sort.Slice(ss, func(i, j int) bool {
+		a, b := ss[i], ss[j]
 		if a.node != b.node {
 			return c.nodes[a.node] < c.nodes[b.node]
 		}
 		if a.fig != b.fig {
 			return c.figs[a.fig].name < c.figs[b.fig].name
 		}
-		if a.gpu != b.gpu {
-			return a.gpu < b.gpu
-		}
-		if a.at != b.at {
-			return a.at < b.at
-		}
-		return a.val < b.val
+		return a.gpu < b.gpu
 	})
-	var ss []*series
-	for i := range recs {
-		r := &recs[i]
-		if i > 0 {
-			p := &recs[i-1]
-			if p.node == r.node && p.fig == r.fig && p.gpu == r.gpu && p.at == r.at {
-				continue // the same run read twice (peer pairs fold: keep one reading per instant)
-			}
-		}
-		if len(ss) == 0 || ss[len(ss)-1].node != r.node || ss[len(ss)-1].fig != r.fig || ss[len(ss)-1].gpu != r.gpu {
-			ss = append(ss, &series{node: r.node, fig: r.fig, gpu: r.gpu})
-		}
-		s := ss[len(ss)-1]
-		s.at, s.val = append(s.at, r.at), append(s.val, r.val)
-	}
 
 	// Distributions per (model, figure) over per-GPU medians.
 	type key struct {

@@ -17,6 +17,15 @@ import (
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
+// The check results a month's report can use: from 14 hours (the widest
+// zone offset) and 8 days (the report's lookback for incidents open at the
+// month's start) before the UTC month, to 14 hours after it; a day more
+// either side for margin.
+const (
+	checksBefore = 14*time.Hour + 9*24*time.Hour
+	checksAfter  = 14*time.Hour + 24*time.Hour
+)
+
 // MaxMonths bounds a scorecard: each month is one report's books in memory.
 const MaxMonths = 36
 
@@ -66,6 +75,12 @@ type Builder struct {
 	opts      Options
 	months    []Month
 	reports   []*report.Builder
+	// checksWin is, per month, the probe times whose check results its
+	// report can use (the month in any zone, with the report's lookback);
+	// the other months get an observation without its checks, which is
+	// all they would look at (coverage and delivery), so that a year is
+	// not judged twelve times over.
+	checksWin [][2]int64
 	contracts map[string]*terms.Terms
 	nodes     map[string]*nodeInfo
 	perf      baseline.Collector
@@ -125,6 +140,8 @@ func NewBuilder(contracts []*terms.Terms, opts Options) (*Builder, error) {
 		}
 		b.months = append(b.months, m)
 		b.reports = append(b.reports, rb)
+		ms := time.Date(m.Year, m.Month, 1, 0, 0, 0, 0, time.UTC)
+		b.checksWin = append(b.checksWin, [2]int64{ms.Add(-checksBefore).UnixNano(), ms.AddDate(0, 1, 0).Add(checksAfter).UnixNano()})
 	}
 	for _, l := range opts.Bill {
 		m, err := ParseMonth(l.Period)
@@ -145,8 +162,20 @@ func (b *Builder) ReadLog(name string, r io.Reader) error {
 // Add takes one event.
 func (b *Builder) Add(e *events.Event) error {
 	b.events++
-	for _, rb := range b.reports {
-		if err := rb.Add(e); err != nil {
+	var bare *events.Event
+	for i, rb := range b.reports {
+		in := e
+		if e.Type == events.TypeObservation && len(e.Checks) > 0 {
+			if at := e.TrueAt().UnixNano(); at < b.checksWin[i][0] || at >= b.checksWin[i][1] {
+				if bare == nil {
+					c := *e
+					c.Checks = nil
+					bare = &c
+				}
+				in = bare
+			}
+		}
+		if err := rb.Add(in); err != nil {
 			return err
 		}
 	}

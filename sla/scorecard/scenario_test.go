@@ -497,3 +497,59 @@ func TestMarkdownShowsRanksAndTooFew(t *testing.T) {
 		}
 	}
 }
+
+// Each month's report inside the scorecard (fed check results only near
+// its month) is the report built alone from the whole log.
+func TestMonthReportsEqualStandaloneReports(t *testing.T) {
+	l := scenario(t)
+	// A GPU lost across the March/April boundary, and a connectivity
+	// failure in the lookback of April.
+	for _, when := range []string{"2026-03-31T23:40:00Z", "2026-03-31T23:50:00Z", "2026-04-01T00:10:00Z", "2026-04-01T00:20:00Z", "2026-04-01T00:30:00Z"} {
+		l.checks("b2", when, events.Check{Name: "gpu.count", Category: events.CategoryGPULost, Verdict: events.Fail},
+			events.Check{Name: "net.gateway.reach", Category: events.CategoryConnectivity, Verdict: events.Fail})
+	}
+	l.checks("b2", "2026-04-03T00:30:00Z", pass("gpu.count", events.CategoryGPULost))
+	l.checks("b2", "2026-04-03T00:40:00Z", pass("gpu.count", events.CategoryGPULost))
+	if err := l.w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	asOf := at("2026-05-05T00:00:00Z")
+	b, err := NewBuilder(scenarioTerms(t), Options{From: Month{2026, time.February}, To: Month{2026, time.April}, AsOf: asOf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.ReadLog("s.jsonl", bytes.NewReader(l.buf.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range b.months {
+		alone, err := report.NewBuilder(scenarioTerms(t), report.Options{Year: m.Year, Month: m.Month, AsOf: asOf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := alone.ReadLog("s.jsonl", bytes.NewReader(l.buf.Bytes())); err != nil {
+			t.Fatal(err)
+		}
+		want, err := alone.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := b.reports[i].Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.Input, want.Input = report.Input{}, report.Input{}
+		var x, y bytes.Buffer
+		if err := report.JSON(&x, got); err != nil {
+			t.Fatal(err)
+		}
+		if err := report.JSON(&y, want); err != nil {
+			t.Fatal(err)
+		}
+		if x.String() != y.String() {
+			t.Errorf("%s: the scorecard's report differs from the report alone", m)
+		}
+		if m.Month == time.April && !strings.Contains(x.String(), `"kind": "gpu_lost"`) {
+			t.Errorf("April's report lacks the GPU lost across the boundary")
+		}
+	}
+}
