@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/internal/cputime"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/terms"
 )
@@ -141,6 +142,7 @@ func BenchmarkScorecardYear(b *testing.B) {
 	b.SetBytes(int64(size))
 	runtime.GC()
 	stop := peakHeap()
+	cpu0 := cputime.Total()
 	for b.Loop() {
 		sb, err := NewBuilder(tm, Options{From: Month{2026, time.January}, To: Month{2026, time.December}, AsOf: time.Date(2027, 1, 5, 0, 0, 0, 0, time.UTC)})
 		if err != nil {
@@ -162,6 +164,9 @@ func BenchmarkScorecardYear(b *testing.B) {
 		if len(sc.Providers) != 2 || sc.Providers[0].Nodes != benchNodes/2 {
 			b.Fatalf("providers %+v", sc.Providers)
 		}
+	}
+	if cpu := cputime.Total() - cpu0; cpu > 0 {
+		b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 	}
 	b.ReportMetric(float64(stop())/(1<<20), "peak-heap-MB")
 	b.ReportMetric(float64(size)/(1<<20), "log-MB")

@@ -25,6 +25,9 @@ func Value(f Figure) string {
 	v := *f.Value
 	switch f.Unit {
 	case "share":
+		if v != 0 && 100*v < 1 {
+			return fmt.Sprintf("%.2f %%", 100*v) // a small share is not 0.0 %
+		}
 		return fmt.Sprintf("%.1f %%", 100*v)
 	case "h":
 		return fmt.Sprintf("%.2f h", v)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/internal/golden"
 	"github.com/gpusla/gpusla/sla/billing"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/report"
@@ -552,4 +553,18 @@ func TestMonthReportsEqualStandaloneReports(t *testing.T) {
 			t.Errorf("April's report lacks the GPU lost across the boundary")
 		}
 	}
+}
+
+// The scenario as files (docs/scorecard.md renders them with `gpusla
+// scorecard`): its terms, its log and the Markdown scorecard, golden.
+func TestScenarioFilesAndMarkdownGolden(t *testing.T) {
+	terms := contractYAML("alpha-c", "Alpha", "15m", "30m") + "---\n" + contractYAML("beta-c", "Beta", "1h", "2h")
+	golden.Check(t, "two-providers-terms.yaml", []byte(terms))
+	l := scenario(t)
+	golden.Check(t, "two-providers.jsonl", l.buf.Bytes())
+	var md bytes.Buffer
+	if err := Markdown(&md, build(t, l.buf.Bytes(), Options{})); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "two-providers.md", md.Bytes())
 }
