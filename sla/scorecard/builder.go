@@ -72,9 +72,9 @@ type Options struct {
 // Builder reads the event log once and feeds every month's report builder
 // and the scorecard's own measurements from the same events.
 type Builder struct {
-	opts      Options
-	months    []Month
-	reports   []*report.Builder
+	opts    Options
+	months  []Month
+	reports []*report.Builder
 	// checksWin is, per month, the probe times whose check results its
 	// report can use (the month in any zone, with the report's lookback);
 	// the other months get an observation without its checks, which is

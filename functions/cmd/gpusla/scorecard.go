@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/scorecardgen"
+	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/sla/billing"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/scorecard"
@@ -142,7 +143,7 @@ func readScorecardEvents(b *scorecard.Builder, path string) error {
 // straight into add: the months, with the report's lookback (8 days)
 // before them and two days after for any time zone; tickets too.
 func exportInto(cmd *cobra.Command, data string, o scorecard.Options, add func(*events.Event) error) error {
-	store, _, err := openExistingStore(cmd.Context(), data)
+	store, _, err := wiring.FromEnv().OpenExisting(cmd.Context(), data) // $GPUSLA_TABLE: DynamoDB
 	if err != nil {
 		return fmt.Errorf("--data %s: %w", data, err)
 	}
@@ -178,5 +179,5 @@ func writeOutput(cmd *cobra.Command, output string, data []byte) error {
 		_, err := cmd.OutOrStdout().Write(data)
 		return err
 	}
-	return writeAtomic(output, data)
+	return writeReport(output, data)
 }
