@@ -131,7 +131,7 @@ func (in *ingest) run(ctx context.Context) (wire.Ack, error) {
 // alerts to send. They are computed before the state write and applied after it.
 type effects struct {
 	transitions []incident.Transition
-	failed      map[incident.Kind][]notify.FailedCheck // failing checks of this batch, for the records and alerts
+	failed      map[string][]notify.FailedCheck // failing checks of this batch by check (Verdict.Key), for the records and alerts
 	runClosed   *store.HeartbeatRun
 }
 
@@ -235,17 +235,18 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 	// older than the last accepted one is kept as evidence only: the probe
 	// sends in order, so it is a replay or a stray copy, and letting it count
 	// as a sign of life could close an outage that is still going on.
-	th := in.s.th(in.node)
-	fx.failed = map[incident.Kind][]notify.FailedCheck{}
+	th := in.s.Thresholds(in.node)
+	fx.failed = map[string][]notify.FailedCheck{}
 	evs := ObservationEvents(b, in.hash, in.now)
 	if outOfOrder {
 		evs = nil
 	}
 	for i, e := range evs {
 		fx.transitions = append(fx.transitions, st.Eval.Observe(th, &e)...)
-		for _, c := range b.Observations[i].Checks {
+		for j, c := range b.Observations[i].Checks {
 			if k, ok := incident.KindOfCategory(c.Category); ok && c.Verdict == wire.Fail {
-				fx.failed[k] = append(fx.failed[k], failedCheck(c, e.TrueAt()))
+				key := incident.Verdict{Kind: k, Check: incident.CheckKey(&e.Checks[j])}.Key()
+				fx.failed[key] = append(fx.failed[key], failedCheck(c, e.TrueAt()))
 			}
 		}
 	}

@@ -273,9 +273,12 @@ type BatchRecord struct {
 // Incident is an interval during which something was wrong with a node.
 // Its id is deterministic (IncidentID) so concurrent evaluations agree.
 type Incident struct {
-	Node    string    `json:"node"`
-	ID      string    `json:"id"`
-	Kind    string    `json:"kind"` // an sla/incident Kind
+	Node string `json:"node"`
+	ID   string `json:"id"`
+	Kind string `json:"kind"` // an sla/incident Kind
+	// Check is the check (name and GPU) of a check incident; empty for
+	// unreachable.
+	Check   string    `json:"check,omitempty"`
 	Start   time.Time `json:"start"`
 	End     time.Time `json:"end,omitempty"` // zero while open
 	Version int64     `json:"version"`
@@ -312,17 +315,35 @@ func IncidentID(kind string, start time.Time) string {
 	return kind + "@" + start.UTC().Format("20060102T150405.000Z")
 }
 
-// ParseIncidentID splits an IncidentID.
+// CheckIncidentID is the id of a check incident: incidents are per check
+// (name and GPU), so two checks of one kind failing at one instant are two
+// incidents: kind@start~check. An empty check gives IncidentID.
+func CheckIncidentID(kind string, start time.Time, check string) string {
+	if check == "" {
+		return IncidentID(kind, start)
+	}
+	return IncidentID(kind, start) + "~" + check
+}
+
+// ParseIncidentID splits an IncidentID or a CheckIncidentID (the check is
+// IncidentCheck's).
 func ParseIncidentID(id string) (kind string, start time.Time, err error) {
 	k, ts, ok := strings.Cut(id, "@")
 	if !ok {
 		return "", time.Time{}, fmt.Errorf("incident id %q: no '@'", id)
 	}
+	ts, _, _ = strings.Cut(ts, "~")
 	t, err := time.Parse("20060102T150405.000Z", ts)
 	if err != nil {
 		return "", time.Time{}, fmt.Errorf("incident id %q: %w", id, err)
 	}
 	return k, t, nil
+}
+
+// IncidentCheck is the check part of a CheckIncidentID ("" for others).
+func IncidentCheck(id string) string {
+	_, c, _ := strings.Cut(id, "~")
+	return c
 }
 
 // AlertRecord claims and remembers one alert about one incident. Its key is

@@ -57,6 +57,8 @@ type ticketAcc struct {
 type checkRec struct {
 	at   int64
 	ev   int32
+	key  int32 // the check (incident.CheckKey), an index into the same string table
+	name int32 // the check's name (what detection.definitive matches)
 	kind uint8 // index into incident.Kinds; a month of records per node stays small
 	fail bool
 }
@@ -339,7 +341,8 @@ func (b *Builder) observe(e *events.Event) {
 		if v.Fail {
 			ev = n.evidence(v.Evidence)
 		}
-		n.checks = append(n.checks, checkRec{at: at, kind: kindIndex(v.Kind), fail: v.Fail, ev: ev})
+		n.checks = append(n.checks, checkRec{at: at, kind: kindIndex(v.Kind), fail: v.Fail, ev: ev,
+			key: n.evidence(v.Check), name: n.evidence(v.Name)})
 	}
 	if fail, evText, ok := incident.Connectivity(e.Checks); ok {
 		ev := int32(-1)
@@ -521,7 +524,7 @@ func (b *Builder) buildNode(n *nodeAcc, tickets []*ticket.Ticket, backend interv
 		if len(clip) == 0 {
 			continue
 		}
-		ro := Outage{Kind: string(o.Kind), Cause: o.Cause, Start: ts(o.Span.Start, tm), End: ts(o.Span.End, tm),
+		ro := Outage{Kind: string(o.Kind), Check: o.Check, Cause: o.Cause, Start: ts(o.Span.Start, tm), End: ts(o.Span.End, tm),
 			Ongoing: ongoing[i], Seconds: secs(o.Span.Duration()), ObservedSeconds: secs(books.Observed.Overlap(o.Span)),
 			CountedSeconds: secs(books.Claimable.Overlap(o.Span)), Evidence: o.Evidence}
 		if ro.Evidence == nil {

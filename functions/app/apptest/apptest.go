@@ -15,6 +15,7 @@ import (
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/probe/wire"
+	"github.com/gpusla/gpusla/sla/terms"
 )
 
 // Clock is a manual app.Clock.
@@ -139,4 +140,48 @@ func AddNode(t testing.TB, svc *app.Service, id string) *Probe {
 		t.Fatal(err)
 	}
 	return &Probe{Node: n.ID, Secret: secret}
+}
+
+// TermsYAML is the contract AddNode registers nodes under ("acme-std"): a
+// plain one whose detection settings the application tests rely on —
+// 90 s grace, 2 failures of a check to open, 2 passes to close, the
+// default definitive checks.
+const TermsYAML = `contract: acme-std
+provider: acme
+currency: USD
+timezone: UTC
+business_hours:
+  monday: "09:00-17:00"
+  tuesday: "09:00-17:00"
+  wednesday: "09:00-17:00"
+  thursday: "09:00-17:00"
+  friday: "09:00-17:00"
+uptime:
+  target: 99.5
+  unavailable: [unreachable, gpu_lost]
+  minimum_outage: 1m
+  tiers:
+    - {min: 99.0, max: 99.5, credit: 10}
+    - {min: 0, max: 99.0, credit: 30}
+detection:
+  heartbeat_grace: 90s
+  failure_threshold: 2
+  success_threshold: 2
+support:
+  response:
+    P1: {business_hours: 15m, off_hours: 30m, clock: wall}
+    P2: {business_hours: 1h, clock: wall}
+claim:
+  within_days: 30
+billing:
+  price_per_gpu_hour: 2.5
+`
+
+// Terms is a terms book holding TermsYAML.
+func Terms(t testing.TB) app.TermsBook {
+	ts, err := terms.Parse("apptest/acme-std.yaml", []byte(TermsYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return app.TermsBook{ts[0].Contract: ts[0]}
 }
