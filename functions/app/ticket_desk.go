@@ -38,6 +38,9 @@ func (s *Service) Tickets(book TermsBook) (*TicketDesk, error) {
 	if book == nil {
 		book = TermsBook{}
 	}
+	if s.terms.Load() == nil {
+		s.SetTerms(book) // the service judges nodes by the same terms
+	}
 	return &TicketDesk{svc: s, store: ts, book: book, log: s.log}, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -190,7 +191,17 @@ func Open(ctx context.Context) (*Backend, error) {
 		notifier = &slack.Console{W: os.Stdout}
 	}
 	retention, _ := env.retention() // checked above
-	svc, err := app.New(app.Config{Store: store, Notifier: notifier, Box: box, Log: log, Retention: retention, BackendID: "lambda"})
+	// Every function judges nodes by their contract's detection settings,
+	// so every one loads the terms (GPUSLA_TERMS).
+	var termsPaths []string
+	if v := os.Getenv(app.EnvTerms); v != "" {
+		termsPaths = filepath.SplitList(v)
+	}
+	book, err := app.LoadTerms(termsPaths...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", app.EnvTerms, err)
+	}
+	svc, err := app.New(app.Config{Store: store, Notifier: notifier, Box: box, Log: log, Retention: retention, BackendID: "lambda", Terms: book})
 	if err != nil {
 		return nil, err
 	}
