@@ -162,6 +162,16 @@ type NodeState struct {
 	LastSeq     uint64 `json:"last_seq"`
 	LastHash    string `json:"last_hash"`
 	LastBatchID string `json:"last_batch_id"`
+	// Chain is the current chain's id (wire.Batch.Chain; "" from old
+	// probes). SeqBase is the number of batch keys the node's earlier
+	// chains used: a batch of the current chain is stored under
+	// SeqBase + its seq, so a restarted chain never collides with, nor
+	// overwrites, the evidence of the one before.
+	Chain   string `json:"chain,omitempty"`
+	SeqBase uint64 `json:"seq_base,omitempty"`
+	// PastChains are the ids of the last RecentChains chains left behind,
+	// so a stray batch of one is not taken for another restart.
+	PastChains []string `json:"past_chains,omitempty"`
 	// Recent holds the last RecentBatches accepted batches, newest last, so
 	// a retry of a recent batch is recognised without another read.
 	Recent []SeqID `json:"recent,omitempty"`
@@ -171,6 +181,9 @@ type NodeState struct {
 
 	// Liveness, by the backend's receive time.
 	LastReceivedAt time.Time `json:"last_received_at"`
+	// LastSignedAt is the signed timestamp (probe clock) of the newest
+	// request accepted as a sign of life: an older one is not fresh.
+	LastSignedAt time.Time `json:"last_signed_at,omitzero"`
 	// LastHeartbeatAt is the probe time (skew-corrected) of the newest heartbeat.
 	LastHeartbeatAt time.Time `json:"last_heartbeat_at"`
 	// FirstHeartbeatAt is when the node was first heard of (delivery time).
@@ -194,6 +207,7 @@ type NodeState struct {
 func (st NodeState) Clone() NodeState {
 	c := st
 	c.Recent = slices.Clone(st.Recent)
+	c.PastChains = slices.Clone(st.PastChains)
 	c.Signatures = slices.Clone(st.Signatures)
 	c.Eval = st.Eval.Clone()
 	return c
@@ -204,6 +218,9 @@ func (st NodeState) Clone() NodeState {
 // started KB; the probe sends in order and retries only its oldest unacked
 // batch, so a retry is always among the last few.
 const RecentBatches = 4
+
+// RecentChains is how many left-behind chain ids a node state remembers.
+const RecentChains = 8
 
 // RecentSignatures caps the request signatures NodeState remembers; those
 // older than the timestamp window are dropped first (Verify refuses them
@@ -376,6 +393,10 @@ const (
 	EvidenceDrop       = "drop"         // the probe's spool dropped batches
 	EvidenceSeqReuse   = "seq_reuse"    // a seq arrived again with another batch id
 	EvidenceOutOfOrder = "out_of_order" // an older seq arrived after a newer one
+	// EvidenceChainRestart: the probe lost its state and started a new hash
+	// chain at seq 1 (a new chain id, or seq 1 with no prev from an old
+	// probe). Never an outage: the new chain is as much a sign of life.
+	EvidenceChainRestart = "chain_restart"
 )
 
 // Evidence is a fact about the integrity of a node's data stream.
@@ -389,6 +410,10 @@ type Evidence struct {
 	// Chain breaks: the full previous-hash the backend expected and got.
 	ExpectedPrev string `json:"expected_prev,omitempty"`
 	GotPrev      string `json:"got_prev,omitempty"`
+	// Chain restarts: the new chain's seq and the old chain's last seq
+	// (Seq is the batch's store key, SeqBase + seq).
+	ChainSeq uint64 `json:"chain_seq,omitempty"`
+	PrevSeq  uint64 `json:"prev_seq,omitempty"`
 }
 
 // Key is the evidence's unique key within its node.

@@ -33,6 +33,7 @@ const (
 	TypeBackendOutage     = "backend_outage"
 	TypeBatchDropped      = "batch_dropped"
 	TypeChainBreak        = "chain_break"
+	TypeChainRestart      = "chain_restart"
 	TypeHeartbeatRun      = "heartbeat_run"
 )
 
@@ -359,7 +360,7 @@ func (e *Event) Validate() error {
 		if e.ToSeq < e.FromSeq {
 			return bad("to_seq", "%d is before from_seq %d", e.ToSeq, e.FromSeq)
 		}
-	case TypeChainBreak:
+	case TypeChainBreak, TypeChainRestart:
 		if err := needNode(); err != nil {
 			return err
 		}

@@ -207,7 +207,7 @@ func (b *Builder) Add(e *events.Event) error {
 	case events.TypeBackendOutage:
 		b.backend = append(b.backend, interval.Interval{Start: e.Start, End: e.End})
 		b.backendS = append(b.backendS, e.Summary)
-	case events.TypeBatchDropped, events.TypeChainBreak:
+	case events.TypeBatchDropped, events.TypeChainBreak, events.TypeChainRestart:
 		if e.At.After(asOf) {
 			b.input.AfterAsOf++
 			return nil
@@ -670,6 +670,11 @@ func (b *Builder) buildNode(n *nodeAcc, tickets []*ticket.Ticket, backend interv
 		ev := Evidence{Kind: e.Type, At: ts(e.At, tm)}
 		if e.Type == events.TypeBatchDropped {
 			ev.Detail = fmt.Sprintf("probe spool dropped %d batches (seq %d to %d): %s", e.Batches, e.FromSeq, e.ToSeq, e.Reason)
+		} else if e.Type == events.TypeChainRestart {
+			ev.Detail = fmt.Sprintf("chain restarted at seq %d after seq %d (the probe lost its state; not an outage)", e.Seq, e.FromSeq)
+			if e.Reason != "" {
+				ev.Detail += ": " + e.Reason
+			}
 		} else {
 			ev.Detail = fmt.Sprintf("hash chain broken at batch seq %d: expected prev %s, got %s", e.Seq, short(e.ExpectedPrev), short(e.GotPrev))
 		}

@@ -94,6 +94,8 @@ type Probe struct {
 	Secret []byte
 	Seq    uint64
 	Prev   string
+	Chain  string // the chain id sent with every batch ("" like an old probe)
+	lives  int    // restarts so far: batch ids stay unique across them, as the probe's random ones are
 	mu     sync.Mutex
 }
 
@@ -102,14 +104,30 @@ func (p *Probe) Batch(created time.Time, obs ...wire.Observation) (*wire.Batch, 
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.Seq++
-	b := &wire.Batch{V: wire.Version, ID: fmt.Sprintf("%s-b%d", p.Node, p.Seq), Node: p.Node, Probe: "apptest", Seq: p.Seq,
-		Prev: p.Prev, CreatedAt: created.UTC(), Observations: obs}
+	b := &wire.Batch{V: wire.Version, ID: p.batchID(), Node: p.Node, Probe: "apptest", Seq: p.Seq,
+		Prev: p.Prev, Chain: p.Chain, CreatedAt: created.UTC(), Observations: obs}
 	body, err := wire.Encode(b)
 	if err != nil {
 		panic(err)
 	}
 	p.Prev = wire.BodyHash(body)
 	return b, body
+}
+
+// Restart is the probe losing its state: a new chain (id chain, "" for an
+// old probe) from seq 1.
+func (p *Probe) Restart(chain string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.Seq, p.Prev, p.Chain = 0, "", chain
+	p.lives++
+}
+
+func (p *Probe) batchID() string {
+	if p.lives == 0 {
+		return fmt.Sprintf("%s-b%d", p.Node, p.Seq)
+	}
+	return fmt.Sprintf("%s-r%d-b%d", p.Node, p.lives, p.Seq)
 }
 
 // Request signs body at t as an ingest request.
