@@ -212,8 +212,8 @@ func TestNeverAnsweredBreachesAtDeadline(t *testing.T) {
 	if res := w.watch(); res.Sent != 1 || res.Warnings+res.Breaches != 0 {
 		t.Fatalf("first watch: %+v, want only the opened notice sent", res)
 	}
-	thread := w.notif.Sent()[0]
-	if thread.Kind != notify.AlertTicketOpened || thread.Thread != "" || !strings.Contains(thread.Detail, "2026-03-14 00:20:00 CST") {
+	thread := w.notif.TicketsSent()[0]
+	if thread.Kind != notify.TicketOpened || thread.Thread != "" || !strings.Contains(thread.Text, "2026-03-14 00:20:00 CST") {
 		t.Fatalf("opened notice: %+v", thread)
 	}
 
@@ -244,17 +244,17 @@ func TestNeverAnsweredBreachesAtDeadline(t *testing.T) {
 			t.Fatalf("watch after the breach: %+v, want nothing repeated", res)
 		}
 	}
-	sent := w.notif.Sent()
+	sent := w.notif.TicketsSent()
 	if len(sent) != 3 {
 		t.Fatalf("%d messages, want opened, warning, breached", len(sent))
 	}
 	warn, breach := sent[1], sent[2]
-	if warn.Kind != notify.AlertTicketWarning || warn.Thread != "thread-1" || !strings.Contains(warn.Detail, "6m left of 30m") {
+	if warn.Kind != notify.TicketWarning || warn.Thread != "thread-1" || !strings.Contains(warn.Text, "6m left of 30m") {
 		t.Errorf("warning: %+v", warn)
 	}
-	if breach.Kind != notify.AlertTicketBreached || breach.Thread != "thread-1" ||
-		!strings.Contains(breach.Detail, "BREACHED — it was due 2026-03-14 00:20:00 CST") ||
-		!strings.Contains(breach.Detail, "off-hours (workday)") || !strings.Contains(breach.Detail, "ACME-7") {
+	if breach.Kind != notify.TicketBreached || breach.Thread != "thread-1" ||
+		!strings.Contains(breach.Text, "BREACHED — it was due 2026-03-14 00:20:00 CST") ||
+		!strings.Contains(breach.Text, "off-hours (workday)") || !strings.Contains(breach.Text, "ACME-7") {
 		t.Errorf("breach: %+v", breach)
 	}
 
@@ -266,8 +266,8 @@ func TestNeverAnsweredBreachesAtDeadline(t *testing.T) {
 		t.Fatalf("late answer recorded as %+v, want 7m late on response", rec.Event)
 	}
 	w.watch()
-	last := w.notif.Sent()[len(w.notif.Sent())-1]
-	if last.Kind != notify.AlertTicketRecorded || last.Thread != "thread-1" || !strings.Contains(last.Detail, "first response target BREACHED: 7m late (due 2026-03-14 00:20:00 CST)") {
+	last := w.notif.TicketsSent()[len(w.notif.TicketsSent())-1]
+	if last.Kind != notify.TicketRecorded || last.Thread != "thread-1" || !strings.Contains(last.Text, "first response target BREACHED: 7m late (due 2026-03-14 00:20:00 CST)") {
 		t.Fatalf("recorded notice: %+v", last)
 	}
 }
@@ -480,8 +480,8 @@ func TestWatchdogWithTickets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Nodes != 2 || w.notif.Count(notify.AlertTicketBreached) != 1 {
-		t.Fatalf("watchdog %+v; breach messages %d, want 1", res, w.notif.Count(notify.AlertTicketBreached))
+	if res.Nodes != 2 || w.notif.TicketCount(notify.TicketBreached) != 1 {
+		t.Fatalf("watchdog %+v; breach messages %d, want 1", res, w.notif.TicketCount(notify.TicketBreached))
 	}
 	broken := app.WatchdogWithTickets(w.svc, "/nonexistent/terms")
 	res, err = broken(t.Context())

@@ -158,9 +158,9 @@ func (d *TicketDesk) Flush(ctx context.Context, id string) (int, error) {
 		} else if err != nil {
 			return sent, err
 		}
-		a := notify.Alert{Kind: notify.AlertKind("ticket_" + next.Kind), Node: t.Node, Provider: t.Provider, IncidentID: t.ID,
-			IncidentKind: notify.TicketIncidentKind, Since: t.Opened, Detail: next.Text, Thread: t.Thread, Counted: true}
-		thread, nerr := d.svc.notifier.Notify(ctx, a)
+		m := notify.TicketMessage{Kind: notify.TicketKind(next.Kind), Ticket: t.ID, Node: t.Node, Provider: t.Provider,
+			Opened: t.Opened, Text: next.Text, Thread: t.Thread}
+		thread, nerr := d.svc.notifier.NotifyTicket(ctx, m)
 		if err := d.markSent(ctx, id, key, thread, nerr); err != nil {
 			return sent, err
 		}

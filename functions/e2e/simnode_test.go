@@ -137,3 +137,5 @@ func registerSim(t testing.TB, dir, prefix string, count int) []*simNode {
 type noAlerts struct{}
 
 func (noAlerts) Notify(context.Context, notify.Alert) (string, error) { return "", nil }
+
+func (noAlerts) NotifyTicket(context.Context, notify.TicketMessage) (string, error) { return "", nil }

@@ -120,8 +120,8 @@ func TestTicketAPIFlow(t *testing.T) {
 	if timing["off_hours"] != true || timing["timezone"] != "Asia/Shanghai" || resp["deadline"] != "2026-03-13T16:20:00Z" || resp["status"] != "breached" {
 		t.Fatalf("timing: %v", timing)
 	}
-	if len(e.notif.Sent()) != 1 || e.notif.Sent()[0].Kind != notify.AlertTicketOpened {
-		t.Fatalf("opened message not sent: %+v", e.notif.Sent())
+	if len(e.notif.TicketsSent()) != 1 || e.notif.TicketsSent()[0].Kind != notify.TicketOpened {
+		t.Fatalf("opened message not sent: %+v", e.notif.TicketsSent())
 	}
 	// The same idempotency key again: the same ticket, 200.
 	code, again := e.call("POST", httpapi.PathTickets, `{"node":"gz-01","priority":"P1"}`, e.token, "Idempotency-Key", "open-1")

@@ -49,6 +49,8 @@ type Alert struct {
 // implementation must not retry forever itself.
 type Notifier interface {
 	Notify(ctx context.Context, a Alert) (thread string, err error)
+	// NotifyTicket delivers a ticket message the same way.
+	NotifyTicket(ctx context.Context, m TicketMessage) (thread string, err error)
 }
 
 // FailedCheck is a failing check with what it measured.
@@ -63,17 +65,33 @@ type FailedCheck struct {
 	Since     time.Time `json:"since"`
 }
 
-// Alert kinds of ticket messages (Alert.IncidentKind is "ticket" and
-// Alert.IncidentID the ticket id for all of them).
+// TicketKind says what a ticket message tells; the values are the ticket
+// notice kinds (store.NoticeOpened and the rest).
+type TicketKind string
+
+// Ticket message kinds.
 const (
-	AlertTicketOpened   AlertKind = "ticket_opened"
-	AlertTicketRecorded AlertKind = "ticket_recorded"
-	AlertTicketWarning  AlertKind = "ticket_warning"
-	AlertTicketBreached AlertKind = "ticket_breached"
+	TicketOpened   TicketKind = "opened"   // the renter opened a provider ticket
+	TicketRecorded TicketKind = "recorded" // a response, reply, resolution or replacement was recorded
+	TicketWarning  TicketKind = "warning"  // a target's deadline is near
+	TicketBreached TicketKind = "breached" // a target's deadline passed unmet
 )
 
-// TicketIncidentKind is Alert.IncidentKind of ticket messages.
-const TicketIncidentKind = "ticket"
+// TicketMessage is one message about a provider ticket: its own type, so a
+// ticket is never mistaken for an incident by a notifier or a reader of the
+// outbox.
+type TicketMessage struct {
+	Kind     TicketKind `json:"kind"`
+	Ticket   string     `json:"ticket"` // the ticket id
+	Node     string     `json:"node"`
+	Provider string     `json:"provider,omitempty"`
+	Opened   time.Time  `json:"opened"`
+	// Text is the notice itself (what happened, deadlines in the contract's zone).
+	Text string `json:"text"`
+	// Thread is the notifier's reference of the ticket's first message (or
+	// of the incident alert it was opened from); empty for a first message.
+	Thread string `json:"thread,omitempty"`
+}
 
 // Slack buttons on incident alerts (infra/slack puts them on the first
 // message of an incident; functions/slackapi handles the clicks). The value

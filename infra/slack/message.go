@@ -86,9 +86,6 @@ func FailedLine(c notify.FailedCheck) string {
 
 // Title is the one-line summary of an alert.
 func Title(a notify.Alert) string {
-	if a.IncidentKind == notify.TicketIncidentKind { // ticket_buttons.go
-		return ticketTitle(a)
-	}
 	k := kindName(a.IncidentKind)
 	switch a.Kind {
 	case notify.AlertRecovered:

@@ -92,24 +92,35 @@ func New(cfg Config) (*Notifier, error) {
 // thread); later alerts reply in that thread, and recoveries and
 // reclassifications are also broadcast to the channel.
 func (n *Notifier) Notify(ctx context.Context, a notify.Alert) (string, error) {
-	blocks := Blocks(a)
-	text := Text(a)
+	broadcast := a.Kind == notify.AlertRecovered || a.Kind == notify.AlertReclassified
+	return n.send(ctx, a.Thread, broadcast, Blocks(a), Text(a), "alert")
+}
+
+// NotifyTicket posts a ticket message, in the ticket's thread when it has
+// one; a breached deadline is also broadcast to the channel.
+func (n *Notifier) NotifyTicket(ctx context.Context, m notify.TicketMessage) (string, error) {
+	return n.send(ctx, m.Thread, m.Kind == notify.TicketBreached, TicketBlocks(m), TicketText(m), "ticket message")
+}
+
+// send posts one message, waiting out Slack's rate limits up to MaxWait in
+// all; what it is ("alert") only names it in errors.
+func (n *Notifier) send(ctx context.Context, thread string, broadcast bool, blocks []slackapi.Block, text, what string) (string, error) {
 	var waited time.Duration
 	for {
-		thread, err := n.post(ctx, a, blocks, text)
+		ts, err := n.post(ctx, thread, broadcast, blocks, text)
 		var rl *slackapi.RateLimitedError
 		if !errors.As(err, &rl) {
 			if err != nil {
 				return "", fmt.Errorf("slack: %w", err)
 			}
-			return thread, nil
+			return ts, nil
 		}
 		wait := rl.RetryAfter
 		if wait <= 0 {
 			wait = time.Second
 		}
 		if waited+wait > n.cfg.MaxWait {
-			return "", fmt.Errorf("slack: rate limited for %s more; leaving the alert pending: %w", wait, err)
+			return "", fmt.Errorf("slack: rate limited for %s more; leaving the %s pending: %w", wait, what, err)
 		}
 		waited += wait
 		if err := n.sleep(ctx, wait); err != nil {
@@ -118,15 +129,15 @@ func (n *Notifier) Notify(ctx context.Context, a notify.Alert) (string, error) {
 	}
 }
 
-func (n *Notifier) post(ctx context.Context, a notify.Alert, blocks []slackapi.Block, text string) (string, error) {
+func (n *Notifier) post(ctx context.Context, thread string, broadcast bool, blocks []slackapi.Block, text string) (string, error) {
 	if n.client == nil {
 		msg := &slackapi.WebhookMessage{Text: text, Blocks: &slackapi.Blocks{BlockSet: blocks}}
 		return "", slackapi.PostWebhookContext(ctx, n.cfg.WebhookURL, msg)
 	}
 	opts := []slackapi.MsgOption{slackapi.MsgOptionText(text, false), slackapi.MsgOptionBlocks(blocks...)}
-	if a.Thread != "" {
-		opts = append(opts, slackapi.MsgOptionTS(a.Thread))
-		if a.Kind == notify.AlertRecovered || a.Kind == notify.AlertReclassified {
+	if thread != "" {
+		opts = append(opts, slackapi.MsgOptionTS(thread))
+		if broadcast {
 			opts = append(opts, slackapi.MsgOptionBroadcast())
 		}
 	}
@@ -134,8 +145,8 @@ func (n *Notifier) post(ctx context.Context, a notify.Alert, blocks []slackapi.B
 	if err != nil {
 		return "", err
 	}
-	if a.Thread != "" {
-		return a.Thread, nil
+	if thread != "" {
+		return thread, nil
 	}
 	return ts, nil
 }
@@ -154,6 +165,16 @@ func (c *Console) Notify(_ context.Context, a notify.Alert) (string, error) {
 		return "", err
 	}
 	return a.IncidentID, nil
+}
+
+// NotifyTicket writes one line per ticket message; the thread is the ticket id.
+func (c *Console) NotifyTicket(_ context.Context, m notify.TicketMessage) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, err := fmt.Fprintf(c.W, "TICKET %s\n", TicketText(m)); err != nil {
+		return "", err
+	}
+	return m.Ticket, nil
 }
 
 var (

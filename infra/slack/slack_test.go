@@ -232,3 +232,51 @@ func TestConsole(t *testing.T) {
 		t.Fatalf("console line: %s", s)
 	}
 }
+
+// TestTicketThread: a ticket's first message starts a thread, later ones
+// reply in it, a breach is broadcast, and none carries incident buttons or
+// calls itself an incident.
+func TestTicketThread(t *testing.T) {
+	n, rec, _ := newBot(t)
+	ctx := context.Background()
+	opened := notify.TicketMessage{Kind: notify.TicketOpened, Ticket: "T-20261130-ab12", Node: "gz-01", Provider: "acme",
+		Opened: t0, Text: "P1 ticket ACME-7 opened; first response due 2026-11-30 18:30:30 CST"}
+	thread, err := n.NotifyTicket(ctx, opened)
+	if err != nil || thread != "1764496830.000001" {
+		t.Fatalf("first ticket message: thread %q, %v", thread, err)
+	}
+	warn := opened
+	warn.Kind, warn.Thread, warn.Text = notify.TicketWarning, thread, "first response: 6m left of 30m"
+	breach := opened
+	breach.Kind, breach.Thread, breach.Text = notify.TicketBreached, thread, "first response BREACHED"
+	for _, m := range []notify.TicketMessage{warn, breach} {
+		if got, err := n.NotifyTicket(ctx, m); err != nil || got != thread {
+			t.Fatalf("%s: thread %q, %v", m.Kind, got, err)
+		}
+	}
+	if len(rec.posts) != 3 {
+		t.Fatalf("%d posts, want 3", len(rec.posts))
+	}
+	first := blocksOf(t, rec.posts[0])
+	for _, want := range []string{"ticket T-20261130-ab12 on gz-01: opened", "*Provider*\\nacme", "ACME-7", "ticket `T-20261130-ab12`"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("opened message lacks %q:\n%s", want, first)
+		}
+	}
+	if strings.Contains(first, "gpusla_ticket_open") || strings.Contains(first, "*Incident*") {
+		t.Errorf("ticket message looks like an incident alert:\n%s", first)
+	}
+	if rec.posts[1].Get("thread_ts") != thread || rec.posts[1].Get("reply_broadcast") == "true" {
+		t.Errorf("warning: %v", rec.posts[1])
+	}
+	if rec.posts[2].Get("thread_ts") != thread || rec.posts[2].Get("reply_broadcast") != "true" ||
+		!strings.Contains(blocksOf(t, rec.posts[2]), "deadline BREACHED") {
+		t.Errorf("breach: %v", rec.posts[2])
+	}
+	var out bytes.Buffer
+	c := &Console{W: &out}
+	if th, err := c.NotifyTicket(ctx, opened); err != nil || th != opened.Ticket ||
+		!strings.HasPrefix(out.String(), "TICKET [ticket_opened] ticket T-20261130-ab12 on gz-01: opened") {
+		t.Errorf("console: %q, %q, %v", out.String(), th, err)
+	}
+}

@@ -28,13 +28,3 @@ func ticketButtons(a notify.Alert) slackapi.Block {
 		btn(notify.ActionTicketResponded, "Provider responded", ""),
 		btn(notify.ActionTicketResolved, "Resolved", ""))
 }
-
-// ticketTitle heads a ticket message: which ticket, on which node.
-func ticketTitle(a notify.Alert) string {
-	what := map[notify.AlertKind]string{notify.AlertTicketOpened: "opened", notify.AlertTicketRecorded: "update",
-		notify.AlertTicketWarning: "deadline near", notify.AlertTicketBreached: "deadline BREACHED"}[a.Kind]
-	if what == "" {
-		what = string(a.Kind)
-	}
-	return "ticket " + a.IncidentID + " on " + a.Node + ": " + what
-}

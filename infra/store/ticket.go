@@ -151,6 +151,8 @@ func (t *Ticket) Event(typ string) (TicketEvent, bool) {
 	return TicketEvent{}, false
 }
 
+// HasKey returns the event recorded with idempotency key key, if any (an
+// empty key matches nothing).
 func (t *Ticket) HasKey(key string) (TicketEvent, bool) {
 	if key == "" {
 		return TicketEvent{}, false
@@ -163,6 +165,7 @@ func (t *Ticket) HasKey(key string) (TicketEvent, bool) {
 	return TicketEvent{}, false
 }
 
+// Notice returns the notice with key, or nil.
 func (t *Ticket) Notice(key string) *TicketNotice {
 	for i := range t.Notices {
 		if t.Notices[i].Key == key {
@@ -172,7 +175,7 @@ func (t *Ticket) Notice(key string) *TicketNotice {
 	return nil
 }
 
-// addNotice appends a notice unless one with the key exists; it reports
+// AddNotice appends a notice unless one with the key exists; it reports
 // whether it added one.
 func (t *Ticket) AddNotice(n TicketNotice) bool {
 	if t.Notice(n.Key) != nil {
@@ -182,6 +185,7 @@ func (t *Ticket) AddNotice(n TicketNotice) bool {
 	return true
 }
 
+// Unsent reports whether any notice is still to be delivered.
 func (t *Ticket) Unsent() bool {
 	for _, n := range t.Notices {
 		if n.SentAt.IsZero() {

@@ -36,27 +36,57 @@ func (c *Clock) Set(t time.Time) { c.mu.Lock(); c.t = t.UTC(); c.mu.Unlock() }
 // Advance moves the clock by d.
 func (c *Clock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
-// Notifier records alerts. Fail makes the next sends fail.
+// Notifier records alerts and ticket messages. Fail makes the next sends fail.
 type Notifier struct {
-	mu     sync.Mutex
-	Alerts []notify.Alert
-	Fail   error
-	n      int
+	mu      sync.Mutex
+	Alerts  []notify.Alert
+	Tickets []notify.TicketMessage
+	Fail    error
+	n       int
 }
 
 // Notify records a and returns a thread reference for first messages.
 func (r *Notifier) Notify(_ context.Context, a notify.Alert) (string, error) {
+	return r.record(a.Thread, func() { r.Alerts = append(r.Alerts, a) })
+}
+
+// record runs add under the lock unless sends fail, and returns the thread
+// a message in thread gets: its own, or a new one for a first message.
+func (r *Notifier) record(thread string, add func()) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.Fail != nil {
 		return "", r.Fail
 	}
-	r.Alerts = append(r.Alerts, a)
-	if a.Thread != "" {
-		return a.Thread, nil
+	add()
+	if thread != "" {
+		return thread, nil
 	}
 	r.n++
 	return fmt.Sprintf("thread-%d", r.n), nil
+}
+
+// NotifyTicket records m and returns a thread reference for first messages.
+func (r *Notifier) NotifyTicket(_ context.Context, m notify.TicketMessage) (string, error) {
+	return r.record(m.Thread, func() { r.Tickets = append(r.Tickets, m) })
+}
+
+// TicketsSent returns a copy of the recorded ticket messages.
+func (r *Notifier) TicketsSent() []notify.TicketMessage {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]notify.TicketMessage(nil), r.Tickets...)
+}
+
+// TicketCount returns how many recorded ticket messages are of kind k.
+func (r *Notifier) TicketCount(k notify.TicketKind) int {
+	n := 0
+	for _, m := range r.TicketsSent() {
+		if m.Kind == k {
+			n++
+		}
+	}
+	return n
 }
 
 // Sent returns a copy of the recorded alerts.

@@ -110,8 +110,12 @@ func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
 // so a code path that did try to alert would fail loudly, not silently.
 type noNotifier struct{}
 
-func (noNotifier) Notify(context.Context, notify.Alert) (string, error) {
-	return "", errors.New("this command does not send alerts")
+var errOffline = errors.New("this command sends no messages")
+
+func (noNotifier) Notify(context.Context, notify.Alert) (string, error) { return "", errOffline }
+
+func (noNotifier) NotifyTicket(context.Context, notify.TicketMessage) (string, error) {
+	return "", errOffline
 }
 
 // quietLogger logs warnings and errors only, for offline commands.

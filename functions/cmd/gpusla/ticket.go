@@ -17,7 +17,6 @@ import (
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/httpapi"
 	"github.com/gpusla/gpusla/functions/slackapi"
-	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/sla/ticket"
 )
 
@@ -131,7 +130,7 @@ through the API (docs/tickets.md) or Slack (/gpusla ticket …).`,
 			if err != nil {
 				return err
 			}
-			svc, err := app.New(app.Config{Store: store, Notifier: discard{}, Box: box})
+			svc, err := app.New(app.Config{Store: store, Notifier: noNotifier{}, Box: box})
 			if err != nil {
 				return err
 			}
@@ -184,11 +183,4 @@ func clockCell(c *ticket.Clock) string {
 	default:
 		return fmt.Sprintf("pending, due %s (in %s)", due, (c.Target - c.Elapsed).Round(time.Second))
 	}
-}
-
-// discard is a notifier for read-only commands, which send nothing.
-type discard struct{}
-
-func (discard) Notify(context.Context, notify.Alert) (string, error) {
-	return "", errors.New("read-only command: nothing is sent")
 }

@@ -1,0 +1,56 @@
+package slack
+
+import (
+	"fmt"
+
+	slackapi "github.com/slack-go/slack"
+
+	"github.com/gpusla/gpusla/infra/notify"
+)
+
+var ticketWhat = map[notify.TicketKind]string{
+	notify.TicketOpened:   "opened",
+	notify.TicketRecorded: "update",
+	notify.TicketWarning:  "deadline near",
+	notify.TicketBreached: "deadline BREACHED",
+}
+
+// TicketTitle is the one-line summary of a ticket message: which ticket, on
+// which node, and what happened.
+func TicketTitle(m notify.TicketMessage) string {
+	what := ticketWhat[m.Kind]
+	if what == "" {
+		what = string(m.Kind)
+	}
+	return "ticket " + m.Ticket + " on " + m.Node + ": " + what
+}
+
+// TicketText is the plain-text form of a ticket message.
+func TicketText(m notify.TicketMessage) string {
+	return fmt.Sprintf("[ticket_%s] %s — provider %s, opened %s; %s (ticket %s)",
+		m.Kind, TicketTitle(m), m.Provider, stamp(m.Opened), m.Text, m.Ticket)
+}
+
+// TicketBlocks is the Block Kit form of a ticket message.
+func TicketBlocks(m notify.TicketMessage) []slackapi.Block {
+	md := func(s string) *slackapi.TextBlockObject {
+		return slackapi.NewTextBlockObject(slackapi.MarkdownType, s, false, false)
+	}
+	emoji := ":ticket:"
+	if m.Kind == notify.TicketBreached {
+		emoji = ":red_circle:"
+	} else if m.Kind == notify.TicketWarning {
+		emoji = ":warning:"
+	}
+	header := slackapi.NewHeaderBlock(slackapi.NewTextBlockObject(slackapi.PlainTextType, truncate(emoji+" "+TicketTitle(m), 150), true, false))
+	fields := []*slackapi.TextBlockObject{
+		md("*Node*\n" + m.Node),
+		md("*Provider*\n" + m.Provider),
+		md("*Opened*\n" + slackDate(m.Opened)),
+	}
+	blocks := []slackapi.Block{header, slackapi.NewSectionBlock(nil, fields, nil)}
+	if m.Text != "" {
+		blocks = append(blocks, slackapi.NewSectionBlock(md(truncate(m.Text, 3000)), nil, nil))
+	}
+	return append(blocks, slackapi.NewContextBlock("", md("ticket `"+m.Ticket+"`")))
+}
