@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gpusla/gpusla/infra/notify"
@@ -254,9 +255,25 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 		ev(store.EvidenceDrop, fmt.Sprintf("spool dropped %d batches, seq %d to %d: %s", d.Batches, d.FromSeq, d.ToSeq, d.Reason))
 	}
 	skew := time.Duration(b.ClockSkewMS) * time.Millisecond
+	bounds := outOfBounds(b, in.now)
+	if len(bounds) > 0 {
+		var parts []string
+		for i := range b.Observations {
+			if err, bad := bounds[i]; bad {
+				parts = append(parts, fmt.Sprintf("observations[%d].at: %v", i, err))
+			}
+		}
+		// One evidence per batch (its key is time, seq and kind); the body
+		// keeps every observation as it came.
+		ev(store.EvidenceTimeBounds, fmt.Sprintf("%d observations set aside, their time outside the window: %s", len(parts), strings.Join(parts, "; ")))
+		why = append(why, "time_bounds")
+	}
 	late := false
 	hasChecks, notPass := false, false
-	for _, o := range b.Observations {
+	for i, o := range b.Observations {
+		if _, bad := bounds[i]; bad {
+			continue
+		}
 		for _, c := range o.Checks {
 			hasChecks = true
 			if c.Verdict != wire.Pass {
@@ -300,9 +317,9 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 		why = append(why, "stale_signature")
 		evs = nil
 	}
-	for i, e := range evs {
+	for _, e := range evs {
 		fx.transitions = append(fx.transitions, st.Eval.Observe(th, &e)...)
-		for j, c := range b.Observations[i].Checks {
+		for j, c := range b.Observations[e.Index].Checks {
 			if k, ok := incident.KindOfCategory(c.Category); ok && c.Verdict == wire.Fail {
 				key := incident.Verdict{Kind: k, Check: incident.CheckKey(&e.Checks[j])}.Key()
 				fx.failed[key] = append(fx.failed[key], failedCheck(c, e.TrueAt()))
@@ -332,9 +349,12 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 	}
 	st.ClockSkewMS = b.ClockSkewMS
 	if !late && !outOfOrder {
-		fx.runClosed = extendRun(&st, in.node, b, key, skew, in.now)
+		fx.runClosed = extendRun(&st, in.node, b, bounds, key, skew, in.now)
 	}
-	for _, o := range b.Observations {
+	for i, o := range b.Observations {
+		if _, bad := bounds[i]; bad {
+			continue
+		}
 		at := o.At.Add(-skew).UTC()
 		if st.FirstHeartbeatAt.IsZero() || at.Before(st.FirstHeartbeatAt) {
 			st.FirstHeartbeatAt = at
@@ -425,10 +445,13 @@ func (in *ingest) logStored(ctx context.Context, st store.NodeState, why []strin
 // spans a gap the SLA engine could call unreachable (heartbeat interval +
 // grace), in probe time or in receive time, so that exporting a run as
 // heartbeats every interval says exactly what the individual heartbeats said.
-func extendRun(st *store.NodeState, n store.Node, b *wire.Batch, key uint64, skew time.Duration, now time.Time) *store.HeartbeatRun {
+func extendRun(st *store.NodeState, n store.Node, b *wire.Batch, bounds map[int]error, key uint64, skew time.Duration, now time.Time) *store.HeartbeatRun {
 	var closed *store.HeartbeatRun
 	maxGap := n.HeartbeatInterval + n.Grace
-	for _, o := range b.Observations {
+	for i, o := range b.Observations {
+		if _, bad := bounds[i]; bad {
+			continue // a wrong clock: never part of the run
+		}
 		at := o.At.Add(-skew).UTC()
 		r := &st.Run
 		if r.Count > 0 && !at.After(r.To) {

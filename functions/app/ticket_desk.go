@@ -149,6 +149,11 @@ func (d *TicketDesk) Open(ctx context.Context, r OpenRequest) (store.Ticket, boo
 	if at.After(now.Add(MaxFutureSkew)) {
 		return store.Ticket{}, false, inputErr("at", "%s is in the future", at.Format(time.RFC3339))
 	}
+	if at.Before(n.OrderedAt) {
+		// 0001-01-01T00:00:01Z and every other clock mistake: a ticket about
+		// a node cannot be older than the node's order.
+		return store.Ticket{}, false, inputErr("at", "%s is before node %s was ordered (%s)", at.Format(time.RFC3339), n.ID, n.OrderedAt.UTC().Format(time.RFC3339))
+	}
 	id, err := ticketID(r.Key)
 	if err != nil {
 		return store.Ticket{}, false, err

@@ -397,6 +397,9 @@ const (
 	// chain at seq 1 (a new chain id, or seq 1 with no prev from an old
 	// probe). Never an outage: the new chain is as much a sign of life.
 	EvidenceChainRestart = "chain_restart"
+	// EvidenceTimeBounds: an observation dated outside the window around its
+	// receive time (sla/events.ObservationTimeOK) was set aside.
+	EvidenceTimeBounds = "time_bounds"
 )
 
 // Evidence is a fact about the integrity of a node's data stream.

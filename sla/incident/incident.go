@@ -121,25 +121,23 @@ func (th Thresholds) IsDefinitive(name string) bool {
 // MatchName matches a check name against a pattern in which '*' stands for
 // any run of characters (dots included) and everything else for itself.
 func MatchName(pattern, name string) bool {
-	for {
-		i := strings.IndexByte(pattern, '*')
-		if i < 0 {
-			return pattern == name
-		}
-		if !strings.HasPrefix(name, pattern[:i]) {
-			return false
-		}
-		name, pattern = name[i:], pattern[i+1:]
-		if pattern == "" {
-			return true
-		}
-		for j := 0; j <= len(name); j++ {
-			if MatchName(pattern, name[j:]) {
-				return true
-			}
-		}
+	i := strings.IndexByte(pattern, '*')
+	if i < 0 {
+		return pattern == name
+	}
+	if !strings.HasPrefix(name, pattern[:i]) {
 		return false
 	}
+	name, pattern = name[i:], pattern[i+1:]
+	if pattern == "" {
+		return true
+	}
+	for j := 0; j <= len(name); j++ {
+		if MatchName(pattern, name[j:]) {
+			return true
+		}
+	}
+	return false
 }
 
 func (th Thresholds) fail() int {
