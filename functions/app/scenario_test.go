@@ -340,13 +340,13 @@ func TestAddNodeValidates(t *testing.T) {
 	}
 	for field, nn := range cases {
 		_, _, err := w.svc.AddNode(t.Context(), nn)
-		var fe *app.FieldError
+		var fe *app.Error
 		if !errors.As(err, &fe) || fe.Field != field {
-			t.Errorf("%s: got %v, want a FieldError naming %q", field, err, field)
+			t.Errorf("%s: got %v, want an app.Error naming %q", field, err, field)
 		}
 	}
 	_, _, err := w.svc.AddNode(t.Context(), app.NewNode{ID: "gz-01", Provider: "p", Contract: "c", OrderedAt: t0})
-	var fe *app.FieldError
+	var fe *app.Error
 	if !errors.As(err, &fe) || fe.Field != "id" {
 		t.Fatalf("duplicate id: %v", err)
 	}

@@ -81,12 +81,22 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	sd := notifier{d.Log}
+	sd.send("READY=1")
+	// The watchdog is fed from this loop, not from a goroutine of its own:
+	// a reload or stop that hangs starves it, and systemd restarts us.
+	ping, stopPing := sd.watchdog()
+	defer stopPing()
 	for {
 		select {
 		case <-ctx.Done():
+			sd.send("STOPPING=1")
 			in.stop()
 			d.Log.Info("gpuprobe stopped")
 			return nil
+		case <-ping:
+			sd.send("WATCHDOG=1")
+			continue
 		case <-d.Reload:
 		}
 		next, err := config.Load(d.ConfigPath)
@@ -95,6 +105,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 			continue
 		}
 		d.Log.Info("reloading config", "path", d.ConfigPath)
+		sd.send("RELOADING=1")
 		in.stop()
 		nin, err := d.start(next)
 		if err != nil {
@@ -104,9 +115,11 @@ func (d *Daemon) Run(ctx context.Context) error {
 			if in, err = d.start(cfg); err != nil {
 				return err
 			}
+			sd.send("READY=1")
 			continue
 		}
 		in, cfg = nin, next
+		sd.send("READY=1")
 	}
 }
 
