@@ -122,7 +122,7 @@ func (s *Service) repair(ctx context.Context, n store.Node, st store.NodeState) 
 	}
 	for key, h := range st.Eval.Checks {
 		if h != nil && h.Open {
-			kind, check := incident.SplitKey(key)
+			kind, check := incident.SplitKey(key, h)
 			open = append(open, store.Incident{Kind: string(kind), Check: check, Start: h.Since, Cause: incident.CauseCheck, Counted: true, Evidence: h.Evidence})
 		}
 	}

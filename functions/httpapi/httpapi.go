@@ -148,7 +148,7 @@ func (a *API) nodes(w http.ResponseWriter, r *http.Request) {
 			}
 			for key, h := range st.Eval.Checks {
 				if h != nil && h.Open {
-					kind, check := incident.SplitKey(key)
+					kind, check := incident.SplitKey(key, h)
 					v.OpenIncidents = append(v.OpenIncidents, store.CheckIncidentID(string(kind), h.Since, check))
 				}
 			}

@@ -38,8 +38,13 @@ func (h *Hysteresis) Step(th Thresholds, at time.Time, v Verdict) (Transition, b
 		return Transition{}, false
 	}
 	h.Last = at
-	kind := v.Kind
-	h.Kind = kind
+	if !h.Open && v.Fail {
+		// The incident's kind is its opening failure's: a check may report
+		// in another category when it passes (an XID scan: gpu_degraded
+		// when clean, gpu_lost for XID 79).
+		h.Kind = v.Kind
+	}
+	kind := h.Kind
 	if v.Fail {
 		h.PassRun, h.FirstPass = 0, time.Time{}
 		h.FailRun++
@@ -86,14 +91,17 @@ type Verdict struct {
 	Evidence string // the failing check, for a failure
 }
 
-// Key identifies the hysteresis the verdict feeds (State.Checks).
-func (v Verdict) Key() string { return string(v.Kind) + "|" + v.Check }
+// Key identifies the hysteresis the verdict feeds (State.Checks): the
+// check, whatever category it reported this time.
+func (v Verdict) Key() string { return v.Check }
 
-// SplitKey splits a State.Checks key into its kind and check; a version 1
-// key (a bare kind) has no check.
-func SplitKey(key string) (Kind, string) {
-	k, c, _ := strings.Cut(key, "|")
-	return Kind(k), c
+// SplitKey says which incident kind and check a State.Checks entry is
+// about: a version 1 key is a bare kind with no check.
+func SplitKey(key string, h *Hysteresis) (Kind, string) {
+	if k := Kind(key); k.Valid() {
+		return k, ""
+	}
+	return h.Kind, key
 }
 
 // CheckKey identifies a check across observations: its name, and the GPU
@@ -105,9 +113,8 @@ func CheckKey(c *events.Check) string {
 	return fmt.Sprintf("%s/gpu%d", c.Name, *c.GPU)
 }
 
-// Verdicts lists an observation's verdicts per check (CheckKey) and kind
-// (a check whose category changes, e.g. a bandwidth test that errors out,
-// is two checks): a check fails if any of its results in the
+// Verdicts lists an observation's verdicts per check (CheckKey), of the
+// checks whose category opens incidents: a check fails if any of its results in the
 // observation failed, passes if none failed and one passed; warn and
 // skipped say nothing. Order is the checks' first appearance.
 func Verdicts(checks []events.Check) []Verdict {
@@ -122,13 +129,13 @@ func Verdicts(checks []events.Check) []Verdict {
 			continue
 		}
 		key := CheckKey(c)
-		j := slices.IndexFunc(out, func(v Verdict) bool { return v.Check == key && v.Kind == k })
+		j := slices.IndexFunc(out, func(v Verdict) bool { return v.Check == key })
 		if j < 0 {
 			out = append(out, Verdict{Kind: k, Check: key, Name: c.Name})
 			j = len(out) - 1
 		}
 		if c.Verdict == events.Fail && !out[j].Fail {
-			out[j].Fail, out[j].Evidence = true, CheckEvidence(c)
+			out[j].Fail, out[j].Evidence, out[j].Kind = true, CheckEvidence(c), k
 		}
 	}
 	return out

@@ -213,4 +213,4 @@ type Transition struct {
 
 // Key is the State.Checks key of a check incident's transition (see
 // Verdict.Key).
-func (t Transition) Key() string { return string(t.Kind) + "|" + t.Check }
+func (t Transition) Key() string { return t.Check }

@@ -82,3 +82,22 @@ func TestDefinitivePatterns(t *testing.T) {
 		}
 	}
 }
+
+// A check that names the GPU when it fails and none when it passes (the
+// kernel log's XID scan): its node-wide passes close each GPU's incident.
+func TestNodeWidePassClosesPerGPUIncident(t *testing.T) {
+	th := Thresholds{FailureThreshold: 3, SuccessThreshold: 2, Definitive: DefaultDefinitive}
+	var s State
+	var got []Transition
+	for i := 0; i < 5; i++ {
+		at := t0.Add(time.Duration(i) * time.Minute)
+		c := events.Check{Name: "gpu.xid.kernel_log", Category: events.CategoryGPULost, Verdict: events.Pass}
+		if i == 1 {
+			c = gpuCheck("gpu.xid.kernel_log", events.CategoryGPULost, events.Fail, 1)
+		}
+		got = append(got, s.Observe(th, hb(at, at, c))...)
+	}
+	if len(got) != 2 || got[0].Op != Open || got[1].Op != Close || got[1].Check != "gpu.xid.kernel_log/gpu1" || !got[1].At.Equal(t0.Add(2*time.Minute)) {
+		t.Fatalf("want open at the XID and close at the first node-wide pass after it, got %+v", got)
+	}
+}

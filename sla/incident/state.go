@@ -2,7 +2,9 @@ package incident
 
 import (
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gpusla/gpusla/sla/events"
@@ -11,7 +13,7 @@ import (
 // StateVersion is the version of State's JSON form; bump it when State
 // changes incompatibly (the backend stores it next to the state).
 //
-// Version 2 keys Checks by check (Verdict.Key) instead of by kind; a
+// Version 2 keys Checks by check (Verdict.Key: name and GPU) instead of by kind; a
 // version 1 state's entries (keyed by kind) are kept and fed their kind's
 // summed verdict until they are closed and idle, then dropped, so an
 // incident open across the upgrade still closes.
@@ -179,11 +181,28 @@ func (s *State) Observe(th Thresholds, e *events.Event) []Transition {
 			out = append(out, t)
 		}
 	}
+	// A check that reports failures per GPU and passes node-wide ("no XID
+	// on any GPU"): the node-wide pass is a pass of each GPU's instance,
+	// unless that instance had its own result in this observation.
+	for _, v := range vs {
+		if v.Fail || v.Check != v.Name {
+			continue
+		}
+		prefix := v.Name + "/gpu"
+		for _, key := range slices.Sorted(maps.Keys(s.Checks)) {
+			if !strings.HasPrefix(key, prefix) || slices.ContainsFunc(vs, func(u Verdict) bool { return u.Key() == key }) {
+				continue
+			}
+			if t, ok := s.Checks[key].Step(th, at, Verdict{Kind: v.Kind, Check: key, Name: v.Name}); ok {
+				out = append(out, t)
+			}
+		}
+	}
 	return out
 }
 
 // stepLegacy feeds a version 1 state's per-kind entries (keyed by a bare
-// Kind; version 2 keys always hold a '|') their kind's
+// Kind) their kind's
 // summed verdict (fail if any check of the kind failed) until each is
 // closed, then drops it.
 func (s *State) stepLegacy(th Thresholds, at time.Time, vs []Verdict) []Transition {
@@ -193,6 +212,7 @@ func (s *State) stepLegacy(th Thresholds, at time.Time, vs []Verdict) []Transiti
 		if !k.Valid() || h == nil {
 			continue
 		}
+		h.Kind = k
 		if !h.Open {
 			delete(s.Checks, key)
 			continue
