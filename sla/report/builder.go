@@ -60,6 +60,8 @@ type ticketAcc struct {
 type checkRec struct {
 	at   int64
 	ev   int32
+	key  int32 // the check (incident.CheckKey), an index into the same string table
+	name int32 // the check's name (what detection.definitive matches)
 	kind uint8 // index into incident.Kinds; a month of records per node stays small
 	fail bool
 }
@@ -208,7 +210,7 @@ func (b *Builder) Add(e *events.Event) error {
 	case events.TypeBackendOutage:
 		b.backend = append(b.backend, interval.Interval{Start: e.Start, End: e.End})
 		b.backendS = append(b.backendS, e.Summary)
-	case events.TypeBatchDropped, events.TypeChainBreak:
+	case events.TypeBatchDropped, events.TypeChainBreak, events.TypeChainRestart:
 		if e.At.After(asOf) {
 			b.input.AfterAsOf++
 			return nil
@@ -343,7 +345,8 @@ func (b *Builder) observe(e *events.Event) {
 		if v.Fail {
 			ev = n.evidence(v.Evidence)
 		}
-		n.checks = append(n.checks, checkRec{at: at, kind: kindIndex(v.Kind), fail: v.Fail, ev: ev})
+		n.checks = append(n.checks, checkRec{at: at, kind: kindIndex(v.Kind), fail: v.Fail, ev: ev,
+			key: n.evidence(v.Check), name: n.evidence(v.Name)})
 	}
 	if fail, evText, ok := incident.Connectivity(e.Checks); ok {
 		ev := int32(-1)

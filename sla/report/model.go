@@ -106,7 +106,10 @@ type Uptime struct {
 
 // Outage is one interval of one incident, with whose fault it was.
 type Outage struct {
-	Kind            string   `json:"kind"`
+	Kind string `json:"kind"`
+	// Check is the check whose results opened and closed a check incident
+	// (name, and "/gpuN" for one GPU's); empty for unreachable.
+	Check           string   `json:"check,omitempty"`
 	Cause           string   `json:"cause"`
 	Start           string   `json:"start"`
 	End             string   `json:"end"`

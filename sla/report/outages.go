@@ -81,7 +81,7 @@ func (m nodeMonth) outageRows(books account.Books, outs []account.Outage, ongoin
 		if len(clip) == 0 {
 			continue
 		}
-		ro := Outage{Kind: string(o.Kind), Cause: o.Cause, Start: ts(o.Span.Start, tm), End: ts(o.Span.End, tm),
+		ro := Outage{Kind: string(o.Kind), Check: o.Check, Cause: o.Cause, Start: ts(o.Span.Start, tm), End: ts(o.Span.End, tm),
 			Ongoing: ongoing[i], Seconds: secs(o.Span.Duration()), ObservedSeconds: secs(books.Observed.Overlap(o.Span)),
 			CountedSeconds: secs(books.Claimable.Overlap(o.Span)), Evidence: o.Evidence}
 		if ro.Evidence == nil {
