@@ -265,7 +265,7 @@ func (t *Tickets) reply(w http.ResponseWriter, r *http.Request, status int, id s
 
 func (t *Tickets) fail(w http.ResponseWriter, err error) {
 	switch app.ErrorCode(err) {
-	case app.EInvalid, app.EConflict:
+	case app.EInvalid, app.EConflict, app.EUnauthorized:
 		writeErr(w, StatusOf(err), app.ErrorMessage(err), app.ErrorField(err))
 	case app.ENotFound:
 		writeErr(w, StatusOf(err), err.Error(), "id")
