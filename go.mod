@@ -12,7 +12,6 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/dynamodb v1.74.0
 	github.com/aws/aws-sdk-go-v2/service/lambda v1.114.4
 	github.com/aws/aws-sdk-go-v2/service/s3 v1.114.10
-	github.com/aws/aws-sdk-go-v2/service/ssm v1.82.1
 	github.com/awslabs/goformation/v7 v7.14.9
 	github.com/coreos/go-systemd/v22 v22.6.0
 	github.com/ebitengine/purego v0.11.3
