@@ -63,19 +63,26 @@ func Select(month, from, to string, nodes []string) (app.ExportSelect, error) {
 // Write writes the selection to w as event lines, tickets included.
 func Write(ctx context.Context, st Store, sel app.ExportSelect, w io.Writer) (app.ExportStats, error) {
 	ew := events.NewWriter(w)
-	stats, err := app.Export(ctx, st, sel, func(e *events.Event) error { return ew.Write(e) })
+	stats, err := Into(ctx, st, sel, ew.Write)
+	if err != nil {
+		return stats, err
+	}
+	return stats, ew.Flush()
+}
+
+// Into hands the selection's events to emit, tickets included (those on
+// the selected nodes), as `gpusla scorecard --data` reads the store.
+func Into(ctx context.Context, st Store, sel app.ExportSelect, emit func(*events.Event) error) (app.ExportStats, error) {
+	stats, err := app.Export(ctx, st, sel, emit)
 	if err != nil {
 		return stats, err
 	}
 	// Tickets too, as the backend's own month report reads them
 	// (app.MonthExport): without them an offline report would show no
 	// ticket and no late-response penalty.
-	n, err := app.ExportTickets(ctx, st, ticketFilter(sel.Nodes, ew.Write))
+	n, err := app.ExportTickets(ctx, st, ticketFilter(sel.Nodes, emit))
 	stats.Events += n
-	if err != nil {
-		return stats, err
-	}
-	return stats, ew.Flush()
+	return stats, err
 }
 
 // ToFile writes the selection to path atomically (temp file, fsync,

@@ -65,15 +65,25 @@ func newBuilder(r Request) (*report.Builder, error) {
 			return nil, fmt.Errorf("--as-of %q: want an RFC 3339 instant such as 2026-04-01T00:00:00Z", r.AsOf)
 		}
 	}
+	all, err := ReadTerms(r.Terms)
+	if err != nil {
+		return nil, err
+	}
+	return report.NewBuilder(all, report.Options{Year: m.Year(), Month: m.Month(), AsOf: at})
+}
+
+// ReadTerms reads every --terms file (report, bundle and scorecard); a
+// file may hold several contracts.
+func ReadTerms(files []string) ([]*terms.Terms, error) {
 	var all []*terms.Terms
-	for _, f := range r.Terms {
+	for _, f := range files {
 		ts, err := terms.ReadFile(f)
 		if err != nil {
 			return nil, err
 		}
 		all = append(all, ts...)
 	}
-	return report.NewBuilder(all, report.Options{Year: m.Year(), Month: m.Month(), AsOf: at})
+	return all, nil
 }
 
 func readEvents(b *report.Builder, path string) error {
@@ -107,11 +117,17 @@ func Write(rep *report.Report, o Output) error {
 	if err := reportgen.Render(&buf, rep, o.Format, x); err != nil {
 		return err
 	}
-	if o.Path == "" {
-		_, err := o.Stdout.Write(buf.Bytes())
+	return Emit(o.Stdout, o.Path, buf.Bytes())
+}
+
+// Emit writes a rendered document (report, scorecard) to path whole or
+// not at all, or to stdout when path is "".
+func Emit(stdout io.Writer, path string, data []byte) error {
+	if path == "" {
+		_, err := stdout.Write(data)
 		return err
 	}
-	return WriteFile(o.Path, buf.Bytes())
+	return WriteFile(path, data)
 }
 
 // ReconcileBill reads the provider's bill (CSV: node,period,billed_hours,
