@@ -20,6 +20,11 @@ const (
 	// EConflict: the request is well formed but contradicts what is
 	// recorded, such as a second resolution or a node id taken (HTTP 409).
 	EConflict ErrorKind = "conflict"
+	// EUnauthorized: the request's credentials do not check out — a
+	// missing or wrong signature, a timestamp outside the window, an
+	// unknown node, a replay (HTTP 401). The message says which check
+	// failed and never more, so it tells an attacker nothing.
+	EUnauthorized ErrorKind = "unauthorized"
 	// ENotFound: what the request names does not exist (HTTP 404). Store
 	// lookups say so with store.ErrNotFound, which ErrorCode maps here.
 	ENotFound ErrorKind = "not_found"

@@ -25,12 +25,11 @@ type IngestRequest struct {
 	Body      []byte // at most wire.MaxBodyBytes (the HTTP layer enforces it)
 }
 
-// AuthError is a rejected signature, timestamp or replay: HTTP 401. Its
-// message never says more than which check failed.
-type AuthError struct{ Err error }
-
-func (e *AuthError) Error() string { return "unauthorized: " + e.Err.Error() }
-func (e *AuthError) Unwrap() error { return e.Err }
+// unauthorized is a rejected signature, timestamp or replay: an Error of
+// kind EUnauthorized whose message says only which check failed.
+func unauthorized(reason error) *Error {
+	return &Error{Kind: EUnauthorized, Msg: "unauthorized: " + reason.Error()}
+}
 
 // More reasons a request is refused with 401, next to wire's.
 var (
@@ -46,20 +45,20 @@ func (s *Service) Ingest(ctx context.Context, req IngestRequest) (wire.Ack, erro
 	now := s.Now()
 	// 1. Authenticate before looking at the body at all.
 	if req.Node == "" || req.Timestamp == "" || req.Signature == "" {
-		return wire.Ack{}, &AuthError{wire.ErrNoSignature}
+		return wire.Ack{}, unauthorized(wire.ErrNoSignature)
 	}
 	if !wire.ValidNodeID(req.Node) {
-		return wire.Ack{}, &AuthError{ErrUnknownNode}
+		return wire.Ack{}, unauthorized(ErrUnknownNode)
 	}
 	node, secret, err := s.nodeAndSecret(ctx, req.Node)
 	if errors.Is(err, store.ErrNotFound) {
-		return wire.Ack{}, &AuthError{ErrUnknownNode}
+		return wire.Ack{}, unauthorized(ErrUnknownNode)
 	} else if err != nil {
 		return wire.Ack{}, fmt.Errorf("ingest: %w", err)
 	}
 	signedAt, err := wire.Verify(secret, now, req.Timestamp, req.Signature, req.Body)
 	if err != nil {
-		return wire.Ack{}, &AuthError{err}
+		return wire.Ack{}, unauthorized(err)
 	}
 	// 2. Decode and check the schema.
 	b, err := wire.Decode(req.Body)
@@ -167,7 +166,7 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 	// Replay: the identical signed request again (a probe retry re-signs).
 	for _, sg := range st.Signatures {
 		if sg.Sig == in.sig {
-			return wire.Ack{}, fx, &AuthError{ErrReplay}
+			return wire.Ack{}, fx, unauthorized(ErrReplay)
 		}
 	}
 	// A retry of a recent batch, of this chain or the one before.

@@ -88,18 +88,14 @@ func (a *API) ingest(w http.ResponseWriter, r *http.Request) {
 	}
 	req.Body = body
 	ack, err := a.svc.Ingest(r.Context(), req)
-	var ae *app.AuthError
 	var ue *app.Error
 	switch {
 	case err == nil:
 		writeJSON(w, http.StatusOK, ack)
-	case errors.As(err, &ae):
-		// Never log the signature or body; the node id is not secret.
-		a.log.Warn("batch refused", "status", 401, "node", req.Node, "reason", ae.Err.Error(), "remote", r.RemoteAddr)
-		writeErr(w, http.StatusUnauthorized, ae.Error(), "")
 	case errors.As(err, &ue):
+		// Never log the signature or body; the node id is not secret.
 		status := StatusOf(err)
-		a.log.Warn("batch refused", "status", status, "node", req.Node, "field", ue.Field, "reason", ue.Msg)
+		a.log.Warn("batch refused", "status", status, "node", req.Node, "field", ue.Field, "reason", ue.Msg, "remote", r.RemoteAddr)
 		writeErr(w, status, ue.Error(), ue.Field)
 	default:
 		a.log.Error("ingest failed", "node", req.Node, "err", err)
@@ -195,6 +191,8 @@ func StatusOf(err error) int {
 		return http.StatusBadRequest
 	case app.EConflict:
 		return http.StatusConflict
+	case app.EUnauthorized:
+		return http.StatusUnauthorized
 	case app.ENotFound:
 		return http.StatusNotFound
 	}

@@ -287,7 +287,7 @@ func presentTime(w http.ResponseWriter, field string, v *time.Time) (time.Time, 
 
 func (t *Tickets) fail(w http.ResponseWriter, err error) {
 	switch app.ErrorCode(err) {
-	case app.EInvalid, app.EConflict:
+	case app.EInvalid, app.EConflict, app.EUnauthorized:
 		writeErr(w, StatusOf(err), app.ErrorMessage(err), app.ErrorField(err))
 	case app.ENotFound:
 		writeErr(w, StatusOf(err), err.Error(), "id")

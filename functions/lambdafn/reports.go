@@ -116,8 +116,11 @@ func NewStatus(ctx context.Context, b *wiring.Backend) (*Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	token := b.Secrets.Params[wiring.ParamStatusToken]
-	if token == "" && b.Env.SecretsPath != "" {
+	token, err := b.StatusToken()
+	if err != nil {
+		return nil, err
+	}
+	if token == "" {
 		b.Log.Warn("no status token in SSM; the status page answers 503", "param", b.Env.SecretsPath+"/"+wiring.ParamStatusToken)
 	}
 	mux := http.NewServeMux()

@@ -145,6 +145,26 @@ func (b *Backend) SigningSecret() (string, error) {
 	return b.Secrets.Params[ParamSlackSigningSecret], nil
 }
 
+// StatusToken is the status page's token: from the file
+// $GPUSLA_STATUS_TOKEN_FILE names (outside AWS), else the SSM parameter
+// ParamStatusToken (which Open must have been asked for); "" when none is
+// configured, and then the page answers 503. A token shorter than 16
+// characters is refused: it would be the page's only lock.
+func (b *Backend) StatusToken() (string, error) {
+	tok, where := b.Secrets.Params[ParamStatusToken], "SSM parameter "+b.Env.SecretsPath+"/"+ParamStatusToken
+	if b.Env.StatusTokenFile != "" {
+		var err error
+		if tok, err = readSecretFile("status token", b.Env.StatusTokenFile); err != nil {
+			return "", err
+		}
+		where = b.Env.StatusTokenFile
+	}
+	if tok != "" && len(tok) < 16 {
+		return "", fmt.Errorf("status token %s: shorter than 16 characters", where)
+	}
+	return tok, nil
+}
+
 // FunctionName is this function's name, to invoke it again; an error
 // outside Lambda, where it is unset.
 func (b *Backend) FunctionName() (string, error) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/httpapi"
+	"github.com/gpusla/gpusla/functions/nodeadd"
 	"github.com/gpusla/gpusla/functions/serve"
 	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/probe/wire"
@@ -58,7 +59,7 @@ func TestServeIngestsOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := app.New(app.Config{Store: st, Notifier: noNotifier{}, Box: box, Log: quietLogger()})
+	svc, err := app.New(app.Config{Store: st, Notifier: wiring.NoNotifier{}, Box: box, Log: wiring.QuietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestServeIngestsOverHTTP(t *testing.T) {
 	}
 	st.Close()
 	var out bytes.Buffer
-	if err := printNodeAdded(&out, n, secret, "http://127.0.0.1:8080/v1/batches", "/etc/gpuprobe/secret", 80); err != nil {
+	if err := nodeadd.Print(&out, n, secret, nodeadd.Probe{BackendURL: "http://127.0.0.1:8080/v1/batches", SecretFile: "/etc/gpuprobe/secret", GPUMemoryGB: 80}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Count(out.String(), string(secret)) != 1 || !strings.Contains(out.String(), "backend:\n    url: http://127.0.0.1:8080/v1/batches") {
