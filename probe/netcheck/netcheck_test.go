@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/internal/testenv"
+	"github.com/gpusla/gpusla/probe/netcheck/netchecktest"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -20,6 +21,9 @@ func TestDefaultGatewayFromRouteTable(t *testing.T) {
 		file, gw, iface, err string
 	}{
 		{"route-two-defaults", "10.0.0.1", "eth0", ""}, // lower metric wins
+		// RTF_UP|RTF_GATEWAY|RTF_DYNAMIC, printed in hex as 0013: a
+		// decimal reading (procfs's) would lose the gateway bit.
+		{"route-dynamic", "192.168.1.1", "ens3", ""},
 		{"route-no-default", "", "", "no default route"},
 		{"route-default-down", "", "", "no default route"},
 	}
@@ -97,7 +101,7 @@ func byName(cs []wire.Check) map[string]wire.Check {
 // Everything but ping against real servers on loopback: the verdicts follow
 // the thresholds and failures say why.
 func TestQuickOnLoopback(t *testing.T) {
-	httpAddr, dnsAddr, stop := startServers(t, "127.0.0.1")
+	httpAddr, dnsAddr, stop := netchecktest.StartServers(t, "127.0.0.1")
 	defer stop()
 	closed := "127.0.0.1:1" // nothing listens on port 1 on loopback
 	spec := Spec{
@@ -145,6 +149,32 @@ func TestQuickOnLoopback(t *testing.T) {
 	}
 	if c := got["net.tcp.down.reach"]; !strings.Contains(c.Detail, "refused") {
 		t.Errorf("refused connect detail %q", c.Detail)
+	}
+}
+
+// Skipped names exactly the rows Quick gives, so a run that leaves the
+// network out loses none of them silently.
+func TestSkippedNamesQuicksRows(t *testing.T) {
+	httpAddr, dnsAddr, stop := netchecktest.StartServers(t, "127.0.0.1")
+	defer stop()
+	spec := Spec{Gateway: Gateway{Disabled: true},
+		TCP:  []TCPTarget{{Name: "up", Address: httpAddr}},
+		HTTP: []HTTPTarget{{Name: "mirror", URL: "http://" + httpAddr + "/"}},
+		DNS:  []DNSTarget{{Name: "mirror", Host: "mirrors.example.test", Server: dnsAddr}}}
+	spec.SetDefaults()
+	c := &Checker{Spec: spec}
+	quick, skip := c.Quick(context.Background()), c.Skipped("--no-network")
+	if len(quick) != len(skip) {
+		t.Fatalf("Quick gave %d rows, Skipped %d", len(quick), len(skip))
+	}
+	for i := range quick {
+		if q, s := quick[i], skip[i]; q.Name != s.Name || q.Category != s.Category || s.Verdict != wire.Skipped || s.Detail != "--no-network" {
+			t.Errorf("row %d: Quick %s (%s), Skipped %+v", i, q.Name, q.Category, s)
+		}
+	}
+	spec.Gateway.Disabled = false
+	if got := byName((&Checker{Spec: spec}).Skipped("x")); got["net.gateway.rtt"].Verdict != wire.Skipped || got["net.gateway.reach"].Category != wire.CategoryConnectivity {
+		t.Errorf("gateway rows: %+v", got)
 	}
 }
 
