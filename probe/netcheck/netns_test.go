@@ -189,7 +189,7 @@ func (n *netns) probe(t *testing.T, job string, spec Spec) map[string]wire.Check
 	for _, c := range cs {
 		t.Logf("%-28s %-7s %s  %s  [%s]", c.Name, c.Verdict, c.Value, c.Criterion, c.Detail)
 	}
-	return byName(cs)
+	return netchecktest.ByName(cs)
 }
 
 func quickSpec(pingCount int, interval time.Duration) Spec {

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"golang.org/x/net/dns/dnsmessage"
+
+	"github.com/gpusla/gpusla/probe/wire"
 )
 
 // ServeDNS answers every A question with ip on pc, until pc is closed. It
@@ -80,4 +82,13 @@ func StartServers(t testing.TB, host string) (httpAddr, dnsAddr string, stop fun
 	}
 	go ServeDNS(pc, DNSAnswer)
 	return ln.Addr().String(), pc.LocalAddr().String(), func() { srv.Close(); pc.Close() }
+}
+
+// ByName indexes checks by name, for tests that look rows up.
+func ByName(cs []wire.Check) map[string]wire.Check {
+	m := map[string]wire.Check{}
+	for _, c := range cs {
+		m[c.Name] = c
+	}
+	return m
 }
