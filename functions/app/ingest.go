@@ -89,7 +89,13 @@ func (s *Service) Ingest(ctx context.Context, req IngestRequest) (wire.Ack, erro
 	return in.run(ctx)
 }
 
+// sigPrefix is the replay key of a verified signature: a hash of its
+// canonical spelling, so the same MAC sent again with its hex upper-cased
+// (which verifies just as well) is recognised as the replay it is.
 func sigPrefix(sig string) string {
+	if c, ok := wire.CanonicalSignature(sig); ok {
+		sig = c
+	}
 	sum := sha256.Sum256([]byte(sig))
 	return hex.EncodeToString(sum[:8])
 }

@@ -150,6 +150,20 @@ func TestIngestStoresDedupesAndRefusesReplay(t *testing.T) {
 	if w.Code != 401 || !strings.Contains(decodeErr(t, w).Error, "replay") {
 		t.Fatalf("replay: %d %s", w.Code, w.Body.String())
 	}
+	// So is the same request with its signature's hex in upper or mixed
+	// case: it verifies alike, so it must be remembered alike.
+	for _, spell := range []func(string) string{strings.ToUpper, upperFirstLetter} {
+		again := first
+		again.Signature = "v1=" + spell(strings.TrimPrefix(first.Signature, "v1="))
+		before := e.store.Ops().Total("/write")
+		w = e.post(again)
+		if w.Code != 401 || !strings.Contains(decodeErr(t, w).Error, "replay") {
+			t.Fatalf("replay as %s: %d %s", again.Signature, w.Code, w.Body.String())
+		}
+		if n := e.store.Ops().Total("/write") - before; n != 0 {
+			t.Fatalf("a re-spelt replay made %d writes", n)
+		}
+	}
 	// The probe's retry (re-signed later) is a duplicate: 200, nothing written.
 	e.clock.Advance(2 * time.Second)
 	before := e.store.Ops().Total("/write")
@@ -164,6 +178,14 @@ func TestIngestStoresDedupesAndRefusesReplay(t *testing.T) {
 	if err != nil || st.LastSeq != 1 || st.LastHash != wire.BodyHash(body) || st.Run.Count != 2 {
 		t.Fatalf("state after one batch: %+v, %v", st, err)
 	}
+}
+
+// upperFirstLetter upper-cases the first hex letter only (a mixed-case spelling).
+func upperFirstLetter(h string) string {
+	if i := strings.IndexAny(h, "abcdef"); i >= 0 {
+		return h[:i] + strings.ToUpper(h[i:i+1]) + h[i+1:]
+	}
+	return h
 }
 
 func TestChainBreakIsEvidenceNotReject(t *testing.T) {

@@ -23,6 +23,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -141,8 +142,7 @@ func (h *Handler) verified(w http.ResponseWriter, r *http.Request) ([]byte, bool
 	}
 	// Only now is the request known to come from Slack; refuse a replay of
 	// it (the same signature again) inside the window it would still verify.
-	sum := sha256.Sum256([]byte(sig))
-	err = h.desk.Store().ClaimOnce(r.Context(), "slack-sig:"+hex.EncodeToString(sum[:16]), h.desk.Service().Now().Add(replayWindow))
+	err = h.desk.Store().ClaimOnce(r.Context(), replayKey(sig), h.desk.Service().Now().Add(replayWindow))
 	if errors.Is(err, store.ErrExists) {
 		h.refuse(w, r, http.StatusUnauthorized, "replayed request")
 		return nil, false
@@ -153,6 +153,19 @@ func (h *Handler) verified(w http.ResponseWriter, r *http.Request) ([]byte, bool
 		return nil, false
 	}
 	return body, true
+}
+
+// replayKey is the claim key of a verified signature. It hashes the
+// decoded MAC, not the header as sent: the verifier decodes hex in either
+// case, so "v0=AB…" verifies like "v0=ab…" and must be the same claim, or
+// an upper-cased replay would open a second ticket. (For the lowercase
+// hex Slack sends, the key is what it always was.)
+func replayKey(sig string) string {
+	if mac, err := hex.DecodeString(strings.TrimPrefix(sig, "v0=")); err == nil {
+		sig = "v0=" + hex.EncodeToString(mac)
+	}
+	sum := sha256.Sum256([]byte(sig))
+	return "slack-sig:" + hex.EncodeToString(sum[:16])
 }
 
 func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, status int, why string) {

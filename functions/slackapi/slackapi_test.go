@@ -248,6 +248,18 @@ func TestSignatureEdgeCases(t *testing.T) {
 	if n := len(e.tickets()); n != 1 {
 		t.Fatalf("%d tickets after a request and its replay, want 1", n)
 	}
+	// The same signature re-spelt (hex upper-cased, or one letter of it)
+	// verifies alike and is the same replay: no second ticket.
+	for _, spell := range []func(string) string{strings.ToUpper, upperFirstLetter} {
+		again := signed(slackapi.PathCommands, body, now.Add(-4*time.Minute))
+		again.Header.Set("X-Slack-Signature", "v0="+spell(strings.TrimPrefix(again.Header.Get("X-Slack-Signature"), "v0=")))
+		if w := e.do(again); w.Code != http.StatusUnauthorized {
+			t.Fatalf("replay as %s: %d, want 401", again.Header.Get("X-Slack-Signature"), w.Code)
+		}
+	}
+	if n := len(e.tickets()); n != 1 {
+		t.Fatalf("%d tickets after a request and its re-spelt replays, want 1", n)
+	}
 	// Interactions are verified the same way.
 	click := clickBody("U1", notify.ActionTicketOpen, "gz-01", "unreachable@20261130T100000.000Z", "1764496000.000100", e.slack.responseURL())
 	bad := signed(slackapi.PathInteractions, click, now)
@@ -258,6 +270,27 @@ func TestSignatureEdgeCases(t *testing.T) {
 	if n := len(e.tickets()); n != 1 {
 		t.Fatalf("a refused click recorded something: %d tickets", n)
 	}
+	// A click accepted once, then replayed with its signature upper-cased.
+	okClick := signed(slackapi.PathInteractions, click, now)
+	respelt := signed(slackapi.PathInteractions, click, now)
+	respelt.Header.Set("X-Slack-Signature", "v0="+strings.ToUpper(strings.TrimPrefix(respelt.Header.Get("X-Slack-Signature"), "v0=")))
+	if w := e.do(okClick); w.Code != http.StatusOK {
+		t.Fatalf("click: %d %s", w.Code, w.Body)
+	}
+	if w := e.do(respelt); w.Code != http.StatusUnauthorized {
+		t.Fatalf("click replayed upper-cased: %d, want 401", w.Code)
+	}
+	if n := len(e.tickets()); n != 2 {
+		t.Fatalf("%d tickets after a click and its re-spelt replay, want 2", n)
+	}
+}
+
+// upperFirstLetter upper-cases the first hex letter only (a mixed-case spelling).
+func upperFirstLetter(h string) string {
+	if i := strings.IndexAny(h, "abcdef"); i >= 0 {
+		return h[:i] + strings.ToUpper(h[i:i+1]) + h[i+1:]
+	}
+	return h
 }
 
 func TestOversizedBodyRefused(t *testing.T) {

@@ -107,3 +107,30 @@ func TestRoundTripAndChain(t *testing.T) {
 		t.Fatal("hash ignores a changed byte")
 	}
 }
+
+// TestCanonicalSignature: every spelling Verify accepts for one MAC has one
+// canonical form, the key replay protection remembers.
+func TestCanonicalSignature(t *testing.T) {
+	secret := []byte("s3cret")
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	body := []byte(`{}`)
+	ts, sig := Sign(secret, now, body)
+	upper := "v1=" + strings.ToUpper(strings.TrimPrefix(sig, "v1="))
+	mixed := []byte(sig)
+	for i := 3; i < len(mixed); i += 2 {
+		mixed[i] = strings.ToUpper(string(mixed[i]))[0]
+	}
+	for _, s := range []string{sig, upper, string(mixed)} {
+		if _, err := Verify(secret, now, ts, s, body); err != nil {
+			t.Fatalf("%s does not verify: %v", s, err)
+		}
+		if c, ok := CanonicalSignature(s); !ok || c != sig {
+			t.Fatalf("CanonicalSignature(%s) = %s, %v; want %s", s, c, ok, sig)
+		}
+	}
+	for _, bad := range []string{"", "v1=", "v1=zz", "V1=" + sig[3:], sig[3:]} {
+		if c, ok := CanonicalSignature(bad); ok && bad != "v1=" {
+			t.Fatalf("CanonicalSignature(%q) = %q, want refused", bad, c)
+		}
+	}
+}
