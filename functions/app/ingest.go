@@ -33,6 +33,9 @@ func (e *AuthError) Unwrap() error { return e.Err }
 
 // More reasons a request is refused with 401, next to wire's.
 var (
+	// ErrUnknownNode is the one answer to an unknown node and to a known
+	// node whose signature does not match (wire.ErrBadSignature), so that
+	// the answer never says which node ids exist.
 	ErrUnknownNode = errors.New("unknown node or signature does not match")
 	ErrReplay      = errors.New("replayed request (this exact signed request was already received)")
 )
@@ -55,16 +58,26 @@ func (s *Service) Ingest(ctx context.Context, req IngestRequest) (wire.Ack, erro
 	if req.Node == "" || req.Timestamp == "" || req.Signature == "" {
 		return wire.Ack{}, &AuthError{wire.ErrNoSignature}
 	}
-	if !wire.ValidNodeID(req.Node) {
-		return wire.Ack{}, &AuthError{ErrUnknownNode}
-	}
-	node, secret, err := s.nodeAndSecret(ctx, req.Node)
-	if errors.Is(err, store.ErrNotFound) {
-		return wire.Ack{}, &AuthError{ErrUnknownNode}
-	} else if err != nil {
-		return wire.Ack{}, fmt.Errorf("ingest: %w", err)
+	// An unknown node goes through the same checks as a known one, with a
+	// secret nobody has: the same timestamp check, the same HMAC over the
+	// same body, the same answer. Nothing in the status, the message or the
+	// work done tells a guesser whether the node id exists.
+	known := wire.ValidNodeID(req.Node)
+	var node store.Node
+	secret := s.decoySecret
+	if known {
+		var err error
+		node, secret, err = s.nodeAndSecret(ctx, req.Node)
+		if errors.Is(err, store.ErrNotFound) {
+			known, secret = false, s.decoySecret
+		} else if err != nil {
+			return wire.Ack{}, fmt.Errorf("ingest: %w", err)
+		}
 	}
 	signedAt, err := wire.Verify(secret, now, req.Timestamp, req.Signature, req.Body)
+	if errors.Is(err, wire.ErrBadSignature) || (err == nil && !known) {
+		return wire.Ack{}, &AuthError{ErrUnknownNode}
+	}
 	if err != nil {
 		return wire.Ack{}, &AuthError{err}
 	}

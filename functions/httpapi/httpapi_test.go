@@ -132,6 +132,33 @@ func TestIngestRejects(t *testing.T) {
 	}
 }
 
+// TestUnknownNodeLooksLikeWrongSignature: whatever else is wrong with the
+// request (fresh or stale timestamp, a well-formed or malformed node id), an
+// unknown node gets byte for byte the answer a known node with a wrong
+// signature gets, so the answers do not tell which node ids exist.
+func TestUnknownNodeLooksLikeWrongSignature(t *testing.T) {
+	e := newEnv(t)
+	_, body := e.a.Batch(t0, apptest.Heartbeats(t0, 30*time.Second, 2)...)
+	forged := func(node string, at time.Time) app.IngestRequest {
+		r := e.b.Request(at, body) // signed, but with another node's secret
+		r.Node = node
+		return r
+	}
+	for _, at := range []time.Time{t0, t0.Add(-wire.TimestampWindow - time.Second)} {
+		known := e.post(forged("node-a", at))
+		for _, unknown := range []string{"node-z", "no such node!", strings.Repeat("n", 65)} {
+			w := e.post(forged(unknown, at))
+			if w.Code != known.Code || w.Body.String() != known.Body.String() || w.Header().Get("Content-Type") != known.Header().Get("Content-Type") {
+				t.Errorf("signed at %s: unknown node %q answered %d %q; known node with a wrong signature %d %q",
+					at.Format(time.TimeOnly), unknown, w.Code, w.Body.String(), known.Code, known.Body.String())
+			}
+		}
+		if known.Code != 401 {
+			t.Errorf("known node, wrong signature: %d, want 401", known.Code)
+		}
+	}
+}
+
 func TestIngestStoresDedupesAndRefusesReplay(t *testing.T) {
 	e := newEnv(t)
 	_, body := e.a.Batch(t0, apptest.Heartbeats(t0, 30*time.Second, 2)...)
