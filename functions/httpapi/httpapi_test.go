@@ -103,6 +103,8 @@ func TestIngestRejects(t *testing.T) {
 		{"wrong type", signRaw(e.a, t0, []byte(`{"v":1,"id":"x","node":"node-a","seq":"one"}`)), 400, "seq", "wrong type"},
 		{"bad observation kind", signRaw(e.a, t0, []byte(`{"v":1,"id":"x","node":"node-a","probe":"t","seq":1,"created_at":"2026-11-30T10:00:00Z","observations":[{"at":"2026-11-30T10:00:00Z","kind":"nap"}]}`)), 400, "observations[0].kind", "neither"},
 		{"bad check category", signRaw(e.a, t0, []byte(`{"v":1,"id":"x","node":"node-a","probe":"t","seq":1,"created_at":"2026-11-30T10:00:00Z","observations":[{"at":"2026-11-30T10:00:00Z","kind":"check","checks":[{"name":"c","category":"vibes","verdict":"pass"}]}]}`)), 400, "observations[0].checks[0].category", "unknown category"},
+		{"check value not UTF-8", signRaw(e.a, t0, []byte("{\"v\":1,\"id\":\"x\",\"node\":\"node-a\",\"probe\":\"t\",\"seq\":1,\"created_at\":\"2026-11-30T10:00:00Z\",\"observations\":[{\"at\":\"2026-11-30T10:00:00Z\",\"kind\":\"check\",\"checks\":[{\"name\":\"c\",\"category\":\"host\",\"verdict\":\"fail\",\"value\":\"8\xff GPUs\"}]}]}")), 400, "observations[0].checks[0].value", "not valid UTF-8"},
+		{"lone surrogate in the id", signRaw(e.a, t0, []byte(`{"v":1,"id":"x\udc00","node":"node-a","probe":"t","seq":1,"created_at":"2026-11-30T10:00:00Z","observations":[]}`)), 400, "id", "surrogate"},
 		{"missing created_at", signRaw(e.a, t0, []byte(`{"v":1,"id":"x","node":"node-a","probe":"t","seq":1,"observations":[]}`)), 400, "created_at", "missing"},
 	}
 	for _, tc := range cases {
