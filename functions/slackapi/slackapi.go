@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackutilsx"
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/infra/store"
@@ -182,9 +183,19 @@ type Message struct {
 	ReplaceOriginal bool   `json:"replace_original,omitempty"`
 }
 
+// escaped is m as it may go to Slack. Answers carry ticket summaries,
+// provider references, node ids and the user's own words back, with no
+// markup of ours but bold, code and emoji: all of the text is escaped
+// ('&', '<', '>' as entities, slack-go's helper), so a summary saying
+// "<!channel>" shows instead of pinging the channel.
+func (m Message) escaped() Message {
+	m.Text = slackutilsx.EscapeMessage(m.Text)
+	return m
+}
+
 func writeMessage(w http.ResponseWriter, m Message) {
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(m)
+	_ = json.NewEncoder(w).Encode(m.escaped())
 }
 
 // by names who did something, for the ticket's timeline.
@@ -200,6 +211,7 @@ func (h *Handler) respond(ctx context.Context, responseURL string, m Message) er
 	if responseURL == "" {
 		return nil
 	}
+	m = m.escaped()
 	return slack.PostWebhookCustomHTTPContext(ctx, responseURL, h.client, &slack.WebhookMessage{
 		Text: m.Text, ResponseType: m.ResponseType, ReplaceOriginal: m.ReplaceOriginal})
 }

@@ -293,6 +293,44 @@ func upperFirstLetter(h string) string {
 	return h
 }
 
+// TestAnswersEscapeSuppliedText: a ticket whose summary and provider
+// reference say "<!channel>" (typed by a user: Slack sends it escaped, and
+// it is stored as typed) is answered, listed and replied to with the text
+// escaped, in the command's answer and in what goes to response_url, and
+// its notice in the channel carries no live mention either.
+func TestAnswersEscapeSuppliedText(t *testing.T) {
+	e := newEnv(t, nil)
+	const typed = "<!channel> fan & PSU <https://evil.example|refund>"
+	slackSent := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(typed) // as Slack sends what people type
+	code, m := e.command("ticket open gz-01 P1 " + slackSent + " ref=" + strings.ReplaceAll(slackSent, " ", ""))
+	if code != 200 {
+		t.Fatalf("open: %d %+v", code, m)
+	}
+	tk := e.tickets()[0]
+	if tk.Summary != typed || tk.ProviderRef != strings.ReplaceAll(typed, " ", "") {
+		t.Fatalf("stored summary %q, ref %q; want them as typed: %q", tk.Summary, tk.ProviderRef, typed)
+	}
+	_, status := e.command("status")
+	_, ref := e.command("ticket ref " + tk.ID + " " + strings.ReplaceAll(slackSent, " ", ""))
+	answers := []string{m.Text, status.Text, ref.Text}
+	for _, r := range e.slack.Responses() {
+		answers = append(answers, fmt.Sprint(r["text"]))
+	}
+	for _, p := range e.slack.Posts() {
+		answers = append(answers, p.Get("text"), p.Get("blocks"))
+	}
+	for _, a := range answers {
+		for _, c := range []string{"<!channel>", "<https://evil", `\u003c!channel`} {
+			if strings.Contains(a, c) {
+				t.Errorf("%q reaches Slack raw in %q", c, a)
+			}
+		}
+	}
+	if !strings.Contains(status.Text, "&lt;!channel&gt;fan&amp;PSU") {
+		t.Errorf("status does not show the reference escaped: %q", status.Text)
+	}
+}
+
 func TestOversizedBodyRefused(t *testing.T) {
 	e := newEnv(t, nil)
 	body := "text=" + strings.Repeat("a", slackapi.MaxBody)
@@ -349,7 +387,7 @@ func TestSlashCommands(t *testing.T) {
 		"ticket open gz-01 P9 lost":   `"P9" is not a priority of contract cn-example (one of P1, P2, P3)`,
 		"ticket open nope P1 lost":    `no node "nope"`,
 		"ticket responded T-zzzzzzzz": "not found",
-		"ticket open gz-01":           "needs <node> <priority> <summary>",
+		"ticket open gz-01":           "needs &lt;node&gt; &lt;priority&gt; &lt;summary&gt;", // escaped: Slack shows "<node>", no link
 		"frobnicate":                  `unknown command "frobnicate"`,
 		"report 2026-13":              "not a month",
 		"status nope":                 `no node "nope"`,
