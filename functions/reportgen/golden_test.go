@@ -2,21 +2,17 @@ package reportgen
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gpusla/gpusla/functions/reportgen/reportgentest"
+	"github.com/gpusla/gpusla/internal/golden"
 	"github.com/gpusla/gpusla/sla/billing"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/report"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 func buildClaim(t testing.TB) *report.Report {
 	t.Helper()
@@ -48,44 +44,6 @@ func buildClaim(t testing.TB) *report.Report {
 		t.Fatal(err)
 	}
 	return r
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./functions/reportgen -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s differs from the golden file (check, then run with -update):\n%s", path, firstDiff(want, got))
-	}
-}
-
-func firstDiff(a, b []byte) string {
-	al, bl := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
-	for i := 0; i < len(al) || i < len(bl); i++ {
-		var x, y string
-		if i < len(al) {
-			x = al[i]
-		}
-		if i < len(bl) {
-			y = bl[i]
-		}
-		if x != y {
-			return fmt.Sprintf("line %d:\n  want %s\n  got  %s", i+1, x, y)
-		}
-	}
-	return ""
 }
 
 func findNode(t *testing.T, r *report.Report, id string) *report.Node {
@@ -163,6 +121,6 @@ func TestClaimMonthGolden(t *testing.T) {
 		if err := Render(&buf, r, f, x); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, "claim-month."+f, buf.Bytes())
+		golden.Check(t, "claim-month."+f, buf.Bytes())
 	}
 }

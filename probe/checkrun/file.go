@@ -72,16 +72,22 @@ func ReadSnapshot(path string) (*Snapshot, error) {
 		return nil, fmt.Errorf("read snapshot: %w", err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxSnapshotBytes+1))
+	return readSnapshot(path, f)
+}
+
+// readSnapshot reads and parses the snapshot named name from r, reading at
+// most one byte past the limit.
+func readSnapshot(name string, r io.Reader) (*Snapshot, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxSnapshotBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("read snapshot %s: %w", path, err)
+		return nil, fmt.Errorf("read snapshot %s: %w", name, err)
 	}
 	if len(data) > MaxSnapshotBytes {
-		return nil, fmt.Errorf("snapshot %s: larger than %d bytes", path, MaxSnapshotBytes)
+		return nil, fmt.Errorf("snapshot %s: larger than %d bytes", name, MaxSnapshotBytes)
 	}
 	s, err := ParseSnapshot(data)
 	if err != nil {
-		return nil, fmt.Errorf("snapshot %s: %w", path, err)
+		return nil, fmt.Errorf("snapshot %s: %w", name, err)
 	}
 	return s, nil
 }

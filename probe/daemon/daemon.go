@@ -57,6 +57,10 @@ type Daemon struct {
 	Reload <-chan struct{}
 	// Now is the clock, for tests of the quiet window; default time.Now.
 	Now func() time.Time
+	// Transport carries the pushes; nil means net/http's default. The demo
+	// node of `gpusla serve` sets one that fails for a while, to make an
+	// outage the real daemon has to ride out with its spool.
+	Transport http.RoundTripper
 }
 
 // Run loads the config, starts everything and runs until ctx is done. A
@@ -135,7 +139,7 @@ func (d *Daemon) start(cfg *config.Config) (*instance, error) {
 	in := &instance{d: d, cfg: cfg, jobs: jobs, sp: sp}
 	in.ctx, in.cancel = context.WithCancel(context.Background())
 	in.sender = &push.Sender{URL: cfg.Backend.URL, Node: cfg.Node, Secret: cfg.Secret, Queue: sp,
-		Client: &http.Client{Timeout: cfg.Backend.Timeout}, MinBackoff: cfg.Backend.MinBackoff,
+		Client: &http.Client{Timeout: cfg.Backend.Timeout, Transport: d.Transport}, MinBackoff: cfg.Backend.MinBackoff,
 		MaxBackoff: cfg.Backend.MaxBackoff, Log: d.Log}
 	if pe := cfg.Schedules.PushEvery; pe > 0 {
 		in.batch = &batcher{sp: sp, log: d.Log, every: pe,

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/internal/golden"
 	"github.com/gpusla/gpusla/sla/events"
 )
 
@@ -85,7 +86,7 @@ func TestExampleLog(t *testing.T) {
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "../example-events.jsonl", buf.Bytes())
+	golden.Check(t, "../example-events.jsonl", buf.Bytes())
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -109,15 +110,15 @@ func TestExampleLog(t *testing.T) {
 	if err := JSON(&out, r); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "example.json", out.Bytes())
+	golden.Check(t, "example.json", out.Bytes())
 	out.Reset()
 	if err := Markdown(&out, r); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "example.md", out.Bytes())
+	golden.Check(t, "example.md", out.Bytes())
 	out.Reset()
 	if err := CSV(&out, r); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "example.csv", out.Bytes())
+	golden.Check(t, "example.csv", out.Bytes())
 }

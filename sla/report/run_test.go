@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/internal/golden"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/terms"
 )
@@ -133,14 +134,14 @@ func TestScenariosWithHeartbeatRunsGiveTheSameReport(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(a.Bytes(), b.Bytes()) {
-				t.Fatalf("report from heartbeat runs differs:\n%s", firstDiff(a.Bytes(), b.Bytes()))
+				t.Fatalf("report from heartbeat runs differs:\n%s", golden.FirstDiff(a.Bytes(), b.Bytes()))
 			}
 			a.Reset()
 			b.Reset()
 			_ = Markdown(&a, want)
 			_ = Markdown(&b, got)
 			if !bytes.Equal(a.Bytes(), b.Bytes()) {
-				t.Fatalf("markdown from heartbeat runs differs:\n%s", firstDiff(a.Bytes(), b.Bytes()))
+				t.Fatalf("markdown from heartbeat runs differs:\n%s", golden.FirstDiff(a.Bytes(), b.Bytes()))
 			}
 		})
 	}

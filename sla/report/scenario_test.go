@@ -2,19 +2,16 @@ package report
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/internal/golden"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/terms"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden reports in testdata/golden")
 
 func loadTerms(t testing.TB) []*terms.Terms {
 	t.Helper()
@@ -145,41 +142,6 @@ func run(t *testing.T, sc scenario, tm []*terms.Terms, viaJSON bool) *Report {
 	return r
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./sla/report -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s differs from the golden file (run with -update after checking the change):\n%s", path, firstDiff(want, got))
-	}
-}
-
-func firstDiff(a, b []byte) string {
-	al, bl := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
-	for i := 0; i < len(al) || i < len(bl); i++ {
-		var x, y string
-		if i < len(al) {
-			x = al[i]
-		}
-		if i < len(bl) {
-			y = bl[i]
-		}
-		if x != y {
-			return fmt.Sprintf("line %d:\n  want %s\n  got  %s", i+1, x, y)
-		}
-	}
-	return ""
-}
-
 func node(t *testing.T, r *Report, id string) *Node {
 	t.Helper()
 	for i := range r.Nodes {
@@ -208,12 +170,12 @@ func TestScenarios(t *testing.T) {
 			if err := JSON(&buf, r); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, sc.name+".json", buf.Bytes())
+			golden.Check(t, sc.name+".json", buf.Bytes())
 			buf.Reset()
 			if err := Markdown(&buf, r); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, sc.name+".md", buf.Bytes())
+			golden.Check(t, sc.name+".md", buf.Bytes())
 		})
 	}
 }
@@ -241,7 +203,7 @@ func TestScenariosThroughJSONLinesShuffledAndDuplicated(t *testing.T) {
 			_ = JSON(&a, want)
 			_ = JSON(&b, got)
 			if a.String() != b.String() {
-				t.Fatalf("shuffled, duplicated log gives a different report:\n%s", firstDiff(a.Bytes(), b.Bytes()))
+				t.Fatalf("shuffled, duplicated log gives a different report:\n%s", golden.FirstDiff(a.Bytes(), b.Bytes()))
 			}
 		})
 	}

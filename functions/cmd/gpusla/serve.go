@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -23,6 +22,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpusla/gpusla/functions/app"
+	demonode "github.com/gpusla/gpusla/functions/demo"
 	"github.com/gpusla/gpusla/functions/httpapi"
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/slack"
@@ -146,10 +146,10 @@ GET /healthz, /v1/nodes, /v1/incidents) on a loopback address, the embedded
 store under --data, the watchdog on a schedule, and alerts to Slack when
 configured (--config slack: or GPUSLA_SLACK_* variables), else to the console.
 
-With no node registered (or --demo on) it registers a demo node and runs a
-demo probe in-process that pushes real signed batches to the API, with real
-host checks; it pauses once so an unreachable alert and its recovery show
-within the first two minutes.`,
+With no node registered (or --demo on) it registers a demo node and runs the
+probe's daemon in-process, pushing real signed batches to the API (host
+checks, GPU checks on recorded snapshots); its pushes fail once for a while
+so an unreachable alert and its recovery show within the first two minutes.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := loadServeConfig(cfgPath)
@@ -241,7 +241,7 @@ func serve(ctx context.Context, c serveConfig, watchdogGiven bool, log *slog.Log
 		return err
 	}
 
-	demo, err := setupDemo(ctx, c, svc, store, box, log)
+	demo, err := demonode.Setup(ctx, demonode.Config{Mode: c.Demo, Data: c.Data}, svc, store, box, log)
 	if err != nil {
 		ln.Close()
 		return err
@@ -300,7 +300,7 @@ func serve(ctx context.Context, c serveConfig, watchdogGiven bool, log *slog.Log
 	log.Info("gpusla serve is up", "api", base, "data", c.Data, "nodes", len(nodes), "watchdog", c.Watchdog)
 	log.Info("look around", "nodes", base+httpapi.PathNodes, "incidents", base+httpapi.PathIncidents, "health", base+httpapi.PathHealth)
 	if demo != nil {
-		go demo.run(ctx, base+httpapi.PathBatches)
+		go demo.Run(ctx, base+httpapi.PathBatches)
 	} else if len(nodes) == 0 {
 		log.Info("no node registered: add one with `gpusla node add --data " + c.Data + " --id NODE --provider P --contract C`")
 	}
@@ -318,16 +318,13 @@ func serve(ctx context.Context, c serveConfig, watchdogGiven bool, log *slog.Log
 	defer cancel()
 	_ = srv.Shutdown(sctx)
 	if demo != nil {
-		demo.wait()
+		demo.Wait()
 	}
 	if err := svc.BackendStop(sctx); err != nil {
 		log.Error("record backend stop", "err", err)
 	}
 	return nil
 }
-
-// dataPath joins the data folder and a name.
-func dataPath(c serveConfig, name string) string { return filepath.Join(c.Data, name) }
 
 // newHTTPServer is serve's HTTP server; loadgen measures with the same one.
 func newHTTPServer(h http.Handler) *http.Server {

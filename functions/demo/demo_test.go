@@ -1,0 +1,138 @@
+package demo
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/app/apptest"
+	"github.com/gpusla/gpusla/functions/httpapi"
+	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/probe/config"
+)
+
+func newBackend(t *testing.T) (*app.Service, store.Store, app.SecretBox, *apptest.Notifier) {
+	t.Helper()
+	st, err := bolt.Open(filepath.Join(t.TempDir(), "gpusla.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	box, err := app.NewAESGCMBox(make([]byte, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := &apptest.Notifier{}
+	svc, err := app.New(app.Config{Store: st, Notifier: n, Box: box, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), BackendID: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, st, box, n
+}
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func TestSetupModes(t *testing.T) {
+	svc, st, box, _ := newBackend(t)
+	ctx := t.Context()
+	if d, err := Setup(ctx, Config{Mode: "off", Data: t.TempDir()}, svc, st, box, quiet); d != nil || err != nil {
+		t.Fatalf("off: %v, %v", d, err)
+	}
+	data := t.TempDir()
+	d, err := Setup(ctx, Config{Mode: "auto", Data: data}, svc, st, box, quiet)
+	if err != nil || d == nil {
+		t.Fatalf("auto with no node: %v, %v", d, err)
+	}
+	n, err := st.GetNode(ctx, NodeID)
+	if err != nil || !n.Demo || n.HeartbeatInterval != Default.Heartbeat || n.PushInterval != Default.Push || n.GPUCount != 2 {
+		t.Fatalf("demo node: %+v, %v", n, err)
+	}
+	// What Run writes is a config gpuprobe itself accepts, with the secret
+	// the backend sealed for the node.
+	if err := writeConfig(d, "http://127.0.0.1:1/v1/batches"); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(d.cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, err := box.Open(n.SealedSecret, NodeID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Node != NodeID || string(cfg.Secret) != string(secret) || cfg.Schedules.HeartbeatInterval != Default.Heartbeat ||
+		cfg.Schedules.PushEvery != Default.Push || cfg.Schedules.NetworkEvery != nil || cfg.Spool.Dir != filepath.Join(data, "demo-spool") {
+		t.Fatalf("probe config: %+v", cfg)
+	}
+	// Set up again (serve restarted): the same node, its secret reopened.
+	if d, err := Setup(ctx, Config{Mode: "auto", Data: data}, svc, st, box, quiet); err != nil || d == nil {
+		t.Fatalf("auto with only the demo node: %v, %v", d, err)
+	}
+	if _, _, err := svc.AddNode(ctx, app.NewNode{ID: "gz-01", Provider: "acme", Contract: "c", OrderedAt: time.Now(), GPUCount: 8}); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := Setup(ctx, Config{Mode: "auto", Data: data}, svc, st, box, quiet); d != nil || err != nil {
+		t.Fatalf("auto with a real node: %v, %v (want off)", d, err)
+	}
+	if d, err := Setup(ctx, Config{Mode: "on", Data: data}, svc, st, box, quiet); d == nil || err != nil {
+		t.Fatalf("on with a real node: %v, %v", d, err)
+	}
+}
+
+// The demo on a compressed timeline, against the real API: the daemon's
+// pushes fail for a while, its spool delivers what it saw late, and the
+// recorded GPU fault opens and closes incidents with alerts.
+func TestDemoRunsThroughTheDaemon(t *testing.T) {
+	svc, st, box, notes := newBackend(t)
+	srv := httptest.NewServer(httpapi.New(svc, quiet))
+	defer srv.Close()
+	// The backend takes heartbeats of 1 s at the fastest; the GPU checks
+	// run four times a heartbeat, so that the fault window holds many
+	// failing checks however loaded the machine is.
+	tl := Timeline{Heartbeat: time.Second, Push: 2 * time.Second, Grace: 2 * time.Second,
+		Health: 250 * time.Millisecond, HostEvery: time.Hour,
+		PauseAt: time.Second, PauseFor: 4 * time.Second, FaultAt: 6 * time.Second, FaultFor: 4 * time.Second}
+	d, err := Setup(t.Context(), Config{Mode: "on", Data: t.TempDir(), Timeline: tl}, svc, st, box, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go d.Run(ctx, srv.URL+httpapi.PathBatches)
+	defer func() { cancel(); d.Wait() }()
+
+	sent := func(kind notify.AlertKind, incident string) bool {
+		notes := notes.Sent()
+		return slices.ContainsFunc(notes, func(a notify.Alert) bool { return a.Kind == kind && a.IncidentKind == incident })
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		if _, err := svc.Watchdog(ctx); err != nil {
+			t.Fatal(err)
+		}
+		incs, err := st.ListIncidents(ctx, NodeID, time.Time{}, time.Now().Add(time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		gpuClosed := slices.ContainsFunc(incs, func(i store.Incident) bool { return i.Kind == "gpu_lost" && !i.Open() })
+		batches, err := st.ListBatches(ctx, NodeID, 1, 1<<62)
+		if err != nil {
+			t.Fatal(err)
+		}
+		late := slices.ContainsFunc(batches, func(b store.BatchRecord) bool { return slices.Contains(b.Why, "late") })
+		if gpuClosed && late && d.flaky.Failures() > 0 && sent(notify.AlertDegraded, "gpu_lost") && sent(notify.AlertRecovered, "gpu_lost") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 2 min: gpu_lost closed %v, a late batch %v, failed pushes %d, alerts %+v", gpuClosed, late, d.flaky.Failures(), notes.Sent())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -1,0 +1,108 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/gpusla/gpusla/sla/calendar"
+	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/interval"
+	"github.com/gpusla/gpusla/sla/terms"
+	"github.com/gpusla/gpusla/sla/ticket"
+)
+
+// nodeMonth is what every part of one node's report is judged against: the
+// contract, the month's bounds in the contract's zone, and the part of the
+// month the node was in service.
+type nodeMonth struct {
+	n         *nodeAcc
+	tm        *terms.Terms
+	ms, me    time.Time // the month, in the contract's zone
+	asOf      time.Time
+	end       time.Time // month end, as_of or release, whichever comes first
+	delivered time.Time // first heartbeat; zero if none yet
+	period    interval.Interval
+}
+
+func (b *Builder) month(n *nodeAcc) nodeMonth {
+	m := nodeMonth{n: n, tm: n.tm, asOf: b.opts.AsOf}
+	m.ms, m.me = calendar.MonthBounds(b.opts.Year, b.opts.Month, n.tm.Calendar.Loc)
+	m.end = minTime(m.me, m.asOf, n.released)
+	if n.firstAt != 1<<63-1 {
+		m.delivered = time.Unix(0, n.firstAt)
+	}
+	start := m.ms
+	if m.delivered.IsZero() || m.delivered.After(start) {
+		start = m.delivered
+	}
+	if !m.delivered.IsZero() && m.end.After(start) {
+		m.period = interval.Interval{Start: start, End: m.end}
+	}
+	return m
+}
+
+// buildNode assembles one node's month. The parts are computed in the order
+// they depend on each other: outages give the uptime books, tickets and
+// delivery give penalties, and billing with both gives the credit.
+func (b *Builder) buildNode(n *nodeAcc, tickets []*ticket.Ticket, backend interval.Set) Node {
+	m := b.month(n)
+	tm := n.tm
+	nr := Node{Node: n.id, Contract: tm.Contract, Provider: tm.Provider, Currency: tm.Currency, TimeZone: tm.TimeZone,
+		Hardware: Hardware{GPUModel: n.reg.Hardware.GPUModel, GPUCount: n.reg.Hardware.GPUCount},
+		Outages:  []Outage{}, Maintenance: []Maint{}, Tickets: []Ticket{}, Evidence: []Evidence{},
+		ClaimDeadline: ts(tm.Claim.Deadline(m.me, tm.Calendar.Loc), tm)}
+	if !m.period.Empty() {
+		nr.Period = Period{InService: true, Start: ts(m.period.Start, tm), End: ts(m.period.End, tm), Seconds: secs(m.period.Duration())}
+	}
+
+	books := b.outages(m, backend, &nr)
+	penalties := m.tickets(tickets, &nr)
+	penalties = append(penalties, m.delivery(&nr)...)
+	m.billing(books, penalties, &nr)
+	nr.Evidence = append(nr.Evidence, m.evidence()...)
+	return nr
+}
+
+// evidence lists the month's data-quality notices: batches the probe's spool
+// dropped and breaks in the batch hash chain.
+func (m nodeMonth) evidence() []Evidence {
+	n, tm := m.n, m.tm
+	sort.Slice(n.drops, func(i, j int) bool {
+		if !n.drops[i].At.Equal(n.drops[j].At) {
+			return n.drops[i].At.Before(n.drops[j].At)
+		}
+		return n.drops[i].ID < n.drops[j].ID
+	})
+	var out []Evidence
+	for _, e := range n.drops {
+		if e.At.Before(m.ms) || !e.At.Before(m.me) {
+			continue
+		}
+		ev := Evidence{Kind: e.Type, At: ts(e.At, tm)}
+		if e.Type == events.TypeBatchDropped {
+			ev.Detail = fmt.Sprintf("probe spool dropped %d batches (seq %d to %d): %s", e.Batches, e.FromSeq, e.ToSeq, e.Reason)
+		} else {
+			ev.Detail = fmt.Sprintf("hash chain broken at batch seq %d: expected prev %s, got %s", e.Seq, short(e.ExpectedPrev), short(e.GotPrev))
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+func minTime(ts ...time.Time) time.Time {
+	m := ts[0]
+	for _, t := range ts[1:] {
+		if !t.IsZero() && (m.IsZero() || t.Before(m)) {
+			m = t
+		}
+	}
+	return m
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}

@@ -1,0 +1,130 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/gpusla/gpusla/sla/account"
+	"github.com/gpusla/gpusla/sla/interval"
+)
+
+// outages finds the node's outages in its service period (gaps in what the
+// backend received, split by what the node's own batches say about them;
+// then check incidents), takes out the maintenance announced in time, and
+// fills in the uptime, outage and maintenance rows. The books it returns
+// hold the claimable uptime the credit is computed from.
+func (b *Builder) outages(m nodeMonth, backend interval.Set, nr *Node) account.Books {
+	n, tm := m.n, m.tm
+	var outs []account.Outage
+	var ongoing []bool
+	if !m.period.Empty() {
+		for _, g := range n.heardGaps(m.end) {
+			if !g.span.End.After(m.period.Start) || !g.span.Start.Before(m.period.End) {
+				continue
+			}
+			for _, o := range n.splitGap(g, backend, b.backendS, b.backend) {
+				outs = append(outs, o)
+				ongoing = append(ongoing, g.open)
+			}
+		}
+		for _, o := range n.checkIncidents(m.end) {
+			ongoing = append(ongoing, o.open)
+			outs = append(outs, o.Outage)
+		}
+	}
+	maint := b.maintenance(m)
+	books := account.Compute(tm, m.period, outs, maint)
+	nr.Period.ExcludedSeconds = secs(books.Excluded.Total())
+	nr.Uptime = Uptime{TargetPercent: tm.Uptime.Target, ObservedPercent: round4(books.UptimeObserved),
+		ClaimablePercent: round4(books.UptimeClaimed), ObservedOutageSeconds: secs(books.Observed.Total()),
+		ClaimableOutageSeconds: secs(books.Claimable.Total()), MinimumOutageSeconds: secs(tm.Uptime.MinimumOutage),
+		Met: books.UptimeClaimed >= tm.Uptime.Target}
+	nr.Outages = append(nr.Outages, m.outageRows(books, outs, ongoing)...)
+	nr.Maintenance = append(nr.Maintenance, m.maintRows(maint)...)
+	return books
+}
+
+// maintenance is the node's and its contract's maintenance notices that
+// overlap the month, in start order.
+func (b *Builder) maintenance(m nodeMonth) []account.Maintenance {
+	notices := append(append([]maintNotice{}, m.n.maint...), b.contractM[m.tm.Contract]...)
+	var out []account.Maintenance
+	for _, x := range notices {
+		if x.m.Span.End.After(m.ms) && x.m.Span.Start.Before(m.me) {
+			out = append(out, x.m)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Span.Start.Before(out[j].Span.Start) })
+	return out
+}
+
+// outageRows are the outages in start order (kind breaks ties), each with
+// how much of it counted and, where not all, why.
+func (m nodeMonth) outageRows(books account.Books, outs []account.Outage, ongoing []bool) []Outage {
+	tm := m.tm
+	order := make([]int, len(outs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, c int) bool {
+		x, y := outs[order[a]], outs[order[c]]
+		if !x.Span.Start.Equal(y.Span.Start) {
+			return x.Span.Start.Before(y.Span.Start)
+		}
+		return x.Kind < y.Kind
+	})
+	var rows []Outage
+	for _, i := range order {
+		o := outs[i]
+		clip := interval.Set{o.Span}.Clip(m.period)
+		if len(clip) == 0 {
+			continue
+		}
+		ro := Outage{Kind: string(o.Kind), Cause: o.Cause, Start: ts(o.Span.Start, tm), End: ts(o.Span.End, tm),
+			Ongoing: ongoing[i], Seconds: secs(o.Span.Duration()), ObservedSeconds: secs(books.Observed.Overlap(o.Span)),
+			CountedSeconds: secs(books.Claimable.Overlap(o.Span)), Evidence: o.Evidence}
+		if ro.Evidence == nil {
+			ro.Evidence = []string{}
+		}
+		ro.Counted = ro.CountedSeconds > 0
+		if ok, why := account.Counted(tm, o); !ok {
+			ro.Reason = why
+		} else if ex := books.Excluded.Overlap(o.Span); ex > 0 && ro.CountedSeconds == 0 {
+			ro.Reason = "inside maintenance announced with enough notice"
+		} else if ro.CountedSeconds == 0 {
+			ro.Reason = fmt.Sprintf("part of an outage run shorter than the contract's minimum of %s", tm.Uptime.MinimumOutage)
+		} else if d := clip.Total(); secs(d) > ro.CountedSeconds {
+			ro.Reason = "partly inside announced maintenance or in a run below the minimum"
+		} else if ro.Seconds > ro.CountedSeconds {
+			ro.Reason = "only the part inside this month's service period counts"
+		}
+		rows = append(rows, ro)
+	}
+	return rows
+}
+
+// maintRows say of each notice whether it was announced in time, and so
+// taken out of the month.
+func (m nodeMonth) maintRows(maint []account.Maintenance) []Maint {
+	tm := m.tm
+	var rows []Maint
+	for _, x := range maint {
+		rm := Maint{Start: ts(x.Span.Start, tm), End: ts(x.Span.End, tm), AnnouncedAt: ts(x.AnnouncedAt, tm),
+			NoticeSeconds: secs(x.Notice()), RequiredNoticeSeconds: secs(tm.Maintenance.Notice),
+			Excluded: x.Excluded(tm), Summary: x.Summary}
+		if rm.Excluded {
+			rm.ExcludedSeconds = secs(interval.Set{x.Span}.Clip(m.period).Total())
+			rm.Reason = "announced with enough notice: taken out of the month"
+		} else {
+			rm.Reason = fmt.Sprintf("announced %s before it started, less than the required %s: downtime counts",
+				x.Notice().Round(time.Minute), tm.Maintenance.Notice)
+		}
+		rows = append(rows, rm)
+	}
+	return rows
+}
+
+func round4(v float64) float64 {
+	return float64(int64(v*10000+0.5)) / 10000
+}

@@ -1,0 +1,252 @@
+package terms
+
+import (
+	"time"
+
+	"github.com/gpusla/gpusla/sla/incident"
+)
+
+// sections parses the contract's sections after uptime, one method each, in
+// the order a reader of the file meets them; each sets its defaults when
+// the section is left out.
+func (p *parser) sections(o *object, t *Terms) error {
+	for _, section := range []func(*object, *Terms) error{
+		p.maintenance, p.detection, p.support, p.replacement, p.delivery, p.claim, p.billing,
+	} {
+		if err := section(o, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *parser) maintenance(o *object, t *Terms) error {
+	n, ok := o.vals["maintenance"]
+	if !ok {
+		return nil
+	}
+	m, err := p.object(n, "maintenance", "notice")
+	if err != nil {
+		return err
+	}
+	if v, ok := m.vals["notice"]; ok {
+		if t.Maintenance.Notice, err = p.duration(v, "maintenance.notice"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *parser) detection(o *object, t *Terms) error {
+	t.Detection = incident.Thresholds{Grace: DefaultGrace, FailureThreshold: DefaultFailureThreshold, SuccessThreshold: DefaultSuccessThreshold}
+	n, ok := o.vals["detection"]
+	if !ok {
+		return nil
+	}
+	d, err := p.object(n, "detection", "heartbeat_grace", "failure_threshold", "success_threshold")
+	if err != nil {
+		return err
+	}
+	if v, ok := d.vals["heartbeat_grace"]; ok {
+		if t.Detection.Grace, err = p.duration(v, "detection.heartbeat_grace"); err != nil {
+			return err
+		}
+	}
+	if v, ok := d.vals["failure_threshold"]; ok {
+		if t.Detection.FailureThreshold, err = p.integer(v, "detection.failure_threshold", 1); err != nil {
+			return err
+		}
+	}
+	if v, ok := d.vals["success_threshold"]; ok {
+		if t.Detection.SuccessThreshold, err = p.integer(v, "detection.success_threshold", 1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *parser) support(o *object, t *Terms) error {
+	t.Support = Support{Response: map[string]Target{}, Resolution: map[string]Target{}}
+	n, ok := o.vals["support"]
+	if !ok {
+		return nil
+	}
+	s, err := p.object(n, "support", "response", "resolution", "pause_while_awaiting_customer", "late_response_penalty")
+	if err != nil {
+		return err
+	}
+	rn, err := p.require(s, "response")
+	if err != nil {
+		return err
+	}
+	ro, err := p.object(rn, "support.response")
+	if err != nil {
+		return err
+	}
+	if len(ro.keys) == 0 {
+		return p.err(rn, "support.response", "no priority listed")
+	}
+	for _, prio := range ro.keys {
+		tg, err := p.target(ro.vals[prio], "support.response."+prio)
+		if err != nil {
+			return err
+		}
+		t.Support.Priorities = append(t.Support.Priorities, prio)
+		t.Support.Response[prio] = tg
+	}
+	if rn, ok := s.vals["resolution"]; ok {
+		ro, err := p.object(rn, "support.resolution")
+		if err != nil {
+			return err
+		}
+		for _, prio := range ro.keys {
+			if _, ok := t.Support.Response[prio]; !ok {
+				return p.err(ro.vals[prio], "support.resolution."+prio, "priority %q has no response target", prio)
+			}
+			if t.Support.Resolution[prio], err = p.target(ro.vals[prio], "support.resolution."+prio); err != nil {
+				return err
+			}
+		}
+	}
+	if v, ok := s.vals["pause_while_awaiting_customer"]; ok {
+		if t.Support.PauseAwaitingCustomer, err = p.boolean(v, "support.pause_while_awaiting_customer"); err != nil {
+			return err
+		}
+	}
+	if v, ok := s.vals["late_response_penalty"]; ok {
+		if t.Support.LateResponsePenalty, err = p.percent(v, "support.late_response_penalty"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *parser) replacement(o *object, t *Terms) error {
+	t.Replacement.Clock = Wall
+	n, ok := o.vals["hardware_replacement"]
+	if !ok {
+		return nil
+	}
+	r, err := p.object(n, "hardware_replacement", "within", "clock", "penalty")
+	if err != nil {
+		return err
+	}
+	wn, err := p.require(r, "within")
+	if err != nil {
+		return err
+	}
+	if t.Replacement.Within, err = p.duration(wn, "hardware_replacement.within"); err != nil {
+		return err
+	}
+	if v, ok := r.vals["clock"]; ok {
+		if t.Replacement.Clock, err = p.clock(v, "hardware_replacement.clock"); err != nil {
+			return err
+		}
+	}
+	if v, ok := r.vals["penalty"]; ok {
+		if t.Replacement.Penalty, err = p.step(v, "hardware_replacement.penalty"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *parser) delivery(o *object, t *Terms) error {
+	n, ok := o.vals["delivery"]
+	if !ok {
+		return nil
+	}
+	d, err := p.object(n, "delivery", "within", "penalty")
+	if err != nil {
+		return err
+	}
+	wn, err := p.require(d, "within")
+	if err != nil {
+		return err
+	}
+	if t.Delivery.Within, err = p.duration(wn, "delivery.within"); err != nil {
+		return err
+	}
+	if v, ok := d.vals["penalty"]; ok {
+		if t.Delivery.Penalty, err = p.step(v, "delivery.penalty"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// claim requires exactly one way of saying when a credit claim closes.
+func (p *parser) claim(o *object, t *Terms) error {
+	cn, err := p.require(o, "claim")
+	if err != nil {
+		return err
+	}
+	c, err := p.object(cn, "claim", "within_days", "end_of_billing_cycle")
+	if err != nil {
+		return err
+	}
+	wd, hasDays := c.vals["within_days"]
+	bc, hasCycles := c.vals["end_of_billing_cycle"]
+	switch {
+	case hasDays && hasCycles:
+		return p.err(cn, "claim", "give either within_days or end_of_billing_cycle, not both")
+	case hasDays:
+		if t.Claim.WindowDays, err = p.integer(wd, "claim.within_days", 1); err != nil {
+			return err
+		}
+		if t.Claim.WindowDays > 366 {
+			return p.err(wd, "claim.within_days", "%d is longer than a year", t.Claim.WindowDays)
+		}
+	case hasCycles:
+		if t.Claim.BillingCycles, err = p.integer(bc, "claim.end_of_billing_cycle", 1); err != nil {
+			return err
+		}
+		if t.Claim.BillingCycles > 12 {
+			return p.err(bc, "claim.end_of_billing_cycle", "%d is more than a year", t.Claim.BillingCycles)
+		}
+	default:
+		return p.err(cn, "claim.within_days", "missing (or give end_of_billing_cycle)")
+	}
+	return nil
+}
+
+func (p *parser) billing(o *object, t *Terms) error {
+	bn, err := p.require(o, "billing")
+	if err != nil {
+		return err
+	}
+	b, err := p.object(bn, "billing", "price_per_gpu_hour", "granularity", "starts_at")
+	if err != nil {
+		return err
+	}
+	pn, err := p.require(b, "price_per_gpu_hour")
+	if err != nil {
+		return err
+	}
+	if t.Billing.PricePerGPUHour, err = p.nonNegative(pn, "billing.price_per_gpu_hour"); err != nil {
+		return err
+	}
+	t.Billing.Granularity = time.Second
+	if v, ok := b.vals["granularity"]; ok {
+		if t.Billing.Granularity, err = p.duration(v, "billing.granularity"); err != nil {
+			return err
+		}
+		if t.Billing.Granularity == 0 {
+			return p.err(v, "billing.granularity", "must be more than zero")
+		}
+	}
+	t.Billing.StartsAt = FromOrder
+	if v, ok := b.vals["starts_at"]; ok {
+		s, err := p.str(v, "billing.starts_at")
+		if err != nil {
+			return err
+		}
+		switch BillingStart(s) {
+		case FromOrder, FromDelivery:
+			t.Billing.StartsAt = BillingStart(s)
+		default:
+			return p.err(v, "billing.starts_at", "%q is neither %q nor %q", s, FromOrder, FromDelivery)
+		}
+	}
+	return nil
+}
