@@ -34,6 +34,15 @@ func openData(dir string, create bool) (*bolt.Store, app.SecretBox, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, nil, fmt.Errorf("data folder: %w", err)
 	}
+	// A master key with no store beside it means the store was there and
+	// is gone (deleted, moved, a wrong --data): starting an empty one would
+	// hide that all history is missing.
+	if _, err := os.Stat(filepath.Join(dir, storeFile)); errors.Is(err, fs.ErrNotExist) {
+		if _, kerr := os.Stat(filepath.Join(dir, masterKeyFile)); kerr == nil {
+			return nil, nil, fmt.Errorf("data folder %s has a master key but no store %s: the store is missing. Restore it (`gpusla restore --data %s --from BACKUP`), or move %s away to start an empty store",
+				dir, storeFile, dir, masterKeyFile)
+		}
+	}
 	box, err := loadMasterKey(filepath.Join(dir, masterKeyFile), create)
 	if err != nil {
 		return nil, nil, err

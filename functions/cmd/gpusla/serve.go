@@ -26,6 +26,7 @@ import (
 	"github.com/gpusla/gpusla/functions/httpapi"
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/slack"
+	"github.com/gpusla/gpusla/infra/store/bolt"
 )
 
 func init() {
@@ -217,6 +218,13 @@ func serve(ctx context.Context, c serveConfig, watchdogGiven bool, log *slog.Log
 	}
 	log.Info("store", "at", where)
 	defer store.Close()
+	if bs, ok := store.(*bolt.Store); ok { // backup.go: `gpusla backup` takes its snapshot here
+		stopBackups, err := serveBackups(bs, c.Data, log)
+		if err != nil {
+			return err
+		}
+		defer stopBackups()
+	}
 	var notifier notify.Notifier = &slack.Console{W: os.Stdout}
 	if c.Slack.Configured() {
 		if notifier, err = slack.New(c.Slack); err != nil {

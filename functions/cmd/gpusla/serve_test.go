@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/httpapi"
 	"github.com/gpusla/gpusla/probe/wire"
@@ -124,6 +126,15 @@ func TestServeIngestsOverHTTP(t *testing.T) {
 	if len(views) != 1 || views[0].ID != "gz-01" || views[0].LastSeq != 1 {
 		t.Fatalf("nodes: %+v (the demo must stay off when a real node is registered)", views)
 	}
+	// A backup while serve runs comes from serve itself; a restore over the
+	// running store is refused.
+	backup := filepath.Join(t.TempDir(), "snap.db")
+	if out, err := runCmd(newBackupCmd(), "--data", dir, "-o", backup); err != nil || !strings.Contains(out, "wrote "+backup) {
+		t.Fatalf("backup while serving: %v %s", err, out)
+	}
+	if _, err := runCmd(newRestoreCmd(), "--data", dir, "--from", backup); err == nil || !strings.Contains(err.Error(), "in use") {
+		t.Fatalf("restore while serving: %v", err)
+	}
 	cancel()
 	select {
 	case err := <-done:
@@ -141,6 +152,79 @@ func TestServeIngestsOverHTTP(t *testing.T) {
 	runs, err := st.ListBackendRuns(context.Background(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	if err != nil || len(runs) != 1 || !runs[0].Stopped {
 		t.Fatalf("backend runs %+v, %v: want one, stopped", runs, err)
+	}
+	st.Close()
+	// Restored once serve is gone: the snapshot has the batch, not the stop.
+	if out, err := runCmd(newRestoreCmd(), "--data", dir, "--from", backup); err != nil || !strings.Contains(out, "kept as") {
+		t.Fatalf("restore: %v %s", err, out)
+	}
+	st, _, err = openData(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := st.GetState(t.Context(), "gz-01"); err != nil || s.LastSeq != 1 {
+		t.Fatalf("restored state %+v, %v", s, err)
+	}
+	if runs, _ := st.ListBackendRuns(t.Context(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour)); len(runs) != 1 || runs[0].Stopped {
+		t.Fatalf("restored backend runs %+v: want the one running when the snapshot was taken", runs)
+	}
+}
+
+func runCmd(cmd *cobra.Command, args ...string) (string, error) {
+	var out bytes.Buffer
+	cmd.SetArgs(args)
+	cmd.SetOut(&out)
+	cmd.SetErr(io.Discard)
+	err := cmd.Execute()
+	return out.String(), err
+}
+
+// TestServeRefusesDamagedStore: an empty or truncated store file, or a
+// data folder with a master key and no store, stops serve at once with an
+// error naming the file and what is wrong; nothing is created or changed.
+func TestServeRefusesDamagedStore(t *testing.T) {
+	good := t.TempDir()
+	st, _, err := openData(good, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	raw, err := os.ReadFile(filepath.Join(good, storeFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _ := os.ReadFile(filepath.Join(good, masterKeyFile))
+	cases := map[string]struct {
+		store []byte // nil: no store file
+		want  string
+	}{
+		"empty store":           {[]byte{}, "empty (0 bytes)"},
+		"truncated store":       {raw[:3*4096], "truncated"},
+		"store missing, key on": {nil, "has a master key but no store"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, masterKeyFile), key, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if c.store != nil {
+				if err := os.WriteFile(filepath.Join(dir, storeFile), c.store, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := serve(t.Context(), serveConfig{Listen: "127.0.0.1:0", Data: dir, Watchdog: "@every 1m", Demo: "off"}, true, quietLogger())
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), dir) {
+				t.Fatalf("serve: %v; want an error naming %s and saying %q", err, dir, c.want)
+			}
+			after, statErr := os.ReadFile(filepath.Join(dir, storeFile))
+			if c.store == nil && statErr == nil {
+				t.Fatal("serve created a store where one was missing")
+			}
+			if c.store != nil && !bytes.Equal(after, c.store) {
+				t.Fatal("serve changed the damaged store")
+			}
+		})
 	}
 }
 
