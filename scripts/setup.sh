@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs everything the tests need that is not Go source: Debian packages
 # (iperf3, iproute2 and nftables for network namespaces, chromium for the status page
-# test), dynalite from npm, and Go tools (staticcheck, the Lambda Runtime
+# test, make for the Lambda builds, systemd for systemd-analyze, tzdata, git),
+# dynalite and s3rver from npm, and Go tools (staticcheck, the Lambda Runtime
 # Interface Emulator). Idempotent; everything project-local goes to .tools/.
+# A fresh Debian machine with Go is enough: under CI=true a test whose tool is
+# missing fails rather than skips (internal/testenv), so this list must be whole.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TOOLS="$PWD/.tools"
@@ -15,14 +18,20 @@ command -v ip >/dev/null || need_apt+=(iproute2)
 command -v tc >/dev/null || need_apt+=(iproute2)
 command -v nft >/dev/null || need_apt+=(nftables)
 command -v chromium >/dev/null || need_apt+=(chromium)
-command -v node >/dev/null || need_apt+=(nodejs npm)
+command -v node >/dev/null || need_apt+=(nodejs)
+command -v npm >/dev/null || need_apt+=(npm)
+command -v make >/dev/null || need_apt+=(make)                     # functions/lambdatest: the SAM make targets
+command -v git >/dev/null || need_apt+=(git)                       # functions/e2e: the README runs in a clone
+command -v systemd-analyze >/dev/null || need_apt+=(systemd)       # probe/deploy: the unit's security score
+[ -e /usr/share/zoneinfo/Asia/Shanghai ] || need_apt+=(tzdata)    # contract terms in named time zones
+[ -e /etc/ssl/certs/ca-certificates.crt ] || need_apt+=(ca-certificates) # npm and go install over https
 if ((${#need_apt[@]})); then
   if [ "$(id -u)" = 0 ]; then
     echo "setup: installing Debian packages: ${need_apt[*]}"
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
   else
-    echo "setup: not root, cannot install ${need_apt[*]}; tests that need them will skip" >&2
+    echo "setup: not root, cannot install ${need_apt[*]}; tests that need them will skip (fail under CI=true)" >&2
   fi
 fi
 

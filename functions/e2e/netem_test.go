@@ -6,7 +6,6 @@ import (
 	"runtime"
 
 	"fmt"
-	"golang.org/x/sys/unix"
 	"os"
 	"os/exec"
 	"regexp"
@@ -14,6 +13,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gpusla/gpusla/internal/testenv"
 )
 
 // TestNetworkDegradedWithNetem runs a probe inside its own network
@@ -24,13 +27,9 @@ import (
 // round trip, alerts, and recovers when the delay is removed. Traffic
 // stays between the two namespaces. Needs root and ip/tc; skips otherwise.
 func TestNetworkDegradedWithNetem(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for ip netns and tc netem")
-	}
+	testenv.NeedRoot(t, "ip netns and tc netem")
 	for _, tool := range []string{"ip", "tc"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("needs %s (iproute2): %v", tool, err)
-		}
+		testenv.LookPath(t, tool, "Debian package iproute2")
 	}
 	ns, hostIP := setupNetns(t)
 	sl := newFakeSlack(t)
@@ -107,7 +106,7 @@ func setupNetns(t *testing.T) (string, string) {
 	octet := 16 + int(id[0])%200
 	hostIP, nsIP := fmt.Sprintf("10.231.%d.1", octet), fmt.Sprintf("10.231.%d.2", octet)
 	if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
-		t.Skipf("cannot create a network namespace here (%v): %s", err, out)
+		testenv.Missing(t, "cannot create a network namespace here (%v): %s", err, out)
 	}
 	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", ns).Run() })
 	sh(t, "ip", "link", "add", host, "type", "veth", "peer", "name", vethNS, "netns", ns)
@@ -135,7 +134,7 @@ func forwardFromNetns(t *testing.T, ns, addr string) string {
 	t.Helper()
 	l, err := listenInNetns(ns)
 	if err != nil {
-		t.Skipf("cannot listen inside namespace %s: %v", ns, err)
+		testenv.Missing(t, "cannot listen inside namespace %s: %v", ns, err)
 	}
 	t.Cleanup(func() { l.Close() })
 	go func() {
@@ -225,7 +224,7 @@ func degradeLink(t *testing.T, ns string) linkFault {
 		{"nft", "add", "rule", "inet", "gpusla_e2e", "out", "icmp", "type", "echo-request", "numgen", "inc", "mod", "4", "!=", "0", "drop"},
 	} {
 		if out, err := in(args...).CombinedOutput(); err != nil {
-			t.Skipf("neither netem nor nftables can degrade the link here: %s: %v: %s", strings.Join(args, " "), err, out)
+			testenv.Missing(t, "neither netem nor nftables can degrade the link here: %s: %v: %s", strings.Join(args, " "), err, out)
 		}
 	}
 	return linkFault{check: "net.ping.peer.loss", criterion: "≤ 10 %",

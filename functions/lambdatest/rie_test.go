@@ -23,10 +23,11 @@ import (
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
-	"github.com/gpusla/gpusla/functions/lambdaenv"
+	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/slack"
 	"github.com/gpusla/gpusla/infra/store/dynamo"
 	"github.com/gpusla/gpusla/infra/store/dynamo/dynamotest"
+	"github.com/gpusla/gpusla/internal/testenv"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -50,7 +51,7 @@ func rieBinary(t testing.TB) string {
 		p = filepath.Join(repoRoot(), ".tools", "bin", "aws-lambda-rie")
 	}
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("AWS Lambda Runtime Interface Emulator not installed (%s); run scripts/setup.sh", p)
+		testenv.Missing(t, "AWS Lambda Runtime Interface Emulator not installed (%s); run scripts/setup.sh", p)
 	}
 	return p
 }
@@ -62,9 +63,7 @@ var builds sync.Map
 // returns the bootstrap it wrote.
 func build(t testing.TB, target, goarch string) string {
 	t.Helper()
-	if _, err := exec.LookPath("make"); err != nil {
-		t.Skip("make not installed")
-	}
+	testenv.LookPath(t, "make", "scripts/setup.sh installs Debian's make")
 	key := target + "/" + goarch
 	if p, ok := builds.Load(key); ok {
 		return p.(string)
@@ -258,10 +257,10 @@ func newBackend(t testing.TB) *backend {
 	}
 	p := apptest.AddNode(t, svc, "rie-node-1")
 	return &backend{store: store, probe: p, env: []string{
-		lambdaenv.EnvTable + "=" + table,
-		lambdaenv.EnvMasterKeyFile + "=" + keyFile,
-		lambdaenv.EnvDynamoEndpoint + "=" + dynamotest.Endpoint(t),
-		lambdaenv.EnvLogLevel + "=INFO",
+		wiring.EnvTable + "=" + table,
+		wiring.EnvMasterKeyFile + "=" + keyFile,
+		wiring.EnvDynamoEndpoint + "=" + dynamotest.Endpoint(t),
+		wiring.EnvLogLevel + "=INFO",
 		"AWS_REGION=us-east-1",
 		"AWS_ACCESS_KEY_ID=test",
 		"AWS_SECRET_ACCESS_KEY=test",

@@ -9,22 +9,15 @@ import (
 	"regexp"
 	"testing"
 	"time"
+
+	"github.com/gpusla/gpusla/internal/testenv"
 )
 
 // The HTML report prints to PDF in a real browser: Chromium's print path
 // applies the print CSS (A4 landscape, each node on its own page), so the
 // two-node claim month gives a cover page and at least one page per node.
 func TestHTMLPrintsToPDFInChromium(t *testing.T) {
-	bin := ""
-	for _, c := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(c); err == nil {
-			bin = p
-			break
-		}
-	}
-	if bin == "" {
-		t.Skip("chromium not installed (scripts/setup.sh installs Debian's chromium); skipping the print test")
-	}
+	bin := testenv.Chromium(t)
 	r := buildClaim(t)
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")

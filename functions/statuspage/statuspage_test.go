@@ -16,10 +16,12 @@ import (
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
+	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/blob"
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/internal/testenv"
 )
 
 const token = "s3cret-status-token"
@@ -72,7 +74,7 @@ func seeded(t *testing.T) (*Handler, time.Time) {
 			t.Fatal(err)
 		}
 	}
-	book, err := app.LoadTerms("../../testdata/terms")
+	book, err := wiring.LoadTerms("../../testdata/terms")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,16 +183,7 @@ func TestPageContent(t *testing.T) {
 // the DOM (after the script ran) shows the seeded nodes, incidents and the
 // ticket timer, and a screenshot is taken.
 func TestPageInHeadlessChromium(t *testing.T) {
-	bin := ""
-	for _, c := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(c); err == nil {
-			bin = p
-			break
-		}
-	}
-	if bin == "" {
-		t.Skip("chromium not installed (scripts/setup.sh installs Debian's chromium); skipping the browser test")
-	}
+	bin := testenv.Chromium(t)
 	h, _ := seeded(t)
 	mux := http.NewServeMux()
 	h.Register(mux)

@@ -18,6 +18,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	ports "github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/internal/testenv"
 )
 
 // store is what the report generator will declare; both types satisfy it.
@@ -66,6 +69,8 @@ func contract(t *testing.T, s store) {
 
 	if _, err := s.Get(ctx, "2026-11/nobody.pdf"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Get of a missing name: %v, want ErrNotFound", err)
+	} else if !errors.Is(err, ports.ErrNotFound) {
+		t.Errorf("Get of a missing name: %v does not wrap the store's ErrNotFound the application checks for", err)
 	}
 
 	lists := []struct {
@@ -183,11 +188,9 @@ func startS3rver(t *testing.T) string {
 	_, file, _, _ := runtime.Caller(0)
 	bin := filepath.Join(filepath.Dir(file), "..", "..", ".tools", "node", "node_modules", ".bin", "s3rver")
 	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("s3rver not installed (%s); run scripts/setup.sh", bin)
+		testenv.Missing(t, "s3rver not installed (%s); run scripts/setup.sh", bin)
 	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node not installed; run scripts/setup.sh")
-	}
+	testenv.LookPath(t, "node", "run scripts/setup.sh")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

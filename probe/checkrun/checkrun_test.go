@@ -158,3 +158,32 @@ func TestSnapshotFiles(t *testing.T) {
 		t.Fatal("missing file read")
 	}
 }
+
+// A measuring group's per-second curves (the soak's) are in the --json
+// report, one figure a second; without curves the field is absent.
+func TestCurvesInTheJSONReport(t *testing.T) {
+	gpu := 0
+	curve := []float64{651.9, 652.0, 652.1}
+	g := Group{Name: "stress",
+		Run:    func(context.Context) []wire.Check { return nil },
+		Curves: func() []Curve { return []Curve{{Name: "gpu.soak.bf16", GPU: &gpu, Unit: "TFLOP/s", PerSecond: curve}} }}
+	_, rep, err := (&Runner{Groups: []Group{g}}).Live(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	rep.WriteJSON(&b)
+	var doc struct {
+		Curves []Curve `json:"curves"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil || len(doc.Curves) != 1 || len(doc.Curves[0].PerSecond) != 3 ||
+		doc.Curves[0].PerSecond[2] != 652.1 || doc.Curves[0].Name != "gpu.soak.bf16" {
+		t.Fatalf("curves %+v %v\n%s", doc.Curves, err, b.String())
+	}
+	_, rep, _ = (&Runner{Groups: []Group{{Name: "x", Run: g.Run}}}).Live(context.Background())
+	b.Reset()
+	rep.WriteJSON(&b)
+	if strings.Contains(b.String(), "curves") {
+		t.Errorf("no curves: %s", b.String())
+	}
+}

@@ -33,6 +33,9 @@ type Report struct {
 	ExitCode   int            `json:"exit_code"`
 	Counts     map[string]int `json:"counts"`
 	Checks     []wire.Check   `json:"checks"`
+	// Curves are the per-second series of the measuring groups (the soak's
+	// throughput curve, `check --soak`); absent when none ran.
+	Curves []Curve `json:"curves,omitempty"`
 }
 
 func newReport(probe, source string, taken time.Time, d time.Duration, checks []wire.Check) *Report {

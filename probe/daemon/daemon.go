@@ -81,12 +81,22 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	sd := notifier{d.Log}
+	sd.send("READY=1")
+	// The watchdog is fed from this loop, not from a goroutine of its own:
+	// a reload or stop that hangs starves it, and systemd restarts us.
+	ping, stopPing := sd.watchdog()
+	defer stopPing()
 	for {
 		select {
 		case <-ctx.Done():
+			sd.send("STOPPING=1")
 			in.stop()
 			d.Log.Info("gpuprobe stopped")
 			return nil
+		case <-ping:
+			sd.send("WATCHDOG=1")
+			continue
 		case <-d.Reload:
 		}
 		next, err := config.Load(d.ConfigPath)
@@ -95,6 +105,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 			continue
 		}
 		d.Log.Info("reloading config", "path", d.ConfigPath)
+		sd.send("RELOADING=1")
 		in.stop()
 		nin, err := d.start(next)
 		if err != nil {
@@ -104,9 +115,11 @@ func (d *Daemon) Run(ctx context.Context) error {
 			if in, err = d.start(cfg); err != nil {
 				return err
 			}
+			sd.send("READY=1")
 			continue
 		}
 		in, cfg = nin, next
+		sd.send("READY=1")
 	}
 }
 
@@ -181,10 +194,10 @@ func (d *Daemon) start(cfg *config.Config) (*instance, error) {
 	s := cfg.Schedules
 	in.schedule("heartbeat", s.HeartbeatEvery, 10*time.Second, in.heartbeat)
 	if jobs.Health != nil {
-		in.schedule("health", s.HealthEvery, 2*time.Minute, in.checks("health", jobs.Health))
+		in.schedule("health", s.HealthEvery, 2*time.Minute, in.checks("health", jobs.Health, false))
 	}
 	if jobs.Network != nil {
-		in.schedule("network", s.NetworkEvery, 5*time.Minute, in.checks("network", jobs.Network))
+		in.schedule("network", s.NetworkEvery, 5*time.Minute, in.checks("network", jobs.Network, false))
 	}
 	if jobs.Stress != nil {
 		in.schedule("stress", s.StressEvery, cfg.Stress.Timeout, in.stress)
@@ -256,12 +269,17 @@ func (in *instance) heartbeat(ctx context.Context) {
 }
 
 // checks wraps a Job: a panic inside it becomes a failed check (evidence)
-// instead of a silent gap, and the result is spooled.
-func (in *instance) checks(name string, job Job) func(context.Context) {
+// instead of a silent gap, and the result is spooled. A job cut short by
+// the daemon's stop is dropped (a half-done measurement is not evidence)
+// unless keepOnStop: the stress job's results are one complete test each,
+// so those it finished are spooled — made into a batch before the daemon
+// exits, sent at the next start — rather than lost with the one it was
+// running (which it reports as interrupted).
+func (in *instance) checks(name string, job Job, keepOnStop bool) func(context.Context) {
 	return func(ctx context.Context) {
 		cs := in.guard(ctx, name, job)
-		if ctx.Err() != nil && in.ctx.Err() != nil {
-			return // stopping: a half-done measurement is not evidence
+		if ctx.Err() != nil && in.ctx.Err() != nil && !keepOnStop {
+			return
 		}
 		in.record(cs)
 	}
@@ -309,7 +327,7 @@ func (in *instance) stress(ctx context.Context) {
 		skip("GPUs busy: " + why)
 		return
 	}
-	in.checks("stress", in.jobs.Stress)(ctx)
+	in.checks("stress", in.jobs.Stress, true)(ctx)
 }
 
 func (in *instance) record(cs []wire.Check) {

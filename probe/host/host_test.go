@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/internal/testenv"
 	"github.com/gpusla/gpusla/probe/expect"
 	"github.com/gpusla/gpusla/probe/wire"
 )
@@ -212,7 +213,7 @@ func TestParseCPUTimesErrors(t *testing.T) {
 
 func TestLiveHost(t *testing.T) {
 	if _, err := os.Stat("/proc/self/mounts"); err != nil {
-		t.Skip("no /proc here")
+		testenv.Missing(t, "no /proc here: %v", err)
 	}
 	s, err := Reader{StealWindow: 50 * time.Millisecond}.Read(context.Background())
 	if err != nil {

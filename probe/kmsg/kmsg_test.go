@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpusla/gpusla/internal/testenv"
 )
 
 func load(t *testing.T, name string) *Log {
@@ -115,7 +117,7 @@ func TestReadDevKmsg(t *testing.T) {
 	// container); the parse path is covered by the fixtures above.
 	lines, err := readKmsg("/dev/kmsg")
 	if err != nil {
-		t.Skipf("/dev/kmsg not readable here: %v", err)
+		testenv.Missing(t, "/dev/kmsg not readable here: %v", err)
 	}
 	for _, l := range lines {
 		if !strings.Contains(l, "NVRM:") {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/internal/testenv"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -149,9 +150,7 @@ func TestQuickOnLoopback(t *testing.T) {
 
 func canPing(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("ICMP tests need root (raw socket); skipping")
-	}
+	testenv.NeedRoot(t, "ICMP tests open raw sockets")
 }
 
 func TestPingLoopback(t *testing.T) {
@@ -196,10 +195,7 @@ func TestGatewayFromTable(t *testing.T) {
 }
 
 func TestIperfLoopback(t *testing.T) {
-	bin, err := exec.LookPath("iperf3")
-	if err != nil {
-		t.Skip("iperf3 is not installed (scripts/setup.sh installs it); skipping")
-	}
+	bin := testenv.LookPath(t, "iperf3", "scripts/setup.sh installs it")
 	port := freePort(t)
 	srv := exec.Command(bin, "-s", "-B", "127.0.0.1", "-p", port)
 	if err := srv.Start(); err != nil {

@@ -12,6 +12,27 @@
 //	pending.jsonl           observations staged (Stage) but not yet sealed into a batch (Seal)
 //	rejected/…              batches the backend refused for good (kept for inspection)
 //	lock                    flock held while a daemon owns the spool
+//	reserve                 64 KiB of zeros, deleted to make room for state.json on a full disk
+//
+// # Drop reports
+//
+// Whatever leaves the spool unsent (the cap, a refusal, a damaged file, a
+// full disk) is reported in the next batch's wire.Drop: batches counts
+// them, from_seq and to_seq bound their sequence numbers, and reason names
+// each cause once and ends with what they held, " — N observations
+// START/END" (ISO 8601 interval, probe clock; "at T" for one instant). The
+// backend stores the drop as evidence (EvidenceDrop) and the report shows
+// it. Reports of dropped batches that themselves carried one are merged
+// forward, so the reason stays bounded.
+//
+// # Disk full
+//
+// A write refused for want of space (ENOSPC, EDQUOT) does not stop the
+// probe: batches are held in memory and sent from there, the cap counts
+// them, the reserve file is released so state.json stays current (it lists
+// the held batches), a restart on the full disk works and reports what the
+// last run held as dropped, and once the disk has room the held batches go
+// to disk. See full.go.
 package spool
 
 import (
@@ -21,8 +42,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -82,6 +105,9 @@ type state struct {
 	// before this state moves on, recovery knows those observations are in
 	// that batch and does not seal them twice.
 	Sealing *sealing `json:"sealing,omitempty"`
+	// Memory lists the batches held only in memory (the disk was full)
+	// when the state was last saved; a restart reports them as dropped.
+	Memory []uint64 `json:"memory,omitempty"`
 }
 
 type sealing struct {
@@ -119,6 +145,13 @@ type Spool struct {
 	staged      []wire.Observation
 	pending     *os.File
 	pendingSize int64
+
+	// mem holds the batches the disk had no room for (full.go); full is
+	// the error that put them there, nil while the disk takes writes.
+	mem      map[uint64][]byte
+	full     error
+	started  bool // lostAtStart ran: state.Memory is this run's
+	reserved bool // the reserve file is there
 }
 
 // Open opens (creating if needed) the spool in opt.Dir, takes its lock, and
@@ -155,6 +188,8 @@ func Open(opt Options) (*Spool, error) {
 		lf.Close()
 		return nil, err
 	}
+	s.lostAtStart()
+	s.ensureReserve()
 	// Observations staged before a crash or stop are sealed first, so they
 	// go out ahead of anything this run observes.
 	if err := s.recoverPending(); err != nil {
@@ -370,8 +405,15 @@ func (s *Spool) newBatch(obs []wire.Observation) *wire.Batch {
 // writeBatch makes the batch durable first, then moves the chain forward.
 // A crash between the two is repaired by recover.
 func (s *Spool) writeBatch(b *wire.Batch, body []byte) error {
-	if err := writeFileAtomic(s.dir, filepath.Base(s.path(b.Seq)), body); err != nil {
-		return fmt.Errorf("spool: write batch %d: %w", b.Seq, err)
+	if s.stillFull() {
+		s.hold(b.Seq, body, s.full)
+	} else if err := writeFileAtomic(s.dir, filepath.Base(s.path(b.Seq)), body); err != nil {
+		if !diskFull(err) {
+			return fmt.Errorf("spool: write batch %d: %w", b.Seq, err)
+		}
+		s.hold(b.Seq, body, err)
+	} else if len(s.mem) > 0 || s.full != nil || !s.reserved {
+		s.roomAgain()
 	}
 	s.items = append(s.items, entry{seq: b.Seq, size: int64(len(body))})
 	s.bytes += int64(len(body))
@@ -408,28 +450,28 @@ func (s *Spool) enforceCap() error {
 }
 
 func (s *Spool) drop(victims []entry, reason string, keep bool) error {
-	d := s.st.Drop
-	if d == nil {
-		d = &wire.Drop{FromSeq: victims[0].seq, ToSeq: victims[0].seq, Reason: reason}
-	} else {
-		d = &wire.Drop{Batches: d.Batches, FromSeq: d.FromSeq, ToSeq: d.ToSeq, Reason: d.Reason}
-		if !strings.Contains(d.Reason, reason) {
-			d.Reason += "; " + reason
+	var bodies [][]byte
+	this := &wire.Drop{FromSeq: victims[0].seq, ToSeq: victims[0].seq}
+	for _, v := range victims {
+		this.Batches++
+		this.FromSeq = min(this.FromSeq, v.seq)
+		this.ToSeq = max(this.ToSeq, v.seq)
+		if body, err := s.readBody(v.seq); err == nil {
+			bodies = append(bodies, body)
 		}
 	}
+	// Seqs alone do not say what was lost: the report names how many
+	// observations and which interval, for the report's evidence.
+	if s.full != nil {
+		reason += " (spool disk full)"
+	}
+	this.Reason = joinReason(reason, span(bodies))
+	d := mergeDrop(s.st.Drop, this)
 	for _, v := range victims {
-		d.Batches++
-		d.FromSeq = min(d.FromSeq, v.seq)
-		d.ToSeq = max(d.ToSeq, v.seq)
 		// A victim that carried an earlier drop report takes the report
 		// with it unless we carry it forward.
 		if carried := s.readDrop(v.seq); carried != nil {
-			d.Batches += carried.Batches
-			d.FromSeq = min(d.FromSeq, carried.FromSeq)
-			d.ToSeq = max(d.ToSeq, carried.ToSeq)
-			if !strings.Contains(d.Reason, carried.Reason) {
-				d.Reason += "; " + carried.Reason
-			}
+			d = mergeDrop(d, carried)
 		}
 	}
 	s.st.Drop = d
@@ -443,6 +485,10 @@ func (s *Spool) drop(victims []entry, reason string, keep bool) error {
 	gone := make(map[uint64]bool, len(victims))
 	for _, v := range victims {
 		gone[v.seq] = true
+		if _, held := s.mem[v.seq]; held {
+			delete(s.mem, v.seq) // never on disk: nothing to delete or set aside
+			continue
+		}
 		var err error
 		if keep {
 			err = s.setAside(v.seq)
@@ -475,7 +521,7 @@ func (s *Spool) setAside(seq uint64) error {
 
 // readDrop returns the drop report a spooled batch carries, if any.
 func (s *Spool) readDrop(seq uint64) *wire.Drop {
-	body, err := os.ReadFile(s.path(seq))
+	body, err := s.readBody(seq)
 	if err != nil {
 		return nil
 	}
@@ -498,7 +544,7 @@ func (s *Spool) Oldest() (it Item, ok bool, err error) {
 	}
 	for len(s.items) > 0 {
 		seq := s.items[0].seq
-		body, err := os.ReadFile(s.path(seq))
+		body, err := s.readBody(seq)
 		if err != nil {
 			return Item{}, false, fmt.Errorf("spool: read batch %d: %w", seq, err)
 		}
@@ -529,6 +575,12 @@ func (s *Spool) Ack(seq uint64) error {
 	for i, it := range s.items {
 		if it.seq != seq {
 			continue
+		}
+		if _, held := s.mem[seq]; held {
+			delete(s.mem, seq)
+			s.items = append(s.items[:i], s.items[i+1:]...)
+			s.bytes -= it.size
+			return nil
 		}
 		if err := os.Remove(s.path(seq)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("spool: delete acknowledged batch %d: %w", seq, err)
@@ -567,15 +619,31 @@ func (s *Spool) PendingDrop() *wire.Drop {
 	return &d
 }
 
+// saveState writes the state durably. On a full disk it frees the reserve
+// and tries once more; if that fails too the state lives on in memory and
+// the next save tries again (full.go), rather than stop the probe.
 func (s *Spool) saveState() error {
+	if s.started {
+		// Until lostAtStart has read it, the list is the last run's.
+		s.st.Memory = slices.Sorted(maps.Keys(s.mem))
+	}
 	raw, err := json.Marshal(s.st)
 	if err != nil {
 		return fmt.Errorf("spool: encode state: %w", err)
 	}
-	if err := writeFileAtomic(s.dir, stateFile, raw); err != nil {
+	err = writeFileAtomic(s.dir, stateFile, raw)
+	if err != nil && diskFull(err) && s.releaseReserve() {
+		err = writeFileAtomic(s.dir, stateFile, raw)
+	}
+	switch {
+	case err == nil:
+		return nil
+	case diskFull(err):
+		s.noRoom(err)
+		return nil
+	default:
 		return fmt.Errorf("spool: write state: %w", err)
 	}
-	return nil
 }
 
 func (s *Spool) path(seq uint64) string {

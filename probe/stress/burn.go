@@ -156,6 +156,9 @@ type BurnResult struct {
 	Min     float64   `json:"min_tflops"`
 	CV      float64   `json:"cv"`
 	Monitor *Monitor  `json:"monitor,omitempty"`
+	// Interrupted says why the burn stopped before it finished (the run
+	// was cancelled: SIGTERM, SIGINT, the job's timeout); see stopped.go.
+	Interrupted string `json:"interrupted,omitempty"`
 }
 
 // launchTarget is how long one kernel launch should run: long enough that

@@ -93,6 +93,8 @@ type PowerResult struct {
 	Median  float64   `json:"median_tflops"`
 	CopyGBs float64   `json:"copy_gbs"`
 	Monitor *Monitor  `json:"monitor,omitempty"`
+	// Interrupted: as BurnResult's.
+	Interrupted string `json:"interrupted,omitempty"`
 }
 
 // Tuning parameters.
@@ -101,6 +103,11 @@ var (
 	powerMixes = []PowerMix{{1, true}, {2, true}, {4, true}, {0, true}, {1, false}, {2, false}, {4, false}, {0, false}}
 	// defaultMix is used when no NVML reading can guide the choice.
 	defaultMix = PowerMix{4, true}
+	// QuickPowerMixes is a two-mix tuning (~3.4 s instead of ~13.4 s) for
+	// the default `gpuprobe check`: on an H200 every mix that adds memory
+	// traffic reached the power cap (685–693 W), and these two — with and
+	// without the shared-memory operands — were the best of each kind.
+	QuickPowerMixes = []PowerMix{{4, false}, {4, true}}
 	// tuneWindow is how long each mix runs; tuneTail the part at its end
 	// whose readings count (NVML's power reading averages about the last
 	// second, so earlier ones still hold the previous mix).
@@ -302,7 +309,10 @@ type powerSlot struct {
 // runPower runs the power test on one GPU whose context is current: tune
 // (when a sampler can read power), then the main phase of d with NVML
 // monitored every second.
-func runPower(ctx context.Context, g *GPUReport, s Sampler, st Static, d time.Duration, inject bool) (res PowerResult) {
+func runPower(ctx context.Context, g *GPUReport, s Sampler, st Static, d time.Duration, mixes []PowerMix, inject bool) (res PowerResult) {
+	if len(mixes) == 0 {
+		mixes = powerMixes
+	}
 	res = PowerResult{GPU: g.Index, Engine: "BF16 mma.sync m16n8k16 + device-memory copy", Kernel: "power_bf16", CopyBytes: powerBufBytes}
 	if g.arch < 80 {
 		res.Skipped = "the power test needs the tensor-core kernels (compute capability 8.0 or newer)"
@@ -327,7 +337,7 @@ func runPower(ctx context.Context, g *GPUReport, s Sampler, st Static, d time.Du
 	res.Mix, res.Tuned = defaultMix, "default (no NVML reading to tune by)"
 	if s != nil {
 		rec := startTuneRecorder(ctx, s, g.BusID, tuneInterval)
-		for _, mix := range powerMixes {
+		for _, mix := range mixes {
 			if ctx.Err() != nil {
 				break
 			}

@@ -30,8 +30,7 @@ func pctOf(v float64, spec Spec, key string) string {
 // judgeBurn turns one burn into its checks: result errors (gpu_degraded),
 // throughput against the model's threshold (performance_below_spec) and
 // what the NVML monitor saw.
-func judgeBurn(b BurnResult, spec Spec, known bool) []wire.Check {
-	name := "gpu.burn." + string(b.Precision)
+func judgeBurn(name string, b BurnResult, spec Spec, known bool) []wire.Check {
 	c := wire.Check{Name: name, Category: wire.CategoryGPUDegraded, GPU: gpuPtr(b.GPU), Unit: "TFLOP/s"}
 	switch {
 	case b.Skipped != "":
@@ -89,6 +88,22 @@ func judgeBurn(b BurnResult, spec Spec, known bool) []wire.Check {
 	return out
 }
 
+// steadyCriterion is the power stability criterion (monitor.go, steadyPart).
+var steadyCriterion = fmt.Sprintf("every reading of the steady part (after the ramp) within ±%g %% of its mean", maxPowerFluctPct)
+
+// powerValue describes the power readings: over the steady part when
+// there is one, else over the readings after warm-up.
+func powerValue(m Monitor) string {
+	over := fmt.Sprintf("readings %d–%d of %d", m.SteadyFrom+1, m.Samples, m.Samples)
+	if m.PowerUnjudged != "" {
+		over = fmt.Sprintf("%d readings, no steady part", m.Samples)
+	}
+	if m.SteadySamples == 0 && m.PowerUnjudged == "" {
+		over = fmt.Sprintf("%d readings", m.Samples) // summarised before the steady rule
+	}
+	return fmt.Sprintf("%.0f W mean, %.0f–%.0f W (±%.1f %%; %s)", m.PowerMeanW, m.PowerMinW, m.PowerMaxW, m.PowerFluctPct, over)
+}
+
 // judgeMonitor judges what NVML showed during a burn.
 func judgeMonitor(prefix string, gpu int, m Monitor) []wire.Check {
 	if m.Samples == 0 {
@@ -98,13 +113,17 @@ func judgeMonitor(prefix string, gpu int, m Monitor) []wire.Check {
 	var out []wire.Check
 	p := wire.Check{Name: prefix + ".power", Category: wire.CategoryPerformance, GPU: gpuPtr(gpu),
 		Number: num(m.PowerMeanW), Unit: "W", Verdict: wire.Pass,
-		Criterion: fmt.Sprintf("every sample within ±%g %% of the mean", maxPowerFluctPct)}
-	p.Value = fmt.Sprintf("%.0f W mean, %.0f–%.0f W (±%.1f %%)", m.PowerMeanW, m.PowerMinW, m.PowerMaxW, m.PowerFluctPct)
+		Criterion: steadyCriterion}
+	p.Value = powerValue(m)
 	if m.PowerLimitW > 0 {
 		p.Value += fmt.Sprintf(", %.0f %% of the %.0f W limit", 100*m.PowerMeanW/m.PowerLimitW, m.PowerLimitW)
 	}
-	if m.PowerFluctPct > maxPowerFluctPct {
+	switch {
+	case m.PowerUnjudged != "":
+		p.Verdict, p.Detail = wire.Skipped, m.PowerUnjudged
+	case m.PowerFluctPct > maxPowerFluctPct:
 		p.Verdict = wire.Warn
+		p.Detail = fmt.Sprintf("power unsteady: a reading of the steady part %.1f %% from its mean, over ±%g %%", m.PowerFluctPct, maxPowerFluctPct)
 	}
 	out = append(out, p)
 

@@ -3,37 +3,16 @@ package main
 import (
 	"errors"
 	"fmt"
-	"log/slog"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/store/bolt"
 )
 
-// backupSocket is where a running `gpusla serve` hands out snapshots of its
-// embedded store (the data folder is 0700, the socket 0600).
-const backupSocket = "backup.sock"
-
 func init() {
 	commands = append(commands, newBackupCmd, newRestoreCmd)
-}
-
-// serveBackups offers snapshots of st on the data folder's backup socket
-// until the returned stop is called.
-func serveBackups(st *bolt.Store, data string, log *slog.Logger) (stop func(), err error) {
-	sock := filepath.Join(data, backupSocket)
-	ln, err := bolt.ListenBackups(sock)
-	if err != nil {
-		return nil, err
-	}
-	go func() {
-		if err := st.ServeBackups(ln); err != nil {
-			log.Error("backup socket", "err", err)
-		}
-	}()
-	return func() { ln.Close(); os.Remove(sock) }, nil
 }
 
 func newBackupCmd() *cobra.Command {
@@ -41,19 +20,19 @@ func newBackupCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "backup --data DIR -o FILE",
 		Short: "Write a consistent snapshot of the embedded store, also while serve runs",
-		Long: `Writes a snapshot of the data folder's store (` + storeFile + `) to FILE: from the running
+		Long: `Writes a snapshot of the data folder's store (` + wiring.StoreFile + `) to FILE: from the running
 ` + "`gpusla serve`" + ` through its backup socket (one read transaction, while ingest goes on), or
 from the file itself when nothing runs. The snapshot is written whole or not at all and
-verified before it is kept. The master key is not in it: keep a copy of ` + masterKeyFile + `
+verified before it is kept. The master key is not in it: keep a copy of ` + wiring.MasterKeyFile + `
 apart from the backups (docs/security.md).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if output == "" {
 				return errors.New("-o FILE: where to write the snapshot")
 			}
-			n, ok, err := bolt.FetchBackup(filepath.Join(data, backupSocket), output)
+			n, ok, err := bolt.FetchBackup(filepath.Join(data, wiring.BackupSocket), output)
 			if !ok {
-				n, err = bolt.BackupFile(filepath.Join(data, storeFile), output)
+				n, err = bolt.BackupFile(filepath.Join(data, wiring.StoreFile), output)
 			}
 			if err != nil {
 				return err
@@ -74,17 +53,17 @@ func newRestoreCmd() *cobra.Command {
 		Short: "Put a backup in place of the embedded store (serve must be stopped)",
 		Long: `Verifies the backup FILE, then puts it in place of the data folder's store. Refused while
 ` + "`gpusla serve`" + ` runs on the folder (the store is locked). A store already there is kept beside
-it as ` + storeFile + `.replaced-<time>; nothing is overwritten.`,
+it as ` + wiring.StoreFile + `.replaced-<time>; nothing is overwritten.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if from == "" {
 				return errors.New("--from FILE: the backup to restore")
 			}
-			kept, err := bolt.Restore(from, filepath.Join(data, storeFile))
+			kept, err := bolt.Restore(from, filepath.Join(data, wiring.StoreFile))
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "restored %s from %s\n", filepath.Join(data, storeFile), from)
+			fmt.Fprintf(cmd.OutOrStdout(), "restored %s from %s\n", filepath.Join(data, wiring.StoreFile), from)
 			if kept != "" {
 				fmt.Fprintf(cmd.OutOrStdout(), "the store it replaced is kept as %s\n", kept)
 			}

@@ -18,6 +18,8 @@ import (
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/httpapi"
+	"github.com/gpusla/gpusla/functions/serve"
+	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -54,7 +56,7 @@ func TestServeConfigErrorsNameTheField(t *testing.T) {
 // the backend's stop.
 func TestServeIngestsOverHTTP(t *testing.T) {
 	dir := t.TempDir()
-	st, box, err := openData(dir, true)
+	st, box, err := wiring.OpenData(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +87,7 @@ func TestServeIngestsOverHTTP(t *testing.T) {
 	done := make(chan error, 1)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	go func() {
-		done <- serve(ctx, serveConfig{Listen: addr, Data: dir, Watchdog: "@every 1m", Demo: "auto"}, true, log)
+		done <- serve.Run(ctx, serve.Config{Listen: addr, Data: dir, Watchdog: "@every 1m", Demo: "auto"}, wiring.Env{}, true, log)
 	}()
 	base := "http://" + addr
 	for i := 0; ; i++ {
@@ -144,7 +146,7 @@ func TestServeIngestsOverHTTP(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not stop")
 	}
-	st, _, err = openData(dir, false)
+	st, _, err = wiring.OpenData(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +160,7 @@ func TestServeIngestsOverHTTP(t *testing.T) {
 	if out, err := runCmd(newRestoreCmd(), "--data", dir, "--from", backup); err != nil || !strings.Contains(out, "kept as") {
 		t.Fatalf("restore: %v %s", err, out)
 	}
-	st, _, err = openData(dir, false)
+	st, _, err = wiring.OpenData(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,16 +186,16 @@ func runCmd(cmd *cobra.Command, args ...string) (string, error) {
 // error naming the file and what is wrong; nothing is created or changed.
 func TestServeRefusesDamagedStore(t *testing.T) {
 	good := t.TempDir()
-	st, _, err := openData(good, true)
+	st, _, err := wiring.OpenData(good, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
-	raw, err := os.ReadFile(filepath.Join(good, storeFile))
+	raw, err := os.ReadFile(filepath.Join(good, wiring.StoreFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, _ := os.ReadFile(filepath.Join(good, masterKeyFile))
+	key, _ := os.ReadFile(filepath.Join(good, wiring.MasterKeyFile))
 	cases := map[string]struct {
 		store []byte // nil: no store file
 		want  string
@@ -205,19 +207,19 @@ func TestServeRefusesDamagedStore(t *testing.T) {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			if err := os.WriteFile(filepath.Join(dir, masterKeyFile), key, 0o600); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, wiring.MasterKeyFile), key, 0o600); err != nil {
 				t.Fatal(err)
 			}
 			if c.store != nil {
-				if err := os.WriteFile(filepath.Join(dir, storeFile), c.store, 0o600); err != nil {
+				if err := os.WriteFile(filepath.Join(dir, wiring.StoreFile), c.store, 0o600); err != nil {
 					t.Fatal(err)
 				}
 			}
-			err := serve(t.Context(), serveConfig{Listen: "127.0.0.1:0", Data: dir, Watchdog: "@every 1m", Demo: "off"}, true, quietLogger())
+			err := serve.Run(t.Context(), serve.Config{Listen: "127.0.0.1:0", Data: dir, Watchdog: "@every 1m", Demo: "off"}, wiring.Env{}, true, quietLogger())
 			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), dir) {
 				t.Fatalf("serve: %v; want an error naming %s and saying %q", err, dir, c.want)
 			}
-			after, statErr := os.ReadFile(filepath.Join(dir, storeFile))
+			after, statErr := os.ReadFile(filepath.Join(dir, wiring.StoreFile))
 			if c.store == nil && statErr == nil {
 				t.Fatal("serve created a store where one was missing")
 			}
@@ -225,24 +227,5 @@ func TestServeRefusesDamagedStore(t *testing.T) {
 				t.Fatal("serve changed the damaged store")
 			}
 		})
-	}
-}
-
-func TestMasterKeyPermissions(t *testing.T) {
-	dir := t.TempDir()
-	st, _, err := openData(dir, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
-	key := filepath.Join(dir, masterKeyFile)
-	if fi, err := os.Stat(key); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("master key mode %v, %v; want 0600", fi.Mode().Perm(), err)
-	}
-	if err := os.Chmod(key, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := openData(dir, false); err == nil || !strings.Contains(err.Error(), "readable by others") {
-		t.Fatalf("open with a world-readable key: %v", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/gpusla/gpusla/probe/health"
 	"github.com/gpusla/gpusla/probe/host"
 	"github.com/gpusla/gpusla/probe/kmsg"
+	"github.com/gpusla/gpusla/probe/ownwork"
 	"github.com/gpusla/gpusla/probe/specdb"
 )
 
@@ -28,6 +29,10 @@ type checkOptions struct {
 	kernelLog   string
 	noProgress  bool
 	stress      checkStress // --quick/--full/--no-stress (stress.go)
+	// own records this run's GPU work and tells when a previous probe
+	// process's ended (ownwork.DefaultPath), so that the idleness checks
+	// never judge the probe's own burns.
+	own *ownwork.Recorder
 
 	expected expect.Expected // settled by resolveExpected before groups judge
 }
@@ -35,6 +40,10 @@ type checkOptions struct {
 // checkGroups lists the groups `gpuprobe check` runs, in order. A new
 // group of checks is one more line here.
 func checkGroups(o *checkOptions) []checkrun.Group {
+	if o.own == nil {
+		o.own = ownwork.New(ownwork.DefaultPath(), nil)
+	}
+	o.stress.own = o.own
 	groups := []checkrun.Group{
 		checkrun.GPUGroup(o.gpuSource(), o.kernelLogSource(), specdb.Default(), &o.expected),
 		checkrun.HostGroup(host.Reader{Root: o.hostRoot, StealWindow: o.stealWindow}, &o.expected),
@@ -61,6 +70,7 @@ func (o *checkOptions) register(cmd *cobra.Command) {
 func (o *checkOptions) gpuSource() gpu.Source {
 	n := gpu.NewNVML()
 	n.XIDWait = o.xidWait
+	n.Own = o.own.State
 	return n
 }
 

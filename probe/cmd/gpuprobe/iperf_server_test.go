@@ -5,21 +5,18 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"os/exec"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/internal/testenv"
 	"github.com/gpusla/gpusla/probe/netcheck"
 )
 
 // `gpuprobe iperf-server` serves a real iperf3 client on loopback, and
 // stops its iperf3 when the command is stopped.
 func TestIperfServerServesAndStops(t *testing.T) {
-	bin, err := exec.LookPath("iperf3")
-	if err != nil {
-		t.Skip("iperf3 is not installed (scripts/setup.sh installs it); skipping")
-	}
+	bin := testenv.LookPath(t, "iperf3", "scripts/setup.sh installs it")
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
@@ -28,7 +25,10 @@ func TestIperfServerServesAndStops(t *testing.T) {
 	go func() {
 		done <- serveIperf(ctx, slog.New(slog.NewTextHandler(io.Discard, nil)), bin, port, "127.0.0.1")
 	}()
-	var res netcheck.IperfResult
+	var (
+		res netcheck.IperfResult
+		err error
+	)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		res, err = netcheck.RunIperf(context.Background(), netcheck.Iperf{Host: "127.0.0.1", Port: port,

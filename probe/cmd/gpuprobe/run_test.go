@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/internal/testenv"
 	"github.com/gpusla/gpusla/probe/push/pushtest"
 )
 
@@ -30,9 +31,7 @@ func buildProbe(t *testing.T) string {
 	if bin := os.Getenv("GPUPROBE_TEST_BIN"); bin != "" {
 		return bin
 	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command to build gpuprobe with; set GPUPROBE_TEST_BIN to a built gpuprobe")
-	}
+	testenv.LookPath(t, "go", "needed to build gpuprobe; or set GPUPROBE_TEST_BIN to a built gpuprobe")
 	bin := filepath.Join(t.TempDir(), "gpuprobe")
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
 	if err != nil {

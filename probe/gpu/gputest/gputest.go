@@ -4,6 +4,7 @@
 package gputest
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
@@ -153,6 +154,23 @@ func Program(m *mock.Device, rec gpu.Device) {
 			return nvml.Utilization{}, nvml.ERROR_NOT_SUPPORTED
 		}
 		return nvml.Utilization{Gpu: *rec.UtilizationGPU, Memory: *rec.UtilizationMemory}, nvml.SUCCESS
+	}
+	m.GetSamplesFunc = func(t nvml.SamplingType, lastSeen uint64) (nvml.ValueType, []nvml.Sample, nvml.Return) {
+		if t != nvml.GPU_UTILIZATION_SAMPLES {
+			return 0, nil, nvml.ERROR_NOT_SUPPORTED
+		}
+		var out []nvml.Sample
+		for _, u := range rec.UtilizationSamples {
+			if ts := uint64(u.At.UnixMicro()); ts > lastSeen {
+				x := nvml.Sample{TimeStamp: ts}
+				binary.LittleEndian.PutUint32(x.SampleValue[:], uint32(u.Pct))
+				out = append(out, x)
+			}
+		}
+		if len(out) == 0 {
+			return nvml.VALUE_TYPE_UNSIGNED_INT, nil, nvml.ERROR_NOT_FOUND
+		}
+		return nvml.VALUE_TYPE_UNSIGNED_INT, out, nvml.SUCCESS
 	}
 	m.GetPersistenceModeFunc = func() (nvml.EnableState, nvml.Return) {
 		return enable(rec.PersistenceMode), ret(rec.PersistenceMode != nil)

@@ -24,6 +24,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/gpusla/gpusla/infra/store/dynamo"
+	"github.com/gpusla/gpusla/internal/testenv"
 )
 
 // EnvEndpoint names the variable scripts/test.sh exports.
@@ -43,7 +44,7 @@ func Endpoint(t testing.TB) string {
 	t.Helper()
 	once.Do(func() { endpoint, startErr = start() })
 	if startErr != nil {
-		t.Skipf("no DynamoDB to test against: %v", startErr)
+		testenv.Missing(t, "no DynamoDB to test against: %v", startErr)
 	}
 	return endpoint
 }
@@ -57,10 +58,23 @@ func Stop() {
 	}
 }
 
-// Dynalite is the path of the dynalite launcher in the project's .tools.
+// Dynalite is the path of the dynalite launcher in the project's .tools,
+// found from the module root (the nearest folder above with go.mod), so it
+// holds wherever this package moves.
 func Dynalite() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", ".tools", "node", "node_modules", ".bin", "dynalite")
+	root := filepath.Dir(file)
+	for {
+		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
+			break
+		}
+		up := filepath.Dir(root)
+		if up == root {
+			break
+		}
+		root = up
+	}
+	return filepath.Join(root, ".tools", "node", "node_modules", ".bin", "dynalite")
 }
 
 func start() (string, error) {

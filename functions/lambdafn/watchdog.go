@@ -1,11 +1,41 @@
-package main
+// Package lambdafn holds the Lambda functions of template.yaml, each as a
+// value built from a wired backend (functions/wiring) with one method that
+// takes the function's raw event: the watchdog's minute tick, the ticket
+// API with its Slack endpoints, the monthly reports and the status page.
+// Every main in functions/<name> only opens the backend, builds its
+// function and starts the Lambda runtime with it.
+package lambdafn
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
+
+	"github.com/gpusla/gpusla/functions/app"
 )
+
+// Watchdog is the watchdog function: it checks that the event is a
+// schedule tick, then runs tick (app.MinuteTick).
+func Watchdog(tick func(context.Context) (app.WatchdogResult, error), log *slog.Logger) func(context.Context, json.RawMessage) (app.WatchdogResult, error) {
+	return func(ctx context.Context, raw json.RawMessage) (app.WatchdogResult, error) {
+		scheduled, err := parseTick(raw)
+		if err != nil {
+			return app.WatchdogResult{}, err
+		}
+		res, err := tick(ctx)
+		if err != nil {
+			// The run did what it could; the error goes to the log and to
+			// Lambda's error metric. The next tick tries again.
+			log.Error("watchdog", "scheduled", scheduled, "nodes", res.Nodes, "err", err)
+			return res, err
+		}
+		log.Info("watchdog", "scheduled", scheduled, "nodes", res.Nodes, "transitions", res.Transitions)
+		return res, nil
+	}
+}
 
 // schedulerSource is what template.yaml's schedule Input says it is.
 const schedulerSource = "gpusla.scheduler"

@@ -1,4 +1,4 @@
-package main
+package lambdafn
 
 import (
 	"context"
@@ -50,7 +50,7 @@ func TestHandlerRunsWatchdogOnlyForTicks(t *testing.T) {
 		runs++
 		return app.WatchdogResult{Nodes: 3}, nil
 	}
-	h := handler(wd, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h := Watchdog(wd, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	res, err := h(context.Background(), json.RawMessage(`{"source":"gpusla.scheduler"}`))
 	if err != nil || res.Nodes != 3 || runs != 1 {
 		t.Fatalf("tick: %+v %v runs=%d", res, err, runs)
@@ -58,7 +58,7 @@ func TestHandlerRunsWatchdogOnlyForTicks(t *testing.T) {
 	if _, err := h(context.Background(), json.RawMessage(`{"source":"nope"}`)); err == nil || runs != 1 {
 		t.Fatalf("non-tick: err %v runs=%d; want an error and no run", err, runs)
 	}
-	failing := handler(func(context.Context) (app.WatchdogResult, error) {
+	failing := Watchdog(func(context.Context) (app.WatchdogResult, error) {
 		return app.WatchdogResult{}, errors.New("store down")
 	},
 		slog.New(slog.NewTextHandler(io.Discard, nil)))

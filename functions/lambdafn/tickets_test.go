@@ -1,4 +1,4 @@
-package main
+package lambdafn
 
 import (
 	"context"
@@ -76,8 +76,8 @@ func TestSlackJobsGoThroughASecondInvocation(t *testing.T) {
 	}
 	api := httpapi.New(svc, log)
 	httpapi.RegisterTickets(api.Mux(), desk, log)
-	f := &function{http: lambdahttp.Handler(api), slack: h, log: log}
-	if _, err := f.handle(t.Context(), inv.ins[0].Payload); err != nil {
+	f := &Tickets{http: lambdahttp.Handler(api), slack: h, log: log}
+	if _, err := f.Handle(t.Context(), inv.ins[0].Payload); err != nil {
 		t.Fatal(err)
 	}
 	if body := <-got; !strings.Contains(body, `"text":"recorded"`) {
@@ -94,14 +94,14 @@ func TestSlackJobsGoThroughASecondInvocation(t *testing.T) {
 	ev := events.APIGatewayV2HTTPRequest{RawPath: httpapi.PathTickets, RequestContext: events.APIGatewayV2HTTPRequestContext{
 		HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: "GET", Path: httpapi.PathTickets}}}
 	raw, _ := json.Marshal(ev)
-	out, err := f.handle(t.Context(), raw)
+	out, err := f.Handle(t.Context(), raw)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if resp := out.(events.APIGatewayV2HTTPResponse); resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("http event: %d %s", resp.StatusCode, resp.Body)
 	}
-	if _, err := f.handle(t.Context(), json.RawMessage(`{"source":"somewhere"}`)); err == nil {
+	if _, err := f.Handle(t.Context(), json.RawMessage(`{"source":"somewhere"}`)); err == nil {
 		t.Fatal("an unknown event must be an error")
 	}
 }

@@ -1,0 +1,6 @@
+// Package layers holds no code: its test enforces which way the project's
+// imports point (docs/architecture.md). The domain (sla/) imports nothing
+// of the project's; the probe (probe/) stands alone beside the backend,
+// importing neither the application (functions/) nor its adapters
+// (infra/); and the adapters serve the application, never import it.
+package layers
