@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -12,9 +14,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
 	"github.com/gpusla/gpusla/functions/httpapi"
+	"github.com/gpusla/gpusla/functions/refusal"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/bolt"
 	"github.com/gpusla/gpusla/probe/wire"
@@ -278,5 +283,48 @@ func TestIngestTooLargeWithoutContentLength(t *testing.T) {
 	}
 	if n := e.store.Ops().Total("/write") - before; n != 0 {
 		t.Fatalf("%d writes", n)
+	}
+}
+
+// TestRefusalFloodIsCountedNotLogged: a flood of forged batches writes one
+// log line per reason, while every refusal is counted for /metrics.
+func TestRefusalFloodIsCountedNotLogged(t *testing.T) {
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	st, err := bolt.Open(filepath.Join(t.TempDir(), "gpusla.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	clock := apptest.NewClock(t0)
+	svc, err := app.New(app.Config{Store: st, Notifier: &apptest.Notifier{}, Box: apptest.Box(t), Clock: clock, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := apptest.AddNode(t, svc, "node-a")
+	api := httpapi.New(svc, log)
+	api.Refusals().SetClock(clock.Now)
+	_, body := p.Batch(t0, apptest.Heartbeats(t0, 30*time.Second, 2)...)
+	reason := app.ErrUnknownNode.Error()
+	before := testutil.ToFloat64(refusal.Refused.WithLabelValues("ingest", reason, "401"))
+	const flood = 2000
+	for i := range flood {
+		r := p.Request(t0, body)
+		r.Signature = "v1=" + strings.Repeat(fmt.Sprintf("%02x", i%256), 32) // forged
+		req := httptest.NewRequest(http.MethodPost, httpapi.PathBatches, bytes.NewReader(r.Body))
+		req.Header.Set(wire.HeaderNode, []string{"node-a", "node-zz"}[i%2]) // known and unknown: one reason
+		req.Header.Set(wire.HeaderTimestamp, r.Timestamp)
+		req.Header.Set(wire.HeaderSignature, r.Signature)
+		w := httptest.NewRecorder()
+		api.ServeHTTP(w, req)
+		if w.Code != 401 {
+			t.Fatalf("forged batch %d: %d", i, w.Code)
+		}
+	}
+	if n := strings.Count(logs.String(), "request refused"); n != 1 {
+		t.Fatalf("%d log lines for %d refusals of one reason, want 1:\n%.2000s", n, flood, logs.String())
+	}
+	if got := testutil.ToFloat64(refusal.Refused.WithLabelValues("ingest", reason, "401")) - before; got != flood {
+		t.Fatalf("counted %v refusals, want %d", got, flood)
 	}
 }

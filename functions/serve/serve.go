@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/robfig/cron/v3"
 
 	"github.com/gpusla/gpusla/functions/app"
@@ -83,6 +84,9 @@ func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log 
 	}
 
 	api := httpapi.New(svc, log)
+	// Counters (refused requests by reason, Go runtime); serve listens on
+	// loopback unless told otherwise, and they hold no secret.
+	api.Mux().Handle("GET /metrics", promhttp.Handler())
 	tickets, err := setupTickets(svc, api, env, c.Data, log)
 	if err != nil {
 		ln.Close()

@@ -30,6 +30,7 @@ import (
 	"github.com/slack-go/slack/slackutilsx"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/refusal"
 	"github.com/gpusla/gpusla/infra/store"
 )
 
@@ -65,12 +66,13 @@ type Config struct {
 
 // Handler serves the Slack endpoints.
 type Handler struct {
-	desk   *app.TicketDesk
-	secret string
-	runner Runner
-	export app.ExportFunc
-	client *http.Client
-	log    *slog.Logger
+	desk    *app.TicketDesk
+	secret  string
+	runner  Runner
+	export  app.ExportFunc
+	client  *http.Client
+	log     *slog.Logger
+	refused *refusal.Log
 }
 
 // New checks the config and returns a Handler.
@@ -85,6 +87,7 @@ func New(c Config) (*Handler, error) {
 	if h.log == nil {
 		h.log = slog.Default()
 	}
+	h.refused = refusal.New("slack", h.log, 0)
 	if h.client == nil {
 		h.client = &http.Client{Timeout: 10 * time.Second}
 	}
@@ -119,8 +122,9 @@ func (h *Handler) verified(w http.ResponseWriter, r *http.Request) ([]byte, bool
 	}
 	sv, err := slack.NewSecretsVerifier(r.Header, h.secret)
 	if err != nil {
-		// Malformed or expired timestamp (older than five minutes).
-		h.refuse(w, r, http.StatusUnauthorized, err.Error())
+		// Malformed or expired timestamp (older than five minutes); the
+		// verifier's message quotes the value, which the log keeps.
+		h.refuse(w, r, http.StatusUnauthorized, "malformed or expired timestamp", "err", err.Error())
 		return nil, false
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
@@ -134,7 +138,7 @@ func (h *Handler) verified(w http.ResponseWriter, r *http.Request) ([]byte, bool
 		return nil, false
 	}
 	if _, err := sv.Write(body); err != nil {
-		h.refuse(w, r, http.StatusInternalServerError, err.Error())
+		h.refuse(w, r, http.StatusInternalServerError, "signature check failed", "err", err.Error())
 		return nil, false
 	}
 	if err := sv.Ensure(); err != nil {
@@ -169,9 +173,9 @@ func replayKey(sig string) string {
 	return "slack-sig:" + hex.EncodeToString(sum[:16])
 }
 
-func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, status int, why string) {
+func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, status int, why string, attrs ...any) {
 	// Never log the signature or body.
-	h.log.Warn("slack request refused", "status", status, "reason", why, "path", r.URL.Path, "remote", r.RemoteAddr)
+	h.refused.Refused(r.Context(), why, status, append([]any{"path", r.URL.Path, "remote", r.RemoteAddr}, attrs...)...)
 	http.Error(w, http.StatusText(status), status)
 }
 
