@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -227,5 +228,56 @@ func TestServeRefusesDamagedStore(t *testing.T) {
 				t.Fatal("serve changed the damaged store")
 			}
 		})
+	}
+}
+
+// TestServeRefusesWrongMasterKey: serve started with a key other than the
+// one the node secrets were sealed with stops at once, naming the key file
+// (it used to report healthy and answer every push with 500); the key may
+// live outside the data folder (--master-key-file), and then none is made
+// in the folder.
+func TestServeRefusesWrongMasterKey(t *testing.T) {
+	dir := t.TempDir()
+	keyPath := filepath.Join(t.TempDir(), "elsewhere.key")
+	env := wiring.Env{MasterKeyFile: keyPath}
+	st, box, _, err := env.OpenStore(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := app.New(app.Config{Store: st, Notifier: noNotifier{}, Box: box, Log: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := svc.AddNode(t.Context(), app.NewNode{ID: "gz-01", Provider: "acme", Contract: "c", OrderedAt: time.Now(), GPUCount: 8}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if _, err := os.Stat(filepath.Join(dir, wiring.MasterKeyFile)); err == nil {
+		t.Fatal("a master key was made in the data folder although --master-key-file was given")
+	}
+	// The right key from outside the folder opens it.
+	st2, _, _, err := env.OpenStore(t.Context(), dir)
+	if err != nil {
+		t.Fatalf("open with the key outside the data folder: %v", err)
+	}
+	st2.Close()
+	// Another key is refused, naming its file and a node it cannot open.
+	other := filepath.Join(t.TempDir(), "other.key")
+	if err := os.WriteFile(other, []byte(strings.Repeat("ab", 32)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func(e wiring.Env) error {
+		return serve.Run(t.Context(), serve.Config{Listen: "127.0.0.1:0", Data: dir, Watchdog: "@every 1m", Demo: "off"}, e, true, quietLogger())
+	}
+	if err := run(wiring.Env{MasterKeyFile: other}); !errors.Is(err, app.ErrWrongMasterKey) || !strings.Contains(err.Error(), other) || !strings.Contains(err.Error(), "gz-01") {
+		t.Fatalf("serve with another key: %v; want the wrong-key error naming %s and gz-01", err, other)
+	}
+	// No key given, and none in the folder: refused, and no new key made
+	// (it would seal nothing the store holds).
+	if err := run(wiring.Env{}); err == nil || !strings.Contains(err.Error(), "does not exist, but the store") {
+		t.Fatalf("serve without the key: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, wiring.MasterKeyFile)); err == nil {
+		t.Fatal("serve made a new master key for a store that has one")
 	}
 }
