@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpusla/gpusla/probe/checkrun"
 	"github.com/gpusla/gpusla/probe/config"
+	"github.com/gpusla/gpusla/probe/crosscheck"
 	"github.com/gpusla/gpusla/probe/daemon"
 	"github.com/gpusla/gpusla/probe/expect"
 	"github.com/gpusla/gpusla/probe/gpu"
@@ -80,7 +81,10 @@ func jobBuilder(own *ownwork.Recorder) daemon.Builder {
 				}
 				src := gpu.NewNVML()
 				src.Own = own.State
-				return append(cs, checkrun.CollectGPU(ctx, src, checkrun.KernelLogReader(), specdb.Default(), cfg.Expected)...)
+				exp := cfg.Expected
+				return append(cs, checkrun.Collect(ctx,
+					checkrun.GPUGroup(src, checkrun.KernelLogReader(), specdb.Default(), &exp),
+					checkrun.CrossCheckGroup("/", crosscheck.ReadCUDA))...)
 			},
 			Network: net.Quick,
 			Stress: func(ctx context.Context) []wire.Check {
@@ -158,5 +162,5 @@ func replayGPU(path string, exp expect.Expected) []wire.Check {
 	if exp.IsZero() && s.Expected != nil {
 		exp = *s.Expected
 	}
-	return checkrun.JudgeGPU(s, specdb.Default(), exp)
+	return append(checkrun.JudgeGPU(s, specdb.Default(), exp), checkrun.JudgeCrossCheck(s)...)
 }
