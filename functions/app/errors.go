@@ -38,7 +38,14 @@ type Error struct {
 	Kind  ErrorKind
 	Field string
 	Msg   string
+	// Err is the cause where it is one of a fixed set (a signature check's
+	// sentinel error, say), so callers can test it with errors.Is and count
+	// refusals by it.
+	Err error
 }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
 
 func (e *Error) Error() string {
 	if e.Field == "" {

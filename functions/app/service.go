@@ -8,6 +8,7 @@ package app
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -73,6 +74,10 @@ type Service struct {
 	backendID string
 	nodes     sync.Map // id → cachedNode
 	unknown   sync.Map // contract ids already warned about
+	// decoySecret signs nothing: ingest verifies an unknown node's request
+	// against it, so that an unknown node costs and answers the same as a
+	// wrong signature.
+	decoySecret []byte
 }
 
 // cachedNode is a node record with its opened secret. Node records do not
@@ -92,7 +97,10 @@ func New(c Config) (*Service, error) {
 		return nil, errors.New("app: Store, Notifier and Box are required")
 	}
 	s := &Service{store: c.Store, notifier: c.Notifier, box: c.Box, clock: c.Clock, log: c.Log,
-		retention: c.Retention, backendID: c.BackendID}
+		retention: c.Retention, backendID: c.BackendID, decoySecret: make([]byte, 32)}
+	if _, err := rand.Read(s.decoySecret); err != nil {
+		return nil, fmt.Errorf("app: decoy secret: %w", err)
+	}
 	if c.Terms != nil {
 		s.SetTerms(c.Terms)
 	}

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/robfig/cron/v3"
 
 	"github.com/gpusla/gpusla/functions/app"
@@ -29,6 +30,7 @@ import (
 	"github.com/gpusla/gpusla/infra/blob"
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/slack"
+	"github.com/gpusla/gpusla/infra/store/bolt"
 )
 
 // Run serves until ctx is done, then shuts down cleanly and records the
@@ -41,6 +43,13 @@ func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log 
 	}
 	log.Info("store", "at", where)
 	defer store.Close()
+	if bs, ok := store.(*bolt.Store); ok { // backup.go: `gpusla backup` takes its snapshot here
+		stopBackups, err := serveBackups(bs, c.Data, log)
+		if err != nil {
+			return err
+		}
+		defer stopBackups()
+	}
 	var notifier notify.Notifier = &slack.Console{W: os.Stdout}
 	if c.Slack.Configured() {
 		if notifier, err = slack.New(c.Slack); err != nil {
@@ -75,6 +84,9 @@ func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log 
 	}
 
 	api := httpapi.New(svc, log)
+	// Counters (refused requests by reason, Go runtime); serve listens on
+	// loopback unless told otherwise, and they hold no secret.
+	api.Mux().Handle("GET /metrics", promhttp.Handler())
 	tickets, err := setupTickets(svc, api, env, c.Data, log)
 	if err != nil {
 		ln.Close()

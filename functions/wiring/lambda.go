@@ -92,6 +92,13 @@ func Open(ctx context.Context, extra ...string) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A wrong key fails the init (one query of the node partition per cold
+	// start) instead of every push failing with 500.
+	if unreadable, err := app.CheckMasterKey(ctx, store, box); err != nil {
+		return nil, err
+	} else if len(unreadable) > 0 {
+		log.Error("node secrets the master key cannot open (damaged records); their pushes are refused", "nodes", unreadable)
+	}
 	var notifier notify.Notifier
 	if secrets.Slack.Configured() {
 		n, err := slack.New(secrets.Slack)

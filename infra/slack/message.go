@@ -6,6 +6,7 @@ import (
 	"time"
 
 	slackapi "github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackutilsx"
 
 	"github.com/gpusla/gpusla/infra/notify"
 )
@@ -41,6 +42,13 @@ func causeName(c string) string {
 	}
 	return c
 }
+
+// esc makes text that users and probes supply (node ids, provider names,
+// check names and values, ticket summaries and references) inert in Slack:
+// '&', '<' and '>' become the entities Slack documents, so "<!channel>"
+// shows as text instead of pinging everyone and "<https://x|y>" is no link.
+// Applied to the values only, never to our own markup (dates, bold, code).
+func esc(s string) string { return slackutilsx.EscapeMessage(s) }
 
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
 
@@ -114,7 +122,8 @@ func emoji(a notify.Alert) string {
 	}
 }
 
-// Text is the plain-text form (notification fallback and console).
+// Text is the plain-text form (notification fallback and console). It is
+// not escaped: the notifier escapes it when it posts it (see post).
 func Text(a notify.Alert) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[%s] %s — provider %s, since %s", a.Kind, Title(a), a.Provider, stamp(a.Since))
@@ -140,11 +149,11 @@ func Blocks(a notify.Alert) []slackapi.Block {
 	md := func(s string) *slackapi.TextBlockObject {
 		return slackapi.NewTextBlockObject(slackapi.MarkdownType, s, false, false)
 	}
-	header := slackapi.NewHeaderBlock(slackapi.NewTextBlockObject(slackapi.PlainTextType, truncate(emoji(a)+" "+Title(a), 150), true, false))
+	header := slackapi.NewHeaderBlock(slackapi.NewTextBlockObject(slackapi.PlainTextType, truncate(emoji(a)+" "+esc(Title(a)), 150), true, false))
 	fields := []*slackapi.TextBlockObject{
-		md("*Node*\n" + a.Node),
-		md("*Provider*\n" + a.Provider),
-		md("*Incident*\n" + kindName(a.IncidentKind)),
+		md("*Node*\n" + esc(a.Node)),
+		md("*Provider*\n" + esc(a.Provider)),
+		md("*Incident*\n" + esc(kindName(a.IncidentKind))),
 		md("*Since*\n" + slackDate(a.Since)),
 	}
 	if a.Kind == notify.AlertRecovered {
@@ -155,7 +164,7 @@ func Blocks(a notify.Alert) []slackapi.Block {
 		if !a.Counted {
 			counted = "no"
 		}
-		fields = append(fields, md("*Counts as outage*\n"+counted), md("*Cause*\n"+causeName(a.Cause)))
+		fields = append(fields, md("*Counts as outage*\n"+counted), md("*Cause*\n"+esc(causeName(a.Cause))))
 	}
 	blocks := []slackapi.Block{header, slackapi.NewSectionBlock(nil, fields, nil)}
 	if len(a.Failed) > 0 {
@@ -165,17 +174,17 @@ func Blocks(a notify.Alert) []slackapi.Block {
 				lines = append(lines, fmt.Sprintf("… and %d more", len(a.Failed)-10))
 				break
 			}
-			lines = append(lines, "• `"+FailedLine(c)+"`")
+			lines = append(lines, "• `"+esc(FailedLine(c))+"`")
 		}
 		blocks = append(blocks, slackapi.NewSectionBlock(md(truncate("*What failed*\n"+strings.Join(lines, "\n"), 3000)), nil, nil))
 	}
 	if a.Detail != "" {
-		blocks = append(blocks, slackapi.NewSectionBlock(md(truncate(a.Detail, 3000)), nil, nil))
+		blocks = append(blocks, slackapi.NewSectionBlock(md(truncate(esc(a.Detail), 3000)), nil, nil))
 	}
 	if b := ticketButtons(a); b != nil { // ticket_buttons.go
 		blocks = append(blocks, b)
 	}
-	blocks = append(blocks, slackapi.NewContextBlock("", md("incident `"+a.IncidentID+"`")))
+	blocks = append(blocks, slackapi.NewContextBlock("", md("incident `"+esc(a.IncidentID)+"`")))
 	return blocks
 }
 

@@ -25,7 +25,8 @@ func TicketTitle(m notify.TicketMessage) string {
 	return "ticket " + m.Ticket + " on " + m.Node + ": " + what
 }
 
-// TicketText is the plain-text form of a ticket message.
+// TicketText is the plain-text form of a ticket message (escaped when
+// posted, like Text).
 func TicketText(m notify.TicketMessage) string {
 	return fmt.Sprintf("[ticket_%s] %s — provider %s, opened %s; %s (ticket %s)",
 		m.Kind, TicketTitle(m), m.Provider, stamp(m.Opened), m.Text, m.Ticket)
@@ -42,15 +43,15 @@ func TicketBlocks(m notify.TicketMessage) []slackapi.Block {
 	} else if m.Kind == notify.TicketWarning {
 		emoji = ":warning:"
 	}
-	header := slackapi.NewHeaderBlock(slackapi.NewTextBlockObject(slackapi.PlainTextType, truncate(emoji+" "+TicketTitle(m), 150), true, false))
+	header := slackapi.NewHeaderBlock(slackapi.NewTextBlockObject(slackapi.PlainTextType, truncate(emoji+" "+esc(TicketTitle(m)), 150), true, false))
 	fields := []*slackapi.TextBlockObject{
-		md("*Node*\n" + m.Node),
-		md("*Provider*\n" + m.Provider),
+		md("*Node*\n" + esc(m.Node)),
+		md("*Provider*\n" + esc(m.Provider)),
 		md("*Opened*\n" + slackDate(m.Opened)),
 	}
 	blocks := []slackapi.Block{header, slackapi.NewSectionBlock(nil, fields, nil)}
 	if m.Text != "" {
-		blocks = append(blocks, slackapi.NewSectionBlock(md(truncate(m.Text, 3000)), nil, nil))
+		blocks = append(blocks, slackapi.NewSectionBlock(md(truncate(esc(m.Text), 3000)), nil, nil))
 	}
-	return append(blocks, slackapi.NewContextBlock("", md("ticket `"+m.Ticket+"`")))
+	return append(blocks, slackapi.NewContextBlock("", md("ticket `"+esc(m.Ticket)+"`")))
 }
