@@ -30,7 +30,10 @@ type world struct {
 	p     *apptest.Probe
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t *testing.T) *world { return newWorldWith(t, nil) }
+
+// newWorldWith lets a test change the service's config (its channels).
+func newWorldWith(t *testing.T, config func(*app.Config)) *world {
 	st, err := bolt.Open(filepath.Join(t.TempDir(), "gpusla.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +41,11 @@ func newWorld(t *testing.T) *world {
 	t.Cleanup(func() { st.Close() })
 	w := &world{t: t, store: st, clock: apptest.NewClock(t0), notif: &apptest.Notifier{}}
 	st.SetClock(w.clock.Now)
-	w.svc, err = app.New(app.Config{Store: st, Notifier: w.notif, Box: apptest.Box(t), Clock: w.clock})
+	c := app.Config{Store: st, Notifier: w.notif, Box: apptest.Box(t), Clock: w.clock}
+	if config != nil {
+		config(&c)
+	}
+	w.svc, err = app.New(c)
 	if err != nil {
 		t.Fatal(err)
 	}

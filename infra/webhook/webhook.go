@@ -91,14 +91,14 @@ type Payload struct {
 	Ticket *notify.TicketMessage `json:"ticket,omitempty"`
 }
 
-// Notify posts an alert; the reference is the incident id.
+// Notify posts an alert. There is no thread reference (see robot.Chat).
 func (n *Notifier) Notify(ctx context.Context, a notify.Alert) (string, error) {
-	return a.IncidentID, n.send(ctx, Payload{Type: "alert", Text: chantext.AlertText(a), Alert: &a})
+	return "", n.send(ctx, Payload{Type: "alert", Text: chantext.AlertText(a), Alert: &a})
 }
 
-// NotifyTicket posts a ticket message; the reference is the ticket id.
+// NotifyTicket posts a ticket message.
 func (n *Notifier) NotifyTicket(ctx context.Context, m notify.TicketMessage) (string, error) {
-	return m.Ticket, n.send(ctx, Payload{Type: "ticket", Text: chantext.TicketText(m), Ticket: &m})
+	return "", n.send(ctx, Payload{Type: "ticket", Text: chantext.TicketText(m), Ticket: &m})
 }
 
 func (n *Notifier) send(ctx context.Context, p Payload) error {
