@@ -33,6 +33,6 @@ build-IngestFunction:   ; $(LAMBDA_BUILD) ./functions/ingest
 build-WatchdogFunction: ; $(LAMBDA_BUILD) ./functions/watchdog && $(COPY_TERMS)
 build-TicketsFunction:  ; $(LAMBDA_BUILD) ./functions/tickets && $(COPY_TERMS)
 build-ReportsFunction:  ; $(LAMBDA_BUILD) ./functions/reports && $(COPY_TERMS)
-build-StatusFunction:   ; $(LAMBDA_BUILD) ./functions/reports && $(COPY_TERMS)
+build-StatusFunction:   ; $(LAMBDA_BUILD) ./functions/status && $(COPY_TERMS)
 
 .PHONY: build-IngestFunction build-WatchdogFunction build-TicketsFunction build-ReportsFunction build-StatusFunction

@@ -37,14 +37,6 @@ var (
 	ErrReplay      = errors.New("replayed request (this exact signed request was already received)")
 )
 
-// BadRequestError is a schema problem: HTTP 400 naming the field.
-type BadRequestError struct {
-	Field string
-	Msg   string
-}
-
-func (e *BadRequestError) Error() string { return e.Field + ": " + e.Msg }
-
 // Ingest authenticates, decodes, deduplicates, chain-checks, stores and
 // evaluates one batch, then alerts on what changed. Nothing is stored for a
 // request it rejects. A duplicate (a retry of a batch already accepted) is
@@ -77,12 +69,12 @@ func (s *Service) Ingest(ctx context.Context, req IngestRequest) (wire.Ack, erro
 			if field == "" {
 				field = "body" // a wrong type at the top level: the body is not a batch object
 			}
-			return wire.Ack{}, &BadRequestError{Field: field, Msg: fe.Msg}
+			return wire.Ack{}, Errorf(EInvalid, field, "%s", fe.Msg)
 		}
-		return wire.Ack{}, &BadRequestError{Field: "body", Msg: err.Error()}
+		return wire.Ack{}, Errorf(EInvalid, "body", "%s", err.Error())
 	}
 	if b.Node != node.ID {
-		return wire.Ack{}, &BadRequestError{Field: "node", Msg: fmt.Sprintf("%q does not match the signing node %q", b.Node, node.ID)}
+		return wire.Ack{}, Errorf(EInvalid, "node", "%q does not match the signing node %q", b.Node, node.ID)
 	}
 	in := &ingest{s: s, node: node, b: b, body: req.Body, hash: wire.BodyHash(req.Body), now: now,
 		sig: sigPrefix(req.Signature), signedAt: signedAt}

@@ -29,17 +29,9 @@ type NewNode struct {
 	Demo              bool
 }
 
-// FieldError names the field of a request that is wrong.
-type FieldError struct {
-	Field string
-	Msg   string
-}
-
-func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
-
 // Validate fills defaults and checks every field, naming the wrong one.
 func (n *NewNode) Validate() error {
-	bad := func(f, format string, a ...any) error { return &FieldError{Field: f, Msg: fmt.Sprintf(format, a...)} }
+	bad := func(f, format string, a ...any) error { return Errorf(EInvalid, f, format, a...) }
 	if n.HeartbeatInterval == 0 {
 		n.HeartbeatInterval = DefaultHeartbeatInterval
 	}
@@ -97,7 +89,7 @@ func (s *Service) AddNode(ctx context.Context, in NewNode) (store.Node, []byte, 
 		SealedSecret: sealed, CreatedAt: s.Now(), Demo: in.Demo}
 	if err := s.store.CreateNode(ctx, n); err != nil {
 		if errors.Is(err, store.ErrExists) {
-			return store.Node{}, nil, &FieldError{Field: "id", Msg: fmt.Sprintf("node %q is already registered", in.ID)}
+			return store.Node{}, nil, Errorf(EConflict, "id", "node %q is already registered", in.ID)
 		}
 		return store.Node{}, nil, err
 	}

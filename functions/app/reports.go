@@ -21,8 +21,8 @@ import (
 )
 
 // ReportBlobs is where monthly reports are kept (infra/blob: S3 or the
-// data folder). Get returns an error wrapping ErrBlobNotFound-like errors
-// that IsNotFound recognises.
+// data folder). Get returns an error wrapping store.ErrNotFound (as
+// blob.ErrNotFound does) for a name that holds nothing.
 type ReportBlobs interface {
 	Put(ctx context.Context, name string, data []byte) error
 	Get(ctx context.Context, name string) ([]byte, error)
@@ -76,12 +76,8 @@ type ReportRun struct {
 // ReportPrefix is a contract's month folder in the blob store.
 func ReportPrefix(month, contract string) string { return month + "/" + contract }
 
-// IsNotFound recognises a blob store's not-found error by its message,
-// so app need not import the adapter (infra/blob.ErrNotFound says
-// "blob not found").
-func IsNotFound(err error) bool {
-	return err != nil && (errors.Is(err, store.ErrNotFound) || strings.Contains(err.Error(), "not found"))
-}
+// IsNotFound reports whether err says the record or blob does not exist.
+func IsNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
 
 // Run does whatever is due at now.
 func (j *ReportJob) Run(ctx context.Context, now time.Time) (ReportRun, error) {

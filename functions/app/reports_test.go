@@ -13,6 +13,7 @@ import (
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
 	"github.com/gpusla/gpusla/functions/bundle"
+	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/blob"
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
@@ -55,7 +56,7 @@ func TestReportJobSchedule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	book, err := app.LoadTerms("../../testdata/terms")
+	book, err := wiring.LoadTerms("../../testdata/terms")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -150,7 +150,7 @@ func TestUnreachableBackdatedAfterGraceThenRecovery(t *testing.T) {
 }
 
 // Late data: batches from the probe's spool show what the node saw during
-// the gap, and the SLA engine reclassifies the incident (DESIGN "Late data").
+// the gap, and the SLA engine reclassifies the incident (docs/contract.md, "Late data").
 func TestLateDataReclassifies(t *testing.T) {
 	conn := func(v string) wire.Check {
 		return wire.Check{Name: "net.internet", Category: wire.CategoryConnectivity, Verdict: v, Value: "1.1.1.1"}
@@ -344,13 +344,13 @@ func TestAddNodeValidates(t *testing.T) {
 	}
 	for field, nn := range cases {
 		_, _, err := w.svc.AddNode(t.Context(), nn)
-		var fe *app.FieldError
+		var fe *app.Error
 		if !errors.As(err, &fe) || fe.Field != field {
-			t.Errorf("%s: got %v, want a FieldError naming %q", field, err, field)
+			t.Errorf("%s: got %v, want an app.Error naming %q", field, err, field)
 		}
 	}
 	_, _, err := w.svc.AddNode(t.Context(), app.NewNode{ID: "gz-01", Provider: "p", Contract: "c", OrderedAt: t0})
-	var fe *app.FieldError
+	var fe *app.Error
 	if !errors.As(err, &fe) || fe.Field != "id" {
 		t.Fatalf("duplicate id: %v", err)
 	}

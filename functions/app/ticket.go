@@ -1,54 +1,14 @@
 package app
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
-// TermsBook holds the contract terms the backend knows, by contract id.
+// TermsBook holds the contract terms the backend knows, by contract id
+// (functions/wiring finds and loads them).
 type TermsBook map[string]*terms.Terms
-
-// LoadTerms reads terms files; a path that is a folder contributes every
-// *.yaml / *.yml file in it. Two definitions of one contract are an error.
-func LoadTerms(paths ...string) (TermsBook, error) {
-	book := TermsBook{}
-	for _, p := range paths {
-		files := []string{p}
-		if st, err := os.Stat(p); err != nil {
-			return nil, fmt.Errorf("terms: %w", err)
-		} else if st.IsDir() {
-			files = nil
-			ents, err := os.ReadDir(p)
-			if err != nil {
-				return nil, fmt.Errorf("terms: %w", err)
-			}
-			for _, e := range ents {
-				if n := e.Name(); !e.IsDir() && (strings.HasSuffix(n, ".yaml") || strings.HasSuffix(n, ".yml")) {
-					files = append(files, filepath.Join(p, n))
-				}
-			}
-			sort.Strings(files)
-		}
-		for _, f := range files {
-			ts, err := terms.ReadFile(f)
-			if err != nil {
-				return nil, err
-			}
-			for _, tm := range ts {
-				if prev, ok := book[tm.Contract]; ok {
-					return nil, fmt.Errorf("terms: contract %q is defined in %s:%d and again in %s:%d", tm.Contract, prev.File, prev.Line, tm.File, tm.Line)
-				}
-				book[tm.Contract] = tm
-			}
-		}
-	}
-	return book, nil
-}
 
 // Contracts lists the contract ids, sorted.
 func (b TermsBook) Contracts() []string {

@@ -58,17 +58,7 @@ const WarnFraction = 0.8
 // differences between people and the backend); more is a mistake.
 const MaxFutureSkew = 2 * time.Minute
 
-// InputError is a request the desk refuses, naming the field.
-type InputError struct {
-	Field string
-	Msg   string
-}
-
-func (e *InputError) Error() string { return e.Field + ": " + e.Msg }
-
-func inputErr(field, format string, a ...any) error {
-	return &InputError{Field: field, Msg: fmt.Sprintf(format, a...)}
-}
+func inputErr(field, format string, a ...any) error { return Errorf(EInvalid, field, format, a...) }
 
 // OpenRequest opens a ticket.
 type OpenRequest struct {
@@ -224,7 +214,7 @@ func (d *TicketDesk) Record(ctx context.Context, id string, r EventRequest) (Rec
 			return Recorded{}, inputErr("at", "%s is in the future", at.Format(time.RFC3339))
 		}
 		if prev, done := t.Event(typ); done && (typ == store.EventResolved || typ == store.EventHardwareReplaced) {
-			return Recorded{}, inputErr("type", "ticket %s was already %s at %s", t.ID, shortType(typ), prev.At.Format(time.RFC3339))
+			return Recorded{}, Errorf(EConflict, "type", "ticket %s was already %s at %s", t.ID, shortType(typ), prev.At.Format(time.RFC3339))
 		}
 		n, err := d.svc.store.GetNode(ctx, t.Node)
 		if err != nil {

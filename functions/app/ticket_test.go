@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
+	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/bolt"
@@ -62,7 +63,7 @@ func newDeskOn(t testing.TB, start time.Time, st deskStore, config ...func(*app.
 	if err != nil {
 		t.Fatal(err)
 	}
-	book, err := app.LoadTerms("../../testdata/terms")
+	book, err := wiring.LoadTerms("../../testdata/terms")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,7 +334,7 @@ func TestRepeatedEventRecordedOnce(t *testing.T) {
 	// Resolving twice without a key is refused, naming when it was resolved.
 	w.record(tk.ID, app.EventRequest{Type: "resolved"})
 	_, err = w.d.Record(t.Context(), tk.ID, app.EventRequest{Type: "resolved"})
-	var ie *app.InputError
+	var ie *app.Error
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "already resolved") {
 		t.Fatalf("second resolve: %v, want an input error", err)
 	}
@@ -380,7 +381,7 @@ func TestTicketInputErrors(t *testing.T) {
 		{app.OpenRequest{Node: "gz-01", Priority: "P1", At: opened.Add(time.Hour)}, "at", "in the future"},
 	} {
 		_, _, err := w.d.Open(t.Context(), c.r)
-		var ie *app.InputError
+		var ie *app.Error
 		if !errors.As(err, &ie) || ie.Field != c.field || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("open %+v: %v, want field %s mentioning %s", c.r, err, c.field, c.msg)
 		}
@@ -474,14 +475,14 @@ func TestTicketsInExportAndReport(t *testing.T) {
 	}
 }
 
-// TestWatchdogWithTickets: the watchdog Lambda's run also watches ticket
-// deadlines, and a terms path that cannot be read is reported on every run
-// without stopping the node watchdog.
-func TestWatchdogWithTickets(t *testing.T) {
+// TestMinuteTick: the minute tick (watchdog Lambda and serve) also watches
+// ticket deadlines, and a terms path that cannot be read is reported on
+// every run without stopping the node watchdog.
+func TestMinuteTick(t *testing.T) {
 	opened := sh(t, "2026-03-10 10:00:00")
 	w := newDesk(t, opened)
 	w.open(app.OpenRequest{Node: "gz-01", Priority: "P1"})
-	run := app.WatchdogWithTickets(w.svc, "../../testdata/terms")
+	run := app.MinuteTick(w.svc, w.d, nil)    // the desk on ../../testdata/terms
 	w.clock.Set(opened.Add(15 * time.Minute)) // P1 in business hours: due at +15m
 	res, err := run(t.Context())
 	if err != nil {
@@ -490,7 +491,8 @@ func TestWatchdogWithTickets(t *testing.T) {
 	if res.Nodes != 2 || w.notif.TicketCount(notify.TicketBreached) != 1 {
 		t.Fatalf("watchdog %+v; breach messages %d, want 1", res, w.notif.TicketCount(notify.TicketBreached))
 	}
-	broken := app.WatchdogWithTickets(w.svc, "/nonexistent/terms")
+	_, termsErr := wiring.LoadTerms("/nonexistent/terms")
+	broken := app.MinuteTick(w.svc, nil, termsErr)
 	res, err = broken(t.Context())
 	if err == nil || !strings.Contains(err.Error(), "ticket watch: terms:") || res.Nodes != 2 {
 		t.Fatalf("bad terms path: %+v %v", res, err)

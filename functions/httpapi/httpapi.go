@@ -87,7 +87,7 @@ func (a *API) ingest(w http.ResponseWriter, r *http.Request) {
 	req.Body = body
 	ack, err := a.svc.Ingest(r.Context(), req)
 	var ae *app.AuthError
-	var be *app.BadRequestError
+	var ue *app.Error
 	switch {
 	case err == nil:
 		writeJSON(w, http.StatusOK, ack)
@@ -95,9 +95,10 @@ func (a *API) ingest(w http.ResponseWriter, r *http.Request) {
 		// Never log the signature or body; the node id is not secret.
 		a.log.Warn("batch refused", "status", 401, "node", req.Node, "reason", ae.Err.Error(), "remote", r.RemoteAddr)
 		writeErr(w, http.StatusUnauthorized, ae.Error(), "")
-	case errors.As(err, &be):
-		a.log.Warn("batch refused", "status", 400, "node", req.Node, "field", be.Field, "reason", be.Msg)
-		writeErr(w, http.StatusBadRequest, be.Error(), be.Field)
+	case errors.As(err, &ue):
+		status := StatusOf(err)
+		a.log.Warn("batch refused", "status", status, "node", req.Node, "field", ue.Field, "reason", ue.Msg)
+		writeErr(w, status, ue.Error(), ue.Field)
 	default:
 		a.log.Error("ingest failed", "node", req.Node, "err", err)
 		writeErr(w, http.StatusInternalServerError, "internal error; the probe keeps the batch and retries", "")
@@ -178,4 +179,20 @@ func (a *API) incidents(w http.ResponseWriter, r *http.Request) {
 		incs = []store.Incident{}
 	}
 	writeJSON(w, http.StatusOK, incs)
+}
+
+// StatusOf is the HTTP status of an error from the application: the one
+// place an app.ErrorKind becomes a status code.
+func StatusOf(err error) int {
+	switch app.ErrorCode(err) {
+	case "":
+		return http.StatusOK
+	case app.EInvalid:
+		return http.StatusBadRequest
+	case app.EConflict:
+		return http.StatusConflict
+	case app.ENotFound:
+		return http.StatusNotFound
+	}
+	return http.StatusInternalServerError
 }

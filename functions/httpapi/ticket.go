@@ -264,16 +264,11 @@ func (t *Tickets) reply(w http.ResponseWriter, r *http.Request, status int, id s
 }
 
 func (t *Tickets) fail(w http.ResponseWriter, err error) {
-	var ie *app.InputError
-	switch {
-	case errors.As(err, &ie):
-		status := http.StatusBadRequest
-		if strings.Contains(ie.Msg, "already") {
-			status = http.StatusConflict
-		}
-		writeErr(w, status, ie.Error(), ie.Field)
-	case errors.Is(err, store.ErrNotFound):
-		writeErr(w, http.StatusNotFound, err.Error(), "id")
+	switch app.ErrorCode(err) {
+	case app.EInvalid, app.EConflict:
+		writeErr(w, StatusOf(err), app.ErrorMessage(err), app.ErrorField(err))
+	case app.ENotFound:
+		writeErr(w, StatusOf(err), err.Error(), "id")
 	default:
 		t.log.Error("ticket API", "err", err)
 		writeErr(w, http.StatusInternalServerError, "internal error", "")

@@ -13,6 +13,7 @@ import (
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
 	"github.com/gpusla/gpusla/functions/httpapi"
+	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/bolt"
@@ -41,7 +42,7 @@ func newTicketEnv(t *testing.T, start time.Time) *ticketEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	book, err := app.LoadTerms("../../testdata/terms/cn-example.yaml")
+	book, err := wiring.LoadTerms("../../testdata/terms/cn-example.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,12 +12,12 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/gpusla/gpusla/functions/httpapi"
-	"github.com/gpusla/gpusla/functions/lambdaenv"
 	"github.com/gpusla/gpusla/functions/lambdahttp"
+	"github.com/gpusla/gpusla/functions/wiring"
 )
 
 func main() {
-	b, err := lambdaenv.Open(context.Background())
+	b, err := wiring.Open(context.Background())
 	if err != nil {
 		// Lambda shows this and retries the init on the next request.
 		slog.New(slog.NewJSONHandler(os.Stderr, nil)).Error("ingest init", "err", err)

@@ -13,13 +13,13 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/gpusla/gpusla/functions/lambdaenv"
+	"github.com/gpusla/gpusla/functions/wiring"
 )
 
 // BenchmarkColdStart measures what a cold start adds to a request: each
 // iteration starts a fresh emulator with the ingest bootstrap (built by its
 // make target), times the first invocation (process start, Go runtime,
-// lambdaenv.Open, then the request) and a second, warm one, and reports the
+// wiring.Open, then the request) and a second, warm one, and reports the
 // difference as init-ms (median over iterations). The request is an
 // unsigned batch, answered 401 before any store access, so the figure is
 // the function's own init and not the database's latency. "noop", the
@@ -48,10 +48,10 @@ func coldStart(b *testing.B, target string) {
 		b.Fatal(err)
 	}
 	env := []string{
-		lambdaenv.EnvTable + "=unused", lambdaenv.EnvMasterKeyFile + "=" + keyFile,
+		wiring.EnvTable + "=unused", wiring.EnvMasterKeyFile + "=" + keyFile,
 		// Never contacted: the request is refused before any store access.
-		lambdaenv.EnvDynamoEndpoint + "=http://127.0.0.1:9",
-		lambdaenv.EnvLogLevel + "=WARN",
+		wiring.EnvDynamoEndpoint + "=http://127.0.0.1:9",
+		wiring.EnvLogLevel + "=WARN",
 		"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test",
 	}
 	var event any = functionURLEvent("/v1/batches", nil, []byte(`{}`))

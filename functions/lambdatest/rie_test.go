@@ -23,7 +23,7 @@ import (
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
-	"github.com/gpusla/gpusla/functions/lambdaenv"
+	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/slack"
 	"github.com/gpusla/gpusla/infra/store/dynamo"
 	"github.com/gpusla/gpusla/infra/store/dynamo/dynamotest"
@@ -257,10 +257,10 @@ func newBackend(t testing.TB) *backend {
 	}
 	p := apptest.AddNode(t, svc, "rie-node-1")
 	return &backend{store: store, probe: p, env: []string{
-		lambdaenv.EnvTable + "=" + table,
-		lambdaenv.EnvMasterKeyFile + "=" + keyFile,
-		lambdaenv.EnvDynamoEndpoint + "=" + dynamotest.Endpoint(t),
-		lambdaenv.EnvLogLevel + "=INFO",
+		wiring.EnvTable + "=" + table,
+		wiring.EnvMasterKeyFile + "=" + keyFile,
+		wiring.EnvDynamoEndpoint + "=" + dynamotest.Endpoint(t),
+		wiring.EnvLogLevel + "=INFO",
 		"AWS_REGION=us-east-1",
 		"AWS_ACCESS_KEY_ID=test",
 		"AWS_SECRET_ACCESS_KEY=test",

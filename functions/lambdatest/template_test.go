@@ -32,7 +32,7 @@ var wantFunctions = map[string]struct {
 	"WatchdogFunction": {dir: "functions/watchdog", trigger: "schedule"},
 	"TicketsFunction":  {dir: "functions/tickets", trigger: "url"},
 	"ReportsFunction":  {dir: "functions/reports", trigger: "schedule"},
-	"StatusFunction":   {dir: "functions/reports", trigger: "url"},
+	"StatusFunction":   {dir: "functions/status", trigger: "url"},
 }
 
 // Actions each function may be granted: the DynamoDB actions infra/store/dynamo

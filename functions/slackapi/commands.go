@@ -99,11 +99,10 @@ func (h *Handler) queue(ctx context.Context, j Job) error {
 // failure turns an error into what the person sees: their mistake in
 // their words, or a plain "try again" for ours (details go to the log).
 func (h *Handler) failure(err error) Message {
-	var ie *app.InputError
-	switch {
-	case errors.As(err, &ie):
-		return Message{Text: ":x: " + ie.Error()}
-	case errors.Is(err, store.ErrNotFound):
+	switch app.ErrorCode(err) {
+	case app.EInvalid, app.EConflict:
+		return Message{Text: ":x: " + app.ErrorMessage(err)}
+	case app.ENotFound:
 		return Message{Text: ":x: " + err.Error() + " — ticket ids look like T-abcd2345; `/gpusla status` lists open ones"}
 	default:
 		h.log.Error("slack command failed", "err", err)

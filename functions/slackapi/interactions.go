@@ -170,7 +170,7 @@ func (h *Handler) defaultPriority(ctx context.Context, node string) (string, err
 	}
 	tm, ok := h.desk.Terms()[n.Contract]
 	if !ok || len(tm.Support.Priorities) == 0 {
-		return "", &app.InputError{Field: "node", Msg: fmt.Sprintf("contract %q of node %s is not loaded or has no priorities", n.Contract, node)}
+		return "", app.Errorf(app.EInvalid, "node", "contract %q of node %s is not loaded or has no priorities", n.Contract, node)
 	}
 	return tm.Support.Priorities[0], nil
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
 	"github.com/gpusla/gpusla/functions/slackapi"
+	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/slack"
 	"github.com/gpusla/gpusla/infra/store"
@@ -128,7 +129,7 @@ func newEnvOn(t testing.TB, export app.ExportFunc, st ticketStore) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	book, err := app.LoadTerms("../../testdata/terms")
+	book, err := wiring.LoadTerms("../../testdata/terms")
 	if err != nil {
 		t.Fatal(err)
 	}

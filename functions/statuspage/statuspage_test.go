@@ -16,6 +16,7 @@ import (
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
+	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/blob"
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
@@ -73,7 +74,7 @@ func seeded(t *testing.T) (*Handler, time.Time) {
 			t.Fatal(err)
 		}
 	}
-	book, err := app.LoadTerms("../../testdata/terms")
+	book, err := wiring.LoadTerms("../../testdata/terms")
 	if err != nil {
 		t.Fatal(err)
 	}

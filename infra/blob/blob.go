@@ -6,16 +6,20 @@
 package blob
 
 import (
-	"errors"
 	"fmt"
 	"mime"
 	"path"
 	"strings"
 	"time"
+
+	ports "github.com/gpusla/gpusla/infra/store"
 )
 
-// ErrNotFound is returned by Get for a name that holds nothing.
-var ErrNotFound = errors.New("blob not found")
+// ErrNotFound is returned by Get for a name that holds nothing. It wraps
+// the storage ports' store.ErrNotFound, so the application tells a missing
+// report from a failing bucket with errors.Is, without importing this
+// adapter (and the S3 SDK with it).
+var ErrNotFound = fmt.Errorf("blob %w", ports.ErrNotFound)
 
 // MaxNameLen bounds a name (S3 keys may be 1024 bytes; a prefix is added).
 const MaxNameLen = 512

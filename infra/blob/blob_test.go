@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	ports "github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/internal/testenv"
 )
 
@@ -68,6 +69,8 @@ func contract(t *testing.T, s store) {
 
 	if _, err := s.Get(ctx, "2026-11/nobody.pdf"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Get of a missing name: %v, want ErrNotFound", err)
+	} else if !errors.Is(err, ports.ErrNotFound) {
+		t.Errorf("Get of a missing name: %v does not wrap the store's ErrNotFound the application checks for", err)
 	}
 
 	lists := []struct {

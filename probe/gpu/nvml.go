@@ -2,12 +2,16 @@ package gpu
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
+
+	"github.com/gpusla/gpusla/internal/ctxsleep"
 )
 
 // NVML reads snapshots through an nvml.Interface: nvml.New() on a real
@@ -20,7 +24,29 @@ type NVML struct {
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	Log *slog.Logger
+	// Own tells what GPU work the probe itself is doing or last did
+	// (probe/ownwork); nil: none. Read asks before and after reading, so a
+	// read that overlaps the probe's own work is known to.
+	Own func() OwnWork
+	// Sleep waits for d or until ctx ends (ctxsleep.Sleep when nil).
+	Sleep func(ctx context.Context, d time.Duration) error
 }
+
+// Utilisation windows. NVML's utilisation is the % of a sample period
+// (1/6 s to 1 s, by product) in which a kernel ran, so a reading taken
+// right after the probe's own burn still shows that burn: on an H200 the
+// default check run straight after another one read 95–100 %.
+const (
+	// UtilWindow is how far back the utilisation samples judged reach.
+	UtilWindow = 5 * time.Second
+	// OwnWorkSettle is how long after the probe's own GPU work ended a
+	// reading may still include it: NVML's longest sample period (1 s),
+	// and as much again for the CUDA context's teardown and timestamps.
+	OwnWorkSettle = 2 * time.Second
+	// utilPeriod is NVML's longest sample period: the read waits this long
+	// past the settle time, so at least one whole clean period exists.
+	utilPeriod = time.Second
+)
 
 // NewNVML returns a reader of the system's NVML library.
 func NewNVML() *NVML { return &NVML{Lib: nvml.New()} }
@@ -53,6 +79,22 @@ func initError(ret nvml.Return) error {
 // meanwhile, and shuts NVML down again.
 func (n *NVML) Read(ctx context.Context) (*Snapshot, error) {
 	start := time.Now()
+	var own OwnWork
+	if n.Own != nil {
+		own = n.Own()
+	}
+	// Wait out the sample period that still covers the probe's own work,
+	// rather than judge the probe's own load a tenant's.
+	since, wait := UtilSince(own, n.now())
+	if wait > 0 {
+		sl := n.Sleep
+		if sl == nil {
+			sl = ctxsleep.Sleep
+		}
+		if err := sl(ctx, wait); err != nil {
+			return nil, err
+		}
+	}
 	if ret := n.Lib.Init(); ret != nvml.SUCCESS {
 		return nil, initError(ret)
 	}
@@ -104,7 +146,7 @@ func (n *NVML) Read(ctx context.Context) (*Snapshot, error) {
 		if h == nil {
 			continue
 		}
-		s.Devices[i] = readDevice(i, h)
+		s.Devices[i] = readDevice(i, h, since)
 	}
 	if w != nil {
 		evs, err := w.Drain(ctx, n.XIDWait)
@@ -117,7 +159,73 @@ func (n *NVML) Read(ctx context.Context) (*Snapshot, error) {
 		}
 	}
 	s.ReadMillis = time.Since(start).Milliseconds()
+	if n.Own != nil {
+		after := n.Own()
+		after.Running = after.Running || own.Running || after.Begun != own.Begun
+		s.OwnWork = &after
+	}
 	return s, nil
+}
+
+// UtilSince returns the start of the utilisation window a read at now
+// judges — the last UtilWindow, but nothing before the probe's own last GPU
+// work had settled — and how long to wait first so that the window holds at
+// least one whole sample period (nothing while the own work still runs:
+// those reads are skipped instead).
+func UtilSince(own OwnWork, now time.Time) (since time.Time, wait time.Duration) {
+	since = now.Add(-UtilWindow)
+	if own.Running || own.EndedAt.IsZero() {
+		return since, 0
+	}
+	if clean := own.EndedAt.Add(OwnWorkSettle); clean.After(since) {
+		since = clean
+	}
+	wait = min(since.Add(utilPeriod).Sub(now), OwnWorkSettle+utilPeriod)
+	return since, max(wait, 0)
+}
+
+// sampleValue decodes one NVML sample value of the given type.
+func sampleValue(t nvml.ValueType, v [8]byte) (float64, bool) {
+	switch t {
+	case nvml.VALUE_TYPE_DOUBLE:
+		return math.Float64frombits(binary.LittleEndian.Uint64(v[:])), true
+	case nvml.VALUE_TYPE_UNSIGNED_INT:
+		return float64(binary.LittleEndian.Uint32(v[:])), true
+	case nvml.VALUE_TYPE_UNSIGNED_LONG, nvml.VALUE_TYPE_UNSIGNED_LONG_LONG:
+		return float64(binary.LittleEndian.Uint64(v[:])), true
+	case nvml.VALUE_TYPE_SIGNED_LONG_LONG:
+		return float64(int64(binary.LittleEndian.Uint64(v[:]))), true
+	case nvml.VALUE_TYPE_SIGNED_INT:
+		return float64(int32(binary.LittleEndian.Uint32(v[:]))), true
+	case nvml.VALUE_TYPE_UNSIGNED_SHORT:
+		return float64(binary.LittleEndian.Uint16(v[:])), true
+	}
+	return 0, false
+}
+
+// readUtilSamples reads NVML's utilisation samples newer than since. None
+// in the window (ERROR_NOT_FOUND) leaves the device without samples, as
+// does a driver that has none; UtilizationGPU is then judged.
+func readUtilSamples(r *reader, h nvml.Device, since time.Time) {
+	vt, ss, ret := h.GetSamples(nvml.GPU_UTILIZATION_SAMPLES, uint64(max(since.UnixMicro(), 0)))
+	if ret == nvml.ERROR_NOT_FOUND || !r.ok("utilization_samples", ret) {
+		return
+	}
+	var out []UtilSample
+	for _, x := range ss {
+		at := time.UnixMicro(int64(x.TimeStamp)).UTC()
+		v, ok := sampleValue(vt, x.SampleValue)
+		if !ok || v < 0 || v > 100 {
+			r.d.Errors = append(r.d.Errors, fmt.Sprintf("utilization_samples: value type %d, sample %v not a percentage", vt, x.SampleValue))
+			return
+		}
+		if at.After(since) {
+			out = append(out, UtilSample{At: at, Pct: v})
+		}
+	}
+	if len(out) > 0 {
+		r.d.UtilizationSamples, r.d.UtilizationSince = out, since.UTC()
+	}
 }
 
 // reader collects one device's readings and what was unavailable.
@@ -141,7 +249,7 @@ func (r *reader) ok(name string, ret nvml.Return) bool {
 
 func ptr[T any](v T) *T { return &v }
 
-func readDevice(index int, h nvml.Device) Device {
+func readDevice(index int, h nvml.Device, since time.Time) Device {
 	start := time.Now()
 	d := Device{Index: index}
 	r := &reader{d: &d}
@@ -225,6 +333,7 @@ func readDevice(index int, h nvml.Device) Device {
 	if u, ret := h.GetUtilizationRates(); r.ok("utilization", ret) {
 		d.UtilizationGPU, d.UtilizationMemory = ptr(u.Gpu), ptr(u.Memory)
 	}
+	readUtilSamples(r, h, since)
 	if v, ret := h.GetPersistenceMode(); r.ok("persistence_mode", ret) {
 		d.PersistenceMode = ptr(v == nvml.FEATURE_ENABLED)
 	}

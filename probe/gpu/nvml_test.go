@@ -185,3 +185,75 @@ func TestListenXIDsDeliversUntilCancelled(t *testing.T) {
 		t.Fatalf("events: %+v", got)
 	}
 }
+
+// Utilisation is read from NVML's timestamped samples, and only those
+// taken after the probe's own last GPU work had settled count: a read soon
+// after it waits first, and the burn's tail is left out.
+func TestReadJudgesOnlyUtilisationAfterOwnWork(t *testing.T) {
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	rec := recordedH200(0)
+	rec.UtilizationGPU = p(uint32(97)) // the rate still shows the burn
+	rec.UtilizationSamples = []gpu.UtilSample{
+		{At: at.Add(-time.Second), Pct: 100},          // the probe's own burn
+		{At: at.Add(time.Second), Pct: 96},            // its tail, within the settle time
+		{At: at.Add(2 * time.Second), Pct: 0},         // idle
+		{At: at.Add(2500 * time.Millisecond), Pct: 2}, // idle
+	}
+	srv := dgxh200.New()
+	d := dgxh200.NewDevice(0)
+	gputest.Program(&d.Device, rec)
+	srv.Devices = []nvml.Device{d}
+	srv.EventSetCreateFunc = func() (nvml.EventSet, nvml.Return) { return nil, nvml.ERROR_NOT_SUPPORTED }
+	ended := at.Add(-500 * time.Millisecond)
+	var waited time.Duration
+	calls := 0
+	n := &gpu.NVML{Lib: srv, Now: func() time.Time { return at },
+		Own: func() gpu.OwnWork {
+			calls++
+			return gpu.OwnWork{EndedAt: ended, PIDs: []uint32{7}, Begun: 1}
+		},
+		Sleep: func(_ context.Context, d time.Duration) error { waited = d; return nil }}
+	s, err := n.Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 2 || s.OwnWork == nil || s.OwnWork.Running || !s.OwnWork.EndedAt.Equal(ended) {
+		t.Fatalf("own work %+v after %d calls", s.OwnWork, calls)
+	}
+	// Settled 2 s after the end, plus one whole sample period: 2.5 s from now.
+	if waited != 2500*time.Millisecond {
+		t.Errorf("waited %v, want 2.5s", waited)
+	}
+	got := s.Devices[0].UtilizationSamples
+	if len(got) != 2 || got[0].Pct != 0 || got[1].Pct != 2 || !s.Devices[0].UtilizationSince.Equal(ended.Add(gpu.OwnWorkSettle)) {
+		t.Errorf("samples %+v since %v", got, s.Devices[0].UtilizationSince)
+	}
+
+	// Own work that began during the read makes the whole read overlap it.
+	calls = 0
+	n.Own = func() gpu.OwnWork { calls++; return gpu.OwnWork{Begun: uint64(calls)} }
+	if s, err := n.Read(context.Background()); err != nil || !s.OwnWork.Running {
+		t.Fatalf("overlap not seen: %+v %v", s.OwnWork, err)
+	}
+}
+
+func TestUtilSince(t *testing.T) {
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		own   gpu.OwnWork
+		since time.Time
+		wait  time.Duration
+	}{
+		{gpu.OwnWork{}, now.Add(-gpu.UtilWindow), 0},
+		{gpu.OwnWork{Running: true, EndedAt: now}, now.Add(-gpu.UtilWindow), 0},
+		{gpu.OwnWork{EndedAt: now.Add(-time.Minute)}, now.Add(-gpu.UtilWindow), 0},
+		{gpu.OwnWork{EndedAt: now.Add(-4 * time.Second)}, now.Add(-2 * time.Second), 0},
+		{gpu.OwnWork{EndedAt: now}, now.Add(2 * time.Second), 3 * time.Second},
+		{gpu.OwnWork{EndedAt: now.Add(time.Hour)}, now.Add(time.Hour + 2*time.Second), 3 * time.Second}, // a clock step: bounded
+	} {
+		since, wait := gpu.UtilSince(tc.own, now)
+		if !since.Equal(tc.since) || wait != tc.wait {
+			t.Errorf("%+v: since %v wait %v, want %v %v", tc.own, since, wait, tc.since, tc.wait)
+		}
+	}
+}

@@ -106,7 +106,10 @@ type Check struct {
 	Number    *float64 `json:"number,omitempty"`    // the measured value as a number, where it is one
 	Unit      string   `json:"unit,omitempty"`
 	GPU       *int     `json:"gpu,omitempty"` // GPU index, when the check is about one GPU
-	Detail    string   `json:"detail,omitempty"`
+	// UUID is the GPU's NVML UUID where the check knows it: the index can
+	// change between boots, the UUID cannot.
+	UUID   string `json:"uuid,omitempty"`
+	Detail string `json:"detail,omitempty"`
 }
 
 // Ack is the backend's answer to a POST it accepted (200).
@@ -202,6 +205,9 @@ func (b *Batch) Validate() error {
 			if !validVerdict(c.Verdict) {
 				return bad(cf+".verdict", "unknown verdict %q", c.Verdict)
 			}
+			if !validUUID(c.UUID) {
+				return bad(cf+".uuid", "%q is not a GPU UUID (up to 64 letters, digits and dashes)", c.UUID)
+			}
 		}
 	}
 	return nil
@@ -221,6 +227,20 @@ func Decode(body []byte) (*Batch, error) {
 		return nil, err
 	}
 	return &b, nil
+}
+
+// validUUID accepts "" and NVML's "GPU-" + hex-and-dash form (MIG
+// instances: "MIG-…").
+func validUUID(s string) bool {
+	if len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 func validNodeID(s string) bool {

@@ -62,10 +62,11 @@ type seg struct {
 	ev    []string
 }
 
-// splitGap says whose fault each part of a receive gap was (DESIGN.md, "Late
-// data"): no batch covers it → no_data; the node ran but could not reach the
-// outside → network; it ran and reached the outside → backend only (not
-// counted); the backend itself was down → backend_outage (not counted).
+// splitGap says whose fault each part of a receive gap was (docs/contract.md,
+// "Late data and whose fault a gap is"): no batch covers it → no_data; the
+// node ran but could not reach the outside → network; it ran and reached the
+// outside → backend only (not counted); the backend itself was down →
+// backend_outage (not counted).
 func (n *nodeAcc) splitGap(g gap, backend interval.Set, backendSummary []string, backendRaw []interval.Interval) []account.Outage {
 	G := g.span
 	head := fmt.Sprintf("backend heard nothing in time after the heartbeat of %s until %s (next heartbeat was due %s)",

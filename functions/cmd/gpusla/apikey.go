@@ -1,15 +1,14 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"os"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/wiring"
 )
 
 func init() {
@@ -31,7 +30,7 @@ stored, so a lost token cannot be recovered: revoke it and create another.
 Callers send it as "Authorization: Bearer <token>".`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			store, _, _, err := openServeStore(cmd.Context(), data) // $GPUSLA_TABLE: DynamoDB
+			store, _, _, err := wiring.FromEnv().OpenStore(cmd.Context(), data) // $GPUSLA_TABLE: DynamoDB
 			if err != nil {
 				return err
 			}
@@ -53,7 +52,7 @@ Callers send it as "Authorization: Bearer <token>".`,
 		Short: "List API keys (never their secrets)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			store, _, err := openExisting(cmd.Context(), data)
+			store, _, err := wiring.FromEnv().OpenExisting(cmd.Context(), data)
 			if err != nil {
 				return err
 			}
@@ -80,7 +79,7 @@ Callers send it as "Authorization: Bearer <token>".`,
 		Short: "Revoke an API key (it stops working at once)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, _, err := openExisting(cmd.Context(), data)
+			store, _, err := wiring.FromEnv().OpenExisting(cmd.Context(), data)
 			if err != nil {
 				return err
 			}
@@ -95,19 +94,4 @@ Callers send it as "Authorization: Bearer <token>".`,
 	}
 	cmd.AddCommand(create, list, revoke)
 	return cmd
-}
-
-// openExisting opens the store a read or update command works on: the
-// DynamoDB table when $GPUSLA_TABLE is set (as `serve` and `apikey create`
-// do), else the data folder's embedded store, which must exist already.
-func openExisting(ctx context.Context, data string) (serveStore, app.SecretBox, error) {
-	if os.Getenv(envServeTable) == "" {
-		st, box, err := openData(data, false)
-		if err != nil {
-			return nil, nil, err
-		}
-		return st, box, nil
-	}
-	st, box, _, err := openServeStore(ctx, data)
-	return st, box, err
 }

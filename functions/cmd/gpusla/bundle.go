@@ -52,7 +52,7 @@ Check it with ` + "`gpusla verify`" + `. The event log must be a file (it is rea
 			if err != nil {
 				return err
 			}
-			if err := writeAtomic(output, buf.Bytes()); err != nil {
+			if err := writeReport(output, buf.Bytes()); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d counted outages, %d batches; chain head %s\n", output, len(man.Intervals), len(man.Batches), man.ChainHead)

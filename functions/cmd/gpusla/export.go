@@ -4,14 +4,14 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/atomicfile"
+	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/sla/events"
 )
 
@@ -61,7 +61,7 @@ Stop ` + "`gpusla serve`" + ` first: the store file is locked while it runs.`,
 			if !sel.To.After(sel.From) {
 				return fmt.Errorf("--to must be after --from")
 			}
-			store, _, err := openExistingStore(cmd.Context(), data) // $GPUSLA_TABLE: DynamoDB
+			store, _, err := wiring.FromEnv().OpenExisting(cmd.Context(), data) // $GPUSLA_TABLE: DynamoDB
 			if err != nil {
 				return err
 			}
@@ -89,7 +89,13 @@ Stop ` + "`gpusla serve`" + ` first: the store file is locked while it runs.`,
 					err = bw.Flush()
 				}
 			} else {
-				stats, err = writeAtomicStream(output, write)
+				err = atomicfile.Write(output, 0o600, func(w io.Writer) (err error) {
+					stats, err = write(w)
+					return err
+				})
+				if err != nil {
+					err = fmt.Errorf("write %s: %w", output, err)
+				}
 			}
 			if err != nil {
 				return err
@@ -110,34 +116,6 @@ Stop ` + "`gpusla serve`" + ` first: the store file is locked while it runs.`,
 	f.StringSliceVar(&nodes, "node", nil, "only these nodes (repeatable)")
 	f.StringVarP(&output, "output", "o", "", "write to this file instead of standard output")
 	return cmd
-}
-
-// writeAtomicStream runs write into a temp file beside path and renames it into
-// place only when everything was written and synced.
-func writeAtomicStream(path string, write func(io.Writer) (app.ExportStats, error)) (app.ExportStats, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return app.ExportStats{}, err
-	}
-	defer os.Remove(f.Name())
-	bw := bufio.NewWriterSize(f, 1<<20)
-	stats, err := write(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		return stats, fmt.Errorf("write %s: %w", path, err)
-	}
-	return stats, nil
 }
 
 // ticketFilter passes the events of tickets on the selected nodes (all

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/store"
 )
 
@@ -17,7 +18,7 @@ import (
 // late-response penalty.
 func TestExportIncludesTickets(t *testing.T) {
 	dir := t.TempDir()
-	st, _, err := openData(dir, true)
+	st, _, err := wiring.OpenData(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}

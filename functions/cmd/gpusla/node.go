@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/config"
 	"github.com/gpusla/gpusla/probe/expect"
@@ -72,7 +73,7 @@ Save the secret on the node in the file the config names, mode 0600.`,
 				return fmt.Errorf("--gpu-memory-gb: must not be negative")
 			}
 			in.GPUMemoryMiB = int(gpuMemGB * 1024)
-			store, box, _, err := openServeStore(cmd.Context(), data) // $GPUSLA_TABLE: DynamoDB
+			store, box, _, err := wiring.FromEnv().OpenStore(cmd.Context(), data) // $GPUSLA_TABLE: DynamoDB
 			if err != nil {
 				return err
 			}
@@ -82,7 +83,7 @@ Save the secret on the node in the file the config names, mode 0600.`,
 				return err
 			}
 			n, secret, err := svc.AddNode(cmd.Context(), in)
-			var fe *app.FieldError
+			var fe *app.Error
 			if errors.As(err, &fe) {
 				return fmt.Errorf("--%s: %s", flagOf(fe.Field), fe.Msg)
 			} else if err != nil {
@@ -163,7 +164,7 @@ func newNodeListCmd() *cobra.Command {
 		Short: "List registered nodes with their last heartbeat",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			store, _, err := openData(data, false)
+			store, _, err := wiring.OpenData(data, false)
 			if err != nil {
 				return err
 			}

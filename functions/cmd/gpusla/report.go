@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpusla/gpusla/functions/atomicfile"
 	"github.com/gpusla/gpusla/functions/reportgen"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/terms"
@@ -80,7 +80,7 @@ run with its line number; no partial report is ever printed.`,
 				_, err = cmd.OutOrStdout().Write(buf.Bytes())
 				return err
 			}
-			return writeAtomic(output, buf.Bytes())
+			return writeReport(output, buf.Bytes())
 		},
 	}
 	f := cmd.Flags()
@@ -101,31 +101,6 @@ func readEvents(b *report.Builder, path string) error {
 	}
 	defer f.Close()
 	return b.ReadLog(path, io.Reader(f))
-}
-
-// writeAtomic writes data to path through a temporary file, fsync and
-// rename, so a reader never sees half a report.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write report: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write report: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write report: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write report: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write report: %w", err)
-	}
-	return nil
 }
 
 // newMonthBuilder reads every terms file and starts a report builder for
@@ -151,4 +126,13 @@ func newMonthBuilder(termsFiles []string, month, asOf string) (*report.Builder, 
 		all = append(all, ts...)
 	}
 	return report.NewBuilder(all, report.Options{Year: m.Year(), Month: m.Month(), AsOf: at})
+}
+
+// writeReport writes a report or bundle atomically: a reader never sees
+// half of one.
+func writeReport(path string, data []byte) error {
+	if err := atomicfile.WriteFile(path, data, 0o600); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
 }

@@ -16,6 +16,8 @@ import (
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/httpapi"
+	"github.com/gpusla/gpusla/functions/serve"
+	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -52,7 +54,7 @@ func TestServeConfigErrorsNameTheField(t *testing.T) {
 // the backend's stop.
 func TestServeIngestsOverHTTP(t *testing.T) {
 	dir := t.TempDir()
-	st, box, err := openData(dir, true)
+	st, box, err := wiring.OpenData(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +85,7 @@ func TestServeIngestsOverHTTP(t *testing.T) {
 	done := make(chan error, 1)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	go func() {
-		done <- serve(ctx, serveConfig{Listen: addr, Data: dir, Watchdog: "@every 1m", Demo: "auto"}, true, log)
+		done <- serve.Run(ctx, serve.Config{Listen: addr, Data: dir, Watchdog: "@every 1m", Demo: "auto"}, wiring.Env{}, true, log)
 	}()
 	base := "http://" + addr
 	for i := 0; ; i++ {
@@ -133,7 +135,7 @@ func TestServeIngestsOverHTTP(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not stop")
 	}
-	st, _, err = openData(dir, false)
+	st, _, err = wiring.OpenData(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,24 +143,5 @@ func TestServeIngestsOverHTTP(t *testing.T) {
 	runs, err := st.ListBackendRuns(context.Background(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	if err != nil || len(runs) != 1 || !runs[0].Stopped {
 		t.Fatalf("backend runs %+v, %v: want one, stopped", runs, err)
-	}
-}
-
-func TestMasterKeyPermissions(t *testing.T) {
-	dir := t.TempDir()
-	st, _, err := openData(dir, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
-	key := filepath.Join(dir, masterKeyFile)
-	if fi, err := os.Stat(key); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("master key mode %v, %v; want 0600", fi.Mode().Perm(), err)
-	}
-	if err := os.Chmod(key, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := openData(dir, false); err == nil || !strings.Contains(err.Error(), "readable by others") {
-		t.Fatalf("open with a world-readable key: %v", err)
 	}
 }

@@ -1,111 +1,20 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"log/slog"
-	"os"
 	"path/filepath"
-	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gpusla/gpusla/functions/app"
-	"github.com/gpusla/gpusla/functions/httpapi"
-	"github.com/gpusla/gpusla/functions/slackapi"
+	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/sla/ticket"
 )
 
 func init() {
 	commands = append(commands, newTicketCmd)
-}
-
-// Environment of the ticket desk in `gpusla serve` (docs/tickets.md).
-const (
-	// EnvTerms lists contract terms files or folders (os.PathListSeparator
-	// between them); default: the data folder's terms/ folder.
-	envTerms = "GPUSLA_TERMS"
-	// EnvSlackSigningSecret is the Slack app's signing secret; without it
-	// the Slack endpoints are not served.
-	envSlackSigningSecret = "GPUSLA_SLACK_SIGNING_SECRET"
-)
-
-// loadTermsFor reads the terms the ticket desk times tickets against:
-// $GPUSLA_TERMS, else <data>/terms if it exists (else none, and opening a
-// ticket says which contract is missing).
-func loadTermsFor(data string) (app.TermsBook, []string, error) {
-	var paths []string
-	if v := os.Getenv(envTerms); v != "" {
-		paths = filepath.SplitList(v)
-	} else if st, err := os.Stat(filepath.Join(data, "terms")); err == nil && st.IsDir() {
-		paths = []string{filepath.Join(data, "terms")}
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, err
-	}
-	book, err := app.LoadTerms(paths...)
-	return book, paths, err
-}
-
-// ticketDesk is the ticket part of `gpusla serve`: the ticket API and the
-// Slack endpoints on the same mux, and the ticket watch beside the watchdog.
-type ticketDesk struct {
-	desk   *app.TicketDesk
-	runner *slackapi.GoRunner
-	log    *slog.Logger
-}
-
-// setupTickets registers the ticket API (and the Slack endpoints when a
-// signing secret is set) on api's mux.
-func setupTickets(svc *app.Service, api *httpapi.API, data string, log *slog.Logger) (*ticketDesk, error) {
-	book, paths, err := loadTermsFor(data)
-	if err != nil {
-		return nil, err
-	}
-	desk, err := svc.Tickets(book)
-	if err != nil {
-		return nil, err
-	}
-	httpapi.RegisterTickets(api.Mux(), desk, log)
-	td := &ticketDesk{desk: desk, log: log}
-	log.Info("ticket API on "+httpapi.PathTickets, "terms", strings.Join(paths, string(os.PathListSeparator)), "contracts", strings.Join(book.Contracts(), ","))
-	if len(book) == 0 {
-		log.Warn("no contract terms loaded: tickets cannot be timed; put terms files in " + filepath.Join(data, "terms") + " or set " + envTerms)
-	}
-	if secret := os.Getenv(envSlackSigningSecret); secret != "" {
-		h, err := slackapi.New(slackapi.Config{Desk: desk, SigningSecret: secret, Log: log})
-		if err != nil {
-			return nil, err
-		}
-		td.runner = slackapi.NewGoRunner(h, 2*time.Minute)
-		h.SetRunner(td.runner)
-		h.Register(api.Mux())
-		log.Info("Slack endpoints on " + slackapi.PathCommands + " and " + slackapi.PathInteractions)
-	} else {
-		log.Info("Slack commands and buttons off: set " + envSlackSigningSecret + " to the Slack app's signing secret")
-	}
-	return td, nil
-}
-
-// watch runs the ticket watch (called with every watchdog run).
-func (t *ticketDesk) watch(ctx context.Context) {
-	res, err := t.desk.Watch(ctx)
-	if err != nil {
-		t.log.Error("ticket watch", "err", err)
-	}
-	if res.Warnings+res.Breaches > 0 {
-		t.log.Info("ticket watch", "tickets", res.Tickets, "warnings", res.Warnings, "breaches", res.Breaches, "sent", res.Sent)
-	}
-}
-
-// close waits for Slack follow-up work still running.
-func (t *ticketDesk) close() {
-	if t.runner != nil {
-		t.runner.Wait()
-	}
 }
 
 func newTicketCmd() *cobra.Command {
@@ -117,16 +26,17 @@ func newTicketCmd() *cobra.Command {
 		Short: "List tickets with their targets, deadlines and lateness",
 		Long: `Lists the tickets in the local store (stop ` + "`gpusla serve`" + ` first: the store is
 locked while it runs), each timed against its node's contract terms
-($` + envTerms + ` or <data>/terms) as of now. Tickets are opened and updated
+($` + wiring.EnvTerms + ` or <data>/terms) as of now. Tickets are opened and updated
 through the API (docs/tickets.md) or Slack (/gpusla ticket …).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			store, box, err := openExisting(cmd.Context(), data)
+			env := wiring.FromEnv()
+			store, box, err := env.OpenExisting(cmd.Context(), data)
 			if err != nil {
 				return err
 			}
 			defer store.Close()
-			book, _, err := loadTermsFor(data)
+			book, _, err := env.LoadTermsFrom(filepath.Join(data, wiring.TermsDir))
 			if err != nil {
 				return err
 			}

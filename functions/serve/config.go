@@ -1,0 +1,123 @@
+package serve
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gpusla/gpusla/infra/slack"
+)
+
+// Config is what `gpusla serve` runs with: its optional --config file,
+// with flags and defaults filled in. Every field
+// has a flag or default; Slack secrets may also come from the environment
+// (GPUSLA_SLACK_WEBHOOK_URL, GPUSLA_SLACK_BOT_TOKEN, GPUSLA_SLACK_CHANNEL).
+type Config struct {
+	Listen    string        `yaml:"listen"`
+	Data      string        `yaml:"data"`
+	Watchdog  string        `yaml:"watchdog"`  // cron spec, default @every 1m (@every 10s with the demo)
+	Retention time.Duration `yaml:"retention"` // TTL of stored batch bodies
+	Demo      string        `yaml:"demo"`      // auto (default), on, off
+	Slack     slack.Config  `yaml:"slack"`
+}
+
+// LoadConfig reads the file strictly (an empty path: an empty config): an unknown or malformed field
+// stops serve with the field and line named.
+func LoadConfig(path string) (Config, error) {
+	var c Config
+	if path == "" {
+		return c, nil
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return c, fmt.Errorf("config: %w", err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+		return c, fmt.Errorf("config %s: %s", path, nameYAMLField(raw, err))
+	}
+	return c, nil
+}
+
+var reYAMLLine = regexp.MustCompile(`line (\d+): (.*)`)
+
+// nameYAMLField rewrites a YAML decoding error so it names the field at the
+// line it reports ("line 3: retention: cannot unmarshal …").
+func nameYAMLField(raw []byte, err error) string {
+	msg := err.Error()
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+	}
+	m := reYAMLLine.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	line, _ := strconv.Atoi(m[1])
+	var root yaml.Node
+	if yaml.Unmarshal(raw, &root) != nil || len(root.Content) == 0 {
+		return msg
+	}
+	if field := fieldAtLine(root.Content[0], "", line); field != "" && !strings.Contains(m[2], field) {
+		return fmt.Sprintf("line %d: %s: %s", line, field, m[2])
+	}
+	return msg
+}
+
+// fieldAtLine finds the dotted path of the mapping key whose value is at line.
+func fieldAtLine(n *yaml.Node, prefix string, line int) string {
+	if n.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		path := k.Value
+		if prefix != "" {
+			path = prefix + "." + k.Value
+		}
+		if k.Line == line || v.Line == line && v.Kind != yaml.MappingNode {
+			return path
+		}
+		if f := fieldAtLine(v, path, line); f != "" {
+			return f
+		}
+	}
+	return ""
+}
+
+func (c *Config) Validate(path string) error {
+	bad := func(field, format string, a ...any) error {
+		return fmt.Errorf("config %s: %s: %s", path, field, fmt.Sprintf(format, a...))
+	}
+	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		return bad("listen", "%q is not host:port", c.Listen)
+	}
+	if _, err := cron.ParseStandard(c.Watchdog); err != nil {
+		return bad("watchdog", "%q is not a cron spec (e.g. @every 1m): %v", c.Watchdog, err)
+	}
+	if c.Retention < 0 {
+		return bad("retention", "must not be negative")
+	}
+	switch c.Demo {
+	case "auto", "on", "off":
+	default:
+		return bad("demo", "%q is not auto, on or off", c.Demo)
+	}
+	if c.Slack.Configured() {
+		if err := c.Slack.Validate(); err != nil {
+			return fmt.Errorf("config %s: %w", path, err)
+		}
+	}
+	return nil
+}

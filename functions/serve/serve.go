@@ -1,0 +1,242 @@
+// Package serve runs the whole backend as one local process, `gpusla
+// serve`: the HTTP API (ingest, nodes, incidents, tickets, Slack
+// endpoints, the status page) on a loopback address, the embedded store
+// (or a DynamoDB table), the minute tick and the monthly reports on a
+// schedule, alerts to Slack or the console, and the demo node.
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+
+	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/bundle"
+	demonode "github.com/gpusla/gpusla/functions/demo"
+	"github.com/gpusla/gpusla/functions/httpapi"
+	"github.com/gpusla/gpusla/functions/slackapi"
+	"github.com/gpusla/gpusla/functions/statuspage"
+	"github.com/gpusla/gpusla/functions/wiring"
+	"github.com/gpusla/gpusla/infra/blob"
+	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/slack"
+)
+
+// Run serves until ctx is done, then shuts down cleanly and records the
+// backend's stop. watchdogGiven says the schedule was set explicitly (else
+// the demo speeds it up).
+func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log *slog.Logger) error {
+	store, box, where, err := env.OpenStore(ctx, c.Data)
+	if err != nil {
+		return err
+	}
+	log.Info("store", "at", where)
+	defer store.Close()
+	var notifier notify.Notifier = &slack.Console{W: os.Stdout}
+	if c.Slack.Configured() {
+		if notifier, err = slack.New(c.Slack); err != nil {
+			return err
+		}
+		log.Info("alerts go to Slack", "mode", map[bool]string{true: "bot token", false: "webhook"}[c.Slack.BotToken != ""])
+	} else {
+		log.Info("no Slack configured: alerts are printed to the console (set slack: in --config or " + wiring.EnvSlackWebhookURL + ")")
+	}
+	svc, err := app.New(app.Config{Store: store, Notifier: notifier, Box: box, Log: log, Retention: c.Retention, BackendID: "serve"})
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", c.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", c.Listen, err)
+	}
+	base := "http://" + ln.Addr().String()
+	if _, err := svc.BackendStart(ctx); err != nil {
+		ln.Close()
+		return err
+	}
+
+	demo, err := demonode.Setup(ctx, demonode.Config{Mode: c.Demo, Data: c.Data}, svc, store, box, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	if demo != nil && !watchdogGiven {
+		c.Watchdog = "@every 10s" // so the demo's alert shows quickly
+	}
+
+	api := httpapi.New(svc, log)
+	tickets, err := setupTickets(svc, api, env, c.Data, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer tickets.close()
+	job, err := setupReports(env, c.Data, store, tickets.desk, api, notifier, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	srv := NewHTTPServer(api)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+
+	sched, err := schedule(ctx, c.Watchdog, app.MinuteTick(svc, tickets.desk, nil), store, svc.Now, job, log)
+	if err != nil {
+		return err
+	}
+	sched.Start()
+
+	nodes, _ := store.ListNodes(ctx)
+	log.Info("gpusla serve is up", "api", base, "data", c.Data, "nodes", len(nodes), "watchdog", c.Watchdog)
+	log.Info("look around", "nodes", base+httpapi.PathNodes, "incidents", base+httpapi.PathIncidents, "health", base+httpapi.PathHealth)
+	if demo != nil {
+		go demo.Run(ctx, base+httpapi.PathBatches)
+	} else if len(nodes) == 0 {
+		log.Info("no node registered: add one with `gpusla node add --data " + c.Data + " --id NODE --provider P --contract C`")
+	}
+
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("http: %w", err)
+		}
+	}
+	log.Info("shutting down")
+	<-sched.Stop().Done()
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(sctx)
+	if demo != nil {
+		demo.Wait()
+	}
+	if err := svc.BackendStop(sctx); err != nil {
+		log.Error("record backend stop", "err", err)
+	}
+	return nil
+}
+
+// schedule puts serve's periodic work on one cron: the minute tick on
+// spec, the sweep of expired batches hourly (the embedded store; DynamoDB
+// expires them by TTL), the monthly reports job hourly and once now.
+func schedule(ctx context.Context, spec string, tick func(context.Context) (app.WatchdogResult, error), store any, now func() time.Time, job *app.ReportJob, log *slog.Logger) (*cron.Cron, error) {
+	sched := cron.New(cron.WithLocation(time.UTC))
+	if _, err := sched.AddFunc(spec, func() {
+		res, err := tick(context.WithoutCancel(ctx))
+		if err != nil {
+			log.Error("watchdog", "err", err)
+			return
+		}
+		log.Debug("watchdog", "nodes", res.Nodes, "transitions", res.Transitions)
+	}); err != nil {
+		return nil, fmt.Errorf("watchdog schedule %q: %w", spec, err)
+	}
+	if _, err := sched.AddFunc("@every 1h", func() {
+		sw, ok := store.(wiring.Sweeper)
+		if !ok {
+			return // DynamoDB expires batches by TTL
+		}
+		if n, err := sw.Sweep(now()); err != nil {
+			log.Error("sweep expired batches", "err", err)
+		} else if n > 0 {
+			log.Info("swept expired batches", "count", n)
+		}
+	}); err != nil {
+		return nil, err
+	}
+	reports := func() {
+		if _, err := job.Run(context.WithoutCancel(ctx), time.Now().UTC()); err != nil {
+			log.Error("monthly reports", "err", err)
+		}
+	}
+	if _, err := sched.AddFunc("@every 1h", reports); err != nil {
+		return nil, err
+	}
+	go reports()
+	return sched, nil
+}
+
+// tickets is the ticket part of serve: the ticket API and the Slack
+// endpoints on the API's mux; the desk is watched by the minute tick.
+type tickets struct {
+	desk   *app.TicketDesk
+	runner *slackapi.GoRunner
+}
+
+// setupTickets registers the ticket API (and the Slack endpoints when a
+// signing secret is set) on api's mux, timing tickets against the terms
+// of $GPUSLA_TERMS or <data>/terms.
+func setupTickets(svc *app.Service, api *httpapi.API, env wiring.Env, data string, log *slog.Logger) (*tickets, error) {
+	book, paths, err := env.LoadTermsFrom(filepath.Join(data, wiring.TermsDir))
+	if err != nil {
+		return nil, err
+	}
+	desk, err := svc.Tickets(book)
+	if err != nil {
+		return nil, err
+	}
+	httpapi.RegisterTickets(api.Mux(), desk, log)
+	td := &tickets{desk: desk}
+	log.Info("ticket API on "+httpapi.PathTickets, "terms", strings.Join(paths, string(os.PathListSeparator)), "contracts", strings.Join(book.Contracts(), ","))
+	if len(book) == 0 {
+		log.Warn("no contract terms loaded: tickets cannot be timed; put terms files in " + filepath.Join(data, wiring.TermsDir) + " or set " + wiring.EnvTerms)
+	}
+	if secret := env.SlackSigningSecret; secret != "" {
+		h, err := slackapi.New(slackapi.Config{Desk: desk, SigningSecret: secret, Log: log})
+		if err != nil {
+			return nil, err
+		}
+		td.runner = slackapi.NewGoRunner(h, 2*time.Minute)
+		h.SetRunner(td.runner)
+		h.Register(api.Mux())
+		log.Info("Slack endpoints on " + slackapi.PathCommands + " and " + slackapi.PathInteractions)
+	} else {
+		log.Info("Slack commands and buttons off: set " + wiring.EnvSlackSigningSecret + " to the Slack app's signing secret")
+	}
+	return td, nil
+}
+
+// close waits for Slack follow-up work still running.
+func (t *tickets) close() {
+	if t.runner != nil {
+		t.runner.Wait()
+	}
+}
+
+// setupReports mounts the status page (token from GPUSLA_STATUS_TOKEN or
+// <data>/status.token, created 0600 on first start) and prepares the
+// monthly reports job, its reports stored in <data>/reports.
+func setupReports(env wiring.Env, data string, store statuspage.Nodes, desk *app.TicketDesk, api *httpapi.API, notifier notify.Notifier, log *slog.Logger) (*app.ReportJob, error) {
+	blobs, err := blob.NewDir(filepath.Join(data, wiring.ReportsDir))
+	if err != nil {
+		return nil, fmt.Errorf("reports folder: %w", err)
+	}
+	token, err := env.LocalStatusToken(data)
+	if err != nil {
+		return nil, err
+	}
+	statuspage.New(statuspage.Config{Nodes: store, Tickets: desk, Reports: blobs, Token: token, Log: log}).Register(api.Mux())
+	log.Info("status page", "path", statuspage.PathStatus, "token", "in "+filepath.Join(data, wiring.StatusTokenFile)+" (open "+statuspage.PathStatus+"?token=…)")
+	delay, err := env.ReportDelayOrDefault()
+	if err != nil {
+		return nil, err
+	}
+	poster, _ := notifier.(notify.ReportPoster)
+	return &app.ReportJob{Desk: desk, Blobs: blobs, Poster: poster, Renderer: bundle.Renderer{}, Delay: delay, Log: log}, nil
+}
+
+// NewHTTPServer is serve's HTTP server; loadgen measures with the same one.
+func NewHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 16 << 10}
+}

@@ -1,0 +1,95 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/app/apptest"
+	"github.com/gpusla/gpusla/functions/httpapi"
+	"github.com/gpusla/gpusla/functions/wiring"
+	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/infra/store/bolt"
+)
+
+// TestServeTicketRoutes: what `gpusla serve` wires — the ticket API on the
+// same mux as ingest, the Slack endpoints only with a signing secret, terms
+// from <data>/terms — answers like the Lambda would.
+func TestServeTicketRoutes(t *testing.T) {
+	data := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(data, "terms"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile("../../testdata/terms/cn-example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "terms", "cn.yaml"), raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(wiring.EnvTerms, "")
+	st, err := bolt.Open(filepath.Join(data, "gpusla.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	log := slog.New(slog.DiscardHandler)
+	svc, err := app.New(app.Config{Store: st, Notifier: &apptest.Notifier{}, Box: apptest.Box(t), Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CreateNode(t.Context(), store.Node{ID: "gz-01", Provider: "acme", Contract: "cn-example", GPUCount: 8, OrderedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	_, token, err := app.CreateAPIKey(t.Context(), st, "test", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	for _, secret := range []string{"", "s3cret"} {
+		t.Setenv(wiring.EnvSlackSigningSecret, secret)
+		api := httpapi.New(svc, log)
+		td, err := setupTickets(svc, api, wiring.FromEnv(), data, log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(api)
+		req, _ := http.NewRequest("POST", srv.URL+httpapi.PathTickets, bytes.NewBufferString(`{"node":"gz-01","priority":"P2","provider_ref":"X-1"}`))
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v httpapi.TicketView
+		_ = json.NewDecoder(resp.Body).Decode(&v)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusCreated || v.Timing == nil || v.Timing.TimeZone != "Asia/Shanghai" {
+			t.Fatalf("open through serve's mux: %d %+v", resp.StatusCode, v)
+		}
+		sresp, err := http.Post(srv.URL+"/slack/commands", "application/x-www-form-urlencoded", strings.NewReader("command=%2Fgpusla"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sresp.Body.Close()
+		want := http.StatusNotFound // not served without a signing secret
+		if secret != "" {
+			want = http.StatusUnauthorized // served, and unsigned requests are refused
+		}
+		if sresp.StatusCode != want {
+			t.Fatalf("slack endpoint with secret %q: %d, want %d", secret, sresp.StatusCode, want)
+		}
+		if _, err := app.MinuteTick(svc, td.desk, nil)(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		td.close()
+		srv.Close()
+	}
+}

@@ -1,0 +1,164 @@
+// Package wiring assembles the application for each environment it runs
+// in, from that environment: a Lambda function (template.yaml sets its
+// variables; secrets come from SSM Parameter Store) and the local process
+// `gpusla serve` with the offline commands (a data folder, optionally a
+// DynamoDB table). Every environment variable the backend reads is named
+// here, and read only here; so are the contract-terms lookup, the SSM
+// parameters and the report delay.
+package wiring
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/gpusla/gpusla/functions/app"
+)
+
+// Environment variables of every environment. Secrets are never among the
+// Lambda's: GPUSLA_SECRETS_PATH names where they are. GPUSLA_MASTER_KEY_FILE
+// and GPUSLA_DYNAMODB_ENDPOINT exist for running a function outside AWS
+// (the emulator tests, a local DynamoDB); template.yaml sets neither.
+const (
+	EnvTable          = "GPUSLA_TABLE" // DynamoDB table; for serve: use it instead of the data folder's store
+	EnvSecretsPath    = "GPUSLA_SECRETS_PATH"
+	EnvSlackChannel   = "GPUSLA_SLACK_CHANNEL"
+	EnvMasterKeyFile  = "GPUSLA_MASTER_KEY_FILE"
+	EnvDynamoEndpoint = "GPUSLA_DYNAMODB_ENDPOINT"
+	// EnvRetention is the TTL of stored evidence batch bodies as a Go
+	// duration ("2400h"); unset: app.DefaultRetention (docs/backend.md says
+	// why 100 days).
+	EnvRetention = "GPUSLA_RETENTION"
+	// EnvTerms lists contract terms files or folders (os.PathListSeparator
+	// between them); default: the terms/ folder beside the Lambda's
+	// bootstrap, or the data folder's terms/ for serve.
+	EnvTerms = "GPUSLA_TERMS"
+	// EnvReportBucket is the S3 bucket of the monthly reports (Lambda).
+	EnvReportBucket = "GPUSLA_REPORT_BUCKET"
+	// EnvReportDelay is how long after a contract's month ends its report
+	// is made, e.g. 6h (default app.DefaultReportDelay).
+	EnvReportDelay = "GPUSLA_REPORT_DELAY"
+	// EnvSigningSecretFile names a file holding the Slack signing secret,
+	// for the tickets function outside AWS (the emulator) where there is no
+	// SSM; template.yaml never sets it.
+	EnvSigningSecretFile = "GPUSLA_SLACK_SIGNING_SECRET_FILE"
+	// EnvInlineJobs=1 runs the tickets function's Slack jobs in goroutines
+	// of the invocation instead of invoking the function again (the
+	// emulator never freezes the process).
+	EnvInlineJobs = "GPUSLA_INLINE_JOBS"
+
+	// Local (`gpusla serve`) only; a Lambda reads its secrets from SSM.
+	EnvSlackWebhookURL    = "GPUSLA_SLACK_WEBHOOK_URL"
+	EnvSlackBotToken      = "GPUSLA_SLACK_BOT_TOKEN"
+	EnvSlackSigningSecret = "GPUSLA_SLACK_SIGNING_SECRET" // without it serve has no Slack endpoints
+	EnvStatusToken        = "GPUSLA_STATUS_TOKEN"         // overrides <data>/status.token
+	// EnvSlackAPIURL overrides Slack's API base URL (a slacktest server in
+	// the end-to-end tests).
+	EnvSlackAPIURL = "GPUSLA_SLACK_API_URL"
+
+	// Set by the Lambda runtime.
+	EnvLogLevel     = "AWS_LAMBDA_LOG_LEVEL" // from LoggingConfig.ApplicationLogLevel
+	EnvRegion       = "AWS_REGION"
+	EnvTaskRoot     = "LAMBDA_TASK_ROOT"
+	EnvFunctionName = "AWS_LAMBDA_FUNCTION_NAME"
+	EnvSSMEndpoint  = "AWS_ENDPOINT_URL_SSM"
+)
+
+// Env is what the backend reads from its environment.
+type Env struct {
+	Table          string
+	SecretsPath    string
+	SlackChannel   string
+	MasterKeyFile  string
+	DynamoEndpoint string
+	LogLevel       string
+	Retention      string
+	Terms          string
+	ReportBucket   string
+	ReportDelay    string
+
+	SigningSecretFile string
+	InlineJobs        bool
+	TaskRoot          string
+	FunctionName      string
+	Region            string
+	SSMEndpoint       string
+
+	SlackWebhookURL    string
+	SlackBotToken      string
+	SlackSigningSecret string
+	SlackAPIURL        string
+	StatusToken        string
+}
+
+// FromEnv reads the environment.
+func FromEnv() Env {
+	return Env{
+		Table:              os.Getenv(EnvTable),
+		SecretsPath:        os.Getenv(EnvSecretsPath),
+		SlackChannel:       os.Getenv(EnvSlackChannel),
+		MasterKeyFile:      os.Getenv(EnvMasterKeyFile),
+		DynamoEndpoint:     os.Getenv(EnvDynamoEndpoint),
+		LogLevel:           os.Getenv(EnvLogLevel),
+		Retention:          os.Getenv(EnvRetention),
+		Terms:              os.Getenv(EnvTerms),
+		ReportBucket:       os.Getenv(EnvReportBucket),
+		ReportDelay:        os.Getenv(EnvReportDelay),
+		SigningSecretFile:  os.Getenv(EnvSigningSecretFile),
+		InlineJobs:         os.Getenv(EnvInlineJobs) == "1",
+		TaskRoot:           os.Getenv(EnvTaskRoot),
+		FunctionName:       os.Getenv(EnvFunctionName),
+		Region:             os.Getenv(EnvRegion),
+		SSMEndpoint:        os.Getenv(EnvSSMEndpoint),
+		SlackWebhookURL:    os.Getenv(EnvSlackWebhookURL),
+		SlackBotToken:      os.Getenv(EnvSlackBotToken),
+		SlackSigningSecret: os.Getenv(EnvSlackSigningSecret),
+		SlackAPIURL:        os.Getenv(EnvSlackAPIURL),
+		StatusToken:        os.Getenv(EnvStatusToken),
+	}
+}
+
+// Check names the variable a Lambda function needs that is missing or
+// contradictory.
+func (e Env) Check() error {
+	switch {
+	case e.Table == "":
+		return fmt.Errorf("%s is not set (the DynamoDB table name)", EnvTable)
+	case e.SecretsPath == "" && e.MasterKeyFile == "":
+		return fmt.Errorf("%s is not set (the SSM path of the secrets)", EnvSecretsPath)
+	case e.SecretsPath != "" && e.MasterKeyFile != "":
+		return fmt.Errorf("set %s or %s, not both", EnvSecretsPath, EnvMasterKeyFile)
+	case e.SecretsPath != "" && (!strings.HasPrefix(e.SecretsPath, "/") || strings.HasSuffix(e.SecretsPath, "/")):
+		return fmt.Errorf("%s=%q: want an SSM path like /gpusla/prod", EnvSecretsPath, e.SecretsPath)
+	}
+	if _, err := e.RetentionTTL(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// RetentionTTL is the parsed EnvRetention; zero when unset (the default).
+func (e Env) RetentionTTL() (time.Duration, error) {
+	if e.Retention == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(e.Retention)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s=%q: want a positive duration like 2400h", EnvRetention, e.Retention)
+	}
+	return d, nil
+}
+
+// ReportDelayOrDefault is the parsed EnvReportDelay, app.DefaultReportDelay
+// when unset.
+func (e Env) ReportDelayOrDefault() (time.Duration, error) {
+	if e.ReportDelay == "" {
+		return app.DefaultReportDelay, nil
+	}
+	d, err := time.ParseDuration(e.ReportDelay)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%s=%q: want a duration such as 6h", EnvReportDelay, e.ReportDelay)
+	}
+	return d, nil
+}

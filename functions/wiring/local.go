@@ -1,0 +1,219 @@
+package wiring
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/atomicfile"
+	"github.com/gpusla/gpusla/infra/slack"
+	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/infra/store/dynamo"
+)
+
+// The data folder of the local backend (`gpusla serve` and the offline
+// commands): the store, the master key that seals node secrets, the status
+// token, the contract terms, the reports and the demo probe's spool.
+const (
+	StoreFile       = "gpusla.db"
+	MasterKeyFile   = "master.key"
+	StatusTokenFile = "status.token"
+	TermsDir        = "terms"
+	ReportsDir      = "reports"
+)
+
+// LocalStore is what the local backend needs of its store, embedded or
+// DynamoDB.
+type LocalStore interface {
+	store.Store
+	store.TicketStore
+	Close() error
+}
+
+// Sweeper is a store that deletes expired batches itself (the embedded
+// one; DynamoDB does it with TTL).
+type Sweeper interface {
+	Sweep(now time.Time) (int, error)
+}
+
+// OpenData opens (creating if asked) the data folder's embedded store and
+// secret box.
+func OpenData(dir string, create bool) (*bolt.Store, app.SecretBox, error) {
+	if !create {
+		if _, err := os.Stat(filepath.Join(dir, StoreFile)); err != nil {
+			return nil, nil, fmt.Errorf("data folder %s has no store (%s): run `gpusla serve --data %s` or `gpusla node add --data %s` first", dir, StoreFile, dir, dir)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, nil, fmt.Errorf("data folder: %w", err)
+	}
+	box, err := LoadMasterKey(filepath.Join(dir, MasterKeyFile), create)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := bolt.Open(filepath.Join(dir, StoreFile))
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, box, nil
+}
+
+// OpenStore opens the data folder's embedded store, or the DynamoDB table
+// named by $GPUSLA_TABLE (creating it when a local endpoint is given in
+// $GPUSLA_DYNAMODB_ENDPOINT and the table does not exist yet): the same
+// table layout the Lambdas use, so the local process can run against
+// DynamoDB Local or dynalite (the end-to-end tests do). The master key stays
+// in the data folder either way. It returns where the store is, for the log.
+func (e Env) OpenStore(ctx context.Context, dir string) (LocalStore, app.SecretBox, string, error) {
+	if e.Table == "" {
+		st, box, err := OpenData(dir, true)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		return st, box, "embedded " + filepath.Join(dir, StoreFile), nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, nil, "", fmt.Errorf("data folder: %w", err)
+	}
+	box, err := LoadMasterKey(filepath.Join(dir, MasterKeyFile), true)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	cfg, err := awsconfig.LoadDefaultConfig(ctx)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("aws config: %w", err)
+	}
+	db := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+		if e.DynamoEndpoint != "" {
+			o.BaseEndpoint = aws.String(e.DynamoEndpoint)
+		}
+	})
+	if e.DynamoEndpoint != "" {
+		_, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(e.Table)})
+		var nf *types.ResourceNotFoundException
+		if errors.As(err, &nf) {
+			err = dynamo.CreateTable(ctx, db, e.Table)
+		}
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("%s %s at %s: %w", EnvTable, e.Table, e.DynamoEndpoint, err)
+		}
+	}
+	st, err := dynamo.New(db, e.Table)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return st, box, "DynamoDB table " + e.Table, nil
+}
+
+// OpenExisting opens the store a read or update command works on: the
+// DynamoDB table when $GPUSLA_TABLE is set (as serve does), else the data
+// folder's embedded store, which must exist already.
+func (e Env) OpenExisting(ctx context.Context, dir string) (LocalStore, app.SecretBox, error) {
+	if e.Table == "" {
+		st, box, err := OpenData(dir, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		return st, box, nil
+	}
+	st, box, _, err := e.OpenStore(ctx, dir)
+	return st, box, err
+}
+
+// LoadMasterKey reads the 0600 key file, creating it (32 random bytes, hex)
+// when create is set and it does not exist.
+func LoadMasterKey(path string, create bool) (app.SecretBox, error) {
+	key, err := readMasterKey(path, create)
+	if err != nil {
+		return nil, err
+	}
+	return app.NewAESGCMBox(key)
+}
+
+// readMasterKey is the one reader of master key files (the data folder's,
+// and the Lambda's outside AWS). A key readable by others is refused: it
+// unseals every node's secret.
+func readMasterKey(path string, create bool) ([]byte, error) {
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && create {
+		key := make([]byte, 32)
+		if _, err := rand.Read(key); err != nil {
+			return nil, err
+		}
+		if err := atomicfile.WriteFile(path, []byte(hex.EncodeToString(key)+"\n"), 0o600); err != nil {
+			return nil, fmt.Errorf("master key: %w", err)
+		}
+		return key, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("master key: %w", err)
+	}
+	if st, err := os.Stat(path); err == nil && st.Mode().Perm()&0o077 != 0 {
+		return nil, fmt.Errorf("master key %s is readable by others (mode %04o); chmod 600 it", path, st.Mode().Perm())
+	}
+	key, err := parseMasterKey(strings.TrimSpace(string(raw)))
+	if err != nil {
+		return nil, fmt.Errorf("master key %s: %w", path, err)
+	}
+	return key, nil
+}
+
+// LocalStatusToken is the local status page's token: $GPUSLA_STATUS_TOKEN, else
+// <data>/status.token, created (0600, 48 hex digits) on first start.
+func (e Env) LocalStatusToken(dir string) (string, error) {
+	if e.StatusToken != "" {
+		return e.StatusToken, nil
+	}
+	path := filepath.Join(dir, StatusTokenFile)
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		b := make([]byte, 24)
+		if _, err := rand.Read(b); err != nil {
+			return "", err
+		}
+		tok := hex.EncodeToString(b)
+		if err := atomicfile.WriteFile(path, []byte(tok+"\n"), 0o600); err != nil {
+			return "", fmt.Errorf("status token: %w", err)
+		}
+		return tok, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("status token: %w", err)
+	}
+	tok := strings.TrimSpace(string(raw))
+	if len(tok) < 16 {
+		return "", fmt.Errorf("status token %s: shorter than 16 characters", path)
+	}
+	return tok, nil
+}
+
+// LocalSlack is c with the Slack settings of the environment laid over it
+// ($GPUSLA_SLACK_WEBHOOK_URL, _BOT_TOKEN, _CHANNEL when set; the API URL
+// always, as tests point it at a slacktest server).
+func (e Env) LocalSlack(c slack.Config) slack.Config {
+	if e.SlackWebhookURL != "" {
+		c.WebhookURL = e.SlackWebhookURL
+	}
+	if e.SlackBotToken != "" {
+		c.BotToken = e.SlackBotToken
+	}
+	if e.SlackChannel != "" {
+		c.Channel = e.SlackChannel
+	}
+	c.APIURL = e.SlackAPIURL
+	return c
+}

@@ -1,0 +1,109 @@
+package wiring
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/gpusla/gpusla/infra/slack"
+)
+
+// SSM parameter names under the secrets path (SecureString).
+const (
+	ParamMasterKey     = "master-key"      // 64 hex digits (32 bytes), required
+	ParamSlackWebhook  = "slack-webhook"   // optional
+	ParamSlackBotToken = "slack-bot-token" // optional, with GPUSLA_SLACK_CHANNEL
+	// ParamStatusToken protects the status page (StatusFunction); without
+	// it the page answers 503.
+	ParamStatusToken = "status-token"
+	// ParamSlackSigningSecret is the Slack app's signing secret
+	// (TicketsFunction); without it the function serves the ticket API only.
+	ParamSlackSigningSecret = "slack-signing-secret"
+)
+
+// Secrets are what the functions need to keep secret.
+type Secrets struct {
+	MasterKey []byte
+	Slack     slack.Config
+	// Params holds the further parameters a function asked for that exist,
+	// by short name (ParamStatusToken …), trimmed.
+	Params map[string]string
+}
+
+// SSMAPI is the one SSM call made (IAM: ssm:GetParameters).
+type SSMAPI interface {
+	GetParameters(ctx context.Context, names []string, decrypt bool) (map[string]string, error)
+}
+
+// LoadSecrets reads the SecureStrings under path in one request: the master
+// key (required), a Slack webhook or bot token (optional) and the further
+// parameters named in extra (optional, into Params).
+func LoadSecrets(ctx context.Context, c SSMAPI, path, slackChannel string, extra ...string) (Secrets, error) {
+	name := func(p string) string { return path + "/" + p }
+	names := []string{name(ParamMasterKey), name(ParamSlackWebhook), name(ParamSlackBotToken)}
+	for _, p := range extra {
+		names = append(names, name(p))
+	}
+	found, err := c.GetParameters(ctx, names, true)
+	if err != nil {
+		return Secrets{}, fmt.Errorf("read secrets under %s from SSM: %w", path, err)
+	}
+	vals := map[string]string{}
+	for k, v := range found {
+		vals[k] = strings.TrimSpace(v)
+	}
+	raw, ok := vals[name(ParamMasterKey)]
+	if !ok {
+		return Secrets{}, fmt.Errorf("SSM parameter %s is missing (create it: see docs/aws.md)", name(ParamMasterKey))
+	}
+	key, err := parseMasterKey(raw)
+	if err != nil {
+		return Secrets{}, fmt.Errorf("SSM parameter %s: %w", name(ParamMasterKey), err)
+	}
+	s := Secrets{MasterKey: key, Params: map[string]string{}, Slack: slack.Config{
+		WebhookURL: vals[name(ParamSlackWebhook)],
+		BotToken:   vals[name(ParamSlackBotToken)],
+		Channel:    slackChannel,
+	}}
+	for _, p := range extra {
+		if v, ok := vals[name(p)]; ok {
+			s.Params[p] = v
+		}
+	}
+	if s.Slack.Configured() {
+		if err := s.Slack.Validate(); err != nil {
+			return Secrets{}, fmt.Errorf("slack secrets under %s: %w", path, err)
+		}
+	}
+	return s, nil
+}
+
+// secretsFromFile reads a master key file in the format `gpusla serve`
+// keeps in its data folder (64 hex digits), refusing one others can read.
+func secretsFromFile(path string) (Secrets, error) {
+	key, err := readMasterKey(path, false)
+	if err != nil {
+		return Secrets{}, err
+	}
+	return Secrets{MasterKey: key, Params: map[string]string{}}, nil
+}
+
+func parseMasterKey(s string) ([]byte, error) {
+	key, err := hex.DecodeString(s)
+	if err != nil || len(key) != 32 {
+		return nil, errors.New("want 64 hex digits (openssl rand -hex 32)")
+	}
+	return key, nil
+}
+
+// readSecretFile reads a secret kept in a file (trimmed).
+func readSecretFile(what, path string) (string, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", what, err)
+	}
+	return strings.TrimSpace(string(raw)), nil
+}
