@@ -45,3 +45,21 @@ func TestEscapeBlockDefusesLineStarts(t *testing.T) {
 		}
 	}
 }
+
+// TestUnderscores: an '_' inside a word stays (ids read as they are); one at
+// a word's edge, which could open emphasis, is escaped.
+func TestUnderscores(t *testing.T) {
+	for _, c := range []struct {
+		d        Dialect
+		in, want string
+	}{
+		{WeCom, "acme_gpu gpu_lost@x", "acme_gpu gpu_lost@x"},
+		{WeCom, "_it_ and __b__", `\_it\_ and \_\_b\_\_`},
+		{DingTalk, "snake_case _lead", `snake_case \_lead`},
+		{Feishu, "acme_gpu _it_", "acme_gpu &#95;it&#95;"},
+	} {
+		if got := c.d.Escape(c.in); got != c.want {
+			t.Errorf("%s: Escape(%q) = %q, want %q", c.d.Name, c.in, got, c.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package chantext
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -58,9 +59,29 @@ func (d Dialect) Quote(escaped string) string { return d.quote(escaped) }
 // open inline markup anywhere are escaped, so ordinary text (dates, dots,
 // dashes) stays readable where a renderer ignores escapes.
 var backslashed = strings.NewReplacer(
-	`\`, `\\`, "`", "\\`", `*`, `\*`, `_`, `\_`, `[`, `\[`, `]`, `\]`,
+	`\`, `\\`, "`", "\\`", `*`, `\*`, `[`, `\[`, `]`, `\]`,
 	`<`, `\<`, `>`, `\>`, `~`, `\~`, `|`, `\|`,
 )
+
+// underscores escapes each '_' that could open or close emphasis: one at a
+// word's edge. An '_' inside a word ("acme_gpu", "gpu_lost@…") never does in
+// CommonMark or GFM, so ids stay as they are.
+func underscores(s, as string) string {
+	if !strings.Contains(s, "_") {
+		return s
+	}
+	r := []rune(s)
+	var b strings.Builder
+	word := func(i int) bool { return i >= 0 && i < len(r) && (unicode.IsLetter(r[i]) || unicode.IsDigit(r[i])) }
+	for i, c := range r {
+		if c == '_' && !(word(i-1) && word(i+1)) {
+			b.WriteString(as)
+			continue
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
 
 // backslashLineStart defuses what opens a block at the start of a line in these
 // dialects: headings, quotes, lists, thematic breaks.
@@ -87,7 +108,7 @@ func backslashLineStart(s string) string {
 // character references (&#42; for *, &lt; for <) as the way to show markup
 // characters; '<' also stops <at id=all> and <font> tags from user text.
 var feishuEntities = strings.NewReplacer(
-	`&`, "&amp;", `<`, "&lt;", `>`, "&gt;", `*`, "&#42;", `_`, "&#95;", `~`, "&#126;",
+	`&`, "&amp;", `<`, "&lt;", `>`, "&gt;", `*`, "&#42;", `~`, "&#126;",
 	"`", "&#96;", `[`, "&#91;", `]`, "&#93;", `\`, "&#92;", `$`, "&#36;",
 )
 
@@ -113,20 +134,22 @@ func feishuLineStart(s string) string {
 	return s
 }
 
+func backslashInline(s string) string { return underscores(backslashed.Replace(s), `\_`) }
+
 // The dialects.
 var (
 	// Feishu is Feishu/Lark's interactive card markdown element: the card
 	// header carries the title; no blockquote, so a quote is grey text.
-	Feishu = Dialect{Name: "feishu", inline: feishuEntities.Replace, lineStart: feishuLineStart, NL: "\n",
+	Feishu = Dialect{Name: "feishu", inline: func(s string) string { return underscores(feishuEntities.Replace(s), "&#95;") }, lineStart: feishuLineStart, NL: "\n",
 		quote: func(s string) string { return "<font color='grey'>↳ " + s + "</font>" }, MaxBytes: 20000}
 	// DingTalk is the custom robot's markdown message: markdown.title shows
 	// only in the notification, so the text opens with a heading; a single
 	// newline does not break a line there, an empty line does.
-	DingTalk = Dialect{Name: "dingtalk", inline: backslashed.Replace, lineStart: backslashLineStart, NL: "\n\n",
+	DingTalk = Dialect{Name: "dingtalk", inline: backslashInline, lineStart: backslashLineStart, NL: "\n\n",
 		quote: func(s string) string { return "> " + s }, TitleInBody: true, MaxBytes: 18000}
 	// WeCom is the group robot's markdown message (content at most 4096
 	// bytes, per its documentation).
-	WeCom = Dialect{Name: "wecom", inline: backslashed.Replace, lineStart: backslashLineStart, NL: "\n",
+	WeCom = Dialect{Name: "wecom", inline: backslashInline, lineStart: backslashLineStart, NL: "\n",
 		quote: func(s string) string { return "> " + s }, TitleInBody: true, MaxBytes: 4096}
 )
 

@@ -84,8 +84,9 @@ func (c *Config) UnmarshalYAML(n *yaml.Node) error {
 // Configured reports whether an alerts section was given.
 func (c Config) Configured() bool { return c.node != nil && c.node.Tag != "!!null" }
 
-// Parse reads a standalone alerts document (the Lambdas' SSM parameter);
-// name is where it came from, for errors.
+// Parse reads a standalone document holding the same `alerts:` section as
+// serve's config (the Lambdas' SSM parameter), so one block can be pasted
+// between them; name is where it came from, for errors.
 func Parse(name string, data []byte) (Config, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
@@ -94,7 +95,23 @@ func Parse(name string, data []byte) (Config, error) {
 	if len(root.Content) == 0 {
 		return Config{}, nil
 	}
-	return Config{node: root.Content[0]}, nil
+	top, err := mapping(name, root.Content[0], "(document)", []string{"alerts"})
+	if err != nil {
+		return Config{}, err
+	}
+	if len(top) == 0 {
+		return Config{}, nil
+	}
+	return Config{node: top[0][1]}, nil
+}
+
+// Extra is a channel configured outside the alerts section (serve's
+// slack: section and its environment, the Lambdas' Slack parameters), added
+// under Name so routes can name it.
+type Extra struct {
+	Name, Type string
+	Notifier   notify.Notifier
+	From       string // where it is configured, for errors
 }
 
 // rule is one route, checked.
@@ -179,7 +196,7 @@ func list(file string, n *yaml.Node, field string) ([]string, error) {
 
 // Build checks the config and builds the channels' notifiers; file names
 // the config in errors ("gpusla.yaml", "ssm:/gpusla/alerts").
-func (c Config) Build(file string) (*Router, error) {
+func (c Config) Build(file string, extra ...Extra) (*Router, error) {
 	r := &Router{notifiers: map[string]notify.Notifier{}, types: map[string]string{}}
 	if !c.Configured() {
 		return nil, fmt.Errorf("%s: alerts: no channels configured", file)
@@ -200,6 +217,17 @@ func (c Config) Build(file string) (*Router, error) {
 		case "default":
 			defaultNode = kv[1]
 		}
+	}
+	for _, e := range extra {
+		if _, dup := r.notifiers[e.Name]; dup {
+			return nil, errAt(file, c.node, "alerts.channels."+e.Name, "the name is taken by the channel from %s", e.From)
+		}
+		for name, typ := range r.types {
+			if e.Type == "slack" && typ == "slack" {
+				return nil, errAt(file, c.node, "alerts.channels."+name, "Slack is also configured in %s; configure it in one place", e.From)
+			}
+		}
+		r.notifiers[e.Name], r.types[e.Name] = e.Notifier, e.Type
 	}
 	if len(r.notifiers) == 0 {
 		return nil, errAt(file, c.node, "alerts.channels", "no channels configured")

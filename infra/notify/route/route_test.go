@@ -29,6 +29,12 @@ const channels = `
 
 func buildDoc(t *testing.T, doc string) (*Router, error) {
 	t.Helper()
+	// Documents hold the alerts: section as serve's config does.
+	if strings.HasPrefix(doc, "\n") {
+		doc = "alerts:" + doc
+	} else {
+		doc = "alerts:\n" + doc
+	}
 	c, err := Parse("alerts.yaml", []byte(doc))
 	if err != nil {
 		return nil, err
@@ -122,16 +128,16 @@ func TestConfigErrors(t *testing.T) {
 		{channels + "  routes:\n    - kinds: [unreachable]\n", `alerts.yaml:19: alerts.routes[0].channels: required`},
 		{channels + "  routes:\n    - channels: [oncall]\n      node: [gz-01]\n", `alerts.yaml:20: alerts.routes[0].node: unknown field`},
 		{channels + "  default: [nowhere]\n", `alerts.yaml:18: alerts.default[0]: no channel named "nowhere"`},
-		{"  channels:\n    x:\n      type: telegram\n", `alerts.yaml:3: alerts.channels.x.type: "telegram": want one of`},
-		{"  channels:\n    Ops:\n      type: wecom\n", `alerts.yaml:2: alerts.channels.Ops: channel name "Ops"`},
-		{"  channels:\n    x:\n      type: wecom\n      webhook_url: https://qyapi.weixin.qq.com/cgi-bin/webhook/send\n", `alerts.yaml:4: alerts.channels.x.webhook_url: has no key parameter`},
-		{"  channels:\n    x:\n      type: dingtalk\n      webhook_url: https://oapi.dingtalk.com/robot/send?access_token=a\n      secret: nope\n", `alerts.yaml:5: alerts.channels.x.secret: a DingTalk signing secret starts with SEC`},
-		{"  channels:\n    x:\n      type: webhook\n      url: https://e.example/h\n      secret: short\n", `alerts.yaml:5: alerts.channels.x.secret: 5 bytes; at least 16`},
-		{"  channels:\n    x:\n      type: feishu\n      webhook_url: https://open.feishu.cn/other\n", `alerts.yaml:4: alerts.channels.x.webhook_url: not a custom bot URL`},
-		{"  channels:\n    x:\n      type: webhook\n      url: https://e.example/h\n      secret: ${GPUSLA_TEST_UNSET_SECRET}\n", `alerts.yaml:5: alerts.channels.x.secret: environment variable GPUSLA_TEST_UNSET_SECRET is not set`},
-		{"  channels:\n    x:\n      type: wecom\n      webhook_url: https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=k\n      secret: s\n", `alerts.yaml:5: alerts.channels.x.secret: unknown field`},
-		{"  channels:\n    a:\n      type: slack\n      webhook_url: https://hooks.slack.com/services/T/B/X\n    b:\n      type: slack\n      webhook_url: https://hooks.slack.com/services/T/B/Y\n", `alerts.yaml:5: alerts.channels.b: a second slack channel`},
-		{"  channels:\n    a:\n      type: slack\n      bot_token: xoxb-1\n", `alerts.yaml:2: alerts.channels.a.channel: required with bot_token`},
+		{"  channels:\n    x:\n      type: telegram\n", `alerts.yaml:4: alerts.channels.x.type: "telegram": want one of`},
+		{"  channels:\n    Ops:\n      type: wecom\n", `alerts.yaml:3: alerts.channels.Ops: channel name "Ops"`},
+		{"  channels:\n    x:\n      type: wecom\n      webhook_url: https://qyapi.weixin.qq.com/cgi-bin/webhook/send\n", `alerts.yaml:5: alerts.channels.x.webhook_url: has no key parameter`},
+		{"  channels:\n    x:\n      type: dingtalk\n      webhook_url: https://oapi.dingtalk.com/robot/send?access_token=a\n      secret: nope\n", `alerts.yaml:6: alerts.channels.x.secret: a DingTalk signing secret starts with SEC`},
+		{"  channels:\n    x:\n      type: webhook\n      url: https://e.example/h\n      secret: short\n", `alerts.yaml:6: alerts.channels.x.secret: 5 bytes; at least 16`},
+		{"  channels:\n    x:\n      type: feishu\n      webhook_url: https://open.feishu.cn/other\n", `alerts.yaml:5: alerts.channels.x.webhook_url: not a custom bot URL`},
+		{"  channels:\n    x:\n      type: webhook\n      url: https://e.example/h\n      secret: ${GPUSLA_TEST_UNSET_SECRET}\n", `alerts.yaml:6: alerts.channels.x.secret: environment variable GPUSLA_TEST_UNSET_SECRET is not set`},
+		{"  channels:\n    x:\n      type: wecom\n      webhook_url: https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=k\n      secret: s\n", `alerts.yaml:6: alerts.channels.x.secret: unknown field`},
+		{"  channels:\n    a:\n      type: slack\n      webhook_url: https://hooks.slack.com/services/T/B/X\n    b:\n      type: slack\n      webhook_url: https://hooks.slack.com/services/T/B/Y\n", `alerts.yaml:6: alerts.channels.b: a second slack channel`},
+		{"  channels:\n    a:\n      type: slack\n      bot_token: xoxb-1\n", `alerts.yaml:3: alerts.channels.a.channel: required with bot_token`},
 	}
 	for _, c := range cases {
 		_, err := buildDoc(t, c.doc)
