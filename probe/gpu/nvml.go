@@ -30,7 +30,19 @@ type NVML struct {
 	Own func() OwnWork
 	// Sleep waits for d or until ctx ends (ctxsleep.Sleep when nil).
 	Sleep func(ctx context.Context, d time.Duration) error
+	// ConfirmBusy makes Read look again at a GPU whose utilisation
+	// samples average BusyPct or more: it waits one more UtilWindow and
+	// reads the samples of that window, keeping the first window's in
+	// Device.UtilizationEarlier. A tenant's work goes on and shows in both;
+	// a one-off burst just before the read (seen on a freshly started H200:
+	// 8 % over 5 s, then 0 %) does not, so it is never judged a neighbour.
+	ConfirmBusy bool
 }
+
+// BusyPct is the utilisation at which Read confirms a GPU busy by a second
+// window; it is probe/health's idle limit (IdleUtilizationPct, tied to it
+// by a test there).
+const BusyPct = 5
 
 // Utilisation windows. NVML's utilisation is the % of a sample period
 // (1/6 s to 1 s, by product) in which a kernel ran, so a reading taken
@@ -49,7 +61,7 @@ const (
 )
 
 // NewNVML returns a reader of the system's NVML library.
-func NewNVML() *NVML { return &NVML{Lib: nvml.New()} }
+func NewNVML() *NVML { return &NVML{Lib: nvml.New(), ConfirmBusy: true} }
 
 func (n *NVML) now() time.Time {
 	if n.Now != nil {
@@ -148,6 +160,11 @@ func (n *NVML) Read(ctx context.Context) (*Snapshot, error) {
 		}
 		s.Devices[i] = readDevice(i, h, since)
 	}
+	if n.ConfirmBusy {
+		if err := n.confirmBusy(ctx, handles, s.Devices); err != nil {
+			return nil, err
+		}
+	}
 	if w != nil {
 		evs, err := w.Drain(ctx, n.XIDWait)
 		if err != nil {
@@ -182,6 +199,48 @@ func UtilSince(own OwnWork, now time.Time) (since time.Time, wait time.Duration)
 	}
 	wait = min(since.Add(utilPeriod).Sub(now), OwnWorkSettle+utilPeriod)
 	return since, max(wait, 0)
+}
+
+// confirmBusy gives every GPU whose samples average BusyPct or more a
+// second window (see NVML.ConfirmBusy): one wait for all of them, then the
+// samples newer than the first window's last.
+func (n *NVML) confirmBusy(ctx context.Context, handles []nvml.Device, devs []Device) error {
+	var busy []int
+	for i, d := range devs {
+		if handles[i] != nil && len(d.UtilizationSamples) > 0 && MeanUtil(d.UtilizationSamples) >= BusyPct {
+			busy = append(busy, i)
+		}
+	}
+	if len(busy) == 0 {
+		return nil
+	}
+	sl := n.Sleep
+	if sl == nil {
+		sl = ctxsleep.Sleep
+	}
+	if err := sl(ctx, UtilWindow); err != nil {
+		return err
+	}
+	for _, i := range busy {
+		d := &devs[i]
+		first := d.UtilizationSamples
+		d.UtilizationSamples, d.UtilizationSince = nil, time.Time{}
+		readUtilSamples(&reader{d: d}, handles[i], first[len(first)-1].At)
+		d.UtilizationEarlier = first
+	}
+	return nil
+}
+
+// MeanUtil is the mean of utilisation samples (0 for none).
+func MeanUtil(ss []UtilSample) float64 {
+	if len(ss) == 0 {
+		return 0
+	}
+	var u float64
+	for _, s := range ss {
+		u += s.Pct
+	}
+	return u / float64(len(ss))
 }
 
 // sampleValue decodes one NVML sample value of the given type.

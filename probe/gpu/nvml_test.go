@@ -257,3 +257,68 @@ func TestUtilSince(t *testing.T) {
 		}
 	}
 }
+
+// TestBusyWindowIsConfirmed: a GPU whose utilisation samples average busy
+// is read again one window later. A burst just before the read (a freshly
+// started H200 showed 8 % over 5 s, then nothing) is judged by the second
+// window; a tenant's load shows in both; an idle first window costs no wait.
+func TestBusyWindowIsConfirmed(t *testing.T) {
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	sample := func(d time.Duration, pct float64) gpu.UtilSample { return gpu.UtilSample{At: at.Add(d), Pct: pct} }
+	for _, tc := range []struct {
+		name          string
+		samples       []gpu.UtilSample
+		wantWait      bool
+		wantEarlier   int
+		wantLatestPct float64
+	}{
+		{"burst, then idle", []gpu.UtilSample{sample(-4*time.Second, 0), sample(-3*time.Second, 100), sample(-2*time.Second, 0),
+			sample(-time.Second, 0), sample(2*time.Second, 0), sample(4*time.Second, 0)}, true, 4, 0},
+		{"a tenant's load", []gpu.UtilSample{sample(-4*time.Second, 60), sample(-2*time.Second, 70),
+			sample(2*time.Second, 65), sample(4*time.Second, 80)}, true, 2, 72.5},
+		{"idle", []gpu.UtilSample{sample(-4*time.Second, 0), sample(-2*time.Second, 3), sample(2*time.Second, 90)}, false, 0, 1.5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			now := at
+			rec := recordedH200(0)
+			rec.UtilizationSamples = tc.samples
+			srv := dgxh200.New()
+			d := dgxh200.NewDevice(0)
+			gputest.Program(&d.Device, rec)
+			// NVML only has the samples taken so far.
+			all := d.Device.GetSamplesFunc
+			d.Device.GetSamplesFunc = func(st nvml.SamplingType, last uint64) (nvml.ValueType, []nvml.Sample, nvml.Return) {
+				vt, ss, ret := all(st, last)
+				var seen []nvml.Sample
+				for _, x := range ss {
+					if x.TimeStamp <= uint64(now.UnixMicro()) {
+						seen = append(seen, x)
+					}
+				}
+				if len(seen) == 0 {
+					return vt, nil, nvml.ERROR_NOT_FOUND
+				}
+				return vt, seen, ret
+			}
+			srv.Devices = []nvml.Device{d}
+			srv.EventSetCreateFunc = func() (nvml.EventSet, nvml.Return) { return nil, nvml.ERROR_NOT_SUPPORTED }
+			waited := time.Duration(0)
+			n := &gpu.NVML{Lib: srv, Now: func() time.Time { return now }, ConfirmBusy: true,
+				Sleep: func(_ context.Context, d time.Duration) error { waited += d; now = now.Add(d); return nil }}
+			s, err := n.Read(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			dev := s.Devices[0]
+			if (waited > 0) != tc.wantWait || (tc.wantWait && waited != gpu.UtilWindow) {
+				t.Errorf("waited %v, want a wait: %v", waited, tc.wantWait)
+			}
+			if len(dev.UtilizationEarlier) != tc.wantEarlier {
+				t.Errorf("earlier window %+v, want %d samples", dev.UtilizationEarlier, tc.wantEarlier)
+			}
+			if got := gpu.MeanUtil(dev.UtilizationSamples); got != tc.wantLatestPct {
+				t.Errorf("judged window %+v averages %v, want %v", dev.UtilizationSamples, got, tc.wantLatestPct)
+			}
+		})
+	}
+}
