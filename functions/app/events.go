@@ -21,7 +21,7 @@ func ObservationEvents(b *wire.Batch, hash string, receivedAt time.Time) []event
 			e.Checks = make([]events.Check, len(o.Checks))
 			for j, c := range o.Checks {
 				e.Checks[j] = events.Check{Name: c.Name, Category: c.Category, Verdict: c.Verdict, Value: c.Value,
-					Criterion: c.Criterion, Number: c.Number, Unit: c.Unit, GPU: c.GPU, Detail: c.Detail}
+					Criterion: c.Criterion, Number: c.Number, Unit: c.Unit, GPU: c.GPU, UUID: c.UUID, Detail: c.Detail}
 			}
 		}
 		out[i] = e

@@ -155,7 +155,10 @@ type Check struct {
 	Number    *float64 `json:"number,omitempty"`
 	Unit      string   `json:"unit,omitempty"`
 	GPU       *int     `json:"gpu,omitempty"`
-	Detail    string   `json:"detail,omitempty"`
+	// UUID is the GPU's NVML UUID where the probe knew it: the index can
+	// change between boots, the UUID cannot.
+	UUID   string `json:"uuid,omitempty"`
+	Detail string `json:"detail,omitempty"`
 }
 
 // TrueAt is the observation's probe time corrected for the probe's clock

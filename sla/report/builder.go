@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/sla/account"
+	"github.com/gpusla/gpusla/sla/baseline"
 	"github.com/gpusla/gpusla/sla/calendar"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/incident"
@@ -39,6 +40,8 @@ type Builder struct {
 	backend   []interval.Interval
 	backendS  []string
 	winStart  int64
+	fleet     baseline.Collector
+	fleetRes  *baseline.Result
 	input     Input
 }
 
@@ -334,6 +337,7 @@ func (b *Builder) observe(e *events.Event) {
 	if len(e.Checks) == 0 || at < b.winStart {
 		return
 	}
+	b.collectFleet(e.Node, at, e.Checks)
 	for _, v := range incident.Verdicts(e.Checks) {
 		ev := int32(-1)
 		if v.Fail {
@@ -381,6 +385,8 @@ func (b *Builder) Build() (*Report, error) {
 	}
 	backend := interval.Union(b.backend...)
 	sums := map[string]*Contract{}
+	b.fleetRes = b.computeFleet()
+	r.Fleet = b.fleetRes
 	for _, id := range ids {
 		n := b.nodes[id]
 		// A node ordered after the month, or given back before it, has no

@@ -9,6 +9,8 @@
 // reading error means no report at all.
 package report
 
+import "github.com/gpusla/gpusla/sla/baseline"
+
 // Schema names the JSON form; it changes only with docs/report.md.
 const Schema = "gpusla.report/v1"
 
@@ -20,6 +22,9 @@ type Report struct {
 	Input     Input      `json:"input"`
 	Contracts []Contract `json:"contracts"`
 	Nodes     []Node     `json:"nodes"`
+	// Fleet compares each node's stress figures with its siblings (the
+	// nodes of its GPU model); absent when no node sent stress results.
+	Fleet *baseline.Result `json:"fleet,omitempty"`
 }
 
 // Input says what was read.

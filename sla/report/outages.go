@@ -28,7 +28,7 @@ func (b *Builder) outages(m nodeMonth, backend interval.Set, nr *Node) account.B
 				ongoing = append(ongoing, g.open)
 			}
 		}
-		for _, o := range n.checkIncidents(m.end) {
+		for _, o := range append(n.checkIncidents(m.end), b.fleetOutages(n, m.end)...) {
 			ongoing = append(ongoing, o.open)
 			outs = append(outs, o.Outage)
 		}

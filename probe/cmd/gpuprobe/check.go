@@ -11,6 +11,7 @@ import (
 	"github.com/gpusla/gpusla/probe/crosscheck"
 	"github.com/gpusla/gpusla/probe/expect"
 	"github.com/gpusla/gpusla/probe/gpu"
+	"github.com/gpusla/gpusla/probe/gpu/nvmlread"
 	"github.com/gpusla/gpusla/probe/health"
 	"github.com/gpusla/gpusla/probe/host"
 	"github.com/gpusla/gpusla/probe/kmsg"
@@ -70,7 +71,7 @@ func (o *checkOptions) register(cmd *cobra.Command) {
 
 // gpuSource is the system's NVML.
 func (o *checkOptions) gpuSource() gpu.Source {
-	n := gpu.NewNVML()
+	n := nvmlread.New()
 	n.XIDWait = o.xidWait
 	n.Own = o.own.State
 	return n

@@ -15,7 +15,7 @@ import (
 	"github.com/gpusla/gpusla/probe/crosscheck"
 	"github.com/gpusla/gpusla/probe/daemon"
 	"github.com/gpusla/gpusla/probe/expect"
-	"github.com/gpusla/gpusla/probe/gpu"
+	"github.com/gpusla/gpusla/probe/gpu/nvmlread"
 	"github.com/gpusla/gpusla/probe/host"
 	"github.com/gpusla/gpusla/probe/netcheck"
 	"github.com/gpusla/gpusla/probe/ownwork"
@@ -79,7 +79,7 @@ func jobBuilder(own *ownwork.Recorder) daemon.Builder {
 				if cfg.GPUSnapshot != "" {
 					return append(cs, replayGPU(cfg.GPUSnapshot, cfg.Expected)...)
 				}
-				src := gpu.NewNVML()
+				src := nvmlread.New()
 				src.Own = own.State
 				exp := cfg.Expected
 				return append(cs, checkrun.Collect(ctx,
@@ -132,7 +132,7 @@ func stressChecks(ctx context.Context, rep *stress.Report, err error) []wire.Che
 // gpusIdle reads GPU utilisation through NVML: the stress job must not
 // compete with the renter's own work.
 func gpusIdle(ctx context.Context, maxPct float64) (bool, string, error) {
-	snap, err := gpu.NewNVML().Read(ctx)
+	snap, err := nvmlread.New().Read(ctx)
 	if err != nil {
 		return false, "", err
 	}

@@ -1,9 +1,8 @@
-package gpu
+package nvmlread
 
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -12,6 +11,7 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
 	"github.com/gpusla/gpusla/internal/ctxsleep"
+	"github.com/gpusla/gpusla/probe/gpu"
 )
 
 // NVML reads snapshots through an nvml.Interface: nvml.New() on a real
@@ -27,7 +27,7 @@ type NVML struct {
 	// Own tells what GPU work the probe itself is doing or last did
 	// (probe/ownwork); nil: none. Read asks before and after reading, so a
 	// read that overlaps the probe's own work is known to.
-	Own func() OwnWork
+	Own func() gpu.OwnWork
 	// Sleep waits for d or until ctx ends (ctxsleep.Sleep when nil).
 	Sleep func(ctx context.Context, d time.Duration) error
 	// ConfirmBusy makes Read look again at a GPU whose utilisation
@@ -39,29 +39,8 @@ type NVML struct {
 	ConfirmBusy bool
 }
 
-// BusyPct is the utilisation at which Read confirms a GPU busy by a second
-// window; it is probe/health's idle limit (IdleUtilizationPct, tied to it
-// by a test there).
-const BusyPct = 5
-
-// Utilisation windows. NVML's utilisation is the % of a sample period
-// (1/6 s to 1 s, by product) in which a kernel ran, so a reading taken
-// right after the probe's own burn still shows that burn: on an H200 the
-// default check run straight after another one read 95–100 %.
-const (
-	// UtilWindow is how far back the utilisation samples judged reach.
-	UtilWindow = 5 * time.Second
-	// OwnWorkSettle is how long after the probe's own GPU work ended a
-	// reading may still include it: NVML's longest sample period (1 s),
-	// and as much again for the CUDA context's teardown and timestamps.
-	OwnWorkSettle = 2 * time.Second
-	// utilPeriod is NVML's longest sample period: the read waits this long
-	// past the settle time, so at least one whole clean period exists.
-	utilPeriod = time.Second
-)
-
-// NewNVML returns a reader of the system's NVML library.
-func NewNVML() *NVML { return &NVML{Lib: nvml.New(), ConfirmBusy: true} }
+// New returns a reader of the system's NVML library.
+func New() *NVML { return &NVML{Lib: nvml.New(), ConfirmBusy: true} }
 
 func (n *NVML) now() time.Time {
 	if n.Now != nil {
@@ -84,20 +63,20 @@ func initError(ret nvml.Return) error {
 	case nvml.ERROR_LIB_RM_VERSION_MISMATCH:
 		reason = "the NVIDIA driver library and kernel module versions differ; reboot or reinstall the driver (ERROR_LIB_RM_VERSION_MISMATCH)"
 	}
-	return &DriverError{Op: "init", Code: int(ret), Reason: reason}
+	return &gpu.DriverError{Op: "init", Code: int(ret), Reason: reason}
 }
 
 // Read initialises NVML, reads every GPU and the XID events delivered
 // meanwhile, and shuts NVML down again.
-func (n *NVML) Read(ctx context.Context) (*Snapshot, error) {
+func (n *NVML) Read(ctx context.Context) (*gpu.Snapshot, error) {
 	start := time.Now()
-	var own OwnWork
+	var own gpu.OwnWork
 	if n.Own != nil {
 		own = n.Own()
 	}
 	// Wait out the sample period that still covers the probe's own work,
 	// rather than judge the probe's own load a tenant's.
-	since, wait := UtilSince(own, n.now())
+	since, wait := gpu.UtilSince(own, n.now())
 	if wait > 0 {
 		sl := n.Sleep
 		if sl == nil {
@@ -112,7 +91,7 @@ func (n *NVML) Read(ctx context.Context) (*Snapshot, error) {
 	}
 	defer n.Lib.Shutdown()
 
-	s := &Snapshot{TakenAt: n.now()}
+	s := &gpu.Snapshot{TakenAt: n.now()}
 	if v, ret := n.Lib.SystemGetDriverVersion(); ret == nvml.SUCCESS {
 		s.DriverVersion = v
 	}
@@ -124,11 +103,11 @@ func (n *NVML) Read(ctx context.Context) (*Snapshot, error) {
 	}
 	count, ret := n.Lib.DeviceGetCount()
 	if ret != nvml.SUCCESS {
-		return nil, &DriverError{Op: "device count", Code: int(ret), Reason: ret.Error()}
+		return nil, &gpu.DriverError{Op: "device count", Code: int(ret), Reason: ret.Error()}
 	}
 
 	handles := make([]nvml.Device, 0, count)
-	s.Devices = make([]Device, count)
+	s.Devices = make([]gpu.Device, count)
 	for i := 0; i < count; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -137,7 +116,7 @@ func (n *NVML) Read(ctx context.Context) (*Snapshot, error) {
 		if ret != nvml.SUCCESS {
 			// A GPU that NVML counts but cannot open is typically one that
 			// fell off the bus; record it so the judge sees it as lost.
-			s.Devices[i] = Device{Index: i, Errors: []string{"handle: " + ret.Error()}}
+			s.Devices[i] = gpu.Device{Index: i, Errors: []string{"handle: " + ret.Error()}}
 			handles = append(handles, nil)
 			continue
 		}
@@ -150,7 +129,7 @@ func (n *NVML) Read(ctx context.Context) (*Snapshot, error) {
 	if werr != nil {
 		s.XIDWatch = werr.Error()
 	} else {
-		s.XIDWatch = XIDWatchOK
+		s.XIDWatch = gpu.XIDWatchOK
 		defer w.Close()
 	}
 
@@ -184,30 +163,13 @@ func (n *NVML) Read(ctx context.Context) (*Snapshot, error) {
 	return s, nil
 }
 
-// UtilSince returns the start of the utilisation window a read at now
-// judges — the last UtilWindow, but nothing before the probe's own last GPU
-// work had settled — and how long to wait first so that the window holds at
-// least one whole sample period (nothing while the own work still runs:
-// those reads are skipped instead).
-func UtilSince(own OwnWork, now time.Time) (since time.Time, wait time.Duration) {
-	since = now.Add(-UtilWindow)
-	if own.Running || own.EndedAt.IsZero() {
-		return since, 0
-	}
-	if clean := own.EndedAt.Add(OwnWorkSettle); clean.After(since) {
-		since = clean
-	}
-	wait = min(since.Add(utilPeriod).Sub(now), OwnWorkSettle+utilPeriod)
-	return since, max(wait, 0)
-}
-
 // confirmBusy gives every GPU whose samples average BusyPct or more a
 // second window (see NVML.ConfirmBusy): one wait for all of them, then the
 // samples newer than the first window's last.
-func (n *NVML) confirmBusy(ctx context.Context, handles []nvml.Device, devs []Device) error {
+func (n *NVML) confirmBusy(ctx context.Context, handles []nvml.Device, devs []gpu.Device) error {
 	var busy []int
 	for i, d := range devs {
-		if handles[i] != nil && len(d.UtilizationSamples) > 0 && MeanUtil(d.UtilizationSamples) >= BusyPct {
+		if handles[i] != nil && len(d.UtilizationSamples) > 0 && gpu.MeanUtil(d.UtilizationSamples) >= gpu.BusyPct {
 			busy = append(busy, i)
 		}
 	}
@@ -218,7 +180,7 @@ func (n *NVML) confirmBusy(ctx context.Context, handles []nvml.Device, devs []De
 	if sl == nil {
 		sl = ctxsleep.Sleep
 	}
-	if err := sl(ctx, UtilWindow); err != nil {
+	if err := sl(ctx, gpu.UtilWindow); err != nil {
 		return err
 	}
 	for _, i := range busy {
@@ -229,18 +191,6 @@ func (n *NVML) confirmBusy(ctx context.Context, handles []nvml.Device, devs []De
 		d.UtilizationEarlier = first
 	}
 	return nil
-}
-
-// MeanUtil is the mean of utilisation samples (0 for none).
-func MeanUtil(ss []UtilSample) float64 {
-	if len(ss) == 0 {
-		return 0
-	}
-	var u float64
-	for _, s := range ss {
-		u += s.Pct
-	}
-	return u / float64(len(ss))
 }
 
 // sampleValue decodes one NVML sample value of the given type.
@@ -270,7 +220,7 @@ func readUtilSamples(r *reader, h nvml.Device, since time.Time) {
 	if ret == nvml.ERROR_NOT_FOUND || !r.ok("utilization_samples", ret) {
 		return
 	}
-	var out []UtilSample
+	var out []gpu.UtilSample
 	for _, x := range ss {
 		at := time.UnixMicro(int64(x.TimeStamp)).UTC()
 		v, ok := sampleValue(vt, x.SampleValue)
@@ -279,7 +229,7 @@ func readUtilSamples(r *reader, h nvml.Device, since time.Time) {
 			return
 		}
 		if at.After(since) {
-			out = append(out, UtilSample{At: at, Pct: v})
+			out = append(out, gpu.UtilSample{At: at, Pct: v})
 		}
 	}
 	if len(out) > 0 {
@@ -289,7 +239,7 @@ func readUtilSamples(r *reader, h nvml.Device, since time.Time) {
 
 // reader collects one device's readings and what was unavailable.
 type reader struct {
-	d *Device
+	d *gpu.Device
 }
 
 // ok records a non-success return under the reading's name and reports
@@ -308,9 +258,9 @@ func (r *reader) ok(name string, ret nvml.Return) bool {
 
 func ptr[T any](v T) *T { return &v }
 
-func readDevice(index int, h nvml.Device, since time.Time) Device {
+func readDevice(index int, h nvml.Device, since time.Time) gpu.Device {
 	start := time.Now()
-	d := Device{Index: index}
+	d := gpu.Device{Index: index}
 	r := &reader{d: &d}
 
 	if v, ret := h.GetName(); r.ok("name", ret) {
@@ -332,7 +282,7 @@ func readDevice(index int, h nvml.Device, since time.Time) Device {
 		d.Architecture = archName(v)
 	}
 	if p, ret := h.GetPciInfo(); r.ok("pci", ret) {
-		d.PCI = PCI{BusID: cString(p.BusId[:]), DeviceID: p.PciDeviceId, SubsystemID: p.PciSubSystemId}
+		d.PCI = gpu.PCI{BusID: cString(p.BusId[:]), DeviceID: p.PciDeviceId, SubsystemID: p.PciSubSystemId}
 	}
 	if m, ret := h.GetMemoryInfo(); r.ok("memory", ret) {
 		d.MemoryTotalMiB = ptr(m.Total >> 20)
@@ -441,7 +391,7 @@ func readDevice(index int, h nvml.Device, since time.Time) Device {
 		}
 	}
 	if corr, unc, pending, failure, ret := h.GetRemappedRows(); r.ok("remapped_rows", ret) {
-		d.RemappedRows = &Remap{Correctable: corr, Uncorrectable: unc, Pending: pending, Failure: failure}
+		d.RemappedRows = &gpu.Remap{Correctable: corr, Uncorrectable: unc, Pending: pending, Failure: failure}
 	}
 	// Page retirement is the pre-Ampere mechanism; Hopper answers "not
 	// supported" and uses row remapping instead.
@@ -477,7 +427,7 @@ func readDevice(index int, h nvml.Device, since time.Time) Device {
 			continue
 		}
 		for _, p := range ps {
-			d.Processes = append(d.Processes, Proc{PID: p.Pid, UsedMemoryMiB: p.UsedGpuMemory >> 20, Kind: kind.name})
+			d.Processes = append(d.Processes, gpu.Proc{PID: p.Pid, UsedMemoryMiB: p.UsedGpuMemory >> 20, Kind: kind.name})
 		}
 	}
 	d.ReadMillis = time.Since(start).Milliseconds()
@@ -517,10 +467,4 @@ func archName(a nvml.DeviceArchitecture) string {
 		return "blackwell"
 	}
 	return fmt.Sprintf("arch-%d", a)
-}
-
-// IsDriverError reports whether err means NVML could not be used at all.
-func IsDriverError(err error) bool {
-	var de *DriverError
-	return errors.As(err, &de)
 }

@@ -1,4 +1,4 @@
-package gpu_test
+package nvmlread_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpusla/gpusla/probe/gpu"
 	"github.com/gpusla/gpusla/probe/gpu/gputest"
+	"github.com/gpusla/gpusla/probe/gpu/nvmlread"
 )
 
 func p[T any](v T) *T { return &v }
@@ -70,7 +71,7 @@ func TestReadRoundTripsAllReadings(t *testing.T) {
 	srv.EventSetCreateFunc = func() (nvml.EventSet, nvml.Return) { return set, nvml.SUCCESS }
 
 	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-	s, err := (&gpu.NVML{Lib: srv, Now: func() time.Time { return at }}).Read(context.Background())
+	s, err := (&nvmlread.NVML{Lib: srv, Now: func() time.Time { return at }}).Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func TestReadRecordsErrorsAndLostGPUs(t *testing.T) {
 		return d0, nvml.SUCCESS
 	}
 	srv.EventSetCreateFunc = func() (nvml.EventSet, nvml.Return) { return nil, nvml.ERROR_NOT_SUPPORTED }
-	s, err := (&gpu.NVML{Lib: srv}).Read(context.Background())
+	s, err := (&nvmlread.NVML{Lib: srv}).Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func TestReadRecordsErrorsAndLostGPUs(t *testing.T) {
 
 func TestReadWithoutDriver(t *testing.T) {
 	lib := &mock.Interface{InitFunc: func() nvml.Return { return nvml.ERROR_LIBRARY_NOT_FOUND }}
-	_, err := (&gpu.NVML{Lib: lib}).Read(context.Background())
+	_, err := (&nvmlread.NVML{Lib: lib}).Read(context.Background())
 	if !gpu.IsDriverError(err) || !strings.Contains(err.Error(), "no NVIDIA driver is installed") {
 		t.Fatalf("got %v", err)
 	}
@@ -177,7 +178,7 @@ func TestListenXIDsDeliversUntilCancelled(t *testing.T) {
 	}
 	srv.EventSetCreateFunc = func() (nvml.EventSet, nvml.Return) { return set, nvml.SUCCESS }
 	var got []gpu.XIDEvent
-	err := gpu.ListenXIDs(ctx, srv, func() time.Time { return time.Unix(0, 0) }, func(e gpu.XIDEvent) { got = append(got, e) })
+	err := nvmlread.ListenXIDs(ctx, srv, func() time.Time { return time.Unix(0, 0) }, func(e gpu.XIDEvent) { got = append(got, e) })
 	if err != context.Canceled {
 		t.Fatalf("stopped with %v", err)
 	}
@@ -207,7 +208,7 @@ func TestReadJudgesOnlyUtilisationAfterOwnWork(t *testing.T) {
 	ended := at.Add(-500 * time.Millisecond)
 	var waited time.Duration
 	calls := 0
-	n := &gpu.NVML{Lib: srv, Now: func() time.Time { return at },
+	n := &nvmlread.NVML{Lib: srv, Now: func() time.Time { return at },
 		Own: func() gpu.OwnWork {
 			calls++
 			return gpu.OwnWork{EndedAt: ended, PIDs: []uint32{7}, Begun: 1}
@@ -303,7 +304,7 @@ func TestBusyWindowIsConfirmed(t *testing.T) {
 			srv.Devices = []nvml.Device{d}
 			srv.EventSetCreateFunc = func() (nvml.EventSet, nvml.Return) { return nil, nvml.ERROR_NOT_SUPPORTED }
 			waited := time.Duration(0)
-			n := &gpu.NVML{Lib: srv, Now: func() time.Time { return now }, ConfirmBusy: true,
+			n := &nvmlread.NVML{Lib: srv, Now: func() time.Time { return now }, ConfirmBusy: true,
 				Sleep: func(_ context.Context, d time.Duration) error { waited += d; now = now.Add(d); return nil }}
 			s, err := n.Read(context.Background())
 			if err != nil {
