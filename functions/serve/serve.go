@@ -29,7 +29,6 @@ import (
 	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/blob"
 	"github.com/gpusla/gpusla/infra/notify"
-	"github.com/gpusla/gpusla/infra/slack"
 	"github.com/gpusla/gpusla/infra/store/bolt"
 )
 
@@ -50,16 +49,14 @@ func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log 
 		}
 		defer stopBackups()
 	}
-	var notifier notify.Notifier = &slack.Console{W: os.Stdout}
-	if c.Slack.Configured() {
-		if notifier, err = slack.New(c.Slack); err != nil {
-			return err
-		}
-		log.Info("alerts go to Slack", "mode", map[bool]string{true: "bot token", false: "webhook"}[c.Slack.BotToken != ""])
-	} else {
-		log.Info("no Slack configured: alerts are printed to the console (set slack: in --config or " + wiring.EnvSlackWebhookURL + ")")
+	alerts, err := wiring.OpenAlerts(c.Alerts, c.Source(), c.Slack, os.Stdout)
+	if err != nil {
+		return err
 	}
-	svc, err := app.New(app.Config{Store: store, Notifier: notifier, Box: box, Log: log, Retention: c.Retention, BackendID: "serve"})
+	log.Info("alerts go to " + alerts.Summary)
+	cfg := app.Config{Store: store, Box: box, Log: log, Retention: c.Retention, BackendID: "serve"}
+	alerts.Apply(&cfg)
+	svc, err := app.New(cfg)
 	if err != nil {
 		return err
 	}
@@ -93,7 +90,7 @@ func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log 
 		return err
 	}
 	defer tickets.close()
-	job, err := setupReports(env, c.Data, store, tickets.desk, api, notifier, log)
+	job, err := setupReports(env, c.Data, store, tickets.desk, api, alerts.Poster, log)
 	if err != nil {
 		ln.Close()
 		return err
@@ -228,7 +225,7 @@ func (t *tickets) close() {
 // setupReports mounts the status page (token from GPUSLA_STATUS_TOKEN or
 // <data>/status.token, created 0600 on first start) and prepares the
 // monthly reports job, its reports stored in <data>/reports.
-func setupReports(env wiring.Env, data string, store statuspage.Nodes, desk *app.TicketDesk, api *httpapi.API, notifier notify.Notifier, log *slog.Logger) (*app.ReportJob, error) {
+func setupReports(env wiring.Env, data string, store statuspage.Nodes, desk *app.TicketDesk, api *httpapi.API, poster notify.ReportPoster, log *slog.Logger) (*app.ReportJob, error) {
 	blobs, err := blob.NewDir(filepath.Join(data, wiring.ReportsDir))
 	if err != nil {
 		return nil, fmt.Errorf("reports folder: %w", err)
@@ -243,7 +240,6 @@ func setupReports(env wiring.Env, data string, store statuspage.Nodes, desk *app
 	if err != nil {
 		return nil, err
 	}
-	poster, _ := notifier.(notify.ReportPoster)
 	return &app.ReportJob{Desk: desk, Blobs: blobs, Poster: poster, Renderer: bundle.Renderer{}, Delay: delay, Log: log}, nil
 }
 

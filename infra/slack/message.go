@@ -9,39 +9,14 @@ import (
 	"github.com/slack-go/slack/slackutilsx"
 
 	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/notify/chantext"
 )
 
-var kindNames = map[string]string{
-	"unreachable":            "unreachable",
-	"gpu_lost":               "GPU lost",
-	"gpu_degraded":           "GPU degraded",
-	"network_degraded":       "network degraded",
-	"performance_below_spec": "performance below spec",
-	"inventory_mismatch":     "hardware not as ordered",
-}
-
-var causeNames = map[string]string{
-	"no_data":                  "no data from the node covers the gap (node down)",
-	"network":                  "the node was up but had no external connectivity",
-	"no_connectivity_evidence": "the node was up; no connectivity check shows the outside was reachable",
-	"backend_unreachable_only": "the node was up and reached its other targets, only not the backend",
-	"backend_outage":           "the backend itself was down",
-	"check_failed":             "a check failed",
-}
-
-func kindName(k string) string {
-	if n, ok := kindNames[k]; ok {
-		return n
-	}
-	return k
-}
-
-func causeName(c string) string {
-	if n, ok := causeNames[c]; ok {
-		return n
-	}
-	return c
-}
+// The vocabulary (incident and cause names, durations, failed-check lines,
+// titles) is shared with the other channels (infra/notify/chantext).
+func kindName(k string) string  { return chantext.KindName(k) }
+func causeName(c string) string { return chantext.CauseName(c) }
+func stamp(t time.Time) string  { return chantext.Stamp(t) }
 
 // esc makes text that users and probes supply (node ids, provider names,
 // check names and values, ticket summaries and references) inert in Slack:
@@ -50,64 +25,19 @@ func causeName(c string) string {
 // Applied to the values only, never to our own markup (dates, bold, code).
 func esc(s string) string { return slackutilsx.EscapeMessage(s) }
 
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
-
 // slackDate renders t in each reader's own time zone, with a UTC fallback.
 func slackDate(t time.Time) string {
 	return fmt.Sprintf("<!date^%d^{date_short_pretty} {time_secs}|%s>", t.Unix(), stamp(t))
 }
 
 // Duration renders a duration for people: 4m40s, 2h05m, 3d4h.
-func Duration(d time.Duration) string {
-	d = d.Round(time.Second)
-	switch {
-	case d < time.Hour:
-		return d.String()
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	default:
-		return fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
-	}
-}
+func Duration(d time.Duration) string { return chantext.Duration(d) }
 
 // FailedLine renders a failing check with its measured value and criterion.
-func FailedLine(c notify.FailedCheck) string {
-	var b strings.Builder
-	b.WriteString(c.Name)
-	if c.GPU != nil {
-		fmt.Fprintf(&b, " (GPU %d)", *c.GPU)
-	}
-	b.WriteString(": ")
-	if c.Value != "" {
-		b.WriteString(c.Value)
-	} else {
-		b.WriteString(c.Verdict)
-	}
-	if c.Criterion != "" {
-		fmt.Fprintf(&b, " (want %s)", c.Criterion)
-	}
-	if c.Detail != "" {
-		fmt.Fprintf(&b, " — %s", c.Detail)
-	}
-	return b.String()
-}
+func FailedLine(c notify.FailedCheck) string { return chantext.FailedLine(c) }
 
 // Title is the one-line summary of an alert.
-func Title(a notify.Alert) string {
-	k := kindName(a.IncidentKind)
-	switch a.Kind {
-	case notify.AlertRecovered:
-		return fmt.Sprintf("%s recovered: %s for %s", a.Node, k, Duration(a.Duration))
-	case notify.AlertReclassified:
-		verdict := "counts against the provider"
-		if !a.Counted {
-			verdict = "does NOT count against the provider"
-		}
-		return fmt.Sprintf("%s %s reclassified: %s", a.Node, k, verdict)
-	default:
-		return fmt.Sprintf("%s %s", a.Node, k)
-	}
-}
+func Title(a notify.Alert) string { return chantext.Title(a) }
 
 func emoji(a notify.Alert) string {
 	switch a.Kind {
@@ -124,24 +54,7 @@ func emoji(a notify.Alert) string {
 
 // Text is the plain-text form (notification fallback and console). It is
 // not escaped: the notifier escapes it when it posts it (see post).
-func Text(a notify.Alert) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "[%s] %s — provider %s, since %s", a.Kind, Title(a), a.Provider, stamp(a.Since))
-	if a.Kind == notify.AlertRecovered {
-		fmt.Fprintf(&b, ", until %s", stamp(a.Until))
-	}
-	for _, c := range a.Failed {
-		fmt.Fprintf(&b, "; %s", FailedLine(c))
-	}
-	if a.Kind == notify.AlertReclassified {
-		fmt.Fprintf(&b, "; cause: %s", causeName(a.Cause))
-	}
-	if a.Detail != "" {
-		fmt.Fprintf(&b, "; %s", a.Detail)
-	}
-	fmt.Fprintf(&b, " (incident %s)", a.IncidentID)
-	return b.String()
-}
+func Text(a notify.Alert) string { return chantext.AlertText(a) }
 
 // Blocks is the Block Kit form: a header, the facts as fields, what failed
 // with its measured values, and the engine's evidence.

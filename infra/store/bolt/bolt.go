@@ -469,23 +469,29 @@ func (s *Store) ListRuns(_ context.Context, node string, from, to time.Time) ([]
 
 // ---- alerts
 
-func alertKey(node, inc string, kind notify.AlertKind) []byte { return key(node, inc, string(kind)) }
+// alertKey is (node, incident, kind) and, for a named channel, the channel.
+func alertKey(node, inc string, kind notify.AlertKind, channel string) []byte {
+	if channel == "" {
+		return key(node, inc, string(kind))
+	}
+	return key(node, inc, string(kind), channel)
+}
 
 func (s *Store) CreateAlert(_ context.Context, a store.AlertRecord) error {
 	a.Version = 1
-	return wrap("create alert", s.putIfAbsent("CreateAlert", bAlerts, alertKey(a.Node, a.IncidentID, a.Kind), a))
+	return wrap("create alert", s.putIfAbsent("CreateAlert", bAlerts, alertKey(a.Node, a.IncidentID, a.Kind, a.Channel), a))
 }
 
-func (s *Store) GetAlert(_ context.Context, node, incidentID string, kind notify.AlertKind) (store.AlertRecord, error) {
+func (s *Store) GetAlert(_ context.Context, node, incidentID string, kind notify.AlertKind, channel string) (store.AlertRecord, error) {
 	var a store.AlertRecord
-	return a, wrap("get alert", s.get("GetAlert", bAlerts, alertKey(node, incidentID, kind), &a))
+	return a, wrap("get alert", s.get("GetAlert", bAlerts, alertKey(node, incidentID, kind, channel), &a))
 }
 
 func (s *Store) UpdateAlert(_ context.Context, a store.AlertRecord, prev int64) error {
 	a.Version = prev + 1
 	raw, err := json.Marshal(a)
 	if err == nil {
-		err = s.putVersioned("UpdateAlert", bAlerts, alertKey(a.Node, a.IncidentID, a.Kind), raw, prev, store.ErrNotFound)
+		err = s.putVersioned("UpdateAlert", bAlerts, alertKey(a.Node, a.IncidentID, a.Kind, a.Channel), raw, prev, store.ErrNotFound)
 	}
 	return wrap("update alert", err)
 }
