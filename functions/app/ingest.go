@@ -110,6 +110,15 @@ func restartChain(st *store.NodeState, b *wire.Batch) bool {
 	return b.Seq == 1 // wire.Validate: seq 1 has no prev
 }
 
+// isMeasurement tells the figures of the probe's stress job — burn
+// throughput, copy bandwidth, power at the cap (category performance) and
+// iperf3 — whose bodies are kept even when they pass: the report, the
+// scorecard and the fleet baselines judge a card by them, and they come
+// once a day, so keeping them costs one body per node a day (docs/cost.md).
+func isMeasurement(c wire.Check) bool {
+	return c.Category == wire.CategoryPerformance || strings.HasPrefix(c.Name, "net.iperf3.")
+}
+
 func chainName(c string) string {
 	if c == "" {
 		return "without id"
@@ -279,7 +288,7 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 		why = append(why, "time_bounds")
 	}
 	late := false
-	hasChecks, notPass := false, false
+	hasChecks, notPass, measured := false, false, false
 	for i, o := range b.Observations {
 		if _, bad := bounds[i]; bad {
 			continue
@@ -289,6 +298,7 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 			if c.Verdict != wire.Pass {
 				notPass = true
 			}
+			measured = measured || isMeasurement(c)
 		}
 		at := o.At.Add(-skew)
 		// Late: older than a push can be, or inside a gap the backend saw as
@@ -299,6 +309,9 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 	}
 	if notPass {
 		why = append(why, "checks") // a check warned, failed or was skipped: what the state rests on
+	}
+	if measured {
+		why = append(why, "measurements") // the stress job's figures: the report's, the scorecard's and the fleet baselines' evidence
 	}
 	if late {
 		why = append(why, "late")

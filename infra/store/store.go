@@ -274,7 +274,8 @@ type BatchRecord struct {
 	ID         string    `json:"id"`
 	Hash       string    `json:"hash"`
 	ReceivedAt time.Time `json:"received_at"`
-	// Why lists the reasons it was kept: "first_checks" (the node's first
+	// Why lists the reasons it was kept: "measurements" (the stress job's
+	// figures), "first_checks" (the node's first
 	// check results: delivery evidence), "checks" (a check not passing), "incident" (it opened, closed or
 	// reclassified one), "pending" (passes while an incident is open or a
 	// failure is being counted), "late", "drop", "chain_break", "seq_gap",
