@@ -9,10 +9,77 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/gpusla/gpusla/infra/store"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/gpusla/gpusla/infra/store"
 )
+
+// A Scope is what an API key may do.
+type Scope string
+
+// The scopes of an API key.
+const (
+	// ScopeRead: the fleet's read endpoints (GET /v1/nodes, /v1/incidents).
+	ScopeRead Scope = "read"
+	// ScopeTickets: the ticket API (/v1/tickets…, reads and writes).
+	ScopeTickets Scope = "tickets"
+	// ScopeAdmin: everything; it implies every other scope.
+	ScopeAdmin Scope = "admin"
+)
+
+// Scopes are every scope, in the order they are shown.
+var Scopes = []Scope{ScopeRead, ScopeTickets, ScopeAdmin}
+
+// legacyScopes are what a key stored before scopes existed may do: the
+// ticket API, which is all such a key could reach then. Reading them so
+// keeps every existing client working and gives no old key a new power
+// (such as reading the fleet); re-create a key to widen it.
+var legacyScopes = []Scope{ScopeTickets}
+
+// ParseScopes reads a comma-separated list ("read,tickets"), refusing an
+// unknown or empty one by name; the result is sorted and without repeats.
+func ParseScopes(list string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(list, ",") {
+		f = strings.TrimSpace(f)
+		if !slices.Contains(Scopes, Scope(f)) {
+			return nil, fmt.Errorf("scope %q: not one of read, tickets, admin", f)
+		}
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// KeyScopes are the scopes k has, legacy keys included.
+func KeyScopes(k store.APIKey) []Scope {
+	if k.Scopes == nil {
+		return legacyScopes
+	}
+	out := make([]Scope, 0, len(k.Scopes))
+	for _, s := range k.Scopes {
+		out = append(out, Scope(s))
+	}
+	return out
+}
+
+// Authorize says whether k may act in scope: nil, or an EForbidden *Error
+// naming the scope that is missing (the key itself is good, so the caller
+// may be told which scope to ask for).
+func Authorize(k store.APIKey, scope Scope) error {
+	have := KeyScopes(k)
+	if slices.Contains(have, scope) || slices.Contains(have, ScopeAdmin) {
+		return nil
+	}
+	return &Error{Kind: EForbidden, Field: "scope", Msg: fmt.Sprintf("API key %s lacks the %q scope (create one with `gpusla apikey create --scope %s`)", k.ID, scope, scope), Err: ErrMissingScope}
+}
+
+// ErrMissingScope is the cause of every scope refusal (for counting them).
+var ErrMissingScope = errors.New("API key lacks the scope")
 
 // APIKeyPrefix starts every token, so a leaked one is recognisable (and
 // secret scanners can be told about it).
@@ -37,12 +104,21 @@ func hashSecret(secret string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// CreateAPIKey makes a new key named name and returns it with its token
-// ("gsk_<id>_<secret>"), which is not stored anywhere.
-func CreateAPIKey(ctx context.Context, st store.TicketStore, name string, now time.Time) (store.APIKey, string, error) {
+// CreateAPIKey makes a new key named name with scopes (ParseScopes'
+// result; at least one) and returns it with its token ("gsk_<id>_<secret>"),
+// which is not stored anywhere.
+func CreateAPIKey(ctx context.Context, st store.TicketStore, name string, scopes []string, now time.Time) (store.APIKey, string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || len(name) > 100 {
 		return store.APIKey{}, "", errors.New("api key name: must be 1 to 100 characters")
+	}
+	if len(scopes) == 0 {
+		return store.APIKey{}, "", errors.New("api key scopes: give at least one of read, tickets, admin")
+	}
+	for _, sc := range scopes {
+		if !slices.Contains(Scopes, Scope(sc)) {
+			return store.APIKey{}, "", fmt.Errorf("api key scope %q: not one of read, tickets, admin", sc)
+		}
 	}
 	for attempt := 0; attempt < 4; attempt++ {
 		id, err := randomB32(5)
@@ -53,7 +129,7 @@ func CreateAPIKey(ctx context.Context, st store.TicketStore, name string, now ti
 		if err != nil {
 			return store.APIKey{}, "", err
 		}
-		k := store.APIKey{ID: id, Name: name, Hash: hashSecret(secret), CreatedAt: now.UTC(), Version: 1}
+		k := store.APIKey{ID: id, Name: name, Hash: hashSecret(secret), Scopes: slices.Clone(scopes), CreatedAt: now.UTC(), Version: 1}
 		err = st.CreateAPIKey(ctx, k)
 		if errors.Is(err, store.ErrExists) {
 			continue // 40 random bits collided: draw again
@@ -126,4 +202,21 @@ func RevokeAPIKey(ctx context.Context, st store.TicketStore, id string, now time
 		return k, nil
 	}
 	return store.APIKey{}, errTooContended("revoke api key " + id)
+}
+
+// Authenticate checks a bearer token and that its key has scope: the key,
+// or an error wrapping ErrBadKey (the caller answers 401 and says no more)
+// or an EForbidden *Error (403: the key is good but may not do this; the
+// key is returned with it, for the log).
+func (s *Service) Authenticate(ctx context.Context, token string, scope Scope) (store.APIKey, error) {
+	ts, ok := s.store.(store.TicketStore)
+	if !ok {
+		return store.APIKey{}, fmt.Errorf("%w: the store %T keeps no API keys", ErrBadKey, s.store)
+	}
+	k, err := AuthenticateAPIKey(ctx, ts, token)
+	if err != nil {
+		return store.APIKey{}, err
+	}
+	// The key comes back with a scope refusal, for the log.
+	return k, Authorize(k, scope)
 }

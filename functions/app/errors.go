@@ -25,6 +25,9 @@ const (
 	// unknown node, a replay (HTTP 401). The message says which check
 	// failed and never more, so it tells an attacker nothing.
 	EUnauthorized ErrorKind = "unauthorized"
+	// EForbidden: the credentials check out but do not allow this — an
+	// API key without the scope the endpoint needs (HTTP 403).
+	EForbidden ErrorKind = "forbidden"
 	// ENotFound: what the request names does not exist (HTTP 404). Store
 	// lookups say so with store.ErrNotFound, which ErrorCode maps here.
 	ENotFound ErrorKind = "not_found"

@@ -310,6 +310,9 @@ type backend struct {
 	starts  int
 	// watchdog is serve's --watchdog (default @every 1s).
 	watchdog string
+	// readKey is an API key with the read scope, for the tests' own GET
+	// /v1/nodes and /v1/incidents (made before serve's first start).
+	readKey string
 }
 
 // newBackend prepares (does not start) a backend on the given store.
@@ -348,6 +351,9 @@ func (b *backend) url(path string) string { return "http://" + b.addr + path }
 func (b *backend) start() {
 	b.t.Helper()
 	b.starts++
+	if b.readKey == "" { // the embedded store is locked while serve runs
+		b.readKey = b.apiKey("e2e reads", "--scope", "read")
+	}
 	fmt.Fprintf(b.logs, "=== serve start %d\n", b.starts)
 	b.p = startProc(b.t, b.logs, b.env, nil, bin.gpusla, "serve", "--listen", b.addr, "--data", b.dir,
 		"--demo", "off", "--watchdog", cmp.Or(b.watchdog, "@every 1s"), "--log-format", "json")
@@ -401,10 +407,11 @@ func (b *backend) addNode(id string) registered {
 	return reg
 }
 
-// apiKey creates a ticket API key with `gpusla apikey create`.
-func (b *backend) apiKey(name string) string {
+// apiKey creates an API key with `gpusla apikey create` (the ticket API's
+// unless flags say other scopes).
+func (b *backend) apiKey(name string, flags ...string) string {
 	b.t.Helper()
-	out := strings.TrimSpace(run(b.t, b.env, bin.gpusla, "apikey", "create", "--data", b.dir, "--name", name))
+	out := strings.TrimSpace(run(b.t, b.env, bin.gpusla, append([]string{"apikey", "create", "--data", b.dir, "--name", name}, flags...)...))
 	if !strings.HasPrefix(out, "gsk_") {
 		b.t.Fatalf("apikey create printed %q, want a gsk_ token", out)
 	}
@@ -433,7 +440,9 @@ func (b *backend) incidents(node string) []store.Incident {
 
 func (b *backend) getJSON(path string, v any) {
 	b.t.Helper()
-	r, err := http.Get(b.url(path))
+	req, _ := http.NewRequest(http.MethodGet, b.url(path), nil)
+	req.Header.Set("Authorization", "Bearer "+b.readKey)
+	r, err := http.DefaultClient.Do(req)
 	if err != nil {
 		b.t.Fatalf("GET %s: %v", path, err)
 	}

@@ -147,10 +147,21 @@ func cleanClone(t *testing.T) string {
 // readmeServe starts the README's serve command, waits for it on the
 // address it announces, and checks the demo node is registered and pushing.
 func readmeServe(t *testing.T, dir, c string) {
+	// The read views need a key with the read scope (docs/backend.md says
+	// to make one before serve; the store is locked while it runs).
+	mk := exec.Command("go", "run", "./functions/cmd/gpusla", "apikey", "create", "--data", "./data", "--name", "readme", "--scope", "read")
+	mk.Dir = dir
+	var stderr strings.Builder
+	mk.Stderr = &stderr
+	raw, err := mk.Output()
+	key := strings.TrimSpace(string(raw))
+	if err != nil || !strings.HasPrefix(key, "gsk_") {
+		t.Fatalf("apikey create --scope read: %v %q\n%s", err, key, stderr.String())
+	}
 	// Another program on this machine may take the port between the check
 	// and serve's bind; that is the machine's state, not the README's fault.
 	for attempt := 1; ; attempt++ {
-		if readmeServeOnce(t, dir, c, attempt == 3) {
+		if readmeServeOnce(t, dir, c, key, attempt == 3) {
 			return
 		}
 		t.Logf("127.0.0.1:8080 was taken when serve bound it (attempt %d); again", attempt)
@@ -159,7 +170,7 @@ func readmeServe(t *testing.T, dir, c string) {
 
 // readmeServeOnce returns false (and has stopped serve) when serve could
 // not bind its port and retry is allowed; otherwise it runs the checks.
-func readmeServeOnce(t *testing.T, dir, c string, last bool) bool {
+func readmeServeOnce(t *testing.T, dir, c, key string, last bool) bool {
 	const addr = "127.0.0.1:8080" // serve's default, which the README relies on
 	eventually(t, 60*time.Second, addr+" is free for the README's serve", func() bool {
 		l, err := net.Listen("tcp", addr)
@@ -196,7 +207,9 @@ func readmeServeOnce(t *testing.T, dir, c string, last bool) bool {
 			return true
 		default:
 		}
-		r, err := http.Get(base + httpapi.PathNodes)
+		req, _ := http.NewRequest(http.MethodGet, base+httpapi.PathNodes, nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		r, err := http.DefaultClient.Do(req)
 		if err != nil {
 			return false
 		}

@@ -19,7 +19,8 @@ import (
 // real `gpusla serve`: unsigned, wrongly signed, expired, future, replayed
 // batches, another node's secret, oversize and deeply nested bodies, header
 // floods, path traversal in ticket ids and report names, unsigned and
-// replayed Slack commands. Each gets its exact refusal, nothing is stored,
+// replayed Slack commands, reads without a key (or without the read scope).
+// Each gets its exact refusal, nothing is stored,
 // serve stays up, and no secret shows in its log.
 func TestHostileInputOverHTTP(t *testing.T) {
 	sl := newFakeSlack(t)
@@ -129,6 +130,33 @@ func TestHostileInputOverHTTP(t *testing.T) {
 	}
 	if ns := b.nodes(); ns[a.ID].LastSeq != 1 {
 		t.Fatalf("after one batch and its replay the node is at seq %d, want 1", ns[a.ID].LastSeq)
+	}
+
+	// Read views: nothing without a key with the read scope, and a refusal
+	// carries none of the fleet's data.
+	for _, c := range []struct {
+		name, path, auth string
+		status           int
+	}{
+		{"nodes without key", httpapi.PathNodes, "", 401},
+		{"incidents without key", httpapi.PathIncidents + "?node=" + a.ID, "", 401},
+		{"nodes with a wrong key", httpapi.PathNodes, "Bearer gsk_" + strings.Repeat("a", 8) + "_" + strings.Repeat("b", 52), 401},
+		{"nodes with a tickets key", httpapi.PathNodes, "Bearer " + key, 403},
+		{"incidents with a tickets key", httpapi.PathIncidents, "Bearer " + key, 403},
+	} {
+		t.Run("read "+c.name, func(t *testing.T) {
+			req, _ := http.NewRequest(http.MethodGet, b.url(c.path), nil)
+			if c.auth != "" {
+				req.Header.Set("Authorization", c.auth)
+			}
+			code, body := do(t, req)
+			if code != c.status {
+				t.Fatalf("%d %s, want %d", code, body, c.status)
+			}
+			if strings.Contains(body, a.ID) || strings.Contains(body, other.ID) || strings.Contains(body, "E2E Compute") {
+				t.Fatalf("refused read returned fleet data: %s", body)
+			}
+		})
 	}
 
 	// Ticket API: keys first, then ids that try to climb out.

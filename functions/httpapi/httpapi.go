@@ -1,7 +1,8 @@
 // Package httpapi is the backend's HTTP layer, shared by `gpusla serve` and
 // the Lambdas (through an API Gateway / Function URL adapter): POST
-// /v1/batches (ingest), GET /healthz, and read-only views for people. Other
-// parts add their routes to Mux.
+// /v1/batches (ingest, signed by the node), GET /healthz, and read-only
+// views for people behind an API key with the read scope. Other parts add
+// their routes to Mux.
 package httpapi
 
 import (
@@ -28,6 +29,15 @@ type API struct {
 	refused *refusal.Log // ingest refusals: counted, logged once a minute per reason
 }
 
+// Every route and who may call it. Health and ingest are open (a batch
+// carries its node's signature); everything else needs an API key.
+//
+//	POST /v1/batches       node signature (HMAC)      New, NewIngest
+//	GET  /healthz          anyone                     New, NewIngest
+//	GET  /v1/nodes         API key, scope read        New
+//	GET  /v1/incidents     API key, scope read        New
+//	/v1/tickets…           API key, scope tickets     RegisterTickets
+
 // Routes.
 const (
 	PathBatches   = "/v1/batches"
@@ -36,16 +46,26 @@ const (
 	PathIncidents = "/v1/incidents"
 )
 
-// New returns the API with its routes registered.
+// New returns the API with every route registered, the read views behind
+// an API key with the read scope (`gpusla serve`, the tickets function).
 func New(svc *app.Service, log *slog.Logger) *API {
+	a := NewIngest(svc, log)
+	keys := newKeyGate(svc, "reads", a.log)
+	a.mux.Handle("GET "+PathNodes, keys.require(app.ScopeRead, a.nodes))
+	a.mux.Handle("GET "+PathIncidents, keys.require(app.ScopeRead, a.incidents))
+	return a
+}
+
+// NewIngest returns the API of the probes' public URL: POST /v1/batches
+// and GET /healthz alone; every other path is 404, so the URL in a probe's
+// config reaches nothing else (the ingest Lambda).
+func NewIngest(svc *app.Service, log *slog.Logger) *API {
 	if log == nil {
 		log = slog.Default()
 	}
 	a := &API{svc: svc, log: log, mux: http.NewServeMux(), refused: refusal.New("ingest", log, 0)}
 	a.mux.HandleFunc("POST "+PathBatches, a.ingest)
 	a.mux.HandleFunc("GET "+PathHealth, a.health)
-	a.mux.HandleFunc("GET "+PathNodes, a.nodes)
-	a.mux.HandleFunc("GET "+PathIncidents, a.incidents)
 	return a
 }
 
@@ -140,7 +160,7 @@ type NodeView struct {
 	OpenIncidents    []string  `json:"open_incidents,omitempty"`
 }
 
-func (a *API) nodes(w http.ResponseWriter, r *http.Request) {
+func (a *API) nodes(w http.ResponseWriter, r *http.Request, _ store.APIKey) {
 	nodes, err := a.svc.Store().ListNodes(r.Context())
 	if err != nil {
 		a.log.Error("list nodes", "err", err)
@@ -171,7 +191,7 @@ func (a *API) nodes(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-func (a *API) incidents(w http.ResponseWriter, r *http.Request) {
+func (a *API) incidents(w http.ResponseWriter, r *http.Request, _ store.APIKey) {
 	q := r.URL.Query()
 	to := a.svc.Now().Add(time.Second)
 	from := to.Add(-31 * 24 * time.Hour)
@@ -209,6 +229,8 @@ func StatusOf(err error) int {
 		return http.StatusConflict
 	case app.EUnauthorized:
 		return http.StatusUnauthorized
+	case app.EForbidden:
+		return http.StatusForbidden
 	case app.ENotFound:
 		return http.StatusNotFound
 	}

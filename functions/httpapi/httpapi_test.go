@@ -29,6 +29,7 @@ var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 
 type env struct {
 	store *bolt.Store
+	svc   *app.Service
 	api   *httpapi.API
 	clock *apptest.Clock
 	a, b  *apptest.Probe
@@ -46,7 +47,7 @@ func newEnv(t testing.TB) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{store: st, api: httpapi.New(svc, nil), clock: clock}
+	e := &env{store: st, svc: svc, api: httpapi.New(svc, nil), clock: clock}
 	e.a = apptest.AddNode(t, svc, "node-a")
 	e.b = apptest.AddNode(t, svc, "node-b")
 	return e
@@ -243,13 +244,34 @@ func TestChainBreakIsEvidenceNotReject(t *testing.T) {
 	}
 }
 
+// key creates an API key with scopes and returns its token.
+func (e *env) key(t *testing.T, scopes ...string) string {
+	t.Helper()
+	_, token, err := app.CreateAPIKey(t.Context(), e.store, "test", scopes, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return token
+}
+
+// get is GET path with token as the bearer ("" for none).
+func get(h http.Handler, path, token string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(http.MethodGet, path, nil)
+	if token != "" {
+		r.Header.Set("Authorization", "Bearer "+token)
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}
+
 func TestHealthAndViews(t *testing.T) {
 	e := newEnv(t)
 	_, body := e.a.Batch(t0, apptest.Heartbeats(t0, 30*time.Second, 2)...)
 	e.post(e.a.Request(t0, body))
+	read := e.key(t, "read")
 	for _, path := range []string{httpapi.PathHealth, httpapi.PathNodes, httpapi.PathIncidents + "?node=node-a"} {
-		w := httptest.NewRecorder()
-		e.api.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
+		w := get(e.api, path, read)
 		if w.Code != 200 {
 			t.Fatalf("GET %s: %d %s", path, w.Code, w.Body.String())
 		}
@@ -257,10 +279,95 @@ func TestHealthAndViews(t *testing.T) {
 			t.Fatalf("GET %s shows a secret: %s", path, w.Body.String())
 		}
 	}
-	w := httptest.NewRecorder()
-	e.api.ServeHTTP(w, httptest.NewRequest(http.MethodGet, httpapi.PathIncidents+"?from=yesterday", nil))
+	w := get(e.api, httpapi.PathIncidents+"?from=yesterday", read)
 	if w.Code != 400 || decodeErr(t, w).Field != "from" {
 		t.Fatalf("bad from: %d %s", w.Code, w.Body.String())
+	}
+}
+
+// Every read view needs an API key with the read scope (or admin): none or
+// a bad one is 401, a good one without the scope 403 naming it, and no
+// refused answer carries any of the fleet's data. Health stays open.
+func TestReadViewsNeedAKeyWithTheReadScope(t *testing.T) {
+	e := newEnv(t)
+	_, body := e.a.Batch(t0, apptest.Heartbeats(t0, 30*time.Second, 2)...)
+	if w := e.post(e.a.Request(t0, body)); w.Code != 200 {
+		t.Fatalf("ingest: %d %s", w.Code, w.Body)
+	}
+	read, admin, both := e.key(t, "read"), e.key(t, "admin"), e.key(t, "read", "tickets")
+	ticketsOnly := e.key(t, "tickets")
+	legacy := e.key(t, "read")
+	// A key stored before scopes existed: the ticket API alone.
+	id, _, _ := app.ParseAPIKey(legacy)
+	k, _ := e.store.GetAPIKey(t.Context(), id)
+	k.Scopes = nil
+	if err := e.store.UpdateAPIKey(t.Context(), k, k.Version); err != nil {
+		t.Fatal(err)
+	}
+	revokedTok := e.key(t, "read")
+	rid, _, _ := app.ParseAPIKey(revokedTok)
+	if _, err := app.RevokeAPIKey(t.Context(), e.store, rid, t0); err != nil {
+		t.Fatal(err)
+	}
+	flip := []byte(read)
+	flip[len(flip)-1] ^= 1
+	for _, path := range []string{httpapi.PathNodes, httpapi.PathIncidents + "?node=node-a"} {
+		for _, c := range []struct {
+			name, token string
+			status      int
+		}{
+			{"no key", "", 401}, {"garbage", "hello", 401}, {"wrong secret", string(flip), 401}, {"revoked", revokedTok, 401},
+			{"tickets scope only", ticketsOnly, 403}, {"key from before scopes", legacy, 403},
+			{"read", read, 200}, {"read and tickets", both, 200}, {"admin", admin, 200},
+		} {
+			w := get(e.api, path, c.token)
+			if w.Code != c.status {
+				t.Errorf("GET %s with %s: %d %s, want %d", path, c.name, w.Code, w.Body, c.status)
+				continue
+			}
+			if c.status == 200 {
+				continue
+			}
+			we := decodeErr(t, w)
+			if strings.Contains(w.Body.String(), "node-a") || strings.Contains(w.Body.String(), "revoked") || w.Header().Get("WWW-Authenticate") == "" {
+				t.Errorf("GET %s with %s: refusal says too much or lacks WWW-Authenticate: %s", path, c.name, w.Body)
+			}
+			if c.status == 403 && (we.Field != "scope" || !strings.Contains(we.Error, `"read"`)) {
+				t.Errorf("GET %s with %s: 403 %+v does not name the read scope", path, c.name, we)
+			}
+		}
+	}
+	if w := get(e.api, httpapi.PathHealth, ""); w.Code != 200 {
+		t.Errorf("health without a key: %d", w.Code)
+	}
+}
+
+// The probes' API (the ingest Lambda) serves ingest and health alone:
+// every read view, with or without a key, is 404.
+func TestIngestAPIServesIngestAlone(t *testing.T) {
+	e := newEnv(t)
+	ing := httpapi.NewIngest(e.svc, nil)
+	admin := e.key(t, "admin")
+	for _, path := range []string{httpapi.PathNodes, httpapi.PathIncidents, httpapi.PathTickets, "/metrics", "/status"} {
+		for _, tok := range []string{"", admin} {
+			if w := get(ing, path, tok); w.Code != 404 {
+				t.Errorf("ingest API: GET %s (key %v): %d %s, want 404", path, tok != "", w.Code, w.Body)
+			}
+		}
+	}
+	if w := get(ing, httpapi.PathHealth, ""); w.Code != 200 {
+		t.Errorf("ingest API health: %d", w.Code)
+	}
+	_, body := e.a.Batch(t0, apptest.Heartbeats(t0, 30*time.Second, 2)...)
+	req := e.a.Request(t0, body)
+	r := httptest.NewRequest(http.MethodPost, httpapi.PathBatches, bytes.NewReader(req.Body))
+	r.Header.Set(wire.HeaderNode, req.Node)
+	r.Header.Set(wire.HeaderTimestamp, req.Timestamp)
+	r.Header.Set(wire.HeaderSignature, req.Signature)
+	w := httptest.NewRecorder()
+	ing.ServeHTTP(w, r)
+	if w.Code != 200 {
+		t.Fatalf("ingest API: POST %s: %d %s", httpapi.PathBatches, w.Code, w.Body)
 	}
 }
 

@@ -22,6 +22,7 @@ func TestStatusOf(t *testing.T) {
 		{fmt.Errorf("get: %w", store.ErrNotFound), http.StatusNotFound},
 		{app.Errorf(app.ENotFound, "id", "no such ticket"), http.StatusNotFound},
 		{fmt.Errorf("ingest: %w", app.Errorf(app.EUnauthorized, "", "unauthorized: replayed request")), http.StatusUnauthorized},
+		{fmt.Errorf("auth: %w", app.Errorf(app.EForbidden, "scope", "lacks read")), http.StatusForbidden},
 		{errors.New("boom"), http.StatusInternalServerError},
 	} {
 		if got := StatusOf(c.err); got != c.want {

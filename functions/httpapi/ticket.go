@@ -13,13 +13,13 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
-	"github.com/gpusla/gpusla/functions/refusal"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/ticket"
 )
 
-// Ticket API routes (docs/tickets.md). Every one needs an API key
-// (`gpusla apikey create`) as "Authorization: Bearer gsk_…".
+// Ticket API routes (docs/tickets.md). Every one needs an API key with the
+// tickets scope (`gpusla apikey create --scope tickets`) as
+// "Authorization: Bearer gsk_…".
 const (
 	PathTickets      = "/v1/tickets"
 	PathTicket       = "/v1/tickets/{id}"
@@ -35,9 +35,9 @@ const notifyBudget = 3 * time.Second
 
 // Tickets serves the ticket API.
 type Tickets struct {
-	desk    *app.TicketDesk
-	log     *slog.Logger
-	refused *refusal.Log
+	desk *app.TicketDesk
+	log  *slog.Logger
+	keys *keyGate
 }
 
 // RegisterTickets adds the ticket API's routes to mux.
@@ -45,39 +45,18 @@ func RegisterTickets(mux *http.ServeMux, desk *app.TicketDesk, log *slog.Logger)
 	if log == nil {
 		log = slog.Default()
 	}
-	t := &Tickets{desk: desk, log: log, refused: refusal.New("tickets", log, 0)}
-	mux.Handle("POST "+PathTickets, t.auth(t.open))
-	mux.Handle("GET "+PathTickets, t.auth(t.list))
-	mux.Handle("GET "+PathTicket, t.auth(t.get))
-	mux.Handle("PATCH "+PathTicket, t.auth(t.describe))
-	mux.Handle("POST "+PathTicketEvents, t.auth(t.event))
+	t := &Tickets{desk: desk, log: log, keys: newKeyGate(desk.Service(), "tickets", log)}
+	// The whole ticket API, reads included, is the tickets scope: what a
+	// key could do before scopes existed.
+	auth := func(h func(http.ResponseWriter, *http.Request, store.APIKey)) http.Handler {
+		return t.keys.require(app.ScopeTickets, h)
+	}
+	mux.Handle("POST "+PathTickets, auth(t.open))
+	mux.Handle("GET "+PathTickets, auth(t.list))
+	mux.Handle("GET "+PathTicket, auth(t.get))
+	mux.Handle("PATCH "+PathTicket, auth(t.describe))
+	mux.Handle("POST "+PathTicketEvents, auth(t.event))
 	return t
-}
-
-// auth checks the API key before anything else is read.
-func (t *Tickets) auth(next func(http.ResponseWriter, *http.Request, store.APIKey)) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || token == "" {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="gpusla"`)
-			writeErr(w, http.StatusUnauthorized, "unauthorized: an API key is required (Authorization: Bearer gsk_…; create one with `gpusla apikey create`)", "")
-			return
-		}
-		k, err := app.AuthenticateAPIKey(r.Context(), t.desk.Store(), strings.TrimSpace(token))
-		if errors.Is(err, app.ErrBadKey) {
-			// The reason (unknown, wrong, revoked) goes to the log, not to the caller.
-			t.refused.Refused(r.Context(), err.Error(), http.StatusUnauthorized, "remote", r.RemoteAddr)
-			w.Header().Set("WWW-Authenticate", `Bearer realm="gpusla", error="invalid_token"`)
-			writeErr(w, http.StatusUnauthorized, "unauthorized: invalid API key", "")
-			return
-		}
-		if err != nil {
-			t.log.Error("ticket API: authenticate", "err", err)
-			writeErr(w, http.StatusInternalServerError, "internal error", "")
-			return
-		}
-		next(w, r, k)
-	})
 }
 
 // decode reads a JSON body strictly (unknown fields are errors), within

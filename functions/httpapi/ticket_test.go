@@ -54,7 +54,7 @@ func newTicketEnv(t *testing.T, start time.Time) *ticketEnv {
 		GPUCount: 8, HeartbeatInterval: 30 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
-	_, token, err := app.CreateAPIKey(t.Context(), st, "test", start)
+	_, token, err := app.CreateAPIKey(t.Context(), st, "test", []string{"tickets"}, start)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func (e *ticketEnv) call(method, path, body, token string, hdr ...string) (int, 
 func TestTicketAPIAuth(t *testing.T) {
 	e := newTicketEnv(t, time.Date(2026, 3, 10, 2, 0, 0, 0, time.UTC))
 	body := `{"node":"gz-01","priority":"P1"}`
-	revokedKey, revoked, _ := app.CreateAPIKey(t.Context(), e.store, "old", e.clock.Now())
+	revokedKey, revoked, _ := app.CreateAPIKey(t.Context(), e.store, "old", []string{"tickets"}, e.clock.Now())
 	if _, err := app.RevokeAPIKey(t.Context(), e.store, revokedKey.ID, e.clock.Now()); err != nil {
 		t.Fatal(err)
 	}

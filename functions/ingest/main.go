@@ -1,6 +1,8 @@
 // Command ingest is the Lambda behind the probes' Function URL: it serves
-// the same HTTP API as `gpusla serve` (functions/httpapi) through the
-// format-2.0 event adapter, on the DynamoDB store. Built as `bootstrap` for
+// POST /v1/batches and GET /healthz of `gpusla serve`'s HTTP API
+// (functions/lambdafn.Ingest) and nothing else — the URL sits in every
+// probe's config, so it reaches no read view — through the format-2.0
+// event adapter, on the DynamoDB store. Built as `bootstrap` for
 // provided.al2023 by `make build-IngestFunction`.
 package main
 
@@ -11,8 +13,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/gpusla/gpusla/functions/httpapi"
-	"github.com/gpusla/gpusla/functions/lambdahttp"
+	"github.com/gpusla/gpusla/functions/lambdafn"
 	"github.com/gpusla/gpusla/functions/wiring"
 )
 
@@ -23,5 +24,5 @@ func main() {
 		slog.New(slog.NewJSONHandler(os.Stderr, nil)).Error("ingest init", "err", err)
 		os.Exit(1)
 	}
-	lambda.Start(lambdahttp.Handler(httpapi.New(b.Service, b.Log)))
+	lambda.Start(lambdafn.Ingest(b))
 }

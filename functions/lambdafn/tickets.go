@@ -24,7 +24,8 @@ import (
 // the common secrets (pass them to wiring.Open).
 var TicketsParams = []string{wiring.ParamSlackSigningSecret}
 
-// Tickets is the function of the ticket API (/v1/tickets…, API keys) and
+// Tickets is the function of the ticket API (/v1/tickets…, API keys), the
+// read views (/v1/nodes, /v1/incidents: API keys with the read scope) and
 // the Slack endpoints (/slack/commands, /slack/interactions) behind one
 // Function URL: the same handlers `gpusla serve` mounts. Slack's slow work
 // (thread posts, the report) runs in a second, asynchronous invocation of

@@ -24,6 +24,23 @@ import (
 	"github.com/gpusla/gpusla/infra/store/bolt"
 )
 
+// newService is the application on an embedded store in a temporary
+// folder, logging nowhere.
+func newService(t *testing.T) (*bolt.Store, *app.Service, *slog.Logger) {
+	t.Helper()
+	st, err := bolt.Open(filepath.Join(t.TempDir(), "gpusla.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	log := slog.New(slog.DiscardHandler)
+	svc, err := app.New(app.Config{Store: st, Notifier: &apptest.Notifier{}, Box: apptest.Box(t), Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, svc, log
+}
+
 type fakeInvoker struct {
 	mu   sync.Mutex
 	ins  []*lambdasvc.InvokeInput
@@ -41,16 +58,7 @@ func (f *fakeInvoker) Invoke(_ context.Context, in *lambdasvc.InvokeInput, _ ...
 // is an asynchronous (Event) invocation of this function whose payload,
 // handled, does the job — here, posting the reply to response_url.
 func TestSlackJobsGoThroughASecondInvocation(t *testing.T) {
-	st, err := bolt.Open(filepath.Join(t.TempDir(), "gpusla.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	log := slog.New(slog.DiscardHandler)
-	svc, err := app.New(app.Config{Store: st, Notifier: &apptest.Notifier{}, Box: apptest.Box(t), Log: log})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, svc, log := newService(t)
 	desk, err := svc.Tickets(app.TermsBook{})
 	if err != nil {
 		t.Fatal(err)

@@ -35,7 +35,7 @@ func TestTicketsUnderEmulator(t *testing.T) {
 		OrderedAt: time.Now().Add(-time.Hour), HeartbeatInterval: 30 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
-	_, token, err := app.CreateAPIKey(ctx, be.store, "rie", time.Now())
+	_, token, err := app.CreateAPIKey(ctx, be.store, "rie", []string{"tickets"}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,7 @@ func TestServeTicketRoutes(t *testing.T) {
 	if err := st.CreateNode(t.Context(), store.Node{ID: "gz-01", Provider: "acme", Contract: "cn-example", GPUCount: 8, OrderedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	_, token, err := app.CreateAPIKey(t.Context(), st, "test", time.Now())
+	_, token, err := app.CreateAPIKey(t.Context(), st, "test", []string{"tickets"}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -45,9 +46,13 @@ func Nodes(ctx context.Context, w io.Writer, st NodeStore) error {
 // hash of each anyway).
 func APIKeys(w io.Writer, keys []store.APIKey) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tCREATED\tREVOKED")
+	fmt.Fprintln(tw, "ID\tNAME\tSCOPES\tCREATED\tREVOKED")
 	for _, k := range keys {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", k.ID, k.Name, k.CreatedAt.Format(time.RFC3339), instant(k.RevokedAt))
+		scopes := strings.Join(k.Scopes, ",")
+		if k.Scopes == nil {
+			scopes = "tickets (from before scopes)" // app's legacy reading
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, scopes, k.CreatedAt.Format(time.RFC3339), instant(k.RevokedAt))
 	}
 	return tw.Flush()
 }

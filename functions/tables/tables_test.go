@@ -98,14 +98,14 @@ func TestAPIKeys(t *testing.T) {
 	var out bytes.Buffer
 	err := APIKeys(&out, []store.APIKey{
 		{ID: "k1", Name: "ops", Hash: "secret-hash", CreatedAt: created},
-		{ID: "k2", Name: "ci", Hash: "secret-hash", CreatedAt: created, RevokedAt: created.Add(time.Hour)},
+		{ID: "k2", Name: "ci", Hash: "secret-hash", Scopes: []string{"read", "tickets"}, CreatedAt: created, RevokedAt: created.Add(time.Hour)},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := rows(out.String())
-	if len(got) != 3 || strings.Join(got[1], " ") != "k1 ops 2026-03-01T00:00:00Z -" ||
-		strings.Join(got[2], " ") != "k2 ci 2026-03-01T00:00:00Z 2026-03-01T01:00:00Z" || strings.Contains(out.String(), "secret-hash") {
+	if len(got) != 3 || strings.Join(got[1], " ") != "k1 ops tickets (from before scopes) 2026-03-01T00:00:00Z -" ||
+		strings.Join(got[2], " ") != "k2 ci read,tickets 2026-03-01T00:00:00Z 2026-03-01T01:00:00Z" || strings.Contains(out.String(), "secret-hash") {
 		t.Fatalf("table:\n%s", out.String())
 	}
 }

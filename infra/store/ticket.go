@@ -199,7 +199,7 @@ func (t *Ticket) Unsent() bool {
 	return false
 }
 
-// APIKey is a credential for the ticket API. Only a hash of its secret is
+// APIKey is a credential for the HTTP API. Only a hash of its secret is
 // stored: the token is shown once, at creation, and a copy of the store does
 // not let anyone call the API.
 type APIKey struct {
@@ -207,7 +207,11 @@ type APIKey struct {
 	Name string `json:"name"` // who or what uses it
 	// Hash is hex SHA-256 of the secret part. The secret is 256 random bits,
 	// so a fast hash is enough: there is nothing to guess from it.
-	Hash      string    `json:"hash"`
+	Hash string `json:"hash"`
+	// Scopes are what the key may do ("read", "tickets", "admin"; the
+	// application gives them meaning). Keys made before scopes existed have
+	// none; the application reads that as the ticket API alone.
+	Scopes    []string  `json:"scopes,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	RevokedAt time.Time `json:"revoked_at,omitzero"`
 	LastUsed  time.Time `json:"last_used,omitzero"`

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,36 +17,45 @@ func init() {
 }
 
 func newAPIKeyCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "apikey", Short: "Create, list and revoke keys for the ticket API (local store)"}
+	cmd := &cobra.Command{Use: "apikey", Short: "Create, list and revoke keys for the HTTP API (local store)"}
 	var data string
 	cmd.PersistentFlags().StringVar(&data, "data", "./data", "data folder of the local backend (stop `gpusla serve` first: the store is locked while it runs)")
 
-	var name string
+	var name, scopeList string
 	create := &cobra.Command{
-		Use:   "create --name NAME",
+		Use:   "create --name NAME [--scope read,tickets,admin]",
 		Short: "Create an API key; prints the token once",
-		Long: `Creates a key for the ticket API (POST /v1/tickets …; docs/tickets.md) and prints
-its token — "gsk_<id>_<secret>" — this once. Only a SHA-256 hash of the secret is
-stored, so a lost token cannot be recovered: revoke it and create another.
-Callers send it as "Authorization: Bearer <token>".`,
+		Long: `Creates a key for the HTTP API and prints its token — "gsk_<id>_<secret>" — this
+once. Only a SHA-256 hash of the secret is stored, so a lost token cannot be
+recovered: revoke it and create another. Callers send it as
+"Authorization: Bearer <token>".
+
+Scopes (comma-separated): read — GET /v1/nodes and /v1/incidents; tickets — the
+ticket API (/v1/tickets…; docs/tickets.md); admin — everything. Keys created
+before scopes existed keep the ticket API alone.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			scopes, err := app.ParseScopes(scopeList) // before the store is opened
+			if err != nil {
+				return fmt.Errorf("--scope: %w", err)
+			}
 			store, _, _, err := wiring.FromEnv().OpenStore(cmd.Context(), data) // $GPUSLA_TABLE: DynamoDB
 			if err != nil {
 				return err
 			}
 			defer store.Close()
-			k, token, err := app.CreateAPIKey(cmd.Context(), store, name, time.Now())
+			k, token, err := app.CreateAPIKey(cmd.Context(), store, name, scopes, time.Now())
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "created API key %s (%s); the token below is shown only this once:\n", k.ID, k.Name)
+			fmt.Fprintf(cmd.ErrOrStderr(), "created API key %s (%s, scopes %s); the token below is shown only this once:\n", k.ID, k.Name, strings.Join(k.Scopes, ","))
 			fmt.Fprintln(cmd.OutOrStdout(), token)
 			return nil
 		},
 	}
 	create.Flags().StringVar(&name, "name", "", "who or what uses the key (required)")
 	_ = create.MarkFlagRequired("name")
+	create.Flags().StringVar(&scopeList, "scope", string(app.ScopeTickets), "what the key may do: read, tickets, admin (comma-separated)")
 
 	list := &cobra.Command{
 		Use:   "list",

@@ -23,7 +23,8 @@ func newServeCmd() *cobra.Command {
 		Use:   "serve",
 		Short: "Run the whole backend locally: HTTP ingest, embedded store, watchdog, alerts",
 		Long: `Runs every backend function in one process: the HTTP API (POST /v1/batches,
-GET /healthz, /v1/nodes, /v1/incidents) on a loopback address, the embedded
+GET /healthz; GET /v1/nodes, /v1/incidents with an API key of scope read:
+gpusla apikey create --scope read) on a loopback address, the embedded
 store under --data, the watchdog on a schedule, and alerts to Slack when
 configured (--config slack: or GPUSLA_SLACK_* variables), else to the console.
 

@@ -70,6 +70,10 @@ func TestServeIngestsOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	_, readKey, err := app.CreateAPIKey(t.Context(), st, "test", []string{"read"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
 	st.Close()
 	var out bytes.Buffer
 	if err := nodeadd.Print(&out, n, secret, nodeadd.Probe{BackendURL: "http://127.0.0.1:8080/v1/batches", SecretFile: "/etc/gpuprobe/secret", GPUMemoryGB: 80}); err != nil {
@@ -120,7 +124,14 @@ func TestServeIngestsOverHTTP(t *testing.T) {
 	if resp.StatusCode != 200 || ack.Status != wire.AckStored {
 		t.Fatalf("POST: %d %+v", resp.StatusCode, ack)
 	}
-	resp, err = http.Get(base + httpapi.PathNodes)
+	if resp, err := http.Get(base + httpapi.PathNodes); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("nodes without an API key: %v %v, want 401", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	req, _ = http.NewRequest(http.MethodGet, base+httpapi.PathNodes, nil)
+	req.Header.Set("Authorization", "Bearer "+readKey)
+	resp, err = http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package storetest
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -141,21 +142,27 @@ func testTicketConcurrent(t *testing.T, s store.TicketStore) {
 func testAPIKeys(t *testing.T, s store.TicketStore) {
 	_, err := s.GetAPIKey(ctx(), "zzzzzzzz")
 	mustIs(t, err, store.ErrNotFound, "GetAPIKey before create")
-	k := store.APIKey{ID: "bbbbbbbb", Name: "ops laptop", Hash: "ab12", CreatedAt: t0}
+	k := store.APIKey{ID: "bbbbbbbb", Name: "ops laptop", Hash: "ab12", Scopes: []string{"read", "tickets"}, CreatedAt: t0}
 	must(t, s.CreateAPIKey(ctx(), k), "CreateAPIKey")
 	must(t, s.CreateAPIKey(ctx(), store.APIKey{ID: "aaaaaaaa", Name: "ci", Hash: "cd34", CreatedAt: t0}), "CreateAPIKey 2")
 	mustIs(t, s.CreateAPIKey(ctx(), k), store.ErrExists, "CreateAPIKey twice")
 	got, err := s.GetAPIKey(ctx(), "bbbbbbbb")
 	must(t, err, "GetAPIKey")
-	if got.Name != "ops laptop" || got.Hash != "ab12" || !got.CreatedAt.Equal(t0) || got.Version != 1 || !got.RevokedAt.IsZero() {
+	if got.Name != "ops laptop" || got.Hash != "ab12" || !got.CreatedAt.Equal(t0) || got.Version != 1 || !got.RevokedAt.IsZero() ||
+		!slices.Equal(got.Scopes, []string{"read", "tickets"}) {
 		t.Fatalf("GetAPIKey round trip: %+v", got)
+	}
+	// A key stored before scopes existed reads back with none (not an
+	// empty-but-present list a caller could mistake for a choice).
+	if legacy, err := s.GetAPIKey(ctx(), "aaaaaaaa"); err != nil || legacy.Scopes != nil {
+		t.Fatalf("GetAPIKey of a key without scopes = %+v, %v; want Scopes nil", legacy, err)
 	}
 	got.RevokedAt = t0.Add(time.Hour)
 	must(t, s.UpdateAPIKey(ctx(), got, 1), "UpdateAPIKey")
 	mustIs(t, s.UpdateAPIKey(ctx(), got, 1), store.ErrConflict, "UpdateAPIKey stale")
 	mustIs(t, s.UpdateAPIKey(ctx(), store.APIKey{ID: "nope0000"}, 1), store.ErrNotFound, "UpdateAPIKey missing")
 	got, _ = s.GetAPIKey(ctx(), "bbbbbbbb")
-	if got.Version != 2 || !got.RevokedAt.Equal(t0.Add(time.Hour)) {
+	if got.Version != 2 || !got.RevokedAt.Equal(t0.Add(time.Hour)) || !slices.Equal(got.Scopes, []string{"read", "tickets"}) {
 		t.Fatalf("after revoke: %+v", got)
 	}
 	list, err := s.ListAPIKeys(ctx())
