@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -34,6 +35,12 @@ type Config struct {
 	// Alerts are the alert channels and routes (docs/alerts.md); with
 	// them, Slack (above or from the environment) is the channel "slack".
 	Alerts route.Config `yaml:"alerts"`
+	// TLSCert and TLSKey (PEM files, both or neither) make serve speak
+	// https, so probes on other machines can push to it (the probe refuses
+	// plain http except to localhost; a self-signed certificate is trusted
+	// with the probe's backend.ca_file).
+	TLSCert string `yaml:"tls_cert"`
+	TLSKey  string `yaml:"tls_key"`
 	// path is the file it was read from, for errors ("config" without one).
 	path string
 }
@@ -128,6 +135,21 @@ func (c *Config) Validate(path string) error {
 	case "auto", "on", "off":
 	default:
 		return bad("demo", "%q is not auto, on or off", c.Demo)
+	}
+	switch {
+	case c.TLSCert == "" && c.TLSKey == "":
+	case c.TLSCert == "":
+		return bad("tls_cert", "missing: tls_key %q is set, and TLS needs both", c.TLSKey)
+	case c.TLSKey == "":
+		return bad("tls_key", "missing: tls_cert %q is set, and TLS needs both", c.TLSCert)
+	default:
+		if _, err := tls.LoadX509KeyPair(c.TLSCert, c.TLSKey); err != nil {
+			return bad("tls_cert", "%s with tls_key %s: %v", c.TLSCert, c.TLSKey, err)
+		}
+		if c.Demo == "on" {
+			// The in-process demo probe pushes to serve's own address.
+			return bad("demo", "on: the demo probe pushes over plain http to loopback; run it without TLS")
+		}
 	}
 	if c.Slack.Configured() {
 		if err := c.Slack.Validate(); err != nil {

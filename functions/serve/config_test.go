@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpusla/gpusla/functions/serve/servetest"
 )
 
 func writeConfig(t *testing.T, body string) string {
@@ -48,5 +50,42 @@ func TestAlertsSection(t *testing.T) {
 	defaults(&c)
 	if err := c.Validate(p); err == nil || !strings.Contains(err.Error(), p+`:8: alerts.routes[0].incidents[0]: unknown incident kind "gpu_gone"`) {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// tls_cert and tls_key come together and must load; the demo cannot run
+// over TLS. Each mistake names its field.
+func TestTLSConfig(t *testing.T) {
+	dir := t.TempDir()
+	cert, key := servetest.SelfSigned(t, dir)
+	other, _ := servetest.SelfSigned(t, t.TempDir()) // a certificate whose key is not key
+	if err := os.WriteFile(filepath.Join(dir, "junk.pem"), []byte("not pem"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		yaml, field string
+	}{
+		{"tls_cert: " + cert + "\ntls_key: " + key + "\n", ""},
+		{"tls_cert: " + cert + "\n", "tls_key: missing"},
+		{"tls_key: " + key + "\n", "tls_cert: missing"},
+		{"tls_cert: " + other + "\ntls_key: " + key + "\n", "tls_cert: " + other},
+		{"tls_cert: " + filepath.Join(dir, "junk.pem") + "\ntls_key: " + key + "\n", "tls_cert:"},
+		{"tls_cert: " + filepath.Join(dir, "none.pem") + "\ntls_key: " + key + "\n", "no such file"},
+		{"tls_cert: " + cert + "\ntls_key: " + key + "\ndemo: \"on\"\n", "demo: on: the demo probe pushes over plain http"},
+	} {
+		p := writeConfig(t, c.yaml)
+		cfg, err := LoadConfig(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		demo := cfg.Demo
+		defaults(&cfg)
+		if demo != "" {
+			cfg.Demo = demo
+		}
+		err = cfg.Validate(p)
+		if c.field == "" && err != nil || c.field != "" && (err == nil || !strings.Contains(err.Error(), c.field)) {
+			t.Errorf("%q: %v, want %q", c.yaml, err, c.field)
+		}
 	}
 }

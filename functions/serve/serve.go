@@ -66,6 +66,12 @@ func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log 
 		return fmt.Errorf("listen on %s: %w", c.Listen, err)
 	}
 	base := "http://" + ln.Addr().String()
+	if c.TLS() {
+		base = "https://" + ln.Addr().String()
+		if c.Demo == "auto" {
+			c.Demo = "off" // Validate: the demo pushes over plain http
+		}
+	}
 	if _, err := svc.BackendStart(ctx); err != nil {
 		ln.Close()
 		return err
@@ -97,7 +103,13 @@ func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log 
 	}
 	srv := NewHTTPServer(api)
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() {
+		if c.TLS() {
+			errc <- srv.ServeTLS(ln, c.TLSCert, c.TLSKey)
+			return
+		}
+		errc <- srv.Serve(ln)
+	}()
 
 	sched, err := schedule(ctx, c.Watchdog, app.MinuteTick(svc, tickets.desk, nil), store, svc.Now, job, log)
 	if err != nil {
@@ -134,6 +146,9 @@ func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log 
 	}
 	return nil
 }
+
+// TLS says serve speaks https.
+func (c Config) TLS() bool { return c.TLSCert != "" }
 
 // schedule puts serve's periodic work on one cron: the minute tick on
 // spec, the sweep of expired batches hourly (the embedded store; DynamoDB

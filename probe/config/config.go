@@ -7,6 +7,8 @@ package config
 
 import (
 	"bytes"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"net"
@@ -91,6 +93,12 @@ type Backend struct {
 	Timeout    time.Duration `yaml:"timeout"`     // per request, default 30s
 	MinBackoff time.Duration `yaml:"min_backoff"` // first retry delay, default 1s
 	MaxBackoff time.Duration `yaml:"max_backoff"` // longest retry delay, default 5m
+	// CAFile is a PEM file of the certificates to trust for an https
+	// backend instead of the system's roots: a `gpusla serve --tls-cert`
+	// with its own (self-signed) certificate. Relative to the config file.
+	CAFile string `yaml:"ca_file"`
+	// RootCAs is CAFile read (Load); nil: the system's roots.
+	RootCAs *x509.CertPool `yaml:"-"`
 }
 
 // Schedules say when each job runs: a Go duration ("30s": every 30 s from
@@ -180,7 +188,53 @@ func Load(path string) (*Config, error) {
 	if err := c.readSecret(); err != nil {
 		return nil, err
 	}
+	if err := c.readCAFile(); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// readCAFile loads backend.ca_file into Backend.RootCAs: every block must
+// be a certificate, and there must be one at least, so a wrong file (a
+// key, an empty one) is an error here rather than a TLS failure later.
+func (c *Config) readCAFile() error {
+	if c.Backend.CAFile == "" {
+		return nil
+	}
+	p := c.Backend.CAFile
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(filepath.Dir(c.Path), p)
+	}
+	bad := func(format string, a ...any) error {
+		return &Error{File: c.Path, Field: "backend.ca_file", Msg: fmt.Sprintf(format, a...)}
+	}
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		return bad("%v", err)
+	}
+	pool := x509.NewCertPool()
+	n := 0
+	for rest := raw; ; {
+		var block *pem.Block
+		block, rest = pem.Decode(rest)
+		if block == nil {
+			break
+		}
+		if block.Type != "CERTIFICATE" {
+			return bad("%s: holds a %q block; want certificates only", p, block.Type)
+		}
+		cert, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			return bad("%s: certificate %d: %v", p, n+1, err)
+		}
+		pool.AddCert(cert)
+		n++
+	}
+	if n == 0 {
+		return bad("%s: no PEM certificate in it", p)
+	}
+	c.Backend.RootCAs = pool
+	return nil
 }
 
 // Parse decodes and validates data (named name in errors) without touching
@@ -328,6 +382,9 @@ func (c *Config) validate() error {
 	}
 	if u.User != nil {
 		return bad("backend.url", "must not carry credentials; the node signs with secret_file")
+	}
+	if c.Backend.CAFile != "" && u.Scheme != "https" {
+		return bad("backend.ca_file", "is for an https backend.url; %q is plain http", c.Backend.URL)
 	}
 	if c.SecretFile == "" {
 		return bad("secret_file", "missing: a file holding this node's HMAC secret")

@@ -117,6 +117,44 @@ func TestSecretFile(t *testing.T) {
 	}
 }
 
+// backend.ca_file: read at Load into RootCAs, relative to the config;
+// a file without certificates, or with a key in it, is refused by name;
+// and it is only for an https backend.
+func TestCAFile(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "key"), []byte("0123456789abcdef0123\n"), 0o600)
+	ca, err := os.ReadFile("testdata/ca.pem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "ca.pem"), ca, 0o644)
+	os.WriteFile(filepath.Join(dir, "empty.pem"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "key.pem"), append(append([]byte{}, ca...), "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"...), 0o644)
+	load := func(caFile string) (*Config, error) {
+		cfg := filepath.Join(dir, "probe.yaml")
+		os.WriteFile(cfg, []byte("node: n1\nbackend:\n  url: https://127.0.0.1:8443/v1/batches\n  ca_file: "+caFile+"\nsecret_file: key\n"), 0o600)
+		return Load(cfg)
+	}
+	c, err := load("ca.pem")
+	if err != nil || c.Backend.RootCAs == nil {
+		t.Fatalf("good CA file: %v", err)
+	}
+	for file, want := range map[string]string{
+		"missing.pem": "backend.ca_file: open", "empty.pem": "no PEM certificate", "key.pem": `holds a "PRIVATE KEY" block`,
+	} {
+		if _, err := load(file); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ca_file %s: %v, want %q", file, err, want)
+		}
+	}
+	if c, err := Parse([]byte("node: n1\nbackend:\n  url: https://b/\nsecret_file: key\n"), "x.yaml"); err != nil || c.Backend.RootCAs != nil {
+		t.Fatalf("without ca_file: %v, roots %v (want the system's: nil)", err, c.Backend.RootCAs)
+	}
+	_, err = Parse([]byte("node: n1\nbackend:\n  url: http://127.0.0.1:8080/v1/batches\n  ca_file: ca.pem\nsecret_file: key\n"), "x.yaml")
+	if err == nil || !strings.Contains(err.Error(), "x.yaml:4: backend.ca_file: is for an https backend.url") {
+		t.Fatalf("ca_file with plain http: %v", err)
+	}
+}
+
 func TestWindow(t *testing.T) {
 	w, _ := ParseWindow("22:00-04:00")
 	at := func(h, m int) time.Time { return time.Date(2026, 11, 30, h, m, 0, 0, time.UTC) }

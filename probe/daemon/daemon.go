@@ -152,7 +152,7 @@ func (d *Daemon) start(cfg *config.Config) (*instance, error) {
 	in := &instance{d: d, cfg: cfg, jobs: jobs, sp: sp}
 	in.ctx, in.cancel = context.WithCancel(context.Background())
 	in.sender = &push.Sender{URL: cfg.Backend.URL, Node: cfg.Node, Secret: cfg.Secret, Queue: sp,
-		Client: &http.Client{Timeout: cfg.Backend.Timeout, Transport: d.Transport}, MinBackoff: cfg.Backend.MinBackoff,
+		Client: push.Client(cfg.Backend.Timeout, cfg.Backend.RootCAs, d.Transport), MinBackoff: cfg.Backend.MinBackoff,
 		MaxBackoff: cfg.Backend.MaxBackoff, Log: d.Log}
 	if pe := cfg.Schedules.PushEvery; pe > 0 {
 		in.batch = &batcher{sp: sp, log: d.Log, every: pe,

@@ -7,6 +7,8 @@ package push
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -27,6 +29,26 @@ type Queue interface {
 	Reject(seq uint64, why string) error
 	SetClockSkew(ms int64)
 	Ready() <-chan struct{}
+}
+
+// Client is the HTTP client of the pushes: timeout per request, and for an
+// https backend the certificates in roots trusted instead of the system's
+// (nil: the system's). rt carries the requests (nil: net/http's default
+// transport); a transport of another kind than *http.Transport (a test's,
+// the demo's) is used as it is.
+func Client(timeout time.Duration, roots *x509.CertPool, rt http.RoundTripper) *http.Client {
+	if roots != nil {
+		base, ok := rt.(*http.Transport)
+		if rt == nil {
+			base, ok = http.DefaultTransport.(*http.Transport)
+		}
+		if ok {
+			t := base.Clone()
+			t.TLSClientConfig = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
+			rt = t
+		}
+	}
+	return &http.Client{Timeout: timeout, Transport: rt}
 }
 
 // Sender pushes batches from a Queue to URL.

@@ -51,6 +51,8 @@ so an unreachable alert and its recovery show within the first two minutes.`,
 			set("demo", &c.Demo, flagCfg.Demo, "auto")
 			watchdogGiven := c.Watchdog != "" || cmd.Flags().Changed("watchdog")
 			set("watchdog", &c.Watchdog, flagCfg.Watchdog, "@every 1m")
+			set("tls-cert", &c.TLSCert, flagCfg.TLSCert, "")
+			set("tls-key", &c.TLSKey, flagCfg.TLSKey, "")
 			env := wiring.FromEnv()
 			if cmd.Flags().Changed("master-key-file") {
 				env.MasterKeyFile = masterKeyFile
@@ -66,11 +68,13 @@ so an unreachable alert and its recovery show within the first two minutes.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&cfgPath, "config", "", "YAML config file (listen, data, watchdog, retention, demo, slack)")
+	f.StringVar(&cfgPath, "config", "", "YAML config file (listen, data, watchdog, retention, demo, slack, alerts, tls_cert, tls_key)")
 	f.StringVar(&flagCfg.Listen, "listen", "127.0.0.1:8080", "HTTP listen address")
 	f.StringVar(&flagCfg.Data, "data", "./data", "data folder (store, master key, demo spool)")
 	f.StringVar(&flagCfg.Watchdog, "watchdog", "@every 1m", "watchdog schedule (cron spec); @every 10s while the demo runs unless set")
 	f.StringVar(&flagCfg.Demo, "demo", "auto", "demo node and probe: auto (when no other node is registered), on, off")
+	f.StringVar(&flagCfg.TLSCert, "tls-cert", "", "PEM certificate file: serve https (with --tls-key), so probes on other machines can push")
+	f.StringVar(&flagCfg.TLSKey, "tls-key", "", "PEM private key file of --tls-cert")
 	f.StringVar(&logFormat, "log-format", "text", "log format: text or json")
 	f.StringVar(&masterKeyFile, "master-key-file", "", "master key file, kept apart from the data folder and its backups (default: $"+wiring.EnvMasterKeyFile+", else DATA/"+wiring.MasterKeyFile+"); created if missing")
 	return cmd

@@ -21,6 +21,7 @@ import (
 	"github.com/gpusla/gpusla/functions/httpapi"
 	"github.com/gpusla/gpusla/functions/nodeadd"
 	"github.com/gpusla/gpusla/functions/serve"
+	"github.com/gpusla/gpusla/functions/serve/servetest"
 	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/probe/wire"
 )
@@ -58,23 +59,8 @@ func TestServeConfigErrorsNameTheField(t *testing.T) {
 // the backend's stop.
 func TestServeIngestsOverHTTP(t *testing.T) {
 	dir := t.TempDir()
-	st, box, err := wiring.OpenData(dir, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := app.New(app.Config{Store: st, Notifier: wiring.NoNotifier{}, Box: box, Log: wiring.QuietLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, secret, err := svc.AddNode(t.Context(), app.NewNode{ID: "gz-01", Provider: "acme", Contract: "c", OrderedAt: time.Now(), GPUCount: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, readKey, err := app.CreateAPIKey(t.Context(), st, "test", []string{"read"}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
+	reg := servetest.Register(t, dir)
+	n, secret, readKey := reg.Node, reg.Secret, reg.ReadKey
 	var out bytes.Buffer
 	if err := nodeadd.Print(&out, n, secret, nodeadd.Probe{BackendURL: "http://127.0.0.1:8080/v1/batches", SecretFile: "/etc/gpuprobe/secret", GPUMemoryGB: 80}); err != nil {
 		t.Fatal(err)
@@ -159,7 +145,7 @@ func TestServeIngestsOverHTTP(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not stop")
 	}
-	st, _, err = wiring.OpenData(dir, false)
+	st, _, err := wiring.OpenData(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
