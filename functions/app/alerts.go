@@ -15,6 +15,12 @@ import (
 // case and at least once across crashes: CreateAlert is the claim, so of
 // many concurrent evaluations that see the same transition only one sends.
 // A failed send stays pending and the watchdog retries it.
+//
+// Deferred (DeferAlerts, SendAlerts: serve and the ingest Lambda), the
+// request that raises an alert waits only for its claim, the durable write
+// of the record with no attempt yet; the record is the outbox. Each attempt
+// is claimed with a versioned write (claimAttempt), so the sender, the
+// watchdog and a second backend never send one alert twice.
 
 const (
 	// retryAfter is how long a claimed, unsent alert is left alone before
@@ -23,7 +29,66 @@ const (
 	// maxAttempts bounds retries of one alert; after that it stays pending
 	// with its last error for an operator to see.
 	maxAttempts = 20
+	// outboxSize bounds the alerts queued for the sender; past it they wait
+	// in the store for the watchdog.
+	outboxSize = 1024
 )
+
+// DeferAlerts makes ingest and the watchdog claim alerts without sending
+// them: the watchdog's run delivers them (retryAlerts takes a record never
+// attempted at once). The ingest Lambda, whose ack must not wait on Slack.
+func (s *Service) DeferAlerts() { s.deferAlerts.Store(true) }
+
+// SendAlerts defers alerts (DeferAlerts) and delivers them from a sender
+// goroutine until ctx is done, one at a time, in the order claimed; what
+// is still queued then stays pending for the watchdog. wait returns once
+// the sender has stopped (before the store closes). `gpusla serve`.
+func (s *Service) SendAlerts(ctx context.Context) (wait func()) {
+	s.deferAlerts.Store(true)
+	s.senderRunning.Store(true)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer s.senderRunning.Store(false)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case rec := <-s.outbox:
+				// A send under way finishes (and is recorded) at shutdown.
+				s.claimAttempt(context.WithoutCancel(ctx), rec)
+			}
+		}
+	}()
+	return func() { <-done }
+}
+
+// queue hands a claimed, never attempted record to the sender, if one
+// runs and has room; otherwise it waits in the store for the watchdog.
+func (s *Service) queue(rec store.AlertRecord) {
+	if !s.senderRunning.Load() {
+		return
+	}
+	select {
+	case s.outbox <- rec:
+	default:
+		s.log.Warn("alert outbox full; the watchdog sends this one", "node", rec.Node, "incident", rec.IncidentID, "kind", rec.Kind)
+	}
+}
+
+// claimAttempt claims one delivery attempt of rec with a versioned write,
+// then delivers it; false when another sender claimed it first.
+func (s *Service) claimAttempt(ctx context.Context, rec store.AlertRecord) bool {
+	prev := rec.Version
+	rec.Attempts++
+	rec.LastAttemptAt = s.Now()
+	if err := s.store.UpdateAlert(ctx, rec, prev); err != nil {
+		return false // claimed by another sender, or gone
+	}
+	rec.Version = prev + 1
+	s.deliver(ctx, rec)
+	return true
+}
 
 // apply derives the incident records of committed transitions and alerts
 // on them. Errors are logged, not returned: the state is committed, and the
@@ -151,8 +216,12 @@ func (s *Service) alert(ctx context.Context, n store.Node, t incident.Transition
 		s.log.Info("no alert channel routes this alert", "node", n.ID, "incident", inc.ID, "kind", key)
 		return
 	}
+	deferred := s.deferAlerts.Load()
 	eachChannel(ctx, channels, func(ctx context.Context, ch string) {
 		rec := store.AlertRecord{Node: n.ID, IncidentID: inc.ID, Kind: key, Channel: ch, CreatedAt: now, LastAttemptAt: now, Attempts: 1, Alert: a}
+		if deferred {
+			rec.LastAttemptAt, rec.Attempts = time.Time{}, 0 // queued, not attempted
+		}
 		if err := s.store.CreateAlert(ctx, rec); errors.Is(err, store.ErrExists) {
 			return // someone else claimed it: no duplicate
 		} else if err != nil {
@@ -160,6 +229,10 @@ func (s *Service) alert(ctx context.Context, n store.Node, t incident.Transition
 			return
 		}
 		rec.Version = 1
+		if deferred {
+			s.queue(rec)
+			return
+		}
 		s.deliver(ctx, rec)
 	})
 }
@@ -199,8 +272,9 @@ func (s *Service) deliver(ctx context.Context, rec store.AlertRecord) {
 	}
 }
 
-// retryAlerts claims and resends pending alerts whose last attempt is old
-// enough; the versioned claim keeps two watchdogs from both sending.
+// retryAlerts claims and sends pending alerts never attempted (deferred)
+// or whose last attempt is old enough; the versioned claim keeps two
+// watchdogs, or a watchdog and the sender, from both sending.
 func (s *Service) retryAlerts(ctx context.Context) error {
 	pending, err := s.store.ListPendingAlerts(ctx)
 	if err != nil {
@@ -208,17 +282,10 @@ func (s *Service) retryAlerts(ctx context.Context) error {
 	}
 	now := s.Now()
 	for _, rec := range pending {
-		if rec.Attempts >= maxAttempts || now.Sub(rec.LastAttemptAt) < retryAfter {
+		if rec.Attempts >= maxAttempts || rec.Attempts > 0 && now.Sub(rec.LastAttemptAt) < retryAfter {
 			continue
 		}
-		prev := rec.Version
-		rec.Attempts++
-		rec.LastAttemptAt = now
-		if err := s.store.UpdateAlert(ctx, rec, prev); err != nil {
-			continue // claimed by another watchdog, or gone
-		}
-		rec.Version = prev + 1
-		s.deliver(ctx, rec)
+		s.claimAttempt(ctx, rec)
 	}
 	return nil
 }

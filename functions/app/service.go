@@ -83,6 +83,11 @@ type Service struct {
 	// against it, so that an unknown node costs and answers the same as a
 	// wrong signature.
 	decoySecret []byte
+	// Deferred alerts (DeferAlerts, SendAlerts): the ack waits for the
+	// alert's claim alone; the sender or the watchdog delivers it.
+	deferAlerts   atomic.Bool
+	senderRunning atomic.Bool
+	outbox        chan store.AlertRecord
 }
 
 // cachedNode is a node record with its opened secret. Node records do not
@@ -102,7 +107,7 @@ func New(c Config) (*Service, error) {
 		return nil, errors.New("app: Store, Notifier (or Channels) and Box are required")
 	}
 	s := &Service{store: c.Store, notifier: c.Notifier, channels: c.Channels, box: c.Box, clock: c.Clock, log: c.Log,
-		retention: c.Retention, backendID: c.BackendID, decoySecret: make([]byte, 32)}
+		retention: c.Retention, backendID: c.BackendID, decoySecret: make([]byte, 32), outbox: make(chan store.AlertRecord, outboxSize)}
 	if _, err := rand.Read(s.decoySecret); err != nil {
 		return nil, fmt.Errorf("app: decoy secret: %w", err)
 	}

@@ -14,7 +14,10 @@ import (
 // /v1/batches and GET /healthz (httpapi.NewIngest) and nothing else. The
 // URL sits in every probe's config on the provider's machine, so it must
 // reach no read view, key or not; those are the tickets function's and
-// serve's.
+// serve's. Alerts are deferred: the ack waits for the alert's stored claim
+// alone, and the watchdog function's next run sends it (a Lambda is frozen
+// once it answers, so it keeps no sender of its own).
 func Ingest(b *wiring.Backend) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+	b.Service.DeferAlerts()
 	return lambdahttp.Handler(httpapi.NewIngest(b.Service, b.Log))
 }

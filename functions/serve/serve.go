@@ -60,6 +60,12 @@ func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log 
 	if err != nil {
 		return err
 	}
+	// Alerts go from a sender goroutine, so no ack waits on Slack; it
+	// stops (with what it was sending recorded) before the store closes.
+	senderCtx, stopSender := context.WithCancel(context.WithoutCancel(ctx))
+	waitSender := svc.SendAlerts(senderCtx)
+	defer waitSender()
+	defer stopSender()
 
 	ln, err := net.Listen("tcp", c.Listen)
 	if err != nil {
