@@ -17,19 +17,19 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/wire"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/incident"
 )
 
-// Kinds are the incident kinds a replacement is requested for: the
-// machine's hardware is missing, broken or not what was ordered. Network
-// and performance incidents have other remedies and are refused.
-var Kinds = []string{string(incident.GPULost), string(incident.GPUDegraded), string(incident.InventoryMismatch)}
+// Kinds are the incident kinds a replacement is requested for (the same
+// the alert's "Request replacement" button is shown on); others are refused.
+var Kinds = notify.ReplacementKinds
 
 // IsHardwareKind says whether an incident kind warrants a replacement.
-func IsHardwareKind(kind string) bool { return slices.Contains(Kinds, kind) }
+func IsHardwareKind(kind string) bool { return notify.WantsReplacement(kind) }
 
 // Margin is how far around the incident failing checks are taken: the
 // failures just before it opened are what opened it.

@@ -16,6 +16,9 @@ import (
 // KeyFile is where the signing key lives in the data folder.
 const KeyFile = "replacement-ed25519.pem"
 
+// PacksDir is the data folder's subfolder packs are written to by default.
+const PacksDir = "replacements"
+
 // LoadOrCreateKey reads the pack signing key from dir, creating it (mode
 // 0600) on first use. The key is created whole or not at all: written to a
 // temporary file and linked into place, so two commands starting at once

@@ -22,6 +22,7 @@ import (
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/bolt"
 	"github.com/gpusla/gpusla/probe/wire"
+	"github.com/gpusla/gpusla/sla/incident"
 )
 
 type env struct {
@@ -355,4 +356,35 @@ func rezip(t *testing.T, z []byte, edit func(string, []byte) []byte, add string)
 	}
 	zw.Close()
 	return out.Bytes()
+}
+
+// TestKindsAreTheEngines: the kinds a replacement is asked for are the SLA
+// engine's hardware kinds, spelt the same.
+func TestKindsAreTheEngines(t *testing.T) {
+	want := []string{string(incident.GPULost), string(incident.GPUDegraded), string(incident.InventoryMismatch)}
+	if strings.Join(replacement.Kinds, ",") != strings.Join(want, ",") {
+		t.Fatalf("Kinds %v, want %v", replacement.Kinds, want)
+	}
+}
+
+// TestGeneralTicketWarned: an incident whose "Ticket opened" button made a
+// general ticket keeps that one ticket, and the request says no
+// replacement clock runs on it.
+func TestGeneralTicketWarned(t *testing.T) {
+	e := newEnv(t)
+	e.failingNode()
+	deg := e.incident("gpu_degraded")
+	if _, _, err := e.desk.Open(t.Context(), app.OpenRequest{Node: "gz-h200-01", Priority: "P2", Key: app.IncidentTicketKey("gz-h200-01", deg.ID), IncidentID: deg.ID}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.req.Request(t.Context(), replacement.Request{Node: "gz-h200-01", IncidentID: deg.ID, Lang: replacement.English})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Created || !strings.Contains(res.Warning, "replacement clock does not run") {
+		t.Fatalf("created=%v warning=%q", res.Created, res.Warning)
+	}
+	if l, _ := e.desk.List(t.Context(), false); len(l) != 1 {
+		t.Fatalf("%d tickets", len(l))
+	}
 }

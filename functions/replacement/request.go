@@ -122,3 +122,17 @@ func fileSafe(s string) string {
 		return '_'
 	}, s)
 }
+
+// RequestReplacement is Request for the alert's button (slackapi.Replacer):
+// both languages, the pack written to the requester's folder.
+func (q *Requester) RequestReplacement(ctx context.Context, node, incidentID, by, thread string) (string, string, error) {
+	res, err := q.Request(ctx, Request{Node: node, IncidentID: incidentID, Lang: Both, By: by, Thread: thread})
+	if err != nil {
+		return "", "", err
+	}
+	text := res.Text + "\nEvidence pack: " + res.Pack
+	if res.Warning != "" {
+		text += "\nWarning: " + res.Warning
+	}
+	return text, res.Ticket.ID, nil
+}

@@ -24,6 +24,7 @@ import (
 	"github.com/gpusla/gpusla/functions/bundle"
 	demonode "github.com/gpusla/gpusla/functions/demo"
 	"github.com/gpusla/gpusla/functions/httpapi"
+	"github.com/gpusla/gpusla/functions/replacement"
 	"github.com/gpusla/gpusla/functions/slackapi"
 	"github.com/gpusla/gpusla/functions/statuspage"
 	"github.com/gpusla/gpusla/functions/wiring"
@@ -201,7 +202,12 @@ func setupTickets(svc *app.Service, api *httpapi.API, env wiring.Env, data strin
 		log.Warn("no contract terms loaded: tickets cannot be timed; put terms files in " + filepath.Join(data, wiring.TermsDir) + " or set " + wiring.EnvTerms)
 	}
 	if secret := env.SlackSigningSecret; secret != "" {
-		h, err := slackapi.New(slackapi.Config{Desk: desk, SigningSecret: secret, Log: log})
+		key, err := replacement.LoadOrCreateKey(data)
+		if err != nil {
+			return nil, err
+		}
+		rq := &replacement.Requester{Desk: desk, Key: key, Dir: filepath.Join(data, replacement.PacksDir)}
+		h, err := slackapi.New(slackapi.Config{Desk: desk, SigningSecret: secret, Log: log, Replacer: rq})
 		if err != nil {
 			return nil, err
 		}

@@ -100,7 +100,26 @@ const (
 	ActionTicketOpen      = "gpusla_ticket_open"
 	ActionTicketResponded = "gpusla_ticket_responded"
 	ActionTicketResolved  = "gpusla_ticket_resolved"
+	// ActionRequestReplacement asks the provider to replace the machine
+	// (functions/replacement): on alerts of ReplacementKinds only.
+	ActionRequestReplacement = "gpusla_request_replacement"
 )
+
+// ReplacementKinds are the incident kinds (sla/incident) a replacement of
+// the physical machine is requested for: its GPUs are missing, broken or
+// not what was ordered. Network and performance incidents have other
+// remedies.
+var ReplacementKinds = []string{"gpu_lost", "gpu_degraded", "inventory_mismatch"}
+
+// WantsReplacement says whether an incident kind is one of ReplacementKinds.
+func WantsReplacement(incidentKind string) bool {
+	for _, k := range ReplacementKinds {
+		if k == incidentKind {
+			return true
+		}
+	}
+	return false
+}
 
 // IncidentButtonValue is the value of the ticket buttons on an incident
 // alert: which node and incident they are about.

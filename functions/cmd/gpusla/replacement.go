@@ -40,7 +40,7 @@ created on first use. Stop ` + "`gpusla serve`" + ` first (the store is locked).
 				return err
 			}
 			if out == "" {
-				out = filepath.Join(*data, "replacements")
+				out = filepath.Join(*data, replacement.PacksDir)
 			}
 			q := &replacement.Requester{Desk: desk, Key: key, Dir: out}
 			res, err := q.Request(cmd.Context(), replacement.Request{Node: args[0], IncidentID: incident, Lang: l, By: "cli"})
