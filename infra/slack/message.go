@@ -101,6 +101,18 @@ func Title(a notify.Alert) string {
 	}
 }
 
+// Counted is the incident's verdict as every alert states it: "yes", or
+// "no" with the contract's reason (the report's words for the same row).
+func Counted(a notify.Alert) string {
+	switch {
+	case a.Counted:
+		return "yes"
+	case a.Reason != "":
+		return "no — " + a.Reason
+	}
+	return "no"
+}
+
 func emoji(a notify.Alert) string {
 	switch a.Kind {
 	case notify.AlertRecovered:
@@ -124,6 +136,7 @@ func Text(a notify.Alert) string {
 	for _, c := range a.Failed {
 		fmt.Fprintf(&b, "; %s", FailedLine(c))
 	}
+	fmt.Fprintf(&b, "; counts as outage: %s", Counted(a))
 	if a.Kind == notify.AlertReclassified {
 		fmt.Fprintf(&b, "; cause: %s", causeName(a.Cause))
 	}
@@ -150,12 +163,9 @@ func Blocks(a notify.Alert) []slackapi.Block {
 	if a.Kind == notify.AlertRecovered {
 		fields = append(fields, md("*Until*\n"+slackDate(a.Until)), md("*Duration*\n"+Duration(a.Duration)))
 	}
+	fields = append(fields, md("*Counts as outage*\n"+Counted(a)))
 	if a.Kind == notify.AlertReclassified {
-		counted := "yes"
-		if !a.Counted {
-			counted = "no"
-		}
-		fields = append(fields, md("*Counts as outage*\n"+counted), md("*Cause*\n"+causeName(a.Cause)))
+		fields = append(fields, md("*Cause*\n"+causeName(a.Cause)))
 	}
 	blocks := []slackapi.Block{header, slackapi.NewSectionBlock(nil, fields, nil)}
 	if len(a.Failed) > 0 {

@@ -6,6 +6,7 @@
 package account
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -49,17 +50,19 @@ type Books struct {
 	UptimeObserved, UptimeClaimed float64
 }
 
-// Observed reports whether an outage of this kind and cause enters the
-// observed figure, and Counted whether it enters the claimable one, with the
-// reason when not.
+// Observed reports whether an outage of this kind enters the observed
+// figure: every interval of a kind the contract calls unavailable, whoever's
+// fault it was.
 func Observed(tm *terms.Terms, o Outage) bool { return tm.Uptime.Unavailable[o.Kind] }
 
-// Counted says whether an outage is the provider's fault under tm, and why not.
-func Counted(tm *terms.Terms, o Outage) (bool, string) {
-	if !tm.Uptime.Unavailable[o.Kind] {
-		return false, "the contract does not count " + string(o.Kind) + " as unavailable"
+// Counts says whether an incident of this kind and cause is the provider's
+// fault under tm, and why not. It is the part of the verdict that needs no
+// other incident: the live service records it when an incident opens.
+func Counts(tm *terms.Terms, kind incident.Kind, cause string) (bool, string) {
+	if !tm.Uptime.Unavailable[kind] {
+		return false, "the contract does not count " + string(kind) + " as unavailable"
 	}
-	switch o.Cause {
+	switch cause {
 	case incident.CauseBackendOnly:
 		return false, "the node ran and reached its other targets; only the backend could not hear it"
 	case incident.CauseBackendOutage:
@@ -67,6 +70,80 @@ func Counted(tm *terms.Terms, o Outage) (bool, string) {
 	}
 	return true, ""
 }
+
+// Counted is Counts for an outage.
+func Counted(tm *terms.Terms, o Outage) (bool, string) { return Counts(tm, o.Kind, o.Cause) }
+
+// Verdict is an incident's one "counted or not, and why", the same in the
+// report, the status page, alerts and the API (docs/report.md, "Counted").
+type Verdict struct {
+	// Counted: some of the incident's own time counts against the provider
+	// (CountedSeconds > 0).
+	Counted bool
+	// Seconds is the incident's length; ObservedSeconds the part of it that
+	// enters the observed outage figure, CountedSeconds the part that
+	// enters the claimable one (both 0 for a kind or cause that does not
+	// count). Overlapping incidents that both count each show the shared
+	// time; the node's outage figures are the union, not the sum.
+	Seconds, ObservedSeconds, CountedSeconds int64
+	// Reason says why CountedSeconds is less than Seconds; empty when
+	// every second counts.
+	Reason string
+}
+
+// Judge is the verdict on one outage within books (Compute over all the
+// node's outages in the period): whether its kind and cause count under
+// tm, and which of its own seconds are in the period, outside the excluded
+// maintenance and in a run of claimable outage at least the contract's
+// minimum long.
+func Judge(tm *terms.Terms, b Books, o Outage) Verdict {
+	v := Verdict{Seconds: secs(o.Span.Duration())}
+	ok, why := Counts(tm, o.Kind, o.Cause)
+	if Observed(tm, o) {
+		v.ObservedSeconds = secs(b.Observed.Overlap(o.Span))
+	}
+	if !ok {
+		v.Reason = why
+		return v
+	}
+	v.CountedSeconds = secs(b.Claimable.Overlap(o.Span))
+	v.Counted = v.CountedSeconds > 0
+	inPeriod := secs(interval.Set{o.Span}.Clip(b.Period).Total())
+	excluded := secs(b.Excluded.Overlap(o.Span))
+	switch {
+	case v.CountedSeconds == v.Seconds:
+	case inPeriod == 0:
+		v.Reason = "outside this month's service period"
+	case excluded >= inPeriod:
+		v.Reason = "inside maintenance announced with enough notice"
+	case v.CountedSeconds == 0:
+		v.Reason = fmt.Sprintf("part of an outage run shorter than the contract's minimum of %s", tm.Uptime.MinimumOutage)
+	case v.CountedSeconds < inPeriod-excluded:
+		v.Reason = fmt.Sprintf("partly in an outage run shorter than the contract's minimum of %s", tm.Uptime.MinimumOutage)
+		if excluded > 0 {
+			v.Reason = "partly inside announced maintenance, partly in a run below the contract's minimum"
+		}
+	case excluded > 0:
+		v.Reason = "partly inside maintenance announced with enough notice"
+	default:
+		v.Reason = "only the part inside this month's service period counts"
+	}
+	return v
+}
+
+// JudgeAll does the books of outages over period and judges each of them
+// (Judge): the report's rows and the live service's incidents both get
+// their verdicts here.
+func JudgeAll(tm *terms.Terms, period interval.Interval, outages []Outage, maint []Maintenance) (Books, []Verdict) {
+	b := Compute(tm, period, outages, maint)
+	vs := make([]Verdict, len(outages))
+	for i, o := range outages {
+		vs[i] = Judge(tm, b, o)
+	}
+	return b, vs
+}
+
+func secs(d time.Duration) int64 { return int64(d / time.Second) }
 
 // Compute does the books for a node in service during period.
 func Compute(tm *terms.Terms, period interval.Interval, outages []Outage, maint []Maintenance) Books {

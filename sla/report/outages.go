@@ -81,23 +81,12 @@ func (m nodeMonth) outageRows(books account.Books, outs []account.Outage, ongoin
 		if len(clip) == 0 {
 			continue
 		}
+		v := account.Judge(tm, books, o)
 		ro := Outage{Kind: string(o.Kind), Check: o.Check, Cause: o.Cause, Start: ts(o.Span.Start, tm), End: ts(o.Span.End, tm),
-			Ongoing: ongoing[i], Seconds: secs(o.Span.Duration()), ObservedSeconds: secs(books.Observed.Overlap(o.Span)),
-			CountedSeconds: secs(books.Claimable.Overlap(o.Span)), Evidence: o.Evidence}
+			Ongoing: ongoing[i], Seconds: v.Seconds, ObservedSeconds: v.ObservedSeconds, CountedSeconds: v.CountedSeconds,
+			Counted: v.Counted, Reason: v.Reason, Evidence: o.Evidence}
 		if ro.Evidence == nil {
 			ro.Evidence = []string{}
-		}
-		ro.Counted = ro.CountedSeconds > 0
-		if ok, why := account.Counted(tm, o); !ok {
-			ro.Reason = why
-		} else if ex := books.Excluded.Overlap(o.Span); ex > 0 && ro.CountedSeconds == 0 {
-			ro.Reason = "inside maintenance announced with enough notice"
-		} else if ro.CountedSeconds == 0 {
-			ro.Reason = fmt.Sprintf("part of an outage run shorter than the contract's minimum of %s", tm.Uptime.MinimumOutage)
-		} else if d := clip.Total(); secs(d) > ro.CountedSeconds {
-			ro.Reason = "partly inside announced maintenance or in a run below the minimum"
-		} else if ro.Seconds > ro.CountedSeconds {
-			ro.Reason = "only the part inside this month's service period counts"
 		}
 		rows = append(rows, ro)
 	}
