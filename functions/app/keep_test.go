@@ -112,3 +112,43 @@ func TestOnlyEvidenceBatchesAreStored(t *testing.T) {
 		t.Errorf("replayed from the stored batches:\n%v\nlive:\n%v", replayed, live)
 	}
 }
+
+// TestStressFiguresAreKept: the stress job's passing figures (burn
+// throughput, bandwidth, power: category performance; iperf3) are stored,
+// so the export, the report's hardware section, the scorecard and the
+// fleet baselines have them; other passing checks with nothing pending
+// are not.
+func TestStressFiguresAreKept(t *testing.T) {
+	w := newWorld(t)
+	kept := 0
+	push := func(cs ...wire.Check) string {
+		now := w.clock.Now()
+		ack := w.push(wire.Observation{At: now, Kind: wire.KindHeartbeat}, wire.Observation{At: now, Kind: wire.KindCheck, Checks: cs})
+		if ack.Status != wire.AckStored {
+			t.Fatalf("ack %+v", ack)
+		}
+		w.clock.Advance(time.Minute)
+		recs, err := w.store.ListBatches(t.Context(), "gz-01", 0, 1<<62)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recs) == kept {
+			return "" // not stored
+		}
+		kept = len(recs)
+		return strings.Join(recs[len(recs)-1].Why, ",")
+	}
+	temp := wire.Check{Name: "gpu.temperature", Category: wire.CategoryGPUDegraded, Verdict: wire.Pass, Value: "40 C"}
+	gpu := 0
+	burn := wire.Check{Name: "gpu.burn.bf16", Category: wire.CategoryPerformance, Verdict: wire.Pass, Value: "652 TFLOP/s", GPU: &gpu}
+	iperf := wire.Check{Name: "net.iperf3.peer", Category: wire.CategoryNetwork, Verdict: wire.Pass, Value: "9400 Mbit/s"}
+	push(temp) // the node's first checks
+	for _, tc := range []struct {
+		c    wire.Check
+		want string
+	}{{temp, ""}, {burn, "measurements"}, {iperf, "measurements"}, {temp, ""}} {
+		if got := push(tc.c); got != tc.want {
+			t.Errorf("%s: kept for %q, want %q", tc.c.Name, got, tc.want)
+		}
+	}
+}

@@ -88,8 +88,9 @@ type Store interface {
 	// CreateAlert claims the right to send one alert (Version 1); ErrExists
 	// if someone already claimed it — that is how duplicates are prevented.
 	CreateAlert(ctx context.Context, a AlertRecord) error
-	// GetAlert returns an alert record; ErrNotFound if absent.
-	GetAlert(ctx context.Context, node, incidentID string, kind notify.AlertKind) (AlertRecord, error)
+	// GetAlert returns an alert record of a channel ("" with one notifier);
+	// ErrNotFound if absent.
+	GetAlert(ctx context.Context, node, incidentID string, kind notify.AlertKind, channel string) (AlertRecord, error)
 	// UpdateAlert writes a if the stored version equals prev (a.Version = prev+1).
 	UpdateAlert(ctx context.Context, a AlertRecord, prev int64) error
 	// ListPendingAlerts returns the alert records (of every node) not yet
@@ -275,7 +276,8 @@ type BatchRecord struct {
 	ID         string    `json:"id"`
 	Hash       string    `json:"hash"`
 	ReceivedAt time.Time `json:"received_at"`
-	// Why lists the reasons it was kept: "first_checks" (the node's first
+	// Why lists the reasons it was kept: "measurements" (the stress job's
+	// figures), "first_checks" (the node's first
 	// check results: delivery evidence), "checks" (a check not passing), "incident" (it opened, closed or
 	// reclassified one), "pending" (passes while an incident is open or a
 	// failure is being counted), "late", "drop", "chain_break", "seq_gap",
@@ -383,14 +385,19 @@ func IncidentCheck(id string) string {
 	return c
 }
 
-// AlertRecord claims and remembers one alert about one incident. Its key is
-// (node, incident id, kind): the first CreateAlert wins and sends.
+// AlertRecord claims and remembers one alert about one incident on one
+// channel. Its key is (node, incident id, kind, channel): the first
+// CreateAlert wins and sends. Each channel has its own record, so a channel
+// that fails is retried alone and never makes the others send twice.
 type AlertRecord struct {
 	Node       string           `json:"node"`
 	IncidentID string           `json:"incident_id"`
 	Kind       notify.AlertKind `json:"kind"`
-	Version    int64            `json:"version"`
-	CreatedAt  time.Time        `json:"created_at"`
+	// Channel is the configured channel's name; "" when the backend has one
+	// notifier (the key is then what it was before channels existed).
+	Channel   string    `json:"channel,omitempty"`
+	Version   int64     `json:"version"`
+	CreatedAt time.Time `json:"created_at"`
 	// SentAt is zero until the notifier accepted it; the watchdog retries
 	// unsent alerts.
 	SentAt   time.Time `json:"sent_at,omitempty"`
