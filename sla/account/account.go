@@ -20,7 +20,15 @@ type Outage struct {
 	Cause    string
 	Span     interval.Interval
 	Evidence []string
+	// GPUs is how many of the node's GPUs the incident affected, as the
+	// failing checks named them; zero when it is node-wide (unreachable)
+	// or the checks named no GPU, which counts as every GPU.
+	GPUs int
 }
+
+// CauseNoNotice marks an outage that, under a contract whose clock starts
+// at the renter's notice, no ticket was opened during: it counts nothing.
+const CauseNoNotice = "no_notice"
 
 // Maintenance is one maintenance notice.
 type Maintenance struct {
@@ -63,6 +71,8 @@ func Counted(tm *terms.Terms, o Outage) (bool, string) {
 		return false, "the node ran and reached its other targets; only the backend could not hear it"
 	case incident.CauseBackendOutage:
 		return false, "the backend itself was down"
+	case CauseNoNotice:
+		return false, "the contract's clock starts at the renter's notice, and no ticket on the node was opened during it"
 	}
 	return true, ""
 }
@@ -132,7 +142,8 @@ type Credit struct {
 	Tier        *terms.Tier
 	TierPercent float64
 	Penalties   []Penalty
-	Uncapped    float64 // tier + penalties
+	Uncapped    float64 // tier + penalties + downtime credits, percent of the charge
+	Downtime    float64 // downtime credits, an amount
 	Cap         float64
 	Capped      bool
 	Percent     float64
@@ -140,25 +151,35 @@ type Credit struct {
 }
 
 // CreditFor applies the tier for uptime (claimable), adds the penalties and
-// caps the sum; the amount is that share of charge.
-func CreditFor(tm *terms.Terms, uptime, charge float64, penalties []Penalty) Credit {
-	c := Credit{Penalties: penalties, Cap: tm.Uptime.CreditCap}
+// the downtime credits (an amount, not a percent) and caps the sum at the
+// contract's share of charge. Percent is the share of charge the capped
+// amount is; with no charge, percents stay as the terms give them.
+func CreditFor(tm *terms.Terms, uptime, charge float64, penalties []Penalty, downtime float64) Credit {
+	c := Credit{Penalties: penalties, Cap: tm.Uptime.CreditCap, Downtime: downtime}
 	if uptime < tm.Uptime.Target {
 		if t, ok := tm.Uptime.TierFor(uptime); ok {
 			c.Tier, c.TierPercent = &t, t.Credit
 		}
 	}
-	c.Uncapped = c.TierPercent
+	pct := c.TierPercent
 	for _, p := range penalties {
-		c.Uncapped += p.Percent
+		pct += p.Percent
 	}
-	c.Percent = c.Uncapped
-	if c.Percent > c.Cap {
-		c.Percent, c.Capped = c.Cap, true
+	uncapped := charge*pct/100 + downtime
+	c.Uncapped, c.Percent = pct, pct
+	if charge > 0 {
+		c.Uncapped = uncapped / charge * 100
+		c.Percent = c.Uncapped
 	}
-	c.Amount = Money(charge * c.Percent / 100)
+	c.Amount = Money(uncapped)
+	if limit := charge * c.Cap / 100; uncapped > limit+0.005 || (charge == 0 && pct > c.Cap) {
+		c.Amount, c.Percent, c.Capped = Money(limit), c.Cap, true
+	}
+	c.Uncapped, c.Percent = round6(c.Uncapped), round6(c.Percent)
 	return c
 }
+
+func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 
 // Money rounds to cents.
 func Money(v float64) float64 { return math.Round(v*100) / 100 }

@@ -59,6 +59,7 @@ type checkRec struct {
 	ev   int32
 	kind uint8 // index into incident.Kinds; a month of records per node stays small
 	fail bool
+	gpus uint8 // distinct GPUs the failing checks of the kind named (0: none named)
 }
 
 func kindIndex(k incident.Kind) uint8 {
@@ -339,7 +340,11 @@ func (b *Builder) observe(e *events.Event) {
 		if v.Fail {
 			ev = n.evidence(v.Evidence)
 		}
-		n.checks = append(n.checks, checkRec{at: at, kind: kindIndex(v.Kind), fail: v.Fail, ev: ev})
+		rec := checkRec{at: at, kind: kindIndex(v.Kind), fail: v.Fail, ev: ev}
+		if v.Fail {
+			rec.gpus = failingGPUs(e.Checks, v.Kind)
+		}
+		n.checks = append(n.checks, rec)
 	}
 	if fail, evText, ok := incident.Connectivity(e.Checks); ok {
 		ev := int32(-1)

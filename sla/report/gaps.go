@@ -221,9 +221,10 @@ func (n *nodeAcc) checkIncidents(end time.Time) []checkOutage {
 	var kind incident.Kind
 	cur := -1
 	var openEv string
+	gpus := 0 // most GPUs one failing observation of the open incident named
 	flush := func() {
 		if h.Open && h.Since.Before(end) {
-			out = append(out, checkOutage{account.Outage{Kind: kind, Cause: incident.CauseCheck,
+			out = append(out, checkOutage{account.Outage{Kind: kind, Cause: incident.CauseCheck, GPUs: gpus,
 				Span: interval.Interval{Start: h.Since, End: end}, Evidence: []string{openEv, "still failing at the end of the report"}}, true})
 		}
 	}
@@ -231,7 +232,7 @@ func (n *nodeAcc) checkIncidents(end time.Time) []checkOutage {
 		r := &cs[i]
 		if int(r.kind) != cur {
 			flush()
-			h, kind, cur = incident.Hysteresis{}, incident.Kinds[r.kind], int(r.kind)
+			h, kind, cur, gpus = incident.Hysteresis{}, incident.Kinds[r.kind], int(r.kind), 0
 		}
 		ev := ""
 		if r.ev >= 0 {
@@ -241,7 +242,14 @@ func (n *nodeAcc) checkIncidents(end time.Time) []checkOutage {
 		if !at.Before(end) {
 			continue
 		}
+		wasOpen := h.Open
 		t, ok := h.Step(kind, th, at, r.fail, ev)
+		if !wasOpen && !r.fail {
+			gpus = 0 // a pass broke the run of failures before it opened anything
+		}
+		if r.fail && int(r.gpus) > gpus {
+			gpus = int(r.gpus)
+		}
 		if !ok {
 			continue
 		}
@@ -251,7 +259,9 @@ func (n *nodeAcc) checkIncidents(end time.Time) []checkOutage {
 				h.FirstFailEvidence, t.Since.In(loc).Format(time.RFC3339), h.FailRun)
 			continue
 		}
-		out = append(out, checkOutage{account.Outage{Kind: kind, Cause: incident.CauseCheck,
+		g := gpus
+		gpus = 0
+		out = append(out, checkOutage{account.Outage{Kind: kind, Cause: incident.CauseCheck, GPUs: g,
 			Span: interval.Interval{Start: t.Since, End: t.At}, Evidence: []string{openEv,
 				fmt.Sprintf("passing again from %s; %d passing observations in a row closed it", t.At.In(loc).Format(time.RFC3339), th.SuccessThreshold)}}, false})
 	}

@@ -180,14 +180,37 @@ type Billing struct {
 
 // Credit is what the month earns.
 type Credit struct {
-	Tier            *Tier     `json:"tier"`
-	TierPercent     float64   `json:"tier_percent"`
-	Penalties       []Penalty `json:"penalties"`
-	UncappedPercent float64   `json:"uncapped_percent"`
-	CapPercent      float64   `json:"cap_percent"`
-	Capped          bool      `json:"capped"`
-	Percent         float64   `json:"percent"`
-	Amount          float64   `json:"amount"`
+	Tier        *Tier     `json:"tier"`
+	TierPercent float64   `json:"tier_percent"`
+	Penalties   []Penalty `json:"penalties"`
+	// DowntimeCredits are the contract's downtime formulas (a multiple of
+	// the hourly rate per hour of downtime), one per incident and rule;
+	// DowntimeAmount is their sum before the cap.
+	DowntimeCredits []DowntimeCredit `json:"downtime_credits"`
+	DowntimeAmount  float64          `json:"downtime_amount"`
+	UncappedPercent float64          `json:"uncapped_percent"`
+	CapPercent      float64          `json:"cap_percent"`
+	Capped          bool             `json:"capped"`
+	Percent         float64          `json:"percent"`
+	Amount          float64          `json:"amount"`
+}
+
+// DowntimeCredit is one incident's credit under one downtime rule:
+// multiple × hourly_rate × credited hours.
+type DowntimeCredit struct {
+	Rule            int      `json:"rule"` // index into the contract's credits.downtime
+	Kinds           []string `json:"kinds"`
+	Start           string   `json:"start"`
+	End             string   `json:"end"`
+	DowntimeSeconds int64    `json:"downtime_seconds"`
+	CreditedSeconds int64    `json:"credited_seconds"` // rounded up, capped per incident and by the month
+	RoundUpSeconds  int64    `json:"round_up_seconds"`
+	MonthCapped     bool     `json:"month_capped"`
+	Per             string   `json:"per"` // node or gpu
+	GPUs            int      `json:"gpus"`
+	Multiple        float64  `json:"multiple"`
+	HourlyRate      float64  `json:"hourly_rate"`
+	Amount          float64  `json:"amount"`
 }
 
 // Tier is the uptime range [min, max) and its credit.

@@ -56,10 +56,17 @@ func (b *Builder) buildNode(n *nodeAcc, tickets []*ticket.Ticket, backend interv
 		nr.Period = Period{InService: true, Start: ts(m.period.Start, tm), End: ts(m.period.End, tm), Seconds: secs(m.period.Duration())}
 	}
 
-	books := b.outages(m, backend, &nr)
+	notices := make([]time.Time, 0, len(tickets))
+	for _, t := range tickets {
+		notices = append(notices, t.Opened)
+	}
+	books, outs := b.outages(m, backend, notices, &nr)
+	if len(books.Claimable) > 0 {
+		nr.ClaimDeadline = ts(tm.Claim.DeadlineFrom(m.me, tm.Calendar.Loc, books.Claimable[0].Start), tm)
+	}
 	penalties := m.tickets(tickets, &nr)
 	penalties = append(penalties, m.delivery(&nr)...)
-	m.billing(books, penalties, &nr)
+	m.billing(books, outs, penalties, &nr)
 	nr.Evidence = append(nr.Evidence, m.evidence()...)
 	return nr
 }

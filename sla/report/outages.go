@@ -14,7 +14,12 @@ import (
 // then check incidents), takes out the maintenance announced in time, and
 // fills in the uptime, outage and maintenance rows. The books it returns
 // hold the claimable uptime the credit is computed from.
-func (b *Builder) outages(m nodeMonth, backend interval.Set, nr *Node) account.Books {
+//
+// notices are when tickets on the node were opened: under a contract whose
+// clock starts at the renter's notice, an outage counts from the first of
+// them inside it. The outages returned are those the books counted, after
+// that clock.
+func (b *Builder) outages(m nodeMonth, backend interval.Set, notices []time.Time, nr *Node) (account.Books, []account.Outage) {
 	n, tm := m.n, m.tm
 	var outs []account.Outage
 	var ongoing []bool
@@ -34,15 +39,16 @@ func (b *Builder) outages(m nodeMonth, backend interval.Set, nr *Node) account.B
 		}
 	}
 	maint := b.maintenance(m)
-	books := account.Compute(tm, m.period, outs, maint)
+	clocked := account.NoticeClock(tm, outs, notices)
+	books := account.Compute(tm, m.period, clocked, maint)
 	nr.Period.ExcludedSeconds = secs(books.Excluded.Total())
 	nr.Uptime = Uptime{TargetPercent: tm.Uptime.Target, ObservedPercent: round4(books.UptimeObserved),
 		ClaimablePercent: round4(books.UptimeClaimed), ObservedOutageSeconds: secs(books.Observed.Total()),
 		ClaimableOutageSeconds: secs(books.Claimable.Total()), MinimumOutageSeconds: secs(tm.Uptime.MinimumOutage),
 		Met: books.UptimeClaimed >= tm.Uptime.Target}
-	nr.Outages = append(nr.Outages, m.outageRows(books, outs, ongoing)...)
+	nr.Outages = append(nr.Outages, m.outageRows(books, outs, clocked, ongoing)...)
 	nr.Maintenance = append(nr.Maintenance, m.maintRows(maint)...)
-	return books
+	return books, clocked
 }
 
 // maintenance is the node's and its contract's maintenance notices that
@@ -61,7 +67,7 @@ func (b *Builder) maintenance(m nodeMonth) []account.Maintenance {
 
 // outageRows are the outages in start order (kind breaks ties), each with
 // how much of it counted and, where not all, why.
-func (m nodeMonth) outageRows(books account.Books, outs []account.Outage, ongoing []bool) []Outage {
+func (m nodeMonth) outageRows(books account.Books, outs, clocked []account.Outage, ongoing []bool) []Outage {
 	tm := m.tm
 	order := make([]int, len(outs))
 	for i := range order {
@@ -88,8 +94,10 @@ func (m nodeMonth) outageRows(books account.Books, outs []account.Outage, ongoin
 			ro.Evidence = []string{}
 		}
 		ro.Counted = ro.CountedSeconds > 0
-		if ok, why := account.Counted(tm, o); !ok {
+		if ok, why := account.Counted(tm, clocked[i]); !ok {
 			ro.Reason = why
+		} else if from := clocked[i].Span.Start; from.After(o.Span.Start) {
+			ro.Reason = fmt.Sprintf("the contract's clock starts at the renter's notice: counted from the ticket opened at %s", ts(from, tm))
 		} else if ex := books.Excluded.Overlap(o.Span); ex > 0 && ro.CountedSeconds == 0 {
 			ro.Reason = "inside maintenance announced with enough notice"
 		} else if ro.CountedSeconds == 0 {

@@ -94,6 +94,9 @@ func Markdown(w io.Writer, r *Report) error {
 		for _, p := range n.Credit.Penalties {
 			fmt.Fprintf(&b, "  - penalty %s %s: %g %% (%s)\n", p.Kind, p.Ref, p.Percent, cell(p.Reason))
 		}
+		for _, d := range n.Credit.DowntimeCredits {
+			b.WriteString("  - " + downtimeText(d, n.Currency) + "\n")
+		}
 		if len(n.Outages) > 0 {
 			b.WriteString("\n| kind | cause | start | end | duration | counted | why not / evidence |\n|---|---|---|---|---|---|---|\n")
 			for _, o := range n.Outages {
@@ -131,6 +134,29 @@ func Markdown(w io.Writer, r *Report) error {
 	return err
 }
 
+// downtimeText is one downtime credit's arithmetic, as a renter checks it.
+func downtimeText(d DowntimeCredit, cur string) string {
+	s := fmt.Sprintf("downtime credit (%s) %s to %s: %s down", strings.Join(d.Kinds, ", "), d.Start, d.End, dur(d.DowntimeSeconds))
+	if d.CreditedSeconds != d.DowntimeSeconds {
+		s += ", credited as " + dur(d.CreditedSeconds)
+		if d.RoundUpSeconds > 0 {
+			s += " (rounded up to " + dur(d.RoundUpSeconds) + ", capped per incident"
+			if d.MonthCapped {
+				s += " and by the month's cap"
+			}
+			s += ")"
+		} else if d.MonthCapped {
+			s += " (the month's cap)"
+		}
+	}
+	who := "the node's"
+	if d.Per == "gpu" {
+		who = "the affected GPUs'"
+	}
+	return fmt.Sprintf("%s; %g × %s hourly rate (%d GPUs, %s/h) × %s h = %s", s, d.Multiple, who, d.GPUs,
+		strconv.FormatFloat(d.HourlyRate, 'f', 2, 64), strconv.FormatFloat(float64(d.CreditedSeconds)/3600, 'f', -1, 64), money(d.Amount, cur))
+}
+
 func orDash(s string) string {
 	if s == "" {
 		return "—"
@@ -155,7 +181,7 @@ func CSV(w io.Writer, r *Report) error {
 	head := []string{"month", "contract", "provider", "node", "gpu_model", "gpus", "period_seconds", "excluded_seconds",
 		"uptime_target_percent", "uptime_observed_percent", "uptime_claimable_percent", "observed_outage_seconds",
 		"claimable_outage_seconds", "outages", "tickets", "tickets_breached", "delivery_status", "delivery_seconds",
-		"charge", "credit_percent", "credit_capped", "claim", "currency", "claim_deadline"}
+		"charge", "credit_percent", "credit_capped", "claim", "currency", "claim_deadline", "downtime_credit"}
 	if err := cw.Write(head); err != nil {
 		return err
 	}
@@ -173,7 +199,8 @@ func CSV(w io.Writer, r *Report) error {
 			f(n.Uptime.ClaimablePercent), i(n.Uptime.ObservedOutageSeconds), i(n.Uptime.ClaimableOutageSeconds),
 			strconv.Itoa(len(n.Outages)), strconv.Itoa(len(n.Tickets)), strconv.Itoa(breached), n.Delivery.Status,
 			i(n.Delivery.Seconds), strconv.FormatFloat(n.Billing.Charge, 'f', 2, 64), f(n.Credit.Percent),
-			strconv.FormatBool(n.Credit.Capped), strconv.FormatFloat(n.Credit.Amount, 'f', 2, 64), n.Currency, n.ClaimDeadline}
+			strconv.FormatBool(n.Credit.Capped), strconv.FormatFloat(n.Credit.Amount, 'f', 2, 64), n.Currency, n.ClaimDeadline,
+			strconv.FormatFloat(n.Credit.DowntimeAmount, 'f', 2, 64)}
 		if err := cw.Write(row); err != nil {
 			return err
 		}

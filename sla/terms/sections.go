@@ -11,7 +11,7 @@ import (
 // the section is left out.
 func (p *parser) sections(o *object, t *Terms) error {
 	for _, section := range []func(*object, *Terms) error{
-		p.maintenance, p.detection, p.support, p.replacement, p.delivery, p.claim, p.billing,
+		p.maintenance, p.detection, p.support, p.replacement, p.delivery, p.claim, p.billing, p.credits,
 	} {
 		if err := section(o, t); err != nil {
 			return err
@@ -181,9 +181,25 @@ func (p *parser) claim(o *object, t *Terms) error {
 	if err != nil {
 		return err
 	}
-	c, err := p.object(cn, "claim", "within_days", "end_of_billing_cycle")
+	c, err := p.object(cn, "claim", "within_days", "end_of_billing_cycle", "from")
 	if err != nil {
 		return err
+	}
+	if v, ok := c.vals["from"]; ok {
+		s, err := p.str(v, "claim.from")
+		if err != nil {
+			return err
+		}
+		switch s {
+		case "month_end":
+		case "incident":
+			if _, ok := c.vals["within_days"]; !ok {
+				return p.err(v, "claim.from", "\"incident\" needs within_days (a billing-cycle deadline runs from the month)")
+			}
+			t.Claim.FromIncident = true
+		default:
+			return p.err(v, "claim.from", "%q is neither \"month_end\" nor \"incident\"", s)
+		}
 	}
 	wd, hasDays := c.vals["within_days"]
 	bc, hasCycles := c.vals["end_of_billing_cycle"]

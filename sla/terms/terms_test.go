@@ -89,12 +89,16 @@ func TestMultipleDocuments(t *testing.T) {
 	}
 }
 
+// errCase edits a valid contract (old → new) and names the error it must
+// give: line, field and a part of the message.
+type errCase struct {
+	name, old, new string
+	line           int
+	field, msg     string
+}
+
 func TestErrorsNameFileLineField(t *testing.T) {
-	cases := []struct {
-		name, old, new string
-		line           int
-		field, msg     string
-	}{
+	cases := []errCase{
 		{"unknown field", "currency: USD", "currency: USD\ncolour: red", 4, "colour", "unknown field"},
 		{"unknown nested field", "  target: 99.5", "  target: 99.5\n  targett: 99", 9, "uptime.targett", "unknown field"},
 		{"bad zone", "timezone: UTC", "timezone: Mars/Olympus", 4, "timezone", "not an IANA time zone"},
@@ -110,10 +114,15 @@ func TestErrorsNameFileLineField(t *testing.T) {
 		{"bad date", "uptime:", "holidays:\n  - 2026-02-30\nuptime:", 8, "holidays[0]", "not a date"},
 		{"duplicate key", "currency: USD", "currency: USD\ncurrency: CNY", 4, "currency", "given twice"},
 	}
+	checkErrors(t, minimal, cases)
+}
+
+func checkErrors(t *testing.T, base string, cases []errCase) {
+	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			src := strings.Replace(minimal, c.old, c.new, 1)
-			if src == minimal {
+			src := strings.Replace(base, c.old, c.new, 1)
+			if src == base {
 				t.Fatalf("test case did not change the input")
 			}
 			_, err := Parse("bad.yaml", []byte(src))
