@@ -44,6 +44,7 @@ type DowntimeCredit struct {
 	GPUs               int // whose hourly rate is multiplied
 	Multiple           float64
 	Rate               float64 // price of those GPUs for an hour
+	CreditHours        float64 // hours of Rate credited: Multiple × Credited, rounded if the rule says so
 	Amount             float64
 	MonthCapped        bool
 }
@@ -88,7 +89,8 @@ func DowntimeCredits(tm *terms.Terms, books Books, outs []Outage, gpus int, pric
 			}
 			left -= c.Credited
 		}
-		c.Amount = Money(c.Multiple * c.Rate * c.Credited.Hours())
+		c.CreditHours = tm.Credits.Rules[c.Rule].CreditHours(c.Credited)
+		c.Amount = Money(c.Rate * c.CreditHours)
 	}
 	return all
 }

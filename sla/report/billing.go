@@ -45,7 +45,7 @@ func (m nodeMonth) billing(books account.Books, outs []account.Outage, penalties
 		nr.Credit.DowntimeCredits = append(nr.Credit.DowntimeCredits, DowntimeCredit{Rule: c.Rule, Kinds: kinds,
 			Start: ts(c.Span.Start, tm), End: ts(c.Span.End, tm), DowntimeSeconds: secs(c.Downtime),
 			CreditedSeconds: secs(c.Credited), RoundUpSeconds: secs(r.RoundUp), MonthCapped: c.MonthCapped,
-			Per: string(r.Per), GPUs: c.GPUs, Multiple: c.Multiple, HourlyRate: c.Rate, Amount: c.Amount})
+			Per: string(r.Per), GPUs: c.GPUs, Multiple: c.Multiple, HourlyRate: c.Rate, CreditHours: float64(int64(c.CreditHours*1e6+0.5)) / 1e6, Amount: c.Amount})
 	}
 	if cr.Tier != nil {
 		nr.Credit.Tier = &Tier{MinPercent: cr.Tier.Min, MaxPercent: cr.Tier.Max, CreditPercent: cr.Tier.Credit}

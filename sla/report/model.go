@@ -196,7 +196,8 @@ type Credit struct {
 }
 
 // DowntimeCredit is one incident's credit under one downtime rule:
-// multiple × hourly_rate × credited hours.
+// hourly_rate × credit_hours (multiple × credited hours, rounded up after
+// multiplying when the rule says round: credit).
 type DowntimeCredit struct {
 	Rule            int      `json:"rule"` // index into the contract's credits.downtime
 	Kinds           []string `json:"kinds"`
@@ -210,6 +211,7 @@ type DowntimeCredit struct {
 	GPUs            int      `json:"gpus"`
 	Multiple        float64  `json:"multiple"`
 	HourlyRate      float64  `json:"hourly_rate"`
+	CreditHours     float64  `json:"credit_hours"` // multiple × credited hours, rounded when the rule rounds the credit
 	Amount          float64  `json:"amount"`
 }
 

@@ -137,24 +137,25 @@ func Markdown(w io.Writer, r *Report) error {
 // downtimeText is one downtime credit's arithmetic, as a renter checks it.
 func downtimeText(d DowntimeCredit, cur string) string {
 	s := fmt.Sprintf("downtime credit (%s) %s to %s: %s down", strings.Join(d.Kinds, ", "), d.Start, d.End, dur(d.DowntimeSeconds))
+	var why []string
+	if d.RoundUpSeconds > 0 {
+		why = append(why, "rounded up to "+dur(d.RoundUpSeconds))
+	}
+	if d.MonthCapped {
+		why = append(why, "the month's cap reached")
+	}
 	if d.CreditedSeconds != d.DowntimeSeconds {
-		s += ", credited as " + dur(d.CreditedSeconds)
-		if d.RoundUpSeconds > 0 {
-			s += " (rounded up to " + dur(d.RoundUpSeconds) + ", capped per incident"
-			if d.MonthCapped {
-				s += " and by the month's cap"
-			}
-			s += ")"
-		} else if d.MonthCapped {
-			s += " (the month's cap)"
-		}
+		s += ", credited " + dur(d.CreditedSeconds)
+	}
+	if len(why) > 0 {
+		s += " (" + strings.Join(why, "; ") + ")"
 	}
 	who := "the node's"
 	if d.Per == "gpu" {
 		who = "the affected GPUs'"
 	}
-	return fmt.Sprintf("%s; %g × %s hourly rate (%d GPUs, %s/h) × %s h = %s", s, d.Multiple, who, d.GPUs,
-		strconv.FormatFloat(d.HourlyRate, 'f', 2, 64), strconv.FormatFloat(float64(d.CreditedSeconds)/3600, 'f', -1, 64), money(d.Amount, cur))
+	return fmt.Sprintf("%s; %g × %s → %s h of %s hourly rate (%d GPUs, %s/h) = %s", s, d.Multiple, dur(d.CreditedSeconds),
+		strconv.FormatFloat(d.CreditHours, 'f', -1, 64), who, d.GPUs, strconv.FormatFloat(d.HourlyRate, 'f', 2, 64), money(d.Amount, cur))
 }
 
 func orDash(s string) string {

@@ -78,11 +78,11 @@ func (p *parser) credits(o *object, t *Terms) error {
 	return nil
 }
 
-// downtimeRule reads {kinds, multiple, round_up_to, incident_cap, per}.
+// downtimeRule reads {kinds, multiple, round_up_to, round, incident_cap, per}.
 // Kinds default to every unavailable kind and must be among them: downtime
 // the contract does not call unavailable cannot be credited as downtime.
 func (p *parser) downtimeRule(n *yaml.Node, f string, t *Terms) (DowntimeRule, error) {
-	o, err := p.object(n, f, "kinds", "multiple", "round_up_to", "incident_cap", "per")
+	o, err := p.object(n, f, "kinds", "multiple", "round_up_to", "round", "incident_cap", "per")
 	if err != nil {
 		return DowntimeRule{}, err
 	}
@@ -138,6 +138,22 @@ func (p *parser) downtimeRule(n *yaml.Node, f string, t *Terms) (DowntimeRule, e
 			return r, p.err(v, f+".round_up_to", "must be more than zero (leave it out to count to the second)")
 		}
 	}
+	if v, ok := o.vals["round"]; ok {
+		s, err := p.str(v, f+".round")
+		if err != nil {
+			return r, err
+		}
+		switch s {
+		case "downtime":
+		case "credit":
+			if r.RoundUp == 0 {
+				return r, p.err(v, f+".round", "\"credit\" needs round_up_to")
+			}
+			r.RoundCredit = true
+		default:
+			return r, p.err(v, f+".round", "%q is neither \"downtime\" nor \"credit\"", s)
+		}
+	}
 	if v, ok := o.vals["incident_cap"]; ok {
 		if r.IncidentCap, err = p.duration(v, f+".incident_cap"); err != nil {
 			return r, err
@@ -145,7 +161,7 @@ func (p *parser) downtimeRule(n *yaml.Node, f string, t *Terms) (DowntimeRule, e
 		if r.IncidentCap == 0 {
 			return r, p.err(v, f+".incident_cap", "must be more than zero (leave it out for no cap)")
 		}
-		if r.RoundUp > 0 && r.IncidentCap%r.RoundUp != 0 {
+		if r.RoundUp > 0 && !r.RoundCredit && r.IncidentCap%r.RoundUp != 0 {
 			return r, p.err(v, f+".incident_cap", "%s is not a multiple of round_up_to %s", r.IncidentCap, r.RoundUp)
 		}
 	}

@@ -77,3 +77,29 @@ func TestClaimFromIncident(t *testing.T) {
 		t.Fatalf("no incident: %s", got)
 	}
 }
+
+// "Minutes × 1.5, rounded up to the hour" rounds the credit, not the
+// downtime: 20 minutes earn 30 minutes → 1 h, not 1.5 × 1 h.
+func TestRoundCredit(t *testing.T) {
+	src := strings.Replace(withCredits, "multiple: 10, round_up_to: 1h, incident_cap: 8h", "multiple: 1.5, round_up_to: 1h, round: credit", 1)
+	ts, err := Parse("c.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := ts[0].Credits.Rules[0]
+	for _, x := range []struct {
+		d    time.Duration
+		want float64
+	}{{20 * time.Minute, 1}, {40 * time.Minute, 1}, {41 * time.Minute, 2}, {2 * time.Hour, 3}} {
+		if got := r.CreditHours(r.Hours(x.d)); got != x.want {
+			t.Errorf("%s: %v h, want %v", x.d, got, x.want)
+		}
+	}
+	plain := ts[0].Credits.Rules[1]
+	if got := plain.CreditHours(plain.Hours(12 * time.Minute)); got != 1 {
+		t.Errorf("5 × 12 min = %v h", got)
+	}
+	if _, err := Parse("c.yaml", []byte(strings.Replace(withCredits, "multiple: 5, per: gpu", "multiple: 5, round: credit", 1))); err == nil || !strings.Contains(err.Error(), "needs round_up_to") {
+		t.Fatalf("round: credit without round_up_to: %v", err)
+	}
+}

@@ -244,6 +244,9 @@ type DowntimeRule struct {
 	RoundUp     time.Duration // zero: to the second
 	IncidentCap time.Duration // zero: no cap
 	Per         CreditPer
+	// RoundCredit rounds multiple × downtime up to RoundUp instead of the
+	// downtime before multiplying ("minutes × 1.5, rounded up to the hour").
+	RoundCredit bool
 }
 
 // Covers reports whether the rule applies to kind k.
@@ -256,16 +259,34 @@ func (r DowntimeRule) Covers(k incident.Kind) bool {
 	return false
 }
 
-// Hours is the downtime the rule credits for one incident that lasted d.
+// Hours is the downtime the rule credits for one incident that lasted d
+// (rounded up first unless the rule rounds the credit instead).
 func (r DowntimeRule) Hours(d time.Duration) time.Duration {
 	if d <= 0 {
 		return 0
 	}
-	if r.RoundUp > 0 && d%r.RoundUp != 0 {
-		d += r.RoundUp - d%r.RoundUp
+	if !r.RoundCredit {
+		d = roundUp(d, r.RoundUp)
 	}
 	if r.IncidentCap > 0 && d > r.IncidentCap {
 		d = r.IncidentCap
+	}
+	return d
+}
+
+// CreditHours is how many hours of the rate credited downtime d earns:
+// multiple × d, rounded up to RoundUp when the rule rounds the credit.
+func (r DowntimeRule) CreditHours(d time.Duration) float64 {
+	h := time.Duration(float64(d) * r.Multiple)
+	if r.RoundCredit {
+		h = roundUp(h, r.RoundUp)
+	}
+	return h.Hours()
+}
+
+func roundUp(d, to time.Duration) time.Duration {
+	if to > 0 && d%to != 0 {
+		d += to - d%to
 	}
 	return d
 }
