@@ -70,6 +70,9 @@ type htmlView struct {
 type Extras struct {
 	// Bill is the reconciliation of the provider's bill, if one was given.
 	Bill *billing.Reconciliation
+	// Lines is the same bill judged line by line (a full bill's every line
+	// item), shown in json, md and csv.
+	Lines *billing.Full
 }
 
 // HTML writes the report as one self-contained page: inline CSS and SVG,

@@ -6,10 +6,12 @@
 package reportgen
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/gpusla/gpusla/sla/billing"
 	"github.com/gpusla/gpusla/sla/report"
 )
 
@@ -23,8 +25,27 @@ func Render(w io.Writer, r *report.Report, format string, x Extras) error {
 		return HTML(w, r, x)
 	case "pdf":
 		return PDF(w, r, x)
-	case "json", "md", "markdown", "csv":
-		return report.Render(w, r, format)
+	case "json":
+		if x.Lines == nil {
+			return report.JSON(w, r)
+		}
+		// The report's own fields stay where docs/report.md puts them; the
+		// bill is one more top-level field.
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(struct {
+			*report.Report
+			Bill *billing.Full `json:"bill_reconciliation"`
+		}{r, x.Lines})
+	case "md", "markdown", "csv":
+		if err := report.Render(w, r, format); err != nil || x.Lines == nil {
+			return err
+		}
+		if format == "csv" {
+			return x.Lines.CSV(w)
+		}
+		return x.Lines.Markdown(w)
 	}
 	return fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(Formats, ", "))
 }

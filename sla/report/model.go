@@ -86,6 +86,9 @@ type Period struct {
 	End             string `json:"end,omitempty"`
 	Seconds         int64  `json:"seconds"`
 	ExcludedSeconds int64  `json:"excluded_seconds"`
+	// Released: the node was given back inside the month (End is then the
+	// release), so anything billed for it after End needs a reason.
+	Released bool `json:"released,omitempty"`
 }
 
 // Uptime is both figures.

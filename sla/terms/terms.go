@@ -49,6 +49,7 @@ type Terms struct {
 	Claim       Claim
 	Billing     Billing
 	Credits     Credits
+	Prices      Prices
 }
 
 // Uptime is the availability promise and its credits.
@@ -289,4 +290,19 @@ func roundUp(d, to time.Duration) time.Duration {
 		d += to - d%to
 	}
 	return d
+}
+
+// Prices is the contract's price sheet for what a bill charges besides GPU
+// time; zero means the contract does not say (the line cannot be checked).
+type Prices struct {
+	PackageWeekly, PackageMonthly float64 // per node and package
+	BandwidthPerMbpsMonth         float64 // fixed-rate public bandwidth
+	TrafficPerGB                  float64 // public traffic billed per GB out
+	DiskSSDPerGBMonth             float64
+	DiskHDDPerGBMonth             float64
+	ObjectStoragePerGBMonth       float64
+	CrossZonePerGB                float64
+	// DisksEndWithNode: the contract deletes a node's disks with it, so
+	// storage billed after the release is over-billed.
+	DisksEndWithNode bool
 }

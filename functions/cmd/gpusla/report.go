@@ -68,7 +68,7 @@ run with its line number; no partial report is ever printed.`,
 			}
 			var x reportgen.Extras
 			if billFile != "" {
-				if x.Bill, err = reconcileBill(rep, billFile); err != nil {
+				if x, err = reconcileBill(rep, termsFiles, billFile); err != nil {
 					return err
 				}
 			}
@@ -88,7 +88,7 @@ run with its line number; no partial report is ever printed.`,
 	f.StringVar(&eventsFile, "events", "", `event log (JSON lines), "-" for standard input`)
 	f.StringVar(&month, "month", "", "month to report, YYYY-MM")
 	f.StringVar(&format, "format", "json", "output format: json, md, csv, html or pdf")
-	f.StringVar(&billFile, "bill", "", "provider's bill (CSV: node,period,billed_hours,amount) to reconcile; shown in html and pdf")
+	f.StringVar(&billFile, "bill", "", "provider's bill (CSV, docs/bills.md: node,period,billed_hours,amount, or the full form with a kind column) to judge line by line; shown in every format")
 	f.StringVar(&asOf, "as-of", "", "judge the report as of this RFC 3339 instant (default now)")
 	f.StringVarP(&output, "output", "o", "", "write the report to this file (atomically) instead of standard output")
 	return cmd
