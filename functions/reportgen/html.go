@@ -1,6 +1,8 @@
 package reportgen
 
 import (
+	"github.com/gpusla/gpusla/sla/baseline"
+
 	"bytes"
 	_ "embed"
 	"fmt"
@@ -32,7 +34,41 @@ var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"target": targetHTML,
 	"join":   strings.Join,
 	"short":  func(s string) string { return strings.Replace(s, "T", " ", 1) },
+	"drift":  driftSVG,
 }).Parse(htmlTemplate))
+
+// driftSVG plots one node's figure per day as a line, with the node's own
+// baseline (its first days) dashed: a sustained drop shows as the line
+// sinking away from it.
+func driftSVG(d baseline.Drift) template.HTML {
+	const w, h = 360.0, 60.0
+	if len(d.Days) == 0 {
+		return ""
+	}
+	lo, hi := d.Baseline, d.Baseline
+	for _, p := range d.Days {
+		lo, hi = min(lo, p.Value), max(hi, p.Value)
+	}
+	if hi == lo {
+		hi = lo + 1
+	}
+	y := func(v float64) float64 { return h - 4 - (v-lo)/(hi-lo)*(h-8) }
+	var pts []string
+	for i, p := range d.Days {
+		x := 4.0
+		if len(d.Days) > 1 {
+			x = 4 + float64(i)/float64(len(d.Days)-1)*(w-8)
+		}
+		pts = append(pts, strconv.FormatFloat(x, 'f', 1, 64)+","+strconv.FormatFloat(y(p.Value), 'f', 1, 64))
+	}
+	by := strconv.FormatFloat(y(d.Baseline), 'f', 1, 64)
+	color := "#3b6ea8"
+	if d.Dropped {
+		color = "#c0392b"
+	}
+	return template.HTML(`<svg xmlns="http://www.w3.org/2000/svg" width="360" height="60" role="img"><line x1="0" x2="360" y1="` + by + `" y2="` + by +
+		`" stroke="#999" stroke-dasharray="4 3"/><polyline fill="none" stroke="` + color + `" stroke-width="2" points="` + strings.Join(pts, " ") + `"/></svg>`)
+}
 
 func optFloat(p *float64) string {
 	if p == nil {

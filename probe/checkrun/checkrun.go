@@ -10,10 +10,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gpusla/gpusla/probe/crosscheck"
 	"github.com/gpusla/gpusla/probe/expect"
 	"github.com/gpusla/gpusla/probe/gpu"
 	"github.com/gpusla/gpusla/probe/host"
 	"github.com/gpusla/gpusla/probe/kmsg"
+	"github.com/gpusla/gpusla/probe/pcisys"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -36,6 +38,10 @@ type Snapshot struct {
 	GPUError string         `json:"gpu_error,omitempty"`
 	Kernel   *kmsg.Log      `json:"kernel_log,omitempty"`
 	Host     *host.Snapshot `json:"host,omitempty"`
+	// PCI and CUDA are the kernel's and the CUDA driver's views of the
+	// GPUs, which NVML's answers are held to (probe/crosscheck).
+	PCI  *pcisys.Snapshot     `json:"pci,omitempty"`
+	CUDA *crosscheck.CUDAView `json:"cuda,omitempty"`
 }
 
 // Group is a set of checks run together.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -156,6 +157,38 @@ func TestSnapshotFiles(t *testing.T) {
 	}
 	if _, err := ReadSnapshot(filepath.Join(dir, "nope.json")); err == nil {
 		t.Fatal("missing file read")
+	}
+}
+
+// Bad snapshots are named precisely: an unknown field names the GPU it
+// is in and its line, a truncated file the line where it ends, a wrong
+// type the field and line.
+func TestSnapshotErrorsSayWhere(t *testing.T) {
+	real, err := os.ReadFile(realSnapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A typo inside GPU 1's readings: the second "memory_total_mib".
+	first := bytes.Index(real, []byte(`"memory_total_mib"`))
+	second := first + 1 + bytes.Index(real[first+1:], []byte(`"memory_total_mib"`))
+	typo := append(append(append([]byte{}, real[:second]...), []byte(`"memroy_total_mib"`)...), real[second+len(`"memory_total_mib"`):]...)
+	typoLine := 1 + bytes.Count(real[:second], []byte("\n"))
+	_, err = ParseSnapshot(typo)
+	want := fmt.Sprintf(`line %d: gpu.devices[1].memroy_total_mib (GPU 1, NVIDIA H200): unknown field "memroy_total_mib"`, typoLine)
+	if err == nil || err.Error() != want {
+		t.Errorf("typo in GPU 1:\n got %v\nwant %s", err, want)
+	}
+
+	cut := real[:len(real)/2]
+	_, err = ParseSnapshot(cut)
+	want = fmt.Sprintf("line %d: the snapshot ends in the middle of its JSON: the file is truncated", 1+bytes.Count(cut, []byte("\n")))
+	if err == nil || err.Error() != want {
+		t.Errorf("truncated:\n got %v\nwant %s", err, want)
+	}
+
+	_, err = ParseSnapshot([]byte("{\n\"format\": 1,\n\"gpu\": {\"devices\": [{\"index\": 0, \"name\": \"NVIDIA H200\"},\n{\"index\": 1, \"name\": \"NVIDIA H200\",\n \"gpu_cores\": \"many\"}]}}"))
+	if err == nil || err.Error() != `line 5: gpu.devices[1].gpu_cores (GPU 1, NVIDIA H200): string is not a uint32` {
+		t.Errorf("type error: %v", err)
 	}
 }
 

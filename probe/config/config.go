@@ -23,6 +23,7 @@ import (
 
 	"github.com/gpusla/gpusla/probe/expect"
 	"github.com/gpusla/gpusla/probe/netcheck"
+	"github.com/gpusla/gpusla/probe/specdb"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -406,6 +407,13 @@ func (c *Config) validate() error {
 		}
 	}
 
+	if c.Expected.Model != "" {
+		// An order naming a model the probe cannot judge is bad input, not
+		// a failing card.
+		if _, err := specdb.Default().Resolve(c.Expected.Model); err != nil {
+			return bad("expected.model", "%v", err)
+		}
+	}
 	if err := c.Expected.Validate(); err != nil {
 		// expect names the field as "expected.x: message".
 		field, msg, ok := strings.Cut(err.Error(), ": ")

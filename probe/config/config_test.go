@@ -83,6 +83,7 @@ func TestErrorsNameFieldAndLine(t *testing.T) {
 		{base + "metrics:\n  listen: 0.0.0.0:9464\n", `x.yaml:6: metrics.listen: "0.0.0.0:9464": the metrics endpoint may listen only on localhost`},
 		{base + "expected:\n  gpus: -1\n", "x.yaml:6: expected.gpus: -1 is negative"},
 		{base + "expected:\n  gpus: eight\n", "x.yaml:6: expected.gpus: cannot unmarshal"},
+		{base + "expected:\n  model: Voodoo 5\n", `x.yaml:6: expected.model: model "Voodoo 5" is not in the spec database`},
 	}
 	for _, c := range cases {
 		_, err := Parse([]byte(c.doc), "x.yaml")

@@ -14,6 +14,7 @@ import (
 	"github.com/gpusla/gpusla/probe/expect"
 	"github.com/gpusla/gpusla/probe/gpu"
 	"github.com/gpusla/gpusla/probe/gpu/gputest"
+	"github.com/gpusla/gpusla/probe/gpu/nvmlread"
 	"github.com/gpusla/gpusla/probe/ownwork"
 	"github.com/gpusla/gpusla/probe/specdb"
 	"github.com/gpusla/gpusla/probe/wire"
@@ -50,7 +51,7 @@ func TestHealthDuringOwnStressSkipsIdlenessChecks(t *testing.T) {
 				if !own.State().Running {
 					return nil
 				}
-				src := &gpu.NVML{Lib: gputest.Library(snap.GPU), Own: own.State}
+				src := &nvmlread.NVML{Lib: gputest.Library(snap.GPU), Own: own.State}
 				cs := checkrun.CollectGPU(ctx, src, nil, specdb.Default(), expect.Expected{})
 				if during.Add(1) >= 2 {
 					closeOnce.Do(func() { close(twice) })

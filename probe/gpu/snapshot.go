@@ -121,8 +121,12 @@ type Device struct {
 	// than UtilizationSince (the read's window: the last few seconds, and
 	// never before the probe's own GPU work ended); nil when the driver
 	// offers none (then UtilizationGPU, NVML's latest rate, is judged).
-	UtilizationSamples  []UtilSample `json:"utilization_samples,omitempty"`
-	UtilizationSince    time.Time    `json:"utilization_since,omitzero"`
+	UtilizationSamples []UtilSample `json:"utilization_samples,omitempty"`
+	UtilizationSince   time.Time    `json:"utilization_since,omitzero"`
+	// UtilizationEarlier is the first window's samples when they averaged
+	// busy and a second window was read to confirm it (NVML.ConfirmBusy);
+	// UtilizationSamples is then that second window.
+	UtilizationEarlier  []UtilSample `json:"utilization_earlier,omitempty"`
 	PersistenceMode     *bool        `json:"persistence_mode,omitempty"`
 	MIGMode             *int         `json:"mig_mode,omitempty"`         // current: 0 disabled, 1 enabled
 	MIGModePending      *int         `json:"mig_mode_pending,omitempty"` // after the next reset
@@ -236,4 +240,21 @@ type DriverError struct {
 
 func (e *DriverError) Error() string {
 	return fmt.Sprintf("NVML %s: %s", e.Op, e.Reason)
+}
+
+// Missing says why the reading of that name (as listed in Unsupported and
+// Errors: "memory", "gpu_cores", "pci", …) is absent, for the skipped
+// check that needed it.
+func (d *Device) Missing(name string) string {
+	for _, u := range d.Unsupported {
+		if u == name {
+			return name + ": not supported by this GPU or driver"
+		}
+	}
+	for _, e := range d.Errors {
+		if strings.HasPrefix(e, name+": ") {
+			return "NVML could not read " + e
+		}
+	}
+	return name + ": not in the readings"
 }

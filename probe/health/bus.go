@@ -187,7 +187,10 @@ func utilization(d *gpu.Device, own gpu.OwnWork, takenAt time.Time) (wire.Check,
 			c.Value += ", all after the probe's own GPU work had settled"
 		}
 		c.Value += ")"
-		c.Criterion = crit + fmt.Sprintf(" (mean of NVML's utilisation samples of the last %s)", gpu.UtilWindow)
+		if e := d.UtilizationEarlier; len(e) > 0 {
+			c.Value += fmt.Sprintf("; the %s before averaged %.0f %%, so it was read again", gpu.UtilWindow, gpu.MeanUtil(e))
+		}
+		c.Criterion = crit + fmt.Sprintf(" (mean of NVML's utilisation samples of the last %s; a busy window is confirmed by the next)", gpu.UtilWindow)
 	case d.UtilizationGPU != nil:
 		u = float64(*d.UtilizationGPU)
 		c.Value = fmt.Sprintf("%.0f %% (NVML's utilisation rate; no timestamped samples)", u)

@@ -247,3 +247,30 @@ func TestPowerCapUnderOwnStressIsExpected(t *testing.T) {
 		t.Errorf("power cap with no own load: %+v", c)
 	}
 }
+
+// TestBusyPctIsTheIdleLimit ties the reader's confirmation threshold to the
+// limit judged here, so a window the judge would warn on is always read twice.
+func TestBusyPctIsTheIdleLimit(t *testing.T) {
+	if gpu.BusyPct != IdleUtilizationPct {
+		t.Fatalf("gpu.BusyPct %v, IdleUtilizationPct %v: they must agree", gpu.BusyPct, IdleUtilizationPct)
+	}
+}
+
+// TestConfirmedBurstPassesAndSaysSo: a busy first window that the second
+// one did not confirm passes, and the value says what was seen.
+func TestConfirmedBurstPassesAndSaysSo(t *testing.T) {
+	at := time.Date(2026, 12, 1, 10, 0, 10, 0, time.UTC)
+	s := healthy(t)
+	s.TakenAt = at
+	d := &s.Devices[0]
+	d.UtilizationEarlier = []gpu.UtilSample{{At: at.Add(-8 * time.Second), Pct: 0}, {At: at.Add(-7 * time.Second), Pct: 40}}
+	d.UtilizationSamples = []gpu.UtilSample{{At: at.Add(-2 * time.Second), Pct: 0}, {At: at.Add(-time.Second), Pct: 1}}
+	c := tenantChecks(s)["gpu.utilization"]
+	if c.Verdict != wire.Pass || !strings.Contains(c.Value, "averaged 20 %, so it was read again") {
+		t.Errorf("unconfirmed burst: %+v", c)
+	}
+	d.UtilizationSamples[1].Pct = 30
+	if c := tenantChecks(s)["gpu.utilization"]; c.Verdict != wire.Warn {
+		t.Errorf("confirmed load: %+v", c)
+	}
+}

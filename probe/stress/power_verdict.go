@@ -15,6 +15,7 @@ import (
 type powerSpec struct {
 	Model         string
 	Min, Official float64
+	Warn          float64 // warn below (0: no warn band)
 	Source        string
 	Known         bool
 }
@@ -35,7 +36,7 @@ func powerSpecFrom(db *specdb.DB, deviceID, subsystemID uint16) powerSpec {
 	if !ok || t.Min <= 0 {
 		return powerSpec{Model: m.DisplayName()}
 	}
-	return powerSpec{Model: m.DisplayName(), Min: t.Min, Official: t.Official, Source: t.Source, Known: true}
+	return powerSpec{Model: m.DisplayName(), Min: t.Min, Warn: t.Warn, Official: t.Official, Source: t.Source, Known: true}
 }
 
 // judgePower turns the power test of one GPU into checks:
@@ -117,6 +118,10 @@ func judgePower(p PowerResult, spec powerSpec) []wire.Check {
 	case m.PowerMeanW < spec.Min:
 		c.Verdict = wire.Fail
 		c.Criterion = fmt.Sprintf("≥ %g W (%s)", spec.Min, spec.Source)
+	case m.PowerMeanW < spec.Warn:
+		c.Verdict = wire.Warn
+		c.Criterion = fmt.Sprintf("≥ %g W (%s)", spec.Min, spec.Source)
+		notes = append(notes, fmt.Sprintf("below the %g W a healthy card is expected to draw", spec.Warn))
 	default:
 		c.Verdict = wire.Pass
 		c.Criterion = fmt.Sprintf("≥ %g W (%s)", spec.Min, spec.Source)

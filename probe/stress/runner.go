@@ -477,6 +477,8 @@ func Judge(rep *Report) []wire.Check {
 		cs := judgeBurn("gpu.burn."+string(b.Precision), b, spec, ok)
 		if b.Interrupted != "" {
 			cs = keepFaults(cs, b.Interrupted)
+		} else if c, ok := judgeFit(b, byIndex[b.GPU]); ok {
+			cs = append(cs, c)
 		}
 		out = append(out, cs...)
 	}

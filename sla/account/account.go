@@ -17,13 +17,10 @@ import (
 // Outage is one interval of an incident, with whose fault it was.
 type Outage struct {
 	Kind     incident.Kind
+	Check    string // the check of a check incident (incident.CheckKey)
 	Cause    string
 	Span     interval.Interval
 	Evidence []string
-	// GPUs is how many of the node's GPUs the incident affected, as the
-	// failing checks named them; zero when it is node-wide (unreachable)
-	// or the checks named no GPU, which counts as every GPU.
-	GPUs int
 }
 
 // CauseNoNotice marks an outage that, under a contract whose clock starts

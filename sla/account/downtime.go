@@ -2,6 +2,8 @@ package account
 
 import (
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gpusla/gpusla/sla/interval"
@@ -95,23 +97,35 @@ func DowntimeCredits(tm *terms.Terms, books Books, outs []Outage, gpus int, pric
 	return all
 }
 
-// affected is the most GPUs any covered outage overlapping run names; an
-// outage that names none (node-wide) affects them all.
+// affected is how many GPUs the covered outages overlapping run affected:
+// a check incident judged one GPU (its check names it, "name/gpu3"); an
+// outage that names none — unreachable, or a node-wide check — affects
+// them all.
 func affected(tm *terms.Terms, r terms.DowntimeRule, outs []Outage, run interval.Interval, gpus int) int {
-	n := 0
+	seen := map[string]bool{}
 	for _, o := range outs {
 		if ok, _ := Counted(tm, o); !ok || !r.Covers(o.Kind) || !o.Span.Start.Before(run.End) || !run.Start.Before(o.Span.End) {
 			continue
 		}
-		g := o.GPUs
-		if g <= 0 || g > gpus {
-			g = gpus
+		g, ok := checkGPU(o.Check)
+		if !ok {
+			return gpus
 		}
-		if g > n {
-			n = g
-		}
+		seen[g] = true
 	}
-	return n
+	return min(len(seen), gpus)
+}
+
+// checkGPU is the GPU a check key names (incident.CheckKey's "/gpuN").
+func checkGPU(key string) (string, bool) {
+	i := strings.LastIndex(key, "/gpu")
+	if i < 0 || i+4 == len(key) {
+		return "", false
+	}
+	if _, err := strconv.Atoi(key[i+4:]); err != nil {
+		return "", false
+	}
+	return key[i+4:], true
 }
 
 // DowntimeTotal sums the credits' amounts.

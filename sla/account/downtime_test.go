@@ -48,7 +48,7 @@ func span(a, b time.Time) interval.Interval { return interval.Interval{Start: a,
 // Worked by hand: an 8-GPU node at 2/GPU-hour (16/h).
 //   - unreachable 2 Mar 10:00–10:20 (20 m): rounded up to 1 h → 10 × 16 × 1 = 160
 //   - unreachable 5 Mar 00:00–06:30: 6.5 h rounded to 7 h, capped at 4 h → 10 × 16 × 4 = 640
-//   - gpu_lost 9 Mar 12:00–14:00 on 2 GPUs: 2 h, per GPU → 5 × (2 × 2) × 2 = 40
+//   - gpu_lost on GPU 3 (12:00–14:00) and GPU 5 (13:00–14:00), 9 Mar: one incident of 2 h affecting 2 GPUs, per GPU → 5 × (2 × 2) × 2 = 40
 //   - unreachable 20 Mar 08:00–11:30: 3.5 h rounded to 4 h, but the month cap (10 h) has
 //     1 + 4 + 2 = 7 h spent, 3 h left → 10 × 16 × 3 = 480
 //   - unreachable 25 Mar 08:00–08:30: nothing left of the month cap → 0
@@ -58,7 +58,8 @@ func TestDowntimeCreditsWorked(t *testing.T) {
 	outs := []Outage{
 		{Kind: incident.Unreachable, Cause: incident.CauseNoData, Span: span(at(2, 10, 0), at(2, 10, 20))},
 		{Kind: incident.Unreachable, Cause: incident.CauseNoData, Span: span(at(5, 0, 0), at(5, 6, 30))},
-		{Kind: incident.GPULost, Cause: incident.CauseCheck, GPUs: 2, Span: span(at(9, 12, 0), at(9, 14, 0))},
+		{Kind: incident.GPULost, Cause: incident.CauseCheck, Check: "gpu.present/gpu3", Span: span(at(9, 12, 0), at(9, 14, 0))},
+		{Kind: incident.GPULost, Cause: incident.CauseCheck, Check: "gpu.present/gpu5", Span: span(at(9, 13, 0), at(9, 14, 0))},
 		{Kind: incident.Unreachable, Cause: incident.CauseNetwork, Span: span(at(20, 8, 0), at(20, 11, 30))},
 		{Kind: incident.Unreachable, Cause: incident.CauseNoData, Span: span(at(25, 8, 0), at(25, 8, 30))},
 		// Not the provider's fault: earns nothing.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -191,23 +192,15 @@ type checkOutage struct {
 	open bool
 }
 
-// checkIncidents runs the contract's hysteresis over each kind's verdicts in
-// probe-time order, as the live evaluation does.
+// checkIncidents runs the contract's hysteresis over each check's verdicts
+// (name and GPU) in probe-time order, as the live evaluation does.
 func (n *nodeAcc) checkIncidents(end time.Time) []checkOutage {
 	cs := n.checks
-	sort.Slice(cs, func(i, j int) bool {
-		if cs[i].kind != cs[j].kind {
-			return cs[i].kind < cs[j].kind
-		}
-		if cs[i].at != cs[j].at {
-			return cs[i].at < cs[j].at
-		}
-		return cs[i].fail && !cs[j].fail
-	})
+	n.sortChecks(cs)
 	// Identical records are the same observation read twice.
 	w := 0
 	for i := range cs {
-		if w > 0 && cs[w-1].kind == cs[i].kind && cs[w-1].at == cs[i].at && cs[w-1].fail == cs[i].fail {
+		if w > 0 && cs[w-1].key == cs[i].key && cs[w-1].at == cs[i].at && cs[w-1].fail == cs[i].fail {
 			continue
 		}
 		cs[w] = cs[i]
@@ -215,56 +208,102 @@ func (n *nodeAcc) checkIncidents(end time.Time) []checkOutage {
 	}
 	cs = cs[:w]
 	n.checks = cs
+	cs = n.withNodeWidePasses(cs)
 	var out []checkOutage
 	th := n.tm.Detection
+	loc := n.tm.Calendar.Loc
 	var h incident.Hysteresis
-	var kind incident.Kind
-	cur := -1
+	var v incident.Verdict
 	var openEv string
-	gpus := 0 // most GPUs one failing observation of the open incident named
 	flush := func() {
 		if h.Open && h.Since.Before(end) {
-			out = append(out, checkOutage{account.Outage{Kind: kind, Cause: incident.CauseCheck, GPUs: gpus,
+			out = append(out, checkOutage{account.Outage{Kind: h.Kind, Check: v.Check, Cause: incident.CauseCheck,
 				Span: interval.Interval{Start: h.Since, End: end}, Evidence: []string{openEv, "still failing at the end of the report"}}, true})
 		}
 	}
 	for i := range cs {
 		r := &cs[i]
-		if int(r.kind) != cur {
+		if i == 0 || r.key != cs[i-1].key {
 			flush()
-			h, kind, cur, gpus = incident.Hysteresis{}, incident.Kinds[r.kind], int(r.kind), 0
+			h = incident.Hysteresis{}
+			v = incident.Verdict{Kind: incident.Kinds[r.kind], Check: n.evText[r.key], Name: n.evText[r.name]}
 		}
-		ev := ""
+		v.Kind, v.Fail, v.Evidence = incident.Kinds[r.kind], r.fail, ""
 		if r.ev >= 0 {
-			ev = n.evText[r.ev]
+			v.Evidence = n.evText[r.ev]
 		}
 		at := nanos(r.at)
 		if !at.Before(end) {
 			continue
 		}
-		wasOpen := h.Open
-		t, ok := h.Step(kind, th, at, r.fail, ev)
-		if !wasOpen && !r.fail {
-			gpus = 0 // a pass broke the run of failures before it opened anything
-		}
-		if r.fail && int(r.gpus) > gpus {
-			gpus = int(r.gpus)
-		}
+		t, ok := h.Step(th, at, v)
 		if !ok {
 			continue
 		}
-		loc := n.tm.Calendar.Loc
 		if t.Op == incident.Open {
-			openEv = fmt.Sprintf("%s at %s; %d failing observations in a row opened the incident",
-				h.FirstFailEvidence, t.Since.In(loc).Format(time.RFC3339), h.FailRun)
+			if th.IsDefinitive(v.Name) {
+				openEv = fmt.Sprintf("%s at %s; a definitive check: one failure opened the incident",
+					h.FirstFailEvidence, t.Since.In(loc).Format(time.RFC3339))
+			} else {
+				openEv = fmt.Sprintf("%s at %s; %d failing results of this check in a row opened the incident",
+					h.FirstFailEvidence, t.Since.In(loc).Format(time.RFC3339), h.FailRun)
+			}
 			continue
 		}
-		g := gpus
-		gpus = 0
-		out = append(out, checkOutage{account.Outage{Kind: kind, Cause: incident.CauseCheck, GPUs: g,
+		out = append(out, checkOutage{account.Outage{Kind: t.Kind, Check: v.Check, Cause: incident.CauseCheck,
 			Span: interval.Interval{Start: t.Since, End: t.At}, Evidence: []string{openEv,
-				fmt.Sprintf("passing again from %s; %d passing observations in a row closed it", t.At.In(loc).Format(time.RFC3339), th.SuccessThreshold)}}, false})
+				fmt.Sprintf("passing again from %s; %d passing results of this check in a row closed it", t.At.In(loc).Format(time.RFC3339), th.SuccessThreshold)}}, false})
 	}
 	flush()
 	return out
+}
+
+// withNodeWidePasses adds, for every check reported per GPU, the passes the
+// same check reported node-wide (no GPU: "no XID on any GPU") as passes of
+// each GPU's instance, unless that instance has its own result at that
+// instant — as incident.State.Observe does live. Sorted as checkIncidents
+// wants.
+func (n *nodeAcc) withNodeWidePasses(cs []checkRec) []checkRec {
+	gpus := map[int32][]int32{} // per-GPU keys of each check, by name
+	seen := map[[2]int64]bool{}
+	for _, r := range cs {
+		if r.key != r.name {
+			if !slices.Contains(gpus[r.name], r.key) {
+				gpus[r.name] = append(gpus[r.name], r.key)
+			}
+			seen[[2]int64{int64(r.key), r.at}] = true
+		}
+	}
+	if len(gpus) == 0 {
+		return cs
+	}
+	out := slices.Clone(cs)
+	for _, r := range cs {
+		if r.key != r.name || r.fail {
+			continue
+		}
+		for _, k := range gpus[r.name] {
+			if !seen[[2]int64{int64(k), r.at}] {
+				c := r
+				c.key = k
+				out = append(out, c)
+			}
+		}
+	}
+	n.sortChecks(out)
+	return out
+}
+
+// sortChecks orders check records by check, then probe time, a failure
+// before a pass at one instant.
+func (n *nodeAcc) sortChecks(cs []checkRec) {
+	sort.SliceStable(cs, func(i, j int) bool {
+		if cs[i].key != cs[j].key {
+			return n.evText[cs[i].key] < n.evText[cs[j].key]
+		}
+		if cs[i].at != cs[j].at {
+			return cs[i].at < cs[j].at
+		}
+		return cs[i].fail && !cs[j].fail
+	})
 }

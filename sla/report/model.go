@@ -9,6 +9,8 @@
 // reading error means no report at all.
 package report
 
+import "github.com/gpusla/gpusla/sla/baseline"
+
 // Schema names the JSON form; it changes only with docs/report.md.
 const Schema = "gpusla.report/v1"
 
@@ -20,6 +22,9 @@ type Report struct {
 	Input     Input      `json:"input"`
 	Contracts []Contract `json:"contracts"`
 	Nodes     []Node     `json:"nodes"`
+	// Fleet compares each node's stress figures with its siblings (the
+	// nodes of its GPU model); absent when no node sent stress results.
+	Fleet *baseline.Result `json:"fleet,omitempty"`
 }
 
 // Input says what was read.
@@ -104,7 +109,10 @@ type Uptime struct {
 
 // Outage is one interval of one incident, with whose fault it was.
 type Outage struct {
-	Kind            string   `json:"kind"`
+	Kind string `json:"kind"`
+	// Check is the check whose results opened and closed a check incident
+	// (name, and "/gpuN" for one GPU's); empty for unreachable.
+	Check           string   `json:"check,omitempty"`
 	Cause           string   `json:"cause"`
 	Start           string   `json:"start"`
 	End             string   `json:"end"`

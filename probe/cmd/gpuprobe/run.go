@@ -12,9 +12,10 @@ import (
 
 	"github.com/gpusla/gpusla/probe/checkrun"
 	"github.com/gpusla/gpusla/probe/config"
+	"github.com/gpusla/gpusla/probe/crosscheck"
 	"github.com/gpusla/gpusla/probe/daemon"
 	"github.com/gpusla/gpusla/probe/expect"
-	"github.com/gpusla/gpusla/probe/gpu"
+	"github.com/gpusla/gpusla/probe/gpu/nvmlread"
 	"github.com/gpusla/gpusla/probe/host"
 	"github.com/gpusla/gpusla/probe/netcheck"
 	"github.com/gpusla/gpusla/probe/ownwork"
@@ -78,9 +79,12 @@ func jobBuilder(own *ownwork.Recorder) daemon.Builder {
 				if cfg.GPUSnapshot != "" {
 					return append(cs, replayGPU(cfg.GPUSnapshot, cfg.Expected)...)
 				}
-				src := gpu.NewNVML()
+				src := nvmlread.New()
 				src.Own = own.State
-				return append(cs, checkrun.CollectGPU(ctx, src, checkrun.KernelLogReader(), specdb.Default(), cfg.Expected)...)
+				exp := cfg.Expected
+				return append(cs, checkrun.Collect(ctx,
+					checkrun.GPUGroup(src, checkrun.KernelLogReader(), specdb.Default(), &exp),
+					checkrun.CrossCheckGroup("/", crosscheck.ReadCUDA))...)
 			},
 			Network: net.Quick,
 			Stress: func(ctx context.Context) []wire.Check {
@@ -128,7 +132,7 @@ func stressChecks(ctx context.Context, rep *stress.Report, err error) []wire.Che
 // gpusIdle reads GPU utilisation through NVML: the stress job must not
 // compete with the renter's own work.
 func gpusIdle(ctx context.Context, maxPct float64) (bool, string, error) {
-	snap, err := gpu.NewNVML().Read(ctx)
+	snap, err := nvmlread.New().Read(ctx)
 	if err != nil {
 		return false, "", err
 	}
@@ -158,5 +162,5 @@ func replayGPU(path string, exp expect.Expected) []wire.Check {
 	if exp.IsZero() && s.Expected != nil {
 		exp = *s.Expected
 	}
-	return checkrun.JudgeGPU(s, specdb.Default(), exp)
+	return append(checkrun.JudgeGPU(s, specdb.Default(), exp), checkrun.JudgeCrossCheck(s)...)
 }

@@ -106,7 +106,9 @@ thresholds, always beside the % of the official figure.
 GPUs that other processes use are skipped unless --force. Clocks, power limits
 and modes are never changed. SIGINT or SIGTERM stops the run at the next launch.
 
-Exit status: 0 nothing failed, 2 a check failed, 3 no GPU to test, 1 other errors.`,
+Exit status, as for check (docs/probe-check.md): 0 every check passed or
+was skipped, 2 warnings but no failure, 3 at least one failure (no GPU to
+test is one), 1 the command could not run (bad flags, driver errors).`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
@@ -129,11 +131,12 @@ Exit status: 0 nothing failed, 2 a check failed, 3 no GPU to test, 1 other error
 				switch {
 				case errors.Is(runErr, stress.ErrNoGPU):
 					fmt.Fprintln(cmd.ErrOrStderr(), "gpuprobe stress:", runErr)
-					return exitError{code: 3}
+					return exitError{code: checkrun.ExitFail}
 				case runErr != nil:
 					return runErr
-				case anyFailed(rep.Checks):
-					return exitError{code: 2}
+				}
+				if _, code := checkrun.Verdict(rep.Checks); code != checkrun.ExitPass {
+					return exitError{code: code}
 				}
 				return nil
 			},
@@ -142,15 +145,6 @@ Exit status: 0 nothing failed, 2 a check failed, 3 no GPU to test, 1 other error
 		cmd.Flags().BoolVar(&asJSON, "json", false, "print the full report as JSON")
 		return cmd
 	})
-}
-
-func anyFailed(cs []wire.Check) bool {
-	for _, c := range cs {
-		if c.Verdict == wire.Fail {
-			return true
-		}
-	}
-	return false
 }
 
 // printChecks writes one line a check: verdict, name, GPU, value, then

@@ -5,7 +5,10 @@ package gputest
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
+	"os"
+	"testing"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
@@ -249,4 +252,24 @@ func Program(m *mock.Device, rec gpu.Device) {
 	m.GetComputeRunningProcessesFunc = procs("compute")
 	m.GetGraphicsRunningProcessesFunc = procs("graphics")
 	m.RegisterEventsFunc = func(uint64, nvml.EventSet) nvml.Return { return nvml.SUCCESS }
+}
+
+// Recorded reads the GPU part of a recorded snapshot file (a
+// `gpuprobe snapshot` JSON) for tests that judge NVML readings alone.
+func Recorded(tb testing.TB, path string) *gpu.Snapshot {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var s struct {
+		GPU *gpu.Snapshot `json:"gpu"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	if s.GPU == nil {
+		tb.Fatalf("%s holds no GPU readings", path)
+	}
+	return s.GPU
 }
