@@ -9,6 +9,8 @@
 // reading error means no report at all.
 package report
 
+import "github.com/gpusla/gpusla/sla/msg"
+
 // Schema names the JSON form; it changes only with docs/report.md.
 const Schema = "gpusla.report/v1"
 
@@ -50,6 +52,14 @@ type Contract struct {
 	ObservedSeconds int64   `json:"observed_outage_seconds"`
 	ClaimSeconds    int64   `json:"claimable_outage_seconds"`
 	TicketsBreached int     `json:"tickets_breached"`
+	// Paperwork for the claim (terms renter, contract_number, report.lang,
+	// clauses): who claims, under which contract number, the documents'
+	// default language, and each clause key's citation (clause id and
+	// terms file:line).
+	Renter         string            `json:"renter,omitempty"`
+	ContractNumber string            `json:"contract_number,omitempty"`
+	Lang           string            `json:"lang"`
+	Clauses        map[string]string `json:"clauses"`
 }
 
 // Node is one node's month.
@@ -112,35 +122,43 @@ type Outage struct {
 	Counted         bool     `json:"counted"`
 	Reason          string   `json:"reason,omitempty"`
 	Evidence        []string `json:"evidence"`
+	// ReasonText and EvidenceText are Reason and Evidence as sentences a
+	// renderer can translate (sla/msg); the JSON carries the English.
+	ReasonText   msg.Text   `json:"-"`
+	EvidenceText []msg.Text `json:"-"`
 }
 
 // Maint is one maintenance notice.
 type Maint struct {
-	Start                 string `json:"start"`
-	End                   string `json:"end"`
-	AnnouncedAt           string `json:"announced_at"`
-	NoticeSeconds         int64  `json:"notice_seconds"`
-	RequiredNoticeSeconds int64  `json:"required_notice_seconds"`
-	Excluded              bool   `json:"excluded"`
-	ExcludedSeconds       int64  `json:"excluded_seconds"`
-	Reason                string `json:"reason"`
-	Summary               string `json:"summary,omitempty"`
+	Start                 string   `json:"start"`
+	End                   string   `json:"end"`
+	AnnouncedAt           string   `json:"announced_at"`
+	NoticeSeconds         int64    `json:"notice_seconds"`
+	RequiredNoticeSeconds int64    `json:"required_notice_seconds"`
+	Excluded              bool     `json:"excluded"`
+	ExcludedSeconds       int64    `json:"excluded_seconds"`
+	Reason                string   `json:"reason"`
+	Summary               string   `json:"summary,omitempty"`
+	ReasonText            msg.Text `json:"-"`
 }
 
 // Ticket is one ticket opened in the month.
 type Ticket struct {
-	Ticket      string  `json:"ticket"`
-	Priority    string  `json:"priority"`
-	Category    string  `json:"category,omitempty"`
-	ProviderRef string  `json:"provider_ref,omitempty"`
-	Summary     string  `json:"summary,omitempty"`
-	OpenedAt    string  `json:"opened_at"`
-	OffHours    bool    `json:"off_hours"`
-	OpenedOn    string  `json:"opened_on"` // workday, weekend, holiday, extra_working_day
-	Response    *Target `json:"response"`
-	Resolution  *Target `json:"resolution"`
-	Replacement *Target `json:"replacement"`
-	Breached    bool    `json:"breached"`
+	Ticket      string `json:"ticket"`
+	Priority    string `json:"priority"`
+	Category    string `json:"category,omitempty"`
+	ProviderRef string `json:"provider_ref,omitempty"`
+	Summary     string `json:"summary,omitempty"`
+	OpenedAt    string `json:"opened_at"`
+	OffHours    bool   `json:"off_hours"`
+	OpenedOn    string `json:"opened_on"` // workday, weekend, holiday, extra_working_day
+	// OpenedOnName is the calendar's name of that holiday or adjusted
+	// working day (春节 Spring Festival), as the terms give it.
+	OpenedOnName string  `json:"opened_on_name,omitempty"`
+	Response     *Target `json:"response"`
+	Resolution   *Target `json:"resolution"`
+	Replacement  *Target `json:"replacement"`
+	Breached     bool    `json:"breached"`
 }
 
 // Target is one ticket target's verdict.
@@ -199,15 +217,17 @@ type Tier struct {
 
 // Penalty is one extra credit for a late promise.
 type Penalty struct {
-	Kind    string  `json:"kind"`
-	Ref     string  `json:"ref"`
-	Percent float64 `json:"percent"`
-	Reason  string  `json:"reason"`
+	Kind    string   `json:"kind"`
+	Ref     string   `json:"ref"`
+	Percent float64  `json:"percent"`
+	Reason  string   `json:"reason"`
+	Text    msg.Text `json:"-"` // Reason, translatable
 }
 
 // Evidence is a data-quality notice about the node's log.
 type Evidence struct {
-	Kind   string `json:"kind"` // batch_dropped, chain_break
-	At     string `json:"at"`
-	Detail string `json:"detail"`
+	Kind   string   `json:"kind"` // batch_dropped, chain_break
+	At     string   `json:"at"`
+	Detail string   `json:"detail"`
+	Text   msg.Text `json:"-"` // Detail, translatable
 }

@@ -48,6 +48,7 @@ type Terms struct {
 	Delivery    Delivery
 	Claim       Claim
 	Billing     Billing
+	Paperwork   Paperwork
 }
 
 // Uptime is the availability promise and its credits.
