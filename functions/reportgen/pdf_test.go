@@ -11,10 +11,10 @@ import (
 func TestPDFPagesAndDeterminism(t *testing.T) {
 	r := buildClaim(t)
 	var a, b bytes.Buffer
-	if err := PDF(&a, r, Extras{}); err != nil {
+	if err := Render(&a, r, "pdf", Extras{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := PDF(&b, r, Extras{}); err != nil {
+	if err := Render(&b, r, "pdf", Extras{}); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(a.Bytes(), b.Bytes()) {

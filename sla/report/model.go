@@ -1,6 +1,8 @@
 // Package report builds the monthly SLA report from contract terms and the
 // event log, and renders it as JSON (the stable contract documented in
-// docs/report.md), Markdown and CSV.
+// docs/report.md) and as plain English Markdown, the form its scenario
+// tests keep as golden files. The documents people read (claim pages,
+// every language, HTML, PDF, CSV) are functions/reportgen's.
 //
 // The Builder streams the log: it keeps per-node running state (coverage
 // spans of heartbeats, compact check records for the month) rather than the
@@ -22,6 +24,17 @@ type Report struct {
 	Input     Input      `json:"input"`
 	Contracts []Contract `json:"contracts"`
 	Nodes     []Node     `json:"nodes"`
+	// Seal is the evidence bundle's fingerprint, set when the bundle is
+	// written (functions/bundle): the claim page quotes it.
+	Seal *Seal `json:"seal,omitempty"`
+}
+
+// Seal names the evidence behind a report: the SHA-256 of the bundle's
+// observations file and the head of the hash chain over its batches.
+type Seal struct {
+	ObservationsSHA256 string `json:"observations_sha256"`
+	ChainHead          string `json:"chain_head"`
+	Batches            int    `json:"batches"`
 }
 
 // Input says what was read.

@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpusla/gpusla/functions/atomicfile"
+	"github.com/gpusla/gpusla/functions/bundle"
+	"github.com/gpusla/gpusla/functions/i18n"
 	"github.com/gpusla/gpusla/functions/reportgen"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/terms"
@@ -28,6 +30,8 @@ func newReportCmd() *cobra.Command {
 		asOf       string
 		output     string
 		billFile   string
+		lang       string
+		bom        bool
 	)
 	cmd := &cobra.Command{
 		Use:   "report --terms FILE --events FILE --month YYYY-MM",
@@ -50,6 +54,13 @@ run with its line number; no partial report is ever printed.`,
 			if eventsFile == "" {
 				return fmt.Errorf("--events is required")
 			}
+			var docLang i18n.Lang
+			if lang != "" {
+				var err error
+				if docLang, err = i18n.Parse(lang); err != nil {
+					return fmt.Errorf("--lang: %w", err)
+				}
+			}
 			b, err := newMonthBuilder(termsFiles, month, asOf)
 			if err != nil {
 				return err
@@ -66,7 +77,14 @@ run with its line number; no partial report is ever printed.`,
 			if err != nil {
 				return err
 			}
-			var x reportgen.Extras
+			x := reportgen.Extras{BOM: bom, Lang: docLang}
+			// The claim page quotes the evidence seal: the observations
+			// hash and chain head the bundle of this log would carry.
+			if eventsFile != "-" {
+				if err := bundle.SealReport(rep, func() (io.ReadCloser, error) { return os.Open(eventsFile) }); err != nil {
+					return err
+				}
+			}
 			if billFile != "" {
 				if x.Bill, err = reconcileBill(rep, billFile); err != nil {
 					return err
@@ -88,6 +106,8 @@ run with its line number; no partial report is ever printed.`,
 	f.StringVar(&eventsFile, "events", "", `event log (JSON lines), "-" for standard input`)
 	f.StringVar(&month, "month", "", "month to report, YYYY-MM")
 	f.StringVar(&format, "format", "json", "output format: json, md, csv, html or pdf")
+	f.StringVar(&lang, "lang", "", "language of md, csv, html and pdf: en or zh (default: the contracts' report.lang, else en); json keeps its keys")
+	f.BoolVar(&bom, "bom", false, "start a CSV with a UTF-8 byte order mark, so Excel opens it as UTF-8")
 	f.StringVar(&billFile, "bill", "", "provider's bill (CSV: node,period,billed_hours,amount) to reconcile; shown in html and pdf")
 	f.StringVar(&asOf, "as-of", "", "judge the report as of this RFC 3339 instant (default now)")
 	f.StringVarP(&output, "output", "o", "", "write the report to this file (atomically) instead of standard output")
