@@ -17,6 +17,7 @@ require (
 	github.com/ebitengine/purego v0.11.3
 	github.com/go-pdf/fpdf v0.9.0
 	github.com/goccy/go-json v0.10.5
+	github.com/google/renameio/v2 v2.0.2
 	github.com/prometheus-community/pro-bing v0.9.1
 	github.com/prometheus/client_golang v1.25.0
 	github.com/robfig/cron/v3 v3.0.1

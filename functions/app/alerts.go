@@ -31,14 +31,14 @@ const (
 func (s *Service) apply(ctx context.Context, n store.Node, fx effects) {
 	now := s.Now()
 	for _, t := range coalesce(fx.transitions) {
-		id := store.IncidentID(string(t.Kind), t.Since)
+		id := store.CheckIncidentID(string(t.Kind), t.Since, t.Check)
 		log := s.log.With("node", n.ID, "incident", id, "op", t.Op)
 		var inc store.Incident
 		var err error
 		switch t.Op {
 		case incident.Open:
-			inc = store.Incident{Node: n.ID, ID: id, Kind: string(t.Kind), Start: t.Since, ConfirmedAt: now, Counted: t.Counted,
-				Cause: t.Cause, Evidence: t.Evidence, Failed: fx.failed[t.Kind], UpdatedAt: now}
+			inc = store.Incident{Node: n.ID, ID: id, Kind: string(t.Kind), Check: t.Check, Start: t.Since, ConfirmedAt: now, Counted: t.Counted,
+				Cause: t.Cause, Evidence: t.Evidence, Failed: fx.failed[t.Key()], UpdatedAt: now}
 			if err = s.store.CreateIncident(ctx, inc); errors.Is(err, store.ErrExists) {
 				err = nil
 			}
@@ -70,7 +70,7 @@ func coalesce(trs []incident.Transition) []incident.Transition {
 		if t.Op == incident.Reclassify {
 			superseded := false
 			for _, u := range trs[i+1:] {
-				if u.Op == incident.Reclassify && u.Kind == t.Kind && u.Since.Equal(t.Since) {
+				if u.Op == incident.Reclassify && u.Kind == t.Kind && u.Check == t.Check && u.Since.Equal(t.Since) {
 					superseded = true
 					break
 				}
@@ -90,7 +90,7 @@ func (s *Service) updateIncident(ctx context.Context, node, id string, t inciden
 	for attempt := 0; attempt < maxRetries; attempt++ {
 		inc, err := s.store.GetIncident(ctx, node, id)
 		if errors.Is(err, store.ErrNotFound) {
-			inc = store.Incident{Node: node, ID: id, Kind: string(t.Kind), Start: t.Since, ConfirmedAt: s.Now(), Evidence: t.Evidence}
+			inc = store.Incident{Node: node, ID: id, Kind: string(t.Kind), Check: t.Check, Start: t.Since, ConfirmedAt: s.Now(), Evidence: t.Evidence}
 			change(&inc)
 			if err := s.store.CreateIncident(ctx, inc); errors.Is(err, store.ErrExists) {
 				continue

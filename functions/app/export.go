@@ -142,6 +142,14 @@ func exportNode(ctx context.Context, st store.Store, n store.Node, from, to time
 		return err
 	}
 	for _, ev := range evs {
+		if ev.Kind == store.EvidenceChainRestart {
+			e := events.Event{Type: events.TypeChainRestart, ID: fmt.Sprintf("%s/chain_restart/%d", n.ID, ev.Seq), Node: n.ID, At: ev.At.UTC(),
+				Seq: ev.ChainSeq, FromSeq: ev.PrevSeq, Reason: ev.Detail}
+			if err := out(&e); err != nil {
+				return err
+			}
+			continue
+		}
 		if ev.Kind != store.EvidenceChainBreak {
 			continue
 		}

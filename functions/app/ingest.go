@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gpusla/gpusla/infra/notify"
@@ -81,6 +82,29 @@ func (s *Service) Ingest(ctx context.Context, req IngestRequest) (wire.Ack, erro
 	return in.run(ctx)
 }
 
+// restartChain reports whether b starts a new hash chain: the probe lost
+// its state (reinstalled, spool and state wiped, disk replaced) and began
+// again at seq 1. A probe that sends chain ids names a new chain; an old
+// one sends seq 1 with no prev after the node's chain had gone past it. The
+// batch is already authenticated with the node's secret, so the restart is
+// the node's own; it is evidence, never an outage.
+func restartChain(st *store.NodeState, b *wire.Batch) bool {
+	if st.LastSeq == 0 {
+		return false // nothing before it: the first chain
+	}
+	if b.Chain != "" {
+		return b.Chain != st.Chain && !slices.Contains(st.PastChains, b.Chain)
+	}
+	return b.Seq == 1 // wire.Validate: seq 1 has no prev
+}
+
+func chainName(c string) string {
+	if c == "" {
+		return "without id"
+	}
+	return c
+}
+
 func sigPrefix(sig string) string {
 	sum := sha256.Sum256([]byte(sig))
 	return hex.EncodeToString(sum[:8])
@@ -123,7 +147,7 @@ func (in *ingest) run(ctx context.Context) (wire.Ack, error) {
 // alerts to send. They are computed before the state write and applied after it.
 type effects struct {
 	transitions []incident.Transition
-	failed      map[incident.Kind][]notify.FailedCheck // failing checks of this batch, for the records and alerts
+	failed      map[string][]notify.FailedCheck // failing checks of this batch by check (Verdict.Key), for the records and alerts
 	runClosed   *store.HeartbeatRun
 }
 
@@ -146,29 +170,63 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 			return wire.Ack{}, fx, &AuthError{ErrReplay}
 		}
 	}
-	// Dedupe against the recent batches.
+	// A retry of a recent batch, of this chain or the one before.
 	for _, r := range st.Recent {
-		if r.Seq != b.Seq {
-			continue
-		}
 		if r.ID == b.ID {
 			return in.ack(wire.AckDuplicate), fx, nil
 		}
+	}
+	var evidence []store.Evidence
+	ev := func(kind, detail string) {
+		evidence = append(evidence, store.Evidence{Node: in.node.ID, At: in.now, Kind: kind, Seq: st.SeqBase + b.Seq, BatchID: b.ID, Detail: detail})
+	}
+	var why []string
+	// Fresh: signed no earlier than the newest request accepted so far (both
+	// probe clock). Only a fresh request is a sign of life or can restart a
+	// chain: an old signed request replayed inside the timestamp window,
+	// after the signature cache forgot it, is neither. This — not the
+	// sequence order — is what liveness rests on.
+	fresh := !in.signedAt.Before(st.LastSignedAt)
+	if fresh && restartChain(&st, b) {
+		why = append(why, "chain_restart")
+		ev(store.EvidenceChainRestart, fmt.Sprintf("chain restarted at seq %d after seq %d (chain %s, was %s); batches of the new chain are stored from key %d",
+			b.Seq, st.LastSeq, chainName(b.Chain), chainName(st.Chain), st.SeqBase+st.LastSeq+1))
+		st.PastChains = appendCapped(st.PastChains, st.Chain, store.RecentChains)
+		prevBase := st.SeqBase
+		st.SeqBase += st.LastSeq
+		st.LastSeq, st.LastHash, st.LastBatchID, st.Chain = 0, "", "", b.Chain
+		evidence[0].Seq = st.SeqBase + b.Seq
+		evidence[0].ChainSeq, evidence[0].PrevSeq = b.Seq, st.SeqBase-prevBase
+	}
+	if st.LastSeq == 0 {
+		st.Chain = b.Chain // the node's first chain, or the one just started
+	}
+	key := st.SeqBase + b.Seq // the batch's key in the store (see NodeState.SeqBase)
+	// Dedupe against the recent batches.
+	for _, r := range st.Recent {
+		if r.Seq != key {
+			continue
+		}
 		// Another batch with a seq already used: keep the evidence, do not
 		// let it overwrite what was accepted.
-		err := in.s.store.PutEvidence(ctx, store.Evidence{Node: in.node.ID, At: in.now, Kind: store.EvidenceSeqReuse, Seq: b.Seq, BatchID: b.ID,
+		err := in.s.store.PutEvidence(ctx, store.Evidence{Node: in.node.ID, At: in.now, Kind: store.EvidenceSeqReuse, Seq: key, BatchID: b.ID,
 			Detail: fmt.Sprintf("seq %d already used by batch %s", b.Seq, r.ID)})
 		if err != nil && !errors.Is(err, store.ErrExists) {
 			return wire.Ack{}, fx, err
 		}
 		return in.ack(wire.AckDuplicate), fx, nil
 	}
-
-	var why []string
-	var evidence []store.Evidence
-	ev := func(kind, detail string) {
-		evidence = append(evidence, store.Evidence{Node: in.node.ID, At: in.now, Kind: kind, Seq: b.Seq, BatchID: b.ID, Detail: detail})
+	if b.Chain != st.Chain && slices.Contains(st.PastChains, b.Chain) {
+		// A stray batch of a chain the probe has left behind: evidence
+		// only, never a sign that the chain started again.
+		err := in.s.store.PutEvidence(ctx, store.Evidence{Node: in.node.ID, At: in.now, Kind: store.EvidenceOutOfOrder, Seq: key, BatchID: b.ID,
+			Detail: fmt.Sprintf("seq %d of the earlier chain %s arrived after the chain restarted", b.Seq, chainName(b.Chain))})
+		if err != nil && !errors.Is(err, store.ErrExists) {
+			return wire.Ack{}, fx, err
+		}
+		return in.ack(wire.AckDuplicate), fx, nil
 	}
+
 	outOfOrder := st.LastSeq > 0 && b.Seq <= st.LastSeq
 	switch {
 	case outOfOrder:
@@ -189,9 +247,25 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 		ev(store.EvidenceDrop, fmt.Sprintf("spool dropped %d batches, seq %d to %d: %s", d.Batches, d.FromSeq, d.ToSeq, d.Reason))
 	}
 	skew := time.Duration(b.ClockSkewMS) * time.Millisecond
+	bounds := outOfBounds(b, in.now)
+	if len(bounds) > 0 {
+		var parts []string
+		for i := range b.Observations {
+			if err, bad := bounds[i]; bad {
+				parts = append(parts, fmt.Sprintf("observations[%d].at: %v", i, err))
+			}
+		}
+		// One evidence per batch (its key is time, seq and kind); the body
+		// keeps every observation as it came.
+		ev(store.EvidenceTimeBounds, fmt.Sprintf("%d observations set aside, their time outside the window: %s", len(parts), strings.Join(parts, "; ")))
+		why = append(why, "time_bounds")
+	}
 	late := false
 	hasChecks, notPass := false, false
-	for _, o := range b.Observations {
+	for i, o := range b.Observations {
+		if _, bad := bounds[i]; bad {
+			continue
+		}
 		for _, c := range o.Checks {
 			hasChecks = true
 			if c.Verdict != wire.Pass {
@@ -223,21 +297,24 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 	// the heartbeat run records them.
 	firstChecks := len(st.Eval.Checks) == 0
 
-	// Evaluate through the SLA engine, observation by observation. A batch
-	// older than the last accepted one is kept as evidence only: the probe
-	// sends in order, so it is a replay or a stray copy, and letting it count
-	// as a sign of life could close an outage that is still going on.
-	th := in.s.th(in.node)
-	fx.failed = map[incident.Kind][]notify.FailedCheck{}
+	// Evaluate through the SLA engine, observation by observation, whatever
+	// the batch's place in the sequence: liveness never depends on sequence
+	// order. A fresh batch older in sequence than the last accepted one was
+	// still signed just now with the node's secret, so the probe is alive,
+	// and its observations are evidence like any late data.
+	th := in.s.Thresholds(in.node)
+	fx.failed = map[string][]notify.FailedCheck{}
 	evs := ObservationEvents(b, in.hash, in.now)
-	if outOfOrder {
+	if !fresh {
+		why = append(why, "stale_signature")
 		evs = nil
 	}
-	for i, e := range evs {
+	for _, e := range evs {
 		fx.transitions = append(fx.transitions, st.Eval.Observe(th, &e)...)
-		for _, c := range b.Observations[i].Checks {
+		for j, c := range b.Observations[e.Index].Checks {
 			if k, ok := incident.KindOfCategory(c.Category); ok && c.Verdict == wire.Fail {
-				fx.failed[k] = append(fx.failed[k], failedCheck(c, e.TrueAt()))
+				key := incident.Verdict{Kind: k, Check: incident.CheckKey(&e.Checks[j])}.Key()
+				fx.failed[key] = append(fx.failed[key], failedCheck(c, e.TrueAt()))
 			}
 		}
 	}
@@ -257,16 +334,19 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 	if !outOfOrder {
 		st.LastSeq, st.LastHash, st.LastBatchID = b.Seq, in.hash, b.ID
 	}
-	st.Recent = appendCapped(st.Recent, store.SeqID{Seq: b.Seq, ID: b.ID}, store.RecentBatches)
+	st.Recent = appendCapped(st.Recent, store.SeqID{Seq: key, ID: b.ID}, store.RecentBatches)
 	st.Signatures = appendCapped(freshSignatures(st.Signatures, in.now), store.SigSeen{Sig: in.sig, At: in.signedAt}, store.RecentSignatures)
-	if !outOfOrder {
-		st.LastReceivedAt = in.now
+	if fresh {
+		st.LastReceivedAt, st.LastSignedAt = in.now, in.signedAt
 	}
 	st.ClockSkewMS = b.ClockSkewMS
 	if !late && !outOfOrder {
-		fx.runClosed = extendRun(&st, in.node, b, skew, in.now)
+		fx.runClosed = extendRun(&st, in.node, b, bounds, key, skew, in.now)
 	}
-	for _, o := range b.Observations {
+	for i, o := range b.Observations {
+		if _, bad := bounds[i]; bad {
+			continue
+		}
 		at := o.At.Add(-skew).UTC()
 		if st.FirstHeartbeatAt.IsZero() || at.Before(st.FirstHeartbeatAt) {
 			st.FirstHeartbeatAt = at
@@ -279,19 +359,19 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 
 	// Derived records first (idempotent), then the state write that commits.
 	if len(why) > 0 && !in.stored {
-		err := in.s.store.PutBatch(ctx, store.BatchRecord{Node: in.node.ID, Seq: b.Seq, ID: b.ID, Hash: in.hash, ReceivedAt: in.now,
+		err := in.s.store.PutBatch(ctx, store.BatchRecord{Node: in.node.ID, Seq: key, ID: b.ID, Hash: in.hash, ReceivedAt: in.now,
 			Why: why, Body: in.body, ExpiresAt: in.now.Add(in.s.retention)})
 		if errors.Is(err, store.ErrExists) {
 			// Stored already: by a concurrent copy of this very batch (or one
 			// that crashed before its state write) — then carry on, the
 			// versioned state write decides who commits — or by another batch
 			// with the same seq, which must not be overwritten.
-			got, gerr := in.s.store.GetBatch(ctx, in.node.ID, b.Seq)
+			got, gerr := in.s.store.GetBatch(ctx, in.node.ID, key)
 			if gerr != nil {
 				return wire.Ack{}, effects{}, gerr
 			}
 			if got.ID != b.ID {
-				perr := in.s.store.PutEvidence(ctx, store.Evidence{Node: in.node.ID, At: in.now, Kind: store.EvidenceSeqReuse, Seq: b.Seq, BatchID: b.ID,
+				perr := in.s.store.PutEvidence(ctx, store.Evidence{Node: in.node.ID, At: in.now, Kind: store.EvidenceSeqReuse, Seq: key, BatchID: b.ID,
 					Detail: fmt.Sprintf("seq %d already used by batch %s", b.Seq, got.ID)})
 				if perr != nil && !errors.Is(perr, store.ErrExists) {
 					return wire.Ack{}, effects{}, perr
@@ -357,10 +437,13 @@ func (in *ingest) logStored(ctx context.Context, st store.NodeState, why []strin
 // spans a gap the SLA engine could call unreachable (heartbeat interval +
 // grace), in probe time or in receive time, so that exporting a run as
 // heartbeats every interval says exactly what the individual heartbeats said.
-func extendRun(st *store.NodeState, n store.Node, b *wire.Batch, skew time.Duration, now time.Time) *store.HeartbeatRun {
+func extendRun(st *store.NodeState, n store.Node, b *wire.Batch, bounds map[int]error, key uint64, skew time.Duration, now time.Time) *store.HeartbeatRun {
 	var closed *store.HeartbeatRun
 	maxGap := n.HeartbeatInterval + n.Grace
-	for _, o := range b.Observations {
+	for i, o := range b.Observations {
+		if _, bad := bounds[i]; bad {
+			continue // a wrong clock: never part of the run
+		}
 		at := o.At.Add(-skew).UTC()
 		r := &st.Run
 		if r.Count > 0 && !at.After(r.To) {
@@ -372,11 +455,11 @@ func extendRun(st *store.NodeState, n store.Node, b *wire.Batch, skew time.Durat
 				closed = &c
 			}
 			*r = store.HeartbeatRun{Node: n.ID, From: at, To: at, Count: 1, ReceivedFrom: now, ReceivedTo: now,
-				MaxDelay: max(now.Sub(at), 0), FirstSeq: b.Seq, LastSeq: b.Seq}
+				MaxDelay: max(now.Sub(at), 0), FirstSeq: key, LastSeq: key}
 			continue
 		}
 		r.MaxGap, r.MaxDelay = max(r.MaxGap, at.Sub(r.To)), max(r.MaxDelay, now.Sub(at))
-		r.To, r.ReceivedTo, r.LastSeq = at, now, b.Seq
+		r.To, r.ReceivedTo, r.LastSeq = at, now, key
 		r.Count++
 	}
 	return closed

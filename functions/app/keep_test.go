@@ -24,7 +24,7 @@ import (
 func TestOnlyEvidenceBatchesAreStored(t *testing.T) {
 	w := newWorld(t)
 	remap := func(verdict string) wire.Check {
-		return wire.Check{Name: "gpu.remapped_rows", Category: wire.CategoryGPUDegraded, Verdict: verdict, Value: "0 pending", Criterion: "no pending remaps"}
+		return wire.Check{Name: "gpu.temperature", Category: wire.CategoryGPUDegraded, Verdict: verdict, Value: "71 C", Criterion: "below 85 C"} // a measured figure: counted by the thresholds
 	}
 	steps := []struct {
 		verdict string // "" for a heartbeat-only push
@@ -92,7 +92,7 @@ func TestOnlyEvidenceBatchesAreStored(t *testing.T) {
 	var st incident.State
 	var replayed []string
 	for i := range obs {
-		for _, tr := range st.Observe(app.DefaultThresholds(n), &obs[i]) {
+		for _, tr := range st.Observe(w.svc.Thresholds(n), &obs[i]) {
 			replayed = append(replayed, fmt.Sprintf("%s %s since %s at %s", tr.Op, tr.Kind, tr.Since.Format(time.TimeOnly), tr.At.Format(time.TimeOnly)))
 		}
 	}

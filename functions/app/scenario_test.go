@@ -30,7 +30,10 @@ type world struct {
 	p     *apptest.Probe
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t *testing.T) *world { return newWorldWith(t, apptest.Terms(t)) }
+
+// newWorldWith is newWorld with the given contract terms.
+func newWorldWith(t *testing.T, book app.TermsBook) *world {
 	st, err := bolt.Open(filepath.Join(t.TempDir(), "gpusla.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +41,7 @@ func newWorld(t *testing.T) *world {
 	t.Cleanup(func() { st.Close() })
 	w := &world{t: t, store: st, clock: apptest.NewClock(t0), notif: &apptest.Notifier{}}
 	st.SetClock(w.clock.Now)
-	w.svc, err = app.New(app.Config{Store: st, Notifier: w.notif, Box: apptest.Box(t), Clock: w.clock})
+	w.svc, err = app.New(app.Config{Store: st, Notifier: w.notif, Box: apptest.Box(t), Clock: w.clock, Terms: book})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +280,7 @@ func TestDegradedAlertNamesMeasuredValues(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		w.clock.Advance(time.Minute)
 		now := w.clock.Now()
-		w.push(apptest.Check(now, wire.Check{Name: "gpu.ecc.uncorrected", Category: wire.CategoryGPUDegraded, Verdict: wire.Pass, Value: "0"}))
+		w.push(apptest.Check(now, wire.Check{Name: "gpu.ecc.uncorrected", Category: wire.CategoryGPUDegraded, Verdict: wire.Pass, Value: "0", GPU: &gpu}))
 	}
 	inc = w.only("gpu_degraded")
 	if inc.Open() || w.notif.Count(notify.AlertRecovered) != 1 {

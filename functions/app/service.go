@@ -11,12 +11,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/incident"
+	"github.com/gpusla/gpusla/sla/terms"
 )
 
 // Defaults of a node's schedule: the probe heartbeats every 30 s and pushes
@@ -47,9 +50,11 @@ type Config struct {
 	Box      SecretBox
 	Clock    Clock        // default SystemClock
 	Log      *slog.Logger // default slog.Default()
-	// Thresholds returns the detection settings for a node (the contract's
-	// terms); default: the node's grace, 2 failures to open, 2 passes to close.
-	Thresholds func(store.Node) incident.Thresholds
+	// Terms are the contract terms the service judges nodes by: every
+	// detection setting (grace, thresholds, definitive checks) comes from
+	// the node's contract, the same that the monthly report uses. Tickets
+	// installs its book when this is empty.
+	Terms TermsBook
 	// Retention is the TTL of stored batch bodies (default DefaultRetention).
 	Retention time.Duration
 	// BackendID names this backend's liveness records ("serve", "lambda").
@@ -63,10 +68,11 @@ type Service struct {
 	box       SecretBox
 	clock     Clock
 	log       *slog.Logger
-	th        func(store.Node) incident.Thresholds
+	terms     atomic.Pointer[TermsBook]
 	retention time.Duration
 	backendID string
 	nodes     sync.Map // id → cachedNode
+	unknown   sync.Map // contract ids already warned about
 }
 
 // cachedNode is a node record with its opened secret. Node records do not
@@ -86,15 +92,15 @@ func New(c Config) (*Service, error) {
 		return nil, errors.New("app: Store, Notifier and Box are required")
 	}
 	s := &Service{store: c.Store, notifier: c.Notifier, box: c.Box, clock: c.Clock, log: c.Log,
-		th: c.Thresholds, retention: c.Retention, backendID: c.BackendID}
+		retention: c.Retention, backendID: c.BackendID}
+	if c.Terms != nil {
+		s.SetTerms(c.Terms)
+	}
 	if s.clock == nil {
 		s.clock = SystemClock{}
 	}
 	if s.log == nil {
 		s.log = slog.Default()
-	}
-	if s.th == nil {
-		s.th = DefaultThresholds
 	}
 	if s.retention <= 0 {
 		s.retention = DefaultRetention
@@ -105,9 +111,38 @@ func New(c Config) (*Service, error) {
 	return s, nil
 }
 
-// DefaultThresholds are used until a node's contract terms say otherwise.
-func DefaultThresholds(n store.Node) incident.Thresholds {
-	return incident.Thresholds{Grace: n.Grace, FailureThreshold: 2, SuccessThreshold: 2}
+// SetTerms installs the contract terms the service judges nodes by.
+func (s *Service) SetTerms(book TermsBook) { s.terms.Store(&book) }
+
+// TermsBook returns the installed contract terms (empty if none).
+func (s *Service) TermsBook() TermsBook {
+	if b := s.terms.Load(); b != nil {
+		return *b
+	}
+	return TermsBook{}
+}
+
+// contract returns the terms of a node's contract.
+func (s *Service) contract(n store.Node) (*terms.Terms, bool) {
+	tm, ok := s.TermsBook()[n.Contract]
+	return tm, ok
+}
+
+// Thresholds is the detection settings for a node: its contract's, as the report
+// uses them. A node whose contract no loaded terms define (registered
+// before its terms were removed: AddNode refuses unknown contracts) is
+// judged by the terms' documented defaults, with the node's own grace, and
+// the service says so in its log.
+func (s *Service) Thresholds(n store.Node) incident.Thresholds {
+	if tm, ok := s.contract(n); ok {
+		return tm.Detection
+	}
+	if _, warned := s.unknown.LoadOrStore(n.Contract, true); !warned {
+		s.log.Warn("node's contract is not in the loaded terms: judged by the default detection settings",
+			"node", n.ID, "contract", n.Contract, "known", strings.Join(s.TermsBook().Contracts(), ","))
+	}
+	return incident.Thresholds{Grace: n.Grace, FailureThreshold: terms.DefaultFailureThreshold,
+		SuccessThreshold: terms.DefaultSuccessThreshold, Definitive: incident.DefaultDefinitive}
 }
 
 // Store returns the service's store (for export and tools).

@@ -17,7 +17,6 @@ import (
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/wire"
-	"github.com/gpusla/gpusla/sla/incident"
 )
 
 // TestStoreRace runs the race below on both stores: the embedded one and
@@ -47,10 +46,9 @@ func testRace(t *testing.T, s store.Store) {
 	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	clock := apptest.NewClock(t0)
 	notif := &apptest.Notifier{}
-	svc, err := app.New(app.Config{Store: s, Notifier: notif, Box: apptest.Box(t), Clock: clock,
-		Thresholds: func(n store.Node) incident.Thresholds {
-			return incident.Thresholds{Grace: n.Grace, FailureThreshold: 1, SuccessThreshold: 1}
-		}})
+	book := apptest.Terms(t)
+	book["acme-std"].Detection.FailureThreshold, book["acme-std"].Detection.SuccessThreshold = 1, 1
+	svc, err := app.New(app.Config{Store: s, Notifier: notif, Box: apptest.Box(t), Clock: clock, Terms: book})
 	raceMust(t, err, "app.New")
 	p := apptest.AddNode(t, svc, "race-1")
 	_, err = svc.BackendStart(context.Background())

@@ -38,6 +38,9 @@ func (s *Service) Tickets(book TermsBook) (*TicketDesk, error) {
 	if book == nil {
 		book = TermsBook{}
 	}
+	if s.terms.Load() == nil {
+		s.SetTerms(book) // the service judges nodes by the same terms
+	}
 	return &TicketDesk{svc: s, store: ts, book: book, log: s.log}, nil
 }
 
@@ -57,6 +60,12 @@ const WarnFraction = 0.8
 // MaxFutureSkew is how far in the future an event time may lie (clock
 // differences between people and the backend); more is a mistake.
 const MaxFutureSkew = 2 * time.Minute
+
+// MaxPastTicket is how long ago a ticket may be entered as opened: longer
+// than any claim window (the longest example ends about 61 days after the
+// month) and the evidence kept (DefaultRetention), so a real late entry
+// fits and a wrong clock (year 0001) does not.
+const MaxPastTicket = DefaultRetention
 
 func inputErr(field, format string, a ...any) error { return Errorf(EInvalid, field, format, a...) }
 
@@ -135,6 +144,10 @@ func (d *TicketDesk) Open(ctx context.Context, r OpenRequest) (store.Ticket, boo
 	}
 	if at.After(now.Add(MaxFutureSkew)) {
 		return store.Ticket{}, false, inputErr("at", "%s is in the future", at.Format(time.RFC3339))
+	}
+	if at.Before(now.Add(-MaxPastTicket)) {
+		// 0001-01-01T00:00:01Z and every other clock mistake.
+		return store.Ticket{}, false, inputErr("at", "%s is more than %s ago", at.Format(time.RFC3339), MaxPastTicket)
 	}
 	id, err := ticketID(r.Key)
 	if err != nil {

@@ -75,13 +75,37 @@ type ExportFunc func(ctx context.Context, w *events.Writer) error
 // month and the report's lookback are covered) and every ticket.
 func (d *TicketDesk) MonthExport(year int, month time.Month) ExportFunc {
 	start := time.Date(year, month, 1, 0, 0, 0, 0, time.UTC)
-	sel := ExportSelect{From: start.AddDate(0, 0, -2), To: start.AddDate(0, 1, 2)}
+	return d.RangeExport(start.AddDate(0, 0, -2), start.AddDate(0, 1, 2))
+}
+
+// RangeExport is everything the store knows from from to to (Export) and
+// every ticket.
+func (d *TicketDesk) RangeExport(from, to time.Time) ExportFunc {
+	sel := ExportSelect{From: from, To: to}
 	return func(ctx context.Context, w *events.Writer) error {
 		if _, err := Export(ctx, d.svc.store, sel, w.Write); err != nil {
 			return err
 		}
 		return d.ExportTickets(ctx, w)
 	}
+}
+
+// ReadExport streams export into read through a pipe: a month of minute
+// heartbeats is gigabytes of log, and the SLA builders keep only running
+// state, so neither side ever holds the whole log.
+func ReadExport(ctx context.Context, export ExportFunc, read func(io.Reader) error) error {
+	pr, pw := io.Pipe()
+	go func() {
+		w := events.NewWriter(pw)
+		err := export(ctx, w)
+		if err == nil {
+			err = w.Flush()
+		}
+		pw.CloseWithError(err)
+	}()
+	err := read(pr)
+	pr.CloseWithError(err) // stops the exporter if the reader gave up early
+	return err
 }
 
 // MonthReport builds the month's report with the SLA engine (sla/report)
@@ -98,21 +122,7 @@ func (d *TicketDesk) MonthReport(ctx context.Context, year int, month time.Month
 	if err != nil {
 		return nil, err
 	}
-	// The export streams into the builder through a pipe: a month of minute
-	// heartbeats is gigabytes of log, and the builder keeps only running
-	// state, so neither side ever holds the whole log.
-	pr, pw := io.Pipe()
-	go func() {
-		w := events.NewWriter(pw)
-		err := export(ctx, w)
-		if err == nil {
-			err = w.Flush()
-		}
-		pw.CloseWithError(err)
-	}()
-	err = b.ReadLog("export", pr)
-	pr.CloseWithError(err) // stops the exporter if the builder gave up early
-	if err != nil {
+	if err := ReadExport(ctx, export, func(r io.Reader) error { return b.ReadLog("export", r) }); err != nil {
 		return nil, fmt.Errorf("month report: %w", err)
 	}
 	return b.Build()

@@ -52,7 +52,7 @@ func (s *Service) Watchdog(ctx context.Context) (WatchdogResult, error) {
 }
 
 func (s *Service) checkNode(ctx context.Context, n store.Node, now, upSince time.Time) (int, error) {
-	th := s.th(n)
+	th := s.Thresholds(n)
 	stale, _ := s.store.(store.StaleStateReader)
 	for attempt := 0; attempt < maxRetries; attempt++ {
 		var st store.NodeState
@@ -120,20 +120,21 @@ func (s *Service) repair(ctx context.Context, n store.Node, st store.NodeState) 
 		open = append(open, store.Incident{Kind: string(incident.Unreachable), Start: g.Since, Cause: g.Cause,
 			Counted: incident.CauseCounted(g.Cause), Evidence: g.Evidence})
 	}
-	for k, h := range st.Eval.Checks {
+	for key, h := range st.Eval.Checks {
 		if h != nil && h.Open {
-			open = append(open, store.Incident{Kind: string(k), Start: h.Since, Cause: incident.CauseCheck, Counted: true, Evidence: h.Evidence})
+			kind, check := incident.SplitKey(key, h)
+			open = append(open, store.Incident{Kind: string(kind), Check: check, Start: h.Since, Cause: incident.CauseCheck, Counted: true, Evidence: h.Evidence})
 		}
 	}
 	for _, inc := range open {
-		inc.Node, inc.ID = n.ID, store.IncidentID(inc.Kind, inc.Start)
+		inc.Node, inc.ID = n.ID, store.CheckIncidentID(inc.Kind, inc.Start, inc.Check)
 		if _, err := s.store.GetIncident(ctx, n.ID, inc.ID); !errors.Is(err, store.ErrNotFound) {
 			continue
 		}
 		inc.ConfirmedAt, inc.UpdatedAt = s.Now(), s.Now()
 		if err := s.store.CreateIncident(ctx, inc); err == nil {
 			s.log.Warn("recreated a lost incident record", "node", n.ID, "incident", inc.ID)
-			t := incident.Transition{Op: incident.Open, Kind: incident.Kind(inc.Kind), Since: inc.Start, At: inc.Start,
+			t := incident.Transition{Op: incident.Open, Kind: incident.Kind(inc.Kind), Check: inc.Check, Since: inc.Start, At: inc.Start,
 				Cause: inc.Cause, Counted: inc.Counted, Evidence: inc.Evidence}
 			s.alert(ctx, n, t, inc)
 		}

@@ -10,11 +10,13 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"sort"
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/wire"
+	"github.com/gpusla/gpusla/sla/incident"
 )
 
 // API serves the application over HTTP.
@@ -144,11 +146,13 @@ func (a *API) nodes(w http.ResponseWriter, r *http.Request) {
 				v.Unreachable = true
 				v.OpenIncidents = append(v.OpenIncidents, store.IncidentID("unreachable", g.Since))
 			}
-			for k, h := range st.Eval.Checks {
+			for key, h := range st.Eval.Checks {
 				if h != nil && h.Open {
-					v.OpenIncidents = append(v.OpenIncidents, store.IncidentID(string(k), h.Since))
+					kind, check := incident.SplitKey(key, h)
+					v.OpenIncidents = append(v.OpenIncidents, store.CheckIncidentID(string(kind), h.Since, check))
 				}
 			}
+			sort.Strings(v.OpenIncidents)
 		}
 		out = append(out, v)
 	}

@@ -112,13 +112,13 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 
 // OpenTicketRequest is the body of POST /v1/tickets.
 type OpenTicketRequest struct {
-	Node        string    `json:"node"`
-	Priority    string    `json:"priority"`
-	Category    string    `json:"category,omitempty"`
-	ProviderRef string    `json:"provider_ref,omitempty"`
-	Summary     string    `json:"summary,omitempty"`
-	OpenedAt    time.Time `json:"opened_at,omitzero"` // default now
-	IncidentID  string    `json:"incident_id,omitempty"`
+	Node        string     `json:"node"`
+	Priority    string     `json:"priority"`
+	Category    string     `json:"category,omitempty"`
+	ProviderRef string     `json:"provider_ref,omitempty"`
+	Summary     string     `json:"summary,omitempty"`
+	OpenedAt    *time.Time `json:"opened_at,omitempty"` // absent: now; present, it must be a real instant
+	IncidentID  string     `json:"incident_id,omitempty"`
 	// IdempotencyKey (or the Idempotency-Key header): a retry with the same
 	// key returns the ticket the first call opened.
 	IdempotencyKey string `json:"idempotency_key,omitempty"`
@@ -127,10 +127,10 @@ type OpenTicketRequest struct {
 // EventRequest is the body of POST /v1/tickets/{id}/events.
 type EventRequest struct {
 	// Type: provider_responded, customer_replied, resolved, hardware_replaced.
-	Type             string    `json:"type"`
-	At               time.Time `json:"at,omitzero"` // default now
-	AwaitingCustomer bool      `json:"awaiting_customer,omitempty"`
-	IdempotencyKey   string    `json:"idempotency_key,omitempty"`
+	Type             string     `json:"type"`
+	At               *time.Time `json:"at,omitempty"` // absent: now; present, it must be a real instant
+	AwaitingCustomer bool       `json:"awaiting_customer,omitempty"`
+	IdempotencyKey   string     `json:"idempotency_key,omitempty"`
 }
 
 func idemKey(r *http.Request, body string, k store.APIKey) string {
@@ -150,8 +150,12 @@ func (t *Tickets) open(w http.ResponseWriter, r *http.Request, k store.APIKey) {
 	if !decode(w, r, &req) {
 		return
 	}
+	at, ok := presentTime(w, "opened_at", req.OpenedAt)
+	if !ok {
+		return
+	}
 	tk, created, err := t.desk.Open(r.Context(), app.OpenRequest{Node: req.Node, Priority: req.Priority, Category: req.Category,
-		ProviderRef: req.ProviderRef, Summary: req.Summary, At: req.OpenedAt, IncidentID: req.IncidentID,
+		ProviderRef: req.ProviderRef, Summary: req.Summary, At: at, IncidentID: req.IncidentID,
 		By: "api:" + k.ID + " (" + k.Name + ")", Key: idemKey(r, req.IdempotencyKey, k)})
 	if err != nil {
 		t.fail(w, err)
@@ -175,7 +179,11 @@ func (t *Tickets) event(w http.ResponseWriter, r *http.Request, k store.APIKey) 
 	if !decode(w, r, &req) {
 		return
 	}
-	rec, err := t.desk.Record(r.Context(), id, app.EventRequest{Type: req.Type, At: req.At, AwaitingCustomer: req.AwaitingCustomer,
+	at, ok := presentTime(w, "at", req.At)
+	if !ok {
+		return
+	}
+	rec, err := t.desk.Record(r.Context(), id, app.EventRequest{Type: req.Type, At: at, AwaitingCustomer: req.AwaitingCustomer,
 		Key: idemKey(r, req.IdempotencyKey, k), By: "api:" + k.ID + " (" + k.Name + ")"})
 	if err != nil {
 		t.fail(w, err)
@@ -261,6 +269,20 @@ func (t *Tickets) reply(w http.ResponseWriter, r *http.Request, status int, id s
 		return
 	}
 	writeJSON(w, status, t.view(&tk, t.desk.Service().Now()))
+}
+
+// presentTime is an optional time field: absent means now (the zero time
+// for the desk); present, the zero instant 0001-01-01T00:00:00Z is refused
+// rather than silently taken for "now". The desk bounds the rest.
+func presentTime(w http.ResponseWriter, field string, v *time.Time) (time.Time, bool) {
+	if v == nil {
+		return time.Time{}, true
+	}
+	if v.IsZero() {
+		writeErr(w, http.StatusBadRequest, field+": 0001-01-01T00:00:00Z is not a time; leave the field out to mean now", field)
+		return time.Time{}, false
+	}
+	return *v, true
 }
 
 func (t *Tickets) fail(w http.ResponseWriter, err error) {

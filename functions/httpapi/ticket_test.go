@@ -50,7 +50,7 @@ func newTicketEnv(t *testing.T, start time.Time) *ticketEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.CreateNode(t.Context(), store.Node{ID: "gz-01", Provider: "acme", Contract: "cn-example", OrderedAt: start,
+	if err := st.CreateNode(t.Context(), store.Node{ID: "gz-01", Provider: "acme", Contract: "cn-example", OrderedAt: start.Add(-30 * 24 * time.Hour),
 		GPUCount: 8, HeartbeatInterval: 30 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
@@ -199,5 +199,26 @@ func TestTicketAPIBadInput(t *testing.T) {
 	e.call("POST", httpapi.PathTickets+"/"+id+"/events", `{"type":"resolved"}`, e.token)
 	if code, out := e.call("POST", httpapi.PathTickets+"/"+id+"/events", `{"type":"resolved"}`, e.token); code != http.StatusConflict {
 		t.Errorf("resolve twice: %d %v, want 409", code, out)
+	}
+}
+
+// Ticket times are bounded (issue 14, #2): opened_at in year 0001 is
+// refused, and the zero instant written out is refused, not taken for now.
+func TestTicketAPITimesBounded(t *testing.T) {
+	e := newTicketEnv(t, time.Date(2026, 3, 10, 2, 0, 0, 0, time.UTC))
+	for body, field := range map[string]string{
+		`{"node":"gz-01","priority":"P1","opened_at":"0001-01-01T00:00:01Z"}`: "at",
+		`{"node":"gz-01","priority":"P1","opened_at":"0001-01-01T00:00:00Z"}`: "opened_at",
+	} {
+		code, out := e.call("POST", httpapi.PathTickets, body, e.token)
+		if code != http.StatusBadRequest || out["field"] != field {
+			t.Errorf("%s: %d %v, want 400 naming %s", body, code, out, field)
+		}
+	}
+	if l, _ := e.store.ListTickets(t.Context(), false); len(l) != 0 {
+		t.Fatalf("refused requests opened %d tickets", len(l))
+	}
+	if code, out := e.call("POST", httpapi.PathTickets, `{"node":"gz-01","priority":"P1"}`, e.token); code != http.StatusCreated && code != http.StatusOK {
+		t.Fatalf("no opened_at (now): %d %v", code, out)
 	}
 }

@@ -49,7 +49,6 @@ var zh = map[string]string{
 	"no":                "否",
 
 	// Domain sentences (sla/report, sla/account).
-	"%s at %s; %d failing observations in a row opened the incident":                               "%s，发生于 %s；连续 %d 次检查失败，事件开启",
 	"announced %s before it started, less than the required %s: downtime counts":                   "开始前 %s 才通知，少于要求的 %s：停机计入",
 	"announced with enough notice: taken out of the month":                                         "已提前足够时间通知：从当月扣除",
 	"backend heard nothing in time after the heartbeat of %s until %s (next heartbeat was due %s)": "在 %s 的心跳之后，后端直到 %s 都未按时收到任何数据（下一次心跳应于 %s 到达）",
@@ -63,7 +62,6 @@ var zh = map[string]string{
 	"only the part inside this month's service period counts":                                            "仅计入本月服务期内的部分",
 	"part of an outage run shorter than the contract's minimum of %s":                                    "所在的故障持续时间短于合同规定的最短 %s",
 	"partly inside announced maintenance or in a run below the minimum":                                  "部分处于已通知的维护内，或持续时间低于最短值",
-	"passing again from %s; %d passing observations in a row closed it":                                  "自 %s 起恢复正常；连续 %d 次检查通过，事件关闭",
 	"probe reported at %s that its spool dropped %d batches (seq %d to %d): %s":                          "探针于 %s 报告其缓存丢弃了 %d 个批次（序号 %d 至 %d）：%s",
 	"probe spool dropped %d batches (seq %d to %d): %s":                                                  "探针缓存丢弃了 %d 个批次（序号 %d 至 %d）：%s",
 	"still failing at the end of the report":                                                             "截至报告结束仍然失败",
@@ -75,6 +73,33 @@ var zh = map[string]string{
 	"the node ran and reached its other targets; only the backend could not hear it":                     "节点在运行且能访问其他目标；只是后端未收到其数据",
 	"the node ran but could not reach the outside: %s at %s":                                             "节点在运行但无法访问外网：%s，发生于 %s",
 	"the node's own batches show it running, but it sent no connectivity check result for this interval": "节点自身的批次显示其在运行，但该时段内未发送连通性检查结果",
+
+	"%s at %s; a definitive check: one failure opened the incident":                    "%s，发生于 %s；确定性检查：一次失败即开启事件",
+	"%s at %s; %d failing results of this check in a row opened the incident":          "%s，发生于 %s；该检查连续 %d 次失败，事件开启",
+	"passing again from %s; %d passing results of this check in a row closed it":       "自 %s 起恢复正常；该检查连续 %d 次通过，事件关闭",
+	"chain restarted at seq %d after seq %d (the probe lost its state; not an outage)": "哈希链在序号 %d 处重启，上一序号为 %d（探针丢失了状态；不算故障）",
+	"back at or above the fleet threshold from %s":                                     "自 %s 起回到集群阈值或以上",
+	"still below its siblings at the end of the report":                                "截至报告结束仍低于同型号节点",
+	" on GPU %d": "（GPU %d）",
+	"slower than its siblings: %s%s %d runs in a row below the fleet (%s %s); fleet of %d %s nodes (%d GPUs): p10 %s, median %s %s; threshold %s = below p10 and at least %.0f %% under the median": "比同型号节点慢：%s%s 连续 %d 次低于集群（%s %s）；集群共 %d 台 %s 节点（%d 张 GPU）：p10 %s，中位数 %s %s；阈值 %s = 低于 p10 且比中位数至少低 %.0f %%",
+
+	// Fleet baselines (functions/reportgen).
+	"Fleet baselines":          "集群基线",
+	"Slower than its siblings": "比同型号节点慢",
+	"Each GPU's median over the month, per GPU model; a run below the threshold (below p10 and 5 %% under the median) three times in a row is slower than its siblings. Models with too few nodes are judged by the static threshold alone.": "按 GPU 型号统计每张 GPU 本月的中位数；连续三次低于阈值（低于 p10 且比中位数低 5 %%）即比同型号节点慢。节点过少的型号只按静态阈值判断。",
+	"GPU model":                  "GPU 型号",
+	"figure":                     "指标",
+	"runs":                       "次数",
+	"threshold":                  "阈值",
+	"static only":                "仅静态阈值",
+	"still slow at its last run": "最后一次运行仍然偏慢",
+	"back from %s":               "自 %s 起恢复",
+	"%s from %s (%s): %s":        "%s 自 %s（%s）：%s",
+	"Drift per node":             "各节点漂移",
+	"per day (dashed: the node's first days)": "每日（虚线：该节点最初几天）",
+	"sustained drop":                   "持续下降",
+	" until %s":                        "，至 %s",
+	"since %s%s, worst %s %% below %s": "自 %[1]s%[2]s，最多低于 %[4]s 达 %[3]s %%",
 
 	// Report headings and labels (functions/reportgen).
 	"SLA report %s": "SLA 报告 %s",

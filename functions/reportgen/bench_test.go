@@ -1,6 +1,8 @@
 package reportgen
 
 import (
+	"github.com/gpusla/gpusla/internal/cputime"
+
 	"bytes"
 	"io"
 	"testing"
@@ -44,7 +46,7 @@ func benchMonthly(b *testing.B, l *reportgentest.Log) {
 	nEvents := len(l.Events)
 	l = nil
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Total()
 	for i := 0; i < b.N; i++ {
 		bd, err := report.NewBuilder(tm, report.Options{Year: 2026, Month: time.March, AsOf: time.Date(2026, 4, 2, 0, 0, 0, 0, time.UTC)})
 		if err != nil {
@@ -69,7 +71,7 @@ func benchMonthly(b *testing.B, l *reportgentest.Log) {
 	// After the loop: ResetTimer would drop them. CPU time (user + system of
 	// the whole process, per report) is the figure to quote when the shared
 	// machine disturbs wall time.
-	if cpu := cpuTime() - cpu0; cpu > 0 {
+	if cpu := cputime.Total() - cpu0; cpu > 0 {
 		b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 	}
 	b.ReportMetric(float64(nEvents), "events")

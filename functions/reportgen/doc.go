@@ -24,6 +24,7 @@ type doc struct {
 	// Summary tables: by contract, by node, the bill's reconciliation.
 	Contracts, Nodes table
 	Bill             *table
+	Fleet            *fleetSec
 	Legend           []legendItem
 	NodeSecs         []nodeSec
 	Footer           string
@@ -116,6 +117,7 @@ func newDoc(r *report.Report, x Extras) (*doc, error) {
 	if x.Bill != nil {
 		d.Bill = billTable(p, x.Bill)
 	}
+	d.Fleet = fleet(p, r.Fleet)
 	d.Legend = []legendItem{{bandUp, p.T("up")}, {bandCounted, p.T("outage counted")}, {bandObserved, p.T("down or unreachable, not counted")},
 		{bandExcluded, p.T("maintenance excluded")}, {"maint-late", p.T("maintenance without enough notice")}, {bandOff, p.T("not in service")},
 		{"ticket-breached", p.T("ticket breached")}, {"ticket", p.T("ticket within target")}}

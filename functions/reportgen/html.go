@@ -22,6 +22,7 @@ var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 		return r < len(t.Bad) && c < len(t.Bad[r]) && t.Bad[r][c]
 	},
 	"deref": func(t *table) table { return *t },
+	"drift": driftSVG,
 }).Parse(htmlTemplate))
 
 // writeHTML writes the report as one self-contained page: inline CSS and SVG,

@@ -32,6 +32,20 @@ func writeMarkdown(w io.Writer, d *doc) error {
 		b.WriteString("\n## " + d.Bill.Title + "\n\n")
 		mdTable(&b, *d.Bill)
 	}
+	if f := d.Fleet; f != nil {
+		b.WriteString("\n## " + f.Title + "\n\n" + f.Intro + "\n\n")
+		mdTable(&b, f.Dists)
+		if len(f.Findings) > 0 {
+			b.WriteString("\n### " + f.Slow + "\n\n")
+			for _, x := range f.Findings {
+				b.WriteString("- " + mdCell(x) + "\n")
+			}
+		}
+		if f.Drift != nil {
+			b.WriteString("\n### " + f.Drift.Title + "\n\n")
+			mdTable(&b, *f.Drift)
+		}
+	}
 	for _, s := range d.NodeSecs {
 		b.WriteString("\n## " + s.Heading + " (" + mdCell(s.Sub) + ")\n\n" + s.Para + "\n\n")
 		for _, c := range s.Cards {

@@ -190,6 +190,21 @@ func (p *pdfWriter) cover(d *doc) {
 		p.text(11, "B", d.Bill.Title)
 		p.table(*d.Bill)
 	}
+	if f := d.Fleet; f != nil {
+		p.text(11, "B", f.Title)
+		p.text(8, "", f.Intro)
+		p.table(f.Dists)
+		if len(f.Findings) > 0 {
+			p.text(9, "B", f.Slow)
+			for _, x := range f.Findings {
+				p.text(7.5, "", x)
+			}
+		}
+		if f.Drift != nil {
+			p.text(9, "B", f.Drift.Title)
+			p.table(*f.Drift)
+		}
+	}
 }
 
 func (p *pdfWriter) node(s *nodeSec) {

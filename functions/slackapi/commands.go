@@ -51,6 +51,26 @@ func (h *Handler) commands(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeMessage(w, Message{Text: fmt.Sprintf(":hourglass_flowing_sand: Building the report for %s; it will appear here.", month)})
+	case "scorecard":
+		to := cmd.To
+		if to == "" {
+			to = cmd.Month
+		}
+		if to == "" {
+			now := h.desk.Service().Now().UTC()
+			to = time.Date(now.Year(), now.Month()-1, 1, 0, 0, 0, 0, time.UTC).Format("2006-01")
+		}
+		from := cmd.Month
+		if from == "" {
+			from = to
+		}
+		job := Job{Kind: JobScorecard, ResponseURL: form.ResponseURL, Month: from, To: to}
+		if err := h.queue(ctx, job); err != nil {
+			h.log.Error("slack: queue scorecard", "err", err)
+			writeMessage(w, Message{Text: ":x: could not start the scorecard: " + err.Error()})
+			return
+		}
+		writeMessage(w, Message{Text: fmt.Sprintf(":hourglass_flowing_sand: Building the provider scorecard %s to %s; it will appear here.", from, to)})
 	case "open":
 		tk, _, err := h.desk.Open(ctx, app.OpenRequest{Node: cmd.Node, Priority: cmd.Priority, Category: cmd.Category,
 			ProviderRef: cmd.ProviderRef, Summary: cmd.Summary, By: by(form.UserID, form.UserName)})

@@ -17,6 +17,9 @@ const (
 	JobFlush  = "flush"  // send a ticket's queued notices (its thread)
 	JobReply  = "reply"  // post Text to ResponseURL (and flush Ticket, if set)
 	JobReport = "report" // build Month's report and post its summary to ResponseURL
+	// JobScorecard builds the scorecard of Month..To and posts its
+	// comparison to ResponseURL.
+	JobScorecard = "scorecard"
 )
 
 // Job is work done after Slack has had its answer. It is plain data so a
@@ -27,6 +30,7 @@ type Job struct {
 	Text        string `json:"text,omitempty"`
 	Ticket      string `json:"ticket,omitempty"`
 	Month       string `json:"month,omitempty"` // YYYY-MM
+	To          string `json:"to,omitempty"`    // YYYY-MM, the scorecard's last month
 }
 
 // Runner runs jobs after the answer. Run must return quickly: it queues.
@@ -87,6 +91,15 @@ func (h *Handler) Do(ctx context.Context, j Job) error {
 		}
 		if err := h.respond(ctx, j.ResponseURL, Message{ResponseType: "in_channel", Text: text}); err != nil {
 			errs = append(errs, fmt.Errorf("post report: %w", err))
+		}
+	case JobScorecard:
+		text, err := h.scorecardSummary(ctx, j.Month, j.To)
+		if err != nil {
+			h.log.Error("slack scorecard", "from", j.Month, "to", j.To, "err", err)
+			text = ":x: the scorecard for " + j.Month + " to " + j.To + " could not be built: " + err.Error()
+		}
+		if err := h.respond(ctx, j.ResponseURL, Message{ResponseType: "in_channel", Text: text}); err != nil {
+			errs = append(errs, fmt.Errorf("post scorecard: %w", err))
 		}
 	default:
 		return fmt.Errorf("unknown job kind %q", j.Kind)

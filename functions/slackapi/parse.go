@@ -22,7 +22,8 @@ type Command struct {
 	Category    string
 	Ticket      string // ref, responded, replied, resolved, replaced
 	Waiting     bool   // responded: the provider asked us something
-	Month       string // report: YYYY-MM (empty: the current month)
+	Month       string // report: YYYY-MM (empty: the current month); scorecard: the first month
+	To          string // scorecard: the last month (empty: the month before now, or Month)
 }
 
 // SlashForm is the part of Slack's slash-command form the handler uses.
@@ -77,7 +78,8 @@ const Usage = "Usage:\n" +
 	"• `/gpusla ticket responded <id> [waiting]` — the provider answered (`waiting`: they asked us something; pauses the resolution clock)\n" +
 	"• `/gpusla ticket replied <id>` — we answered the provider\n" +
 	"• `/gpusla ticket resolved <id>` · `/gpusla ticket replaced <id>` — resolved · hardware replaced\n" +
-	"• `/gpusla report [YYYY-MM]` — the month's tickets against the contract"
+	"• `/gpusla report [YYYY-MM]` — the month's tickets against the contract\n" +
+	"• `/gpusla scorecard [YYYY-MM [YYYY-MM]]` — providers compared on what the probes measured (default: last month)"
 
 // ParseCommand parses the text after `/gpusla`. Errors say what is wrong
 // in words a person can act on.
@@ -108,6 +110,25 @@ func ParseCommand(text string) (Command, error) {
 				return Command{}, fmt.Errorf("report: %q is not a month; write YYYY-MM, e.g. 2026-03", f[1])
 			}
 			c.Month = f[1]
+		}
+		return c, nil
+	case "scorecard":
+		if len(f) > 3 {
+			return Command{}, errors.New("scorecard takes at most two months: from and to (YYYY-MM)")
+		}
+		c := Command{Verb: "scorecard"}
+		for i, m := range f[1:] {
+			if _, err := time.Parse("2006-01", m); err != nil {
+				return Command{}, fmt.Errorf("scorecard: %q is not a month; write YYYY-MM, e.g. 2026-03", m)
+			}
+			if i == 0 {
+				c.Month = m
+			} else {
+				c.To = m
+			}
+		}
+		if c.To != "" && c.To < c.Month {
+			return Command{}, fmt.Errorf("scorecard: %s is before %s; give the first month first", c.To, c.Month)
 		}
 		return c, nil
 	case "ticket":

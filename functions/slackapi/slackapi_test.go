@@ -320,6 +320,9 @@ func TestSlashCommands(t *testing.T) {
 		"ticket open gz-01":           "needs <node> <priority> <summary>",
 		"frobnicate":                  `unknown command "frobnicate"`,
 		"report 2026-13":              "not a month",
+		"scorecard 2026-3":            `scorecard: "2026-3" is not a month`,
+		"scorecard 2026-04 2026-03":   "2026-03 is before 2026-04",
+		"scorecard 2026-01 2026-02 x": "at most two months",
 		"status nope":                 `no node "nope"`,
 	} {
 		code, m := e.command(text)
@@ -483,5 +486,33 @@ func TestAlertButtons(t *testing.T) {
 	other := clickBody("U7", "other_action", "gz-01", alert.IncidentID, msgTs, e.slack.responseURL())
 	if code := e.do(signed(slackapi.PathInteractions, other, time.Now())).Code; code != 200 {
 		t.Fatalf("foreign action: %d", code)
+	}
+}
+
+// TestScorecardAnsweredThenPosted: `/gpusla scorecard` is acknowledged at
+// once and the comparison arrives through response_url, built from the
+// backend's own export with the desk's contracts.
+func TestScorecardAnsweredThenPosted(t *testing.T) {
+	e := newEnv(t, nil)
+	e.command("ticket open gz-01 P2 slow NCCL ref=R-9")
+	month := e.clock.Now().Format("2006-01")
+	code, m := e.command("scorecard " + month)
+	if code != 200 || !strings.Contains(m.Text, "Building the provider scorecard "+month+" to "+month) {
+		t.Fatalf("scorecard ack: %d %+v", code, m)
+	}
+	e.runner.Wait()
+	rs := e.slack.Responses()
+	if len(rs) != 1 {
+		t.Fatalf("%d posts to response_url, want the scorecard", len(rs))
+	}
+	text, _ := rs[0]["text"].(string)
+	for _, want := range []string{"*Provider scorecard " + month + " to " + month + "*", "• *delivery* — order to delivery, p90 (lower is better):",
+		"• *support* — tickets breaching a target", "too few: n=", "gpusla scorecard --format html"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("scorecard lacks %q:\n%s", want, text)
+		}
+	}
+	if rs[0]["response_type"] != "in_channel" {
+		t.Errorf("response_type %v", rs[0]["response_type"])
 	}
 }

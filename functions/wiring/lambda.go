@@ -104,7 +104,13 @@ func Open(ctx context.Context, extra ...string) (*Backend, error) {
 		notifier = &slack.Console{W: os.Stdout}
 	}
 	retention, _ := env.RetentionTTL() // checked above
-	svc, err := app.New(app.Config{Store: store, Notifier: notifier, Box: box, Log: log, Retention: retention, BackendID: "lambda"})
+	// Every function judges nodes by their contract's detection settings
+	// (ingest and the watchdog alike), so every one loads the terms.
+	book, _, err := env.LoadTermsFrom(env.LambdaTermsDir())
+	if err != nil {
+		return nil, err
+	}
+	svc, err := app.New(app.Config{Store: store, Notifier: notifier, Box: box, Log: log, Retention: retention, BackendID: "lambda", Terms: book})
 	if err != nil {
 		return nil, err
 	}

@@ -162,6 +162,16 @@ type NodeState struct {
 	LastSeq     uint64 `json:"last_seq"`
 	LastHash    string `json:"last_hash"`
 	LastBatchID string `json:"last_batch_id"`
+	// Chain is the current chain's id (wire.Batch.Chain; "" from old
+	// probes). SeqBase is the number of batch keys the node's earlier
+	// chains used: a batch of the current chain is stored under
+	// SeqBase + its seq, so a restarted chain never collides with, nor
+	// overwrites, the evidence of the one before.
+	Chain   string `json:"chain,omitempty"`
+	SeqBase uint64 `json:"seq_base,omitempty"`
+	// PastChains are the ids of the last RecentChains chains left behind,
+	// so a stray batch of one is not taken for another restart.
+	PastChains []string `json:"past_chains,omitempty"`
 	// Recent holds the last RecentBatches accepted batches, newest last, so
 	// a retry of a recent batch is recognised without another read.
 	Recent []SeqID `json:"recent,omitempty"`
@@ -171,6 +181,9 @@ type NodeState struct {
 
 	// Liveness, by the backend's receive time.
 	LastReceivedAt time.Time `json:"last_received_at"`
+	// LastSignedAt is the signed timestamp (probe clock) of the newest
+	// request accepted as a sign of life: an older one is not fresh.
+	LastSignedAt time.Time `json:"last_signed_at,omitzero"`
 	// LastHeartbeatAt is the probe time (skew-corrected) of the newest heartbeat.
 	LastHeartbeatAt time.Time `json:"last_heartbeat_at"`
 	// FirstHeartbeatAt is when the node was first heard of (delivery time).
@@ -194,6 +207,7 @@ type NodeState struct {
 func (st NodeState) Clone() NodeState {
 	c := st
 	c.Recent = slices.Clone(st.Recent)
+	c.PastChains = slices.Clone(st.PastChains)
 	c.Signatures = slices.Clone(st.Signatures)
 	c.Eval = st.Eval.Clone()
 	return c
@@ -204,6 +218,9 @@ func (st NodeState) Clone() NodeState {
 // started KB; the probe sends in order and retries only its oldest unacked
 // batch, so a retry is always among the last few.
 const RecentBatches = 4
+
+// RecentChains is how many left-behind chain ids a node state remembers.
+const RecentChains = 8
 
 // RecentSignatures caps the request signatures NodeState remembers; those
 // older than the timestamp window are dropped first (Verify refuses them
@@ -273,9 +290,12 @@ type BatchRecord struct {
 // Incident is an interval during which something was wrong with a node.
 // Its id is deterministic (IncidentID) so concurrent evaluations agree.
 type Incident struct {
-	Node    string    `json:"node"`
-	ID      string    `json:"id"`
-	Kind    string    `json:"kind"` // an sla/incident Kind
+	Node string `json:"node"`
+	ID   string `json:"id"`
+	Kind string `json:"kind"` // an sla/incident Kind
+	// Check is the check (name and GPU) of a check incident; empty for
+	// unreachable.
+	Check   string    `json:"check,omitempty"`
 	Start   time.Time `json:"start"`
 	End     time.Time `json:"end,omitempty"` // zero while open
 	Version int64     `json:"version"`
@@ -312,17 +332,35 @@ func IncidentID(kind string, start time.Time) string {
 	return kind + "@" + start.UTC().Format("20060102T150405.000Z")
 }
 
-// ParseIncidentID splits an IncidentID.
+// CheckIncidentID is the id of a check incident: incidents are per check
+// (name and GPU), so two checks of one kind failing at one instant are two
+// incidents: kind@start~check. An empty check gives IncidentID.
+func CheckIncidentID(kind string, start time.Time, check string) string {
+	if check == "" {
+		return IncidentID(kind, start)
+	}
+	return IncidentID(kind, start) + "~" + check
+}
+
+// ParseIncidentID splits an IncidentID or a CheckIncidentID (the check is
+// IncidentCheck's).
 func ParseIncidentID(id string) (kind string, start time.Time, err error) {
 	k, ts, ok := strings.Cut(id, "@")
 	if !ok {
 		return "", time.Time{}, fmt.Errorf("incident id %q: no '@'", id)
 	}
+	ts, _, _ = strings.Cut(ts, "~")
 	t, err := time.Parse("20060102T150405.000Z", ts)
 	if err != nil {
 		return "", time.Time{}, fmt.Errorf("incident id %q: %w", id, err)
 	}
 	return k, t, nil
+}
+
+// IncidentCheck is the check part of a CheckIncidentID ("" for others).
+func IncidentCheck(id string) string {
+	_, c, _ := strings.Cut(id, "~")
+	return c
 }
 
 // AlertRecord claims and remembers one alert about one incident. Its key is
@@ -355,6 +393,13 @@ const (
 	EvidenceDrop       = "drop"         // the probe's spool dropped batches
 	EvidenceSeqReuse   = "seq_reuse"    // a seq arrived again with another batch id
 	EvidenceOutOfOrder = "out_of_order" // an older seq arrived after a newer one
+	// EvidenceChainRestart: the probe lost its state and started a new hash
+	// chain at seq 1 (a new chain id, or seq 1 with no prev from an old
+	// probe). Never an outage: the new chain is as much a sign of life.
+	EvidenceChainRestart = "chain_restart"
+	// EvidenceTimeBounds: an observation dated outside the window around its
+	// receive time (sla/events.ObservationTimeOK) was set aside.
+	EvidenceTimeBounds = "time_bounds"
 )
 
 // Evidence is a fact about the integrity of a node's data stream.
@@ -368,6 +413,10 @@ type Evidence struct {
 	// Chain breaks: the full previous-hash the backend expected and got.
 	ExpectedPrev string `json:"expected_prev,omitempty"`
 	GotPrev      string `json:"got_prev,omitempty"`
+	// Chain restarts: the new chain's seq and the old chain's last seq
+	// (Seq is the batch's store key, SeqBase + seq).
+	ChainSeq uint64 `json:"chain_seq,omitempty"`
+	PrevSeq  uint64 `json:"prev_seq,omitempty"`
 }
 
 // Key is the evidence's unique key within its node.

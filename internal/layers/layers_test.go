@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"maps"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -153,5 +154,23 @@ func TestChainFindsIndirectImports(t *testing.T) {
 	g[m("functions/app")] = nil
 	if c := chain(g, m("infra/slack"), infra); strings.Join(c, " ") != "infra/slack infra/notify sla/events functions/app" {
 		t.Errorf("infra/slack: chain %v", c)
+	}
+}
+
+// TestBackendBuildsWithoutCgo: the backend (functions/, infra/, sla/) must
+// build with CGO_ENABLED=0 — the Lambdas are built so, and `go run
+// ./functions/cmd/gpusla serve` on a machine without a C compiler (a fresh
+// Debian with Go) builds so by default. Only the probe's NVML reader
+// (probe/gpu/nvmlread, through go-nvml) needs cgo, so nothing of the
+// backend may depend on it.
+func TestBackendBuildsWithoutCgo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the backend")
+	}
+	cmd := exec.Command("go", "build", "-o", os.DevNull, "./functions/...", "./infra/...", "./sla/...")
+	cmd.Dir = "../.." // the module root, from this package's folder
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("CGO_ENABLED=0 go build of the backend: %v\n%s", err, out)
 	}
 }

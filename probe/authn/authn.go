@@ -101,7 +101,7 @@ func lost(d gpu.Device) bool {
 func judgeDevice(d *gpu.Device, db *specdb.DB, exp expect.Expected, ordered []*specdb.Model, orderErr error) []wire.Check {
 	var out []wire.Check
 	add := func(c wire.Check) {
-		c.GPU = idx(d.Index)
+		c.GPU, c.UUID = idx(d.Index), d.UUID
 		if c.Category == "" {
 			c.Category = wire.CategoryInventory
 		}
@@ -117,6 +117,22 @@ func judgeDevice(d *gpu.Device, db *specdb.DB, exp expect.Expected, ordered []*s
 			orDash(d.UUID), orDash(d.Serial), orDash(d.PCI.BusID), d.PCI.DeviceID, d.PCI.SubsystemID, orDash(d.BoardPartNumber), orDash(d.VBIOS),
 			d.SMs(), onOff(d.PersistenceMode))})
 
+	// Virtualisation: a slice is not a whole GPU whatever it is called.
+	judgeSlice(d, add)
+
+	if d.PCI.DeviceID == 0 {
+		// Without the PCI ids nothing can be looked up: every identity
+		// check is unverified, and so is the order.
+		why := d.Missing("pci")
+		add(wire.Check{Name: "gpu.model", Verdict: wire.Skipped, Value: orDash(d.Name), Criterion: "device id in the spec database", Detail: why})
+		iv := &identity{}
+		iv.unverified("model", why)
+		if exp.Model != "" || exp.GPUMemoryGB > 0 {
+			add(unverifiedOrder(exp, "the PCI device id could not be read: "+why))
+		}
+		add(iv.check())
+		return out
+	}
 	devID := d.PCI.DeviceID16()
 	if v := d.PCI.VendorID(); v != NVIDIA {
 		add(wire.Check{Name: "gpu.model", Verdict: wire.Fail, Value: fmt.Sprintf("vendor 0x%04x", v),
@@ -124,40 +140,18 @@ func judgeDevice(d *gpu.Device, db *specdb.DB, exp expect.Expected, ordered []*s
 		return out
 	}
 	m, known := db.Lookup(devID, uint16(d.PCI.SubsystemID>>16))
-
-	// Virtualisation: a slice is not a whole GPU whatever it is called.
-	judgeSlice(d, add)
-
 	if !known {
-		add(wire.Check{Name: "gpu.model", Verdict: wire.Warn, Value: fmt.Sprintf("%s (0x%04x)", d.Name, devID),
-			Criterion: "device id in the spec database",
-			Detail:    fmt.Sprintf("device id 0x%04x is not in the spec database: name, memory, clocks and power cannot be cross-checked", devID)})
+		judgeUnknown(d, db, devID, add)
 		if exp.Model != "" {
 			judgeOrderByName(d, exp, ordered, orderErr, add)
 		}
+		if exp.GPUMemoryGB > 0 {
+			judgeOrderMemory(d, exp, add)
+		}
 		return out
 	}
-
-	// Name against device id: a relabelled card keeps its device id.
-	c := wire.Check{Name: "gpu.model", Verdict: wire.Pass, Value: d.Name,
-		Criterion: fmt.Sprintf("name matches device id 0x%04x (%s)", devID, m.DisplayName()),
-		Detail:    fmt.Sprintf("spec db entry %s: %s", m.ID, m.Source)}
-	nameOK := false
-	for _, n := range m.Names {
-		if strings.EqualFold(strings.TrimSpace(n), strings.TrimSpace(d.Name)) {
-			nameOK = true
-		}
-	}
-	if !nameOK {
-		c.Verdict = wire.Fail
-		c.Detail = fmt.Sprintf("the card calls itself %q but its PCI device id 0x%04x is %s", d.Name, devID, m.DisplayName())
-		if claimed := db.ByNVMLName(d.Name); len(claimed) > 0 {
-			c.Detail += fmt.Sprintf(" (a genuine %s has device id 0x%04x): relabelled or modified card", d.Name, claimed[0].DeviceID)
-		}
-	}
-	add(c)
-
-	// The order.
+	judgeName(d, db, m, devID, add)
+	judgeBoard(d, m, add)
 	if exp.Model != "" {
 		c := wire.Check{Name: "gpu.order.model", Verdict: wire.Pass, Value: m.DisplayName(), Criterion: fmt.Sprintf("%s (ordered)", exp.Model)}
 		switch {
@@ -169,72 +163,137 @@ func judgeDevice(d *gpu.Device, db *specdb.DB, exp expect.Expected, ordered []*s
 		}
 		add(c)
 	}
-	if exp.GPUMemoryGB > 0 && d.MemoryTotalMiB != nil {
-		want := exp.GPUMemoryGB * 1024
-		got := float64(*d.MemoryTotalMiB)
-		c := wire.Check{Name: "gpu.order.memory", Verdict: wire.Pass, Value: fmt.Sprintf("%.0f MiB", got), Number: num(got), Unit: "MiB",
-			Criterion: fmt.Sprintf(">= %.0f %% of %g GB ordered", MemoryRatio*100, exp.GPUMemoryGB)}
-		if got < MemoryRatio*want {
-			c.Verdict, c.Detail = wire.Fail, fmt.Sprintf("%.0f MiB (%.1f GiB) per GPU, the order says %g GB", got, got/1024, exp.GPUMemoryGB)
-		}
-		add(c)
+	if exp.GPUMemoryGB > 0 {
+		judgeOrderMemory(d, exp, add)
 	}
-
-	// The criterion names the entry and whether its figures were measured
-	// on a real card; the gpu.model check carries the full source.
-	src := m.ID + ", datasheet"
-	if m.Measured() {
-		src = m.ID + ", measured"
-	}
-	// Cut-down or modified hardware: below the model is a fail; figures
-	// from datasheets (not yet calibrated on a real card) only warn for
-	// clocks and power, where VBIOS builds legitimately differ a little.
-	soft := wire.Fail
-	if !m.Measured() {
-		soft = wire.Warn
-	}
-	if d.MemoryTotalMiB != nil {
-		add(below("gpu.memory", float64(*d.MemoryTotalMiB), float64(m.MemoryMiB), MemoryRatio, "MiB", "memory", wire.Fail, src))
-	}
-	if d.MemoryBusWidth != nil && m.MemoryBusWidth > 0 {
-		add(below("gpu.memory_bus_width", float64(*d.MemoryBusWidth), float64(m.MemoryBusWidth), 1, "bits", "memory bus width", wire.Fail, src))
-	}
-	if d.Cores != nil {
-		add(below("gpu.cores", float64(*d.Cores), float64(m.GPUCores), 1, "cores", "GPU core count", wire.Fail, src))
-	}
-	if d.ComputeCapability != "" && m.ComputeCapability != "" {
-		c := wire.Check{Name: "gpu.compute_capability", Verdict: wire.Pass, Value: d.ComputeCapability, Criterion: m.ComputeCapability + " (" + src + ")"}
-		if d.ComputeCapability != m.ComputeCapability {
-			c.Verdict, c.Detail = wire.Fail, fmt.Sprintf("compute capability %s, the model's is %s", d.ComputeCapability, m.ComputeCapability)
-		}
-		add(c)
-	}
-	if d.MaxSMClockMHz != nil {
-		add(below("gpu.clock.max_sm", float64(*d.MaxSMClockMHz), float64(m.MaxSMClockMHz), ClockRatio, "MHz", "max SM clock", soft, src))
-	}
-	if d.MaxMemClockMHz != nil && m.MaxMemClockMHz > 0 {
-		add(below("gpu.clock.max_mem", float64(*d.MaxMemClockMHz), float64(m.MaxMemClockMHz), ClockRatio, "MHz", "max memory clock", soft, src))
-	}
-	if d.PowerDefaultLimitW != nil {
-		add(below("gpu.power.default_limit", *d.PowerDefaultLimitW, m.DefaultPowerW, PowerRatio, "W", "default power limit", soft, src))
-	}
-	if d.PowerEnforcedLimitW != nil {
-		// Held to the card's own default: a limit set below it caps the
-		// card however genuine it is.
-		ref, refName := m.DefaultPowerW, "the model's default"
-		if d.PowerDefaultLimitW != nil && *d.PowerDefaultLimitW > 0 {
-			ref, refName = *d.PowerDefaultLimitW, "the card's default"
-		}
-		c := wire.Check{Name: "gpu.power.enforced_limit", Verdict: wire.Pass, Value: fmt.Sprintf("%.0f W", *d.PowerEnforcedLimitW),
-			Number: num(*d.PowerEnforcedLimitW), Unit: "W", Criterion: fmt.Sprintf(">= %.0f %% of %s %.0f W", PowerRatio*100, refName, ref)}
-		if *d.PowerEnforcedLimitW < PowerRatio*ref {
-			c.Verdict = wire.Fail
-			c.Detail = fmt.Sprintf("power limit capped at %.0f W, %.0f %% of %s %.0f W: the card cannot reach its rated performance", *d.PowerEnforcedLimitW, 100**d.PowerEnforcedLimitW/ref, refName, ref)
-		}
-		add(c)
-	}
+	judgeSpecs(d, m, add)
 	judgePCIe(d, m, add)
 	return out
+}
+
+// judgeUnknown judges a device id the database does not know: a card that
+// calls itself by the name of a model the database does know is
+// relabelled (a genuine one would carry that model's id); any other is
+// only unknown.
+func judgeUnknown(d *gpu.Device, db *specdb.DB, devID uint16, add func(wire.Check)) {
+	c := wire.Check{Name: "gpu.model", Verdict: wire.Warn, Value: fmt.Sprintf("%s (0x%04x)", d.Name, devID),
+		Criterion: "device id in the spec database",
+		Detail:    fmt.Sprintf("device id 0x%04x is not in the spec database: name, memory, clocks and power cannot be cross-checked", devID)}
+	if claimed := db.ByNVMLName(d.Name); len(claimed) > 0 {
+		c.Verdict = wire.Fail
+		c.Criterion = fmt.Sprintf("a card named %q has device id %s", d.Name, idList(claimed))
+		c.Detail = fmt.Sprintf("the card calls itself %q, but a genuine one has device id %s and this one has 0x%04x: relabelled card (VBIOS or driver rename)",
+			d.Name, idList(claimed), devID)
+	}
+	add(c)
+}
+
+// judgeName holds the NVML name to the device id's model: a relabelled
+// card keeps its device id.
+func judgeName(d *gpu.Device, db *specdb.DB, m *specdb.Model, devID uint16, add func(wire.Check)) {
+	c := wire.Check{Name: "gpu.model", Verdict: wire.Pass, Value: d.Name,
+		Criterion: fmt.Sprintf("name matches device id 0x%04x (%s)", devID, m.DisplayName()),
+		Detail:    fmt.Sprintf("spec db entry %s: %s", m.ID, m.Source)}
+	if d.Name == "" {
+		c.Verdict, c.Detail = wire.Skipped, d.Missing("name")
+		add(c)
+		return
+	}
+	for _, n := range m.Names {
+		if strings.EqualFold(strings.TrimSpace(n), strings.TrimSpace(d.Name)) {
+			add(c)
+			return
+		}
+	}
+	c.Verdict = wire.Fail
+	c.Detail = fmt.Sprintf("the card calls itself %q but its PCI device id 0x%04x is %s", d.Name, devID, m.DisplayName())
+	if claimed := db.ByNVMLName(d.Name); len(claimed) > 0 {
+		c.Detail += fmt.Sprintf(" (a genuine %s has device id %s): relabelled or modified card", d.Name, idList(claimed))
+	}
+	add(c)
+}
+
+func idList(ms []*specdb.Model) string {
+	var ids []string
+	for _, m := range ms {
+		for _, id := range m.DeviceIDs {
+			ids = append(ids, fmt.Sprintf("0x%04x", id))
+		}
+	}
+	return strings.Join(ids, " or ")
+}
+
+// judgeBoard holds the subsystem vendor (who built the board) to the form
+// factor: SXM modules are NVIDIA's own boards, so anything else on an SXM
+// device id is a PCIe card or altered ids; PCIe cards carry their board
+// maker's id, which must at least be a valid one.
+func judgeBoard(d *gpu.Device, m *specdb.Model, add func(wire.Check)) {
+	sv := uint16(d.PCI.SubsystemID & 0xffff)
+	c := wire.Check{Name: "gpu.board", Verdict: wire.Pass, Value: fmt.Sprintf("subsystem vendor 0x%04x (%s)", sv, boardMaker(sv))}
+	switch m.FormFactor {
+	case specdb.SXM:
+		c.Criterion = "an SXM module: subsystem vendor 0x10de (NVIDIA builds every SXM board)"
+	default:
+		c.Criterion = "a PCIe card: a valid board maker's subsystem vendor"
+	}
+	switch {
+	case d.PCI.SubsystemID == 0:
+		c.Verdict, c.Value, c.Detail = wire.Skipped, "-", "the PCI subsystem id was not read"
+	case sv == 0xffff:
+		c.Verdict, c.Detail = wire.Fail, "subsystem vendor 0xffff is no vendor: the ids are unreadable or forged"
+	case m.FormFactor == specdb.SXM && sv != NVIDIA:
+		c.Verdict = wire.Fail
+		c.Detail = fmt.Sprintf("device id 0x%04x is an SXM module (%s), which only NVIDIA builds, but its subsystem vendor is 0x%04x (%s): a PCIe card or altered ids",
+			d.PCI.DeviceID16(), m.DisplayName(), sv, boardMaker(sv))
+	}
+	add(c)
+}
+
+// boardMakers are PCI vendor ids of NVIDIA and the board partners and
+// server makers whose ids appear as GPU subsystem vendors (pci.ids), for
+// the report; an id not listed is shown as unlisted, not judged.
+var boardMakers = map[uint16]string{
+	0x10de: "NVIDIA", 0x1043: "ASUS", 0x1462: "MSI", 0x1458: "Gigabyte", 0x3842: "EVGA", 0x19da: "Zotac",
+	0x1569: "Palit", 0x10b0: "Gainward", 0x1b4c: "Galax/KFA2", 0x196e: "PNY", 0x7377: "Colorful",
+	0x107d: "Leadtek", 0x1028: "Dell", 0x103c: "HP", 0x1590: "HPE", 0x17aa: "Lenovo", 0x15d9: "Supermicro",
+	0x1137: "Cisco", 0x1bd4: "Inspur", 0x1734: "Fujitsu", 0x1014: "IBM", 0x174b: "PC Partner", 0x1849: "ASRock",
+}
+
+func boardMaker(v uint16) string {
+	if n, ok := boardMakers[v]; ok {
+		return n
+	}
+	return "unlisted maker"
+}
+
+// judgeOrderMemory holds the memory to the order, in both directions: less
+// fails; more than 3 % over warns (not what was ordered, though not less).
+func judgeOrderMemory(d *gpu.Device, exp expect.Expected, add func(wire.Check)) {
+	want := exp.GPUMemoryGB * 1024
+	c := wire.Check{Name: "gpu.order.memory", Verdict: wire.Pass, Unit: "MiB",
+		Criterion: fmt.Sprintf("within %.0f %% of %g GB ordered", 100*(1-MemoryRatio), exp.GPUMemoryGB)}
+	if d.MemoryTotalMiB == nil {
+		// The order cannot be confirmed: never a pass.
+		c.Verdict, c.Value, c.Detail = wire.Warn, "-", "the order cannot be verified: "+d.Missing("memory")
+		add(c)
+		return
+	}
+	got := float64(*d.MemoryTotalMiB)
+	c.Value, c.Number = fmt.Sprintf("%.0f MiB", got), num(got)
+	switch {
+	case got < MemoryRatio*want:
+		c.Verdict, c.Detail = wire.Fail, fmt.Sprintf("%.0f MiB (%.1f GiB) per GPU, the order says %g GB", got, got/1024, exp.GPUMemoryGB)
+	case got > (2-MemoryRatio)*want:
+		c.Verdict, c.Detail = wire.Warn, fmt.Sprintf("%.0f MiB (%.1f GiB) per GPU, more than the %g GB ordered: not the ordered card", got, got/1024, exp.GPUMemoryGB)
+	}
+	add(c)
+}
+
+// unverifiedOrder is the order check when the card could not be
+// identified: never a pass.
+func unverifiedOrder(exp expect.Expected, why string) wire.Check {
+	return wire.Check{Name: "gpu.order.model", Verdict: wire.Warn, Value: "-",
+		Criterion: fmt.Sprintf("%s (ordered)", orDash(exp.Model)), Detail: "the order cannot be verified: " + why}
 }
 
 func judgeSlice(d *gpu.Device, add func(wire.Check)) {
@@ -275,7 +334,12 @@ func virtName(m *int) string {
 }
 
 func judgePCIe(d *gpu.Device, m *specdb.Model, add func(wire.Check)) {
-	if d.PCIeMaxWidth != nil || d.PCIeCurrentWidth != nil {
+	switch {
+	case d.PCIeMaxWidth == nil && d.PCIeCurrentWidth == nil:
+		add(skipped("gpu.pcie.width", d.Missing("pcie_max_width")))
+	case m.PCIeWidth == 0:
+		add(skipped("gpu.pcie.width", "the spec database has no PCIe width for "+m.ID))
+	default:
 		c := wire.Check{Name: "gpu.pcie.width", Verdict: wire.Pass, Unit: "lanes",
 			Criterion: fmt.Sprintf("x%d (the card's)", m.PCIeWidth)}
 		cur := 0
@@ -295,7 +359,12 @@ func judgePCIe(d *gpu.Device, m *specdb.Model, add func(wire.Check)) {
 		}
 		add(c)
 	}
-	if d.PCIeGPUMaxGen != nil || d.PCIeMaxGen != nil {
+	switch {
+	case d.PCIeGPUMaxGen == nil && d.PCIeMaxGen == nil:
+		add(skipped("gpu.pcie.gen", d.Missing("pcie_max_gen")))
+	case m.PCIeGen == 0:
+		add(skipped("gpu.pcie.gen", "the spec database has no PCIe generation for "+m.ID))
+	default:
 		c := wire.Check{Name: "gpu.pcie.gen", Verdict: wire.Pass, Criterion: fmt.Sprintf("gen %d (the card's)", m.PCIeGen)}
 		gpuMax, linkMax, cur := deref(d.PCIeGPUMaxGen), deref(d.PCIeMaxGen), deref(d.PCIeCurrentGen)
 		c.Value, c.Number = fmt.Sprintf("gen %d (max gen %d)", cur, linkMax), num(float64(linkMax))
@@ -332,24 +401,6 @@ func judgeOrderByName(d *gpu.Device, exp expect.Expected, ordered []*specdb.Mode
 		}
 	}
 	add(c)
-}
-
-// below holds a reading to a model figure: fail (or warn) below ratio × want.
-func below(name string, got, want, ratio float64, unit, what, verdict, src string) wire.Check {
-	c := wire.Check{Name: name, Verdict: wire.Pass, Value: fmt.Sprintf("%g %s", got, unit), Number: num(got), Unit: unit}
-	if ratio < 1 {
-		c.Criterion = fmt.Sprintf(">= %.0f %% of %g %s (%s)", ratio*100, want, unit, src)
-	} else {
-		c.Criterion = fmt.Sprintf(">= %g %s (%s)", want, unit, src)
-	}
-	if got < ratio*want {
-		c.Verdict = verdict
-		c.Detail = fmt.Sprintf("%s %g %s is below the model's %g %s", what, got, unit, want, unit)
-		if verdict == wire.Warn {
-			c.Detail += " (the model's figure is from a datasheet, not yet calibrated on a real card)"
-		}
-	}
-	return c
 }
 
 func contains(ms []*specdb.Model, m *specdb.Model) bool {

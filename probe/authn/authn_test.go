@@ -47,6 +47,29 @@ func asA100(d *gpu.Device) {
 	d.PCIeGPUMaxGen, d.PCIeMaxGen, d.PCIeCurrentGen = p(4), p(4), p(4)
 }
 
+// as4090 turns GPU 0 into a genuine RTX 4090 on an ASUS board.
+func as4090(d *gpu.Device) {
+	d.Name, d.PCI.DeviceID, d.PCI.SubsystemID = "NVIDIA GeForce RTX 4090", 0x268410de, 0x88e21043
+	d.MemoryTotalMiB, d.MemoryBusWidth, d.Cores, d.ComputeCapability = p(uint64(24564)), p(uint32(384)), p(uint32(16384)), "8.9"
+	d.MaxSMClockMHz, d.MaxMemClockMHz = p(uint32(3105)), p(uint32(10501))
+	d.PowerDefaultLimitW, d.PowerEnforcedLimitW = p(450.0), p(450.0)
+	d.PCIeGPUMaxGen, d.PCIeMaxGen, d.PCIeCurrentGen = p(4), p(4), p(4)
+}
+
+// asTuring turns GPU 0 into a Turing GeForce card.
+func asTuring(d *gpu.Device, id uint16, name string, mib uint64, cores, bus uint32) {
+	as4090(d)
+	d.Name, d.PCI.DeviceID, d.ComputeCapability = name, uint32(id)<<16|0x10de, "7.5"
+	d.MemoryTotalMiB, d.Cores, d.MemoryBusWidth = p(mib), p(cores), p(bus)
+	d.MaxSMClockMHz, d.MaxMemClockMHz, d.PowerDefaultLimitW, d.PowerEnforcedLimitW = p(uint32(2100)), p(uint32(7000)), p(250.0), p(250.0)
+	d.PCIeGPUMaxGen, d.PCIeMaxGen, d.PCIeCurrentGen = p(3), p(3), p(3)
+}
+
+func unreadableMemory(d *gpu.Device) {
+	d.MemoryTotalMiB, d.MemoryUsedMiB = nil, nil
+	d.Errors = append(d.Errors, "memory: ERROR_UNKNOWN")
+}
+
 func TestVerdicts(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -75,7 +98,32 @@ func TestVerdicts(t *testing.T) {
 		{"mig enabled", func(d *gpu.Device) { d.MIGMode = p(1) }, expect.Expected{}, "gpu.whole", wire.Fail, wire.CategoryInventory, "MIG mode is enabled"},
 		{"mig instance name", func(d *gpu.Device) { d.Name = "NVIDIA H200 MIG 1g.18gb" }, expect.Expected{}, "gpu.whole", wire.Fail, wire.CategoryInventory, "MIG instance"},
 		{"compute capability", func(d *gpu.Device) { d.ComputeCapability = "8.0" }, expect.Expected{}, "gpu.compute_capability", wire.Fail, wire.CategoryInventory, "8.0, the model's is 9.0"},
-		{"unknown device id", func(d *gpu.Device) { d.PCI.DeviceID = 0x999910de }, expect.Expected{}, "gpu.model", wire.Warn, wire.CategoryInventory, "0x9999 is not in the spec database"},
+		{"unknown device id", func(d *gpu.Device) { d.Name, d.PCI.DeviceID = "NVIDIA Mystery GPU", 0x999910de }, expect.Expected{}, "gpu.model", wire.Warn, wire.CategoryInventory, "0x9999 is not in the spec database"},
+		{"unknown id calling itself a known model", func(d *gpu.Device) { d.PCI.DeviceID = 0x999910de }, expect.Expected{}, "gpu.model", wire.Fail, wire.CategoryInventory, "a genuine one has device id 0x2335 and this one has 0x9999: relabelled"},
+		{"RTX 4090 reworked to 48 GB", func(d *gpu.Device) { as4090(d); d.MemoryTotalMiB = p(uint64(49140)) }, expect.Expected{}, "gpu.memory", wire.Fail, wire.CategoryInventory, "more than any genuine NVIDIA GeForce RTX 4090 has (24564 MiB): a reworked board"},
+		{"genuine RTX 4090", as4090, expect.Expected{Model: "RTX 4090", GPUMemoryGB: 24}, "gpu.memory", wire.Pass, wire.CategoryInventory, ""},
+		{"RTX 2080 Ti reworked to 22 GB", func(d *gpu.Device) { asTuring(d, 0x1e07, "NVIDIA GeForce RTX 2080 Ti", 22528, 4352, 352) }, expect.Expected{}, "gpu.memory", wire.Fail, wire.CategoryInventory, "a reworked board"},
+		{"RTX 2080 Ti as shipped", func(d *gpu.Device) { asTuring(d, 0x1e07, "NVIDIA GeForce RTX 2080 Ti", 11019, 4352, 352) }, expect.Expected{}, "gpu.memory", wire.Pass, wire.CategoryInventory, ""},
+		{"RTX 3080 reworked to 20 GB", func(d *gpu.Device) {
+			as4090(d)
+			d.Name, d.PCI.DeviceID, d.ComputeCapability = "NVIDIA GeForce RTX 3080", 0x220610de, "8.6"
+			d.MemoryTotalMiB, d.Cores, d.MemoryBusWidth = p(uint64(20480)), p(uint32(8704)), p(uint32(320))
+		}, expect.Expected{}, "gpu.memory", wire.Fail, wire.CategoryInventory, "a reworked board"},
+		{"more cores than the model", func(d *gpu.Device) { d.Cores = p(uint32(18432)) }, expect.Expected{}, "gpu.cores", wire.Fail, wire.CategoryInventory, "above the model's 16896"},
+		{"wider bus than the model", func(d *gpu.Device) { as4090(d); d.MemoryBusWidth = p(uint32(512)) }, expect.Expected{}, "gpu.memory_bus_width", wire.Fail, wire.CategoryInventory, "above the model's 384"},
+		{"SXM module on a partner board", func(d *gpu.Device) { d.PCI.SubsystemID = 0x18bf1043 }, expect.Expected{}, "gpu.board", wire.Fail, wire.CategoryInventory, "an SXM module (NVIDIA H200), which only NVIDIA builds, but its subsystem vendor is 0x1043 (ASUS)"},
+		{"PCIe card on a partner board", func(d *gpu.Device) { as4090(d); d.PCI.SubsystemID = 0x88a21043 }, expect.Expected{}, "gpu.board", wire.Pass, wire.CategoryInventory, ""},
+		{"forged subsystem vendor", func(d *gpu.Device) { as4090(d); d.PCI.SubsystemID = 0x0000ffff }, expect.Expected{}, "gpu.board", wire.Fail, wire.CategoryInventory, "0xffff is no vendor"},
+		{"memory unreadable", unreadableMemory, expect.Expected{}, "gpu.memory", wire.Skipped, wire.CategoryInventory, "NVML could not read memory: ERROR_UNKNOWN"},
+		{"memory unreadable: identity unverified", unreadableMemory, expect.Expected{}, "gpu.identity.verified", wire.Warn, wire.CategoryInventory, "memory size (NVML could not read memory: ERROR_UNKNOWN)"},
+		{"memory unreadable: order unverified", unreadableMemory, expect.Expected{GPUMemoryGB: 141}, "gpu.order.memory", wire.Warn, wire.CategoryInventory, "the order cannot be verified"},
+		{"cores not supported", func(d *gpu.Device) { d.Cores, d.Unsupported = nil, append(d.Unsupported, "gpu_cores") }, expect.Expected{}, "gpu.cores", wire.Skipped, wire.CategoryInventory, "gpu_cores: not supported"},
+		{"pci ids unreadable", func(d *gpu.Device) { d.PCI = gpu.PCI{}; d.Errors = append(d.Errors, "pci: ERROR_UNKNOWN") }, expect.Expected{Model: "H200"}, "gpu.order.model", wire.Warn, wire.CategoryInventory, "the order cannot be verified: the PCI device id could not be read"},
+		{"more memory than ordered", nil, expect.Expected{GPUMemoryGB: 80}, "gpu.order.memory", wire.Warn, wire.CategoryInventory, "more than the 80 GB ordered"},
+		{"model without a figure", func(d *gpu.Device) {
+			as4090(d)
+			d.Name, d.PCI.DeviceID, d.ComputeCapability, d.MemoryTotalMiB = "NVIDIA A10G", 0x223710de, "8.6", p(uint64(22731))
+		}, expect.Expected{}, "gpu.cores", wire.Skipped, wire.CategoryInventory, "the spec database has no core count for NVIDIA A10G"},
 		{"unknown id, name mismatches order", func(d *gpu.Device) { d.PCI.DeviceID = 0x999910de }, expect.Expected{Model: "H100"}, "gpu.order.model", wire.Fail, wire.CategoryInventory, `the card is "NVIDIA H200", the order says H100`},
 		{"not nvidia", func(d *gpu.Device) { d.PCI.DeviceID = 0x740f1002 }, expect.Expected{}, "gpu.model", wire.Fail, wire.CategoryInventory, "0x1002 is not NVIDIA's"},
 		{"less memory than ordered", nil, expect.Expected{GPUMemoryGB: 192}, "gpu.order.memory", wire.Fail, wire.CategoryInventory, "140.4 GiB) per GPU, the order says 192 GB"},
@@ -140,5 +188,20 @@ func TestCollectWithoutDriver(t *testing.T) {
 	cs := Collect(context.Background(), failing{}, specdb.Default(), expect.Expected{})
 	if len(cs) != 1 || cs[0].Name != "gpu.driver" || cs[0].Verdict != wire.Fail || cs[0].Category != wire.CategoryGPULost || cs[0].Detail != "NVML init: no driver" {
 		t.Fatalf("got %+v", cs)
+	}
+}
+
+// A genuine card of a datasheet model passes every identity check: the
+// database's figures do not raise false alarms.
+func TestGenuineCardsPass(t *testing.T) {
+	for name, edit := range map[string]func(*gpu.Device){"RTX 4090": as4090, "A100 SXM4 80GB": asA100} {
+		s := recorded(t)
+		s.Devices = s.Devices[:1]
+		edit(&s.Devices[0])
+		for _, c := range Judge(s, specdb.Default(), expect.Expected{Model: name, GPUs: 1}) {
+			if c.Verdict != wire.Pass {
+				t.Errorf("%s: %s %s: %s", name, c.Name, c.Verdict, c.Detail)
+			}
+		}
 	}
 }

@@ -10,10 +10,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gpusla/gpusla/probe/crosscheck"
 	"github.com/gpusla/gpusla/probe/expect"
 	"github.com/gpusla/gpusla/probe/gpu"
 	"github.com/gpusla/gpusla/probe/host"
 	"github.com/gpusla/gpusla/probe/kmsg"
+	"github.com/gpusla/gpusla/probe/pcisys"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -36,6 +38,10 @@ type Snapshot struct {
 	GPUError string         `json:"gpu_error,omitempty"`
 	Kernel   *kmsg.Log      `json:"kernel_log,omitempty"`
 	Host     *host.Snapshot `json:"host,omitempty"`
+	// PCI and CUDA are the kernel's and the CUDA driver's views of the
+	// GPUs, which NVML's answers are held to (probe/crosscheck).
+	PCI  *pcisys.Snapshot     `json:"pci,omitempty"`
+	CUDA *crosscheck.CUDAView `json:"cuda,omitempty"`
 }
 
 // Group is a set of checks run together.
@@ -52,6 +58,19 @@ type Group struct {
 	// bandwidth tests): live runs only; judging a recorded snapshot
 	// reports the group as skipped.
 	Run func(ctx context.Context) []wire.Check
+	// Curves, when set, returns the per-second curves the last Run
+	// recorded (the soak's throughput), carried in the --json report.
+	Curves func() []Curve
+}
+
+// Curve is one per-second series a measuring group recorded.
+type Curve struct {
+	// Name is the check the curve belongs to, e.g. gpu.soak.bf16.
+	Name string `json:"name"`
+	GPU  *int   `json:"gpu,omitempty"`
+	Unit string `json:"unit"`
+	// PerSecond holds one figure for each second, in order.
+	PerSecond []float64 `json:"per_second"`
 }
 
 // Progress is told how far a run is; see TerminalProgress.
@@ -129,6 +148,7 @@ func (r *Runner) Live(ctx context.Context) (*Snapshot, *Report, error) {
 	defer p.Done()
 	s := &Snapshot{Format: SnapshotFormat, Probe: r.Probe, TakenAt: r.now()}
 	var checks []wire.Check
+	var curves []Curve
 	for _, g := range r.Groups {
 		if g.Read != nil {
 			p.Step("reading " + g.Name)
@@ -143,9 +163,13 @@ func (r *Runner) Live(ctx context.Context) (*Snapshot, *Report, error) {
 		if g.Run != nil {
 			p.Step("running " + g.Name)
 			checks = append(checks, g.Run(ctx)...)
+			if g.Curves != nil {
+				curves = append(curves, g.Curves()...)
+			}
 		}
 	}
 	rep := newReport(r.Probe, "live", s.TakenAt, time.Since(start), checks)
+	rep.Curves = curves
 	return s, rep, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -156,5 +157,66 @@ func TestSnapshotFiles(t *testing.T) {
 	}
 	if _, err := ReadSnapshot(filepath.Join(dir, "nope.json")); err == nil {
 		t.Fatal("missing file read")
+	}
+}
+
+// Bad snapshots are named precisely: an unknown field names the GPU it
+// is in and its line, a truncated file the line where it ends, a wrong
+// type the field and line.
+func TestSnapshotErrorsSayWhere(t *testing.T) {
+	real, err := os.ReadFile(realSnapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A typo inside GPU 1's readings: the second "memory_total_mib".
+	first := bytes.Index(real, []byte(`"memory_total_mib"`))
+	second := first + 1 + bytes.Index(real[first+1:], []byte(`"memory_total_mib"`))
+	typo := append(append(append([]byte{}, real[:second]...), []byte(`"memroy_total_mib"`)...), real[second+len(`"memory_total_mib"`):]...)
+	typoLine := 1 + bytes.Count(real[:second], []byte("\n"))
+	_, err = ParseSnapshot(typo)
+	want := fmt.Sprintf(`line %d: gpu.devices[1].memroy_total_mib (GPU 1, NVIDIA H200): unknown field "memroy_total_mib"`, typoLine)
+	if err == nil || err.Error() != want {
+		t.Errorf("typo in GPU 1:\n got %v\nwant %s", err, want)
+	}
+
+	cut := real[:len(real)/2]
+	_, err = ParseSnapshot(cut)
+	want = fmt.Sprintf("line %d: the snapshot ends in the middle of its JSON: the file is truncated", 1+bytes.Count(cut, []byte("\n")))
+	if err == nil || err.Error() != want {
+		t.Errorf("truncated:\n got %v\nwant %s", err, want)
+	}
+
+	_, err = ParseSnapshot([]byte("{\n\"format\": 1,\n\"gpu\": {\"devices\": [{\"index\": 0, \"name\": \"NVIDIA H200\"},\n{\"index\": 1, \"name\": \"NVIDIA H200\",\n \"gpu_cores\": \"many\"}]}}"))
+	if err == nil || err.Error() != `line 5: gpu.devices[1].gpu_cores (GPU 1, NVIDIA H200): string is not a uint32` {
+		t.Errorf("type error: %v", err)
+	}
+}
+
+// A measuring group's per-second curves (the soak's) are in the --json
+// report, one figure a second; without curves the field is absent.
+func TestCurvesInTheJSONReport(t *testing.T) {
+	gpu := 0
+	curve := []float64{651.9, 652.0, 652.1}
+	g := Group{Name: "stress",
+		Run:    func(context.Context) []wire.Check { return nil },
+		Curves: func() []Curve { return []Curve{{Name: "gpu.soak.bf16", GPU: &gpu, Unit: "TFLOP/s", PerSecond: curve}} }}
+	_, rep, err := (&Runner{Groups: []Group{g}}).Live(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	rep.WriteJSON(&b)
+	var doc struct {
+		Curves []Curve `json:"curves"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil || len(doc.Curves) != 1 || len(doc.Curves[0].PerSecond) != 3 ||
+		doc.Curves[0].PerSecond[2] != 652.1 || doc.Curves[0].Name != "gpu.soak.bf16" {
+		t.Fatalf("curves %+v %v\n%s", doc.Curves, err, b.String())
+	}
+	_, rep, _ = (&Runner{Groups: []Group{{Name: "x", Run: g.Run}}}).Live(context.Background())
+	b.Reset()
+	rep.WriteJSON(&b)
+	if strings.Contains(b.String(), "curves") {
+		t.Errorf("no curves: %s", b.String())
 	}
 }

@@ -32,6 +32,27 @@ func oneGPU(s *Snapshot) {
 
 // crafted lists each scenario: its file, what it represents, the order it
 // was sold under, and how it differs from the real recording.
+// geforce turns the recording into one Ada GeForce card with that device
+// id, core count and memory, as an RTX 4090-class board reports it.
+func geforce(s *Snapshot, id uint16, cores uint32, mib uint64) {
+	oneGPU(s)
+	d := &s.GPU.Devices[0]
+	d.Name, d.Architecture, d.BoardPartNumber, d.VBIOS = "NVIDIA GeForce RTX 4090", "ada", "", "95.02.3C.40.8A"
+	d.PCI.DeviceID = uint32(id)<<16 | 0x10de
+	d.MemoryTotalMiB, d.MemoryUsedMiB, d.MemoryBusWidth = p(mib), p(uint64(290)), p(uint32(384))
+	d.Cores, d.ComputeCapability = p(cores), "8.9"
+	d.MaxSMClockMHz, d.MaxMemClockMHz, d.SMClockMHz, d.MemClockMHz = p(uint32(3105)), p(uint32(10501)), p(uint32(210)), p(uint32(405))
+	d.PowerUsageW, d.PowerDefaultLimitW, d.PowerEnforcedLimitW, d.PowerLimitMinW, d.PowerLimitMaxW = p(21.3), p(425.0), p(425.0), p(150.0), p(480.0)
+	d.SlowdownThresholdC, d.ShutdownThresholdC = p(uint32(87)), p(uint32(92))
+	d.PCIeMaxGen, d.PCIeGPUMaxGen, d.PCIeMaxWidth, d.PCIeCurrentGen = p(4), p(4), p(16), p(1)
+	// Consumer cards have no ECC, row remapping or page retirement.
+	d.ECCEnabled, d.ECCPendingEnabled, d.ECCVolatileCorr, d.ECCVolatileUncorr, d.ECCAggregateCorr, d.ECCAggregateUncorr = nil, nil, nil, nil, nil, nil
+	d.RemappedRows = nil
+	d.Unsupported = append(d.Unsupported, "ecc_mode", "remapped_rows")
+	d.MIGMode, d.MIGModePending = nil, nil
+	d.Unsupported = append(d.Unsupported, "mig_mode")
+}
+
 var crafted = []struct {
 	file  string
 	note  string
@@ -43,22 +64,30 @@ var crafted = []struct {
 		note:  "crafted: an RTX 4090 D (device id 0x2685, 114 SMs) whose VBIOS calls it an RTX 4090, sold as an RTX 4090",
 		order: expect.Expected{Model: "RTX 4090", GPUs: 1, GPUMemoryGB: 24},
 		edit: func(s *Snapshot) {
+			geforce(s, 0x2685, 14592, 24564)
+			s.GPU.Devices[0].PCI.SubsystemID = 0x16f310de
+		},
+	},
+	{
+		file:  "rtx4090-48gb.json",
+		note:  "crafted: a genuine RTX 4090 (device id 0x2684, 128 SMs) on a reworked board with 48 GB, sold as an RTX 4090 48GB",
+		order: expect.Expected{Model: "RTX 4090", GPUs: 1, GPUMemoryGB: 48},
+		edit: func(s *Snapshot) {
+			geforce(s, 0x2684, 16384, 49140)
+			d := &s.GPU.Devices[0]
+			d.PCI.SubsystemID = 0x88e21043 // an ASUS board
+			d.PowerDefaultLimitW, d.PowerEnforcedLimitW, d.PowerLimitMaxW = p(450.0), p(450.0), p(600.0)
+		},
+	},
+	{
+		file:  "h200-memory-unreadable.json",
+		note:  "crafted: the real H200 whose memory size NVML could not read (a shim hiding it, or a failing read)",
+		order: expect.Expected{Model: "H200", GPUs: 1, GPUMemoryGB: 141},
+		edit: func(s *Snapshot) {
 			oneGPU(s)
 			d := &s.GPU.Devices[0]
-			d.Name, d.Architecture, d.BoardPartNumber, d.VBIOS = "NVIDIA GeForce RTX 4090", "ada", "", "95.02.3C.40.8A"
-			d.PCI.DeviceID, d.PCI.SubsystemID = 0x268510de, 0x16f310de
-			d.MemoryTotalMiB, d.MemoryUsedMiB, d.MemoryBusWidth = p(uint64(24564)), p(uint64(290)), p(uint32(384))
-			d.Cores, d.ComputeCapability = p(uint32(14592)), "8.9"
-			d.MaxSMClockMHz, d.MaxMemClockMHz, d.SMClockMHz, d.MemClockMHz = p(uint32(3105)), p(uint32(10501)), p(uint32(210)), p(uint32(405))
-			d.PowerUsageW, d.PowerDefaultLimitW, d.PowerEnforcedLimitW, d.PowerLimitMinW, d.PowerLimitMaxW = p(21.3), p(425.0), p(425.0), p(150.0), p(480.0)
-			d.SlowdownThresholdC, d.ShutdownThresholdC = p(uint32(87)), p(uint32(92))
-			d.PCIeMaxGen, d.PCIeGPUMaxGen, d.PCIeMaxWidth, d.PCIeCurrentGen = p(4), p(4), p(16), p(1)
-			// Consumer cards have no ECC, row remapping or page retirement.
-			d.ECCEnabled, d.ECCPendingEnabled, d.ECCVolatileCorr, d.ECCVolatileUncorr, d.ECCAggregateCorr, d.ECCAggregateUncorr = nil, nil, nil, nil, nil, nil
-			d.RemappedRows = nil
-			d.Unsupported = append(d.Unsupported, "ecc_mode", "remapped_rows")
-			d.MIGMode, d.MIGModePending = nil, nil
-			d.Unsupported = append(d.Unsupported, "mig_mode")
+			d.MemoryTotalMiB, d.MemoryUsedMiB = nil, nil
+			d.Errors = append(d.Errors, "memory: ERROR_UNKNOWN")
 		},
 	},
 	{

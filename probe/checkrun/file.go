@@ -8,6 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
@@ -98,12 +101,7 @@ func ParseSnapshot(data []byte) (*Snapshot, error) {
 	dec.DisallowUnknownFields()
 	var s Snapshot
 	if err := dec.Decode(&s); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			line := 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
-			return nil, fmt.Errorf("line %d: %w", line, err)
-		}
-		return nil, err
+		return nil, locate(data, err)
 	}
 	if s.Format != SnapshotFormat {
 		return nil, fmt.Errorf("format: %d is not a snapshot format this probe reads (want %d)", s.Format, SnapshotFormat)
@@ -112,6 +110,141 @@ func ParseSnapshot(data []byte) (*Snapshot, error) {
 		return nil, fmt.Errorf("no readings: gpu, gpu_error, kernel_log and host are all missing")
 	}
 	return &s, nil
+}
+
+// lineAt is the 1-based line of a byte offset.
+func lineAt(data []byte, off int64) int {
+	return 1 + bytes.Count(data[:min(int(max(off, 0)), len(data))], []byte("\n"))
+}
+
+// locate turns a decoding error into one that names the line and, for a
+// field, where in the snapshot it is (which GPU).
+func locate(data []byte, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("line %d: the snapshot ends in the middle of its JSON: the file is truncated", lineAt(data, int64(len(data))))
+	case errors.As(err, &se):
+		return fmt.Errorf("line %d: %w", lineAt(data, se.Offset), err)
+	case errors.As(err, &te):
+		field := te.Field
+		if line, path, ok := keyPath(data, field[strings.LastIndexByte(field, '.')+1:], te.Offset); ok {
+			return fmt.Errorf("line %d: %s: %s is not a %s", line, where(data, path), te.Value, te.Type)
+		}
+		return fmt.Errorf("line %d: %s: %s is not a %s", lineAt(data, te.Offset), field, te.Value, te.Type)
+	}
+	const unknown = "json: unknown field "
+	if msg := err.Error(); strings.HasPrefix(msg, unknown) {
+		key, uerr := strconv.Unquote(strings.TrimPrefix(msg, unknown))
+		if uerr == nil {
+			if line, path, ok := keyPath(data, key, -1); ok {
+				return fmt.Errorf("line %d: %s: unknown field %q", line, where(data, path), key)
+			}
+		}
+	}
+	return err
+}
+
+// devicePath matches the JSON path of a GPU's readings.
+var devicePath = regexp.MustCompile(`^gpu\.devices\[(\d+)\]`)
+
+// where names a JSON path, and the GPU it belongs to when it is inside
+// one ("gpu.devices[1].memroy_total_mib (GPU 1, NVIDIA H200)").
+func where(data []byte, path string) string {
+	m := devicePath.FindStringSubmatch(path)
+	if m == nil {
+		return path
+	}
+	i, _ := strconv.Atoi(m[1])
+	// A lenient second decode recovers the device's name and index.
+	var lax struct {
+		GPU *struct {
+			Devices []struct {
+				Index int    `json:"index"`
+				Name  string `json:"name"`
+			} `json:"devices"`
+		} `json:"gpu"`
+	}
+	if json.Unmarshal(data, &lax) == nil && lax.GPU != nil && i < len(lax.GPU.Devices) {
+		d := lax.GPU.Devices[i]
+		return fmt.Sprintf("%s (GPU %d, %s)", path, d.Index, d.Name)
+	}
+	return fmt.Sprintf("%s (GPU entry %d)", path, i)
+}
+
+// keyPath finds an object key named key in the JSON document and returns
+// its line and path ("gpu.devices[1].memroy_total_mib"): the first one, or
+// with before >= 0 the last one before that byte offset.
+func keyPath(data []byte, key string, before int64) (int, string, bool) {
+	var line int
+	var found string
+	type frame struct {
+		array     bool
+		index     int
+		expectKey bool
+		key       string
+	}
+	var stack []*frame
+	path := func(last string) string {
+		var b strings.Builder
+		for _, f := range stack {
+			switch {
+			case f.array:
+				fmt.Fprintf(&b, "[%d]", f.index)
+			case !f.expectKey:
+				if b.Len() > 0 {
+					b.WriteByte('.')
+				}
+				b.WriteString(f.key)
+			}
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		return b.String() + last
+	}
+	done := func() { // a value ended
+		if len(stack) == 0 {
+			return
+		}
+		top := stack[len(stack)-1]
+		if top.array {
+			top.index++
+		} else {
+			top.expectKey = true
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		tok, err := dec.Token()
+		if err != nil || before >= 0 && dec.InputOffset() > before {
+			return line, found, found != ""
+		}
+		if n := len(stack); n > 0 && !stack[n-1].array && stack[n-1].expectKey {
+			if k, ok := tok.(string); ok {
+				if k == key {
+					line, found = lineAt(data, dec.InputOffset()), path(k)
+					if before < 0 {
+						return line, found, true
+					}
+				}
+				stack[n-1].key, stack[n-1].expectKey = k, false
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{expectKey: true})
+		case json.Delim('['):
+			stack = append(stack, &frame{array: true})
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			done()
+		default:
+			done()
+		}
+	}
 }
 
 // barProgress shows a progress bar on a terminal.

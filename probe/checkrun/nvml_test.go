@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/gpusla/gpusla/probe/expect"
-	"github.com/gpusla/gpusla/probe/gpu"
 	"github.com/gpusla/gpusla/probe/gpu/gputest"
+	"github.com/gpusla/gpusla/probe/gpu/nvmlread"
 	"github.com/gpusla/gpusla/probe/kmsg"
 	"github.com/gpusla/gpusla/probe/specdb"
 	"github.com/gpusla/gpusla/probe/wire"
@@ -29,7 +29,7 @@ func TestSnapshotsThroughNVMLMock(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := (&gpu.NVML{Lib: gputest.Library(s.GPU)}).Read(context.Background())
+			got, err := (&nvmlread.NVML{Lib: gputest.Library(s.GPU)}).Read(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -51,7 +51,7 @@ func TestSnapshotsThroughNVMLMock(t *testing.T) {
 			if s.Expected != nil {
 				exp = *s.Expected
 			}
-			live := CollectGPU(context.Background(), &gpu.NVML{Lib: gputest.Library(s.GPU)}, recordedLog{s.Kernel}, specdb.Default(), exp)
+			live := CollectGPU(context.Background(), &nvmlread.NVML{Lib: gputest.Library(s.GPU)}, recordedLog{s.Kernel}, specdb.Default(), exp)
 			recorded := JudgeGPU(s, specdb.Default(), exp)
 			if v, w := verdicts(live), verdicts(recorded); !reflect.DeepEqual(v, w) {
 				t.Errorf("live verdicts differ from recorded ones\n live %v\n file %v", v, w)

@@ -11,13 +11,28 @@ import (
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
-// Exit codes of `gpuprobe check` (docs/probe-check.md).
+// Exit codes of `gpuprobe check` and `gpuprobe stress`, one scheme for
+// both (docs/probe-check.md, "Exit status").
 const (
 	ExitPass  = 0 // every check passed or was skipped
-	ExitError = 1 // the check could not run: bad flags, unreadable config or snapshot
+	ExitError = 1 // the command could not run: bad flags, unreadable config or snapshot, unknown ordered model
 	ExitWarn  = 2 // at least one warning, no failure
-	ExitFail  = 3 // at least one failure
+	ExitFail  = 3 // at least one failure (stress: no GPU to test is one)
 )
+
+// Verdict is the worst verdict of the checks and its exit code.
+func Verdict(checks []wire.Check) (string, int) {
+	worst, code := wire.Pass, ExitPass
+	for _, c := range checks {
+		switch c.Verdict {
+		case wire.Fail:
+			return wire.Fail, ExitFail
+		case wire.Warn:
+			worst, code = wire.Warn, ExitWarn
+		}
+	}
+	return worst, code
+}
 
 // ReportFormat is the version of the --json layout.
 const ReportFormat = 1
@@ -33,6 +48,9 @@ type Report struct {
 	ExitCode   int            `json:"exit_code"`
 	Counts     map[string]int `json:"counts"`
 	Checks     []wire.Check   `json:"checks"`
+	// Curves are the per-second series of the measuring groups (the soak's
+	// throughput curve, `check --soak`); absent when none ran.
+	Curves []Curve `json:"curves,omitempty"`
 }
 
 func newReport(probe, source string, taken time.Time, d time.Duration, checks []wire.Check) *Report {
@@ -44,14 +62,7 @@ func newReport(probe, source string, taken time.Time, d time.Duration, checks []
 	for _, c := range checks {
 		r.Counts[c.Verdict]++
 	}
-	switch {
-	case r.Counts[wire.Fail] > 0:
-		r.Verdict, r.ExitCode = wire.Fail, ExitFail
-	case r.Counts[wire.Warn] > 0:
-		r.Verdict, r.ExitCode = wire.Warn, ExitWarn
-	default:
-		r.Verdict, r.ExitCode = wire.Pass, ExitPass
-	}
+	r.Verdict, r.ExitCode = Verdict(checks)
 	return r
 }
 

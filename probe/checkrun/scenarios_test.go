@@ -59,6 +59,9 @@ func TestRecordedSnapshots(t *testing.T) {
 			{"gpu.model", 0, wire.CategoryInventory, `calls itself "NVIDIA H100 80GB HBM3" but its PCI device id 0x2329 is NVIDIA H20`},
 			{"gpu.order.model", 0, wire.CategoryInventory, "device id 0x2329 is NVIDIA H20 (h20-96gb), the order says H100"},
 		}},
+		{file: "rtx4090-48gb.json", fails: []failure{
+			{"gpu.memory", 0, wire.CategoryInventory, "49140 MiB is more than any genuine NVIDIA GeForce RTX 4090 has (24564 MiB): a reworked board"},
+		}},
 		{file: "h200-power-capped.json", fails: []failure{
 			{"gpu.power.enforced_limit", 0, wire.CategoryInventory, "power limit capped at 400 W, 57 % of the card's default 700 W"},
 		}},
@@ -124,6 +127,32 @@ func TestRealRecordingHasNoWarnings(t *testing.T) {
 	}
 	if rep.Counts[wire.Pass] < 60 {
 		t.Fatalf("only %d checks passed", rep.Counts[wire.Pass])
+	}
+}
+
+// A card whose memory cannot be read is not shown to be what was
+// ordered: the dependent checks are skipped with the reason and the run
+// warns (exit 2), never passes.
+func TestUnreadableMemoryNeverPasses(t *testing.T) {
+	rep := judge(t, "h200-memory-unreadable.json", nil)
+	want := map[string]string{
+		"gpu.memory":            wire.Skipped,
+		"gpu.order.memory":      wire.Warn,
+		"gpu.identity.verified": wire.Warn,
+	}
+	for _, c := range rep.Checks {
+		if v, ok := want[c.Name]; ok {
+			if c.Verdict != v || !strings.Contains(c.Detail, "memory: ERROR_UNKNOWN") {
+				t.Errorf("%s: %s %q, want %s naming the NVML error", c.Name, c.Verdict, c.Detail, v)
+			}
+			delete(want, c.Name)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("missing checks: %v", want)
+	}
+	if rep.ExitCode != ExitWarn {
+		t.Errorf("exit %d, want %d", rep.ExitCode, ExitWarn)
 	}
 }
 

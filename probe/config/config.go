@@ -23,15 +23,25 @@ import (
 
 	"github.com/gpusla/gpusla/probe/expect"
 	"github.com/gpusla/gpusla/probe/netcheck"
+	"github.com/gpusla/gpusla/probe/specdb"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
 // Defaults.
 const (
-	DefaultHeartbeat   = "30s"
-	DefaultHealth      = "5m"
-	DefaultNetwork     = "15m"
-	DefaultStress      = "0 3 * * *" // daily 03:00 in the configured time zone
+	DefaultHeartbeat = "30s"
+	DefaultHealth    = "5m"
+	DefaultNetwork   = "15m"
+	DefaultStress    = "0 3 * * *" // daily 03:00 in the configured time zone
+	// DefaultStressBurn is each precision's burn in the stress job.
+	DefaultStressBurn = 30 * time.Second
+	// MaxSoak is the seed's 30-minute soak ("压力测试 30 分钟"); MinSoak the
+	// shortest soak whose curve has quarters to compare (stress.SoakMinSamples).
+	MaxSoak = 30 * time.Minute
+	MinSoak = time.Minute
+	// StressMargin is what the stress job needs besides its burns: GPU
+	// setup, bandwidth, the memory test, the iperf3 test.
+	StressMargin       = 5 * time.Minute
 	DefaultQuietWindow = "02:00-05:00"
 	DefaultJitter      = 5 * time.Second
 	// DefaultPush is the push interval when the heartbeat is the default
@@ -114,6 +124,12 @@ type Stress struct {
 	QuietWindow   string        `yaml:"quiet_window"`     // "HH:MM-HH:MM" local to timezone
 	MaxGPUUtilPct float64       `yaml:"max_gpu_util_pct"` // GPUs count as idle at or below this
 	Timeout       time.Duration `yaml:"timeout"`          // default 1h
+	// Burn is each precision's burn in the stress job (default 30s, up
+	// to the seed's 30-minute soak); Soak, when set, adds one long burn
+	// whose per-second throughput curve is judged for stability (0: off;
+	// 1m to 30m).
+	Burn time.Duration `yaml:"burn"`
+	Soak time.Duration `yaml:"soak"`
 
 	Window Window `yaml:"-"`
 }
@@ -341,6 +357,26 @@ func (c *Config) validate() error {
 	if c.Stress.Timeout < 0 {
 		return bad("stress.timeout", "must be positive")
 	}
+	if c.Stress.Burn == 0 {
+		c.Stress.Burn = DefaultStressBurn
+	}
+	if c.Stress.Burn < time.Second || c.Stress.Burn > MaxSoak {
+		return bad("stress.burn", "%v is not between 1s and %v (the seed's 30-minute soak)", c.Stress.Burn, MaxSoak)
+	}
+	if c.Stress.Soak != 0 && (c.Stress.Soak < MinSoak || c.Stress.Soak > MaxSoak) {
+		return bad("stress.soak", "%v is not between %v and %v (0: no soak)", c.Stress.Soak, MinSoak, MaxSoak)
+	}
+	// Five precisions, the soak, and a margin for the bandwidth, memory
+	// and iperf3 tests must fit in the job's timeout, else every run
+	// would be cancelled before it finished.
+	if need := 5*c.Stress.Burn + c.Stress.Soak + StressMargin; need > c.Stress.Timeout {
+		field := "stress.burn"
+		if c.Stress.Soak > 0 {
+			field = "stress.soak"
+		}
+		return bad(field, "the stress job's burns (5 × %v), soak (%v) and other tests (%v) take %v, more than stress.timeout %v",
+			c.Stress.Burn, c.Stress.Soak, StressMargin, need, c.Stress.Timeout)
+	}
 
 	c.Network.SetDefaults()
 	if err := c.Network.Validate(); err != nil {
@@ -371,6 +407,13 @@ func (c *Config) validate() error {
 		}
 	}
 
+	if c.Expected.Model != "" {
+		// An order naming a model the probe cannot judge is bad input, not
+		// a failing card.
+		if _, err := specdb.Default().Resolve(c.Expected.Model); err != nil {
+			return bad("expected.model", "%v", err)
+		}
+	}
 	if err := c.Expected.Validate(); err != nil {
 		// expect names the field as "expected.x: message".
 		field, msg, ok := strings.Cut(err.Error(), ": ")

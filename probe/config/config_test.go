@@ -34,6 +34,9 @@ func TestLoadFullExample(t *testing.T) {
 	if w := c.Stress.Window; w.String() != "02:00-05:00" {
 		t.Fatalf("window %v", w)
 	}
+	if c.Stress.Burn != 30*time.Second || c.Stress.Soak != 10*time.Minute {
+		t.Fatalf("burn %v soak %v", c.Stress.Burn, c.Stress.Soak)
+	}
 }
 
 func TestDefaults(t *testing.T) {
@@ -67,6 +70,10 @@ func TestErrorsNameFieldAndLine(t *testing.T) {
 		{base + "schedules:\n  heartbeat: \"off\"\n", "x.yaml:6: schedules.heartbeat: cannot be off"},
 		{base + "schedules:\n  jitter: 5 seconds\n", "x.yaml:6: schedules.jitter:"},
 		{base + "stress:\n  quiet_window: 2am-5am\n", `x.yaml:6: stress.quiet_window: "2am" is not a time of day`},
+		{base + "stress:\n  burn: 45m\n", "x.yaml:6: stress.burn: 45m0s is not between 1s and 30m0s"},
+		{base + "stress:\n  soak: 10s\n", "x.yaml:6: stress.soak: 10s is not between 1m0s and 30m0s"},
+		{base + "stress:\n  burn: 12m\n", "x.yaml:6: stress.burn: the stress job's burns (5 × 12m0s), soak (0s) and other tests (5m0s) take 1h5m0s, more than stress.timeout 1h0m0s"},
+		{base + "stress:\n  timeout: 30m\n  soak: 30m\n", "x.yaml:7: stress.soak: the stress job's burns (5 × 30s), soak (30m0s) and other tests (5m0s) take 37m30s"},
 		{base + "network:\n  ping:\n    - {name: a, host: h1}\n    - {name: a, host: h2}\n", `x.yaml:8: network.ping[1].name: "a" is already used by ping[0]`},
 		{base + "network:\n  tcp:\n    - address: nohost\n", `x.yaml:7: network.tcp[0].address: "nohost" is not host:port`},
 		{base + "network:\n  iperf3:\n    host: 10.0.0.2\n", "x.yaml:6: network.iperf3.nominal_mbps: missing"},
@@ -76,6 +83,7 @@ func TestErrorsNameFieldAndLine(t *testing.T) {
 		{base + "metrics:\n  listen: 0.0.0.0:9464\n", `x.yaml:6: metrics.listen: "0.0.0.0:9464": the metrics endpoint may listen only on localhost`},
 		{base + "expected:\n  gpus: -1\n", "x.yaml:6: expected.gpus: -1 is negative"},
 		{base + "expected:\n  gpus: eight\n", "x.yaml:6: expected.gpus: cannot unmarshal"},
+		{base + "expected:\n  model: Voodoo 5\n", `x.yaml:6: expected.model: model "Voodoo 5" is not in the spec database`},
 	}
 	for _, c := range cases {
 		_, err := Parse([]byte(c.doc), "x.yaml")

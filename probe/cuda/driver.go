@@ -50,6 +50,8 @@ const (
 	AttrPCIDeviceID        = 34
 	AttrPCIDomainID        = 50
 	AttrClockRateKHz       = 13
+	AttrMemoryClockKHz     = 36 // CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE
+	AttrMemoryBusWidth     = 37 // CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH
 )
 
 // Driver is the loaded library. It is safe for concurrent use.
@@ -219,15 +221,23 @@ func (d *Driver) DeviceCount() (int, error) {
 }
 
 // DeviceInfo describes one device as CUDA sees it.
+// It is recorded in snapshots as the CUDA driver's own view of the card,
+// which gpuprobe check holds against NVML's.
 type DeviceInfo struct {
-	Ordinal         int
-	Name            string
-	CCMajor         int
-	CCMinor         int
-	SMs             int
-	MaxThreadsPerSM int
-	TotalMem        uint64
-	PCIBusID        string // "0000:3b:00.0"
+	Ordinal         int    `json:"ordinal"`
+	Name            string `json:"name"`
+	CCMajor         int    `json:"cc_major"`
+	CCMinor         int    `json:"cc_minor"`
+	SMs             int    `json:"sms"`
+	MaxThreadsPerSM int    `json:"max_threads_per_sm"`
+	TotalMem        uint64 `json:"total_mem_bytes"`
+	PCIBusID        string `json:"pci_bus_id"` // "0000:3b:00.0"
+	// ClockKHz is the peak SM clock, MemClockKHz the peak memory clock and
+	// MemBusWidth the memory bus in bits, as the driver reports them; 0 when
+	// the driver did not say.
+	ClockKHz    int `json:"clock_khz,omitempty"`
+	MemClockKHz int `json:"mem_clock_khz,omitempty"`
+	MemBusWidth int `json:"mem_bus_width_bits,omitempty"`
 }
 
 // Device reads a device's identity and limits.
@@ -257,6 +267,10 @@ func (d *Driver) Device(ordinal int) (DeviceInfo, error) {
 			return info, err
 		}
 	}
+	// Informational attributes: a driver that lacks one leaves it 0.
+	info.ClockKHz, _ = attr(AttrClockRateKHz)
+	info.MemClockKHz, _ = attr(AttrMemoryClockKHz)
+	info.MemBusWidth, _ = attr(AttrMemoryBusWidth)
 	dom, _ := attr(AttrPCIDomainID)
 	bus, _ := attr(AttrPCIBusID)
 	slot, _ := attr(AttrPCIDeviceID)

@@ -194,10 +194,10 @@ func (d *Daemon) start(cfg *config.Config) (*instance, error) {
 	s := cfg.Schedules
 	in.schedule("heartbeat", s.HeartbeatEvery, 10*time.Second, in.heartbeat)
 	if jobs.Health != nil {
-		in.schedule("health", s.HealthEvery, 2*time.Minute, in.checks("health", jobs.Health))
+		in.schedule("health", s.HealthEvery, 2*time.Minute, in.checks("health", jobs.Health, false))
 	}
 	if jobs.Network != nil {
-		in.schedule("network", s.NetworkEvery, 5*time.Minute, in.checks("network", jobs.Network))
+		in.schedule("network", s.NetworkEvery, 5*time.Minute, in.checks("network", jobs.Network, false))
 	}
 	if jobs.Stress != nil {
 		in.schedule("stress", s.StressEvery, cfg.Stress.Timeout, in.stress)
@@ -269,12 +269,17 @@ func (in *instance) heartbeat(ctx context.Context) {
 }
 
 // checks wraps a Job: a panic inside it becomes a failed check (evidence)
-// instead of a silent gap, and the result is spooled.
-func (in *instance) checks(name string, job Job) func(context.Context) {
+// instead of a silent gap, and the result is spooled. A job cut short by
+// the daemon's stop is dropped (a half-done measurement is not evidence)
+// unless keepOnStop: the stress job's results are one complete test each,
+// so those it finished are spooled — made into a batch before the daemon
+// exits, sent at the next start — rather than lost with the one it was
+// running (which it reports as interrupted).
+func (in *instance) checks(name string, job Job, keepOnStop bool) func(context.Context) {
 	return func(ctx context.Context) {
 		cs := in.guard(ctx, name, job)
-		if ctx.Err() != nil && in.ctx.Err() != nil {
-			return // stopping: a half-done measurement is not evidence
+		if ctx.Err() != nil && in.ctx.Err() != nil && !keepOnStop {
+			return
 		}
 		in.record(cs)
 	}
@@ -322,7 +327,7 @@ func (in *instance) stress(ctx context.Context) {
 		skip("GPUs busy: " + why)
 		return
 	}
-	in.checks("stress", in.jobs.Stress)(ctx)
+	in.checks("stress", in.jobs.Stress, true)(ctx)
 }
 
 func (in *instance) record(cs []wire.Check) {

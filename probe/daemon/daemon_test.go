@@ -146,9 +146,10 @@ func TestJobsAreScheduledSpooledAndExported(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	for _, want := range []string{
-		`gpuprobe_check_pass{category="network_degraded",check="net.gateway.rtt"} 1`,
-		`gpuprobe_check_pass{category="network_degraded",check="net.gateway.loss"} 0`,
-		`gpuprobe_check_value{check="net.gateway.rtt",unit="ms"} 0.25`,
+		`gpuprobe_check_verdict{category="network_degraded",check="net.gateway.rtt",gpu="",uuid="",verdict="pass"} 1`,
+		`gpuprobe_check_verdict{category="network_degraded",check="net.gateway.loss",gpu="",uuid="",verdict="fail"} 1`,
+		`gpuprobe_check_verdict{category="network_degraded",check="net.gateway.loss",gpu="",uuid="",verdict="pass"} 0`,
+		`gpuprobe_check_seconds{check="net.gateway.rtt",gpu="",uuid=""} 0.00025`,
 		`gpuprobe_delivery_acked_total`, `gpuprobe_spool_batches`, `gpuprobe_job_last_run_timestamp_seconds{job="network"}`,
 	} {
 		if !strings.Contains(string(body), want) {

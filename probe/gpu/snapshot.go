@@ -34,6 +34,36 @@ type Snapshot struct {
 	XIDWatch string `json:"xid_watch,omitempty"`
 	// ReadMillis is how long the whole read took.
 	ReadMillis int64 `json:"read_ms"`
+	// OwnWork is the GPU work the probe itself was doing, or last did,
+	// around this read, so that the idleness checks do not take the
+	// probe's own load for a tenant's (nil: none known).
+	OwnWork *OwnWork `json:"own_work,omitempty"`
+}
+
+// OwnWork is what the probe knows of its own GPU work (probe/ownwork
+// records it; the reader copies it into the snapshot).
+type OwnWork struct {
+	// Running: the probe's own GPU work (a stress job, `gpuprobe check`'s
+	// stress group in another probe process) was running at some moment
+	// of the read, so the GPUs' utilisation, processes and memory in use
+	// were partly the probe's own.
+	Running bool `json:"running,omitempty"`
+	// EndedAt is when the probe's last GPU work ended (zero: unknown or
+	// never).
+	EndedAt time.Time `json:"ended_at,omitzero"`
+	// PIDs are the probe's own processes: never counted as tenants.
+	PIDs []uint32 `json:"pids,omitempty"`
+	// Begun counts the GPU works the probe began (in this process); a
+	// change between two readings means one began in between.
+	Begun uint64 `json:"-"`
+}
+
+// UtilSample is one of NVML's timestamped GPU utilisation samples: the %
+// of the sample period (1/6 s to 1 s by product) in which a kernel ran,
+// over the period ending at At.
+type UtilSample struct {
+	At  time.Time `json:"at"`
+	Pct float64   `json:"pct"`
 }
 
 // XID watch states recorded in Snapshot.XIDWatch.
@@ -87,33 +117,43 @@ type Device struct {
 	ClockEventReasons   *uint64  `json:"clock_event_reasons,omitempty"`
 	UtilizationGPU      *uint32  `json:"utilization_gpu_pct,omitempty"`
 	UtilizationMemory   *uint32  `json:"utilization_memory_pct,omitempty"`
-	PersistenceMode     *bool    `json:"persistence_mode,omitempty"`
-	MIGMode             *int     `json:"mig_mode,omitempty"`         // current: 0 disabled, 1 enabled
-	MIGModePending      *int     `json:"mig_mode_pending,omitempty"` // after the next reset
-	VirtualizationMode  *int     `json:"virtualization_mode,omitempty"`
-	SupportedEventTypes *uint64  `json:"supported_event_types,omitempty"`
-	PCIeReplayCounter   *uint64  `json:"pcie_replay_counter,omitempty"`
-	PCIeMaxGen          *int     `json:"pcie_max_gen,omitempty"`     // the link's max, GPU and slot together
-	PCIeGPUMaxGen       *int     `json:"pcie_gpu_max_gen,omitempty"` // what the GPU itself supports
-	PCIeMaxWidth        *int     `json:"pcie_max_width,omitempty"`
-	PCIeCurrentGen      *int     `json:"pcie_current_gen,omitempty"`
-	PCIeCurrentWidth    *int     `json:"pcie_current_width,omitempty"`
-	ECCEnabled          *bool    `json:"ecc_enabled,omitempty"`
-	ECCPendingEnabled   *bool    `json:"ecc_pending_enabled,omitempty"`
-	ECCVolatileCorr     *uint64  `json:"ecc_volatile_corrected,omitempty"`
-	ECCVolatileUncorr   *uint64  `json:"ecc_volatile_uncorrected,omitempty"`
-	ECCAggregateCorr    *uint64  `json:"ecc_aggregate_corrected,omitempty"`
-	ECCAggregateUncorr  *uint64  `json:"ecc_aggregate_uncorrected,omitempty"`
-	RemappedRows        *Remap   `json:"remapped_rows,omitempty"`
-	RetiredPagesSBE     *int     `json:"retired_pages_sbe,omitempty"`
-	RetiredPagesDBE     *int     `json:"retired_pages_dbe,omitempty"`
-	RetiredPagesPending *bool    `json:"retired_pages_pending,omitempty"`
-	NVLinks             []bool   `json:"nvlinks,omitempty"` // state per link, true = active
-	Processes           []Proc   `json:"processes,omitempty"`
-	ProcessesReadable   bool     `json:"processes_readable"`
-	Unsupported         []string `json:"unsupported,omitempty"`
-	Errors              []string `json:"errors,omitempty"`
-	ReadMillis          int64    `json:"read_ms"`
+	// UtilizationSamples are NVML's timestamped utilisation samples newer
+	// than UtilizationSince (the read's window: the last few seconds, and
+	// never before the probe's own GPU work ended); nil when the driver
+	// offers none (then UtilizationGPU, NVML's latest rate, is judged).
+	UtilizationSamples []UtilSample `json:"utilization_samples,omitempty"`
+	UtilizationSince   time.Time    `json:"utilization_since,omitzero"`
+	// UtilizationEarlier is the first window's samples when they averaged
+	// busy and a second window was read to confirm it (NVML.ConfirmBusy);
+	// UtilizationSamples is then that second window.
+	UtilizationEarlier  []UtilSample `json:"utilization_earlier,omitempty"`
+	PersistenceMode     *bool        `json:"persistence_mode,omitempty"`
+	MIGMode             *int         `json:"mig_mode,omitempty"`         // current: 0 disabled, 1 enabled
+	MIGModePending      *int         `json:"mig_mode_pending,omitempty"` // after the next reset
+	VirtualizationMode  *int         `json:"virtualization_mode,omitempty"`
+	SupportedEventTypes *uint64      `json:"supported_event_types,omitempty"`
+	PCIeReplayCounter   *uint64      `json:"pcie_replay_counter,omitempty"`
+	PCIeMaxGen          *int         `json:"pcie_max_gen,omitempty"`     // the link's max, GPU and slot together
+	PCIeGPUMaxGen       *int         `json:"pcie_gpu_max_gen,omitempty"` // what the GPU itself supports
+	PCIeMaxWidth        *int         `json:"pcie_max_width,omitempty"`
+	PCIeCurrentGen      *int         `json:"pcie_current_gen,omitempty"`
+	PCIeCurrentWidth    *int         `json:"pcie_current_width,omitempty"`
+	ECCEnabled          *bool        `json:"ecc_enabled,omitempty"`
+	ECCPendingEnabled   *bool        `json:"ecc_pending_enabled,omitempty"`
+	ECCVolatileCorr     *uint64      `json:"ecc_volatile_corrected,omitempty"`
+	ECCVolatileUncorr   *uint64      `json:"ecc_volatile_uncorrected,omitempty"`
+	ECCAggregateCorr    *uint64      `json:"ecc_aggregate_corrected,omitempty"`
+	ECCAggregateUncorr  *uint64      `json:"ecc_aggregate_uncorrected,omitempty"`
+	RemappedRows        *Remap       `json:"remapped_rows,omitempty"`
+	RetiredPagesSBE     *int         `json:"retired_pages_sbe,omitempty"`
+	RetiredPagesDBE     *int         `json:"retired_pages_dbe,omitempty"`
+	RetiredPagesPending *bool        `json:"retired_pages_pending,omitempty"`
+	NVLinks             []bool       `json:"nvlinks,omitempty"` // state per link, true = active
+	Processes           []Proc       `json:"processes,omitempty"`
+	ProcessesReadable   bool         `json:"processes_readable"`
+	Unsupported         []string     `json:"unsupported,omitempty"`
+	Errors              []string     `json:"errors,omitempty"`
+	ReadMillis          int64        `json:"read_ms"`
 }
 
 // PCI identifies the card on the bus. The ids are NVML's 32-bit form:
@@ -200,4 +240,21 @@ type DriverError struct {
 
 func (e *DriverError) Error() string {
 	return fmt.Sprintf("NVML %s: %s", e.Op, e.Reason)
+}
+
+// Missing says why the reading of that name (as listed in Unsupported and
+// Errors: "memory", "gpu_cores", "pci", …) is absent, for the skipped
+// check that needed it.
+func (d *Device) Missing(name string) string {
+	for _, u := range d.Unsupported {
+		if u == name {
+			return name + ": not supported by this GPU or driver"
+		}
+	}
+	for _, e := range d.Errors {
+		if strings.HasPrefix(e, name+": ") {
+			return "NVML could not read " + e
+		}
+	}
+	return name + ": not in the readings"
 }

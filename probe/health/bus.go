@@ -2,7 +2,9 @@ package health
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/gpusla/gpusla/probe/gpu"
 	"github.com/gpusla/gpusla/probe/wire"
@@ -73,41 +75,61 @@ const (
 	IdleMemoryMiB = 2048
 )
 
+// OwnStressRunning is the reason the idleness checks give when the probe's
+// own GPU work overlapped the read.
+const OwnStressRunning = "the probe's own stress job was running"
+
 // Tenants: other processes, utilisation and memory in use on a GPU that
-// should be idle.
+// should be idle. The probe's own work is never a tenant: its own
+// processes (gpu.OwnWork.PIDs) are left out, a read that overlapped its own
+// GPU work (its stress job, or another probe process's burn) skips all
+// three checks, and utilisation is judged only over samples taken after
+// its own last GPU work had settled.
 type Tenants struct{}
 
 func (Tenants) Name() string { return "tenants" }
 
 func (Tenants) Check(in Input) []wire.Check {
+	var own gpu.OwnWork
+	if in.GPU != nil && in.GPU.OwnWork != nil {
+		own = *in.GPU.OwnWork
+	}
 	return perGPU(in, func(d *gpu.Device) []wire.Check {
+		if own.Running {
+			return []wire.Check{
+				skipped("gpu.processes", "no other process on the GPU", OwnStressRunning),
+				skipped("gpu.utilization", fmt.Sprintf("< %d %% when idle", IdleUtilizationPct), OwnStressRunning),
+				skipped("gpu.memory_in_use", fmt.Sprintf("< %d MiB with no process", IdleMemoryMiB), OwnStressRunning),
+			}
+		}
 		var out []wire.Check
+		others, ownMiB, nOwn := tenantsOf(d.Processes, own.PIDs)
 		p := wire.Check{Name: "gpu.processes", Verdict: wire.Pass, Criterion: "no other process on the GPU", Unit: "processes",
-			Number: num(float64(len(d.Processes))), Value: fmt.Sprintf("%d", len(d.Processes))}
+			Number: num(float64(len(others))), Value: fmt.Sprintf("%d", len(others))}
+		if nOwn > 0 {
+			p.Value += fmt.Sprintf(" (the probe's own %d left out)", nOwn)
+		}
 		switch {
 		case !d.ProcessesReadable:
 			p.Verdict, p.Value, p.Detail = wire.Skipped, "-", "process list not readable"
-		case len(d.Processes) > 0:
+		case len(others) > 0:
 			var ps []string
-			for _, pr := range d.Processes {
+			for _, pr := range others {
 				ps = append(ps, fmt.Sprintf("pid %d (%s, %d MiB)", pr.PID, pr.Kind, pr.UsedMemoryMiB))
 			}
 			p.Verdict, p.Detail = wire.Warn, "processes on the GPU: "+strings.Join(ps, ", ")+" (a leftover tenant, or your own jobs)"
 		}
 		out = append(out, p)
-		if d.UtilizationGPU != nil {
-			u := float64(*d.UtilizationGPU)
-			c := wire.Check{Name: "gpu.utilization", Verdict: wire.Pass, Value: fmt.Sprintf("%.0f %%", u), Number: num(u), Unit: "%",
-				Criterion: fmt.Sprintf("< %d %% when idle", IdleUtilizationPct)}
-			if u >= IdleUtilizationPct {
-				c.Verdict, c.Detail = wire.Warn, "the GPU is busy: a noisy neighbour or leftover tenant, unless your own jobs are running"
-			}
+		if c, ok := utilization(d, own, in.GPU.TakenAt); ok {
 			out = append(out, c)
 		}
-		if d.MemoryUsedMiB != nil && len(d.Processes) == 0 {
-			m := float64(*d.MemoryUsedMiB)
+		if d.MemoryUsedMiB != nil && len(others) == 0 {
+			m := float64(*d.MemoryUsedMiB) - float64(ownMiB)
 			c := wire.Check{Name: "gpu.memory_in_use", Verdict: wire.Pass, Value: fmt.Sprintf("%.0f MiB", m), Number: num(m), Unit: "MiB",
 				Criterion: fmt.Sprintf("< %d MiB with no process", IdleMemoryMiB)}
+			if nOwn > 0 {
+				c.Value += fmt.Sprintf(" (the probe's own %d MiB left out)", ownMiB)
+			}
 			if m >= IdleMemoryMiB {
 				c.Verdict, c.Detail = wire.Warn, "GPU memory is in use by processes this machine cannot see (another VM or container)"
 			}
@@ -115,4 +137,75 @@ func (Tenants) Check(in Input) []wire.Check {
 		}
 		return out
 	})
+}
+
+// tenantsOf splits a GPU's processes into others' and the probe's own.
+func tenantsOf(ps []gpu.Proc, own []uint32) (others []gpu.Proc, ownMiB uint64, nOwn int) {
+	for _, pr := range ps {
+		if slices.Contains(own, pr.PID) {
+			ownMiB += pr.UsedMemoryMiB
+			nOwn++
+			continue
+		}
+		others = append(others, pr)
+	}
+	return others, ownMiB, nOwn
+}
+
+// utilization judges a GPU's utilisation over NVML's timestamped samples
+// of the read's window (the last gpu.UtilWindow, none taken before the
+// probe's own last GPU work had settled), or, where the driver has no
+// samples, NVML's latest rate; the value says which. A rate read too soon
+// after the probe's own work is skipped rather than judged.
+func utilization(d *gpu.Device, own gpu.OwnWork, takenAt time.Time) (wire.Check, bool) {
+	crit := fmt.Sprintf("< %d %% when idle", IdleUtilizationPct)
+	c := wire.Check{Name: "gpu.utilization", Verdict: wire.Pass, Unit: "%", Criterion: crit}
+	clean := time.Time{}
+	if !own.EndedAt.IsZero() {
+		clean = own.EndedAt.Add(gpu.OwnWorkSettle)
+	}
+	var pct []float64
+	var first, last time.Time
+	for _, s := range d.UtilizationSamples {
+		if s.At.After(clean) {
+			if first.IsZero() {
+				first = s.At
+			}
+			last = s.At
+			pct = append(pct, s.Pct)
+		}
+	}
+	var u float64
+	switch {
+	case len(pct) > 0:
+		for _, v := range pct {
+			u += v
+		}
+		u /= float64(len(pct))
+		c.Value = fmt.Sprintf("%.0f %% (mean of %d NVML samples over %.1f s", u, len(pct), last.Sub(first).Seconds())
+		if !clean.IsZero() {
+			c.Value += ", all after the probe's own GPU work had settled"
+		}
+		c.Value += ")"
+		if e := d.UtilizationEarlier; len(e) > 0 {
+			c.Value += fmt.Sprintf("; the %s before averaged %.0f %%, so it was read again", gpu.UtilWindow, gpu.MeanUtil(e))
+		}
+		c.Criterion = crit + fmt.Sprintf(" (mean of NVML's utilisation samples of the last %s; a busy window is confirmed by the next)", gpu.UtilWindow)
+	case d.UtilizationGPU != nil:
+		u = float64(*d.UtilizationGPU)
+		c.Value = fmt.Sprintf("%.0f %% (NVML's utilisation rate; no timestamped samples)", u)
+		if !clean.IsZero() && !takenAt.IsZero() && takenAt.Before(clean) {
+			c.Verdict, c.Value = wire.Skipped, "-"
+			c.Detail = fmt.Sprintf("the rate still covers the probe's own GPU work, which ended %s before the read (it needs %s)",
+				takenAt.Sub(own.EndedAt).Round(time.Millisecond), gpu.OwnWorkSettle)
+			return c, true
+		}
+	default:
+		return c, false
+	}
+	c.Number = num(u)
+	if u >= IdleUtilizationPct {
+		c.Verdict, c.Detail = wire.Warn, "the GPU is busy: a noisy neighbour or leftover tenant, unless your own jobs are running"
+	}
+	return c, true
 }

@@ -78,7 +78,7 @@ func perGPU(in Input, f func(d *gpu.Device) []wire.Check) []wire.Check {
 	for i := range in.GPU.Devices {
 		d := &in.GPU.Devices[i]
 		for _, c := range f(d) {
-			c.GPU = idx(d.Index)
+			c.GPU, c.UUID = idx(d.Index), d.UUID
 			if c.Category == "" {
 				c.Category = wire.CategoryGPUDegraded
 			}

@@ -152,3 +152,125 @@ func TestUnsupportedReadingsAreSkipped(t *testing.T) {
 		}
 	}
 }
+
+func tenantChecks(s *gpu.Snapshot) map[string]wire.Check {
+	out := map[string]wire.Check{}
+	for _, c := range (Tenants{}).Check(Input{GPU: s}) {
+		if *c.GPU == 0 {
+			out[c.Name] = c
+		}
+	}
+	return out
+}
+
+// The probe's own processes and load are never a tenant's.
+func TestTenantsLeaveOutTheProbesOwnWork(t *testing.T) {
+	at := time.Date(2026, 12, 1, 10, 0, 10, 0, time.UTC)
+	ended := at.Add(-5 * time.Second)
+	base := func() *gpu.Snapshot {
+		s := healthy(t)
+		s.TakenAt = at
+		d := &s.Devices[0]
+		d.MemoryUsedMiB = p(uint64(120000))
+		d.Processes = []gpu.Proc{{PID: 4242, UsedMemoryMiB: 119000, Kind: "compute"}}
+		d.UtilizationGPU = p(uint32(98)) // NVML's rate still shows the burn
+		d.UtilizationSamples = []gpu.UtilSample{
+			{At: ended.Add(time.Second), Pct: 99}, // the burn's tail
+			{At: ended.Add(2500 * time.Millisecond), Pct: 1},
+			{At: ended.Add(3 * time.Second), Pct: 0},
+		}
+		s.OwnWork = &gpu.OwnWork{EndedAt: ended, PIDs: []uint32{4242}}
+		return s
+	}
+
+	cs := tenantChecks(base())
+	if c := cs["gpu.processes"]; c.Verdict != wire.Pass || *c.Number != 0 || !strings.Contains(c.Value, "own 1 left out") {
+		t.Errorf("own process counted: %+v", c)
+	}
+	if c := cs["gpu.utilization"]; c.Verdict != wire.Pass || *c.Number != 0.5 || !strings.Contains(c.Value, "mean of 2 NVML samples") {
+		t.Errorf("utilisation judged over the burn's tail: %+v", c)
+	}
+	if c := cs["gpu.memory_in_use"]; c.Verdict != wire.Pass || *c.Number != 1000 {
+		t.Errorf("own memory counted: %+v", c)
+	}
+
+	// A tenant next to the probe is still a tenant, and its load counts.
+	s := base()
+	s.Devices[0].Processes = append(s.Devices[0].Processes, gpu.Proc{PID: 777, UsedMemoryMiB: 500, Kind: "compute"})
+	s.Devices[0].UtilizationSamples[2].Pct = 60
+	cs = tenantChecks(s)
+	if c := cs["gpu.processes"]; c.Verdict != wire.Warn || !strings.Contains(c.Detail, "pid 777") || strings.Contains(c.Detail, "4242") {
+		t.Errorf("tenant: %+v", c)
+	}
+	if c := cs["gpu.utilization"]; c.Verdict != wire.Warn {
+		t.Errorf("busy GPU: %+v", c)
+	}
+
+	// No samples: NVML's rate is judged, unless it may still cover the
+	// probe's own work.
+	s = base()
+	s.Devices[0].UtilizationSamples = nil
+	s.OwnWork.EndedAt = at.Add(-time.Second)
+	if c := tenantChecks(s)["gpu.utilization"]; c.Verdict != wire.Skipped || !strings.Contains(c.Detail, "ended 1s before the read") {
+		t.Errorf("rate right after own work: %+v", c)
+	}
+	s.OwnWork.EndedAt = at.Add(-time.Minute)
+	if c := tenantChecks(s)["gpu.utilization"]; c.Verdict != wire.Warn || !strings.Contains(c.Value, "utilisation rate") {
+		t.Errorf("rate long after own work: %+v", c)
+	}
+
+	// While the probe's own stress job runs, idleness is not judged.
+	s = base()
+	s.OwnWork.Running = true
+	for _, name := range []string{"gpu.processes", "gpu.utilization", "gpu.memory_in_use"} {
+		if c := tenantChecks(s)[name]; c.Verdict != wire.Skipped || c.Detail != OwnStressRunning {
+			t.Errorf("%s during own stress: %+v", name, c)
+		}
+	}
+}
+
+func TestPowerCapUnderOwnStressIsExpected(t *testing.T) {
+	s := healthy(t)
+	s.Devices[0].ClockEventReasons = p(uint64(reasonSWPowerCap))
+	s.OwnWork = &gpu.OwnWork{Running: true}
+	c := (ClockEvents{}).Check(Input{GPU: s})[0]
+	if c.Verdict != wire.Pass || !strings.Contains(c.Detail, OwnStressRunning) {
+		t.Errorf("%+v", c)
+	}
+	s.Devices[0].ClockEventReasons = p(uint64(reasonSWPowerCap | reasonHWThermal))
+	if c := (ClockEvents{}).Check(Input{GPU: s})[0]; c.Verdict != wire.Fail || !strings.Contains(c.Detail, "hardware thermal") {
+		t.Errorf("a thermal slowdown fails even under own load: %+v", c)
+	}
+	s.OwnWork = nil
+	s.Devices[0].ClockEventReasons = p(uint64(reasonSWPowerCap))
+	if c := (ClockEvents{}).Check(Input{GPU: s})[0]; c.Verdict != wire.Warn {
+		t.Errorf("power cap with no own load: %+v", c)
+	}
+}
+
+// TestBusyPctIsTheIdleLimit ties the reader's confirmation threshold to the
+// limit judged here, so a window the judge would warn on is always read twice.
+func TestBusyPctIsTheIdleLimit(t *testing.T) {
+	if gpu.BusyPct != IdleUtilizationPct {
+		t.Fatalf("gpu.BusyPct %v, IdleUtilizationPct %v: they must agree", gpu.BusyPct, IdleUtilizationPct)
+	}
+}
+
+// TestConfirmedBurstPassesAndSaysSo: a busy first window that the second
+// one did not confirm passes, and the value says what was seen.
+func TestConfirmedBurstPassesAndSaysSo(t *testing.T) {
+	at := time.Date(2026, 12, 1, 10, 0, 10, 0, time.UTC)
+	s := healthy(t)
+	s.TakenAt = at
+	d := &s.Devices[0]
+	d.UtilizationEarlier = []gpu.UtilSample{{At: at.Add(-8 * time.Second), Pct: 0}, {At: at.Add(-7 * time.Second), Pct: 40}}
+	d.UtilizationSamples = []gpu.UtilSample{{At: at.Add(-2 * time.Second), Pct: 0}, {At: at.Add(-time.Second), Pct: 1}}
+	c := tenantChecks(s)["gpu.utilization"]
+	if c.Verdict != wire.Pass || !strings.Contains(c.Value, "averaged 20 %, so it was read again") {
+		t.Errorf("unconfirmed burst: %+v", c)
+	}
+	d.UtilizationSamples[1].Pct = 30
+	if c := tenantChecks(s)["gpu.utilization"]; c.Verdict != wire.Warn {
+		t.Errorf("confirmed load: %+v", c)
+	}
+}

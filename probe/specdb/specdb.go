@@ -18,29 +18,92 @@ import (
 //go:embed specs.yaml
 var embedded []byte
 
-// Model is one GPU product.
+// Model is one GPU product. A zero numeric field is "not known" (left out
+// of the data file): checks that need it are skipped, never judged
+// against zero.
 type Model struct {
-	ID                string               `yaml:"id"`
-	Family            string               `yaml:"family"`
-	Names             []string             `yaml:"names"`   // names NVML reports for this model
-	Aliases           []string             `yaml:"aliases"` // other ways an order may spell it
-	DeviceID          uint16               `yaml:"device_id"`
-	SubsystemIDs      []uint16             `yaml:"subsystem_ids"` // empty: any subsystem
-	ComputeCapability string               `yaml:"compute_capability"`
-	MemoryMiB         uint64               `yaml:"memory_mib"`
-	MemoryBusWidth    uint32               `yaml:"memory_bus_width"`
-	GPUCores          uint32               `yaml:"gpu_cores"`
-	MaxSMClockMHz     uint32               `yaml:"max_sm_clock_mhz"`
-	MaxMemClockMHz    uint32               `yaml:"max_mem_clock_mhz"`
-	DefaultPowerW     float64              `yaml:"default_power_w"`
-	PCIeGen           int                  `yaml:"pcie_gen"`
-	PCIeWidth         int                  `yaml:"pcie_width"`
-	NVLink            bool                 `yaml:"nvlink"`
-	MemoryBandwidth   float64              `yaml:"memory_bandwidth_gbps"`
-	FP32TFLOPS        float64              `yaml:"fp32_tflops"`
-	FP64TFLOPS        float64              `yaml:"fp64_tflops"`
-	Source            string               `yaml:"source"`
-	Thresholds        map[string]Threshold `yaml:"thresholds"`
+	ID                string   `yaml:"id"`
+	Family            string   `yaml:"family"`
+	Names             []string `yaml:"names"`   // names NVML reports for this model
+	Aliases           []string `yaml:"aliases"` // other ways an order may spell it
+	DeviceIDs         []uint16 `yaml:"device_ids"`
+	SubsystemIDs      []uint16 `yaml:"subsystem_ids"` // empty: any subsystem
+	FormFactor        string   `yaml:"form_factor"`   // sxm or pcie
+	Segment           string   `yaml:"segment"`       // datacenter, workstation, consumer
+	ComputeCapability string   `yaml:"compute_capability"`
+	SMs               uint32   `yaml:"sms"`
+	GPUCores          uint32   `yaml:"gpu_cores"`
+	MemoryMiB         uint64   `yaml:"memory_mib"`
+	// MemoryVariantsMiB are other sizes genuine cards of this device id
+	// report (ECC on or off).
+	MemoryVariantsMiB []uint64 `yaml:"memory_variants_mib"`
+	MemoryType        string   `yaml:"memory_type"`
+	MemoryBusWidth    uint32   `yaml:"memory_bus_width"`
+	MaxSMClockMHz     uint32   `yaml:"max_sm_clock_mhz"`
+	MaxMemClockMHz    uint32   `yaml:"max_mem_clock_mhz"`
+	DefaultPowerW     float64  `yaml:"default_power_w"`
+	PCIeGen           int      `yaml:"pcie_gen"`
+	PCIeWidth         int      `yaml:"pcie_width"`
+	NVLink            bool     `yaml:"nvlink"`
+	NVLinkGBps        float64  `yaml:"nvlink_gbps"` // one way, per GPU
+	MemoryBandwidth   float64  `yaml:"memory_bandwidth_gbps"`
+	// Datasheet throughput, dense, TFLOP/s; tensor rates with FP32
+	// accumulation.
+	FP64       float64              `yaml:"fp64"`
+	FP64Tensor float64              `yaml:"fp64_tensor"`
+	FP32       float64              `yaml:"fp32"`
+	TF32       float64              `yaml:"tf32"`
+	BF16       float64              `yaml:"bf16"`
+	FP16       float64              `yaml:"fp16"`
+	FP8        float64              `yaml:"fp8"`
+	Source     string               `yaml:"source"`
+	Thresholds map[string]Threshold `yaml:"thresholds"`
+}
+
+// Form factors and segments.
+const (
+	SXM         = "sxm"
+	PCIe        = "pcie"
+	Datacenter  = "datacenter"
+	Workstation = "workstation"
+	Consumer    = "consumer"
+)
+
+// MemoryTolerance is how far a genuine card's NVML memory total may be from
+// the database's sizes: below, reserved regions and driver builds differ a
+// little; above, nothing genuine ever reports more than it shipped with.
+const MemoryTolerance = 0.03
+
+// MemoryRange is the NVML memory total (MiB) a genuine card of the model
+// reports: from 3 % below its smallest variant to 3 % above its largest.
+func (m *Model) MemoryRange() (lo, hi float64) {
+	small, large := m.MemoryMiB, m.MemoryMiB
+	for _, v := range m.MemoryVariantsMiB {
+		small, large = min(small, v), max(large, v)
+	}
+	return (1 - MemoryTolerance) * float64(small), (1 + MemoryTolerance) * float64(large)
+}
+
+// HasDeviceID reports whether id is one of the model's PCI device ids.
+func (m *Model) HasDeviceID(id uint16) bool {
+	for _, d := range m.DeviceIDs {
+		if d == id {
+			return true
+		}
+	}
+	return false
+}
+
+// CoresPerSM is the CUDA cores of one SM of a compute capability; 0 when
+// unknown.
+func CoresPerSM(cc string) int {
+	switch cc {
+	case "6.0", "7.0", "7.2", "7.5", "8.0":
+		return 64 // GP100, Volta, Turing, GA100
+	case "8.6", "8.7", "8.9", "9.0", "10.0", "10.3", "12.0":
+		return 128
+	}
+	return 0
 }
 
 // Threshold is a calibrated pass level for a named measurement.
@@ -54,6 +117,9 @@ type Threshold struct {
 	// ("x % of the official y"); 0 when there is none. Added for the
 	// stress tests (issue 4).
 	Official float64 `yaml:"official,omitempty"`
+	// Derived says the threshold was derived from the datasheet (derive.go)
+	// because no healthy card of the model was measured.
+	Derived bool `yaml:"-"`
 }
 
 // Threshold returns the model's threshold of that name.
@@ -119,13 +185,15 @@ func Parse(data []byte) (*DB, error) {
 
 // modelKeys are the fields a model may have; an unknown key is a typo
 // that would otherwise silently drop a spec.
-var modelKeys = map[string]bool{
-	"id": true, "family": true, "names": true, "aliases": true, "device_id": true,
-	"subsystem_ids": true, "compute_capability": true, "memory_mib": true,
-	"memory_bus_width": true, "gpu_cores": true, "max_sm_clock_mhz": true,
-	"max_mem_clock_mhz": true, "default_power_w": true, "pcie_gen": true,
-	"pcie_width": true, "nvlink": true, "memory_bandwidth_gbps": true,
-	"fp32_tflops": true, "fp64_tflops": true, "source": true, "thresholds": true,
+var modelKeys = map[string]bool{}
+
+func init() {
+	for _, k := range strings.Fields(`id family names aliases device_ids subsystem_ids form_factor segment
+		compute_capability sms gpu_cores memory_mib memory_variants_mib memory_type memory_bus_width
+		max_sm_clock_mhz max_mem_clock_mhz default_power_w pcie_gen pcie_width nvlink nvlink_gbps
+		memory_bandwidth_gbps fp64 fp64_tensor fp32 tf32 bf16 fp16 fp8 source thresholds`) {
+		modelKeys[k] = true
+	}
 }
 
 var thresholdKeys = map[string]bool{"min": true, "warn": true, "max": true, "unit": true, "source": true, "official": true}
@@ -171,6 +239,7 @@ func (db *DB) validate() error {
 		bad := func(field, msg string, args ...any) error {
 			return fmt.Errorf("spec database: model %d (%s): %s: %s", i, m.ID, field, fmt.Sprintf(msg, args...))
 		}
+		perSM := uint32(CoresPerSM(m.ComputeCapability))
 		switch {
 		case m.ID == "":
 			return bad("id", "missing")
@@ -180,34 +249,52 @@ func (db *DB) validate() error {
 			return bad("family", "missing")
 		case len(m.Names) == 0:
 			return bad("names", "at least one NVML name is needed")
-		case m.DeviceID == 0:
-			return bad("device_id", "missing")
+		case len(m.DeviceIDs) == 0:
+			return bad("device_ids", "missing")
+		case m.FormFactor != SXM && m.FormFactor != PCIe:
+			return bad("form_factor", "%q: want sxm or pcie", m.FormFactor)
+		case m.Segment != Datacenter && m.Segment != Workstation && m.Segment != Consumer:
+			return bad("segment", "%q: want datacenter, workstation or consumer", m.Segment)
+		case perSM == 0:
+			return bad("compute_capability", "%q is not one the probe knows", m.ComputeCapability)
+		case m.SMs > 0 && m.GPUCores > 0 && m.SMs*perSM != m.GPUCores:
+			return bad("gpu_cores", "%d is not %d SMs x %d cores", m.GPUCores, m.SMs, perSM)
 		case m.MemoryMiB == 0:
 			return bad("memory_mib", "missing")
-		case m.GPUCores == 0:
-			return bad("gpu_cores", "missing")
-		case m.MaxSMClockMHz == 0:
-			return bad("max_sm_clock_mhz", "missing")
-		case m.DefaultPowerW <= 0:
-			return bad("default_power_w", "missing")
-		case m.PCIeGen < 1 || m.PCIeGen > 6:
+		case m.DefaultPowerW < 0:
+			return bad("default_power_w", "negative")
+		case m.PCIeGen < 0 || m.PCIeGen > 6:
 			return bad("pcie_gen", "%d is not a PCIe generation", m.PCIeGen)
-		case m.PCIeWidth != 1 && m.PCIeWidth != 4 && m.PCIeWidth != 8 && m.PCIeWidth != 16:
+		case m.PCIeWidth != 0 && m.PCIeWidth != 1 && m.PCIeWidth != 4 && m.PCIeWidth != 8 && m.PCIeWidth != 16:
 			return bad("pcie_width", "%d is not a PCIe width", m.PCIeWidth)
+		case m.NVLinkGBps > 0 && !m.NVLink:
+			return bad("nvlink_gbps", "given for a model without NVLink")
 		case m.Source == "":
 			return bad("source", "say where the figures come from")
+		}
+		// One of SMs and cores gives the other.
+		switch {
+		case m.SMs == 0 && m.GPUCores > 0:
+			if m.GPUCores%perSM != 0 {
+				return bad("gpu_cores", "%d is not a whole number of %d-core SMs", m.GPUCores, perSM)
+			}
+			m.SMs = m.GPUCores / perSM
+		case m.GPUCores == 0 && m.SMs > 0:
+			m.GPUCores = m.SMs * perSM
 		}
 		ids[m.ID] = true
 		subs := m.SubsystemIDs
 		if len(subs) == 0 {
 			subs = []uint16{0}
 		}
-		for _, s := range subs {
-			k := fmt.Sprintf("%04x/%04x", m.DeviceID, s)
-			if other, dup := keys[k]; dup {
-				return bad("device_id", "0x%04x subsystem 0x%04x is also %s", m.DeviceID, s, other)
+		for _, d := range m.DeviceIDs {
+			for _, s := range subs {
+				k := fmt.Sprintf("%04x/%04x", d, s)
+				if other, dup := keys[k]; dup {
+					return bad("device_ids", "0x%04x subsystem 0x%04x is also %s", d, s, other)
+				}
+				keys[k] = m.ID
 			}
-			keys[k] = m.ID
 		}
 		for name, t := range m.Thresholds {
 			switch {
@@ -221,6 +308,7 @@ func (db *DB) validate() error {
 				return bad("thresholds."+name+".max", "%g is below min %g", t.Max, t.Min)
 			}
 		}
+		derive(m)
 	}
 	return nil
 }
@@ -231,7 +319,7 @@ func (db *DB) Lookup(deviceID, subsystemID uint16) (*Model, bool) {
 	var generic *Model
 	for i := range db.Models {
 		m := &db.Models[i]
-		if m.DeviceID != deviceID {
+		if !m.HasDeviceID(deviceID) {
 			continue
 		}
 		if len(m.SubsystemIDs) == 0 {

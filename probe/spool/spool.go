@@ -88,10 +88,13 @@ type Item struct {
 // state is what must survive a restart besides the batches themselves: it
 // carries the chain (next seq, previous hash) across an empty spool.
 type state struct {
-	Node    string     `json:"node"`
-	NextSeq uint64     `json:"next_seq"`
-	Prev    string     `json:"prev"`
-	Drop    *wire.Drop `json:"drop,omitempty"` // not yet reported in a batch
+	Node    string `json:"node"`
+	NextSeq uint64 `json:"next_seq"`
+	Prev    string `json:"prev"`
+	// Chain is this chain's id (wire.Batch.Chain), chosen when the state is
+	// created; a spool state written before chains existed has none.
+	Chain string     `json:"chain,omitempty"`
+	Drop  *wire.Drop `json:"drop,omitempty"` // not yet reported in a batch
 	// Dropping lists the batches a drop removes; it is written before the
 	// files are deleted so that a crash in between is finished on restart.
 	Dropping    []uint64 `json:"dropping,omitempty"`
@@ -203,10 +206,13 @@ func Open(opt Options) (*Spool, error) {
 }
 
 func (s *Spool) recover(node string) error {
-	st := state{Node: node, NextSeq: 1}
+	// A fresh state starts a new chain at seq 1 with a new id, so the
+	// backend tells a probe that lost its state from a replay.
+	st := state{Node: node, NextSeq: 1, Chain: randHex(8)}
 	raw, err := os.ReadFile(filepath.Join(s.dir, stateFile))
 	switch {
 	case err == nil:
+		st.Chain = "" // an existing state keeps its chain (none if written before chains existed)
 		if err := json.Unmarshal(raw, &st); err != nil {
 			return fmt.Errorf("spool: %s is corrupt: %w", filepath.Join(s.dir, stateFile), err)
 		}
@@ -280,6 +286,7 @@ func (s *Spool) recover(node string) error {
 		}
 		st.NextSeq = last + 1
 		st.Prev = wire.BodyHash(body)
+		st.Chain = b.Chain // the chain the batches on disk belong to
 		if b.Dropped != nil {
 			st.Drop = nil // it was reported in that batch
 		}
@@ -395,6 +402,7 @@ func (s *Spool) newBatch(obs []wire.Observation) *wire.Batch {
 		Probe:        s.probe,
 		Seq:          s.st.NextSeq,
 		Prev:         s.st.Prev,
+		Chain:        s.st.Chain,
 		CreatedAt:    s.now().UTC(),
 		ClockSkewMS:  s.st.ClockSkewMS,
 		Dropped:      s.st.Drop,

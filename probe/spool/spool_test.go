@@ -66,6 +66,9 @@ func checkChain(t *testing.T, bodies [][]byte, first uint64) {
 		if i > 0 && b.Prev != prev {
 			t.Fatalf("seq %d: prev %s, want %s", b.Seq, b.Prev, prev)
 		}
+		if b0, _ := wire.Decode(bodies[0]); b.Chain == "" || b.Chain != b0.Chain {
+			t.Fatalf("seq %d: chain %q, want the first batch's %q (and not empty)", b.Seq, b.Chain, b0.Chain)
+		}
 		prev = wire.BodyHash(body)
 	}
 }
@@ -339,5 +342,25 @@ func TestCapSparesTheBatchInFlight(t *testing.T) {
 	}
 	if d := s.PendingDrop(); d == nil || d.FromSeq != 2 {
 		t.Fatalf("drop %+v, want from seq 2", d)
+	}
+}
+
+// A spool whose state is lost starts a new chain: seq 1, empty prev, and a
+// chain id of its own, so the backend can tell it from a replay.
+func TestLostStateStartsANewChain(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir, 1<<20)
+	s.Append(heartbeat())
+	s.Append(heartbeat())
+	old := take(t, s)
+	s.Close()
+	dir2 := t.TempDir() // the disk was replaced
+	s2 := open(t, dir2, 1<<20)
+	s2.Append(heartbeat())
+	fresh := take(t, s2)
+	a, _ := wire.Decode(old[0])
+	b, _ := wire.Decode(fresh[0])
+	if b.Seq != 1 || b.Prev != "" || b.Chain == "" || b.Chain == a.Chain {
+		t.Fatalf("fresh state's first batch: seq %d prev %q chain %q (old chain %q)", b.Seq, b.Prev, b.Chain, a.Chain)
 	}
 }

@@ -27,6 +27,8 @@ type BandwidthResult struct {
 	BadWords int64  `json:"bad_words"`
 	Skipped  string `json:"skipped,omitempty"`
 	Error    string `json:"error,omitempty"`
+	// Interrupted: as BurnResult's.
+	Interrupted string `json:"interrupted,omitempty"`
 }
 
 // memKernels are the memory kernels of the loaded module.
@@ -295,6 +297,8 @@ type MemtestResult struct {
 	Injected bool     `json:"fault_injected,omitempty"`
 	Skipped  string   `json:"skipped,omitempty"`
 	Error    string   `json:"error,omitempty"`
+	// Interrupted: as BurnResult's.
+	Interrupted string `json:"interrupted,omitempty"`
 }
 
 var patternNames = []string{"address", "inverted address", "checkerboard 0x55/0xAA", "hash"}

@@ -156,6 +156,9 @@ type BurnResult struct {
 	Min     float64   `json:"min_tflops"`
 	CV      float64   `json:"cv"`
 	Monitor *Monitor  `json:"monitor,omitempty"`
+	// Interrupted says why the burn stopped before it finished (the run
+	// was cancelled: SIGTERM, SIGINT, the job's timeout); see stopped.go.
+	Interrupted string `json:"interrupted,omitempty"`
 }
 
 // launchTarget is how long one kernel launch should run: long enough that
@@ -208,177 +211,70 @@ func burn(ctx context.Context, c *cuda.Context, mod *cuda.Module, info cuda.Devi
 		}
 	}
 
-	var cleanup []func()
-	defer func() {
-		for i := len(cleanup) - 1; i >= 0; i-- {
-			cleanup[i]()
-		}
-	}()
-	stream, err := c.NewStream()
+	h, err := newHarness(c, elems*esize)
 	if err != nil {
 		return fail(err)
 	}
-	cleanup = append(cleanup, func() { _ = stream.Synchronize(); _ = stream.Destroy() })
-
-	paramHost, err := c.AllocHost(uint64(len(ptab)))
+	defer h.close()
+	paramHost, err := h.allocHost(uint64(len(ptab)))
 	if err != nil {
 		return fail(err)
 	}
-	cleanup = append(cleanup, func() { _ = paramHost.Free() })
 	copy(paramHost.Bytes(), ptab)
-	paramDev, err := c.Alloc(uint64(len(ptab)))
+	paramDev, err := h.alloc(uint64(len(ptab)))
 	if err != nil {
 		return fail(err)
 	}
-	cleanup = append(cleanup, func() { _ = c.Free(paramDev) })
-	if err := stream.CopyHtoD(paramDev, paramHost, uint64(len(ptab))); err != nil {
+	if err := h.stream.CopyHtoD(paramDev, paramHost, uint64(len(ptab))); err != nil {
 		return fail(err)
 	}
 
-	type slot struct {
-		dev               cuda.DevicePtr
-		host              *cuda.HostBuffer
-		start, end, ready *cuda.Event
-		launch            int
-		inject            bool
-	}
-	var slots [2]*slot
-	for i := range slots {
-		s := &slot{}
-		if s.dev, err = c.Alloc(elems * esize); err != nil {
-			return fail(err)
-		}
-		dev := s.dev
-		cleanup = append(cleanup, func() { _ = c.Free(dev) })
-		if s.host, err = c.AllocHost(elems * esize); err != nil {
-			return fail(err)
-		}
-		host := s.host
-		cleanup = append(cleanup, func() { _ = host.Free() })
-		for _, e := range []**cuda.Event{&s.start, &s.end, &s.ready} {
-			if *e, err = c.NewEvent(); err != nil {
-				return fail(err)
-			}
-			ev := *e
-			cleanup = append(cleanup, func() { _ = ev.Destroy() })
-		}
-		slots[i] = s
-	}
 	// The injected element: one in the middle of the grid, away from the
 	// edges a bounds bug would touch.
 	injectAt := int64(elems/2 + 3)
-
-	enqueue := func(s *slot, iters uint32, launch int, inj bool) error {
-		s.launch, s.inject = launch, inj
-		at := int64(-1)
-		if inj {
-			at = injectAt
-		}
-		if err := s.start.Record(stream); err != nil {
-			return err
-		}
-		if err := stream.Launch(fn, uint32(grid), 256, s.dev, paramDev, uint32(seedRows-1), iters, at); err != nil {
-			return err
-		}
-		if err := s.end.Record(stream); err != nil {
-			return err
-		}
-		if err := stream.CopyDtoH(s.host, s.dev, elems*esize); err != nil {
-			return err
-		}
-		return s.ready.Record(stream)
+	launches := 0 // main-phase launches; the report numbers them from 0
+	ops := launchOps{
+		kernel: func(s *launchSlot, iters uint32) error {
+			at := int64(-1)
+			if s.inject {
+				at = injectAt
+				res.Injected = true
+			}
+			return h.stream.Launch(fn, uint32(grid), 256, s.dev, paramDev, uint32(seedRows-1), iters, at)
+		},
+		done: func(s *launchSlot, _ float64) {
+			var n uint64
+			var bad []Mismatch
+			if k.f64 {
+				n, bad = compareOutputs(k, nil, s.host.Float64s()[:elems], launches)
+			} else {
+				n, bad = compareOutputs(k, s.host.Float32s()[:elems], nil, launches)
+			}
+			launches++
+			res.Launches++
+			res.Mismatches += n
+			for _, m := range bad {
+				if len(res.FirstBad) < maxBadKept {
+					res.FirstBad = append(res.FirstBad, m)
+				}
+			}
+			res.Checked += elems
+		},
 	}
 
-	// Calibrate: a short launch (after one to load the kernel) tells how
-	// many iterations fill launchTarget.
-	iters := uint32(64)
-	var t float64
-	for i := 0; i < 2; i++ {
-		if err := enqueue(slots[0], iters, -1, false); err != nil {
-			return fail(err)
-		}
-		if err := slots[0].ready.Synchronize(); err != nil {
-			return fail(err)
-		}
-		if t, err = slots[0].end.Elapsed(slots[0].start); err != nil {
-			return fail(err)
-		}
-		if t < 0.005 && i == 1 { // too short to scale from reliably
-			iters *= 16
-			i = 0
-		}
+	// Calibrate on unchecked launches: the host reference depends on the
+	// iteration count, which is what calibration finds.
+	iters, err := h.calibrate(ctx, ops, false)
+	if err != nil {
+		return fail(err)
 	}
-	scaled := float64(iters) * launchTarget.Seconds() / math.Max(t, 1e-6)
-	iters = uint32(math.Max(1, math.Min(scaled, 1<<30)))
 	k.prepare(iters)
 	flopsPerLaunch := float64(threads) * (k.flopsPerIter*float64(iters) + k.flopsFixed)
 
-	verify := func(s *slot) {
-		var n uint64
-		var bad []Mismatch
-		if k.f64 {
-			n, bad = compareOutputs(k, nil, s.host.Float64s()[:elems], s.launch)
-		} else {
-			n, bad = compareOutputs(k, s.host.Float32s()[:elems], nil, s.launch)
-		}
-		res.Mismatches += n
-		for _, m := range bad {
-			if len(res.FirstBad) < maxBadKept {
-				res.FirstBad = append(res.FirstBad, m)
-			}
-		}
-		res.Checked += elems
-	}
-
 	begin := time.Now()
-	deadline := begin.Add(d)
-	launch := 0
-	for _, s := range slots {
-		if err := enqueue(s, iters, launch, inject && launch == 0); err != nil {
-			return fail(err)
-		}
-		res.Injected = res.Injected || (inject && launch == 0)
-		launch++
-	}
-	var bucketFlops, bucketTime float64
-	nextSample := begin.Add(time.Second)
-	pending := 2
-	for cur := 0; pending > 0; cur = (cur + 1) % 2 {
-		s := slots[cur]
-		if s.launch < 0 {
-			continue
-		}
-		if err := s.ready.Synchronize(); err != nil {
-			return fail(fmt.Errorf("launch %d: %w", s.launch, err))
-		}
-		pending--
-		kt, err := s.end.Elapsed(s.start)
-		if err != nil {
-			return fail(err)
-		}
-		res.Launches++
-		verify(s)
-		bucketFlops += flopsPerLaunch
-		bucketTime += kt
-		now := time.Now()
-		if now.After(nextSample) && bucketTime > 0 {
-			res.Samples = append(res.Samples, bucketFlops/bucketTime/1e12)
-			bucketFlops, bucketTime = 0, 0
-			for !nextSample.After(now) {
-				nextSample = nextSample.Add(time.Second)
-			}
-		}
-		s.launch = -1
-		if now.Before(deadline) && ctx.Err() == nil {
-			if err := enqueue(s, iters, launch, false); err != nil {
-				return fail(err)
-			}
-			launch++
-			pending++
-		}
-	}
-	if bucketTime > 0.5 || len(res.Samples) == 0 && bucketTime > 0 {
-		res.Samples = append(res.Samples, bucketFlops/bucketTime/1e12)
+	res.Samples, err = h.run(ctx, d, iters, flopsPerLaunch, inject, ops)
+	if err != nil {
+		return fail(err)
 	}
 	res.Seconds = time.Since(begin).Seconds()
 	res.Median, res.Min, res.CV = sampleStats(res.Samples)

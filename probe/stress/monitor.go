@@ -2,6 +2,7 @@ package stress
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"sync"
 	"time"
@@ -70,9 +71,16 @@ type Monitor struct {
 	PowerMeanW float64 `json:"power_mean_w"`
 	PowerMinW  float64 `json:"power_min_w"`
 	PowerMaxW  float64 `json:"power_max_w"`
-	// PowerFluctPct is the largest distance of a sample from the mean, in
-	// % of the mean (the brief's "within ±5 %").
+	// PowerFluctPct is the largest distance of a sample of the steady part
+	// from its mean, in % of the mean (the brief's "within ±5 %").
 	PowerFluctPct float64 `json:"power_fluct_pct"`
+	// SteadyFrom is the index in PowerSamples where the steady part
+	// begins (steadyPart); SteadySamples how many readings it has. The
+	// power statistics above cover only it. PowerUnjudged says why the
+	// burn has no steady part to judge (empty: judged).
+	SteadyFrom    int     `json:"steady_from"`
+	SteadySamples int     `json:"steady_samples"`
+	PowerUnjudged string  `json:"power_unjudged,omitempty"`
 	PowerLimitW   float64 `json:"power_limit_w,omitempty"`
 	TempPeakC     float64 `json:"temp_peak_c"`
 	SlowdownC     float64 `json:"slowdown_c,omitempty"`
@@ -89,12 +97,10 @@ type Monitor struct {
 	PowerSamples []float64 `json:"power_samples_w,omitempty"`
 }
 
-// warmupReadings is how many leading readings the power and clock
-// statistics leave out. NVML's power reading averages the last second or
-// so, and the first two readings of a burn still cover the previous
-// phase's tail and the launch ramp (seen on an H200: 364 W in the second
-// second of a TF32 burn that then held 463 W ±0.2 %). Fewer are left out
-// of short burns so that something remains.
+// warmupReadings is how many leading readings the clock statistics leave
+// out. NVML's readings average the last second or so, and the first two
+// of a burn still cover the previous phase's tail and the launch ramp.
+// Fewer are left out of short burns so that something remains.
 func warmupReadings(n int) int {
 	switch {
 	case n >= 5:
@@ -103,6 +109,53 @@ func warmupReadings(n int) int {
 		return 1
 	}
 	return 0
+}
+
+// The steady part of a burn's power readings, over which the brief's
+// "power under full load within ±5 %" is judged. A burn's first readings
+// are not the card's behaviour under load: NVML's power reading averages
+// about the last second, so the first one or two still hold the previous
+// phase or the idle card, and clocks and power ramp for a second or two
+// after the launch (on an H200: 364 W in the second reading of a TF32 burn
+// that then held 463 W ±0.2 %; a 2-second burn is all ramp, and was
+// warned ±8–11 % on a healthy card). So:
+//
+//   - the burn's level is the median of the last half of its readings;
+//   - the ramp is the first rampReadings readings, up to and including
+//     the last of them more than steadyBandPct from that level — a
+//     reading within the band followed by one outside it (the previous
+//     phase's tail happening to match) does not end the ramp early;
+//   - the steady part is everything after the ramp, and needs at least
+//     minSteadyReadings readings; a shorter burn is not judged, and says
+//     so (how many readings it had, how many it needs).
+//
+// Readings after the first rampReadings are always judged, so a card
+// whose power wanders later in the burn is never excused as a ramp.
+const (
+	steadyBandPct     = 3.0
+	rampReadings      = 5
+	minSteadyReadings = 3
+)
+
+// steadyPart returns the index at which the steady part of power begins,
+// or a reason why the readings have none.
+func steadyPart(power []float64) (start int, unjudged string) {
+	n := len(power)
+	if n < minSteadyReadings {
+		return n, fmt.Sprintf("the burn gave %d power reading(s), fewer than the %d a steady part needs (a burn of at least %d s); power stability is judged on longer burns",
+			n, minSteadyReadings, minSteadyReadings+2)
+	}
+	level := Median(power[n/2:])
+	for i := 0; i < min(rampReadings, n); i++ {
+		if level > 0 && 100*math.Abs(power[i]-level)/level > steadyBandPct {
+			start = i + 1
+		}
+	}
+	if n-start < minSteadyReadings {
+		return start, fmt.Sprintf("the power was still ramping in reading %d of %d (more than %g %% from the burn's level %.0f W), leaving %d steady reading(s), fewer than the %d needed to judge stability",
+			start, n, steadyBandPct, level, n-start, minSteadyReadings)
+	}
+	return start, ""
 }
 
 var reasonNames = []struct {
@@ -146,9 +199,10 @@ func summarise(m *Monitor, rs []Reading) {
 		return
 	}
 	m.EventSamples = map[string]int{}
-	var power, clocks []float64
+	var all, clocks []float64
 	skip := warmupReadings(len(rs))
 	for i, r := range rs {
+		all = append(all, r.PowerW)
 		m.PowerSamples = append(m.PowerSamples, math.Round(r.PowerW*10)/10)
 		m.TempPeakC = math.Max(m.TempPeakC, r.TempC)
 		m.ClockEvents |= r.ClockEvents
@@ -161,9 +215,15 @@ func summarise(m *Monitor, rs []Reading) {
 		if i < skip {
 			continue
 		}
-		power = append(power, r.PowerW)
 		clocks = append(clocks, r.SMClockMHz)
 	}
+	m.SteadyFrom, m.PowerUnjudged = steadyPart(all)
+	power := all[m.SteadyFrom:]
+	if m.PowerUnjudged != "" {
+		// Still say what the card drew, over the readings after warm-up.
+		power = all[skip:]
+	}
+	m.SteadySamples = len(all) - m.SteadyFrom
 	m.PowerMeanW = Mean(power)
 	m.PowerMinW, m.PowerMaxW = minOf(power), maxOf(power)
 	if m.PowerMeanW > 0 {

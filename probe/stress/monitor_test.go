@@ -3,9 +3,12 @@ package stress
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gpusla/gpusla/probe/wire"
 )
 
 // fakeSampler plays back scripted readings, standing in for NVML.
@@ -103,5 +106,89 @@ func TestMonitorGroupWithoutSampler(t *testing.T) {
 	g := startMonitors(context.Background(), nil, []string{"a"}, []Static{{}}, time.Second)
 	if out := g.stop(); len(out) != 1 || out[0] != nil {
 		t.Fatalf("no sampler should give no monitor, got %v", out)
+	}
+}
+
+// powerVerdict summarises a series of power readings and judges it as a
+// burn's monitor.
+func powerVerdict(t *testing.T, watts ...float64) (Monitor, wire.Check) {
+	t.Helper()
+	rs := make([]Reading, len(watts))
+	for i, w := range watts {
+		rs[i] = Reading{PowerW: w, TempC: 50, SMClockMHz: 1980}
+	}
+	var m Monitor
+	summarise(&m, rs)
+	for _, c := range judgeMonitor("gpu.burn.fp32", 0, m) {
+		if c.Name == "gpu.burn.fp32.power" {
+			return m, c
+		}
+	}
+	t.Fatal("no power check")
+	return m, wire.Check{}
+}
+
+// Ramps of real burns pass: the stability criterion covers only the
+// steady part after them.
+func TestPowerStabilityIgnoresTheRamp(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		watts []float64
+		from  int
+	}{
+		// TF32 on an H200: idle tail, launch ramp, then 463 W ±0.2 %.
+		{"idle to load", []float64{120, 364, 463, 462, 463, 462}, 2},
+		// The previous phase's tail happens to sit near this burn's level,
+		// then the launch dip: the ramp lasts until after the dip.
+		{"matching tail then dip", []float64{470, 364, 463, 462, 463, 462, 463}, 2},
+		// A hotter previous phase falling to this one's level.
+		{"falling from the previous phase", []float64{618, 560, 512, 513, 512, 511, 512, 512}, 2},
+		// A slow card: settles only in its fifth reading.
+		{"slow ramp", []float64{100, 200, 300, 500, 640, 650, 652, 648, 651, 650}, 4},
+		{"steady from the start", []float64{650, 652, 648, 651}, 0},
+	} {
+		m, c := powerVerdict(t, tc.watts...)
+		if c.Verdict != wire.Pass || m.SteadyFrom != tc.from {
+			t.Errorf("%s: %s from %d (want pass from %d): %s; %s", tc.name, c.Verdict, m.SteadyFrom, tc.from, c.Value, c.Detail)
+		}
+		if c.Criterion != steadyCriterion {
+			t.Errorf("%s: criterion %q", tc.name, c.Criterion)
+		}
+	}
+}
+
+// A steady part that really wanders warns, however long the ramp was.
+func TestPowerStabilityWarnsOnAnUnstableSteadyPart(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		watts []float64
+	}{
+		{"oscillating", []float64{650, 560, 650, 560, 650, 560, 650, 560, 650, 560}},
+		{"a dip after the ramp", []float64{120, 640, 650, 650, 651, 649, 650, 520, 650, 650}},
+		{"sagging late", []float64{650, 650, 650, 650, 650, 650, 640, 620, 600, 590, 580, 580}},
+	} {
+		_, c := powerVerdict(t, tc.watts...)
+		if c.Verdict != wire.Warn || !strings.Contains(c.Detail, "power unsteady") {
+			t.Errorf("%s: %s %s; %s", tc.name, c.Verdict, c.Value, c.Detail)
+		}
+	}
+}
+
+// A burn too short to have a steady part is not judged, and says why.
+func TestPowerStabilitySkipsBurnsWithoutASteadyPart(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		watts []float64
+		want  string
+	}{
+		// `check --quick`: a 2-second burn is all ramp (warned ±8–11 % on
+		// a healthy H200 before this rule).
+		{"2-second burn", []float64{150, 590}, "2 power reading(s), fewer than the 3"},
+		{"still ramping", []float64{100, 300, 500, 600, 650, 652}, "still ramping in reading 4 of 6"},
+	} {
+		_, c := powerVerdict(t, tc.watts...)
+		if c.Verdict != wire.Skipped || !strings.Contains(c.Detail, tc.want) {
+			t.Errorf("%s: %s %q", tc.name, c.Verdict, c.Detail)
+		}
 	}
 }

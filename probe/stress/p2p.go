@@ -87,6 +87,8 @@ func peerCopy(ctx context.Context, drv *cuda.Driver, a, b *GPUReport, size uint6
 	}
 	r.BestGBs, r.MedianGB = best, med
 	if ctx.Err() != nil {
+		// Timed but not verified: not a result to pass.
+		r.Error = "interrupted: " + context.Cause(ctx).Error()
 		return r
 	}
 	// Verify on the destination GPU with its own kernels.

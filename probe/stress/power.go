@@ -93,6 +93,8 @@ type PowerResult struct {
 	Median  float64   `json:"median_tflops"`
 	CopyGBs float64   `json:"copy_gbs"`
 	Monitor *Monitor  `json:"monitor,omitempty"`
+	// Interrupted: as BurnResult's.
+	Interrupted string `json:"interrupted,omitempty"`
 }
 
 // Tuning parameters.
@@ -101,6 +103,11 @@ var (
 	powerMixes = []PowerMix{{1, true}, {2, true}, {4, true}, {0, true}, {1, false}, {2, false}, {4, false}, {0, false}}
 	// defaultMix is used when no NVML reading can guide the choice.
 	defaultMix = PowerMix{4, true}
+	// QuickPowerMixes is a two-mix tuning (~3.4 s instead of ~13.4 s) for
+	// the default `gpuprobe check`: on an H200 every mix that adds memory
+	// traffic reached the power cap (685–693 W), and these two — with and
+	// without the shared-memory operands — were the best of each kind.
+	QuickPowerMixes = []PowerMix{{4, false}, {4, true}}
 	// tuneWindow is how long each mix runs; tuneTail the part at its end
 	// whose readings count (NVML's power reading averages about the last
 	// second, so earlier ones still hold the previous mix).
@@ -270,10 +277,10 @@ func foldTuning(res *PowerResult, rs []Reading) {
 	}
 }
 
-// powerRig is the power test's state on one GPU.
+// powerRig is the power test's state on one GPU, on the launch harness
+// the burns use.
 type powerRig struct {
-	c       *cuda.Context
-	stream  *cuda.Stream
+	h       *harness
 	fn      *cuda.Function
 	check   *cuda.Function
 	k       burnKernel
@@ -286,36 +293,26 @@ type powerRig struct {
 	vectors uint64 // 16-byte vectors in each copy buffer
 	bad     cuda.DevicePtr
 	badHost *cuda.HostBuffer
-	slots   [2]*powerSlot
 	res     *PowerResult
-	launch  int
-}
-
-type powerSlot struct {
-	dev               cuda.DevicePtr
-	host              *cuda.HostBuffer
-	start, end, ready *cuda.Event
-	launch            int
-	copyBytes         uint64
+	mix     PowerMix // the mix the launches being enqueued run
+	copyGBs []float64
 }
 
 // runPower runs the power test on one GPU whose context is current: tune
 // (when a sampler can read power), then the main phase of d with NVML
 // monitored every second.
-func runPower(ctx context.Context, g *GPUReport, s Sampler, st Static, d time.Duration, inject bool) (res PowerResult) {
+func runPower(ctx context.Context, g *GPUReport, s Sampler, st Static, d time.Duration, mixes []PowerMix, inject bool) (res PowerResult) {
+	if len(mixes) == 0 {
+		mixes = powerMixes
+	}
 	res = PowerResult{GPU: g.Index, Engine: "BF16 mma.sync m16n8k16 + device-memory copy", Kernel: "power_bf16", CopyBytes: powerBufBytes}
 	if g.arch < 80 {
 		res.Skipped = "the power test needs the tensor-core kernels (compute capability 8.0 or newer)"
 		return res
 	}
-	rig := &powerRig{c: g.ctx, res: &res}
-	var cleanup []func()
-	defer func() {
-		for i := len(cleanup) - 1; i >= 0; i-- {
-			cleanup[i]()
-		}
-	}()
-	if err := rig.setup(g, &cleanup); err != nil {
+	rig := &powerRig{res: &res}
+	defer rig.close()
+	if err := rig.setup(g); err != nil {
 		if cuda.IsNotFound(err) {
 			res.Skipped = "kernel power_bf16 not in this PTX variant"
 		} else {
@@ -327,7 +324,7 @@ func runPower(ctx context.Context, g *GPUReport, s Sampler, st Static, d time.Du
 	res.Mix, res.Tuned = defaultMix, "default (no NVML reading to tune by)"
 	if s != nil {
 		rec := startTuneRecorder(ctx, s, g.BusID, tuneInterval)
-		for _, mix := range powerMixes {
+		for _, mix := range mixes {
 			if ctx.Err() != nil {
 				break
 			}
@@ -381,9 +378,9 @@ func runPower(ctx context.Context, g *GPUReport, s Sampler, st Static, d time.Du
 	return res
 }
 
-// setup loads the kernels and allocates everything the test uses; each
-// allocation's release is appended to cleanup.
-func (r *powerRig) setup(g *GPUReport, cleanup *[]func()) error {
+// setup loads the kernels and allocates everything the test uses on the
+// harness, which close releases.
+func (r *powerRig) setup(g *GPUReport) error {
 	var err error
 	if r.fn, err = g.mod.Function("power_bf16"); err != nil {
 		return err
@@ -410,124 +407,105 @@ func (r *powerRig) setup(g *GPUReport, cleanup *[]func()) error {
 	if r.vectors <= r.threads {
 		return fmt.Errorf("copy buffer of %d vectors not larger than the grid's %d threads", r.vectors, r.threads)
 	}
-
-	if r.stream, err = r.c.NewStream(); err != nil {
+	if r.h, err = newHarness(g.ctx, r.elems*4); err != nil {
 		return err
 	}
-	*cleanup = append(*cleanup, func() { _ = r.stream.Synchronize(); _ = r.stream.Destroy() })
-	alloc := func(p *cuda.DevicePtr, n uint64) error {
-		v, err := r.c.Alloc(n)
-		if err != nil {
-			return err
-		}
-		*p = v
-		*cleanup = append(*cleanup, func() { _ = r.c.Free(v) })
-		return nil
-	}
-	host := func(n uint64) (*cuda.HostBuffer, error) {
-		h, err := r.c.AllocHost(n)
-		if err != nil {
-			return nil, err
-		}
-		*cleanup = append(*cleanup, func() { _ = h.Free() })
-		return h, nil
-	}
-	ptab, err := host(uint64(4 * len(r.k.params)))
+	h := r.h
+	ptab, err := h.allocHost(uint64(4 * len(r.k.params)))
 	if err != nil {
 		return err
 	}
 	for i, v := range r.k.params {
 		putU32(ptab.Bytes()[4*i:], math.Float32bits(float32(v)))
 	}
-	if err := alloc(&r.params, ptab.Size()); err != nil {
+	if r.params, err = h.alloc(ptab.Size()); err != nil {
 		return err
 	}
-	if err := r.stream.CopyHtoD(r.params, ptab, ptab.Size()); err != nil {
+	if err := h.stream.CopyHtoD(r.params, ptab, ptab.Size()); err != nil {
 		return err
 	}
 	for _, p := range []*cuda.DevicePtr{&r.src, &r.dst} {
-		if err := alloc(p, powerBufBytes); err != nil {
+		if *p, err = h.alloc(powerBufBytes); err != nil {
 			return err
 		}
 	}
-	if err := alloc(&r.bad, 65*8); err != nil {
+	if r.bad, err = h.alloc(65 * 8); err != nil {
 		return err
 	}
-	if r.badHost, err = host(65 * 8); err != nil {
+	if r.badHost, err = h.allocHost(65 * 8); err != nil {
 		return err
 	}
-	if err := r.stream.SetD32(r.bad, 0, 65*2); err != nil {
+	if err := h.stream.SetD32(r.bad, 0, 65*2); err != nil {
 		return err
 	}
-	if err := r.stream.Launch(fill, uint32(r.grid), 256, r.src, powerBufBytes/4, uint64(0), uint32(powerSeed), uint32(3)); err != nil {
+	if err := h.stream.Launch(fill, uint32(r.grid), 256, r.src, powerBufBytes/4, uint64(0), uint32(powerSeed), uint32(3)); err != nil {
 		return err
 	}
-	for i := range r.slots {
-		sl := &powerSlot{launch: -1}
-		if err := alloc(&sl.dev, r.elems*4); err != nil {
-			return err
-		}
-		if sl.host, err = host(r.elems * 4); err != nil {
-			return err
-		}
-		for _, e := range []**cuda.Event{&sl.start, &sl.end, &sl.ready} {
-			ev, err := r.c.NewEvent()
-			if err != nil {
-				return err
-			}
-			*e = ev
-			*cleanup = append(*cleanup, func() { _ = ev.Destroy() })
-		}
-		r.slots[i] = sl
-	}
-	return r.stream.Synchronize()
+	return h.stream.Synchronize()
 }
 
-// enqueue queues one launch on a slot: the kernel between two timing
-// events, the copy check of what it wrote, and its tensor output's copy
-// to the host. inject corrupts one tensor output element (in the kernel)
-// and one copied word (written over it before the check).
-func (r *powerRig) enqueue(sl *powerSlot, iters uint32, mix PowerMix, inject bool) error {
-	sl.launch = r.launch
-	r.launch++
-	key := launchKey(sl.launch)
-	at := int64(-1)
-	if inject {
-		at = int64(r.elems/2 + 3)
+// close releases what setup allocated.
+func (r *powerRig) close() {
+	if r.h != nil {
+		r.h.close()
 	}
-	steps := copySteps(iters, mix.MemEvery)
-	flags := uint32(0)
-	if mix.SharedOps {
-		flags |= 1
+}
+
+// ops are the power test's launches: the kernel of the current mix, the
+// copy check of what it wrote, and the tensor output checked on the host.
+// inject corrupts one tensor output element (in the kernel) and one copied
+// word (written over it before the check).
+func (r *powerRig) ops() launchOps {
+	stream := r.h.stream
+	var covered uint64
+	return launchOps{
+		kernel: func(sl *launchSlot, iters uint32) error {
+			key := launchKey(sl.launch)
+			at := int64(-1)
+			if sl.inject {
+				at = int64(r.elems/2 + 3)
+			}
+			steps := copySteps(iters, r.mix.MemEvery)
+			flags := uint32(0)
+			if r.mix.SharedOps {
+				flags |= 1
+			}
+			covered = copyCovered(steps, r.threads, r.vectors)
+			sl.copyBytes = 2 * 16 * steps * r.threads // read + write, wrapping included
+			return stream.Launch(r.fn, uint32(r.grid), 256, sl.dev, r.params, uint32(seedRows-1), iters, at,
+				r.src, r.dst, r.vectors, key, memMask(r.mix.MemEvery), flags)
+		},
+		after: func(sl *launchSlot) error {
+			key := launchKey(sl.launch)
+			words := covered * 4
+			if sl.inject {
+				w := words/2 + 1
+				if err := stream.SetD32(r.dst+cuda.DevicePtr(4*w), hashPattern(w, powerSeed)^key^1, 1); err != nil {
+					return err
+				}
+				r.res.Injected = true
+			}
+			if err := stream.Launch(r.check, uint32(r.grid), 256, r.dst, words, uint32(powerSeed), key, r.bad); err != nil {
+				return err
+			}
+			r.res.CopyChecked += words
+			return nil
+		},
+		done: func(sl *launchSlot, kt float64) {
+			n, bad := compareOutputs(r.k, sl.host.Float32s()[:r.elems], nil, sl.launch)
+			r.res.Mismatches += n
+			r.res.Checked += r.elems
+			for _, m := range bad {
+				if len(r.res.FirstBad) < maxBadKept {
+					r.res.FirstBad = append(r.res.FirstBad, m)
+				}
+			}
+			r.res.Launches++
+			if kt > 0 {
+				r.copyGBs = append(r.copyGBs, float64(sl.copyBytes)/kt/1e9)
+			}
+		},
 	}
-	covered := copyCovered(steps, r.threads, r.vectors)
-	sl.copyBytes = 2 * 16 * steps * r.threads // read + write, wrapping included
-	if err := sl.start.Record(r.stream); err != nil {
-		return err
-	}
-	if err := r.stream.Launch(r.fn, uint32(r.grid), 256, sl.dev, r.params, uint32(seedRows-1), iters, at,
-		r.src, r.dst, r.vectors, key, memMask(mix.MemEvery), flags); err != nil {
-		return err
-	}
-	if err := sl.end.Record(r.stream); err != nil {
-		return err
-	}
-	words := covered * 4
-	if inject {
-		w := words/2 + 1
-		if err := r.stream.SetD32(r.dst+cuda.DevicePtr(4*w), hashPattern(w, powerSeed)^key^1, 1); err != nil {
-			return err
-		}
-		r.res.Injected = true
-	}
-	if err := r.stream.Launch(r.check, uint32(r.grid), 256, r.dst, words, uint32(powerSeed), key, r.bad); err != nil {
-		return err
-	}
-	r.res.CopyChecked += words
-	if err := r.stream.CopyDtoH(sl.host, sl.dev, r.elems*4); err != nil {
-		return err
-	}
-	return sl.ready.Record(r.stream)
 }
 
 // phase is what one run of launches measured.
@@ -539,101 +517,26 @@ type phase struct {
 // run calibrates the iteration count of a mix to launchTarget, then runs
 // launches for d, two in flight, checking every tensor output on the host
 // while the next launch runs.
-func (r *powerRig) run(ctx context.Context, mix PowerMix, d time.Duration, inject bool) (ph phase, err error) {
-	k := r.k
-	collect := func(sl *powerSlot) (float64, error) {
-		if err := sl.ready.Synchronize(); err != nil {
-			return 0, fmt.Errorf("launch %d: %w", sl.launch, err)
-		}
-		kt, err := sl.end.Elapsed(sl.start)
-		if err != nil {
-			return 0, err
-		}
-		n, bad := compareOutputs(k, sl.host.Float32s()[:r.elems], nil, sl.launch)
-		r.res.Mismatches += n
-		r.res.Checked += r.elems
-		for _, m := range bad {
-			if len(r.res.FirstBad) < maxBadKept {
-				r.res.FirstBad = append(r.res.FirstBad, m)
-			}
-		}
-		r.res.Launches++
-		sl.launch = -1
-		return kt, nil
+func (r *powerRig) run(ctx context.Context, mix PowerMix, d time.Duration, inject bool) (phase, error) {
+	r.mix, r.copyGBs = mix, nil
+	ops := r.ops()
+	iters, err := r.h.calibrate(ctx, ops, true)
+	if err != nil {
+		return phase{}, err
 	}
-
-	iters := uint32(64)
-	var t float64
-	for i := 0; i < 2; i++ {
-		if err := r.enqueue(r.slots[0], iters, mix, false); err != nil {
-			return ph, err
-		}
-		if t, err = collect(r.slots[0]); err != nil {
-			return ph, err
-		}
-		if t < 0.005 && i == 1 {
-			iters *= 16
-			i = 0
-		}
-	}
-	scaled := float64(iters) * launchTarget.Seconds() / math.Max(t, 1e-6)
-	iters = uint32(math.Max(1, math.Min(scaled, 1<<30)))
-	flops := float64(r.threads) * (k.flopsPerIter*float64(iters) + k.flopsFixed)
-
-	begin := time.Now()
-	deadline := begin.Add(d)
-	for i, sl := range r.slots {
-		if err := r.enqueue(sl, iters, mix, inject && i == 0); err != nil {
-			return ph, err
-		}
-	}
-	var bucketFlops, bucketTime float64
-	next := begin.Add(time.Second)
-	pending := 2
-	for cur := 0; pending > 0; cur = (cur + 1) % 2 {
-		sl := r.slots[cur]
-		if sl.launch < 0 {
-			continue
-		}
-		cb := sl.copyBytes
-		kt, err := collect(sl)
-		if err != nil {
-			return ph, err
-		}
-		pending--
-		if kt > 0 {
-			ph.copyGBs = append(ph.copyGBs, float64(cb)/kt/1e9)
-		}
-		bucketFlops += flops
-		bucketTime += kt
-		now := time.Now()
-		if now.After(next) && bucketTime > 0 {
-			ph.tflops = append(ph.tflops, bucketFlops/bucketTime/1e12)
-			bucketFlops, bucketTime = 0, 0
-			for !next.After(now) {
-				next = next.Add(time.Second)
-			}
-		}
-		if now.Before(deadline) && ctx.Err() == nil {
-			if err := r.enqueue(sl, iters, mix, false); err != nil {
-				return ph, err
-			}
-			pending++
-		}
-	}
-	if bucketTime > 0.5 || len(ph.tflops) == 0 && bucketTime > 0 {
-		ph.tflops = append(ph.tflops, bucketFlops/bucketTime/1e12)
-	}
-	return ph, nil
+	r.copyGBs = nil // the calibration launches are checked, not measured
+	flops := float64(r.threads) * (r.k.flopsPerIter*float64(iters) + r.k.flopsFixed)
+	tflops, err := r.h.run(ctx, d, iters, flops, inject, ops)
+	return phase{tflops: tflops, copyGBs: r.copyGBs}, err
 }
 
 // readCopyCheck reads the copy check's counter, which every launch's
 // check added to.
 func (r *powerRig) readCopyCheck() error {
-	if err := r.stream.CopyDtoH(r.badHost, r.bad, 65*8); err != nil {
+	if err := r.h.stream.CopyDtoH(r.badHost, r.bad, 65*8); err != nil {
 		return err
 	}
-	if err := r.stream.Synchronize(); err != nil {
+	if err := r.h.stream.Synchronize(); err != nil {
 		return err
 	}
 	u := r.badHost.Uint64s()

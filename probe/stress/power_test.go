@@ -207,6 +207,18 @@ func TestJudgePowerFailures(t *testing.T) {
 			mutate: func(r *PowerResult) {
 				mon(r, func(m *Monitor) { m.EventSamples = map[string]int{"sw_power_cap": 20, "hw_slowdown": 3} })
 			}, detail: "hw_slowdown in 3 of 20"},
+		{name: "power brake at the cap", check: "gpu.power.thermal", verdict: wire.Fail, category: wire.CategoryGPUDegraded,
+			mutate: func(r *PowerResult) {
+				mon(r, func(m *Monitor) { m.EventSamples = map[string]int{"sw_power_cap": 20, "hw_power_brake": 1} })
+			}, detail: "hw_power_brake in 1 of 20"},
+		{name: "hardware thermal slowdown at the cap", check: "gpu.power.thermal", verdict: wire.Fail, category: wire.CategoryGPUDegraded,
+			mutate: func(r *PowerResult) {
+				mon(r, func(m *Monitor) { m.EventSamples = map[string]int{"sw_power_cap": 18, "hw_thermal_slowdown": 2} })
+			}, detail: "hw_thermal_slowdown in 2 of 20"},
+		{name: "software thermal slowdown at the cap", check: "gpu.power.thermal", verdict: wire.Fail, category: wire.CategoryGPUDegraded,
+			mutate: func(r *PowerResult) {
+				mon(r, func(m *Monitor) { m.EventSamples = map[string]int{"sw_thermal_slowdown": 5} })
+			}, detail: "sw_thermal_slowdown in 5 of 20"},
 		{name: "thermal slowdown while tuning", check: "gpu.power.thermal", verdict: wire.Fail, category: wire.CategoryGPUDegraded,
 			mutate: func(r *PowerResult) { r.TuneEvents = map[string]int{"sw_power_cap": 50, "sw_thermal_slowdown": 4} },
 			detail: "sw_thermal_slowdown in 4 of 66 tuning readings"},

@@ -15,6 +15,7 @@ import (
 type powerSpec struct {
 	Model         string
 	Min, Official float64
+	Warn          float64 // warn below (0: no warn band)
 	Source        string
 	Known         bool
 }
@@ -35,7 +36,7 @@ func powerSpecFrom(db *specdb.DB, deviceID, subsystemID uint16) powerSpec {
 	if !ok || t.Min <= 0 {
 		return powerSpec{Model: m.DisplayName()}
 	}
-	return powerSpec{Model: m.DisplayName(), Min: t.Min, Official: t.Official, Source: t.Source, Known: true}
+	return powerSpec{Model: m.DisplayName(), Min: t.Min, Warn: t.Warn, Official: t.Official, Source: t.Source, Known: true}
 }
 
 // judgePower turns the power test of one GPU into checks:
@@ -43,8 +44,8 @@ func powerSpecFrom(db *specdb.DB, deviceID, subsystemID uint16) powerSpec {
 //     error (gpu_degraded);
 //   - gpu.power: mean power of the main phase against the model's
 //     calibrated minimum, with the % of the model's and of the enforced
-//     limit (performance_below_spec; warn when a sample strays more than
-//     ±5 % from the mean);
+//     limit (performance_below_spec; warn when a reading of the steady part
+//     strays more than ±5 % from its mean, monitor.go steadyPart);
 //   - gpu.power.thermal and gpu.power.xid as for the burns. Reaching the
 //     power limit is the point of this test, so the SW power cap is
 //     reported and never failed; thermal and hardware slowdown, the power
@@ -101,7 +102,7 @@ func judgePower(p PowerResult, spec powerSpec) []wire.Check {
 		return append(out, c)
 	}
 	c.Number = num(m.PowerMeanW)
-	c.Value = fmt.Sprintf("%.0f W mean, %.0f–%.0f W (±%.1f %%)", m.PowerMeanW, m.PowerMinW, m.PowerMaxW, m.PowerFluctPct)
+	c.Value = powerValue(*m)
 	if spec.Official > 0 {
 		c.Value += fmt.Sprintf(", %.1f %% of the model's %g W", 100*m.PowerMeanW/spec.Official, spec.Official)
 	}
@@ -117,6 +118,10 @@ func judgePower(p PowerResult, spec powerSpec) []wire.Check {
 	case m.PowerMeanW < spec.Min:
 		c.Verdict = wire.Fail
 		c.Criterion = fmt.Sprintf("≥ %g W (%s)", spec.Min, spec.Source)
+	case m.PowerMeanW < spec.Warn:
+		c.Verdict = wire.Warn
+		c.Criterion = fmt.Sprintf("≥ %g W (%s)", spec.Min, spec.Source)
+		notes = append(notes, fmt.Sprintf("below the %g W a healthy card is expected to draw", spec.Warn))
 	default:
 		c.Verdict = wire.Pass
 		c.Criterion = fmt.Sprintf("≥ %g W (%s)", spec.Min, spec.Source)
@@ -124,11 +129,14 @@ func judgePower(p PowerResult, spec powerSpec) []wire.Check {
 	if spec.Official > 0 && m.PowerLimitW > 0 && m.PowerLimitW < spec.Official-1 {
 		notes = append(notes, fmt.Sprintf("the enforced power limit %.0f W is below the model's %g W: the card is capped", m.PowerLimitW, spec.Official))
 	}
-	if m.PowerFluctPct > maxPowerFluctPct {
+	switch {
+	case m.PowerUnjudged != "":
+		notes = append(notes, "stability not judged: "+m.PowerUnjudged)
+	case m.PowerFluctPct > maxPowerFluctPct:
 		if c.Verdict == wire.Pass {
 			c.Verdict = wire.Warn
 		}
-		notes = append(notes, fmt.Sprintf("power unsteady: a sample %.1f %% from the mean, over ±%g %%", m.PowerFluctPct, maxPowerFluctPct))
+		notes = append(notes, fmt.Sprintf("power unsteady: a reading of the steady part %.1f %% from its mean, over ±%g %%", m.PowerFluctPct, maxPowerFluctPct))
 	}
 	c.Detail = strings.Join(notes, "; ")
 	out = append(out, c)

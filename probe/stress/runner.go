@@ -18,7 +18,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gpusla/gpusla/internal/ctxsleep"
 	"github.com/gpusla/gpusla/probe/cuda"
+	"github.com/gpusla/gpusla/probe/gpu"
 	"github.com/gpusla/gpusla/probe/kernels"
 	"github.com/gpusla/gpusla/probe/wire"
 )
@@ -28,11 +30,18 @@ type Options struct {
 	// Burn is the duration of each precision's burn (0: no burns).
 	Burn       time.Duration
 	Precisions []Precision
+	// Soak is one long burn after the others whose per-second throughput
+	// curve is judged for stability (soak.go); 0: none. SoakPrecision is
+	// its precision ("": BF16 where the card has tensor cores, else FP32).
+	Soak          time.Duration
+	SoakPrecision Precision
 	// Power is the main phase of the power test (tensor burn and memory
-	// copy at once, power.go); 0: no power test.
-	Power     time.Duration
-	Bandwidth bool // device, host<->device and peer copies
-	Memtest   bool
+	// copy at once, power.go); 0: no power test. PowerMixes are the mixes
+	// its tuning tries (nil: all eight, ~1.7 s each).
+	Power      time.Duration
+	PowerMixes []PowerMix
+	Bandwidth  bool // device, host<->device and peer copies
+	Memtest    bool
 	// MemtestFraction is the share of free memory the pattern test takes;
 	// MemtestRounds how many times it runs the four patterns.
 	MemtestFraction float64
@@ -51,7 +60,19 @@ type Options struct {
 	// Sampler reads NVML; nil opens the live one (and runs without
 	// monitoring, saying so, when NVML is missing).
 	Sampler Sampler
-	Log     *slog.Logger
+	// Own records the probe's own GPU work (probe/ownwork); nil: not
+	// recorded.
+	Own OwnWork
+	Log *slog.Logger
+}
+
+// OwnWork records the probe's own GPU work, so that idleness checks never
+// judge it a tenant's: Run marks when its GPU work begins and when it has
+// ended (contexts released), and before it judges whether a GPU is busy it
+// waits out the NVML sample period that still covers a previous own work.
+type OwnWork interface {
+	Begin() (end func())
+	State() gpu.OwnWork
 }
 
 // DefaultOptions is `gpuprobe stress` without flags.
@@ -91,6 +112,7 @@ type Report struct {
 	Monitoring  string            `json:"monitoring"`
 	GPUs        []*GPUReport      `json:"gpus"`
 	Burns       []BurnResult      `json:"burns,omitempty"`
+	Soaks       []BurnResult      `json:"soaks,omitempty"`
 	Power       []PowerResult     `json:"power,omitempty"`
 	Bandwidth   []BandwidthResult `json:"bandwidth,omitempty"`
 	Memtests    []MemtestResult   `json:"memtests,omitempty"`
@@ -144,6 +166,15 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	want := map[int]bool{}
 	for _, g := range o.GPUs {
 		want[g] = true
+	}
+	if o.Own != nil {
+		if _, wait := gpu.UtilSince(o.Own.State(), time.Now()); wait > 0 {
+			if err := ctxsleep.Sleep(ctx, wait); err != nil {
+				return rep, fmt.Errorf("stopped: %w", err)
+			}
+		}
+		// Deferred before the contexts' release, so it runs after it.
+		defer o.Own.Begin()()
 	}
 	var gpus []*GPUReport // the ones that run
 	defer func() {
@@ -234,33 +265,44 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 
 	// 1. Burns, every GPU at once, one precision after another.
+	// burnPhase burns every GPU at once for d, each with the precision
+	// pick chooses for its architecture.
+	burnPhase := func(kind string, pick func(arch int) Precision, d time.Duration) []BurnResult {
+		results := make([]BurnResult, len(gpus))
+		mg := startMonitors(ctx, sampler, busIDs, statics, time.Second)
+		_ = eachGPU(func(g *GPUReport) error {
+			idx := indexOf(gpus, g)
+			p := pick(g.arch)
+			k, err := kernelFor(p, g.arch)
+			if err != nil {
+				results[idx] = BurnResult{GPU: g.Index, Precision: p, Skipped: err.Error()}
+				return nil
+			}
+			results[idx] = burn(ctx, g.ctx, g.mod, g.info, k, d, o.FaultInject)
+			return nil
+		})
+		mons := mg.stop()
+		for i := range results {
+			if results[i].Skipped == "" && mons[i] != nil {
+				results[i].Monitor = mons[i]
+			}
+			r := results[i]
+			log.Info(kind, "gpu", r.GPU, "precision", r.Precision, "tflops", fmt.Sprintf("%.1f", r.Median), "cv", fmt.Sprintf("%.4f", r.CV), "wrong", r.Mismatches, "launches", r.Launches, "skipped", r.Skipped, "error", r.Error)
+		}
+		return results
+	}
 	if o.Burn > 0 {
 		for _, p := range o.Precisions {
 			if ctx.Err() != nil {
 				break
 			}
-			results := make([]BurnResult, len(gpus))
-			mg := startMonitors(ctx, sampler, busIDs, statics, time.Second)
-			_ = eachGPU(func(g *GPUReport) error {
-				idx := indexOf(gpus, g)
-				k, err := kernelFor(p, g.arch)
-				if err != nil {
-					results[idx] = BurnResult{GPU: g.Index, Precision: p, Skipped: err.Error()}
-					return nil
-				}
-				results[idx] = burn(ctx, g.ctx, g.mod, g.info, k, o.Burn, o.FaultInject)
-				return nil
-			})
-			mons := mg.stop()
-			for i := range results {
-				if results[i].Skipped == "" && mons[i] != nil {
-					results[i].Monitor = mons[i]
-				}
-				r := results[i]
-				log.Info("burn", "gpu", r.GPU, "precision", r.Precision, "tflops", fmt.Sprintf("%.1f", r.Median), "cv", fmt.Sprintf("%.4f", r.CV), "wrong", r.Mismatches, "launches", r.Launches, "skipped", r.Skipped, "error", r.Error)
-			}
-			rep.Burns = append(rep.Burns, results...)
+			rep.Burns = append(rep.Burns, burnPhase("burn", func(int) Precision { return p }, o.Burn)...)
 		}
+	}
+
+	// 1a. The soak: one long burn, its per-second curve judged (soak.go).
+	if o.Soak > 0 && ctx.Err() == nil {
+		rep.Soaks = burnPhase("soak", func(arch int) Precision { return soakPrecision(o.SoakPrecision, arch) }, o.Soak)
 	}
 
 	// 1b. The power test, every GPU at once.
@@ -268,7 +310,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		results := make([]PowerResult, len(gpus))
 		_ = eachGPU(func(g *GPUReport) error {
 			idx := indexOf(gpus, g)
-			results[idx] = runPower(ctx, g, sampler, statics[idx], o.Power, o.FaultInject)
+			results[idx] = runPower(ctx, g, sampler, statics[idx], o.Power, o.PowerMixes, o.FaultInject)
 			return nil
 		})
 		for _, r := range results {
@@ -340,6 +382,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		rep.Memtests = results
 	}
 
+	if ctx.Err() != nil {
+		markInterrupted(rep, context.Cause(ctx))
+	}
 	rep.Checks = append(rep.Checks, Judge(rep)...)
 	if ctx.Err() != nil {
 		return rep, fmt.Errorf("stopped: %w", context.Cause(ctx))
@@ -378,6 +423,14 @@ func loadModule(g *GPUReport) error {
 		return nil
 	}
 	return errors.Join(errs...)
+}
+
+// interruptedBW applies keepFaults to the checks of an interrupted copy.
+func interruptedBW(r BandwidthResult, cs []wire.Check) []wire.Check {
+	if r.Interrupted != "" {
+		return keepFaults(cs, r.Interrupted)
+	}
+	return cs
 }
 
 func indexOf(gpus []*GPUReport, g *GPUReport) int {
@@ -421,7 +474,21 @@ func Judge(rep *Report) []wire.Check {
 	var out []wire.Check
 	for _, b := range rep.Burns {
 		spec, ok := specOf(b.GPU)
-		out = append(out, judgeBurn(b, spec, ok)...)
+		cs := judgeBurn("gpu.burn."+string(b.Precision), b, spec, ok)
+		if b.Interrupted != "" {
+			cs = keepFaults(cs, b.Interrupted)
+		} else if c, ok := judgeFit(b, byIndex[b.GPU]); ok {
+			cs = append(cs, c)
+		}
+		out = append(out, cs...)
+	}
+	for _, b := range rep.Soaks {
+		spec, ok := specOf(b.GPU)
+		cs := judgeSoak(b, spec, ok)
+		if b.Interrupted != "" {
+			cs = keepFaults(cs, b.Interrupted)
+		}
+		out = append(out, cs...)
 	}
 	// Device bandwidth is judged on the better of the two copy methods:
 	// both move the same bytes, and a healthy card must reach the
@@ -431,30 +498,38 @@ func Judge(rep *Report) []wire.Check {
 		spec, ok := specOf(r.GPU)
 		switch r.Test {
 		case "d2d_memcpy", "d2d_kernel":
-			if cur, seen := bestD2D[r.GPU]; !seen || r.BestGBs > cur.BestGBs || cur.Error != "" {
+			if cur, seen := bestD2D[r.GPU]; !seen || r.BestGBs > cur.BestGBs || cur.Error != "" || cur.Interrupted != "" {
 				bestD2D[r.GPU] = r
 			}
 			if r.BadWords != 0 {
 				c := judgeBandwidth(r, "d2d", spec, ok)
-				out = append(out, c[1:]...)
+				out = append(out, interruptedBW(r, c[1:])...)
 			}
 		case "h2d", "d2h", "p2p":
-			out = append(out, judgeBandwidth(r, r.Test, spec, ok)...)
+			out = append(out, interruptedBW(r, judgeBandwidth(r, r.Test, spec, ok))...)
 		}
 	}
 	for _, g := range rep.GPUs {
 		if r, seen := bestD2D[g.Index]; seen {
 			spec, ok := specOf(g.Index)
-			c := judgeBandwidth(r, "d2d", spec, ok)[0]
-			c.Name = "gpu.bw.d2d"
-			out = append(out, c)
+			c := judgeBandwidth(r, "d2d", spec, ok)[:1]
+			c[0].Name = "gpu.bw.d2d"
+			out = append(out, interruptedBW(r, c)...)
 		}
 	}
 	for _, m := range rep.Memtests {
-		out = append(out, judgeMemtest(m))
+		c := []wire.Check{judgeMemtest(m)}
+		if m.Interrupted != "" {
+			c = keepFaults(c, m.Interrupted)
+		}
+		out = append(out, c...)
 	}
 	for _, p := range rep.Power {
-		out = append(out, judgePower(p, powerSpecOf(byIndex[p.GPU]))...)
+		cs := judgePower(p, powerSpecOf(byIndex[p.GPU]))
+		if p.Interrupted != "" {
+			cs = keepFaults(cs, p.Interrupted)
+		}
+		out = append(out, cs...)
 	}
 	return out
 }

@@ -1,7 +1,10 @@
 package stress
 
 import (
+	"fmt"
 	"strings"
+
+	"github.com/gpusla/gpusla/probe/wire"
 
 	"github.com/gpusla/gpusla/probe/specdb"
 )
@@ -21,7 +24,33 @@ type Spec struct {
 	Model    string
 	Official map[string]float64
 	Min      map[string]float64
+	Warn     map[string]float64 // warn below (absent: no warn band)
 	Source   map[string]string
+}
+
+// judge sets c's verdict and criterion for a measured value against the
+// threshold of key: fail below its min, warn below its warn level, pass
+// otherwise; skipped, saying why, when the model or threshold is unknown.
+func (s Spec) judge(c *wire.Check, key string, v float64, unit string, known bool) {
+	min, ok := s.Min[key]
+	if !known || !ok {
+		c.Verdict, c.Detail = wire.Skipped, "no threshold for this GPU model: the spec database has no measurement or datasheet figure for "+key
+		if s.Model != "" {
+			c.Detail += " of " + s.Model
+		}
+		return
+	}
+	c.Criterion = fmt.Sprintf("≥ %g %s (%s)", min, unit, s.Source[key])
+	warn := s.Warn[key]
+	switch {
+	case v < min:
+		c.Verdict = wire.Fail
+	case warn > 0 && v < warn:
+		c.Verdict = wire.Warn
+		c.Detail = fmt.Sprintf("%.3g %s is above the %g fail level but below the %g %s a healthy card is expected to reach", v, unit, min, warn, unit)
+	default:
+		c.Verdict = wire.Pass
+	}
 }
 
 // specKeys maps the keys used here to the spec database's threshold names.
@@ -42,13 +71,16 @@ func specFrom(db *specdb.DB, deviceID, subsystemID uint16) (Spec, bool) {
 	if !ok {
 		return Spec{}, false
 	}
-	s := Spec{Model: m.DisplayName(), Official: map[string]float64{}, Min: map[string]float64{}, Source: map[string]string{}}
+	s := Spec{Model: m.DisplayName(), Official: map[string]float64{}, Min: map[string]float64{}, Warn: map[string]float64{}, Source: map[string]string{}}
 	for k, name := range specKeys {
 		t, ok := m.Threshold(name)
 		if !ok {
 			continue
 		}
 		s.Min[k], s.Official[k], s.Source[k] = t.Min, t.Official, t.Source
+		if t.Warn > 0 {
+			s.Warn[k] = t.Warn
+		}
 	}
 	if len(s.Min) == 0 {
 		return Spec{}, false

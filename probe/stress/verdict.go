@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gpusla/gpusla/probe/specdb"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -30,8 +31,7 @@ func pctOf(v float64, spec Spec, key string) string {
 // judgeBurn turns one burn into its checks: result errors (gpu_degraded),
 // throughput against the model's threshold (performance_below_spec) and
 // what the NVML monitor saw.
-func judgeBurn(b BurnResult, spec Spec, known bool) []wire.Check {
-	name := "gpu.burn." + string(b.Precision)
+func judgeBurn(name string, b BurnResult, spec Spec, known bool) []wire.Check {
 	c := wire.Check{Name: name, Category: wire.CategoryGPUDegraded, GPU: gpuPtr(b.GPU), Unit: "TFLOP/s"}
 	switch {
 	case b.Skipped != "":
@@ -67,17 +67,7 @@ func judgeBurn(b BurnResult, spec Spec, known bool) []wire.Check {
 	c.Number = num(b.Median)
 	c.Value = fmt.Sprintf("%.1f TFLOP/s median%s; min %.1f, CV %.2f %%, %d samples, %s",
 		b.Median, pctOf(b.Median, spec, string(b.Precision)), b.Min, 100*b.CV, len(b.Samples), b.Engine)
-	min, ok := spec.Min[string(b.Precision)]
-	switch {
-	case !known || !ok:
-		c.Verdict, c.Detail = wire.Skipped, "no calibrated threshold for this GPU model"
-	case b.Median < min:
-		c.Verdict = wire.Fail
-		c.Criterion = fmt.Sprintf("≥ %g TFLOP/s (%s)", min, spec.Source[string(b.Precision)])
-	default:
-		c.Verdict = wire.Pass
-		c.Criterion = fmt.Sprintf("≥ %g TFLOP/s (%s)", min, spec.Source[string(b.Precision)])
-	}
+	spec.judge(&c, string(b.Precision), b.Median, "TFLOP/s", known)
 	if c.Verdict == wire.Pass && b.CV > maxCV {
 		c.Verdict = wire.Warn
 		c.Detail = fmt.Sprintf("throughput unsteady: CV %.1f %% over %.0f %%", 100*b.CV, 100*maxCV)
@@ -89,6 +79,22 @@ func judgeBurn(b BurnResult, spec Spec, known bool) []wire.Check {
 	return out
 }
 
+// steadyCriterion is the power stability criterion (monitor.go, steadyPart).
+var steadyCriterion = fmt.Sprintf("every reading of the steady part (after the ramp) within ±%g %% of its mean", maxPowerFluctPct)
+
+// powerValue describes the power readings: over the steady part when
+// there is one, else over the readings after warm-up.
+func powerValue(m Monitor) string {
+	over := fmt.Sprintf("readings %d–%d of %d", m.SteadyFrom+1, m.Samples, m.Samples)
+	if m.PowerUnjudged != "" {
+		over = fmt.Sprintf("%d readings, no steady part", m.Samples)
+	}
+	if m.SteadySamples == 0 && m.PowerUnjudged == "" {
+		over = fmt.Sprintf("%d readings", m.Samples) // summarised before the steady rule
+	}
+	return fmt.Sprintf("%.0f W mean, %.0f–%.0f W (±%.1f %%; %s)", m.PowerMeanW, m.PowerMinW, m.PowerMaxW, m.PowerFluctPct, over)
+}
+
 // judgeMonitor judges what NVML showed during a burn.
 func judgeMonitor(prefix string, gpu int, m Monitor) []wire.Check {
 	if m.Samples == 0 {
@@ -98,13 +104,17 @@ func judgeMonitor(prefix string, gpu int, m Monitor) []wire.Check {
 	var out []wire.Check
 	p := wire.Check{Name: prefix + ".power", Category: wire.CategoryPerformance, GPU: gpuPtr(gpu),
 		Number: num(m.PowerMeanW), Unit: "W", Verdict: wire.Pass,
-		Criterion: fmt.Sprintf("every sample within ±%g %% of the mean", maxPowerFluctPct)}
-	p.Value = fmt.Sprintf("%.0f W mean, %.0f–%.0f W (±%.1f %%)", m.PowerMeanW, m.PowerMinW, m.PowerMaxW, m.PowerFluctPct)
+		Criterion: steadyCriterion}
+	p.Value = powerValue(m)
 	if m.PowerLimitW > 0 {
 		p.Value += fmt.Sprintf(", %.0f %% of the %.0f W limit", 100*m.PowerMeanW/m.PowerLimitW, m.PowerLimitW)
 	}
-	if m.PowerFluctPct > maxPowerFluctPct {
+	switch {
+	case m.PowerUnjudged != "":
+		p.Verdict, p.Detail = wire.Skipped, m.PowerUnjudged
+	case m.PowerFluctPct > maxPowerFluctPct:
 		p.Verdict = wire.Warn
+		p.Detail = fmt.Sprintf("power unsteady: a reading of the steady part %.1f %% from its mean, over ±%g %%", m.PowerFluctPct, maxPowerFluctPct)
 	}
 	out = append(out, p)
 
@@ -170,15 +180,7 @@ func judgeBandwidth(r BandwidthResult, key string, spec Spec, known bool) []wire
 	c.Number = num(r.BestGBs)
 	c.Value = fmt.Sprintf("%.0f GB/s best, %.0f median (%s, %s, %d × %d MiB)%s",
 		r.BestGBs, r.MedianGB, r.Method, r.Counting, r.Reps, r.Bytes>>20, pctOf(r.BestGBs, spec, key))
-	min, ok := spec.Min[key]
-	switch {
-	case !known || !ok:
-		c.Verdict, c.Detail = wire.Skipped, "no calibrated threshold for this GPU model"
-	case r.BestGBs < min:
-		c.Verdict, c.Criterion = wire.Fail, fmt.Sprintf("≥ %g GB/s (%s)", min, spec.Source[key])
-	default:
-		c.Verdict, c.Criterion = wire.Pass, fmt.Sprintf("≥ %g GB/s (%s)", min, spec.Source[key])
-	}
+	spec.judge(&c, key, r.BestGBs, "GB/s", known)
 	out := []wire.Check{c}
 	if r.BadWords != 0 {
 		v := wire.Check{Name: name + ".data", Category: wire.CategoryGPUDegraded, GPU: gpuPtr(r.GPU),
@@ -243,6 +245,51 @@ func judgeNVLinks(gpu int, links []bool, err error) (wire.Check, bool) {
 	c.Verdict = wire.Pass
 	if active < len(links) {
 		c.Verdict = wire.Fail
+	}
+	return c, true
+}
+
+// The FP32 burn is FFMA chains on every SM, so its throughput is fixed by
+// the SM count and clock: SMs x cores per SM x 2 FLOPs x clock. On a
+// healthy H200 it reaches 0.976 of that (65.3 of 66.9 TFLOP/s at 1980
+// MHz). A card whose SMs are fewer than the driver reports (a shim, a
+// relabelled cut-down chip) cannot reach it: below fitWarn it warns,
+// below fitFail it fails.
+const (
+	fitWarn = 0.90
+	fitFail = 0.80
+)
+
+// judgeFit holds the FP32 burn to what the reported SM count at the
+// clock NVML saw during the burn can do.
+func judgeFit(b BurnResult, g *GPUReport) (wire.Check, bool) {
+	if b.Precision != FP32 || b.Skipped != "" || b.Launches == 0 || g == nil {
+		return wire.Check{}, false
+	}
+	c := wire.Check{Name: "gpu.burn.fp32.fit", Category: wire.CategoryInventory, GPU: gpuPtr(b.GPU), Unit: "ratio",
+		Criterion: fmt.Sprintf("≥ %.2f x SMs x cores per SM x 2 x SM clock (a healthy H200 reaches 0.976)", fitWarn)}
+	perSM := specdb.CoresPerSM(g.CC)
+	switch {
+	case perSM == 0 || g.SMs == 0:
+		c.Verdict, c.Detail = wire.Skipped, fmt.Sprintf("SM count %d or compute capability %q unknown", g.SMs, g.CC)
+		return c, true
+	case b.Monitor == nil || b.Monitor.SMClockMedian <= 0:
+		c.Verdict, c.Detail = wire.Skipped, "no NVML SM clock reading during the burn"
+		return c, true
+	}
+	limit := float64(g.SMs*perSM) * 2 * b.Monitor.SMClockMedian * 1e6 / 1e12
+	r := b.Median / limit
+	c.Number = num(r)
+	c.Value = fmt.Sprintf("%.3f: %.1f of %.1f TFLOP/s that %d SMs x %d cores at %.0f MHz can do", r, b.Median, limit, g.SMs, perSM, b.Monitor.SMClockMedian)
+	switch {
+	case r < fitFail:
+		c.Verdict = wire.Fail
+		c.Detail = fmt.Sprintf("the burn did %.0f %% of what %d SMs can: the card has fewer working SMs than it reports, or they are throttled in a way NVML does not show", 100*r, g.SMs)
+	case r < fitWarn:
+		c.Verdict = wire.Warn
+		c.Detail = fmt.Sprintf("the burn did %.0f %% of what %d SMs can", 100*r, g.SMs)
+	default:
+		c.Verdict = wire.Pass
 	}
 	return c, true
 }

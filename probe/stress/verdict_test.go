@@ -20,7 +20,7 @@ func healthyH200() *Report {
 	}
 	peer := 1
 	return &Report{
-		GPUs:  []*GPUReport{{Index: 0, deviceID: h200ID, subsysID: h200Subsys}, {Index: 1, deviceID: h200ID, subsysID: h200Subsys}},
+		GPUs:  []*GPUReport{{Index: 0, SMs: 132, CC: "9.0", deviceID: h200ID, subsysID: h200Subsys}, {Index: 1, SMs: 132, CC: "9.0", deviceID: h200ID, subsysID: h200Subsys}},
 		Burns: []BurnResult{burn(FP32, 65), burn(FP64, 61), burn(TF32, 318), burn(BF16, 642), burn(FP16, 642)},
 		Bandwidth: []BandwidthResult{
 			{GPU: 0, Test: "d2d_memcpy", BestGBs: 4294, MedianGB: 4274, Bytes: 4 << 30, Reps: 10},
@@ -152,13 +152,16 @@ func TestSpecsAreComplete(t *testing.T) {
 		if len(m.SubsystemIDs) > 0 {
 			sub = m.SubsystemIDs[0]
 		}
-		s, ok := SpecFor(m.DeviceID, sub)
+		s, ok := SpecFor(m.DeviceIDs[0], sub)
 		if !ok {
 			continue
 		}
 		n++
-		id := m.DeviceID
+		id := m.DeviceIDs[0]
 		for _, k := range keys {
+			if _, has := s.Min[k]; !has && !m.Measured() {
+				continue // derived from the datasheet only where it has the figure
+			}
 			if s.Official[k] <= 0 || s.Min[k] <= 0 || s.Source[k] == "" {
 				t.Errorf("%#x %s: %s has official %g, min %g, source %q", id, s.Model, k, s.Official[k], s.Min[k], s.Source[k])
 			}
@@ -167,8 +170,8 @@ func TestSpecsAreComplete(t *testing.T) {
 			}
 		}
 	}
-	if n < 2 {
-		t.Errorf("want stress thresholds for the H200 and H100 SXM at least, found %d models", n)
+	if n != len(specdb.Default().Models) {
+		t.Errorf("stress thresholds for %d of %d models: every model needs some", n, len(specdb.Default().Models))
 	}
 	if _, ok := SpecFor(0x1b80, 0); ok { // a GTX 1080: no stress thresholds
 		t.Error("a model without stress thresholds must give no spec")
@@ -182,5 +185,34 @@ func TestChecksAreValidWire(t *testing.T) {
 		Observations: []wire.Observation{{At: r.StartedAt.AddDate(1, 0, 0), Kind: wire.KindCheck, Checks: Judge(r)}}}
 	if err := b.Validate(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The FP32 burn must fit the reported SMs at the clock seen: a card that
+// reports 132 SMs but has 114 (an H100 PCIe's count) cannot reach it.
+func TestBurnFitsSMsTimesClock(t *testing.T) {
+	for _, tc := range []struct {
+		tflops  float64
+		verdict string
+	}{
+		{65, wire.Pass},             // healthy H200: 0.97 of 66.9
+		{65 * 114 / 132, wire.Warn}, // 114 working SMs: 0.84
+		{50, wire.Fail},             // 0.75
+	} {
+		r := healthyH200()
+		r.Burns[0].Median = tc.tflops
+		c := find(t, Judge(r), "gpu.burn.fp32.fit")
+		if c.Verdict != tc.verdict {
+			t.Errorf("%.1f TFLOP/s: %s (%s), want %s", tc.tflops, c.Verdict, c.Value, tc.verdict)
+		}
+	}
+	// Throttled clocks lower the limit with them: a burn at 1500 MHz is
+	// judged against 1500 MHz, not the max.
+	r := healthyH200()
+	mon := *r.Burns[0].Monitor
+	mon.SMClockMedian = 1500
+	r.Burns[0].Monitor, r.Burns[0].Median = &mon, 65*1500.0/1980
+	if c := find(t, Judge(r), "gpu.burn.fp32.fit"); c.Verdict != wire.Pass {
+		t.Errorf("throttled but whole: %+v", c)
 	}
 }

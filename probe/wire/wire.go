@@ -68,12 +68,18 @@ const (
 // Batch is what the probe POSTs. Its JSON encoding, exactly as sent, is the
 // signed body and the input of the hash chain.
 type Batch struct {
-	V            int           `json:"v"`
-	ID           string        `json:"id"`    // unique, chosen by the probe; dedupe key
-	Node         string        `json:"node"`  // node id, must equal the HeaderNode header
-	Probe        string        `json:"probe"` // probe version
-	Seq          uint64        `json:"seq"`   // 1, 2, 3, … per node, never reused
-	Prev         string        `json:"prev"`  // BodyHash of batch Seq-1 ("" for Seq 1)
+	V     int    `json:"v"`
+	ID    string `json:"id"`    // unique, chosen by the probe; dedupe key
+	Node  string `json:"node"`  // node id, must equal the HeaderNode header
+	Probe string `json:"probe"` // probe version
+	Seq   uint64 `json:"seq"`   // 1, 2, 3, … per node, never reused
+	Prev  string `json:"prev"`  // BodyHash of batch Seq-1 ("" for Seq 1)
+	// Chain names the hash chain: the probe picks a new random id whenever
+	// it starts a fresh spool state (first install, or its state lost:
+	// reinstalled, disk wiped), and that chain starts again at Seq 1. The
+	// backend recognises the restart by the new id (docs/backend.md).
+	// Empty from probes older than the field.
+	Chain        string        `json:"chain,omitempty"`
 	CreatedAt    time.Time     `json:"created_at"`
 	ClockSkewMS  int64         `json:"clock_skew_ms,omitempty"` // probe clock minus backend clock, last measured
 	Dropped      *Drop         `json:"dropped,omitempty"`
@@ -106,7 +112,10 @@ type Check struct {
 	Number    *float64 `json:"number,omitempty"`    // the measured value as a number, where it is one
 	Unit      string   `json:"unit,omitempty"`
 	GPU       *int     `json:"gpu,omitempty"` // GPU index, when the check is about one GPU
-	Detail    string   `json:"detail,omitempty"`
+	// UUID is the GPU's NVML UUID where the check knows it: the index can
+	// change between boots, the UUID cannot.
+	UUID   string `json:"uuid,omitempty"`
+	Detail string `json:"detail,omitempty"`
 }
 
 // Ack is the backend's answer to a POST it accepted (200).
@@ -175,6 +184,8 @@ func (b *Batch) Validate() error {
 		return bad("prev", "must be empty for the first batch")
 	case b.Prev != "" && !isHex64(b.Prev):
 		return bad("prev", "must be 64 hex characters")
+	case !validChain(b.Chain):
+		return bad("chain", "must be at most %d letters, digits, '-' or '_'", MaxChainLen)
 	case b.CreatedAt.IsZero():
 		return bad("created_at", "missing")
 	case len(b.Observations) > MaxObservations:
@@ -202,6 +213,9 @@ func (b *Batch) Validate() error {
 			if !validVerdict(c.Verdict) {
 				return bad(cf+".verdict", "unknown verdict %q", c.Verdict)
 			}
+			if !validUUID(c.UUID) {
+				return bad(cf+".uuid", "%q is not a GPU UUID (up to 64 letters, digits and dashes)", c.UUID)
+			}
 		}
 	}
 	return nil
@@ -221,6 +235,20 @@ func Decode(body []byte) (*Batch, error) {
 		return nil, err
 	}
 	return &b, nil
+}
+
+// validUUID accepts "" and NVML's "GPU-" + hex-and-dash form (MIG
+// instances: "MIG-…").
+func validUUID(s string) bool {
+	if len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 func validNodeID(s string) bool {
@@ -263,4 +291,19 @@ func validVerdict(v string) bool {
 		return true
 	}
 	return false
+}
+
+// MaxChainLen bounds a batch's chain id.
+const MaxChainLen = 64
+
+func validChain(s string) bool {
+	if len(s) > MaxChainLen {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
 }

@@ -18,6 +18,7 @@ import (
 // Outage is one interval of an incident, with whose fault it was.
 type Outage struct {
 	Kind     incident.Kind
+	Check    string // the check of a check incident (incident.CheckKey)
 	Cause    string
 	Span     interval.Interval
 	Evidence []msg.Text

@@ -33,6 +33,7 @@ const (
 	TypeBackendOutage     = "backend_outage"
 	TypeBatchDropped      = "batch_dropped"
 	TypeChainBreak        = "chain_break"
+	TypeChainRestart      = "chain_restart"
 	TypeHeartbeatRun      = "heartbeat_run"
 )
 
@@ -155,7 +156,10 @@ type Check struct {
 	Number    *float64 `json:"number,omitempty"`
 	Unit      string   `json:"unit,omitempty"`
 	GPU       *int     `json:"gpu,omitempty"`
-	Detail    string   `json:"detail,omitempty"`
+	// UUID is the GPU's NVML UUID where the probe knew it: the index can
+	// change between boots, the UUID cannot.
+	UUID   string `json:"uuid,omitempty"`
+	Detail string `json:"detail,omitempty"`
 }
 
 // TrueAt is the observation's probe time corrected for the probe's clock
@@ -178,6 +182,34 @@ func (e *Event) HeartbeatInterval() time.Duration {
 		return time.Minute
 	}
 	return time.Duration(e.HeartbeatIntervalS) * time.Second
+}
+
+// The window an observation's time (probe clock corrected by the skew the
+// probe reports) must lie in, around the backend's receive time: a probe
+// cannot observe the future (beyond the slack of a skew measured a while
+// ago), and nothing older than the backend keeps batch bodies can arrive
+// as evidence. Outside it the time is a wrong clock, not a fact: the backend
+// sets the observation aside with evidence, and a log that holds one is
+// refused, so one wrong clock can neither open an outage nor hide others.
+const (
+	MaxObservationLead = 5 * time.Minute
+	MaxObservationAge  = 100 * 24 * time.Hour
+)
+
+// ObservationTimeOK says whether an observation at (skew-corrected) received
+// at receivedAt lies in the window, and if not, by how much it misses.
+func ObservationTimeOK(at, receivedAt time.Time) error {
+	// Compare instants, not a difference: year 0001 minus now overflows a
+	// Duration.
+	switch {
+	case at.After(receivedAt.Add(MaxObservationLead)):
+		return fmt.Errorf("%s is %s after it was received (%s): more than the %s allowed",
+			at.UTC().Format(time.RFC3339), at.Sub(receivedAt).Round(time.Second), receivedAt.UTC().Format(time.RFC3339), MaxObservationLead)
+	case at.Before(receivedAt.Add(-MaxObservationAge)):
+		return fmt.Errorf("%s is more than %s before it was received (%s)",
+			at.UTC().Format(time.RFC3339), MaxObservationAge, receivedAt.UTC().Format(time.RFC3339))
+	}
+	return nil
 }
 
 // FieldError names the field of an event that is wrong.
@@ -263,6 +295,9 @@ func (e *Event) Validate() error {
 		}
 		if e.ReceivedAt.IsZero() {
 			return bad("received_at", "missing")
+		}
+		if err := ObservationTimeOK(e.TrueAt(), e.ReceivedAt); err != nil {
+			return bad("at", "%v", err)
 		}
 		if e.Kind != KindHeartbeat && e.Kind != KindCheck {
 			return bad("kind", "%q is neither %q nor %q", e.Kind, KindHeartbeat, KindCheck)
@@ -359,7 +394,7 @@ func (e *Event) Validate() error {
 		if e.ToSeq < e.FromSeq {
 			return bad("to_seq", "%d is before from_seq %d", e.ToSeq, e.FromSeq)
 		}
-	case TypeChainBreak:
+	case TypeChainBreak, TypeChainRestart:
 		if err := needNode(); err != nil {
 			return err
 		}

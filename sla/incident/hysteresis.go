@@ -2,18 +2,23 @@ package incident
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/gpusla/gpusla/sla/events"
 )
 
-// Hysteresis is the open/close machine of one check incident kind on one
-// node. Feed it that kind's verdicts in probe-time order. It opens after
-// FailureThreshold failures in a row, backdated to the first of them, and
-// closes after SuccessThreshold passes in a row, at the first of them, so a
-// flapping check neither opens a storm of incidents nor ends one early.
+// Hysteresis is the open/close machine of one check (name and GPU, see
+// CheckKey) on one node. Feed it that check's verdicts in probe-time order.
+// It opens after FailureThreshold failures in a row — at the first one for
+// a definitive check — backdated to the first of them, and closes after
+// SuccessThreshold passes in a row, at the first of them, so a flapping
+// check neither opens a storm of incidents nor ends one early. Results of
+// other checks, of the same category or not, never touch its counts.
 type Hysteresis struct {
+	// Kind is the incident kind the check opens (its category's).
+	Kind              Kind      `json:"kind,omitempty"`
 	Open              bool      `json:"open"`
 	Since             time.Time `json:"since,omitzero"`
 	Evidence          string    `json:"evidence,omitempty"`
@@ -25,24 +30,39 @@ type Hysteresis struct {
 	Last              time.Time `json:"last,omitzero"`
 }
 
-// Step feeds one verdict (fail or pass) at probe time at. It returns the
+// Step feeds one verdict of check v.Check at probe time at. It returns the
 // transition it caused, if any. Verdicts older than the last one fed are
 // ignored (the live path sees batches in receive order; the report sorts).
-func (h *Hysteresis) Step(kind Kind, th Thresholds, at time.Time, fail bool, evidence string) (Transition, bool) {
+func (h *Hysteresis) Step(th Thresholds, at time.Time, v Verdict) (Transition, bool) {
 	if at.Before(h.Last) {
 		return Transition{}, false
 	}
 	h.Last = at
-	if fail {
+	if !h.Open && v.Fail {
+		// The incident's kind is its opening failure's: a check may report
+		// in another category when it passes (an XID scan: gpu_degraded
+		// when clean, gpu_lost for XID 79).
+		h.Kind = v.Kind
+	}
+	kind := h.Kind
+	if v.Fail {
 		h.PassRun, h.FirstPass = 0, time.Time{}
 		h.FailRun++
 		if h.FailRun == 1 {
-			h.FirstFail, h.FirstFailEvidence = at, evidence
+			h.FirstFail, h.FirstFailEvidence = at, v.Evidence
 		}
-		if !h.Open && h.FailRun >= th.fail() {
+		need := th.fail()
+		if th.IsDefinitive(v.Name) {
+			need = 1
+		}
+		if !h.Open && h.FailRun >= need {
 			h.Open, h.Since = true, h.FirstFail
-			h.Evidence = fmt.Sprintf("%s; %d failing observations in a row from %s", h.FirstFailEvidence, h.FailRun, h.FirstFail.UTC().Format(time.RFC3339))
-			return Transition{Op: Open, Kind: kind, Since: h.Since, At: h.Since, Cause: CauseCheck, Counted: true, Evidence: h.Evidence}, true
+			if need == 1 && h.FailRun == 1 {
+				h.Evidence = fmt.Sprintf("%s; a definitive check: one failure opens the incident (%s)", h.FirstFailEvidence, h.FirstFail.UTC().Format(time.RFC3339))
+			} else {
+				h.Evidence = fmt.Sprintf("%s; %d failing results of this check in a row from %s", h.FirstFailEvidence, h.FailRun, h.FirstFail.UTC().Format(time.RFC3339))
+			}
+			return Transition{Op: Open, Kind: kind, Check: v.Check, Since: h.Since, At: h.Since, Cause: CauseCheck, Counted: true, Evidence: h.Evidence}, true
 		}
 		return Transition{}, false
 	}
@@ -52,50 +72,70 @@ func (h *Hysteresis) Step(kind Kind, th Thresholds, at time.Time, fail bool, evi
 		h.FirstPass = at
 	}
 	if h.Open && h.PassRun >= th.pass() {
-		t := Transition{Op: Close, Kind: kind, Since: h.Since, At: h.FirstPass, Cause: CauseCheck, Counted: true,
-			Evidence: fmt.Sprintf("%d passing observations in a row from %s", h.PassRun, h.FirstPass.UTC().Format(time.RFC3339))}
+		t := Transition{Op: Close, Kind: kind, Check: v.Check, Since: h.Since, At: h.FirstPass, Cause: CauseCheck, Counted: true,
+			Evidence: fmt.Sprintf("%d passing results of this check in a row from %s", h.PassRun, h.FirstPass.UTC().Format(time.RFC3339))}
 		h.Open, h.Since, h.Evidence = false, time.Time{}, ""
 		return t, true
 	}
 	return Transition{}, false
 }
 
-// Verdict is what one observation says about one incident kind.
+// Verdict is what one observation says about one check.
+//
+// Key is the check's identity in a node's state: kind and CheckKey.
 type Verdict struct {
 	Kind     Kind
+	Check    string // CheckKey: name and GPU
+	Name     string // the check's name (what Definitive patterns match)
 	Fail     bool
-	Evidence string // the first failing check, for a failure
+	Evidence string // the failing check, for a failure
 }
 
-// Verdicts sums an observation's checks per incident kind: a kind fails if
-// any of its checks failed, passes if none failed and one passed; warn and
-// skipped say nothing. Kinds with no checks are absent. Order is Kinds order.
+// Key identifies the hysteresis the verdict feeds (State.Checks): the
+// check, whatever category it reported this time.
+func (v Verdict) Key() string { return v.Check }
+
+// SplitKey says which incident kind and check a State.Checks entry is
+// about: a version 1 key is a bare kind with no check.
+func SplitKey(key string, h *Hysteresis) (Kind, string) {
+	if k := Kind(key); k.Valid() {
+		return k, ""
+	}
+	return h.Kind, key
+}
+
+// CheckKey identifies a check across observations: its name, and the GPU
+// it judged ("gpu.burn.fp32.errors/gpu3"); a node-wide check is its name.
+func CheckKey(c *events.Check) string {
+	if c.GPU == nil {
+		return c.Name
+	}
+	return fmt.Sprintf("%s/gpu%d", c.Name, *c.GPU)
+}
+
+// Verdicts lists an observation's verdicts per check (CheckKey), of the
+// checks whose category opens incidents: a check fails if any of its results in the
+// observation failed, passes if none failed and one passed; warn and
+// skipped say nothing. Order is the checks' first appearance.
 func Verdicts(checks []events.Check) []Verdict {
 	if len(checks) == 0 {
 		return nil
 	}
 	var out []Verdict
-	for _, k := range Kinds[1:] {
-		v := Verdict{Kind: k}
-		seen := false
-		for i := range checks {
-			c := &checks[i]
-			ck, ok := KindOfCategory(c.Category)
-			if !ok || ck != k {
-				continue
-			}
-			switch c.Verdict {
-			case events.Fail:
-				if !v.Fail {
-					v.Fail, v.Evidence = true, CheckEvidence(c)
-				}
-				seen = true
-			case events.Pass:
-				seen = true
-			}
+	for i := range checks {
+		c := &checks[i]
+		k, ok := KindOfCategory(c.Category)
+		if !ok || (c.Verdict != events.Fail && c.Verdict != events.Pass) {
+			continue
 		}
-		if seen {
-			out = append(out, v)
+		key := CheckKey(c)
+		j := slices.IndexFunc(out, func(v Verdict) bool { return v.Check == key })
+		if j < 0 {
+			out = append(out, Verdict{Kind: k, Check: key, Name: c.Name})
+			j = len(out) - 1
+		}
+		if c.Verdict == events.Fail && !out[j].Fail {
+			out[j].Fail, out[j].Evidence, out[j].Kind = true, CheckEvidence(c), k
 		}
 	}
 	return out

@@ -29,6 +29,7 @@
 package incident
 
 import (
+	"strings"
 	"time"
 
 	"github.com/gpusla/gpusla/sla/events"
@@ -83,10 +84,60 @@ func KindOfCategory(category string) (Kind, bool) {
 type Thresholds struct {
 	// Grace after a heartbeat was due before a node is called unreachable.
 	Grace time.Duration
-	// FailureThreshold failing observations in a row open a check incident.
+	// FailureThreshold failing results of one check in a row open a check
+	// incident (measured figures: throughput, latency, loss, temperature).
 	FailureThreshold int
-	// SuccessThreshold passing observations in a row close it.
+	// SuccessThreshold passing results of one check in a row close it.
 	SuccessThreshold int
+	// Definitive are the check names (patterns, '*' matches any run of
+	// characters, dots included) whose single failure is proof on its own:
+	// it opens the incident at once, whatever FailureThreshold says. Nil
+	// means none; terms default to DefaultDefinitive.
+	Definitive []string
+}
+
+// DefaultDefinitive are the checks whose failure is a fact, not a
+// measurement that noise could explain: a wrong value from a burn, a copy
+// or a memory test, an uncorrectable ECC error, a remapped-row failure, a
+// hardware XID, a lost GPU or a missing one.
+var DefaultDefinitive = []string{
+	"gpu.burn.*.errors", "gpu.bw.*.data", "gpu.memtest",
+	"gpu.ecc.volatile", "gpu.remapped_rows",
+	"gpu.xid.*", "gpu.*.xid",
+	"gpu.present", "gpu.count", "gpu.health",
+}
+
+// IsDefinitive reports whether a failure of the named check opens an
+// incident at the first result.
+func (th Thresholds) IsDefinitive(name string) bool {
+	for _, p := range th.Definitive {
+		if MatchName(p, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// MatchName matches a check name against a pattern in which '*' stands for
+// any run of characters (dots included) and everything else for itself.
+func MatchName(pattern, name string) bool {
+	i := strings.IndexByte(pattern, '*')
+	if i < 0 {
+		return pattern == name
+	}
+	if !strings.HasPrefix(name, pattern[:i]) {
+		return false
+	}
+	name, pattern = name[i:], pattern[i+1:]
+	if pattern == "" {
+		return true
+	}
+	for j := 0; j <= len(name); j++ {
+		if MatchName(pattern, name[j:]) {
+			return true
+		}
+	}
+	return false
 }
 
 func (th Thresholds) fail() int {
@@ -147,6 +198,9 @@ func CauseCounted(cause string) bool {
 type Transition struct {
 	Op   Op   `json:"op"`
 	Kind Kind `json:"kind"`
+	// Check names the check (CheckKey) of a check incident; empty for
+	// unreachable. Incidents are per check: one kind can have several open.
+	Check string `json:"check,omitempty"`
 	// Since identifies the incident: when it began (backdated).
 	Since time.Time `json:"since"`
 	// At is when the transition takes effect: Since for Open, the end for
@@ -156,3 +210,7 @@ type Transition struct {
 	Counted  bool      `json:"counted"`
 	Evidence string    `json:"evidence,omitempty"`
 }
+
+// Key is the State.Checks key of a check incident's transition (see
+// Verdict.Key).
+func (t Transition) Key() string { return t.Check }

@@ -2,7 +2,9 @@ package incident
 
 import (
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gpusla/gpusla/sla/events"
@@ -10,7 +12,12 @@ import (
 
 // StateVersion is the version of State's JSON form; bump it when State
 // changes incompatibly (the backend stores it next to the state).
-const StateVersion = 1
+//
+// Version 2 keys Checks by check (Verdict.Key: name and GPU) instead of by kind; a
+// version 1 state's entries (keyed by kind) are kept and fed their kind's
+// summed verdict until they are closed and idle, then dropped, so an
+// incident open across the upgrade still closes.
+const StateVersion = 2
 
 // maxRecent bounds how many closed unreachable incidents stay open to
 // reclassification by late data.
@@ -19,12 +26,12 @@ const maxRecent = 16
 // State is one node's live evaluation state. It is a plain struct: store it
 // as JSON. The zero value is a node never heard from.
 type State struct {
-	V            int                  `json:"v"`
-	LastReceived time.Time            `json:"last_received,omitzero"`
-	LastAt       time.Time            `json:"last_at,omitzero"`
-	Checks       map[Kind]*Hysteresis `json:"checks,omitempty"`
-	Unreachable  *Gap                 `json:"unreachable,omitempty"`
-	Recent       []Gap                `json:"recent,omitempty"`
+	V            int                    `json:"v"`
+	LastReceived time.Time              `json:"last_received,omitzero"`
+	LastAt       time.Time              `json:"last_at,omitzero"`
+	Checks       map[string]*Hysteresis `json:"checks,omitempty"`
+	Unreachable  *Gap                   `json:"unreachable,omitempty"`
+	Recent       []Gap                  `json:"recent,omitempty"`
 }
 
 // Clone returns a deep copy: a caller may change the copy's checks and gaps
@@ -32,7 +39,7 @@ type State struct {
 func (s State) Clone() State {
 	c := s
 	if s.Checks != nil {
-		c.Checks = make(map[Kind]*Hysteresis, len(s.Checks))
+		c.Checks = make(map[string]*Hysteresis, len(s.Checks))
 		for k, h := range s.Checks {
 			if h != nil {
 				h2 := *h
@@ -159,17 +166,74 @@ func (s *State) Observe(th Thresholds, e *events.Event) []Transition {
 	if at.After(s.LastAt) {
 		s.LastAt = at
 	}
-	for _, v := range Verdicts(e.Checks) {
+	vs := Verdicts(e.Checks)
+	out = append(out, s.stepLegacy(th, at, vs)...)
+	for _, v := range vs {
 		if s.Checks == nil {
-			s.Checks = make(map[Kind]*Hysteresis)
+			s.Checks = make(map[string]*Hysteresis)
 		}
-		h := s.Checks[v.Kind]
+		h := s.Checks[v.Key()]
 		if h == nil {
 			h = &Hysteresis{}
-			s.Checks[v.Kind] = h
+			s.Checks[v.Key()] = h
 		}
-		if t, ok := h.Step(v.Kind, th, at, v.Fail, v.Evidence); ok {
+		if t, ok := h.Step(th, at, v); ok {
 			out = append(out, t)
+		}
+	}
+	// A check that reports failures per GPU and passes node-wide ("no XID
+	// on any GPU"): the node-wide pass is a pass of each GPU's instance,
+	// unless that instance had its own result in this observation.
+	for _, v := range vs {
+		if v.Fail || v.Check != v.Name {
+			continue
+		}
+		prefix := v.Name + "/gpu"
+		for _, key := range slices.Sorted(maps.Keys(s.Checks)) {
+			if !strings.HasPrefix(key, prefix) || slices.ContainsFunc(vs, func(u Verdict) bool { return u.Key() == key }) {
+				continue
+			}
+			if t, ok := s.Checks[key].Step(th, at, Verdict{Kind: v.Kind, Check: key, Name: v.Name}); ok {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// stepLegacy feeds a version 1 state's per-kind entries (keyed by a bare
+// Kind) their kind's
+// summed verdict (fail if any check of the kind failed) until each is
+// closed, then drops it.
+func (s *State) stepLegacy(th Thresholds, at time.Time, vs []Verdict) []Transition {
+	var out []Transition
+	for key, h := range s.Checks {
+		k := Kind(key)
+		if !k.Valid() || h == nil {
+			continue
+		}
+		h.Kind = k
+		if !h.Open {
+			delete(s.Checks, key)
+			continue
+		}
+		sum, seen := Verdict{Kind: k}, false
+		for _, v := range vs {
+			if v.Kind == k {
+				seen = true
+				if v.Fail && !sum.Fail {
+					sum.Fail, sum.Evidence = true, v.Evidence
+				}
+			}
+		}
+		if !seen {
+			continue
+		}
+		if t, ok := h.Step(th, at, sum); ok {
+			out = append(out, t)
+		}
+		if !h.Open {
+			delete(s.Checks, key)
 		}
 	}
 	return out

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/sla/account"
+	"github.com/gpusla/gpusla/sla/baseline"
 	"github.com/gpusla/gpusla/sla/calendar"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/incident"
@@ -39,6 +40,8 @@ type Builder struct {
 	backend   []interval.Interval
 	backendS  []string
 	winStart  int64
+	fleet     baseline.Collector
+	fleetRes  *baseline.Result
 	input     Input
 }
 
@@ -57,6 +60,8 @@ type ticketAcc struct {
 type checkRec struct {
 	at   int64
 	ev   int32
+	key  int32 // the check (incident.CheckKey), an index into the same string table
+	name int32 // the check's name (what detection.definitive matches)
 	kind uint8 // index into incident.Kinds; a month of records per node stays small
 	fail bool
 }
@@ -205,7 +210,7 @@ func (b *Builder) Add(e *events.Event) error {
 	case events.TypeBackendOutage:
 		b.backend = append(b.backend, interval.Interval{Start: e.Start, End: e.End})
 		b.backendS = append(b.backendS, e.Summary)
-	case events.TypeBatchDropped, events.TypeChainBreak:
+	case events.TypeBatchDropped, events.TypeChainBreak, events.TypeChainRestart:
 		if e.At.After(asOf) {
 			b.input.AfterAsOf++
 			return nil
@@ -334,12 +339,14 @@ func (b *Builder) observe(e *events.Event) {
 	if len(e.Checks) == 0 || at < b.winStart {
 		return
 	}
+	b.collectFleet(e.Node, at, e.Checks)
 	for _, v := range incident.Verdicts(e.Checks) {
 		ev := int32(-1)
 		if v.Fail {
 			ev = n.evidence(v.Evidence)
 		}
-		n.checks = append(n.checks, checkRec{at: at, kind: kindIndex(v.Kind), fail: v.Fail, ev: ev})
+		n.checks = append(n.checks, checkRec{at: at, kind: kindIndex(v.Kind), fail: v.Fail, ev: ev,
+			key: n.evidence(v.Check), name: n.evidence(v.Name)})
 	}
 	if fail, evText, ok := incident.Connectivity(e.Checks); ok {
 		ev := int32(-1)
@@ -381,6 +388,8 @@ func (b *Builder) Build() (*Report, error) {
 	}
 	backend := interval.Union(b.backend...)
 	sums := map[string]*Contract{}
+	b.fleetRes = b.computeFleet()
+	r.Fleet = b.fleetRes
 	for _, id := range ids {
 		n := b.nodes[id]
 		// A node ordered after the month, or given back before it, has no

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"sort"
 	"time"
 
@@ -192,23 +193,15 @@ type checkOutage struct {
 	open bool
 }
 
-// checkIncidents runs the contract's hysteresis over each kind's verdicts in
-// probe-time order, as the live evaluation does.
+// checkIncidents runs the contract's hysteresis over each check's verdicts
+// (name and GPU) in probe-time order, as the live evaluation does.
 func (n *nodeAcc) checkIncidents(end time.Time) []checkOutage {
 	cs := n.checks
-	sort.Slice(cs, func(i, j int) bool {
-		if cs[i].kind != cs[j].kind {
-			return cs[i].kind < cs[j].kind
-		}
-		if cs[i].at != cs[j].at {
-			return cs[i].at < cs[j].at
-		}
-		return cs[i].fail && !cs[j].fail
-	})
+	n.sortChecks(cs)
 	// Identical records are the same observation read twice.
 	w := 0
 	for i := range cs {
-		if w > 0 && cs[w-1].kind == cs[i].kind && cs[w-1].at == cs[i].at && cs[w-1].fail == cs[i].fail {
+		if w > 0 && cs[w-1].key == cs[i].key && cs[w-1].at == cs[i].at && cs[w-1].fail == cs[i].fail {
 			continue
 		}
 		cs[w] = cs[i]
@@ -216,46 +209,102 @@ func (n *nodeAcc) checkIncidents(end time.Time) []checkOutage {
 	}
 	cs = cs[:w]
 	n.checks = cs
+	cs = n.withNodeWidePasses(cs)
 	var out []checkOutage
 	th := n.tm.Detection
+	loc := n.tm.Calendar.Loc
 	var h incident.Hysteresis
-	var kind incident.Kind
-	cur := -1
+	var v incident.Verdict
 	var openEv msg.Text
 	flush := func() {
 		if h.Open && h.Since.Before(end) {
-			out = append(out, checkOutage{account.Outage{Kind: kind, Cause: incident.CauseCheck,
+			out = append(out, checkOutage{account.Outage{Kind: h.Kind, Check: v.Check, Cause: incident.CauseCheck,
 				Span: interval.Interval{Start: h.Since, End: end}, Evidence: []msg.Text{openEv, msg.New("still failing at the end of the report")}}, true})
 		}
 	}
 	for i := range cs {
 		r := &cs[i]
-		if int(r.kind) != cur {
+		if i == 0 || r.key != cs[i-1].key {
 			flush()
-			h, kind, cur = incident.Hysteresis{}, incident.Kinds[r.kind], int(r.kind)
+			h = incident.Hysteresis{}
+			v = incident.Verdict{Kind: incident.Kinds[r.kind], Check: n.evText[r.key], Name: n.evText[r.name]}
 		}
-		ev := ""
+		v.Kind, v.Fail, v.Evidence = incident.Kinds[r.kind], r.fail, ""
 		if r.ev >= 0 {
-			ev = n.evText[r.ev]
+			v.Evidence = n.evText[r.ev]
 		}
 		at := nanos(r.at)
 		if !at.Before(end) {
 			continue
 		}
-		t, ok := h.Step(kind, th, at, r.fail, ev)
+		t, ok := h.Step(th, at, v)
 		if !ok {
 			continue
 		}
-		loc := n.tm.Calendar.Loc
 		if t.Op == incident.Open {
-			openEv = msg.New("%s at %s; %d failing observations in a row opened the incident",
-				msg.Plain(h.FirstFailEvidence), msg.At(t.Since, loc), h.FailRun)
+			if th.IsDefinitive(v.Name) {
+				openEv = msg.New("%s at %s; a definitive check: one failure opened the incident",
+					msg.Plain(h.FirstFailEvidence), msg.At(t.Since, loc))
+			} else {
+				openEv = msg.New("%s at %s; %d failing results of this check in a row opened the incident",
+					msg.Plain(h.FirstFailEvidence), msg.At(t.Since, loc), h.FailRun)
+			}
 			continue
 		}
-		out = append(out, checkOutage{account.Outage{Kind: kind, Cause: incident.CauseCheck,
+		out = append(out, checkOutage{account.Outage{Kind: t.Kind, Check: v.Check, Cause: incident.CauseCheck,
 			Span: interval.Interval{Start: t.Since, End: t.At}, Evidence: []msg.Text{openEv,
-				msg.New("passing again from %s; %d passing observations in a row closed it", msg.At(t.At, loc), th.SuccessThreshold)}}, false})
+				msg.New("passing again from %s; %d passing results of this check in a row closed it", msg.At(t.At, loc), th.SuccessThreshold)}}, false})
 	}
 	flush()
 	return out
+}
+
+// withNodeWidePasses adds, for every check reported per GPU, the passes the
+// same check reported node-wide (no GPU: "no XID on any GPU") as passes of
+// each GPU's instance, unless that instance has its own result at that
+// instant — as incident.State.Observe does live. Sorted as checkIncidents
+// wants.
+func (n *nodeAcc) withNodeWidePasses(cs []checkRec) []checkRec {
+	gpus := map[int32][]int32{} // per-GPU keys of each check, by name
+	seen := map[[2]int64]bool{}
+	for _, r := range cs {
+		if r.key != r.name {
+			if !slices.Contains(gpus[r.name], r.key) {
+				gpus[r.name] = append(gpus[r.name], r.key)
+			}
+			seen[[2]int64{int64(r.key), r.at}] = true
+		}
+	}
+	if len(gpus) == 0 {
+		return cs
+	}
+	out := slices.Clone(cs)
+	for _, r := range cs {
+		if r.key != r.name || r.fail {
+			continue
+		}
+		for _, k := range gpus[r.name] {
+			if !seen[[2]int64{int64(k), r.at}] {
+				c := r
+				c.key = k
+				out = append(out, c)
+			}
+		}
+	}
+	n.sortChecks(out)
+	return out
+}
+
+// sortChecks orders check records by check, then probe time, a failure
+// before a pass at one instant.
+func (n *nodeAcc) sortChecks(cs []checkRec) {
+	sort.SliceStable(cs, func(i, j int) bool {
+		if cs[i].key != cs[j].key {
+			return n.evText[cs[i].key] < n.evText[cs[j].key]
+		}
+		if cs[i].at != cs[j].at {
+			return cs[i].at < cs[j].at
+		}
+		return cs[i].fail && !cs[j].fail
+	})
 }

@@ -11,7 +11,10 @@
 // reading error means no report at all.
 package report
 
-import "github.com/gpusla/gpusla/sla/msg"
+import (
+	"github.com/gpusla/gpusla/sla/baseline"
+	"github.com/gpusla/gpusla/sla/msg"
+)
 
 // Schema names the JSON form; it changes only with docs/report.md.
 const Schema = "gpusla.report/v1"
@@ -24,6 +27,9 @@ type Report struct {
 	Input     Input      `json:"input"`
 	Contracts []Contract `json:"contracts"`
 	Nodes     []Node     `json:"nodes"`
+	// Fleet compares each node's stress figures with its siblings (the
+	// nodes of its GPU model); absent when no node sent stress results.
+	Fleet *baseline.Result `json:"fleet,omitempty"`
 	// Seal is the evidence bundle's fingerprint, set when the bundle is
 	// written (functions/bundle): the claim page quotes it.
 	Seal *Seal `json:"seal,omitempty"`
@@ -124,7 +130,10 @@ type Uptime struct {
 
 // Outage is one interval of one incident, with whose fault it was.
 type Outage struct {
-	Kind            string   `json:"kind"`
+	Kind string `json:"kind"`
+	// Check is the check whose results opened and closed a check incident
+	// (name, and "/gpuN" for one GPU's); empty for unreachable.
+	Check           string   `json:"check,omitempty"`
 	Cause           string   `json:"cause"`
 	Start           string   `json:"start"`
 	End             string   `json:"end"`

@@ -28,7 +28,7 @@ func (b *Builder) outages(m nodeMonth, backend interval.Set, nr *Node) account.B
 				ongoing = append(ongoing, g.open)
 			}
 		}
-		for _, o := range n.checkIncidents(m.end) {
+		for _, o := range append(n.checkIncidents(m.end), b.fleetOutages(n, m.end)...) {
 			ongoing = append(ongoing, o.open)
 			outs = append(outs, o.Outage)
 		}
@@ -81,7 +81,7 @@ func (m nodeMonth) outageRows(books account.Books, outs []account.Outage, ongoin
 		if len(clip) == 0 {
 			continue
 		}
-		ro := Outage{Kind: string(o.Kind), Cause: o.Cause, Start: ts(o.Span.Start, tm), End: ts(o.Span.End, tm),
+		ro := Outage{Kind: string(o.Kind), Check: o.Check, Cause: o.Cause, Start: ts(o.Span.Start, tm), End: ts(o.Span.End, tm),
 			Ongoing: ongoing[i], Seconds: secs(o.Span.Duration()), ObservedSeconds: secs(books.Observed.Overlap(o.Span)),
 			CountedSeconds: secs(books.Claimable.Overlap(o.Span)), Evidence: msg.Strings(o.Evidence), EvidenceText: o.Evidence}
 		ro.Counted = ro.CountedSeconds > 0

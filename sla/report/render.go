@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/gpusla/gpusla/sla/baseline"
+
 	"encoding/json"
 	"fmt"
 	"io"
@@ -109,6 +111,9 @@ func Markdown(w io.Writer, r *Report) error {
 		for _, e := range n.Evidence {
 			fmt.Fprintf(&b, "- Evidence %s at %s: %s\n", e.Kind, e.At, cell(e.Detail))
 		}
+	}
+	if r.Fleet != nil {
+		baseline.Markdown(&b, *r.Fleet)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

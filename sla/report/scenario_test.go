@@ -87,6 +87,13 @@ func (l *log) check(node string, at, received time.Time, category, verdict, valu
 		Checks: []events.Check{{Name: category + ".check", Category: category, Verdict: verdict, Value: value}}})
 }
 
+func (l *log) gpuCheck(node string, at time.Time, name, category, verdict string, gpu int) {
+	g := gpu
+	l.add(events.Event{Type: events.TypeObservation, ID: fmt.Sprintf("%s/%s/%d/%d", node, name, gpu, at.Unix()), Node: node,
+		At: at, ReceivedAt: at.Add(time.Second), Kind: events.KindCheck,
+		Checks: []events.Check{{Name: name, Category: category, Verdict: verdict, GPU: &g}}})
+}
+
 func (l *log) ticket(typ, id string, at time.Time, f func(*events.Event)) {
 	e := events.Event{Type: typ, Ticket: id, At: at}
 	if f != nil {
@@ -463,6 +470,51 @@ func scenarios() []scenario {
 				eq(t, "outages", len(n.Outages), 0)
 				eq(t, "billed", n.Billing.BilledSeconds, n.Period.Seconds)
 				eq(t, "charge", n.Billing.Charge, 3.20*2*float64(n.Period.Seconds)/3600)
+			},
+		},
+		{
+			// Per-check hysteresis (issue 14, #3): a daily burn finds one
+			// wrong value on GPU 0 while the 5-minute temperature check of the
+			// same category passes around it: a definitive failure, an
+			// incident from that result, closed by the next two passing
+			// burns. A daily bandwidth test on GPU 1 fails three days running
+			// while GPU 0's passes: a measured figure, opened on the third
+			// failure of that check, backdated to the first.
+			name: "cn-per-check-incidents", month: time.March, asOf: time.Date(2026, 4, 2, 0, 0, 0, 0, time.UTC),
+			build: func(l *log) {
+				l.register("gz-07", "cn-example", local(shanghai, "2026-02-24 09:00"), 8)
+				l.heartbeats("gz-07", local(shanghai, "2026-02-25 00:00"), local(shanghai, "2026-04-01 06:00"))
+				for at := local(shanghai, "2026-03-14 00:00"); at.Before(local(shanghai, "2026-03-20 00:00")); at = at.Add(5 * time.Minute) {
+					l.gpuCheck("gz-07", at, "gpu.temperature", "gpu_degraded", "pass", 0)
+				}
+				for d := 14; d < 20; d++ {
+					at := local(shanghai, fmt.Sprintf("2026-03-%02d 03:00", d)).Add(30 * time.Second)
+					v := "pass"
+					if d == 15 {
+						v = "fail"
+					}
+					l.gpuCheck("gz-07", at, "gpu.burn.fp32.errors", "gpu_degraded", v, 0)
+					l.gpuCheck("gz-07", at.Add(time.Second), "gpu.bw.h2d", "performance_below_spec", "pass", 0)
+					v = "pass"
+					if d >= 15 && d <= 17 {
+						v = "fail"
+					}
+					l.gpuCheck("gz-07", at.Add(2*time.Second), "gpu.bw.h2d", "performance_below_spec", v, 1)
+				}
+			},
+			check: func(t *testing.T, r *Report) {
+				n := node(t, r, "gz-07")
+				eq(t, "outages", len(n.Outages), 2)
+				o := n.Outages[0]
+				eq(t, "burn kind", o.Kind, "gpu_degraded")
+				eq(t, "burn check", o.Check, "gpu.burn.fp32.errors/gpu0")
+				eq(t, "burn start", o.Start, "2026-03-15T03:00:30+08:00")
+				eq(t, "burn end", o.End, "2026-03-16T03:00:30+08:00")
+				o = n.Outages[1]
+				eq(t, "bw kind", o.Kind, "performance_below_spec")
+				eq(t, "bw check", o.Check, "gpu.bw.h2d/gpu1")
+				eq(t, "bw start", o.Start, "2026-03-15T03:00:32+08:00")
+				eq(t, "bw end", o.End, "2026-03-18T03:00:32+08:00")
 			},
 		},
 		{

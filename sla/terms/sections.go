@@ -1,6 +1,7 @@
 package terms
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/gpusla/gpusla/sla/incident"
@@ -37,13 +38,16 @@ func (p *parser) maintenance(o *object, t *Terms) error {
 	return nil
 }
 
+// detection reads the "detection" section: grace, the thresholds, and which
+// checks are definitive (one failure opens an incident).
 func (p *parser) detection(o *object, t *Terms) error {
-	t.Detection = incident.Thresholds{Grace: DefaultGrace, FailureThreshold: DefaultFailureThreshold, SuccessThreshold: DefaultSuccessThreshold}
+	t.Detection = incident.Thresholds{Grace: DefaultGrace, FailureThreshold: DefaultFailureThreshold,
+		SuccessThreshold: DefaultSuccessThreshold, Definitive: incident.DefaultDefinitive}
 	n, ok := o.vals["detection"]
 	if !ok {
 		return nil
 	}
-	d, err := p.object(n, "detection", "heartbeat_grace", "failure_threshold", "success_threshold")
+	d, err := p.object(n, "detection", "heartbeat_grace", "failure_threshold", "success_threshold", "definitive")
 	if err != nil {
 		return err
 	}
@@ -62,7 +66,40 @@ func (p *parser) detection(o *object, t *Terms) error {
 			return err
 		}
 	}
+	if v, ok := d.vals["definitive"]; ok {
+		items, err := p.seq(v, "detection.definitive")
+		if err != nil {
+			return err
+		}
+		// An empty list is a choice: every check then uses the thresholds.
+		t.Detection.Definitive = []string{}
+		for i, it := range items {
+			field := fmt.Sprintf("detection.definitive[%d]", i)
+			name, err := p.str(it, field)
+			if err != nil {
+				return err
+			}
+			if !validCheckPattern(name) {
+				return p.err(it, field, "%q is not a check name pattern (letters, digits, '.', '_', '-' and '*', e.g. gpu.burn.*.errors)", name)
+			}
+			t.Detection.Definitive = append(t.Detection.Definitive, name)
+		}
+	}
 	return nil
+}
+
+func validCheckPattern(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-', r == '*':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func (p *parser) support(o *object, t *Terms) error {

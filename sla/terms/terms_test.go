@@ -205,3 +205,33 @@ func TestPaperwork(t *testing.T) {
 		t.Fatalf("default lang: %v %+v", err, ts[0].Paperwork)
 	}
 }
+
+func TestDetectionDefinitive(t *testing.T) {
+	base := minimal
+	ts, err := Parse("t.yaml", []byte(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ts[0].Detection.IsDefinitive("gpu.burn.fp32.errors") || ts[0].Detection.IsDefinitive("gpu.bw.h2d") {
+		t.Fatalf("default definitive list: %v", ts[0].Detection.Definitive)
+	}
+	ts, err = Parse("t.yaml", []byte(base+"detection:\n  definitive: [gpu.bw.*]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ts[0].Detection.IsDefinitive("gpu.bw.h2d") || ts[0].Detection.IsDefinitive("gpu.memtest") {
+		t.Fatalf("replaced list: %v", ts[0].Detection.Definitive)
+	}
+	ts, err = Parse("t.yaml", []byte(base+"detection:\n  definitive: []\n"))
+	if err != nil || ts[0].Detection.IsDefinitive("gpu.memtest") {
+		t.Fatalf("empty list: %v %v", err, ts[0].Detection.Definitive)
+	}
+	_, err = Parse("t.yaml", []byte(base+"detection:\n  definitive:\n    - gpu.memtest\n    - \"gpu mem\"\n"))
+	if err == nil || !strings.Contains(err.Error(), "t.yaml:19: detection.definitive[1]") {
+		t.Fatalf("want an error naming t.yaml:19: detection.definitive[1], got %v", err)
+	}
+	_, err = Parse("t.yaml", []byte(base+"detection:\n  definitive: gpu.memtest\n"))
+	if err == nil || !strings.Contains(err.Error(), "detection.definitive: must be a list") {
+		t.Fatalf("want a list error, got %v", err)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/probe/wire"
+	"github.com/gpusla/gpusla/sla/terms"
 )
 
 // Clock is a manual app.Clock.
@@ -123,6 +124,8 @@ type Probe struct {
 	Secret []byte
 	Seq    uint64
 	Prev   string
+	Chain  string // the chain id sent with every batch ("" like an old probe)
+	lives  int    // restarts so far: batch ids stay unique across them, as the probe's random ones are
 	mu     sync.Mutex
 }
 
@@ -131,14 +134,30 @@ func (p *Probe) Batch(created time.Time, obs ...wire.Observation) (*wire.Batch, 
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.Seq++
-	b := &wire.Batch{V: wire.Version, ID: fmt.Sprintf("%s-b%d", p.Node, p.Seq), Node: p.Node, Probe: "apptest", Seq: p.Seq,
-		Prev: p.Prev, CreatedAt: created.UTC(), Observations: obs}
+	b := &wire.Batch{V: wire.Version, ID: p.batchID(), Node: p.Node, Probe: "apptest", Seq: p.Seq,
+		Prev: p.Prev, Chain: p.Chain, CreatedAt: created.UTC(), Observations: obs}
 	body, err := wire.Encode(b)
 	if err != nil {
 		panic(err)
 	}
 	p.Prev = wire.BodyHash(body)
 	return b, body
+}
+
+// Restart is the probe losing its state: a new chain (id chain, "" for an
+// old probe) from seq 1.
+func (p *Probe) Restart(chain string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.Seq, p.Prev, p.Chain = 0, "", chain
+	p.lives++
+}
+
+func (p *Probe) batchID() string {
+	if p.lives == 0 {
+		return fmt.Sprintf("%s-b%d", p.Node, p.Seq)
+	}
+	return fmt.Sprintf("%s-r%d-b%d", p.Node, p.lives, p.Seq)
 }
 
 // Request signs body at t as an ingest request.
@@ -169,4 +188,48 @@ func AddNode(t testing.TB, svc *app.Service, id string) *Probe {
 		t.Fatal(err)
 	}
 	return &Probe{Node: n.ID, Secret: secret}
+}
+
+// TermsYAML is the contract AddNode registers nodes under ("acme-std"): a
+// plain one whose detection settings the application tests rely on —
+// 90 s grace, 2 failures of a check to open, 2 passes to close, the
+// default definitive checks.
+const TermsYAML = `contract: acme-std
+provider: acme
+currency: USD
+timezone: UTC
+business_hours:
+  monday: "09:00-17:00"
+  tuesday: "09:00-17:00"
+  wednesday: "09:00-17:00"
+  thursday: "09:00-17:00"
+  friday: "09:00-17:00"
+uptime:
+  target: 99.5
+  unavailable: [unreachable, gpu_lost]
+  minimum_outage: 1m
+  tiers:
+    - {min: 99.0, max: 99.5, credit: 10}
+    - {min: 0, max: 99.0, credit: 30}
+detection:
+  heartbeat_grace: 90s
+  failure_threshold: 2
+  success_threshold: 2
+support:
+  response:
+    P1: {business_hours: 15m, off_hours: 30m, clock: wall}
+    P2: {business_hours: 1h, clock: wall}
+claim:
+  within_days: 30
+billing:
+  price_per_gpu_hour: 2.5
+`
+
+// Terms is a terms book holding TermsYAML.
+func Terms(t testing.TB) app.TermsBook {
+	ts, err := terms.Parse("apptest/acme-std.yaml", []byte(TermsYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return app.TermsBook{ts[0].Contract: ts[0]}
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/gpusla/gpusla/functions/i18n"
 	"github.com/gpusla/gpusla/functions/reportgen"
 	"github.com/gpusla/gpusla/sla/report"
-	"github.com/gpusla/gpusla/sla/terms"
 )
 
 func init() {
@@ -94,11 +93,7 @@ run with its line number; no partial report is ever printed.`,
 			if err := reportgen.Render(&buf, rep, format, x); err != nil {
 				return err
 			}
-			if output == "" {
-				_, err = cmd.OutOrStdout().Write(buf.Bytes())
-				return err
-			}
-			return writeReport(output, buf.Bytes())
+			return writeOutput(cmd, output, buf.Bytes())
 		},
 	}
 	f := cmd.Flags()
@@ -137,13 +132,9 @@ func newMonthBuilder(termsFiles []string, month, asOf string) (*report.Builder, 
 			return nil, fmt.Errorf("--as-of %q: want an RFC 3339 instant such as 2026-04-01T00:00:00Z", asOf)
 		}
 	}
-	var all []*terms.Terms
-	for _, f := range termsFiles {
-		ts, err := terms.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, ts...)
+	all, err := readTermsFiles(termsFiles)
+	if err != nil {
+		return nil, err
 	}
 	return report.NewBuilder(all, report.Options{Year: m.Year(), Month: m.Month(), AsOf: at})
 }

@@ -12,7 +12,7 @@
 //	node           NODES            NODE#<id>                          GetItem; Query(NODES) lists all
 //	node state     NODE#<id>        STATE                              GetItem (consistent), conditional Put
 //	batch body     NODE#<id>        BATCH#<seq, 20 digits>             GetItem; Query BETWEEN seq range
-//	incident       NODE#<id>        INC#<start>#<kind>                 GetItem; Query sk < INC#<to>
+//	incident       NODE#<id>        INC#<start>#<kind>[~<check>]        GetItem; Query sk < INC#<to>
 //	heartbeat run  NODE#<id>        RUN#<from>                         Query sk < RUN#<to>
 //	alert          NODE#<id>        ALERT#<incident id>#<kind>         GetItem; unsent ones also in gsi1
 //	evidence       NODE#<id>        EV#<at>#<seq>#<kind>               Query BETWEEN EV#<from> and EV#<to>

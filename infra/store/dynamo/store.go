@@ -89,7 +89,11 @@ func incidentSK(id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return "INC#" + tkey(start) + "#" + kind, nil
+	sk := "INC#" + tkey(start) + "#" + kind
+	if c := store.IncidentCheck(id); c != "" {
+		sk += "~" + c
+	}
+	return sk, nil
 }
 
 func alertSK(incidentID string, kind notify.AlertKind) string {

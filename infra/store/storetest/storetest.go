@@ -121,7 +121,7 @@ func sampleState(node string) store.NodeState {
 		LastHeartbeatAt: t0, FirstHeartbeatAt: t0.Add(-time.Hour), ClockSkewMS: -42,
 		Run: store.HeartbeatRun{Node: node, From: t0.Add(-time.Hour), To: t0, Count: 120, ReceivedFrom: t0.Add(-time.Hour), ReceivedTo: t0},
 		Eval: incident.State{V: incident.StateVersion, LastReceived: t0.Add(time.Second), LastAt: t0,
-			Checks:      map[incident.Kind]*incident.Hysteresis{incident.GPUDegraded: {Open: true, Since: t0, Evidence: "gpu.xid (GPU 3) fail: 79", FailRun: 2, Last: t0}},
+			Checks:      map[string]*incident.Hysteresis{"gpu_degraded|gpu.x": {Kind: incident.GPUDegraded, Open: true, Since: t0, Evidence: "gpu.xid (GPU 3) fail: 79", FailRun: 2, Last: t0}},
 			Unreachable: &incident.Gap{Since: t0.Add(-time.Minute), Cause: incident.CauseNoData},
 			Recent:      []incident.Gap{{Since: t0.Add(-2 * time.Hour), Until: t0.Add(-time.Hour), Cause: incident.CauseBackendOnly, Alive: 3, ConnPass: 2}}},
 	}
@@ -145,8 +145,8 @@ func testStateVersioning(t *testing.T, s store.Store) {
 	if got.Version != 1 || got.LastSeq != 7 || got.LastHash != "abc" || got.ClockSkewMS != -42 ||
 		len(got.Recent) != 2 || got.Recent[1].ID != "b7" || got.Run.Count != 120 ||
 		!got.Run.From.Equal(t0.Add(-time.Hour)) || len(got.Signatures) != 1 ||
-		got.Eval.Checks[incident.GPUDegraded] == nil || !got.Eval.Checks[incident.GPUDegraded].Open ||
-		got.Eval.Checks[incident.GPUDegraded].FailRun != 2 || got.Eval.Unreachable == nil ||
+		got.Eval.Checks["gpu_degraded|gpu.x"] == nil || !got.Eval.Checks["gpu_degraded|gpu.x"].Open ||
+		got.Eval.Checks["gpu_degraded|gpu.x"].FailRun != 2 || got.Eval.Unreachable == nil ||
 		!got.Eval.Unreachable.Since.Equal(t0.Add(-time.Minute)) || len(got.Eval.Recent) != 1 || got.Eval.Recent[0].ConnPass != 2 ||
 		!got.LastReceivedAt.Equal(t0.Add(time.Second)) {
 		t.Fatalf("state round trip: %+v", got)
@@ -176,14 +176,14 @@ func testStateCopy(t *testing.T, s store.Store) {
 	got.Recent[0].ID = "changed"
 	got.Recent = append(got.Recent[:1], store.SeqID{Seq: 99})
 	got.Signatures[0].Sig = "changed"
-	got.Eval.Checks[incident.GPUDegraded].FailRun = 99
-	got.Eval.Checks[incident.GPULost] = &incident.Hysteresis{}
+	got.Eval.Checks["gpu_degraded|gpu.x"].FailRun = 99
+	got.Eval.Checks["gpu_lost|gpu.y"] = &incident.Hysteresis{}
 	got.Eval.Unreachable.Cause = "changed"
 	got.Eval.Recent[0].Alive = 99
 	again, err := s.GetState(ctx(), "n1")
 	must(t, err, "GetState again")
 	if again.Recent[0].ID != "b6" || again.Recent[1].Seq != 7 || again.Signatures[0].Sig != "s1" ||
-		again.Eval.Checks[incident.GPUDegraded].FailRun != 2 || len(again.Eval.Checks) != 1 ||
+		again.Eval.Checks["gpu_degraded|gpu.x"].FailRun != 2 || len(again.Eval.Checks) != 1 ||
 		again.Eval.Unreachable.Cause != incident.CauseNoData || again.Eval.Recent[0].Alive != 3 {
 		t.Fatalf("changing a read state changed the stored one: %+v", again)
 	}

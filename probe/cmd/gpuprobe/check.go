@@ -8,11 +8,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpusla/gpusla/probe/checkrun"
+	"github.com/gpusla/gpusla/probe/crosscheck"
 	"github.com/gpusla/gpusla/probe/expect"
 	"github.com/gpusla/gpusla/probe/gpu"
+	"github.com/gpusla/gpusla/probe/gpu/nvmlread"
 	"github.com/gpusla/gpusla/probe/health"
 	"github.com/gpusla/gpusla/probe/host"
 	"github.com/gpusla/gpusla/probe/kmsg"
+	"github.com/gpusla/gpusla/probe/ownwork"
 	"github.com/gpusla/gpusla/probe/specdb"
 )
 
@@ -28,6 +31,10 @@ type checkOptions struct {
 	kernelLog   string
 	noProgress  bool
 	stress      checkStress // --quick/--full/--no-stress (stress.go)
+	// own records this run's GPU work and tells when a previous probe
+	// process's ended (ownwork.DefaultPath), so that the idleness checks
+	// never judge the probe's own burns.
+	own *ownwork.Recorder
 
 	expected expect.Expected // settled by resolveExpected before groups judge
 }
@@ -35,8 +42,13 @@ type checkOptions struct {
 // checkGroups lists the groups `gpuprobe check` runs, in order. A new
 // group of checks is one more line here.
 func checkGroups(o *checkOptions) []checkrun.Group {
+	if o.own == nil {
+		o.own = ownwork.New(ownwork.DefaultPath(), nil)
+	}
+	o.stress.own = o.own
 	groups := []checkrun.Group{
 		checkrun.GPUGroup(o.gpuSource(), o.kernelLogSource(), specdb.Default(), &o.expected),
+		checkrun.CrossCheckGroup(o.hostRoot, crosscheck.ReadCUDA),
 		checkrun.HostGroup(host.Reader{Root: o.hostRoot, StealWindow: o.stealWindow}, &o.expected),
 	}
 	// Flag conflicts are reported by RunE (o.stress.options) before this runs.
@@ -59,8 +71,9 @@ func (o *checkOptions) register(cmd *cobra.Command) {
 
 // gpuSource is the system's NVML.
 func (o *checkOptions) gpuSource() gpu.Source {
-	n := gpu.NewNVML()
+	n := nvmlread.New()
 	n.XIDWait = o.xidWait
+	n.Own = o.own.State
 	return n
 }
 
@@ -97,9 +110,33 @@ func (o *checkOptions) resolveExpected(recorded *expect.Expected) error {
 		e = stated
 	}
 	e.Merge(flags)
+	// An ordered model the database does not know is bad input (exit 1):
+	// the order cannot be judged, and saying "fail" would blame the card.
+	if e.Model != "" {
+		if _, err := specdb.Default().Resolve(e.Model); err != nil {
+			return fmt.Errorf("the order's model (expected.model / --expect model): %w", err)
+		}
+	}
 	o.expected = e
 	return nil
 }
+
+// refuse rejects flags that would do nothing in this mode, so that a
+// renter who passed one is told rather than silently ignored.
+func refuse(cmd *cobra.Command, why string, names ...string) error {
+	for _, n := range names {
+		if cmd.Flags().Changed(n) {
+			return fmt.Errorf("--%s does not apply %s", n, why)
+		}
+	}
+	return nil
+}
+
+// liveOnly are the flags that act on the live machine only.
+var liveOnly = []string{"host-root", "steal-window", "xid-wait"}
+
+// stressOnly are the flags that choose or force the stress tests.
+var stressOnly = []string{"quick", "full", "force", "soak"}
 
 func init() {
 	commands = append(commands, func() *cobra.Command {
@@ -128,9 +165,19 @@ See docs/probe-check.md.`,
 				}
 				var rep *checkrun.Report
 				if o.snapshot != "" {
+					if err := refuse(cmd, "to a recorded snapshot: it reads and measures nothing live", append(liveOnly, stressOnly...)...); err != nil {
+						return err
+					}
 					s, err := checkrun.ReadSnapshot(o.snapshot)
 					if err != nil {
 						return err
+					}
+					if o.kernelLog != "" {
+						// Honoured: the saved log is judged instead of the
+						// one the snapshot recorded.
+						if s.Kernel, err = kmsg.File(o.kernelLog).Read(ctx); err != nil {
+							return fmt.Errorf("--kernel-log: %w", err)
+						}
 					}
 					if err := o.resolveExpected(s.Expected); err != nil {
 						return err

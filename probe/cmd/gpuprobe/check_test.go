@@ -142,3 +142,38 @@ func TestSnapshotCommandWritesFile(t *testing.T) {
 		t.Fatal("neither GPU readings nor the reason they are missing")
 	}
 }
+
+// Flags that do nothing in a mode are refused with a message; --kernel-log
+// with --snapshot is honoured; an ordered model the database does not know
+// is bad input (exit 1), not a failed card.
+func TestCheckFlagsApplyOrAreRefused(t *testing.T) {
+	real := snapshots + "h200x2-real.json"
+	for _, tc := range []struct {
+		args []string
+		exit int
+		want string
+	}{
+		{[]string{"check", "--snapshot", real, "--xid-wait", "5s"}, checkrun.ExitError, "--xid-wait does not apply to a recorded snapshot"},
+		{[]string{"check", "--snapshot", real, "--host-root", "/tmp"}, checkrun.ExitError, "--host-root does not apply"},
+		{[]string{"check", "--snapshot", real, "--quick"}, checkrun.ExitError, "--quick does not apply"},
+		{[]string{"check", "--snapshot", real, "--expect", "model=Voodoo 5"}, checkrun.ExitError, `model "Voodoo 5" is not in the spec database`},
+		{[]string{"check", "--snapshot", real, "--kernel-log", "no-such-log.txt"}, checkrun.ExitError, "--kernel-log"},
+		{[]string{"snapshot", "--quick", "-o", filepath.Join(t.TempDir(), "s.json")}, checkrun.ExitError, "--quick does not apply to `gpuprobe snapshot`"},
+	} {
+		out, err := runCmd(t, tc.args...)
+		if got := exitCode(err); got != tc.exit || err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: exit %d, %v; want exit %d with %q\n%s", tc.args, got, err, tc.exit, tc.want, out)
+		}
+	}
+
+	// The healthy recording judged against a saved log with XID 79 on one
+	// of its GPUs fails: the file was read, not ignored.
+	log := filepath.Join(t.TempDir(), "dmesg.txt")
+	if err := os.WriteFile(log, []byte("[ 8123.441203] NVRM: Xid (PCI:0000:00:07): 79, pid=0, GPU has fallen off the bus.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCmd(t, "check", "--no-progress", "--snapshot", real, "--kernel-log", log)
+	if exitCode(err) != checkrun.ExitFail || !strings.Contains(out, "gpu.xid.kernel_log") || !strings.Contains(out, "fallen off the bus") {
+		t.Errorf("--kernel-log with --snapshot: exit %d\n%s", exitCode(err), out)
+	}
+}

@@ -12,11 +12,13 @@ import (
 
 	"github.com/gpusla/gpusla/probe/checkrun"
 	"github.com/gpusla/gpusla/probe/config"
+	"github.com/gpusla/gpusla/probe/crosscheck"
 	"github.com/gpusla/gpusla/probe/daemon"
 	"github.com/gpusla/gpusla/probe/expect"
-	"github.com/gpusla/gpusla/probe/gpu"
+	"github.com/gpusla/gpusla/probe/gpu/nvmlread"
 	"github.com/gpusla/gpusla/probe/host"
 	"github.com/gpusla/gpusla/probe/netcheck"
+	"github.com/gpusla/gpusla/probe/ownwork"
 	"github.com/gpusla/gpusla/probe/specdb"
 	"github.com/gpusla/gpusla/probe/stress"
 	"github.com/gpusla/gpusla/probe/wire"
@@ -50,7 +52,11 @@ acknowledged it. SIGHUP reloads the config; SIGTERM stops cleanly.`,
 						}
 					}
 				}()
-				d := &daemon.Daemon{ConfigPath: path, Version: version, Build: buildJobs, Log: log, Reload: reload}
+				// One record of the probe's own GPU work for the process's
+				// life, across reloads: the health job skips its idleness
+				// checks while the stress job burns.
+				own := ownwork.New(ownwork.DefaultPath(), log)
+				d := &daemon.Daemon{ConfigPath: path, Version: version, Build: jobBuilder(own), Log: log, Reload: reload}
 				return d.Run(ctx)
 			},
 		}
@@ -59,42 +65,74 @@ acknowledged it. SIGHUP reloads the config; SIGTERM stops cleanly.`,
 	})
 }
 
-// buildJobs wires the checks of each part of the probe into the daemon's
+// jobBuilder wires the checks of each part of the probe into the daemon's
 // schedule, one line each: the health job is the host checks plus the GPU
 // inventory, authenticity and health checks of `gpuprobe check` (live
-// through NVML and the kernel log, or replayed from gpu_snapshot).
-func buildJobs(cfg *config.Config) (daemon.Jobs, error) {
-	net := &netcheck.Checker{Spec: cfg.Network}
-	return daemon.Jobs{
-		Health: func(ctx context.Context) []wire.Check {
-			cs := host.Collect(ctx, host.Reader{}, cfg.Expected)
-			if cfg.GPUSnapshot != "" {
-				return append(cs, replayGPU(cfg.GPUSnapshot, cfg.Expected)...)
-			}
-			return append(cs, checkrun.CollectGPU(ctx, gpu.NewNVML(), checkrun.KernelLogReader(), specdb.Default(), cfg.Expected)...)
-		},
-		Network: net.Quick,
-		Stress: func(ctx context.Context) []wire.Check {
-			return append(gpuStress(ctx), net.Bandwidth(ctx)...)
-		},
-		GPUsIdle: gpusIdle,
-	}, nil
+// through NVML and the kernel log, or replayed from gpu_snapshot). own is
+// shared by the health and stress jobs.
+func jobBuilder(own *ownwork.Recorder) daemon.Builder {
+	return func(cfg *config.Config) (daemon.Jobs, error) {
+		net := &netcheck.Checker{Spec: cfg.Network}
+		return daemon.Jobs{
+			Health: func(ctx context.Context) []wire.Check {
+				cs := host.Collect(ctx, host.Reader{}, cfg.Expected)
+				if cfg.GPUSnapshot != "" {
+					return append(cs, replayGPU(cfg.GPUSnapshot, cfg.Expected)...)
+				}
+				src := nvmlread.New()
+				src.Own = own.State
+				exp := cfg.Expected
+				return append(cs, checkrun.Collect(ctx,
+					checkrun.GPUGroup(src, checkrun.KernelLogReader(), specdb.Default(), &exp),
+					checkrun.CrossCheckGroup("/", crosscheck.ReadCUDA))...)
+			},
+			Network: net.Quick,
+			Stress: func(ctx context.Context) []wire.Check {
+				return append(gpuStress(ctx, cfg.Stress, own), net.Bandwidth(ctx)...)
+			},
+			GPUsIdle: gpusIdle,
+		}, nil
+	}
 }
 
-// gpuStress runs the default burn, bandwidth and memory tests.
-func gpuStress(ctx context.Context) []wire.Check {
-	rep, err := stress.Run(ctx, stress.DefaultOptions())
-	if err != nil {
-		return []wire.Check{{Name: "gpu.stress.run", Category: wire.CategoryGPUDegraded, Verdict: wire.Fail,
-			Criterion: "the stress run completes", Detail: err.Error()}}
+// gpuStress runs the burns (stress.burn each, and the stress.soak soak),
+// bandwidth and memory tests.
+func gpuStress(ctx context.Context, c config.Stress, own stress.OwnWork) []wire.Check {
+	o := stress.DefaultOptions()
+	o.Own, o.Burn, o.Soak = own, c.Burn, c.Soak
+	rep, err := stress.Run(ctx, o)
+	return stressChecks(ctx, rep, err)
+}
+
+// stressChecks are the daemon's results of a stress run: every check of the
+// tests it finished, also when it was stopped (SIGTERM, the job's
+// timeout) — the stop itself is reported, not judged a GPU fault — and a
+// failed gpu.stress.run when the run could not complete for another reason.
+func stressChecks(ctx context.Context, rep *stress.Report, err error) []wire.Check {
+	var cs []wire.Check
+	if rep != nil {
+		cs = rep.Checks
 	}
-	return stress.Judge(rep)
+	switch {
+	case ctx.Err() != nil:
+		done, stopped := 0, 0
+		if rep != nil {
+			done, stopped = rep.Finished()
+		}
+		cs = append(cs, wire.Check{Name: "gpu.stress.run", Category: wire.CategoryGPUDegraded, Verdict: wire.Skipped,
+			Criterion: "the stress run completes",
+			Detail:    fmt.Sprintf("stopped before it finished (%v): %d test(s) finished and are reported, %d interrupted", context.Cause(ctx), done, stopped)})
+	case err != nil:
+		cs = append(cs, wire.Check{Name: "gpu.stress.run", Category: wire.CategoryGPUDegraded, Verdict: wire.Fail,
+			Criterion: "the stress run completes", Detail: err.Error()})
+	}
+	return cs
 }
 
 // gpusIdle reads GPU utilisation through NVML: the stress job must not
 // compete with the renter's own work.
 func gpusIdle(ctx context.Context, maxPct float64) (bool, string, error) {
-	snap, err := gpu.NewNVML().Read(ctx)
+	snap, err := nvmlread.New().Read(ctx)
 	if err != nil {
 		return false, "", err
 	}
@@ -124,5 +162,5 @@ func replayGPU(path string, exp expect.Expected) []wire.Check {
 	if exp.IsZero() && s.Expected != nil {
 		exp = *s.Expected
 	}
-	return checkrun.JudgeGPU(s, specdb.Default(), exp)
+	return append(checkrun.JudgeGPU(s, specdb.Default(), exp), checkrun.JudgeCrossCheck(s)...)
 }

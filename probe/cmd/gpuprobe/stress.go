@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpusla/gpusla/probe/checkrun"
+	"github.com/gpusla/gpusla/probe/config"
 	"github.com/gpusla/gpusla/probe/stress"
 	"github.com/gpusla/gpusla/probe/wire"
 )
@@ -105,7 +106,9 @@ thresholds, always beside the % of the official figure.
 GPUs that other processes use are skipped unless --force. Clocks, power limits
 and modes are never changed. SIGINT or SIGTERM stops the run at the next launch.
 
-Exit status: 0 nothing failed, 2 a check failed, 3 no GPU to test, 1 other errors.`,
+Exit status, as for check (docs/probe-check.md): 0 every check passed or
+was skipped, 2 warnings but no failure, 3 at least one failure (no GPU to
+test is one), 1 the command could not run (bad flags, driver errors).`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
@@ -128,11 +131,12 @@ Exit status: 0 nothing failed, 2 a check failed, 3 no GPU to test, 1 other error
 				switch {
 				case errors.Is(runErr, stress.ErrNoGPU):
 					fmt.Fprintln(cmd.ErrOrStderr(), "gpuprobe stress:", runErr)
-					return exitError{code: 3}
+					return exitError{code: checkrun.ExitFail}
 				case runErr != nil:
 					return runErr
-				case anyFailed(rep.Checks):
-					return exitError{code: 2}
+				}
+				if _, code := checkrun.Verdict(rep.Checks); code != checkrun.ExitPass {
+					return exitError{code: code}
 				}
 				return nil
 			},
@@ -141,15 +145,6 @@ Exit status: 0 nothing failed, 2 a check failed, 3 no GPU to test, 1 other error
 		cmd.Flags().BoolVar(&asJSON, "json", false, "print the full report as JSON")
 		return cmd
 	})
-}
-
-func anyFailed(cs []wire.Check) bool {
-	for _, c := range cs {
-		if c.Verdict == wire.Fail {
-			return true
-		}
-	}
-	return false
 }
 
 // printChecks writes one line a check: verdict, name, GPU, value, then
@@ -171,20 +166,24 @@ func printChecks(w io.Writer, cs []wire.Check) {
 }
 
 // checkStress holds `gpuprobe check`'s stress flags: by default check runs
-// a 30 s burn (6 s for each of five precisions) and the bandwidth and
-// memory tests; --quick shortens it, --full lengthens it, --no-stress
-// leaves it out.
+// a 20 s burn (4 s for each of five precisions), a phase at the power cap
+// (the power test, with a two-mix tuning) and the bandwidth and memory
+// tests; --quick shortens it, --full lengthens it, --no-stress leaves it
+// out.
 type checkStress struct {
 	quick, full, none bool
 	force             bool
+	soak              time.Duration
+	own               stress.OwnWork // set by checkGroups
 }
 
 func (s *checkStress) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
-	fs.BoolVar(&s.quick, "quick", false, "short stress: 2 s burn a precision, bandwidth, memory test over a quarter of free memory")
-	fs.BoolVar(&s.full, "full", false, "long stress: 60 s burn a precision, bandwidth, two rounds of the memory test over 90 % of free memory")
+	fs.BoolVar(&s.quick, "quick", false, "short stress: 2 s burn a precision, bandwidth, memory test over a quarter of free memory (no power phase)")
+	fs.BoolVar(&s.full, "full", false, "long stress: 60 s burn a precision, the power test (full tuning, 60 s at the cap), bandwidth, two rounds of the memory test over 90 % of free memory")
 	fs.BoolVar(&s.none, "no-stress", false, "no burn, bandwidth or memory test (read-only checks only)")
 	fs.BoolVar(&s.force, "force", false, "stress GPUs even when other processes are using them")
+	fs.DurationVar(&s.soak, "soak", 0, "also run one long burn (1m to 30m; BF16 on tensor-core cards) and judge its per-second throughput curve for stability; the curve is in the --json report")
 }
 
 // options returns the stress options for the chosen mode, or false for
@@ -199,17 +198,32 @@ func (s *checkStress) options() (stress.Options, bool, error) {
 	if n > 1 {
 		return stress.Options{}, false, fmt.Errorf("--quick, --full and --no-stress exclude each other")
 	}
+	if s.soak != 0 && (s.soak < config.MinSoak || s.soak > config.MaxSoak) {
+		return stress.Options{}, false, fmt.Errorf("--soak %v: must be between %v and %v (the seed's 30-minute soak)", s.soak, config.MinSoak, config.MaxSoak)
+	}
 	o := stress.DefaultOptions()
-	o.Force = s.force
+	o.Force, o.Own, o.Soak = s.force, s.own, s.soak
 	switch {
 	case s.none:
+		if s.soak > 0 {
+			return o, false, fmt.Errorf("--soak runs in the stress group, which --no-stress leaves out")
+		}
 		return o, false, nil
 	case s.quick:
 		o.Burn, o.Reps, o.MemtestFraction = 2*time.Second, 3, 0.25
 	case s.full:
 		o.Burn, o.MemtestRounds = 60*time.Second, 2
+		o.Power = 60 * time.Second // after the full ~13.4 s tuning
 	default:
-		o.Burn, o.Reps = 6*time.Second, 5
+		// ≤ 40 s on one H200 (34.6 s with 6 s burns and no power phase):
+		// burns 5 × 4 s = 20 s (+ ~0.3 s setup each); the power phase
+		// ~3.4 s tuning (QuickPowerMixes) + 8 s at the cap + ~0.5 s setup
+		// (the card's hottest load: 690 W where the burns reach 620–650 W
+		// and gpu_burn -d 697 W); bandwidth (5 reps) and the memory test
+		// over 90 % of memory ~3 s; NVML, the CPU-steal sample and the
+		// host checks ~1.5 s. 8 s leaves a steady part of 5–6 readings.
+		o.Burn, o.Reps = 4*time.Second, 5
+		o.Power, o.PowerMixes = 8*time.Second, stress.QuickPowerMixes
 	}
 	return o, true, nil
 }
@@ -220,10 +234,13 @@ func (s *checkStress) group() (checkrun.Group, bool, error) {
 	if err != nil || !on {
 		return checkrun.Group{}, false, err
 	}
+	var last *stress.Report
 	return checkrun.Group{
-		Name: "stress",
+		Name:   "stress",
+		Curves: func() []checkrun.Curve { return soakCurves(last) },
 		Run: func(ctx context.Context) []wire.Check {
 			rep, err := stress.Run(ctx, o)
+			last = rep
 			if rep == nil {
 				return []wire.Check{{Name: "gpu.stress", Category: wire.CategoryGPUDegraded, Verdict: wire.Fail, Detail: err.Error()}}
 			}
@@ -233,4 +250,20 @@ func (s *checkStress) group() (checkrun.Group, bool, error) {
 			return rep.Checks
 		},
 	}, true, nil
+}
+
+// soakCurves are the per-second throughput curves of a run's soaks.
+func soakCurves(rep *stress.Report) []checkrun.Curve {
+	if rep == nil {
+		return nil
+	}
+	var out []checkrun.Curve
+	for _, b := range rep.Soaks {
+		if len(b.Samples) == 0 {
+			continue
+		}
+		g := b.GPU
+		out = append(out, checkrun.Curve{Name: "gpu.soak." + string(b.Precision), GPU: &g, Unit: "TFLOP/s", PerSecond: b.Samples})
+	}
+	return out
 }

@@ -4,7 +4,11 @@
 package gputest
 
 import (
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
+	"os"
+	"testing"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
@@ -154,6 +158,23 @@ func Program(m *mock.Device, rec gpu.Device) {
 		}
 		return nvml.Utilization{Gpu: *rec.UtilizationGPU, Memory: *rec.UtilizationMemory}, nvml.SUCCESS
 	}
+	m.GetSamplesFunc = func(t nvml.SamplingType, lastSeen uint64) (nvml.ValueType, []nvml.Sample, nvml.Return) {
+		if t != nvml.GPU_UTILIZATION_SAMPLES {
+			return 0, nil, nvml.ERROR_NOT_SUPPORTED
+		}
+		var out []nvml.Sample
+		for _, u := range rec.UtilizationSamples {
+			if ts := uint64(u.At.UnixMicro()); ts > lastSeen {
+				x := nvml.Sample{TimeStamp: ts}
+				binary.LittleEndian.PutUint32(x.SampleValue[:], uint32(u.Pct))
+				out = append(out, x)
+			}
+		}
+		if len(out) == 0 {
+			return nvml.VALUE_TYPE_UNSIGNED_INT, nil, nvml.ERROR_NOT_FOUND
+		}
+		return nvml.VALUE_TYPE_UNSIGNED_INT, out, nvml.SUCCESS
+	}
 	m.GetPersistenceModeFunc = func() (nvml.EnableState, nvml.Return) {
 		return enable(rec.PersistenceMode), ret(rec.PersistenceMode != nil)
 	}
@@ -231,4 +252,24 @@ func Program(m *mock.Device, rec gpu.Device) {
 	m.GetComputeRunningProcessesFunc = procs("compute")
 	m.GetGraphicsRunningProcessesFunc = procs("graphics")
 	m.RegisterEventsFunc = func(uint64, nvml.EventSet) nvml.Return { return nvml.SUCCESS }
+}
+
+// Recorded reads the GPU part of a recorded snapshot file (a
+// `gpuprobe snapshot` JSON) for tests that judge NVML readings alone.
+func Recorded(tb testing.TB, path string) *gpu.Snapshot {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var s struct {
+		GPU *gpu.Snapshot `json:"gpu"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	if s.GPU == nil {
+		tb.Fatalf("%s holds no GPU readings", path)
+	}
+	return s.GPU
 }

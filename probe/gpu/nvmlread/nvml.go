@@ -1,13 +1,17 @@
-package gpu
+package nvmlread
 
 import (
 	"context"
-	"errors"
+	"encoding/binary"
 	"fmt"
 	"log/slog"
+	"math"
 	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
+
+	"github.com/gpusla/gpusla/internal/ctxsleep"
+	"github.com/gpusla/gpusla/probe/gpu"
 )
 
 // NVML reads snapshots through an nvml.Interface: nvml.New() on a real
@@ -20,10 +24,23 @@ type NVML struct {
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	Log *slog.Logger
+	// Own tells what GPU work the probe itself is doing or last did
+	// (probe/ownwork); nil: none. Read asks before and after reading, so a
+	// read that overlaps the probe's own work is known to.
+	Own func() gpu.OwnWork
+	// Sleep waits for d or until ctx ends (ctxsleep.Sleep when nil).
+	Sleep func(ctx context.Context, d time.Duration) error
+	// ConfirmBusy makes Read look again at a GPU whose utilisation
+	// samples average BusyPct or more: it waits one more UtilWindow and
+	// reads the samples of that window, keeping the first window's in
+	// Device.UtilizationEarlier. A tenant's work goes on and shows in both;
+	// a one-off burst just before the read (seen on a freshly started H200:
+	// 8 % over 5 s, then 0 %) does not, so it is never judged a neighbour.
+	ConfirmBusy bool
 }
 
-// NewNVML returns a reader of the system's NVML library.
-func NewNVML() *NVML { return &NVML{Lib: nvml.New()} }
+// New returns a reader of the system's NVML library.
+func New() *NVML { return &NVML{Lib: nvml.New(), ConfirmBusy: true} }
 
 func (n *NVML) now() time.Time {
 	if n.Now != nil {
@@ -46,19 +63,35 @@ func initError(ret nvml.Return) error {
 	case nvml.ERROR_LIB_RM_VERSION_MISMATCH:
 		reason = "the NVIDIA driver library and kernel module versions differ; reboot or reinstall the driver (ERROR_LIB_RM_VERSION_MISMATCH)"
 	}
-	return &DriverError{Op: "init", Code: int(ret), Reason: reason}
+	return &gpu.DriverError{Op: "init", Code: int(ret), Reason: reason}
 }
 
 // Read initialises NVML, reads every GPU and the XID events delivered
 // meanwhile, and shuts NVML down again.
-func (n *NVML) Read(ctx context.Context) (*Snapshot, error) {
+func (n *NVML) Read(ctx context.Context) (*gpu.Snapshot, error) {
 	start := time.Now()
+	var own gpu.OwnWork
+	if n.Own != nil {
+		own = n.Own()
+	}
+	// Wait out the sample period that still covers the probe's own work,
+	// rather than judge the probe's own load a tenant's.
+	since, wait := gpu.UtilSince(own, n.now())
+	if wait > 0 {
+		sl := n.Sleep
+		if sl == nil {
+			sl = ctxsleep.Sleep
+		}
+		if err := sl(ctx, wait); err != nil {
+			return nil, err
+		}
+	}
 	if ret := n.Lib.Init(); ret != nvml.SUCCESS {
 		return nil, initError(ret)
 	}
 	defer n.Lib.Shutdown()
 
-	s := &Snapshot{TakenAt: n.now()}
+	s := &gpu.Snapshot{TakenAt: n.now()}
 	if v, ret := n.Lib.SystemGetDriverVersion(); ret == nvml.SUCCESS {
 		s.DriverVersion = v
 	}
@@ -70,11 +103,11 @@ func (n *NVML) Read(ctx context.Context) (*Snapshot, error) {
 	}
 	count, ret := n.Lib.DeviceGetCount()
 	if ret != nvml.SUCCESS {
-		return nil, &DriverError{Op: "device count", Code: int(ret), Reason: ret.Error()}
+		return nil, &gpu.DriverError{Op: "device count", Code: int(ret), Reason: ret.Error()}
 	}
 
 	handles := make([]nvml.Device, 0, count)
-	s.Devices = make([]Device, count)
+	s.Devices = make([]gpu.Device, count)
 	for i := 0; i < count; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -83,7 +116,7 @@ func (n *NVML) Read(ctx context.Context) (*Snapshot, error) {
 		if ret != nvml.SUCCESS {
 			// A GPU that NVML counts but cannot open is typically one that
 			// fell off the bus; record it so the judge sees it as lost.
-			s.Devices[i] = Device{Index: i, Errors: []string{"handle: " + ret.Error()}}
+			s.Devices[i] = gpu.Device{Index: i, Errors: []string{"handle: " + ret.Error()}}
 			handles = append(handles, nil)
 			continue
 		}
@@ -96,7 +129,7 @@ func (n *NVML) Read(ctx context.Context) (*Snapshot, error) {
 	if werr != nil {
 		s.XIDWatch = werr.Error()
 	} else {
-		s.XIDWatch = XIDWatchOK
+		s.XIDWatch = gpu.XIDWatchOK
 		defer w.Close()
 	}
 
@@ -104,7 +137,12 @@ func (n *NVML) Read(ctx context.Context) (*Snapshot, error) {
 		if h == nil {
 			continue
 		}
-		s.Devices[i] = readDevice(i, h)
+		s.Devices[i] = readDevice(i, h, since)
+	}
+	if n.ConfirmBusy {
+		if err := n.confirmBusy(ctx, handles, s.Devices); err != nil {
+			return nil, err
+		}
 	}
 	if w != nil {
 		evs, err := w.Drain(ctx, n.XIDWait)
@@ -117,12 +155,91 @@ func (n *NVML) Read(ctx context.Context) (*Snapshot, error) {
 		}
 	}
 	s.ReadMillis = time.Since(start).Milliseconds()
+	if n.Own != nil {
+		after := n.Own()
+		after.Running = after.Running || own.Running || after.Begun != own.Begun
+		s.OwnWork = &after
+	}
 	return s, nil
+}
+
+// confirmBusy gives every GPU whose samples average BusyPct or more a
+// second window (see NVML.ConfirmBusy): one wait for all of them, then the
+// samples newer than the first window's last.
+func (n *NVML) confirmBusy(ctx context.Context, handles []nvml.Device, devs []gpu.Device) error {
+	var busy []int
+	for i, d := range devs {
+		if handles[i] != nil && len(d.UtilizationSamples) > 0 && gpu.MeanUtil(d.UtilizationSamples) >= gpu.BusyPct {
+			busy = append(busy, i)
+		}
+	}
+	if len(busy) == 0 {
+		return nil
+	}
+	sl := n.Sleep
+	if sl == nil {
+		sl = ctxsleep.Sleep
+	}
+	if err := sl(ctx, gpu.UtilWindow); err != nil {
+		return err
+	}
+	for _, i := range busy {
+		d := &devs[i]
+		first := d.UtilizationSamples
+		d.UtilizationSamples, d.UtilizationSince = nil, time.Time{}
+		readUtilSamples(&reader{d: d}, handles[i], first[len(first)-1].At)
+		d.UtilizationEarlier = first
+	}
+	return nil
+}
+
+// sampleValue decodes one NVML sample value of the given type.
+func sampleValue(t nvml.ValueType, v [8]byte) (float64, bool) {
+	switch t {
+	case nvml.VALUE_TYPE_DOUBLE:
+		return math.Float64frombits(binary.LittleEndian.Uint64(v[:])), true
+	case nvml.VALUE_TYPE_UNSIGNED_INT:
+		return float64(binary.LittleEndian.Uint32(v[:])), true
+	case nvml.VALUE_TYPE_UNSIGNED_LONG, nvml.VALUE_TYPE_UNSIGNED_LONG_LONG:
+		return float64(binary.LittleEndian.Uint64(v[:])), true
+	case nvml.VALUE_TYPE_SIGNED_LONG_LONG:
+		return float64(int64(binary.LittleEndian.Uint64(v[:]))), true
+	case nvml.VALUE_TYPE_SIGNED_INT:
+		return float64(int32(binary.LittleEndian.Uint32(v[:]))), true
+	case nvml.VALUE_TYPE_UNSIGNED_SHORT:
+		return float64(binary.LittleEndian.Uint16(v[:])), true
+	}
+	return 0, false
+}
+
+// readUtilSamples reads NVML's utilisation samples newer than since. None
+// in the window (ERROR_NOT_FOUND) leaves the device without samples, as
+// does a driver that has none; UtilizationGPU is then judged.
+func readUtilSamples(r *reader, h nvml.Device, since time.Time) {
+	vt, ss, ret := h.GetSamples(nvml.GPU_UTILIZATION_SAMPLES, uint64(max(since.UnixMicro(), 0)))
+	if ret == nvml.ERROR_NOT_FOUND || !r.ok("utilization_samples", ret) {
+		return
+	}
+	var out []gpu.UtilSample
+	for _, x := range ss {
+		at := time.UnixMicro(int64(x.TimeStamp)).UTC()
+		v, ok := sampleValue(vt, x.SampleValue)
+		if !ok || v < 0 || v > 100 {
+			r.d.Errors = append(r.d.Errors, fmt.Sprintf("utilization_samples: value type %d, sample %v not a percentage", vt, x.SampleValue))
+			return
+		}
+		if at.After(since) {
+			out = append(out, gpu.UtilSample{At: at, Pct: v})
+		}
+	}
+	if len(out) > 0 {
+		r.d.UtilizationSamples, r.d.UtilizationSince = out, since.UTC()
+	}
 }
 
 // reader collects one device's readings and what was unavailable.
 type reader struct {
-	d *Device
+	d *gpu.Device
 }
 
 // ok records a non-success return under the reading's name and reports
@@ -141,9 +258,9 @@ func (r *reader) ok(name string, ret nvml.Return) bool {
 
 func ptr[T any](v T) *T { return &v }
 
-func readDevice(index int, h nvml.Device) Device {
+func readDevice(index int, h nvml.Device, since time.Time) gpu.Device {
 	start := time.Now()
-	d := Device{Index: index}
+	d := gpu.Device{Index: index}
 	r := &reader{d: &d}
 
 	if v, ret := h.GetName(); r.ok("name", ret) {
@@ -165,7 +282,7 @@ func readDevice(index int, h nvml.Device) Device {
 		d.Architecture = archName(v)
 	}
 	if p, ret := h.GetPciInfo(); r.ok("pci", ret) {
-		d.PCI = PCI{BusID: cString(p.BusId[:]), DeviceID: p.PciDeviceId, SubsystemID: p.PciSubSystemId}
+		d.PCI = gpu.PCI{BusID: cString(p.BusId[:]), DeviceID: p.PciDeviceId, SubsystemID: p.PciSubSystemId}
 	}
 	if m, ret := h.GetMemoryInfo(); r.ok("memory", ret) {
 		d.MemoryTotalMiB = ptr(m.Total >> 20)
@@ -225,6 +342,7 @@ func readDevice(index int, h nvml.Device) Device {
 	if u, ret := h.GetUtilizationRates(); r.ok("utilization", ret) {
 		d.UtilizationGPU, d.UtilizationMemory = ptr(u.Gpu), ptr(u.Memory)
 	}
+	readUtilSamples(r, h, since)
 	if v, ret := h.GetPersistenceMode(); r.ok("persistence_mode", ret) {
 		d.PersistenceMode = ptr(v == nvml.FEATURE_ENABLED)
 	}
@@ -273,7 +391,7 @@ func readDevice(index int, h nvml.Device) Device {
 		}
 	}
 	if corr, unc, pending, failure, ret := h.GetRemappedRows(); r.ok("remapped_rows", ret) {
-		d.RemappedRows = &Remap{Correctable: corr, Uncorrectable: unc, Pending: pending, Failure: failure}
+		d.RemappedRows = &gpu.Remap{Correctable: corr, Uncorrectable: unc, Pending: pending, Failure: failure}
 	}
 	// Page retirement is the pre-Ampere mechanism; Hopper answers "not
 	// supported" and uses row remapping instead.
@@ -309,7 +427,7 @@ func readDevice(index int, h nvml.Device) Device {
 			continue
 		}
 		for _, p := range ps {
-			d.Processes = append(d.Processes, Proc{PID: p.Pid, UsedMemoryMiB: p.UsedGpuMemory >> 20, Kind: kind.name})
+			d.Processes = append(d.Processes, gpu.Proc{PID: p.Pid, UsedMemoryMiB: p.UsedGpuMemory >> 20, Kind: kind.name})
 		}
 	}
 	d.ReadMillis = time.Since(start).Milliseconds()
@@ -349,10 +467,4 @@ func archName(a nvml.DeviceArchitecture) string {
 		return "blackwell"
 	}
 	return fmt.Sprintf("arch-%d", a)
-}
-
-// IsDriverError reports whether err means NVML could not be used at all.
-func IsDriverError(err error) bool {
-	var de *DriverError
-	return errors.As(err, &de)
 }

@@ -1,4 +1,4 @@
-package gpu_test
+package nvmlread_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpusla/gpusla/probe/gpu"
 	"github.com/gpusla/gpusla/probe/gpu/gputest"
+	"github.com/gpusla/gpusla/probe/gpu/nvmlread"
 )
 
 func p[T any](v T) *T { return &v }
@@ -70,7 +71,7 @@ func TestReadRoundTripsAllReadings(t *testing.T) {
 	srv.EventSetCreateFunc = func() (nvml.EventSet, nvml.Return) { return set, nvml.SUCCESS }
 
 	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-	s, err := (&gpu.NVML{Lib: srv, Now: func() time.Time { return at }}).Read(context.Background())
+	s, err := (&nvmlread.NVML{Lib: srv, Now: func() time.Time { return at }}).Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func TestReadRecordsErrorsAndLostGPUs(t *testing.T) {
 		return d0, nvml.SUCCESS
 	}
 	srv.EventSetCreateFunc = func() (nvml.EventSet, nvml.Return) { return nil, nvml.ERROR_NOT_SUPPORTED }
-	s, err := (&gpu.NVML{Lib: srv}).Read(context.Background())
+	s, err := (&nvmlread.NVML{Lib: srv}).Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func TestReadRecordsErrorsAndLostGPUs(t *testing.T) {
 
 func TestReadWithoutDriver(t *testing.T) {
 	lib := &mock.Interface{InitFunc: func() nvml.Return { return nvml.ERROR_LIBRARY_NOT_FOUND }}
-	_, err := (&gpu.NVML{Lib: lib}).Read(context.Background())
+	_, err := (&nvmlread.NVML{Lib: lib}).Read(context.Background())
 	if !gpu.IsDriverError(err) || !strings.Contains(err.Error(), "no NVIDIA driver is installed") {
 		t.Fatalf("got %v", err)
 	}
@@ -177,11 +178,148 @@ func TestListenXIDsDeliversUntilCancelled(t *testing.T) {
 	}
 	srv.EventSetCreateFunc = func() (nvml.EventSet, nvml.Return) { return set, nvml.SUCCESS }
 	var got []gpu.XIDEvent
-	err := gpu.ListenXIDs(ctx, srv, func() time.Time { return time.Unix(0, 0) }, func(e gpu.XIDEvent) { got = append(got, e) })
+	err := nvmlread.ListenXIDs(ctx, srv, func() time.Time { return time.Unix(0, 0) }, func(e gpu.XIDEvent) { got = append(got, e) })
 	if err != context.Canceled {
 		t.Fatalf("stopped with %v", err)
 	}
 	if len(got) != 1 || got[0].XID != 48 || got[0].GPU != 0 || got[0].UUID == "" {
 		t.Fatalf("events: %+v", got)
+	}
+}
+
+// Utilisation is read from NVML's timestamped samples, and only those
+// taken after the probe's own last GPU work had settled count: a read soon
+// after it waits first, and the burn's tail is left out.
+func TestReadJudgesOnlyUtilisationAfterOwnWork(t *testing.T) {
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	rec := recordedH200(0)
+	rec.UtilizationGPU = p(uint32(97)) // the rate still shows the burn
+	rec.UtilizationSamples = []gpu.UtilSample{
+		{At: at.Add(-time.Second), Pct: 100},          // the probe's own burn
+		{At: at.Add(time.Second), Pct: 96},            // its tail, within the settle time
+		{At: at.Add(2 * time.Second), Pct: 0},         // idle
+		{At: at.Add(2500 * time.Millisecond), Pct: 2}, // idle
+	}
+	srv := dgxh200.New()
+	d := dgxh200.NewDevice(0)
+	gputest.Program(&d.Device, rec)
+	srv.Devices = []nvml.Device{d}
+	srv.EventSetCreateFunc = func() (nvml.EventSet, nvml.Return) { return nil, nvml.ERROR_NOT_SUPPORTED }
+	ended := at.Add(-500 * time.Millisecond)
+	var waited time.Duration
+	calls := 0
+	n := &nvmlread.NVML{Lib: srv, Now: func() time.Time { return at },
+		Own: func() gpu.OwnWork {
+			calls++
+			return gpu.OwnWork{EndedAt: ended, PIDs: []uint32{7}, Begun: 1}
+		},
+		Sleep: func(_ context.Context, d time.Duration) error { waited = d; return nil }}
+	s, err := n.Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 2 || s.OwnWork == nil || s.OwnWork.Running || !s.OwnWork.EndedAt.Equal(ended) {
+		t.Fatalf("own work %+v after %d calls", s.OwnWork, calls)
+	}
+	// Settled 2 s after the end, plus one whole sample period: 2.5 s from now.
+	if waited != 2500*time.Millisecond {
+		t.Errorf("waited %v, want 2.5s", waited)
+	}
+	got := s.Devices[0].UtilizationSamples
+	if len(got) != 2 || got[0].Pct != 0 || got[1].Pct != 2 || !s.Devices[0].UtilizationSince.Equal(ended.Add(gpu.OwnWorkSettle)) {
+		t.Errorf("samples %+v since %v", got, s.Devices[0].UtilizationSince)
+	}
+
+	// Own work that began during the read makes the whole read overlap it.
+	calls = 0
+	n.Own = func() gpu.OwnWork { calls++; return gpu.OwnWork{Begun: uint64(calls)} }
+	if s, err := n.Read(context.Background()); err != nil || !s.OwnWork.Running {
+		t.Fatalf("overlap not seen: %+v %v", s.OwnWork, err)
+	}
+}
+
+func TestUtilSince(t *testing.T) {
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		own   gpu.OwnWork
+		since time.Time
+		wait  time.Duration
+	}{
+		{gpu.OwnWork{}, now.Add(-gpu.UtilWindow), 0},
+		{gpu.OwnWork{Running: true, EndedAt: now}, now.Add(-gpu.UtilWindow), 0},
+		{gpu.OwnWork{EndedAt: now.Add(-time.Minute)}, now.Add(-gpu.UtilWindow), 0},
+		{gpu.OwnWork{EndedAt: now.Add(-4 * time.Second)}, now.Add(-2 * time.Second), 0},
+		{gpu.OwnWork{EndedAt: now}, now.Add(2 * time.Second), 3 * time.Second},
+		{gpu.OwnWork{EndedAt: now.Add(time.Hour)}, now.Add(time.Hour + 2*time.Second), 3 * time.Second}, // a clock step: bounded
+	} {
+		since, wait := gpu.UtilSince(tc.own, now)
+		if !since.Equal(tc.since) || wait != tc.wait {
+			t.Errorf("%+v: since %v wait %v, want %v %v", tc.own, since, wait, tc.since, tc.wait)
+		}
+	}
+}
+
+// TestBusyWindowIsConfirmed: a GPU whose utilisation samples average busy
+// is read again one window later. A burst just before the read (a freshly
+// started H200 showed 8 % over 5 s, then nothing) is judged by the second
+// window; a tenant's load shows in both; an idle first window costs no wait.
+func TestBusyWindowIsConfirmed(t *testing.T) {
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	sample := func(d time.Duration, pct float64) gpu.UtilSample { return gpu.UtilSample{At: at.Add(d), Pct: pct} }
+	for _, tc := range []struct {
+		name          string
+		samples       []gpu.UtilSample
+		wantWait      bool
+		wantEarlier   int
+		wantLatestPct float64
+	}{
+		{"burst, then idle", []gpu.UtilSample{sample(-4*time.Second, 0), sample(-3*time.Second, 100), sample(-2*time.Second, 0),
+			sample(-time.Second, 0), sample(2*time.Second, 0), sample(4*time.Second, 0)}, true, 4, 0},
+		{"a tenant's load", []gpu.UtilSample{sample(-4*time.Second, 60), sample(-2*time.Second, 70),
+			sample(2*time.Second, 65), sample(4*time.Second, 80)}, true, 2, 72.5},
+		{"idle", []gpu.UtilSample{sample(-4*time.Second, 0), sample(-2*time.Second, 3), sample(2*time.Second, 90)}, false, 0, 1.5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			now := at
+			rec := recordedH200(0)
+			rec.UtilizationSamples = tc.samples
+			srv := dgxh200.New()
+			d := dgxh200.NewDevice(0)
+			gputest.Program(&d.Device, rec)
+			// NVML only has the samples taken so far.
+			all := d.Device.GetSamplesFunc
+			d.Device.GetSamplesFunc = func(st nvml.SamplingType, last uint64) (nvml.ValueType, []nvml.Sample, nvml.Return) {
+				vt, ss, ret := all(st, last)
+				var seen []nvml.Sample
+				for _, x := range ss {
+					if x.TimeStamp <= uint64(now.UnixMicro()) {
+						seen = append(seen, x)
+					}
+				}
+				if len(seen) == 0 {
+					return vt, nil, nvml.ERROR_NOT_FOUND
+				}
+				return vt, seen, ret
+			}
+			srv.Devices = []nvml.Device{d}
+			srv.EventSetCreateFunc = func() (nvml.EventSet, nvml.Return) { return nil, nvml.ERROR_NOT_SUPPORTED }
+			waited := time.Duration(0)
+			n := &nvmlread.NVML{Lib: srv, Now: func() time.Time { return now }, ConfirmBusy: true,
+				Sleep: func(_ context.Context, d time.Duration) error { waited += d; now = now.Add(d); return nil }}
+			s, err := n.Read(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			dev := s.Devices[0]
+			if (waited > 0) != tc.wantWait || (tc.wantWait && waited != gpu.UtilWindow) {
+				t.Errorf("waited %v, want a wait: %v", waited, tc.wantWait)
+			}
+			if len(dev.UtilizationEarlier) != tc.wantEarlier {
+				t.Errorf("earlier window %+v, want %d samples", dev.UtilizationEarlier, tc.wantEarlier)
+			}
+			if got := gpu.MeanUtil(dev.UtilizationSamples); got != tc.wantLatestPct {
+				t.Errorf("judged window %+v averages %v, want %v", dev.UtilizationSamples, got, tc.wantLatestPct)
+			}
+		})
 	}
 }

@@ -1,4 +1,4 @@
-package gpu
+package nvmlread
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"github.com/gpusla/gpusla/probe/gpu"
 )
 
 // XIDWatcher receives XID critical-error events from NVML. The daemon keeps
@@ -61,8 +62,8 @@ func WatchXIDs(lib nvml.Interface, devices []nvml.Device) (*XIDWatcher, error) {
 
 // Drain returns the events that arrived, waiting up to wait for the first
 // one (and not at all for the rest).
-func (w *XIDWatcher) Drain(ctx context.Context, wait time.Duration) ([]XIDEvent, error) {
-	var out []XIDEvent
+func (w *XIDWatcher) Drain(ctx context.Context, wait time.Duration) ([]gpu.XIDEvent, error) {
+	var out []gpu.XIDEvent
 	timeout := uint32(wait.Milliseconds())
 	for ctx.Err() == nil {
 		e, ret := w.set.Wait(timeout)
@@ -77,7 +78,7 @@ func (w *XIDWatcher) Drain(ctx context.Context, wait time.Duration) ([]XIDEvent,
 		if e.EventType&nvml.EventTypeXidCriticalError == 0 {
 			continue
 		}
-		ev := XIDEvent{GPU: -1, XID: e.EventData}
+		ev := gpu.XIDEvent{GPU: -1, XID: e.EventData}
 		for i, d := range w.devices {
 			if d != nil && d == e.Device {
 				ev.GPU, ev.UUID = i, w.uuids[i]
@@ -103,7 +104,7 @@ func (w *XIDWatcher) Close() {
 // ListenXIDs keeps NVML open and calls fn for every XID event until ctx
 // ends: the daemon's live XID source (the kernel log covers the gaps when
 // it was not running). It returns the error that stopped it, or ctx.Err().
-func ListenXIDs(ctx context.Context, lib nvml.Interface, now func() time.Time, fn func(XIDEvent)) error {
+func ListenXIDs(ctx context.Context, lib nvml.Interface, now func() time.Time, fn func(gpu.XIDEvent)) error {
 	if now == nil {
 		now = time.Now
 	}
@@ -113,7 +114,7 @@ func ListenXIDs(ctx context.Context, lib nvml.Interface, now func() time.Time, f
 	defer lib.Shutdown()
 	count, ret := lib.DeviceGetCount()
 	if ret != nvml.SUCCESS {
-		return &DriverError{Op: "device count", Code: int(ret), Reason: ret.Error()}
+		return &gpu.DriverError{Op: "device count", Code: int(ret), Reason: ret.Error()}
 	}
 	devices := make([]nvml.Device, count)
 	for i := range devices {

@@ -1,4 +1,4 @@
-package gpu
+package nvmlread
 
 import (
 	"context"
@@ -7,14 +7,15 @@ import (
 	"testing"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"github.com/gpusla/gpusla/probe/gpu"
 )
 
 // TestLiveNVML reads the real GPUs where there are some; elsewhere it
 // checks that a missing driver is reported plainly.
 func TestLiveNVML(t *testing.T) {
-	s, err := NewNVML().Read(context.Background())
+	s, err := New().Read(context.Background())
 	if err != nil {
-		if !IsDriverError(err) {
+		if !gpu.IsDriverError(err) {
 			t.Fatalf("not a driver error: %v", err)
 		}
 		t.Skipf("no usable NVIDIA driver here: %v", err)
@@ -37,7 +38,7 @@ func TestLiveNVML(t *testing.T) {
 
 func TestMissingLibraryIsPlain(t *testing.T) {
 	err := initError(nvml.ERROR_LIBRARY_NOT_FOUND)
-	if !IsDriverError(err) || err.Error() != "NVML init: the NVIDIA driver library libnvidia-ml.so.1 was not found: no NVIDIA driver is installed on this machine (ERROR_LIBRARY_NOT_FOUND)" {
+	if !gpu.IsDriverError(err) || err.Error() != "NVML init: the NVIDIA driver library libnvidia-ml.so.1 was not found: no NVIDIA driver is installed on this machine (ERROR_LIBRARY_NOT_FOUND)" {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/scorecardgen"
+	"github.com/gpusla/gpusla/functions/wiring"
+	"github.com/gpusla/gpusla/sla/billing"
+	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/scorecard"
+	"github.com/gpusla/gpusla/sla/terms"
+)
+
+func init() {
+	commands = append(commands, newScorecardCmd)
+}
+
+func newScorecardCmd() *cobra.Command {
+	var termsFiles []string
+	var eventsFile, data, from, to, format, asOf, billFile, output string
+	cmd := &cobra.Command{
+		Use:   "scorecard --terms FILE (--events FILE | --data DIR) [--from YYYY-MM --to YYYY-MM]",
+		Short: "Compare providers on what the probes measured, over a run of months",
+		Long: `Reads contract terms and the event log (--events FILE, "-" for standard input,
+or the local backend's store with --data DIR) and prints the provider scorecard
+(docs/scorecard.md): per provider and per provider × GPU model, delivery,
+hardware truth, reliability, network, support, billing and performance, each
+figure with the observations it rests on and its rank, and the fleet
+baselines. --to defaults to the month before --as-of (default now), --from
+to --to.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if len(termsFiles) == 0 {
+				return fmt.Errorf("--terms is required")
+			}
+			if (eventsFile == "") == (data == "") {
+				return fmt.Errorf("give one of --events FILE or --data DIR")
+			}
+			if err := scorecardgen.CheckFormat(format); err != nil {
+				return err
+			}
+			opts, err := scorecardOptions(from, to, asOf, billFile)
+			if err != nil {
+				return err
+			}
+			all, err := readTermsFiles(termsFiles)
+			if err != nil {
+				return err
+			}
+			b, err := scorecard.NewBuilder(all, opts)
+			if err != nil {
+				return err
+			}
+			switch {
+			case eventsFile == "-":
+				err = b.ReadLog("stdin", cmd.InOrStdin())
+			case eventsFile != "":
+				err = readScorecardEvents(b, eventsFile)
+			default:
+				err = exportInto(cmd, data, opts, b.Add)
+			}
+			if err != nil {
+				return err
+			}
+			sc, err := b.Build()
+			if err != nil {
+				return err
+			}
+			var buf bytes.Buffer
+			if err := scorecardgen.Render(&buf, sc, format); err != nil {
+				return err
+			}
+			return writeOutput(cmd, output, buf.Bytes())
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&termsFiles, "terms", nil, "contract terms file (YAML); repeat for several")
+	f.StringVar(&eventsFile, "events", "", `event log (JSON lines), "-" for standard input`)
+	f.StringVar(&data, "data", "", "read the local backend's store in this data folder instead of --events")
+	f.StringVar(&from, "from", "", "first month, YYYY-MM (default --to)")
+	f.StringVar(&to, "to", "", "last month, YYYY-MM (default the month before --as-of)")
+	f.StringVar(&format, "format", "md", "output format: json, md or html")
+	f.StringVar(&asOf, "as-of", "", "judge as of this RFC 3339 instant (default now)")
+	f.StringVar(&billFile, "bill", "", "provider bills (CSV: node,period,billed_hours,amount) for over-billing, any months in range")
+	f.StringVarP(&output, "output", "o", "", "write to this file (atomically) instead of standard output")
+	return cmd
+}
+
+// scorecardOptions reads the flags, naming the one that is wrong.
+func scorecardOptions(from, to, asOf, billFile string) (scorecard.Options, error) {
+	var o scorecard.Options
+	o.AsOf = time.Now().UTC()
+	if asOf != "" {
+		t, err := time.Parse(time.RFC3339, asOf)
+		if err != nil {
+			return o, fmt.Errorf("--as-of %q: want an RFC 3339 instant such as 2026-04-01T00:00:00Z", asOf)
+		}
+		o.AsOf = t
+	}
+	prev := o.AsOf.UTC().AddDate(0, 0, -o.AsOf.UTC().Day()+1).AddDate(0, -1, 0)
+	o.To = scorecard.Month{Year: prev.Year(), Month: prev.Month()}
+	var err error
+	if to != "" {
+		if o.To, err = scorecard.ParseMonth(to); err != nil {
+			return o, fmt.Errorf("--to: %w", err)
+		}
+	}
+	o.From = o.To
+	if from != "" {
+		if o.From, err = scorecard.ParseMonth(from); err != nil {
+			return o, fmt.Errorf("--from: %w", err)
+		}
+	}
+	if billFile != "" {
+		fh, err := os.Open(billFile)
+		if err != nil {
+			return o, fmt.Errorf("--bill: %w", err)
+		}
+		defer fh.Close()
+		if o.Bill, err = billing.ParseCSV(billFile, fh); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+func readScorecardEvents(b *scorecard.Builder, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("--events: %w", err)
+	}
+	defer f.Close()
+	return b.ReadLog(path, f)
+}
+
+// exportInto feeds the local store's export (what `gpusla export` writes)
+// straight into add: the months, with the report's lookback (8 days)
+// before them and two days after for any time zone; tickets too.
+func exportInto(cmd *cobra.Command, data string, o scorecard.Options, add func(*events.Event) error) error {
+	store, _, err := wiring.FromEnv().OpenExisting(cmd.Context(), data) // $GPUSLA_TABLE: DynamoDB
+	if err != nil {
+		return fmt.Errorf("--data %s: %w", data, err)
+	}
+	defer store.Close()
+	from := time.Date(o.From.Year, o.From.Month, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, -10)
+	to := time.Date(o.To.Year, o.To.Month, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 1, 2)
+	if _, err := app.Export(cmd.Context(), store, app.ExportSelect{From: from, To: to}, add); err != nil {
+		return fmt.Errorf("--data %s: %w", data, err)
+	}
+	if _, err := app.ExportTickets(cmd.Context(), store, add); err != nil {
+		return fmt.Errorf("--data %s: %w", data, err)
+	}
+	return nil
+}
+
+// readTermsFiles reads every --terms file (report, bundle and scorecard).
+func readTermsFiles(files []string) ([]*terms.Terms, error) {
+	var all []*terms.Terms
+	for _, f := range files {
+		ts, err := terms.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, ts...)
+	}
+	return all, nil
+}
+
+// writeOutput writes a rendered document to standard output, or to -o FILE
+// whole or not at all.
+func writeOutput(cmd *cobra.Command, output string, data []byte) error {
+	if output == "" {
+		_, err := cmd.OutOrStdout().Write(data)
+		return err
+	}
+	return writeReport(output, data)
+}

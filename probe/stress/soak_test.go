@@ -1,0 +1,103 @@
+package stress
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/gpusla/gpusla/probe/wire"
+)
+
+// curve is a synthetic per-second BF16 curve of n seconds: a 3-second
+// ramp, then f(t) with a small deterministic ripple.
+func curve(n int, f func(t int) float64) []float64 {
+	out := make([]float64, n)
+	for t := range out {
+		v := f(t) * (1 + 0.0005*math.Sin(float64(t)))
+		if t < 3 {
+			v *= 0.6 + 0.13*float64(t)
+		}
+		out[t] = v
+	}
+	return out
+}
+
+func soakOf(samples []float64) BurnResult {
+	med, mn, cv := sampleStats(samples)
+	return BurnResult{GPU: 0, Precision: BF16, Engine: "HMMA m16n8k16", Launches: 10 * len(samples), Checked: 1e9,
+		Samples: samples, Median: med, Min: mn, CV: cv}
+}
+
+func soakCheck(t *testing.T, samples []float64) wire.Check {
+	t.Helper()
+	spec, _ := SpecFor(h200ID, h200Subsys)
+	return find(t, judgeSoak(soakOf(samples), spec, true), "gpu.soak.bf16.stability")
+}
+
+func TestSoakStability(t *testing.T) {
+	const minutes30 = 1800
+	for _, tc := range []struct {
+		name    string
+		samples []float64
+		verdict string
+		detail  string
+	}{
+		{"steady 30 minutes", curve(minutes30, func(int) float64 { return 652 }), wire.Pass, ""},
+		// Warms up a little faster at the end: not a sag.
+		{"rising slightly", curve(minutes30, func(t int) float64 { return 650 + 2*float64(t)/minutes30 }), wire.Pass, ""},
+		// Thermal throttling after ten minutes: 652 → 620 (−4.9 % at the end).
+		{"sagging slowly", curve(minutes30, func(t int) float64 {
+			return 652 - 32*math.Max(0, float64(t-600))/float64(minutes30-600)
+		}), wire.Warn, "sagged"},
+		// The clock falls to 1830 of 1980 MHz after five minutes: −7.6 %.
+		{"throttled", curve(minutes30, func(t int) float64 {
+			if t > 300 {
+				return 652 * 1830 / 1980
+			}
+			return 652
+		}), wire.Fail, "the card throttles"},
+		// Bursts of half throughput every ten seconds: unsteady, no sag.
+		{"unsteady", curve(minutes30, func(t int) float64 {
+			if t%10 == 5 {
+				return 326
+			}
+			return 652
+		}), wire.Warn, "unsteady"},
+		{"too short", curve(45, func(int) float64 { return 652 }), wire.Skipped, "35 per-second samples after its 10-second ramp, fewer than the 40"},
+	} {
+		c := soakCheck(t, tc.samples)
+		if c.Verdict != tc.verdict || !strings.Contains(c.Detail, tc.detail) {
+			t.Errorf("%s: %s %q (%s)", tc.name, c.Verdict, c.Detail, c.Value)
+		}
+	}
+}
+
+func TestSoakIsJudgedLikeABurnToo(t *testing.T) {
+	b := soakOf(curve(120, func(int) float64 { return 652 }))
+	b.Mismatches = 1
+	spec, _ := SpecFor(h200ID, h200Subsys)
+	cs := judgeSoak(b, spec, true)
+	if c := find(t, cs, "gpu.soak.bf16.errors"); c.Verdict != wire.Fail {
+		t.Errorf("errors: %+v", c)
+	}
+	if c := find(t, cs, "gpu.soak.bf16"); c.Verdict != wire.Pass {
+		t.Errorf("throughput: %+v", c)
+	}
+	if soakPrecision("", 90) != BF16 || soakPrecision("", 75) != FP32 || soakPrecision(FP64, 90) != FP64 {
+		t.Error("soak precision")
+	}
+	// In a report, soaks are judged with everything else, and an
+	// interrupted soak is not judged a sag.
+	rep := healthyH200()
+	short := soakOf(curve(300, func(t int) float64 { return 652 - float64(t) }))
+	short.Error = "interrupted: context canceled"
+	rep.Soaks = []BurnResult{short}
+	markInterrupted(rep, errCanceled{})
+	if c := find(t, Judge(rep), "gpu.soak.bf16.stability"); c.Verdict != wire.Skipped {
+		t.Errorf("interrupted soak: %+v", c)
+	}
+}
+
+type errCanceled struct{}
+
+func (errCanceled) Error() string { return "context canceled" }

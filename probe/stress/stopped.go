@@ -1,0 +1,83 @@
+package stress
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gpusla/gpusla/probe/wire"
+)
+
+// A run that is cancelled (SIGTERM to the daemon, SIGINT to a check, a
+// job's timeout) keeps what it finished: every test that completed before
+// the cancellation is judged as usual, and the test that was running is
+// marked Interrupted. An interrupted test's partial figures are no
+// measurement (a burn stopped after one second is all ramp), so its
+// performance and stability checks are skipped; what it found wrong before
+// the stop — a wrong value, an XID, a thermal slowdown — is a fact and
+// still fails.
+
+// markInterrupted moves errors that are the cancellation itself into the
+// results' Interrupted fields, so that a stop is not judged a GPU fault.
+func markInterrupted(rep *Report, cause error) {
+	why := cause.Error()
+	mark := func(errStr, interrupted *string) {
+		if *errStr != "" && strings.HasSuffix(*errStr, why) {
+			*interrupted, *errStr = "stopped before it finished ("+why+")", ""
+		}
+	}
+	for i := range rep.Burns {
+		mark(&rep.Burns[i].Error, &rep.Burns[i].Interrupted)
+	}
+	for i := range rep.Soaks {
+		mark(&rep.Soaks[i].Error, &rep.Soaks[i].Interrupted)
+	}
+	for i := range rep.Power {
+		mark(&rep.Power[i].Error, &rep.Power[i].Interrupted)
+	}
+	for i := range rep.Bandwidth {
+		mark(&rep.Bandwidth[i].Error, &rep.Bandwidth[i].Interrupted)
+	}
+	for i := range rep.Memtests {
+		mark(&rep.Memtests[i].Error, &rep.Memtests[i].Interrupted)
+	}
+}
+
+// keepFaults is what an interrupted test reports: its failures that are
+// faults of the card (category gpu_degraded), and every other check
+// skipped with the reason.
+func keepFaults(cs []wire.Check, why string) []wire.Check {
+	for i := range cs {
+		c := &cs[i]
+		if c.Verdict == wire.Fail && c.Category == wire.CategoryGPUDegraded {
+			c.Detail = strings.TrimPrefix(c.Detail+"; "+why, "; ")
+			continue
+		}
+		c.Verdict, c.Criterion = wire.Skipped, ""
+		c.Detail = fmt.Sprintf("%s: not judged", why)
+	}
+	return cs
+}
+
+// Finished counts the tests of a report that ran to the end.
+func (r *Report) Finished() (done, interrupted int) {
+	count := func(i string) {
+		if i == "" {
+			done++
+		} else {
+			interrupted++
+		}
+	}
+	for _, b := range append(append([]BurnResult(nil), r.Burns...), r.Soaks...) {
+		count(b.Interrupted)
+	}
+	for _, p := range r.Power {
+		count(p.Interrupted)
+	}
+	for _, b := range r.Bandwidth {
+		count(b.Interrupted)
+	}
+	for _, m := range r.Memtests {
+		count(m.Interrupted)
+	}
+	return done, interrupted
+}

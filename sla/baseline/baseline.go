@@ -1,0 +1,524 @@
+// Package baseline compares each node's stress figures with its siblings:
+// the nodes of the same GPU model across the whole fleet. A static threshold
+// (the probe's calibrated minimum) catches a card that is far off; a card
+// that passes it but runs slower than nearly every other card of its model
+// is caught only against the fleet. The package also follows each node's
+// figures day by day and flags a sustained drop (a cooling fault that lowers
+// clocks a little more every week passes every static test for months).
+//
+// Everything here is pure: the caller feeds check results (Collector.Add)
+// and asks for the distributions, findings and drift of a time window.
+package baseline
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/msg"
+	"github.com/gpusla/gpusla/sla/stat"
+)
+
+// Defaults of Options, documented in docs/scorecard.md ("Fleet baselines").
+const (
+	// DefaultMinNodes: with fewer nodes of a model the fleet says too little
+	// about what is normal, and only the static threshold applies.
+	DefaultMinNodes = 5
+	// DefaultRuns: runs in a row below the fleet threshold that make a
+	// finding (one slow run is noise; three are the card).
+	DefaultRuns = 3
+	// DefaultMargin: the slowest card of any fleet is below its p10 by
+	// definition, so a figure must also be this share under the fleet
+	// median to count as slower than its siblings.
+	DefaultMargin = 0.05
+	// DefaultDriftPct and DefaultDriftDays: a drop is sustained when this
+	// many days with data in a row are each this share below the node's
+	// own first days (DefaultDriftBaseDays of them).
+	DefaultDriftPct      = 0.05
+	DefaultDriftDays     = 3
+	DefaultDriftBaseDays = 3
+)
+
+// Options tune the comparison; zero fields take the defaults.
+type Options struct {
+	MinNodes      int
+	Runs          int
+	Margin        float64
+	DriftPct      float64
+	DriftDays     int
+	DriftBaseDays int
+}
+
+func (o Options) withDefaults() Options {
+	orDefault(&o.MinNodes, DefaultMinNodes)
+	orDefault(&o.Runs, DefaultRuns)
+	orDefault(&o.Margin, DefaultMargin)
+	orDefault(&o.DriftPct, DefaultDriftPct)
+	orDefault(&o.DriftDays, DefaultDriftDays)
+	orDefault(&o.DriftBaseDays, DefaultDriftBaseDays)
+	return o
+}
+
+func orDefault[T int | float64](v *T, d T) {
+	if *v <= 0 {
+		*v = d
+	}
+}
+
+// FigureOf says whether a check result is a stress figure the fleet is
+// compared on, and under which name: a burn's throughput per precision
+// (gpu.burn.<precision>, TFLOP/s), a copy bandwidth (gpu.bw.<test>, GB/s;
+// the per-pair peer copies gpu.bw.p2p.<a>-<b> fold into gpu.bw.p2p) and the
+// mean power the power test holds at the cap (gpu.power, W). Only results
+// of the performance category with a number count: a skipped or broken run
+// measured nothing.
+func FigureOf(c *events.Check) (string, bool) {
+	if c.Number == nil || c.Category != events.CategoryPerformance || c.Verdict == events.Skipped {
+		return "", false
+	}
+	n := c.Name
+	switch {
+	case n == "gpu.power":
+		return n, true
+	case strings.HasPrefix(n, "gpu.bw.p2p."):
+		return "gpu.bw.p2p", true
+	}
+	for _, p := range []string{"gpu.burn.", "gpu.bw."} {
+		// gpu.burn.fp32 yes; gpu.burn.fp32.power (watts during a burn) no.
+		if rest, ok := strings.CutPrefix(n, p); ok && rest != "" && !strings.Contains(rest, ".") {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+// Drifting says whether a figure is followed day by day: burn throughput
+// and the copy bandwidths to and from the host and on the card.
+func Drifting(figure string) bool {
+	return strings.HasPrefix(figure, "gpu.burn.") || figure == "gpu.bw.h2d" || figure == "gpu.bw.d2h" || figure == "gpu.bw.d2d"
+}
+
+// Collector keeps the stress figures of a log compactly: a year of daily
+// runs on a hundred 8-GPU nodes is about two million readings.
+type Collector struct {
+	nodes  []string
+	nodeIx map[string]int32
+	figs   []figure
+	figIx  map[string]int16
+	// Readings are filed by series as they come, so that computing a
+	// window (once per month report) does not sort millions of them.
+	index map[skey]*series
+	all   []*series
+	n     int
+}
+
+type figure struct{ name, unit string }
+
+type skey struct {
+	node int32
+	fig  int16
+	gpu  int16
+}
+
+// Add keeps the stress figures among checks, observed on node at at
+// (skew-corrected probe time). Repeated readings (a log read twice) are
+// merged when the window is computed.
+func (c *Collector) Add(node string, at time.Time, checks []events.Check) {
+	for i := range checks {
+		ch := &checks[i]
+		name, ok := FigureOf(ch)
+		if !ok || math.IsNaN(*ch.Number) || math.IsInf(*ch.Number, 0) {
+			continue
+		}
+		if c.nodeIx == nil {
+			c.nodeIx, c.figIx, c.index = map[string]int32{}, map[string]int16{}, map[skey]*series{}
+		}
+		ni, ok := c.nodeIx[node]
+		if !ok {
+			ni = int32(len(c.nodes))
+			c.nodes = append(c.nodes, node)
+			c.nodeIx[node] = ni
+		}
+		fi, ok := c.figIx[name]
+		if !ok {
+			fi = int16(len(c.figs))
+			c.figs = append(c.figs, figure{name, ch.Unit})
+			c.figIx[name] = fi
+		}
+		gpu := int16(-1)
+		if ch.GPU != nil {
+			gpu = int16(*ch.GPU)
+		}
+		k := skey{ni, fi, gpu}
+		sr := c.index[k]
+		if sr == nil {
+			sr = &series{node: ni, fig: fi, gpu: gpu, ordered: true}
+			c.index[k] = sr
+			c.all = append(c.all, sr)
+		}
+		ns := at.UnixNano()
+		if l := len(sr.at); l > 0 && ns <= sr.at[l-1] {
+			sr.ordered = false
+		}
+		sr.at, sr.val = append(sr.at, ns), append(sr.val, *ch.Number)
+		c.n++
+	}
+}
+
+// Len is how many readings are held.
+func (c *Collector) Len() int { return c.n }
+
+// Dist is the fleet's distribution of one figure for one model: each
+// node's GPU contributes the median of its runs in the window, so a node
+// that ran more often does not weigh more.
+type Dist struct {
+	Model  string  `json:"gpu_model"`
+	Figure string  `json:"figure"`
+	Unit   string  `json:"unit"`
+	Nodes  int     `json:"nodes"`
+	GPUs   int     `json:"gpus"`
+	Runs   int     `json:"runs"`
+	P10    float64 `json:"p10"`
+	P50    float64 `json:"p50"`
+	P90    float64 `json:"p90"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+	// Threshold is what a run must fall below to count as slower than the
+	// siblings: min(p10, p50 × (1 − margin)). Zero when StaticOnly.
+	Threshold float64 `json:"threshold,omitempty"`
+	// StaticOnly: fewer nodes than Options.MinNodes; no fleet verdict.
+	StaticOnly bool `json:"static_only"`
+}
+
+// Finding is one streak of runs below the fleet on one node's GPU: it opens
+// a performance_below_spec incident from Start (the first slow run) to End
+// (the first run back at or above the threshold; zero while still slow).
+type Finding struct {
+	Node      string    `json:"node"`
+	Model     string    `json:"gpu_model"`
+	Figure    string    `json:"figure"`
+	Unit      string    `json:"unit"`
+	GPU       int       `json:"gpu"` // -1: the figure names no GPU
+	Start     time.Time `json:"start"`
+	Confirmed time.Time `json:"confirmed"` // the run that made it Options.Runs in a row
+	End       time.Time `json:"end,omitzero"`
+	Runs      int       `json:"runs"`   // slow runs in the streak
+	Values    []float64 `json:"values"` // the streak's values, in time order
+	Dist      Dist      `json:"fleet"`
+	Margin    float64   `json:"margin"`
+}
+
+// Evidence is the finding in words, naming the fleet figures.
+func (f *Finding) Evidence() string { return f.Text().String() }
+
+// Text is Evidence as a translatable sentence (sla/msg).
+func (f *Finding) Text() msg.Text {
+	gpu := msg.Plain("")
+	if f.GPU >= 0 {
+		gpu = msg.New(" on GPU %d", f.GPU)
+	}
+	vals := make([]string, 0, len(f.Values))
+	for i, v := range f.Values {
+		if i == 5 {
+			vals = append(vals, fmt.Sprintf("… (%d in all)", len(f.Values)))
+			break
+		}
+		vals = append(vals, num(v))
+	}
+	d := f.Dist
+	return msg.New("slower than its siblings: %s%s %d runs in a row below the fleet (%s %s); fleet of %d %s nodes (%d GPUs): p10 %s, median %s %s; threshold %s = below p10 and at least %.0f %% under the median",
+		msg.Plain(f.Figure), gpu, f.Runs, msg.Plain(strings.Join(vals, ", ")), msg.Plain(f.Unit), d.Nodes, d.Model, d.GPUs, num(d.P10), num(d.P50), d.Unit, num(d.Threshold), 100*f.Margin)
+}
+
+func num(v float64) string {
+	if math.Abs(v) >= 100 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+// Day is one day of a node's figure: the median of its GPUs' runs that day
+// (UTC date).
+type Day struct {
+	Date  string  `json:"date"`
+	Value float64 `json:"value"`
+}
+
+// Drift is one node's figure day by day, with a sustained drop if one shows.
+type Drift struct {
+	Node     string  `json:"node"`
+	Model    string  `json:"gpu_model"`
+	Figure   string  `json:"figure"`
+	Unit     string  `json:"unit"`
+	Days     []Day   `json:"days"`
+	Baseline float64 `json:"baseline"` // median of the first DriftBaseDays days
+	// Dropped: DriftDays days with data in a row, each DriftPct or more
+	// below Baseline. Since is the first of them, WorstPct the deepest
+	// drop below the baseline in percent.
+	Dropped  bool    `json:"sustained_drop"`
+	Since    string  `json:"since,omitempty"`
+	Until    string  `json:"until,omitempty"` // last day of the drop; empty while it lasts to the end of the series
+	WorstPct float64 `json:"worst_drop_percent,omitempty"`
+}
+
+// Result is what one window shows.
+type Result struct {
+	Dists    []Dist    `json:"baselines"`
+	Findings []Finding `json:"below_siblings"`
+	Drift    []Drift   `json:"drift"`
+	// Series is every GPU's median per figure, what the distributions are
+	// made of (for callers that compare groups of nodes with the fleet).
+	Series []Series `json:"-"`
+}
+
+// Series is one GPU's figure over the window.
+type Series struct {
+	Node, Model, Figure, Unit string
+	GPU                       int
+	Runs                      int
+	Median                    float64
+}
+
+// series is one (node, gpu, figure) in time order.
+type series struct {
+	node    int32
+	fig     int16
+	gpu     int16
+	ordered bool // at (then val) ascending, one reading per instant
+	at      []int64
+	val     []float64
+}
+
+// order sorts the series by time (it is nearly always in order already) and
+// keeps one reading per instant: the same run read twice, or the peer
+// copies of one GPU folded into one figure.
+func (s *series) order() {
+	sorted := true
+	for i := 1; i < len(s.at); i++ {
+		if s.at[i] < s.at[i-1] || (s.at[i] == s.at[i-1] && s.val[i] < s.val[i-1]) {
+			sorted = false
+			break
+		}
+	}
+	if !sorted {
+		idx := make([]int, len(s.at))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.Slice(idx, func(a, b int) bool {
+			if s.at[idx[a]] != s.at[idx[b]] {
+				return s.at[idx[a]] < s.at[idx[b]]
+			}
+			return s.val[idx[a]] < s.val[idx[b]]
+		})
+		at, val := make([]int64, len(idx)), make([]float64, len(idx))
+		for i, j := range idx {
+			at[i], val[i] = s.at[j], s.val[j]
+		}
+		s.at, s.val = at, val
+	}
+	w := 0
+	for i := range s.at {
+		if w > 0 && s.at[w-1] == s.at[i] {
+			continue
+		}
+		s.at[w], s.val[w] = s.at[i], s.val[i]
+		w++
+	}
+	s.at, s.val = s.at[:w], s.val[:w]
+	s.ordered = true
+}
+
+// Compute takes the readings in [from, to) of the nodes model names (nodes
+// it does not know are left out), and returns the fleet's distributions per
+// model and figure, the streaks below the fleet and each node's drift.
+func (c *Collector) Compute(model func(node string) (string, bool), from, to time.Time, opt Options) Result {
+	opt = opt.withDefaults()
+	lo, hi := from.UnixNano(), to.UnixNano()
+	models := make([]string, len(c.nodes))
+	known := make([]bool, len(c.nodes))
+	for i, n := range c.nodes {
+		models[i], known[i] = model(n)
+	}
+	var ss []*series
+	for _, sr := range c.all {
+		if !known[sr.node] {
+			continue
+		}
+		if !sr.ordered {
+			sr.order()
+		}
+		i, _ := slices.BinarySearch(sr.at, lo)
+		j, _ := slices.BinarySearch(sr.at, hi)
+		if i < j {
+			ss = append(ss, &series{node: sr.node, fig: sr.fig, gpu: sr.gpu, at: sr.at[i:j], val: sr.val[i:j]})
+		}
+	}
+	sort.Slice(ss, func(i, j int) bool {
+		a, b := ss[i], ss[j]
+		if a.node != b.node {
+			return c.nodes[a.node] < c.nodes[b.node]
+		}
+		if a.fig != b.fig {
+			return c.figs[a.fig].name < c.figs[b.fig].name
+		}
+		return a.gpu < b.gpu
+	})
+
+	// Distributions per (model, figure) over per-GPU medians.
+	type key struct {
+		model string
+		fig   int16
+	}
+	type acc struct {
+		medians []float64
+		nodes   map[int32]bool
+		runs    int
+	}
+	accs := map[key]*acc{}
+	var res Result
+	for _, s := range ss {
+		k := key{models[s.node], s.fig}
+		a := accs[k]
+		if a == nil {
+			a = &acc{nodes: map[int32]bool{}}
+			accs[k] = a
+		}
+		med := stat.Median(s.val)
+		a.medians = append(a.medians, med)
+		res.Series = append(res.Series, Series{Node: c.nodes[s.node], Model: k.model, Figure: c.figs[s.fig].name,
+			Unit: c.figs[s.fig].unit, GPU: int(s.gpu), Runs: len(s.val), Median: med})
+		a.nodes[s.node] = true
+		a.runs += len(s.val)
+	}
+	dists := map[key]Dist{}
+	for k, a := range accs {
+		q := stat.Quantiles(a.medians, 0.1, 0.5, 0.9)
+		d := Dist{Model: k.model, Figure: c.figs[k.fig].name, Unit: c.figs[k.fig].unit, Nodes: len(a.nodes), GPUs: len(a.medians),
+			Runs: a.runs, P10: q[0], P50: q[1], P90: q[2], Min: slices.Min(a.medians), Max: slices.Max(a.medians)}
+		if d.Nodes < opt.MinNodes {
+			d.StaticOnly = true
+		} else {
+			d.Threshold = math.Min(d.P10, d.P50*(1-opt.Margin))
+		}
+		dists[k] = d
+		res.Dists = append(res.Dists, d)
+	}
+	sort.Slice(res.Dists, func(i, j int) bool {
+		if res.Dists[i].Model != res.Dists[j].Model {
+			return res.Dists[i].Model < res.Dists[j].Model
+		}
+		return res.Dists[i].Figure < res.Dists[j].Figure
+	})
+
+	// Streaks below the fleet threshold.
+	for _, s := range ss {
+		d := dists[key{models[s.node], s.fig}]
+		if d.StaticOnly {
+			continue
+		}
+		var cur *Finding
+		for i, v := range s.val {
+			at := time.Unix(0, s.at[i]).UTC()
+			if v < d.Threshold {
+				if cur == nil {
+					cur = &Finding{Node: c.nodes[s.node], Model: d.Model, Figure: d.Figure, Unit: d.Unit, GPU: int(s.gpu), Start: at, Dist: d, Margin: opt.Margin}
+				}
+				cur.Runs++
+				cur.Values = append(cur.Values, v)
+				if cur.Runs == opt.Runs {
+					cur.Confirmed = at
+				}
+				continue
+			}
+			if cur != nil && cur.Runs >= opt.Runs {
+				cur.End = at
+				res.Findings = append(res.Findings, *cur)
+			}
+			cur = nil
+		}
+		if cur != nil && cur.Runs >= opt.Runs {
+			res.Findings = append(res.Findings, *cur)
+		}
+	}
+
+	// Drift: per node and figure, the day's median over its GPUs' runs.
+	type dkey struct {
+		node int32
+		fig  int16
+	}
+	days := map[dkey]map[string][]float64{}
+	for _, s := range ss {
+		if !Drifting(c.figs[s.fig].name) {
+			continue
+		}
+		k := dkey{s.node, s.fig}
+		if days[k] == nil {
+			days[k] = map[string][]float64{}
+		}
+		for i, v := range s.val {
+			d := time.Unix(0, s.at[i]).UTC().Format(time.DateOnly)
+			days[k][d] = append(days[k][d], v)
+		}
+	}
+	for k, byDay := range days {
+		dr := Drift{Node: c.nodes[k.node], Model: models[k.node], Figure: c.figs[k.fig].name, Unit: c.figs[k.fig].unit}
+		for d, vs := range byDay {
+			dr.Days = append(dr.Days, Day{Date: d, Value: stat.Median(vs)})
+		}
+		sort.Slice(dr.Days, func(i, j int) bool { return dr.Days[i].Date < dr.Days[j].Date })
+		judgeDrift(&dr, opt)
+		res.Drift = append(res.Drift, dr)
+	}
+	sort.Slice(res.Drift, func(i, j int) bool {
+		if res.Drift[i].Node != res.Drift[j].Node {
+			return res.Drift[i].Node < res.Drift[j].Node
+		}
+		return res.Drift[i].Figure < res.Drift[j].Figure
+	})
+	return res
+}
+
+// judgeDrift sets the baseline (median of the first days) and the latest
+// sustained drop below it, if any.
+func judgeDrift(dr *Drift, opt Options) {
+	if len(dr.Days) < opt.DriftBaseDays+opt.DriftDays {
+		if len(dr.Days) > 0 {
+			dr.Baseline = dr.Days[0].Value
+		}
+		return // too short a series to tell a drop from the first days
+	}
+	base := make([]float64, opt.DriftBaseDays)
+	for i := range base {
+		base[i] = dr.Days[i].Value
+	}
+	dr.Baseline = stat.Median(base)
+	limit := dr.Baseline * (1 - opt.DriftPct)
+	run := 0
+	for i := opt.DriftBaseDays; i < len(dr.Days); i++ {
+		d := dr.Days[i]
+		if d.Value > limit {
+			if run >= opt.DriftDays {
+				dr.Until = dr.Days[i-1].Date
+			}
+			run = 0
+			continue
+		}
+		run++
+		// A later sustained drop supersedes an earlier one that ended.
+		if run == opt.DriftDays {
+			dr.Dropped, dr.Since, dr.Until = true, dr.Days[i-run+1].Date, ""
+			dr.WorstPct = 0
+			for j := i - run + 1; j <= i; j++ {
+				dr.WorstPct = math.Max(dr.WorstPct, 100*(1-dr.Days[j].Value/dr.Baseline))
+			}
+		} else if run > opt.DriftDays {
+			dr.WorstPct = math.Max(dr.WorstPct, 100*(1-d.Value/dr.Baseline))
+		}
+	}
+	dr.WorstPct = math.Round(dr.WorstPct*10) / 10
+}

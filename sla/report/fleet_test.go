@@ -1,0 +1,113 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/incident"
+	"github.com/gpusla/gpusla/sla/terms"
+)
+
+// Six H200 nodes burn every day at 03:00 UTC; "slow" runs at 50 TFLOP/s on
+// 3, 4 and 5 March and at 60 like the others on the 2nd and the 6th. It
+// passes any static threshold below 50 but is slower than its siblings.
+func fleetLog() []events.Event {
+	var l log
+	from, to := time.Date(2026, 2, 28, 0, 0, 0, 0, time.UTC), time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)
+	for _, id := range []string{"n1", "n2", "n3", "n4", "n5", "slow"} {
+		l.register(id, "cn-example", from.Add(-time.Hour), 8)
+		l.add(events.Event{Type: events.TypeHeartbeatRun, Node: id, At: from, LastAt: to, ReceivedAt: from.Add(time.Second),
+			LastReceivedAt: to.Add(time.Second), Count: int64(to.Sub(from)/time.Minute) + 1, HeartbeatIntervalS: 60, MaxGapMS: 60000, MaxDelayMS: 1000})
+		for day := 2; day <= 6; day++ {
+			v := 60.0
+			if id == "slow" && day >= 3 && day <= 5 {
+				v = 50
+			}
+			g := 0
+			l.add(events.Event{Type: events.TypeObservation, ID: fmt.Sprintf("%s/burn/%d", id, day), Node: id,
+				At: time.Date(2026, 3, day, 3, 0, 0, 0, time.UTC), ReceivedAt: time.Date(2026, 3, day, 3, 0, 1, 0, time.UTC), Kind: events.KindCheck,
+				Checks: []events.Check{{Name: "gpu.burn.fp32", Category: events.CategoryPerformance, Verdict: events.Pass, Number: &v, Unit: "TFLOP/s", GPU: &g}}})
+		}
+	}
+	return l.evs
+}
+
+func TestSlowerThanItsSiblingsOpensPerformanceBelowSpec(t *testing.T) {
+	all := loadTerms(t)
+	// A contract that counts performance_below_spec as unavailable.
+	var tm []*terms.Terms
+	for _, x := range all {
+		c := *x
+		if c.Contract == "cn-example" {
+			c.Uptime.Unavailable = map[incident.Kind]bool{incident.Unreachable: true, incident.PerformanceBelowSpec: true}
+		}
+		tm = append(tm, &c)
+	}
+	r := buildFleet(t, tm)
+	// Per-GPU medians: 60 ×5 and slow's (60 50 50 50 60) = 50. Fleet p10:
+	// h = 5·0.1 = 0.5 → 50 + 0.5·10 = 55; p50 60; threshold min(55, 57) = 55.
+	if r.Fleet == nil || len(r.Fleet.Dists) != 1 || r.Fleet.Dists[0].Threshold != 55 || len(r.Fleet.Findings) != 1 {
+		t.Fatalf("fleet = %+v", r.Fleet)
+	}
+	n := node(t, r, "slow")
+	if len(n.Outages) != 1 {
+		t.Fatalf("slow's outages = %+v", n.Outages)
+	}
+	o := n.Outages[0]
+	// From the first slow run (3 March 03:00 UTC = 11:00 in Shanghai) to
+	// the first run back at 60 (6 March 03:00 UTC): 3 days = 259200 s, all
+	// counted under this contract.
+	eq(t, "kind", o.Kind, string(incident.PerformanceBelowSpec))
+	eq(t, "start", o.Start, "2026-03-03T11:00:00+08:00")
+	eq(t, "end", o.End, "2026-03-06T11:00:00+08:00")
+	eq(t, "counted", o.CountedSeconds, int64(259200))
+	eq(t, "claimable", n.Uptime.ClaimableOutageSeconds, int64(259200))
+	if !strings.Contains(o.Evidence[0], "slower than its siblings") || !strings.Contains(o.Evidence[0], "p10 55") {
+		t.Errorf("evidence = %q", o.Evidence)
+	}
+	for _, id := range []string{"n1", "n5"} {
+		if len(node(t, r, id).Outages) != 0 {
+			t.Errorf("%s has outages", id)
+		}
+	}
+	var md bytes.Buffer
+	if err := Markdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "## Fleet baselines") || !strings.Contains(md.String(), "**slow** from 2026-03-03 03:00Z") {
+		t.Errorf("markdown lacks the fleet:\n%s", md.String())
+	}
+}
+
+// Under a contract that does not count performance_below_spec, the
+// incident is reported and costs the provider nothing.
+func TestFleetFindingUnderTheExampleContractIsNotCounted(t *testing.T) {
+	r := buildFleet(t, loadTerms(t))
+	n := node(t, r, "slow")
+	if len(n.Outages) != 1 || n.Outages[0].Counted || n.Uptime.ClaimableOutageSeconds != 0 {
+		t.Errorf("outages %+v, claimable %d", n.Outages, n.Uptime.ClaimableOutageSeconds)
+	}
+}
+
+func buildFleet(t *testing.T, tm []*terms.Terms) *Report {
+	t.Helper()
+	b, err := NewBuilder(tm, Options{Year: 2026, Month: time.March, AsOf: time.Date(2026, 4, 5, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := fleetLog()
+	for i := range evs {
+		if err := b.Add(&evs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}

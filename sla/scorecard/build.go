@@ -1,0 +1,543 @@
+package scorecard
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gpusla/gpusla/sla/baseline"
+	"github.com/gpusla/gpusla/sla/billing"
+	"github.com/gpusla/gpusla/sla/calendar"
+	"github.com/gpusla/gpusla/sla/incident"
+	"github.com/gpusla/gpusla/sla/report"
+	"github.com/gpusla/gpusla/sla/stat"
+)
+
+// nodeFacts is everything one node contributes, gathered once from the
+// month reports and the log's check results.
+type nodeFacts struct {
+	id, provider, contract, model string
+	gpus                          int
+	months                        []nodeMonth
+	incidents                     []*incidentRec
+	tickets                       []report.Ticket
+	delivery                      *report.Delivery
+	accepted                      bool // acceptance results in the window
+	accFails                      []failRec
+	net                           []netRec
+	xids                          int
+	billRows                      []billing.Row
+}
+
+type nodeMonth struct {
+	inService                 bool
+	share                     float64 // in-service seconds ÷ the month's seconds
+	claimable, billed, usable int64   // seconds
+}
+
+type incidentRec struct {
+	kind       string
+	start, end time.Time
+	ongoing    bool
+}
+
+// Build computes the scorecard; a report that cannot be built fails it.
+func (b *Builder) Build() (*Scorecard, error) {
+	facts := map[string]*nodeFacts{}
+	fact := func(n *report.Node) *nodeFacts {
+		f := facts[n.Node]
+		if f == nil {
+			f = &nodeFacts{id: n.Node, provider: n.Provider, contract: n.Contract, model: n.Hardware.GPUModel, gpus: n.Hardware.GPUCount}
+			facts[n.Node] = f
+		}
+		return f
+	}
+	byKey := map[string]*incidentRec{}
+	for i, rb := range b.reports {
+		rep, err := rb.Build()
+		if err != nil {
+			return nil, err
+		}
+		var bill []billing.Line
+		for _, l := range b.opts.Bill {
+			if l.Period == b.months[i].String() {
+				bill = append(bill, l)
+			}
+		}
+		if len(bill) > 0 {
+			rc, err := billing.Reconcile(rep, bill)
+			if err != nil {
+				return nil, err
+			}
+			billRows(rep, rc.Rows, fact)
+		}
+		monthSecs := map[string]int64{}
+		for _, c := range rep.Contracts {
+			monthSecs[c.Contract] = c.MonthSeconds
+		}
+		for j := range rep.Nodes {
+			n := &rep.Nodes[j]
+			f := fact(n)
+			if n.Delivery.InMonth {
+				d := n.Delivery
+				f.delivery = &d
+			}
+			f.tickets = append(f.tickets, n.Tickets...)
+			// Billing may run from the order, before any service.
+			f.months = append(f.months, nodeMonth{inService: n.Period.InService, share: float64(n.Period.Seconds) / float64(monthSecs[n.Contract]),
+				claimable: n.Uptime.ClaimableOutageSeconds, billed: n.Billing.BilledSeconds, usable: n.Billing.UsableSeconds})
+			if !n.Period.InService {
+				continue
+			}
+			for _, o := range n.Outages {
+				if !incident.CauseCounted(o.Cause) {
+					continue // the backend's or the renter's side, not the provider's
+				}
+				start, _ := time.Parse(time.RFC3339, o.Start)
+				end, _ := time.Parse(time.RFC3339, o.End)
+				// The same incident shows in every month it spans, with
+				// its true start; the latest month knows its end.
+				key := n.Node + "\x00" + o.Kind + "\x00" + o.Start
+				r := byKey[key]
+				if r == nil {
+					r = &incidentRec{kind: o.Kind, start: start}
+					byKey[key] = r
+					f.incidents = append(f.incidents, r)
+				}
+				r.end, r.ongoing = end, o.Ongoing
+			}
+		}
+	}
+	// A gap split by cause is one incident: merge a node's adjoining
+	// unreachable segments; keep incidents that began in the window.
+	for id, f := range facts {
+		n := b.nodes[id]
+		lo, hi := b.window(n)
+		f.incidents = mergeAdjoining(f.incidents)
+		kept := f.incidents[:0]
+		for _, r := range f.incidents {
+			if s := r.start.UnixNano(); s >= lo && s < hi {
+				kept = append(kept, r)
+			}
+		}
+		f.incidents = kept
+		if n.hasAcc && n.accAt >= lo && n.accAt < hi {
+			f.accepted, f.accFails = true, n.accFails
+		}
+	}
+	b.measurements(facts)
+
+	from, to := b.span()
+	fleet := b.perf.Compute(func(id string) (string, bool) {
+		n := b.nodes[id]
+		if n == nil || !n.registered || facts[id] == nil {
+			return "", false
+		}
+		return n.model, true
+	}, from, to, b.opts.Baseline)
+
+	sc := &Scorecard{Schema: Schema, From: b.opts.From.String(), To: b.opts.To.String(), AsOf: b.opts.AsOf.UTC().Format(time.RFC3339),
+		Events: b.events, Providers: []Provider{}, Fleet: fleet}
+	groups := map[string][]*nodeFacts{}
+	for _, f := range facts {
+		groups[f.provider] = append(groups[f.provider], f)
+	}
+	for name, fs := range groups {
+		sort.Slice(fs, func(i, j int) bool { return fs[i].id < fs[j].id })
+		p := Provider{Provider: name, All: dimensions(fs, fleet), Models: []ModelCard{}, TooFew: []string{}}
+		contracts := map[string]bool{}
+		models := map[string][]*nodeFacts{}
+		for _, f := range fs {
+			p.Nodes++
+			p.GPUs += f.gpus
+			contracts[f.contract] = true
+			models[f.model] = append(models[f.model], f)
+		}
+		for c := range contracts {
+			p.Contracts = append(p.Contracts, c)
+		}
+		sort.Strings(p.Contracts)
+		for m, ms := range models {
+			mc := ModelCard{GPUModel: m, Nodes: len(ms), Card: dimensions(ms, fleet)}
+			for _, f := range ms {
+				mc.GPUs += f.gpus
+			}
+			p.Models = append(p.Models, mc)
+		}
+		sort.Slice(p.Models, func(i, j int) bool { return p.Models[i].GPUModel < p.Models[j].GPUModel })
+		sc.Providers = append(sc.Providers, p)
+	}
+	sort.Slice(sc.Providers, func(i, j int) bool { return sc.Providers[i].Provider < sc.Providers[j].Provider })
+	rankAll(sc)
+	return sc, nil
+}
+
+// billRows files a month's reconciliation rows under their nodes.
+func billRows(rep *report.Report, rows []billing.Row, fact func(*report.Node) *nodeFacts) {
+	byNode := map[string]*report.Node{}
+	for i := range rep.Nodes {
+		byNode[rep.Nodes[i].Node] = &rep.Nodes[i]
+	}
+	for _, row := range rows {
+		if n, ok := byNode[row.Node]; ok && row.BillLine > 0 {
+			f := fact(n)
+			f.billRows = append(f.billRows, row)
+		}
+	}
+}
+
+// span is the widest instant range the months cover in any contract's zone.
+func (b *Builder) span() (time.Time, time.Time) {
+	var from, to time.Time
+	for _, n := range b.nodes {
+		if !n.registered {
+			continue
+		}
+		loc := n.contract.Calendar.Loc
+		s, _ := calendar.MonthBounds(b.opts.From.Year, b.opts.From.Month, loc)
+		_, e := calendar.MonthBounds(b.opts.To.Year, b.opts.To.Month, loc)
+		if from.IsZero() || s.Before(from) {
+			from = s
+		}
+		if e.After(to) {
+			to = e
+		}
+	}
+	return from, to
+}
+
+// measurements files the network results and XIDs of each node's window,
+// each distinct reading once (a log read twice holds them twice).
+func (b *Builder) measurements(facts map[string]*nodeFacts) {
+	eachInWindow(b, facts, b.net, func(x, y *netRec) int {
+		return cmp.Or(strings.Compare(x.node, y.node), cmp.Compare(x.at, y.at), strings.Compare(x.name, y.name))
+	}, func(r *netRec) (string, int64) { return r.node, r.at }, func(f *nodeFacts, r *netRec) { f.net = append(f.net, *r) })
+	// The NVML events and the kernel log of one GPU at one instant are one report.
+	eachInWindow(b, facts, b.xids, func(x, y *xidRec) int {
+		return cmp.Or(strings.Compare(x.node, y.node), cmp.Compare(x.at, y.at), cmp.Compare(x.gpu, y.gpu))
+	}, func(r *xidRec) (string, int64) { return r.node, r.at }, func(f *nodeFacts, _ *xidRec) { f.xids++ })
+}
+
+// eachInWindow sorts rs, and hands each distinct one (compare ≠ 0 from the
+// previous) that falls in its node's window to do.
+func eachInWindow[T any](b *Builder, facts map[string]*nodeFacts, rs []T, compare func(x, y *T) int, where func(*T) (string, int64), do func(*nodeFacts, *T)) {
+	slices.SortFunc(rs, func(x, y T) int { return compare(&x, &y) })
+	for i := range rs {
+		if i > 0 && compare(&rs[i-1], &rs[i]) == 0 {
+			continue
+		}
+		node, at := where(&rs[i])
+		f := facts[node]
+		if f == nil {
+			continue
+		}
+		if lo, hi := b.window(b.nodes[node]); at >= lo && at < hi {
+			do(f, &rs[i])
+		}
+	}
+}
+
+func mergeAdjoining(rs []*incidentRec) []*incidentRec {
+	sort.Slice(rs, func(i, j int) bool {
+		if rs[i].kind != rs[j].kind {
+			return rs[i].kind < rs[j].kind
+		}
+		return rs[i].start.Before(rs[j].start)
+	})
+	var out []*incidentRec
+	for _, r := range rs {
+		if k := len(out) - 1; k >= 0 && out[k].kind == r.kind && r.kind == string(incident.Unreachable) && !r.start.After(out[k].end) {
+			if r.end.After(out[k].end) {
+				out[k].end = r.end
+			}
+			out[k].ongoing = r.ongoing
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func val(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	r := math.Round(v*10000) / 10000
+	return &r
+}
+
+func fig(v float64, unit string, n, minN int, better Better) Figure {
+	f := Figure{Value: val(v), Unit: unit, N: n, MinN: minN, Better: better}
+	f.TooFew = n < minN || f.Value == nil
+	return f
+}
+
+func ratio(num, den float64) float64 {
+	if den <= 0 {
+		return math.NaN()
+	}
+	return num / den
+}
+
+// dimensions computes every figure over a group of nodes.
+func dimensions(fs []*nodeFacts, fleet baseline.Result) Dimensions {
+	var d Dimensions
+	// Exposure.
+	var claimMin float64
+	var billed, usable float64
+	billedMonths := 0
+	for _, f := range fs {
+		for _, m := range f.months {
+			if m.inService {
+				d.Exposure.NodeMonths += m.share
+				d.Exposure.GPUMonths += m.share * float64(f.gpus)
+				d.Exposure.Months++
+				claimMin += float64(m.claimable) / 60
+			}
+			if m.billed > 0 {
+				billed += float64(m.billed) / 3600
+				usable += float64(m.usable) / 3600
+				billedMonths++
+			}
+		}
+	}
+	nm := d.Exposure.Months
+	gm, nodeMonths := d.Exposure.GPUMonths, d.Exposure.NodeMonths
+	d.Exposure.NodeMonths = round(d.Exposure.NodeMonths, 4)
+	d.Exposure.GPUMonths = round(gm, 4)
+
+	// Delivery and acceptance.
+	var took []float64
+	late, targeted, wrong, accepted, failed := 0, 0, 0, 0, 0
+	reasons := map[failRec]int{}
+	for _, f := range fs {
+		if dl := f.delivery; dl != nil {
+			if dl.DeliveredAt != "" {
+				took = append(took, float64(dl.Seconds)/3600)
+			} else {
+				d.Delivery.Pending++
+			}
+			switch dl.Status {
+			case "breached":
+				late++
+				targeted++
+			case "met":
+				targeted++
+			}
+		}
+		if f.accepted {
+			accepted++
+			inv := false
+			seen := map[failRec]bool{}
+			for _, r := range f.accFails {
+				if r.category == "inventory" {
+					inv = true
+				}
+				if !seen[r] {
+					seen[r] = true
+					reasons[r]++
+				}
+			}
+			if inv {
+				wrong++
+			}
+			if len(f.accFails) > 0 {
+				failed++
+			}
+		}
+	}
+	q := stat.Quantiles(took, 0.5, 0.9)
+	d.Delivery.P50Hours = fig(q[0], "h", len(took), MinDeliveries, Lower)
+	d.Delivery.P90Hours = fig(q[1], "h", len(took), MinDeliveries, Lower)
+	d.Delivery.LateShare = fig(ratio(float64(late), float64(targeted)), "share", targeted, MinDeliveries, Lower)
+	d.Delivery.WrongHardware = fig(ratio(float64(wrong), float64(accepted)), "share", accepted, MinAcceptances, Lower)
+	d.Hardware.FailShare = fig(ratio(float64(failed), float64(accepted)), "share", accepted, MinAcceptances, Lower)
+	d.Hardware.Reasons = []Reason{}
+	for r, c := range reasons {
+		d.Hardware.Reasons = append(d.Hardware.Reasons, Reason{Check: r.name, Category: r.category, Nodes: c, Share: round(float64(c)/float64(accepted), 4)})
+	}
+	sort.Slice(d.Hardware.Reasons, func(i, j int) bool {
+		a, b := d.Hardware.Reasons[i], d.Hardware.Reasons[j]
+		if a.Nodes != b.Nodes {
+			return a.Nodes > b.Nodes
+		}
+		return a.Check < b.Check
+	})
+
+	// Reliability.
+	counts := map[string]int{}
+	var repairs []float64
+	for _, f := range fs {
+		for _, r := range f.incidents {
+			counts[r.kind]++
+			if !r.ongoing {
+				repairs = append(repairs, r.end.Sub(r.start).Hours())
+			}
+		}
+	}
+	d.Reliability.Incidents = []KindRate{}
+	for _, k := range incident.Kinds {
+		d.Reliability.Incidents = append(d.Reliability.Incidents, KindRate{Kind: string(k), Count: counts[string(k)],
+			Rate: fig(ratio(float64(counts[string(k)]), gm), "per GPU-month", nm, MinNodeMonths, Lower)})
+	}
+	d.Reliability.ClaimableMinPerNM = fig(ratio(claimMin, nodeMonths), "min per node-month", nm, MinNodeMonths, Lower)
+	d.Reliability.MTTRHours = fig(stat.Mean(repairs), "h", len(repairs), MinRepairs, Lower)
+	d.Reliability.GPULostPerGPUMonth = fig(ratio(float64(counts[string(incident.GPULost)]), gm), "per GPU-month", nm, MinNodeMonths, Lower)
+	xids := 0
+	for _, f := range fs {
+		xids += f.xids
+	}
+	d.Reliability.XIDPerGPUMonth = fig(ratio(float64(xids), gm), "per GPU-month", nm, MinNodeMonths, Lower)
+
+	// Network.
+	var rtt, loss, iperf []float64
+	for _, f := range fs {
+		for _, r := range f.net {
+			switch r.kind {
+			case 'r':
+				rtt = append(rtt, r.val)
+			case 'l':
+				loss = append(loss, r.val)
+			case 'i':
+				iperf = append(iperf, r.val)
+			}
+		}
+	}
+	q = stat.Quantiles(rtt, 0.5, 0.99)
+	d.Network.RTTP50 = fig(q[0], "ms", len(rtt), MinNetSamples, Lower)
+	d.Network.RTTP99 = fig(q[1], "ms", len(rtt), MinNetSamples, Lower)
+	d.Network.Loss = fig(stat.Mean(loss), "%", len(loss), MinNetSamples, Lower)
+	low := 0
+	for _, s := range iperf {
+		if s < 0.7 {
+			low++
+		}
+	}
+	d.Network.IperfP50 = fig(stat.Median(iperf), "share", len(iperf), MinIperfRuns, Higher)
+	d.Network.IperfLow = fig(ratio(float64(low), float64(len(iperf))), "share", len(iperf), MinIperfRuns, Lower)
+	d.Network.IperfRuns = len(iperf)
+
+	// Support, on the wall clock.
+	var biz, off, repl []float64
+	breached, tickets := 0, 0
+	for _, f := range fs {
+		for _, t := range f.tickets {
+			tickets++
+			if t.Breached {
+				breached++
+			}
+			if r := t.Response; r != nil {
+				if h, ok := hoursBetween(t.OpenedAt, r.At); ok {
+					if t.OffHours {
+						off = append(off, h*60)
+					} else {
+						biz = append(biz, h*60)
+					}
+				} else {
+					d.Support.Unanswered++
+				}
+			}
+			if r := t.Replacement; r != nil {
+				if h, ok := hoursBetween(t.OpenedAt, r.At); ok {
+					repl = append(repl, h)
+				}
+			}
+		}
+	}
+	q = stat.Quantiles(biz, 0.5, 0.9)
+	d.Support.BusinessP50Min = fig(q[0], "min", len(biz), MinTickets, Lower)
+	d.Support.BusinessP90Min = fig(q[1], "min", len(biz), MinTickets, Lower)
+	q = stat.Quantiles(off, 0.5, 0.9)
+	d.Support.OffHoursP50Min = fig(q[0], "min", len(off), MinTickets, Lower)
+	d.Support.OffHoursP90Min = fig(q[1], "min", len(off), MinTickets, Lower)
+	d.Support.BreachShare = fig(ratio(float64(breached), float64(tickets)), "share", tickets, MinTickets, Lower)
+	d.Support.ReplacementP50H = fig(stat.Median(repl), "h", len(repl), MinTickets, Lower)
+
+	// Billing.
+	d.Billing.BilledHours, d.Billing.UsableHours = round(billed, 4), round(usable, 4)
+	d.Billing.NotUsableShare = fig(math.Max(0, ratio(billed-usable, billed)), "share", billedMonths, MinNodeMonths, Lower)
+	onBill, over := 0, 0
+	for _, f := range fs {
+		for _, r := range f.billRows {
+			onBill++
+			if r.Status == billing.StatusOverBilled {
+				over++
+				d.Billing.OverBilledHours += math.Max(0, r.OverHours)
+			}
+		}
+	}
+	d.Billing.OverBilledHours = round(d.Billing.OverBilledHours, 4)
+	d.Billing.OverBilled = fig(ratio(float64(over), float64(onBill)), "share", onBill, MinNodeMonths, Lower)
+
+	d.Performance = performance(fs, fleet)
+	return d
+}
+
+// performance compares the group's GPUs with the fleet of their model.
+func performance(fs []*nodeFacts, fleet baseline.Result) Performance {
+	in := map[string]bool{}
+	for _, f := range fs {
+		in[f.id] = true
+	}
+	type key struct{ model, figure string }
+	fleetP50 := map[key]float64{}
+	for _, d := range fleet.Dists {
+		fleetP50[key{d.Model, d.Figure}] = d.P50
+	}
+	byKey := map[key][]float64{}
+	units := map[key]string{}
+	var shares []float64
+	for _, s := range fleet.Series {
+		if !in[s.Node] {
+			continue
+		}
+		k := key{s.Model, s.Figure}
+		byKey[k] = append(byKey[k], s.Median)
+		units[k] = s.Unit
+		if strings.HasPrefix(s.Figure, "gpu.burn.") && fleetP50[k] > 0 {
+			shares = append(shares, s.Median/fleetP50[k])
+		}
+	}
+	p := Performance{Figures: []PerfFigure{}}
+	p.ShareOfFleet = fig(stat.Median(shares), "share", len(shares), MinSeries, Higher)
+	for k, ms := range byKey {
+		med := stat.Median(ms)
+		p.Figures = append(p.Figures, PerfFigure{GPUModel: k.model, Figure: k.figure, Unit: units[k], GPUs: len(ms),
+			Median: round(med, 4), FleetMedian: round(fleetP50[k], 4), Share: round(ratio(med, fleetP50[k]), 4)})
+	}
+	sort.Slice(p.Figures, func(i, j int) bool {
+		if p.Figures[i].GPUModel != p.Figures[j].GPUModel {
+			return p.Figures[i].GPUModel < p.Figures[j].GPUModel
+		}
+		return p.Figures[i].Figure < p.Figures[j].Figure
+	})
+	for _, f := range fleet.Findings {
+		if in[f.Node] {
+			p.BelowFleet++
+		}
+	}
+	return p
+}
+
+func hoursBetween(a, b string) (float64, bool) {
+	if a == "" || b == "" {
+		return 0, false
+	}
+	ta, err1 := time.Parse(time.RFC3339, a)
+	tb, err2 := time.Parse(time.RFC3339, b)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return tb.Sub(ta).Hours(), true
+}
+
+func round(v float64, digits int) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	p := math.Pow(10, float64(digits))
+	return math.Round(v*p) / p
+}

@@ -1,0 +1,68 @@
+// Package stat holds the few order statistics the scorecard and the fleet
+// baselines share, defined once so that every p50 and p90 in the project
+// means the same thing.
+package stat
+
+import (
+	"math"
+	"slices"
+)
+
+// Quantile is the q-quantile (0 ≤ q ≤ 1) of xs by linear interpolation
+// between the closest ranks (Hyndman & Fan type 7, the default of R and
+// NumPy): with n sorted values v₀…vₙ₋₁ it is v at position h = (n−1)·q,
+// interpolated between v⌊h⌋ and v⌈h⌉. xs is not modified. NaN for no values.
+func Quantile(xs []float64, q float64) float64 {
+	if len(xs) == 0 || q < 0 || q > 1 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return sortedQuantile(s, q)
+}
+
+// Quantiles is Quantile for several q at once, sorting xs (a copy) once.
+func Quantiles(xs []float64, qs ...float64) []float64 {
+	out := make([]float64, len(qs))
+	if len(xs) == 0 {
+		for i := range out {
+			out[i] = math.NaN()
+		}
+		return out
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	for i, q := range qs {
+		if q < 0 || q > 1 {
+			out[i] = math.NaN()
+			continue
+		}
+		out[i] = sortedQuantile(s, q)
+	}
+	return out
+}
+
+func sortedQuantile(s []float64, q float64) float64 {
+	h := float64(len(s)-1) * q
+	lo := math.Floor(h)
+	i := int(lo)
+	if i+1 >= len(s) {
+		return s[len(s)-1]
+	}
+	return s[i] + (h-lo)*(s[i+1]-s[i])
+}
+
+// Median is Quantile(xs, 0.5).
+func Median(xs []float64) float64 { return Quantile(xs, 0.5) }
+
+// Mean is the arithmetic mean; NaN for no values.
+func Mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
+}
