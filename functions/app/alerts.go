@@ -146,31 +146,44 @@ func (s *Service) alert(ctx context.Context, n store.Node, t incident.Transition
 		key = notify.AlertKind(string(notify.AlertReclassified) + ":" + t.Cause)
 	}
 	now := s.Now()
-	rec := store.AlertRecord{Node: n.ID, IncidentID: inc.ID, Kind: key, CreatedAt: now, LastAttemptAt: now, Attempts: 1, Alert: a}
-	if err := s.store.CreateAlert(ctx, rec); errors.Is(err, store.ErrExists) {
-		return // someone else claimed it: no duplicate
-	} else if err != nil {
-		s.log.Error("claim alert", "node", n.ID, "incident", inc.ID, "kind", key, "err", err)
+	channels := s.alertChannels(n.Contract, a)
+	if len(channels) == 0 {
+		s.log.Info("no alert channel routes this alert", "node", n.ID, "incident", inc.ID, "kind", key)
 		return
 	}
-	rec.Version = 1
-	s.deliver(ctx, rec)
+	eachChannel(ctx, channels, func(ctx context.Context, ch string) {
+		rec := store.AlertRecord{Node: n.ID, IncidentID: inc.ID, Kind: key, Channel: ch, CreatedAt: now, LastAttemptAt: now, Attempts: 1, Alert: a}
+		if err := s.store.CreateAlert(ctx, rec); errors.Is(err, store.ErrExists) {
+			return // someone else claimed it: no duplicate
+		} else if err != nil {
+			s.log.Error("claim alert", "node", n.ID, "incident", inc.ID, "kind", key, "channel", ch, "err", err)
+			return
+		}
+		rec.Version = 1
+		s.deliver(ctx, rec)
+	})
 }
 
-// deliver sends a claimed alert record and records the outcome.
+// deliver sends a claimed alert record on its channel and records the
+// outcome.
 func (s *Service) deliver(ctx context.Context, rec store.AlertRecord) {
 	a := rec.Alert
 	if open := openingAlert(a.IncidentKind); rec.Kind != open {
-		if first, err := s.store.GetAlert(ctx, rec.Node, rec.IncidentID, open); err == nil {
+		if first, err := s.store.GetAlert(ctx, rec.Node, rec.IncidentID, open, rec.Channel); err == nil {
 			a.Thread = first.Thread
 		}
 	}
-	thread, err := s.notifier.Notify(ctx, a)
+	log := s.log.With("node", rec.Node, "incident", rec.IncidentID, "kind", rec.Kind, "channel", rec.Channel)
+	thread, err := "", error(nil)
+	if nt, nerr := s.notifierOf(rec.Channel); nerr != nil {
+		err = nerr
+	} else {
+		thread, err = nt.Notify(ctx, a)
+	}
 	prev := rec.Version
 	if err != nil {
 		rec.LastErr = err.Error()
-		s.log.Warn("alert not delivered; the watchdog retries it", "node", rec.Node, "incident", rec.IncidentID, "kind", rec.Kind,
-			"attempt", rec.Attempts, "err", err)
+		log.Warn("alert not delivered; the watchdog retries it", "attempt", rec.Attempts, "err", err)
 	} else {
 		rec.SentAt, rec.LastErr = s.Now(), ""
 		if rec.Thread == "" {
@@ -179,10 +192,10 @@ func (s *Service) deliver(ctx context.Context, rec store.AlertRecord) {
 		if a.Thread != "" && rec.Thread == "" {
 			rec.Thread = a.Thread
 		}
-		s.log.Info("alert sent", "node", rec.Node, "incident", rec.IncidentID, "kind", rec.Kind)
+		log.Info("alert sent")
 	}
 	if err := s.store.UpdateAlert(ctx, rec, prev); err != nil {
-		s.log.Error("record alert outcome", "node", rec.Node, "incident", rec.IncidentID, "err", err)
+		log.Error("record alert outcome", "err", err)
 	}
 }
 

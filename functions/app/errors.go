@@ -20,6 +20,11 @@ const (
 	// EConflict: the request is well formed but contradicts what is
 	// recorded, such as a second resolution or a node id taken (HTTP 409).
 	EConflict ErrorKind = "conflict"
+	// EUnauthorized: the request's credentials do not check out — a
+	// missing or wrong signature, a timestamp outside the window, an
+	// unknown node, a replay (HTTP 401). The message says which check
+	// failed and never more, so it tells an attacker nothing.
+	EUnauthorized ErrorKind = "unauthorized"
 	// ENotFound: what the request names does not exist (HTTP 404). Store
 	// lookups say so with store.ErrNotFound, which ErrorCode maps here.
 	ENotFound ErrorKind = "not_found"
@@ -33,7 +38,14 @@ type Error struct {
 	Kind  ErrorKind
 	Field string
 	Msg   string
+	// Err is the cause where it is one of a fixed set (a signature check's
+	// sentinel error, say), so callers can test it with errors.Is and count
+	// refusals by it.
+	Err error
 }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
 
 func (e *Error) Error() string {
 	if e.Field == "" {

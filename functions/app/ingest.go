@@ -25,15 +25,17 @@ type IngestRequest struct {
 	Body      []byte // at most wire.MaxBodyBytes (the HTTP layer enforces it)
 }
 
-// AuthError is a rejected signature, timestamp or replay: HTTP 401. Its
-// message never says more than which check failed.
-type AuthError struct{ Err error }
-
-func (e *AuthError) Error() string { return "unauthorized: " + e.Err.Error() }
-func (e *AuthError) Unwrap() error { return e.Err }
+// unauthorized is a rejected signature, timestamp or replay: an Error of
+// kind EUnauthorized whose message says only which check failed.
+func unauthorized(reason error) *Error {
+	return &Error{Kind: EUnauthorized, Msg: "unauthorized: " + reason.Error(), Err: reason}
+}
 
 // More reasons a request is refused with 401, next to wire's.
 var (
+	// ErrUnknownNode is the one answer to an unknown node and to a known
+	// node whose signature does not match (wire.ErrBadSignature), so that
+	// the answer never says which node ids exist.
 	ErrUnknownNode = errors.New("unknown node or signature does not match")
 	ErrReplay      = errors.New("replayed request (this exact signed request was already received)")
 )
@@ -46,20 +48,30 @@ func (s *Service) Ingest(ctx context.Context, req IngestRequest) (wire.Ack, erro
 	now := s.Now()
 	// 1. Authenticate before looking at the body at all.
 	if req.Node == "" || req.Timestamp == "" || req.Signature == "" {
-		return wire.Ack{}, &AuthError{wire.ErrNoSignature}
+		return wire.Ack{}, unauthorized(wire.ErrNoSignature)
 	}
-	if !wire.ValidNodeID(req.Node) {
-		return wire.Ack{}, &AuthError{ErrUnknownNode}
-	}
-	node, secret, err := s.nodeAndSecret(ctx, req.Node)
-	if errors.Is(err, store.ErrNotFound) {
-		return wire.Ack{}, &AuthError{ErrUnknownNode}
-	} else if err != nil {
-		return wire.Ack{}, fmt.Errorf("ingest: %w", err)
+	// An unknown node goes through the same checks as a known one, with a
+	// secret nobody has: the same timestamp check, the same HMAC over the
+	// same body, the same answer. Nothing in the status, the message or the
+	// work done tells a guesser whether the node id exists.
+	known := wire.ValidNodeID(req.Node)
+	var node store.Node
+	secret := s.decoySecret
+	if known {
+		var err error
+		node, secret, err = s.nodeAndSecret(ctx, req.Node)
+		if errors.Is(err, store.ErrNotFound) {
+			known, secret = false, s.decoySecret
+		} else if err != nil {
+			return wire.Ack{}, fmt.Errorf("ingest: %w", err)
+		}
 	}
 	signedAt, err := wire.Verify(secret, now, req.Timestamp, req.Signature, req.Body)
+	if errors.Is(err, wire.ErrBadSignature) || (err == nil && !known) {
+		return wire.Ack{}, unauthorized(ErrUnknownNode)
+	}
 	if err != nil {
-		return wire.Ack{}, &AuthError{err}
+		return wire.Ack{}, unauthorized(err)
 	}
 	// 2. Decode and check the schema.
 	b, err := wire.Decode(req.Body)
@@ -105,7 +117,13 @@ func chainName(c string) string {
 	return c
 }
 
+// sigPrefix is the replay key of a verified signature: a hash of its
+// canonical spelling, so the same MAC sent again with its hex upper-cased
+// (which verifies just as well) is recognised as the replay it is.
 func sigPrefix(sig string) string {
+	if c, ok := wire.CanonicalSignature(sig); ok {
+		sig = c
+	}
 	sum := sha256.Sum256([]byte(sig))
 	return hex.EncodeToString(sum[:8])
 }
@@ -167,7 +185,7 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 	// Replay: the identical signed request again (a probe retry re-signs).
 	for _, sg := range st.Signatures {
 		if sg.Sig == in.sig {
-			return wire.Ack{}, fx, &AuthError{ErrReplay}
+			return wire.Ack{}, fx, unauthorized(ErrReplay)
 		}
 	}
 	// A retry of a recent batch, of this chain or the one before.

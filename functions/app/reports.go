@@ -34,7 +34,8 @@ type ReportBlobs interface {
 type ReportRenderer interface {
 	Render(w io.Writer, r *report.Report, format string) error
 	// Bundle writes the evidence zip for r from the log it was built from
-	// (reopened by open) and returns its chain head.
+	// (reopened by open), sets r.Seal (the claim page quotes it) and
+	// returns its chain head.
 	Bundle(w io.Writer, r *report.Report, open func() (io.ReadCloser, error)) (string, error)
 }
 
@@ -224,15 +225,8 @@ func (j *ReportJob) Generate(ctx context.Context, year int, month time.Month, co
 	if len(formats) == 0 {
 		formats = []string{"html", "pdf", "md", "csv"}
 	}
-	for _, f := range formats {
-		var buf bytes.Buffer
-		if err := j.Renderer.Render(&buf, r, f); err != nil {
-			return fmt.Errorf("render %s: %w", f, err)
-		}
-		if err := j.Blobs.Put(ctx, prefix+"/report."+f, buf.Bytes()); err != nil {
-			return err
-		}
-	}
+	// The bundle first: it seals r (r.Seal), and every form's claim page
+	// quotes the seal.
 	var zb bytes.Buffer
 	head, err := j.Renderer.Bundle(&zb, r, open)
 	if err != nil {
@@ -243,6 +237,15 @@ func (j *ReportJob) Generate(ctx context.Context, year int, month time.Month, co
 	}
 	if err := j.Blobs.Put(ctx, prefix+"/chain-head.txt", []byte(head+"\n")); err != nil {
 		return err
+	}
+	for _, f := range formats {
+		var buf bytes.Buffer
+		if err := j.Renderer.Render(&buf, r, f); err != nil {
+			return fmt.Errorf("render %s: %w", f, err)
+		}
+		if err := j.Blobs.Put(ctx, prefix+"/report."+f, buf.Bytes()); err != nil {
+			return err
+		}
 	}
 	var js bytes.Buffer
 	if err := j.Renderer.Render(&js, r, "json"); err != nil {

@@ -34,6 +34,12 @@ func newWorld(t *testing.T) *world { return newWorldWith(t, apptest.Terms(t)) }
 
 // newWorldWith is newWorld with the given contract terms.
 func newWorldWith(t *testing.T, book app.TermsBook) *world {
+	return newWorldConfig(t, func(c *app.Config) { c.Terms = book })
+}
+
+// newWorldConfig lets a test change the service's config (its terms, its
+// channels).
+func newWorldConfig(t *testing.T, config func(*app.Config)) *world {
 	st, err := bolt.Open(filepath.Join(t.TempDir(), "gpusla.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +47,9 @@ func newWorldWith(t *testing.T, book app.TermsBook) *world {
 	t.Cleanup(func() { st.Close() })
 	w := &world{t: t, store: st, clock: apptest.NewClock(t0), notif: &apptest.Notifier{}}
 	st.SetClock(w.clock.Now)
-	w.svc, err = app.New(app.Config{Store: st, Notifier: w.notif, Box: apptest.Box(t), Clock: w.clock, Terms: book})
+	c := app.Config{Store: st, Notifier: w.notif, Box: apptest.Box(t), Clock: w.clock, Terms: apptest.Terms(t)}
+	config(&c)
+	w.svc, err = app.New(c)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,14 @@
 package app
 
 import (
+	"context"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
 	"errors"
 	"fmt"
+
+	"github.com/gpusla/gpusla/infra/store"
 )
 
 // aesBox is a SecretBox using AES-256-GCM with the node id as additional
@@ -50,4 +53,36 @@ func (b *aesBox) Open(sealed []byte, node string) ([]byte, error) {
 		return nil, fmt.Errorf("node %s: %w", node, errUnseal)
 	}
 	return plain, nil
+}
+
+// ErrWrongMasterKey is a master key that opens none of the stored secrets.
+var ErrWrongMasterKey = errors.New("wrong master key")
+
+// CheckMasterKey tries box on every node secret in st, so that a wrong
+// master key stops the backend at start instead of answering every push
+// with 500 while its health check says ok. A key that opens none of them is
+// ErrWrongMasterKey, naming a node tried; one that opens some returns the
+// nodes whose records it cannot open (damaged records, not a wrong key),
+// for the caller to report. An empty store has nothing to check.
+func CheckMasterKey(ctx context.Context, st store.Store, box SecretBox) (unreadable []string, err error) {
+	nodes, err := st.ListNodes(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("check master key: %w", err)
+	}
+	opened := 0
+	for _, n := range nodes {
+		if len(n.SealedSecret) == 0 {
+			continue // nothing sealed (a record written without a secret)
+		}
+		if _, err := box.Open(n.SealedSecret, n.ID); err != nil {
+			unreadable = append(unreadable, n.ID)
+		} else {
+			opened++
+		}
+	}
+	if opened == 0 && len(unreadable) > 0 {
+		return nil, fmt.Errorf("%w: it opens none of the %d node secrets in the store (node %s among them); they were sealed with another key. Start with the key they were sealed with; nothing was changed",
+			ErrWrongMasterKey, len(unreadable), unreadable[0])
+	}
+	return unreadable, nil
 }

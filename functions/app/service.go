@@ -8,6 +8,7 @@ package app
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -45,8 +46,12 @@ const (
 
 // Config wires a Service.
 type Config struct {
-	Store    store.Store
+	Store store.Store
+	// Notifier delivers every message when there are no Channels.
 	Notifier notify.Notifier
+	// Channels, when set, route messages to named channels (Notifier is
+	// then unused and may be nil).
+	Channels Channels
 	Box      SecretBox
 	Clock    Clock        // default SystemClock
 	Log      *slog.Logger // default slog.Default()
@@ -65,6 +70,7 @@ type Config struct {
 type Service struct {
 	store     store.Store
 	notifier  notify.Notifier
+	channels  Channels
 	box       SecretBox
 	clock     Clock
 	log       *slog.Logger
@@ -73,6 +79,10 @@ type Service struct {
 	backendID string
 	nodes     sync.Map // id → cachedNode
 	unknown   sync.Map // contract ids already warned about
+	// decoySecret signs nothing: ingest verifies an unknown node's request
+	// against it, so that an unknown node costs and answers the same as a
+	// wrong signature.
+	decoySecret []byte
 }
 
 // cachedNode is a node record with its opened secret. Node records do not
@@ -88,11 +98,14 @@ const nodeCacheTTL = time.Minute
 
 // New checks the config and returns a Service.
 func New(c Config) (*Service, error) {
-	if c.Store == nil || c.Notifier == nil || c.Box == nil {
-		return nil, errors.New("app: Store, Notifier and Box are required")
+	if c.Store == nil || (c.Notifier == nil && c.Channels == nil) || c.Box == nil {
+		return nil, errors.New("app: Store, Notifier (or Channels) and Box are required")
 	}
-	s := &Service{store: c.Store, notifier: c.Notifier, box: c.Box, clock: c.Clock, log: c.Log,
-		retention: c.Retention, backendID: c.BackendID}
+	s := &Service{store: c.Store, notifier: c.Notifier, channels: c.Channels, box: c.Box, clock: c.Clock, log: c.Log,
+		retention: c.Retention, backendID: c.BackendID, decoySecret: make([]byte, 32)}
+	if _, err := rand.Read(s.decoySecret); err != nil {
+		return nil, fmt.Errorf("app: decoy secret: %w", err)
+	}
 	if c.Terms != nil {
 		s.SetTerms(c.Terms)
 	}

@@ -39,20 +39,27 @@ type deskStore interface {
 	SetClock(func() time.Time)
 }
 
-func newDesk(t testing.TB, start time.Time) *desk {
+func newDesk(t testing.TB, start time.Time) *desk { return newDeskOn(t, start, newBolt(t)) }
+
+// newBolt opens an embedded store in the test's folder.
+func newBolt(t testing.TB) *bolt.Store {
 	st, err := bolt.Open(filepath.Join(t.TempDir(), "gpusla.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return newDeskOn(t, start, st)
+	return st
 }
 
-func newDeskOn(t testing.TB, start time.Time, st deskStore) *desk {
+func newDeskOn(t testing.TB, start time.Time, st deskStore, config ...func(*app.Config)) *desk {
 	var err error
 	w := &desk{t: t, store: st, clock: apptest.NewClock(start), notif: &apptest.Notifier{}}
 	st.SetClock(w.clock.Now)
-	w.svc, err = app.New(app.Config{Store: st, Notifier: w.notif, Box: apptest.Box(t), Clock: w.clock, Log: slog.New(slog.DiscardHandler)})
+	c := app.Config{Store: st, Notifier: w.notif, Box: apptest.Box(t), Clock: w.clock, Log: slog.New(slog.DiscardHandler)}
+	for _, f := range config {
+		f(&c)
+	}
+	w.svc, err = app.New(c)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gpusla/gpusla/infra/notify"
@@ -160,8 +162,32 @@ func (d *TicketDesk) Flush(ctx context.Context, id string) (int, error) {
 		}
 		m := notify.TicketMessage{Kind: notify.TicketKind(next.Kind), Ticket: t.ID, Node: t.Node, Provider: t.Provider,
 			Opened: t.Opened, Text: next.Text, Thread: t.Thread}
-		thread, nerr := d.svc.notifier.NotifyTicket(ctx, m)
-		if err := d.markSent(ctx, id, key, thread, nerr); err != nil {
+		var (
+			mu      sync.Mutex
+			okTo    []string
+			thread  string
+			sendErr []error
+		)
+		channels := slices.DeleteFunc(d.svc.ticketChannels(t.Contract, m), func(ch string) bool { return slices.Contains(next.SentTo, ch) })
+		eachChannel(ctx, channels, func(ctx context.Context, ch string) {
+			var th string
+			nt, err := d.svc.notifierOf(ch)
+			if err == nil {
+				th, err = nt.NotifyTicket(ctx, m)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				sendErr = append(sendErr, channelErr(ch, err))
+				return
+			}
+			okTo = append(okTo, ch)
+			if thread == "" {
+				thread = th
+			}
+		})
+		nerr := errors.Join(sendErr...)
+		if err := d.markSent(ctx, id, key, thread, okTo, nerr); err != nil {
 			return sent, err
 		}
 		if nerr != nil {
@@ -172,6 +198,14 @@ func (d *TicketDesk) Flush(ctx context.Context, id string) (int, error) {
 	}
 }
 
+// channelErr names the channel of a failed send ("" is the one notifier).
+func channelErr(ch string, err error) error {
+	if ch == "" {
+		return err
+	}
+	return fmt.Errorf("channel %s: %w", ch, err)
+}
+
 func stillOpenAt(d *TicketDesk, t *store.Ticket, now time.Time) bool {
 	tim, _, err := d.Timing(t, now)
 	if err != nil {
@@ -180,7 +214,9 @@ func stillOpenAt(d *TicketDesk, t *store.Ticket, now time.Time) bool {
 	return stillOpen(t, tim)
 }
 
-func (d *TicketDesk) markSent(ctx context.Context, id, key, thread string, sendErr error) error {
+// markSent records a send: the named channels in okTo have the notice; with
+// no error left it is sent.
+func (d *TicketDesk) markSent(ctx context.Context, id, key, thread string, okTo []string, sendErr error) error {
 	for attempt := 0; attempt < maxRetries; attempt++ {
 		t, err := d.store.GetTicket(ctx, id)
 		if err != nil {
@@ -191,6 +227,14 @@ func (d *TicketDesk) markSent(ctx context.Context, id, key, thread string, sendE
 			return fmt.Errorf("notice %s vanished from ticket %s", key, id)
 		}
 		prev := t.Version
+		for _, ch := range okTo {
+			if ch != "" && !slices.Contains(n.SentTo, ch) {
+				n.SentTo = append(n.SentTo, ch)
+			}
+		}
+		if t.Thread == "" && thread != "" {
+			t.Thread = thread
+		}
 		if sendErr != nil {
 			n.LastErr = sendErr.Error()
 			n.LastAttemptAt = time.Time{} // free for the next try
@@ -198,10 +242,7 @@ func (d *TicketDesk) markSent(ctx context.Context, id, key, thread string, sendE
 			// Once sent, the text has done its job; the key stays (so the
 			// notice is never queued again) and the item stays small, which
 			// DynamoDB bills per KB on every later write of the ticket.
-			n.SentAt, n.LastErr, n.Text = d.svc.Now(), "", ""
-			if t.Thread == "" && thread != "" {
-				t.Thread = thread
-			}
+			n.SentAt, n.LastErr, n.Text, n.SentTo = d.svc.Now(), "", "", nil
 		}
 		err = d.store.UpdateTicket(ctx, t, prev)
 		if errors.Is(err, store.ErrConflict) {

@@ -52,6 +52,7 @@ func TestHostileInputOverHTTP(t *testing.T) {
 		{"unknown node", "node-z", a.Secret, now, first, 401, "unknown node"},
 		{"oversize", a.ID, a.Secret, now, bytes.Repeat([]byte(" "), wire.MaxBodyBytes+1), 413, "over the limit"},
 		{"deeply nested", a.ID, a.Secret, now, nested, 400, ""},
+		{"not UTF-8", a.ID, a.Secret, now, bytes.Replace(first, []byte(`"probe":"`), []byte("\"probe\":\"\xff"), 1), 400, "probe: not valid UTF-8"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -65,6 +66,20 @@ func TestHostileInputOverHTTP(t *testing.T) {
 			}
 		})
 	}
+	// An unknown node and a known node with a wrong signature get the very
+	// same answer: the URL does not tell which node ids exist.
+	t.Run("unknown node looks like a wrong signature", func(t *testing.T) {
+		answer := func(node string) (int, string) {
+			req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(first))
+			wire.SetHeaders(req.Header, node, []byte(other.Secret), time.Now(), first)
+			return do(t, req)
+		}
+		kc, kb := answer(a.ID)
+		uc, ub := answer("node-never-registered")
+		if kc != 401 || uc != kc || ub != kb {
+			t.Fatalf("known node, wrong signature: %d %s; unknown node: %d %s", kc, kb, uc, ub)
+		}
+	})
 	// A body that grows past the limit without a Content-Length (chunked).
 	t.Run("oversize chunked", func(t *testing.T) {
 		big := bytes.Repeat([]byte(" "), 2*wire.MaxBodyBytes)
@@ -100,6 +115,14 @@ func TestHostileInputOverHTTP(t *testing.T) {
 	}
 	if code, body := send1(signedAt); code != 401 || !strings.Contains(body, "replayed request") {
 		t.Fatalf("replayed request: %d %s, want 401 replayed", code, body)
+	}
+	// The same request with its signature's hex upper-cased verifies alike
+	// and is the same replay.
+	upper, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(first))
+	wire.SetHeaders(upper.Header, a.ID, []byte(a.Secret), signedAt, first)
+	upper.Header.Set(wire.HeaderSignature, "v1="+strings.ToUpper(strings.TrimPrefix(upper.Header.Get(wire.HeaderSignature), "v1=")))
+	if code, body := do(t, upper); code != 401 || !strings.Contains(body, "replayed request") {
+		t.Fatalf("replay with the signature upper-cased: %d %s, want 401 replayed", code, body)
 	}
 	if code, body := send1(signedAt.Add(time.Second)); code != 200 || !strings.Contains(body, `"duplicate"`) {
 		t.Fatalf("re-signed batch: %d %s, want 200 duplicate", code, body)
@@ -158,6 +181,11 @@ func TestHostileInputOverHTTP(t *testing.T) {
 	}
 	if code, _ := b.sendSlash(again()); code != 401 {
 		t.Errorf("the same signed slash command replayed: %d, want 401", code)
+	}
+	respelt := again()
+	respelt.Header.Set("X-Slack-Signature", "v0="+strings.ToUpper(strings.TrimPrefix(respelt.Header.Get("X-Slack-Signature"), "v0=")))
+	if code, _ := b.sendSlash(respelt); code != 401 {
+		t.Errorf("the signed slash command replayed with its signature upper-cased: %d, want 401", code)
 	}
 
 	// Serve survived all of it, and its log holds no secret.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/refusal"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/wire"
 	"github.com/gpusla/gpusla/sla/incident"
@@ -21,9 +22,10 @@ import (
 
 // API serves the application over HTTP.
 type API struct {
-	svc *app.Service
-	log *slog.Logger
-	mux *http.ServeMux
+	svc     *app.Service
+	log     *slog.Logger
+	mux     *http.ServeMux
+	refused *refusal.Log // ingest refusals: counted, logged once a minute per reason
 }
 
 // Routes.
@@ -39,13 +41,16 @@ func New(svc *app.Service, log *slog.Logger) *API {
 	if log == nil {
 		log = slog.Default()
 	}
-	a := &API{svc: svc, log: log, mux: http.NewServeMux()}
+	a := &API{svc: svc, log: log, mux: http.NewServeMux(), refused: refusal.New("ingest", log, 0)}
 	a.mux.HandleFunc("POST "+PathBatches, a.ingest)
 	a.mux.HandleFunc("GET "+PathHealth, a.health)
 	a.mux.HandleFunc("GET "+PathNodes, a.nodes)
 	a.mux.HandleFunc("GET "+PathIncidents, a.incidents)
 	return a
 }
+
+// Refusals is the ingest refusal log (tests set its clock).
+func (a *API) Refusals() *refusal.Log { return a.refused }
 
 // Mux is where other parts register their routes (tickets, Slack, reports).
 func (a *API) Mux() *http.ServeMux { return a.mux }
@@ -69,10 +74,12 @@ func (a *API) ingest(w http.ResponseWriter, r *http.Request) {
 	h := r.Header
 	req := app.IngestRequest{Node: h.Get(wire.HeaderNode), Timestamp: h.Get(wire.HeaderTimestamp), Signature: h.Get(wire.HeaderSignature)}
 	if req.Node == "" || req.Timestamp == "" || req.Signature == "" {
+		a.refused.Refused(r.Context(), wire.ErrNoSignature.Error(), http.StatusUnauthorized, "remote", r.RemoteAddr)
 		writeErr(w, http.StatusUnauthorized, "unauthorized: "+wire.ErrNoSignature.Error(), "")
 		return
 	}
 	if r.ContentLength > wire.MaxBodyBytes {
+		a.refused.Refused(r.Context(), "body over the limit", http.StatusRequestEntityTooLarge, "node", req.Node, "remote", r.RemoteAddr)
 		writeErr(w, http.StatusRequestEntityTooLarge, "body over the limit of 1048576 bytes", "")
 		return
 	}
@@ -80,6 +87,7 @@ func (a *API) ingest(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
+			a.refused.Refused(r.Context(), "body over the limit", http.StatusRequestEntityTooLarge, "node", req.Node, "remote", r.RemoteAddr)
 			writeErr(w, http.StatusRequestEntityTooLarge, "body over the limit of 1048576 bytes", "")
 			return
 		}
@@ -88,18 +96,22 @@ func (a *API) ingest(w http.ResponseWriter, r *http.Request) {
 	}
 	req.Body = body
 	ack, err := a.svc.Ingest(r.Context(), req)
-	var ae *app.AuthError
 	var ue *app.Error
 	switch {
 	case err == nil:
 		writeJSON(w, http.StatusOK, ack)
-	case errors.As(err, &ae):
-		// Never log the signature or body; the node id is not secret.
-		a.log.Warn("batch refused", "status", 401, "node", req.Node, "reason", ae.Err.Error(), "remote", r.RemoteAddr)
-		writeErr(w, http.StatusUnauthorized, ae.Error(), "")
 	case errors.As(err, &ue):
+		// Never log the signature or body; the node id is not secret.
 		status := StatusOf(err)
-		a.log.Warn("batch refused", "status", status, "node", req.Node, "field", ue.Field, "reason", ue.Msg)
+		// Refusals are counted by a reason from a fixed set: the cause's
+		// sentinel error, else the field at fault.
+		reason := "field " + ue.Field
+		if ue.Err != nil {
+			reason = ue.Err.Error()
+		} else if ue.Field == "" {
+			reason = string(ue.Kind)
+		}
+		a.refused.Refused(r.Context(), reason, status, "node", req.Node, "msg", ue.Msg, "remote", r.RemoteAddr)
 		writeErr(w, status, ue.Error(), ue.Field)
 	default:
 		a.log.Error("ingest failed", "node", req.Node, "err", err)
@@ -195,6 +207,8 @@ func StatusOf(err error) int {
 		return http.StatusBadRequest
 	case app.EConflict:
 		return http.StatusConflict
+	case app.EUnauthorized:
+		return http.StatusUnauthorized
 	case app.ENotFound:
 		return http.StatusNotFound
 	}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -12,9 +14,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
 	"github.com/gpusla/gpusla/functions/httpapi"
+	"github.com/gpusla/gpusla/functions/refusal"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/bolt"
 	"github.com/gpusla/gpusla/probe/wire"
@@ -103,6 +108,8 @@ func TestIngestRejects(t *testing.T) {
 		{"wrong type", signRaw(e.a, t0, []byte(`{"v":1,"id":"x","node":"node-a","seq":"one"}`)), 400, "seq", "wrong type"},
 		{"bad observation kind", signRaw(e.a, t0, []byte(`{"v":1,"id":"x","node":"node-a","probe":"t","seq":1,"created_at":"2026-11-30T10:00:00Z","observations":[{"at":"2026-11-30T10:00:00Z","kind":"nap"}]}`)), 400, "observations[0].kind", "neither"},
 		{"bad check category", signRaw(e.a, t0, []byte(`{"v":1,"id":"x","node":"node-a","probe":"t","seq":1,"created_at":"2026-11-30T10:00:00Z","observations":[{"at":"2026-11-30T10:00:00Z","kind":"check","checks":[{"name":"c","category":"vibes","verdict":"pass"}]}]}`)), 400, "observations[0].checks[0].category", "unknown category"},
+		{"check value not UTF-8", signRaw(e.a, t0, []byte("{\"v\":1,\"id\":\"x\",\"node\":\"node-a\",\"probe\":\"t\",\"seq\":1,\"created_at\":\"2026-11-30T10:00:00Z\",\"observations\":[{\"at\":\"2026-11-30T10:00:00Z\",\"kind\":\"check\",\"checks\":[{\"name\":\"c\",\"category\":\"host\",\"verdict\":\"fail\",\"value\":\"8\xff GPUs\"}]}]}")), 400, "observations[0].checks[0].value", "not valid UTF-8"},
+		{"lone surrogate in the id", signRaw(e.a, t0, []byte(`{"v":1,"id":"x\udc00","node":"node-a","probe":"t","seq":1,"created_at":"2026-11-30T10:00:00Z","observations":[]}`)), 400, "id", "surrogate"},
 		{"missing created_at", signRaw(e.a, t0, []byte(`{"v":1,"id":"x","node":"node-a","probe":"t","seq":1,"observations":[]}`)), 400, "created_at", "missing"},
 	}
 	for _, tc := range cases {
@@ -132,6 +139,33 @@ func TestIngestRejects(t *testing.T) {
 	}
 }
 
+// TestUnknownNodeLooksLikeWrongSignature: whatever else is wrong with the
+// request (fresh or stale timestamp, a well-formed or malformed node id), an
+// unknown node gets byte for byte the answer a known node with a wrong
+// signature gets, so the answers do not tell which node ids exist.
+func TestUnknownNodeLooksLikeWrongSignature(t *testing.T) {
+	e := newEnv(t)
+	_, body := e.a.Batch(t0, apptest.Heartbeats(t0, 30*time.Second, 2)...)
+	forged := func(node string, at time.Time) app.IngestRequest {
+		r := e.b.Request(at, body) // signed, but with another node's secret
+		r.Node = node
+		return r
+	}
+	for _, at := range []time.Time{t0, t0.Add(-wire.TimestampWindow - time.Second)} {
+		known := e.post(forged("node-a", at))
+		for _, unknown := range []string{"node-z", "no such node!", strings.Repeat("n", 65)} {
+			w := e.post(forged(unknown, at))
+			if w.Code != known.Code || w.Body.String() != known.Body.String() || w.Header().Get("Content-Type") != known.Header().Get("Content-Type") {
+				t.Errorf("signed at %s: unknown node %q answered %d %q; known node with a wrong signature %d %q",
+					at.Format(time.TimeOnly), unknown, w.Code, w.Body.String(), known.Code, known.Body.String())
+			}
+		}
+		if known.Code != 401 {
+			t.Errorf("known node, wrong signature: %d, want 401", known.Code)
+		}
+	}
+}
+
 func TestIngestStoresDedupesAndRefusesReplay(t *testing.T) {
 	e := newEnv(t)
 	_, body := e.a.Batch(t0, apptest.Heartbeats(t0, 30*time.Second, 2)...)
@@ -150,6 +184,20 @@ func TestIngestStoresDedupesAndRefusesReplay(t *testing.T) {
 	if w.Code != 401 || !strings.Contains(decodeErr(t, w).Error, "replay") {
 		t.Fatalf("replay: %d %s", w.Code, w.Body.String())
 	}
+	// So is the same request with its signature's hex in upper or mixed
+	// case: it verifies alike, so it must be remembered alike.
+	for _, spell := range []func(string) string{strings.ToUpper, upperFirstLetter} {
+		again := first
+		again.Signature = "v1=" + spell(strings.TrimPrefix(first.Signature, "v1="))
+		before := e.store.Ops().Total("/write")
+		w = e.post(again)
+		if w.Code != 401 || !strings.Contains(decodeErr(t, w).Error, "replay") {
+			t.Fatalf("replay as %s: %d %s", again.Signature, w.Code, w.Body.String())
+		}
+		if n := e.store.Ops().Total("/write") - before; n != 0 {
+			t.Fatalf("a re-spelt replay made %d writes", n)
+		}
+	}
 	// The probe's retry (re-signed later) is a duplicate: 200, nothing written.
 	e.clock.Advance(2 * time.Second)
 	before := e.store.Ops().Total("/write")
@@ -164,6 +212,14 @@ func TestIngestStoresDedupesAndRefusesReplay(t *testing.T) {
 	if err != nil || st.LastSeq != 1 || st.LastHash != wire.BodyHash(body) || st.Run.Count != 2 {
 		t.Fatalf("state after one batch: %+v, %v", st, err)
 	}
+}
+
+// upperFirstLetter upper-cases the first hex letter only (a mixed-case spelling).
+func upperFirstLetter(h string) string {
+	if i := strings.IndexAny(h, "abcdef"); i >= 0 {
+		return h[:i] + strings.ToUpper(h[i:i+1]) + h[i+1:]
+	}
+	return h
 }
 
 func TestChainBreakIsEvidenceNotReject(t *testing.T) {
@@ -227,5 +283,48 @@ func TestIngestTooLargeWithoutContentLength(t *testing.T) {
 	}
 	if n := e.store.Ops().Total("/write") - before; n != 0 {
 		t.Fatalf("%d writes", n)
+	}
+}
+
+// TestRefusalFloodIsCountedNotLogged: a flood of forged batches writes one
+// log line per reason, while every refusal is counted for /metrics.
+func TestRefusalFloodIsCountedNotLogged(t *testing.T) {
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	st, err := bolt.Open(filepath.Join(t.TempDir(), "gpusla.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	clock := apptest.NewClock(t0)
+	svc, err := app.New(app.Config{Store: st, Notifier: &apptest.Notifier{}, Box: apptest.Box(t), Clock: clock, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := apptest.AddNode(t, svc, "node-a")
+	api := httpapi.New(svc, log)
+	api.Refusals().SetClock(clock.Now)
+	_, body := p.Batch(t0, apptest.Heartbeats(t0, 30*time.Second, 2)...)
+	reason := app.ErrUnknownNode.Error()
+	before := testutil.ToFloat64(refusal.Refused.WithLabelValues("ingest", reason, "401"))
+	const flood = 2000
+	for i := range flood {
+		r := p.Request(t0, body)
+		r.Signature = "v1=" + strings.Repeat(fmt.Sprintf("%02x", i%256), 32) // forged
+		req := httptest.NewRequest(http.MethodPost, httpapi.PathBatches, bytes.NewReader(r.Body))
+		req.Header.Set(wire.HeaderNode, []string{"node-a", "node-zz"}[i%2]) // known and unknown: one reason
+		req.Header.Set(wire.HeaderTimestamp, r.Timestamp)
+		req.Header.Set(wire.HeaderSignature, r.Signature)
+		w := httptest.NewRecorder()
+		api.ServeHTTP(w, req)
+		if w.Code != 401 {
+			t.Fatalf("forged batch %d: %d", i, w.Code)
+		}
+	}
+	if n := strings.Count(logs.String(), "request refused"); n != 1 {
+		t.Fatalf("%d log lines for %d refusals of one reason, want 1:\n%.2000s", n, flood, logs.String())
+	}
+	if got := testutil.ToFloat64(refusal.Refused.WithLabelValues("ingest", reason, "401")) - before; got != flood {
+		t.Fatalf("counted %v refusals, want %d", got, flood)
 	}
 }

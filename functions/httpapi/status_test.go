@@ -21,6 +21,7 @@ func TestStatusOf(t *testing.T) {
 		{fmt.Errorf("record: %w", app.Errorf(app.EConflict, "type", "already resolved")), http.StatusConflict},
 		{fmt.Errorf("get: %w", store.ErrNotFound), http.StatusNotFound},
 		{app.Errorf(app.ENotFound, "id", "no such ticket"), http.StatusNotFound},
+		{fmt.Errorf("ingest: %w", app.Errorf(app.EUnauthorized, "", "unauthorized: replayed request")), http.StatusUnauthorized},
 		{errors.New("boom"), http.StatusInternalServerError},
 	} {
 		if got := StatusOf(c.err); got != c.want {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/refusal"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/ticket"
 )
@@ -34,8 +35,9 @@ const notifyBudget = 3 * time.Second
 
 // Tickets serves the ticket API.
 type Tickets struct {
-	desk *app.TicketDesk
-	log  *slog.Logger
+	desk    *app.TicketDesk
+	log     *slog.Logger
+	refused *refusal.Log
 }
 
 // RegisterTickets adds the ticket API's routes to mux.
@@ -43,7 +45,7 @@ func RegisterTickets(mux *http.ServeMux, desk *app.TicketDesk, log *slog.Logger)
 	if log == nil {
 		log = slog.Default()
 	}
-	t := &Tickets{desk: desk, log: log}
+	t := &Tickets{desk: desk, log: log, refused: refusal.New("tickets", log, 0)}
 	mux.Handle("POST "+PathTickets, t.auth(t.open))
 	mux.Handle("GET "+PathTickets, t.auth(t.list))
 	mux.Handle("GET "+PathTicket, t.auth(t.get))
@@ -64,7 +66,7 @@ func (t *Tickets) auth(next func(http.ResponseWriter, *http.Request, store.APIKe
 		k, err := app.AuthenticateAPIKey(r.Context(), t.desk.Store(), strings.TrimSpace(token))
 		if errors.Is(err, app.ErrBadKey) {
 			// The reason (unknown, wrong, revoked) goes to the log, not to the caller.
-			t.log.Warn("ticket API refused", "status", 401, "reason", err.Error(), "remote", r.RemoteAddr)
+			t.refused.Refused(r.Context(), err.Error(), http.StatusUnauthorized, "remote", r.RemoteAddr)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="gpusla", error="invalid_token"`)
 			writeErr(w, http.StatusUnauthorized, "unauthorized: invalid API key", "")
 			return
@@ -287,7 +289,7 @@ func presentTime(w http.ResponseWriter, field string, v *time.Time) (time.Time, 
 
 func (t *Tickets) fail(w http.ResponseWriter, err error) {
 	switch app.ErrorCode(err) {
-	case app.EInvalid, app.EConflict:
+	case app.EInvalid, app.EConflict, app.EUnauthorized:
 		writeErr(w, StatusOf(err), app.ErrorMessage(err), app.ErrorField(err))
 	case app.ENotFound:
 		writeErr(w, StatusOf(err), err.Error(), "id")

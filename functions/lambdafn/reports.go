@@ -18,7 +18,6 @@ import (
 	"github.com/gpusla/gpusla/functions/statuspage"
 	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/blob"
-	"github.com/gpusla/gpusla/infra/notify"
 )
 
 // deskAndBlobs are what the reports and the status page read: the ticket
@@ -59,8 +58,9 @@ func NewReports(ctx context.Context, b *wiring.Backend) (*Reports, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The notifier is Slack when its secrets are in SSM, else the log.
-	poster, _ := b.Notifier.(notify.ReportPoster)
+	// Reports go to Slack when its secrets are in SSM (the robots take no
+	// files); without Slack the job keeps them in the bucket only.
+	poster := b.Alerts.Poster
 	return &Reports{log: b.Log,
 		job: &app.ReportJob{Desk: desk, Blobs: blobs, Poster: poster, Renderer: bundle.Renderer{}, Delay: delay, Log: b.Log}}, nil
 }
@@ -116,8 +116,11 @@ func NewStatus(ctx context.Context, b *wiring.Backend) (*Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	token := b.Secrets.Params[wiring.ParamStatusToken]
-	if token == "" && b.Env.SecretsPath != "" {
+	token, err := b.StatusToken()
+	if err != nil {
+		return nil, err
+	}
+	if token == "" {
 		b.Log.Warn("no status token in SSM; the status page answers 503", "param", b.Env.SecretsPath+"/"+wiring.ParamStatusToken)
 	}
 	mux := http.NewServeMux()

@@ -185,6 +185,26 @@ func startEmulator(t testing.TB, bootstrap string, env []string) *emulator {
 	return nil
 }
 
+// startFunction builds a function by its make target and runs it under
+// the emulator with env, on the contract terms the target copied beside
+// its bootstrap.
+func startFunction(t testing.TB, target string, env ...string) *emulator {
+	t.Helper()
+	bootstrap := build(t, target, runtime.GOARCH)
+	return startEmulator(t, bootstrap, append(env, wiring.EnvTerms+"="+filepath.Join(filepath.Dir(bootstrap), "terms")))
+}
+
+// secretFile writes a secret to a 0600 file, as an operator would outside
+// AWS where there is no SSM, and returns its path.
+func secretFile(t testing.TB, secret string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(p, []byte(secret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // invokeRaw posts an event and returns the function's answer.
 func invokeRaw(t testing.TB, e *emulator, event any) []byte {
 	t.Helper()

@@ -9,9 +9,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -43,15 +40,9 @@ func TestTicketsUnderEmulator(t *testing.T) {
 		t.Fatal(err)
 	}
 	const secret = "rie-signing-secret"
-	secretFile := filepath.Join(t.TempDir(), "signing")
-	if err := os.WriteFile(secretFile, []byte(secret+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	bootstrap := build(t, "build-TicketsFunction", runtime.GOARCH)
-	emu := startEmulator(t, bootstrap, append(be.env,
-		"GPUSLA_TERMS="+filepath.Join(filepath.Dir(bootstrap), "terms"),
-		"GPUSLA_SLACK_SIGNING_SECRET_FILE="+secretFile,
-		"GPUSLA_INLINE_JOBS=1"))
+	emu := startFunction(t, "build-TicketsFunction", append(be.env,
+		"GPUSLA_SLACK_SIGNING_SECRET_FILE="+secretFile(t, secret),
+		"GPUSLA_INLINE_JOBS=1")...)
 
 	var res events.APIGatewayV2HTTPResponse
 	body := []byte(`{"node":"gz-01","priority":"P1","provider_ref":"ACME-1"}`)

@@ -15,6 +15,8 @@ import (
 	"github.com/robfig/cron/v3"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/gpusla/gpusla/functions/wiring"
+	"github.com/gpusla/gpusla/infra/notify/route"
 	"github.com/gpusla/gpusla/infra/slack"
 )
 
@@ -29,12 +31,25 @@ type Config struct {
 	Retention time.Duration `yaml:"retention"` // TTL of stored batch bodies
 	Demo      string        `yaml:"demo"`      // auto (default), on, off
 	Slack     slack.Config  `yaml:"slack"`
+	// Alerts are the alert channels and routes (docs/alerts.md); with
+	// them, Slack (above or from the environment) is the channel "slack".
+	Alerts route.Config `yaml:"alerts"`
+	// path is the file it was read from, for errors ("config" without one).
+	path string
+}
+
+// Source names where the config came from, for errors.
+func (c Config) Source() string {
+	if c.path == "" {
+		return "config"
+	}
+	return c.path
 }
 
 // LoadConfig reads the file strictly (an empty path: an empty config): an unknown or malformed field
 // stops serve with the field and line named.
 func LoadConfig(path string) (Config, error) {
-	var c Config
+	c := Config{path: path}
 	if path == "" {
 		return c, nil
 	}
@@ -117,6 +132,13 @@ func (c *Config) Validate(path string) error {
 	if c.Slack.Configured() {
 		if err := c.Slack.Validate(); err != nil {
 			return fmt.Errorf("config %s: %w", path, err)
+		}
+	}
+	if c.Alerts.Configured() {
+		// Building checks every channel and route (file:line: field);
+		// nothing is sent.
+		if _, err := wiring.OpenAlerts(c.Alerts, c.Source(), c.Slack, io.Discard); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/robfig/cron/v3"
 
 	"github.com/gpusla/gpusla/functions/app"
@@ -28,7 +29,7 @@ import (
 	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/blob"
 	"github.com/gpusla/gpusla/infra/notify"
-	"github.com/gpusla/gpusla/infra/slack"
+	"github.com/gpusla/gpusla/infra/store/bolt"
 )
 
 // Run serves until ctx is done, then shuts down cleanly and records the
@@ -41,16 +42,21 @@ func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log 
 	}
 	log.Info("store", "at", where)
 	defer store.Close()
-	var notifier notify.Notifier = &slack.Console{W: os.Stdout}
-	if c.Slack.Configured() {
-		if notifier, err = slack.New(c.Slack); err != nil {
+	if bs, ok := store.(*bolt.Store); ok { // backup.go: `gpusla backup` takes its snapshot here
+		stopBackups, err := serveBackups(bs, c.Data, log)
+		if err != nil {
 			return err
 		}
-		log.Info("alerts go to Slack", "mode", map[bool]string{true: "bot token", false: "webhook"}[c.Slack.BotToken != ""])
-	} else {
-		log.Info("no Slack configured: alerts are printed to the console (set slack: in --config or " + wiring.EnvSlackWebhookURL + ")")
+		defer stopBackups()
 	}
-	svc, err := app.New(app.Config{Store: store, Notifier: notifier, Box: box, Log: log, Retention: c.Retention, BackendID: "serve"})
+	alerts, err := wiring.OpenAlerts(c.Alerts, c.Source(), c.Slack, os.Stdout)
+	if err != nil {
+		return err
+	}
+	log.Info("alerts go to " + alerts.Summary)
+	cfg := app.Config{Store: store, Box: box, Log: log, Retention: c.Retention, BackendID: "serve"}
+	alerts.Apply(&cfg)
+	svc, err := app.New(cfg)
 	if err != nil {
 		return err
 	}
@@ -75,13 +81,16 @@ func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log 
 	}
 
 	api := httpapi.New(svc, log)
+	// Counters (refused requests by reason, Go runtime); serve listens on
+	// loopback unless told otherwise, and they hold no secret.
+	api.Mux().Handle("GET /metrics", promhttp.Handler())
 	tickets, err := setupTickets(svc, api, env, c.Data, log)
 	if err != nil {
 		ln.Close()
 		return err
 	}
 	defer tickets.close()
-	job, err := setupReports(env, c.Data, store, tickets.desk, api, notifier, log)
+	job, err := setupReports(env, c.Data, store, tickets.desk, api, alerts.Poster, log)
 	if err != nil {
 		ln.Close()
 		return err
@@ -216,7 +225,7 @@ func (t *tickets) close() {
 // setupReports mounts the status page (token from GPUSLA_STATUS_TOKEN or
 // <data>/status.token, created 0600 on first start) and prepares the
 // monthly reports job, its reports stored in <data>/reports.
-func setupReports(env wiring.Env, data string, store statuspage.Nodes, desk *app.TicketDesk, api *httpapi.API, notifier notify.Notifier, log *slog.Logger) (*app.ReportJob, error) {
+func setupReports(env wiring.Env, data string, store statuspage.Nodes, desk *app.TicketDesk, api *httpapi.API, poster notify.ReportPoster, log *slog.Logger) (*app.ReportJob, error) {
 	blobs, err := blob.NewDir(filepath.Join(data, wiring.ReportsDir))
 	if err != nil {
 		return nil, fmt.Errorf("reports folder: %w", err)
@@ -231,7 +240,6 @@ func setupReports(env wiring.Env, data string, store statuspage.Nodes, desk *app
 	if err != nil {
 		return nil, err
 	}
-	poster, _ := notifier.(notify.ReportPoster)
 	return &app.ReportJob{Desk: desk, Blobs: blobs, Poster: poster, Renderer: bundle.Renderer{}, Delay: delay, Log: log}, nil
 }
 

@@ -120,7 +120,7 @@ func (h *Handler) queue(ctx context.Context, j Job) error {
 // their words, or a plain "try again" for ours (details go to the log).
 func (h *Handler) failure(err error) Message {
 	switch app.ErrorCode(err) {
-	case app.EInvalid, app.EConflict:
+	case app.EInvalid, app.EConflict, app.EUnauthorized:
 		return Message{Text: ":x: " + app.ErrorMessage(err)}
 	case app.ENotFound:
 		return Message{Text: ":x: " + err.Error() + " — ticket ids look like T-abcd2345; `/gpusla status` lists open ones"}

@@ -42,6 +42,12 @@ type SlashForm struct {
 // thousand characters).
 const MaxTextLen = 4000
 
+// unescape undoes the escaping Slack applies to what people type ('&',
+// '<', '>' arrive as "&amp;", "&lt;", "&gt;"), so a ticket's summary is
+// stored as written — the report shows it, and every answer escapes it
+// again on the way out.
+var unescape = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&").Replace
+
 // ParseSlashForm decodes a slash command's url-encoded body. Only fields
 // the handler reads are kept; a missing command or trigger is an error.
 func ParseSlashForm(body []byte) (SlashForm, error) {
@@ -49,7 +55,7 @@ func ParseSlashForm(body []byte) (SlashForm, error) {
 	if err != nil {
 		return SlashForm{}, fmt.Errorf("slash command body: %w", err)
 	}
-	f := SlashForm{Command: v.Get("command"), Text: v.Get("text"), UserID: v.Get("user_id"), UserName: v.Get("user_name"),
+	f := SlashForm{Command: v.Get("command"), Text: unescape(v.Get("text")), UserID: v.Get("user_id"), UserName: v.Get("user_name"),
 		ChannelID: v.Get("channel_id"), TeamID: v.Get("team_id"), ResponseURL: v.Get("response_url"), TriggerID: v.Get("trigger_id")}
 	switch {
 	case f.Command == "":

@@ -23,11 +23,14 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackutilsx"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/refusal"
 	"github.com/gpusla/gpusla/infra/store"
 )
 
@@ -63,12 +66,13 @@ type Config struct {
 
 // Handler serves the Slack endpoints.
 type Handler struct {
-	desk   *app.TicketDesk
-	secret string
-	runner Runner
-	export app.ExportFunc
-	client *http.Client
-	log    *slog.Logger
+	desk    *app.TicketDesk
+	secret  string
+	runner  Runner
+	export  app.ExportFunc
+	client  *http.Client
+	log     *slog.Logger
+	refused *refusal.Log
 }
 
 // New checks the config and returns a Handler.
@@ -83,6 +87,7 @@ func New(c Config) (*Handler, error) {
 	if h.log == nil {
 		h.log = slog.Default()
 	}
+	h.refused = refusal.New("slack", h.log, 0)
 	if h.client == nil {
 		h.client = &http.Client{Timeout: 10 * time.Second}
 	}
@@ -117,8 +122,9 @@ func (h *Handler) verified(w http.ResponseWriter, r *http.Request) ([]byte, bool
 	}
 	sv, err := slack.NewSecretsVerifier(r.Header, h.secret)
 	if err != nil {
-		// Malformed or expired timestamp (older than five minutes).
-		h.refuse(w, r, http.StatusUnauthorized, err.Error())
+		// Malformed or expired timestamp (older than five minutes); the
+		// verifier's message quotes the value, which the log keeps.
+		h.refuse(w, r, http.StatusUnauthorized, "malformed or expired timestamp", "err", err.Error())
 		return nil, false
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
@@ -132,7 +138,7 @@ func (h *Handler) verified(w http.ResponseWriter, r *http.Request) ([]byte, bool
 		return nil, false
 	}
 	if _, err := sv.Write(body); err != nil {
-		h.refuse(w, r, http.StatusInternalServerError, err.Error())
+		h.refuse(w, r, http.StatusInternalServerError, "signature check failed", "err", err.Error())
 		return nil, false
 	}
 	if err := sv.Ensure(); err != nil {
@@ -141,8 +147,7 @@ func (h *Handler) verified(w http.ResponseWriter, r *http.Request) ([]byte, bool
 	}
 	// Only now is the request known to come from Slack; refuse a replay of
 	// it (the same signature again) inside the window it would still verify.
-	sum := sha256.Sum256([]byte(sig))
-	err = h.desk.Store().ClaimOnce(r.Context(), "slack-sig:"+hex.EncodeToString(sum[:16]), h.desk.Service().Now().Add(replayWindow))
+	err = h.desk.Store().ClaimOnce(r.Context(), replayKey(sig), h.desk.Service().Now().Add(replayWindow))
 	if errors.Is(err, store.ErrExists) {
 		h.refuse(w, r, http.StatusUnauthorized, "replayed request")
 		return nil, false
@@ -155,9 +160,22 @@ func (h *Handler) verified(w http.ResponseWriter, r *http.Request) ([]byte, bool
 	return body, true
 }
 
-func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, status int, why string) {
+// replayKey is the claim key of a verified signature. It hashes the
+// decoded MAC, not the header as sent: the verifier decodes hex in either
+// case, so "v0=AB…" verifies like "v0=ab…" and must be the same claim, or
+// an upper-cased replay would open a second ticket. (For the lowercase
+// hex Slack sends, the key is what it always was.)
+func replayKey(sig string) string {
+	if mac, err := hex.DecodeString(strings.TrimPrefix(sig, "v0=")); err == nil {
+		sig = "v0=" + hex.EncodeToString(mac)
+	}
+	sum := sha256.Sum256([]byte(sig))
+	return "slack-sig:" + hex.EncodeToString(sum[:16])
+}
+
+func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, status int, why string, attrs ...any) {
 	// Never log the signature or body.
-	h.log.Warn("slack request refused", "status", status, "reason", why, "path", r.URL.Path, "remote", r.RemoteAddr)
+	h.refused.Refused(r.Context(), why, status, append([]any{"path", r.URL.Path, "remote", r.RemoteAddr}, attrs...)...)
 	http.Error(w, http.StatusText(status), status)
 }
 
@@ -169,9 +187,19 @@ type Message struct {
 	ReplaceOriginal bool   `json:"replace_original,omitempty"`
 }
 
+// escaped is m as it may go to Slack. Answers carry ticket summaries,
+// provider references, node ids and the user's own words back, with no
+// markup of ours but bold, code and emoji: all of the text is escaped
+// ('&', '<', '>' as entities, slack-go's helper), so a summary saying
+// "<!channel>" shows instead of pinging the channel.
+func (m Message) escaped() Message {
+	m.Text = slackutilsx.EscapeMessage(m.Text)
+	return m
+}
+
 func writeMessage(w http.ResponseWriter, m Message) {
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(m)
+	_ = json.NewEncoder(w).Encode(m.escaped())
 }
 
 // by names who did something, for the ticket's timeline.
@@ -187,6 +215,7 @@ func (h *Handler) respond(ctx context.Context, responseURL string, m Message) er
 	if responseURL == "" {
 		return nil
 	}
+	m = m.escaped()
 	return slack.PostWebhookCustomHTTPContext(ctx, responseURL, h.client, &slack.WebhookMessage{
 		Text: m.Text, ResponseType: m.ResponseType, ReplaceOriginal: m.ReplaceOriginal})
 }

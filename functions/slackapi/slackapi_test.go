@@ -249,6 +249,18 @@ func TestSignatureEdgeCases(t *testing.T) {
 	if n := len(e.tickets()); n != 1 {
 		t.Fatalf("%d tickets after a request and its replay, want 1", n)
 	}
+	// The same signature re-spelt (hex upper-cased, or one letter of it)
+	// verifies alike and is the same replay: no second ticket.
+	for _, spell := range []func(string) string{strings.ToUpper, upperFirstLetter} {
+		again := signed(slackapi.PathCommands, body, now.Add(-4*time.Minute))
+		again.Header.Set("X-Slack-Signature", "v0="+spell(strings.TrimPrefix(again.Header.Get("X-Slack-Signature"), "v0=")))
+		if w := e.do(again); w.Code != http.StatusUnauthorized {
+			t.Fatalf("replay as %s: %d, want 401", again.Header.Get("X-Slack-Signature"), w.Code)
+		}
+	}
+	if n := len(e.tickets()); n != 1 {
+		t.Fatalf("%d tickets after a request and its re-spelt replays, want 1", n)
+	}
 	// Interactions are verified the same way.
 	click := clickBody("U1", notify.ActionTicketOpen, "gz-01", "unreachable@20261130T100000.000Z", "1764496000.000100", e.slack.responseURL())
 	bad := signed(slackapi.PathInteractions, click, now)
@@ -258,6 +270,65 @@ func TestSignatureEdgeCases(t *testing.T) {
 	}
 	if n := len(e.tickets()); n != 1 {
 		t.Fatalf("a refused click recorded something: %d tickets", n)
+	}
+	// A click accepted once, then replayed with its signature upper-cased.
+	okClick := signed(slackapi.PathInteractions, click, now)
+	respelt := signed(slackapi.PathInteractions, click, now)
+	respelt.Header.Set("X-Slack-Signature", "v0="+strings.ToUpper(strings.TrimPrefix(respelt.Header.Get("X-Slack-Signature"), "v0=")))
+	if w := e.do(okClick); w.Code != http.StatusOK {
+		t.Fatalf("click: %d %s", w.Code, w.Body)
+	}
+	if w := e.do(respelt); w.Code != http.StatusUnauthorized {
+		t.Fatalf("click replayed upper-cased: %d, want 401", w.Code)
+	}
+	if n := len(e.tickets()); n != 2 {
+		t.Fatalf("%d tickets after a click and its re-spelt replay, want 2", n)
+	}
+}
+
+// upperFirstLetter upper-cases the first hex letter only (a mixed-case spelling).
+func upperFirstLetter(h string) string {
+	if i := strings.IndexAny(h, "abcdef"); i >= 0 {
+		return h[:i] + strings.ToUpper(h[i:i+1]) + h[i+1:]
+	}
+	return h
+}
+
+// TestAnswersEscapeSuppliedText: a ticket whose summary and provider
+// reference say "<!channel>" (typed by a user: Slack sends it escaped, and
+// it is stored as typed) is answered, listed and replied to with the text
+// escaped, in the command's answer and in what goes to response_url, and
+// its notice in the channel carries no live mention either.
+func TestAnswersEscapeSuppliedText(t *testing.T) {
+	e := newEnv(t, nil)
+	const typed = "<!channel> fan & PSU <https://evil.example|refund>"
+	slackSent := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(typed) // as Slack sends what people type
+	code, m := e.command("ticket open gz-01 P1 " + slackSent + " ref=" + strings.ReplaceAll(slackSent, " ", ""))
+	if code != 200 {
+		t.Fatalf("open: %d %+v", code, m)
+	}
+	tk := e.tickets()[0]
+	if tk.Summary != typed || tk.ProviderRef != strings.ReplaceAll(typed, " ", "") {
+		t.Fatalf("stored summary %q, ref %q; want them as typed: %q", tk.Summary, tk.ProviderRef, typed)
+	}
+	_, status := e.command("status")
+	_, ref := e.command("ticket ref " + tk.ID + " " + strings.ReplaceAll(slackSent, " ", ""))
+	answers := []string{m.Text, status.Text, ref.Text}
+	for _, r := range e.slack.Responses() {
+		answers = append(answers, fmt.Sprint(r["text"]))
+	}
+	for _, p := range e.slack.Posts() {
+		answers = append(answers, p.Get("text"), p.Get("blocks"))
+	}
+	for _, a := range answers {
+		for _, c := range []string{"<!channel>", "<https://evil", `\u003c!channel`} {
+			if strings.Contains(a, c) {
+				t.Errorf("%q reaches Slack raw in %q", c, a)
+			}
+		}
+	}
+	if !strings.Contains(status.Text, "&lt;!channel&gt;fan&amp;PSU") {
+		t.Errorf("status does not show the reference escaped: %q", status.Text)
 	}
 }
 
@@ -317,7 +388,7 @@ func TestSlashCommands(t *testing.T) {
 		"ticket open gz-01 P9 lost":   `"P9" is not a priority of contract cn-example (one of P1, P2, P3)`,
 		"ticket open nope P1 lost":    `no node "nope"`,
 		"ticket responded T-zzzzzzzz": "not found",
-		"ticket open gz-01":           "needs <node> <priority> <summary>",
+		"ticket open gz-01":           "needs &lt;node&gt; &lt;priority&gt; &lt;summary&gt;", // escaped: Slack shows "<node>", no link
 		"frobnicate":                  `unknown command "frobnicate"`,
 		"report 2026-13":              "not a month",
 		"scorecard 2026-3":            `scorecard: "2026-3" is not a month`,

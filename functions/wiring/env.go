@@ -43,6 +43,10 @@ const (
 	// for the tickets function outside AWS (the emulator) where there is no
 	// SSM; template.yaml never sets it.
 	EnvSigningSecretFile = "GPUSLA_SLACK_SIGNING_SECRET_FILE"
+	// EnvStatusTokenFile names a file holding the status page's token, for
+	// the status function outside AWS (the emulator); template.yaml never
+	// sets it: in AWS the token is the SSM parameter ParamStatusToken.
+	EnvStatusTokenFile = "GPUSLA_STATUS_TOKEN_FILE"
 	// EnvInlineJobs=1 runs the tickets function's Slack jobs in goroutines
 	// of the invocation instead of invoking the function again (the
 	// emulator never freezes the process).
@@ -79,6 +83,7 @@ type Env struct {
 	ReportDelay    string
 
 	SigningSecretFile string
+	StatusTokenFile   string
 	InlineJobs        bool
 	TaskRoot          string
 	FunctionName      string
@@ -106,6 +111,7 @@ func FromEnv() Env {
 		ReportBucket:       os.Getenv(EnvReportBucket),
 		ReportDelay:        os.Getenv(EnvReportDelay),
 		SigningSecretFile:  os.Getenv(EnvSigningSecretFile),
+		StatusTokenFile:    os.Getenv(EnvStatusTokenFile),
 		InlineJobs:         os.Getenv(EnvInlineJobs) == "1",
 		TaskRoot:           os.Getenv(EnvTaskRoot),
 		FunctionName:       os.Getenv(EnvFunctionName),

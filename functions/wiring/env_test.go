@@ -17,7 +17,7 @@ import (
 func TestFromEnvReadsEveryVariable(t *testing.T) {
 	vals := map[string]string{EnvTable: "t", EnvSecretsPath: "/p", EnvSlackChannel: "C1", EnvMasterKeyFile: "/k",
 		EnvDynamoEndpoint: "http://d", EnvRetention: "1h", EnvTerms: "/terms", EnvReportBucket: "b", EnvReportDelay: "2h",
-		EnvSigningSecretFile: "/s", EnvInlineJobs: "1", EnvTaskRoot: "/var/task", EnvFunctionName: "fn", EnvRegion: "eu-west-1",
+		EnvSigningSecretFile: "/s", EnvStatusTokenFile: "/st", EnvInlineJobs: "1", EnvTaskRoot: "/var/task", EnvFunctionName: "fn", EnvRegion: "eu-west-1",
 		EnvSSMEndpoint: "http://ssm", EnvSlackWebhookURL: "https://hooks", EnvSlackBotToken: "xoxb", EnvSlackSigningSecret: "sig",
 		EnvSlackAPIURL: "http://slack", EnvStatusToken: "tok", EnvLogLevel: "WARN"}
 	for k, v := range vals {
@@ -25,7 +25,7 @@ func TestFromEnvReadsEveryVariable(t *testing.T) {
 	}
 	got := FromEnv()
 	want := Env{Table: "t", SecretsPath: "/p", SlackChannel: "C1", MasterKeyFile: "/k", DynamoEndpoint: "http://d", LogLevel: "WARN",
-		Retention: "1h", Terms: "/terms", ReportBucket: "b", ReportDelay: "2h", SigningSecretFile: "/s", InlineJobs: true,
+		Retention: "1h", Terms: "/terms", ReportBucket: "b", ReportDelay: "2h", SigningSecretFile: "/s", StatusTokenFile: "/st", InlineJobs: true,
 		TaskRoot: "/var/task", FunctionName: "fn", Region: "eu-west-1", SSMEndpoint: "http://ssm", SlackWebhookURL: "https://hooks",
 		SlackBotToken: "xoxb", SlackSigningSecret: "sig", SlackAPIURL: "http://slack", StatusToken: "tok"}
 	if got != want {

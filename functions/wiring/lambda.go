@@ -14,8 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/gpusla/gpusla/functions/app"
-	"github.com/gpusla/gpusla/infra/notify"
-	"github.com/gpusla/gpusla/infra/slack"
+	"github.com/gpusla/gpusla/infra/notify/route"
 	"github.com/gpusla/gpusla/infra/store/dynamo"
 )
 
@@ -41,12 +40,12 @@ func Logger(w io.Writer, level string) *slog.Logger {
 // a key file outside AWS), and a JSON logger at the level Lambda's logging
 // config asks for.
 type Backend struct {
-	Env      Env
-	Service  *app.Service
-	Store    *dynamo.Store
-	Notifier notify.Notifier // Slack, or the function's log without Slack secrets
-	Secrets  Secrets
-	Log      *slog.Logger
+	Env     Env
+	Service *app.Service
+	Store   *dynamo.Store
+	Alerts  Alerts // the channels, Slack, or the function's log without either
+	Secrets Secrets
+	Log     *slog.Logger
 }
 
 // Open reads the environment, loads the secrets (with the further SSM
@@ -92,17 +91,18 @@ func Open(ctx context.Context, extra ...string) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	var notifier notify.Notifier
-	if secrets.Slack.Configured() {
-		n, err := slack.New(secrets.Slack)
-		if err != nil {
-			return nil, fmt.Errorf("slack secrets under %s: %w", env.SecretsPath, err)
-		}
-		notifier = n
-	} else {
-		log.Warn("no Slack credentials in SSM; alerts go to the function's log", "path", env.SecretsPath)
-		notifier = &slack.Console{W: os.Stdout}
+	// A wrong key fails the init (one query of the node partition per cold
+	// start) instead of every push failing with 500.
+	if unreadable, err := app.CheckMasterKey(ctx, store, box); err != nil {
+		return nil, err
+	} else if len(unreadable) > 0 {
+		log.Error("node secrets the master key cannot open (damaged records); their pushes are refused", "nodes", unreadable)
 	}
+	alerts, err := lambdaAlerts(env, secrets)
+	if err != nil {
+		return nil, err
+	}
+	log.Info("alerts go to "+alerts.Summary, "path", env.SecretsPath)
 	retention, _ := env.RetentionTTL() // checked above
 	// Every function judges nodes by their contract's detection settings
 	// (ingest and the watchdog alike), so every one loads the terms.
@@ -110,11 +110,13 @@ func Open(ctx context.Context, extra ...string) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	svc, err := app.New(app.Config{Store: store, Notifier: notifier, Box: box, Log: log, Retention: retention, BackendID: "lambda", Terms: book})
+	cfg := app.Config{Store: store, Box: box, Log: log, Retention: retention, BackendID: "lambda", Terms: book}
+	alerts.Apply(&cfg)
+	svc, err := app.New(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{Env: env, Service: svc, Store: store, Notifier: notifier, Secrets: secrets, Log: log}, nil
+	return &Backend{Env: env, Service: svc, Store: store, Alerts: alerts, Secrets: secrets, Log: log}, nil
 }
 
 // Tickets is the ticket desk on the contract terms of the function
@@ -125,6 +127,24 @@ func (b *Backend) Tickets() (*app.TicketDesk, error) {
 		return nil, err
 	}
 	return b.Service.Tickets(book)
+}
+
+// lambdaAlerts builds the destinations from the SSM parameters: the alert
+// channels document and Slack's; the function's log without either.
+func lambdaAlerts(env Env, s Secrets) (Alerts, error) {
+	source := "ssm:" + env.SecretsPath + "/" + ParamAlertChannels
+	var cfg route.Config
+	if s.Alerts != "" {
+		var err error
+		if cfg, err = route.Parse(source, []byte(s.Alerts)); err != nil {
+			return Alerts{}, err
+		}
+	}
+	a, err := OpenAlerts(cfg, source, s.Slack, os.Stdout)
+	if err != nil {
+		return Alerts{}, fmt.Errorf("alert channels under %s: %w", env.SecretsPath, err)
+	}
+	return a, nil
 }
 
 // MinuteTick is the watchdog function's run (app.MinuteTick). Terms that
@@ -143,6 +163,26 @@ func (b *Backend) SigningSecret() (string, error) {
 		return readSecretFile("slack signing secret", b.Env.SigningSecretFile)
 	}
 	return b.Secrets.Params[ParamSlackSigningSecret], nil
+}
+
+// StatusToken is the status page's token: from the file
+// $GPUSLA_STATUS_TOKEN_FILE names (outside AWS), else the SSM parameter
+// ParamStatusToken (which Open must have been asked for); "" when none is
+// configured, and then the page answers 503. A token shorter than 16
+// characters is refused: it would be the page's only lock.
+func (b *Backend) StatusToken() (string, error) {
+	tok, where := b.Secrets.Params[ParamStatusToken], "SSM parameter "+b.Env.SecretsPath+"/"+ParamStatusToken
+	if b.Env.StatusTokenFile != "" {
+		var err error
+		if tok, err = readSecretFile("status token", b.Env.StatusTokenFile); err != nil {
+			return "", err
+		}
+		where = b.Env.StatusTokenFile
+	}
+	if tok != "" && len(tok) < 16 {
+		return "", fmt.Errorf("status token %s: shorter than 16 characters", where)
+	}
+	return tok, nil
 }
 
 // FunctionName is this function's name, to invoke it again; an error

@@ -33,7 +33,10 @@ const (
 	MasterKeyFile   = "master.key"
 	StatusTokenFile = "status.token"
 	TermsDir        = "terms"
-	ReportsDir      = "reports"
+	// BackupSocket is where a running `gpusla serve` hands out snapshots
+	// of its embedded store (the folder is 0700, the socket 0600).
+	BackupSocket = "backup.sock"
+	ReportsDir   = "reports"
 )
 
 // LocalStore is what the local backend needs of its store, embedded or
@@ -51,8 +54,24 @@ type Sweeper interface {
 }
 
 // OpenData opens (creating if asked) the data folder's embedded store and
-// secret box.
+// secret box, with the master key of the data folder.
 func OpenData(dir string, create bool) (*bolt.Store, app.SecretBox, error) {
+	return openData(context.Background(), dir, filepath.Join(dir, MasterKeyFile), create)
+}
+
+// MasterKeyPath is the master key file of the local backend: $GPUSLA_MASTER_KEY_FILE
+// (or serve's --master-key-file), so the key need not sit beside the store
+// and its backups, else the data folder's master.key.
+func (e Env) MasterKeyPath(dir string) string {
+	if e.MasterKeyFile != "" {
+		return e.MasterKeyFile
+	}
+	return filepath.Join(dir, MasterKeyFile)
+}
+
+// openData opens the embedded store with the key at keyPath and checks
+// that the key opens the secrets already sealed in it.
+func openData(ctx context.Context, dir, keyPath string, create bool) (*bolt.Store, app.SecretBox, error) {
 	if !create {
 		if _, err := os.Stat(filepath.Join(dir, StoreFile)); err != nil {
 			return nil, nil, fmt.Errorf("data folder %s has no store (%s): run `gpusla serve --data %s` or `gpusla node add --data %s` first", dir, StoreFile, dir, dir)
@@ -61,7 +80,24 @@ func OpenData(dir string, create bool) (*bolt.Store, app.SecretBox, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, nil, fmt.Errorf("data folder: %w", err)
 	}
-	box, err := LoadMasterKey(filepath.Join(dir, MasterKeyFile), create)
+	// A master key with no store beside it means the store was there and
+	// is gone (deleted, moved, a wrong --data): starting an empty one would
+	// hide that all history is missing.
+	if _, err := os.Stat(filepath.Join(dir, StoreFile)); errors.Is(err, fs.ErrNotExist) {
+		if _, kerr := os.Stat(filepath.Join(dir, MasterKeyFile)); kerr == nil {
+			return nil, nil, fmt.Errorf("data folder %s has a master key but no store %s: the store is missing. Restore it (`gpusla restore --data %s --from BACKUP`), or move %s away to start an empty store",
+				dir, StoreFile, dir, MasterKeyFile)
+		}
+	}
+	// A key is made only with a new store: for a store that exists, a
+	// missing key file is a wrong path, and a new key would seal nothing
+	// the store holds.
+	_, serr := os.Stat(filepath.Join(dir, StoreFile))
+	box, err := LoadMasterKey(keyPath, create && errors.Is(serr, fs.ErrNotExist))
+	if errors.Is(err, fs.ErrNotExist) && serr == nil {
+		return nil, nil, fmt.Errorf("master key %s does not exist, but the store %s does: give the key it was made with (--master-key-file or $%s)",
+			keyPath, filepath.Join(dir, StoreFile), EnvMasterKeyFile)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -69,7 +105,25 @@ func OpenData(dir string, create bool) (*bolt.Store, app.SecretBox, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := checkKey(ctx, st, box, keyPath); err != nil {
+		st.Close()
+		return nil, nil, err
+	}
 	return st, box, nil
+}
+
+// checkKey refuses a master key that opens none of the stored node secrets
+// (app.CheckMasterKey), naming the key file; nodes whose records alone
+// cannot be opened are reported on stderr and do not stop the backend.
+func checkKey(ctx context.Context, st store.Store, box app.SecretBox, keyPath string) error {
+	unreadable, err := app.CheckMasterKey(ctx, st, box)
+	if err != nil {
+		return fmt.Errorf("master key %s: %w", keyPath, err)
+	}
+	if len(unreadable) > 0 {
+		fmt.Fprintf(os.Stderr, "gpusla: the secrets of nodes %s cannot be opened with master key %s (damaged records); their pushes will be refused\n", strings.Join(unreadable, ", "), keyPath)
+	}
+	return nil
 }
 
 // OpenStore opens the data folder's embedded store, or the DynamoDB table
@@ -80,7 +134,7 @@ func OpenData(dir string, create bool) (*bolt.Store, app.SecretBox, error) {
 // in the data folder either way. It returns where the store is, for the log.
 func (e Env) OpenStore(ctx context.Context, dir string) (LocalStore, app.SecretBox, string, error) {
 	if e.Table == "" {
-		st, box, err := OpenData(dir, true)
+		st, box, err := openData(ctx, dir, e.MasterKeyPath(dir), true)
 		if err != nil {
 			return nil, nil, "", err
 		}
@@ -89,7 +143,7 @@ func (e Env) OpenStore(ctx context.Context, dir string) (LocalStore, app.SecretB
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, nil, "", fmt.Errorf("data folder: %w", err)
 	}
-	box, err := LoadMasterKey(filepath.Join(dir, MasterKeyFile), true)
+	box, err := LoadMasterKey(e.MasterKeyPath(dir), true)
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -116,6 +170,9 @@ func (e Env) OpenStore(ctx context.Context, dir string) (LocalStore, app.SecretB
 	if err != nil {
 		return nil, nil, "", err
 	}
+	if err := checkKey(ctx, st, box, e.MasterKeyPath(dir)); err != nil {
+		return nil, nil, "", err
+	}
 	return st, box, "DynamoDB table " + e.Table, nil
 }
 
@@ -124,7 +181,7 @@ func (e Env) OpenStore(ctx context.Context, dir string) (LocalStore, app.SecretB
 // folder's embedded store, which must exist already.
 func (e Env) OpenExisting(ctx context.Context, dir string) (LocalStore, app.SecretBox, error) {
 	if e.Table == "" {
-		st, box, err := OpenData(dir, false)
+		st, box, err := openData(ctx, dir, e.MasterKeyPath(dir), false)
 		if err != nil {
 			return nil, nil, err
 		}

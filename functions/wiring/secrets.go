@@ -19,6 +19,10 @@ const (
 	// ParamStatusToken protects the status page (StatusFunction); without
 	// it the page answers 503.
 	ParamStatusToken = "status-token"
+	// ParamAlertChannels is the alerts: section of serve's config as a YAML
+	// document (docs/alerts.md): Feishu, DingTalk, WeCom and webhook channels
+	// and their routes; optional.
+	ParamAlertChannels = "alert-channels"
 	// ParamSlackSigningSecret is the Slack app's signing secret
 	// (TicketsFunction); without it the function serves the ticket API only.
 	ParamSlackSigningSecret = "slack-signing-secret"
@@ -28,6 +32,8 @@ const (
 type Secrets struct {
 	MasterKey []byte
 	Slack     slack.Config
+	// Alerts is the alert channels document, "" without one.
+	Alerts string
 	// Params holds the further parameters a function asked for that exist,
 	// by short name (ParamStatusToken …), trimmed.
 	Params map[string]string
@@ -39,11 +45,12 @@ type SSMAPI interface {
 }
 
 // LoadSecrets reads the SecureStrings under path in one request: the master
-// key (required), a Slack webhook or bot token (optional) and the further
+// key (required), a Slack webhook or bot token and the alert channels
+// (optional) and the further
 // parameters named in extra (optional, into Params).
 func LoadSecrets(ctx context.Context, c SSMAPI, path, slackChannel string, extra ...string) (Secrets, error) {
 	name := func(p string) string { return path + "/" + p }
-	names := []string{name(ParamMasterKey), name(ParamSlackWebhook), name(ParamSlackBotToken)}
+	names := []string{name(ParamMasterKey), name(ParamSlackWebhook), name(ParamSlackBotToken), name(ParamAlertChannels)}
 	for _, p := range extra {
 		names = append(names, name(p))
 	}
@@ -67,7 +74,7 @@ func LoadSecrets(ctx context.Context, c SSMAPI, path, slackChannel string, extra
 		WebhookURL: vals[name(ParamSlackWebhook)],
 		BotToken:   vals[name(ParamSlackBotToken)],
 		Channel:    slackChannel,
-	}}
+	}, Alerts: vals[name(ParamAlertChannels)]}
 	for _, p := range extra {
 		if v, ok := vals[name(p)]; ok {
 			s.Params[p] = v

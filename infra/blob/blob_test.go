@@ -5,22 +5,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/gpusla/gpusla/infra/blob/blobtest"
 	ports "github.com/gpusla/gpusla/infra/store"
-	"github.com/gpusla/gpusla/internal/testenv"
 )
 
 // store is what the report generator will declare; both types satisfy it.
@@ -142,17 +136,7 @@ func TestDir(t *testing.T) {
 }
 
 func TestS3(t *testing.T) {
-	endpoint := startS3rver(t)
-	client := s3.New(s3.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String(endpoint),
-		UsePathStyle: true,
-		// s3rver's fixed test credentials.
-		Credentials: credentials.NewStaticCredentialsProvider("S3RVER", "S3RVER", ""),
-		// s3rver predates the SDK's default CRC32 trailers.
-		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
-		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
-	})
+	client := blobtest.Client(blobtest.Start(t))
 	ctx := context.Background()
 	if _, err := client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("reports")}); err != nil {
 		t.Fatal(err)
@@ -176,41 +160,4 @@ func TestS3(t *testing.T) {
 	if _, err := NewS3(client, "reports", "../x"); err == nil {
 		t.Error("NewS3 accepted an unsafe prefix")
 	}
-}
-
-// startS3rver runs s3rver (npm, installed by scripts/setup.sh) on a free
-// loopback port for this test, or uses $GPUSLA_TEST_S3.
-func startS3rver(t *testing.T) string {
-	t.Helper()
-	if ep := os.Getenv("GPUSLA_TEST_S3"); ep != "" {
-		return ep
-	}
-	_, file, _, _ := runtime.Caller(0)
-	bin := filepath.Join(filepath.Dir(file), "..", "..", ".tools", "node", "node_modules", ".bin", "s3rver")
-	if _, err := os.Stat(bin); err != nil {
-		testenv.Missing(t, "s3rver not installed (%s); run scripts/setup.sh", bin)
-	}
-	testenv.LookPath(t, "node", "run scripts/setup.sh")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command(bin, "-d", t.TempDir(), "-a", "127.0.0.1", "-p", fmt.Sprint(port), "--silent", "--no-vhost-buckets")
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	endpoint := fmt.Sprintf("http://127.0.0.1:%d", port)
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if res, err := http.Get(endpoint); err == nil {
-			res.Body.Close()
-			return endpoint
-		}
-	}
-	t.Fatalf("s3rver did not start on %s: %s", endpoint, logs.String())
-	return ""
 }

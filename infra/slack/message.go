@@ -6,43 +6,24 @@ import (
 	"time"
 
 	slackapi "github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackutilsx"
 
 	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/notify/chantext"
 )
 
-var kindNames = map[string]string{
-	"unreachable":            "unreachable",
-	"gpu_lost":               "GPU lost",
-	"gpu_degraded":           "GPU degraded",
-	"network_degraded":       "network degraded",
-	"performance_below_spec": "performance below spec",
-	"inventory_mismatch":     "hardware not as ordered",
-}
+// The vocabulary (incident and cause names, durations, failed-check lines,
+// titles) is shared with the other channels (infra/notify/chantext).
+func kindName(k string) string  { return chantext.KindName(k) }
+func causeName(c string) string { return chantext.CauseName(c) }
+func stamp(t time.Time) string  { return chantext.Stamp(t) }
 
-var causeNames = map[string]string{
-	"no_data":                  "no data from the node covers the gap (node down)",
-	"network":                  "the node was up but had no external connectivity",
-	"no_connectivity_evidence": "the node was up; no connectivity check shows the outside was reachable",
-	"backend_unreachable_only": "the node was up and reached its other targets, only not the backend",
-	"backend_outage":           "the backend itself was down",
-	"check_failed":             "a check failed",
-}
-
-func kindName(k string) string {
-	if n, ok := kindNames[k]; ok {
-		return n
-	}
-	return k
-}
-
-func causeName(c string) string {
-	if n, ok := causeNames[c]; ok {
-		return n
-	}
-	return c
-}
-
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
+// esc makes text that users and probes supply (node ids, provider names,
+// check names and values, ticket summaries and references) inert in Slack:
+// '&', '<' and '>' become the entities Slack documents, so "<!channel>"
+// shows as text instead of pinging everyone and "<https://x|y>" is no link.
+// Applied to the values only, never to our own markup (dates, bold, code).
+func esc(s string) string { return slackutilsx.EscapeMessage(s) }
 
 // slackDate renders t in each reader's own time zone, with a UTC fallback.
 func slackDate(t time.Time) string {
@@ -50,56 +31,13 @@ func slackDate(t time.Time) string {
 }
 
 // Duration renders a duration for people: 4m40s, 2h05m, 3d4h.
-func Duration(d time.Duration) string {
-	d = d.Round(time.Second)
-	switch {
-	case d < time.Hour:
-		return d.String()
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	default:
-		return fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
-	}
-}
+func Duration(d time.Duration) string { return chantext.Duration(d) }
 
 // FailedLine renders a failing check with its measured value and criterion.
-func FailedLine(c notify.FailedCheck) string {
-	var b strings.Builder
-	b.WriteString(c.Name)
-	if c.GPU != nil {
-		fmt.Fprintf(&b, " (GPU %d)", *c.GPU)
-	}
-	b.WriteString(": ")
-	if c.Value != "" {
-		b.WriteString(c.Value)
-	} else {
-		b.WriteString(c.Verdict)
-	}
-	if c.Criterion != "" {
-		fmt.Fprintf(&b, " (want %s)", c.Criterion)
-	}
-	if c.Detail != "" {
-		fmt.Fprintf(&b, " — %s", c.Detail)
-	}
-	return b.String()
-}
+func FailedLine(c notify.FailedCheck) string { return chantext.FailedLine(c) }
 
 // Title is the one-line summary of an alert.
-func Title(a notify.Alert) string {
-	k := kindName(a.IncidentKind)
-	switch a.Kind {
-	case notify.AlertRecovered:
-		return fmt.Sprintf("%s recovered: %s for %s", a.Node, k, Duration(a.Duration))
-	case notify.AlertReclassified:
-		verdict := "counts against the provider"
-		if !a.Counted {
-			verdict = "does NOT count against the provider"
-		}
-		return fmt.Sprintf("%s %s reclassified: %s", a.Node, k, verdict)
-	default:
-		return fmt.Sprintf("%s %s", a.Node, k)
-	}
-}
+func Title(a notify.Alert) string { return chantext.Title(a) }
 
 func emoji(a notify.Alert) string {
 	switch a.Kind {
@@ -114,25 +52,9 @@ func emoji(a notify.Alert) string {
 	}
 }
 
-// Text is the plain-text form (notification fallback and console).
-func Text(a notify.Alert) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "[%s] %s — provider %s, since %s", a.Kind, Title(a), a.Provider, stamp(a.Since))
-	if a.Kind == notify.AlertRecovered {
-		fmt.Fprintf(&b, ", until %s", stamp(a.Until))
-	}
-	for _, c := range a.Failed {
-		fmt.Fprintf(&b, "; %s", FailedLine(c))
-	}
-	if a.Kind == notify.AlertReclassified {
-		fmt.Fprintf(&b, "; cause: %s", causeName(a.Cause))
-	}
-	if a.Detail != "" {
-		fmt.Fprintf(&b, "; %s", a.Detail)
-	}
-	fmt.Fprintf(&b, " (incident %s)", a.IncidentID)
-	return b.String()
-}
+// Text is the plain-text form (notification fallback and console). It is
+// not escaped: the notifier escapes it when it posts it (see post).
+func Text(a notify.Alert) string { return chantext.AlertText(a) }
 
 // Blocks is the Block Kit form: a header, the facts as fields, what failed
 // with its measured values, and the engine's evidence.
@@ -140,11 +62,11 @@ func Blocks(a notify.Alert) []slackapi.Block {
 	md := func(s string) *slackapi.TextBlockObject {
 		return slackapi.NewTextBlockObject(slackapi.MarkdownType, s, false, false)
 	}
-	header := slackapi.NewHeaderBlock(slackapi.NewTextBlockObject(slackapi.PlainTextType, truncate(emoji(a)+" "+Title(a), 150), true, false))
+	header := slackapi.NewHeaderBlock(slackapi.NewTextBlockObject(slackapi.PlainTextType, truncate(emoji(a)+" "+esc(Title(a)), 150), true, false))
 	fields := []*slackapi.TextBlockObject{
-		md("*Node*\n" + a.Node),
-		md("*Provider*\n" + a.Provider),
-		md("*Incident*\n" + kindName(a.IncidentKind)),
+		md("*Node*\n" + esc(a.Node)),
+		md("*Provider*\n" + esc(a.Provider)),
+		md("*Incident*\n" + esc(kindName(a.IncidentKind))),
 		md("*Since*\n" + slackDate(a.Since)),
 	}
 	if a.Kind == notify.AlertRecovered {
@@ -155,7 +77,7 @@ func Blocks(a notify.Alert) []slackapi.Block {
 		if !a.Counted {
 			counted = "no"
 		}
-		fields = append(fields, md("*Counts as outage*\n"+counted), md("*Cause*\n"+causeName(a.Cause)))
+		fields = append(fields, md("*Counts as outage*\n"+counted), md("*Cause*\n"+esc(causeName(a.Cause))))
 	}
 	blocks := []slackapi.Block{header, slackapi.NewSectionBlock(nil, fields, nil)}
 	if len(a.Failed) > 0 {
@@ -165,17 +87,17 @@ func Blocks(a notify.Alert) []slackapi.Block {
 				lines = append(lines, fmt.Sprintf("… and %d more", len(a.Failed)-10))
 				break
 			}
-			lines = append(lines, "• `"+FailedLine(c)+"`")
+			lines = append(lines, "• `"+esc(FailedLine(c))+"`")
 		}
 		blocks = append(blocks, slackapi.NewSectionBlock(md(truncate("*What failed*\n"+strings.Join(lines, "\n"), 3000)), nil, nil))
 	}
 	if a.Detail != "" {
-		blocks = append(blocks, slackapi.NewSectionBlock(md(truncate(a.Detail, 3000)), nil, nil))
+		blocks = append(blocks, slackapi.NewSectionBlock(md(truncate(esc(a.Detail), 3000)), nil, nil))
 	}
 	if b := ticketButtons(a); b != nil { // ticket_buttons.go
 		blocks = append(blocks, b)
 	}
-	blocks = append(blocks, slackapi.NewContextBlock("", md("incident `"+a.IncidentID+"`")))
+	blocks = append(blocks, slackapi.NewContextBlock("", md("incident `"+esc(a.IncidentID)+"`")))
 	return blocks
 }
 

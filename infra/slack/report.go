@@ -14,9 +14,12 @@ import (
 // as the comment (bot token: files.getUploadURLExternal, upload,
 // files.completeUploadExternal). An incoming webhook cannot carry files,
 // so through one only the summary is posted, saying where the files are.
+//
+// The summary's markup is bold and code only, and its values (providers,
+// contracts, node ids) come from users, so all of it is escaped.
 func (n *Notifier) PostReport(ctx context.Context, f notify.ReportFile) error {
 	if n.client == nil {
-		text := f.Summary + "\n_(" + f.Name + " is stored with the other formats; a webhook cannot attach files — use a bot token to get it here.)_"
+		text := esc(f.Summary) + "\n_(" + f.Name + " is stored with the other formats; a webhook cannot attach files — use a bot token to get it here.)_"
 		if err := slackapi.PostWebhookContext(ctx, n.cfg.WebhookURL, &slackapi.WebhookMessage{Text: text}); err != nil {
 			return fmt.Errorf("slack: post report summary: %w", err)
 		}
@@ -26,16 +29,18 @@ func (n *Notifier) PostReport(ctx context.Context, f notify.ReportFile) error {
 		return fmt.Errorf("slack: report %s is empty", f.Name)
 	}
 	_, err := n.client.UploadFileContext(ctx, slackapi.UploadFileParameters{Reader: bytes.NewReader(f.Data), FileSize: len(f.Data),
-		Filename: f.Name, Title: f.Title, InitialComment: f.Summary, Channel: n.cfg.Channel})
+		Filename: f.Name, Title: f.Title, InitialComment: esc(f.Summary), Channel: n.cfg.Channel})
 	if err != nil {
 		return fmt.Errorf("slack: upload %s: %w", f.Name, err)
 	}
 	return nil
 }
 
-// PostText posts a plain message (claim-deadline reminders).
+// PostText posts a plain message (claim-deadline reminders), escaped: its
+// markup is bold, code and emoji only, and it names contracts and providers.
 func (n *Notifier) PostText(ctx context.Context, text string) error {
 	var err error
+	text = esc(text)
 	if n.client == nil {
 		err = slackapi.PostWebhookContext(ctx, n.cfg.WebhookURL, &slackapi.WebhookMessage{Text: text})
 	} else {

@@ -130,6 +130,10 @@ func (n *Notifier) send(ctx context.Context, thread string, broadcast bool, bloc
 }
 
 func (n *Notifier) post(ctx context.Context, thread string, broadcast bool, blocks []slackapi.Block, text string) (string, error) {
+	// The fallback text is made of probe and user text with no markup of
+	// ours: escape all of it (what slack-go's MsgOptionText(text, true)
+	// does, here for the webhook too).
+	text = esc(text)
 	if n.client == nil {
 		msg := &slackapi.WebhookMessage{Text: text, Blocks: &slackapi.Blocks{BlockSet: blocks}}
 		return "", slackapi.PostWebhookContext(ctx, n.cfg.WebhookURL, msg)

@@ -169,34 +169,14 @@ func TestRateLimitHonoured(t *testing.T) {
 }
 
 func TestWebhook(t *testing.T) {
-	var got []map[string]any
-	limited := 1
-	srv := slacktest.NewTestServer(func(c slacktest.Customize) {
-		c.Handle("/services/T000/B000/XXXX", func(w http.ResponseWriter, r *http.Request) {
-			if limited > 0 {
-				limited--
-				w.Header().Set("Retry-After", "2")
-				w.WriteHeader(http.StatusTooManyRequests)
-				return
-			}
-			var m map[string]any
-			_ = json.NewDecoder(r.Body).Decode(&m)
-			got = append(got, m)
-			_, _ = w.Write([]byte("ok"))
-		})
-	})
-	srv.Start()
-	defer srv.Stop()
-	n, err := New(Config{WebhookURL: "http://" + srv.ServerAddr + "/services/T000/B000/XXXX"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	n, wh := newWebhook(t, 1)
 	var slept []time.Duration
 	n.sleep = func(_ context.Context, d time.Duration) error { slept = append(slept, d); return nil }
 	thread, err := n.Notify(context.Background(), unreachable())
 	if err != nil || thread != "" {
 		t.Fatalf("webhook: thread %q, %v", thread, err)
 	}
+	got := wh.got()
 	if len(got) != 1 || len(slept) != 1 || slept[0] != 2*time.Second {
 		t.Fatalf("posts %d, slept %v", len(got), slept)
 	}
@@ -279,4 +259,45 @@ func TestTicketThread(t *testing.T) {
 		!strings.HasPrefix(out.String(), "TICKET [ticket_opened] ticket T-20261130-ab12 on gz-01: opened") {
 		t.Errorf("console: %q, %q, %v", out.String(), th, err)
 	}
+}
+
+// webhook records what an incoming webhook (slacktest) received, after
+// answering the first limited posts with 429 Retry-After: 2.
+type webhook struct {
+	mu      sync.Mutex
+	posts   []map[string]any
+	limited int
+}
+
+func (h *webhook) got() []map[string]any {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]map[string]any(nil), h.posts...)
+}
+
+func newWebhook(t *testing.T, limited int) (*Notifier, *webhook) {
+	h := &webhook{limited: limited}
+	srv := slacktest.NewTestServer(func(c slacktest.Customize) {
+		c.Handle("/services/T000/B000/XXXX", func(w http.ResponseWriter, r *http.Request) {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			if h.limited > 0 {
+				h.limited--
+				w.Header().Set("Retry-After", "2")
+				w.WriteHeader(http.StatusTooManyRequests)
+				return
+			}
+			var m map[string]any
+			_ = json.NewDecoder(r.Body).Decode(&m)
+			h.posts = append(h.posts, m)
+			_, _ = w.Write([]byte("ok"))
+		})
+	})
+	srv.Start()
+	t.Cleanup(srv.Stop)
+	n, err := New(Config{WebhookURL: "http://" + srv.ServerAddr + "/services/T000/B000/XXXX"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n, h
 }

@@ -1,35 +1,19 @@
 package slack
 
 import (
-	"fmt"
-
 	slackapi "github.com/slack-go/slack"
 
 	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/notify/chantext"
 )
-
-var ticketWhat = map[notify.TicketKind]string{
-	notify.TicketOpened:   "opened",
-	notify.TicketRecorded: "update",
-	notify.TicketWarning:  "deadline near",
-	notify.TicketBreached: "deadline BREACHED",
-}
 
 // TicketTitle is the one-line summary of a ticket message: which ticket, on
 // which node, and what happened.
-func TicketTitle(m notify.TicketMessage) string {
-	what := ticketWhat[m.Kind]
-	if what == "" {
-		what = string(m.Kind)
-	}
-	return "ticket " + m.Ticket + " on " + m.Node + ": " + what
-}
+func TicketTitle(m notify.TicketMessage) string { return chantext.TicketTitle(m) }
 
-// TicketText is the plain-text form of a ticket message.
-func TicketText(m notify.TicketMessage) string {
-	return fmt.Sprintf("[ticket_%s] %s — provider %s, opened %s; %s (ticket %s)",
-		m.Kind, TicketTitle(m), m.Provider, stamp(m.Opened), m.Text, m.Ticket)
-}
+// TicketText is the plain-text form of a ticket message (escaped when
+// posted, like Text).
+func TicketText(m notify.TicketMessage) string { return chantext.TicketText(m) }
 
 // TicketBlocks is the Block Kit form of a ticket message.
 func TicketBlocks(m notify.TicketMessage) []slackapi.Block {
@@ -42,15 +26,15 @@ func TicketBlocks(m notify.TicketMessage) []slackapi.Block {
 	} else if m.Kind == notify.TicketWarning {
 		emoji = ":warning:"
 	}
-	header := slackapi.NewHeaderBlock(slackapi.NewTextBlockObject(slackapi.PlainTextType, truncate(emoji+" "+TicketTitle(m), 150), true, false))
+	header := slackapi.NewHeaderBlock(slackapi.NewTextBlockObject(slackapi.PlainTextType, truncate(emoji+" "+esc(TicketTitle(m)), 150), true, false))
 	fields := []*slackapi.TextBlockObject{
-		md("*Node*\n" + m.Node),
-		md("*Provider*\n" + m.Provider),
+		md("*Node*\n" + esc(m.Node)),
+		md("*Provider*\n" + esc(m.Provider)),
 		md("*Opened*\n" + slackDate(m.Opened)),
 	}
 	blocks := []slackapi.Block{header, slackapi.NewSectionBlock(nil, fields, nil)}
 	if m.Text != "" {
-		blocks = append(blocks, slackapi.NewSectionBlock(md(truncate(m.Text, 3000)), nil, nil))
+		blocks = append(blocks, slackapi.NewSectionBlock(md(truncate(esc(m.Text), 3000)), nil, nil))
 	}
-	return append(blocks, slackapi.NewContextBlock("", md("ticket `"+m.Ticket+"`")))
+	return append(blocks, slackapi.NewContextBlock("", md("ticket `"+esc(m.Ticket)+"`")))
 }

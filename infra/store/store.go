@@ -86,8 +86,9 @@ type Store interface {
 	// CreateAlert claims the right to send one alert (Version 1); ErrExists
 	// if someone already claimed it — that is how duplicates are prevented.
 	CreateAlert(ctx context.Context, a AlertRecord) error
-	// GetAlert returns an alert record; ErrNotFound if absent.
-	GetAlert(ctx context.Context, node, incidentID string, kind notify.AlertKind) (AlertRecord, error)
+	// GetAlert returns an alert record of a channel ("" with one notifier);
+	// ErrNotFound if absent.
+	GetAlert(ctx context.Context, node, incidentID string, kind notify.AlertKind, channel string) (AlertRecord, error)
 	// UpdateAlert writes a if the stored version equals prev (a.Version = prev+1).
 	UpdateAlert(ctx context.Context, a AlertRecord, prev int64) error
 	// ListPendingAlerts returns the alert records (of every node) not yet
@@ -363,14 +364,19 @@ func IncidentCheck(id string) string {
 	return c
 }
 
-// AlertRecord claims and remembers one alert about one incident. Its key is
-// (node, incident id, kind): the first CreateAlert wins and sends.
+// AlertRecord claims and remembers one alert about one incident on one
+// channel. Its key is (node, incident id, kind, channel): the first
+// CreateAlert wins and sends. Each channel has its own record, so a channel
+// that fails is retried alone and never makes the others send twice.
 type AlertRecord struct {
 	Node       string           `json:"node"`
 	IncidentID string           `json:"incident_id"`
 	Kind       notify.AlertKind `json:"kind"`
-	Version    int64            `json:"version"`
-	CreatedAt  time.Time        `json:"created_at"`
+	// Channel is the configured channel's name; "" when the backend has one
+	// notifier (the key is then what it was before channels existed).
+	Channel   string    `json:"channel,omitempty"`
+	Version   int64     `json:"version"`
+	CreatedAt time.Time `json:"created_at"`
 	// SentAt is zero until the notifier accepted it; the watchdog retries
 	// unsent alerts.
 	SentAt   time.Time `json:"sent_at,omitempty"`

@@ -131,11 +131,15 @@ const (
 
 // TicketNotice is one outgoing message about a ticket.
 type TicketNotice struct {
-	Key           string    `json:"key"` // unique within the ticket, e.g. "response/warning"
-	Kind          string    `json:"kind"`
-	Text          string    `json:"text"`
-	CreatedAt     time.Time `json:"created_at"`
-	SentAt        time.Time `json:"sent_at,omitzero"`
+	Key       string    `json:"key"` // unique within the ticket, e.g. "response/warning"
+	Kind      string    `json:"kind"`
+	Text      string    `json:"text"`
+	CreatedAt time.Time `json:"created_at"`
+	SentAt    time.Time `json:"sent_at,omitzero"`
+	// SentTo lists the named channels that have it while others are still
+	// failing (SentAt is set once all have it), so a retry sends only to
+	// those that do not.
+	SentTo        []string  `json:"sent_to,omitempty"`
 	Attempts      int       `json:"attempts,omitempty"`
 	LastAttemptAt time.Time `json:"last_attempt_at,omitzero"`
 	LastErr       string    `json:"last_err,omitempty"`

@@ -54,22 +54,8 @@ type pkg struct {
 // excluded: a test may import a helper from anywhere).
 func graph(t *testing.T) map[string][]string {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-deps", "-e", "-json=ImportPath,Imports,Module", module+"/...")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v: %s", err, stderr.String())
-	}
 	g := map[string][]string{}
-	dec := json.NewDecoder(strings.NewReader(string(out)))
-	for {
-		var p pkg
-		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			t.Fatalf("go list -deps output: %v", err)
-		}
+	for _, p := range goListDeps(t, module+"/...") {
 		if p.Module != nil && p.Module.Path == module {
 			g[p.ImportPath] = p.Imports
 		}
@@ -78,6 +64,30 @@ func graph(t *testing.T) map[string][]string {
 		t.Fatalf("go list -deps found only %d packages of %s; is the test running inside the module?", len(g), module)
 	}
 	return g
+}
+
+// goListDeps is `go list -deps` of pattern: every package it needs, with
+// its direct imports.
+func goListDeps(t *testing.T, pattern string) []pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps", "-e", "-json=ImportPath,Imports,Module", pattern)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v: %s", pattern, err, stderr.String())
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			return pkgs
+		} else if err != nil {
+			t.Fatalf("go list -deps output: %v", err)
+		}
+		pkgs = append(pkgs, p)
+	}
 }
 
 // chain returns the shortest import chain from start to a project package

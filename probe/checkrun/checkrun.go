@@ -58,6 +58,10 @@ type Group struct {
 	// bandwidth tests): live runs only; judging a recorded snapshot
 	// reports the group as skipped.
 	Run func(ctx context.Context) []wire.Check
+	// Skip, when set, lists the rows Run would give, each skipped with
+	// why: judging a recorded snapshot then names every check it could
+	// not make (the network group's) instead of one row for the group.
+	Skip func(why string) []wire.Check
 	// Curves, when set, returns the per-second curves the last Run
 	// recorded (the soak's throughput), carried in the --json report.
 	Curves func() []Curve
@@ -180,6 +184,10 @@ func (r *Runner) Recorded(s *Snapshot, source string) *Report {
 	for _, g := range r.Groups {
 		if g.Judge != nil {
 			checks = append(checks, g.Judge(s)...)
+			continue
+		}
+		if g.Run != nil && g.Skip != nil {
+			checks = append(checks, g.Skip("a recorded snapshot holds no measurements to judge")...)
 			continue
 		}
 		if g.Run != nil {

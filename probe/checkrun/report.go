@@ -113,6 +113,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 			fmt.Fprintf(w, "  %s%s [%s]: %s\n", c.Name, where, c.Category, detail)
 		}
 	}
+	writeSkipped(w, r.With(wire.Skipped))
 	_, err := fmt.Fprintf(w, "\n%d checks: %d pass, %d warn, %d fail, %d skipped; %s in %.2f s; exit %d\n",
 		len(r.Checks), r.Counts[wire.Pass], r.Counts[wire.Warn], r.Counts[wire.Fail], r.Counts[wire.Skipped],
 		strings.ToUpper(r.Verdict), float64(r.DurationMS)/1000, r.ExitCode)
@@ -136,4 +137,33 @@ func clip(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// writeSkipped says why checks were skipped, one line a reason, so that a
+// renter reading the table sees what to give (a mirror, an order) or what
+// the run left out, not only the word SKIPPED.
+func writeSkipped(w io.Writer, cs []wire.Check) {
+	var reasons []string
+	names := map[string][]string{}
+	for _, c := range cs {
+		why := c.Detail
+		if why == "" {
+			why = "no reason given"
+		}
+		if _, ok := names[why]; !ok {
+			reasons = append(reasons, why)
+		}
+		name := c.Name
+		if c.GPU != nil {
+			name = fmt.Sprintf("%s (GPU %d)", c.Name, *c.GPU)
+		}
+		names[why] = append(names[why], name)
+	}
+	if len(reasons) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nSkipped:\n")
+	for _, why := range reasons {
+		fmt.Fprintf(w, "  %s: %s\n", strings.Join(names[why], ", "), why)
+	}
 }

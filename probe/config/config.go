@@ -215,6 +215,63 @@ func Parse(data []byte, name string) (*Config, error) {
 	return c, nil
 }
 
+// LoadNetwork reads the `network:` section of the config at path, for
+// `gpuprobe check --config`: the daemon's own sections (node, backend,
+// secret) need not be there, but every key present must be known, and the
+// section gets the defaults and validation Load gives it. A file without
+// the section yields the defaults (the gateway ping alone).
+func LoadNetwork(path string) (netcheck.Spec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return netcheck.Spec{}, fmt.Errorf("config: %w", err)
+	}
+	return ParseNetwork(data, path)
+}
+
+// ParseNetwork is LoadNetwork on bytes (named name in errors).
+func ParseNetwork(data []byte, name string) (netcheck.Spec, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return netcheck.Spec{}, yamlError(name, &root, err)
+	}
+	var c Config
+	if len(root.Content) > 0 {
+		if root.Content[0].Kind != yaml.MappingNode {
+			return netcheck.Spec{}, &Error{File: name, Line: root.Content[0].Line, Msg: "the top level must be a mapping (key: value)"}
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		dec.KnownFields(true)
+		if err := dec.Decode(&c); err != nil {
+			return netcheck.Spec{}, yamlError(name, &root, err)
+		}
+	}
+	if err := validateNetwork(&c.Network); err != nil {
+		var fe *Error
+		if errors.As(err, &fe) {
+			fe.File = name
+			if len(root.Content) > 0 {
+				fe.Line = lineOf(root.Content[0], fe.Field)
+			}
+		}
+		return netcheck.Spec{}, err
+	}
+	return c.Network, nil
+}
+
+// validateNetwork fills in the section's defaults and names its first
+// problem as a field below network:.
+func validateNetwork(n *netcheck.Spec) error {
+	n.SetDefaults()
+	if err := n.Validate(); err != nil {
+		var fe *netcheck.FieldError
+		if errors.As(err, &fe) {
+			return &Error{Field: "network." + fe.Field, Msg: fe.Msg}
+		}
+		return &Error{Field: "network", Msg: err.Error()}
+	}
+	return nil
+}
+
 var (
 	reUnknown = regexp.MustCompile(`line (\d+): field (\S+) not found in type`)
 	reLine    = regexp.MustCompile(`line (\d+): (.*)`)
@@ -378,13 +435,8 @@ func (c *Config) validate() error {
 			c.Stress.Burn, c.Stress.Soak, StressMargin, need, c.Stress.Timeout)
 	}
 
-	c.Network.SetDefaults()
-	if err := c.Network.Validate(); err != nil {
-		var fe *netcheck.FieldError
-		if errors.As(err, &fe) {
-			return bad("network."+fe.Field, "%s", fe.Msg)
-		}
-		return bad("network", "%v", err)
+	if err := validateNetwork(&c.Network); err != nil {
+		return err
 	}
 
 	if c.Spool.Dir == "" {

@@ -188,3 +188,29 @@ func TestPushInterval(t *testing.T) {
 		}
 	}
 }
+
+// `gpuprobe check --config` reads the network section of a file that may
+// lack the daemon's own sections, with Load's defaults and errors.
+func TestParseNetwork(t *testing.T) {
+	n, err := ParseNetwork([]byte("expected:\n  model: H200\nnetwork:\n  http:\n    - {name: mirror, url: 'http://127.0.0.1:8080/'}\n"), "x.yaml")
+	if err != nil || len(n.HTTP) != 1 || n.HTTP[0].Method != "HEAD" || n.Gateway.MaxAvg != netcheck.DefaultGatewayMaxAvg {
+		t.Fatalf("%+v %v", n, err)
+	}
+	if n, err := ParseNetwork(nil, "x.yaml"); err != nil || n.Gateway.Count != netcheck.DefaultPingCount {
+		t.Fatalf("empty file: %+v %v", n, err)
+	}
+	if n, err := ParseNetwork([]byte("expected:\n  gpus: 8\n"), "x.yaml"); err != nil || n.Gateway.Disabled {
+		t.Fatalf("no section: %+v %v", n, err)
+	}
+	for doc, want := range map[string]string{
+		"network:\n  http:\n    - {url: 'ftp://m/'}\n":            `x.yaml:3: network.http[0].url: "ftp://m/" is not an http:// or https:// URL`,
+		"network:\n  dns:\n    - host: m\n      sever: 1.1.1.1\n": "x.yaml:4: network.dns[0].sever: unknown field",
+		"netwerk: {}\n": "x.yaml:1: netwerk: unknown field",
+		"- a\n":         "x.yaml:1: the top level must be a mapping",
+		"network:\n  gateway:\n    address: gw\n": `x.yaml:3: network.gateway.address: "gw" is not an IP address`,
+	} {
+		if _, err := ParseNetwork([]byte(doc), "x.yaml"); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q:\n got  %v\n want %q", doc, err, want)
+		}
+	}
+}

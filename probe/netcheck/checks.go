@@ -3,7 +3,6 @@ package netcheck
 import (
 	"context"
 	"fmt"
-
 	"strings"
 	"time"
 
@@ -35,6 +34,35 @@ func (c *Checker) Quick(ctx context.Context) []wire.Check {
 	}
 	for _, d := range c.Spec.DNS {
 		out = append(out, dnsChecks(ctx, d)...)
+	}
+	return out
+}
+
+// Skipped lists the rows Quick would give, each skipped with why, so that a
+// run which leaves the network out (`gpuprobe check --no-network`, a
+// recorded snapshot) still names every check it did not make.
+func (c *Checker) Skipped(why string) []wire.Check {
+	var out []wire.Check
+	rows := func(name string, quality ...string) {
+		out = append(out, wire.Check{Name: name + ".reach", Category: wire.CategoryConnectivity, Verdict: wire.Skipped, Detail: why})
+		for _, q := range quality {
+			out = append(out, skipped(name+"."+q, why))
+		}
+	}
+	if !c.Spec.Gateway.Disabled {
+		rows("net.gateway", "rtt", "loss")
+	}
+	for _, p := range c.Spec.Ping {
+		rows("net.ping."+p.Name, "rtt", "loss")
+	}
+	for _, t := range c.Spec.TCP {
+		rows("net.tcp."+t.Name, "connect")
+	}
+	for _, h := range c.Spec.HTTP {
+		rows("net.http."+h.Name, "latency")
+	}
+	for _, d := range c.Spec.DNS {
+		rows("net.dns."+d.Name, "time")
 	}
 	return out
 }

@@ -2,8 +2,11 @@ package netcheck
 
 import (
 	"context"
+	"fmt"
 	"net"
+	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -20,16 +23,25 @@ func freePort(t testing.TB) string {
 
 func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
-func waitTCP(t testing.TB, addr string) {
-	deadline := time.Now().Add(5 * time.Second)
+// waitListening waits until something listens on 127.0.0.1:port, without
+// connecting to it or binding it: it reads the kernel's socket table.
+func waitListening(t testing.TB, port string) {
+	t.Helper()
+	want := fmt.Sprintf("0100007F:%04X", atoi(port)) // local_address, little-endian IPv4 as the kernel prints it
+	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			return
+		b, err := os.ReadFile("/proc/net/tcp")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) > 3 && f[1] == want && f[3] == "0A" { // TCP_LISTEN
+				return
+			}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("%s did not start listening", addr)
+	t.Fatalf("nothing started listening on 127.0.0.1:%s", port)
 }
 
 func contextBackground() context.Context { return context.Background() }

@@ -102,6 +102,11 @@ func Resolve(ctx context.Context, host, server string, timeout time.Duration) (D
 		if errors.As(err, &de) && de.IsNotFound {
 			return DNSResult{Time: el}, fmt.Errorf("%s: no such host", host)
 		}
+		if de != nil && server != "" {
+			// The resolver names the server of resolv.conf, which our
+			// Dial replaced: name the one actually asked.
+			de.Server = server
+		}
 		return DNSResult{Time: el}, err
 	}
 	return DNSResult{Addrs: addrs, Time: el}, nil

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/internal/testenv"
+	"github.com/gpusla/gpusla/probe/netcheck/netchecktest"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -20,6 +21,9 @@ func TestDefaultGatewayFromRouteTable(t *testing.T) {
 		file, gw, iface, err string
 	}{
 		{"route-two-defaults", "10.0.0.1", "eth0", ""}, // lower metric wins
+		// RTF_UP|RTF_GATEWAY|RTF_DYNAMIC, printed in hex as 0013: a
+		// decimal reading (procfs's) would lose the gateway bit.
+		{"route-dynamic", "192.168.1.1", "ens3", ""},
 		{"route-no-default", "", "", "no default route"},
 		{"route-default-down", "", "", "no default route"},
 	}
@@ -86,18 +90,10 @@ func FuzzDefaultGateway(f *testing.F) {
 	})
 }
 
-func byName(cs []wire.Check) map[string]wire.Check {
-	m := map[string]wire.Check{}
-	for _, c := range cs {
-		m[c.Name] = c
-	}
-	return m
-}
-
 // Everything but ping against real servers on loopback: the verdicts follow
 // the thresholds and failures say why.
 func TestQuickOnLoopback(t *testing.T) {
-	httpAddr, dnsAddr, stop := startServers(t, "127.0.0.1")
+	httpAddr, dnsAddr, stop := netchecktest.StartServers(t, "127.0.0.1")
 	defer stop()
 	closed := "127.0.0.1:1" // nothing listens on port 1 on loopback
 	spec := Spec{
@@ -114,7 +110,7 @@ func TestQuickOnLoopback(t *testing.T) {
 	if err := spec.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	got := byName((&Checker{Spec: spec}).Quick(context.Background()))
+	got := netchecktest.ByName((&Checker{Spec: spec}).Quick(context.Background()))
 	want := map[string]string{
 		"net.tcp.up.reach": wire.Pass, "net.tcp.up.connect": wire.Pass,
 		"net.tcp.down.reach": wire.Fail, "net.tcp.down.connect": wire.Skipped,
@@ -148,6 +144,32 @@ func TestQuickOnLoopback(t *testing.T) {
 	}
 }
 
+// Skipped names exactly the rows Quick gives, so a run that leaves the
+// network out loses none of them silently.
+func TestSkippedNamesQuicksRows(t *testing.T) {
+	httpAddr, dnsAddr, stop := netchecktest.StartServers(t, "127.0.0.1")
+	defer stop()
+	spec := Spec{Gateway: Gateway{Disabled: true},
+		TCP:  []TCPTarget{{Name: "up", Address: httpAddr}},
+		HTTP: []HTTPTarget{{Name: "mirror", URL: "http://" + httpAddr + "/"}},
+		DNS:  []DNSTarget{{Name: "mirror", Host: "mirrors.example.test", Server: dnsAddr}}}
+	spec.SetDefaults()
+	c := &Checker{Spec: spec}
+	quick, skip := c.Quick(context.Background()), c.Skipped("--no-network")
+	if len(quick) != len(skip) {
+		t.Fatalf("Quick gave %d rows, Skipped %d", len(quick), len(skip))
+	}
+	for i := range quick {
+		if q, s := quick[i], skip[i]; q.Name != s.Name || q.Category != s.Category || s.Verdict != wire.Skipped || s.Detail != "--no-network" {
+			t.Errorf("row %d: Quick %s (%s), Skipped %+v", i, q.Name, q.Category, s)
+		}
+	}
+	spec.Gateway.Disabled = false
+	if got := netchecktest.ByName((&Checker{Spec: spec}).Skipped("x")); got["net.gateway.rtt"].Verdict != wire.Skipped || got["net.gateway.reach"].Category != wire.CategoryConnectivity {
+		t.Errorf("gateway rows: %+v", got)
+	}
+}
+
 func canPing(t *testing.T) {
 	t.Helper()
 	testenv.NeedRoot(t, "ICMP tests open raw sockets")
@@ -161,7 +183,7 @@ func TestPingLoopback(t *testing.T) {
 	if err := spec.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	got := byName((&Checker{Spec: spec}).Quick(context.Background()))
+	got := netchecktest.ByName((&Checker{Spec: spec}).Quick(context.Background()))
 	for name, v := range map[string]string{
 		"net.gateway.reach": wire.Pass, "net.gateway.rtt": wire.Pass, "net.gateway.loss": wire.Pass,
 		"net.ping.127.0.0.1.reach": wire.Pass, "net.ping.127.0.0.1.rtt": wire.Fail, // 1ns goal cannot be met
@@ -183,12 +205,12 @@ func TestGatewayFromTable(t *testing.T) {
 		"lo\t00000000\t0200007F\t0003\t0\t0\t0\t00000000\t0\t0\t0\n"), 0o600)
 	spec := Spec{Gateway: Gateway{PingOpts: PingOpts{Count: 3, Interval: 10 * time.Millisecond}}}
 	spec.SetDefaults()
-	got := byName((&Checker{Spec: spec, RouteFile: table}).Quick(context.Background()))
+	got := netchecktest.ByName((&Checker{Spec: spec, RouteFile: table}).Quick(context.Background()))
 	c := got["net.gateway.reach"]
 	if c.Verdict != wire.Pass || !strings.Contains(c.Detail, "127.0.0.2") || !strings.Contains(c.Detail, "via lo") {
 		t.Fatalf("gateway reach %+v", c)
 	}
-	got = byName((&Checker{Spec: spec, RouteFile: "testdata/route-no-default"}).Quick(context.Background()))
+	got = netchecktest.ByName((&Checker{Spec: spec, RouteFile: "testdata/route-no-default"}).Quick(context.Background()))
 	if c := got["net.gateway.reach"]; c.Verdict != wire.Fail || !strings.Contains(c.Detail, "no default route") {
 		t.Fatalf("no default route: %+v", c)
 	}
@@ -202,7 +224,10 @@ func TestIperfLoopback(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { srv.Process.Kill(); srv.Wait() }()
-	waitTCP(t, "127.0.0.1:"+port)
+	// Not a trial connect: iperf3 -s takes any connection for a test, and
+	// while it drops the trial one it resets the real client's (one run in
+	// five failed "Connection reset by peer").
+	waitListening(t, port)
 	p := &Iperf{Host: "127.0.0.1", Port: atoi(port), Duration: time.Second, NominalMbps: 100}
 	spec := Spec{Iperf3: p}
 	spec.SetDefaults()
@@ -226,7 +251,7 @@ func TestHTTPSVerifiesCertificates(t *testing.T) {
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
 	defer srv.Close()
 	h := HTTPTarget{Name: "tls", URL: srv.URL, Method: "HEAD", Timeout: 5 * time.Second}
-	cs := byName(httpChecks(context.Background(), h))
+	cs := netchecktest.ByName(httpChecks(context.Background(), h))
 	if c := cs["net.http.tls.reach"]; c.Verdict != wire.Fail || !strings.Contains(c.Detail, "certificate") {
 		t.Fatalf("self-signed https: %+v", c)
 	}

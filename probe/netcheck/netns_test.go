@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/internal/testenv"
+	"github.com/gpusla/gpusla/probe/netcheck/netchecktest"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -51,13 +52,13 @@ func serveRole() int {
 		fmt.Println("listen:", err)
 		return 1
 	}
-	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("mirror\n")) }))
+	go http.Serve(ln, netchecktest.MirrorHandler())
 	pc, err := net.ListenPacket("udp", ":5353")
 	if err != nil {
 		fmt.Println("listen:", err)
 		return 1
 	}
-	go serveDNS(pc, [4]byte{10, 231, 0, 2})
+	go netchecktest.ServeDNS(pc, [4]byte{10, 231, 0, 2})
 	fmt.Println("ready")
 	io.Copy(io.Discard, os.Stdin)
 	return 0
@@ -188,7 +189,7 @@ func (n *netns) probe(t *testing.T, job string, spec Spec) map[string]wire.Check
 	for _, c := range cs {
 		t.Logf("%-28s %-7s %s  %s  [%s]", c.Name, c.Verdict, c.Value, c.Criterion, c.Detail)
 	}
-	return byName(cs)
+	return netchecktest.ByName(cs)
 }
 
 func quickSpec(pingCount int, interval time.Duration) Spec {

@@ -34,6 +34,12 @@ var ErrNoDefaultRoute = fmt.Errorf("no default route with a gateway in the routi
 // DefaultGateway reads the default gateway (the lowest-metric route to
 // 0.0.0.0/0 that is up and goes through a gateway) from a routing table in
 // /proc/net/route format.
+//
+// It is not procfs's NetRoute (github.com/prometheus/procfs v0.22): that
+// reads the Flags column as decimal, while the kernel prints it in hex
+// (RTF_UP|RTF_GATEWAY|RTF_DYNAMIC is "0013", which it takes for 0xD: no
+// gateway bit), and it refuses the whole table for one line without
+// exactly 11 columns.
 func DefaultGateway(r io.Reader) (Route, error) {
 	sc := bufio.NewScanner(r)
 	best := Route{Metric: -1}

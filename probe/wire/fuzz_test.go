@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // FuzzDecode: the decoder never panics; what it accepts is valid, and
@@ -19,6 +20,8 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"v":1,"observations":[[[[[[]]]]]]}`))
 	f.Add([]byte(`null`))
 	f.Add(bytes.Repeat([]byte("["), 1000))
+	f.Add(bytes.Replace(good, []byte(`"gpu.count"`), []byte("\"gpu\xff\""), 1))
+	f.Add(bytes.Replace(good, []byte(`"gpu.count"`), []byte(`"\ud800\u"`), 1))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		b, err := Decode(body)
 		if err != nil {
@@ -29,6 +32,9 @@ func FuzzDecode(f *testing.F) {
 		}
 		if err := b.Validate(); err != nil {
 			t.Fatalf("Decode accepted a batch Validate refuses: %v", err)
+		}
+		if !utf8.Valid(body) {
+			t.Fatalf("Decode accepted a body that is not UTF-8: %q", body)
 		}
 		again, err := Encode(b)
 		if err != nil {

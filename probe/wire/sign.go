@@ -58,13 +58,30 @@ func Verify(secret []byte, now time.Time, ts, sig string, body []byte) (time.Tim
 	if d := now.Sub(signed); d > TimestampWindow || d < -TimestampWindow {
 		return signed, ErrStale
 	}
-	hexsig, ok := strings.CutPrefix(sig, "v1=")
-	if !ok {
-		return signed, ErrBadSignature
-	}
-	got, err := hex.DecodeString(hexsig)
-	if err != nil || !hmac.Equal(got, mac(secret, ts, body)) {
+	got, ok := decodeSignature(sig)
+	if !ok || !hmac.Equal(got, mac(secret, ts, body)) {
 		return signed, ErrBadSignature
 	}
 	return signed, nil
+}
+
+func decodeSignature(sig string) ([]byte, bool) {
+	hexsig, ok := strings.CutPrefix(sig, "v1=")
+	if !ok {
+		return nil, false
+	}
+	got, err := hex.DecodeString(hexsig)
+	return got, err == nil
+}
+
+// CanonicalSignature is the one spelling of a signature header: "v1=" and
+// lowercase hex. hex decoding accepts either case, so "v1=AB…" and "v1=ab…"
+// verify alike; replay protection must remember this form, or a replay
+// with the hex upper-cased would pass as a new request.
+func CanonicalSignature(sig string) (string, bool) {
+	got, ok := decodeSignature(sig)
+	if !ok {
+		return "", false
+	}
+	return "v1=" + hex.EncodeToString(got), true
 }

@@ -223,6 +223,9 @@ func (b *Batch) Validate() error {
 
 // Decode parses and validates a body that has already passed Verify.
 func Decode(body []byte) (*Batch, error) {
+	if field, why, ok := badText(body); !ok {
+		return nil, &FieldError{Field: field, Msg: why}
+	}
 	var b Batch
 	if err := json.Unmarshal(body, &b); err != nil {
 		var te *json.UnmarshalTypeError

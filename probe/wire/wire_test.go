@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"errors"
 	"strconv"
 	"strings"
@@ -105,5 +106,88 @@ func TestRoundTripAndChain(t *testing.T) {
 	}
 	if BodyHash(body) == BodyHash(append(body, ' ')) {
 		t.Fatal("hash ignores a changed byte")
+	}
+}
+
+// TestCanonicalSignature: every spelling Verify accepts for one MAC has one
+// canonical form, the key replay protection remembers.
+func TestCanonicalSignature(t *testing.T) {
+	secret := []byte("s3cret")
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	body := []byte(`{}`)
+	ts, sig := Sign(secret, now, body)
+	upper := "v1=" + strings.ToUpper(strings.TrimPrefix(sig, "v1="))
+	mixed := []byte(sig)
+	for i := 3; i < len(mixed); i += 2 {
+		mixed[i] = strings.ToUpper(string(mixed[i]))[0]
+	}
+	for _, s := range []string{sig, upper, string(mixed)} {
+		if _, err := Verify(secret, now, ts, s, body); err != nil {
+			t.Fatalf("%s does not verify: %v", s, err)
+		}
+		if c, ok := CanonicalSignature(s); !ok || c != sig {
+			t.Fatalf("CanonicalSignature(%s) = %s, %v; want %s", s, c, ok, sig)
+		}
+	}
+	for _, bad := range []string{"", "v1=", "v1=zz", "V1=" + sig[3:], sig[3:]} {
+		if c, ok := CanonicalSignature(bad); ok && bad != "v1=" {
+			t.Fatalf("CanonicalSignature(%q) = %q, want refused", bad, c)
+		}
+	}
+}
+
+// TestDecodeRefusesBadText: bytes that are not UTF-8, or an escaped lone
+// surrogate, anywhere in a batch — any string field, a key, a value of an
+// unknown field — refuse the batch naming where, instead of being
+// silently replaced with U+FFFD. Valid text, U+FFFD itself and escaped
+// surrogate pairs pass.
+func TestDecodeRefusesBadText(t *testing.T) {
+	good, err := Encode(sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := func(old, new string) []byte {
+		t.Helper()
+		b := bytes.Replace(good, []byte(old), []byte(new), 1)
+		if bytes.Equal(b, good) {
+			t.Fatalf("%q not in %s", old, good)
+		}
+		return b
+	}
+	bad := map[string]struct {
+		body  []byte
+		field string
+		msg   string
+	}{
+		"check name":         {with(`"gpu.count"`, "\"gpu.\xffcount\""), "observations[0].checks[0].name", "not valid UTF-8"},
+		"check value":        {with(`"value":"8"`, "\"value\":\"8\xc3\""), "observations[0].checks[0].value", "not valid UTF-8"},
+		"probe version":      {with(`"probe":"test"`, "\"probe\":\"t\xed\xa0\x80\""), "probe", "not valid UTF-8"}, // UTF-8-encoded surrogate
+		"batch id":           {with(`"id":"b-1"`, "\"id\":\"b-\xc0\xaf\""), "id", "not valid UTF-8"},              // overlong '/'
+		"lone high escape":   {with(`"value":"8"`, `"value":"8\ud800"`), "observations[0].checks[0].value", "surrogate"},
+		"lone low escape":    {with(`"value":"8"`, `"value":"\uDC00"`), "observations[0].checks[0].value", "surrogate"},
+		"high then not low":  {with(`"value":"8"`, `"value":"\ud800\u0041"`), "observations[0].checks[0].value", "surrogate"},
+		"unknown field":      {with(`"v":1,`, "\"v\":1,\"extra\":[\"ok\",\"\xfe\"],"), "extra[1]", "not valid UTF-8"},
+		"key":                {with(`"v":1,`, "\"k\xff\":1,\"v\":1,"), "k\ufffd (a key)", "not valid UTF-8"},
+		"second observation": {bytes.Replace(good, []byte(`]}]}`), []byte("]},{\"at\":\"2026-11-30T10:00:00Z\",\"kind\":\"check\",\"checks\":[{\"name\":\"a\",\"category\":\"host\",\"verdict\":\"pass\"},{\"name\":\"b\",\"category\":\"host\",\"verdict\":\"pass\",\"detail\":\"\x80\"}]}]}"), 1), "observations[1].checks[1].detail", "not valid UTF-8"},
+	}
+	for name, c := range bad {
+		t.Run(name, func(t *testing.T) {
+			b, err := Decode(c.body)
+			var fe *FieldError
+			if b != nil || !errors.As(err, &fe) || fe.Field != c.field || !strings.Contains(fe.Msg, c.msg) {
+				t.Fatalf("Decode(%q) = %v, %v; want an error naming %q (%s)", c.body, b, err, c.field, c.msg)
+			}
+		})
+	}
+	fine := map[string][]byte{
+		"replacement char itself":  with(`"value":"8"`, "\"value\":\"8\ufffd\""),
+		"escaped pair":             with(`"value":"8"`, `"value":"\ud83d\ude00 \u00e9 \\u0041"`),
+		"escaped backslash then u": with(`"value":"8"`, `"value":"\\ud800"`),
+		"chinese":                  with(`"value":"8"`, `"value":"八块"`),
+	}
+	for name, body := range fine {
+		if _, err := Decode(body); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }

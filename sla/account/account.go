@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/interval"
+	"github.com/gpusla/gpusla/sla/msg"
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
@@ -20,7 +21,7 @@ type Outage struct {
 	Check    string // the check of a check incident (incident.CheckKey)
 	Cause    string
 	Span     interval.Interval
-	Evidence []string
+	Evidence []msg.Text
 }
 
 // CauseNoNotice marks an outage that, under a contract whose clock starts
@@ -59,19 +60,19 @@ type Books struct {
 func Observed(tm *terms.Terms, o Outage) bool { return tm.Uptime.Unavailable[o.Kind] }
 
 // Counted says whether an outage is the provider's fault under tm, and why not.
-func Counted(tm *terms.Terms, o Outage) (bool, string) {
+func Counted(tm *terms.Terms, o Outage) (bool, msg.Text) {
 	if !tm.Uptime.Unavailable[o.Kind] {
-		return false, "the contract does not count " + string(o.Kind) + " as unavailable"
+		return false, msg.New("the contract does not count %s as unavailable", msg.Word(o.Kind))
 	}
 	switch o.Cause {
 	case incident.CauseBackendOnly:
-		return false, "the node ran and reached its other targets; only the backend could not hear it"
+		return false, msg.New("the node ran and reached its other targets; only the backend could not hear it")
 	case incident.CauseBackendOutage:
-		return false, "the backend itself was down"
+		return false, msg.New("the backend itself was down")
 	case CauseNoNotice:
-		return false, "the contract's clock starts at the renter's notice, and no ticket on the node was opened during it"
+		return false, msg.New("the contract's clock starts at the renter's notice, and no ticket on the node was opened during it")
 	}
-	return true, ""
+	return true, msg.Text{}
 }
 
 // Compute does the books for a node in service during period.
@@ -131,7 +132,7 @@ type Penalty struct {
 	Kind    string // late_response, late_replacement, late_delivery
 	Ref     string // ticket id or node id
 	Percent float64
-	Reason  string
+	Reason  msg.Text
 }
 
 // Credit is what the node's month earns.

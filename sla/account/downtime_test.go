@@ -125,7 +125,7 @@ func TestNoticeClock(t *testing.T) {
 	if !clocked[0].Span.Start.Equal(at(2, 12, 30)) || clocked[1].Cause != CauseNoNotice {
 		t.Fatalf("%+v", clocked)
 	}
-	if ok, why := Counted(tm, clocked[1]); ok || why == "" {
+	if ok, why := Counted(tm, clocked[1]); ok || why.IsZero() {
 		t.Fatal("an outage nobody reported counted")
 	}
 	books := Compute(tm, span(mStart, mEnd), clocked, nil)

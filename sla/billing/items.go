@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpusla/gpusla/sla/msg"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/terms"
 )
@@ -173,6 +174,16 @@ type Judgment struct {
 	// Needed says, for a line that cannot be verified, what evidence would
 	// settle it.
 	Needed string `json:"evidence_needed,omitempty"`
+	// WhyText and NeededText are Why and Needed as sentences a renderer
+	// translates (sla/msg); Why and Needed are their English.
+	WhyText    []msg.Text `json:"-"`
+	NeededText msg.Text   `json:"-"`
+}
+
+// say sets the judgment's reasons and the evidence it needs, in both forms.
+func (j *Judgment) say(why []msg.Text, needed msg.Text) {
+	j.WhyText, j.NeededText = why, needed
+	j.Why, j.Needed = strings.Join(msg.Strings(why), "; "), needed.String()
 }
 
 // Full is a full bill judged line by line.
@@ -200,7 +211,9 @@ func JudgeItems(r *report.Report, book map[string]*terms.Terms, items []Item) (*
 		n := byNode[it.Node]
 		j := Judgment{Line: it.Line, Node: it.Node, Kind: it.Kind, Description: it.Description, Quantity: it.Quantity, Billed: it.Amount, Currency: it.Currency}
 		if n == nil {
-			j.Verdict, j.Why, j.Needed = VerdictUnverified, "the bill charges a node the report does not know", "the node's registration, or the provider's resource id mapped to a node id"
+			j.Verdict = VerdictUnverified
+			j.say([]msg.Text{msg.New("the bill charges a node the report does not know")},
+				msg.New("the node's registration, or the provider's resource id mapped to a node id"))
 			f.add(j)
 			continue
 		}
@@ -262,20 +275,27 @@ func (f *Full) judgeCompute(r *report.Report, compute []Line) error {
 		}
 		exp := row.ContractAmount
 		j.Expected = &exp
+		// The reconciliation's own note is shown as it is written.
+		var why []msg.Text
+		var needed msg.Text
 		switch row.Status {
 		case StatusOverBilled:
 			j.Verdict, j.Over = VerdictOverBilled, money(math.Max(row.OverAmount, 0))
-			j.Why = row.Note
+			why = []msg.Text{msg.Plain(row.Note)}
 		case StatusUnderBilled:
-			j.Verdict, j.Why = VerdictUnder, "billed less than the contract gives"
+			j.Verdict = VerdictUnder
+			why = []msg.Text{msg.New("billed less than the contract gives")}
 		case StatusNotInReport:
-			j.Verdict, j.Why, j.Needed, j.Expected = VerdictUnverified, row.Note, "the node's registration", nil
+			j.Verdict, j.Expected = VerdictUnverified, nil
+			why, needed = []msg.Text{msg.Plain(row.Note)}, msg.New("the node's registration")
 		default:
-			j.Verdict, j.Why = VerdictMatches, fmt.Sprintf("%s h at the contract price", fh(row.ContractHours))
+			j.Verdict = VerdictMatches
+			why = []msg.Text{msg.New("%s h at the contract price", fh(row.ContractHours))}
 		}
 		if j.Verdict != VerdictUnverified && row.UnusableBilled > hourTol {
-			j.Why += fmt.Sprintf("; %s h of it were not usable (counted outages), worth %.2f at the contract price", fh(row.UnusableBilled), row.UnusableAmount)
+			why = append(why, msg.New("%s h of it were not usable (counted outages), worth %.2f at the contract price", fh(row.UnusableBilled), row.UnusableAmount))
 		}
+		j.say(why, needed)
 		f.add(j)
 	}
 	return nil
@@ -296,38 +316,39 @@ func (f *Full) add(j Judgment) {
 // contract's unit price, and what the report knows of the node's period.
 func judgeItem(j *Judgment, it Item, n *report.Node, tm *terms.Terms) {
 	p := tm.Prices
-	price, unit, field := 0.0, "", ""
+	price, field := 0.0, ""
+	var unit msg.Text
 	months := 1.0 // the share of a month a per-month price is charged for
 	switch it.Kind {
 	case KindPackageWeek:
-		price, unit, field = p.PackageWeekly, "package", "prices.package_weekly"
+		price, unit, field = p.PackageWeekly, msg.New("package"), "prices.package_weekly"
 	case KindPackageMonth:
-		price, unit, field = p.PackageMonthly, "package", "prices.package_monthly"
+		price, unit, field = p.PackageMonthly, msg.New("package"), "prices.package_monthly"
 	case KindBandwidthFixed:
-		price, unit, field = p.BandwidthPerMbpsMonth, "Mbps-month", "prices.bandwidth_per_mbps_month"
+		price, unit, field = p.BandwidthPerMbpsMonth, msg.New("Mbps-month"), "prices.bandwidth_per_mbps_month"
 	case KindTraffic:
-		price, unit, field = p.TrafficPerGB, "GB", "prices.traffic_per_gb"
+		price, unit, field = p.TrafficPerGB, msg.New("GB"), "prices.traffic_per_gb"
 	case KindSystemDisk, KindDataDisk:
-		price, unit, field = p.DiskSSDPerGBMonth, "GB-month", "prices.disk_ssd_per_gb_month"
+		price, unit, field = p.DiskSSDPerGBMonth, msg.New("GB-month"), "prices.disk_ssd_per_gb_month"
 		if it.Class == "hdd" {
 			price, field = p.DiskHDDPerGBMonth, "prices.disk_hdd_per_gb_month"
 		}
 	case KindObjectStorage:
-		price, unit, field = p.ObjectStoragePerGBMonth, "GB-month", "prices.object_storage_per_gb_month"
+		price, unit, field = p.ObjectStoragePerGBMonth, msg.New("GB-month"), "prices.object_storage_per_gb_month"
 	case KindCrossZone:
-		price, unit, field = p.CrossZonePerGB, "GB", "prices.cross_zone_per_gb"
+		price, unit, field = p.CrossZonePerGB, msg.New("GB"), "prices.cross_zone_per_gb"
 	}
 	if it.Kind == KindBandwidthFixed || it.Kind == KindSystemDisk || it.Kind == KindDataDisk {
 		months = monthShare(it, n)
 	}
 	if price == 0 {
 		j.Verdict = VerdictUnverified
-		j.Why = "the contract gives no price for " + it.Kind
-		j.Needed = fmt.Sprintf("the contract's price (%s in the terms)", field)
+		j.say([]msg.Text{msg.New("the contract gives no price for %s", it.Kind)}, msg.New("the contract's price (%s in the terms)", field))
 		return
 	}
 	exp := money(it.Quantity * price * months)
-	var why []string
+	var why []msg.Text
+	var needed msg.Text
 	// Storage billed after the node was given back: its disks should have
 	// gone with it when the contract says so.
 	if (it.Kind == KindSystemDisk || it.Kind == KindDataDisk) && !it.To.IsZero() {
@@ -335,55 +356,55 @@ func judgeItem(j *Judgment, it Item, n *report.Node, tm *terms.Terms) {
 			after := it.To.Sub(maxTime(end, it.From))
 			if p.DisksEndWithNode {
 				keep := money(it.Quantity * price * monthShareOf(maxTime(it.From, monthStart(n)), end, n))
-				why = append(why, fmt.Sprintf("billed %s after the node was released at %s; the contract deletes disks with the node", after.Round(time.Minute), end.Format(time.RFC3339)))
+				why = append(why, msg.New("billed %s after the node was released at %s; the contract deletes disks with the node", after.Round(time.Minute), msg.Time{Time: end}))
 				exp = keep
 			} else {
-				j.Needed = "whether the disk was kept on purpose: the release request, or the provider's deletion record for the disk"
-				why = append(why, fmt.Sprintf("billed %s after the node was released at %s", after.Round(time.Minute), end.Format(time.RFC3339)))
+				needed = msg.New("whether the disk was kept on purpose: the release request, or the provider's deletion record for the disk")
+				why = append(why, msg.New("billed %s after the node was released at %s", after.Round(time.Minute), msg.Time{Time: end}))
 			}
 		}
 	}
 	j.Expected = &exp
 	if it.UnitPrice > 0 && math.Abs(it.UnitPrice-price) > 1e-9 {
-		why = append(why, fmt.Sprintf("unit price %s, the contract's is %s per %s", fh(it.UnitPrice), fh(price), unit))
+		why = append(why, msg.New("unit price %s, the contract's is %s per %s", fh(it.UnitPrice), fh(price), unit))
 	}
 	switch d := money(it.Amount - exp); {
 	case d > moneyTol:
 		j.Verdict, j.Over = VerdictOverBilled, d
-		why = append([]string{fmt.Sprintf("%s %s × %s%s = %.2f, billed %.2f: %.2f over", fh(it.Quantity), unit, fh(price), shareText(months), exp, it.Amount, d)}, why...)
+		why = append([]msg.Text{msg.New("%s %s × %s%s = %.2f, billed %.2f: %.2f over", fh(it.Quantity), unit, fh(price), shareText(months), exp, it.Amount, d)}, why...)
 	case d < -moneyTol:
 		j.Verdict = VerdictUnder
-		why = append([]string{fmt.Sprintf("%s %s × %s%s = %.2f, billed %.2f", fh(it.Quantity), unit, fh(price), shareText(months), exp, it.Amount)}, why...)
+		why = append([]msg.Text{msg.New("%s %s × %s%s = %.2f, billed %.2f", fh(it.Quantity), unit, fh(price), shareText(months), exp, it.Amount)}, why...)
 	default:
 		j.Verdict = VerdictMatches
-		why = append([]string{fmt.Sprintf("%s %s × %s%s", fh(it.Quantity), unit, fh(price), shareText(months))}, why...)
+		why = append([]msg.Text{msg.New("%s %s × %s%s", fh(it.Quantity), unit, fh(price), shareText(months))}, why...)
 	}
 	// What the probe cannot see stays a question even when the arithmetic
 	// holds: the quantity itself.
 	switch it.Kind {
 	case KindTraffic:
-		j.Needed = "bytes sent by the node's public interface over the month (the probe's net.bytes host observation, /proc/net/dev) to check the GB billed"
+		needed = msg.New("bytes sent by the node's public interface over the month (the probe's net.bytes host observation, /proc/net/dev) to check the GB billed")
 	case KindCrossZone:
-		j.Needed = "traffic by destination zone (provider flow logs); interface byte counts do not say which zone data went to"
+		needed = msg.New("traffic by destination zone (provider flow logs); interface byte counts do not say which zone data went to")
 	case KindObjectStorage:
-		j.Needed = "the bucket's stored GB over the month (the provider's storage metrics); a node cannot see it"
+		needed = msg.New("the bucket's stored GB over the month (the provider's storage metrics); a node cannot see it")
 	case KindSystemDisk, KindDataDisk:
-		if j.Needed == "" {
-			j.Needed = "the disk's size and type as the node sees it (the probe's host.disks observation: size, rotational = HDD) to check GB and class"
+		if needed.IsZero() {
+			needed = msg.New("the disk's size and type as the node sees it (the probe's host.disks observation: size, rotational = HDD) to check GB and class")
 		}
 	}
 	if j.Verdict == VerdictMatches && (it.Kind == KindTraffic || it.Kind == KindCrossZone || it.Kind == KindObjectStorage) {
 		j.Verdict = VerdictUnverified
-		why = append(why, "the price is right, the quantity cannot be checked")
+		why = append(why, msg.New("the price is right, the quantity cannot be checked"))
 	}
-	j.Why = strings.Join(why, "; ")
+	j.say(why, needed)
 }
 
-func shareText(m float64) string {
+func shareText(m float64) msg.Text {
 	if m == 1 {
-		return ""
+		return msg.Text{}
 	}
-	return fmt.Sprintf(" × %s of the month", fh(math.Round(m*1e6)/1e6))
+	return msg.New(" × %s of the month", fh(math.Round(m*1e6)/1e6))
 }
 
 // monthShare is the part of the month a per-month line covers: its from–to

@@ -51,6 +51,6 @@ func (m nodeMonth) billing(books account.Books, outs []account.Outage, penalties
 		nr.Credit.Tier = &Tier{MinPercent: cr.Tier.Min, MaxPercent: cr.Tier.Max, CreditPercent: cr.Tier.Credit}
 	}
 	for _, p := range cr.Penalties {
-		nr.Credit.Penalties = append(nr.Credit.Penalties, Penalty(p))
+		nr.Credit.Penalties = append(nr.Credit.Penalties, Penalty{Kind: p.Kind, Ref: p.Ref, Percent: p.Percent, Reason: p.Reason.String(), Text: p.Reason})
 	}
 }

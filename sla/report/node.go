@@ -1,13 +1,13 @@
 package report
 
 import (
-	"fmt"
 	"sort"
 	"time"
 
 	"github.com/gpusla/gpusla/sla/calendar"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/interval"
+	"github.com/gpusla/gpusla/sla/msg"
 	"github.com/gpusla/gpusla/sla/terms"
 	"github.com/gpusla/gpusla/sla/ticket"
 )
@@ -89,12 +89,13 @@ func (m nodeMonth) evidence() []Evidence {
 		}
 		ev := Evidence{Kind: e.Type, At: ts(e.At, tm)}
 		if e.Type == events.TypeBatchDropped {
-			ev.Detail = fmt.Sprintf("probe spool dropped %d batches (seq %d to %d): %s", e.Batches, e.FromSeq, e.ToSeq, e.Reason)
+			ev.Text = msg.New("probe spool dropped %d batches (seq %d to %d): %s", e.Batches, e.FromSeq, e.ToSeq, msg.Plain(e.Reason))
 		} else if e.Type == events.TypeChainRestart {
-			ev.Detail = fmt.Sprintf("chain restarted at seq %d after seq %d (the probe lost its state; not an outage)", e.Seq, e.FromSeq)
+			ev.Text = msg.New("chain restarted at seq %d after seq %d (the probe lost its state; not an outage)", e.Seq, e.FromSeq)
 		} else {
-			ev.Detail = fmt.Sprintf("hash chain broken at batch seq %d: expected prev %s, got %s", e.Seq, short(e.ExpectedPrev), short(e.GotPrev))
+			ev.Text = msg.New("hash chain broken at batch seq %d: expected prev %s, got %s", e.Seq, short(e.ExpectedPrev), short(e.GotPrev))
 		}
+		ev.Detail = ev.Text.String()
 		out = append(out, ev)
 	}
 	return out

@@ -1,12 +1,12 @@
 package report
 
 import (
-	"fmt"
 	"sort"
 	"time"
 
 	"github.com/gpusla/gpusla/sla/account"
 	"github.com/gpusla/gpusla/sla/interval"
+	"github.com/gpusla/gpusla/sla/msg"
 )
 
 // outages finds the node's outages in its service period (gaps in what the
@@ -89,24 +89,22 @@ func (m nodeMonth) outageRows(books account.Books, outs, clocked []account.Outag
 		}
 		ro := Outage{Kind: string(o.Kind), Check: o.Check, Cause: o.Cause, Start: ts(o.Span.Start, tm), End: ts(o.Span.End, tm),
 			Ongoing: ongoing[i], Seconds: secs(o.Span.Duration()), ObservedSeconds: secs(books.Observed.Overlap(o.Span)),
-			CountedSeconds: secs(books.Claimable.Overlap(o.Span)), Evidence: o.Evidence}
-		if ro.Evidence == nil {
-			ro.Evidence = []string{}
-		}
+			CountedSeconds: secs(books.Claimable.Overlap(o.Span)), Evidence: msg.Strings(o.Evidence), EvidenceText: o.Evidence}
 		ro.Counted = ro.CountedSeconds > 0
 		if ok, why := account.Counted(tm, clocked[i]); !ok {
-			ro.Reason = why
+			ro.ReasonText = why
 		} else if from := clocked[i].Span.Start; from.After(o.Span.Start) {
-			ro.Reason = fmt.Sprintf("the contract's clock starts at the renter's notice: counted from the ticket opened at %s", ts(from, tm))
+			ro.ReasonText = msg.New("the contract's clock starts at the renter's notice: counted from the ticket opened at %s", msg.At(from, tm.Calendar.Loc))
 		} else if ex := books.Excluded.Overlap(o.Span); ex > 0 && ro.CountedSeconds == 0 {
-			ro.Reason = "inside maintenance announced with enough notice"
+			ro.ReasonText = msg.New("inside maintenance announced with enough notice")
 		} else if ro.CountedSeconds == 0 {
-			ro.Reason = fmt.Sprintf("part of an outage run shorter than the contract's minimum of %s", tm.Uptime.MinimumOutage)
+			ro.ReasonText = msg.New("part of an outage run shorter than the contract's minimum of %s", tm.Uptime.MinimumOutage)
 		} else if d := clip.Total(); secs(d) > ro.CountedSeconds {
-			ro.Reason = "partly inside announced maintenance or in a run below the minimum"
+			ro.ReasonText = msg.New("partly inside announced maintenance or in a run below the minimum")
 		} else if ro.Seconds > ro.CountedSeconds {
-			ro.Reason = "only the part inside this month's service period counts"
+			ro.ReasonText = msg.New("only the part inside this month's service period counts")
 		}
+		ro.Reason = ro.ReasonText.String()
 		rows = append(rows, ro)
 	}
 	return rows
@@ -123,11 +121,12 @@ func (m nodeMonth) maintRows(maint []account.Maintenance) []Maint {
 			Excluded: x.Excluded(tm), Summary: x.Summary}
 		if rm.Excluded {
 			rm.ExcludedSeconds = secs(interval.Set{x.Span}.Clip(m.period).Total())
-			rm.Reason = "announced with enough notice: taken out of the month"
+			rm.ReasonText = msg.New("announced with enough notice: taken out of the month")
 		} else {
-			rm.Reason = fmt.Sprintf("announced %s before it started, less than the required %s: downtime counts",
+			rm.ReasonText = msg.New("announced %s before it started, less than the required %s: downtime counts",
 				x.Notice().Round(time.Minute), tm.Maintenance.Notice)
 		}
+		rm.Reason = rm.ReasonText.String()
 		rows = append(rows, rm)
 	}
 	return rows

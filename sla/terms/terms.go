@@ -50,6 +50,7 @@ type Terms struct {
 	Billing     Billing
 	Credits     Credits
 	Prices      Prices
+	Paperwork   Paperwork
 }
 
 // Uptime is the availability promise and its credits.

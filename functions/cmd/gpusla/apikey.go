@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/tables"
 	"github.com/gpusla/gpusla/functions/wiring"
 )
 
@@ -61,16 +61,7 @@ Callers send it as "Authorization: Bearer <token>".`,
 			if err != nil {
 				return err
 			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tNAME\tCREATED\tREVOKED")
-			for _, k := range keys {
-				revoked := "-"
-				if !k.RevokedAt.IsZero() {
-					revoked = k.RevokedAt.Format(time.RFC3339)
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", k.ID, k.Name, k.CreatedAt.Format(time.RFC3339), revoked)
-			}
-			return tw.Flush()
+			return tables.APIKeys(cmd.OutOrStdout(), keys)
 		},
 	}
 

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpusla/gpusla/functions/bundle"
+	"github.com/gpusla/gpusla/functions/monthreport"
 )
 
 func init() {
@@ -17,11 +14,8 @@ func init() {
 
 func newBundleCmd() *cobra.Command {
 	var (
-		termsFiles []string
-		eventsFile string
-		month      string
-		asOf       string
-		output     string
+		req    monthreport.Request
+		output string
 	)
 	cmd := &cobra.Command{
 		Use:   "bundle --terms FILE --events FILE --month YYYY-MM -o CLAIM.zip",
@@ -33,26 +27,18 @@ log's own lines for every batch around each counted outage) and manifest.json
 Check it with ` + "`gpusla verify`" + `. The event log must be a file (it is read twice).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if len(termsFiles) == 0 || eventsFile == "" || output == "" {
+			if len(req.Terms) == 0 || req.Events == "" || output == "" {
 				return fmt.Errorf("--terms, --events and -o are required")
 			}
-			b, err := newMonthBuilder(termsFiles, month, asOf)
+			if req.Events == "-" {
+				return fmt.Errorf("--events: the bundle reads the log twice, so it must be a file, not standard input")
+			}
+			rep, err := monthreport.Build(req)
 			if err != nil {
 				return err
 			}
-			if err := readEvents(b, eventsFile); err != nil {
-				return err
-			}
-			rep, err := b.Build()
+			man, err := monthreport.WriteBundle(output, rep, req.Events)
 			if err != nil {
-				return err
-			}
-			var buf bytes.Buffer
-			man, err := bundle.Write(&buf, rep, func() (io.ReadCloser, error) { return os.Open(eventsFile) })
-			if err != nil {
-				return err
-			}
-			if err := writeReport(output, buf.Bytes()); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d counted outages, %d batches; chain head %s\n", output, len(man.Intervals), len(man.Batches), man.ChainHead)
@@ -60,10 +46,10 @@ Check it with ` + "`gpusla verify`" + `. The event log must be a file (it is rea
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&termsFiles, "terms", nil, "contract terms file (YAML); repeat for several")
-	f.StringVar(&eventsFile, "events", "", "event log (JSON lines)")
-	f.StringVar(&month, "month", "", "month to report, YYYY-MM")
-	f.StringVar(&asOf, "as-of", "", "judge the report as of this RFC 3339 instant (default now)")
+	f.StringArrayVar(&req.Terms, "terms", nil, "contract terms file (YAML); repeat for several")
+	f.StringVar(&req.Events, "events", "", "event log (JSON lines)")
+	f.StringVar(&req.Month, "month", "", "month to report, YYYY-MM")
+	f.StringVar(&req.AsOf, "as-of", "", "judge the report as of this RFC 3339 instant (default now)")
 	f.StringVarP(&output, "output", "o", "", "bundle file to write (atomically)")
 	return cmd
 }

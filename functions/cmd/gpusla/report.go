@@ -1,17 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"io"
-	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpusla/gpusla/functions/atomicfile"
-	"github.com/gpusla/gpusla/functions/reportgen"
-	"github.com/gpusla/gpusla/sla/report"
+	"github.com/gpusla/gpusla/functions/monthreport"
 )
 
 func init() {
@@ -20,13 +14,8 @@ func init() {
 
 func newReportCmd() *cobra.Command {
 	var (
-		termsFiles []string
-		eventsFile string
-		month      string
-		format     string
-		asOf       string
-		output     string
-		billFile   string
+		req monthreport.Request
+		out monthreport.Output
 	)
 	cmd := &cobra.Command{
 		Use:   "report --terms FILE --events FILE --month YYYY-MM",
@@ -43,87 +32,36 @@ pending tickets and ongoing outages at it. A malformed line fails the whole
 run with its line number; no partial report is ever printed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if len(termsFiles) == 0 {
+			if len(req.Terms) == 0 {
 				return fmt.Errorf("--terms is required")
 			}
-			if eventsFile == "" {
+			if req.Events == "" {
 				return fmt.Errorf("--events is required")
 			}
-			b, err := newMonthBuilder(termsFiles, month, asOf)
+			// A bad --lang is refused before the log is read.
+			if err := out.Check(); err != nil {
+				return err
+			}
+			req.Stdin = cmd.InOrStdin()
+			req.Seal = true
+			out.Terms = req.Terms // an itemized bill is priced by the contracts' price sheets
+			rep, err := monthreport.Build(req)
 			if err != nil {
 				return err
 			}
-			if eventsFile == "-" {
-				err = b.ReadLog("stdin", cmd.InOrStdin())
-			} else {
-				err = readEvents(b, eventsFile)
-			}
-			if err != nil {
-				return err
-			}
-			rep, err := b.Build()
-			if err != nil {
-				return err
-			}
-			var x reportgen.Extras
-			if billFile != "" {
-				if x, err = reconcileBill(rep, termsFiles, billFile); err != nil {
-					return err
-				}
-			}
-			var buf bytes.Buffer
-			if err := reportgen.Render(&buf, rep, format, x); err != nil {
-				return err
-			}
-			return writeOutput(cmd, output, buf.Bytes())
+			out.Stdout = cmd.OutOrStdout()
+			return monthreport.Write(rep, out)
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&termsFiles, "terms", nil, "contract terms file (YAML); repeat for several")
-	f.StringVar(&eventsFile, "events", "", `event log (JSON lines), "-" for standard input`)
-	f.StringVar(&month, "month", "", "month to report, YYYY-MM")
-	f.StringVar(&format, "format", "json", "output format: json, md, csv, html or pdf")
-	f.StringVar(&billFile, "bill", "", "provider's bill (CSV, docs/bills.md: node,period,billed_hours,amount, or the full form with a kind column) to judge line by line; shown in every format")
-	f.StringVar(&asOf, "as-of", "", "judge the report as of this RFC 3339 instant (default now)")
-	f.StringVarP(&output, "output", "o", "", "write the report to this file (atomically) instead of standard output")
+	f.StringArrayVar(&req.Terms, "terms", nil, "contract terms file (YAML); repeat for several")
+	f.StringVar(&req.Events, "events", "", `event log (JSON lines), "-" for standard input`)
+	f.StringVar(&req.Month, "month", "", "month to report, YYYY-MM")
+	f.StringVar(&out.Format, "format", "json", "output format: json, md, csv, html or pdf")
+	f.StringVar(&out.Lang, "lang", "", "language of md, csv, html and pdf: en or zh (default: the contracts' report.lang, else en); json keeps its keys")
+	f.BoolVar(&out.BOM, "bom", false, "start a CSV with a UTF-8 byte order mark, so Excel opens it as UTF-8")
+	f.StringVar(&out.Bill, "bill", "", "provider's bill (CSV, docs/bills.md: node,period,billed_hours,amount, or the full form with a kind column) to judge line by line; shown in every format")
+	f.StringVar(&req.AsOf, "as-of", "", "judge the report as of this RFC 3339 instant (default now)")
+	f.StringVarP(&out.Path, "output", "o", "", "write the report to this file (atomically) instead of standard output")
 	return cmd
-}
-
-func readEvents(b *report.Builder, path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("read events: %w", err)
-	}
-	defer f.Close()
-	return b.ReadLog(path, io.Reader(f))
-}
-
-// newMonthBuilder reads every terms file and starts a report builder for
-// month (YYYY-MM) as of asOf (RFC 3339; empty means now). The flags are named
-// in the errors because both report and bundle take them alike.
-func newMonthBuilder(termsFiles []string, month, asOf string) (*report.Builder, error) {
-	m, err := time.Parse("2006-01", month)
-	if err != nil {
-		return nil, fmt.Errorf("--month %q: want YYYY-MM", month)
-	}
-	at := time.Now().UTC()
-	if asOf != "" {
-		if at, err = time.Parse(time.RFC3339, asOf); err != nil {
-			return nil, fmt.Errorf("--as-of %q: want an RFC 3339 instant such as 2026-04-01T00:00:00Z", asOf)
-		}
-	}
-	all, err := readTermsFiles(termsFiles)
-	if err != nil {
-		return nil, err
-	}
-	return report.NewBuilder(all, report.Options{Year: m.Year(), Month: m.Month(), AsOf: at})
-}
-
-// writeReport writes a report or bundle atomically: a reader never sees
-// half of one.
-func writeReport(path string, data []byte) error {
-	if err := atomicfile.WriteFile(path, data, 0o600); err != nil {
-		return fmt.Errorf("write report: %w", err)
-	}
-	return nil
 }

@@ -9,12 +9,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/eventexport"
+	"github.com/gpusla/gpusla/functions/monthreport"
 	"github.com/gpusla/gpusla/functions/scorecardgen"
 	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/sla/billing"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/scorecard"
-	"github.com/gpusla/gpusla/sla/terms"
 )
 
 func init() {
@@ -49,7 +50,7 @@ to --to.`,
 			if err != nil {
 				return err
 			}
-			all, err := readTermsFiles(termsFiles)
+			all, err := monthreport.ReadTerms(termsFiles)
 			if err != nil {
 				return err
 			}
@@ -76,7 +77,7 @@ to --to.`,
 			if err := scorecardgen.Render(&buf, sc, format); err != nil {
 				return err
 			}
-			return writeOutput(cmd, output, buf.Bytes())
+			return monthreport.Emit(cmd.OutOrStdout(), output, buf.Bytes())
 		},
 	}
 	f := cmd.Flags()
@@ -150,34 +151,8 @@ func exportInto(cmd *cobra.Command, data string, o scorecard.Options, add func(*
 	defer store.Close()
 	from := time.Date(o.From.Year, o.From.Month, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, -10)
 	to := time.Date(o.To.Year, o.To.Month, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 1, 2)
-	if _, err := app.Export(cmd.Context(), store, app.ExportSelect{From: from, To: to}, add); err != nil {
-		return fmt.Errorf("--data %s: %w", data, err)
-	}
-	if _, err := app.ExportTickets(cmd.Context(), store, add); err != nil {
+	if _, err := eventexport.Into(cmd.Context(), store, app.ExportSelect{From: from, To: to}, add); err != nil {
 		return fmt.Errorf("--data %s: %w", data, err)
 	}
 	return nil
-}
-
-// readTermsFiles reads every --terms file (report, bundle and scorecard).
-func readTermsFiles(files []string) ([]*terms.Terms, error) {
-	var all []*terms.Terms
-	for _, f := range files {
-		ts, err := terms.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, ts...)
-	}
-	return all, nil
-}
-
-// writeOutput writes a rendered document to standard output, or to -o FILE
-// whole or not at all.
-func writeOutput(cmd *cobra.Command, output string, data []byte) error {
-	if output == "" {
-		_, err := cmd.OutOrStdout().Write(data)
-		return err
-	}
-	return writeReport(output, data)
 }

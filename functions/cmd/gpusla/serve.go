@@ -17,7 +17,7 @@ func init() {
 }
 
 func newServeCmd() *cobra.Command {
-	var cfgPath, logFormat string
+	var cfgPath, logFormat, masterKeyFile string
 	flagCfg := serve.Config{}
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -51,6 +51,9 @@ so an unreachable alert and its recovery show within the first two minutes.`,
 			watchdogGiven := c.Watchdog != "" || cmd.Flags().Changed("watchdog")
 			set("watchdog", &c.Watchdog, flagCfg.Watchdog, "@every 1m")
 			env := wiring.FromEnv()
+			if cmd.Flags().Changed("master-key-file") {
+				env.MasterKeyFile = masterKeyFile
+			}
 			c.Slack = env.LocalSlack(c.Slack)
 			if err := c.Validate(cfgPath); err != nil {
 				return err
@@ -68,6 +71,7 @@ so an unreachable alert and its recovery show within the first two minutes.`,
 	f.StringVar(&flagCfg.Watchdog, "watchdog", "@every 1m", "watchdog schedule (cron spec); @every 10s while the demo runs unless set")
 	f.StringVar(&flagCfg.Demo, "demo", "auto", "demo node and probe: auto (when no other node is registered), on, off")
 	f.StringVar(&logFormat, "log-format", "text", "log format: text or json")
+	f.StringVar(&masterKeyFile, "master-key-file", "", "master key file, kept apart from the data folder and its backups (default: $"+wiring.EnvMasterKeyFile+", else DATA/"+wiring.MasterKeyFile+"); created if missing")
 	return cmd
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -14,8 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/httpapi"
+	"github.com/gpusla/gpusla/functions/nodeadd"
 	"github.com/gpusla/gpusla/functions/serve"
 	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/probe/wire"
@@ -58,7 +62,7 @@ func TestServeIngestsOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := app.New(app.Config{Store: st, Notifier: noNotifier{}, Box: box, Log: quietLogger()})
+	svc, err := app.New(app.Config{Store: st, Notifier: wiring.NoNotifier{}, Box: box, Log: wiring.QuietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +72,7 @@ func TestServeIngestsOverHTTP(t *testing.T) {
 	}
 	st.Close()
 	var out bytes.Buffer
-	if err := printNodeAdded(&out, n, secret, "http://127.0.0.1:8080/v1/batches", "/etc/gpuprobe/secret", 80); err != nil {
+	if err := nodeadd.Print(&out, n, secret, nodeadd.Probe{BackendURL: "http://127.0.0.1:8080/v1/batches", SecretFile: "/etc/gpuprobe/secret", GPUMemoryGB: 80}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Count(out.String(), string(secret)) != 1 || !strings.Contains(out.String(), "backend:\n    url: http://127.0.0.1:8080/v1/batches") {
@@ -126,6 +130,15 @@ func TestServeIngestsOverHTTP(t *testing.T) {
 	if len(views) != 1 || views[0].ID != "gz-01" || views[0].LastSeq != 1 {
 		t.Fatalf("nodes: %+v (the demo must stay off when a real node is registered)", views)
 	}
+	// A backup while serve runs comes from serve itself; a restore over the
+	// running store is refused.
+	backup := filepath.Join(t.TempDir(), "snap.db")
+	if out, err := runCmd(newBackupCmd(), "--data", dir, "-o", backup); err != nil || !strings.Contains(out, "wrote "+backup) {
+		t.Fatalf("backup while serving: %v %s", err, out)
+	}
+	if _, err := runCmd(newRestoreCmd(), "--data", dir, "--from", backup); err == nil || !strings.Contains(err.Error(), "in use") {
+		t.Fatalf("restore while serving: %v", err)
+	}
 	cancel()
 	select {
 	case err := <-done:
@@ -143,5 +156,129 @@ func TestServeIngestsOverHTTP(t *testing.T) {
 	runs, err := st.ListBackendRuns(context.Background(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	if err != nil || len(runs) != 1 || !runs[0].Stopped {
 		t.Fatalf("backend runs %+v, %v: want one, stopped", runs, err)
+	}
+	st.Close()
+	// Restored once serve is gone: the snapshot has the batch, not the stop.
+	if out, err := runCmd(newRestoreCmd(), "--data", dir, "--from", backup); err != nil || !strings.Contains(out, "kept as") {
+		t.Fatalf("restore: %v %s", err, out)
+	}
+	st, _, err = wiring.OpenData(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := st.GetState(t.Context(), "gz-01"); err != nil || s.LastSeq != 1 {
+		t.Fatalf("restored state %+v, %v", s, err)
+	}
+	if runs, _ := st.ListBackendRuns(t.Context(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour)); len(runs) != 1 || runs[0].Stopped {
+		t.Fatalf("restored backend runs %+v: want the one running when the snapshot was taken", runs)
+	}
+}
+
+func runCmd(cmd *cobra.Command, args ...string) (string, error) {
+	var out bytes.Buffer
+	cmd.SetArgs(args)
+	cmd.SetOut(&out)
+	cmd.SetErr(io.Discard)
+	err := cmd.Execute()
+	return out.String(), err
+}
+
+// TestServeRefusesDamagedStore: an empty or truncated store file, or a
+// data folder with a master key and no store, stops serve at once with an
+// error naming the file and what is wrong; nothing is created or changed.
+func TestServeRefusesDamagedStore(t *testing.T) {
+	good := t.TempDir()
+	st, _, err := wiring.OpenData(good, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	raw, err := os.ReadFile(filepath.Join(good, wiring.StoreFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _ := os.ReadFile(filepath.Join(good, wiring.MasterKeyFile))
+	cases := map[string]struct {
+		store []byte // nil: no store file
+		want  string
+	}{
+		"empty store":           {[]byte{}, "empty (0 bytes)"},
+		"truncated store":       {raw[:3*4096], "truncated"},
+		"store missing, key on": {nil, "has a master key but no store"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, wiring.MasterKeyFile), key, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if c.store != nil {
+				if err := os.WriteFile(filepath.Join(dir, wiring.StoreFile), c.store, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := serve.Run(t.Context(), serve.Config{Listen: "127.0.0.1:0", Data: dir, Watchdog: "@every 1m", Demo: "off"}, wiring.Env{}, true, wiring.QuietLogger())
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), dir) {
+				t.Fatalf("serve: %v; want an error naming %s and saying %q", err, dir, c.want)
+			}
+			after, statErr := os.ReadFile(filepath.Join(dir, wiring.StoreFile))
+			if c.store == nil && statErr == nil {
+				t.Fatal("serve created a store where one was missing")
+			}
+			if c.store != nil && !bytes.Equal(after, c.store) {
+				t.Fatal("serve changed the damaged store")
+			}
+		})
+	}
+}
+
+// TestServeRefusesWrongMasterKey: serve started with a key other than the
+// one the node secrets were sealed with stops at once, naming the key file
+// (it used to report healthy and answer every push with 500); the key may
+// live outside the data folder (--master-key-file), and then none is made
+// in the folder.
+func TestServeRefusesWrongMasterKey(t *testing.T) {
+	dir := t.TempDir()
+	keyPath := filepath.Join(t.TempDir(), "elsewhere.key")
+	env := wiring.Env{MasterKeyFile: keyPath}
+	st, box, _, err := env.OpenStore(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := app.New(app.Config{Store: st, Notifier: wiring.NoNotifier{}, Box: box, Log: wiring.QuietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := svc.AddNode(t.Context(), app.NewNode{ID: "gz-01", Provider: "acme", Contract: "c", OrderedAt: time.Now(), GPUCount: 8}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if _, err := os.Stat(filepath.Join(dir, wiring.MasterKeyFile)); err == nil {
+		t.Fatal("a master key was made in the data folder although --master-key-file was given")
+	}
+	// The right key from outside the folder opens it.
+	st2, _, _, err := env.OpenStore(t.Context(), dir)
+	if err != nil {
+		t.Fatalf("open with the key outside the data folder: %v", err)
+	}
+	st2.Close()
+	// Another key is refused, naming its file and a node it cannot open.
+	other := filepath.Join(t.TempDir(), "other.key")
+	if err := os.WriteFile(other, []byte(strings.Repeat("ab", 32)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func(e wiring.Env) error {
+		return serve.Run(t.Context(), serve.Config{Listen: "127.0.0.1:0", Data: dir, Watchdog: "@every 1m", Demo: "off"}, e, true, wiring.QuietLogger())
+	}
+	if err := run(wiring.Env{MasterKeyFile: other}); !errors.Is(err, app.ErrWrongMasterKey) || !strings.Contains(err.Error(), other) || !strings.Contains(err.Error(), "gz-01") {
+		t.Fatalf("serve with another key: %v; want the wrong-key error naming %s and gz-01", err, other)
+	}
+	// No key given, and none in the folder: refused, and no new key made
+	// (it would seal nothing the store holds).
+	if err := run(wiring.Env{}); err == nil || !strings.Contains(err.Error(), "does not exist, but the store") {
+		t.Fatalf("serve without the key: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, wiring.MasterKeyFile)); err == nil {
+		t.Fatal("serve made a new master key for a store that has one")
 	}
 }

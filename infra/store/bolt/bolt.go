@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -52,21 +53,38 @@ type Store struct {
 	store.OpCounter
 }
 
-// Open opens (creating if needed) the store file at path; its folder is
-// created 0700 because the file holds sealed node secrets.
-func Open(path string) (*Store, error) {
+// Open opens the store file at path, creating it (and its folder, 0700,
+// because the file holds sealed node secrets) when it does not exist. An
+// existing file is verified first (Verify, then bbolt's own check): a
+// damaged, truncated or empty file is a *DamagedError naming the file and
+// what is wrong, never a panic, a crash or an empty store.
+func Open(path string) (*Store, error) { return open(path, true) }
+
+// OpenExisting is Open for a store that must already exist: a missing
+// file is an error, not a new, empty store.
+func OpenExisting(path string) (*Store, error) { return open(path, false) }
+
+func open(path string, create bool) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
+	}
+	switch err := verifyUnlocked(path); {
+	case errors.Is(err, fs.ErrNotExist) && create:
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("store %s does not exist", path)
+	case err != nil:
+		return nil, err
 	}
 	// The freelist is rebuilt on open instead of written at every commit,
 	// and kept as a map: both cut the cost of the small, frequent commits
 	// that ingest makes.
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: 2 * time.Second, NoFreelistSync: true, FreelistType: bbolt.FreelistMapType})
+	db, err := openBolt(path, &bbolt.Options{Timeout: 2 * time.Second, NoFreelistSync: true, FreelistType: bbolt.FreelistMapType})
 	if err != nil {
-		if errors.Is(err, bberrors.ErrTimeout) {
-			return nil, fmt.Errorf("open store %s: locked by another process (is another `gpusla serve` running on this data folder?)", path)
-		}
-		return nil, fmt.Errorf("open store %s: %w", path, err)
+		return nil, err
+	}
+	if err := check(db, path); err != nil {
+		db.Close()
+		return nil, err
 	}
 	err = db.Update(func(tx *bbolt.Tx) error {
 		for _, b := range allBuckets {
@@ -81,6 +99,54 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("open store %s: create buckets: %w", path, err)
 	}
 	return &Store{db: db, commit: newGroupCommit(db), now: func() time.Time { return time.Now().UTC() }}, nil
+}
+
+// errLocked is a store file another process holds open.
+func errLocked(path string) error {
+	return fmt.Errorf("open store %s: locked by another process (is `gpusla serve` running on this data folder?)", path)
+}
+
+// openBolt is bbolt.Open with its failures as errors: a held lock, and a
+// panic inside bbolt on a file Verify let through.
+func openBolt(path string, o *bbolt.Options) (db *bbolt.DB, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			db, err = nil, &DamagedError{Path: path, Problem: fmt.Sprintf("bbolt could not read it: %v", r)}
+		}
+	}()
+	db, err = bbolt.Open(path, 0o600, o)
+	switch {
+	case errors.Is(err, bberrors.ErrTimeout):
+		return nil, errLocked(path)
+	case errors.Is(err, bberrors.ErrInvalid), errors.Is(err, bberrors.ErrChecksum), errors.Is(err, bberrors.ErrVersionMismatch):
+		return nil, &DamagedError{Path: path, Problem: err.Error()}
+	case err != nil:
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// check runs bbolt's consistency check (key order, page accounting) on an
+// open store; Verify has made sure every page it reads is inside the file.
+func check(db *bbolt.DB, path string) error {
+	var errs []error
+	err := db.View(func(tx *bbolt.Tx) error {
+		for err := range tx.Check() {
+			errs = append(errs, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("check store %s: %w", path, err)
+	}
+	if len(errs) > 0 {
+		problem := errs[0].Error()
+		if len(errs) > 1 {
+			problem += fmt.Sprintf(" (and %d more problems)", len(errs)-1)
+		}
+		return &DamagedError{Path: path, Problem: problem}
+	}
+	return nil
 }
 
 // SetClock replaces the clock used to hide expired batches (tests).
@@ -403,23 +469,29 @@ func (s *Store) ListRuns(_ context.Context, node string, from, to time.Time) ([]
 
 // ---- alerts
 
-func alertKey(node, inc string, kind notify.AlertKind) []byte { return key(node, inc, string(kind)) }
+// alertKey is (node, incident, kind) and, for a named channel, the channel.
+func alertKey(node, inc string, kind notify.AlertKind, channel string) []byte {
+	if channel == "" {
+		return key(node, inc, string(kind))
+	}
+	return key(node, inc, string(kind), channel)
+}
 
 func (s *Store) CreateAlert(_ context.Context, a store.AlertRecord) error {
 	a.Version = 1
-	return wrap("create alert", s.putIfAbsent("CreateAlert", bAlerts, alertKey(a.Node, a.IncidentID, a.Kind), a))
+	return wrap("create alert", s.putIfAbsent("CreateAlert", bAlerts, alertKey(a.Node, a.IncidentID, a.Kind, a.Channel), a))
 }
 
-func (s *Store) GetAlert(_ context.Context, node, incidentID string, kind notify.AlertKind) (store.AlertRecord, error) {
+func (s *Store) GetAlert(_ context.Context, node, incidentID string, kind notify.AlertKind, channel string) (store.AlertRecord, error) {
 	var a store.AlertRecord
-	return a, wrap("get alert", s.get("GetAlert", bAlerts, alertKey(node, incidentID, kind), &a))
+	return a, wrap("get alert", s.get("GetAlert", bAlerts, alertKey(node, incidentID, kind, channel), &a))
 }
 
 func (s *Store) UpdateAlert(_ context.Context, a store.AlertRecord, prev int64) error {
 	a.Version = prev + 1
 	raw, err := json.Marshal(a)
 	if err == nil {
-		err = s.putVersioned("UpdateAlert", bAlerts, alertKey(a.Node, a.IncidentID, a.Kind), raw, prev, store.ErrNotFound)
+		err = s.putVersioned("UpdateAlert", bAlerts, alertKey(a.Node, a.IncidentID, a.Kind, a.Channel), raw, prev, store.ErrNotFound)
 	}
 	return wrap("update alert", err)
 }

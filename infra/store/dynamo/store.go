@@ -96,8 +96,12 @@ func incidentSK(id string) (string, error) {
 	return sk, nil
 }
 
-func alertSK(incidentID string, kind notify.AlertKind) string {
-	return "ALERT#" + incidentID + "#" + string(kind)
+// alertSK is ALERT#<incident>#<kind>, with #<channel> for a named channel.
+func alertSK(incidentID string, kind notify.AlertKind, channel string) string {
+	if channel == "" {
+		return "ALERT#" + incidentID + "#" + string(kind)
+	}
+	return "ALERT#" + incidentID + "#" + string(kind) + "#" + channel
 }
 
 func evidenceSK(e store.Evidence) string {
@@ -653,10 +657,10 @@ func alertItem(a store.AlertRecord) (map[string]types.AttributeValue, error) {
 	if a.SentAt.IsZero() {
 		extra = map[string]types.AttributeValue{
 			IndexPartitionKey: str(pendingPK),
-			IndexSortKey:      str(tkey(a.CreatedAt) + "#" + a.Node + "#" + a.IncidentID + "#" + string(a.Kind)),
+			IndexSortKey:      str(strings.TrimSuffix(tkey(a.CreatedAt)+"#"+a.Node+"#"+a.IncidentID+"#"+string(a.Kind)+"#"+a.Channel, "#")),
 		}
 	}
-	return marshal(a, nodePK(a.Node), alertSK(a.IncidentID, a.Kind), extra)
+	return marshal(a, nodePK(a.Node), alertSK(a.IncidentID, a.Kind, a.Channel), extra)
 }
 
 func (s *Store) CreateAlert(ctx context.Context, a store.AlertRecord) error {
@@ -668,9 +672,9 @@ func (s *Store) CreateAlert(ctx context.Context, a store.AlertRecord) error {
 	return wrap("create alert", s.putNew(ctx, "CreateAlert", item))
 }
 
-func (s *Store) GetAlert(ctx context.Context, node, incidentID string, kind notify.AlertKind) (store.AlertRecord, error) {
+func (s *Store) GetAlert(ctx context.Context, node, incidentID string, kind notify.AlertKind, channel string) (store.AlertRecord, error) {
 	var a store.AlertRecord
-	err := s.get(ctx, "GetAlert", nodePK(node), alertSK(incidentID, kind), true, &a)
+	err := s.get(ctx, "GetAlert", nodePK(node), alertSK(incidentID, kind, channel), true, &a)
 	return a, wrap("get alert", err)
 }
 

@@ -12,6 +12,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -362,7 +364,7 @@ func testAlerts(t *testing.T, s store.Store) {
 	if len(pend) != 2 {
 		t.Fatalf("pending = %d, want 2", len(pend))
 	}
-	got, err := s.GetAlert(ctx(), "n1", a.IncidentID, notify.AlertUnreachable)
+	got, err := s.GetAlert(ctx(), "n1", a.IncidentID, notify.AlertUnreachable, "")
 	must(t, err, "GetAlert")
 	if got.Version != 1 || got.Alert.Provider != "acme" || !got.Alert.Since.Equal(t0) {
 		t.Fatalf("GetAlert = %+v", got)
@@ -371,7 +373,7 @@ func testAlerts(t *testing.T, s store.Store) {
 	got.Thread = "1700000000.000100"
 	must(t, s.UpdateAlert(ctx(), got, 1), "UpdateAlert")
 	mustIs(t, s.UpdateAlert(ctx(), got, 1), store.ErrConflict, "UpdateAlert stale")
-	got, _ = s.GetAlert(ctx(), "n1", a.IncidentID, notify.AlertUnreachable)
+	got, _ = s.GetAlert(ctx(), "n1", a.IncidentID, notify.AlertUnreachable, "")
 	if got.Thread != "1700000000.000100" || got.Version != 2 {
 		t.Fatalf("after update: %+v", got)
 	}
@@ -379,8 +381,38 @@ func testAlerts(t *testing.T, s store.Store) {
 	if len(pend) != 1 || pend[0].Kind != notify.AlertRecovered {
 		t.Fatalf("pending after send = %+v", pend)
 	}
-	_, err = s.GetAlert(ctx(), "n1", a.IncidentID, notify.AlertReclassified)
+	_, err = s.GetAlert(ctx(), "n1", a.IncidentID, notify.AlertReclassified, "")
 	mustIs(t, err, store.ErrNotFound, "GetAlert absent")
+
+	// The same alert on two named channels: two records, claimed, sent
+	// and read apart from each other and from the channel-less one.
+	for _, ch := range []string{"ops-feishu", "oncall"} {
+		c := a
+		c.Channel = ch
+		must(t, s.CreateAlert(ctx(), c), "CreateAlert on "+ch)
+		mustIs(t, s.CreateAlert(ctx(), c), store.ErrExists, "CreateAlert twice on "+ch)
+	}
+	f, err := s.GetAlert(ctx(), "n1", a.IncidentID, notify.AlertUnreachable, "ops-feishu")
+	must(t, err, "GetAlert ops-feishu")
+	if f.Channel != "ops-feishu" || f.Version != 1 || !f.SentAt.IsZero() {
+		t.Fatalf("GetAlert ops-feishu = %+v", f)
+	}
+	f.SentAt = t0.Add(2 * time.Minute)
+	must(t, s.UpdateAlert(ctx(), f, 1), "UpdateAlert ops-feishu")
+	pend, _ = s.ListPendingAlerts(ctx())
+	var chans []string
+	for _, p := range pend {
+		chans = append(chans, string(p.Kind)+"/"+p.Channel)
+	}
+	sort.Strings(chans)
+	if strings.Join(chans, ",") != "recovered/,unreachable/oncall" {
+		t.Fatalf("pending after the feishu send = %v, want the recovered alert and the oncall copy", chans)
+	}
+	if got, _ := s.GetAlert(ctx(), "n1", a.IncidentID, notify.AlertUnreachable, ""); got.Version != 2 || got.Channel != "" {
+		t.Fatalf("the channel-less record changed: %+v", got)
+	}
+	_, err = s.GetAlert(ctx(), "n1", a.IncidentID, notify.AlertUnreachable, "nowhere")
+	mustIs(t, err, store.ErrNotFound, "GetAlert on an unknown channel")
 }
 
 func testEvidence(t *testing.T, s store.Store) {

@@ -15,6 +15,7 @@ import (
 	"github.com/gpusla/gpusla/probe/health"
 	"github.com/gpusla/gpusla/probe/host"
 	"github.com/gpusla/gpusla/probe/kmsg"
+	"github.com/gpusla/gpusla/probe/netcheck"
 	"github.com/gpusla/gpusla/probe/ownwork"
 	"github.com/gpusla/gpusla/probe/specdb"
 )
@@ -30,7 +31,11 @@ type checkOptions struct {
 	xidWait     time.Duration
 	kernelLog   string
 	noProgress  bool
-	stress      checkStress // --quick/--full/--no-stress (stress.go)
+	stress      checkStress  // --quick/--full/--no-stress (stress.go)
+	network     checkNetwork // --no-network/--mirror/--gateway/--dns (network.go)
+	// net is the network checks, built by RunE from --config and the
+	// network flags before checkGroups; nil where none run (snapshot).
+	net *netcheck.Checker
 	// own records this run's GPU work and tells when a previous probe
 	// process's ended (ownwork.DefaultPath), so that the idleness checks
 	// never judge the probe's own burns.
@@ -51,6 +56,9 @@ func checkGroups(o *checkOptions) []checkrun.Group {
 		checkrun.CrossCheckGroup(o.hostRoot, crosscheck.ReadCUDA),
 		checkrun.HostGroup(host.Reader{Root: o.hostRoot, StealWindow: o.stealWindow}, &o.expected),
 	}
+	if o.net != nil {
+		groups = append(groups, o.network.group(o.net))
+	}
 	// Flag conflicts are reported by RunE (o.stress.options) before this runs.
 	if g, ok, _ := o.stress.group(); ok {
 		groups = append(groups, g)
@@ -60,13 +68,14 @@ func checkGroups(o *checkOptions) []checkrun.Group {
 
 func (o *checkOptions) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
-	fs.StringVar(&o.config, "config", "", "probe config file; only its `expected:` section (what was ordered) is read")
+	fs.StringVar(&o.config, "config", "", "probe config file; its `expected:` (what was ordered) and `network:` (what check pings, resolves and fetches) sections are read")
 	fs.StringArrayVar(&o.expects, "expect", nil, "what was ordered, key=value, repeatable; keys: model, gpus, gpu_memory_gb, cpus, cpu_model, ram_gb, disks (/mount:SIZE_GB); overrides --config")
 	fs.StringVar(&o.hostRoot, "host-root", "/", "root under which /proc and /sys are read")
 	fs.DurationVar(&o.stealWindow, "steal-window", time.Second, "how long CPU steal time is sampled")
 	fs.DurationVar(&o.xidWait, "xid-wait", 0, "how long to listen for NVML XID events after reading the GPUs")
 	fs.StringVar(&o.kernelLog, "kernel-log", "", "judge XIDs in this saved dmesg/journal file instead of reading /dev/kmsg")
 	o.stress.register(cmd)
+	o.network.register(cmd)
 }
 
 // gpuSource is the system's NVML.
@@ -146,7 +155,9 @@ func init() {
 			Short: "Check once that this node is what was ordered and healthy; print a table (or --json)",
 			Long: `Runs every check once — GPU inventory and authenticity against the spec
 database and the order, GPU health (temperature, clocks, ECC, remapped rows,
-XIDs from NVML and the kernel log, other tenants), host checks — and prints
+XIDs from NVML and the kernel log, other tenants), host checks, the network
+(gateway ping against the 2 ms bar, DNS, an HTTP HEAD to the package mirror;
+--no-network leaves them out) — and prints
 check, verdict, measured value and criterion for each.
 
 Exit status: 0 every check passed (or was skipped), 2 warnings but no
@@ -157,6 +168,15 @@ See docs/probe-check.md.`,
 				if _, _, err := o.stress.options(); err != nil {
 					return err
 				}
+				if o.snapshot != "" {
+					if err := refuse(cmd, "to a recorded snapshot: it reads and measures nothing live", append(append(liveOnly, stressOnly...), networkOnly...)...); err != nil {
+						return err
+					}
+				}
+				var err error
+				if o.net, err = o.network.checker(o.config, o.hostRoot); err != nil {
+					return err
+				}
 				ctx, stop := signalContext()
 				defer stop()
 				r := &checkrun.Runner{Groups: checkGroups(o), Probe: version}
@@ -165,9 +185,6 @@ See docs/probe-check.md.`,
 				}
 				var rep *checkrun.Report
 				if o.snapshot != "" {
-					if err := refuse(cmd, "to a recorded snapshot: it reads and measures nothing live", append(liveOnly, stressOnly...)...); err != nil {
-						return err
-					}
 					s, err := checkrun.ReadSnapshot(o.snapshot)
 					if err != nil {
 						return err
@@ -187,13 +204,11 @@ See docs/probe-check.md.`,
 					if err := o.resolveExpected(nil); err != nil {
 						return err
 					}
-					var err error
 					if _, rep, err = r.Live(ctx); err != nil {
 						return err
 					}
 				}
 				out := cmd.OutOrStdout()
-				var err error
 				if o.json {
 					err = rep.WriteJSON(out)
 				} else {

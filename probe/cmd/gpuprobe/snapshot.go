@@ -22,7 +22,7 @@ kernel log's NVRM lines, the host's /proc and /sys readings — and the order
 later, exactly as it judges a live machine.`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
-				if err := refuse(cmd, "to `gpuprobe snapshot`: it records readings and runs no stress test", append(stressOnly, "no-stress")...); err != nil {
+				if err := refuse(cmd, "to `gpuprobe snapshot`: it records readings and runs no stress or network test", append(append(stressOnly, "no-stress", "no-network"), networkOnly...)...); err != nil {
 					return err
 				}
 				ctx, stop := signalContext()

@@ -69,11 +69,12 @@ for step in "$@"; do
 	daemon:*)
 		secs=${step#daemon:}
 		d=$(mktemp -d)
-		GPUSLA_TERMS=testdata/terms .device/gpusla serve --data "$d/data" --listen 127.0.0.1:18080 --demo off >"$out/serve.log" 2>&1 &
-		srv=$!
-		for _ in $(seq 50); do (echo >/dev/tcp/127.0.0.1/18080) 2>/dev/null && break; sleep 0.2; done
+		export GPUSLA_TERMS=testdata/terms
 		.device/gpusla node add --data "$d/data" --id h200-dev --provider lab --contract cn-example --gpu-model H200 --gpus 1 \
 			--gpu-memory-gb 141 --heartbeat 10s --push 10s --backend-url http://127.0.0.1:18080/v1/batches >"$d/add.txt"
+		.device/gpusla serve --data "$d/data" --listen 127.0.0.1:18080 --demo off >"$out/serve.log" 2>&1 &
+		srv=$!
+		for _ in $(seq 50); do (echo >/dev/tcp/127.0.0.1/18080) 2>/dev/null && break; sleep 0.2; done
 		sed -n 3p "$d/add.txt" >"$d/secret"; chmod 600 "$d/secret"
 		cat >"$d/probe.yaml" <<YAML
 node: h200-dev
@@ -90,8 +91,8 @@ YAML
 		GPUPROBE_STATE_DIR=$d/state $probe run --config "$d/probe.yaml" >"$out/probe-run2.log" 2>&1 &
 		pr=$!
 		sleep 25; kill -TERM $pr; wait $pr
-		.device/gpusla export --data "$d/data" >"$out/export.jsonl" 2>"$out/export.err"; echo "export rc=$?"
 		kill $srv; wait $srv 2>/dev/null
+		.device/gpusla export --data "$d/data" >"$out/export.jsonl" 2>"$out/export.err"; echo "export rc=$?"
 		python3 - "$out/export.jsonl" <<'PY'
 import json,sys,collections
 n=collections.Counter(); bad=[]

@@ -1,4 +1,4 @@
-package main
+package nodeadd
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ func TestNodeAddPrintsPushInterval(t *testing.T) {
 		n := store.Node{ID: "gz-01", Provider: "acme", Contract: "c", GPUCount: 8,
 			HeartbeatInterval: c.hb, PushInterval: c.push}
 		var out bytes.Buffer
-		if err := printNodeAdded(&out, n, []byte("s3cret-s3cret-s3cret"), "http://127.0.0.1:8080/v1/batches", "/etc/gpuprobe/secret", 80); err != nil {
+		if err := Print(&out, n, []byte("s3cret-s3cret-s3cret"), Probe{BackendURL: "http://127.0.0.1:8080/v1/batches", SecretFile: "/etc/gpuprobe/secret", GPUMemoryGB: 80}); err != nil {
 			t.Fatal(err)
 		}
 		_, doc, ok := strings.Cut(out.String(), "\n---\n")

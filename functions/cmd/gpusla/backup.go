@@ -1,0 +1,76 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpusla/gpusla/functions/wiring"
+	"github.com/gpusla/gpusla/infra/store/bolt"
+)
+
+func init() {
+	commands = append(commands, newBackupCmd, newRestoreCmd)
+}
+
+func newBackupCmd() *cobra.Command {
+	var data, output string
+	cmd := &cobra.Command{
+		Use:   "backup --data DIR -o FILE",
+		Short: "Write a consistent snapshot of the embedded store, also while serve runs",
+		Long: `Writes a snapshot of the data folder's store (` + wiring.StoreFile + `) to FILE: from the running
+` + "`gpusla serve`" + ` through its backup socket (one read transaction, while ingest goes on), or
+from the file itself when nothing runs. The snapshot is written whole or not at all and
+verified before it is kept. The master key is not in it: keep a copy of ` + wiring.MasterKeyFile + `
+apart from the backups (docs/security.md).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if output == "" {
+				return errors.New("-o FILE: where to write the snapshot")
+			}
+			n, ok, err := bolt.FetchBackup(filepath.Join(data, wiring.BackupSocket), output)
+			if !ok {
+				n, err = bolt.BackupFile(filepath.Join(data, wiring.StoreFile), output)
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%d bytes)\n", output, n)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&data, "data", "./data", "data folder")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "snapshot file to write")
+	return cmd
+}
+
+func newRestoreCmd() *cobra.Command {
+	var data, from string
+	cmd := &cobra.Command{
+		Use:   "restore --data DIR --from FILE",
+		Short: "Put a backup in place of the embedded store (serve must be stopped)",
+		Long: `Verifies the backup FILE, then puts it in place of the data folder's store. Refused while
+` + "`gpusla serve`" + ` runs on the folder (the store is locked). A store already there is kept beside
+it as ` + wiring.StoreFile + `.replaced-<time>; nothing is overwritten.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if from == "" {
+				return errors.New("--from FILE: the backup to restore")
+			}
+			kept, err := bolt.Restore(from, filepath.Join(data, wiring.StoreFile))
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "restored %s from %s\n", filepath.Join(data, wiring.StoreFile), from)
+			if kept != "" {
+				fmt.Fprintf(cmd.OutOrStdout(), "the store it replaced is kept as %s\n", kept)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&data, "data", "./data", "data folder")
+	cmd.Flags().StringVar(&from, "from", "", "backup file to restore")
+	return cmd
+}

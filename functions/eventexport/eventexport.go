@@ -1,0 +1,137 @@
+// Package eventexport writes the local store as the event log of
+// docs/events.md (JSON lines) for `gpusla export`: which days to write, the
+// events and tickets of the nodes asked for, and the file written whole or
+// not at all, so `gpusla report --events` can recompute any month offline.
+package eventexport
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/atomicfile"
+	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/sla/events"
+)
+
+// Store is what an export reads: nodes, batches, incidents and tickets.
+type Store interface {
+	store.Store
+	store.TicketStore
+}
+
+// Select is the selection of the export flags: --month YYYY-MM, or --from
+// and --to (RFC 3339, either may be left open), and the nodes (none: all).
+// The errors name the flags.
+func Select(month, from, to string, nodes []string) (app.ExportSelect, error) {
+	sel := app.ExportSelect{From: time.Unix(0, 0).UTC(), To: time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), Nodes: nodes}
+	if month != "" {
+		if from != "" || to != "" {
+			return sel, fmt.Errorf("--month and --from/--to: give one or the other")
+		}
+		m, err := time.Parse("2006-01", month)
+		if err != nil {
+			return sel, fmt.Errorf("--month %q: want YYYY-MM", month)
+		}
+		// Two days either side cover every time zone's month and the
+		// lookback the report needs at its start.
+		sel.From, sel.To = m.AddDate(0, 0, -2), m.AddDate(0, 1, 2)
+	}
+	for _, f := range []struct {
+		name, v string
+		dst     *time.Time
+	}{{"from", from, &sel.From}, {"to", to, &sel.To}} {
+		if f.v == "" {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339, f.v)
+		if err != nil {
+			return sel, fmt.Errorf("--%s %q: want an RFC 3339 time such as 2026-11-01T00:00:00Z", f.name, f.v)
+		}
+		*f.dst = t
+	}
+	if !sel.To.After(sel.From) {
+		return sel, fmt.Errorf("--to must be after --from")
+	}
+	return sel, nil
+}
+
+// Write writes the selection to w as event lines, tickets included.
+func Write(ctx context.Context, st Store, sel app.ExportSelect, w io.Writer) (app.ExportStats, error) {
+	ew := events.NewWriter(w)
+	stats, err := Into(ctx, st, sel, ew.Write)
+	if err != nil {
+		return stats, err
+	}
+	return stats, ew.Flush()
+}
+
+// Into hands the selection's events to emit, tickets included (those on
+// the selected nodes), as `gpusla scorecard --data` reads the store.
+func Into(ctx context.Context, st Store, sel app.ExportSelect, emit func(*events.Event) error) (app.ExportStats, error) {
+	stats, err := app.Export(ctx, st, sel, emit)
+	if err != nil {
+		return stats, err
+	}
+	// Tickets too, as the backend's own month report reads them
+	// (app.MonthExport): without them an offline report would show no
+	// ticket and no late-response penalty.
+	n, err := app.ExportTickets(ctx, st, ticketFilter(sel.Nodes, emit))
+	stats.Events += n
+	return stats, err
+}
+
+// ToFile writes the selection to path atomically (temp file, fsync,
+// rename), or to stdout when path is "" or "-".
+func ToFile(ctx context.Context, st Store, sel app.ExportSelect, path string, stdout io.Writer) (app.ExportStats, error) {
+	var stats app.ExportStats
+	if path == "" || path == "-" {
+		bw := bufio.NewWriter(stdout)
+		stats, err := Write(ctx, st, sel, bw)
+		if err == nil {
+			err = bw.Flush()
+		}
+		return stats, err
+	}
+	err := atomicfile.Write(path, 0o600, func(w io.Writer) (err error) {
+		stats, err = Write(ctx, st, sel, w)
+		return err
+	})
+	if err != nil {
+		return stats, fmt.Errorf("write %s: %w", path, err)
+	}
+	return stats, nil
+}
+
+// Summary tells the operator what was written and which nodes were left
+// out and why.
+func Summary(w io.Writer, stats app.ExportStats) {
+	for _, id := range stats.SkippedNodes {
+		fmt.Fprintf(w, "gpusla export: node %s left out: it was registered without a GPU count, which docs/events.md requires\n", id)
+	}
+	fmt.Fprintf(w, "gpusla export: %d events (%d nodes, %d stored batches, %d heartbeat runs)\n",
+		stats.Events, stats.Nodes, stats.Batches, stats.Runs)
+}
+
+// ticketFilter passes the events of tickets on the selected nodes (all
+// when none is selected); a ticket's later events name no node, so they
+// follow their opening event.
+func ticketFilter(nodes []string, emit func(*events.Event) error) func(*events.Event) error {
+	if len(nodes) == 0 {
+		return emit
+	}
+	keep := map[string]bool{}
+	return func(e *events.Event) error {
+		if e.Type == events.TypeTicketOpened {
+			keep[e.Ticket] = slices.Contains(nodes, e.Node)
+		}
+		if !keep[e.Ticket] {
+			return nil
+		}
+		return emit(e)
+	}
+}

@@ -1,0 +1,244 @@
+// Package monthreport builds one month's SLA report offline from contract
+// terms files and an event log, as `gpusla report` and `gpusla bundle` do,
+// and writes it rendered whole, so a failure never leaves half a report.
+// The errors name the flags of those commands (--month, --as-of, --bill):
+// both take them alike and this is the one place that reads them.
+package monthreport
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/gpusla/gpusla/functions/atomicfile"
+	"github.com/gpusla/gpusla/functions/bundle"
+	"github.com/gpusla/gpusla/functions/i18n"
+	"github.com/gpusla/gpusla/functions/reportgen"
+	"github.com/gpusla/gpusla/sla/billing"
+	"github.com/gpusla/gpusla/sla/report"
+	"github.com/gpusla/gpusla/sla/terms"
+)
+
+// Request says which report to build.
+type Request struct {
+	Terms  []string  // contract terms files (YAML, docs/terms.md); a file may hold several contracts
+	Events string    // event log (JSON lines, docs/events.md); "-" reads Stdin
+	Stdin  io.Reader // read when Events is "-"
+	Month  string    // YYYY-MM, each contract's month in its own time zone
+	// AsOf (RFC 3339) leaves out what was received after it and judges
+	// pending tickets and ongoing outages at it; "" means Now.
+	AsOf string
+	Now  func() time.Time // nil: the system clock
+	// Seal sets the report's evidence seal (report.Seal: the observations
+	// hash and chain head the bundle of this log would carry), which the
+	// claim page quotes. It reads Events again, so a log from Stdin is
+	// left unsealed.
+	Seal bool
+}
+
+// Build reads every terms file and the event log and builds the month's
+// report. A malformed line fails the whole build with its line number.
+func Build(r Request) (*report.Report, error) {
+	b, err := newBuilder(r)
+	if err != nil {
+		return nil, err
+	}
+	if r.Events == "-" {
+		err = b.ReadLog("stdin", r.Stdin)
+	} else {
+		err = readEvents(b, r.Events)
+	}
+	if err != nil {
+		return nil, err
+	}
+	rep, err := b.Build()
+	if err != nil {
+		return nil, err
+	}
+	if r.Seal && r.Events != "-" {
+		if err := bundle.SealReport(rep, func() (io.ReadCloser, error) { return os.Open(r.Events) }); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
+}
+
+func newBuilder(r Request) (*report.Builder, error) {
+	m, err := time.Parse("2006-01", r.Month)
+	if err != nil {
+		return nil, fmt.Errorf("--month %q: want YYYY-MM", r.Month)
+	}
+	now := r.Now
+	if now == nil {
+		now = time.Now
+	}
+	at := now().UTC()
+	if r.AsOf != "" {
+		if at, err = time.Parse(time.RFC3339, r.AsOf); err != nil {
+			return nil, fmt.Errorf("--as-of %q: want an RFC 3339 instant such as 2026-04-01T00:00:00Z", r.AsOf)
+		}
+	}
+	all, err := ReadTerms(r.Terms)
+	if err != nil {
+		return nil, err
+	}
+	return report.NewBuilder(all, report.Options{Year: m.Year(), Month: m.Month(), AsOf: at})
+}
+
+// ReadTerms reads every --terms file (report, bundle and scorecard); a
+// file may hold several contracts.
+func ReadTerms(files []string) ([]*terms.Terms, error) {
+	var all []*terms.Terms
+	for _, f := range files {
+		ts, err := terms.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, ts...)
+	}
+	return all, nil
+}
+
+func readEvents(b *report.Builder, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("read events: %w", err)
+	}
+	defer f.Close()
+	return b.ReadLog(path, f)
+}
+
+// Output says how to write a report.
+type Output struct {
+	Format string    // json, md, csv, html or pdf (reportgen.Render)
+	Bill   string    // provider's bill (CSV, docs/bills.md: the node form or the itemized one) to judge; "" for none
+	Terms  []string  // terms files whose price sheets (prices) judge an itemized bill's lines
+	Lang   string    // en or zh (i18n.Parse); "" for the contracts' report.lang, else en
+	BOM    bool      // start a CSV with the UTF-8 byte order mark (Excel)
+	Path   string    // file to write atomically; "" writes to Stdout
+	Stdout io.Writer // used when Path is ""
+}
+
+// Check refuses a bad --lang, so a command can do so before reading the
+// log.
+func (o Output) Check() error {
+	_, err := o.lang()
+	return err
+}
+
+func (o Output) lang() (i18n.Lang, error) {
+	if o.Lang == "" {
+		return "", nil
+	}
+	l, err := i18n.Parse(o.Lang)
+	if err != nil {
+		return "", fmt.Errorf("--lang: %w", err)
+	}
+	return l, nil
+}
+
+// Write renders rep as o says. The whole report is rendered before a byte
+// is written, so a bad bill, language or format leaves no partial output.
+func Write(rep *report.Report, o Output) error {
+	l, err := o.lang()
+	if err != nil {
+		return err
+	}
+	x := reportgen.Extras{Lang: l, BOM: o.BOM}
+	if o.Bill != "" {
+		if x.Bill, x.Lines, err = JudgeBill(rep, o.Terms, o.Bill); err != nil {
+			return err
+		}
+	}
+	var buf bytes.Buffer
+	if err := reportgen.Render(&buf, rep, o.Format, x); err != nil {
+		return err
+	}
+	return Emit(o.Stdout, o.Path, buf.Bytes())
+}
+
+// Emit writes a rendered document (report, scorecard) to path whole or
+// not at all, or to stdout when path is "".
+func Emit(stdout io.Writer, path string, data []byte) error {
+	if path == "" {
+		_, err := stdout.Write(data)
+		return err
+	}
+	return WriteFile(path, data)
+}
+
+// JudgeBill reads the provider's bill (CSV: the node form or the full,
+// itemized form of docs/bills.md, told apart by a kind column) and judges
+// it against the report and the contracts' prices (termsFiles): the GPU
+// time reconciled node by node (nil when an itemized bill has none), and
+// every line judged. A malformed line stops the report with its line and
+// field named.
+func JudgeBill(r *report.Report, termsFiles []string, path string) (*billing.Reconciliation, *billing.Full, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--bill: %w", err)
+	}
+	head, _ := csv.NewReader(bytes.NewReader(data)).Read()
+	if !billing.IsItemized(head) {
+		lines, err := billing.ParseCSV(path, bytes.NewReader(data))
+		if err != nil {
+			return nil, nil, err
+		}
+		rec, err := billing.Reconcile(r, lines)
+		if err != nil {
+			return nil, nil, err
+		}
+		full, err := billing.JudgeLines(r, lines)
+		return rec, full, err
+	}
+	all, err := ReadTerms(termsFiles)
+	if err != nil {
+		return nil, nil, err
+	}
+	book := map[string]*terms.Terms{}
+	for _, t := range all {
+		book[t.Contract] = t
+	}
+	items, err := billing.ParseItems(path, bytes.NewReader(data))
+	if err != nil {
+		return nil, nil, err
+	}
+	full, err := billing.JudgeItems(r, book, items)
+	if err != nil {
+		return nil, nil, err
+	}
+	var rec *billing.Reconciliation
+	if compute := billing.ComputeLines(items); len(compute) > 0 {
+		if rec, err = billing.Reconcile(r, compute); err != nil {
+			return nil, nil, err
+		}
+	}
+	return rec, full, nil
+}
+
+// WriteFile writes a report or bundle atomically: a reader never sees half
+// of one.
+func WriteFile(path string, data []byte) error {
+	if err := atomicfile.WriteFile(path, data, 0o600); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}
+
+// WriteBundle writes the claim evidence bundle of rep (functions/bundle)
+// to path atomically; the event log it was built from is read again for
+// the observations behind each counted outage, so it must be a file.
+func WriteBundle(path string, rep *report.Report, events string) (*bundle.Manifest, error) {
+	var buf bytes.Buffer
+	man, err := bundle.Write(&buf, rep, func() (io.ReadCloser, error) { return os.Open(events) })
+	if err != nil {
+		return nil, err
+	}
+	if err := WriteFile(path, buf.Bytes()); err != nil {
+		return nil, err
+	}
+	return man, nil
+}

@@ -1,0 +1,143 @@
+package monthreport
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const log = `{"type":"node_registered","id":"r1","node":"gz-01","contract":"cn-example","ordered_at":"2026-03-01T01:00:00Z","hardware":{"gpu_model":"H200","gpu_count":8}}
+{"type":"observation","id":"o1","node":"gz-01","at":"2026-03-01T01:20:00Z","received_at":"2026-03-01T01:20:01Z","kind":"heartbeat"}
+{"type":"observation","id":"o2","node":"gz-01","at":"2026-03-01T05:00:00Z","received_at":"2026-03-01T05:00:01Z","kind":"heartbeat"}
+`
+
+var termsFiles = []string{"../../testdata/terms/cn-example.yaml", "../../testdata/terms/us-example.yaml"}
+
+func writeLog(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "events.jsonl")
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The same log gives the same report from a file and from standard input,
+// and --as-of cuts off what was received after it.
+func TestBuild(t *testing.T) {
+	fromFile, err := Build(Request{Terms: termsFiles, Events: writeLog(t, log), Month: "2026-03", AsOf: "2026-03-02T00:00:00Z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromStdin, err := Build(Request{Terms: termsFiles, Events: "-", Stdin: strings.NewReader(log), Month: "2026-03", AsOf: "2026-03-02T00:00:00Z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fromFile.Nodes) != 1 || fromFile.Nodes[0].Node != "gz-01" || fromFile.AsOf != fromStdin.AsOf ||
+		fromFile.Input.Events != 3 || fromStdin.Input.Events != 3 {
+		t.Fatalf("file %+v\nstdin %+v", fromFile, fromStdin)
+	}
+	early, err := Build(Request{Terms: termsFiles, Events: "-", Stdin: strings.NewReader(log), Month: "2026-03", AsOf: "2026-03-01T02:00:00Z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if early.Input.AfterAsOf != 1 || fromFile.Input.AfterAsOf != 0 {
+		t.Errorf("left out as of 02:00: %d, as of the next day: %d; want the 05:00 heartbeat only, then nothing",
+			early.Input.AfterAsOf, fromFile.Input.AfterAsOf)
+	}
+}
+
+// Without --as-of the report is judged at the clock's now.
+func TestBuildAsOfDefaultsToNow(t *testing.T) {
+	now := time.Date(2026, 3, 20, 8, 0, 0, 0, time.FixedZone("CST", 8*3600))
+	rep, err := Build(Request{Terms: termsFiles, Events: writeLog(t, log), Month: "2026-03", Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := now.UTC().Format(time.RFC3339); rep.AsOf != want {
+		t.Fatalf("as of %q, want %q", rep.AsOf, want)
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	ev := writeLog(t, log)
+	for _, c := range []struct {
+		name string
+		r    Request
+		want string
+	}{
+		{"month", Request{Terms: termsFiles, Events: ev, Month: "March"}, `--month "March": want YYYY-MM`},
+		{"as-of", Request{Terms: termsFiles, Events: ev, Month: "2026-03", AsOf: "yesterday"}, `--as-of "yesterday"`},
+		{"terms file", Request{Terms: []string{"nope.yaml"}, Events: ev, Month: "2026-03"}, "nope.yaml"},
+		{"events file", Request{Terms: termsFiles, Events: filepath.Join(t.TempDir(), "none.jsonl"), Month: "2026-03"}, "read events"},
+		{"line", Request{Terms: termsFiles, Events: writeLog(t, log+"{oops\n"), Month: "2026-03"}, "events.jsonl:4: not a JSON event"},
+	} {
+		if _, err := Build(c.r); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an error containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+// A bad bill or format writes nothing, neither to the file nor to stdout.
+func TestWriteAllOrNothing(t *testing.T) {
+	rep, err := Build(Request{Terms: termsFiles, Events: writeLog(t, log), Month: "2026-03", AsOf: "2026-03-02T00:00:00Z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	bill := filepath.Join(dir, "bill.csv")
+	if err := os.WriteFile(bill, []byte("node,period,billed_hours\ngz-01,2026-03,7 21\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	out := filepath.Join(dir, "report.html")
+	for _, o := range []Output{
+		{Format: "html", Bill: bill, Path: out},
+		{Format: "html", Bill: bill, Stdout: &stdout},
+		{Format: "xml", Stdout: &stdout},
+		{Format: "md", Bill: filepath.Join(dir, "none.csv"), Stdout: &stdout},
+	} {
+		if err := Write(rep, o); err == nil {
+			t.Errorf("%+v: no error", o)
+		}
+	}
+	if _, err := os.Stat(out); err == nil || stdout.Len() != 0 {
+		t.Fatalf("partial output: file %v, stdout %q", err, stdout.String())
+	}
+	if err := os.WriteFile(bill, []byte("node,period,billed_hours\ngz-01,2026-03,721\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// cn-example's report.lang is zh; --lang en gives the English document.
+	if err := Write(rep, Output{Format: "html", Bill: bill, Lang: "en", Path: out}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(out); err != nil || !bytes.Contains(b, []byte("Billing reconciliation")) {
+		t.Fatalf("%v: html without the reconciliation", err)
+	}
+	if err := Write(rep, Output{Format: "md", Lang: "en", Stdout: &stdout}); err != nil || !strings.Contains(stdout.String(), "# SLA report March 2026") {
+		t.Fatalf("%v\n%s", err, stdout.String())
+	}
+}
+
+// The bundle is written whole to its file and its manifest returned.
+func TestWriteBundle(t *testing.T) {
+	ev := writeLog(t, log)
+	rep, err := Build(Request{Terms: termsFiles, Events: ev, Month: "2026-03", AsOf: "2026-03-02T00:00:00Z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "claim.zip")
+	man, err := WriteBundle(out, rep, ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(out); err != nil || !bytes.HasPrefix(b, []byte("PK")) || man.ChainHead == "" || man.Month != "2026-03" {
+		t.Fatalf("%v: manifest %+v", err, man)
+	}
+	if _, err := WriteBundle(filepath.Join(t.TempDir(), "x.zip"), rep, filepath.Join(t.TempDir(), "gone.jsonl")); err == nil {
+		t.Fatal("bundle from a missing log: no error")
+	}
+}

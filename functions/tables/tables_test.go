@@ -1,0 +1,149 @@
+package tables
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/app/apptest"
+	"github.com/gpusla/gpusla/functions/wiring"
+	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/sla/incident"
+)
+
+func openBolt(t *testing.T) *bolt.Store {
+	t.Helper()
+	st, err := bolt.Open(filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// rows splits a table into its lines' fields.
+func rows(out string) [][]string {
+	var r [][]string
+	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		r = append(r, strings.Fields(l))
+	}
+	return r
+}
+
+// A node that never pushed shows no state; one that did shows its last
+// sequence number, receive time and whether it is unreachable.
+func TestNodes(t *testing.T) {
+	st := openBolt(t)
+	ctx := t.Context()
+	for _, n := range []store.Node{{ID: "gz-02", Provider: "acme", Contract: "c2", GPUCount: 4}, {ID: "gz-01", Provider: "acme", Contract: "c1", GPUCount: 8}} {
+		if err := st.CreateNode(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := time.Date(2026, 3, 1, 1, 2, 3, 0, time.UTC)
+	if _, err := st.PutState(ctx, store.NodeState{Node: "gz-02", LastSeq: 17, LastReceivedAt: at,
+		Eval: incident.State{Unreachable: &incident.Gap{}}}, 0); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Nodes(ctx, &out, st); err != nil {
+		t.Fatal(err)
+	}
+	got := rows(out.String())
+	want := [][]string{
+		{"NODE", "PROVIDER", "CONTRACT", "GPUS", "LAST", "SEQ", "LAST", "RECEIVED", "UNREACHABLE"},
+		{"gz-01", "acme", "c1", "8", "0", "-", "false"},
+		{"gz-02", "acme", "c2", "4", "17", "2026-03-01T01:02:03Z", "true"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("table:\n%s", out.String())
+	}
+	for i := range want {
+		if strings.Join(got[i], " ") != strings.Join(want[i], " ") {
+			t.Errorf("row %d: %q, want %q", i, got[i], want[i])
+		}
+	}
+}
+
+// brokenState is the real store whose state reads fail with something
+// other than "not found", as a DynamoDB throttle would.
+type brokenState struct{ *bolt.Store }
+
+func (brokenState) GetState(context.Context, string) (store.NodeState, error) {
+	return store.NodeState{}, errors.New("throttled")
+}
+
+// A failed state read stops the table: the node must not show as never
+// heard of.
+func TestNodesStateError(t *testing.T) {
+	st := openBolt(t)
+	if err := st.CreateNode(t.Context(), store.Node{ID: "gz-01", Provider: "acme", Contract: "c1", GPUCount: 8}); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Nodes(t.Context(), &out, brokenState{st}); err == nil || !strings.Contains(err.Error(), "node gz-01: throttled") {
+		t.Fatalf("got %v, want the node and the failure named", err)
+	}
+}
+
+func TestAPIKeys(t *testing.T) {
+	created := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	var out bytes.Buffer
+	err := APIKeys(&out, []store.APIKey{
+		{ID: "k1", Name: "ops", Hash: "secret-hash", CreatedAt: created},
+		{ID: "k2", Name: "ci", Hash: "secret-hash", CreatedAt: created, RevokedAt: created.Add(time.Hour)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rows(out.String())
+	if len(got) != 3 || strings.Join(got[1], " ") != "k1 ops 2026-03-01T00:00:00Z -" ||
+		strings.Join(got[2], " ") != "k2 ci 2026-03-01T00:00:00Z 2026-03-01T01:00:00Z" || strings.Contains(out.String(), "secret-hash") {
+		t.Fatalf("table:\n%s", out.String())
+	}
+}
+
+// Tickets are timed by the real desk on the example contract: a P1 opened
+// an hour ago with no response is breached; a ticket on a contract not
+// loaded keeps its row with the reason.
+func TestTickets(t *testing.T) {
+	st := openBolt(t)
+	ctx := t.Context()
+	svc, err := app.New(app.Config{Store: st, Notifier: &apptest.Notifier{}, Box: apptest.Box(t), Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	book, err := wiring.LoadTerms("../../testdata/terms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	desk, err := svc.Tickets(book)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CreateNode(ctx, store.Node{ID: "gz-01", Provider: "acme", Contract: "cn-example", GPUCount: 8}); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	tk, _, err := desk.Open(ctx, app.OpenRequest{Node: "gz-01", Priority: "P1", At: now.Add(-time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost := store.Ticket{ID: "T-lost", Node: "gz-09", Contract: "gone", Priority: "P2", Opened: now}
+	var out bytes.Buffer
+	if err := Tickets(&out, desk, []store.Ticket{tk, lost}, now); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out.String(), "\n")
+	if len(lines) < 3 || !strings.HasPrefix(lines[0], "TICKET") || !strings.HasPrefix(lines[1], tk.ID) ||
+		!strings.Contains(lines[1], "BREACHED") || !strings.Contains(lines[2], `T-lost`) || !strings.Contains(lines[2], `contract "gone" is not loaded`) {
+		t.Fatalf("table:\n%s", out.String())
+	}
+}

@@ -1,0 +1,70 @@
+package wiring
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/notify/route"
+	"github.com/gpusla/gpusla/infra/slack"
+)
+
+// SlackChannelName is the channel name Slack gets when it is configured the
+// old way (serve's slack: section and GPUSLA_SLACK_*, the Lambdas' Slack
+// parameters) beside an alerts: section; routes name it so.
+const SlackChannelName = "slack"
+
+// Alerts is where a backend's messages go: named channels (Channels) or one
+// notifier (Notifier: Slack, or the console), and the poster of the
+// monthly reports (Slack's, when there is a Slack; nil otherwise).
+type Alerts struct {
+	Notifier notify.Notifier
+	Channels app.Channels
+	Poster   notify.ReportPoster
+	// Summary says where alerts go, for the start-up log.
+	Summary string
+}
+
+// Apply sets the service config's destinations.
+func (a Alerts) Apply(c *app.Config) { c.Notifier, c.Channels = a.Notifier, a.Channels }
+
+// OpenAlerts builds the destinations from an alerts: section (source names
+// it in errors: the config file, the SSM parameter) and the Slack settings:
+// with an alerts section, its channels plus Slack as channel "slack";
+// without one, Slack alone, or console (the console writer) when there is
+// no Slack either.
+func OpenAlerts(cfg route.Config, source string, sl slack.Config, console io.Writer) (Alerts, error) {
+	var sn *slack.Notifier
+	if sl.Configured() {
+		var err error
+		if sn, err = slack.New(sl); err != nil {
+			return Alerts{}, err
+		}
+	}
+	if !cfg.Configured() {
+		if sn == nil {
+			return Alerts{Notifier: &slack.Console{W: console}, Summary: "the console (no Slack and no alerts: channels configured)"}, nil
+		}
+		return Alerts{Notifier: sn, Poster: sn, Summary: "Slack"}, nil
+	}
+	var extra []route.Extra
+	if sn != nil {
+		extra = append(extra, route.Extra{Name: SlackChannelName, Type: "slack", Notifier: sn, From: "the Slack settings (slack: / " + EnvSlackWebhookURL + " / SSM)"})
+	}
+	r, err := cfg.Build(source, extra...)
+	if err != nil {
+		return Alerts{}, err
+	}
+	a := Alerts{Channels: r}
+	var kinds []string
+	for _, name := range r.Names() {
+		kinds = append(kinds, name+" ("+r.Type(name)+")")
+		if n, _ := r.Notifier(name); r.Type(name) == "slack" {
+			a.Poster, _ = n.(notify.ReportPoster)
+		}
+	}
+	a.Summary = fmt.Sprintf("channels %s", strings.Join(kinds, ", "))
+	return a, nil
+}

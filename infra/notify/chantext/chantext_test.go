@@ -1,0 +1,65 @@
+package chantext
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/infra/notify"
+)
+
+// TestLongAlertsFit: an alert with hundreds of failing checks and a long
+// evidence text still fits each robot's limit, keeps its title, facts and
+// incident id, and says how many checks it left out.
+func TestLongAlertsFit(t *testing.T) {
+	a := notify.Alert{Kind: notify.AlertDegraded, Node: "gz-01", Provider: "acme", IncidentID: "gpu_degraded@20261130T100030.000Z",
+		IncidentKind: "gpu_degraded", Since: time.Date(2026, 11, 30, 10, 0, 30, 0, time.UTC), Detail: strings.Repeat("*xid 79* <at id=all> ", 2000)}
+	for i := range 300 {
+		a.Failed = append(a.Failed, notify.FailedCheck{Name: fmt.Sprintf("gpu.xid_%d", i), Verdict: "fail", Value: strings.Repeat("_", 200)})
+	}
+	for _, d := range []Dialect{Feishu, DingTalk, WeCom} {
+		m := Alert(d, a)
+		if len(m.Body) > d.MaxBytes {
+			t.Errorf("%s: %d bytes, limit %d", d.Name, len(m.Body), d.MaxBytes)
+		}
+		for _, want := range []string{"gz-01", "GPU degraded", "20261130T100030.000Z", "more"} {
+			if !strings.Contains(m.Body, want) {
+				t.Errorf("%s: lost %q", d.Name, want)
+			}
+		}
+	}
+}
+
+// TestEscapeBlockDefusesLineStarts: lines of user text that would open a
+// heading, list or quote do not.
+func TestEscapeBlockDefusesLineStarts(t *testing.T) {
+	in := "# heading\n- item\n+ item\n> quote\n12. ordered\nplain"
+	for _, d := range []Dialect{Feishu, DingTalk, WeCom} {
+		for _, line := range strings.Split(d.EscapeBlock(in), d.NL) {
+			for _, start := range []string{"#", "- ", "+ ", ">", "12. "} {
+				if strings.HasPrefix(line, start) {
+					t.Errorf("%s: line %q still opens a block", d.Name, line)
+				}
+			}
+		}
+	}
+}
+
+// TestUnderscores: an '_' inside a word stays (ids read as they are); one at
+// a word's edge, which could open emphasis, is escaped.
+func TestUnderscores(t *testing.T) {
+	for _, c := range []struct {
+		d        Dialect
+		in, want string
+	}{
+		{WeCom, "acme_gpu gpu_lost@x", "acme_gpu gpu_lost@x"},
+		{WeCom, "_it_ and __b__", `\_it\_ and \_\_b\_\_`},
+		{DingTalk, "snake_case _lead", `snake_case \_lead`},
+		{Feishu, "acme_gpu _it_", "acme_gpu &#95;it&#95;"},
+	} {
+		if got := c.d.Escape(c.in); got != c.want {
+			t.Errorf("%s: Escape(%q) = %q, want %q", c.d.Name, c.in, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,163 @@
+package chantext
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Dialect is one robot's markdown: how user text is made inert, how lines
+// break, how a quote looks, whether the title belongs in the body, and how
+// long a body may be.
+type Dialect struct {
+	Name string
+	// inline escapes user text inside a line.
+	inline func(string) string
+	// lineStart escapes what would start a block (heading, list, quote)
+	// when it opens a line.
+	lineStart func(string) string
+	// NL ends a line so the robot shows a line break.
+	NL string
+	// quote renders an already escaped line as a quotation.
+	quote func(string) string
+	// TitleInBody: the robot shows no title of its own (WeCom) or only in
+	// the notification preview (DingTalk), so the body opens with it.
+	TitleInBody bool
+	// MaxBytes bounds the body (UTF-8 bytes) the robot accepts.
+	MaxBytes int
+}
+
+// Escape makes s inert inside one line: newlines become spaces (a value must
+// not open a block of its own) and markup characters are escaped. Inline
+// values never start a line in our layouts ("**Node:** " or "- " precedes
+// them), so line-start markers need no care here.
+func (d Dialect) Escape(s string) string {
+	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	return d.inline(s)
+}
+
+// EscapeBlock makes multi-line user text inert: each line is escaped, a
+// line that would open a block is defused, and lines are joined with NL.
+func (d Dialect) EscapeBlock(s string) string {
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	lines := strings.Split(s, "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue // blank lines would end a list or quote we are in
+		}
+		out = append(out, d.lineStart(d.inline(strings.TrimLeft(l, " \t"))))
+	}
+	return strings.Join(out, d.NL)
+}
+
+// Quote renders escaped text as a quotation.
+func (d Dialect) Quote(escaped string) string { return d.quote(escaped) }
+
+// backslashed escapes for CommonMark-like dialects (DingTalk, WeCom): a
+// backslash before ASCII punctuation shows it literally; only characters that
+// open inline markup anywhere are escaped, so ordinary text (dates, dots,
+// dashes) stays readable where a renderer ignores escapes.
+var backslashed = strings.NewReplacer(
+	`\`, `\\`, "`", "\\`", `*`, `\*`, `[`, `\[`, `]`, `\]`,
+	`<`, `\<`, `>`, `\>`, `~`, `\~`, `|`, `\|`,
+)
+
+// underscores escapes each '_' that could open or close emphasis: one at a
+// word's edge. An '_' inside a word ("acme_gpu", "gpu_lost@…") never does in
+// CommonMark or GFM, so ids stay as they are.
+func underscores(s, as string) string {
+	if !strings.Contains(s, "_") {
+		return s
+	}
+	r := []rune(s)
+	var b strings.Builder
+	word := func(i int) bool { return i >= 0 && i < len(r) && (unicode.IsLetter(r[i]) || unicode.IsDigit(r[i])) }
+	for i, c := range r {
+		if c == '_' && !(word(i-1) && word(i+1)) {
+			b.WriteString(as)
+			continue
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// backslashLineStart defuses what opens a block at the start of a line in these
+// dialects: headings, quotes, lists, thematic breaks.
+func backslashLineStart(s string) string {
+	if s == "" {
+		return s
+	}
+	switch s[0] {
+	case '#', '-', '+', '=':
+		return `\` + s
+	}
+	// "1. " or "1) " opens an ordered list.
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i > 0 && i < len(s) && (s[i] == '.' || s[i] == ')') {
+		return s[:i] + `\` + s[i:]
+	}
+	return s
+}
+
+// feishuEntities escapes for Feishu/Lark card markdown, which documents HTML
+// character references (&#42; for *, &lt; for <) as the way to show markup
+// characters; '<' also stops <at id=all> and <font> tags from user text.
+var feishuEntities = strings.NewReplacer(
+	`&`, "&amp;", `<`, "&lt;", `>`, "&gt;", `*`, "&#42;", `~`, "&#126;",
+	"`", "&#96;", `[`, "&#91;", `]`, "&#93;", `\`, "&#92;", `$`, "&#36;",
+)
+
+func feishuLineStart(s string) string {
+	if s == "" {
+		return s
+	}
+	switch s[0] {
+	case '#':
+		return "&#35;" + s[1:]
+	case '-':
+		return "&#45;" + s[1:]
+	case '+':
+		return "&#43;" + s[1:]
+	}
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i > 0 && i < len(s) && s[i] == '.' {
+		return s[:i] + "&#46;" + s[i+1:]
+	}
+	return s
+}
+
+func backslashInline(s string) string { return underscores(backslashed.Replace(s), `\_`) }
+
+// The dialects.
+var (
+	// Feishu is Feishu/Lark's interactive card markdown element: the card
+	// header carries the title; no blockquote, so a quote is grey text.
+	Feishu = Dialect{Name: "feishu", inline: func(s string) string { return underscores(feishuEntities.Replace(s), "&#95;") }, lineStart: feishuLineStart, NL: "\n",
+		quote: func(s string) string { return "<font color='grey'>↳ " + s + "</font>" }, MaxBytes: 20000}
+	// DingTalk is the custom robot's markdown message: markdown.title shows
+	// only in the notification, so the text opens with a heading; a single
+	// newline does not break a line there, an empty line does.
+	DingTalk = Dialect{Name: "dingtalk", inline: backslashInline, lineStart: backslashLineStart, NL: "\n\n",
+		quote: func(s string) string { return "> " + s }, TitleInBody: true, MaxBytes: 18000}
+	// WeCom is the group robot's markdown message (content at most 4096
+	// bytes, per its documentation).
+	WeCom = Dialect{Name: "wecom", inline: backslashInline, lineStart: backslashLineStart, NL: "\n",
+		quote: func(s string) string { return "> " + s }, TitleInBody: true, MaxBytes: 4096}
+)
+
+// clip cuts s to at most n runes, marking the cut.
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}

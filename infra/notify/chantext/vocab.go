@@ -1,0 +1,178 @@
+// Package chantext renders the application's alerts and ticket messages as
+// the markdown of the chat robots that have no Block Kit (Feishu/Lark cards,
+// DingTalk and WeCom group robots), in one place, so each channel package
+// only wraps the text in its own request. Text users and probes supply
+// (node ids, provider names, check values, evidence, ticket text) is escaped
+// for each robot's markdown dialect; our own markup never is.
+//
+// These robots have no threads, so a follow-up (recovered, reclassified,
+// update) quotes the incident it is about: the reader sees which message it
+// closes without scrolling back.
+package chantext
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gpusla/gpusla/infra/notify"
+)
+
+var kindNames = map[string]string{
+	"unreachable":            "unreachable",
+	"gpu_lost":               "GPU lost",
+	"gpu_degraded":           "GPU degraded",
+	"network_degraded":       "network degraded",
+	"performance_below_spec": "performance below spec",
+	"inventory_mismatch":     "hardware not as ordered",
+}
+
+var causeNames = map[string]string{
+	"no_data":                  "no data from the node covers the gap (node down)",
+	"network":                  "the node was up but had no external connectivity",
+	"no_connectivity_evidence": "the node was up; no connectivity check shows the outside was reachable",
+	"backend_unreachable_only": "the node was up and reached its other targets, only not the backend",
+	"backend_outage":           "the backend itself was down",
+	"check_failed":             "a check failed",
+}
+
+// KindName is the readable name of an incident kind (unknown kinds as they are).
+func KindName(k string) string {
+	if n, ok := kindNames[k]; ok {
+		return n
+	}
+	return k
+}
+
+// CauseName is the readable form of a reclassification cause.
+func CauseName(c string) string {
+	if n, ok := causeNames[c]; ok {
+		return n
+	}
+	return c
+}
+
+// Stamp renders an instant in UTC: robots have no per-reader time zones.
+func Stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
+
+// Duration renders a duration for people: 4m40s, 2h05m, 3d4h.
+func Duration(d time.Duration) string {
+	d = d.Round(time.Second)
+	switch {
+	case d < time.Hour:
+		return d.String()
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	default:
+		return fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
+	}
+}
+
+// FailedLine renders a failing check with its measured value and criterion.
+func FailedLine(c notify.FailedCheck) string {
+	var b strings.Builder
+	b.WriteString(c.Name)
+	if c.GPU != nil {
+		fmt.Fprintf(&b, " (GPU %d)", *c.GPU)
+	}
+	b.WriteString(": ")
+	if c.Value != "" {
+		b.WriteString(c.Value)
+	} else {
+		b.WriteString(c.Verdict)
+	}
+	if c.Criterion != "" {
+		fmt.Fprintf(&b, " (want %s)", c.Criterion)
+	}
+	if c.Detail != "" {
+		fmt.Fprintf(&b, " — %s", c.Detail)
+	}
+	return b.String()
+}
+
+// Title is the one-line summary of an alert (plain text).
+func Title(a notify.Alert) string {
+	k := KindName(a.IncidentKind)
+	switch a.Kind {
+	case notify.AlertRecovered:
+		return fmt.Sprintf("%s recovered: %s for %s", a.Node, k, Duration(a.Duration))
+	case notify.AlertReclassified:
+		verdict := "counts against the provider"
+		if !a.Counted {
+			verdict = "does NOT count against the provider"
+		}
+		return fmt.Sprintf("%s %s reclassified: %s", a.Node, k, verdict)
+	case notify.AlertUpdate:
+		return fmt.Sprintf("%s %s: update", a.Node, k)
+	default:
+		return fmt.Sprintf("%s %s", a.Node, k)
+	}
+}
+
+var ticketWhat = map[notify.TicketKind]string{
+	notify.TicketOpened:   "opened",
+	notify.TicketRecorded: "update",
+	notify.TicketWarning:  "deadline near",
+	notify.TicketBreached: "deadline BREACHED",
+}
+
+// TicketTitle is the one-line summary of a ticket message (plain text).
+func TicketTitle(m notify.TicketMessage) string {
+	what := ticketWhat[m.Kind]
+	if what == "" {
+		what = string(m.Kind)
+	}
+	return "ticket " + m.Ticket + " on " + m.Node + ": " + what
+}
+
+// Level is how urgent a message is; each robot shows it its own way (card
+// header colour, font colour, emoji).
+type Level int
+
+// Levels.
+const (
+	Info     Level = iota // reclassified, ticket opened or updated
+	Warning               // degraded, update, ticket deadline near
+	Critical              // unreachable, ticket deadline breached
+	Resolved              // recovered
+)
+
+// AlertLevel is an alert's level.
+func AlertLevel(a notify.Alert) Level {
+	switch a.Kind {
+	case notify.AlertRecovered:
+		return Resolved
+	case notify.AlertReclassified:
+		return Info
+	case notify.AlertUnreachable:
+		return Critical
+	default:
+		return Warning
+	}
+}
+
+// TicketLevel is a ticket message's level.
+func TicketLevel(m notify.TicketMessage) Level {
+	switch m.Kind {
+	case notify.TicketBreached:
+		return Critical
+	case notify.TicketWarning:
+		return Warning
+	default:
+		return Info
+	}
+}
+
+// Emoji marks a level in text (the robots render Unicode emoji as is).
+func (l Level) Emoji() string {
+	switch l {
+	case Critical:
+		return "🔴"
+	case Warning:
+		return "🟠"
+	case Resolved:
+		return "🟢"
+	default:
+		return "🔵"
+	}
+}

@@ -1,0 +1,378 @@
+// Package notifytest is the one contract suite of the alert channels: Run
+// drives a notifier against a local receiver (httptest on 127.0.0.1) that
+// plays the real service — it checks every request the way the service's
+// documentation says the service does (signature recomputed here, not with
+// the adapter's code; JSON shape; message format; credential in the URL),
+// answers the way the service answers (HTTP 200 with an error code, 429),
+// and records what a reader would see. The cases are the same for every
+// channel: alert, recovery quoting its incident, ticket message, user text
+// made inert, a wrong secret refused, rate-limit answers waited out, a
+// persistent limit left pending, the client-side quota, and no credential in
+// errors. Time is a manual clock that the notifier's sleeps advance, so no
+// case depends on how fast the machine is.
+package notifytest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/notify/robot"
+)
+
+// Answer is a response the receiver gives.
+type Answer struct {
+	Status int
+	Header http.Header
+	Body   string
+}
+
+// Service is the behaviour of one real service.
+type Service interface {
+	// URL is the webhook URL on the receiver at base, with its credential.
+	URL(base string) string
+	// Secret is the signing secret the receiver expects ("" if none).
+	Secret() string
+	// Check verifies a request as the service does: nil reject means
+	// accepted, and shown is what its readers see (the message text).
+	Check(r *http.Request, body []byte, now time.Time) (shown string, reject *Answer)
+	OK() Answer
+	RateLimited() Answer
+	// Failure is an answer that is neither success nor "later" (for a
+	// robot: HTTP 200 with a non-zero code).
+	Failure() Answer
+	// Markdown says whether shown is markdown (user text must be inert).
+	Markdown() bool
+	// Credential is the part of the URL that is a secret.
+	Credential() string
+}
+
+// Case is one channel under test.
+type Case struct {
+	Service Service
+	// New builds the notifier for url and secret and returns it with its
+	// poster (the suite sets its clock, sleep and client).
+	New func(url, secret string) (notify.Notifier, *robot.Poster, error)
+	// Limits are the client-side quotas the notifier must keep.
+	Limits []robot.Limit
+}
+
+// Clock is the manual time of a case: Sleep advances it.
+type Clock struct {
+	mu    sync.Mutex
+	now   time.Time
+	Slept []time.Duration
+}
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+
+// Sleep advances the clock by d at once.
+func (c *Clock) Sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	c.Slept = append(c.Slept, d)
+	return nil
+}
+
+// Request is one request the receiver accepted or refused.
+type Request struct {
+	At       time.Time // the clock's time when it arrived
+	Shown    string
+	Header   http.Header
+	Accepted bool
+}
+
+// Receiver is the local stand-in of the service.
+type Receiver struct {
+	svc    Service
+	clock  *Clock
+	mu     sync.Mutex
+	script []Answer // answers to give before the service's own, in order
+	reqs   []Request
+	srv    *httptest.Server
+}
+
+func newReceiver(t *testing.T, svc Service, clock *Clock) *Receiver {
+	r := &Receiver{svc: svc, clock: clock}
+	r.srv = httptest.NewServer(http.HandlerFunc(r.serve)) // listens on 127.0.0.1
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	now := r.clock.Now()
+	shown, reject := r.svc.Check(req, body, now)
+	r.mu.Lock()
+	ans := r.svc.OK()
+	switch {
+	case reject != nil:
+		ans = *reject
+	case len(r.script) > 0:
+		ans, r.script = r.script[0], r.script[1:]
+	}
+	r.reqs = append(r.reqs, Request{At: now, Shown: shown, Header: req.Header.Clone(), Accepted: reject == nil && ans.Status/100 == 2 && ans.Body == r.svc.OK().Body})
+	r.mu.Unlock()
+	for k, v := range ans.Header {
+		w.Header()[k] = v
+	}
+	if w.Header().Get("Content-Type") == "" && ans.Body != "" {
+		w.Header().Set("Content-Type", "application/json")
+	}
+	w.WriteHeader(ans.Status)
+	io.WriteString(w, ans.Body)
+}
+
+func (r *Receiver) then(a ...Answer) { r.mu.Lock(); r.script = append(r.script, a...); r.mu.Unlock() }
+
+// Requests returns what arrived so far.
+func (r *Receiver) Requests() []Request {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Request(nil), r.reqs...)
+}
+
+var t0 = time.Date(2026, 11, 30, 10, 0, 30, 0, time.UTC)
+
+func gpu(i int) *int { return &i }
+
+// Alerts of the suite. The node id and evidence carry markup that must not
+// take effect in any dialect: a mention of everyone, bold, a link, a code
+// span, a heading.
+const hostile = "**pwn** <at id=all></at> <@all> <!channel> [click](https://evil.example) `x`"
+
+func opening() notify.Alert {
+	return notify.Alert{Kind: notify.AlertDegraded, Node: "gz-01", Provider: "acme_gpu", IncidentID: "gpu_lost@20261130T100030.000Z",
+		IncidentKind: "gpu_lost", Since: t0, Counted: true,
+		Failed: []notify.FailedCheck{{Name: "gpu.count", Category: "gpu_lost", Verdict: "fail", Value: "7", Criterion: "8", GPU: gpu(3), Since: t0}},
+		Detail: "confirmed by 2 consecutive failures\n# " + hostile}
+}
+
+func recovered() notify.Alert {
+	a := opening()
+	a.Kind, a.Until, a.Duration, a.Failed, a.Detail = notify.AlertRecovered, t0.Add(4*time.Minute+40*time.Second), 4*time.Minute+40*time.Second, nil, ""
+	return a
+}
+
+func ticketMsg() notify.TicketMessage {
+	return notify.TicketMessage{Kind: notify.TicketBreached, Ticket: "T-0042", Node: "gz-01", Provider: "acme_gpu", Opened: t0,
+		Text: "first response due 2026-11-30 12:00 CST passed unmet\n- " + hostile}
+}
+
+type harness struct {
+	t     *testing.T
+	c     Case
+	clock *Clock
+	rcv   *Receiver
+	n     notify.Notifier
+	p     *robot.Poster
+}
+
+func setup(t *testing.T, c Case, secret string) *harness {
+	t.Helper()
+	h := &harness{t: t, c: c, clock: &Clock{now: t0}}
+	h.rcv = newReceiver(t, c.Service, h.clock)
+	var err error
+	h.n, h.p, err = c.New(c.Service.URL(h.rcv.srv.URL), secret)
+	if err != nil {
+		t.Fatalf("new notifier: %v", err)
+	}
+	h.p.Now, h.p.Sleep, h.p.Client = h.clock.Now, h.clock.Sleep, h.rcv.srv.Client()
+	return h
+}
+
+// Run runs the suite against c.
+func Run(t *testing.T, c Case) {
+	t.Run("Alert", func(t *testing.T) {
+		h := setup(t, c, c.Service.Secret())
+		if _, err := h.n.Notify(t.Context(), opening()); err != nil {
+			t.Fatalf("Notify: %v", err)
+		}
+		shown := h.accepted(1)[0].Shown
+		for _, want := range []string{"gz-01", "GPU lost", "gpu.count (GPU 3): 7 (want 8)", "2026-11-30 10:00:30 UTC", "lost@20261130T100030.000Z"} {
+			if !strings.Contains(shown, want) {
+				t.Errorf("the message does not show %q:\n%s", want, shown)
+			}
+		}
+		h.inert(shown)
+	})
+	t.Run("RecoveryQuotesItsIncident", func(t *testing.T) {
+		h := setup(t, c, c.Service.Secret())
+		if _, err := h.n.Notify(t.Context(), recovered()); err != nil {
+			t.Fatalf("Notify: %v", err)
+		}
+		shown := h.accepted(1)[0].Shown
+		for _, want := range []string{"recovered", "4m40s", "2026-11-30 10:05:10 UTC", "lost@20261130T100030.000Z"} {
+			if !strings.Contains(shown, want) {
+				t.Errorf("the recovery does not show %q:\n%s", want, shown)
+			}
+		}
+		if c.Service.Markdown() && !strings.Contains(shown, "Closes: ") {
+			t.Errorf("the recovery does not quote the incident it closes:\n%s", shown)
+		}
+	})
+	t.Run("Ticket", func(t *testing.T) {
+		h := setup(t, c, c.Service.Secret())
+		if _, err := h.n.NotifyTicket(t.Context(), ticketMsg()); err != nil {
+			t.Fatalf("NotifyTicket: %v", err)
+		}
+		shown := h.accepted(1)[0].Shown
+		for _, want := range []string{"T-0042", "gz-01", "BREACHED", "first response due 2026-11-30 12:00 CST passed unmet"} {
+			if !strings.Contains(shown, want) {
+				t.Errorf("the ticket message does not show %q:\n%s", want, shown)
+			}
+		}
+		h.inert(shown)
+	})
+	if c.Service.Secret() != "" {
+		t.Run("WrongSecretRefused", func(t *testing.T) {
+			h := setup(t, c, c.Service.Secret()+"x")
+			_, err := h.n.Notify(t.Context(), opening())
+			if err == nil {
+				t.Fatal("Notify with a wrong secret succeeded; the receiver refused it")
+			}
+			if reqs := h.rcv.Requests(); len(reqs) != 1 || reqs[0].Accepted {
+				t.Fatalf("%d requests (want 1, refused, not retried)", len(reqs))
+			}
+			h.noCredential(err)
+		})
+	}
+	t.Run("RateLimitedThenDelivered", func(t *testing.T) {
+		h := setup(t, c, c.Service.Secret())
+		h.rcv.then(c.Service.RateLimited(), c.Service.RateLimited())
+		if _, err := h.n.Notify(t.Context(), opening()); err != nil {
+			t.Fatalf("Notify after two rate-limit answers: %v", err)
+		}
+		reqs := h.rcv.Requests()
+		if len(reqs) != 3 || !reqs[2].Accepted {
+			t.Fatalf("%d requests, want 3 with the last accepted", len(reqs))
+		}
+		if len(h.clock.Slept) < 2 || !reqs[1].At.After(reqs[0].At) || !reqs[2].At.After(reqs[1].At) {
+			t.Fatalf("retries did not wait: slept %v, requests at %v %v %v", h.clock.Slept, reqs[0].At, reqs[1].At, reqs[2].At)
+		}
+	})
+	t.Run("RateLimitedForGoodLeftPending", func(t *testing.T) {
+		h := setup(t, c, c.Service.Secret())
+		for range 50 {
+			h.rcv.then(c.Service.RateLimited())
+		}
+		_, err := h.n.Notify(t.Context(), opening())
+		if err == nil {
+			t.Fatal("Notify succeeded against a service that only says 'slow down'")
+		}
+		var waited time.Duration
+		for _, d := range h.clock.Slept {
+			waited += d
+		}
+		if waited > h.p.MaxWait {
+			t.Fatalf("waited %s, more than MaxWait %s", waited, h.p.MaxWait)
+		}
+		if n := len(h.rcv.Requests()); n < 2 || n > 20 {
+			t.Fatalf("%d attempts, want a few (bounded by MaxWait)", n)
+		}
+		h.noCredential(err)
+	})
+	t.Run("FailureIsAnError", func(t *testing.T) {
+		h := setup(t, c, c.Service.Secret())
+		h.rcv.then(c.Service.Failure())
+		_, err := h.n.Notify(t.Context(), opening())
+		if err == nil {
+			t.Fatalf("Notify succeeded on the answer %+v", c.Service.Failure())
+		}
+		if n := len(h.rcv.Requests()); n != 1 {
+			t.Fatalf("%d requests on a failure, want 1 (the application retries later)", n)
+		}
+		h.noCredential(err)
+	})
+	t.Run("ServerDown", func(t *testing.T) {
+		h := setup(t, c, c.Service.Secret())
+		h.rcv.srv.Close()
+		_, err := h.n.Notify(t.Context(), opening())
+		if err == nil {
+			t.Fatal("Notify succeeded with the service down")
+		}
+		h.noCredential(err)
+	})
+	for _, l := range c.Limits {
+		t.Run(fmt.Sprintf("KeepsQuota%dPer%s", l.N, l.Per), func(t *testing.T) {
+			h := setup(t, c, c.Service.Secret())
+			h.p.MaxWait = 24 * time.Hour // this case is about the quota, not the budget
+			for i := range 3 * l.N {
+				if _, err := h.n.Notify(t.Context(), opening()); err != nil {
+					t.Fatalf("message %d: %v", i, err)
+				}
+			}
+			reqs := h.accepted(3 * l.N)
+			for i := range reqs {
+				j := i
+				for j < len(reqs) && reqs[j].At.Sub(reqs[i].At) <= l.Per { // a closed window: the strictest reading of "N per Per"
+					j++
+				}
+				if j-i > l.N {
+					t.Fatalf("%d messages within %s from %s; the quota is %d", j-i, l.Per, reqs[i].At, l.N)
+				}
+			}
+			// The first message waits for nothing.
+			if !reqs[0].At.Equal(t0) {
+				t.Fatalf("the first message waited until %s", reqs[0].At)
+			}
+		})
+	}
+}
+
+// accepted returns the accepted requests, failing unless there are n.
+func (h *harness) accepted(n int) []Request {
+	h.t.Helper()
+	var out []Request
+	for _, r := range h.rcv.Requests() {
+		if r.Accepted {
+			out = append(out, r)
+		}
+	}
+	if len(out) != n {
+		h.t.Fatalf("%d requests accepted, want %d (all: %+v)", len(out), n, h.rcv.Requests())
+	}
+	return out
+}
+
+// inert checks that the hostile user text shows as text: none of its markup
+// survives in a markdown message, and its words are still there.
+func (h *harness) inert(shown string) {
+	h.t.Helper()
+	if !h.c.Service.Markdown() {
+		if !strings.Contains(shown, hostile) {
+			h.t.Errorf("the user text is not carried as it is:\n%s", shown)
+		}
+		return
+	}
+	for _, raw := range []string{"**pwn**", "<at id=all>", "<@all>", "<!channel>", "[click](", "`x`", "\n# ", "\n- **"} {
+		if strings.Contains(shown, raw) {
+			h.t.Errorf("user markup %q reached the message unescaped:\n%s", raw, shown)
+		}
+	}
+	for _, word := range []string{"pwn", "click", "evil.example", "channel"} {
+		if !strings.Contains(shown, word) {
+			h.t.Errorf("user text lost %q:\n%s", word, shown)
+		}
+	}
+}
+
+// noCredential checks that an error does not leak the URL's secret.
+func (h *harness) noCredential(err error) {
+	h.t.Helper()
+	if cred := h.c.Service.Credential(); cred != "" && strings.Contains(err.Error(), cred) {
+		h.t.Fatalf("the error shows the webhook credential: %v", err)
+	}
+}

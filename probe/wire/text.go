@@ -1,0 +1,151 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"unicode/utf8"
+)
+
+// encoding/json decodes a string with bytes that are not UTF-8, or with an
+// escaped UTF-16 surrogate that has no partner ("\ud800"), into U+FFFD
+// without a word. A batch is evidence: accepting it would store a body
+// whose text no longer says what the probe sent, so such a body is refused,
+// naming the field, before it is decoded at all.
+
+// badText returns the field of the first JSON string (key or value) of body
+// that is not valid text, and why; ok is true when there is none. A body
+// that is not JSON is left to the decoder to refuse.
+func badText(body []byte) (field, why string, ok bool) {
+	if utf8.Valid(body) && !bytes.Contains(body, []byte(`\u`)) {
+		return "", "", true // the common case: nothing to look at closely
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	var stack []frame
+	for {
+		start := dec.InputOffset()
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return "", "", true
+		}
+		if err != nil {
+			return "", "", true // a syntax error: Unmarshal names it
+		}
+		raw := body[start:dec.InputOffset()]
+		_, isString := tok.(string)
+		isKey := isString && len(stack) > 0 && stack[len(stack)-1].obj && stack[len(stack)-1].wantKey
+		if isString {
+			if why := textProblem(raw); why != "" {
+				f := path(stack)
+				if isKey {
+					f = join(f, tok.(string)) + " (a key)"
+				}
+				if f == "" {
+					f = "body"
+				}
+				return f, why, false
+			}
+		}
+		switch {
+		case isKey:
+			stack[len(stack)-1].key, stack[len(stack)-1].wantKey = tok.(string), false
+		case tok == json.Delim('{') || tok == json.Delim('['):
+			stack = append(stack, frame{obj: tok == json.Delim('{'), wantKey: true})
+		case tok == json.Delim('}') || tok == json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			advance(stack)
+		default:
+			advance(stack)
+		}
+	}
+}
+
+// frame is one open object or array on the way down to a value.
+type frame struct {
+	obj     bool
+	wantKey bool   // in an object: the next string is a key
+	key     string // in an object: the key of the value being read
+	idx     int    // in an array: the index of the value being read
+}
+
+// advance moves the innermost container past the value just read.
+func advance(stack []frame) {
+	if len(stack) == 0 {
+		return
+	}
+	f := &stack[len(stack)-1]
+	if f.obj {
+		f.wantKey = true
+	} else {
+		f.idx++
+	}
+}
+
+// path spells the value being read the way FieldError does:
+// observations[3].checks[0].name.
+func path(stack []frame) string {
+	p := ""
+	for _, f := range stack {
+		if f.obj {
+			if !f.wantKey {
+				p = join(p, f.key)
+			}
+		} else {
+			p += "[" + strconv.Itoa(f.idx) + "]"
+		}
+	}
+	return p
+}
+
+func join(p, key string) string {
+	if p == "" {
+		return key
+	}
+	return p + "." + key
+}
+
+// textProblem says what is wrong with the raw bytes of one JSON string
+// token (quotes and escapes as sent), or "" if nothing is.
+func textProblem(raw []byte) string {
+	if !utf8.Valid(raw) {
+		return "not valid UTF-8"
+	}
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' || i+1 >= len(raw) {
+			continue
+		}
+		if raw[i+1] != 'u' {
+			i++ // \" \\ \n …: one escaped character
+			continue
+		}
+		r, ok := hex4(raw[i+2:])
+		switch {
+		case !ok:
+			return "" // malformed escape: the decoder refuses it
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return "a lone UTF-16 surrogate escape (\\u" + string(raw[i+2:i+6]) + ") is not a character"
+		case r >= 0xD800 && r <= 0xDBFF:
+			lo, ok := rune(0), i+11 < len(raw) && raw[i+6] == '\\' && raw[i+7] == 'u'
+			if ok {
+				lo, ok = hex4(raw[i+8:])
+			}
+			if !ok || lo < 0xDC00 || lo > 0xDFFF {
+				return "a lone UTF-16 surrogate escape (\\u" + string(raw[i+2:i+6]) + ") is not a character"
+			}
+			i += 11
+		default:
+			i += 5
+		}
+	}
+	return ""
+}
+
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(b[:4]), 16, 32)
+	return rune(n), err == nil
+}
