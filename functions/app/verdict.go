@@ -30,7 +30,8 @@ func (s *Service) termsOf(n store.Node) *terms.Terms {
 // counts is the contract's verdict on an incident's kind and cause
 // (account.Counts, as the monthly report judges it).
 func (s *Service) counts(n store.Node, kind incident.Kind, cause string) (bool, string) {
-	return account.Counts(s.termsOf(n), kind, cause)
+	ok, why := account.Counts(s.termsOf(n), kind, cause)
+	return ok, why.String()
 }
 
 // Verdicts judges a node's incidents over [from, to) as the monthly report
@@ -104,7 +105,7 @@ func (s *Service) JudgedIncidents(ctx context.Context, node string, from, to tim
 		for i, inc := range byNode[id] {
 			v := vs[i]
 			out = append(out, JudgedIncident{Incident: inc, Seconds: v.Seconds, ObservedSeconds: v.ObservedSeconds,
-				CountedSeconds: v.CountedSeconds, Counted: v.Counted, Reason: v.Reason})
+				CountedSeconds: v.CountedSeconds, Counted: v.Counted, Reason: v.Reason.String()})
 		}
 	}
 	return out, nil

@@ -309,7 +309,8 @@ func (h *Handler) Build(ctx context.Context) (*Page, error) {
 			if tm == nil {
 				return inc.Counted, inc.Reason
 			}
-			return account.Counts(tm, incident.Kind(inc.Kind), inc.Cause)
+			ok, why := account.Counts(tm, incident.Kind(inc.Kind), inc.Cause)
+			return ok, why.String()
 		}
 		var down interval.Set
 		if tm != nil {

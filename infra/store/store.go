@@ -14,6 +14,7 @@ import (
 	"github.com/gpusla/gpusla/sla/account"
 	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/interval"
+	"github.com/gpusla/gpusla/sla/msg"
 )
 
 // Store is everything the application keeps. It is declared here, by its
@@ -335,7 +336,7 @@ func (i Incident) Outage(end time.Time) account.Outage {
 		o.Span.End = end
 	}
 	if i.Evidence != "" {
-		o.Evidence = []string{i.Evidence}
+		o.Evidence = []msg.Text{msg.Plain(i.Evidence)} // the live engine's own words, not translated
 	}
 	return o
 }

@@ -6,12 +6,12 @@
 package account
 
 import (
-	"fmt"
 	"math"
 	"time"
 
 	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/interval"
+	"github.com/gpusla/gpusla/sla/msg"
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
@@ -21,8 +21,12 @@ type Outage struct {
 	Check    string // the check of a check incident (incident.CheckKey)
 	Cause    string
 	Span     interval.Interval
-	Evidence []string
+	Evidence []msg.Text
 }
+
+// CauseNoNotice marks an outage that, under a contract whose clock starts
+// at the renter's notice, no ticket was opened during: it counts nothing.
+const CauseNoNotice = "no_notice"
 
 // Maintenance is one maintenance notice.
 type Maintenance struct {
@@ -58,21 +62,23 @@ func Observed(tm *terms.Terms, o Outage) bool { return tm.Uptime.Unavailable[o.K
 // Counts says whether an incident of this kind and cause is the provider's
 // fault under tm, and why not. It is the part of the verdict that needs no
 // other incident: the live service records it when an incident opens.
-func Counts(tm *terms.Terms, kind incident.Kind, cause string) (bool, string) {
+func Counts(tm *terms.Terms, kind incident.Kind, cause string) (bool, msg.Text) {
 	if !tm.Uptime.Unavailable[kind] {
-		return false, "the contract does not count " + string(kind) + " as unavailable"
+		return false, msg.New("the contract does not count %s as unavailable", msg.Word(kind))
 	}
 	switch cause {
 	case incident.CauseBackendOnly:
-		return false, "the node ran and reached its other targets; only the backend could not hear it"
+		return false, msg.New("the node ran and reached its other targets; only the backend could not hear it")
 	case incident.CauseBackendOutage:
-		return false, "the backend itself was down"
+		return false, msg.New("the backend itself was down")
+	case CauseNoNotice:
+		return false, msg.New("the contract's clock starts at the renter's notice, and no ticket on the node was opened during it")
 	}
-	return true, ""
+	return true, msg.Text{}
 }
 
 // Counted is Counts for an outage.
-func Counted(tm *terms.Terms, o Outage) (bool, string) { return Counts(tm, o.Kind, o.Cause) }
+func Counted(tm *terms.Terms, o Outage) (bool, msg.Text) { return Counts(tm, o.Kind, o.Cause) }
 
 // Verdict is an incident's one "counted or not, and why", the same in the
 // report, the status page, alerts and the API (docs/report.md, "Counted").
@@ -86,9 +92,9 @@ type Verdict struct {
 	// count). Overlapping incidents that both count each show the shared
 	// time; the node's outage figures are the union, not the sum.
 	Seconds, ObservedSeconds, CountedSeconds int64
-	// Reason says why CountedSeconds is less than Seconds; empty when
+	// Reason says why CountedSeconds is less than Seconds; zero when
 	// every second counts.
-	Reason string
+	Reason msg.Text
 }
 
 // Judge is the verdict on one outage within books (Compute over all the
@@ -113,20 +119,20 @@ func Judge(tm *terms.Terms, b Books, o Outage) Verdict {
 	switch {
 	case v.CountedSeconds == v.Seconds:
 	case inPeriod == 0:
-		v.Reason = "outside this month's service period"
+		v.Reason = msg.New("outside this month's service period")
 	case excluded >= inPeriod:
-		v.Reason = "inside maintenance announced with enough notice"
+		v.Reason = msg.New("inside maintenance announced with enough notice")
 	case v.CountedSeconds == 0:
-		v.Reason = fmt.Sprintf("part of an outage run shorter than the contract's minimum of %s", tm.Uptime.MinimumOutage)
+		v.Reason = msg.New("part of an outage run shorter than the contract's minimum of %s", tm.Uptime.MinimumOutage)
 	case v.CountedSeconds < inPeriod-excluded:
-		v.Reason = fmt.Sprintf("partly in an outage run shorter than the contract's minimum of %s", tm.Uptime.MinimumOutage)
+		v.Reason = msg.New("partly in an outage run shorter than the contract's minimum of %s", tm.Uptime.MinimumOutage)
 		if excluded > 0 {
-			v.Reason = "partly inside announced maintenance, partly in a run below the contract's minimum"
+			v.Reason = msg.New("partly inside announced maintenance, partly in a run below the contract's minimum")
 		}
 	case excluded > 0:
-		v.Reason = "partly inside maintenance announced with enough notice"
+		v.Reason = msg.New("partly inside maintenance announced with enough notice")
 	default:
-		v.Reason = "only the part inside this month's service period counts"
+		v.Reason = msg.New("only the part inside this month's service period counts")
 	}
 	return v
 }
@@ -202,7 +208,7 @@ type Penalty struct {
 	Kind    string // late_response, late_replacement, late_delivery
 	Ref     string // ticket id or node id
 	Percent float64
-	Reason  string
+	Reason  msg.Text
 }
 
 // Credit is what the node's month earns.
@@ -210,7 +216,8 @@ type Credit struct {
 	Tier        *terms.Tier
 	TierPercent float64
 	Penalties   []Penalty
-	Uncapped    float64 // tier + penalties
+	Uncapped    float64 // tier + penalties + downtime credits, percent of the charge
+	Downtime    float64 // downtime credits, an amount
 	Cap         float64
 	Capped      bool
 	Percent     float64
@@ -218,25 +225,35 @@ type Credit struct {
 }
 
 // CreditFor applies the tier for uptime (claimable), adds the penalties and
-// caps the sum; the amount is that share of charge.
-func CreditFor(tm *terms.Terms, uptime, charge float64, penalties []Penalty) Credit {
-	c := Credit{Penalties: penalties, Cap: tm.Uptime.CreditCap}
+// the downtime credits (an amount, not a percent) and caps the sum at the
+// contract's share of charge. Percent is the share of charge the capped
+// amount is; with no charge, percents stay as the terms give them.
+func CreditFor(tm *terms.Terms, uptime, charge float64, penalties []Penalty, downtime float64) Credit {
+	c := Credit{Penalties: penalties, Cap: tm.Uptime.CreditCap, Downtime: downtime}
 	if uptime < tm.Uptime.Target {
 		if t, ok := tm.Uptime.TierFor(uptime); ok {
 			c.Tier, c.TierPercent = &t, t.Credit
 		}
 	}
-	c.Uncapped = c.TierPercent
+	pct := c.TierPercent
 	for _, p := range penalties {
-		c.Uncapped += p.Percent
+		pct += p.Percent
 	}
-	c.Percent = c.Uncapped
-	if c.Percent > c.Cap {
-		c.Percent, c.Capped = c.Cap, true
+	uncapped := charge*pct/100 + downtime
+	c.Uncapped, c.Percent = pct, pct
+	if charge > 0 {
+		c.Uncapped = uncapped / charge * 100
+		c.Percent = c.Uncapped
 	}
-	c.Amount = Money(charge * c.Percent / 100)
+	c.Amount = Money(uncapped)
+	if limit := charge * c.Cap / 100; uncapped > limit+0.005 || (charge == 0 && pct > c.Cap) {
+		c.Amount, c.Percent, c.Capped = Money(limit), c.Cap, true
+	}
+	c.Uncapped, c.Percent = round6(c.Uncapped), round6(c.Percent)
 	return c
 }
+
+func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 
 // Money rounds to cents.
 func Money(v float64) float64 { return math.Round(v*100) / 100 }

@@ -116,9 +116,4 @@ func TestExampleLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Check(t, "example.md", out.Bytes())
-	out.Reset()
-	if err := CSV(&out, r); err != nil {
-		t.Fatal(err)
-	}
-	golden.Check(t, "example.csv", out.Bytes())
 }

@@ -75,7 +75,7 @@ func TestSlowerThanItsSiblingsOpensPerformanceBelowSpec(t *testing.T) {
 		}
 	}
 	var md bytes.Buffer
-	if err := Render(&md, r, "md"); err != nil {
+	if err := Markdown(&md, r); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(md.String(), "## Fleet baselines") || !strings.Contains(md.String(), "**slow** from 2026-03-03 03:00Z") {
