@@ -240,7 +240,7 @@ func setupReports(env wiring.Env, data string, store statuspage.Nodes, desk *app
 	if err != nil {
 		return nil, err
 	}
-	statuspage.New(statuspage.Config{Nodes: store, Tickets: desk, Reports: blobs, Token: token, Log: log}).Register(api.Mux())
+	statuspage.New(statuspage.Config{Nodes: store, Terms: desk.Contract, Tickets: desk, Reports: blobs, Token: token, Log: log}).Register(api.Mux())
 	log.Info("status page", "path", statuspage.PathStatus, "token", "in "+filepath.Join(data, wiring.StatusTokenFile)+" (open "+statuspage.PathStatus+"?token=…)")
 	delay, err := env.ReportDelayOrDefault()
 	if err != nil {

@@ -32,9 +32,11 @@ type Alert struct {
 	Until        time.Time     `json:"until,omitempty"`    // recovered: when it ended
 	Duration     time.Duration `json:"duration,omitempty"` // recovered: Until-Since
 	Failed       []FailedCheck `json:"failed,omitempty"`
-	// Counted says whether the incident counts against the provider; Cause
-	// is why (reclassified alerts).
+	// Counted says whether the incident counts against the provider under
+	// the node's contract (the verdict the report gives: account.Counts);
+	// Reason says why not, when not; Cause is whose fault it was.
 	Counted bool   `json:"counted"`
+	Reason  string `json:"reason,omitempty"`
 	Cause   string `json:"cause,omitempty"`
 	Detail  string `json:"detail,omitempty"`
 	// Thread is the notifier's reference of the incident's first message;
