@@ -129,11 +129,12 @@ func TestRequestReplacement(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"请更换物理机", "please replace the physical machine", "8 × H200 141 GiB", "GPU 掉卡", "GPU lost",
-		"gpu.count：实测 7，合格标准 8", "gpu.count: measured 7, criterion 8", lost.ID, "已持续 2m", "2m so far",
-		"2026-12-01 10:10:00 CST", // since, in the contract's zone
+		"请更换物理机", "please replace the physical machine", "8 × H200 141 GiB", "GPU 掉卡", "Fault: gpu_lost",
+		"gpu.count：实测 7，合格标准 8", "gpu.count: measured 7, criterion 8", lost.ID, "已持续 2分", "2m so far",
+		"开始时间：2026年12月1日 10:10:00（UTC+08:00）", "Since: 2026-12-01 10:10:00 +08:00", // in the contract's zone
 		xidLine, "stress.burn", "612 TFLOPS",
-		"hardware_replacement：4h 内完成更换", "replaced within 4h", "due by 2026-12-01 14:12:00 CST",
+		"依据条款 第6条 (cn-example.yaml:", "4小时 内完成硬件更换，按自然时间计", "最迟 2026年12月1日 14:12:00（UTC+08:00）",
+		"hardware replacement within 4h, wall clock", "due by 2026-12-01 14:12:00 +08:00",
 		replacement.KeyID(e.req.Key.Public().(ed25519.PublicKey)),
 	} {
 		if !strings.Contains(res.Text, want) {

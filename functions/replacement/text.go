@@ -2,34 +2,13 @@ package replacement
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/gpusla/gpusla/functions/i18n"
+	"github.com/gpusla/gpusla/sla/msg"
 	"github.com/gpusla/gpusla/sla/terms"
 )
-
-// ticketData is what the catalog's templates read.
-type ticketData struct {
-	Node, Provider, Contract, Ordered, OrderedAt string
-	Incident, KindZh, KindEn                     string
-	Since, Ended, For                            string
-	Failing, Stress                              []checkLine
-	Kernel                                       []string
-	FirstChecks                                  *firstLine
-	First                                        string // set per language by render
-	Within, ClockZh, ClockEn, Due                string
-	Pack, KeyID                                  string
-}
-
-type checkLine struct {
-	At, Check, GPU, Value, Criterion, Verdict, Detail string
-}
-
-type firstLine struct {
-	At                string
-	Total, NotPassing int
-}
 
 // TextInput is what a ticket text is made from.
 type TextInput struct {
@@ -42,12 +21,26 @@ type TextInput struct {
 	KeyID string // the signing key's fingerprint (KeyID)
 }
 
-// maxFailingLines caps the failing checks listed in the text (the pack
-// has all of them): a ticket form is read by a person.
-const maxFailingLines = 12
+// maxLines caps the failing checks and stress results listed in the text
+// (the pack has all of them): a ticket form is read by a person.
+const maxLines = 12
 
-// Text renders the ticket text in lang.
+// Text renders the ticket text in lang. Every sentence is one entry of the
+// message catalog (functions/i18n, keyed by the English sentence); the
+// values in it (ids, measured values, criteria) are the probe's own and
+// stay as measured.
 func Text(in TextInput, lang Lang) (string, error) {
+	var parts []string
+	for _, p := range lang.printers() {
+		parts = append(parts, text(p, in))
+		if miss := p.Missing(); len(miss) > 0 {
+			return "", fmt.Errorf("ticket text (%s): no translation for %q", p.Lang, miss)
+		}
+	}
+	return strings.Join(parts, "\n----------------------------------------\n\n"), nil
+}
+
+func text(p *i18n.Printer, in TextInput) string {
 	ev := in.Evidence
 	loc := time.UTC
 	if in.Terms != nil && in.Terms.TimeZone != "" {
@@ -55,82 +48,96 @@ func Text(in TextInput, lang Lang) (string, error) {
 			loc = l
 		}
 	}
-	ts := func(t time.Time) string { return t.In(loc).Format("2006-01-02 15:04:05 MST") }
-	n := ev.Node
+	ts := func(t time.Time) string { return p.Time(t.In(loc)) }
+	var b strings.Builder
+	line := func(key string, args ...any) { b.WriteString(p.T(key, args...) + "\n") }
+	n, inc := ev.Node, ev.Incident
+
+	line("[Hardware fault: please replace the physical machine] node %s", n.ID)
+	b.WriteString("\n")
 	ordered := fmt.Sprintf("%d × %s", n.GPUCount, n.GPUModel)
 	if n.GPUMemoryMiB > 0 {
 		ordered += fmt.Sprintf(" %d GiB", n.GPUMemoryMiB/1024)
 	}
-	k := kindNames[ev.Incident.Kind]
-	d := ticketData{Node: n.ID, Provider: n.Provider, Contract: n.Contract, Ordered: ordered, OrderedAt: ts(n.OrderedAt),
-		Incident: ev.Incident.ID, KindZh: k[0], KindEn: k[1], Since: ts(ev.Incident.Start),
-		For: shortDuration(ev.AsOf.Sub(ev.Incident.Start).Round(time.Minute)), Kernel: ev.Kernel, Pack: in.Pack, KeyID: in.KeyID}
-	if !ev.Incident.Open() {
-		d.Ended = ts(ev.Incident.End)
+	line("Ordered: %s (%s, contract %s, ordered %s)", ordered, n.Provider, n.Contract, ts(n.OrderedAt))
+	line("Fault: %s (incident %s)", msg.Word(inc.Kind), inc.ID)
+	if inc.Open() {
+		line("Since: %s, still failing (%s so far)", ts(inc.Start), ev.AsOf.Sub(inc.Start).Round(time.Minute))
+	} else {
+		line("Since: %s; recovered at %s, but the fault may recur", ts(inc.Start), ts(inc.End))
 	}
-	line := func(c Check) checkLine {
-		l := checkLine{At: ts(c.At), Check: c.Check.Name, Value: c.Check.Value, Criterion: c.Check.Criterion, Verdict: c.Check.Verdict, Detail: c.Check.Detail}
-		if c.Check.GPU != nil {
-			l.GPU = strconv.Itoa(*c.Check.GPU)
+
+	b.WriteString("\n")
+	line("Measured (failing checks, %d):", len(ev.Failing))
+	for _, c := range lastOf(ev.Failing, maxLines) {
+		k := c.Check
+		if k.GPU != nil {
+			line("- %s %s (GPU %d): measured %s, criterion %s, verdict %s", ts(c.At), k.Name, *k.GPU, dash(k.Value), dash(k.Criterion), k.Verdict)
+		} else {
+			line("- %s %s: measured %s, criterion %s, verdict %s", ts(c.At), k.Name, dash(k.Value), dash(k.Criterion), k.Verdict)
 		}
-		if l.Value == "" {
-			l.Value = "-"
+		if k.Detail != "" && !(strings.HasPrefix(k.Name, "gpu.xid") && len(ev.Kernel) > 0) {
+			line("  detail: %s", k.Detail) // an XID check's lines are listed on their own below
 		}
-		if l.Criterion == "" {
-			l.Criterion = "-"
-		}
-		return l
 	}
-	failing := lastOf(ev.Failing, maxFailingLines)
-	for _, c := range failing {
-		l := line(c)
-		if strings.HasPrefix(c.Check.Name, "gpu.xid") && len(ev.Kernel) > 0 {
-			l.Detail = "" // its XID lines are listed on their own below
+	if len(ev.Kernel) > 0 {
+		b.WriteString("\n")
+		line("Kernel log (XID):")
+		for _, l := range ev.Kernel {
+			b.WriteString("  " + l + "\n")
 		}
-		d.Failing = append(d.Failing, l)
 	}
-	for _, c := range lastOf(ev.Stress, maxFailingLines) {
-		l := line(c)
-		l.Detail = ""
-		d.Stress = append(d.Stress, l)
-	}
-	if len(ev.First) > 0 {
-		f := &firstLine{At: ts(ev.First[0].At), Total: len(ev.First)}
-		for _, c := range ev.First {
-			if c.Check.Verdict == "warn" || c.Check.Verdict == "fail" {
-				f.NotPassing++
+	if len(ev.Stress) > 0 {
+		b.WriteString("\n")
+		line("Stress results:")
+		for _, c := range lastOf(ev.Stress, maxLines) {
+			k := c.Check
+			if k.GPU != nil {
+				line("- %s %s (GPU %d): %s (criterion %s, %s)", ts(c.At), k.Name, *k.GPU, dash(k.Value), dash(k.Criterion), k.Verdict)
+			} else {
+				line("- %s %s: %s (criterion %s, %s)", ts(c.At), k.Name, dash(k.Value), dash(k.Criterion), k.Verdict)
 			}
 		}
-		d.FirstChecks = f
 	}
-	if in.Terms != nil && in.Terms.Replacement.Within > 0 {
-		r := in.Terms.Replacement
-		d.Within = shortDuration(r.Within)
-		c := clockNames[string(r.Clock)]
-		d.ClockZh, d.ClockEn = c[0], c[1]
-		if !in.Due.IsZero() {
-			d.Due = ts(in.Due)
+	if len(ev.First) > 0 {
+		bad := 0
+		for _, c := range ev.First {
+			if c.Check.Verdict == "warn" || c.Check.Verdict == "fail" {
+				bad++
+			}
 		}
+		b.WriteString("\n")
+		line("First checks at delivery: %s, %d checks, %d not passing", ts(ev.First[0].At), len(ev.First), bad)
 	}
-	return render(d, lang)
+
+	b.WriteString("\n")
+	switch {
+	case in.Terms == nil || in.Terms.Replacement.Within <= 0:
+		line("Request: please replace the physical machine. Contract %s sets no replacement time; please tell us when the machine will be replaced.", n.Contract)
+	case in.Due.IsZero():
+		r := in.Terms.Replacement
+		line("Request: please replace the physical machine. Under clause %s of contract %s (hardware replacement within %s, %s clock), the replacement time runs from this ticket.",
+			in.Terms.Clause("hardware_replacement").String(), n.Contract, r.Within, msg.Word(r.Clock))
+	default:
+		r := in.Terms.Replacement
+		line("Request: please replace the physical machine. Under clause %s of contract %s (hardware replacement within %s, %s clock), the replacement time runs from this ticket and is due by %s.",
+			in.Terms.Clause("hardware_replacement").String(), n.Contract, r.Within, msg.Word(r.Clock), ts(in.Due))
+	}
+	line("Evidence pack: %s, with the raw check data and an ed25519-signed manifest (key fingerprint %s); check it with gpusla verify.", in.Pack, in.KeyID)
+	return b.String()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // lastOf is the newest max of s (s is oldest first).
 func lastOf(s []Check, max int) []Check {
 	if len(s) > max {
 		return s[len(s)-max:]
-	}
-	return s
-}
-
-// shortDuration is d without zero tails: 4h, 1h30m, 2m.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
 }
