@@ -389,3 +389,40 @@ func TestGeneralTicketWarned(t *testing.T) {
 		t.Fatalf("%d tickets", len(l))
 	}
 }
+
+// TestTextEverySentenceTranslated: every branch of the text (a recovered
+// incident, checks with and without a GPU and with details, no contract,
+// a contract without a deadline) finds its Chinese sentence.
+func TestTextEverySentenceTranslated(t *testing.T) {
+	book, err := wiring.LoadTerms("../../testdata/terms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := t0.Add(time.Minute)
+	ev := &replacement.Evidence{
+		Node:     store.Node{ID: "n1", Provider: "p", Contract: "cn-example", GPUModel: "H200", GPUCount: 8},
+		Incident: store.Incident{ID: "gpu_degraded@x", Kind: "gpu_degraded", Start: t0, End: t0.Add(time.Hour)},
+		Failing: []replacement.Check{
+			{At: at, Check: wire.Check{Name: "gpu.ecc.volatile", Verdict: "fail", Value: "3", Criterion: "0", Detail: "DBE on GPU 2", GPU: gpu(2)}},
+			{At: at, Check: wire.Check{Name: "gpu.count", Verdict: "fail", Value: "7", Criterion: "8", Detail: "one missing"}},
+		},
+		Stress: []replacement.Check{{At: at, Check: wire.Check{Name: "stress.burn", Verdict: "fail", Value: "errors"}}},
+		First:  []replacement.Check{{At: t0, Check: wire.Check{Name: "gpu.count", Verdict: "pass"}}},
+		AsOf:   t0.Add(2 * time.Hour),
+	}
+	for name, in := range map[string]replacement.TextInput{
+		"no contract": {Evidence: ev},
+		"no deadline": {Evidence: ev, Terms: book["cn-example"]},
+		"deadline":    {Evidence: ev, Terms: book["cn-example"], Due: t0.Add(4 * time.Hour)},
+	} {
+		txt, err := replacement.Text(in, replacement.Both)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, want := range []string{"已于", "recovered at", "详情：DBE on GPU 2", "detail: one missing", "stress.burn：errors"} {
+			if !strings.Contains(txt, want) {
+				t.Errorf("%s: text lacks %q:\n%s", name, want, txt)
+			}
+		}
+	}
+}

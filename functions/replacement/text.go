@@ -52,6 +52,14 @@ func text(p *i18n.Printer, in TextInput) string {
 	var b strings.Builder
 	line := func(key string, args ...any) { b.WriteString(p.T(key, args...) + "\n") }
 	n, inc := ev.Node, ev.Incident
+	// checkLine: the sentence with the GPU when the check names one.
+	checkLine := func(c Check, withGPU, without string, rest ...any) {
+		if c.Check.GPU != nil {
+			line(withGPU, append([]any{ts(c.At), c.Check.Name, *c.Check.GPU}, rest...)...)
+			return
+		}
+		line(without, append([]any{ts(c.At), c.Check.Name}, rest...)...)
+	}
 
 	line("[Hardware fault: please replace the physical machine] node %s", n.ID)
 	b.WriteString("\n")
@@ -71,11 +79,8 @@ func text(p *i18n.Printer, in TextInput) string {
 	line("Measured (failing checks, %d):", len(ev.Failing))
 	for _, c := range lastOf(ev.Failing, maxLines) {
 		k := c.Check
-		if k.GPU != nil {
-			line("- %s %s (GPU %d): measured %s, criterion %s, verdict %s", ts(c.At), k.Name, *k.GPU, dash(k.Value), dash(k.Criterion), k.Verdict)
-		} else {
-			line("- %s %s: measured %s, criterion %s, verdict %s", ts(c.At), k.Name, dash(k.Value), dash(k.Criterion), k.Verdict)
-		}
+		checkLine(c, "- %s %s (GPU %d): measured %s, criterion %s, verdict %s", "- %s %s: measured %s, criterion %s, verdict %s",
+			dash(k.Value), dash(k.Criterion), k.Verdict)
 		if k.Detail != "" && !(strings.HasPrefix(k.Name, "gpu.xid") && len(ev.Kernel) > 0) {
 			line("  detail: %s", k.Detail) // an XID check's lines are listed on their own below
 		}
@@ -91,12 +96,8 @@ func text(p *i18n.Printer, in TextInput) string {
 		b.WriteString("\n")
 		line("Stress results:")
 		for _, c := range lastOf(ev.Stress, maxLines) {
-			k := c.Check
-			if k.GPU != nil {
-				line("- %s %s (GPU %d): %s (criterion %s, %s)", ts(c.At), k.Name, *k.GPU, dash(k.Value), dash(k.Criterion), k.Verdict)
-			} else {
-				line("- %s %s: %s (criterion %s, %s)", ts(c.At), k.Name, dash(k.Value), dash(k.Criterion), k.Verdict)
-			}
+			checkLine(c, "- %s %s (GPU %d): %s (criterion %s, %s)", "- %s %s: %s (criterion %s, %s)",
+				dash(c.Check.Value), dash(c.Check.Criterion), c.Check.Verdict)
 		}
 	}
 	if len(ev.First) > 0 {
