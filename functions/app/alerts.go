@@ -100,27 +100,31 @@ func (s *Service) apply(ctx context.Context, n store.Node, fx effects) {
 		log := s.log.With("node", n.ID, "incident", id, "op", t.Op)
 		var inc store.Incident
 		var err error
+		// Counted or not is the contract's verdict on the kind and cause,
+		// the same the report gives (the engine's t.Counted knows only
+		// whose fault a gap was, not what the contract counts).
+		counted, reason := s.counts(n, t.Kind, t.Cause)
 		switch t.Op {
 		case incident.Open:
-			inc = store.Incident{Node: n.ID, ID: id, Kind: string(t.Kind), Check: t.Check, Start: t.Since, ConfirmedAt: now, Counted: t.Counted,
-				Cause: t.Cause, Evidence: t.Evidence, Failed: fx.failed[t.Key()], UpdatedAt: now}
+			inc = store.Incident{Node: n.ID, ID: id, Kind: string(t.Kind), Check: t.Check, Start: t.Since, ConfirmedAt: now, Counted: counted,
+				Reason: reason, Cause: t.Cause, Evidence: t.Evidence, Failed: fx.failed[t.Key()], UpdatedAt: now}
 			if err = s.store.CreateIncident(ctx, inc); errors.Is(err, store.ErrExists) {
 				err = nil
 			}
 		case incident.Close:
 			inc, err = s.updateIncident(ctx, n.ID, id, t, func(i *store.Incident) {
-				i.End, i.Cause, i.Counted, i.UpdatedAt = t.At, t.Cause, t.Counted, now
+				i.End, i.Cause, i.Counted, i.Reason, i.UpdatedAt = t.At, t.Cause, counted, reason, now
 			})
 		case incident.Reclassify:
 			inc, err = s.updateIncident(ctx, n.ID, id, t, func(i *store.Incident) {
-				i.Cause, i.Counted, i.Evidence, i.ReclassifiedAt, i.UpdatedAt = t.Cause, t.Counted, t.Evidence, now, now
+				i.Cause, i.Counted, i.Reason, i.Evidence, i.ReclassifiedAt, i.UpdatedAt = t.Cause, counted, reason, t.Evidence, now, now
 			})
 		}
 		if err != nil {
 			log.Error("incident record", "err", err)
 			continue
 		}
-		log.Info("incident "+string(t.Op), "kind", t.Kind, "since", t.Since, "at", t.At, "cause", t.Cause, "counted", t.Counted)
+		log.Info("incident "+string(t.Op), "kind", t.Kind, "since", t.Since, "at", t.At, "cause", t.Cause, "counted", counted)
 		s.alert(ctx, n, t, inc)
 	}
 }
@@ -189,7 +193,7 @@ func openingAlert(kind string) notify.AlertKind {
 
 func (s *Service) alert(ctx context.Context, n store.Node, t incident.Transition, inc store.Incident) {
 	a := notify.Alert{Node: n.ID, Provider: n.Provider, IncidentID: inc.ID, IncidentKind: inc.Kind, Since: inc.Start,
-		Failed: inc.Failed, Counted: t.Counted, Cause: t.Cause, Detail: t.Evidence}
+		Failed: inc.Failed, Counted: inc.Counted, Reason: inc.Reason, Cause: t.Cause, Detail: t.Evidence}
 	key := notify.AlertKind("")
 	switch t.Op {
 	case incident.Open:

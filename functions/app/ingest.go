@@ -334,6 +334,7 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 	// still signed just now with the node's secret, so the probe is alive,
 	// and its observations are evidence like any late data.
 	th := in.s.Thresholds(in.node)
+	st.Eval.Interval = in.node.HeartbeatInterval
 	fx.failed = map[string][]notify.FailedCheck{}
 	evs := ObservationEvents(b, in.hash, in.now)
 	if !fresh {

@@ -34,15 +34,16 @@ type ReportBlobs interface {
 type ReportRenderer interface {
 	Render(w io.Writer, r *report.Report, format string) error
 	// Bundle writes the evidence zip for r from the log it was built from
-	// (reopened by open) and returns its chain head.
+	// (reopened by open), sets r.Seal (the claim page quotes it) and
+	// returns its chain head.
 	Bundle(w io.Writer, r *report.Report, open func() (io.ReadCloser, error)) (string, error)
 }
 
 // ReportJob generates each contract's monthly report once the month is
 // over in the contract's time zone and Delay has passed (late spool data
 // arrives first), stores every format and the evidence bundle, posts the
-// PDF with a summary, and reminds the team 7 days and 1 day before each
-// claim deadline. Run is idempotent: it is meant to be called every hour
+// PDF with a summary, and reminds the team 7 and 2 days before each
+// claim deadline and on its last day. Run is idempotent: it is meant to be called every hour
 // (EventBridge Scheduler, or serve's cron), and markers in the blob store
 // say what was done, so a retried or overlapping run repeats nothing.
 type ReportJob struct {
@@ -63,8 +64,28 @@ type ReportJob struct {
 // DefaultReportDelay lets a node's spool drain after a month-end outage.
 const DefaultReportDelay = 6 * time.Hour
 
-// ReminderDays are the reminders before each claim deadline.
-var ReminderDays = []int{7, 1}
+// ReminderDays are the reminders before each claim deadline, in days
+// before it; 0 is "on the day": the start of the last day to file, in the
+// contract's zone. Claim windows as short as 10 days need the 2-day one.
+var ReminderDays = []int{7, 2, 0}
+
+// reminderDue is when the reminder d days before deadline is due. Day 0 is
+// the start of the calendar day (in loc) holding the last instant before
+// the deadline, which is exclusive.
+func reminderDue(deadline time.Time, d int, loc *time.Location) time.Time {
+	if d > 0 {
+		return deadline.AddDate(0, 0, -d)
+	}
+	last := deadline.Add(-time.Nanosecond).In(loc)
+	return time.Date(last.Year(), last.Month(), last.Day(), 0, 0, 0, 0, loc)
+}
+
+func reminderName(d int) string {
+	if d == 0 {
+		return "day"
+	}
+	return fmt.Sprintf("%dd", d)
+}
 
 // ReportRun says what one run did.
 type ReportRun struct {
@@ -204,15 +225,8 @@ func (j *ReportJob) Generate(ctx context.Context, year int, month time.Month, co
 	if len(formats) == 0 {
 		formats = []string{"html", "pdf", "md", "csv"}
 	}
-	for _, f := range formats {
-		var buf bytes.Buffer
-		if err := j.Renderer.Render(&buf, r, f); err != nil {
-			return fmt.Errorf("render %s: %w", f, err)
-		}
-		if err := j.Blobs.Put(ctx, prefix+"/report."+f, buf.Bytes()); err != nil {
-			return err
-		}
-	}
+	// The bundle first: it seals r (r.Seal), and every form's claim page
+	// quotes the seal.
 	var zb bytes.Buffer
 	head, err := j.Renderer.Bundle(&zb, r, open)
 	if err != nil {
@@ -223,6 +237,15 @@ func (j *ReportJob) Generate(ctx context.Context, year int, month time.Month, co
 	}
 	if err := j.Blobs.Put(ctx, prefix+"/chain-head.txt", []byte(head+"\n")); err != nil {
 		return err
+	}
+	for _, f := range formats {
+		var buf bytes.Buffer
+		if err := j.Renderer.Render(&buf, r, f); err != nil {
+			return fmt.Errorf("render %s: %w", f, err)
+		}
+		if err := j.Blobs.Put(ctx, prefix+"/report."+f, buf.Bytes()); err != nil {
+			return err
+		}
 	}
 	var js bytes.Buffer
 	if err := j.Renderer.Render(&js, r, "json"); err != nil {
@@ -331,18 +354,22 @@ func (j *ReportJob) remind(ctx context.Context, month, contract string, now time
 		if err != nil || !now.Before(deadline) || c.Claim <= 0 {
 			continue
 		}
+		loc, err := time.LoadLocation(c.TimeZone)
+		if err != nil {
+			loc = time.UTC
+		}
 		// The nearest reminder that is due; sending it makes the earlier
 		// ones moot (a job that was down does not send a stale 7-day one).
 		days := -1
 		for _, d := range ReminderDays {
-			if !now.Before(deadline.AddDate(0, 0, -d)) && (days < 0 || d < days) {
+			if !now.Before(reminderDue(deadline, d, loc)) && (days < 0 || d < days) {
 				days = d
 			}
 		}
 		if days < 0 {
 			continue
 		}
-		marker := fmt.Sprintf("%s/reminder-%dd.txt", ReportPrefix(month, contract), days)
+		marker := fmt.Sprintf("%s/reminder-%s.txt", ReportPrefix(month, contract), reminderName(days))
 		if done, err := j.marked(ctx, marker); err != nil {
 			return sent, err
 		} else if done {
@@ -355,13 +382,13 @@ func (j *ReportJob) remind(ctx context.Context, month, contract string, now time
 		}
 		for _, d := range ReminderDays {
 			if d >= days {
-				m := fmt.Sprintf("%s/reminder-%dd.txt", ReportPrefix(month, contract), d)
+				m := fmt.Sprintf("%s/reminder-%s.txt", ReportPrefix(month, contract), reminderName(d))
 				if err := j.Blobs.Put(ctx, m, []byte(now.UTC().Format(time.RFC3339)+"\n")); err != nil {
 					return sent, err
 				}
 			}
 		}
-		sent = append(sent, fmt.Sprintf("%s/%dd", ReportPrefix(month, contract), days))
+		sent = append(sent, ReportPrefix(month, contract)+"/"+reminderName(days))
 	}
 	return sent, nil
 }

@@ -43,7 +43,7 @@ func (p *poster) PostText(_ context.Context, s string) error {
 // The monthly job over a November with one node on the US contract that
 // was down for ten hours: nothing before the delay after midnight New York
 // time, then every format, the bundle and one Slack post; nothing twice;
-// reminders 7 days and 1 day before the claim deadline, once each.
+// reminders 7 and 2 days before the claim deadline and on its last day, once each.
 func TestReportJobSchedule(t *testing.T) {
 	ctx := context.Background()
 	st, err := bolt.Open(filepath.Join(t.TempDir(), "gpusla.db"))
@@ -134,13 +134,24 @@ func TestReportJobSchedule(t *testing.T) {
 	if res := run(ny(t, "2027-01-26 00:30:00")); len(res.Reminders) != 0 {
 		t.Fatalf("7-day reminder sent twice: %+v", res)
 	}
-	if res := run(ny(t, "2027-01-31 00:00:00")); strings.Join(res.Reminders, ",") != "2026-11/us-example/1d" {
-		t.Fatalf("1-day reminder: %+v", res)
+	if res := run(ny(t, "2027-01-29 23:59:00")); len(res.Reminders) != 0 {
+		t.Fatalf("2-day reminder too early: %+v", res)
+	}
+	if res := run(ny(t, "2027-01-30 00:30:00")); strings.Join(res.Reminders, ",") != "2026-11/us-example/2d" {
+		t.Fatalf("2-day reminder: %+v", res)
+	}
+	// On the day: the deadline is 1 February 00:00 (exclusive), so the last
+	// day to file is 31 January, and its reminder comes at its start.
+	if res := run(ny(t, "2027-01-30 23:59:00")); len(res.Reminders) != 0 {
+		t.Fatalf("day reminder too early: %+v", res)
+	}
+	if res := run(ny(t, "2027-01-31 00:00:00")); strings.Join(res.Reminders, ",") != "2026-11/us-example/day" {
+		t.Fatalf("day reminder: %+v", res)
 	}
 	if res := run(ny(t, "2027-02-01 00:00:00")); len(res.Reminders) != 0 {
 		t.Fatalf("reminder after the deadline: %+v", res)
 	}
-	if len(p.texts) != 2 || !strings.Contains(p.texts[0], "2027-02-01T00:00:00-05:00") {
+	if len(p.texts) != 3 || !strings.Contains(p.texts[0], "2027-02-01T00:00:00-05:00") {
 		t.Fatalf("reminder texts %q", p.texts)
 	}
 }

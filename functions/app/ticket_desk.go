@@ -51,6 +51,12 @@ func (d *TicketDesk) Store() store.TicketStore { return d.store }
 func (d *TicketDesk) Service() *Service { return d.svc }
 
 // Terms returns the loaded contract terms.
+// Contract looks up one contract's terms in the installed book.
+func (d *TicketDesk) Contract(id string) (*terms.Terms, bool) {
+	tm, ok := d.Terms()[id]
+	return tm, ok
+}
+
 func (d *TicketDesk) Terms() TermsBook { return d.book }
 
 // WarnFraction is the share of a target's allowance after which the

@@ -117,17 +117,17 @@ func openIncident(ev *incident.State) bool {
 func (s *Service) repair(ctx context.Context, n store.Node, st store.NodeState) {
 	var open []store.Incident
 	if g := st.Eval.Unreachable; g != nil {
-		open = append(open, store.Incident{Kind: string(incident.Unreachable), Start: g.Since, Cause: g.Cause,
-			Counted: incident.CauseCounted(g.Cause), Evidence: g.Evidence})
+		open = append(open, store.Incident{Kind: string(incident.Unreachable), Start: g.Since, Cause: g.Cause, Evidence: g.Evidence})
 	}
 	for key, h := range st.Eval.Checks {
 		if h != nil && h.Open {
 			kind, check := incident.SplitKey(key, h)
-			open = append(open, store.Incident{Kind: string(kind), Check: check, Start: h.Since, Cause: incident.CauseCheck, Counted: true, Evidence: h.Evidence})
+			open = append(open, store.Incident{Kind: string(kind), Check: check, Start: h.Since, Cause: incident.CauseCheck, Evidence: h.Evidence})
 		}
 	}
 	for _, inc := range open {
 		inc.Node, inc.ID = n.ID, store.CheckIncidentID(inc.Kind, inc.Start, inc.Check)
+		inc.Counted, inc.Reason = s.counts(n, incident.Kind(inc.Kind), inc.Cause)
 		if _, err := s.store.GetIncident(ctx, n.ID, inc.ID); !errors.Is(err, store.ErrNotFound) {
 			continue
 		}

@@ -120,7 +120,8 @@ type window struct {
 
 type seqRange struct{ from, to uint64 }
 
-// Write builds the bundle for r from the log it was built from.
+// Write builds the bundle for r from the log it was built from, and sets
+// r.Seal to the bundle's observations hash and chain head.
 func Write(w io.Writer, r *report.Report, log LogSource) (*Manifest, error) {
 	m := &Manifest{Schema: Schema, Month: r.Month, AsOf: r.AsOf, Intervals: []Interval{}, Batches: []Batch{}}
 	var wins []window
@@ -302,6 +303,9 @@ func Write(w io.Writer, r *report.Report, log LogSource) (*Manifest, error) {
 		m.Batches = append(m.Batches, *b)
 	}
 	m.ChainHead = link
+	// The report's claim page quotes the seal, so it is set before the
+	// report is rendered into the bundle (and for the caller's other forms).
+	r.Seal = &report.Seal{ObservationsSHA256: sum(obs.Bytes()), ChainHead: link, Batches: len(m.Batches)}
 	for i := range m.Intervals {
 		iv := &m.Intervals[i]
 		for _, b := range m.Batches {
@@ -315,7 +319,7 @@ func Write(w io.Writer, r *report.Report, log LogSource) (*Manifest, error) {
 	if err := report.JSON(&rj, r); err != nil {
 		return nil, err
 	}
-	if err := reportgen.HTML(&rh, r, reportgen.Extras{}); err != nil {
+	if err := reportgen.Render(&rh, r, "html", reportgen.Extras{}); err != nil {
 		return nil, err
 	}
 	files := []struct {
@@ -349,6 +353,12 @@ func Write(w io.Writer, r *report.Report, log LogSource) (*Manifest, error) {
 		return nil, fmt.Errorf("bundle: %w", err)
 	}
 	return m, nil
+}
+
+// SealReport sets r.Seal as Write would, without keeping the bundle.
+func SealReport(r *report.Report, log LogSource) error {
+	_, err := Write(io.Discard, r, log)
+	return err
 }
 
 type hashWriter struct {

@@ -9,9 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	iofs "io/fs"
 	"sort"
-	"strings"
 
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/report"
@@ -58,45 +56,17 @@ func (r *Result) OK() bool { return len(r.Problems) == 0 }
 // returns an error only when the bundle cannot be read at all (not a zip,
 // no manifest); everything else is a Problem in the result.
 func Verify(ra io.ReaderAt, size int64) (*Result, error) {
-	zr, err := zip.NewReader(ra, size)
+	z, err := OpenZip(ra, size, "bundle", MaxFiles, MaxFileBytes)
 	if err != nil {
-		return nil, fmt.Errorf("not a zip file: %w", err)
+		return nil, err
 	}
 	res := &Result{}
 	add := func(file string, line int, format string, a ...any) {
 		res.Problems = append(res.Problems, Problem{File: file, Line: line, Detail: fmt.Sprintf(format, a...)})
 	}
-	if len(zr.File) > MaxFiles {
-		return nil, fmt.Errorf("bundle has %d files, more than the %d a bundle holds", len(zr.File), MaxFiles)
-	}
-	files := map[string]*zip.File{}
-	for _, f := range zr.File {
-		if f.UncompressedSize64 > MaxFileBytes {
-			return nil, fmt.Errorf("%s: %d bytes uncompressed, over the %d limit", f.Name, f.UncompressedSize64, int64(MaxFileBytes))
-		}
-		if !iofs.ValidPath(f.Name) || strings.Contains(f.Name, "\\") {
-			// Never written by Write; unzipping it could climb out of the
-			// folder it is unpacked into (zip slip).
-			add(f.Name, 0, "unsafe name in the zip (absolute, '..', '.' or a backslash)")
-		}
-		if _, dup := files[f.Name]; dup {
-			add(f.Name, 0, "appears twice in the zip")
-		}
-		files[f.Name] = f
-	}
-	mf, ok := files[ManifestFile]
-	if !ok {
-		return nil, fmt.Errorf("no %s in the bundle", ManifestFile)
-	}
-	mraw, err := readAll(mf, maxManifest)
-	if err != nil {
-		return nil, err
-	}
 	var m Manifest
-	dec := json.NewDecoder(bytes.NewReader(mraw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("%s: %w", ManifestFile, err)
+	if _, err := z.Manifest(ManifestFile, "bundle", maxManifest, &m); err != nil {
+		return nil, err
 	}
 	if m.Schema != Schema {
 		return nil, fmt.Errorf("%s: schema %q, this verifier reads %q", ManifestFile, m.Schema, Schema)
@@ -104,39 +74,9 @@ func Verify(ra io.ReaderAt, size int64) (*Result, error) {
 	res.Manifest = &m
 
 	// Files: present, same size, same SHA-256; nothing unlisted.
-	data := map[string][]byte{}
-	listed := map[string]bool{ManifestFile: true}
-	for _, fs := range m.Files {
-		listed[fs.Name] = true
-		f, ok := files[fs.Name]
-		if !ok {
-			add(fs.Name, 0, "listed in the manifest but missing from the zip")
-			continue
-		}
-		b, err := readAll(f, MaxFileBytes)
-		if err != nil {
-			add(fs.Name, 0, "cannot be read: %v", err)
-			continue
-		}
-		res.Files++
-		data[fs.Name] = b
-		if int64(len(b)) != fs.Bytes {
-			add(fs.Name, 0, "%d bytes, the manifest says %d", len(b), fs.Bytes)
-		}
-		if got := sum(b); got != fs.SHA256 {
-			add(fs.Name, 0, "SHA-256 is %s, the manifest says %s", got, fs.SHA256)
-		}
-	}
-	var extra []string
-	for name := range files {
-		if !listed[name] {
-			extra = append(extra, name)
-		}
-	}
-	sort.Strings(extra)
-	for _, name := range extra {
-		add(name, 0, "in the zip but not in the manifest")
-	}
+	data := z.CheckFiles(m.Files, MaxFileBytes, ManifestFile)
+	res.Files = len(data)
+	res.Problems = append(z.Problems, res.Problems...)
 
 	// Observations: every line an observation of a listed batch, each
 	// batch's lines hashing to its digest.

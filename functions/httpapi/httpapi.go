@@ -205,14 +205,13 @@ func (a *API) incidents(w http.ResponseWriter, r *http.Request, _ store.APIKey) 
 			*dst = t
 		}
 	}
-	incs, err := a.svc.Store().ListIncidents(r.Context(), q.Get("node"), from, to)
+	// Each incident with its verdict over the window asked for: counted
+	// or not, how many seconds, and why, as the report says it.
+	incs, err := a.svc.JudgedIncidents(r.Context(), q.Get("node"), from, to)
 	if err != nil {
 		a.log.Error("list incidents", "err", err)
 		writeErr(w, http.StatusInternalServerError, "internal error", "")
 		return
-	}
-	if incs == nil {
-		incs = []store.Incident{}
 	}
 	writeJSON(w, http.StatusOK, incs)
 }

@@ -7,6 +7,7 @@ package monthreport
 
 import (
 	"bytes"
+	"encoding/csv"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/gpusla/gpusla/functions/atomicfile"
 	"github.com/gpusla/gpusla/functions/bundle"
+	"github.com/gpusla/gpusla/functions/i18n"
 	"github.com/gpusla/gpusla/functions/reportgen"
 	"github.com/gpusla/gpusla/sla/billing"
 	"github.com/gpusla/gpusla/sla/report"
@@ -30,6 +32,11 @@ type Request struct {
 	// pending tickets and ongoing outages at it; "" means Now.
 	AsOf string
 	Now  func() time.Time // nil: the system clock
+	// Seal sets the report's evidence seal (report.Seal: the observations
+	// hash and chain head the bundle of this log would carry), which the
+	// claim page quotes. It reads Events again, so a log from Stdin is
+	// left unsealed.
+	Seal bool
 }
 
 // Build reads every terms file and the event log and builds the month's
@@ -47,7 +54,16 @@ func Build(r Request) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return b.Build()
+	rep, err := b.Build()
+	if err != nil {
+		return nil, err
+	}
+	if r.Seal && r.Events != "-" {
+		if err := bundle.SealReport(rep, func() (io.ReadCloser, error) { return os.Open(r.Events) }); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
 }
 
 func newBuilder(r Request) (*report.Builder, error) {
@@ -98,18 +114,42 @@ func readEvents(b *report.Builder, path string) error {
 // Output says how to write a report.
 type Output struct {
 	Format string    // json, md, csv, html or pdf (reportgen.Render)
-	Bill   string    // provider's bill (CSV) to reconcile; "" for none
+	Bill   string    // provider's bill (CSV, docs/bills.md: the node form or the itemized one) to judge; "" for none
+	Terms  []string  // terms files whose price sheets (prices) judge an itemized bill's lines
+	Lang   string    // en or zh (i18n.Parse); "" for the contracts' report.lang, else en
+	BOM    bool      // start a CSV with the UTF-8 byte order mark (Excel)
 	Path   string    // file to write atomically; "" writes to Stdout
 	Stdout io.Writer // used when Path is ""
 }
 
+// Check refuses a bad --lang, so a command can do so before reading the
+// log.
+func (o Output) Check() error {
+	_, err := o.lang()
+	return err
+}
+
+func (o Output) lang() (i18n.Lang, error) {
+	if o.Lang == "" {
+		return "", nil
+	}
+	l, err := i18n.Parse(o.Lang)
+	if err != nil {
+		return "", fmt.Errorf("--lang: %w", err)
+	}
+	return l, nil
+}
+
 // Write renders rep as o says. The whole report is rendered before a byte
-// is written, so a bad bill or format leaves no partial output.
+// is written, so a bad bill, language or format leaves no partial output.
 func Write(rep *report.Report, o Output) error {
-	var x reportgen.Extras
+	l, err := o.lang()
+	if err != nil {
+		return err
+	}
+	x := reportgen.Extras{Lang: l, BOM: o.BOM}
 	if o.Bill != "" {
-		var err error
-		if x.Bill, err = ReconcileBill(rep, o.Bill); err != nil {
+		if x.Bill, x.Lines, err = JudgeBill(rep, o.Terms, o.Bill); err != nil {
 			return err
 		}
 	}
@@ -130,20 +170,53 @@ func Emit(stdout io.Writer, path string, data []byte) error {
 	return WriteFile(path, data)
 }
 
-// ReconcileBill reads the provider's bill (CSV: node,period,billed_hours,
-// amount) and compares it with the report; a malformed line stops the
-// report with its line and field named.
-func ReconcileBill(r *report.Report, path string) (*billing.Reconciliation, error) {
-	f, err := os.Open(path)
+// JudgeBill reads the provider's bill (CSV: the node form or the full,
+// itemized form of docs/bills.md, told apart by a kind column) and judges
+// it against the report and the contracts' prices (termsFiles): the GPU
+// time reconciled node by node (nil when an itemized bill has none), and
+// every line judged. A malformed line stops the report with its line and
+// field named.
+func JudgeBill(r *report.Report, termsFiles []string, path string) (*billing.Reconciliation, *billing.Full, error) {
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("--bill: %w", err)
+		return nil, nil, fmt.Errorf("--bill: %w", err)
 	}
-	defer f.Close()
-	lines, err := billing.ParseCSV(path, f)
+	head, _ := csv.NewReader(bytes.NewReader(data)).Read()
+	if !billing.IsItemized(head) {
+		lines, err := billing.ParseCSV(path, bytes.NewReader(data))
+		if err != nil {
+			return nil, nil, err
+		}
+		rec, err := billing.Reconcile(r, lines)
+		if err != nil {
+			return nil, nil, err
+		}
+		full, err := billing.JudgeLines(r, lines)
+		return rec, full, err
+	}
+	all, err := ReadTerms(termsFiles)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return billing.Reconcile(r, lines)
+	book := map[string]*terms.Terms{}
+	for _, t := range all {
+		book[t.Contract] = t
+	}
+	items, err := billing.ParseItems(path, bytes.NewReader(data))
+	if err != nil {
+		return nil, nil, err
+	}
+	full, err := billing.JudgeItems(r, book, items)
+	if err != nil {
+		return nil, nil, err
+	}
+	var rec *billing.Reconciliation
+	if compute := billing.ComputeLines(items); len(compute) > 0 {
+		if rec, err = billing.Reconcile(r, compute); err != nil {
+			return nil, nil, err
+		}
+	}
+	return rec, full, nil
 }
 
 // WriteFile writes a report or bundle atomically: a reader never sees half

@@ -110,13 +110,14 @@ func TestWriteAllOrNothing(t *testing.T) {
 	if err := os.WriteFile(bill, []byte("node,period,billed_hours\ngz-01,2026-03,721\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(rep, Output{Format: "html", Bill: bill, Path: out}); err != nil {
+	// cn-example's report.lang is zh; --lang en gives the English document.
+	if err := Write(rep, Output{Format: "html", Bill: bill, Lang: "en", Path: out}); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(out); err != nil || !bytes.Contains(b, []byte("Billing reconciliation")) {
 		t.Fatalf("%v: html without the reconciliation", err)
 	}
-	if err := Write(rep, Output{Format: "md", Stdout: &stdout}); err != nil || !strings.Contains(stdout.String(), "# SLA report 2026-03") {
+	if err := Write(rep, Output{Format: "md", Lang: "en", Stdout: &stdout}); err != nil || !strings.Contains(stdout.String(), "# SLA report March 2026") {
 		t.Fatalf("%v\n%s", err, stdout.String())
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/gpusla/gpusla/functions/i18n"
+	"github.com/gpusla/gpusla/sla/msg"
 	"github.com/gpusla/gpusla/sla/report"
 )
 
@@ -105,7 +107,7 @@ func monthBounds(month string, loc *time.Location) (time.Time, time.Time, error)
 }
 
 // nodeChart computes a node's daily bars and its incident timeline.
-func nodeChart(month string, n *report.Node) (chartData, error) {
+func nodeChart(month string, n *report.Node, p *i18n.Printer) (chartData, error) {
 	loc, err := time.LoadLocation(n.TimeZone)
 	if err != nil {
 		return chartData{}, fmt.Errorf("node %s: time zone %q: %w", n.Node, n.TimeZone, err)
@@ -227,10 +229,10 @@ func nodeChart(month string, n *report.Node) (chartData, error) {
 		}
 		switch {
 		case !bar.InService:
-			bar.Title = fmt.Sprintf("%s: not in service", bar.Date)
+			bar.Title = p.T("%s: not in service", bar.Date)
 		default:
-			bar.Title = fmt.Sprintf("%s (%gh day): %.3f %% claimable uptime; counted outage %s, not counted %s, excluded maintenance %s",
-				bar.Date, bar.Hours, bar.Uptime, durText(bar.Counted), durText(bar.Observed), durText(bar.Excluded))
+			bar.Title = p.T("%s (%sh day): %s %% claimable uptime; counted outage %s, not counted %s, excluded maintenance %s",
+				bar.Date, p.Num(bar.Hours, -1), p.Num(bar.Uptime, 3), bar.Counted, bar.Observed, bar.Excluded)
 		}
 		cd.Days = append(cd.Days, bar)
 	}
@@ -251,7 +253,7 @@ func nodeChart(month string, n *report.Node) (chartData, error) {
 			return l
 		}
 		lane[name] = len(cd.Lanes)
-		cd.Lanes = append(cd.Lanes, name)
+		cd.Lanes = append(cd.Lanes, p.Word(name))
 		return lane[name]
 	}
 	item := func(l int, a, b time.Time, class, title string) {
@@ -278,11 +280,11 @@ func nodeChart(month string, n *report.Node) (chartData, error) {
 		a, _ := parseTS(o.Start)
 		b, _ := parseTS(o.End)
 		class := bandCounted
-		state := "counted " + durText(time.Duration(o.CountedSeconds)*time.Second)
+		state := p.T("counted %s", time.Duration(o.CountedSeconds)*time.Second)
 		if !o.Counted {
-			class, state = bandObserved, "not counted: "+o.Reason
+			class, state = bandObserved, p.T("not counted: %s", o.ReasonText)
 		}
-		item(lane[o.Kind], a, b, class, fmt.Sprintf("%s (%s) %s – %s: %s", o.Kind, o.Cause, o.Start, o.End, state))
+		item(lane[o.Kind], a, b, class, p.T("%s (%s) %s – %s: %s", msg.Word(o.Kind), msg.Word(o.Cause), p.Stamp(o.Start), p.Stamp(o.End), state))
 	}
 	if len(n.Maintenance) > 0 {
 		l := laneOf("maintenance")
@@ -293,7 +295,7 @@ func nodeChart(month string, n *report.Node) (chartData, error) {
 			if !m.Excluded {
 				class = "maint-late"
 			}
-			item(l, a, b, class, fmt.Sprintf("maintenance %s – %s: %s", m.Start, m.End, m.Reason))
+			item(l, a, b, class, p.T("maintenance %s – %s: %s", p.Stamp(m.Start), p.Stamp(m.End), m.ReasonText))
 		}
 	}
 	if len(n.Tickets) > 0 {
@@ -315,34 +317,18 @@ func nodeChart(month string, n *report.Node) (chartData, error) {
 			if t.Breached {
 				class = "ticket-breached"
 			}
-			item(l, a, b, class, fmt.Sprintf("ticket %s (%s) opened %s%s: %s", t.Ticket, t.Priority, t.OpenedAt,
-				map[bool]string{true: ", off-hours", false: ""}[t.OffHours], map[bool]string{true: "breached", false: "within target"}[t.Breached]))
+			off := ""
+			if t.OffHours {
+				off = p.T(", off-hours")
+			}
+			item(l, a, b, class, p.T("ticket %s (%s) opened %s%s: %s", t.Ticket, t.Priority, p.Stamp(t.OpenedAt), off,
+				map[bool]string{true: p.T("breached"), false: p.T("within target")}[t.Breached]))
 		}
 	}
 	for d, i := ms, 0; d.Before(me); d, i = d.AddDate(0, 0, 1), i+1 {
 		if i%7 == 0 {
-			cd.Ticks = append(cd.Ticks, tick{X: x(d), Label: d.Format("Jan 2")})
+			cd.Ticks = append(cd.Ticks, tick{X: x(d), Label: p.ShortDay(d)})
 		}
 	}
 	return cd, nil
-}
-
-// durText is a short duration: 1h5m, 59m, 30s, 0.
-func durText(d time.Duration) string {
-	s := int64(d / time.Second)
-	if s == 0 {
-		return "0"
-	}
-	h, m, sec := s/3600, s%3600/60, s%60
-	out := ""
-	if h > 0 {
-		out += fmt.Sprintf("%dh", h)
-	}
-	if m > 0 {
-		out += fmt.Sprintf("%dm", m)
-	}
-	if sec > 0 {
-		out += fmt.Sprintf("%ds", sec)
-	}
-	return out
 }

@@ -17,11 +17,11 @@ func TestHTMLShowsFleetBaselinesAndDrift(t *testing.T) {
 				Days: []baseline.Day{{Date: "2026-03-01", Value: 100}, {Date: "2026-03-02", Value: 100}, {Date: "2026-03-03", Value: 92}}}},
 		}}
 	var b bytes.Buffer
-	if err := HTML(&b, r, Extras{}); err != nil {
+	if err := Render(&b, r, "html", Extras{Lang: "en"}); err != nil {
 		t.Fatal(err)
 	}
 	s := b.String()
-	for _, w := range []string{"<h2>Fleet baselines</h2>", "<td>55.00</td>", `stroke="#c0392b"`, "since 2026-03-06, worst 8.0 % below 100.00", "points=\"4.0,4.0 180.0,4.0 356.0,56.0\""} {
+	for _, w := range []string{"<h2>Fleet baselines</h2>", ">55.00</td>", `stroke="#c0392b"`, "since 2026-03-06, worst 8.0 % below 100.00", "points=\"4.0,4.0 180.0,4.0 356.0,56.0\""} {
 		if !strings.Contains(s, w) {
 			t.Errorf("html lacks %q", w)
 		}

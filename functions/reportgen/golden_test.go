@@ -3,15 +3,18 @@ package reportgen
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/functions/i18n"
 	"github.com/gpusla/gpusla/functions/reportgen/reportgentest"
 	"github.com/gpusla/gpusla/internal/golden"
 	"github.com/gpusla/gpusla/sla/billing"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/report"
+	"github.com/gpusla/gpusla/sla/terms"
 )
 
 func buildClaim(t testing.TB) *report.Report {
@@ -104,6 +107,83 @@ func TestClaimMonthGolden(t *testing.T) {
 	eq(t, "va-02 credit", v2.Credit.Percent, 10.0)
 	eq(t, "va-01 delivery", v1.Delivery.Status, "met")
 
+	bill := claimBillFor(t, r)
+	var js bytes.Buffer
+	if err := Render(&js, r, "json", Extras{Lang: i18n.ZH}); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "claim-month.json", js.Bytes())
+	for _, lang := range i18n.Langs {
+		for _, f := range []string{"md", "csv", "html"} {
+			var buf bytes.Buffer
+			x := Extras{Lang: lang, BOM: f == "csv" && lang == i18n.ZH}
+			if f == "html" {
+				x.Bill = bill
+			}
+			if err := Render(&buf, r, f, x); err != nil {
+				t.Fatal(err)
+			}
+			golden.Check(t, "claim-month."+string(lang)+"."+f, buf.Bytes())
+		}
+	}
+}
+
+// Every sentence, heading, word and label of every format has its
+// translation: the printer counts each key its language lacks.
+func TestEveryStringTranslated(t *testing.T) {
+	r := buildClaim(t)
+	r.Seal = &report.Seal{ObservationsSHA256: strings.Repeat("a", 64), ChainHead: strings.Repeat("b", 64), Batches: 3}
+	bill := claimBillFor(t, r)
+	lines := claimLinesFor(t, r)
+	for _, lang := range i18n.Langs {
+		d, err := newDoc(r, Extras{Lang: lang, Bill: bill, Lines: lines})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		for _, err := range []error{writeMarkdown(&buf, d), writeHTML(&buf, d), writeCSV(&buf, r, d, false), writePDF(io.Discard, r, d)} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		// A key or translation with a stray % prints fmt's complaint.
+		if i := bytes.Index(buf.Bytes(), []byte("%!")); i >= 0 {
+			t.Errorf("%s: bad format verb near %q", lang, buf.Bytes()[max(0, i-60):i+20])
+		}
+		if m := d.P.Missing(); len(m) > 0 {
+			t.Errorf("%s lacks %d entries:\n%s", lang, len(m), strings.Join(m, "\n"))
+		}
+	}
+}
+
+// claimLinesFor is a full bill of the claim month judged line by line:
+// GPU time, disks, traffic and a package, so every kind of verdict and
+// reason is drawn.
+func claimLinesFor(t *testing.T, r *report.Report) *billing.Full {
+	t.Helper()
+	items, err := billing.ParseItems("full.csv", strings.NewReader("node,period,kind,quantity,amount,class\n"+
+		"va-01,2026-11,compute,721,18457.60,\nva-02,2026-11,compute,661,8460.80,\nva-01,2026-11,data_disk,500,40,hdd\n"+
+		"va-01,2026-11,cross_zone,30,3,\nva-02,2026-11,traffic,12,1.2,\nva-09,2026-11,package_month,1,100,\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm, err := reportgentest.Terms()
+	if err != nil {
+		t.Fatal(err)
+	}
+	book := map[string]*terms.Terms{}
+	for _, c := range tm {
+		book[c.Contract] = c
+	}
+	full, err := billing.JudgeItems(r, book, items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return full
+}
+
+func claimBillFor(t *testing.T, r *report.Report) *billing.Reconciliation {
+	t.Helper()
 	lines, err := billing.ParseCSV("bill.csv", strings.NewReader(claimBill))
 	if err != nil {
 		t.Fatal(err)
@@ -112,15 +192,5 @@ func TestClaimMonthGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"json", "md", "csv", "html"} {
-		var buf bytes.Buffer
-		x := Extras{}
-		if f == "html" {
-			x.Bill = bill
-		}
-		if err := Render(&buf, r, f, x); err != nil {
-			t.Fatal(err)
-		}
-		golden.Check(t, "claim-month."+f, buf.Bytes())
-	}
+	return bill
 }

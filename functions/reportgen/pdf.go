@@ -1,9 +1,9 @@
 package reportgen
 
 import (
+	_ "embed"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
@@ -12,17 +12,25 @@ import (
 	"github.com/gpusla/gpusla/sla/report"
 )
 
-// PDF writes the report as an A4 landscape PDF with the same sections and
-// charts as the HTML form. It uses the PDF core fonts, which cover
-// Windows-1252: characters outside it (e.g. Chinese provider names) are
-// written as '?', so the HTML form is the one to use for such text.
-func PDF(w io.Writer, r *report.Report, x Extras) error {
-	p := newPDFWriter(r)
-	p.cover(r, x)
-	for i := range r.Nodes {
-		if err := p.node(r, &r.Nodes[i]); err != nil {
-			return err
-		}
+//go:embed fonts/wqy-microhei-gb2312.ttf
+var cjkFont []byte
+
+// pdfFont is the embedded font's name in the document: WenQuanYi Micro Hei
+// (scripts/font-subset.sh, licence beside it) covers Latin and every GB 2312
+// character, so Chinese prints as Chinese; fpdf embeds only the glyphs a
+// document uses.
+const pdfFont = "wqy"
+
+// writePDF writes the report as an A4 landscape PDF with the same sections and
+// charts as the HTML form, the claim pages first.
+func writePDF(w io.Writer, r *report.Report, d *doc) error {
+	p := newPDFWriter(r, d)
+	for _, c := range d.Claims {
+		p.claim(c)
+	}
+	p.cover(d)
+	for i := range d.NodeSecs {
+		p.node(&d.NodeSecs[i])
 	}
 	if err := p.f.Error(); err != nil {
 		return fmt.Errorf("render PDF report: %w", err)
@@ -35,7 +43,6 @@ func PDF(w io.Writer, r *report.Report, x Extras) error {
 
 type pdfWriter struct {
 	f    *fpdf.Fpdf
-	tr   func(string) string
 	left float64
 	w    float64 // usable width
 }
@@ -45,7 +52,7 @@ var pdfColors = map[string][3]int{
 	bandUp: {46, 125, 50}, "maint-late": {142, 36, 170}, "ticket": {21, 101, 192}, "ticket-breached": {173, 20, 87},
 }
 
-func newPDFWriter(r *report.Report) *pdfWriter {
+func newPDFWriter(r *report.Report, d *doc) *pdfWriter {
 	f := fpdf.New("L", "mm", "A4", "")
 	// The document's dates are the report's as-of instant, so one report
 	// always gives the same bytes.
@@ -53,49 +60,51 @@ func newPDFWriter(r *report.Report) *pdfWriter {
 		f.SetCreationDate(at)
 		f.SetModificationDate(at)
 	}
-	f.SetTitle("SLA report "+r.Month, true)
+	f.SetTitle(d.Title, true)
 	f.SetProducer("gpusla", true)
 	f.SetCatalogSort(true) // fonts and images in a fixed order: same report, same bytes
+	f.AddUTF8FontFromBytes(pdfFont, "", cjkFont)
+	f.AddUTF8FontFromBytes(pdfFont, "B", cjkFont)
 	f.SetMargins(12, 12, 12)
 	f.SetAutoPageBreak(true, 12)
 	f.AliasNbPages("{nb}")
-	p := &pdfWriter{f: f, tr: f.UnicodeTranslatorFromDescriptor("")}
+	p := &pdfWriter{f: f}
 	pw, _ := f.GetPageSize()
 	l, _, rm, _ := f.GetMargins()
 	p.left, p.w = l, pw-l-rm
 	f.SetFooterFunc(func() {
 		f.SetY(-10)
-		f.SetFont("Helvetica", "", 7)
+		f.SetFont(pdfFont, "", 7)
 		f.SetTextColor(95, 107, 118)
-		f.CellFormat(0, 4, p.tr(fmt.Sprintf("SLA report %s, as of %s - page %d of {nb}", r.Month, r.AsOf, f.PageNo())), "", 0, "R", false, 0, "")
+		f.CellFormat(0, 4, d.P.T("%s, as of %s - page %d of %s", d.Title, d.P.Stamp(r.AsOf), f.PageNo(), "{nb}"), "", 0, "R", false, 0, "")
 		f.SetTextColor(0, 0, 0)
 	})
 	return p
 }
 
 func (p *pdfWriter) text(size float64, style, s string) {
-	p.f.SetFont("Helvetica", style, size)
-	p.f.MultiCell(0, size*0.45, p.tr(s), "", "L", false)
+	p.f.SetFont(pdfFont, style, size)
+	p.f.MultiCell(0, size*0.45, s, "", "L", false)
 }
 
 // table draws a table with a header row; columns are relative widths.
-func (p *pdfWriter) table(widths []float64, head []string, rows [][]string) {
+func (p *pdfWriter) table(t table) {
 	f := p.f
 	var sum float64
-	for _, w := range widths {
+	for _, w := range t.Widths {
 		sum += w
 	}
-	cols := make([]float64, len(widths))
-	for i, w := range widths {
+	cols := make([]float64, len(t.Widths))
+	for i, w := range t.Widths {
 		cols[i] = p.w * w / sum
 	}
 	const lh = 3.6
-	draw := func(cells []string, header bool) {
+	draw := func(cells []string, header bool, bad []bool) {
 		style := ""
 		if header {
 			style = "B"
 		}
-		f.SetFont("Helvetica", style, 7.5)
+		f.SetFont(pdfFont, style, 7.5)
 		lines := make([][]string, len(cells))
 		n := 1
 		for i, c := range cells {
@@ -119,108 +128,120 @@ func (p *pdfWriter) table(widths []float64, head []string, rows [][]string) {
 			} else {
 				f.Rect(xx, y, cols[i], h, "D")
 			}
+			if i < len(bad) && bad[i] {
+				f.SetTextColor(198, 40, 40)
+			}
 			for j, ln := range lines[i] {
 				f.SetXY(xx+1, y+0.5+float64(j)*lh)
 				f.CellFormat(cols[i]-2, lh, ln, "", 0, "L", false, 0, "")
 			}
+			f.SetTextColor(0, 0, 0)
 			xx += cols[i]
 		}
 		f.SetXY(p.left, y+h)
 	}
 	f.SetDrawColor(208, 215, 222)
 	f.SetLineWidth(0.2)
-	draw(head, true)
-	for _, r := range rows {
-		draw(r, false)
-	}
-	f.Ln(2)
-}
-
-func (p *pdfWriter) cover(r *report.Report, x Extras) {
-	f := p.f
-	f.AddPage()
-	p.text(18, "B", "SLA report "+r.Month)
-	p.text(8, "", fmt.Sprintf("As of %s. Read %d events (%d duplicates ignored, %d after the as-of instant left out). Times are in each contract's time zone.",
-		r.AsOf, r.Input.Events, r.Input.Duplicates, r.Input.AfterAsOf))
-	f.Ln(2)
-	p.text(11, "B", "Claims by provider")
-	var rows [][]string
-	for _, c := range r.Contracts {
-		rows = append(rows, []string{c.Contract, c.Provider, c.TimeZone, strconv.Itoa(c.Nodes), strconv.Itoa(c.NodesBelow),
-			durText(sec(c.ObservedSeconds)), durText(sec(c.ClaimSeconds)), strconv.Itoa(c.TicketsBreached),
-			moneyText(c.Charge, c.Currency), moneyText(c.Claim, c.Currency), c.ClaimDeadline})
-	}
-	p.table([]float64{12, 18, 12, 6, 7, 9, 9, 7, 14, 13, 16},
-		[]string{"contract", "provider", "time zone", "nodes", "below target", "outage observed", "outage claimable", "tickets breached", "charge", "claim", "claim by"}, rows)
-	rows = nil
-	for _, n := range r.Nodes {
-		rows = append(rows, []string{n.Node, n.Contract, fmt.Sprintf("%d x %s", n.Hardware.GPUCount, n.Hardware.GPUModel),
-			strconv.FormatFloat(n.Uptime.ClaimablePercent, 'f', 4, 64), strconv.FormatFloat(n.Uptime.ObservedPercent, 'f', 4, 64),
-			strconv.FormatFloat(n.Uptime.TargetPercent, 'f', -1, 64), strconv.Itoa(len(n.Outages)), n.Delivery.Status,
-			strconv.FormatFloat(n.Credit.Percent, 'f', -1, 64), moneyText(n.Credit.Amount, n.Currency)})
-	}
-	p.table([]float64{12, 12, 18, 9, 9, 7, 7, 9, 7, 12},
-		[]string{"node", "contract", "GPUs", "uptime claimable %", "observed %", "target %", "outages", "delivery", "credit %", "claim"}, rows)
-	if b := x.Bill; b != nil {
-		p.text(11, "B", "Billing reconciliation")
-		rows = nil
-		for _, row := range b.Rows {
-			rows = append(rows, []string{row.Node, optFloat(row.BilledHours), optFloat(row.BilledAmount), fnum(row.ExactHours),
-				fnum(row.ContractHours), fnum(row.RoundingHours), fnum(row.ContractAmount), fnum(row.UsableHours),
-				fmt.Sprintf("%s h / %.2f", fnum(row.OverHours), row.OverAmount), fmt.Sprintf("%s h / %.2f", fnum(row.UnusableBilled), row.UnusableAmount),
-				row.Status, row.Note})
+	draw(t.Head, true, nil)
+	for i, r := range t.Rows {
+		var bad []bool
+		if i < len(t.Bad) {
+			bad = t.Bad[i]
 		}
-		p.table([]float64{10, 7, 8, 7, 7, 7, 8, 7, 10, 10, 8, 20},
-			[]string{"node", "billed h", "billed amount", "exact h", "contract h", "rounding h", "contract amount", "usable h", "over contract", "billed, not usable", "status", "note"}, rows)
+		draw(r, false, bad)
+	}
+	f.Ln(2)
+}
+
+func (p *pdfWriter) fields(fs []field) {
+	for _, fl := range fs {
+		p.f.SetFont(pdfFont, "B", 9)
+		p.f.CellFormat(62, 5, fl.Label, "", 0, "L", false, 0, "")
+		p.f.SetFont(pdfFont, "", 9)
+		p.f.MultiCell(0, 5, fl.Value, "", "L", false)
 	}
 }
 
-func (p *pdfWriter) node(r *report.Report, n *report.Node) error {
-	cd, err := nodeChart(r.Month, n)
-	if err != nil {
-		return err
+// claim is a contract's claim page, on its own page.
+func (p *pdfWriter) claim(c claimPage) {
+	p.f.AddPage()
+	p.text(16, "B", c.Title)
+	p.f.Ln(2)
+	p.fields(c.Fields)
+	p.f.Ln(2)
+	p.table(c.Breaches)
+	p.text(9.5, "B", c.Request)
+	p.f.Ln(2)
+	p.fields(c.Evidence)
+	p.f.Ln(1)
+	p.text(7.5, "", c.Note)
+}
+
+func (p *pdfWriter) cover(d *doc) {
+	p.f.AddPage()
+	p.text(18, "B", d.Title)
+	p.text(8, "", d.Intro)
+	p.text(11, "B", d.P.T("Total claim")+": "+strings.Join(d.Totals, "  ·  "))
+	p.f.Ln(2)
+	p.text(11, "B", d.Contracts.Title)
+	p.table(d.Contracts)
+	p.table(d.Nodes)
+	if d.Bill != nil {
+		p.text(11, "B", d.Bill.Title)
+		p.table(*d.Bill)
 	}
+	if f := d.Fleet; f != nil {
+		p.text(11, "B", f.Title)
+		p.text(8, "", f.Intro)
+		p.table(f.Dists)
+		if len(f.Findings) > 0 {
+			p.text(9, "B", f.Slow)
+			for _, x := range f.Findings {
+				p.text(7.5, "", x)
+			}
+		}
+		if f.Drift != nil {
+			p.text(9, "B", f.Drift.Title)
+			p.table(*f.Drift)
+		}
+	}
+}
+
+func (p *pdfWriter) node(s *nodeSec) {
 	f := p.f
+	cd := s.Chart
 	f.AddPage()
-	p.text(14, "B", fmt.Sprintf("Node %s (%s, %s)", n.Node, n.Contract, n.Provider))
-	svc := "Not in service this month."
-	if n.Period.InService {
-		svc = fmt.Sprintf("In service %s to %s (%s, of which %s excluded maintenance).", n.Period.Start, n.Period.End,
-			durText(sec(n.Period.Seconds)), durText(sec(n.Period.ExcludedSeconds)))
+	p.text(14, "B", s.Heading+" ("+s.Sub+")")
+	p.text(8.5, "", s.Para)
+	var cards []string
+	for _, c := range s.Cards {
+		cards = append(cards, c.Label+": "+c.Value+" ("+c.Note+")")
 	}
-	met := "met"
-	if !n.Uptime.Met {
-		met = "MISSED"
-	}
-	p.text(8.5, "", fmt.Sprintf("%d x %s. Times in %s. %s", n.Hardware.GPUCount, n.Hardware.GPUModel, n.TimeZone, svc))
-	p.text(8.5, "", fmt.Sprintf("Uptime claimable %.4f %% (%s down), observed %.4f %% (%s); target %g %%: %s. Delivery %s (%s against %s). Charge %s; credit %g %% = %s; claim by %s.",
-		n.Uptime.ClaimablePercent, durText(sec(n.Uptime.ClaimableOutageSeconds)), n.Uptime.ObservedPercent, durText(sec(n.Uptime.ObservedOutageSeconds)),
-		n.Uptime.TargetPercent, met, n.Delivery.Status, durText(sec(n.Delivery.Seconds)), durText(sec(n.Delivery.TargetSeconds)),
-		moneyText(n.Billing.Charge, n.Currency), n.Credit.Percent, moneyText(n.Credit.Amount, n.Currency), n.ClaimDeadline))
-	for _, pen := range n.Credit.Penalties {
-		p.text(8, "", fmt.Sprintf("Penalty %s %s: %g %% (%s)", pen.Kind, pen.Ref, pen.Percent, pen.Reason))
+	p.text(8.5, "", strings.Join(cards, "  ·  "))
+	for _, pen := range s.Penalties {
+		p.text(8, "", pen)
 	}
 	f.Ln(1)
 	// Charts, scaled from the 1000-unit viewBox to the page width.
-	s := p.w / chartW
-	p.text(9, "B", "Daily uptime")
+	sc := p.w / chartW
+	p.text(9, "B", s.Daily)
 	y := f.GetY()
 	const barH = 18.0
 	for _, d := range cd.Days {
 		for _, sg := range d.Segs {
 			c := pdfColors[sg.Class]
 			f.SetFillColor(c[0], c[1], c[2])
-			f.Rect(p.left+d.X*s, y+sg.Y*barH/barAreaH, d.W*s, sg.H*barH/barAreaH, "F")
+			f.Rect(p.left+d.X*sc, y+sg.Y*barH/barAreaH, d.W*sc, sg.H*barH/barAreaH, "F")
 		}
-		f.SetFont("Helvetica", "", 5.5)
-		f.SetXY(p.left+d.X*s, y+barH+0.5)
-		f.CellFormat(d.W*s, 2.5, d.Label, "", 0, "C", false, 0, "")
+		f.SetFont(pdfFont, "", 5.5)
+		f.SetXY(p.left+d.X*sc, y+barH+0.5)
+		f.CellFormat(d.W*sc, 2.5, d.Label, "", 0, "C", false, 0, "")
 	}
 	f.SetXY(p.left, y+barH+4)
-	p.text(9, "B", "Incident timeline")
+	p.text(9, "B", s.Timeline)
 	y = f.GetY()
 	const lane = 5.0
-	f.SetFont("Helvetica", "", 6)
+	f.SetFont(pdfFont, "", 6)
 	for i, l := range cd.Lanes {
 		f.SetFillColor(246, 248, 250)
 		f.Rect(p.left, y+float64(i)*(lane+1), p.w, lane, "F")
@@ -230,59 +251,33 @@ func (p *pdfWriter) node(r *report.Report, n *report.Node) error {
 	for _, it := range cd.Timeline {
 		c := pdfColors[it.Class]
 		f.SetFillColor(c[0], c[1], c[2])
-		f.Rect(p.left+it.X*s, y+float64(it.Lane)*(lane+1), max(it.W*s, 0.4), lane, "F")
+		f.Rect(p.left+it.X*sc, y+float64(it.Lane)*(lane+1), max(it.W*sc, 0.4), lane, "F")
 	}
 	for _, t := range cd.Ticks {
-		f.SetXY(p.left+t.X*s, y+float64(len(cd.Lanes))*(lane+1))
+		f.SetXY(p.left+t.X*sc, y+float64(len(cd.Lanes))*(lane+1))
 		f.CellFormat(15, 3, t.Label, "", 0, "L", false, 0, "")
 	}
 	f.SetXY(p.left, y+float64(len(cd.Lanes))*(lane+1)+5)
-	if len(n.Outages) > 0 {
-		p.text(9, "B", "Outages")
-		var rows [][]string
-		for _, o := range n.Outages {
-			end := o.End
-			if o.Ongoing {
-				end += " (ongoing)"
-			}
-			rows = append(rows, []string{o.Kind, o.Cause, o.Start, end, durText(sec(o.Seconds)), durText(sec(o.CountedSeconds)), o.Reason, strings.Join(o.Evidence, "; ")})
+	for _, t := range []*table{s.Outages, s.Maint, s.Tickets} {
+		if t != nil {
+			p.text(9, "B", t.Title)
+			p.table(*t)
 		}
-		p.table([]float64{9, 10, 13, 13, 6, 6, 18, 30}, []string{"kind", "cause", "start", "end", "duration", "counted", "why not counted", "evidence"}, rows)
 	}
-	if len(n.Maintenance) > 0 {
-		p.text(9, "B", "Maintenance")
-		var rows [][]string
-		for _, m := range n.Maintenance {
-			rows = append(rows, []string{m.Start, m.End, m.AnnouncedAt, durText(sec(m.NoticeSeconds)), durText(sec(m.RequiredNoticeSeconds)),
-				strconv.FormatBool(m.Excluded), m.Summary, m.Reason})
+	if len(s.Quality) > 0 {
+		p.text(9, "B", s.QTitle)
+		for _, q := range s.Quality {
+			p.text(7.5, "", q)
 		}
-		p.table([]float64{13, 13, 13, 7, 7, 6, 14, 27}, []string{"start", "end", "announced", "notice", "required", "excluded", "summary", "why"}, rows)
 	}
-	if len(n.Tickets) > 0 {
-		p.text(9, "B", "Tickets")
-		var rows [][]string
-		for _, t := range n.Tickets {
-			off := "business hours"
-			if t.OffHours {
-				off = "off-hours"
-			}
-			rows = append(rows, []string{t.Ticket, t.Priority, t.OpenedAt + " (" + t.OpenedOn + ")", off, targetHTML(t.Response),
-				targetHTML(t.Resolution), targetHTML(t.Replacement), strconv.FormatBool(t.Breached)})
-		}
-		p.table([]float64{8, 5, 14, 8, 20, 20, 20, 6}, []string{"ticket", "priority", "opened", "off-hours", "response", "resolution", "replacement", "breached"}, rows)
-	}
-	for _, e := range n.Evidence {
-		p.text(7.5, "", fmt.Sprintf("Data quality: %s at %s: %s", e.Kind, e.At, e.Detail))
-	}
-	return nil
 }
 
 // wrap splits s into lines that fit width w in the current font, at
-// spaces where it can and inside a word where it must. (fpdf's SplitText
-// reads UTF-8, but the core fonts need Windows-1252 bytes.)
+// spaces where it can and inside a word where it must (Chinese has no
+// spaces: it breaks between any two characters).
 func (p *pdfWriter) wrap(s string, w float64) []string {
 	var lines []string
-	fits := func(t string) bool { return p.f.GetStringWidth(p.tr(t)) <= w }
+	fits := func(t string) bool { return p.f.GetStringWidth(t) <= w }
 	for _, para := range strings.Split(s, "\n") {
 		cur := ""
 		for _, word := range strings.Fields(para) {
@@ -295,25 +290,19 @@ func (p *pdfWriter) wrap(s string, w float64) []string {
 				continue
 			}
 			if cur != "" {
-				lines = append(lines, p.tr(cur))
+				lines = append(lines, cur)
 			}
 			// A word longer than the column is cut.
 			cur = ""
 			for _, r := range word {
 				if !fits(cur+string(r)) && cur != "" {
-					lines = append(lines, p.tr(cur))
+					lines = append(lines, cur)
 					cur = ""
 				}
 				cur += string(r)
 			}
 		}
-		lines = append(lines, p.tr(cur))
+		lines = append(lines, cur)
 	}
 	return lines
 }
-
-func sec(s int64) time.Duration { return time.Duration(s) * time.Second }
-
-func moneyText(v float64, cur string) string { return strconv.FormatFloat(v, 'f', 2, 64) + " " + cur }
-
-func fnum(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

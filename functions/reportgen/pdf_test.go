@@ -2,8 +2,16 @@ package reportgen
 
 import (
 	"bytes"
+	imgpng "image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
+
+	"github.com/gpusla/gpusla/functions/i18n"
+	"github.com/gpusla/gpusla/internal/testenv"
 )
 
 // The PDF has the cover page plus one page per node at least, is the same
@@ -11,10 +19,10 @@ import (
 func TestPDFPagesAndDeterminism(t *testing.T) {
 	r := buildClaim(t)
 	var a, b bytes.Buffer
-	if err := PDF(&a, r, Extras{}); err != nil {
+	if err := Render(&a, r, "pdf", Extras{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := PDF(&b, r, Extras{}); err != nil {
+	if err := Render(&b, r, "pdf", Extras{}); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(a.Bytes(), b.Bytes()) {
@@ -27,5 +35,70 @@ func TestPDFPagesAndDeterminism(t *testing.T) {
 	pages := len(regexp.MustCompile(`/Type /Page\b`).FindAll(pdf, -1))
 	if pages < 1+len(r.Nodes) {
 		t.Fatalf("%d pages, want at least %d (cover + one per node)", pages, 1+len(r.Nodes))
+	}
+}
+
+// The Chinese PDF carries its text as text: pdftotext (poppler) reads the
+// claim page's Chinese headings, the provider's Chinese name, a holiday's
+// name and the translated verdicts back out of it, and pdftoppm renders
+// the claim page to a PNG whose pixels are not all blank.
+func TestChinesePDFTextAndRaster(t *testing.T) {
+	pdftotext := testenv.LookPath(t, "pdftotext", "poppler-utils (scripts/setup.sh installs it)")
+	pdftoppm := testenv.LookPath(t, "pdftoppm", "poppler-utils (scripts/setup.sh installs it)")
+	r := buildClaim(t)
+	// A Chinese provider and a holiday name, as a cn contract gives them.
+	r.Contracts[0].Provider = "示例算力云 Example Compute (广州)"
+	r.Nodes[0].Tickets[1].OpenedOnName = "感恩节 Thanksgiving"
+	var buf bytes.Buffer
+	if err := Render(&buf, r, "pdf", Extras{Lang: i18n.ZH}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	pdf := filepath.Join(dir, "report.pdf")
+	if err := os.WriteFile(pdf, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(pdftotext, "-layout", pdf, "-").CombinedOutput()
+	if err != nil {
+		t.Fatalf("pdftotext: %v\n%s", err, out)
+	}
+	text := string(out)
+	for _, want := range []string{"服务赔偿申请", "示例算力云", "合同编号", "申请赔偿金额", "索赔截止时间", "每日可用率",
+		"无法访问", "节假日: 感恩节 Thanksgiving", "2,689.92 USD", "2026年11月"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("PDF text lacks %q", want)
+		}
+	}
+	if strings.Contains(text, "?????") {
+		t.Error("PDF text has runs of '?' where characters were lost")
+	}
+	if strings.Contains(text, "docs/") || strings.Contains(text, ".go") {
+		t.Error("PDF cites a repository path")
+	}
+	png := filepath.Join(dir, "page")
+	if out, err := exec.Command(pdftoppm, "-png", "-r", "40", "-f", "1", "-l", "1", "-singlefile", pdf, png).CombinedOutput(); err != nil {
+		t.Fatalf("pdftoppm: %v\n%s", err, out)
+	}
+	f, err := os.Open(png + ".png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := imgpng.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := img.Bounds()
+	dark := 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if r, g, bl, _ := img.At(x, y).RGBA(); r+g+bl < 3*0x8000 {
+				dark++
+			}
+		}
+	}
+	// Landscape A4 at 40 dpi, with a page of text on it.
+	if b.Dx() <= b.Dy() || dark < 500 {
+		t.Fatalf("page 1 renders %dx%d with %d dark pixels: not a landscape page of text", b.Dx(), b.Dy(), dark)
 	}
 }

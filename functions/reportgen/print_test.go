@@ -22,7 +22,7 @@ func TestHTMLPrintsToPDFInChromium(t *testing.T) {
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
 	var buf bytes.Buffer
-	if err := HTML(&buf, r, Extras{}); err != nil {
+	if err := Render(&buf, r, "html", Extras{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(page, buf.Bytes(), 0o644); err != nil {

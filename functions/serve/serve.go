@@ -24,6 +24,7 @@ import (
 	"github.com/gpusla/gpusla/functions/bundle"
 	demonode "github.com/gpusla/gpusla/functions/demo"
 	"github.com/gpusla/gpusla/functions/httpapi"
+	"github.com/gpusla/gpusla/functions/replacement"
 	"github.com/gpusla/gpusla/functions/slackapi"
 	"github.com/gpusla/gpusla/functions/statuspage"
 	"github.com/gpusla/gpusla/functions/wiring"
@@ -222,7 +223,12 @@ func setupTickets(svc *app.Service, api *httpapi.API, env wiring.Env, data strin
 		log.Warn("no contract terms loaded: tickets cannot be timed; put terms files in " + filepath.Join(data, wiring.TermsDir) + " or set " + wiring.EnvTerms)
 	}
 	if secret := env.SlackSigningSecret; secret != "" {
-		h, err := slackapi.New(slackapi.Config{Desk: desk, SigningSecret: secret, Log: log})
+		key, err := replacement.LoadOrCreateKey(data)
+		if err != nil {
+			return nil, err
+		}
+		rq := &replacement.Requester{Desk: desk, Key: key, Dir: filepath.Join(data, replacement.PacksDir)}
+		h, err := slackapi.New(slackapi.Config{Desk: desk, SigningSecret: secret, Log: log, Replacer: rq})
 		if err != nil {
 			return nil, err
 		}
@@ -255,7 +261,7 @@ func setupReports(env wiring.Env, data string, store statuspage.Nodes, desk *app
 	if err != nil {
 		return nil, err
 	}
-	statuspage.New(statuspage.Config{Nodes: store, Tickets: desk, Reports: blobs, Token: token, Log: log}).Register(api.Mux())
+	statuspage.New(statuspage.Config{Nodes: store, Terms: desk.Contract, Tickets: desk, Reports: blobs, Token: token, Log: log}).Register(api.Mux())
 	log.Info("status page", "path", statuspage.PathStatus, "token", "in "+filepath.Join(data, wiring.StatusTokenFile)+" (open "+statuspage.PathStatus+"?token=…)")
 	delay, err := env.ReportDelayOrDefault()
 	if err != nil {

@@ -56,7 +56,7 @@ func ParseInteraction(body []byte) (Click, error) {
 			continue
 		}
 		switch a.ActionID {
-		case notify.ActionTicketOpen, notify.ActionTicketResponded, notify.ActionTicketResolved:
+		case notify.ActionTicketOpen, notify.ActionTicketResponded, notify.ActionTicketResolved, notify.ActionRequestReplacement:
 		default:
 			continue
 		}
@@ -120,6 +120,9 @@ func (h *Handler) interactions(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) click(ctx context.Context, c Click) (string, string) {
 	key := app.IncidentTicketKey(c.Node, c.IncidentID)
 	who := by(c.UserID, c.UserName)
+	if c.ActionID == notify.ActionRequestReplacement {
+		return h.requestReplacement(ctx, c, who)
+	}
 	if c.ActionID == notify.ActionTicketOpen {
 		prio, err := h.defaultPriority(ctx, c.Node)
 		if err != nil {
@@ -173,4 +176,21 @@ func (h *Handler) defaultPriority(ctx context.Context, node string) (string, err
 		return "", app.Errorf(app.EInvalid, "node", "contract %q of node %s is not loaded or has no priorities", n.Contract, node)
 	}
 	return tm.Support.Priorities[0], nil
+}
+
+// requestReplacement answers "Request replacement": the hardware ticket is
+// opened in the alert's thread (once per incident, the key the "Ticket
+// opened" button uses) and the clicker gets the text to paste into the
+// provider's ticket system.
+func (h *Handler) requestReplacement(ctx context.Context, c Click, who string) (string, string) {
+	if h.replace == nil {
+		return "Replacement requests are not set up on this backend: run `gpusla ticket request-replacement " + c.Node +
+			" --incident " + c.IncidentID + "` where the data folder is.", ""
+	}
+	text, id, err := h.replace.RequestReplacement(ctx, c.Node, c.IncidentID, who, c.ThreadTs)
+	if err != nil {
+		return h.failure(err).Text, ""
+	}
+	return "Replacement requested: hardware ticket *" + id + "* is open and its replacement clock runs. " +
+		"Paste this into the provider's ticket system and attach the evidence pack:\n" + text, id
 }

@@ -62,6 +62,16 @@ type Config struct {
 	// HTTPClient posts to response_url (default: 10 s timeout).
 	HTTPClient *http.Client
 	Log        *slog.Logger
+	// Replacer answers the "Request replacement" button (nil: the button
+	// says replacement requests are not set up on this backend).
+	Replacer Replacer
+}
+
+// Replacer requests the replacement of a node's physical machine for an
+// incident (functions/replacement.Requester): it opens the hardware ticket
+// (once per incident) and returns the ticket text for the provider.
+type Replacer interface {
+	RequestReplacement(ctx context.Context, node, incidentID, by, thread string) (text, ticketID string, err error)
 }
 
 // Handler serves the Slack endpoints.
@@ -73,6 +83,7 @@ type Handler struct {
 	client  *http.Client
 	log     *slog.Logger
 	refused *refusal.Log
+	replace Replacer
 }
 
 // New checks the config and returns a Handler.
@@ -83,7 +94,7 @@ func New(c Config) (*Handler, error) {
 	if c.SigningSecret == "" {
 		return nil, errors.New("slackapi: SigningSecret is required (the Slack app's signing secret)")
 	}
-	h := &Handler{desk: c.Desk, secret: c.SigningSecret, runner: c.Runner, export: c.Export, client: c.HTTPClient, log: c.Log}
+	h := &Handler{desk: c.Desk, secret: c.SigningSecret, runner: c.Runner, export: c.Export, client: c.HTTPClient, log: c.Log, replace: c.Replacer}
 	if h.log == nil {
 		h.log = slog.Default()
 	}

@@ -108,7 +108,7 @@ func newEnv(t testing.TB, export app.ExportFunc) *env {
 	return newEnvOn(t, export, st)
 }
 
-func newEnvOn(t testing.TB, export app.ExportFunc, st ticketStore) *env {
+func newEnvOn(t testing.TB, export app.ExportFunc, st ticketStore, opts ...func(*slackapi.Config)) *env {
 	fs := &fakeSlack{}
 	fs.srv = slacktest.NewTestServer(func(c slacktest.Customize) {
 		c.Handle("/chat.postMessage", fs.postMessage)
@@ -143,7 +143,11 @@ func newEnvOn(t testing.TB, export app.ExportFunc, st ticketStore) *env {
 			t.Fatal(err)
 		}
 	}
-	h, err := slackapi.New(slackapi.Config{Desk: desk, SigningSecret: secret, Log: log, Export: export})
+	cfg := slackapi.Config{Desk: desk, SigningSecret: secret, Log: log, Export: export}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	h, err := slackapi.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,9 +23,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/infra/blob"
 	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/sla/account"
 	"github.com/gpusla/gpusla/sla/incident"
+	"github.com/gpusla/gpusla/sla/interval"
 	"github.com/gpusla/gpusla/sla/terms"
 	"github.com/gpusla/gpusla/sla/ticket"
 )
@@ -64,7 +67,13 @@ type Reports interface {
 // Config wires the page. Token is required: without one the page answers
 // 503 rather than being open to anyone who finds the URL.
 type Config struct {
-	Nodes   Nodes
+	Nodes Nodes
+	// Terms looks up a contract's terms (app.TermsBook's entries): every
+	// incident is judged by them as the report judges it (counted or not,
+	// and why; the uptime bars count what the books count). Without it, or
+	// for an unknown contract, the page shows the verdict stored with each
+	// incident and counts its whole length.
+	Terms   func(contract string) (*terms.Terms, bool)
 	Tickets Tickets // optional
 	Reports Reports // optional
 	Token   string
@@ -232,6 +241,7 @@ type DayView struct {
 type IncidentView struct {
 	Node, Kind, Cause, Detail string
 	Counted                   bool
+	Reason                    string // why it does not count, when not
 	Since                     time.Time
 	SinceMS                   int64
 }
@@ -290,13 +300,37 @@ func (h *Handler) Build(ctx context.Context) (*Page, error) {
 			nv.LastHeardMS = st.LastReceivedAt.UnixMilli()
 		}
 		incs := byNode[n.ID]
-		nv.State, nv.StateText = nodeState(nv.State, incs)
-		nv.Days, nv.Uptime90 = dayBars(incs, from, today, now, firstDay(n, st))
+		var tm *terms.Terms
+		if h.c.Terms != nil {
+			tm, _ = h.c.Terms(n.Contract)
+		}
+		first := firstDay(n, st)
+		counts := func(inc store.Incident) (bool, string) {
+			if tm == nil {
+				return inc.Counted, inc.Reason
+			}
+			ok, why := account.Counts(tm, incident.Kind(inc.Kind), inc.Cause)
+			return ok, why.String()
+		}
+		var down interval.Set
+		if tm != nil {
+			books, _ := app.JudgeIncidents(tm, first, incs, from, now)
+			down = books.Claimable
+		} else {
+			for _, inc := range incs {
+				if inc.Counted {
+					down = down.Or(interval.Set{inc.Outage(now).Span})
+				}
+			}
+		}
+		nv.State, nv.StateText = nodeState(nv.State, incs, counts)
+		nv.Days, nv.Uptime90 = dayBars(down, from, today, now, first)
 		for _, inc := range incs {
 			if !inc.Open() {
 				continue
 			}
-			iv := IncidentView{Node: n.ID, Kind: inc.Kind, Cause: inc.Cause, Counted: inc.Counted, Since: inc.Start, SinceMS: inc.Start.UnixMilli()}
+			iv := IncidentView{Node: n.ID, Kind: inc.Kind, Cause: inc.Cause, Since: inc.Start, SinceMS: inc.Start.UnixMilli()}
+			iv.Counted, iv.Reason = counts(inc)
 			var fails []string
 			for _, f := range inc.Failed {
 				s := f.Name + " " + f.Verdict
@@ -368,18 +402,19 @@ func firstDay(n store.Node, st store.NodeState) time.Time {
 	return time.Time{}
 }
 
-// nodeState is the worst open incident: unreachable or a counted kind
-// (GPU lost) is down; anything else open is degraded.
-func nodeState(state string, incs []store.Incident) (string, string) {
+// nodeState is the worst open incident: unreachable, or an incident the
+// contract counts, is down; anything else open is degraded.
+func nodeState(state string, incs []store.Incident, counts func(store.Incident) (bool, string)) (string, string) {
 	worst, text := "", ""
 	for _, inc := range incs {
 		if !inc.Open() {
 			continue
 		}
+		counted, _ := counts(inc)
 		switch {
 		case inc.Kind == string(incident.Unreachable):
 			return "unreachable", "unreachable since " + inc.Start.Format("2006-01-02 15:04 UTC")
-		case inc.Counted || inc.Kind == string(incident.GPULost):
+		case counted:
 			worst, text = "down", inc.Kind+" since "+inc.Start.Format("2006-01-02 15:04 UTC")
 		case worst == "":
 			worst, text = "degraded", inc.Kind+" since "+inc.Start.Format("2006-01-02 15:04 UTC")
@@ -394,10 +429,11 @@ func nodeState(state string, incs []store.Incident) (string, string) {
 	return "up", "up"
 }
 
-// dayBars is each UTC day's share of time not in a counted incident (the
-// live view; the monthly report, with late data and the contract's zone,
-// is the authority).
-func dayBars(incs []store.Incident, from, today, now, first time.Time) ([]DayView, float64) {
+// dayBars is each UTC day's share of time not in counted outage (down: the
+// claimable outage of the books, as the report counts it; the monthly
+// report, with late data, maintenance and the contract's zone, is the
+// authority).
+func dayBars(down interval.Set, from, today, now, first time.Time) ([]DayView, float64) {
 	var out []DayView
 	var upSum, totSum time.Duration
 	for d := from; !d.After(today); d = d.AddDate(0, 0, 1) {
@@ -416,44 +452,12 @@ func dayBars(incs []store.Incident, from, today, now, first time.Time) ([]DayVie
 			continue
 		}
 		span := de.Sub(start)
-		var down time.Duration
-		// Union of counted incidents inside the day.
-		type iv struct{ a, b time.Time }
-		var ivs []iv
-		for _, inc := range incs {
-			if !inc.Counted {
-				continue
-			}
-			a, b := inc.Start, inc.End
-			if inc.Open() {
-				b = now
-			}
-			if a.Before(start) {
-				a = start
-			}
-			if b.After(de) {
-				b = de
-			}
-			if b.After(a) {
-				ivs = append(ivs, iv{a, b})
-			}
-		}
-		sort.Slice(ivs, func(i, j int) bool { return ivs[i].a.Before(ivs[j].a) })
-		var cur iv
-		for i, x := range ivs {
-			if i == 0 || x.a.After(cur.b) {
-				down += cur.b.Sub(cur.a)
-				cur = x
-			} else if x.b.After(cur.b) {
-				cur.b = x.b
-			}
-		}
-		down += cur.b.Sub(cur.a)
-		dv.Percent = 100 * float64(span-down) / float64(span)
-		upSum += span - down
+		dn := down.Overlap(interval.Interval{Start: start, End: de})
+		dv.Percent = 100 * float64(span-dn) / float64(span)
+		upSum += span - dn
 		totSum += span
 		switch {
-		case down == 0:
+		case dn == 0:
 			dv.Class = "ok"
 		case dv.Percent >= 99.9:
 			dv.Class = "minor"
@@ -462,7 +466,7 @@ func dayBars(incs []store.Incident, from, today, now, first time.Time) ([]DayVie
 		default:
 			dv.Class = "down"
 		}
-		dv.Title = fmt.Sprintf("%s: %.3f %% up, %s counted down (UTC day)", dv.Date, dv.Percent, down.Round(time.Second))
+		dv.Title = fmt.Sprintf("%s: %.3f %% up, %s counted down (UTC day)", dv.Date, dv.Percent, dn.Round(time.Second))
 		out = append(out, dv)
 	}
 	if totSum == 0 {

@@ -32,9 +32,11 @@ type Alert struct {
 	Until        time.Time     `json:"until,omitempty"`    // recovered: when it ended
 	Duration     time.Duration `json:"duration,omitempty"` // recovered: Until-Since
 	Failed       []FailedCheck `json:"failed,omitempty"`
-	// Counted says whether the incident counts against the provider; Cause
-	// is why (reclassified alerts).
+	// Counted says whether the incident counts against the provider under
+	// the node's contract (the verdict the report gives: account.Counts);
+	// Reason says why not, when not; Cause is whose fault it was.
 	Counted bool   `json:"counted"`
+	Reason  string `json:"reason,omitempty"`
 	Cause   string `json:"cause,omitempty"`
 	Detail  string `json:"detail,omitempty"`
 	// Thread is the notifier's reference of the incident's first message;
@@ -100,7 +102,26 @@ const (
 	ActionTicketOpen      = "gpusla_ticket_open"
 	ActionTicketResponded = "gpusla_ticket_responded"
 	ActionTicketResolved  = "gpusla_ticket_resolved"
+	// ActionRequestReplacement asks the provider to replace the machine
+	// (functions/replacement): on alerts of ReplacementKinds only.
+	ActionRequestReplacement = "gpusla_request_replacement"
 )
+
+// ReplacementKinds are the incident kinds (sla/incident) a replacement of
+// the physical machine is requested for: its GPUs are missing, broken or
+// not what was ordered. Network and performance incidents have other
+// remedies.
+var ReplacementKinds = []string{"gpu_lost", "gpu_degraded", "inventory_mismatch"}
+
+// WantsReplacement says whether an incident kind is one of ReplacementKinds.
+func WantsReplacement(incidentKind string) bool {
+	for _, k := range ReplacementKinds {
+		if k == incidentKind {
+			return true
+		}
+	}
+	return false
+}
 
 // IncidentButtonValue is the value of the ticket buttons on an incident
 // alert: which node and incident they are about.

@@ -39,6 +39,9 @@ func FailedLine(c notify.FailedCheck) string { return chantext.FailedLine(c) }
 // Title is the one-line summary of an alert.
 func Title(a notify.Alert) string { return chantext.Title(a) }
 
+// Counted is the incident's verdict as every alert states it.
+func Counted(a notify.Alert) string { return chantext.Counted(a) }
+
 func emoji(a notify.Alert) string {
 	switch a.Kind {
 	case notify.AlertRecovered:
@@ -72,12 +75,9 @@ func Blocks(a notify.Alert) []slackapi.Block {
 	if a.Kind == notify.AlertRecovered {
 		fields = append(fields, md("*Until*\n"+slackDate(a.Until)), md("*Duration*\n"+Duration(a.Duration)))
 	}
+	fields = append(fields, md("*Counts as outage*\n"+Counted(a)))
 	if a.Kind == notify.AlertReclassified {
-		counted := "yes"
-		if !a.Counted {
-			counted = "no"
-		}
-		fields = append(fields, md("*Counts as outage*\n"+counted), md("*Cause*\n"+esc(causeName(a.Cause))))
+		fields = append(fields, md("*Cause*\n"+esc(causeName(a.Cause))))
 	}
 	blocks := []slackapi.Block{header, slackapi.NewSectionBlock(nil, fields, nil)}
 	if len(a.Failed) > 0 {

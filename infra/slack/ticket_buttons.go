@@ -7,7 +7,8 @@ import (
 )
 
 // ticketButtons are the "Ticket opened", "Provider responded" and
-// "Resolved" buttons on the first message of an incident (functions/slackapi
+// "Resolved" buttons, and "Request replacement" where the hardware is at
+// fault (notify.ReplacementKinds), on the first message of an incident (functions/slackapi
 // handles the clicks): recording a provider ticket is one click, and its
 // clock then runs in this message's thread. Later messages of the incident
 // and webhook-only setups (no interactivity without an app) get none — nil.
@@ -23,8 +24,15 @@ func ticketButtons(a notify.Alert) slackapi.Block {
 		}
 		return b
 	}
-	return slackapi.NewActionBlock("gpusla_ticket",
+	els := []slackapi.BlockElement{
 		btn(notify.ActionTicketOpen, "Ticket opened", slackapi.StylePrimary),
 		btn(notify.ActionTicketResponded, "Provider responded", ""),
-		btn(notify.ActionTicketResolved, "Resolved", ""))
+		btn(notify.ActionTicketResolved, "Resolved", ""),
+	}
+	if notify.WantsReplacement(a.IncidentKind) {
+		// The machine's hardware is at fault: one click writes the
+		// provider's ticket text and opens the hardware ticket.
+		els = append(els, btn(notify.ActionRequestReplacement, "Request replacement", slackapi.StyleDanger))
+	}
+	return slackapi.NewActionBlock("gpusla_ticket", els...)
 }

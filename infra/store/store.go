@@ -11,7 +11,10 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/sla/account"
 	"github.com/gpusla/gpusla/sla/incident"
+	"github.com/gpusla/gpusla/sla/interval"
+	"github.com/gpusla/gpusla/sla/msg"
 )
 
 // Store is everything the application keeps. It is declared here, by its
@@ -303,10 +306,14 @@ type Incident struct {
 	Version int64     `json:"version"`
 	// ConfirmedAt is when the backend confirmed it (for unreachable: grace passed).
 	ConfirmedAt time.Time `json:"confirmed_at"`
-	// Counted says whether it counts against the provider; Cause (an
-	// sla/incident Cause) says why.
+	// Counted says whether its kind and cause count against the provider
+	// under the node's contract (account.Counts); Cause (an sla/incident
+	// Cause) says whose fault it was, Reason why it does not count when it
+	// does not. How many of its seconds count depends on the incidents
+	// around it: account.Judge says, over the window asked for.
 	Counted bool   `json:"counted"`
 	Cause   string `json:"cause,omitempty"`
+	Reason  string `json:"reason,omitempty"`
 	// Failed are the checks that opened or kept it open, with measured values.
 	Failed []notify.FailedCheck `json:"failed,omitempty"`
 	// Evidence is the SLA engine's account of why it opened, closed or was
@@ -319,6 +326,20 @@ type Incident struct {
 
 // Open reports whether the incident has not ended.
 func (i Incident) Open() bool { return i.End.IsZero() }
+
+// Outage is the incident as the books see it, an open one lasting until
+// end.
+func (i Incident) Outage(end time.Time) account.Outage {
+	o := account.Outage{Kind: incident.Kind(i.Kind), Check: i.Check, Cause: i.Cause,
+		Span: interval.Interval{Start: i.Start, End: i.End}}
+	if i.Open() {
+		o.Span.End = end
+	}
+	if i.Evidence != "" {
+		o.Evidence = []msg.Text{msg.Plain(i.Evidence)} // the live engine's own words, not translated
+	}
+	return o
+}
 
 // Duration is End-Start, or now-Start while open.
 func (i Incident) Duration(now time.Time) time.Duration {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/interval"
+	"github.com/gpusla/gpusla/sla/msg"
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
@@ -20,8 +21,12 @@ type Outage struct {
 	Check    string // the check of a check incident (incident.CheckKey)
 	Cause    string
 	Span     interval.Interval
-	Evidence []string
+	Evidence []msg.Text
 }
+
+// CauseNoNotice marks an outage that, under a contract whose clock starts
+// at the renter's notice, no ticket was opened during: it counts nothing.
+const CauseNoNotice = "no_notice"
 
 // Maintenance is one maintenance notice.
 type Maintenance struct {
@@ -49,24 +54,102 @@ type Books struct {
 	UptimeObserved, UptimeClaimed float64
 }
 
-// Observed reports whether an outage of this kind and cause enters the
-// observed figure, and Counted whether it enters the claimable one, with the
-// reason when not.
+// Observed reports whether an outage of this kind enters the observed
+// figure: every interval of a kind the contract calls unavailable, whoever's
+// fault it was.
 func Observed(tm *terms.Terms, o Outage) bool { return tm.Uptime.Unavailable[o.Kind] }
 
-// Counted says whether an outage is the provider's fault under tm, and why not.
-func Counted(tm *terms.Terms, o Outage) (bool, string) {
-	if !tm.Uptime.Unavailable[o.Kind] {
-		return false, "the contract does not count " + string(o.Kind) + " as unavailable"
+// Counts says whether an incident of this kind and cause is the provider's
+// fault under tm, and why not. It is the part of the verdict that needs no
+// other incident: the live service records it when an incident opens.
+func Counts(tm *terms.Terms, kind incident.Kind, cause string) (bool, msg.Text) {
+	if !tm.Uptime.Unavailable[kind] {
+		return false, msg.New("the contract does not count %s as unavailable", msg.Word(kind))
 	}
-	switch o.Cause {
+	switch cause {
 	case incident.CauseBackendOnly:
-		return false, "the node ran and reached its other targets; only the backend could not hear it"
+		return false, msg.New("the node ran and reached its other targets; only the backend could not hear it")
 	case incident.CauseBackendOutage:
-		return false, "the backend itself was down"
+		return false, msg.New("the backend itself was down")
+	case CauseNoNotice:
+		return false, msg.New("the contract's clock starts at the renter's notice, and no ticket on the node was opened during it")
 	}
-	return true, ""
+	return true, msg.Text{}
 }
+
+// Counted is Counts for an outage.
+func Counted(tm *terms.Terms, o Outage) (bool, msg.Text) { return Counts(tm, o.Kind, o.Cause) }
+
+// Verdict is an incident's one "counted or not, and why", the same in the
+// report, the status page, alerts and the API (docs/report.md, "Counted").
+type Verdict struct {
+	// Counted: some of the incident's own time counts against the provider
+	// (CountedSeconds > 0).
+	Counted bool
+	// Seconds is the incident's length; ObservedSeconds the part of it that
+	// enters the observed outage figure, CountedSeconds the part that
+	// enters the claimable one (both 0 for a kind or cause that does not
+	// count). Overlapping incidents that both count each show the shared
+	// time; the node's outage figures are the union, not the sum.
+	Seconds, ObservedSeconds, CountedSeconds int64
+	// Reason says why CountedSeconds is less than Seconds; zero when
+	// every second counts.
+	Reason msg.Text
+}
+
+// Judge is the verdict on one outage within books (Compute over all the
+// node's outages in the period): whether its kind and cause count under
+// tm, and which of its own seconds are in the period, outside the excluded
+// maintenance and in a run of claimable outage at least the contract's
+// minimum long.
+func Judge(tm *terms.Terms, b Books, o Outage) Verdict {
+	v := Verdict{Seconds: secs(o.Span.Duration())}
+	ok, why := Counts(tm, o.Kind, o.Cause)
+	if Observed(tm, o) {
+		v.ObservedSeconds = secs(b.Observed.Overlap(o.Span))
+	}
+	if !ok {
+		v.Reason = why
+		return v
+	}
+	v.CountedSeconds = secs(b.Claimable.Overlap(o.Span))
+	v.Counted = v.CountedSeconds > 0
+	inPeriod := secs(interval.Set{o.Span}.Clip(b.Period).Total())
+	excluded := secs(b.Excluded.Overlap(o.Span))
+	switch {
+	case v.CountedSeconds == v.Seconds:
+	case inPeriod == 0:
+		v.Reason = msg.New("outside this month's service period")
+	case excluded >= inPeriod:
+		v.Reason = msg.New("inside maintenance announced with enough notice")
+	case v.CountedSeconds == 0:
+		v.Reason = msg.New("part of an outage run shorter than the contract's minimum of %s", tm.Uptime.MinimumOutage)
+	case v.CountedSeconds < inPeriod-excluded:
+		v.Reason = msg.New("partly in an outage run shorter than the contract's minimum of %s", tm.Uptime.MinimumOutage)
+		if excluded > 0 {
+			v.Reason = msg.New("partly inside announced maintenance, partly in a run below the contract's minimum")
+		}
+	case excluded > 0:
+		v.Reason = msg.New("partly inside maintenance announced with enough notice")
+	default:
+		v.Reason = msg.New("only the part inside this month's service period counts")
+	}
+	return v
+}
+
+// JudgeAll does the books of outages over period and judges each of them
+// (Judge): the report's rows and the live service's incidents both get
+// their verdicts here.
+func JudgeAll(tm *terms.Terms, period interval.Interval, outages []Outage, maint []Maintenance) (Books, []Verdict) {
+	b := Compute(tm, period, outages, maint)
+	vs := make([]Verdict, len(outages))
+	for i, o := range outages {
+		vs[i] = Judge(tm, b, o)
+	}
+	return b, vs
+}
+
+func secs(d time.Duration) int64 { return int64(d / time.Second) }
 
 // Compute does the books for a node in service during period.
 func Compute(tm *terms.Terms, period interval.Interval, outages []Outage, maint []Maintenance) Books {
@@ -125,7 +208,7 @@ type Penalty struct {
 	Kind    string // late_response, late_replacement, late_delivery
 	Ref     string // ticket id or node id
 	Percent float64
-	Reason  string
+	Reason  msg.Text
 }
 
 // Credit is what the node's month earns.
@@ -133,7 +216,8 @@ type Credit struct {
 	Tier        *terms.Tier
 	TierPercent float64
 	Penalties   []Penalty
-	Uncapped    float64 // tier + penalties
+	Uncapped    float64 // tier + penalties + downtime credits, percent of the charge
+	Downtime    float64 // downtime credits, an amount
 	Cap         float64
 	Capped      bool
 	Percent     float64
@@ -141,25 +225,35 @@ type Credit struct {
 }
 
 // CreditFor applies the tier for uptime (claimable), adds the penalties and
-// caps the sum; the amount is that share of charge.
-func CreditFor(tm *terms.Terms, uptime, charge float64, penalties []Penalty) Credit {
-	c := Credit{Penalties: penalties, Cap: tm.Uptime.CreditCap}
+// the downtime credits (an amount, not a percent) and caps the sum at the
+// contract's share of charge. Percent is the share of charge the capped
+// amount is; with no charge, percents stay as the terms give them.
+func CreditFor(tm *terms.Terms, uptime, charge float64, penalties []Penalty, downtime float64) Credit {
+	c := Credit{Penalties: penalties, Cap: tm.Uptime.CreditCap, Downtime: downtime}
 	if uptime < tm.Uptime.Target {
 		if t, ok := tm.Uptime.TierFor(uptime); ok {
 			c.Tier, c.TierPercent = &t, t.Credit
 		}
 	}
-	c.Uncapped = c.TierPercent
+	pct := c.TierPercent
 	for _, p := range penalties {
-		c.Uncapped += p.Percent
+		pct += p.Percent
 	}
-	c.Percent = c.Uncapped
-	if c.Percent > c.Cap {
-		c.Percent, c.Capped = c.Cap, true
+	uncapped := charge*pct/100 + downtime
+	c.Uncapped, c.Percent = pct, pct
+	if charge > 0 {
+		c.Uncapped = uncapped / charge * 100
+		c.Percent = c.Uncapped
 	}
-	c.Amount = Money(charge * c.Percent / 100)
+	c.Amount = Money(uncapped)
+	if limit := charge * c.Cap / 100; uncapped > limit+0.005 || (charge == 0 && pct > c.Cap) {
+		c.Amount, c.Percent, c.Capped = Money(limit), c.Cap, true
+	}
+	c.Uncapped, c.Percent = round6(c.Uncapped), round6(c.Percent)
 	return c
 }
+
+func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 
 // Money rounds to cents.
 func Money(v float64) float64 { return math.Round(v*100) / 100 }

@@ -94,12 +94,12 @@ func TestUptimeAndCredit(t *testing.T) {
 		uptime, want float64
 	}{{99.95, 0}, {99.9, 0}, {99.89, 10}, {99.0, 10}, {98.99, 25}, {95, 25}, {94.9, 50}, {0, 50}}
 	for _, c := range cases {
-		if got := CreditFor(tm, c.uptime, 1000, nil); got.Percent != c.want {
+		if got := CreditFor(tm, c.uptime, 1000, nil, 0); got.Percent != c.want {
 			t.Errorf("uptime %v: credit %v, want %v", c.uptime, got.Percent, c.want)
 		}
 	}
 	// The cap holds penalties too.
-	c := CreditFor(tm, 90, 1000, []Penalty{{Kind: "late_response", Percent: 5}})
+	c := CreditFor(tm, 90, 1000, []Penalty{{Kind: "late_response", Percent: 5}}, 0)
 	if !c.Capped || c.Percent != 50 || c.Uncapped != 55 || c.Amount != 500 {
 		t.Fatalf("capped credit %+v", c)
 	}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/msg"
 	"github.com/gpusla/gpusla/sla/stat"
 )
 
@@ -212,10 +213,13 @@ type Finding struct {
 }
 
 // Evidence is the finding in words, naming the fleet figures.
-func (f *Finding) Evidence() string {
-	gpu := ""
+func (f *Finding) Evidence() string { return f.Text().String() }
+
+// Text is Evidence as a translatable sentence (sla/msg).
+func (f *Finding) Text() msg.Text {
+	gpu := msg.Plain("")
 	if f.GPU >= 0 {
-		gpu = fmt.Sprintf(" on GPU %d", f.GPU)
+		gpu = msg.New(" on GPU %d", f.GPU)
 	}
 	vals := make([]string, 0, len(f.Values))
 	for i, v := range f.Values {
@@ -226,8 +230,8 @@ func (f *Finding) Evidence() string {
 		vals = append(vals, num(v))
 	}
 	d := f.Dist
-	return fmt.Sprintf("slower than its siblings: %s%s %d runs in a row below the fleet (%s %s); fleet of %d %s nodes (%d GPUs): p10 %s, median %s %s; threshold %s = below p10 and at least %.0f %% under the median",
-		f.Figure, gpu, f.Runs, strings.Join(vals, ", "), f.Unit, d.Nodes, d.Model, d.GPUs, num(d.P10), num(d.P50), d.Unit, num(d.Threshold), 100*f.Margin)
+	return msg.New("slower than its siblings: %s%s %d runs in a row below the fleet (%s %s); fleet of %d %s nodes (%d GPUs): p10 %s, median %s %s; threshold %s = below p10 and at least %.0f %% under the median",
+		msg.Plain(f.Figure), gpu, f.Runs, msg.Plain(strings.Join(vals, ", ")), msg.Plain(f.Unit), d.Nodes, d.Model, d.GPUs, num(d.P10), num(d.P50), d.Unit, num(d.Threshold), 100*f.Margin)
 }
 
 func num(v float64) string {

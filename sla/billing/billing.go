@@ -48,63 +48,19 @@ const maxLines = 100000
 // The first line is a header naming the columns, in any order; unknown
 // columns are an error (a typo would otherwise silently drop a figure).
 func ParseCSV(name string, r io.Reader) ([]Line, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
-	cr.TrimLeadingSpace = true
-	head, err := cr.Read()
-	if err == io.EOF {
-		return nil, fmt.Errorf("%s: empty file; want a header line such as %q", name, strings.Join(columns, ","))
-	}
+	t, err := openTable(name, r, columns, []string{"node", "period"})
 	if err != nil {
-		return nil, csvErr(name, err)
+		return nil, err
 	}
-	col := map[string]int{}
-	for i, h := range head {
-		h = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
-		known := false
-		for _, c := range columns {
-			if h == c {
-				known = true
-			}
-		}
-		if !known {
-			return nil, fmt.Errorf("%s:1: column %d %q is not one of %s", name, i+1, h, strings.Join(columns, ", "))
-		}
-		if _, dup := col[h]; dup {
-			return nil, fmt.Errorf("%s:1: column %q appears twice", name, h)
-		}
-		col[h] = i
-	}
-	for _, req := range []string{"node", "period"} {
-		if _, ok := col[req]; !ok {
-			return nil, fmt.Errorf("%s:1: header has no %q column (have %s)", name, req, strings.Join(head, ","))
-		}
-	}
+	col := t.col
 	_, hasH := col["billed_hours"]
 	_, hasA := col["amount"]
 	if !hasH && !hasA {
-		return nil, fmt.Errorf("%s:1: header needs a billed_hours or an amount column (have %s)", name, strings.Join(head, ","))
+		return nil, fmt.Errorf("%s:1: header needs a billed_hours or an amount column (have %s)", name, strings.Join(t.head, ","))
 	}
 	var out []Line
 	seen := map[string]int{}
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, csvErr(name, err)
-		}
-		line, _ := cr.FieldPos(0)
-		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
-			continue
-		}
-		if len(rec) != len(head) {
-			return nil, fmt.Errorf("%s:%d: %d fields, the header has %d", name, line, len(rec), len(head))
-		}
-		if len(out) >= maxLines {
-			return nil, fmt.Errorf("%s:%d: more than %d lines; split the bill by month", name, line, maxLines)
-		}
+	err = t.each(func(rec []string, line int) error {
 		get := func(c string) (string, bool) {
 			i, ok := col[c]
 			if !ok {
@@ -115,39 +71,40 @@ func ParseCSV(name string, r io.Reader) ([]Line, error) {
 		l := Line{Line: line}
 		l.Node, _ = get("node")
 		if l.Node == "" {
-			return nil, fmt.Errorf("%s:%d: field node: empty", name, line)
+			return fmt.Errorf("%s:%d: field node: empty", name, line)
 		}
 		l.Period, _ = get("period")
 		if _, err := time.Parse("2006-01", l.Period); err != nil {
-			return nil, fmt.Errorf("%s:%d: field period: %q is not a month (want YYYY-MM)", name, line, l.Period)
+			return fmt.Errorf("%s:%d: field period: %q is not a month (want YYYY-MM)", name, line, l.Period)
 		}
 		if v, ok := get("billed_hours"); ok && v != "" {
 			f, err := number(v)
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: field billed_hours: %q %v", name, line, v, err)
+				return fmt.Errorf("%s:%d: field billed_hours: %q %v", name, line, v, err)
 			}
 			l.Hours, l.HasHours = f, true
 		}
 		if v, ok := get("amount"); ok && v != "" {
 			f, err := number(v)
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: field amount: %q %v", name, line, v, err)
+				return fmt.Errorf("%s:%d: field amount: %q %v", name, line, v, err)
 			}
 			l.Amount, l.HasAmt = f, true
 		}
 		if !l.HasHours && !l.HasAmt {
-			return nil, fmt.Errorf("%s:%d: fields billed_hours and amount are both empty; give at least one", name, line)
+			return fmt.Errorf("%s:%d: fields billed_hours and amount are both empty; give at least one", name, line)
 		}
 		l.Currency, _ = get("currency")
 		key := l.Node + "\x00" + l.Period
 		if prev, dup := seen[key]; dup {
-			return nil, fmt.Errorf("%s:%d: node %s, period %s is billed again (first on line %d)", name, line, l.Node, l.Period, prev)
+			return fmt.Errorf("%s:%d: node %s, period %s is billed again (first on line %d)", name, line, l.Node, l.Period, prev)
 		}
 		seen[key] = line
 		out = append(out, l)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: header but no lines", name)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -26,12 +26,23 @@ const maxRecent = 16
 // State is one node's live evaluation state. It is a plain struct: store it
 // as JSON. The zero value is a node never heard from.
 type State struct {
-	V            int                    `json:"v"`
-	LastReceived time.Time              `json:"last_received,omitzero"`
-	LastAt       time.Time              `json:"last_at,omitzero"`
-	Checks       map[string]*Hysteresis `json:"checks,omitempty"`
-	Unreachable  *Gap                   `json:"unreachable,omitempty"`
-	Recent       []Gap                  `json:"recent,omitempty"`
+	V            int       `json:"v"`
+	LastReceived time.Time `json:"last_received,omitzero"`
+	LastAt       time.Time `json:"last_at,omitzero"`
+	// LastHeardAt is the probe time (skew-corrected) of the newest
+	// observation heard promptly: received within the heartbeat interval
+	// plus the grace of when it was made. An unreachable incident begins
+	// one interval after it and ends at the probe time of the next one
+	// heard promptly — the instants the monthly report reckons with, so
+	// the transit delay is never outage and a closing heartbeat never
+	// counts as evidence from inside its own gap.
+	LastHeardAt time.Time `json:"last_heard_at,omitzero"`
+	// Interval is the node's heartbeat interval: the caller sets it (Tick
+	// records the one it is given) before Observe judges promptness.
+	Interval    time.Duration          `json:"interval,omitempty"`
+	Checks      map[string]*Hysteresis `json:"checks,omitempty"`
+	Unreachable *Gap                   `json:"unreachable,omitempty"`
+	Recent      []Gap                  `json:"recent,omitempty"`
 }
 
 // Clone returns a deep copy: a caller may change the copy's checks and gaps
@@ -98,12 +109,21 @@ func (s *State) Tick(now, lastReceived time.Time, interval time.Duration, th Thr
 	if lastReceived.IsZero() {
 		lastReceived = s.LastReceived
 	}
+	if interval > 0 {
+		s.Interval = interval
+	}
 	if lastReceived.IsZero() || s.Unreachable != nil || interval <= 0 {
 		return nil
 	}
-	due := lastReceived.Add(interval)
-	if now.Before(due.Add(th.Grace)) {
+	if now.Before(lastReceived.Add(interval).Add(th.Grace)) {
 		return nil
+	}
+	// Confirmed by receive time (alerts must be fast); dated by probe time
+	// as the report dates it, unless the caller moved lastReceived later
+	// (the backend itself was down until then: no node is charged before).
+	due := lastReceived.Add(interval)
+	if !s.LastHeardAt.IsZero() && !lastReceived.After(s.LastReceived) {
+		due = s.LastHeardAt.Add(interval)
 	}
 	s.Unreachable = &Gap{Since: due, Cause: CauseNoData}
 	return []Transition{{Op: Open, Kind: Unreachable, Since: due, At: due, Cause: CauseNoData, Counted: true,
@@ -118,10 +138,16 @@ func (s *State) Observe(th Thresholds, e *events.Event) []Transition {
 	s.V = StateVersion
 	var out []Transition
 	at := e.TrueAt()
-	if g := s.Unreachable; g != nil && !e.ReceivedAt.Before(g.Since) {
-		g.Until = e.ReceivedAt
+	heard := s.Interval <= 0 || e.ReceivedAt.Sub(at) <= s.Interval+th.Grace
+	if g := s.Unreachable; g != nil && heard && !e.ReceivedAt.Before(g.Since) {
+		// Ends at the probe time of the first observation heard promptly
+		// after it (never before it began).
+		g.Until = at
+		if g.Until.Before(g.Since) {
+			g.Until = g.Since
+		}
 		out = append(out, Transition{Op: Close, Kind: Unreachable, Since: g.Since, At: g.Until, Cause: g.Cause,
-			Counted: CauseCounted(g.Cause), Evidence: "first batch received after the gap"})
+			Counted: CauseCounted(g.Cause), Evidence: "first observation heard promptly after the gap"})
 		s.Recent = append(s.Recent, *g)
 		if len(s.Recent) > maxRecent {
 			s.Recent = s.Recent[len(s.Recent)-maxRecent:]
@@ -165,6 +191,9 @@ func (s *State) Observe(th Thresholds, e *events.Event) []Transition {
 	}
 	if at.After(s.LastAt) {
 		s.LastAt = at
+	}
+	if heard && at.After(s.LastHeardAt) {
+		s.LastHeardAt = at
 	}
 	vs := Verdicts(e.Checks)
 	out = append(out, s.stepLegacy(th, at, vs)...)

@@ -33,12 +33,18 @@ func TestTickOpensAfterGraceBackdated(t *testing.T) {
 	if again := s.Tick(t0.Add(10*time.Minute), time.Time{}, time.Minute, th); len(again) != 0 {
 		t.Fatalf("opened twice: %+v", again)
 	}
-	// The node comes back at +20 min; its spool then delivers what it saw
-	// during the gap: it was running and reached the internet.
+	// The node comes back at +20 min; its spool delivers what it saw
+	// during the gap first: it was running and reached the internet. That
+	// late observation reclassifies the gap but does not end it: only an
+	// observation heard promptly does, at its probe time.
 	back := t0.Add(20 * time.Minute)
 	trs = s.Observe(th, hb(t0.Add(5*time.Minute), back, conn(events.Pass)))
-	if len(trs) != 2 || trs[0].Op != Close || !trs[0].At.Equal(back) || trs[1].Op != Reclassify || trs[1].Cause != CauseBackendOnly || trs[1].Counted {
-		t.Fatalf("want close at %s then reclassify to backend-only, got %+v", back, trs)
+	if len(trs) != 1 || trs[0].Op != Reclassify || trs[0].Cause != CauseBackendOnly || trs[0].Counted {
+		t.Fatalf("want a reclassification to backend-only, got %+v", trs)
+	}
+	trs = s.Observe(th, hb(back.Add(-time.Second), back))
+	if len(trs) != 1 || trs[0].Op != Close || !trs[0].At.Equal(back.Add(-time.Second)) {
+		t.Fatalf("want close at the prompt heartbeat's probe time %s, got %+v", back.Add(-time.Second), trs)
 	}
 	// A later batch shows the internet failing in the gap: network outage.
 	trs = s.Observe(th, hb(t0.Add(6*time.Minute), back.Add(time.Second), conn(events.Fail)))

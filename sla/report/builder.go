@@ -406,7 +406,11 @@ func (b *Builder) Build() (*Report, error) {
 			ms, me := calendar.MonthBounds(b.opts.Year, b.opts.Month, tm.Calendar.Loc)
 			c = &Contract{Contract: tm.Contract, Provider: tm.Provider, Currency: tm.Currency, TimeZone: tm.TimeZone,
 				MonthStart: ts(ms, tm), MonthEnd: ts(me, tm), MonthSeconds: secs(me.Sub(ms)), UptimeTarget: tm.Uptime.Target,
-				ClaimDeadline: ts(tm.Claim.Deadline(me, tm.Calendar.Loc), tm)}
+				ClaimDeadline: ts(tm.Claim.Deadline(me, tm.Calendar.Loc), tm),
+				Renter:        tm.Paperwork.Renter, ContractNumber: tm.Paperwork.ContractNumber, Lang: tm.Paperwork.Lang, Clauses: map[string]string{}}
+			for _, k := range terms.ClauseKeys {
+				c.Clauses[k] = tm.Clause(k).String()
+			}
 			sums[tm.Contract] = c
 		}
 		c.Nodes++

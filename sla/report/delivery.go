@@ -1,10 +1,10 @@
 package report
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/gpusla/gpusla/sla/account"
+	"github.com/gpusla/gpusla/sla/msg"
 	"github.com/gpusla/gpusla/sla/ticket"
 )
 
@@ -41,7 +41,7 @@ func (m nodeMonth) delivery(nr *Node) []account.Penalty {
 	if d.Status == ticket.Breached && d.InMonth {
 		if p := tm.Delivery.Penalty.For(took - tm.Delivery.Within); p > 0 {
 			penalties = append(penalties, account.Penalty{Kind: "late_delivery", Ref: m.n.id, Percent: p,
-				Reason: fmt.Sprintf("delivered %s after the order (target %s)", took.Round(time.Second), tm.Delivery.Within)})
+				Reason: msg.New("delivered %s after the order (target %s)", took.Round(time.Second), tm.Delivery.Within)})
 		}
 	}
 	nr.Delivery = d

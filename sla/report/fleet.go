@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/gpusla/gpusla/sla/account"
@@ -9,6 +8,7 @@ import (
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/interval"
+	"github.com/gpusla/gpusla/sla/msg"
 )
 
 // fleetSlack widens the month to every zone's: a contract's month may start
@@ -59,12 +59,12 @@ func (b *Builder) fleetOutages(n *nodeAcc, end time.Time) []checkOutage {
 			continue
 		}
 		o := checkOutage{Outage: account.Outage{Kind: incident.PerformanceBelowSpec, Cause: incident.CauseCheck,
-			Span: interval.Interval{Start: f.Start, End: end}, Evidence: []string{f.Evidence()}}, open: true}
+			Span: interval.Interval{Start: f.Start, End: end}, Evidence: []msg.Text{f.Text()}}, open: true}
 		if !f.End.IsZero() && f.End.Before(end) {
 			o.Span.End, o.open = f.End, false
-			o.Evidence = append(o.Evidence, fmt.Sprintf("back at or above the fleet threshold from %s", f.End.In(loc).Format(time.RFC3339)))
+			o.Evidence = append(o.Evidence, msg.New("back at or above the fleet threshold from %s", msg.At(f.End, loc)))
 		} else {
-			o.Evidence = append(o.Evidence, "still below its siblings at the end of the report")
+			o.Evidence = append(o.Evidence, msg.New("still below its siblings at the end of the report"))
 		}
 		out = append(out, o)
 	}

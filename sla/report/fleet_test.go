@@ -19,8 +19,8 @@ func fleetLog() []events.Event {
 	var l log
 	from, to := time.Date(2026, 2, 28, 0, 0, 0, 0, time.UTC), time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)
 	for _, id := range []string{"n1", "n2", "n3", "n4", "n5", "slow"} {
-		l.register(id, "cn-example", from.Add(-time.Hour), 8)
-		l.add(events.Event{Type: events.TypeHeartbeatRun, Node: id, At: from, LastAt: to, ReceivedAt: from.Add(time.Second),
+		l.Register(id, "cn-example", from.Add(-time.Hour), 8)
+		l.Add(events.Event{Type: events.TypeHeartbeatRun, Node: id, At: from, LastAt: to, ReceivedAt: from.Add(time.Second),
 			LastReceivedAt: to.Add(time.Second), Count: int64(to.Sub(from)/time.Minute) + 1, HeartbeatIntervalS: 60, MaxGapMS: 60000, MaxDelayMS: 1000})
 		for day := 2; day <= 6; day++ {
 			v := 60.0
@@ -28,12 +28,12 @@ func fleetLog() []events.Event {
 				v = 50
 			}
 			g := 0
-			l.add(events.Event{Type: events.TypeObservation, ID: fmt.Sprintf("%s/burn/%d", id, day), Node: id,
+			l.Add(events.Event{Type: events.TypeObservation, ID: fmt.Sprintf("%s/burn/%d", id, day), Node: id,
 				At: time.Date(2026, 3, day, 3, 0, 0, 0, time.UTC), ReceivedAt: time.Date(2026, 3, day, 3, 0, 1, 0, time.UTC), Kind: events.KindCheck,
 				Checks: []events.Check{{Name: "gpu.burn.fp32", Category: events.CategoryPerformance, Verdict: events.Pass, Number: &v, Unit: "TFLOP/s", GPU: &g}}})
 		}
 	}
-	return l.evs
+	return l.Events
 }
 
 func TestSlowerThanItsSiblingsOpensPerformanceBelowSpec(t *testing.T) {
@@ -75,7 +75,7 @@ func TestSlowerThanItsSiblingsOpensPerformanceBelowSpec(t *testing.T) {
 		}
 	}
 	var md bytes.Buffer
-	if err := Render(&md, r, "md"); err != nil {
+	if err := Markdown(&md, r); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(md.String(), "## Fleet baselines") || !strings.Contains(md.String(), "**slow** from 2026-03-03 03:00Z") {

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 	"time"
@@ -9,6 +8,7 @@ import (
 	"github.com/gpusla/gpusla/sla/account"
 	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/interval"
+	"github.com/gpusla/gpusla/sla/msg"
 )
 
 // connValidity is how long a connectivity verdict describes the node after
@@ -60,7 +60,7 @@ func (n *nodeAcc) alive(g interval.Interval) interval.Set {
 type seg struct {
 	iv    interval.Interval
 	cause string
-	ev    []string
+	ev    []msg.Text
 }
 
 // splitGap says whose fault each part of a receive gap was (docs/contract.md,
@@ -70,16 +70,17 @@ type seg struct {
 // backend_outage (not counted).
 func (n *nodeAcc) splitGap(g gap, backend interval.Set, backendSummary []string, backendRaw []interval.Interval) []account.Outage {
 	G := g.span
-	head := fmt.Sprintf("backend heard nothing in time after the heartbeat of %s until %s (next heartbeat was due %s)",
-		G.Start.Add(-n.interval).In(n.tm.Calendar.Loc).Format(time.RFC3339), n.endText(g), G.Start.In(n.tm.Calendar.Loc).Format(time.RFC3339))
+	loc := n.tm.Calendar.Loc
+	head := msg.New("backend heard nothing in time after the heartbeat of %s until %s (next heartbeat was due %s)",
+		msg.At(G.Start.Add(-n.interval), loc), n.endText(g), msg.At(G.Start, loc))
 	alive := n.alive(G)
 	var segs []seg
 	for _, d := range (interval.Set{G}).Minus(alive) {
-		ev := []string{"no observation from the node covers this interval (probe time)"}
+		ev := []msg.Text{msg.New("no observation from the node covers this interval (probe time)")}
 		for _, e := range n.drops {
 			if e.Type == "batch_dropped" && !e.At.Before(d.Start) && e.At.Before(d.End.Add(24*time.Hour)) {
-				ev = append(ev, fmt.Sprintf("probe reported at %s that its spool dropped %d batches (seq %d to %d): %s",
-					e.At.In(n.tm.Calendar.Loc).Format(time.RFC3339), e.Batches, e.FromSeq, e.ToSeq, e.Reason))
+				ev = append(ev, msg.New("probe reported at %s that its spool dropped %d batches (seq %d to %d): %s",
+					msg.At(e.At, loc), e.Batches, e.FromSeq, e.ToSeq, msg.Plain(e.Reason)))
 			}
 		}
 		segs = append(segs, seg{d, incident.CauseNoData, ev})
@@ -95,10 +96,10 @@ func (n *nodeAcc) splitGap(g gap, backend interval.Set, backendSummary []string,
 			out = append(out, seg{x, s.cause, s.ev})
 		}
 		for _, x := range (interval.Set{s.iv}).And(backend) {
-			ev := []string{"the backend was down"}
+			ev := []msg.Text{msg.New("the backend was down")}
 			for i, b := range backendRaw {
 				if b.Start.Before(x.End) && b.End.After(x.Start) && backendSummary[i] != "" {
-					ev = append(ev, "backend outage: "+backendSummary[i])
+					ev = append(ev, msg.New("backend outage: %s", msg.Plain(backendSummary[i])))
 				}
 			}
 			out = append(out, seg{x, incident.CauseBackendOutage, ev})
@@ -111,16 +112,16 @@ func (n *nodeAcc) splitGap(g gap, backend interval.Set, backendSummary []string,
 			res[k].Span.End = s.iv.End
 			continue
 		}
-		res = append(res, account.Outage{Kind: incident.Unreachable, Cause: s.cause, Span: s.iv, Evidence: append([]string{head}, s.ev...)})
+		res = append(res, account.Outage{Kind: incident.Unreachable, Cause: s.cause, Span: s.iv, Evidence: append([]msg.Text{head}, s.ev...)})
 	}
 	return res
 }
 
-func (n *nodeAcc) endText(g gap) string {
+func (n *nodeAcc) endText(g gap) any {
 	if g.open {
-		return "the end of the report (still unreachable)"
+		return msg.New("the end of the report (still unreachable)")
 	}
-	return g.span.End.In(n.tm.Calendar.Loc).Format(time.RFC3339)
+	return msg.At(g.span.End, n.tm.Calendar.Loc)
 }
 
 func (n *nodeAcc) sortConns() {
@@ -149,11 +150,11 @@ func (n *nodeAcc) connSegments(a interval.Interval) []seg {
 		iv := interval.Interval{Start: nanos(from), End: nanos(to)}
 		switch {
 		case r == nil:
-			out = append(out, seg{iv, incident.CauseNoConnectivityEvidence, []string{"the node's own batches show it running, but it sent no connectivity check result for this interval"}})
+			out = append(out, seg{iv, incident.CauseNoConnectivityEvidence, []msg.Text{msg.New("the node's own batches show it running, but it sent no connectivity check result for this interval")}})
 		case r.fail:
-			out = append(out, seg{iv, incident.CauseNetwork, []string{"the node ran but could not reach the outside: " + n.evText[r.ev] + " at " + nanos(r.at).In(n.tm.Calendar.Loc).Format(time.RFC3339)}})
+			out = append(out, seg{iv, incident.CauseNetwork, []msg.Text{msg.New("the node ran but could not reach the outside: %s at %s", msg.Plain(n.evText[r.ev]), msg.At(nanos(r.at), n.tm.Calendar.Loc))}})
 		default:
-			out = append(out, seg{iv, incident.CauseBackendOnly, []string{"the node ran and its connectivity check passed at " + nanos(r.at).In(n.tm.Calendar.Loc).Format(time.RFC3339)}})
+			out = append(out, seg{iv, incident.CauseBackendOnly, []msg.Text{msg.New("the node ran and its connectivity check passed at %s", msg.At(nanos(r.at), n.tm.Calendar.Loc))}})
 		}
 	}
 	for ; i < len(cs) && cs[i].at < ae; i++ {
@@ -214,11 +215,11 @@ func (n *nodeAcc) checkIncidents(end time.Time) []checkOutage {
 	loc := n.tm.Calendar.Loc
 	var h incident.Hysteresis
 	var v incident.Verdict
-	var openEv string
+	var openEv msg.Text
 	flush := func() {
 		if h.Open && h.Since.Before(end) {
 			out = append(out, checkOutage{account.Outage{Kind: h.Kind, Check: v.Check, Cause: incident.CauseCheck,
-				Span: interval.Interval{Start: h.Since, End: end}, Evidence: []string{openEv, "still failing at the end of the report"}}, true})
+				Span: interval.Interval{Start: h.Since, End: end}, Evidence: []msg.Text{openEv, msg.New("still failing at the end of the report")}}, true})
 		}
 	}
 	for i := range cs {
@@ -242,17 +243,17 @@ func (n *nodeAcc) checkIncidents(end time.Time) []checkOutage {
 		}
 		if t.Op == incident.Open {
 			if th.IsDefinitive(v.Name) {
-				openEv = fmt.Sprintf("%s at %s; a definitive check: one failure opened the incident",
-					h.FirstFailEvidence, t.Since.In(loc).Format(time.RFC3339))
+				openEv = msg.New("%s at %s; a definitive check: one failure opened the incident",
+					msg.Plain(h.FirstFailEvidence), msg.At(t.Since, loc))
 			} else {
-				openEv = fmt.Sprintf("%s at %s; %d failing results of this check in a row opened the incident",
-					h.FirstFailEvidence, t.Since.In(loc).Format(time.RFC3339), h.FailRun)
+				openEv = msg.New("%s at %s; %d failing results of this check in a row opened the incident",
+					msg.Plain(h.FirstFailEvidence), msg.At(t.Since, loc), h.FailRun)
 			}
 			continue
 		}
 		out = append(out, checkOutage{account.Outage{Kind: t.Kind, Check: v.Check, Cause: incident.CauseCheck,
-			Span: interval.Interval{Start: t.Since, End: t.At}, Evidence: []string{openEv,
-				fmt.Sprintf("passing again from %s; %d passing results of this check in a row closed it", t.At.In(loc).Format(time.RFC3339), th.SuccessThreshold)}}, false})
+			Span: interval.Interval{Start: t.Since, End: t.At}, Evidence: []msg.Text{openEv,
+				msg.New("passing again from %s; %d passing results of this check in a row closed it", msg.At(t.At, loc), th.SuccessThreshold)}}, false})
 	}
 	flush()
 	return out

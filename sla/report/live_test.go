@@ -24,7 +24,7 @@ func TestLiveEvaluationAgreesWithReport(t *testing.T) {
 	r := run(t, sc, tm, false)
 	var l log
 	sc.build(&l)
-	evs := l.evs[1:] // after the registration
+	evs := l.Events[1:] // after the registration
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].ReceivedAt.Before(evs[j].ReceivedAt) })
 	th := tm[0].Detection
 	var st incident.State

@@ -1,6 +1,8 @@
 // Package report builds the monthly SLA report from contract terms and the
 // event log, and renders it as JSON (the stable contract documented in
-// docs/report.md), Markdown and CSV.
+// docs/report.md) and as plain English Markdown, the form its scenario
+// tests keep as golden files. The documents people read (claim pages,
+// every language, HTML, PDF, CSV) are functions/reportgen's.
 //
 // The Builder streams the log: it keeps per-node running state (coverage
 // spans of heartbeats, compact check records for the month) rather than the
@@ -9,7 +11,10 @@
 // reading error means no report at all.
 package report
 
-import "github.com/gpusla/gpusla/sla/baseline"
+import (
+	"github.com/gpusla/gpusla/sla/baseline"
+	"github.com/gpusla/gpusla/sla/msg"
+)
 
 // Schema names the JSON form; it changes only with docs/report.md.
 const Schema = "gpusla.report/v1"
@@ -25,6 +30,17 @@ type Report struct {
 	// Fleet compares each node's stress figures with its siblings (the
 	// nodes of its GPU model); absent when no node sent stress results.
 	Fleet *baseline.Result `json:"fleet,omitempty"`
+	// Seal is the evidence bundle's fingerprint, set when the bundle is
+	// written (functions/bundle): the claim page quotes it.
+	Seal *Seal `json:"seal,omitempty"`
+}
+
+// Seal names the evidence behind a report: the SHA-256 of the bundle's
+// observations file and the head of the hash chain over its batches.
+type Seal struct {
+	ObservationsSHA256 string `json:"observations_sha256"`
+	ChainHead          string `json:"chain_head"`
+	Batches            int    `json:"batches"`
 }
 
 // Input says what was read.
@@ -55,6 +71,14 @@ type Contract struct {
 	ObservedSeconds int64   `json:"observed_outage_seconds"`
 	ClaimSeconds    int64   `json:"claimable_outage_seconds"`
 	TicketsBreached int     `json:"tickets_breached"`
+	// Paperwork for the claim (terms renter, contract_number, report.lang,
+	// clauses): who claims, under which contract number, the documents'
+	// default language, and each clause key's citation (clause id and
+	// terms file:line).
+	Renter         string            `json:"renter,omitempty"`
+	ContractNumber string            `json:"contract_number,omitempty"`
+	Lang           string            `json:"lang"`
+	Clauses        map[string]string `json:"clauses"`
 }
 
 // Node is one node's month.
@@ -91,6 +115,9 @@ type Period struct {
 	End             string `json:"end,omitempty"`
 	Seconds         int64  `json:"seconds"`
 	ExcludedSeconds int64  `json:"excluded_seconds"`
+	// Released: the node was given back inside the month (End is then the
+	// release), so anything billed for it after End needs a reason.
+	Released bool `json:"released,omitempty"`
 }
 
 // Uptime is both figures.
@@ -120,35 +147,43 @@ type Outage struct {
 	Counted         bool     `json:"counted"`
 	Reason          string   `json:"reason,omitempty"`
 	Evidence        []string `json:"evidence"`
+	// ReasonText and EvidenceText are Reason and Evidence as sentences a
+	// renderer can translate (sla/msg); the JSON carries the English.
+	ReasonText   msg.Text   `json:"-"`
+	EvidenceText []msg.Text `json:"-"`
 }
 
 // Maint is one maintenance notice.
 type Maint struct {
-	Start                 string `json:"start"`
-	End                   string `json:"end"`
-	AnnouncedAt           string `json:"announced_at"`
-	NoticeSeconds         int64  `json:"notice_seconds"`
-	RequiredNoticeSeconds int64  `json:"required_notice_seconds"`
-	Excluded              bool   `json:"excluded"`
-	ExcludedSeconds       int64  `json:"excluded_seconds"`
-	Reason                string `json:"reason"`
-	Summary               string `json:"summary,omitempty"`
+	Start                 string   `json:"start"`
+	End                   string   `json:"end"`
+	AnnouncedAt           string   `json:"announced_at"`
+	NoticeSeconds         int64    `json:"notice_seconds"`
+	RequiredNoticeSeconds int64    `json:"required_notice_seconds"`
+	Excluded              bool     `json:"excluded"`
+	ExcludedSeconds       int64    `json:"excluded_seconds"`
+	Reason                string   `json:"reason"`
+	Summary               string   `json:"summary,omitempty"`
+	ReasonText            msg.Text `json:"-"`
 }
 
 // Ticket is one ticket opened in the month.
 type Ticket struct {
-	Ticket      string  `json:"ticket"`
-	Priority    string  `json:"priority"`
-	Category    string  `json:"category,omitempty"`
-	ProviderRef string  `json:"provider_ref,omitempty"`
-	Summary     string  `json:"summary,omitempty"`
-	OpenedAt    string  `json:"opened_at"`
-	OffHours    bool    `json:"off_hours"`
-	OpenedOn    string  `json:"opened_on"` // workday, weekend, holiday, extra_working_day
-	Response    *Target `json:"response"`
-	Resolution  *Target `json:"resolution"`
-	Replacement *Target `json:"replacement"`
-	Breached    bool    `json:"breached"`
+	Ticket      string `json:"ticket"`
+	Priority    string `json:"priority"`
+	Category    string `json:"category,omitempty"`
+	ProviderRef string `json:"provider_ref,omitempty"`
+	Summary     string `json:"summary,omitempty"`
+	OpenedAt    string `json:"opened_at"`
+	OffHours    bool   `json:"off_hours"`
+	OpenedOn    string `json:"opened_on"` // workday, weekend, holiday, extra_working_day
+	// OpenedOnName is the calendar's name of that holiday or adjusted
+	// working day (春节 Spring Festival), as the terms give it.
+	OpenedOnName string  `json:"opened_on_name,omitempty"`
+	Response     *Target `json:"response"`
+	Resolution   *Target `json:"resolution"`
+	Replacement  *Target `json:"replacement"`
+	Breached     bool    `json:"breached"`
 }
 
 // Target is one ticket target's verdict.
@@ -188,14 +223,39 @@ type Billing struct {
 
 // Credit is what the month earns.
 type Credit struct {
-	Tier            *Tier     `json:"tier"`
-	TierPercent     float64   `json:"tier_percent"`
-	Penalties       []Penalty `json:"penalties"`
-	UncappedPercent float64   `json:"uncapped_percent"`
-	CapPercent      float64   `json:"cap_percent"`
-	Capped          bool      `json:"capped"`
-	Percent         float64   `json:"percent"`
-	Amount          float64   `json:"amount"`
+	Tier        *Tier     `json:"tier"`
+	TierPercent float64   `json:"tier_percent"`
+	Penalties   []Penalty `json:"penalties"`
+	// DowntimeCredits are the contract's downtime formulas (a multiple of
+	// the hourly rate per hour of downtime), one per incident and rule;
+	// DowntimeAmount is their sum before the cap.
+	DowntimeCredits []DowntimeCredit `json:"downtime_credits"`
+	DowntimeAmount  float64          `json:"downtime_amount"`
+	UncappedPercent float64          `json:"uncapped_percent"`
+	CapPercent      float64          `json:"cap_percent"`
+	Capped          bool             `json:"capped"`
+	Percent         float64          `json:"percent"`
+	Amount          float64          `json:"amount"`
+}
+
+// DowntimeCredit is one incident's credit under one downtime rule:
+// hourly_rate × credit_hours (multiple × credited hours, rounded up after
+// multiplying when the rule says round: credit).
+type DowntimeCredit struct {
+	Rule            int      `json:"rule"` // index into the contract's credits.downtime
+	Kinds           []string `json:"kinds"`
+	Start           string   `json:"start"`
+	End             string   `json:"end"`
+	DowntimeSeconds int64    `json:"downtime_seconds"`
+	CreditedSeconds int64    `json:"credited_seconds"` // rounded up, capped per incident and by the month
+	RoundUpSeconds  int64    `json:"round_up_seconds"`
+	MonthCapped     bool     `json:"month_capped"`
+	Per             string   `json:"per"` // node or gpu
+	GPUs            int      `json:"gpus"`
+	Multiple        float64  `json:"multiple"`
+	HourlyRate      float64  `json:"hourly_rate"`
+	CreditHours     float64  `json:"credit_hours"` // multiple × credited hours, rounded when the rule rounds the credit
+	Amount          float64  `json:"amount"`
 }
 
 // Tier is the uptime range [min, max) and its credit.
@@ -207,15 +267,17 @@ type Tier struct {
 
 // Penalty is one extra credit for a late promise.
 type Penalty struct {
-	Kind    string  `json:"kind"`
-	Ref     string  `json:"ref"`
-	Percent float64 `json:"percent"`
-	Reason  string  `json:"reason"`
+	Kind    string   `json:"kind"`
+	Ref     string   `json:"ref"`
+	Percent float64  `json:"percent"`
+	Reason  string   `json:"reason"`
+	Text    msg.Text `json:"-"` // Reason, translatable
 }
 
 // Evidence is a data-quality notice about the node's log.
 type Evidence struct {
-	Kind   string `json:"kind"` // batch_dropped, chain_break
-	At     string `json:"at"`
-	Detail string `json:"detail"`
+	Kind   string   `json:"kind"` // batch_dropped, chain_break
+	At     string   `json:"at"`
+	Detail string   `json:"detail"`
+	Text   msg.Text `json:"-"` // Detail, translatable
 }

@@ -1,13 +1,13 @@
 package report
 
 import (
-	"fmt"
 	"sort"
 	"time"
 
 	"github.com/gpusla/gpusla/sla/calendar"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/interval"
+	"github.com/gpusla/gpusla/sla/msg"
 	"github.com/gpusla/gpusla/sla/terms"
 	"github.com/gpusla/gpusla/sla/ticket"
 )
@@ -53,13 +53,21 @@ func (b *Builder) buildNode(n *nodeAcc, tickets []*ticket.Ticket, backend interv
 		Outages:  []Outage{}, Maintenance: []Maint{}, Tickets: []Ticket{}, Evidence: []Evidence{},
 		ClaimDeadline: ts(tm.Claim.Deadline(m.me, tm.Calendar.Loc), tm)}
 	if !m.period.Empty() {
-		nr.Period = Period{InService: true, Start: ts(m.period.Start, tm), End: ts(m.period.End, tm), Seconds: secs(m.period.Duration())}
+		nr.Period = Period{InService: true, Start: ts(m.period.Start, tm), End: ts(m.period.End, tm), Seconds: secs(m.period.Duration()),
+			Released: !n.released.IsZero() && m.end.Equal(n.released)}
 	}
 
-	books := b.outages(m, backend, &nr)
+	notices := make([]time.Time, 0, len(tickets))
+	for _, t := range tickets {
+		notices = append(notices, t.Opened)
+	}
+	books, outs := b.outages(m, backend, notices, &nr)
+	if len(books.Claimable) > 0 {
+		nr.ClaimDeadline = ts(tm.Claim.DeadlineFrom(m.me, tm.Calendar.Loc, books.Claimable[0].Start), tm)
+	}
 	penalties := m.tickets(tickets, &nr)
 	penalties = append(penalties, m.delivery(&nr)...)
-	m.billing(books, penalties, &nr)
+	m.billing(books, outs, penalties, &nr)
 	nr.Evidence = append(nr.Evidence, m.evidence()...)
 	return nr
 }
@@ -81,12 +89,13 @@ func (m nodeMonth) evidence() []Evidence {
 		}
 		ev := Evidence{Kind: e.Type, At: ts(e.At, tm)}
 		if e.Type == events.TypeBatchDropped {
-			ev.Detail = fmt.Sprintf("probe spool dropped %d batches (seq %d to %d): %s", e.Batches, e.FromSeq, e.ToSeq, e.Reason)
+			ev.Text = msg.New("probe spool dropped %d batches (seq %d to %d): %s", e.Batches, e.FromSeq, e.ToSeq, msg.Plain(e.Reason))
 		} else if e.Type == events.TypeChainRestart {
-			ev.Detail = fmt.Sprintf("chain restarted at seq %d after seq %d (the probe lost its state; not an outage)", e.Seq, e.FromSeq)
+			ev.Text = msg.New("chain restarted at seq %d after seq %d (the probe lost its state; not an outage)", e.Seq, e.FromSeq)
 		} else {
-			ev.Detail = fmt.Sprintf("hash chain broken at batch seq %d: expected prev %s, got %s", e.Seq, short(e.ExpectedPrev), short(e.GotPrev))
+			ev.Text = msg.New("hash chain broken at batch seq %d: expected prev %s, got %s", e.Seq, short(e.ExpectedPrev), short(e.GotPrev))
 		}
+		ev.Detail = ev.Text.String()
 		out = append(out, ev)
 	}
 	return out

@@ -1,12 +1,12 @@
 package report
 
 import (
-	"fmt"
 	"sort"
 	"time"
 
 	"github.com/gpusla/gpusla/sla/account"
 	"github.com/gpusla/gpusla/sla/interval"
+	"github.com/gpusla/gpusla/sla/msg"
 )
 
 // outages finds the node's outages in its service period (gaps in what the
@@ -14,7 +14,12 @@ import (
 // then check incidents), takes out the maintenance announced in time, and
 // fills in the uptime, outage and maintenance rows. The books it returns
 // hold the claimable uptime the credit is computed from.
-func (b *Builder) outages(m nodeMonth, backend interval.Set, nr *Node) account.Books {
+//
+// notices are when tickets on the node were opened: under a contract whose
+// clock starts at the renter's notice, an outage counts from the first of
+// them inside it. The outages returned are those the books counted, after
+// that clock.
+func (b *Builder) outages(m nodeMonth, backend interval.Set, notices []time.Time, nr *Node) (account.Books, []account.Outage) {
 	n, tm := m.n, m.tm
 	var outs []account.Outage
 	var ongoing []bool
@@ -34,15 +39,16 @@ func (b *Builder) outages(m nodeMonth, backend interval.Set, nr *Node) account.B
 		}
 	}
 	maint := b.maintenance(m)
-	books := account.Compute(tm, m.period, outs, maint)
+	clocked := account.NoticeClock(tm, outs, notices)
+	books := account.Compute(tm, m.period, clocked, maint)
 	nr.Period.ExcludedSeconds = secs(books.Excluded.Total())
 	nr.Uptime = Uptime{TargetPercent: tm.Uptime.Target, ObservedPercent: round4(books.UptimeObserved),
 		ClaimablePercent: round4(books.UptimeClaimed), ObservedOutageSeconds: secs(books.Observed.Total()),
 		ClaimableOutageSeconds: secs(books.Claimable.Total()), MinimumOutageSeconds: secs(tm.Uptime.MinimumOutage),
 		Met: books.UptimeClaimed >= tm.Uptime.Target}
-	nr.Outages = append(nr.Outages, m.outageRows(books, outs, ongoing)...)
+	nr.Outages = append(nr.Outages, m.outageRows(books, outs, clocked, ongoing)...)
 	nr.Maintenance = append(nr.Maintenance, m.maintRows(maint)...)
-	return books
+	return books, clocked
 }
 
 // maintenance is the node's and its contract's maintenance notices that
@@ -61,7 +67,7 @@ func (b *Builder) maintenance(m nodeMonth) []account.Maintenance {
 
 // outageRows are the outages in start order (kind breaks ties), each with
 // how much of it counted and, where not all, why.
-func (m nodeMonth) outageRows(books account.Books, outs []account.Outage, ongoing []bool) []Outage {
+func (m nodeMonth) outageRows(books account.Books, outs, clocked []account.Outage, ongoing []bool) []Outage {
 	tm := m.tm
 	order := make([]int, len(outs))
 	for i := range order {
@@ -81,24 +87,16 @@ func (m nodeMonth) outageRows(books account.Books, outs []account.Outage, ongoin
 		if len(clip) == 0 {
 			continue
 		}
+		// Judged on the outage as the contract clocks it (from the
+		// renter's notice where the terms say so); its length is its own.
+		v := account.Judge(tm, books, clocked[i])
 		ro := Outage{Kind: string(o.Kind), Check: o.Check, Cause: o.Cause, Start: ts(o.Span.Start, tm), End: ts(o.Span.End, tm),
-			Ongoing: ongoing[i], Seconds: secs(o.Span.Duration()), ObservedSeconds: secs(books.Observed.Overlap(o.Span)),
-			CountedSeconds: secs(books.Claimable.Overlap(o.Span)), Evidence: o.Evidence}
-		if ro.Evidence == nil {
-			ro.Evidence = []string{}
+			Ongoing: ongoing[i], Seconds: secs(o.Span.Duration()), ObservedSeconds: v.ObservedSeconds, CountedSeconds: v.CountedSeconds,
+			Counted: v.Counted, ReasonText: v.Reason, Evidence: msg.Strings(o.Evidence), EvidenceText: o.Evidence}
+		if from := clocked[i].Span.Start; v.Reason.IsZero() && from.After(o.Span.Start) {
+			ro.ReasonText = msg.New("the contract's clock starts at the renter's notice: counted from the ticket opened at %s", msg.At(from, tm.Calendar.Loc))
 		}
-		ro.Counted = ro.CountedSeconds > 0
-		if ok, why := account.Counted(tm, o); !ok {
-			ro.Reason = why
-		} else if ex := books.Excluded.Overlap(o.Span); ex > 0 && ro.CountedSeconds == 0 {
-			ro.Reason = "inside maintenance announced with enough notice"
-		} else if ro.CountedSeconds == 0 {
-			ro.Reason = fmt.Sprintf("part of an outage run shorter than the contract's minimum of %s", tm.Uptime.MinimumOutage)
-		} else if d := clip.Total(); secs(d) > ro.CountedSeconds {
-			ro.Reason = "partly inside announced maintenance or in a run below the minimum"
-		} else if ro.Seconds > ro.CountedSeconds {
-			ro.Reason = "only the part inside this month's service period counts"
-		}
+		ro.Reason = ro.ReasonText.String()
 		rows = append(rows, ro)
 	}
 	return rows
@@ -115,11 +113,12 @@ func (m nodeMonth) maintRows(maint []account.Maintenance) []Maint {
 			Excluded: x.Excluded(tm), Summary: x.Summary}
 		if rm.Excluded {
 			rm.ExcludedSeconds = secs(interval.Set{x.Span}.Clip(m.period).Total())
-			rm.Reason = "announced with enough notice: taken out of the month"
+			rm.ReasonText = msg.New("announced with enough notice: taken out of the month")
 		} else {
-			rm.Reason = fmt.Sprintf("announced %s before it started, less than the required %s: downtime counts",
+			rm.ReasonText = msg.New("announced %s before it started, less than the required %s: downtime counts",
 				x.Notice().Round(time.Minute), tm.Maintenance.Notice)
 		}
+		rm.Reason = rm.ReasonText.String()
 		rows = append(rows, rm)
 	}
 	return rows

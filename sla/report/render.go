@@ -3,29 +3,12 @@ package report
 import (
 	"github.com/gpusla/gpusla/sla/baseline"
 
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 )
-
-// Formats a report can be rendered in.
-var Formats = []string{"json", "md", "csv"}
-
-// Render writes r in format ("json", "md" or "csv").
-func Render(w io.Writer, r *Report, format string) error {
-	switch format {
-	case "json":
-		return JSON(w, r)
-	case "md", "markdown":
-		return Markdown(w, r)
-	case "csv":
-		return CSV(w, r)
-	}
-	return fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(Formats, ", "))
-}
 
 // JSON writes the stable JSON form (docs/report.md).
 func JSON(w io.Writer, r *Report) error {
@@ -96,6 +79,9 @@ func Markdown(w io.Writer, r *Report) error {
 		for _, p := range n.Credit.Penalties {
 			fmt.Fprintf(&b, "  - penalty %s %s: %g %% (%s)\n", p.Kind, p.Ref, p.Percent, cell(p.Reason))
 		}
+		for _, d := range n.Credit.DowntimeCredits {
+			b.WriteString("  - " + downtimeText(d, n.Currency) + "\n")
+		}
 		if len(n.Outages) > 0 {
 			b.WriteString("\n| kind | cause | start | end | duration | counted | why not / evidence |\n|---|---|---|---|---|---|---|\n")
 			for _, o := range n.Outages {
@@ -136,6 +122,30 @@ func Markdown(w io.Writer, r *Report) error {
 	return err
 }
 
+// downtimeText is one downtime credit's arithmetic, as a renter checks it.
+func downtimeText(d DowntimeCredit, cur string) string {
+	s := fmt.Sprintf("downtime credit (%s) %s to %s: %s down", strings.Join(d.Kinds, ", "), d.Start, d.End, dur(d.DowntimeSeconds))
+	var why []string
+	if d.RoundUpSeconds > 0 {
+		why = append(why, "rounded up to "+dur(d.RoundUpSeconds))
+	}
+	if d.MonthCapped {
+		why = append(why, "the month's cap reached")
+	}
+	if d.CreditedSeconds != d.DowntimeSeconds {
+		s += ", credited " + dur(d.CreditedSeconds)
+	}
+	if len(why) > 0 {
+		s += " (" + strings.Join(why, "; ") + ")"
+	}
+	who := "the node's"
+	if d.Per == "gpu" {
+		who = "the affected GPUs'"
+	}
+	return fmt.Sprintf("%s; %g × %s → %s h of %s hourly rate (%d GPUs, %s/h) = %s", s, d.Multiple, dur(d.CreditedSeconds),
+		strconv.FormatFloat(d.CreditHours, 'f', -1, 64), who, d.GPUs, strconv.FormatFloat(d.HourlyRate, 'f', 2, 64), money(d.Amount, cur))
+}
+
 func orDash(s string) string {
 	if s == "" {
 		return "—"
@@ -152,37 +162,4 @@ func targetText(t *Target) string {
 		s += ", late " + dur(t.LateSeconds)
 	}
 	return s
-}
-
-// CSV writes one row per node, for spreadsheets.
-func CSV(w io.Writer, r *Report) error {
-	cw := csv.NewWriter(w)
-	head := []string{"month", "contract", "provider", "node", "gpu_model", "gpus", "period_seconds", "excluded_seconds",
-		"uptime_target_percent", "uptime_observed_percent", "uptime_claimable_percent", "observed_outage_seconds",
-		"claimable_outage_seconds", "outages", "tickets", "tickets_breached", "delivery_status", "delivery_seconds",
-		"charge", "credit_percent", "credit_capped", "claim", "currency", "claim_deadline"}
-	if err := cw.Write(head); err != nil {
-		return err
-	}
-	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-	i := func(v int64) string { return strconv.FormatInt(v, 10) }
-	for _, n := range r.Nodes {
-		breached := 0
-		for _, t := range n.Tickets {
-			if t.Breached {
-				breached++
-			}
-		}
-		row := []string{r.Month, n.Contract, n.Provider, n.Node, n.Hardware.GPUModel, strconv.Itoa(n.Hardware.GPUCount),
-			i(n.Period.Seconds), i(n.Period.ExcludedSeconds), f(n.Uptime.TargetPercent), f(n.Uptime.ObservedPercent),
-			f(n.Uptime.ClaimablePercent), i(n.Uptime.ObservedOutageSeconds), i(n.Uptime.ClaimableOutageSeconds),
-			strconv.Itoa(len(n.Outages)), strconv.Itoa(len(n.Tickets)), strconv.Itoa(breached), n.Delivery.Status,
-			i(n.Delivery.Seconds), strconv.FormatFloat(n.Billing.Charge, 'f', 2, 64), f(n.Credit.Percent),
-			strconv.FormatBool(n.Credit.Capped), strconv.FormatFloat(n.Credit.Amount, 'f', 2, 64), n.Currency, n.ClaimDeadline}
-		if err := cw.Write(row); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
 }

@@ -106,17 +106,17 @@ func TestScenariosWithHeartbeatRunsGiveTheSameReport(t *testing.T) {
 			runs := 0
 			sc.build = func(l *log) {
 				orig(l)
-				l.evs = toRuns(t, l.evs, tm, sc.asOf)
-				n := len(l.evs)
-				for i := range l.evs {
-					if l.evs[i].Type == events.TypeHeartbeatRun {
+				l.Events = toRuns(t, l.Events, tm, sc.asOf)
+				n := len(l.Events)
+				for i := range l.Events {
+					if l.Events[i].Type == events.TypeHeartbeatRun {
 						runs++
 					}
 				}
 				for i, j := 0, n-1; i < j; i, j = i+1, j-1 {
-					l.evs[i], l.evs[j] = l.evs[j], l.evs[i]
+					l.Events[i], l.Events[j] = l.Events[j], l.Events[i]
 				}
-				l.evs = append(l.evs, l.evs[:n]...)
+				l.Events = append(l.Events, l.Events[:n]...)
 			}
 			got := run(t, sc, tm, true)
 			if runs == 0 {

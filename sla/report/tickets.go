@@ -1,11 +1,12 @@
 package report
 
 import (
-	"fmt"
 	"sort"
 	"time"
 
 	"github.com/gpusla/gpusla/sla/account"
+	"github.com/gpusla/gpusla/sla/calendar"
+	"github.com/gpusla/gpusla/sla/msg"
 	"github.com/gpusla/gpusla/sla/terms"
 	"github.com/gpusla/gpusla/sla/ticket"
 )
@@ -30,6 +31,9 @@ func (m nodeMonth) tickets(tickets []*ticket.Ticket, nr *Node) []account.Penalty
 		rt := Ticket{Ticket: t.ID, Priority: t.Priority, Category: t.Category, ProviderRef: t.ProviderRef, Summary: t.Summary,
 			OpenedAt: ts(t.Opened, tm), OffHours: tim.OffHours, OpenedOn: string(tim.DayKind),
 			Response: target(tim.Response, tm), Resolution: target(tim.Resolution, tm), Replacement: target(tim.Replacement, tm)}
+		if tim.DayKind == calendar.Holiday {
+			rt.OpenedOnName = tm.Calendar.Holidays[calendar.DateOf(t.Opened, tm.Calendar.Loc)]
+		}
 		for _, c := range []*ticket.Clock{tim.Response, tim.Resolution, tim.Replacement} {
 			if c != nil && c.Status == ticket.Breached {
 				rt.Breached = true
@@ -37,12 +41,12 @@ func (m nodeMonth) tickets(tickets []*ticket.Ticket, nr *Node) []account.Penalty
 		}
 		if c := tim.Response; c != nil && c.Status == ticket.Breached && tm.Support.LateResponsePenalty > 0 {
 			penalties = append(penalties, account.Penalty{Kind: "late_response", Ref: t.ID, Percent: tm.Support.LateResponsePenalty,
-				Reason: fmt.Sprintf("first response %s late (target %s)", c.Late.Round(time.Second), c.Target)})
+				Reason: msg.New("first response %s late (target %s)", c.Late.Round(time.Second), c.Target)})
 		}
 		if c := tim.Replacement; c != nil && c.Status == ticket.Breached {
 			if p := tm.Replacement.Penalty.For(c.Late); p > 0 {
 				penalties = append(penalties, account.Penalty{Kind: "late_replacement", Ref: t.ID, Percent: p,
-					Reason: fmt.Sprintf("hardware replaced %s late (target %s)", c.Late.Round(time.Second), c.Target)})
+					Reason: msg.New("hardware replaced %s late (target %s)", c.Late.Round(time.Second), c.Target)})
 			}
 		}
 		nr.Tickets = append(nr.Tickets, rt)

@@ -307,6 +307,19 @@ func TestScenarioTwoProviders(t *testing.T) {
 	}
 	// XID: NVML and the kernel log of GPU 3 at one instant are one report.
 	want(t, "Alpha XID rate", a.Reliability.XIDPerGPUMonth, 1/(8*2227.5/744), 3)
+	// A hardware XID is a definitive failure: it opens a gpu_degraded
+	// incident at its first report (docs/report.md, per-check incidents),
+	// so Alpha has one per 23.951613 GPU-months and ranks second.
+	var degraded bool
+	for _, inc := range a.Reliability.Incidents {
+		if inc.Kind == "gpu_degraded" {
+			degraded = true
+			want(t, "Alpha gpu_degraded rate", inc.Rate, 1/(8*2227.5/744), 3)
+		}
+	}
+	if !degraded {
+		t.Errorf("Alpha incidents %+v: the hardware XID opened no gpu_degraded incident", a.Reliability.Incidents)
+	}
 
 	// Network: RTT 1..10 ms: p50 = 5.5; p99: h = 9·0.99 = 8.91 → 9.91.
 	want(t, "Alpha RTT p50", a.Network.RTTP50, 5.5, 10)

@@ -12,7 +12,7 @@ import (
 // the section is left out.
 func (p *parser) sections(o *object, t *Terms) error {
 	for _, section := range []func(*object, *Terms) error{
-		p.maintenance, p.detection, p.support, p.replacement, p.delivery, p.claim, p.billing,
+		p.maintenance, p.detection, p.support, p.replacement, p.delivery, p.claim, p.billing, p.credits, p.prices,
 	} {
 		if err := section(o, t); err != nil {
 			return err
@@ -218,9 +218,25 @@ func (p *parser) claim(o *object, t *Terms) error {
 	if err != nil {
 		return err
 	}
-	c, err := p.object(cn, "claim", "within_days", "end_of_billing_cycle")
+	c, err := p.object(cn, "claim", "within_days", "end_of_billing_cycle", "from")
 	if err != nil {
 		return err
+	}
+	if v, ok := c.vals["from"]; ok {
+		s, err := p.str(v, "claim.from")
+		if err != nil {
+			return err
+		}
+		switch s {
+		case "month_end":
+		case "incident":
+			if _, ok := c.vals["within_days"]; !ok {
+				return p.err(v, "claim.from", "\"incident\" needs within_days (a billing-cycle deadline runs from the month)")
+			}
+			t.Claim.FromIncident = true
+		default:
+			return p.err(v, "claim.from", "%q is neither \"month_end\" nor \"incident\"", s)
+		}
 	}
 	wd, hasDays := c.vals["within_days"]
 	bc, hasCycles := c.vals["end_of_billing_cycle"]
@@ -283,6 +299,42 @@ func (p *parser) billing(o *object, t *Terms) error {
 			t.Billing.StartsAt = BillingStart(s)
 		default:
 			return p.err(v, "billing.starts_at", "%q is neither %q nor %q", s, FromOrder, FromDelivery)
+		}
+	}
+	return nil
+}
+
+// prices reads the optional price sheet for a bill's other lines.
+func (p *parser) prices(o *object, t *Terms) error {
+	n, ok := o.vals["prices"]
+	if !ok {
+		return nil
+	}
+	fields := []struct {
+		key string
+		dst *float64
+	}{{"package_weekly", &t.Prices.PackageWeekly}, {"package_monthly", &t.Prices.PackageMonthly},
+		{"bandwidth_per_mbps_month", &t.Prices.BandwidthPerMbpsMonth}, {"traffic_per_gb", &t.Prices.TrafficPerGB},
+		{"disk_ssd_per_gb_month", &t.Prices.DiskSSDPerGBMonth}, {"disk_hdd_per_gb_month", &t.Prices.DiskHDDPerGBMonth},
+		{"object_storage_per_gb_month", &t.Prices.ObjectStoragePerGBMonth}, {"cross_zone_per_gb", &t.Prices.CrossZonePerGB}}
+	keys := []string{"disks_end_with_node"}
+	for _, f := range fields {
+		keys = append(keys, f.key)
+	}
+	po, err := p.object(n, "prices", keys...)
+	if err != nil {
+		return err
+	}
+	for _, f := range fields {
+		if v, ok := po.vals[f.key]; ok {
+			if *f.dst, err = p.nonNegative(v, "prices."+f.key); err != nil {
+				return err
+			}
+		}
+	}
+	if v, ok := po.vals["disks_end_with_node"]; ok {
+		if t.Prices.DisksEndWithNode, err = p.boolean(v, "prices.disks_end_with_node"); err != nil {
+			return err
 		}
 	}
 	return nil

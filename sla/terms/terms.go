@@ -48,6 +48,9 @@ type Terms struct {
 	Delivery    Delivery
 	Claim       Claim
 	Billing     Billing
+	Credits     Credits
+	Prices      Prices
+	Paperwork   Paperwork
 }
 
 // Uptime is the availability promise and its credits.
@@ -149,6 +152,22 @@ type Claim struct {
 	// end of the BillingCycles-th month after the month.
 	WindowDays    int
 	BillingCycles int
+	// FromIncident: the WindowDays count from the start of each counted
+	// outage, not from the end of the month, so a month's claim is due
+	// WindowDays after its first counted outage began.
+	FromIncident bool
+}
+
+// DeadlineFrom is the claim deadline when the window runs from the
+// incidents: WindowDays after the first of them began (in the contract's
+// zone, a calendar-day count), or the month's deadline when none counted
+// or the window runs from the month's end.
+func (c Claim) DeadlineFrom(monthEnd time.Time, loc *time.Location, firstIncident time.Time) time.Time {
+	if !c.FromIncident || firstIncident.IsZero() {
+		return c.Deadline(monthEnd, loc)
+	}
+	f := firstIncident.In(loc)
+	return time.Date(f.Year(), f.Month(), f.Day()+c.WindowDays, f.Hour(), f.Minute(), f.Second(), f.Nanosecond(), loc)
 }
 
 // Deadline is the last instant a claim for the month ending at monthEnd may
@@ -182,4 +201,109 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 	}
 	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
+}
+
+// Credits holds the credit formulas besides the uptime tiers: downtime
+// credits (a multiple of the hourly rate for every hour of downtime, as GPU
+// clouds publish them) and the clock that measures the downtime.
+type Credits struct {
+	// Clock: from when an outage counts — the failure itself, or the
+	// renter's notice (the first ticket on the node opened during it).
+	// It governs both the claimable uptime and the downtime credits.
+	Clock CreditClock
+	// Rules are the downtime credit formulas, in file order; an outage
+	// earns under every rule that names its kind.
+	Rules []DowntimeRule
+	// MonthCap caps the downtime credited under all rules in a month
+	// (hours of downtime, not money); zero: no cap.
+	MonthCap time.Duration
+}
+
+// CreditClock says from when an outage counts.
+type CreditClock string
+
+// Credit clocks.
+const (
+	FromFailure CreditClock = "failure"
+	FromNotice  CreditClock = "notice"
+)
+
+// CreditPer says whose hourly rate a downtime credit multiplies.
+type CreditPer string
+
+// Credit bases.
+const (
+	PerNode CreditPer = "node" // the node's rate: every GPU it has
+	PerGPU  CreditPer = "gpu"  // only the GPUs the incident affected
+)
+
+// DowntimeRule: every incident of Kinds earns Multiple × the hourly rate ×
+// its downtime, the downtime first rounded up to a multiple of RoundUp and
+// then capped at IncidentCap.
+type DowntimeRule struct {
+	Kinds       []incident.Kind
+	Multiple    float64
+	RoundUp     time.Duration // zero: to the second
+	IncidentCap time.Duration // zero: no cap
+	Per         CreditPer
+	// RoundCredit rounds multiple × downtime up to RoundUp instead of the
+	// downtime before multiplying ("minutes × 1.5, rounded up to the hour").
+	RoundCredit bool
+}
+
+// Covers reports whether the rule applies to kind k.
+func (r DowntimeRule) Covers(k incident.Kind) bool {
+	for _, x := range r.Kinds {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Hours is the downtime the rule credits for one incident that lasted d
+// (rounded up first unless the rule rounds the credit instead).
+func (r DowntimeRule) Hours(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	if !r.RoundCredit {
+		d = roundUp(d, r.RoundUp)
+	}
+	if r.IncidentCap > 0 && d > r.IncidentCap {
+		d = r.IncidentCap
+	}
+	return d
+}
+
+// CreditHours is how many hours of the rate credited downtime d earns:
+// multiple × d, rounded up to RoundUp when the rule rounds the credit.
+func (r DowntimeRule) CreditHours(d time.Duration) float64 {
+	h := time.Duration(float64(d) * r.Multiple)
+	if r.RoundCredit {
+		h = roundUp(h, r.RoundUp)
+	}
+	return h.Hours()
+}
+
+func roundUp(d, to time.Duration) time.Duration {
+	if to > 0 && d%to != 0 {
+		d += to - d%to
+	}
+	return d
+}
+
+// Prices is the contract's price sheet for what a bill charges besides GPU
+// time; zero means the contract does not say (the line cannot be checked).
+type Prices struct {
+	PackageWeekly, PackageMonthly float64 // per node and package
+	BandwidthPerMbpsMonth         float64 // fixed-rate public bandwidth
+	TrafficPerGB                  float64 // public traffic billed per GB out
+	DiskSSDPerGBMonth             float64
+	DiskHDDPerGBMonth             float64
+	ObjectStoragePerGBMonth       float64
+	CrossZonePerGB                float64
+	// DisksEndWithNode: the contract deletes a node's disks with it, so
+	// storage billed after the release is over-billed.
+	DisksEndWithNode bool
 }

@@ -2,6 +2,7 @@ package terms
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -89,12 +90,16 @@ func TestMultipleDocuments(t *testing.T) {
 	}
 }
 
+// errCase edits a valid contract (old → new) and names the error it must
+// give: line, field and a part of the message.
+type errCase struct {
+	name, old, new string
+	line           int
+	field, msg     string
+}
+
 func TestErrorsNameFileLineField(t *testing.T) {
-	cases := []struct {
-		name, old, new string
-		line           int
-		field, msg     string
-	}{
+	cases := []errCase{
 		{"unknown field", "currency: USD", "currency: USD\ncolour: red", 4, "colour", "unknown field"},
 		{"unknown nested field", "  target: 99.5", "  target: 99.5\n  targett: 99", 9, "uptime.targett", "unknown field"},
 		{"bad zone", "timezone: UTC", "timezone: Mars/Olympus", 4, "timezone", "not an IANA time zone"},
@@ -109,11 +114,21 @@ func TestErrorsNameFileLineField(t *testing.T) {
 		{"bad kind", "  target: 99.5", "  target: 99.5\n  unavailable: [unreachable, sad]", 9, "uptime.unavailable[1]", "unknown incident kind"},
 		{"bad date", "uptime:", "holidays:\n  - 2026-02-30\nuptime:", 8, "holidays[0]", "not a date"},
 		{"duplicate key", "currency: USD", "currency: USD\ncurrency: CNY", 4, "currency", "given twice"},
+		{"bad report lang", "currency: USD", "currency: USD\nreport: {lang: fr}", 4, "report.lang", "not a language"},
+		{"unknown report field", "currency: USD", "currency: USD\nreport: {language: zh}", 4, "report.language", "unknown field"},
+		{"unknown clause", "currency: USD", "currency: USD\nclauses: {uptime: '4.1', coffee: '9'}", 4, "clauses.coffee", "unknown field"},
+		{"empty clause id", "currency: USD", "currency: USD\nclauses:\n  uptime: ''", 5, "clauses.uptime", "must not be empty"},
+		{"empty renter", "currency: USD", "currency: USD\nrenter: ' '", 4, "renter", "must not be empty"},
 	}
+	checkErrors(t, minimal, cases)
+}
+
+func checkErrors(t *testing.T, base string, cases []errCase) {
+	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			src := strings.Replace(minimal, c.old, c.new, 1)
-			if src == minimal {
+			src := strings.Replace(base, c.old, c.new, 1)
+			if src == base {
 				t.Fatalf("test case did not change the input")
 			}
 			_, err := Parse("bad.yaml", []byte(src))
@@ -160,6 +175,44 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestPaperwork(t *testing.T) {
+	src := minimal + "renter: 星河智能 Galaxy AI\ncontract_number: EC-2026-0042\nreport: {lang: zh}\nclauses:\n  uptime: '§4.1'\n  support.response: '§5.2'\n"
+	ts, err := Parse("dir/p.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := ts[0].Paperwork
+	if w.Renter != "星河智能 Galaxy AI" || w.ContractNumber != "EC-2026-0042" || w.Lang != "zh" {
+		t.Fatalf("paperwork %+v", w)
+	}
+	lines := strings.Split(src, "\n")
+	lineOf := func(prefix string) int {
+		for i, l := range lines {
+			if strings.HasPrefix(l, prefix) {
+				return i + 1
+			}
+		}
+		t.Fatalf("no line %q", prefix)
+		return 0
+	}
+	for key, want := range map[string]string{
+		"uptime":               "§4.1 (p.yaml:" + strconv.Itoa(lineOf("uptime:")) + ")",
+		"uptime.tiers":         "p.yaml:" + strconv.Itoa(lineOf("  tiers:")),
+		"support.response":     "§5.2", // no support section: the id alone
+		"claim":                "p.yaml:" + strconv.Itoa(lineOf("claim:")),
+		"uptime.credit_cap":    "§4.1 (p.yaml:" + strconv.Itoa(lineOf("uptime:")) + ")", // not given: its section
+		"hardware_replacement": "p.yaml",                                                // section absent, no id
+	} {
+		if got := ts[0].Clause(key).String(); got != want {
+			t.Errorf("clause %s = %q, want %q", key, got, want)
+		}
+	}
+	ts, err = Parse("m.yaml", []byte(minimal))
+	if err != nil || ts[0].Paperwork.Lang != "en" {
+		t.Fatalf("default lang: %v %+v", err, ts[0].Paperwork)
+	}
 }
 
 func TestDetectionDefinitive(t *testing.T) {

@@ -38,7 +38,13 @@ run with its line number; no partial report is ever printed.`,
 			if req.Events == "" {
 				return fmt.Errorf("--events is required")
 			}
+			// A bad --lang is refused before the log is read.
+			if err := out.Check(); err != nil {
+				return err
+			}
 			req.Stdin = cmd.InOrStdin()
+			req.Seal = true
+			out.Terms = req.Terms // an itemized bill is priced by the contracts' price sheets
 			rep, err := monthreport.Build(req)
 			if err != nil {
 				return err
@@ -52,7 +58,9 @@ run with its line number; no partial report is ever printed.`,
 	f.StringVar(&req.Events, "events", "", `event log (JSON lines), "-" for standard input`)
 	f.StringVar(&req.Month, "month", "", "month to report, YYYY-MM")
 	f.StringVar(&out.Format, "format", "json", "output format: json, md, csv, html or pdf")
-	f.StringVar(&out.Bill, "bill", "", "provider's bill (CSV: node,period,billed_hours,amount) to reconcile; shown in html and pdf")
+	f.StringVar(&out.Lang, "lang", "", "language of md, csv, html and pdf: en or zh (default: the contracts' report.lang, else en); json keeps its keys")
+	f.BoolVar(&out.BOM, "bom", false, "start a CSV with a UTF-8 byte order mark, so Excel opens it as UTF-8")
+	f.StringVar(&out.Bill, "bill", "", "provider's bill (CSV, docs/bills.md: node,period,billed_hours,amount, or the full form with a kind column) to judge line by line; shown in every format")
 	f.StringVar(&req.AsOf, "as-of", "", "judge the report as of this RFC 3339 instant (default now)")
 	f.StringVarP(&out.Path, "output", "o", "", "write the report to this file (atomically) instead of standard output")
 	return cmd

@@ -88,15 +88,41 @@ func TestReportCommandErrors(t *testing.T) {
 
 func TestReportWritesFileAtomically(t *testing.T) {
 	dest := filepath.Join(t.TempDir(), "report.md")
-	if _, err := runReport(t, reportLog, "--month", "2026-03", "--as-of", "2026-03-02T00:00:00Z", "--format", "md", "-o", dest); err != nil {
+	if _, err := runReport(t, reportLog, "--month", "2026-03", "--as-of", "2026-03-02T00:00:00Z", "--format", "md", "--lang", "en", "-o", dest); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(dest)
-	if err != nil || !strings.Contains(string(b), "# SLA report 2026-03") {
+	if err != nil || !strings.Contains(string(b), "# SLA report March 2026") {
 		t.Fatalf("%v %s", err, b)
 	}
 	left, _ := filepath.Glob(filepath.Join(filepath.Dir(dest), ".*tmp*"))
 	if len(left) != 0 {
 		t.Fatalf("temporary files left: %v", left)
+	}
+}
+
+// --lang picks the documents' language (default: the contract's
+// report.lang, zh for cn-example), --bom marks a CSV for Excel, a bad
+// language is refused before anything is read, and the claim page quotes
+// the seal of the events given.
+func TestReportLanguages(t *testing.T) {
+	out, err := runReport(t, reportLog, "--month", "2026-03", "--as-of", "2026-03-02T00:00:00Z", "--format", "md")
+	if err != nil || !strings.Contains(out, "服务赔偿申请") || !strings.Contains(out, "合同编号") {
+		t.Fatalf("default language of cn-example is not zh: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "证据包：哈希链头") {
+		t.Errorf("claim page does not quote the evidence seal:\n%s", out)
+	}
+	out, err = runReport(t, reportLog, "--month", "2026-03", "--as-of", "2026-03-02T00:00:00Z", "--format", "md", "--lang", "en")
+	if err != nil || !strings.Contains(out, "Claim for service credits") || strings.Contains(out, "服务赔偿申请") {
+		t.Fatalf("--lang en: %v\n%s", err, out)
+	}
+	out, err = runReport(t, reportLog, "--month", "2026-03", "--as-of", "2026-03-02T00:00:00Z", "--format", "csv", "--bom")
+	if err != nil || !strings.HasPrefix(out, "\ufeff月份,") {
+		t.Fatalf("--bom csv: %v\n%q", err, out[:min(len(out), 40)])
+	}
+	_, err = runReport(t, "not even json", "--month", "2026-03", "--lang", "fr")
+	if err == nil || !strings.Contains(err.Error(), `--lang: language "fr"`) {
+		t.Fatalf("--lang fr: %v", err)
 	}
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/gpusla/gpusla/functions/app"
+
 	"github.com/gpusla/gpusla/functions/tables"
 	"github.com/gpusla/gpusla/functions/wiring"
 )
@@ -12,7 +14,7 @@ func init() {
 }
 
 func newTicketCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "ticket", Short: "List provider tickets and their clocks (local store)"}
+	cmd := &cobra.Command{Use: "ticket", Short: "List provider tickets and their clocks, request replacements (local store)"}
 	var data string
 	var open bool
 	list := &cobra.Command{
@@ -24,15 +26,11 @@ locked while it runs), each timed against its node's contract terms
 through the API (docs/tickets.md) or Slack (/gpusla ticket …).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o, err := wiring.FromEnv().OpenOffline(cmd.Context(), data, false)
+			o, desk, err := openDesk(cmd, data)
 			if err != nil {
 				return err
 			}
 			defer o.Close()
-			desk, err := o.Tickets()
-			if err != nil {
-				return err
-			}
 			list, err := desk.List(cmd.Context(), open)
 			if err != nil {
 				return err
@@ -42,6 +40,20 @@ through the API (docs/tickets.md) or Slack (/gpusla ticket …).`,
 	}
 	list.Flags().BoolVar(&open, "open", false, "only tickets still open")
 	cmd.PersistentFlags().StringVar(&data, "data", "./data", "data folder of the local backend")
-	cmd.AddCommand(list)
+	cmd.AddCommand(list, newRequestReplacementCmd(&data))
 	return cmd
+}
+
+// openDesk opens the local store and its ticket desk.
+func openDesk(cmd *cobra.Command, data string) (*wiring.Offline, *app.TicketDesk, error) {
+	o, err := wiring.FromEnv().OpenOffline(cmd.Context(), data, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	desk, err := o.Tickets()
+	if err != nil {
+		o.Close()
+		return nil, nil, err
+	}
+	return o, desk, nil
 }

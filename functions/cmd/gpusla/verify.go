@@ -2,11 +2,14 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gpusla/gpusla/functions/bundle"
+	"github.com/gpusla/gpusla/functions/replacement"
 )
 
 func init() {
@@ -14,9 +17,10 @@ func init() {
 }
 
 func newVerifyCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "verify BUNDLE.zip",
-		Short: "Check a claim evidence bundle offline and say exactly what does not match",
+	var keyID string
+	cmd := &cobra.Command{
+		Use:   "verify BUNDLE.zip|PACK.zip",
+		Short: "Check a claim evidence bundle or a replacement pack offline and say exactly what does not match",
 		Long: `Checks an evidence bundle written by ` + "`gpusla bundle`" + ` (or the monthly job)
 without any network or store: every file against the SHA-256 in the manifest,
 every observation line against its batch's digest, the batches' hash chain
@@ -26,7 +30,12 @@ has its evidence in the bundle.
 
 Prints one line per problem (file, line where known, what differs) and exits
 with status 1 if there is any; prints the chain head either way, to compare
-with the one quoted when the claim was filed.`,
+with the one quoted when the claim was filed.
+
+A replacement evidence pack (` + "`gpusla ticket request-replacement`" + `) is checked
+the same way: the ed25519 signature over its manifest (with --key, that the
+signing key has that fingerprint), every file's SHA-256, each raw batch's hash
+as recorded at ingest and the chain head over them.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := os.Open(args[0])
@@ -37,6 +46,9 @@ with the one quoted when the claim was filed.`,
 			st, err := f.Stat()
 			if err != nil {
 				return fmt.Errorf("verify: %w", err)
+			}
+			if replacement.IsPack(f, st.Size()) {
+				return verifyPack(cmd, f, st.Size(), args[0], keyID)
 			}
 			res, err := bundle.Verify(f, st.Size())
 			if err != nil {
@@ -57,4 +69,26 @@ with the one quoted when the claim was filed.`,
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&keyID, "key", "", "replacement packs: the signing key fingerprint the renter published")
+	return cmd
+}
+
+func verifyPack(cmd *cobra.Command, f io.ReaderAt, size int64, name, keyID string) error {
+	res, err := replacement.Verify(f, size, keyID)
+	if err != nil {
+		return fmt.Errorf("verify %s: %w", name, err)
+	}
+	out := cmd.OutOrStdout()
+	for _, p := range res.Problems {
+		fmt.Fprintln(out, "MISMATCH", p.String())
+	}
+	m := res.Manifest
+	fmt.Fprintf(out, "%s: replacement request for node %s, incident %s, made %s; %d files, %d batches checked\n",
+		name, m.Node, m.Incident, m.Created.Format(time.RFC3339), res.Files, res.Batches)
+	fmt.Fprintf(out, "signed by key %s\nchain head %s\n", m.KeyID, res.ChainHead)
+	if !res.OK() {
+		return fmt.Errorf("%s does not verify: %d mismatch(es)", name, len(res.Problems))
+	}
+	fmt.Fprintln(out, "OK: the signature, every file and batch match the manifest")
+	return nil
 }

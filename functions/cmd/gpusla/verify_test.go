@@ -53,6 +53,21 @@ func TestBundleVerifyAndReportFormatsCommands(t *testing.T) {
 			t.Fatalf("pdf report does not start with %%PDF-: %q", b[:min(len(b), 10)])
 		}
 	}
+	// md, json and csv carry the bill too, line by line (they used to drop it).
+	for _, x := range []struct{ format, want, over string }{{"md", "## Bill reconciliation 2026-11", "over-billed by 19.20 USD"},
+		{"json", `"bill_reconciliation"`, `"over_amount": 19.2`}, {"csv", "bill_line,node,kind", "19.20,over_billed"}} {
+		out, err := runCLI(t, append([]string{"report", "--format", x.format, "--bill", bill}, common...)...)
+		if err != nil || !strings.Contains(out, x.want) || !strings.Contains(out, x.over) {
+			t.Fatalf("report --format %s --bill: %v\n%s", x.format, err, out)
+		}
+	}
+	// The full form: every line kind judged.
+	full := filepath.Join(dir, "full.csv")
+	os.WriteFile(full, []byte("node,period,kind,quantity,amount,class\nva-01,2026-11,compute,721,1,\nva-01,2026-11,data_disk,500,40,hdd\nva-01,2026-11,cross_zone,30,3,\n"), 0o644)
+	out, err := runCLI(t, append([]string{"report", "--format", "md", "--bill", full}, common...)...) // declares out for the bundle steps
+	if err != nil || !strings.Contains(out, "| 3 | va-01 | data_disk |") || !strings.Contains(out, "cannot_verify") {
+		t.Fatalf("full bill: %v\n%s", err, out)
+	}
 	os.WriteFile(bill, []byte("node,period,billed_hours\nva-01,2026-11,7 21\n"), 0o644)
 	_, err = runCLI(t, append([]string{"report", "--format", "html", "--bill", bill}, common...)...)
 	if err == nil || !strings.Contains(err.Error(), "bill.csv:2: field billed_hours") {
@@ -60,7 +75,7 @@ func TestBundleVerifyAndReportFormatsCommands(t *testing.T) {
 	}
 
 	zipPath := filepath.Join(dir, "claim.zip")
-	out, err := runCLI(t, append([]string{"bundle", "-o", zipPath}, common...)...)
+	out, err = runCLI(t, append([]string{"bundle", "-o", zipPath}, common...)...)
 	if err != nil || !strings.Contains(out, "3 counted outages") {
 		t.Fatalf("bundle: %v\n%s", err, out)
 	}

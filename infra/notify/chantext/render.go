@@ -155,6 +155,7 @@ func AlertText(a notify.Alert) string {
 	for _, c := range a.Failed {
 		fmt.Fprintf(&b, "; %s", FailedLine(c))
 	}
+	fmt.Fprintf(&b, "; counts as outage: %s", Counted(a))
 	if a.Kind == notify.AlertReclassified {
 		fmt.Fprintf(&b, "; cause: %s", CauseName(a.Cause))
 	}
@@ -163,6 +164,19 @@ func AlertText(a notify.Alert) string {
 	}
 	fmt.Fprintf(&b, " (incident %s)", a.IncidentID)
 	return b.String()
+}
+
+// Counted is the incident's verdict as every alert states it: "yes", or
+// "no" with the contract's reason (the report's words for the same row,
+// sla/account).
+func Counted(a notify.Alert) string {
+	switch {
+	case a.Counted:
+		return "yes"
+	case a.Reason != "":
+		return "no — " + a.Reason
+	}
+	return "no"
 }
 
 // TicketText is the plain-text form of a ticket message.

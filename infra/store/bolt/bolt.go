@@ -152,6 +152,11 @@ func check(db *bbolt.DB, path string) error {
 // SetClock replaces the clock used to hide expired batches (tests).
 func (s *Store) SetClock(now func() time.Time) { s.now = now }
 
+// SetNoSync turns off the fsync of every commit: for replays of a log
+// into a throwaway store (tests), where a crash loses nothing of value.
+// Never for a store that holds the books.
+func (s *Store) SetNoSync(v bool) { s.db.NoSync = v }
+
 // Close waits for queued writes, then closes the file.
 func (s *Store) Close() error {
 	s.commit.close()

@@ -1,0 +1,138 @@
+package account
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gpusla/gpusla/sla/interval"
+	"github.com/gpusla/gpusla/sla/terms"
+)
+
+// NoticeClock applies a contract whose downtime counts from the renter's
+// notice: each counted outage starts at the first notice (ticket opened on
+// the node) inside it; one no notice fell inside counts nothing. Under the
+// failure clock outages are returned as they are.
+func NoticeClock(tm *terms.Terms, outs []Outage, notices []time.Time) []Outage {
+	if tm.Credits.Clock != terms.FromNotice {
+		return outs
+	}
+	ns := append([]time.Time(nil), notices...)
+	sort.Slice(ns, func(i, j int) bool { return ns[i].Before(ns[j]) })
+	out := make([]Outage, len(outs))
+	for i, o := range outs {
+		out[i] = o
+		if ok, _ := Counted(tm, o); !ok {
+			continue
+		}
+		j := sort.Search(len(ns), func(j int) bool { return !ns[j].Before(o.Span.Start) })
+		if j == len(ns) || !ns[j].Before(o.Span.End) {
+			out[i].Cause = CauseNoNotice
+			continue
+		}
+		out[i].Span.Start = ns[j]
+	}
+	return out
+}
+
+// DowntimeCredit is one incident's downtime credit under one rule.
+type DowntimeCredit struct {
+	Rule int // index into the contract's credits.downtime
+	Span interval.Interval
+	// Downtime is the counted downtime; Credited is it rounded up and
+	// capped by the rule, then by what the month cap left.
+	Downtime, Credited time.Duration
+	GPUs               int // whose hourly rate is multiplied
+	Multiple           float64
+	Rate               float64 // price of those GPUs for an hour
+	CreditHours        float64 // hours of Rate credited: Multiple × Credited, rounded if the rule says so
+	Amount             float64
+	MonthCapped        bool
+}
+
+// DowntimeCredits works out every rule's credits: a rule's incidents are
+// the runs of the claimable downtime (after exclusions, the minimum run and
+// the clock) of the kinds it covers, so overlapping outages of two kinds
+// are one incident. The month cap is spent in time order. gpus is the
+// node's GPU count and price its price per GPU-hour.
+func DowntimeCredits(tm *terms.Terms, books Books, outs []Outage, gpus int, price float64) []DowntimeCredit {
+	var all []DowntimeCredit
+	for ri, r := range tm.Credits.Rules {
+		var spans []interval.Interval
+		for _, o := range outs {
+			if ok, _ := Counted(tm, o); ok && r.Covers(o.Kind) {
+				spans = append(spans, o.Span)
+			}
+		}
+		// An incident is a run of the covered outages; what of it counts is
+		// its overlap with the claimable downtime (announced maintenance
+		// inside it does not split it into two incidents to round up).
+		for _, run := range interval.Union(spans...) {
+			d := books.Claimable.Overlap(run)
+			if d <= 0 {
+				continue
+			}
+			n := gpus
+			if r.Per == terms.PerGPU {
+				n = affected(tm, r, outs, run, gpus)
+			}
+			all = append(all, DowntimeCredit{Rule: ri, Span: run, Downtime: d,
+				Credited: r.Hours(d), GPUs: n, Multiple: r.Multiple, Rate: price * float64(n)})
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Span.Start.Before(all[j].Span.Start) })
+	left := tm.Credits.MonthCap
+	for i := range all {
+		c := &all[i]
+		if tm.Credits.MonthCap > 0 {
+			if c.Credited > left {
+				c.Credited, c.MonthCapped = left, true
+			}
+			left -= c.Credited
+		}
+		c.CreditHours = tm.Credits.Rules[c.Rule].CreditHours(c.Credited)
+		c.Amount = Money(c.Rate * c.CreditHours)
+	}
+	return all
+}
+
+// affected is how many GPUs the covered outages overlapping run affected:
+// a check incident judged one GPU (its check names it, "name/gpu3"); an
+// outage that names none — unreachable, or a node-wide check — affects
+// them all.
+func affected(tm *terms.Terms, r terms.DowntimeRule, outs []Outage, run interval.Interval, gpus int) int {
+	seen := map[string]bool{}
+	for _, o := range outs {
+		if ok, _ := Counted(tm, o); !ok || !r.Covers(o.Kind) || !o.Span.Start.Before(run.End) || !run.Start.Before(o.Span.End) {
+			continue
+		}
+		g, ok := checkGPU(o.Check)
+		if !ok {
+			return gpus
+		}
+		seen[g] = true
+	}
+	return min(len(seen), gpus)
+}
+
+// checkGPU is the GPU a check key names (incident.CheckKey's "/gpuN").
+func checkGPU(key string) (string, bool) {
+	i := strings.LastIndex(key, "/gpu")
+	if i < 0 || i+4 == len(key) {
+		return "", false
+	}
+	if _, err := strconv.Atoi(key[i+4:]); err != nil {
+		return "", false
+	}
+	return key[i+4:], true
+}
+
+// DowntimeTotal sums the credits' amounts.
+func DowntimeTotal(cs []DowntimeCredit) float64 {
+	t := 0.0
+	for _, c := range cs {
+		t += c.Amount
+	}
+	return Money(t)
+}

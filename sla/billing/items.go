@@ -1,0 +1,492 @@
+package billing
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gpusla/gpusla/sla/msg"
+	"github.com/gpusla/gpusla/sla/report"
+	"github.com/gpusla/gpusla/sla/terms"
+)
+
+// Kinds of a full bill's line items: what a GPU rental bill charges besides
+// (and including) GPU time, as the seed article lists them.
+const (
+	KindCompute        = "compute"         // GPU time, hours (the node's own line)
+	KindPackageWeek    = "package_week"    // a weekly package, count
+	KindPackageMonth   = "package_month"   // a monthly package, count
+	KindBandwidthFixed = "bandwidth_fixed" // fixed-rate public bandwidth, Mbps for the line's period
+	KindTraffic        = "traffic"         // public traffic out, GB
+	KindSystemDisk     = "system_disk"     // GB over the line's period, class ssd or hdd
+	KindDataDisk       = "data_disk"       // GB over the line's period, class ssd or hdd
+	KindObjectStorage  = "object_storage"  // GB-months
+	KindCrossZone      = "cross_zone"      // transfer between zones, GB
+)
+
+var itemKinds = []string{KindCompute, KindPackageWeek, KindPackageMonth, KindBandwidthFixed, KindTraffic,
+	KindSystemDisk, KindDataDisk, KindObjectStorage, KindCrossZone}
+
+var itemColumns = []string{"node", "period", "kind", "quantity", "unit_price", "amount", "currency", "class", "from", "to", "description"}
+
+// Item is one line of a full bill.
+type Item struct {
+	Line        int
+	Node        string
+	Period      string // YYYY-MM
+	Kind        string
+	Quantity    float64 // hours, count, Mbps, GB or GB-months, by kind
+	UnitPrice   float64 // as billed; 0 when the bill gives none
+	Amount      float64
+	Currency    string
+	Class       string    // ssd or hdd, for disks
+	From, To    time.Time // the line's own period, when the bill gives it
+	Description string
+}
+
+// IsItemized reports whether a bill's header is the full (itemized) form:
+// it names a kind column.
+func IsItemized(header []string) bool {
+	for _, h := range header {
+		if strings.EqualFold(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")), "kind") {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseItems reads a full bill (docs/bills.md): a header naming columns in
+// any order (node, period, kind, quantity and amount required), one line
+// item per record. Anything it cannot use is an error naming line and field.
+func ParseItems(name string, r io.Reader) ([]Item, error) {
+	t, err := openTable(name, r, itemColumns, []string{"node", "period", "kind", "quantity", "amount"})
+	if err != nil {
+		return nil, err
+	}
+	var out []Item
+	err = t.each(func(rec []string, line int) error {
+		it, err := parseItem(rec, t.col, line)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		out = append(out, it)
+		return nil
+	})
+	return out, err
+}
+
+func parseItem(rec []string, col map[string]int, line int) (Item, error) {
+	get := func(c string) string {
+		if i, ok := col[c]; ok {
+			return strings.TrimSpace(rec[i])
+		}
+		return ""
+	}
+	it := Item{Line: line, Node: get("node"), Period: get("period"), Kind: strings.ToLower(get("kind")),
+		Currency: get("currency"), Class: strings.ToLower(get("class")), Description: get("description")}
+	if it.Node == "" {
+		return it, fmt.Errorf("field node: empty")
+	}
+	if _, err := time.Parse("2006-01", it.Period); err != nil {
+		return it, fmt.Errorf("field period: %q is not a month (want YYYY-MM)", it.Period)
+	}
+	if !contains(itemKinds, it.Kind) {
+		return it, fmt.Errorf("field kind: %q is not one of %s", it.Kind, strings.Join(itemKinds, ", "))
+	}
+	for _, f := range []struct {
+		c   string
+		dst *float64
+		req bool
+	}{{"quantity", &it.Quantity, true}, {"amount", &it.Amount, true}, {"unit_price", &it.UnitPrice, false}} {
+		v := get(f.c)
+		if v == "" {
+			if f.req {
+				return it, fmt.Errorf("field %s: empty", f.c)
+			}
+			continue
+		}
+		n, err := number(v)
+		if err != nil {
+			return it, fmt.Errorf("field %s: %q %v", f.c, v, err)
+		}
+		*f.dst = n
+	}
+	if it.Kind == KindSystemDisk || it.Kind == KindDataDisk {
+		if it.Class != "ssd" && it.Class != "hdd" {
+			return it, fmt.Errorf("field class: %q; a disk line needs ssd or hdd (they are priced apart)", it.Class)
+		}
+	} else if it.Class != "" {
+		return it, fmt.Errorf("field class: %q is only for system_disk and data_disk lines", it.Class)
+	}
+	for _, f := range []struct {
+		c   string
+		dst *time.Time
+	}{{"from", &it.From}, {"to", &it.To}} {
+		if v := get(f.c); v != "" {
+			t, err := time.Parse(time.RFC3339, v)
+			if err != nil {
+				return it, fmt.Errorf("field %s: %q is not an RFC 3339 time", f.c, v)
+			}
+			*f.dst = t
+		}
+	}
+	if !it.From.IsZero() && !it.To.IsZero() && !it.To.After(it.From) {
+		return it, fmt.Errorf("field to: %s is not after from %s", it.To.Format(time.RFC3339), it.From.Format(time.RFC3339))
+	}
+	return it, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Verdicts of one line item.
+const (
+	VerdictMatches    = "matches"
+	VerdictOverBilled = "over_billed"
+	VerdictUnder      = "under_billed"
+	VerdictUnverified = "cannot_verify"
+)
+
+// Judgment is one bill line item judged.
+type Judgment struct {
+	Line        int     `json:"bill_line"`
+	Node        string  `json:"node"`
+	Kind        string  `json:"kind"`
+	Description string  `json:"description,omitempty"`
+	Quantity    float64 `json:"quantity"`
+	Billed      float64 `json:"billed_amount"`
+	Currency    string  `json:"currency"`
+	// Expected is what the contract's prices give; nil when the line cannot
+	// be checked.
+	Expected *float64 `json:"expected_amount"`
+	Over     float64  `json:"over_amount"` // billed − expected, when over-billed
+	Verdict  string   `json:"verdict"`
+	Why      string   `json:"why"`
+	// Needed says, for a line that cannot be verified, what evidence would
+	// settle it.
+	Needed string `json:"evidence_needed,omitempty"`
+	// WhyText and NeededText are Why and Needed as sentences a renderer
+	// translates (sla/msg); Why and Needed are their English.
+	WhyText    []msg.Text `json:"-"`
+	NeededText msg.Text   `json:"-"`
+}
+
+// say sets the judgment's reasons and the evidence it needs, in both forms.
+func (j *Judgment) say(why []msg.Text, needed msg.Text) {
+	j.WhyText, j.NeededText = why, needed
+	j.Why, j.Needed = strings.Join(msg.Strings(why), "; "), needed.String()
+}
+
+// Full is a full bill judged line by line.
+type Full struct {
+	Month string     `json:"month"`
+	Items []Judgment `json:"items"`
+	// Totals by currency.
+	Billed     map[string]float64 `json:"billed"`
+	OverBilled map[string]float64 `json:"over_billed"`
+	Unverified map[string]float64 `json:"cannot_verify"`
+}
+
+// JudgeItems judges every line of a full bill against the report (the GPU
+// time, each node's service period) and the contracts' price sheets.
+func JudgeItems(r *report.Report, book map[string]*terms.Terms, items []Item) (*Full, error) {
+	byNode := map[string]*report.Node{}
+	for i := range r.Nodes {
+		byNode[r.Nodes[i].Node] = &r.Nodes[i]
+	}
+	f := &Full{Month: r.Month, Items: []Judgment{}, Billed: map[string]float64{}, OverBilled: map[string]float64{}, Unverified: map[string]float64{}}
+	for _, it := range items {
+		if it.Period != r.Month {
+			return nil, fmt.Errorf("bill line %d: field period: %s is not the report's month %s", it.Line, it.Period, r.Month)
+		}
+		n := byNode[it.Node]
+		j := Judgment{Line: it.Line, Node: it.Node, Kind: it.Kind, Description: it.Description, Quantity: it.Quantity, Billed: it.Amount, Currency: it.Currency}
+		if n == nil {
+			j.Verdict = VerdictUnverified
+			j.say([]msg.Text{msg.New("the bill charges a node the report does not know")},
+				msg.New("the node's registration, or the provider's resource id mapped to a node id"))
+			f.add(j)
+			continue
+		}
+		if j.Currency == "" {
+			j.Currency = n.Currency
+		}
+		if !strings.EqualFold(j.Currency, n.Currency) {
+			return nil, fmt.Errorf("bill line %d: field currency: %s, but contract %s is in %s", it.Line, j.Currency, n.Contract, n.Currency)
+		}
+		tm := book[n.Contract]
+		if tm == nil {
+			return nil, fmt.Errorf("bill line %d: node %s: contract %s is not among the terms given", it.Line, it.Node, n.Contract)
+		}
+		if it.Kind == KindCompute {
+			continue // judged together below, with the node form's arithmetic
+		}
+		judgeItem(&j, it, n, tm)
+		f.add(j)
+	}
+	if compute := ComputeLines(items); len(compute) > 0 {
+		if err := f.judgeCompute(r, compute); err != nil {
+			return nil, err
+		}
+	}
+	sort.SliceStable(f.Items, func(a, b int) bool { return f.Items[a].Line < f.Items[b].Line })
+	return f, nil
+}
+
+// JudgeLines judges a node bill (one GPU-time line per node, ParseCSV) the
+// same way, so every report format shows it line by line.
+func JudgeLines(r *report.Report, lines []Line) (*Full, error) {
+	f := &Full{Month: r.Month, Items: []Judgment{}, Billed: map[string]float64{}, OverBilled: map[string]float64{}, Unverified: map[string]float64{}}
+	if err := f.judgeCompute(r, lines); err != nil {
+		return nil, err
+	}
+	sort.SliceStable(f.Items, func(a, b int) bool { return f.Items[a].Line < f.Items[b].Line })
+	return f, nil
+}
+
+// judgeCompute judges GPU-time lines with Reconcile's arithmetic (hours
+// rounded to the contract's granularity, at its price; usable hours).
+func (f *Full) judgeCompute(r *report.Report, compute []Line) error {
+	rc, err := Reconcile(r, compute)
+	if err != nil {
+		return err
+	}
+	for _, row := range rc.Rows {
+		if row.BillLine == 0 {
+			continue // a node the bill has no line for: not a line item
+		}
+		j := Judgment{Line: row.BillLine, Node: row.Node, Kind: KindCompute, Currency: row.Currency}
+		if row.BilledHours != nil {
+			j.Quantity = *row.BilledHours
+		}
+		if row.BilledAmount != nil {
+			j.Billed = *row.BilledAmount
+		} else {
+			j.Billed = money(row.ContractAmount + row.OverAmount)
+		}
+		exp := row.ContractAmount
+		j.Expected = &exp
+		// The reconciliation's own note is shown as it is written.
+		var why []msg.Text
+		var needed msg.Text
+		switch row.Status {
+		case StatusOverBilled:
+			j.Verdict, j.Over = VerdictOverBilled, money(math.Max(row.OverAmount, 0))
+			why = []msg.Text{msg.Plain(row.Note)}
+		case StatusUnderBilled:
+			j.Verdict = VerdictUnder
+			why = []msg.Text{msg.New("billed less than the contract gives")}
+		case StatusNotInReport:
+			j.Verdict, j.Expected = VerdictUnverified, nil
+			why, needed = []msg.Text{msg.Plain(row.Note)}, msg.New("the node's registration")
+		default:
+			j.Verdict = VerdictMatches
+			why = []msg.Text{msg.New("%s h at the contract price", fh(row.ContractHours))}
+		}
+		if j.Verdict != VerdictUnverified && row.UnusableBilled > hourTol {
+			why = append(why, msg.New("%s h of it were not usable (counted outages), worth %.2f at the contract price", fh(row.UnusableBilled), row.UnusableAmount))
+		}
+		j.say(why, needed)
+		f.add(j)
+	}
+	return nil
+}
+
+func (f *Full) add(j Judgment) {
+	f.Billed[j.Currency] = money(f.Billed[j.Currency] + j.Billed)
+	switch j.Verdict {
+	case VerdictOverBilled:
+		f.OverBilled[j.Currency] = money(f.OverBilled[j.Currency] + j.Over)
+	case VerdictUnverified:
+		f.Unverified[j.Currency] = money(f.Unverified[j.Currency] + j.Billed)
+	}
+	f.Items = append(f.Items, j)
+}
+
+// judgeItem judges a line other than GPU time: the quantity at the
+// contract's unit price, and what the report knows of the node's period.
+func judgeItem(j *Judgment, it Item, n *report.Node, tm *terms.Terms) {
+	p := tm.Prices
+	price, field := 0.0, ""
+	var unit msg.Text
+	months := 1.0 // the share of a month a per-month price is charged for
+	switch it.Kind {
+	case KindPackageWeek:
+		price, unit, field = p.PackageWeekly, msg.New("package"), "prices.package_weekly"
+	case KindPackageMonth:
+		price, unit, field = p.PackageMonthly, msg.New("package"), "prices.package_monthly"
+	case KindBandwidthFixed:
+		price, unit, field = p.BandwidthPerMbpsMonth, msg.New("Mbps-month"), "prices.bandwidth_per_mbps_month"
+	case KindTraffic:
+		price, unit, field = p.TrafficPerGB, msg.New("GB"), "prices.traffic_per_gb"
+	case KindSystemDisk, KindDataDisk:
+		price, unit, field = p.DiskSSDPerGBMonth, msg.New("GB-month"), "prices.disk_ssd_per_gb_month"
+		if it.Class == "hdd" {
+			price, field = p.DiskHDDPerGBMonth, "prices.disk_hdd_per_gb_month"
+		}
+	case KindObjectStorage:
+		price, unit, field = p.ObjectStoragePerGBMonth, msg.New("GB-month"), "prices.object_storage_per_gb_month"
+	case KindCrossZone:
+		price, unit, field = p.CrossZonePerGB, msg.New("GB"), "prices.cross_zone_per_gb"
+	}
+	if it.Kind == KindBandwidthFixed || it.Kind == KindSystemDisk || it.Kind == KindDataDisk {
+		months = monthShare(it, n)
+	}
+	if price == 0 {
+		j.Verdict = VerdictUnverified
+		j.say([]msg.Text{msg.New("the contract gives no price for %s", it.Kind)}, msg.New("the contract's price (%s in the terms)", field))
+		return
+	}
+	exp := money(it.Quantity * price * months)
+	var why []msg.Text
+	var needed msg.Text
+	// Storage billed after the node was given back: its disks should have
+	// gone with it when the contract says so.
+	if (it.Kind == KindSystemDisk || it.Kind == KindDataDisk) && !it.To.IsZero() {
+		if end, released := releasedAt(n); released && it.To.After(end) {
+			after := it.To.Sub(maxTime(end, it.From))
+			if p.DisksEndWithNode {
+				keep := money(it.Quantity * price * monthShareOf(maxTime(it.From, monthStart(n)), end, n))
+				why = append(why, msg.New("billed %s after the node was released at %s; the contract deletes disks with the node", after.Round(time.Minute), msg.Time{Time: end}))
+				exp = keep
+			} else {
+				needed = msg.New("whether the disk was kept on purpose: the release request, or the provider's deletion record for the disk")
+				why = append(why, msg.New("billed %s after the node was released at %s", after.Round(time.Minute), msg.Time{Time: end}))
+			}
+		}
+	}
+	j.Expected = &exp
+	if it.UnitPrice > 0 && math.Abs(it.UnitPrice-price) > 1e-9 {
+		why = append(why, msg.New("unit price %s, the contract's is %s per %s", fh(it.UnitPrice), fh(price), unit))
+	}
+	switch d := money(it.Amount - exp); {
+	case d > moneyTol:
+		j.Verdict, j.Over = VerdictOverBilled, d
+		why = append([]msg.Text{msg.New("%s %s × %s%s = %.2f, billed %.2f: %.2f over", fh(it.Quantity), unit, fh(price), shareText(months), exp, it.Amount, d)}, why...)
+	case d < -moneyTol:
+		j.Verdict = VerdictUnder
+		why = append([]msg.Text{msg.New("%s %s × %s%s = %.2f, billed %.2f", fh(it.Quantity), unit, fh(price), shareText(months), exp, it.Amount)}, why...)
+	default:
+		j.Verdict = VerdictMatches
+		why = append([]msg.Text{msg.New("%s %s × %s%s", fh(it.Quantity), unit, fh(price), shareText(months))}, why...)
+	}
+	// What the probe cannot see stays a question even when the arithmetic
+	// holds: the quantity itself.
+	switch it.Kind {
+	case KindTraffic:
+		needed = msg.New("bytes sent by the node's public interface over the month (the probe's net.bytes host observation, /proc/net/dev) to check the GB billed")
+	case KindCrossZone:
+		needed = msg.New("traffic by destination zone (provider flow logs); interface byte counts do not say which zone data went to")
+	case KindObjectStorage:
+		needed = msg.New("the bucket's stored GB over the month (the provider's storage metrics); a node cannot see it")
+	case KindSystemDisk, KindDataDisk:
+		if needed.IsZero() {
+			needed = msg.New("the disk's size and type as the node sees it (the probe's host.disks observation: size, rotational = HDD) to check GB and class")
+		}
+	}
+	if j.Verdict == VerdictMatches && (it.Kind == KindTraffic || it.Kind == KindCrossZone || it.Kind == KindObjectStorage) {
+		j.Verdict = VerdictUnverified
+		why = append(why, msg.New("the price is right, the quantity cannot be checked"))
+	}
+	j.say(why, needed)
+}
+
+func shareText(m float64) msg.Text {
+	if m == 1 {
+		return msg.Text{}
+	}
+	return msg.New(" × %s of the month", fh(math.Round(m*1e6)/1e6))
+}
+
+// monthShare is the part of the month a per-month line covers: its from–to
+// when given, else the whole month.
+func monthShare(it Item, n *report.Node) float64 {
+	if it.From.IsZero() || it.To.IsZero() {
+		return 1
+	}
+	return monthShareOf(it.From, it.To, n)
+}
+
+func monthShareOf(from, to time.Time, n *report.Node) float64 {
+	ms, me := monthStart(n), monthEnd(n)
+	if ms.IsZero() || me.IsZero() {
+		return 1
+	}
+	from, to = maxTime(from, ms), minT(to, me)
+	if !to.After(from) {
+		return 0
+	}
+	return to.Sub(from).Seconds() / me.Sub(ms).Seconds()
+}
+
+func monthStart(n *report.Node) time.Time { return bounds(n, true) }
+func monthEnd(n *report.Node) time.Time   { return bounds(n, false) }
+
+// bounds are the report month's bounds in the node's zone.
+func bounds(n *report.Node, start bool) time.Time {
+	loc, err := time.LoadLocation(n.TimeZone)
+	if err != nil {
+		return time.Time{}
+	}
+	var from string
+	if n.Billing.From != "" {
+		from = n.Billing.From
+	} else {
+		from = n.Period.Start
+	}
+	t, err := time.Parse(time.RFC3339, from)
+	if err != nil {
+		return time.Time{}
+	}
+	t = t.In(loc)
+	ms := time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, loc)
+	if start {
+		return ms
+	}
+	return ms.AddDate(0, 1, 0)
+}
+
+// releasedAt is when the node left service inside the month, if it did.
+func releasedAt(n *report.Node) (time.Time, bool) {
+	if !n.Period.Released || n.Period.End == "" {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339, n.Period.End)
+	return t, err == nil
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minT(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+// ComputeLines are a full bill's GPU-time lines in the node form, for the
+// formats that draw the node reconciliation (html, pdf).
+func ComputeLines(items []Item) []Line {
+	var out []Line
+	for _, it := range items {
+		if it.Kind == KindCompute {
+			out = append(out, Line{Line: it.Line, Node: it.Node, Period: it.Period, Hours: it.Quantity, HasHours: true,
+				Amount: it.Amount, HasAmt: true, Currency: it.Currency})
+		}
+	}
+	return out
+}

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Writes each pack's golden-month event log (<pack>.events.jsonl).
+
+The logs are committed; this script is how they were made, so a reader can
+see every gap at a glance. Heartbeats every 60 s; an outage [a, b) is a gap
+whose last heartbeat is at a - 60 s (the next one was due at a) and whose
+next heartbeat is at b. Run: python3 gen_events.py
+"""
+import json
+from datetime import datetime, timedelta, timezone
+
+IV = 60
+
+
+def t(s, tz):
+    return datetime.strptime(s, "%Y-%m-%d %H:%M").replace(tzinfo=tz)
+
+
+def iso(d):
+    return d.isoformat()
+
+
+def runs(node, first, last, outages):
+    """heartbeat_run events from first to last with the outages cut out."""
+    evs, start = [], first
+    for a, b in outages + [(last + timedelta(seconds=IV), None)]:
+        end = a - timedelta(seconds=IV)
+        n = int((end - start).total_seconds()) // IV + 1
+        evs.append({"type": "heartbeat_run", "id": f"{node}/run@{start.strftime('%Y%m%dT%H%M%S')}", "node": node,
+                    "at": iso(start), "last_at": iso(end), "received_at": iso(start + timedelta(seconds=1)),
+                    "last_received_at": iso(end + timedelta(seconds=1)), "count": n, "heartbeat_interval_s": IV,
+                    "max_gap_ms": IV * 1000, "max_delay_ms": 1000})
+        start = b
+    return evs
+
+
+def reg(node, contract, gpus, model, ordered):
+    return {"type": "node_registered", "id": f"reg-{node}", "node": node, "contract": contract,
+            "ordered_at": iso(ordered), "hardware": {"gpu_model": model, "gpu_count": gpus}, "heartbeat_interval_s": IV}
+
+
+def check(node, at, verdict):
+    return {"type": "observation", "id": f"{node}/chk@{at.strftime('%Y%m%dT%H%M')}", "node": node, "kind": "check",
+            "at": iso(at), "received_at": iso(at + timedelta(seconds=2)),
+            "checks": [{"name": "gpu.count", "category": "gpu_lost", "verdict": verdict,
+                        "value": "8" if verdict == "pass" else "7", "criterion": "8"}]}
+
+
+def write(pack, evs):
+    with open(f"{pack}.events.jsonl", "w") as f:
+        for e in evs:
+            f.write(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+
+UTC = timezone.utc
+CST = timezone(timedelta(hours=8))
+CET = timezone(timedelta(hours=1))
+
+# aws-ec2-instance: 5 h unreachable; an hour of a lost GPU that the
+# connectivity-only SLA does not count.
+n = "p5-01"
+evs = [reg(n, "aws-ec2-instance", 8, "H100 SXM5 80GB", t("2026-02-27 09:00", UTC))]
+evs += runs(n, t("2026-02-28 00:00", UTC), t("2026-04-01 06:00", UTC), [(t("2026-03-10 10:00", UTC), t("2026-03-10 15:00", UTC))])
+for m, v in [(0, "fail"), (5, "fail"), (10, "fail"), (60, "pass"), (65, "pass")]:
+    evs.append(check(n, t("2026-03-20 08:00", UTC) + timedelta(minutes=m), v))
+write("aws-ec2-instance", evs)
+
+# gce-single-instance: 45 min and 1 h unreachable.
+n = "a3-01"
+evs = [reg(n, "gce-single-instance", 8, "H100 SXM5 80GB", t("2026-02-27 09:00", UTC))]
+evs += runs(n, t("2026-02-28 00:00", UTC), t("2026-04-01 06:00", UTC),
+            [(t("2026-03-05 02:00", UTC), t("2026-03-05 02:45", UTC)), (t("2026-03-18 20:00", UTC), t("2026-03-18 21:00", UTC))])
+write("gce-single-instance", evs)
+
+# alibaba-ecs: 3 h unreachable on 5 March, Shanghai time.
+n = "gn7-01"
+evs = [reg(n, "alibaba-ecs", 8, "A100 SXM4 80GB", t("2026-02-27 09:00", CST))]
+evs += runs(n, t("2026-02-28 00:00", CST), t("2026-04-01 06:00", CST), [(t("2026-03-05 14:00", CST), t("2026-03-05 17:00", CST))])
+write("alibaba-ecs", evs)
+
+# gpuhub-network: 20 min and 2 h of network failure on a 1-GPU instance.
+n = "4090-01"
+evs = [reg(n, "gpuhub-network", 1, "RTX 4090", t("2026-02-27 09:00", UTC))]
+evs += runs(n, t("2026-02-28 00:00", UTC), t("2026-04-01 06:00", UTC),
+            [(t("2026-03-03 10:00", UTC), t("2026-03-03 10:20", UTC)), (t("2026-03-12 09:00", UTC), t("2026-03-12 11:00", UTC))])
+write("gpuhub-network", evs)
+
+# hostedai-gpu: 6 h down, ticket 1.5 h in; 1 h down that nobody reported;
+# 2 h of maintenance announced 72 h ahead.
+n = "h100-01"
+evs = [reg(n, "hostedai-gpu", 8, "H100 SXM5 80GB", t("2026-02-27 09:00", UTC))]
+evs += runs(n, t("2026-02-28 00:00", UTC), t("2026-04-01 06:00", UTC),
+            [(t("2026-03-10 10:00", UTC), t("2026-03-10 16:00", UTC)), (t("2026-03-20 02:00", UTC), t("2026-03-20 03:00", UTC)),
+             (t("2026-03-25 00:00", UTC), t("2026-03-25 02:00", UTC))])
+evs.append({"type": "ticket_opened", "id": "T-7-open", "ticket": "T-7", "node": n, "at": iso(t("2026-03-10 11:30", UTC)),
+            "priority": "P1", "summary": "instance unreachable over SSH"})
+evs.append({"type": "ticket_provider_responded", "id": "T-7-resp", "ticket": "T-7", "at": iso(t("2026-03-10 12:00", UTC))})
+evs.append({"type": "maintenance", "id": "mx-1", "node": n, "start": iso(t("2026-03-25 00:00", UTC)), "end": iso(t("2026-03-25 02:00", UTC)),
+            "announced_at": iso(t("2026-03-22 00:00", UTC)), "at": iso(t("2026-03-22 00:00", UTC)), "summary": "host firmware"})
+write("hostedai-gpu", evs)
+
+# ucloud-sdu: 5.5 days unreachable, Copenhagen time (before the DST change).
+n = "ucloud-gpu-01"
+evs = [reg(n, "ucloud-sdu", 4, "A100 PCIe 40GB", t("2026-02-27 09:00", CET))]
+evs += runs(n, t("2026-02-28 00:00", CET), t("2026-04-01 06:00", CET), [(t("2026-03-02 00:00", CET), t("2026-03-07 12:00", CET))])
+write("ucloud-sdu", evs)
