@@ -94,3 +94,45 @@ func TestDirOf(t *testing.T) {
 		}
 	}
 }
+
+// A contract the configured terms do not define is refused before anything
+// is stored, naming the flag, the value and the contracts there are; with
+// no terms configured at all any contract is taken, with a warning.
+func TestAddChecksTheContract(t *testing.T) {
+	book := app.TermsBook{"us-example": nil, "cn-example": nil}
+	for _, c := range []struct {
+		name     string
+		terms    app.TermsBook
+		contract string
+		err      string // "" means accepted
+		warn     string
+	}{
+		{"known", book, "cn-example", "", ""},
+		{"unknown", book, "xyz", `--contract "xyz": unknown contract; known: cn-example, us-example`, ""},
+		{"empty", book, "", `--contract "": unknown contract; known: cn-example, us-example`, ""},
+		{"empty terms", app.TermsBook{}, "cn-example", `--contract "cn-example": unknown contract; known: (none`, ""},
+		{"no terms", nil, "anything", "", `warning: no contract terms configured (<data>/terms or $GPUSLA_TERMS); --contract "anything" is not checked`},
+	} {
+		svc, st := service(t)
+		r := request()
+		r.Node.Contract, r.Terms = c.contract, c.terms
+		var out, warn bytes.Buffer
+		r.Warn = &warn
+		err := Add(t.Context(), svc, r, &out)
+		if c.err == "" {
+			if err != nil {
+				t.Errorf("%s: %v", c.name, err)
+			}
+		} else {
+			if err == nil || !strings.HasPrefix(err.Error(), c.err) || out.Len() != 0 {
+				t.Errorf("%s: got %v, want an error starting %q and no output (%q)", c.name, err, c.err, out.String())
+			}
+			if _, gerr := st.GetNode(t.Context(), "gz-01"); gerr == nil {
+				t.Errorf("%s: the refused node was stored", c.name)
+			}
+		}
+		if !strings.Contains(warn.String(), c.warn) || (c.warn == "" && warn.Len() != 0) {
+			t.Errorf("%s: warning %q, want %q", c.name, warn.String(), c.warn)
+		}
+	}
+}

@@ -8,7 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path"
+	"slices"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -25,6 +28,13 @@ type Request struct {
 	// OrderedAt is RFC 3339; "" means now.
 	OrderedAt string
 	Probe     Probe
+	// Terms is the contract terms `gpusla serve` would load from the same
+	// place (functions/wiring's lookup); the contract must be one of them.
+	// Nil means no terms are configured at all (a fresh demo folder): any
+	// contract is accepted then, with a warning to Warn, since refusing would
+	// leave nothing registrable before the terms are written.
+	Terms app.TermsBook
+	Warn  io.Writer
 }
 
 // Probe is what the printed probe config needs beyond the node.
@@ -46,6 +56,9 @@ func Add(ctx context.Context, svc *app.Service, r Request, w io.Writer) error {
 		}
 		in.OrderedAt = t
 	}
+	if err := checkContract(r); err != nil {
+		return err
+	}
 	if r.Probe.GPUMemoryGB < 0 {
 		return fmt.Errorf("--gpu-memory-gb: must not be negative")
 	}
@@ -58,6 +71,28 @@ func Add(ctx context.Context, svc *app.Service, r Request, w io.Writer) error {
 		return err
 	}
 	return Print(w, n, secret, r.Probe)
+}
+
+// checkContract refuses a contract the configured terms do not define: a
+// node under it could never be judged, and each monthly report would have
+// to skip it.
+func checkContract(r Request) error {
+	c := r.Node.Contract
+	if r.Terms == nil {
+		if r.Warn != nil && c != "" {
+			fmt.Fprintf(r.Warn, "warning: no contract terms configured (<data>/terms or $GPUSLA_TERMS); --contract %q is not checked\n", c)
+		}
+		return nil
+	}
+	if _, ok := r.Terms[c]; ok {
+		return nil
+	}
+	known := slices.Sorted(maps.Keys(r.Terms))
+	list := strings.Join(known, ", ")
+	if len(known) == 0 {
+		list = "(none: the terms hold no contract)"
+	}
+	return fmt.Errorf("--contract %q: unknown contract; known: %s", c, list)
 }
 
 // flagOf maps an application field name to the command's flag.

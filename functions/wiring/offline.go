@@ -50,6 +50,16 @@ func (e Env) OpenOffline(ctx context.Context, dir string, create bool) (*Offline
 // Close closes the store (the embedded one is locked while it is open).
 func (o *Offline) Close() error { return o.Store.Close() }
 
+// Terms is the contract terms serve would load for this data folder
+// ($GPUSLA_TERMS, else its terms/); nil when none are configured at all.
+func (o *Offline) Terms() (app.TermsBook, error) {
+	book, paths, err := o.Env.LoadTermsFrom(filepath.Join(o.Dir, TermsDir))
+	if err != nil || len(paths) == 0 {
+		return nil, err
+	}
+	return book, nil
+}
+
 // Tickets is the ticket desk on the contract terms of $GPUSLA_TERMS, else
 // of the data folder's terms/.
 func (o *Offline) Tickets() (*app.TicketDesk, error) {

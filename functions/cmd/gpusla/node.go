@@ -43,6 +43,10 @@ Save the secret on the node in the file the config names, mode 0600.`,
 				return err
 			}
 			defer o.Close()
+			if req.Terms, err = o.Terms(); err != nil {
+				return err
+			}
+			req.Warn = cmd.ErrOrStderr()
 			return nodeadd.Add(cmd.Context(), o.Service, req, cmd.OutOrStdout())
 		},
 	}
