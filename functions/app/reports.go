@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -92,6 +94,27 @@ type ReportRun struct {
 	Generated []string `json:"generated"` // "2026-11/us-example"
 	Posted    []string `json:"posted"`
 	Reminders []string `json:"reminders"`
+	// Skipped names each node left out of the months generated in this
+	// run because no loaded terms define its contract (it cannot be judged;
+	// one such node must not cost every other contract its report).
+	Skipped []string `json:"skipped,omitempty"`
+}
+
+// unknownContracts is the nodes whose contract the loaded terms do not
+// define, node id → contract.
+func (j *ReportJob) unknownContracts(ctx context.Context) (map[string]string, error) {
+	nodes, err := j.Desk.svc.store.ListNodes(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reports: %w", err)
+	}
+	book := j.Desk.Terms()
+	out := map[string]string{}
+	for _, n := range nodes {
+		if _, ok := book[n.Contract]; !ok {
+			out[n.ID] = n.Contract
+		}
+	}
+	return out, nil
 }
 
 // ReportPrefix is a contract's month folder in the blob store.
@@ -108,7 +131,10 @@ func (j *ReportJob) Run(ctx context.Context, now time.Time) (ReportRun, error) {
 		log = slog.Default()
 	}
 	book := j.Desk.Terms()
-	var errs []error
+	var (
+		errs []error
+		skip map[string]string // looked up once, when a month is first generated
+	)
 	for _, c := range book.Contracts() {
 		tm := book[c]
 		loc := tm.Calendar.Loc
@@ -123,7 +149,19 @@ func (j *ReportJob) Run(ctx context.Context, now time.Time) (ReportRun, error) {
 				continue
 			}
 			if !done {
-				if err := j.Generate(ctx, prev.Year(), prev.Month(), c, now); err != nil {
+				if skip == nil {
+					if skip, err = j.unknownContracts(ctx); err != nil {
+						errs = append(errs, err)
+						continue
+					}
+					for _, id := range slices.Sorted(maps.Keys(skip)) {
+						msg := fmt.Sprintf("node %s: contract %q is defined by no loaded terms; left out of the reports (known: %s)",
+							id, skip[id], strings.Join(book.Contracts(), ", "))
+						res.Skipped = append(res.Skipped, msg)
+						log.Error("report: node skipped, its contract is unknown", "node", id, "contract", skip[id], "known", strings.Join(book.Contracts(), ","))
+					}
+				}
+				if err := j.generate(ctx, prev.Year(), prev.Month(), c, now, skip); err != nil {
 					errs = append(errs, fmt.Errorf("report %s for %s: %w", month, c, err))
 					continue
 				}
@@ -182,7 +220,17 @@ func ContractReport(r *report.Report, contract string) *report.Report {
 
 // Generate builds, renders and stores one contract's month as of asOf.
 // report.json is written last: its presence means the month is complete.
+// Nodes whose contract no loaded terms define are left out (Run names them).
 func (j *ReportJob) Generate(ctx context.Context, year int, month time.Month, contract string, asOf time.Time) error {
+	skip, err := j.unknownContracts(ctx)
+	if err != nil {
+		return err
+	}
+	return j.generate(ctx, year, month, contract, asOf, skip)
+}
+
+// generate is Generate without the nodes in skip.
+func (j *ReportJob) generate(ctx context.Context, year int, month time.Month, contract string, asOf time.Time, skip map[string]string) error {
 	dir := j.TempDir
 	tmp, err := os.CreateTemp(dir, "gpusla-export-*.jsonl")
 	if err != nil {
@@ -191,7 +239,8 @@ func (j *ReportJob) Generate(ctx context.Context, year int, month time.Month, co
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
 	w := events.NewWriter(tmp)
-	if err := j.Desk.MonthExport(year, month)(ctx, w); err != nil {
+	from, to := monthWindow(year, month)
+	if err := j.Desk.rangeExport(from, to, skip)(ctx, w); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	if err := w.Flush(); err != nil {

@@ -40,12 +40,10 @@ func (p *poster) PostText(_ context.Context, s string) error {
 	return nil
 }
 
-// The monthly job over a November with one node on the US contract that
-// was down for ten hours: nothing before the delay after midnight New York
-// time, then every format, the bundle and one Slack post; nothing twice;
-// reminders 7 and 2 days before the claim deadline and on its last day, once each.
-func TestReportJobSchedule(t *testing.T) {
-	ctx := context.Background()
+// reportDesk is a store and a ticket desk on the example terms, its clock
+// at the start of December in New York.
+func reportDesk(t *testing.T) (*bolt.Store, *app.TicketDesk) {
+	t.Helper()
 	st, err := bolt.Open(filepath.Join(t.TempDir(), "gpusla.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -64,6 +62,16 @@ func TestReportJobSchedule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return st, desk
+}
+
+// The monthly job over a November with one node on the US contract that
+// was down for ten hours: nothing before the delay after midnight New York
+// time, then every format, the bundle and one Slack post; nothing twice;
+// reminders 7 and 2 days before the claim deadline and on its last day, once each.
+func TestReportJobSchedule(t *testing.T) {
+	ctx := context.Background()
+	st, desk := reportDesk(t)
 	ordered := ny(t, "2026-10-31 09:00:00")
 	if err := st.CreateNode(ctx, store.Node{ID: "ny-01", Provider: "Example GPU Cloud Inc.", Contract: "us-example", OrderedAt: ordered,
 		GPUModel: "H200", GPUCount: 8, HeartbeatInterval: 30 * time.Second, PushInterval: time.Minute, Grace: time.Minute, CreatedAt: ordered}); err != nil {
@@ -153,5 +161,59 @@ func TestReportJobSchedule(t *testing.T) {
 	}
 	if len(p.texts) != 3 || !strings.Contains(p.texts[0], "2027-02-01T00:00:00-05:00") {
 		t.Fatalf("reminder texts %q", p.texts)
+	}
+}
+
+// A node whose contract no loaded terms define (its terms file removed)
+// costs only itself: the job still writes every contract's month, and its
+// result and log name the node and the contract; the node's ticket, whose
+// later events name only the ticket, goes with it.
+func TestReportJobSkipsNodeOfUnknownContract(t *testing.T) {
+	ctx := context.Background()
+	st, desk := reportDesk(t)
+	ordered := ny(t, "2026-10-31 09:00:00")
+	for _, n := range []store.Node{{ID: "ny-01", Contract: "us-example"}, {ID: "old-01", Contract: "retired-2025"}} {
+		n.Provider, n.OrderedAt, n.GPUModel, n.GPUCount, n.CreatedAt = "Example GPU Cloud Inc.", ordered, "H200", 8, ordered
+		n.HeartbeatInterval, n.PushInterval, n.Grace = 30*time.Second, time.Minute, time.Minute
+		if err := st.CreateNode(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+		from, to := ny(t, "2026-10-31 10:00:00"), ny(t, "2026-12-01 06:00:00")
+		if err := st.PutRun(ctx, store.HeartbeatRun{Node: n.ID, From: from, To: to, Count: int64(to.Sub(from)/(30*time.Second)) + 1,
+			ReceivedFrom: from.Add(time.Second), ReceivedTo: to.Add(time.Second)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opened := ny(t, "2026-11-10 09:00:00")
+	if err := st.CreateTicket(ctx, store.Ticket{ID: "T-old", Node: "old-01", Contract: "retired-2025", Priority: "P1", Opened: opened, Open: true,
+		Events: []store.TicketEvent{{Type: store.EventProviderResponded, At: opened.Add(time.Hour), RecordedAt: opened.Add(time.Hour)}}}); err != nil {
+		t.Fatal(err)
+	}
+	blobs, err := blob.NewDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	job := &app.ReportJob{Desk: desk, Blobs: blobs, Renderer: bundle.Renderer{}, Formats: []string{"md"}, TempDir: t.TempDir(),
+		Log: slog.New(slog.NewTextHandler(&logs, nil))}
+	res, err := job.Run(ctx, ny(t, "2026-12-01 07:00:00"))
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if strings.Join(res.Generated, ",") != "2026-11/cn-example,2026-11/us-example" {
+		t.Fatalf("generated %v, want both contracts' months", res.Generated)
+	}
+	if len(res.Skipped) != 1 || !strings.Contains(res.Skipped[0], `node old-01: contract "retired-2025"`) {
+		t.Fatalf("skipped %q, want old-01 and its contract named once", res.Skipped)
+	}
+	if !strings.Contains(logs.String(), "node=old-01 contract=retired-2025") {
+		t.Fatalf("the log does not name the node and contract:\n%s", logs.String())
+	}
+	raw, err := blobs.Get(ctx, "2026-11/us-example/report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), `"ny-01"`) || strings.Contains(string(raw), "old-01") || strings.Contains(string(raw), "T-old") {
+		t.Fatalf("us-example report should hold ny-01 and nothing of old-01:\n%.800s", raw)
 	}
 }

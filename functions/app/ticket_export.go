@@ -74,19 +74,45 @@ type ExportFunc func(ctx context.Context, w *events.Writer) error
 // knows around the month (Export, two days either side so every time zone's
 // month and the report's lookback are covered) and every ticket.
 func (d *TicketDesk) MonthExport(year int, month time.Month) ExportFunc {
+	return d.RangeExport(monthWindow(year, month))
+}
+
+// monthWindow is the span a month's export covers.
+func monthWindow(year int, month time.Month) (from, to time.Time) {
 	start := time.Date(year, month, 1, 0, 0, 0, 0, time.UTC)
-	return d.RangeExport(start.AddDate(0, 0, -2), start.AddDate(0, 1, 2))
+	return start.AddDate(0, 0, -2), start.AddDate(0, 1, 2)
 }
 
 // RangeExport is everything the store knows from from to to (Export) and
 // every ticket.
 func (d *TicketDesk) RangeExport(from, to time.Time) ExportFunc {
+	return d.rangeExport(from, to, nil)
+}
+
+// rangeExport is RangeExport without the nodes in skip: neither their own
+// events nor their tickets' (a ticket's later events name only the ticket,
+// which TicketEvents emits after the opening that names the node).
+func (d *TicketDesk) rangeExport(from, to time.Time, skip map[string]string) ExportFunc {
 	sel := ExportSelect{From: from, To: to}
 	return func(ctx context.Context, w *events.Writer) error {
-		if _, err := Export(ctx, d.svc.store, sel, w.Write); err != nil {
+		dropped := map[string]bool{} // tickets of skipped nodes
+		emit := func(e *events.Event) error {
+			if _, ok := skip[e.Node]; ok && e.Node != "" {
+				if e.Ticket != "" {
+					dropped[e.Ticket] = true
+				}
+				return nil
+			}
+			if e.Ticket != "" && dropped[e.Ticket] {
+				return nil
+			}
+			return w.Write(e)
+		}
+		if _, err := Export(ctx, d.svc.store, sel, emit); err != nil {
 			return err
 		}
-		return d.ExportTickets(ctx, w)
+		_, err := ExportTickets(ctx, d.store, emit)
+		return err
 	}
 }
 
