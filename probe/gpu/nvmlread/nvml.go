@@ -49,6 +49,14 @@ func (n *NVML) now() time.Time {
 	return time.Now().UTC()
 }
 
+// sleep waits d or until ctx ends, through NVML.Sleep when tests set it.
+func (n *NVML) sleep(ctx context.Context, d time.Duration) error {
+	if n.Sleep != nil {
+		return n.Sleep(ctx, d)
+	}
+	return ctxsleep.Sleep(ctx, d)
+}
+
 // initError turns a failed nvml.Init into a message a person understands
 // without knowing NVML's return codes.
 func initError(ret nvml.Return) error {
@@ -78,11 +86,7 @@ func (n *NVML) Read(ctx context.Context) (*gpu.Snapshot, error) {
 	// rather than judge the probe's own load a tenant's.
 	since, wait := gpu.UtilSince(own, n.now())
 	if wait > 0 {
-		sl := n.Sleep
-		if sl == nil {
-			sl = ctxsleep.Sleep
-		}
-		if err := sl(ctx, wait); err != nil {
+		if err := n.sleep(ctx, wait); err != nil {
 			return nil, err
 		}
 	}
@@ -176,11 +180,7 @@ func (n *NVML) confirmBusy(ctx context.Context, handles []nvml.Device, devs []gp
 	if len(busy) == 0 {
 		return nil
 	}
-	sl := n.Sleep
-	if sl == nil {
-		sl = ctxsleep.Sleep
-	}
-	if err := sl(ctx, gpu.UtilWindow); err != nil {
+	if err := n.sleep(ctx, gpu.UtilWindow); err != nil {
 		return err
 	}
 	for _, i := range busy {
