@@ -164,25 +164,18 @@ func utilization(d *gpu.Device, own gpu.OwnWork, takenAt time.Time) (wire.Check,
 	if !own.EndedAt.IsZero() {
 		clean = own.EndedAt.Add(gpu.OwnWorkSettle)
 	}
-	var pct []float64
-	var first, last time.Time
+	var judged []gpu.UtilSample
 	for _, s := range d.UtilizationSamples {
 		if s.At.After(clean) {
-			if first.IsZero() {
-				first = s.At
-			}
-			last = s.At
-			pct = append(pct, s.Pct)
+			judged = append(judged, s)
 		}
 	}
 	var u float64
 	switch {
-	case len(pct) > 0:
-		for _, v := range pct {
-			u += v
-		}
-		u /= float64(len(pct))
-		c.Value = fmt.Sprintf("%.0f %% (mean of %d NVML samples over %.1f s", u, len(pct), last.Sub(first).Seconds())
+	case len(judged) > 0:
+		u = gpu.MeanUtil(judged)
+		span := judged[len(judged)-1].At.Sub(judged[0].At)
+		c.Value = fmt.Sprintf("%.0f %% (mean of %d NVML samples over %.1f s", u, len(judged), span.Seconds())
 		if !clean.IsZero() {
 			c.Value += ", all after the probe's own GPU work had settled"
 		}
