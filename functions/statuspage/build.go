@@ -111,6 +111,7 @@ type Incident struct {
 	Reason         string `json:"reason,omitempty"`
 	Detail         string `json:"detail,omitempty"`
 	Timeline       []Step `json:"timeline"`
+	Expand         bool   `json:"-"` // the timeline is shown unfolded
 	start          time.Time
 }
 
@@ -149,6 +150,10 @@ type node struct {
 
 func (nd *node) shows(field string) bool { return nd.pub.Show[field] }
 
+// expanded is how many of the newest incidents show their timeline
+// unfolded; older ones fold theirs.
+const expanded = 10
+
 var errNoPublicNode = errors.New("no node is on the public page")
 
 // Build gathers the page's data.
@@ -174,7 +179,7 @@ func (h *Handler) Build(ctx context.Context, req Request) (*Page, error) {
 	}
 	pr := i18n.New(lang)
 	p := &Page{Mode: req.Mode, Lang: lang, Generated: pr.Zoned(now, time.UTC), NowUnixMS: now.UnixMilli(),
-		Words: TimerWords{Ago: pr.T("%s ago"), Left: pr.T("%s left"), Overdue: pr.T("overdue by %s")}}
+		Words: TimerWords{Ago: pr.T("%s ago", "%s"), Left: pr.T("%s left", "%s"), Overdue: pr.T("overdue by %s", "%s")}}
 	for _, l := range i18n.Langs {
 		p.Switch = append(p.Switch, LangLink{Lang: l, Name: map[i18n.Lang]string{i18n.EN: "English", i18n.ZH: "中文"}[l],
 			Href: PathStatus + "?lang=" + string(l), Current: l == lang})
@@ -209,6 +214,9 @@ func (h *Handler) Build(ctx context.Context, req Request) (*Page, error) {
 	}
 	sort.SliceStable(p.Open, func(i, j int) bool { return p.Open[i].start.Before(p.Open[j].start) })
 	sort.SliceStable(p.History, func(i, j int) bool { return p.History[i].start.After(p.History[j].start) })
+	for i := range p.History {
+		p.History[i].Expand = p.History[i].Open || i < expanded
+	}
 	p.Tickets = h.ticketRows(pr, nodes, tickets, now, p)
 	if req.Mode == Private {
 		p.Reports = h.reports(ctx, pr, p)
