@@ -145,6 +145,7 @@ type node struct {
 	loc   *time.Location
 	pub   terms.Public
 	label string // what the page calls it
+	team  bool   // drawn for the team view
 	first time.Time
 }
 
@@ -248,6 +249,12 @@ func defaultLang(nodes []*node, accept string) i18n.Lang {
 	if l, err := i18n.Parse(shared); err == nil {
 		return l
 	}
+	return acceptLang(accept)
+}
+
+// acceptLang is the first of Accept-Language's languages the catalog has,
+// else English.
+func acceptLang(accept string) i18n.Lang {
 	for _, part := range strings.Split(accept, ",") {
 		tag, _, _ := strings.Cut(strings.TrimSpace(part), ";")
 		base, _, _ := strings.Cut(strings.ToLower(tag), "-")

@@ -149,8 +149,8 @@ func (h *Handler) alertSteps(ctx context.Context, pr *i18n.Printer, nd *node, in
 		if first.IsZero() || rec.SentAt.Before(first) {
 			first = rec.SentAt
 		}
-		if ch != "" {
-			sent = append(sent, ch)
+		if ch != "" && nd.team {
+			sent = append(sent, ch) // the team's channel names: team view only
 		}
 	}
 	switch {

@@ -35,6 +35,7 @@ func (h *Handler) nodes(ctx context.Context, all []store.Node, mode Mode) ([]*no
 			}
 		}
 		if mode == Private {
+			nd.team = true
 			nd.pub = terms.Public{Listed: true, Show: map[string]bool{}}
 			for _, f := range terms.ShowFields {
 				nd.pub.Show[f] = true

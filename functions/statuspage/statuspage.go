@@ -27,6 +27,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
@@ -98,6 +99,7 @@ type Config struct {
 // Handler serves the page, its JSON and the report downloads.
 type Handler struct {
 	c     Config
+	cache publicCache
 	token [32]byte
 	// labelKey keys the public labels: without the token nobody can tell
 	// which node id a label stands for, even by trying guessed names.
@@ -201,14 +203,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		lang = l
 	}
-	page, err := h.Build(r.Context(), Request{Mode: mode, Lang: lang, AcceptLanguage: r.Header.Get("Accept-Language")})
+	page, err := h.page(r.Context(), Request{Mode: mode, Lang: lang, AcceptLanguage: r.Header.Get("Accept-Language")})
 	if errors.Is(err, errNoPublicNode) {
 		h.unauthorized(w, "unauthorized: give the status token as Authorization: Bearer TOKEN or ?token=TOKEN (no contract puts its nodes on the public page: terms status_page.public)")
 		return
 	}
 	if err != nil {
 		h.c.Log.Error("status page", "mode", mode, "err", err)
-		http.Error(w, "status page: "+err.Error(), http.StatusInternalServerError)
+		msg := "status page: " + err.Error()
+		if mode == Public {
+			// An error names nodes and stores; the log has it.
+			msg = "status page: internal error (see the server's log)"
+		}
+		http.Error(w, msg, http.StatusInternalServerError)
 		return
 	}
 	var buf bytes.Buffer
@@ -292,4 +299,43 @@ func renderWith(buf *bytes.Buffer, p *Page, pr *i18n.Printer) error {
 	}
 	t.Funcs(template.FuncMap{"t": func(key string, args ...any) string { return pr.T(key, args...) }})
 	return t.Execute(buf, p)
+}
+
+// publicTTL is how long a public page is reused: anyone may ask for it,
+// and each build reads every node, incident and ticket.
+const publicTTL = 20 * time.Second
+
+// publicCache holds the last public page built per language asked for.
+type publicCache struct {
+	mu    sync.Mutex
+	pages map[Request]cached
+}
+
+type cached struct {
+	page *Page
+	err  error
+	at   time.Time
+}
+
+// page is Build, with public pages reused for publicTTL.
+func (h *Handler) page(ctx context.Context, req Request) (*Page, error) {
+	if req.Mode != Public {
+		return h.Build(ctx, req)
+	}
+	if req.Lang == "" {
+		// Only the language Accept-Language resolves to matters.
+		req.AcceptLanguage = string(acceptLang(req.AcceptLanguage))
+	}
+	now := h.c.Now()
+	h.cache.mu.Lock()
+	defer h.cache.mu.Unlock()
+	if c, ok := h.cache.pages[req]; ok && now.Sub(c.at) < publicTTL && !c.at.After(now) {
+		return c.page, c.err
+	}
+	p, err := h.Build(ctx, req)
+	if h.cache.pages == nil {
+		h.cache.pages = map[Request]cached{}
+	}
+	h.cache.pages[req] = cached{page: p, err: err, at: now}
+	return p, err
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -486,5 +487,56 @@ func TestLanguages(t *testing.T) {
 				t.Errorf("%s %s: no %s entry for %q", l, mode, l, m)
 			}
 		}
+	}
+}
+
+// failingState is a store whose GetState fails, naming the node.
+type failingState struct{ Nodes }
+
+func (failingState) GetState(_ context.Context, node string) (store.NodeState, error) {
+	return store.NodeState{}, errors.New("disk on fire reading " + node)
+}
+
+// A public page that cannot be built says so without the error's text
+// (which names nodes); the team view gets the error.
+func TestPublicErrorNamesNothing(t *testing.T) {
+	f := seeded(t)
+	c := f.h.c
+	c.Nodes = failingState{c.Nodes}
+	h := New(c)
+	rec := get(t, h, PathStatus, "")
+	if rec.Code != 500 || regexp.MustCompile(`sh-a100|va-h200|gz-h20|disk on fire`).MatchString(rec.Body.String()) {
+		t.Errorf("public error: %d %q", rec.Code, rec.Body.String())
+	}
+	if rec := get(t, h, PathStatus, "Bearer "+token); rec.Code != 500 || !strings.Contains(rec.Body.String(), "disk on fire") {
+		t.Errorf("team error: %d %q", rec.Code, rec.Body.String())
+	}
+}
+
+// The public page is reused for publicTTL (anyone may ask for it), then
+// rebuilt; the team view is built every time.
+func TestPublicPageCache(t *testing.T) {
+	f := seeded(t)
+	now := f.now
+	c := f.h.c
+	c.Now = func() time.Time { return now }
+	h := New(c)
+	first, err := h.page(context.Background(), Request{Mode: Public, AcceptLanguage: "en-US,en"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(publicTTL - time.Second)
+	if again, _ := h.page(context.Background(), Request{Mode: Public, AcceptLanguage: "en"}); again != first {
+		t.Errorf("public page rebuilt within its TTL")
+	}
+	if zh, _ := h.page(context.Background(), Request{Mode: Public, Lang: i18n.ZH}); zh == first || zh.Lang != i18n.ZH {
+		t.Errorf("another language served the cached page")
+	}
+	if team, _ := h.page(context.Background(), Request{Mode: Private}); team == first || team.Mode != Private {
+		t.Errorf("the team view came from the public cache")
+	}
+	now = now.Add(2 * time.Second)
+	if later, _ := h.page(context.Background(), Request{Mode: Public, AcceptLanguage: "en"}); later == first || later.NowUnixMS != now.UnixMilli() {
+		t.Errorf("public page not rebuilt after its TTL")
 	}
 }
