@@ -288,8 +288,7 @@ func (h *Handler) nodeView(ctx context.Context, pr *i18n.Printer, nd *node, incs
 	nd.first = st.FirstHeartbeatAt
 	// The window: the last Days calendar days in the contract's zone.
 	local := now.In(nd.loc)
-	today := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, nd.loc)
-	from := today.AddDate(0, 0, -(Days - 1))
+	from := dayStart(local, -(Days - 1))
 	var inWindow []store.Incident
 	for _, inc := range incs {
 		if inc.Open() || inc.End.After(from) {
@@ -312,7 +311,7 @@ func (h *Handler) nodeView(ctx context.Context, pr *i18n.Printer, nd *node, incs
 		}
 	}
 	var up float64
-	nv.Days, up = dayBars(pr, down, nd.loc, from, today, now, nd.first)
+	nv.Days, up = dayBars(pr, down, nd.loc, now, nd.first)
 	nv.Uptime, nv.UptimePct = pr.Num(up, 3)+" %", up
 	var open, hist []Incident
 	for i, inc := range inWindow {
@@ -405,15 +404,30 @@ func termsOr(tm *terms.Terms) *terms.Terms {
 	return &terms.Terms{}
 }
 
+// dayStart is the first instant of the calendar day n days after t's, in
+// t's zone. Each day is computed from its date, not by adding days to the
+// previous start, and where the zone's clocks skip midnight (Santiago's
+// day of DST starts at 01:00) time.Date may answer an instant of the day
+// before: the start then moves forward to the day's first instant.
+func dayStart(t time.Time, n int) time.Time {
+	noon := time.Date(t.Year(), t.Month(), t.Day()+n, 12, 0, 0, 0, t.Location())
+	s := time.Date(noon.Year(), noon.Month(), noon.Day(), 0, 0, 0, 0, t.Location())
+	for s.Day() != noon.Day() && s.Before(noon) {
+		s = s.Add(15 * time.Minute)
+	}
+	return s
+}
+
 // dayBars is each local day's share of time not in counted outage (down:
 // the claimable outage of the books, as the report counts it) and the
 // window's uptime. Days run midnight to midnight in loc, so a DST day is
 // 23 or 25 hours, as in the monthly report.
-func dayBars(pr *i18n.Printer, down interval.Set, loc *time.Location, from, today, now, first time.Time) ([]DayView, float64) {
+func dayBars(pr *i18n.Printer, down interval.Set, loc *time.Location, now, first time.Time) ([]DayView, float64) {
 	var out []DayView
 	var upSum, totSum time.Duration
-	for d := from; !d.After(today); d = d.AddDate(0, 0, 1) {
-		de := d.AddDate(0, 0, 1)
+	local := now.In(loc)
+	for i := -(Days - 1); i <= 0; i++ {
+		d, de := dayStart(local, i), dayStart(local, i+1)
 		if de.After(now) {
 			de = now
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/sla/interval"
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
@@ -538,5 +539,40 @@ func TestPublicPageCache(t *testing.T) {
 	now = now.Add(2 * time.Second)
 	if later, _ := h.page(context.Background(), Request{Mode: Public, AcceptLanguage: "en"}); later == first || later.NowUnixMS != now.UnixMilli() {
 		t.Errorf("public page not rebuilt after its TTL")
+	}
+}
+
+// Bars are calendar days in the contract's zone: New York's 1 November
+// 2026 lasts 25 hours (a day wholly down is 0 %, not 4 % up), and in
+// Santiago, whose clocks skip midnight on 6 September 2026, every day
+// still gets its bar, today's last.
+func TestDayBarsInZone(t *testing.T) {
+	pr := i18n.New(i18n.EN)
+	ny, _ := time.LoadLocation("America/New_York")
+	dayStartNY := time.Date(2026, 11, 1, 0, 0, 0, 0, ny)
+	down := interval.Set{{Start: dayStartNY, End: time.Date(2026, 11, 2, 0, 0, 0, 0, ny)}}
+	if got := down[0].Duration(); got != 25*time.Hour {
+		t.Fatalf("the fixture's day is %s", got)
+	}
+	now := time.Date(2026, 11, 2, 17, 0, 0, 0, time.UTC)
+	days, _ := dayBars(pr, down, ny, now, now.AddDate(-1, 0, 0))
+	if len(days) != Days || days[Days-1].Date != "2026-11-02" || days[Days-2].Date != "2026-11-01" {
+		t.Fatalf("%d bars ending %+v", len(days), days[len(days)-2:])
+	}
+	if d := days[Days-2]; d.Percent != 0 || d.Class != "down" || days[Days-1].Class != "ok" || days[Days-3].Class != "ok" {
+		t.Errorf("1 November (25 h, all down): %+v; 31 October %+v; 2 November %+v", d, days[Days-3], days[Days-1])
+	}
+	scl, err := time.LoadLocation("America/Santiago")
+	if err != nil {
+		t.Skip(err)
+	}
+	now = time.Date(2026, 9, 20, 15, 0, 0, 0, time.UTC)
+	days, _ = dayBars(pr, nil, scl, now, now.AddDate(-1, 0, 0))
+	seen := map[string]bool{}
+	for _, d := range days {
+		seen[d.Date] = true
+	}
+	if len(days) != Days || len(seen) != Days || days[Days-1].Date != "2026-09-20" || !seen["2026-09-06"] {
+		t.Errorf("Santiago: %d bars, %d dates, last %s", len(days), len(seen), days[len(days)-1].Date)
 	}
 }
