@@ -42,6 +42,12 @@ type Alert struct {
 	// Thread is the notifier's reference of the incident's first message;
 	// empty for that first message. Later alerts reply in its thread.
 	Thread string `json:"thread,omitempty"`
+	// ReplacementURL is the signed, expiring link that asks for the
+	// machine's replacement (functions/actionlink): set at delivery, on
+	// alerts that OffersReplacement, for channels that cannot call back
+	// into gpusla (the robots show it as a button, the webhook as this
+	// field). Never stored: each delivery signs its own.
+	ReplacementURL string `json:"replacement_url,omitempty"`
 }
 
 // Notifier delivers alerts (Slack, or the console locally). Notify returns
@@ -122,6 +128,17 @@ func WantsReplacement(incidentKind string) bool {
 	}
 	return false
 }
+
+// OffersReplacement says whether an alert carries "Request replacement":
+// the first message of an incident of ReplacementKinds (a follow-up,
+// recovery or reclassification never does). Slack's button and the
+// robots' link follow this one rule.
+func OffersReplacement(a Alert) bool {
+	return a.Thread == "" && (a.Kind == AlertDegraded || a.Kind == AlertUnreachable) && WantsReplacement(a.IncidentKind)
+}
+
+// ReplacementLabel is the label of the "Request replacement" button.
+const ReplacementLabel = "Request replacement"
 
 // IncidentButtonValue is the value of the ticket buttons on an incident
 // alert: which node and incident they are about.

@@ -13,6 +13,16 @@ type Message struct {
 	Title string
 	Level Level
 	Body  string
+	// Buttons are link buttons under the body (Feishu's card buttons,
+	// DingTalk's actionCard); a dialect without buttons (WeCom) has them as
+	// markdown links in Body instead, and Buttons empty.
+	Buttons []Button
+}
+
+// Button opens URL; Label is plain text.
+type Button struct {
+	Label string
+	URL   string
 }
 
 // limits are how much user text a message carries; render halves them
@@ -113,6 +123,14 @@ func alert(d Dialect, a notify.Alert, l limits) Message {
 	}
 	if a.Detail != "" {
 		b.add(d.EscapeBlock(clip(a.Detail, l.detail)))
+	}
+	if a.ReplacementURL != "" && notify.OffersReplacement(a) {
+		bt := Button{Label: notify.ReplacementLabel, URL: a.ReplacementURL}
+		if d.LinksInBody {
+			b.add(d.link(bt))
+		} else {
+			m.Buttons = append(m.Buttons, bt)
+		}
 	}
 	b.add("incident " + e(a.IncidentID))
 	m.Body = b.String()
