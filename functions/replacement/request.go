@@ -123,16 +123,18 @@ func fileSafe(s string) string {
 	}, s)
 }
 
-// RequestReplacement is Request for the alert's button (slackapi.Replacer):
-// both languages, the pack written to the requester's folder.
-func (q *Requester) RequestReplacement(ctx context.Context, node, incidentID, by, thread string) (string, string, error) {
+// RequestReplacement is Request for the alert's button and link
+// (slackapi.Replacer, actionlink.Requester): both languages, the pack
+// written to the requester's folder. created is false when the incident had
+// its ticket already (the store's conditional create decided).
+func (q *Requester) RequestReplacement(ctx context.Context, node, incidentID, by, thread string) (text, ticketID string, created bool, err error) {
 	res, err := q.Request(ctx, Request{Node: node, IncidentID: incidentID, Lang: Both, By: by, Thread: thread})
 	if err != nil {
-		return "", "", err
+		return "", "", false, err
 	}
-	text := res.Text + "\nEvidence pack: " + res.Pack
+	text = res.Text + "\nEvidence pack: " + res.Pack
 	if res.Warning != "" {
 		text += "\nWarning: " + res.Warning
 	}
-	return text, res.Ticket.ID, nil
+	return text, res.Ticket.ID, res.Created, nil
 }
