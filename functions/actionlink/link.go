@@ -99,6 +99,9 @@ func NewSigner(secret []byte, base string, ttl time.Duration, now func() time.Ti
 	return &Signer{secret: append([]byte(nil), secret...), base: u, ttl: ttl, now: now}, nil
 }
 
+// Base is the public URL the links start with.
+func (s *Signer) Base() string { return s.base.String() }
+
 // ParseBase checks a public base URL: absolute http(s), a host, no query,
 // fragment or user info (the links are pasted into chats).
 func ParseBase(base string) (*url.URL, error) {
