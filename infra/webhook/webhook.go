@@ -10,7 +10,9 @@
 //
 // and the body {"type":"alert","id":…,"text":…,"alert":{…}} or
 // {"type":"ticket","id":…,"text":…,"ticket":{…}}, the alert and ticket
-// objects being infra/notify's Alert and TicketMessage as JSON. A receiver
+// objects being infra/notify's Alert and TicketMessage as JSON (a hardware
+// alert's "replacement_url" is the signed "Request replacement" link, left
+// out of the id). A receiver
 // recomputes the HMAC over the raw body, compares in constant time, and
 // refuses timestamps more than five minutes from its clock (Verify does all
 // three). A 2xx answer is delivery; 429 and 5xx are retried with backoff
