@@ -51,6 +51,9 @@ type Terms struct {
 	Credits     Credits
 	Prices      Prices
 	Paperwork   Paperwork
+	// StatusPage is the provider's public status page; nil when the terms
+	// name none.
+	StatusPage *StatusPage
 }
 
 // Uptime is the availability promise and its credits.
