@@ -205,7 +205,7 @@ func ParseRFC822(s string) (time.Time, error) {
 	}
 	zone := f[4]
 	off, named := rfc822Zones[strings.ToUpper(zone)]
-	loc := time.UTC
+	var loc *time.Location
 	if named {
 		loc = time.FixedZone(zone, off*3600)
 	} else {
