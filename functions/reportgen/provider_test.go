@@ -11,12 +11,13 @@ import (
 
 	"github.com/gpusla/gpusla/functions/i18n"
 	"github.com/gpusla/gpusla/internal/testenv"
+	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/report/reporttest"
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
-// providerReport is reporttest.ProviderLog's month: two counted outages
+// providerReport is reporttest.ProviderLog's month, read as JSON lines: two counted outages
 // the provider acknowledged, one it never did, three incidents of its
 // page the probes did not see.
 func providerReport(t *testing.T) *report.Report {
@@ -29,11 +30,20 @@ func providerReport(t *testing.T) *report.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Through the log's JSON form, as `gpusla report --events` reads it.
+	var log bytes.Buffer
+	w := events.NewWriter(&log)
 	evs := reporttest.ProviderLog(true)
 	for i := range evs {
-		if err := b.Add(&evs[i]); err != nil {
+		if err := w.Write(&evs[i]); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.ReadLog("provider.jsonl", &log); err != nil {
+		t.Fatal(err)
 	}
 	r, err := b.Build()
 	if err != nil {
