@@ -178,3 +178,39 @@ func TestPollStatusPages(t *testing.T) {
 		t.Fatalf("exported poll span %+v", e)
 	}
 }
+
+// The minute tick (the watchdog Lambda's and serve's) polls the pages that
+// are due, after the node watchdog and the ticket watch.
+func TestMinuteTickPollsStatusPages(t *testing.T) {
+	srv := &statusServer{body: string(provstatustest.Document(t, "history.atom")), etag: `"a1"`}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	st := newBolt(t)
+	clock := apptest.NewClock(time.Date(2026, 11, 30, 10, 10, 0, 0, time.UTC))
+	svc, err := app.New(app.Config{Store: st, Notifier: &apptest.Notifier{}, Box: apptest.Box(t), Clock: clock, Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := terms.Parse("acme.yaml", []byte(apptest.TermsYAML+"status_page: {url: \""+hs.URL+"/history.atom\", format: atom, every: 10m}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	desk, err := svc.Tickets(app.TermsBook{"acme-std": ts[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tick := app.MinuteTick(svc, desk, nil)
+	for i := 0; i < 12; i++ { // twelve minutes: fetched at 0 and 10
+		if _, err := tick(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(time.Minute)
+	}
+	if full, cond, all := srv.counts(); all != 2 || full != 1 || cond != 1 {
+		t.Fatalf("server saw %d requests (%d full, %d conditional), want 2 (1, 1)", all, full, cond)
+	}
+	incs, err := st.ListProviderIncidents(t.Context(), "acme-std", time.Time{}, time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC))
+	if err != nil || len(incs) != 3 || incs[0].Format != "atom" {
+		t.Fatalf("stored %d incidents (%v), want the feed's 3", len(incs), err)
+	}
+}
