@@ -358,6 +358,7 @@ var zh = map[string]string{
 	"title":                                                                                                                        "标题",
 	"resolved":                                                                                                                     "已解决",
 	"not resolved":                                                                                                                 "未解决",
+	"resolved after the as-of instant":                                                                                             "截至报告时点仍未解决（其后才解决）",
 	"node in service":                                                                                                              "节点在役",
 	"outages overlapping":                                                                                                          "重叠的故障",
 	"none":                                                                                                                         "无",

@@ -89,9 +89,12 @@ func statusSection(p *i18n.Printer, c *report.Contract) statusSec {
 		Num:  []bool{false, false, false, false, false, false, true}}
 	for _, in := range ps.Incidents {
 		end := p.T("not resolved")
-		if in.End != "" {
+		switch {
+		case in.End != "":
 			end = p.Stamp(in.End)
-		} else if in.Status == "" {
+		case in.ResolvedAfterAsOf:
+			end = p.T("resolved after the as-of instant")
+		case in.Status == "":
 			end = p.T("not said (last update %s)", p.Stamp(in.Updated))
 		}
 		status := p.Word(in.Status)

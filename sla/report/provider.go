@@ -71,6 +71,9 @@ type ProviderIncident struct {
 	// counts the outage rows it overlaps (any kind, counted or not).
 	Watched bool `json:"watched"`
 	Outages int  `json:"outages"`
+	// ResolvedAfterAsOf: the page resolved it only after the as-of
+	// instant, so at it the incident was open (end "", resolved false).
+	ResolvedAfterAsOf bool `json:"resolved_after_as_of,omitempty"`
 }
 
 // OutageAck is a counted outage and the provider incidents that
@@ -163,18 +166,27 @@ func (b *Builder) providerStatus(tm *terms.Terms, nodes []Node) *ProviderStatus 
 	type pinc struct {
 		e    *events.Event
 		wide tspan
+		late bool
 	}
 	var pincs []pinc
 	for i := range acc.incidents {
 		e := &acc.incidents[i]
+		late := e.Resolved && e.End.After(b.opts.AsOf)
+		if late {
+			// Resolved after the as-of instant: at it, the page still
+			// showed the incident open.
+			c := *e
+			c.Resolved, c.End = false, time.Time{}
+			e = &c
+		}
 		until := e.End
 		switch {
-		case !e.Resolved && e.Status != "":
+		case late || !e.Resolved && e.Status != "":
 			until = b.opts.AsOf // open on a page with states: ongoing
 		case !e.Resolved:
 			until = e.At // RSS, Atom: its last update is all that is known
 		}
-		if e.End.After(b.opts.AsOf) {
+		if until.After(b.opts.AsOf) {
 			until = b.opts.AsOf
 		}
 		if until.Before(e.Start) {
@@ -187,7 +199,7 @@ func (b *Builder) providerStatus(tm *terms.Terms, nodes []Node) *ProviderStatus 
 			ps.Ignored++
 			continue
 		}
-		pincs = append(pincs, pinc{e, tspan{e.Start.Add(-sp.Slack), until.Add(sp.Slack)}})
+		pincs = append(pincs, pinc{e, tspan{e.Start.Add(-sp.Slack), until.Add(sp.Slack)}, late})
 	}
 	sort.Slice(pincs, func(i, j int) bool {
 		if !pincs[i].e.Start.Equal(pincs[j].e.Start) {
@@ -229,7 +241,7 @@ func (b *Builder) providerStatus(tm *terms.Terms, nodes []Node) *ProviderStatus 
 		e := p.e
 		pi := ProviderIncident{ID: e.ProviderRef, Title: e.Summary, Status: e.Status, Impact: e.Impact, Start: ts(e.Start, tm),
 			Resolved: e.Resolved, Updated: ts(e.At, tm), Link: e.Link, Components: slices.Clone(e.Components), FirstSeen: ts(e.ReceivedAt, tm),
-			Watched: watched[i], Outages: rows[i]}
+			Watched: watched[i], Outages: rows[i], ResolvedAfterAsOf: p.late}
 		if pi.Components == nil {
 			pi.Components = []string{}
 		}

@@ -58,7 +58,11 @@ func TestProviderStatusAcknowledgement(t *testing.T) {
 	for _, i := range ps.Incidents {
 		listed = append(listed, i.ID)
 	}
-	eq(t, "incidents", strings.Join(listed, ","), "P1,P2,P3,P8,P5,P9,P6")
+	eq(t, "incidents", strings.Join(listed, ","), "P1,P2,P3,P8,P5,P9,P6,P10")
+	p10 := ps.Incidents[7]
+	eq(t, "P10 resolved at as-of", p10.Resolved, false)
+	eq(t, "P10 end", p10.End, "")
+	eq(t, "P10 resolved after as-of", p10.ResolvedAfterAsOf, true)
 	p6, p8, p9 := ps.Incidents[6], ps.Incidents[3], ps.Incidents[5]
 	eq(t, "P6 watched", p6.Watched, false)
 	eq(t, "P8 outages", p8.Outages, 1)

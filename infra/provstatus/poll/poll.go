@@ -79,7 +79,7 @@ func (f *Fetcher) Fetch(ctx context.Context, url string, format terms.StatusForm
 	}
 	client := f.Client
 	if client == nil {
-		client = &http.Client{Timeout: timeout}
+		client = &http.Client{Timeout: timeout, CheckRedirect: checkRedirect}
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -130,6 +130,21 @@ func (f *Fetcher) Fetch(ctx context.Context, url string, format terms.StatusForm
 	}
 	return Result{Incidents: incs, Bytes: len(body),
 		Validators: Validators{ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified")}}, nil
+}
+
+// MaxRedirects bounds the redirects a fetch follows.
+const MaxRedirects = 5
+
+// checkRedirect follows a page that moved, but never from https down to
+// http (the page's contents would travel unprotected), nor endlessly.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) > MaxRedirects {
+		return fmt.Errorf("more than %d redirects", MaxRedirects)
+	}
+	if via[0].URL.Scheme == "https" && req.URL.Scheme != "https" {
+		return fmt.Errorf("redirected from https to %s (%s)", req.URL.Scheme, req.URL.Redacted())
+	}
+	return nil
 }
 
 func accept(f terms.StatusFormat) string {

@@ -136,3 +136,34 @@ func TestBackoff(t *testing.T) {
 		}
 	}
 }
+
+func TestFetchRedirects(t *testing.T) {
+	page := provstatustest.Document(t, "history.rss")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/moved":
+			http.Redirect(w, r, "/history.rss", http.StatusMovedPermanently)
+		case "/loop":
+			http.Redirect(w, r, "/loop", http.StatusFound)
+		case "/history.rss":
+			_, _ = w.Write(page)
+		}
+	}))
+	defer srv.Close()
+	f := &Fetcher{}
+	if res, err := f.Fetch(context.Background(), srv.URL+"/moved", terms.FormatRSS, Validators{}); err != nil || len(res.Incidents) != 3 {
+		t.Fatalf("a moved page: %v, %v", res, err)
+	}
+	if _, err := f.Fetch(context.Background(), srv.URL+"/loop", terms.FormatRSS, Validators{}); err == nil || !strings.Contains(err.Error(), "more than 5 redirects") {
+		t.Fatalf("a redirect loop: %v", err)
+	}
+	tls := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, srv.URL+"/history.rss", http.StatusFound)
+	}))
+	defer tls.Close()
+	c := tls.Client()
+	c.CheckRedirect = checkRedirect
+	if _, err := (&Fetcher{Client: c}).Fetch(context.Background(), tls.URL+"/x", terms.FormatRSS, Validators{}); err == nil || !strings.Contains(err.Error(), "from https to http") {
+		t.Fatalf("a downgrade: %v", err)
+	}
+}

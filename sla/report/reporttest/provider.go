@@ -44,6 +44,7 @@ status_page:
 //	P4 15th "Billing portal down": no keyword → ignored
 //	P6 22nd, after the release: no node in service → listed, not unseen
 //	P7 first fetched after as-of → left out
+//	P10 30th 20:00, resolved on 3 December, after as-of: open at as-of; after the release → not unseen
 func ProviderLog(withPage bool) []events.Event {
 	var l Log
 	at := func(s string) time.Time { return Local(Shanghai, s) }
@@ -85,6 +86,7 @@ func ProviderLog(withPage bool) []events.Event {
 	inc("P9", "GPU instances slow to start", "2026-11-19 23:00", "2026-11-19 23:00", func(e *events.Event) {
 		e.Status, e.Resolved, e.End, e.At = "investigating", false, time.Time{}, at("2026-11-19 23:30")
 	})
+	inc("P10", "GPU region degraded", "2026-11-30 20:00", "2026-12-03 09:00") // resolved after as-of: open at it
 	l.Add(events.Event{Type: events.TypeStatusPagePolled, ID: "polled/sh-gpu@1", Contract: "sh-gpu", Source: "https://status.example-gpu.cloud/api/v2/incidents.json",
 		Start: seen, End: at("2026-11-30 23:55"), Count: 8640, Failures: 3, Reason: "HTTP 503"})
 	return l.Events
