@@ -48,7 +48,7 @@ type StatusPollResult struct {
 }
 
 // PollStatusPages fetches the status page of every contract whose terms
-// name one and that is due (status_page.every after the last fetch, longer
+// name one and that is due (provider_status_page.every after the last fetch, longer
 // after failures: poll.Backoff), and stores each incident the page lists.
 //
 // Each page is first claimed with a versioned write of its poll state
@@ -64,7 +64,7 @@ func (d *TicketDesk) PollStatusPages(ctx context.Context, now time.Time) (Status
 	var ps store.ProviderStatusStore
 	for _, c := range d.book.Contracts() {
 		tm := d.book[c]
-		if tm.StatusPage == nil {
+		if tm.ProviderStatusPage == nil {
 			continue
 		}
 		if ps == nil {
@@ -88,7 +88,7 @@ func (d *TicketDesk) PollStatusPages(ctx context.Context, now time.Time) (Status
 }
 
 func (d *TicketDesk) pollPage(ctx context.Context, ps store.ProviderStatusStore, tm *terms.Terms, now time.Time, res *StatusPollResult) error {
-	sp := tm.StatusPage
+	sp := tm.ProviderStatusPage
 	st, err := ps.GetStatusPoll(ctx, tm.Contract)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
@@ -146,7 +146,7 @@ func (d *TicketDesk) pollPage(ctx context.Context, ps store.ProviderStatusStore,
 
 // keepProviderIncident stores inc if it is new or the page changed it.
 func (d *TicketDesk) keepProviderIncident(ctx context.Context, ps store.ProviderStatusStore, tm *terms.Terms, inc provstatus.Incident, now time.Time, res *StatusPollResult) error {
-	rec := store.ProviderIncident{Contract: tm.Contract, Source: tm.StatusPage.URL, Format: string(tm.StatusPage.Format), Page: inc,
+	rec := store.ProviderIncident{Contract: tm.Contract, Source: tm.ProviderStatusPage.URL, Format: string(tm.ProviderStatusPage.Format), Page: inc,
 		FirstSeen: now, FetchedAt: now}
 	cur, err := ps.GetProviderIncident(ctx, tm.Contract, inc.ID)
 	switch {

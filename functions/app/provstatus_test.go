@@ -64,7 +64,7 @@ func TestPollStatusPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, err := terms.Parse("acme.yaml", []byte(apptest.TermsYAML+"status_page:\n  url: "+hs.URL+"/api/v2/incidents.json\n  format: statuspage\n  every: 5m\n"))
+	ts, err := terms.Parse("acme.yaml", []byte(apptest.TermsYAML+"provider_status_page:\n  url: "+hs.URL+"/api/v2/incidents.json\n  format: statuspage\n  every: 5m\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestMinuteTickPollsStatusPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, err := terms.Parse("acme.yaml", []byte(apptest.TermsYAML+"status_page: {url: \""+hs.URL+"/history.atom\", format: atom, every: 10m}\n"))
+	ts, err := terms.Parse("acme.yaml", []byte(apptest.TermsYAML+"provider_status_page: {url: \""+hs.URL+"/history.atom\", format: atom, every: 10m}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -432,7 +432,7 @@ func (b *Builder) Build() (*Report, error) {
 		}
 	}
 	for _, c := range sums {
-		if tm := b.contracts[c.Contract]; tm.StatusPage != nil {
+		if tm := b.contracts[c.Contract]; tm.ProviderStatusPage != nil {
 			var mine []Node
 			for _, n := range r.Nodes {
 				if n.Contract == c.Contract {

@@ -20,7 +20,7 @@ import (
 // The rule: a provider incident spans from its start to its resolution
 // (unresolved on a page that has states: to the report's end; on RSS and
 // Atom, which have none, to its last update), widened by the terms'
-// status_page.slack on both sides. It and an outage row overlap when the
+// provider_status_page.slack on both sides. It and an outage row overlap when the
 // widened incident begins before the row ends and ends at or after the row
 // begins. A counted outage (counted_seconds > 0) is acknowledged when some
 // provider incident overlaps it, unacknowledged otherwise. A provider
@@ -139,7 +139,7 @@ func parseTS(s string) time.Time {
 
 // providerStatus compares the page with the contract's node rows.
 func (b *Builder) providerStatus(tm *terms.Terms, nodes []Node) *ProviderStatus {
-	sp := tm.StatusPage
+	sp := tm.ProviderStatusPage
 	ps := &ProviderStatus{URL: sp.URL, Format: string(sp.Format), SlackSeconds: secs(sp.Slack), Keywords: slices.Clone(sp.Keywords),
 		Incidents: []ProviderIncident{}, Acknowledged: []OutageAck{}, Unacknowledged: []OutageAck{}, Unseen: []string{}}
 	if ps.Keywords == nil {

@@ -2,156 +2,171 @@ package terms
 
 import (
 	"fmt"
-	"net/url"
+	"sort"
 	"strings"
-	"time"
+
+	"go.yaml.in/yaml/v3"
 )
 
-// StatusFormat is the format of a provider's public status page feed.
-type StatusFormat string
-
-// Status page formats.
+// Public page fields: what the status page's public mode (no token) may
+// show of a node besides its label, its state, its bars, its incidents'
+// kinds and verdicts and the contract's time zone. Everything else is
+// withheld.
 const (
-	// FormatStatuspage is Atlassian Statuspage's incidents JSON
-	// (/api/v2/incidents.json): incidents with their updates and the
-	// components they affected.
-	FormatStatuspage StatusFormat = "statuspage"
-	FormatRSS        StatusFormat = "rss"  // RSS 2.0: one item per incident
-	FormatAtom       StatusFormat = "atom" // Atom (RFC 4287): one entry per incident
+	ShowNode     = "node"     // the node's real id (else a label)
+	ShowProvider = "provider" // the provider's name
+	ShowContract = "contract" // the contract id
+	ShowGPUs     = "gpus"     // the ordered GPU model and count
+	ShowEvidence = "evidence" // failing checks with measured values, the engine's evidence text (may name addresses)
+	ShowTickets  = "tickets"  // ticket ids, the provider's reference and the summary (free text)
 )
 
-// StatusFormats lists the formats in the order docs/terms.md gives them.
-var StatusFormats = []StatusFormat{FormatStatuspage, FormatRSS, FormatAtom}
+// ShowFields are every field status_page.show may name.
+var ShowFields = []string{ShowNode, ShowProvider, ShowContract, ShowGPUs, ShowEvidence, ShowTickets}
 
-// Status page defaults and bounds.
-const (
-	DefaultStatusEvery = 5 * time.Minute
-	MinStatusEvery     = time.Minute
-	MaxStatusEvery     = 24 * time.Hour
-	DefaultStatusSlack = 30 * time.Minute
-	MaxStatusSlack     = 24 * time.Hour
-)
+// DefaultShow is what a public node shows when its terms do not say.
+var DefaultShow = []string{ShowGPUs}
 
-// StatusPage is the provider's own public status page. The renter's backend
-// polls it and the monthly report lists which measured outages the provider
-// acknowledged there. It never changes what is counted: the contract's
-// books are the probes' measurements alone.
+// StatusPage is the contract's status_page section: whether its nodes are
+// on the public page and what of them is shown there. The page with the
+// token shows everything regardless.
 type StatusPage struct {
-	URL    string
-	Format StatusFormat
-	// Every is how often the page is fetched.
-	Every time.Duration
-	// Slack widens each provider incident on both sides when it is matched
-	// with measured outages: a provider posts an incident some minutes
-	// after the failure began and resolves it some minutes after it ended.
-	Slack time.Duration
-	// Keywords, when given, keep only the provider incidents whose title
-	// or affected components contain one of them (case-insensitive): a
-	// page covers every region and product, the contract only some.
-	Keywords []string
-	Line     int // of the status_page key, for messages
+	Public bool
+	Show   []string // sorted
+	// Nodes are per-node overrides, by node id.
+	Nodes map[string]NodePage
 }
 
-// Concerns reports whether a provider incident with this title and these
-// components is about the contract's service (always, without keywords).
-func (s *StatusPage) Concerns(title string, components []string) bool {
-	if len(s.Keywords) == 0 {
-		return true
-	}
-	hay := strings.ToLower(title + "\n" + strings.Join(components, "\n"))
-	for _, k := range s.Keywords {
-		if strings.Contains(hay, strings.ToLower(k)) {
-			return true
+// NodePage overrides the contract's public settings for one node.
+type NodePage struct {
+	Public *bool    // nil: the contract's
+	Label  string   // shown instead of the node id; "" derives one
+	Show   []string // nil: the contract's
+}
+
+// Public is what the public page may show of one node.
+type Public struct {
+	Listed bool
+	Label  string // the configured label, "" for a derived one
+	Show   map[string]bool
+}
+
+// For is node's public settings under these terms.
+func (s StatusPage) For(node string) Public {
+	p := Public{Listed: s.Public, Show: map[string]bool{}}
+	show := s.Show
+	if n, ok := s.Nodes[node]; ok {
+		if n.Public != nil {
+			p.Listed = *n.Public
 		}
+		if n.Show != nil {
+			show = n.Show
+		}
+		p.Label = n.Label
 	}
-	return false
+	for _, f := range show {
+		p.Show[f] = true
+	}
+	return p
 }
 
-// statusPage reads the optional status_page section.
+// statusPage reads status_page: {public, show, nodes: {ID: {public, label, show}}}.
 func (p *parser) statusPage(o *object, t *Terms) error {
+	t.StatusPage = StatusPage{Show: append([]string(nil), DefaultShow...), Nodes: map[string]NodePage{}}
 	n, ok := o.vals["status_page"]
 	if !ok {
 		return nil
 	}
-	so, err := p.object(n, "status_page", "url", "format", "every", "slack", "keywords")
+	sp, err := p.object(n, "status_page", "public", "show", "nodes")
 	if err != nil {
 		return err
 	}
-	sp := &StatusPage{Every: DefaultStatusEvery, Slack: DefaultStatusSlack, Line: keyLine(o.n, "status_page")}
-	un, err := p.require(so, "url")
-	if err != nil {
-		return err
-	}
-	if sp.URL, err = p.str(un, "status_page.url"); err != nil {
-		return err
-	}
-	if err := checkStatusURL(sp.URL); err != "" {
-		return p.err(un, "status_page.url", "%q %s", sp.URL, err)
-	}
-	fn, err := p.require(so, "format")
-	if err != nil {
-		return err
-	}
-	f, err := p.str(fn, "status_page.format")
-	if err != nil {
-		return err
-	}
-	sp.Format = StatusFormat(f)
-	if !contains([]string{string(FormatStatuspage), string(FormatRSS), string(FormatAtom)}, f) {
-		return p.err(fn, "status_page.format", "%q is not a status page format (statuspage, rss, atom)", f)
-	}
-	if v, ok := so.vals["every"]; ok {
-		if sp.Every, err = p.duration(v, "status_page.every"); err != nil {
+	if v, ok := sp.vals["public"]; ok {
+		if t.StatusPage.Public, err = p.boolean(v, "status_page.public"); err != nil {
 			return err
 		}
-		if sp.Every < MinStatusEvery || sp.Every > MaxStatusEvery {
-			return p.err(v, "status_page.every", "%s is outside %s to %s (be kind to the provider's page)", sp.Every, MinStatusEvery, MaxStatusEvery)
-		}
 	}
-	if v, ok := so.vals["slack"]; ok {
-		if sp.Slack, err = p.duration(v, "status_page.slack"); err != nil {
+	if v, ok := sp.vals["show"]; ok {
+		if t.StatusPage.Show, err = p.showList(v, "status_page.show"); err != nil {
 			return err
 		}
-		if sp.Slack > MaxStatusSlack {
-			return p.err(v, "status_page.slack", "%s is more than %s", sp.Slack, MaxStatusSlack)
-		}
 	}
-	if v, ok := so.vals["keywords"]; ok {
-		items, err := p.seq(v, "status_page.keywords")
+	v, ok := sp.vals["nodes"]
+	if !ok {
+		return nil
+	}
+	nodes, err := p.object(v, "status_page.nodes")
+	if err != nil {
+		return err
+	}
+	labels := map[string]string{}
+	for _, id := range nodes.keys {
+		field := "status_page.nodes." + id
+		if !validID(id) {
+			return p.err(nodes.vals[id], field, "%q is not a node id (letters, digits, '.', '_', '-'; 1 to 64)", id)
+		}
+		no, err := p.object(nodes.vals[id], field, "public", "label", "show")
 		if err != nil {
 			return err
 		}
-		for i, it := range items {
-			k, err := p.str(it, fmt.Sprintf("status_page.keywords[%d]", i))
+		var np NodePage
+		if v, ok := no.vals["public"]; ok {
+			b, err := p.boolean(v, field+".public")
 			if err != nil {
 				return err
 			}
-			sp.Keywords = append(sp.Keywords, strings.TrimSpace(k))
+			np.Public = &b
 		}
-		if len(sp.Keywords) == 0 {
-			return p.err(v, "status_page.keywords", "an empty list keeps no incident; leave the field out to keep every one")
+		if v, ok := no.vals["label"]; ok {
+			if np.Label, err = p.str(v, field+".label"); err != nil {
+				return err
+			}
+			if len(np.Label) > 64 {
+				return p.err(v, field+".label", "longer than 64 characters")
+			}
+			if other, dup := labels[np.Label]; dup {
+				return p.err(v, field+".label", "%q is node %s's label already: two nodes would read as one", np.Label, other)
+			}
+			labels[np.Label] = id
+		}
+		if v, ok := no.vals["show"]; ok {
+			if np.Show, err = p.showList(v, field+".show"); err != nil {
+				return err
+			}
+		}
+		t.StatusPage.Nodes[id] = np
+	}
+	// A label naming another node would show that node's id in public.
+	for label, id := range labels {
+		if _, isNode := t.StatusPage.Nodes[label]; isNode && label != id {
+			return p.err(nodes.vals[id], "status_page.nodes."+id+".label", "%q is another node's id", label)
 		}
 	}
-	t.StatusPage = sp
 	return nil
 }
 
-// checkStatusURL says what is wrong with a status page address, or "".
-// Only http and https are fetched, and the address must name a host: the
-// poller sends nothing but a GET to it.
-func checkStatusURL(s string) string {
-	u, err := url.Parse(s)
-	switch {
-	case err != nil:
-		return "is not a URL"
-	case u.Scheme != "https" && u.Scheme != "http":
-		return "is not an http or https URL"
-	case u.Host == "" || u.Hostname() == "":
-		return "names no host"
-	case u.User != nil:
-		return "must not carry a user or password"
-	case u.Fragment != "":
-		return "must not have a #fragment"
+func (p *parser) showList(n *yaml.Node, field string) ([]string, error) {
+	items, err := p.seq(n, field)
+	if err != nil {
+		return nil, err
 	}
-	return ""
+	out := []string{}
+	seen := map[string]bool{}
+	for i, it := range items {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		s, err := p.str(it, f)
+		if err != nil {
+			return nil, err
+		}
+		if !contains(ShowFields, s) {
+			return nil, p.err(it, f, "%q is not a field the public page can show (%s)", s, strings.Join(ShowFields, ", "))
+		}
+		if seen[s] {
+			return nil, p.err(it, f, "%q given twice", s)
+		}
+		seen[s] = true
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out, nil
 }

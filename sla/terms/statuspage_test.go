@@ -1,56 +1,50 @@
 package terms
 
 import (
-	"strings"
+	"reflect"
 	"testing"
-	"time"
 )
 
-const withStatus = minimal + `status_page:
-  url: https://status.example.com/api/v2/incidents.json
-  format: statuspage
-  every: 2m
-  slack: 10m
-  keywords: [GPU, "ap-east-1"]
-`
-
-func TestStatusPageParse(t *testing.T) {
-	ts, err := Parse("s.yaml", []byte(withStatus))
+func TestStatusPage(t *testing.T) {
+	ts, err := Parse("c.yaml", []byte(minimal))
 	if err != nil {
 		t.Fatal(err)
 	}
+	if p := ts[0].StatusPage.For("n1"); p.Listed || !reflect.DeepEqual(p.Show, map[string]bool{ShowGPUs: true}) {
+		t.Fatalf("default: %+v, want unlisted, showing the GPUs alone", p)
+	}
+	src := minimal + `status_page:
+  public: true
+  show: [provider, gpus]
+  nodes:
+    gz-01: {label: "Guangzhou 1", show: []}
+    gz-02: {public: false}
+`
+	if ts, err = Parse("c.yaml", []byte(src)); err != nil {
+		t.Fatal(err)
+	}
 	sp := ts[0].StatusPage
-	if sp == nil || sp.URL != "https://status.example.com/api/v2/incidents.json" || sp.Format != FormatStatuspage ||
-		sp.Every != 2*time.Minute || sp.Slack != 10*time.Minute || strings.Join(sp.Keywords, ",") != "GPU,ap-east-1" || sp.Line != 16 {
-		t.Fatalf("status page %+v", sp)
+	if p := sp.For("other"); !p.Listed || p.Label != "" || !reflect.DeepEqual(p.Show, map[string]bool{ShowGPUs: true, ShowProvider: true}) {
+		t.Errorf("a node without overrides: %+v", p)
 	}
-	if !sp.Concerns("Degraded gpu capacity", nil) || !sp.Concerns("Network", []string{"AP-EAST-1 compute"}) || sp.Concerns("Billing portal slow", []string{"Console"}) {
-		t.Fatal("keyword matching is wrong")
+	if p := sp.For("gz-01"); !p.Listed || p.Label != "Guangzhou 1" || len(p.Show) != 0 {
+		t.Errorf("gz-01: %+v, want listed as Guangzhou 1 showing nothing", p)
 	}
-	d, _ := Parse("d.yaml", []byte(strings.Replace(withStatus, "  every: 2m\n  slack: 10m\n  keywords: [GPU, \"ap-east-1\"]\n", "", 1)))
-	if sp := d[0].StatusPage; sp.Every != DefaultStatusEvery || sp.Slack != DefaultStatusSlack || sp.Keywords != nil || !sp.Concerns("anything", nil) {
-		t.Fatalf("defaults %+v", sp)
-	}
-	if m, _ := Parse("m.yaml", []byte(minimal)); m[0].StatusPage != nil {
-		t.Fatal("a contract without status_page has one")
+	if p := sp.For("gz-02"); p.Listed {
+		t.Errorf("gz-02: %+v, want unlisted", p)
 	}
 }
 
 func TestStatusPageErrors(t *testing.T) {
-	cases := []errCase{
-		{"bad format", "format: statuspage", "format: html", 18, "status_page.format", `"html" is not a status page format`},
-		{"missing format", "  format: statuspage\n", "", 17, "status_page.format", "missing"},
-		{"missing url", "  url: https://status.example.com/api/v2/incidents.json\n", "", 17, "status_page.url", "missing"},
-		{"ftp url", "url: https://status", "url: ftp://status", 17, "status_page.url", "not an http or https URL"},
-		{"no host", "url: https://status.example.com/api", "url: https:///api", 17, "status_page.url", "names no host"},
-		{"credentials", "url: https://status", "url: https://me:pw@status", 17, "status_page.url", "user or password"},
-		{"too often", "every: 2m", "every: 10s", 19, "status_page.every", "outside 1m0s to 24h0m0s"},
-		{"huge slack", "slack: 10m", "slack: 3d", 20, "status_page.slack", "more than 24h"},
-		{"negative slack", "slack: 10m", "slack: -1m", 20, "status_page.slack", "negative"},
-		{"empty keyword", `keywords: [GPU, "ap-east-1"]`, `keywords: [GPU, ""]`, 21, "status_page.keywords[1]", "must not be empty"},
-		{"empty keywords", `keywords: [GPU, "ap-east-1"]`, `keywords: []`, 21, "status_page.keywords", "empty list"},
-		{"unknown field", "  every: 2m", "  every: 2m\n  token: x", 20, "status_page.token", "unknown field"},
-		{"not a mapping", "status_page:\n  url: https://status.example.com/api/v2/incidents.json\n  format: statuspage\n  every: 2m\n  slack: 10m\n  keywords: [GPU, \"ap-east-1\"]\n", "status_page: https://x\n", 16, "status_page", "must be a mapping"},
-	}
-	checkErrors(t, withStatus, cases)
+	checkErrors(t, minimal+"status_page: {public: true}\n", []errCase{
+		{"not a bool", "public: true}", "public: yes}", 16, "status_page.public", "neither true nor false"},
+		{"unknown field", "public: true}", "public: true, colour: red}", 16, "status_page.colour", "unknown field"},
+		{"unknown show", "public: true}", "public: true, show: [gpus, ip]}", 16, "status_page.show[1]", "not a field"},
+		{"show twice", "public: true}", "public: true, show: [gpus, gpus]}", 16, "status_page.show[1]", "given twice"},
+		{"bad node id", "public: true}", "public: true, nodes: {'a b': {public: true}}}", 16, "status_page.nodes.a b", "not a node id"},
+		{"empty label", "public: true}", "public: true, nodes: {a: {label: ''}}}", 16, "status_page.nodes.a.label", "must not be empty"},
+		{"same label", "public: true}", "public: true, nodes: {a: {label: X}, b: {label: X}}}", 16, "status_page.nodes.b.label", "label already"},
+		{"label is a node", "public: true}", "public: true, nodes: {a: {label: b}, b: {public: false}}}", 16, "status_page.nodes.a.label", "another node's id"},
+		{"unknown node field", "public: true}", "public: true, nodes: {a: {host: x}}}", 16, "status_page.nodes.a.host", "unknown field"},
+	})
 }

@@ -51,9 +51,10 @@ type Terms struct {
 	Credits     Credits
 	Prices      Prices
 	Paperwork   Paperwork
-	// StatusPage is the provider's public status page; nil when the terms
-	// name none.
-	StatusPage *StatusPage
+	StatusPage  StatusPage // status_page: the public page's listing and redaction
+	// ProviderStatusPage is the provider's own public status page, polled
+	// for the incidents it admits; nil when the terms name none.
+	ProviderStatusPage *ProviderPage
 }
 
 // Uptime is the availability promise and its credits.

@@ -23,7 +23,7 @@ claim:
   within_days: 30
 billing:
   price_per_gpu_hour: 20
-status_page:
+provider_status_page:
   url: https://status.example-gpu.cloud/api/v2/incidents.json
   format: statuspage
   slack: 15m
