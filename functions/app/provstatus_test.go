@@ -177,6 +177,24 @@ func TestPollStatusPages(t *testing.T) {
 	if e := got[3]; e.Count != 6 || e.Failures != 2 || !e.Start.Equal(start) {
 		t.Fatalf("exported poll span %+v", e)
 	}
+
+	// The monthly job's report (store → export → engine) lists November's
+	// two incidents of the page; the node was never delivered, so none is
+	// "unseen" and nothing is counted.
+	n1 := store.Node{ID: "n1", Provider: "acme", Contract: "acme-std", OrderedAt: start.AddDate(0, -1, 0), GPUModel: "H200", GPUCount: 8,
+		HeartbeatInterval: time.Minute, PushInterval: time.Minute, Grace: time.Minute, CreatedAt: start}
+	if err := st.CreateNode(t.Context(), n1); err != nil {
+		t.Fatal(err)
+	}
+	r, err := desk.MonthReport(t.Context(), 2026, time.November, time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := r.Contracts[0].ProviderStatus
+	if ps == nil || len(ps.Incidents) != 2 || ps.Incidents[0].ID != "k7q0c3pp9bnd" || ps.Incidents[1].ID != "p31zjtct2jer" || !ps.Incidents[1].Resolved ||
+		len(ps.Unseen) != 0 || len(ps.Acknowledged)+len(ps.Unacknowledged) != 0 || ps.Polled == nil || ps.Polled.Fetches != 6 {
+		t.Fatalf("month report's provider_status %+v", ps)
+	}
 }
 
 // The minute tick (the watchdog Lambda's and serve's) polls the pages that
