@@ -57,3 +57,5 @@ func TestParseOversized(t *testing.T) {
 		t.Fatalf("oversized: %v", err)
 	}
 }
+
+func FuzzParse(f *testing.F) { provstatustest.Fuzz(f, "history.atom", Parse) }

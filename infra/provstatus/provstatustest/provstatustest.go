@@ -61,3 +61,25 @@ func Refuses(t *testing.T, format string, good []byte, parse func([]byte) ([]pro
 func C(name, old, new string, line int, field, msg string) Case {
 	return Case{Name: name, Old: old, New: new, Line: line, Field: field, Msg: msg}
 }
+
+// Fuzz runs parse on the recorded document name and whatever the fuzzer
+// makes of it: it must never panic, and what it accepts must pass
+// provstatus.Check (ids, order of times) and the limits.
+func Fuzz(f *testing.F, name string, parse func([]byte) ([]provstatus.Incident, error)) {
+	f.Add(Document(f, name))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		incs, err := parse(data)
+		if err != nil {
+			return
+		}
+		if err := provstatus.Check("fuzz", incs); err != nil {
+			t.Fatalf("accepted a document Check refuses: %v", err)
+		}
+		for _, in := range incs {
+			if provstatus.CheckID(in.ID) != "" || in.Title == "" || in.Start.IsZero() || len(in.Updates) > provstatus.MaxUpdates {
+				t.Fatalf("accepted an incident without what every parser must give: %+v", in)
+			}
+		}
+	})
+}

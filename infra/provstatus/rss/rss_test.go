@@ -66,3 +66,5 @@ func TestParseOversizedAndEmpty(t *testing.T) {
 		t.Fatalf("a channel without items: %v %v", incs, err)
 	}
 }
+
+func FuzzParse(f *testing.F) { provstatustest.Fuzz(f, "history.rss", Parse) }

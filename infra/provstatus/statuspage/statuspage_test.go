@@ -114,3 +114,5 @@ func TestParseRefusesSmallDocuments(t *testing.T) {
 		}
 	}
 }
+
+func FuzzParse(f *testing.F) { provstatustest.Fuzz(f, "incidents.json", Parse) }
