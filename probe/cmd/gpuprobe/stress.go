@@ -228,15 +228,16 @@ func (s *checkStress) options() (stress.Options, bool, error) {
 	default:
 		// ≤ 40 s on one H200, also when the utilisation window before it
 		// was busy and is read a second time (+5 s, nvmlread.ConfirmBusy):
-		// burns 6 × 2.5 s = 15 s (+ ~0.3 s setup each; with 3 s burns the
-		// check took 36.3–39.3 s, 41.1–44.1 s with the second read); the
+		// burns 6 × 2 s = 12 s (+ ~0.3 s setup each; with 3 s burns the
+		// check took 36.3–39.3 s, 41.1–44.1 s with the second read, with
+		// 2.5 s burns 35.7 s and 40.9 s); the
 		// power phase ~3.4 s tuning (QuickPowerMixes) + 8 s at the cap +
 		// ~0.5 s setup (the card's hottest load: 690 W where the burns
 		// reach 620–650 W and gpu_burn -d 697 W); bandwidth (5 reps) and
 		// the memory test over 90 % of memory ~3 s; NVML, the CPU-steal
 		// sample and the host checks ~1.5 s. 8 s leaves a steady part of
 		// 5–6 readings.
-		o.Burn, o.Reps = 2500*time.Millisecond, 5
+		o.Burn, o.Reps = 2*time.Second, 5
 		o.Power, o.PowerMixes = 8*time.Second, stress.QuickPowerMixes
 	}
 	return o, true, nil
