@@ -9,6 +9,7 @@ import (
 	"github.com/gpusla/gpusla/sla/account"
 	"github.com/gpusla/gpusla/sla/baseline"
 	"github.com/gpusla/gpusla/sla/calendar"
+	"github.com/gpusla/gpusla/sla/delivery"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/interval"
@@ -81,7 +82,10 @@ type nodeAcc struct {
 	tm       *terms.Terms
 	interval time.Duration
 	released time.Time
-	firstAt  int64 // earliest probe time seen (delivery)
+	firstAt  int64 // earliest probe time seen (the first heartbeat)
+	// acceptedAt is the earliest probe time of a passing acceptance result
+	// (delivery.Accepted): the delivery under counts_until: acceptance_passed.
+	acceptedAt int64
 	// probe covers every instant the node was seen running (probe time,
 	// skew-corrected); heard only those the backend heard promptly, i.e.
 	// received before they would have been missed. Gaps in heard are what
@@ -123,7 +127,7 @@ func NewBuilder(contracts []*terms.Terms, opts Options) (*Builder, error) {
 func (b *Builder) node(id string) *nodeAcc {
 	n := b.nodes[id]
 	if n == nil {
-		n = &nodeAcc{id: id, firstAt: 1<<63 - 1, evIndex: map[string]int32{}}
+		n = &nodeAcc{id: id, firstAt: 1<<63 - 1, acceptedAt: 1<<63 - 1, evIndex: map[string]int32{}}
 		b.nodes[id] = n
 	}
 	return n
@@ -335,6 +339,9 @@ func (b *Builder) observe(e *events.Event) {
 		n.see(at, recv)
 	} else {
 		n.pending = append(n.pending, [2]int64{at, recv})
+	}
+	if len(e.Checks) > 0 && at < n.acceptedAt && delivery.Accepted(e.Checks) {
+		n.acceptedAt = at
 	}
 	if len(e.Checks) == 0 || at < b.winStart {
 		return
