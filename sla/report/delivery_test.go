@@ -130,3 +130,47 @@ func TestDeliveryNeverAccepted(t *testing.T) {
 	}
 	eq(t, "late_delivery 20 %", found, true)
 }
+
+// A node registered under a contract no terms define is left out with its
+// events and its tickets and named with its contract (Skipped); every other
+// node is reported as if it were not in the log. It used to fail the whole
+// report.
+func TestUnknownContractNodeIsSkipped(t *testing.T) {
+	tm := loadTerms(t)
+	var l log
+	l.Register("gz-01", "cn-example", local(shanghai, "2026-03-01 08:00"), 8)
+	l.Heartbeats("gz-01", local(shanghai, "2026-03-01 09:00"), local(shanghai, "2026-03-01 12:00"))
+	alone := append([]events.Event(nil), l.Events...)
+	l.Heartbeats("gz-09", local(shanghai, "2026-03-01 09:00"), local(shanghai, "2026-03-01 10:00")) // before its registration
+	l.Register("gz-09", "cn-exmaple", local(shanghai, "2026-03-01 08:00"), 8)
+	l.Ticket(events.TypeTicketOpened, "T-9", local(shanghai, "2026-03-01 09:30"), func(e *events.Event) { e.Node, e.Priority = "gz-09", "P1" })
+	l.Ticket(events.TypeProviderResponded, "T-9", local(shanghai, "2026-03-01 09:40"), nil)
+	build := func(evs []events.Event) (*Report, []Skipped) {
+		b, err := NewBuilder(tm, Options{Year: 2026, Month: time.March, AsOf: time.Date(2026, 4, 2, 0, 0, 0, 0, time.UTC)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range evs {
+			if err := b.Add(&evs[i]); err != nil {
+				t.Fatalf("Add %s: %v", evs[i].ID, err)
+			}
+		}
+		r, err := b.Build()
+		if err != nil {
+			t.Fatalf("Build: %v", err)
+		}
+		return r, b.Skipped()
+	}
+	r, skipped := build(l.Events)
+	if len(skipped) != 1 || skipped[0].Node != "gz-09" || skipped[0].Contract != "cn-exmaple" ||
+		skipped[0].Reason != `contract "cn-exmaple" is defined by no terms given (known: cn-example, us-example)` {
+		t.Fatalf("skipped %+v", skipped)
+	}
+	if len(r.Nodes) != 1 || r.Nodes[0].Node != "gz-01" {
+		t.Fatalf("nodes %+v, want gz-01 alone", r.Nodes)
+	}
+	want, none := build(alone)
+	if len(none) != 0 || r.Nodes[0].Uptime != want.Nodes[0].Uptime || r.Contracts[0].Claim != want.Contracts[0].Claim {
+		t.Errorf("gz-01's month differs with the skipped node in the log: %+v vs %+v", r.Nodes[0].Uptime, want.Nodes[0].Uptime)
+	}
+}
