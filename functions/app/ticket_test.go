@@ -440,7 +440,7 @@ func TestTicketsInExportAndReport(t *testing.T) {
 	if err := ew.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	rd := events.NewReader(&buf)
+	rd := events.NewReader("export", &buf)
 	var types []string
 	var e events.Event
 	for {

@@ -381,7 +381,7 @@ func scan(open LogSource, f func(*events.Event)) error {
 		return fmt.Errorf("bundle: open event log: %w", err)
 	}
 	defer rc.Close()
-	rd := events.NewReader(rc)
+	rd := events.NewReader("event log", rc)
 	var e events.Event
 	for {
 		err := rd.Next(&e)

@@ -198,7 +198,7 @@ func (b *Builder) Add(e *events.Event) error {
 		tm, ok := b.contracts[e.Contract]
 		if !ok {
 			if n := b.nodes[e.Node]; n != nil && n.registered {
-				return fmt.Errorf("event %s: node %s registered again under contract %q (was %q)", e.ID, e.Node, e.Contract, n.reg.Contract)
+				return reregistered(e, n.reg.Contract)
 			}
 			if _, was := b.skipped[e.Node]; !was {
 				b.skipped[e.Node] = e.Contract
@@ -206,12 +206,12 @@ func (b *Builder) Add(e *events.Event) error {
 			return nil
 		}
 		if was, skip := b.skipped[e.Node]; skip {
-			return fmt.Errorf("event %s: node %s registered again under contract %q (was %q)", e.ID, e.Node, e.Contract, was)
+			return reregistered(e, was)
 		}
 		n := b.node(e.Node)
 		if n.registered {
 			if n.reg.Contract != e.Contract {
-				return fmt.Errorf("event %s: node %s registered again under contract %q (was %q)", e.ID, e.Node, e.Contract, n.reg.Contract)
+				return reregistered(e, n.reg.Contract)
 			}
 			return nil
 		}
@@ -269,6 +269,13 @@ func (b *Builder) Add(e *events.Event) error {
 		b.ticketEvent(e)
 	}
 	return nil
+}
+
+// reregistered is the error of a node registered again under another
+// contract, in the event files' one form (path:N: field: problem, the
+// field being contract).
+func reregistered(e *events.Event, was string) error {
+	return &events.FieldError{Field: "contract", Msg: fmt.Sprintf("node %s registered again under contract %q (was %q; event %s)", e.Node, e.Contract, was, e.ID)}
 }
 
 func (b *Builder) ticketEvent(e *events.Event) {
