@@ -9,6 +9,7 @@ import (
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/delivery"
+	"github.com/gpusla/gpusla/sla/terms"
 	"github.com/gpusla/gpusla/sla/ticket"
 )
 
@@ -34,11 +35,21 @@ func (s *Service) deliveredAt(n store.Node, st *store.NodeState) time.Time {
 	return delivery.Instant(tm.Delivery, st.FirstHeartbeatAt, st.AcceptedAt)
 }
 
+// watchesDelivery says whether the live service can judge the node's
+// delivery: always by the first heartbeat; by the acceptance check only
+// when the state has recorded acceptance since its first batch (a state
+// from before cannot tell "not accepted yet" from "accepted before it was
+// recorded", and a wrong alert is worse than none).
+func (s *Service) watchesDelivery(n store.Node, st *store.NodeState) bool {
+	tm, ok := s.contract(n)
+	return ok && !n.OrderedAt.IsZero() && (tm.Delivery.CountsUntil != terms.UntilAcceptancePassed || st.AcceptanceKnown)
+}
+
 // deliveryOverdue judges a node not delivered at now: true once more than
 // the contract's delivery target has passed since the order.
 func (s *Service) deliveryOverdue(n store.Node, st *store.NodeState, now time.Time) (delivery.Verdict, bool) {
 	tm, ok := s.contract(n)
-	if !ok || n.OrderedAt.IsZero() || !s.deliveredAt(n, st).IsZero() {
+	if !ok || !s.watchesDelivery(n, st) || !s.deliveredAt(n, st).IsZero() {
 		return delivery.Verdict{}, false
 	}
 	v := delivery.Judge(tm.Delivery, n.OrderedAt, time.Time{}, now)

@@ -220,3 +220,33 @@ func TestFirstAcceptanceIsExported(t *testing.T) {
 		t.Fatalf("the report's delivery %+v, want met at %s", d, now.Format(time.RFC3339))
 	}
 }
+
+// A node state from before acceptance was recorded cannot tell "not
+// accepted yet" from "accepted before it was recorded": under
+// acceptance_passed the live service then alerts nothing about the
+// delivery (a wrong alert is worse than none); the report still judges it
+// from the exported evidence.
+func TestLegacyStateAcceptanceNotGuessed(t *testing.T) {
+	w := newWorldWith(t, deliveryTerms(t, "acceptance_passed"))
+	w.clock.Set(t0.Add(10 * time.Minute))
+	w.push(wire.Observation{At: w.clock.Now(), Kind: wire.KindHeartbeat})
+	st, err := w.store.GetState(t.Context(), "gz-01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := st.Version
+	st.AcceptanceKnown = false // as a state written before the field existed
+	if _, err := w.store.PutState(t.Context(), st, prev); err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []time.Duration{31 * time.Minute, 40 * time.Minute} {
+		w.clock.Set(t0.Add(at))
+		w.tick()
+	}
+	now := w.clock.Now()
+	w.push(wire.Observation{At: now, Kind: wire.KindHeartbeat}, cardCheck(now, wire.Pass))
+	w.tick()
+	if n := w.notif.Count(notify.AlertDeliveryOverdue) + w.notif.Count(notify.AlertDelivered); n != 0 {
+		t.Fatalf("%d delivery alerts guessed from a state that never recorded acceptance", n)
+	}
+}

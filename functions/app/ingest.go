@@ -192,7 +192,7 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 	var prev int64
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		st = store.NodeState{Node: in.node.ID}
+		st = store.NodeState{Node: in.node.ID, AcceptanceKnown: true}
 	case err != nil:
 		return wire.Ack{}, fx, err
 	default:
@@ -408,7 +408,7 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 		}
 	}
 	st.UpdatedAt = in.now
-	if d := in.s.deliveredAt(in.node, &st); !wasDelivered && !d.IsZero() {
+	if d := in.s.deliveredAt(in.node, &st); !wasDelivered && !d.IsZero() && in.s.watchesDelivery(in.node, &st) {
 		fx.delivered = d
 	}
 

@@ -67,7 +67,7 @@ func (s *Service) checkNode(ctx context.Context, n store.Node, now, upSince time
 		if errors.Is(err, store.ErrNotFound) {
 			// Never heard from: no heartbeat to be overdue, but its delivery
 			// may be (decided on a strongly consistent read).
-			v, overdue := s.deliveryOverdue(n, &store.NodeState{}, now)
+			v, overdue := s.deliveryOverdue(n, &store.NodeState{AcceptanceKnown: true}, now)
 			if overdue && usedStale {
 				continue
 			}

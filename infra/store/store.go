@@ -195,8 +195,12 @@ type NodeState struct {
 	// AcceptedAt is the probe time (skew-corrected) of the node's first
 	// passing acceptance result (sla/delivery.Accepted): its delivery under
 	// the terms' delivery.counts_until: acceptance_passed.
-	AcceptedAt  time.Time `json:"accepted_at,omitzero"`
-	ClockSkewMS int64     `json:"clock_skew_ms"`
+	AcceptedAt time.Time `json:"accepted_at,omitzero"`
+	// AcceptanceKnown: the state has recorded AcceptedAt since its first
+	// batch. A state made before acceptance was recorded lacks it, and its
+	// acceptance is unknown live (not "not yet").
+	AcceptanceKnown bool  `json:"acceptance_known,omitempty"`
+	ClockSkewMS     int64 `json:"clock_skew_ms"`
 	// Run is the current continuous run of heartbeats: the evidence that the
 	// node was up, kept here so that a heartbeat only extends it.
 	Run HeartbeatRun `json:"run"`
