@@ -186,7 +186,7 @@ func TestPollStatusPages(t *testing.T) {
 	if err := st.CreateNode(t.Context(), n1); err != nil {
 		t.Fatal(err)
 	}
-	r, err := desk.MonthReport(t.Context(), 2026, time.November, time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC), nil)
+	r, _, err := desk.MonthReport(t.Context(), 2026, time.November, time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

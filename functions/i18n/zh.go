@@ -55,6 +55,7 @@ var zh = map[string]string{
 	"backend outage: %s":                                                                                 "后端故障：%s",
 	"delivered %s after the order (target %s)":                                                           "下单后 %s 才交付（承诺 %s）",
 	"first response %s late (target %s)":                                                                 "首次响应超时 %s（承诺 %s）",
+	"no first response, %s past the deadline (target %s)":                                                "未作首次响应，已超过期限 %s（承诺 %s）",
 	"hardware replaced %s late (target %s)":                                                              "硬件更换超时 %s（承诺 %s）",
 	"hash chain broken at batch seq %d: expected prev %s, got %s":                                        "批次序号 %d 处哈希链断裂：应为 prev %s，实为 %s",
 	"outside this month's service period":                                                                "不在本月的服务期内",

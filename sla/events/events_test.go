@@ -38,7 +38,7 @@ func TestRoundTrip(t *testing.T) {
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	r := NewReader(&buf)
+	r := NewReader("log.jsonl", &buf)
 	var got []Event
 	for {
 		var e Event
@@ -85,7 +85,7 @@ func TestReaderErrorsNameLine(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := NewReader(strings.NewReader(c.log))
+			r := NewReader("log.jsonl", strings.NewReader(c.log))
 			var err error
 			for {
 				var e Event
@@ -106,7 +106,7 @@ func TestReaderErrorsNameLine(t *testing.T) {
 
 func TestReaderGoesOnAfterBadLine(t *testing.T) {
 	log := "{bad\n" + `{"type":"node_released","id":"a","node":"n1","at":"2026-03-01T00:00:00Z"}` + "\n"
-	r := NewReader(strings.NewReader(log))
+	r := NewReader("log.jsonl", strings.NewReader(log))
 	var e Event
 	if err := r.Next(&e); err == nil {
 		t.Fatal("first line should fail")
@@ -132,7 +132,7 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte(`{"type":"maintenance","id":"m","contract":"c","start":"2026-03-01T00:00:00Z","end":"2026-03-01T01:00:00Z","announced_at":"2026-02-01T00:00:00Z"}`))
 	f.Add([]byte("{\n}\n\n{\"type\":1}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r := NewReader(bytes.NewReader(data))
+		r := NewReader("log.jsonl", bytes.NewReader(data))
 		last := 0
 		for i := 0; i < 10000; i++ {
 			var e Event
@@ -183,7 +183,7 @@ func TestStreamMatchesReader(t *testing.T) {
 		bad  bool
 	}
 	var want []item
-	r := NewReader(strings.NewReader(log))
+	r := NewReader("log.jsonl", strings.NewReader(log))
 	for {
 		var e Event
 		err := r.Next(&e)

@@ -16,28 +16,33 @@ import (
 // below this; a longer line is an error, not a reason to grow without bound.
 const MaxLineBytes = 4 << 20
 
-// LineError says which line of the log is wrong and why.
+// LineError says which line of which log is wrong and why. It reads
+// "path:N: field: problem", the one form every event-file error takes
+// (ReadLog's, the Reader's), as the terms files' errors do.
 type LineError struct {
+	File string // the log's name (its path, "stdin", "export")
 	Line int
 	Err  error
 }
 
-func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
 func (e *LineError) Unwrap() error { return e.Err }
 
 // Reader streams events from a JSON-lines log, one at a time, holding only
 // the current line. Blank lines are skipped.
 type Reader struct {
+	name string
 	sc   *bufio.Scanner
 	line int
 	br   bytes.Reader
 }
 
-// NewReader reads events from r.
-func NewReader(r io.Reader) *Reader {
+// NewReader reads events from r, the log named name (its path), which its
+// errors name.
+func NewReader(name string, r io.Reader) *Reader {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), MaxLineBytes)
-	return &Reader{sc: sc}
+	return &Reader{name: name, sc: sc}
 }
 
 // Line is the number of the line last read (1-based).
@@ -51,9 +56,9 @@ func (r *Reader) Next(e *Event) error {
 		if !r.sc.Scan() {
 			if err := r.sc.Err(); err != nil {
 				if errors.Is(err, bufio.ErrTooLong) {
-					return &LineError{Line: r.line + 1, Err: fmt.Errorf("line longer than %d bytes", MaxLineBytes)}
+					return &LineError{File: r.name, Line: r.line + 1, Err: fmt.Errorf("line longer than %d bytes", MaxLineBytes)}
 				}
-				return fmt.Errorf("read events after line %d: %w", r.line, err)
+				return &LineError{File: r.name, Line: r.line + 1, Err: fmt.Errorf("cannot be read: %w", err)}
 			}
 			return io.EOF
 		}
@@ -64,10 +69,10 @@ func (r *Reader) Next(e *Event) error {
 		}
 		*e = Event{}
 		if err := decodeStrict(&r.br, b, e); err != nil {
-			return &LineError{Line: r.line, Err: err}
+			return &LineError{File: r.name, Line: r.line, Err: err}
 		}
 		if err := e.Validate(); err != nil {
-			return &LineError{Line: r.line, Err: err}
+			return &LineError{File: r.name, Line: r.line, Err: err}
 		}
 		return nil
 	}

@@ -172,6 +172,18 @@ func (p *parser) str(n *yaml.Node, field string) (string, error) {
 	return s, nil
 }
 
+// either reads a field that takes one of two words.
+func (p *parser) either(n *yaml.Node, field, a, b string) (string, error) {
+	s, err := p.str(n, field)
+	if err != nil {
+		return "", err
+	}
+	if s != a && s != b {
+		return "", p.err(n, field, "%q is neither %q nor %q", s, a, b)
+	}
+	return s, nil
+}
+
 func (p *parser) num(n *yaml.Node, field string) (float64, error) {
 	s, err := p.scalar(n, field)
 	if err != nil {

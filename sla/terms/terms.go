@@ -147,7 +147,21 @@ func (p StepPenalty) For(late time.Duration) float64 {
 type Delivery struct {
 	Within  time.Duration // zero: no promise
 	Penalty StepPenalty
+	// CountsUntil says what ends the delivery: the node's first heartbeat
+	// (the default, and the meaning before the field existed) or its first
+	// passing acceptance check (sla/delivery.Accepted), so that a machine
+	// handed over with the wrong card is not delivered.
+	CountsUntil DeliveryEnd
 }
+
+// DeliveryEnd is what ends a delivery (terms delivery.counts_until).
+type DeliveryEnd string
+
+// Delivery ends.
+const (
+	UntilFirstHeartbeat   DeliveryEnd = "first_heartbeat"
+	UntilAcceptancePassed DeliveryEnd = "acceptance_passed"
+)
 
 // Claim says how long after the month a claim may be filed.
 type Claim struct {
