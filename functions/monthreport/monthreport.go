@@ -40,11 +40,14 @@ type Request struct {
 }
 
 // Build reads every terms file and the event log and builds the month's
-// report. A malformed line fails the whole build with its line number.
-func Build(r Request) (*report.Report, error) {
+// report. A malformed line fails the whole build with its line number. A
+// node registered under a contract no terms file defines is left out and
+// returned in skipped with its contract (the command warns); every other
+// node is reported.
+func Build(r Request) (rep *report.Report, skipped []report.Skipped, err error) {
 	b, err := newBuilder(r)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if r.Events == "-" {
 		err = b.ReadLog("stdin", r.Stdin)
@@ -52,18 +55,25 @@ func Build(r Request) (*report.Report, error) {
 		err = readEvents(b, r.Events)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	rep, err := b.Build()
-	if err != nil {
-		return nil, err
+	if rep, err = b.Build(); err != nil {
+		return nil, nil, err
 	}
 	if r.Seal && r.Events != "-" {
 		if err := bundle.SealReport(rep, func() (io.ReadCloser, error) { return os.Open(r.Events) }); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return rep, nil
+	return rep, b.Skipped(), nil
+}
+
+// WarnSkipped writes one warning line per node left out of the report
+// (Build's skipped) to w, naming the node and its contract.
+func WarnSkipped(w io.Writer, skipped []report.Skipped) {
+	for _, s := range skipped {
+		fmt.Fprintf(w, "gpusla: warning: node %s left out of the report: %s\n", s.Node, s.Reason)
+	}
 }
 
 func newBuilder(r Request) (*report.Builder, error) {
