@@ -39,6 +39,7 @@ type Jobs struct {
 	Health  Job // every schedules.health
 	Network Job // every schedules.network
 	Stress  Job // stress and bandwidth, daily in the quiet window
+	Usage   Job // every schedules.usage: disks, interface byte counters, boot (probe/usage)
 	// GPUsIdle says whether the GPUs are idle enough for the stress job
 	// (nil: the node has no way to tell, and stress never runs unattended).
 	GPUsIdle func(ctx context.Context, maxUtilPct float64) (idle bool, why string, err error)
@@ -198,6 +199,9 @@ func (d *Daemon) start(cfg *config.Config) (*instance, error) {
 	}
 	if jobs.Network != nil {
 		in.schedule("network", s.NetworkEvery, 5*time.Minute, in.checks("network", jobs.Network, false))
+	}
+	if jobs.Usage != nil {
+		in.schedule("usage", s.UsageEvery, time.Minute, in.checks("usage", jobs.Usage, false))
 	}
 	if jobs.Stress != nil {
 		in.schedule("stress", s.StressEvery, cfg.Stress.Timeout, in.stress)
