@@ -14,6 +14,7 @@ package report
 import (
 	"github.com/gpusla/gpusla/sla/baseline"
 	"github.com/gpusla/gpusla/sla/msg"
+	"github.com/gpusla/gpusla/sla/usage"
 )
 
 // Schema names the JSON form; it changes only with docs/report.md.
@@ -99,6 +100,10 @@ type Node struct {
 	Credit        Credit     `json:"credit"`
 	ClaimDeadline string     `json:"claim_deadline"`
 	Evidence      []Evidence `json:"evidence"`
+	// Usage is what the node's probe measured of what a bill charges
+	// besides GPU time (disks, interface traffic, boots), when it sent
+	// usage readings (docs/bills.md).
+	Usage *usage.Month `json:"usage,omitempty"`
 }
 
 // Hardware is what was ordered.
