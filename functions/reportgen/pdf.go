@@ -190,6 +190,15 @@ func (p *pdfWriter) cover(d *doc) {
 		p.text(11, "B", d.Bill.Title)
 		p.table(*d.Bill)
 	}
+	// Every line of the bill, judged: the GPU-time table above is only the
+	// compute lines.
+	if l := d.Lines; l != nil {
+		p.text(11, "B", l.Title)
+		for _, t := range l.Totals {
+			p.text(8, "", t)
+		}
+		p.table(l.Table)
+	}
 	if f := d.Fleet; f != nil {
 		p.text(11, "B", f.Title)
 		p.text(8, "", f.Intro)

@@ -566,7 +566,6 @@ func matchDisks(r *report.Report, items []Item) map[int]diskMatch {
 // gives the provider the most); anything within it stays a question, since
 // counters do not tell public traffic from private.
 func (c *lineCheck) traffic(it Item, n *report.Node) {
-	const flows = "which part of the node's traffic went to the internet (the provider's flow logs or its traffic statement): interface counters also count private traffic"
 	var tr *usage.Traffic
 	if u := n.Usage; u != nil {
 		tr = u.Traffic
@@ -591,7 +590,7 @@ func (c *lineCheck) traffic(it Item, n *report.Node) {
 		return
 	}
 	c.why = append(c.why, msg.New("within the node's counters: its interfaces (%s) sent at most %s GB, its default-route interface at least %s GB", ifs, fh(round3(hi)), fh(round3(lo))))
-	c.question(msg.New(flows))
+	c.question(msg.New("which part of the node's traffic went to the internet (the provider's flow logs or its traffic statement): interface counters also count private traffic"))
 }
 
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
