@@ -243,7 +243,12 @@ var zh = map[string]string{
 	"cannot_verify":          "无法核实",
 	"no_notice":              "未报障",
 	"Bill reconciliation %s": "账单逐项核对 %s",
-	"%s: billed %s; over-billed %s; %s on lines that cannot be verified": "%s：计费 %s；多计 %s；无法核实的条目 %s",
+	"not judged: %d row(s) of the bill, %s: %s": "未核对：账单中 %d 行，%s：%s",
+	// Rows of an imported bill (AWS CUR) that are no node's line.
+	"line item type %s: not a charge for a node's usage at its own price": "明细类型 %s：不是按其自身价格计费的节点用量",
+	"no gpusla-node tag on the resource":                                  "资源没有 gpusla-node 标签",
+	"usage type %s has no line kind":                                      "用量类型 %s 没有对应的账单行类别",
+	"%s: billed %s; over-billed %s; %s on lines that cannot be verified":  "%s：计费 %s；多计 %s；无法核实的条目 %s",
 	"line":              "行",
 	"quantity":          "数量",
 	"billed":            "计费",

@@ -2,14 +2,11 @@ package reportgen
 
 import (
 	"bytes"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gpusla/gpusla/functions/i18n"
-	"github.com/gpusla/gpusla/internal/testenv"
+	"github.com/gpusla/gpusla/functions/reportgen/reportgentest"
 )
 
 // TestEveryBillLineInEveryFormat: a full bill's every line — not only its
@@ -19,7 +16,6 @@ import (
 func TestEveryBillLineInEveryFormat(t *testing.T) {
 	r := buildClaim(t)
 	x := Extras{Bill: claimBillFor(t, r), Lines: claimLinesFor(t, r)}
-	pdftotext := testenv.LookPath(t, "pdftotext", "poppler-utils (scripts/setup.sh installs it)")
 	for _, lang := range i18n.Langs {
 		x.Lang = lang
 		p := i18n.New(lang)
@@ -31,18 +27,13 @@ func TestEveryBillLineInEveryFormat(t *testing.T) {
 			}
 			text := buf.String()
 			if f == "pdf" {
-				path := filepath.Join(t.TempDir(), "r.pdf")
-				if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				out, err := exec.Command(pdftotext, "-raw", path, "-").CombinedOutput()
-				if err != nil {
-					t.Fatalf("pdftotext: %v\n%s", err, out)
-				}
-				text = string(out)
+				text = reportgentest.PDFText(t, buf.Bytes())
 			}
 			if f != "json" && f != "csv" && !strings.Contains(text, title) {
 				t.Errorf("%s %s: no %q section", lang, f, title)
+			}
+			if !strings.Contains(text, "3.24") {
+				t.Errorf("%s %s: the rows not judged are not listed", lang, f)
 			}
 			for _, j := range x.Lines.Items {
 				verdict := p.Word(j.Verdict)

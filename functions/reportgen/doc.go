@@ -214,6 +214,9 @@ func linesSection(p *i18n.Printer, f *billing.Full) *linesSec {
 		s.Totals = append(s.Totals, p.T("%s: billed %s; over-billed %s; %s on lines that cannot be verified", c,
 			p.Num(f.Billed[c], 2), p.Num(f.OverBilled[c], 2), p.Num(f.Unverified[c], 2)))
 	}
+	for _, l := range f.LeftOut {
+		s.Totals = append(s.Totals, p.T("not judged: %d row(s) of the bill, %s: %s", l.Rows, p.Money(l.Amount, l.Currency), p.Text(l.Text)))
+	}
 	s.Table = table{Widths: []float64{5, 10, 10, 7, 10, 8, 12, 22, 16}, Num: []bool{true, false, false, true, true, true},
 		Head: []string{p.T("line"), p.T("node"), p.T("kind"), p.T("quantity"), p.T("billed"), p.T("expected"), p.T("verdict"), p.T("why"), p.T("evidence needed")}}
 	for _, j := range f.Items {

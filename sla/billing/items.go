@@ -46,6 +46,10 @@ type Item struct {
 	Class       string    // ssd or hdd, for disks
 	From, To    time.Time // the line's own period, when the bill gives it
 	Description string
+	// AnyDisk: a disk line whose bill does not say whether it is the
+	// system disk or a data disk (an imported bill): it is held to every
+	// disk the node saw.
+	AnyDisk bool
 }
 
 // IsItemized reports whether a bill's header is the full (itemized) form:
@@ -155,6 +159,9 @@ const (
 	VerdictOverBilled = "over_billed"
 	VerdictUnder      = "under_billed"
 	VerdictUnverified = "cannot_verify"
+	// VerdictNotJudged marks an imported bill's rows that are no node's
+	// line (Full.LeftOut).
+	VerdictNotJudged = "not_judged"
 )
 
 // Judgment is one bill line item judged.
@@ -195,6 +202,9 @@ type Full struct {
 	Billed     map[string]float64 `json:"billed"`
 	OverBilled map[string]float64 `json:"over_billed"`
 	Unverified map[string]float64 `json:"cannot_verify"`
+	// LeftOut are an imported bill's rows that were read but are not a
+	// node's line (taxes, credits, untagged resources), with why.
+	LeftOut []LeftOut `json:"not_judged,omitempty"`
 }
 
 // JudgeItems judges every line of a full bill against the report (the GPU
@@ -506,6 +516,9 @@ func seenText(ds []usage.DiskSeen) string {
 	return strings.Join(parts, "; ")
 }
 
+// anyDisk is matchDisks' group of a node's disk lines of any role.
+const anyDisk = "disk"
+
 // matchDisks pairs each node's disk lines with the disks its probe saw:
 // system_disk lines with the system disk, data_disk lines with the others,
 // the largest billed with the largest seen, which leaves the least billed
@@ -517,10 +530,19 @@ func matchDisks(r *report.Report, items []Item) map[int]diskMatch {
 	for i := range r.Nodes {
 		byNode[r.Nodes[i].Node] = &r.Nodes[i]
 	}
+	// A node with a disk line of unknown role has all its disk lines held
+	// to all its disks together.
+	unknownRole := map[string]bool{}
+	for _, it := range items {
+		unknownRole[it.Node] = unknownRole[it.Node] || it.AnyDisk
+	}
 	groups := map[[2]string][]Item{}
 	for _, it := range items {
 		if it.Kind == KindSystemDisk || it.Kind == KindDataDisk {
 			k := [2]string{it.Node, it.Kind}
+			if unknownRole[it.Node] {
+				k[1] = anyDisk
+			}
 			groups[k] = append(groups[k], it)
 		}
 	}
@@ -542,7 +564,7 @@ func matchDisks(r *report.Report, items []Item) map[int]diskMatch {
 		}
 		var cand []usage.DiskSeen
 		for _, d := range all {
-			if d.System == (k[1] == KindSystemDisk) {
+			if k[1] == anyDisk || d.System == (k[1] == KindSystemDisk) {
 				cand = append(cand, d)
 			}
 		}
