@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -87,11 +88,12 @@ func ParseAWSCUR(name string, r io.Reader) ([]Item, []LeftOut, error) {
 	}
 	type key struct{ node, kind, class, resource, currency string }
 	type acc struct {
-		it       Item
-		rows     []int
-		rate     float64
-		oneRate  bool
-		gbMonths bool
+		it        Item
+		rows      []int
+		resources []string
+		rate      float64
+		oneRate   bool
+		gbMonths  bool
 	}
 	groups := map[key]*acc{}
 	var order []key
@@ -219,7 +221,14 @@ func ParseAWSCUR(name string, r io.Reader) ([]Item, []LeftOut, error) {
 				return nil, nil, err
 			}
 		}
-		k := key{node, kind, class, get(curResource), cur}
+		// A node's GPU time is one line whatever instances it ran on (a
+		// replaced instance is the same rented machine); storage, transfer
+		// and buckets are a line per resource.
+		res := get(curResource)
+		k := key{node, kind, class, res, cur}
+		if kind == KindCompute {
+			k.resource = ""
+		}
 		a := groups[k]
 		if a == nil {
 			a = &acc{it: Item{Line: line, Node: node, Period: ps.UTC().Format("2006-01"), Kind: kind, Currency: cur, Class: class,
@@ -231,6 +240,9 @@ func ParseAWSCUR(name string, r io.Reader) ([]Item, []LeftOut, error) {
 			return nil, nil, bad(curPeriodStart, "%s is another billing period than line %d's %s", p, a.rows[0], a.it.Period)
 		}
 		a.rows = append(a.rows, line)
+		if res != "" && !slices.Contains(a.resources, res) {
+			a.resources = append(a.resources, res)
+		}
 		a.it.Quantity += qty
 		a.it.Amount += cost
 		a.oneRate = a.oneRate && rate == a.rate
@@ -258,7 +270,7 @@ func ParseAWSCUR(name string, r io.Reader) ([]Item, []LeftOut, error) {
 			}
 		}
 		it.Quantity = round6(it.Quantity)
-		it.Description = fmt.Sprintf("%s, %d AWS CUR row(s) from line %d", k.resource, len(a.rows), a.rows[0])
+		it.Description = fmt.Sprintf("%s, %d AWS CUR row(s) from line %d", strings.Join(a.resources, " "), len(a.rows), a.rows[0])
 		items = append(items, it)
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].Line < items[j].Line })

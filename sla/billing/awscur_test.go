@@ -114,6 +114,32 @@ func awsReport() *report.Report {
 	return &report.Report{Month: "2026-04", Nodes: []report.Node{n}}
 }
 
+// An instance replaced mid-month is still the node's one GPU-time line;
+// two GPU-time lines for one node would each be judged against the whole
+// month, so a bill with them is refused.
+func TestAWSCURReplacedInstance(t *testing.T) {
+	b, err := os.ReadFile("testdata/aws-cur-2026-04.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := strings.Split(string(b), "\n")
+	rows[2] = strings.Replace(rows[2], "i-0a1b2c3d4e5f60718", "i-0ffffffffffffffff", 1)
+	items, _, err := ParseAWSCUR("cur.csv", strings.NewReader(strings.Join(rows, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it := items[0]; it.Kind != KindCompute || it.Quantity != 720 || it.Description != "i-0a1b2c3d4e5f60718 i-0ffffffffffffffff, 2 AWS CUR row(s) from line 2" {
+		t.Fatalf("%+v", it)
+	}
+	twice, err := ParseItems("bill.csv", strings.NewReader("node,period,kind,quantity,amount\nn1,2026-04,compute,360,3600\nn1,2026-04,compute,360,3600\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := JudgeItems(fullReport(), nil, twice); err == nil || !strings.Contains(err.Error(), "bill line 3: node n1: GPU time is billed again (first on line 2)") {
+		t.Fatalf("two compute lines: %v", err)
+	}
+}
+
 // A malformed row names file, line, column and the CUR column.
 func TestParseAWSCURErrors(t *testing.T) {
 	b, err := os.ReadFile("testdata/aws-cur-2026-04.csv")

@@ -216,6 +216,18 @@ func JudgeItems(r *report.Report, book map[string]*terms.Terms, items []Item) (*
 	}
 	f := &Full{Month: r.Month, Items: []Judgment{}, Billed: map[string]float64{}, OverBilled: map[string]float64{}, Unverified: map[string]float64{}}
 	disks := matchDisks(r, items)
+	computeAt := map[string]int{}
+	for _, it := range items {
+		if it.Kind != KindCompute {
+			continue
+		}
+		// Each GPU-time line is judged against the node's whole month, so
+		// a second one would be judged as if it were the only one.
+		if first, dup := computeAt[it.Node]; dup {
+			return nil, fmt.Errorf("bill line %d: node %s: GPU time is billed again (first on line %d); give one compute line per node and month", it.Line, it.Node, first)
+		}
+		computeAt[it.Node] = it.Line
+	}
 	for _, it := range items {
 		if it.Period != r.Month {
 			return nil, fmt.Errorf("bill line %d: field period: %s is not the report's month %s", it.Line, it.Period, r.Month)
