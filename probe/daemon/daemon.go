@@ -217,6 +217,12 @@ func (d *Daemon) start(cfg *config.Config) (*instance, error) {
 		if in.ctx.Err() == nil {
 			in.append([]wire.Observation{{At: d.Now().UTC(), Kind: wire.KindHeartbeat}}, true)
 		}
+		// A usage reading at start too: the first after a reboot counts
+		// from the boot, so the sooner it is taken the less of the boot an
+		// interface reset could hide from it.
+		if in.ctx.Err() == nil && in.usageOn() {
+			in.checks("usage", in.jobs.Usage, false)(in.ctx)
+		}
 	}()
 	return in, nil
 }
@@ -224,6 +230,14 @@ func (d *Daemon) start(cfg *config.Config) (*instance, error) {
 // stop cancels running jobs, waits for them and the sender, and closes the
 // spool. Whatever was not delivered stays on disk for the next start.
 func (in *instance) stop() {
+	// A last usage reading before the jobs stop (a clean shutdown or
+	// reboot stops the daemon first): what the interfaces sent up to now is
+	// then known, and only the seconds to the power-off are not. Reading
+	// /proc and /sys takes milliseconds; it is spooled, sealed below and
+	// sent at the next start.
+	if in.usageOn() && in.ctx.Err() == nil {
+		in.record(in.guard(in.ctx, "usage", in.jobs.Usage))
+	}
 	in.cancel()
 	<-in.cron.Stop().Done()
 	if in.srv != nil {
@@ -263,6 +277,11 @@ func (in *instance) schedule(name string, sch cron.Schedule, timeout time.Durati
 		run(ctx)
 		in.met.jobRan(name, start, time.Since(start))
 	}))
+}
+
+// usageOn: the usage job exists and its schedule is not off.
+func (in *instance) usageOn() bool {
+	return in.jobs.Usage != nil && in.cfg.Schedules.UsageEvery != nil
 }
 
 func (in *instance) heartbeat(ctx context.Context) {

@@ -20,7 +20,8 @@ const maxIfaces = 64
 
 // readNetDev reads every interface's byte counters from /proc/net/dev
 // (procfs), whether it is physical (/sys/class/net/NAME/device exists: not a
-// bridge, veth, VLAN, bond or tunnel), its link speed (sysfs) and whether it
+// bridge, veth, VLAN, bond or tunnel), its link speed and ifindex (sysfs)
+// and whether it
 // carries the default route (/proc/net/route, /proc/net/ipv6_route).
 // Loopback never leaves the machine and is left out; so are the virtual
 // interfaces when a physical one or a default-route one exists, since every
@@ -39,7 +40,7 @@ func readNetDev(r Reader) ([]wire.Check, error) {
 	type iface struct {
 		line           procfs.NetDevLine
 		physical, dflt bool
-		speed          int64
+		speed, index   int64
 	}
 	var all, kept []iface
 	for name, l := range dev {
@@ -50,8 +51,16 @@ func readNetDev(r Reader) ([]wire.Check, error) {
 		if _, err := os.Lstat(r.path("sys", "class", "net", name, "device")); err == nil {
 			i.physical = true
 		}
-		if c, err := sys.NetClassByIface(name); err == nil && c.Speed != nil && *c.Speed > 0 {
-			i.speed = *c.Speed
+		if c, err := sys.NetClassByIface(name); err == nil {
+			if c.Speed != nil && *c.Speed > 0 {
+				i.speed = *c.Speed
+			}
+			// The kernel numbers interfaces as they are created: a new
+			// ifindex under the same name is a new interface, whose
+			// counters started again from zero.
+			if c.IfIndex != nil {
+				i.index = *c.IfIndex
+			}
 		}
 		all = append(all, i)
 		if i.physical || i.dflt {
@@ -74,6 +83,9 @@ func readNetDev(r Reader) ([]wire.Check, error) {
 			"physical": flag(i.physical), "default_route": flag(i.dflt)}
 		if i.speed > 0 {
 			attrs["speed_mbps"] = fmt.Sprint(i.speed)
+		}
+		if i.index > 0 {
+			attrs["ifindex"] = fmt.Sprint(i.index)
 		}
 		value := fmt.Sprintf("sent %s, received %s since boot", bytesText(i.line.TxBytes), bytesText(i.line.RxBytes))
 		out = append(out, reading(PrefixNet+i.line.Name, value, float64(i.line.TxBytes), "bytes", attrs))

@@ -65,7 +65,7 @@ func TestCollectFixtures(t *testing.T) {
 	if d := vm["usage.disk.vdb"]; d.Get("system") != "0" || d.Get("size_bytes") != "536870912000" {
 		t.Errorf("vdb %v", d)
 	}
-	if n := vm["usage.net.eth0"]; n.Get("tx_bytes") != "523456789012" || n.Get("rx_bytes") != "812345678901" || n.Get("default_route") != "1" || n.Get("physical") != "1" || n.Get("speed_mbps") != "" {
+	if n := vm["usage.net.eth0"]; n.Get("tx_bytes") != "523456789012" || n.Get("rx_bytes") != "812345678901" || n.Get("default_route") != "1" || n.Get("physical") != "1" || n.Get("speed_mbps") != "" || n.Get("ifindex") != "2" {
 		t.Errorf("eth0 %v", n)
 	}
 	for _, virt := range []string{"usage.net.docker0", "usage.net.veth1a2b", "usage.net.lo"} {

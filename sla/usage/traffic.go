@@ -62,6 +62,7 @@ type point struct {
 	bootTime time.Time
 	tx, rx   uint64
 	speed    int64
+	index    int64 // ifindex; 0 when the probe did not send it
 }
 
 // TrafficIn bounds the bytes each interface sent and received inside
@@ -79,7 +80,7 @@ func TrafficIn(all []Reading, from, to time.Time) *Traffic {
 			boot, bt = r.Boot.ID, r.Boot.Time
 		}
 		for _, i := range r.Ifaces {
-			pts[i.Name] = append(pts[i.Name], point{at: r.At, boot: boot, bootTime: bt, tx: i.TxBytes, rx: i.RxBytes, speed: i.SpeedMbps})
+			pts[i.Name] = append(pts[i.Name], point{at: r.At, boot: boot, bootTime: bt, tx: i.TxBytes, rx: i.RxBytes, speed: i.SpeedMbps, index: i.Index})
 			phys[i.Name] = phys[i.Name] || i.Physical
 			def[i.Name] = def[i.Name] || i.DefaultRoute
 		}
@@ -120,13 +121,15 @@ func TrafficIn(all []Reading, from, to time.Time) *Traffic {
 	return t
 }
 
-// bound walks one counter's readings. Within one boot a counter only
-// grows, so the difference of two readings is exactly what went through
-// between them; a reading after a reboot counts from the boot (the kernel
-// starts every interface's counter at zero then), and what went through
-// between the last reading of the old boot and its end is unknown, as is a
-// counter that went back within a boot (the interface was reset) and the
-// time before the first reading and after the last.
+// bound walks one counter's readings. Within one boot, of one interface
+// (the same ifindex), a counter only grows, so the difference of two
+// readings is exactly what went through between them. What went through
+// otherwise is known only in part: a reading after a reboot counts at least
+// what went through since the boot (the kernel starts every counter at zero
+// then); a counter that went back, or of a re-created interface, at least
+// what it shows; before the first reading, between the last reading of a
+// boot and the next boot and after the last reading nothing is known.
+// Those spans are capped by the link speed, or leave the upper bound open.
 func bound(pts []point, from, to time.Time, val func(point) uint64) (b Bound, unobs []Span) {
 	overlap := func(a, z time.Time) time.Duration {
 		if a.Before(from) {
@@ -172,10 +175,15 @@ func bound(pts []point, from, to time.Time, val func(point) uint64) (b Bound, un
 		}
 		b.Upper += capBytes
 	}
+	// A boot's first reading counts from the boot — at least: an
+	// interface re-created before it (a driver reloaded) would have
+	// started again, and nothing before the reading says so. So the time
+	// from a boot to its first reading is capped like any unobserved span;
+	// the daemon takes a reading as it starts to keep that span short.
 	first := pts[0]
 	if !first.bootTime.IsZero() && !first.bootTime.After(first.at) {
 		unknown(from, first.bootTime, 0, first.speed, "before the first reading's boot")
-		exactly(first.bootTime, first.at, val(first))
+		unknown(first.bootTime, first.at, val(first), first.speed, "from the boot to its first reading")
 	} else {
 		unknown(from, first.at, 0, first.speed, "before the first reading")
 	}
@@ -185,14 +193,17 @@ func bound(pts []point, from, to time.Time, val func(point) uint64) (b Bound, un
 		if speed <= 0 {
 			speed = q.speed
 		}
+		recreated := p.index != 0 && q.index != 0 && p.index != q.index
 		switch {
+		case p.boot == q.boot && recreated:
+			unknown(p.at, q.at, val(q), speed, "the interface was re-created (a new ifindex): its counter started again")
 		case p.boot == q.boot && val(q) >= val(p):
 			exactly(p.at, q.at, val(q)-val(p))
 		case p.boot == q.boot:
 			unknown(p.at, q.at, val(q), speed, "the counter went back: the interface was reset")
 		case !q.bootTime.IsZero() && q.bootTime.After(p.at) && !q.bootTime.After(q.at):
 			unknown(p.at, q.bootTime, 0, speed, "from the last reading of a boot to the next boot")
-			exactly(q.bootTime, q.at, val(q))
+			unknown(q.bootTime, q.at, val(q), speed, "from the boot to its first reading")
 		default:
 			// A new boot whose time does not fall between the readings
 			// (a clock step): only what the new counter shows is certain.

@@ -65,6 +65,9 @@ type Iface struct {
 	Physical     bool   `json:"physical"`      // backed by a device (/sys/class/net/NAME/device), not a bridge, veth or tunnel
 	DefaultRoute bool   `json:"default_route"` // carries the default route
 	SpeedMbps    int64  `json:"speed_mbps,omitempty"`
+	// Index is the kernel's ifindex: a new one under the same name within
+	// a boot is a re-created interface, whose counters started from zero.
+	Index int64 `json:"ifindex,omitempty"`
 }
 
 // Reading is one usage observation.
@@ -115,9 +118,14 @@ func FromChecks(at time.Time, cs []events.Check) (r Reading, ok bool, err error)
 			if err != nil {
 				return r, false, fmt.Errorf("check %s: %v", c.Name, err)
 			}
-			if s := v.Get("speed_mbps"); s != "" {
-				if i.SpeedMbps, err = strconv.ParseInt(s, 10, 64); err != nil {
-					return r, false, fmt.Errorf("check %s: speed_mbps %q is not an integer", c.Name, s)
+			for _, f := range []struct {
+				k   string
+				dst *int64
+			}{{"speed_mbps", &i.SpeedMbps}, {"ifindex", &i.Index}} {
+				if s := v.Get(f.k); s != "" {
+					if *f.dst, err = strconv.ParseInt(s, 10, 64); err != nil {
+						return r, false, fmt.Errorf("check %s: %s %q is not an integer", c.Name, f.k, s)
+					}
 				}
 			}
 			r.Ifaces, ok = append(r.Ifaces, i), true
