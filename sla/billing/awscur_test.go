@@ -167,3 +167,32 @@ func TestParseAWSCURErrors(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseAWSCUR: whatever the file, the importer errs or gives lines a
+// judgment can rest on.
+func FuzzParseAWSCUR(f *testing.F) {
+	if b, err := os.ReadFile("testdata/aws-cur-2026-04.csv"); err == nil {
+		f.Add(string(b))
+	}
+	f.Add("lineItem/UsageType\n\"a\"\"b\"\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		items, left, err := ParseAWSCUR("fuzz.csv", strings.NewReader(in))
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.csv") {
+				t.Fatalf("error without the file name: %v", err)
+			}
+			return
+		}
+		if len(items) == 0 && len(left) == 0 {
+			t.Fatal("no error, no lines and nothing left out")
+		}
+		for _, it := range items {
+			if it.Node == "" || !contains(itemKinds, it.Kind) || it.Quantity < 0 || it.Amount < 0 || !it.To.After(it.From) {
+				t.Fatalf("accepted a bad line %+v", it)
+			}
+			if _, err := time.Parse("2006-01", it.Period); err != nil {
+				t.Fatalf("period %q", it.Period)
+			}
+		}
+	})
+}
