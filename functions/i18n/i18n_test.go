@@ -18,6 +18,7 @@ import (
 	"github.com/gpusla/gpusla/sla/calendar"
 	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/msg"
+	"github.com/gpusla/gpusla/sla/report"
 )
 
 var verb = regexp.MustCompile(`%(\[\d+\])?[-+# 0-9.*]*[a-zA-Z%]`)
@@ -121,7 +122,7 @@ func TestVocabularyTranslated(t *testing.T) {
 		incident.CauseBackendOutage, incident.CauseCheck, string(calendar.Workday), string(calendar.Weekend), string(calendar.Holiday),
 		string(calendar.ExtraWorkd), billing.StatusMatches, billing.StatusOverBilled, billing.StatusUnderBilled, billing.StatusNotInReport,
 		billing.StatusNotBilled, billing.VerdictMatches, billing.VerdictOverBilled, billing.VerdictUnder, billing.VerdictUnverified,
-		account.CauseNoNotice}
+		billing.VerdictNotJudged, report.EvidenceUsageUnreadable, account.CauseNoNotice}
 	for _, k := range incident.Kinds {
 		words = append(words, string(k))
 	}

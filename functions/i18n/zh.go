@@ -38,6 +38,8 @@ var zh = map[string]string{
 	"chain_break":       "哈希链断裂",
 	"chain_restart":     "哈希链重启",
 	"time_bounds":       "时间越界",
+	"usage_unreadable":  "用量读数无法解析",
+	"not_judged":        "未核对",
 	"matches":           "一致",
 	"over_billed":       "多计费",
 	"under_billed":      "少计费",

@@ -379,7 +379,7 @@ func (b *Builder) collectUsage(n *nodeAcc, e *events.Event) {
 	}
 	r, ok, err := usage.FromChecks(at, e.Checks)
 	if err != nil {
-		n.usageBad = append(n.usageBad, Evidence{Kind: "usage_unreadable", At: at.UTC().Format(time.RFC3339),
+		n.usageBad = append(n.usageBad, Evidence{Kind: EvidenceUsageUnreadable, At: at.UTC().Format(time.RFC3339),
 			Detail: err.Error(), Text: msg.New("a usage reading could not be read and is left out: %s", err.Error())})
 		return
 	}

@@ -279,9 +279,13 @@ type Penalty struct {
 	Text    msg.Text `json:"-"` // Reason, translatable
 }
 
+// EvidenceUsageUnreadable is the evidence kind of a usage reading the
+// report could not read (and left out).
+const EvidenceUsageUnreadable = "usage_unreadable"
+
 // Evidence is a data-quality notice about the node's log.
 type Evidence struct {
-	Kind   string   `json:"kind"` // batch_dropped, chain_break
+	Kind   string   `json:"kind"` // batch_dropped, chain_break, EvidenceUsageUnreadable
 	At     string   `json:"at"`
 	Detail string   `json:"detail"`
 	Text   msg.Text `json:"-"` // Detail, translatable

@@ -57,7 +57,7 @@ func TestUsageReadingsInTheReport(t *testing.T) {
 	}
 	var bad []string
 	for _, e := range r.Nodes[0].Evidence {
-		if e.Kind == "usage_unreadable" {
+		if e.Kind == EvidenceUsageUnreadable {
 			bad = append(bad, e.Detail)
 		}
 	}
