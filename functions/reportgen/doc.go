@@ -88,6 +88,8 @@ type nodeSec struct {
 	Tickets   *table
 	Quality   []string
 	QTitle    string
+	Usage     []string // the probe's usage readings (usageLines)
+	UTitle    string
 }
 
 func (t *table) add(cells ...string) { t.Rows = append(t.Rows, cells) }
@@ -361,6 +363,9 @@ func section(p *i18n.Printer, r *report.Report, n *report.Node) (nodeSec, error)
 	}
 	for _, e := range n.Evidence {
 		s.Quality = append(s.Quality, p.T("%s at %s: %s", p.Word(e.Kind), p.Stamp(e.At), p.Text(e.Text)))
+	}
+	if s.Usage = usageLines(p, n); s.Usage != nil {
+		s.UTitle = p.T("Measured by the probe (what the bill's lines are held to)")
 	}
 	return s, nil
 }

@@ -134,6 +134,7 @@ func TestClaimMonthGolden(t *testing.T) {
 func TestEveryStringTranslated(t *testing.T) {
 	r := buildClaim(t)
 	r.Seal = &report.Seal{ObservationsSHA256: strings.Repeat("a", 64), ChainHead: strings.Repeat("b", 64), Batches: 3}
+	withUsage(r)
 	bill := claimBillFor(t, r)
 	lines := claimLinesFor(t, r)
 	for _, lang := range i18n.Langs {

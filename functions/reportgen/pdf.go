@@ -279,6 +279,12 @@ func (p *pdfWriter) node(s *nodeSec) {
 			p.text(7.5, "", q)
 		}
 	}
+	if len(s.Usage) > 0 {
+		p.text(9, "B", s.UTitle)
+		for _, u := range s.Usage {
+			p.text(7.5, "", u)
+		}
+	}
 }
 
 // wrap splits s into lines that fit width w in the current font, at

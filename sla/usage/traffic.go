@@ -56,6 +56,18 @@ type Traffic struct {
 	UpperIfaces []string `json:"upper_interfaces"`
 }
 
+// Why an unobserved span is one (Span.Why).
+const (
+	WhyBeforeFirst   = "before the first reading"
+	WhyBeforeBoot    = "before the first reading's boot"
+	WhyBootToFirst   = "from the boot to its first reading"
+	WhyReset         = "the counter went back: the interface was reset"
+	WhyRecreated     = "the interface was re-created (a new ifindex): its counter started again"
+	WhyToNextBoot    = "from the last reading of a boot to the next boot"
+	WhyRebootBetween = "a reboot between readings"
+	WhyAfterLast     = "after the last reading"
+)
+
 type point struct {
 	at       time.Time
 	boot     string
@@ -182,10 +194,10 @@ func bound(pts []point, from, to time.Time, val func(point) uint64) (b Bound, un
 	// the daemon takes a reading as it starts to keep that span short.
 	first := pts[0]
 	if !first.bootTime.IsZero() && !first.bootTime.After(first.at) {
-		unknown(from, first.bootTime, 0, first.speed, "before the first reading's boot")
-		unknown(first.bootTime, first.at, val(first), first.speed, "from the boot to its first reading")
+		unknown(from, first.bootTime, 0, first.speed, WhyBeforeBoot)
+		unknown(first.bootTime, first.at, val(first), first.speed, WhyBootToFirst)
 	} else {
-		unknown(from, first.at, 0, first.speed, "before the first reading")
+		unknown(from, first.at, 0, first.speed, WhyBeforeFirst)
 	}
 	for i := 1; i < len(pts); i++ {
 		p, q := pts[i-1], pts[i]
@@ -196,22 +208,22 @@ func bound(pts []point, from, to time.Time, val func(point) uint64) (b Bound, un
 		recreated := p.index != 0 && q.index != 0 && p.index != q.index
 		switch {
 		case p.boot == q.boot && recreated:
-			unknown(p.at, q.at, val(q), speed, "the interface was re-created (a new ifindex): its counter started again")
+			unknown(p.at, q.at, val(q), speed, WhyRecreated)
 		case p.boot == q.boot && val(q) >= val(p):
 			exactly(p.at, q.at, val(q)-val(p))
 		case p.boot == q.boot:
-			unknown(p.at, q.at, val(q), speed, "the counter went back: the interface was reset")
+			unknown(p.at, q.at, val(q), speed, WhyReset)
 		case !q.bootTime.IsZero() && q.bootTime.After(p.at) && !q.bootTime.After(q.at):
-			unknown(p.at, q.bootTime, 0, speed, "from the last reading of a boot to the next boot")
-			unknown(q.bootTime, q.at, val(q), speed, "from the boot to its first reading")
+			unknown(p.at, q.bootTime, 0, speed, WhyToNextBoot)
+			unknown(q.bootTime, q.at, val(q), speed, WhyBootToFirst)
 		default:
 			// A new boot whose time does not fall between the readings
 			// (a clock step): only what the new counter shows is certain.
-			unknown(p.at, q.at, val(q), speed, "a reboot between readings")
+			unknown(p.at, q.at, val(q), speed, WhyRebootBetween)
 		}
 	}
 	last := pts[len(pts)-1]
-	unknown(last.at, to, 0, last.speed, "after the last reading")
+	unknown(last.at, to, 0, last.speed, WhyAfterLast)
 	return b, unobs
 }
 
