@@ -55,7 +55,7 @@ func TestAWSBillInEveryFormat(t *testing.T) {
 	}
 	events := `{"type":"node_registered","id":"r1","node":"gpu-a","contract":"aws-p5","ordered_at":"2026-03-30T00:00:00Z","hardware":{"gpu_model":"H100","gpu_count":8}}` + "\n" +
 		usageObs("u1", "2026-03-31T23:00:00Z", 0) + usageObs("u2", "2026-04-16T00:00:00Z", 60e9) + usageObs("u3", "2026-05-01T01:00:00Z", 100e9)
-	rep, err := Build(Request{Terms: []string{tf}, Events: writeLog(t, events), Month: "2026-04", AsOf: "2026-05-02T00:00:00Z"})
+	rep, _, err := Build(Request{Terms: []string{tf}, Events: writeLog(t, events), Month: "2026-04", AsOf: "2026-05-02T00:00:00Z"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestAWSBillInEveryFormat(t *testing.T) {
 	if err := os.WriteFile(tf, []byte(strings.Replace(awsTerms, "timezone: UTC", "timezone: Asia/Shanghai", 1)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rep2, err := Build(Request{Terms: []string{tf}, Events: writeLog(t, events), Month: "2026-04", AsOf: "2026-05-02T00:00:00Z"})
+	rep2, _, err := Build(Request{Terms: []string{tf}, Events: writeLog(t, events), Month: "2026-04", AsOf: "2026-05-02T00:00:00Z"})
 	if err != nil {
 		t.Fatal(err)
 	}
