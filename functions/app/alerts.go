@@ -14,80 +14,72 @@ import (
 // Alert delivery is at most once per (incident, alert kind) in the normal
 // case and at least once across crashes: CreateAlert is the claim, so of
 // many concurrent evaluations that see the same transition only one sends.
-// A failed send stays pending and the watchdog retries it.
+// A failed send stays pending and is retried.
 //
 // Deferred (DeferAlerts, SendAlerts: serve and the ingest Lambda), the
 // request that raises an alert waits only for its claim, the durable write
-// of the record with no attempt yet; the record is the outbox. Each attempt
-// is claimed with a versioned write (claimAttempt), so the sender, the
-// watchdog and a second backend never send one alert twice.
+// of the record with no attempt yet; the record is the outbox (outbox.go).
+// Each attempt is claimed with a versioned write (attempt), so the sender,
+// the watchdog and a second backend never send one alert twice, and the
+// alerts of one node on one channel go out in the order they were claimed.
 
 const (
-	// retryAfter is how long a claimed, unsent alert is left alone before
-	// the watchdog retries it (a send may still be in flight).
-	retryAfter = time.Minute
+	// DefaultAlertRetry is how long a claimed, unsent alert is left alone
+	// before it is tried again (Config.AlertRetry).
+	DefaultAlertRetry = time.Minute
 	// maxAttempts bounds retries of one alert; after that it stays pending
 	// with its last error for an operator to see.
 	maxAttempts = 20
-	// outboxSize bounds the alerts queued for the sender; past it they wait
-	// in the store for the watchdog.
+	// outboxSize bounds the alerts the sender holds in memory; past it
+	// they wait in the store and the sender reads them from there.
 	outboxSize = 1024
 )
 
-// DeferAlerts makes ingest and the watchdog claim alerts without sending
-// them: the watchdog's run delivers them (retryAlerts takes a record never
-// attempted at once). The ingest Lambda, whose ack must not wait on Slack.
+// DeferAlerts makes ingest claim alerts without sending them: the
+// watchdog's run delivers them (retryAlerts takes a record never attempted
+// at once). The ingest Lambda, whose ack must not wait on Slack.
 func (s *Service) DeferAlerts() { s.deferAlerts.Store(true) }
 
-// SendAlerts defers alerts (DeferAlerts) and delivers them from a sender
-// goroutine until ctx is done, one at a time, in the order claimed; what
-// is still queued then stays pending for the watchdog. wait returns once
-// the sender has stopped (before the store closes). `gpusla serve`.
-func (s *Service) SendAlerts(ctx context.Context) (wait func()) {
-	s.deferAlerts.Store(true)
-	s.senderRunning.Store(true)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer s.senderRunning.Store(false)
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case rec := <-s.outbox:
-				// A send under way finishes (and is recorded) at shutdown.
-				s.claimAttempt(context.WithoutCancel(ctx), rec)
-			}
-		}
-	}()
-	return func() { <-done }
+// attemptTimeout cuts one delivery attempt off well before anyone may
+// retry it (alertRetry after the attempt was claimed), so a slow or hung
+// channel is never sent one alert twice by two senders at once.
+func (s *Service) attemptTimeout() time.Duration { return s.alertRetry * 3 / 4 }
+
+// alertStamp is the claim time of an alert: now, but strictly after the
+// previous claim in this process, so that the alerts of one node keep the
+// order they were raised in even when the clock does not move between them
+// (two transitions of one batch, a manual clock).
+func (s *Service) alertStamp() time.Time {
+	s.stampMu.Lock()
+	defer s.stampMu.Unlock()
+	now := s.Now()
+	if !now.After(s.lastStamp) {
+		now = s.lastStamp.Add(time.Nanosecond)
+	}
+	s.lastStamp = now
+	return now
 }
 
-// queue hands a claimed, never attempted record to the sender, if one
-// runs and has room; otherwise it waits in the store for the watchdog.
-func (s *Service) queue(rec store.AlertRecord) {
-	if !s.senderRunning.Load() {
-		return
-	}
-	select {
-	case s.outbox <- rec:
-	default:
-		s.log.Warn("alert outbox full; the watchdog sends this one", "node", rec.Node, "incident", rec.IncidentID, "kind", rec.Kind)
-	}
-}
+// attemptResult is how one attempt at an alert ended.
+type attemptResult int
 
-// claimAttempt claims one delivery attempt of rec with a versioned write,
-// then delivers it; false when another sender claimed it first.
-func (s *Service) claimAttempt(ctx context.Context, rec store.AlertRecord) bool {
+const (
+	delivered attemptResult = iota
+	failed                  // the channel refused or did not answer: retry later
+	taken                   // another sender claimed it first, or it is gone
+)
+
+// attempt claims one delivery attempt of rec with a versioned write, then
+// delivers it; it returns the record as stored afterwards.
+func (s *Service) attempt(ctx context.Context, rec store.AlertRecord) (store.AlertRecord, attemptResult) {
 	prev := rec.Version
 	rec.Attempts++
 	rec.LastAttemptAt = s.Now()
 	if err := s.store.UpdateAlert(ctx, rec, prev); err != nil {
-		return false // claimed by another sender, or gone
+		return rec, taken
 	}
 	rec.Version = prev + 1
-	s.deliver(ctx, rec)
-	return true
+	return s.deliver(ctx, rec)
 }
 
 // apply derives the incident records of committed transitions and alerts
@@ -214,13 +206,14 @@ func (s *Service) alert(ctx context.Context, n store.Node, t incident.Transition
 		a.Kind = notify.AlertReclassified
 		key = notify.AlertKind(string(notify.AlertReclassified) + ":" + t.Cause)
 	}
-	now := s.Now()
+	now := s.alertStamp()
 	channels := s.alertChannels(n.Contract, a)
 	if len(channels) == 0 {
 		s.log.Info("no alert channel routes this alert", "node", n.ID, "incident", inc.ID, "kind", key)
 		return
 	}
-	deferred := s.deferAlerts.Load()
+	run, inRun := ctx.Value(runAlertsKey{}).(*runAlerts)
+	deferred := s.deferAlerts.Load() || inRun
 	eachChannel(ctx, channels, func(ctx context.Context, ch string) {
 		rec := store.AlertRecord{Node: n.ID, IncidentID: inc.ID, Kind: key, Channel: ch, CreatedAt: now, LastAttemptAt: now, Attempts: 1, Alert: a}
 		if deferred {
@@ -233,6 +226,9 @@ func (s *Service) alert(ctx context.Context, n store.Node, t incident.Transition
 			return
 		}
 		rec.Version = 1
+		if inRun {
+			run.add(rec) // the watchdog sends it at the end of its run, in order
+		}
 		if deferred {
 			s.queue(rec)
 			return
@@ -242,8 +238,8 @@ func (s *Service) alert(ctx context.Context, n store.Node, t incident.Transition
 }
 
 // deliver sends a claimed alert record on its channel and records the
-// outcome.
-func (s *Service) deliver(ctx context.Context, rec store.AlertRecord) {
+// outcome; the attempt is cut off after attemptTimeout.
+func (s *Service) deliver(ctx context.Context, rec store.AlertRecord) (store.AlertRecord, attemptResult) {
 	a := rec.Alert
 	if open := openingAlert(a.IncidentKind); rec.Kind != open {
 		if first, err := s.store.GetAlert(ctx, rec.Node, rec.IncidentID, open, rec.Channel); err == nil {
@@ -255,12 +251,14 @@ func (s *Service) deliver(ctx context.Context, rec store.AlertRecord) {
 	if nt, nerr := s.notifierOf(rec.Channel); nerr != nil {
 		err = nerr
 	} else {
-		thread, err = nt.Notify(ctx, a)
+		actx, cancel := context.WithTimeout(ctx, s.attemptTimeout())
+		thread, err = nt.Notify(actx, a)
+		cancel()
 	}
-	prev := rec.Version
+	prev, res := rec.Version, delivered
 	if err != nil {
-		rec.LastErr = err.Error()
-		log.Warn("alert not delivered; the watchdog retries it", "attempt", rec.Attempts, "err", err)
+		rec.LastErr, res = err.Error(), failed
+		log.Warn("alert not delivered; it is retried", "attempt", rec.Attempts, "err", err)
 	} else {
 		rec.SentAt, rec.LastErr = s.Now(), ""
 		if rec.Thread == "" {
@@ -273,23 +271,8 @@ func (s *Service) deliver(ctx context.Context, rec store.AlertRecord) {
 	}
 	if err := s.store.UpdateAlert(ctx, rec, prev); err != nil {
 		log.Error("record alert outcome", "err", err)
+		return rec, res
 	}
-}
-
-// retryAlerts claims and sends pending alerts never attempted (deferred)
-// or whose last attempt is old enough; the versioned claim keeps two
-// watchdogs, or a watchdog and the sender, from both sending.
-func (s *Service) retryAlerts(ctx context.Context) error {
-	pending, err := s.store.ListPendingAlerts(ctx)
-	if err != nil {
-		return err
-	}
-	now := s.Now()
-	for _, rec := range pending {
-		if rec.Attempts >= maxAttempts || rec.Attempts > 0 && now.Sub(rec.LastAttemptAt) < retryAfter {
-			continue
-		}
-		s.claimAttempt(ctx, rec)
-	}
-	return nil
+	rec.Version = prev + 1
+	return rec, res
 }

@@ -37,6 +37,10 @@ func (s *Service) Watchdog(ctx context.Context) (WatchdogResult, error) {
 		return res, fmt.Errorf("watchdog: %w", err)
 	}
 	var errs []error
+	// The run's own alerts are claimed as it goes and sent at its end, in
+	// order with the older pending ones of their node.
+	run := &runAlerts{}
+	ctx = context.WithValue(ctx, runAlertsKey{}, run)
 	for _, n := range nodes {
 		res.Nodes++
 		k, err := s.checkNode(ctx, n, now, up)
@@ -45,7 +49,7 @@ func (s *Service) Watchdog(ctx context.Context) (WatchdogResult, error) {
 			errs = append(errs, fmt.Errorf("node %s: %w", n.ID, err))
 		}
 	}
-	if err := s.retryAlerts(ctx); err != nil {
+	if err := s.retryAlerts(ctx, run.list()); err != nil {
 		errs = append(errs, fmt.Errorf("retry alerts: %w", err))
 	}
 	return res, errors.Join(errs...)
