@@ -142,7 +142,9 @@ type switchNotifier struct {
 	sent      []notify.Alert
 	calls     int
 	deadlines []time.Duration // how long each call was given (0: no deadline)
-	n         int
+	// ticketDeadlines: the same for ticket notices.
+	ticketDeadlines []time.Duration
+	n               int
 }
 
 func (s *switchNotifier) setDown(down bool) { s.mu.Lock(); s.down = down; s.mu.Unlock() }
@@ -167,8 +169,15 @@ func (s *switchNotifier) Notify(ctx context.Context, a notify.Alert) (string, er
 	return fmt.Sprintf("thread-%d", s.n), nil
 }
 
-func (s *switchNotifier) NotifyTicket(context.Context, notify.TicketMessage) (string, error) {
-	return "", nil
+func (s *switchNotifier) NotifyTicket(ctx context.Context, _ notify.TicketMessage) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	left := time.Duration(0)
+	if dl, ok := ctx.Deadline(); ok {
+		left = time.Until(dl)
+	}
+	s.ticketDeadlines = append(s.ticketDeadlines, left)
+	return "thread-t", nil
 }
 
 func (s *switchNotifier) delivered() []notify.Alert {
