@@ -152,11 +152,11 @@ func (s *Service) SendAlerts(ctx context.Context) (wait func()) {
 		defer close(done)
 		defer s.senderRunning.Store(false)
 		for {
-			if s.out.needsReload() {
+			if gen, ok := s.out.needsReload(); ok {
 				if pending, err := s.store.ListPendingAlerts(ctx); err != nil {
 					s.log.Error("alert outbox: list pending alerts", "err", err)
 				} else {
-					s.out.load(pending)
+					s.out.load(pending, gen)
 				}
 			}
 			rec, at, ok := s.out.next(s.dueAt)
@@ -228,7 +228,10 @@ type outbox struct {
 	groups map[alertGroup][]store.AlertRecord
 	n      int
 	reload bool
-	wake   chan struct{}
+	// gen counts the reasons to reload (a request, a record left to the
+	// store); a listing taken at gen answers only those up to gen.
+	gen  uint64
+	wake chan struct{}
 }
 
 func newOutbox() *outbox {
@@ -246,15 +249,17 @@ func (o *outbox) poke() {
 func (o *outbox) reloadSoon() {
 	o.mu.Lock()
 	o.reload = true
+	o.gen++
 	o.mu.Unlock()
 	o.poke()
 }
 
-// needsReload: a reload was asked for and there is room for what it reads.
-func (o *outbox) needsReload() bool {
+// needsReload: a reload was asked for and there is room for what it reads;
+// gen is to be handed to load with the listing taken now.
+func (o *outbox) needsReload() (gen uint64, ok bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.reload && o.n < outboxSize/2
+	return o.gen, o.reload && o.n < outboxSize/2
 }
 
 // add takes a new claim. While a reload is due, or when the outbox is full
@@ -267,6 +272,7 @@ func (o *outbox) add(rec store.AlertRecord) (full bool) {
 	if o.reload || o.n >= outboxSize {
 		full = !o.reload
 		o.reload = true
+		o.gen++ // a listing under way may have missed it
 		return full
 	}
 	o.insertLocked(rec)
@@ -289,17 +295,18 @@ func (o *outbox) insertLocked(rec store.AlertRecord) {
 	o.n++
 }
 
-// load merges the store's pending records: the oldest outboxSize of all
-// (so every group holds a prefix of its pending alerts); more left in the
-// store keep reload set.
-func (o *outbox) load(pending []store.AlertRecord) {
+// load merges the store's pending records, listed at gen: the oldest
+// outboxSize of all (so every group holds a prefix of its pending alerts).
+// More left in the store, or a record left to the store after the listing
+// began, keep reload set.
+func (o *outbox) load(pending []store.AlertRecord, gen uint64) {
 	slices.SortFunc(pending, claimOrder)
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.reload = false
+	o.reload = o.gen != gen
 	for i, rec := range pending {
 		if o.n >= outboxSize {
-			o.reload = len(pending) > i
+			o.reload = o.reload || len(pending) > i
 			break
 		}
 		o.insertLocked(rec)
