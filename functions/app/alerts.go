@@ -45,19 +45,21 @@ func (s *Service) DeferAlerts() { s.deferAlerts.Store(true) }
 // channel is never sent one alert twice by two senders at once.
 func (s *Service) attemptTimeout() time.Duration { return s.alertRetry * 3 / 4 }
 
-// alertStamp is the claim time of an alert: now, but strictly after the
-// previous claim in this process, so that the alerts of one node keep the
-// order they were raised in even when the clock does not move between them
-// (two transitions of one batch, a manual clock).
-func (s *Service) alertStamp() time.Time {
-	s.stampMu.Lock()
-	defer s.stampMu.Unlock()
-	now := s.Now()
-	if !now.After(s.lastStamp) {
-		now = s.lastStamp.Add(time.Nanosecond)
+// alertStamps reserves the claim times of n alerts about to be raised by
+// one state write of node: the first is returned, the rest follow it a
+// nanosecond apart, all after every earlier reservation in this process.
+// It is taken after the node state the write builds on was read and before
+// the write, so a transition that could only be computed from a committed
+// one (a recovery from its outage) gets later times than the committed
+// one's alerts, whichever request claims its alerts first; the alerts of
+// one node are delivered in this order (outbox.go), and until release is
+// called (the alerts are claimed, or the write failed) the sender holds
+// back the node's alerts claimed later. n == 0 reserves nothing.
+func (s *Service) alertStamps(node string, n int) (at time.Time, release func()) {
+	if n == 0 {
+		return time.Time{}, func() {}
 	}
-	s.lastStamp = now
-	return now
+	return s.out.reserve(node, s.Now(), n)
 }
 
 // attemptResult is how one attempt at an alert ended.
@@ -87,7 +89,16 @@ func (s *Service) attempt(ctx context.Context, rec store.AlertRecord) (store.Ale
 // watchdog repairs a missing open incident record and retries alerts.
 func (s *Service) apply(ctx context.Context, n store.Node, fx effects) {
 	now := s.Now()
-	for _, t := range coalesce(fx.transitions) {
+	stamp := fx.stamp
+	if fx.release != nil {
+		defer fx.release()
+	}
+	if stamp.IsZero() {
+		var release func()
+		stamp, release = s.alertStamps(n.ID, len(fx.transitions))
+		defer release()
+	}
+	for i, t := range coalesce(fx.transitions) {
 		id := store.CheckIncidentID(string(t.Kind), t.Since, t.Check)
 		log := s.log.With("node", n.ID, "incident", id, "op", t.Op)
 		var inc store.Incident
@@ -117,7 +128,7 @@ func (s *Service) apply(ctx context.Context, n store.Node, fx effects) {
 			continue
 		}
 		log.Info("incident "+string(t.Op), "kind", t.Kind, "since", t.Since, "at", t.At, "cause", t.Cause, "counted", counted)
-		s.alert(ctx, n, t, inc)
+		s.alert(ctx, n, t, inc, stamp.Add(time.Duration(i)*time.Nanosecond))
 	}
 }
 
@@ -183,7 +194,8 @@ func openingAlert(kind string) notify.AlertKind {
 	return notify.AlertDegraded
 }
 
-func (s *Service) alert(ctx context.Context, n store.Node, t incident.Transition, inc store.Incident) {
+// alert claims the alert of one transition, raised at (alertStamps).
+func (s *Service) alert(ctx context.Context, n store.Node, t incident.Transition, inc store.Incident, at time.Time) {
 	a := notify.Alert{Node: n.ID, Provider: n.Provider, IncidentID: inc.ID, IncidentKind: inc.Kind, Since: inc.Start,
 		Failed: inc.Failed, Counted: inc.Counted, Reason: inc.Reason, Cause: t.Cause, Detail: t.Evidence}
 	key := notify.AlertKind("")
@@ -206,7 +218,7 @@ func (s *Service) alert(ctx context.Context, n store.Node, t incident.Transition
 		a.Kind = notify.AlertReclassified
 		key = notify.AlertKind(string(notify.AlertReclassified) + ":" + t.Cause)
 	}
-	now := s.alertStamp()
+	now := at
 	channels := s.alertChannels(n.Contract, a)
 	if len(channels) == 0 {
 		s.log.Info("no alert channel routes this alert", "node", n.ID, "incident", inc.ID, "kind", key)

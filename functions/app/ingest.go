@@ -176,6 +176,10 @@ type effects struct {
 	transitions []incident.Transition
 	failed      map[string][]notify.FailedCheck // failing checks of this batch by check (Verdict.Key), for the records and alerts
 	runClosed   *store.HeartbeatRun
+	// stamp is the claim time of the transitions' alerts and release ends
+	// its reservation (alertStamps); apply calls it.
+	stamp   time.Time
+	release func()
 }
 
 func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
@@ -420,7 +424,9 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 			return wire.Ack{}, effects{}, err
 		}
 	}
+	fx.stamp, fx.release = in.s.alertStamps(in.node.ID, len(fx.transitions))
 	if _, err := in.s.store.PutState(ctx, st, prev); err != nil {
+		fx.release()
 		return wire.Ack{}, effects{}, err
 	}
 	if fx.runClosed != nil {

@@ -232,10 +232,57 @@ type outbox struct {
 	// store); a listing taken at gen answers only those up to gen.
 	gen  uint64
 	wake chan struct{}
+	// lastStamp is the latest claim time handed out (reserve); claiming
+	// holds, per node, the claim times reserved by state writes whose
+	// alerts are not claimed yet, by reservation.
+	lastStamp time.Time
+	claiming  map[string]map[uint64]time.Time
+	nextRes   uint64
 }
 
 func newOutbox() *outbox {
-	return &outbox{groups: map[alertGroup][]store.AlertRecord{}, wake: make(chan struct{}, 1)}
+	return &outbox{groups: map[alertGroup][]store.AlertRecord{}, wake: make(chan struct{}, 1), claiming: map[string]map[uint64]time.Time{}}
+}
+
+// reserve hands out the claim times of n alerts of node (alertStamps) and
+// holds back the node's alerts claimed later until release.
+func (o *outbox) reserve(node string, now time.Time, n int) (time.Time, func()) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	at := now
+	if !at.After(o.lastStamp) {
+		at = o.lastStamp.Add(time.Nanosecond)
+	}
+	o.lastStamp = at.Add(time.Duration(n-1) * time.Nanosecond)
+	o.nextRes++
+	id := o.nextRes
+	if o.claiming[node] == nil {
+		o.claiming[node] = map[uint64]time.Time{}
+	}
+	o.claiming[node][id] = at
+	var once sync.Once
+	return at, func() {
+		once.Do(func() {
+			o.mu.Lock()
+			delete(o.claiming[node], id)
+			if len(o.claiming[node]) == 0 {
+				delete(o.claiming, node)
+			}
+			o.mu.Unlock()
+			o.poke()
+		})
+	}
+}
+
+// heldBackLocked: an alert of rec's node raised before it is still being
+// claimed.
+func (o *outbox) heldBackLocked(rec store.AlertRecord) bool {
+	for _, at := range o.claiming[rec.Node] {
+		if at.Before(rec.CreatedAt) {
+			return true
+		}
+	}
+	return false
 }
 
 func (o *outbox) poke() {
@@ -325,6 +372,9 @@ func (o *outbox) next(dueAt func(store.AlertRecord) (time.Time, bool)) (store.Al
 		for len(q) > 0 {
 			at, givenUp := dueAt(q[0])
 			if !givenUp && q[0].SentAt.IsZero() {
+				if o.heldBackLocked(q[0]) {
+					break // its release wakes the sender
+				}
 				if !found || at.Before(bestAt) || at.Equal(bestAt) && claimOrder(q[0], best) < 0 {
 					best, bestAt, found = q[0], at, true
 				}

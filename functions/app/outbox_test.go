@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -326,5 +327,69 @@ func TestWatchdogNeverWaitsOnTheChannel(t *testing.T) {
 	wait()
 	if second.IncidentID == first.IncidentID || len(gate.entered) != 0 {
 		t.Fatalf("alerts after the release: %s, then %d more; want the other incident's alert once", second.IncidentID, len(gate.entered))
+	}
+}
+
+// hookStore runs after once, the first time a node state is written while
+// it is armed, right after the write.
+type hookStore struct {
+	store.Store
+	mu    sync.Mutex
+	after func()
+}
+
+func (h *hookStore) arm(f func()) { h.mu.Lock(); h.after = f; h.mu.Unlock() }
+
+func (h *hookStore) PutState(ctx context.Context, st store.NodeState, prev int64) (int64, error) {
+	v, err := h.Store.PutState(ctx, st, prev)
+	h.mu.Lock()
+	f := h.after
+	h.after = nil
+	h.mu.Unlock()
+	if err == nil && f != nil {
+		f()
+	}
+	return v, err
+}
+
+// A recovery computed from an outage the watchdog has just written, and
+// claimed before the watchdog got to claim the outage's alert, still goes
+// out after that alert and in its thread: the sender holds a node's alerts
+// back while an earlier state write of it is still claiming its own.
+func TestRecoveryWaitsForTheAlertItCloses(t *testing.T) {
+	slack := &switchNotifier{}
+	var hooked *hookStore
+	w := newWorldConfig(t, func(c *app.Config) {
+		c.Notifier = slack
+		hooked = &hookStore{Store: c.Store}
+		c.Store = hooked
+	})
+	ctx, cancel := context.WithCancel(t.Context())
+	wait := w.svc.SendAlerts(ctx)
+	defer wait()
+	defer cancel()
+	w.push()
+	w.clock.Advance(2 * time.Minute)
+	hooked.arm(func() {
+		// The watchdog has written the outage and not claimed its alert:
+		// the node comes back now.
+		w.push()
+		// Give a sender that does not wait every chance to send the
+		// recovery first (one that waits is not held up by this).
+		for deadline := time.Now().Add(2 * time.Second); len(slack.delivered()) == 0 && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+		}
+	})
+	if _, err := w.svc.Watchdog(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "both alerts delivered", func() bool { return len(slack.delivered()) >= 2 })
+	got := slack.delivered()
+	if len(got) != 2 || got[0].Kind != notify.AlertUnreachable || got[1].Kind != notify.AlertRecovered || got[1].Thread == "" {
+		kinds := []string{}
+		for _, a := range got {
+			kinds = append(kinds, string(a.Kind)+"(thread "+a.Thread+")")
+		}
+		t.Fatalf("delivered %v, want the unreachable alert, then its recovery in its thread", kinds)
 	}
 }

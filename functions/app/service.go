@@ -93,8 +93,6 @@ type Service struct {
 	senderRunning atomic.Bool
 	out           *outbox
 	alertRetry    time.Duration
-	stampMu       sync.Mutex
-	lastStamp     time.Time // the latest alert claim time (alertStamp)
 }
 
 // cachedNode is a node record with its opened secret. Node records do not

@@ -91,12 +91,15 @@ func (s *Service) checkNode(ctx context.Context, n store.Node, now, upSince time
 			s.repair(ctx, n, st)
 			return 0, nil
 		}
+		stamp, release := s.alertStamps(n.ID, len(trs))
 		if _, err := s.store.PutState(ctx, st, prev); errors.Is(err, store.ErrConflict) {
+			release()
 			continue
 		} else if err != nil {
+			release()
 			return 0, err
 		}
-		s.apply(ctx, n, effects{transitions: trs})
+		s.apply(ctx, n, effects{transitions: trs, stamp: stamp, release: release})
 		return len(trs), nil
 	}
 	return 0, errTooContended("watchdog node " + n.ID)
@@ -140,7 +143,9 @@ func (s *Service) repair(ctx context.Context, n store.Node, st store.NodeState) 
 			s.log.Warn("recreated a lost incident record", "node", n.ID, "incident", inc.ID)
 			t := incident.Transition{Op: incident.Open, Kind: incident.Kind(inc.Kind), Check: inc.Check, Since: inc.Start, At: inc.Start,
 				Cause: inc.Cause, Counted: inc.Counted, Evidence: inc.Evidence}
-			s.alert(ctx, n, t, inc)
+			at, release := s.alertStamps(n.ID, 1)
+			s.alert(ctx, n, t, inc, at)
+			release()
 		}
 	}
 }
