@@ -111,8 +111,17 @@ func (d *TicketDesk) rangeExport(from, to time.Time, skip map[string]string) Exp
 		if _, err := Export(ctx, d.svc.store, sel, emit); err != nil {
 			return err
 		}
-		_, err := ExportTickets(ctx, d.store, emit)
-		return err
+		if _, err := ExportTickets(ctx, d.store, emit); err != nil {
+			return err
+		}
+		// What the providers' status pages said, for the report's
+		// acknowledged / unacknowledged / unseen lists.
+		if ps, ok := d.svc.store.(store.ProviderStatusStore); ok {
+			if _, err := ExportProviderStatus(ctx, ps, from, to, w.Write); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 }
 

@@ -27,9 +27,12 @@ type doc struct {
 	Bill             *table
 	// Lines is the bill judged line by line (Extras.Lines) and Full the
 	// judgment itself, whose CSV keeps machine values.
-	Lines    *linesSec
-	Full     *billing.Full
-	Fleet    *fleetSec
+	Lines *linesSec
+	Full  *billing.Full
+	Fleet *fleetSec
+	// Status compares each contract's provider status page with the
+	// measured outages (provider.go).
+	Status   []statusSec
 	Legend   []legendItem
 	NodeSecs []nodeSec
 	Footer   string
@@ -134,6 +137,7 @@ func newDoc(r *report.Report, x Extras) (*doc, error) {
 		d.Lines, d.Full = linesSection(p, x.Lines), x.Lines
 	}
 	d.Fleet = fleet(p, r.Fleet)
+	d.Status = statusSections(p, r)
 	d.Legend = []legendItem{{bandUp, p.T("up")}, {bandCounted, p.T("outage counted")}, {bandObserved, p.T("down or unreachable, not counted")},
 		{bandExcluded, p.T("maintenance excluded")}, {"maint-late", p.T("maintenance without enough notice")}, {bandOff, p.T("not in service")},
 		{"ticket-breached", p.T("ticket breached")}, {"ticket", p.T("ticket within target")}}

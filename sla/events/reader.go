@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
 
 	fastjson "github.com/goccy/go-json"
 )
@@ -85,19 +86,43 @@ func decodeStrict(br *bytes.Reader, b []byte, e *Event) error {
 	if !json.Valid(b) {
 		return decodeStd(br, b, e, errors.New("invalid JSON"))
 	}
-	br.Reset(b)
-	dec := fastjson.NewDecoder(br)
-	dec.DisallowUnknownFields()
-	err := dec.Decode(e)
-	if err == nil {
-		if dec.More() {
-			return errors.New("more than one JSON value on the line")
-		}
-		return nil
+	// Every writer of the log (encoding/json in the backend's export, the
+	// Writer below) emits UTF-8, so other bytes are damage; they are also
+	// what makes goccy's stream decoder index out of its buffer (a panic
+	// the fuzzer found: a long key of invalid UTF-8).
+	if !utf8.Valid(b) {
+		return errors.New("invalid UTF-8 (the event log is UTF-8; the line is damaged)")
+	}
+	err := decodeFast(br, b, e)
+	if err == nil || errors.Is(err, errMoreValues) {
+		return err
 	}
 	*e = Event{}
 	return decodeStd(br, b, e, err)
 }
+
+// decodeFast is goccy's decode; a panic inside it (a bug of the library on
+// some input) becomes an error, and the line is then judged by
+// encoding/json like any other the fast decoder rejects.
+func decodeFast(br *bytes.Reader, b []byte, e *Event) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("fast decoder failed: %v", r)
+		}
+	}()
+	br.Reset(b)
+	dec := fastjson.NewDecoder(br)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(e); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errMoreValues
+	}
+	return nil
+}
+
+var errMoreValues = errors.New("more than one JSON value on the line")
 
 func decodeStd(br *bytes.Reader, b []byte, e *Event, fastErr error) error {
 	br.Reset(b)

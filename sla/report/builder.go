@@ -43,6 +43,8 @@ type Builder struct {
 	fleet     baseline.Collector
 	fleetRes  *baseline.Result
 	input     Input
+	// provider holds each contract's status page incidents (provider.go).
+	provider map[string]*providerAcc
 }
 
 type maintNotice struct {
@@ -225,6 +227,8 @@ func (b *Builder) Add(e *events.Event) error {
 			return nil
 		}
 		b.ticketEvent(e)
+	case events.TypeProviderIncident, events.TypeStatusPagePolled:
+		b.providerEvent(e)
 	}
 	return nil
 }
@@ -428,6 +432,15 @@ func (b *Builder) Build() (*Report, error) {
 		}
 	}
 	for _, c := range sums {
+		if tm := b.contracts[c.Contract]; tm.ProviderStatusPage != nil {
+			var mine []Node
+			for _, n := range r.Nodes {
+				if n.Contract == c.Contract {
+					mine = append(mine, n)
+				}
+			}
+			c.ProviderStatus = b.providerStatus(tm, mine)
+		}
 		r.Contracts = append(r.Contracts, *c)
 	}
 	sort.Slice(r.Contracts, func(i, j int) bool { return r.Contracts[i].Contract < r.Contracts[j].Contract })

@@ -79,6 +79,10 @@ type Contract struct {
 	ContractNumber string            `json:"contract_number,omitempty"`
 	Lang           string            `json:"lang"`
 	Clauses        map[string]string `json:"clauses"`
+	// ProviderStatus lists which measured outages the provider's own
+	// status page acknowledged (provider.go); absent when the terms name
+	// no page. It never changes what is counted.
+	ProviderStatus *ProviderStatus `json:"provider_status,omitempty"`
 }
 
 // Node is one node's month.

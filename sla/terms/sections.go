@@ -12,7 +12,7 @@ import (
 // the section is left out.
 func (p *parser) sections(o *object, t *Terms) error {
 	for _, section := range []func(*object, *Terms) error{
-		p.maintenance, p.detection, p.support, p.replacement, p.delivery, p.claim, p.billing, p.credits, p.prices,
+		p.maintenance, p.detection, p.support, p.replacement, p.delivery, p.claim, p.billing, p.credits, p.prices, p.providerPage,
 	} {
 		if err := section(o, t); err != nil {
 			return err

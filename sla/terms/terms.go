@@ -52,6 +52,9 @@ type Terms struct {
 	Prices      Prices
 	Paperwork   Paperwork
 	StatusPage  StatusPage // status_page: the public page's listing and redaction
+	// ProviderStatusPage is the provider's own public status page, polled
+	// for the incidents it admits; nil when the terms name none.
+	ProviderStatusPage *ProviderPage
 }
 
 // Uptime is the availability promise and its credits.

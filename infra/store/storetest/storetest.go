@@ -45,7 +45,8 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Evidence", testEvidence},
 		{"BackendRuns", testBackendRuns},
 		{"OpsCounted", testOps},
-		{"TicketStore", testTicketStore}, // ticket.go
+		{"TicketStore", testTicketStore},                 // ticket.go
+		{"ProviderStatusStore", testProviderStatusStore}, // provstatus.go
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
