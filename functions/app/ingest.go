@@ -188,6 +188,10 @@ type effects struct {
 	// contract's rule: the first heartbeat or the first passing acceptance
 	// check), for the late-delivery alert.
 	delivered time.Time
+	// stamp is the claim time of the transitions' alerts and release ends
+	// its reservation (alertStamps); apply calls it.
+	stamp   time.Time
+	release func()
 }
 
 func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
@@ -447,7 +451,9 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 			return wire.Ack{}, effects{}, err
 		}
 	}
+	fx.stamp, fx.release = in.s.alertStamps(in.node.ID, len(fx.transitions))
 	if _, err := in.s.store.PutState(ctx, st, prev); err != nil {
+		fx.release()
 		return wire.Ack{}, effects{}, err
 	}
 	if fx.runClosed != nil {
