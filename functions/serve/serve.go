@@ -61,7 +61,7 @@ func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log 
 	}
 	alerts.WithLinks(links)
 	log.Info("alerts go to " + alerts.Summary)
-	cfg := app.Config{Store: store, Box: box, Log: log, Retention: c.Retention, BackendID: "serve"}
+	cfg := app.Config{Store: store, Box: box, Log: log, Retention: c.Retention, BackendID: "serve", AlertRetry: c.AlertRetry}
 	alerts.Apply(&cfg)
 	svc, err := app.New(cfg)
 	if err != nil {
