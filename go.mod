@@ -15,6 +15,7 @@ require (
 	github.com/awslabs/goformation/v7 v7.14.9
 	github.com/coreos/go-systemd/v22 v22.6.0
 	github.com/ebitengine/purego v0.11.3
+	github.com/go-json-experiment/json v1.27.2
 	github.com/go-pdf/fpdf v0.9.0
 	github.com/goccy/go-json v0.10.5
 	github.com/google/renameio/v2 v2.0.2

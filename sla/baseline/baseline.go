@@ -12,6 +12,7 @@ package baseline
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -128,6 +129,7 @@ type skey struct {
 // (skew-corrected probe time). Repeated readings (a log read twice) are
 // merged when the window is computed.
 func (c *Collector) Add(node string, at time.Time, checks []events.Check) {
+	ni := int32(-1)
 	for i := range checks {
 		ch := &checks[i]
 		name, ok := FigureOf(ch)
@@ -137,11 +139,12 @@ func (c *Collector) Add(node string, at time.Time, checks []events.Check) {
 		if c.nodeIx == nil {
 			c.nodeIx, c.figIx, c.index = map[string]int32{}, map[string]int16{}, map[skey]*series{}
 		}
-		ni, ok := c.nodeIx[node]
-		if !ok {
-			ni = int32(len(c.nodes))
-			c.nodes = append(c.nodes, node)
-			c.nodeIx[node] = ni
+		if ni < 0 {
+			if ni, ok = c.nodeIx[node]; !ok {
+				ni = int32(len(c.nodes))
+				c.nodes = append(c.nodes, node)
+				c.nodeIx[node] = ni
+			}
 		}
 		fi, ok := c.figIx[name]
 		if !ok {
@@ -171,6 +174,30 @@ func (c *Collector) Add(node string, at time.Time, checks []events.Check) {
 
 // Len is how many readings are held.
 func (c *Collector) Len() int { return c.n }
+
+// Seal puts every series in order once, after the last Add, so that
+// Compute only reads the collector and may run on several goroutines at
+// once (the scorecard's month reports share one). Compute seals what is
+// not sealed itself, so calling Seal is needed only for that.
+func (c *Collector) Seal() {
+	for _, sr := range c.all {
+		if !sr.ordered {
+			sr.order()
+		}
+	}
+}
+
+// Any says whether a reading lies in [from, to) (Unix nanoseconds); the
+// collector must be sealed.
+func (c *Collector) Any(from, to int64) bool {
+	for _, sr := range c.all {
+		i, _ := slices.BinarySearch(sr.at, from)
+		if i < len(sr.at) && sr.at[i] < to {
+			return true
+		}
+	}
+	return false
+}
 
 // Dist is the fleet's distribution of one figure for one model: each
 // node's GPU contributes the median of its runs in the window, so a node
@@ -451,26 +478,32 @@ func (c *Collector) Compute(model func(node string) (string, bool), from, to tim
 		node int32
 		fig  int16
 	}
-	days := map[dkey]map[string][]float64{}
+	// Days are counted from the Unix epoch (UTC dates) and named once each.
+	const day = int64(24 * time.Hour)
+	days := map[dkey]map[int64][]float64{}
 	for _, s := range ss {
 		if !Drifting(c.figs[s.fig].name) {
 			continue
 		}
 		k := dkey{s.node, s.fig}
 		if days[k] == nil {
-			days[k] = map[string][]float64{}
+			days[k] = map[int64][]float64{}
 		}
+		byDay := days[k]
 		for i, v := range s.val {
-			d := time.Unix(0, s.at[i]).UTC().Format(time.DateOnly)
-			days[k][d] = append(days[k][d], v)
+			d := s.at[i] / day
+			if s.at[i] < 0 && s.at[i]%day != 0 {
+				d-- // floor, for instants before 1970
+			}
+			byDay[d] = append(byDay[d], v)
 		}
 	}
 	for k, byDay := range days {
 		dr := Drift{Node: c.nodes[k.node], Model: models[k.node], Figure: c.figs[k.fig].name, Unit: c.figs[k.fig].unit}
-		for d, vs := range byDay {
-			dr.Days = append(dr.Days, Day{Date: d, Value: stat.Median(vs)})
+		ds := slices.Sorted(maps.Keys(byDay))
+		for _, d := range ds {
+			dr.Days = append(dr.Days, Day{Date: time.Unix(d*day/int64(time.Second), 0).UTC().Format(time.DateOnly), Value: stat.Median(byDay[d])})
 		}
-		sort.Slice(dr.Days, func(i, j int) bool { return dr.Days[i].Date < dr.Days[j].Date })
 		judgeDrift(&dr, opt)
 		res.Drift = append(res.Drift, dr)
 	}

@@ -3,6 +3,7 @@ package scorecard
 import (
 	"cmp"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/stat"
+	"golang.org/x/sync/errgroup"
 )
 
 // nodeFacts is everything one node contributes, gathered once from the
@@ -44,7 +46,35 @@ type incidentRec struct {
 	ongoing    bool
 }
 
+// buildReports builds the month reports, as many at once as there are
+// processors: the builders share nothing but the read-only terms. Each
+// builder is let go as soon as its report is made, so memory holds at most
+// that many builds' working sets beyond the accumulated books. The first
+// month's error (in month order) is the one returned.
+func (b *Builder) buildReports() ([]*report.Report, error) {
+	b.perf.Seal() // the reports read the shared collector at once
+	reps := make([]*report.Report, len(b.reports))
+	errs := make([]error, len(b.reports))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i := range b.reports {
+		g.Go(func() error {
+			reps[i], errs[i] = b.reports[i].Build()
+			b.reports[i] = nil
+			return nil
+		})
+	}
+	_ = g.Wait() // the tasks report through errs, so that the first month's error wins
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return reps, nil
+}
+
 // Build computes the scorecard; a report that cannot be built fails it.
+// It can be called once.
 func (b *Builder) Build() (*Scorecard, error) {
 	facts := map[string]*nodeFacts{}
 	fact := func(n *report.Node) *nodeFacts {
@@ -56,11 +86,12 @@ func (b *Builder) Build() (*Scorecard, error) {
 		return f
 	}
 	byKey := map[string]*incidentRec{}
-	for i, rb := range b.reports {
-		rep, err := rb.Build()
-		if err != nil {
-			return nil, err
-		}
+	reps, err := b.buildReports()
+	if err != nil {
+		return nil, err
+	}
+	for i, rep := range reps {
+		reps[i] = nil // each month's report is let go once it is read
 		var bill []billing.Line
 		for _, l := range b.opts.Bill {
 			if l.Period == b.months[i].String() {

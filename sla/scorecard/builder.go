@@ -134,7 +134,9 @@ func NewBuilder(contracts []*terms.Terms, opts Options) (*Builder, error) {
 		if len(b.months) == MaxMonths {
 			return nil, fmt.Errorf("--from %s --to %s spans more than %d months", opts.From, opts.To, MaxMonths)
 		}
-		rb, err := report.NewBuilder(contracts, report.Options{Year: m.Year, Month: m.Month, AsOf: opts.AsOf})
+		// The months share the scorecard's collector of stress figures
+		// (it holds every month's window), instead of each filing its own.
+		rb, err := report.NewBuilder(contracts, report.Options{Year: m.Year, Month: m.Month, AsOf: opts.AsOf, Fleet: &b.perf})
 		if err != nil {
 			return nil, err
 		}

@@ -524,6 +524,19 @@ func TestMonthReportsEqualStandaloneReports(t *testing.T) {
 	}
 	l.checks("b2", "2026-04-03T00:30:00Z", pass("gpu.count", events.CategoryGPULost))
 	l.checks("b2", "2026-04-03T00:40:00Z", pass("gpu.count", events.CategoryGPULost))
+	// Stress results in February, late March (April's lookback) and April,
+	// with a1 slow from 30 March: every month's fleet is computed from the
+	// scorecard's one shared collector, over that month's own window.
+	for _, when := range []string{"2026-02-20T03:00:00Z", "2026-03-29T03:00:00Z", "2026-03-30T03:00:00Z", "2026-03-31T03:00:00Z",
+		"2026-04-01T03:00:00Z", "2026-04-02T03:00:00Z", "2026-04-20T03:00:00Z"} {
+		for i, id := range []string{"a1", "a2", "a3", "b1", "b2", "b3"} {
+			v := 60 + float64(i)
+			if id == "a1" && when >= "2026-03-30" {
+				v = 40
+			}
+			l.checks(id, when, events.Check{Name: "gpu.bw.h2d", Category: events.CategoryPerformance, Verdict: events.Pass, Number: nump(v), Unit: "GB/s", GPU: gpu(0)})
+		}
+	}
 	if err := l.w.Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -564,6 +577,18 @@ func TestMonthReportsEqualStandaloneReports(t *testing.T) {
 		}
 		if m.Month == time.April && !strings.Contains(x.String(), `"kind": "gpu_lost"`) {
 			t.Errorf("April's report lacks the GPU lost across the boundary")
+		}
+		// a1's copies at 40 GB/s from 30 March, the fleet's medians 40, 61…65:
+		// p10 50.5 is the threshold; slow in March (3 runs by 1 April 03:00,
+		// inside March's window) and April, not in February.
+		slow := false
+		if got.Fleet != nil {
+			for _, f := range got.Fleet.Findings {
+				slow = slow || (f.Node == "a1" && f.Figure == "gpu.bw.h2d" && f.Dist.Threshold == 50.5 && f.Start.Equal(at("2026-03-30T03:00:00Z")))
+			}
+		}
+		if slow != (m.Month != time.February) {
+			t.Errorf("%s: a1 slower than its siblings = %v", m, slow)
 		}
 	}
 }
