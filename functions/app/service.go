@@ -88,6 +88,8 @@ type Service struct {
 	deferAlerts   atomic.Bool
 	senderRunning atomic.Bool
 	outbox        chan store.AlertRecord
+	// fleet is the live fleet baselines (fleet.go).
+	fleet fleetCache
 }
 
 // cachedNode is a node record with its opened secret. Node records do not

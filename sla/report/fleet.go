@@ -61,7 +61,7 @@ func (b *Builder) fleetOutages(n *nodeAcc, end time.Time) []checkOutage {
 		if f.Node != n.id || !f.Start.Before(end) {
 			continue
 		}
-		o := checkOutage{Outage: account.Outage{Kind: incident.PerformanceBelowSpec, Cause: incident.CauseCheck,
+		o := checkOutage{Outage: account.Outage{Kind: incident.PerformanceBelowSpec, Check: baseline.CheckKey(f.Figure, f.GPU), Cause: incident.CauseCheck,
 			Span: interval.Interval{Start: f.Start, End: end}, Evidence: []msg.Text{f.Text()}}, open: true}
 		if !f.End.IsZero() && f.End.Before(end) {
 			o.Span.End, o.open = f.End, false

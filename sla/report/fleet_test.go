@@ -62,6 +62,7 @@ func TestSlowerThanItsSiblingsOpensPerformanceBelowSpec(t *testing.T) {
 	// the first run back at 60 (6 March 03:00 UTC): 3 days = 259200 s, all
 	// counted under this contract.
 	eq(t, "kind", o.Kind, string(incident.PerformanceBelowSpec))
+	eq(t, "check", o.Check, "fleet:gpu.burn.fp32/gpu0") // apart from the probe's own verdict on gpu.burn.fp32
 	eq(t, "start", o.Start, "2026-03-03T11:00:00+08:00")
 	eq(t, "end", o.End, "2026-03-06T11:00:00+08:00")
 	eq(t, "counted", o.CountedSeconds, int64(259200))
