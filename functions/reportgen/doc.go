@@ -30,6 +30,7 @@ type doc struct {
 	Lines    *linesSec
 	Full     *billing.Full
 	Fleet    *fleetSec
+	Score    *scoreSec
 	Legend   []legendItem
 	NodeSecs []nodeSec
 	Footer   string
@@ -134,6 +135,7 @@ func newDoc(r *report.Report, x Extras) (*doc, error) {
 		d.Lines, d.Full = linesSection(p, x.Lines), x.Lines
 	}
 	d.Fleet = fleet(p, r.Fleet)
+	d.Score = scorecardSec(p, r.Month, x.Scorecard)
 	d.Legend = []legendItem{{bandUp, p.T("up")}, {bandCounted, p.T("outage counted")}, {bandObserved, p.T("down or unreachable, not counted")},
 		{bandExcluded, p.T("maintenance excluded")}, {"maint-late", p.T("maintenance without enough notice")}, {bandOff, p.T("not in service")},
 		{"ticket-breached", p.T("ticket breached")}, {"ticket", p.T("ticket within target")}}

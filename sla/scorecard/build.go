@@ -74,8 +74,17 @@ func (b *Builder) buildReports() ([]*report.Report, error) {
 }
 
 // Build computes the scorecard; a report that cannot be built fails it.
-// It can be called once.
+// It can be called once (Build or BuildWithReports).
 func (b *Builder) Build() (*Scorecard, error) {
+	sc, _, err := b.BuildWithReports()
+	return sc, err
+}
+
+// BuildWithReports is Build, also returning each month's report (From to
+// To): the report `gpusla report` builds alone from the same log
+// (TestMonthReportsEqualStandaloneReports), so the monthly report and its
+// scorecard section come from one pass over the log.
+func (b *Builder) BuildWithReports() (*Scorecard, []*report.Report, error) {
 	facts := map[string]*nodeFacts{}
 	fact := func(n *report.Node) *nodeFacts {
 		f := facts[n.Node]
@@ -88,10 +97,9 @@ func (b *Builder) Build() (*Scorecard, error) {
 	byKey := map[string]*incidentRec{}
 	reps, err := b.buildReports()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i, rep := range reps {
-		reps[i] = nil // each month's report is let go once it is read
 		var bill []billing.Line
 		for _, l := range b.opts.Bill {
 			if l.Period == b.months[i].String() {
@@ -101,7 +109,7 @@ func (b *Builder) Build() (*Scorecard, error) {
 		if len(bill) > 0 {
 			rc, err := billing.Reconcile(rep, bill)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			billRows(rep, rc.Rows, fact)
 		}
@@ -203,7 +211,16 @@ func (b *Builder) Build() (*Scorecard, error) {
 	}
 	sort.Slice(sc.Providers, func(i, j int) bool { return sc.Providers[i].Provider < sc.Providers[j].Provider })
 	rankAll(sc)
-	return sc, nil
+	// Every provider's nodes together: the fleet each provider is shown
+	// beside (the monthly report's scorecard section). Not ranked.
+	var everyone []*nodeFacts
+	for _, f := range facts {
+		everyone = append(everyone, f)
+	}
+	sort.Slice(everyone, func(i, j int) bool { return everyone[i].id < everyone[j].id })
+	all := dimensions(everyone, fleet)
+	sc.AllProviders = &all
+	return sc, reps, nil
 }
 
 // billRows files a month's reconciliation rows under their nodes.

@@ -157,7 +157,10 @@ func NewBuilder(contracts []*terms.Terms, opts Options) (*Builder, error) {
 // ReadLog streams an event log in (events.ReadLog: a malformed line fails
 // the whole read, naming name:line).
 func (b *Builder) ReadLog(name string, r io.Reader) error {
-	_, err := events.ReadLog(name, r, b.Add)
+	lines, err := events.ReadLog(name, r, b.Add)
+	for _, rb := range b.reports {
+		rb.CountLines(lines)
+	}
 	return err
 }
 

@@ -45,10 +45,11 @@ run with its line number; no partial report is ever printed.`,
 			req.Stdin = cmd.InOrStdin()
 			req.Seal = true
 			out.Terms = req.Terms // an itemized bill is priced by the contracts' price sheets
-			rep, err := monthreport.Build(req)
+			rep, sc, err := monthreport.BuildWithScorecard(req)
 			if err != nil {
 				return err
 			}
+			out.Scorecard = sc
 			out.Stdout = cmd.OutOrStdout()
 			return monthreport.Write(rep, out)
 		},
@@ -61,6 +62,7 @@ run with its line number; no partial report is ever printed.`,
 	f.StringVar(&out.Lang, "lang", "", "language of md, csv, html and pdf: en or zh (default: the contracts' report.lang, else en); json keeps its keys")
 	f.BoolVar(&out.BOM, "bom", false, "start a CSV with a UTF-8 byte order mark, so Excel opens it as UTF-8")
 	f.StringVar(&out.Bill, "bill", "", "provider's bill (CSV, docs/bills.md: node,period,billed_hours,amount, or the full form with a kind column) to judge line by line; shown in every format")
+	f.BoolVar(&req.Scorecard, "scorecard", false, "add the month's provider scorecard section (each provider's headline figures beside the whole fleet, with n; docs/scorecard.md) to json, md and html")
 	f.StringVar(&req.AsOf, "as-of", "", "judge the report as of this RFC 3339 instant (default now)")
 	f.StringVarP(&out.Path, "output", "o", "", "write the report to this file (atomically) instead of standard output")
 	return cmd
