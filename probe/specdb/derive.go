@@ -51,6 +51,13 @@ var (
 	// A healthy NV18 H200 pair copies at 0.875 of 450 GB/s one way; Azure
 	// fails H100/H200 below 335 (0.74).
 	peerRatio = ratio{0.60, 0.70, "a healthy H200 pair copies at 0.875 of NVLink's one-way bandwidth; Azure fails H100/H200 pairs below 0.74"}
+	// A ring all-reduce's bus bandwidth approaches the one-way NVLink
+	// bandwidth of each GPU (nccl-tests on NVLink machines: about 0.8 of
+	// it at 1 GiB with NVLink SHARP off); half of it is far below any
+	// healthy NVLink node and far above any PCIe path, so a fabric that
+	// fell back to PCIe or lost most of its links fails, a healthy one
+	// never does.
+	allReduceRatio = ratio{0.50, 0.60, "a ring all-reduce on healthy NVLink reaches about 0.8 of each GPU's one-way NVLink bandwidth (nccl-tests, NVLS off); PCIe paths reach a small fraction of it"}
 	// The power test draws 0.986 of the limit on a healthy H200.
 	powerRatio = ratio{0.80, 0.90, "gpuprobe's power test draws 0.986 of the power limit on a healthy H200"}
 )
@@ -111,6 +118,7 @@ func derive(m *Model) {
 	add("bw.h2d", pcie, "GB/s", fmt.Sprintf("PCIe %d.0 x%d one-way", m.PCIeGen, m.PCIeWidth), pcieRatio)
 	add("bw.d2h", pcie, "GB/s", fmt.Sprintf("PCIe %d.0 x%d one-way", m.PCIeGen, m.PCIeWidth), pcieRatio)
 	add("bw.p2p", m.NVLinkGBps, "GB/s", "datasheet NVLink one-way", peerRatio)
+	add("nccl.allreduce", m.NVLinkGBps, "GB/s", "datasheet NVLink one-way", allReduceRatio)
 	add("stress.power", m.DefaultPowerW, "W", "default power limit", powerRatio)
 }
 

@@ -41,7 +41,15 @@ type Options struct {
 	Power      time.Duration
 	PowerMixes []PowerMix
 	Bandwidth  bool // device, host<->device and peer copies
-	Memtest    bool
+	// AllReduce runs NCCL's sum all-reduce over every tested GPU from 8 B
+	// to AllReduceMaxBytes (allreduce.go); skipped with the reason where
+	// libnccl is absent.
+	AllReduce         bool
+	AllReduceMaxBytes uint64
+	// AllReduceMultiGPU limits the all-reduce to runs of two GPUs or more
+	// (check --full); `stress --tests allreduce` runs it on one GPU too.
+	AllReduceMultiGPU bool
+	Memtest           bool
 	// MemtestFraction is the share of free memory the pattern test takes;
 	// MemtestRounds how many times it runs the four patterns.
 	MemtestFraction float64
@@ -80,6 +88,7 @@ func DefaultOptions() Options {
 	return Options{
 		Burn: 30 * time.Second, Precisions: AllPrecisions, Bandwidth: true, Memtest: true,
 		MemtestFraction: 0.9, MemtestRounds: 1, CopyBytes: 4 << 30, HostBytes: 1 << 30, PeerBytes: 1 << 30, Reps: 10,
+		AllReduceMaxBytes: 1 << 30,
 	}
 }
 
@@ -106,18 +115,23 @@ type GPUReport struct {
 
 // Report is everything one run measured.
 type Report struct {
-	StartedAt   time.Time         `json:"started_at"`
-	Seconds     float64           `json:"seconds"`
-	CUDADriver  int               `json:"cuda_driver_version,omitempty"`
-	Monitoring  string            `json:"monitoring"`
-	GPUs        []*GPUReport      `json:"gpus"`
-	Burns       []BurnResult      `json:"burns,omitempty"`
-	Soaks       []BurnResult      `json:"soaks,omitempty"`
-	Power       []PowerResult     `json:"power,omitempty"`
-	Bandwidth   []BandwidthResult `json:"bandwidth,omitempty"`
-	Memtests    []MemtestResult   `json:"memtests,omitempty"`
-	FaultInject bool              `json:"fault_inject,omitempty"`
-	Checks      []wire.Check      `json:"checks"`
+	StartedAt  time.Time         `json:"started_at"`
+	Seconds    float64           `json:"seconds"`
+	CUDADriver int               `json:"cuda_driver_version,omitempty"`
+	Monitoring string            `json:"monitoring"`
+	GPUs       []*GPUReport      `json:"gpus"`
+	Burns      []BurnResult      `json:"burns,omitempty"`
+	Soaks      []BurnResult      `json:"soaks,omitempty"`
+	Power      []PowerResult     `json:"power,omitempty"`
+	Bandwidth  []BandwidthResult `json:"bandwidth,omitempty"`
+	Memtests   []MemtestResult   `json:"memtests,omitempty"`
+	AllReduce  *AllReduceResult  `json:"allreduce,omitempty"`
+	// Topology is how each pair of tested GPUs is connected (NVML), read
+	// when more than one GPU is tested; TopologyErr says why it is not.
+	Topology    []TopoPair   `json:"topology,omitempty"`
+	TopologyErr string       `json:"topology_error,omitempty"`
+	FaultInject bool         `json:"fault_inject,omitempty"`
+	Checks      []wire.Check `json:"checks"`
 }
 
 // ErrNoGPU says the machine has no usable CUDA driver or device; the
@@ -244,6 +258,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			statics[i] = *g.Static
 		}
 	}
+	if len(gpus) > 1 {
+		rep.Topology, rep.TopologyErr = readPairs(sampler, gpus, busIDs)
+	}
 	// eachGPU runs f on every GPU at once, each on its own locked thread
 	// with its context current.
 	eachGPU := func(f func(g *GPUReport) error) error {
@@ -360,6 +377,18 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			}
 			rep.Bandwidth = append(rep.Bandwidth, res...)
 		}
+	}
+
+	// 2a. NCCL all-reduce over every GPU at once.
+	if o.AllReduce && (len(gpus) > 1 || !o.AllReduceMultiGPU) && ctx.Err() == nil {
+		r := runAllReduce(ctx, gpus, o.AllReduceMaxBytes)
+		for _, row := range r.Rows {
+			log.Info("allreduce", "dtype", row.DType, "bytes", row.Bytes, "time_us", fmt.Sprintf("%.1f", row.Micros), "algbw_gbs", fmt.Sprintf("%.1f", row.AlgGBs), "busbw_gbs", fmt.Sprintf("%.1f", row.BusGBs), "wrong", row.Wrong)
+		}
+		if r.Skipped != "" || r.Error != "" {
+			log.Info("allreduce", "skipped", r.Skipped, "error", r.Error)
+		}
+		rep.AllReduce = &r
 	}
 
 	// 3. Memory pattern test, every GPU at once.
@@ -523,6 +552,23 @@ func Judge(rep *Report) []wire.Check {
 			c = keepFaults(c, m.Interrupted)
 		}
 		out = append(out, c...)
+	}
+	if len(rep.GPUs) > 0 {
+		var topoErr error
+		if rep.TopologyErr != "" {
+			topoErr = errors.New(rep.TopologyErr)
+		}
+		fs, model := fabricSpecOf(byIndex[rep.GPUs[0].Index])
+		if c, ok := judgeTopology(rep.Topology, topoErr, fs); ok {
+			out = append(out, c)
+		}
+		if r := rep.AllReduce; r != nil {
+			cs := judgeAllReduce(*r, rep.Topology, topoErr, fs, model)
+			if r.Interrupted != "" {
+				cs = keepFaults(cs, r.Interrupted)
+			}
+			out = append(out, cs...)
+		}
 	}
 	for _, p := range rep.Power {
 		cs := judgePower(p, powerSpecOf(byIndex[p.GPU]))

@@ -31,12 +31,14 @@ type stressFlags struct {
 	faultInject bool
 	force       bool
 	gpus        []int
+	arMaxMiB    uint64
 }
 
 func (f *stressFlags) register(cmd *cobra.Command, burnDefault time.Duration) {
 	fs := cmd.Flags()
 	fs.DurationVar(&f.burn, "duration", burnDefault, "burn time for each precision, and of the power test's main phase (after its ~10 s tuning)")
-	fs.StringVar(&f.tests, "tests", "fp32,fp64,tf32,bf16,fp16,bandwidth,memtest", "tests to run, comma separated: fp32, fp64, tf32, bf16, fp16, bandwidth (device, host and peer copies), memtest, power (tensor burn and memory copy at once, as near the power limit as the card goes; not in the default list)")
+	fs.StringVar(&f.tests, "tests", "fp32,fp64,tf32,bf16,fp16,bandwidth,memtest", "tests to run, comma separated: fp32, fp64, tf32, bf16, fp16, bandwidth (device, host and peer copies), memtest, power (tensor burn and memory copy at once, as near the power limit as the card goes; not in the default list), allreduce (NCCL all-reduce over every GPU, 8 B to --allreduce-max-mib, float32 and bfloat16, every result checked; needs libnccl.so.2; not in the default list)")
+	fs.Uint64Var(&f.arMaxMiB, "allreduce-max-mib", 1024, "largest all-reduce message in MiB (a power of two, 1 to 16384)")
 	fs.Float64Var(&f.memFraction, "memtest-fraction", 0.9, "share of free GPU memory the memory test writes and verifies")
 	fs.Uint64Var(&f.copyMiB, "copy-mib", 4096, "device-to-device copy size in MiB")
 	fs.IntVar(&f.reps, "reps", 10, "timed repetitions of each copy")
@@ -59,6 +61,10 @@ func (f *stressFlags) options(log *slog.Logger) (stress.Options, error) {
 	if f.copyMiB < 16 {
 		return o, fmt.Errorf("--copy-mib %d: must be at least 16", f.copyMiB)
 	}
+	if f.arMaxMiB < 1 || f.arMaxMiB > 16384 || f.arMaxMiB&(f.arMaxMiB-1) != 0 {
+		return o, fmt.Errorf("--allreduce-max-mib %d: must be a power of two from 1 to 16384", f.arMaxMiB)
+	}
+	o.AllReduceMaxBytes = f.arMaxMiB << 20
 	o.Precisions, o.Bandwidth, o.Memtest = nil, false, false
 	for _, t := range strings.Split(f.tests, ",") {
 		switch t = strings.TrimSpace(t); t {
@@ -70,9 +76,11 @@ func (f *stressFlags) options(log *slog.Logger) (stress.Options, error) {
 			o.Memtest = true
 		case "power":
 			o.Power = f.burn
+		case "allreduce":
+			o.AllReduce = true
 		case "":
 		default:
-			return o, fmt.Errorf("--tests: unknown test %q (want fp32, fp64, tf32, bf16, fp16, bandwidth, memtest, power)", t)
+			return o, fmt.Errorf("--tests: unknown test %q (want fp32, fp64, tf32, bf16, fp16, bandwidth, memtest, power, allreduce)", t)
 		}
 	}
 	if len(o.Precisions) == 0 {
@@ -214,6 +222,9 @@ func (s *checkStress) options() (stress.Options, bool, error) {
 	case s.full:
 		o.Burn, o.MemtestRounds = 60*time.Second, 2
 		o.Power = 60 * time.Second // after the full ~13.4 s tuning
+		// The fabric's collective, where there is a fabric: a one-GPU
+		// node has nothing to all-reduce across.
+		o.AllReduce, o.AllReduceMultiGPU = true, true
 	default:
 		// ≤ 40 s on one H200 (34.6 s with 6 s burns and no power phase):
 		// burns 5 × 4 s = 20 s (+ ~0.3 s setup each); the power phase
