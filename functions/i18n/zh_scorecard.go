@@ -32,16 +32,3 @@ var zhScorecard = map[string]string{
 	"claimable outage per node-month": "每节点月可索赔故障时长",
 	"burn throughput of fleet median": "压测吞吐占集群中位数",
 }
-
-// Merged as a package variable is initialised, before the catalog is
-// built from zh (i18n.go's init); an entry zh has already stays zh's.
-var _ = mergeInto(zh, zhScorecard)
-
-func mergeInto(dst, src map[string]string) bool {
-	for k, v := range src {
-		if _, dup := dst[k]; !dup {
-			dst[k] = v
-		}
-	}
-	return true
-}
