@@ -3,10 +3,16 @@ package app_test
 import (
 	"fmt"
 	"maps"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/app/apptest"
+	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/sla/baseline"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/report/reporttest"
@@ -91,5 +97,48 @@ func TestLiveAndReportAgreeOnASlowerSibling(t *testing.T) {
 				t.Error(strings.Join(diffs, "\n"))
 			}
 		})
+	}
+}
+
+// A fleet incident whose record a crash lost between the state write and
+// the record write is recreated by the watchdog from the node's state, as
+// the other check incidents are.
+func TestWatchdogRecreatesALostFleetIncident(t *testing.T) {
+	book, _ := exampleTerms(t)
+	st, err := bolt.Open(filepath.Join(t.TempDir(), "gpusla.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	now := time.Date(2026, 3, 6, 3, 0, 30, 0, time.UTC)
+	clock := apptest.NewClock(now)
+	st.SetClock(clock.Now)
+	svc, err := app.New(app.Config{Store: st, Notifier: &apptest.Notifier{}, Box: apptest.Box(t), Clock: clock, Terms: book, Log: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	n, _, err := svc.AddNode(ctx, app.NewNode{ID: "slow", Provider: "p", Contract: "cn-example", OrderedAt: now.AddDate(0, 0, -10),
+		GPUModel: "H200", GPUCount: 8, HeartbeatInterval: time.Minute, PushInterval: time.Minute, Grace: 90 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	since := time.Date(2026, 3, 4, 3, 0, 0, 0, time.UTC)
+	state := store.NodeState{Node: n.ID, LastReceivedAt: now, Fleet: map[string]*baseline.Streak{
+		"fleet:gpu.burn.fp32/gpu0": {Runs: 3, Start: since, Values: []float64{50, 50, 50}, Open: true, Last: since.AddDate(0, 0, 2)}}}
+	state.Eval.LastReceived, state.Eval.Interval = now, time.Minute
+	if _, err := st.PutState(ctx, state, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Watchdog(ctx); err != nil {
+		t.Fatal(err)
+	}
+	id := store.CheckIncidentID(string(incident.PerformanceBelowSpec), since, "fleet:gpu.burn.fp32/gpu0")
+	inc, err := st.GetIncident(ctx, n.ID, id)
+	if err != nil {
+		t.Fatalf("incident %s: %v", id, err)
+	}
+	if !inc.Start.Equal(since) || !inc.Open() || inc.Check != "fleet:gpu.burn.fp32/gpu0" || !strings.Contains(inc.Evidence, "slower than its siblings") {
+		t.Errorf("recreated %+v", inc)
 	}
 }
