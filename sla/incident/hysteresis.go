@@ -123,7 +123,14 @@ func Verdicts(checks []events.Check) []Verdict {
 	if len(checks) == 0 {
 		return nil
 	}
-	out := make([]Verdict, 0, len(checks))
+	return AppendVerdicts(make([]Verdict, 0, len(checks)), checks)
+}
+
+// AppendVerdicts is Verdicts written into dst's storage (dst[:0]), for a
+// caller that reuses one buffer across observations (the report, over
+// millions of them).
+func AppendVerdicts(dst []Verdict, checks []events.Check) []Verdict {
+	out := dst[:0]
 	// A stress observation holds a check per GPU and figure, dozens: past a
 	// few, finding a repeated check by scanning what came before costs more
 	// than an index.

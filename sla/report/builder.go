@@ -49,6 +49,7 @@ type Builder struct {
 	ownFleet  bool // fleet is the report's own, filled by Add
 	fleetRes  *baseline.Result
 	input     Input
+	vbuf      []incident.Verdict // observe's verdicts, reused
 }
 
 type maintNotice struct {
@@ -350,7 +351,8 @@ func (b *Builder) observe(e *events.Event) {
 		return
 	}
 	b.collectFleet(e.Node, at, e.Checks)
-	for _, v := range incident.Verdicts(e.Checks) {
+	b.vbuf = incident.AppendVerdicts(b.vbuf, e.Checks)
+	for _, v := range b.vbuf {
 		ev := int32(-1)
 		if v.Fail {
 			ev = n.evidence(v.Evidence)
