@@ -185,8 +185,11 @@ func (s *Service) updateIncident(ctx context.Context, node, id string, t inciden
 
 // openingAlert is the alert kind that starts an incident's thread.
 func openingAlert(kind string) notify.AlertKind {
-	if kind == string(incident.Unreachable) {
+	switch kind {
+	case string(incident.Unreachable):
 		return notify.AlertUnreachable
+	case notify.DeliveryKind:
+		return notify.AlertDeliveryOverdue
 	}
 	return notify.AlertDegraded
 }
@@ -222,23 +225,30 @@ func (s *Service) alert(ctx context.Context, n store.Node, t incident.Transition
 	}
 	deferred := s.deferAlerts.Load()
 	eachChannel(ctx, channels, func(ctx context.Context, ch string) {
-		rec := store.AlertRecord{Node: n.ID, IncidentID: inc.ID, Kind: key, Channel: ch, CreatedAt: now, LastAttemptAt: now, Attempts: 1, Alert: a}
-		if deferred {
-			rec.LastAttemptAt, rec.Attempts = time.Time{}, 0 // queued, not attempted
-		}
-		if err := s.store.CreateAlert(ctx, rec); errors.Is(err, store.ErrExists) {
-			return // someone else claimed it: no duplicate
-		} else if err != nil {
-			s.log.Error("claim alert", "node", n.ID, "incident", inc.ID, "kind", key, "channel", ch, "err", err)
-			return
-		}
-		rec.Version = 1
-		if deferred {
-			s.queue(rec)
-			return
-		}
-		s.deliver(ctx, rec)
+		s.claimAndSend(ctx, store.AlertRecord{Node: n.ID, IncidentID: inc.ID, Kind: key, Channel: ch, CreatedAt: now,
+			LastAttemptAt: now, Attempts: 1, Alert: a}, deferred)
 	})
+}
+
+// claimAndSend claims rec (put-if-absent: of several evaluations that see
+// the same thing only one claims it) and sends it, or queues it when
+// alerts are deferred.
+func (s *Service) claimAndSend(ctx context.Context, rec store.AlertRecord, deferred bool) {
+	if deferred {
+		rec.LastAttemptAt, rec.Attempts = time.Time{}, 0 // queued, not attempted
+	}
+	if err := s.store.CreateAlert(ctx, rec); errors.Is(err, store.ErrExists) {
+		return // someone else claimed it: no duplicate
+	} else if err != nil {
+		s.log.Error("claim alert", "node", rec.Node, "incident", rec.IncidentID, "kind", rec.Kind, "channel", rec.Channel, "err", err)
+		return
+	}
+	rec.Version = 1
+	if deferred {
+		s.queue(rec)
+		return
+	}
+	s.deliver(ctx, rec)
 }
 
 // deliver sends a claimed alert record on its channel and records the

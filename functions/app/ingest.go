@@ -15,6 +15,7 @@ import (
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/wire"
 	"github.com/gpusla/gpusla/sla/baseline"
+	"github.com/gpusla/gpusla/sla/delivery"
 	"github.com/gpusla/gpusla/sla/incident"
 )
 
@@ -189,6 +190,9 @@ func (in *ingest) run(ctx context.Context) (wire.Ack, error) {
 			return wire.Ack{}, err
 		}
 		in.s.apply(ctx, in.node, effects)
+		if !effects.delivered.IsZero() {
+			in.s.alertDelivered(ctx, in.node, effects.delivered)
+		}
 		return ack, nil
 	}
 	return wire.Ack{}, errTooContended("ingest batch " + in.b.ID)
@@ -200,6 +204,10 @@ type effects struct {
 	transitions []incident.Transition
 	failed      map[string][]notify.FailedCheck // failing checks of this batch by check (Verdict.Key), for the records and alerts
 	runClosed   *store.HeartbeatRun
+	// delivered is set when this batch delivered the node (by its
+	// contract's rule: the first heartbeat or the first passing acceptance
+	// check), for the late-delivery alert.
+	delivered time.Time
 }
 
 func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
@@ -208,7 +216,7 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 	var prev int64
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		st = store.NodeState{Node: in.node.ID}
+		st = store.NodeState{Node: in.node.ID, AcceptanceKnown: true}
 	case err != nil:
 		return wire.Ack{}, fx, err
 	default:
@@ -365,7 +373,19 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 		why = append(why, "stale_signature")
 		evs = nil
 	}
+	wasDelivered := !in.s.deliveredAt(in.node, &st).IsZero()
 	for _, e := range evs {
+		if len(e.Checks) > 0 && delivery.Accepted(e.Checks) {
+			if at := e.TrueAt().UTC(); st.AcceptedAt.IsZero() || at.Before(st.AcceptedAt) {
+				if st.AcceptedAt.IsZero() {
+					// The first passing acceptance check is delivery evidence
+					// (counts_until: acceptance_passed): kept and exported even
+					// when nothing else in the batch would be.
+					why = append(why, "acceptance")
+				}
+				st.AcceptedAt = at
+			}
+		}
 		fx.transitions = append(fx.transitions, st.Eval.Observe(th, &e)...)
 		for j, c := range b.Observations[e.Index].Checks {
 			if k, ok := incident.KindOfCategory(c.Category); ok && c.Verdict == wire.Fail {
@@ -415,6 +435,9 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 		}
 	}
 	st.UpdatedAt = in.now
+	if d := in.s.deliveredAt(in.node, &st); !wasDelivered && !d.IsZero() && in.s.watchesDelivery(in.node, &st) {
+		fx.delivered = d
+	}
 
 	// Derived records first (idempotent), then the state write that commits.
 	if len(why) > 0 && !in.stored {

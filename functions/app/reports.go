@@ -424,8 +424,12 @@ func (j *ReportJob) remind(ctx context.Context, month, contract string, now time
 		} else if done {
 			continue
 		}
-		text := fmt.Sprintf(":alarm_clock: Claim deadline for *%s* (%s), %s: *%s* — %s left. Claim %.2f %s; report and evidence bundle under `%s/`.",
-			c.Contract, c.Provider, month, c.ClaimDeadline, deadline.Sub(now).Round(time.Hour), c.Claim, c.Currency, ReportPrefix(month, contract))
+		// The deadline is exclusive: name the last calendar day to file, in
+		// the contract's zone, so that "deadline 1 February 00:00" is never
+		// read as "file on 1 February".
+		lastDay := deadline.Add(-time.Nanosecond).In(loc).Format("2006-01-02")
+		text := fmt.Sprintf(":alarm_clock: Claim deadline for *%s* (%s), %s: last day to file *%s* (%s; the claim must be in before %s) — %s left. Claim %.2f %s; report and evidence bundle under `%s/`.",
+			c.Contract, c.Provider, month, lastDay, c.TimeZone, c.ClaimDeadline, deadline.Sub(now).Round(time.Hour), c.Claim, c.Currency, ReportPrefix(month, contract))
 		if err := j.Poster.PostText(ctx, text); err != nil {
 			return sent, fmt.Errorf("reminder %s: %w", marker, err)
 		}

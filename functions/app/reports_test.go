@@ -162,6 +162,13 @@ func TestReportJobSchedule(t *testing.T) {
 	if len(p.texts) != 3 || !strings.Contains(p.texts[0], "2027-02-01T00:00:00-05:00") {
 		t.Fatalf("reminder texts %q", p.texts)
 	}
+	// Issue 14, #8: the text names the last day to file (the deadline is
+	// exclusive), in the contract's zone.
+	for _, txt := range p.texts {
+		if !strings.Contains(txt, "last day to file *2027-01-31* (America/New_York; the claim must be in before 2027-02-01T00:00:00-05:00)") {
+			t.Errorf("reminder does not name the last day to file: %s", txt)
+		}
+	}
 }
 
 // A node whose contract no loaded terms define (its terms file removed)

@@ -440,7 +440,7 @@ func TestTicketsInExportAndReport(t *testing.T) {
 	if err := ew.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	rd := events.NewReader(&buf)
+	rd := events.NewReader("export", &buf)
 	var types []string
 	var e events.Event
 	for {
@@ -455,7 +455,7 @@ func TestTicketsInExportAndReport(t *testing.T) {
 		t.Fatalf("exported %v", types)
 	}
 
-	rep, err := w.d.MonthReport(t.Context(), 2026, time.March, opened.Add(time.Hour), nil)
+	rep, _, err := w.d.MonthReport(t.Context(), 2026, time.March, opened.Add(time.Hour), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,8 +21,9 @@ type WatchdogResult struct {
 // Watchdog is the every-minute run: it records the backend's own
 // liveness, lets the SLA engine open unreachable incidents for nodes whose
 // heartbeats are overdue past the grace period (backdated to when the next
-// heartbeat was due), repairs incident records a crash may have lost, and
-// retries undelivered alerts. Concurrent runs are safe: every state change
+// heartbeat was due), alerts once for a node whose delivery target passed
+// with the node not delivered (delivery.go), repairs incident records a
+// crash may have lost, and retries undelivered alerts. Concurrent runs are safe: every state change
 // is a versioned write.
 func (s *Service) Watchdog(ctx context.Context) (WatchdogResult, error) {
 	now := s.Now()
@@ -64,7 +65,16 @@ func (s *Service) checkNode(ctx context.Context, n store.Node, now, upSince time
 			st, err = s.store.GetState(ctx, n.ID)
 		}
 		if errors.Is(err, store.ErrNotFound) {
-			return 0, nil // never heard from: nothing to be overdue
+			// Never heard from: no heartbeat to be overdue, but its delivery
+			// may be (decided on a strongly consistent read).
+			v, overdue := s.deliveryOverdue(n, &store.NodeState{AcceptanceKnown: true}, now)
+			if overdue && usedStale {
+				continue
+			}
+			if overdue {
+				s.alertDeliveryOverdue(ctx, n, v)
+			}
+			return 0, nil
 		}
 		if err != nil {
 			return 0, err
@@ -78,10 +88,14 @@ func (s *Service) checkNode(ctx context.Context, n store.Node, now, upSince time
 		}
 		prev := st.Version
 		trs := st.Eval.Tick(now, last, n.HeartbeatInterval, th)
-		if usedStale && (len(trs) > 0 || openIncident(&st.Eval) || openFleet(&st)) {
-			// Something to write or to repair: decide it on a strongly
-			// consistent read, never on a possibly stale one.
+		dv, overdue := s.deliveryOverdue(n, &st, now)
+		if usedStale && (len(trs) > 0 || openIncident(&st.Eval) || openFleet(&st) || overdue) {
+			// Something to write, to repair or to alert: decide it on a
+			// strongly consistent read, never on a possibly stale one.
 			continue
+		}
+		if overdue {
+			s.alertDeliveryOverdue(ctx, n, dv)
 		}
 		if len(trs) == 0 {
 			s.repair(ctx, n, st)

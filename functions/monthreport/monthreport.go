@@ -44,10 +44,13 @@ type Request struct {
 }
 
 // Build reads every terms file and the event log and builds the month's
-// report. A malformed line fails the whole build with its line number.
-func Build(r Request) (*report.Report, error) {
-	rep, _, err := BuildWithScorecard(r)
-	return rep, err
+// report. A malformed line fails the whole build with its line number. A
+// node registered under a contract no terms file defines is left out and
+// returned in skipped with its contract (the command warns); every other
+// node is reported.
+func Build(r Request) (rep *report.Report, skipped []report.Skipped, err error) {
+	rep, _, skipped, err = BuildWithScorecard(r)
+	return rep, skipped, err
 }
 
 // logReader is what reads the log: the report's builder, or the
@@ -59,10 +62,10 @@ type logReader interface {
 // BuildWithScorecard is Build, and with r.Scorecard the month's provider
 // scorecard too: the scorecard's builder reads the log once and builds the
 // month's report with it (the same report, TestMonthReportsEqualStandaloneReports).
-func BuildWithScorecard(r Request) (*report.Report, *scorecard.Scorecard, error) {
+func BuildWithScorecard(r Request) (*report.Report, *scorecard.Scorecard, []report.Skipped, error) {
 	rb, sb, err := newBuilder(r)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var lr logReader = rb
 	if sb != nil {
@@ -74,25 +77,38 @@ func BuildWithScorecard(r Request) (*report.Report, *scorecard.Scorecard, error)
 		err = readEvents(lr, r.Events)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var rep *report.Report
 	var sc *scorecard.Scorecard
+	var skipped []report.Skipped
 	if sb != nil {
+		skipped = sb.Skipped()
 		var reps []*report.Report
 		if sc, reps, err = sb.BuildWithReports(); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		rep = reps[0]
-	} else if rep, err = rb.Build(); err != nil {
-		return nil, nil, err
+	} else {
+		if rep, err = rb.Build(); err != nil {
+			return nil, nil, nil, err
+		}
+		skipped = rb.Skipped()
 	}
 	if r.Seal && r.Events != "-" {
 		if err := bundle.SealReport(rep, func() (io.ReadCloser, error) { return os.Open(r.Events) }); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
-	return rep, sc, nil
+	return rep, sc, skipped, nil
+}
+
+// WarnSkipped writes one warning line per node left out of the report
+// (Build's skipped) to w, naming the node and its contract.
+func WarnSkipped(w io.Writer, skipped []report.Skipped) {
+	for _, s := range skipped {
+		fmt.Fprintf(w, "gpusla: warning: node %s left out of the report: %s\n", s.Node, s.Reason)
+	}
 }
 
 // newBuilder makes the report's builder, or with r.Scorecard the

@@ -23,11 +23,11 @@ func TestReportScorecardSection(t *testing.T) {
 	dir := filepath.Join("..", "..", "sla", "scorecard", "testdata", "golden")
 	req := Request{Terms: []string{filepath.Join(dir, "two-providers-terms.yaml")}, Events: filepath.Join(dir, "two-providers.jsonl"),
 		Month: "2026-03", AsOf: "2026-04-05T00:00:00Z", Scorecard: true}
-	rep, sc, err := BuildWithScorecard(req)
+	rep, sc, _, err := BuildWithScorecard(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	alone, err := Build(Request{Terms: req.Terms, Events: req.Events, Month: req.Month, AsOf: req.AsOf})
+	alone, _, err := Build(Request{Terms: req.Terms, Events: req.Events, Month: req.Month, AsOf: req.AsOf})
 	if err != nil {
 		t.Fatal(err)
 	}

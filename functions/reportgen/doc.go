@@ -27,10 +27,13 @@ type doc struct {
 	Bill             *table
 	// Lines is the bill judged line by line (Extras.Lines) and Full the
 	// judgment itself, whose CSV keeps machine values.
-	Lines    *linesSec
-	Full     *billing.Full
-	Fleet    *fleetSec
-	Score    *scoreSec
+	Lines *linesSec
+	Full  *billing.Full
+	Fleet *fleetSec
+	Score *scoreSec
+	// Status compares each contract's provider status page with the
+	// measured outages (provider.go).
+	Status   []statusSec
 	Legend   []legendItem
 	NodeSecs []nodeSec
 	Footer   string
@@ -136,6 +139,7 @@ func newDoc(r *report.Report, x Extras) (*doc, error) {
 	}
 	d.Fleet = fleet(p, r.Fleet)
 	d.Score = scorecardSec(p, r.Month, x.Scorecard)
+	d.Status = statusSections(p, r)
 	d.Legend = []legendItem{{bandUp, p.T("up")}, {bandCounted, p.T("outage counted")}, {bandObserved, p.T("down or unreachable, not counted")},
 		{bandExcluded, p.T("maintenance excluded")}, {"maint-late", p.T("maintenance without enough notice")}, {bandOff, p.T("not in service")},
 		{"ticket-breached", p.T("ticket breached")}, {"ticket", p.T("ticket within target")}}

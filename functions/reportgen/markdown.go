@@ -40,6 +40,16 @@ func writeMarkdown(w io.Writer, d *doc) error {
 		b.WriteString("\n")
 		mdTable(&b, l.Table)
 	}
+	for _, s := range d.Status {
+		b.WriteString("\n## " + s.Title + "\n\n" + mdCell(s.Intro) + "\n\n")
+		for _, n := range s.Notes {
+			b.WriteString("- " + mdCell(n) + "\n")
+		}
+		for _, t := range s.tables() {
+			b.WriteString("\n### " + t.Title + "\n\n")
+			mdTable(&b, t)
+		}
+	}
 	if f := d.Fleet; f != nil {
 		b.WriteString("\n## " + f.Title + "\n\n" + f.Intro + "\n\n")
 		mdTable(&b, f.Dists)

@@ -190,6 +190,17 @@ func (p *pdfWriter) cover(d *doc) {
 		p.text(11, "B", d.Bill.Title)
 		p.table(*d.Bill)
 	}
+	for _, s := range d.Status {
+		p.text(11, "B", s.Title)
+		p.text(8, "", s.Intro)
+		for _, n := range s.Notes {
+			p.text(8, "", n)
+		}
+		for _, t := range s.tables() {
+			p.text(9, "B", t.Title)
+			p.table(t)
+		}
+	}
 	if f := d.Fleet; f != nil {
 		p.text(11, "B", f.Title)
 		p.text(8, "", f.Intro)

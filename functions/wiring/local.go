@@ -44,6 +44,7 @@ const (
 type LocalStore interface {
 	store.Store
 	store.TicketStore
+	store.ProviderStatusStore
 	Close() error
 }
 

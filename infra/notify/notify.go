@@ -17,7 +17,19 @@ const (
 	AlertRecovered    AlertKind = "recovered"    // an incident closed
 	AlertReclassified AlertKind = "reclassified" // late data changed whose fault an incident was
 	AlertUpdate       AlertKind = "update"       // an open incident changed (more checks failing)
+	// A node's delivery (IncidentKind DeliveryKind): the contract's
+	// delivery target passed with the node not delivered, and later the
+	// delivery with its lateness (Since: the order, Until: the delivery).
+	AlertDeliveryOverdue AlertKind = "delivery_overdue"
+	AlertDelivered       AlertKind = "delivered"
 )
+
+// DeliveryKind is the IncidentKind of delivery alerts: not an incident of
+// the node's uptime, so they never say whether it counts as an outage.
+const DeliveryKind = "delivery"
+
+// IsDelivery says whether an alert is about a node's delivery.
+func IsDelivery(a Alert) bool { return a.IncidentKind == DeliveryKind }
 
 // Alert is one message about one incident, complete enough to be read on
 // its own: which node, which provider, what failed with the measured values,

@@ -79,6 +79,10 @@ type Contract struct {
 	ContractNumber string            `json:"contract_number,omitempty"`
 	Lang           string            `json:"lang"`
 	Clauses        map[string]string `json:"clauses"`
+	// ProviderStatus lists which measured outages the provider's own
+	// status page acknowledged (provider.go); absent when the terms name
+	// no page. It never changes what is counted.
+	ProviderStatus *ProviderStatus `json:"provider_status,omitempty"`
 }
 
 // Node is one node's month.
@@ -198,10 +202,14 @@ type Target struct {
 	LateSeconds    int64  `json:"late_seconds"`
 }
 
-// Delivery is order to first heartbeat.
+// Delivery is order to delivery: the first heartbeat, or the first passing
+// acceptance check (CountsUntil, the terms' delivery.counts_until).
 type Delivery struct {
-	OrderedAt     string `json:"ordered_at"`
-	DeliveredAt   string `json:"delivered_at,omitempty"`
+	OrderedAt   string `json:"ordered_at"`
+	DeliveredAt string `json:"delivered_at,omitempty"`
+	// CountsUntil is "acceptance_passed" when the contract counts delivery
+	// to the first passing acceptance check; absent for the first heartbeat.
+	CountsUntil   string `json:"counts_until,omitempty"`
 	Seconds       int64  `json:"seconds"`
 	TargetSeconds int64  `json:"target_seconds"`
 	Status        string `json:"status"` // met, breached, pending, no_target

@@ -154,6 +154,16 @@ func NewBuilder(contracts []*terms.Terms, opts Options) (*Builder, error) {
 	return b, nil
 }
 
+// Skipped names the nodes left out because no terms define their
+// contract (report.Builder.Skipped; every month sees the same
+// registrations). Call it before Build.
+func (b *Builder) Skipped() []report.Skipped {
+	if len(b.reports) == 0 || b.reports[0] == nil {
+		return nil
+	}
+	return b.reports[0].Skipped()
+}
+
 // ReadLog streams an event log in (events.ReadLog: a malformed line fails
 // the whole read, naming name:line).
 func (b *Builder) ReadLog(name string, r io.Reader) error {
@@ -186,6 +196,9 @@ func (b *Builder) Add(e *events.Event) error {
 	}
 	switch e.Type {
 	case events.TypeNodeRegistered:
+		if _, ok := b.contracts[e.Contract]; !ok {
+			return nil // left out of every month's report, which names it (Skipped)
+		}
 		n := b.node(e.Node)
 		if !n.registered {
 			n.registered, n.contract, n.model, n.gpus = true, b.contracts[e.Contract], e.Hardware.GPUModel, e.Hardware.GPUCount

@@ -606,3 +606,37 @@ func TestScenarioFilesAndMarkdownGolden(t *testing.T) {
 	}
 	golden.Check(t, "two-providers.md", md.Bytes())
 }
+
+// A node under a contract no terms define is left out of the scorecard,
+// as the month's report leaves it out, and named; the others are scored.
+func TestNodeOfAnUnknownContractIsLeftOutAndNamed(t *testing.T) {
+	l := scenario(t)
+	l.register("x1", "no-such-contract", "2026-03-01T00:00:00Z")
+	l.run("x1", "2026-03-01T00:15:00Z", "2026-04-01T00:00:00Z")
+	l.checks("x1", "2026-03-02T03:00:00Z", events.Check{Name: "gpu.burn.fp32", Category: events.CategoryPerformance, Verdict: events.Pass, Number: nump(10), Unit: "TFLOP/s", GPU: gpu(0)})
+	if err := l.w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewBuilder(scenarioTerms(t), Options{From: Month{2026, time.March}, To: Month{2026, time.March}, AsOf: at("2026-04-05T00:00:00Z")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.ReadLog("s.jsonl", bytes.NewReader(l.buf.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	sk := b.Skipped()
+	if len(sk) != 1 || sk[0].Node != "x1" || sk[0].Contract != "no-such-contract" {
+		t.Errorf("skipped = %+v", sk)
+	}
+	sc, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := 0
+	for _, p := range sc.Providers {
+		nodes += p.Nodes
+	}
+	if nodes != 6 || len(sc.Fleet.Dists) != 1 || sc.Fleet.Dists[0].Nodes != 6 {
+		t.Errorf("%d nodes scored, fleet %+v", nodes, sc.Fleet.Dists)
+	}
+}

@@ -29,7 +29,12 @@ delivery, credits, the total claim and the claim deadline.
 The month is each contract's calendar month in its own time zone. --as-of
 (RFC 3339, default now) leaves out what was received after it and judges
 pending tickets and ongoing outages at it. A malformed line fails the whole
-run with its line number; no partial report is ever printed.`,
+run with its line number; no partial report is ever printed.
+
+A node registered under a contract no --terms file defines cannot be judged:
+it is left out (with its tickets), every other node is reported, and a
+warning on standard error names the node and its contract. The exit status
+is then still 0: the report written is complete for every node it lists.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(req.Terms) == 0 {
@@ -45,13 +50,18 @@ run with its line number; no partial report is ever printed.`,
 			req.Stdin = cmd.InOrStdin()
 			req.Seal = true
 			out.Terms = req.Terms // an itemized bill is priced by the contracts' price sheets
-			rep, sc, err := monthreport.BuildWithScorecard(req)
+			rep, sc, skipped, err := monthreport.BuildWithScorecard(req)
 			if err != nil {
 				return err
 			}
 			out.Scorecard = sc
 			out.Stdout = cmd.OutOrStdout()
-			return monthreport.Write(rep, out)
+			if err := monthreport.Write(rep, out); err != nil {
+				return err
+			}
+			// The others' report stands (exit 0); the left-out node is named.
+			monthreport.WarnSkipped(cmd.ErrOrStderr(), skipped)
+			return nil
 		},
 	}
 	f := cmd.Flags()

@@ -166,6 +166,20 @@ func recovered() notify.Alert {
 	return a
 }
 
+// overdue and delivered are a node's delivery alerts: ordered at t0 with a
+// 30-minute target, not delivered by then, delivered 1h35m late.
+func overdue() notify.Alert {
+	return notify.Alert{Kind: notify.AlertDeliveryOverdue, Node: "gz-01", Provider: "acme_gpu", IncidentID: "delivery@20261130T100030.000Z",
+		IncidentKind: notify.DeliveryKind, Since: t0, Until: t0.Add(30 * time.Minute), Duration: 30 * time.Minute,
+		Detail: "Not delivered yet: 1m0s late so far. " + hostile}
+}
+
+func delivered() notify.Alert {
+	a := overdue()
+	a.Kind, a.Until, a.Duration, a.Detail = notify.AlertDelivered, t0.Add(2*time.Hour+5*time.Minute), time.Hour+35*time.Minute, "Delivered at the first passing acceptance check"
+	return a
+}
+
 func ticketMsg() notify.TicketMessage {
 	return notify.TicketMessage{Kind: notify.TicketBreached, Ticket: "T-0042", Node: "gz-01", Provider: "acme_gpu", Opened: t0,
 		Text: "first response due 2026-11-30 12:00 CST passed unmet\n- " + hostile}
@@ -222,6 +236,31 @@ func Run(t *testing.T, c Case) {
 		if c.Service.Markdown() && !strings.Contains(shown, "Closes: ") {
 			t.Errorf("the recovery does not quote the incident it closes:\n%s", shown)
 		}
+	})
+	t.Run("Delivery", func(t *testing.T) {
+		h := setup(t, c, c.Service.Secret())
+		for _, a := range []notify.Alert{overdue(), delivered()} {
+			if _, err := h.n.Notify(t.Context(), a); err != nil {
+				t.Fatalf("Notify %s: %v", a.Kind, err)
+			}
+		}
+		got := h.accepted(2)
+		for i, want := range [][]string{
+			{"gz-01 delivery overdue: not delivered 30m0s after the order", "2026-11-30 10:00:30 UTC", "2026-11-30 10:30:30 UTC", "1m0s late so far", "delivery@20261130T100030.000Z"},
+			{"gz-01 delivered 1h35m late", "2026-11-30 12:05:30 UTC", "first passing acceptance check"},
+		} {
+			shown := got[i].Shown
+			for _, w := range want {
+				if !strings.Contains(shown, w) {
+					t.Errorf("delivery alert %d does not show %q:\n%s", i, w, shown)
+				}
+			}
+			// A delivery is no outage: no "counts as outage" verdict.
+			if strings.Contains(strings.ToLower(shown), "counts as outage") {
+				t.Errorf("delivery alert %d states an outage verdict:\n%s", i, shown)
+			}
+		}
+		h.inert(got[0].Shown)
 	})
 	t.Run("Ticket", func(t *testing.T) {
 		h := setup(t, c, c.Service.Secret())

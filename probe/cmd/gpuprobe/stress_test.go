@@ -20,7 +20,7 @@ func TestStressFlagsRejectBadInput(t *testing.T) {
 		mutate func(*stressFlags)
 		want   string
 	}{
-		{func(f *stressFlags) { f.tests = "fp32,fp8" }, `unknown test "fp8"`},
+		{func(f *stressFlags) { f.tests = "fp32,fp4" }, `unknown test "fp4"`},
 		{func(f *stressFlags) { f.memFraction = 1 }, "--memtest-fraction 1"},
 		{func(f *stressFlags) { f.reps = 0 }, "--reps 0"},
 		{func(f *stressFlags) { f.copyMiB = 1 }, "--copy-mib 1"},
@@ -56,7 +56,7 @@ func TestCheckStressModes(t *testing.T) {
 		on   bool
 		burn time.Duration
 	}{
-		{checkStress{}, true, 4 * time.Second}, // 5 precisions × 4 s, then the power phase
+		{checkStress{}, true, 2 * time.Second}, // 6 precisions × 2 s, then the power phase
 		{checkStress{quick: true}, true, 2 * time.Second},
 		{checkStress{full: true}, true, 60 * time.Second},
 		{checkStress{none: true}, false, 0},
@@ -137,7 +137,7 @@ func TestStressChecksOfAStoppedRun(t *testing.T) {
 // seed's 30 minutes; its per-second curve goes into the --json report.
 func TestCheckSoak(t *testing.T) {
 	o, on, err := (&checkStress{soak: 30 * time.Minute}).options()
-	if err != nil || !on || o.Soak != 30*time.Minute || o.Burn != 4*time.Second {
+	if err != nil || !on || o.Soak != 30*time.Minute || o.Burn != 2*time.Second {
 		t.Fatalf("--soak 30m: %v %v %v", o.Soak, on, err)
 	}
 	for _, tc := range []struct {
