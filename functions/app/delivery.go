@@ -97,7 +97,6 @@ func (s *Service) alertOnce(ctx context.Context, n store.Node, a notify.Alert) {
 		return
 	}
 	now := s.Now()
-	deferred := s.deferAlerts.Load()
 	eachChannel(ctx, channels, func(ctx context.Context, ch string) {
 		if _, err := s.store.GetAlert(ctx, n.ID, a.IncidentID, a.Kind, ch); err == nil {
 			return // told already
@@ -106,7 +105,7 @@ func (s *Service) alertOnce(ctx context.Context, n store.Node, a notify.Alert) {
 			return
 		}
 		s.claimAndSend(ctx, store.AlertRecord{Node: n.ID, IncidentID: a.IncidentID, Kind: a.Kind, Channel: ch, CreatedAt: now,
-			LastAttemptAt: now, Attempts: 1, Alert: a}, deferred)
+			LastAttemptAt: now, Attempts: 1, Alert: a})
 	})
 }
 

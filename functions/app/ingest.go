@@ -112,13 +112,17 @@ func restartChain(st *store.NodeState, b *wire.Batch) bool {
 	return b.Seq == 1 // wire.Validate: seq 1 has no prev
 }
 
-// isMeasurement tells the figures of the probe's stress job — burn
-// throughput, copy bandwidth, power at the cap (category performance) and
-// iperf3 — whose bodies are kept even when they pass: the report, the
-// scorecard and the fleet baselines judge a card by them, and they come
-// once a day, so keeping them costs one body per node a day (docs/cost.md).
+// isMeasurement tells the figures whose bodies are kept even when they
+// pass. The probe's stress job — burn throughput, copy bandwidth, power at
+// the cap (category performance) and iperf3: the report, the scorecard and
+// the fleet baselines judge a card by them, and they come once a day, so
+// keeping them costs one body per node a day (docs/cost.md). And the usage
+// readings (usage.*: disks, interface byte counters, boot), which the
+// provider's bill lines are held to (docs/bills.md): a traffic figure needs
+// the counters on both sides of the month's ends and of every reboot, so
+// each one is kept; they come once an hour.
 func isMeasurement(c wire.Check) bool {
-	return c.Category == wire.CategoryPerformance || strings.HasPrefix(c.Name, "net.iperf3.")
+	return c.Category == wire.CategoryPerformance || strings.HasPrefix(c.Name, "net.iperf3.") || strings.HasPrefix(c.Name, "usage.")
 }
 
 // hasStress says whether a batch carries a stress figure the fleet is
@@ -208,6 +212,10 @@ type effects struct {
 	// contract's rule: the first heartbeat or the first passing acceptance
 	// check), for the late-delivery alert.
 	delivered time.Time
+	// stamp is the claim time of the transitions' alerts and release ends
+	// its reservation (alertStamps); apply calls it.
+	stamp   time.Time
+	release func()
 }
 
 func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
@@ -470,7 +478,9 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 			return wire.Ack{}, effects{}, err
 		}
 	}
+	fx.stamp, fx.release = in.s.alertStamps(in.node.ID, len(fx.transitions))
 	if _, err := in.s.store.PutState(ctx, st, prev); err != nil {
+		fx.release()
 		return wire.Ack{}, effects{}, err
 	}
 	if fx.runClosed != nil {

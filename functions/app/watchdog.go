@@ -38,6 +38,10 @@ func (s *Service) Watchdog(ctx context.Context) (WatchdogResult, error) {
 		return res, fmt.Errorf("watchdog: %w", err)
 	}
 	var errs []error
+	// The run's own alerts are claimed as it goes and sent at its end, in
+	// order with the older pending ones of their node.
+	run := &runAlerts{}
+	ctx = context.WithValue(ctx, runAlertsKey{}, run)
 	for _, n := range nodes {
 		res.Nodes++
 		k, err := s.checkNode(ctx, n, now, up)
@@ -46,7 +50,7 @@ func (s *Service) Watchdog(ctx context.Context) (WatchdogResult, error) {
 			errs = append(errs, fmt.Errorf("node %s: %w", n.ID, err))
 		}
 	}
-	if err := s.retryAlerts(ctx); err != nil {
+	if err := s.retryAlerts(ctx, run.list()); err != nil {
 		errs = append(errs, fmt.Errorf("retry alerts: %w", err))
 	}
 	return res, errors.Join(errs...)
@@ -101,12 +105,15 @@ func (s *Service) checkNode(ctx context.Context, n store.Node, now, upSince time
 			s.repair(ctx, n, st)
 			return 0, nil
 		}
+		stamp, release := s.alertStamps(n.ID, len(trs))
 		if _, err := s.store.PutState(ctx, st, prev); errors.Is(err, store.ErrConflict) {
+			release()
 			continue
 		} else if err != nil {
+			release()
 			return 0, err
 		}
-		s.apply(ctx, n, effects{transitions: trs})
+		s.apply(ctx, n, effects{transitions: trs, stamp: stamp, release: release})
 		return len(trs), nil
 	}
 	return 0, errTooContended("watchdog node " + n.ID)
@@ -167,7 +174,9 @@ func (s *Service) repair(ctx context.Context, n store.Node, st store.NodeState) 
 			s.log.Warn("recreated a lost incident record", "node", n.ID, "incident", inc.ID)
 			t := incident.Transition{Op: incident.Open, Kind: incident.Kind(inc.Kind), Check: inc.Check, Since: inc.Start, At: inc.Start,
 				Cause: inc.Cause, Counted: inc.Counted, Evidence: inc.Evidence}
-			s.alert(ctx, n, t, inc)
+			at, release := s.alertStamps(n.ID, 1)
+			s.alert(ctx, n, t, inc, at)
+			release()
 		}
 	}
 }

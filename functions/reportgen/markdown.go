@@ -95,6 +95,12 @@ func writeMarkdown(w io.Writer, d *doc) error {
 				b.WriteString("- " + mdCell(q) + "\n")
 			}
 		}
+		if len(s.Usage) > 0 {
+			b.WriteString("\n### " + s.UTitle + "\n\n")
+			for _, u := range s.Usage {
+				b.WriteString("- " + mdCell(u) + "\n")
+			}
+		}
 	}
 	b.WriteString("\n---\n" + d.Footer + "\n")
 	_, err := io.WriteString(w, b.String())

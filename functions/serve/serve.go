@@ -54,7 +54,7 @@ func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log 
 		return err
 	}
 	log.Info("alerts go to " + alerts.Summary)
-	cfg := app.Config{Store: store, Box: box, Log: log, Retention: c.Retention, BackendID: "serve"}
+	cfg := app.Config{Store: store, Box: box, Log: log, Retention: c.Retention, BackendID: "serve", AlertRetry: c.AlertRetry}
 	alerts.Apply(&cfg)
 	svc, err := app.New(cfg)
 	if err != nil {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -13,8 +14,10 @@ import (
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/interval"
+	"github.com/gpusla/gpusla/sla/msg"
 	"github.com/gpusla/gpusla/sla/terms"
 	"github.com/gpusla/gpusla/sla/ticket"
+	"github.com/gpusla/gpusla/sla/usage"
 )
 
 // lookback is how far before the month check results are kept, so that an
@@ -139,6 +142,10 @@ type nodeAcc struct {
 	drops      []events.Event
 	maint      []maintNotice
 	registered bool
+	// usage are the probe's usage readings (sla/usage) from the lookback
+	// to two days after the month; usageBad the ones it could not read.
+	usage    []usage.Reading
+	usageBad []Evidence
 }
 
 // NewBuilder starts a report over the given contracts.
@@ -407,6 +414,7 @@ func (b *Builder) observe(e *events.Event) {
 		return
 	}
 	b.collectFleet(e.Node, at, e.Checks)
+	b.collectUsage(n, e)
 	b.vbuf = incident.AppendVerdicts(b.vbuf, e.Checks)
 	for _, v := range b.vbuf {
 		ev := int32(-1)
@@ -422,6 +430,29 @@ func (b *Builder) observe(e *events.Event) {
 			ev = n.evidence(evText)
 		}
 		n.conns = append(n.conns, checkRec{at: at, fail: fail, ev: ev})
+	}
+}
+
+// collectUsage keeps an observation's usage readings. Those after the
+// month are needed only as far as the readings that straddle its end. A
+// reading it cannot read is listed on the node as evidence rather than
+// failing the report: the rest of the month does not depend on it.
+func (b *Builder) collectUsage(n *nodeAcc, e *events.Event) {
+	if !slices.ContainsFunc(e.Checks, func(c events.Check) bool { return usage.IsUsage(c.Name) }) {
+		return
+	}
+	at := e.TrueAt()
+	if at.After(time.Date(b.opts.Year, b.opts.Month+1, 1, 0, 0, 0, 0, time.UTC).Add(14*time.Hour + 48*time.Hour)) {
+		return
+	}
+	r, ok, err := usage.FromChecks(at, e.Checks)
+	if err != nil {
+		n.usageBad = append(n.usageBad, Evidence{Kind: EvidenceUsageUnreadable, At: at.UTC().Format(time.RFC3339),
+			Detail: err.Error(), Text: msg.New("a usage reading could not be read and is left out: %s", err.Error())})
+		return
+	}
+	if ok {
+		n.usage = append(n.usage, r)
 	}
 }
 

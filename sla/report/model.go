@@ -14,6 +14,7 @@ package report
 import (
 	"github.com/gpusla/gpusla/sla/baseline"
 	"github.com/gpusla/gpusla/sla/msg"
+	"github.com/gpusla/gpusla/sla/usage"
 )
 
 // Schema names the JSON form; it changes only with docs/report.md.
@@ -103,6 +104,10 @@ type Node struct {
 	Credit        Credit     `json:"credit"`
 	ClaimDeadline string     `json:"claim_deadline"`
 	Evidence      []Evidence `json:"evidence"`
+	// Usage is what the node's probe measured of what a bill charges
+	// besides GPU time (disks, interface traffic, boots), when it sent
+	// usage readings (docs/bills.md).
+	Usage *usage.Month `json:"usage,omitempty"`
 }
 
 // Hardware is what was ordered.
@@ -282,9 +287,13 @@ type Penalty struct {
 	Text    msg.Text `json:"-"` // Reason, translatable
 }
 
+// EvidenceUsageUnreadable is the evidence kind of a usage reading the
+// report could not read (and left out).
+const EvidenceUsageUnreadable = "usage_unreadable"
+
 // Evidence is a data-quality notice about the node's log.
 type Evidence struct {
-	Kind   string   `json:"kind"` // batch_dropped, chain_break
+	Kind   string   `json:"kind"` // batch_dropped, chain_break, EvidenceUsageUnreadable
 	At     string   `json:"at"`
 	Detail string   `json:"detail"`
 	Text   msg.Text `json:"-"` // Detail, translatable

@@ -11,6 +11,7 @@ import (
 	"github.com/gpusla/gpusla/sla/msg"
 	"github.com/gpusla/gpusla/sla/terms"
 	"github.com/gpusla/gpusla/sla/ticket"
+	"github.com/gpusla/gpusla/sla/usage"
 )
 
 // nodeMonth is what every part of one node's report is judged against: the
@@ -79,6 +80,14 @@ func (b *Builder) buildNode(n *nodeAcc, tickets []*ticket.Ticket, backend interv
 	penalties = append(penalties, m.delivery(&nr)...)
 	m.billing(books, outs, penalties, &nr)
 	nr.Evidence = append(nr.Evidence, m.evidence()...)
+	nr.Evidence = append(nr.Evidence, n.usageBad...)
+	if len(n.usage) > 0 {
+		var last time.Time
+		if s := n.probe.spans; len(s) > 0 {
+			last = minTime(time.Unix(0, s[len(s)-1].last), m.end)
+		}
+		nr.Usage = usage.Summarize(n.usage, m.period.Start, m.period.End, last)
+	}
 	return nr
 }
 
