@@ -14,6 +14,7 @@ import (
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/wire"
+	"github.com/gpusla/gpusla/sla/baseline"
 	"github.com/gpusla/gpusla/sla/delivery"
 	"github.com/gpusla/gpusla/sla/incident"
 )
@@ -124,6 +125,19 @@ func isMeasurement(c wire.Check) bool {
 	return c.Category == wire.CategoryPerformance || strings.HasPrefix(c.Name, "net.iperf3.") || strings.HasPrefix(c.Name, "usage.")
 }
 
+// hasStress says whether a batch carries a stress figure the fleet is
+// compared on (baseline.FigureOf).
+func hasStress(b *wire.Batch) bool {
+	for _, o := range b.Observations {
+		for _, c := range o.Checks {
+			if c.Category == wire.CategoryPerformance && c.Number != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func chainName(c string) string {
 	if c == "" {
 		return "without id"
@@ -154,6 +168,7 @@ type ingest struct {
 	sig      string
 	signedAt time.Time
 	stored   bool // this request stored the batch body
+	fleet    map[fleetKey]baseline.Dist
 }
 
 func (in *ingest) ack(status string) wire.Ack {
@@ -161,6 +176,15 @@ func (in *ingest) ack(status string) wire.Ack {
 }
 
 func (in *ingest) run(ctx context.Context) (wire.Ack, error) {
+	if hasStress(in.b) {
+		// The fleet's thresholds, read before the state: the batch's
+		// stress figures are judged against its siblings (fleet.go).
+		dists, err := in.s.FleetDists(ctx)
+		if err != nil {
+			return wire.Ack{}, fmt.Errorf("ingest: %w", err)
+		}
+		in.fleet = dists
+	}
 	for attempt := 0; attempt < maxRetries; attempt++ {
 		ack, effects, err := in.attempt(ctx)
 		if errors.Is(err, store.ErrConflict) {
@@ -378,6 +402,9 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 			}
 		}
 	}
+
+	// Slower than its siblings: the report's rule on each stress figure.
+	fx.transitions = append(fx.transitions, judgeFleet(&st, in.node, in.fleet, evs)...)
 
 	if firstChecks && len(st.Eval.Checks) > 0 {
 		why = append(why, "first_checks")

@@ -93,6 +93,8 @@ type Service struct {
 	senderRunning atomic.Bool
 	out           *outbox
 	alertRetry    time.Duration
+	// fleet is the live fleet baselines (fleet.go).
+	fleet fleetCache
 }
 
 // cachedNode is a node record with its opened secret. Node records do not

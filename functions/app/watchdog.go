@@ -93,7 +93,7 @@ func (s *Service) checkNode(ctx context.Context, n store.Node, now, upSince time
 		prev := st.Version
 		trs := st.Eval.Tick(now, last, n.HeartbeatInterval, th)
 		dv, overdue := s.deliveryOverdue(n, &st, now)
-		if usedStale && (len(trs) > 0 || openIncident(&st.Eval) || overdue) {
+		if usedStale && (len(trs) > 0 || openIncident(&st.Eval) || openFleet(&st) || overdue) {
 			// Something to write, to repair or to alert: decide it on a
 			// strongly consistent read, never on a possibly stale one.
 			continue
@@ -133,6 +133,16 @@ func openIncident(ev *incident.State) bool {
 	return false
 }
 
+// openFleet reports whether a streak below the fleet is open (fleet.go).
+func openFleet(st *store.NodeState) bool {
+	for _, sk := range st.Fleet {
+		if sk.Open {
+			return true
+		}
+	}
+	return false
+}
+
 // repair recreates the record of an incident the state says is open but
 // that a crash between the state write and the record write lost.
 func (s *Service) repair(ctx context.Context, n store.Node, st store.NodeState) {
@@ -144,6 +154,13 @@ func (s *Service) repair(ctx context.Context, n store.Node, st store.NodeState) 
 		if h != nil && h.Open {
 			kind, check := incident.SplitKey(key, h)
 			open = append(open, store.Incident{Kind: string(kind), Check: check, Start: h.Since, Cause: incident.CauseCheck, Evidence: h.Evidence})
+		}
+	}
+	for key, sk := range st.Fleet {
+		if sk.Open {
+			open = append(open, store.Incident{Kind: string(incident.PerformanceBelowSpec), Check: key, Start: sk.Start, Cause: incident.CauseCheck,
+				Evidence: fmt.Sprintf("slower than its siblings: %s %d runs in a row below the fleet threshold from %s (record recreated from the node's state)",
+					key, sk.Runs, sk.Start.UTC().Format(time.RFC3339))})
 		}
 	}
 	for _, inc := range open {

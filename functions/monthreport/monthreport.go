@@ -21,6 +21,7 @@ import (
 	"github.com/gpusla/gpusla/functions/reportgen"
 	"github.com/gpusla/gpusla/sla/billing"
 	"github.com/gpusla/gpusla/sla/report"
+	"github.com/gpusla/gpusla/sla/scorecard"
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
@@ -39,6 +40,9 @@ type Request struct {
 	// claim page quotes. It reads Events again, so a log from Stdin is
 	// left unsealed.
 	Seal bool
+	// Scorecard also builds the month's provider scorecard (sla/scorecard)
+	// from the same pass over the log, for the report's scorecard section.
+	Scorecard bool
 }
 
 // Build reads every terms file and the event log and builds the month's
@@ -47,27 +51,58 @@ type Request struct {
 // returned in skipped with its contract (the command warns); every other
 // node is reported.
 func Build(r Request) (rep *report.Report, skipped []report.Skipped, err error) {
-	b, err := newBuilder(r)
+	rep, _, skipped, err = BuildWithScorecard(r)
+	return rep, skipped, err
+}
+
+// logReader is what reads the log: the report's builder, or the
+// scorecard's that builds the same report.
+type logReader interface {
+	ReadLog(name string, r io.Reader) error
+}
+
+// BuildWithScorecard is Build, and with r.Scorecard the month's provider
+// scorecard too: the scorecard's builder reads the log once and builds the
+// month's report with it (the same report, TestMonthReportsEqualStandaloneReports).
+func BuildWithScorecard(r Request) (*report.Report, *scorecard.Scorecard, []report.Skipped, error) {
+	rb, sb, err := newBuilder(r)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	var lr logReader = rb
+	if sb != nil {
+		lr = sb
 	}
 	if r.Events == "-" {
-		err = b.ReadLog("stdin", r.Stdin)
+		err = lr.ReadLog("stdin", r.Stdin)
 	} else {
-		err = readEvents(b, r.Events)
+		err = readEvents(lr, r.Events)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	if rep, err = b.Build(); err != nil {
-		return nil, nil, err
+	var rep *report.Report
+	var sc *scorecard.Scorecard
+	var skipped []report.Skipped
+	if sb != nil {
+		skipped = sb.Skipped()
+		var reps []*report.Report
+		if sc, reps, err = sb.BuildWithReports(); err != nil {
+			return nil, nil, nil, err
+		}
+		rep = reps[0]
+	} else {
+		if rep, err = rb.Build(); err != nil {
+			return nil, nil, nil, err
+		}
+		skipped = rb.Skipped()
 	}
 	if r.Seal && r.Events != "-" {
 		if err := bundle.SealReport(rep, func() (io.ReadCloser, error) { return os.Open(r.Events) }); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
-	return rep, b.Skipped(), nil
+	return rep, sc, skipped, nil
 }
 
 // WarnSkipped writes one warning line per node left out of the report
@@ -78,10 +113,12 @@ func WarnSkipped(w io.Writer, skipped []report.Skipped) {
 	}
 }
 
-func newBuilder(r Request) (*report.Builder, error) {
+// newBuilder makes the report's builder, or with r.Scorecard the
+// scorecard's for the one month.
+func newBuilder(r Request) (*report.Builder, *scorecard.Builder, error) {
 	m, err := time.Parse("2006-01", r.Month)
 	if err != nil {
-		return nil, fmt.Errorf("--month %q: want YYYY-MM", r.Month)
+		return nil, nil, fmt.Errorf("--month %q: want YYYY-MM", r.Month)
 	}
 	now := r.Now
 	if now == nil {
@@ -90,14 +127,20 @@ func newBuilder(r Request) (*report.Builder, error) {
 	at := now().UTC()
 	if r.AsOf != "" {
 		if at, err = time.Parse(time.RFC3339, r.AsOf); err != nil {
-			return nil, fmt.Errorf("--as-of %q: want an RFC 3339 instant such as 2026-04-01T00:00:00Z", r.AsOf)
+			return nil, nil, fmt.Errorf("--as-of %q: want an RFC 3339 instant such as 2026-04-01T00:00:00Z", r.AsOf)
 		}
 	}
 	all, err := ReadTerms(r.Terms)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return report.NewBuilder(all, report.Options{Year: m.Year(), Month: m.Month(), AsOf: at})
+	if r.Scorecard {
+		month := scorecard.Month{Year: m.Year(), Month: m.Month()}
+		sb, err := scorecard.NewBuilder(all, scorecard.Options{From: month, To: month, AsOf: at})
+		return nil, sb, err
+	}
+	rb, err := report.NewBuilder(all, report.Options{Year: m.Year(), Month: m.Month(), AsOf: at})
+	return rb, nil, err
 }
 
 // ReadTerms reads every --terms file (report, bundle and scorecard); a
@@ -114,7 +157,7 @@ func ReadTerms(files []string) ([]*terms.Terms, error) {
 	return all, nil
 }
 
-func readEvents(b *report.Builder, path string) error {
+func readEvents(b logReader, path string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("read events: %w", err)
@@ -135,6 +178,9 @@ type Output struct {
 	BOM        bool      // start a CSV with the UTF-8 byte order mark (Excel)
 	Path       string    // file to write atomically; "" writes to Stdout
 	Stdout     io.Writer // used when Path is ""
+	// Scorecard is the month's provider scorecard (BuildWithScorecard), shown
+	// as the report's scorecard section in json, md and html; nil for none.
+	Scorecard *scorecard.Scorecard
 }
 
 // Check refuses a bad --lang or --bill-format, so a command can do so
@@ -176,7 +222,7 @@ func Write(rep *report.Report, o Output) error {
 	if err := o.Check(); err != nil {
 		return err
 	}
-	x := reportgen.Extras{Lang: l, BOM: o.BOM}
+	x := reportgen.Extras{Lang: l, BOM: o.BOM, Scorecard: o.Scorecard}
 	if o.Bill != "" {
 		if x.Bill, x.Lines, err = JudgeBillAs(rep, o.Terms, o.Bill, o.BillFormat); err != nil {
 			return err

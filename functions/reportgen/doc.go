@@ -30,6 +30,7 @@ type doc struct {
 	Lines *linesSec
 	Full  *billing.Full
 	Fleet *fleetSec
+	Score *scoreSec
 	// Status compares each contract's provider status page with the
 	// measured outages (provider.go).
 	Status   []statusSec
@@ -139,6 +140,7 @@ func newDoc(r *report.Report, x Extras) (*doc, error) {
 		d.Lines, d.Full = linesSection(p, x.Lines), x.Lines
 	}
 	d.Fleet = fleet(p, r.Fleet)
+	d.Score = scorecardSec(p, r.Month, x.Scorecard)
 	d.Status = statusSections(p, r)
 	d.Legend = []legendItem{{bandUp, p.T("up")}, {bandCounted, p.T("outage counted")}, {bandObserved, p.T("down or unreachable, not counted")},
 		{bandExcluded, p.T("maintenance excluded")}, {"maint-late", p.T("maintenance without enough notice")}, {bandOff, p.T("not in service")},

@@ -64,6 +64,13 @@ func writeMarkdown(w io.Writer, d *doc) error {
 			mdTable(&b, *f.Drift)
 		}
 	}
+	if sc := d.Score; sc != nil {
+		b.WriteString("\n## " + sc.Title + "\n\n" + sc.Intro + "\n")
+		for _, t := range sc.Tables {
+			b.WriteString("\n### " + t.Title + "\n\n")
+			mdTable(&b, t)
+		}
+	}
 	for _, s := range d.NodeSecs {
 		b.WriteString("\n## " + s.Heading + " (" + mdCell(s.Sub) + ")\n\n" + s.Para + "\n\n")
 		for _, c := range s.Cards {

@@ -16,6 +16,7 @@ import (
 	"github.com/gpusla/gpusla/functions/i18n"
 	"github.com/gpusla/gpusla/sla/billing"
 	"github.com/gpusla/gpusla/sla/report"
+	"github.com/gpusla/gpusla/sla/scorecard"
 )
 
 // Formats are the names Render accepts.
@@ -33,24 +34,28 @@ type Extras struct {
 	// Lines is the bill judged line by line (a full bill's every line
 	// item), shown in json, md and csv.
 	Lines *billing.Full
+	// Scorecard is the month's provider scorecard (sla/scorecard, built
+	// from the same log), shown in json, md and html.
+	Scorecard *scorecard.Scorecard
 }
 
 // Render writes r in format.
 func Render(w io.Writer, r *report.Report, format string, x Extras) error {
 	if format == "json" {
 		// The documented form: the same keys in every language.
-		if x.Lines == nil {
+		if x.Lines == nil && x.Scorecard == nil {
 			return report.JSON(w, r)
 		}
 		// The report's own fields stay where docs/report.md puts them; the
-		// bill is one more top-level field.
+		// bill and the scorecard are top-level fields of their own.
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		return enc.Encode(struct {
 			*report.Report
-			Bill *billing.Full `json:"bill_reconciliation"`
-		}{r, x.Lines})
+			Bill      *billing.Full        `json:"bill_reconciliation,omitempty"`
+			Scorecard *scorecard.Scorecard `json:"scorecard,omitempty"`
+		}{r, x.Lines, x.Scorecard})
 	}
 	if !known(format) {
 		return fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(Formats, ", "))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/sla/account"
+	"github.com/gpusla/gpusla/sla/baseline"
 	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/interval"
 	"github.com/gpusla/gpusla/sla/msg"
@@ -210,6 +211,10 @@ type NodeState struct {
 	// the hysteresis of every check incident kind. It is the source of truth
 	// for which incidents are open; the Incident records are derived from it.
 	Eval incident.State `json:"eval"`
+	// Fleet is the streak below the fleet of each stress figure now slow
+	// (baseline.CheckKey → streak; functions/app/fleet.go): the live side
+	// of "slower than its siblings". A figure with no slow run has no entry.
+	Fleet map[string]*baseline.Streak `json:"fleet,omitempty"`
 
 	UpdatedAt time.Time `json:"updated_at"`
 }
@@ -222,6 +227,14 @@ func (st NodeState) Clone() NodeState {
 	c.PastChains = slices.Clone(st.PastChains)
 	c.Signatures = slices.Clone(st.Signatures)
 	c.Eval = st.Eval.Clone()
+	if st.Fleet != nil {
+		c.Fleet = make(map[string]*baseline.Streak, len(st.Fleet))
+		for k, sk := range st.Fleet {
+			x := *sk
+			x.Values = slices.Clone(sk.Values)
+			c.Fleet[k] = &x
+		}
+	}
 	return c
 }
 

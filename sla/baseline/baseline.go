@@ -12,9 +12,11 @@ package baseline
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,7 +55,9 @@ type Options struct {
 	DriftBaseDays int
 }
 
-func (o Options) withDefaults() Options {
+// WithDefaults fills the zero fields with the defaults: what the rule
+// actually applies (the live service applies the same).
+func (o Options) WithDefaults() Options {
 	orDefault(&o.MinNodes, DefaultMinNodes)
 	orDefault(&o.Runs, DefaultRuns)
 	orDefault(&o.Margin, DefaultMargin)
@@ -128,6 +132,7 @@ type skey struct {
 // (skew-corrected probe time). Repeated readings (a log read twice) are
 // merged when the window is computed.
 func (c *Collector) Add(node string, at time.Time, checks []events.Check) {
+	ni := int32(-1)
 	for i := range checks {
 		ch := &checks[i]
 		name, ok := FigureOf(ch)
@@ -137,11 +142,12 @@ func (c *Collector) Add(node string, at time.Time, checks []events.Check) {
 		if c.nodeIx == nil {
 			c.nodeIx, c.figIx, c.index = map[string]int32{}, map[string]int16{}, map[skey]*series{}
 		}
-		ni, ok := c.nodeIx[node]
-		if !ok {
-			ni = int32(len(c.nodes))
-			c.nodes = append(c.nodes, node)
-			c.nodeIx[node] = ni
+		if ni < 0 {
+			if ni, ok = c.nodeIx[node]; !ok {
+				ni = int32(len(c.nodes))
+				c.nodes = append(c.nodes, node)
+				c.nodeIx[node] = ni
+			}
 		}
 		fi, ok := c.figIx[name]
 		if !ok {
@@ -171,6 +177,46 @@ func (c *Collector) Add(node string, at time.Time, checks []events.Check) {
 
 // Len is how many readings are held.
 func (c *Collector) Len() int { return c.n }
+
+// Seal puts every series in order once, after the last Add, so that
+// Compute only reads the collector and may run on several goroutines at
+// once (the scorecard's month reports share one). Compute seals what is
+// not sealed itself, so calling Seal is needed only for that.
+func (c *Collector) Seal() {
+	for _, sr := range c.all {
+		if !sr.ordered {
+			sr.order()
+		}
+	}
+}
+
+// Trim drops the readings before from, so that a collector the live
+// service keeps for a trailing window stays the size of that window.
+func (c *Collector) Trim(from time.Time) {
+	lo := from.UnixNano()
+	for _, sr := range c.all {
+		if !sr.ordered {
+			sr.order()
+		}
+		i, _ := slices.BinarySearch(sr.at, lo)
+		if i > 0 {
+			c.n -= i
+			sr.at, sr.val = slices.Clone(sr.at[i:]), slices.Clone(sr.val[i:])
+		}
+	}
+}
+
+// Any says whether a reading lies in [from, to) (Unix nanoseconds); the
+// collector must be sealed.
+func (c *Collector) Any(from, to int64) bool {
+	for _, sr := range c.all {
+		i, _ := slices.BinarySearch(sr.at, from)
+		if i < len(sr.at) && sr.at[i] < to {
+			return true
+		}
+	}
+	return false
+}
 
 // Dist is the fleet's distribution of one figure for one model: each
 // node's GPU contributes the median of its runs in the window, so a node
@@ -212,6 +258,78 @@ type Finding struct {
 	Margin    float64   `json:"margin"`
 }
 
+// Streak is the rule "slower than its siblings" on one series (a node's
+// GPU and figure): Options.Runs runs in a row below the fleet threshold
+// open a finding, backdated to the first of them; the first run back at or
+// above the threshold ends it. The monthly report runs it over a window's
+// runs (Collector.Compute), the live service over each run as it arrives
+// (its state stored with the node's), so both open and close at the same
+// instants for the same runs and thresholds. The zero value is a series
+// with no slow run.
+type Streak struct {
+	// Runs counts the slow runs in a row so far, Start is the first of
+	// them; Values are the first Options.Runs of their values, what the
+	// evidence names.
+	Runs   int       `json:"runs,omitempty"`
+	Start  time.Time `json:"start,omitzero"`
+	Values []float64 `json:"values,omitempty"`
+	// Open: Runs reached the rule's count; a finding is open.
+	Open bool `json:"open,omitempty"`
+	// Last is the newest run fed: an older one, or the same run again,
+	// is ignored (the live service sees runs in receive order).
+	Last time.Time `json:"last,omitzero"`
+}
+
+// StreakOp is what one run did to a streak.
+type StreakOp int
+
+// What a run did: nothing new, opened a finding, or ended one.
+const (
+	StreakNone StreakOp = iota
+	StreakOpened
+	StreakClosed
+)
+
+// Step feeds one run's value at at against the fleet threshold, with runs
+// slow runs in a row making a finding.
+func (s *Streak) Step(threshold float64, runs int, at time.Time, v float64) StreakOp {
+	if !s.Last.IsZero() && !at.After(s.Last) {
+		return StreakNone
+	}
+	s.Last = at
+	if v < threshold {
+		if s.Runs == 0 {
+			s.Start, s.Values = at, s.Values[:0]
+		}
+		s.Runs++
+		if len(s.Values) < runs {
+			s.Values = append(s.Values, v)
+		}
+		if !s.Open && s.Runs >= runs {
+			s.Open = true
+			return StreakOpened
+		}
+		return StreakNone
+	}
+	was := s.Open
+	s.Runs, s.Start, s.Values, s.Open = 0, time.Time{}, nil, false
+	if was {
+		return StreakClosed
+	}
+	return StreakNone
+}
+
+// CheckKey names a finding's series as an incident's check: the figure
+// and its GPU ("gpu.burn.fp32/gpu0", as incident.CheckKey names the
+// static check), prefixed "fleet:" so that the finding and the probe's own
+// verdict on the same figure are two incidents, never one hysteresis.
+func CheckKey(figure string, gpu int) string {
+	if gpu < 0 {
+		return "fleet:" + figure
+	}
+	return "fleet:" + figure + "/gpu" + strconv.Itoa(gpu)
+}
+
 // Evidence is the finding in words, naming the fleet figures.
 func (f *Finding) Evidence() string { return f.Text().String() }
 
@@ -224,10 +342,12 @@ func (f *Finding) Text() msg.Text {
 	vals := make([]string, 0, len(f.Values))
 	for i, v := range f.Values {
 		if i == 5 {
-			vals = append(vals, fmt.Sprintf("… (%d in all)", len(f.Values)))
 			break
 		}
 		vals = append(vals, num(v))
+	}
+	if f.Runs > len(vals) {
+		vals = append(vals, fmt.Sprintf("… (%d in all)", f.Runs))
 	}
 	d := f.Dist
 	return msg.New("slower than its siblings: %s%s %d runs in a row below the fleet (%s %s); fleet of %d %s nodes (%d GPUs): p10 %s, median %s %s; threshold %s = below p10 and at least %.0f %% under the median",
@@ -337,7 +457,7 @@ func (s *series) order() {
 // it does not know are left out), and returns the fleet's distributions per
 // model and figure, the streaks below the fleet and each node's drift.
 func (c *Collector) Compute(model func(node string) (string, bool), from, to time.Time, opt Options) Result {
-	opt = opt.withDefaults()
+	opt = opt.WithDefaults()
 	lo, hi := from.UnixNano(), to.UnixNano()
 	models := make([]string, len(c.nodes))
 	known := make([]bool, len(c.nodes))
@@ -415,33 +535,34 @@ func (c *Collector) Compute(model func(node string) (string, bool), from, to tim
 		return res.Dists[i].Figure < res.Dists[j].Figure
 	})
 
-	// Streaks below the fleet threshold.
+	// Streaks below the fleet threshold: the same rule, run by run, as the
+	// live service applies (Streak).
 	for _, s := range ss {
 		d := dists[key{models[s.node], s.fig}]
 		if d.StaticOnly {
 			continue
 		}
+		var st Streak
 		var cur *Finding
 		for i, v := range s.val {
 			at := time.Unix(0, s.at[i]).UTC()
-			if v < d.Threshold {
-				if cur == nil {
-					cur = &Finding{Node: c.nodes[s.node], Model: d.Model, Figure: d.Figure, Unit: d.Unit, GPU: int(s.gpu), Start: at, Dist: d, Margin: opt.Margin}
-				}
-				cur.Runs++
-				cur.Values = append(cur.Values, v)
-				if cur.Runs == opt.Runs {
-					cur.Confirmed = at
-				}
-				continue
-			}
-			if cur != nil && cur.Runs >= opt.Runs {
+			switch st.Step(d.Threshold, opt.Runs, at, v) {
+			case StreakOpened:
+				cur = &Finding{Node: c.nodes[s.node], Model: d.Model, Figure: d.Figure, Unit: d.Unit, GPU: int(s.gpu), Start: st.Start,
+					Confirmed: at, Dist: d, Margin: opt.Margin, Values: slices.Clone(st.Values)}
+			case StreakClosed:
 				cur.End = at
 				res.Findings = append(res.Findings, *cur)
+				cur = nil
 			}
-			cur = nil
+			if cur != nil && st.Runs > opt.Runs {
+				cur.Values = append(cur.Values, v)
+			}
+			if cur != nil {
+				cur.Runs = st.Runs
+			}
 		}
-		if cur != nil && cur.Runs >= opt.Runs {
+		if cur != nil {
 			res.Findings = append(res.Findings, *cur)
 		}
 	}
@@ -451,26 +572,32 @@ func (c *Collector) Compute(model func(node string) (string, bool), from, to tim
 		node int32
 		fig  int16
 	}
-	days := map[dkey]map[string][]float64{}
+	// Days are counted from the Unix epoch (UTC dates) and named once each.
+	const day = int64(24 * time.Hour)
+	days := map[dkey]map[int64][]float64{}
 	for _, s := range ss {
 		if !Drifting(c.figs[s.fig].name) {
 			continue
 		}
 		k := dkey{s.node, s.fig}
 		if days[k] == nil {
-			days[k] = map[string][]float64{}
+			days[k] = map[int64][]float64{}
 		}
+		byDay := days[k]
 		for i, v := range s.val {
-			d := time.Unix(0, s.at[i]).UTC().Format(time.DateOnly)
-			days[k][d] = append(days[k][d], v)
+			d := s.at[i] / day
+			if s.at[i] < 0 && s.at[i]%day != 0 {
+				d-- // floor, for instants before 1970
+			}
+			byDay[d] = append(byDay[d], v)
 		}
 	}
 	for k, byDay := range days {
 		dr := Drift{Node: c.nodes[k.node], Model: models[k.node], Figure: c.figs[k.fig].name, Unit: c.figs[k.fig].unit}
-		for d, vs := range byDay {
-			dr.Days = append(dr.Days, Day{Date: d, Value: stat.Median(vs)})
+		ds := slices.Sorted(maps.Keys(byDay))
+		for _, d := range ds {
+			dr.Days = append(dr.Days, Day{Date: time.Unix(d*day/int64(time.Second), 0).UTC().Format(time.DateOnly), Value: stat.Median(byDay[d])})
 		}
-		sort.Slice(dr.Days, func(i, j int) bool { return dr.Days[i].Date < dr.Days[j].Date })
 		judgeDrift(&dr, opt)
 		res.Drift = append(res.Drift, dr)
 	}

@@ -167,3 +167,34 @@ func TestDriftFlagsASustainedDropOnly(t *testing.T) {
 		t.Errorf("dip = %+v", dip)
 	}
 }
+
+// The live service feeds a streak one run at a time, in receive order:
+// an older run or the same run again changes nothing, the third slow run
+// opens (backdated to the first), the first run back closes.
+func TestStreakRunByRun(t *testing.T) {
+	var s Streak
+	day := func(d int) time.Time { return t0.AddDate(0, 0, d) }
+	steps := []struct {
+		at   time.Time
+		v    float64
+		want StreakOp
+	}{
+		{day(0), 60, StreakNone}, {day(1), 50, StreakNone}, {day(1), 50, StreakNone}, {day(0), 50, StreakNone},
+		{day(2), 50, StreakNone}, {day(3), 54.9, StreakOpened}, {day(4), 50, StreakNone}, {day(5), 55, StreakClosed}, {day(6), 50, StreakNone},
+	}
+	for i, st := range steps {
+		since := s.Start
+		if got := s.Step(55, 3, st.at, st.v); got != st.want {
+			t.Fatalf("step %d (%v at %s): %v, want %v", i, st.v, st.at, got, st.want)
+		}
+		if st.want == StreakOpened && (!s.Start.Equal(day(1)) || s.Runs != 3 || len(s.Values) != 3) {
+			t.Errorf("opened streak = %+v", s)
+		}
+		if st.want == StreakClosed && !since.Equal(day(1)) {
+			t.Errorf("closed a streak since %s", since)
+		}
+	}
+	if s.Runs != 1 || s.Open {
+		t.Errorf("after: %+v", s)
+	}
+}

@@ -9,7 +9,7 @@ import (
 )
 
 // The fast decoder accepts a line only if encoding/json would, and reads it
-// the same way.
+// the same way; its syntax check accepts exactly what json.Valid accepts.
 func FuzzDecodeAgreement(f *testing.F) {
 	f.Add([]byte(`{"type":"observation","id":"a","node":"n1","at":"2026-03-01T00:00:00Z","received_at":"2026-03-01T00:00:00Z","kind":"check","checks":[{"name":"x","category":"gpu_lost","verdict":"fail","number":1.5,"gpu":2}]}`))
 	f.Add([]byte(`{"type":"node_registered","id":"r","node":"n","contract":"c","ordered_at":"2026-03-01T00:00:00+08:00","hardware":{"gpu_model":"m","gpu_count":8},"price_per_gpu_hour":2.5}`))
@@ -18,6 +18,10 @@ func FuzzDecodeAgreement(f *testing.F) {
 	f.Add([]byte(`{"type":"node_released","id":"a","ID":"b","Node":"n","node":"m","at":"2026-03-01T00:00:00Z"}`))
 	f.Add([]byte(`{"type":"observation","id":"a","seq":1e3,"index":-0,"clock_skew_ms":12.0,"checks":null,"hardware":{}}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
+		// The syntax check is exactly encoding/json's, both ways.
+		if got, want := validV1(line), json.Valid(line); got != want {
+			t.Fatalf("syntax check says %v, encoding/json.Valid %v: %q", got, want, line)
+		}
 		var br bytes.Reader
 		var fast Event
 		if err := decodeStrict(&br, line, &fast); err != nil {

@@ -325,17 +325,19 @@ func (e *Event) Validate() error {
 			return bad("kind", "%q is neither %q nor %q", e.Kind, KindHeartbeat, KindCheck)
 		}
 		for i, c := range e.Checks {
-			f := fmt.Sprintf("checks[%d]", i)
+			// The field's name is made only for an error: a stress run is
+			// dozens of checks, a year of them millions.
+			f := func() string { return fmt.Sprintf("checks[%d]", i) }
 			if c.Name == "" {
-				return bad(f+".name", "missing")
+				return bad(f()+".name", "missing")
 			}
 			if !ValidCategory(c.Category) {
-				return bad(f+".category", "unknown category %q", c.Category)
+				return bad(f()+".category", "unknown category %q", c.Category)
 			}
 			switch c.Verdict {
 			case Pass, Warn, Fail, Skipped:
 			default:
-				return bad(f+".verdict", "unknown verdict %q", c.Verdict)
+				return bad(f()+".verdict", "unknown verdict %q", c.Verdict)
 			}
 		}
 	case TypeHeartbeatRun:

@@ -9,6 +9,7 @@ import (
 	"io"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
 	fastjson "github.com/goccy/go-json"
 )
 
@@ -86,9 +87,13 @@ func (r *Reader) Next(e *Event) error {
 // encoding/json); a line it rejects is decoded again with encoding/json,
 // whose errors name the field, for the message.
 func decodeStrict(br *bytes.Reader, b []byte, e *Event) error {
-	// goccy is lenient with some malformed escapes; the standard scanner
-	// (a fraction of a full decode) keeps syntax exactly encoding/json's.
-	if !json.Valid(b) {
+	// goccy is lenient with some malformed escapes, so the syntax is
+	// checked first, by encoding/json/v2's tokenizer (go-json-experiment is
+	// its mirror) set to v1's grammar: duplicate names and invalid UTF-8
+	// allowed, as encoding/json allows them. It accepts exactly what
+	// json.Valid accepts (FuzzDecodeAgreement, TestSyntaxAgreesWithValid)
+	// in well under half json.Valid's time.
+	if !validV1(b) {
 		return decodeStd(br, b, e, errors.New("invalid JSON"))
 	}
 	// Every writer of the log (encoding/json in the backend's export, the
@@ -105,6 +110,11 @@ func decodeStrict(br *bytes.Reader, b []byte, e *Event) error {
 	*e = Event{}
 	return decodeStd(br, b, e, err)
 }
+
+// v1Syntax is encoding/json's grammar in jsontext's terms.
+var v1Syntax = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+
+func validV1(b []byte) bool { return jsontext.Value(b).IsValid(v1Syntax...) }
 
 // decodeFast is goccy's decode; a panic inside it (a bug of the library on
 // some input) becomes an error, and the line is then judged by

@@ -3,7 +3,9 @@ package incident
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gpusla/gpusla/sla/events"
@@ -110,7 +112,7 @@ func CheckKey(c *events.Check) string {
 	if c.GPU == nil {
 		return c.Name
 	}
-	return fmt.Sprintf("%s/gpu%d", c.Name, *c.GPU)
+	return c.Name + "/gpu" + strconv.Itoa(*c.GPU)
 }
 
 // Verdicts lists an observation's verdicts per check (CheckKey), of the
@@ -121,7 +123,22 @@ func Verdicts(checks []events.Check) []Verdict {
 	if len(checks) == 0 {
 		return nil
 	}
-	var out []Verdict
+	return AppendVerdicts(make([]Verdict, 0, len(checks)), checks)
+}
+
+// AppendVerdicts is Verdicts written into dst's storage (dst[:0]), for a
+// caller that reuses one buffer across observations (the report, over
+// millions of them).
+func AppendVerdicts(dst []Verdict, checks []events.Check) []Verdict {
+	out := dst[:0]
+	// A stress observation holds a check per GPU and figure, dozens: past a
+	// few, finding a repeated check by scanning what came before costs more
+	// than an index.
+	var index map[string]int
+	if len(checks) > 8 {
+		index = indexPool.Get().(map[string]int)
+		defer func() { clear(index); indexPool.Put(index) }()
+	}
 	for i := range checks {
 		c := &checks[i]
 		k, ok := KindOfCategory(c.Category)
@@ -129,10 +146,20 @@ func Verdicts(checks []events.Check) []Verdict {
 			continue
 		}
 		key := CheckKey(c)
-		j := slices.IndexFunc(out, func(v Verdict) bool { return v.Check == key })
+		j := -1
+		if index != nil {
+			if x, ok := index[key]; ok {
+				j = x
+			}
+		} else {
+			j = slices.IndexFunc(out, func(v Verdict) bool { return v.Check == key })
+		}
 		if j < 0 {
 			out = append(out, Verdict{Kind: k, Check: key, Name: c.Name})
 			j = len(out) - 1
+			if index != nil {
+				index[key] = j
+			}
 		}
 		if c.Verdict == events.Fail && !out[j].Fail {
 			out[j].Fail, out[j].Evidence, out[j].Kind = true, CheckEvidence(c), k
@@ -140,6 +167,8 @@ func Verdicts(checks []events.Check) []Verdict {
 	}
 	return out
 }
+
+var indexPool = sync.Pool{New: func() any { return map[string]int{} }}
 
 // Connectivity sums an observation's connectivity checks: fail if any failed,
 // pass if one passed and none failed; ok is false when there were none.

@@ -31,6 +31,11 @@ type Options struct {
 	// AsOf: events received or happening after it are left out, and open
 	// incidents and pending tickets are judged at it.
 	AsOf time.Time
+	// Fleet, when set, is a collector of the fleet's stress figures that
+	// the caller fills with at least the month's window (the scorecard
+	// shares one across its months); the report then keeps none of its
+	// own. The caller must Seal it before Build, and Build only reads it.
+	Fleet *baseline.Collector
 }
 
 // Builder accumulates the event log and builds the report.
@@ -44,9 +49,11 @@ type Builder struct {
 	backend   []interval.Interval
 	backendS  []string
 	winStart  int64
-	fleet     baseline.Collector
+	fleet     *baseline.Collector
+	ownFleet  bool // fleet is the report's own, filled by Add
 	fleetRes  *baseline.Result
 	input     Input
+	vbuf      []incident.Verdict // observe's verdicts, reused
 	// provider holds each contract's status page incidents (provider.go).
 	provider map[string]*providerAcc
 	// skipped: nodes registered under a contract no terms define, node →
@@ -159,6 +166,10 @@ func NewBuilder(contracts []*terms.Terms, opts Options) (*Builder, error) {
 	}
 	// The earliest any zone's month can begin, minus the lookback.
 	b.winStart = time.Date(opts.Year, opts.Month, 1, 0, 0, 0, 0, time.UTC).Add(-14*time.Hour - lookback).UnixNano()
+	b.fleet = opts.Fleet
+	if b.fleet == nil {
+		b.fleet, b.ownFleet = &baseline.Collector{}, true
+	}
 	return b, nil
 }
 
@@ -404,7 +415,8 @@ func (b *Builder) observe(e *events.Event) {
 	}
 	b.collectFleet(e.Node, at, e.Checks)
 	b.collectUsage(n, e)
-	for _, v := range incident.Verdicts(e.Checks) {
+	b.vbuf = incident.AppendVerdicts(b.vbuf, e.Checks)
+	for _, v := range b.vbuf {
 		ev := int32(-1)
 		if v.Fail {
 			ev = n.evidence(v.Evidence)

@@ -18,7 +18,7 @@ const fleetSlack = 14 * time.Hour
 // collectFleet keeps the stress figures of the month and its lookback, the
 // nodes' own results the fleet baselines are made of.
 func (b *Builder) collectFleet(node string, at int64, checks []events.Check) {
-	if at >= b.winStart && at < b.winEnd() {
+	if b.ownFleet && at >= b.winStart && at < b.winEnd() {
 		b.fleet.Add(node, time.Unix(0, at), checks)
 	}
 }
@@ -31,7 +31,10 @@ func (b *Builder) winEnd() int64 {
 // its GPU model over the month (docs/scorecard.md, "Fleet baselines"). Nil
 // when no node sent any.
 func (b *Builder) computeFleet() *baseline.Result {
-	if b.fleet.Len() == 0 {
+	if b.ownFleet {
+		b.fleet.Seal()
+	}
+	if !b.fleet.Any(b.winStart, b.winEnd()) {
 		return nil
 	}
 	res := b.fleet.Compute(func(id string) (string, bool) {
@@ -58,7 +61,7 @@ func (b *Builder) fleetOutages(n *nodeAcc, end time.Time) []checkOutage {
 		if f.Node != n.id || !f.Start.Before(end) {
 			continue
 		}
-		o := checkOutage{Outage: account.Outage{Kind: incident.PerformanceBelowSpec, Cause: incident.CauseCheck,
+		o := checkOutage{Outage: account.Outage{Kind: incident.PerformanceBelowSpec, Check: baseline.CheckKey(f.Figure, f.GPU), Cause: incident.CauseCheck,
 			Span: interval.Interval{Start: f.Start, End: end}, Evidence: []msg.Text{f.Text()}}, open: true}
 		if !f.End.IsZero() && f.End.Before(end) {
 			o.Span.End, o.open = f.End, false

@@ -1,8 +1,10 @@
 package report
 
 import (
+	"cmp"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/gpusla/gpusla/sla/account"
@@ -296,15 +298,64 @@ func (n *nodeAcc) withNodeWidePasses(cs []checkRec) []checkRec {
 }
 
 // sortChecks orders check records by check, then probe time, a failure
-// before a pass at one instant.
+// before a pass at one instant; records equal in all three keep their order
+// (the first one's evidence is the one kept).
+//
+// A node's month holds millions of records, one per check per observation,
+// arriving observation by observation and so already in time order within
+// each check: the records are bucketed by check (a stable counting sort on
+// the checks' ranks by name), and a bucket is sorted only if it is not in
+// order already.
 func (n *nodeAcc) sortChecks(cs []checkRec) {
-	sort.SliceStable(cs, func(i, j int) bool {
-		if cs[i].key != cs[j].key {
-			return n.evText[cs[i].key] < n.evText[cs[j].key]
+	if len(cs) < 2 {
+		return
+	}
+	// Rank every key used by its text, once.
+	var keys []int32
+	rank := make([]int32, len(n.evText))
+	for i := range rank {
+		rank[i] = -1
+	}
+	for i := range cs {
+		if k := cs[i].key; rank[k] < 0 {
+			rank[k] = 0
+			keys = append(keys, k)
 		}
-		if cs[i].at != cs[j].at {
-			return cs[i].at < cs[j].at
+	}
+	slices.SortFunc(keys, func(a, b int32) int { return strings.Compare(n.evText[a], n.evText[b]) })
+	start := make([]int, len(keys)+1)
+	for r, k := range keys {
+		rank[k] = int32(r)
+	}
+	for i := range cs {
+		start[rank[cs[i].key]+1]++
+	}
+	for r := 1; r < len(start); r++ {
+		start[r] += start[r-1]
+	}
+	sorted := make([]checkRec, len(cs))
+	next := slices.Clone(start[:len(keys)])
+	for i := range cs {
+		r := rank[cs[i].key]
+		sorted[next[r]] = cs[i]
+		next[r]++
+	}
+	byTime := func(a, b checkRec) int {
+		if a.at != b.at {
+			return cmp.Compare(a.at, b.at)
 		}
-		return cs[i].fail && !cs[j].fail
-	})
+		switch {
+		case a.fail == b.fail:
+			return 0
+		case a.fail:
+			return -1
+		}
+		return 1
+	}
+	for r := range keys {
+		if b := sorted[start[r]:start[r+1]]; !slices.IsSortedFunc(b, byTime) {
+			slices.SortStableFunc(b, byTime)
+		}
+	}
+	copy(cs, sorted)
 }

@@ -127,8 +127,16 @@ func peakHeap() (stop func() uint64) {
 }
 
 // BenchmarkScorecardYear: 100 nodes × 12 months (docs/BENCHMARKS.md).
+// With GPUSLA_BENCH_LOG=FILE it only writes the log to FILE, for timing
+// `gpusla scorecard --events FILE` on its own (peak RSS).
 func BenchmarkScorecardYear(b *testing.B) {
 	log := yearLog(b, benchNodes)
+	if out := os.Getenv("GPUSLA_BENCH_LOG"); out != "" {
+		if err := os.WriteFile(out, log, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		b.Skipf("wrote the log to %s", out)
+	}
 	size := len(log)
 	// Read from a file, as the command does: the heap holds only what the
 	// scorecard keeps.

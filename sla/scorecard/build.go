@@ -3,6 +3,7 @@ package scorecard
 import (
 	"cmp"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/stat"
+	"golang.org/x/sync/errgroup"
 )
 
 // nodeFacts is everything one node contributes, gathered once from the
@@ -44,8 +46,45 @@ type incidentRec struct {
 	ongoing    bool
 }
 
+// buildReports builds the month reports, as many at once as there are
+// processors: the builders share nothing but the read-only terms. Each
+// builder is let go as soon as its report is made, so memory holds at most
+// that many builds' working sets beyond the accumulated books. The first
+// month's error (in month order) is the one returned.
+func (b *Builder) buildReports() ([]*report.Report, error) {
+	b.perf.Seal() // the reports read the shared collector at once
+	reps := make([]*report.Report, len(b.reports))
+	errs := make([]error, len(b.reports))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i := range b.reports {
+		g.Go(func() error {
+			reps[i], errs[i] = b.reports[i].Build()
+			b.reports[i] = nil
+			return nil
+		})
+	}
+	_ = g.Wait() // the tasks report through errs, so that the first month's error wins
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return reps, nil
+}
+
 // Build computes the scorecard; a report that cannot be built fails it.
+// It can be called once (Build or BuildWithReports).
 func (b *Builder) Build() (*Scorecard, error) {
+	sc, _, err := b.BuildWithReports()
+	return sc, err
+}
+
+// BuildWithReports is Build, also returning each month's report (From to
+// To): the report `gpusla report` builds alone from the same log
+// (TestMonthReportsEqualStandaloneReports), so the monthly report and its
+// scorecard section come from one pass over the log.
+func (b *Builder) BuildWithReports() (*Scorecard, []*report.Report, error) {
 	facts := map[string]*nodeFacts{}
 	fact := func(n *report.Node) *nodeFacts {
 		f := facts[n.Node]
@@ -56,11 +95,11 @@ func (b *Builder) Build() (*Scorecard, error) {
 		return f
 	}
 	byKey := map[string]*incidentRec{}
-	for i, rb := range b.reports {
-		rep, err := rb.Build()
-		if err != nil {
-			return nil, err
-		}
+	reps, err := b.buildReports()
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, rep := range reps {
 		var bill []billing.Line
 		for _, l := range b.opts.Bill {
 			if l.Period == b.months[i].String() {
@@ -70,7 +109,7 @@ func (b *Builder) Build() (*Scorecard, error) {
 		if len(bill) > 0 {
 			rc, err := billing.Reconcile(rep, bill)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			billRows(rep, rc.Rows, fact)
 		}
@@ -172,7 +211,16 @@ func (b *Builder) Build() (*Scorecard, error) {
 	}
 	sort.Slice(sc.Providers, func(i, j int) bool { return sc.Providers[i].Provider < sc.Providers[j].Provider })
 	rankAll(sc)
-	return sc, nil
+	// Every provider's nodes together: the fleet each provider is shown
+	// beside (the monthly report's scorecard section). Not ranked.
+	var everyone []*nodeFacts
+	for _, f := range facts {
+		everyone = append(everyone, f)
+	}
+	sort.Slice(everyone, func(i, j int) bool { return everyone[i].id < everyone[j].id })
+	all := dimensions(everyone, fleet)
+	sc.AllProviders = &all
+	return sc, reps, nil
 }
 
 // billRows files a month's reconciliation rows under their nodes.

@@ -134,7 +134,9 @@ func NewBuilder(contracts []*terms.Terms, opts Options) (*Builder, error) {
 		if len(b.months) == MaxMonths {
 			return nil, fmt.Errorf("--from %s --to %s spans more than %d months", opts.From, opts.To, MaxMonths)
 		}
-		rb, err := report.NewBuilder(contracts, report.Options{Year: m.Year, Month: m.Month, AsOf: opts.AsOf})
+		// The months share the scorecard's collector of stress figures
+		// (it holds every month's window), instead of each filing its own.
+		rb, err := report.NewBuilder(contracts, report.Options{Year: m.Year, Month: m.Month, AsOf: opts.AsOf, Fleet: &b.perf})
 		if err != nil {
 			return nil, err
 		}
@@ -152,10 +154,23 @@ func NewBuilder(contracts []*terms.Terms, opts Options) (*Builder, error) {
 	return b, nil
 }
 
+// Skipped names the nodes left out because no terms define their
+// contract (report.Builder.Skipped; every month sees the same
+// registrations). Call it before Build.
+func (b *Builder) Skipped() []report.Skipped {
+	if len(b.reports) == 0 || b.reports[0] == nil {
+		return nil
+	}
+	return b.reports[0].Skipped()
+}
+
 // ReadLog streams an event log in (events.ReadLog: a malformed line fails
 // the whole read, naming name:line).
 func (b *Builder) ReadLog(name string, r io.Reader) error {
-	_, err := events.ReadLog(name, r, b.Add)
+	lines, err := events.ReadLog(name, r, b.Add)
+	for _, rb := range b.reports {
+		rb.CountLines(lines)
+	}
 	return err
 }
 
@@ -181,6 +196,9 @@ func (b *Builder) Add(e *events.Event) error {
 	}
 	switch e.Type {
 	case events.TypeNodeRegistered:
+		if _, ok := b.contracts[e.Contract]; !ok {
+			return nil // left out of every month's report, which names it (Skipped)
+		}
 		n := b.node(e.Node)
 		if !n.registered {
 			n.registered, n.contract, n.model, n.gpus = true, b.contracts[e.Contract], e.Hardware.GPUModel, e.Hardware.GPUCount

@@ -72,6 +72,10 @@ type Scorecard struct {
 	Providers []Provider      `json:"providers"`
 	Table     Table           `json:"comparison"`
 	Fleet     baseline.Result `json:"fleet"`
+	// AllProviders: the same figures over every provider's nodes together,
+	// unranked — what each provider is compared with in the monthly
+	// report's scorecard section.
+	AllProviders *Dimensions `json:"all_providers,omitempty"`
 }
 
 // Provider is one provider (all contracts naming it).

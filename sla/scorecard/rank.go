@@ -46,6 +46,17 @@ func figures(d *Dimensions) []keyed {
 	)
 }
 
+// Figure returns the figure under key (the keys of too_few and of the
+// comparison's columns).
+func (d *Dimensions) Figure(key string) (Figure, bool) {
+	for _, k := range figures(d) {
+		if k.key == key {
+			return *k.f, true
+		}
+	}
+	return Figure{}, false
+}
+
 // Headline figures of the comparison table, one or two per dimension.
 var columns = []Column{
 	{Key: "delivery.p90_hours", Dimension: "delivery", Title: "order to delivery, p90", Unit: "h", Better: Lower},

@@ -524,6 +524,19 @@ func TestMonthReportsEqualStandaloneReports(t *testing.T) {
 	}
 	l.checks("b2", "2026-04-03T00:30:00Z", pass("gpu.count", events.CategoryGPULost))
 	l.checks("b2", "2026-04-03T00:40:00Z", pass("gpu.count", events.CategoryGPULost))
+	// Stress results in February, late March (April's lookback) and April,
+	// with a1 slow from 30 March: every month's fleet is computed from the
+	// scorecard's one shared collector, over that month's own window.
+	for _, when := range []string{"2026-02-20T03:00:00Z", "2026-03-29T03:00:00Z", "2026-03-30T03:00:00Z", "2026-03-31T03:00:00Z",
+		"2026-04-01T03:00:00Z", "2026-04-02T03:00:00Z", "2026-04-20T03:00:00Z"} {
+		for i, id := range []string{"a1", "a2", "a3", "b1", "b2", "b3"} {
+			v := 60 + float64(i)
+			if id == "a1" && when >= "2026-03-30" {
+				v = 40
+			}
+			l.checks(id, when, events.Check{Name: "gpu.bw.h2d", Category: events.CategoryPerformance, Verdict: events.Pass, Number: nump(v), Unit: "GB/s", GPU: gpu(0)})
+		}
+	}
 	if err := l.w.Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -565,6 +578,18 @@ func TestMonthReportsEqualStandaloneReports(t *testing.T) {
 		if m.Month == time.April && !strings.Contains(x.String(), `"kind": "gpu_lost"`) {
 			t.Errorf("April's report lacks the GPU lost across the boundary")
 		}
+		// a1's copies at 40 GB/s from 30 March, the fleet's medians 40, 61…65:
+		// p10 50.5 is the threshold; slow in March (3 runs by 1 April 03:00,
+		// inside March's window) and April, not in February.
+		slow := false
+		if got.Fleet != nil {
+			for _, f := range got.Fleet.Findings {
+				slow = slow || (f.Node == "a1" && f.Figure == "gpu.bw.h2d" && f.Dist.Threshold == 50.5 && f.Start.Equal(at("2026-03-30T03:00:00Z")))
+			}
+		}
+		if slow != (m.Month != time.February) {
+			t.Errorf("%s: a1 slower than its siblings = %v", m, slow)
+		}
 	}
 }
 
@@ -580,4 +605,38 @@ func TestScenarioFilesAndMarkdownGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Check(t, "two-providers.md", md.Bytes())
+}
+
+// A node under a contract no terms define is left out of the scorecard,
+// as the month's report leaves it out, and named; the others are scored.
+func TestNodeOfAnUnknownContractIsLeftOutAndNamed(t *testing.T) {
+	l := scenario(t)
+	l.register("x1", "no-such-contract", "2026-03-01T00:00:00Z")
+	l.run("x1", "2026-03-01T00:15:00Z", "2026-04-01T00:00:00Z")
+	l.checks("x1", "2026-03-02T03:00:00Z", events.Check{Name: "gpu.burn.fp32", Category: events.CategoryPerformance, Verdict: events.Pass, Number: nump(10), Unit: "TFLOP/s", GPU: gpu(0)})
+	if err := l.w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewBuilder(scenarioTerms(t), Options{From: Month{2026, time.March}, To: Month{2026, time.March}, AsOf: at("2026-04-05T00:00:00Z")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.ReadLog("s.jsonl", bytes.NewReader(l.buf.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	sk := b.Skipped()
+	if len(sk) != 1 || sk[0].Node != "x1" || sk[0].Contract != "no-such-contract" {
+		t.Errorf("skipped = %+v", sk)
+	}
+	sc, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := 0
+	for _, p := range sc.Providers {
+		nodes += p.Nodes
+	}
+	if nodes != 6 || len(sc.Fleet.Dists) != 1 || sc.Fleet.Dists[0].Nodes != 6 {
+		t.Errorf("%d nodes scored, fleet %+v", nodes, sc.Fleet.Dists)
+	}
 }

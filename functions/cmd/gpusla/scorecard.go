@@ -69,6 +69,8 @@ to --to.`,
 			if err != nil {
 				return err
 			}
+			// A node whose contract no terms define is left out and named.
+			monthreport.WarnSkipped(cmd.ErrOrStderr(), b.Skipped())
 			sc, err := b.Build()
 			if err != nil {
 				return err
