@@ -53,6 +53,19 @@ type Store interface {
 	GetNode(ctx context.Context, id string) (Node, error)
 	// ListNodes returns every node, ordered by id.
 	ListNodes(ctx context.Context) ([]Node, error)
+	// ReleaseNode records that the node was given back at `at` (its
+	// ReleasedAt) with one conditional write and returns the node as
+	// stored. Releasing again at the same instant is a no-op; at another
+	// instant it is ErrConflict (the node keeps its first release).
+	// ErrNotFound if the node is not registered.
+	ReleaseNode(ctx context.Context, id string, at time.Time) (Node, error)
+
+	// PutMaintenance stores a maintenance notice if its id is absent;
+	// ErrExists if not.
+	PutMaintenance(ctx context.Context, m Maintenance) error
+	// ListMaintenance returns the notices (of every contract and node) whose
+	// window overlaps [from, to), ordered by start, then id.
+	ListMaintenance(ctx context.Context, from, to time.Time) ([]Maintenance, error)
 
 	// GetState returns a node's state; ErrNotFound before its first write.
 	GetState(ctx context.Context, node string) (NodeState, error)
@@ -148,6 +161,49 @@ type Node struct {
 	CreatedAt    time.Time `json:"created_at"`
 	// Demo marks the built-in demo node of `gpusla serve`.
 	Demo bool `json:"demo,omitempty"`
+	// ReleasedAt is when the node was given back (`gpusla node release`):
+	// its service period and billing end there. Zero while it is rented.
+	ReleasedAt time.Time `json:"released_at,omitzero"`
+}
+
+// Released reports whether the node was given back at or before t.
+func (n Node) Released(t time.Time) bool { return !n.ReleasedAt.IsZero() && !t.Before(n.ReleasedAt) }
+
+// Maintenance is a maintenance notice the provider announced: for every
+// node of a contract (Contract set) or for one node (Node set). The monthly
+// report and the live verdicts take the window out of the books when it was
+// announced early enough (the contract's maintenance.notice).
+type Maintenance struct {
+	// ID is deterministic (MaintenanceID): the same notice recorded twice
+	// is one record.
+	ID          string    `json:"id"`
+	Contract    string    `json:"contract,omitempty"`
+	Node        string    `json:"node,omitempty"`
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end"`
+	AnnouncedAt time.Time `json:"announced_at"`
+	Summary     string    `json:"summary,omitempty"`
+	CreatedAt   time.Time `json:"created_at"`
+}
+
+// MaintenanceID is the id of a notice: its scope (contract:ID or node:ID)
+// and its start (UTC, millisecond precision).
+func MaintenanceID(contract, node string, start time.Time) string {
+	scope := "contract:" + contract
+	if node != "" {
+		scope = "node:" + node
+	}
+	return scope + "@" + start.UTC().Format("20060102T150405.000Z")
+}
+
+// Applies reports whether the notice covers node n.
+func (m Maintenance) Applies(n Node) bool {
+	return (m.Node != "" && m.Node == n.ID) || (m.Node == "" && m.Contract == n.Contract)
+}
+
+// Account is the notice as the books see it (sla/account).
+func (m Maintenance) Account() account.Maintenance {
+	return account.Maintenance{Span: interval.Interval{Start: m.Start, End: m.End}, AnnouncedAt: m.AnnouncedAt, Summary: m.Summary}
 }
 
 // String never shows the secret, so a Node can be logged safely.
