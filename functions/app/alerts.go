@@ -192,6 +192,12 @@ func openingAlert(kind string) notify.AlertKind {
 }
 
 func (s *Service) alert(ctx context.Context, n store.Node, t incident.Transition, inc store.Incident) {
+	if n.Released(s.Now()) {
+		// Given back: the renter no longer rents it, so nothing about it is
+		// news; the records still say how its period ended.
+		s.log.Info("no alert: the node is released", "node", n.ID, "incident", inc.ID, "op", t.Op, "released_at", n.ReleasedAt)
+		return
+	}
 	a := notify.Alert{Node: n.ID, Provider: n.Provider, IncidentID: inc.ID, IncidentKind: inc.Kind, Since: inc.Start,
 		Failed: inc.Failed, Counted: inc.Counted, Reason: inc.Reason, Cause: t.Cause, Detail: t.Evidence}
 	key := notify.AlertKind("")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/gpusla/gpusla/infra/store"
@@ -54,6 +55,7 @@ func Export(ctx context.Context, st store.Store, sel ExportSelect, emit func(*ev
 	if err != nil {
 		return stats, fmt.Errorf("export: %w", err)
 	}
+	var exported []store.Node
 	for _, n := range nodes {
 		if len(want) > 0 && !want[n.ID] {
 			continue
@@ -66,6 +68,10 @@ func Export(ctx context.Context, st store.Store, sel ExportSelect, emit func(*ev
 		if err := exportNode(ctx, st, n, from, to, out, &stats); err != nil {
 			return stats, fmt.Errorf("export node %s: %w", n.ID, err)
 		}
+		exported = append(exported, n)
+	}
+	if err := exportMaintenance(ctx, st, exported, from, to, out); err != nil {
+		return stats, err
 	}
 	runs, err := st.ListBackendRuns(ctx, from.Add(-24*time.Hour), to)
 	if err != nil {
@@ -96,6 +102,26 @@ func Export(ctx context.Context, st store.Store, sel ExportSelect, emit func(*ev
 	return stats, nil
 }
 
+// exportMaintenance writes the notices overlapping [from, to) that cover
+// an exported node (its own, or its contract's) as maintenance events.
+func exportMaintenance(ctx context.Context, st store.Store, nodes []store.Node, from, to time.Time, out func(*events.Event) error) error {
+	ms, err := st.ListMaintenance(ctx, from, to)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	for _, m := range ms {
+		if !slices.ContainsFunc(nodes, m.Applies) {
+			continue
+		}
+		e := events.Event{Type: events.TypeMaintenance, ID: "maint-" + m.ID, Node: m.Node, Contract: m.Contract,
+			Start: m.Start.UTC(), End: m.End.UTC(), AnnouncedAt: m.AnnouncedAt.UTC(), Summary: m.Summary}
+		if err := out(&e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func exportNode(ctx context.Context, st store.Store, n store.Node, from, to time.Time, out func(*events.Event) error, stats *ExportStats) error {
 	reg := events.Event{Type: events.TypeNodeRegistered, ID: "reg-" + n.ID, Node: n.ID, Contract: n.Contract, OrderedAt: n.OrderedAt.UTC(),
 		Hardware:           &events.Hardware{GPUModel: n.GPUModel, GPUCount: n.GPUCount, GPUMemoryMiB: n.GPUMemoryMiB},
@@ -106,6 +132,12 @@ func exportNode(ctx context.Context, st store.Store, n store.Node, from, to time
 	}
 	if err := out(&reg); err != nil {
 		return err
+	}
+	if !n.ReleasedAt.IsZero() {
+		rel := events.Event{Type: events.TypeNodeReleased, ID: "rel-" + n.ID, Node: n.ID, At: n.ReleasedAt.UTC()}
+		if err := out(&rel); err != nil {
+			return err
+		}
 	}
 	in := func(t time.Time) bool { return !t.Before(from) && t.Before(to) }
 

@@ -37,20 +37,24 @@ func (s *Service) counts(n store.Node, kind incident.Kind, cause string) (bool, 
 // Verdicts judges a node's incidents over [from, to) as the monthly report
 // does (account.JudgeAll under the node's contract): the books' period is
 // the part of the window after the node's first heartbeat (zero: none yet,
-// nothing is in service), and an open incident lasts until to. The live
-// service knows no maintenance notices, so nothing is excluded.
-func (s *Service) Verdicts(n store.Node, firstHeartbeat time.Time, incs []store.Incident, from, to time.Time) (account.Books, []account.Verdict) {
-	return JudgeIncidents(s.termsOf(n), firstHeartbeat, incs, from, to)
+// nothing is in service) and before its release, an open incident lasts
+// until to, and the maintenance notices announced in time are taken out.
+func (s *Service) Verdicts(n store.Node, firstHeartbeat time.Time, incs []store.Incident, maint []store.Maintenance, from, to time.Time) (account.Books, []account.Verdict) {
+	return JudgeIncidents(s.termsOf(n), n, firstHeartbeat, incs, maint, from, to)
 }
 
 // JudgeIncidents is Verdicts under the given terms (the status page, which
-// has the terms but not the service, calls it too).
-func JudgeIncidents(tm *terms.Terms, firstHeartbeat time.Time, incs []store.Incident, from, to time.Time) (account.Books, []account.Verdict) {
+// has the terms but not the service, calls it too). maint may hold notices
+// of other nodes and contracts: only those covering n are applied.
+func JudgeIncidents(tm *terms.Terms, n store.Node, firstHeartbeat time.Time, incs []store.Incident, maint []store.Maintenance, from, to time.Time) (account.Books, []account.Verdict) {
 	period := interval.Interval{Start: from, End: to}
 	if firstHeartbeat.IsZero() {
 		period.End = from
 	} else if firstHeartbeat.After(from) {
 		period.Start = firstHeartbeat
+	}
+	if !n.ReleasedAt.IsZero() && n.ReleasedAt.Before(period.End) {
+		period.End = n.ReleasedAt
 	}
 	if period.End.Before(period.Start) {
 		period.End = period.Start
@@ -59,7 +63,13 @@ func JudgeIncidents(tm *terms.Terms, firstHeartbeat time.Time, incs []store.Inci
 	for i, inc := range incs {
 		outs[i] = inc.Outage(to)
 	}
-	return account.JudgeAll(tm, period, outs, nil)
+	var ms []account.Maintenance
+	for _, m := range maint {
+		if m.Applies(n) {
+			ms = append(ms, m.Account())
+		}
+	}
+	return account.JudgeAll(tm, period, outs, ms)
 }
 
 // JudgedIncident is a stored incident with its verdict over the window it
@@ -90,6 +100,10 @@ func (s *Service) JudgedIncidents(ctx context.Context, node string, from, to tim
 		byNode[inc.Node] = append(byNode[inc.Node], inc)
 	}
 	out := []JudgedIncident{}
+	maint, err := s.store.ListMaintenance(ctx, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("incidents: %w", err)
+	}
 	for _, id := range order {
 		n, err := s.store.GetNode(ctx, id)
 		if err != nil {
@@ -101,7 +115,7 @@ func (s *Service) JudgedIncidents(ctx context.Context, node string, from, to tim
 		} else if !errors.Is(err, store.ErrNotFound) {
 			return nil, fmt.Errorf("incidents of %s: %w", id, err)
 		}
-		_, vs := s.Verdicts(n, first, byNode[id], from, to)
+		_, vs := s.Verdicts(n, first, byNode[id], maint, from, to)
 		for i, inc := range byNode[id] {
 			v := vs[i]
 			out = append(out, JudgedIncident{Incident: inc, Seconds: v.Seconds, ObservedSeconds: v.ObservedSeconds,

@@ -77,7 +77,17 @@ func (s *Service) checkNode(ctx context.Context, n store.Node, now, upSince time
 			last = upSince.Add(-n.HeartbeatInterval)
 		}
 		prev := st.Version
-		trs := st.Eval.Tick(now, last, n.HeartbeatInterval, th)
+		tickAt := now
+		if n.Released(now) {
+			// Given back: overdue only if it was before the release (the
+			// report's trailing gap needs more than the tolerance before the
+			// period's end), and whatever is open ends at the release.
+			tickAt = n.ReleasedAt.Add(-time.Nanosecond)
+		}
+		trs := st.Eval.Tick(tickAt, last, n.HeartbeatInterval, th)
+		if n.Released(now) {
+			trs = append(trs, st.Eval.Release(n.ReleasedAt)...)
+		}
 		if usedStale && (len(trs) > 0 || openIncident(&st.Eval)) {
 			// Something to write or to repair: decide it on a strongly
 			// consistent read, never on a possibly stale one.

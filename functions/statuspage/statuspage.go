@@ -50,6 +50,7 @@ type Nodes interface {
 	ListNodes(ctx context.Context) ([]store.Node, error)
 	GetState(ctx context.Context, node string) (store.NodeState, error)
 	ListIncidents(ctx context.Context, node string, from, to time.Time) ([]store.Incident, error)
+	ListMaintenance(ctx context.Context, from, to time.Time) ([]store.Maintenance, error)
 }
 
 // Tickets is what the page reads about tickets (*app.TicketDesk satisfies it).
@@ -280,6 +281,10 @@ func (h *Handler) Build(ctx context.Context) (*Page, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list incidents: %w", err)
 	}
+	maint, err := h.c.Nodes.ListMaintenance(ctx, from, now.Add(time.Second))
+	if err != nil {
+		return nil, fmt.Errorf("list maintenance: %w", err)
+	}
 	byNode := map[string][]store.Incident{}
 	for _, inc := range all {
 		byNode[inc.Node] = append(byNode[inc.Node], inc)
@@ -314,7 +319,7 @@ func (h *Handler) Build(ctx context.Context) (*Page, error) {
 		}
 		var down interval.Set
 		if tm != nil {
-			books, _ := app.JudgeIncidents(tm, first, incs, from, now)
+			books, _ := app.JudgeIncidents(tm, n, first, incs, maint, from, now)
 			down = books.Claimable
 		} else {
 			for _, inc := range incs {

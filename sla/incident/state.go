@@ -43,6 +43,9 @@ type State struct {
 	Checks      map[string]*Hysteresis `json:"checks,omitempty"`
 	Unreachable *Gap                   `json:"unreachable,omitempty"`
 	Recent      []Gap                  `json:"recent,omitempty"`
+	// Released is when the node was given back (Release): nothing opens
+	// after it, and observations from it on are not evaluated.
+	Released time.Time `json:"released,omitzero"`
 }
 
 // Clone returns a deep copy: a caller may change the copy's checks and gaps
@@ -112,7 +115,7 @@ func (s *State) Tick(now, lastReceived time.Time, interval time.Duration, th Thr
 	if interval > 0 {
 		s.Interval = interval
 	}
-	if lastReceived.IsZero() || s.Unreachable != nil || interval <= 0 {
+	if lastReceived.IsZero() || s.Unreachable != nil || interval <= 0 || !s.Released.IsZero() {
 		return nil
 	}
 	if now.Before(lastReceived.Add(interval).Add(th.Grace)) {
@@ -138,6 +141,9 @@ func (s *State) Observe(th Thresholds, e *events.Event) []Transition {
 	s.V = StateVersion
 	var out []Transition
 	at := e.TrueAt()
+	if !s.Released.IsZero() && !at.Before(s.Released) {
+		return nil // after the service period: not the provider's, not evaluated
+	}
 	heard := s.Interval <= 0 || e.ReceivedAt.Sub(at) <= s.Interval+th.Grace
 	if g := s.Unreachable; g != nil && heard && !e.ReceivedAt.Before(g.Since) {
 		// Ends at the probe time of the first observation heard promptly
@@ -264,6 +270,49 @@ func (s *State) stepLegacy(th Thresholds, at time.Time, vs []Verdict) []Transiti
 		if !h.Open {
 			delete(s.Checks, key)
 		}
+	}
+	return out
+}
+
+// Release ends every open incident at at, the instant the node was given
+// back: its service period ends there, so nothing is open after it (the
+// monthly report cuts its rows at the release the same way). From then on
+// Tick opens nothing and Observe ignores observations from at on; late
+// data from before it still reclassifies gaps. Only the first release
+// counts.
+func (s *State) Release(at time.Time) []Transition {
+	s.V = StateVersion
+	if !s.Released.IsZero() {
+		return nil
+	}
+	s.Released = at
+	const why = "the node was released (given back); its service period ended"
+	var out []Transition
+	if g := s.Unreachable; g != nil {
+		g.Until = at
+		if g.Until.Before(g.Since) {
+			g.Until = g.Since
+		}
+		out = append(out, Transition{Op: Close, Kind: Unreachable, Since: g.Since, At: g.Until, Cause: g.Cause,
+			Counted: CauseCounted(g.Cause), Evidence: why})
+		s.Recent = append(s.Recent, *g)
+		if len(s.Recent) > maxRecent {
+			s.Recent = s.Recent[len(s.Recent)-maxRecent:]
+		}
+		s.Unreachable = nil
+	}
+	for _, key := range slices.Sorted(maps.Keys(s.Checks)) {
+		h := s.Checks[key]
+		if h == nil || !h.Open {
+			continue
+		}
+		kind, check := SplitKey(key, h)
+		end := at
+		if end.Before(h.Since) {
+			end = h.Since
+		}
+		out = append(out, Transition{Op: Close, Kind: kind, Check: check, Since: h.Since, At: end, Cause: CauseCheck, Counted: true, Evidence: why})
+		*h = Hysteresis{Kind: h.Kind, Last: h.Last}
 	}
 	return out
 }

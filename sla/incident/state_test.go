@@ -112,3 +112,40 @@ func TestClassifyGap(t *testing.T) {
 		}
 	}
 }
+
+func TestReleaseClosesEveryOpenIncidentAtTheRelease(t *testing.T) {
+	t0 := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	th := Thresholds{Grace: time.Minute, FailureThreshold: 1, SuccessThreshold: 1}
+	var s State
+	s.Interval = time.Minute
+	g := 0
+	s.Observe(th, &events.Event{At: t0, ReceivedAt: t0, Kind: events.KindCheck,
+		Checks: []events.Check{{Name: "gpu.temperature", Category: events.CategoryGPUDegraded, Verdict: events.Fail, GPU: &g}}})
+	if trs := s.Tick(t0.Add(5*time.Minute), time.Time{}, time.Minute, th); len(trs) != 1 {
+		t.Fatalf("tick opened %v, want the unreachable incident", trs)
+	}
+	rel := t0.Add(10 * time.Minute)
+	trs := s.Release(rel)
+	if len(trs) != 2 {
+		t.Fatalf("release gave %+v, want two closes", trs)
+	}
+	for _, tr := range trs {
+		if tr.Op != Close || !tr.At.Equal(rel) {
+			t.Errorf("release transition %+v, want a close at %s", tr, rel)
+		}
+	}
+	if s.Unreachable != nil || s.Checks["gpu.temperature/gpu0"].Open {
+		t.Fatalf("state still open after release: %+v", s)
+	}
+	if trs := s.Release(rel); len(trs) != 0 {
+		t.Fatalf("second release gave %+v, want nothing", trs)
+	}
+	if trs := s.Tick(rel.Add(time.Hour), time.Time{}, time.Minute, th); len(trs) != 0 {
+		t.Fatalf("tick after the release gave %+v, want nothing", trs)
+	}
+	after := rel.Add(time.Minute)
+	if trs := s.Observe(th, &events.Event{At: after, ReceivedAt: after, Kind: events.KindCheck,
+		Checks: []events.Check{{Name: "gpu.temperature", Category: events.CategoryGPUDegraded, Verdict: events.Fail, GPU: &g}}}); len(trs) != 0 {
+		t.Fatalf("a failure after the release gave %+v, want nothing", trs)
+	}
+}

@@ -53,9 +53,9 @@ func (b *Builder) buildNode(n *nodeAcc, tickets []*ticket.Ticket, backend interv
 		Outages:  []Outage{}, Maintenance: []Maint{}, Tickets: []Ticket{}, Evidence: []Evidence{},
 		ClaimDeadline: ts(tm.Claim.Deadline(m.me, tm.Calendar.Loc), tm)}
 	if !m.period.Empty() {
-		nr.Period = Period{InService: true, Start: ts(m.period.Start, tm), End: ts(m.period.End, tm), Seconds: secs(m.period.Duration()),
-			Released: !n.released.IsZero() && m.end.Equal(n.released)}
+		nr.Period = Period{InService: true, Start: ts(m.period.Start, tm), End: ts(m.period.End, tm), Seconds: secs(m.period.Duration())}
 	}
+	nr.Period.Released = !n.released.IsZero() && m.end.Equal(n.released)
 
 	notices := make([]time.Time, 0, len(tickets))
 	for _, t := range tickets {
