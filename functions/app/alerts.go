@@ -109,7 +109,10 @@ func (s *Service) apply(ctx context.Context, n store.Node, fx effects) {
 			inc = store.Incident{Node: n.ID, ID: id, Kind: string(t.Kind), Check: t.Check, Start: t.Since, ConfirmedAt: now, Counted: counted,
 				Reason: reason, Cause: t.Cause, Evidence: t.Evidence, Failed: fx.failed[t.Key()], UpdatedAt: now}
 			if err = s.store.CreateIncident(ctx, inc); errors.Is(err, store.ErrExists) {
-				err = nil
+				// Made already: by a retry of this batch (then it holds these
+				// checks), or by the watchdog's repair, which knows only the
+				// state and so no failed checks: add ours to it.
+				inc, err = s.addFailed(ctx, inc)
 			}
 		case incident.Close:
 			inc, err = s.updateIncident(ctx, n.ID, id, t, func(i *store.Incident) {
@@ -181,6 +184,31 @@ func (s *Service) updateIncident(ctx context.Context, node, id string, t inciden
 		return inc, nil
 	}
 	return store.Incident{}, errTooContended("update incident " + id)
+}
+
+// addFailed gives the stored incident want.Failed if it has none, with a
+// versioned write (a record otherwise never loses or replaces its failed
+// checks), and returns the record as stored.
+func (s *Service) addFailed(ctx context.Context, want store.Incident) (store.Incident, error) {
+	for attempt := 0; attempt < maxRetries; attempt++ {
+		inc, err := s.store.GetIncident(ctx, want.Node, want.ID)
+		if err != nil {
+			return want, err
+		}
+		if len(inc.Failed) > 0 || len(want.Failed) == 0 {
+			return inc, nil
+		}
+		prev := inc.Version
+		inc.Failed, inc.UpdatedAt = want.Failed, s.Now()
+		if err := s.store.UpdateIncident(ctx, inc, prev); errors.Is(err, store.ErrConflict) {
+			continue
+		} else if err != nil {
+			return inc, err
+		}
+		inc.Version = prev + 1
+		return inc, nil
+	}
+	return want, errTooContended("add failed checks to incident " + want.ID)
 }
 
 // openingAlert is the alert kind that starts an incident's thread.
