@@ -40,9 +40,12 @@ type liveCase struct {
 	asOf  time.Time
 }
 
+// packDir holds the term packs, each with its golden month's log.
+var packDir = filepath.Join("..", "..", "testdata", "terms", "packs")
+
 func exampleTerms(t testing.TB) (app.TermsBook, []*terms.Terms) {
 	t.Helper()
-	book, err := wiring.LoadTerms(filepath.Join("..", "..", "testdata", "terms"))
+	book, err := wiring.LoadTerms(filepath.Join("..", "..", "testdata", "terms"), packDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,6 +160,21 @@ func driveLive(t testing.TB, book app.TermsBook, c liveCase) map[string][]row {
 			}
 		case events.TypeBackendOutage:
 			outages = append(outages, interval.Interval{Start: e.Start, End: e.End})
+		case events.TypeHeartbeatRun:
+			// The heartbeats the run stands for, one batch each (docs/events.md:
+			// count heartbeats an interval apart, each received with the
+			// run's delay).
+			iv := time.Duration(e.HeartbeatIntervalS) * time.Second
+			delay := e.ReceivedAt.Sub(e.At)
+			for k := int64(0); k < e.Count; k++ {
+				at := e.At.Add(time.Duration(k) * iv)
+				recv := at.Add(delay)
+				if recv.After(c.asOf) {
+					break
+				}
+				key := e.Node + "|run|" + recv.UTC().Format(time.RFC3339Nano)
+				groups[key] = &batch{node: e.Node, id: key, recv: recv, obs: []wire.Observation{{At: at.UTC(), Kind: events.KindHeartbeat}}}
+			}
 		case events.TypeObservation:
 			if e.ReceivedAt.After(c.asOf) {
 				continue
@@ -368,15 +386,6 @@ func compare(t *testing.T, book app.TermsBook, tms []*terms.Terms, c liveCase) [
 	return all
 }
 
-// knownDisagreements are the logs on which the live service cannot agree
-// yet, and why (issue 14: left open). Each must still disagree: once one
-// agrees, its entry has to go, so the list cannot hide a regression or
-// outlive its fix.
-var knownDisagreements = map[string]string{
-	"cn-late-data": "the live service records one unreachable incident per gap with one cause; the report splits a gap by cause " +
-		"(backend only, network, no data, backend down) from the node's late batches",
-}
-
 func TestLiveAndReportAgreeIncidentByIncident(t *testing.T) {
 	book, tms := exampleTerms(t)
 	cases := []liveCase{{name: "example", evs: readLog(t, filepath.Join("..", "..", "sla", "report", "testdata", "example-events.jsonl")),
@@ -385,8 +394,23 @@ func TestLiveAndReportAgreeIncidentByIncident(t *testing.T) {
 		cases = append(cases, liveCase{name: sc.Name, evs: sc.Events(), year: 2026, month: sc.Month, asOf: sc.AsOf})
 	}
 	cases = append(cases, releaseCases()...)
-	for seed := uint64(1); seed <= 6; seed++ {
-		for _, c := range book.Contracts() {
+	// Every term pack's golden month (sla/report's packs test reads the same).
+	packs, err := filepath.Glob(filepath.Join(packDir, "*.events.jsonl"))
+	if err != nil || len(packs) == 0 {
+		t.Fatalf("no term pack logs in %s (%v)", packDir, err)
+	}
+	for _, p := range packs {
+		cases = append(cases, liveCase{name: "pack-" + strings.TrimSuffix(filepath.Base(p), ".events.jsonl"), evs: readLog(t, p),
+			year: 2026, month: time.March, asOf: time.Date(2026, 4, 2, 12, 0, 0, 0, time.UTC)})
+	}
+	// Random logs under every contract: six seeds for the two example
+	// contracts, two for each pack's.
+	for _, c := range book.Contracts() {
+		seeds := uint64(2)
+		if c == "cn-example" || c == "us-example" {
+			seeds = 6
+		}
+		for seed := uint64(1); seed <= seeds; seed++ {
 			cases = append(cases, generate(seed, book[c]))
 		}
 	}
@@ -406,17 +430,8 @@ func TestLiveAndReportAgreeIncidentByIncident(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			diffs := compare(t, book, tms, c)
-			why, known := knownDisagreements[c.name]
-			switch {
-			case known && len(diffs) == 0:
-				t.Errorf("%s now agrees: remove it from knownDisagreements (%s)", c.name, why)
-			case known:
-				t.Logf("known disagreement (%s):\n%s", why, strings.Join(diffs, "\n"))
-			default:
-				for _, d := range diffs {
-					t.Error(d)
-				}
+			for _, d := range compare(t, book, tms, c) {
+				t.Error(d)
 			}
 		})
 	}

@@ -100,6 +100,7 @@ func (s *Service) apply(ctx context.Context, n store.Node, fx effects) {
 		log := s.log.With("node", n.ID, "incident", id, "op", t.Op)
 		var inc store.Incident
 		var err error
+		sameCause := false // a reclassification that only moved the parts of a gap, not its cause
 		// Counted or not is the contract's verdict on the kind and cause,
 		// the same the report gives (the engine's t.Counted knows only
 		// whose fault a gap was, not what the contract counts).
@@ -107,7 +108,7 @@ func (s *Service) apply(ctx context.Context, n store.Node, fx effects) {
 		switch t.Op {
 		case incident.Open:
 			inc = store.Incident{Node: n.ID, ID: id, Kind: string(t.Kind), Check: t.Check, Start: t.Since, ConfirmedAt: now, Counted: counted,
-				Reason: reason, Cause: t.Cause, Evidence: t.Evidence, Failed: fx.failed[t.Key()], UpdatedAt: now}
+				Reason: reason, Cause: t.Cause, Evidence: t.Evidence, Failed: fx.failed[t.Key()], Split: t.Split, UpdatedAt: now}
 			if err = s.store.CreateIncident(ctx, inc); errors.Is(err, store.ErrExists) {
 				// Made already: by a retry of this batch (then it holds these
 				// checks), or by the watchdog's repair, which knows only the
@@ -117,10 +118,17 @@ func (s *Service) apply(ctx context.Context, n store.Node, fx effects) {
 		case incident.Close:
 			inc, err = s.updateIncident(ctx, n.ID, id, t, func(i *store.Incident) {
 				i.End, i.Cause, i.Counted, i.Reason, i.UpdatedAt = t.At, t.Cause, counted, reason, now
+				if t.Split != nil {
+					i.Split = t.Split
+				}
 			})
 		case incident.Reclassify:
 			inc, err = s.updateIncident(ctx, n.ID, id, t, func(i *store.Incident) {
+				sameCause = i.Cause == t.Cause
 				i.Cause, i.Counted, i.Reason, i.Evidence, i.ReclassifiedAt, i.UpdatedAt = t.Cause, counted, reason, t.Evidence, now, now
+				if t.Split != nil {
+					i.Split = t.Split
+				}
 			})
 		}
 		if err != nil {
@@ -128,6 +136,9 @@ func (s *Service) apply(ctx context.Context, n store.Node, fx effects) {
 			continue
 		}
 		log.Info("incident "+string(t.Op), "kind", t.Kind, "since", t.Since, "at", t.At, "cause", t.Cause, "counted", counted)
+		if sameCause {
+			continue // the record has the new parts; the verdict told is unchanged
+		}
 		s.alert(ctx, n, t, inc)
 	}
 }

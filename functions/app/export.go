@@ -77,6 +77,30 @@ func Export(ctx context.Context, st store.Store, sel ExportSelect, emit func(*ev
 	if err != nil {
 		return stats, fmt.Errorf("export: %w", err)
 	}
+	for _, o := range BackendOutages(runs, from, to) {
+		e := events.Event{Type: events.TypeBackendOutage, ID: "backend-outage@" + o.Start.UTC().Format("20060102T150405.000Z"),
+			Start: o.Start.UTC(), End: o.End.UTC(), Summary: o.Summary}
+		if err := out(&e); err != nil {
+			return stats, err
+		}
+	}
+	return stats, nil
+}
+
+// exportMaintenance writes the notices overlapping [from, to) that cover
+// an exported node (its own, or its contract's) as maintenance events.
+// BackendOutage is a stretch in which the backend itself was down: no
+// liveness record covers it.
+type BackendOutage struct {
+	Start, End time.Time
+	Summary    string
+}
+
+// BackendOutages are the gaps between the backend's runs (sorted by start)
+// that end after from and begin before to: the export's backend_outage
+// events, and what the live verdicts take as the backend's own downtime.
+func BackendOutages(runs []store.BackendRun, from, to time.Time) []BackendOutage {
+	var out []BackendOutage
 	for i := 1; i < len(runs); i++ {
 		// The latest end of any earlier run: runs of concurrent Lambdas overlap.
 		end, stopped := runs[0].LastTick, runs[0].Stopped
@@ -92,18 +116,12 @@ func Export(ctx context.Context, st store.Store, sel ExportSelect, emit func(*ev
 		if (!stopped && next.Sub(end) <= MaxTickGap) || !next.After(end) || !next.After(from) || !end.Before(to) {
 			continue
 		}
-		e := events.Event{Type: events.TypeBackendOutage, ID: "backend-outage@" + end.UTC().Format("20060102T150405.000Z"),
-			Start: end.UTC(), End: next.UTC(),
-			Summary: fmt.Sprintf("no backend liveness record from %s to %s (%s stopped or crashed)", end.UTC().Format(time.RFC3339), next.UTC().Format(time.RFC3339), runs[i-1].ID)}
-		if err := out(&e); err != nil {
-			return stats, err
-		}
+		out = append(out, BackendOutage{Start: end, End: next,
+			Summary: fmt.Sprintf("no backend liveness record from %s to %s (%s stopped or crashed)", end.UTC().Format(time.RFC3339), next.UTC().Format(time.RFC3339), runs[i-1].ID)})
 	}
-	return stats, nil
+	return out
 }
 
-// exportMaintenance writes the notices overlapping [from, to) that cover
-// an exported node (its own, or its contract's) as maintenance events.
 func exportMaintenance(ctx context.Context, st store.Store, nodes []store.Node, from, to time.Time, out func(*events.Event) error) error {
 	ms, err := st.ListMaintenance(ctx, from, to)
 	if err != nil {

@@ -51,6 +51,7 @@ type Nodes interface {
 	GetState(ctx context.Context, node string) (store.NodeState, error)
 	ListIncidents(ctx context.Context, node string, from, to time.Time) ([]store.Incident, error)
 	ListMaintenance(ctx context.Context, from, to time.Time) ([]store.Maintenance, error)
+	ListBackendRuns(ctx context.Context, from, to time.Time) ([]store.BackendRun, error)
 }
 
 // Tickets is what the page reads about tickets (*app.TicketDesk satisfies it).
@@ -285,6 +286,14 @@ func (h *Handler) Build(ctx context.Context) (*Page, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list maintenance: %w", err)
 	}
+	runs, err := h.c.Nodes.ListBackendRuns(ctx, from.Add(-24*time.Hour), now.Add(time.Second))
+	if err != nil {
+		return nil, fmt.Errorf("list backend runs: %w", err)
+	}
+	var backend interval.Set
+	for _, o := range app.BackendOutages(runs, from.Add(-24*time.Hour), now.Add(time.Second)) {
+		backend = backend.Or(interval.Set{{Start: o.Start, End: o.End}})
+	}
 	byNode := map[string][]store.Incident{}
 	for _, inc := range all {
 		byNode[inc.Node] = append(byNode[inc.Node], inc)
@@ -319,7 +328,7 @@ func (h *Handler) Build(ctx context.Context) (*Page, error) {
 		}
 		var down interval.Set
 		if tm != nil {
-			books, _ := app.JudgeIncidents(tm, n, first, incs, maint, from, now)
+			books, _ := app.JudgeIncidents(tm, app.Judging{Node: n, FirstHeartbeat: first, Maintenance: maint, Backend: backend, From: from, To: now}, incs)
 			down = books.Claimable
 		} else {
 			for _, inc := range incs {

@@ -378,6 +378,11 @@ type Incident struct {
 	// ReclassifiedAt is set when late data changed the cause.
 	ReclassifiedAt time.Time `json:"reclassified_at,omitempty"`
 	UpdatedAt      time.Time `json:"updated_at"`
+	// Split is an unreachable incident's evidence from the node's own
+	// batches (incident.GapEvidence): the books cut it into parts by cause
+	// with it, as the report does (Outages). Nil for check incidents and
+	// records from before it was kept.
+	Split *incident.GapEvidence `json:"split,omitempty"`
 }
 
 // Open reports whether the incident has not ended.
@@ -395,6 +400,36 @@ func (i Incident) Outage(end time.Time) account.Outage {
 		o.Evidence = []msg.Text{msg.Plain(i.Evidence)} // the live engine's own words, not translated
 	}
 	return o
+}
+
+// Part is one part of an incident as the books judge it: an unreachable
+// incident split by cause (Outages), or the whole of any other.
+type Part struct {
+	account.Outage
+	Open bool // the incident's last part while it is open
+}
+
+// Outages is the incident as the books see it, cut by cause where its
+// evidence says whose fault each part was (incident.SplitGap, the report's
+// rule; backend is the backend's own downtime): one part, the whole
+// incident, for a check incident or a record without evidence. An open one
+// lasts until end.
+func (i Incident) Outages(end time.Time, backend interval.Set) []Part {
+	whole := i.Outage(end)
+	if i.Split == nil || i.Kind != string(incident.Unreachable) {
+		return []Part{{Outage: whole, Open: i.Open()}}
+	}
+	segs := i.Split.Split(whole.Span, backend)
+	if len(segs) == 0 {
+		return []Part{{Outage: whole, Open: i.Open()}}
+	}
+	out := make([]Part, len(segs))
+	for k, sg := range segs {
+		o := whole
+		o.Span, o.Cause = sg.Span, sg.Cause
+		out[k] = Part{Outage: o, Open: i.Open() && k == len(segs)-1}
+	}
+	return out
 }
 
 // Duration is End-Start, or now-Start while open.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/interval"
 )
 
 // StateVersion is the version of State's JSON form; bump it when State
@@ -46,6 +47,13 @@ type State struct {
 	// Released is when the node was given back (Release): nothing opens
 	// after it, and observations from it on are not evaluated.
 	Released time.Time `json:"released,omitzero"`
+	// Seen and Conns are what the node observed (probe time) and its
+	// connectivity verdicts from shortly before the newest heartbeat heard
+	// promptly (older ones are pruned): what a gap opened now starts its
+	// evidence with, since the report's split of a gap reaches back a
+	// tolerance (observations) and ConnValidity (verdicts) before it.
+	Seen  Coverage `json:"seen,omitzero"`
+	Conns []Conn   `json:"conns,omitempty"`
 }
 
 // Clone returns a deep copy: a caller may change the copy's checks and gaps
@@ -63,11 +71,46 @@ func (s State) Clone() State {
 		}
 	}
 	if s.Unreachable != nil {
-		g := *s.Unreachable
+		g := s.Unreachable.clone()
 		c.Unreachable = &g
 	}
 	c.Recent = slices.Clone(s.Recent)
+	for i := range c.Recent {
+		c.Recent[i] = c.Recent[i].clone()
+	}
+	c.Seen.Spans = slices.Clone(s.Seen.Spans)
+	c.Conns = slices.Clone(s.Conns)
 	return c
+}
+
+func (g Gap) clone() Gap {
+	g.Ev = g.Ev.Clone()
+	return g
+}
+
+// GapEvidence is what the node's own batches show about a gap: the instants
+// it observed around and inside it (Seen, probe time, with the coverage
+// tolerance of interval + grace) and its connectivity verdicts from
+// ConnValidity before it on. Split cuts the gap by cause from them with the
+// report's rule; the live service stores it with the incident and judges
+// each part as the report does.
+type GapEvidence struct {
+	Interval time.Duration `json:"interval"`
+	Seen     Coverage      `json:"seen"`
+	Conns    []Conn        `json:"conns,omitempty"`
+}
+
+// Clone is a deep copy.
+func (e GapEvidence) Clone() GapEvidence {
+	e.Seen.Spans = slices.Clone(e.Seen.Spans)
+	e.Conns = slices.Clone(e.Conns)
+	return e
+}
+
+// Split is SplitGap over g with this evidence and the backend's own
+// downtime.
+func (e *GapEvidence) Split(g interval.Interval, backend interval.Set) []Segment {
+	return SplitGap(g, e.Seen.Alive(g, e.Interval), e.Conns, backend)
 }
 
 // Gap is an unreachable incident seen live, with the late evidence gathered
@@ -82,6 +125,8 @@ type Gap struct {
 	ConnPass int    `json:"conn_pass,omitempty"`
 	ConnFail int    `json:"conn_fail,omitempty"`
 	Evidence string `json:"evidence,omitempty"`
+	// Ev is the evidence the gap is split by cause with (GapEvidence).
+	Ev GapEvidence `json:"ev,omitzero"`
 }
 
 func (g *Gap) contains(t time.Time) bool {
@@ -104,9 +149,14 @@ func ClassifyGap(alive bool, connPass, connFail int) string {
 }
 
 // Tick is the watchdog's liveness check at now. lastReceived is the receive
-// time of the node's last observation (zero: use the state's), interval its
-// heartbeat interval. Once now is past lastReceived + interval + grace it
-// opens an unreachable incident backdated to lastReceived + interval.
+// time of the node's last observation (zero: use the state's; later: the
+// backend itself was down until then, so the node is given its grace from
+// then), interval its heartbeat interval. Once now is past lastReceived +
+// interval + grace it opens an unreachable incident dated as the report
+// dates it: one interval after the newest observation heard promptly.
+// Whatever of it the backend's own downtime explains is split off when it
+// is judged (GapEvidence.Split), so the date is the node's, not the
+// backend's.
 func (s *State) Tick(now, lastReceived time.Time, interval time.Duration, th Thresholds) []Transition {
 	s.V = StateVersion
 	if lastReceived.IsZero() {
@@ -121,22 +171,122 @@ func (s *State) Tick(now, lastReceived time.Time, interval time.Duration, th Thr
 	if now.Before(lastReceived.Add(interval).Add(th.Grace)) {
 		return nil
 	}
-	// Confirmed by receive time (alerts must be fast); dated by probe time
-	// as the report dates it, unless the caller moved lastReceived later
-	// (the backend itself was down until then: no node is charged before).
+	// Confirmed by receive time (alerts must be fast); dated by probe time.
 	due := lastReceived.Add(interval)
-	if !s.LastHeardAt.IsZero() && !lastReceived.After(s.LastReceived) {
+	if !s.LastHeardAt.IsZero() {
 		due = s.LastHeardAt.Add(interval)
 	}
-	s.Unreachable = &Gap{Since: due, Cause: CauseNoData}
-	return []Transition{{Op: Open, Kind: Unreachable, Since: due, At: due, Cause: CauseNoData, Counted: true,
-		Evidence: fmt.Sprintf("no heartbeat received since %s (interval %s, grace %s)",
+	g := &Gap{Since: due, Cause: CauseNoData, Ev: s.seedEvidence(due, th)}
+	s.Unreachable = g
+	g.Cause = g.summary(g.Ev.Split(g.span(), nil))
+	return []Transition{{Op: Open, Kind: Unreachable, Since: due, At: due, Cause: g.Cause, Counted: CauseCounted(g.Cause),
+		Split: g.evidence(), Evidence: fmt.Sprintf("no heartbeat received since %s (interval %s, grace %s)",
 			lastReceived.UTC().Format(time.RFC3339), interval, th.Grace)}}
 }
 
+// tol is the coverage tolerance: how far apart two observations may be
+// and still show the node running in between (the report's).
+func (s *State) tol(th Thresholds) time.Duration { return s.Interval + th.Grace }
+
+// seedEvidence starts the evidence of a gap beginning at since from what
+// the state saw shortly before it.
+func (s *State) seedEvidence(since time.Time, th Thresholds) GapEvidence {
+	ev := GapEvidence{Interval: s.Interval, Seen: Coverage{Tol: s.tol(th).Nanoseconds()}}
+	from := since.Add(-s.tol(th)).UnixNano()
+	for _, sp := range s.Seen.Spans {
+		if sp.Last >= from {
+			ev.Seen.AddSpan(sp.First, sp.Last)
+		}
+	}
+	for _, c := range s.Conns {
+		if !c.At.Before(since.Add(-ConnValidity)) {
+			ev.Conns = append(ev.Conns, c)
+		}
+	}
+	return ev
+}
+
+// span is the gap's interval: to its end, or while open to one interval
+// past the newest instant it knows of (not before it began).
+func (g *Gap) span() interval.Interval {
+	end := g.Until
+	if end.IsZero() {
+		end = g.Since
+		if n := len(g.Ev.Seen.Spans); n > 0 {
+			if last := time.Unix(0, g.Ev.Seen.Spans[n-1].Last).Add(g.Ev.Interval); last.After(end) {
+				end = last
+			}
+		}
+	}
+	return interval.Interval{Start: g.Since, End: end}
+}
+
+// summary is the one cause the incident record and its alerts name: its
+// only cause; with several, the side — counted or not — that holds more
+// of the gap (not counted when even), and of it the longest part's cause
+// (of equal ones, the one the node's evidence says most about).
+// The books judge each part by its own cause (GapEvidence.Split).
+func (g *Gap) summary(segs []Segment) string {
+	if len(segs) == 0 {
+		return CauseNoData
+	}
+	var counted, not time.Duration
+	for _, x := range segs {
+		if CauseCounted(x.Cause) {
+			counted += x.Span.Duration()
+		} else {
+			not += x.Span.Duration()
+		}
+	}
+	side := counted > not
+	best, bestLen := "", time.Duration(-1)
+	for _, x := range segs {
+		d := x.Span.Duration()
+		if CauseCounted(x.Cause) == side && (d > bestLen || (d == bestLen && specific(x.Cause) > specific(best))) {
+			best, bestLen = x.Cause, d
+		}
+	}
+	return best
+}
+
+// specific ranks causes by how much the node's own evidence says about
+// them, to settle equal parts: a failed or passed connectivity check says
+// most, no data least.
+func specific(cause string) int {
+	switch cause {
+	case CauseNetwork:
+		return 4
+	case CauseBackendOnly:
+		return 3
+	case CauseNoConnectivityEvidence:
+		return 2
+	case CauseBackendOutage:
+		return 1
+	}
+	return 0
+}
+
+func sameSegment(a, b Segment) bool {
+	return a.Cause == b.Cause && a.Span.Start.Equal(b.Span.Start) && a.Span.End.Equal(b.Span.End)
+}
+
+func (g *Gap) evidence() *GapEvidence {
+	ev := g.Ev.Clone()
+	return &ev
+}
+
+// within reports whether an observation at t can bear on the gap's split:
+// from a tolerance before it began to a tolerance after it ended.
+func (g *Gap) within(t time.Time, tol time.Duration) bool {
+	return !t.Before(g.Since.Add(-tol)) && (g.Until.IsZero() || !t.After(g.Until.Add(tol)))
+}
+
 // Observe feeds one observation (in receive order). It closes an open
-// unreachable incident at the observation's receive time, lets late data
-// reclassify recent gaps, and runs the check hysteresis.
+// unreachable incident at the observation's probe time when it was heard
+// promptly, records a gap the watchdog never confirmed (the backend was
+// down, or did not run) when a prompt observation comes more than the
+// tolerance after the one before, lets late data reclassify recent gaps,
+// and runs the check hysteresis.
 func (s *State) Observe(th Thresholds, e *events.Event) []Transition {
 	s.V = StateVersion
 	var out []Transition
@@ -144,7 +294,53 @@ func (s *State) Observe(th Thresholds, e *events.Event) []Transition {
 	if !s.Released.IsZero() && !at.Before(s.Released) {
 		return nil // after the service period: not the provider's, not evaluated
 	}
-	heard := s.Interval <= 0 || e.ReceivedAt.Sub(at) <= s.Interval+th.Grace
+	tol := s.tol(th)
+	heard := s.Interval <= 0 || e.ReceivedAt.Sub(at) <= tol
+	connFail, connEv, connOK := Connectivity(e.Checks)
+	conn := Conn{At: at, Fail: connFail, Evidence: connEv}
+	if !connFail {
+		conn.Evidence = ""
+	}
+	// addEvidence adds what this observation shows about gap g; true if
+	// that changed how the gap splits by cause.
+	addEvidence := func(g *Gap) bool {
+		inSeen := g.within(at, tol)
+		inConn := connOK && !at.Before(g.Since.Add(-ConnValidity)) && (g.Until.IsZero() || at.Before(g.Until))
+		if g.contains(at) {
+			g.Alive++
+			if connOK {
+				if connFail {
+					g.ConnFail++
+				} else {
+					g.ConnPass++
+				}
+			}
+		}
+		if !inSeen && !inConn {
+			return false
+		}
+		old := g.Ev.Split(g.span(), nil)
+		if inSeen {
+			g.Ev.Seen.Add(at.UnixNano())
+		}
+		if inConn {
+			g.Ev.Conns = AddConn(g.Ev.Conns, conn)
+		}
+		return !slices.EqualFunc(old, g.Ev.Split(g.span(), nil), sameSegment)
+	}
+	reclassify := func(g *Gap) {
+		cause := g.summary(g.Ev.Split(g.span(), nil))
+		if connOK && connFail && g.contains(at) {
+			g.Evidence = "probe saw " + connEv + " at " + at.UTC().Format(time.RFC3339)
+		} else if cause != g.Cause && cause != CauseNetwork {
+			g.Evidence = fmt.Sprintf("probe's own batches cover the gap (%d observations, %d connectivity passes)", g.Alive, g.ConnPass)
+		}
+		g.Cause = cause
+		out = append(out, Transition{Op: Reclassify, Kind: Unreachable, Since: g.Since, At: at, Cause: cause,
+			Counted: CauseCounted(cause), Evidence: g.Evidence, Split: g.evidence()})
+	}
+	wasOpen := s.Unreachable != nil
+	justClosed := -1
 	if g := s.Unreachable; g != nil && heard && !e.ReceivedAt.Before(g.Since) {
 		// Ends at the probe time of the first observation heard promptly
 		// after it (never before it began).
@@ -152,45 +348,38 @@ func (s *State) Observe(th Thresholds, e *events.Event) []Transition {
 		if g.Until.Before(g.Since) {
 			g.Until = g.Since
 		}
+		addEvidence(g)
+		g.Cause = g.summary(g.Ev.Split(g.span(), nil))
 		out = append(out, Transition{Op: Close, Kind: Unreachable, Since: g.Since, At: g.Until, Cause: g.Cause,
-			Counted: CauseCounted(g.Cause), Evidence: "first observation heard promptly after the gap"})
-		s.Recent = append(s.Recent, *g)
-		if len(s.Recent) > maxRecent {
-			s.Recent = s.Recent[len(s.Recent)-maxRecent:]
-		}
+			Counted: CauseCounted(g.Cause), Evidence: "first observation heard promptly after the gap", Split: g.evidence()})
+		s.pushRecent(*g)
 		s.Unreachable = nil
-	}
-	connFail, connEv, connOK := Connectivity(e.Checks)
-	lateEvidence := func(g *Gap) {
-		if !g.contains(at) {
-			return
-		}
-		g.Alive++
-		if connOK {
-			if connFail {
-				g.ConnFail++
-				if g.Evidence == "" || g.Cause != CauseNetwork {
-					g.Evidence = "probe saw " + connEv + " at " + at.UTC().Format(time.RFC3339)
-				}
-			} else {
-				g.ConnPass++
-			}
-		}
-		cause := ClassifyGap(g.Alive > 0, g.ConnPass, g.ConnFail)
-		if cause != g.Cause {
-			g.Cause = cause
-			if cause != CauseNetwork {
-				g.Evidence = fmt.Sprintf("probe's own batches cover the gap (%d observations, %d connectivity passes)", g.Alive, g.ConnPass)
-			}
-			out = append(out, Transition{Op: Reclassify, Kind: Unreachable, Since: g.Since, At: at, Cause: cause,
-				Counted: CauseCounted(cause), Evidence: g.Evidence})
-		}
+		justClosed = len(s.Recent) - 1
+	} else if !wasOpen && heard && s.Interval > 0 && !s.LastHeardAt.IsZero() && at.Sub(s.LastHeardAt) > tol {
+		// A gap the watchdog never confirmed: the report sees it in what
+		// was heard, so the books do too (its split says whose it was).
+		g := Gap{Since: s.LastHeardAt.Add(s.Interval), Until: at, Ev: s.seedEvidence(s.LastHeardAt.Add(s.Interval), th)}
+		g.Ev.Seen.Add(at.UnixNano())
+		g.Cause = g.summary(g.Ev.Split(g.span(), nil))
+		ev := fmt.Sprintf("nothing heard promptly from %s until %s (the watchdog did not confirm it: the backend was down or not running)",
+			s.LastHeardAt.UTC().Format(time.RFC3339), at.UTC().Format(time.RFC3339))
+		out = append(out,
+			Transition{Op: Open, Kind: Unreachable, Since: g.Since, At: g.Since, Cause: g.Cause, Counted: CauseCounted(g.Cause), Evidence: ev, Split: g.evidence()},
+			Transition{Op: Close, Kind: Unreachable, Since: g.Since, At: g.Until, Cause: g.Cause, Counted: CauseCounted(g.Cause), Evidence: ev, Split: g.evidence()})
+		s.pushRecent(g)
+		justClosed = len(s.Recent) - 1
 	}
 	for i := range s.Recent {
-		lateEvidence(&s.Recent[i])
+		g := &s.Recent[i]
+		if i == justClosed {
+			continue // closed by this very observation, its evidence in
+		}
+		if addEvidence(g) {
+			reclassify(g)
+		}
 	}
-	if s.Unreachable != nil {
-		lateEvidence(s.Unreachable)
+	if g := s.Unreachable; g != nil && addEvidence(g) {
+		reclassify(g)
 	}
 	if e.ReceivedAt.After(s.LastReceived) {
 		s.LastReceived = e.ReceivedAt
@@ -201,6 +390,7 @@ func (s *State) Observe(th Thresholds, e *events.Event) []Transition {
 	if heard && at.After(s.LastHeardAt) {
 		s.LastHeardAt = at
 	}
+	s.remember(at, conn, connOK, tol)
 	vs := Verdicts(e.Checks)
 	out = append(out, s.stepLegacy(th, at, vs)...)
 	for _, v := range vs {
@@ -315,4 +505,44 @@ func (s *State) Release(at time.Time) []Transition {
 		*h = Hysteresis{Kind: h.Kind, Last: h.Last}
 	}
 	return out
+}
+
+// pushRecent keeps a closed gap open to reclassification by late data.
+func (s *State) pushRecent(g Gap) {
+	s.Recent = append(s.Recent, g)
+	if len(s.Recent) > maxRecent {
+		s.Recent = s.Recent[len(s.Recent)-maxRecent:]
+	}
+}
+
+// remember adds the observation to the evidence a future gap starts with,
+// and forgets what no gap can begin near any more: instants more than the
+// tolerance, and verdicts more than ConnValidity, before the newest
+// heartbeat heard promptly (a gap begins one interval after it).
+func (s *State) remember(at time.Time, c Conn, connOK bool, tol time.Duration) {
+	if s.Seen.Tol != tol.Nanoseconds() {
+		s.Seen = Coverage{Tol: tol.Nanoseconds()}
+	}
+	s.Seen.Add(at.UnixNano())
+	if connOK {
+		s.Conns = AddConn(s.Conns, c)
+	}
+	if s.LastHeardAt.IsZero() {
+		return
+	}
+	cut := s.LastHeardAt.Add(-tol).UnixNano()
+	k := 0
+	for k < len(s.Seen.Spans) && s.Seen.Spans[k].Last < cut {
+		k++
+	}
+	if k > 0 {
+		s.Seen.Spans = slices.Delete(s.Seen.Spans, 0, k)
+	}
+	k = 0
+	for k < len(s.Conns) && s.Conns[k].At.Before(s.LastHeardAt.Add(-ConnValidity)) {
+		k++
+	}
+	if k > 0 {
+		s.Conns = slices.Delete(s.Conns, 0, k)
+	}
 }
