@@ -147,6 +147,16 @@ func driveLive(t testing.TB, book app.TermsBook, c liveCase) map[string][]row {
 		switch e.Type {
 		case events.TypeNodeReleased:
 			actions = append(actions, action{e.At, func() error { _, err := svc.ReleaseNode(t.Context(), e.Node, e.At); return err }})
+		case events.TypeTicketOpened:
+			// The renter's notice, under a contract whose clock starts at it.
+			r := app.OpenRequest{Node: e.Node, Priority: e.Priority, Category: e.Category, ProviderRef: e.ProviderRef, Summary: e.Summary, At: e.At, Key: e.Ticket}
+			actions = append(actions, action{e.At, func() error {
+				desk, err := svc.Tickets(book)
+				if err == nil {
+					_, _, err = desk.Open(t.Context(), r)
+				}
+				return err
+			}})
 		case events.TypeMaintenance:
 			in := app.NewMaintenance{Contract: e.Contract, Node: e.Node, Start: e.Start, End: e.End, AnnouncedAt: e.AnnouncedAt, Summary: e.Summary}
 			if in.Node != "" {

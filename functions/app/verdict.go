@@ -46,6 +46,10 @@ type Judging struct {
 	// Backend is the backend's own downtime (BackendOutages): the part of
 	// an unreachable incident inside it is not the provider's.
 	Backend interval.Set
+	// Notices are when tickets on the node were opened: under a contract
+	// whose clock starts at the renter's notice, an outage counts from the
+	// first inside it (account.NoticeClock).
+	Notices []time.Time
 	// The window: an open incident lasts until To.
 	From, To time.Time
 }
@@ -98,7 +102,7 @@ func JudgeIncidents(tm *terms.Terms, j Judging, incs []store.Incident) (account.
 			ms = append(ms, m.Account())
 		}
 	}
-	books, vs := account.JudgeAll(tm, period, outs, ms)
+	books, vs := account.JudgeAll(tm, period, outs, ms, j.Notices)
 	for k := range parts {
 		parts[k].Verdict = vs[k]
 	}
@@ -146,6 +150,16 @@ func (s *Service) JudgedIncidents(ctx context.Context, node string, from, to tim
 	if err != nil {
 		return nil, fmt.Errorf("incidents: %w", err)
 	}
+	notices := map[string][]time.Time{}
+	if ts, ok := s.store.(store.TicketStore); ok {
+		tickets, err := ts.ListTickets(ctx, false)
+		if err != nil {
+			return nil, fmt.Errorf("incidents: %w", err)
+		}
+		for _, t := range tickets {
+			notices[t.Node] = append(notices[t.Node], t.Opened)
+		}
+	}
 	for _, id := range order {
 		n, err := s.store.GetNode(ctx, id)
 		if err != nil {
@@ -158,7 +172,8 @@ func (s *Service) JudgedIncidents(ctx context.Context, node string, from, to tim
 			return nil, fmt.Errorf("incidents of %s: %w", id, err)
 		}
 		incs := byNode[id]
-		_, parts := s.Verdicts(Judging{Node: n, FirstHeartbeat: first, Maintenance: maint, Backend: backend, From: from, To: to}, incs)
+		_, parts := s.Verdicts(Judging{Node: n, FirstHeartbeat: first, Maintenance: maint, Backend: backend,
+			Notices: notices[id], From: from, To: to}, incs)
 		count := map[int]int{}
 		for _, p := range parts {
 			count[p.Index]++

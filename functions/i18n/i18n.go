@@ -50,6 +50,12 @@ var (
 )
 
 func init() {
+	for key, s := range zhStatus {
+		if _, dup := zh[key]; dup {
+			panic(fmt.Sprintf("i18n: zh entry %q is in two parts of the catalog", key))
+		}
+		zh[key] = s
+	}
 	for key, s := range zh {
 		if err := cat.SetString(tags[ZH], key, s); err != nil {
 			panic(fmt.Sprintf("i18n: zh entry %q: %v", key, err))
@@ -162,6 +168,28 @@ func (p *Printer) Time(t time.Time) string {
 		return t.Format("2006年1月2日 15:04:05") + "（UTC" + t.Format("-07:00") + "）"
 	}
 	return t.Format("2006-01-02 15:04:05 -07:00")
+}
+
+// Zoned is t in loc with the zone named, so a reader in another zone
+// knows which clock it is: 2026-03-05 14:00:00 +08:00 Asia/Shanghai, or
+// 2026年3月5日 14:00:00（Asia/Shanghai，UTC+08:00）.
+func (p *Printer) Zoned(t time.Time, loc *time.Location) string {
+	if t.IsZero() {
+		return "—"
+	}
+	t = t.In(loc)
+	if p.Lang == ZH {
+		return t.Format("2006年1月2日 15:04:05") + "（" + loc.String() + "，UTC" + t.Format("-07:00") + "）"
+	}
+	return t.Format("2006-01-02 15:04:05 -07:00") + " " + loc.String()
+}
+
+// Date is t's calendar day in its own zone: 2026-03-05, 2026年3月5日.
+func (p *Printer) Date(t time.Time) string {
+	if p.Lang == ZH {
+		return t.Format("2006年1月2日")
+	}
+	return t.Format("2006-01-02")
 }
 
 // Stamp is Time of an RFC 3339 string from the report; one that does not

@@ -75,8 +75,13 @@ func TestStatusUnderEmulator(t *testing.T) {
 	}
 	pdf := append([]byte("%PDF-1.7\n"), 0x00, 0xff, 0xfe, 0x80, '\n') // not UTF-8: must come back base64, unmangled
 	const report = "2026-03/cn-example/report.pdf"
-	if _, err := s3c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("gpusla-reports"), Key: aws.String(report), Body: bytes.NewReader(pdf)}); err != nil {
-		t.Fatal(err)
+	// report.json, written last by the report job, says the month is
+	// complete and had a node in service: the page offers it.
+	for key, body := range map[string][]byte{report: pdf,
+		"2026-03/cn-example/report.json": []byte(`{"nodes":[{"node":"gz-01","period":{"in_service":true,"seconds":3600}}]}`)} {
+		if _, err := s3c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("gpusla-reports"), Key: aws.String(key), Body: bytes.NewReader(body)}); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	const token = "rie-status-token-0123456789"

@@ -29,7 +29,6 @@ import (
 	"github.com/gpusla/gpusla/functions/statuspage"
 	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/blob"
-	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store/bolt"
 )
 
@@ -103,7 +102,7 @@ func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log 
 		return err
 	}
 	defer tickets.close()
-	job, err := setupReports(env, c.Data, store, tickets.desk, api, alerts.Poster, log)
+	job, err := setupReports(env, c.Data, store, tickets.desk, api, alerts, log)
 	if err != nil {
 		ln.Close()
 		return err
@@ -252,7 +251,7 @@ func (t *tickets) close() {
 // setupReports mounts the status page (token from GPUSLA_STATUS_TOKEN or
 // <data>/status.token, created 0600 on first start) and prepares the
 // monthly reports job, its reports stored in <data>/reports.
-func setupReports(env wiring.Env, data string, store statuspage.Nodes, desk *app.TicketDesk, api *httpapi.API, poster notify.ReportPoster, log *slog.Logger) (*app.ReportJob, error) {
+func setupReports(env wiring.Env, data string, store statuspage.Nodes, desk *app.TicketDesk, api *httpapi.API, alerts wiring.Alerts, log *slog.Logger) (*app.ReportJob, error) {
 	blobs, err := blob.NewDir(filepath.Join(data, wiring.ReportsDir))
 	if err != nil {
 		return nil, fmt.Errorf("reports folder: %w", err)
@@ -261,13 +260,13 @@ func setupReports(env wiring.Env, data string, store statuspage.Nodes, desk *app
 	if err != nil {
 		return nil, err
 	}
-	statuspage.New(statuspage.Config{Nodes: store, Terms: desk.Contract, Tickets: desk, Reports: blobs, Token: token, Log: log}).Register(api.Mux())
+	statuspage.New(statuspage.Config{Nodes: store, Terms: desk.Contract, Tickets: desk, Reports: blobs, Channels: alerts.Channels, Token: token, Log: log}).Register(api.Mux())
 	log.Info("status page", "path", statuspage.PathStatus, "token", "in "+filepath.Join(data, wiring.StatusTokenFile)+" (open "+statuspage.PathStatus+"?token=…)")
 	delay, err := env.ReportDelayOrDefault()
 	if err != nil {
 		return nil, err
 	}
-	return &app.ReportJob{Desk: desk, Blobs: blobs, Poster: poster, Renderer: bundle.Renderer{}, Delay: delay, Log: log}, nil
+	return &app.ReportJob{Desk: desk, Blobs: blobs, Poster: alerts.Poster, Renderer: bundle.Renderer{}, Delay: delay, Log: log}, nil
 }
 
 // NewHTTPServer is serve's HTTP server; loadgen measures with the same one.

@@ -1,10 +1,16 @@
-// Package statuspage serves the team's read-only status page: every node
-// with its state, 90 days of daily uptime bars, open incidents and tickets
-// with live timers against their deadlines, and links to the stored monthly
-// reports. It is one self-contained HTML page (inline CSS, SVG-free bars
-// made of divs, a few lines of inline script for the timers) behind a
-// bearer token, mounted by `gpusla serve` and by the reports Lambda's
-// Function URL alike.
+// Package statuspage serves the status page in two modes. The team view
+// (a bearer token) shows every node with its state, 90 days of daily
+// uptime bars in its contract's time zone, open incidents, the history of
+// past incidents with their timelines, open tickets with live timers
+// against their deadlines, and links to the stored monthly reports. The
+// public view (no token) shows only the nodes whose contract's terms put
+// them there (status_page), each under a label, with what the terms let
+// it show and nothing else: no node name, provider, contract, address,
+// evidence text or ticket reference, in the HTML, its JSON or any link.
+// Both are written in English or Chinese (functions/i18n). One
+// self-contained HTML page (inline CSS, bars made of divs, a few lines of
+// inline script for the timers) and its data as JSON, mounted by `gpusla
+// serve` and by the status Lambda's Function URL alike.
 package statuspage
 
 import (
@@ -13,22 +19,22 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
 	"log/slog"
 	"net/http"
 	"path"
-	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/i18n"
 	"github.com/gpusla/gpusla/infra/blob"
+	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
-	"github.com/gpusla/gpusla/sla/account"
-	"github.com/gpusla/gpusla/sla/incident"
-	"github.com/gpusla/gpusla/sla/interval"
 	"github.com/gpusla/gpusla/sla/terms"
 	"github.com/gpusla/gpusla/sla/ticket"
 )
@@ -36,13 +42,14 @@ import (
 // Routes.
 const (
 	PathStatus  = "/status"
+	PathJSON    = "/status/page.json"
 	PathReports = "/status/reports/"
 	// CookieName holds the token after a ?token= visit, so links on the
 	// page work without the token in every URL.
 	CookieName = "gpusla_status"
 )
 
-// Days is how many days of uptime bars the page shows.
+// Days is how many days of uptime bars and incident history the page shows.
 const Days = 90
 
 // Nodes is what the page reads about nodes (app.Store satisfies it).
@@ -50,6 +57,7 @@ type Nodes interface {
 	ListNodes(ctx context.Context) ([]store.Node, error)
 	GetState(ctx context.Context, node string) (store.NodeState, error)
 	ListIncidents(ctx context.Context, node string, from, to time.Time) ([]store.Incident, error)
+	GetAlert(ctx context.Context, node, incidentID string, kind notify.AlertKind, channel string) (store.AlertRecord, error)
 	ListMaintenance(ctx context.Context, from, to time.Time) ([]store.Maintenance, error)
 	ListBackendRuns(ctx context.Context, from, to time.Time) ([]store.BackendRun, error)
 }
@@ -67,26 +75,37 @@ type Reports interface {
 }
 
 // Config wires the page. Token is required: without one the page answers
-// 503 rather than being open to anyone who finds the URL.
+// 503 rather than being open to anyone who finds the URL (the public view
+// derives its node labels from it too).
 type Config struct {
 	Nodes Nodes
 	// Terms looks up a contract's terms (app.TermsBook's entries): every
 	// incident is judged by them as the report judges it (counted or not,
-	// and why; the uptime bars count what the books count). Without it, or
-	// for an unknown contract, the page shows the verdict stored with each
-	// incident and counts its whole length.
+	// and why; the uptime bars count what the books count), times are
+	// shown in the contract's zone, the page speaks the contract's
+	// language unless asked otherwise, and its status_page section says
+	// what the public view shows. Without it, or for an unknown contract,
+	// the page shows the verdict stored with each incident, counts its
+	// whole length, shows UTC, and lists the node on the team view alone.
 	Terms   func(contract string) (*terms.Terms, bool)
 	Tickets Tickets // optional
 	Reports Reports // optional
-	Token   string
-	Now     func() time.Time
-	Log     *slog.Logger
+	// Channels names where an incident's alert went (the service's
+	// routes); nil: the one notifier ("").
+	Channels app.Channels
+	Token    string
+	Now      func() time.Time
+	Log      *slog.Logger
 }
 
-// Handler serves the page and the report downloads.
+// Handler serves the page, its JSON and the report downloads.
 type Handler struct {
 	c     Config
+	cache publicCache
 	token [32]byte
+	// labelKey keys the public labels: without the token nobody can tell
+	// which node id a label stands for, even by trying guessed names.
+	labelKey []byte
 }
 
 // New returns the handler.
@@ -97,38 +116,48 @@ func New(c Config) *Handler {
 	if c.Log == nil {
 		c.Log = slog.Default()
 	}
-	return &Handler{c: c, token: sha256.Sum256([]byte(c.Token))}
+	key := sha256.Sum256([]byte("gpusla status page labels\x00" + c.Token))
+	return &Handler{c: c, token: sha256.Sum256([]byte(c.Token)), labelKey: key[:]}
 }
 
 // Register mounts the page on mux.
 func (h *Handler) Register(mux *http.ServeMux) {
 	mux.Handle("GET "+PathStatus, h)
+	mux.Handle("GET "+PathJSON, h)
 	mux.Handle("GET "+PathReports, h)
 }
 
-// authorized checks the token (header, cookie or query) in constant time
-// before anything is read from the store.
-func (h *Handler) authorized(r *http.Request) (ok, fromQuery bool) {
-	if h.c.Token == "" {
-		return false, false
-	}
+// Mode is which view a request gets.
+type Mode string
+
+// Modes.
+const (
+	Private Mode = "private" // the team view, with the token
+	Public  Mode = "public"  // no token: redacted as the terms say
+)
+
+// credentials checks the token (header, cookie or query) in constant time
+// before anything is read from the store. given says some token was
+// presented: a wrong one is refused, never downgraded to the public view,
+// so a mistyped token does not look like a working one.
+func (h *Handler) credentials(r *http.Request) (ok, given, fromQuery bool) {
 	try := func(s string) bool {
-		if s == "" || len(s) > 256 {
+		if len(s) > 256 {
 			return false
 		}
 		sum := sha256.Sum256([]byte(s))
 		return subtle.ConstantTimeCompare(sum[:], h.token[:]) == 1
 	}
-	if v, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && try(v) {
-		return true, false
+	if v, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && v != "" {
+		return try(v), true, false
 	}
-	if c, err := r.Cookie(CookieName); err == nil && try(c.Value) {
-		return true, false
+	if c, err := r.Cookie(CookieName); err == nil && c.Value != "" {
+		return try(c.Value), true, false
 	}
-	if try(r.URL.Query().Get("token")) {
-		return true, true
+	if v := r.URL.Query().Get("token"); v != "" {
+		return try(v), true, true
 	}
-	return false, false
+	return false, r.Header.Get("Authorization") != "", false
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -139,40 +168,85 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "status page disabled: no token configured (GPUSLA_STATUS_TOKEN)", http.StatusServiceUnavailable)
 		return
 	}
-	ok, fromQuery := h.authorized(r)
-	if !ok {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="gpusla status"`)
-		http.Error(w, "unauthorized: give the status token as Authorization: Bearer TOKEN or ?token=TOKEN", http.StatusUnauthorized)
+	ok, given, fromQuery := h.credentials(r)
+	mode := Private
+	switch {
+	case ok:
+	case given:
+		h.unauthorized(w, "unauthorized: the status token given is wrong")
 		return
+	default:
+		mode = Public
 	}
-	if fromQuery {
+	if mode == Private && fromQuery {
 		// Keep the token out of the address bar and of shared links.
 		http.SetCookie(w, &http.Cookie{Name: CookieName, Value: r.URL.Query().Get("token"), Path: PathStatus,
 			HttpOnly: true, Secure: r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https", SameSite: http.SameSiteStrictMode})
 	}
 	if name, isReport := strings.CutPrefix(r.URL.Path, PathReports); isReport {
+		if mode != Private {
+			// Reports name every node, provider and contract: team view only.
+			h.unauthorized(w, "unauthorized: reports need the status token (Authorization: Bearer TOKEN or ?token=TOKEN)")
+			return
+		}
 		h.report(w, r, name)
 		return
 	}
-	if r.URL.Path != PathStatus {
+	if r.URL.Path != PathStatus && r.URL.Path != PathJSON {
 		http.NotFound(w, r)
 		return
 	}
-	page, err := h.Build(r.Context())
+	var lang i18n.Lang
+	if v := r.URL.Query().Get("lang"); v != "" {
+		l, err := i18n.Parse(v)
+		if err != nil {
+			http.Error(w, "lang: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		lang = l
+	}
+	page, err := h.page(r.Context(), Request{Mode: mode, Lang: lang, AcceptLanguage: r.Header.Get("Accept-Language")})
+	if errors.Is(err, errNoPublicNode) {
+		h.unauthorized(w, "unauthorized: give the status token as Authorization: Bearer TOKEN or ?token=TOKEN (no contract puts its nodes on the public page: terms status_page.public)")
+		return
+	}
 	if err != nil {
-		h.c.Log.Error("status page", "err", err)
-		http.Error(w, "status page: "+err.Error(), http.StatusInternalServerError)
+		h.c.Log.Error("status page", "mode", mode, "err", err)
+		msg := "status page: " + err.Error()
+		if mode == Public {
+			// An error names nodes and stores; the log has it.
+			msg = "status page: internal error (see the server's log)"
+		}
+		http.Error(w, msg, http.StatusInternalServerError)
 		return
 	}
 	var buf bytes.Buffer
-	if err := pageTmpl.Execute(&buf, page); err != nil {
+	if r.URL.Path == PathJSON {
+		enc := json.NewEncoder(&buf)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(page); err != nil {
+			h.c.Log.Error("status page json", "err", err)
+			http.Error(w, "status page: encoding failed", http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		_, _ = w.Write(buf.Bytes())
+		return
+	}
+	if err := render(&buf, page); err != nil {
 		h.c.Log.Error("status page template", "err", err)
 		http.Error(w, "status page: render failed", http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Language", string(page.Lang))
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'")
 	_, _ = w.Write(buf.Bytes())
+}
+
+func (h *Handler) unauthorized(w http.ResponseWriter, msg string) {
+	w.Header().Set("WWW-Authenticate", `Bearer realm="gpusla status"`)
+	http.Error(w, msg, http.StatusUnauthorized)
 }
 
 func (h *Handler) report(w http.ResponseWriter, r *http.Request, name string) {
@@ -195,7 +269,7 @@ func (h *Handler) report(w http.ResponseWriter, r *http.Request, name string) {
 		return
 	}
 	ct := map[string]string{".html": "text/html; charset=utf-8", ".json": "application/json", ".md": "text/markdown; charset=utf-8",
-		".csv": "text/csv; charset=utf-8", ".pdf": "application/pdf", ".zip": "application/zip"}[path.Ext(name)]
+		".csv": "text/csv; charset=utf-8", ".pdf": "application/pdf", ".zip": "application/zip", ".txt": "text/plain; charset=utf-8"}[path.Ext(name)]
 	if ct == "" {
 		ct = "application/octet-stream"
 	}
@@ -208,315 +282,62 @@ func (h *Handler) report(w http.ResponseWriter, r *http.Request, name string) {
 	_, _ = w.Write(data)
 }
 
-// Page is what the template draws.
-type Page struct {
-	Now       time.Time
-	NowUnixMS int64
-	Nodes     []NodeView
-	Incidents []IncidentView
-	Tickets   []TicketView
-	Reports   []ReportLink
-	DayLabels []string
-	Notes     []string
-}
-
-// NodeView is one node's row.
-type NodeView struct {
-	ID, Provider, Contract, GPUs string
-	State                        string // up, unreachable, degraded, waiting
-	StateText                    string
-	LastHeard                    time.Time
-	LastHeardMS                  int64
-	Uptime90                     float64
-	Days                         []DayView
-}
-
-// DayView is one day's bar.
-type DayView struct {
-	Date    string
-	Class   string // ok, minor, major, down, none
-	Percent float64
-	Title   string
-}
-
-// IncidentView is one open incident.
-type IncidentView struct {
-	Node, Kind, Cause, Detail string
-	Counted                   bool
-	Reason                    string // why it does not count, when not
-	Since                     time.Time
-	SinceMS                   int64
-}
-
-// TicketView is one open ticket with its nearest pending deadline.
-type TicketView struct {
-	ID, Node, Priority, Summary, Target string
-	OffHours                            bool
-	Opened                              time.Time
-	Deadline                            time.Time
-	DeadlineMS                          int64
-	Status                              string
-}
-
-// ReportLink is one stored report file.
-type ReportLink struct {
-	Name, Href string
-	Size       int64
-	Modified   time.Time
-}
-
-// Build gathers the page's data.
-func (h *Handler) Build(ctx context.Context) (*Page, error) {
-	now := h.c.Now().UTC()
-	p := &Page{Now: now, NowUnixMS: now.UnixMilli()}
-	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
-	from := today.AddDate(0, 0, -(Days - 1))
-	for d := from; !d.After(today); d = d.AddDate(0, 0, 1) {
-		p.DayLabels = append(p.DayLabels, d.Format("2006-01-02"))
-	}
-	nodes, err := h.c.Nodes.ListNodes(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list nodes: %w", err)
-	}
-	all, err := h.c.Nodes.ListIncidents(ctx, "", from, now.Add(time.Second))
-	if err != nil {
-		return nil, fmt.Errorf("list incidents: %w", err)
-	}
-	maint, err := h.c.Nodes.ListMaintenance(ctx, from, now.Add(time.Second))
-	if err != nil {
-		return nil, fmt.Errorf("list maintenance: %w", err)
-	}
-	runs, err := h.c.Nodes.ListBackendRuns(ctx, from.Add(-24*time.Hour), now.Add(time.Second))
-	if err != nil {
-		return nil, fmt.Errorf("list backend runs: %w", err)
-	}
-	var backend interval.Set
-	for _, o := range app.BackendOutages(runs, from.Add(-24*time.Hour), now.Add(time.Second)) {
-		backend = backend.Or(interval.Set{{Start: o.Start, End: o.End}})
-	}
-	byNode := map[string][]store.Incident{}
-	for _, inc := range all {
-		byNode[inc.Node] = append(byNode[inc.Node], inc)
-	}
-	for _, n := range nodes {
-		nv := NodeView{ID: n.ID, Provider: n.Provider, Contract: n.Contract}
-		if n.GPUCount > 0 {
-			nv.GPUs = fmt.Sprintf("%d × %s", n.GPUCount, n.GPUModel)
-		}
-		st, err := h.c.Nodes.GetState(ctx, n.ID)
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-			nv.State, nv.StateText = "waiting", "never heard from"
-		case err != nil:
-			return nil, fmt.Errorf("state of %s: %w", n.ID, err)
-		default:
-			nv.LastHeard = st.LastReceivedAt
-			nv.LastHeardMS = st.LastReceivedAt.UnixMilli()
-		}
-		incs := byNode[n.ID]
-		var tm *terms.Terms
-		if h.c.Terms != nil {
-			tm, _ = h.c.Terms(n.Contract)
-		}
-		first := firstDay(n, st)
-		counts := func(inc store.Incident) (bool, string) {
-			if tm == nil {
-				return inc.Counted, inc.Reason
-			}
-			ok, why := account.Counts(tm, incident.Kind(inc.Kind), inc.Cause)
-			return ok, why.String()
-		}
-		var down interval.Set
-		if tm != nil {
-			books, _ := app.JudgeIncidents(tm, app.Judging{Node: n, FirstHeartbeat: first, Maintenance: maint, Backend: backend, From: from, To: now}, incs)
-			down = books.Claimable
-		} else {
-			for _, inc := range incs {
-				if inc.Counted {
-					down = down.Or(interval.Set{inc.Outage(now).Span})
-				}
-			}
-		}
-		nv.State, nv.StateText = nodeState(nv.State, incs, counts)
-		nv.Days, nv.Uptime90 = dayBars(down, from, today, now, first)
-		for _, inc := range incs {
-			if !inc.Open() {
-				continue
-			}
-			iv := IncidentView{Node: n.ID, Kind: inc.Kind, Cause: inc.Cause, Since: inc.Start, SinceMS: inc.Start.UnixMilli()}
-			iv.Counted, iv.Reason = counts(inc)
-			var fails []string
-			for _, f := range inc.Failed {
-				s := f.Name + " " + f.Verdict
-				if f.Value != "" {
-					s += ": " + f.Value
-				}
-				fails = append(fails, s)
-			}
-			iv.Detail = strings.Join(fails, "; ")
-			if iv.Detail == "" {
-				iv.Detail = inc.Evidence
-			}
-			p.Incidents = append(p.Incidents, iv)
-		}
-		p.Nodes = append(p.Nodes, nv)
-	}
-	sort.Slice(p.Incidents, func(i, j int) bool { return p.Incidents[i].Since.Before(p.Incidents[j].Since) })
-
-	if h.c.Tickets != nil {
-		ts, err := h.c.Tickets.List(ctx, true)
-		if err != nil {
-			return nil, fmt.Errorf("list tickets: %w", err)
-		}
-		for i := range ts {
-			t := &ts[i]
-			tv := TicketView{ID: t.ID, Node: t.Node, Priority: t.Priority, Summary: t.Summary, Opened: t.Opened, Status: "no target"}
-			tim, _, err := h.c.Tickets.Timing(t, now)
-			if err != nil {
-				p.Notes = append(p.Notes, fmt.Sprintf("ticket %s: %v", t.ID, err))
-			} else {
-				tv.OffHours = tim.OffHours
-				// The nearest deadline still pending, else the first breached.
-				for _, c := range []struct {
-					name string
-					c    *ticket.Clock
-				}{{"response", tim.Response}, {"resolution", tim.Resolution}, {"replacement", tim.Replacement}} {
-					if c.c == nil || c.c.Deadline.IsZero() || c.c.Status == ticket.Met {
-						continue
-					}
-					if tv.Deadline.IsZero() || (c.c.Status == ticket.Pending && (tv.Status != ticket.Pending || c.c.Deadline.Before(tv.Deadline))) {
-						tv.Target, tv.Deadline, tv.Status = c.name, c.c.Deadline, c.c.Status
-					}
-				}
-				tv.DeadlineMS = tv.Deadline.UnixMilli()
-			}
-			p.Tickets = append(p.Tickets, tv)
-		}
-	}
-	if h.c.Reports != nil {
-		objs, err := h.c.Reports.List(ctx, "")
-		if err != nil {
-			p.Notes = append(p.Notes, "reports: "+err.Error())
-		}
-		sort.Slice(objs, func(i, j int) bool { return objs[i].Name > objs[j].Name })
-		for i, o := range objs {
-			if i >= 60 {
-				break
-			}
-			p.Reports = append(p.Reports, ReportLink{Name: o.Name, Href: PathReports + o.Name, Size: o.Size, Modified: o.Modified})
-		}
-	}
-	return p, nil
-}
-
-func firstDay(n store.Node, st store.NodeState) time.Time {
-	if !st.FirstHeartbeatAt.IsZero() {
-		return st.FirstHeartbeatAt
-	}
-	return time.Time{}
-}
-
-// nodeState is the worst open incident: unreachable, or an incident the
-// contract counts, is down; anything else open is degraded.
-func nodeState(state string, incs []store.Incident, counts func(store.Incident) (bool, string)) (string, string) {
-	worst, text := "", ""
-	for _, inc := range incs {
-		if !inc.Open() {
-			continue
-		}
-		counted, _ := counts(inc)
-		switch {
-		case inc.Kind == string(incident.Unreachable):
-			return "unreachable", "unreachable since " + inc.Start.Format("2006-01-02 15:04 UTC")
-		case counted:
-			worst, text = "down", inc.Kind+" since "+inc.Start.Format("2006-01-02 15:04 UTC")
-		case worst == "":
-			worst, text = "degraded", inc.Kind+" since "+inc.Start.Format("2006-01-02 15:04 UTC")
-		}
-	}
-	if worst != "" {
-		return worst, text
-	}
-	if state == "waiting" {
-		return state, "never heard from"
-	}
-	return "up", "up"
-}
-
-// dayBars is each UTC day's share of time not in counted outage (down: the
-// claimable outage of the books, as the report counts it; the monthly
-// report, with late data, maintenance and the contract's zone, is the
-// authority).
-func dayBars(down interval.Set, from, today, now, first time.Time) ([]DayView, float64) {
-	var out []DayView
-	var upSum, totSum time.Duration
-	for d := from; !d.After(today); d = d.AddDate(0, 0, 1) {
-		de := d.AddDate(0, 0, 1)
-		if de.After(now) {
-			de = now
-		}
-		dv := DayView{Date: d.Format("2006-01-02")}
-		start := d
-		if !first.IsZero() && first.After(start) {
-			start = first
-		}
-		if first.IsZero() || !de.After(start) {
-			dv.Class, dv.Title = "none", dv.Date+": no data"
-			out = append(out, dv)
-			continue
-		}
-		span := de.Sub(start)
-		dn := down.Overlap(interval.Interval{Start: start, End: de})
-		dv.Percent = 100 * float64(span-dn) / float64(span)
-		upSum += span - dn
-		totSum += span
-		switch {
-		case dn == 0:
-			dv.Class = "ok"
-		case dv.Percent >= 99.9:
-			dv.Class = "minor"
-		case dv.Percent >= 99:
-			dv.Class = "major"
-		default:
-			dv.Class = "down"
-		}
-		dv.Title = fmt.Sprintf("%s: %.3f %% up, %s counted down (UTC day)", dv.Date, dv.Percent, dn.Round(time.Second))
-		out = append(out, dv)
-	}
-	if totSum == 0 {
-		return out, 0
-	}
-	return out, 100 * float64(upSum) / float64(totSum)
-}
-
 //go:embed page.html.tmpl
 var pageHTML string
 
+// pageTmpl is parsed once with a stand-in "t"; render binds the page's
+// printer to a clone.
 var pageTmpl = template.Must(template.New("status").Funcs(template.FuncMap{
-	"ts": func(t time.Time) string {
-		if t.IsZero() {
-			return "—"
-		}
-		return t.UTC().Format("2006-01-02 15:04:05 UTC")
-	},
-	"pct":   func(v float64) string { return fmt.Sprintf("%.3f", v) },
-	"since": func(now, t time.Time) string { return durShort(now.Sub(t)) },
-	"until": func(now, t time.Time) string {
-		if t.Before(now) {
-			return "overdue by " + durShort(now.Sub(t))
-		}
-		return durShort(t.Sub(now)) + " left"
-	},
-	"kb": func(n int64) string { return fmt.Sprintf("%.1f KB", float64(n)/1024) },
+	"t": func(key string, args ...any) string { return fmt.Sprintf(key, args...) },
 }).Parse(pageHTML))
 
-func durShort(d time.Duration) string {
-	d = d.Round(time.Second)
-	days := d / (24 * time.Hour)
-	d -= days * 24 * time.Hour
-	h, m, s := d/time.Hour, (d%time.Hour)/time.Minute, (d%time.Minute)/time.Second
-	if days > 0 {
-		return fmt.Sprintf("%dd %02dh %02dm %02ds", days, h, m, s)
+func render(buf *bytes.Buffer, p *Page) error { return renderWith(buf, p, i18n.New(p.Lang)) }
+
+// renderWith renders with pr, whose Missing a test reads.
+func renderWith(buf *bytes.Buffer, p *Page, pr *i18n.Printer) error {
+	t, err := pageTmpl.Clone()
+	if err != nil {
+		return err
 	}
-	return fmt.Sprintf("%02dh %02dm %02ds", h, m, s)
+	t.Funcs(template.FuncMap{"t": func(key string, args ...any) string { return pr.T(key, args...) }})
+	return t.Execute(buf, p)
+}
+
+// publicTTL is how long a public page is reused: anyone may ask for it,
+// and each build reads every node, incident and ticket.
+const publicTTL = 20 * time.Second
+
+// publicCache holds the last public page built per language asked for.
+type publicCache struct {
+	mu    sync.Mutex
+	pages map[Request]cached
+}
+
+type cached struct {
+	page *Page
+	err  error
+	at   time.Time
+}
+
+// page is Build, with public pages reused for publicTTL.
+func (h *Handler) page(ctx context.Context, req Request) (*Page, error) {
+	if req.Mode != Public {
+		return h.Build(ctx, req)
+	}
+	if req.Lang == "" {
+		// Only the language Accept-Language resolves to matters.
+		req.AcceptLanguage = string(acceptLang(req.AcceptLanguage))
+	}
+	now := h.c.Now()
+	h.cache.mu.Lock()
+	defer h.cache.mu.Unlock()
+	if c, ok := h.cache.pages[req]; ok && now.Sub(c.at) < publicTTL && !c.at.After(now) {
+		return c.page, c.err
+	}
+	p, err := h.Build(ctx, req)
+	if h.cache.pages == nil {
+		h.cache.pages = map[Request]cached{}
+	}
+	h.cache.pages[req] = cached{page: p, err: err, at: now}
+	return p, err
 }

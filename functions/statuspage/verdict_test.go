@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/functions/i18n"
 	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/bolt"
@@ -51,7 +52,7 @@ func TestPageJudgesIncidentsByTheContract(t *testing.T) {
 	}
 	h := New(Config{Nodes: st, Token: token, Now: func() time.Time { return now },
 		Terms: func(c string) (*terms.Terms, bool) { tm, ok := book[c]; return tm, ok }})
-	p, err := h.Build(ctx)
+	p, err := h.Build(ctx, Request{Mode: Private, Lang: i18n.EN})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,10 +62,10 @@ func TestPageJudgesIncidentsByTheContract(t *testing.T) {
 	}
 	span := now.Sub(first)
 	want := 100 * float64(span-10*time.Minute) / float64(span)
-	if d := nv.Uptime90 - want; d > 1e-9 || d < -1e-9 {
-		t.Errorf("90-day uptime %.6f %%, want %.6f %% (only the 10-minute gpu_lost counts)", nv.Uptime90, want)
+	if d := nv.UptimePct - want; d > 1e-9 || d < -1e-9 {
+		t.Errorf("90-day uptime %.6f %%, want %.6f %% (only the 10-minute gpu_lost counts)", nv.UptimePct, want)
 	}
-	if len(p.Incidents) != 1 || p.Incidents[0].Counted || !strings.Contains(p.Incidents[0].Reason, "does not count inventory_mismatch") {
-		t.Errorf("open incidents %+v, want the inventory_mismatch, not counted, with the contract's reason", p.Incidents)
+	if len(p.Open) != 1 || p.Open[0].Counted || !strings.Contains(p.Open[0].Reason, "does not count inventory_mismatch") {
+		t.Errorf("open incidents %+v, want the inventory_mismatch, not counted, with the contract's reason", p.Open)
 	}
 }

@@ -7,7 +7,9 @@
 //   compute_70: portable — FP32 and FP64 FMA chains, memory kernels;
 //   compute_80: adds the tensor-core burns through mma.sync (TF32, BF16,
 //               FP16, and FP64 m8n8k4);
-//   compute_90: FP64 through Hopper's m16n8k16 f64 tensor shape.
+//   compute_90: FP64 through Hopper's m16n8k16 f64 tensor shape;
+//   compute_90a: adds the wgmma tensor burns (TF32, BF16, FP16, FP8), which
+//               only compute capability 9.0 runs.
 // Kernels that a target cannot hold are left out of its PTX; the probe asks
 // the module for each kernel by name and skips the test with the reason when
 // it is missing.
@@ -331,6 +333,258 @@ burn_fp64_mma(double *out, const double *params, unsigned paramMask, unsigned it
 }
 
 #endif // __CUDA_ARCH__ >= 800
+
+// ---------------------------------------------------------------------------
+// Hopper tensor burns on wgmma (compute_90a PTX only: wgmma.mma_async is an
+// sm_90a feature, so this PTX runs on compute capability 9.0 alone; the
+// probe uses it only after a sanity burn, falling back to the mma.sync
+// burns above otherwise).
+//
+// Each block is one warpgroup (128 threads) that keeps its operands resident
+// in shared memory and issues back-to-back m64n256kK products into 128 FP32
+// accumulators a thread, the way the fastest burn tools load Hopper's
+// tensor cores. Per loop iteration: D += A1*B1, D += A2*B2, D += (-A1)*B1,
+// D += (-A2)*B2 (the sign through wgmma's imm-scale-a, on the same tiles;
+// FP8 in the order A1, -A1, A2, -A2).
+// A1, B1, A2, B2 hold pseudo-random integers, new in every block, with a
+// full significand for the format (BF16/FP16/TF32: ±[128, 255]; FP8 E4M3:
+// ±[4, 15]; FP8 E5M2: ±{4, 5, 6, 7, 8, 10, 12, 14}), so the multipliers see
+// changing bits at every step. Every product and partial sum is an integer
+// far inside the accumulator's exact range (below 2^21 for the 16-bit and
+// TF32 formats; below 2^13 for FP8, whose accumulation on Hopper keeps
+// fewer bits than FP32), and each pair of steps cancels exactly, so after
+// the loop every accumulator holds C0 again whatever the operand layout or
+// fragment layout; the last step, with tiles of uniform a and b (from
+// params row blockIdx & paramMask), leaves C0 + K*a*b, which the host knows
+// for every element. A wrong product or a skipped step anywhere leaves a
+// different value. The FP8 burn runs the first pair of steps in E4M3 and
+// the second in E5M2 (separate tiles), the last step in E4M3.
+//
+// Shared-memory layout: each tile is K-major with 32 bytes of K a row (16
+// BF16/FP16, 8 TF32, 32 FP8 values: one wgmma's K), in the canonical
+// no-swizzle layout: 8-row x 16-byte core matrices of 128 contiguous bytes,
+// the two along K 128 bytes apart (leading byte offset), successive 8-row
+// groups 256 bytes apart (stride byte offset). The result does not depend
+// on the layout; every byte the descriptors can reach holds a valid operand.
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#include <cuda_fp8.h>
+
+#define WG_ACC 128                  // FP32 accumulators a thread: 64 x 256 / 128
+#define WG_A_WORDS (64 * 32 / 4)    // one A tile, 32-bit words (2 KB)
+#define WG_B_WORDS (256 * 32 / 4)   // one B tile (8 KB)
+// Word offsets: A1, A2, B1, B2 (random), then AU, BU (uniform).
+#define WG_A1 0
+#define WG_A2 WG_A_WORDS
+#define WG_B1 (2 * WG_A_WORDS)
+#define WG_B2 (2 * WG_A_WORDS + WG_B_WORDS)
+#define WG_RANDOM (2 * WG_A_WORDS + 2 * WG_B_WORDS)
+#define WG_AU WG_RANDOM
+#define WG_BU (WG_RANDOM + WG_A_WORDS)
+#define WG_WORDS (WG_RANDOM + WG_A_WORDS + WG_B_WORDS)
+
+#define WG_D_STR "{" \
+    "%0, %1, %2, %3, %4, %5, %6, %7, " \
+    "%8, %9, %10, %11, %12, %13, %14, %15, " \
+    "%16, %17, %18, %19, %20, %21, %22, %23, " \
+    "%24, %25, %26, %27, %28, %29, %30, %31, " \
+    "%32, %33, %34, %35, %36, %37, %38, %39, " \
+    "%40, %41, %42, %43, %44, %45, %46, %47, " \
+    "%48, %49, %50, %51, %52, %53, %54, %55, " \
+    "%56, %57, %58, %59, %60, %61, %62, %63, " \
+    "%64, %65, %66, %67, %68, %69, %70, %71, " \
+    "%72, %73, %74, %75, %76, %77, %78, %79, " \
+    "%80, %81, %82, %83, %84, %85, %86, %87, " \
+    "%88, %89, %90, %91, %92, %93, %94, %95, " \
+    "%96, %97, %98, %99, %100, %101, %102, %103, " \
+    "%104, %105, %106, %107, %108, %109, %110, %111, " \
+    "%112, %113, %114, %115, %116, %117, %118, %119, " \
+    "%120, %121, %122, %123, %124, %125, %126, %127" \
+    "}"
+#define WG_D_OPS(d) \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+    "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+    "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+    "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+    "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+    "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+    "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+    "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
+    "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+    "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
+    "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
+    "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
+    "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), \
+    "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
+    "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
+    "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+
+
+// wg_desc is the wgmma matrix descriptor of a tile at p (shared memory):
+// start address, leading and stride byte offsets (all >> 4), no swizzle.
+__device__ __forceinline__ unsigned long long wg_desc(const void *p)
+{
+    unsigned a = (unsigned)__cvta_generic_to_shared(p);
+    return (unsigned long long)((a & 0x3FFFFu) >> 4) |
+           ((unsigned long long)(128 >> 4) << 16) |
+           ((unsigned long long)(256 >> 4) << 32);
+}
+
+// KIND: 0 bf16, 1 fp16, 2 tf32, 3 fp8 e4m3, 4 fp8 e5m2. SA is imm-scale-a
+// (1 or -1).
+template <int KIND, int SA>
+__device__ __forceinline__ void wg_mma(float *d, unsigned long long da, unsigned long long db)
+{
+    if (KIND == 0)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " WG_D_STR ", %128, %129, p, %131, 1, 0, 0;\n}\n"
+                     : WG_D_OPS(d) : "l"(da), "l"(db), "r"(1), "n"(SA));
+    else if (KIND == 1)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " WG_D_STR ", %128, %129, p, %131, 1, 0, 0;\n}\n"
+                     : WG_D_OPS(d) : "l"(da), "l"(db), "r"(1), "n"(SA));
+    else if (KIND == 2)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 " WG_D_STR ", %128, %129, p, %131, 1;\n}\n"
+                     : WG_D_OPS(d) : "l"(da), "l"(db), "r"(1), "n"(SA));
+    else if (KIND == 3)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3 " WG_D_STR ", %128, %129, p, %131, 1;\n}\n"
+                     : WG_D_OPS(d) : "l"(da), "l"(db), "r"(1), "n"(SA));
+    else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n256k32.f32.e5m2.e5m2 " WG_D_STR ", %128, %129, p, %131, 1;\n}\n"
+                     : WG_D_OPS(d) : "l"(da), "l"(db), "r"(1), "n"(SA));
+}
+
+__device__ __forceinline__ unsigned fp8x4(float a, float b, float c, float d, __nv_fp8_interpretation_t f)
+{
+    return (unsigned)__nv_cvt_float_to_fp8(a, __NV_SATFINITE, f) |
+           ((unsigned)__nv_cvt_float_to_fp8(b, __NV_SATFINITE, f) << 8) |
+           ((unsigned)__nv_cvt_float_to_fp8(c, __NV_SATFINITE, f) << 16) |
+           ((unsigned)__nv_cvt_float_to_fp8(d, __NV_SATFINITE, f) << 24);
+}
+
+// Random FP8 values with every significand bit in use: E4M3 ±[4, 15]
+// (exponents 2 and 3, three mantissa bits), E5M2 ±{4..7, 8, 10, 12, 14}.
+__device__ __forceinline__ float rand_e4m3(unsigned u)
+{
+    float m = (float)(4u + (u & 127u) % 12u);
+    return (u & 128u) ? -m : m;
+}
+__device__ __forceinline__ float rand_e5m2(unsigned u)
+{
+    unsigned i = u & 7u;
+    float m = i < 4 ? (float)(4u + i) : (float)(8u + 2u * (i - 4u));
+    return (u & 128u) ? -m : m;
+}
+
+// wg_word is one 32-bit word of a random tile: two BF16/FP16 values, one
+// TF32, or four FP8.
+template <int KIND>
+__device__ __forceinline__ unsigned wg_word(unsigned h)
+{
+    if (KIND <= 1) return pack2<KIND>(randint(h), randint(hash32(h ^ 0x5bd1e995u)));
+    if (KIND == 2) return __float_as_uint(randint(h));
+    if (KIND == 3) return fp8x4(rand_e4m3(h), rand_e4m3(h >> 8), rand_e4m3(h >> 16), rand_e4m3(h >> 24), __NV_E4M3);
+    return fp8x4(rand_e5m2(h), rand_e5m2(h >> 8), rand_e5m2(h >> 16), rand_e5m2(h >> 24), __NV_E5M2);
+}
+
+// wg_uniform is a word of a uniform tile: every value v.
+template <int KIND>
+__device__ __forceinline__ unsigned wg_uniform(float v)
+{
+    if (KIND <= 1) return pack2<KIND>(v, v);
+    if (KIND == 2) return __float_as_uint(v);
+    return fp8x4(v, v, v, v, KIND == 3 ? __NV_E4M3 : __NV_E5M2);
+}
+
+__device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void wg_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory"); }
+
+// K1 is the kind of the first pair of steps (and of the last step), K2 of
+// the second pair.
+template <int K1, int K2>
+__device__ __forceinline__ void burn_wg(float *out, const float *params, unsigned paramMask, unsigned iters,
+                                        long long inject)
+{
+    __shared__ __align__(1024) unsigned tiles[WG_WORDS];
+    unsigned t = threadIdx.x;
+    unsigned long long gtid = (unsigned long long)blockIdx.x * blockDim.x + t;
+    unsigned w = (unsigned)(gtid >> 5), l = t & 31;
+    unsigned row = blockIdx.x & paramMask;
+    float av = params[2 * row], bv = params[2 * row + 1];
+    unsigned base = blockIdx.x * (unsigned)WG_RANDOM;
+    for (unsigned i = t; i < WG_RANDOM; i += blockDim.x) {
+        unsigned h = hash32(base + i);
+        bool second = (i >= WG_A2 && i < WG_B1) || i >= WG_B2;
+        tiles[i] = second ? wg_word<K2>(h) : wg_word<K1>(h);
+    }
+    for (unsigned i = t; i < WG_A_WORDS; i += blockDim.x) tiles[WG_AU + i] = wg_uniform<K1>(av);
+    for (unsigned i = t; i < WG_B_WORDS; i += blockDim.x) tiles[WG_BU + i] = wg_uniform<K1>(bv);
+    // Ordinary stores that the tensor cores (the async proxy) read next.
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    __syncthreads();
+    const unsigned long long a1 = wg_desc(tiles + WG_A1), a2 = wg_desc(tiles + WG_A2);
+    const unsigned long long b1 = wg_desc(tiles + WG_B1), b2 = wg_desc(tiles + WG_B2);
+    const unsigned long long au = wg_desc(tiles + WG_AU), bu = wg_desc(tiles + WG_BU);
+
+    float d[WG_ACC];
+#pragma unroll
+    for (int e = 0; e < WG_ACC; e++) d[e] = c0f(w, l, e / 4, e % 4);
+    for (unsigned i = 0; i < iters; i++) {
+        wg_fence();
+        if (K1 == K2) {
+            // Successive products on different operands, as in the
+            // mma.sync burns: more switching in the multipliers, more
+            // power (689 W against 681 W for the order below, same rate).
+            wg_mma<K1, 1>(d, a1, b1);
+            wg_mma<K2, 1>(d, a2, b2);
+            wg_mma<K1, -1>(d, a1, b1);
+            wg_mma<K2, -1>(d, a2, b2);
+        } else {
+            // FP8: each pair cancels before the next begins, so partial
+            // sums stay below 2^13.
+            wg_mma<K1, 1>(d, a1, b1);
+            wg_mma<K1, -1>(d, a1, b1);
+            wg_mma<K2, 1>(d, a2, b2);
+            wg_mma<K2, -1>(d, a2, b2);
+        }
+        wg_commit();
+        wg_wait<1>();
+    }
+    wg_wait<0>();
+    wg_fence();
+    wg_mma<K1, 1>(d, au, bu);
+    wg_commit();
+    wg_wait<0>();
+#pragma unroll
+    for (int e = 0; e < WG_ACC; e++) {
+        long long idx = (long long)(gtid * WG_ACC + e);
+        float v = d[e];
+        if (idx == inject) v = __int_as_float(__float_as_int(v) ^ 1);
+        out[idx] = v;
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(128, 2)
+burn_wg_bf16(float *out, const float *params, unsigned paramMask, unsigned iters, long long inject)
+{ burn_wg<0, 0>(out, params, paramMask, iters, inject); }
+
+extern "C" __global__ void __launch_bounds__(128, 2)
+burn_wg_fp16(float *out, const float *params, unsigned paramMask, unsigned iters, long long inject)
+{ burn_wg<1, 1>(out, params, paramMask, iters, inject); }
+
+extern "C" __global__ void __launch_bounds__(128, 2)
+burn_wg_tf32(float *out, const float *params, unsigned paramMask, unsigned iters, long long inject)
+{ burn_wg<2, 2>(out, params, paramMask, iters, inject); }
+
+extern "C" __global__ void __launch_bounds__(128, 2)
+burn_wg_fp8(float *out, const float *params, unsigned paramMask, unsigned iters, long long inject)
+{ burn_wg<3, 4>(out, params, paramMask, iters, inject); }
+
+#endif // __CUDA_ARCH_FEAT_SM90_ALL
 
 // ---------------------------------------------------------------------------
 // Memory kernels. Words are 32-bit; `base` is the index of the buffer's

@@ -28,12 +28,36 @@ type Variant struct {
 	// Arch is the compute capability the PTX targets, as major*10+minor
 	// (70, 80, 90).
 	Arch int
-	PTX  []byte
+	// Specific marks arch-specific PTX (compute_90a, file burn_sm90a.ptx):
+	// it holds features of that one architecture (wgmma), so only a card
+	// of exactly that compute capability runs it, never a newer one.
+	Specific bool
+	PTX      []byte
 	// Source says where the PTX came from: "embedded" or a file path.
 	Source string
 }
 
-// Variants lists the PTX variants available, lowest Arch first.
+// Name is the variant's target as PTX writes it: sm_90, sm_90a.
+func (v Variant) Name() string {
+	n := fmt.Sprintf("sm_%d", v.Arch)
+	if v.Specific {
+		n += "a"
+	}
+	return n
+}
+
+// Runs reports whether a card of compute capability cc (major*10+minor)
+// can run the variant: PTX for arch N runs on any card with CC >= N,
+// arch-specific PTX only on CC == N.
+func (v Variant) Runs(cc int) bool {
+	if v.Specific {
+		return cc == v.Arch
+	}
+	return v.Arch <= cc
+}
+
+// Variants lists the PTX variants available, lowest Arch first (an
+// arch-specific one after the portable one of the same Arch).
 func Variants() ([]Variant, error) {
 	var fsys fs.FS
 	source := "embedded"
@@ -53,7 +77,9 @@ func Variants() ([]Variant, error) {
 	}
 	var out []Variant
 	for _, n := range names {
-		arch, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(n, "burn_sm"), ".ptx"))
+		tag := strings.TrimSuffix(strings.TrimPrefix(n, "burn_sm"), ".ptx")
+		specific := strings.HasSuffix(tag, "a")
+		arch, err := strconv.Atoi(strings.TrimSuffix(tag, "a"))
 		if err != nil {
 			continue
 		}
@@ -65,14 +91,21 @@ func Variants() ([]Variant, error) {
 		if source != "embedded" {
 			src = filepath.Join(source, n)
 		}
-		out = append(out, Variant{Arch: arch, PTX: b, Source: src})
+		out = append(out, Variant{Arch: arch, Specific: specific, PTX: b, Source: src})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Arch < out[j].Arch })
+	// Lowest first; an arch-specific variant after the portable one of its
+	// arch, since it holds everything that one does and more.
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Arch != out[j].Arch {
+			return out[i].Arch < out[j].Arch
+		}
+		return !out[i].Specific && out[j].Specific
+	})
 	return out, nil
 }
 
 // Select picks the newest variant a card of compute capability
-// major.minor can run: PTX for arch N runs on any card with CC >= N.
+// major.minor can run (Variant.Runs): sm_90a for 9.0, sm_90 for 10.0.
 func Select(major, minor int) (Variant, error) {
 	vs, err := Variants()
 	if err != nil {
@@ -81,7 +114,7 @@ func Select(major, minor int) (Variant, error) {
 	cc := major*10 + minor
 	best := -1
 	for i, v := range vs {
-		if v.Arch <= cc {
+		if v.Runs(cc) {
 			best = i
 		}
 	}
@@ -89,7 +122,7 @@ func Select(major, minor int) (Variant, error) {
 		if len(vs) == 0 {
 			return Variant{}, fmt.Errorf("no PTX embedded: run probe/kernels/gen.sh and rebuild")
 		}
-		return Variant{}, fmt.Errorf("compute capability %d.%d is older than the oldest kernel variant (sm_%d)", major, minor, vs[0].Arch)
+		return Variant{}, fmt.Errorf("compute capability %d.%d is older than the oldest kernel variant (%s)", major, minor, vs[0].Name())
 	}
 	return vs[best], nil
 }

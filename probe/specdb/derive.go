@@ -40,7 +40,14 @@ var (
 	tensorRatio = ratio{0.70, 0.85, "mma.sync is the native tensor-core path on this architecture"}
 	// On Hopper mma.sync reaches 0.66 of the dense datasheet rate (the
 	// rest needs wgmma): healthy H200, TF32 326 of 494.7, BF16 652 of 989.
+	// It is the threshold of the mma.sync fallback (stress.*.mma_sync).
 	hopperTensorRatio = ratio{0.50, 0.58, "gpuprobe's mma.sync burns reach 0.66 of Hopper's dense tensor rate on a healthy H200 (the rest needs wgmma)"}
+	// The wgmma burns (sm_90a) reach 0.85-0.99 of the dense rate on a
+	// healthy 700 W H200 (BF16 0.91, FP16 0.85, FP8 0.87 at its power cap;
+	// TF32 0.99 at 1980 MHz; docs/BENCHMARKS.md, issue 20). Parts with a
+	// lower power limit (PCIe, NVL: 350-600 W) are capped harder, so the
+	// derived level stays as loose as mma.sync's.
+	hopperWgmmaRatio = ratio{0.50, 0.60, "gpuprobe's wgmma burns reach 0.85-0.99 of Hopper's dense tensor rate on a healthy 700 W H200; cards of lower power limits are capped harder"}
 	// Cards of 75 W or less (T4, L4) run burns at their power cap, far
 	// below the boost clock the datasheet rates assume.
 	lowPowerRatio = ratio{0.50, 0.70, "a card of 75 W or less runs a burn at its power cap, below the datasheet's boost clock"}
@@ -51,6 +58,13 @@ var (
 	// A healthy NV18 H200 pair copies at 0.875 of 450 GB/s one way; Azure
 	// fails H100/H200 below 335 (0.74).
 	peerRatio = ratio{0.60, 0.70, "a healthy H200 pair copies at 0.875 of NVLink's one-way bandwidth; Azure fails H100/H200 pairs below 0.74"}
+	// A ring all-reduce's bus bandwidth approaches the one-way NVLink
+	// bandwidth of each GPU (nccl-tests on NVLink machines: about 0.8 of
+	// it at 1 GiB with NVLink SHARP off); half of it is far below any
+	// healthy NVLink node and far above any PCIe path, so a fabric that
+	// fell back to PCIe or lost most of its links fails, a healthy one
+	// never does.
+	allReduceRatio = ratio{0.50, 0.60, "a ring all-reduce on healthy NVLink reaches about 0.8 of each GPU's one-way NVLink bandwidth (nccl-tests, NVLS off); PCIe paths reach a small fraction of it"}
 	// The power test draws 0.986 of the limit on a healthy H200.
 	powerRatio = ratio{0.80, 0.90, "gpuprobe's power test draws 0.986 of the power limit on a healthy H200"}
 )
@@ -101,6 +115,20 @@ func derive(m *Model) {
 		fp64, what = m.FP64Tensor, "datasheet FP64 tensor"
 	}
 	add("stress.fp64", fp64, "TFLOP/s", what, compute)
+	// Compute capability 9.0 exactly runs the wgmma burns (sm_90a PTX),
+	// and mma.sync only as the fallback when a wgmma kernel fails its
+	// sanity burn; FP8 has a burn there alone.
+	if cc == 90 && tensor.Fail > 0 {
+		wg := hopperWgmmaRatio
+		if tensor == lowPowerRatio {
+			wg = lowPowerRatio
+		}
+		add("stress.tf32.mma_sync", m.TF32, "TFLOP/s", "datasheet dense TF32", tensor)
+		add("stress.bf16.mma_sync", m.BF16, "TFLOP/s", "datasheet dense BF16", tensor)
+		add("stress.fp16.mma_sync", m.FP16, "TFLOP/s", "datasheet dense FP16 (FP32 accumulate)", tensor)
+		tensor = wg
+		add("stress.fp8", m.FP8, "TFLOP/s", "datasheet dense FP8", wg)
+	}
 	if tensor.Fail > 0 && cc >= 80 {
 		add("stress.tf32", m.TF32, "TFLOP/s", "datasheet dense TF32", tensor)
 		add("stress.bf16", m.BF16, "TFLOP/s", "datasheet dense BF16", tensor)
@@ -111,6 +139,7 @@ func derive(m *Model) {
 	add("bw.h2d", pcie, "GB/s", fmt.Sprintf("PCIe %d.0 x%d one-way", m.PCIeGen, m.PCIeWidth), pcieRatio)
 	add("bw.d2h", pcie, "GB/s", fmt.Sprintf("PCIe %d.0 x%d one-way", m.PCIeGen, m.PCIeWidth), pcieRatio)
 	add("bw.p2p", m.NVLinkGBps, "GB/s", "datasheet NVLink one-way", peerRatio)
+	add("nccl.allreduce", m.NVLinkGBps, "GB/s", "datasheet NVLink one-way", allReduceRatio)
 	add("stress.power", m.DefaultPowerW, "W", "default power limit", powerRatio)
 }
 

@@ -209,6 +209,25 @@ func TestDerivedThresholds(t *testing.T) {
 	if th, _ := h100pcie.Threshold("stress.bf16"); th.Min != 378 {
 		t.Errorf("H100 PCIe stress.bf16 = %+v, want min 0.5 x 756", th)
 	}
+	// On 9.0 the tensor burns run on wgmma: FP8 gets a threshold, and the
+	// mma.sync fallback its own (no stricter than before); other
+	// architectures have neither.
+	if th, ok := h100pcie.Threshold("stress.fp8"); !ok || th.Min != 756 || th.Warn != 908 || !th.Derived {
+		t.Errorf("H100 PCIe stress.fp8 = %+v, want min 0.5 x 1513, warn 0.6 x", th)
+	}
+	if th, ok := h100pcie.Threshold("stress.bf16.mma_sync"); !ok || th.Min != 378 || !strings.Contains(th.Source, "mma.sync") {
+		t.Errorf("H100 PCIe stress.bf16.mma_sync = %+v", th)
+	}
+	if th, _ := h200.Threshold("stress.bf16"); th.Derived || th.Min != 766 || th.Warn != 811 {
+		t.Errorf("H200 stress.bf16 (measured wgmma) = %+v", th)
+	}
+	if th, _ := h200.Threshold("stress.bf16.mma_sync"); th.Derived || th.Min != 587 {
+		t.Errorf("H200 stress.bf16.mma_sync (measured mma.sync) = %+v", th)
+	}
+	h20, _ := db.Lookup(0x2329, 0)
+	if th, ok := h20.Threshold("stress.fp8"); !ok || th.Official != 296 || th.Min != 148 {
+		t.Errorf("H20 stress.fp8 = %+v: its cut-down FP8 rate must be the one it is held to", th)
+	}
 	a100, _ := db.Lookup(0x20b2, 0)
 	if th, _ := a100.Threshold("stress.fp64"); th.Official != 19.5 {
 		t.Errorf("A100 stress.fp64 should hold the DMMA burn to the FP64 tensor rate: %+v", th)
@@ -222,5 +241,12 @@ func TestDerivedThresholds(t *testing.T) {
 	b200, _ := db.Lookup(0x2901, 0)
 	if _, ok := b200.Threshold("stress.bf16"); ok {
 		t.Error("B200 got a derived tensor threshold")
+	}
+	for _, m := range []*Model{rtx, a100, b200} {
+		for _, n := range []string{"stress.fp8", "stress.bf16.mma_sync"} {
+			if _, ok := m.Threshold(n); ok {
+				t.Errorf("%s got %s: only compute capability 9.0 runs the wgmma burns", m.ID, n)
+			}
+		}
 	}
 }

@@ -2,6 +2,7 @@ package stress
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -19,10 +20,16 @@ const (
 	TF32 Precision = "tf32"
 	BF16 Precision = "bf16"
 	FP16 Precision = "fp16"
+	// FP8 runs E4M3 and E5M2 products in every launch (burn.cu's
+	// burn_wg_fp8); it needs the wgmma kernels, so compute capability 9.0.
+	FP8 Precision = "fp8"
 )
 
 // AllPrecisions lists every burn in run order.
-var AllPrecisions = []Precision{FP32, FP64, TF32, BF16, FP16}
+var AllPrecisions = []Precision{FP32, FP64, TF32, BF16, FP16, FP8}
+
+// wgmmaPrecisions are the burns that have a wgmma kernel (sm_90a PTX).
+var wgmmaPrecisions = []Precision{TF32, BF16, FP16, FP8}
 
 // burnKernel describes how one burn runs on a loaded module and how its
 // output is checked.
@@ -31,6 +38,9 @@ type burnKernel struct {
 	name   string // kernel in burn.cu
 	engine string // what does the work, for the report
 	f64    bool   // output elements are float64 (else float32)
+	// block is the threads a block (0: 256); the wgmma burns run one
+	// warpgroup, 128, a block.
+	block int
 	// perThread is the number of output elements a thread writes.
 	perThread int
 	// flopsPerIter is the floating-point operations a thread does per loop
@@ -48,25 +58,38 @@ type burnKernel struct {
 	expectThread func(tid uint64, dst []float64)
 }
 
-// mmaKernel builds the description of a tensor-core burn: each warp runs
-// acc accumulators of nc registers a lane through 4*iters+1 products of an
-// m x n x k shape.
-func mmaKernel(prec Precision, name, engine string, f64 bool, acc, nc, m, n, k int) burnKernel {
+// mmaShape is a tensor burn's geometry: each group of `group` threads (a
+// warp for mma.sync, a warpgroup for wgmma) holds acc accumulators of nc
+// registers a thread and, at each of its 4*iters+1 steps, runs `products`
+// products of an m x n x k shape (one a mma.sync accumulator; one wgmma
+// covers all 128 registers of a thread); the
+// (a, b) row of the last, uniform product is chosen per group of
+// paramGroup threads (a warp for mma.sync, a block for wgmma).
+type mmaShape struct {
+	acc, nc, m, n, k  int
+	products          int
+	group, paramGroup int
+	block             int
+}
+
+// mmaKernel builds the description of a tensor-core burn.
+func mmaKernel(prec Precision, name, engine string, f64 bool, sh mmaShape) burnKernel {
 	params := mmaParams()
-	flopsPerMMA := 2.0 * float64(m*n*k) / 32 // a warp's product shared by its 32 lanes
+	flopsPerMMA := 2.0 * float64(sh.m*sh.n*sh.k) / float64(sh.group) // a group's product shared by its threads
+	acc, nc, pg := sh.acc, sh.nc, uint64(sh.paramGroup)
 	return burnKernel{
-		prec: prec, name: name, engine: engine, f64: f64,
+		prec: prec, name: name, engine: engine, f64: f64, block: sh.block,
 		perThread:    acc * nc,
-		flopsPerIter: 4 * float64(acc) * flopsPerMMA, // A1B1, A2B2, -A1B1, -A2B2
-		flopsFixed:   float64(acc) * flopsPerMMA,
+		flopsPerIter: 4 * float64(sh.products) * flopsPerMMA, // A1B1, A2B2, -A1B1, -A2B2
+		flopsFixed:   float64(sh.products) * flopsPerMMA,
 		params:       params,
 		expected: func(tid uint64, e int) float64 {
-			return mmaExpected(uint32(tid/32), uint32(tid%32), uint32(e/nc), uint32(e%nc), k, params)
+			return mmaExpected(uint32(tid/32), uint32(tid%32), uint32(e/nc), uint32(e%nc), uint32(tid/pg), sh.k, params)
 		},
 		expectThread: func(tid uint64, dst []float64) {
 			w, l := uint32(tid/32), uint32(tid%32)
-			row := w % seedRows
-			kab := float64(k) * params[2*row] * params[2*row+1]
+			row := (tid / pg) % seedRows
+			kab := float64(sh.k) * params[2*row] * params[2*row+1]
 			for j := 0; j < acc; j++ {
 				for r := 0; r < nc; r++ {
 					dst[j*nc+r] = mmaC0(w, l, uint32(j), uint32(r)) + kab
@@ -77,10 +100,22 @@ func mmaKernel(prec Precision, name, engine string, f64 bool, acc, nc, m, n, k i
 	}
 }
 
+// wgmmaKernel describes a wgmma burn (burn.cu's burn_wg_*): one warpgroup a
+// block, 128 accumulators a thread (32 of 4 in the C0 numbering), m64n256k.
+func wgmmaKernel(prec Precision, k int, engine string) burnKernel {
+	return mmaKernel(prec, "burn_wg_"+string(prec), engine, false,
+		mmaShape{acc: wgAcc / 4, nc: 4, m: 64, n: 256, k: k, products: 1, group: 128, paramGroup: 128, block: 128})
+}
+
 // kernelFor picks the kernel of a precision from what the module holds:
 // the variant chosen by compute capability decides, and a kernel that the
-// variant lacks makes the burn skip with that reason.
-func kernelFor(prec Precision, arch int) (burnKernel, error) {
+// variant lacks makes the burn skip with that reason. wgmma says the
+// module is the sm_90a variant and this precision's wgmma kernel passed
+// the sanity burn (sanity.go); otherwise the tensor burns use mma.sync.
+func kernelFor(prec Precision, arch int, wgmma bool) (burnKernel, error) {
+	warp := func(acc, nc, m, n, k int) mmaShape {
+		return mmaShape{acc: acc, nc: nc, m: m, n: n, k: k, products: acc, group: 32, paramGroup: 32, block: 256}
+	}
 	switch prec {
 	case FP32:
 		var ref []float32
@@ -98,9 +133,9 @@ func kernelFor(prec Precision, arch int) (burnKernel, error) {
 			// Tensor-core FP64: Hopper's m16n8k16 runs at twice the FMA
 			// rate; Ampere's m8n8k4 likewise on A100-class cards.
 			if arch >= 90 {
-				return mmaKernel(prec, "burn_fp64_mma", "DMMA m16n8k16", true, mmaAcc64, 4, 16, 8, 16), nil
+				return mmaKernel(prec, "burn_fp64_mma", "DMMA m16n8k16", true, warp(mmaAcc64, 4, 16, 8, 16)), nil
 			}
-			return mmaKernel(prec, "burn_fp64_mma", "DMMA m8n8k4", true, mmaAcc64, 2, 8, 8, 4), nil
+			return mmaKernel(prec, "burn_fp64_mma", "DMMA m8n8k4", true, warp(mmaAcc64, 2, 8, 8, 4)), nil
 		}
 		var ref []float64
 		return burnKernel{
@@ -120,7 +155,15 @@ func kernelFor(prec Precision, arch int) (burnKernel, error) {
 		if prec == TF32 {
 			k = 8
 		}
-		return mmaKernel(prec, "burn_"+string(prec), fmt.Sprintf("HMMA m16n8k%d", k), false, mmaAcc, 4, 16, 8, k), nil
+		if wgmma {
+			return wgmmaKernel(prec, k, fmt.Sprintf("wgmma m64n256k%d (HGMMA)", k)), nil
+		}
+		return mmaKernel(prec, "burn_"+string(prec), fmt.Sprintf("HMMA m16n8k%d", k), false, warp(mmaAcc, 4, 16, 8, k)), nil
+	case FP8:
+		if !wgmma {
+			return burnKernel{}, errors.New("fp8 burn needs the wgmma kernels of the sm_90a PTX, which only compute capability 9.0 runs")
+		}
+		return wgmmaKernel(prec, 32, "wgmma m64n256k32 E4M3 + E5M2 (QGMMA)"), nil
 	}
 	return burnKernel{}, fmt.Errorf("unknown precision %q", prec)
 }
@@ -139,11 +182,16 @@ type BurnResult struct {
 	Precision Precision `json:"precision"`
 	Engine    string    `json:"engine"`
 	Kernel    string    `json:"kernel"`
-	Skipped   string    `json:"skipped,omitempty"`
-	Error     string    `json:"error,omitempty"`
-	Seconds   float64   `json:"seconds"`
-	Launches  int       `json:"launches"`
-	Grid      int       `json:"grid_blocks"`
+	// Fallback says why a tensor burn ran on mma.sync where the card's
+	// wgmma kernel would have run (it failed the sanity burn, or the
+	// sm_90a PTX did not load); the throughput is then judged against the
+	// mma.sync threshold.
+	Fallback string  `json:"fallback,omitempty"`
+	Skipped  string  `json:"skipped,omitempty"`
+	Error    string  `json:"error,omitempty"`
+	Seconds  float64 `json:"seconds"`
+	Launches int     `json:"launches"`
+	Grid     int     `json:"grid_blocks"`
 	// Checked counts output elements compared with the host reference.
 	Checked    uint64     `json:"checked"`
 	Mismatches uint64     `json:"mismatches"`
@@ -166,31 +214,41 @@ type BurnResult struct {
 // prompt stop on SIGINT.
 const launchTarget = 100 * time.Millisecond
 
-// burn runs one precision on the current context for d. inject >= 0
-// corrupts that element of the first launch's output (fault injection).
-func burn(ctx context.Context, c *cuda.Context, mod *cuda.Module, info cuda.DeviceInfo, k burnKernel, d time.Duration, inject bool) (res BurnResult) {
-	res = BurnResult{GPU: info.Ordinal, Precision: k.prec, Engine: k.engine, Kernel: k.name}
+// burnRun is a burn's kernel set up on a context: the harness, the launch
+// and check of each launch (which add to the result), and the grid's size.
+type burnRun struct {
+	h       *harness
+	ops     launchOps
+	threads uint64
+}
+
+// setupBurn looks k's kernel up in mod, sizes the grid by occupancy,
+// allocates the outputs and the parameter table, and returns the launch
+// operations; each checked launch is counted into res. A kernel the module
+// lacks sets res.Skipped and returns a nil run; other errors are returned.
+func setupBurn(c *cuda.Context, mod *cuda.Module, info cuda.DeviceInfo, k burnKernel, res *BurnResult) (*burnRun, error) {
 	fn, err := mod.Function(k.name)
 	if err != nil {
 		if cuda.IsNotFound(err) {
 			res.Skipped = fmt.Sprintf("kernel %s not in this PTX variant", k.name)
-		} else {
-			res.Error = err.Error()
+			return nil, nil
 		}
-		return res
+		return nil, err
 	}
-	fail := func(err error) BurnResult { res.Error = err.Error(); return res }
-
-	perSM, err := fn.BlocksPerSM(256)
+	block := k.block
+	if block == 0 {
+		block = 256
+	}
+	perSM, err := fn.BlocksPerSM(block)
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
 	if perSM < 1 {
 		perSM = 1
 	}
 	grid := info.SMs * perSM
 	res.Grid = grid
-	threads := uint64(grid) * 256
+	threads := uint64(grid) * uint64(block)
 	elems := threads * uint64(k.perThread)
 	esize := uint64(4)
 	if k.f64 {
@@ -213,9 +271,9 @@ func burn(ctx context.Context, c *cuda.Context, mod *cuda.Module, info cuda.Devi
 
 	h, err := newHarness(c, elems*esize)
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
-	defer h.close()
+	fail := func(err error) (*burnRun, error) { h.close(); return nil, err }
 	paramHost, err := h.allocHost(uint64(len(ptab)))
 	if err != nil {
 		return fail(err)
@@ -232,7 +290,7 @@ func burn(ctx context.Context, c *cuda.Context, mod *cuda.Module, info cuda.Devi
 	// The injected element: one in the middle of the grid, away from the
 	// edges a bounds bug would touch.
 	injectAt := int64(elems/2 + 3)
-	launches := 0 // main-phase launches; the report numbers them from 0
+	launches := 0 // checked launches; the report numbers them from 0
 	ops := launchOps{
 		kernel: func(s *launchSlot, iters uint32) error {
 			at := int64(-1)
@@ -240,7 +298,7 @@ func burn(ctx context.Context, c *cuda.Context, mod *cuda.Module, info cuda.Devi
 				at = injectAt
 				res.Injected = true
 			}
-			return h.stream.Launch(fn, uint32(grid), 256, s.dev, paramDev, uint32(seedRows-1), iters, at)
+			return h.stream.Launch(fn, uint32(grid), uint32(block), s.dev, paramDev, uint32(seedRows-1), iters, at)
 		},
 		done: func(s *launchSlot, _ float64) {
 			var n uint64
@@ -261,18 +319,34 @@ func burn(ctx context.Context, c *cuda.Context, mod *cuda.Module, info cuda.Devi
 			res.Checked += elems
 		},
 	}
+	return &burnRun{h: h, ops: ops, threads: threads}, nil
+}
+
+// burn runs one precision on the current context for d. inject >= 0
+// corrupts that element of the first launch's output (fault injection).
+func burn(ctx context.Context, c *cuda.Context, mod *cuda.Module, info cuda.DeviceInfo, k burnKernel, d time.Duration, inject bool) (res BurnResult) {
+	res = BurnResult{GPU: info.Ordinal, Precision: k.prec, Engine: k.engine, Kernel: k.name}
+	fail := func(err error) BurnResult { res.Error = err.Error(); return res }
+	r, err := setupBurn(c, mod, info, k, &res)
+	if err != nil {
+		return fail(err)
+	}
+	if r == nil {
+		return res
+	}
+	defer r.h.close()
 
 	// Calibrate on unchecked launches: the host reference depends on the
 	// iteration count, which is what calibration finds.
-	iters, err := h.calibrate(ctx, ops, false)
+	iters, err := r.h.calibrate(ctx, r.ops, false)
 	if err != nil {
 		return fail(err)
 	}
 	k.prepare(iters)
-	flopsPerLaunch := float64(threads) * (k.flopsPerIter*float64(iters) + k.flopsFixed)
+	flopsPerLaunch := float64(r.threads) * (k.flopsPerIter*float64(iters) + k.flopsFixed)
 
 	begin := time.Now()
-	res.Samples, err = h.run(ctx, d, iters, flopsPerLaunch, inject, ops)
+	res.Samples, err = r.h.run(ctx, d, iters, flopsPerLaunch, inject, r.ops)
 	if err != nil {
 		return fail(err)
 	}

@@ -1,6 +1,7 @@
 package stress
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -24,11 +25,13 @@ func healthyOutput(k burnKernel, threads uint64) ([]float32, []float64) {
 
 func TestCompareOutputsCountsEveryWrongValue(t *testing.T) {
 	for _, tc := range []struct {
-		prec Precision
-		arch int
-	}{{FP32, 90}, {FP64, 70}, {FP64, 80}, {FP64, 90}, {TF32, 90}, {BF16, 80}, {FP16, 90}} {
-		t.Run(string(tc.prec)+"/sm"+string(rune('0'+tc.arch/10))+"0", func(t *testing.T) {
-			k, err := kernelFor(tc.prec, tc.arch)
+		prec  Precision
+		arch  int
+		wgmma bool
+	}{{FP32, 90, false}, {FP64, 70, false}, {FP64, 80, false}, {FP64, 90, false}, {TF32, 90, false}, {BF16, 80, false}, {FP16, 90, false},
+		{TF32, 90, true}, {BF16, 90, true}, {FP16, 90, true}, {FP8, 90, true}} {
+		t.Run(fmt.Sprintf("%s/sm%d/wgmma=%v", tc.prec, tc.arch, tc.wgmma), func(t *testing.T) {
+			k, err := kernelFor(tc.prec, tc.arch, tc.wgmma)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,7 +73,7 @@ func TestCompareOutputsCountsEveryWrongValue(t *testing.T) {
 }
 
 func TestCompareOutputsKeepsOnlyTheFirstButCountsAll(t *testing.T) {
-	k, _ := kernelFor(BF16, 90)
+	k, _ := kernelFor(BF16, 90, false)
 	f32, _ := healthyOutput(k, 4096)
 	for i := range f32 {
 		f32[i] += 1
@@ -83,15 +86,18 @@ func TestCompareOutputsKeepsOnlyTheFirstButCountsAll(t *testing.T) {
 
 func TestTensorBurnsNeedAmpere(t *testing.T) {
 	for _, p := range []Precision{TF32, BF16, FP16} {
-		if _, err := kernelFor(p, 75); err == nil {
+		if _, err := kernelFor(p, 75, false); err == nil {
 			t.Errorf("%s on 7.5: want an error saying it needs 8.0", p)
 		}
 	}
-	k, err := kernelFor(FP64, 75)
+	if _, err := kernelFor(FP8, 90, false); err == nil {
+		t.Error("FP8 without the wgmma kernels: want an error saying it needs sm_90a")
+	}
+	k, err := kernelFor(FP64, 75, false)
 	if err != nil || k.name != "burn_fp64" {
 		t.Errorf("FP64 on 7.5 should use the FMA kernel, got %q %v", k.name, err)
 	}
-	if k, _ := kernelFor(FP64, 90); k.name != "burn_fp64_mma" || k.perThread != mmaAcc64*4 {
+	if k, _ := kernelFor(FP64, 90, false); k.name != "burn_fp64_mma" || k.perThread != mmaAcc64*4 {
 		t.Errorf("FP64 on 9.0: kernel %q with %d outputs a thread", k.name, k.perThread)
 	}
 }
@@ -113,13 +119,49 @@ func TestSampleStats(t *testing.T) {
 // is on an H200 (132 SMs × 4 blocks × 256 threads × 32 outputs = 4.3 M
 // values): it must stay well under the ~100 ms the next launch runs.
 func BenchmarkCompareOutputs(b *testing.B) {
-	k, _ := kernelFor(BF16, 90)
+	k, _ := kernelFor(BF16, 90, false)
 	f32, _ := healthyOutput(k, 132*4*256)
 	b.SetBytes(int64(4 * len(f32)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if n, _ := compareOutputs(k, f32, nil, 0); n != 0 {
 			b.Fatal(n)
+		}
+	}
+}
+
+// The wgmma burns' host model: one warpgroup a block, 128 values a thread,
+// the uniform step's (a, b) chosen per block, the FLOPs of m64n256kK.
+func TestWgmmaKernelGeometry(t *testing.T) {
+	for _, tc := range []struct {
+		prec Precision
+		k    int
+		name string
+	}{{TF32, 8, "burn_wg_tf32"}, {BF16, 16, "burn_wg_bf16"}, {FP16, 16, "burn_wg_fp16"}, {FP8, 32, "burn_wg_fp8"}} {
+		kn, err := kernelFor(tc.prec, 90, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kn.name != tc.name || kn.block != 128 || kn.perThread != wgAcc {
+			t.Errorf("%s: kernel %s, block %d, %d values a thread", tc.prec, kn.name, kn.block, kn.perThread)
+		}
+		perThreadMMA := 2.0 * 64 * 256 * float64(tc.k) / 128
+		if kn.flopsPerIter != 4*perThreadMMA || kn.flopsFixed != perThreadMMA {
+			t.Errorf("%s: %g FLOPs an iteration, %g fixed; want %g, %g", tc.prec, kn.flopsPerIter, kn.flopsFixed, 4*perThreadMMA, perThreadMMA)
+		}
+		// Every thread of a block shares its block's (a, b); the next block
+		// takes the next row.
+		want := make([]float64, kn.perThread)
+		for _, tid := range []uint64{0, 127, 128, 128*16 + 5} {
+			kn.expectThread(tid, want)
+			p := kn.params
+			row := (tid / 128) % seedRows
+			for e := range want {
+				c0 := mmaC0(uint32(tid/32), uint32(tid%32), uint32(e/4), uint32(e%4))
+				if w := c0 + float64(tc.k)*p[2*row]*p[2*row+1]; want[e] != w || kn.expected(tid, e) != w {
+					t.Fatalf("%s thread %d element %d: expectThread %g, expected %g, want %g", tc.prec, tid, e, want[e], kn.expected(tid, e), w)
+				}
+			}
 		}
 	}
 }

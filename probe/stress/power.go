@@ -392,7 +392,7 @@ func (r *powerRig) setup(g *GPUReport) error {
 	if err != nil {
 		return err
 	}
-	if r.k, err = kernelFor(BF16, g.arch); err != nil {
+	if r.k, err = kernelFor(BF16, g.arch, false); err != nil { // power_bf16 does the mma.sync BF16 burn's work
 		return err
 	}
 	perSM, err := r.fn.BlocksPerSM(256)

@@ -12,11 +12,12 @@ import (
 
 // Kernel geometry shared with burn.cu.
 const (
-	fmaChains = 8  // CHAINS: independent FMA chains a thread
-	fmaUnroll = 16 // UNROLL: FMA steps per chain per loop iteration
-	mmaAcc    = 8  // ACC: accumulators a warp in the f32 tensor burns
-	mmaAcc64  = 4  // ACC64: accumulators a warp in the FP64 tensor burn
-	seedRows  = 16 // rows of seeds; thread t (or warp w) uses row t % seedRows
+	fmaChains = 8   // CHAINS: independent FMA chains a thread
+	fmaUnroll = 16  // UNROLL: FMA steps per chain per loop iteration
+	mmaAcc    = 8   // ACC: accumulators a warp in the f32 tensor burns
+	mmaAcc64  = 4   // ACC64: accumulators a warp in the FP64 tensor burn
+	wgAcc     = 128 // WG_ACC: FP32 accumulators a thread in the wgmma burns
+	seedRows  = 16  // rows of seeds; thread t (or warp w) uses row t % seedRows
 )
 
 // splitmix is a tiny deterministic generator, so that the seeds (and with
@@ -111,9 +112,10 @@ func fmaExpected64(steps int) []float64 {
 	return out
 }
 
-// mmaParams returns seedRows (a, b) pairs of small integers, exact in
-// BF16, FP16, TF32 and FP64, with |K*a*b| small enough that every partial
-// sum stays exact in FP32 accumulation.
+// mmaParams returns seedRows (a, b) pairs of small integers (3..15), exact
+// in BF16, FP16, TF32, FP8 E4M3 and FP64, with |K*a*b| small enough that
+// every partial sum stays exact in the accumulator (for FP8, K = 32:
+// 32*15*15 + 128 < 2^13).
 func mmaParams() []float64 {
 	g := splitmix(0x6d6d61)
 	out := make([]float64, 0, 2*seedRows)
@@ -135,9 +137,11 @@ func mmaC0(w, l, j, r uint32) float64 {
 }
 
 // mmaExpected is what element r of accumulator j of lane l in warp w holds
-// after the tensor burn: C0 + K*a*b (K is the shape's inner dimension).
-func mmaExpected(w, l, j, r uint32, k int, params []float64) float64 {
-	row := w % seedRows
+// after the tensor burn: C0 + K*a*b (K is the shape's inner dimension), with
+// (a, b) from params row group % seedRows (group: the warp for mma.sync,
+// the block for wgmma).
+func mmaExpected(w, l, j, r, group uint32, k int, params []float64) float64 {
+	row := group % seedRows
 	return mmaC0(w, l, j, r) + float64(k)*params[2*row]*params[2*row+1]
 }
 

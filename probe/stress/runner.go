@@ -41,7 +41,15 @@ type Options struct {
 	Power      time.Duration
 	PowerMixes []PowerMix
 	Bandwidth  bool // device, host<->device and peer copies
-	Memtest    bool
+	// AllReduce runs NCCL's sum all-reduce over every tested GPU from 8 B
+	// to AllReduceMaxBytes (allreduce.go); skipped with the reason where
+	// libnccl is absent.
+	AllReduce         bool
+	AllReduceMaxBytes uint64
+	// AllReduceMultiGPU limits the all-reduce to runs of two GPUs or more
+	// (check --full); `stress --tests allreduce` runs it on one GPU too.
+	AllReduceMultiGPU bool
+	Memtest           bool
 	// MemtestFraction is the share of free memory the pattern test takes;
 	// MemtestRounds how many times it runs the four patterns.
 	MemtestFraction float64
@@ -80,44 +88,59 @@ func DefaultOptions() Options {
 	return Options{
 		Burn: 30 * time.Second, Precisions: AllPrecisions, Bandwidth: true, Memtest: true,
 		MemtestFraction: 0.9, MemtestRounds: 1, CopyBytes: 4 << 30, HostBytes: 1 << 30, PeerBytes: 1 << 30, Reps: 10,
+		AllReduceMaxBytes: 1 << 30,
 	}
 }
 
 // GPUReport identifies one tested GPU.
 type GPUReport struct {
-	Index     int     `json:"index"`
-	Name      string  `json:"name"`
-	BusID     string  `json:"bus_id"`
-	CC        string  `json:"compute_capability"`
-	SMs       int     `json:"sms"`
-	PTX       string  `json:"ptx_variant"`
-	Static    *Static `json:"nvml,omitempty"`
-	Spec      string  `json:"spec,omitempty"`
-	Skipped   string  `json:"skipped,omitempty"`
-	NVLinks   []bool  `json:"nvlinks,omitempty"`
-	NVLinkErr string  `json:"nvlink_error,omitempty"`
+	Index int    `json:"index"`
+	Name  string `json:"name"`
+	BusID string `json:"bus_id"`
+	CC    string `json:"compute_capability"`
+	SMs   int    `json:"sms"`
+	PTX   string `json:"ptx_variant"`
+	// Sanity is the wgmma kernels' sanity burn (compute capability 9.0).
+	Sanity    []SanityResult `json:"wgmma_sanity,omitempty"`
+	Static    *Static        `json:"nvml,omitempty"`
+	Spec      string         `json:"spec,omitempty"`
+	Skipped   string         `json:"skipped,omitempty"`
+	NVLinks   []bool         `json:"nvlinks,omitempty"`
+	NVLinkErr string         `json:"nvlink_error,omitempty"`
 	deviceID  uint16
 	subsysID  uint16
 	info      cuda.DeviceInfo
 	ctx       *cuda.Context
 	mod       *cuda.Module
 	arch      int
+	// wantWG: the card's best variant is the arch-specific sm_90a one,
+	// whose wgmma kernels it should run; wg: those that passed the sanity
+	// burn; wgmmaErr: why none could be used (the PTX did not load, a
+	// driver error in the sanity burn).
+	wantWG   bool
+	wg       map[Precision]bool
+	wgmmaErr string
 }
 
 // Report is everything one run measured.
 type Report struct {
-	StartedAt   time.Time         `json:"started_at"`
-	Seconds     float64           `json:"seconds"`
-	CUDADriver  int               `json:"cuda_driver_version,omitempty"`
-	Monitoring  string            `json:"monitoring"`
-	GPUs        []*GPUReport      `json:"gpus"`
-	Burns       []BurnResult      `json:"burns,omitempty"`
-	Soaks       []BurnResult      `json:"soaks,omitempty"`
-	Power       []PowerResult     `json:"power,omitempty"`
-	Bandwidth   []BandwidthResult `json:"bandwidth,omitempty"`
-	Memtests    []MemtestResult   `json:"memtests,omitempty"`
-	FaultInject bool              `json:"fault_inject,omitempty"`
-	Checks      []wire.Check      `json:"checks"`
+	StartedAt  time.Time         `json:"started_at"`
+	Seconds    float64           `json:"seconds"`
+	CUDADriver int               `json:"cuda_driver_version,omitempty"`
+	Monitoring string            `json:"monitoring"`
+	GPUs       []*GPUReport      `json:"gpus"`
+	Burns      []BurnResult      `json:"burns,omitempty"`
+	Soaks      []BurnResult      `json:"soaks,omitempty"`
+	Power      []PowerResult     `json:"power,omitempty"`
+	Bandwidth  []BandwidthResult `json:"bandwidth,omitempty"`
+	Memtests   []MemtestResult   `json:"memtests,omitempty"`
+	AllReduce  *AllReduceResult  `json:"allreduce,omitempty"`
+	// Topology is how each pair of tested GPUs is connected (NVML), read
+	// when more than one GPU is tested; TopologyErr says why it is not.
+	Topology    []TopoPair   `json:"topology,omitempty"`
+	TopologyErr string       `json:"topology_error,omitempty"`
+	FaultInject bool         `json:"fault_inject,omitempty"`
+	Checks      []wire.Check `json:"checks"`
 }
 
 // ErrNoGPU says the machine has no usable CUDA driver or device; the
@@ -224,12 +247,12 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			return rep, fmt.Errorf("GPU %d: %w", i, err)
 		}
 		t0 := time.Now()
-		if err := loadModule(g); err != nil {
+		if err := loadModule(drv, g); err != nil {
 			g.Skipped = err.Error()
 			rep.Checks = append(rep.Checks, wire.Check{Name: "gpu.stress", Category: wire.CategoryGPUDegraded, GPU: gpuPtr(i), Verdict: wire.Skipped, Detail: g.Skipped})
 			continue
 		}
-		log.Info("GPU ready", "gpu", i, "name", info.Name, "cc", g.CC, "ptx", g.PTX, "jit", time.Since(t0).Round(time.Millisecond))
+		log.Info("GPU ready", "gpu", i, "name", info.Name, "cc", g.CC, "ptx", g.PTX, "wgmma", g.wgmmaSummary(), "jit", time.Since(t0).Round(time.Millisecond))
 		gpus = append(gpus, g)
 	}
 	if len(gpus) == 0 {
@@ -243,6 +266,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		if g.Static != nil {
 			statics[i] = *g.Static
 		}
+	}
+	if len(gpus) > 1 {
+		rep.Topology, rep.TopologyErr = readPairs(sampler, gpus, busIDs)
 	}
 	// eachGPU runs f on every GPU at once, each on its own locked thread
 	// with its context current.
@@ -273,12 +299,20 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		_ = eachGPU(func(g *GPUReport) error {
 			idx := indexOf(gpus, g)
 			p := pick(g.arch)
-			k, err := kernelFor(p, g.arch)
+			fallback := g.fallbackReason(p)
+			k, err := kernelFor(p, g.arch, g.wg[p])
 			if err != nil {
-				results[idx] = BurnResult{GPU: g.Index, Precision: p, Skipped: err.Error()}
+				why := err.Error()
+				if fallback != "" {
+					why += "; " + fallback
+				}
+				results[idx] = BurnResult{GPU: g.Index, Precision: p, Skipped: why}
 				return nil
 			}
 			results[idx] = burn(ctx, g.ctx, g.mod, g.info, k, d, o.FaultInject)
+			if fallback != "" {
+				results[idx].Fallback = fallback + "; ran the mma.sync kernel " + k.name
+			}
 			return nil
 		})
 		mons := mg.stop()
@@ -362,6 +396,18 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 
+	// 2a. NCCL all-reduce over every GPU at once.
+	if o.AllReduce && (len(gpus) > 1 || !o.AllReduceMultiGPU) && ctx.Err() == nil {
+		r := runAllReduce(ctx, gpus, o.AllReduceMaxBytes)
+		for _, row := range r.Rows {
+			log.Info("allreduce", "dtype", row.DType, "bytes", row.Bytes, "time_us", fmt.Sprintf("%.1f", row.Micros), "algbw_gbs", fmt.Sprintf("%.1f", row.AlgGBs), "busbw_gbs", fmt.Sprintf("%.1f", row.BusGBs), "wrong", row.Wrong)
+		}
+		if r.Skipped != "" || r.Error != "" {
+			log.Info("allreduce", "skipped", r.Skipped, "error", r.Error)
+		}
+		rep.AllReduce = &r
+	}
+
 	// 3. Memory pattern test, every GPU at once.
 	if o.Memtest && ctx.Err() == nil {
 		results := make([]MemtestResult, len(gpus))
@@ -394,8 +440,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 
 // loadModule loads the newest PTX variant the card can run; when the
 // driver rejects it (an older driver than the PTX needs, say), the next
-// older variant is tried, and the report says which one ran.
-func loadModule(g *GPUReport) error {
+// older variant is tried, and the report says which one ran. The sm_90a
+// variant's wgmma kernels are then sanity-burned (sanity.go): a driver
+// error there may leave the context unusable, so the context is released,
+// retained afresh, and the portable sm_90 variant loaded instead.
+func loadModule(drv *cuda.Driver, g *GPUReport) error {
 	best, err := kernels.Select(g.info.CCMajor, g.info.CCMinor)
 	if err != nil {
 		return err
@@ -404,25 +453,64 @@ func loadModule(g *GPUReport) error {
 	if err != nil {
 		return err
 	}
+	cc := g.info.CCMajor*10 + g.info.CCMinor
+	g.wantWG = best.Specific
 	var errs []error
 	for i := len(all) - 1; i >= 0; i-- {
 		v := all[i]
-		if v.Arch > best.Arch {
+		if !v.Runs(cc) || v.Arch > best.Arch {
 			continue
 		}
 		mod, err := g.ctx.LoadPTX(v.PTX)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("load sm_%d PTX: %w", v.Arch, err))
+			err = fmt.Errorf("load %s PTX: %w", v.Name(), err)
+			if v.Specific {
+				g.wgmmaErr = err.Error()
+			}
+			errs = append(errs, err)
 			continue
 		}
 		g.mod, g.arch = mod, v.Arch
-		g.PTX = fmt.Sprintf("sm_%d (%s)", v.Arch, v.Source)
+		g.PTX = fmt.Sprintf("%s (%s)", v.Name(), v.Source)
 		if len(errs) > 0 {
 			g.PTX += "; " + errors.Join(errs...).Error()
+		}
+		if v.Specific && runSanity(g) {
+			g.wgmmaErr = "a wgmma sanity burn ended in a driver error, so the GPU's context was started afresh with the portable PTX"
+			g.wg = nil
+			_ = g.mod.Unload()
+			g.mod = nil
+			_ = g.ctx.Release()
+			if g.ctx, err = drv.Retain(g.Index); err != nil {
+				return err
+			}
+			if err := g.ctx.Bind(); err != nil {
+				return err
+			}
+			errs = append(errs, errors.New(g.wgmmaErr))
+			continue
 		}
 		return nil
 	}
 	return errors.Join(errs...)
+}
+
+// wgmmaSummary says in the log which wgmma kernels the burns use.
+func (g *GPUReport) wgmmaSummary() string {
+	if !g.wantWG {
+		return "none (not compute capability 9.0)"
+	}
+	var used []string
+	for _, p := range wgmmaPrecisions {
+		if g.wg[p] {
+			used = append(used, string(p))
+		}
+	}
+	s := fmt.Sprintf("%d of %d passed the sanity burn %v", len(used), len(wgmmaPrecisions), used)
+	if g.wgmmaErr != "" {
+		s += "; " + g.wgmmaErr
+	}
+	return s
 }
 
 // interruptedBW applies keepFaults to the checks of an interrupted copy.
@@ -472,6 +560,11 @@ func Judge(rep *Report) []wire.Check {
 		return Spec{}, false
 	}
 	var out []wire.Check
+	for _, g := range rep.GPUs {
+		if c, ok := judgeSanity(g); ok {
+			out = append(out, c)
+		}
+	}
 	for _, b := range rep.Burns {
 		spec, ok := specOf(b.GPU)
 		cs := judgeBurn("gpu.burn."+string(b.Precision), b, spec, ok)
@@ -523,6 +616,23 @@ func Judge(rep *Report) []wire.Check {
 			c = keepFaults(c, m.Interrupted)
 		}
 		out = append(out, c...)
+	}
+	if len(rep.GPUs) > 0 {
+		var topoErr error
+		if rep.TopologyErr != "" {
+			topoErr = errors.New(rep.TopologyErr)
+		}
+		fs, model := fabricSpecOf(byIndex[rep.GPUs[0].Index])
+		if c, ok := judgeTopology(rep.Topology, topoErr, fs); ok {
+			out = append(out, c)
+		}
+		if r := rep.AllReduce; r != nil {
+			cs := judgeAllReduce(*r, rep.Topology, topoErr, fs, model)
+			if r.Interrupted != "" {
+				cs = keepFaults(cs, r.Interrupted)
+			}
+			out = append(out, cs...)
+		}
 	}
 	for _, p := range rep.Power {
 		cs := judgePower(p, powerSpecOf(byIndex[p.GPU]))

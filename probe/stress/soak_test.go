@@ -73,7 +73,7 @@ func TestSoakStability(t *testing.T) {
 }
 
 func TestSoakIsJudgedLikeABurnToo(t *testing.T) {
-	b := soakOf(curve(120, func(int) float64 { return 652 }))
+	b := soakOf(curve(120, func(int) float64 { return 900 }))
 	b.Mismatches = 1
 	spec, _ := SpecFor(h200ID, h200Subsys)
 	cs := judgeSoak(b, spec, true)

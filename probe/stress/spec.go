@@ -17,7 +17,8 @@ import (
 // genuine H200's best copy reaches 89 % of its 4.8 TB/s, so "≥ 90 % of the
 // official figure" would fail a good card.
 //
-// Keys: fp32, fp64, tf32, bf16, fp16 (TFLOP/s, dense); d2d (device memory
+// Keys: fp32, fp64, tf32, bf16, fp16, fp8 (TFLOP/s, dense; tf32.mma_sync,
+// bf16.mma_sync, fp16.mma_sync on Hopper, see specKeys); d2d (device memory
 // copy, GB/s counting read + write); h2d, d2h (pinned, GB/s); p2p (GB/s one
 // way between two GPUs of the machine).
 type Spec struct {
@@ -54,10 +55,18 @@ func (s Spec) judge(c *wire.Check, key string, v float64, unit string, known boo
 }
 
 // specKeys maps the keys used here to the spec database's threshold names.
+// On compute capability 9.0 the tensor thresholds are the wgmma burns';
+// <precision>.mma_sync are those of the mma.sync kernels the burns fall
+// back to when a wgmma kernel fails its sanity burn.
 var specKeys = map[string]string{
 	"fp32": "stress.fp32", "fp64": "stress.fp64", "tf32": "stress.tf32", "bf16": "stress.bf16", "fp16": "stress.fp16",
+	"fp8":           "stress.fp8",
+	"tf32.mma_sync": "stress.tf32.mma_sync", "bf16.mma_sync": "stress.bf16.mma_sync", "fp16.mma_sync": "stress.fp16.mma_sync",
 	"d2d": "bw.d2d", "h2d": "bw.h2d", "d2h": "bw.d2h", "p2p": "bw.p2p",
 }
+
+// mmaSyncSuffix turns a tensor precision's key into its mma.sync one.
+const mmaSyncSuffix = ".mma_sync"
 
 // SpecFor returns the stress spec of a PCI device and subsystem id from the
 // embedded spec database; false when the model is unknown or has no

@@ -40,6 +40,9 @@ func markInterrupted(rep *Report, cause error) {
 	for i := range rep.Memtests {
 		mark(&rep.Memtests[i].Error, &rep.Memtests[i].Interrupted)
 	}
+	if r := rep.AllReduce; r != nil {
+		mark(&r.Error, &r.Interrupted)
+	}
 }
 
 // keepFaults is what an interrupted test reports: its failures that are

@@ -17,8 +17,9 @@ func TestStoppedRunKeepsFinishedResults(t *testing.T) {
 	// The BF16 burn was running when the stop came: 1 s of ramp.
 	rep.Burns[3].Error = "interrupted: " + cause.Error()
 	rep.Burns[3].Median, rep.Burns[3].Samples = 120, []float64{120}
-	// FP16 never launched.
+	// FP16 never launched, and the run stopped before FP8 began.
 	rep.Burns[4] = BurnResult{GPU: 0, Precision: FP16, Error: "interrupted: " + cause.Error()}
+	rep.Burns = rep.Burns[:5]
 	// The host copy was timed but not verified.
 	rep.Bandwidth[2].Error = "interrupted: " + cause.Error()
 	rep.Memtests = nil

@@ -21,7 +21,7 @@ func healthyH200() *Report {
 	peer := 1
 	return &Report{
 		GPUs:  []*GPUReport{{Index: 0, SMs: 132, CC: "9.0", deviceID: h200ID, subsysID: h200Subsys}, {Index: 1, SMs: 132, CC: "9.0", deviceID: h200ID, subsysID: h200Subsys}},
-		Burns: []BurnResult{burn(FP32, 65), burn(FP64, 61), burn(TF32, 318), burn(BF16, 642), burn(FP16, 642)},
+		Burns: []BurnResult{burn(FP32, 65), burn(FP64, 61), burn(TF32, 489), burn(BF16, 900), burn(FP16, 842), burn(FP8, 1717)},
 		Bandwidth: []BandwidthResult{
 			{GPU: 0, Test: "d2d_memcpy", BestGBs: 4294, MedianGB: 4274, Bytes: 4 << 30, Reps: 10},
 			{GPU: 0, Test: "d2d_kernel", BestGBs: 3950, MedianGB: 3915, Bytes: 4 << 30, Reps: 10},
@@ -214,5 +214,35 @@ func TestBurnFitsSMsTimesClock(t *testing.T) {
 	r.Burns[0].Monitor, r.Burns[0].Median = &mon, 65*1500.0/1980
 	if c := find(t, Judge(r), "gpu.burn.fp32.fit"); c.Verdict != wire.Pass {
 		t.Errorf("throttled but whole: %+v", c)
+	}
+}
+
+// A Hopper tensor burn that fell back to mma.sync (its wgmma kernel failed
+// the sanity burn) is held to the mma.sync threshold, and says why; the
+// same figure without the fallback fails the wgmma threshold.
+func TestFallbackBurnIsJudgedByItsEngine(t *testing.T) {
+	rep := healthyH200()
+	rep.Burns[3].Median, rep.Burns[3].Engine = 652, "HMMA m16n8k16"
+	rep.Burns[3].Fallback = "the wgmma kernel burn_wg_bf16 failed the sanity burn (1 wrong of 6488064 values), so it is not used; ran the mma.sync kernel burn_bf16"
+	c := find(t, Judge(rep), "gpu.burn.bf16")
+	if c.Verdict != wire.Pass || !strings.Contains(c.Criterion, "≥ 587") || !strings.Contains(c.Detail, "failed the sanity burn") {
+		t.Errorf("fallback BF16: %s %q %q", c.Verdict, c.Criterion, c.Detail)
+	}
+	rep.Burns[3].Fallback = ""
+	if c := find(t, Judge(rep), "gpu.burn.bf16"); c.Verdict != wire.Fail || !strings.Contains(c.Criterion, "≥ 766") {
+		t.Errorf("wgmma BF16 at the mma.sync rate: %s %q", c.Verdict, c.Criterion)
+	}
+	// FP8 is judged against its own threshold, beside the datasheet FP8.
+	rep = healthyH200()
+	if c := find(t, Judge(rep), "gpu.burn.fp8"); c.Verdict != wire.Pass || !strings.Contains(c.Value, "% of the official 1978.9") {
+		t.Errorf("fp8: %s %q", c.Verdict, c.Value)
+	}
+	rep.Burns[5].Median = 1500 // between the 1460 fail and the 1545 warn level
+	if c := find(t, Judge(rep), "gpu.burn.fp8"); c.Verdict != wire.Warn {
+		t.Errorf("fp8 at 1500: %s %q", c.Verdict, c.Detail)
+	}
+	rep.Burns[5].Median = 296 // an H20's FP8 rate on an H200's ids
+	if c := find(t, Judge(rep), "gpu.burn.fp8"); c.Verdict != wire.Fail {
+		t.Errorf("fp8 at 296: %s", c.Verdict)
 	}
 }

@@ -49,9 +49,10 @@ type State struct {
 	Released time.Time `json:"released,omitzero"`
 	// Seen and Conns are what the node observed (probe time) and its
 	// connectivity verdicts from shortly before the newest heartbeat heard
-	// promptly (older ones are pruned): what a gap opened now starts its
-	// evidence with, since the report's split of a gap reaches back a
-	// tolerance (observations) and ConnValidity (verdicts) before it.
+	// promptly (older ones are pruned: a span or two, a verdict or two):
+	// what a gap opened now starts its evidence with, since the report's
+	// split of a gap reaches back a tolerance (observations) and to the
+	// verdict in force (connectivity) before it.
 	Seen  Coverage `json:"seen,omitzero"`
 	Conns []Conn   `json:"conns,omitempty"`
 }
@@ -517,8 +518,8 @@ func (s *State) pushRecent(g Gap) {
 
 // remember adds the observation to the evidence a future gap starts with,
 // and forgets what no gap can begin near any more: instants more than the
-// tolerance, and verdicts more than ConnValidity, before the newest
-// heartbeat heard promptly (a gap begins one interval after it).
+// tolerance before the newest heartbeat heard promptly (a gap begins one
+// interval after it), and verdicts older than the one in force then.
 func (s *State) remember(at time.Time, c Conn, connOK bool, tol time.Duration) {
 	if s.Seen.Tol != tol.Nanoseconds() {
 		s.Seen = Coverage{Tol: tol.Nanoseconds()}
@@ -538,8 +539,11 @@ func (s *State) remember(at time.Time, c Conn, connOK bool, tol time.Duration) {
 	if k > 0 {
 		s.Seen.Spans = slices.Delete(s.Seen.Spans, 0, k)
 	}
+	// A gap begins after LastHeardAt, and its split starts from the
+	// verdict in force then: the newest at or before it. Older ones are
+	// never read again.
 	k = 0
-	for k < len(s.Conns) && s.Conns[k].At.Before(s.LastHeardAt.Add(-ConnValidity)) {
+	for k+1 < len(s.Conns) && !s.Conns[k+1].At.After(s.LastHeardAt) {
 		k++
 	}
 	if k > 0 {

@@ -102,13 +102,10 @@ func (m nodeMonth) outageRows(books account.Books, outs, clocked []account.Outag
 		}
 		// Judged on the outage as the contract clocks it (from the
 		// renter's notice where the terms say so); its length is its own.
-		v := account.Judge(tm, books, clocked[i])
+		v := account.JudgeClocked(tm, books, o, clocked[i])
 		ro := Outage{Kind: string(o.Kind), Check: o.Check, Cause: o.Cause, Start: ts(o.Span.Start, tm), End: ts(o.Span.End, tm),
-			Ongoing: ongoing[i], Seconds: secs(o.Span.Duration()), ObservedSeconds: v.ObservedSeconds, CountedSeconds: v.CountedSeconds,
+			Ongoing: ongoing[i], Seconds: v.Seconds, ObservedSeconds: v.ObservedSeconds, CountedSeconds: v.CountedSeconds,
 			Counted: v.Counted, ReasonText: v.Reason, Evidence: msg.Strings(o.Evidence), EvidenceText: o.Evidence}
-		if from := clocked[i].Span.Start; v.Reason.IsZero() && from.After(o.Span.Start) {
-			ro.ReasonText = msg.New("the contract's clock starts at the renter's notice: counted from the ticket opened at %s", msg.At(from, tm.Calendar.Loc))
-		}
 		ro.Reason = ro.ReasonText.String()
 		rows = append(rows, ro)
 	}

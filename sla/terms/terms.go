@@ -51,6 +51,7 @@ type Terms struct {
 	Credits     Credits
 	Prices      Prices
 	Paperwork   Paperwork
+	StatusPage  StatusPage // status_page: the public page's listing and redaction
 }
 
 // Uptime is the availability promise and its credits.

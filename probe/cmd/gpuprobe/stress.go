@@ -31,12 +31,14 @@ type stressFlags struct {
 	faultInject bool
 	force       bool
 	gpus        []int
+	arMaxMiB    uint64
 }
 
 func (f *stressFlags) register(cmd *cobra.Command, burnDefault time.Duration) {
 	fs := cmd.Flags()
 	fs.DurationVar(&f.burn, "duration", burnDefault, "burn time for each precision, and of the power test's main phase (after its ~10 s tuning)")
-	fs.StringVar(&f.tests, "tests", "fp32,fp64,tf32,bf16,fp16,bandwidth,memtest", "tests to run, comma separated: fp32, fp64, tf32, bf16, fp16, bandwidth (device, host and peer copies), memtest, power (tensor burn and memory copy at once, as near the power limit as the card goes; not in the default list)")
+	fs.StringVar(&f.tests, "tests", "fp32,fp64,tf32,bf16,fp16,fp8,bandwidth,memtest", "tests to run, comma separated: fp32, fp64, tf32, bf16, fp16, fp8 (E4M3 and E5M2; wgmma, compute capability 9.0 only), bandwidth (device, host and peer copies), memtest, power (tensor burn and memory copy at once, as near the power limit as the card goes; not in the default list), allreduce (NCCL all-reduce over every GPU, 8 B to --allreduce-max-mib, float32 and bfloat16, every result checked; needs libnccl.so.2; not in the default list)")
+	fs.Uint64Var(&f.arMaxMiB, "allreduce-max-mib", 1024, "largest all-reduce message in MiB (a power of two, 1 to 16384)")
 	fs.Float64Var(&f.memFraction, "memtest-fraction", 0.9, "share of free GPU memory the memory test writes and verifies")
 	fs.Uint64Var(&f.copyMiB, "copy-mib", 4096, "device-to-device copy size in MiB")
 	fs.IntVar(&f.reps, "reps", 10, "timed repetitions of each copy")
@@ -59,10 +61,14 @@ func (f *stressFlags) options(log *slog.Logger) (stress.Options, error) {
 	if f.copyMiB < 16 {
 		return o, fmt.Errorf("--copy-mib %d: must be at least 16", f.copyMiB)
 	}
+	if f.arMaxMiB < 1 || f.arMaxMiB > 16384 || f.arMaxMiB&(f.arMaxMiB-1) != 0 {
+		return o, fmt.Errorf("--allreduce-max-mib %d: must be a power of two from 1 to 16384", f.arMaxMiB)
+	}
+	o.AllReduceMaxBytes = f.arMaxMiB << 20
 	o.Precisions, o.Bandwidth, o.Memtest = nil, false, false
 	for _, t := range strings.Split(f.tests, ",") {
 		switch t = strings.TrimSpace(t); t {
-		case "fp32", "fp64", "tf32", "bf16", "fp16":
+		case "fp32", "fp64", "tf32", "bf16", "fp16", "fp8":
 			o.Precisions = append(o.Precisions, stress.Precision(t))
 		case "bandwidth":
 			o.Bandwidth = true
@@ -70,9 +76,11 @@ func (f *stressFlags) options(log *slog.Logger) (stress.Options, error) {
 			o.Memtest = true
 		case "power":
 			o.Power = f.burn
+		case "allreduce":
+			o.AllReduce = true
 		case "":
 		default:
-			return o, fmt.Errorf("--tests: unknown test %q (want fp32, fp64, tf32, bf16, fp16, bandwidth, memtest, power)", t)
+			return o, fmt.Errorf("--tests: unknown test %q (want fp32, fp64, tf32, bf16, fp16, fp8, bandwidth, memtest, power, allreduce)", t)
 		}
 	}
 	if len(o.Precisions) == 0 {
@@ -93,7 +101,7 @@ func init() {
 		var asJSON bool
 		cmd := &cobra.Command{
 			Use:   "stress",
-			Short: "Burn every GPU (FP32, FP64, TF32, BF16, FP16) with checked results, measure memory, PCIe and peer bandwidth, test memory",
+			Short: "Burn every GPU (FP32, FP64, TF32, BF16, FP16, FP8) with checked results, measure memory, PCIe and peer bandwidth, test memory",
 			Long: `stress loads every GPU the CUDA driver sees. Each burn's results are compared,
 element by element, with a reference the host computes, so a single wrong value
 is counted. Throughput is sampled every second (median, minimum, coefficient of
@@ -166,7 +174,7 @@ func printChecks(w io.Writer, cs []wire.Check) {
 }
 
 // checkStress holds `gpuprobe check`'s stress flags: by default check runs
-// a 20 s burn (4 s for each of five precisions), a phase at the power cap
+// an 18 s burn (3 s for each of six precisions), a phase at the power cap
 // (the power test, with a two-mix tuning) and the bandwidth and memory
 // tests; --quick shortens it, --full lengthens it, --no-stress leaves it
 // out.
@@ -214,15 +222,22 @@ func (s *checkStress) options() (stress.Options, bool, error) {
 	case s.full:
 		o.Burn, o.MemtestRounds = 60*time.Second, 2
 		o.Power = 60 * time.Second // after the full ~13.4 s tuning
+		// The fabric's collective, where there is a fabric: a one-GPU
+		// node has nothing to all-reduce across.
+		o.AllReduce, o.AllReduceMultiGPU = true, true
 	default:
-		// ≤ 40 s on one H200 (34.6 s with 6 s burns and no power phase):
-		// burns 5 × 4 s = 20 s (+ ~0.3 s setup each); the power phase
-		// ~3.4 s tuning (QuickPowerMixes) + 8 s at the cap + ~0.5 s setup
-		// (the card's hottest load: 690 W where the burns reach 620–650 W
-		// and gpu_burn -d 697 W); bandwidth (5 reps) and the memory test
-		// over 90 % of memory ~3 s; NVML, the CPU-steal sample and the
-		// host checks ~1.5 s. 8 s leaves a steady part of 5–6 readings.
-		o.Burn, o.Reps = 4*time.Second, 5
+		// ≤ 40 s on one H200, also when the utilisation window before it
+		// was busy and is read a second time (+5 s, nvmlread.ConfirmBusy):
+		// burns 6 × 2 s = 12 s (+ ~0.3 s setup each; with 3 s burns the
+		// check took 36.3–39.3 s, 41.1–44.1 s with the second read, with
+		// 2.5 s burns 35.7 s and 40.9 s); the
+		// power phase ~3.4 s tuning (QuickPowerMixes) + 8 s at the cap +
+		// ~0.5 s setup (the card's hottest load: 690 W where the burns
+		// reach 620–650 W and gpu_burn -d 697 W); bandwidth (5 reps) and
+		// the memory test over 90 % of memory ~3 s; NVML, the CPU-steal
+		// sample and the host checks ~1.5 s. 8 s leaves a steady part of
+		// 5–6 readings.
+		o.Burn, o.Reps = 2*time.Second, 5
 		o.Power, o.PowerMixes = 8*time.Second, stress.QuickPowerMixes
 	}
 	return o, true, nil

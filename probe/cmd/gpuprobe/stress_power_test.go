@@ -8,7 +8,7 @@ import (
 // The power test is chosen by name and runs for --duration; it is not in
 // the default list, and asking for it alone runs no precision burn.
 func TestStressFlagsPowerTest(t *testing.T) {
-	f := stressFlags{burn: 20 * time.Second, tests: "power", memFraction: 0.9, copyMiB: 64, reps: 2}
+	f := stressFlags{burn: 20 * time.Second, tests: "power", memFraction: 0.9, copyMiB: 64, reps: 2, arMaxMiB: 1024}
 	o, err := f.options(nil)
 	if err != nil || o.Power != 20*time.Second || o.Burn != 0 || len(o.Precisions) != 0 || o.Bandwidth || o.Memtest {
 		t.Fatalf("--tests power: %+v %v", o, err)

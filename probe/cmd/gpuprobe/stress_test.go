@@ -20,21 +20,29 @@ func TestStressFlagsRejectBadInput(t *testing.T) {
 		mutate func(*stressFlags)
 		want   string
 	}{
-		{func(f *stressFlags) { f.tests = "fp32,fp8" }, `unknown test "fp8"`},
+		{func(f *stressFlags) { f.tests = "fp32,fp4" }, `unknown test "fp4"`},
 		{func(f *stressFlags) { f.memFraction = 1 }, "--memtest-fraction 1"},
 		{func(f *stressFlags) { f.reps = 0 }, "--reps 0"},
 		{func(f *stressFlags) { f.copyMiB = 1 }, "--copy-mib 1"},
+		{func(f *stressFlags) { f.arMaxMiB = 0 }, "--allreduce-max-mib 0: must be a power of two"},
+		{func(f *stressFlags) { f.arMaxMiB = 768 }, "--allreduce-max-mib 768"},
+		{func(f *stressFlags) { f.arMaxMiB = 32768 }, "--allreduce-max-mib 32768"},
 	} {
-		f := stressFlags{burn: time.Second, tests: "fp32", memFraction: 0.9, copyMiB: 64, reps: 2}
+		f := stressFlags{burn: time.Second, tests: "fp32", memFraction: 0.9, copyMiB: 64, reps: 2, arMaxMiB: 1024}
 		tc.mutate(&f)
 		if _, err := f.options(nil); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("want error containing %q, got %v", tc.want, err)
 		}
 	}
-	f := stressFlags{burn: 5 * time.Second, tests: "bf16, memtest", memFraction: 0.5, copyMiB: 64, reps: 2}
+	f := stressFlags{burn: 5 * time.Second, tests: "bf16, memtest", memFraction: 0.5, copyMiB: 64, reps: 2, arMaxMiB: 1024}
 	o, err := f.options(nil)
-	if err != nil || len(o.Precisions) != 1 || o.Precisions[0] != "bf16" || !o.Memtest || o.Bandwidth || o.Burn != 5*time.Second {
+	if err != nil || len(o.Precisions) != 1 || o.Precisions[0] != "bf16" || !o.Memtest || o.Bandwidth || o.Burn != 5*time.Second || o.AllReduce {
 		t.Fatalf("%+v %v", o, err)
+	}
+	// `--tests allreduce` runs it on any number of GPUs, up to the size asked.
+	f.tests, f.arMaxMiB = "allreduce", 256
+	if o, err := f.options(nil); err != nil || !o.AllReduce || o.AllReduceMultiGPU || o.AllReduceMaxBytes != 256<<20 || o.Burn != 0 {
+		t.Fatalf("allreduce: %+v %v", o, err)
 	}
 	f.tests = "bandwidth"
 	if o, _ := f.options(nil); o.Burn != 0 {
@@ -48,7 +56,7 @@ func TestCheckStressModes(t *testing.T) {
 		on   bool
 		burn time.Duration
 	}{
-		{checkStress{}, true, 4 * time.Second}, // 5 precisions × 4 s, then the power phase
+		{checkStress{}, true, 2 * time.Second}, // 6 precisions × 2 s, then the power phase
 		{checkStress{quick: true}, true, 2 * time.Second},
 		{checkStress{full: true}, true, 60 * time.Second},
 		{checkStress{none: true}, false, 0},
@@ -65,6 +73,14 @@ func TestCheckStressModes(t *testing.T) {
 	}
 	if o, _, _ := (&checkStress{full: true}).options(); o.Power != 60*time.Second || o.PowerMixes != nil {
 		t.Errorf("--full: power %v mixes %v", o.Power, o.PowerMixes)
+	}
+	// --full adds the all-reduce where there are two GPUs or more; the
+	// default and --quick checks do not.
+	if o, _, _ := (&checkStress{full: true}).options(); !o.AllReduce || !o.AllReduceMultiGPU {
+		t.Errorf("--full: allreduce %v multi %v", o.AllReduce, o.AllReduceMultiGPU)
+	}
+	if o, _, _ := (&checkStress{}).options(); o.AllReduce {
+		t.Error("default check runs the all-reduce")
 	}
 	if o, _, _ := (&checkStress{quick: true}).options(); o.Power != 0 {
 		t.Errorf("--quick: power %v", o.Power)
@@ -121,7 +137,7 @@ func TestStressChecksOfAStoppedRun(t *testing.T) {
 // seed's 30 minutes; its per-second curve goes into the --json report.
 func TestCheckSoak(t *testing.T) {
 	o, on, err := (&checkStress{soak: 30 * time.Minute}).options()
-	if err != nil || !on || o.Soak != 30*time.Minute || o.Burn != 4*time.Second {
+	if err != nil || !on || o.Soak != 30*time.Minute || o.Burn != 2*time.Second {
 		t.Fatalf("--soak 30m: %v %v %v", o.Soak, on, err)
 	}
 	for _, tc := range []struct {

@@ -23,7 +23,7 @@ if [ "$gen" = gen ]; then
 	# Fresh kernels must prove themselves before the recorded run: a short
 	# burn of each precision with no wrong value, else the embedded PTX runs.
 	if [ -n "${GPUPROBE_PTX_DIR:-}" ]; then
-		.device/gpuprobe stress --duration 2s --tests fp32,fp64,tf32,bf16,fp16 --json >/tmp/sanity.json 2>/dev/null
+		.device/gpuprobe stress --duration 2s --tests fp32,fp64,tf32,bf16,fp16,fp8 --json >/tmp/sanity.json 2>/dev/null
 		if ! python3 -c "import json,sys; r=json.load(open('/tmp/sanity.json')); b=r['burns']; sys.exit(0 if b and all(x['mismatches']==0 and not x.get('error') and not x.get('skipped') for x in b) else 1)"; then
 			echo "NEW PTX REJECTED by the sanity burn; using the embedded PTX"; python3 -c "import json; [print(x['gpu'],x['precision'],x['mismatches'],x.get('first_bad',[])[:2],x.get('error','')) for x in json.load(open('/tmp/sanity.json'))['burns']]"
 			unset GPUPROBE_PTX_DIR
@@ -53,7 +53,7 @@ for c in r.get("checks",[]):
     if c["verdict"]!="pass": print("CHECK", c["verdict"], c["name"], c.get("gpu"), c.get("value",""), c.get("detail",""))
 PY
 echo "== gpuprobe stress --fault-inject (must fail, with one wrong value a burn and one bad word)"
-$probe stress --duration 3s --fault-inject --tests fp32,fp64,tf32,bf16,fp16,memtest --memtest-fraction 0.3 --json >"$out/fault.json" 2>/dev/null; echo "rc=$? (2 expected)"
+$probe stress --duration 3s --fault-inject --tests fp32,fp64,tf32,bf16,fp16,fp8,memtest --memtest-fraction 0.3 --json >"$out/fault.json" 2>/dev/null; echo "rc=$? (2 expected)"
 python3 - "$out/fault.json" <<'PY'
 import json,sys
 r=json.load(open(sys.argv[1]))

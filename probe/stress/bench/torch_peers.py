@@ -49,6 +49,18 @@ def main():
         out["gemm_" + name] = rate(2 * n ** 3, ts, 1e12)
         del a, b
     torch.backends.cuda.matmul.allow_tf32 = False
+    # FP8 (E4M3 operands, BF16 out, unit scales) through torch._scaled_mm,
+    # which wants B column-major; with and without cuBLAS's fast FP8
+    # accumulation (the burn's wgmma accumulates natively, like the fast one).
+    if hasattr(torch, "float8_e4m3fn") and torch.cuda.get_device_capability(dev) >= (8, 9):
+        a = torch.randn(n, n, device=dev).to(torch.float8_e4m3fn)
+        b = torch.randn(n, n, device=dev).to(torch.float8_e4m3fn).t()
+        one = torch.tensor(1.0, device=dev)
+        for key, fast in [("gemm_fp8_e4m3", False), ("gemm_fp8_e4m3_fast_accum", True)]:
+            ts = timed(lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16,
+                                                use_fast_accum=fast), 20)
+            out[key] = rate(2 * n ** 3, ts, 1e12)
+        del a, b
     size = 4 << 30
     src = torch.randint(0, 255, (size,), device=dev, dtype=torch.uint8)
     dst = torch.empty_like(src)

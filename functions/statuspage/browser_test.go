@@ -1,0 +1,274 @@
+package statuspage_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/functions/app"
+	demonode "github.com/gpusla/gpusla/functions/demo"
+	"github.com/gpusla/gpusla/functions/serve"
+	"github.com/gpusla/gpusla/functions/statuspage"
+	"github.com/gpusla/gpusla/functions/wiring"
+	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/internal/testenv"
+)
+
+const browserToken = "browser-test-status-token-0123456789"
+
+// demoTerms are the demo node's contract for this test: cn-example's terms
+// (Asia/Shanghai, documents in Chinese) under the id "demo", on the public
+// page showing the GPUs.
+func demoTerms(t *testing.T, dir string) {
+	t.Helper()
+	raw, err := os.ReadFile("../../testdata/terms/cn-example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.Replace(string(raw), "contract: cn-example ", "contract: demo ", 1)
+	if doc == string(raw) {
+		t.Fatal("cn-example.yaml: no contract line to rename")
+	}
+	doc += "\nstatus_page:\n  public: true\n  show: [gpus]\n"
+	if err := os.MkdirAll(filepath.Join(dir, "terms"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "terms", "demo.yaml"), []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// seedDemo registers the demo node as `gpusla serve` does and gives it a
+// past: a two-hour outage three days ago, alerted, with a ticket the
+// provider answered, and a 30-second GPU loss (below the contract's
+// one-minute minimum: not counted) the day before.
+func seedDemo(t *testing.T, data string, now time.Time) {
+	t.Helper()
+	st, box, err := wiring.OpenData(data, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	log := slog.New(slog.DiscardHandler)
+	svc, err := app.New(app.Config{Store: st, Notifier: wiring.NoNotifier{}, Box: box, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	if _, err := demonode.Setup(ctx, demonode.Config{Mode: "on", Data: data}, svc, st, box, log); err != nil {
+		t.Fatal(err)
+	}
+	first := now.AddDate(0, 0, -10)
+	if _, err := st.PutState(ctx, store.NodeState{Node: demonode.NodeID, LastReceivedAt: now.Add(-time.Minute), LastHeartbeatAt: now.Add(-time.Minute), FirstHeartbeatAt: first}, 0); err != nil {
+		t.Fatal(err)
+	}
+	out := now.AddDate(0, 0, -3).Truncate(time.Hour)
+	blip := now.AddDate(0, 0, -4).Truncate(time.Hour)
+	incs := []store.Incident{
+		{Node: demonode.NodeID, Kind: "unreachable", Start: out, End: out.Add(2 * time.Hour), ConfirmedAt: out.Add(15 * time.Second), Counted: true, Cause: "no_data",
+			Evidence: "no heartbeat from demo-host.lan (192.168.77.12)"},
+		{Node: demonode.NodeID, Kind: "gpu_lost", Check: "gpu.count", Start: blip, End: blip.Add(30 * time.Second), Counted: true, Cause: "check_failed",
+			Failed: []notify.FailedCheck{{Name: "gpu.count", Verdict: "fail", Value: "1 of 2 GPUs"}}},
+	}
+	for _, inc := range incs {
+		inc.ID = store.CheckIncidentID(inc.Kind, inc.Start, inc.Check)
+		if err := st.CreateIncident(ctx, inc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unreachableID := store.IncidentID("unreachable", out)
+	if err := st.CreateAlert(ctx, store.AlertRecord{Node: demonode.NodeID, IncidentID: unreachableID, Kind: notify.AlertUnreachable, Version: 1,
+		CreatedAt: out.Add(15 * time.Second), SentAt: out.Add(20 * time.Second), Attempts: 1}); err != nil {
+		t.Fatal(err)
+	}
+	book, err := wiring.LoadTerms(filepath.Join(data, "terms"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	desk, err := svc.Tickets(book)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, _, err := desk.Open(ctx, app.OpenRequest{Node: demonode.NodeID, Priority: "P1", Summary: "demo-host.lan down", ProviderRef: "GZ-TICKET-4411",
+		At: out.Add(10 * time.Minute), By: "ops", Key: "k", IncidentID: unreachableID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := desk.Record(ctx, tk.ID, app.EventRequest{Type: "provider_responded", At: out.Add(25 * time.Minute), Key: "r"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPageInHeadlessChromium runs `gpusla serve` (serve.Run, the demo on)
+// on loopback with the demo node's data and loads the status page in
+// Debian's headless Chromium, public and with the token, in Chinese (the
+// contract's language) and English: the rendered DOM shows the legend,
+// the past outage's timeline in Asia/Shanghai time with the zone named,
+// the verdicts with their reasons, the language, and in public none of the
+// node's names or addresses. Each view is also taken as a 1280-wide PNG
+// (kept in $GPUSLA_SCREENSHOT_DIR when set: docs/img/ holds them).
+func TestPageInHeadlessChromium(t *testing.T) {
+	bin := testenv.Chromium(t)
+	data := t.TempDir()
+	demoTerms(t, data)
+	now := time.Now().UTC()
+	seedDemo(t, data, now)
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	c := serve.Config{Listen: addr, Data: data, Watchdog: "@every 1m", Demo: "on"}
+	if err := c.Validate("test"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- serve.Run(ctx, c, wiring.Env{StatusToken: browserToken}, true, slog.New(slog.DiscardHandler))
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+	base := "http://" + addr
+	var page statuspage.Page
+	for i := 0; ; i++ { // serve comes up
+		resp, err := http.Get(base + statuspage.PathJSON)
+		if err == nil {
+			err = json.NewDecoder(resp.Body).Decode(&page)
+			resp.Body.Close()
+			if err == nil && resp.StatusCode == 200 {
+				break
+			}
+		}
+		if i > 3000 {
+			t.Fatalf("serve's status page did not come up: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// No empty report at start-up: the report job ran at start for last
+	// month (in Shanghai) once its delay passed, a month before the demo
+	// node existed; the page offers no report with no data.
+	sh, _ := time.LoadLocation("Asia/Shanghai")
+	local := now.In(sh)
+	monthStart := time.Date(local.Year(), local.Month(), 1, 0, 0, 0, 0, sh)
+	if now.After(monthStart.Add(app.DefaultReportDelay + time.Minute)) {
+		prev := filepath.Join(data, wiring.ReportsDir, monthStart.AddDate(0, -1, 0).Format("2006-01"), "demo", "report.json")
+		for i := 0; ; i++ {
+			if _, err := os.Stat(prev); err == nil {
+				break
+			}
+			if i > 6000 {
+				t.Fatalf("the start-up report job wrote no %s", prev)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	} else {
+		t.Logf("last month's report is not due yet (%s + %s): the start-up report is not checked", monthStart, app.DefaultReportDelay)
+	}
+
+	args := func(extra ...string) []string {
+		return append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+			"--disable-background-networking", "--disable-component-update", "--disable-sync",
+			"--user-data-dir=" + t.TempDir(), "--virtual-time-budget=3000"}, extra...)
+	}
+	run := func(a []string) []byte {
+		cctx, ccancel := context.WithTimeout(context.Background(), 120*time.Second)
+		defer ccancel()
+		cmd := exec.CommandContext(cctx, bin, a...)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("chromium %v: %v\n%s", a, err, errb.String())
+		}
+		return out.Bytes()
+	}
+	private := []string{demonode.NodeID, "demo-provider", "demo-host.lan", "192.168.77.12", "GZ-TICKET-4411", "1 of 2 GPUs"}
+	for _, v := range []struct {
+		mode, lang, query string
+		want              []string
+	}{
+		// Chinese: the contract's report.lang, with no ?lang.
+		{"public", "zh", "", []string{`<html lang="zh-CN" data-mode="public">`, "公开视图", "图例", "无计入的故障", "可用率不低于 99.9 %", "无数据（尚未投入服务）",
+			"事件历史", "开始（第一次失败的观测）", "后端确认", "已发送告警", "工单已提交（P1）", "服务商已响应", "结束（已修复）",
+			"（Asia/Shanghai，UTC+08:00）", "是：2小时 中计入 2小时", "否：所在的故障持续时间短于合同规定的最短 1分", `<b lang="zh">中文</b>`, `href="/status?lang=en"`,
+			"报告仅在团队视图中列出。"}},
+		{"public", "en", "?lang=en", []string{`<html lang="en" data-mode="public">`, "Public view", "Legend", "no counted outage", "at least 99 % up",
+			"started (the first failing observation)", "confirmed by the backend", "alert sent", "ticket opened (P1)", "provider responded", "ended (repaired)",
+			"+08:00 Asia/Shanghai", "yes: 2h of 2h counted", "no: part of an outage run shorter than the contract's minimum of 1m", `<b lang="en">English</b>`}},
+		{"private", "zh", "?token=" + browserToken, []string{`data-mode="private"`, "团队视图", demonode.NodeID, "demo-provider", "192.168.77.12", "GZ-TICKET-4411", "事件历史", "（Asia/Shanghai，UTC+08:00）"}},
+		{"private", "en", "?lang=en&token=" + browserToken, []string{`data-mode="private"`, "Team view", demonode.NodeID, "demo-provider", "1 of 2 GPUs", "ticket ", "Incident history"}},
+	} {
+		t.Run(v.mode+"-"+v.lang, func(t *testing.T) {
+			url := base + statuspage.PathStatus + v.query
+			dom := string(run(args("--dump-dom", url)))
+			for _, w := range v.want {
+				if !strings.Contains(dom, w) {
+					t.Errorf("%s %s page in chromium lacks %q", v.mode, v.lang, w)
+				}
+			}
+			if strings.Count(dom, `<li data-class=`) != 5 {
+				t.Errorf("legend: %d entries, want 5", strings.Count(dom, `<li data-class=`))
+			}
+			if n := len(regexp.MustCompile(`<tr class="past-incident"`).FindAllString(dom, -1)); n < 2 {
+				t.Errorf("history: %d incidents, want the two seeded", n)
+			}
+			if !strings.Contains(dom, `<td class="zone">Asia/Shanghai</td>`) {
+				t.Errorf("the node's zone is not shown")
+			}
+			// The script ran: the last-heard timer ticked in the page's language.
+			ago := map[string]string{"zh": " 前", "en": " ago"}[v.lang]
+			if !regexp.MustCompile(`data-since="\d+" data-ticked="1">\d\dh \d\dm \d\ds` + regexp.QuoteMeta(ago) + `<`).MatchString(dom) {
+				t.Errorf("the last-heard timer did not tick in %s", v.lang)
+			}
+			if v.mode == "public" {
+				for _, s := range private {
+					if strings.Contains(dom, s) {
+						t.Errorf("public page shows %q", s)
+					}
+				}
+				if !regexp.MustCompile(`data-node="node-[0-9a-f]{8}"`).MatchString(dom) {
+					t.Errorf("public page: no labelled node")
+				}
+			}
+			if v.mode == "private" && regexp.MustCompile(`<li class="report"`).MatchString(dom) {
+				t.Errorf("a report is offered, but every stored month predates the demo node:\n%s", dom)
+			}
+			shot := filepath.Join(t.TempDir(), "status.png")
+			if dir := os.Getenv("GPUSLA_SCREENSHOT_DIR"); dir != "" {
+				shot = filepath.Join(dir, fmt.Sprintf("status-%s-%s.png", v.mode, v.lang))
+			}
+			run(args("--screenshot="+shot, "--window-size=1280,1500", "--hide-scrollbars", url))
+			f, err := os.Open(shot)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			img, err := png.Decode(f)
+			if err != nil {
+				t.Fatalf("screenshot is not a PNG: %v", err)
+			}
+			if b := img.Bounds(); b.Dx() != 1280 || b.Dy() != 1500 {
+				t.Fatalf("screenshot %v, want 1280×1500", b)
+			}
+		})
+	}
+}
