@@ -371,6 +371,10 @@ func testIncidents(t *testing.T, s store.Store) {
 			Failed: []notify.FailedCheck{{Name: "gpu.count", Category: "gpu_lost", Verdict: "fail", Value: "7", Criterion: "= 8", Since: start}}}
 	}
 	a := mk("n1", "unreachable", t0, t0.Add(10*time.Minute))
+	// An unreachable incident keeps its evidence for the split by cause.
+	a.Split = &incident.GapEvidence{Interval: time.Minute, Seen: incident.Coverage{Tol: int64(3 * time.Minute),
+		Spans: []incident.Span{{First: t0.Add(-time.Hour).UnixNano(), Last: t0.Add(4 * time.Minute).UnixNano()}}},
+		Conns: []incident.Conn{{At: t0.Add(time.Minute), Fail: true, Evidence: "net.internet fail"}, {At: t0.Add(3 * time.Minute)}}}
 	b := mk("n1", "gpu_lost", t0.Add(20*time.Minute), time.Time{})
 	c := mk("n1", "unreachable", t0.Add(-3*time.Hour), t0.Add(-2*time.Hour))
 	d := mk("n2", "unreachable", t0.Add(5*time.Minute), t0.Add(6*time.Minute))
@@ -384,6 +388,13 @@ func testIncidents(t *testing.T, s store.Store) {
 	}
 	_, err = s.GetIncident(ctx(), "n2", b.ID)
 	mustIs(t, err, store.ErrNotFound, "GetIncident of other node")
+	ga, err := s.GetIncident(ctx(), "n1", a.ID)
+	must(t, err, "GetIncident a")
+	if sp := ga.Split; sp == nil || sp.Interval != time.Minute || sp.Seen.Tol != int64(3*time.Minute) || len(sp.Seen.Spans) != 1 ||
+		sp.Seen.Spans[0] != a.Split.Seen.Spans[0] || len(sp.Conns) != 2 || !sp.Conns[0].At.Equal(t0.Add(time.Minute)) || !sp.Conns[0].Fail ||
+		sp.Conns[0].Evidence != "net.internet fail" || sp.Conns[1].Fail {
+		t.Fatalf("incident evidence round trip: got %+v, want %+v", ga.Split, a.Split)
+	}
 
 	list, err := s.ListIncidents(ctx(), "n1", t0.Add(-time.Hour), t0.Add(time.Hour))
 	must(t, err, "ListIncidents")
