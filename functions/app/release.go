@@ -130,21 +130,6 @@ func (s *Service) AnnounceMaintenance(ctx context.Context, in NewMaintenance) (s
 	return m, nil
 }
 
-// maintenanceOf is the notices covering node n that overlap [from, to).
-func (s *Service) maintenanceOf(ctx context.Context, n store.Node, from, to time.Time) ([]store.Maintenance, error) {
-	all, err := s.store.ListMaintenance(ctx, from, to)
-	if err != nil {
-		return nil, err
-	}
-	var out []store.Maintenance
-	for _, m := range all {
-		if m.Applies(n) {
-			out = append(out, m)
-		}
-	}
-	return out, nil
-}
-
 // ParseTime reads an operator's RFC 3339 time for field, naming the field
 // and the value when it is not one.
 func ParseTime(field, value string) (time.Time, error) {
