@@ -284,10 +284,8 @@ func (g *Gap) within(t time.Time, tol time.Duration) bool {
 
 // Observe feeds one observation (in receive order). It closes an open
 // unreachable incident at the observation's probe time when it was heard
-// promptly, records a gap the watchdog never confirmed (the backend was
-// down, or did not run) when a prompt observation comes more than the
-// tolerance after the one before, lets late data reclassify recent gaps,
-// and runs the check hysteresis.
+// promptly, lets late data reclassify recent gaps (GapEvidence), and runs
+// the check hysteresis.
 func (s *State) Observe(th Thresholds, e *events.Event) []Transition {
 	s.V = StateVersion
 	var out []Transition
@@ -340,7 +338,6 @@ func (s *State) Observe(th Thresholds, e *events.Event) []Transition {
 		out = append(out, Transition{Op: Reclassify, Kind: Unreachable, Since: g.Since, At: at, Cause: cause,
 			Counted: CauseCounted(cause), Evidence: g.Evidence, Split: g.evidence()})
 	}
-	wasOpen := s.Unreachable != nil
 	justClosed := -1
 	if g := s.Unreachable; g != nil && heard && !e.ReceivedAt.Before(g.Since) {
 		// Ends at the probe time of the first observation heard promptly
@@ -355,19 +352,6 @@ func (s *State) Observe(th Thresholds, e *events.Event) []Transition {
 			Counted: CauseCounted(g.Cause), Evidence: "first observation heard promptly after the gap", Split: g.evidence()})
 		s.pushRecent(*g)
 		s.Unreachable = nil
-		justClosed = len(s.Recent) - 1
-	} else if !wasOpen && heard && s.Interval > 0 && !s.LastHeardAt.IsZero() && at.Sub(s.LastHeardAt) > tol {
-		// A gap the watchdog never confirmed: the report sees it in what
-		// was heard, so the books do too (its split says whose it was).
-		g := Gap{Since: s.LastHeardAt.Add(s.Interval), Until: at, Ev: s.seedEvidence(s.LastHeardAt.Add(s.Interval), th)}
-		g.Ev.Seen.Add(at.UnixNano())
-		g.Cause = g.summary(g.Ev.Split(g.span(), nil))
-		ev := fmt.Sprintf("nothing heard promptly from %s until %s (the watchdog did not confirm it: the backend was down or not running)",
-			s.LastHeardAt.UTC().Format(time.RFC3339), at.UTC().Format(time.RFC3339))
-		out = append(out,
-			Transition{Op: Open, Kind: Unreachable, Since: g.Since, At: g.Since, Cause: g.Cause, Counted: CauseCounted(g.Cause), Evidence: ev, Split: g.evidence()},
-			Transition{Op: Close, Kind: Unreachable, Since: g.Since, At: g.Until, Cause: g.Cause, Counted: CauseCounted(g.Cause), Evidence: ev, Split: g.evidence()})
-		s.pushRecent(g)
 		justClosed = len(s.Recent) - 1
 	}
 	for i := range s.Recent {
