@@ -14,80 +14,74 @@ import (
 // Alert delivery is at most once per (incident, alert kind) in the normal
 // case and at least once across crashes: CreateAlert is the claim, so of
 // many concurrent evaluations that see the same transition only one sends.
-// A failed send stays pending and the watchdog retries it.
+// A failed send stays pending and is retried.
 //
 // Deferred (DeferAlerts, SendAlerts: serve and the ingest Lambda), the
 // request that raises an alert waits only for its claim, the durable write
-// of the record with no attempt yet; the record is the outbox. Each attempt
-// is claimed with a versioned write (claimAttempt), so the sender, the
-// watchdog and a second backend never send one alert twice.
+// of the record with no attempt yet; the record is the outbox (outbox.go).
+// Each attempt is claimed with a versioned write (attempt), so the sender,
+// the watchdog and a second backend never send one alert twice, and the
+// alerts of one node on one channel go out in the order they were claimed.
 
 const (
-	// retryAfter is how long a claimed, unsent alert is left alone before
-	// the watchdog retries it (a send may still be in flight).
-	retryAfter = time.Minute
+	// DefaultAlertRetry is how long a claimed, unsent alert is left alone
+	// before it is tried again (Config.AlertRetry).
+	DefaultAlertRetry = time.Minute
 	// maxAttempts bounds retries of one alert; after that it stays pending
 	// with its last error for an operator to see.
 	maxAttempts = 20
-	// outboxSize bounds the alerts queued for the sender; past it they wait
-	// in the store for the watchdog.
+	// outboxSize bounds the alerts the sender holds in memory; past it
+	// they wait in the store and the sender reads them from there.
 	outboxSize = 1024
 )
 
-// DeferAlerts makes ingest and the watchdog claim alerts without sending
-// them: the watchdog's run delivers them (retryAlerts takes a record never
-// attempted at once). The ingest Lambda, whose ack must not wait on Slack.
+// DeferAlerts makes ingest claim alerts without sending them: the
+// watchdog's run delivers them (retryAlerts takes a record never attempted
+// at once). The ingest Lambda, whose ack must not wait on Slack.
 func (s *Service) DeferAlerts() { s.deferAlerts.Store(true) }
 
-// SendAlerts defers alerts (DeferAlerts) and delivers them from a sender
-// goroutine until ctx is done, one at a time, in the order claimed; what
-// is still queued then stays pending for the watchdog. wait returns once
-// the sender has stopped (before the store closes). `gpusla serve`.
-func (s *Service) SendAlerts(ctx context.Context) (wait func()) {
-	s.deferAlerts.Store(true)
-	s.senderRunning.Store(true)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer s.senderRunning.Store(false)
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case rec := <-s.outbox:
-				// A send under way finishes (and is recorded) at shutdown.
-				s.claimAttempt(context.WithoutCancel(ctx), rec)
-			}
-		}
-	}()
-	return func() { <-done }
+// attemptTimeout cuts one delivery attempt off well before anyone may
+// retry it (alertRetry after the attempt was claimed), so a slow or hung
+// channel is never sent one alert twice by two senders at once.
+func (s *Service) attemptTimeout() time.Duration { return s.alertRetry * 3 / 4 }
+
+// alertStamps reserves the claim times of n alerts about to be raised by
+// one state write of node: the first is returned, the rest follow it a
+// nanosecond apart, all after every earlier reservation in this process.
+// It is taken after the node state the write builds on was read and before
+// the write, so a transition that could only be computed from a committed
+// one (a recovery from its outage) gets later times than the committed
+// one's alerts, whichever request claims its alerts first; the alerts of
+// one node are delivered in this order (outbox.go), and until release is
+// called (the alerts are claimed, or the write failed) the sender holds
+// back the node's alerts claimed later. n == 0 reserves nothing.
+func (s *Service) alertStamps(node string, n int) (at time.Time, release func()) {
+	if n == 0 {
+		return time.Time{}, func() {}
+	}
+	return s.out.reserve(node, s.Now(), n)
 }
 
-// queue hands a claimed, never attempted record to the sender, if one
-// runs and has room; otherwise it waits in the store for the watchdog.
-func (s *Service) queue(rec store.AlertRecord) {
-	if !s.senderRunning.Load() {
-		return
-	}
-	select {
-	case s.outbox <- rec:
-	default:
-		s.log.Warn("alert outbox full; the watchdog sends this one", "node", rec.Node, "incident", rec.IncidentID, "kind", rec.Kind)
-	}
-}
+// attemptResult is how one attempt at an alert ended.
+type attemptResult int
 
-// claimAttempt claims one delivery attempt of rec with a versioned write,
-// then delivers it; false when another sender claimed it first.
-func (s *Service) claimAttempt(ctx context.Context, rec store.AlertRecord) bool {
+const (
+	delivered attemptResult = iota
+	failed                  // the channel refused or did not answer: retry later
+	taken                   // another sender claimed it first, or it is gone
+)
+
+// attempt claims one delivery attempt of rec with a versioned write, then
+// delivers it; it returns the record as stored afterwards.
+func (s *Service) attempt(ctx context.Context, rec store.AlertRecord) (store.AlertRecord, attemptResult) {
 	prev := rec.Version
 	rec.Attempts++
 	rec.LastAttemptAt = s.Now()
 	if err := s.store.UpdateAlert(ctx, rec, prev); err != nil {
-		return false // claimed by another sender, or gone
+		return rec, taken
 	}
 	rec.Version = prev + 1
-	s.deliver(ctx, rec)
-	return true
+	return s.deliver(ctx, rec)
 }
 
 // apply derives the incident records of committed transitions and alerts
@@ -95,7 +89,16 @@ func (s *Service) claimAttempt(ctx context.Context, rec store.AlertRecord) bool 
 // watchdog repairs a missing open incident record and retries alerts.
 func (s *Service) apply(ctx context.Context, n store.Node, fx effects) {
 	now := s.Now()
-	for _, t := range coalesce(fx.transitions) {
+	stamp := fx.stamp
+	if fx.release != nil {
+		defer fx.release()
+	}
+	if stamp.IsZero() {
+		var release func()
+		stamp, release = s.alertStamps(n.ID, len(fx.transitions))
+		defer release()
+	}
+	for i, t := range coalesce(fx.transitions) {
 		id := store.CheckIncidentID(string(t.Kind), t.Since, t.Check)
 		log := s.log.With("node", n.ID, "incident", id, "op", t.Op)
 		var inc store.Incident
@@ -139,7 +142,7 @@ func (s *Service) apply(ctx context.Context, n store.Node, fx effects) {
 		if sameCause {
 			continue // the record has the new parts; the verdict told is unchanged
 		}
-		s.alert(ctx, n, t, inc)
+		s.alert(ctx, n, t, inc, stamp.Add(time.Duration(i)*time.Nanosecond))
 	}
 }
 
@@ -224,13 +227,17 @@ func (s *Service) addFailed(ctx context.Context, want store.Incident) (store.Inc
 
 // openingAlert is the alert kind that starts an incident's thread.
 func openingAlert(kind string) notify.AlertKind {
-	if kind == string(incident.Unreachable) {
+	switch kind {
+	case string(incident.Unreachable):
 		return notify.AlertUnreachable
+	case notify.DeliveryKind:
+		return notify.AlertDeliveryOverdue
 	}
 	return notify.AlertDegraded
 }
 
-func (s *Service) alert(ctx context.Context, n store.Node, t incident.Transition, inc store.Incident) {
+// alert claims the alert of one transition, raised at (alertStamps).
+func (s *Service) alert(ctx context.Context, n store.Node, t incident.Transition, inc store.Incident, at time.Time) {
 	if n.Released(s.Now()) {
 		// Given back: the renter no longer rents it, so nothing about it is
 		// news; the records still say how its period ended.
@@ -259,36 +266,48 @@ func (s *Service) alert(ctx context.Context, n store.Node, t incident.Transition
 		a.Kind = notify.AlertReclassified
 		key = notify.AlertKind(string(notify.AlertReclassified) + ":" + t.Cause)
 	}
-	now := s.Now()
+	now := at
 	channels := s.alertChannels(n.Contract, a)
 	if len(channels) == 0 {
 		s.log.Info("no alert channel routes this alert", "node", n.ID, "incident", inc.ID, "kind", key)
 		return
 	}
-	deferred := s.deferAlerts.Load()
 	eachChannel(ctx, channels, func(ctx context.Context, ch string) {
-		rec := store.AlertRecord{Node: n.ID, IncidentID: inc.ID, Kind: key, Channel: ch, CreatedAt: now, LastAttemptAt: now, Attempts: 1, Alert: a}
-		if deferred {
-			rec.LastAttemptAt, rec.Attempts = time.Time{}, 0 // queued, not attempted
-		}
-		if err := s.store.CreateAlert(ctx, rec); errors.Is(err, store.ErrExists) {
-			return // someone else claimed it: no duplicate
-		} else if err != nil {
-			s.log.Error("claim alert", "node", n.ID, "incident", inc.ID, "kind", key, "channel", ch, "err", err)
-			return
-		}
-		rec.Version = 1
-		if deferred {
-			s.queue(rec)
-			return
-		}
-		s.deliver(ctx, rec)
+		s.claimAndSend(ctx, store.AlertRecord{Node: n.ID, IncidentID: inc.ID, Kind: key, Channel: ch, CreatedAt: now,
+			LastAttemptAt: now, Attempts: 1, Alert: a})
 	})
 }
 
+// claimAndSend claims rec (put-if-absent: of several evaluations that see
+// the same thing only one claims it) and sends it, or queues it when
+// alerts are deferred; inside a watchdog run it is left to the run, which
+// sends its alerts at the end, in order.
+func (s *Service) claimAndSend(ctx context.Context, rec store.AlertRecord) {
+	run, inRun := ctx.Value(runAlertsKey{}).(*runAlerts)
+	deferred := s.deferAlerts.Load() || inRun
+	if deferred {
+		rec.LastAttemptAt, rec.Attempts = time.Time{}, 0 // queued, not attempted
+	}
+	if err := s.store.CreateAlert(ctx, rec); errors.Is(err, store.ErrExists) {
+		return // someone else claimed it: no duplicate
+	} else if err != nil {
+		s.log.Error("claim alert", "node", rec.Node, "incident", rec.IncidentID, "kind", rec.Kind, "channel", rec.Channel, "err", err)
+		return
+	}
+	rec.Version = 1
+	if inRun {
+		run.add(rec) // the watchdog sends it at the end of its run, in order
+	}
+	if deferred {
+		s.queue(rec)
+		return
+	}
+	s.deliver(ctx, rec)
+}
+
 // deliver sends a claimed alert record on its channel and records the
-// outcome.
-func (s *Service) deliver(ctx context.Context, rec store.AlertRecord) {
+// outcome; the attempt is cut off after attemptTimeout.
+func (s *Service) deliver(ctx context.Context, rec store.AlertRecord) (store.AlertRecord, attemptResult) {
 	a := rec.Alert
 	if open := openingAlert(a.IncidentKind); rec.Kind != open {
 		if first, err := s.store.GetAlert(ctx, rec.Node, rec.IncidentID, open, rec.Channel); err == nil {
@@ -300,12 +319,14 @@ func (s *Service) deliver(ctx context.Context, rec store.AlertRecord) {
 	if nt, nerr := s.notifierOf(rec.Channel); nerr != nil {
 		err = nerr
 	} else {
-		thread, err = nt.Notify(ctx, a)
+		actx, cancel := context.WithTimeout(ctx, s.attemptTimeout())
+		thread, err = nt.Notify(actx, a)
+		cancel()
 	}
-	prev := rec.Version
+	prev, res := rec.Version, delivered
 	if err != nil {
-		rec.LastErr = err.Error()
-		log.Warn("alert not delivered; the watchdog retries it", "attempt", rec.Attempts, "err", err)
+		rec.LastErr, res = err.Error(), failed
+		log.Warn("alert not delivered; it is retried", "attempt", rec.Attempts, "err", err)
 	} else {
 		rec.SentAt, rec.LastErr = s.Now(), ""
 		if rec.Thread == "" {
@@ -318,23 +339,8 @@ func (s *Service) deliver(ctx context.Context, rec store.AlertRecord) {
 	}
 	if err := s.store.UpdateAlert(ctx, rec, prev); err != nil {
 		log.Error("record alert outcome", "err", err)
+		return rec, res
 	}
-}
-
-// retryAlerts claims and sends pending alerts never attempted (deferred)
-// or whose last attempt is old enough; the versioned claim keeps two
-// watchdogs, or a watchdog and the sender, from both sending.
-func (s *Service) retryAlerts(ctx context.Context) error {
-	pending, err := s.store.ListPendingAlerts(ctx)
-	if err != nil {
-		return err
-	}
-	now := s.Now()
-	for _, rec := range pending {
-		if rec.Attempts >= maxAttempts || rec.Attempts > 0 && now.Sub(rec.LastAttemptAt) < retryAfter {
-			continue
-		}
-		s.claimAttempt(ctx, rec)
-	}
-	return nil
+	rec.Version = prev + 1
+	return rec, res
 }

@@ -68,7 +68,7 @@ func TestExportRoundTripsThroughTheReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Strictly readable, and the heartbeats are all there.
-	r := events.NewReader(bytes.NewReader(buf.Bytes()))
+	r := events.NewReader("export", bytes.NewReader(buf.Bytes()))
 	var e events.Event
 	hb, checks, regs, runs := 0, 0, 0, 0
 	for {

@@ -14,6 +14,7 @@ import (
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/wire"
+	"github.com/gpusla/gpusla/sla/delivery"
 	"github.com/gpusla/gpusla/sla/incident"
 )
 
@@ -110,13 +111,17 @@ func restartChain(st *store.NodeState, b *wire.Batch) bool {
 	return b.Seq == 1 // wire.Validate: seq 1 has no prev
 }
 
-// isMeasurement tells the figures of the probe's stress job — burn
-// throughput, copy bandwidth, power at the cap (category performance) and
-// iperf3 — whose bodies are kept even when they pass: the report, the
-// scorecard and the fleet baselines judge a card by them, and they come
-// once a day, so keeping them costs one body per node a day (docs/cost.md).
+// isMeasurement tells the figures whose bodies are kept even when they
+// pass. The probe's stress job — burn throughput, copy bandwidth, power at
+// the cap (category performance) and iperf3: the report, the scorecard and
+// the fleet baselines judge a card by them, and they come once a day, so
+// keeping them costs one body per node a day (docs/cost.md). And the usage
+// readings (usage.*: disks, interface byte counters, boot), which the
+// provider's bill lines are held to (docs/bills.md): a traffic figure needs
+// the counters on both sides of the month's ends and of every reboot, so
+// each one is kept; they come once an hour.
 func isMeasurement(c wire.Check) bool {
-	return c.Category == wire.CategoryPerformance || strings.HasPrefix(c.Name, "net.iperf3.")
+	return c.Category == wire.CategoryPerformance || strings.HasPrefix(c.Name, "net.iperf3.") || strings.HasPrefix(c.Name, "usage.")
 }
 
 func chainName(c string) string {
@@ -165,6 +170,9 @@ func (in *ingest) run(ctx context.Context) (wire.Ack, error) {
 			return wire.Ack{}, err
 		}
 		in.s.apply(ctx, in.node, effects)
+		if !effects.delivered.IsZero() {
+			in.s.alertDelivered(ctx, in.node, effects.delivered)
+		}
 		return ack, nil
 	}
 	return wire.Ack{}, errTooContended("ingest batch " + in.b.ID)
@@ -176,6 +184,14 @@ type effects struct {
 	transitions []incident.Transition
 	failed      map[string][]notify.FailedCheck // failing checks of this batch by check (Verdict.Key), for the records and alerts
 	runClosed   *store.HeartbeatRun
+	// delivered is set when this batch delivered the node (by its
+	// contract's rule: the first heartbeat or the first passing acceptance
+	// check), for the late-delivery alert.
+	delivered time.Time
+	// stamp is the claim time of the transitions' alerts and release ends
+	// its reservation (alertStamps); apply calls it.
+	stamp   time.Time
+	release func()
 }
 
 func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
@@ -184,7 +200,7 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 	var prev int64
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		st = store.NodeState{Node: in.node.ID}
+		st = store.NodeState{Node: in.node.ID, AcceptanceKnown: true}
 	case err != nil:
 		return wire.Ack{}, fx, err
 	default:
@@ -346,7 +362,19 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 		why = append(why, "stale_signature")
 		evs = nil
 	}
+	wasDelivered := !in.s.deliveredAt(in.node, &st).IsZero()
 	for _, e := range evs {
+		if len(e.Checks) > 0 && delivery.Accepted(e.Checks) {
+			if at := e.TrueAt().UTC(); st.AcceptedAt.IsZero() || at.Before(st.AcceptedAt) {
+				if st.AcceptedAt.IsZero() {
+					// The first passing acceptance check is delivery evidence
+					// (counts_until: acceptance_passed): kept and exported even
+					// when nothing else in the batch would be.
+					why = append(why, "acceptance")
+				}
+				st.AcceptedAt = at
+			}
+		}
 		fx.transitions = append(fx.transitions, st.Eval.Observe(th, &e)...)
 		for j, c := range b.Observations[e.Index].Checks {
 			if k, ok := incident.KindOfCategory(c.Category); ok && c.Verdict == wire.Fail {
@@ -393,6 +421,9 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 		}
 	}
 	st.UpdatedAt = in.now
+	if d := in.s.deliveredAt(in.node, &st); !wasDelivered && !d.IsZero() && in.s.watchesDelivery(in.node, &st) {
+		fx.delivered = d
+	}
 
 	// Derived records first (idempotent), then the state write that commits.
 	if len(why) > 0 && !in.stored {
@@ -425,7 +456,9 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 			return wire.Ack{}, effects{}, err
 		}
 	}
+	fx.stamp, fx.release = in.s.alertStamps(in.node.ID, len(fx.transitions))
 	if _, err := in.s.store.PutState(ctx, st, prev); err != nil {
+		fx.release()
 		return wire.Ack{}, effects{}, err
 	}
 	if fx.runClosed != nil {

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpusla/gpusla/functions/i18n"
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/events"
@@ -327,13 +328,21 @@ func (j *ReportJob) marked(ctx context.Context, name string) (bool, error) {
 	return false, err
 }
 
-// Summary is the Slack text of a contract's month.
-func Summary(r *report.Report, head string) string {
+// Summary is the Slack text of a contract's month in lang (the contract's
+// report.lang): every sentence from the message catalog (functions/i18n),
+// numbers and the claim deadline in the locale's forms.
+func Summary(r *report.Report, head string, lang i18n.Lang) string {
+	p := i18n.New(lang)
+	month := r.Month
+	if lang != i18n.EN {
+		month = p.Month(r.Month)
+	}
 	var b strings.Builder
+	line := func(key string, args ...any) { b.WriteString(p.T(key, args...) + "\n") }
 	for _, c := range r.Contracts {
-		fmt.Fprintf(&b, "*SLA report %s — %s (%s)*\n", r.Month, c.Provider, c.Contract)
-		fmt.Fprintf(&b, "Claim: *%.2f %s* of %.2f charged · %d of %d nodes below %.2f %% · %d tickets breached · file by *%s*\n",
-			c.Claim, c.Currency, c.Charge, c.NodesBelow, c.Nodes, c.UptimeTarget, c.TicketsBreached, c.ClaimDeadline)
+		line("*SLA report %s — %s (%s)*", month, c.Provider, c.Contract)
+		line("Claim: *%s* of %s charged · %d of %d nodes below %s %% · %d tickets breached · file by *%s*",
+			p.Money(c.Claim, c.Currency), p.Num(c.Charge, 2), c.NodesBelow, c.Nodes, p.Num(c.UptimeTarget, 2), c.TicketsBreached, p.Stamp(c.ClaimDeadline))
 	}
 	var worst []report.Node
 	for _, n := range r.Nodes {
@@ -344,15 +353,26 @@ func Summary(r *report.Report, head string) string {
 	sort.Slice(worst, func(i, k int) bool { return worst[i].Uptime.ClaimablePercent < worst[k].Uptime.ClaimablePercent })
 	for i, n := range worst {
 		if i == 10 {
-			fmt.Fprintf(&b, "… and %d more\n", len(worst)-10)
+			line("… and %d more nodes", len(worst)-10)
 			break
 		}
-		fmt.Fprintf(&b, "• %s: %.4f %% claimable uptime, credit %.2f %s\n", n.Node, n.Uptime.ClaimablePercent, n.Credit.Amount, n.Currency)
+		line("• %s: %s %% claimable uptime, credit %s", n.Node, p.Num(n.Uptime.ClaimablePercent, 4), p.Money(n.Credit.Amount, n.Currency))
 	}
 	if head != "" {
-		fmt.Fprintf(&b, "Evidence bundle chain head: `%s`\n", head)
+		line("Evidence bundle chain head: `%s`", head)
 	}
 	return b.String()
+}
+
+// summaryLang is the language a contract's documents default to
+// (report.lang), English when the contract is not loaded.
+func (j *ReportJob) summaryLang(contract string) i18n.Lang {
+	if tm, ok := j.Desk.Contract(contract); ok && tm != nil {
+		if l, err := i18n.Parse(tm.Paperwork.Lang); err == nil {
+			return l
+		}
+	}
+	return i18n.EN
 }
 
 func (j *ReportJob) post(ctx context.Context, month, contract string, now time.Time) (bool, error) {
@@ -377,7 +397,7 @@ func (j *ReportJob) post(ctx context.Context, month, contract string, now time.T
 		return false, fmt.Errorf("post %s: %w", prefix, err)
 	}
 	f := notify.ReportFile{Name: fmt.Sprintf("gpusla-%s-%s.pdf", month, contract), Title: fmt.Sprintf("SLA report %s, %s", month, contract),
-		Summary: Summary(r, strings.TrimSpace(string(head))), Data: pdf}
+		Summary: Summary(r, strings.TrimSpace(string(head)), j.summaryLang(contract)), Data: pdf}
 	if err := j.Poster.PostReport(ctx, f); err != nil {
 		return false, fmt.Errorf("post %s: %w", prefix, err)
 	}
@@ -424,8 +444,12 @@ func (j *ReportJob) remind(ctx context.Context, month, contract string, now time
 		} else if done {
 			continue
 		}
-		text := fmt.Sprintf(":alarm_clock: Claim deadline for *%s* (%s), %s: *%s* — %s left. Claim %.2f %s; report and evidence bundle under `%s/`.",
-			c.Contract, c.Provider, month, c.ClaimDeadline, deadline.Sub(now).Round(time.Hour), c.Claim, c.Currency, ReportPrefix(month, contract))
+		// The deadline is exclusive: name the last calendar day to file, in
+		// the contract's zone, so that "deadline 1 February 00:00" is never
+		// read as "file on 1 February".
+		lastDay := deadline.Add(-time.Nanosecond).In(loc).Format("2006-01-02")
+		text := fmt.Sprintf(":alarm_clock: Claim deadline for *%s* (%s), %s: last day to file *%s* (%s; the claim must be in before %s) — %s left. Claim %.2f %s; report and evidence bundle under `%s/`.",
+			c.Contract, c.Provider, month, lastDay, c.TimeZone, c.ClaimDeadline, deadline.Sub(now).Round(time.Hour), c.Claim, c.Currency, ReportPrefix(month, contract))
 		if err := j.Poster.PostText(ctx, text); err != nil {
 			return sent, fmt.Errorf("reminder %s: %w", marker, err)
 		}

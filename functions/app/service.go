@@ -64,6 +64,10 @@ type Config struct {
 	Retention time.Duration
 	// BackendID names this backend's liveness records ("serve", "lambda").
 	BackendID string
+	// AlertRetry is how long an alert that was not delivered (or is still
+	// being sent) waits before it is tried again (default
+	// DefaultAlertRetry); one attempt is cut off at three quarters of it.
+	AlertRetry time.Duration
 }
 
 // Service is the application.
@@ -87,7 +91,8 @@ type Service struct {
 	// alert's claim alone; the sender or the watchdog delivers it.
 	deferAlerts   atomic.Bool
 	senderRunning atomic.Bool
-	outbox        chan store.AlertRecord
+	out           *outbox
+	alertRetry    time.Duration
 }
 
 // cachedNode is a node record with its opened secret. Node records do not
@@ -107,7 +112,7 @@ func New(c Config) (*Service, error) {
 		return nil, errors.New("app: Store, Notifier (or Channels) and Box are required")
 	}
 	s := &Service{store: c.Store, notifier: c.Notifier, channels: c.Channels, box: c.Box, clock: c.Clock, log: c.Log,
-		retention: c.Retention, backendID: c.BackendID, decoySecret: make([]byte, 32), outbox: make(chan store.AlertRecord, outboxSize)}
+		retention: c.Retention, backendID: c.BackendID, decoySecret: make([]byte, 32), out: newOutbox(), alertRetry: c.AlertRetry}
 	if _, err := rand.Read(s.decoySecret); err != nil {
 		return nil, fmt.Errorf("app: decoy secret: %w", err)
 	}
@@ -125,6 +130,9 @@ func New(c Config) (*Service, error) {
 	}
 	if s.backendID == "" {
 		s.backendID = "backend"
+	}
+	if s.alertRetry <= 0 {
+		s.alertRetry = DefaultAlertRetry
 	}
 	return s, nil
 }

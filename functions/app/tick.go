@@ -10,7 +10,8 @@ import (
 // watchdog Lambda and `gpusla serve`: the node watchdog (the backend's own
 // liveness, overdue heartbeats, repairs, alert retries), then the ticket
 // watch (deadline warnings, breaches, notice retries), so ticket deadlines
-// are checked on the same tick as heartbeats.
+// are checked on the same tick as heartbeats, then the providers' status
+// pages that are due (PollStatusPages, each on its terms' schedule).
 //
 // desk is nil when there are no tickets to watch; deskErr, when set, says
 // why the desk could not be made (terms that cannot be read). Then every
@@ -32,6 +33,11 @@ func MinuteTick(s *Service, desk *TicketDesk, deskErr error) func(context.Contex
 		}
 		if tr.Warnings+tr.Breaches > 0 {
 			s.log.Info("ticket watch", "tickets", tr.Tickets, "warnings", tr.Warnings, "breaches", tr.Breaches, "sent", tr.Sent)
+		}
+		// Last, so a slow provider page never delays the node watchdog or
+		// the ticket clocks: the providers' status pages that are due.
+		if _, perr := desk.PollStatusPages(ctx, s.Now()); perr != nil {
+			werr = errors.Join(werr, fmt.Errorf("status pages: %w", perr))
 		}
 		return res, werr
 	}

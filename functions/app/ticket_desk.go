@@ -26,6 +26,8 @@ type TicketDesk struct {
 	store store.TicketStore
 	book  TermsBook
 	log   *slog.Logger
+	// status fetches providers' status pages (nil: infra/provstatus/poll).
+	status StatusFetcher
 }
 
 // Tickets returns the service's ticket desk. The service's store must also

@@ -111,8 +111,17 @@ func (d *TicketDesk) rangeExport(from, to time.Time, skip map[string]string) Exp
 		if _, err := Export(ctx, d.svc.store, sel, emit); err != nil {
 			return err
 		}
-		_, err := ExportTickets(ctx, d.store, emit)
-		return err
+		if _, err := ExportTickets(ctx, d.store, emit); err != nil {
+			return err
+		}
+		// What the providers' status pages said, for the report's
+		// acknowledged / unacknowledged / unseen lists.
+		if ps, ok := d.svc.store.(store.ProviderStatusStore); ok {
+			if _, err := ExportProviderStatus(ctx, ps, from, to, w.Write); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 }
 
@@ -135,8 +144,11 @@ func ReadExport(ctx context.Context, export ExportFunc, read func(io.Reader) err
 }
 
 // MonthReport builds the month's report with the SLA engine (sla/report)
-// as of asOf, from export (nil: MonthExport).
-func (d *TicketDesk) MonthReport(ctx context.Context, year int, month time.Month, asOf time.Time, export ExportFunc) (*report.Report, error) {
+// as of asOf, from export (nil: MonthExport). A node whose contract no
+// loaded terms define is left out and named in skipped with its contract
+// (report.Builder.Skipped), as the scheduled job leaves it out: one such
+// node never costs the others their report.
+func (d *TicketDesk) MonthReport(ctx context.Context, year int, month time.Month, asOf time.Time, export ExportFunc) (*report.Report, []report.Skipped, error) {
 	if export == nil {
 		export = d.MonthExport(year, month)
 	}
@@ -146,10 +158,14 @@ func (d *TicketDesk) MonthReport(ctx context.Context, year int, month time.Month
 	}
 	b, err := report.NewBuilder(all, report.Options{Year: year, Month: month, AsOf: asOf})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := ReadExport(ctx, export, func(r io.Reader) error { return b.ReadLog("export", r) }); err != nil {
-		return nil, fmt.Errorf("month report: %w", err)
+		return nil, nil, fmt.Errorf("month report: %w", err)
 	}
-	return b.Build()
+	rep, err := b.Build()
+	if err != nil {
+		return nil, nil, err
+	}
+	return rep, b.Skipped(), nil
 }

@@ -440,7 +440,7 @@ func TestTicketsInExportAndReport(t *testing.T) {
 	if err := ew.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	rd := events.NewReader(&buf)
+	rd := events.NewReader("export", &buf)
 	var types []string
 	var e events.Event
 	for {
@@ -455,7 +455,7 @@ func TestTicketsInExportAndReport(t *testing.T) {
 		t.Fatalf("exported %v", types)
 	}
 
-	rep, err := w.d.MonthReport(t.Context(), 2026, time.March, opened.Add(time.Hour), nil)
+	rep, _, err := w.d.MonthReport(t.Context(), 2026, time.March, opened.Add(time.Hour), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -496,5 +496,27 @@ func TestMinuteTick(t *testing.T) {
 	res, err = broken(t.Context())
 	if err == nil || !strings.Contains(err.Error(), "ticket watch: terms:") || res.Nodes != 2 {
 		t.Fatalf("bad terms path: %+v %v", res, err)
+	}
+}
+
+// A ticket notice is sent with a deadline inside its retry interval (30 s),
+// so a Slack that never answers holds neither the ticket API's request nor
+// the minute tick for good, and the notice is never in flight twice.
+func TestTicketNoticesAreCutOffBeforeTheirRetry(t *testing.T) {
+	slack := &switchNotifier{}
+	w := newDeskOn(t, sh(t, "2026-03-10 10:00:00"), newBolt(t), func(c *app.Config) { c.Notifier = slack })
+	tk := w.open(app.OpenRequest{Node: "gz-01", Priority: "P1"})
+	if _, err := w.d.Flush(t.Context(), tk.ID); err != nil {
+		t.Fatal(err)
+	}
+	slack.mu.Lock()
+	defer slack.mu.Unlock()
+	if len(slack.ticketDeadlines) == 0 {
+		t.Fatal("no ticket notice was sent")
+	}
+	for i, d := range slack.ticketDeadlines {
+		if d <= 0 || d > 30*time.Second*3/4 {
+			t.Fatalf("notice %d had %v to run, want a deadline within 3/4 of the 30 s retry interval", i, d)
+		}
 	}
 }

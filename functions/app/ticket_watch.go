@@ -173,7 +173,12 @@ func (d *TicketDesk) Flush(ctx context.Context, id string) (int, error) {
 			var th string
 			nt, err := d.svc.notifierOf(ch)
 			if err == nil {
-				th, err = nt.NotifyTicket(ctx, m)
+				// Cut off before the claim may be taken again: a hung
+				// channel neither holds the request (or tick) for good nor
+				// gets the notice twice at once.
+				actx, cancel := context.WithTimeout(ctx, noticeRetryAfter*3/4)
+				th, err = nt.NotifyTicket(actx, m)
+				cancel()
 			}
 			mu.Lock()
 			defer mu.Unlock()

@@ -21,8 +21,9 @@ type WatchdogResult struct {
 // Watchdog is the every-minute run: it records the backend's own
 // liveness, lets the SLA engine open unreachable incidents for nodes whose
 // heartbeats are overdue past the grace period (backdated to when the next
-// heartbeat was due), repairs incident records a crash may have lost, and
-// retries undelivered alerts. Concurrent runs are safe: every state change
+// heartbeat was due), alerts once for a node whose delivery target passed
+// with the node not delivered (delivery.go), repairs incident records a
+// crash may have lost, and retries undelivered alerts. Concurrent runs are safe: every state change
 // is a versioned write.
 func (s *Service) Watchdog(ctx context.Context) (WatchdogResult, error) {
 	now := s.Now()
@@ -37,6 +38,10 @@ func (s *Service) Watchdog(ctx context.Context) (WatchdogResult, error) {
 		return res, fmt.Errorf("watchdog: %w", err)
 	}
 	var errs []error
+	// The run's own alerts are claimed as it goes and sent at its end, in
+	// order with the older pending ones of their node.
+	run := &runAlerts{}
+	ctx = context.WithValue(ctx, runAlertsKey{}, run)
 	for _, n := range nodes {
 		res.Nodes++
 		k, err := s.checkNode(ctx, n, now, up)
@@ -45,7 +50,7 @@ func (s *Service) Watchdog(ctx context.Context) (WatchdogResult, error) {
 			errs = append(errs, fmt.Errorf("node %s: %w", n.ID, err))
 		}
 	}
-	if err := s.retryAlerts(ctx); err != nil {
+	if err := s.retryAlerts(ctx, run.list()); err != nil {
 		errs = append(errs, fmt.Errorf("retry alerts: %w", err))
 	}
 	return res, errors.Join(errs...)
@@ -64,7 +69,16 @@ func (s *Service) checkNode(ctx context.Context, n store.Node, now, upSince time
 			st, err = s.store.GetState(ctx, n.ID)
 		}
 		if errors.Is(err, store.ErrNotFound) {
-			return 0, nil // never heard from: nothing to be overdue
+			// Never heard from: no heartbeat to be overdue, but its delivery
+			// may be (decided on a strongly consistent read).
+			v, overdue := s.deliveryOverdue(n, &store.NodeState{AcceptanceKnown: true}, now)
+			if overdue && usedStale {
+				continue
+			}
+			if overdue {
+				s.alertDeliveryOverdue(ctx, n, v)
+			}
+			return 0, nil
 		}
 		if err != nil {
 			return 0, err
@@ -88,22 +102,29 @@ func (s *Service) checkNode(ctx context.Context, n store.Node, now, upSince time
 		if n.Released(now) {
 			trs = append(trs, st.Eval.Release(n.ReleasedAt)...)
 		}
-		if usedStale && (len(trs) > 0 || openIncident(&st.Eval)) {
-			// Something to write or to repair: decide it on a strongly
-			// consistent read, never on a possibly stale one.
+		dv, overdue := s.deliveryOverdue(n, &st, now)
+		if usedStale && (len(trs) > 0 || openIncident(&st.Eval) || overdue) {
+			// Something to write, to repair or to alert: decide it on a
+			// strongly consistent read, never on a possibly stale one.
 			continue
+		}
+		if overdue {
+			s.alertDeliveryOverdue(ctx, n, dv)
 		}
 		if len(trs) == 0 {
 			s.repair(ctx, n, st)
 			return 0, nil
 		}
 		st.UpdatedAt = now
+		stamp, release := s.alertStamps(n.ID, len(trs))
 		if _, err := s.store.PutState(ctx, st, prev); errors.Is(err, store.ErrConflict) {
+			release()
 			continue
 		} else if err != nil {
+			release()
 			return 0, err
 		}
-		s.apply(ctx, n, effects{transitions: trs})
+		s.apply(ctx, n, effects{transitions: trs, stamp: stamp, release: release})
 		return len(trs), nil
 	}
 	return 0, errTooContended("watchdog node " + n.ID)
@@ -161,7 +182,9 @@ func (s *Service) repair(ctx context.Context, n store.Node, st store.NodeState) 
 			s.log.Warn("recreated a lost incident record", "node", n.ID, "incident", inc.ID)
 			t := incident.Transition{Op: incident.Open, Kind: incident.Kind(inc.Kind), Check: inc.Check, Since: inc.Start, At: inc.Start,
 				Cause: inc.Cause, Counted: inc.Counted, Evidence: inc.Evidence}
-			s.alert(ctx, n, t, inc)
+			at, release := s.alertStamps(n.ID, 1)
+			s.alert(ctx, n, t, inc, at)
+			release()
 		}
 	}
 }

@@ -381,7 +381,12 @@ func scan(open LogSource, f func(*events.Event)) error {
 		return fmt.Errorf("bundle: open event log: %w", err)
 	}
 	defer rc.Close()
-	rd := events.NewReader(rc)
+	// Errors name the log by its path when it is a file (path:N: …).
+	name := "event log"
+	if f, ok := rc.(interface{ Name() string }); ok {
+		name = f.Name()
+	}
+	rd := events.NewReader(name, rc)
 	var e events.Event
 	for {
 		err := rd.Next(&e)
@@ -389,7 +394,7 @@ func scan(open LogSource, f func(*events.Event)) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("bundle: event log: %w", err)
+			return fmt.Errorf("bundle: %w", err)
 		}
 		f(&e)
 	}

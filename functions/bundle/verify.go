@@ -99,7 +99,7 @@ func Verify(ra io.ReaderAt, size int64) (*Result, error) {
 			n++
 			raw := sc.Bytes()
 			var e events.Event
-			rd := events.NewReader(bytes.NewReader(raw))
+			rd := events.NewReader(ObservationsFile, bytes.NewReader(raw))
 			if err := rd.Next(&e); err != nil {
 				add(ObservationsFile, n, "not a valid event line: %v", unwrapLine(err))
 				continue

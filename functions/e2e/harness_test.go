@@ -313,6 +313,8 @@ type backend struct {
 	// readKey is an API key with the read scope, for the tests' own GET
 	// /v1/nodes and /v1/incidents (made before serve's first start).
 	readKey string
+	// args are more serve flags (--config FILE).
+	args []string
 }
 
 // newBackend prepares (does not start) a backend on the given store.
@@ -355,8 +357,8 @@ func (b *backend) start() {
 		b.readKey = b.apiKey("e2e reads", "--scope", "read")
 	}
 	fmt.Fprintf(b.logs, "=== serve start %d\n", b.starts)
-	b.p = startProc(b.t, b.logs, b.env, nil, bin.gpusla, "serve", "--listen", b.addr, "--data", b.dir,
-		"--demo", "off", "--watchdog", cmp.Or(b.watchdog, "@every 1s"), "--log-format", "json")
+	b.p = startProc(b.t, b.logs, b.env, nil, bin.gpusla, append([]string{"serve", "--listen", b.addr, "--data", b.dir,
+		"--demo", "off", "--watchdog", cmp.Or(b.watchdog, "@every 1s"), "--log-format", "json"}, b.args...)...)
 	eventually(b.t, 60*time.Second, "serve answers /healthz:\n"+tail(b.logs.String(), 3000), func() bool {
 		if !b.p.running() {
 			b.t.Fatalf("serve exited: %v\n%s", b.p.err, tail(b.logs.String(), 3000))

@@ -391,7 +391,7 @@ func checkExactlyOnce(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	r := events.NewReader(f)
+	r := events.NewReader(f.Name(), f)
 	seqs := map[string]map[uint64]string{}
 	var e events.Event
 	for {

@@ -18,10 +18,12 @@ import (
 	"github.com/gpusla/gpusla/sla/events"
 )
 
-// Store is what an export reads: nodes, batches, incidents and tickets.
+// Store is what an export reads: nodes, batches, incidents, tickets and
+// what the providers' status pages said.
 type Store interface {
 	store.Store
 	store.TicketStore
+	store.ProviderStatusStore
 }
 
 // Select is the selection of the export flags: --month YYYY-MM, or --from
@@ -81,6 +83,13 @@ func Into(ctx context.Context, st Store, sel app.ExportSelect, emit func(*events
 	// (app.MonthExport): without them an offline report would show no
 	// ticket and no late-response penalty.
 	n, err := app.ExportTickets(ctx, st, ticketFilter(sel.Nodes, emit))
+	stats.Events += n
+	if err != nil {
+		return stats, err
+	}
+	// The providers' own status pages: the report lists which outages
+	// they acknowledged.
+	n, err = app.ExportProviderStatus(ctx, st, sel.From, sel.To, emit)
 	stats.Events += n
 	return stats, err
 }

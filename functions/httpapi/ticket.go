@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/probe/wire"
 	"github.com/gpusla/gpusla/sla/ticket"
 )
 
@@ -65,6 +66,14 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxTicketBody))
 	if err != nil {
 		writeErr(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body over the limit of %d bytes", MaxTicketBody), "")
+		return false
+	}
+	// encoding/json would store U+FFFD for text that is not text: refuse
+	// it, naming the field, as ingest does.
+	if err := wire.CheckText(body); err != nil {
+		var fe *wire.FieldError
+		errors.As(err, &fe)
+		writeErr(w, http.StatusBadRequest, fe.Error(), fe.Field)
 		return false
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))

@@ -190,11 +190,19 @@ func TestTicketAPIBadInput(t *testing.T) {
 		{httpapi.PathTickets + "/T-zzzzzzzz/events", `{"type":"resolved"}`, 404, "id"},
 		{httpapi.PathTickets + "/nonsense/events", `{"type":"resolved"}`, 404, "id"},
 		{httpapi.PathTickets, `{"summary":"` + strings.Repeat("x", httpapi.MaxTicketBody) + `"}`, 413, ""},
+		// Text that is not text is refused naming its field, not stored
+		// with U+FFFD in its place (issue 16, #5, for the ticket API too).
+		{httpapi.PathTickets, "{\"node\":\"gz-01\",\"priority\":\"P1\",\"summary\":\"fan \xff dead\"}", 400, "summary"},
+		{httpapi.PathTickets, `{"node":"gz-01","priority":"P1","provider_ref":"R-\udc00"}`, 400, "provider_ref"},
+		{httpapi.PathTickets + "/" + id + "/events", "{\"type\":\"provider_responded\",\"idempotency_key\":\"k\xc0\xaf\"}", 400, "idempotency_key"},
 	} {
 		code, out := e.call("POST", c.path, c.body, e.token)
 		if code != c.code || (c.field != "" && out["field"] != c.field) {
 			t.Errorf("POST %s %.60s: %d %v, want %d naming %q", c.path, c.body, code, out, c.code, c.field)
 		}
+	}
+	if l, _ := e.store.ListTickets(t.Context(), false); len(l) != 1 || len(l[0].Events) != 0 {
+		t.Fatalf("refused requests stored something: %d tickets, %+v", len(l), l)
 	}
 	e.call("POST", httpapi.PathTickets+"/"+id+"/events", `{"type":"resolved"}`, e.token)
 	if code, out := e.call("POST", httpapi.PathTickets+"/"+id+"/events", `{"type":"resolved"}`, e.token); code != http.StatusConflict {

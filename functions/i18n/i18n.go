@@ -50,11 +50,13 @@ var (
 )
 
 func init() {
-	for key, s := range zhStatus {
-		if _, dup := zh[key]; dup {
-			panic(fmt.Sprintf("i18n: zh entry %q is in two parts of the catalog", key))
+	for _, part := range []map[string]string{zhStatus, zhActions, zhSummary} {
+		for key, s := range part {
+			if _, dup := zh[key]; dup {
+				panic(fmt.Sprintf("i18n: zh entry %q is in two parts of the catalog", key))
+			}
+			zh[key] = s
 		}
-		zh[key] = s
 	}
 	for key, s := range zh {
 		if err := cat.SetString(tags[ZH], key, s); err != nil {

@@ -18,6 +18,8 @@ import (
 	"github.com/gpusla/gpusla/sla/calendar"
 	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/msg"
+	"github.com/gpusla/gpusla/sla/report"
+	"github.com/gpusla/gpusla/sla/usage"
 )
 
 var verb = regexp.MustCompile(`%(\[\d+\])?[-+# 0-9.*]*[a-zA-Z%]`)
@@ -121,7 +123,10 @@ func TestVocabularyTranslated(t *testing.T) {
 		incident.CauseBackendOutage, incident.CauseCheck, string(calendar.Workday), string(calendar.Weekend), string(calendar.Holiday),
 		string(calendar.ExtraWorkd), billing.StatusMatches, billing.StatusOverBilled, billing.StatusUnderBilled, billing.StatusNotInReport,
 		billing.StatusNotBilled, billing.VerdictMatches, billing.VerdictOverBilled, billing.VerdictUnder, billing.VerdictUnverified,
-		account.CauseNoNotice}
+		billing.VerdictNotJudged, report.EvidenceUsageUnreadable, account.CauseNoNotice,
+		// Why a span of the probe's counters is not covered (reportgen prints them).
+		usage.WhyBeforeFirst, usage.WhyBeforeBoot, usage.WhyBootToFirst, usage.WhyReset, usage.WhyRecreated,
+		usage.WhyToNextBoot, usage.WhyRebootBetween, usage.WhyAfterLast}
 	for _, k := range incident.Kinds {
 		words = append(words, string(k))
 	}

@@ -13,16 +13,21 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	lambdasvc "github.com/aws/aws-sdk-go-v2/service/lambda"
 	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/gpusla/gpusla/functions/actionlink"
+	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/httpapi"
 	"github.com/gpusla/gpusla/functions/lambdahttp"
+	"github.com/gpusla/gpusla/functions/replacement"
 	"github.com/gpusla/gpusla/functions/slackapi"
 	"github.com/gpusla/gpusla/functions/wiring"
+	"github.com/gpusla/gpusla/infra/blob"
 )
 
 // TicketsParams are the SSM parameters the tickets function reads beside
 // the common secrets (pass them to wiring.Open).
-var TicketsParams = []string{wiring.ParamSlackSigningSecret}
+var TicketsParams = []string{wiring.ParamSlackSigningSecret, wiring.ParamReplacementKey}
 
 // Tickets is the function of the ticket API (/v1/tickets…, API keys), the
 // read views (/v1/nodes, /v1/incidents: API keys with the read scope) and
@@ -46,12 +51,25 @@ func NewTickets(ctx context.Context, b *wiring.Backend) (*Tickets, error) {
 	api := httpapi.New(b.Service, b.Log)
 	httpapi.RegisterTickets(api.Mux(), desk, b.Log)
 	f := &Tickets{log: b.Log}
+	var replacer slackapi.Replacer
+	if b.Links != nil {
+		rq, err := lambdaRequester(ctx, b, desk)
+		if err != nil {
+			return nil, err
+		}
+		if err := RegisterActions(api.Mux(), b.Links, desk, rq, b.Log); err != nil {
+			return nil, err
+		}
+		replacer = rq
+	} else {
+		b.Log.Info("alert links off: set " + wiring.EnvPublicURL + " (the template's PublicURL) and the SSM parameter " + wiring.ParamActionSecret)
+	}
 	secret, err := b.SigningSecret()
 	if err != nil {
 		return nil, err
 	}
 	if secret != "" {
-		h, err := slackapi.New(slackapi.Config{Desk: desk, SigningSecret: secret, Log: b.Log})
+		h, err := slackapi.New(slackapi.Config{Desk: desk, SigningSecret: secret, Log: b.Log, Replacer: replacer})
 		if err != nil {
 			return nil, err
 		}
@@ -73,6 +91,36 @@ func NewTickets(ctx context.Context, b *wiring.Backend) (*Tickets, error) {
 	}
 	f.http = lambdahttp.Handler(api)
 	return f, nil
+}
+
+// lambdaRequester requests replacements from the tickets function: packs
+// signed with the SSM key go to the report bucket under replacements/ (a
+// Lambda has no lasting disk).
+func lambdaRequester(ctx context.Context, b *wiring.Backend, desk *app.TicketDesk) (*replacement.Requester, error) {
+	key, err := b.ReplacementKey()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := config.LoadDefaultConfig(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("aws config: %w", err)
+	}
+	blobs, err := blob.NewS3(s3.NewFromConfig(cfg), b.Env.ReportBucket, "")
+	if err != nil {
+		return nil, fmt.Errorf("%s (the evidence packs of replacement requests): %w", wiring.EnvReportBucket, err)
+	}
+	return &replacement.Requester{Desk: desk, Key: key, Packs: blobs, PacksAt: "s3://" + b.Env.ReportBucket + "/"}, nil
+}
+
+// RegisterActions serves the alert links' confirmation page and request
+// (functions/actionlink) on mux: the same handler `gpusla serve` mounts.
+func RegisterActions(mux *http.ServeMux, links *actionlink.Signer, desk *app.TicketDesk, rq actionlink.Requester, log *slog.Logger) error {
+	h, err := actionlink.New(actionlink.Config{Links: links, Desk: desk, Requester: rq, Log: log})
+	if err != nil {
+		return err
+	}
+	h.Register(mux)
+	return nil
 }
 
 // ticketsEvent is the union of what the tickets function is invoked with:

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gpusla/gpusla/functions/atomicfile"
@@ -40,11 +42,14 @@ type Request struct {
 }
 
 // Build reads every terms file and the event log and builds the month's
-// report. A malformed line fails the whole build with its line number.
-func Build(r Request) (*report.Report, error) {
+// report. A malformed line fails the whole build with its line number. A
+// node registered under a contract no terms file defines is left out and
+// returned in skipped with its contract (the command warns); every other
+// node is reported.
+func Build(r Request) (rep *report.Report, skipped []report.Skipped, err error) {
 	b, err := newBuilder(r)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if r.Events == "-" {
 		err = b.ReadLog("stdin", r.Stdin)
@@ -52,18 +57,25 @@ func Build(r Request) (*report.Report, error) {
 		err = readEvents(b, r.Events)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	rep, err := b.Build()
-	if err != nil {
-		return nil, err
+	if rep, err = b.Build(); err != nil {
+		return nil, nil, err
 	}
 	if r.Seal && r.Events != "-" {
 		if err := bundle.SealReport(rep, func() (io.ReadCloser, error) { return os.Open(r.Events) }); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return rep, nil
+	return rep, b.Skipped(), nil
+}
+
+// WarnSkipped writes one warning line per node left out of the report
+// (Build's skipped) to w, naming the node and its contract.
+func WarnSkipped(w io.Writer, skipped []report.Skipped) {
+	for _, s := range skipped {
+		fmt.Fprintf(w, "gpusla: warning: node %s left out of the report: %s\n", s.Node, s.Reason)
+	}
 }
 
 func newBuilder(r Request) (*report.Builder, error) {
@@ -113,21 +125,35 @@ func readEvents(b *report.Builder, path string) error {
 
 // Output says how to write a report.
 type Output struct {
-	Format string    // json, md, csv, html or pdf (reportgen.Render)
-	Bill   string    // provider's bill (CSV, docs/bills.md: the node form or the itemized one) to judge; "" for none
-	Terms  []string  // terms files whose price sheets (prices) judge an itemized bill's lines
-	Lang   string    // en or zh (i18n.Parse); "" for the contracts' report.lang, else en
-	BOM    bool      // start a CSV with the UTF-8 byte order mark (Excel)
-	Path   string    // file to write atomically; "" writes to Stdout
-	Stdout io.Writer // used when Path is ""
+	Format string // json, md, csv, html or pdf (reportgen.Render)
+	Bill   string // provider's bill (CSV, docs/bills.md: the node form or the itemized one) to judge; "" for none
+	// BillFormat is Bill's form: "" or "gpusla" (docs/bills.md's CSV), or
+	// "aws-cur" (an AWS Cost and Usage Report CSV).
+	BillFormat string
+	Terms      []string  // terms files whose price sheets (prices) judge an itemized bill's lines
+	Lang       string    // en or zh (i18n.Parse); "" for the contracts' report.lang, else en
+	BOM        bool      // start a CSV with the UTF-8 byte order mark (Excel)
+	Path       string    // file to write atomically; "" writes to Stdout
+	Stdout     io.Writer // used when Path is ""
 }
 
-// Check refuses a bad --lang, so a command can do so before reading the
-// log.
+// Check refuses a bad --lang or --bill-format, so a command can do so
+// before reading the log.
 func (o Output) Check() error {
-	_, err := o.lang()
-	return err
+	if _, err := o.lang(); err != nil {
+		return err
+	}
+	if !slices.Contains(BillFormats, o.BillFormat) {
+		return fmt.Errorf("--bill-format %q: want one of %s", o.BillFormat, strings.Join(BillFormats[1:], ", "))
+	}
+	if o.BillFormat != "" && o.Bill == "" {
+		return fmt.Errorf("--bill-format %s: give the bill with --bill", o.BillFormat)
+	}
+	return nil
 }
+
+// BillFormats are the forms of bill --bill-format names ("" is gpusla).
+var BillFormats = []string{"", "gpusla", "aws-cur"}
 
 func (o Output) lang() (i18n.Lang, error) {
 	if o.Lang == "" {
@@ -147,9 +173,12 @@ func Write(rep *report.Report, o Output) error {
 	if err != nil {
 		return err
 	}
+	if err := o.Check(); err != nil {
+		return err
+	}
 	x := reportgen.Extras{Lang: l, BOM: o.BOM}
 	if o.Bill != "" {
-		if x.Bill, x.Lines, err = JudgeBill(rep, o.Terms, o.Bill); err != nil {
+		if x.Bill, x.Lines, err = JudgeBillAs(rep, o.Terms, o.Bill, o.BillFormat); err != nil {
 			return err
 		}
 	}
@@ -168,6 +197,39 @@ func Emit(stdout io.Writer, path string, data []byte) error {
 		return err
 	}
 	return WriteFile(path, data)
+}
+
+// JudgeBillAs is JudgeBill for a bill of the given form (BillFormats).
+func JudgeBillAs(r *report.Report, termsFiles []string, path, format string) (*billing.Reconciliation, *billing.Full, error) {
+	if format != "aws-cur" {
+		return JudgeBill(r, termsFiles, path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--bill: %w", err)
+	}
+	defer f.Close()
+	items, left, err := billing.ParseAWSCUR(path, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	// AWS bills calendar months in UTC; a contract's month in another zone
+	// covers other hours, and every per-month share would be misjudged.
+	zone := map[string]string{}
+	for _, n := range r.Nodes {
+		zone[n.Node] = n.TimeZone
+	}
+	for _, it := range items {
+		if z, ok := zone[it.Node]; ok && z != "UTC" && z != "Etc/UTC" {
+			return nil, nil, fmt.Errorf("%s:%d: node %s: an AWS bill is in UTC months, but the node's contract is in %s; give the contract timezone: UTC to reconcile it", path, it.Line, it.Node, z)
+		}
+	}
+	rec, full, err := judgeItems(r, termsFiles, items)
+	if err != nil {
+		return nil, nil, err
+	}
+	full.LeftOut = left
+	return rec, full, nil
 }
 
 // JudgeBill reads the provider's bill (CSV: the node form or the full,
@@ -194,6 +256,16 @@ func JudgeBill(r *report.Report, termsFiles []string, path string) (*billing.Rec
 		full, err := billing.JudgeLines(r, lines)
 		return rec, full, err
 	}
+	items, err := billing.ParseItems(path, bytes.NewReader(data))
+	if err != nil {
+		return nil, nil, err
+	}
+	return judgeItems(r, termsFiles, items)
+}
+
+// judgeItems judges an itemized bill's lines against the report and the
+// terms files' prices, with the node reconciliation of its GPU-time lines.
+func judgeItems(r *report.Report, termsFiles []string, items []billing.Item) (*billing.Reconciliation, *billing.Full, error) {
 	all, err := ReadTerms(termsFiles)
 	if err != nil {
 		return nil, nil, err
@@ -201,10 +273,6 @@ func JudgeBill(r *report.Report, termsFiles []string, path string) (*billing.Rec
 	book := map[string]*terms.Terms{}
 	for _, t := range all {
 		book[t.Contract] = t
-	}
-	items, err := billing.ParseItems(path, bytes.NewReader(data))
-	if err != nil {
-		return nil, nil, err
 	}
 	full, err := billing.JudgeItems(r, book, items)
 	if err != nil {

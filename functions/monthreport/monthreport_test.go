@@ -28,11 +28,11 @@ func writeLog(t *testing.T, body string) string {
 // The same log gives the same report from a file and from standard input,
 // and --as-of cuts off what was received after it.
 func TestBuild(t *testing.T) {
-	fromFile, err := Build(Request{Terms: termsFiles, Events: writeLog(t, log), Month: "2026-03", AsOf: "2026-03-02T00:00:00Z"})
+	fromFile, _, err := Build(Request{Terms: termsFiles, Events: writeLog(t, log), Month: "2026-03", AsOf: "2026-03-02T00:00:00Z"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromStdin, err := Build(Request{Terms: termsFiles, Events: "-", Stdin: strings.NewReader(log), Month: "2026-03", AsOf: "2026-03-02T00:00:00Z"})
+	fromStdin, _, err := Build(Request{Terms: termsFiles, Events: "-", Stdin: strings.NewReader(log), Month: "2026-03", AsOf: "2026-03-02T00:00:00Z"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestBuild(t *testing.T) {
 		fromFile.Input.Events != 3 || fromStdin.Input.Events != 3 {
 		t.Fatalf("file %+v\nstdin %+v", fromFile, fromStdin)
 	}
-	early, err := Build(Request{Terms: termsFiles, Events: "-", Stdin: strings.NewReader(log), Month: "2026-03", AsOf: "2026-03-01T02:00:00Z"})
+	early, _, err := Build(Request{Terms: termsFiles, Events: "-", Stdin: strings.NewReader(log), Month: "2026-03", AsOf: "2026-03-01T02:00:00Z"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestBuild(t *testing.T) {
 // Without --as-of the report is judged at the clock's now.
 func TestBuildAsOfDefaultsToNow(t *testing.T) {
 	now := time.Date(2026, 3, 20, 8, 0, 0, 0, time.FixedZone("CST", 8*3600))
-	rep, err := Build(Request{Terms: termsFiles, Events: writeLog(t, log), Month: "2026-03", Now: func() time.Time { return now }})
+	rep, _, err := Build(Request{Terms: termsFiles, Events: writeLog(t, log), Month: "2026-03", Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestBuildErrors(t *testing.T) {
 		{"events file", Request{Terms: termsFiles, Events: filepath.Join(t.TempDir(), "none.jsonl"), Month: "2026-03"}, "read events"},
 		{"line", Request{Terms: termsFiles, Events: writeLog(t, log+"{oops\n"), Month: "2026-03"}, "events.jsonl:4: not a JSON event"},
 	} {
-		if _, err := Build(c.r); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, _, err := Build(c.r); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want an error containing %q", c.name, err, c.want)
 		}
 	}
@@ -83,7 +83,7 @@ func TestBuildErrors(t *testing.T) {
 
 // A bad bill or format writes nothing, neither to the file nor to stdout.
 func TestWriteAllOrNothing(t *testing.T) {
-	rep, err := Build(Request{Terms: termsFiles, Events: writeLog(t, log), Month: "2026-03", AsOf: "2026-03-02T00:00:00Z"})
+	rep, _, err := Build(Request{Terms: termsFiles, Events: writeLog(t, log), Month: "2026-03", AsOf: "2026-03-02T00:00:00Z"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestWriteAllOrNothing(t *testing.T) {
 // The bundle is written whole to its file and its manifest returned.
 func TestWriteBundle(t *testing.T) {
 	ev := writeLog(t, log)
-	rep, err := Build(Request{Terms: termsFiles, Events: ev, Month: "2026-03", AsOf: "2026-03-02T00:00:00Z"})
+	rep, _, err := Build(Request{Terms: termsFiles, Events: ev, Month: "2026-03", AsOf: "2026-03-02T00:00:00Z"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,6 +53,13 @@ func loadKey(path string) (ed25519.PrivateKey, error) {
 	if err != nil {
 		return nil, fmt.Errorf("signing key: %w", err)
 	}
+	return ParseKey(path, raw)
+}
+
+// ParseKey reads a PEM "PRIVATE KEY" (PKCS #8) ed25519 key, as `openssl
+// genpkey -algorithm ed25519` writes it (the Lambda's SSM parameter); path
+// names where it came from in errors.
+func ParseKey(path string, raw []byte) (ed25519.PrivateKey, error) {
 	blk, _ := pem.Decode(raw)
 	if blk == nil || blk.Type != "PRIVATE KEY" {
 		return nil, fmt.Errorf("signing key %s: not a PEM \"PRIVATE KEY\" block", path)

@@ -22,6 +22,13 @@ type Requester struct {
 	Key  ed25519.PrivateKey
 	// Dir is where packs are written.
 	Dir string
+	// Packs, when set, takes the pack and its text instead of Dir (a
+	// Lambda has no lasting disk: the report bucket), under PacksDir/;
+	// PacksAt is where that is, for the text ("s3://bucket/").
+	Packs interface {
+		Put(ctx context.Context, name string, data []byte) error
+	}
+	PacksAt string
 }
 
 // Request asks for one replacement.
@@ -52,8 +59,8 @@ type Result struct {
 // ticket (the desk's key is the incident's, the one the alert's "Ticket
 // opened" button uses) and writes the pack again, with the same name.
 func (q *Requester) Request(ctx context.Context, r Request) (*Result, error) {
-	if q.Desk == nil || len(q.Key) == 0 || q.Dir == "" {
-		return nil, fmt.Errorf("replacement: requester needs a desk, a signing key and a folder")
+	if q.Desk == nil || len(q.Key) == 0 || (q.Dir == "" && q.Packs == nil) {
+		return nil, fmt.Errorf("replacement: requester needs a desk, a signing key and a folder or blob store")
 	}
 	svc := q.Desk.Service()
 	now := svc.Now()
@@ -87,6 +94,9 @@ func (q *Requester) Request(ctx context.Context, r Request) (*Result, error) {
 	base := fmt.Sprintf("replacement-%s-%s", ev.Node.ID, fileSafe(inc.ID))
 	res.Pack = filepath.Join(q.Dir, base+".zip")
 	res.TextPath = filepath.Join(q.Dir, base+".txt")
+	if q.Packs != nil {
+		res.Pack, res.TextPath = q.PacksAt+PacksDir+"/"+base+".zip", q.PacksAt+PacksDir+"/"+base+".txt"
+	}
 	// The text names the pack and its key; the pack holds the text (its
 	// SHA-256 in the signed manifest).
 	text, err := Text(TextInput{Evidence: ev, Terms: tm, Due: due, Pack: base + ".zip", KeyID: KeyID(q.Key.Public().(ed25519.PublicKey))}, r.Lang)
@@ -100,6 +110,15 @@ func (q *Requester) Request(ctx context.Context, r Request) (*Result, error) {
 		return nil, err
 	}
 	res.Manifest = m
+	if q.Packs != nil {
+		if err := q.Packs.Put(ctx, PacksDir+"/"+base+".zip", buf.Bytes()); err != nil {
+			return nil, fmt.Errorf("replacement: %w", err)
+		}
+		if err := q.Packs.Put(ctx, PacksDir+"/"+base+".txt", []byte(text)); err != nil {
+			return nil, fmt.Errorf("replacement: %w", err)
+		}
+		return res, nil
+	}
 	if err := os.MkdirAll(q.Dir, 0o750); err != nil {
 		return nil, fmt.Errorf("replacement: %w", err)
 	}
@@ -123,16 +142,18 @@ func fileSafe(s string) string {
 	}, s)
 }
 
-// RequestReplacement is Request for the alert's button (slackapi.Replacer):
-// both languages, the pack written to the requester's folder.
-func (q *Requester) RequestReplacement(ctx context.Context, node, incidentID, by, thread string) (string, string, error) {
+// RequestReplacement is Request for the alert's button and link
+// (slackapi.Replacer, actionlink.Requester): both languages, the pack
+// written to the requester's folder. created is false when the incident had
+// its ticket already (the store's conditional create decided).
+func (q *Requester) RequestReplacement(ctx context.Context, node, incidentID, by, thread string) (text, ticketID string, created bool, err error) {
 	res, err := q.Request(ctx, Request{Node: node, IncidentID: incidentID, Lang: Both, By: by, Thread: thread})
 	if err != nil {
-		return "", "", err
+		return "", "", false, err
 	}
-	text := res.Text + "\nEvidence pack: " + res.Pack
+	text = res.Text + "\nEvidence pack: " + res.Pack
 	if res.Warning != "" {
 		text += "\nWarning: " + res.Warning
 	}
-	return text, res.Ticket.ID, nil
+	return text, res.Ticket.ID, res.Created, nil
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/gpusla/gpusla/sla/billing"
 	"github.com/gpusla/gpusla/sla/report"
 )
 
@@ -92,6 +93,17 @@ func csvLines(w io.Writer, cw *csv.Writer, d *doc) error {
 		}
 		if err := cw.Write([]string{strconv.Itoa(j.Line), j.Node, j.Kind, strconv.FormatFloat(j.Quantity, 'f', -1, 64), money(j.Billed), j.Currency,
 			exp, money(j.Over), j.Verdict, why, needed}); err != nil {
+			return err
+		}
+	}
+	// Rows of an imported bill that were read but not judged, one row per
+	// reason, so the file's total is accounted for.
+	for _, l := range d.Full.LeftOut {
+		why := l.Reason
+		if d.P.Lang != "en" {
+			why = d.P.Text(l.Text)
+		}
+		if err := cw.Write([]string{"", "", "", strconv.Itoa(l.Rows), money(l.Amount), l.Currency, "", "", billing.VerdictNotJudged, why, ""}); err != nil {
 			return err
 		}
 	}

@@ -27,9 +27,12 @@ type doc struct {
 	Bill             *table
 	// Lines is the bill judged line by line (Extras.Lines) and Full the
 	// judgment itself, whose CSV keeps machine values.
-	Lines    *linesSec
-	Full     *billing.Full
-	Fleet    *fleetSec
+	Lines *linesSec
+	Full  *billing.Full
+	Fleet *fleetSec
+	// Status compares each contract's provider status page with the
+	// measured outages (provider.go).
+	Status   []statusSec
 	Legend   []legendItem
 	NodeSecs []nodeSec
 	Footer   string
@@ -88,6 +91,8 @@ type nodeSec struct {
 	Tickets   *table
 	Quality   []string
 	QTitle    string
+	Usage     []string // the probe's usage readings (usageLines)
+	UTitle    string
 }
 
 func (t *table) add(cells ...string) { t.Rows = append(t.Rows, cells) }
@@ -134,6 +139,7 @@ func newDoc(r *report.Report, x Extras) (*doc, error) {
 		d.Lines, d.Full = linesSection(p, x.Lines), x.Lines
 	}
 	d.Fleet = fleet(p, r.Fleet)
+	d.Status = statusSections(p, r)
 	d.Legend = []legendItem{{bandUp, p.T("up")}, {bandCounted, p.T("outage counted")}, {bandObserved, p.T("down or unreachable, not counted")},
 		{bandExcluded, p.T("maintenance excluded")}, {"maint-late", p.T("maintenance without enough notice")}, {bandOff, p.T("not in service")},
 		{"ticket-breached", p.T("ticket breached")}, {"ticket", p.T("ticket within target")}}
@@ -213,6 +219,9 @@ func linesSection(p *i18n.Printer, f *billing.Full) *linesSec {
 	for _, c := range curs {
 		s.Totals = append(s.Totals, p.T("%s: billed %s; over-billed %s; %s on lines that cannot be verified", c,
 			p.Num(f.Billed[c], 2), p.Num(f.OverBilled[c], 2), p.Num(f.Unverified[c], 2)))
+	}
+	for _, l := range f.LeftOut {
+		s.Totals = append(s.Totals, p.T("not judged: %d row(s) of the bill, %s: %s", l.Rows, p.Money(l.Amount, l.Currency), p.Text(l.Text)))
 	}
 	s.Table = table{Widths: []float64{5, 10, 10, 7, 10, 8, 12, 22, 16}, Num: []bool{true, false, false, true, true, true},
 		Head: []string{p.T("line"), p.T("node"), p.T("kind"), p.T("quantity"), p.T("billed"), p.T("expected"), p.T("verdict"), p.T("why"), p.T("evidence needed")}}
@@ -358,6 +367,9 @@ func section(p *i18n.Printer, r *report.Report, n *report.Node) (nodeSec, error)
 	}
 	for _, e := range n.Evidence {
 		s.Quality = append(s.Quality, p.T("%s at %s: %s", p.Word(e.Kind), p.Stamp(e.At), p.Text(e.Text)))
+	}
+	if s.Usage = usageLines(p, n); s.Usage != nil {
+		s.UTitle = p.T("Measured by the probe (what the bill's lines are held to)")
 	}
 	return s, nil
 }

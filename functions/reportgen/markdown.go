@@ -40,6 +40,16 @@ func writeMarkdown(w io.Writer, d *doc) error {
 		b.WriteString("\n")
 		mdTable(&b, l.Table)
 	}
+	for _, s := range d.Status {
+		b.WriteString("\n## " + s.Title + "\n\n" + mdCell(s.Intro) + "\n\n")
+		for _, n := range s.Notes {
+			b.WriteString("- " + mdCell(n) + "\n")
+		}
+		for _, t := range s.tables() {
+			b.WriteString("\n### " + t.Title + "\n\n")
+			mdTable(&b, t)
+		}
+	}
 	if f := d.Fleet; f != nil {
 		b.WriteString("\n## " + f.Title + "\n\n" + f.Intro + "\n\n")
 		mdTable(&b, f.Dists)
@@ -76,6 +86,12 @@ func writeMarkdown(w io.Writer, d *doc) error {
 			b.WriteString("\n### " + s.QTitle + "\n\n")
 			for _, q := range s.Quality {
 				b.WriteString("- " + mdCell(q) + "\n")
+			}
+		}
+		if len(s.Usage) > 0 {
+			b.WriteString("\n### " + s.UTitle + "\n\n")
+			for _, u := range s.Usage {
+				b.WriteString("- " + mdCell(u) + "\n")
 			}
 		}
 	}

@@ -190,6 +190,26 @@ func (p *pdfWriter) cover(d *doc) {
 		p.text(11, "B", d.Bill.Title)
 		p.table(*d.Bill)
 	}
+	// Every line of the bill, judged: the GPU-time table above is only the
+	// compute lines.
+	if l := d.Lines; l != nil {
+		p.text(11, "B", l.Title)
+		for _, t := range l.Totals {
+			p.text(8, "", t)
+		}
+		p.table(l.Table)
+	}
+	for _, s := range d.Status {
+		p.text(11, "B", s.Title)
+		p.text(8, "", s.Intro)
+		for _, n := range s.Notes {
+			p.text(8, "", n)
+		}
+		for _, t := range s.tables() {
+			p.text(9, "B", t.Title)
+			p.table(t)
+		}
+	}
 	if f := d.Fleet; f != nil {
 		p.text(11, "B", f.Title)
 		p.text(8, "", f.Intro)
@@ -268,6 +288,12 @@ func (p *pdfWriter) node(s *nodeSec) {
 		p.text(9, "B", s.QTitle)
 		for _, q := range s.Quality {
 			p.text(7.5, "", q)
+		}
+	}
+	if len(s.Usage) > 0 {
+		p.text(9, "B", s.UTitle)
+		for _, u := range s.Usage {
+			p.text(7.5, "", u)
 		}
 	}
 }

@@ -31,7 +31,10 @@ type Config struct {
 	Watchdog  string        `yaml:"watchdog"`  // cron spec, default @every 1m (@every 10s with the demo)
 	Retention time.Duration `yaml:"retention"` // TTL of stored batch bodies
 	Demo      string        `yaml:"demo"`      // auto (default), on, off
-	Slack     slack.Config  `yaml:"slack"`
+	// AlertRetry is how long an alert Slack (or another channel) did not
+	// take waits before it is tried again (default 1m; app.Config.AlertRetry).
+	AlertRetry time.Duration `yaml:"alert_retry"`
+	Slack      slack.Config  `yaml:"slack"`
 	// Alerts are the alert channels and routes (docs/alerts.md); with
 	// them, Slack (above or from the environment) is the channel "slack".
 	Alerts route.Config `yaml:"alerts"`
@@ -130,6 +133,9 @@ func (c *Config) Validate(path string) error {
 	}
 	if c.Retention < 0 {
 		return bad("retention", "must not be negative")
+	}
+	if c.AlertRetry != 0 && c.AlertRetry < time.Second {
+		return bad("alert_retry", "%s is too short: at least 1s (an attempt is cut off at three quarters of it)", c.AlertRetry)
 	}
 	switch c.Demo {
 	case "auto", "on", "off":

@@ -89,3 +89,22 @@ func TestTLSConfig(t *testing.T) {
 		}
 	}
 }
+
+// alert_retry is a duration of at least a second; a mistake names it.
+func TestAlertRetryConfig(t *testing.T) {
+	for yaml, want := range map[string]string{
+		"alert_retry: 30s\n":  "",
+		"alert_retry: 10ms\n": "alert_retry: 10ms is too short",
+		"alert_retry: soon\n": "alert_retry",
+	} {
+		p := writeConfig(t, yaml)
+		cfg, err := LoadConfig(p)
+		if err == nil {
+			defaults(&cfg)
+			err = cfg.Validate(p)
+		}
+		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
+			t.Errorf("%q: %v, want %q", yaml, err, want)
+		}
+	}
+}

@@ -15,11 +15,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/robfig/cron/v3"
 
+	"github.com/gpusla/gpusla/functions/actionlink"
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/bundle"
 	demonode "github.com/gpusla/gpusla/functions/demo"
@@ -53,8 +55,13 @@ func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log 
 	if err != nil {
 		return err
 	}
+	links, err := env.LocalActionLinks(c.Data)
+	if err != nil {
+		return err
+	}
+	alerts.WithLinks(links)
 	log.Info("alerts go to " + alerts.Summary)
-	cfg := app.Config{Store: store, Box: box, Log: log, Retention: c.Retention, BackendID: "serve"}
+	cfg := app.Config{Store: store, Box: box, Log: log, Retention: c.Retention, BackendID: "serve", AlertRetry: c.AlertRetry}
 	alerts.Apply(&cfg)
 	svc, err := app.New(cfg)
 	if err != nil {
@@ -96,7 +103,7 @@ func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log 
 	// Counters (refused requests by reason, Go runtime); serve listens on
 	// loopback unless told otherwise, and they hold no secret.
 	api.Mux().Handle("GET /metrics", promhttp.Handler())
-	tickets, err := setupTickets(svc, api, env, c.Data, log)
+	tickets, err := setupTickets(svc, api, env, c.Data, links, log)
 	if err != nil {
 		ln.Close()
 		return err
@@ -117,7 +124,7 @@ func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log 
 		errc <- srv.Serve(ln)
 	}()
 
-	sched, err := schedule(ctx, c.Watchdog, app.MinuteTick(svc, tickets.desk, nil), store, svc.Now, job, log)
+	sched, firstReports, err := schedule(ctx, c.Watchdog, app.MinuteTick(svc, tickets.desk, nil), store, svc.Now, job, log)
 	if err != nil {
 		return err
 	}
@@ -141,6 +148,7 @@ func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log 
 	}
 	log.Info("shutting down")
 	<-sched.Stop().Done()
+	firstReports.Wait() // the start-up run writes into the data folder too
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(sctx)
@@ -158,8 +166,9 @@ func (c Config) TLS() bool { return c.TLSCert != "" }
 
 // schedule puts serve's periodic work on one cron: the minute tick on
 // spec, the sweep of expired batches hourly (the embedded store; DynamoDB
-// expires them by TTL), the monthly reports job hourly and once now.
-func schedule(ctx context.Context, spec string, tick func(context.Context) (app.WatchdogResult, error), store any, now func() time.Time, job *app.ReportJob, log *slog.Logger) (*cron.Cron, error) {
+// expires them by TTL), the monthly reports job hourly and once now (wait
+// for that one on the WaitGroup: the cron's Stop does not know of it).
+func schedule(ctx context.Context, spec string, tick func(context.Context) (app.WatchdogResult, error), store any, now func() time.Time, job *app.ReportJob, log *slog.Logger) (*cron.Cron, *sync.WaitGroup, error) {
 	sched := cron.New(cron.WithLocation(time.UTC))
 	if _, err := sched.AddFunc(spec, func() {
 		res, err := tick(context.WithoutCancel(ctx))
@@ -169,7 +178,7 @@ func schedule(ctx context.Context, spec string, tick func(context.Context) (app.
 		}
 		log.Debug("watchdog", "nodes", res.Nodes, "transitions", res.Transitions)
 	}); err != nil {
-		return nil, fmt.Errorf("watchdog schedule %q: %w", spec, err)
+		return nil, nil, fmt.Errorf("watchdog schedule %q: %w", spec, err)
 	}
 	if _, err := sched.AddFunc("@every 1h", func() {
 		sw, ok := store.(wiring.Sweeper)
@@ -182,7 +191,7 @@ func schedule(ctx context.Context, spec string, tick func(context.Context) (app.
 			log.Info("swept expired batches", "count", n)
 		}
 	}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	reports := func() {
 		if _, err := job.Run(context.WithoutCancel(ctx), time.Now().UTC()); err != nil {
@@ -190,10 +199,11 @@ func schedule(ctx context.Context, spec string, tick func(context.Context) (app.
 		}
 	}
 	if _, err := sched.AddFunc("@every 1h", reports); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	go reports()
-	return sched, nil
+	var first sync.WaitGroup
+	first.Go(reports)
+	return sched, &first, nil
 }
 
 // tickets is the ticket part of serve: the ticket API and the Slack
@@ -204,9 +214,10 @@ type tickets struct {
 }
 
 // setupTickets registers the ticket API (and the Slack endpoints when a
-// signing secret is set) on api's mux, timing tickets against the terms
-// of $GPUSLA_TERMS or <data>/terms.
-func setupTickets(svc *app.Service, api *httpapi.API, env wiring.Env, data string, log *slog.Logger) (*tickets, error) {
+// signing secret is set, the alert links' page when a public URL is) on
+// api's mux, timing tickets against the terms of $GPUSLA_TERMS or
+// <data>/terms.
+func setupTickets(svc *app.Service, api *httpapi.API, env wiring.Env, data string, links *actionlink.Signer, log *slog.Logger) (*tickets, error) {
 	book, paths, err := env.LoadTermsFrom(filepath.Join(data, wiring.TermsDir))
 	if err != nil {
 		return nil, err
@@ -221,12 +232,25 @@ func setupTickets(svc *app.Service, api *httpapi.API, env wiring.Env, data strin
 	if len(book) == 0 {
 		log.Warn("no contract terms loaded: tickets cannot be timed; put terms files in " + filepath.Join(data, wiring.TermsDir) + " or set " + wiring.EnvTerms)
 	}
-	if secret := env.SlackSigningSecret; secret != "" {
+	var rq *replacement.Requester
+	if env.SlackSigningSecret != "" || links != nil {
 		key, err := replacement.LoadOrCreateKey(data)
 		if err != nil {
 			return nil, err
 		}
-		rq := &replacement.Requester{Desk: desk, Key: key, Dir: filepath.Join(data, replacement.PacksDir)}
+		rq = &replacement.Requester{Desk: desk, Key: key, Dir: filepath.Join(data, replacement.PacksDir)}
+	}
+	if links != nil {
+		h, err := actionlink.New(actionlink.Config{Links: links, Desk: desk, Requester: rq, Log: log})
+		if err != nil {
+			return nil, err
+		}
+		h.Register(api.Mux())
+		log.Info("alert links on "+actionlink.PathReplacement, "public_url", links.Base(), "secret", filepath.Join(data, wiring.ActionSecretFile))
+	} else {
+		log.Info("alert links off: set " + wiring.EnvPublicURL + " to the address people's browsers reach this backend at")
+	}
+	if secret := env.SlackSigningSecret; secret != "" {
 		h, err := slackapi.New(slackapi.Config{Desk: desk, SigningSecret: secret, Log: log, Replacer: rq})
 		if err != nil {
 			return nil, err

@@ -57,7 +57,7 @@ func TestServeTicketRoutes(t *testing.T) {
 	for _, secret := range []string{"", "s3cret"} {
 		t.Setenv(wiring.EnvSlackSigningSecret, secret)
 		api := httpapi.New(svc, log)
-		td, err := setupTickets(svc, api, wiring.FromEnv(), data, log)
+		td, err := setupTickets(svc, api, wiring.FromEnv(), data, nil, log)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -187,9 +187,18 @@ func (h *Handler) requestReplacement(ctx context.Context, c Click, who string) (
 		return "Replacement requests are not set up on this backend: run `gpusla ticket request-replacement " + c.Node +
 			" --incident " + c.IncidentID + "` where the data folder is.", ""
 	}
-	text, id, err := h.replace.RequestReplacement(ctx, c.Node, c.IncidentID, who, c.ThreadTs)
+	text, id, created, err := h.replace.RequestReplacement(ctx, c.Node, c.IncidentID, who, c.ThreadTs)
 	if err != nil {
 		return h.failure(err).Text, ""
+	}
+	if !created {
+		// Requested before (another click, a robot's alert link, the CLI):
+		// the ticket store's conditional create decided; nothing new opened.
+		by := ""
+		if tk, err := h.desk.Get(ctx, id); err == nil {
+			by = " (by " + tk.OpenedBy + ")"
+		}
+		return "Replacement already requested: ticket *" + id + "* is open for this incident" + by + ". The text for the provider again:\n" + text, id
 	}
 	return "Replacement requested: hardware ticket *" + id + "* is open and its replacement clock runs. " +
 		"Paste this into the provider's ticket system and attach the evidence pack:\n" + text, id

@@ -127,12 +127,15 @@ func (h *Handler) reportSummary(ctx context.Context, month string) (string, erro
 	if asOf.Before(now) {
 		asOf = asOf.Add(time.Second)
 	}
-	rep, err := h.desk.MonthReport(ctx, m.Year(), m.Month(), asOf, h.export)
+	rep, skipped, err := h.desk.MonthReport(ctx, m.Year(), m.Month(), asOf, h.export)
 	if err != nil {
 		return "", err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "*SLA report %s* (as of %s)\n", rep.Month, rep.AsOf)
+	for _, s := range skipped {
+		fmt.Fprintf(&b, ":warning: node *%s* left out of the report: %s\n", s.Node, s.Reason)
+	}
 	tickets, breached := 0, 0
 	for _, n := range rep.Nodes {
 		fmt.Fprintf(&b, "*%s* (%s): uptime %.3f %% claimable, %.3f %% observed (target %.2f %%); claim %.2f %s\n",

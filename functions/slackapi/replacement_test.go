@@ -110,6 +110,9 @@ func TestRequestReplacementButton(t *testing.T) {
 	if code := e.do(signed(slackapi.PathInteractions, clickBody("U8", bs[3].ActionID, n.ID, inc.ID, msgTs, e.slack.responseURL()), at.Add(time.Second))).Code; code != http.StatusOK {
 		t.Fatalf("second click: %d", code)
 	}
+	if got := reply(); !strings.Contains(got, "Replacement already requested: ticket *"+app.TicketIDForKey(app.IncidentTicketKey(n.ID, inc.ID))+"*") || !strings.Contains(got, "slack:U7 (mei)") {
+		t.Fatalf("second click's reply: %q", got)
+	}
 	tks := e.tickets()
 	if len(tks) != 1 || tks[0].Category != store.CategoryHardware || tks[0].IncidentID != inc.ID || tks[0].Thread != msgTs || tks[0].OpenedBy != "slack:U7 (mei)" {
 		t.Fatalf("tickets after two clicks: %+v", tks)

@@ -69,9 +69,10 @@ type Config struct {
 
 // Replacer requests the replacement of a node's physical machine for an
 // incident (functions/replacement.Requester): it opens the hardware ticket
-// (once per incident) and returns the ticket text for the provider.
+// (once per incident) and returns the ticket text for the provider;
+// created is false when the incident had its ticket already.
 type Replacer interface {
-	RequestReplacement(ctx context.Context, node, incidentID, by, thread string) (text, ticketID string, err error)
+	RequestReplacement(ctx context.Context, node, incidentID, by, thread string) (text, ticketID string, created bool, err error)
 }
 
 // Handler serves the Slack endpoints.

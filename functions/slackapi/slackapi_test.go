@@ -591,3 +591,27 @@ func TestScorecardAnsweredThenPosted(t *testing.T) {
 		t.Errorf("response_type %v", rs[0]["response_type"])
 	}
 }
+
+// `/gpusla report` with a node registered under a contract the loaded terms
+// do not define: the reply names the node and its contract, and reports
+// every other node. It used to fail as a whole.
+func TestReportNamesSkippedNode(t *testing.T) {
+	e := newEnv(t, nil)
+	if err := e.store.CreateNode(t.Context(), store.Node{ID: "gz-09", Provider: "acme", Contract: "cn-exmaple", OrderedAt: e.clock.Now().Add(-time.Hour),
+		GPUModel: "H200", GPUCount: 8, HeartbeatInterval: 30 * time.Second, PushInterval: time.Minute, Grace: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	e.command("ticket open gz-01 P2 slow NCCL ref=R-9")
+	w := httptest.NewRecorder()
+	e.mux.ServeHTTP(w, signed(slackapi.PathCommands, e.commandBody("report"), time.Now()))
+	e.runner.Wait()
+	rs := e.slack.Responses()
+	if len(rs) != 1 {
+		t.Fatalf("%d posts to response_url, want the report", len(rs))
+	}
+	text, _ := rs[0]["text"].(string)
+	if !strings.Contains(text, `:warning: node *gz-09* left out of the report: contract "cn-exmaple" is defined by no terms given (known: `) ||
+		!strings.Contains(text, "*gz-01* (cn-example)") || strings.Contains(text, "*gz-09* (") {
+		t.Fatalf("report: %s", text)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gpusla/gpusla/functions/actionlink"
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/notify/route"
@@ -67,4 +68,18 @@ func OpenAlerts(cfg route.Config, source string, sl slack.Config, console io.Wri
 	}
 	a.Summary = fmt.Sprintf("channels %s", strings.Join(kinds, ", "))
 	return a, nil
+}
+
+// WithLinks puts the signed "Request replacement" link (functions/actionlink)
+// on the hardware alerts of every channel that cannot call back into gpusla
+// (the robots and the webhook; Slack has its own button). Without channels
+// (Slack alone, the console) or without links (nil: no public URL) it
+// changes nothing.
+func (a *Alerts) WithLinks(links *actionlink.Signer) {
+	r, ok := a.Channels.(*route.Router)
+	if links == nil || !ok {
+		return
+	}
+	a.Channels = actionlink.Channels{Router: r, Links: links}
+	a.Summary += "; hardware alerts carry a replacement link to " + links.Base()
 }

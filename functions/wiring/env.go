@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpusla/gpusla/functions/actionlink"
 	"github.com/gpusla/gpusla/functions/app"
 )
 
@@ -47,6 +48,13 @@ const (
 	// the status function outside AWS (the emulator); template.yaml never
 	// sets it: in AWS the token is the SSM parameter ParamStatusToken.
 	EnvStatusTokenFile = "GPUSLA_STATUS_TOKEN_FILE"
+	// EnvPublicURL is the backend's address as people's browsers reach it
+	// (https://gpusla.example.com, the tickets Function URL, a reverse
+	// proxy's). With it, hardware alerts to the robots and the webhook carry
+	// a signed "Request replacement" link to <it>/v1/actions/replacement
+	// (functions/actionlink, docs/alerts.md); without it they carry none
+	// and the route is not served.
+	EnvPublicURL = "GPUSLA_PUBLIC_URL"
 	// EnvInlineJobs=1 runs the tickets function's Slack jobs in goroutines
 	// of the invocation instead of invoking the function again (the
 	// emulator never freezes the process).
@@ -84,6 +92,7 @@ type Env struct {
 
 	SigningSecretFile string
 	StatusTokenFile   string
+	PublicURL         string
 	InlineJobs        bool
 	TaskRoot          string
 	FunctionName      string
@@ -112,6 +121,7 @@ func FromEnv() Env {
 		ReportDelay:        os.Getenv(EnvReportDelay),
 		SigningSecretFile:  os.Getenv(EnvSigningSecretFile),
 		StatusTokenFile:    os.Getenv(EnvStatusTokenFile),
+		PublicURL:          os.Getenv(EnvPublicURL),
 		InlineJobs:         os.Getenv(EnvInlineJobs) == "1",
 		TaskRoot:           os.Getenv(EnvTaskRoot),
 		FunctionName:       os.Getenv(EnvFunctionName),
@@ -140,6 +150,11 @@ func (e Env) Check() error {
 	}
 	if _, err := e.RetentionTTL(); err != nil {
 		return err
+	}
+	if e.PublicURL != "" {
+		if _, err := actionlink.ParseBase(e.PublicURL); err != nil {
+			return fmt.Errorf("%s: %w", EnvPublicURL, err)
+		}
 	}
 	return nil
 }

@@ -19,7 +19,7 @@ func TestFromEnvReadsEveryVariable(t *testing.T) {
 		EnvDynamoEndpoint: "http://d", EnvRetention: "1h", EnvTerms: "/terms", EnvReportBucket: "b", EnvReportDelay: "2h",
 		EnvSigningSecretFile: "/s", EnvStatusTokenFile: "/st", EnvInlineJobs: "1", EnvTaskRoot: "/var/task", EnvFunctionName: "fn", EnvRegion: "eu-west-1",
 		EnvSSMEndpoint: "http://ssm", EnvSlackWebhookURL: "https://hooks", EnvSlackBotToken: "xoxb", EnvSlackSigningSecret: "sig",
-		EnvSlackAPIURL: "http://slack", EnvStatusToken: "tok", EnvLogLevel: "WARN"}
+		EnvSlackAPIURL: "http://slack", EnvStatusToken: "tok", EnvLogLevel: "WARN", EnvPublicURL: "https://pub"}
 	for k, v := range vals {
 		t.Setenv(k, v)
 	}
@@ -27,7 +27,7 @@ func TestFromEnvReadsEveryVariable(t *testing.T) {
 	want := Env{Table: "t", SecretsPath: "/p", SlackChannel: "C1", MasterKeyFile: "/k", DynamoEndpoint: "http://d", LogLevel: "WARN",
 		Retention: "1h", Terms: "/terms", ReportBucket: "b", ReportDelay: "2h", SigningSecretFile: "/s", StatusTokenFile: "/st", InlineJobs: true,
 		TaskRoot: "/var/task", FunctionName: "fn", Region: "eu-west-1", SSMEndpoint: "http://ssm", SlackWebhookURL: "https://hooks",
-		SlackBotToken: "xoxb", SlackSigningSecret: "sig", SlackAPIURL: "http://slack", StatusToken: "tok"}
+		SlackBotToken: "xoxb", SlackSigningSecret: "sig", SlackAPIURL: "http://slack", StatusToken: "tok", PublicURL: "https://pub"}
 	if got != want {
 		t.Fatalf("FromEnv:\n got %+v\nwant %+v", got, want)
 	}

@@ -2,6 +2,7 @@ package wiring
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +14,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/gpusla/gpusla/functions/actionlink"
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/replacement"
 	"github.com/gpusla/gpusla/infra/notify/route"
 	"github.com/gpusla/gpusla/infra/store/dynamo"
 )
@@ -46,6 +49,8 @@ type Backend struct {
 	Alerts  Alerts // the channels, Slack, or the function's log without either
 	Secrets Secrets
 	Log     *slog.Logger
+	// Links signs the alerts' replacement links; nil without a public URL.
+	Links *actionlink.Signer
 }
 
 // Open reads the environment, loads the secrets (with the further SSM
@@ -102,6 +107,11 @@ func Open(ctx context.Context, extra ...string) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
+	links, err := env.lambdaActionLinks(secrets)
+	if err != nil {
+		return nil, err
+	}
+	alerts.WithLinks(links)
 	log.Info("alerts go to "+alerts.Summary, "path", env.SecretsPath)
 	retention, _ := env.RetentionTTL() // checked above
 	// Every function judges nodes by their contract's detection settings
@@ -116,7 +126,32 @@ func Open(ctx context.Context, extra ...string) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{Env: env, Service: svc, Store: store, Alerts: alerts, Secrets: secrets, Log: log}, nil
+	return &Backend{Env: env, Service: svc, Store: store, Alerts: alerts, Secrets: secrets, Log: log, Links: links}, nil
+}
+
+// lambdaActionLinks is the functions' link signer: nil without
+// $GPUSLA_PUBLIC_URL; with it, the SSM parameter ParamActionSecret is
+// required (a link nobody can check would be worse than none).
+func (e Env) lambdaActionLinks(s Secrets) (*actionlink.Signer, error) {
+	if e.PublicURL == "" {
+		return nil, nil
+	}
+	where := "SSM parameter " + e.SecretsPath + "/" + ParamActionSecret
+	if s.ActionSecret == "" {
+		return nil, fmt.Errorf("%s is set but %s is missing (create it: openssl rand -hex 32)", EnvPublicURL, where)
+	}
+	return e.actionLinks(where, s.ActionSecret)
+}
+
+// ReplacementKey is the evidence packs' signing key, from the SSM parameter
+// ParamReplacementKey (which Open must have been asked for).
+func (b *Backend) ReplacementKey() (ed25519.PrivateKey, error) {
+	raw := b.Secrets.Params[ParamReplacementKey]
+	where := "SSM parameter " + b.Env.SecretsPath + "/" + ParamReplacementKey
+	if raw == "" {
+		return nil, fmt.Errorf("%s is missing (create it: openssl genpkey -algorithm ed25519)", where)
+	}
+	return replacement.ParseKey(where, []byte(raw))
 }
 
 // Tickets is the ticket desk on the contract terms of the function

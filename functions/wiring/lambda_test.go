@@ -156,7 +156,7 @@ func TestSSMClientRequest(t *testing.T) {
 	if !strings.HasPrefix(got.auth, "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/") || !strings.Contains(got.auth, "/eu-west-1/ssm/aws4_request") || got.token != "session-token" {
 		t.Errorf("not signed for ssm in eu-west-1: %q (token %q)", got.auth, got.token)
 	}
-	if got.body["WithDecryption"] != true || len(got.body["Names"].([]any)) != 4 { // key, two Slack, alert channels
+	if got.body["WithDecryption"] != true || len(got.body["Names"].([]any)) != 5 { // key, two Slack, alert channels, action link secret
 		t.Errorf("body %v", got.body)
 	}
 	if _, err := LoadSecrets(context.Background(), c, "/deny", ""); err == nil || !strings.Contains(err.Error(), "AccessDeniedException") {

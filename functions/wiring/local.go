@@ -44,6 +44,7 @@ const (
 type LocalStore interface {
 	store.Store
 	store.TicketStore
+	store.ProviderStatusStore
 	Close() error
 }
 
@@ -236,22 +237,10 @@ func (e Env) LocalStatusToken(dir string) (string, error) {
 		return e.StatusToken, nil
 	}
 	path := filepath.Join(dir, StatusTokenFile)
-	raw, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		b := make([]byte, 24)
-		if _, err := rand.Read(b); err != nil {
-			return "", err
-		}
-		tok := hex.EncodeToString(b)
-		if err := atomicfile.WriteFile(path, []byte(tok+"\n"), 0o600); err != nil {
-			return "", fmt.Errorf("status token: %w", err)
-		}
-		return tok, nil
-	}
+	tok, err := readOrCreateSecret("status token", path, 24)
 	if err != nil {
-		return "", fmt.Errorf("status token: %w", err)
+		return "", err
 	}
-	tok := strings.TrimSpace(string(raw))
 	if len(tok) < 16 {
 		return "", fmt.Errorf("status token %s: shorter than 16 characters", path)
 	}
@@ -273,4 +262,25 @@ func (e Env) LocalSlack(c slack.Config) slack.Config {
 	}
 	c.APIURL = e.SlackAPIURL
 	return c
+}
+
+// readOrCreateSecret reads a secret file of the data folder (trimmed),
+// creating it (0600, n random bytes as hex) when it does not exist.
+func readOrCreateSecret(what, path string, n int) (string, error) {
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		b := make([]byte, n)
+		if _, err := rand.Read(b); err != nil {
+			return "", err
+		}
+		s := hex.EncodeToString(b)
+		if err := atomicfile.WriteFile(path, []byte(s+"\n"), 0o600); err != nil {
+			return "", fmt.Errorf("%s: %w", what, err)
+		}
+		return s, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", what, err)
+	}
+	return strings.TrimSpace(string(raw)), nil
 }

@@ -26,6 +26,17 @@ const (
 	// ParamSlackSigningSecret is the Slack app's signing secret
 	// (TicketsFunction); without it the function serves the ticket API only.
 	ParamSlackSigningSecret = "slack-signing-secret"
+	// ParamActionSecret signs the alerts' replacement links
+	// (functions/actionlink; 64 hex digits, `openssl rand -hex 32`). Read by
+	// every function (ingest and the watchdog send alerts, tickets serves
+	// the links); needed when GPUSLA_PUBLIC_URL is set. Putting a new value
+	// rotates it: every earlier link is refused.
+	ParamActionSecret = "action-link-secret"
+	// ParamReplacementKey is the ed25519 key (PEM, `openssl genpkey
+	// -algorithm ed25519`) that signs the replacement evidence packs the
+	// tickets function writes (the data folder's replacement-ed25519.pem
+	// for serve).
+	ParamReplacementKey = "replacement-key"
 )
 
 // Secrets are what the functions need to keep secret.
@@ -34,6 +45,8 @@ type Secrets struct {
 	Slack     slack.Config
 	// Alerts is the alert channels document, "" without one.
 	Alerts string
+	// ActionSecret signs the alert links (ParamActionSecret), "" without.
+	ActionSecret string
 	// Params holds the further parameters a function asked for that exist,
 	// by short name (ParamStatusToken …), trimmed.
 	Params map[string]string
@@ -50,7 +63,7 @@ type SSMAPI interface {
 // parameters named in extra (optional, into Params).
 func LoadSecrets(ctx context.Context, c SSMAPI, path, slackChannel string, extra ...string) (Secrets, error) {
 	name := func(p string) string { return path + "/" + p }
-	names := []string{name(ParamMasterKey), name(ParamSlackWebhook), name(ParamSlackBotToken), name(ParamAlertChannels)}
+	names := []string{name(ParamMasterKey), name(ParamSlackWebhook), name(ParamSlackBotToken), name(ParamAlertChannels), name(ParamActionSecret)}
 	for _, p := range extra {
 		names = append(names, name(p))
 	}
@@ -74,7 +87,7 @@ func LoadSecrets(ctx context.Context, c SSMAPI, path, slackChannel string, extra
 		WebhookURL: vals[name(ParamSlackWebhook)],
 		BotToken:   vals[name(ParamSlackBotToken)],
 		Channel:    slackChannel,
-	}, Alerts: vals[name(ParamAlertChannels)]}
+	}, Alerts: vals[name(ParamAlertChannels)], ActionSecret: vals[name(ParamActionSecret)]}
 	for _, p := range extra {
 		if v, ok := vals[name(p)]; ok {
 			s.Params[p] = v

@@ -89,13 +89,47 @@ type markdown struct {
 	Text  string `json:"text"`
 }
 
+// actionCard is the message with buttons: the same markdown text, and
+// one button as singleTitle/singleURL or several as btns.
+type actionCard struct {
+	Title          string `json:"title"`
+	Text           string `json:"text"`
+	BtnOrientation string `json:"btnOrientation"` // "0": buttons stacked
+	SingleTitle    string `json:"singleTitle,omitempty"`
+	SingleURL      string `json:"singleURL,omitempty"`
+	Btns           []btn  `json:"btns,omitempty"`
+}
+
+type btn struct {
+	Title     string `json:"title"`
+	ActionURL string `json:"actionURL"`
+}
+
 type request struct {
-	MsgType  string   `json:"msgtype"`
-	Markdown markdown `json:"markdown"`
+	MsgType    string      `json:"msgtype"`
+	Markdown   *markdown   `json:"markdown,omitempty"`
+	ActionCard *actionCard `json:"actionCard,omitempty"`
+}
+
+// requestOf is a markdown message, or an actionCard when the message has
+// buttons (a markdown message has none).
+func requestOf(m chantext.Message) request {
+	if len(m.Buttons) == 0 {
+		return request{MsgType: "markdown", Markdown: &markdown{Title: m.Title, Text: m.Body}}
+	}
+	c := &actionCard{Title: m.Title, Text: m.Body, BtnOrientation: "0"}
+	if len(m.Buttons) == 1 {
+		c.SingleTitle, c.SingleURL = m.Buttons[0].Label, m.Buttons[0].URL
+	} else {
+		for _, b := range m.Buttons {
+			c.Btns = append(c.Btns, btn{Title: b.Label, ActionURL: b.URL})
+		}
+	}
+	return request{MsgType: "actionCard", ActionCard: c}
 }
 
 func (n *Notifier) send(ctx context.Context, m chantext.Message) error {
-	body, err := json.Marshal(request{MsgType: "markdown", Markdown: markdown{Title: m.Title, Text: m.Body}})
+	body, err := json.Marshal(requestOf(m))
 	if err != nil {
 		return err
 	}

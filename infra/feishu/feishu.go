@@ -105,10 +105,22 @@ type Text struct {
 	Content string `json:"content"`
 }
 
-// Element is a markdown element of the card.
+// Element is an element of the card: markdown (Content) or an action
+// row of buttons (Actions).
 type Element struct {
-	Tag     string `json:"tag"`
-	Content string `json:"content"`
+	Tag     string   `json:"tag"`
+	Content string   `json:"content,omitempty"`
+	Actions []Button `json:"actions,omitempty"`
+}
+
+// Button is a card button that opens URL in the browser (the card's
+// "url" jump; the bot cannot call back, so the link does the work).
+// Type is its colour: default, primary or danger.
+type Button struct {
+	Tag  string `json:"tag"`
+	Text Text   `json:"text"`
+	Type string `json:"type"`
+	URL  string `json:"url"`
 }
 
 type request struct {
@@ -124,9 +136,19 @@ var templates = map[chantext.Level]string{
 
 // CardOf is the card of a rendered message.
 func CardOf(m chantext.Message) Card {
-	return Card{Config: CardConfig{WideScreenMode: true},
+	c := Card{Config: CardConfig{WideScreenMode: true},
 		Header:   Header{Title: Text{Tag: "plain_text", Content: m.Title}, Template: templates[m.Level]},
 		Elements: []Element{{Tag: "markdown", Content: m.Body}}}
+	if len(m.Buttons) > 0 {
+		row := Element{Tag: "action"}
+		for _, b := range m.Buttons {
+			// Every button we send asks for something irreversible (a
+			// replacement): danger, as Slack's.
+			row.Actions = append(row.Actions, Button{Tag: "button", Text: Text{Tag: "plain_text", Content: b.Label}, Type: "danger", URL: b.URL})
+		}
+		c.Elements = append(c.Elements, row)
+	}
+	return c
 }
 
 func (n *Notifier) send(ctx context.Context, m chantext.Message) error {

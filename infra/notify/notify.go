@@ -17,7 +17,19 @@ const (
 	AlertRecovered    AlertKind = "recovered"    // an incident closed
 	AlertReclassified AlertKind = "reclassified" // late data changed whose fault an incident was
 	AlertUpdate       AlertKind = "update"       // an open incident changed (more checks failing)
+	// A node's delivery (IncidentKind DeliveryKind): the contract's
+	// delivery target passed with the node not delivered, and later the
+	// delivery with its lateness (Since: the order, Until: the delivery).
+	AlertDeliveryOverdue AlertKind = "delivery_overdue"
+	AlertDelivered       AlertKind = "delivered"
 )
+
+// DeliveryKind is the IncidentKind of delivery alerts: not an incident of
+// the node's uptime, so they never say whether it counts as an outage.
+const DeliveryKind = "delivery"
+
+// IsDelivery says whether an alert is about a node's delivery.
+func IsDelivery(a Alert) bool { return a.IncidentKind == DeliveryKind }
 
 // Alert is one message about one incident, complete enough to be read on
 // its own: which node, which provider, what failed with the measured values,
@@ -42,6 +54,12 @@ type Alert struct {
 	// Thread is the notifier's reference of the incident's first message;
 	// empty for that first message. Later alerts reply in its thread.
 	Thread string `json:"thread,omitempty"`
+	// ReplacementURL is the signed, expiring link that asks for the
+	// machine's replacement (functions/actionlink): set at delivery, on
+	// alerts that OffersReplacement, for channels that cannot call back
+	// into gpusla (the robots show it as a button, the webhook as this
+	// field). Never stored: each delivery signs its own.
+	ReplacementURL string `json:"replacement_url,omitempty"`
 }
 
 // Notifier delivers alerts (Slack, or the console locally). Notify returns
@@ -122,6 +140,17 @@ func WantsReplacement(incidentKind string) bool {
 	}
 	return false
 }
+
+// OffersReplacement says whether an alert carries "Request replacement":
+// the first message of an incident of ReplacementKinds (a follow-up,
+// recovery or reclassification never does). Slack's button and the
+// robots' link follow this one rule.
+func OffersReplacement(a Alert) bool {
+	return a.Thread == "" && (a.Kind == AlertDegraded || a.Kind == AlertUnreachable) && WantsReplacement(a.IncidentKind)
+}
+
+// ReplacementLabel is the label of the "Request replacement" button.
+const ReplacementLabel = "Request replacement"
 
 // IncidentButtonValue is the value of the ticket buttons on an incident
 // alert: which node and incident they are about.

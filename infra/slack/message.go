@@ -44,7 +44,9 @@ func Counted(a notify.Alert) string { return chantext.Counted(a) }
 
 func emoji(a notify.Alert) string {
 	switch a.Kind {
-	case notify.AlertRecovered:
+	case notify.AlertDeliveryOverdue:
+		return ":red_circle:"
+	case notify.AlertRecovered, notify.AlertDelivered:
 		return ":large_green_circle:"
 	case notify.AlertReclassified:
 		return ":large_blue_circle:"
@@ -70,12 +72,15 @@ func Blocks(a notify.Alert) []slackapi.Block {
 		md("*Node*\n" + esc(a.Node)),
 		md("*Provider*\n" + esc(a.Provider)),
 		md("*Incident*\n" + esc(kindName(a.IncidentKind))),
-		md("*Since*\n" + slackDate(a.Since)),
 	}
-	if a.Kind == notify.AlertRecovered {
-		fields = append(fields, md("*Until*\n"+slackDate(a.Until)), md("*Duration*\n"+Duration(a.Duration)))
+	since, until := chantext.SinceUntil(a)
+	fields = append(fields, md("*"+since+"*\n"+slackDate(a.Since)))
+	if chantext.HasUntil(a) {
+		fields = append(fields, md("*"+until+"*\n"+slackDate(a.Until)), md("*"+chantext.DurationName(a)+"*\n"+Duration(a.Duration)))
 	}
-	fields = append(fields, md("*Counts as outage*\n"+Counted(a)))
+	if !notify.IsDelivery(a) { // a delivery is no outage: its lateness earns the penalty
+		fields = append(fields, md("*Counts as outage*\n"+Counted(a)))
+	}
 	if a.Kind == notify.AlertReclassified {
 		fields = append(fields, md("*Cause*\n"+esc(causeName(a.Cause))))
 	}

@@ -89,10 +89,10 @@ func New(cfg Config) (*Notifier, error) {
 }
 
 // Notify posts a. With a bot token a first message returns its ts (the
-// thread); later alerts reply in that thread, and recoveries and
-// reclassifications are also broadcast to the channel.
+// thread); later alerts reply in that thread, and recoveries,
+// reclassifications and late deliveries are also broadcast to the channel.
 func (n *Notifier) Notify(ctx context.Context, a notify.Alert) (string, error) {
-	broadcast := a.Kind == notify.AlertRecovered || a.Kind == notify.AlertReclassified
+	broadcast := a.Kind == notify.AlertRecovered || a.Kind == notify.AlertReclassified || a.Kind == notify.AlertDelivered
 	return n.send(ctx, a.Thread, broadcast, Blocks(a), Text(a), "alert")
 }
 

@@ -301,3 +301,43 @@ func newWebhook(t *testing.T, limited int) (*Notifier, *webhook) {
 	}
 	return n, h
 }
+
+// A node's delivery in Slack: the overdue alert opens the thread, the late
+// delivery replies in it and is broadcast; both name the order and the
+// target or lateness and never state an outage verdict (a delivery is no
+// outage).
+func TestDeliveryThread(t *testing.T) {
+	n, rec, _ := newBot(t)
+	ctx := context.Background()
+	over := notify.Alert{Kind: notify.AlertDeliveryOverdue, Node: "gz-01", Provider: "acme", IncidentID: "delivery@20261130T100030.000Z",
+		IncidentKind: notify.DeliveryKind, Since: t0, Until: t0.Add(30 * time.Minute), Duration: 30 * time.Minute,
+		Detail: "Not delivered yet: 1m0s late so far."}
+	thread, err := n.Notify(ctx, over)
+	if err != nil {
+		t.Fatal(err)
+	}
+	late := over
+	late.Kind, late.Until, late.Duration, late.Thread, late.Detail = notify.AlertDelivered, t0.Add(65*time.Minute), 35*time.Minute, thread, "Delivered at the first passing acceptance check"
+	if got, err := n.Notify(ctx, late); err != nil || got != thread {
+		t.Fatalf("reply: thread %q, %v", got, err)
+	}
+	first, second := blocksOf(t, rec.posts[0]), blocksOf(t, rec.posts[1])
+	for _, want := range []string{"gz-01 delivery overdue: not delivered 30m0s after the order", "*Ordered*", "*Due*", "*Target*\\n30m0s", "1m0s late so far"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("overdue message lacks %q:\n%s", want, first)
+		}
+	}
+	for _, want := range []string{"gz-01 delivered 35m0s late", "*Delivered*", "*Late by*\\n35m0s"} {
+		if !strings.Contains(second, want) {
+			t.Errorf("delivered message lacks %q:\n%s", want, second)
+		}
+	}
+	if rec.posts[1].Get("thread_ts") != thread || rec.posts[1].Get("reply_broadcast") != "true" {
+		t.Errorf("delivered reply posted with %v", rec.posts[1])
+	}
+	for i, p := range rec.posts {
+		if b := blocksOf(t, p) + p.Get("text"); strings.Contains(strings.ToLower(b), "counts as outage") {
+			t.Errorf("delivery message %d states an outage verdict:\n%s", i, b)
+		}
+	}
+}

@@ -29,10 +29,10 @@ func ticketButtons(a notify.Alert) slackapi.Block {
 		btn(notify.ActionTicketResponded, "Provider responded", ""),
 		btn(notify.ActionTicketResolved, "Resolved", ""),
 	}
-	if notify.WantsReplacement(a.IncidentKind) {
+	if notify.OffersReplacement(a) {
 		// The machine's hardware is at fault: one click writes the
 		// provider's ticket text and opens the hardware ticket.
-		els = append(els, btn(notify.ActionRequestReplacement, "Request replacement", slackapi.StyleDanger))
+		els = append(els, btn(notify.ActionRequestReplacement, notify.ReplacementLabel, slackapi.StyleDanger))
 	}
 	return slackapi.NewActionBlock("gpusla_ticket", els...)
 }

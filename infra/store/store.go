@@ -248,7 +248,15 @@ type NodeState struct {
 	LastHeartbeatAt time.Time `json:"last_heartbeat_at"`
 	// FirstHeartbeatAt is when the node was first heard of (delivery time).
 	FirstHeartbeatAt time.Time `json:"first_heartbeat_at"`
-	ClockSkewMS      int64     `json:"clock_skew_ms"`
+	// AcceptedAt is the probe time (skew-corrected) of the node's first
+	// passing acceptance result (sla/delivery.Accepted): its delivery under
+	// the terms' delivery.counts_until: acceptance_passed.
+	AcceptedAt time.Time `json:"accepted_at,omitzero"`
+	// AcceptanceKnown: the state has recorded AcceptedAt since its first
+	// batch. A state made before acceptance was recorded lacks it, and its
+	// acceptance is unknown live (not "not yet").
+	AcceptanceKnown bool  `json:"acceptance_known,omitempty"`
+	ClockSkewMS     int64 `json:"clock_skew_ms"`
 	// Run is the current continuous run of heartbeats: the evidence that the
 	// node was up, kept here so that a heartbeat only extends it.
 	Run HeartbeatRun `json:"run"`
@@ -335,7 +343,9 @@ type BatchRecord struct {
 	ReceivedAt time.Time `json:"received_at"`
 	// Why lists the reasons it was kept: "measurements" (the stress job's
 	// figures), "first_checks" (the node's first
-	// check results: delivery evidence), "checks" (a check not passing), "incident" (it opened, closed or
+	// check results: delivery evidence), "acceptance" (the node's first
+	// passing acceptance check: its delivery under counts_until:
+	// acceptance_passed), "checks" (a check not passing), "incident" (it opened, closed or
 	// reclassified one), "pending" (passes while an incident is open or a
 	// failure is being counted), "late", "drop", "chain_break", "seq_gap",
 	// "out_of_order". In-time batches whose checks all pass while nothing

@@ -10,7 +10,9 @@
 //
 // and the body {"type":"alert","id":…,"text":…,"alert":{…}} or
 // {"type":"ticket","id":…,"text":…,"ticket":{…}}, the alert and ticket
-// objects being infra/notify's Alert and TicketMessage as JSON. A receiver
+// objects being infra/notify's Alert and TicketMessage as JSON (a hardware
+// alert's "replacement_url" is the signed "Request replacement" link, left
+// out of the id). A receiver
 // recomputes the HMAC over the raw body, compares in constant time, and
 // refuses timestamps more than five minutes from its clock (Verify does all
 // three). A 2xx answer is delivery; 429 and 5xx are retried with backoff
@@ -92,7 +94,12 @@ type Payload struct {
 }
 
 // Notify posts an alert. There is no thread reference (see robot.Chat).
+// The alert's replacement_url is the signed "Request replacement" link,
+// on the alerts that offer one (notify.OffersReplacement) only.
 func (n *Notifier) Notify(ctx context.Context, a notify.Alert) (string, error) {
+	if !notify.OffersReplacement(a) {
+		a.ReplacementURL = ""
+	}
 	return "", n.send(ctx, Payload{Type: "alert", Text: chantext.AlertText(a), Alert: &a})
 }
 
@@ -103,8 +110,16 @@ func (n *Notifier) NotifyTicket(ctx context.Context, m notify.TicketMessage) (st
 
 func (n *Notifier) send(ctx context.Context, p Payload) error {
 	// The id is a digest of the message, so every retry of one message
-	// carries the same id and distinct messages differ.
-	raw, err := json.Marshal(p)
+	// carries the same id and distinct messages differ. The replacement
+	// link is left out of it: each delivery signs a link of its own (with
+	// its own expiry), and a retry is still the same message.
+	id := p
+	if p.Alert != nil && p.Alert.ReplacementURL != "" {
+		a := *p.Alert
+		a.ReplacementURL = ""
+		id.Alert = &a
+	}
+	raw, err := json.Marshal(id)
 	if err != nil {
 		return err
 	}

@@ -35,6 +35,11 @@ const (
 	DefaultHealth    = "5m"
 	DefaultNetwork   = "15m"
 	DefaultStress    = "0 3 * * *" // daily 03:00 in the configured time zone
+	// DefaultUsage is the usage reading (disks, interface counters, boot)
+	// at the top of every hour: a month boundary in any whole-hour zone
+	// falls just before one, so the readings that straddle it are minutes
+	// apart from it.
+	DefaultUsage = "0 * * * *"
 	// DefaultStressBurn is each precision's burn in the stress job.
 	DefaultStressBurn = 30 * time.Second
 	// MaxSoak is the seed's 30-minute soak ("压力测试 30 分钟"); MinSoak the
@@ -109,6 +114,7 @@ type Schedules struct {
 	Health    string        `yaml:"health"`
 	Network   string        `yaml:"network"`
 	Stress    string        `yaml:"stress"` // stress and bandwidth (incl. iperf3)
+	Usage     string        `yaml:"usage"`  // disks, interface byte counters, boot: what bill lines are held to
 	Jitter    time.Duration `yaml:"jitter"` // random delay before each run, default 5s
 	// Push is how often observations are sealed into a batch and sent: a
 	// Go duration, at least the heartbeat interval, or 0 for each
@@ -125,6 +131,7 @@ type Schedules struct {
 	HealthEvery       cron.Schedule `yaml:"-"`
 	NetworkEvery      cron.Schedule `yaml:"-"`
 	StressEvery       cron.Schedule `yaml:"-"`
+	UsageEvery        cron.Schedule `yaml:"-"`
 }
 
 // Stress says when the heavy jobs may run.
@@ -428,6 +435,7 @@ func (c *Config) validate() error {
 		{"health", &s.Health, DefaultHealth, &s.HealthEvery, true},
 		{"network", &s.Network, DefaultNetwork, &s.NetworkEvery, true},
 		{"stress", &s.Stress, DefaultStress, &s.StressEvery, true},
+		{"usage", &s.Usage, DefaultUsage, &s.UsageEvery, true},
 	} {
 		if *f.spec == "" {
 			*f.spec = f.def

@@ -39,6 +39,7 @@ type Jobs struct {
 	Health  Job // every schedules.health
 	Network Job // every schedules.network
 	Stress  Job // stress and bandwidth, daily in the quiet window
+	Usage   Job // every schedules.usage: disks, interface byte counters, boot (probe/usage)
 	// GPUsIdle says whether the GPUs are idle enough for the stress job
 	// (nil: the node has no way to tell, and stress never runs unattended).
 	GPUsIdle func(ctx context.Context, maxUtilPct float64) (idle bool, why string, err error)
@@ -199,6 +200,9 @@ func (d *Daemon) start(cfg *config.Config) (*instance, error) {
 	if jobs.Network != nil {
 		in.schedule("network", s.NetworkEvery, 5*time.Minute, in.checks("network", jobs.Network, false))
 	}
+	if jobs.Usage != nil {
+		in.schedule("usage", s.UsageEvery, time.Minute, in.checks("usage", jobs.Usage, false))
+	}
 	if jobs.Stress != nil {
 		in.schedule("stress", s.StressEvery, cfg.Stress.Timeout, in.stress)
 	}
@@ -213,6 +217,12 @@ func (d *Daemon) start(cfg *config.Config) (*instance, error) {
 		if in.ctx.Err() == nil {
 			in.append([]wire.Observation{{At: d.Now().UTC(), Kind: wire.KindHeartbeat}}, true)
 		}
+		// A usage reading at start too: the first after a reboot counts
+		// from the boot, so the sooner it is taken the less of the boot an
+		// interface reset could hide from it.
+		if in.ctx.Err() == nil && in.usageOn() {
+			in.checks("usage", in.jobs.Usage, false)(in.ctx)
+		}
 	}()
 	return in, nil
 }
@@ -220,6 +230,14 @@ func (d *Daemon) start(cfg *config.Config) (*instance, error) {
 // stop cancels running jobs, waits for them and the sender, and closes the
 // spool. Whatever was not delivered stays on disk for the next start.
 func (in *instance) stop() {
+	// A last usage reading before the jobs stop (a clean shutdown or
+	// reboot stops the daemon first): what the interfaces sent up to now is
+	// then known, and only the seconds to the power-off are not. Reading
+	// /proc and /sys takes milliseconds; it is spooled, sealed below and
+	// sent at the next start.
+	if in.usageOn() && in.ctx.Err() == nil {
+		in.record(in.guard(in.ctx, "usage", in.jobs.Usage))
+	}
 	in.cancel()
 	<-in.cron.Stop().Done()
 	if in.srv != nil {
@@ -259,6 +277,11 @@ func (in *instance) schedule(name string, sch cron.Schedule, timeout time.Durati
 		run(ctx)
 		in.met.jobRan(name, start, time.Since(start))
 	}))
+}
+
+// usageOn: the usage job exists and its schedule is not off.
+func (in *instance) usageOn() bool {
+	return in.jobs.Usage != nil && in.cfg.Schedules.UsageEvery != nil
 }
 
 func (in *instance) heartbeat(ctx context.Context) {

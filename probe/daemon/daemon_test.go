@@ -391,3 +391,42 @@ func TestFailingCheckIsPushedAtOnce(t *testing.T) {
 		t.Fatalf("%d batches, the last with verdicts %q; want 2, the second carrying the staged pass and the fail", len(bs), verdicts)
 	}
 }
+
+// The usage reading is taken at start and at stop besides its schedule: a
+// reboot's last counters before it and first after it are what bound the
+// traffic across it (docs/bills.md). The one taken at stop is spooled and
+// arrives with the next start.
+func TestUsageReadingAtStartAndStop(t *testing.T) {
+	h := newHarness(t)
+	h.write("schedules:\n  heartbeat: 100ms\n  health: \"off\"\n  network: \"off\"\n  stress: \"off\"\n  usage: 1h\n")
+	var n atomic.Int32
+	build := func(*config.Config) (Jobs, error) {
+		return Jobs{Usage: func(context.Context) []wire.Check {
+			return []wire.Check{{Name: "usage.boot", Category: wire.CategoryHost, Verdict: wire.Pass, Detail: fmt.Sprintf("reading=%d", n.Add(1))}}
+		}}, nil
+	}
+	h.start(build, nil)
+	h.waitFor("the reading at start", func() bool { return len(h.checks()["usage.boot"]) == 1 })
+	if err := h.stop(); err != nil {
+		t.Fatal(err)
+	}
+	if n.Load() != 2 {
+		t.Fatalf("%d readings taken by the stop, want 2 (start and stop)", n.Load())
+	}
+	h.start(build, nil)
+	h.waitFor("the stop's reading and the next start's", func() bool { return len(h.checks()["usage.boot"]) == 3 })
+	// With the schedule off, none at all.
+	if err := h.stop(); err != nil {
+		t.Fatal(err)
+	}
+	h.write("schedules:\n  heartbeat: 100ms\n  health: \"off\"\n  network: \"off\"\n  stress: \"off\"\n  usage: \"off\"\n")
+	before := n.Load()
+	h.start(build, nil)
+	h.waitFor("heartbeats", func() bool { return h.heartbeats() >= 8 })
+	if err := h.stop(); err != nil {
+		t.Fatal(err)
+	}
+	if n.Load() != before {
+		t.Fatalf("usage off, yet %d readings taken", n.Load()-before)
+	}
+}

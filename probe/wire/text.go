@@ -15,6 +15,18 @@ import (
 // whose text no longer says what the probe sent, so such a body is refused,
 // naming the field, before it is decoded at all.
 
+// CheckText refuses a JSON body with a string (key or value) that is not
+// valid text, as a *FieldError naming it; nil if there is none, or if the
+// body is not JSON (the decoder names that). Decode uses it, and so does
+// every other JSON API whose text is kept (the ticket API), for the same
+// reason.
+func CheckText(body []byte) error {
+	if field, why, ok := badText(body); !ok {
+		return &FieldError{Field: field, Msg: why}
+	}
+	return nil
+}
+
 // badText returns the field of the first JSON string (key or value) of body
 // that is not valid text, and why; ok is true when there is none. A body
 // that is not JSON is left to the decoder to refuse.

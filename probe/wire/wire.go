@@ -223,8 +223,8 @@ func (b *Batch) Validate() error {
 
 // Decode parses and validates a body that has already passed Verify.
 func Decode(body []byte) (*Batch, error) {
-	if field, why, ok := badText(body); !ok {
-		return nil, &FieldError{Field: field, Msg: why}
+	if err := CheckText(body); err != nil {
+		return nil, err
 	}
 	var b Batch
 	if err := json.Unmarshal(body, &b); err != nil {

@@ -245,6 +245,12 @@ func Reconcile(r *report.Report, lines []Line) (*Reconciliation, error) {
 		default:
 			row.Status = StatusMatches
 		}
+		// Advertised per second (or minute), billed by the hour: the billed
+		// hours are the exact period rounded up to a whole hour.
+		if l.HasHours && row.OverHours > hourTol && row.GranularitySeconds < 3600 &&
+			l.Hours == math.Ceil(row.ExactHours-hourTol) && math.Abs(l.Hours-row.ExactHours) > hourTol {
+			notes = append(notes, fmt.Sprintf("the bill rounds the %s h period up to whole hours; the contract bills per %s", fh(row.ExactHours), time.Duration(row.GranularitySeconds)*time.Second))
+		}
 		if row.RoundingHours > hourTol {
 			notes = append(notes, fmt.Sprintf("rounding to %s adds %s h", time.Duration(row.GranularitySeconds)*time.Second, fh(row.RoundingHours)))
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/gpusla/gpusla/sla/msg"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/terms"
+	"github.com/gpusla/gpusla/sla/usage"
 )
 
 // Kinds of a full bill's line items: what a GPU rental bill charges besides
@@ -45,6 +46,10 @@ type Item struct {
 	Class       string    // ssd or hdd, for disks
 	From, To    time.Time // the line's own period, when the bill gives it
 	Description string
+	// AnyDisk: a disk line whose bill does not say whether it is the
+	// system disk or a data disk (an imported bill): it is held to every
+	// disk the node saw.
+	AnyDisk bool
 }
 
 // IsItemized reports whether a bill's header is the full (itemized) form:
@@ -154,6 +159,9 @@ const (
 	VerdictOverBilled = "over_billed"
 	VerdictUnder      = "under_billed"
 	VerdictUnverified = "cannot_verify"
+	// VerdictNotJudged marks an imported bill's rows that are no node's
+	// line (Full.LeftOut).
+	VerdictNotJudged = "not_judged"
 )
 
 // Judgment is one bill line item judged.
@@ -194,6 +202,9 @@ type Full struct {
 	Billed     map[string]float64 `json:"billed"`
 	OverBilled map[string]float64 `json:"over_billed"`
 	Unverified map[string]float64 `json:"cannot_verify"`
+	// LeftOut are an imported bill's rows that were read but are not a
+	// node's line (taxes, credits, untagged resources), with why.
+	LeftOut []LeftOut `json:"not_judged,omitempty"`
 }
 
 // JudgeItems judges every line of a full bill against the report (the GPU
@@ -204,6 +215,19 @@ func JudgeItems(r *report.Report, book map[string]*terms.Terms, items []Item) (*
 		byNode[r.Nodes[i].Node] = &r.Nodes[i]
 	}
 	f := &Full{Month: r.Month, Items: []Judgment{}, Billed: map[string]float64{}, OverBilled: map[string]float64{}, Unverified: map[string]float64{}}
+	disks := matchDisks(r, items)
+	computeAt := map[string]int{}
+	for _, it := range items {
+		if it.Kind != KindCompute {
+			continue
+		}
+		// Each GPU-time line is judged against the node's whole month, so
+		// a second one would be judged as if it were the only one.
+		if first, dup := computeAt[it.Node]; dup {
+			return nil, fmt.Errorf("bill line %d: node %s: GPU time is billed again (first on line %d); give one compute line per node and month", it.Line, it.Node, first)
+		}
+		computeAt[it.Node] = it.Line
+	}
 	for _, it := range items {
 		if it.Period != r.Month {
 			return nil, fmt.Errorf("bill line %d: field period: %s is not the report's month %s", it.Line, it.Period, r.Month)
@@ -230,7 +254,7 @@ func JudgeItems(r *report.Report, book map[string]*terms.Terms, items []Item) (*
 		if it.Kind == KindCompute {
 			continue // judged together below, with the node form's arithmetic
 		}
-		judgeItem(&j, it, n, tm)
+		judgeItem(&j, it, n, tm, disks[it.Line])
 		f.add(j)
 	}
 	if compute := ComputeLines(items); len(compute) > 0 {
@@ -313,92 +337,297 @@ func (f *Full) add(j Judgment) {
 }
 
 // judgeItem judges a line other than GPU time: the quantity at the
-// contract's unit price, and what the report knows of the node's period.
-func judgeItem(j *Judgment, it Item, n *report.Node, tm *terms.Terms) {
+// contract's unit price, what the report knows of the node's period, and
+// what its probe measured (disk is the disk matched to a disk line). Where a
+// part of the line cannot be settled the provider gets the benefit of the
+// doubt in the expected amount, so an over-billed amount is always one the
+// evidence proves, at least.
+func judgeItem(j *Judgment, it Item, n *report.Node, tm *terms.Terms, disk diskMatch) {
 	p := tm.Prices
-	price, field := 0.0, ""
-	var unit msg.Text
-	months := 1.0 // the share of a month a per-month price is charged for
-	switch it.Kind {
-	case KindPackageWeek:
-		price, unit, field = p.PackageWeekly, msg.New("package"), "prices.package_weekly"
-	case KindPackageMonth:
-		price, unit, field = p.PackageMonthly, msg.New("package"), "prices.package_monthly"
-	case KindBandwidthFixed:
-		price, unit, field = p.BandwidthPerMbpsMonth, msg.New("Mbps-month"), "prices.bandwidth_per_mbps_month"
-	case KindTraffic:
-		price, unit, field = p.TrafficPerGB, msg.New("GB"), "prices.traffic_per_gb"
-	case KindSystemDisk, KindDataDisk:
-		price, unit, field = p.DiskSSDPerGBMonth, msg.New("GB-month"), "prices.disk_ssd_per_gb_month"
-		if it.Class == "hdd" {
-			price, field = p.DiskHDDPerGBMonth, "prices.disk_hdd_per_gb_month"
-		}
-	case KindObjectStorage:
-		price, unit, field = p.ObjectStoragePerGBMonth, msg.New("GB-month"), "prices.object_storage_per_gb_month"
-	case KindCrossZone:
-		price, unit, field = p.CrossZonePerGB, msg.New("GB"), "prices.cross_zone_per_gb"
-	}
-	if it.Kind == KindBandwidthFixed || it.Kind == KindSystemDisk || it.Kind == KindDataDisk {
-		months = monthShare(it, n)
-	}
+	price, unit, field := priceOf(it, p)
 	if price == 0 {
 		j.Verdict = VerdictUnverified
 		j.say([]msg.Text{msg.New("the contract gives no price for %s", it.Kind)}, msg.New("the contract's price (%s in the terms)", field))
 		return
 	}
-	exp := money(it.Quantity * price * months)
-	var why []msg.Text
-	var needed msg.Text
-	// Storage billed after the node was given back: its disks should have
-	// gone with it when the contract says so.
-	if (it.Kind == KindSystemDisk || it.Kind == KindDataDisk) && !it.To.IsZero() {
-		if end, released := releasedAt(n); released && it.To.After(end) {
-			after := it.To.Sub(maxTime(end, it.From))
-			if p.DisksEndWithNode {
-				keep := money(it.Quantity * price * monthShareOf(maxTime(it.From, monthStart(n)), end, n))
-				why = append(why, msg.New("billed %s after the node was released at %s; the contract deletes disks with the node", after.Round(time.Minute), msg.Time{Time: end}))
-				exp = keep
-			} else {
-				needed = msg.New("whether the disk was kept on purpose: the release request, or the provider's deletion record for the disk")
-				why = append(why, msg.New("billed %s after the node was released at %s", after.Round(time.Minute), msg.Time{Time: end}))
-			}
-		}
+	months := 1.0 // the share of a month a per-month price is charged for
+	if it.Kind == KindBandwidthFixed || it.Kind == KindSystemDisk || it.Kind == KindDataDisk {
+		months = monthShare(it, n)
 	}
+	c := &lineCheck{q: it.Quantity, price: price, months: months}
+	switch it.Kind {
+	case KindSystemDisk, KindDataDisk:
+		c.release(it, n, price, p.DisksEndWithNode)
+		c.disk(it, n, p, disk)
+	case KindTraffic:
+		c.traffic(it, n)
+	case KindCrossZone:
+		c.question(msg.New("traffic by destination zone (provider flow logs); interface byte counts do not say which zone data went to"))
+	case KindObjectStorage:
+		c.question(msg.New("the bucket's stored GB over the month (the provider's storage metrics); a node cannot see it"))
+	}
+	exp := money(c.q * c.price * c.months)
 	j.Expected = &exp
+	why := c.why
 	if it.UnitPrice > 0 && math.Abs(it.UnitPrice-price) > 1e-9 {
 		why = append(why, msg.New("unit price %s, the contract's is %s per %s", fh(it.UnitPrice), fh(price), unit))
 	}
+	arith := msg.New("%s %s × %s%s", fh(round6(c.q)), unit, fh(c.price), shareText(c.months))
 	switch d := money(it.Amount - exp); {
 	case d > moneyTol:
 		j.Verdict, j.Over = VerdictOverBilled, d
-		why = append([]msg.Text{msg.New("%s %s × %s%s = %.2f, billed %.2f: %.2f over", fh(it.Quantity), unit, fh(price), shareText(months), exp, it.Amount, d)}, why...)
+		why = append([]msg.Text{msg.New("%s = %.2f, billed %.2f: %.2f over", arith, exp, it.Amount, d)}, why...)
 	case d < -moneyTol:
 		j.Verdict = VerdictUnder
-		why = append([]msg.Text{msg.New("%s %s × %s%s = %.2f, billed %.2f", fh(it.Quantity), unit, fh(price), shareText(months), exp, it.Amount)}, why...)
+		why = append([]msg.Text{msg.New("%s = %.2f, billed %.2f", arith, exp, it.Amount)}, why...)
+	case c.open:
+		j.Verdict = VerdictUnverified
+		why = append([]msg.Text{arith}, why...)
+		why = append(why, msg.New("the price is right, the quantity cannot be checked"))
 	default:
 		j.Verdict = VerdictMatches
-		why = append([]msg.Text{msg.New("%s %s × %s%s", fh(it.Quantity), unit, fh(price), shareText(months))}, why...)
+		why = append([]msg.Text{arith}, why...)
 	}
-	// What the probe cannot see stays a question even when the arithmetic
-	// holds: the quantity itself.
+	j.say(why, c.needed)
+}
+
+// lineCheck is what a line's checks settle: the quantity, price and share
+// of the month the contract allows for it, the reasons, and what stays open.
+type lineCheck struct {
+	q, price, months float64
+	why              []msg.Text
+	needed           msg.Text
+	open             bool // a part of the line cannot be settled from what gpusla holds
+}
+
+func (c *lineCheck) question(needed msg.Text) {
+	c.open = true
+	if c.needed.IsZero() {
+		c.needed = needed
+	}
+}
+
+func priceOf(it Item, p terms.Prices) (price float64, unit msg.Text, field string) {
 	switch it.Kind {
+	case KindPackageWeek:
+		return p.PackageWeekly, msg.New("package"), "prices.package_weekly"
+	case KindPackageMonth:
+		return p.PackageMonthly, msg.New("package"), "prices.package_monthly"
+	case KindBandwidthFixed:
+		return p.BandwidthPerMbpsMonth, msg.New("Mbps-month"), "prices.bandwidth_per_mbps_month"
 	case KindTraffic:
-		needed = msg.New("bytes sent by the node's public interface over the month (the probe's net.bytes host observation, /proc/net/dev) to check the GB billed")
-	case KindCrossZone:
-		needed = msg.New("traffic by destination zone (provider flow logs); interface byte counts do not say which zone data went to")
-	case KindObjectStorage:
-		needed = msg.New("the bucket's stored GB over the month (the provider's storage metrics); a node cannot see it")
+		return p.TrafficPerGB, msg.New("GB"), "prices.traffic_per_gb"
 	case KindSystemDisk, KindDataDisk:
-		if needed.IsZero() {
-			needed = msg.New("the disk's size and type as the node sees it (the probe's host.disks observation: size, rotational = HDD) to check GB and class")
+		if it.Class == "hdd" {
+			return p.DiskHDDPerGBMonth, msg.New("GB-month"), "prices.disk_hdd_per_gb_month"
+		}
+		return p.DiskSSDPerGBMonth, msg.New("GB-month"), "prices.disk_ssd_per_gb_month"
+	case KindObjectStorage:
+		return p.ObjectStoragePerGBMonth, msg.New("GB-month"), "prices.object_storage_per_gb_month"
+	case KindCrossZone:
+		return p.CrossZonePerGB, msg.New("GB"), "prices.cross_zone_per_gb"
+	}
+	return 0, msg.Text{}, ""
+}
+
+// release holds storage billed after the node left service to the
+// contract: deleted with the node (disks_end_with_node), only the part up
+// to the release is due; else the part after it is a question. A node
+// never released but silent since long before the line's end is a question
+// too: its last sign of life may be when it was given back.
+func (c *lineCheck) release(it Item, n *report.Node, price float64, endWithNode bool) {
+	if it.To.IsZero() {
+		return
+	}
+	if end, released := releasedAt(n); released {
+		if !it.To.After(end) {
+			return
+		}
+		after := it.To.Sub(maxTime(end, it.From))
+		if endWithNode {
+			c.months = monthShareOf(maxTime(it.From, monthStart(n)), end, n)
+			c.why = append(c.why, msg.New("billed %s after the node was released at %s; the contract deletes disks with the node", after.Round(time.Minute), msg.Time{Time: end}))
+			return
+		}
+		c.why = append(c.why, msg.New("billed %s after the node was released at %s", after.Round(time.Minute), msg.Time{Time: end}))
+		c.question(msg.New("whether the disk was kept on purpose: the release request, or the provider's deletion record for the disk"))
+		return
+	}
+	if u := n.Usage; u != nil && !u.LastSeen.IsZero() && it.To.Sub(u.LastSeen) > silentBeforeEnd {
+		share := monthShareOf(maxTime(it.From, u.LastSeen), it.To, n)
+		c.why = append(c.why, msg.New("the node was last heard from at %s and not again before the line ends at %s; %.2f of it is billed after", msg.Time{Time: u.LastSeen}, msg.Time{Time: it.To}, money(it.Quantity*price*share)))
+		c.question(msg.New("whether the machine was released when it went silent: its release record (gpusla node release) or the provider's instance history"))
+	}
+}
+
+// silentBeforeEnd: a node unheard for longer than this before a storage
+// line ends may have been given back; shorter silences are outages.
+const silentBeforeEnd = 24 * time.Hour
+
+// diskMatch is the disk the node's probe saw that a disk line is held to.
+type diskMatch struct {
+	measured bool            // the node sent usage readings with disks
+	disk     *usage.DiskSeen // nil: no disk left for this line
+	seen     []usage.DiskSeen
+	noSystem bool // the probe could not tell which disk holds the root filesystem
+}
+
+// disk holds a disk line to the disk the probe saw: its size (a bill's GB
+// read as 10⁹ bytes, the reading that gives the provider the most) and its
+// class (a rotational disk billed as SSD, unless it is a hypervisor's disk,
+// whose flag says nothing of the medium).
+func (c *lineCheck) disk(it Item, n *report.Node, p terms.Prices, m diskMatch) {
+	switch {
+	case !m.measured:
+		c.question(msg.New("the disk's size and type as the node sees it (the probe's usage.disk readings: size, rotational = HDD) to check GB and class"))
+		return
+	case m.noSystem:
+		c.question(msg.New("which disk holds the node's root filesystem: the probe could not tell the system disk from the data disks"))
+		return
+	case m.disk == nil:
+		c.why = append(c.why, msg.New("the node saw no %s for this line (it saw %s)", it.Kind, seenText(m.seen)))
+		c.question(msg.New("the disk's attachment record (which machine it was attached to): a detached disk is still billed"))
+		return
+	}
+	d := m.disk
+	if gb := float64(d.SizeBytes) / 1e9; it.Quantity > gb+1e-9 {
+		c.q = math.Min(c.q, gb)
+		c.why = append(c.why, msg.New("billed %s GB, but %s holds %s bytes = %s GB (%s GiB)", fh(it.Quantity), d.Name, fmt.Sprint(d.SizeBytes), fh(round3(gb)), fh(round3(float64(d.SizeBytes)/(1<<30)))))
+	} else {
+		c.why = append(c.why, msg.New("%s holds %s GB (%s GiB)", d.Name, fh(round3(gb)), fh(round3(float64(d.SizeBytes)/(1<<30)))))
+	}
+	if it.Class != "ssd" || !d.Rotational {
+		return
+	}
+	if d.Virtual {
+		c.why = append(c.why, msg.New("%s reports itself rotational, but it is a hypervisor's disk, whose flag says nothing of the medium", d.Name))
+		c.question(msg.New("the disk's type from the provider (its console or API, or a random-read latency test): a virtual disk's rotational flag is set by the hypervisor"))
+		return
+	}
+	if p.DiskHDDPerGBMonth == 0 {
+		c.why = append(c.why, msg.New("%s is a rotational disk (HDD) billed as SSD", d.Name))
+		c.question(msg.New("the contract's HDD price (prices.disk_hdd_per_gb_month in the terms)"))
+		return
+	}
+	c.price = p.DiskHDDPerGBMonth
+	c.why = append(c.why, msg.New("%s is a rotational disk (HDD) billed as SSD: the HDD price %s applies", d.Name, fh(p.DiskHDDPerGBMonth)))
+}
+
+func seenText(ds []usage.DiskSeen) string {
+	if len(ds) == 0 {
+		return "no disk"
+	}
+	var parts []string
+	for _, d := range ds {
+		role := ""
+		if d.System {
+			role = ", system"
+		}
+		parts = append(parts, fmt.Sprintf("%s %s GB%s", d.Name, fh(round3(float64(d.SizeBytes)/1e9)), role))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// anyDisk is matchDisks' group of a node's disk lines of any role.
+const anyDisk = "disk"
+
+// matchDisks pairs each node's disk lines with the disks its probe saw:
+// system_disk lines with the system disk, data_disk lines with the others,
+// the largest billed with the largest seen, which leaves the least billed
+// over what was seen of any pairing (so an over-billing found holds for
+// every one).
+func matchDisks(r *report.Report, items []Item) map[int]diskMatch {
+	out := map[int]diskMatch{}
+	byNode := map[string]*report.Node{}
+	for i := range r.Nodes {
+		byNode[r.Nodes[i].Node] = &r.Nodes[i]
+	}
+	// A node with a disk line of unknown role has all its disk lines held
+	// to all its disks together.
+	unknownRole := map[string]bool{}
+	for _, it := range items {
+		unknownRole[it.Node] = unknownRole[it.Node] || it.AnyDisk
+	}
+	groups := map[[2]string][]Item{}
+	for _, it := range items {
+		if it.Kind == KindSystemDisk || it.Kind == KindDataDisk {
+			k := [2]string{it.Node, it.Kind}
+			if unknownRole[it.Node] {
+				k[1] = anyDisk
+			}
+			groups[k] = append(groups[k], it)
 		}
 	}
-	if j.Verdict == VerdictMatches && (it.Kind == KindTraffic || it.Kind == KindCrossZone || it.Kind == KindObjectStorage) {
-		j.Verdict = VerdictUnverified
-		why = append(why, msg.New("the price is right, the quantity cannot be checked"))
+	for k, lines := range groups {
+		n := byNode[k[0]]
+		if n == nil || n.Usage == nil || len(n.Usage.Disks) == 0 {
+			for _, it := range lines {
+				out[it.Line] = diskMatch{}
+			}
+			continue
+		}
+		all := n.Usage.Disks
+		anySystem, sysLines := false, false
+		for _, d := range all {
+			anySystem = anySystem || d.System
+		}
+		for _, it := range items {
+			sysLines = sysLines || (it.Node == k[0] && it.Kind == KindSystemDisk)
+		}
+		var cand []usage.DiskSeen
+		for _, d := range all {
+			if k[1] == anyDisk || d.System == (k[1] == KindSystemDisk) {
+				cand = append(cand, d)
+			}
+		}
+		sort.SliceStable(cand, func(a, b int) bool { return cand[a].SizeBytes > cand[b].SizeBytes })
+		sort.SliceStable(lines, func(a, b int) bool { return lines[a].Quantity > lines[b].Quantity })
+		for i, it := range lines {
+			m := diskMatch{measured: true, seen: all, noSystem: !anySystem && sysLines}
+			if i < len(cand) {
+				m.disk = &cand[i]
+			}
+			out[it.Line] = m
+		}
 	}
-	j.say(why, needed)
+	return out
 }
+
+// traffic holds a traffic line (GB out) to the node's interface counters
+// over the line's period (the node's service period when the line gives
+// none): billed more than the most its physical interfaces can have sent is
+// over-billed by the excess, read with GB as 10⁹ bytes (the reading that
+// gives the provider the most); anything within it stays a question, since
+// counters do not tell public traffic from private.
+func (c *lineCheck) traffic(it Item, n *report.Node) {
+	var tr *usage.Traffic
+	if u := n.Usage; u != nil {
+		tr = u.Traffic
+		if !it.From.IsZero() && !it.To.IsZero() {
+			tr = usage.TrafficIn(u.All, it.From, it.To)
+		}
+	}
+	if tr == nil {
+		c.question(msg.New("bytes sent by the node's public interface over the month (the probe's usage.net readings, /proc/net/dev) to check the GB billed"))
+		return
+	}
+	lo, hi := float64(tr.Tx.Lower)/1e9, float64(tr.Tx.Upper)/1e9
+	ifs := strings.Join(tr.UpperIfaces, ", ")
+	if tr.Tx.Unbounded {
+		c.why = append(c.why, msg.New("the node's interfaces (%s) sent at least %s GB in %s – %s, but part of it is covered by no reading and the link speed is unknown", ifs, fh(round3(lo)), msg.Time{Time: tr.From}, msg.Time{Time: tr.To}))
+		c.question(msg.New("usage readings around the unobserved spans (the probe running through the month's ends and reboots), or the interface's link speed"))
+		return
+	}
+	if it.Quantity > hi+1e-9 {
+		c.q = hi
+		c.why = append(c.why, msg.New("billed %s GB out, but the node's interfaces (%s) sent at most %s GB in %s – %s", fh(it.Quantity), ifs, fh(round3(hi)), msg.Time{Time: tr.From}, msg.Time{Time: tr.To}))
+		return
+	}
+	c.why = append(c.why, msg.New("within the node's counters: its interfaces (%s) sent at most %s GB, its default-route interface at least %s GB", ifs, fh(round3(hi)), fh(round3(lo))))
+	c.question(msg.New("which part of the node's traffic went to the internet (the provider's flow logs or its traffic statement): interface counters also count private traffic"))
+}
+
+func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
 
 func shareText(m float64) msg.Text {
 	if m == 1 {

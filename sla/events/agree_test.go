@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -32,4 +33,24 @@ func FuzzDecodeAgreement(f *testing.F) {
 			t.Fatalf("decoders disagree on %q:\nfast %+v\nstd  %+v", line, fast, std)
 		}
 	})
+}
+
+// A line of invalid UTF-8 is damage, refused with that reason, never a
+// crash: a long key of such bytes made goccy's stream decoder index out of
+// its buffer (found by FuzzDecodeAgreement; the input is in its corpus).
+func TestDecodeStrictRefusesInvalidUTF8(t *testing.T) {
+	key := bytes.Repeat([]byte{0xc4}, 1600)
+	line := append(append([]byte(`{"`), key...), []byte(`":1,"type":"x"}`)...)
+	var br bytes.Reader
+	var e Event
+	err := decodeStrict(&br, line, &e)
+	if err == nil || !strings.Contains(err.Error(), "invalid UTF-8") {
+		t.Fatalf("got %v", err)
+	}
+	// Valid UTF-8 with the same shape still reads (and is refused for its
+	// unknown field by name, not for its bytes).
+	ok := append(append([]byte(`{"`), bytes.Repeat([]byte("é"), 800)...), []byte(`":1,"type":"x"}`)...)
+	if err := decodeStrict(&br, ok, &e); err == nil || strings.Contains(err.Error(), "UTF-8") {
+		t.Fatalf("valid UTF-8 key: %v", err)
+	}
 }

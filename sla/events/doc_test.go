@@ -21,7 +21,7 @@ func TestDocsExampleReads(t *testing.T) {
 	}
 	block := doc[i+len("## Example\n\n```json\n"):]
 	block = block[:bytes.Index(block, []byte("```"))]
-	r := NewReader(bytes.NewReader(block))
+	r := NewReader("docs/events.md", bytes.NewReader(block))
 	types := map[string]bool{}
 	for {
 		var e Event

@@ -35,6 +35,13 @@ const (
 	TypeChainBreak        = "chain_break"
 	TypeChainRestart      = "chain_restart"
 	TypeHeartbeatRun      = "heartbeat_run"
+	// TypeProviderIncident is an incident the provider listed on its own
+	// status page, as the backend last fetched it; TypeStatusPagePolled
+	// says over which span the backend read the page. Neither changes what
+	// is counted: the report lists which measured outages the provider
+	// acknowledged.
+	TypeProviderIncident = "provider_incident"
+	TypeStatusPagePolled = "status_page_polled"
 )
 
 // Observation kinds (same strings as the probe's wire format).
@@ -136,6 +143,21 @@ type Event struct {
 	Reason       string `json:"reason,omitempty"`
 	ExpectedPrev string `json:"expected_prev,omitempty"`
 	GotPrev      string `json:"got_prev,omitempty"`
+
+	// provider_incident (Contract; ProviderRef is the page's incident id,
+	// Summary its title, Start when the provider says it began, End when
+	// it says it was resolved, At its last update on the page, ReceivedAt
+	// when the backend first fetched it) and status_page_polled (Contract,
+	// Source, Start and End: the first and last successful fetch, Count
+	// fetches of which Failures failed, Reason the last failure).
+	Source     string   `json:"source,omitempty"` // the page's URL
+	Format     string   `json:"format,omitempty"` // statuspage, rss, atom
+	Status     string   `json:"status,omitempty"`
+	Impact     string   `json:"impact,omitempty"`
+	Resolved   bool     `json:"resolved,omitempty"`
+	Link       string   `json:"link,omitempty"`
+	Components []string `json:"components,omitempty"`
+	Failures   int64    `json:"failures,omitempty"`
 }
 
 // Hardware is what was ordered for a node.
@@ -399,10 +421,50 @@ func (e *Event) Validate() error {
 			return err
 		}
 		return needAt()
+	case TypeProviderIncident:
+		return e.validProviderIncident(bad)
+	case TypeStatusPagePolled:
+		if e.Contract == "" {
+			return bad("contract", "missing")
+		}
+		if e.Source == "" {
+			return bad("source", "missing")
+		}
+		if e.Start.IsZero() {
+			return bad("start", "missing")
+		}
+		if e.End.Before(e.Start) {
+			return bad("end", "%s is before start %s", e.End.Format(time.RFC3339), e.Start.Format(time.RFC3339))
+		}
+		if e.Count < 1 || e.Failures < 0 || e.Failures >= e.Count {
+			return bad("count", "%d fetches with %d failures: a span of successful fetches needs at least one", e.Count, e.Failures)
+		}
 	case "":
 		return bad("type", "missing")
 	default:
 		return bad("type", "unknown event type %q", e.Type)
+	}
+	return nil
+}
+
+func (e *Event) validProviderIncident(bad func(field, format string, args ...any) error) error {
+	switch {
+	case e.Contract == "":
+		return bad("contract", "missing")
+	case e.ProviderRef == "" || len(e.ProviderRef) > 256:
+		return bad("provider_ref", "must be 1 to 256 characters (the page's incident id)")
+	case e.Summary == "":
+		return bad("summary", "missing (the incident's title)")
+	case e.Start.IsZero():
+		return bad("start", "missing")
+	case e.ReceivedAt.IsZero():
+		return bad("received_at", "missing (when the backend first fetched it)")
+	case e.Resolved && e.End.IsZero():
+		return bad("end", "missing for a resolved incident")
+	case !e.Resolved && !e.End.IsZero():
+		return bad("end", "given for an incident the page does not say is resolved")
+	case !e.End.IsZero() && e.End.Before(e.Start):
+		return bad("end", "%s is before start %s", e.End.Format(time.RFC3339), e.Start.Format(time.RFC3339))
 	}
 	return nil
 }

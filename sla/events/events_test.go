@@ -21,6 +21,12 @@ func TestRoundTrip(t *testing.T) {
 		{Type: TypeMaintenance, ID: "m1", Contract: "acme", Start: at, End: at.Add(time.Hour), AnnouncedAt: at.Add(-72 * time.Hour)},
 		{Type: TypeTicketOpened, ID: "t1", Ticket: "T-1", Node: "n1", At: at, Priority: "P1"},
 		{Type: TypeBackendOutage, ID: "bo", Start: at, End: at.Add(time.Minute)},
+		{Type: TypeProviderIncident, ID: "provider/acme/p31", Contract: "acme", ProviderRef: "p31", Summary: "GPU instances unreachable",
+			Source: "https://status.example.com/api/v2/incidents.json", Format: "statuspage", Status: "resolved", Impact: "major", Resolved: true,
+			Start: at, End: at.Add(time.Hour), At: at.Add(time.Hour), ReceivedAt: at.Add(10 * time.Minute), Link: "https://stspg.io/p31",
+			Components: []string{"GPU Compute"}},
+		{Type: TypeStatusPagePolled, ID: "polled/acme", Contract: "acme", Source: "https://status.example.com/api/v2/incidents.json",
+			Start: at, End: at.Add(time.Hour), Count: 13, Failures: 1, Reason: "HTTP 503"},
 	}
 	var buf bytes.Buffer
 	w := NewWriter(&buf)
@@ -32,7 +38,7 @@ func TestRoundTrip(t *testing.T) {
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	r := NewReader(&buf)
+	r := NewReader("log.jsonl", &buf)
 	var got []Event
 	for {
 		var e Event
@@ -79,7 +85,7 @@ func TestReaderErrorsNameLine(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := NewReader(strings.NewReader(c.log))
+			r := NewReader("log.jsonl", strings.NewReader(c.log))
 			var err error
 			for {
 				var e Event
@@ -100,7 +106,7 @@ func TestReaderErrorsNameLine(t *testing.T) {
 
 func TestReaderGoesOnAfterBadLine(t *testing.T) {
 	log := "{bad\n" + `{"type":"node_released","id":"a","node":"n1","at":"2026-03-01T00:00:00Z"}` + "\n"
-	r := NewReader(strings.NewReader(log))
+	r := NewReader("log.jsonl", strings.NewReader(log))
 	var e Event
 	if err := r.Next(&e); err == nil {
 		t.Fatal("first line should fail")
@@ -126,7 +132,7 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte(`{"type":"maintenance","id":"m","contract":"c","start":"2026-03-01T00:00:00Z","end":"2026-03-01T01:00:00Z","announced_at":"2026-02-01T00:00:00Z"}`))
 	f.Add([]byte("{\n}\n\n{\"type\":1}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r := NewReader(bytes.NewReader(data))
+		r := NewReader("log.jsonl", bytes.NewReader(data))
 		last := 0
 		for i := 0; i < 10000; i++ {
 			var e Event
@@ -177,7 +183,7 @@ func TestStreamMatchesReader(t *testing.T) {
 		bad  bool
 	}
 	var want []item
-	r := NewReader(strings.NewReader(log))
+	r := NewReader("log.jsonl", strings.NewReader(log))
 	for {
 		var e Event
 		err := r.Next(&e)
@@ -226,5 +232,53 @@ func TestStreamMatchesReader(t *testing.T) {
 	}, func(*LineError) bool { return true })
 	if err == nil || err.Error() != "enough" {
 		t.Fatalf("stop: %v", err)
+	}
+}
+
+func TestProviderIncidentValidation(t *testing.T) {
+	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	good := Event{Type: TypeProviderIncident, ID: "provider/acme/p31", Contract: "acme", ProviderRef: "p31", Summary: "GPU down",
+		Start: at, ReceivedAt: at.Add(time.Minute)}
+	if err := good.Validate(); err != nil {
+		t.Fatalf("an open incident: %v", err)
+	}
+	polled := Event{Type: TypeStatusPagePolled, ID: "polled/acme", Contract: "acme", Source: "https://x", Start: at, End: at, Count: 1}
+	if err := polled.Validate(); err != nil {
+		t.Fatalf("one successful fetch: %v", err)
+	}
+	for _, c := range []struct {
+		field string
+		edit  func(e *Event)
+	}{
+		{"contract", func(e *Event) { e.Contract = "" }},
+		{"provider_ref", func(e *Event) { e.ProviderRef = "" }},
+		{"summary", func(e *Event) { e.Summary = "" }},
+		{"start", func(e *Event) { e.Start = time.Time{} }},
+		{"received_at", func(e *Event) { e.ReceivedAt = time.Time{} }},
+		{"end", func(e *Event) { e.Resolved = true }},
+		{"end", func(e *Event) { e.End = at.Add(time.Hour) }},
+		{"end", func(e *Event) { e.Resolved, e.End = true, at.Add(-time.Hour) }},
+	} {
+		e := good
+		c.edit(&e)
+		var fe *FieldError
+		if err := e.Validate(); !errors.As(err, &fe) || fe.Field != c.field {
+			t.Errorf("provider_incident: got %v, want an error on %s", err, c.field)
+		}
+	}
+	for _, c := range []struct {
+		field string
+		edit  func(e *Event)
+	}{
+		{"source", func(e *Event) { e.Source = "" }},
+		{"end", func(e *Event) { e.End = at.Add(-time.Second) }},
+		{"count", func(e *Event) { e.Failures = 1 }},
+	} {
+		e := polled
+		c.edit(&e)
+		var fe *FieldError
+		if err := e.Validate(); !errors.As(err, &fe) || fe.Field != c.field {
+			t.Errorf("status_page_polled: got %v, want an error on %s", err, c.field)
+		}
 	}
 }

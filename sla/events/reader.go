@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
 
 	fastjson "github.com/goccy/go-json"
 )
@@ -15,28 +16,33 @@ import (
 // below this; a longer line is an error, not a reason to grow without bound.
 const MaxLineBytes = 4 << 20
 
-// LineError says which line of the log is wrong and why.
+// LineError says which line of which log is wrong and why. It reads
+// "path:N: field: problem", the one form every event-file error takes
+// (ReadLog's, the Reader's), as the terms files' errors do.
 type LineError struct {
+	File string // the log's name (its path, "stdin", "export")
 	Line int
 	Err  error
 }
 
-func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
 func (e *LineError) Unwrap() error { return e.Err }
 
 // Reader streams events from a JSON-lines log, one at a time, holding only
 // the current line. Blank lines are skipped.
 type Reader struct {
+	name string
 	sc   *bufio.Scanner
 	line int
 	br   bytes.Reader
 }
 
-// NewReader reads events from r.
-func NewReader(r io.Reader) *Reader {
+// NewReader reads events from r, the log named name (its path), which its
+// errors name.
+func NewReader(name string, r io.Reader) *Reader {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), MaxLineBytes)
-	return &Reader{sc: sc}
+	return &Reader{name: name, sc: sc}
 }
 
 // Line is the number of the line last read (1-based).
@@ -50,9 +56,9 @@ func (r *Reader) Next(e *Event) error {
 		if !r.sc.Scan() {
 			if err := r.sc.Err(); err != nil {
 				if errors.Is(err, bufio.ErrTooLong) {
-					return &LineError{Line: r.line + 1, Err: fmt.Errorf("line longer than %d bytes", MaxLineBytes)}
+					return &LineError{File: r.name, Line: r.line + 1, Err: fmt.Errorf("line longer than %d bytes", MaxLineBytes)}
 				}
-				return fmt.Errorf("read events after line %d: %w", r.line, err)
+				return &LineError{File: r.name, Line: r.line + 1, Err: fmt.Errorf("cannot be read: %w", err)}
 			}
 			return io.EOF
 		}
@@ -63,10 +69,10 @@ func (r *Reader) Next(e *Event) error {
 		}
 		*e = Event{}
 		if err := decodeStrict(&r.br, b, e); err != nil {
-			return &LineError{Line: r.line, Err: err}
+			return &LineError{File: r.name, Line: r.line, Err: err}
 		}
 		if err := e.Validate(); err != nil {
-			return &LineError{Line: r.line, Err: err}
+			return &LineError{File: r.name, Line: r.line, Err: err}
 		}
 		return nil
 	}
@@ -85,19 +91,43 @@ func decodeStrict(br *bytes.Reader, b []byte, e *Event) error {
 	if !json.Valid(b) {
 		return decodeStd(br, b, e, errors.New("invalid JSON"))
 	}
-	br.Reset(b)
-	dec := fastjson.NewDecoder(br)
-	dec.DisallowUnknownFields()
-	err := dec.Decode(e)
-	if err == nil {
-		if dec.More() {
-			return errors.New("more than one JSON value on the line")
-		}
-		return nil
+	// Every writer of the log (encoding/json in the backend's export, the
+	// Writer below) emits UTF-8, so other bytes are damage; they are also
+	// what makes goccy's stream decoder index out of its buffer (a panic
+	// the fuzzer found: a long key of invalid UTF-8).
+	if !utf8.Valid(b) {
+		return errors.New("invalid UTF-8 (the event log is UTF-8; the line is damaged)")
+	}
+	err := decodeFast(br, b, e)
+	if err == nil || errors.Is(err, errMoreValues) {
+		return err
 	}
 	*e = Event{}
 	return decodeStd(br, b, e, err)
 }
+
+// decodeFast is goccy's decode; a panic inside it (a bug of the library on
+// some input) becomes an error, and the line is then judged by
+// encoding/json like any other the fast decoder rejects.
+func decodeFast(br *bytes.Reader, b []byte, e *Event) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("fast decoder failed: %v", r)
+		}
+	}()
+	br.Reset(b)
+	dec := fastjson.NewDecoder(br)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(e); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errMoreValues
+	}
+	return nil
+}
+
+var errMoreValues = errors.New("more than one JSON value on the line")
 
 func decodeStd(br *bytes.Reader, b []byte, e *Event, fastErr error) error {
 	br.Reset(b)

@@ -26,7 +26,8 @@ func ReadLog(name string, r io.Reader, add func(e *Event) error) (lines int, err
 		}
 		return nil
 	}, func(le *LineError) bool {
-		bad = append(bad, fmt.Sprintf("%s:%d: %v", name, le.Line, le.Err))
+		le.File = name
+		bad = append(bad, le.Error())
 		if len(bad) >= MaxLineErrors {
 			bad = append(bad, "(stopped after this many errors)")
 			return false

@@ -100,7 +100,7 @@ func Stream(r io.Reader, workers int, fn func(e *Event, line int) error, bad fun
 		if errors.Is(err, bufio.ErrTooLong) {
 			err = &LineError{Line: line + 1, Err: fmt.Errorf("line longer than %d bytes", MaxLineBytes)}
 		} else if err != nil {
-			err = fmt.Errorf("read events after line %d: %w", line, err)
+			err = &LineError{Line: line + 1, Err: fmt.Errorf("cannot be read: %w", err)}
 		}
 		if len(c.ends) > 0 && !send() {
 			readErr <- nil

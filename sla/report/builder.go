@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -9,11 +10,14 @@ import (
 	"github.com/gpusla/gpusla/sla/account"
 	"github.com/gpusla/gpusla/sla/baseline"
 	"github.com/gpusla/gpusla/sla/calendar"
+	"github.com/gpusla/gpusla/sla/delivery"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/interval"
+	"github.com/gpusla/gpusla/sla/msg"
 	"github.com/gpusla/gpusla/sla/terms"
 	"github.com/gpusla/gpusla/sla/ticket"
+	"github.com/gpusla/gpusla/sla/usage"
 )
 
 // lookback is how far before the month check results are kept, so that an
@@ -43,6 +47,37 @@ type Builder struct {
 	fleet     baseline.Collector
 	fleetRes  *baseline.Result
 	input     Input
+	// provider holds each contract's status page incidents (provider.go).
+	provider map[string]*providerAcc
+	// skipped: nodes registered under a contract no terms define, node →
+	// contract. They cannot be judged, and one of them must not cost every
+	// other node its report: they are left out, with their tickets, and
+	// named (Skipped).
+	skipped map[string]string
+}
+
+// Skipped is a node left out of the report and why.
+type Skipped struct {
+	Node     string `json:"node"`
+	Contract string `json:"contract"`
+	Reason   string `json:"reason"`
+}
+
+// Skipped names the nodes left out of the report because no terms define
+// their contract, sorted by node.
+func (b *Builder) Skipped() []Skipped {
+	known := make([]string, 0, len(b.contracts))
+	for c := range b.contracts {
+		known = append(known, c)
+	}
+	sort.Strings(known)
+	out := make([]Skipped, 0, len(b.skipped))
+	for n, c := range b.skipped {
+		out = append(out, Skipped{Node: n, Contract: c,
+			Reason: fmt.Sprintf("contract %q is defined by no terms given (known: %s)", c, strings.Join(known, ", "))})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Node < out[j].Node })
+	return out
 }
 
 type maintNotice struct {
@@ -81,7 +116,10 @@ type nodeAcc struct {
 	tm       *terms.Terms
 	interval time.Duration
 	released time.Time
-	firstAt  int64 // earliest probe time seen (delivery)
+	firstAt  int64 // earliest probe time seen (the first heartbeat)
+	// acceptedAt is the earliest probe time of a passing acceptance result
+	// (delivery.Accepted): the delivery under counts_until: acceptance_passed.
+	acceptedAt int64
 	// probe covers every instant the node was seen running (probe time,
 	// skew-corrected); heard only those the backend heard promptly, i.e.
 	// received before they would have been missed. Gaps in heard are what
@@ -98,12 +136,16 @@ type nodeAcc struct {
 	drops      []events.Event
 	maint      []maintNotice
 	registered bool
+	// usage are the probe's usage readings (sla/usage) from the lookback
+	// to two days after the month; usageBad the ones it could not read.
+	usage    []usage.Reading
+	usageBad []Evidence
 }
 
 // NewBuilder starts a report over the given contracts.
 func NewBuilder(contracts []*terms.Terms, opts Options) (*Builder, error) {
 	b := &Builder{opts: opts, contracts: map[string]*terms.Terms{}, nodes: map[string]*nodeAcc{},
-		seen: map[string]struct{}{}, tickets: map[string]*ticketAcc{}, contractM: map[string][]maintNotice{}}
+		seen: map[string]struct{}{}, tickets: map[string]*ticketAcc{}, contractM: map[string][]maintNotice{}, skipped: map[string]string{}}
 	for _, t := range contracts {
 		if prev, dup := b.contracts[t.Contract]; dup {
 			return nil, fmt.Errorf("contract %q is defined in %s:%d and %s:%d", t.Contract, prev.File, prev.Line, t.File, t.Line)
@@ -124,7 +166,7 @@ func NewBuilder(contracts []*terms.Terms, opts Options) (*Builder, error) {
 func (b *Builder) node(id string) *nodeAcc {
 	n := b.nodes[id]
 	if n == nil {
-		n = &nodeAcc{id: id, firstAt: 1<<63 - 1, evIndex: map[string]int32{}}
+		n = &nodeAcc{id: id, firstAt: 1<<63 - 1, acceptedAt: 1<<63 - 1, evIndex: map[string]int32{}}
 		b.nodes[id] = n
 	}
 	return n
@@ -165,12 +207,21 @@ func (b *Builder) Add(e *events.Event) error {
 	case events.TypeNodeRegistered:
 		tm, ok := b.contracts[e.Contract]
 		if !ok {
-			return fmt.Errorf("event %s: node %s names contract %q, which no terms file defines", e.ID, e.Node, e.Contract)
+			if n := b.nodes[e.Node]; n != nil && n.registered {
+				return reregistered(e, n.reg.Contract)
+			}
+			if _, was := b.skipped[e.Node]; !was {
+				b.skipped[e.Node] = e.Contract
+			}
+			return nil
+		}
+		if was, skip := b.skipped[e.Node]; skip {
+			return reregistered(e, was)
 		}
 		n := b.node(e.Node)
 		if n.registered {
 			if n.reg.Contract != e.Contract {
-				return fmt.Errorf("event %s: node %s registered again under contract %q (was %q)", e.ID, e.Node, e.Contract, n.reg.Contract)
+				return reregistered(e, n.reg.Contract)
 			}
 			return nil
 		}
@@ -226,8 +277,17 @@ func (b *Builder) Add(e *events.Event) error {
 			return nil
 		}
 		b.ticketEvent(e)
+	case events.TypeProviderIncident, events.TypeStatusPagePolled:
+		b.providerEvent(e)
 	}
 	return nil
+}
+
+// reregistered is the error of a node registered again under another
+// contract, in the event files' one form (path:N: field: problem, the
+// field being contract).
+func reregistered(e *events.Event, was string) error {
+	return &events.FieldError{Field: "contract", Msg: fmt.Sprintf("node %s registered again under contract %q (was %q; event %s)", e.Node, e.Contract, was, e.ID)}
 }
 
 func (b *Builder) ticketEvent(e *events.Event) {
@@ -337,10 +397,14 @@ func (b *Builder) observe(e *events.Event) {
 	} else {
 		n.pending = append(n.pending, [2]int64{at, recv})
 	}
+	if len(e.Checks) > 0 && at < n.acceptedAt && delivery.Accepted(e.Checks) {
+		n.acceptedAt = at
+	}
 	if len(e.Checks) == 0 || at < b.winStart {
 		return
 	}
 	b.collectFleet(e.Node, at, e.Checks)
+	b.collectUsage(n, e)
 	for _, v := range incident.Verdicts(e.Checks) {
 		ev := int32(-1)
 		if v.Fail {
@@ -358,6 +422,29 @@ func (b *Builder) observe(e *events.Event) {
 	}
 }
 
+// collectUsage keeps an observation's usage readings. Those after the
+// month are needed only as far as the readings that straddle its end. A
+// reading it cannot read is listed on the node as evidence rather than
+// failing the report: the rest of the month does not depend on it.
+func (b *Builder) collectUsage(n *nodeAcc, e *events.Event) {
+	if !slices.ContainsFunc(e.Checks, func(c events.Check) bool { return usage.IsUsage(c.Name) }) {
+		return
+	}
+	at := e.TrueAt()
+	if at.After(time.Date(b.opts.Year, b.opts.Month+1, 1, 0, 0, 0, 0, time.UTC).Add(14*time.Hour + 48*time.Hour)) {
+		return
+	}
+	r, ok, err := usage.FromChecks(at, e.Checks)
+	if err != nil {
+		n.usageBad = append(n.usageBad, Evidence{Kind: EvidenceUsageUnreadable, At: at.UTC().Format(time.RFC3339),
+			Detail: err.Error(), Text: msg.New("a usage reading could not be read and is left out: %s", err.Error())})
+		return
+	}
+	if ok {
+		n.usage = append(n.usage, r)
+	}
+}
+
 // Build computes the report. It fails, producing nothing, if the log has an
 // observation or ticket for a node that was never registered.
 func (b *Builder) Build() (*Report, error) {
@@ -365,14 +452,21 @@ func (b *Builder) Build() (*Report, error) {
 		AsOf: b.opts.AsOf.UTC().Format(time.RFC3339), Input: b.input, Nodes: []Node{}, Contracts: []Contract{}}
 	ids := make([]string, 0, len(b.nodes))
 	for id, n := range b.nodes {
+		if _, skip := b.skipped[id]; skip {
+			continue
+		}
 		if !n.registered {
 			return nil, fmt.Errorf("node %s has events but no node_registered event", id)
 		}
 		ids = append(ids, id)
 	}
-	for _, ta := range b.tickets {
+	for id, ta := range b.tickets {
 		if !ta.opened {
 			return nil, fmt.Errorf("ticket %s has events but no ticket_opened event", ta.t.ID)
+		}
+		if _, skip := b.skipped[ta.t.Node]; skip {
+			delete(b.tickets, id) // about a node left out
+			continue
 		}
 		if n, ok := b.nodes[ta.t.Node]; !ok || !n.registered {
 			return nil, fmt.Errorf("ticket %s is about node %s, which was never registered", ta.t.ID, ta.t.Node)
@@ -430,6 +524,15 @@ func (b *Builder) Build() (*Report, error) {
 		}
 	}
 	for _, c := range sums {
+		if tm := b.contracts[c.Contract]; tm.ProviderStatusPage != nil {
+			var mine []Node
+			for _, n := range r.Nodes {
+				if n.Contract == c.Contract {
+					mine = append(mine, n)
+				}
+			}
+			c.ProviderStatus = b.providerStatus(tm, mine)
+		}
 		r.Contracts = append(r.Contracts, *c)
 	}
 	sort.Slice(r.Contracts, func(i, j int) bool { return r.Contracts[i].Contract < r.Contracts[j].Contract })

@@ -14,6 +14,7 @@ package report
 import (
 	"github.com/gpusla/gpusla/sla/baseline"
 	"github.com/gpusla/gpusla/sla/msg"
+	"github.com/gpusla/gpusla/sla/usage"
 )
 
 // Schema names the JSON form; it changes only with docs/report.md.
@@ -79,6 +80,10 @@ type Contract struct {
 	ContractNumber string            `json:"contract_number,omitempty"`
 	Lang           string            `json:"lang"`
 	Clauses        map[string]string `json:"clauses"`
+	// ProviderStatus lists which measured outages the provider's own
+	// status page acknowledged (provider.go); absent when the terms name
+	// no page. It never changes what is counted.
+	ProviderStatus *ProviderStatus `json:"provider_status,omitempty"`
 }
 
 // Node is one node's month.
@@ -99,6 +104,10 @@ type Node struct {
 	Credit        Credit     `json:"credit"`
 	ClaimDeadline string     `json:"claim_deadline"`
 	Evidence      []Evidence `json:"evidence"`
+	// Usage is what the node's probe measured of what a bill charges
+	// besides GPU time (disks, interface traffic, boots), when it sent
+	// usage readings (docs/bills.md).
+	Usage *usage.Month `json:"usage,omitempty"`
 }
 
 // Hardware is what was ordered.
@@ -199,10 +208,14 @@ type Target struct {
 	LateSeconds    int64  `json:"late_seconds"`
 }
 
-// Delivery is order to first heartbeat.
+// Delivery is order to delivery: the first heartbeat, or the first passing
+// acceptance check (CountsUntil, the terms' delivery.counts_until).
 type Delivery struct {
-	OrderedAt     string `json:"ordered_at"`
-	DeliveredAt   string `json:"delivered_at,omitempty"`
+	OrderedAt   string `json:"ordered_at"`
+	DeliveredAt string `json:"delivered_at,omitempty"`
+	// CountsUntil is "acceptance_passed" when the contract counts delivery
+	// to the first passing acceptance check; absent for the first heartbeat.
+	CountsUntil   string `json:"counts_until,omitempty"`
 	Seconds       int64  `json:"seconds"`
 	TargetSeconds int64  `json:"target_seconds"`
 	Status        string `json:"status"` // met, breached, pending, no_target
@@ -275,9 +288,13 @@ type Penalty struct {
 	Text    msg.Text `json:"-"` // Reason, translatable
 }
 
+// EvidenceUsageUnreadable is the evidence kind of a usage reading the
+// report could not read (and left out).
+const EvidenceUsageUnreadable = "usage_unreadable"
+
 // Evidence is a data-quality notice about the node's log.
 type Evidence struct {
-	Kind   string   `json:"kind"` // batch_dropped, chain_break
+	Kind   string   `json:"kind"` // batch_dropped, chain_break, EvidenceUsageUnreadable
 	At     string   `json:"at"`
 	Detail string   `json:"detail"`
 	Text   msg.Text `json:"-"` // Detail, translatable

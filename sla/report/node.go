@@ -5,11 +5,13 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/sla/calendar"
+	"github.com/gpusla/gpusla/sla/delivery"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/interval"
 	"github.com/gpusla/gpusla/sla/msg"
 	"github.com/gpusla/gpusla/sla/terms"
 	"github.com/gpusla/gpusla/sla/ticket"
+	"github.com/gpusla/gpusla/sla/usage"
 )
 
 // nodeMonth is what every part of one node's report is judged against: the
@@ -21,7 +23,7 @@ type nodeMonth struct {
 	ms, me    time.Time // the month, in the contract's zone
 	asOf      time.Time
 	end       time.Time // month end, as_of or release, whichever comes first
-	delivered time.Time // first heartbeat; zero if none yet
+	delivered time.Time // by the contract's rule (delivery.Instant); zero if not yet
 	period    interval.Interval
 }
 
@@ -29,9 +31,18 @@ func (b *Builder) month(n *nodeAcc) nodeMonth {
 	m := nodeMonth{n: n, tm: n.tm, asOf: b.opts.AsOf}
 	m.ms, m.me = calendar.MonthBounds(b.opts.Year, b.opts.Month, n.tm.Calendar.Loc)
 	m.end = minTime(m.me, m.asOf, n.released)
+	var first, accepted time.Time
 	if n.firstAt != 1<<63-1 {
-		m.delivered = time.Unix(0, n.firstAt)
+		first = time.Unix(0, n.firstAt)
 	}
+	if n.acceptedAt != 1<<63-1 {
+		accepted = time.Unix(0, n.acceptedAt)
+	}
+	// The delivery starts the node's service: under counts_until:
+	// acceptance_passed a machine is in service (and billed from delivery)
+	// from its first passing acceptance check, not from a first heartbeat
+	// with the wrong card.
+	m.delivered = delivery.Instant(n.tm.Delivery, first, accepted)
 	start := m.ms
 	if m.delivered.IsZero() || m.delivered.After(start) {
 		start = m.delivered
@@ -69,6 +80,14 @@ func (b *Builder) buildNode(n *nodeAcc, tickets []*ticket.Ticket, backend interv
 	penalties = append(penalties, m.delivery(&nr)...)
 	m.billing(books, outs, penalties, &nr)
 	nr.Evidence = append(nr.Evidence, m.evidence()...)
+	nr.Evidence = append(nr.Evidence, n.usageBad...)
+	if len(n.usage) > 0 {
+		var last time.Time
+		if s := n.probe.Spans; len(s) > 0 {
+			last = minTime(time.Unix(0, s[len(s)-1].Last), m.end)
+		}
+		nr.Usage = usage.Summarize(n.usage, m.period.Start, m.period.End, last)
+	}
 	return nr
 }
 

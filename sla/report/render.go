@@ -115,6 +115,11 @@ func Markdown(w io.Writer, r *Report) error {
 			fmt.Fprintf(&b, "- Evidence %s at %s: %s\n", e.Kind, e.At, cell(e.Detail))
 		}
 	}
+	for i := range r.Contracts {
+		if r.Contracts[i].ProviderStatus != nil {
+			providerMarkdown(&b, &r.Contracts[i])
+		}
+	}
 	if r.Fleet != nil {
 		baseline.Markdown(&b, *r.Fleet)
 	}

@@ -39,9 +39,15 @@ func (m nodeMonth) tickets(tickets []*ticket.Ticket, nr *Node) []account.Penalty
 				rt.Breached = true
 			}
 		}
+		// An unanswered ticket past its deadline is breached like a late
+		// answer and earns the same penalty: a provider who never answers
+		// must not do better than one who answers late.
 		if c := tim.Response; c != nil && c.Status == ticket.Breached && tm.Support.LateResponsePenalty > 0 {
-			penalties = append(penalties, account.Penalty{Kind: "late_response", Ref: t.ID, Percent: tm.Support.LateResponsePenalty,
-				Reason: msg.New("first response %s late (target %s)", c.Late.Round(time.Second), c.Target)})
+			reason := msg.New("first response %s late (target %s)", c.Late.Round(time.Second), c.Target)
+			if c.Done.IsZero() {
+				reason = msg.New("no first response, %s past the deadline (target %s)", c.Late.Round(time.Second), c.Target)
+			}
+			penalties = append(penalties, account.Penalty{Kind: "late_response", Ref: t.ID, Percent: tm.Support.LateResponsePenalty, Reason: reason})
 		}
 		if c := tim.Replacement; c != nil && c.Status == ticket.Breached {
 			if p := tm.Replacement.Penalty.For(c.Late); p > 0 {

@@ -27,16 +27,11 @@ func (p *parser) credits(o *object, t *Terms) error {
 		return err
 	}
 	if v, ok := c.vals["clock"]; ok {
-		s, err := p.str(v, "credits.clock")
+		s, err := p.either(v, "credits.clock", string(FromFailure), string(FromNotice))
 		if err != nil {
 			return err
 		}
-		switch CreditClock(s) {
-		case FromFailure, FromNotice:
-			t.Credits.Clock = CreditClock(s)
-		default:
-			return p.err(v, "credits.clock", "%q is neither %q nor %q", s, FromFailure, FromNotice)
-		}
+		t.Credits.Clock = CreditClock(s)
 	}
 	if v, ok := c.vals["month_cap"]; ok {
 		if t.Credits.MonthCap, err = p.duration(v, "credits.month_cap"); err != nil {

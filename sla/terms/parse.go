@@ -172,6 +172,18 @@ func (p *parser) str(n *yaml.Node, field string) (string, error) {
 	return s, nil
 }
 
+// either reads a field that takes one of two words.
+func (p *parser) either(n *yaml.Node, field, a, b string) (string, error) {
+	s, err := p.str(n, field)
+	if err != nil {
+		return "", err
+	}
+	if s != a && s != b {
+		return "", p.err(n, field, "%q is neither %q nor %q", s, a, b)
+	}
+	return s, nil
+}
+
 func (p *parser) num(n *yaml.Node, field string) (float64, error) {
 	s, err := p.scalar(n, field)
 	if err != nil {
@@ -343,7 +355,7 @@ var weekdays = []string{"sunday", "monday", "tuesday", "wednesday", "thursday", 
 func (p *parser) contract(root *yaml.Node) (*Terms, error) {
 	o, err := p.object(root, "", "contract", "provider", "currency", "timezone", "business_hours", "holidays",
 		"extra_working_days", "uptime", "maintenance", "detection", "support", "hardware_replacement",
-		"delivery", "claim", "billing", "credits", "prices", "renter", "contract_number", "report", "clauses", "status_page")
+		"delivery", "claim", "billing", "credits", "prices", "renter", "contract_number", "report", "clauses", "status_page", "provider_status_page")
 	if err != nil {
 		return nil, err
 	}

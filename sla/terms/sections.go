@@ -12,7 +12,7 @@ import (
 // the section is left out.
 func (p *parser) sections(o *object, t *Terms) error {
 	for _, section := range []func(*object, *Terms) error{
-		p.maintenance, p.detection, p.support, p.replacement, p.delivery, p.claim, p.billing, p.credits, p.prices,
+		p.maintenance, p.detection, p.support, p.replacement, p.delivery, p.claim, p.billing, p.credits, p.prices, p.providerPage,
 	} {
 		if err := section(o, t); err != nil {
 			return err
@@ -189,11 +189,12 @@ func (p *parser) replacement(o *object, t *Terms) error {
 }
 
 func (p *parser) delivery(o *object, t *Terms) error {
+	t.Delivery.CountsUntil = UntilFirstHeartbeat
 	n, ok := o.vals["delivery"]
 	if !ok {
 		return nil
 	}
-	d, err := p.object(n, "delivery", "within", "penalty")
+	d, err := p.object(n, "delivery", "within", "penalty", "counts_until")
 	if err != nil {
 		return err
 	}
@@ -208,6 +209,13 @@ func (p *parser) delivery(o *object, t *Terms) error {
 		if t.Delivery.Penalty, err = p.step(v, "delivery.penalty"); err != nil {
 			return err
 		}
+	}
+	if v, ok := d.vals["counts_until"]; ok {
+		s, err := p.either(v, "delivery.counts_until", string(UntilFirstHeartbeat), string(UntilAcceptancePassed))
+		if err != nil {
+			return err
+		}
+		t.Delivery.CountsUntil = DeliveryEnd(s)
 	}
 	return nil
 }
@@ -290,16 +298,11 @@ func (p *parser) billing(o *object, t *Terms) error {
 	}
 	t.Billing.StartsAt = FromOrder
 	if v, ok := b.vals["starts_at"]; ok {
-		s, err := p.str(v, "billing.starts_at")
+		s, err := p.either(v, "billing.starts_at", string(FromOrder), string(FromDelivery))
 		if err != nil {
 			return err
 		}
-		switch BillingStart(s) {
-		case FromOrder, FromDelivery:
-			t.Billing.StartsAt = BillingStart(s)
-		default:
-			return p.err(v, "billing.starts_at", "%q is neither %q nor %q", s, FromOrder, FromDelivery)
-		}
+		t.Billing.StartsAt = BillingStart(s)
 	}
 	return nil
 }

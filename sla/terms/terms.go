@@ -52,6 +52,9 @@ type Terms struct {
 	Prices      Prices
 	Paperwork   Paperwork
 	StatusPage  StatusPage // status_page: the public page's listing and redaction
+	// ProviderStatusPage is the provider's own public status page, polled
+	// for the incidents it admits; nil when the terms name none.
+	ProviderStatusPage *ProviderPage
 }
 
 // Uptime is the availability promise and its credits.
@@ -144,7 +147,21 @@ func (p StepPenalty) For(late time.Duration) float64 {
 type Delivery struct {
 	Within  time.Duration // zero: no promise
 	Penalty StepPenalty
+	// CountsUntil says what ends the delivery: the node's first heartbeat
+	// (the default, and the meaning before the field existed) or its first
+	// passing acceptance check (sla/delivery.Accepted), so that a machine
+	// handed over with the wrong card is not delivered.
+	CountsUntil DeliveryEnd
 }
+
+// DeliveryEnd is what ends a delivery (terms delivery.counts_until).
+type DeliveryEnd string
+
+// Delivery ends.
+const (
+	UntilFirstHeartbeat   DeliveryEnd = "first_heartbeat"
+	UntilAcceptancePassed DeliveryEnd = "acceptance_passed"
+)
 
 // Claim says how long after the month a claim may be filed.
 type Claim struct {

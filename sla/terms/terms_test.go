@@ -244,3 +244,34 @@ func TestDetectionDefinitive(t *testing.T) {
 		t.Fatalf("want a list error, got %v", err)
 	}
 }
+
+// delivery.counts_until: first_heartbeat by default (the meaning before the
+// field existed), acceptance_passed when given; anything else is an error
+// naming the file, the line and the field.
+func TestDeliveryCountsUntil(t *testing.T) {
+	ts, err := Parse("m.yaml", []byte(minimal))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ts[0].Delivery.CountsUntil; got != UntilFirstHeartbeat {
+		t.Errorf("no delivery section: counts_until %q, want %q", got, UntilFirstHeartbeat)
+	}
+	for src, want := range map[string]DeliveryEnd{
+		"delivery: {within: 48h}":                                  UntilFirstHeartbeat,
+		"delivery: {within: 48h, counts_until: first_heartbeat}":   UntilFirstHeartbeat,
+		"delivery: {within: 48h, counts_until: acceptance_passed}": UntilAcceptancePassed,
+	} {
+		ts, err := Parse("m.yaml", []byte(strings.Replace(minimal, "claim:", src+"\nclaim:", 1)))
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		if got := ts[0].Delivery.CountsUntil; got != want {
+			t.Errorf("%s: counts_until %q, want %q", src, got, want)
+		}
+	}
+	checkErrors(t, minimal, []errCase{
+		{"bad counts_until", "claim:", "delivery:\n  within: 48h\n  counts_until: first_boot\nclaim:", 14, "delivery.counts_until", `"first_boot" is neither "first_heartbeat" nor "acceptance_passed"`},
+		{"counts_until not a string", "claim:", "delivery:\n  within: 48h\n  counts_until: [acceptance_passed]\nclaim:", 14, "delivery.counts_until", ""},
+		{"counts_until misspelt", "claim:", "delivery:\n  within: 48h\n  count_until: acceptance_passed\nclaim:", 14, "delivery.count_until", "unknown field"},
+	})
+}

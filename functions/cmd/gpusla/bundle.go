@@ -33,7 +33,7 @@ Check it with ` + "`gpusla verify`" + `. The event log must be a file (it is rea
 			if req.Events == "-" {
 				return fmt.Errorf("--events: the bundle reads the log twice, so it must be a file, not standard input")
 			}
-			rep, err := monthreport.Build(req)
+			rep, skipped, err := monthreport.Build(req)
 			if err != nil {
 				return err
 			}
@@ -42,6 +42,7 @@ Check it with ` + "`gpusla verify`" + `. The event log must be a file (it is rea
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d counted outages, %d batches; chain head %s\n", output, len(man.Intervals), len(man.Batches), man.ChainHead)
+			monthreport.WarnSkipped(cmd.ErrOrStderr(), skipped)
 			return nil
 		},
 	}

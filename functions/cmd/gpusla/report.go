@@ -29,7 +29,12 @@ delivery, credits, the total claim and the claim deadline.
 The month is each contract's calendar month in its own time zone. --as-of
 (RFC 3339, default now) leaves out what was received after it and judges
 pending tickets and ongoing outages at it. A malformed line fails the whole
-run with its line number; no partial report is ever printed.`,
+run with its line number; no partial report is ever printed.
+
+A node registered under a contract no --terms file defines cannot be judged:
+it is left out (with its tickets), every other node is reported, and a
+warning on standard error names the node and its contract. The exit status
+is then still 0: the report written is complete for every node it lists.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(req.Terms) == 0 {
@@ -45,12 +50,17 @@ run with its line number; no partial report is ever printed.`,
 			req.Stdin = cmd.InOrStdin()
 			req.Seal = true
 			out.Terms = req.Terms // an itemized bill is priced by the contracts' price sheets
-			rep, err := monthreport.Build(req)
+			rep, skipped, err := monthreport.Build(req)
 			if err != nil {
 				return err
 			}
 			out.Stdout = cmd.OutOrStdout()
-			return monthreport.Write(rep, out)
+			if err := monthreport.Write(rep, out); err != nil {
+				return err
+			}
+			// The others' report stands (exit 0); the left-out node is named.
+			monthreport.WarnSkipped(cmd.ErrOrStderr(), skipped)
+			return nil
 		},
 	}
 	f := cmd.Flags()
@@ -61,6 +71,7 @@ run with its line number; no partial report is ever printed.`,
 	f.StringVar(&out.Lang, "lang", "", "language of md, csv, html and pdf: en or zh (default: the contracts' report.lang, else en); json keeps its keys")
 	f.BoolVar(&out.BOM, "bom", false, "start a CSV with a UTF-8 byte order mark, so Excel opens it as UTF-8")
 	f.StringVar(&out.Bill, "bill", "", "provider's bill (CSV, docs/bills.md: node,period,billed_hours,amount, or the full form with a kind column) to judge line by line; shown in every format")
+	f.StringVar(&out.BillFormat, "bill-format", "", "form of --bill: gpusla (the CSV of docs/bills.md, the default) or aws-cur (an AWS Cost and Usage Report CSV, resources tagged gpusla-node)")
 	f.StringVar(&req.AsOf, "as-of", "", "judge the report as of this RFC 3339 instant (default now)")
 	f.StringVarP(&out.Path, "output", "o", "", "write the report to this file (atomically) instead of standard output")
 	return cmd

@@ -67,7 +67,6 @@ func TestReportCommandErrors(t *testing.T) {
 		want      string
 	}{
 		{"malformed line", reportLog + "{oops\n", []string{"--month", "2026-03", "--as-of", "2026-03-02T00:00:00Z"}, "events.jsonl:6: not a JSON event"},
-		{"unknown contract", strings.Replace(reportLog, "cn-example", "nope", 1), []string{"--month", "2026-03", "--as-of", "2026-03-02T00:00:00Z"}, `names contract "nope"`},
 		{"bad month", reportLog, []string{"--month", "March"}, "--month"},
 		{"bad format", reportLog, []string{"--month", "2026-03", "--format", "xml"}, "unknown format"},
 		{"bad as-of", reportLog, []string{"--month", "2026-03", "--as-of", "yesterday"}, "--as-of"},
@@ -124,5 +123,41 @@ func TestReportLanguages(t *testing.T) {
 	_, err = runReport(t, "not even json", "--month", "2026-03", "--lang", "fr")
 	if err == nil || !strings.Contains(err.Error(), `--lang: language "fr"`) {
 		t.Fatalf("--lang fr: %v", err)
+	}
+}
+
+// A node registered under a contract no --terms file defines is left out
+// with a warning on standard error naming it and its contract; the other
+// nodes' report is written to standard output and the exit status is 0. It
+// used to fail the whole run.
+func TestReportSkipsUnknownContract(t *testing.T) {
+	log := reportLog + `{"type":"node_registered","id":"r9","node":"gz-09","contract":"cn-exmaple","ordered_at":"2026-03-01T01:00:00Z","hardware":{"gpu_model":"H200","gpu_count":8}}
+{"type":"observation","id":"o9","node":"gz-09","at":"2026-03-01T01:20:00Z","received_at":"2026-03-01T01:20:01Z","kind":"heartbeat"}
+{"type":"ticket_opened","id":"t9","ticket":"T-9","node":"gz-09","at":"2026-03-01T02:00:00Z","priority":"P1"}
+`
+	dir := t.TempDir()
+	ev := filepath.Join(dir, "events.jsonl")
+	if err := os.WriteFile(ev, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := newRoot()
+	var out, errOut bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errOut)
+	root.SetArgs([]string{"report", "--terms", "../../../testdata/terms/cn-example.yaml", "--terms", "../../../testdata/terms/us-example.yaml",
+		"--events", ev, "--month", "2026-03", "--as-of", "2026-03-02T00:00:00Z"})
+	if err := root.Execute(); err != nil {
+		t.Fatalf("report failed as a whole: %v", err)
+	}
+	var r struct{ Nodes []struct{ Node string } }
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("stdout is not the report (%v):\n%s", err, out.String())
+	}
+	if len(r.Nodes) != 1 || r.Nodes[0].Node != "gz-01" {
+		t.Fatalf("nodes %+v, want gz-01 alone", r.Nodes)
+	}
+	want := `gpusla: warning: node gz-09 left out of the report: contract "cn-exmaple" is defined by no terms given (known: cn-example, us-example)` + "\n"
+	if errOut.String() != want {
+		t.Fatalf("stderr %q, want %q", errOut.String(), want)
 	}
 }

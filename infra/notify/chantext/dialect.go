@@ -25,6 +25,17 @@ type Dialect struct {
 	TitleInBody bool
 	// MaxBytes bounds the body (UTF-8 bytes) the robot accepts.
 	MaxBytes int
+	// LinksInBody: the robot's markdown message has no buttons (WeCom), so
+	// a button becomes a markdown link line in the body.
+	LinksInBody bool
+}
+
+// link is a button as a markdown link. The URL is ours (a signed link of
+// this backend), never user text; ')' and whitespace, which would end it
+// early, are percent-encoded all the same.
+func (d Dialect) link(b Button) string {
+	u := strings.NewReplacer(")", "%29", "(", "%28", " ", "%20", "\n", "%0A").Replace(b.URL)
+	return "[" + d.inline(b.Label) + "](" + u + ")"
 }
 
 // Escape makes s inert inside one line: newlines become spaces (a value must
@@ -150,7 +161,7 @@ var (
 	// WeCom is the group robot's markdown message (content at most 4096
 	// bytes, per its documentation).
 	WeCom = Dialect{Name: "wecom", inline: backslashInline, lineStart: backslashLineStart, NL: "\n",
-		quote: func(s string) string { return "> " + s }, TitleInBody: true, MaxBytes: 4096}
+		quote: func(s string) string { return "> " + s }, TitleInBody: true, MaxBytes: 4096, LinksInBody: true}
 )
 
 // clip cuts s to at most n runes, marking the cut.

@@ -13,6 +13,16 @@ type Message struct {
 	Title string
 	Level Level
 	Body  string
+	// Buttons are link buttons under the body (Feishu's card buttons,
+	// DingTalk's actionCard); a dialect without buttons (WeCom) has them as
+	// markdown links in Body instead, and Buttons empty.
+	Buttons []Button
+}
+
+// Button opens URL; Label is plain text.
+type Button struct {
+	Label string
+	URL   string
 }
 
 // limits are how much user text a message carries; render halves them
@@ -88,10 +98,11 @@ func alert(d Dialect, a notify.Alert, l limits) Message {
 	b.field("Node", e(a.Node))
 	b.field("Provider", e(a.Provider))
 	b.field("Incident", e(KindName(a.IncidentKind)))
-	b.field("Since", Stamp(a.Since))
-	if a.Kind == notify.AlertRecovered {
-		b.field("Until", Stamp(a.Until))
-		b.field("Duration", Duration(a.Duration))
+	since, until := SinceUntil(a)
+	b.field(since, Stamp(a.Since))
+	if HasUntil(a) {
+		b.field(until, Stamp(a.Until))
+		b.field(DurationName(a), Duration(a.Duration))
 	}
 	if a.Kind == notify.AlertReclassified {
 		counted := "yes"
@@ -113,6 +124,14 @@ func alert(d Dialect, a notify.Alert, l limits) Message {
 	}
 	if a.Detail != "" {
 		b.add(d.EscapeBlock(clip(a.Detail, l.detail)))
+	}
+	if a.ReplacementURL != "" && notify.OffersReplacement(a) {
+		bt := Button{Label: notify.ReplacementLabel, URL: a.ReplacementURL}
+		if d.LinksInBody {
+			b.add(d.link(bt))
+		} else {
+			m.Buttons = append(m.Buttons, bt)
+		}
 	}
 	b.add("incident " + e(a.IncidentID))
 	m.Body = b.String()
@@ -148,14 +167,17 @@ func ticket(d Dialect, t notify.TicketMessage, l limits) Message {
 // webhook's "text"): one line, no markup.
 func AlertText(a notify.Alert) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[%s] %s — provider %s, since %s", a.Kind, Title(a), a.Provider, Stamp(a.Since))
-	if a.Kind == notify.AlertRecovered {
-		fmt.Fprintf(&b, ", until %s", Stamp(a.Until))
+	since, until := SinceUntil(a)
+	fmt.Fprintf(&b, "[%s] %s — provider %s, %s %s", a.Kind, Title(a), a.Provider, strings.ToLower(since), Stamp(a.Since))
+	if HasUntil(a) {
+		fmt.Fprintf(&b, ", %s %s", strings.ToLower(until), Stamp(a.Until))
 	}
 	for _, c := range a.Failed {
 		fmt.Fprintf(&b, "; %s", FailedLine(c))
 	}
-	fmt.Fprintf(&b, "; counts as outage: %s", Counted(a))
+	if !notify.IsDelivery(a) { // a delivery is no outage: its lateness earns the penalty
+		fmt.Fprintf(&b, "; counts as outage: %s", Counted(a))
+	}
 	if a.Kind == notify.AlertReclassified {
 		fmt.Fprintf(&b, "; cause: %s", CauseName(a.Cause))
 	}

@@ -52,6 +52,35 @@ func CauseName(c string) string {
 	return c
 }
 
+// SinceUntil names an alert's Since and Until fields: an incident's start
+// and end, or a delivery's order and its due instant or delivery.
+func SinceUntil(a notify.Alert) (since, until string) {
+	switch a.Kind {
+	case notify.AlertDeliveryOverdue:
+		return "Ordered", "Due"
+	case notify.AlertDelivered:
+		return "Ordered", "Delivered"
+	}
+	return "Since", "Until"
+}
+
+// HasUntil says whether an alert's Until and Duration are set: a recovery's
+// end, a delivery's due instant or delivery.
+func HasUntil(a notify.Alert) bool {
+	return a.Kind == notify.AlertRecovered || notify.IsDelivery(a)
+}
+
+// DurationName names an alert's Duration field.
+func DurationName(a notify.Alert) string {
+	switch a.Kind {
+	case notify.AlertDeliveryOverdue:
+		return "Target"
+	case notify.AlertDelivered:
+		return "Late by"
+	}
+	return "Duration"
+}
+
 // Stamp renders an instant in UTC: robots have no per-reader time zones.
 func Stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
 
@@ -94,6 +123,10 @@ func FailedLine(c notify.FailedCheck) string {
 func Title(a notify.Alert) string {
 	k := KindName(a.IncidentKind)
 	switch a.Kind {
+	case notify.AlertDeliveryOverdue:
+		return fmt.Sprintf("%s delivery overdue: not delivered %s after the order", a.Node, Duration(a.Duration))
+	case notify.AlertDelivered:
+		return fmt.Sprintf("%s delivered %s late", a.Node, Duration(a.Duration))
 	case notify.AlertRecovered:
 		return fmt.Sprintf("%s recovered: %s for %s", a.Node, k, Duration(a.Duration))
 	case notify.AlertReclassified:
@@ -140,8 +173,10 @@ const (
 // AlertLevel is an alert's level.
 func AlertLevel(a notify.Alert) Level {
 	switch a.Kind {
-	case notify.AlertRecovered:
+	case notify.AlertRecovered, notify.AlertDelivered:
 		return Resolved
+	case notify.AlertDeliveryOverdue:
+		return Critical
 	case notify.AlertReclassified:
 		return Info
 	case notify.AlertUnreachable:

@@ -18,6 +18,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -41,8 +42,9 @@ type Service interface {
 	// Secret is the signing secret the receiver expects ("" if none).
 	Secret() string
 	// Check verifies a request as the service does: nil reject means
-	// accepted, and shown is what its readers see (the message text).
-	Check(r *http.Request, body []byte, now time.Time) (shown string, reject *Answer)
+	// accepted, and seen is what its readers see (the message text and
+	// its link buttons).
+	Check(r *http.Request, body []byte, now time.Time) (seen Seen, reject *Answer)
 	OK() Answer
 	RateLimited() Answer
 	// Failure is an answer that is neither success nor "later" (for a
@@ -86,10 +88,21 @@ func (c *Clock) Sleep(ctx context.Context, d time.Duration) error {
 	return nil
 }
 
+// Seen is what a message shows its readers.
+type Seen struct {
+	Text    string
+	Buttons []Button
+}
+
+// Button is a link button as the service shows it (a card or actionCard
+// button, a markdown link, the webhook's replacement_url).
+type Button struct{ Label, URL string }
+
 // Request is one request the receiver accepted or refused.
 type Request struct {
 	At       time.Time // the clock's time when it arrived
 	Shown    string
+	Buttons  []Button
 	Header   http.Header
 	Accepted bool
 }
@@ -114,7 +127,7 @@ func newReceiver(t *testing.T, svc Service, clock *Clock) *Receiver {
 func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(req.Body)
 	now := r.clock.Now()
-	shown, reject := r.svc.Check(req, body, now)
+	seen, reject := r.svc.Check(req, body, now)
 	r.mu.Lock()
 	ans := r.svc.OK()
 	switch {
@@ -123,7 +136,7 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 	case len(r.script) > 0:
 		ans, r.script = r.script[0], r.script[1:]
 	}
-	r.reqs = append(r.reqs, Request{At: now, Shown: shown, Header: req.Header.Clone(), Accepted: reject == nil && ans.Status/100 == 2 && ans.Body == r.svc.OK().Body})
+	r.reqs = append(r.reqs, Request{At: now, Shown: seen.Text, Buttons: seen.Buttons, Header: req.Header.Clone(), Accepted: reject == nil && ans.Status/100 == 2 && ans.Body == r.svc.OK().Body})
 	r.mu.Unlock()
 	for k, v := range ans.Header {
 		w.Header()[k] = v
@@ -148,6 +161,9 @@ var t0 = time.Date(2026, 11, 30, 10, 0, 30, 0, time.UTC)
 
 func gpu(i int) *int { return &i }
 
+// replacementURL is a link as functions/actionlink signs them.
+const replacementURL = "https://gpusla.example.com/v1/actions/replacement?exp=1764756030&incident=gpu_lost%4020261130T100030.000Z&node=gz-01&sig=Q2hlY2tlZCBieSB0aGUgYWN0aW9uIGxpbmsgdGVzdHM"
+
 // Alerts of the suite. The node id and evidence carry markup that must not
 // take effect in any dialect: a mention of everyone, bold, a link, a code
 // span, a heading.
@@ -163,6 +179,20 @@ func opening() notify.Alert {
 func recovered() notify.Alert {
 	a := opening()
 	a.Kind, a.Until, a.Duration, a.Failed, a.Detail = notify.AlertRecovered, t0.Add(4*time.Minute+40*time.Second), 4*time.Minute+40*time.Second, nil, ""
+	return a
+}
+
+// overdue and delivered are a node's delivery alerts: ordered at t0 with a
+// 30-minute target, not delivered by then, delivered 1h35m late.
+func overdue() notify.Alert {
+	return notify.Alert{Kind: notify.AlertDeliveryOverdue, Node: "gz-01", Provider: "acme_gpu", IncidentID: "delivery@20261130T100030.000Z",
+		IncidentKind: notify.DeliveryKind, Since: t0, Until: t0.Add(30 * time.Minute), Duration: 30 * time.Minute,
+		Detail: "Not delivered yet: 1m0s late so far. " + hostile}
+}
+
+func delivered() notify.Alert {
+	a := overdue()
+	a.Kind, a.Until, a.Duration, a.Detail = notify.AlertDelivered, t0.Add(2*time.Hour+5*time.Minute), time.Hour+35*time.Minute, "Delivered at the first passing acceptance check"
 	return a
 }
 
@@ -222,6 +252,75 @@ func Run(t *testing.T, c Case) {
 		if c.Service.Markdown() && !strings.Contains(shown, "Closes: ") {
 			t.Errorf("the recovery does not quote the incident it closes:\n%s", shown)
 		}
+	})
+	t.Run("ReplacementButton", func(t *testing.T) {
+		h := setup(t, c, c.Service.Secret())
+		a := opening()
+		a.ReplacementURL = replacementURL
+		if _, err := h.n.Notify(t.Context(), a); err != nil {
+			t.Fatalf("Notify: %v", err)
+		}
+		got := h.accepted(1)[0]
+		want := []Button{{Label: notify.ReplacementLabel, URL: replacementURL}}
+		if c.Service.Markdown() && !slices.Equal(got.Buttons, want) || !c.Service.Markdown() && (len(got.Buttons) != 1 || got.Buttons[0].URL != replacementURL) {
+			t.Fatalf("buttons %+v, want %+v", got.Buttons, want)
+		}
+		for _, w := range []string{"gz-01", "gpu.count (GPU 3): 7 (want 8)", "lost@20261130T100030.000Z"} {
+			if !strings.Contains(got.Shown, w) {
+				t.Errorf("with its button the message does not show %q:\n%s", w, got.Shown)
+			}
+		}
+		h.inert(got.Shown)
+	})
+	t.Run("NoButtonOnFollowUpsOrOtherKinds", func(t *testing.T) {
+		h := setup(t, c, c.Service.Secret())
+		// A link on an alert that offers no replacement (set by mistake
+		// upstream) is never shown: recovered, update, a network incident.
+		rec := recovered()
+		upd := opening()
+		upd.Kind = notify.AlertUpdate
+		net := opening()
+		net.IncidentKind, net.IncidentID = "network_degraded", "network_degraded@20261130T100030.000Z"
+		plain := opening() // no link configured
+		for _, a := range []notify.Alert{rec, upd, net} {
+			a.ReplacementURL = replacementURL
+			if _, err := h.n.Notify(t.Context(), a); err != nil {
+				t.Fatalf("Notify %s: %v", a.Kind, err)
+			}
+		}
+		if _, err := h.n.Notify(t.Context(), plain); err != nil {
+			t.Fatalf("Notify: %v", err)
+		}
+		for i, r := range h.accepted(4) {
+			if len(r.Buttons) > 0 || strings.Contains(r.Shown, "/v1/actions/") {
+				t.Errorf("message %d carries the replacement link: %+v\n%s", i, r.Buttons, r.Shown)
+			}
+		}
+	})
+	t.Run("Delivery", func(t *testing.T) {
+		h := setup(t, c, c.Service.Secret())
+		for _, a := range []notify.Alert{overdue(), delivered()} {
+			if _, err := h.n.Notify(t.Context(), a); err != nil {
+				t.Fatalf("Notify %s: %v", a.Kind, err)
+			}
+		}
+		got := h.accepted(2)
+		for i, want := range [][]string{
+			{"gz-01 delivery overdue: not delivered 30m0s after the order", "2026-11-30 10:00:30 UTC", "2026-11-30 10:30:30 UTC", "1m0s late so far", "delivery@20261130T100030.000Z"},
+			{"gz-01 delivered 1h35m late", "2026-11-30 12:05:30 UTC", "first passing acceptance check"},
+		} {
+			shown := got[i].Shown
+			for _, w := range want {
+				if !strings.Contains(shown, w) {
+					t.Errorf("delivery alert %d does not show %q:\n%s", i, w, shown)
+				}
+			}
+			// A delivery is no outage: no "counts as outage" verdict.
+			if strings.Contains(strings.ToLower(shown), "counts as outage") {
+				t.Errorf("delivery alert %d states an outage verdict:\n%s", i, shown)
+			}
+		}
+		h.inert(got[0].Shown)
 	})
 	t.Run("Ticket", func(t *testing.T) {
 		h := setup(t, c, c.Service.Secret())

@@ -40,7 +40,7 @@ import (
 // Message kinds a route can name: the alert kinds, the ticket kinds
 // prefixed "ticket_", and the groups "alerts" and "tickets".
 var alertKinds = []notify.AlertKind{notify.AlertDegraded, notify.AlertUnreachable, notify.AlertRecovered,
-	notify.AlertReclassified, notify.AlertUpdate}
+	notify.AlertReclassified, notify.AlertUpdate, notify.AlertDeliveryOverdue, notify.AlertDelivered}
 
 var ticketKinds = []notify.TicketKind{notify.TicketOpened, notify.TicketRecorded, notify.TicketWarning, notify.TicketBreached}
 
@@ -493,7 +493,11 @@ func (r *Router) pick(s subject) []string {
 // contract goes to.
 func (r *Router) AlertChannels(contract string, a notify.Alert) []string {
 	s := subject{contract: contract, provider: a.Provider, node: a.Node, incident: a.IncidentKind, kind: string(a.Kind)}
-	if a.Kind != notify.AlertDegraded && a.Kind != notify.AlertUnreachable {
+	switch {
+	case a.Kind == notify.AlertDelivered:
+		s.opening = string(notify.AlertDeliveryOverdue) // it follows the overdue alert, if one was sent
+	case notify.IsDelivery(a), a.Kind == notify.AlertDegraded, a.Kind == notify.AlertUnreachable:
+	default:
 		s.opening = string(notify.AlertDegraded)
 		if a.IncidentKind == string(incident.Unreachable) {
 			s.opening = string(notify.AlertUnreachable)

@@ -17,6 +17,10 @@
 //	alert          NODE#<id>        ALERT#<incident id>#<kind>         GetItem; unsent ones also in gsi1
 //	evidence       NODE#<id>        EV#<at>#<seq>#<kind>               Query BETWEEN EV#<from> and EV#<to>
 //	backend run    BACKEND          RUN#<id>                           Query(BACKEND)
+//	provider inc.  PROVSTATUS       INC#<contract>#<id>                GetItem; Query BETWEEN INC#<contract># and …$
+//	status poll    PROVSTATUS       POLL#<contract>                    GetItem; Query BETWEEN POLL# and POLL$
+//
+// (the ticket desk's items: ticket.go; the providers' status pages: provstatus.go)
 //
 // Times in keys are UTC, fixed width (20060102T150405.000000000Z), so byte
 // order is time order; sequence numbers are zero-padded for the same reason.

@@ -21,6 +21,7 @@ import (
 	"github.com/gpusla/gpusla/probe/ownwork"
 	"github.com/gpusla/gpusla/probe/specdb"
 	"github.com/gpusla/gpusla/probe/stress"
+	"github.com/gpusla/gpusla/probe/usage"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -87,6 +88,7 @@ func jobBuilder(own *ownwork.Recorder) daemon.Builder {
 					checkrun.CrossCheckGroup("/", crosscheck.ReadCUDA))...)
 			},
 			Network: net.Quick,
+			Usage:   func(context.Context) []wire.Check { return usage.Reader{}.Collect() },
 			Stress: func(ctx context.Context) []wire.Check {
 				return append(gpuStress(ctx, cfg.Stress, own), net.Bandwidth(ctx)...)
 			},

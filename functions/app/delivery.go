@@ -1,0 +1,112 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/sla/delivery"
+	"github.com/gpusla/gpusla/sla/terms"
+	"github.com/gpusla/gpusla/sla/ticket"
+)
+
+// Delivery is watched, not only computed: the watchdog alerts once when a
+// node's delivery target passes while it is not delivered, and ingest
+// alerts once when a late delivery happens, with its lateness. Both judge
+// with sla/delivery, the report's rule: the delivery instant under the
+// contract's counts_until (the first heartbeat, or the first passing
+// acceptance check) and delivery.Judge at the instant.
+
+// DeliveryID is the incident id of a node's delivery alerts: one per order.
+func DeliveryID(n store.Node) string {
+	return notify.DeliveryKind + "@" + n.OrderedAt.UTC().Format("20060102T150405.000Z")
+}
+
+// deliveredAt is when the node was delivered under its contract's rule
+// (zero: not yet, or no contract loaded).
+func (s *Service) deliveredAt(n store.Node, st *store.NodeState) time.Time {
+	tm, ok := s.contract(n)
+	if !ok {
+		return time.Time{}
+	}
+	return delivery.Instant(tm.Delivery, st.FirstHeartbeatAt, st.AcceptedAt)
+}
+
+// watchesDelivery says whether the live service can judge the node's
+// delivery: always by the first heartbeat; by the acceptance check only
+// when the state has recorded acceptance since its first batch (a state
+// from before cannot tell "not accepted yet" from "accepted before it was
+// recorded", and a wrong alert is worse than none).
+func (s *Service) watchesDelivery(n store.Node, st *store.NodeState) bool {
+	tm, ok := s.contract(n)
+	return ok && !n.OrderedAt.IsZero() && (tm.Delivery.CountsUntil != terms.UntilAcceptancePassed || st.AcceptanceKnown)
+}
+
+// deliveryOverdue judges a node not delivered at now: true once more than
+// the contract's delivery target has passed since the order.
+func (s *Service) deliveryOverdue(n store.Node, st *store.NodeState, now time.Time) (delivery.Verdict, bool) {
+	tm, ok := s.contract(n)
+	if !ok || n.Released(now) || !s.watchesDelivery(n, st) || !s.deliveredAt(n, st).IsZero() {
+		return delivery.Verdict{}, false // a released node is no longer awaited
+	}
+	v := delivery.Judge(tm.Delivery, n.OrderedAt, time.Time{}, now)
+	return v, v.Status == ticket.Breached
+}
+
+// alertDeliveryOverdue sends the overdue alert once (the claim dedupes it
+// across ticks and backends); a look at the claim first keeps an overdue
+// node from costing a write every minute.
+func (s *Service) alertDeliveryOverdue(ctx context.Context, n store.Node, v delivery.Verdict) {
+	tm, _ := s.contract(n)
+	id := DeliveryID(n)
+	a := notify.Alert{Kind: notify.AlertDeliveryOverdue, Node: n.ID, Provider: n.Provider, IncidentID: id,
+		IncidentKind: notify.DeliveryKind, Since: n.OrderedAt, Until: v.Due, Duration: tm.Delivery.Within,
+		Detail: fmt.Sprintf("Ordered %s; the contract (%s) promises delivery — the %s — within %s, by %s. Not delivered yet: %s late so far.",
+			stamp(n.OrderedAt), tm.Contract, delivery.What(tm.Delivery), tm.Delivery.Within, stamp(v.Due), v.Late.Round(time.Second))}
+	s.alertOnce(ctx, n, a)
+}
+
+// alertDelivered sends the late-delivery alert once, with the lateness,
+// when the node was delivered after its target (an on-time delivery needs
+// no alert).
+func (s *Service) alertDelivered(ctx context.Context, n store.Node, delivered time.Time) {
+	tm, ok := s.contract(n)
+	if !ok || n.OrderedAt.IsZero() {
+		return
+	}
+	v := delivery.Judge(tm.Delivery, n.OrderedAt, delivered, delivered)
+	if v.Status != ticket.Breached {
+		return
+	}
+	a := notify.Alert{Kind: notify.AlertDelivered, Node: n.ID, Provider: n.Provider, IncidentID: DeliveryID(n),
+		IncidentKind: notify.DeliveryKind, Since: n.OrderedAt, Until: delivered, Duration: v.Late,
+		Detail: fmt.Sprintf("Delivered at %s (the %s), %s after the order; the contract (%s) promises %s: %s late.",
+			stamp(delivered), delivery.What(tm.Delivery), v.Took.Round(time.Second), tm.Contract, tm.Delivery.Within, v.Late.Round(time.Second))}
+	s.alertOnce(ctx, n, a)
+}
+
+// alertOnce claims and sends a (non-incident) alert unless it was claimed
+// already, on each channel that routes it.
+func (s *Service) alertOnce(ctx context.Context, n store.Node, a notify.Alert) {
+	channels := s.alertChannels(n.Contract, a)
+	if len(channels) == 0 {
+		s.log.Info("no alert channel routes this alert", "node", n.ID, "incident", a.IncidentID, "kind", a.Kind)
+		return
+	}
+	now := s.Now()
+	eachChannel(ctx, channels, func(ctx context.Context, ch string) {
+		if _, err := s.store.GetAlert(ctx, n.ID, a.IncidentID, a.Kind, ch); err == nil {
+			return // told already
+		} else if !errors.Is(err, store.ErrNotFound) {
+			s.log.Error("look up alert", "node", n.ID, "incident", a.IncidentID, "kind", a.Kind, "channel", ch, "err", err)
+			return
+		}
+		s.claimAndSend(ctx, store.AlertRecord{Node: n.ID, IncidentID: a.IncidentID, Kind: a.Kind, Channel: ch, CreatedAt: now,
+			LastAttemptAt: now, Attempts: 1, Alert: a})
+	})
+}
+
+func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }

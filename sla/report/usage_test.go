@@ -1,0 +1,67 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/report/reporttest"
+)
+
+// The node's usage readings become its month's usage (disks, traffic over
+// the service period, its last sign of life); one the report cannot read
+// is left out and listed as evidence, and the rest of the report stands.
+func TestUsageReadingsInTheReport(t *testing.T) {
+	var l reporttest.Log
+	start := time.Date(2026, 3, 1, 0, 0, 0, 0, shanghai)
+	l.Register("gz-01", "cn-example", start.Add(-24*time.Hour), 8)
+	l.Heartbeats("gz-01", start.Add(-time.Hour), start.Add(48*time.Hour))
+	reading := func(at time.Time, detail string) {
+		l.Add(events.Event{Type: events.TypeObservation, Node: "gz-01", At: at, ReceivedAt: at.Add(time.Second), Kind: events.KindCheck,
+			Checks: []events.Check{{Name: "usage.boot", Category: "host", Verdict: "pass", Detail: "boot_id=b&boot_time=1772294400"},
+				{Name: "usage.disk.vda", Category: "host", Verdict: "pass", Detail: "size_bytes=107374182400&system=1"},
+				{Name: "usage.net.eth0", Category: "host", Verdict: "pass", Detail: detail}}})
+	}
+	// 28 Feb 23:00 (before the month) 0 bytes out, 1 March 12:00 7e9, 2 March 12:00 9e9 — and one
+	// reading whose counter is not a number.
+	reading(start.Add(-time.Hour), "physical=1&default_route=1&rx_bytes=0&tx_bytes=0")
+	reading(start.Add(12*time.Hour), "physical=1&default_route=1&rx_bytes=0&tx_bytes=7000000000")
+	reading(start.Add(24*time.Hour), "physical=1&default_route=1&rx_bytes=0&tx_bytes=x")
+	reading(start.Add(36*time.Hour), "physical=1&default_route=1&rx_bytes=0&tx_bytes=9000000000")
+	b, err := NewBuilder(loadTerms(t), Options{Year: 2026, Month: 3, AsOf: start.Add(48 * time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range l.Events {
+		if err := b.Add(&l.Events[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := r.Nodes[0].Usage
+	if u == nil || u.Readings != 3 || len(u.Disks) != 1 || !u.Disks[0].System {
+		t.Fatalf("usage %+v", u)
+	}
+	// The period is 1 March 00:00 to the as-of, 3 March 00:00: the pair
+	// straddling its start gives at most 7e9, the pair inside exactly 2e9;
+	// after the last reading (12 h to the as-of) no link speed caps it.
+	if tx := u.Traffic.Tx; tx.Lower != 2e9 || tx.Upper != 9e9 || !tx.Unbounded {
+		t.Errorf("tx %+v", tx)
+	}
+	if want := start.Add(48*time.Hour - time.Minute); !u.LastSeen.Equal(want) {
+		t.Errorf("last seen %s, want the last heartbeat %s", u.LastSeen, want)
+	}
+	var bad []string
+	for _, e := range r.Nodes[0].Evidence {
+		if e.Kind == EvidenceUsageUnreadable {
+			bad = append(bad, e.Detail)
+		}
+	}
+	if len(bad) != 1 || !strings.Contains(bad[0], "usage.net.eth0: tx_bytes") {
+		t.Errorf("evidence %v", bad)
+	}
+}

@@ -1,0 +1,158 @@
+package terms
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// StatusFormat is the format of a provider's public status page feed.
+type StatusFormat string
+
+// Status page formats.
+const (
+	// FormatStatuspage is Atlassian Statuspage's incidents JSON
+	// (/api/v2/incidents.json): incidents with their updates and the
+	// components they affected.
+	FormatStatuspage StatusFormat = "statuspage"
+	FormatRSS        StatusFormat = "rss"  // RSS 2.0: one item per incident
+	FormatAtom       StatusFormat = "atom" // Atom (RFC 4287): one entry per incident
+)
+
+// StatusFormats lists the formats in the order docs/terms.md gives them.
+var StatusFormats = []StatusFormat{FormatStatuspage, FormatRSS, FormatAtom}
+
+// Status page defaults and bounds.
+const (
+	DefaultStatusEvery = 5 * time.Minute
+	MinStatusEvery     = time.Minute
+	MaxStatusEvery     = 24 * time.Hour
+	DefaultStatusSlack = 30 * time.Minute
+	MaxStatusSlack     = 24 * time.Hour
+)
+
+// ProviderPage is the provider's own public status page (the terms'
+// provider_status_page; status_page is the renter's own page, statuspage.go). The renter's backend
+// polls it and the monthly report lists which measured outages the provider
+// acknowledged there. It never changes what is counted: the contract's
+// books are the probes' measurements alone.
+type ProviderPage struct {
+	URL    string
+	Format StatusFormat
+	// Every is how often the page is fetched.
+	Every time.Duration
+	// Slack widens each provider incident on both sides when it is matched
+	// with measured outages: a provider posts an incident some minutes
+	// after the failure began and resolves it some minutes after it ended.
+	Slack time.Duration
+	// Keywords, when given, keep only the provider incidents whose title
+	// or affected components contain one of them (case-insensitive): a
+	// page covers every region and product, the contract only some.
+	Keywords []string
+	Line     int // of the provider_status_page key, for messages
+}
+
+// Concerns reports whether a provider incident with this title and these
+// components is about the contract's service (always, without keywords).
+func (s *ProviderPage) Concerns(title string, components []string) bool {
+	if len(s.Keywords) == 0 {
+		return true
+	}
+	hay := strings.ToLower(title + "\n" + strings.Join(components, "\n"))
+	for _, k := range s.Keywords {
+		if strings.Contains(hay, strings.ToLower(k)) {
+			return true
+		}
+	}
+	return false
+}
+
+// providerPage reads the optional provider_status_page section.
+func (p *parser) providerPage(o *object, t *Terms) error {
+	n, ok := o.vals["provider_status_page"]
+	if !ok {
+		return nil
+	}
+	so, err := p.object(n, "provider_status_page", "url", "format", "every", "slack", "keywords")
+	if err != nil {
+		return err
+	}
+	sp := &ProviderPage{Every: DefaultStatusEvery, Slack: DefaultStatusSlack, Line: keyLine(o.n, "provider_status_page")}
+	un, err := p.require(so, "url")
+	if err != nil {
+		return err
+	}
+	if sp.URL, err = p.str(un, "provider_status_page.url"); err != nil {
+		return err
+	}
+	if err := checkStatusURL(sp.URL); err != "" {
+		return p.err(un, "provider_status_page.url", "%q %s", sp.URL, err)
+	}
+	fn, err := p.require(so, "format")
+	if err != nil {
+		return err
+	}
+	f, err := p.str(fn, "provider_status_page.format")
+	if err != nil {
+		return err
+	}
+	sp.Format = StatusFormat(f)
+	if !contains([]string{string(FormatStatuspage), string(FormatRSS), string(FormatAtom)}, f) {
+		return p.err(fn, "provider_status_page.format", "%q is not a status page format (statuspage, rss, atom)", f)
+	}
+	if v, ok := so.vals["every"]; ok {
+		if sp.Every, err = p.duration(v, "provider_status_page.every"); err != nil {
+			return err
+		}
+		if sp.Every < MinStatusEvery || sp.Every > MaxStatusEvery {
+			return p.err(v, "provider_status_page.every", "%s is outside %s to %s (be kind to the provider's page)", sp.Every, MinStatusEvery, MaxStatusEvery)
+		}
+	}
+	if v, ok := so.vals["slack"]; ok {
+		if sp.Slack, err = p.duration(v, "provider_status_page.slack"); err != nil {
+			return err
+		}
+		if sp.Slack > MaxStatusSlack {
+			return p.err(v, "provider_status_page.slack", "%s is more than %s", sp.Slack, MaxStatusSlack)
+		}
+	}
+	if v, ok := so.vals["keywords"]; ok {
+		items, err := p.seq(v, "provider_status_page.keywords")
+		if err != nil {
+			return err
+		}
+		for i, it := range items {
+			k, err := p.str(it, fmt.Sprintf("provider_status_page.keywords[%d]", i))
+			if err != nil {
+				return err
+			}
+			sp.Keywords = append(sp.Keywords, strings.TrimSpace(k))
+		}
+		if len(sp.Keywords) == 0 {
+			return p.err(v, "provider_status_page.keywords", "an empty list keeps no incident; leave the field out to keep every one")
+		}
+	}
+	t.ProviderStatusPage = sp
+	return nil
+}
+
+// checkStatusURL says what is wrong with a status page address, or "".
+// Only http and https are fetched, and the address must name a host: the
+// poller sends nothing but a GET to it.
+func checkStatusURL(s string) string {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return "is not a URL"
+	case u.Scheme != "https" && u.Scheme != "http":
+		return "is not an http or https URL"
+	case u.Host == "" || u.Hostname() == "":
+		return "names no host"
+	case u.User != nil:
+		return "must not carry a user or password"
+	case u.Fragment != "":
+		return "must not have a #fragment"
+	}
+	return ""
+}
