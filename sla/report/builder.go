@@ -487,11 +487,10 @@ func (b *Builder) Build() (*Report, error) {
 	r.Fleet = b.fleetRes
 	for _, id := range ids {
 		n := b.nodes[id]
-		// A node ordered after the month has no part in it. One given back
-		// before it is listed, not in service (docs/report.md: period), so
-		// the renter sees it was released rather than wonder where it went.
-		_, me := calendar.MonthBounds(b.opts.Year, b.opts.Month, n.tm.Calendar.Loc)
-		if !n.reg.OrderedAt.Before(me) {
+		// A node ordered after the month, or given back before it, has no
+		// part in it (TestReleasedBeforeMonthNotListed).
+		ms, me := calendar.MonthBounds(b.opts.Year, b.opts.Month, n.tm.Calendar.Loc)
+		if !n.reg.OrderedAt.Before(me) || (!n.released.IsZero() && !n.released.After(ms)) {
 			continue
 		}
 		nr := b.buildNode(n, byNode[id], backend)
