@@ -103,6 +103,7 @@ func (s *Service) apply(ctx context.Context, n store.Node, fx effects) {
 		log := s.log.With("node", n.ID, "incident", id, "op", t.Op)
 		var inc store.Incident
 		var err error
+		sameCause := false // a reclassification that only moved the parts of a gap, not its cause
 		// Counted or not is the contract's verdict on the kind and cause,
 		// the same the report gives (the engine's t.Counted knows only
 		// whose fault a gap was, not what the contract counts).
@@ -110,17 +111,27 @@ func (s *Service) apply(ctx context.Context, n store.Node, fx effects) {
 		switch t.Op {
 		case incident.Open:
 			inc = store.Incident{Node: n.ID, ID: id, Kind: string(t.Kind), Check: t.Check, Start: t.Since, ConfirmedAt: now, Counted: counted,
-				Reason: reason, Cause: t.Cause, Evidence: t.Evidence, Failed: fx.failed[t.Key()], UpdatedAt: now}
+				Reason: reason, Cause: t.Cause, Evidence: t.Evidence, Failed: fx.failed[t.Key()], Split: t.Split, UpdatedAt: now}
 			if err = s.store.CreateIncident(ctx, inc); errors.Is(err, store.ErrExists) {
-				err = nil
+				// Made already: by a retry of this batch (then it holds these
+				// checks), or by the watchdog's repair, which knows only the
+				// state and so no failed checks: add ours to it.
+				inc, err = s.addFailed(ctx, inc)
 			}
 		case incident.Close:
 			inc, err = s.updateIncident(ctx, n.ID, id, t, func(i *store.Incident) {
 				i.End, i.Cause, i.Counted, i.Reason, i.UpdatedAt = t.At, t.Cause, counted, reason, now
+				if t.Split != nil {
+					i.Split = t.Split
+				}
 			})
 		case incident.Reclassify:
 			inc, err = s.updateIncident(ctx, n.ID, id, t, func(i *store.Incident) {
+				sameCause = i.Cause == t.Cause
 				i.Cause, i.Counted, i.Reason, i.Evidence, i.ReclassifiedAt, i.UpdatedAt = t.Cause, counted, reason, t.Evidence, now, now
+				if t.Split != nil {
+					i.Split = t.Split
+				}
 			})
 		}
 		if err != nil {
@@ -128,6 +139,9 @@ func (s *Service) apply(ctx context.Context, n store.Node, fx effects) {
 			continue
 		}
 		log.Info("incident "+string(t.Op), "kind", t.Kind, "since", t.Since, "at", t.At, "cause", t.Cause, "counted", counted)
+		if sameCause {
+			continue // the record has the new parts; the verdict told is unchanged
+		}
 		s.alert(ctx, n, t, inc, stamp.Add(time.Duration(i)*time.Nanosecond))
 	}
 }
@@ -186,6 +200,31 @@ func (s *Service) updateIncident(ctx context.Context, node, id string, t inciden
 	return store.Incident{}, errTooContended("update incident " + id)
 }
 
+// addFailed gives the stored incident want.Failed if it has none, with a
+// versioned write (a record otherwise never loses or replaces its failed
+// checks), and returns the record as stored.
+func (s *Service) addFailed(ctx context.Context, want store.Incident) (store.Incident, error) {
+	for attempt := 0; attempt < maxRetries; attempt++ {
+		inc, err := s.store.GetIncident(ctx, want.Node, want.ID)
+		if err != nil {
+			return want, err
+		}
+		if len(inc.Failed) > 0 || len(want.Failed) == 0 {
+			return inc, nil
+		}
+		prev := inc.Version
+		inc.Failed, inc.UpdatedAt = want.Failed, s.Now()
+		if err := s.store.UpdateIncident(ctx, inc, prev); errors.Is(err, store.ErrConflict) {
+			continue
+		} else if err != nil {
+			return inc, err
+		}
+		inc.Version = prev + 1
+		return inc, nil
+	}
+	return want, errTooContended("add failed checks to incident " + want.ID)
+}
+
 // openingAlert is the alert kind that starts an incident's thread.
 func openingAlert(kind string) notify.AlertKind {
 	switch kind {
@@ -199,6 +238,12 @@ func openingAlert(kind string) notify.AlertKind {
 
 // alert claims the alert of one transition, raised at (alertStamps).
 func (s *Service) alert(ctx context.Context, n store.Node, t incident.Transition, inc store.Incident, at time.Time) {
+	if n.Released(s.Now()) {
+		// Given back: the renter no longer rents it, so nothing about it is
+		// news; the records still say how its period ended.
+		s.log.Info("no alert: the node is released", "node", n.ID, "incident", inc.ID, "op", t.Op, "released_at", n.ReleasedAt)
+		return
+	}
 	a := notify.Alert{Node: n.ID, Provider: n.Provider, IncidentID: inc.ID, IncidentKind: inc.Kind, Since: inc.Start,
 		Failed: inc.Failed, Counted: inc.Counted, Reason: inc.Reason, Cause: t.Cause, Detail: t.Evidence}
 	key := notify.AlertKind("")

@@ -49,8 +49,8 @@ func (s *Service) watchesDelivery(n store.Node, st *store.NodeState) bool {
 // the contract's delivery target has passed since the order.
 func (s *Service) deliveryOverdue(n store.Node, st *store.NodeState, now time.Time) (delivery.Verdict, bool) {
 	tm, ok := s.contract(n)
-	if !ok || !s.watchesDelivery(n, st) || !s.deliveredAt(n, st).IsZero() {
-		return delivery.Verdict{}, false
+	if !ok || n.Released(now) || !s.watchesDelivery(n, st) || !s.deliveredAt(n, st).IsZero() {
+		return delivery.Verdict{}, false // a released node is no longer awaited
 	}
 	v := delivery.Judge(tm.Delivery, n.OrderedAt, time.Time{}, now)
 	return v, v.Status == ticket.Breached

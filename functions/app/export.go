@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/gpusla/gpusla/infra/store"
@@ -54,6 +55,7 @@ func Export(ctx context.Context, st store.Store, sel ExportSelect, emit func(*ev
 	if err != nil {
 		return stats, fmt.Errorf("export: %w", err)
 	}
+	var exported []store.Node
 	for _, n := range nodes {
 		if len(want) > 0 && !want[n.ID] {
 			continue
@@ -66,11 +68,39 @@ func Export(ctx context.Context, st store.Store, sel ExportSelect, emit func(*ev
 		if err := exportNode(ctx, st, n, from, to, out, &stats); err != nil {
 			return stats, fmt.Errorf("export node %s: %w", n.ID, err)
 		}
+		exported = append(exported, n)
+	}
+	if err := exportMaintenance(ctx, st, exported, from, to, out); err != nil {
+		return stats, err
 	}
 	runs, err := st.ListBackendRuns(ctx, from.Add(-24*time.Hour), to)
 	if err != nil {
 		return stats, fmt.Errorf("export: %w", err)
 	}
+	for _, o := range BackendOutages(runs, from, to) {
+		e := events.Event{Type: events.TypeBackendOutage, ID: "backend-outage@" + o.Start.UTC().Format("20060102T150405.000Z"),
+			Start: o.Start.UTC(), End: o.End.UTC(), Summary: o.Summary}
+		if err := out(&e); err != nil {
+			return stats, err
+		}
+	}
+	return stats, nil
+}
+
+// exportMaintenance writes the notices overlapping [from, to) that cover
+// an exported node (its own, or its contract's) as maintenance events.
+// BackendOutage is a stretch in which the backend itself was down: no
+// liveness record covers it.
+type BackendOutage struct {
+	Start, End time.Time
+	Summary    string
+}
+
+// BackendOutages are the gaps between the backend's runs (sorted by start)
+// that end after from and begin before to: the export's backend_outage
+// events, and what the live verdicts take as the backend's own downtime.
+func BackendOutages(runs []store.BackendRun, from, to time.Time) []BackendOutage {
+	var out []BackendOutage
 	for i := 1; i < len(runs); i++ {
 		// The latest end of any earlier run: runs of concurrent Lambdas overlap.
 		end, stopped := runs[0].LastTick, runs[0].Stopped
@@ -86,14 +116,28 @@ func Export(ctx context.Context, st store.Store, sel ExportSelect, emit func(*ev
 		if (!stopped && next.Sub(end) <= MaxTickGap) || !next.After(end) || !next.After(from) || !end.Before(to) {
 			continue
 		}
-		e := events.Event{Type: events.TypeBackendOutage, ID: "backend-outage@" + end.UTC().Format("20060102T150405.000Z"),
-			Start: end.UTC(), End: next.UTC(),
-			Summary: fmt.Sprintf("no backend liveness record from %s to %s (%s stopped or crashed)", end.UTC().Format(time.RFC3339), next.UTC().Format(time.RFC3339), runs[i-1].ID)}
+		out = append(out, BackendOutage{Start: end, End: next,
+			Summary: fmt.Sprintf("no backend liveness record from %s to %s (%s stopped or crashed)", end.UTC().Format(time.RFC3339), next.UTC().Format(time.RFC3339), runs[i-1].ID)})
+	}
+	return out
+}
+
+func exportMaintenance(ctx context.Context, st store.Store, nodes []store.Node, from, to time.Time, out func(*events.Event) error) error {
+	ms, err := st.ListMaintenance(ctx, from, to)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	for _, m := range ms {
+		if !slices.ContainsFunc(nodes, m.Applies) {
+			continue
+		}
+		e := events.Event{Type: events.TypeMaintenance, ID: "maint-" + m.ID, Node: m.Node, Contract: m.Contract,
+			Start: m.Start.UTC(), End: m.End.UTC(), AnnouncedAt: m.AnnouncedAt.UTC(), Summary: m.Summary}
 		if err := out(&e); err != nil {
-			return stats, err
+			return err
 		}
 	}
-	return stats, nil
+	return nil
 }
 
 func exportNode(ctx context.Context, st store.Store, n store.Node, from, to time.Time, out func(*events.Event) error, stats *ExportStats) error {
@@ -106,6 +150,12 @@ func exportNode(ctx context.Context, st store.Store, n store.Node, from, to time
 	}
 	if err := out(&reg); err != nil {
 		return err
+	}
+	if !n.ReleasedAt.IsZero() {
+		rel := events.Event{Type: events.TypeNodeReleased, ID: "rel-" + n.ID, Node: n.ID, At: n.ReleasedAt.UTC()}
+		if err := out(&rel); err != nil {
+			return err
+		}
 	}
 	in := func(t time.Time) bool { return !t.Before(from) && t.Before(to) }
 

@@ -377,6 +377,11 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 	st.Eval.Interval = in.node.HeartbeatInterval
 	fx.failed = map[string][]notify.FailedCheck{}
 	evs := ObservationEvents(b, in.hash, in.now)
+	if in.node.Released(in.now) {
+		// Given back: what was open ends at the release, and the engine
+		// ignores observations from the release on (incident.State.Release).
+		fx.transitions = append(fx.transitions, st.Eval.Release(in.node.ReleasedAt)...)
+	}
 	if !fresh {
 		why = append(why, "stale_signature")
 		evs = nil

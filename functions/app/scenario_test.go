@@ -236,7 +236,9 @@ func contains(s []string, v string) bool {
 }
 
 // The backend itself down: no watchdog ran, nobody could hear the node, so
-// the node is charged only from when the backend came back.
+// the node is charged only from when the backend came back. The incident is
+// dated as the report dates it (one interval after the last heartbeat);
+// its part inside the backend's downtime is backend_outage, not counted.
 func TestBackendDownChargesNoNode(t *testing.T) {
 	w := newWorld(t)
 	w.push()
@@ -254,8 +256,16 @@ func TestBackendDownChargesNoNode(t *testing.T) {
 	}
 	w.tickUntil(up.Add(3 * time.Minute))
 	inc := w.only("unreachable")
-	if !inc.Start.Equal(up) {
-		t.Fatalf("unreachable starts %s, want the backend's restart %s (not the node's last heartbeat %s)", inc.Start, up, t0)
+	if due := t0.Add(30 * time.Second); !inc.Start.Equal(due) {
+		t.Fatalf("unreachable starts %s, want one interval after the last heartbeat, %s", inc.Start, due)
+	}
+	js, err := w.svc.JudgedIncidents(t.Context(), "gz-01", t0.Add(-time.Hour), w.clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(js) != 2 || js[0].Cause != incident.CauseBackendOutage || js[0].Counted || js[0].CountedSeconds != 0 || !js[0].End.Equal(up) ||
+		js[1].Cause != incident.CauseNoData || !js[1].Start.Equal(up) || !js[1].Counted || js[1].CountedSeconds != int64(w.clock.Now().Sub(up)/time.Second) {
+		t.Fatalf("judged parts %+v; want the backend's downtime not counted, then no_data counted from its restart %s", js, up)
 	}
 	runs, err := w.store.ListBackendRuns(t.Context(), t0.Add(-time.Hour), up.Add(time.Hour))
 	if err != nil || len(runs) != 2 || !runs[0].Stopped {

@@ -91,7 +91,17 @@ func (s *Service) checkNode(ctx context.Context, n store.Node, now, upSince time
 			last = upSince.Add(-n.HeartbeatInterval)
 		}
 		prev := st.Version
-		trs := st.Eval.Tick(now, last, n.HeartbeatInterval, th)
+		tickAt := now
+		if n.Released(now) {
+			// Given back: overdue only if it was before the release (the
+			// report's trailing gap needs more than the tolerance before the
+			// period's end), and whatever is open ends at the release.
+			tickAt = n.ReleasedAt.Add(-time.Nanosecond)
+		}
+		trs := st.Eval.Tick(tickAt, last, n.HeartbeatInterval, th)
+		if n.Released(now) {
+			trs = append(trs, st.Eval.Release(n.ReleasedAt)...)
+		}
 		dv, overdue := s.deliveryOverdue(n, &st, now)
 		if usedStale && (len(trs) > 0 || openIncident(&st.Eval) || openFleet(&st) || overdue) {
 			// Something to write, to repair or to alert: decide it on a
@@ -105,6 +115,7 @@ func (s *Service) checkNode(ctx context.Context, n store.Node, now, upSince time
 			s.repair(ctx, n, st)
 			return 0, nil
 		}
+		st.UpdatedAt = now
 		stamp, release := s.alertStamps(n.ID, len(trs))
 		if _, err := s.store.PutState(ctx, st, prev); errors.Is(err, store.ErrConflict) {
 			release()
@@ -143,9 +154,23 @@ func openFleet(st *store.NodeState) bool {
 	return false
 }
 
+// RepairGrace is how long after a state write the watchdog waits before it
+// recreates an open incident's missing record (repair).
+const RepairGrace = time.Minute
+
 // repair recreates the record of an incident the state says is open but
 // that a crash between the state write and the record write lost.
+//
+// A state written less than RepairGrace ago is left alone: its writer is
+// most likely deriving the records right now, with the failed checks and
+// measured values only it has (the state holds neither), and a record and
+// alert made here first would lack them. If the writer did die, the next
+// run after the grace repairs; if it was only slow, it adds its failed
+// checks to the record found (apply).
 func (s *Service) repair(ctx context.Context, n store.Node, st store.NodeState) {
+	if s.Now().Sub(st.UpdatedAt) < RepairGrace {
+		return
+	}
 	var open []store.Incident
 	if g := st.Eval.Unreachable; g != nil {
 		open = append(open, store.Incident{Kind: string(incident.Unreachable), Start: g.Since, Cause: g.Cause, Evidence: g.Evidence})

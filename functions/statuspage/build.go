@@ -147,6 +147,17 @@ type node struct {
 	label string // what the page calls it
 	team  bool   // drawn for the team view
 	first time.Time
+	// maint and backend are what the books take out or charge nobody
+	// for: maintenance notices (of every node; those covering this one
+	// apply) and the backend's own downtime.
+	maint   []store.Maintenance
+	backend interval.Set
+	notices []time.Time // when tickets on the node were opened
+}
+
+// judging is what nd's incidents are judged with over [from, to).
+func (nd *node) judging(from, to time.Time) app.Judging {
+	return app.Judging{Node: nd.n, FirstHeartbeat: nd.first, Maintenance: nd.maint, Backend: nd.backend, Notices: nd.notices, From: from, To: to}
 }
 
 func (nd *node) shows(field string) bool { return nd.pub.Show[field] }
@@ -198,10 +209,33 @@ func (h *Handler) Build(ctx context.Context, req Request) (*Page, error) {
 	for _, inc := range incs {
 		byNode[inc.Node] = append(byNode[inc.Node], inc)
 	}
+	wfrom := now.AddDate(0, 0, -(Days + 1))
+	maint, err := h.c.Nodes.ListMaintenance(ctx, wfrom, now.Add(time.Second))
+	if err != nil {
+		return nil, fmt.Errorf("list maintenance: %w", err)
+	}
+	runs, err := h.c.Nodes.ListBackendRuns(ctx, wfrom.Add(-24*time.Hour), now.Add(time.Second))
+	if err != nil {
+		return nil, fmt.Errorf("list backend runs: %w", err)
+	}
+	var backend interval.Set
+	for _, o := range app.BackendOutages(runs, wfrom.Add(-24*time.Hour), now.Add(time.Second)) {
+		backend = backend.Or(interval.Set{{Start: o.Start, End: o.End}})
+	}
+	for _, nd := range nodes {
+		nd.maint, nd.backend = maint, backend
+	}
 	var tickets []store.Ticket
 	if h.c.Tickets != nil {
 		if tickets, err = h.c.Tickets.List(ctx, false); err != nil {
 			return nil, fmt.Errorf("list tickets: %w", err)
+		}
+	}
+	for _, t := range tickets {
+		for _, nd := range nodes {
+			if nd.n.ID == t.Node {
+				nd.notices = append(nd.notices, t.Opened)
+			}
 		}
 	}
 	for _, nd := range nodes {
@@ -303,7 +337,7 @@ func (h *Handler) nodeView(ctx context.Context, pr *i18n.Printer, nd *node, incs
 	}
 	var down interval.Set
 	if nd.tm != nil {
-		books, _ := app.JudgeIncidents(nd.tm, nd.first, inWindow, from, now)
+		books, _ := app.JudgeIncidents(nd.tm, nd.judging(from, now), inWindow)
 		down = books.Claimable
 	} else {
 		for _, v := range verdicts {
@@ -350,9 +384,17 @@ func (h *Handler) judge(nd *node, incs []store.Incident, from, now time.Time) []
 		}
 		return out
 	}
-	_, vs := app.JudgeIncidents(nd.tm, nd.first, incs, from, now)
-	for i, v := range vs {
-		out[i] = verdict{Counted: v.Counted, CountedSeconds: v.CountedSeconds, Reason: v.Reason}
+	// An unreachable incident cut by cause is judged part by part; the page
+	// shows it whole: counted if any part is, the parts' counted seconds,
+	// and the reason of the first part not counted in full.
+	_, parts := app.JudgeIncidents(nd.tm, nd.judging(from, now), incs)
+	for _, p := range parts {
+		v := &out[p.Index]
+		v.Counted = v.Counted || p.Verdict.Counted
+		v.CountedSeconds += p.CountedSeconds
+		if v.Reason.IsZero() {
+			v.Reason = p.Reason
+		}
 	}
 	return out
 }

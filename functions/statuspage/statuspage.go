@@ -58,6 +58,8 @@ type Nodes interface {
 	GetState(ctx context.Context, node string) (store.NodeState, error)
 	ListIncidents(ctx context.Context, node string, from, to time.Time) ([]store.Incident, error)
 	GetAlert(ctx context.Context, node, incidentID string, kind notify.AlertKind, channel string) (store.AlertRecord, error)
+	ListMaintenance(ctx context.Context, from, to time.Time) ([]store.Maintenance, error)
+	ListBackendRuns(ctx context.Context, from, to time.Time) ([]store.BackendRun, error)
 }
 
 // Tickets is what the page reads about tickets (*app.TicketDesk satisfies it).

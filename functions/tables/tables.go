@@ -21,7 +21,8 @@ type NodeStore interface {
 	GetState(ctx context.Context, node string) (store.NodeState, error)
 }
 
-// Nodes prints every registered node with its last heartbeat. A node that
+// Nodes prints every registered node with its last heartbeat and, once it
+// was given back, when it was released. A node that
 // has pushed nothing yet has no state and shows "-"; any other failure to
 // read a state stops the table rather than show a node as quiet that is not.
 func Nodes(ctx context.Context, w io.Writer, st NodeStore) error {
@@ -30,14 +31,14 @@ func Nodes(ctx context.Context, w io.Writer, st NodeStore) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NODE\tPROVIDER\tCONTRACT\tGPUS\tLAST SEQ\tLAST RECEIVED\tUNREACHABLE")
+	fmt.Fprintln(tw, "NODE\tPROVIDER\tCONTRACT\tGPUS\tLAST SEQ\tLAST RECEIVED\tUNREACHABLE\tRELEASED AT")
 	for _, n := range nodes {
 		s, err := st.GetState(ctx, n.ID)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return fmt.Errorf("node %s: %w", n.ID, err)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%v\n", n.ID, n.Provider, n.Contract, n.GPUCount, s.LastSeq,
-			instant(s.LastReceivedAt), s.Eval.Unreachable != nil)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%v\t%s\n", n.ID, n.Provider, n.Contract, n.GPUCount, s.LastSeq,
+			instant(s.LastReceivedAt), s.Eval.Unreachable != nil, instant(n.ReleasedAt))
 	}
 	return tw.Flush()
 }

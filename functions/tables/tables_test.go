@@ -38,7 +38,8 @@ func rows(out string) [][]string {
 }
 
 // A node that never pushed shows no state; one that did shows its last
-// sequence number, receive time and whether it is unreachable.
+// sequence number, receive time and whether it is unreachable; a released
+// one when it was released.
 func TestNodes(t *testing.T) {
 	st := openBolt(t)
 	ctx := t.Context()
@@ -52,15 +53,18 @@ func TestNodes(t *testing.T) {
 		Eval: incident.State{Unreachable: &incident.Gap{}}}, 0); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := st.ReleaseNode(ctx, "gz-02", at.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
 	var out bytes.Buffer
 	if err := Nodes(ctx, &out, st); err != nil {
 		t.Fatal(err)
 	}
 	got := rows(out.String())
 	want := [][]string{
-		{"NODE", "PROVIDER", "CONTRACT", "GPUS", "LAST", "SEQ", "LAST", "RECEIVED", "UNREACHABLE"},
-		{"gz-01", "acme", "c1", "8", "0", "-", "false"},
-		{"gz-02", "acme", "c2", "4", "17", "2026-03-01T01:02:03Z", "true"},
+		{"NODE", "PROVIDER", "CONTRACT", "GPUS", "LAST", "SEQ", "LAST", "RECEIVED", "UNREACHABLE", "RELEASED", "AT"},
+		{"gz-01", "acme", "c1", "8", "0", "-", "false", "-"},
+		{"gz-02", "acme", "c2", "4", "17", "2026-03-01T01:02:03Z", "true", "2026-03-01T02:02:03Z"},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("table:\n%s", out.String())

@@ -54,6 +54,19 @@ type Store interface {
 	GetNode(ctx context.Context, id string) (Node, error)
 	// ListNodes returns every node, ordered by id.
 	ListNodes(ctx context.Context) ([]Node, error)
+	// ReleaseNode records that the node was given back at `at` (its
+	// ReleasedAt) with one conditional write and returns the node as
+	// stored. Releasing again at the same instant is a no-op; at another
+	// instant it is ErrConflict (the node keeps its first release).
+	// ErrNotFound if the node is not registered.
+	ReleaseNode(ctx context.Context, id string, at time.Time) (Node, error)
+
+	// PutMaintenance stores a maintenance notice if its id is absent;
+	// ErrExists if not.
+	PutMaintenance(ctx context.Context, m Maintenance) error
+	// ListMaintenance returns the notices (of every contract and node) whose
+	// window overlaps [from, to), ordered by start, then id.
+	ListMaintenance(ctx context.Context, from, to time.Time) ([]Maintenance, error)
 
 	// GetState returns a node's state; ErrNotFound before its first write.
 	GetState(ctx context.Context, node string) (NodeState, error)
@@ -149,6 +162,49 @@ type Node struct {
 	CreatedAt    time.Time `json:"created_at"`
 	// Demo marks the built-in demo node of `gpusla serve`.
 	Demo bool `json:"demo,omitempty"`
+	// ReleasedAt is when the node was given back (`gpusla node release`):
+	// its service period and billing end there. Zero while it is rented.
+	ReleasedAt time.Time `json:"released_at,omitzero"`
+}
+
+// Released reports whether the node was given back at or before t.
+func (n Node) Released(t time.Time) bool { return !n.ReleasedAt.IsZero() && !t.Before(n.ReleasedAt) }
+
+// Maintenance is a maintenance notice the provider announced: for every
+// node of a contract (Contract set) or for one node (Node set). The monthly
+// report and the live verdicts take the window out of the books when it was
+// announced early enough (the contract's maintenance.notice).
+type Maintenance struct {
+	// ID is deterministic (MaintenanceID): the same notice recorded twice
+	// is one record.
+	ID          string    `json:"id"`
+	Contract    string    `json:"contract,omitempty"`
+	Node        string    `json:"node,omitempty"`
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end"`
+	AnnouncedAt time.Time `json:"announced_at"`
+	Summary     string    `json:"summary,omitempty"`
+	CreatedAt   time.Time `json:"created_at"`
+}
+
+// MaintenanceID is the id of a notice: its scope (contract:ID or node:ID)
+// and its start (UTC, millisecond precision).
+func MaintenanceID(contract, node string, start time.Time) string {
+	scope := "contract:" + contract
+	if node != "" {
+		scope = "node:" + node
+	}
+	return scope + "@" + start.UTC().Format("20060102T150405.000Z")
+}
+
+// Applies reports whether the notice covers node n.
+func (m Maintenance) Applies(n Node) bool {
+	return (m.Node != "" && m.Node == n.ID) || (m.Node == "" && m.Contract == n.Contract)
+}
+
+// Account is the notice as the books see it (sla/account).
+func (m Maintenance) Account() account.Maintenance {
+	return account.Maintenance{Span: interval.Interval{Start: m.Start, End: m.End}, AnnouncedAt: m.AnnouncedAt, Summary: m.Summary}
 }
 
 // String never shows the secret, so a Node can be logged safely.
@@ -345,6 +401,11 @@ type Incident struct {
 	// ReclassifiedAt is set when late data changed the cause.
 	ReclassifiedAt time.Time `json:"reclassified_at,omitempty"`
 	UpdatedAt      time.Time `json:"updated_at"`
+	// Split is an unreachable incident's evidence from the node's own
+	// batches (incident.GapEvidence): the books cut it into parts by cause
+	// with it, as the report does (Outages). Nil for check incidents and
+	// records from before it was kept.
+	Split *incident.GapEvidence `json:"split,omitempty"`
 }
 
 // Open reports whether the incident has not ended.
@@ -362,6 +423,36 @@ func (i Incident) Outage(end time.Time) account.Outage {
 		o.Evidence = []msg.Text{msg.Plain(i.Evidence)} // the live engine's own words, not translated
 	}
 	return o
+}
+
+// Part is one part of an incident as the books judge it: an unreachable
+// incident split by cause (Outages), or the whole of any other.
+type Part struct {
+	account.Outage
+	Open bool // the incident's last part while it is open
+}
+
+// Outages is the incident as the books see it, cut by cause where its
+// evidence says whose fault each part was (incident.SplitGap, the report's
+// rule; backend is the backend's own downtime): one part, the whole
+// incident, for a check incident or a record without evidence. An open one
+// lasts until end.
+func (i Incident) Outages(end time.Time, backend interval.Set) []Part {
+	whole := i.Outage(end)
+	if i.Split == nil || i.Kind != string(incident.Unreachable) {
+		return []Part{{Outage: whole, Open: i.Open()}}
+	}
+	segs := i.Split.Split(whole.Span, backend)
+	if len(segs) == 0 {
+		return []Part{{Outage: whole, Open: i.Open()}}
+	}
+	out := make([]Part, len(segs))
+	for k, sg := range segs {
+		o := whole
+		o.Span, o.Cause = sg.Span, sg.Cause
+		out[k] = Part{Outage: o, Open: i.Open() && k == len(segs)-1}
+	}
+	return out
 }
 
 // Duration is End-Start, or now-Start while open.

@@ -138,15 +138,30 @@ func Judge(tm *terms.Terms, b Books, o Outage) Verdict {
 }
 
 // JudgeAll does the books of outages over period and judges each of them
-// (Judge): the report's rows and the live service's incidents both get
-// their verdicts here.
-func JudgeAll(tm *terms.Terms, period interval.Interval, outages []Outage, maint []Maintenance) (Books, []Verdict) {
-	b := Compute(tm, period, outages, maint)
+// (JudgeClocked), under a contract whose clock starts at the renter's
+// notice counting each from the first of notices (ticket openings) inside
+// it (NoticeClock): the report's rows and the live service's incidents both
+// get their verdicts here.
+func JudgeAll(tm *terms.Terms, period interval.Interval, outages []Outage, maint []Maintenance, notices []time.Time) (Books, []Verdict) {
+	clocked := NoticeClock(tm, outages, notices)
+	b := Compute(tm, period, clocked, maint)
 	vs := make([]Verdict, len(outages))
 	for i, o := range outages {
-		vs[i] = Judge(tm, b, o)
+		vs[i] = JudgeClocked(tm, b, o, clocked[i])
 	}
 	return b, vs
+}
+
+// JudgeClocked is Judge on the outage as the contract clocks it (clocked,
+// NoticeClock's); its length stays its own, and where every clocked second
+// counts but the clock started late, the reason says from when.
+func JudgeClocked(tm *terms.Terms, b Books, o, clocked Outage) Verdict {
+	v := Judge(tm, b, clocked)
+	v.Seconds = secs(o.Span.Duration())
+	if from := clocked.Span.Start; v.Reason.IsZero() && from.After(o.Span.Start) {
+		v.Reason = msg.New("the contract's clock starts at the renter's notice: counted from the ticket opened at %s", msg.At(from, tm.Calendar.Loc))
+	}
+	return v
 }
 
 func secs(d time.Duration) int64 { return int64(d / time.Second) }

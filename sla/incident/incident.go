@@ -209,6 +209,9 @@ type Transition struct {
 	Cause    string    `json:"cause"`
 	Counted  bool      `json:"counted"`
 	Evidence string    `json:"evidence,omitempty"`
+	// Split is an unreachable incident's evidence (GapEvidence) as of this
+	// transition: the books cut it by cause with it. Nil for checks.
+	Split *GapEvidence `json:"split,omitempty"`
 }
 
 // Key is the State.Checks key of a check incident's transition (see

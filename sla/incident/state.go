@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/interval"
 )
 
 // StateVersion is the version of State's JSON form; bump it when State
@@ -43,6 +44,17 @@ type State struct {
 	Checks      map[string]*Hysteresis `json:"checks,omitempty"`
 	Unreachable *Gap                   `json:"unreachable,omitempty"`
 	Recent      []Gap                  `json:"recent,omitempty"`
+	// Released is when the node was given back (Release): nothing opens
+	// after it, and observations from it on are not evaluated.
+	Released time.Time `json:"released,omitzero"`
+	// Seen and Conns are what the node observed (probe time) and its
+	// connectivity verdicts from shortly before the newest heartbeat heard
+	// promptly (older ones are pruned: a span or two, a verdict or two):
+	// what a gap opened now starts its evidence with, since the report's
+	// split of a gap reaches back a tolerance (observations) and to the
+	// verdict in force (connectivity) before it.
+	Seen  Coverage `json:"seen,omitzero"`
+	Conns []Conn   `json:"conns,omitempty"`
 }
 
 // Clone returns a deep copy: a caller may change the copy's checks and gaps
@@ -60,11 +72,46 @@ func (s State) Clone() State {
 		}
 	}
 	if s.Unreachable != nil {
-		g := *s.Unreachable
+		g := s.Unreachable.clone()
 		c.Unreachable = &g
 	}
 	c.Recent = slices.Clone(s.Recent)
+	for i := range c.Recent {
+		c.Recent[i] = c.Recent[i].clone()
+	}
+	c.Seen.Spans = slices.Clone(s.Seen.Spans)
+	c.Conns = slices.Clone(s.Conns)
 	return c
+}
+
+func (g Gap) clone() Gap {
+	g.Ev = g.Ev.Clone()
+	return g
+}
+
+// GapEvidence is what the node's own batches show about a gap: the instants
+// it observed around and inside it (Seen, probe time, with the coverage
+// tolerance of interval + grace) and its connectivity verdicts from
+// ConnValidity before it on. Split cuts the gap by cause from them with the
+// report's rule; the live service stores it with the incident and judges
+// each part as the report does.
+type GapEvidence struct {
+	Interval time.Duration `json:"interval"`
+	Seen     Coverage      `json:"seen"`
+	Conns    []Conn        `json:"conns,omitempty"`
+}
+
+// Clone is a deep copy.
+func (e GapEvidence) Clone() GapEvidence {
+	e.Seen.Spans = slices.Clone(e.Seen.Spans)
+	e.Conns = slices.Clone(e.Conns)
+	return e
+}
+
+// Split is SplitGap over g with this evidence and the backend's own
+// downtime.
+func (e *GapEvidence) Split(g interval.Interval, backend interval.Set) []Segment {
+	return SplitGap(g, e.Seen.Alive(g, e.Interval), e.Conns, backend)
 }
 
 // Gap is an unreachable incident seen live, with the late evidence gathered
@@ -79,6 +126,8 @@ type Gap struct {
 	ConnPass int    `json:"conn_pass,omitempty"`
 	ConnFail int    `json:"conn_fail,omitempty"`
 	Evidence string `json:"evidence,omitempty"`
+	// Ev is the evidence the gap is split by cause with (GapEvidence).
+	Ev GapEvidence `json:"ev,omitzero"`
 }
 
 func (g *Gap) contains(t time.Time) bool {
@@ -101,9 +150,14 @@ func ClassifyGap(alive bool, connPass, connFail int) string {
 }
 
 // Tick is the watchdog's liveness check at now. lastReceived is the receive
-// time of the node's last observation (zero: use the state's), interval its
-// heartbeat interval. Once now is past lastReceived + interval + grace it
-// opens an unreachable incident backdated to lastReceived + interval.
+// time of the node's last observation (zero: use the state's; later: the
+// backend itself was down until then, so the node is given its grace from
+// then), interval its heartbeat interval. Once now is past lastReceived +
+// interval + grace it opens an unreachable incident dated as the report
+// dates it: one interval after the newest observation heard promptly.
+// Whatever of it the backend's own downtime explains is split off when it
+// is judged (GapEvidence.Split), so the date is the node's, not the
+// backend's.
 func (s *State) Tick(now, lastReceived time.Time, interval time.Duration, th Thresholds) []Transition {
 	s.V = StateVersion
 	if lastReceived.IsZero() {
@@ -112,33 +166,179 @@ func (s *State) Tick(now, lastReceived time.Time, interval time.Duration, th Thr
 	if interval > 0 {
 		s.Interval = interval
 	}
-	if lastReceived.IsZero() || s.Unreachable != nil || interval <= 0 {
+	if lastReceived.IsZero() || s.Unreachable != nil || interval <= 0 || !s.Released.IsZero() {
 		return nil
 	}
 	if now.Before(lastReceived.Add(interval).Add(th.Grace)) {
 		return nil
 	}
-	// Confirmed by receive time (alerts must be fast); dated by probe time
-	// as the report dates it, unless the caller moved lastReceived later
-	// (the backend itself was down until then: no node is charged before).
+	// Confirmed by receive time (alerts must be fast); dated by probe time.
 	due := lastReceived.Add(interval)
-	if !s.LastHeardAt.IsZero() && !lastReceived.After(s.LastReceived) {
+	if !s.LastHeardAt.IsZero() {
 		due = s.LastHeardAt.Add(interval)
 	}
-	s.Unreachable = &Gap{Since: due, Cause: CauseNoData}
-	return []Transition{{Op: Open, Kind: Unreachable, Since: due, At: due, Cause: CauseNoData, Counted: true,
-		Evidence: fmt.Sprintf("no heartbeat received since %s (interval %s, grace %s)",
+	g := &Gap{Since: due, Cause: CauseNoData, Ev: s.seedEvidence(due, th)}
+	s.Unreachable = g
+	g.Cause = g.summary(g.Ev.Split(g.span(), nil))
+	return []Transition{{Op: Open, Kind: Unreachable, Since: due, At: due, Cause: g.Cause, Counted: CauseCounted(g.Cause),
+		Split: g.evidence(), Evidence: fmt.Sprintf("no heartbeat received since %s (interval %s, grace %s)",
 			lastReceived.UTC().Format(time.RFC3339), interval, th.Grace)}}
 }
 
+// tol is the coverage tolerance: how far apart two observations may be
+// and still show the node running in between (the report's).
+func (s *State) tol(th Thresholds) time.Duration { return s.Interval + th.Grace }
+
+// seedEvidence starts the evidence of a gap beginning at since from what
+// the state saw shortly before it.
+func (s *State) seedEvidence(since time.Time, th Thresholds) GapEvidence {
+	ev := GapEvidence{Interval: s.Interval, Seen: Coverage{Tol: s.tol(th).Nanoseconds()}}
+	from := since.Add(-s.tol(th)).UnixNano()
+	for _, sp := range s.Seen.Spans {
+		if sp.Last >= from {
+			ev.Seen.AddSpan(sp.First, sp.Last)
+		}
+	}
+	for _, c := range s.Conns {
+		if !c.At.Before(since.Add(-ConnValidity)) {
+			ev.Conns = append(ev.Conns, c)
+		}
+	}
+	return ev
+}
+
+// span is the gap's interval: to its end, or while open to one interval
+// past the newest instant it knows of (not before it began).
+func (g *Gap) span() interval.Interval {
+	end := g.Until
+	if end.IsZero() {
+		end = g.Since
+		if n := len(g.Ev.Seen.Spans); n > 0 {
+			if last := time.Unix(0, g.Ev.Seen.Spans[n-1].Last).Add(g.Ev.Interval); last.After(end) {
+				end = last
+			}
+		}
+	}
+	return interval.Interval{Start: g.Since, End: end}
+}
+
+// summary is the one cause the incident record and its alerts name: its
+// only cause; with several, the side — counted or not — that holds more
+// of the gap (not counted when even), and of it the longest part's cause
+// (of equal ones, the one the node's evidence says most about).
+// The books judge each part by its own cause (GapEvidence.Split).
+func (g *Gap) summary(segs []Segment) string {
+	if len(segs) == 0 {
+		return CauseNoData
+	}
+	var counted, not time.Duration
+	for _, x := range segs {
+		if CauseCounted(x.Cause) {
+			counted += x.Span.Duration()
+		} else {
+			not += x.Span.Duration()
+		}
+	}
+	side := counted > not
+	best, bestLen := "", time.Duration(-1)
+	for _, x := range segs {
+		d := x.Span.Duration()
+		if CauseCounted(x.Cause) == side && (d > bestLen || (d == bestLen && specific(x.Cause) > specific(best))) {
+			best, bestLen = x.Cause, d
+		}
+	}
+	return best
+}
+
+// specific ranks causes by how much the node's own evidence says about
+// them, to settle equal parts: a failed or passed connectivity check says
+// most, no data least.
+func specific(cause string) int {
+	switch cause {
+	case CauseNetwork:
+		return 4
+	case CauseBackendOnly:
+		return 3
+	case CauseNoConnectivityEvidence:
+		return 2
+	case CauseBackendOutage:
+		return 1
+	}
+	return 0
+}
+
+func sameSegment(a, b Segment) bool {
+	return a.Cause == b.Cause && a.Span.Start.Equal(b.Span.Start) && a.Span.End.Equal(b.Span.End)
+}
+
+func (g *Gap) evidence() *GapEvidence {
+	ev := g.Ev.Clone()
+	return &ev
+}
+
+// within reports whether an observation at t can bear on the gap's split:
+// from a tolerance before it began to a tolerance after it ended.
+func (g *Gap) within(t time.Time, tol time.Duration) bool {
+	return !t.Before(g.Since.Add(-tol)) && (g.Until.IsZero() || !t.After(g.Until.Add(tol)))
+}
+
 // Observe feeds one observation (in receive order). It closes an open
-// unreachable incident at the observation's receive time, lets late data
-// reclassify recent gaps, and runs the check hysteresis.
+// unreachable incident at the observation's probe time when it was heard
+// promptly, lets late data reclassify recent gaps (GapEvidence), and runs
+// the check hysteresis.
 func (s *State) Observe(th Thresholds, e *events.Event) []Transition {
 	s.V = StateVersion
 	var out []Transition
 	at := e.TrueAt()
-	heard := s.Interval <= 0 || e.ReceivedAt.Sub(at) <= s.Interval+th.Grace
+	if !s.Released.IsZero() && !at.Before(s.Released) {
+		return nil // after the service period: not the provider's, not evaluated
+	}
+	tol := s.tol(th)
+	heard := s.Interval <= 0 || e.ReceivedAt.Sub(at) <= tol
+	connFail, connEv, connOK := Connectivity(e.Checks)
+	conn := Conn{At: at, Fail: connFail, Evidence: connEv}
+	if !connFail {
+		conn.Evidence = ""
+	}
+	// addEvidence adds what this observation shows about gap g; true if
+	// that changed how the gap splits by cause.
+	addEvidence := func(g *Gap) bool {
+		inSeen := g.within(at, tol)
+		inConn := connOK && !at.Before(g.Since.Add(-ConnValidity)) && (g.Until.IsZero() || at.Before(g.Until))
+		if g.contains(at) {
+			g.Alive++
+			if connOK {
+				if connFail {
+					g.ConnFail++
+				} else {
+					g.ConnPass++
+				}
+			}
+		}
+		if !inSeen && !inConn {
+			return false
+		}
+		old := g.Ev.Split(g.span(), nil)
+		if inSeen {
+			g.Ev.Seen.Add(at.UnixNano())
+		}
+		if inConn {
+			g.Ev.Conns = AddConn(g.Ev.Conns, conn)
+		}
+		return !slices.EqualFunc(old, g.Ev.Split(g.span(), nil), sameSegment)
+	}
+	reclassify := func(g *Gap) {
+		cause := g.summary(g.Ev.Split(g.span(), nil))
+		if connOK && connFail && g.contains(at) {
+			g.Evidence = "probe saw " + connEv + " at " + at.UTC().Format(time.RFC3339)
+		} else if cause != g.Cause && cause != CauseNetwork {
+			g.Evidence = fmt.Sprintf("probe's own batches cover the gap (%d observations, %d connectivity passes)", g.Alive, g.ConnPass)
+		}
+		g.Cause = cause
+		out = append(out, Transition{Op: Reclassify, Kind: Unreachable, Since: g.Since, At: at, Cause: cause,
+			Counted: CauseCounted(cause), Evidence: g.Evidence, Split: g.evidence()})
+	}
+	justClosed := -1
 	if g := s.Unreachable; g != nil && heard && !e.ReceivedAt.Before(g.Since) {
 		// Ends at the probe time of the first observation heard promptly
 		// after it (never before it began).
@@ -146,45 +346,25 @@ func (s *State) Observe(th Thresholds, e *events.Event) []Transition {
 		if g.Until.Before(g.Since) {
 			g.Until = g.Since
 		}
+		addEvidence(g)
+		g.Cause = g.summary(g.Ev.Split(g.span(), nil))
 		out = append(out, Transition{Op: Close, Kind: Unreachable, Since: g.Since, At: g.Until, Cause: g.Cause,
-			Counted: CauseCounted(g.Cause), Evidence: "first observation heard promptly after the gap"})
-		s.Recent = append(s.Recent, *g)
-		if len(s.Recent) > maxRecent {
-			s.Recent = s.Recent[len(s.Recent)-maxRecent:]
-		}
+			Counted: CauseCounted(g.Cause), Evidence: "first observation heard promptly after the gap", Split: g.evidence()})
+		s.pushRecent(*g)
 		s.Unreachable = nil
-	}
-	connFail, connEv, connOK := Connectivity(e.Checks)
-	lateEvidence := func(g *Gap) {
-		if !g.contains(at) {
-			return
-		}
-		g.Alive++
-		if connOK {
-			if connFail {
-				g.ConnFail++
-				if g.Evidence == "" || g.Cause != CauseNetwork {
-					g.Evidence = "probe saw " + connEv + " at " + at.UTC().Format(time.RFC3339)
-				}
-			} else {
-				g.ConnPass++
-			}
-		}
-		cause := ClassifyGap(g.Alive > 0, g.ConnPass, g.ConnFail)
-		if cause != g.Cause {
-			g.Cause = cause
-			if cause != CauseNetwork {
-				g.Evidence = fmt.Sprintf("probe's own batches cover the gap (%d observations, %d connectivity passes)", g.Alive, g.ConnPass)
-			}
-			out = append(out, Transition{Op: Reclassify, Kind: Unreachable, Since: g.Since, At: at, Cause: cause,
-				Counted: CauseCounted(cause), Evidence: g.Evidence})
-		}
+		justClosed = len(s.Recent) - 1
 	}
 	for i := range s.Recent {
-		lateEvidence(&s.Recent[i])
+		g := &s.Recent[i]
+		if i == justClosed {
+			continue // closed by this very observation, its evidence in
+		}
+		if addEvidence(g) {
+			reclassify(g)
+		}
 	}
-	if s.Unreachable != nil {
-		lateEvidence(s.Unreachable)
+	if g := s.Unreachable; g != nil && addEvidence(g) {
+		reclassify(g)
 	}
 	if e.ReceivedAt.After(s.LastReceived) {
 		s.LastReceived = e.ReceivedAt
@@ -195,6 +375,7 @@ func (s *State) Observe(th Thresholds, e *events.Event) []Transition {
 	if heard && at.After(s.LastHeardAt) {
 		s.LastHeardAt = at
 	}
+	s.remember(at, conn, connOK, tol)
 	vs := Verdicts(e.Checks)
 	out = append(out, s.stepLegacy(th, at, vs)...)
 	for _, v := range vs {
@@ -266,4 +447,90 @@ func (s *State) stepLegacy(th Thresholds, at time.Time, vs []Verdict) []Transiti
 		}
 	}
 	return out
+}
+
+// Release ends every open incident at at, the instant the node was given
+// back: its service period ends there, so nothing is open after it (the
+// monthly report cuts its rows at the release the same way). From then on
+// Tick opens nothing and Observe ignores observations from at on; late
+// data from before it still reclassifies gaps. Only the first release
+// counts.
+func (s *State) Release(at time.Time) []Transition {
+	s.V = StateVersion
+	if !s.Released.IsZero() {
+		return nil
+	}
+	s.Released = at
+	const why = "the node was released (given back); its service period ended"
+	var out []Transition
+	if g := s.Unreachable; g != nil {
+		g.Until = at
+		if g.Until.Before(g.Since) {
+			g.Until = g.Since
+		}
+		out = append(out, Transition{Op: Close, Kind: Unreachable, Since: g.Since, At: g.Until, Cause: g.Cause,
+			Counted: CauseCounted(g.Cause), Evidence: why})
+		s.Recent = append(s.Recent, *g)
+		if len(s.Recent) > maxRecent {
+			s.Recent = s.Recent[len(s.Recent)-maxRecent:]
+		}
+		s.Unreachable = nil
+	}
+	for _, key := range slices.Sorted(maps.Keys(s.Checks)) {
+		h := s.Checks[key]
+		if h == nil || !h.Open {
+			continue
+		}
+		kind, check := SplitKey(key, h)
+		end := at
+		if end.Before(h.Since) {
+			end = h.Since
+		}
+		out = append(out, Transition{Op: Close, Kind: kind, Check: check, Since: h.Since, At: end, Cause: CauseCheck, Counted: true, Evidence: why})
+		*h = Hysteresis{Kind: h.Kind, Last: h.Last}
+	}
+	return out
+}
+
+// pushRecent keeps a closed gap open to reclassification by late data.
+func (s *State) pushRecent(g Gap) {
+	s.Recent = append(s.Recent, g)
+	if len(s.Recent) > maxRecent {
+		s.Recent = s.Recent[len(s.Recent)-maxRecent:]
+	}
+}
+
+// remember adds the observation to the evidence a future gap starts with,
+// and forgets what no gap can begin near any more: instants more than the
+// tolerance before the newest heartbeat heard promptly (a gap begins one
+// interval after it), and verdicts older than the one in force then.
+func (s *State) remember(at time.Time, c Conn, connOK bool, tol time.Duration) {
+	if s.Seen.Tol != tol.Nanoseconds() {
+		s.Seen = Coverage{Tol: tol.Nanoseconds()}
+	}
+	s.Seen.Add(at.UnixNano())
+	if connOK {
+		s.Conns = AddConn(s.Conns, c)
+	}
+	if s.LastHeardAt.IsZero() {
+		return
+	}
+	cut := s.LastHeardAt.Add(-tol).UnixNano()
+	k := 0
+	for k < len(s.Seen.Spans) && s.Seen.Spans[k].Last < cut {
+		k++
+	}
+	if k > 0 {
+		s.Seen.Spans = slices.Delete(s.Seen.Spans, 0, k)
+	}
+	// A gap begins after LastHeardAt, and its split starts from the
+	// verdict in force then: the newest at or before it. Older ones are
+	// never read again.
+	k = 0
+	for k+1 < len(s.Conns) && !s.Conns[k+1].At.After(s.LastHeardAt) {
+		k++
+	}
+	if k > 0 {
+		s.Conns = slices.Delete(s.Conns, 0, k)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/interval"
 )
 
 var t0 = time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
@@ -34,23 +35,30 @@ func TestTickOpensAfterGraceBackdated(t *testing.T) {
 		t.Fatalf("opened twice: %+v", again)
 	}
 	// The node comes back at +20 min; its spool delivers what it saw
-	// during the gap first: it was running and reached the internet. That
-	// late observation reclassifies the gap but does not end it: only an
-	// observation heard promptly does, at its probe time.
+	// during the gap first: running at +5 and +6 min, and the internet
+	// reachable at +5. That late data splits the gap (the report's rule,
+	// SplitGap) but does not end it: only an observation heard promptly
+	// does, at its probe time. No data covers +1 to +5: counted.
 	back := t0.Add(20 * time.Minute)
-	trs = s.Observe(th, hb(t0.Add(5*time.Minute), back, conn(events.Pass)))
-	if len(trs) != 1 || trs[0].Op != Reclassify || trs[0].Cause != CauseBackendOnly || trs[0].Counted {
-		t.Fatalf("want a reclassification to backend-only, got %+v", trs)
+	s.Observe(th, hb(t0.Add(5*time.Minute), back, conn(events.Pass)))
+	trs = s.Observe(th, hb(t0.Add(6*time.Minute), back))
+	if len(trs) != 1 || trs[0].Op != Reclassify || trs[0].Split == nil {
+		t.Fatalf("want a reclassification with the gap's evidence, got %+v", trs)
 	}
 	trs = s.Observe(th, hb(back.Add(-time.Second), back))
-	if len(trs) != 1 || trs[0].Op != Close || !trs[0].At.Equal(back.Add(-time.Second)) {
+	if len(trs) != 1 || trs[0].Op != Close || !trs[0].At.Equal(back.Add(-time.Second)) || trs[0].Split == nil {
 		t.Fatalf("want close at the prompt heartbeat's probe time %s, got %+v", back.Add(-time.Second), trs)
 	}
-	// A later batch shows the internet failing in the gap: network outage.
+	gap := interval.Interval{Start: t0.Add(time.Minute), End: back.Add(-time.Second)}
+	wantSegs(t, trs[0].Split.Split(gap, nil), CauseNoData, 5, CauseBackendOnly, 7, CauseNoData, 20)
+	// A later batch shows the internet failing at +6: that minute is a
+	// network outage; and the backend was down from +15: that part is its.
 	trs = s.Observe(th, hb(t0.Add(6*time.Minute), back.Add(time.Second), conn(events.Fail)))
-	if len(trs) != 1 || trs[0].Cause != CauseNetwork || !trs[0].Counted {
-		t.Fatalf("want reclassify to network, got %+v", trs)
+	if len(trs) != 1 || trs[0].Op != Reclassify {
+		t.Fatalf("want a reclassification, got %+v", trs)
 	}
+	down := interval.Set{{Start: t0.Add(15 * time.Minute), End: back}}
+	wantSegs(t, trs[0].Split.Split(gap, down), CauseNoData, 5, CauseBackendOnly, 6, CauseNetwork, 7, CauseNoData, 15, CauseBackendOutage, 20)
 	// The state survives JSON.
 	b, err := json.Marshal(&s)
 	if err != nil {
@@ -109,6 +117,62 @@ func TestClassifyGap(t *testing.T) {
 		got := ClassifyGap(c.alive, c.pass, c.fail)
 		if got != c.want || CauseCounted(got) != c.counted {
 			t.Errorf("ClassifyGap(%v,%d,%d) = %s counted %v", c.alive, c.pass, c.fail, got, CauseCounted(got))
+		}
+	}
+}
+
+func TestReleaseClosesEveryOpenIncidentAtTheRelease(t *testing.T) {
+	t0 := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	th := Thresholds{Grace: time.Minute, FailureThreshold: 1, SuccessThreshold: 1}
+	var s State
+	s.Interval = time.Minute
+	g := 0
+	s.Observe(th, &events.Event{At: t0, ReceivedAt: t0, Kind: events.KindCheck,
+		Checks: []events.Check{{Name: "gpu.temperature", Category: events.CategoryGPUDegraded, Verdict: events.Fail, GPU: &g}}})
+	if trs := s.Tick(t0.Add(5*time.Minute), time.Time{}, time.Minute, th); len(trs) != 1 {
+		t.Fatalf("tick opened %v, want the unreachable incident", trs)
+	}
+	rel := t0.Add(10 * time.Minute)
+	trs := s.Release(rel)
+	if len(trs) != 2 {
+		t.Fatalf("release gave %+v, want two closes", trs)
+	}
+	for _, tr := range trs {
+		if tr.Op != Close || !tr.At.Equal(rel) {
+			t.Errorf("release transition %+v, want a close at %s", tr, rel)
+		}
+	}
+	if s.Unreachable != nil || s.Checks["gpu.temperature/gpu0"].Open {
+		t.Fatalf("state still open after release: %+v", s)
+	}
+	if trs := s.Release(rel); len(trs) != 0 {
+		t.Fatalf("second release gave %+v, want nothing", trs)
+	}
+	if trs := s.Tick(rel.Add(time.Hour), time.Time{}, time.Minute, th); len(trs) != 0 {
+		t.Fatalf("tick after the release gave %+v, want nothing", trs)
+	}
+	after := rel.Add(time.Minute)
+	if trs := s.Observe(th, &events.Event{At: after, ReceivedAt: after, Kind: events.KindCheck,
+		Checks: []events.Check{{Name: "gpu.temperature", Category: events.CategoryGPUDegraded, Verdict: events.Fail, GPU: &g}}}); len(trs) != 0 {
+		t.Fatalf("a failure after the release gave %+v, want nothing", trs)
+	}
+}
+
+// wantSegs checks segments against (cause, end minute after t0) pairs;
+// the last end is the gap's (minute 20 is back − 1 s).
+func wantSegs(t *testing.T, segs []Segment, want ...any) {
+	t.Helper()
+	if len(segs) != len(want)/2 {
+		t.Fatalf("segments %+v, want %v", segs, want)
+	}
+	for i, sg := range segs {
+		cause, min := want[2*i].(string), want[2*i+1].(int)
+		end := t0.Add(time.Duration(min) * time.Minute)
+		if min == 20 {
+			end = end.Add(-time.Second)
+		}
+		if sg.Cause != cause || !sg.Span.End.Equal(end) {
+			t.Errorf("segment %d: %s until %s, want %s until %s", i, sg.Cause, sg.Span.End, cause, end)
 		}
 	}
 }

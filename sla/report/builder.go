@@ -131,12 +131,13 @@ type nodeAcc struct {
 	// skew-corrected); heard only those the backend heard promptly, i.e.
 	// received before they would have been missed. Gaps in heard are what
 	// the backend saw as unreachable; probe says what late data revealed.
-	probe      coverage
-	heard      coverage
+	probe      incident.Coverage
+	heard      incident.Coverage
 	pending    [][2]int64 // (probe, receive) instants before the registration came
 	pendRuns   []runRec   // heartbeat runs before the registration came
 	checks     []checkRec
 	conns      []checkRec
+	connsSplit []incident.Conn // conns as incident.SplitGap takes them (connList)
 	evText     []string
 	evIndex    map[string]int32
 	drops      []events.Event
@@ -239,7 +240,7 @@ func (b *Builder) Add(e *events.Event) error {
 		n.reg, n.tm, n.registered = &reg, tm, true
 		n.interval = e.HeartbeatInterval()
 		tol := (n.interval + tm.Detection.Grace).Nanoseconds()
-		n.probe.tol, n.heard.tol = tol, tol
+		n.probe.Tol, n.heard.Tol = tol, tol
 		for _, p := range n.pending {
 			n.see(p[0], p[1])
 		}
@@ -328,9 +329,9 @@ func (b *Builder) ticketEvent(e *events.Event) {
 
 // see records an observation made at probe time at and received at recv.
 func (n *nodeAcc) see(at, recv int64) {
-	n.probe.add(at)
-	if recv-at <= n.heard.tol {
-		n.heard.add(at)
+	n.probe.Add(at)
+	if recv-at <= n.heard.Tol {
+		n.heard.Add(at)
 	}
 }
 
@@ -351,22 +352,22 @@ type runRec struct {
 // engine calls unreachable), so only its two ends count, each as the
 // heartbeat it is.
 func (n *nodeAcc) seeRun(r runRec) {
-	if r.maxGap <= n.probe.tol {
-		n.probe.addSpan(r.first, r.last)
+	if r.maxGap <= n.probe.Tol {
+		n.probe.AddSpan(r.first, r.last)
 	} else {
-		n.probe.add(r.first)
-		n.probe.add(r.last)
+		n.probe.Add(r.first)
+		n.probe.Add(r.last)
 	}
-	tol := n.heard.tol
+	tol := n.heard.Tol
 	if r.maxGap <= tol && r.maxDelay <= tol && r.recvFirst-r.first <= tol && r.recvLast-r.last <= tol {
-		n.heard.addSpan(r.first, r.last)
+		n.heard.AddSpan(r.first, r.last)
 		return
 	}
 	if r.recvFirst-r.first <= tol {
-		n.heard.add(r.first)
+		n.heard.Add(r.first)
 	}
 	if r.recvLast-r.last <= tol {
-		n.heard.add(r.last)
+		n.heard.Add(r.last)
 	}
 }
 
@@ -499,7 +500,7 @@ func (b *Builder) Build() (*Report, error) {
 	for _, id := range ids {
 		n := b.nodes[id]
 		// A node ordered after the month, or given back before it, has no
-		// part in it.
+		// part in it (TestReleasedBeforeMonthNotListed).
 		ms, me := calendar.MonthBounds(b.opts.Year, b.opts.Month, n.tm.Calendar.Loc)
 		if !n.reg.OrderedAt.Before(me) || (!n.released.IsZero() && !n.released.After(ms)) {
 			continue

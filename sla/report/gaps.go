@@ -13,12 +13,6 @@ import (
 	"github.com/gpusla/gpusla/sla/msg"
 )
 
-// connValidity is how long a connectivity verdict describes the node after
-// the check ran, unless a newer one comes first; past it nothing is known.
-// Probes check connectivity every few minutes to hourly; two hours covers
-// a missed run without letting a stale result speak for a long gap.
-const connValidity = 2 * time.Hour
-
 type gap struct {
 	span interval.Interval
 	open bool // still unreachable at the end of the report
@@ -32,89 +26,56 @@ func nanos(t int64) time.Time { return time.Unix(0, t) }
 func (n *nodeAcc) heardGaps(end time.Time) []gap {
 	iv := n.interval
 	var out []gap
-	sp := n.heard.spans
+	sp := n.heard.Spans
 	for i := 0; i+1 < len(sp); i++ {
-		out = append(out, gap{span: interval.Interval{Start: nanos(sp[i].last).Add(iv), End: nanos(sp[i+1].first)}})
+		out = append(out, gap{span: interval.Interval{Start: nanos(sp[i].Last).Add(iv), End: nanos(sp[i+1].First)}})
 	}
 	if len(sp) > 0 {
-		last := nanos(sp[len(sp)-1].last)
-		if end.Sub(last).Nanoseconds() > n.heard.tol {
+		last := nanos(sp[len(sp)-1].Last)
+		if end.Sub(last).Nanoseconds() > n.heard.Tol {
 			out = append(out, gap{span: interval.Interval{Start: last.Add(iv), End: end}, open: true})
 		}
 	}
 	return out
 }
 
-// alive is where the node's own observations (probe time) show it running
-// within g: from each observed instant until its next heartbeat was due.
-func (n *nodeAcc) alive(g interval.Interval) interval.Set {
-	iv := n.interval.Nanoseconds()
-	sp := n.probe.spans
-	gs, ge := g.Start.UnixNano(), g.End.UnixNano()
-	i := sort.Search(len(sp), func(i int) bool { return sp[i].last+iv > gs })
-	var out []interval.Interval
-	for ; i < len(sp) && sp[i].first < ge; i++ {
-		out = append(out, interval.Interval{Start: nanos(sp[i].first), End: nanos(sp[i].last + iv)})
-	}
-	return interval.Union(out...).Clip(g)
-}
-
-type seg struct {
-	iv    interval.Interval
-	cause string
-	ev    []msg.Text
-}
-
-// splitGap says whose fault each part of a receive gap was (docs/contract.md,
-// "Late data and whose fault a gap is"): no batch covers it → no_data; the
-// node ran but could not reach the outside → network; it ran and reached the
-// outside → backend only (not counted); the backend itself was down →
-// backend_outage (not counted).
+// splitGap says whose fault each part of a receive gap was, by the rule
+// the live service applies too (incident.SplitGap), and words each part's
+// evidence: the spool drops near a no_data part, the connectivity result
+// that decided a network or backend-only one, the backend outages behind a
+// backend_outage one.
 func (n *nodeAcc) splitGap(g gap, backend interval.Set, backendSummary []string, backendRaw []interval.Interval) []account.Outage {
 	G := g.span
 	loc := n.tm.Calendar.Loc
 	head := msg.New("backend heard nothing in time after the heartbeat of %s until %s (next heartbeat was due %s)",
 		msg.At(G.Start.Add(-n.interval), loc), n.endText(g), msg.At(G.Start, loc))
-	alive := n.alive(G)
-	var segs []seg
-	for _, d := range (interval.Set{G}).Minus(alive) {
-		ev := []msg.Text{msg.New("no observation from the node covers this interval (probe time)")}
-		for _, e := range n.drops {
-			if e.Type == "batch_dropped" && !e.At.Before(d.Start) && e.At.Before(d.End.Add(24*time.Hour)) {
-				ev = append(ev, msg.New("probe reported at %s that its spool dropped %d batches (seq %d to %d): %s",
-					msg.At(e.At, loc), e.Batches, e.FromSeq, e.ToSeq, msg.Plain(e.Reason)))
+	var res []account.Outage
+	for _, s := range incident.SplitGap(G, n.probe.Alive(G, n.interval), n.connList(), backend) {
+		ev := []msg.Text{head}
+		switch s.Cause {
+		case incident.CauseNoData:
+			ev = append(ev, msg.New("no observation from the node covers this interval (probe time)"))
+			for _, e := range n.drops {
+				if e.Type == "batch_dropped" && !e.At.Before(s.Span.Start) && e.At.Before(s.Span.End.Add(24*time.Hour)) {
+					ev = append(ev, msg.New("probe reported at %s that its spool dropped %d batches (seq %d to %d): %s",
+						msg.At(e.At, loc), e.Batches, e.FromSeq, e.ToSeq, msg.Plain(e.Reason)))
+				}
 			}
-		}
-		segs = append(segs, seg{d, incident.CauseNoData, ev})
-	}
-	n.sortConns()
-	for _, a := range alive {
-		segs = append(segs, n.connSegments(a)...)
-	}
-	// The backend's own downtime overrides any cause.
-	var out []seg
-	for _, s := range segs {
-		for _, x := range (interval.Set{s.iv}).Minus(backend) {
-			out = append(out, seg{x, s.cause, s.ev})
-		}
-		for _, x := range (interval.Set{s.iv}).And(backend) {
-			ev := []msg.Text{msg.New("the backend was down")}
+		case incident.CauseNetwork:
+			ev = append(ev, msg.New("the node ran but could not reach the outside: %s at %s", msg.Plain(s.Conn.Evidence), msg.At(s.Conn.At, loc)))
+		case incident.CauseBackendOnly:
+			ev = append(ev, msg.New("the node ran and its connectivity check passed at %s", msg.At(s.Conn.At, loc)))
+		case incident.CauseNoConnectivityEvidence:
+			ev = append(ev, msg.New("the node's own batches show it running, but it sent no connectivity check result for this interval"))
+		case incident.CauseBackendOutage:
+			ev = append(ev, msg.New("the backend was down"))
 			for i, b := range backendRaw {
-				if b.Start.Before(x.End) && b.End.After(x.Start) && backendSummary[i] != "" {
+				if b.Start.Before(s.Span.End) && b.End.After(s.Span.Start) && backendSummary[i] != "" {
 					ev = append(ev, msg.New("backend outage: %s", msg.Plain(backendSummary[i])))
 				}
 			}
-			out = append(out, seg{x, incident.CauseBackendOutage, ev})
 		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].iv.Start.Before(out[j].iv.Start) })
-	var res []account.Outage
-	for _, s := range out {
-		if k := len(res) - 1; k >= 0 && res[k].Cause == s.cause && res[k].Span.End.Equal(s.iv.Start) {
-			res[k].Span.End = s.iv.End
-			continue
-		}
-		res = append(res, account.Outage{Kind: incident.Unreachable, Cause: s.cause, Span: s.iv, Evidence: append([]msg.Text{head}, s.ev...)})
+		res = append(res, account.Outage{Kind: incident.Unreachable, Cause: s.Cause, Span: s.Span, Evidence: ev})
 	}
 	return res
 }
@@ -126,68 +87,22 @@ func (n *nodeAcc) endText(g gap) any {
 	return msg.At(g.span.End, n.tm.Calendar.Loc)
 }
 
-func (n *nodeAcc) sortConns() {
-	if sort.SliceIsSorted(n.conns, func(i, j int) bool { return n.conns[i].at < n.conns[j].at }) {
-		return
+// connList is the node's connectivity results in time order, as
+// incident.SplitGap takes them (made once, after the log is read).
+func (n *nodeAcc) connList() []incident.Conn {
+	if n.connsSplit != nil && len(n.connsSplit) == len(n.conns) {
+		return n.connsSplit
 	}
 	sort.SliceStable(n.conns, func(i, j int) bool { return n.conns[i].at < n.conns[j].at })
-}
-
-// connSegments splits a stretch in which the node ran by what its
-// connectivity checks said.
-func (n *nodeAcc) connSegments(a interval.Interval) []seg {
-	cs := n.conns
-	as, ae := a.Start.UnixNano(), a.End.UnixNano()
-	valid := connValidity.Nanoseconds()
-	i := sort.Search(len(cs), func(i int) bool { return cs[i].at > as })
-	if i > 0 {
-		i--
-	}
-	var out []seg
-	cur := as
-	emit := func(from, to int64, r *checkRec) {
-		if to <= from {
-			return
-		}
-		iv := interval.Interval{Start: nanos(from), End: nanos(to)}
-		switch {
-		case r == nil:
-			out = append(out, seg{iv, incident.CauseNoConnectivityEvidence, []msg.Text{msg.New("the node's own batches show it running, but it sent no connectivity check result for this interval")}})
-		case r.fail:
-			out = append(out, seg{iv, incident.CauseNetwork, []msg.Text{msg.New("the node ran but could not reach the outside: %s at %s", msg.Plain(n.evText[r.ev]), msg.At(nanos(r.at), n.tm.Calendar.Loc))}})
-		default:
-			out = append(out, seg{iv, incident.CauseBackendOnly, []msg.Text{msg.New("the node ran and its connectivity check passed at %s", msg.At(nanos(r.at), n.tm.Calendar.Loc))}})
+	out := make([]incident.Conn, len(n.conns))
+	for i, r := range n.conns {
+		out[i] = incident.Conn{At: nanos(r.at), Fail: r.fail}
+		if r.ev >= 0 {
+			out[i].Evidence = n.evText[r.ev]
 		}
 	}
-	for ; i < len(cs) && cs[i].at < ae; i++ {
-		r := &cs[i]
-		ws := max(r.at, as)
-		we := min(r.at+valid, ae)
-		if i+1 < len(cs) && cs[i+1].at < we {
-			we = cs[i+1].at
-		}
-		if ws > cur {
-			emit(cur, ws, nil)
-			cur = ws
-		}
-		if we > cur {
-			emit(cur, we, r)
-			cur = we
-		}
-	}
-	if cur < ae {
-		emit(cur, ae, nil)
-	}
-	// Merge neighbours with the same cause, keeping the first evidence.
-	var m []seg
-	for _, s := range out {
-		if k := len(m) - 1; k >= 0 && m[k].cause == s.cause && m[k].iv.End.Equal(s.iv.Start) {
-			m[k].iv.End = s.iv.End
-			continue
-		}
-		m = append(m, s)
-	}
-	return m
+	n.connsSplit = out
+	return out
 }
 
 type checkOutage struct {

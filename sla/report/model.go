@@ -125,7 +125,8 @@ type Period struct {
 	Seconds         int64  `json:"seconds"`
 	ExcludedSeconds int64  `json:"excluded_seconds"`
 	// Released: the node was given back inside the month (End is then the
-	// release), so anything billed for it after End needs a reason.
+	// release), so anything billed for it after End needs a reason, or
+	// before it (then not InService: listed so the renter sees why).
 	Released bool `json:"released,omitempty"`
 }
 

@@ -64,9 +64,9 @@ func (b *Builder) buildNode(n *nodeAcc, tickets []*ticket.Ticket, backend interv
 		Outages:  []Outage{}, Maintenance: []Maint{}, Tickets: []Ticket{}, Evidence: []Evidence{},
 		ClaimDeadline: ts(tm.Claim.Deadline(m.me, tm.Calendar.Loc), tm)}
 	if !m.period.Empty() {
-		nr.Period = Period{InService: true, Start: ts(m.period.Start, tm), End: ts(m.period.End, tm), Seconds: secs(m.period.Duration()),
-			Released: !n.released.IsZero() && m.end.Equal(n.released)}
+		nr.Period = Period{InService: true, Start: ts(m.period.Start, tm), End: ts(m.period.End, tm), Seconds: secs(m.period.Duration())}
 	}
+	nr.Period.Released = !n.released.IsZero() && m.end.Equal(n.released)
 
 	notices := make([]time.Time, 0, len(tickets))
 	for _, t := range tickets {
@@ -83,8 +83,8 @@ func (b *Builder) buildNode(n *nodeAcc, tickets []*ticket.Ticket, backend interv
 	nr.Evidence = append(nr.Evidence, n.usageBad...)
 	if len(n.usage) > 0 {
 		var last time.Time
-		if s := n.probe.spans; len(s) > 0 {
-			last = minTime(time.Unix(0, s[len(s)-1].last), m.end)
+		if s := n.probe.Spans; len(s) > 0 {
+			last = minTime(time.Unix(0, s[len(s)-1].Last), m.end)
 		}
 		nr.Usage = usage.Summarize(n.usage, m.period.Start, m.period.End, last)
 	}

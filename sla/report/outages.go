@@ -23,6 +23,9 @@ func (b *Builder) outages(m nodeMonth, backend interval.Set, notices []time.Time
 	n, tm := m.n, m.tm
 	var outs []account.Outage
 	var ongoing []bool
+	// A row that runs into the release did not go on: the service ended
+	// there (the live service closes it at the release too).
+	cut := !n.released.IsZero() && m.end.Equal(n.released)
 	if !m.period.Empty() {
 		for _, g := range n.heardGaps(m.end) {
 			if !g.span.End.After(m.period.Start) || !g.span.Start.Before(m.period.End) {
@@ -30,12 +33,22 @@ func (b *Builder) outages(m nodeMonth, backend interval.Set, notices []time.Time
 			}
 			for _, o := range n.splitGap(g, backend, b.backendS, b.backend) {
 				outs = append(outs, o)
-				ongoing = append(ongoing, g.open)
+				ongoing = append(ongoing, g.open && !cut)
 			}
 		}
 		for _, o := range append(n.checkIncidents(m.end), b.fleetOutages(n, m.end)...) {
-			ongoing = append(ongoing, o.open)
+			ongoing = append(ongoing, o.open && !cut)
 			outs = append(outs, o.Outage)
+		}
+	}
+	// Nothing outlasts the release: a row open at it (or closed only by
+	// what the node sent after it) ends there.
+	if rel := n.released; !rel.IsZero() {
+		for i := range outs {
+			if outs[i].Span.Start.Before(rel) && outs[i].Span.End.After(rel) {
+				outs[i].Span.End = rel
+				ongoing[i] = false
+			}
 		}
 	}
 	maint := b.maintenance(m)
@@ -89,13 +102,10 @@ func (m nodeMonth) outageRows(books account.Books, outs, clocked []account.Outag
 		}
 		// Judged on the outage as the contract clocks it (from the
 		// renter's notice where the terms say so); its length is its own.
-		v := account.Judge(tm, books, clocked[i])
+		v := account.JudgeClocked(tm, books, o, clocked[i])
 		ro := Outage{Kind: string(o.Kind), Check: o.Check, Cause: o.Cause, Start: ts(o.Span.Start, tm), End: ts(o.Span.End, tm),
-			Ongoing: ongoing[i], Seconds: secs(o.Span.Duration()), ObservedSeconds: v.ObservedSeconds, CountedSeconds: v.CountedSeconds,
+			Ongoing: ongoing[i], Seconds: v.Seconds, ObservedSeconds: v.ObservedSeconds, CountedSeconds: v.CountedSeconds,
 			Counted: v.Counted, ReasonText: v.Reason, Evidence: msg.Strings(o.Evidence), EvidenceText: o.Evidence}
-		if from := clocked[i].Span.Start; v.Reason.IsZero() && from.After(o.Span.Start) {
-			ro.ReasonText = msg.New("the contract's clock starts at the renter's notice: counted from the ticket opened at %s", msg.At(from, tm.Calendar.Loc))
-		}
 		ro.Reason = ro.ReasonText.String()
 		rows = append(rows, ro)
 	}

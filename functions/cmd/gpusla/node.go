@@ -1,6 +1,11 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
 	"github.com/spf13/cobra"
 
 	"github.com/gpusla/gpusla/functions/app"
@@ -14,8 +19,8 @@ func init() {
 }
 
 func newNodeCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "node", Short: "Register and list rented nodes (local store)"}
-	cmd.AddCommand(newNodeAddCmd(), newNodeListCmd())
+	cmd := &cobra.Command{Use: "node", Short: "Register, list and release rented nodes (local store)"}
+	cmd.AddCommand(newNodeAddCmd(), newNodeListCmd(), newNodeReleaseCmd())
 	return cmd
 }
 
@@ -87,4 +92,49 @@ func newNodeListCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&data, "data", "./data", "data folder of the local backend")
 	return cmd
+}
+
+func newNodeReleaseCmd() *cobra.Command {
+	var data, at string
+	cmd := &cobra.Command{
+		Use:   "release NODE --at TIME",
+		Short: "End a node's service period and billing at TIME (it was given back)",
+		Long: `Records that NODE was given back at --at (RFC 3339, not before the node was
+ordered, at most ` + app.MaxAdminLead.String() + ` ahead of now). The monthly report ends the node's period and
+billing there; the live service raises no alerts about it from then on and
+closes what was open at the release. A release is recorded once: the same
+time again is accepted, another time is refused. Stop serve first (the
+store file is locked while it runs).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			t, err := app.ParseTime("at", at)
+			if err != nil {
+				return flagError(err)
+			}
+			o, err := wiring.FromEnv().OpenOffline(cmd.Context(), data, false) // $GPUSLA_TABLE: DynamoDB
+			if err != nil {
+				return err
+			}
+			defer o.Close()
+			n, err := o.Service.ReleaseNode(cmd.Context(), args[0], t)
+			if err != nil {
+				return flagError(err)
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "node %s released at %s\n", n.ID, n.ReleasedAt.Format(time.RFC3339Nano))
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&data, "data", "./data", "data folder of the local backend")
+	cmd.Flags().StringVar(&at, "at", "", "when the node was given back (RFC 3339)")
+	return cmd
+}
+
+// flagError says an application error about a field as the flag of the
+// same name (announced_at → --announced-at).
+func flagError(err error) error {
+	var ae *app.Error
+	if errors.As(err, &ae) && ae.Field != "" && ae.Field != "node" {
+		return fmt.Errorf("--%s: %s", strings.ReplaceAll(ae.Field, "_", "-"), ae.Msg)
+	}
+	return err
 }

@@ -41,7 +41,8 @@ var (
 	bAlerts    = []byte("alerts")
 	bEvidence  = []byte("evidence")
 	bBackend   = []byte("backend")
-	allBuckets = [][]byte{bNodes, bState, bBatches, bIncidents, bRuns, bAlerts, bEvidence, bBackend}
+	bMaint     = []byte("maintenance")
+	allBuckets = [][]byte{bNodes, bState, bBatches, bIncidents, bRuns, bAlerts, bEvidence, bBackend, bMaint}
 )
 
 // Store is the bbolt-backed app.Store.
@@ -316,6 +317,64 @@ func (s *Store) ListNodes(_ context.Context) ([]store.Node, error) {
 		return true, nil
 	})
 	return out, wrap("list nodes", err)
+}
+
+// ReleaseNode sets the node's ReleasedAt in one read-compare-write
+// transaction: the node record is otherwise written once, so the only
+// condition is that no other release came first.
+func (s *Store) ReleaseNode(_ context.Context, id string, at time.Time) (store.Node, error) {
+	var n store.Node
+	s.Add("ReleaseNode", store.OpWrite, 1)
+	err := s.commit.do(func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bNodes)
+		raw := b.Get([]byte(id))
+		if raw == nil {
+			return store.ErrNotFound
+		}
+		n = store.Node{}
+		if err := json.Unmarshal(raw, &n); err != nil {
+			return fmt.Errorf("decode node: %w", err)
+		}
+		switch {
+		case n.ReleasedAt.Equal(at):
+			return nil
+		case !n.ReleasedAt.IsZero():
+			return store.ErrConflict
+		}
+		n.ReleasedAt = at.UTC()
+		out, err := json.Marshal(n)
+		if err != nil {
+			return fmt.Errorf("encode node: %w", err)
+		}
+		return b.Put([]byte(id), out)
+	})
+	if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
+		s.Add("ReleaseNode", store.OpCondFailure, 1)
+	}
+	return n, wrap("release node "+id, err)
+}
+
+// ---- maintenance
+
+func (s *Store) PutMaintenance(_ context.Context, m store.Maintenance) error {
+	return wrap("put maintenance "+m.ID, s.putIfAbsent("PutMaintenance", bMaint, key(timeKey(m.Start), m.ID), m))
+}
+
+// ListMaintenance reads every notice: they are a handful a month, and one
+// announced long ahead may start after from yet have been entered before.
+func (s *Store) ListMaintenance(_ context.Context, from, to time.Time) ([]store.Maintenance, error) {
+	var out []store.Maintenance
+	err := s.scan("ListMaintenance", bMaint, nil, nil, func(_, v []byte) (bool, error) {
+		var m store.Maintenance
+		if err := json.Unmarshal(v, &m); err != nil {
+			return false, err
+		}
+		if m.Start.Before(to) && m.End.After(from) {
+			out = append(out, m)
+		}
+		return true, nil
+	})
+	return out, wrap("list maintenance", err)
 }
 
 // ---- state

@@ -380,6 +380,65 @@ func (s *Store) ListNodes(ctx context.Context) ([]store.Node, error) {
 	return out, wrap("list nodes", err)
 }
 
+// ReleaseNode writes the node item with its release, on the condition
+// that the item exists and holds no release yet (the node record is
+// otherwise written once). A lost race re-reads to tell the same release
+// (no-op) from another (ErrConflict).
+func (s *Store) ReleaseNode(ctx context.Context, id string, at time.Time) (store.Node, error) {
+	at = at.UTC()
+	for attempt := 0; attempt < 2; attempt++ {
+		var n store.Node
+		if err := s.get(ctx, "ReleaseNode", nodesPK, "NODE#"+id, true, &n); err != nil {
+			return n, wrap("release node "+id, err)
+		}
+		switch {
+		case n.ReleasedAt.Equal(at):
+			return n, nil
+		case !n.ReleasedAt.IsZero():
+			return n, wrap("release node "+id, store.ErrConflict)
+		}
+		n.ReleasedAt = at
+		item, err := marshal(n, nodesPK, "NODE#"+id, nil)
+		if err != nil {
+			return n, err
+		}
+		err = s.put(ctx, "ReleaseNode", item, "attribute_exists(#pk) AND attribute_not_exists(released_at)", nil)
+		if err != errCond {
+			return n, wrap("release node "+id, err)
+		}
+	}
+	return store.Node{}, wrap("release node "+id, store.ErrConflict)
+}
+
+// ---- maintenance
+
+const maintPK = "MAINTENANCE"
+
+func (s *Store) PutMaintenance(ctx context.Context, m store.Maintenance) error {
+	item, err := marshal(m, maintPK, "MAINT#"+tkey(m.Start)+"#"+m.ID, nil)
+	if err != nil {
+		return err
+	}
+	return wrap("put maintenance "+m.ID, s.putNew(ctx, "PutMaintenance", item))
+}
+
+// ListMaintenance reads the whole partition (a handful of notices a month;
+// one that starts late may have been announced long before).
+func (s *Store) ListMaintenance(ctx context.Context, from, to time.Time) ([]store.Maintenance, error) {
+	var out []store.Maintenance
+	err := s.query(ctx, "ListMaintenance", "", maintPK, "MAINT#", "MAINT$", false, func(it map[string]types.AttributeValue) error {
+		var m store.Maintenance
+		if err := unmarshal(it, &m); err != nil {
+			return err
+		}
+		if m.Start.Before(to) && m.End.After(from) {
+			out = append(out, m)
+		}
+		return nil
+	})
+	return out, wrap("list maintenance", err)
+}
+
 // ---- node state
 
 // The node state is written on every push, so its size is most of the

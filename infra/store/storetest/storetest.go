@@ -34,6 +34,9 @@ func Run(t *testing.T, newStore NewStore) {
 		fn   func(t *testing.T, s store.Store)
 	}{
 		{"Nodes", testNodes},
+		{"NodeRelease", testNodeRelease},
+		{"NodeReleaseRace", testNodeReleaseRace},
+		{"Maintenance", testMaintenance},
 		{"StateVersioning", testStateVersioning},
 		{"StateConcurrentWriters", testStateConcurrent},
 		{"StateReadIsACopy", testStateCopy},
@@ -104,6 +107,105 @@ func testNodes(t *testing.T, s store.Store) {
 	must(t, err, "ListNodes")
 	if len(list) != 3 || list[0].ID != "n1" || list[1].ID != "n2" || list[2].ID != "n3" {
 		t.Fatalf("ListNodes = %v, want n1 n2 n3 in order", ids(list))
+	}
+}
+
+func testNodeRelease(t *testing.T, s store.Store) {
+	_, err := s.ReleaseNode(ctx(), "n1", t0)
+	mustIs(t, err, store.ErrNotFound, "ReleaseNode of an unknown node")
+	must(t, s.CreateNode(ctx(), sampleNode("n1")), "CreateNode")
+	at := t0.Add(90 * time.Minute).Add(123 * time.Millisecond)
+	n, err := s.ReleaseNode(ctx(), "n1", at)
+	must(t, err, "ReleaseNode")
+	if !n.ReleasedAt.Equal(at) || n.GPUModel != sampleNode("n1").GPUModel {
+		t.Fatalf("ReleaseNode returned %+v, want the node released at %s", n, at)
+	}
+	got, err := s.GetNode(ctx(), "n1")
+	must(t, err, "GetNode")
+	if !got.ReleasedAt.Equal(at) || !bytes.Equal(got.SealedSecret, sampleNode("n1").SealedSecret) || got.Contract != "acme-2026" {
+		t.Fatalf("GetNode after release = %+v, want released at %s and the rest kept", got, at)
+	}
+	if n, err := s.ReleaseNode(ctx(), "n1", at); err != nil || !n.ReleasedAt.Equal(at) {
+		t.Fatalf("ReleaseNode again at the same instant: %+v, %v; want a no-op", n, err)
+	}
+	_, err = s.ReleaseNode(ctx(), "n1", at.Add(time.Second))
+	mustIs(t, err, store.ErrConflict, "ReleaseNode at another instant")
+	list, err := s.ListNodes(ctx())
+	must(t, err, "ListNodes")
+	if len(list) != 1 || !list[0].ReleasedAt.Equal(at) {
+		t.Fatalf("ListNodes after release = %+v", list)
+	}
+}
+
+// testNodeReleaseRace: releases at different instants racing each other:
+// exactly one wins, every other gets ErrConflict, and the stored release is
+// the winner's.
+func testNodeReleaseRace(t *testing.T, s store.Store) {
+	must(t, s.CreateNode(ctx(), sampleNode("n1")), "CreateNode")
+	const n = 8
+	var wg sync.WaitGroup
+	var wins atomic.Int32
+	var won atomic.Int64
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			at := t0.Add(time.Duration(i+1) * time.Minute)
+			_, err := s.ReleaseNode(ctx(), "n1", at)
+			switch {
+			case err == nil:
+				wins.Add(1)
+				won.Store(at.UnixNano())
+			case !errors.Is(err, store.ErrConflict):
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("racing release: %v", err)
+	}
+	got, err := s.GetNode(ctx(), "n1")
+	must(t, err, "GetNode")
+	if wins.Load() != 1 || got.ReleasedAt.UnixNano() != won.Load() {
+		t.Fatalf("%d releases won (want 1); stored %s", wins.Load(), got.ReleasedAt)
+	}
+}
+
+func testMaintenance(t *testing.T, s store.Store) {
+	list, err := s.ListMaintenance(ctx(), t0.Add(-24*time.Hour), t0.Add(24*time.Hour))
+	must(t, err, "ListMaintenance of none")
+	if len(list) != 0 {
+		t.Fatalf("ListMaintenance of an empty store = %+v", list)
+	}
+	mk := func(contract, node string, start time.Time, d time.Duration) store.Maintenance {
+		return store.Maintenance{ID: store.MaintenanceID(contract, node, start), Contract: contract, Node: node, Start: start, End: start.Add(d),
+			AnnouncedAt: start.Add(-72 * time.Hour), Summary: "core switch 交换机", CreatedAt: t0}
+	}
+	a := mk("acme-2026", "", t0.Add(2*time.Hour), time.Hour)
+	b := mk("", "n1", t0.Add(-time.Hour), 30*time.Minute)
+	c := mk("acme-2026", "", t0.Add(10*24*time.Hour), time.Hour)
+	for _, m := range []store.Maintenance{a, b, c} {
+		must(t, s.PutMaintenance(ctx(), m), "PutMaintenance "+m.ID)
+	}
+	mustIs(t, s.PutMaintenance(ctx(), a), store.ErrExists, "PutMaintenance twice")
+	list, err = s.ListMaintenance(ctx(), t0.Add(-45*time.Minute), t0.Add(3*time.Hour))
+	must(t, err, "ListMaintenance")
+	if len(list) != 2 || list[0].ID != b.ID || list[1].ID != a.ID {
+		t.Fatalf("ListMaintenance = %+v, want %s then %s", list, b.ID, a.ID)
+	}
+	got := list[1]
+	if !got.Start.Equal(a.Start) || !got.End.Equal(a.End) || !got.AnnouncedAt.Equal(a.AnnouncedAt) || got.Summary != a.Summary ||
+		got.Contract != "acme-2026" || got.Node != "" {
+		t.Fatalf("maintenance round trip: got %+v, want %+v", got, a)
+	}
+	// A window ending exactly at from does not overlap.
+	list, err = s.ListMaintenance(ctx(), b.End, t0.Add(time.Hour))
+	must(t, err, "ListMaintenance after b")
+	if len(list) != 0 {
+		t.Fatalf("ListMaintenance from b's end = %+v, want none", list)
 	}
 }
 
@@ -270,6 +372,10 @@ func testIncidents(t *testing.T, s store.Store) {
 			Failed: []notify.FailedCheck{{Name: "gpu.count", Category: "gpu_lost", Verdict: "fail", Value: "7", Criterion: "= 8", Since: start}}}
 	}
 	a := mk("n1", "unreachable", t0, t0.Add(10*time.Minute))
+	// An unreachable incident keeps its evidence for the split by cause.
+	a.Split = &incident.GapEvidence{Interval: time.Minute, Seen: incident.Coverage{Tol: int64(3 * time.Minute),
+		Spans: []incident.Span{{First: t0.Add(-time.Hour).UnixNano(), Last: t0.Add(4 * time.Minute).UnixNano()}}},
+		Conns: []incident.Conn{{At: t0.Add(time.Minute), Fail: true, Evidence: "net.internet fail"}, {At: t0.Add(3 * time.Minute)}}}
 	b := mk("n1", "gpu_lost", t0.Add(20*time.Minute), time.Time{})
 	c := mk("n1", "unreachable", t0.Add(-3*time.Hour), t0.Add(-2*time.Hour))
 	d := mk("n2", "unreachable", t0.Add(5*time.Minute), t0.Add(6*time.Minute))
@@ -283,6 +389,13 @@ func testIncidents(t *testing.T, s store.Store) {
 	}
 	_, err = s.GetIncident(ctx(), "n2", b.ID)
 	mustIs(t, err, store.ErrNotFound, "GetIncident of other node")
+	ga, err := s.GetIncident(ctx(), "n1", a.ID)
+	must(t, err, "GetIncident a")
+	if sp := ga.Split; sp == nil || sp.Interval != time.Minute || sp.Seen.Tol != int64(3*time.Minute) || len(sp.Seen.Spans) != 1 ||
+		sp.Seen.Spans[0] != a.Split.Seen.Spans[0] || len(sp.Conns) != 2 || !sp.Conns[0].At.Equal(t0.Add(time.Minute)) || !sp.Conns[0].Fail ||
+		sp.Conns[0].Evidence != "net.internet fail" || sp.Conns[1].Fail {
+		t.Fatalf("incident evidence round trip: got %+v, want %+v", ga.Split, a.Split)
+	}
 
 	list, err := s.ListIncidents(ctx(), "n1", t0.Add(-time.Hour), t0.Add(time.Hour))
 	must(t, err, "ListIncidents")

@@ -1,4 +1,4 @@
-package report
+package incident
 
 import (
 	"math/rand"
@@ -15,28 +15,28 @@ func TestCoverageOrderIndependent(t *testing.T) {
 			pts = append(pts, int64(r.Intn(400)))
 		}
 		const tol = 10
-		var want []span
+		var want []Span
 		sorted := append([]int64(nil), pts...)
 		sort.Slice(sorted, func(a, b int) bool { return sorted[a] < sorted[b] })
 		for _, p := range sorted {
-			if n := len(want); n > 0 && p-want[n-1].last <= tol {
-				want[n-1].last = p
+			if n := len(want); n > 0 && p-want[n-1].Last <= tol {
+				want[n-1].Last = p
 			} else {
-				want = append(want, span{p, p})
+				want = append(want, Span{p, p})
 			}
 		}
 		r.Shuffle(len(pts), func(a, b int) { pts[a], pts[b] = pts[b], pts[a] })
-		c := coverage{tol: tol}
+		c := Coverage{Tol: tol}
 		for _, p := range pts {
-			c.add(p)
-			c.add(p) // duplicates change nothing
+			c.Add(p)
+			c.Add(p) // duplicates change nothing
 		}
-		if len(c.spans) != len(want) {
-			t.Fatalf("points %v: got %v want %v", pts, c.spans, want)
+		if len(c.Spans) != len(want) {
+			t.Fatalf("points %v: got %v want %v", pts, c.Spans, want)
 		}
 		for i := range want {
-			if c.spans[i] != want[i] {
-				t.Fatalf("points %v: got %v want %v", pts, c.spans, want)
+			if c.Spans[i] != want[i] {
+				t.Fatalf("points %v: got %v want %v", pts, c.Spans, want)
 			}
 		}
 	}
@@ -68,23 +68,23 @@ func TestCoverageSpanEqualsItsInstants(t *testing.T) {
 			}
 			items = append(items, item{p, q})
 		}
-		want := coverage{tol: tol}
+		want := Coverage{Tol: tol}
 		sort.Slice(pts, func(a, b int) bool { return pts[a] < pts[b] })
 		for _, p := range pts {
-			want.add(p)
+			want.Add(p)
 		}
 		r.Shuffle(len(items), func(a, b int) { items[a], items[b] = items[b], items[a] })
-		got := coverage{tol: tol}
+		got := Coverage{Tol: tol}
 		for _, it := range items {
-			got.addSpan(it.first, it.last)
-			got.addSpan(it.first, it.last) // repeats change nothing
+			got.AddSpan(it.first, it.last)
+			got.AddSpan(it.first, it.last) // repeats change nothing
 		}
-		if len(got.spans) != len(want.spans) {
-			t.Fatalf("items %v: got %v want %v", items, got.spans, want.spans)
+		if len(got.Spans) != len(want.Spans) {
+			t.Fatalf("items %v: got %v want %v", items, got.Spans, want.Spans)
 		}
-		for i := range want.spans {
-			if got.spans[i] != want.spans[i] {
-				t.Fatalf("items %v: got %v want %v", items, got.spans, want.spans)
+		for i := range want.Spans {
+			if got.Spans[i] != want.Spans[i] {
+				t.Fatalf("items %v: got %v want %v", items, got.Spans, want.Spans)
 			}
 		}
 	}

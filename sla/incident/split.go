@@ -1,0 +1,178 @@
+package incident
+
+import (
+	"sort"
+	"time"
+
+	"github.com/gpusla/gpusla/sla/interval"
+)
+
+// ConnValidity is how long a connectivity verdict describes the node after
+// the check ran, unless a newer one comes first; past it nothing is known.
+// Probes check connectivity every few minutes to hourly; two hours covers
+// a missed run without letting a stale result speak for a long gap.
+const ConnValidity = 2 * time.Hour
+
+// Conn is one observation's connectivity verdict (Connectivity), at its
+// probe time.
+type Conn struct {
+	At       time.Time `json:"at"`
+	Fail     bool      `json:"fail,omitempty"`
+	Evidence string    `json:"evidence,omitempty"`
+}
+
+// Segment is a part of an unreachable gap with one cause: whose fault that
+// part was. Conn is the connectivity verdict that decided a network or
+// backend-only segment (nil for the others).
+type Segment struct {
+	Span  interval.Interval `json:"span"`
+	Cause string            `json:"cause"`
+	Conn  *Conn             `json:"conn,omitempty"`
+}
+
+// Alive is where observations (cov, probe time) show the node running
+// within g: from each span's first instant until one interval after its
+// last, when its next heartbeat was due.
+func (c *Coverage) Alive(g interval.Interval, iv time.Duration) interval.Set {
+	ivn := iv.Nanoseconds()
+	sp := c.Spans
+	gs, ge := g.Start.UnixNano(), g.End.UnixNano()
+	i := sort.Search(len(sp), func(i int) bool { return sp[i].Last+ivn > gs })
+	var out []interval.Interval
+	for ; i < len(sp) && sp[i].First < ge; i++ {
+		out = append(out, interval.Interval{Start: time.Unix(0, sp[i].First), End: time.Unix(0, sp[i].Last+ivn)})
+	}
+	return interval.Union(out...).Clip(g)
+}
+
+// SplitGap says whose fault each part of a gap in what the backend heard
+// was (docs/contract.md, "Late data and whose fault a gap is"), the one
+// rule of the monthly report and the live service: where no observation
+// covers it (alive), no_data; where the node ran, by the connectivity
+// verdict in force (conns, by time; one is in force from its instant until
+// the next or ConnValidity, whichever is first): failed → network, passed
+// → backend_unreachable_only, none → no_connectivity_evidence; and inside
+// backend (the backend's own downtime), backend_outage whatever else held.
+// Neighbours with one cause are one segment (the first's verdict kept).
+func SplitGap(g interval.Interval, alive interval.Set, conns []Conn, backend interval.Set) []Segment {
+	var segs []Segment
+	for _, d := range (interval.Set{g}).Minus(alive) {
+		segs = append(segs, Segment{Span: d, Cause: CauseNoData})
+	}
+	for _, a := range alive {
+		segs = append(segs, connSegments(a, conns)...)
+	}
+	var out []Segment
+	for _, s := range segs {
+		for _, x := range (interval.Set{s.Span}).Minus(backend) {
+			out = append(out, Segment{Span: x, Cause: s.Cause, Conn: s.Conn})
+		}
+		for _, x := range (interval.Set{s.Span}).And(backend) {
+			out = append(out, Segment{Span: x, Cause: CauseBackendOutage})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Span.Start.Before(out[j].Span.Start) })
+	var res []Segment
+	for _, s := range out {
+		if k := len(res) - 1; k >= 0 && res[k].Cause == s.Cause && res[k].Span.End.Equal(s.Span.Start) {
+			res[k].Span.End = s.Span.End
+			continue
+		}
+		res = append(res, s)
+	}
+	return res
+}
+
+// connSegments splits a stretch in which the node ran by the connectivity
+// verdict in force.
+func connSegments(a interval.Interval, cs []Conn) []Segment {
+	i := sort.Search(len(cs), func(i int) bool { return cs[i].At.After(a.Start) })
+	if i > 0 {
+		i--
+	}
+	var out []Segment
+	cur := a.Start
+	emit := func(from, to time.Time, c *Conn) {
+		if !to.After(from) {
+			return
+		}
+		s := Segment{Span: interval.Interval{Start: from, End: to}, Cause: CauseNoConnectivityEvidence}
+		if c != nil {
+			cc := *c
+			s.Conn, s.Cause = &cc, CauseBackendOnly
+			if c.Fail {
+				s.Cause = CauseNetwork
+			}
+		}
+		out = append(out, s)
+	}
+	for ; i < len(cs) && cs[i].At.Before(a.End); i++ {
+		c := &cs[i]
+		ws := maxTime(c.At, a.Start)
+		we := minTime(c.At.Add(ConnValidity), a.End)
+		if i+1 < len(cs) && cs[i+1].At.Before(we) {
+			we = cs[i+1].At
+		}
+		if ws.After(cur) {
+			emit(cur, ws, nil)
+			cur = ws
+		}
+		if we.After(cur) {
+			emit(cur, we, c)
+			cur = we
+		}
+	}
+	if cur.Before(a.End) {
+		emit(cur, a.End, nil)
+	}
+	return out
+}
+
+// MaxConns bounds the connectivity results a gap keeps (and the state keeps
+// from before its newest heartbeat): past it, results whose neighbours on
+// both sides say the same within ConnValidity of each other are dropped,
+// which changes no split unless a result of the other verdict later
+// arrives between them. A week-long gap of 5-minute checks that keeps
+// flipping is the only thing that reaches it.
+const MaxConns = 256
+
+// AddConn inserts c into cs (sorted by time); two results at one instant
+// are one, a failure deciding (as in Connectivity).
+func AddConn(cs []Conn, c Conn) []Conn {
+	i := sort.Search(len(cs), func(i int) bool { return !cs[i].At.Before(c.At) })
+	if i < len(cs) && cs[i].At.Equal(c.At) {
+		if c.Fail && !cs[i].Fail {
+			cs[i] = c
+		}
+		return cs
+	}
+	cs = append(cs, Conn{})
+	copy(cs[i+1:], cs[i:])
+	cs[i] = c
+	if len(cs) <= MaxConns {
+		return cs
+	}
+	out := cs[:0]
+	for j := range cs {
+		if k := len(out); k > 0 && j+1 < len(cs) && out[k-1].Fail == cs[j].Fail && cs[j+1].Fail == cs[j].Fail &&
+			cs[j+1].At.Sub(out[k-1].At) <= ConnValidity {
+			continue
+		}
+		out = append(out, cs[j])
+	}
+	return out
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
