@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"io"
+	"math"
 	"net"
 	"runtime"
 
@@ -230,15 +231,18 @@ func degradeLink(t *testing.T, ns string) linkFault {
 	return linkFault{check: "net.ping.peer.loss", criterion: "≤ 10 %",
 		judge: func(t *testing.T, v string) {
 			// Three of every four requests are dropped; the pinger may send
-			// more than its count while it waits for replies.
+			// more than its count while it waits for replies. The run that
+			// opens the incident may have begun before the rule was added
+			// (on a busy machine a run is long), so its loss lies between
+			// the criterion it failed and the rule's 3 of 4, never above.
 			m := regexp.MustCompile(`^([0-9.]+) % \((\d+) of (\d+) lost\)$`).FindStringSubmatch(v)
 			if m == nil {
 				t.Fatalf("loss value %q is not \"P %% (L of S lost)\"", v)
 			}
 			pct, _ := strconv.ParseFloat(m[1], 64)
 			lost, sent := atoi(m[2]), atoi(m[3])
-			if pct < 60 || pct > 90 || sent < 8 || lost*4 < sent*3-4 || lost*4 > sent*3+4 {
-				t.Errorf("measured loss %q, want about 75 %% (3 of every 4 dropped)", v)
+			if sent < 8 || pct <= 10 || lost*4 > sent*3+4 || math.Abs(pct-100*float64(lost)/float64(sent)) > 0.1 {
+				t.Errorf("measured loss %q, want above the 10 %% criterion and at most 3 of every 4 dropped, the percentage matching the counts", v)
 			}
 		},
 		undo: func() { sh(t, "ip", "netns", "exec", ns, "nft", "delete", "table", "inet", "gpusla_e2e") }}

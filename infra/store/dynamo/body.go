@@ -21,9 +21,12 @@ const (
 	maxItemBytes = 400 * 1024
 )
 
-func deflate(p []byte) ([]byte, error) {
+func deflate(p []byte) ([]byte, error) { return deflateDict(p, nil) }
+
+// deflateDict deflates with a preset dictionary (nil: none).
+func deflateDict(p, dict []byte) ([]byte, error) {
 	var buf bytes.Buffer
-	w, err := flate.NewWriter(&buf, flate.BestCompression)
+	w, err := flate.NewWriterDict(&buf, flate.BestCompression, dict)
 	if err != nil {
 		return nil, err
 	}
@@ -38,8 +41,11 @@ func deflate(p []byte) ([]byte, error) {
 
 // inflate refuses output beyond the largest body ingest accepts, so a
 // damaged or hostile item cannot expand without bound.
-func inflate(z []byte) ([]byte, error) {
-	r := flate.NewReader(bytes.NewReader(z))
+func inflate(z []byte) ([]byte, error) { return inflateDict(z, nil) }
+
+// inflateDict inflates what deflateDict wrote with the same dictionary.
+func inflateDict(z, dict []byte) ([]byte, error) {
+	r := flate.NewReaderDict(bytes.NewReader(z), dict)
 	defer r.Close()
 	out, err := io.ReadAll(io.LimitReader(r, wire.MaxBodyBytes+1))
 	if err != nil {
