@@ -183,16 +183,9 @@ func judgeAllReduce(r AllReduceResult, pairs []TopoPair, topoErr error, fs fabri
 		case !ok:
 			bw.Verdict, bw.Detail = wire.Skipped, "GPU model unknown to the spec database: no all-reduce threshold"
 		default:
-			bw.Criterion = fmt.Sprintf("≥ %g GB/s busbw (%s)", t.Min, t.Source)
-			switch {
-			case big.BusGBs < t.Min:
-				bw.Verdict = wire.Fail
-			case t.Warn > 0 && big.BusGBs < t.Warn:
-				bw.Verdict = wire.Warn
-				bw.Detail = fmt.Sprintf("%.1f GB/s is above the %g fail level but below the %g GB/s a healthy node reaches", big.BusGBs, t.Min, t.Warn)
-			default:
-				bw.Verdict = wire.Pass
-			}
+			// The same fail/warn/pass rule as every other measured figure.
+			sp := Spec{Min: map[string]float64{"allreduce": t.Min}, Warn: map[string]float64{"allreduce": t.Warn}, Source: map[string]string{"allreduce": t.Source}}
+			sp.judge(&bw, "allreduce", big.BusGBs, "GB/s", true)
 		}
 	}
 	out = append(out, bw)
