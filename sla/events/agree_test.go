@@ -9,7 +9,10 @@ import (
 )
 
 // The fast decoder accepts a line only if encoding/json would, and reads it
-// the same way; its syntax check accepts exactly what json.Valid accepts.
+// the same way; its syntax check accepts exactly what json.Valid accepts;
+// and a line reads alike whether it takes goccy's Unmarshal or its stream
+// decoder (the one decoder before Unmarshal took the plain lines): the
+// same lines accepted, the same events.
 func FuzzDecodeAgreement(f *testing.F) {
 	f.Add([]byte(`{"type":"observation","id":"a","node":"n1","at":"2026-03-01T00:00:00Z","received_at":"2026-03-01T00:00:00Z","kind":"check","checks":[{"name":"x","category":"gpu_lost","verdict":"fail","number":1.5,"gpu":2}]}`))
 	f.Add([]byte(`{"type":"node_registered","id":"r","node":"n","contract":"c","ordered_at":"2026-03-01T00:00:00+08:00","hardware":{"gpu_model":"m","gpu_count":8},"price_per_gpu_hour":2.5}`))
@@ -22,10 +25,23 @@ func FuzzDecodeAgreement(f *testing.F) {
 		if got, want := validV1(line), json.Valid(line); got != want {
 			t.Fatalf("syntax check says %v, encoding/json.Valid %v: %q", got, want, line)
 		}
-		var br bytes.Reader
+		// The member check runs on every valid line without failing (a
+		// panic here is caught in the decoder, and would only show as a
+		// line refused).
+		if json.Valid(line) {
+			plainMembers(line)
+		}
+		var d lineDecoder
 		var fast Event
-		if err := decodeStrict(&br, line, &fast); err != nil {
+		if err := d.decode(line, &fast); err != nil {
 			return
+		}
+		var viaStream Event
+		if err := d.decodeStream(line, &viaStream); err != nil {
+			t.Fatalf("accepted, but goccy's stream decoder refuses it (%v): %q", err, line)
+		}
+		if !reflect.DeepEqual(fast, viaStream) {
+			t.Fatalf("the two ways through goccy disagree on %q:\nfast   %+v\nstream %+v", line, fast, viaStream)
 		}
 		var std Event
 		dec := json.NewDecoder(bytes.NewReader(line))
@@ -45,16 +61,17 @@ func FuzzDecodeAgreement(f *testing.F) {
 func TestDecodeStrictRefusesInvalidUTF8(t *testing.T) {
 	key := bytes.Repeat([]byte{0xc4}, 1600)
 	line := append(append([]byte(`{"`), key...), []byte(`":1,"type":"x"}`)...)
-	var br bytes.Reader
+	var d lineDecoder
 	var e Event
-	err := decodeStrict(&br, line, &e)
+	err := d.decode(line, &e)
 	if err == nil || !strings.Contains(err.Error(), "invalid UTF-8") {
 		t.Fatalf("got %v", err)
 	}
 	// Valid UTF-8 with the same shape still reads (and is refused for its
 	// unknown field by name, not for its bytes).
 	ok := append(append([]byte(`{"`), bytes.Repeat([]byte("é"), 800)...), []byte(`":1,"type":"x"}`)...)
-	if err := decodeStrict(&br, ok, &e); err == nil || strings.Contains(err.Error(), "UTF-8") {
+	e = Event{}
+	if err := d.decode(ok, &e); err == nil || strings.Contains(err.Error(), "UTF-8") {
 		t.Fatalf("valid UTF-8 key: %v", err)
 	}
 }

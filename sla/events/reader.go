@@ -35,7 +35,7 @@ type Reader struct {
 	name string
 	sc   *bufio.Scanner
 	line int
-	br   bytes.Reader
+	dec  lineDecoder
 }
 
 // NewReader reads events from r, the log named name (its path), which its
@@ -69,7 +69,7 @@ func (r *Reader) Next(e *Event) error {
 			continue
 		}
 		*e = Event{}
-		if err := decodeStrict(&r.br, b, e); err != nil {
+		if err := r.dec.decode(b, e); err != nil {
 			return &LineError{File: r.name, Line: r.line, Err: err}
 		}
 		if err := e.Validate(); err != nil {
@@ -79,14 +79,22 @@ func (r *Reader) Next(e *Event) error {
 	}
 }
 
-// decodeStrict decodes exactly one JSON object, rejecting unknown fields (a
-// misspelt field would otherwise vanish silently) and trailing data.
+// lineDecoder decodes lines one at a time, keeping what it reuses across
+// them: one per goroutine (the Reader has one, each of Stream's workers one).
+type lineDecoder struct {
+	br    bytes.Reader // encoding/json reads the line through it
+	names interner
+}
+
+// decode decodes exactly one JSON object into e (zero on entry), rejecting
+// unknown fields (a misspelt field would otherwise vanish silently) and
+// trailing data.
 //
 // Decoding is most of the cost of reading a month of heartbeats, so lines go
 // through goccy/go-json first (a drop-in decoder, about twice as fast as
 // encoding/json); a line it rejects is decoded again with encoding/json,
 // whose errors name the field, for the message.
-func decodeStrict(br *bytes.Reader, b []byte, e *Event) error {
+func (d *lineDecoder) decode(b []byte, e *Event) error {
 	// goccy is lenient with some malformed escapes, so the syntax is
 	// checked first, by encoding/json/v2's tokenizer (go-json-experiment is
 	// its mirror) set to v1's grammar: duplicate names and invalid UTF-8
@@ -94,21 +102,21 @@ func decodeStrict(br *bytes.Reader, b []byte, e *Event) error {
 	// json.Valid accepts (FuzzDecodeAgreement, TestSyntaxAgreesWithValid)
 	// in well under half json.Valid's time.
 	if !validV1(b) {
-		return decodeStd(br, b, e, errors.New("invalid JSON"))
+		return decodeStd(&d.br, b, e, errors.New("invalid JSON"))
 	}
 	// Every writer of the log (encoding/json in the backend's export, the
 	// Writer below) emits UTF-8, so other bytes are damage; they are also
-	// what makes goccy's stream decoder index out of its buffer (a panic
-	// the fuzzer found: a long key of invalid UTF-8).
+	// what made goccy's stream decoder index out of its buffer (a panic the
+	// fuzzer found: a long key of invalid UTF-8).
 	if !utf8.Valid(b) {
 		return errors.New("invalid UTF-8 (the event log is UTF-8; the line is damaged)")
 	}
-	err := decodeFast(br, b, e)
-	if err == nil || errors.Is(err, errMoreValues) {
-		return err
+	err := d.decodeFast(b, e)
+	if err == nil {
+		return nil
 	}
 	*e = Event{}
-	return decodeStd(br, b, e, err)
+	return decodeStd(&d.br, b, e, err)
 }
 
 // v1Syntax is encoding/json's grammar in jsontext's terms.
@@ -116,28 +124,52 @@ var v1Syntax = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.A
 
 func validV1(b []byte) bool { return jsontext.Value(b).IsValid(v1Syntax...) }
 
-// decodeFast is goccy's decode; a panic inside it (a bug of the library on
+// decodeFast decodes a line whose members are all named exactly
+// (members.go) with goccy's Unmarshal, any other with goccy's stream
+// decoder (decodeStream); a line Unmarshal refuses gets the stream decoder
+// too, so that a line reads alike whichever way it takes
+// (FuzzDecodeAgreement). A panic inside either (a bug of the library on
 // some input) becomes an error, and the line is then judged by
 // encoding/json like any other the fast decoder rejects.
-func decodeFast(br *bytes.Reader, b []byte, e *Event) (err error) {
+func (d *lineDecoder) decodeFast(b []byte, e *Event) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("fast decoder failed: %v", r)
 		}
 	}()
-	br.Reset(b)
-	dec := fastjson.NewDecoder(br)
+	if plain, checks := plainMembers(b); plain {
+		if checks > 0 {
+			// Decoded into elements that exist, goccy neither allocates a
+			// zero Check per element nor grows the slice by doubling;
+			// elements past the array's length are left out of the slice,
+			// as encoding/json leaves them.
+			e.Checks = make([]Check, checks)
+		}
+		if fastjson.Unmarshal(b, e) == nil {
+			d.own(e)
+			return nil
+		}
+		*e = Event{}
+	}
+	return d.decodeStream(b, e)
+}
+
+// decodeStream is goccy's stream decoder, the one that refuses an unknown
+// member (naming it); it was the only decoder before Unmarshal took the
+// plain lines.
+func (d *lineDecoder) decodeStream(b []byte, e *Event) error {
+	d.br.Reset(b)
+	dec := fastjson.NewDecoder(&d.br)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(e); err != nil {
 		return err
 	}
 	if dec.More() {
-		return errMoreValues
+		return errors.New("more than one JSON value on the line")
 	}
+	d.own(e)
 	return nil
 }
-
-var errMoreValues = errors.New("more than one JSON value on the line")
 
 func decodeStd(br *bytes.Reader, b []byte, e *Event, fastErr error) error {
 	br.Reset(b)

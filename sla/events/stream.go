@@ -10,8 +10,14 @@ import (
 	"sync"
 )
 
-// chunkLines is how many lines one decoding job holds.
-const chunkLines = 2048
+// A decoding job holds chunkLines lines, or fewer where they reach
+// chunkBytes: a chunk of heartbeat runs is a few hundred kB, one of stress
+// results (6 kB a line) would be 13 MB, with its decoded events twice that,
+// and a few chunks a worker are in flight.
+const (
+	chunkLines = 2048
+	chunkBytes = 512 << 10
+)
 
 type chunk struct {
 	first int // line number of the chunk's first line
@@ -57,9 +63,9 @@ func Stream(r io.Reader, workers int, fn func(e *Event, line int) error, bad fun
 	defer close(quit)
 	for w := 0; w < workers; w++ {
 		go func() {
-			var br bytes.Reader
+			var d lineDecoder
 			for c := range jobs {
-				c.done <- decodeChunk(&br, c)
+				c.done <- d.decodeChunk(c)
 			}
 		}()
 	}
@@ -88,7 +94,7 @@ func Stream(r io.Reader, workers int, fn func(e *Event, line int) error, bad fun
 			line++
 			c.data = append(c.data, sc.Bytes()...)
 			c.ends = append(c.ends, len(c.data))
-			if len(c.ends) == chunkLines {
+			if len(c.ends) == chunkLines || len(c.data) >= chunkBytes {
 				if !send() {
 					readErr <- nil
 					return
@@ -143,7 +149,7 @@ func Stream(r io.Reader, workers int, fn func(e *Event, line int) error, bad fun
 	return lines, nil
 }
 
-func decodeChunk(br *bytes.Reader, c *chunk) decoded {
+func (dec *lineDecoder) decodeChunk(c *chunk) decoded {
 	evs := eventsPool.Get().(*[]Event)
 	d := decoded{evs: (*evs)[:0], lines: make([]int, 0, len(c.ends))}
 	start := 0
@@ -156,7 +162,7 @@ func decodeChunk(br *bytes.Reader, c *chunk) decoded {
 		line := c.first + i
 		d.evs = append(d.evs, Event{})
 		e := &d.evs[len(d.evs)-1]
-		err := decodeStrict(br, b, e)
+		err := dec.decode(b, e)
 		if err == nil {
 			err = e.Validate()
 		}
