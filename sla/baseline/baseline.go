@@ -11,8 +11,8 @@
 package baseline
 
 import (
+	"cmp"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -573,30 +573,49 @@ func (c *Collector) Compute(model func(node string) (string, bool), from, to tim
 		fig  int16
 	}
 	// Days are counted from the Unix epoch (UTC dates) and named once each.
+	// A node's readings of a figure are gathered with their days and put in
+	// day order by a stable sort, which keeps each day's readings in the
+	// order a map of days would have appended them (a median of the same
+	// values in the same order): a map of slices per node and figure was a
+	// tenth of a year's scorecard.
 	const day = int64(24 * time.Hour)
-	days := map[dkey]map[int64][]float64{}
+	type reading struct {
+		day int64
+		v   float64
+	}
+	days := map[dkey][]reading{}
 	for _, s := range ss {
 		if !Drifting(c.figs[s.fig].name) {
 			continue
 		}
 		k := dkey{s.node, s.fig}
-		if days[k] == nil {
-			days[k] = map[int64][]float64{}
-		}
-		byDay := days[k]
+		rs := days[k]
 		for i, v := range s.val {
 			d := s.at[i] / day
 			if s.at[i] < 0 && s.at[i]%day != 0 {
 				d-- // floor, for instants before 1970
 			}
-			byDay[d] = append(byDay[d], v)
+			rs = append(rs, reading{d, v})
 		}
+		days[k] = rs
 	}
-	for k, byDay := range days {
+	dates := map[int64]string{}
+	var vals []float64
+	for k, rs := range days {
 		dr := Drift{Node: c.nodes[k.node], Model: models[k.node], Figure: c.figs[k.fig].name, Unit: c.figs[k.fig].unit}
-		ds := slices.Sorted(maps.Keys(byDay))
-		for _, d := range ds {
-			dr.Days = append(dr.Days, Day{Date: time.Unix(d*day/int64(time.Second), 0).UTC().Format(time.DateOnly), Value: stat.Median(byDay[d])})
+		slices.SortStableFunc(rs, func(a, b reading) int { return cmp.Compare(a.day, b.day) })
+		for i := 0; i < len(rs); {
+			d := rs[i].day
+			vals = vals[:0]
+			for ; i < len(rs) && rs[i].day == d; i++ {
+				vals = append(vals, rs[i].v)
+			}
+			date, ok := dates[d]
+			if !ok {
+				date = time.Unix(d*day/int64(time.Second), 0).UTC().Format(time.DateOnly)
+				dates[d] = date
+			}
+			dr.Days = append(dr.Days, Day{Date: date, Value: stat.Median(vals)})
 		}
 		judgeDrift(&dr, opt)
 		res.Drift = append(res.Drift, dr)

@@ -29,7 +29,8 @@ func FuzzDecodeAgreement(f *testing.F) {
 		// panic here is caught in the decoder, and would only show as a
 		// line refused).
 		if json.Valid(line) {
-			plainMembers(line)
+			var sc scan
+			plainMembers(line, &sc)
 		}
 		var d lineDecoder
 		var fast Event

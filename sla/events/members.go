@@ -35,8 +35,9 @@ type members struct {
 }
 
 type member struct {
-	name string   // the JSON name
-	sub  *members // nil: a value whose members are not checked (a string, a time, a number)
+	name  string   // the JSON name
+	field int      // the Go field's index in its struct
+	sub   *members // nil: a value whose members are not checked (a string, a time, a number)
 }
 
 var eventMembers = membersOf(reflect.TypeFor[Event]())
@@ -76,13 +77,16 @@ func membersOf(t reflect.Type) *members {
 			ft = ft.Elem()
 		}
 		if ft.Kind() == reflect.Struct && !reflect.PointerTo(ft).Implements(jsonUnmarshaler) && !reflect.PointerTo(ft).Implements(textUnmarshaler) {
+			if array && ft.NumField() > 64 {
+				panic(fmt.Sprintf("events: %s has more than 64 fields: scan.present holds a bit per field", ft.Name()))
+			}
 			sub = membersOf(ft)
 			sub.array = array
 		}
 		for len(m.byLen) <= len(name) {
 			m.byLen = append(m.byLen, nil)
 		}
-		m.byLen[len(name)] = append(m.byLen[len(name)], member{name: name, sub: sub})
+		m.byLen[len(name)] = append(m.byLen[len(name)], member{name: name, field: i, sub: sub})
 	}
 	return m
 }
@@ -100,23 +104,36 @@ func (m *members) find(raw []byte) (*member, bool) {
 	return nil, false
 }
 
+// scan is what plainMembers learns of a line besides whether it is plain.
+type scan struct {
+	// checks is the most elements any "checks" array of the line holds,
+	// for sizing the slice before the decode.
+	checks int
+	// present[k] has bit f set where element k of a "checks" array names
+	// the Check's field f (any of the arrays, if the line repeats the
+	// member: encoding/json merges them element by element).
+	present []uint64
+}
+
 // plainMembers reports whether every member name of b, a valid JSON text,
 // is exactly the name of a field of Event (or of its Hardware, or of one of
-// its Checks, as their place in b says); checks is the most elements any
-// "checks" array of the line holds, for sizing the slice before the decode.
-// A text that is not an object has no members to check.
-func plainMembers(b []byte) (plain bool, checks int) {
+// its Checks, as their place in b says), and fills sc. A text that is not
+// an object has no members to check.
+func plainMembers(b []byte, sc *scan) bool {
+	sc.checks, sc.present = 0, sc.present[:0]
 	i := skipSpace(b, 0)
 	if i == len(b) || b[i] != '{' {
-		return true, 0
+		return true
 	}
-	_, plain = scanObject(b, i, eventMembers, &checks)
-	return plain, checks
+	_, plain := scanObject(b, i, eventMembers, sc, -1)
+	return plain
 }
 
 // scanObject scans the object at b[i] == '{' against m and returns the
 // offset after it; plain is false at the first member m does not name.
-func scanObject(b []byte, i int, m *members, checks *int) (next int, plain bool) {
+// elem >= 0 is the object's index in the event's checks array, whose
+// members it records in sc.present.
+func scanObject(b []byte, i int, m *members, sc *scan, elem int) (next int, plain bool) {
 	i = skipSpace(b, i+1)
 	if b[i] == '}' {
 		return i + 1, true
@@ -127,6 +144,9 @@ func scanObject(b []byte, i int, m *members, checks *int) (next int, plain bool)
 		if !ok {
 			return 0, false
 		}
+		if elem >= 0 {
+			sc.present[elem] |= 1 << f.field
+		}
 		i = skipSpace(b, end)
 		i = skipSpace(b, i+1) // past the colon
 		switch {
@@ -135,7 +155,14 @@ func scanObject(b []byte, i int, m *members, checks *int) (next int, plain bool)
 			i = skipSpace(b, i+1)
 			for b[i] != ']' {
 				if b[i] == '{' {
-					if i, ok = scanObject(b, i, f.sub, nil); !ok {
+					in := -1
+					if m == eventMembers { // the event's checks
+						for len(sc.present) <= n {
+							sc.present = append(sc.present, 0)
+						}
+						in = n
+					}
+					if i, ok = scanObject(b, i, f.sub, sc, in); !ok {
 						return 0, false
 					}
 				} else {
@@ -148,11 +175,11 @@ func scanObject(b []byte, i int, m *members, checks *int) (next int, plain bool)
 				}
 			}
 			i++
-			if checks != nil {
-				*checks = max(*checks, n)
+			if m == eventMembers {
+				sc.checks = max(sc.checks, n)
 			}
 		case f.sub != nil && !f.sub.array && b[i] == '{':
-			if i, ok = scanObject(b, i, f.sub, nil); !ok {
+			if i, ok = scanObject(b, i, f.sub, sc, -1); !ok {
 				return 0, false
 			}
 		default:

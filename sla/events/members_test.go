@@ -69,8 +69,9 @@ func TestPlainMembers(t *testing.T) {
 		t.Fatal(err)
 	}
 	line := bytes.TrimSpace(buf.Bytes())
-	if plain, checks := plainMembers(line); !plain || checks != 3 {
-		t.Fatalf("plainMembers(every field) = %v, %d checks; want true, 3\n%s", plain, checks, line)
+	var sc scan
+	if plain := plainMembers(line, &sc); !plain || sc.checks != 3 {
+		t.Fatalf("plainMembers(every field) = %v, %d checks; want true, 3\n%s", plain, sc.checks, line)
 	}
 	for _, c := range []struct{ from, to string }{
 		{`"node":`, `"nodes":`}, {`"node":`, `"Node":`}, {`"node":`, `"n\u006fde":`},
@@ -78,17 +79,18 @@ func TestPlainMembers(t *testing.T) {
 		{`"unit":`, `"units":`}, {`"verdict":`, `"Verdict":`},
 	} {
 		bad := strings.Replace(string(line), c.from, c.to, 1)
-		if plain, _ := plainMembers([]byte(bad)); plain {
+		if plainMembers([]byte(bad), &sc) {
 			t.Errorf("%s for %s: plain", c.to, c.from)
 		}
 	}
 	for _, in := range []string{`{}`, `[]`, `"x"`, `{"checks":[]}`, `{"checks":null,"hardware":null}`, ` { "checks" : [ {"name":"a"} , null , 1 ] } `} {
-		if plain, _ := plainMembers([]byte(in)); !plain {
+		if !plainMembers([]byte(in), &sc) {
 			t.Errorf("plainMembers(%s) = false", in)
 		}
 	}
-	if _, checks := plainMembers([]byte(`{"checks":[{},{}],"checks":[{}]}`)); checks != 2 {
-		t.Errorf("checks = %d, want the longer array's 2", checks)
+	plainMembers([]byte(`{"checks":[{"gpu":1},{}],"checks":[{"number":null},{"name":"x"},"x"],"hardware":{"gpu_count":1}}`), &sc)
+	if want := []uint64{gpuBit | numberBit, 1 << fieldIndex[Check]("Name")}; sc.checks != 3 || !reflect.DeepEqual(sc.present, want) {
+		t.Errorf("checks = %d, present %b; want the longest array's 3, and %b", sc.checks, sc.present, want)
 	}
 }
 

@@ -16,22 +16,33 @@ const maxInterned = 1 << 14
 
 // interner hands out one copy of each string it is given. Not safe for
 // concurrent use: each lineDecoder has its own.
-type interner map[string]string
+type interner struct {
+	m map[string]string
+	// recent holds the string last handed out for each small hash: the
+	// checks of one observation repeat their category, verdict and unit,
+	// and a comparison costs less than the map's hash.
+	recent [64]string
+}
 
 func (in *interner) intern(s string) string {
 	if s == "" {
 		return ""
 	}
-	if v, ok := (*in)[s]; ok {
-		return v
+	h := (len(s)*7 ^ int(s[0]) ^ int(s[len(s)-1])<<1 ^ int(s[len(s)/2])<<2) & 63
+	if r := in.recent[h]; r == s {
+		return r
 	}
-	v := strings.Clone(s)
-	if *in == nil {
-		*in = make(interner)
+	v, ok := in.m[s]
+	if !ok {
+		v = strings.Clone(s)
+		if in.m == nil {
+			in.m = make(map[string]string)
+		}
+		if len(in.m) < maxInterned {
+			in.m[v] = v
+		}
 	}
-	if len(*in) < maxInterned {
-		(*in)[v] = v
-	}
+	in.recent[h] = v
 	return v
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -84,6 +85,7 @@ func (r *Reader) Next(e *Event) error {
 type lineDecoder struct {
 	br    bytes.Reader // encoding/json reads the line through it
 	names interner
+	scan  scan
 }
 
 // decode decodes exactly one JSON object into e (zero on entry), rejecting
@@ -137,14 +139,8 @@ func (d *lineDecoder) decodeFast(b []byte, e *Event) (err error) {
 			err = fmt.Errorf("fast decoder failed: %v", r)
 		}
 	}()
-	if plain, checks := plainMembers(b); plain {
-		if checks > 0 {
-			// Decoded into elements that exist, goccy neither allocates a
-			// zero Check per element nor grows the slice by doubling;
-			// elements past the array's length are left out of the slice,
-			// as encoding/json leaves them.
-			e.Checks = make([]Check, checks)
-		}
+	if plainMembers(b, &d.scan) {
+		d.presize(e)
 		if fastjson.Unmarshal(b, e) == nil {
 			d.own(e)
 			return nil
@@ -152,6 +148,55 @@ func (d *lineDecoder) decodeFast(b []byte, e *Event) (err error) {
 		*e = Event{}
 	}
 	return d.decodeStream(b, e)
+}
+
+// Bits of scan.present: the Check fields decoded through a pointer.
+var (
+	numberBit = uint64(1) << fieldIndex[Check]("Number")
+	gpuBit    = uint64(1) << fieldIndex[Check]("GPU")
+)
+
+func fieldIndex[T any](name string) int {
+	f, ok := reflect.TypeFor[T]().FieldByName(name)
+	if !ok {
+		panic("events: no field " + name)
+	}
+	return f.Index[0]
+}
+
+// presize readies e for goccy's Unmarshal of a plain line: the checks
+// slice as long as the line's longest "checks" array, each Number and GPU
+// the line names pointing into one array for the event. Decoded into
+// elements that exist, goccy neither allocates a zero Check per element
+// nor grows the slice by doubling, and into a pointer that is set it
+// decodes what it points to, as encoding/json does, instead of allocating
+// a float64 or an int for each (a stress run has 56 of each). Elements
+// past the array's length are left out of the slice, as encoding/json
+// leaves them; a member the line does not name leaves its pointer nil.
+func (d *lineDecoder) presize(e *Event) {
+	if d.scan.checks == 0 {
+		return
+	}
+	e.Checks = make([]Check, d.scan.checks)
+	nums, gpus := 0, 0
+	for _, p := range d.scan.present {
+		if p&numberBit != 0 {
+			nums++
+		}
+		if p&gpuBit != 0 {
+			gpus++
+		}
+	}
+	nb, gb := make([]float64, nums), make([]int, gpus)
+	for k, p := range d.scan.present {
+		c := &e.Checks[k]
+		if p&numberBit != 0 {
+			c.Number, nb = &nb[0], nb[1:]
+		}
+		if p&gpuBit != 0 {
+			c.GPU, gb = &gb[0], gb[1:]
+		}
+	}
 }
 
 // decodeStream is goccy's stream decoder, the one that refuses an unknown

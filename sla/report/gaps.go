@@ -181,11 +181,26 @@ func (n *nodeAcc) checkIncidents(end time.Time) []checkOutage {
 // each GPU's instance, unless that instance has its own result at that
 // instant — as incident.State.Observe does live. Sorted as checkIncidents
 // wants.
+//
+// Only a check with node-wide passes can gain records, and most checks are
+// reported one way only (a stress run's figures per GPU, a network check
+// node-wide): indexing every per-GPU record of a year's stress results was
+// a sixteenth of a year's scorecard, so only those of such checks are.
+// Where nothing is added, cs is returned as it came (sorted already).
 func (n *nodeAcc) withNodeWidePasses(cs []checkRec) []checkRec {
-	gpus := map[int32][]int32{} // per-GPU keys of each check, by name
+	wide := map[int32]bool{} // the checks with a node-wide pass, by name
+	for _, r := range cs {
+		if r.key == r.name && !r.fail {
+			wide[r.name] = true
+		}
+	}
+	if len(wide) == 0 {
+		return cs
+	}
+	gpus := map[int32][]int32{} // per-GPU keys of each such check, by name
 	seen := map[[2]int64]bool{}
 	for _, r := range cs {
-		if r.key != r.name {
+		if r.key != r.name && wide[r.name] {
 			if !slices.Contains(gpus[r.name], r.key) {
 				gpus[r.name] = append(gpus[r.name], r.key)
 			}
