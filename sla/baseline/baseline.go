@@ -453,6 +453,58 @@ func (s *series) order() {
 	s.ordered = true
 }
 
+// dayReading is a reading with its day, counted from the Unix epoch.
+type dayReading struct {
+	day int64
+	v   float64
+}
+
+// eachDay calls fn for each day of rs, in day order, with that day's
+// readings in their order in rs. The days are counted into place (a
+// month's or a year's readings span a few hundred days), or, for readings
+// years apart, sorted stably.
+func eachDay(rs []dayReading, fn func(day int64, vs []float64)) {
+	if len(rs) == 0 {
+		return
+	}
+	lo, hi := rs[0].day, rs[0].day
+	for _, r := range rs {
+		lo, hi = min(lo, r.day), max(hi, r.day)
+	}
+	if hi-lo <= int64(4*len(rs)+1024) {
+		start := make([]int, hi-lo+2) // start[d-lo]: where day d's readings begin in vals
+		for _, r := range rs {
+			start[r.day-lo+1]++
+		}
+		for i := 1; i < len(start); i++ {
+			start[i] += start[i-1]
+		}
+		vals := make([]float64, len(rs))
+		next := slices.Clone(start[:len(start)-1])
+		for _, r := range rs {
+			vals[next[r.day-lo]] = r.v
+			next[r.day-lo]++
+		}
+		for d := range len(start) - 1 {
+			if start[d] < start[d+1] {
+				fn(lo+int64(d), vals[start[d]:start[d+1]])
+			}
+		}
+		return
+	}
+	slices.SortStableFunc(rs, func(a, b dayReading) int { return cmp.Compare(a.day, b.day) })
+	var vals []float64
+	for i := 0; i < len(rs); {
+		vals = vals[:0]
+		j := i
+		for ; j < len(rs) && rs[j].day == rs[i].day; j++ {
+			vals = append(vals, rs[j].v)
+		}
+		fn(rs[i].day, vals)
+		i = j
+	}
+}
+
 // Compute takes the readings in [from, to) of the nodes model names (nodes
 // it does not know are left out), and returns the fleet's distributions per
 // model and figure, the streaks below the fleet and each node's drift.
@@ -573,17 +625,12 @@ func (c *Collector) Compute(model func(node string) (string, bool), from, to tim
 		fig  int16
 	}
 	// Days are counted from the Unix epoch (UTC dates) and named once each.
-	// A node's readings of a figure are gathered with their days and put in
-	// day order by a stable sort, which keeps each day's readings in the
-	// order a map of days would have appended them (a median of the same
-	// values in the same order): a map of slices per node and figure was a
-	// tenth of a year's scorecard.
+	// A node's readings of a figure are gathered with their days and
+	// grouped by day (eachDay), each day's in the order a map of days would
+	// have appended them: the median of the same values in the same order.
+	// A map of slices per node and figure was a tenth of a year's scorecard.
 	const day = int64(24 * time.Hour)
-	type reading struct {
-		day int64
-		v   float64
-	}
-	days := map[dkey][]reading{}
+	days := map[dkey][]dayReading{}
 	for _, s := range ss {
 		if !Drifting(c.figs[s.fig].name) {
 			continue
@@ -595,28 +642,21 @@ func (c *Collector) Compute(model func(node string) (string, bool), from, to tim
 			if s.at[i] < 0 && s.at[i]%day != 0 {
 				d-- // floor, for instants before 1970
 			}
-			rs = append(rs, reading{d, v})
+			rs = append(rs, dayReading{d, v})
 		}
 		days[k] = rs
 	}
 	dates := map[int64]string{}
-	var vals []float64
 	for k, rs := range days {
 		dr := Drift{Node: c.nodes[k.node], Model: models[k.node], Figure: c.figs[k.fig].name, Unit: c.figs[k.fig].unit}
-		slices.SortStableFunc(rs, func(a, b reading) int { return cmp.Compare(a.day, b.day) })
-		for i := 0; i < len(rs); {
-			d := rs[i].day
-			vals = vals[:0]
-			for ; i < len(rs) && rs[i].day == d; i++ {
-				vals = append(vals, rs[i].v)
-			}
+		eachDay(rs, func(d int64, vs []float64) {
 			date, ok := dates[d]
 			if !ok {
 				date = time.Unix(d*day/int64(time.Second), 0).UTC().Format(time.DateOnly)
 				dates[d] = date
 			}
-			dr.Days = append(dr.Days, Day{Date: date, Value: stat.Median(vals)})
-		}
+			dr.Days = append(dr.Days, Day{Date: date, Value: stat.Median(vs)})
+		})
 		judgeDrift(&dr, opt)
 		res.Drift = append(res.Drift, dr)
 	}

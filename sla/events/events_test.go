@@ -163,7 +163,7 @@ func FuzzReader(f *testing.F) {
 }
 
 // Stream gives exactly what Reader gives, in the same order, with the same
-// line numbers, across chunk boundaries.
+// line numbers, across chunk boundaries (of lines and of bytes).
 func TestStreamMatchesReader(t *testing.T) {
 	var b strings.Builder
 	for i := 0; i < 3*chunkLines+17; i++ {
@@ -172,6 +172,9 @@ func TestStreamMatchesReader(t *testing.T) {
 			b.WriteString("{broken\n")
 		case i%1231 == 7:
 			b.WriteString("\n")
+		case i%3 == 0:
+			// Long lines: chunks end at chunkBytes as well as at chunkLines.
+			fmt.Fprintf(&b, `{"type":"node_released","id":"e%d","node":"n1","at":"2026-03-01T00:00:00Z","summary":"%s"}`+"\n", i, strings.Repeat("s", 700))
 		default:
 			fmt.Fprintf(&b, `{"type":"node_released","id":"e%d","node":"n1","at":"2026-03-01T00:00:00Z"}`+"\n", i)
 		}
