@@ -32,10 +32,11 @@ func (b *Builder) outages(m nodeMonth, backend interval.Set, notices []time.Time
 			if !g.span.End.After(m.period.Start) || !g.span.Start.Before(m.period.End) {
 				continue
 			}
-			if !incident.Overdue(g.span, backend, tm.Detection.Grace) {
-				// Silent only while the backend itself was down (and at most
-				// the grace around it): nobody could hear the node, so it is
-				// no incident, live or here.
+			if !incident.Overdue(g.span, backend, n.late.Alive(g.span, n.interval), tm.Detection.Grace) {
+				// Never silent for longer than the grace while the backend
+				// was up: nobody could hear the node while it was down, and
+				// late batches arriving (a spool draining) are signs of
+				// life. No incident, live or here.
 				continue
 			}
 			for _, o := range n.splitGap(g, backend, b.backendS, b.backend) {
