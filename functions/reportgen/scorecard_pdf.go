@@ -16,7 +16,7 @@ import (
 // what the monthly job stores as scorecard.pdf beside the report.
 func ScorecardPDF(w io.Writer, sc *scorecard.Scorecard, lang i18n.Lang) error {
 	p := i18n.New(lang)
-	title := p.T("Provider scorecard %s to %s", p.Month(sc.From), p.Month(sc.To))
+	title := scoretext.Title(p, sc.From, sc.To)
 	pw := newPDFWriter(title, sc.AsOf, p)
 	pw.f.AddPage()
 	pw.text(18, "B", title)

@@ -68,3 +68,12 @@ func Rank(p *i18n.Printer, f scorecard.Figure) string {
 	}
 	return p.T("#%d of %d", f.Rank, f.Ranked)
 }
+
+// Title names a scorecard of the months from..to (YYYY-MM), one month
+// once.
+func Title(p *i18n.Printer, from, to string) string {
+	if from == to {
+		return p.T("Provider scorecard %s", p.Month(from))
+	}
+	return p.T("Provider scorecard %s to %s", p.Month(from), p.Month(to))
+}

@@ -120,7 +120,7 @@ func (h *Handler) scorecardView(ctx context.Context, pr *i18n.Printer, p *Page, 
 			loc = tm.Calendar.Loc
 		}
 	}
-	v := &ScoreView{Title: pr.T("Provider scorecard %s to %s", pr.Month(best.From), pr.Month(best.To)), From: best.From, To: best.To,
+	v := &ScoreView{Title: scoretext.Title(pr, best.From, best.To), From: best.From, To: best.To,
 		AsOf: pr.Zoned(bestAt, loc), Zone: loc.String(),
 		Note: pr.T("As of %s; %d events read. Each cell: the measured figure, its rank among the providers with enough observations (1 = best) and n, the observations it rests on; a figure with too few is marked so and not ranked. No single score.",
 			pr.Zoned(bestAt, loc), best.Events)}
