@@ -190,13 +190,13 @@ func seeded(t *testing.T) fixture {
 		t.Fatal(err)
 	}
 	for name, body := range map[string]string{
-		"2026-10/us-example/report.html":  "<!DOCTYPE html><title>October</title><p>report",
-		"2026-10/us-example/report.json":  `{"month":"2026-10","nodes":[{"node":"va-h200-07","period":{"in_service":true,"seconds":2678400}}]}`,
-		"2026-10/us-example/evidence.zip": "PK",
+		"2026-10/us-example/report.html":    "<!DOCTYPE html><title>October</title><p>report",
+		"2026-10/us-example/report.json":    `{"month":"2026-10","nodes":[{"node":"va-h200-07","period":{"in_service":true,"seconds":2678400}}]}`,
+		"2026-10/us-example/evidence.zip":   "PK",
 		"2026-10/us-example/scorecard.json": string(goldenScorecard(t)),
-		"2026-11/cn-example/report.html":  "<!DOCTYPE html><title>November</title><p>empty",
-		"2026-11/cn-example/report.json":  `{"month":"2026-11","nodes":[]}`,
-		"2026-12/us-example/report.html":  "<!DOCTYPE html><title>December, half written</title>",
+		"2026-11/cn-example/report.html":    "<!DOCTYPE html><title>November</title><p>empty",
+		"2026-11/cn-example/report.json":    `{"month":"2026-11","nodes":[]}`,
+		"2026-12/us-example/report.html":    "<!DOCTYPE html><title>December, half written</title>",
 	} {
 		if err := reports.Put(ctx, name, []byte(body)); err != nil {
 			t.Fatal(err)
