@@ -24,6 +24,7 @@ import (
 	"github.com/gpusla/gpusla/infra/store/bolt"
 	"github.com/gpusla/gpusla/sla/interval"
 	"github.com/gpusla/gpusla/sla/scorecard"
+	"github.com/gpusla/gpusla/sla/scorecard/scorecardtest"
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
@@ -51,29 +52,8 @@ var private = []string{"sh-a100-01", "va-h200-07", "gz-h20-03", "Example GPU Clo
 // and Beta, March 2026) as the monthly job stores it beside a report.
 func goldenScorecard(t *testing.T) []byte {
 	t.Helper()
-	all, err := terms.ReadFile("../../sla/scorecard/testdata/golden/two-providers-terms.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := scorecard.Month{Year: 2026, Month: time.March}
-	b, err := scorecard.NewBuilder(all, scorecard.Options{From: m, To: m, AsOf: time.Date(2026, 4, 5, 0, 0, 0, 0, time.UTC)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open("../../sla/scorecard/testdata/golden/two-providers.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := b.ReadLog(f.Name(), f); err != nil {
-		t.Fatal(err)
-	}
-	sc, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var buf bytes.Buffer
-	if err := scorecard.JSON(&buf, sc); err != nil {
+	if err := scorecard.JSON(&buf, scorecardtest.Golden(t)); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
