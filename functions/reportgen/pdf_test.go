@@ -148,3 +148,27 @@ func TestScorecardPDF(t *testing.T) {
 		}
 	}
 }
+
+// `gpusla report --scorecard` puts the scorecard section in the report's
+// PDF too, as in its Markdown and HTML.
+func TestReportPDFScorecardSection(t *testing.T) {
+	pdftotext := testenv.LookPath(t, "pdftotext", "poppler-utils (scripts/setup.sh installs it)")
+	var buf bytes.Buffer
+	if err := Render(&buf, buildClaim(t), "pdf", Extras{Lang: i18n.EN, Scorecard: scorecardtest.Golden(t)}); err != nil {
+		t.Fatal(err)
+	}
+	pdf := filepath.Join(t.TempDir(), "report.pdf")
+	if err := os.WriteFile(pdf, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(pdftotext, pdf, "-").CombinedOutput()
+	if err != nil {
+		t.Fatalf("pdftotext: %v\n%s", err, out)
+	}
+	text := strings.Join(strings.Fields(string(out)), " ")
+	for _, w := range []string{"Provider scorecard", "Alpha (3 nodes, 24 GPUs)", "all providers (6 nodes)", "2.60 h (n=3)", "#2 of 2"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("report PDF lacks %q", w)
+		}
+	}
+}
