@@ -396,15 +396,6 @@ func compare(t *testing.T, book app.TermsBook, tms []*terms.Terms, c liveCase) [
 	return all
 }
 
-// knownDisagreements are the logs on which the live service cannot agree
-// yet, and why. Each must still disagree: once one agrees, its entry has
-// to go, so the list cannot hide a regression or outlive its fix.
-var knownDisagreements = map[string]string{
-	"cn-late-data": "a gap wholly inside the backend's own downtime, ended by the node's first prompt heartbeat after the restart: " +
-		"the report lists it as a backend_outage row (not counted); live records no incident for it (recording it from the engine " +
-		"marked the spool's drain after a restart as late data and alerted nodes that were fine: functions/e2e TestSystem)",
-}
-
 func TestLiveAndReportAgreeIncidentByIncident(t *testing.T) {
 	book, tms := exampleTerms(t)
 	cases := []liveCase{{name: "example", evs: readLog(t, filepath.Join("..", "..", "sla", "report", "testdata", "example-events.jsonl")),
@@ -449,24 +440,8 @@ func TestLiveAndReportAgreeIncidentByIncident(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			diffs := compare(t, book, tms, c)
-			why, known := knownDisagreements[c.name]
-			switch {
-			case known && len(diffs) == 0:
-				t.Errorf("%s now agrees: remove it from knownDisagreements (%s)", c.name, why)
-			case known:
-				for _, d := range diffs {
-					// Only the one named difference may remain.
-					if !strings.Contains(d, "report only: unreachable  2026-03-19T16:01:00Z–2026-03-19T17:00:00Z counted=false") ||
-						strings.Count(d, "\n  ") != 1 {
-						t.Errorf("beyond the known disagreement (%s):\n%s", why, d)
-					}
-				}
-				t.Logf("known disagreement (%s):\n%s", why, strings.Join(diffs, "\n"))
-			default:
-				for _, d := range diffs {
-					t.Error(d)
-				}
+			for _, d := range compare(t, book, tms, c) {
+				t.Error(d)
 			}
 		})
 	}

@@ -74,6 +74,12 @@ const (
 	// the end-to-end tests).
 	EnvSlackAPIURL = "GPUSLA_SLACK_API_URL"
 
+	// EnvAPIKey is the CLI's API key for the admin commands sent to a
+	// running backend (`gpusla node release --server URL`, `maintenance
+	// add --server URL`): a key with the admin scope. Read from the
+	// environment, never a flag, so it stays out of shell history and ps.
+	EnvAPIKey = "GPUSLA_API_KEY"
+
 	// Set by the Lambda runtime.
 	EnvLogLevel     = "AWS_LAMBDA_LOG_LEVEL" // from LoggingConfig.ApplicationLogLevel
 	EnvRegion       = "AWS_REGION"

@@ -45,6 +45,25 @@ func (c *Coverage) Alive(g interval.Interval, iv time.Duration) interval.Set {
 	return interval.Union(out...).Clip(g)
 }
 
+// Overdue reports whether, inside the receive gap g (from when the next
+// heartbeat was due to when one was heard, or the end of the window), the
+// backend went without hearing the node for longer than grace while it was
+// itself up: some part of g outside backend (the backend's own downtime) is
+// longer than grace. Only then is the gap an unreachable incident. Nobody
+// could hear the node while the backend was down, so that silence is no
+// evidence against it: the live watchdog counts a node's silence from the
+// backend's restart at the earliest, and the report lists a gap by this
+// same rule. A gap that was overdue keeps its whole extent, its part inside
+// the backend's downtime cut out as backend_outage (SplitGap).
+func Overdue(g interval.Interval, backend interval.Set, grace time.Duration) bool {
+	for _, p := range (interval.Set{g}).Minus(backend) {
+		if p.End.Sub(p.Start) > grace {
+			return true
+		}
+	}
+	return false
+}
+
 // SplitGap says whose fault each part of a gap in what the backend heard
 // was (docs/contract.md, "Late data and whose fault a gap is"), the one
 // rule of the monthly report and the live service: where no observation

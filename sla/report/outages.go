@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/sla/account"
+	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/interval"
 	"github.com/gpusla/gpusla/sla/msg"
 )
@@ -29,6 +30,12 @@ func (b *Builder) outages(m nodeMonth, backend interval.Set, notices []time.Time
 	if !m.period.Empty() {
 		for _, g := range n.heardGaps(m.end) {
 			if !g.span.End.After(m.period.Start) || !g.span.Start.Before(m.period.End) {
+				continue
+			}
+			if !incident.Overdue(g.span, backend, tm.Detection.Grace) {
+				// Silent only while the backend itself was down (and at most
+				// the grace around it): nobody could hear the node, so it is
+				// no incident, live or here.
 				continue
 			}
 			for _, o := range n.splitGap(g, backend, b.backendS, b.backend) {

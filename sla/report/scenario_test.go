@@ -238,10 +238,27 @@ func scenarios() []scenario {
 				causes = append(causes, fmt.Sprintf("%s:%s-%s:%v", o.Cause, o.Start[11:19], o.End[11:19], o.Counted))
 			}
 			eq(t, "outages", strings.Join(causes, " "),
-				"backend_unreachable_only:10:01:00-11:00:00:false network:11:00:00-11:30:00:true no_data:11:30:00-12:00:00:true backend_outage:00:01:00-01:00:00:false")
+				"backend_unreachable_only:10:01:00-11:00:00:false network:11:00:00-11:30:00:true no_data:11:30:00-12:00:00:true")
 			eq(t, "claimable", n.Uptime.ClaimableOutageSeconds, int64(3600))
-			eq(t, "observed", n.Uptime.ObservedOutageSeconds, int64(7140+3540))
+			// The hour the backend itself was down (the node silent exactly
+			// then) is no incident: nobody could hear the node.
+			eq(t, "observed", n.Uptime.ObservedOutageSeconds, int64(7140))
 			eq(t, "evidence", len(n.Evidence), 2)
+		},
+		"cn-backend-down": func(t *testing.T, r *Report) {
+			n := node(t, r, "gz-08")
+			var rows []string
+			for _, o := range n.Outages {
+				rows = append(rows, fmt.Sprintf("%s:%s-%s:%v:%d", o.Cause, o.Start[8:16], o.End[8:16], o.Counted, o.CountedSeconds))
+			}
+			eq(t, "outages", strings.Join(rows, " "),
+				"no_data:12T01:51-12T02:00:true:540 backend_outage:12T02:00-12T03:00:false:0 "+
+					"backend_outage:14T02:31-14T03:00:false:0 no_data:14T03:00-14T03:20:true:1200 "+
+					"backend_outage:18T02:00-18T02:30:false:0 no_data:18T02:30-18T02:36:true:360 "+
+					"backend_outage:18T02:36-18T03:00:false:0 no_data:18T03:00-18T03:01:true:60")
+			eq(t, "claimable", n.Uptime.ClaimableOutageSeconds, int64(540+1200+360+60))
+			// Observed is the incidents' whole extent, the backend's part too.
+			eq(t, "observed", n.Uptime.ObservedOutageSeconds, int64(4140+2940+3660))
 		},
 		"us-released-mid-month": func(t *testing.T, r *Report) {
 			eq(t, "nodes", len(r.Nodes), 1)
