@@ -35,6 +35,27 @@ func (s *Service) deliveredAt(n store.Node, st *store.NodeState) time.Time {
 	return delivery.Instant(tm.Delivery, st.FirstHeartbeatAt, st.AcceptedAt)
 }
 
+// NodeDelivery is a node's delivery as the live service judges it.
+type NodeDelivery struct {
+	CountsUntil string // the contract's delivery.counts_until
+	DeliveredAt time.Time
+	Verdict     delivery.Verdict
+}
+
+// Delivery judges n's delivery as of now under its contract (the
+// report's rule). ok is false when it cannot be judged: no contract
+// loaded, no order time, or a state that cannot tell "not accepted yet"
+// from "accepted before acceptance was recorded" (watchesDelivery).
+func (s *Service) Delivery(n store.Node, st *store.NodeState, now time.Time) (NodeDelivery, bool) {
+	tm, ok := s.contract(n)
+	if !ok || !s.watchesDelivery(n, st) {
+		return NodeDelivery{}, false
+	}
+	at := s.deliveredAt(n, st)
+	return NodeDelivery{CountsUntil: string(tm.Delivery.CountsUntil), DeliveredAt: at,
+		Verdict: delivery.Judge(tm.Delivery, n.OrderedAt, at, now)}, true
+}
+
 // watchesDelivery says whether the live service can judge the node's
 // delivery: always by the first heartbeat; by the acceptance check only
 // when the state has recorded acceptance since its first batch (a state

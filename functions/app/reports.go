@@ -20,6 +20,7 @@ import (
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/report"
+	"github.com/gpusla/gpusla/sla/scorecard"
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
@@ -40,6 +41,9 @@ type ReportRenderer interface {
 	// (reopened by open), sets r.Seal (the claim page quotes it) and
 	// returns its chain head.
 	Bundle(w io.Writer, r *report.Report, open func() (io.ReadCloser, error)) (string, error)
+	// RenderScorecard renders the provider scorecard (sla/scorecard) in
+	// json, md, html or pdf; lang is the PDF's language.
+	RenderScorecard(w io.Writer, sc *scorecard.Scorecard, format string, lang i18n.Lang) error
 }
 
 // ReportJob generates each contract's monthly report once the month is
@@ -58,10 +62,34 @@ type ReportJob struct {
 	Delay time.Duration
 	// Formats stored besides the JSON (default html, pdf, md, csv).
 	Formats []string
+	// ScorecardMonths is how many months the provider scorecard stored
+	// beside each month's report covers, the report's month last
+	// (scorecard.json, .md, .html and, when the report has a PDF, .pdf);
+	// 0 stores none. The mains set DefaultScorecardMonths unless the
+	// operator says otherwise (GPUSLA_SCORECARD_MONTHS).
+	ScorecardMonths int
 	// TempDir holds the month's exported log while the bundle is written
 	// (default os.TempDir(); a Lambda's /tmp).
 	TempDir string
 	Log     *slog.Logger
+}
+
+// DefaultScorecardMonths: a quarter, the report's month and the two before
+// it — enough tickets and deliveries for most figures to be ranked, recent
+// enough to say how a provider is doing now.
+const DefaultScorecardMonths = 3
+
+// CheckScorecardMonths refuses a span the scorecard cannot cover.
+func CheckScorecardMonths(n int) error {
+	if n < 0 || n > scorecard.MaxMonths {
+		return fmt.Errorf("%d months: want 0 (no scorecard) to %d", n, scorecard.MaxMonths)
+	}
+	return nil
+}
+
+// ScorecardFile is the name of a month's stored scorecard in format.
+func ScorecardFile(month, contract, format string) string {
+	return ReportPrefix(month, contract) + "/scorecard." + format
 }
 
 // DefaultReportDelay lets a node's spool drain after a month-end outage.
@@ -99,6 +127,12 @@ type ReportRun struct {
 	// run because no loaded terms define its contract (it cannot be judged;
 	// one such node must not cost every other contract its report).
 	Skipped []string `json:"skipped,omitempty"`
+	// Scorecards names each scorecard stored beside a generated report
+	// ("2026-11/us-example 2026-09..2026-11"); ScorecardFailed each one
+	// that could not be built or stored, with why. Its report was stored
+	// all the same.
+	Scorecards      []string `json:"scorecards,omitempty"`
+	ScorecardFailed []string `json:"scorecard_failed,omitempty"`
 }
 
 // unknownContracts is the nodes whose contract the loaded terms do not
@@ -162,11 +196,18 @@ func (j *ReportJob) Run(ctx context.Context, now time.Time) (ReportRun, error) {
 						log.Error("report: node skipped, its contract is unknown", "node", id, "contract", skip[id], "known", strings.Join(book.Contracts(), ","))
 					}
 				}
-				if err := j.generate(ctx, prev.Year(), prev.Month(), c, now, skip); err != nil {
+				sc, err := j.generate(ctx, prev.Year(), prev.Month(), c, now, skip)
+				if err != nil {
 					errs = append(errs, fmt.Errorf("report %s for %s: %w", month, c, err))
 					continue
 				}
 				res.Generated = append(res.Generated, ReportPrefix(month, c))
+				switch {
+				case sc.Err != nil:
+					res.ScorecardFailed = append(res.ScorecardFailed, ReportPrefix(month, c)+": "+sc.Err.Error())
+				case sc.Span != "":
+					res.Scorecards = append(res.Scorecards, ReportPrefix(month, c)+" "+sc.Span)
+				}
 			}
 			posted, err := j.post(ctx, month, c, now)
 			if err != nil {
@@ -186,7 +227,7 @@ func (j *ReportJob) Run(ctx context.Context, now time.Time) (ReportRun, error) {
 		}
 	}
 	if len(res.Generated)+len(res.Posted)+len(res.Reminders) > 0 {
-		log.Info("reports", "generated", res.Generated, "posted", res.Posted, "reminders", res.Reminders)
+		log.Info("reports", "generated", res.Generated, "posted", res.Posted, "reminders", res.Reminders, "scorecards", res.Scorecards)
 	}
 	return res, errors.Join(errs...)
 }
@@ -222,86 +263,214 @@ func ContractReport(r *report.Report, contract string) *report.Report {
 // Generate builds, renders and stores one contract's month as of asOf.
 // report.json is written last: its presence means the month is complete.
 // Nodes whose contract no loaded terms define are left out (Run names them).
+// The scorecard (ScorecardMonths) is stored beside it; its failure is
+// logged and does not fail the report.
 func (j *ReportJob) Generate(ctx context.Context, year int, month time.Month, contract string, asOf time.Time) error {
 	skip, err := j.unknownContracts(ctx)
 	if err != nil {
 		return err
 	}
-	return j.generate(ctx, year, month, contract, asOf, skip)
+	_, err = j.generate(ctx, year, month, contract, asOf, skip)
+	return err
+}
+
+// scorecardDone says what became of a month's scorecard: Span its months
+// ("" when none is kept), Err why it was not stored.
+type scorecardDone struct {
+	Span string
+	Err  error
+}
+
+// scorecardSpan is the months of the scorecard kept beside the report of
+// year-month: ScorecardMonths of them, that month last.
+func (j *ReportJob) scorecardSpan(year int, month time.Month) (from, to scorecard.Month) {
+	to = scorecard.Month{Year: year, Month: month}
+	f := time.Date(year, month, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 1-j.ScorecardMonths, 0)
+	return scorecard.Month{Year: f.Year(), Month: f.Month()}, to
 }
 
 // generate is Generate without the nodes in skip.
-func (j *ReportJob) generate(ctx context.Context, year int, month time.Month, contract string, asOf time.Time, skip map[string]string) error {
+func (j *ReportJob) generate(ctx context.Context, year int, month time.Month, contract string, asOf time.Time, skip map[string]string) (scorecardDone, error) {
+	var done scorecardDone
+	if err := CheckScorecardMonths(j.ScorecardMonths); err != nil {
+		return done, fmt.Errorf("scorecard: %w", err) // the mains check it first
+	}
 	dir := j.TempDir
 	tmp, err := os.CreateTemp(dir, "gpusla-export-*.jsonl")
 	if err != nil {
-		return fmt.Errorf("export: %w", err)
+		return done, fmt.Errorf("export: %w", err)
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
 	w := events.NewWriter(tmp)
+	// One export serves the report and the scorecard: the month's window,
+	// or with a scorecard from its first month's window to the report's.
 	from, to := monthWindow(year, month)
+	var scFrom, scTo scorecard.Month
+	if j.ScorecardMonths > 0 {
+		scFrom, scTo = j.scorecardSpan(year, month)
+		from, _ = monthWindow(scFrom.Year, scFrom.Month)
+		done.Span = scFrom.String() + ".." + scTo.String()
+	}
 	if err := j.Desk.rangeExport(from, to, skip)(ctx, w); err != nil {
-		return fmt.Errorf("export: %w", err)
+		return done, fmt.Errorf("export: %w", err)
 	}
 	if err := w.Flush(); err != nil {
-		return fmt.Errorf("export: %w", err)
+		return done, fmt.Errorf("export: %w", err)
 	}
 	open := func() (io.ReadCloser, error) { return os.Open(tmp.Name()) }
-	// Build from the file once (MonthReport would encode and decode the
-	// whole month again: JSON decoding is most of a report's cost).
 	book := j.Desk.Terms()
 	all := make([]*terms.Terms, 0, len(book))
 	for _, c := range book.Contracts() {
 		all = append(all, book[c])
 	}
-	b, err := report.NewBuilder(all, report.Options{Year: year, Month: month, AsOf: asOf})
-	if err != nil {
-		return err
+	var (
+		full *report.Report
+		sc   *scorecard.Scorecard
+	)
+	if j.ScorecardMonths > 0 {
+		// One read of the file: the scorecard's builder builds the month's
+		// report with its own (the report `gpusla report` builds from the
+		// same log, TestMonthReportsEqualStandaloneReports), so the two
+		// never disagree.
+		full, sc, done.Err = j.buildWithScorecard(tmp, all, scFrom, scTo, asOf)
+		if done.Err != nil {
+			done.Span = ""
+			j.logger().Error("report: scorecard failed; the report is built without it", "month", ReportPrefix(scTo.String(), contract), "err", done.Err)
+		}
 	}
-	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	if err := b.ReadLog("export", tmp); err != nil {
-		return err
-	}
-	full, err := b.Build()
-	if err != nil {
-		return err
+	if full == nil {
+		// Build from the file once (MonthReport would encode and decode
+		// the whole month again: JSON decoding is most of a report's cost).
+		b, err := report.NewBuilder(all, report.Options{Year: year, Month: month, AsOf: asOf})
+		if err != nil {
+			return done, err
+		}
+		if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+			return done, fmt.Errorf("export: %w", err)
+		}
+		if err := b.ReadLog("export", tmp); err != nil {
+			return done, err
+		}
+		if full, err = b.Build(); err != nil {
+			return done, err
+		}
 	}
 	r := ContractReport(full, contract)
 	prefix := ReportPrefix(r.Month, contract)
-	formats := j.Formats
-	if len(formats) == 0 {
-		formats = []string{"html", "pdf", "md", "csv"}
-	}
+	formats := j.formats()
 	// The bundle first: it seals r (r.Seal), and every form's claim page
 	// quotes the seal.
 	var zb bytes.Buffer
 	head, err := j.Renderer.Bundle(&zb, r, open)
 	if err != nil {
-		return fmt.Errorf("evidence bundle: %w", err)
+		return done, fmt.Errorf("evidence bundle: %w", err)
 	}
 	if err := j.Blobs.Put(ctx, prefix+"/evidence.zip", zb.Bytes()); err != nil {
-		return err
+		return done, err
 	}
 	if err := j.Blobs.Put(ctx, prefix+"/chain-head.txt", []byte(head+"\n")); err != nil {
-		return err
+		return done, err
 	}
 	for _, f := range formats {
 		var buf bytes.Buffer
 		if err := j.Renderer.Render(&buf, r, f); err != nil {
-			return fmt.Errorf("render %s: %w", f, err)
+			return done, fmt.Errorf("render %s: %w", f, err)
 		}
 		if err := j.Blobs.Put(ctx, prefix+"/report."+f, buf.Bytes()); err != nil {
-			return err
+			return done, err
+		}
+	}
+	// The scorecard before report.json, so that a complete month has it.
+	if sc != nil {
+		if err := j.storeScorecard(ctx, r.Month, contract, sc, formats); err != nil {
+			done = scorecardDone{Err: err}
+			j.logger().Error("report: scorecard not stored; the report is", "month", prefix, "err", err)
+		}
+	}
+	if done.Err != nil {
+		// Named beside the report, so that whoever opens the month sees why
+		// its scorecard is missing.
+		if err := j.Blobs.Put(ctx, prefix+"/scorecard-error.txt", []byte(done.Err.Error()+"\n")); err != nil {
+			return done, err
 		}
 	}
 	var js bytes.Buffer
 	if err := j.Renderer.Render(&js, r, "json"); err != nil {
-		return err
+		return done, err
 	}
-	return j.Blobs.Put(ctx, prefix+"/report.json", js.Bytes())
+	return done, j.Blobs.Put(ctx, prefix+"/report.json", js.Bytes())
+}
+
+// formats are the report's stored formats besides the JSON.
+func (j *ReportJob) formats() []string {
+	if len(j.Formats) == 0 {
+		return []string{"html", "pdf", "md", "csv"}
+	}
+	return j.Formats
+}
+
+func (j *ReportJob) logger() *slog.Logger {
+	if j.Log == nil {
+		return slog.Default()
+	}
+	return j.Log
+}
+
+// buildWithScorecard reads the exported log once into the scorecard's
+// builder of from..to and returns the last month's report (the report's
+// month) with the scorecard.
+func (j *ReportJob) buildWithScorecard(f *os.File, all []*terms.Terms, from, to scorecard.Month, asOf time.Time) (*report.Report, *scorecard.Scorecard, error) {
+	sb, err := scorecard.NewBuilder(all, scorecard.Options{From: from, To: to, AsOf: asOf})
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, nil, fmt.Errorf("export: %w", err)
+	}
+	if err := sb.ReadLog("export", f); err != nil {
+		return nil, nil, err
+	}
+	sc, reps, err := sb.BuildWithReports()
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(reps) == 0 || reps[len(reps)-1] == nil {
+		return nil, nil, fmt.Errorf("scorecard %s..%s built no report for %s", from, to, to)
+	}
+	return reps[len(reps)-1], sc, nil
+}
+
+// ScorecardFormats are the scorecard's forms stored beside a report with
+// the given formats: always JSON, and Markdown, HTML and PDF where the
+// report has them.
+func ScorecardFormats(reportFormats []string) []string {
+	out := []string{"json"}
+	for _, f := range []string{"md", "html", "pdf"} {
+		if slices.Contains(reportFormats, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// storeScorecard renders every form before storing any, so that a render
+// failure stores none; the PDF is in the contract's language.
+func (j *ReportJob) storeScorecard(ctx context.Context, month, contract string, sc *scorecard.Scorecard, formats []string) error {
+	lang := j.summaryLang(contract)
+	fs := ScorecardFormats(formats)
+	bufs := make([]bytes.Buffer, len(fs))
+	for i, f := range fs {
+		if err := j.Renderer.RenderScorecard(&bufs[i], sc, f, lang); err != nil {
+			return fmt.Errorf("render scorecard %s: %w", f, err)
+		}
+	}
+	for i, f := range fs {
+		if err := j.Blobs.Put(ctx, ScorecardFile(month, contract, f), bufs[i].Bytes()); err != nil {
+			return fmt.Errorf("store scorecard %s: %w", f, err)
+		}
+	}
+	return nil
 }
 
 func (j *ReportJob) load(ctx context.Context, month, contract string) (*report.Report, error) {
@@ -396,12 +565,44 @@ func (j *ReportJob) post(ctx context.Context, month, contract string, now time.T
 	if err != nil {
 		return false, fmt.Errorf("post %s: %w", prefix, err)
 	}
+	summary := Summary(r, strings.TrimSpace(string(head)), j.summaryLang(contract))
+	line, err := j.scorecardLine(ctx, month, contract)
+	if err != nil {
+		return false, fmt.Errorf("post %s: %w", prefix, err)
+	}
+	summary += line
 	f := notify.ReportFile{Name: fmt.Sprintf("gpusla-%s-%s.pdf", month, contract), Title: fmt.Sprintf("SLA report %s, %s", month, contract),
-		Summary: Summary(r, strings.TrimSpace(string(head)), j.summaryLang(contract)), Data: pdf}
+		Summary: summary, Data: pdf}
 	if err := j.Poster.PostReport(ctx, f); err != nil {
 		return false, fmt.Errorf("post %s: %w", prefix, err)
 	}
 	return true, j.Blobs.Put(ctx, prefix+"/posted.txt", []byte(now.UTC().Format(time.RFC3339)+"\n"))
+}
+
+// scorecardLine is the summary's line pointing at the scorecard stored
+// beside the report, in the contract's language; "" when none is.
+func (j *ReportJob) scorecardLine(ctx context.Context, month, contract string) (string, error) {
+	raw, err := j.Blobs.Get(ctx, ScorecardFile(month, contract, "json"))
+	if IsNotFound(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	var sc struct {
+		From      string            `json:"from"`
+		To        string            `json:"to"`
+		Providers []json.RawMessage `json:"providers"`
+	}
+	if err := json.Unmarshal(raw, &sc); err != nil {
+		return "", fmt.Errorf("stored scorecard %s: %w", ScorecardFile(month, contract, "json"), err)
+	}
+	name := ScorecardFile(month, contract, "json")
+	if fs := ScorecardFormats(j.formats()); slices.Contains(fs, "html") {
+		name = ScorecardFile(month, contract, "html")
+	}
+	p := i18n.New(j.summaryLang(contract))
+	return p.T("Provider scorecard %s to %s (%d providers compared): `%s`", p.Month(sc.From), p.Month(sc.To), len(sc.Providers), name) + "\n", nil
 }
 
 // remind sends the reminders due for a stored month: each once, from the

@@ -3,17 +3,31 @@ package bundle
 import (
 	"io"
 
+	"github.com/gpusla/gpusla/functions/i18n"
 	"github.com/gpusla/gpusla/functions/reportgen"
+	"github.com/gpusla/gpusla/functions/scorecardgen"
 	"github.com/gpusla/gpusla/sla/report"
+	"github.com/gpusla/gpusla/sla/scorecard"
 )
 
-// Renderer renders reports (functions/reportgen) and writes evidence
-// bundles for the application's monthly job (app.ReportRenderer).
+// Renderer renders reports (functions/reportgen) and scorecards
+// (functions/scorecardgen; the PDF is reportgen's, the report's fonts and
+// tables) and writes evidence bundles for the application's monthly job
+// (app.ReportRenderer).
 type Renderer struct{}
 
 // Render writes r in format.
 func (Renderer) Render(w io.Writer, r *report.Report, format string) error {
 	return reportgen.Render(w, r, format, reportgen.Extras{})
+}
+
+// RenderScorecard writes sc in format: json, md and html as `gpusla
+// scorecard` writes them, pdf in lang.
+func (Renderer) RenderScorecard(w io.Writer, sc *scorecard.Scorecard, format string, lang i18n.Lang) error {
+	if format == "pdf" {
+		return reportgen.ScorecardPDF(w, sc, lang)
+	}
+	return scorecardgen.Render(w, sc, format)
 }
 
 // Bundle writes the evidence zip and returns its chain head.

@@ -36,6 +36,9 @@ type API struct {
 //	GET  /healthz          anyone                     New, NewIngest
 //	GET  /v1/nodes         API key, scope read        New
 //	GET  /v1/incidents     API key, scope read        New
+//	GET  /v1/maintenance   API key, scope read        New
+//	POST /v1/nodes/{id}/release, POST /v1/maintenance
+//	                       API key, scope admin       New (admin.go)
 //	/v1/tickets…           API key, scope tickets     RegisterTickets
 
 // Routes.
@@ -53,6 +56,7 @@ func New(svc *app.Service, log *slog.Logger) *API {
 	keys := newKeyGate(svc, "reads", a.log)
 	a.mux.Handle("GET "+PathNodes, keys.require(app.ScopeRead, a.nodes))
 	a.mux.Handle("GET "+PathIncidents, keys.require(app.ScopeRead, a.incidents))
+	a.registerAdmin(keys)
 	return a
 }
 
@@ -143,14 +147,28 @@ func (a *API) health(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "time": a.svc.Now()})
 }
 
-// NodeView is one node as GET /v1/nodes shows it (no secret).
+// NodeView is one node as GET /v1/nodes shows it (no secret): its order,
+// its delivery judged under its contract (the report's rule,
+// sla/delivery), its release, and what the backend last heard.
 type NodeView struct {
-	ID               string    `json:"id"`
-	Provider         string    `json:"provider"`
-	Contract         string    `json:"contract"`
-	GPUModel         string    `json:"gpu_model,omitempty"`
-	GPUCount         int       `json:"gpu_count,omitempty"`
-	Demo             bool      `json:"demo,omitempty"`
+	ID       string `json:"id"`
+	Provider string `json:"provider"`
+	Contract string `json:"contract"`
+	GPUModel string `json:"gpu_model,omitempty"`
+	GPUCount int    `json:"gpu_count,omitempty"`
+	Demo     bool   `json:"demo,omitempty"`
+	// OrderedAt, ReleasedAt: the node's period; InService: released or not
+	// as of now.
+	OrderedAt  time.Time `json:"ordered_at,omitzero"`
+	ReleasedAt time.Time `json:"released_at,omitzero"`
+	InService  bool      `json:"in_service"`
+	// AcceptedAt is the probe time of the node's first passing acceptance
+	// check (`gpuprobe check`); DeliveredAt the delivery instant under the
+	// contract's delivery.counts_until (the first heartbeat or AcceptedAt).
+	AcceptedAt  time.Time     `json:"accepted_at,omitzero"`
+	DeliveredAt time.Time     `json:"delivered_at,omitzero"`
+	Delivery    *DeliveryView `json:"delivery,omitempty"`
+
 	LastSeq          uint64    `json:"last_seq"`
 	LastReceivedAt   time.Time `json:"last_received_at,omitzero"`
 	LastHeartbeatAt  time.Time `json:"last_heartbeat_at,omitzero"`
@@ -158,6 +176,17 @@ type NodeView struct {
 	ClockSkewMS      int64     `json:"clock_skew_ms"`
 	Unreachable      bool      `json:"unreachable"`
 	OpenIncidents    []string  `json:"open_incidents,omitempty"`
+}
+
+// DeliveryView is a node's delivery verdict as of now, as the report
+// states it: met, breached, pending or no_target; took (order to
+// delivery, or to now while pending) and late (past the target).
+type DeliveryView struct {
+	Status      string    `json:"status"`
+	CountsUntil string    `json:"counts_until"`
+	Due         time.Time `json:"due,omitzero"`
+	TookSeconds int64     `json:"took_seconds"`
+	LateSeconds int64     `json:"late_seconds"`
 }
 
 func (a *API) nodes(w http.ResponseWriter, r *http.Request, _ store.APIKey) {
@@ -169,42 +198,84 @@ func (a *API) nodes(w http.ResponseWriter, r *http.Request, _ store.APIKey) {
 	}
 	out := make([]NodeView, 0, len(nodes))
 	for _, n := range nodes {
-		v := NodeView{ID: n.ID, Provider: n.Provider, Contract: n.Contract, GPUModel: n.GPUModel, GPUCount: n.GPUCount, Demo: n.Demo}
-		st, err := a.svc.Store().GetState(r.Context(), n.ID)
-		if err == nil {
-			v.LastSeq, v.LastReceivedAt, v.LastHeartbeatAt, v.FirstHeartbeatAt, v.ClockSkewMS =
-				st.LastSeq, st.LastReceivedAt, st.LastHeartbeatAt, st.FirstHeartbeatAt, st.ClockSkewMS
-			if g := st.Eval.Unreachable; g != nil {
-				v.Unreachable = true
-				v.OpenIncidents = append(v.OpenIncidents, store.IncidentID("unreachable", g.Since))
-			}
-			for key, h := range st.Eval.Checks {
-				if h != nil && h.Open {
-					kind, check := incident.SplitKey(key, h)
-					v.OpenIncidents = append(v.OpenIncidents, store.CheckIncidentID(string(kind), h.Since, check))
-				}
-			}
-			sort.Strings(v.OpenIncidents)
+		v, err := a.nodeView(r, n)
+		if err != nil {
+			a.log.Error("list nodes", "node", n.ID, "err", err)
+			writeErr(w, http.StatusInternalServerError, "internal error", "")
+			return
 		}
 		out = append(out, v)
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
-func (a *API) incidents(w http.ResponseWriter, r *http.Request, _ store.APIKey) {
+// nodeView is n with its state (none yet: nothing heard).
+func (a *API) nodeView(r *http.Request, n store.Node) (NodeView, error) {
+	now := a.svc.Now()
+	v := NodeView{ID: n.ID, Provider: n.Provider, Contract: n.Contract, GPUModel: n.GPUModel, GPUCount: n.GPUCount, Demo: n.Demo,
+		OrderedAt: n.OrderedAt, ReleasedAt: n.ReleasedAt, InService: !n.Released(now)}
+	st, err := a.svc.Store().GetState(r.Context(), n.ID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		st = store.NodeState{AcceptanceKnown: true}
+	case err != nil:
+		return v, err
+	default:
+		v.LastSeq, v.LastReceivedAt, v.LastHeartbeatAt, v.FirstHeartbeatAt, v.ClockSkewMS =
+			st.LastSeq, st.LastReceivedAt, st.LastHeartbeatAt, st.FirstHeartbeatAt, st.ClockSkewMS
+		v.AcceptedAt = st.AcceptedAt
+		if g := st.Eval.Unreachable; g != nil {
+			v.Unreachable = true
+			v.OpenIncidents = append(v.OpenIncidents, store.IncidentID("unreachable", g.Since))
+		}
+		for key, h := range st.Eval.Checks {
+			if h != nil && h.Open {
+				kind, check := incident.SplitKey(key, h)
+				v.OpenIncidents = append(v.OpenIncidents, store.CheckIncidentID(string(kind), h.Since, check))
+			}
+		}
+		sort.Strings(v.OpenIncidents)
+	}
+	if d, ok := a.svc.Delivery(n, &st, now); ok {
+		v.DeliveredAt = d.DeliveredAt
+		v.Delivery = &DeliveryView{Status: d.Verdict.Status, CountsUntil: d.CountsUntil, Due: d.Verdict.Due,
+			TookSeconds: int64(d.Verdict.Took / time.Second), LateSeconds: int64(d.Verdict.Late / time.Second)}
+	}
+	return v, nil
+}
+
+// window reads the optional from and to query parameters (RFC 3339;
+// default the 31 days up to now), naming the one that is wrong.
+func window(w http.ResponseWriter, r *http.Request, now time.Time) (from, to time.Time, ok bool) {
 	q := r.URL.Query()
-	to := a.svc.Now().Add(time.Second)
-	from := to.Add(-31 * 24 * time.Hour)
-	for name, dst := range map[string]*time.Time{"from": &from, "to": &to} {
-		if v := q.Get(name); v != "" {
+	to = now.Add(time.Second)
+	from = to.Add(-31 * 24 * time.Hour)
+	for _, p := range []struct {
+		name string
+		dst  *time.Time
+	}{{"from", &from}, {"to", &to}} {
+		if v := q.Get(p.name); v != "" {
 			t, err := time.Parse(time.RFC3339, v)
 			if err != nil {
-				writeErr(w, http.StatusBadRequest, name+": not an RFC 3339 time", name)
-				return
+				writeErr(w, http.StatusBadRequest, p.name+": not an RFC 3339 time", p.name)
+				return from, to, false
 			}
-			*dst = t
+			*p.dst = t
 		}
 	}
+	if !from.Before(to) {
+		writeErr(w, http.StatusBadRequest, "from: "+from.Format(time.RFC3339)+" is not before to "+to.Format(time.RFC3339), "from")
+		return from, to, false
+	}
+	return from, to, true
+}
+
+func (a *API) incidents(w http.ResponseWriter, r *http.Request, _ store.APIKey) {
+	from, to, ok := window(w, r, a.svc.Now())
+	if !ok {
+		return
+	}
+	q := r.URL.Query()
 	// Each incident with its verdict over the window asked for: counted
 	// or not, how many seconds, and why, as the report says it.
 	incs, err := a.svc.JudgedIncidents(r.Context(), q.Get("node"), from, to)

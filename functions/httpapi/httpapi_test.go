@@ -35,7 +35,10 @@ type env struct {
 	a, b  *apptest.Probe
 }
 
-func newEnv(t testing.TB) *env {
+func newEnv(t testing.TB) *env { return newEnvWith(t, nil) }
+
+// newEnvWith is newEnv with the service's terms book.
+func newEnvWith(t testing.TB, book app.TermsBook) *env {
 	st, err := bolt.Open(filepath.Join(t.TempDir(), "gpusla.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +46,8 @@ func newEnv(t testing.TB) *env {
 	t.Cleanup(func() { st.Close() })
 	clock := apptest.NewClock(t0)
 	st.SetClock(clock.Now)
-	svc, err := app.New(app.Config{Store: st, Notifier: &apptest.Notifier{}, Box: apptest.Box(t), Clock: clock})
+	svc, err := app.New(app.Config{Store: st, Notifier: &apptest.Notifier{}, Box: apptest.Box(t), Clock: clock, Terms: book,
+		Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

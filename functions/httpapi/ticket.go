@@ -63,9 +63,14 @@ func RegisterTickets(mux *http.ServeMux, desk *app.TicketDesk, log *slog.Logger)
 // decode reads a JSON body strictly (unknown fields are errors), within
 // MaxTicketBody, naming the field that is wrong.
 func decode(w http.ResponseWriter, r *http.Request, v any) bool {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxTicketBody))
+	return decodeMax(w, r, v, MaxTicketBody)
+}
+
+// decodeMax is decode within limit bytes.
+func decodeMax(w http.ResponseWriter, r *http.Request, v any, limit int64) bool {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
-		writeErr(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body over the limit of %d bytes", MaxTicketBody), "")
+		writeErr(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body over the limit of %d bytes", limit), "")
 		return false
 	}
 	// encoding/json would store U+FFFD for text that is not text: refuse

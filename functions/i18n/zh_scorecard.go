@@ -31,4 +31,12 @@ var zhScorecard = map[string]string{
 	"billed hours not usable":         "计费但不可用的时长",
 	"claimable outage per node-month": "每节点月可索赔故障时长",
 	"burn throughput of fleet median": "压测吞吐占集群中位数",
+	// The scorecard's own PDF and the status page's scorecard tab.
+	"Provider scorecard %s to %s": "供应商评分卡 %s 至 %s",
+	"As of %s; %d events read. Each cell: the measured figure, its rank among the providers with enough observations (1 = best) and n, the observations it rests on; a figure with too few is marked so and not ranked. No single score.": "截至 %s；读取 %d 个事件。每格为实测指标、在观测足够的供应商之间的排名（1 = 最好）以及 n（该指标所依据的观测数）；观测过少的指标会注明且不参与排名。没有综合总分。",
+	"No node was in service in these months.":                   "这些月份内没有投入服务的节点。",
+	"Provider scorecard %s to %s (%d providers compared): `%s`": "供应商评分卡 %s 至 %s（对比 %d 家供应商）：`%s`",
+	"Comparison":       "对比",
+	"lower is better":  "越低越好",
+	"higher is better": "越高越好",
 }

@@ -74,4 +74,9 @@ var zhStatus = map[string]string{
 	"evidence bundle":                           "证据包",
 	"Reports are listed on the team view only.": "报告仅在团队视图中列出。",
 	"Provider scorecard":                        "服务商评分卡",
+	// The scorecard tab (functions/statuspage/scorecard.go).
+	"Provider comparisons are shown on the team view only.": "服务商对比仅在团队视图中显示。",
+	"Times in %s.":            "时间为 %s 时区。",
+	"provider scorecard (%s)": "服务商评分卡（%s）",
+	"No scorecard stored yet: the monthly report job stores one beside each report (GPUSLA_SCORECARD_MONTHS).": "尚未保存评分卡：月度报告任务会在每份报告旁保存一份（GPUSLA_SCORECARD_MONTHS）。",
 }

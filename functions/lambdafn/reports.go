@@ -58,11 +58,15 @@ func NewReports(ctx context.Context, b *wiring.Backend) (*Reports, error) {
 	if err != nil {
 		return nil, err
 	}
+	months, err := b.Env.ScorecardMonthsOrDefault()
+	if err != nil {
+		return nil, err
+	}
 	// Reports go to Slack when its secrets are in SSM (the robots take no
 	// files); without Slack the job keeps them in the bucket only.
 	poster := b.Alerts.Poster
 	return &Reports{log: b.Log,
-		job: &app.ReportJob{Desk: desk, Blobs: blobs, Poster: poster, Renderer: bundle.Renderer{}, Delay: delay, Log: b.Log}}, nil
+		job: &app.ReportJob{Desk: desk, Blobs: blobs, Poster: poster, Renderer: bundle.Renderer{}, Delay: delay, ScorecardMonths: months, Log: b.Log}}, nil
 }
 
 // scheduleEvent is the Input template.yaml gives the reports schedule; a

@@ -179,7 +179,7 @@ type Output struct {
 	Path       string    // file to write atomically; "" writes to Stdout
 	Stdout     io.Writer // used when Path is ""
 	// Scorecard is the month's provider scorecard (BuildWithScorecard), shown
-	// as the report's scorecard section in json, md and html; nil for none.
+	// as the report's scorecard section in json, md, html and pdf; nil for none.
 	Scorecard *scorecard.Scorecard
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-pdf/fpdf"
 
+	"github.com/gpusla/gpusla/functions/i18n"
 	"github.com/gpusla/gpusla/sla/report"
 )
 
@@ -24,19 +25,27 @@ const pdfFont = "wqy"
 // writePDF writes the report as an A4 landscape PDF with the same sections and
 // charts as the HTML form, the claim pages first.
 func writePDF(w io.Writer, r *report.Report, d *doc) error {
-	p := newPDFWriter(r, d)
+	p := newPDFWriter(d.Title, r.AsOf, d.P)
 	for _, c := range d.Claims {
 		p.claim(c)
 	}
 	p.cover(d)
+	if d.Score != nil {
+		p.scoreSec(d.Score)
+	}
 	for i := range d.NodeSecs {
 		p.node(&d.NodeSecs[i])
 	}
+	return p.output(w, "report")
+}
+
+// output writes the finished document, or the first drawing error.
+func (p *pdfWriter) output(w io.Writer, what string) error {
 	if err := p.f.Error(); err != nil {
-		return fmt.Errorf("render PDF report: %w", err)
+		return fmt.Errorf("render PDF %s: %w", what, err)
 	}
 	if err := p.f.Output(w); err != nil {
-		return fmt.Errorf("render PDF report: %w", err)
+		return fmt.Errorf("render PDF %s: %w", what, err)
 	}
 	return nil
 }
@@ -52,15 +61,17 @@ var pdfColors = map[string][3]int{
 	bandUp: {46, 125, 50}, "maint-late": {142, 36, 170}, "ticket": {21, 101, 192}, "ticket-breached": {173, 20, 87},
 }
 
-func newPDFWriter(r *report.Report, d *doc) *pdfWriter {
+// newPDFWriter starts an A4 landscape document titled title in p's
+// language, with the embedded font and a page footer.
+func newPDFWriter(title, asOf string, pr *i18n.Printer) *pdfWriter {
 	f := fpdf.New("L", "mm", "A4", "")
-	// The document's dates are the report's as-of instant, so one report
-	// always gives the same bytes.
-	if at, err := time.Parse(time.RFC3339, r.AsOf); err == nil {
+	// The document's dates are its as-of instant, so one report always
+	// gives the same bytes.
+	if at, err := time.Parse(time.RFC3339, asOf); err == nil {
 		f.SetCreationDate(at)
 		f.SetModificationDate(at)
 	}
-	f.SetTitle(d.Title, true)
+	f.SetTitle(title, true)
 	f.SetProducer("gpusla", true)
 	f.SetCatalogSort(true) // fonts and images in a fixed order: same report, same bytes
 	f.AddUTF8FontFromBytes(pdfFont, "", cjkFont)
@@ -76,7 +87,7 @@ func newPDFWriter(r *report.Report, d *doc) *pdfWriter {
 		f.SetY(-10)
 		f.SetFont(pdfFont, "", 7)
 		f.SetTextColor(95, 107, 118)
-		f.CellFormat(0, 4, d.P.T("%s, as of %s - page %d of %s", d.Title, d.P.Stamp(r.AsOf), f.PageNo(), "{nb}"), "", 0, "R", false, 0, "")
+		f.CellFormat(0, 4, pr.T("%s, as of %s - page %d of %s", title, pr.Stamp(asOf), f.PageNo(), "{nb}"), "", 0, "R", false, 0, "")
 		f.SetTextColor(0, 0, 0)
 	})
 	return p
@@ -224,6 +235,16 @@ func (p *pdfWriter) cover(d *doc) {
 			p.text(9, "B", f.Drift.Title)
 			p.table(*f.Drift)
 		}
+	}
+}
+
+// scoreSec draws the report's scorecard section (gpusla report --scorecard).
+func (p *pdfWriter) scoreSec(s *scoreSec) {
+	p.text(11, "B", s.Title)
+	p.text(8, "", s.Intro)
+	for _, t := range s.Tables {
+		p.text(9, "B", t.Title)
+		p.table(t)
 	}
 }
 

@@ -35,7 +35,7 @@ type Extras struct {
 	// item), shown in json, md and csv.
 	Lines *billing.Full
 	// Scorecard is the month's provider scorecard (sla/scorecard, built
-	// from the same log), shown in json, md and html.
+	// from the same log), shown in json, md, html and pdf.
 	Scorecard *scorecard.Scorecard
 }
 

@@ -38,6 +38,10 @@ import (
 // backend's stop. watchdogGiven says the schedule was set explicitly (else
 // the demo speeds it up).
 func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log *slog.Logger) error {
+	// Settings first: a bad one stops serve before anything is opened.
+	if _, err := env.ScorecardMonthsOrDefault(); err != nil {
+		return err
+	}
 	store, box, where, err := env.OpenStore(ctx, c.Data)
 	if err != nil {
 		return err
@@ -290,7 +294,11 @@ func setupReports(env wiring.Env, data string, store statuspage.Nodes, desk *app
 	if err != nil {
 		return nil, err
 	}
-	return &app.ReportJob{Desk: desk, Blobs: blobs, Poster: alerts.Poster, Renderer: bundle.Renderer{}, Delay: delay, Log: log}, nil
+	months, err := env.ScorecardMonthsOrDefault()
+	if err != nil {
+		return nil, err
+	}
+	return &app.ReportJob{Desk: desk, Blobs: blobs, Poster: alerts.Poster, Renderer: bundle.Renderer{}, Delay: delay, ScorecardMonths: months, Log: log}, nil
 }
 
 // NewHTTPServer is serve's HTTP server; loadgen measures with the same one.

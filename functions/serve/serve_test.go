@@ -93,3 +93,38 @@ func TestServeTicketRoutes(t *testing.T) {
 		srv.Close()
 	}
 }
+
+// The report job serve runs stores the scorecard of GPUSLA_SCORECARD_MONTHS
+// months (default 3); a bad value stops serve before it opens anything,
+// naming the variable and the value.
+func TestServeScorecardMonths(t *testing.T) {
+	data := t.TempDir()
+	st, err := bolt.Open(filepath.Join(data, "gpusla.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	log := slog.New(slog.DiscardHandler)
+	svc, err := app.New(app.Config{Store: st, Notifier: &apptest.Notifier{}, Box: apptest.Box(t), Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	desk, err := svc.Tickets(app.TermsBook{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		v    string
+		want int
+	}{{"", app.DefaultScorecardMonths}, {"0", 0}, {"12", 12}} {
+		job, err := setupReports(wiring.Env{ScorecardMonths: c.v, StatusToken: "tok"}, data, st, desk, httpapi.New(svc, log), wiring.Alerts{}, log)
+		if err != nil || job.ScorecardMonths != c.want {
+			t.Errorf("%q: %+v %v, want %d months", c.v, job, err, c.want)
+		}
+	}
+	bad := wiring.Env{ScorecardMonths: "quarterly"}
+	err = Run(t.Context(), Config{Listen: "127.0.0.1:0", Data: t.TempDir()}, bad, true, log)
+	if err == nil || !strings.Contains(err.Error(), wiring.EnvScorecardMonths+`="quarterly"`) {
+		t.Errorf("serve with %s=quarterly: %v", wiring.EnvScorecardMonths, err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
 	"image/png"
 	"log/slog"
 	"net"
@@ -126,6 +127,17 @@ func TestPageInHeadlessChromium(t *testing.T) {
 	demoTerms(t, data)
 	now := time.Now().UTC()
 	seedDemo(t, data, now)
+	// A provider scorecard stored as the report job stores one, in this
+	// month's folder so that it is the newest (the job's start-up run
+	// stores last month's, which has no node in service): sla/scorecard's
+	// golden two providers.
+	sc := filepath.Join(data, wiring.ReportsDir, now.Format("2006-01"), "demo", "scorecard.json")
+	if err := os.MkdirAll(filepath.Dir(sc), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sc, statuspage.GoldenScorecard(t), 0o600); err != nil {
+		t.Fatal(err)
+	}
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -201,7 +213,8 @@ func TestPageInHeadlessChromium(t *testing.T) {
 		}
 		return out.Bytes()
 	}
-	private := []string{demonode.NodeID, "demo-provider", "demo-host.lan", "192.168.77.12", "GZ-TICKET-4411", "1 of 2 GPUs"}
+	private := []string{demonode.NodeID, "demo-provider", "demo-host.lan", "192.168.77.12", "GZ-TICKET-4411", "1 of 2 GPUs",
+		"Alpha", `<table class="scorecard"`, "2.60 h", "下单到交付"}
 	for _, v := range []struct {
 		mode, lang, query string
 		want              []string
@@ -214,8 +227,11 @@ func TestPageInHeadlessChromium(t *testing.T) {
 		{"public", "en", "?lang=en", []string{`<html lang="en" data-mode="public">`, "Public view", "Legend", "no counted outage", "at least 99 % up",
 			"started (the first failing observation)", "confirmed by the backend", "alert sent", "ticket opened (P1)", "provider responded", "ended (repaired)",
 			"+08:00 Asia/Shanghai", "yes: 2h of 2h counted", "no: part of an outage run shorter than the contract's minimum of 1m", `<b lang="en">English</b>`}},
-		{"private", "zh", "?token=" + browserToken, []string{`data-mode="private"`, "团队视图", demonode.NodeID, "demo-provider", "192.168.77.12", "GZ-TICKET-4411", "事件历史", "（Asia/Shanghai，UTC+08:00）"}},
-		{"private", "en", "?lang=en&token=" + browserToken, []string{`data-mode="private"`, "Team view", demonode.NodeID, "demo-provider", "1 of 2 GPUs", "ticket ", "Incident history"}},
+		{"private", "zh", "?token=" + browserToken, []string{`data-mode="private"`, "团队视图", demonode.NodeID, "demo-provider", "192.168.77.12", "GZ-TICKET-4411", "事件历史", "（Asia/Shanghai，UTC+08:00）",
+			// The scorecard tab, its as-of instant in the demo contract's zone.
+			`<table class="scorecard">`, "服务商评分卡", "供应商评分卡 2026", "下单到交付 p90", "第 2 / 2 名", "2.60 h（n=3）", "40.0 min（观测过少：n=1 &lt; 3）", "2026年4月5日 08:00:00（Asia/Shanghai，UTC+08:00）"}},
+		{"private", "en", "?lang=en&token=" + browserToken, []string{`data-mode="private"`, "Team view", demonode.NodeID, "demo-provider", "1 of 2 GPUs", "ticket ", "Incident history",
+			`<table class="scorecard">`, "Provider scorecard March 2026", "order to delivery, p90", "#2 of 2", "2.60 h (n=3)", "40.0 min (too few: n=1 &lt; 3)", "2026-04-05 08:00:00 +08:00 Asia/Shanghai"}},
 	} {
 		t.Run(v.mode+"-"+v.lang, func(t *testing.T) {
 			url := base + statuspage.PathStatus + v.query
@@ -252,6 +268,18 @@ func TestPageInHeadlessChromium(t *testing.T) {
 			if v.mode == "private" && regexp.MustCompile(`<li class="report"`).MatchString(dom) {
 				t.Errorf("a report is offered, but every stored month predates the demo node:\n%s", dom)
 			}
+			if v.mode == "private" {
+				// Two providers, nine headline figures each; one too few.
+				if n := strings.Count(dom, `<tr class="score-row"`); n != 2 {
+					t.Errorf("scorecard: %d provider rows, want 2", n)
+				}
+				if n := strings.Count(dom, `class="score-cell`); n != 18 {
+					t.Errorf("scorecard: %d cells, want 18", n)
+				}
+				if n := strings.Count(dom, `class="score-cell toofew"`); n != 1 {
+					t.Errorf("scorecard: %d too-few cells, want 1 (Alpha's off-hours response)", n)
+				}
+			}
 			shot := filepath.Join(t.TempDir(), "status.png")
 			if dir := os.Getenv("GPUSLA_SCREENSHOT_DIR"); dir != "" {
 				shot = filepath.Join(dir, fmt.Sprintf("status-%s-%s.png", v.mode, v.lang))
@@ -269,6 +297,63 @@ func TestPageInHeadlessChromium(t *testing.T) {
 			if b := img.Bounds(); b.Dx() != 1280 || b.Dy() != 1500 {
 				t.Fatalf("screenshot %v, want 1280×1500", b)
 			}
+			if v.mode != "private" {
+				return
+			}
+			// The scorecard tab on its own (docs/img/status-scorecard-*.png):
+			// the page's last section, cut from a shot of the whole page.
+			full := filepath.Join(t.TempDir(), "full.png")
+			run(args("--screenshot="+full, "--window-size=1280,4000", "--hide-scrollbars", url))
+			out := filepath.Join(t.TempDir(), "scorecard.png")
+			if dir := os.Getenv("GPUSLA_SCREENSHOT_DIR"); dir != "" {
+				out = filepath.Join(dir, fmt.Sprintf("status-scorecard-%s.png", v.lang))
+			}
+			lastSection(t, full, out, 560)
 		})
+	}
+}
+
+// lastSection cuts the bottom h rows of what the screenshot in shows (up to
+// its last row that is not blank) into out, and fails if they are blank.
+func lastSection(t *testing.T, in, out string, h int) {
+	t.Helper()
+	f, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("screenshot is not a PNG: %v", err)
+	}
+	b := img.Bounds()
+	blank := func(y int) bool {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if r, g, bl, _ := img.At(x, y).RGBA(); r < 0xf000 || g < 0xf000 || bl < 0xf000 {
+				return false
+			}
+		}
+		return true
+	}
+	last := b.Max.Y - 1
+	for last > b.Min.Y && blank(last) {
+		last--
+	}
+	if last <= b.Min.Y+h {
+		t.Fatalf("screenshot %v: nothing drawn below the first %d rows", b, h)
+	}
+	crop := image.Rect(b.Min.X, last+24-h, b.Max.X, min(last+24, b.Max.Y))
+	sub, ok := img.(interface {
+		SubImage(image.Rectangle) image.Image
+	})
+	if !ok {
+		t.Fatalf("screenshot %T cannot be cut", img)
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, sub.SubImage(crop)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -43,7 +43,9 @@ type Page struct {
 	History   []Incident  `json:"history"`
 	Tickets   []TicketRow `json:"tickets"`
 	Reports   []ReportRow `json:"reports,omitempty"`
-	Notes     []string    `json:"notes,omitempty"`
+	// Scorecard is the newest stored provider scorecard; team view only.
+	Scorecard *ScoreView `json:"scorecard,omitempty"`
+	Notes     []string   `json:"notes,omitempty"`
 	// Timer words for the inline script, in the page's language.
 	Words TimerWords `json:"-"`
 }
@@ -253,8 +255,15 @@ func (h *Handler) Build(ctx context.Context, req Request) (*Page, error) {
 		p.History[i].Expand = p.History[i].Open || i < expanded
 	}
 	p.Tickets = h.ticketRows(pr, nodes, tickets, now, p)
-	if req.Mode == Private {
-		p.Reports = h.reports(ctx, pr, p)
+	if req.Mode == Private && h.c.Reports != nil {
+		// The stored months and the newest scorecard: team view only (they
+		// name every node, provider and contract).
+		if objs, err := h.c.Reports.List(ctx, ""); err != nil {
+			p.Notes = append(p.Notes, "reports: "+err.Error())
+		} else {
+			p.Reports = h.reports(ctx, pr, p, objs)
+			p.Scorecard = h.scorecardView(ctx, pr, p, objs)
+		}
 	}
 	if req.Mode == Public {
 		if err := guard(p, secrets); err != nil {

@@ -36,15 +36,7 @@ const maxReportMonths = 60
 // contract the terms define, and a contract whose nodes arrived after the
 // month (the demo's first start, a new contract) has a month with no data,
 // which is nothing to claim on and not offered.
-func (h *Handler) reports(ctx context.Context, pr *i18n.Printer, p *Page) []ReportRow {
-	if h.c.Reports == nil {
-		return nil
-	}
-	objs, err := h.c.Reports.List(ctx, "")
-	if err != nil {
-		p.Notes = append(p.Notes, "reports: "+err.Error())
-		return nil
-	}
+func (h *Handler) reports(ctx context.Context, pr *i18n.Printer, p *Page, objs []blob.Object) []ReportRow {
 	rows := map[string]*ReportRow{}
 	for _, o := range objs {
 		parts := strings.Split(o.Name, "/")
@@ -61,6 +53,8 @@ func (h *Handler) reports(ctx context.Context, pr *i18n.Printer, p *Page) []Repo
 		switch {
 		case parts[2] == "evidence.zip":
 			name = pr.T("evidence bundle")
+		case strings.HasPrefix(parts[2], "scorecard."):
+			name = pr.T("provider scorecard (%s)", name)
 		case !strings.HasPrefix(parts[2], "report."):
 			name = parts[2]
 		}
@@ -120,7 +114,12 @@ func (h *Handler) hasData(ctx context.Context, prefix string) (bool, error) {
 	return false, nil
 }
 
+// fileOrder puts a month's report forms first, then the bundle, then the
+// scorecard's forms in the same order.
 func fileOrder(href string) int {
+	if strings.Contains(path.Base(href), "scorecard") {
+		return 20 + fileOrder(strings.Replace(href, "scorecard", "report", 1))
+	}
 	for i, s := range []string{".html", ".pdf", ".md", ".csv", ".json", "evidence.zip", "chain-head.txt"} {
 		if strings.HasSuffix(href, s) {
 			return i

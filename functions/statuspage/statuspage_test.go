@@ -23,6 +23,8 @@ import (
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/bolt"
 	"github.com/gpusla/gpusla/sla/interval"
+	"github.com/gpusla/gpusla/sla/scorecard"
+	"github.com/gpusla/gpusla/sla/scorecard/scorecardtest"
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
@@ -39,9 +41,23 @@ const (
 
 // private are the strings the public view must never contain: node ids,
 // providers, contracts, addresses and hostnames in evidence, ticket ids,
-// references and summaries.
+// references and summaries, and the stored provider scorecard's
+// comparison (goldenScorecard: its providers, a column's title, its
+// figures, a too-few cell, the table's markup).
 var private = []string{"sh-a100-01", "va-h200-07", "gz-h20-03", "Example GPU Cloud", "Acme Metal", "cn-example", "us-example",
-	"10.20.30.40", "gpu-node-7.internal.example", "PRV-99812", "rack 12 PSU", "T-"}
+	"10.20.30.40", "gpu-node-7.internal.example", "PRV-99812", "rack 12 PSU", "T-",
+	"Alpha", "order to delivery", "2.60 h (n=3)", "9.91 ms", "too few: n=1 &lt; 3", `class="score-cell`, `<table class="scorecard"`, "scorecard.json"}
+
+// goldenScorecard is sla/scorecard's golden two-provider scorecard (Alpha
+// and Beta, March 2026) as the monthly job stores it beside a report.
+func goldenScorecard(t *testing.T) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := scorecard.JSON(&buf, scorecardtest.Golden(t)); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
 
 type fixture struct {
 	h        *Handler
@@ -154,12 +170,13 @@ func seeded(t *testing.T) fixture {
 		t.Fatal(err)
 	}
 	for name, body := range map[string]string{
-		"2026-10/us-example/report.html":  "<!DOCTYPE html><title>October</title><p>report",
-		"2026-10/us-example/report.json":  `{"month":"2026-10","nodes":[{"node":"va-h200-07","period":{"in_service":true,"seconds":2678400}}]}`,
-		"2026-10/us-example/evidence.zip": "PK",
-		"2026-11/cn-example/report.html":  "<!DOCTYPE html><title>November</title><p>empty",
-		"2026-11/cn-example/report.json":  `{"month":"2026-11","nodes":[]}`,
-		"2026-12/us-example/report.html":  "<!DOCTYPE html><title>December, half written</title>",
+		"2026-10/us-example/report.html":    "<!DOCTYPE html><title>October</title><p>report",
+		"2026-10/us-example/report.json":    `{"month":"2026-10","nodes":[{"node":"va-h200-07","period":{"in_service":true,"seconds":2678400}}]}`,
+		"2026-10/us-example/evidence.zip":   "PK",
+		"2026-10/us-example/scorecard.json": string(goldenScorecard(t)),
+		"2026-11/cn-example/report.html":    "<!DOCTYPE html><title>November</title><p>empty",
+		"2026-11/cn-example/report.json":    `{"month":"2026-11","nodes":[]}`,
+		"2026-12/us-example/report.html":    "<!DOCTYPE html><title>December, half written</title>",
 	} {
 		if err := reports.Put(ctx, name, []byte(body)); err != nil {
 			t.Fatal(err)
@@ -284,8 +301,9 @@ func TestPageContent(t *testing.T) {
 	}
 	// Only October is offered: November has no node in service, December
 	// has no report.json yet.
-	if len(p.Reports) != 1 || p.Reports[0].Month != "2026-10" || len(p.Reports[0].Files) != 3 || p.Reports[0].Files[0].Name != "html" {
-		t.Fatalf("reports %+v, want October alone with its three files, html first", p.Reports)
+	if len(p.Reports) != 1 || p.Reports[0].Month != "2026-10" || len(p.Reports[0].Files) != 4 || p.Reports[0].Files[0].Name != "html" ||
+		p.Reports[0].Files[3].Name != "provider scorecard (json)" {
+		t.Fatalf("reports %+v, want October alone with its four files, html first, the scorecard last", p.Reports)
 	}
 }
 
@@ -421,6 +439,13 @@ func TestPublicViewLeaksNothing(t *testing.T) {
 	}
 	if len(p.Reports) != 0 || len(p.Tickets) != 1 || p.Tickets[0].ID != "" || p.Tickets[0].Summary != "" {
 		t.Errorf("public reports %+v, tickets %+v", p.Reports, p.Tickets)
+	}
+	// The scorecard section says where the comparison is, and shows none.
+	if p.Scorecard != nil {
+		t.Errorf("public scorecard %+v", p.Scorecard)
+	}
+	if html := get(t, mux, PathStatus+"?lang=en", "").Body.String(); !strings.Contains(html, "Provider comparisons are shown on the team view only.") {
+		t.Errorf("the public page's scorecard section does not say where the comparison is")
 	}
 	// The label is stable and keyed: the same token gives the same label,
 	// another token another.
@@ -574,5 +599,77 @@ func TestDayBarsInZone(t *testing.T) {
 	}
 	if len(days) != Days || len(seen) != Days || days[Days-1].Date != "2026-09-20" || !seen["2026-09-06"] {
 		t.Errorf("Santiago: %d bars, %d dates, last %s", len(days), len(seen), days[len(days)-1].Date)
+	}
+}
+
+// The team view's scorecard tab: the newest stored scorecard's comparison,
+// each cell the figure with its rank and n, the too-few cell marked and
+// unranked, its as-of instant in the zone of the contract whose month
+// folder holds it (us-example: New York), in Chinese and English alike.
+func TestScorecardTab(t *testing.T) {
+	f := seeded(t)
+	views := map[i18n.Lang]*ScoreView{}
+	for _, l := range i18n.Langs {
+		p, err := f.h.Build(context.Background(), Request{Mode: Private, Lang: l})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Scorecard == nil || len(p.Scorecard.Rows) != 2 || len(p.Scorecard.Columns) != 9 {
+			t.Fatalf("%s: scorecard %+v (notes %v)", l, p.Scorecard, p.Notes)
+		}
+		views[l] = p.Scorecard
+		var buf bytes.Buffer
+		if err := render(&buf, p); err != nil {
+			t.Fatal(err)
+		}
+		html := buf.String()
+		for _, w := range []string{`<section id="scorecard">`, `<table class="scorecard">`, `data-provider="Alpha"`, `class="score-cell toofew"`,
+			`class="score-cell best"`, `href="/status/reports/2026-10/us-example/scorecard.json"`} {
+			if !strings.Contains(html, w) {
+				t.Errorf("%s team page lacks %s", l, w)
+			}
+		}
+	}
+	en, zh := views[i18n.EN], views[i18n.ZH]
+	if en.AsOf != "2026-04-04 20:00:00 -04:00 America/New_York" || zh.AsOf != "2026年4月4日 20:00:00（America/New_York，UTC-04:00）" || en.Zone != "America/New_York" {
+		t.Errorf("as of %q / %q in %s, want the golden scorecard's 2026-04-05T00:00Z in New York", en.AsOf, zh.AsOf, en.Zone)
+	}
+	cell := func(v *ScoreView, provider, key string) ScoreCell {
+		for ci, c := range v.Columns {
+			if c.Key != key {
+				continue
+			}
+			for _, r := range v.Rows {
+				if r.Provider == provider {
+					return r.Cells[ci]
+				}
+			}
+		}
+		t.Fatalf("no cell %s %s", provider, key)
+		return ScoreCell{}
+	}
+	// The golden figures (docs/scorecard.md's example).
+	for _, c := range []struct {
+		provider, key, en, enRank, zh, zhRank string
+		tooFew                                bool
+	}{
+		{"Alpha", "delivery.p90_hours", "2.60 h (n=3)", "#2 of 2", "2.60 h（n=3）", "第 2 / 2 名", false},
+		{"Beta", "delivery.p90_hours", "0.25 h (n=3)", "#1 of 2", "0.25 h（n=3）", "第 1 / 2 名", false},
+		{"Alpha", "support.off_hours_first_response_p90_minutes", "40.0 min (too few: n=1 < 3)", "–", "40.0 min（观测过少：n=1 < 3）", "–", true},
+		{"Beta", "support.off_hours_first_response_p90_minutes", "114.0 min (n=3)", "#1 of 1", "114.0 min（n=3）", "第 1 / 1 名", false},
+	} {
+		e, z := cell(en, c.provider, c.key), cell(zh, c.provider, c.key)
+		if e.Text != c.en || e.RankText != c.enRank || e.TooFew != c.tooFew || z.Text != c.zh || z.RankText != c.zhRank {
+			t.Errorf("%s %s: en %q %q, zh %q %q; want %q %q, %q %q", c.provider, c.key, e.Text, e.RankText, z.Text, z.RankText, c.en, c.enRank, c.zh, c.zhRank)
+		}
+	}
+	// Every column's words are translated.
+	for i := range en.Columns {
+		if en.Columns[i].Dimension == zh.Columns[i].Dimension || en.Columns[i].Title == zh.Columns[i].Title || en.Columns[i].Better == zh.Columns[i].Better {
+			t.Errorf("column %s not translated: %+v", en.Columns[i].Key, zh.Columns[i])
+		}
+	}
+	if !strings.HasPrefix(zh.Title, "供应商评分卡 ") || en.Title != "Provider scorecard March 2026" {
+		t.Errorf("titles %q / %q", en.Title, zh.Title)
 	}
 }

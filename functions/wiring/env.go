@@ -10,6 +10,7 @@ package wiring
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,6 +41,10 @@ const (
 	// EnvReportDelay is how long after a contract's month ends its report
 	// is made, e.g. 6h (default app.DefaultReportDelay).
 	EnvReportDelay = "GPUSLA_REPORT_DELAY"
+	// EnvScorecardMonths is how many months the provider scorecard stored
+	// beside each monthly report covers, the report's month last: a whole
+	// number from 0 (no scorecard) to 36 (default app.DefaultScorecardMonths).
+	EnvScorecardMonths = "GPUSLA_SCORECARD_MONTHS"
 	// EnvSigningSecretFile names a file holding the Slack signing secret,
 	// for the tickets function outside AWS (the emulator) where there is no
 	// SSM; template.yaml never sets it.
@@ -69,6 +74,12 @@ const (
 	// the end-to-end tests).
 	EnvSlackAPIURL = "GPUSLA_SLACK_API_URL"
 
+	// EnvAPIKey is the CLI's API key for the admin commands sent to a
+	// running backend (`gpusla node release --server URL`, `maintenance
+	// add --server URL`): a key with the admin scope. Read from the
+	// environment, never a flag, so it stays out of shell history and ps.
+	EnvAPIKey = "GPUSLA_API_KEY"
+
 	// Set by the Lambda runtime.
 	EnvLogLevel     = "AWS_LAMBDA_LOG_LEVEL" // from LoggingConfig.ApplicationLogLevel
 	EnvRegion       = "AWS_REGION"
@@ -89,6 +100,8 @@ type Env struct {
 	Terms          string
 	ReportBucket   string
 	ReportDelay    string
+	// ScorecardMonths is EnvScorecardMonths as given ("" for the default).
+	ScorecardMonths string
 
 	SigningSecretFile string
 	StatusTokenFile   string
@@ -119,6 +132,7 @@ func FromEnv() Env {
 		Terms:              os.Getenv(EnvTerms),
 		ReportBucket:       os.Getenv(EnvReportBucket),
 		ReportDelay:        os.Getenv(EnvReportDelay),
+		ScorecardMonths:    os.Getenv(EnvScorecardMonths),
 		SigningSecretFile:  os.Getenv(EnvSigningSecretFile),
 		StatusTokenFile:    os.Getenv(EnvStatusTokenFile),
 		PublicURL:          os.Getenv(EnvPublicURL),
@@ -149,6 +163,9 @@ func (e Env) Check() error {
 		return fmt.Errorf("%s=%q: want an SSM path like /gpusla/prod", EnvSecretsPath, e.SecretsPath)
 	}
 	if _, err := e.RetentionTTL(); err != nil {
+		return err
+	}
+	if _, err := e.ScorecardMonthsOrDefault(); err != nil {
 		return err
 	}
 	if e.PublicURL != "" {
@@ -182,4 +199,22 @@ func (e Env) ReportDelayOrDefault() (time.Duration, error) {
 		return 0, fmt.Errorf("%s=%q: want a duration such as 6h", EnvReportDelay, e.ReportDelay)
 	}
 	return d, nil
+}
+
+// ScorecardMonthsOrDefault is the parsed EnvScorecardMonths,
+// app.DefaultScorecardMonths when unset.
+func (e Env) ScorecardMonthsOrDefault() (int, error) {
+	if e.ScorecardMonths == "" {
+		return app.DefaultScorecardMonths, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(e.ScorecardMonths))
+	if err == nil {
+		err = app.CheckScorecardMonths(n)
+	} else {
+		err = fmt.Errorf("not a whole number of months")
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%s=%q: %w (want 0 for no scorecard, up to 36; default %d)", EnvScorecardMonths, e.ScorecardMonths, err, app.DefaultScorecardMonths)
+	}
+	return n, nil
 }

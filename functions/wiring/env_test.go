@@ -16,7 +16,7 @@ import (
 // field left out would show here).
 func TestFromEnvReadsEveryVariable(t *testing.T) {
 	vals := map[string]string{EnvTable: "t", EnvSecretsPath: "/p", EnvSlackChannel: "C1", EnvMasterKeyFile: "/k",
-		EnvDynamoEndpoint: "http://d", EnvRetention: "1h", EnvTerms: "/terms", EnvReportBucket: "b", EnvReportDelay: "2h",
+		EnvDynamoEndpoint: "http://d", EnvRetention: "1h", EnvTerms: "/terms", EnvReportBucket: "b", EnvReportDelay: "2h", EnvScorecardMonths: "6",
 		EnvSigningSecretFile: "/s", EnvStatusTokenFile: "/st", EnvInlineJobs: "1", EnvTaskRoot: "/var/task", EnvFunctionName: "fn", EnvRegion: "eu-west-1",
 		EnvSSMEndpoint: "http://ssm", EnvSlackWebhookURL: "https://hooks", EnvSlackBotToken: "xoxb", EnvSlackSigningSecret: "sig",
 		EnvSlackAPIURL: "http://slack", EnvStatusToken: "tok", EnvLogLevel: "WARN", EnvPublicURL: "https://pub"}
@@ -25,7 +25,7 @@ func TestFromEnvReadsEveryVariable(t *testing.T) {
 	}
 	got := FromEnv()
 	want := Env{Table: "t", SecretsPath: "/p", SlackChannel: "C1", MasterKeyFile: "/k", DynamoEndpoint: "http://d", LogLevel: "WARN",
-		Retention: "1h", Terms: "/terms", ReportBucket: "b", ReportDelay: "2h", SigningSecretFile: "/s", StatusTokenFile: "/st", InlineJobs: true,
+		Retention: "1h", Terms: "/terms", ReportBucket: "b", ReportDelay: "2h", ScorecardMonths: "6", SigningSecretFile: "/s", StatusTokenFile: "/st", InlineJobs: true,
 		TaskRoot: "/var/task", FunctionName: "fn", Region: "eu-west-1", SSMEndpoint: "http://ssm", SlackWebhookURL: "https://hooks",
 		SlackBotToken: "xoxb", SlackSigningSecret: "sig", SlackAPIURL: "http://slack", StatusToken: "tok", PublicURL: "https://pub"}
 	if got != want {
@@ -50,6 +50,33 @@ func TestReportDelay(t *testing.T) {
 		if err != nil || got != c.want {
 			t.Errorf("%q: %v %v, want %v", c.v, got, err, c.want)
 		}
+	}
+}
+
+// The scorecard's months are parsed in one place, for the Lambda and for
+// serve; a bad value is refused naming the variable and the value.
+func TestScorecardMonths(t *testing.T) {
+	for _, c := range []struct {
+		v    string
+		want int
+		bad  string // what the error must say besides the variable and value
+	}{{"", app.DefaultScorecardMonths, ""}, {"0", 0, ""}, {"1", 1, ""}, {"12", 12, ""}, {"36", 36, ""},
+		{"37", 0, "37 months: want 0 (no scorecard) to 36"}, {"-1", 0, "-1 months"}, {"3m", 0, "not a whole number"}, {"three", 0, "not a whole number"}, {"1.5", 0, "not a whole number"}} {
+		got, err := Env{ScorecardMonths: c.v}.ScorecardMonthsOrDefault()
+		if c.bad != "" {
+			if err == nil || !strings.Contains(err.Error(), EnvScorecardMonths+"=\""+c.v+"\"") || !strings.Contains(err.Error(), c.bad) {
+				t.Errorf("%q: %v, want an error naming %s=%q and saying %q", c.v, err, EnvScorecardMonths, c.v, c.bad)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%q: %v %v, want %v", c.v, got, err, c.want)
+		}
+	}
+	// The Lambda's check refuses it before anything starts.
+	e := Env{Table: "t", SecretsPath: "/p", ScorecardMonths: "forty"}
+	if err := e.Check(); err == nil || !strings.Contains(err.Error(), EnvScorecardMonths+`="forty"`) {
+		t.Errorf("Check with %s=forty: %v", EnvScorecardMonths, err)
 	}
 }
 

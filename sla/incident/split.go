@@ -45,6 +45,28 @@ func (c *Coverage) Alive(g interval.Interval, iv time.Duration) interval.Set {
 	return interval.Union(out...).Clip(g)
 }
 
+// Overdue reports whether, inside the receive gap g (from when the next
+// heartbeat was due to when one was heard promptly, or the end of the
+// window), the backend went longer than grace without hearing anything
+// from the node while it was itself up: some part of g outside backend
+// (the backend's own downtime) and outside late (where late batches were
+// arriving: each receipt of an observation not heard promptly, until one
+// interval after it) is longer than grace. Only then is the gap an
+// unreachable incident. This is the live watchdog's rule: a node's silence
+// counts from its last receipt of anything (a late batch of a draining
+// spool is a sign of life too) and from the backend's restart at the
+// earliest, since nobody could hear the node while the backend was down.
+// A gap that was overdue keeps its whole extent, dated by the prompt
+// observations, and is cut by cause (SplitGap).
+func Overdue(g interval.Interval, backend, late interval.Set, grace time.Duration) bool {
+	for _, p := range (interval.Set{g}).Minus(backend).Minus(late) {
+		if p.End.Sub(p.Start) > grace {
+			return true
+		}
+	}
+	return false
+}
+
 // SplitGap says whose fault each part of a gap in what the backend heard
 // was (docs/contract.md, "Late data and whose fault a gap is"), the one
 // rule of the monthly report and the live service: where no observation

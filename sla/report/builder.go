@@ -131,8 +131,12 @@ type nodeAcc struct {
 	// skew-corrected); heard only those the backend heard promptly, i.e.
 	// received before they would have been missed. Gaps in heard are what
 	// the backend saw as unreachable; probe says what late data revealed.
-	probe      incident.Coverage
-	heard      incident.Coverage
+	probe incident.Coverage
+	heard incident.Coverage
+	// late covers the receive times of observations not heard promptly
+	// (a spool draining): signs of life that keep a gap from being overdue
+	// (incident.Overdue), as they do live.
+	late       incident.Coverage
 	pending    [][2]int64 // (probe, receive) instants before the registration came
 	pendRuns   []runRec   // heartbeat runs before the registration came
 	checks     []checkRec
@@ -240,7 +244,7 @@ func (b *Builder) Add(e *events.Event) error {
 		n.reg, n.tm, n.registered = &reg, tm, true
 		n.interval = e.HeartbeatInterval()
 		tol := (n.interval + tm.Detection.Grace).Nanoseconds()
-		n.probe.Tol, n.heard.Tol = tol, tol
+		n.probe.Tol, n.heard.Tol, n.late.Tol = tol, tol, tol
 		for _, p := range n.pending {
 			n.see(p[0], p[1])
 		}
@@ -332,6 +336,8 @@ func (n *nodeAcc) see(at, recv int64) {
 	n.probe.Add(at)
 	if recv-at <= n.heard.Tol {
 		n.heard.Add(at)
+	} else {
+		n.late.Add(recv)
 	}
 }
 
@@ -363,11 +369,14 @@ func (n *nodeAcc) seeRun(r runRec) {
 		n.heard.AddSpan(r.first, r.last)
 		return
 	}
-	if r.recvFirst-r.first <= tol {
-		n.heard.Add(r.first)
-	}
-	if r.recvLast-r.last <= tol {
-		n.heard.Add(r.last)
+	// Late ends are receipts (signs of life) at their receive times; the
+	// inside's receipts are not known, so none are assumed.
+	for _, h := range [][2]int64{{r.first, r.recvFirst}, {r.last, r.recvLast}} {
+		if h[1]-h[0] <= tol {
+			n.heard.Add(h[0])
+		} else {
+			n.late.Add(h[1])
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/sla/account"
+	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/interval"
 	"github.com/gpusla/gpusla/sla/msg"
 )
@@ -29,6 +30,13 @@ func (b *Builder) outages(m nodeMonth, backend interval.Set, notices []time.Time
 	if !m.period.Empty() {
 		for _, g := range n.heardGaps(m.end) {
 			if !g.span.End.After(m.period.Start) || !g.span.Start.Before(m.period.End) {
+				continue
+			}
+			if !incident.Overdue(g.span, backend, n.late.Alive(g.span, n.interval), tm.Detection.Grace) {
+				// Never silent for longer than the grace while the backend
+				// was up: nobody could hear the node while it was down, and
+				// late batches arriving (a spool draining) are signs of
+				// life. No incident, live or here.
 				continue
 			}
 			for _, o := range n.splitGap(g, backend, b.backendS, b.backend) {

@@ -238,10 +238,31 @@ func scenarios() []scenario {
 				causes = append(causes, fmt.Sprintf("%s:%s-%s:%v", o.Cause, o.Start[11:19], o.End[11:19], o.Counted))
 			}
 			eq(t, "outages", strings.Join(causes, " "),
-				"backend_unreachable_only:10:01:00-11:00:00:false network:11:00:00-11:30:00:true no_data:11:30:00-12:00:00:true backend_outage:00:01:00-01:00:00:false")
+				"backend_unreachable_only:10:01:00-11:00:00:false network:11:00:00-11:30:00:true no_data:11:30:00-12:00:00:true")
 			eq(t, "claimable", n.Uptime.ClaimableOutageSeconds, int64(3600))
-			eq(t, "observed", n.Uptime.ObservedOutageSeconds, int64(7140+3540))
+			// The hour the backend itself was down (the node silent exactly
+			// then) is no incident: nobody could hear the node.
+			eq(t, "observed", n.Uptime.ObservedOutageSeconds, int64(7140))
 			eq(t, "evidence", len(n.Evidence), 2)
+		},
+		"cn-backend-down": func(t *testing.T, r *Report) {
+			n := node(t, r, "gz-08")
+			eq(t, "outages", outageRows(n),
+				"no_data:12T01:51-12T02:00:true:540 backend_outage:12T02:00-12T03:00:false:0 "+
+					"backend_outage:14T02:31-14T03:00:false:0 no_data:14T03:00-14T03:20:true:1200 "+
+					"backend_outage:18T02:00-18T02:30:false:0 no_data:18T02:30-18T02:36:true:360 "+
+					"backend_outage:18T02:36-18T03:00:false:0 no_data:18T03:00-18T03:01:true:60")
+			eq(t, "claimable", n.Uptime.ClaimableOutageSeconds, int64(540+1200+360+60))
+			// Observed is the incidents' whole extent, the backend's part too.
+			eq(t, "observed", n.Uptime.ObservedOutageSeconds, int64(4140+2940+3660))
+		},
+		"cn-slow-drain": func(t *testing.T, r *Report) {
+			n := node(t, r, "gz-09")
+			eq(t, "outages", outageRows(n),
+				"backend_outage:09T02:00-09T03:00:false:0 no_connectivity_evidence:09T03:00-09T03:04:true:240")
+			// It ends at 03:04: the heartbeat made then came in the batch of
+			// 03:06:01, 2m01s later, within interval + grace: heard promptly.
+			eq(t, "claimable", n.Uptime.ClaimableOutageSeconds, int64(240))
 		},
 		"us-released-mid-month": func(t *testing.T, r *Report) {
 			eq(t, "nodes", len(r.Nodes), 1)
@@ -284,4 +305,14 @@ func scenarios() []scenario {
 			build: func(l *log) { l.Events = append(l.Events, s.Events()...) }})
 	}
 	return out
+}
+
+// outageRows is a node's outage rows, one "cause:start-end:counted:counted
+// seconds" each (day and time of the start and end).
+func outageRows(n *Node) string {
+	var rows []string
+	for _, o := range n.Outages {
+		rows = append(rows, fmt.Sprintf("%s:%s-%s:%v:%d", o.Cause, o.Start[8:16], o.End[8:16], o.Counted, o.CountedSeconds))
+	}
+	return strings.Join(rows, " ")
 }

@@ -7,7 +7,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/httpapi"
 	"github.com/gpusla/gpusla/functions/wiring"
+	"github.com/gpusla/gpusla/infra/store"
 )
 
 func init() {
@@ -21,7 +23,7 @@ func newMaintenanceCmd() *cobra.Command {
 }
 
 func newMaintenanceAddCmd() *cobra.Command {
-	var data, start, end, announced string
+	var data, start, end, announced, server string
 	var in app.NewMaintenance
 	cmd := &cobra.Command{
 		Use:   "add (--contract ID | --node NODE) --start T --end T --announced-at T [--summary TEXT]",
@@ -30,8 +32,11 @@ func newMaintenanceAddCmd() *cobra.Command {
 contract or for one node. Announced at least the contract's maintenance.notice
 before its start, the window is taken out of the month, live (GET /v1/incidents,
 the status page) and in the monthly report alike; announced later, downtime in
-it counts. Times are RFC 3339. Stop serve first (the store file is locked while
-it runs).`,
+it counts. Times are RFC 3339.
+
+The local store's file is locked while serve runs: stop serve first, or send
+the notice to the running backend with --server URL and an API key with the
+admin scope in $` + wiring.EnvAPIKey + ` (POST /v1/maintenance).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var err error
@@ -42,6 +47,15 @@ it runs).`,
 				if *f.to, err = app.ParseTime(f.name, f.value); err != nil {
 					return flagError(err)
 				}
+			}
+			if server != "" {
+				var m store.Maintenance
+				req := httpapi.MaintenanceRequest{Contract: in.Contract, Node: in.Node, Start: in.Start.Format(time.RFC3339Nano),
+					End: in.End.Format(time.RFC3339Nano), AnnouncedAt: in.AnnouncedAt.Format(time.RFC3339Nano), Summary: in.Summary}
+				if err := remoteAdmin(cmd.Context(), server, httpapi.PathMaintenance, req, &m); err != nil {
+					return err
+				}
+				return printMaintenance(cmd, m)
 			}
 			o, err := wiring.FromEnv().OpenOffline(cmd.Context(), data, false) // $GPUSLA_TABLE: DynamoDB
 			if err != nil {
@@ -57,9 +71,7 @@ it runs).`,
 			if err != nil {
 				return flagError(err)
 			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "maintenance %s recorded: %s to %s, announced %s\n", m.ID,
-				m.Start.Format(time.RFC3339), m.End.Format(time.RFC3339), m.AnnouncedAt.Format(time.RFC3339))
-			return err
+			return printMaintenance(cmd, m)
 		},
 	}
 	f := cmd.Flags()
@@ -70,5 +82,12 @@ it runs).`,
 	f.StringVar(&end, "end", "", "when it ends (RFC 3339)")
 	f.StringVar(&announced, "announced-at", "", "when the provider announced it (RFC 3339)")
 	f.StringVar(&in.Summary, "summary", "", "what the provider said it is for")
+	f.StringVar(&server, "server", "", "send it to this running backend instead (key: $"+wiring.EnvAPIKey+")")
 	return cmd
+}
+
+func printMaintenance(cmd *cobra.Command, m store.Maintenance) error {
+	_, err := fmt.Fprintf(cmd.OutOrStdout(), "maintenance %s recorded: %s to %s, announced %s\n", m.ID,
+		m.Start.Format(time.RFC3339), m.End.Format(time.RFC3339), m.AnnouncedAt.Format(time.RFC3339))
+	return err
 }

@@ -3,12 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/httpapi"
 	"github.com/gpusla/gpusla/functions/nodeadd"
 	"github.com/gpusla/gpusla/functions/tables"
 	"github.com/gpusla/gpusla/functions/wiring"
@@ -95,7 +97,7 @@ func newNodeListCmd() *cobra.Command {
 }
 
 func newNodeReleaseCmd() *cobra.Command {
-	var data, at string
+	var data, at, server string
 	cmd := &cobra.Command{
 		Use:   "release NODE --at TIME",
 		Short: "End a node's service period and billing at TIME (it was given back)",
@@ -103,13 +105,26 @@ func newNodeReleaseCmd() *cobra.Command {
 ordered, at most ` + app.MaxAdminLead.String() + ` ahead of now). The monthly report ends the node's period and
 billing there; the live service raises no alerts about it from then on and
 closes what was open at the release. A release is recorded once: the same
-time again is accepted, another time is refused. Stop serve first (the
-store file is locked while it runs).`,
+time again is accepted, another time is refused.
+
+The local store's file is locked while serve runs: stop serve first, or send
+the command to the running backend with --server URL (serve's address or the
+tickets function's URL) and an API key with the admin scope in $` + wiring.EnvAPIKey + `
+(POST /v1/nodes/NODE/release).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := app.ParseTime("at", at)
 			if err != nil {
 				return flagError(err)
+			}
+			if server != "" {
+				var v httpapi.NodeView
+				if err := remoteAdmin(cmd.Context(), server, strings.Replace(httpapi.PathNodeRelease, "{id}", url.PathEscape(args[0]), 1),
+					httpapi.ReleaseRequest{At: t.Format(time.RFC3339Nano)}, &v); err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(cmd.OutOrStdout(), "node %s released at %s\n", v.ID, v.ReleasedAt.Format(time.RFC3339Nano))
+				return err
 			}
 			o, err := wiring.FromEnv().OpenOffline(cmd.Context(), data, false) // $GPUSLA_TABLE: DynamoDB
 			if err != nil {
@@ -126,6 +141,7 @@ store file is locked while it runs).`,
 	}
 	cmd.Flags().StringVar(&data, "data", "./data", "data folder of the local backend")
 	cmd.Flags().StringVar(&at, "at", "", "when the node was given back (RFC 3339)")
+	cmd.Flags().StringVar(&server, "server", "", "send it to this running backend instead (key: $"+wiring.EnvAPIKey+")")
 	return cmd
 }
 

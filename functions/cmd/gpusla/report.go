@@ -73,7 +73,7 @@ is then still 0: the report written is complete for every node it lists.`,
 	f.BoolVar(&out.BOM, "bom", false, "start a CSV with a UTF-8 byte order mark, so Excel opens it as UTF-8")
 	f.StringVar(&out.Bill, "bill", "", "provider's bill (CSV, docs/bills.md: node,period,billed_hours,amount, or the full form with a kind column) to judge line by line; shown in every format")
 	f.StringVar(&out.BillFormat, "bill-format", "", "form of --bill: gpusla (the CSV of docs/bills.md, the default) or aws-cur (an AWS Cost and Usage Report CSV, resources tagged gpusla-node)")
-	f.BoolVar(&req.Scorecard, "scorecard", false, "add the month's provider scorecard section (each provider's headline figures beside the whole fleet, with n; docs/scorecard.md) to json, md and html")
+	f.BoolVar(&req.Scorecard, "scorecard", false, "add the month's provider scorecard section (each provider's headline figures beside the whole fleet, with n; docs/scorecard.md) to json, md, html and pdf")
 	f.StringVar(&req.AsOf, "as-of", "", "judge the report as of this RFC 3339 instant (default now)")
 	f.StringVarP(&out.Path, "output", "o", "", "write the report to this file (atomically) instead of standard output")
 	return cmd

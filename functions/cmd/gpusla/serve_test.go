@@ -127,6 +127,49 @@ func TestServeIngestsOverHTTP(t *testing.T) {
 	if len(views) != 1 || views[0].ID != "gz-01" || views[0].LastSeq != 1 {
 		t.Fatalf("nodes: %+v (the demo must stay off when a real node is registered)", views)
 	}
+	// The admin commands reach the running serve with --server (its store
+	// is locked): the key from the environment, refusals as the local
+	// command words them, the release then in GET /v1/nodes.
+	t.Setenv(wiring.EnvAPIKey, "")
+	if _, err := runCmd(newNodeCmd(), "release", "gz-01", "--at", now.Format(time.RFC3339), "--server", base); err == nil ||
+		!strings.Contains(err.Error(), "$"+wiring.EnvAPIKey) {
+		t.Fatalf("release over HTTP without a key: %v", err)
+	}
+	t.Setenv(wiring.EnvAPIKey, reg.ReadKey)
+	if _, err := runCmd(newNodeCmd(), "release", "gz-01", "--at", now.Format(time.RFC3339), "--server", base); err == nil ||
+		!strings.Contains(err.Error(), `"admin"`) {
+		t.Fatalf("release over HTTP with a read key: %v", err)
+	}
+	t.Setenv(wiring.EnvAPIKey, reg.AdminKey)
+	if _, err := runCmd(newNodeCmd(), "release", "gz-01", "--at", "2020-01-01T00:00:00Z", "--server", base); err == nil ||
+		!strings.HasPrefix(err.Error(), "--at: 2020-01-01T00:00:00Z is before the node was ordered") {
+		t.Fatalf("release before the order over HTTP: %v", err)
+	}
+	if _, err := runCmd(newNodeCmd(), "release", "gz-01", "--at", now.Format(time.RFC3339), "--server", "ftp://x"); err == nil ||
+		!strings.Contains(err.Error(), "--server") {
+		t.Fatalf("a bad --server: %v", err)
+	}
+	relAt := now
+	if out, err := runCmd(newNodeCmd(), "release", "gz-01", "--at", relAt.Format(time.RFC3339Nano), "--server", base); err != nil ||
+		!strings.Contains(out, "node gz-01 released at "+relAt.Format(time.RFC3339Nano)) {
+		t.Fatalf("release over HTTP: %v %s", err, out)
+	}
+	if out, err := runCmd(newMaintenanceCmd(), "add", "--node", "gz-01", "--start", relAt.Add(time.Hour).Format(time.RFC3339),
+		"--end", relAt.Add(2*time.Hour).Format(time.RFC3339), "--announced-at", relAt.Format(time.RFC3339), "--server", base); err != nil ||
+		!strings.Contains(out, "maintenance node:gz-01@") {
+		t.Fatalf("maintenance over HTTP: %v %s", err, out)
+	}
+	req, _ = http.NewRequest(http.MethodGet, base+httpapi.PathNodes, nil)
+	req.Header.Set("Authorization", "Bearer "+readKey)
+	if resp, err = http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	}
+	views = nil
+	_ = json.NewDecoder(resp.Body).Decode(&views)
+	resp.Body.Close()
+	if len(views) != 1 || views[0].InService || !views[0].ReleasedAt.Equal(relAt) {
+		t.Fatalf("nodes after the release: %+v", views)
+	}
 	// A backup while serve runs comes from serve itself; a restore over the
 	// running store is refused.
 	backup := filepath.Join(t.TempDir(), "snap.db")

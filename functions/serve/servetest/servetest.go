@@ -24,13 +24,14 @@ import (
 
 // Registered is what Register made.
 type Registered struct {
-	Node    store.Node
-	Secret  []byte // the node's HMAC secret
-	ReadKey string // an API key token with the read scope
+	Node     store.Node
+	Secret   []byte // the node's HMAC secret
+	ReadKey  string // an API key token with the read scope
+	AdminKey string // one with the admin scope
 }
 
-// Register creates the embedded store in data with node gz-01 and a read
-// key, and closes it again (serve locks it while it runs).
+// Register creates the embedded store in data with node gz-01, a read
+// key and an admin key, and closes it again (serve locks it while it runs).
 func Register(t testing.TB, data string) Registered {
 	t.Helper()
 	st, box, err := wiring.OpenData(data, true)
@@ -50,7 +51,11 @@ func Register(t testing.TB, data string) Registered {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Registered{Node: n, Secret: secret, ReadKey: readKey}
+	_, adminKey, err := app.CreateAPIKey(t.Context(), st, "test-admin", []string{"admin"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Registered{Node: n, Secret: secret, ReadKey: readKey, AdminKey: adminKey}
 }
 
 // SelfSigned writes a self-signed ECDSA certificate for 127.0.0.1 and its

@@ -259,6 +259,66 @@ func Scenarios() []Scenario {
 			},
 		},
 		{
+			// The backend itself down for an hour five times (02:00–03:00
+			// Shanghai), the node silent around it by different amounts. Only
+			// silence the backend, itself up, waited out past the 2-minute
+			// grace makes an incident; its part inside the downtime is
+			// backend_outage, not counted:
+			//   10th: silent exactly while the backend was down: no incident;
+			//   12th: silent from 01:50: no_data 01:51–02:00, then backend_outage;
+			//   14th: silent from 02:30 to 03:20: backend_outage, then no_data from 03:00;
+			//   16th: silent 01:59–03:01 (1 minute due before, 1 after): no incident;
+			//   18th: the backend up 02:30–02:36 in between, the node silent
+			//   01:59–03:01: overdue in those 6 minutes, one incident of four parts.
+			Name: "cn-backend-down", Month: time.March, AsOf: time.Date(2026, 4, 2, 0, 0, 0, 0, time.UTC),
+			Build: func(l *Log) {
+				l.Register("gz-08", "cn-example", Local(Shanghai, "2026-02-27 10:00"), 8)
+				at := func(day, hm string) time.Time { return Local(Shanghai, "2026-03-"+day+" "+hm) }
+				down := []time.Time{at("10", "02:00"), at("10", "03:00"), at("12", "01:50"), at("12", "03:00"),
+					at("14", "02:30"), at("14", "03:20"), at("16", "01:59"), at("16", "03:01"), at("18", "01:59"), at("18", "03:01")}
+				l.Heartbeats("gz-08", Local(Shanghai, "2026-02-27 10:30"), Local(Shanghai, "2026-04-01 09:00"), down...)
+				for _, d := range []string{"10", "12", "14", "16"} {
+					l.Add(events.Event{Type: events.TypeBackendOutage, Start: at(d, "02:00"), End: at(d, "03:00"), Summary: "database failover"})
+				}
+				l.Add(events.Event{Type: events.TypeBackendOutage, Start: at("18", "02:00"), End: at("18", "02:30"), Summary: "deploy"})
+				l.Add(events.Event{Type: events.TypeBackendOutage, Start: at("18", "02:36"), End: at("18", "03:00"), Summary: "deploy rolled back"})
+			},
+		},
+		{
+			// The backend down 02:00–03:00 (Shanghai) twice, the node's spool
+			// draining after the restart, oldest first:
+			//   8th: 72 minutes of backlog in 12 batches, one a minute from
+			//   03:00:01; prompt again from 03:12. Late batches arriving are
+			//   signs of life: no incident, though nothing was heard
+			//   promptly until 03:12;
+			//   9th: a batch at 03:00:01, then the drain stalls until
+			//   03:06:01: silent for 5 minutes with the backend up, one
+			//   incident from 02:00 (its backend part not counted) to 03:04
+			//   (the heartbeat of 03:04 came 2m01s late: heard promptly).
+			Name: "cn-slow-drain", Month: time.March, AsOf: time.Date(2026, 4, 2, 0, 0, 0, 0, time.UTC),
+			Build: func(l *Log) {
+				l.Register("gz-09", "cn-example", Local(Shanghai, "2026-02-27 10:00"), 8)
+				at := func(day, hm string) time.Time { return Local(Shanghai, "2026-03-"+day+" "+hm) }
+				l.Heartbeats("gz-09", Local(Shanghai, "2026-02-27 10:30"), Local(Shanghai, "2026-04-01 09:00"),
+					at("08", "01:59"), at("08", "03:12"), at("09", "01:59"), at("09", "03:06"))
+				drain := func(from, to, recv time.Time, batch string) {
+					for t := from; t.Before(to); t = t.Add(time.Minute) {
+						l.Add(events.Event{Type: events.TypeObservation, ID: fmt.Sprintf("gz-09/drain/%d", t.Unix()), Node: "gz-09",
+							At: t, ReceivedAt: recv, Kind: events.KindHeartbeat, Batch: batch})
+					}
+				}
+				for k := 0; k < 12; k++ {
+					from := at("08", "02:00").Add(time.Duration(6*k) * time.Minute)
+					drain(from, from.Add(6*time.Minute), at("08", "03:00").Add(time.Duration(k)*time.Minute+time.Second), fmt.Sprintf("d8-%d", k))
+				}
+				drain(at("09", "02:00"), at("09", "02:30"), at("09", "03:00").Add(time.Second), "d9-0")
+				drain(at("09", "02:30"), at("09", "03:06"), at("09", "03:06").Add(time.Second), "d9-1")
+				for _, d := range []string{"08", "09"} {
+					l.Add(events.Event{Type: events.TypeBackendOutage, Start: at(d, "02:00"), End: at(d, "03:00"), Summary: "database failover"})
+				}
+			},
+		},
+		{
 			// A node given back on the 10th (its heartbeats stop then: no
 			// outage after the release, billing stops) and one ordered in April
 			// (not part of March).
