@@ -115,6 +115,39 @@ func CheckKey(c *events.Check) string {
 	return c.Name + "/gpu" + strconv.Itoa(*c.GPU)
 }
 
+// Keys makes CheckKey's strings once each, for a caller that asks for
+// millions of them (the report: a year of stress runs is 56 a run, and
+// joining each afresh was a thirtieth of a year's scorecard). Bounded: past
+// maxKeys distinct checks the rest are joined every time. Not safe for
+// concurrent use; the zero Keys is ready.
+type Keys struct{ m map[keyOf]string }
+
+type keyOf struct {
+	name string
+	gpu  int
+}
+
+const maxKeys = 1 << 16
+
+// CheckKey is CheckKey(c), remembered.
+func (k *Keys) CheckKey(c *events.Check) string {
+	if k == nil || c.GPU == nil {
+		return CheckKey(c)
+	}
+	id := keyOf{c.Name, *c.GPU}
+	if s, ok := k.m[id]; ok {
+		return s
+	}
+	s := CheckKey(c)
+	if k.m == nil {
+		k.m = make(map[keyOf]string)
+	}
+	if len(k.m) < maxKeys {
+		k.m[id] = s
+	}
+	return s
+}
+
 // Verdicts lists an observation's verdicts per check (CheckKey), of the
 // checks whose category opens incidents: a check fails if any of its results in the
 // observation failed, passes if none failed and one passed; warn and
@@ -123,13 +156,13 @@ func Verdicts(checks []events.Check) []Verdict {
 	if len(checks) == 0 {
 		return nil
 	}
-	return AppendVerdicts(make([]Verdict, 0, len(checks)), checks)
+	return AppendVerdicts(make([]Verdict, 0, len(checks)), checks, nil)
 }
 
 // AppendVerdicts is Verdicts written into dst's storage (dst[:0]), for a
 // caller that reuses one buffer across observations (the report, over
-// millions of them).
-func AppendVerdicts(dst []Verdict, checks []events.Check) []Verdict {
+// millions of them); keys, if not nil, makes the check keys.
+func AppendVerdicts(dst []Verdict, checks []events.Check, keys *Keys) []Verdict {
 	out := dst[:0]
 	// A stress observation holds a check per GPU and figure, dozens: past a
 	// few, finding a repeated check by scanning what came before costs more
@@ -145,7 +178,7 @@ func AppendVerdicts(dst []Verdict, checks []events.Check) []Verdict {
 		if !ok || (c.Verdict != events.Fail && c.Verdict != events.Pass) {
 			continue
 		}
-		key := CheckKey(c)
+		key := keys.CheckKey(c)
 		j := -1
 		if index != nil {
 			if x, ok := index[key]; ok {

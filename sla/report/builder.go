@@ -54,6 +54,7 @@ type Builder struct {
 	fleetRes  *baseline.Result
 	input     Input
 	vbuf      []incident.Verdict // observe's verdicts, reused
+	keys      incident.Keys      // observe's check keys, made once each
 	// provider holds each contract's status page incidents (provider.go).
 	provider map[string]*providerAcc
 	// skipped: nodes registered under a contract no terms define, node →
@@ -425,7 +426,7 @@ func (b *Builder) observe(e *events.Event) {
 	}
 	b.collectFleet(e.Node, at, e.Checks)
 	b.collectUsage(n, e)
-	b.vbuf = incident.AppendVerdicts(b.vbuf, e.Checks)
+	b.vbuf = incident.AppendVerdicts(b.vbuf, e.Checks, &b.keys)
 	for _, v := range b.vbuf {
 		ev := int32(-1)
 		if v.Fail {
