@@ -13,9 +13,11 @@
 # archive into a temporary directory. Both test binaries are built by the
 # same Go, offline (GOPROXY=off: the module cache must hold the modules, as
 # it does wherever the tree has been built), then run alternately, RUNS
-# times each (5), one op per run (-test.benchtime 1x), pinned to CPUS
-# (0,1) with taskset and GOMAXPROCS=2. Needs bash, Go, git and the usual
-# Linux userland; /usr/bin/time (max RSS) and benchstat are used if there.
+# times each (5), one op per run (-test.benchtime 1x), pinned to CPUS with
+# taskset and GOMAXPROCS=2. CPUS defaults to CPU 0 and the first CPU that is
+# not a hyperthread sibling of it (two cores, not one core's two threads).
+# Needs bash, Go, git and the usual Linux userland; /usr/bin/time (max RSS)
+# and benchstat are used if there.
 #
 # OUTDIR gets old.bench and new.bench (the benchmark's own lines, benchstat's
 # input), raw.tsv (every run: the op's wall, the op's CPU, peak live heap,
@@ -28,7 +30,27 @@ set -euo pipefail
 
 out=${1:?usage: run2core.sh OUTDIR}
 runs=${RUNS:-5}
-cpus=${CPUS:-0,1}
+
+# two CPUs on two cores: 0, and the first CPU not among 0's thread siblings
+# (listed as "0,8" or "0-1").
+two_cores() {
+	local sib=/sys/devices/system/cpu/cpu0/topology/thread_siblings_list part x c
+	local -A same=([0]=1)
+	if [ -r "$sib" ]; then
+		IFS=, read -ra parts <"$sib"
+		for part in "${parts[@]}"; do
+			for ((x = ${part%-*}; x <= ${part#*-}; x++)); do same[$x]=1; done
+		done
+	fi
+	for ((c = 1; c < $(nproc); c++)); do
+		if [ -z "${same[$c]:-}" ]; then
+			echo "0,$c"
+			return
+		fi
+	done
+	echo "0,1"
+}
+cpus=${CPUS:-$(two_cores)}
 root=$(git rev-parse --show-toplevel)
 base=${BASE:-$(git -C "$root" merge-base HEAD main)}
 base=$(git -C "$root" rev-parse --verify "$base^{commit}")
@@ -46,6 +68,9 @@ export GOPROXY=off GOFLAGS=-buildvcs=false GOTOOLCHAIN=local CGO_ENABLED=0
 	echo "new: $(git -C "$root" rev-parse HEAD)$(git -C "$root" diff --quiet HEAD -- . 2>/dev/null || echo ' + uncommitted changes')"
 	echo "old: $base"
 	echo "runs: $runs each, alternately, one op per run, CPUs $cpus, GOMAXPROCS=2"
+	for c in ${cpus//,/ }; do
+		echo "cpu$c thread siblings: $(cat "/sys/devices/system/cpu/cpu$c/topology/thread_siblings_list" 2>/dev/null || echo unknown)"
+	done
 	echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$out/env.txt"
 
