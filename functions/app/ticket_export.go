@@ -79,8 +79,7 @@ func (d *TicketDesk) MonthExport(year int, month time.Month) ExportFunc {
 
 // monthWindow is the span a month's export covers.
 func monthWindow(year int, month time.Month) (from, to time.Time) {
-	start := time.Date(year, month, 1, 0, 0, 0, 0, time.UTC)
-	return start.AddDate(0, 0, -2), start.AddDate(0, 1, 2)
+	return report.Window(year, month)
 }
 
 // RangeExport is everything the store knows from from to to (Export) and

@@ -16,6 +16,7 @@ import (
 	"github.com/gpusla/gpusla/functions/atomicfile"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/report"
 )
 
 // Store is what an export reads: nodes, batches, incidents, tickets and
@@ -39,9 +40,9 @@ func Select(month, from, to string, nodes []string) (app.ExportSelect, error) {
 		if err != nil {
 			return sel, fmt.Errorf("--month %q: want YYYY-MM", month)
 		}
-		// Two days either side cover every time zone's month and the
-		// lookback the report needs at its start.
-		sel.From, sel.To = m.AddDate(0, 0, -2), m.AddDate(0, 1, 2)
+		// What the month's report reads: every time zone's month, the
+		// lookback before it and late data after it.
+		sel.From, sel.To = report.Window(m.Year(), m.Month())
 	}
 	for _, f := range []struct {
 		name, v string

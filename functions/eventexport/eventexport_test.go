@@ -25,9 +25,10 @@ func TestSelect(t *testing.T) {
 		wantFrom        time.Time
 		wantTo          time.Time
 	}{
-		// Two days either side of the month, for every time zone and the lookback.
-		{month: "2026-03", wantFrom: utc("2026-02-27T00:00:00Z"), wantTo: utc("2026-04-03T00:00:00Z")},
-		{month: "2026-12", wantFrom: utc("2026-11-29T00:00:00Z"), wantTo: utc("2027-01-03T00:00:00Z")},
+		// What the month's report reads (report.Window): the 8-day lookback
+		// before the earliest zone's month (UTC+14), to two days after it.
+		{month: "2026-03", wantFrom: utc("2026-02-20T00:00:00Z"), wantTo: utc("2026-04-03T00:00:00Z")},
+		{month: "2026-12", wantFrom: utc("2026-11-22T00:00:00Z"), wantTo: utc("2027-01-03T00:00:00Z")},
 		{from: "2026-03-01T08:00:00+08:00", to: "2026-03-02T00:00:00Z", wantFrom: utc("2026-03-01T00:00:00Z"), wantTo: utc("2026-03-02T00:00:00Z")},
 		{from: "2026-03-01T00:00:00Z", wantFrom: utc("2026-03-01T00:00:00Z"), wantTo: time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)},
 		{to: "2026-03-01T00:00:00Z", wantFrom: time.Unix(0, 0), wantTo: utc("2026-03-01T00:00:00Z")},

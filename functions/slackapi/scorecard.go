@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/scorecard"
 	"github.com/gpusla/gpusla/sla/terms"
 )
@@ -47,10 +48,10 @@ func (h *Handler) scorecardSummary(ctx context.Context, from, to string) (string
 	}
 	export := h.export
 	if export == nil {
-		// The months with the report's lookback before them and two days
-		// after for any time zone.
-		export = h.desk.RangeExport(time.Date(fm.Year, fm.Month, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, -10),
-			time.Date(tm.Year, tm.Month, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 1, 2))
+		// What the months' reports read (report.Window).
+		from, _ := report.Window(fm.Year, fm.Month)
+		_, to := report.Window(tm.Year, tm.Month)
+		export = h.desk.RangeExport(from, to)
 	}
 	if err := app.ReadExport(ctx, export, func(r io.Reader) error { return b.ReadLog("export", r) }); err != nil {
 		return "", fmt.Errorf("scorecard: %w", err)

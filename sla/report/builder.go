@@ -24,6 +24,17 @@ import (
 // incident already open when the month began is seen with its true start.
 const lookback = 8 * 24 * time.Hour
 
+// Window is the stretch of the backend's export a month's report reads
+// (UTC): from the lookback before the earliest zone's month start (UTC+14)
+// to two days after the latest zone's month end (UTC−12), with late data.
+// Every export made for a report — the scheduled job's, `gpusla export
+// --month`, the scorecard's — uses it, so a report built from any of them
+// is the report of the whole log.
+func Window(year int, month time.Month) (from, to time.Time) {
+	start := time.Date(year, month, 1, 0, 0, 0, 0, time.UTC)
+	return start.Add(-14*time.Hour - lookback).Truncate(24 * time.Hour), start.AddDate(0, 1, 2)
+}
+
 // Options choose the month and the instant the report is as of.
 type Options struct {
 	Year  int

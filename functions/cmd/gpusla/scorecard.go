@@ -15,6 +15,7 @@ import (
 	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/sla/billing"
 	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/scorecard"
 )
 
@@ -151,8 +152,8 @@ func exportInto(cmd *cobra.Command, data string, o scorecard.Options, add func(*
 		return fmt.Errorf("--data %s: %w", data, err)
 	}
 	defer store.Close()
-	from := time.Date(o.From.Year, o.From.Month, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, -10)
-	to := time.Date(o.To.Year, o.To.Month, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 1, 2)
+	from, _ := report.Window(o.From.Year, o.From.Month) // what the months' reports read
+	_, to := report.Window(o.To.Year, o.To.Month)
 	if _, err := eventexport.Into(cmd.Context(), store, app.ExportSelect{From: from, To: to}, add); err != nil {
 		return fmt.Errorf("--data %s: %w", data, err)
 	}
