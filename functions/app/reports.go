@@ -36,7 +36,9 @@ type ReportBlobs interface {
 // writes the evidence bundle; functions/reportgen and functions/bundle do
 // it, wired in by the mains so the application does not depend on them.
 type ReportRenderer interface {
-	Render(w io.Writer, r *report.Report, format string) error
+	// Render writes r in format, with sc (nil: none) as its provider
+	// scorecard section where the format has one.
+	Render(w io.Writer, r *report.Report, format string, sc *scorecard.Scorecard) error
 	// Bundle writes the evidence zip for r from the log it was built from
 	// (reopened by open), sets r.Seal (the claim page quotes it) and
 	// returns its chain head.
@@ -374,7 +376,7 @@ func (j *ReportJob) generate(ctx context.Context, year int, month time.Month, co
 	}
 	for _, f := range formats {
 		var buf bytes.Buffer
-		if err := j.Renderer.Render(&buf, r, f); err != nil {
+		if err := j.Renderer.Render(&buf, r, f, sc); err != nil {
 			return done, fmt.Errorf("render %s: %w", f, err)
 		}
 		if err := j.Blobs.Put(ctx, prefix+"/report."+f, buf.Bytes()); err != nil {
@@ -396,7 +398,7 @@ func (j *ReportJob) generate(ctx context.Context, year int, month time.Month, co
 		}
 	}
 	var js bytes.Buffer
-	if err := j.Renderer.Render(&js, r, "json"); err != nil {
+	if err := j.Renderer.Render(&js, r, "json", nil); err != nil {
 		return done, err
 	}
 	return done, j.Blobs.Put(ctx, prefix+"/report.json", js.Bytes())

@@ -274,6 +274,20 @@ func TestReportJobStoresTheScorecard(t *testing.T) {
 		t.Errorf("gateway RTT with no results: %+v", a)
 	}
 
+	// The documents people read carry the scorecard as a section of the
+	// report, over the trailing months; the json stays the report's form
+	// (the scorecard is its own file beside it).
+	for _, name := range []string{"report.md", "report.html"} {
+		doc, _ := blobs.Get(ctx, "2026-03/alpha-c/"+name)
+		if !strings.Contains(string(doc), "Provider scorecard February 2026 to March 2026") ||
+			!strings.Contains(string(doc), "over these months beside the whole fleet") {
+			t.Errorf("%s has no scorecard section over February to March", name)
+		}
+	}
+	if js, _ := blobs.Get(ctx, "2026-03/alpha-c/report.json"); bytes.Contains(js, []byte(`"scorecard"`)) {
+		t.Errorf("report.json carries the scorecard; it is scorecard.json's")
+	}
+
 	// The report is the month's report: the one `gpusla report` builds from
 	// the same export alone.
 	var stored report.Report

@@ -16,9 +16,16 @@ import (
 // (app.ReportRenderer).
 type Renderer struct{}
 
-// Render writes r in format.
-func (Renderer) Render(w io.Writer, r *report.Report, format string) error {
-	return reportgen.Render(w, r, format, reportgen.Extras{})
+// Render writes r in format; sc (nil: none) is its provider scorecard
+// section in the documents people read (md, html, pdf). The json stays
+// the documented report form and the csv one row per node: the scorecard
+// has its own files beside them.
+func (Renderer) Render(w io.Writer, r *report.Report, format string, sc *scorecard.Scorecard) error {
+	var x reportgen.Extras
+	if format == "md" || format == "html" || format == "pdf" {
+		x.Scorecard = sc
+	}
+	return reportgen.Render(w, r, format, x)
 }
 
 // RenderScorecard writes sc in format: json, md and html as `gpusla

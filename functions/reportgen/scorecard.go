@@ -21,6 +21,11 @@ func scorecardSec(p *i18n.Printer, month string, sc *scorecard.Scorecard) *score
 	}
 	s := &scoreSec{Title: p.T("Provider scorecard %s", p.Month(month)),
 		Intro: p.T("Each provider's figures for the month beside the whole fleet (every provider's nodes together); n is how many observations a figure rests on, a figure with too few is marked so and not ranked; the rank is among the providers with enough observations.")}
+	if sc.From != sc.To {
+		// The scheduled job's scorecard over the trailing months.
+		s.Title = p.T("Provider scorecard %s to %s", p.Month(sc.From), p.Month(sc.To))
+		s.Intro = p.T("Each provider's figures over these months beside the whole fleet (every provider's nodes together); n is how many observations a figure rests on, a figure with too few is marked so and not ranked; the rank is among the providers with enough observations.")
+	}
 	s.Tables = providerTables(p, sc)
 	return s
 }
