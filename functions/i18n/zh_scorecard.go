@@ -6,7 +6,7 @@ package i18n
 // together.
 var zhScorecard = map[string]string{
 	"Provider scorecard %s": "供应商评分卡 %s",
-	"Each provider's figures for the month beside the whole fleet (every provider's nodes together); n is how many observations a figure rests on, a figure with too few is marked so and not ranked; the rank is among the providers with enough observations.": "本月各供应商的指标与整个集群（所有供应商的节点合计）并列；n 为该指标所依据的观测数，观测过少的指标会注明且不参与排名；排名只在观测足够的供应商之间进行。",
+	"Each provider's figures for the month beside the whole fleet (every provider's nodes together); n is how many observations a figure rests on, a figure with too few is marked so and not ranked; the rank is among the providers with enough observations.":     "本月各供应商的指标与整个集群（所有供应商的节点合计）并列；n 为该指标所依据的观测数，观测过少的指标会注明且不参与排名；排名只在观测足够的供应商之间进行。",
 	"Each provider's figures over these months beside the whole fleet (every provider's nodes together); n is how many observations a figure rests on, a figure with too few is marked so and not ranked; the rank is among the providers with enough observations.": "这几个月各供应商的指标与整个集群（所有供应商的节点合计）并列；n 为该指标所依据的观测数，观测过少的指标会注明且不参与排名；排名只在观测足够的供应商之间进行。",
 	"%s (%d nodes, %d GPUs)":          "%s（%d 台节点，%d 张 GPU）",
 	"all providers (%d nodes)":        "所有供应商（%d 台节点）",
