@@ -12,10 +12,12 @@ import (
 	"github.com/gpusla/gpusla/functions/i18n"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/account"
+	"github.com/gpusla/gpusla/sla/delivery"
 	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/interval"
 	"github.com/gpusla/gpusla/sla/msg"
 	"github.com/gpusla/gpusla/sla/terms"
+	"github.com/gpusla/gpusla/sla/ticket"
 )
 
 // Request says which page to build.
@@ -70,14 +72,18 @@ type TimerWords struct{ Ago, Left, Overdue string }
 // NodeView is one node's row. Provider, Contract and GPUs are empty where
 // the public view withholds them; Node is the id or, in public, the label.
 type NodeView struct {
-	Node        string    `json:"node"`
-	Provider    string    `json:"provider,omitempty"`
-	Contract    string    `json:"contract,omitempty"`
-	GPUs        string    `json:"gpus,omitempty"`
-	Zone        string    `json:"time_zone"`
-	State       string    `json:"state"` // up, unreachable, down, degraded, waiting
-	StateText   string    `json:"state_text"`
-	StateLabel  string    `json:"state_label"`
+	Node       string `json:"node"`
+	Provider   string `json:"provider,omitempty"`
+	Contract   string `json:"contract,omitempty"`
+	GPUs       string `json:"gpus,omitempty"`
+	Zone       string `json:"time_zone"`
+	State      string `json:"state"` // up, unreachable, down, degraded, waiting
+	StateText  string `json:"state_text"`
+	StateLabel string `json:"state_label"`
+	// Delivery is the node's delivery as the report judges it (team view
+	// only): when it was delivered under the contract's counts_until, how
+	// long after the order, against the target; or how long it is awaited.
+	Delivery    string    `json:"delivery,omitempty"`
 	LastHeard   string    `json:"last_heard,omitempty"`
 	LastHeardMS int64     `json:"last_heard_unix_ms,omitempty"`
 	Uptime      string    `json:"uptime_90d"`
@@ -329,6 +335,12 @@ func (h *Handler) nodeView(ctx context.Context, pr *i18n.Printer, nd *node, incs
 		nv.LastHeard, nv.LastHeardMS = pr.Zoned(st.LastReceivedAt, nd.loc), st.LastReceivedAt.UnixMilli()
 	}
 	nd.first = st.FirstHeartbeatAt
+	if nd.team && nd.tm != nil {
+		if waiting {
+			st.AcceptanceKnown = true // never heard from: nothing accepted yet
+		}
+		nv.Delivery = deliveryText(pr, nd, &st, now)
+	}
 	// The window: the last Days calendar days in the contract's zone.
 	local := now.In(nd.loc)
 	from := dayStart(local, -(Days - 1))
@@ -514,4 +526,30 @@ func dayBars(pr *i18n.Printer, down interval.Set, loc *time.Location, now, first
 		return out, 0
 	}
 	return out, 100 * float64(upSum) / float64(totSum)
+}
+
+// deliveryText is the node's delivery under its contract (sla/delivery, the
+// report's rule), as of now: delivered when, how long after the order,
+// met or breached against the target; or not delivered yet, with the
+// target's due time. Empty where it cannot be judged: no order time, or a
+// state from before acceptance was recorded under acceptance_passed (it
+// cannot tell "not accepted yet" from "accepted before it was recorded").
+func deliveryText(pr *i18n.Printer, nd *node, st *store.NodeState, now time.Time) string {
+	d := nd.tm.Delivery
+	if nd.n.OrderedAt.IsZero() || (d.CountsUntil == terms.UntilAcceptancePassed && !st.AcceptanceKnown) {
+		return ""
+	}
+	at := delivery.Instant(d, st.FirstHeartbeatAt, st.AcceptedAt)
+	v := delivery.Judge(d, nd.n.OrderedAt, at, now)
+	switch {
+	case !at.IsZero() && v.Due.IsZero():
+		return pr.T("delivered %s, %s after the order", pr.Zoned(at, nd.loc), pr.Dur(v.Took))
+	case !at.IsZero():
+		return pr.T("delivered %s, %s after the order (target %s): %s", pr.Zoned(at, nd.loc), pr.Dur(v.Took), pr.Dur(v.Due.Sub(nd.n.OrderedAt)), pr.T(v.Status))
+	case v.Due.IsZero():
+		return pr.T("not delivered: ordered %s", pr.Zoned(nd.n.OrderedAt, nd.loc))
+	case v.Status == ticket.Breached:
+		return pr.T("not delivered: ordered %s, due %s, overdue by %s", pr.Zoned(nd.n.OrderedAt, nd.loc), pr.Zoned(v.Due, nd.loc), pr.Dur(v.Late))
+	}
+	return pr.T("not delivered: ordered %s, due %s", pr.Zoned(nd.n.OrderedAt, nd.loc), pr.Zoned(v.Due, nd.loc))
 }
