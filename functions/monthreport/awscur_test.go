@@ -11,26 +11,16 @@ import (
 	"github.com/gpusla/gpusla/functions/reportgen/reportgentest"
 )
 
-const awsTerms = `contract: aws-p5
-provider: AWS
-currency: USD
-timezone: UTC
-business_hours:
-  monday: "09:00-18:00"
-uptime:
-  target: 99
-claim:
-  within_days: 30
-billing:
-  price_per_gpu_hour: 12.29
-  granularity: 1s
-prices:
-  traffic_per_gb: 0.09
-  disk_ssd_per_gb_month: 0.08
-  disk_hdd_per_gb_month: 0.045
-  object_storage_per_gb_month: 0.023
-  cross_zone_per_gb: 0.01
-`
+// awsTerms is a UTC contract at AWS's prices, the one sla/billing's CUR
+// tests judge with.
+func awsTerms(t *testing.T) string {
+	t.Helper()
+	raw, err := os.ReadFile("../../sla/billing/testdata/aws-p5.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
+}
 
 // usageObs is one usage reading of gpu-a as the event log carries it: the
 // root and data volumes as NVMe disks, ens5 having sent tx bytes.
@@ -50,7 +40,7 @@ func usageObs(id, at string, tx uint64) string {
 func TestAWSBillInEveryFormat(t *testing.T) {
 	dir := t.TempDir()
 	tf := filepath.Join(dir, "aws.yaml")
-	if err := os.WriteFile(tf, []byte(awsTerms), 0o600); err != nil {
+	if err := os.WriteFile(tf, []byte(awsTerms(t)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	events := `{"type":"node_registered","id":"r1","node":"gpu-a","contract":"aws-p5","ordered_at":"2026-03-30T00:00:00Z","hardware":{"gpu_model":"H100","gpu_count":8}}` + "\n" +
@@ -86,7 +76,7 @@ func TestAWSBillInEveryFormat(t *testing.T) {
 	}
 	// A contract in another zone than AWS's UTC months is refused, naming
 	// the bill's line.
-	if err := os.WriteFile(tf, []byte(strings.Replace(awsTerms, "timezone: UTC", "timezone: Asia/Shanghai", 1)), 0o600); err != nil {
+	if err := os.WriteFile(tf, []byte(strings.Replace(awsTerms(t), "timezone: UTC", "timezone: Asia/Shanghai", 1)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	rep2, _, err := Build(Request{Terms: []string{tf}, Events: writeLog(t, events), Month: "2026-04", AsOf: "2026-05-02T00:00:00Z"})

@@ -61,7 +61,11 @@ func TestParseAWSCUR(t *testing.T) {
 	// (each billed GB within its disk); 120 GB out billed against at most
 	// 100 GB sent: 100 × 0.09 = 9.00 due, 10.80 billed, 1.80 over; cross-AZ
 	// and S3 are priced right and cannot be verified from the node.
-	ts, err := terms.Parse("aws.yaml", []byte(awsTerms))
+	raw, err := os.ReadFile(awsTermsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := terms.Parse(awsTermsFile, raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,26 +82,9 @@ func TestParseAWSCUR(t *testing.T) {
 	}
 }
 
-const awsTerms = `contract: aws-p5
-provider: AWS
-currency: USD
-timezone: UTC
-business_hours:
-  monday: "09:00-18:00"
-uptime:
-  target: 99
-claim:
-  within_days: 30
-billing:
-  price_per_gpu_hour: 12.29
-  granularity: 1s
-prices:
-  traffic_per_gb: 0.09
-  disk_ssd_per_gb_month: 0.08
-  disk_hdd_per_gb_month: 0.045
-  object_storage_per_gb_month: 0.023
-  cross_zone_per_gb: 0.01
-`
+// awsTermsFile is a UTC contract at AWS's prices (functions/monthreport's
+// tests read it too).
+const awsTermsFile = "testdata/aws-p5.yaml"
 
 func awsReport() *report.Report {
 	ms, me := time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
