@@ -37,36 +37,8 @@ func (c *Coverage) Add(t int64) {
 			return
 		}
 	}
-	// Out of order: find the first span ending at or after t - tol.
-	i := sort.Search(n, func(i int) bool { return c.Spans[i].Last >= t-c.Tol })
-	if i == n {
-		c.Spans = append(c.Spans, Span{t, t})
-		return
-	}
-	s := &c.Spans[i]
-	if t < s.First-c.Tol {
-		c.Spans = append(c.Spans, Span{})
-		copy(c.Spans[i+1:], c.Spans[i:])
-		c.Spans[i] = Span{t, t}
-		return
-	}
-	if t < s.First {
-		s.First = t
-	}
-	if t > s.Last {
-		s.Last = t
-	}
-	// Merge following spans now within reach.
-	j := i + 1
-	for j < len(c.Spans) && c.Spans[j].First-s.Last <= c.Tol {
-		if c.Spans[j].Last > s.Last {
-			s.Last = c.Spans[j].Last
-		}
-		j++
-	}
-	if j > i+1 {
-		c.Spans = append(c.Spans[:i+1], c.Spans[j:]...)
-	}
+	// Out of order.
+	c.insert(t, t)
 }
 
 // AddSpan adds every instant of [first, last]: a heartbeat run whose
@@ -75,9 +47,16 @@ func (c *Coverage) Add(t int64) {
 // Like Add, it is idempotent and merges neighbours now within reach.
 func (c *Coverage) AddSpan(first, last int64) {
 	if first == last {
-		c.Add(first)
+		c.Add(first) // its in-order fast path
 		return
 	}
+	c.insert(first, last)
+}
+
+// insert adds [first, last] wherever it falls: into the first span ending
+// within reach of it, or as a span of its own, then merges the spans that
+// follow and are now within reach.
+func (c *Coverage) insert(first, last int64) {
 	n := len(c.Spans)
 	i := sort.Search(n, func(i int) bool { return c.Spans[i].Last >= first-c.Tol })
 	if i == n {
