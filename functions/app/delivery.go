@@ -42,28 +42,44 @@ type NodeDelivery struct {
 	Verdict     delivery.Verdict
 }
 
-// Delivery judges n's delivery as of now under its contract (the
-// report's rule). ok is false when it cannot be judged: no contract
-// loaded, no order time, or a state that cannot tell "not accepted yet"
-// from "accepted before acceptance was recorded" (watchesDelivery).
+// Delivery judges n's delivery as of now under its contract (JudgeDelivery;
+// false also when no contract is loaded).
 func (s *Service) Delivery(n store.Node, st *store.NodeState, now time.Time) (NodeDelivery, bool) {
 	tm, ok := s.contract(n)
-	if !ok || !s.watchesDelivery(n, st) {
+	if !ok {
 		return NodeDelivery{}, false
 	}
-	at := s.deliveredAt(n, st)
+	return JudgeDelivery(tm, n, st, now)
+}
+
+// JudgeDelivery judges n's delivery as of now under tm (the report's rule:
+// the delivery instant under counts_until, delivery.Judge at it). ok is
+// false when it cannot be judged: no order time, or under
+// acceptance_passed a state that cannot tell "not accepted yet" from
+// "accepted before acceptance was recorded" (a wrong verdict is worse
+// than none). The status page, which has the terms but not the service,
+// calls it too.
+func JudgeDelivery(tm *terms.Terms, n store.Node, st *store.NodeState, now time.Time) (NodeDelivery, bool) {
+	if !judgeable(tm, n, st) {
+		return NodeDelivery{}, false
+	}
+	at := delivery.Instant(tm.Delivery, st.FirstHeartbeatAt, st.AcceptedAt)
 	return NodeDelivery{CountsUntil: string(tm.Delivery.CountsUntil), DeliveredAt: at,
 		Verdict: delivery.Judge(tm.Delivery, n.OrderedAt, at, now)}, true
 }
 
+// judgeable says whether n's delivery can be judged under tm: always by
+// the first heartbeat; by the acceptance check only when the state has
+// recorded acceptance since its first batch.
+func judgeable(tm *terms.Terms, n store.Node, st *store.NodeState) bool {
+	return !n.OrderedAt.IsZero() && (tm.Delivery.CountsUntil != terms.UntilAcceptancePassed || st.AcceptanceKnown)
+}
+
 // watchesDelivery says whether the live service can judge the node's
-// delivery: always by the first heartbeat; by the acceptance check only
-// when the state has recorded acceptance since its first batch (a state
-// from before cannot tell "not accepted yet" from "accepted before it was
-// recorded", and a wrong alert is worse than none).
+// delivery (a contract loaded, judgeable).
 func (s *Service) watchesDelivery(n store.Node, st *store.NodeState) bool {
 	tm, ok := s.contract(n)
-	return ok && !n.OrderedAt.IsZero() && (tm.Delivery.CountsUntil != terms.UntilAcceptancePassed || st.AcceptanceKnown)
+	return ok && judgeable(tm, n, st)
 }
 
 // deliveryOverdue judges a node not delivered at now: true once more than

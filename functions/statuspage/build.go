@@ -12,7 +12,6 @@ import (
 	"github.com/gpusla/gpusla/functions/i18n"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/account"
-	"github.com/gpusla/gpusla/sla/delivery"
 	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/interval"
 	"github.com/gpusla/gpusla/sla/msg"
@@ -528,28 +527,25 @@ func dayBars(pr *i18n.Printer, down interval.Set, loc *time.Location, now, first
 	return out, 100 * float64(upSum) / float64(totSum)
 }
 
-// deliveryText is the node's delivery under its contract (sla/delivery, the
-// report's rule), as of now: delivered when, how long after the order,
-// met or breached against the target; or not delivered yet, with the
-// target's due time. Empty where it cannot be judged: no order time, or a
-// state from before acceptance was recorded under acceptance_passed (it
-// cannot tell "not accepted yet" from "accepted before it was recorded").
+// deliveryText is the node's delivery under its contract as of now
+// (app.JudgeDelivery, the report's rule): delivered when, how long after
+// the order, met or breached against the target; or not delivered yet,
+// with the target's due time. Empty where it cannot be judged.
 func deliveryText(pr *i18n.Printer, nd *node, st *store.NodeState, now time.Time) string {
-	d := nd.tm.Delivery
-	if nd.n.OrderedAt.IsZero() || (d.CountsUntil == terms.UntilAcceptancePassed && !st.AcceptanceKnown) {
+	d, ok := app.JudgeDelivery(nd.tm, nd.n, st, now)
+	if !ok {
 		return ""
 	}
-	at := delivery.Instant(d, st.FirstHeartbeatAt, st.AcceptedAt)
-	v := delivery.Judge(d, nd.n.OrderedAt, at, now)
+	at, v, ordered := d.DeliveredAt, d.Verdict, nd.n.OrderedAt
 	switch {
 	case !at.IsZero() && v.Due.IsZero():
 		return pr.T("delivered %s, %s after the order", pr.Zoned(at, nd.loc), pr.Dur(v.Took))
 	case !at.IsZero():
-		return pr.T("delivered %s, %s after the order (target %s): %s", pr.Zoned(at, nd.loc), pr.Dur(v.Took), pr.Dur(v.Due.Sub(nd.n.OrderedAt)), pr.T(v.Status))
+		return pr.T("delivered %s, %s after the order (target %s): %s", pr.Zoned(at, nd.loc), pr.Dur(v.Took), pr.Dur(v.Due.Sub(ordered)), pr.T(v.Status))
 	case v.Due.IsZero():
-		return pr.T("not delivered: ordered %s", pr.Zoned(nd.n.OrderedAt, nd.loc))
+		return pr.T("not delivered: ordered %s", pr.Zoned(ordered, nd.loc))
 	case v.Status == ticket.Breached:
-		return pr.T("not delivered: ordered %s, due %s, overdue by %s", pr.Zoned(nd.n.OrderedAt, nd.loc), pr.Zoned(v.Due, nd.loc), pr.Dur(v.Late))
+		return pr.T("not delivered: ordered %s, due %s, overdue by %s", pr.Zoned(ordered, nd.loc), pr.Zoned(v.Due, nd.loc), pr.Dur(v.Late))
 	}
-	return pr.T("not delivered: ordered %s, due %s", pr.Zoned(nd.n.OrderedAt, nd.loc), pr.Zoned(v.Due, nd.loc))
+	return pr.T("not delivered: ordered %s, due %s", pr.Zoned(ordered, nd.loc), pr.Zoned(v.Due, nd.loc))
 }
