@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/probe/wire"
 )
@@ -60,8 +61,9 @@ func remoteAdmin(ctx context.Context, base, path string, body, out any) error {
 		if json.Unmarshal(raw, &we) != nil || we.Error == "" {
 			return fmt.Errorf("--server %s answered %s", base, resp.Status)
 		}
-		if f, msg, ok := strings.Cut(we.Error, ": "); ok && we.Field != "" && f == we.Field && we.Field != "node" {
-			return fmt.Errorf("--%s: %s", strings.ReplaceAll(we.Field, "_", "-"), msg)
+		if msg, ok := strings.CutPrefix(we.Error, we.Field+": "); ok && we.Field != "" && we.Field != "node" {
+			// Worded as the local command words it (flagError).
+			return flagError(&app.Error{Field: we.Field, Msg: msg})
 		}
 		return fmt.Errorf("server refused (%s): %s", resp.Status, we.Error)
 	}
