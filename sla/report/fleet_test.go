@@ -96,21 +96,7 @@ func TestFleetFindingUnderTheExampleContractIsNotCounted(t *testing.T) {
 
 func buildFleet(t *testing.T, tm []*terms.Terms) *Report {
 	t.Helper()
-	b, err := NewBuilder(tm, Options{Year: 2026, Month: time.March, AsOf: time.Date(2026, 4, 5, 0, 0, 0, 0, time.UTC)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs := fleetLog()
-	for i := range evs {
-		if err := b.Add(&evs[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return buildFrom(t, tm, Options{Year: 2026, Month: time.March, AsOf: time.Date(2026, 4, 5, 0, 0, 0, 0, time.UTC)}, fleetLog())
 }
 
 // A slowly cooling node: six H200 nodes burn every day of March at 03:00
@@ -143,19 +129,7 @@ func TestSlowlyCoolingNodeDrifts(t *testing.T) {
 					{Name: "gpu.bw.h2d", Category: events.CategoryPerformance, Verdict: events.Pass, Number: &h2d, Unit: "GB/s", GPU: &g}}})
 		}
 	}
-	b, err := NewBuilder(loadTerms(t), Options{Year: 2026, Month: time.March, AsOf: time.Date(2026, 4, 5, 0, 0, 0, 0, time.UTC)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range l.Events {
-		if err := b.Add(&l.Events[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := buildFrom(t, loadTerms(t), Options{Year: 2026, Month: time.March, AsOf: time.Date(2026, 4, 5, 0, 0, 0, 0, time.UTC)}, l.Events)
 	if r.Fleet == nil || len(r.Fleet.Drift) != 12 || len(r.Fleet.Findings) != 0 {
 		t.Fatalf("fleet = %+v", r.Fleet)
 	}

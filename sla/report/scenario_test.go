@@ -316,3 +316,22 @@ func outageRows(n *Node) string {
 	}
 	return strings.Join(rows, " ")
 }
+
+// buildFrom builds the report of opts from evs under tm.
+func buildFrom(t *testing.T, tm []*terms.Terms, opts Options, evs []events.Event) *Report {
+	t.Helper()
+	b, err := NewBuilder(tm, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range evs {
+		if err := b.Add(&evs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}

@@ -29,19 +29,7 @@ func TestUsageReadingsInTheReport(t *testing.T) {
 	reading(start.Add(12*time.Hour), "physical=1&default_route=1&rx_bytes=0&tx_bytes=7000000000")
 	reading(start.Add(24*time.Hour), "physical=1&default_route=1&rx_bytes=0&tx_bytes=x")
 	reading(start.Add(36*time.Hour), "physical=1&default_route=1&rx_bytes=0&tx_bytes=9000000000")
-	b, err := NewBuilder(loadTerms(t), Options{Year: 2026, Month: 3, AsOf: start.Add(48 * time.Hour)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range l.Events {
-		if err := b.Add(&l.Events[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := buildFrom(t, loadTerms(t), Options{Year: 2026, Month: 3, AsOf: start.Add(48 * time.Hour)}, l.Events)
 	u := r.Nodes[0].Usage
 	if u == nil || u.Readings != 3 || len(u.Disks) != 1 || !u.Disks[0].System {
 		t.Fatalf("usage %+v", u)
