@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
-	"github.com/gpusla/gpusla/functions/i18n"
+	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/functions/refusal"
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/notify/chantext"

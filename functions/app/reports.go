@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gpusla/gpusla/functions/i18n"
+	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/events"
@@ -500,7 +500,7 @@ func (j *ReportJob) marked(ctx context.Context, name string) (bool, error) {
 }
 
 // Summary is the Slack text of a contract's month in lang (the contract's
-// report.lang): every sentence from the message catalog (functions/i18n),
+// report.lang): every sentence from the message catalog (sla/i18n),
 // numbers and the claim deadline in the locale's forms.
 func Summary(r *report.Report, head string, lang i18n.Lang) string {
 	p := i18n.New(lang)

@@ -17,7 +17,7 @@ import (
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
 	"github.com/gpusla/gpusla/functions/bundle"
-	"github.com/gpusla/gpusla/functions/i18n"
+	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/functions/statuspage"
 	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/blob"

@@ -21,7 +21,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/gpusla/gpusla/functions/reportgen"
+	"github.com/gpusla/gpusla/functions/document"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/report"
 )
@@ -319,7 +319,7 @@ func Write(w io.Writer, r *report.Report, log LogSource) (*Manifest, error) {
 	if err := report.JSON(&rj, r); err != nil {
 		return nil, err
 	}
-	if err := reportgen.Render(&rh, r, "html", reportgen.Extras{}); err != nil {
+	if err := document.Render(&rh, r, "html", document.Extras{}); err != nil {
 		return nil, err
 	}
 	files := []struct {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpusla/gpusla/functions/reportgen/reportgentest"
+	"github.com/gpusla/gpusla/functions/document/documenttest"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/report"
 )
@@ -33,11 +33,11 @@ func claimBundle(t *testing.T) ([]byte, *Manifest) {
 }
 
 func buildClaimBundle(t *testing.T) ([]byte, *Manifest) {
-	tm, err := reportgentest.Terms()
+	tm, err := documenttest.Terms()
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := reportgentest.ClaimMonth()
+	l := documenttest.ClaimMonth()
 	var logBuf bytes.Buffer
 	w := events.NewWriter(&logBuf)
 	for i := range l.Events {
@@ -48,7 +48,7 @@ func buildClaimBundle(t *testing.T) ([]byte, *Manifest) {
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	b, err := report.NewBuilder(tm, report.Options{Year: 2026, Month: time.November, AsOf: reportgentest.ClaimAsOf})
+	b, err := report.NewBuilder(tm, report.Options{Year: 2026, Month: time.November, AsOf: documenttest.ClaimAsOf})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,16 +3,14 @@ package bundle
 import (
 	"io"
 
-	"github.com/gpusla/gpusla/functions/i18n"
-	"github.com/gpusla/gpusla/functions/reportgen"
-	"github.com/gpusla/gpusla/functions/scorecardgen"
+	"github.com/gpusla/gpusla/functions/document"
+	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/scorecard"
 )
 
-// Renderer renders reports (functions/reportgen) and scorecards
-// (functions/scorecardgen; the PDF is reportgen's, the report's fonts and
-// tables) and writes evidence bundles for the application's monthly job
+// Renderer renders reports and scorecards (functions/document) and writes
+// evidence bundles for the application's monthly job
 // (app.ReportRenderer).
 type Renderer struct{}
 
@@ -21,20 +19,20 @@ type Renderer struct{}
 // the documented report form and the csv one row per node: the scorecard
 // has its own files beside them.
 func (Renderer) Render(w io.Writer, r *report.Report, format string, sc *scorecard.Scorecard) error {
-	var x reportgen.Extras
+	var x document.Extras
 	if format == "md" || format == "html" || format == "pdf" {
 		x.Scorecard = sc
 	}
-	return reportgen.Render(w, r, format, x)
+	return document.Render(w, r, format, x)
 }
 
 // RenderScorecard writes sc in format: json, md and html as `gpusla
 // scorecard` writes them, pdf in lang.
 func (Renderer) RenderScorecard(w io.Writer, sc *scorecard.Scorecard, format string, lang i18n.Lang) error {
 	if format == "pdf" {
-		return reportgen.ScorecardPDF(w, sc, lang)
+		return document.ScorecardPDF(w, sc, lang)
 	}
-	return scorecardgen.Render(w, sc, format)
+	return document.RenderScorecard(w, sc, format)
 }
 
 // Bundle writes the evidence zip and returns its chain head.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpusla/gpusla/functions/reportgen/reportgentest"
+	"github.com/gpusla/gpusla/functions/document/documenttest"
 	"github.com/gpusla/gpusla/sla/report"
 )
 
@@ -15,12 +15,12 @@ import (
 // bundles the runs that bound each counted outage, verifies, and a changed
 // run line is caught.
 func TestBundleOfHeartbeatRunsVerifies(t *testing.T) {
-	tm, err := reportgentest.Terms()
+	tm, err := documenttest.Terms()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var log bytes.Buffer
-	if err := reportgentest.FleetRuns(2, 2026, time.March).WriteLog(&log); err != nil {
+	if err := documenttest.FleetRuns(2, 2026, time.March).WriteLog(&log); err != nil {
 		t.Fatal(err)
 	}
 	b, err := report.NewBuilder(tm, report.Options{Year: 2026, Month: time.March, AsOf: time.Date(2026, 4, 2, 0, 0, 0, 0, time.UTC)})

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpusla/gpusla/functions/reportgen/reportgentest"
+	"github.com/gpusla/gpusla/functions/document/documenttest"
 )
 
 // awsTerms is a UTC contract at AWS's prices, the one sla/billing's CUR
@@ -61,7 +61,7 @@ func TestAWSBillInEveryFormat(t *testing.T) {
 			}
 			text := buf.String()
 			if f == "pdf" {
-				text = reportgentest.PDFText(t, buf.Bytes())
+				text = documenttest.PDFText(t, buf.Bytes())
 			}
 			over := map[string]string{"en": "over-billed by 1.80 USD", "zh": "多计 1.80 USD"}[lang]
 			if f == "json" || f == "csv" {

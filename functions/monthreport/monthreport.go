@@ -17,8 +17,8 @@ import (
 
 	"github.com/gpusla/gpusla/functions/atomicfile"
 	"github.com/gpusla/gpusla/functions/bundle"
-	"github.com/gpusla/gpusla/functions/i18n"
-	"github.com/gpusla/gpusla/functions/reportgen"
+	"github.com/gpusla/gpusla/sla/i18n"
+	"github.com/gpusla/gpusla/functions/document"
 	"github.com/gpusla/gpusla/sla/billing"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/scorecard"
@@ -168,7 +168,7 @@ func readEvents(b logReader, path string) error {
 
 // Output says how to write a report.
 type Output struct {
-	Format string // json, md, csv, html or pdf (reportgen.Render)
+	Format string // json, md, csv, html or pdf (document.Render)
 	Bill   string // provider's bill (CSV, docs/bills.md: the node form or the itemized one) to judge; "" for none
 	// BillFormat is Bill's form: "" or "gpusla" (docs/bills.md's CSV), or
 	// "aws-cur" (an AWS Cost and Usage Report CSV).
@@ -222,14 +222,14 @@ func Write(rep *report.Report, o Output) error {
 	if err := o.Check(); err != nil {
 		return err
 	}
-	x := reportgen.Extras{Lang: l, BOM: o.BOM, Scorecard: o.Scorecard}
+	x := document.Extras{Lang: l, BOM: o.BOM, Scorecard: o.Scorecard}
 	if o.Bill != "" {
 		if x.Bill, x.Lines, err = JudgeBillAs(rep, o.Terms, o.Bill, o.BillFormat); err != nil {
 			return err
 		}
 	}
 	var buf bytes.Buffer
-	if err := reportgen.Render(&buf, rep, o.Format, x); err != nil {
+	if err := document.Render(&buf, rep, o.Format, x); err != nil {
 		return err
 	}
 	return Emit(o.Stdout, o.Path, buf.Bytes())

@@ -3,7 +3,7 @@ package replacement
 import (
 	"fmt"
 
-	"github.com/gpusla/gpusla/functions/i18n"
+	"github.com/gpusla/gpusla/sla/i18n"
 )
 
 // Lang is the language of a ticket text.

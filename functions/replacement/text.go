@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gpusla/gpusla/functions/i18n"
+	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/msg"
 	"github.com/gpusla/gpusla/sla/terms"
 )
@@ -26,7 +26,7 @@ type TextInput struct {
 const maxLines = 12
 
 // Text renders the ticket text in lang. Every sentence is one entry of the
-// message catalog (functions/i18n, keyed by the English sentence); the
+// message catalog (sla/i18n, keyed by the English sentence); the
 // values in it (ids, measured values, criteria) are the probe's own and
 // stay as measured.
 func Text(in TextInput, lang Lang) (string, error) {

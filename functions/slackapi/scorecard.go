@@ -5,19 +5,18 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/notify/chantext"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/scorecard"
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
 // scorecardSummary builds the provider scorecard of from..to with the
-// desk's contracts from the backend's export, and renders its comparison
-// table as Slack text: one line per headline figure, every provider's
-// measured figure with its rank and observations.
+// desk's contracts from the backend's export, and answers with its
+// comparison as Slack text (chantext.Scorecard).
 func (h *Handler) scorecardSummary(ctx context.Context, from, to string) (string, error) {
 	fm, err := scorecard.ParseMonth(from)
 	if err != nil {
@@ -60,40 +59,5 @@ func (h *Handler) scorecardSummary(ctx context.Context, from, to string) (string
 	if err != nil {
 		return "", err
 	}
-	var s strings.Builder
-	fmt.Fprintf(&s, "*Provider scorecard %s to %s* (as of %s): rank among providers with enough observations, figure, n\n", sc.From, sc.To, sc.AsOf)
-	if len(sc.Providers) == 0 {
-		s.WriteString("No node was in service in these months.")
-		return s.String(), nil
-	}
-	for ci, c := range sc.Table.Columns {
-		fmt.Fprintf(&s, "• *%s* — %s (%s is better):", c.Dimension, c.Title, c.Better)
-		for i, r := range sc.Table.Rows {
-			sep := " "
-			if i > 0 {
-				sep = " · "
-			}
-			fmt.Fprintf(&s, "%s%s %s", sep, r.Provider, strings.ReplaceAll(scorecard.Cell(r.Cells[ci]), "**", "*"))
-		}
-		s.WriteString("\n")
-	}
-	n := 0
-	if len(sc.Fleet.Findings) > 0 {
-		fmt.Fprintf(&s, ":snail: %d GPU figures slower than their siblings:", len(sc.Fleet.Findings))
-		for _, f := range sc.Fleet.Findings {
-			if n == 10 {
-				s.WriteString(" …")
-				break
-			}
-			fmt.Fprintf(&s, " %s %s GPU %d;", f.Node, f.Figure, f.GPU)
-			n++
-		}
-		s.WriteString("\n")
-	}
-	s.WriteString("The full scorecard: `gpusla scorecard --format html`.")
-	out := s.String()
-	if len(out) > slackMax {
-		out = strings.ToValidUTF8(out[:slackMax], "") + "\n… (truncated)"
-	}
-	return out, nil
+	return chantext.Scorecard(sc, slackMax), nil
 }

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
-	"github.com/gpusla/gpusla/functions/i18n"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/account"
+	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/interval"
 	"github.com/gpusla/gpusla/sla/msg"

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpusla/gpusla/functions/i18n"
 	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/terms"
 )
 

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gpusla/gpusla/functions/i18n"
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/terms"
 	"github.com/gpusla/gpusla/sla/ticket"

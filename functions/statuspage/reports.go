@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/gpusla/gpusla/functions/i18n"
+	"github.com/gpusla/gpusla/sla/i18n"
 )
 
 // ReportRow is one contract's stored month with its files.

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gpusla/gpusla/functions/i18n"
-	"github.com/gpusla/gpusla/functions/scoretext"
+	"github.com/gpusla/gpusla/sla/i18n"
+
 	"github.com/gpusla/gpusla/infra/blob"
 	"github.com/gpusla/gpusla/sla/scorecard"
 )
@@ -120,7 +120,7 @@ func (h *Handler) scorecardView(ctx context.Context, pr *i18n.Printer, p *Page, 
 			loc = tm.Calendar.Loc
 		}
 	}
-	v := &ScoreView{Title: scoretext.Title(pr, best.From, best.To), From: best.From, To: best.To,
+	v := &ScoreView{Title: pr.ScorecardTitle(best.From, best.To), From: best.From, To: best.To,
 		AsOf: pr.Zoned(bestAt, loc), Zone: loc.String(),
 		Note: pr.T("As of %s; %d events read. Each cell: the measured figure, its rank among the providers with enough observations (1 = best) and n, the observations it rests on; a figure with too few is marked so and not ranked. No single score.",
 			pr.Zoned(bestAt, loc), best.Events)}
@@ -136,13 +136,13 @@ func (h *Handler) scorecardView(ctx context.Context, pr *i18n.Printer, p *Page, 
 		if c.Better == scorecard.Higher {
 			better = pr.T("higher is better")
 		}
-		v.Columns = append(v.Columns, ScoreColumn{Key: c.Key, Dimension: scoretext.Dimension(pr, c.Dimension), Title: pr.T(c.Title), Better: better})
+		v.Columns = append(v.Columns, ScoreColumn{Key: c.Key, Dimension: pr.Dimension(c.Dimension), Title: pr.T(c.Title), Better: better})
 	}
 	for _, r := range best.Table.Rows {
 		row := ScoreRow{Provider: r.Provider}
 		for _, f := range r.Cells {
-			row.Cells = append(row.Cells, ScoreCell{Value: scoretext.Value(pr, f), N: f.N, MinN: f.MinN, TooFew: f.TooFew, Rank: f.Rank, Ranked: f.Ranked,
-				Text: scoretext.Cell(pr, f), RankText: scoretext.Rank(pr, f), Best: f.Rank == 1})
+			row.Cells = append(row.Cells, ScoreCell{Value: pr.FigureValue(f), N: f.N, MinN: f.MinN, TooFew: f.TooFew, Rank: f.Rank, Ranked: f.Ranked,
+				Text: pr.FigureCell(f), RankText: pr.FigureRank(f), Best: f.Rank == 1})
 		}
 		v.Rows = append(v.Rows, row)
 	}

@@ -7,7 +7,7 @@
 // them there (status_page), each under a label, with what the terms let
 // it show and nothing else: no node name, provider, contract, address,
 // evidence text or ticket reference, in the HTML, its JSON or any link.
-// Both are written in English or Chinese (functions/i18n). One
+// Both are written in English or Chinese (sla/i18n). One
 // self-contained HTML page (inline CSS, bars made of divs, a few lines of
 // inline script for the timers) and its data as JSON, mounted by `gpusla
 // serve` and by the status Lambda's Function URL alike.
@@ -31,10 +31,10 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
-	"github.com/gpusla/gpusla/functions/i18n"
 	"github.com/gpusla/gpusla/infra/blob"
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/terms"
 	"github.com/gpusla/gpusla/sla/ticket"
 )

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpusla/gpusla/functions/i18n"
 	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/terms"
 )
 

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -265,46 +264,4 @@ func (b *Builder) providerStatus(tm *terms.Terms, nodes []Node) *ProviderStatus 
 	byStart(ps.Acknowledged)
 	byStart(ps.Unacknowledged)
 	return ps
-}
-
-// providerMarkdown writes a contract's status page comparison in the plain
-// English Markdown form.
-func providerMarkdown(b *strings.Builder, c *Contract) {
-	ps := c.ProviderStatus
-	fmt.Fprintf(b, "\n## Provider status page: %s (%s)\n\n", cell(c.Provider), c.Contract)
-	fmt.Fprintf(b, "%s (%s), matched with %s slack either side. Acknowledgement is listed only: it never changes what is counted.\n\n", ps.URL, ps.Format, dur(ps.SlackSeconds))
-	if p := ps.Polled; p != nil {
-		fmt.Fprintf(b, "- Read from %s to %s (%d fetches, %d failed)\n", p.From, p.To, p.Fetches, p.Failures)
-	} else {
-		b.WriteString("- The log has no record of the page being read\n")
-	}
-	if ps.Ignored > 0 {
-		fmt.Fprintf(b, "- %d incidents matched none of the keywords (%s) and are left out\n", ps.Ignored, strings.Join(ps.Keywords, ", "))
-	}
-	ackList := func(title string, l []OutageAck) {
-		fmt.Fprintf(b, "\n%s: %d\n", title, len(l))
-		for _, a := range l {
-			what := a.Kind
-			if a.Check != "" {
-				what += " " + a.Check
-			}
-			fmt.Fprintf(b, "- %s %s %s to %s (%s counted)", a.Node, what, a.Start, a.End, dur(a.CountedSeconds))
-			if len(a.Incidents) > 0 {
-				b.WriteString(": " + strings.Join(a.Incidents, ", "))
-			}
-			b.WriteString("\n")
-		}
-	}
-	ackList("Measured outages the provider acknowledged", ps.Acknowledged)
-	ackList("Measured outages the provider never acknowledged", ps.Unacknowledged)
-	fmt.Fprintf(b, "\nProvider incidents the probes did not see: %d\n", len(ps.Unseen))
-	for _, id := range ps.Unseen {
-		fmt.Fprintf(b, "- %s\n", id)
-	}
-	if len(ps.Incidents) > 0 {
-		b.WriteString("\n| provider incident | title | status | start | resolved | outages overlapping |\n|---|---|---|---|---|---|\n")
-		for _, i := range ps.Incidents {
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %d |\n", cell(i.ID), cell(i.Title), orDash(i.Status), i.Start, orDash(i.End), i.Outages)
-		}
-	}
 }

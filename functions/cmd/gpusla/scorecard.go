@@ -9,9 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/document"
 	"github.com/gpusla/gpusla/functions/eventexport"
 	"github.com/gpusla/gpusla/functions/monthreport"
-	"github.com/gpusla/gpusla/functions/scorecardgen"
 	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/sla/billing"
 	"github.com/gpusla/gpusla/sla/events"
@@ -44,7 +44,7 @@ to --to.`,
 			if (eventsFile == "") == (data == "") {
 				return fmt.Errorf("give one of --events FILE or --data DIR")
 			}
-			if err := scorecardgen.CheckFormat(format); err != nil {
+			if err := document.CheckScorecardFormat(format); err != nil {
 				return err
 			}
 			opts, err := scorecardOptions(from, to, asOf, billFile)
@@ -77,7 +77,7 @@ to --to.`,
 				return err
 			}
 			var buf bytes.Buffer
-			if err := scorecardgen.Render(&buf, sc, format); err != nil {
+			if err := document.RenderScorecard(&buf, sc, format); err != nil {
 				return err
 			}
 			return monthreport.Emit(cmd.OutOrStdout(), output, buf.Bytes())

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpusla/gpusla/functions/reportgen/reportgentest"
+	"github.com/gpusla/gpusla/functions/document/documenttest"
 )
 
 func runCLI(t *testing.T, args ...string) (string, error) {
@@ -32,7 +32,7 @@ func TestBundleVerifyAndReportFormatsCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := reportgentest.ClaimMonth().WriteLog(f); err != nil {
+	if err := documenttest.ClaimMonth().WriteLog(f); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()

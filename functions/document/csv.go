@@ -1,0 +1,111 @@
+package document
+
+import (
+	"encoding/csv"
+	"io"
+	"strconv"
+
+	"github.com/gpusla/gpusla/sla/billing"
+	"github.com/gpusla/gpusla/sla/report"
+)
+
+// BOM is the UTF-8 byte order mark; Excel reads a CSV file as UTF-8 only
+// when it starts with one (otherwise, in a Chinese locale, as GBK).
+const BOM = "\ufeff"
+
+// writeCSV writes one row per node, for spreadsheets. In English the header is
+// the documented machine names (docs/report.md); in another language it is
+// their translation, for the people who open the sheet. Values stay plain
+// in every language (no digit grouping, machine words for statuses, RFC
+// 3339 times) so a spreadsheet reads numbers as numbers.
+func writeCSV(w io.Writer, r *report.Report, d *doc, bom bool) error {
+	if bom {
+		if _, err := io.WriteString(w, BOM); err != nil {
+			return err
+		}
+	}
+	cw := csv.NewWriter(w)
+	head := []string{"month", "contract", "provider", "node", "gpu_model", "gpus", "period_seconds", "excluded_seconds",
+		"uptime_target_percent", "uptime_observed_percent", "uptime_claimable_percent", "observed_outage_seconds",
+		"claimable_outage_seconds", "outages", "tickets", "tickets_breached", "delivery_status", "delivery_seconds",
+		"charge", "credit_percent", "credit_capped", "claim", "currency", "claim_deadline", "downtime_credit"}
+	if err := cw.Write(csvHead(d, head)); err != nil {
+		return err
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	i := func(v int64) string { return strconv.FormatInt(v, 10) }
+	for k := range r.Nodes {
+		n := &r.Nodes[k]
+		row := []string{r.Month, n.Contract, n.Provider, n.Node, n.Hardware.GPUModel, strconv.Itoa(n.Hardware.GPUCount),
+			i(n.Period.Seconds), i(n.Period.ExcludedSeconds), f(n.Uptime.TargetPercent), f(n.Uptime.ObservedPercent),
+			f(n.Uptime.ClaimablePercent), i(n.Uptime.ObservedOutageSeconds), i(n.Uptime.ClaimableOutageSeconds),
+			strconv.Itoa(len(n.Outages)), strconv.Itoa(len(n.Tickets)), strconv.Itoa(breached(n)), n.Delivery.Status,
+			i(n.Delivery.Seconds), strconv.FormatFloat(n.Billing.Charge, 'f', 2, 64), f(n.Credit.Percent),
+			strconv.FormatBool(n.Credit.Capped), strconv.FormatFloat(n.Credit.Amount, 'f', 2, 64), n.Currency, n.ClaimDeadline,
+			strconv.FormatFloat(n.Credit.DowntimeAmount, 'f', 2, 64)}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	if d.Full != nil {
+		if err := csvLines(w, cw, d); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// csvHead is the header in the document's language: the machine names in
+// English, their translation otherwise.
+func csvHead(d *doc, head []string) []string {
+	if d.P.Lang == "en" {
+		return head
+	}
+	out := make([]string, len(head))
+	for i, h := range head {
+		out[i] = d.P.T("csv:" + h)
+	}
+	return out
+}
+
+// csvLines writes the bill judged line by line as a second table, after a
+// blank line: one row per bill line, machine values, sentences translated.
+func csvLines(w io.Writer, cw *csv.Writer, d *doc) error {
+	cw.Flush()
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return err
+	}
+	head := []string{"bill_line", "node", "kind", "quantity", "billed_amount", "currency", "expected_amount", "over_amount", "verdict", "why", "evidence_needed"}
+	if err := cw.Write(csvHead(d, head)); err != nil {
+		return err
+	}
+	money := func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+	for _, j := range d.Full.Items {
+		// English keeps the JSON's own sentences, number for number.
+		why, needed := j.Why, j.Needed
+		if d.P.Lang != "en" {
+			why, needed = d.P.Texts(j.WhyText), d.P.Text(j.NeededText)
+		}
+		exp := ""
+		if j.Expected != nil {
+			exp = money(*j.Expected)
+		}
+		if err := cw.Write([]string{strconv.Itoa(j.Line), j.Node, j.Kind, strconv.FormatFloat(j.Quantity, 'f', -1, 64), money(j.Billed), j.Currency,
+			exp, money(j.Over), j.Verdict, why, needed}); err != nil {
+			return err
+		}
+	}
+	// Rows of an imported bill that were read but not judged, one row per
+	// reason, so the file's total is accounted for.
+	for _, l := range d.Full.LeftOut {
+		why := l.Reason
+		if d.P.Lang != "en" {
+			why = d.P.Text(l.Text)
+		}
+		if err := cw.Write([]string{"", "", "", strconv.Itoa(l.Rows), money(l.Amount), l.Currency, "", "", billing.VerdictNotJudged, why, ""}); err != nil {
+			return err
+		}
+	}
+	return nil
+}

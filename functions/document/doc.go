@@ -1,0 +1,474 @@
+package document
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gpusla/gpusla/sla/billing"
+	"github.com/gpusla/gpusla/sla/i18n"
+	"github.com/gpusla/gpusla/sla/report"
+)
+
+// doc is the report laid out once, in the reader's language: every
+// heading, label and sentence already translated, every figure formatted
+// for the locale. Markdown, HTML and PDF each draw it; only the drawing
+// differs, so the three say the same in every language.
+type doc struct {
+	P      *i18n.Printer
+	Lang   string // BCP 47, for <html lang>
+	Title  string
+	Intro  string
+	Totals []string // total claim, one entry per currency
+	Claims []claimPage
+	// Summary tables: by contract, by node, the bill's reconciliation.
+	Contracts, Nodes table
+	Bill             *table
+	// Lines is the bill judged line by line (Extras.Lines) and Full the
+	// judgment itself, whose CSV keeps machine values.
+	Lines *linesSec
+	Full  *billing.Full
+	Fleet *fleetSec
+	Score *scoreSec
+	// Status compares each contract's provider status page with the
+	// measured outages (provider.go).
+	Status   []statusSec
+	Legend   []legendItem
+	NodeSecs []nodeSec
+	Footer   string
+}
+
+type table struct {
+	Title  string
+	Head   []string
+	Rows   [][]string
+	Widths []float64 // relative column widths (PDF)
+	Num    []bool    // right-aligned numeric columns (HTML)
+	Bad    [][]bool  // cells to mark (HTML)
+}
+
+type field struct{ Label, Value string }
+
+// linesSec is a bill judged line by line: the totals per currency, then
+// every line with its verdict, why, and the evidence that would settle it.
+type linesSec struct {
+	Title  string
+	Totals []string
+	Table  table
+}
+
+// claimPage is the first page of a contract's claim: who claims what from
+// whom, on which clauses, by when, and the evidence it rests on.
+type claimPage struct {
+	Contract string
+	Title    string
+	Fields   []field
+	Breaches table
+	Request  string // the sentence that asks for the credit
+	Evidence []field
+	Note     string
+}
+
+type card struct {
+	Label, Value, Note string
+	Good, Bad          bool
+}
+
+type legendItem struct{ Class, Label string }
+
+type nodeSec struct {
+	ID        string
+	Heading   string
+	Sub       string
+	Para      string
+	Cards     []card
+	Penalties []string
+	Chart     chartData
+	Daily     string // chart titles
+	Timeline  string
+	Outages   *table
+	Maint     *table
+	Tickets   *table
+	Quality   []string
+	QTitle    string
+	Usage     []string // the probe's usage readings (usageLines)
+	UTitle    string
+}
+
+func (t *table) add(cells ...string) { t.Rows = append(t.Rows, cells) }
+
+// newDoc lays out r in x's language.
+func newDoc(r *report.Report, x Extras) (*doc, error) {
+	p := i18n.New(langOf(r, x))
+	d := &doc{P: p, Lang: map[i18n.Lang]string{i18n.EN: "en", i18n.ZH: "zh-Hans"}[p.Lang]}
+	d.Title = p.T("SLA report %s", p.Month(r.Month))
+	d.Intro = p.T("As of %s. Read %d events (%d duplicates ignored, %d after the as-of instant left out). Each contract's month is its calendar month in its own time zone; times are in that zone.",
+		p.Stamp(r.AsOf), r.Input.Events, r.Input.Duplicates, r.Input.AfterAsOf)
+	sums := map[string]float64{}
+	for _, c := range r.Contracts {
+		sums[c.Currency] += c.Claim
+	}
+	d.Totals = p.Totals(sums)
+	for i := range r.Contracts {
+		d.Claims = append(d.Claims, claim(p, r, &r.Contracts[i]))
+	}
+	d.Contracts = table{Title: p.T("Claims by provider"), Widths: []float64{12, 18, 16, 6, 7, 9, 9, 7, 14, 13, 16},
+		Head: []string{p.T("contract"), p.T("provider"), p.T("month (time zone)"), p.T("nodes"), p.T("below target"), p.T("outage observed"),
+			p.T("outage claimable"), p.T("tickets breached"), p.T("charge"), p.T("claim"), p.T("claim by")},
+		Num: []bool{false, false, false, true, true, true, true, true, true, true, false}}
+	for _, c := range r.Contracts {
+		d.Contracts.add(c.Contract, c.Provider, p.Day(c.MonthStart)+" – "+p.Day(c.MonthEnd)+" ("+c.TimeZone+")", p.Num(float64(c.Nodes), 0),
+			p.Num(float64(c.NodesBelow), 0), p.Secs(c.ObservedSeconds), p.Secs(c.ClaimSeconds), p.Num(float64(c.TicketsBreached), 0),
+			p.Money(c.Charge, c.Currency), p.Money(c.Claim, c.Currency), p.Stamp(c.ClaimDeadline))
+	}
+	d.Nodes = table{Title: p.T("Nodes"), Widths: []float64{12, 12, 18, 9, 9, 7, 7, 7, 9, 7, 12},
+		Head: []string{p.T("node"), p.T("contract"), p.T("GPUs"), p.T("uptime claimable %%"), p.T("observed %%"), p.T("target %%"),
+			p.T("outages"), p.T("tickets breached"), p.T("delivery"), p.T("credit %%"), p.T("claim")},
+		Num: []bool{false, false, false, true, true, true, true, true, false, true, true}}
+	for i := range r.Nodes {
+		n := &r.Nodes[i]
+		d.Nodes.add(n.Node, n.Contract, fmt.Sprintf("%d × %s", n.Hardware.GPUCount, n.Hardware.GPUModel), p.Num(n.Uptime.ClaimablePercent, 4),
+			p.Num(n.Uptime.ObservedPercent, 4), p.Num(n.Uptime.TargetPercent, -1), p.Num(float64(len(n.Outages)), 0),
+			p.Num(float64(breached(n)), 0), p.Word(n.Delivery.Status), p.Num(n.Credit.Percent, -1), p.Money(n.Credit.Amount, n.Currency))
+		d.Nodes.Bad = append(d.Nodes.Bad, []bool{false, false, false, !n.Uptime.Met})
+	}
+	if x.Bill != nil {
+		d.Bill = billTable(p, x.Bill)
+	}
+	if x.Lines != nil {
+		d.Lines, d.Full = linesSection(p, x.Lines), x.Lines
+	}
+	d.Fleet = fleet(p, r.Fleet)
+	d.Score = scorecardSec(p, r.Month, x.Scorecard)
+	d.Status = statusSections(p, r)
+	d.Legend = []legendItem{{bandUp, p.T("up")}, {bandCounted, p.T("outage counted")}, {bandObserved, p.T("down or unreachable, not counted")},
+		{bandExcluded, p.T("maintenance excluded")}, {"maint-late", p.T("maintenance without enough notice")}, {bandOff, p.T("not in service")},
+		{"ticket-breached", p.T("ticket breached")}, {"ticket", p.T("ticket within target")}}
+	for i := range r.Nodes {
+		s, err := section(p, r, &r.Nodes[i])
+		if err != nil {
+			return nil, err
+		}
+		d.NodeSecs = append(d.NodeSecs, s)
+	}
+	d.Footer = p.T("Generated by gpusla from the renter's own monitoring; report schema %s.", r.Schema)
+	return d, nil
+}
+
+// langOf is the language asked for, else the contracts' own (report.lang)
+// when they all agree, else English.
+func langOf(r *report.Report, x Extras) i18n.Lang {
+	if x.Lang != "" {
+		return x.Lang
+	}
+	l := ""
+	for _, c := range r.Contracts {
+		if l != "" && c.Lang != l {
+			return i18n.EN
+		}
+		l = c.Lang
+	}
+	if got, err := i18n.Parse(l); err == nil {
+		return got
+	}
+	return i18n.EN
+}
+
+func breached(n *report.Node) int {
+	k := 0
+	for _, t := range n.Tickets {
+		if t.Breached {
+			k++
+		}
+	}
+	return k
+}
+
+func billTable(p *i18n.Printer, b *billing.Reconciliation) *table {
+	t := &table{Title: p.T("Billing reconciliation"), Widths: []float64{10, 5, 7, 8, 7, 7, 7, 8, 7, 10, 10, 8, 20},
+		Head: []string{p.T("node"), p.T("bill line"), p.T("billed h"), p.T("billed amount"), p.T("exact h"), p.T("contract h"), p.T("rounding h"),
+			p.T("contract amount"), p.T("usable h"), p.T("over contract"), p.T("billed, not usable"), p.T("status"), p.T("note")},
+		Num: []bool{false, true, true, true, true, true, true, true, true, true, true, false, false}}
+	opt := func(v *float64) string {
+		if v == nil {
+			return "—"
+		}
+		return p.Num(*v, -1)
+	}
+	for _, row := range b.Rows {
+		line := ""
+		if row.BillLine > 0 {
+			line = strconv.Itoa(row.BillLine)
+		}
+		t.add(row.Node, line, opt(row.BilledHours), opt(row.BilledAmount), p.Num(row.ExactHours, -1), p.Num(row.ContractHours, -1),
+			p.Num(row.RoundingHours, -1), p.Num(row.ContractAmount, 2), p.Num(row.UsableHours, -1),
+			p.Num(row.OverHours, -1)+" h / "+p.Num(row.OverAmount, 2), p.Num(row.UnusableBilled, -1)+" h / "+p.Num(row.UnusableAmount, 2),
+			p.Word(row.Status), row.Note)
+		t.Bad = append(t.Bad, []bool{false, false, false, false, false, false, false, false, false, row.OverAmount > 0})
+	}
+	return t
+}
+
+func linesSection(p *i18n.Printer, f *billing.Full) *linesSec {
+	// The month as the bill writes it (YYYY-MM), the same in every language.
+	s := &linesSec{Title: p.T("Bill reconciliation %s", f.Month)}
+	curs := make([]string, 0, len(f.Billed))
+	for c := range f.Billed {
+		curs = append(curs, c)
+	}
+	sort.Strings(curs)
+	for _, c := range curs {
+		s.Totals = append(s.Totals, p.T("%s: billed %s; over-billed %s; %s on lines that cannot be verified", c,
+			p.Num(f.Billed[c], 2), p.Num(f.OverBilled[c], 2), p.Num(f.Unverified[c], 2)))
+	}
+	for _, l := range f.LeftOut {
+		s.Totals = append(s.Totals, p.T("not judged: %d row(s) of the bill, %s: %s", l.Rows, p.Money(l.Amount, l.Currency), p.Text(l.Text)))
+	}
+	s.Table = table{Widths: []float64{5, 10, 10, 7, 10, 8, 12, 22, 16}, Num: []bool{true, false, false, true, true, true},
+		Head: []string{p.T("line"), p.T("node"), p.T("kind"), p.T("quantity"), p.T("billed"), p.T("expected"), p.T("verdict"), p.T("why"), p.T("evidence needed")}}
+	for _, j := range f.Items {
+		exp := "—"
+		if j.Expected != nil {
+			exp = p.Num(*j.Expected, 2)
+		}
+		verdict := p.Word(j.Verdict)
+		if j.Verdict == billing.VerdictOverBilled {
+			verdict = p.T("over-billed by %s", p.Money(j.Over, j.Currency))
+		}
+		s.Table.add(strconv.Itoa(j.Line), j.Node, j.Kind, p.Num(j.Quantity, -1), p.Money(j.Billed, j.Currency), exp, verdict,
+			p.Texts(j.WhyText), p.Text(j.NeededText))
+		s.Table.Bad = append(s.Table.Bad, []bool{false, false, false, false, false, false, j.Verdict == billing.VerdictOverBilled})
+	}
+	return s
+}
+
+// downtimeText is one downtime credit's arithmetic, as a renter checks it.
+func downtimeText(p *i18n.Printer, d report.DowntimeCredit, cur string) string {
+	kinds := make([]string, len(d.Kinds))
+	for i, k := range d.Kinds {
+		kinds[i] = p.Word(k)
+	}
+	s := p.T("downtime credit (%s) %s to %s: %s down", strings.Join(kinds, ", "), p.Stamp(d.Start), p.Stamp(d.End), p.Secs(d.DowntimeSeconds))
+	if d.CreditedSeconds != d.DowntimeSeconds {
+		s += p.T(", credited %s", p.Secs(d.CreditedSeconds))
+	}
+	var why []string
+	if d.RoundUpSeconds > 0 {
+		why = append(why, p.T("rounded up to %s", p.Secs(d.RoundUpSeconds)))
+	}
+	if d.MonthCapped {
+		why = append(why, p.T("the month's cap reached"))
+	}
+	if len(why) > 0 {
+		s += " (" + strings.Join(why, "; ") + ")"
+	}
+	rate := p.T("%s × %s → %s h of the node's hourly rate (%d GPUs, %s/h) = %s", p.Num(d.Multiple, -1), p.Secs(d.CreditedSeconds),
+		p.Num(d.CreditHours, -1), d.GPUs, p.Num(d.HourlyRate, 2), p.Money(d.Amount, cur))
+	if d.Per == "gpu" {
+		rate = p.T("%s × %s → %s h of the affected GPUs' hourly rate (%d GPUs, %s/h) = %s", p.Num(d.Multiple, -1), p.Secs(d.CreditedSeconds),
+			p.Num(d.CreditHours, -1), d.GPUs, p.Num(d.HourlyRate, 2), p.Money(d.Amount, cur))
+	}
+	return s + "; " + rate
+}
+
+func targetText(p *i18n.Printer, t *report.Target) string {
+	if t == nil {
+		return "—"
+	}
+	s := p.T("%s: %s of %s (%s clock), due %s", p.Word(t.Status), p.Secs(t.ElapsedSeconds), p.Secs(t.TargetSeconds), p.Word(t.Clock), p.Stamp(t.Deadline))
+	if t.LateSeconds > 0 {
+		s += p.T(", late %s", p.Secs(t.LateSeconds))
+	}
+	return s
+}
+
+// section lays out one node's month.
+func section(p *i18n.Printer, r *report.Report, n *report.Node) (nodeSec, error) {
+	cd, err := nodeChart(r.Month, n, p)
+	if err != nil {
+		return nodeSec{}, err
+	}
+	s := nodeSec{ID: n.Node, Chart: cd, Heading: p.T("Node %s", n.Node), Sub: n.Contract + ", " + n.Provider,
+		Daily: p.T("Daily uptime"), Timeline: p.T("Incident timeline"), QTitle: p.T("Data quality")}
+	svc := p.T("Not in service this month.")
+	if n.Period.InService {
+		svc = p.T("In service %s to %s (%s, of which %s excluded maintenance).", p.Stamp(n.Period.Start), p.Stamp(n.Period.End),
+			p.Secs(n.Period.Seconds), p.Secs(n.Period.ExcludedSeconds))
+	}
+	s.Para = p.T("%d × %s. Times in %s.", n.Hardware.GPUCount, n.Hardware.GPUModel, n.TimeZone) + " " + svc
+	met := p.T("met")
+	if !n.Uptime.Met {
+		met = p.T("missed")
+	}
+	tier := p.T("no tier")
+	if n.Credit.Tier != nil {
+		tier = p.T("tier [%s, %s) → %s %%", p.Num(n.Credit.Tier.MinPercent, -1), p.Num(n.Credit.Tier.MaxPercent, -1), p.Num(n.Credit.Tier.CreditPercent, -1))
+	}
+	if n.Credit.Capped {
+		tier += p.T(", capped from %s %%", p.Num(n.Credit.UncappedPercent, -1))
+	}
+	s.Cards = []card{
+		{Label: p.T("uptime claimable"), Value: p.Num(n.Uptime.ClaimablePercent, 4) + " %", Note: p.T("target %s %% — %s", p.Num(n.Uptime.TargetPercent, -1), met),
+			Good: n.Uptime.Met, Bad: !n.Uptime.Met},
+		{Label: p.T("uptime observed"), Value: p.Num(n.Uptime.ObservedPercent, 4) + " %", Note: p.T("%s unreachable or down", p.Secs(n.Uptime.ObservedOutageSeconds))},
+		{Label: p.T("claimable outage"), Value: p.Secs(n.Uptime.ClaimableOutageSeconds), Note: p.T("runs under %s ignored", p.Secs(n.Uptime.MinimumOutageSeconds))},
+		{Label: p.T("delivery"), Value: p.Word(n.Delivery.Status), Note: p.T("%s against %s", p.Secs(n.Delivery.Seconds), p.Secs(n.Delivery.TargetSeconds))},
+		{Label: p.T("charge"), Value: p.Money(n.Billing.Charge, n.Currency), Note: p.T("%s × %d GPUs × %s; usable %s", p.Secs(n.Billing.BilledSeconds),
+			n.Billing.GPUs, p.Num(n.Billing.PricePerGPUHour, 2), p.Secs(n.Billing.UsableSeconds))},
+		{Label: p.T("credit"), Value: p.Num(n.Credit.Percent, -1) + " % = " + p.Money(n.Credit.Amount, n.Currency), Note: tier + p.T("; claim by %s", p.Stamp(n.ClaimDeadline))},
+	}
+	for _, pen := range n.Credit.Penalties {
+		s.Penalties = append(s.Penalties, p.T("Penalty %s %s: %s %% (%s)", p.Word(pen.Kind), pen.Ref, p.Num(pen.Percent, -1), p.Text(pen.Text)))
+	}
+	for _, dc := range n.Credit.DowntimeCredits {
+		s.Penalties = append(s.Penalties, downtimeText(p, dc, n.Currency))
+	}
+	if len(n.Outages) > 0 {
+		t := &table{Title: p.T("Outages"), Widths: []float64{9, 10, 13, 13, 6, 6, 18, 30}, Num: []bool{false, false, false, false, true, true},
+			Head: []string{p.T("kind"), p.T("cause"), p.T("start"), p.T("end"), p.T("duration"), p.T("counted"), p.T("why not counted"), p.T("evidence")}}
+		for _, o := range n.Outages {
+			end := p.Stamp(o.End)
+			if o.Ongoing {
+				end += " " + p.T("(ongoing)")
+			}
+			t.add(p.Word(o.Kind), p.Word(o.Cause), p.Stamp(o.Start), end, p.Secs(o.Seconds), p.Secs(o.CountedSeconds), p.Text(o.ReasonText), p.Texts(o.EvidenceText))
+			t.Bad = append(t.Bad, []bool{false, false, false, false, false, o.Counted})
+		}
+		s.Outages = t
+	}
+	if len(n.Maintenance) > 0 {
+		t := &table{Title: p.T("Maintenance"), Widths: []float64{13, 13, 13, 7, 7, 8, 14, 25}, Num: []bool{false, false, false, true, true},
+			Head: []string{p.T("start"), p.T("end"), p.T("announced"), p.T("notice"), p.T("required"), p.T("excluded"), p.T("summary"), p.T("why")}}
+		for _, m := range n.Maintenance {
+			ex := p.T("no")
+			if m.Excluded {
+				ex = p.T("yes, %s", p.Secs(m.ExcludedSeconds))
+			}
+			t.add(p.Stamp(m.Start), p.Stamp(m.End), p.Stamp(m.AnnouncedAt), p.Secs(m.NoticeSeconds), p.Secs(m.RequiredNoticeSeconds), ex, m.Summary, p.Text(m.ReasonText))
+			t.Bad = append(t.Bad, []bool{false, false, false, false, false, !m.Excluded})
+		}
+		s.Maint = t
+	}
+	if len(n.Tickets) > 0 {
+		t := &table{Title: p.T("Tickets"), Widths: []float64{10, 5, 14, 8, 19, 19, 19, 6},
+			Head: []string{p.T("ticket"), p.T("priority"), p.T("opened"), p.T("off-hours"), p.T("response"), p.T("resolution"), p.T("replacement"), p.T("breached")}}
+		for _, tk := range n.Tickets {
+			id := tk.Ticket
+			if tk.ProviderRef != "" {
+				id += " (" + tk.ProviderRef + ")"
+			}
+			if tk.Summary != "" {
+				id += "\n" + tk.Summary
+			}
+			t.add(id, tk.Priority, p.Stamp(tk.OpenedAt)+" ("+dayKind(p, tk)+")", map[bool]string{true: p.T("off-hours"), false: p.T("business hours")}[tk.OffHours],
+				targetText(p, tk.Response), targetText(p, tk.Resolution), targetText(p, tk.Replacement), map[bool]string{true: p.T("breached"), false: p.T("no")}[tk.Breached])
+			t.Bad = append(t.Bad, []bool{false, false, false, false, false, false, false, tk.Breached})
+		}
+		s.Tickets = t
+	}
+	for _, e := range n.Evidence {
+		s.Quality = append(s.Quality, p.T("%s at %s: %s", p.Word(e.Kind), p.Stamp(e.At), p.Text(e.Text)))
+	}
+	if s.Usage = usageLines(p, n); s.Usage != nil {
+		s.UTitle = p.T("Measured by the probe (what the bill's lines are held to)")
+	}
+	return s, nil
+}
+
+// dayKind names the day a ticket was opened on, with the holiday's name
+// from the calendar: "holiday: 春节 Spring Festival".
+func dayKind(p *i18n.Printer, t report.Ticket) string {
+	k := p.Word(t.OpenedOn)
+	if t.OpenedOnName != "" {
+		return k + ": " + t.OpenedOnName
+	}
+	return k
+}
+
+// claim lays out contract c's claim page.
+func claim(p *i18n.Printer, r *report.Report, c *report.Contract) claimPage {
+	cl := func(keys ...string) string {
+		var out []string
+		for _, k := range keys {
+			if v := c.Clauses[k]; v != "" && !containsStr(out, v) {
+				out = append(out, v)
+			}
+		}
+		return strings.Join(out, "; ")
+	}
+	cp := claimPage{Contract: c.Contract, Title: p.T("Claim for service credits: %s, %s", c.Provider, p.Month(r.Month))}
+	cp.Fields = []field{
+		{p.T("Renter (claimant)"), orDash(c.Renter)},
+		{p.T("Provider"), c.Provider},
+		{p.T("Contract"), c.Contract},
+		{p.T("Contract number"), orDash(c.ContractNumber)},
+		{p.T("Period"), p.T("%s to %s (%s)", p.Stamp(c.MonthStart), p.Stamp(c.MonthEnd), c.TimeZone)},
+		{p.T("Credit requested"), p.Money(c.Claim, c.Currency)},
+		{p.T("Claim deadline"), p.T("%s, under %s", p.Stamp(c.ClaimDeadline), cl("claim"))},
+	}
+	bt := table{Head: []string{p.T("node"), p.T("breach"), p.T("clause"), p.T("credit %%")}, Widths: []float64{12, 50, 24, 8},
+		Num: []bool{false, false, false, true}}
+	for i := range r.Nodes {
+		n := &r.Nodes[i]
+		if n.Contract != c.Contract {
+			continue
+		}
+		rows := 0
+		if !n.Uptime.Met && n.Period.InService {
+			bt.add(n.Node, p.T("claimable uptime %s %% against the target of %s %% (%s down)", p.Num(n.Uptime.ClaimablePercent, 4),
+				p.Num(n.Uptime.TargetPercent, -1), p.Secs(n.Uptime.ClaimableOutageSeconds)), cl("uptime", "uptime.tiers"), p.Num(n.Credit.TierPercent, -1))
+			rows++
+		}
+		for _, pen := range n.Credit.Penalties {
+			keys := map[string][]string{"late_response": {"support.response", "support.late_response_penalty"},
+				"late_replacement": {"hardware_replacement"}, "late_delivery": {"delivery"}}[pen.Kind]
+			bt.add(n.Node, p.T("%s: %s", pen.Ref, p.Text(pen.Text)), cl(keys...), p.Num(pen.Percent, -1))
+			rows++
+		}
+		for _, tk := range n.Tickets {
+			if tk.Resolution != nil && tk.Resolution.Status == "breached" {
+				bt.add(n.Node, p.T("ticket %s resolved %s late (target %s)", tk.Ticket, p.Secs(tk.Resolution.LateSeconds), p.Secs(tk.Resolution.TargetSeconds)),
+					cl("support.resolution"), "—")
+				rows++
+			}
+		}
+		if rows > 0 {
+			sum := p.T("credit for %s: %s %% of %s = %s", n.Node, p.Num(n.Credit.Percent, -1), p.Money(n.Billing.Charge, n.Currency), p.Money(n.Credit.Amount, n.Currency))
+			if n.Credit.Capped {
+				sum += p.T(" (capped from %s %%)", p.Num(n.Credit.UncappedPercent, -1))
+			}
+			bt.add("", sum, cl("uptime.credit_cap"), p.Num(n.Credit.Percent, -1))
+		}
+	}
+	if len(bt.Rows) == 0 {
+		bt.add("—", p.T("no breach this month"), "", "—")
+	}
+	cp.Breaches = bt
+	cp.Request = p.T("Under the clauses cited, %s requests a credit of %s against contract %s for %s, to be applied to the next invoice.",
+		orDash(c.Renter), p.Money(c.Claim, c.Currency), orDash(c.ContractNumber), p.Month(r.Month))
+	if r.Seal != nil {
+		cp.Evidence = []field{{p.T("Evidence bundle: observations SHA-256"), r.Seal.ObservationsSHA256},
+			{p.T("Evidence bundle: hash chain head (%d batches)", r.Seal.Batches), r.Seal.ChainHead}}
+		cp.Note = p.T("The evidence bundle (evidence.zip) holds the raw observations behind every counted outage; `gpusla verify evidence.zip` re-derives both values offline.")
+	} else {
+		cp.Note = p.T("No evidence bundle was sealed for this rendering; the monthly job's evidence.zip carries the observations and the chain head.")
+	}
+	return cp
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+func containsStr(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,56 @@
+package document
+
+import (
+	"github.com/gpusla/gpusla/sla/i18n"
+
+	"github.com/gpusla/gpusla/sla/scorecard"
+)
+
+// scoreSec is the report's scorecard section: for each provider, the
+// comparison's headline figures for the month (sla/scorecard) beside the
+// same figures over every provider's nodes together, each with its n.
+type scoreSec struct {
+	Title  string
+	Intro  string
+	Tables []table
+}
+
+func scorecardSec(p *i18n.Printer, month string, sc *scorecard.Scorecard) *scoreSec {
+	if sc == nil || len(sc.Providers) == 0 || sc.AllProviders == nil {
+		return nil
+	}
+	s := &scoreSec{Title: p.T("Provider scorecard %s", p.Month(month)),
+		Intro: p.T("Each provider's figures for the month beside the whole fleet (every provider's nodes together); n is how many observations a figure rests on, a figure with too few is marked so and not ranked; the rank is among the providers with enough observations.")}
+	if sc.From != sc.To {
+		// The scheduled job's scorecard over the trailing months.
+		s.Title = p.T("Provider scorecard %s to %s", p.Month(sc.From), p.Month(sc.To))
+		s.Intro = p.T("Each provider's figures over these months beside the whole fleet (every provider's nodes together); n is how many observations a figure rests on, a figure with too few is marked so and not ranked; the rank is among the providers with enough observations.")
+	}
+	s.Tables = providerTables(p, sc)
+	return s
+}
+
+// providerTables are, per provider, the comparison's headline figures
+// beside the same figures over every provider's nodes together.
+func providerTables(p *i18n.Printer, sc *scorecard.Scorecard) []table {
+	fleetNodes := 0
+	for _, pr := range sc.Providers {
+		fleetNodes += pr.Nodes
+	}
+	var out []table
+	for _, pr := range sc.Providers {
+		t := table{Title: p.T("%s (%d nodes, %d GPUs)", pr.Provider, pr.Nodes, pr.GPUs), Widths: []float64{16, 30, 24, 10, 24},
+			Head: []string{p.T("dimension"), p.T("figure"), pr.Provider, p.T("rank"), p.T("all providers (%d nodes)", fleetNodes)},
+			Num:  []bool{false, false, true, true, true}}
+		for _, c := range sc.Table.Columns {
+			f, _ := pr.All.Figure(c.Key)
+			var all scorecard.Figure
+			if sc.AllProviders != nil {
+				all, _ = sc.AllProviders.Figure(c.Key)
+			}
+			t.add(p.Dimension(c.Dimension), p.T(c.Title), p.FigureCell(f), p.FigureRank(f), p.FigureCell(all))
+		}
+		out = append(out, t)
+	}
+	return out
+}
