@@ -11,14 +11,14 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
-	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/notify/chantext"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/scorecard"
 	"github.com/gpusla/gpusla/sla/terms"
@@ -499,42 +499,6 @@ func (j *ReportJob) marked(ctx context.Context, name string) (bool, error) {
 	return false, err
 }
 
-// Summary is the Slack text of a contract's month in lang (the contract's
-// report.lang): every sentence from the message catalog (sla/i18n),
-// numbers and the claim deadline in the locale's forms.
-func Summary(r *report.Report, head string, lang i18n.Lang) string {
-	p := i18n.New(lang)
-	month := r.Month
-	if lang != i18n.EN {
-		month = p.Month(r.Month)
-	}
-	var b strings.Builder
-	line := func(key string, args ...any) { b.WriteString(p.T(key, args...) + "\n") }
-	for _, c := range r.Contracts {
-		line("*SLA report %s — %s (%s)*", month, c.Provider, c.Contract)
-		line("Claim: *%s* of %s charged · %d of %d nodes below %s %% · %d tickets breached · file by *%s*",
-			p.Money(c.Claim, c.Currency), p.Num(c.Charge, 2), c.NodesBelow, c.Nodes, p.Num(c.UptimeTarget, 2), c.TicketsBreached, p.Stamp(c.ClaimDeadline))
-	}
-	var worst []report.Node
-	for _, n := range r.Nodes {
-		if !n.Uptime.Met || n.Credit.Amount > 0 {
-			worst = append(worst, n)
-		}
-	}
-	sort.Slice(worst, func(i, k int) bool { return worst[i].Uptime.ClaimablePercent < worst[k].Uptime.ClaimablePercent })
-	for i, n := range worst {
-		if i == 10 {
-			line("… and %d more nodes", len(worst)-10)
-			break
-		}
-		line("• %s: %s %% claimable uptime, credit %s", n.Node, p.Num(n.Uptime.ClaimablePercent, 4), p.Money(n.Credit.Amount, n.Currency))
-	}
-	if head != "" {
-		line("Evidence bundle chain head: `%s`", head)
-	}
-	return b.String()
-}
-
 // summaryLang is the language a contract's documents default to
 // (report.lang), English when the contract is not loaded.
 func (j *ReportJob) summaryLang(contract string) i18n.Lang {
@@ -567,7 +531,7 @@ func (j *ReportJob) post(ctx context.Context, month, contract string, now time.T
 	if err != nil {
 		return false, fmt.Errorf("post %s: %w", prefix, err)
 	}
-	summary := Summary(r, strings.TrimSpace(string(head)), j.summaryLang(contract))
+	summary := chantext.ReportSummary(r, strings.TrimSpace(string(head)), j.summaryLang(contract))
 	line, err := j.scorecardLine(ctx, month, contract)
 	if err != nil {
 		return false, fmt.Errorf("post %s: %w", prefix, err)
@@ -603,8 +567,7 @@ func (j *ReportJob) scorecardLine(ctx context.Context, month, contract string) (
 	if fs := ScorecardFormats(j.formats()); slices.Contains(fs, "html") {
 		name = ScorecardFile(month, contract, "html")
 	}
-	p := i18n.New(j.summaryLang(contract))
-	return p.T("Provider scorecard %s to %s (%d providers compared): `%s`", p.Month(sc.From), p.Month(sc.To), len(sc.Providers), name) + "\n", nil
+	return chantext.ScorecardLine(j.summaryLang(contract), sc.From, sc.To, len(sc.Providers), name), nil
 }
 
 // remind sends the reminders due for a stored month: each once, from the
@@ -651,8 +614,7 @@ func (j *ReportJob) remind(ctx context.Context, month, contract string, now time
 		// the contract's zone, so that "deadline 1 February 00:00" is never
 		// read as "file on 1 February".
 		lastDay := deadline.Add(-time.Nanosecond).In(loc).Format("2006-01-02")
-		text := fmt.Sprintf(":alarm_clock: Claim deadline for *%s* (%s), %s: last day to file *%s* (%s; the claim must be in before %s) — %s left. Claim %.2f %s; report and evidence bundle under `%s/`.",
-			c.Contract, c.Provider, month, lastDay, c.TimeZone, c.ClaimDeadline, deadline.Sub(now).Round(time.Hour), c.Claim, c.Currency, ReportPrefix(month, contract))
+		text := chantext.ClaimReminder(c, month, lastDay, deadline.Sub(now), ReportPrefix(month, contract))
 		if err := j.Poster.PostText(ctx, text); err != nil {
 			return sent, fmt.Errorf("reminder %s: %w", marker, err)
 		}

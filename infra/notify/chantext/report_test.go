@@ -1,0 +1,33 @@
+package chantext
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpusla/gpusla/sla/i18n"
+	"github.com/gpusla/gpusla/sla/report"
+)
+
+// TestSummaryLanguage: the monthly Slack summary is written in the
+// contract's report.lang, every sentence translated, numbers and the
+// claim deadline in the locale's forms.
+func TestSummaryLanguage(t *testing.T) {
+	r := &report.Report{Month: "2026-11",
+		Contracts: []report.Contract{{Contract: "cn-example", Provider: "acme", Currency: "CNY", UptimeTarget: 99.9, Nodes: 2, NodesBelow: 1,
+			Charge: 12345.6, Claim: 3703.68, ClaimDeadline: "2026-12-31T23:59:59+08:00", TicketsBreached: 1}},
+		Nodes: []report.Node{{Node: "gz-01", Currency: "CNY", Uptime: report.Uptime{ClaimablePercent: 98.6111}, Credit: report.Credit{Amount: 3703.68}}}}
+	zh := ReportSummary(r, "ab12", i18n.ZH)
+	for _, want := range []string{"*2026年11月 SLA 报告 — acme（cn-example）*", "索赔：*3,703.68 CNY*（计费 12,345.60）", "1/2 个节点低于 99.90 %",
+		"1 个工单超时", "请于 *2026年12月31日 23:59:59（UTC+08:00）* 前提交", "• gz-01：可索赔可用率 98.6111 %，赔偿 3,703.68 CNY", "证据包链头：`ab12`"} {
+		if !strings.Contains(zh, want) {
+			t.Errorf("zh summary lacks %q:\n%s", want, zh)
+		}
+	}
+	en := ReportSummary(r, "ab12", i18n.EN)
+	for _, want := range []string{"*SLA report 2026-11 — acme (cn-example)*", "Claim: *3,703.68 CNY* of 12,345.60 charged · 1 of 2 nodes below 99.90 % · 1 tickets breached · file by *2026-12-31 23:59:59 +08:00*",
+		"• gz-01: 98.6111 % claimable uptime, credit 3,703.68 CNY", "Evidence bundle chain head: `ab12`"} {
+		if !strings.Contains(en, want) {
+			t.Errorf("en summary lacks %q:\n%s", want, en)
+		}
+	}
+}
