@@ -116,156 +116,208 @@ func nodeChart(month string, n *report.Node, p *i18n.Printer) (chartData, error)
 	if err != nil {
 		return chartData{}, err
 	}
-	var service span
-	inService := false
+	sp, err := chartSpans(n)
+	if err != nil {
+		return chartData{}, err
+	}
+	var cd chartData
+	for d := ms; d.Before(me); d = d.AddDate(0, 0, 1) {
+		cd.MonthDays++
+	}
+	slot := chartW / float64(cd.MonthDays)
+	i := 0
+	for d := ms; d.Before(me); d, i = d.AddDate(0, 0, 1), i+1 {
+		cd.Days = append(cd.Days, sp.dayBar(d, d.AddDate(0, 0, 1), float64(i)*slot, slot, p))
+	}
+	tl := &timeline{cd: &cd, ms: ms, me: me, p: p, lane: map[string]int{}}
+	tl.outages(n.Outages)
+	tl.maintenance(n.Maintenance)
+	tl.tickets(n.Tickets)
+	for d, i := ms, 0; d.Before(me); d, i = d.AddDate(0, 0, 1), i+1 {
+		if i%7 == 0 {
+			cd.Ticks = append(cd.Ticks, tick{X: tl.x(d), Label: p.ShortDay(d)})
+		}
+	}
+	return cd, nil
+}
+
+// nodeSpans are a node's month as the day bars draw it: its service
+// period, and its outages and excluded maintenance as time spans.
+type nodeSpans struct {
+	service                     span
+	inService                   bool
+	counted, observed, excluded []span
+}
+
+// chartSpans reads the node's report rows into spans; an outage whose
+// times cannot be read is an error (a bar would silently lose it).
+func chartSpans(n *report.Node) (nodeSpans, error) {
+	var sp nodeSpans
 	if n.Period.InService {
 		a, ok1 := parseTS(n.Period.Start)
 		b, ok2 := parseTS(n.Period.End)
 		if ok1 && ok2 {
-			service, inService = span{a, b}, true
+			sp.service, sp.inService = span{a, b}, true
 		}
 	}
-	var counted, observed, excluded []span
 	for _, o := range n.Outages {
 		a, ok1 := parseTS(o.Start)
 		b, ok2 := parseTS(o.End)
 		if !ok1 || !ok2 {
-			return chartData{}, fmt.Errorf("node %s: outage with unreadable start %q or end %q", n.Node, o.Start, o.End)
+			return nodeSpans{}, fmt.Errorf("node %s: outage with unreadable start %q or end %q", n.Node, o.Start, o.End)
 		}
 		if o.Counted {
-			counted = append(counted, span{a, b})
+			sp.counted = append(sp.counted, span{a, b})
 		} else {
-			observed = append(observed, span{a, b})
+			sp.observed = append(sp.observed, span{a, b})
 		}
 	}
 	for _, m := range n.Maintenance {
 		a, ok1 := parseTS(m.Start)
 		b, ok2 := parseTS(m.End)
 		if ok1 && ok2 && m.Excluded {
-			excluded = append(excluded, span{a, b})
+			sp.excluded = append(sp.excluded, span{a, b})
 		}
 	}
+	return sp, nil
+}
 
-	var cd chartData
-	days := 0
-	for d := ms; d.Before(me); d = d.AddDate(0, 0, 1) {
-		days++
+// within is how much of ss falls in the day [d, de) and in service.
+func (sp *nodeSpans) within(ss []span, d, de time.Time) time.Duration {
+	var t time.Duration
+	for _, s := range ss {
+		if c, ok := s.clip(d, de); ok {
+			if sp.inService {
+				c, ok = c.clip(sp.service.start, sp.service.end)
+			}
+			if ok {
+				t += c.end.Sub(c.start)
+			}
+		}
 	}
-	cd.MonthDays = days
-	slot := chartW / float64(days)
-	i := 0
-	for d := ms; d.Before(me); d, i = d.AddDate(0, 0, 1), i+1 {
-		de := d.AddDate(0, 0, 1)
-		day := de.Sub(d)
-		bar := dayBar{Date: d.Format("2006-01-02"), Label: fmt.Sprint(d.Day()), X: float64(i)*slot + slot*0.1, W: slot * 0.8,
-			Hours: day.Hours()}
-		var inDay time.Duration
-		if inService {
-			if s, ok := service.clip(d, de); ok {
-				inDay = s.end.Sub(s.start)
-				bar.InService = true
-			}
+	return t
+}
+
+// dayBar is the bar of the day [d, de) at x in a slot of width slot: how
+// much of it was in service, counted, observed only and excluded, drawn
+// once each.
+func (sp *nodeSpans) dayBar(d, de time.Time, x, slot float64, p *i18n.Printer) dayBar {
+	day := de.Sub(d)
+	bar := dayBar{Date: d.Format("2006-01-02"), Label: fmt.Sprint(d.Day()), X: x + slot*0.1, W: slot * 0.8, Hours: day.Hours()}
+	var inDay time.Duration
+	if sp.inService {
+		if s, ok := sp.service.clip(d, de); ok {
+			inDay = s.end.Sub(s.start)
+			bar.InService = true
 		}
-		sum := func(ss []span) time.Duration {
-			var t time.Duration
-			for _, s := range ss {
-				if c, ok := s.clip(d, de); ok {
-					if inService {
-						c, ok = c.clip(service.start, service.end)
-					}
-					if ok {
-						t += c.end.Sub(c.start)
-					}
-				}
-			}
-			return t
-		}
-		bar.Counted, bar.Observed, bar.Excluded = sum(counted), sum(observed), sum(excluded)
-		// Downtime inside excluded maintenance is drawn once, as excluded.
-		for _, o := range observed {
-			for _, e := range excluded {
-				if c, ok := o.clip(e.start, e.end); ok {
-					if c, ok = c.clip(d, de); ok {
-						bar.Observed -= c.end.Sub(c.start)
-					}
+	}
+	bar.Counted, bar.Observed, bar.Excluded = sp.within(sp.counted, d, de), sp.within(sp.observed, d, de), sp.within(sp.excluded, d, de)
+	// Downtime inside excluded maintenance is drawn once, as excluded.
+	for _, o := range sp.observed {
+		for _, e := range sp.excluded {
+			if c, ok := o.clip(e.start, e.end); ok {
+				if c, ok = c.clip(d, de); ok {
+					bar.Observed -= c.end.Sub(c.start)
 				}
 			}
 		}
-		if bar.Observed < 0 {
-			bar.Observed = 0
-		}
-		// Observed-only time overlapping counted time is drawn once, as counted.
-		if bar.Observed+bar.Counted > inDay {
-			bar.Observed = max(0, inDay-bar.Counted)
-		}
-		base := inDay - bar.Excluded
-		if base > 0 {
-			bar.Uptime = 100 * float64(base-min(bar.Counted, base)) / float64(base)
-		}
-		// Segments stacked from the top: off-service, excluded, counted,
-		// observed, up. Non-zero pieces get a minimum height so a minute
-		// of outage is not lost in a day.
-		pieces := []struct {
-			class string
-			d     time.Duration
-		}{{bandOff, day - inDay}, {bandExcluded, bar.Excluded}, {bandCounted, bar.Counted}, {bandObserved, bar.Observed}}
-		y := 0.0
-		for _, p := range pieces {
-			if p.d <= 0 {
-				continue
-			}
-			h := barAreaH * float64(p.d) / float64(day)
-			if h < minSegH {
-				h = minSegH
-			}
-			if y+h > barAreaH {
-				h = barAreaH - y
-			}
-			bar.Segs = append(bar.Segs, barSeg{Y: y, H: h, Class: p.class})
-			y += h
-		}
-		if y < barAreaH {
-			bar.Segs = append(bar.Segs, barSeg{Y: y, H: barAreaH - y, Class: bandUp})
-		}
-		switch {
-		case !bar.InService:
-			bar.Title = p.T("%s: not in service", bar.Date)
-		default:
-			bar.Title = p.T("%s (%sh day): %s %% claimable uptime; counted outage %s, not counted %s, excluded maintenance %s",
-				bar.Date, p.Num(bar.Hours, -1), p.Num(bar.Uptime, 3), bar.Counted, bar.Observed, bar.Excluded)
-		}
-		cd.Days = append(cd.Days, bar)
 	}
+	if bar.Observed < 0 {
+		bar.Observed = 0
+	}
+	// Observed-only time overlapping counted time is drawn once, as counted.
+	if bar.Observed+bar.Counted > inDay {
+		bar.Observed = max(0, inDay-bar.Counted)
+	}
+	base := inDay - bar.Excluded
+	if base > 0 {
+		bar.Uptime = 100 * float64(base-min(bar.Counted, base)) / float64(base)
+	}
+	bar.Segs = barSegments(day, inDay, bar)
+	if !bar.InService {
+		bar.Title = p.T("%s: not in service", bar.Date)
+	} else {
+		bar.Title = p.T("%s (%sh day): %s %% claimable uptime; counted outage %s, not counted %s, excluded maintenance %s",
+			bar.Date, p.Num(bar.Hours, -1), p.Num(bar.Uptime, 3), bar.Counted, bar.Observed, bar.Excluded)
+	}
+	return bar
+}
 
-	// Timeline: lanes for outages by kind, maintenance, tickets.
-	x := func(t time.Time) float64 {
-		if t.Before(ms) {
-			t = ms
+// barSegments stacks a day's segments from the top: off-service, excluded,
+// counted, observed, up. Non-zero pieces get a minimum height so a minute
+// of outage is not lost in a day.
+func barSegments(day, inDay time.Duration, bar dayBar) []barSeg {
+	pieces := []struct {
+		class string
+		d     time.Duration
+	}{{bandOff, day - inDay}, {bandExcluded, bar.Excluded}, {bandCounted, bar.Counted}, {bandObserved, bar.Observed}}
+	var segs []barSeg
+	y := 0.0
+	for _, p := range pieces {
+		if p.d <= 0 {
+			continue
 		}
-		if t.After(me) {
-			t = me
+		h := barAreaH * float64(p.d) / float64(day)
+		if h < minSegH {
+			h = minSegH
 		}
-		return timelineX + chartW*float64(t.Sub(ms))/float64(me.Sub(ms))
+		if y+h > barAreaH {
+			h = barAreaH - y
+		}
+		segs = append(segs, barSeg{Y: y, H: h, Class: p.class})
+		y += h
 	}
-	lane := map[string]int{}
-	laneOf := func(name string) int {
-		if l, ok := lane[name]; ok {
-			return l
-		}
-		lane[name] = len(cd.Lanes)
-		cd.Lanes = append(cd.Lanes, p.Word(name))
-		return lane[name]
+	if y < barAreaH {
+		segs = append(segs, barSeg{Y: y, H: barAreaH - y, Class: bandUp})
 	}
-	item := func(l int, a, b time.Time, class, title string) {
-		x0, x1 := x(a), x(b)
-		w := x1 - x0
-		if w < minMarkW {
-			w = minMarkW
-		}
-		cd.Timeline = append(cd.Timeline, timelineItem{Lane: l, X: x0, W: w, Class: class, Title: title})
+	return segs
+}
+
+// timeline lays the month's outages (a lane per kind), maintenance and
+// tickets out along the month [ms, me).
+type timeline struct {
+	cd     *chartData
+	ms, me time.Time
+	p      *i18n.Printer
+	lane   map[string]int
+}
+
+// x is t's position on the timeline, clamped to the month.
+func (tl *timeline) x(t time.Time) float64 {
+	if t.Before(tl.ms) {
+		t = tl.ms
 	}
+	if t.After(tl.me) {
+		t = tl.me
+	}
+	return timelineX + chartW*float64(t.Sub(tl.ms))/float64(tl.me.Sub(tl.ms))
+}
+
+// laneOf is the lane named name, added below the others the first time.
+func (tl *timeline) laneOf(name string) int {
+	if l, ok := tl.lane[name]; ok {
+		return l
+	}
+	tl.lane[name] = len(tl.cd.Lanes)
+	tl.cd.Lanes = append(tl.cd.Lanes, tl.p.Word(name))
+	return tl.lane[name]
+}
+
+// item marks [a, b) in lane l, at least minMarkW wide.
+func (tl *timeline) item(l int, a, b time.Time, class, title string) {
+	x0, x1 := tl.x(a), tl.x(b)
+	w := x1 - x0
+	if w < minMarkW {
+		w = minMarkW
+	}
+	tl.cd.Timeline = append(tl.cd.Timeline, timelineItem{Lane: l, X: x0, W: w, Class: class, Title: title})
+}
+
+// outages: one lane per outage kind, in the kinds' alphabetical order.
+func (tl *timeline) outages(outs []report.Outage) {
+	p := tl.p
 	kinds := map[string]bool{}
-	for _, o := range n.Outages {
+	for _, o := range outs {
 		kinds[o.Kind] = true
 	}
 	var kindList []string
@@ -274,9 +326,9 @@ func nodeChart(month string, n *report.Node, p *i18n.Printer) (chartData, error)
 	}
 	sort.Strings(kindList)
 	for _, k := range kindList {
-		laneOf(k)
+		tl.laneOf(k)
 	}
-	for _, o := range n.Outages {
+	for _, o := range outs {
 		a, _ := parseTS(o.Start)
 		b, _ := parseTS(o.End)
 		class := bandCounted
@@ -284,51 +336,57 @@ func nodeChart(month string, n *report.Node, p *i18n.Printer) (chartData, error)
 		if !o.Counted {
 			class, state = bandObserved, p.T("not counted: %s", o.ReasonText)
 		}
-		item(lane[o.Kind], a, b, class, p.T("%s (%s) %s – %s: %s", msg.Word(o.Kind), msg.Word(o.Cause), p.Stamp(o.Start), p.Stamp(o.End), state))
+		tl.item(tl.lane[o.Kind], a, b, class, p.T("%s (%s) %s – %s: %s", msg.Word(o.Kind), msg.Word(o.Cause), p.Stamp(o.Start), p.Stamp(o.End), state))
 	}
-	if len(n.Maintenance) > 0 {
-		l := laneOf("maintenance")
-		for _, m := range n.Maintenance {
-			a, _ := parseTS(m.Start)
-			b, _ := parseTS(m.End)
-			class := bandExcluded
-			if !m.Excluded {
-				class = "maint-late"
-			}
-			item(l, a, b, class, p.T("maintenance %s – %s: %s", p.Stamp(m.Start), p.Stamp(m.End), m.ReasonText))
+}
+
+// maintenance: one lane, excluded windows apart from late notices.
+func (tl *timeline) maintenance(ms []report.Maint) {
+	if len(ms) == 0 {
+		return
+	}
+	l := tl.laneOf("maintenance")
+	for _, m := range ms {
+		a, _ := parseTS(m.Start)
+		b, _ := parseTS(m.End)
+		class := bandExcluded
+		if !m.Excluded {
+			class = "maint-late"
 		}
+		tl.item(l, a, b, class, tl.p.T("maintenance %s – %s: %s", tl.p.Stamp(m.Start), tl.p.Stamp(m.End), m.ReasonText))
 	}
-	if len(n.Tickets) > 0 {
-		l := laneOf("tickets")
-		for _, t := range n.Tickets {
-			a, _ := parseTS(t.OpenedAt)
-			b := a
-			for _, tg := range []*report.Target{t.Response, t.Resolution, t.Replacement} {
-				if tg == nil {
-					continue
+}
+
+// tickets: one lane, each ticket from its opening to its last answer or
+// deadline.
+func (tl *timeline) tickets(ts []report.Ticket) {
+	if len(ts) == 0 {
+		return
+	}
+	p := tl.p
+	l := tl.laneOf("tickets")
+	for _, t := range ts {
+		a, _ := parseTS(t.OpenedAt)
+		b := a
+		for _, tg := range []*report.Target{t.Response, t.Resolution, t.Replacement} {
+			if tg == nil {
+				continue
+			}
+			for _, s := range []string{tg.At, tg.Deadline} {
+				if e, ok := parseTS(s); ok && e.After(b) {
+					b = e
 				}
-				for _, s := range []string{tg.At, tg.Deadline} {
-					if e, ok := parseTS(s); ok && e.After(b) {
-						b = e
-					}
-				}
 			}
-			class := "ticket"
-			if t.Breached {
-				class = "ticket-breached"
-			}
-			off := ""
-			if t.OffHours {
-				off = p.T(", off-hours")
-			}
-			item(l, a, b, class, p.T("ticket %s (%s) opened %s%s: %s", t.Ticket, t.Priority, p.Stamp(t.OpenedAt), off,
-				map[bool]string{true: p.T("breached"), false: p.T("within target")}[t.Breached]))
 		}
-	}
-	for d, i := ms, 0; d.Before(me); d, i = d.AddDate(0, 0, 1), i+1 {
-		if i%7 == 0 {
-			cd.Ticks = append(cd.Ticks, tick{X: x(d), Label: p.ShortDay(d)})
+		class := "ticket"
+		if t.Breached {
+			class = "ticket-breached"
 		}
+		off := ""
+		if t.OffHours {
+			off = p.T(", off-hours")
+		}
+		tl.item(l, a, b, class, p.T("ticket %s (%s) opened %s%s: %s", t.Ticket, t.Priority, p.Stamp(t.OpenedAt), off,
+			map[bool]string{true: p.T("breached"), false: p.T("within target")}[t.Breached]))
 	}
-	return cd, nil
 }
