@@ -3,6 +3,10 @@
 // what was ordered, when to check, what passes. Load validates everything
 // and names the field and line of the first problem, so a typo never
 // surfaces hours later as a silent gap in the data.
+//
+// It configures the daemon's observation pipeline (read, judge, observe,
+// spool, push): what step 1 reads and step 2 holds it to, when step 3 runs
+// each job, and the spool and backend of steps 4 and 5.
 package config
 
 import (

@@ -4,6 +4,9 @@
 // lookups, and run iperf3 to a peer node. Each measurement is judged against
 // thresholds from the config and returned as wire.Checks.
 //
+// Steps 1 and 2 of the observation pipeline (read, judge, observe, spool,
+// push): measures the network and judges each measurement.
+//
 // Reachability (did anything answer) is reported as its own check in the
 // connectivity category, separately from quality (latency, loss, rate) in
 // the network category: the backend uses the first to decide whose fault a

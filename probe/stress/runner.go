@@ -5,6 +5,10 @@
 // watched once a second during the burns. It judges the results against
 // the model's calibrated spec and returns wire.Checks.
 //
+// Steps 1 and 2 of the observation pipeline (read, judge, observe, spool,
+// push) under load: measures the GPUs by running them, and judges the
+// measurements.
+//
 // It never changes clocks, power limits or modes; it skips GPUs that other
 // processes are using unless forced; cancelling the context stops every
 // test at its next launch and frees what it allocated.
