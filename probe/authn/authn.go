@@ -4,6 +4,9 @@
 // cores, clocks, power limits, PCIe link — and against the order. Every
 // verdict names its evidence: the reading, the figure it was held to, and
 // where that figure comes from.
+//
+// Step 2 of the observation pipeline (read, judge, observe, spool, push):
+// judges the GPU snapshot against the spec database and the order.
 package authn
 
 import (

@@ -3,6 +3,10 @@
 // documented exit code. It is what `gpuprobe check` and `gpuprobe
 // snapshot` are made of; the check groups themselves (GPU, host, stress…)
 // are plain values, so adding one is adding an element to a list.
+//
+// Steps 1 and 2 of the observation pipeline (read, judge, observe, spool,
+// push), run once: it reads and judges, then prints the checks where the
+// daemon would observe, spool and push them.
 package checkrun
 
 import (

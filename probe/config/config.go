@@ -3,6 +3,10 @@
 // what was ordered, when to check, what passes. Load validates everything
 // and names the field and line of the first problem, so a typo never
 // surfaces hours later as a silent gap in the data.
+//
+// It configures the daemon's observation pipeline (read, judge, observe,
+// spool, push): what step 1 reads and step 2 holds it to, when step 3 runs
+// each job, and the spool and backend of steps 4 and 5.
 package config
 
 import (
@@ -366,64 +370,105 @@ func yamlError(name string, root *yaml.Node, err error) error {
 	return &Error{File: name, Msg: strings.TrimPrefix(msg, "yaml: ")}
 }
 
+// validate checks the sections in the order of the file, filling in
+// defaults as it goes, and returns the first problem as an *Error naming
+// its field.
 func (c *Config) validate() error {
-	bad := func(field, format string, args ...any) error {
-		return &Error{Field: field, Msg: fmt.Sprintf(format, args...)}
+	for _, step := range []func() error{
+		c.validateIdentity,
+		c.Backend.validateRetry,
+		c.validateTimeZone,
+		c.Schedules.validate,
+		c.Stress.validate,
+		func() error { return validateNetwork(&c.Network) },
+		c.Spool.validate,
+		c.Metrics.validate,
+		c.validateExpected,
+	} {
+		if err := step(); err != nil {
+			return err
+		}
 	}
-	// Identity and security first.
+	return nil
+}
+
+// badField is the *Error of one field; Parse adds the file and line.
+func badField(field, format string, args ...any) error {
+	return &Error{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// validateIdentity checks who we are and where we send, first: the node
+// id, a backend URL that is https (or http to localhost) without
+// credentials, and the secret the node signs with.
+func (c *Config) validateIdentity() error {
 	if c.Node == "" {
-		return bad("node", "missing: the node id the backend knows this machine by")
+		return badField("node", "missing: the node id the backend knows this machine by")
 	}
 	if !wire.ValidNodeID(c.Node) {
-		return bad("node", "%q is not a node id (letters, digits, '.', '_', '-'; 1 to 64)", c.Node)
+		return badField("node", "%q is not a node id (letters, digits, '.', '_', '-'; 1 to 64)", c.Node)
 	}
 	if c.Backend.URL == "" {
-		return bad("backend.url", "missing: the backend's ingest URL, e.g. https://sla.example.com/v1/batches")
+		return badField("backend.url", "missing: the backend's ingest URL, e.g. https://sla.example.com/v1/batches")
 	}
 	u, err := url.Parse(c.Backend.URL)
 	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return bad("backend.url", "%q is not an http(s) URL", c.Backend.URL)
+		return badField("backend.url", "%q is not an http(s) URL", c.Backend.URL)
 	}
 	if u.Scheme == "http" && !isLoopback(u.Hostname()) {
-		return bad("backend.url", "%q: plain http is allowed only to localhost; use https", c.Backend.URL)
+		return badField("backend.url", "%q: plain http is allowed only to localhost; use https", c.Backend.URL)
 	}
 	if u.User != nil {
-		return bad("backend.url", "must not carry credentials; the node signs with secret_file")
+		return badField("backend.url", "must not carry credentials; the node signs with secret_file")
 	}
 	if c.Backend.CAFile != "" && u.Scheme != "https" {
-		return bad("backend.ca_file", "is for an https backend.url; %q is plain http", c.Backend.URL)
+		return badField("backend.ca_file", "is for an https backend.url; %q is plain http", c.Backend.URL)
 	}
 	if c.SecretFile == "" {
-		return bad("secret_file", "missing: a file holding this node's HMAC secret")
+		return badField("secret_file", "missing: a file holding this node's HMAC secret")
 	}
-	if c.Backend.Timeout == 0 {
-		c.Backend.Timeout = 30 * time.Second
+	return nil
+}
+
+// validateRetry defaults and checks the request timeout and the retry
+// backoff.
+func (b *Backend) validateRetry() error {
+	if b.Timeout == 0 {
+		b.Timeout = 30 * time.Second
 	}
-	if c.Backend.MinBackoff == 0 {
-		c.Backend.MinBackoff = time.Second
+	if b.MinBackoff == 0 {
+		b.MinBackoff = time.Second
 	}
-	if c.Backend.MaxBackoff == 0 {
-		c.Backend.MaxBackoff = 5 * time.Minute
+	if b.MaxBackoff == 0 {
+		b.MaxBackoff = 5 * time.Minute
 	}
 	switch {
-	case c.Backend.Timeout < 0:
-		return bad("backend.timeout", "must be positive")
-	case c.Backend.MinBackoff < 0:
-		return bad("backend.min_backoff", "must be positive")
-	case c.Backend.MaxBackoff < c.Backend.MinBackoff:
-		return bad("backend.max_backoff", "%v is below min_backoff %v", c.Backend.MaxBackoff, c.Backend.MinBackoff)
+	case b.Timeout < 0:
+		return badField("backend.timeout", "must be positive")
+	case b.MinBackoff < 0:
+		return badField("backend.min_backoff", "must be positive")
+	case b.MaxBackoff < b.MinBackoff:
+		return badField("backend.max_backoff", "%v is below min_backoff %v", b.MaxBackoff, b.MinBackoff)
 	}
+	return nil
+}
 
+// validateTimeZone resolves timezone (default UTC), which the cron
+// schedules and the quiet window are read in.
+func (c *Config) validateTimeZone() error {
 	if c.TimeZone == "" {
 		c.TimeZone = "UTC"
 	}
 	loc, err := time.LoadLocation(c.TimeZone)
 	if err != nil {
-		return bad("timezone", "%q is not an IANA time zone (e.g. Asia/Shanghai): %v", c.TimeZone, err)
+		return badField("timezone", "%q is not an IANA time zone (e.g. Asia/Shanghai): %v", c.TimeZone, err)
 	}
 	c.Location = loc
+	return nil
+}
 
-	s := &c.Schedules
+// validate parses each job's schedule (a default where unset; only the
+// heartbeat may not be off), then the push interval and the jitter.
+func (s *Schedules) validate() error {
 	for _, f := range []struct {
 		name string
 		spec *string
@@ -442,10 +487,10 @@ func (c *Config) validate() error {
 		}
 		sch, err := ParseSchedule(*f.spec)
 		if err != nil {
-			return bad("schedules."+f.name, "%v", err)
+			return badField("schedules."+f.name, "%v", err)
 		}
 		if sch == nil && !f.off {
-			return bad("schedules."+f.name, "cannot be off: the backend counts a missing heartbeat as an outage")
+			return badField("schedules."+f.name, "cannot be off: the backend counts a missing heartbeat as an outage")
 		}
 		*f.out = sch
 	}
@@ -456,88 +501,104 @@ func (c *Config) validate() error {
 		s.Jitter = DefaultJitter
 	}
 	if s.Jitter < 0 || s.Jitter > time.Hour {
-		return bad("schedules.jitter", "%v is not between 0 and 1h", s.Jitter)
+		return badField("schedules.jitter", "%v is not between 0 and 1h", s.Jitter)
 	}
+	return nil
+}
 
-	if c.Stress.QuietWindow == "" {
-		c.Stress.QuietWindow = DefaultQuietWindow
+// validate defaults and checks when the stress job may run and how long
+// its burns and soak take: together they must fit in its timeout.
+func (s *Stress) validate() error {
+	if s.QuietWindow == "" {
+		s.QuietWindow = DefaultQuietWindow
 	}
-	w, err := ParseWindow(c.Stress.QuietWindow)
+	w, err := ParseWindow(s.QuietWindow)
 	if err != nil {
-		return bad("stress.quiet_window", "%v", err)
+		return badField("stress.quiet_window", "%v", err)
 	}
-	c.Stress.Window = w
-	if c.Stress.MaxGPUUtilPct == 0 {
-		c.Stress.MaxGPUUtilPct = DefaultIdleUtilPct
+	s.Window = w
+	if s.MaxGPUUtilPct == 0 {
+		s.MaxGPUUtilPct = DefaultIdleUtilPct
 	}
-	if c.Stress.MaxGPUUtilPct < 0 || c.Stress.MaxGPUUtilPct > 100 {
-		return bad("stress.max_gpu_util_pct", "%g is not a percentage", c.Stress.MaxGPUUtilPct)
+	if s.MaxGPUUtilPct < 0 || s.MaxGPUUtilPct > 100 {
+		return badField("stress.max_gpu_util_pct", "%g is not a percentage", s.MaxGPUUtilPct)
 	}
-	if c.Stress.Timeout == 0 {
-		c.Stress.Timeout = time.Hour
+	if s.Timeout == 0 {
+		s.Timeout = time.Hour
 	}
-	if c.Stress.Timeout < 0 {
-		return bad("stress.timeout", "must be positive")
+	if s.Timeout < 0 {
+		return badField("stress.timeout", "must be positive")
 	}
-	if c.Stress.Burn == 0 {
-		c.Stress.Burn = DefaultStressBurn
+	if s.Burn == 0 {
+		s.Burn = DefaultStressBurn
 	}
-	if c.Stress.Burn < time.Second || c.Stress.Burn > MaxSoak {
-		return bad("stress.burn", "%v is not between 1s and %v (the seed's 30-minute soak)", c.Stress.Burn, MaxSoak)
+	if s.Burn < time.Second || s.Burn > MaxSoak {
+		return badField("stress.burn", "%v is not between 1s and %v (the seed's 30-minute soak)", s.Burn, MaxSoak)
 	}
-	if c.Stress.Soak != 0 && (c.Stress.Soak < MinSoak || c.Stress.Soak > MaxSoak) {
-		return bad("stress.soak", "%v is not between %v and %v (0: no soak)", c.Stress.Soak, MinSoak, MaxSoak)
+	if s.Soak != 0 && (s.Soak < MinSoak || s.Soak > MaxSoak) {
+		return badField("stress.soak", "%v is not between %v and %v (0: no soak)", s.Soak, MinSoak, MaxSoak)
 	}
 	// Five precisions, the soak, and a margin for the bandwidth, memory
 	// and iperf3 tests must fit in the job's timeout, else every run
 	// would be cancelled before it finished.
-	if need := 5*c.Stress.Burn + c.Stress.Soak + StressMargin; need > c.Stress.Timeout {
+	if need := 5*s.Burn + s.Soak + StressMargin; need > s.Timeout {
 		field := "stress.burn"
-		if c.Stress.Soak > 0 {
+		if s.Soak > 0 {
 			field = "stress.soak"
 		}
-		return bad(field, "the stress job's burns (5 × %v), soak (%v) and other tests (%v) take %v, more than stress.timeout %v",
-			c.Stress.Burn, c.Stress.Soak, StressMargin, need, c.Stress.Timeout)
+		return badField(field, "the stress job's burns (5 × %v), soak (%v) and other tests (%v) take %v, more than stress.timeout %v",
+			s.Burn, s.Soak, StressMargin, need, s.Timeout)
 	}
+	return nil
+}
 
-	if err := validateNetwork(&c.Network); err != nil {
-		return err
+// validate defaults the spool's directory and cap; the cap must hold two
+// full batches.
+func (s *Spool) validate() error {
+	if s.Dir == "" {
+		s.Dir = DefaultSpoolDir
 	}
+	if s.MaxBytes == 0 {
+		s.MaxBytes = DefaultSpoolBytes
+	}
+	if s.MaxBytes < 2*wire.MaxBodyBytes {
+		return badField("spool.max_bytes", "%d is below the minimum of %d (two full batches)", s.MaxBytes, 2*wire.MaxBodyBytes)
+	}
+	return nil
+}
 
-	if c.Spool.Dir == "" {
-		c.Spool.Dir = DefaultSpoolDir
+// validate keeps the optional metrics endpoint on loopback.
+func (m *Metrics) validate() error {
+	if m.Listen == "" {
+		return nil
 	}
-	if c.Spool.MaxBytes == 0 {
-		c.Spool.MaxBytes = DefaultSpoolBytes
+	host, port, err := net.SplitHostPort(m.Listen)
+	if err != nil || port == "" {
+		return badField("metrics.listen", "%q is not host:port", m.Listen)
 	}
-	if c.Spool.MaxBytes < 2*wire.MaxBodyBytes {
-		return bad("spool.max_bytes", "%d is below the minimum of %d (two full batches)", c.Spool.MaxBytes, 2*wire.MaxBodyBytes)
+	if !isLoopback(host) {
+		return badField("metrics.listen", "%q: the metrics endpoint may listen only on localhost (127.0.0.1, ::1)", m.Listen)
 	}
+	return nil
+}
 
-	if c.Metrics.Listen != "" {
-		host, port, err := net.SplitHostPort(c.Metrics.Listen)
-		if err != nil || port == "" {
-			return bad("metrics.listen", "%q is not host:port", c.Metrics.Listen)
-		}
-		if !isLoopback(host) {
-			return bad("metrics.listen", "%q: the metrics endpoint may listen only on localhost (127.0.0.1, ::1)", c.Metrics.Listen)
-		}
-	}
-
+// validateExpected checks what was ordered: a model the spec database
+// knows, and the fields expect itself validates.
+func (c *Config) validateExpected() error {
 	if c.Expected.Model != "" {
 		// An order naming a model the probe cannot judge is bad input, not
 		// a failing card.
 		if _, err := specdb.Default().Resolve(c.Expected.Model); err != nil {
-			return bad("expected.model", "%v", err)
+			return badField("expected.model", "%v", err)
 		}
 	}
 	if err := c.Expected.Validate(); err != nil {
 		// expect names the field as "expected.x: message".
 		field, msg, ok := strings.Cut(err.Error(), ": ")
 		if !ok {
-			return bad("expected", "%v", err)
+			return badField("expected", "%v", err)
 		}
-		return bad(field, "%s", msg)
+		return badField(field, "%s", msg)
 	}
 	return nil
 }

@@ -4,6 +4,10 @@
 // device attributes (probe/cuda). A shim that renames a card, invents GPUs
 // or shows one GPU as eight makes them disagree, and any disagreement
 // fails gpu.identity.consistent.
+//
+// Step 2 of the observation pipeline (read, judge, observe, spool, push):
+// judges the GPU snapshot against the kernel's and CUDA's own view of the
+// GPUs.
 package crosscheck
 
 import (

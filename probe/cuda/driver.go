@@ -3,6 +3,9 @@
 // toolkit, and on a machine without a GPU Load returns ErrNoDriver and
 // everything else keeps working.
 //
+// Part of step 1 of the observation pipeline (read, judge, observe, spool,
+// push): the stress tests (probe/stress) measure the GPUs through it.
+//
 // Only what the stress tests need is bound: devices, primary contexts,
 // modules from PTX, memory, copies, streams, events and kernel launches.
 // CUDA contexts are current per OS thread, so every goroutine that uses a

@@ -6,6 +6,11 @@
 // interval — two 30 s heartbeats a request — except a failing check, which
 // is sealed and sent at once. It reloads its config on request (SIGHUP) and
 // stops cleanly (SIGTERM), leaving unsent batches safely on disk.
+//
+// Step 3 of the observation pipeline (read, judge, observe, spool, push): it
+// schedules the checks (steps 1 and 2), makes each job's checks an
+// observation and hands it to step 4 (probe/spool), and runs step 5
+// (probe/push).
 package daemon
 
 import (

@@ -2,6 +2,9 @@
 // against which the probe judges what it finds. It is the `expected:`
 // section of the probe's config file, and `gpuprobe check --expect k=v`
 // sets the same fields by their YAML names.
+//
+// Input to step 2 of the observation pipeline (read, judge, observe, spool,
+// push): what the readings are judged against besides the spec database.
 package expect
 
 import (

@@ -4,6 +4,10 @@
 // is authn's and health's job. Keeping reading and judging apart is what
 // lets `gpuprobe check --snapshot FILE` judge a recorded machine exactly as
 // it judges the live one.
+//
+// The data of step 1 of the observation pipeline (read, judge, observe,
+// spool, push): the GPU snapshot that probe/gpu/nvmlread reads and step 2
+// judges.
 package gpu
 
 import (

@@ -4,6 +4,9 @@
 // from the kernel log, NVLink, and other tenants' processes. Each
 // component reads a snapshot and returns wire.Checks; none of them reads
 // hardware, so recorded snapshots are judged exactly like live readings.
+//
+// Step 2 of the observation pipeline (read, judge, observe, spool, push):
+// judges the GPU snapshot and the kernel log's XIDs.
 package health
 
 import (

@@ -2,6 +2,9 @@
 // CPU steal, kernel and driver versions. Everything is read from /proc and
 // /sys under a configurable root, so tests run on fixture trees in
 // testdata/ and judge them exactly like a live machine.
+//
+// Steps 1 and 2 of the observation pipeline (read, judge, observe, spool,
+// push): reads the host from /proc and /sys and judges it.
 package host
 
 import (

@@ -2,6 +2,9 @@
 // burn.cu, compiled by gen.sh into PTX that is embedded here. The CUDA
 // driver compiles PTX for whatever card it meets, so no toolkit is needed
 // where the probe runs.
+//
+// Part of step 1 of the observation pipeline (read, judge, observe, spool,
+// push): the GPU code the stress tests measure with.
 package kernels
 
 import (

@@ -8,6 +8,9 @@
 // The package reads /dev/kmsg (or `dmesg` output when /dev/kmsg cannot be
 // read) into raw lines, and parses them; parsing is separate so that
 // recorded logs and fixture files are judged exactly like live ones.
+//
+// Step 1 of the observation pipeline (read, judge, observe, spool, push):
+// reads the kernel log's XIDs for step 2 (probe/health) to judge.
 package kmsg
 
 import (

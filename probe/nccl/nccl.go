@@ -4,6 +4,9 @@
 // and where the library is absent Load says so and the all-reduce test is
 // skipped with that reason.
 //
+// Part of step 1 of the observation pipeline (read, judge, observe, spool,
+// push): the stress tests' all-reduce measures through it.
+//
 // Only what the all-reduce test needs is bound: the version, one
 // communicator per GPU in one process (ncclCommInitAll), group calls and
 // ncclAllReduce. A process that drives several communicators from one

@@ -4,6 +4,9 @@
 // lookups, and run iperf3 to a peer node. Each measurement is judged against
 // thresholds from the config and returned as wire.Checks.
 //
+// Steps 1 and 2 of the observation pipeline (read, judge, observe, spool,
+// push): measures the network and judges each measurement.
+//
 // Reachability (did anything answer) is reported as its own check in the
 // connectivity category, separately from quality (latency, loss, rate) in
 // the network category: the backend uses the first to decide whose fault a
@@ -224,117 +227,161 @@ func (s *Spec) SetDefaults() {
 
 // Validate returns the first problem, as a *FieldError. Call SetDefaults first.
 func (s *Spec) Validate() error {
-	if !s.Gateway.Disabled {
-		if s.Gateway.Address != "" && net.ParseIP(s.Gateway.Address) == nil {
-			return bad("gateway.address", "%q is not an IP address", s.Gateway.Address)
-		}
-		if err := s.Gateway.validate("gateway"); err != nil {
-			return err
-		}
+	if err := validateGateway(s.Gateway); err != nil {
+		return err
 	}
-	names := map[string]string{}
-	unique := func(kind, name, f string) error {
-		if name == "" {
-			return bad(f+".name", "missing")
-		}
-		if !validName(name) {
-			return bad(f+".name", "%q may hold only letters, digits, '.', '-', '_', ':'", name)
-		}
-		key := kind + "/" + name
-		if prev, ok := names[key]; ok {
-			return bad(f+".name", "%q is already used by %s", name, prev)
-		}
-		names[key] = f
-		return nil
-	}
+	names := targetNames{}
 	for i, p := range s.Ping {
-		f := fmt.Sprintf("ping[%d]", i)
-		if p.Host == "" {
-			return bad(f+".host", "missing")
-		}
-		if err := unique("ping", p.Name, f); err != nil {
-			return err
-		}
-		if err := p.validate(f); err != nil {
+		if err := validatePing(fmt.Sprintf("ping[%d]", i), p, names); err != nil {
 			return err
 		}
 	}
 	for i, t := range s.TCP {
-		f := fmt.Sprintf("tcp[%d]", i)
-		host, port, err := net.SplitHostPort(t.Address)
-		if err != nil || host == "" {
-			return bad(f+".address", "%q is not host:port", t.Address)
-		}
-		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-			return bad(f+".address", "port %q is not 1 to 65535", port)
-		}
-		if err := unique("tcp", t.Name, f); err != nil {
+		if err := validateTCP(fmt.Sprintf("tcp[%d]", i), t, names); err != nil {
 			return err
-		}
-		switch {
-		case t.Count < 1 || t.Count > 100:
-			return bad(f+".count", "%d is not between 1 and 100", t.Count)
-		case t.Timeout <= 0:
-			return bad(f+".timeout", "must be positive")
-		case t.MaxConnect < 0:
-			return bad(f+".max_connect", "must not be negative")
 		}
 	}
 	for i, h := range s.HTTP {
-		f := fmt.Sprintf("http[%d]", i)
-		u, err := url.Parse(h.URL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return bad(f+".url", "%q is not an http:// or https:// URL", h.URL)
-		}
-		if err := unique("http", h.Name, f); err != nil {
+		if err := validateHTTP(fmt.Sprintf("http[%d]", i), h, names); err != nil {
 			return err
-		}
-		switch {
-		case h.Method != "HEAD" && h.Method != "GET":
-			return bad(f+".method", "%q is neither HEAD nor GET", h.Method)
-		case h.Timeout <= 0:
-			return bad(f+".timeout", "must be positive")
-		case h.MaxLatency < 0:
-			return bad(f+".max_latency", "must not be negative")
 		}
 	}
 	for i, d := range s.DNS {
-		f := fmt.Sprintf("dns[%d]", i)
-		if d.Host == "" {
-			return bad(f+".host", "missing")
-		}
-		if d.Server != "" {
-			if host, _, err := net.SplitHostPort(d.Server); err != nil || net.ParseIP(host) == nil {
-				return bad(f+".server", "%q is not ip:port", d.Server)
-			}
-		}
-		if err := unique("dns", d.Name, f); err != nil {
+		if err := validateDNS(fmt.Sprintf("dns[%d]", i), d, names); err != nil {
 			return err
-		}
-		switch {
-		case d.Timeout <= 0:
-			return bad(f+".timeout", "must be positive")
-		case d.MaxTime < 0:
-			return bad(f+".max_time", "must not be negative")
 		}
 	}
 	if p := s.Iperf3; p != nil {
-		switch {
-		case p.Host == "":
-			return bad("iperf3.host", "missing")
-		case p.Port < 1 || p.Port > 65535:
-			return bad("iperf3.port", "%d is not 1 to 65535", p.Port)
-		case p.Duration < time.Second || p.Duration > 10*time.Minute:
-			return bad("iperf3.duration", "%v is not between 1s and 10m", p.Duration)
-		case p.Parallel < 1 || p.Parallel > 128:
-			return bad("iperf3.parallel", "%d is not between 1 and 128", p.Parallel)
-		case p.NominalMbps <= 0:
-			return bad("iperf3.nominal_mbps", "missing: the bandwidth the contract promises, in Mbit/s")
-		case p.MinPct <= 0 || p.MinPct > 100:
-			return bad("iperf3.min_pct", "%g is not a percentage", p.MinPct)
-		case !validName(p.Name):
-			return bad("iperf3.name", "%q may hold only letters, digits, '.', '-', '_', ':'", p.Name)
+		return validateIperf(p)
+	}
+	return nil
+}
+
+// targetNames are the names taken so far, by kind of target: each target's
+// name becomes its check's name, so two of one kind may not share one.
+type targetNames map[string]string
+
+// claim takes name for the target at field path f, or says why it cannot.
+func (n targetNames) claim(kind, name, f string) error {
+	if name == "" {
+		return bad(f+".name", "missing")
+	}
+	if !validName(name) {
+		return bad(f+".name", "%q may hold only letters, digits, '.', '-', '_', ':'", name)
+	}
+	key := kind + "/" + name
+	if prev, ok := n[key]; ok {
+		return bad(f+".name", "%q is already used by %s", name, prev)
+	}
+	n[key] = f
+	return nil
+}
+
+// validateGateway checks the gateway ping, unless it is disabled.
+func validateGateway(g Gateway) error {
+	if g.Disabled {
+		return nil
+	}
+	if g.Address != "" && net.ParseIP(g.Address) == nil {
+		return bad("gateway.address", "%q is not an IP address", g.Address)
+	}
+	return g.validate("gateway")
+}
+
+// validatePing checks ping target p at field path f.
+func validatePing(f string, p PingTarget, names targetNames) error {
+	if p.Host == "" {
+		return bad(f+".host", "missing")
+	}
+	if err := names.claim("ping", p.Name, f); err != nil {
+		return err
+	}
+	return p.validate(f)
+}
+
+// validateTCP checks TCP connect target t at field path f.
+func validateTCP(f string, t TCPTarget, names targetNames) error {
+	host, port, err := net.SplitHostPort(t.Address)
+	if err != nil || host == "" {
+		return bad(f+".address", "%q is not host:port", t.Address)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return bad(f+".address", "port %q is not 1 to 65535", port)
+	}
+	if err := names.claim("tcp", t.Name, f); err != nil {
+		return err
+	}
+	switch {
+	case t.Count < 1 || t.Count > 100:
+		return bad(f+".count", "%d is not between 1 and 100", t.Count)
+	case t.Timeout <= 0:
+		return bad(f+".timeout", "must be positive")
+	case t.MaxConnect < 0:
+		return bad(f+".max_connect", "must not be negative")
+	}
+	return nil
+}
+
+// validateHTTP checks HTTP(S) target h at field path f.
+func validateHTTP(f string, h HTTPTarget, names targetNames) error {
+	u, err := url.Parse(h.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return bad(f+".url", "%q is not an http:// or https:// URL", h.URL)
+	}
+	if err := names.claim("http", h.Name, f); err != nil {
+		return err
+	}
+	switch {
+	case h.Method != "HEAD" && h.Method != "GET":
+		return bad(f+".method", "%q is neither HEAD nor GET", h.Method)
+	case h.Timeout <= 0:
+		return bad(f+".timeout", "must be positive")
+	case h.MaxLatency < 0:
+		return bad(f+".max_latency", "must not be negative")
+	}
+	return nil
+}
+
+// validateDNS checks DNS lookup target d at field path f.
+func validateDNS(f string, d DNSTarget, names targetNames) error {
+	if d.Host == "" {
+		return bad(f+".host", "missing")
+	}
+	if d.Server != "" {
+		if host, _, err := net.SplitHostPort(d.Server); err != nil || net.ParseIP(host) == nil {
+			return bad(f+".server", "%q is not ip:port", d.Server)
 		}
+	}
+	if err := names.claim("dns", d.Name, f); err != nil {
+		return err
+	}
+	switch {
+	case d.Timeout <= 0:
+		return bad(f+".timeout", "must be positive")
+	case d.MaxTime < 0:
+		return bad(f+".max_time", "must not be negative")
+	}
+	return nil
+}
+
+// validateIperf checks the iperf3 test: a peer, sane run parameters, and
+// the contracted bandwidth it is judged against.
+func validateIperf(p *Iperf) error {
+	switch {
+	case p.Host == "":
+		return bad("iperf3.host", "missing")
+	case p.Port < 1 || p.Port > 65535:
+		return bad("iperf3.port", "%d is not 1 to 65535", p.Port)
+	case p.Duration < time.Second || p.Duration > 10*time.Minute:
+		return bad("iperf3.duration", "%v is not between 1s and 10m", p.Duration)
+	case p.Parallel < 1 || p.Parallel > 128:
+		return bad("iperf3.parallel", "%d is not between 1 and 128", p.Parallel)
+	case p.NominalMbps <= 0:
+		return bad("iperf3.nominal_mbps", "missing: the bandwidth the contract promises, in Mbit/s")
+	case p.MinPct <= 0 || p.MinPct > 100:
+		return bad("iperf3.min_pct", "%g is not a percentage", p.MinPct)
+	case !validName(p.Name):
+		return bad("iperf3.name", "%q may hold only letters, digits, '.', '-', '_', ':'", p.Name)
 	}
 	return nil
 }

@@ -6,6 +6,9 @@
 // previous probe process's burn ended, to judge only utilisation samples
 // taken after it.
 //
+// It serves step 2 of the observation pipeline (read, judge, observe, spool,
+// push): it tells the judges which GPU work was the probe's own.
+//
 // Within a process the state is kept in memory. Across processes it is one
 // small JSON file, replaced atomically (renameio) on every begin and end:
 // the last one wins, which is enough, because only the latest work's end

@@ -4,6 +4,10 @@
 // checked against a source a preloaded library or a patched NVML cannot
 // reach. Like gpu.Snapshot it is plain data, recorded in snapshots and
 // judged later (probe/crosscheck).
+//
+// Step 1 of the observation pipeline (read, judge, observe, spool, push):
+// reads the kernel's view of the GPUs, which step 2 (probe/crosscheck) holds
+// NVML to.
 package pcisys
 
 import (

@@ -2,6 +2,9 @@
 // one at a time, each signed at the moment it is sent, retried with
 // exponential backoff and jitter until the backend acknowledges it. It never
 // deletes anything itself; it tells the queue (the spool) what was acked.
+//
+// Step 5 of the observation pipeline (read, judge, observe, spool, push):
+// signed delivery of the spooled batches to the backend.
 package push
 
 import (

@@ -3,6 +3,9 @@
 // power, PCIe) and calibrated thresholds for measurements. It is a YAML
 // data file embedded in the binary, so adding a model or a threshold is a
 // data change, not a code change.
+//
+// Input to step 2 of the observation pipeline (read, judge, observe, spool,
+// push): the figures the GPU readings and measurements are judged against.
 package specdb
 
 import (

@@ -5,6 +5,9 @@
 // never in between: files are written to a temporary name, synced, renamed
 // and the directory synced (the POSIX recipe for an atomic durable write).
 //
+// Step 4 of the observation pipeline (read, judge, observe, spool, push):
+// the durable outbox between the daemon's observations and their delivery.
+//
 // Layout of the directory:
 //
 //	state.json              next sequence number, hash of the last batch, pending drop report

@@ -61,7 +61,25 @@ func judgePower(p PowerResult, spec powerSpec) []wire.Check {
 		c.Verdict, c.Detail = wire.Fail, "power test could not run: "+p.Error
 		return []wire.Check{c}
 	}
-	var out []wire.Check
+	out := []wire.Check{judgePowerErrors(p)}
+	c.Category = wire.CategoryPerformance
+	m := p.Monitor
+	if m == nil || m.Samples == 0 {
+		c.Verdict = wire.Skipped
+		c.Detail = "no NVML power readings"
+		if m != nil && len(m.Errors) > 0 {
+			c.Detail += ": " + strings.Join(m.Errors, "; ")
+		}
+		return append(out, c)
+	}
+	judgePowerDraw(&c, p, *m, spec)
+	out = append(out, c)
+	return append(out, judgePowerMonitor(p, *m)...)
+}
+
+// judgePowerErrors is gpu.power.errors: every tensor result and copied
+// word of the test checked, and any driver error during it.
+func judgePowerErrors(p PowerResult) wire.Check {
 	e := wire.Check{Name: "gpu.power.errors", Category: wire.CategoryGPUDegraded, GPU: gpuPtr(p.GPU),
 		Criterion: "0 wrong tensor results against the host reference, 0 wrong copied words",
 		Number:    num(float64(p.Mismatches + p.CopyBad)), Unit: "values", Verdict: wire.Pass}
@@ -89,20 +107,15 @@ func judgePower(p PowerResult, spec powerSpec) []wire.Check {
 		why = append(why, "driver error during the test: "+p.Error)
 	}
 	e.Detail = strings.Join(why, "; ")
-	out = append(out, e)
+	return e
+}
 
-	c.Category = wire.CategoryPerformance
-	m := p.Monitor
-	if m == nil || m.Samples == 0 {
-		c.Verdict = wire.Skipped
-		c.Detail = "no NVML power readings"
-		if m != nil && len(m.Errors) > 0 {
-			c.Detail += ": " + strings.Join(m.Errors, "; ")
-		}
-		return append(out, c)
-	}
+// judgePowerDraw fills in gpu.power from the main phase's NVML readings:
+// the mean draw against the model's calibrated minimum (and warn band),
+// then notes on a capped power limit and on unsteady power.
+func judgePowerDraw(c *wire.Check, p PowerResult, m Monitor, spec powerSpec) {
 	c.Number = num(m.PowerMeanW)
-	c.Value = powerValue(*m)
+	c.Value = powerValue(m)
 	if spec.Official > 0 {
 		c.Value += fmt.Sprintf(", %.1f %% of the model's %g W", 100*m.PowerMeanW/spec.Official, spec.Official)
 	}
@@ -139,11 +152,14 @@ func judgePower(p PowerResult, spec powerSpec) []wire.Check {
 		notes = append(notes, fmt.Sprintf("power unsteady: a reading of the steady part %.1f %% from its mean, over ±%g %%", m.PowerFluctPct, maxPowerFluctPct))
 	}
 	c.Detail = strings.Join(notes, "; ")
-	out = append(out, c)
+}
 
-	// Temperature, clock-event reasons and XIDs as for the burns; the
-	// monitor's own power check is replaced by gpu.power above.
-	for _, x := range judgeMonitor("gpu.power", p.GPU, *m) {
+// judgePowerMonitor is temperature, clock-event reasons and XIDs as for
+// the burns, with the tuning's clock events added to the thermal check;
+// the monitor's own power check is replaced by gpu.power.
+func judgePowerMonitor(p PowerResult, m Monitor) []wire.Check {
+	var out []wire.Check
+	for _, x := range judgeMonitor("gpu.power", p.GPU, m) {
 		if x.Name == "gpu.power.power" {
 			continue
 		}

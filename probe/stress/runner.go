@@ -5,6 +5,10 @@
 // watched once a second during the burns. It judges the results against
 // the model's calibrated spec and returns wire.Checks.
 //
+// Steps 1 and 2 of the observation pipeline (read, judge, observe, spool,
+// push) under load: measures the GPUs by running them, and judges the
+// measurements.
+//
 // It never changes clocks, power limits or modes; it skips GPUs that other
 // processes are using unless forced; cancelling the context stops every
 // test at its next launch and frees what it allocated.
@@ -15,7 +19,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/gpusla/gpusla/internal/ctxsleep"
@@ -149,293 +152,234 @@ var ErrNoGPU = errors.New("no CUDA GPU")
 
 // Run executes the tests. It returns the report even when it also returns
 // an error, so that what was measured before a failure is kept.
+//
+// A run has four steps: plan (open the driver and NVML, pick the GPUs to
+// test and ready each one), run each test in turn (tests.go), judge the
+// measurements into checks, and report.
 func Run(ctx context.Context, o Options) (*Report, error) {
+	r := newRunner(ctx, o)
+	defer func() { r.rep.Seconds = time.Since(r.rep.StartedAt).Seconds() }()
+	if err := r.openDriver(); err != nil {
+		return r.rep, err
+	}
+	closeSampler := r.openSampler()
+	defer closeSampler()
+	if err := r.waitOwnWork(); err != nil {
+		return r.rep, err
+	}
+	if o.Own != nil {
+		// Deferred before the contexts' release, so it runs after it.
+		defer o.Own.Begin()()
+	}
+	defer r.releaseGPUs()
+	if err := r.plan(); err != nil {
+		return r.rep, err
+	}
+	r.runTests()
+	return r.rep, r.judge()
+}
+
+// runner is one Run: its options, the driver and sampler it opened, the
+// GPUs it tests, and the report it fills in.
+type runner struct {
+	ctx     context.Context
+	o       Options
+	log     *slog.Logger
+	rep     *Report
+	drv     *cuda.Driver
+	devices int // how many the driver sees
+	sampler Sampler
+	gpus    []*GPUReport // the ones that run (rep.GPUs also holds the skipped)
+	busIDs  []string     // of gpus, for the monitors
+	statics []Static     // of gpus, for the monitors
+}
+
+func newRunner(ctx context.Context, o Options) *runner {
 	log := o.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	rep := &Report{StartedAt: time.Now().UTC(), FaultInject: o.FaultInject}
-	defer func() { rep.Seconds = time.Since(rep.StartedAt).Seconds() }()
-	skipAll := func(reason string) {
-		rep.Checks = append(rep.Checks, wire.Check{Name: "gpu.stress", Category: wire.CategoryGPUDegraded, Verdict: wire.Skipped, Detail: reason})
-	}
+	return &runner{ctx: ctx, o: o, log: log, rep: &Report{StartedAt: time.Now().UTC(), FaultInject: o.FaultInject}}
+}
+
+// skip records a skipped gpu.stress check: for one GPU, or for the whole
+// run when gpu is nil.
+func (r *runner) skip(gpu *int, reason string) {
+	r.rep.Checks = append(r.rep.Checks, wire.Check{Name: "gpu.stress", Category: wire.CategoryGPUDegraded, GPU: gpu, Verdict: wire.Skipped, Detail: reason})
+}
+
+// openDriver loads the CUDA driver and counts its devices; without either
+// the whole run is skipped (ErrNoGPU).
+func (r *runner) openDriver() error {
 	drv, err := cuda.Load()
 	if err != nil {
-		skipAll(err.Error())
-		return rep, fmt.Errorf("%w: %v", ErrNoGPU, err)
+		r.skip(nil, err.Error())
+		return fmt.Errorf("%w: %v", ErrNoGPU, err)
 	}
-	rep.CUDADriver, _ = drv.Version()
+	r.drv = drv
+	r.rep.CUDADriver, _ = drv.Version()
 	n, err := drv.DeviceCount()
 	if err != nil || n == 0 {
 		if err == nil {
 			err = errors.New("the driver sees no device")
 		}
-		skipAll(err.Error())
-		return rep, fmt.Errorf("%w: %v", ErrNoGPU, err)
+		r.skip(nil, err.Error())
+		return fmt.Errorf("%w: %v", ErrNoGPU, err)
 	}
+	r.devices = n
+	return nil
+}
 
-	sampler := o.Sampler
-	rep.Monitoring = "nvml"
-	if sampler == nil {
-		s, err := OpenNVML()
-		if err != nil {
-			rep.Monitoring = "none: " + err.Error()
-		} else {
-			defer s.Close()
-			sampler = s
+// openSampler takes Options.Sampler, or opens the live NVML one; without
+// NVML the run goes on unmonitored and the report says why. The returned
+// func closes what openSampler opened.
+func (r *runner) openSampler() (closeSampler func()) {
+	r.sampler = r.o.Sampler
+	r.rep.Monitoring = "nvml"
+	if r.sampler != nil {
+		return func() {}
+	}
+	s, err := OpenNVML()
+	if err != nil {
+		r.rep.Monitoring = "none: " + err.Error()
+		return func() {}
+	}
+	r.sampler = s
+	return s.Close
+}
+
+// waitOwnWork waits out the NVML sample period that still covers the
+// probe's own previous GPU work, so that the busy check below never takes
+// it for a tenant's.
+func (r *runner) waitOwnWork() error {
+	if r.o.Own == nil {
+		return nil
+	}
+	if _, wait := gpu.UtilSince(r.o.Own.State(), time.Now()); wait > 0 {
+		if err := ctxsleep.Sleep(r.ctx, wait); err != nil {
+			return fmt.Errorf("stopped: %w", err)
 		}
 	}
+	return nil
+}
 
+// releaseGPUs frees every context the run retained, tested or skipped.
+func (r *runner) releaseGPUs() {
+	for _, g := range r.rep.GPUs {
+		if g.ctx != nil {
+			_ = g.ctx.Bind()
+			_ = g.ctx.Synchronize()
+			_ = g.mod.Unload()
+			_ = g.ctx.Release()
+		}
+	}
+}
+
+// plan decides which GPUs run: every one the driver sees (or those
+// Options.GPUs names) that is neither in use nor unable to load the
+// kernels. With more than one, it reads how they are connected.
+func (r *runner) plan() error {
 	want := map[int]bool{}
-	for _, g := range o.GPUs {
+	for _, g := range r.o.GPUs {
 		want[g] = true
 	}
-	if o.Own != nil {
-		if _, wait := gpu.UtilSince(o.Own.State(), time.Now()); wait > 0 {
-			if err := ctxsleep.Sleep(ctx, wait); err != nil {
-				return rep, fmt.Errorf("stopped: %w", err)
-			}
-		}
-		// Deferred before the contexts' release, so it runs after it.
-		defer o.Own.Begin()()
-	}
-	var gpus []*GPUReport // the ones that run
-	defer func() {
-		for _, g := range rep.GPUs {
-			if g.ctx != nil {
-				_ = g.ctx.Bind()
-				_ = g.ctx.Synchronize()
-				_ = g.mod.Unload()
-				_ = g.ctx.Release()
-			}
-		}
-	}()
-	for i := 0; i < n; i++ {
+	for i := 0; i < r.devices; i++ {
 		if len(want) > 0 && !want[i] {
 			continue
 		}
-		info, err := drv.Device(i)
+		g, err := r.prepareGPU(i)
 		if err != nil {
-			return rep, fmt.Errorf("GPU %d: %w", i, err)
+			return err
 		}
-		g := &GPUReport{Index: i, Name: info.Name, BusID: info.PCIBusID, CC: fmt.Sprintf("%d.%d", info.CCMajor, info.CCMinor), SMs: info.SMs, info: info}
-		rep.GPUs = append(rep.GPUs, g)
-		if sampler != nil {
-			if st, err := sampler.Static(info.PCIBusID); err == nil {
-				g.Static, g.deviceID, g.subsysID = &st, st.DeviceID, st.SubsystemID
-			}
-			if b, err := sampler.Busy(info.PCIBusID); err == nil && (len(b.OtherPIDs) > 0 || b.UtilizationPct > 10) && !o.Force {
-				g.Skipped = fmt.Sprintf("in use: other compute processes %v, utilisation %.0f %% (use --force to test anyway)", b.OtherPIDs, b.UtilizationPct)
-				rep.Checks = append(rep.Checks, wire.Check{Name: "gpu.stress", Category: wire.CategoryGPUDegraded, GPU: gpuPtr(i), Verdict: wire.Skipped, Detail: g.Skipped})
-				continue
-			}
-			g.NVLinks, err = sampler.NVLinks(info.PCIBusID)
-			if err != nil {
-				g.NVLinkErr = err.Error()
-			}
-			if c, ok := judgeNVLinks(i, g.NVLinks, err); ok {
-				rep.Checks = append(rep.Checks, c)
-			}
+		if g != nil {
+			r.gpus = append(r.gpus, g)
 		}
-		if spec, ok := SpecFor(g.deviceID, g.subsysID); ok {
-			g.Spec = spec.Model
-		}
-		if g.ctx, err = drv.Retain(i); err != nil {
-			return rep, fmt.Errorf("GPU %d: %w", i, err)
-		}
-		if err := g.ctx.Bind(); err != nil {
-			return rep, fmt.Errorf("GPU %d: %w", i, err)
-		}
-		t0 := time.Now()
-		if err := loadModule(drv, g); err != nil {
-			g.Skipped = err.Error()
-			rep.Checks = append(rep.Checks, wire.Check{Name: "gpu.stress", Category: wire.CategoryGPUDegraded, GPU: gpuPtr(i), Verdict: wire.Skipped, Detail: g.Skipped})
-			continue
-		}
-		log.Info("GPU ready", "gpu", i, "name", info.Name, "cc", g.CC, "ptx", g.PTX, "wgmma", g.wgmmaSummary(), "jit", time.Since(t0).Round(time.Millisecond))
-		gpus = append(gpus, g)
 	}
-	if len(gpus) == 0 {
-		return rep, ErrNoGPU
+	if len(r.gpus) == 0 {
+		return ErrNoGPU
 	}
-
-	busIDs := make([]string, len(gpus))
-	statics := make([]Static, len(gpus))
-	for i, g := range gpus {
-		busIDs[i] = g.BusID
+	r.busIDs = make([]string, len(r.gpus))
+	r.statics = make([]Static, len(r.gpus))
+	for i, g := range r.gpus {
+		r.busIDs[i] = g.BusID
 		if g.Static != nil {
-			statics[i] = *g.Static
+			r.statics[i] = *g.Static
 		}
 	}
-	if len(gpus) > 1 {
-		rep.Topology, rep.TopologyErr = readPairs(sampler, gpus, busIDs)
+	if len(r.gpus) > 1 {
+		r.rep.Topology, r.rep.TopologyErr = readPairs(r.sampler, r.gpus, r.busIDs)
 	}
-	// eachGPU runs f on every GPU at once, each on its own locked thread
-	// with its context current.
-	eachGPU := func(f func(g *GPUReport) error) error {
-		var wg sync.WaitGroup
-		errs := make([]error, len(gpus))
-		for i, g := range gpus {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if err := g.ctx.Bind(); err != nil {
-					errs[i] = err
-					return
-				}
-				errs[i] = f(g)
-			}()
-		}
-		wg.Wait()
-		return errors.Join(errs...)
-	}
+	return nil
+}
 
-	// 1. Burns, every GPU at once, one precision after another.
-	// burnPhase burns every GPU at once for d, each with the precision
-	// pick chooses for its architecture.
-	burnPhase := func(kind string, pick func(arch int) Precision, d time.Duration) []BurnResult {
-		results := make([]BurnResult, len(gpus))
-		mg := startMonitors(ctx, sampler, busIDs, statics, time.Second)
-		_ = eachGPU(func(g *GPUReport) error {
-			idx := indexOf(gpus, g)
-			p := pick(g.arch)
-			fallback := g.fallbackReason(p)
-			k, err := kernelFor(p, g.arch, g.wg[p])
-			if err != nil {
-				why := err.Error()
-				if fallback != "" {
-					why += "; " + fallback
-				}
-				results[idx] = BurnResult{GPU: g.Index, Precision: p, Skipped: why}
-				return nil
-			}
-			results[idx] = burn(ctx, g.ctx, g.mod, g.info, k, d, o.FaultInject)
-			if fallback != "" {
-				results[idx].Fallback = fallback + "; ran the mma.sync kernel " + k.name
-			}
-			return nil
-		})
-		mons := mg.stop()
-		for i := range results {
-			if results[i].Skipped == "" && mons[i] != nil {
-				results[i].Monitor = mons[i]
-			}
-			r := results[i]
-			log.Info(kind, "gpu", r.GPU, "precision", r.Precision, "tflops", fmt.Sprintf("%.1f", r.Median), "cv", fmt.Sprintf("%.4f", r.CV), "wrong", r.Mismatches, "launches", r.Launches, "skipped", r.Skipped, "error", r.Error)
-		}
-		return results
+// prepareGPU adds GPU i to the report and readies it to run: its NVML
+// readings, its context, its kernels. It returns nil, with the reason in
+// a skipped check, for a GPU that is in use or cannot load the kernels.
+func (r *runner) prepareGPU(i int) (*GPUReport, error) {
+	info, err := r.drv.Device(i)
+	if err != nil {
+		return nil, fmt.Errorf("GPU %d: %w", i, err)
 	}
-	if o.Burn > 0 {
-		for _, p := range o.Precisions {
-			if ctx.Err() != nil {
-				break
-			}
-			rep.Burns = append(rep.Burns, burnPhase("burn", func(int) Precision { return p }, o.Burn)...)
-		}
+	g := &GPUReport{Index: i, Name: info.Name, BusID: info.PCIBusID, CC: fmt.Sprintf("%d.%d", info.CCMajor, info.CCMinor), SMs: info.SMs, info: info}
+	r.rep.GPUs = append(r.rep.GPUs, g)
+	if r.sampler != nil && !r.readNVML(g) {
+		return nil, nil
 	}
+	if spec, ok := SpecFor(g.deviceID, g.subsysID); ok {
+		g.Spec = spec.Model
+	}
+	if g.ctx, err = r.drv.Retain(i); err != nil {
+		return nil, fmt.Errorf("GPU %d: %w", i, err)
+	}
+	if err := g.ctx.Bind(); err != nil {
+		return nil, fmt.Errorf("GPU %d: %w", i, err)
+	}
+	t0 := time.Now()
+	if err := loadModule(r.drv, g); err != nil {
+		g.Skipped = err.Error()
+		r.skip(gpuPtr(i), g.Skipped)
+		return nil, nil
+	}
+	r.log.Info("GPU ready", "gpu", i, "name", info.Name, "cc", g.CC, "ptx", g.PTX, "wgmma", g.wgmmaSummary(), "jit", time.Since(t0).Round(time.Millisecond))
+	return g, nil
+}
 
-	// 1a. The soak: one long burn, its per-second curve judged (soak.go).
-	if o.Soak > 0 && ctx.Err() == nil {
-		rep.Soaks = burnPhase("soak", func(arch int) Precision { return soakPrecision(o.SoakPrecision, arch) }, o.Soak)
+// readNVML reads what NVML knows of g before the tests: its static
+// readings and ids (for the spec), whether others use it, and its
+// NVLinks (judged at once). It returns false, with the reason in a
+// skipped check, when g is in use and Options.Force is off.
+func (r *runner) readNVML(g *GPUReport) bool {
+	busID := g.info.PCIBusID
+	if st, err := r.sampler.Static(busID); err == nil {
+		g.Static, g.deviceID, g.subsysID = &st, st.DeviceID, st.SubsystemID
 	}
+	if b, err := r.sampler.Busy(busID); err == nil && (len(b.OtherPIDs) > 0 || b.UtilizationPct > 10) && !r.o.Force {
+		g.Skipped = fmt.Sprintf("in use: other compute processes %v, utilisation %.0f %% (use --force to test anyway)", b.OtherPIDs, b.UtilizationPct)
+		r.skip(gpuPtr(g.Index), g.Skipped)
+		return false
+	}
+	var err error
+	g.NVLinks, err = r.sampler.NVLinks(busID)
+	if err != nil {
+		g.NVLinkErr = err.Error()
+	}
+	if c, ok := judgeNVLinks(g.Index, g.NVLinks, err); ok {
+		r.rep.Checks = append(r.rep.Checks, c)
+	}
+	return true
+}
 
-	// 1b. The power test, every GPU at once.
-	if o.Power > 0 && ctx.Err() == nil {
-		results := make([]PowerResult, len(gpus))
-		_ = eachGPU(func(g *GPUReport) error {
-			idx := indexOf(gpus, g)
-			results[idx] = runPower(ctx, g, sampler, statics[idx], o.Power, o.PowerMixes, o.FaultInject)
-			return nil
-		})
-		for _, r := range results {
-			w := 0.0
-			if r.Monitor != nil {
-				w = r.Monitor.PowerMeanW
-			}
-			log.Info("power", "gpu", r.GPU, "mix", r.Mix.String(), "power_w", fmt.Sprintf("%.0f", w), "tflops", fmt.Sprintf("%.1f", r.Median), "copy_gbs", fmt.Sprintf("%.0f", r.CopyGBs), "wrong", r.Mismatches, "copy_bad", r.CopyBad, "skipped", r.Skipped, "error", r.Error)
-		}
-		rep.Power = results
+// judge turns the measurements into checks; a cancelled run first marks
+// what the cancellation cut short, and reports that it was stopped.
+func (r *runner) judge() error {
+	if r.ctx.Err() != nil {
+		markInterrupted(r.rep, context.Cause(r.ctx))
 	}
-
-	// 2. Bandwidth inside each GPU and over PCIe, one GPU at a time so
-	// that GPUs sharing a PCIe switch do not share its bandwidth.
-	if o.Bandwidth {
-		for _, g := range gpus {
-			if ctx.Err() != nil {
-				break
-			}
-			done := make(chan []BandwidthResult)
-			go func() {
-				var out []BandwidthResult
-				defer func() { done <- out }()
-				if err := g.ctx.Bind(); err != nil {
-					out = append(out, BandwidthResult{GPU: g.Index, Test: "d2d_memcpy", Error: err.Error()})
-					return
-				}
-				s, mk, v, err := memSetup(g)
-				if err != nil {
-					out = append(out, BandwidthResult{GPU: g.Index, Test: "d2d_memcpy", Error: err.Error()})
-					return
-				}
-				defer func() { v.free(); _ = s.Destroy() }()
-				out = append(out, deviceCopy(ctx, g.ctx, s, mk, v, g.Index, o.CopyBytes, o.Reps)...)
-				out = append(out, hostCopy(ctx, g.ctx, s, v, g.Index, o.HostBytes, o.Reps)...)
-			}()
-			res := <-done
-			for _, r := range res {
-				log.Info("bandwidth", "gpu", r.GPU, "test", r.Test, "best_gbs", fmt.Sprintf("%.1f", r.BestGBs), "median_gbs", fmt.Sprintf("%.1f", r.MedianGB), "bad_words", r.BadWords, "error", r.Error)
-			}
-			rep.Bandwidth = append(rep.Bandwidth, res...)
-		}
-		if len(gpus) > 1 && ctx.Err() == nil {
-			res := peerCopies(ctx, drv, gpus, o.PeerBytes, o.Reps)
-			for _, r := range res {
-				log.Info("p2p", "from", r.GPU, "to", r.Peer, "best_gbs", fmt.Sprintf("%.1f", r.BestGBs), "bad_words", r.BadWords, "error", r.Error, "skipped", r.Skipped)
-			}
-			rep.Bandwidth = append(rep.Bandwidth, res...)
-		}
+	r.rep.Checks = append(r.rep.Checks, Judge(r.rep)...)
+	if r.ctx.Err() != nil {
+		return fmt.Errorf("stopped: %w", context.Cause(r.ctx))
 	}
-
-	// 2a. NCCL all-reduce over every GPU at once.
-	if o.AllReduce && (len(gpus) > 1 || !o.AllReduceMultiGPU) && ctx.Err() == nil {
-		r := runAllReduce(ctx, gpus, o.AllReduceMaxBytes)
-		for _, row := range r.Rows {
-			log.Info("allreduce", "dtype", row.DType, "bytes", row.Bytes, "time_us", fmt.Sprintf("%.1f", row.Micros), "algbw_gbs", fmt.Sprintf("%.1f", row.AlgGBs), "busbw_gbs", fmt.Sprintf("%.1f", row.BusGBs), "wrong", row.Wrong)
-		}
-		if r.Skipped != "" || r.Error != "" {
-			log.Info("allreduce", "skipped", r.Skipped, "error", r.Error)
-		}
-		rep.AllReduce = &r
-	}
-
-	// 3. Memory pattern test, every GPU at once.
-	if o.Memtest && ctx.Err() == nil {
-		results := make([]MemtestResult, len(gpus))
-		_ = eachGPU(func(g *GPUReport) error {
-			idx := indexOf(gpus, g)
-			s, _, v, err := memSetup(g)
-			if err != nil {
-				results[idx] = MemtestResult{GPU: g.Index, Error: err.Error()}
-				return nil
-			}
-			defer func() { v.free(); _ = s.Destroy() }()
-			results[idx] = memtest(ctx, g.ctx, s, v, g.Index, o.MemtestFraction, max(o.MemtestRounds, 1), o.FaultInject)
-			return nil
-		})
-		for _, r := range results {
-			log.Info("memtest", "gpu", r.GPU, "gib", float64(r.Bytes)/(1<<30), "passes", r.Passes, "bad_words", r.BadWords, "gbs", fmt.Sprintf("%.0f", r.GBs), "error", r.Error)
-		}
-		rep.Memtests = results
-	}
-
-	if ctx.Err() != nil {
-		markInterrupted(rep, context.Cause(ctx))
-	}
-	rep.Checks = append(rep.Checks, Judge(rep)...)
-	if ctx.Err() != nil {
-		return rep, fmt.Errorf("stopped: %w", context.Cause(ctx))
-	}
-	return rep, nil
+	return nil
 }
 
 // loadModule loads the newest PTX variant the card can run; when the
@@ -547,48 +491,80 @@ func memSetup(g *GPUReport) (*cuda.Stream, *memKernels, *verifier, error) {
 	return s, mk, v, nil
 }
 
-// Judge turns the measurements of a report into checks.
+// Judge turns the measurements of a report into checks: the wgmma sanity
+// burns, then the burns and soaks, bandwidth, the memory tests, the GPUs'
+// fabric (topology and all-reduce) and the power tests.
 func Judge(rep *Report) []wire.Check {
-	byIndex := map[int]*GPUReport{}
-	for _, g := range rep.GPUs {
-		byIndex[g.Index] = g
-	}
-	specOf := func(gpu int) (Spec, bool) {
-		if g, ok := byIndex[gpu]; ok {
-			return SpecFor(g.deviceID, g.subsysID)
-		}
-		return Spec{}, false
-	}
+	j := newJudging(rep)
 	var out []wire.Check
 	for _, g := range rep.GPUs {
 		if c, ok := judgeSanity(g); ok {
 			out = append(out, c)
 		}
 	}
-	for _, b := range rep.Burns {
-		spec, ok := specOf(b.GPU)
+	out = append(out, j.burns()...)
+	out = append(out, j.bandwidth()...)
+	out = append(out, j.memtests()...)
+	out = append(out, j.fabric()...)
+	return append(out, j.power()...)
+}
+
+// judging is one Judge: the report, and its GPUs by CUDA index.
+type judging struct {
+	rep     *Report
+	byIndex map[int]*GPUReport
+}
+
+func newJudging(rep *Report) *judging {
+	j := &judging{rep: rep, byIndex: map[int]*GPUReport{}}
+	for _, g := range rep.GPUs {
+		j.byIndex[g.Index] = g
+	}
+	return j
+}
+
+// specOf is the calibrated spec of GPU gpu's model, if it has one.
+func (j *judging) specOf(gpu int) (Spec, bool) {
+	if g, ok := j.byIndex[gpu]; ok {
+		return SpecFor(g.deviceID, g.subsysID)
+	}
+	return Spec{}, false
+}
+
+// burns judges each burn (with how well its throughput fits the card)
+// and each soak; an interrupted one keeps only the faults it found.
+func (j *judging) burns() []wire.Check {
+	var out []wire.Check
+	for _, b := range j.rep.Burns {
+		spec, ok := j.specOf(b.GPU)
 		cs := judgeBurn("gpu.burn."+string(b.Precision), b, spec, ok)
 		if b.Interrupted != "" {
 			cs = keepFaults(cs, b.Interrupted)
-		} else if c, ok := judgeFit(b, byIndex[b.GPU]); ok {
+		} else if c, ok := judgeFit(b, j.byIndex[b.GPU]); ok {
 			cs = append(cs, c)
 		}
 		out = append(out, cs...)
 	}
-	for _, b := range rep.Soaks {
-		spec, ok := specOf(b.GPU)
+	for _, b := range j.rep.Soaks {
+		spec, ok := j.specOf(b.GPU)
 		cs := judgeSoak(b, spec, ok)
 		if b.Interrupted != "" {
 			cs = keepFaults(cs, b.Interrupted)
 		}
 		out = append(out, cs...)
 	}
-	// Device bandwidth is judged on the better of the two copy methods:
-	// both move the same bytes, and a healthy card must reach the
-	// threshold with at least one.
+	return out
+}
+
+// bandwidth judges the host and peer copies as they come, any wrong word
+// of a device copy, and then each GPU's device bandwidth once, on the
+// better of the two copy methods: both move the same bytes, and a healthy
+// card must reach the threshold with at least one.
+func (j *judging) bandwidth() []wire.Check {
+	var out []wire.Check
 	bestD2D := map[int]BandwidthResult{}
-	for _, r := range rep.Bandwidth {
-		spec, ok := specOf(r.GPU)
+	for _, r := range j.rep.Bandwidth {
+		spec, ok := j.specOf(r.GPU)
 		switch r.Test {
 		case "d2d_memcpy", "d2d_kernel":
 			if cur, seen := bestD2D[r.GPU]; !seen || r.BestGBs > cur.BestGBs || cur.Error != "" || cur.Interrupted != "" {
@@ -602,40 +578,60 @@ func Judge(rep *Report) []wire.Check {
 			out = append(out, interruptedBW(r, judgeBandwidth(r, r.Test, spec, ok))...)
 		}
 	}
-	for _, g := range rep.GPUs {
+	for _, g := range j.rep.GPUs {
 		if r, seen := bestD2D[g.Index]; seen {
-			spec, ok := specOf(g.Index)
+			spec, ok := j.specOf(g.Index)
 			c := judgeBandwidth(r, "d2d", spec, ok)[:1]
 			c[0].Name = "gpu.bw.d2d"
 			out = append(out, interruptedBW(r, c)...)
 		}
 	}
-	for _, m := range rep.Memtests {
+	return out
+}
+
+// memtests judges each memory pattern test.
+func (j *judging) memtests() []wire.Check {
+	var out []wire.Check
+	for _, m := range j.rep.Memtests {
 		c := []wire.Check{judgeMemtest(m)}
 		if m.Interrupted != "" {
 			c = keepFaults(c, m.Interrupted)
 		}
 		out = append(out, c...)
 	}
-	if len(rep.GPUs) > 0 {
-		var topoErr error
-		if rep.TopologyErr != "" {
-			topoErr = errors.New(rep.TopologyErr)
-		}
-		fs, model := fabricSpecOf(byIndex[rep.GPUs[0].Index])
-		if c, ok := judgeTopology(rep.Topology, topoErr, fs); ok {
-			out = append(out, c)
-		}
-		if r := rep.AllReduce; r != nil {
-			cs := judgeAllReduce(*r, rep.Topology, topoErr, fs, model)
-			if r.Interrupted != "" {
-				cs = keepFaults(cs, r.Interrupted)
-			}
-			out = append(out, cs...)
-		}
+	return out
+}
+
+// fabric judges how the GPUs are connected and the all-reduce over them,
+// against the fabric spec of the first GPU's model.
+func (j *judging) fabric() []wire.Check {
+	if len(j.rep.GPUs) == 0 {
+		return nil
 	}
-	for _, p := range rep.Power {
-		cs := judgePower(p, powerSpecOf(byIndex[p.GPU]))
+	var out []wire.Check
+	var topoErr error
+	if j.rep.TopologyErr != "" {
+		topoErr = errors.New(j.rep.TopologyErr)
+	}
+	fs, model := fabricSpecOf(j.byIndex[j.rep.GPUs[0].Index])
+	if c, ok := judgeTopology(j.rep.Topology, topoErr, fs); ok {
+		out = append(out, c)
+	}
+	if r := j.rep.AllReduce; r != nil {
+		cs := judgeAllReduce(*r, j.rep.Topology, topoErr, fs, model)
+		if r.Interrupted != "" {
+			cs = keepFaults(cs, r.Interrupted)
+		}
+		out = append(out, cs...)
+	}
+	return out
+}
+
+// power judges each power test.
+func (j *judging) power() []wire.Check {
+	var out []wire.Check
+	for _, p := range j.rep.Power {
+		cs := judgePower(p, powerSpecOf(j.byIndex[p.GPU]))
 		if p.Interrupted != "" {
 			cs = keepFaults(cs, p.Interrupted)
 		}

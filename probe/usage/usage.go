@@ -6,6 +6,10 @@
 // the backend keeps every one (they are the evidence a bill line is held
 // to: docs/bills.md), and sla/usage reads them back from the event log.
 //
+// Step 1 of the observation pipeline (read, judge, observe, spool, push):
+// reads what a bill is held to; the readings are checks that pass, with
+// nothing for step 2 to judge.
+//
 // One collector per concern, as node_exporter does (disks.go, netdev.go,
 // boot.go), each reading /proc and /sys under a root through
 // github.com/prometheus/procfs, so tests run on fixture trees in testdata/

@@ -2,6 +2,10 @@
 // of observations a probe pushes, how it is signed, and the acknowledgement
 // the backend answers with. Both sides import this package and nothing else
 // of each other, so a change here is a protocol change (bump Version).
+//
+// The protocol of the observation pipeline (read, judge, observe, spool,
+// push): the observations of step 3, the batches step 4 spools, and what
+// step 5 sends and the backend acknowledges.
 package wire
 
 import (

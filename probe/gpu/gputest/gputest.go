@@ -1,6 +1,9 @@
 // Package gputest turns recorded GPU snapshots into go-nvml mock
 // libraries, so that code reading NVML (gpu.NVML, the daemon's jobs) can be
 // tested on real recorded readings without a GPU. It is for tests only.
+//
+// For tests of steps 1 and 2 of the observation pipeline (read, judge,
+// observe, spool, push): a recorded snapshot stands in for NVML.
 package gputest
 
 import (

@@ -258,11 +258,33 @@ func (r *reader) ok(name string, ret nvml.Return) bool {
 
 func ptr[T any](v T) *T { return &v }
 
+// readDevice reads everything NVML tells of one GPU, one concern after
+// another. A reading NVML does not support or fails is recorded by name
+// (reader.ok) and the rest still read, so one missing value never hides
+// the others.
 func readDevice(index int, h nvml.Device, since time.Time) gpu.Device {
 	start := time.Now()
 	d := gpu.Device{Index: index}
 	r := &reader{d: &d}
+	r.readIdentity(h)
+	r.readMemoryAndCompute(h)
+	r.readClocks(h)
+	r.readPower(h)
+	r.readThermal(h)
+	r.readUtilization(h, since)
+	r.readModes(h)
+	r.readPCIe(h)
+	r.readMemoryErrors(h)
+	r.readNVLinks(h)
+	r.readProcesses(h)
+	d.ReadMillis = time.Since(start).Milliseconds()
+	return d
+}
 
+// readIdentity reads what the card says it is: name, UUID, serial, board
+// part number, VBIOS, architecture and PCI ids.
+func (r *reader) readIdentity(h nvml.Device) {
+	d := r.d
 	if v, ret := h.GetName(); r.ok("name", ret) {
 		d.Name = v
 	}
@@ -284,6 +306,12 @@ func readDevice(index int, h nvml.Device, since time.Time) gpu.Device {
 	if p, ret := h.GetPciInfo(); r.ok("pci", ret) {
 		d.PCI = gpu.PCI{BusID: cString(p.BusId[:]), DeviceID: p.PciDeviceId, SubsystemID: p.PciSubSystemId}
 	}
+}
+
+// readMemoryAndCompute reads the card's size: memory total and in use,
+// memory bus width, cores and compute capability.
+func (r *reader) readMemoryAndCompute(h nvml.Device) {
+	d := r.d
 	if m, ret := h.GetMemoryInfo(); r.ok("memory", ret) {
 		d.MemoryTotalMiB = ptr(m.Total >> 20)
 		d.MemoryUsedMiB = ptr(m.Used >> 20)
@@ -297,6 +325,11 @@ func readDevice(index int, h nvml.Device, since time.Time) gpu.Device {
 	if major, minor, ret := h.GetCudaComputeCapability(); r.ok("compute_capability", ret) {
 		d.ComputeCapability = fmt.Sprintf("%d.%d", major, minor)
 	}
+}
+
+// readClocks reads the SM and memory clocks: their maximum and now.
+func (r *reader) readClocks(h nvml.Device) {
+	d := r.d
 	if v, ret := h.GetMaxClockInfo(nvml.CLOCK_SM); r.ok("max_sm_clock", ret) {
 		d.MaxSMClockMHz = ptr(v)
 	}
@@ -309,6 +342,12 @@ func readDevice(index int, h nvml.Device, since time.Time) gpu.Device {
 	if v, ret := h.GetClockInfo(nvml.CLOCK_MEM); r.ok("mem_clock", ret) {
 		d.MemClockMHz = ptr(v)
 	}
+}
+
+// readPower reads the draw now and the power limits (default, enforced,
+// and the range they may be set in), in watts.
+func (r *reader) readPower(h nvml.Device) {
+	d := r.d
 	watts := func(mw uint32) *float64 { return ptr(float64(mw) / 1000) }
 	if v, ret := h.GetPowerUsage(); r.ok("power_usage", ret) {
 		d.PowerUsageW = watts(v)
@@ -322,6 +361,12 @@ func readDevice(index int, h nvml.Device, since time.Time) gpu.Device {
 	if lo, hi, ret := h.GetPowerManagementLimitConstraints(); r.ok("power_limit_constraints", ret) {
 		d.PowerLimitMinW, d.PowerLimitMaxW = watts(lo), watts(hi)
 	}
+}
+
+// readThermal reads the temperature, its slowdown and shutdown
+// thresholds, and why the clocks are held down now (clock-event reasons).
+func (r *reader) readThermal(h nvml.Device) {
+	d := r.d
 	if v, ret := h.GetTemperature(nvml.TEMPERATURE_GPU); r.ok("temperature", ret) {
 		d.TemperatureC = ptr(v)
 	}
@@ -339,10 +384,21 @@ func readDevice(index int, h nvml.Device, since time.Time) gpu.Device {
 	if r.ok("clock_event_reasons", ret) {
 		d.ClockEventReasons = ptr(reasons)
 	}
+}
+
+// readUtilization reads the utilisation now and its samples newer than
+// since (readUtilSamples).
+func (r *reader) readUtilization(h nvml.Device, since time.Time) {
 	if u, ret := h.GetUtilizationRates(); r.ok("utilization", ret) {
-		d.UtilizationGPU, d.UtilizationMemory = ptr(u.Gpu), ptr(u.Memory)
+		r.d.UtilizationGPU, r.d.UtilizationMemory = ptr(u.Gpu), ptr(u.Memory)
 	}
 	readUtilSamples(r, h, since)
+}
+
+// readModes reads how the card is set up: persistence, MIG (now and
+// pending), virtualization, and which events it can report.
+func (r *reader) readModes(h nvml.Device) {
+	d := r.d
 	if v, ret := h.GetPersistenceMode(); r.ok("persistence_mode", ret) {
 		d.PersistenceMode = ptr(v == nvml.FEATURE_ENABLED)
 	}
@@ -355,6 +411,12 @@ func readDevice(index int, h nvml.Device, since time.Time) gpu.Device {
 	if v, ret := h.GetSupportedEventTypes(); r.ok("supported_event_types", ret) {
 		d.SupportedEventTypes = ptr(v)
 	}
+}
+
+// readPCIe reads the PCIe link: replays, and its generation and width,
+// the most the slot and the GPU allow and now.
+func (r *reader) readPCIe(h nvml.Device) {
+	d := r.d
 	if v, ret := h.GetPcieReplayCounter(); r.ok("pcie_replay_counter", ret) {
 		d.PCIeReplayCounter = ptr(uint64(v))
 	}
@@ -373,22 +435,17 @@ func readDevice(index int, h nvml.Device, since time.Time) gpu.Device {
 	if v, ret := h.GetCurrPcieLinkWidth(); r.ok("pcie_current_width", ret) {
 		d.PCIeCurrentWidth = ptr(v)
 	}
+}
+
+// readMemoryErrors reads what the memory has suffered: the ECC mode and,
+// with ECC on, its error counters; remapped rows; retired pages.
+func (r *reader) readMemoryErrors(h nvml.Device) {
+	d := r.d
 	if cur, pending, ret := h.GetEccMode(); r.ok("ecc_mode", ret) {
 		d.ECCEnabled = ptr(cur == nvml.FEATURE_ENABLED)
 		d.ECCPendingEnabled = ptr(pending == nvml.FEATURE_ENABLED)
 		// Counters only mean something with ECC on.
-		if v, ret := h.GetTotalEccErrors(nvml.MEMORY_ERROR_TYPE_CORRECTED, nvml.VOLATILE_ECC); r.ok("ecc_volatile_corrected", ret) {
-			d.ECCVolatileCorr = ptr(v)
-		}
-		if v, ret := h.GetTotalEccErrors(nvml.MEMORY_ERROR_TYPE_UNCORRECTED, nvml.VOLATILE_ECC); r.ok("ecc_volatile_uncorrected", ret) {
-			d.ECCVolatileUncorr = ptr(v)
-		}
-		if v, ret := h.GetTotalEccErrors(nvml.MEMORY_ERROR_TYPE_CORRECTED, nvml.AGGREGATE_ECC); r.ok("ecc_aggregate_corrected", ret) {
-			d.ECCAggregateCorr = ptr(v)
-		}
-		if v, ret := h.GetTotalEccErrors(nvml.MEMORY_ERROR_TYPE_UNCORRECTED, nvml.AGGREGATE_ECC); r.ok("ecc_aggregate_uncorrected", ret) {
-			d.ECCAggregateUncorr = ptr(v)
-		}
+		r.readECCCounters(h)
 	}
 	if corr, unc, pending, failure, ret := h.GetRemappedRows(); r.ok("remapped_rows", ret) {
 		d.RemappedRows = &gpu.Remap{Correctable: corr, Uncorrectable: unc, Pending: pending, Failure: failure}
@@ -404,8 +461,30 @@ func readDevice(index int, h nvml.Device, since time.Time) gpu.Device {
 	if v, ret := h.GetRetiredPagesPendingStatus(); r.ok("retired_pages_pending", ret) {
 		d.RetiredPagesPending = ptr(v == nvml.FEATURE_ENABLED)
 	}
-	// NVLink: links are numbered from 0; the first "not supported" ends
-	// the list (a GPU without NVLink answers so for link 0).
+}
+
+// readECCCounters reads the corrected and uncorrected ECC errors since
+// the driver loaded (volatile) and over the card's life (aggregate).
+func (r *reader) readECCCounters(h nvml.Device) {
+	d := r.d
+	if v, ret := h.GetTotalEccErrors(nvml.MEMORY_ERROR_TYPE_CORRECTED, nvml.VOLATILE_ECC); r.ok("ecc_volatile_corrected", ret) {
+		d.ECCVolatileCorr = ptr(v)
+	}
+	if v, ret := h.GetTotalEccErrors(nvml.MEMORY_ERROR_TYPE_UNCORRECTED, nvml.VOLATILE_ECC); r.ok("ecc_volatile_uncorrected", ret) {
+		d.ECCVolatileUncorr = ptr(v)
+	}
+	if v, ret := h.GetTotalEccErrors(nvml.MEMORY_ERROR_TYPE_CORRECTED, nvml.AGGREGATE_ECC); r.ok("ecc_aggregate_corrected", ret) {
+		d.ECCAggregateCorr = ptr(v)
+	}
+	if v, ret := h.GetTotalEccErrors(nvml.MEMORY_ERROR_TYPE_UNCORRECTED, nvml.AGGREGATE_ECC); r.ok("ecc_aggregate_uncorrected", ret) {
+		d.ECCAggregateUncorr = ptr(v)
+	}
+}
+
+// readNVLinks reads whether each NVLink is up. Links are numbered from 0;
+// the first "not supported" ends the list (a GPU without NVLink answers
+// so for link 0).
+func (r *reader) readNVLinks(h nvml.Device) {
 	for link := 0; link < nvml.NVLINK_MAX_LINKS; link++ {
 		st, ret := h.GetNvLinkState(link)
 		if ret != nvml.SUCCESS {
@@ -414,8 +493,14 @@ func readDevice(index int, h nvml.Device, since time.Time) gpu.Device {
 			}
 			break
 		}
-		d.NVLinks = append(d.NVLinks, st == nvml.FEATURE_ENABLED)
+		r.d.NVLinks = append(r.d.NVLinks, st == nvml.FEATURE_ENABLED)
 	}
+}
+
+// readProcesses lists the compute and graphics processes on the GPU;
+// ProcessesReadable says whether both lists could be read.
+func (r *reader) readProcesses(h nvml.Device) {
+	d := r.d
 	d.ProcessesReadable = true
 	for _, kind := range []struct {
 		name string
@@ -430,8 +515,6 @@ func readDevice(index int, h nvml.Device, since time.Time) gpu.Device {
 			d.Processes = append(d.Processes, gpu.Proc{PID: p.Pid, UsedMemoryMiB: p.UsedGpuMemory >> 20, Kind: kind.name})
 		}
 	}
-	d.ReadMillis = time.Since(start).Milliseconds()
-	return d
 }
 
 func cString(b []int8) string {

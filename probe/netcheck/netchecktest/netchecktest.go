@@ -3,6 +3,9 @@
 // tests and those of the commands built on it (`gpuprobe check`) measure the
 // same thing. They listen only where the test says: loopback, or an
 // address inside a network namespace the test created.
+//
+// For tests of steps 1 and 2 of the observation pipeline (read, judge,
+// observe, spool, push): the servers the network is measured against.
 package netchecktest
 
 import (

@@ -4,6 +4,9 @@
 // each batch once, and can be taken down (connection refused, or 503) and
 // brought back on the same address. CheckChain then proves that what was
 // stored is every sequence number exactly once with an unbroken hash chain.
+//
+// For tests of step 5 of the observation pipeline (read, judge, observe,
+// spool, push): the backend's end of the delivery.
 package pushtest
 
 import (

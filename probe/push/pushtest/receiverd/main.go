@@ -1,6 +1,9 @@
 // Command receiverd runs the pushtest receiver as a process: a real, small
 // ingest endpoint on loopback for benchmarks and manual trials of `gpuprobe
 // run` without the full backend (scripts/bench-footprint.sh uses it).
+//
+// For trials of step 5 of the observation pipeline (read, judge, observe,
+// spool, push): the pushtest receiver as a process.
 package main
 
 import (
