@@ -8,6 +8,10 @@
 //
 // Everything here is pure: the caller feeds check results (Collector.Add)
 // and asks for the distributions, findings and drift of a time window.
+//
+// On the path from an observation to a report row, this is a step beside
+// incidents: the stress readings in the log → the fleet baselines,
+// below-fleet findings and drift the report's fleet section lists.
 package baseline
 
 import (

@@ -12,6 +12,9 @@
 // the backend converts one into the other field by field; this package does
 // not import the wire package, because the SLA domain imports nothing of the
 // project's.
+//
+// On the path from an observation to a report row, this is where the path
+// begins: the event log, the engine's only input.
 package events
 
 import (
