@@ -3,6 +3,10 @@
 // out, runs shorter than the contract's minimum dropped), the uptime both as
 // observed and as claimable, the monthly charge, and the credit the uptime
 // tier and the penalties earn, capped.
+//
+// On the path from an observation to a report row, this is the step
+// incidents → the books: a node's counted outage, uptime, charge and credit
+// for the month.
 package account
 
 import (

@@ -8,6 +8,10 @@
 //
 // Everything here is pure: the caller feeds check results (Collector.Add)
 // and asks for the distributions, findings and drift of a time window.
+//
+// On the path from an observation to a report row, this is a step beside
+// incidents: the stress readings in the log → the fleet baselines,
+// below-fleet findings and drift the report's fleet section lists.
 package baseline
 
 import (
@@ -509,7 +513,27 @@ func eachDay(rs []dayReading, fn func(day int64, vs []float64)) {
 // it does not know are left out), and returns the fleet's distributions per
 // model and figure, the streaks below the fleet and each node's drift.
 func (c *Collector) Compute(model func(node string) (string, bool), from, to time.Time, opt Options) Result {
-	opt = opt.WithDefaults()
+	w := c.cut(model, from, to, opt.WithDefaults())
+	var res Result
+	dists := w.distributions(&res)
+	res.Findings = w.findings(dists)
+	res.Drift = w.drift()
+	return res
+}
+
+// window is one window being computed: the series of known nodes cut to
+// it, in node, figure and GPU order, each node's model (by node index) and
+// the options with their defaults.
+type window struct {
+	c      *Collector
+	ss     []*series
+	models []string
+	opt    Options
+}
+
+// cut cuts every series of a node model knows to [from, to), ordering
+// a series first if it has not been.
+func (c *Collector) cut(model func(node string) (string, bool), from, to time.Time, opt Options) window {
 	lo, hi := from.UnixNano(), to.UnixNano()
 	models := make([]string, len(c.nodes))
 	known := make([]bool, len(c.nodes))
@@ -540,21 +564,28 @@ func (c *Collector) Compute(model func(node string) (string, bool), from, to tim
 		}
 		return a.gpu < b.gpu
 	})
+	return window{c: c, ss: ss, models: models, opt: opt}
+}
 
-	// Distributions per (model, figure) over per-GPU medians.
-	type key struct {
-		model string
-		fig   int16
-	}
+// distKey is one distribution: a GPU model's figure.
+type distKey struct {
+	model string
+	fig   int16
+}
+
+// distributions files each GPU's median (res.Series) under its model and
+// figure, and makes a distribution of each (res.Dists, in model and figure
+// order) with its fleet threshold, or none when too few nodes have it.
+func (w window) distributions(res *Result) map[distKey]Dist {
 	type acc struct {
 		medians []float64
 		nodes   map[int32]bool
 		runs    int
 	}
-	accs := map[key]*acc{}
-	var res Result
-	for _, s := range ss {
-		k := key{models[s.node], s.fig}
+	c := w.c
+	accs := map[distKey]*acc{}
+	for _, s := range w.ss {
+		k := distKey{w.models[s.node], s.fig}
 		a := accs[k]
 		if a == nil {
 			a = &acc{nodes: map[int32]bool{}}
@@ -567,15 +598,15 @@ func (c *Collector) Compute(model func(node string) (string, bool), from, to tim
 		a.nodes[s.node] = true
 		a.runs += len(s.val)
 	}
-	dists := map[key]Dist{}
+	dists := map[distKey]Dist{}
 	for k, a := range accs {
 		q := stat.Quantiles(a.medians, 0.1, 0.5, 0.9)
 		d := Dist{Model: k.model, Figure: c.figs[k.fig].name, Unit: c.figs[k.fig].unit, Nodes: len(a.nodes), GPUs: len(a.medians),
 			Runs: a.runs, P10: q[0], P50: q[1], P90: q[2], Min: slices.Min(a.medians), Max: slices.Max(a.medians)}
-		if d.Nodes < opt.MinNodes {
+		if d.Nodes < w.opt.MinNodes {
 			d.StaticOnly = true
 		} else {
-			d.Threshold = math.Min(d.P10, d.P50*(1-opt.Margin))
+			d.Threshold = math.Min(d.P10, d.P50*(1-w.opt.Margin))
 		}
 		dists[k] = d
 		res.Dists = append(res.Dists, d)
@@ -586,44 +617,63 @@ func (c *Collector) Compute(model func(node string) (string, bool), from, to tim
 		}
 		return res.Dists[i].Figure < res.Dists[j].Figure
 	})
+	return dists
+}
 
-	// Streaks below the fleet threshold: the same rule, run by run, as the
-	// live service applies (Streak).
-	for _, s := range ss {
-		d := dists[key{models[s.node], s.fig}]
+// findings are the streaks below the fleet threshold: the same rule, run
+// by run, as the live service applies (Streak), over each series whose
+// distribution has a threshold.
+func (w window) findings(dists map[distKey]Dist) []Finding {
+	var out []Finding
+	for _, s := range w.ss {
+		d := dists[distKey{w.models[s.node], s.fig}]
 		if d.StaticOnly {
 			continue
 		}
-		var st Streak
-		var cur *Finding
-		for i, v := range s.val {
-			at := time.Unix(0, s.at[i]).UTC()
-			switch st.Step(d.Threshold, opt.Runs, at, v) {
-			case StreakOpened:
-				cur = &Finding{Node: c.nodes[s.node], Model: d.Model, Figure: d.Figure, Unit: d.Unit, GPU: int(s.gpu), Start: st.Start,
-					Confirmed: at, Dist: d, Margin: opt.Margin, Values: slices.Clone(st.Values)}
-			case StreakClosed:
-				cur.End = at
-				res.Findings = append(res.Findings, *cur)
-				cur = nil
-			}
-			if cur != nil && st.Runs > opt.Runs {
-				cur.Values = append(cur.Values, v)
-			}
-			if cur != nil {
-				cur.Runs = st.Runs
-			}
+		out = w.streaks(s, d, out)
+	}
+	return out
+}
+
+// streaks appends to out the findings of one series against its
+// distribution d: each streak from the run that confirmed it to the first
+// run back above, or still open at the window's end.
+func (w window) streaks(s *series, d Dist, out []Finding) []Finding {
+	opt := w.opt
+	var st Streak
+	var cur *Finding
+	for i, v := range s.val {
+		at := time.Unix(0, s.at[i]).UTC()
+		switch st.Step(d.Threshold, opt.Runs, at, v) {
+		case StreakOpened:
+			cur = &Finding{Node: w.c.nodes[s.node], Model: d.Model, Figure: d.Figure, Unit: d.Unit, GPU: int(s.gpu), Start: st.Start,
+				Confirmed: at, Dist: d, Margin: opt.Margin, Values: slices.Clone(st.Values)}
+		case StreakClosed:
+			cur.End = at
+			out = append(out, *cur)
+			cur = nil
+		}
+		if cur != nil && st.Runs > opt.Runs {
+			cur.Values = append(cur.Values, v)
 		}
 		if cur != nil {
-			res.Findings = append(res.Findings, *cur)
+			cur.Runs = st.Runs
 		}
 	}
+	if cur != nil {
+		out = append(out, *cur)
+	}
+	return out
+}
 
-	// Drift: per node and figure, the day's median over its GPUs' runs.
+// drift is, per node and drifting figure, the day's median over its GPUs'
+// runs, judged for a sustained drop; in node and figure order.
+func (w window) drift() []Drift {
 	type dkey struct {
 		node int32
 		fig  int16
 	}
+	c := w.c
 	// Days are counted from the Unix epoch (UTC dates) and named once each.
 	// A node's readings of a figure are gathered with their days and
 	// grouped by day (eachDay), each day's in the order a map of days would
@@ -631,7 +681,7 @@ func (c *Collector) Compute(model func(node string) (string, bool), from, to tim
 	// A map of slices per node and figure was a tenth of a year's scorecard.
 	const day = int64(24 * time.Hour)
 	days := map[dkey][]dayReading{}
-	for _, s := range ss {
+	for _, s := range w.ss {
 		if !Drifting(c.figs[s.fig].name) {
 			continue
 		}
@@ -647,8 +697,9 @@ func (c *Collector) Compute(model func(node string) (string, bool), from, to tim
 		days[k] = rs
 	}
 	dates := map[int64]string{}
+	var out []Drift
 	for k, rs := range days {
-		dr := Drift{Node: c.nodes[k.node], Model: models[k.node], Figure: c.figs[k.fig].name, Unit: c.figs[k.fig].unit}
+		dr := Drift{Node: c.nodes[k.node], Model: w.models[k.node], Figure: c.figs[k.fig].name, Unit: c.figs[k.fig].unit}
 		eachDay(rs, func(d int64, vs []float64) {
 			date, ok := dates[d]
 			if !ok {
@@ -657,16 +708,16 @@ func (c *Collector) Compute(model func(node string) (string, bool), from, to tim
 			}
 			dr.Days = append(dr.Days, Day{Date: date, Value: stat.Median(vs)})
 		})
-		judgeDrift(&dr, opt)
-		res.Drift = append(res.Drift, dr)
+		judgeDrift(&dr, w.opt)
+		out = append(out, dr)
 	}
-	sort.Slice(res.Drift, func(i, j int) bool {
-		if res.Drift[i].Node != res.Drift[j].Node {
-			return res.Drift[i].Node < res.Drift[j].Node
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Node != out[j].Node {
+			return out[i].Node < out[j].Node
 		}
-		return res.Drift[i].Figure < res.Drift[j].Figure
+		return out[i].Figure < out[j].Figure
 	})
-	return res
+	return out
 }
 
 // judgeDrift sets the baseline (median of the first days) and the latest

@@ -64,196 +64,309 @@ type LeftOut struct {
 // (whose cost is not what the row's usage was charged) are left out and
 // counted. A malformed row is an error naming file, line and column.
 func ParseAWSCUR(name string, r io.Reader) ([]Item, []LeftOut, error) {
+	f, err := openCUR(name, r)
+	if err != nil {
+		return nil, nil, err
+	}
+	b := curBook{groups: map[curKey]*curGroup{}, left: map[string]*LeftOut{}}
+	for {
+		ok, err := f.next()
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			break
+		}
+		if err := b.add(f); err != nil {
+			return nil, nil, err
+		}
+	}
+	if f.rows == 0 {
+		return nil, nil, fmt.Errorf("%s: header but no rows", name)
+	}
+	return b.items(), b.leftOut(), nil
+}
+
+// curFile is a CUR being read: its header's columns and the row last read
+// (rec, at line), whose fields get, bad and num read and name.
+type curFile struct {
+	name string
+	cr   *csv.Reader
+	head []string
+	col  map[string]int
+	rec  []string
+	line int
+	rows int
+}
+
+// openCUR reads the header and refuses a file that lacks a column the
+// mapping needs, or names one twice.
+func openCUR(name string, r io.Reader) (*curFile, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	head, err := cr.Read()
 	if err == io.EOF {
-		return nil, nil, fmt.Errorf("%s: empty file; want an AWS Cost and Usage Report CSV with a header line", name)
+		return nil, fmt.Errorf("%s: empty file; want an AWS Cost and Usage Report CSV with a header line", name)
 	}
 	if err != nil {
-		return nil, nil, csvErr(name, err)
+		return nil, csvErr(name, err)
 	}
 	col := map[string]int{}
 	for i, h := range head {
 		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
 		if _, dup := col[h]; dup {
-			return nil, nil, fmt.Errorf("%s:1:%d: column %q appears twice", name, i+1, h)
+			return nil, fmt.Errorf("%s:1:%d: column %q appears twice", name, i+1, h)
 		}
 		col[h] = i
 	}
 	for _, c := range curRequired {
 		if _, ok := col[c]; !ok {
-			return nil, nil, fmt.Errorf("%s:1: header has no %q column (an AWS CUR in CSV; the %s tag must be activated as a cost allocation tag)", name, c, CURNodeTag)
+			return nil, fmt.Errorf("%s:1: header has no %q column (an AWS CUR in CSV; the %s tag must be activated as a cost allocation tag)", name, c, CURNodeTag)
 		}
 	}
-	type key struct{ node, kind, class, resource, currency string }
-	type acc struct {
-		it        Item
-		rows      []int
-		resources []string
-		rate      float64
-		oneRate   bool
-		gbMonths  bool
-	}
-	groups := map[key]*acc{}
-	var order []key
-	left := map[string]*LeftOut{}
-	var leftOrder []string
-	leave := func(reason msg.Text, cost float64, cur string) {
-		k := reason.String() + "\x00" + cur
-		l := left[k]
-		if l == nil {
-			l = &LeftOut{Reason: reason.String(), Text: reason, Currency: cur}
-			left[k] = l
-			leftOrder = append(leftOrder, k)
-		}
-		l.Rows++
-		l.Amount = money(l.Amount + cost)
-	}
-	rows := 0
+	return &curFile{name: name, cr: cr, head: head, col: col}, nil
+}
+
+// next reads the next non-blank row; false at the end of the file. A row
+// whose field count differs from the header's, or one past maxLines, is an
+// error.
+func (f *curFile) next() (bool, error) {
 	for {
-		rec, err := cr.Read()
+		rec, err := f.cr.Read()
 		if err == io.EOF {
-			break
+			return false, nil
 		}
 		if err != nil {
-			return nil, nil, csvErr(name, err)
+			return false, csvErr(f.name, err)
 		}
-		line, _ := cr.FieldPos(0)
+		line, _ := f.cr.FieldPos(0)
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue
 		}
-		if len(rec) != len(head) {
-			return nil, nil, fmt.Errorf("%s:%d: %d fields, the header has %d", name, line, len(rec), len(head))
+		if len(rec) != len(f.head) {
+			return false, fmt.Errorf("%s:%d: %d fields, the header has %d", f.name, line, len(rec), len(f.head))
 		}
-		if rows++; rows > maxLines {
-			return nil, nil, fmt.Errorf("%s:%d: more than %d rows; split the report by month", name, line, maxLines)
+		if f.rows++; f.rows > maxLines {
+			return false, fmt.Errorf("%s:%d: more than %d rows; split the report by month", f.name, line, maxLines)
 		}
-		get := func(c string) string {
-			if i, ok := col[c]; ok {
-				return strings.TrimSpace(rec[i])
-			}
-			return ""
+		f.rec, f.line = rec, line
+		return true, nil
+	}
+}
+
+// get is column c of the row, trimmed; "" when the header has no c.
+func (f *curFile) get(c string) string {
+	if i, ok := f.col[c]; ok {
+		return strings.TrimSpace(f.rec[i])
+	}
+	return ""
+}
+
+// bad is an error at column c of the row: file, line, column and name.
+func (f *curFile) bad(c, format string, args ...any) error {
+	l, cn := f.cr.FieldPos(f.col[c])
+	return fmt.Errorf("%s:%d:%d: %s: %s", f.name, l, cn, c, fmt.Sprintf(format, args...))
+}
+
+// num is column c of the row as a number; signed says it may be negative.
+func (f *curFile) num(c string, signed bool) (float64, error) {
+	v := f.get(c)
+	n, err := number(strings.TrimPrefix(v, "-"))
+	if err != nil {
+		return 0, f.bad(c, "%q %v", v, err)
+	}
+	if strings.HasPrefix(v, "-") {
+		if !signed {
+			return 0, f.bad(c, "%q is negative", v)
 		}
-		bad := func(c, format string, args ...any) error {
-			l, cn := cr.FieldPos(col[c])
-			return fmt.Errorf("%s:%d:%d: %s: %s", name, l, cn, c, fmt.Sprintf(format, args...))
-		}
-		num := func(c string, signed bool) (float64, error) {
-			v := get(c)
-			f, err := number(strings.TrimPrefix(v, "-"))
-			if err != nil {
-				return 0, bad(c, "%q %v", v, err)
-			}
-			if strings.HasPrefix(v, "-") {
-				if !signed {
-					return 0, bad(c, "%q is negative", v)
-				}
-				f = -f
-			}
-			return f, nil
-		}
-		cost, err := num(curCost, true) // credits and refunds are negative
-		if err != nil {
-			return nil, nil, err
-		}
-		cur := get(curCurrency)
-		if cur == "" {
-			return nil, nil, bad(curCurrency, "empty")
-		}
-		switch t := get(curType); t {
-		case "Usage":
-		case "Tax", "Credit", "Refund", "Fee", "RIFee", "SavingsPlanRecurringFee", "SavingsPlanUpfrontFee", "SavingsPlanNegation",
-			"BundledDiscount", "EdpDiscount", "PrivateRateDiscount", "DistributorDiscount", "DiscountedUsage", "SavingsPlanCoveredUsage":
-			leave(msg.New("line item type %s: not a charge for a node's usage at its own price", t), cost, cur)
-			continue
+		n = -n
+	}
+	return n, nil
+}
+
+// at is column c of the row as a CUR time.
+func (f *curFile) at(c string) (time.Time, error) {
+	t, err := curTime(f.get(c))
+	if err != nil {
+		return time.Time{}, f.bad(c, "%v", err)
+	}
+	return t, nil
+}
+
+// curUsage is one Usage row of a node, read and checked: what it charged
+// (cost in cur, at rate), how much (qty), for what and when.
+type curUsage struct {
+	node, kind, class, resource, cur string
+	gbMonths, anyDisk                bool
+	cost, qty, rate                  float64
+	period, from, to                 time.Time
+}
+
+// curKey is the line item a usage row is summed into.
+type curKey struct{ node, kind, class, resource, currency string }
+
+// curGroup is a line item being summed: the rows and resources it holds,
+// and whether they were all charged at one rate.
+type curGroup struct {
+	it        Item
+	rows      []int
+	resources []string
+	rate      float64
+	oneRate   bool
+	gbMonths  bool
+}
+
+// curBook holds the line items and the left-out groups, each in the order
+// its first row came.
+type curBook struct {
+	groups    map[curKey]*curGroup
+	order     []curKey
+	left      map[string]*LeftOut
+	leftOrder []string
+}
+
+// add judges the row f last read: left out with its reason, or summed into
+// its line item.
+func (b *curBook) add(f *curFile) error {
+	cost, err := f.num(curCost, true) // credits and refunds are negative
+	if err != nil {
+		return err
+	}
+	cur := f.get(curCurrency)
+	if cur == "" {
+		return f.bad(curCurrency, "empty")
+	}
+	u := curUsage{cost: cost, cur: cur}
+	why, err := f.lineKind(&u)
+	if err != nil {
+		return err
+	}
+	if !why.IsZero() {
+		b.leave(why, cost, cur)
+		return nil
+	}
+	if err := f.usage(&u); err != nil {
+		return err
+	}
+	return b.sum(f, u)
+}
+
+// lineKind decides whose and which line the row is (u's node, kind and
+// class), or why it is left out: a fee, tax, credit or discounted usage,
+// no gpusla-node tag, or a usage type the bill has no line kind for.
+func (f *curFile) lineKind(u *curUsage) (leftOut msg.Text, err error) {
+	switch t := f.get(curType); t {
+	case "Usage":
+	case "Tax", "Credit", "Refund", "Fee", "RIFee", "SavingsPlanRecurringFee", "SavingsPlanUpfrontFee", "SavingsPlanNegation",
+		"BundledDiscount", "EdpDiscount", "PrivateRateDiscount", "DistributorDiscount", "DiscountedUsage", "SavingsPlanCoveredUsage":
+		return msg.New("line item type %s: not a charge for a node's usage at its own price", t), nil
+	default:
+		return msg.Text{}, f.bad(curType, "%q is not a CUR line item type", t)
+	}
+	if u.node = f.get(CURNodeTag); u.node == "" {
+		return msg.New("no gpusla-node tag on the resource"), nil
+	}
+	ut := f.get(curUsageType)
+	if u.kind, u.class, u.gbMonths = curKind(f.get(curProduct), ut); u.kind == "" {
+		return msg.New("usage type %s has no line kind", ut), nil
+	}
+	if u.kind == KindDataDisk {
+		switch role := strings.ToLower(f.get(CURDiskTag)); role {
+		case "system":
+			u.kind = KindSystemDisk
+		case "data", "":
 		default:
-			return nil, nil, bad(curType, "%q is not a CUR line item type", t)
+			return msg.Text{}, f.bad(CURDiskTag, "%q is neither system nor data", role)
 		}
-		node := get(CURNodeTag)
-		if node == "" {
-			leave(msg.New("no gpusla-node tag on the resource"), cost, cur)
-			continue
-		}
-		ut, unit, product := get(curUsageType), get(curUnit), get(curProduct)
-		kind, class, gbMonths := curKind(product, ut)
-		if kind == "" {
-			leave(msg.New("usage type %s has no line kind", ut), cost, cur)
-			continue
-		}
-		if kind == KindDataDisk {
-			switch role := strings.ToLower(get(CURDiskTag)); role {
-			case "system":
-				kind = KindSystemDisk
-			case "data", "":
-			default:
-				return nil, nil, bad(CURDiskTag, "%q is neither system nor data", role)
-			}
-		}
-		if want := curUnits[kind]; unit != "" && !strings.EqualFold(unit, want) {
-			return nil, nil, bad(curUnit, "%q for %s, want %s", unit, ut, want)
-		}
-		if cost < 0 {
-			return nil, nil, bad(curCost, "a Usage row charges %v: negative", cost)
-		}
-		qty, err := num(curAmount, false)
-		if err != nil {
-			return nil, nil, err
-		}
-		ps, err := curTime(get(curPeriodStart))
-		if err != nil {
-			return nil, nil, bad(curPeriodStart, "%v", err)
-		}
-		from, err := curTime(get(curStart))
-		if err != nil {
-			return nil, nil, bad(curStart, "%v", err)
-		}
-		to, err := curTime(get(curEnd))
-		if err != nil {
-			return nil, nil, bad(curEnd, "%v", err)
-		}
-		if !to.After(from) {
-			return nil, nil, bad(curEnd, "%s is not after %s %s", to.Format(time.RFC3339), curStart, from.Format(time.RFC3339))
-		}
-		rate := 0.0
-		if v := get(curRate); v != "" {
-			if rate, err = num(curRate, false); err != nil {
-				return nil, nil, err
-			}
-		}
-		// A node's GPU time is one line whatever instances it ran on (a
-		// replaced instance is the same rented machine); storage, transfer
-		// and buckets are a line per resource.
-		res := get(curResource)
-		k := key{node, kind, class, res, cur}
-		if kind == KindCompute {
-			k.resource = ""
-		}
-		a := groups[k]
-		if a == nil {
-			a = &acc{it: Item{Line: line, Node: node, Period: ps.UTC().Format("2006-01"), Kind: kind, Currency: cur, Class: class,
-				From: from, To: to, AnyDisk: kind == KindDataDisk && get(CURDiskTag) == ""}, rate: rate, oneRate: true, gbMonths: gbMonths}
-			groups[k] = a
-			order = append(order, k)
-		}
-		if p := ps.UTC().Format("2006-01"); p != a.it.Period {
-			return nil, nil, bad(curPeriodStart, "%s is another billing period than line %d's %s", p, a.rows[0], a.it.Period)
-		}
-		a.rows = append(a.rows, line)
-		if res != "" && !slices.Contains(a.resources, res) {
-			a.resources = append(a.resources, res)
-		}
-		a.it.Quantity += qty
-		a.it.Amount += cost
-		a.oneRate = a.oneRate && rate == a.rate
-		a.it.From, a.it.To = minT(a.it.From, from), maxTime(a.it.To, to)
 	}
-	if rows == 0 {
-		return nil, nil, fmt.Errorf("%s: header but no rows", name)
+	return msg.Text{}, nil
+}
+
+// usage reads and checks the rest of a Usage row of a known kind: its unit,
+// a cost that is not negative, the amount, the billing period and usage
+// times, and the rate.
+func (f *curFile) usage(u *curUsage) error {
+	if want, unit := curUnits[u.kind], f.get(curUnit); unit != "" && !strings.EqualFold(unit, want) {
+		return f.bad(curUnit, "%q for %s, want %s", unit, f.get(curUsageType), want)
 	}
-	items := make([]Item, 0, len(order))
-	for _, k := range order {
-		a := groups[k]
+	if u.cost < 0 {
+		return f.bad(curCost, "a Usage row charges %v: negative", u.cost)
+	}
+	var err error
+	if u.qty, err = f.num(curAmount, false); err != nil {
+		return err
+	}
+	if u.period, err = f.at(curPeriodStart); err != nil {
+		return err
+	}
+	if u.from, err = f.at(curStart); err != nil {
+		return err
+	}
+	if u.to, err = f.at(curEnd); err != nil {
+		return err
+	}
+	if !u.to.After(u.from) {
+		return f.bad(curEnd, "%s is not after %s %s", u.to.Format(time.RFC3339), curStart, u.from.Format(time.RFC3339))
+	}
+	if v := f.get(curRate); v != "" {
+		if u.rate, err = f.num(curRate, false); err != nil {
+			return err
+		}
+	}
+	u.resource = f.get(curResource)
+	u.anyDisk = u.kind == KindDataDisk && f.get(CURDiskTag) == ""
+	return nil
+}
+
+// leave counts a row that is not judged under its reason and currency.
+func (b *curBook) leave(reason msg.Text, cost float64, cur string) {
+	k := reason.String() + "\x00" + cur
+	l := b.left[k]
+	if l == nil {
+		l = &LeftOut{Reason: reason.String(), Text: reason, Currency: cur}
+		b.left[k] = l
+		b.leftOrder = append(b.leftOrder, k)
+	}
+	l.Rows++
+	l.Amount = money(l.Amount + cost)
+}
+
+// sum adds a usage row to its line item. A node's GPU time is one line
+// whatever instances it ran on (a replaced instance is the same rented
+// machine); storage, transfer and buckets are a line per resource. Rows of
+// one line item must be of one billing period.
+func (b *curBook) sum(f *curFile, u curUsage) error {
+	k := curKey{u.node, u.kind, u.class, u.resource, u.cur}
+	if u.kind == KindCompute {
+		k.resource = ""
+	}
+	a := b.groups[k]
+	if a == nil {
+		a = &curGroup{it: Item{Line: f.line, Node: u.node, Period: u.period.UTC().Format("2006-01"), Kind: u.kind, Currency: u.cur, Class: u.class,
+			From: u.from, To: u.to, AnyDisk: u.anyDisk}, rate: u.rate, oneRate: true, gbMonths: u.gbMonths}
+		b.groups[k] = a
+		b.order = append(b.order, k)
+	}
+	if p := u.period.UTC().Format("2006-01"); p != a.it.Period {
+		return f.bad(curPeriodStart, "%s is another billing period than line %d's %s", p, a.rows[0], a.it.Period)
+	}
+	a.rows = append(a.rows, f.line)
+	if u.resource != "" && !slices.Contains(a.resources, u.resource) {
+		a.resources = append(a.resources, u.resource)
+	}
+	a.it.Quantity += u.qty
+	a.it.Amount += u.cost
+	a.oneRate = a.oneRate && u.rate == a.rate
+	a.it.From, a.it.To = minT(a.it.From, u.from), maxTime(a.it.To, u.to)
+	return nil
+}
+
+// items are the summed line items in the order of their first rows, their
+// amounts rounded to cents, GB-months turned into the GB held.
+func (b *curBook) items() []Item {
+	items := make([]Item, 0, len(b.order))
+	for _, k := range b.order {
+		a := b.groups[k]
 		it := a.it
 		it.Amount = money(it.Amount)
 		if a.oneRate {
@@ -274,11 +387,16 @@ func ParseAWSCUR(name string, r io.Reader) ([]Item, []LeftOut, error) {
 		items = append(items, it)
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].Line < items[j].Line })
-	out := make([]LeftOut, 0, len(leftOrder))
-	for _, k := range leftOrder {
-		out = append(out, *left[k])
+	return items
+}
+
+// leftOut are the left-out groups in the order their first rows came.
+func (b *curBook) leftOut() []LeftOut {
+	out := make([]LeftOut, 0, len(b.leftOrder))
+	for _, k := range b.leftOrder {
+		out = append(out, *b.left[k])
 	}
-	return items, out, nil
+	return out
 }
 
 // curUnits are the pricing/unit each mapped kind is charged in.

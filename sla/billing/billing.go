@@ -6,6 +6,9 @@
 // The bill is a CSV file the renter exports from the provider's console or
 // types in; ParseCSV reads it strictly and names the line and field of
 // anything it cannot use, so a reconciliation is never built on a misread bill.
+//
+// On the path from an observation to a report row, this is the step after
+// the report: the month's report rows held to the provider's bill.
 package billing
 
 import (

@@ -6,6 +6,10 @@
 // working weekends) open one. Instants are time.Time in any zone; every
 // business window is built with time.Date in the contract's location, so
 // days of 23 or 25 hours (DST changes) come out right.
+//
+// On the path from an observation to a report row, this is the clock the
+// steps measure by: the contract's month in its zone, for the books and
+// claim deadlines, and business time, for tickets.
 package calendar
 
 import (

@@ -2,6 +2,10 @@
 // how its delivery is judged against the contract (terms delivery), shared
 // by the monthly report (sla/report) and the live service's delivery watch
 // (functions/app), so that an alert and the report never disagree.
+//
+// On the path from an observation to a report row, this is the step beside
+// incidents for delivery: a node's first heartbeat or passing acceptance →
+// its delivery row.
 package delivery
 
 import (

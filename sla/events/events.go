@@ -12,6 +12,9 @@
 // the backend converts one into the other field by field; this package does
 // not import the wire package, because the SLA domain imports nothing of the
 // project's.
+//
+// On the path from an observation to a report row, this is where the path
+// begins: the event log, the engine's only input.
 package events
 
 import (
@@ -244,229 +247,273 @@ func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 
 // Validate checks that the fields its type needs are present and sane.
 func (e *Event) Validate() error {
-	bad := func(field, format string, args ...any) error {
-		return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
-	}
 	if e.ID == "" || len(e.ID) > 256 {
-		return bad("id", "must be 1 to 256 characters")
-	}
-	needNode := func() error {
-		if !validName(e.Node) {
-			return bad("node", "%q is not a node id (letters, digits, '.', '_', '-'; 1 to 64)", e.Node)
-		}
-		return nil
-	}
-	needAt := func() error {
-		if e.At.IsZero() {
-			return bad("at", "missing")
-		}
-		return nil
-	}
-	needTicket := func() error {
-		if e.Ticket == "" || len(e.Ticket) > 256 {
-			return bad("ticket", "must be 1 to 256 characters")
-		}
-		return needAt()
-	}
-	interval := func() error {
-		if e.Start.IsZero() {
-			return bad("start", "missing")
-		}
-		if e.End.IsZero() {
-			return bad("end", "missing")
-		}
-		if !e.End.After(e.Start) {
-			return bad("end", "%s is not after start %s", e.End.Format(time.RFC3339), e.Start.Format(time.RFC3339))
-		}
-		return nil
+		return fieldErr("id", "must be 1 to 256 characters")
 	}
 	switch e.Type {
 	case TypeNodeRegistered:
-		if err := needNode(); err != nil {
-			return err
-		}
-		if e.Contract == "" {
-			return bad("contract", "missing")
-		}
-		if e.OrderedAt.IsZero() {
-			return bad("ordered_at", "missing")
-		}
-		if e.Hardware == nil {
-			return bad("hardware", "missing")
-		}
-		if e.Hardware.GPUCount < 1 {
-			return bad("hardware.gpu_count", "must be 1 or more, got %d", e.Hardware.GPUCount)
-		}
-		if e.PricePerGPUHour != nil && *e.PricePerGPUHour < 0 {
-			return bad("price_per_gpu_hour", "must not be negative")
-		}
-		if e.HeartbeatIntervalS < 0 {
-			return bad("heartbeat_interval_s", "must not be negative")
-		}
-	case TypeNodeReleased:
-		if err := needNode(); err != nil {
-			return err
-		}
-		return needAt()
+		return e.validRegistered()
+	case TypeNodeReleased, TypeChainBreak, TypeChainRestart:
+		return e.needNodeAt()
 	case TypeObservation:
-		if err := needNode(); err != nil {
-			return err
-		}
-		if err := needAt(); err != nil {
-			return err
-		}
-		if e.ReceivedAt.IsZero() {
-			return bad("received_at", "missing")
-		}
-		if err := ObservationTimeOK(e.TrueAt(), e.ReceivedAt); err != nil {
-			return bad("at", "%v", err)
-		}
-		if e.Kind != KindHeartbeat && e.Kind != KindCheck {
-			return bad("kind", "%q is neither %q nor %q", e.Kind, KindHeartbeat, KindCheck)
-		}
-		for i, c := range e.Checks {
-			// The field's name is made only for an error: a stress run is
-			// dozens of checks, a year of them millions.
-			f := func() string { return fmt.Sprintf("checks[%d]", i) }
-			if c.Name == "" {
-				return bad(f()+".name", "missing")
-			}
-			if !ValidCategory(c.Category) {
-				return bad(f()+".category", "unknown category %q", c.Category)
-			}
-			switch c.Verdict {
-			case Pass, Warn, Fail, Skipped:
-			default:
-				return bad(f()+".verdict", "unknown verdict %q", c.Verdict)
-			}
-		}
+		return e.validObservation()
 	case TypeHeartbeatRun:
-		if err := needNode(); err != nil {
-			return err
-		}
-		if err := needAt(); err != nil {
-			return err
-		}
-		switch {
-		case e.LastAt.IsZero():
-			return bad("last_at", "missing")
-		case e.LastAt.Before(e.At):
-			return bad("last_at", "%s is before at %s", e.LastAt.Format(time.RFC3339Nano), e.At.Format(time.RFC3339Nano))
-		case e.ReceivedAt.IsZero():
-			return bad("received_at", "missing")
-		case e.LastReceivedAt.IsZero():
-			return bad("last_received_at", "missing")
-		case e.LastReceivedAt.Before(e.ReceivedAt):
-			return bad("last_received_at", "%s is before received_at %s", e.LastReceivedAt.Format(time.RFC3339Nano), e.ReceivedAt.Format(time.RFC3339Nano))
-		case e.Count < 1:
-			return bad("count", "must be 1 or more, got %d", e.Count)
-		case e.Count == 1 && !e.LastAt.Equal(e.At):
-			return bad("last_at", "a run of one heartbeat ends where it starts")
-		case e.HeartbeatIntervalS < 1:
-			return bad("heartbeat_interval_s", "must be 1 or more, got %d", e.HeartbeatIntervalS)
-		case e.MaxGapMS < 0:
-			return bad("max_gap_ms", "must not be negative")
-		case e.MaxDelayMS < 0:
-			return bad("max_delay_ms", "must not be negative")
-		case e.ToSeq < e.FromSeq:
-			return bad("to_seq", "%d is before from_seq %d", e.ToSeq, e.FromSeq)
-		case e.LastAt.Sub(e.At) > time.Duration(e.Count-1)*time.Duration(e.MaxGapMS)*time.Millisecond:
-			// Fewer heartbeats than the span needs at the gap claimed: the
-			// run is not the continuous evidence it says it is.
-			return bad("count", "%d heartbeats at most %d ms apart cannot span %s", e.Count, e.MaxGapMS, e.LastAt.Sub(e.At))
-		}
+		return e.validHeartbeatRun()
 	case TypeMaintenance:
-		if e.Node == "" && e.Contract == "" {
-			return bad("node", "a maintenance notice names a node or a contract")
-		}
-		if e.Node != "" {
-			if err := needNode(); err != nil {
-				return err
-			}
-		}
-		if err := interval(); err != nil {
-			return err
-		}
-		if e.AnnouncedAt.IsZero() {
-			return bad("announced_at", "missing")
-		}
+		return e.validMaintenance()
 	case TypeTicketOpened:
-		if err := needTicket(); err != nil {
-			return err
-		}
-		if err := needNode(); err != nil {
-			return err
-		}
-		if e.Priority == "" {
-			return bad("priority", "missing")
-		}
-	case TypeProviderResponded, TypeCustomerReplied, TypeTicketResolved:
-		return needTicket()
-	case TypeHardwareReplaced:
-		if err := needTicket(); err != nil {
-			return err
-		}
+		return e.validTicketOpened()
+	case TypeProviderResponded, TypeCustomerReplied, TypeTicketResolved, TypeHardwareReplaced:
+		return e.needTicket()
 	case TypeBackendOutage:
-		return interval()
+		return e.needInterval()
 	case TypeBatchDropped:
-		if err := needNode(); err != nil {
-			return err
-		}
-		if err := needAt(); err != nil {
-			return err
-		}
-		if e.ToSeq < e.FromSeq {
-			return bad("to_seq", "%d is before from_seq %d", e.ToSeq, e.FromSeq)
-		}
-	case TypeChainBreak, TypeChainRestart:
-		if err := needNode(); err != nil {
-			return err
-		}
-		return needAt()
+		return e.validBatchDropped()
 	case TypeProviderIncident:
-		return e.validProviderIncident(bad)
+		return e.validProviderIncident()
 	case TypeStatusPagePolled:
-		if e.Contract == "" {
-			return bad("contract", "missing")
-		}
-		if e.Source == "" {
-			return bad("source", "missing")
-		}
-		if e.Start.IsZero() {
-			return bad("start", "missing")
-		}
-		if e.End.Before(e.Start) {
-			return bad("end", "%s is before start %s", e.End.Format(time.RFC3339), e.Start.Format(time.RFC3339))
-		}
-		if e.Count < 1 || e.Failures < 0 || e.Failures >= e.Count {
-			return bad("count", "%d fetches with %d failures: a span of successful fetches needs at least one", e.Count, e.Failures)
-		}
+		return e.validStatusPagePolled()
 	case "":
-		return bad("type", "missing")
-	default:
-		return bad("type", "unknown event type %q", e.Type)
+		return fieldErr("type", "missing")
+	}
+	return fieldErr("type", "unknown event type %q", e.Type)
+}
+
+// fieldErr is the FieldError for field.
+func fieldErr(field, format string, args ...any) error {
+	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// needNode holds an event that names a node to a valid node id.
+func (e *Event) needNode() error {
+	if !validName(e.Node) {
+		return fieldErr("node", "%q is not a node id (letters, digits, '.', '_', '-'; 1 to 64)", e.Node)
 	}
 	return nil
 }
 
-func (e *Event) validProviderIncident(bad func(field, format string, args ...any) error) error {
+// needAt holds an event of an instant to having one.
+func (e *Event) needAt() error {
+	if e.At.IsZero() {
+		return fieldErr("at", "missing")
+	}
+	return nil
+}
+
+// needNodeAt is needNode, then needAt: something that befell a node.
+func (e *Event) needNodeAt() error {
+	if err := e.needNode(); err != nil {
+		return err
+	}
+	return e.needAt()
+}
+
+// needTicket holds a ticket's event to a ticket id and an instant.
+func (e *Event) needTicket() error {
+	if e.Ticket == "" || len(e.Ticket) > 256 {
+		return fieldErr("ticket", "must be 1 to 256 characters")
+	}
+	return e.needAt()
+}
+
+// needInterval holds an event of a span to a start and a later end.
+func (e *Event) needInterval() error {
+	switch {
+	case e.Start.IsZero():
+		return fieldErr("start", "missing")
+	case e.End.IsZero():
+		return fieldErr("end", "missing")
+	case !e.End.After(e.Start):
+		return fieldErr("end", "%s is not after start %s", e.End.Format(time.RFC3339), e.Start.Format(time.RFC3339))
+	}
+	return nil
+}
+
+// validRegistered: a node registered under a contract, ordered at a time,
+// with its hardware, and no negative price or heartbeat interval.
+func (e *Event) validRegistered() error {
+	if err := e.needNode(); err != nil {
+		return err
+	}
 	switch {
 	case e.Contract == "":
-		return bad("contract", "missing")
-	case e.ProviderRef == "" || len(e.ProviderRef) > 256:
-		return bad("provider_ref", "must be 1 to 256 characters (the page's incident id)")
-	case e.Summary == "":
-		return bad("summary", "missing (the incident's title)")
-	case e.Start.IsZero():
-		return bad("start", "missing")
+		return fieldErr("contract", "missing")
+	case e.OrderedAt.IsZero():
+		return fieldErr("ordered_at", "missing")
+	case e.Hardware == nil:
+		return fieldErr("hardware", "missing")
+	case e.Hardware.GPUCount < 1:
+		return fieldErr("hardware.gpu_count", "must be 1 or more, got %d", e.Hardware.GPUCount)
+	case e.PricePerGPUHour != nil && *e.PricePerGPUHour < 0:
+		return fieldErr("price_per_gpu_hour", "must not be negative")
+	case e.HeartbeatIntervalS < 0:
+		return fieldErr("heartbeat_interval_s", "must not be negative")
+	}
+	return nil
+}
+
+// validObservation: a node's heartbeat or check results, taken at a time
+// the backend can believe given when it received them, each check named,
+// of a known category and verdict.
+func (e *Event) validObservation() error {
+	if err := e.needNodeAt(); err != nil {
+		return err
+	}
+	if e.ReceivedAt.IsZero() {
+		return fieldErr("received_at", "missing")
+	}
+	if err := ObservationTimeOK(e.TrueAt(), e.ReceivedAt); err != nil {
+		return fieldErr("at", "%v", err)
+	}
+	if e.Kind != KindHeartbeat && e.Kind != KindCheck {
+		return fieldErr("kind", "%q is neither %q nor %q", e.Kind, KindHeartbeat, KindCheck)
+	}
+	for i := range e.Checks {
+		if field, msg := badCheck(&e.Checks[i]); field != "" {
+			// The field's name is made only for an error: a stress run is
+			// dozens of checks, a year of them millions.
+			return &FieldError{Field: fmt.Sprintf("checks[%d].%s", i, field), Msg: msg}
+		}
+	}
+	return nil
+}
+
+// badCheck is the field of c that is wrong and what is wrong with it; ""
+// when c is sound.
+func badCheck(c *Check) (field, msg string) {
+	switch {
+	case c.Name == "":
+		return "name", "missing"
+	case !ValidCategory(c.Category):
+		return "category", fmt.Sprintf("unknown category %q", c.Category)
+	}
+	switch c.Verdict {
+	case Pass, Warn, Fail, Skipped:
+		return "", ""
+	}
+	return "verdict", fmt.Sprintf("unknown verdict %q", c.Verdict)
+}
+
+// validHeartbeatRun: a run of heartbeats is continuous evidence only if
+// its ends, receipt times, count, interval, gaps and sequence numbers agree.
+func (e *Event) validHeartbeatRun() error {
+	if err := e.needNodeAt(); err != nil {
+		return err
+	}
+	switch {
+	case e.LastAt.IsZero():
+		return fieldErr("last_at", "missing")
+	case e.LastAt.Before(e.At):
+		return fieldErr("last_at", "%s is before at %s", e.LastAt.Format(time.RFC3339Nano), e.At.Format(time.RFC3339Nano))
 	case e.ReceivedAt.IsZero():
-		return bad("received_at", "missing (when the backend first fetched it)")
+		return fieldErr("received_at", "missing")
+	case e.LastReceivedAt.IsZero():
+		return fieldErr("last_received_at", "missing")
+	case e.LastReceivedAt.Before(e.ReceivedAt):
+		return fieldErr("last_received_at", "%s is before received_at %s", e.LastReceivedAt.Format(time.RFC3339Nano), e.ReceivedAt.Format(time.RFC3339Nano))
+	case e.Count < 1:
+		return fieldErr("count", "must be 1 or more, got %d", e.Count)
+	case e.Count == 1 && !e.LastAt.Equal(e.At):
+		return fieldErr("last_at", "a run of one heartbeat ends where it starts")
+	case e.HeartbeatIntervalS < 1:
+		return fieldErr("heartbeat_interval_s", "must be 1 or more, got %d", e.HeartbeatIntervalS)
+	case e.MaxGapMS < 0:
+		return fieldErr("max_gap_ms", "must not be negative")
+	case e.MaxDelayMS < 0:
+		return fieldErr("max_delay_ms", "must not be negative")
+	case e.ToSeq < e.FromSeq:
+		return fieldErr("to_seq", "%d is before from_seq %d", e.ToSeq, e.FromSeq)
+	case e.LastAt.Sub(e.At) > time.Duration(e.Count-1)*time.Duration(e.MaxGapMS)*time.Millisecond:
+		// Fewer heartbeats than the span needs at the gap claimed: the
+		// run is not the continuous evidence it says it is.
+		return fieldErr("count", "%d heartbeats at most %d ms apart cannot span %s", e.Count, e.MaxGapMS, e.LastAt.Sub(e.At))
+	}
+	return nil
+}
+
+// validMaintenance: a notice for a node or a whole contract, over a span,
+// with when it was announced.
+func (e *Event) validMaintenance() error {
+	if e.Node == "" && e.Contract == "" {
+		return fieldErr("node", "a maintenance notice names a node or a contract")
+	}
+	if e.Node != "" {
+		if err := e.needNode(); err != nil {
+			return err
+		}
+	}
+	if err := e.needInterval(); err != nil {
+		return err
+	}
+	if e.AnnouncedAt.IsZero() {
+		return fieldErr("announced_at", "missing")
+	}
+	return nil
+}
+
+// validTicketOpened: a ticket about a node, with its priority.
+func (e *Event) validTicketOpened() error {
+	if err := e.needTicket(); err != nil {
+		return err
+	}
+	if err := e.needNode(); err != nil {
+		return err
+	}
+	if e.Priority == "" {
+		return fieldErr("priority", "missing")
+	}
+	return nil
+}
+
+// validBatchDropped: a node's batches dropped, a range of sequence numbers.
+func (e *Event) validBatchDropped() error {
+	if err := e.needNodeAt(); err != nil {
+		return err
+	}
+	if e.ToSeq < e.FromSeq {
+		return fieldErr("to_seq", "%d is before from_seq %d", e.ToSeq, e.FromSeq)
+	}
+	return nil
+}
+
+// validStatusPagePolled: a span over which a contract's status page was
+// read, with at least one fetch of it that succeeded.
+func (e *Event) validStatusPagePolled() error {
+	switch {
+	case e.Contract == "":
+		return fieldErr("contract", "missing")
+	case e.Source == "":
+		return fieldErr("source", "missing")
+	case e.Start.IsZero():
+		return fieldErr("start", "missing")
+	case e.End.Before(e.Start):
+		return fieldErr("end", "%s is before start %s", e.End.Format(time.RFC3339), e.Start.Format(time.RFC3339))
+	case e.Count < 1 || e.Failures < 0 || e.Failures >= e.Count:
+		return fieldErr("count", "%d fetches with %d failures: a span of successful fetches needs at least one", e.Count, e.Failures)
+	}
+	return nil
+}
+
+// validProviderIncident: an incident of the provider's status page, with
+// its id and title, and an end exactly when the page says it is resolved.
+func (e *Event) validProviderIncident() error {
+	switch {
+	case e.Contract == "":
+		return fieldErr("contract", "missing")
+	case e.ProviderRef == "" || len(e.ProviderRef) > 256:
+		return fieldErr("provider_ref", "must be 1 to 256 characters (the page's incident id)")
+	case e.Summary == "":
+		return fieldErr("summary", "missing (the incident's title)")
+	case e.Start.IsZero():
+		return fieldErr("start", "missing")
+	case e.ReceivedAt.IsZero():
+		return fieldErr("received_at", "missing (when the backend first fetched it)")
 	case e.Resolved && e.End.IsZero():
-		return bad("end", "missing for a resolved incident")
+		return fieldErr("end", "missing for a resolved incident")
 	case !e.Resolved && !e.End.IsZero():
-		return bad("end", "given for an incident the page does not say is resolved")
+		return fieldErr("end", "given for an incident the page does not say is resolved")
 	case !e.End.IsZero() && e.End.Before(e.Start):
-		return bad("end", "%s is before start %s", e.End.Format(time.RFC3339), e.Start.Format(time.RFC3339))
+		return fieldErr("end", "%s is before start %s", e.End.Format(time.RFC3339), e.Start.Format(time.RFC3339))
 	}
 	return nil
 }

@@ -26,6 +26,9 @@
 // (ClassifyGap) are used by the monthly report, which recomputes every
 // interval exactly from the whole event log; the live verdicts are what the
 // renter is alerted with, the report is what is claimed with.
+//
+// On the path from an observation to a report row, this is the step
+// observations → incidents.
 package incident
 
 import (

@@ -288,70 +288,60 @@ func (g *Gap) within(t time.Time, tol time.Duration) bool {
 // the check hysteresis.
 func (s *State) Observe(th Thresholds, e *events.Event) []Transition {
 	s.V = StateVersion
-	var out []Transition
 	at := e.TrueAt()
 	if !s.Released.IsZero() && !at.Before(s.Released) {
 		return nil // after the service period: not the provider's, not evaluated
 	}
+	o := s.sight(th, e, at)
+	out := s.observeGaps(&o, e.ReceivedAt)
+	if e.ReceivedAt.After(s.LastReceived) {
+		s.LastReceived = e.ReceivedAt
+	}
+	if at.After(s.LastAt) {
+		s.LastAt = at
+	}
+	if o.heard && at.After(s.LastHeardAt) {
+		s.LastHeardAt = at
+	}
+	s.remember(at, o.conn, o.connOK, o.tol)
+	vs := Verdicts(e.Checks)
+	out = append(out, s.stepLegacy(th, at, vs)...)
+	out = s.stepChecks(th, at, vs, out)
+	return s.stepNodeWidePasses(th, at, vs, out)
+}
+
+// sighting is what one observation can show about the node's gaps: its
+// probe time, whether it was heard promptly (within the tolerance), and the
+// probe's own connectivity verdict, if it had one (connOK).
+type sighting struct {
+	at               time.Time
+	tol              time.Duration
+	heard            bool
+	conn             Conn
+	connOK, connFail bool
+	connEv           string
+}
+
+// sight is what e, taken at at, can show about the node's gaps.
+func (s *State) sight(th Thresholds, e *events.Event, at time.Time) sighting {
 	tol := s.tol(th)
-	heard := s.Interval <= 0 || e.ReceivedAt.Sub(at) <= tol
-	connFail, connEv, connOK := Connectivity(e.Checks)
-	conn := Conn{At: at, Fail: connFail, Evidence: connEv}
-	if !connFail {
-		conn.Evidence = ""
+	o := sighting{at: at, tol: tol, heard: s.Interval <= 0 || e.ReceivedAt.Sub(at) <= tol}
+	o.connFail, o.connEv, o.connOK = Connectivity(e.Checks)
+	o.conn = Conn{At: at, Fail: o.connFail, Evidence: o.connEv}
+	if !o.connFail {
+		o.conn.Evidence = ""
 	}
-	// addEvidence adds what this observation shows about gap g; true if
-	// that changed how the gap splits by cause.
-	addEvidence := func(g *Gap) bool {
-		inSeen := g.within(at, tol)
-		inConn := connOK && !at.Before(g.Since.Add(-ConnValidity)) && (g.Until.IsZero() || at.Before(g.Until))
-		if g.contains(at) {
-			g.Alive++
-			if connOK {
-				if connFail {
-					g.ConnFail++
-				} else {
-					g.ConnPass++
-				}
-			}
-		}
-		if !inSeen && !inConn {
-			return false
-		}
-		old := g.Ev.Split(g.span(), nil)
-		if inSeen {
-			g.Ev.Seen.Add(at.UnixNano())
-		}
-		if inConn {
-			g.Ev.Conns = AddConn(g.Ev.Conns, conn)
-		}
-		return !slices.EqualFunc(old, g.Ev.Split(g.span(), nil), sameSegment)
-	}
-	reclassify := func(g *Gap) {
-		cause := g.summary(g.Ev.Split(g.span(), nil))
-		if connOK && connFail && g.contains(at) {
-			g.Evidence = "probe saw " + connEv + " at " + at.UTC().Format(time.RFC3339)
-		} else if cause != g.Cause && cause != CauseNetwork {
-			g.Evidence = fmt.Sprintf("probe's own batches cover the gap (%d observations, %d connectivity passes)", g.Alive, g.ConnPass)
-		}
-		g.Cause = cause
-		out = append(out, Transition{Op: Reclassify, Kind: Unreachable, Since: g.Since, At: at, Cause: cause,
-			Counted: CauseCounted(cause), Evidence: g.Evidence, Split: g.evidence()})
-	}
+	return o
+}
+
+// observeGaps closes the open gap when the observation (received at
+// receivedAt) was heard promptly after it began, and reclassifies every
+// recent or open gap whose split by cause the observation changes.
+func (s *State) observeGaps(o *sighting, receivedAt time.Time) []Transition {
+	var out []Transition
 	justClosed := -1
-	if g := s.Unreachable; g != nil && heard && !e.ReceivedAt.Before(g.Since) {
-		// Ends at the probe time of the first observation heard promptly
-		// after it (never before it began).
-		g.Until = at
-		if g.Until.Before(g.Since) {
-			g.Until = g.Since
-		}
-		addEvidence(g)
-		g.Cause = g.summary(g.Ev.Split(g.span(), nil))
-		out = append(out, Transition{Op: Close, Kind: Unreachable, Since: g.Since, At: g.Until, Cause: g.Cause,
-			Counted: CauseCounted(g.Cause), Evidence: "first observation heard promptly after the gap", Split: g.evidence()})
-		s.pushRecent(*g)
-		s.Unreachable = nil
+	if g := s.Unreachable; g != nil && o.heard && !receivedAt.Before(g.Since) {
+		out = append(out, s.closeGap(o))
 		justClosed = len(s.Recent) - 1
 	}
 	for i := range s.Recent {
@@ -359,25 +349,80 @@ func (s *State) Observe(th Thresholds, e *events.Event) []Transition {
 		if i == justClosed {
 			continue // closed by this very observation, its evidence in
 		}
-		if addEvidence(g) {
-			reclassify(g)
+		if o.addEvidence(g) {
+			out = append(out, o.reclassify(g))
 		}
 	}
-	if g := s.Unreachable; g != nil && addEvidence(g) {
-		reclassify(g)
+	if g := s.Unreachable; g != nil && o.addEvidence(g) {
+		out = append(out, o.reclassify(g))
 	}
-	if e.ReceivedAt.After(s.LastReceived) {
-		s.LastReceived = e.ReceivedAt
+	return out
+}
+
+// closeGap ends the open gap at the probe time of the first observation
+// heard promptly after it (never before it began) and keeps it among the
+// recent ones.
+func (s *State) closeGap(o *sighting) Transition {
+	g := s.Unreachable
+	g.Until = o.at
+	if g.Until.Before(g.Since) {
+		g.Until = g.Since
 	}
-	if at.After(s.LastAt) {
-		s.LastAt = at
+	o.addEvidence(g)
+	g.Cause = g.summary(g.Ev.Split(g.span(), nil))
+	t := Transition{Op: Close, Kind: Unreachable, Since: g.Since, At: g.Until, Cause: g.Cause,
+		Counted: CauseCounted(g.Cause), Evidence: "first observation heard promptly after the gap", Split: g.evidence()}
+	s.pushRecent(*g)
+	s.Unreachable = nil
+	return t
+}
+
+// addEvidence adds what the observation shows about gap g; true if that
+// changed how the gap splits by cause.
+func (o *sighting) addEvidence(g *Gap) bool {
+	at := o.at
+	inSeen := g.within(at, o.tol)
+	inConn := o.connOK && !at.Before(g.Since.Add(-ConnValidity)) && (g.Until.IsZero() || at.Before(g.Until))
+	if g.contains(at) {
+		g.Alive++
+		if o.connOK {
+			if o.connFail {
+				g.ConnFail++
+			} else {
+				g.ConnPass++
+			}
+		}
 	}
-	if heard && at.After(s.LastHeardAt) {
-		s.LastHeardAt = at
+	if !inSeen && !inConn {
+		return false
 	}
-	s.remember(at, conn, connOK, tol)
-	vs := Verdicts(e.Checks)
-	out = append(out, s.stepLegacy(th, at, vs)...)
+	old := g.Ev.Split(g.span(), nil)
+	if inSeen {
+		g.Ev.Seen.Add(at.UnixNano())
+	}
+	if inConn {
+		g.Ev.Conns = AddConn(g.Ev.Conns, o.conn)
+	}
+	return !slices.EqualFunc(old, g.Ev.Split(g.span(), nil), sameSegment)
+}
+
+// reclassify gives g the cause its new split says, with the evidence for
+// the change.
+func (o *sighting) reclassify(g *Gap) Transition {
+	at := o.at
+	cause := g.summary(g.Ev.Split(g.span(), nil))
+	if o.connOK && o.connFail && g.contains(at) {
+		g.Evidence = "probe saw " + o.connEv + " at " + at.UTC().Format(time.RFC3339)
+	} else if cause != g.Cause && cause != CauseNetwork {
+		g.Evidence = fmt.Sprintf("probe's own batches cover the gap (%d observations, %d connectivity passes)", g.Alive, g.ConnPass)
+	}
+	g.Cause = cause
+	return Transition{Op: Reclassify, Kind: Unreachable, Since: g.Since, At: at, Cause: cause,
+		Counted: CauseCounted(cause), Evidence: g.Evidence, Split: g.evidence()}
+}
+
+// stepChecks runs each verdict's check through its hysteresis.
+func (s *State) stepChecks(th Thresholds, at time.Time, vs []Verdict, out []Transition) []Transition {
 	for _, v := range vs {
 		if s.Checks == nil {
 			s.Checks = make(map[string]*Hysteresis)
@@ -391,9 +436,14 @@ func (s *State) Observe(th Thresholds, e *events.Event) []Transition {
 			out = append(out, t)
 		}
 	}
-	// A check that reports failures per GPU and passes node-wide ("no XID
-	// on any GPU"): the node-wide pass is a pass of each GPU's instance,
-	// unless that instance had its own result in this observation.
+	return out
+}
+
+// stepNodeWidePasses: a check that reports failures per GPU and passes
+// node-wide ("no XID on any GPU"): the node-wide pass is a pass of each
+// GPU's instance, unless that instance had its own result in this
+// observation.
+func (s *State) stepNodeWidePasses(th Thresholds, at time.Time, vs []Verdict, out []Transition) []Transition {
 	for _, v := range vs {
 		if v.Fail || v.Check != v.Name {
 			continue

@@ -1,6 +1,10 @@
 // Package interval is the arithmetic of half-open time intervals that outage
 // accounting is made of: union, intersection, subtraction, clipping, and the
 // removal of runs shorter than a minimum.
+//
+// On the path from an observation to a report row, this is the arithmetic
+// between incidents and the books: the spans an incident covers, merged and
+// cut.
 package interval
 
 import (

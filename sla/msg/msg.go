@@ -6,6 +6,10 @@
 //
 // It imports nothing of the project's: the domain builds Texts, adapters
 // translate them.
+//
+// On the path from an observation to a report row, this is the wording a
+// report row carries: each reason, piece of evidence and penalty, not yet
+// translated.
 package msg
 
 import (

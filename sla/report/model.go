@@ -9,6 +9,10 @@
 // events, so a month of minute heartbeats for a hundred nodes fits in a few
 // tens of megabytes. Build does the arithmetic once every event is in; a
 // reading error means no report at all.
+//
+// On the path from an observation to a report row, this is the last step:
+// the books, tickets, delivery and evidence of each node become the month's
+// report rows.
 package report
 
 import (

@@ -144,12 +144,6 @@ func (b *Builder) providerStatus(tm *terms.Terms, nodes []Node) *ProviderStatus 
 	if ps.Keywords == nil {
 		ps.Keywords = []string{}
 	}
-	ms, me := calendar.MonthBounds(b.opts.Year, b.opts.Month, tm.Calendar.Loc)
-	end := me
-	if b.opts.AsOf.Before(end) {
-		end = b.opts.AsOf
-	}
-	month := tspan{ms, end}
 	acc := b.provider[tm.Contract]
 	if acc == nil {
 		acc = &providerAcc{}
@@ -161,36 +155,42 @@ func (b *Builder) providerStatus(tm *terms.Terms, nodes []Node) *ProviderStatus 
 		}
 		ps.Polled = &StatusPolled{From: ts(p.Start, tm), To: ts(to, tm), Fetches: p.Count, Failures: p.Failures, LastError: p.Reason}
 	}
-	// The provider incidents of the month, widened by the slack.
-	type pinc struct {
-		e    *events.Event
-		wide tspan
-		late bool
+	pincs := b.pageIncidents(tm, acc, ps)
+	rows, watched := acknowledge(nodes, pincs, ps)
+	for i, p := range pincs {
+		ps.Incidents = append(ps.Incidents, p.row(tm, rows[i], watched[i]))
+		if rows[i] == 0 && watched[i] {
+			ps.Unseen = append(ps.Unseen, p.e.ProviderRef)
+		}
 	}
-	var pincs []pinc
+	sortByStart(ps.Acknowledged)
+	sortByStart(ps.Unacknowledged)
+	return ps
+}
+
+// pageIncident is a provider incident of the month as the page showed it
+// at the as-of instant (late: resolved only after it), with its span
+// widened by the slack.
+type pageIncident struct {
+	e    *events.Event
+	wide tspan
+	late bool
+}
+
+// pageIncidents are the provider incidents whose span overlaps the month
+// (up to the as-of instant) and that concern the contract (the others are
+// counted in ps.Ignored), by start and id.
+func (b *Builder) pageIncidents(tm *terms.Terms, acc *providerAcc, ps *ProviderStatus) []pageIncident {
+	sp := tm.ProviderStatusPage
+	ms, me := calendar.MonthBounds(b.opts.Year, b.opts.Month, tm.Calendar.Loc)
+	end := me
+	if b.opts.AsOf.Before(end) {
+		end = b.opts.AsOf
+	}
+	month := tspan{ms, end}
+	var pincs []pageIncident
 	for i := range acc.incidents {
-		e := &acc.incidents[i]
-		late := e.Resolved && e.End.After(b.opts.AsOf)
-		if late {
-			// Resolved after the as-of instant: at it, the page still
-			// showed the incident open.
-			c := *e
-			c.Resolved, c.End = false, time.Time{}
-			e = &c
-		}
-		until := e.End
-		switch {
-		case late || !e.Resolved && e.Status != "":
-			until = b.opts.AsOf // open on a page with states: ongoing
-		case !e.Resolved:
-			until = e.At // RSS, Atom: its last update is all that is known
-		}
-		if until.After(b.opts.AsOf) {
-			until = b.opts.AsOf
-		}
-		if until.Before(e.Start) {
-			until = e.Start
-		}
+		e, until, late := b.asOfView(&acc.incidents[i])
 		if !(tspan{e.Start, until}).overlaps(month) {
 			continue
 		}
@@ -198,7 +198,7 @@ func (b *Builder) providerStatus(tm *terms.Terms, nodes []Node) *ProviderStatus 
 			ps.Ignored++
 			continue
 		}
-		pincs = append(pincs, pinc{e, tspan{e.Start.Add(-sp.Slack), until.Add(sp.Slack)}, late})
+		pincs = append(pincs, pageIncident{e, tspan{e.Start.Add(-sp.Slack), until.Add(sp.Slack)}, late})
 	}
 	sort.Slice(pincs, func(i, j int) bool {
 		if !pincs[i].e.Start.Equal(pincs[j].e.Start) {
@@ -206,8 +206,43 @@ func (b *Builder) providerStatus(tm *terms.Terms, nodes []Node) *ProviderStatus 
 		}
 		return pincs[i].e.ProviderRef < pincs[j].e.ProviderRef
 	})
-	rows := make([]int, len(pincs))
-	watched := make([]bool, len(pincs))
+	return pincs
+}
+
+// asOfView is the incident e as the page showed it at the as-of instant,
+// and until when it lasted: its resolution; open on a page with states, the
+// as-of instant; open on RSS or Atom, its last update. Late says it was
+// resolved only after the as-of instant, so at it the page still showed
+// the incident open.
+func (b *Builder) asOfView(e *events.Event) (view *events.Event, until time.Time, late bool) {
+	late = e.Resolved && e.End.After(b.opts.AsOf)
+	if late {
+		c := *e
+		c.Resolved, c.End = false, time.Time{}
+		e = &c
+	}
+	until = e.End
+	switch {
+	case late || !e.Resolved && e.Status != "":
+		until = b.opts.AsOf // open on a page with states: ongoing
+	case !e.Resolved:
+		until = e.At // RSS, Atom: its last update is all that is known
+	}
+	if until.After(b.opts.AsOf) {
+		until = b.opts.AsOf
+	}
+	if until.Before(e.Start) {
+		until = e.Start
+	}
+	return e, until, late
+}
+
+// acknowledge files each counted outage of the nodes as acknowledged (by
+// the incidents that overlap it) or not, and says of each incident how many
+// outage rows it overlaps and whether a node was in service during it.
+func acknowledge(nodes []Node, pincs []pageIncident, ps *ProviderStatus) (rows []int, watched []bool) {
+	rows = make([]int, len(pincs))
+	watched = make([]bool, len(pincs))
 	for _, n := range nodes {
 		if n.Period.InService {
 			per := tspan{parseTS(n.Period.Start), parseTS(n.Period.End)}
@@ -236,32 +271,32 @@ func (b *Builder) providerStatus(tm *terms.Terms, nodes []Node) *ProviderStatus 
 			}
 		}
 	}
-	for i, p := range pincs {
-		e := p.e
-		pi := ProviderIncident{ID: e.ProviderRef, Title: e.Summary, Status: e.Status, Impact: e.Impact, Start: ts(e.Start, tm),
-			Resolved: e.Resolved, Updated: ts(e.At, tm), Link: e.Link, Components: slices.Clone(e.Components), FirstSeen: ts(e.ReceivedAt, tm),
-			Watched: watched[i], Outages: rows[i], ResolvedAfterAsOf: p.late}
-		if pi.Components == nil {
-			pi.Components = []string{}
-		}
-		if e.Resolved {
-			pi.End = ts(e.End, tm)
-		}
-		ps.Incidents = append(ps.Incidents, pi)
-		if rows[i] == 0 && watched[i] {
-			ps.Unseen = append(ps.Unseen, e.ProviderRef)
-		}
+	return rows, watched
+}
+
+// row is the incident's report row: outages, the outage rows it overlaps;
+// watched, whether a node was in service during it.
+func (p pageIncident) row(tm *terms.Terms, outages int, watched bool) ProviderIncident {
+	e := p.e
+	pi := ProviderIncident{ID: e.ProviderRef, Title: e.Summary, Status: e.Status, Impact: e.Impact, Start: ts(e.Start, tm),
+		Resolved: e.Resolved, Updated: ts(e.At, tm), Link: e.Link, Components: slices.Clone(e.Components), FirstSeen: ts(e.ReceivedAt, tm),
+		Watched: watched, Outages: outages, ResolvedAfterAsOf: p.late}
+	if pi.Components == nil {
+		pi.Components = []string{}
 	}
-	byStart := func(l []OutageAck) {
-		sort.SliceStable(l, func(i, j int) bool {
-			a, b := parseTS(l[i].Start), parseTS(l[j].Start)
-			if !a.Equal(b) {
-				return a.Before(b)
-			}
-			return strings.Compare(l[i].Node, l[j].Node) < 0
-		})
+	if e.Resolved {
+		pi.End = ts(e.End, tm)
 	}
-	byStart(ps.Acknowledged)
-	byStart(ps.Unacknowledged)
-	return ps
+	return pi
+}
+
+// sortByStart orders outage rows by start, then node.
+func sortByStart(l []OutageAck) {
+	sort.SliceStable(l, func(i, j int) bool {
+		a, b := parseTS(l[i].Start), parseTS(l[j].Start)
+		if !a.Equal(b) {
+			return a.Before(b)
+		}
+		return strings.Compare(l[i].Node, l[j].Node) < 0
+	})
 }

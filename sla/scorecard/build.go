@@ -85,73 +85,125 @@ func (b *Builder) Build() (*Scorecard, error) {
 // (TestMonthReportsEqualStandaloneReports), so the monthly report and its
 // scorecard section come from one pass over the log.
 func (b *Builder) BuildWithReports() (*Scorecard, []*report.Report, error) {
-	facts := map[string]*nodeFacts{}
-	fact := func(n *report.Node) *nodeFacts {
-		f := facts[n.Node]
-		if f == nil {
-			f = &nodeFacts{id: n.Node, provider: n.Provider, contract: n.Contract, model: n.Hardware.GPUModel, gpus: n.Hardware.GPUCount}
-			facts[n.Node] = f
-		}
-		return f
-	}
-	byKey := map[string]*incidentRec{}
 	reps, err := b.buildReports()
 	if err != nil {
 		return nil, nil, err
 	}
+	facts := factSet{}
+	byKey := map[string]*incidentRec{}
 	for i, rep := range reps {
-		var bill []billing.Line
-		for _, l := range b.opts.Bill {
-			if l.Period == b.months[i].String() {
-				bill = append(bill, l)
-			}
+		if err := b.billMonth(i, rep, facts); err != nil {
+			return nil, nil, err
 		}
-		if len(bill) > 0 {
-			rc, err := billing.Reconcile(rep, bill)
-			if err != nil {
-				return nil, nil, err
-			}
-			billRows(rep, rc.Rows, fact)
-		}
-		monthSecs := map[string]int64{}
-		for _, c := range rep.Contracts {
-			monthSecs[c.Contract] = c.MonthSeconds
-		}
-		for j := range rep.Nodes {
-			n := &rep.Nodes[j]
-			f := fact(n)
-			if n.Delivery.InMonth {
-				d := n.Delivery
-				f.delivery = &d
-			}
-			f.tickets = append(f.tickets, n.Tickets...)
-			// Billing may run from the order, before any service.
-			f.months = append(f.months, nodeMonth{inService: n.Period.InService, share: float64(n.Period.Seconds) / float64(monthSecs[n.Contract]),
-				claimable: n.Uptime.ClaimableOutageSeconds, billed: n.Billing.BilledSeconds, usable: n.Billing.UsableSeconds})
-			if !n.Period.InService {
-				continue
-			}
-			for _, o := range n.Outages {
-				if !incident.CauseCounted(o.Cause) {
-					continue // the backend's or the renter's side, not the provider's
-				}
-				start, _ := time.Parse(time.RFC3339, o.Start)
-				end, _ := time.Parse(time.RFC3339, o.End)
-				// The same incident shows in every month it spans, with
-				// its true start; the latest month knows its end.
-				key := n.Node + "\x00" + o.Kind + "\x00" + o.Start
-				r := byKey[key]
-				if r == nil {
-					r = &incidentRec{kind: o.Kind, start: start}
-					byKey[key] = r
-					f.incidents = append(f.incidents, r)
-				}
-				r.end, r.ongoing = end, o.Ongoing
-			}
+		facts.addMonth(rep, byKey)
+	}
+	b.keepWindow(facts)
+	b.measurements(facts)
+	fleet := b.fleet(facts)
+	sc := &Scorecard{Schema: Schema, From: b.opts.From.String(), To: b.opts.To.String(), AsOf: b.opts.AsOf.UTC().Format(time.RFC3339),
+		Events: b.events, Providers: providers(facts, fleet), Fleet: fleet}
+	rankAll(sc)
+	// Every provider's nodes together: the fleet each provider is shown
+	// beside (the monthly report's scorecard section). Not ranked.
+	all := dimensions(facts.sorted(), fleet)
+	sc.AllProviders = &all
+	return sc, reps, nil
+}
+
+// factSet is the facts of every node the reports name, by node id.
+type factSet map[string]*nodeFacts
+
+// of is n's facts, begun on first sight.
+func (fs factSet) of(n *report.Node) *nodeFacts {
+	f := fs[n.Node]
+	if f == nil {
+		f = &nodeFacts{id: n.Node, provider: n.Provider, contract: n.Contract, model: n.Hardware.GPUModel, gpus: n.Hardware.GPUCount}
+		fs[n.Node] = f
+	}
+	return f
+}
+
+// sorted is every node's facts in node id order.
+func (fs factSet) sorted() []*nodeFacts {
+	var out []*nodeFacts
+	for _, f := range fs {
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+	return out
+}
+
+// billMonth reconciles the bill's lines of month i, if it has any, with
+// that month's report, and files the rows under their nodes.
+func (b *Builder) billMonth(i int, rep *report.Report, facts factSet) error {
+	var bill []billing.Line
+	for _, l := range b.opts.Bill {
+		if l.Period == b.months[i].String() {
+			bill = append(bill, l)
 		}
 	}
-	// A gap split by cause is one incident: merge a node's adjoining
-	// unreachable segments; keep incidents that began in the window.
+	if len(bill) == 0 {
+		return nil
+	}
+	rc, err := billing.Reconcile(rep, bill)
+	if err != nil {
+		return err
+	}
+	billRows(rep, rc.Rows, facts.of)
+	return nil
+}
+
+// addMonth files one month's report under its nodes: delivery, tickets,
+// the month's service and billed hours, and the provider's incidents.
+// byKey finds an incident seen in an earlier month again.
+func (fs factSet) addMonth(rep *report.Report, byKey map[string]*incidentRec) {
+	monthSecs := map[string]int64{}
+	for _, c := range rep.Contracts {
+		monthSecs[c.Contract] = c.MonthSeconds
+	}
+	for j := range rep.Nodes {
+		n := &rep.Nodes[j]
+		f := fs.of(n)
+		if n.Delivery.InMonth {
+			d := n.Delivery
+			f.delivery = &d
+		}
+		f.tickets = append(f.tickets, n.Tickets...)
+		// Billing may run from the order, before any service.
+		f.months = append(f.months, nodeMonth{inService: n.Period.InService, share: float64(n.Period.Seconds) / float64(monthSecs[n.Contract]),
+			claimable: n.Uptime.ClaimableOutageSeconds, billed: n.Billing.BilledSeconds, usable: n.Billing.UsableSeconds})
+		if n.Period.InService {
+			f.addOutages(n, byKey)
+		}
+	}
+}
+
+// addOutages files the month's outages of n that count against the
+// provider as incidents. The same incident shows in every month it spans,
+// with its true start; the latest month knows its end.
+func (f *nodeFacts) addOutages(n *report.Node, byKey map[string]*incidentRec) {
+	for _, o := range n.Outages {
+		if !incident.CauseCounted(o.Cause) {
+			continue // the backend's or the renter's side, not the provider's
+		}
+		start, _ := time.Parse(time.RFC3339, o.Start)
+		end, _ := time.Parse(time.RFC3339, o.End)
+		key := n.Node + "\x00" + o.Kind + "\x00" + o.Start
+		r := byKey[key]
+		if r == nil {
+			r = &incidentRec{kind: o.Kind, start: start}
+			byKey[key] = r
+			f.incidents = append(f.incidents, r)
+		}
+		r.end, r.ongoing = end, o.Ongoing
+	}
+}
+
+// keepWindow holds each node to its window: a gap split by cause is one
+// incident, so a node's adjoining unreachable segments are merged, and only
+// incidents that began in the window are kept; acceptance results count
+// when the acceptance was in it.
+func (b *Builder) keepWindow(facts factSet) {
 	for id, f := range facts {
 		n := b.nodes[id]
 		lo, hi := b.window(n)
@@ -167,60 +219,61 @@ func (b *Builder) BuildWithReports() (*Scorecard, []*report.Report, error) {
 			f.accepted, f.accFails = true, n.accFails
 		}
 	}
-	b.measurements(facts)
+}
 
+// fleet is the fleet baselines and drift of the registered nodes the
+// reports name, over every contract's months.
+func (b *Builder) fleet(facts factSet) baseline.Result {
 	from, to := b.span()
-	fleet := b.perf.Compute(func(id string) (string, bool) {
+	return b.perf.Compute(func(id string) (string, bool) {
 		n := b.nodes[id]
 		if n == nil || !n.registered || facts[id] == nil {
 			return "", false
 		}
 		return n.model, true
 	}, from, to, b.opts.Baseline)
+}
 
-	sc := &Scorecard{Schema: Schema, From: b.opts.From.String(), To: b.opts.To.String(), AsOf: b.opts.AsOf.UTC().Format(time.RFC3339),
-		Events: b.events, Providers: []Provider{}, Fleet: fleet}
+// providers is a card per provider, in name order: its contracts, nodes
+// and GPUs, its figures over all its nodes and per GPU model.
+func providers(facts factSet, fleet baseline.Result) []Provider {
 	groups := map[string][]*nodeFacts{}
 	for _, f := range facts {
 		groups[f.provider] = append(groups[f.provider], f)
 	}
+	out := []Provider{}
 	for name, fs := range groups {
 		sort.Slice(fs, func(i, j int) bool { return fs[i].id < fs[j].id })
-		p := Provider{Provider: name, All: dimensions(fs, fleet), Models: []ModelCard{}, TooFew: []string{}}
-		contracts := map[string]bool{}
-		models := map[string][]*nodeFacts{}
-		for _, f := range fs {
-			p.Nodes++
-			p.GPUs += f.gpus
-			contracts[f.contract] = true
-			models[f.model] = append(models[f.model], f)
-		}
-		for c := range contracts {
-			p.Contracts = append(p.Contracts, c)
-		}
-		sort.Strings(p.Contracts)
-		for m, ms := range models {
-			mc := ModelCard{GPUModel: m, Nodes: len(ms), Card: dimensions(ms, fleet)}
-			for _, f := range ms {
-				mc.GPUs += f.gpus
-			}
-			p.Models = append(p.Models, mc)
-		}
-		sort.Slice(p.Models, func(i, j int) bool { return p.Models[i].GPUModel < p.Models[j].GPUModel })
-		sc.Providers = append(sc.Providers, p)
+		out = append(out, providerCard(name, fs, fleet))
 	}
-	sort.Slice(sc.Providers, func(i, j int) bool { return sc.Providers[i].Provider < sc.Providers[j].Provider })
-	rankAll(sc)
-	// Every provider's nodes together: the fleet each provider is shown
-	// beside (the monthly report's scorecard section). Not ranked.
-	var everyone []*nodeFacts
-	for _, f := range facts {
-		everyone = append(everyone, f)
+	sort.Slice(out, func(i, j int) bool { return out[i].Provider < out[j].Provider })
+	return out
+}
+
+// providerCard is one provider's card over its nodes fs (in id order).
+func providerCard(name string, fs []*nodeFacts, fleet baseline.Result) Provider {
+	p := Provider{Provider: name, All: dimensions(fs, fleet), Models: []ModelCard{}, TooFew: []string{}}
+	contracts := map[string]bool{}
+	models := map[string][]*nodeFacts{}
+	for _, f := range fs {
+		p.Nodes++
+		p.GPUs += f.gpus
+		contracts[f.contract] = true
+		models[f.model] = append(models[f.model], f)
 	}
-	sort.Slice(everyone, func(i, j int) bool { return everyone[i].id < everyone[j].id })
-	all := dimensions(everyone, fleet)
-	sc.AllProviders = &all
-	return sc, reps, nil
+	for c := range contracts {
+		p.Contracts = append(p.Contracts, c)
+	}
+	sort.Strings(p.Contracts)
+	for m, ms := range models {
+		mc := ModelCard{GPUModel: m, Nodes: len(ms), Card: dimensions(ms, fleet)}
+		for _, f := range ms {
+			mc.GPUs += f.gpus
+		}
+		p.Models = append(p.Models, mc)
+	}
+	sort.Slice(p.Models, func(i, j int) bool { return p.Models[i].GPUModel < p.Models[j].GPUModel })
+	return p
 }
 
 // billRows files a month's reconciliation rows under their nodes.
@@ -332,115 +385,161 @@ func ratio(num, den float64) float64 {
 
 // dimensions computes every figure over a group of nodes.
 func dimensions(fs []*nodeFacts, fleet baseline.Result) Dimensions {
-	var d Dimensions
-	// Exposure.
-	var claimMin float64
-	var billed, usable float64
-	billedMonths := 0
+	ex := exposure(fs) // unrounded: the per-month rates' denominators
+	acc := acceptance(fs)
+	return Dimensions{
+		Exposure:    Exposure{NodeMonths: round(ex.NodeMonths, 4), GPUMonths: round(ex.GPUMonths, 4), Months: ex.Months},
+		Delivery:    delivery(fs, acc),
+		Hardware:    acc.hardware(),
+		Reliability: reliability(fs, ex),
+		Network:     network(fs),
+		Support:     support(fs),
+		Billing:     billingFigures(fs),
+		Performance: performance(fs, fleet),
+	}
+}
+
+// exposure is how much service the group's node-months in service cover,
+// unrounded.
+func exposure(fs []*nodeFacts) Exposure {
+	var ex Exposure
 	for _, f := range fs {
 		for _, m := range f.months {
 			if m.inService {
-				d.Exposure.NodeMonths += m.share
-				d.Exposure.GPUMonths += m.share * float64(f.gpus)
-				d.Exposure.Months++
-				claimMin += float64(m.claimable) / 60
-			}
-			if m.billed > 0 {
-				billed += float64(m.billed) / 3600
-				usable += float64(m.usable) / 3600
-				billedMonths++
+				ex.NodeMonths += m.share
+				ex.GPUMonths += m.share * float64(f.gpus)
+				ex.Months++
 			}
 		}
 	}
-	nm := d.Exposure.Months
-	gm, nodeMonths := d.Exposure.GPUMonths, d.Exposure.NodeMonths
-	d.Exposure.NodeMonths = round(d.Exposure.NodeMonths, 4)
-	d.Exposure.GPUMonths = round(gm, 4)
+	return ex
+}
 
-	// Delivery and acceptance.
-	var took []float64
-	late, targeted, wrong, accepted, failed := 0, 0, 0, 0, 0
-	reasons := map[failRec]int{}
+// accepted is what the group's acceptance tests in the window found: how
+// many nodes had one, how many of those showed the wrong hardware (an
+// inventory failure) or failed at all, and how many nodes failed each check.
+type accepted struct {
+	nodes, wrong, failed int
+	reasons              map[failRec]int
+}
+
+// acceptance counts the group's acceptance results, each failing check
+// once per node.
+func acceptance(fs []*nodeFacts) accepted {
+	a := accepted{reasons: map[failRec]int{}}
 	for _, f := range fs {
-		if dl := f.delivery; dl != nil {
-			if dl.DeliveredAt != "" {
-				took = append(took, float64(dl.Seconds)/3600)
-			} else {
-				d.Delivery.Pending++
+		if !f.accepted {
+			continue
+		}
+		a.nodes++
+		inv := false
+		seen := map[failRec]bool{}
+		for _, r := range f.accFails {
+			if r.category == "inventory" {
+				inv = true
 			}
-			switch dl.Status {
-			case "breached":
-				late++
-				targeted++
-			case "met":
-				targeted++
+			if !seen[r] {
+				seen[r] = true
+				a.reasons[r]++
 			}
 		}
-		if f.accepted {
-			accepted++
-			inv := false
-			seen := map[failRec]bool{}
-			for _, r := range f.accFails {
-				if r.category == "inventory" {
-					inv = true
-				}
-				if !seen[r] {
-					seen[r] = true
-					reasons[r]++
-				}
-			}
-			if inv {
-				wrong++
-			}
-			if len(f.accFails) > 0 {
-				failed++
-			}
+		if inv {
+			a.wrong++
+		}
+		if len(f.accFails) > 0 {
+			a.failed++
 		}
 	}
-	q := stat.Quantiles(took, 0.5, 0.9)
-	d.Delivery.P50Hours = fig(q[0], "h", len(took), MinDeliveries, Lower)
-	d.Delivery.P90Hours = fig(q[1], "h", len(took), MinDeliveries, Lower)
-	d.Delivery.LateShare = fig(ratio(float64(late), float64(targeted)), "share", targeted, MinDeliveries, Lower)
-	d.Delivery.WrongHardware = fig(ratio(float64(wrong), float64(accepted)), "share", accepted, MinAcceptances, Lower)
-	d.Hardware.FailShare = fig(ratio(float64(failed), float64(accepted)), "share", accepted, MinAcceptances, Lower)
-	d.Hardware.Reasons = []Reason{}
-	for r, c := range reasons {
-		d.Hardware.Reasons = append(d.Hardware.Reasons, Reason{Check: r.name, Category: r.category, Nodes: c, Share: round(float64(c)/float64(accepted), 4)})
+	return a
+}
+
+// hardware is the share of accepted nodes that failed, and the failing
+// checks, most nodes first.
+func (acc accepted) hardware() Hardware {
+	h := Hardware{FailShare: fig(ratio(float64(acc.failed), float64(acc.nodes)), "share", acc.nodes, MinAcceptances, Lower), Reasons: []Reason{}}
+	for r, c := range acc.reasons {
+		h.Reasons = append(h.Reasons, Reason{Check: r.name, Category: r.category, Nodes: c, Share: round(float64(c)/float64(acc.nodes), 4)})
 	}
-	sort.Slice(d.Hardware.Reasons, func(i, j int) bool {
-		a, b := d.Hardware.Reasons[i], d.Hardware.Reasons[j]
+	sort.Slice(h.Reasons, func(i, j int) bool {
+		a, b := h.Reasons[i], h.Reasons[j]
 		if a.Nodes != b.Nodes {
 			return a.Nodes > b.Nodes
 		}
 		return a.Check < b.Check
 	})
+	return h
+}
 
-	// Reliability.
+// delivery is how long delivery took, how often it was late against the
+// contract's target, how many are still pending, and how often the
+// delivered hardware was not what was ordered.
+func delivery(fs []*nodeFacts, acc accepted) Delivery {
+	var dv Delivery
+	var took []float64
+	late, targeted := 0, 0
+	for _, f := range fs {
+		dl := f.delivery
+		if dl == nil {
+			continue
+		}
+		if dl.DeliveredAt != "" {
+			took = append(took, float64(dl.Seconds)/3600)
+		} else {
+			dv.Pending++
+		}
+		switch dl.Status {
+		case "breached":
+			late++
+			targeted++
+		case "met":
+			targeted++
+		}
+	}
+	q := stat.Quantiles(took, 0.5, 0.9)
+	dv.P50Hours = fig(q[0], "h", len(took), MinDeliveries, Lower)
+	dv.P90Hours = fig(q[1], "h", len(took), MinDeliveries, Lower)
+	dv.LateShare = fig(ratio(float64(late), float64(targeted)), "share", targeted, MinDeliveries, Lower)
+	dv.WrongHardware = fig(ratio(float64(acc.wrong), float64(acc.nodes)), "share", acc.nodes, MinAcceptances, Lower)
+	return dv
+}
+
+// reliability is the provider's incidents per GPU-month by kind, claimable
+// outage per node-month, repair time and XIDs, over the exposure ex.
+func reliability(fs []*nodeFacts, ex Exposure) Reliability {
+	var claimMin float64
 	counts := map[string]int{}
 	var repairs []float64
+	xids := 0
 	for _, f := range fs {
+		for _, m := range f.months {
+			if m.inService {
+				claimMin += float64(m.claimable) / 60
+			}
+		}
 		for _, r := range f.incidents {
 			counts[r.kind]++
 			if !r.ongoing {
 				repairs = append(repairs, r.end.Sub(r.start).Hours())
 			}
 		}
-	}
-	d.Reliability.Incidents = []KindRate{}
-	for _, k := range incident.Kinds {
-		d.Reliability.Incidents = append(d.Reliability.Incidents, KindRate{Kind: string(k), Count: counts[string(k)],
-			Rate: fig(ratio(float64(counts[string(k)]), gm), "per GPU-month", nm, MinNodeMonths, Lower)})
-	}
-	d.Reliability.ClaimableMinPerNM = fig(ratio(claimMin, nodeMonths), "min per node-month", nm, MinNodeMonths, Lower)
-	d.Reliability.MTTRHours = fig(stat.Mean(repairs), "h", len(repairs), MinRepairs, Lower)
-	d.Reliability.GPULostPerGPUMonth = fig(ratio(float64(counts[string(incident.GPULost)]), gm), "per GPU-month", nm, MinNodeMonths, Lower)
-	xids := 0
-	for _, f := range fs {
 		xids += f.xids
 	}
-	d.Reliability.XIDPerGPUMonth = fig(ratio(float64(xids), gm), "per GPU-month", nm, MinNodeMonths, Lower)
+	gm, nm := ex.GPUMonths, ex.Months
+	rl := Reliability{Incidents: []KindRate{}}
+	for _, k := range incident.Kinds {
+		rl.Incidents = append(rl.Incidents, KindRate{Kind: string(k), Count: counts[string(k)],
+			Rate: fig(ratio(float64(counts[string(k)]), gm), "per GPU-month", nm, MinNodeMonths, Lower)})
+	}
+	rl.ClaimableMinPerNM = fig(ratio(claimMin, ex.NodeMonths), "min per node-month", nm, MinNodeMonths, Lower)
+	rl.MTTRHours = fig(stat.Mean(repairs), "h", len(repairs), MinRepairs, Lower)
+	rl.GPULostPerGPUMonth = fig(ratio(float64(counts[string(incident.GPULost)]), gm), "per GPU-month", nm, MinNodeMonths, Lower)
+	rl.XIDPerGPUMonth = fig(ratio(float64(xids), gm), "per GPU-month", nm, MinNodeMonths, Lower)
+	return rl
+}
 
-	// Network.
+// network is the gateway ping round trips and loss and the iperf3 runs'
+// share of nominal the group's nodes measured.
+func network(fs []*nodeFacts) Network {
 	var rtt, loss, iperf []float64
 	for _, f := range fs {
 		for _, r := range f.net {
@@ -454,21 +553,28 @@ func dimensions(fs []*nodeFacts, fleet baseline.Result) Dimensions {
 			}
 		}
 	}
-	q = stat.Quantiles(rtt, 0.5, 0.99)
-	d.Network.RTTP50 = fig(q[0], "ms", len(rtt), MinNetSamples, Lower)
-	d.Network.RTTP99 = fig(q[1], "ms", len(rtt), MinNetSamples, Lower)
-	d.Network.Loss = fig(stat.Mean(loss), "%", len(loss), MinNetSamples, Lower)
 	low := 0
 	for _, s := range iperf {
 		if s < 0.7 {
 			low++
 		}
 	}
-	d.Network.IperfP50 = fig(stat.Median(iperf), "share", len(iperf), MinIperfRuns, Higher)
-	d.Network.IperfLow = fig(ratio(float64(low), float64(len(iperf))), "share", len(iperf), MinIperfRuns, Lower)
-	d.Network.IperfRuns = len(iperf)
+	q := stat.Quantiles(rtt, 0.5, 0.99)
+	return Network{
+		RTTP50:    fig(q[0], "ms", len(rtt), MinNetSamples, Lower),
+		RTTP99:    fig(q[1], "ms", len(rtt), MinNetSamples, Lower),
+		Loss:      fig(stat.Mean(loss), "%", len(loss), MinNetSamples, Lower),
+		IperfP50:  fig(stat.Median(iperf), "share", len(iperf), MinIperfRuns, Higher),
+		IperfLow:  fig(ratio(float64(low), float64(len(iperf))), "share", len(iperf), MinIperfRuns, Lower),
+		IperfRuns: len(iperf),
+	}
+}
 
-	// Support, on the wall clock.
+// support is the tickets' first response times, in and out of business
+// hours, on the wall clock (what the renter waits), their breach share
+// and the replacement time.
+func support(fs []*nodeFacts) Support {
+	var s Support
 	var biz, off, repl []float64
 	breached, tickets := 0, 0
 	for _, f := range fs {
@@ -485,7 +591,7 @@ func dimensions(fs []*nodeFacts, fleet baseline.Result) Dimensions {
 						biz = append(biz, h*60)
 					}
 				} else {
-					d.Support.Unanswered++
+					s.Unanswered++
 				}
 			}
 			if r := t.Replacement; r != nil {
@@ -495,33 +601,45 @@ func dimensions(fs []*nodeFacts, fleet baseline.Result) Dimensions {
 			}
 		}
 	}
-	q = stat.Quantiles(biz, 0.5, 0.9)
-	d.Support.BusinessP50Min = fig(q[0], "min", len(biz), MinTickets, Lower)
-	d.Support.BusinessP90Min = fig(q[1], "min", len(biz), MinTickets, Lower)
+	q := stat.Quantiles(biz, 0.5, 0.9)
+	s.BusinessP50Min = fig(q[0], "min", len(biz), MinTickets, Lower)
+	s.BusinessP90Min = fig(q[1], "min", len(biz), MinTickets, Lower)
 	q = stat.Quantiles(off, 0.5, 0.9)
-	d.Support.OffHoursP50Min = fig(q[0], "min", len(off), MinTickets, Lower)
-	d.Support.OffHoursP90Min = fig(q[1], "min", len(off), MinTickets, Lower)
-	d.Support.BreachShare = fig(ratio(float64(breached), float64(tickets)), "share", tickets, MinTickets, Lower)
-	d.Support.ReplacementP50H = fig(stat.Median(repl), "h", len(repl), MinTickets, Lower)
+	s.OffHoursP50Min = fig(q[0], "min", len(off), MinTickets, Lower)
+	s.OffHoursP90Min = fig(q[1], "min", len(off), MinTickets, Lower)
+	s.BreachShare = fig(ratio(float64(breached), float64(tickets)), "share", tickets, MinTickets, Lower)
+	s.ReplacementP50H = fig(stat.Median(repl), "h", len(repl), MinTickets, Lower)
+	return s
+}
 
-	// Billing.
-	d.Billing.BilledHours, d.Billing.UsableHours = round(billed, 4), round(usable, 4)
-	d.Billing.NotUsableShare = fig(math.Max(0, ratio(billed-usable, billed)), "share", billedMonths, MinNodeMonths, Lower)
-	onBill, over := 0, 0
+// billingFigures is billed against usable hours over the node-months
+// billed, and, with a bill, how many node-months it charged beyond the
+// contract and by how many hours.
+func billingFigures(fs []*nodeFacts) Billing {
+	var bl Billing
+	var billed, usable float64
+	billedMonths, onBill, over := 0, 0, 0
 	for _, f := range fs {
+		for _, m := range f.months {
+			if m.billed > 0 {
+				billed += float64(m.billed) / 3600
+				usable += float64(m.usable) / 3600
+				billedMonths++
+			}
+		}
 		for _, r := range f.billRows {
 			onBill++
 			if r.Status == billing.StatusOverBilled {
 				over++
-				d.Billing.OverBilledHours += math.Max(0, r.OverHours)
+				bl.OverBilledHours += math.Max(0, r.OverHours)
 			}
 		}
 	}
-	d.Billing.OverBilledHours = round(d.Billing.OverBilledHours, 4)
-	d.Billing.OverBilled = fig(ratio(float64(over), float64(onBill)), "share", onBill, MinNodeMonths, Lower)
-
-	d.Performance = performance(fs, fleet)
-	return d
+	bl.BilledHours, bl.UsableHours = round(billed, 4), round(usable, 4)
+	bl.NotUsableShare = fig(math.Max(0, ratio(billed-usable, billed)), "share", billedMonths, MinNodeMonths, Lower)
+	bl.OverBilledHours = round(bl.OverBilledHours, 4)
+	bl.OverBilled = fig(ratio(float64(over), float64(onBill)), "share", onBill, MinNodeMonths, Lower)
+	return bl
 }
 
 // performance compares the group's GPUs with the fleet of their model.

@@ -16,6 +16,9 @@
 // with fewer than its documented minimum is marked too_few and not ranked.
 // There is no single score: the comparison table puts one measured figure
 // per cell, each with its rank.
+//
+// On the path from an observation to a report row, this is the step after
+// the report: many months' report rows → one comparison of providers.
 package scorecard
 
 import "github.com/gpusla/gpusla/sla/baseline"

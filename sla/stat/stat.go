@@ -1,6 +1,10 @@
 // Package stat holds the few order statistics the scorecard and the fleet
 // baselines share, defined once so that every p50 and p90 in the project
 // means the same thing.
+//
+// On the path from an observation to a report row, this is no step of its
+// own: the quantiles the steps after the report (scorecard, fleet baselines)
+// share.
 package stat
 
 import (

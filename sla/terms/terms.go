@@ -2,6 +2,9 @@
 // docs/terms.md documents, parsed with go.yaml.in/yaml/v3's Node API so that
 // every error names the file, the line and the field, and validated so that
 // the rest of the engine can trust what it is given.
+//
+// On the path from an observation to a report row, this is what every step
+// is judged by: the contract, read before any event.
 package terms
 
 import (

@@ -5,6 +5,9 @@
 // working days included — is off-hours and gets the off-hours target. Every
 // verdict is "as of" an instant: a ticket with no response is breached the
 // moment its deadline passes, not at month end.
+//
+// On the path from an observation to a report row, this is the step beside
+// incidents for tickets: ticket events → each ticket row's timing verdicts.
 package ticket
 
 import (

@@ -7,6 +7,10 @@
 // line can be held to: the disks seen, and for the traffic a lower and an
 // upper bound of the bytes sent in a period, with counter resets and reboots
 // accounted for (Traffic).
+//
+// On the path from an observation to a report row, this is a step beside
+// incidents: the usage readings in the log → the figures a bill line is held
+// to.
 package usage
 
 import (

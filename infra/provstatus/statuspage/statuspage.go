@@ -93,115 +93,171 @@ func Parse(data []byte) ([]provstatus.Incident, error) {
 	return out, provstatus.Check(format, out)
 }
 
+// convert checks one incident (f names it: incidents[i]) and makes it the
+// record.
 func convert(f string, in incident) (provstatus.Incident, error) {
-	bad := func(field, msg string, args ...any) (provstatus.Incident, error) {
-		return provstatus.Incident{}, provstatus.Errorf(format, 0, f+"."+field, msg, args...)
-	}
+	at := where(f)
 	var out provstatus.Incident
+	closed, err := in.heading(at, &out)
+	if err != nil {
+		return provstatus.Incident{}, err
+	}
+	resolved, err := in.times(at, &out)
+	if err != nil {
+		return provstatus.Incident{}, err
+	}
+	if len(in.Updates) > provstatus.MaxUpdates {
+		return provstatus.Incident{}, at.bad("incident_updates", "%d updates is more than %d", len(in.Updates), provstatus.MaxUpdates)
+	}
+	firstClosed, err := in.updates(at, &out)
+	if err != nil {
+		return provstatus.Incident{}, err
+	}
+	out.Components = in.components()
+	if err := resolution(at, &out, closed, resolved, firstClosed); err != nil {
+		return provstatus.Incident{}, err
+	}
+	out.Link = in.Shortlink
+	return out, nil
+}
+
+// where is the incident an error is about: incidents[i].
+type where string
+
+// bad is the error at field of the incident.
+func (w where) bad(field, msg string, args ...any) error {
+	return provstatus.Errorf(format, 0, string(w)+"."+field, msg, args...)
+}
+
+// heading checks and keeps the incident's id, title, status and impact;
+// closed says the status is one that ends it.
+func (in incident) heading(at where, out *provstatus.Incident) (closed bool, err error) {
 	if in.ID == nil {
-		return bad("id", "missing")
+		return false, at.bad("id", "missing")
 	}
 	if msg := provstatus.CheckID(*in.ID); msg != "" {
-		return bad("id", "%s", msg)
+		return false, at.bad("id", "%s", msg)
 	}
 	out.ID = *in.ID
 	if in.Name == nil || provstatus.Text(*in.Name) == "" {
-		return bad("name", "missing")
+		return false, at.bad("name", "missing")
 	}
 	out.Title = provstatus.Text(*in.Name)
 	if in.Status == nil {
-		return bad("status", "missing")
+		return false, at.bad("status", "missing")
 	}
 	out.Status = *in.Status
-	closed := slices.Contains(closedStatuses, out.Status)
+	closed = slices.Contains(closedStatuses, out.Status)
 	if !closed && !slices.Contains(openStatuses, out.Status) {
-		return bad("status", "%q is not a Statuspage incident status", out.Status)
+		return false, at.bad("status", "%q is not a Statuspage incident status", out.Status)
 	}
 	if in.Impact != nil {
 		if !slices.Contains(impacts, *in.Impact) {
-			return bad("impact", "%q is not a Statuspage impact (none, minor, major, critical, maintenance)", *in.Impact)
+			return false, at.bad("impact", "%q is not a Statuspage impact (none, minor, major, critical, maintenance)", *in.Impact)
 		}
 		out.Impact = *in.Impact
 	}
+	return closed, nil
+}
+
+// times keeps the incident's start (started_at, else created_at) and last
+// update (updated_at, else created_at), and returns its resolved_at.
+func (in incident) times(at where, out *provstatus.Incident) (resolved time.Time, err error) {
 	created, err := stamp(in.CreatedAt, true)
 	if err != nil {
-		return bad("created_at", "%v", err)
+		return time.Time{}, at.bad("created_at", "%v", err)
 	}
 	started, err := stamp(in.StartedAt, false)
 	if err != nil {
-		return bad("started_at", "%v", err)
+		return time.Time{}, at.bad("started_at", "%v", err)
 	}
 	out.Start = created
 	if !started.IsZero() {
 		out.Start = started
 	}
 	if out.Updated, err = stamp(in.UpdatedAt, false); err != nil {
-		return bad("updated_at", "%v", err)
+		return time.Time{}, at.bad("updated_at", "%v", err)
 	}
 	if out.Updated.IsZero() {
 		out.Updated = created
 	}
-	resolved, err := stamp(in.ResolvedAt, false)
-	if err != nil {
-		return bad("resolved_at", "%v", err)
+	if resolved, err = stamp(in.ResolvedAt, false); err != nil {
+		return time.Time{}, at.bad("resolved_at", "%v", err)
 	}
-	if len(in.Updates) > provstatus.MaxUpdates {
-		return bad("incident_updates", "%d updates is more than %d", len(in.Updates), provstatus.MaxUpdates)
-	}
-	comps := map[string]bool{}
-	addComp := func(name string) {
-		if n := provstatus.Text(name); n != "" && !comps[n] {
-			comps[n] = true
-			out.Components = append(out.Components, n)
-		}
-	}
-	for _, c := range in.Components {
-		addComp(c.Name)
-	}
-	var firstClosed time.Time
+	return resolved, nil
+}
+
+// updates checks and keeps the incident's updates, in time order, and
+// returns when the first update that resolves it was made.
+func (in incident) updates(at where, out *provstatus.Incident) (firstClosed time.Time, err error) {
 	for j, u := range in.Updates {
 		uf := fmt.Sprintf("incident_updates[%d]", j)
-		at, err := stamp(u.DisplayAt, false)
+		when, err := stamp(u.DisplayAt, false)
 		if err != nil {
-			return bad(uf+".display_at", "%v", err)
+			return time.Time{}, at.bad(uf+".display_at", "%v", err)
 		}
-		if at.IsZero() {
-			if at, err = stamp(u.CreatedAt, true); err != nil {
-				return bad(uf+".created_at", "%v", err)
+		if when.IsZero() {
+			if when, err = stamp(u.CreatedAt, true); err != nil {
+				return time.Time{}, at.bad(uf+".created_at", "%v", err)
 			}
 		}
 		if u.IncidentID != "" && u.IncidentID != out.ID {
-			return bad(uf+".incident_id", "%q is not this incident's id %q", u.IncidentID, out.ID)
+			return time.Time{}, at.bad(uf+".incident_id", "%q is not this incident's id %q", u.IncidentID, out.ID)
 		}
 		if !slices.Contains(closedStatuses, u.Status) && !slices.Contains(openStatuses, u.Status) {
-			return bad(uf+".status", "%q is not a Statuspage incident status", u.Status)
+			return time.Time{}, at.bad(uf+".status", "%q is not a Statuspage incident status", u.Status)
 		}
-		if slices.Contains(closedStatuses, u.Status) && (firstClosed.IsZero() || at.Before(firstClosed)) {
-			firstClosed = at
+		if slices.Contains(closedStatuses, u.Status) && (firstClosed.IsZero() || when.Before(firstClosed)) {
+			firstClosed = when
 		}
-		for _, c := range u.Affected {
-			addComp(c.Name)
-		}
-		out.Updates = append(out.Updates, provstatus.Update{Status: u.Status, Body: provstatus.Text(u.Body), At: at})
+		out.Updates = append(out.Updates, provstatus.Update{Status: u.Status, Body: provstatus.Text(u.Body), At: when})
 	}
 	// The API lists updates newest first; the record keeps them in time order.
 	slices.SortStableFunc(out.Updates, func(a, b provstatus.Update) int { return a.At.Compare(b.At) })
-	if closed {
-		out.Resolved = true
-		out.End = resolved
-		if out.End.IsZero() {
-			// An older incident may lack resolved_at: its first resolving
-			// update says when.
-			out.End = firstClosed
+	return firstClosed, nil
+}
+
+// components are the components the incident names, then those its
+// updates affected, each once, in the order first named.
+func (in incident) components() []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(cs []component) {
+		for _, c := range cs {
+			if n := provstatus.Text(c.Name); n != "" && !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
 		}
-		if out.End.IsZero() {
-			return bad("resolved_at", "missing for an incident whose status is %q and no update resolves it", out.Status)
-		}
-	} else if !resolved.IsZero() {
-		return bad("resolved_at", "set (%s) while the status is %q", resolved.Format(time.RFC3339), out.Status)
 	}
-	out.Link = in.Shortlink
-	return out, nil
+	add(in.Components)
+	for _, u := range in.Updates {
+		add(u.Affected)
+	}
+	return out
+}
+
+// resolution ends an incident whose status closes it at resolved_at, or
+// at its first resolving update when it has none; an open incident must
+// have no resolved_at.
+func resolution(at where, out *provstatus.Incident, closed bool, resolved, firstClosed time.Time) error {
+	if !closed {
+		if !resolved.IsZero() {
+			return at.bad("resolved_at", "set (%s) while the status is %q", resolved.Format(time.RFC3339), out.Status)
+		}
+		return nil
+	}
+	out.Resolved = true
+	out.End = resolved
+	if out.End.IsZero() {
+		// An older incident may lack resolved_at: its first resolving
+		// update says when.
+		out.End = firstClosed
+	}
+	if out.End.IsZero() {
+		return at.bad("resolved_at", "missing for an incident whose status is %q and no update resolves it", out.Status)
+	}
+	return nil
 }
 
 // stamp reads an ISO 8601 time with its zone offset; null or absent is the

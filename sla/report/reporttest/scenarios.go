@@ -5,6 +5,9 @@
 // own tests check each scenario's report field by field and against golden
 // files; the live service's tests drive the same logs through app.Service
 // and compare the incidents one by one (issue 14, #5).
+//
+// On the path from an observation to a report row, this is no step: it is
+// test input, scenario event logs from which the report's rows are checked.
 package reporttest
 
 import (

@@ -3,6 +3,9 @@
 // 8 × H200 nodes each, March 2026, as of 2026-04-05T00:00:00Z; its figures
 // are computed by hand in sla/scorecard's scenario test and shown in
 // docs/scorecard.md), built by the real builder from the real files.
+//
+// On the path from an observation to a report row, this is no step: it is
+// test input, the golden scorecard other packages' tests compare with.
 package scorecardtest
 
 import (
