@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rebuilds functions/reportgen/fonts/wqy-microhei-gb2312.ttf, the CJK font the
+# Rebuilds functions/document/fonts/wqy-microhei-gb2312.ttf, the CJK font the
 # PDF report embeds, from Debian's fonts-wqy-microhei (WenQuanYi Micro Hei,
 # Apache-2.0 or GPLv3 with the font exception: embedding allowed; licence
 # beside the font). The subset keeps ASCII, Latin-1, general and CJK
@@ -28,8 +28,8 @@ for hi in range(0xa1, 0xf8):
             pass
 open(sys.argv[1], "w", encoding="utf-8").write("".join(sorted(cs)))
 PY
-out=functions/reportgen/fonts/wqy-microhei-gb2312.ttf
+out=functions/document/fonts/wqy-microhei-gb2312.ttf
 $py -m fontTools.subset "$src" --font-number=0 --text-file="$chars" --output-file="$out" \
   --layout-features='' --no-hinting --desubroutinize --name-IDs='*' --name-legacy --drop-tables+=DSIG
-cp /usr/share/doc/fonts-wqy-microhei/copyright functions/reportgen/fonts/LICENSE.wqy-microhei
+cp /usr/share/doc/fonts-wqy-microhei/copyright functions/document/fonts/LICENSE.wqy-microhei
 ls -l "$out"

@@ -23,7 +23,7 @@ command -v npm >/dev/null || need_apt+=(npm)
 command -v make >/dev/null || need_apt+=(make)                     # functions/lambdatest: the SAM make targets
 command -v git >/dev/null || need_apt+=(git)                       # functions/e2e: the README runs in a clone
 command -v systemd-analyze >/dev/null || need_apt+=(systemd)       # probe/deploy: the unit's security score
-command -v pdftotext >/dev/null || need_apt+=(poppler-utils)       # functions/reportgen: the zh PDF's text and a page as PNG
+command -v pdftotext >/dev/null || need_apt+=(poppler-utils)       # functions/document: the zh PDF's text and a page as PNG
 [ -e /usr/share/zoneinfo/Asia/Shanghai ] || need_apt+=(tzdata)    # contract terms in named time zones
 [ -e /etc/ssl/certs/ca-certificates.crt ] || need_apt+=(ca-certificates) # npm and go install over https
 if ((${#need_apt[@]})); then

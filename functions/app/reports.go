@@ -33,7 +33,7 @@ type ReportBlobs interface {
 }
 
 // ReportRenderer renders a report in one of the generator's formats and
-// writes the evidence bundle; functions/reportgen and functions/bundle do
+// writes the evidence bundle; functions/document and functions/bundle do
 // it, wired in by the mains so the application does not depend on them.
 type ReportRenderer interface {
 	// Render writes r in format, with sc (nil: none) as its provider

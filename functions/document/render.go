@@ -1,10 +1,16 @@
-// Package reportgen renders the monthly SLA report (sla/report) in every
-// format the renter needs: the documented JSON, Markdown for Slack and mail,
-// CSV for spreadsheets, a self-contained HTML page with charts that prints
-// cleanly, and a PDF (github.com/go-pdf/fpdf) with an embedded CJK font.
-// Every human format opens with the claim page of each contract and is
-// written in English or Chinese (sla/i18n). It is an adapter: the
-// report's figures are computed only in sla/report; here they are drawn.
+// Package document writes every document a person reads or files: the
+// monthly SLA report with its claim pages, the provider scorecard, and
+// their sections, in Markdown, CSV, a self-contained HTML page with charts
+// that prints cleanly, and PDF (github.com/go-pdf/fpdf, with an embedded
+// CJK font), in English or Chinese (sla/i18n). The JSON forms are the
+// domain's own (report.JSON, scorecard.JSON); chat messages are
+// infra/notify/chantext's and the status page is functions/statuspage's.
+//
+// Files are named <subject>_<medium>.go: report_md.go, report_html.go,
+// report_pdf.go, report_csv.go; scorecard_md.go, scorecard_html.go,
+// scorecard_pdf.go; report_<section>.go for the sections every medium
+// of the report draws from report_sections.go's one layout. It is an
+// adapter: the figures are computed only in sla/; here they are drawn.
 package document
 
 import (

@@ -1,8 +1,10 @@
-// Package scorecardgen renders the provider scorecard (sla/scorecard): JSON
-// and Markdown are the domain's own; here is the self-contained ScorecardHTML scorecardPage,
-// the comparison table and one inline SVG scorecardChart per dimension. The figures
-// are computed only in sla/scorecard; here they are drawn.
 package document
+
+// The provider scorecard (sla/scorecard) in the formats `gpusla scorecard`
+// writes: its JSON is the domain's own, Markdown (scorecard_md.go) and the
+// self-contained HTML page with one inline SVG chart per dimension
+// (scorecard_html.go) are here; the PDF (scorecard_pdf.go) is drawn as the
+// report's is.
 
 import (
 	"fmt"

@@ -124,7 +124,7 @@ func TestVocabularyTranslated(t *testing.T) {
 		string(calendar.ExtraWorkd), billing.StatusMatches, billing.StatusOverBilled, billing.StatusUnderBilled, billing.StatusNotInReport,
 		billing.StatusNotBilled, billing.VerdictMatches, billing.VerdictOverBilled, billing.VerdictUnder, billing.VerdictUnverified,
 		billing.VerdictNotJudged, report.EvidenceUsageUnreadable, account.CauseNoNotice,
-		// Why a span of the probe's counters is not covered (reportgen prints them).
+		// Why a span of the probe's counters is not covered (functions/document prints them).
 		usage.WhyBeforeFirst, usage.WhyBeforeBoot, usage.WhyBootToFirst, usage.WhyReset, usage.WhyRecreated,
 		usage.WhyToNextBoot, usage.WhyRebootBetween, usage.WhyAfterLast}
 	for _, k := range incident.Kinds {

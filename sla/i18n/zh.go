@@ -90,7 +90,7 @@ var zh = map[string]string{
 	" on GPU %d": "（GPU %d）",
 	"slower than its siblings: %s%s %d runs in a row below the fleet (%s %s); fleet of %d %s nodes (%d GPUs): p10 %s, median %s %s; threshold %s = below p10 and at least %.0f %% under the median": "比同型号节点慢：%s%s 连续 %d 次低于集群（%s %s）；集群共 %d 台 %s 节点（%d 张 GPU）：p10 %s，中位数 %s %s；阈值 %s = 低于 p10 且比中位数至少低 %.0f %%",
 
-	// Fleet baselines (functions/reportgen).
+	// Fleet baselines (functions/document).
 	"Fleet baselines":          "集群基线",
 	"Slower than its siblings": "比同型号节点慢",
 	"Each GPU's median over the month, per GPU model; a run below the threshold (below p10 and 5 %% under the median) three times in a row is slower than its siblings. Models with too few nodes are judged by the static threshold alone.": "按 GPU 型号统计每张 GPU 本月的中位数；连续三次低于阈值（低于 p10 且比中位数低 5 %%）即比同型号节点慢。节点过少的型号只按静态阈值判断。",
@@ -108,7 +108,7 @@ var zh = map[string]string{
 	" until %s":                        "，至 %s",
 	"since %s%s, worst %s %% below %s": "自 %[1]s%[2]s，最多低于 %[4]s 达 %[3]s %%",
 
-	// Report headings and labels (functions/reportgen).
+	// Report headings and labels (functions/document).
 	"SLA report %s": "SLA 报告 %s",
 	"As of %s. Read %d events (%d duplicates ignored, %d after the as-of instant left out). Each contract's month is its calendar month in its own time zone; times are in that zone.": "截至 %s。读取 %d 条事件（忽略 %d 条重复，排除 %d 条晚于截止时刻的事件）。每份合同的月份为其时区内的自然月；以下时间均为该时区时间。",
 	"Total claim":            "索赔总额",
@@ -246,7 +246,7 @@ var zh = map[string]string{
 	"cannot_verify":          "无法核实",
 	"no_notice":              "未报障",
 	"Bill reconciliation %s": "账单逐项核对 %s",
-	// The probe's usage readings in a node's section (reportgen/usage.go).
+	// The probe's usage readings in a node's section (functions/document/usage.go).
 	"Measured by the probe (what the bill's lines are held to)": "探针测得的用量（账单各行据此核对）",
 	"not rotational (SSD)": "非机械盘（SSD）",
 	"rotational (HDD)":     "机械盘（HDD）",
@@ -388,7 +388,7 @@ var zh = map[string]string{
 	"Request: please replace the physical machine. Under clause %s of contract %s (hardware replacement within %s, %s clock), the replacement time runs from this ticket.":                  "诉求：请更换物理机。依据条款 %s（合同 %s：%s 内完成硬件更换，按%s计），更换时限自本工单提交时起计算。",
 	"Request: please replace the physical machine. Under clause %s of contract %s (hardware replacement within %s, %s clock), the replacement time runs from this ticket and is due by %s.": "诉求：请更换物理机。依据条款 %s（合同 %s：%s 内完成硬件更换，按%s计），更换时限自本工单提交时起计算，最迟 %s。",
 	"Evidence pack: %s, with the raw check data and an ed25519-signed manifest (key fingerprint %s); check it with gpusla verify.":                                                          "证据包：%s，内含原始检测数据及 ed25519 签名清单（公钥指纹 %s），可用 gpusla verify 校验。",
-	// The provider's own status page (functions/reportgen/provider.go) and
+	// The provider's own status page (functions/document/provider.go) and
 	// Statuspage's incident states.
 	"Provider status page: %s (%s)": "服务商状态页：%s（%s）",
 	"%s (%s). A counted outage is acknowledged when one of the provider's incidents, widened by %s on both sides, overlaps it. Acknowledgement is listed only: it never changes what is counted or claimed.": "%s（%s）。服务商公布的某个事件（前后各放宽 %s）与一段计入故障在时间上重叠，即视为服务商已承认该故障。是否承认仅作列示，绝不改变计入的故障与索赔金额。",

@@ -1,6 +1,6 @@
 package i18n
 
-// zhScorecard is the monthly report's scorecard section (functions/reportgen):
+// zhScorecard is the monthly report's scorecard section (functions/document):
 // the headline figures of sla/scorecard's comparison table and their
 // dimensions, kept apart from zh so that the section's words are found
 // together.

@@ -2,7 +2,7 @@
 // event log, and renders it as JSON (the stable contract documented in
 // docs/report.md) and as plain English Markdown, the form its scenario
 // tests keep as golden files. The documents people read (claim pages,
-// every language, HTML, PDF, CSV) are functions/reportgen's.
+// every language, HTML, PDF, CSV) are functions/document's.
 //
 // The Builder streams the log: it keeps per-node running state (coverage
 // spans of heartbeats, compact check records for the month) rather than the
