@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
-	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/functions/refusal"
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/notify/chantext"
 	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/sla/i18n"
 )
 
 // Requester opens a replacement request (functions/replacement.Requester):

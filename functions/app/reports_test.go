@@ -224,4 +224,3 @@ func TestReportJobSkipsNodeOfUnknownContract(t *testing.T) {
 		t.Fatalf("us-example report should hold ny-01 and nothing of old-01:\n%.800s", raw)
 	}
 }
-

@@ -17,12 +17,12 @@ import (
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
 	"github.com/gpusla/gpusla/functions/bundle"
-	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/functions/statuspage"
 	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/blob"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/scorecard"
 )

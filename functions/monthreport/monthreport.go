@@ -17,9 +17,9 @@ import (
 
 	"github.com/gpusla/gpusla/functions/atomicfile"
 	"github.com/gpusla/gpusla/functions/bundle"
-	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/functions/document"
 	"github.com/gpusla/gpusla/sla/billing"
+	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/scorecard"
 	"github.com/gpusla/gpusla/sla/terms"
