@@ -218,143 +218,217 @@ type effects struct {
 	release func()
 }
 
+// draft is one attempt's working copy of the node's state and what it has
+// decided about the batch so far. Nothing of it is stored until commit, so
+// an attempt that loses a version conflict leaves no trace but idempotent
+// records (evidence, the batch body).
+type draft struct {
+	st   store.NodeState
+	prev int64 // the state's version as read: the state write is conditional on it
+	key  uint64
+	// fresh: signed no earlier than the newest request accepted so far
+	// (see place).
+	fresh      bool
+	outOfOrder bool
+	late       bool
+	bounds     map[int]error // observations whose time is outside the window, by index
+	skew       time.Duration
+	// What the batch carries, and what the state said before judging it.
+	hasChecks, notPass, checksMatter, firstChecks, wasDelivered bool
+
+	evidence []store.Evidence
+	why      []string // why the body is kept (BatchRecord.Why); none: it is not
+	fx       effects
+}
+
+// note adds evidence about the batch, under its key in the current chain.
+func (in *ingest) note(d *draft, kind, detail string) {
+	d.evidence = append(d.evidence, store.Evidence{Node: in.node.ID, At: in.now, Kind: kind, Seq: d.st.SeqBase + in.b.Seq, BatchID: in.b.ID, Detail: detail})
+}
+
+// attempt takes the batch in against the node's state as read now. The
+// refusals come first, in this order: a replayed signature, a retry of a
+// batch already taken, a seq already used or a chain left behind. Then the
+// batch's place in the chain and its times are noted, the SLA engine judges
+// it, and one conditional state write commits it all.
 func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
-	var fx effects
+	d, err := in.readState(ctx)
+	if err != nil {
+		return wire.Ack{}, effects{}, err
+	}
+	if ack, answered, err := in.repeat(d); answered {
+		return ack, effects{}, err
+	}
+	if ack, answered, err := in.place(ctx, d); answered {
+		return ack, effects{}, err
+	}
+	in.noteOrder(d)
+	in.inspect(d)
+	in.judge(d)
+	in.advance(d)
+	return in.commit(ctx, d)
+}
+
+// readState reads the node's state, or starts one for its first batch.
+func (in *ingest) readState(ctx context.Context) (*draft, error) {
 	st, err := in.s.store.GetState(ctx, in.node.ID)
-	var prev int64
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		st = store.NodeState{Node: in.node.ID, AcceptanceKnown: true}
+		return &draft{st: store.NodeState{Node: in.node.ID, AcceptanceKnown: true}}, nil
 	case err != nil:
-		return wire.Ack{}, fx, err
-	default:
-		prev = st.Version
+		return nil, err
 	}
-	b := in.b
-	// Replay: the identical signed request again (a probe retry re-signs).
-	for _, sg := range st.Signatures {
+	return &draft{st: st, prev: st.Version}, nil
+}
+
+// repeat answers a request seen before: the identical signed request again
+// is a replay, refused (a probe retry re-signs); a recent batch, of this
+// chain or the one before, sent again is a retry, answered as a duplicate.
+func (in *ingest) repeat(d *draft) (ack wire.Ack, answered bool, err error) {
+	for _, sg := range d.st.Signatures {
 		if sg.Sig == in.sig {
-			return wire.Ack{}, fx, unauthorized(ErrReplay)
+			return wire.Ack{}, true, unauthorized(ErrReplay)
 		}
 	}
-	// A retry of a recent batch, of this chain or the one before.
-	for _, r := range st.Recent {
-		if r.ID == b.ID {
-			return in.ack(wire.AckDuplicate), fx, nil
+	for _, r := range d.st.Recent {
+		if r.ID == in.b.ID {
+			return in.ack(wire.AckDuplicate), true, nil
 		}
 	}
-	var evidence []store.Evidence
-	ev := func(kind, detail string) {
-		evidence = append(evidence, store.Evidence{Node: in.node.ID, At: in.now, Kind: kind, Seq: st.SeqBase + b.Seq, BatchID: b.ID, Detail: detail})
-	}
-	var why []string
+	return wire.Ack{}, false, nil
+}
+
+// place finds the batch's key: in the node's current chain, or in a new one
+// it starts. A batch whose key is already taken, or of a chain the probe
+// has left behind, is answered as a duplicate with evidence kept.
+func (in *ingest) place(ctx context.Context, d *draft) (ack wire.Ack, answered bool, err error) {
+	b, st := in.b, &d.st
 	// Fresh: signed no earlier than the newest request accepted so far (both
 	// probe clock). Only a fresh request is a sign of life or can restart a
 	// chain: an old signed request replayed inside the timestamp window,
 	// after the signature cache forgot it, is neither. This — not the
 	// sequence order — is what liveness rests on.
-	fresh := !in.signedAt.Before(st.LastSignedAt)
-	if fresh && restartChain(&st, b) {
-		why = append(why, "chain_restart")
-		ev(store.EvidenceChainRestart, fmt.Sprintf("chain restarted at seq %d after seq %d (chain %s, was %s); batches of the new chain are stored from key %d",
-			b.Seq, st.LastSeq, chainName(b.Chain), chainName(st.Chain), st.SeqBase+st.LastSeq+1))
-		st.PastChains = appendCapped(st.PastChains, st.Chain, store.RecentChains)
-		prevBase := st.SeqBase
-		st.SeqBase += st.LastSeq
-		st.LastSeq, st.LastHash, st.LastBatchID, st.Chain = 0, "", "", b.Chain
-		evidence[0].Seq = st.SeqBase + b.Seq
-		evidence[0].ChainSeq, evidence[0].PrevSeq = b.Seq, st.SeqBase-prevBase
+	d.fresh = !in.signedAt.Before(st.LastSignedAt)
+	if d.fresh && restartChain(st, b) {
+		in.restart(d)
 	}
 	if st.LastSeq == 0 {
 		st.Chain = b.Chain // the node's first chain, or the one just started
 	}
-	key := st.SeqBase + b.Seq // the batch's key in the store (see NodeState.SeqBase)
-	// Dedupe against the recent batches.
+	d.key = st.SeqBase + b.Seq // the batch's key in the store (see NodeState.SeqBase)
 	for _, r := range st.Recent {
-		if r.Seq != key {
-			continue
+		if r.Seq == d.key {
+			// Another batch with a seq already used: keep the evidence, do
+			// not let it overwrite what was accepted.
+			ack, err := in.setAside(ctx, store.EvidenceSeqReuse, d.key, fmt.Sprintf("seq %d already used by batch %s", b.Seq, r.ID))
+			return ack, true, err
 		}
-		// Another batch with a seq already used: keep the evidence, do not
-		// let it overwrite what was accepted.
-		err := in.s.store.PutEvidence(ctx, store.Evidence{Node: in.node.ID, At: in.now, Kind: store.EvidenceSeqReuse, Seq: key, BatchID: b.ID,
-			Detail: fmt.Sprintf("seq %d already used by batch %s", b.Seq, r.ID)})
-		if err != nil && !errors.Is(err, store.ErrExists) {
-			return wire.Ack{}, fx, err
-		}
-		return in.ack(wire.AckDuplicate), fx, nil
 	}
 	if b.Chain != st.Chain && slices.Contains(st.PastChains, b.Chain) {
 		// A stray batch of a chain the probe has left behind: evidence
 		// only, never a sign that the chain started again.
-		err := in.s.store.PutEvidence(ctx, store.Evidence{Node: in.node.ID, At: in.now, Kind: store.EvidenceOutOfOrder, Seq: key, BatchID: b.ID,
-			Detail: fmt.Sprintf("seq %d of the earlier chain %s arrived after the chain restarted", b.Seq, chainName(b.Chain))})
-		if err != nil && !errors.Is(err, store.ErrExists) {
-			return wire.Ack{}, fx, err
-		}
-		return in.ack(wire.AckDuplicate), fx, nil
+		ack, err := in.setAside(ctx, store.EvidenceOutOfOrder, d.key, fmt.Sprintf("seq %d of the earlier chain %s arrived after the chain restarted", b.Seq, chainName(b.Chain)))
+		return ack, true, err
 	}
+	return wire.Ack{}, false, nil
+}
 
-	outOfOrder := st.LastSeq > 0 && b.Seq <= st.LastSeq
+// restart begins the batch's new chain after the node's current one: the
+// old chain is remembered and its keys kept, the new one's come after them.
+func (in *ingest) restart(d *draft) {
+	b, st := in.b, &d.st
+	d.why = append(d.why, "chain_restart")
+	in.note(d, store.EvidenceChainRestart, fmt.Sprintf("chain restarted at seq %d after seq %d (chain %s, was %s); batches of the new chain are stored from key %d",
+		b.Seq, st.LastSeq, chainName(b.Chain), chainName(st.Chain), st.SeqBase+st.LastSeq+1))
+	st.PastChains = appendCapped(st.PastChains, st.Chain, store.RecentChains)
+	prevBase := st.SeqBase
+	st.SeqBase += st.LastSeq
+	st.LastSeq, st.LastHash, st.LastBatchID, st.Chain = 0, "", "", b.Chain
+	d.evidence[0].Seq = st.SeqBase + b.Seq
+	d.evidence[0].ChainSeq, d.evidence[0].PrevSeq = b.Seq, st.SeqBase-prevBase
+}
+
+// setAside keeps evidence of a batch that is not taken in, and answers it
+// as a duplicate.
+func (in *ingest) setAside(ctx context.Context, kind string, key uint64, detail string) (wire.Ack, error) {
+	err := in.s.store.PutEvidence(ctx, store.Evidence{Node: in.node.ID, At: in.now, Kind: kind, Seq: key, BatchID: in.b.ID, Detail: detail})
+	if err != nil && !errors.Is(err, store.ErrExists) {
+		return wire.Ack{}, err
+	}
+	return in.ack(wire.AckDuplicate), nil
+}
+
+// noteOrder notes where the batch falls against the chain's last one (out
+// of order, a broken link, a gap) and the batches its spool dropped.
+func (in *ingest) noteOrder(d *draft) {
+	b, st := in.b, &d.st
+	d.outOfOrder = st.LastSeq > 0 && b.Seq <= st.LastSeq
 	switch {
-	case outOfOrder:
-		why = append(why, "out_of_order")
-		ev(store.EvidenceOutOfOrder, fmt.Sprintf("seq %d arrived after seq %d", b.Seq, st.LastSeq))
+	case d.outOfOrder:
+		d.why = append(d.why, "out_of_order")
+		in.note(d, store.EvidenceOutOfOrder, fmt.Sprintf("seq %d arrived after seq %d", b.Seq, st.LastSeq))
 	case st.LastSeq > 0 && b.Seq == st.LastSeq+1 && b.Prev != st.LastHash:
-		why = append(why, "chain_break")
-		ev(store.EvidenceChainBreak, fmt.Sprintf("prev %s does not match the hash %s of seq %d", short(b.Prev), short(st.LastHash), st.LastSeq))
-		evidence[len(evidence)-1].ExpectedPrev, evidence[len(evidence)-1].GotPrev = st.LastHash, b.Prev
+		d.why = append(d.why, "chain_break")
+		in.note(d, store.EvidenceChainBreak, fmt.Sprintf("prev %s does not match the hash %s of seq %d", short(b.Prev), short(st.LastHash), st.LastSeq))
+		d.evidence[len(d.evidence)-1].ExpectedPrev, d.evidence[len(d.evidence)-1].GotPrev = st.LastHash, b.Prev
 	case b.Seq > st.LastSeq+1 && (st.LastSeq > 0 || b.Seq > 1):
 		if b.Dropped == nil || b.Dropped.ToSeq+1 < b.Seq || b.Dropped.FromSeq > st.LastSeq+1 {
-			why = append(why, "seq_gap")
-			ev(store.EvidenceSeqGap, fmt.Sprintf("seq %d follows seq %d; %d batches never arrived", b.Seq, st.LastSeq, b.Seq-st.LastSeq-1))
+			d.why = append(d.why, "seq_gap")
+			in.note(d, store.EvidenceSeqGap, fmt.Sprintf("seq %d follows seq %d; %d batches never arrived", b.Seq, st.LastSeq, b.Seq-st.LastSeq-1))
 		}
 	}
-	if d := b.Dropped; d != nil {
-		why = append(why, "drop")
-		ev(store.EvidenceDrop, fmt.Sprintf("spool dropped %d batches, seq %d to %d: %s", d.Batches, d.FromSeq, d.ToSeq, d.Reason))
+	if dr := b.Dropped; dr != nil {
+		d.why = append(d.why, "drop")
+		in.note(d, store.EvidenceDrop, fmt.Sprintf("spool dropped %d batches, seq %d to %d: %s", dr.Batches, dr.FromSeq, dr.ToSeq, dr.Reason))
 	}
-	skew := time.Duration(b.ClockSkewMS) * time.Millisecond
-	bounds := outOfBounds(b, in.now)
-	if len(bounds) > 0 {
+}
+
+// inspect sets aside the observations dated outside the window and notes
+// what the rest carry (checks that do not pass, measurements, late data),
+// each a reason to keep the body.
+func (in *ingest) inspect(d *draft) {
+	b, st := in.b, &d.st
+	d.skew = time.Duration(b.ClockSkewMS) * time.Millisecond
+	d.bounds = outOfBounds(b, in.now)
+	if len(d.bounds) > 0 {
 		var parts []string
 		for i := range b.Observations {
-			if err, bad := bounds[i]; bad {
+			if err, bad := d.bounds[i]; bad {
 				parts = append(parts, fmt.Sprintf("observations[%d].at: %v", i, err))
 			}
 		}
 		// One evidence per batch (its key is time, seq and kind); the body
 		// keeps every observation as it came.
-		ev(store.EvidenceTimeBounds, fmt.Sprintf("%d observations set aside, their time outside the window: %s", len(parts), strings.Join(parts, "; ")))
-		why = append(why, "time_bounds")
+		in.note(d, store.EvidenceTimeBounds, fmt.Sprintf("%d observations set aside, their time outside the window: %s", len(parts), strings.Join(parts, "; ")))
+		d.why = append(d.why, "time_bounds")
 	}
-	late := false
-	hasChecks, notPass, measured := false, false, false
+	measured := false
 	for i, o := range b.Observations {
-		if _, bad := bounds[i]; bad {
+		if _, bad := d.bounds[i]; bad {
 			continue
 		}
 		for _, c := range o.Checks {
-			hasChecks = true
+			d.hasChecks = true
 			if c.Verdict != wire.Pass {
-				notPass = true
+				d.notPass = true
 			}
 			measured = measured || isMeasurement(c)
 		}
-		at := o.At.Add(-skew)
+		at := o.At.Add(-d.skew)
 		// Late: older than a push can be, or inside a gap the backend saw as
 		// unreachable — the evidence that decides whose fault the gap was.
 		if in.now.Sub(at) > in.node.PushInterval+in.node.Grace || inGap(&st.Eval, at) {
-			late = true
+			d.late = true
 		}
 	}
-	if notPass {
-		why = append(why, "checks") // a check warned, failed or was skipped: what the state rests on
+	if d.notPass {
+		d.why = append(d.why, "checks") // a check warned, failed or was skipped: what the state rests on
 	}
 	if measured {
-		why = append(why, "measurements") // the stress job's figures: the report's, the scorecard's and the fleet baselines' evidence
+		d.why = append(d.why, "measurements") // the stress job's figures: the report's, the scorecard's and the fleet baselines' evidence
 	}
-	if late {
-		why = append(why, "late")
+	if d.late {
+		d.why = append(d.why, "late")
 	}
 	// Check results that all pass while nothing is pending (no incident
 	// open, no failure or recovery being counted, no unreachable gap whose
@@ -362,17 +436,20 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 	// SLA state already record them, and replaying the stored batches
 	// without them gives the same incidents. Keeping them was most of a
 	// node's AWS bill (docs/cost.md).
-	checksMatter := hasChecks && unsettled(&st.Eval)
+	d.checksMatter = d.hasChecks && unsettled(&st.Eval)
 	// The node's first check results are its delivery evidence (what
 	// hardware it was handed over with). Its first heartbeats need no body:
 	// the heartbeat run records them.
-	firstChecks := len(st.Eval.Checks) == 0
+	d.firstChecks = len(st.Eval.Checks) == 0
+}
 
-	// Evaluate through the SLA engine, observation by observation, whatever
-	// the batch's place in the sequence: liveness never depends on sequence
-	// order. A fresh batch older in sequence than the last accepted one was
-	// still signed just now with the node's secret, so the probe is alive,
-	// and its observations are evidence like any late data.
+// judge evaluates the batch through the SLA engine, observation by
+// observation, whatever its place in the sequence: liveness never depends
+// on sequence order. A fresh batch older in sequence than the last accepted
+// one was still signed just now with the node's secret, so the probe is
+// alive, and its observations are evidence like any late data.
+func (in *ingest) judge(d *draft) {
+	b, st, fx := in.b, &d.st, &d.fx
 	th := in.s.Thresholds(in.node)
 	st.Eval.Interval = in.node.HeartbeatInterval
 	fx.failed = map[string][]notify.FailedCheck{}
@@ -382,11 +459,11 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 		// ignores observations from the release on (incident.State.Release).
 		fx.transitions = append(fx.transitions, st.Eval.Release(in.node.ReleasedAt)...)
 	}
-	if !fresh {
-		why = append(why, "stale_signature")
+	if !d.fresh {
+		d.why = append(d.why, "stale_signature")
 		evs = nil
 	}
-	wasDelivered := !in.s.deliveredAt(in.node, &st).IsZero()
+	d.wasDelivered = !in.s.deliveredAt(in.node, st).IsZero()
 	for _, e := range evs {
 		if len(e.Checks) > 0 && delivery.Accepted(e.Checks) {
 			if at := e.TrueAt().UTC(); st.AcceptedAt.IsZero() || at.Before(st.AcceptedAt) {
@@ -394,7 +471,7 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 					// The first passing acceptance check is delivery evidence
 					// (counts_until: acceptance_passed): kept and exported even
 					// when nothing else in the batch would be.
-					why = append(why, "acceptance")
+					d.why = append(d.why, "acceptance")
 				}
 				st.AcceptedAt = at
 			}
@@ -409,37 +486,42 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 	}
 
 	// Slower than its siblings: the report's rule on each stress figure.
-	fx.transitions = append(fx.transitions, judgeFleet(&st, in.node, in.fleet, evs)...)
+	fx.transitions = append(fx.transitions, judgeFleet(st, in.node, in.fleet, evs)...)
 
-	if firstChecks && len(st.Eval.Checks) > 0 {
-		why = append(why, "first_checks")
+	if d.firstChecks && len(st.Eval.Checks) > 0 {
+		d.why = append(d.why, "first_checks")
 	}
 	if len(fx.transitions) > 0 {
-		why = append(why, "incident") // it opened, closed or reclassified an incident
+		d.why = append(d.why, "incident") // it opened, closed or reclassified an incident
 	}
-	if hasChecks && !notPass && len(fx.transitions) == 0 && (checksMatter || unsettled(&st.Eval)) {
-		why = append(why, "pending") // passes counted towards a recovery, or during a gap
+	if d.hasChecks && !d.notPass && len(fx.transitions) == 0 && (d.checksMatter || unsettled(&st.Eval)) {
+		d.why = append(d.why, "pending") // passes counted towards a recovery, or during a gap
 	}
+}
 
-	// Liveness and the heartbeat run (on-time data only: late data is kept
-	// in full as a batch body and would otherwise stretch the run backwards).
-	if !outOfOrder {
+// advance moves the state past the batch: the chain's head, the recent
+// batches and signatures, liveness and the heartbeat run (on-time data
+// only: late data is kept in full as a batch body and would otherwise
+// stretch the run backwards), and whether the batch delivered the node.
+func (in *ingest) advance(d *draft) {
+	b, st := in.b, &d.st
+	if !d.outOfOrder {
 		st.LastSeq, st.LastHash, st.LastBatchID = b.Seq, in.hash, b.ID
 	}
-	st.Recent = appendCapped(st.Recent, store.SeqID{Seq: key, ID: b.ID}, store.RecentBatches)
+	st.Recent = appendCapped(st.Recent, store.SeqID{Seq: d.key, ID: b.ID}, store.RecentBatches)
 	st.Signatures = appendCapped(freshSignatures(st.Signatures, in.now), store.SigSeen{Sig: in.sig, At: in.signedAt}, store.RecentSignatures)
-	if fresh {
+	if d.fresh {
 		st.LastReceivedAt, st.LastSignedAt = in.now, in.signedAt
 	}
 	st.ClockSkewMS = b.ClockSkewMS
-	if !late && !outOfOrder {
-		fx.runClosed = extendRun(&st, in.node, b, bounds, key, skew, in.now)
+	if !d.late && !d.outOfOrder {
+		d.fx.runClosed = extendRun(st, in.node, b, d.bounds, d.key, d.skew, in.now)
 	}
 	for i, o := range b.Observations {
-		if _, bad := bounds[i]; bad {
+		if _, bad := d.bounds[i]; bad {
 			continue
 		}
-		at := o.At.Add(-skew).UTC()
+		at := o.At.Add(-d.skew).UTC()
 		if st.FirstHeartbeatAt.IsZero() || at.Before(st.FirstHeartbeatAt) {
 			st.FirstHeartbeatAt = at
 		}
@@ -448,43 +530,26 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 		}
 	}
 	st.UpdatedAt = in.now
-	if d := in.s.deliveredAt(in.node, &st); !wasDelivered && !d.IsZero() && in.s.watchesDelivery(in.node, &st) {
-		fx.delivered = d
+	if dl := in.s.deliveredAt(in.node, st); !d.wasDelivered && !dl.IsZero() && in.s.watchesDelivery(in.node, st) {
+		d.fx.delivered = dl
 	}
+}
 
-	// Derived records first (idempotent), then the state write that commits.
-	if len(why) > 0 && !in.stored {
-		err := in.s.store.PutBatch(ctx, store.BatchRecord{Node: in.node.ID, Seq: key, ID: b.ID, Hash: in.hash, ReceivedAt: in.now,
-			Why: why, Body: in.body, ExpiresAt: in.now.Add(in.s.retention)})
-		if errors.Is(err, store.ErrExists) {
-			// Stored already: by a concurrent copy of this very batch (or one
-			// that crashed before its state write) — then carry on, the
-			// versioned state write decides who commits — or by another batch
-			// with the same seq, which must not be overwritten.
-			got, gerr := in.s.store.GetBatch(ctx, in.node.ID, key)
-			if gerr != nil {
-				return wire.Ack{}, effects{}, gerr
-			}
-			if got.ID != b.ID {
-				perr := in.s.store.PutEvidence(ctx, store.Evidence{Node: in.node.ID, At: in.now, Kind: store.EvidenceSeqReuse, Seq: key, BatchID: b.ID,
-					Detail: fmt.Sprintf("seq %d already used by batch %s", b.Seq, got.ID)})
-				if perr != nil && !errors.Is(perr, store.ErrExists) {
-					return wire.Ack{}, effects{}, perr
-				}
-				return in.ack(wire.AckDuplicate), effects{}, nil
-			}
-		} else if err != nil {
-			return wire.Ack{}, effects{}, err
-		}
-		in.stored = true
+// commit writes the derived records first (idempotent: the body, the
+// evidence), then the versioned state write that commits the attempt, then
+// the heartbeat run the batch closed.
+func (in *ingest) commit(ctx context.Context, d *draft) (wire.Ack, effects, error) {
+	if ack, answered, err := in.storeBody(ctx, d); answered {
+		return ack, effects{}, err
 	}
-	for _, e := range evidence {
+	for _, e := range d.evidence {
 		if err := in.s.store.PutEvidence(ctx, e); err != nil && !errors.Is(err, store.ErrExists) {
 			return wire.Ack{}, effects{}, err
 		}
 	}
+	fx := d.fx
 	fx.stamp, fx.release = in.s.alertStamps(in.node.ID, len(fx.transitions))
-	if _, err := in.s.store.PutState(ctx, st, prev); err != nil {
+	if _, err := in.s.store.PutState(ctx, d.st, d.prev); err != nil {
 		fx.release()
 		return wire.Ack{}, effects{}, err
 	}
@@ -495,8 +560,37 @@ func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
 			in.s.log.Error("store closed heartbeat run", "node", in.node.ID, "from", fx.runClosed.From, "err", err)
 		}
 	}
-	in.logStored(ctx, st, why)
+	in.logStored(ctx, d.st, d.why)
 	return in.ack(wire.AckStored), fx, nil
+}
+
+// storeBody keeps the batch's body when there is a reason to (d.why), once
+// per request whatever the attempts. A body already stored under its key
+// by another batch wins: this one is answered as a duplicate.
+func (in *ingest) storeBody(ctx context.Context, d *draft) (ack wire.Ack, answered bool, err error) {
+	if len(d.why) == 0 || in.stored {
+		return wire.Ack{}, false, nil
+	}
+	err = in.s.store.PutBatch(ctx, store.BatchRecord{Node: in.node.ID, Seq: d.key, ID: in.b.ID, Hash: in.hash, ReceivedAt: in.now,
+		Why: d.why, Body: in.body, ExpiresAt: in.now.Add(in.s.retention)})
+	if errors.Is(err, store.ErrExists) {
+		// Stored already: by a concurrent copy of this very batch (or one
+		// that crashed before its state write) — then carry on, the
+		// versioned state write decides who commits — or by another batch
+		// with the same seq, which must not be overwritten.
+		got, gerr := in.s.store.GetBatch(ctx, in.node.ID, d.key)
+		if gerr != nil {
+			return wire.Ack{}, true, gerr
+		}
+		if got.ID != in.b.ID {
+			ack, err := in.setAside(ctx, store.EvidenceSeqReuse, d.key, fmt.Sprintf("seq %d already used by batch %s", in.b.Seq, got.ID))
+			return ack, true, err
+		}
+	} else if err != nil {
+		return wire.Ack{}, true, err
+	}
+	in.stored = true
+	return wire.Ack{}, false, nil
 }
 
 // logStored says what came in: at info for the first batch of a node (its

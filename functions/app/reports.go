@@ -291,36 +291,47 @@ func (j *ReportJob) scorecardSpan(year int, month time.Month) (from, to scorecar
 	return scorecard.Month{Year: f.Year(), Month: f.Month()}, to
 }
 
-// generate is Generate without the nodes in skip.
+// generate is Generate without the nodes in skip: it exports the months the
+// report (and the scorecard) need to a file, builds from it, and stores
+// every form.
 func (j *ReportJob) generate(ctx context.Context, year int, month time.Month, contract string, asOf time.Time, skip map[string]string) (scorecardDone, error) {
 	var done scorecardDone
 	if err := CheckScorecardMonths(j.ScorecardMonths); err != nil {
 		return done, fmt.Errorf("scorecard: %w", err) // the mains check it first
 	}
-	dir := j.TempDir
-	tmp, err := os.CreateTemp(dir, "gpusla-export-*.jsonl")
+	tmp, err := os.CreateTemp(j.TempDir, "gpusla-export-*.jsonl")
 	if err != nil {
 		return done, fmt.Errorf("export: %w", err)
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
-	w := events.NewWriter(tmp)
 	// One export serves the report and the scorecard: the month's window,
 	// or with a scorecard from its first month's window to the report's.
 	from, to := monthWindow(year, month)
-	var scFrom, scTo scorecard.Month
 	if j.ScorecardMonths > 0 {
-		scFrom, scTo = j.scorecardSpan(year, month)
+		scFrom, scTo := j.scorecardSpan(year, month)
 		from, _ = monthWindow(scFrom.Year, scFrom.Month)
 		done.Span = scFrom.String() + ".." + scTo.String()
 	}
+	w := events.NewWriter(tmp)
 	if err := j.Desk.rangeExport(from, to, skip)(ctx, w); err != nil {
 		return done, fmt.Errorf("export: %w", err)
 	}
 	if err := w.Flush(); err != nil {
 		return done, fmt.Errorf("export: %w", err)
 	}
+	full, sc, done, err := j.build(tmp, year, month, contract, asOf, done)
+	if err != nil {
+		return done, err
+	}
 	open := func() (io.ReadCloser, error) { return os.Open(tmp.Name()) }
+	return j.storeMonth(ctx, ContractReport(full, contract), contract, sc, open, done)
+}
+
+// build builds the month's report of every contract from the exported log
+// f, with the scorecard when one is kept. A scorecard that fails to build
+// is logged and said in done; the report is then built without it.
+func (j *ReportJob) build(f *os.File, year int, month time.Month, contract string, asOf time.Time, done scorecardDone) (*report.Report, *scorecard.Scorecard, scorecardDone, error) {
 	book := j.Desk.Terms()
 	all := make([]*terms.Terms, 0, len(book))
 	for _, c := range book.Contracts() {
@@ -335,34 +346,40 @@ func (j *ReportJob) generate(ctx context.Context, year int, month time.Month, co
 		// report with its own (the report `gpusla report` builds from the
 		// same log, TestMonthReportsEqualStandaloneReports), so the two
 		// never disagree.
-		full, sc, done.Err = j.buildWithScorecard(tmp, all, scFrom, scTo, asOf)
+		scFrom, scTo := j.scorecardSpan(year, month)
+		full, sc, done.Err = j.buildWithScorecard(f, all, scFrom, scTo, asOf)
 		if done.Err != nil {
 			done.Span = ""
 			j.logger().Error("report: scorecard failed; the report is built without it", "month", ReportPrefix(scTo.String(), contract), "err", done.Err)
 		}
 	}
-	if full == nil {
-		// Build from the file once (MonthReport would encode and decode
-		// the whole month again: JSON decoding is most of a report's cost).
-		b, err := report.NewBuilder(all, report.Options{Year: year, Month: month, AsOf: asOf})
-		if err != nil {
-			return done, err
-		}
-		if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-			return done, fmt.Errorf("export: %w", err)
-		}
-		if err := b.ReadLog("export", tmp); err != nil {
-			return done, err
-		}
-		if full, err = b.Build(); err != nil {
-			return done, err
-		}
+	if full != nil {
+		return full, sc, done, nil
 	}
-	r := ContractReport(full, contract)
+	// Build from the file once (MonthReport would encode and decode the
+	// whole month again: JSON decoding is most of a report's cost).
+	b, err := report.NewBuilder(all, report.Options{Year: year, Month: month, AsOf: asOf})
+	if err != nil {
+		return nil, sc, done, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, sc, done, fmt.Errorf("export: %w", err)
+	}
+	if err := b.ReadLog("export", f); err != nil {
+		return nil, sc, done, err
+	}
+	full, err = b.Build()
+	return full, sc, done, err
+}
+
+// storeMonth writes the contract's report r: the evidence bundle first (it
+// seals r, and every form's claim page quotes the seal), then each format,
+// the scorecard (or why it is missing), and report.json last, whose
+// presence means the month is complete. open reopens the log r was built
+// from.
+func (j *ReportJob) storeMonth(ctx context.Context, r *report.Report, contract string, sc *scorecard.Scorecard, open func() (io.ReadCloser, error), done scorecardDone) (scorecardDone, error) {
 	prefix := ReportPrefix(r.Month, contract)
 	formats := j.formats()
-	// The bundle first: it seals r (r.Seal), and every form's claim page
-	// quotes the seal.
 	var zb bytes.Buffer
 	head, err := j.Renderer.Bundle(&zb, r, open)
 	if err != nil {

@@ -120,11 +120,55 @@ type window struct {
 
 type seqRange struct{ from, to uint64 }
 
+// outages are the windows around the report's counted outages (Margin
+// either side), the observations a bundle keeps.
+type outages struct {
+	wins   []window
+	byNode map[string][]int // indexes into wins
+}
+
+// hashes are the batch hashes the log has, by node and seq.
+type hashes map[string]map[uint64]string
+
 // Write builds the bundle for r from the log it was built from, and sets
 // r.Seal to the bundle's observations hash and chain head.
 func Write(w io.Writer, r *report.Report, log LogSource) (*Manifest, error) {
 	m := &Manifest{Schema: Schema, Month: r.Month, AsOf: r.AsOf, Intervals: []Interval{}, Batches: []Batch{}}
-	var wins []window
+	out, err := outageWindows(r, m)
+	if err != nil {
+		return nil, err
+	}
+	ranges, hs, err := out.seqRanges(log)
+	if err != nil {
+		return nil, err
+	}
+	setRanges(m, ranges, hs)
+	lines, err := out.lines(log, ranges)
+	if err != nil {
+		return nil, err
+	}
+	obs := chainBatches(m, lines, hs)
+	// The report's claim page quotes the seal, so it is set before the
+	// report is rendered into the bundle (and for the caller's other forms).
+	r.Seal = &report.Seal{ObservationsSHA256: sum(obs), ChainHead: m.ChainHead, Batches: len(m.Batches)}
+	for i := range m.Intervals {
+		iv := &m.Intervals[i]
+		for _, b := range m.Batches {
+			if b.Node == iv.Node && b.Seq >= iv.FromSeq && b.Seq <= iv.ToSeq {
+				iv.Observations += b.Lines
+			}
+		}
+	}
+	if err := writeZip(w, m, r, obs); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// outageWindows adds an interval to m for each counted outage of r, and
+// returns the window around each.
+func outageWindows(r *report.Report, m *Manifest) (*outages, error) {
+	out := &outages{byNode: map[string][]int{}}
 	for _, n := range r.Nodes {
 		for _, o := range n.Outages {
 			if !o.Counted {
@@ -135,35 +179,38 @@ func Write(w io.Writer, r *report.Report, log LogSource) (*Manifest, error) {
 			if err1 != nil || err2 != nil {
 				return nil, fmt.Errorf("report: node %s outage %q..%q: unreadable time", n.Node, o.Start, o.End)
 			}
-			wins = append(wins, window{iv: len(m.Intervals), node: n.Node, start: s.Add(-Margin), end: e.Add(Margin)})
+			out.wins = append(out.wins, window{iv: len(m.Intervals), node: n.Node, start: s.Add(-Margin), end: e.Add(Margin)})
 			m.Intervals = append(m.Intervals, Interval{Node: n.Node, Kind: o.Kind, Cause: o.Cause, Start: o.Start, End: o.End,
 				CountedSeconds: o.CountedSeconds})
 		}
 	}
-	byNode := map[string][]int{}
-	for i, w := range wins {
-		byNode[w.node] = append(byNode[w.node], i)
+	for i, w := range out.wins {
+		out.byNode[w.node] = append(out.byNode[w.node], i)
 	}
+	return out, nil
+}
 
-	// Pass 1: the seq range of the observations made (probe time) or
-	// received inside each window; every batch the log has, with its hash.
-	ranges := make([]seqRange, len(wins))
-	hashes := map[string]map[uint64]string{}
+// seqRanges is the bundle's first pass over the log: the seq range of the
+// observations made (probe time) or received inside each window, and every
+// batch the log has, with its hash.
+func (out *outages) seqRanges(log LogSource) ([]seqRange, hashes, error) {
+	ranges := make([]seqRange, len(out.wins))
+	hs := hashes{}
 	err := scan(log, func(e *events.Event) {
 		if e.Type != events.TypeObservation {
 			return
 		}
 		if e.Seq > 0 && e.Hash != "" {
-			hm := hashes[e.Node]
+			hm := hs[e.Node]
 			if hm == nil {
 				hm = map[uint64]string{}
-				hashes[e.Node] = hm
+				hs[e.Node] = hm
 			}
 			hm[e.Seq] = e.Hash
 		}
 		at := e.TrueAt()
-		for _, i := range byNode[e.Node] {
-			w := wins[i]
+		for _, i := range out.byNode[e.Node] {
+			w := out.wins[i]
 			in := !at.Before(w.start) && at.Before(w.end)
 			late := !e.ReceivedAt.Before(w.start) && e.ReceivedAt.Before(w.end)
 			if !in && !late {
@@ -179,69 +226,61 @@ func Write(w io.Writer, r *report.Report, log LogSource) (*Manifest, error) {
 		}
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	for i := range wins {
+	return ranges, hs, nil
+}
+
+// setRanges records each interval's batch range and the sequence numbers
+// in it the log never had.
+func setRanges(m *Manifest, ranges []seqRange, hs hashes) {
+	for i := range ranges {
 		iv := &m.Intervals[i]
 		iv.FromSeq, iv.ToSeq = ranges[i].from, ranges[i].to
 		for s := iv.FromSeq; s > 0 && s <= iv.ToSeq; s++ {
-			if _, ok := hashes[iv.Node][s]; !ok {
+			if _, ok := hs[iv.Node][s]; !ok {
 				iv.Missing = append(iv.Missing, s)
 			}
 		}
 	}
+}
 
-	// Pass 2: every line of every batch in a range (and, for logs without
-	// batch numbers, the observations inside the window), in (node, seq,
-	// index) order.
-	type line struct {
-		node  string
-		seq   uint64
-		index int
-		at    time.Time
-		text  []byte
+// logLine is one event the bundle keeps, as the log spells it.
+type logLine struct {
+	node  string
+	seq   uint64
+	index int
+	at    time.Time
+	text  []byte
+}
+
+// lines is the bundle's second pass over the log: every line of every
+// batch in a range (and, for logs without batch numbers, the observations
+// inside the window), in (node, seq, index) order.
+func (out *outages) lines(log LogSource, ranges []seqRange) ([]logLine, error) {
+	var lines []logLine
+	keep := func(e *events.Event, seq uint64, index int) {
+		var buf bytes.Buffer
+		ew := events.NewWriter(&buf)
+		if ew.Write(e) == nil && ew.Flush() == nil {
+			lines = append(lines, logLine{e.Node, seq, index, e.TrueAt(), buf.Bytes()})
+		}
 	}
-	var lines []line
-	err = scan(log, func(e *events.Event) {
+	err := scan(log, func(e *events.Event) {
 		if e.Type == events.TypeHeartbeatRun {
 			// The backend keeps heartbeat-only batches as runs: a run that
 			// reaches into the window is the heartbeats that bound the
 			// outage. Kept whole, under seq 0 like other lines without a batch.
-			for _, i := range byNode[e.Node] {
-				if e.TrueAt().Before(wins[i].end) && !e.TrueLastAt().Before(wins[i].start) {
-					var buf bytes.Buffer
-					ew := events.NewWriter(&buf)
-					if ew.Write(e) == nil && ew.Flush() == nil {
-						lines = append(lines, line{e.Node, 0, 0, e.TrueAt(), buf.Bytes()})
-					}
+			for _, i := range out.byNode[e.Node] {
+				if e.TrueAt().Before(out.wins[i].end) && !e.TrueLastAt().Before(out.wins[i].start) {
+					keep(e, 0, 0)
 					return
 				}
 			}
 			return
 		}
-		if e.Type != events.TypeObservation {
-			return
-		}
-		keep := false
-		for _, i := range byNode[e.Node] {
-			rg := ranges[i]
-			if e.Seq > 0 && rg.from > 0 && e.Seq >= rg.from && e.Seq <= rg.to {
-				keep = true
-			}
-			if e.Seq == 0 {
-				at := e.TrueAt()
-				if !at.Before(wins[i].start) && at.Before(wins[i].end) {
-					keep = true
-				}
-			}
-		}
-		if !keep {
-			return
-		}
-		var buf bytes.Buffer
-		ew := events.NewWriter(&buf)
-		if ew.Write(e) == nil && ew.Flush() == nil {
-			lines = append(lines, line{e.Node, e.Seq, e.Index, e.TrueAt(), buf.Bytes()})
+		if e.Type == events.TypeObservation && out.inRange(e, ranges) {
+			keep(e, e.Seq, e.Index)
 		}
 	})
 	if err != nil {
@@ -260,28 +299,49 @@ func Write(w io.Writer, r *report.Report, log LogSource) (*Manifest, error) {
 		}
 		return a.at.Before(b.at)
 	})
-	// Drop exact duplicates (the log is at-least-once).
+	return lines, nil
+}
+
+// inRange says whether observation e is kept: its batch is in a window's
+// range, or, without a batch number, it was made inside a window.
+func (out *outages) inRange(e *events.Event, ranges []seqRange) bool {
+	keep := false
+	for _, i := range out.byNode[e.Node] {
+		rg := ranges[i]
+		if e.Seq > 0 && rg.from > 0 && e.Seq >= rg.from && e.Seq <= rg.to {
+			keep = true
+		}
+		if e.Seq == 0 {
+			at := e.TrueAt()
+			if !at.Before(out.wins[i].start) && at.Before(out.wins[i].end) {
+				keep = true
+			}
+		}
+	}
+	return keep
+}
+
+// chainBatches writes the sorted lines into observations.jsonl, dropping
+// exact duplicates (the log is at-least-once), and sets m's batches, each
+// with its lines' digest and its link in the chain, and the chain head.
+func chainBatches(m *Manifest, lines []logLine, hs hashes) []byte {
 	var obs bytes.Buffer
 	var prev []byte
-	type bkey struct {
-		node string
-		seq  uint64
-	}
-	per := map[bkey]*Batch{}
-	var order []bkey
-	digests := map[bkey]hashWriter{}
+	per := map[batchKey]*Batch{}
+	var order []batchKey
+	digests := map[batchKey]hashWriter{}
 	for _, l := range lines {
 		if bytes.Equal(l.text, prev) {
 			continue
 		}
 		prev = l.text
 		obs.Write(l.text)
-		k := bkey{l.node, l.seq}
+		k := batchKey{l.node, l.seq}
 		b := per[k]
 		if b == nil {
-			b = &Batch{Node: l.node, Seq: l.seq, Hash: hashes[l.node][l.seq]}
+			b = &Batch{Node: l.node, Seq: l.seq, Hash: hs[l.node][l.seq]}
 			if l.seq > 1 {
-				b.Prev = hashes[l.node][l.seq-1]
+				b.Prev = hs[l.node][l.seq-1]
 			}
 			per[k] = b
 			order = append(order, k)
@@ -303,56 +363,56 @@ func Write(w io.Writer, r *report.Report, log LogSource) (*Manifest, error) {
 		m.Batches = append(m.Batches, *b)
 	}
 	m.ChainHead = link
-	// The report's claim page quotes the seal, so it is set before the
-	// report is rendered into the bundle (and for the caller's other forms).
-	r.Seal = &report.Seal{ObservationsSHA256: sum(obs.Bytes()), ChainHead: link, Batches: len(m.Batches)}
-	for i := range m.Intervals {
-		iv := &m.Intervals[i]
-		for _, b := range m.Batches {
-			if b.Node == iv.Node && b.Seq >= iv.FromSeq && b.Seq <= iv.ToSeq {
-				iv.Observations += b.Lines
-			}
-		}
-	}
+	return obs.Bytes()
+}
 
+// batchKey names a batch: its node and seq (0: lines without a batch).
+type batchKey struct {
+	node string
+	seq  uint64
+}
+
+// zipFile is one file of the bundle.
+type zipFile struct {
+	name string
+	data []byte
+}
+
+// writeZip renders r (JSON and HTML), sums every file into m.Files and
+// writes the zip: the report, the observations, then the manifest.
+func writeZip(w io.Writer, m *Manifest, r *report.Report, obs []byte) error {
 	var rj, rh bytes.Buffer
 	if err := report.JSON(&rj, r); err != nil {
-		return nil, err
+		return err
 	}
 	if err := document.Render(&rh, r, "html", document.Extras{}); err != nil {
-		return nil, err
+		return err
 	}
-	files := []struct {
-		name string
-		data []byte
-	}{{ReportJSONFile, rj.Bytes()}, {ReportHTMLFile, rh.Bytes()}, {ObservationsFile, obs.Bytes()}}
+	files := []zipFile{{ReportJSONFile, rj.Bytes()}, {ReportHTMLFile, rh.Bytes()}, {ObservationsFile, obs}}
 	for _, f := range files {
 		m.Files = append(m.Files, FileSum{Name: f.name, Bytes: int64(len(f.data)), SHA256: sum(f.data)})
 	}
 	mj, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// Fixed times in the zip headers (the report's as-of), so a bundle is
 	// reproducible byte for byte from the same log.
 	mod, _ := time.Parse(time.RFC3339, r.AsOf)
 	zw := zip.NewWriter(w)
-	for _, f := range append(files, struct {
-		name string
-		data []byte
-	}{ManifestFile, append(mj, '\n')}) {
+	for _, f := range append(files, zipFile{ManifestFile, append(mj, '\n')}) {
 		fw, err := zw.CreateHeader(&zip.FileHeader{Name: f.name, Method: zip.Deflate, Modified: mod.UTC()})
 		if err != nil {
-			return nil, fmt.Errorf("bundle: %w", err)
+			return fmt.Errorf("bundle: %w", err)
 		}
 		if _, err := fw.Write(f.data); err != nil {
-			return nil, fmt.Errorf("bundle: %w", err)
+			return fmt.Errorf("bundle: %w", err)
 		}
 	}
 	if err := zw.Close(); err != nil {
-		return nil, fmt.Errorf("bundle: %w", err)
+		return fmt.Errorf("bundle: %w", err)
 	}
-	return m, nil
+	return nil
 }
 
 // SealReport sets r.Seal as Write would, without keeping the bundle.

@@ -60,10 +60,6 @@ func Verify(ra io.ReaderAt, size int64) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{}
-	add := func(file string, line int, format string, a ...any) {
-		res.Problems = append(res.Problems, Problem{File: file, Line: line, Detail: fmt.Sprintf(format, a...)})
-	}
 	var m Manifest
 	if _, err := z.Manifest(ManifestFile, "bundle", maxManifest, &m); err != nil {
 		return nil, err
@@ -71,107 +67,153 @@ func Verify(ra io.ReaderAt, size int64) (*Result, error) {
 	if m.Schema != Schema {
 		return nil, fmt.Errorf("%s: schema %q, this verifier reads %q", ManifestFile, m.Schema, Schema)
 	}
-	res.Manifest = &m
+	v := &verifier{m: &m, res: &Result{Manifest: &m}}
 
 	// Files: present, same size, same SHA-256; nothing unlisted.
 	data := z.CheckFiles(m.Files, MaxFileBytes, ManifestFile)
-	res.Files = len(data)
-	res.Problems = append(z.Problems, res.Problems...)
+	v.res.Files = len(data)
+	v.res.Problems = append(z.Problems, v.res.Problems...)
 
-	// Observations: every line an observation of a listed batch, each
-	// batch's lines hashing to its digest.
-	type bkey struct {
-		node string
-		seq  uint64
-	}
-	type got struct {
-		lines     int
-		h         hashWriter
-		firstLine int
-		id        string
-	}
-	seen := map[bkey]*got{}
+	var seen map[batchKey]*batchLines
 	if obs, ok := data[ObservationsFile]; ok {
-		sc := bufio.NewScanner(bytes.NewReader(obs))
-		sc.Buffer(make([]byte, 1<<20), 16<<20)
-		n := 0
-		for sc.Scan() {
-			n++
-			raw := sc.Bytes()
-			var e events.Event
-			rd := events.NewReader(ObservationsFile, bytes.NewReader(raw))
-			if err := rd.Next(&e); err != nil {
-				add(ObservationsFile, n, "not a valid event line: %v", unwrapLine(err))
-				continue
-			}
-			if e.Type != events.TypeObservation && e.Type != events.TypeHeartbeatRun {
-				add(ObservationsFile, n, "a %s event; only observations and heartbeat runs belong here", e.Type)
-				continue
-			}
-			k := bkey{e.Node, e.Seq}
-			g := seen[k]
-			if g == nil {
-				g = &got{h: newHashWriter(), firstLine: n, id: e.Batch}
-				seen[k] = g
-			}
-			g.lines++
-			g.h.h.Write(raw)
-			g.h.h.Write([]byte{'\n'})
-			res.Lines++
-		}
-		if err := sc.Err(); err != nil {
-			add(ObservationsFile, n+1, "cannot be read: %v", err)
-		}
+		seen = v.observations(obs)
 	}
+	listed := v.batches(seen)
+	v.unlisted(seen, listed)
+	v.intervals(listed)
+	if rj, ok := data[ReportJSONFile]; ok {
+		v.report(rj)
+	}
+	return v.res, nil
+}
+
+// verifier is one Verify: the bundle's manifest and what was found so far.
+type verifier struct {
+	m   *Manifest
+	res *Result
+}
+
+func (v *verifier) add(file string, line int, format string, a ...any) {
+	v.res.Problems = append(v.res.Problems, Problem{File: file, Line: line, Detail: fmt.Sprintf(format, a...)})
+}
+
+// batchLines is what observations.jsonl holds of one batch.
+type batchLines struct {
+	lines     int
+	h         hashWriter
+	firstLine int
+	id        string
+}
+
+// observations reads observations.jsonl: every line an observation or a
+// heartbeat run, grouped by batch with its lines' digest.
+func (v *verifier) observations(obs []byte) map[batchKey]*batchLines {
+	seen := map[batchKey]*batchLines{}
+	sc := bufio.NewScanner(bytes.NewReader(obs))
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		raw := sc.Bytes()
+		var e events.Event
+		rd := events.NewReader(ObservationsFile, bytes.NewReader(raw))
+		if err := rd.Next(&e); err != nil {
+			v.add(ObservationsFile, n, "not a valid event line: %v", unwrapLine(err))
+			continue
+		}
+		if e.Type != events.TypeObservation && e.Type != events.TypeHeartbeatRun {
+			v.add(ObservationsFile, n, "a %s event; only observations and heartbeat runs belong here", e.Type)
+			continue
+		}
+		k := batchKey{e.Node, e.Seq}
+		g := seen[k]
+		if g == nil {
+			g = &batchLines{h: newHashWriter(), firstLine: n, id: e.Batch}
+			seen[k] = g
+		}
+		g.lines++
+		g.h.h.Write(raw)
+		g.h.h.Write([]byte{'\n'})
+		v.res.Lines++
+	}
+	if err := sc.Err(); err != nil {
+		v.add(ObservationsFile, n+1, "cannot be read: %v", err)
+	}
+	return seen
+}
+
+// batches holds each batch of the manifest to its lines in the file (seen)
+// and to the batch before it, recomputes the chain and its head, and
+// returns the batches listed.
+func (v *verifier) batches(seen map[batchKey]*batchLines) map[batchKey]bool {
+	m := v.m
 	link := Genesis
-	listedB := map[bkey]bool{}
+	listed := map[batchKey]bool{}
 	prevOf := map[string]*Batch{}
 	for i := range m.Batches {
 		b := m.Batches[i]
-		k := bkey{b.Node, b.Seq}
-		listedB[k] = true
-		res.Batches++
+		listed[batchKey{b.Node, b.Seq}] = true
+		v.res.Batches++
 		name := fmt.Sprintf("batch %s seq %d (%s)", b.Node, b.Seq, b.ID)
-		g := seen[k]
-		switch {
-		case g == nil:
-			add(ObservationsFile, 0, "%s is in the manifest with %d lines but has no line in the file: the batch was removed", name, b.Lines)
-		default:
-			if g.lines != b.Lines {
-				add(ObservationsFile, g.firstLine, "%s has %d lines, the manifest says %d", name, g.lines, b.Lines)
-			}
-			if d := hex.EncodeToString(g.h.h.Sum(nil)); d != b.LinesSHA256 {
-				add(ObservationsFile, g.firstLine, "%s: its lines hash to %s, the manifest says %s: a line of this batch was changed", name, d, b.LinesSHA256)
-			}
-		}
-		// Hash chain: the batch before it (same node, seq-1) must be the one
-		// its prev names.
-		if p := prevOf[b.Node]; p != nil && b.Prev != "" {
-			if p.Seq == b.Seq-1 && p.Hash != b.Prev {
-				add(ManifestFile, 0, "hash chain broken: %s names prev %s, batch seq %d has hash %s", name, short(b.Prev), p.Seq, short(p.Hash))
-			}
-			if p.Seq < b.Seq-1 && !declaredMissing(&m, b.Node, p.Seq, b.Seq) && inOneInterval(&m, b.Node, p.Seq, b.Seq) {
-				add(ManifestFile, 0, "hash chain broken: %s follows seq %d; batches %s are missing and not declared missing",
-					name, p.Seq, seqList(p.Seq+1, b.Seq-1))
-			}
-		}
-		if p := prevOf[b.Node]; p != nil && p.Seq >= b.Seq {
-			add(ManifestFile, 0, "%s listed after seq %d: batches out of order", name, p.Seq)
-		}
+		v.lines(name, b, seen[batchKey{b.Node, b.Seq}])
+		v.follows(name, b, prevOf[b.Node])
 		prevOf[b.Node] = &m.Batches[i]
 		link = Link(link, b)
 		if link != b.Link {
-			add(ManifestFile, 0, "chain link of %s is %s, recomputed %s", name, short(b.Link), short(link))
+			v.add(ManifestFile, 0, "chain link of %s is %s, recomputed %s", name, short(b.Link), short(link))
 			link = b.Link // report each broken link once, not every one after it
 		}
 	}
-	res.ChainHead = link
+	v.res.ChainHead = link
 	if link != m.ChainHead {
-		add(ManifestFile, 0, "chain head is %s, recomputed from the batches %s", m.ChainHead, link)
+		v.add(ManifestFile, 0, "chain head is %s, recomputed from the batches %s", m.ChainHead, link)
 	}
-	var unlisted []bkey
+	return listed
+}
+
+// lines checks that batch b (called name) has the lines the manifest says
+// in observations.jsonl (g; nil: none), with the same digest.
+func (v *verifier) lines(name string, b Batch, g *batchLines) {
+	if g == nil {
+		v.add(ObservationsFile, 0, "%s is in the manifest with %d lines but has no line in the file: the batch was removed", name, b.Lines)
+		return
+	}
+	if g.lines != b.Lines {
+		v.add(ObservationsFile, g.firstLine, "%s has %d lines, the manifest says %d", name, g.lines, b.Lines)
+	}
+	if d := hex.EncodeToString(g.h.h.Sum(nil)); d != b.LinesSHA256 {
+		v.add(ObservationsFile, g.firstLine, "%s: its lines hash to %s, the manifest says %s: a line of this batch was changed", name, d, b.LinesSHA256)
+	}
+}
+
+// follows checks batch b (called name) against p, the node's batch listed
+// before it (nil: none): the hash chain — the batch before it (same node,
+// seq-1) must be the one its prev names, and a gap inside one interval
+// must be declared missing — and the batches' order.
+func (v *verifier) follows(name string, b Batch, p *Batch) {
+	if p == nil {
+		return
+	}
+	if b.Prev != "" {
+		if p.Seq == b.Seq-1 && p.Hash != b.Prev {
+			v.add(ManifestFile, 0, "hash chain broken: %s names prev %s, batch seq %d has hash %s", name, short(b.Prev), p.Seq, short(p.Hash))
+		}
+		if p.Seq < b.Seq-1 && !declaredMissing(v.m, b.Node, p.Seq, b.Seq) && inOneInterval(v.m, b.Node, p.Seq, b.Seq) {
+			v.add(ManifestFile, 0, "hash chain broken: %s follows seq %d; batches %s are missing and not declared missing",
+				name, p.Seq, seqList(p.Seq+1, b.Seq-1))
+		}
+	}
+	if p.Seq >= b.Seq {
+		v.add(ManifestFile, 0, "%s listed after seq %d: batches out of order", name, p.Seq)
+	}
+}
+
+// unlisted names the batches with lines in the file that the manifest does
+// not list, in (node, seq) order.
+func (v *verifier) unlisted(seen map[batchKey]*batchLines, listed map[batchKey]bool) {
+	var unlisted []batchKey
 	for k := range seen {
-		if !listedB[k] {
+		if !listed[k] {
 			unlisted = append(unlisted, k)
 		}
 	}
@@ -182,55 +224,60 @@ func Verify(ra io.ReaderAt, size int64) (*Result, error) {
 		return unlisted[i].seq < unlisted[j].seq
 	})
 	for _, k := range unlisted {
-		add(ObservationsFile, seen[k].firstLine, "batch %s seq %d has lines but is not in the manifest", k.node, k.seq)
+		v.add(ObservationsFile, seen[k].firstLine, "batch %s seq %d has lines but is not in the manifest", k.node, k.seq)
 	}
+}
 
-	// Intervals: each a batch range whose batches are all here (or
-	// declared missing); and the report's counted outages are exactly them.
-	for _, iv := range m.Intervals {
-		res.Intervals++
+// intervals checks that each interval's batch range is all here, or
+// declared missing.
+func (v *verifier) intervals(listed map[batchKey]bool) {
+	for _, iv := range v.m.Intervals {
+		v.res.Intervals++
 		for s := iv.FromSeq; s > 0 && s <= iv.ToSeq; s++ {
-			if !listedB[bkey{iv.Node, s}] && !contains(iv.Missing, s) {
-				add(ManifestFile, 0, "interval %s %s %s..%s: batch seq %d of its range %d..%d is neither in the bundle nor declared missing",
+			if !listed[batchKey{iv.Node, s}] && !contains(iv.Missing, s) {
+				v.add(ManifestFile, 0, "interval %s %s %s..%s: batch seq %d of its range %d..%d is neither in the bundle nor declared missing",
 					iv.Node, iv.Kind, iv.Start, iv.End, s, iv.FromSeq, iv.ToSeq)
 			}
 		}
 	}
-	if rj, ok := data[ReportJSONFile]; ok {
-		var r report.Report
-		if err := json.Unmarshal(rj, &r); err != nil {
-			add(ReportJSONFile, 0, "not a report: %v", err)
-		} else {
-			if r.Month != m.Month || r.AsOf != m.AsOf {
-				add(ReportJSONFile, 0, "is for %s as of %s, the manifest for %s as of %s", r.Month, r.AsOf, m.Month, m.AsOf)
+}
+
+// report checks that report.json (rj) is the manifest's month and that its
+// counted outages are exactly the manifest's intervals.
+func (v *verifier) report(rj []byte) {
+	m := v.m
+	var r report.Report
+	if err := json.Unmarshal(rj, &r); err != nil {
+		v.add(ReportJSONFile, 0, "not a report: %v", err)
+		return
+	}
+	if r.Month != m.Month || r.AsOf != m.AsOf {
+		v.add(ReportJSONFile, 0, "is for %s as of %s, the manifest for %s as of %s", r.Month, r.AsOf, m.Month, m.AsOf)
+	}
+	want := map[string]bool{}
+	for _, iv := range m.Intervals {
+		want[iv.Node+" "+iv.Kind+" "+iv.Start+" "+iv.End] = true
+	}
+	for _, n := range r.Nodes {
+		for _, o := range n.Outages {
+			if !o.Counted {
+				continue
 			}
-			want := map[string]bool{}
-			for _, iv := range m.Intervals {
-				want[iv.Node+" "+iv.Kind+" "+iv.Start+" "+iv.End] = true
+			k := n.Node + " " + o.Kind + " " + o.Start + " " + o.End
+			if !want[k] {
+				v.add(ReportJSONFile, 0, "counted outage %s has no interval in the manifest: its evidence is not in the bundle", k)
 			}
-			for _, n := range r.Nodes {
-				for _, o := range n.Outages {
-					if !o.Counted {
-						continue
-					}
-					k := n.Node + " " + o.Kind + " " + o.Start + " " + o.End
-					if !want[k] {
-						add(ReportJSONFile, 0, "counted outage %s has no interval in the manifest: its evidence is not in the bundle", k)
-					}
-					delete(want, k)
-				}
-			}
-			var left []string
-			for k := range want {
-				left = append(left, k)
-			}
-			sort.Strings(left)
-			for _, k := range left {
-				add(ManifestFile, 0, "interval %s is not a counted outage of report.json", k)
-			}
+			delete(want, k)
 		}
 	}
-	return res, nil
+	var left []string
+	for k := range want {
+		left = append(left, k)
+	}
+	sort.Strings(left)
+	for _, k := range left {
+		v.add(ManifestFile, 0, "interval %s is not a counted outage of report.json", k)
+	}
 }
 
 func unwrapLine(err error) error {

@@ -42,41 +42,11 @@ func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log 
 	if _, err := env.ScorecardMonthsOrDefault(); err != nil {
 		return err
 	}
-	store, box, where, err := env.OpenStore(ctx, c.Data)
+	b, err := openBackend(ctx, c, env, log)
 	if err != nil {
 		return err
 	}
-	log.Info("store", "at", where)
-	defer store.Close()
-	if bs, ok := store.(*bolt.Store); ok { // backup.go: `gpusla backup` takes its snapshot here
-		stopBackups, err := serveBackups(bs, c.Data, log)
-		if err != nil {
-			return err
-		}
-		defer stopBackups()
-	}
-	alerts, err := wiring.OpenAlerts(c.Alerts, c.Source(), c.Slack, os.Stdout)
-	if err != nil {
-		return err
-	}
-	links, err := env.LocalActionLinks(c.Data)
-	if err != nil {
-		return err
-	}
-	alerts.WithLinks(links)
-	log.Info("alerts go to " + alerts.Summary)
-	cfg := app.Config{Store: store, Box: box, Log: log, Retention: c.Retention, BackendID: "serve", AlertRetry: c.AlertRetry}
-	alerts.Apply(&cfg)
-	svc, err := app.New(cfg)
-	if err != nil {
-		return err
-	}
-	// Alerts go from a sender goroutine, so no ack waits on Slack; it
-	// stops (with what it was sending recorded) before the store closes.
-	senderCtx, stopSender := context.WithCancel(context.WithoutCancel(ctx))
-	waitSender := svc.SendAlerts(senderCtx)
-	defer waitSender()
-	defer stopSender()
+	defer b.close()
 
 	ln, err := net.Listen("tcp", c.Listen)
 	if err != nil {
@@ -89,36 +59,114 @@ func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log 
 			c.Demo = "off" // Validate: the demo pushes over plain http
 		}
 	}
-	if _, err := svc.BackendStart(ctx); err != nil {
+	if _, err := b.svc.BackendStart(ctx); err != nil {
 		ln.Close()
 		return err
 	}
 
-	demo, err := demonode.Setup(ctx, demonode.Config{Mode: c.Demo, Data: c.Data}, svc, store, box, log)
+	b.demo, err = demonode.Setup(ctx, demonode.Config{Mode: c.Demo, Data: c.Data}, b.svc, b.store, b.box, log)
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	if demo != nil && !watchdogGiven {
+	if b.demo != nil && !watchdogGiven {
 		c.Watchdog = "@every 10s" // so the demo's alert shows quickly
 	}
-
-	api := httpapi.New(svc, log)
+	b.api = httpapi.New(b.svc, log)
 	// Counters (refused requests by reason, Go runtime); serve listens on
 	// loopback unless told otherwise, and they hold no secret.
-	api.Mux().Handle("GET /metrics", promhttp.Handler())
-	tickets, err := setupTickets(svc, api, env, c.Data, links, log)
+	b.api.Mux().Handle("GET /metrics", promhttp.Handler())
+	tickets, err := setupTickets(b.svc, b.api, env, c.Data, b.links, log)
 	if err != nil {
 		ln.Close()
 		return err
 	}
 	defer tickets.close()
-	job, err := setupReports(env, c.Data, store, tickets.desk, api, alerts, log)
+	b.desk = tickets.desk
+	b.job, err = setupReports(env, c.Data, b.store, b.desk, b.api, b.alerts, log)
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	srv := NewHTTPServer(api)
+	return b.serveUntilDone(ctx, c, ln, base)
+}
+
+// backend is serve's parts: what openBackend opened (the store and its
+// backups, the service and its alert sender), then what Run mounts on the
+// API before serving it.
+type backend struct {
+	store  wiring.LocalStore
+	box    app.SecretBox
+	svc    *app.Service
+	alerts wiring.Alerts
+	links  *actionlink.Signer
+	log    *slog.Logger
+	stops  []func() // what close stops, the last first
+
+	demo *demonode.Node // nil: no demo node
+	api  *httpapi.API
+	desk *app.TicketDesk
+	job  *app.ReportJob
+}
+
+// openBackend opens the store (with its backups when it is the embedded
+// one), the alert channels and the service, and starts the alert sender.
+// What it opened is closed again when a later step fails.
+func openBackend(ctx context.Context, c Config, env wiring.Env, log *slog.Logger) (_ *backend, err error) {
+	st, box, where, err := env.OpenStore(ctx, c.Data)
+	if err != nil {
+		return nil, err
+	}
+	log.Info("store", "at", where)
+	b := &backend{store: st, box: box, log: log, stops: []func(){func() { st.Close() }}}
+	defer func() {
+		if err != nil {
+			b.close()
+		}
+	}()
+	if bs, ok := st.(*bolt.Store); ok { // backup.go: `gpusla backup` takes its snapshot here
+		stopBackups, err := serveBackups(bs, c.Data, log)
+		if err != nil {
+			return nil, err
+		}
+		b.stops = append(b.stops, stopBackups)
+	}
+	if b.alerts, err = wiring.OpenAlerts(c.Alerts, c.Source(), c.Slack, os.Stdout); err != nil {
+		return nil, err
+	}
+	if b.links, err = env.LocalActionLinks(c.Data); err != nil {
+		return nil, err
+	}
+	b.alerts.WithLinks(b.links)
+	log.Info("alerts go to " + b.alerts.Summary)
+	cfg := app.Config{Store: st, Box: box, Log: log, Retention: c.Retention, BackendID: "serve", AlertRetry: c.AlertRetry}
+	b.alerts.Apply(&cfg)
+	if b.svc, err = app.New(cfg); err != nil {
+		return nil, err
+	}
+	// Alerts go from a sender goroutine, so no ack waits on Slack; it
+	// stops (with what it was sending recorded) before the store closes.
+	senderCtx, stopSender := context.WithCancel(context.WithoutCancel(ctx))
+	waitSender := b.svc.SendAlerts(senderCtx)
+	b.stops = append(b.stops, waitSender, stopSender)
+	return b, nil
+}
+
+// close stops what openBackend started, the last first: the alert sender
+// (cancelled, then waited for), the backups, the store.
+func (b *backend) close() {
+	for i := len(b.stops) - 1; i >= 0; i-- {
+		b.stops[i]()
+	}
+}
+
+// serveUntilDone serves the API on ln (base is its address) with the cron
+// running and the demo node pushing, until ctx is done or the server
+// fails; then it stops the cron, the server and the demo, in that order,
+// and records the backend's stop.
+func (b *backend) serveUntilDone(ctx context.Context, c Config, ln net.Listener, base string) error {
+	log := b.log
+	srv := NewHTTPServer(b.api)
 	errc := make(chan error, 1)
 	go func() {
 		if c.TLS() {
@@ -128,17 +176,17 @@ func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log 
 		errc <- srv.Serve(ln)
 	}()
 
-	sched, firstReports, err := schedule(ctx, c.Watchdog, app.MinuteTick(svc, tickets.desk, nil), store, svc.Now, job, log)
+	sched, firstReports, err := schedule(ctx, c.Watchdog, app.MinuteTick(b.svc, b.desk, nil), b.store, b.svc.Now, b.job, log)
 	if err != nil {
 		return err
 	}
 	sched.Start()
 
-	nodes, _ := store.ListNodes(ctx)
+	nodes, _ := b.store.ListNodes(ctx)
 	log.Info("gpusla serve is up", "api", base, "data", c.Data, "nodes", len(nodes), "watchdog", c.Watchdog)
 	log.Info("look around", "nodes", base+httpapi.PathNodes, "incidents", base+httpapi.PathIncidents, "health", base+httpapi.PathHealth)
-	if demo != nil {
-		go demo.Run(ctx, base+httpapi.PathBatches)
+	if b.demo != nil {
+		go b.demo.Run(ctx, base+httpapi.PathBatches)
 	} else if len(nodes) == 0 {
 		log.Info("no node registered: add one with `gpusla node add --data " + c.Data + " --id NODE --provider P --contract C`")
 	}
@@ -156,10 +204,10 @@ func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log 
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(sctx)
-	if demo != nil {
-		demo.Wait()
+	if b.demo != nil {
+		b.demo.Wait()
 	}
-	if err := svc.BackendStop(sctx); err != nil {
+	if err := b.svc.BackendStop(sctx); err != nil {
 		log.Error("record backend stop", "err", err)
 	}
 	return nil
