@@ -4,6 +4,11 @@
 // the interfaces of what it needs from outside — Store, Notifier, Clock,
 // SecretBox — which infra/… implement; the Lambdas and `gpusla serve` call
 // the same Service, so both run one behaviour.
+//
+// On the path of one observation (docs/architecture.md) the application is steps 6 and 7: ingest
+// accepts a batch (authenticate, decode, place in the chain, judge, store, effects) and the live
+// verdict opens and closes incidents through sla/incident, then alerts; its export is step 8's
+// event log.
 package app
 
 import (

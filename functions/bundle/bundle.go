@@ -8,6 +8,9 @@
 // Verify re-derives everything from the zip alone, offline, and lists each
 // thing that does not match — a changed byte names the file and the batch
 // whose lines changed; a removed batch names its node and sequence number.
+//
+// On the path of one observation (docs/architecture.md) this is step 11's evidence: the
+// observations behind every counted row, sealed so the provider can check them.
 package bundle
 
 import (

@@ -11,6 +11,9 @@
 // scorecard_pdf.go; report_<section>.go for the sections every medium
 // of the report draws from report_sections.go's one layout. It is an
 // adapter: the figures are computed only in sla/; here they are drawn.
+//
+// On the path of one observation (docs/architecture.md) this is step 11, the page: the report's
+// rows drawn as the claim the renter files.
 package document
 
 import (

@@ -2,6 +2,9 @@
 // docs/events.md (JSON lines) for `gpusla export`: which days to write, the
 // events and tickets of the nodes asked for, and the file written whole or
 // not at all, so `gpusla report --events` can recompute any month offline.
+//
+// On the path of one observation (docs/architecture.md) this is step 8: what the backend stored
+// becomes the event log the engine reads.
 package eventexport
 
 import (

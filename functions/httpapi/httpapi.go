@@ -3,6 +3,9 @@
 // /v1/batches (ingest, signed by the node), GET /healthz, and read-only
 // views for people behind an API key with the read scope. Other parts add
 // their routes to Mux.
+//
+// On the path of one observation (docs/architecture.md) this is step 6, accept: the signed batch
+// arrives here and is handed to the application's ingest.
 package httpapi
 
 import (

@@ -4,4 +4,7 @@
 // interfaces that deliver them, and the values carried by the buttons on
 // alerts. Adapters (infra/slack, the console) implement it; the application
 // (functions/app) uses it. It imports nothing of the project's.
+//
+// On the path of one observation (docs/architecture.md) this is where step 7's live verdict leaves
+// the backend: the alert a channel carries.
 package notify
