@@ -63,6 +63,11 @@ func init() {
 			panic(fmt.Sprintf("i18n: zh entry %q: %v", key, err))
 		}
 	}
+	for key, s := range enWords {
+		if err := cat.SetString(tags[EN], key, s); err != nil {
+			panic(fmt.Sprintf("i18n: en word %q: %v", key, err))
+		}
+	}
 }
 
 // Printer writes in one language.

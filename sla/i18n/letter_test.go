@@ -121,3 +121,20 @@ func TestDurZH(t *testing.T) {
 		}
 	}
 }
+
+// English pages say "GPU lost", not the JSON's gpu_lost; every such word
+// has its Chinese too.
+func TestEnglishWords(t *testing.T) {
+	en := New(EN)
+	if got := en.Word("check_failed"); got != "check failed" {
+		t.Errorf("Word(check_failed) = %q", got)
+	}
+	if got := New(ZH).Word("gpu_degraded"); got != "GPU 硬件异常" {
+		t.Errorf("zh gpu_degraded = %q, want GPU 硬件异常 (a hardware fault, not a slowdown)", got)
+	}
+	for k := range enWords {
+		if _, ok := zh[k]; !ok {
+			t.Errorf("en word %q has no zh entry", k)
+		}
+	}
+}
