@@ -126,6 +126,18 @@ func (p *Printer) At(t time.Time, loc *time.Location, endOfDay bool) string {
 	return p.Clock(t.In(loc), endOfDay) + " (" + z + ")"
 }
 
+// Elapsed is Dur with its unit even at zero (0秒, 0s): "delivered 0
+// after the order" names no unit.
+func (p *Printer) Elapsed(d time.Duration) string {
+	if d/time.Second == 0 {
+		if p.Lang == ZH {
+			return "0秒"
+		}
+		return "0s"
+	}
+	return p.Dur(d)
+}
+
 // Colon is the label separator: "：" in Chinese, ": " in English.
 func (p *Printer) Colon() string {
 	if p.Lang == ZH {
