@@ -166,9 +166,16 @@ func (p *pdfWriter) table(t table) {
 
 // fields draws label and value lines, each label ending in colon.
 func (p *pdfWriter) fields(fs []field, colon string) {
+	// The label column is as wide as the widest label, so none runs into
+	// its value.
+	p.f.SetFont(pdfFont, "B", 9)
+	w := 62.0
+	for _, fl := range fs {
+		w = max(w, p.f.GetStringWidth(fl.Label+colon)+3)
+	}
 	for _, fl := range fs {
 		p.f.SetFont(pdfFont, "B", 9)
-		p.f.CellFormat(62, 5, fl.Label+colon, "", 0, "L", false, 0, "")
+		p.f.CellFormat(w, 5, fl.Label+colon, "", 0, "L", false, 0, "")
 		p.f.SetFont(pdfFont, "", 9)
 		p.f.MultiCell(0, 5, fl.Value, "", "L", false)
 	}
