@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the tests need that is not Go source: Debian packages
-# (iperf3, iproute2 and nftables for network namespaces, chromium for the status page
-# test, poppler-utils for the PDF text check, make for the Lambda builds, systemd for systemd-analyze, tzdata, git),
+# (iperf3, iproute2 and nftables for network namespaces, chromium and a CJK font (fonts-noto-cjk) for the status
+# page test, poppler-utils for the PDF text check, make for the Lambda builds, systemd for systemd-analyze, tzdata, git),
 # dynalite and s3rver from npm, and Go tools (staticcheck, the Lambda Runtime
 # Interface Emulator). Idempotent; everything project-local goes to .tools/.
 # A fresh Debian machine with Go is enough: under CI=true a test whose tool is
@@ -18,6 +18,9 @@ command -v ip >/dev/null || need_apt+=(iproute2)
 command -v tc >/dev/null || need_apt+=(iproute2)
 command -v nft >/dev/null || need_apt+=(nftables)
 command -v chromium >/dev/null || need_apt+=(chromium)
+# A CJK font, so the status page's Chinese screenshots (functions/statuspage's browser test, docs/img) show
+# characters, not boxes; fc-list comes with fontconfig, which chromium pulls in.
+{ command -v fc-list >/dev/null && [ -n "$(fc-list :lang=zh family 2>/dev/null)" ]; } || need_apt+=(fonts-noto-cjk)
 command -v node >/dev/null || need_apt+=(nodejs)
 command -v npm >/dev/null || need_apt+=(npm)
 command -v make >/dev/null || need_apt+=(make)                     # functions/lambdatest: the SAM make targets

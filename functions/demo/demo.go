@@ -83,6 +83,7 @@ type Node struct {
 	log                           *slog.Logger
 	done                          sync.WaitGroup
 	flaky                         *Flaky
+	grace                         time.Duration // the watchdog's, for this node
 	startMu                       sync.Mutex
 	started                       time.Time
 }
@@ -113,7 +114,7 @@ func Setup(ctx context.Context, c Config, svc *app.Service, st store.Store, box 
 	if tl == (Timeline{}) {
 		tl = Default
 	}
-	d := &Node{tl: tl, log: log.With("demo", true)}
+	d := &Node{log: log.With("demo", true)}
 	if d.healthy, err = checkrun.Recorded(healthySnapshot); err != nil {
 		return nil, err
 	}
@@ -121,9 +122,15 @@ func Setup(ctx context.Context, c Config, svc *app.Service, st store.Store, box 
 		return nil, err
 	}
 	var secret []byte
+	var reg store.Node
+	if existing != nil {
+		reg = *existing
+	}
 	if existing == nil {
-		_, secret, err = svc.AddNode(ctx, app.NewNode{ID: NodeID, Provider: "demo-provider", Contract: "demo", OrderedAt: svc.Now(),
-			GPUModel: "H200 (recorded snapshots of a real 2 × H200 machine)", GPUCount: expected.GPUs,
+		// The model as ordered; that its readings are recorded snapshots is
+		// the demo's to say (its log), not the node's.
+		reg, secret, err = svc.AddNode(ctx, app.NewNode{ID: NodeID, Provider: "demo-provider", Contract: "demo", OrderedAt: svc.Now(),
+			GPUModel: expected.Model, GPUCount: expected.GPUs,
 			GPUMemoryMiB:      int(expected.GPUMemoryGB * 1024),
 			HeartbeatInterval: tl.Heartbeat, PushInterval: tl.Push, Grace: tl.Grace, Demo: true})
 		if err != nil {
@@ -133,6 +140,10 @@ func Setup(ctx context.Context, c Config, svc *app.Service, st store.Store, box 
 	} else if secret, err = box.Open(existing.SealedSecret, existing.ID); err != nil {
 		return nil, fmt.Errorf("demo node: %w", err)
 	}
+	// The grace the watchdog holds the demo node to: the demo contract's
+	// detection.heartbeat_grace when terms name one, else the node's own.
+	d.grace = svc.Thresholds(reg).Grace
+	d.tl = fitPause(tl, d.grace)
 	data, err := filepath.Abs(c.Data)
 	if err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
@@ -152,6 +163,33 @@ func Setup(ctx context.Context, c Config, svc *app.Service, st store.Store, box 
 		return nil, fmt.Errorf("demo probe secret: %w", err)
 	}
 	return d, nil
+}
+
+// watchdogEvery is serve's watchdog schedule while the demo runs
+// (functions/serve: @every 10s unless set).
+const watchdogEvery = 10 * time.Second
+
+// alertAfter is how long after the pushes stop the unreachable alert
+// comes: the last heartbeat's interval, the grace, and a watchdog tick.
+func alertAfter(tl Timeline, grace time.Duration) time.Duration {
+	return tl.Heartbeat + grace + watchdogEvery
+}
+
+// fitPause lengthens the pause in pushes (and moves the GPU fault after
+// it) where the grace is too long for the alert to come while the pushes
+// fail: a demo contract's terms may give 2m where the demo's own is 15s,
+// and a demo that promises an alert must show one.
+func fitPause(tl Timeline, grace time.Duration) Timeline {
+	need := alertAfter(tl, grace) + 20*time.Second
+	if tl.PauseFor >= need {
+		return tl
+	}
+	shift := need - tl.PauseFor
+	tl.PauseFor = need
+	if tl.FaultAt >= tl.PauseAt {
+		tl.FaultAt += shift
+	}
+	return tl
 }
 
 // config is the gpuprobe config for the backend at url, what an operator
@@ -199,8 +237,8 @@ func (d *Node) Run(ctx context.Context, url string) {
 		" (heartbeats, host checks, GPU checks judged on a recorded 2 × H200 snapshot)", "node", NodeID, "url", url)
 	d.flaky = &Flaky{From: d.tl.PauseAt, For: d.tl.PauseFor, Since: d.elapsed,
 		OnFail: func() {
-			d.log.Warn(fmt.Sprintf("demo: every push now fails for %s (the probe keeps running and spooling) — watch for an unreachable alert in ~%s and a recovery after",
-				d.tl.PauseFor, d.tl.Heartbeat+d.tl.Grace+10*time.Second))
+			d.log.Warn(fmt.Sprintf("demo: every push now fails for %s (the probe keeps running and spooling) — watch for an unreachable alert in ~%s (heartbeat %s + grace %s + a watchdog tick) and a recovery after",
+				d.tl.PauseFor, alertAfter(d.tl, d.grace), d.tl.Heartbeat, d.grace))
 		},
 		OnRecover: func() {
 			d.log.Info("demo: pushes get through again; the spooled batches arrive late and close the incident")

@@ -14,10 +14,11 @@ import (
 const BOM = "\ufeff"
 
 // writeCSV writes one row per node, for spreadsheets. In English the header is
-// the documented machine names (docs/report.md); in another language it is
-// their translation, for the people who open the sheet. Values stay plain
-// in every language (no digit grouping, machine words for statuses, RFC
-// 3339 times) so a spreadsheet reads numbers as numbers.
+// the documented machine names and the words are machine words
+// (docs/report.md); in another language the sheet is for the people who
+// open it, so the header and the words (a status, yes or no, a verdict)
+// are translated alike. Numbers and times stay plain in every language (no
+// digit grouping, RFC 3339 times) so a spreadsheet reads numbers as numbers.
 func writeCSV(w io.Writer, r *report.Report, d *doc, bom bool) error {
 	if bom {
 		if _, err := io.WriteString(w, BOM); err != nil {
@@ -39,9 +40,9 @@ func writeCSV(w io.Writer, r *report.Report, d *doc, bom bool) error {
 		row := []string{r.Month, n.Contract, n.Provider, n.Node, n.Hardware.GPUModel, strconv.Itoa(n.Hardware.GPUCount),
 			i(n.Period.Seconds), i(n.Period.ExcludedSeconds), f(n.Uptime.TargetPercent), f(n.Uptime.ObservedPercent),
 			f(n.Uptime.ClaimablePercent), i(n.Uptime.ObservedOutageSeconds), i(n.Uptime.ClaimableOutageSeconds),
-			strconv.Itoa(len(n.Outages)), strconv.Itoa(len(n.Tickets)), strconv.Itoa(breached(n)), n.Delivery.Status,
+			strconv.Itoa(len(n.Outages)), strconv.Itoa(len(n.Tickets)), strconv.Itoa(breached(n)), csvWord(d, n.Delivery.Status),
 			i(n.Delivery.Seconds), strconv.FormatFloat(n.Billing.Charge, 'f', 2, 64), f(n.Credit.Percent),
-			strconv.FormatBool(n.Credit.Capped), strconv.FormatFloat(n.Credit.Amount, 'f', 2, 64), n.Currency, n.ClaimDeadline,
+			csvBool(d, n.Credit.Capped), strconv.FormatFloat(n.Credit.Amount, 'f', 2, 64), n.Currency, n.ClaimDeadline,
 			strconv.FormatFloat(n.Credit.DowntimeAmount, 'f', 2, 64)}
 		if err := cw.Write(row); err != nil {
 			return err
@@ -54,6 +55,21 @@ func writeCSV(w io.Writer, r *report.Report, d *doc, bom bool) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// csvWord is a machine word in English, its translation otherwise.
+func csvWord(d *doc, w string) string {
+	if d.P.Lang == "en" {
+		return w
+	}
+	return d.P.Word(w)
+}
+
+func csvBool(d *doc, b bool) string {
+	if d.P.Lang == "en" {
+		return strconv.FormatBool(b)
+	}
+	return d.P.Yes(b)
 }
 
 // csvHead is the header in the document's language: the machine names in
@@ -92,7 +108,7 @@ func csvLines(w io.Writer, cw *csv.Writer, d *doc) error {
 			exp = money(*j.Expected)
 		}
 		if err := cw.Write([]string{strconv.Itoa(j.Line), j.Node, j.Kind, strconv.FormatFloat(j.Quantity, 'f', -1, 64), money(j.Billed), j.Currency,
-			exp, money(j.Over), j.Verdict, why, needed}); err != nil {
+			exp, money(j.Over), csvWord(d, j.Verdict), why, needed}); err != nil {
 			return err
 		}
 	}
@@ -103,7 +119,7 @@ func csvLines(w io.Writer, cw *csv.Writer, d *doc) error {
 		if d.P.Lang != "en" {
 			why = d.P.Text(l.Text)
 		}
-		if err := cw.Write([]string{"", "", "", strconv.Itoa(l.Rows), money(l.Amount), l.Currency, "", "", billing.VerdictNotJudged, why, ""}); err != nil {
+		if err := cw.Write([]string{"", "", "", strconv.Itoa(l.Rows), money(l.Amount), l.Currency, "", "", csvWord(d, billing.VerdictNotJudged), why, ""}); err != nil {
 			return err
 		}
 	}

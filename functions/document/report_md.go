@@ -10,19 +10,9 @@ import (
 func writeMarkdown(w io.Writer, d *doc) error {
 	var b strings.Builder
 	b.WriteString("# " + d.Title + "\n\n" + d.Intro + "\n\n")
-	b.WriteString("**" + d.P.T("Total claim") + ":** " + strings.Join(bold(d.Totals), " · ") + "\n")
+	b.WriteString("**" + d.P.T("Total claim") + strings.TrimSpace(d.P.Colon()) + "** " + strings.Join(bold(d.Totals), " · ") + "\n")
 	for _, c := range d.Claims {
-		b.WriteString("\n## " + c.Title + "\n\n")
-		for _, f := range c.Fields {
-			b.WriteString("- **" + f.Label + ":** " + mdCell(f.Value) + "\n")
-		}
-		b.WriteString("\n")
-		mdTable(&b, c.Breaches)
-		b.WriteString("\n" + c.Request + "\n\n")
-		for _, f := range c.Evidence {
-			b.WriteString("- " + f.Label + ": `" + f.Value + "`\n")
-		}
-		b.WriteString("\n" + c.Note + "\n")
+		mdClaim(&b, c)
 	}
 	b.WriteString("\n## " + d.Contracts.Title + "\n\n")
 	mdTable(&b, d.Contracts)
@@ -105,6 +95,32 @@ func writeMarkdown(w io.Writer, d *doc) error {
 	b.WriteString("\n---\n" + d.Footer + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// mdClaim writes one claim letter: its head as label and value lines (the
+// label's colon the letter's own: "：" in Chinese), the breaches, the
+// request, the evidence, the signature block and the appendix.
+func mdClaim(b *strings.Builder, c claimPage) {
+	b.WriteString("\n## " + c.Title + "\n\n")
+	for _, f := range c.Fields {
+		b.WriteString("- **" + f.Label + strings.TrimSpace(c.P.Colon()) + "** " + mdCell(f.Value) + "\n")
+	}
+	b.WriteString("\n")
+	mdTable(b, c.Breaches)
+	b.WriteString("\n" + c.Request + "\n\n")
+	for i, f := range c.Evidence {
+		b.WriteString("- " + f.Label + c.P.Colon() + "`" + f.Value + "`\n")
+		if i == len(c.Evidence)-1 {
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString(c.Note + "\n\n")
+	for _, s := range c.Sign {
+		b.WriteString(mdCell(s) + "\n\n")
+	}
+	b.WriteString("### " + c.Appendix.Title + "\n\n")
+	mdTable(b, c.Appendix)
+	b.WriteString("\n" + c.AppNote + "\n")
 }
 
 func bold(l []string) []string {

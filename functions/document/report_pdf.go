@@ -34,7 +34,7 @@ func writePDF(w io.Writer, r *report.Report, d *doc) error {
 		p.scoreSec(d.Score)
 	}
 	for i := range d.NodeSecs {
-		p.node(&d.NodeSecs[i])
+		p.node(&d.NodeSecs[i], d.Legend)
 	}
 	return p.output(w, "report")
 }
@@ -164,28 +164,45 @@ func (p *pdfWriter) table(t table) {
 	f.Ln(2)
 }
 
-func (p *pdfWriter) fields(fs []field) {
+// fields draws label and value lines, each label ending in colon.
+func (p *pdfWriter) fields(fs []field, colon string) {
+	// The label column is as wide as the widest label, so none runs into
+	// its value.
+	p.f.SetFont(pdfFont, "B", 9)
+	w := 62.0
+	for _, fl := range fs {
+		w = max(w, p.f.GetStringWidth(fl.Label+colon)+3)
+	}
 	for _, fl := range fs {
 		p.f.SetFont(pdfFont, "B", 9)
-		p.f.CellFormat(62, 5, fl.Label, "", 0, "L", false, 0, "")
+		p.f.CellFormat(w, 5, fl.Label+colon, "", 0, "L", false, 0, "")
 		p.f.SetFont(pdfFont, "", 9)
 		p.f.MultiCell(0, 5, fl.Value, "", "L", false)
 	}
 }
 
-// claim is a contract's claim page, on its own page.
+// claim is a contract's claim letter, on its own page, with its appendix.
 func (p *pdfWriter) claim(c claimPage) {
 	p.f.AddPage()
 	p.text(16, "B", c.Title)
 	p.f.Ln(2)
-	p.fields(c.Fields)
+	colon := strings.TrimSpace(c.P.Colon())
+	p.fields(c.Fields, colon)
 	p.f.Ln(2)
 	p.table(c.Breaches)
 	p.text(9.5, "B", c.Request)
 	p.f.Ln(2)
-	p.fields(c.Evidence)
+	p.fields(c.Evidence, colon)
 	p.f.Ln(1)
 	p.text(7.5, "", c.Note)
+	p.f.Ln(6)
+	for _, s := range c.Sign {
+		p.text(9.5, "", s)
+		p.f.Ln(6)
+	}
+	p.text(10, "B", c.Appendix.Title)
+	p.table(c.Appendix)
+	p.text(7.5, "", c.AppNote)
 }
 
 func (p *pdfWriter) cover(d *doc) {
@@ -248,7 +265,7 @@ func (p *pdfWriter) scoreSec(s *scoreSec) {
 	}
 }
 
-func (p *pdfWriter) node(s *nodeSec) {
+func (p *pdfWriter) node(s *nodeSec, legend []legendItem) {
 	f := p.f
 	cd := s.Chart
 	f.AddPage()
@@ -299,6 +316,7 @@ func (p *pdfWriter) node(s *nodeSec) {
 		f.CellFormat(15, 3, t.Label, "", 0, "L", false, 0, "")
 	}
 	f.SetXY(p.left, y+float64(len(cd.Lanes))*(lane+1)+5)
+	p.legend(legend)
 	for _, t := range []*table{s.Outages, s.Maint, s.Tickets} {
 		if t != nil {
 			p.text(9, "B", t.Title)
@@ -317,6 +335,28 @@ func (p *pdfWriter) node(s *nodeSec) {
 			p.text(7.5, "", u)
 		}
 	}
+}
+
+// legend is the charts' colour key, as the HTML form shows it: a swatch
+// and its words, wrapped across the page.
+func (p *pdfWriter) legend(items []legendItem) {
+	f := p.f
+	f.Ln(1)
+	f.SetFont(pdfFont, "", 7)
+	x, y := p.left, f.GetY()
+	for _, it := range items {
+		w := 4 + f.GetStringWidth(it.Label) + 5
+		if x+w > p.left+p.w {
+			x, y = p.left, y+4.5
+		}
+		c := pdfColors[it.Class]
+		f.SetFillColor(c[0], c[1], c[2])
+		f.Rect(x, y+0.6, 2.8, 2.8, "F")
+		f.SetXY(x+3.6, y)
+		f.CellFormat(w-3.6, 4, it.Label, "", 0, "L", false, 0, "")
+		x += w
+	}
+	f.SetXY(p.left, y+6)
 }
 
 // wrap splits s into lines that fit width w in the current font, at

@@ -58,9 +58,13 @@ type linesSec struct {
 	Table  table
 }
 
-// claimPage is the first page of a contract's claim: who claims what from
-// whom, on which clauses, by when, and the evidence it rests on.
+// claimPage is the first page of a contract's claim, a letter to the
+// provider (report_letter.go): who claims what from whom, on which
+// clauses, by when, the evidence it rests on, the signature block, and an
+// appendix of where each clause came from. It is in its own language (P).
 type claimPage struct {
+	P        *i18n.Printer
+	Lang     string // BCP 47, for the section's lang
 	Contract string
 	Title    string
 	Fields   []field
@@ -68,6 +72,9 @@ type claimPage struct {
 	Request  string // the sentence that asks for the credit
 	Evidence []field
 	Note     string
+	Sign     []string // the signature block, a line each
+	Appendix table
+	AppNote  string
 }
 
 type card struct {
@@ -111,7 +118,7 @@ func newDoc(r *report.Report, x Extras) (*doc, error) {
 	}
 	d.Totals = p.Totals(sums)
 	for i := range r.Contracts {
-		d.Claims = append(d.Claims, claim(p, r, &r.Contracts[i]))
+		d.Claims = append(d.Claims, claim(claimPrinter(p, x, &r.Contracts[i]), r, &r.Contracts[i]))
 	}
 	d.Contracts = table{Title: p.T("Claims by provider"), Widths: []float64{12, 18, 16, 6, 7, 9, 9, 7, 14, 13, 16},
 		Head: []string{p.T("contract"), p.T("provider"), p.T("month (time zone)"), p.T("nodes"), p.T("below target"), p.T("outage observed"),
@@ -386,67 +393,27 @@ func dayKind(p *i18n.Printer, t report.Ticket) string {
 	return k
 }
 
-// claim lays out contract c's claim page.
+// claim lays out contract c's claim page, a letter in p's language.
 func claim(p *i18n.Printer, r *report.Report, c *report.Contract) claimPage {
-	cl := func(keys ...string) string {
-		var out []string
-		for _, k := range keys {
-			if v := c.Clauses[k]; v != "" && !containsStr(out, v) {
-				out = append(out, v)
-			}
-		}
-		return strings.Join(out, "; ")
-	}
-	cp := claimPage{Contract: c.Contract, Title: p.T("Claim for service credits: %s, %s", c.Provider, p.Month(r.Month))}
-	cp.Fields = []field{
-		{p.T("Renter (claimant)"), orDash(c.Renter)},
-		{p.T("Provider"), c.Provider},
-		{p.T("Contract"), c.Contract},
-		{p.T("Contract number"), orDash(c.ContractNumber)},
-		{p.T("Period"), p.T("%s to %s (%s)", p.Stamp(c.MonthStart), p.Stamp(c.MonthEnd), c.TimeZone)},
-		{p.T("Credit requested"), p.Money(c.Claim, c.Currency)},
-		{p.T("Claim deadline"), p.T("%s, under %s", p.Stamp(c.ClaimDeadline), cl("claim"))},
-	}
-	bt := table{Head: []string{p.T("node"), p.T("breach"), p.T("clause"), p.T("credit %%")}, Widths: []float64{12, 50, 24, 8},
+	ci := &citer{c: c, p: p}
+	cp := claimPage{P: p, Lang: bcp47(p.Lang), Contract: c.Contract, Title: p.T("Claim for service credits")}
+	cp.Fields = letterHead(p, r, c, ci)
+	bt := table{Head: []string{p.T("node"), p.T("breach"), p.T("clause"), p.T("credit %%")}, Widths: []float64{12, 56, 16, 8},
 		Num: []bool{false, false, false, true}}
 	for i := range r.Nodes {
-		n := &r.Nodes[i]
-		if n.Contract != c.Contract {
-			continue
-		}
-		rows := 0
-		if !n.Uptime.Met && n.Period.InService {
-			bt.add(n.Node, p.T("claimable uptime %s %% against the target of %s %% (%s down)", p.Num(n.Uptime.ClaimablePercent, 4),
-				p.Num(n.Uptime.TargetPercent, -1), p.Secs(n.Uptime.ClaimableOutageSeconds)), cl("uptime", "uptime.tiers"), p.Num(n.Credit.TierPercent, -1))
-			rows++
-		}
-		for _, pen := range n.Credit.Penalties {
-			keys := map[string][]string{"late_response": {"support.response", "support.late_response_penalty"},
-				"late_replacement": {"hardware_replacement"}, "late_delivery": {"delivery"}}[pen.Kind]
-			bt.add(n.Node, p.T("%s: %s", pen.Ref, p.Text(pen.Text)), cl(keys...), p.Num(pen.Percent, -1))
-			rows++
-		}
-		for _, tk := range n.Tickets {
-			if tk.Resolution != nil && tk.Resolution.Status == "breached" {
-				bt.add(n.Node, p.T("ticket %s resolved %s late (target %s)", tk.Ticket, p.Secs(tk.Resolution.LateSeconds), p.Secs(tk.Resolution.TargetSeconds)),
-					cl("support.resolution"), "—")
-				rows++
-			}
-		}
-		if rows > 0 {
-			sum := p.T("credit for %s: %s %% of %s = %s", n.Node, p.Num(n.Credit.Percent, -1), p.Money(n.Billing.Charge, n.Currency), p.Money(n.Credit.Amount, n.Currency))
-			if n.Credit.Capped {
-				sum += p.T(" (capped from %s %%)", p.Num(n.Credit.UncappedPercent, -1))
-			}
-			bt.add("", sum, cl("uptime.credit_cap"), p.Num(n.Credit.Percent, -1))
+		if n := &r.Nodes[i]; n.Contract == c.Contract {
+			breachRows(p, &bt, n, ci)
 		}
 	}
 	if len(bt.Rows) == 0 {
 		bt.add("—", p.T("no breach this month"), "", "—")
 	}
 	cp.Breaches = bt
-	cp.Request = p.T("Under the clauses cited, %s requests a credit of %s against contract %s for %s, to be applied to the next invoice.",
-		orDash(c.Renter), p.Money(c.Claim, c.Currency), orDash(c.ContractNumber), p.Month(r.Month))
+	cp.Request = p.T("No breach of the contract this month: no credit is requested.")
+	if c.Claim > 0 {
+		cp.Request = p.T("Under the clauses cited, %s requests a service credit of %s under contract %s for the service of %s, to be deducted from the next invoice.",
+			party(p, c.Renter), p.LetterMoney(c.Claim, c.Currency), orDash(c.ContractNumber), p.Month(r.Month))
+	}
 	if r.Seal != nil {
 		cp.Evidence = []field{{p.T("Evidence bundle: observations SHA-256"), r.Seal.ObservationsSHA256},
 			{p.T("Evidence bundle: hash chain head (%d batches)", r.Seal.Batches), r.Seal.ChainHead}}
@@ -454,7 +421,61 @@ func claim(p *i18n.Printer, r *report.Report, c *report.Contract) claimPage {
 	} else {
 		cp.Note = p.T("No evidence bundle was sealed for this rendering; the monthly job's evidence.zip carries the observations and the chain head.")
 	}
+	cp.Sign = signature(p, c)
+	cp.Appendix = ci.appendix()
+	file := ""
+	for _, v := range c.Clauses {
+		if _, where := splitClause(v); where != "" {
+			file, _, _ = strings.Cut(where, ":")
+			break
+		}
+	}
+	cp.AppNote = p.T("Lines are those of the contract terms file gpusla read (%s, contract %s), not of the signed contract.", orDash(file), c.Contract)
 	return cp
+}
+
+// breachRows adds node n's breaches to the letter's table: the uptime
+// missed with its tier, each penalty, each late resolution, then the
+// node's credit reckoned from its charge.
+func breachRows(p *i18n.Printer, bt *table, n *report.Node, ci *citer) {
+	rows := 0
+	if !n.Uptime.Met && n.Period.InService {
+		s := p.T("uptime for the month (as the contract counts it) %s, below the committed %s (%s of counted outage)", p.Pct(n.Uptime.ClaimablePercent, 4),
+			p.Pct(n.Uptime.TargetPercent, -1), p.Secs(n.Uptime.ClaimableOutageSeconds))
+		if t := tierText(p, n.Credit.Tier); t != "" {
+			s += p.T("; tier: %s", t)
+		}
+		bt.add(n.Node, s, ci.cite("uptime", "uptime.tiers"), p.Num(n.Credit.TierPercent, -1))
+		rows++
+	}
+	for _, pen := range n.Credit.Penalties {
+		keys := map[string][]string{"late_response": {"support.response", "support.late_response_penalty"},
+			"late_replacement": {"hardware_replacement"}, "late_delivery": {"delivery"}}[pen.Kind]
+		what := p.T("%s: %s", pen.Ref, p.Text(pen.Text))
+		if pen.Kind == "late_response" || pen.Kind == "late_replacement" {
+			what = p.T("ticket %s: %s", pen.Ref, p.Text(pen.Text))
+		}
+		bt.add(n.Node, what, ci.cite(keys...), p.Num(pen.Percent, -1))
+		rows++
+	}
+	for _, tk := range n.Tickets {
+		if tk.Resolution != nil && tk.Resolution.Status == "breached" {
+			bt.add(n.Node, p.T("ticket %s: resolved %s late (committed within %s)", tk.Ticket, p.Secs(tk.Resolution.LateSeconds), p.Secs(tk.Resolution.TargetSeconds)),
+				ci.cite("support.resolution"), "—")
+			rows++
+		}
+	}
+	if rows == 0 {
+		return
+	}
+	sum := p.T("credit for %s: %s of the month's charge of %s (%s) = %s", n.Node, p.Pct(n.Credit.Percent, -1), p.LetterMoney(n.Billing.Charge, n.Currency),
+		chargeBasis(p, n), p.LetterMoney(n.Credit.Amount, n.Currency))
+	keys := []string{"billing"}
+	if n.Credit.Capped {
+		sum += p.T(" (capped from %s %%)", p.Num(n.Credit.UncappedPercent, -1))
+		keys = append(keys, "uptime.credit_cap")
+	}
+	bt.add("", sum, ci.cite(keys...), p.Num(n.Credit.Percent, -1))
 }
 
 func orDash(s string) string {

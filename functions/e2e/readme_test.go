@@ -107,23 +107,67 @@ func TestReadmeWalkthrough(t *testing.T) {
 			}
 		}
 	}
+	// The key the README's apikey step printed: the walk's serve step uses
+	// it, as the reader does, so the README's order is the one that works.
+	key := ""
 	for _, c := range cmds {
 		switch {
 		case strings.Contains(c, "scripts/test.sh"):
 			t.Logf("not run from inside the tests (it is what runs them): %s", c)
 		case strings.HasSuffix(c, " serve") || strings.Contains(c, " serve "):
-			t.Run(c, func(t *testing.T) { readmeServe(t, dir, c) })
+			t.Run(c, func(t *testing.T) {
+				if key == "" {
+					t.Fatal("the README runs serve before any step made an API key (apikey create) for its read views")
+				}
+				readmeServe(t, dir, c, key)
+			})
 		default:
 			t.Run(c, func(t *testing.T) {
-				cmd := exec.Command("bash", "-c", c)
-				cmd.Dir = dir
-				timer := time.AfterFunc(5*time.Minute, func() { _ = cmd.Process.Kill() })
-				defer timer.Stop()
-				out, err := cmd.CombinedOutput()
-				if err != nil {
-					t.Fatalf("%s: %v\n%s", c, err, tail(string(out), 4000))
+				out, stderr := readmeRun(t, dir, c)
+				checkReadmeOutput(t, c, out, stderr)
+				if strings.Contains(c, " apikey create ") {
+					if key = strings.TrimSpace(out); !strings.HasPrefix(key, "gsk_") || !strings.Contains(stderr, "scopes read,tickets)") {
+						t.Fatalf("%s printed %q (%s), want a gsk_ key with the read and tickets scopes", c, key, strings.TrimSpace(stderr))
+					}
 				}
 			})
+		}
+	}
+}
+
+// readmeRun runs one README command to a zero exit and returns its
+// standard output and error.
+func readmeRun(t *testing.T, dir, c string) (string, string) {
+	t.Helper()
+	cmd := exec.Command("bash", "-c", c)
+	cmd.Dir = dir
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	timer := time.AfterFunc(5*time.Minute, func() { _ = cmd.Process.Kill() })
+	defer timer.Stop()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v\n%s", c, err, tail(stdout.String()+stderr.String(), 4000))
+	}
+	return stdout.String(), stderr.String()
+}
+
+// checkReadmeOutput holds a command's output to what the README's words
+// around it promise a newcomer: node add finds the terms the README put in
+// place (no warning), and node list says a node never heard from has no
+// heartbeat yet rather than "unreachable: false".
+func checkReadmeOutput(t *testing.T, c, out, stderr string) {
+	t.Helper()
+	switch {
+	case strings.Contains(c, " node add "):
+		if strings.Contains(stderr, "warning") {
+			t.Errorf("%s warned:\n%s", c, stderr)
+		}
+		if !strings.Contains(out, "secret") {
+			t.Errorf("%s printed no secret:\n%s", c, out)
+		}
+	case strings.Contains(c, " node list "):
+		if !strings.Contains(out, "gz-h200-01") || !strings.Contains(out, "no heartbeat yet") || strings.Contains(out, "false") {
+			t.Errorf("%s:\n%s", c, out)
 		}
 	}
 }
@@ -145,19 +189,9 @@ func cleanClone(t *testing.T) string {
 }
 
 // readmeServe starts the README's serve command, waits for it on the
-// address it announces, and checks the demo node is registered and pushing.
-func readmeServe(t *testing.T, dir, c string) {
-	// The read views need a key with the read scope (docs/backend.md says
-	// to make one before serve; the store is locked while it runs).
-	mk := exec.Command("go", "run", "./functions/cmd/gpusla", "apikey", "create", "--data", "./data", "--name", "readme", "--scope", "read")
-	mk.Dir = dir
-	var stderr strings.Builder
-	mk.Stderr = &stderr
-	raw, err := mk.Output()
-	key := strings.TrimSpace(string(raw))
-	if err != nil || !strings.HasPrefix(key, "gsk_") {
-		t.Fatalf("apikey create --scope read: %v %q\n%s", err, key, stderr.String())
-	}
+// address it announces, and checks with the README's key that the demo
+// node is registered and pushing.
+func readmeServe(t *testing.T, dir, c, key string) {
 	// Another program on this machine may take the port between the check
 	// and serve's bind; that is the machine's state, not the README's fault.
 	for attempt := 1; ; attempt++ {

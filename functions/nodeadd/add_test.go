@@ -111,7 +111,8 @@ func TestAddChecksTheContract(t *testing.T) {
 		{"unknown", book, "xyz", `--contract "xyz": unknown contract; known: cn-example, us-example`, ""},
 		{"empty", book, "", `--contract "": unknown contract; known: cn-example, us-example`, ""},
 		{"empty terms", app.TermsBook{}, "cn-example", `--contract "cn-example": unknown contract; known: (none`, ""},
-		{"no terms", nil, "anything", "", `warning: no contract terms configured (<data>/terms or $GPUSLA_TERMS); --contract "anything" is not checked`},
+		// The warning says where the terms go and where the examples are.
+		{"no terms", nil, "anything", "", `warning: no contract terms configured, so --contract "anything" is not checked: put the contract's terms file (YAML, docs/terms.md) in <data>/terms, or set $GPUSLA_TERMS; the repository's examples are testdata/terms/cn-example.yaml`},
 	} {
 		svc, st := service(t)
 		r := request()

@@ -35,6 +35,9 @@ type Request struct {
 	// leave nothing registrable before the terms are written.
 	Terms app.TermsBook
 	Warn  io.Writer
+	// TermsDir is where serve looks for terms in this data folder, named in
+	// the warning so a newcomer knows where the example terms go.
+	TermsDir string
 }
 
 // Probe is what the printed probe config needs beyond the node.
@@ -80,7 +83,13 @@ func checkContract(r Request) error {
 	c := r.Node.Contract
 	if r.Terms == nil {
 		if r.Warn != nil && c != "" {
-			fmt.Fprintf(r.Warn, "warning: no contract terms configured (<data>/terms or $GPUSLA_TERMS); --contract %q is not checked\n", c)
+			dir := r.TermsDir
+			if dir == "" {
+				dir = "<data>/terms"
+			}
+			fmt.Fprintf(r.Warn, "warning: no contract terms configured, so --contract %q is not checked: put the contract's terms file (YAML, docs/terms.md) in %s, "+
+				"or set $GPUSLA_TERMS; the repository's examples are testdata/terms/cn-example.yaml and us-example.yaml (mkdir -p %s && cp testdata/terms/cn-example.yaml %s/)\n",
+				c, dir, dir, dir)
 		}
 		return nil
 	}

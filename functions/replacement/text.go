@@ -48,17 +48,20 @@ func text(p *i18n.Printer, in TextInput) string {
 			loc = l
 		}
 	}
-	ts := func(t time.Time) string { return p.Time(t.In(loc)) }
+	// The zone is named once, in the lines that open the text and in the
+	// deadline; the lists give the clock alone.
+	ts := func(t time.Time) string { return p.At(t, loc, false) }
+	tc := func(t time.Time) string { return p.Clock(t.In(loc), false) }
 	var b strings.Builder
 	line := func(key string, args ...any) { b.WriteString(p.T(key, args...) + "\n") }
 	n, inc := ev.Node, ev.Incident
 	// checkLine: the sentence with the GPU when the check names one.
 	checkLine := func(c Check, withGPU, without string, rest ...any) {
 		if c.Check.GPU != nil {
-			line(withGPU, append([]any{ts(c.At), c.Check.Name, *c.Check.GPU}, rest...)...)
+			line(withGPU, append([]any{tc(c.At), c.Check.Name, *c.Check.GPU}, rest...)...)
 			return
 		}
-		line(without, append([]any{ts(c.At), c.Check.Name}, rest...)...)
+		line(without, append([]any{tc(c.At), c.Check.Name}, rest...)...)
 	}
 
 	line("[Hardware fault: please replace the physical machine] node %s", n.ID)
@@ -76,11 +79,16 @@ func text(p *i18n.Printer, in TextInput) string {
 	}
 
 	b.WriteString("\n")
-	line("Measured (failing checks, %d):", len(ev.Failing))
-	for _, c := range lastOf(ev.Failing, maxLines) {
-		k := c.Check
-		checkLine(c, "- %s %s (GPU %d): measured %s, criterion %s, verdict %s", "- %s %s: measured %s, criterion %s, verdict %s",
-			dash(k.Value), dash(k.Criterion), k.Verdict)
+	line("Times below are in %s.", p.ZoneName(loc, ev.AsOf, ev.AsOf))
+	groups := groupChecks(ev.Failing)
+	line("Measured (%d failing checks, %d results):", len(groups), len(ev.Failing))
+	for _, g := range lastGroups(groups, maxLines) {
+		k := g.last.Check
+		checkLine(g.last, "- %s %s (GPU %d): measured %s, criterion %s, verdict: %s", "- %s %s: measured %s, criterion %s, verdict: %s",
+			dash(k.Value), dash(k.Criterion), msg.Word(k.Verdict))
+		if g.n > 1 {
+			line("  %d results from %s to %s", g.n, tc(g.first), tc(g.last.At))
+		}
 		if k.Detail != "" && !(strings.HasPrefix(k.Name, "gpu.xid") && len(ev.Kernel) > 0) {
 			line("  detail: %s", k.Detail) // an XID check's lines are listed on their own below
 		}
@@ -97,7 +105,7 @@ func text(p *i18n.Printer, in TextInput) string {
 		line("Stress results:")
 		for _, c := range lastOf(ev.Stress, maxLines) {
 			checkLine(c, "- %s %s (GPU %d): %s (criterion %s, %s)", "- %s %s: %s (criterion %s, %s)",
-				dash(c.Check.Value), dash(c.Check.Criterion), c.Check.Verdict)
+				dash(c.Check.Value), dash(c.Check.Criterion), msg.Word(c.Check.Verdict))
 		}
 	}
 	if len(ev.First) > 0 {
@@ -108,7 +116,7 @@ func text(p *i18n.Printer, in TextInput) string {
 			}
 		}
 		b.WriteString("\n")
-		line("First checks at delivery: %s, %d checks, %d not passing", ts(ev.First[0].At), len(ev.First), bad)
+		line("First checks at delivery: %s, %d checks, %d not passing", tc(ev.First[0].At), len(ev.First), bad)
 	}
 
 	b.WriteString("\n")
@@ -117,15 +125,60 @@ func text(p *i18n.Printer, in TextInput) string {
 		line("Request: please replace the physical machine. Contract %s sets no replacement time; please tell us when the machine will be replaced.", n.Contract)
 	case in.Due.IsZero():
 		r := in.Terms.Replacement
-		line("Request: please replace the physical machine. Under clause %s of contract %s (hardware replacement within %s, %s clock), the replacement time runs from this ticket.",
-			in.Terms.Clause("hardware_replacement").String(), n.Contract, r.Within, msg.Word(r.Clock))
+		line("Request: please replace the physical machine. Under %s of contract %s (hardware replacement within %s, %s clock), the replacement time runs from this ticket.",
+			clause(p, in.Terms), n.Contract, r.Within, msg.Word(r.Clock))
 	default:
 		r := in.Terms.Replacement
-		line("Request: please replace the physical machine. Under clause %s of contract %s (hardware replacement within %s, %s clock), the replacement time runs from this ticket and is due by %s.",
-			in.Terms.Clause("hardware_replacement").String(), n.Contract, r.Within, msg.Word(r.Clock), ts(in.Due))
+		line("Request: please replace the physical machine. Under %s of contract %s (hardware replacement within %s, %s clock), the replacement time runs from this ticket: it is due by %s.",
+			clause(p, in.Terms), n.Contract, r.Within, msg.Word(r.Clock), ts(in.Due))
 	}
 	line("Evidence pack: %s, with the raw check data and an ed25519-signed manifest (key fingerprint %s); check it with gpusla verify.", in.Pack, in.KeyID)
 	return b.String()
+}
+
+// clause names the contract's hardware replacement clause by its own
+// number (第6条); the terms file and line are the pack's, not the ticket's.
+func clause(p *i18n.Printer, t *terms.Terms) string {
+	if id := t.Clause("hardware_replacement").ID; id != "" {
+		return p.T("clause %s", id)
+	}
+	return p.T("the hardware replacement clause")
+}
+
+// checkGroup is one check (name and GPU) failing one or more times.
+type checkGroup struct {
+	first time.Time
+	last  Check
+	n     int
+}
+
+// groupChecks folds the failing results by check, in order of first
+// failure: a ticket lists each failing check once, with how often.
+func groupChecks(cs []Check) []checkGroup {
+	var out []checkGroup
+	at := map[string]int{}
+	for _, c := range cs {
+		key := c.Check.Name
+		if c.Check.GPU != nil {
+			key += fmt.Sprintf("#%d", *c.Check.GPU)
+		}
+		i, ok := at[key]
+		if !ok {
+			i = len(out)
+			at[key] = i
+			out = append(out, checkGroup{first: c.At})
+		}
+		out[i].last = c
+		out[i].n++
+	}
+	return out
+}
+
+func lastGroups(g []checkGroup, max int) []checkGroup {
+	if len(g) > max {
+		return g[len(g)-max:]
+	}
+	return g
 }
 
 func dash(s string) string {

@@ -123,6 +123,11 @@ func seedDemo(t *testing.T, data string, now time.Time) {
 // (kept in $GPUSLA_SCREENSHOT_DIR when set: docs/img/ holds them).
 func TestPageInHeadlessChromium(t *testing.T) {
 	bin := testenv.Chromium(t)
+	if out, err := exec.Command("fc-list", ":lang=zh", "family").Output(); err != nil || len(bytes.TrimSpace(out)) == 0 {
+		// Without one the Chinese screenshots show boxes (scripts/setup.sh
+		// installs fonts-noto-cjk).
+		testenv.Missing(t, "no CJK font (fc-list :lang=zh): %v", err)
+	}
 	data := t.TempDir()
 	demoTerms(t, data)
 	now := time.Now().UTC()
@@ -220,17 +225,20 @@ func TestPageInHeadlessChromium(t *testing.T) {
 		want              []string
 	}{
 		// Chinese: the contract's report.lang, with no ?lang.
-		{"public", "zh", "", []string{`<html lang="zh-CN" data-mode="public">`, "公开视图", "图例", "无计入的故障", "可用率不低于 99.9 %", "无数据（尚未投入服务）",
+		{"public", "zh", "", []string{`<html lang="zh-CN" data-mode="public">`, "公开视图", "图例", `type="application/atom+xml"`, "事件订阅（Atom）", "无计入的故障", "可用率不低于 99.9 %", "无数据（尚未投入服务）",
 			"事件历史", "开始（第一次失败的观测）", "后端确认", "已发送告警", "工单已提交（P1）", "服务商已响应", "结束（已修复）",
-			"（Asia/Shanghai，UTC+08:00）", "是：2小时 中计入 2小时", "否：所在的故障持续时间短于合同规定的最短 1分", `<b lang="zh">中文</b>`, `href="/status?lang=en"`,
+			"（Asia/Shanghai，UTC+08:00）", "是：计入 2小时（共 2小时）", "否：所在的故障持续时间短于合同规定的最短 1分钟", `<b lang="zh">中文</b>`, `href="/status?lang=en"`,
 			"报告仅在团队视图中列出。"}},
-		{"public", "en", "?lang=en", []string{`<html lang="en" data-mode="public">`, "Public view", "Legend", "no counted outage", "at least 99 % up",
+		{"public", "en", "?lang=en", []string{`<html lang="en" data-mode="public">`, "Public view", "Legend", "GPU lost", "check failed", "no counted outage", "at least 99 % up",
 			"started (the first failing observation)", "confirmed by the backend", "alert sent", "ticket opened (P1)", "provider responded", "ended (repaired)",
 			"+08:00 Asia/Shanghai", "yes: 2h of 2h counted", "no: part of an outage run shorter than the contract's minimum of 1m", `<b lang="en">English</b>`}},
 		{"private", "zh", "?token=" + browserToken, []string{`data-mode="private"`, "团队视图", demonode.NodeID, "demo-provider", "192.168.77.12", "GZ-TICKET-4411", "事件历史", "（Asia/Shanghai，UTC+08:00）",
+			// The generated time in the page's zone; the provider's ticket number.
+			"生成于 " + time.Now().In(sh).Format("2006年1月2日"), `<span class="muted provider-ref">GZ-TICKET-4411</span>`, "服务商工单号",
 			// The scorecard tab, its as-of instant in the demo contract's zone.
 			`<table class="scorecard">`, "服务商评分卡", "供应商评分卡 2026", "下单到交付 p90", "第 2 / 2 名", "2.60 h（n=3）", "40.0 min（观测过少：n=1 &lt; 3）", "2026年4月5日 08:00:00（Asia/Shanghai，UTC+08:00）"}},
 		{"private", "en", "?lang=en&token=" + browserToken, []string{`data-mode="private"`, "Team view", demonode.NodeID, "demo-provider", "1 of 2 GPUs", "ticket ", "Incident history",
+			"+08:00 Asia/Shanghai; refreshes every minute", `<span class="muted provider-ref">GZ-TICKET-4411</span>`,
 			`<table class="scorecard">`, "Provider scorecard March 2026", "order to delivery, p90", "#2 of 2", "2.60 h (n=3)", "40.0 min (too few: n=1 &lt; 3)", "2026-04-05 08:00:00 +08:00 Asia/Shanghai"}},
 	} {
 		t.Run(v.mode+"-"+v.lang, func(t *testing.T) {
@@ -247,13 +255,27 @@ func TestPageInHeadlessChromium(t *testing.T) {
 			if n := len(regexp.MustCompile(`<tr class="past-incident"`).FindAllString(dom, -1)); n < 2 {
 				t.Errorf("history: %d incidents, want the two seeded", n)
 			}
-			if !strings.Contains(dom, `<td class="zone">Asia/Shanghai</td>`) {
+			// The overall status: which one depends on where the demo's
+			// timeline is (its pushes fail for a while), so any of them,
+			// in the page's language.
+			banner := map[string]string{"zh": `(全部节点运行正常|故障：1/1 个节点故障或无法访问|部分降级：1/1 个节点)`,
+				"en": `(All nodes operational|Outage: 1 of 1 nodes down or unreachable|Degraded: 1 of 1 nodes)`}[v.lang]
+			if !regexp.MustCompile(`<div class="banner (ok|down|degraded)" role="status">` + banner).MatchString(dom) {
+				t.Errorf("%s %s page: no overall status banner", v.mode, v.lang)
+			}
+			if !strings.Contains(dom, `<td class="zone" data-label="`) || !strings.Contains(dom, `">Asia/Shanghai</td>`) {
 				t.Errorf("the node's zone is not shown")
 			}
-			// The script ran: the last-heard timer ticked in the page's language.
-			ago := map[string]string{"zh": " 前", "en": " ago"}[v.lang]
-			if !regexp.MustCompile(`data-since="\d+" data-ticked="1">\d\dh \d\dm \d\ds` + regexp.QuoteMeta(ago) + `<`).MatchString(dom) {
+			// The script ran: the last-heard timer ticked in the page's
+			// language, from its first unit that is not zero (1分5秒前, 1m 5s ago).
+			ticked := map[string]string{"zh": `(\d+(天|小时|分))*\d+秒前`, "en": `(\d+[dhm] )*\d+s ago`}[v.lang]
+			if !regexp.MustCompile(`data-since="\d+" data-ticked="1">` + ticked + `<`).MatchString(dom) {
 				t.Errorf("the last-heard timer did not tick in %s", v.lang)
+			}
+			for _, raw := range []string{"check_failed", "no_connectivity_evidence", "gpu_lost<", "性能降级", "recorded snapshots"} {
+				if strings.Contains(dom, raw) {
+					t.Errorf("%s %s page shows %q", v.mode, v.lang, raw)
+				}
 			}
 			if v.mode == "public" {
 				for _, s := range private {
@@ -280,22 +302,24 @@ func TestPageInHeadlessChromium(t *testing.T) {
 					t.Errorf("scorecard: %d too-few cells, want 1 (Alpha's off-hours response)", n)
 				}
 			}
-			shot := filepath.Join(t.TempDir(), "status.png")
-			if dir := os.Getenv("GPUSLA_SCREENSHOT_DIR"); dir != "" {
-				shot = filepath.Join(dir, fmt.Sprintf("status-%s-%s.png", v.mode, v.lang))
-			}
-			run(args("--screenshot="+shot, "--window-size=1280,1500", "--hide-scrollbars", url))
-			f, err := os.Open(shot)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			img, err := png.Decode(f)
-			if err != nil {
-				t.Fatalf("screenshot is not a PNG: %v", err)
-			}
-			if b := img.Bounds(); b.Dx() != 1280 || b.Dy() != 1500 {
-				t.Fatalf("screenshot %v, want 1280×1500", b)
+			// A desktop and a phone, each as a PNG; at 400 px the day bars
+			// (the last 30 days) are on screen whole.
+			for _, w := range []struct {
+				suffix string
+				w, h   int
+			}{{"", 1280, 1500}, {"-phone", 400, 1600}} {
+				shot := filepath.Join(t.TempDir(), "status.png")
+				if dir := os.Getenv("GPUSLA_SCREENSHOT_DIR"); dir != "" {
+					shot = filepath.Join(dir, fmt.Sprintf("status-%s-%s%s.png", v.mode, v.lang, w.suffix))
+				}
+				run(args("--screenshot="+shot, fmt.Sprintf("--window-size=%d,%d", w.w, w.h), "--hide-scrollbars", url))
+				img := readPNG(t, shot)
+				if b := img.Bounds(); b.Dx() != w.w || b.Dy() != w.h {
+					t.Fatalf("screenshot %v, want %d×%d", b, w.w, w.h)
+				}
+				if w.suffix == "-phone" {
+					barsOnScreen(t, img, 30)
+				}
 			}
 			if v.mode != "private" {
 				return
@@ -313,11 +337,9 @@ func TestPageInHeadlessChromium(t *testing.T) {
 	}
 }
 
-// lastSection cuts the bottom h rows of what the screenshot in shows (up to
-// its last row that is not blank) into out, and fails if they are blank.
-func lastSection(t *testing.T, in, out string, h int) {
+func readPNG(t *testing.T, path string) image.Image {
 	t.Helper()
-	f, err := os.Open(in)
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,6 +348,54 @@ func lastSection(t *testing.T, in, out string, h int) {
 	if err != nil {
 		t.Fatalf("screenshot is not a PNG: %v", err)
 	}
+	return img
+}
+
+// barColours are the day bars' fills (page.html.tmpl: ok, minor, major,
+// down, none), as 8-bit RGB.
+var barColours = [][3]uint32{{0x2e, 0x7d, 0x32}, {0x9c, 0xcc, 0x65}, {0xf9, 0xa8, 0x25}, {0xc6, 0x28, 0x28}, {0xe0, 0xe4, 0xe8}}
+
+func isBar(c [3]uint32) bool {
+	for _, b := range barColours {
+		if c == b {
+			return true
+		}
+	}
+	return false
+}
+
+// barsOnScreen finds a pixel row crossing at least n separate runs of the
+// bars' colours (the 1 px gaps between days part them) whose last run ends
+// inside the screen, short of its right edge: the node's day bars drawn
+// whole, not cut off by a table wider than the phone.
+func barsOnScreen(t *testing.T, img image.Image, n int) {
+	t.Helper()
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		runs, in, end := 0, false, 0
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			bar := isBar([3]uint32{r >> 8, g >> 8, bl >> 8})
+			if bar && !in {
+				runs++
+			}
+			if bar {
+				end = x
+			}
+			in = bar
+		}
+		if runs >= n && end < b.Max.X-4 {
+			return
+		}
+	}
+	t.Errorf("no row of the %d-wide screenshot shows %d day bars whole", b.Dx(), n)
+}
+
+// lastSection cuts the bottom h rows of what the screenshot in shows (up to
+// its last row that is not blank) into out, and fails if they are blank.
+func lastSection(t *testing.T, in, out string, h int) {
+	t.Helper()
+	img := readPNG(t, in)
 	b := img.Bounds()
 	blank := func(y int) bool {
 		for x := b.Min.X; x < b.Max.X; x++ {

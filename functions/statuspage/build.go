@@ -33,9 +33,16 @@ type Request struct {
 // string already in the page's language and, in the public view, already
 // redacted.
 type Page struct {
-	Mode      Mode        `json:"mode"`
-	Lang      i18n.Lang   `json:"lang"`
+	Mode  Mode      `json:"mode"`
+	Lang  i18n.Lang `json:"lang"`
+	Title string    `json:"title"`
+	// Banner is the whole page's status in one line, as hosted status
+	// pages open (banner.go).
+	Banner Banner `json:"banner"`
+	// Generated is when the page was built, in the zone its nodes share
+	// (else UTC), named.
 	Generated string      `json:"generated"`
+	Feed      string      `json:"-"` // the Atom feed of the incidents (feed.go)
 	NowUnixMS int64       `json:"now_unix_ms"`
 	Switch    []LangLink  `json:"-"`
 	Legend    []Legend    `json:"legend"`
@@ -65,8 +72,15 @@ type Legend struct {
 	Text  string `json:"text"`
 }
 
-// TimerWords are the live timers' phrases, a %s for the duration.
-type TimerWords struct{ Ago, Left, Overdue string }
+// TimerWords are the live timers' phrases, a %s for the duration, and the
+// duration's units (day, hour, minute, second) with what joins them: 12秒前,
+// 剩余 12小时10分14秒; 12s ago, 12h 10m 14s left.
+type TimerWords struct {
+	Ago, Left, Overdue string
+	Open               string // "still open", for the feed's titles
+	Units              [4]string
+	Join               string
+}
 
 // NodeView is one node's row. Provider, Contract and GPUs are empty where
 // the public view withholds them; Node is the id or, in public, the label.
@@ -82,12 +96,15 @@ type NodeView struct {
 	// Delivery is the node's delivery as the report judges it (team view
 	// only): when it was delivered under the contract's counts_until, how
 	// long after the order, against the target; or how long it is awaited.
-	Delivery    string    `json:"delivery,omitempty"`
-	LastHeard   string    `json:"last_heard,omitempty"`
-	LastHeardMS int64     `json:"last_heard_unix_ms,omitempty"`
-	Uptime      string    `json:"uptime_90d"`
-	UptimePct   float64   `json:"uptime_90d_percent"`
-	Days        []DayView `json:"days"`
+	Delivery    string `json:"delivery,omitempty"`
+	LastHeard   string `json:"last_heard,omitempty"`
+	LastHeardMS int64  `json:"last_heard_unix_ms,omitempty"`
+	Uptime      string `json:"uptime_90d"`
+	// UptimePct is absent for a node not in service yet (never heard
+	// from), whose uptime is "—" and UptimeNote says why.
+	UptimePct  *float64  `json:"uptime_90d_percent,omitempty"`
+	UptimeNote string    `json:"uptime_note,omitempty"`
+	Days       []DayView `json:"days"`
 }
 
 // DayView is one day's bar.
@@ -131,18 +148,20 @@ type Step struct {
 
 // TicketRow is one open ticket with its nearest pending deadline.
 type TicketRow struct {
-	ID         string `json:"id,omitempty"`
-	Node       string `json:"node"`
-	Priority   string `json:"priority"`
-	Summary    string `json:"summary,omitempty"`
-	OffHours   bool   `json:"off_hours"`
-	Opened     string `json:"opened"`
-	Target     string `json:"target,omitempty"`
-	Deadline   string `json:"deadline,omitempty"`
-	DeadlineMS int64  `json:"deadline_unix_ms,omitempty"`
-	Overdue    bool   `json:"overdue"`
-	Status     string `json:"status"`
-	opened     time.Time
+	ID string `json:"id,omitempty"`
+	// ProviderRef is the provider's own ticket number (team view only).
+	ProviderRef string `json:"provider_ref,omitempty"`
+	Node        string `json:"node"`
+	Priority    string `json:"priority"`
+	Summary     string `json:"summary,omitempty"`
+	OffHours    bool   `json:"off_hours"`
+	Opened      string `json:"opened"`
+	Target      string `json:"target,omitempty"`
+	Deadline    string `json:"deadline,omitempty"`
+	DeadlineMS  int64  `json:"deadline_unix_ms,omitempty"`
+	Overdue     bool   `json:"overdue"`
+	Status      string `json:"status"`
+	opened      time.Time
 }
 
 // node is one node being drawn, with what the page needs to know of it.
@@ -197,16 +216,9 @@ func (h *Handler) Build(ctx context.Context, req Request) (*Page, error) {
 		lang = defaultLang(nodes, req.AcceptLanguage)
 	}
 	pr := i18n.New(lang)
-	p := &Page{Mode: req.Mode, Lang: lang, Generated: pr.Zoned(now, time.UTC), NowUnixMS: now.UnixMilli(),
-		Words: TimerWords{Ago: pr.T("%s ago", "%s"), Left: pr.T("%s left", "%s"), Overdue: pr.T("overdue by %s", "%s")}}
-	for _, l := range i18n.Langs {
-		p.Switch = append(p.Switch, LangLink{Lang: l, Name: map[i18n.Lang]string{i18n.EN: "English", i18n.ZH: "中文"}[l],
-			Href: PathStatus + "?lang=" + string(l), Current: l == lang})
-	}
-	for _, c := range []struct{ class, text string }{{"ok", "no counted outage"}, {"minor", "at least 99.9 %% up"},
-		{"major", "at least 99 %% up"}, {"down", "below 99 %% up"}, {"none", "no data (not yet in service)"}} {
-		p.Legend = append(p.Legend, Legend{Class: c.class, Text: pr.T(c.text)})
-	}
+	p := &Page{Mode: req.Mode, Lang: lang, Title: pr.T("gpusla status"), Generated: pr.Zoned(now, pageZone(nodes)), NowUnixMS: now.UnixMilli(), Feed: PathFeed + "?lang=" + string(lang),
+		Words: timerWords(pr)}
+	p.Switch, p.Legend = langSwitch(lang), legend(pr)
 	// One read covers every zone's 90 local days.
 	incs, err := h.c.Nodes.ListIncidents(ctx, "", now.AddDate(0, 0, -(Days+1)), now.Add(time.Second))
 	if err != nil {
@@ -260,6 +272,7 @@ func (h *Handler) Build(ctx context.Context, req Request) (*Page, error) {
 		p.History[i].Expand = p.History[i].Open || i < expanded
 	}
 	p.Tickets = h.ticketRows(pr, nodes, tickets, now, p)
+	p.Banner = banner(pr, p)
 	if req.Mode == Private && h.c.Reports != nil {
 		// The stored months and the newest scorecard: team view only (they
 		// name every node, provider and contract).
@@ -276,6 +289,55 @@ func (h *Handler) Build(ctx context.Context, req Request) (*Page, error) {
 		}
 	}
 	return p, nil
+}
+
+// langSwitch is the page's language links, the current one marked.
+func langSwitch(lang i18n.Lang) []LangLink {
+	var out []LangLink
+	for _, l := range i18n.Langs {
+		out = append(out, LangLink{Lang: l, Name: map[i18n.Lang]string{i18n.EN: "English", i18n.ZH: "中文"}[l],
+			Href: PathStatus + "?lang=" + string(l), Current: l == lang})
+	}
+	return out
+}
+
+// legend explains the bars' colours.
+func legend(pr *i18n.Printer) []Legend {
+	var out []Legend
+	for _, c := range []struct{ class, text string }{{"ok", "no counted outage"}, {"minor", "at least 99.9 %% up"},
+		{"major", "at least 99 %% up"}, {"down", "below 99 %% up"}, {"none", "no data (not yet in service)"}} {
+		out = append(out, Legend{Class: c.class, Text: pr.T(c.text)})
+	}
+	return out
+}
+
+// pageZone is the zone every node on the page is kept in, else UTC: the
+// page's own times (when it was built) are in it.
+func pageZone(nodes []*node) *time.Location {
+	var loc *time.Location
+	for _, nd := range nodes {
+		switch {
+		case loc == nil:
+			loc = nd.loc
+		case loc.String() != nd.loc.String():
+			return time.UTC
+		}
+	}
+	if loc == nil {
+		return time.UTC
+	}
+	return loc
+}
+
+// timerWords are the script's words in pr's language.
+func timerWords(pr *i18n.Printer) TimerWords {
+	w := TimerWords{Ago: pr.T("%s ago", "%s"), Left: pr.T("%s left", "%s"), Overdue: pr.T("overdue by %s", "%s"), Open: pr.T("still open"),
+		Units: [4]string{"d", "h", "m", "s"}, Join: " "}
+	if pr.Lang == i18n.ZH {
+		// 12小时10分14秒: 分 before seconds, as a clock reads.
+		w.Units, w.Join = [4]string{"天", "小时", "分", "秒"}, ""
+	}
+	return w
 }
 
 // defaultLang is the contracts' shared report.lang, else the first of
@@ -366,7 +428,13 @@ func (h *Handler) nodeView(ctx context.Context, pr *i18n.Printer, nd *node, incs
 	}
 	var up float64
 	nv.Days, up = dayBars(pr, down, nd.loc, now, nd.first)
-	nv.Uptime, nv.UptimePct = pr.Num(up, 3)+" %", up
+	if nd.first.IsZero() {
+		// Never heard from: no day was in service, so there is no uptime
+		// (0.000 % would read as a total outage).
+		nv.Uptime, nv.UptimeNote = "—", pr.T("not in service yet: no heartbeat received")
+	} else {
+		nv.Uptime, nv.UptimePct = pr.Num(up, 3)+" %", &up
+	}
 	var open, hist []Incident
 	for i, inc := range inWindow {
 		iv := h.incidentView(ctx, pr, nd, inc, verdicts[i], tickets, now)
@@ -539,9 +607,9 @@ func deliveryText(pr *i18n.Printer, nd *node, st *store.NodeState, now time.Time
 	at, v, ordered := d.DeliveredAt, d.Verdict, nd.n.OrderedAt
 	switch {
 	case !at.IsZero() && v.Due.IsZero():
-		return pr.T("delivered %s, %s after the order", pr.Zoned(at, nd.loc), pr.Dur(v.Took))
+		return pr.T("delivered %s, %s after the order", pr.Zoned(at, nd.loc), pr.Elapsed(v.Took))
 	case !at.IsZero():
-		return pr.T("delivered %s, %s after the order (target %s): %s", pr.Zoned(at, nd.loc), pr.Dur(v.Took), pr.Dur(v.Due.Sub(ordered)), pr.T(v.Status))
+		return pr.T("delivered %s, %s after the order (target %s): %s", pr.Zoned(at, nd.loc), pr.Elapsed(v.Took), pr.Dur(v.Due.Sub(ordered)), pr.T(v.Status))
 	case v.Due.IsZero():
 		return pr.T("not delivered: ordered %s", pr.Zoned(ordered, nd.loc))
 	case v.Status == ticket.Breached:

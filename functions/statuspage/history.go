@@ -179,7 +179,7 @@ func (h *Handler) ticketRows(pr *i18n.Printer, nodes []*node, tickets []store.Ti
 		}
 		row := TicketRow{Node: nd.label, Priority: t.Priority, Opened: pr.Zoned(t.Opened, nd.loc), Status: pr.Word("no_target"), opened: t.Opened}
 		if nd.shows(terms.ShowTickets) {
-			row.ID, row.Summary = t.ID, t.Summary
+			row.ID, row.Summary, row.ProviderRef = t.ID, t.Summary, t.ProviderRef
 		}
 		tim, _, err := h.c.Tickets.Timing(t, now)
 		if err != nil {

@@ -124,6 +124,7 @@ func New(c Config) *Handler {
 func (h *Handler) Register(mux *http.ServeMux) {
 	mux.Handle("GET "+PathStatus, h)
 	mux.Handle("GET "+PathJSON, h)
+	mux.Handle("GET "+PathFeed, h)
 	mux.Handle("GET "+PathReports, h)
 }
 
@@ -192,7 +193,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.report(w, r, name)
 		return
 	}
-	if r.URL.Path != PathStatus && r.URL.Path != PathJSON {
+	if r.URL.Path != PathStatus && r.URL.Path != PathJSON && r.URL.Path != PathFeed {
 		http.NotFound(w, r)
 		return
 	}
@@ -221,6 +222,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var buf bytes.Buffer
+	if r.URL.Path == PathFeed {
+		h.writeFeed(w, page)
+		return
+	}
 	if r.URL.Path == PathJSON {
 		enc := json.NewEncoder(&buf)
 		enc.SetIndent("", "  ")
@@ -242,6 +247,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Language", string(page.Lang))
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'")
 	_, _ = w.Write(buf.Bytes())
+}
+
+// writeFeed answers the page as its Atom feed (feed.go).
+func (h *Handler) writeFeed(w http.ResponseWriter, page *Page) {
+	out, err := feed(page, PathFeed+"?lang="+string(page.Lang))
+	if err != nil {
+		h.c.Log.Error("status page feed", "err", err)
+		http.Error(w, "status page: feed failed", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/atom+xml; charset=utf-8")
+	_, _ = w.Write(out)
 }
 
 func (h *Handler) unauthorized(w http.ResponseWriter, msg string) {

@@ -350,7 +350,7 @@ func TestHistoryTimeline(t *testing.T) {
 	}
 	// The open gpu_degraded: cn-example does not count it, and says why.
 	for _, inc := range p.History {
-		if inc.Kind == "gpu_degraded" && (inc.Counted || inc.Verdict != "no: the contract does not count gpu_degraded as unavailable") {
+		if inc.Kind == "gpu_degraded" && (inc.Counted || inc.Verdict != "no: the contract does not count GPU hardware fault as unavailable") {
 			t.Errorf("gpu_degraded verdict %q", inc.Verdict)
 		}
 	}

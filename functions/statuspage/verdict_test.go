@@ -62,10 +62,13 @@ func TestPageJudgesIncidentsByTheContract(t *testing.T) {
 	}
 	span := now.Sub(first)
 	want := 100 * float64(span-10*time.Minute) / float64(span)
-	if d := nv.UptimePct - want; d > 1e-9 || d < -1e-9 {
-		t.Errorf("90-day uptime %.6f %%, want %.6f %% (only the 10-minute gpu_lost counts)", nv.UptimePct, want)
+	if nv.UptimePct == nil {
+		t.Fatalf("no 90-day uptime for a node in service")
 	}
-	if len(p.Open) != 1 || p.Open[0].Counted || !strings.Contains(p.Open[0].Reason, "does not count inventory_mismatch") {
+	if d := *nv.UptimePct - want; d > 1e-9 || d < -1e-9 {
+		t.Errorf("90-day uptime %.6f %%, want %.6f %% (only the 10-minute gpu_lost counts)", *nv.UptimePct, want)
+	}
+	if len(p.Open) != 1 || p.Open[0].Counted || !strings.Contains(p.Open[0].Reason, "does not count hardware not as ordered") {
 		t.Errorf("open incidents %+v, want the inventory_mismatch, not counted, with the contract's reason", p.Open)
 	}
 }

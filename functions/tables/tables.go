@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -31,14 +32,24 @@ func Nodes(ctx context.Context, w io.Writer, st NodeStore) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NODE\tPROVIDER\tCONTRACT\tGPUS\tLAST SEQ\tLAST RECEIVED\tUNREACHABLE\tRELEASED AT")
+	fmt.Fprintln(tw, "NODE\tPROVIDER\tCONTRACT\tGPUS\tLAST SEQ\tLAST RECEIVED\tSTATE\tRELEASED AT")
 	for _, n := range nodes {
 		s, err := st.GetState(ctx, n.ID)
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
+		never := errors.Is(err, store.ErrNotFound)
+		if err != nil && !never {
 			return fmt.Errorf("node %s: %w", n.ID, err)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%v\t%s\n", n.ID, n.Provider, n.Contract, n.GPUCount, s.LastSeq,
-			instant(s.LastReceivedAt), s.Eval.Unreachable != nil, instant(n.ReleasedAt))
+		// A node never heard from is neither reachable nor unreachable:
+		// it has not sent its first batch (the probe is not running yet).
+		seq, state := strconv.FormatUint(s.LastSeq, 10), "up"
+		switch {
+		case never:
+			seq, state = "-", "no heartbeat yet"
+		case s.Eval.Unreachable != nil:
+			state = "unreachable"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", n.ID, n.Provider, n.Contract, n.GPUCount, seq,
+			instant(s.LastReceivedAt), state, instant(n.ReleasedAt))
 	}
 	return tw.Flush()
 }

@@ -37,9 +37,9 @@ func rows(out string) [][]string {
 	return r
 }
 
-// A node that never pushed shows no state; one that did shows its last
-// sequence number, receive time and whether it is unreachable; a released
-// one when it was released.
+// A node that never pushed says so ("no heartbeat yet", not "unreachable
+// false"); one that did shows its last sequence number, receive time and
+// whether it is unreachable; a released one when it was released.
 func TestNodes(t *testing.T) {
 	st := openBolt(t)
 	ctx := t.Context()
@@ -62,9 +62,9 @@ func TestNodes(t *testing.T) {
 	}
 	got := rows(out.String())
 	want := [][]string{
-		{"NODE", "PROVIDER", "CONTRACT", "GPUS", "LAST", "SEQ", "LAST", "RECEIVED", "UNREACHABLE", "RELEASED", "AT"},
-		{"gz-01", "acme", "c1", "8", "0", "-", "false", "-"},
-		{"gz-02", "acme", "c2", "4", "17", "2026-03-01T01:02:03Z", "true", "2026-03-01T02:02:03Z"},
+		{"NODE", "PROVIDER", "CONTRACT", "GPUS", "LAST", "SEQ", "LAST", "RECEIVED", "STATE", "RELEASED", "AT"},
+		{"gz-01", "acme", "c1", "8", "-", "-", "no", "heartbeat", "yet", "-"},
+		{"gz-02", "acme", "c2", "4", "17", "2026-03-01T01:02:03Z", "unreachable", "2026-03-01T02:02:03Z"},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("table:\n%s", out.String())

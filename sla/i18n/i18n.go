@@ -63,6 +63,11 @@ func init() {
 			panic(fmt.Sprintf("i18n: zh entry %q: %v", key, err))
 		}
 	}
+	for key, s := range enWords {
+		if err := cat.SetString(tags[EN], key, s); err != nil {
+			panic(fmt.Sprintf("i18n: en word %q: %v", key, err))
+		}
+	}
 }
 
 // Printer writes in one language.
@@ -231,7 +236,7 @@ func (p *Printer) Month(ym string) string {
 	return t.Format("January 2006")
 }
 
-// Dur is a duration to the second: 1h30m, 1小时30分; days above a day.
+// Dur is a duration to the second: 1h30m, 1小时30分钟; days above a day.
 func (p *Printer) Dur(d time.Duration) string {
 	s := int64(d / time.Second)
 	if s == 0 {
@@ -253,12 +258,17 @@ func (p *Printer) Dur(d time.Duration) string {
 		}
 		if v := s / u.n; v > 0 {
 			fmt.Fprintf(&b, "%d", v)
-			if p.Lang == ZH {
-				b.WriteString(u.zh)
-			} else {
-				b.WriteString(u.en)
-			}
 			s %= u.n
+			switch {
+			case p.Lang != ZH:
+				b.WriteString(u.en)
+			case u.n == 60 && s == 0:
+				// Minutes that end the duration are 分钟 (15分钟, 1小时30分钟);
+				// before seconds, 分 (12小时10分14秒), as a clock reads.
+				b.WriteString("分钟")
+			default:
+				b.WriteString(u.zh)
+			}
 		}
 	}
 	return b.String()

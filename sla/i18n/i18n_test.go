@@ -158,7 +158,7 @@ func TestLocaleForms(t *testing.T) {
 		{cn.Text(msg.New("the node ran but could not reach the outside: %s at %s", msg.Plain("ping 10.0.0.1 failed"), msg.At(at, sh))),
 			"节点在运行但无法访问外网：ping 10.0.0.1 failed，发生于 2026年2月17日 09:05:00（UTC+08:00）"},
 		{en.Text(msg.New("delivered %s after the order (target %s)", 2*time.Hour, 30*time.Minute)), "delivered 2h after the order (target 30m)"},
-		{cn.Text(msg.New("the contract does not count %s as unavailable", msg.Word("gpu_degraded"))), "合同不将“GPU 性能降级”计为不可用"},
+		{cn.Text(msg.New("the contract does not count %s as unavailable", msg.Word("gpu_degraded"))), "合同不将“GPU 硬件异常”计为不可用"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)

@@ -19,23 +19,27 @@ func init() {
 func newAPIKeyCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "apikey", Short: "Create, list and revoke keys for the HTTP API (local store)"}
 	var data string
-	cmd.PersistentFlags().StringVar(&data, "data", "./data", "data folder of the local backend (stop `gpusla serve` first: the store is locked while it runs)")
+	// No backquotes in a flag's usage: pflag would print the quoted words
+	// as the flag's value name (--data gpusla serve).
+	cmd.PersistentFlags().StringVar(&data, "data", "./data", "data folder of the local backend (stop gpusla serve first: the store is locked while it runs)")
 
-	var name, scopeList string
+	var name string
+	var scopeList []string
 	create := &cobra.Command{
-		Use:   "create --name NAME [--scope read,tickets,admin]",
+		Use:   "create --name NAME [--scope read --scope tickets | --scope read,tickets]",
 		Short: "Create an API key; prints the token once",
 		Long: `Creates a key for the HTTP API and prints its token — "gsk_<id>_<secret>" — this
 once. Only a SHA-256 hash of the secret is stored, so a lost token cannot be
 recovered: revoke it and create another. Callers send it as
 "Authorization: Bearer <token>".
 
-Scopes (comma-separated): read — GET /v1/nodes and /v1/incidents; tickets — the
-ticket API (/v1/tickets…; docs/tickets.md); admin — everything. Keys created
-before scopes existed keep the ticket API alone.`,
+Scopes (--scope, repeated or comma-separated; every one given is kept): read —
+GET /v1/nodes and /v1/incidents; tickets — the ticket API (/v1/tickets…;
+docs/tickets.md); admin — everything. Keys created before scopes existed keep
+the ticket API alone.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			scopes, err := app.ParseScopes(scopeList) // before the store is opened
+			scopes, err := app.ParseScopes(strings.Join(scopeList, ",")) // before the store is opened
 			if err != nil {
 				return fmt.Errorf("--scope: %w", err)
 			}
@@ -55,7 +59,7 @@ before scopes existed keep the ticket API alone.`,
 	}
 	create.Flags().StringVar(&name, "name", "", "who or what uses the key (required)")
 	_ = create.MarkFlagRequired("name")
-	create.Flags().StringVar(&scopeList, "scope", string(app.ScopeTickets), "what the key may do: read, tickets, admin (comma-separated)")
+	create.Flags().StringArrayVar(&scopeList, "scope", []string{string(app.ScopeTickets)}, "what the key may do: read, tickets, admin (repeat the flag or separate with commas)")
 
 	list := &cobra.Command{
 		Use:   "list",

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -53,7 +54,7 @@ Save the secret on the node in the file the config names, mode 0600.`,
 			if req.Terms, err = o.Terms(); err != nil {
 				return err
 			}
-			req.Warn = cmd.ErrOrStderr()
+			req.Warn, req.TermsDir = cmd.ErrOrStderr(), filepath.Join(data, wiring.TermsDir)
 			return nodeadd.Add(cmd.Context(), o.Service, req, cmd.OutOrStdout())
 		},
 	}
@@ -67,8 +68,8 @@ Save the secret on the node in the file the config names, mode 0600.`,
 	f.StringVar(&in.GPUModel, "gpu-model", "", "GPU model as ordered (e.g. H100, NVIDIA H200)")
 	f.IntVar(&in.GPUCount, "gpus", 0, "number of GPUs ordered")
 	f.Float64Var(&req.Probe.GPUMemoryGB, "gpu-memory-gb", 0, "memory per GPU as sold, in GB")
-	f.Float64Var(&in.PricePerHour, "price", 0, "price per node-hour")
-	f.StringVar(&in.Currency, "currency", "USD", "currency of --price")
+	f.Float64Var(&in.PricePerHour, "price", 0, "price per node-hour, all its GPUs together (8 GPUs at 18.50 per GPU-hour: 148); the report bills by the terms' billing.price_per_gpu_hour")
+	f.StringVar(&in.Currency, "currency", "USD", "currency of --price (ISO 4217)")
 	f.DurationVar(&in.HeartbeatInterval, "heartbeat", app.DefaultHeartbeatInterval, "probe heartbeat interval")
 	f.DurationVar(&in.PushInterval, "push", app.DefaultPushInterval, "probe push interval")
 	f.DurationVar(&in.Grace, "grace", app.DefaultGrace, "grace after a missed heartbeat before the node is called unreachable")

@@ -1,0 +1,58 @@
+package statuspage
+
+import (
+	"strings"
+
+	"github.com/gpusla/gpusla/sla/i18n"
+)
+
+// Banner is the page's overall status, the line hosted status pages open
+// with: every node up; some degraded; some down or unreachable; none in
+// service yet. Nodes still awaiting delivery are not counted against it
+// and are named apart.
+type Banner struct {
+	Class string `json:"class"` // ok, degraded, down, none
+	Text  string `json:"text"`
+	Sub   string `json:"sub,omitempty"`
+}
+
+// banner judges p's nodes, already drawn with their states.
+func banner(pr *i18n.Printer, p *Page) Banner {
+	down, degraded, waiting := 0, 0, 0
+	for _, n := range p.Nodes {
+		switch n.State {
+		case "down", "unreachable":
+			down++
+		case "degraded":
+			degraded++
+		case "waiting":
+			waiting++
+		}
+	}
+	inService := len(p.Nodes) - waiting
+	b := Banner{Class: "ok", Text: pr.T("All nodes operational")}
+	switch {
+	case inService == 0:
+		b = Banner{Class: "none", Text: pr.T("No node in service yet")}
+	case down > 0:
+		b = Banner{Class: "down", Text: pr.T("Outage: %d of %d nodes down or unreachable", down, inService)}
+	case degraded > 0:
+		b = Banner{Class: "degraded", Text: pr.T("Degraded: %d of %d nodes", degraded, inService)}
+	}
+	var sub []string
+	if len(p.Open) > 0 || len(p.Tickets) > 0 {
+		sub = append(sub, pr.T("%d open incident(s), %d open ticket(s)", len(p.Open), len(p.Tickets)))
+	}
+	if waiting > 0 && inService > 0 {
+		sub = append(sub, pr.T("%d node(s) awaiting delivery", waiting))
+	}
+	b.Sub = strings.Join(sub, sep(pr))
+	return b
+}
+
+func sep(pr *i18n.Printer) string {
+	if pr.Lang == i18n.ZH {
+		return "；"
+	}
+	return "; "
+}
