@@ -147,11 +147,14 @@ func driveLive(t testing.TB, book app.TermsBook, c liveCase) map[string][]row {
 	for _, e := range c.evs {
 		switch e.Type {
 		case events.TypeNodeReleased:
-			actions = append(actions, action{e.At, func() error { _, err := svc.ReleaseNode(t.Context(), e.Node, e.At); return err }})
+			// Recorded when the log says it was (at the release in an old log).
+			r := app.NodeRelease{Node: e.Node, At: e.At, By: e.RecordedBy, Override: e.Override}
+			actions = append(actions, action{recordedAt(e, e.At), func() error { _, err := svc.ReleaseNode(t.Context(), r); return err }})
 		case events.TypeTicketOpened:
 			// The renter's notice, under a contract whose clock starts at it.
-			r := app.OpenRequest{Node: e.Node, Priority: e.Priority, Category: e.Category, ProviderRef: e.ProviderRef, Summary: e.Summary, At: e.At, Key: e.Ticket}
-			actions = append(actions, action{e.At, func() error {
+			r := app.OpenRequest{Node: e.Node, Priority: e.Priority, Category: e.Category, ProviderRef: e.ProviderRef, Summary: e.Summary, At: e.At,
+				Key: e.Ticket, By: e.RecordedBy}
+			actions = append(actions, action{recordedAt(e, e.At), func() error {
 				desk, err := svc.Tickets(book)
 				if err == nil {
 					_, _, err = desk.Open(t.Context(), r)
@@ -159,11 +162,12 @@ func driveLive(t testing.TB, book app.TermsBook, c liveCase) map[string][]row {
 				return err
 			}})
 		case events.TypeMaintenance:
-			in := app.NewMaintenance{Contract: e.Contract, Node: e.Node, Start: e.Start, End: e.End, AnnouncedAt: e.AnnouncedAt, Summary: e.Summary}
+			in := app.NewMaintenance{Contract: e.Contract, Node: e.Node, Start: e.Start, End: e.End, AnnouncedAt: e.AnnouncedAt, Summary: e.Summary,
+				By: e.RecordedBy, Override: e.Override}
 			if in.Node != "" {
 				in.Contract = "" // a node's own notice (the log may name its contract too)
 			}
-			actions = append(actions, action{e.AnnouncedAt, func() error { _, err := svc.AnnounceMaintenance(t.Context(), in); return err }})
+			actions = append(actions, action{recordedAt(e, e.AnnouncedAt), func() error { _, err := svc.AnnounceMaintenance(t.Context(), in); return err }})
 		case events.TypeNodeRegistered:
 			regs = append(regs, e)
 			if e.OrderedAt.Before(start) {
@@ -356,6 +360,15 @@ func driveLive(t testing.TB, book app.TermsBook, c liveCase) map[string][]row {
 		}
 	}
 	return out
+}
+
+// recordedAt is when the operator's action is done: when the log says it
+// was recorded, else (an old log) at def, when it claims to have happened.
+func recordedAt(e events.Event, def time.Time) time.Time {
+	if e.RecordedAt.IsZero() {
+		return def
+	}
+	return e.RecordedAt
 }
 
 func sortRows(rs []row) {

@@ -132,7 +132,8 @@ func exportMaintenance(ctx context.Context, st store.Store, nodes []store.Node, 
 			continue
 		}
 		e := events.Event{Type: events.TypeMaintenance, ID: "maint-" + m.ID, Node: m.Node, Contract: m.Contract,
-			Start: m.Start.UTC(), End: m.End.UTC(), AnnouncedAt: m.AnnouncedAt.UTC(), Summary: m.Summary}
+			Start: m.Start.UTC(), End: m.End.UTC(), AnnouncedAt: m.AnnouncedAt.UTC(), Summary: m.Summary,
+			RecordedAt: m.CreatedAt.UTC(), RecordedBy: m.RecordedBy, Override: m.Override}
 		if err := out(&e); err != nil {
 			return err
 		}
@@ -152,7 +153,7 @@ func exportNode(ctx context.Context, st store.Store, n store.Node, from, to time
 		return err
 	}
 	if !n.ReleasedAt.IsZero() {
-		rel := events.Event{Type: events.TypeNodeReleased, ID: "rel-" + n.ID, Node: n.ID, At: n.ReleasedAt.UTC()}
+		rel := ReleaseEvent(n)
 		if err := out(&rel); err != nil {
 			return err
 		}
@@ -228,6 +229,14 @@ func exportNode(ctx context.Context, st store.Store, n store.Node, from, to time
 		}
 	}
 	return nil
+}
+
+// ReleaseEvent is a released node's node_released event, with its record
+// (a release stored before records were kept has none: its time is then
+// taken as it claims).
+func ReleaseEvent(n store.Node) events.Event {
+	return events.Event{Type: events.TypeNodeReleased, ID: "rel-" + n.ID, Node: n.ID, At: n.ReleasedAt.UTC(),
+		RecordedAt: n.ReleaseRecordedAt.UTC(), RecordedBy: n.ReleaseRecordedBy, Override: n.ReleaseOverride}
 }
 
 // runEvent is a stored heartbeat run as a heartbeat_run event, exactly as

@@ -33,7 +33,7 @@ func TestReleaseNodeValidation(t *testing.T) {
 		{"before the order", "gz-01", n.OrderedAt.Add(-time.Second), app.EInvalid, "at: " + n.OrderedAt.Add(-time.Second).Format(time.RFC3339) + " is before the node was ordered"},
 		{"in the future", "gz-01", t0.Add(time.Hour), app.EInvalid, "at: " + t0.Add(time.Hour).Format(time.RFC3339) + " is in the future"},
 	} {
-		_, err := w.svc.ReleaseNode(ctx, c.id, c.at)
+		_, err := w.svc.ReleaseNode(ctx, app.NodeRelease{Node: c.id, At: c.at})
 		if app.ErrorCode(err) != c.kind || err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%s: got %v (%s), want %s %q", c.name, err, app.ErrorCode(err), c.kind, c.want)
 		}
@@ -42,13 +42,13 @@ func TestReleaseNodeValidation(t *testing.T) {
 		t.Fatalf("a refused release was stored: %s", got.ReleasedAt)
 	}
 	at := t0.Add(2 * time.Minute) // inside the clock slack
-	if _, err := w.svc.ReleaseNode(ctx, "gz-01", at); err != nil {
+	if _, err := w.svc.ReleaseNode(ctx, app.NodeRelease{Node: "gz-01", At: at}); err != nil {
 		t.Fatalf("release within the slack: %v", err)
 	}
-	if _, err := w.svc.ReleaseNode(ctx, "gz-01", at); err != nil {
+	if _, err := w.svc.ReleaseNode(ctx, app.NodeRelease{Node: "gz-01", At: at}); err != nil {
 		t.Errorf("the same release again: %v, want it accepted", err)
 	}
-	_, err = w.svc.ReleaseNode(ctx, "gz-01", at.Add(-time.Minute))
+	_, err = w.svc.ReleaseNode(ctx, app.NodeRelease{Node: "gz-01", At: at.Add(-time.Minute)})
 	if app.ErrorCode(err) != app.EConflict || !strings.Contains(err.Error(), at.Format(time.RFC3339)) {
 		t.Errorf("another release: %v, want a conflict naming the recorded %s", err, at.Format(time.RFC3339))
 	}
@@ -75,7 +75,7 @@ func TestReleasedNodeRaisesNothing(t *testing.T) {
 	alerts := len(w.notif.Sent())
 	rel := w.clock.Now().Add(30 * time.Second)
 	w.clock.Set(rel.Add(10 * time.Second))
-	if _, err := w.svc.ReleaseNode(ctx, "gz-01", rel); err != nil {
+	if _, err := w.svc.ReleaseNode(ctx, app.NodeRelease{Node: "gz-01", At: rel}); err != nil {
 		t.Fatal(err)
 	}
 	// Silent for an hour after the release, then failing again.

@@ -19,10 +19,11 @@ import (
 func TicketEvents(t *store.Ticket) []events.Event {
 	out := make([]events.Event, 0, 1+len(t.Events))
 	out = append(out, events.Event{Type: events.TypeTicketOpened, ID: t.ID + "/opened", Ticket: t.ID, Node: t.Node,
-		At: t.Opened.UTC(), Priority: t.Priority, Category: t.Category, ProviderRef: t.ProviderRef, Summary: t.Summary})
+		At: t.Opened.UTC(), Priority: t.Priority, Category: t.Category, ProviderRef: t.ProviderRef, Summary: t.Summary,
+		RecordedAt: t.CreatedAt.UTC(), RecordedBy: t.OpenedBy})
 	for i, e := range t.Events {
 		ev := events.Event{Type: e.Type, ID: fmt.Sprintf("%s/%d/%s", t.ID, i+1, shortType(e.Type)), Ticket: t.ID, At: e.At.UTC(),
-			AwaitingCustomer: e.AwaitingCustomer}
+			AwaitingCustomer: e.AwaitingCustomer, RecordedAt: e.RecordedAt.UTC(), RecordedBy: e.By}
 		if e.Type == store.EventHardwareReplaced {
 			ev.Node = t.Node
 		}

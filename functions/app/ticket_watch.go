@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/terms"
 	"github.com/gpusla/gpusla/sla/ticket"
 )
@@ -305,6 +306,16 @@ func clockLine(name string, c *ticket.Clock, tm *terms.Terms) string {
 	return fmt.Sprintf("%s %s (%s, %s clock)", targetNames[name], due, human(c.Target), c.Clock)
 }
 
+// retroNote says, of a ticket time recorded later than events.RecordSlack
+// after it, that it was, by whom, and that the report names it: the desk
+// times it as dated, as the report does, and says so where it is seen.
+func retroNote(at, recorded time.Time, by string) string {
+	if !events.Retroactive(at, recorded) {
+		return ""
+	}
+	return fmt.Sprintf(" Recorded %s later by %s: timed as dated, and named in the report's retroactive records.", human(recorded.Sub(at)), orUnknown(by))
+}
+
 func openedText(t *store.Ticket, tim ticket.Timing, tm *terms.Terms) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Ticket %s opened for %s: %s, opened %s — %s.", t.ID, t.Node, t.Priority, local(t.Opened, tm), hoursKind(tim))
@@ -314,6 +325,7 @@ func openedText(t *store.Ticket, tim ticket.Timing, tm *terms.Terms) string {
 	if t.Summary != "" {
 		fmt.Fprintf(&b, " %q.", t.Summary)
 	}
+	b.WriteString(retroNote(t.Opened, t.CreatedAt, t.OpenedBy))
 	var lines []string
 	for _, c := range []struct {
 		n string
@@ -358,7 +370,7 @@ func recordedText(t *store.Ticket, e store.TicketEvent, tim ticket.Timing, tm *t
 			fmt.Fprintf(&b, ". %s target met: %s of %s", targetNames[e.Target], human(c.Elapsed), human(c.Target))
 		}
 	}
-	b.WriteString(".")
+	b.WriteString("." + retroNote(e.At, e.RecordedAt, e.By))
 	return b.String()
 }
 

@@ -1,9 +1,11 @@
 // Package bundle writes and checks the claim evidence bundle: one zip with
 // the month's report (JSON, the documented form, and HTML for people), the
 // raw observations behind every counted outage as JSON lines exactly as
-// the event log holds them (docs/events.md), and a manifest with the
-// SHA-256 of each file, the batches those observations came in with their
-// hash chain, and a chain head that summarises all of it.
+// the event log holds them (docs/events.md), the books' administrative
+// records behind the report (records.jsonl: maintenance notices, releases,
+// ticket events, each with when and by whom it was recorded), and a
+// manifest with the SHA-256 of each file, the batches those observations
+// came in with their hash chain, and a chain head that summarises all of it.
 //
 // Verify re-derives everything from the zip alone, offline, and lists each
 // thing that does not match — a changed byte names the file and the batch
@@ -57,6 +59,9 @@ type Manifest struct {
 	// value that changes if any batch, its order or any of its lines does.
 	// Quote it when filing the claim; verify prints it.
 	ChainHead string `json:"chain_head"`
+	// Records counts the lines of records.jsonl: the report's maintenance
+	// notices, releases and ticket events with their recording.
+	Records int `json:"records"`
 }
 
 // FileSum is one file's size and SHA-256.
@@ -151,9 +156,14 @@ func Write(w io.Writer, r *report.Report, log LogSource) (*Manifest, error) {
 		return nil, err
 	}
 	obs := chainBatches(m, lines, hs)
+	recs, n, err := adminRecords(r, log)
+	if err != nil {
+		return nil, err
+	}
+	m.Records = n
 	// The report's claim page quotes the seal, so it is set before the
 	// report is rendered into the bundle (and for the caller's other forms).
-	r.Seal = &report.Seal{ObservationsSHA256: sum(obs), ChainHead: m.ChainHead, Batches: len(m.Batches)}
+	r.Seal = &report.Seal{ObservationsSHA256: sum(obs), ChainHead: m.ChainHead, Batches: len(m.Batches), RecordsSHA256: sum(recs)}
 	for i := range m.Intervals {
 		iv := &m.Intervals[i]
 		for _, b := range m.Batches {
@@ -162,7 +172,7 @@ func Write(w io.Writer, r *report.Report, log LogSource) (*Manifest, error) {
 			}
 		}
 	}
-	if err := writeZip(w, m, r, obs); err != nil {
+	if err := writeZip(w, m, r, obs, recs); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -382,8 +392,9 @@ type zipFile struct {
 }
 
 // writeZip renders r (JSON and HTML), sums every file into m.Files and
-// writes the zip: the report, the observations, then the manifest.
-func writeZip(w io.Writer, m *Manifest, r *report.Report, obs []byte) error {
+// writes the zip: the report, the observations, the records, then the
+// manifest.
+func writeZip(w io.Writer, m *Manifest, r *report.Report, obs, recs []byte) error {
 	var rj, rh bytes.Buffer
 	if err := report.JSON(&rj, r); err != nil {
 		return err
@@ -391,7 +402,7 @@ func writeZip(w io.Writer, m *Manifest, r *report.Report, obs []byte) error {
 	if err := document.Render(&rh, r, "html", document.Extras{}); err != nil {
 		return err
 	}
-	files := []zipFile{{ReportJSONFile, rj.Bytes()}, {ReportHTMLFile, rh.Bytes()}, {ObservationsFile, obs}}
+	files := []zipFile{{ReportJSONFile, rj.Bytes()}, {ReportHTMLFile, rh.Bytes()}, {ObservationsFile, obs}, {RecordsFile, recs}}
 	for _, f := range files {
 		m.Files = append(m.Files, FileSum{Name: f.name, Bytes: int64(len(f.data)), SHA256: sum(f.data)})
 	}

@@ -96,7 +96,7 @@ func rezip(t *testing.T, files map[string][]byte) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
-	for _, name := range []string{ReportJSONFile, ReportHTMLFile, ObservationsFile, ManifestFile} {
+	for _, name := range []string{ReportJSONFile, ReportHTMLFile, ObservationsFile, RecordsFile, ManifestFile} {
 		if data, ok := files[name]; ok {
 			fw, _ := zw.Create(name)
 			fw.Write(data)

@@ -43,8 +43,8 @@ type Result struct {
 	Manifest *Manifest
 	Problems []Problem
 	// Checked counts what was checked, for the summary.
-	Files, Batches, Lines, Intervals int
-	ChainHead                        string
+	Files, Batches, Lines, Intervals, Records int
+	ChainHead                                 string
 }
 
 // OK says nothing failed.
@@ -52,7 +52,8 @@ func (r *Result) OK() bool { return len(r.Problems) == 0 }
 
 // Verify checks a bundle offline: every file against the manifest, every
 // observation line against its batch, the batches' hash chain, the chain
-// head, and the report's counted outages against the intervals kept. It
+// head, the report's counted outages against the intervals kept, and its
+// maintenance rows, tickets and retroactive records against records.jsonl. It
 // returns an error only when the bundle cannot be read at all (not a zip,
 // no manifest); everything else is a Problem in the result.
 func Verify(ra io.ReaderAt, size int64) (*Result, error) {
@@ -81,8 +82,19 @@ func Verify(ra io.ReaderAt, size int64) (*Result, error) {
 	listed := v.batches(seen)
 	v.unlisted(seen, listed)
 	v.intervals(listed)
-	if rj, ok := data[ReportJSONFile]; ok {
-		v.report(rj)
+	var r *report.Report
+	rj, ok := data[ReportJSONFile]
+	if ok {
+		r = v.report(rj)
+	}
+	recs, ok := data[RecordsFile]
+	if r != nil && r.Seal != nil && r.Seal.RecordsSHA256 != "" && sum(recs) != r.Seal.RecordsSHA256 {
+		v.add(RecordsFile, 0, "hashes to %s, the report's seal (quoted on its claim page) says %s", sum(recs), r.Seal.RecordsSHA256)
+	}
+	if ok {
+		v.records(recs, r)
+	} else if keepsRecords(rj) {
+		v.add(ManifestFile, 0, "the bundle carries no %s: who recorded the report's notices, releases and ticket times, and when, cannot be checked", RecordsFile)
 	}
 	return v.res, nil
 }
@@ -244,12 +256,12 @@ func (v *verifier) intervals(listed map[batchKey]bool) {
 
 // report checks that report.json (rj) is the manifest's month and that its
 // counted outages are exactly the manifest's intervals.
-func (v *verifier) report(rj []byte) {
+func (v *verifier) report(rj []byte) *report.Report {
 	m := v.m
 	var r report.Report
 	if err := json.Unmarshal(rj, &r); err != nil {
 		v.add(ReportJSONFile, 0, "not a report: %v", err)
-		return
+		return nil
 	}
 	if r.Month != m.Month || r.AsOf != m.AsOf {
 		v.add(ReportJSONFile, 0, "is for %s as of %s, the manifest for %s as of %s", r.Month, r.AsOf, m.Month, m.AsOf)
@@ -278,6 +290,7 @@ func (v *verifier) report(rj []byte) {
 	for _, k := range left {
 		v.add(ManifestFile, 0, "interval %s is not a counted outage of report.json", k)
 	}
+	return &r
 }
 
 func unwrapLine(err error) error {

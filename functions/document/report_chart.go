@@ -173,10 +173,20 @@ func chartSpans(n *report.Node) (nodeSpans, error) {
 		}
 	}
 	for _, m := range n.Maintenance {
-		a, ok1 := parseTS(m.Start)
-		b, ok2 := parseTS(m.End)
-		if ok1 && ok2 && m.Excluded {
-			sp.excluded = append(sp.excluded, span{a, b})
+		if !m.Excluded {
+			continue
+		}
+		// A notice recorded late takes out only its effective parts.
+		parts := m.Effective
+		if len(parts) == 0 {
+			parts = []report.Span{{Start: m.Start, End: m.End}}
+		}
+		for _, x := range parts {
+			a, ok1 := parseTS(x.Start)
+			b, ok2 := parseTS(x.End)
+			if ok1 && ok2 {
+				sp.excluded = append(sp.excluded, span{a, b})
+			}
 		}
 	}
 	return sp, nil

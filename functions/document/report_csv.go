@@ -53,6 +53,9 @@ func writeCSV(w io.Writer, r *report.Report, d *doc, bom bool) error {
 			return err
 		}
 	}
+	if err := csvRetro(w, cw, d, r.Retroactive); err != nil {
+		return err
+	}
 	cw.Flush()
 	return cw.Error()
 }
@@ -70,6 +73,31 @@ func csvBool(d *doc, b bool) string {
 		return strconv.FormatBool(b)
 	}
 	return d.P.Yes(b)
+}
+
+// csvRetro writes the retroactive records as a table of their own, after
+// a blank line: machine values, the effect translated.
+func csvRetro(w io.Writer, cw *csv.Writer, d *doc, rs report.Retroactive) error {
+	cw.Flush()
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return err
+	}
+	head := []string{"retroactive_record", "node", "kind", "ticket", "claimed_at", "recorded_at", "recorded_by", "late_seconds",
+		"override", "honoured", "at_stake_seconds", "effect"}
+	if err := cw.Write(csvHead(d, head)); err != nil {
+		return err
+	}
+	for _, x := range rs.Records {
+		effect := x.Effect
+		if d.P.Lang != "en" {
+			effect = d.P.Text(x.EffectText)
+		}
+		if err := cw.Write([]string{x.ID, x.Node, x.Kind, x.Ticket, x.ClaimedAt, x.RecordedAt, x.RecordedBy, strconv.FormatInt(x.LateSeconds, 10),
+			x.Override, strconv.FormatBool(x.Honoured), strconv.FormatInt(x.AtStakeSeconds, 10), effect}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // csvHead is the header in the document's language: the machine names in

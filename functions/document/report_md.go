@@ -18,6 +18,7 @@ func writeMarkdown(w io.Writer, d *doc) error {
 	mdTable(&b, d.Contracts)
 	b.WriteString("\n")
 	mdTable(&b, d.Nodes)
+	mdRetro(&b, d.Retro)
 	if d.Bill != nil {
 		b.WriteString("\n## " + d.Bill.Title + "\n\n")
 		mdTable(&b, *d.Bill)
@@ -121,6 +122,21 @@ func mdClaim(b *strings.Builder, c claimPage) {
 	b.WriteString("### " + c.Appendix.Title + "\n\n")
 	mdTable(b, c.Appendix)
 	b.WriteString("\n" + c.AppNote + "\n")
+}
+
+// mdRetro writes the retroactive records section.
+func mdRetro(b *strings.Builder, r *retroSec) {
+	if r == nil {
+		return
+	}
+	b.WriteString("\n## " + r.Title + "\n\n" + mdCell(r.Intro) + "\n\n")
+	for _, n := range r.Notes {
+		b.WriteString("- " + mdCell(n) + "\n")
+	}
+	if len(r.Notes) > 0 {
+		b.WriteString("\n")
+	}
+	mdTable(b, r.Table)
 }
 
 func bold(l []string) []string {

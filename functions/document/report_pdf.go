@@ -214,6 +214,14 @@ func (p *pdfWriter) cover(d *doc) {
 	p.text(11, "B", d.Contracts.Title)
 	p.table(d.Contracts)
 	p.table(d.Nodes)
+	if r := d.Retro; r != nil {
+		p.text(11, "B", r.Title)
+		p.text(8, "", r.Intro)
+		for _, n := range r.Notes {
+			p.text(8, "", n)
+		}
+		p.table(r.Table)
+	}
 	if d.Bill != nil {
 		p.text(11, "B", d.Bill.Title)
 		p.table(*d.Bill)

@@ -31,6 +31,8 @@ type doc struct {
 	Full  *billing.Full
 	Fleet *fleetSec
 	Score *scoreSec
+	// Retro lists the records dated before their recording (retro.go).
+	Retro *retroSec
 	// Status compares each contract's provider status page with the
 	// measured outages (provider.go).
 	Status   []statusSec
@@ -140,6 +142,7 @@ func newDoc(r *report.Report, x Extras) (*doc, error) {
 			p.Num(float64(breached(n)), 0), p.Word(n.Delivery.Status), p.Num(n.Credit.Percent, -1), p.Money(n.Credit.Amount, n.Currency))
 		d.Nodes.Bad = append(d.Nodes.Bad, []bool{false, false, false, !n.Uptime.Met})
 	}
+	d.Retro = retroSection(p, r.Retroactive)
 	if x.Bill != nil {
 		d.Bill = billTable(p, x.Bill)
 	}
@@ -345,15 +348,16 @@ func section(p *i18n.Printer, r *report.Report, n *report.Node) (nodeSec, error)
 		s.Outages = t
 	}
 	if len(n.Maintenance) > 0 {
-		t := &table{Title: p.T("Maintenance"), Widths: []float64{13, 13, 13, 7, 7, 8, 14, 25}, Num: []bool{false, false, false, true, true},
-			Head: []string{p.T("start"), p.T("end"), p.T("announced"), p.T("notice"), p.T("required"), p.T("excluded"), p.T("summary"), p.T("why")}}
+		t := &table{Title: p.T("Maintenance"), Widths: []float64{12, 12, 12, 14, 6, 6, 8, 12, 22}, Num: []bool{false, false, false, false, true, true},
+			Head: []string{p.T("start"), p.T("end"), p.T("announced"), p.T("recorded"), p.T("notice"), p.T("required"), p.T("excluded"), p.T("summary"), p.T("why")}}
 		for _, m := range n.Maintenance {
 			ex := p.T("no")
 			if m.Excluded {
 				ex = p.T("yes, %s", p.Secs(m.ExcludedSeconds))
 			}
-			t.add(p.Stamp(m.Start), p.Stamp(m.End), p.Stamp(m.AnnouncedAt), p.Secs(m.NoticeSeconds), p.Secs(m.RequiredNoticeSeconds), ex, m.Summary, p.Text(m.ReasonText))
-			t.Bad = append(t.Bad, []bool{false, false, false, false, false, !m.Excluded})
+			t.add(p.Stamp(m.Start), p.Stamp(m.End), p.Stamp(m.AnnouncedAt), recordedCell(p, m.RecordedAt, m.RecordedBy), p.Secs(m.NoticeSeconds),
+				p.Secs(m.RequiredNoticeSeconds), ex, m.Summary, p.Text(m.ReasonText))
+			t.Bad = append(t.Bad, []bool{false, false, false, false, false, false, !m.Excluded})
 		}
 		s.Maint = t
 	}
@@ -367,6 +371,9 @@ func section(p *i18n.Printer, r *report.Report, n *report.Node) (nodeSec, error)
 			}
 			if tk.Summary != "" {
 				id += "\n" + tk.Summary
+			}
+			if tk.Retroactive {
+				id += "\n" + p.T("retroactive record: see Retroactive records")
 			}
 			t.add(id, tk.Priority, p.Stamp(tk.OpenedAt)+" ("+dayKind(p, tk)+")", map[bool]string{true: p.T("off-hours"), false: p.T("business hours")}[tk.OffHours],
 				targetText(p, tk.Response), targetText(p, tk.Resolution), targetText(p, tk.Replacement), map[bool]string{true: p.T("breached"), false: p.T("no")}[tk.Breached])
@@ -417,6 +424,9 @@ func claim(p *i18n.Printer, r *report.Report, c *report.Contract) claimPage {
 	if r.Seal != nil {
 		cp.Evidence = []field{{p.T("Evidence bundle: observations SHA-256"), r.Seal.ObservationsSHA256},
 			{p.T("Evidence bundle: hash chain head (%d batches)", r.Seal.Batches), r.Seal.ChainHead}}
+		if r.Seal.RecordsSHA256 != "" {
+			cp.Evidence = append(cp.Evidence, field{p.T("Evidence bundle: records SHA-256 (who recorded each notice and ticket time)"), r.Seal.RecordsSHA256})
+		}
 		cp.Note = p.T("The evidence bundle (evidence.zip) holds the raw observations behind every counted outage; `gpusla verify evidence.zip` re-derives both values offline.")
 	} else {
 		cp.Note = p.T("No evidence bundle was sealed for this rendering; the monthly job's evidence.zip carries the observations and the chain head.")
@@ -455,6 +465,9 @@ func breachRows(p *i18n.Printer, bt *table, n *report.Node, ci *citer) {
 		if pen.Kind == "late_response" || pen.Kind == "late_replacement" {
 			what = p.T("ticket %s: %s", pen.Ref, p.Text(pen.Text))
 		}
+		if retroTicket(n, pen.Ref) {
+			what += " (" + p.T("retroactive record: see Retroactive records") + ")"
+		}
 		bt.add(n.Node, what, ci.cite(keys...), p.Num(pen.Percent, -1))
 		rows++
 	}
@@ -476,6 +489,26 @@ func breachRows(p *i18n.Printer, bt *table, n *report.Node, ci *citer) {
 		keys = append(keys, "uptime.credit_cap")
 	}
 	bt.add("", sum, ci.cite(keys...), p.Num(n.Credit.Percent, -1))
+}
+
+// recordedCell is when and by whom a record was recorded, "—" for a
+// record from a log that did not say.
+func recordedCell(p *i18n.Printer, at, by string) string {
+	if at == "" {
+		return "—"
+	}
+	return p.Stamp(at) + "\n" + orDash(by)
+}
+
+// retroTicket reports whether ticket id of node n rests on a record dated
+// before its recording.
+func retroTicket(n *report.Node, id string) bool {
+	for _, t := range n.Tickets {
+		if t.Ticket == id {
+			return t.Retroactive
+		}
+	}
+	return false
 }
 
 func orDash(s string) string {

@@ -26,10 +26,15 @@ const MaxAdminBody = 16 << 10
 type ReleaseRequest struct {
 	// At is when the node was given back (RFC 3339); absent: now.
 	At string `json:"at,omitempty"`
+	// Override is the documented reason for a release dated before
+	// counted outage, refused without one (app.ReleaseNode).
+	Override string `json:"override,omitempty"`
 }
 
 // MaintenanceRequest is the body of POST /v1/maintenance: exactly one of
-// contract and node; times RFC 3339; announced_at absent: now.
+// contract and node; times RFC 3339; announced_at absent: now; override:
+// the documented reason a notice recorded after its start, or after an
+// outage under way began, should still take out its whole window.
 type MaintenanceRequest struct {
 	Contract    string `json:"contract,omitempty"`
 	Node        string `json:"node,omitempty"`
@@ -37,7 +42,25 @@ type MaintenanceRequest struct {
 	End         string `json:"end"`
 	AnnouncedAt string `json:"announced_at,omitempty"`
 	Summary     string `json:"summary,omitempty"`
+	Override    string `json:"override,omitempty"`
 }
+
+// MaintenanceView is a notice as the API shows it: the record, and
+// RecordedAt (its created_at, named as the export names it) and
+// RecordedLate: it was recorded after its window began, so it takes out
+// nothing before its recording unless it carries an override.
+type MaintenanceView struct {
+	store.Maintenance
+	RecordedAt   time.Time `json:"recorded_at"`
+	RecordedLate bool      `json:"recorded_after_start,omitempty"`
+}
+
+func maintenanceView(m store.Maintenance) MaintenanceView {
+	return MaintenanceView{Maintenance: m, RecordedAt: m.CreatedAt, RecordedLate: m.CreatedAt.After(m.Start)}
+}
+
+// keyActor is who an API key is in the books' records: "api:ID (name)".
+func keyActor(k store.APIKey) string { return "api:" + k.ID + " (" + k.Name + ")" }
 
 // registerAdmin adds the admin routes (New).
 func (a *API) registerAdmin(keys *keyGate) {
@@ -76,7 +99,7 @@ func (a *API) release(w http.ResponseWriter, r *http.Request, k store.APIKey) {
 		a.appErr(w, "release", err)
 		return
 	}
-	n, err := a.svc.ReleaseNode(r.Context(), r.PathValue("id"), at)
+	n, err := a.svc.ReleaseNode(r.Context(), app.NodeRelease{Node: r.PathValue("id"), At: at, By: keyActor(k), Override: req.Override})
 	if err != nil {
 		a.appErr(w, "release", err)
 		return
@@ -95,7 +118,7 @@ func (a *API) announce(w http.ResponseWriter, r *http.Request, k store.APIKey) {
 	if !decodeMax(w, r, &req, MaxAdminBody) {
 		return
 	}
-	in := app.NewMaintenance{Contract: req.Contract, Node: req.Node, Summary: req.Summary}
+	in := app.NewMaintenance{Contract: req.Contract, Node: req.Node, Summary: req.Summary, By: keyActor(k), Override: req.Override}
 	var err error
 	if in.Start, err = app.ParseTime("start", req.Start); err != nil {
 		a.appErr(w, "maintenance", err)
@@ -115,7 +138,7 @@ func (a *API) announce(w http.ResponseWriter, r *http.Request, k store.APIKey) {
 		return
 	}
 	a.log.Info("maintenance recorded over the API", "id", m.ID, "key", k.ID)
-	writeJSON(w, http.StatusOK, m)
+	writeJSON(w, http.StatusOK, maintenanceView(m))
 }
 
 // maintenance lists the notices overlapping [from, to) (default: the last
@@ -130,8 +153,9 @@ func (a *API) maintenance(w http.ResponseWriter, r *http.Request, _ store.APIKey
 		a.appErr(w, "list maintenance", err)
 		return
 	}
-	if ms == nil {
-		ms = []store.Maintenance{}
+	out := make([]MaintenanceView, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, maintenanceView(m))
 	}
-	writeJSON(w, http.StatusOK, ms)
+	writeJSON(w, http.StatusOK, out)
 }

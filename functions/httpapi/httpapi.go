@@ -165,6 +165,12 @@ type NodeView struct {
 	OrderedAt  time.Time `json:"ordered_at,omitzero"`
 	ReleasedAt time.Time `json:"released_at,omitzero"`
 	InService  bool      `json:"in_service"`
+	// ReleaseRecordedAt, ReleaseRecordedBy, ReleaseOverride: when and by
+	// whom the release was recorded, and the override it was given
+	// (docs/backend.md, "Administrative records").
+	ReleaseRecordedAt time.Time `json:"release_recorded_at,omitzero"`
+	ReleaseRecordedBy string    `json:"release_recorded_by,omitempty"`
+	ReleaseOverride   string    `json:"release_override,omitempty"`
 	// AcceptedAt is the probe time of the node's first passing acceptance
 	// check (`gpuprobe check`); DeliveredAt the delivery instant under the
 	// contract's delivery.counts_until (the first heartbeat or AcceptedAt).
@@ -216,7 +222,8 @@ func (a *API) nodes(w http.ResponseWriter, r *http.Request, _ store.APIKey) {
 func (a *API) nodeView(r *http.Request, n store.Node) (NodeView, error) {
 	now := a.svc.Now()
 	v := NodeView{ID: n.ID, Provider: n.Provider, Contract: n.Contract, GPUModel: n.GPUModel, GPUCount: n.GPUCount, Demo: n.Demo,
-		OrderedAt: n.OrderedAt, ReleasedAt: n.ReleasedAt, InService: !n.Released(now)}
+		OrderedAt: n.OrderedAt, ReleasedAt: n.ReleasedAt, InService: !n.Released(now),
+		ReleaseRecordedAt: n.ReleaseRecordedAt, ReleaseRecordedBy: n.ReleaseRecordedBy, ReleaseOverride: n.ReleaseOverride}
 	st, err := a.svc.Store().GetState(r.Context(), n.ID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):

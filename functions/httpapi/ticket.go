@@ -15,6 +15,7 @@ import (
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/wire"
+	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/ticket"
 )
 
@@ -151,7 +152,7 @@ func (t *Tickets) open(w http.ResponseWriter, r *http.Request, k store.APIKey) {
 	}
 	tk, created, err := t.desk.Open(r.Context(), app.OpenRequest{Node: req.Node, Priority: req.Priority, Category: req.Category,
 		ProviderRef: req.ProviderRef, Summary: req.Summary, At: at, IncidentID: req.IncidentID,
-		By: "api:" + k.ID + " (" + k.Name + ")", Key: idemKey(r, req.IdempotencyKey, k)})
+		By: keyActor(k), Key: idemKey(r, req.IdempotencyKey, k)})
 	if err != nil {
 		t.fail(w, err)
 		return
@@ -179,7 +180,7 @@ func (t *Tickets) event(w http.ResponseWriter, r *http.Request, k store.APIKey) 
 		return
 	}
 	rec, err := t.desk.Record(r.Context(), id, app.EventRequest{Type: req.Type, At: at, AwaitingCustomer: req.AwaitingCustomer,
-		Key: idemKey(r, req.IdempotencyKey, k), By: "api:" + k.ID + " (" + k.Name + ")"})
+		Key: idemKey(r, req.IdempotencyKey, k), By: keyActor(k)})
 	if err != nil {
 		t.fail(w, err)
 		return
@@ -295,20 +296,25 @@ func (t *Tickets) fail(w http.ResponseWriter, err error) {
 // TicketView is a ticket as the API shows it: the record and its timing
 // against the contract now.
 type TicketView struct {
-	ID          string        `json:"id"`
-	Node        string        `json:"node"`
-	Contract    string        `json:"contract"`
-	Priority    string        `json:"priority"`
-	Category    string        `json:"category,omitempty"`
-	ProviderRef string        `json:"provider_ref,omitempty"`
-	Summary     string        `json:"summary,omitempty"`
-	OpenedAt    time.Time     `json:"opened_at"`
-	OpenedBy    string        `json:"opened_by,omitempty"`
-	IncidentID  string        `json:"incident_id,omitempty"`
-	Open        bool          `json:"open"`
-	Events      []EventView   `json:"events"`
-	Timing      *TimingView   `json:"timing,omitempty"`
-	Notices     []NoticeState `json:"notices"`
+	ID          string    `json:"id"`
+	Node        string    `json:"node"`
+	Contract    string    `json:"contract"`
+	Priority    string    `json:"priority"`
+	Category    string    `json:"category,omitempty"`
+	ProviderRef string    `json:"provider_ref,omitempty"`
+	Summary     string    `json:"summary,omitempty"`
+	OpenedAt    time.Time `json:"opened_at"`
+	OpenedBy    string    `json:"opened_by,omitempty"`
+	// RecordedAt is when the opening was recorded; RecordedLate: opened_at
+	// lies more than events.RecordSlack before it, a retroactive claim the
+	// report names.
+	RecordedAt   time.Time     `json:"recorded_at"`
+	RecordedLate bool          `json:"recorded_late,omitempty"`
+	IncidentID   string        `json:"incident_id,omitempty"`
+	Open         bool          `json:"open"`
+	Events       []EventView   `json:"events"`
+	Timing       *TimingView   `json:"timing,omitempty"`
+	Notices      []NoticeState `json:"notices"`
 }
 
 // EventView is one recorded event.
@@ -318,6 +324,7 @@ type EventView struct {
 	AwaitingCustomer bool      `json:"awaiting_customer,omitempty"`
 	By               string    `json:"by,omitempty"`
 	RecordedAt       time.Time `json:"recorded_at"`
+	RecordedLate     bool      `json:"recorded_late,omitempty"`
 	Target           string    `json:"completed_target,omitempty"`
 	LateSeconds      int64     `json:"late_seconds,omitempty"`
 }
@@ -362,11 +369,13 @@ func clockView(c *ticket.Clock) *ClockView {
 
 func (t *Tickets) view(tk *store.Ticket, now time.Time) TicketView {
 	v := TicketView{ID: tk.ID, Node: tk.Node, Contract: tk.Contract, Priority: tk.Priority, Category: tk.Category, ProviderRef: tk.ProviderRef,
-		Summary: tk.Summary, OpenedAt: tk.Opened, OpenedBy: tk.OpenedBy, IncidentID: tk.IncidentID, Open: tk.Open,
+		Summary: tk.Summary, OpenedAt: tk.Opened, OpenedBy: tk.OpenedBy, RecordedAt: tk.CreatedAt, RecordedLate: events.Retroactive(tk.Opened, tk.CreatedAt),
+		IncidentID: tk.IncidentID, Open: tk.Open,
 		Events: []EventView{}, Notices: []NoticeState{}}
 	for _, e := range tk.Events {
 		v.Events = append(v.Events, EventView{Type: e.Type, At: e.At, AwaitingCustomer: e.AwaitingCustomer, By: e.By, RecordedAt: e.RecordedAt,
-			Target: e.Target, LateSeconds: int64(e.Late / time.Second)})
+			RecordedLate: events.Retroactive(e.At, e.RecordedAt),
+			Target:       e.Target, LateSeconds: int64(e.Late / time.Second)})
 	}
 	for _, n := range tk.Notices {
 		v.Notices = append(v.Notices, NoticeState{Key: n.Key, SentAt: n.SentAt, Error: n.LastErr})

@@ -53,7 +53,7 @@ func TestNodes(t *testing.T) {
 		Eval: incident.State{Unreachable: &incident.Gap{}}}, 0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.ReleaseNode(ctx, "gz-02", at.Add(time.Hour)); err != nil {
+	if _, err := st.ReleaseNode(ctx, "gz-02", store.Release{At: at.Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer

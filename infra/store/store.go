@@ -54,12 +54,13 @@ type Store interface {
 	GetNode(ctx context.Context, id string) (Node, error)
 	// ListNodes returns every node, ordered by id.
 	ListNodes(ctx context.Context) ([]Node, error)
-	// ReleaseNode records that the node was given back at `at` (its
-	// ReleasedAt) with one conditional write and returns the node as
-	// stored. Releasing again at the same instant is a no-op; at another
-	// instant it is ErrConflict (the node keeps its first release).
-	// ErrNotFound if the node is not registered.
-	ReleaseNode(ctx context.Context, id string, at time.Time) (Node, error)
+	// ReleaseNode records that the node was given back at rel.At (its
+	// ReleasedAt), when and by whom that was recorded, with one conditional
+	// write, and returns the node as stored. Releasing again at the same
+	// instant is a no-op that keeps the first record; at another instant it
+	// is ErrConflict (the node keeps its first release). ErrNotFound if the
+	// node is not registered.
+	ReleaseNode(ctx context.Context, id string, rel Release) (Node, error)
 
 	// PutMaintenance stores a maintenance notice if its id is absent;
 	// ErrExists if not.
@@ -165,6 +166,27 @@ type Node struct {
 	// ReleasedAt is when the node was given back (`gpusla node release`):
 	// its service period and billing end there. Zero while it is rented.
 	ReleasedAt time.Time `json:"released_at,omitzero"`
+	// ReleaseRecordedAt and ReleaseRecordedBy are when and by whom the
+	// release was recorded (the API key, "cli:" and the OS user);
+	// ReleaseOverride the documented reason a release dated before counted
+	// outage was accepted. The export carries them (docs/events.md).
+	ReleaseRecordedAt time.Time `json:"release_recorded_at,omitzero"`
+	ReleaseRecordedBy string    `json:"release_recorded_by,omitempty"`
+	ReleaseOverride   string    `json:"release_override,omitempty"`
+}
+
+// Release is a node's release as recorded: when it was given back, when
+// and by whom that was recorded, and any override.
+type Release struct {
+	At, RecordedAt time.Time
+	By, Override   string
+}
+
+// WithRelease is n given back as rel says (times in UTC).
+func (n Node) WithRelease(rel Release) Node {
+	n.ReleasedAt, n.ReleaseRecordedAt = rel.At.UTC(), rel.RecordedAt.UTC()
+	n.ReleaseRecordedBy, n.ReleaseOverride = rel.By, rel.Override
+	return n
 }
 
 // Released reports whether the node was given back at or before t.
@@ -184,7 +206,14 @@ type Maintenance struct {
 	End         time.Time `json:"end"`
 	AnnouncedAt time.Time `json:"announced_at"`
 	Summary     string    `json:"summary,omitempty"`
-	CreatedAt   time.Time `json:"created_at"`
+	// CreatedAt is when the backend recorded the notice (the export's
+	// recorded_at) and RecordedBy who did (the API key, "cli:" and the OS
+	// user). Override is the administrator's documented reason for letting
+	// a notice recorded after its start, or after an outage under way
+	// began, take out its whole window (account.Maintenance.Effect).
+	CreatedAt  time.Time `json:"created_at"`
+	RecordedBy string    `json:"recorded_by,omitempty"`
+	Override   string    `json:"override,omitempty"`
 }
 
 // MaintenanceID is the id of a notice: its scope (contract:ID or node:ID)
@@ -204,7 +233,8 @@ func (m Maintenance) Applies(n Node) bool {
 
 // Account is the notice as the books see it (sla/account).
 func (m Maintenance) Account() account.Maintenance {
-	return account.Maintenance{Span: interval.Interval{Start: m.Start, End: m.End}, AnnouncedAt: m.AnnouncedAt, Summary: m.Summary}
+	return account.Maintenance{Span: interval.Interval{Start: m.Start, End: m.End}, AnnouncedAt: m.AnnouncedAt, Summary: m.Summary,
+		RecordedAt: m.CreatedAt, RecordedBy: m.RecordedBy, Override: m.Override}
 }
 
 // String never shows the secret, so a Node can be logged safely.

@@ -37,6 +37,13 @@ type Maintenance struct {
 	Span        interval.Interval
 	AnnouncedAt time.Time
 	Summary     string
+	// RecordedAt is when the backend recorded the notice (zero: unknown, a
+	// log from before it was kept) and RecordedBy who did. Override is an
+	// administrator's documented reason for letting a notice recorded late
+	// take out what it would have, had it been recorded in time.
+	RecordedAt time.Time
+	RecordedBy string
+	Override   string
 }
 
 // Notice is how long before its start the maintenance was announced.
@@ -45,6 +52,56 @@ func (m Maintenance) Notice() time.Duration { return m.Span.Start.Sub(m.Announce
 // Excluded reports whether the maintenance was announced early enough to be
 // taken out of the month.
 func (m Maintenance) Excluded(tm *terms.Terms) bool { return m.Notice() >= tm.Maintenance.Notice }
+
+// Effect is the part of the window the notice takes out of the books,
+// given the node's outages (as they happened, before any notice clock),
+// when it was announced in time. The announcement is the provider's word;
+// the recording is the backend's, and a notice can exclude only what it
+// was on the books for: nothing before it was recorded, and nothing of an
+// outage already under way when it was (issue 27, row 4: a notice entered
+// after an outage with its announcement backdated five days must not make
+// the outage vanish). An override takes the whole window as announced;
+// the report names it (docs/report.md, "Retroactive records"). A notice
+// whose recording time is unknown is taken as announced.
+func (m Maintenance) Effect(outs []Outage) interval.Set {
+	r := m.RecordedAt
+	if r.IsZero() || m.Override != "" {
+		return interval.Set{m.Span}
+	}
+	from := m.Span
+	if r.After(from.Start) {
+		from.Start = r
+	}
+	if !from.End.After(from.Start) {
+		return nil
+	}
+	var under []interval.Interval
+	for _, o := range outs {
+		if o.Span.Start.Before(r) && o.Span.End.After(from.Start) {
+			under = append(under, o.Span)
+		}
+	}
+	return interval.Set{from}.Minus(interval.Union(under...))
+}
+
+// Late reports whether the notice was recorded too late for its whole
+// window to count as announced: after its start, or after an outage it
+// would otherwise take out had begun. Such a notice is a retroactive
+// claim, listed in the report whether or not an override lets it count.
+func (m Maintenance) Late(outs []Outage) bool {
+	if m.RecordedAt.IsZero() {
+		return false
+	}
+	if m.RecordedAt.After(m.Span.Start) {
+		return true
+	}
+	for _, o := range outs {
+		if o.Span.Start.Before(m.RecordedAt) && o.Span.End.After(m.Span.Start) && o.Span.Start.Before(m.Span.End) {
+			return true
+		}
+	}
+	return false
+}
 
 // Books is the month's arithmetic for one node.
 type Books struct {
@@ -148,7 +205,7 @@ func Judge(tm *terms.Terms, b Books, o Outage) Verdict {
 // get their verdicts here.
 func JudgeAll(tm *terms.Terms, period interval.Interval, outages []Outage, maint []Maintenance, notices []time.Time) (Books, []Verdict) {
 	clocked := NoticeClock(tm, outages, notices)
-	b := Compute(tm, period, clocked, maint)
+	b := ComputeClocked(tm, period, outages, clocked, maint)
 	vs := make([]Verdict, len(outages))
 	for i, o := range outages {
 		vs[i] = JudgeClocked(tm, b, o, clocked[i])
@@ -172,11 +229,18 @@ func secs(d time.Duration) int64 { return int64(d / time.Second) }
 
 // Compute does the books for a node in service during period.
 func Compute(tm *terms.Terms, period interval.Interval, outages []Outage, maint []Maintenance) Books {
+	return ComputeClocked(tm, period, outages, outages, maint)
+}
+
+// ComputeClocked is Compute on the outages as the contract clocks them
+// (NoticeClock's); raw are the same outages as they happened, which decide
+// what a notice recorded late may take out (Maintenance.Effect).
+func ComputeClocked(tm *terms.Terms, period interval.Interval, raw, outages []Outage, maint []Maintenance) Books {
 	b := Books{Period: period}
 	var ex []interval.Interval
 	for _, m := range maint {
 		if m.Excluded(tm) {
-			ex = append(ex, m.Span)
+			ex = append(ex, m.Effect(raw)...)
 		}
 	}
 	b.Excluded = interval.Union(ex...).Clip(period)

@@ -156,3 +156,41 @@ func TestMinimumRunUnionAndExclusion(t *testing.T) {
 		})
 	}
 }
+
+// A notice takes out only what it was on the books for (issue 27, row 4):
+// nothing before its recording, nothing of an outage under way when it was
+// recorded; an override or an unknown recording time takes the window as
+// announced.
+func TestMaintenanceEffect(t *testing.T) {
+	h := func(n float64) time.Time { return mStart.Add(time.Duration(n * float64(time.Hour))) }
+	span := interval.Interval{Start: h(10), End: h(14)}
+	under := Outage{Kind: incident.Unreachable, Cause: incident.CauseNoData, Span: interval.Interval{Start: h(9), End: h(11)}}
+	later := Outage{Kind: incident.Unreachable, Cause: incident.CauseNoData, Span: interval.Interval{Start: h(12.5), End: h(13)}}
+	outs := []Outage{under, later}
+	for _, c := range []struct {
+		name     string
+		rec      time.Time
+		override string
+		want     interval.Set
+		late     bool
+	}{
+		{"unknown recording: as announced", time.Time{}, "", interval.Set{span}, false},
+		{"recorded before the outage began", h(8), "", interval.Set{span}, false},
+		// Recorded at 9:30, before the window but with the 9–11 outage
+		// under way: the window less that outage, 11–14.
+		{"recorded with an outage under way", h(9.5), "", interval.Set{{Start: h(11), End: h(14)}}, true},
+		// Recorded at 12: from 12 on; the 12:30 outage began after it.
+		{"recorded inside the window", h(12), "", interval.Set{{Start: h(12), End: h(14)}}, true},
+		{"recorded after the window", h(15), "", nil, true},
+		{"override", h(15), "the provider's notice reached us late", interval.Set{span}, true},
+	} {
+		m := Maintenance{Span: span, AnnouncedAt: h(-100), RecordedAt: c.rec, Override: c.override}
+		got := m.Effect(outs)
+		if len(got) != len(c.want) || (len(got) == 1 && (!got[0].Start.Equal(c.want[0].Start) || !got[0].End.Equal(c.want[0].End))) {
+			t.Errorf("%s: effect %v, want %v", c.name, got, c.want)
+		}
+		if m.Late(outs) != c.late {
+			t.Errorf("%s: late %v, want %v", c.name, m.Late(outs), c.late)
+		}
+	}
+}

@@ -127,6 +127,18 @@ type Event struct {
 	End         time.Time `json:"end,omitzero"`
 	AnnouncedAt time.Time `json:"announced_at,omitzero"`
 
+	// The books' administrative facts (maintenance, node_released and
+	// every ticket event) say when the backend recorded them and who did
+	// (the API key, "cli:" and the OS user, a Slack user): a time claimed
+	// before its recording is a retroactive claim the report names
+	// (docs/report.md, "Retroactive records"). Absent in logs exported
+	// before they were kept; such a fact is taken as it claims. Override
+	// (maintenance, node_released) is an administrator's documented reason
+	// for letting a retroactive record change what counts.
+	RecordedAt time.Time `json:"recorded_at,omitzero"`
+	RecordedBy string    `json:"recorded_by,omitempty"`
+	Override   string    `json:"override,omitempty"`
+
 	// ticket events
 	Ticket      string `json:"ticket,omitempty"`
 	Priority    string `json:"priority,omitempty"`
@@ -237,6 +249,28 @@ func ObservationTimeOK(at, receivedAt time.Time) error {
 	return nil
 }
 
+// Bounds of the administrative records. A maintenance window longer than
+// MaxMaintenanceWindow is not maintenance but an exemption from the
+// contract (year 0001 to 9999 would take every outage out of the books);
+// RecordSlack is how much earlier than its recording a time may be and
+// still count as said at the time (typing it in, a clock a little off);
+// earlier, the record is a retroactive claim. MaxRecordedBy and MaxOverride
+// bound the recorder's name and the override's text.
+const (
+	MaxMaintenanceWindow = 7 * 24 * time.Hour
+	RecordSlack          = 5 * time.Minute
+	MaxRecordedBy        = 256
+	MaxOverride          = 2000
+)
+
+// Retroactive reports whether a fact that claims to have happened at
+// claimed, recorded at recorded, was recorded later than RecordSlack after
+// it: a retroactive claim. A fact whose recording time is unknown (zero,
+// an old log) is not known to be one.
+func Retroactive(claimed, recorded time.Time) bool {
+	return !recorded.IsZero() && recorded.After(claimed.Add(RecordSlack))
+}
+
 // FieldError names the field of an event that is wrong.
 type FieldError struct {
 	Field string
@@ -253,7 +287,12 @@ func (e *Event) Validate() error {
 	switch e.Type {
 	case TypeNodeRegistered:
 		return e.validRegistered()
-	case TypeNodeReleased, TypeChainBreak, TypeChainRestart:
+	case TypeNodeReleased:
+		if err := e.needNodeAt(); err != nil {
+			return err
+		}
+		return e.validRecord()
+	case TypeChainBreak, TypeChainRestart:
 		return e.needNodeAt()
 	case TypeObservation:
 		return e.validObservation()
@@ -264,7 +303,10 @@ func (e *Event) Validate() error {
 	case TypeTicketOpened:
 		return e.validTicketOpened()
 	case TypeProviderResponded, TypeCustomerReplied, TypeTicketResolved, TypeHardwareReplaced:
-		return e.needTicket()
+		if err := e.needTicket(); err != nil {
+			return err
+		}
+		return e.validRecord()
 	case TypeBackendOutage:
 		return e.needInterval()
 	case TypeBatchDropped:
@@ -431,8 +473,8 @@ func (e *Event) validHeartbeatRun() error {
 	return nil
 }
 
-// validMaintenance: a notice for a node or a whole contract, over a span,
-// with when it was announced.
+// validMaintenance: a notice for a node or a whole contract, over a span
+// no longer than MaxMaintenanceWindow, with when it was announced.
 func (e *Event) validMaintenance() error {
 	if e.Node == "" && e.Contract == "" {
 		return fieldErr("node", "a maintenance notice names a node or a contract")
@@ -445,8 +487,26 @@ func (e *Event) validMaintenance() error {
 	if err := e.needInterval(); err != nil {
 		return err
 	}
+	// Compare instants, not a difference: 0001 to 9999 overflows a Duration.
+	if e.End.After(e.Start.Add(MaxMaintenanceWindow)) {
+		return fieldErr("end", "%s is more than %s after start %s: a maintenance window is at most that long",
+			e.End.Format(time.RFC3339), MaxMaintenanceWindow, e.Start.Format(time.RFC3339))
+	}
 	if e.AnnouncedAt.IsZero() {
 		return fieldErr("announced_at", "missing")
+	}
+	return e.validRecord()
+}
+
+// validRecord bounds what an administrative record says of its recording.
+func (e *Event) validRecord() error {
+	switch {
+	case len(e.RecordedBy) > MaxRecordedBy:
+		return fieldErr("recorded_by", "longer than %d characters", MaxRecordedBy)
+	case len(e.Override) > MaxOverride:
+		return fieldErr("override", "longer than %d characters", MaxOverride)
+	case e.Override != "" && e.Type != TypeMaintenance && e.Type != TypeNodeReleased:
+		return fieldErr("override", "only a maintenance notice or a release carries one")
 	}
 	return nil
 }
@@ -462,7 +522,7 @@ func (e *Event) validTicketOpened() error {
 	if e.Priority == "" {
 		return fieldErr("priority", "missing")
 	}
-	return nil
+	return e.validRecord()
 }
 
 // validBatchDropped: a node's batches dropped, a range of sequence numbers.

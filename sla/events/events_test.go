@@ -285,3 +285,67 @@ func TestProviderIncidentValidation(t *testing.T) {
 		}
 	}
 }
+
+// Issue 27, row 6: a contract-wide maintenance window from year 0001 to
+// 9999 would take every outage out of the books; a log holding one is
+// refused, naming the field and both ends. A window of exactly the bound
+// reads.
+func TestMaintenanceWindowBounded(t *testing.T) {
+	line := func(start, end string) string {
+		return `{"type":"maintenance","id":"m","contract":"acme","start":"` + start + `","end":"` + end + `","announced_at":"0001-01-01T00:00:01Z"}`
+	}
+	_, err := ReadLog("log.jsonl", strings.NewReader(line("0001-01-01T00:00:01Z", "9999-12-31T23:59:59Z")), func(*Event) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "log.jsonl:1: end: 9999-12-31T23:59:59Z is more than 168h0m0s after start 0001-01-01T00:00:01Z") {
+		t.Fatalf("year 0001 to 9999: %v; want the end named with both ends", err)
+	}
+	if _, err := ReadLog("log.jsonl", strings.NewReader(line("2026-03-01T00:00:00Z", "2026-03-08T00:00:00Z")), func(*Event) error { return nil }); err != nil {
+		t.Fatalf("a window of exactly %s: %v", MaxMaintenanceWindow, err)
+	}
+}
+
+// The recording fields: written and read back on every administrative
+// record; a log from before they existed (no recorded_at) still reads; an
+// override only on a notice or a release; bounded lengths.
+func TestRecordFields(t *testing.T) {
+	old := `{"type":"maintenance","id":"m","contract":"acme","start":"2026-03-01T00:00:00Z","end":"2026-03-01T01:00:00Z","announced_at":"2026-02-20T00:00:00Z"}
+{"type":"node_released","id":"r","node":"n1","at":"2026-03-02T00:00:00Z"}
+{"type":"ticket_opened","id":"t","ticket":"T-1","node":"n1","at":"2026-03-01T00:00:00Z","priority":"P1"}
+`
+	var got []Event
+	if _, err := ReadLog("old.jsonl", strings.NewReader(old), func(e *Event) error { got = append(got, *e); return nil }); err != nil || len(got) != 3 {
+		t.Fatalf("a log without recording times: %v (%d events)", err, len(got))
+	}
+	for _, e := range got {
+		if !e.RecordedAt.IsZero() || Retroactive(e.At, e.RecordedAt) {
+			t.Errorf("%s: recorded_at %v, retroactive %v; want unknown, not retroactive", e.ID, e.RecordedAt, Retroactive(e.At, e.RecordedAt))
+		}
+	}
+	at := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	in := Event{Type: TypeNodeReleased, ID: "r", Node: "n1", At: at, RecordedAt: at.Add(2 * time.Hour), RecordedBy: "api:k7q2m4xa (ops)", Override: "given back by phone, ticket P-77"}
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	if err := w.Write(&in); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var back Event
+	if err := NewReader("x", &buf).Next(&back); err != nil || !back.RecordedAt.Equal(in.RecordedAt) || back.RecordedBy != in.RecordedBy || back.Override != in.Override {
+		t.Fatalf("round trip: %+v, %v", back, err)
+	}
+	// 2 h after the fact is retroactive; RecordSlack after it is not.
+	if !Retroactive(at, at.Add(2*time.Hour)) || Retroactive(at, at.Add(RecordSlack)) {
+		t.Fatal("Retroactive: 2 h late must be one, RecordSlack late must not")
+	}
+	for _, c := range []struct{ line, want string }{
+		{`{"type":"ticket_opened","id":"t","ticket":"T-1","node":"n1","at":"2026-03-01T00:00:00Z","priority":"P1","override":"x"}`, "override: only a maintenance notice or a release"},
+		{`{"type":"node_released","id":"r","node":"n1","at":"2026-03-02T00:00:00Z","recorded_by":"` + strings.Repeat("x", MaxRecordedBy+1) + `"}`, "recorded_by: longer than 256"},
+		{`{"type":"node_released","id":"r","node":"n1","at":"2026-03-02T00:00:00Z","override":"` + strings.Repeat("x", MaxOverride+1) + `"}`, "override: longer than 2000"},
+	} {
+		_, err := ReadLog("log.jsonl", strings.NewReader(c.line), func(*Event) error { return nil })
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%.60s…: %v; want %q", c.line, err, c.want)
+		}
+	}
+}

@@ -68,6 +68,8 @@ type Builder struct {
 	keys      incident.Keys      // observe's check keys, made once each
 	// provider holds each contract's status page incidents (provider.go).
 	provider map[string]*providerAcc
+	// retro collects the retroactive records (retro.go).
+	retro retroAcc
 	// skipped: nodes registered under a contract no terms define, node →
 	// contract. They cannot be judged, and one of them must not cost every
 	// other node its report: they are left out, with their tickets, and
@@ -100,12 +102,18 @@ func (b *Builder) Skipped() []Skipped {
 }
 
 type maintNotice struct {
-	m account.Maintenance
+	m  account.Maintenance
+	id string // the event's id, which the retroactive section names
 }
 
 type ticketAcc struct {
 	t      ticket.Ticket
 	opened bool
+	// recs are its records (the opening and every event), for the
+	// retroactive section; afterAsOf: its opening was recorded after
+	// as_of, so the ticket and everything recorded on it is left out.
+	recs      []adminRec
+	afterAsOf bool
 }
 
 // checkRec is one observation's verdict on one incident kind (or on
@@ -135,7 +143,9 @@ type nodeAcc struct {
 	tm       *terms.Terms
 	interval time.Duration
 	released time.Time
-	firstAt  int64 // earliest probe time seen (the first heartbeat)
+	// release is the node_released record (retro.go).
+	release *adminRec
+	firstAt int64 // earliest probe time seen (the first heartbeat)
 	// acceptedAt is the earliest probe time of a passing acceptance result
 	// (delivery.Accepted): the delivery under counts_until: acceptance_passed.
 	acceptedAt int64
@@ -264,22 +274,8 @@ func (b *Builder) Add(e *events.Event) error {
 			n.seeRun(r)
 		}
 		n.pending, n.pendRuns = nil, nil
-	case events.TypeNodeReleased:
-		if !e.At.After(asOf) {
-			b.node(e.Node).released = e.At
-		}
-	case events.TypeMaintenance:
-		if e.AnnouncedAt.After(asOf) {
-			b.input.AfterAsOf++
-			return nil
-		}
-		m := maintNotice{account.Maintenance{Span: interval.Interval{Start: e.Start, End: e.End}, AnnouncedAt: e.AnnouncedAt, Summary: e.Summary}}
-		if e.Node != "" {
-			n := b.node(e.Node)
-			n.maint = append(n.maint, m)
-		} else {
-			b.contractM[e.Contract] = append(b.contractM[e.Contract], m)
-		}
+	case events.TypeNodeReleased, events.TypeMaintenance:
+		b.adminEvent(e)
 	case events.TypeHeartbeatRun:
 		if e.ReceivedAt.After(asOf) {
 			b.input.AfterAsOf++
@@ -299,8 +295,11 @@ func (b *Builder) Add(e *events.Event) error {
 			n.drops = append(n.drops, *e)
 		}
 	case events.TypeTicketOpened, events.TypeProviderResponded, events.TypeCustomerReplied, events.TypeTicketResolved, events.TypeHardwareReplaced:
-		if e.At.After(asOf) {
+		if e.At.After(asOf) || e.RecordedAt.After(asOf) {
 			b.input.AfterAsOf++
+			if e.Type == events.TypeTicketOpened {
+				b.ticket(e.Ticket).afterAsOf = true
+			}
 			return nil
 		}
 		b.ticketEvent(e)
@@ -310,6 +309,31 @@ func (b *Builder) Add(e *events.Event) error {
 	return nil
 }
 
+// adminEvent takes a release or a maintenance notice. One not yet made,
+// or not yet recorded, at as_of is left out: a report as of an instant
+// uses only what the backend knew by then.
+func (b *Builder) adminEvent(e *events.Event) {
+	asOf := b.opts.AsOf
+	if e.RecordedAt.After(asOf) || (e.Type == events.TypeNodeReleased && e.At.After(asOf)) ||
+		(e.Type == events.TypeMaintenance && e.AnnouncedAt.After(asOf)) {
+		b.input.AfterAsOf++
+		return
+	}
+	if e.Type == events.TypeNodeReleased {
+		n := b.node(e.Node)
+		n.released, n.release = e.At, recOf(e)
+		return
+	}
+	m := maintNotice{m: account.Maintenance{Span: interval.Interval{Start: e.Start, End: e.End}, AnnouncedAt: e.AnnouncedAt, Summary: e.Summary,
+		RecordedAt: e.RecordedAt, RecordedBy: e.RecordedBy, Override: e.Override}, id: e.ID}
+	if e.Node != "" {
+		n := b.node(e.Node)
+		n.maint = append(n.maint, m)
+	} else {
+		b.contractM[e.Contract] = append(b.contractM[e.Contract], m)
+	}
+}
+
 // reregistered is the error of a node registered again under another
 // contract, in the event files' one form (path:N: field: problem, the
 // field being contract).
@@ -317,12 +341,19 @@ func reregistered(e *events.Event, was string) error {
 	return &events.FieldError{Field: "contract", Msg: fmt.Sprintf("node %s registered again under contract %q (was %q; event %s)", e.Node, e.Contract, was, e.ID)}
 }
 
-func (b *Builder) ticketEvent(e *events.Event) {
-	ta := b.tickets[e.Ticket]
+// ticket is the ticket id's accumulator, made on its first event.
+func (b *Builder) ticket(id string) *ticketAcc {
+	ta := b.tickets[id]
 	if ta == nil {
-		ta = &ticketAcc{t: ticket.Ticket{ID: e.Ticket}}
-		b.tickets[e.Ticket] = ta
+		ta = &ticketAcc{t: ticket.Ticket{ID: id}}
+		b.tickets[id] = ta
 	}
+	return ta
+}
+
+func (b *Builder) ticketEvent(e *events.Event) {
+	ta := b.ticket(e.Ticket)
+	ta.recs = append(ta.recs, *recOf(e))
 	t := &ta.t
 	switch e.Type {
 	case events.TypeTicketOpened:
@@ -494,6 +525,10 @@ func (b *Builder) Build() (*Report, error) {
 		ids = append(ids, id)
 	}
 	for id, ta := range b.tickets {
+		if !ta.opened && ta.afterAsOf {
+			delete(b.tickets, id) // opened, as recorded, after as_of
+			continue
+		}
 		if !ta.opened {
 			return nil, fmt.Errorf("ticket %s has events but no ticket_opened event", ta.t.ID)
 		}
@@ -518,6 +553,7 @@ func (b *Builder) Build() (*Report, error) {
 	sums := map[string]*Contract{}
 	b.fleetRes = b.computeFleet()
 	r.Fleet = b.fleetRes
+	b.retro = retroAcc{}
 	for _, id := range ids {
 		n := b.nodes[id]
 		// A node ordered after the month, or given back before it, has no
@@ -568,6 +604,7 @@ func (b *Builder) Build() (*Report, error) {
 		r.Contracts = append(r.Contracts, *c)
 	}
 	sort.Slice(r.Contracts, func(i, j int) bool { return r.Contracts[i].Contract < r.Contracts[j].Contract })
+	r.Retroactive = b.retroSection()
 	return r, nil
 }
 

@@ -17,6 +17,9 @@ func dur(s int64) string {
 	if s == 0 {
 		return "0"
 	}
+	if s < 0 {
+		return "-" + dur(-s)
+	}
 	h, m, sec := s/3600, s%3600/60, s%60
 	var b strings.Builder
 	if h > 0 {
@@ -115,6 +118,7 @@ func Markdown(w io.Writer, r *Report) error {
 			providerMarkdown(&b, &r.Contracts[i])
 		}
 	}
+	retroMarkdown(&b, r.Retroactive)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -200,5 +204,25 @@ func providerMarkdown(b *strings.Builder, c *Contract) {
 		for _, i := range ps.Incidents {
 			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %d |\n", cell(i.ID), cell(i.Title), orDash(i.Status), i.Start, orDash(i.End), i.Outages)
 		}
+	}
+}
+
+// retroMarkdown is the retroactive section: shown only when it has
+// something to say.
+func retroMarkdown(b *strings.Builder, rs Retroactive) {
+	if len(rs.Records) == 0 && rs.Unrecorded == 0 {
+		return
+	}
+	b.WriteString("\n## Retroactive records\n")
+	if rs.Unrecorded > 0 {
+		fmt.Fprintf(b, "\n- %d records carry no recording time (an old log): taken as they claim\n", rs.Unrecorded)
+	}
+	if len(rs.Records) == 0 {
+		return
+	}
+	b.WriteString("\n| node | record | claimed | recorded | by | late | override | honoured | at stake | effect |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, x := range rs.Records {
+		fmt.Fprintf(b, "| %s | %s %s | %s | %s | %s | %s | %s | %v | %s | %s |\n", x.Node, x.Kind, cell(x.ID), x.ClaimedAt, x.RecordedAt,
+			cell(x.RecordedBy), dur(x.LateSeconds), cell(x.Override), x.Honoured, dur(x.AtStakeSeconds), cell(x.Effect))
 	}
 }

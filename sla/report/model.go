@@ -38,14 +38,70 @@ type Report struct {
 	// Seal is the evidence bundle's fingerprint, set when the bundle is
 	// written (functions/bundle): the claim page quotes it.
 	Seal *Seal `json:"seal,omitempty"`
+	// Retroactive lists every administrative record whose time lies
+	// before its recording (retro.go, docs/report.md "Retroactive
+	// records"): what it claims, who recorded it when, and what it changed.
+	Retroactive Retroactive `json:"retroactive"`
+}
+
+// Retroactive is the report's section of retroactive records.
+type Retroactive struct {
+	Records []Retro `json:"records"`
+	// Unrecorded counts the month's administrative records (maintenance
+	// notices, releases, ticket events) that carry no recording time: a
+	// log exported before recording times were kept. They are taken as
+	// they claim; whether any was retroactive cannot be told from the log.
+	Unrecorded int `json:"unrecorded"`
+}
+
+// Retro is one retroactive record: a maintenance notice recorded after its
+// window began or after an outage it would take out had begun, a release
+// or a ticket event dated more than events.RecordSlack before its
+// recording.
+type Retro struct {
+	Node string `json:"node"`
+	// Kind is the record's event type (maintenance, node_released,
+	// ticket_opened, ticket_provider_responded, …) and ID its event id.
+	Kind   string `json:"kind"`
+	ID     string `json:"id"`
+	Ticket string `json:"ticket,omitempty"`
+	// ClaimedAt is the instant the record claims (a notice's start, the
+	// release, the ticket event's time); AnnouncedAt a notice's
+	// announcement; RecordedAt and RecordedBy its recording.
+	ClaimedAt   string `json:"claimed_at"`
+	AnnouncedAt string `json:"announced_at,omitempty"`
+	RecordedAt  string `json:"recorded_at"`
+	RecordedBy  string `json:"recorded_by,omitempty"`
+	// LateSeconds is recorded_at − claimed_at (negative for a notice
+	// recorded before its window but after an outage under way began).
+	LateSeconds int64 `json:"late_seconds"`
+	// Override is the administrator's documented reason for letting it
+	// change the books.
+	Override string `json:"override,omitempty"`
+	// Honoured: the books take the record as it claims. A notice is
+	// honoured only with an override; a release and a ticket's times are
+	// always, and named here.
+	Honoured bool `json:"honoured"`
+	// AtStakeSeconds is what the claim moves: for a notice, the counted
+	// outage inside its window that the recording time alone would not
+	// take out (still counted unless honoured); for a release, the part of
+	// the month between the release and its recording placed outside the
+	// service period; for a ticket event, LateSeconds.
+	AtStakeSeconds int64    `json:"at_stake_seconds"`
+	Effect         string   `json:"effect"`
+	EffectText     msg.Text `json:"-"`
 }
 
 // Seal names the evidence behind a report: the SHA-256 of the bundle's
-// observations file and the head of the hash chain over its batches.
+// observations file and the head of the hash chain over its batches, and
+// the SHA-256 of its records file.
 type Seal struct {
 	ObservationsSHA256 string `json:"observations_sha256"`
 	ChainHead          string `json:"chain_head"`
 	Batches            int    `json:"batches"`
+	// RecordsSHA256 is the SHA-256 of the bundle's records.jsonl: who
+	// recorded the report's notices, releases and ticket times, and when.
+	RecordsSHA256 string `json:"records_sha256,omitempty"`
 }
 
 // Input says what was read.
@@ -132,6 +188,11 @@ type Period struct {
 	// release), so anything billed for it after End needs a reason, or
 	// before it (then not InService: listed so the renter sees why).
 	Released bool `json:"released,omitempty"`
+	// ReleaseRecordedAt, ReleaseRecordedBy, ReleaseOverride: the release's
+	// record (absent in an old log or for a node not released).
+	ReleaseRecordedAt string `json:"release_recorded_at,omitempty"`
+	ReleaseRecordedBy string `json:"release_recorded_by,omitempty"`
+	ReleaseOverride   string `json:"release_override,omitempty"`
 }
 
 // Uptime is both figures.
@@ -179,6 +240,22 @@ type Maint struct {
 	Reason                string   `json:"reason"`
 	Summary               string   `json:"summary,omitempty"`
 	ReasonText            msg.Text `json:"-"`
+	// RecordedAt and RecordedBy: when and by whom the backend recorded the
+	// notice (absent in an old log); Override: the documented reason a
+	// notice recorded late is still taken as announced.
+	RecordedAt string `json:"recorded_at,omitempty"`
+	RecordedBy string `json:"recorded_by,omitempty"`
+	Override   string `json:"override,omitempty"`
+	// Effective lists the parts of the window taken out when not the whole
+	// of it (a notice recorded late takes out nothing before its
+	// recording, nor an outage already under way).
+	Effective []Span `json:"effective,omitempty"`
+}
+
+// Span is a stretch of time in the contract's zone.
+type Span struct {
+	Start string `json:"start"`
+	End   string `json:"end"`
 }
 
 // Ticket is one ticket opened in the month.
@@ -189,6 +266,13 @@ type Ticket struct {
 	ProviderRef string `json:"provider_ref,omitempty"`
 	Summary     string `json:"summary,omitempty"`
 	OpenedAt    string `json:"opened_at"`
+	// RecordedAt and RecordedBy: when and by whom the opening was recorded
+	// (absent in an old log); Retroactive: it or one of the ticket's
+	// events claims a time before its recording (listed in the report's
+	// retroactive section).
+	RecordedAt  string `json:"recorded_at,omitempty"`
+	RecordedBy  string `json:"recorded_by,omitempty"`
+	Retroactive bool   `json:"retroactive,omitempty"`
 	OffHours    bool   `json:"off_hours"`
 	OpenedOn    string `json:"opened_on"` // workday, weekend, holiday, extra_working_day
 	// OpenedOnName is the calendar's name of that holiday or adjusted

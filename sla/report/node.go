@@ -76,7 +76,9 @@ func (b *Builder) buildNode(n *nodeAcc, tickets []*ticket.Ticket, backend interv
 	if len(books.Claimable) > 0 {
 		nr.ClaimDeadline = ts(tm.Claim.DeadlineFrom(m.me, tm.Calendar.Loc, books.Claimable[0].Start), tm)
 	}
+	b.releaseRecord(m, &nr)
 	penalties := m.tickets(tickets, &nr)
+	b.ticketRecords(m, &nr)
 	penalties = append(penalties, m.delivery(&nr)...)
 	m.billing(books, outs, penalties, &nr)
 	nr.Evidence = append(nr.Evidence, m.evidence()...)

@@ -59,30 +59,35 @@ func (b *Builder) outages(m nodeMonth, backend interval.Set, notices []time.Time
 			}
 		}
 	}
-	maint := b.maintenance(m)
+	recs := b.maintenance(m)
+	maint := make([]account.Maintenance, len(recs))
+	for i, x := range recs {
+		maint[i] = x.m
+	}
 	clocked := account.NoticeClock(tm, outs, notices)
-	books := account.Compute(tm, m.period, clocked, maint)
+	books := account.ComputeClocked(tm, m.period, outs, clocked, maint)
 	nr.Period.ExcludedSeconds = secs(books.Excluded.Total())
 	nr.Uptime = Uptime{TargetPercent: tm.Uptime.Target, ObservedPercent: round4(books.UptimeObserved),
 		ClaimablePercent: round4(books.UptimeClaimed), ObservedOutageSeconds: secs(books.Observed.Total()),
 		ClaimableOutageSeconds: secs(books.Claimable.Total()), MinimumOutageSeconds: secs(tm.Uptime.MinimumOutage),
 		Met: books.UptimeClaimed >= tm.Uptime.Target}
 	nr.Outages = append(nr.Outages, m.outageRows(books, outs, clocked, ongoing)...)
-	nr.Maintenance = append(nr.Maintenance, m.maintRows(maint)...)
+	nr.Maintenance = append(nr.Maintenance, m.maintRows(maint, outs)...)
+	b.retroMaint(m, outs, clocked, recs)
 	return books, clocked
 }
 
 // maintenance is the node's and its contract's maintenance notices that
 // overlap the month, in start order.
-func (b *Builder) maintenance(m nodeMonth) []account.Maintenance {
+func (b *Builder) maintenance(m nodeMonth) []maintNotice {
 	notices := append(append([]maintNotice{}, m.n.maint...), b.contractM[m.tm.Contract]...)
-	var out []account.Maintenance
+	var out []maintNotice
 	for _, x := range notices {
 		if x.m.Span.End.After(m.ms) && x.m.Span.Start.Before(m.me) {
-			out = append(out, x.m)
+			out = append(out, x)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Span.Start.Before(out[j].Span.Start) })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].m.Span.Start.Before(out[j].m.Span.Start) })
 	return out
 }
 
@@ -121,20 +126,37 @@ func (m nodeMonth) outageRows(books account.Books, outs, clocked []account.Outag
 }
 
 // maintRows say of each notice whether it was announced in time, and so
-// taken out of the month.
-func (m nodeMonth) maintRows(maint []account.Maintenance) []Maint {
+// taken out of the month, and when it was recorded late, how much of it
+// (account.Maintenance.Effect over the node's outages as they happened).
+func (m nodeMonth) maintRows(maint []account.Maintenance, raw []account.Outage) []Maint {
 	tm := m.tm
 	var rows []Maint
 	for _, x := range maint {
 		rm := Maint{Start: ts(x.Span.Start, tm), End: ts(x.Span.End, tm), AnnouncedAt: ts(x.AnnouncedAt, tm),
-			NoticeSeconds: secs(x.Notice()), RequiredNoticeSeconds: secs(tm.Maintenance.Notice),
-			Excluded: x.Excluded(tm), Summary: x.Summary}
-		if rm.Excluded {
-			rm.ExcludedSeconds = secs(interval.Set{x.Span}.Clip(m.period).Total())
-			rm.ReasonText = msg.New("announced with enough notice: taken out of the month")
-		} else {
+			NoticeSeconds: secs(x.Notice()), RequiredNoticeSeconds: secs(tm.Maintenance.Notice), Summary: x.Summary,
+			RecordedAt: ts(x.RecordedAt, tm), RecordedBy: x.RecordedBy, Override: x.Override}
+		eff := x.Effect(raw)
+		rm.Excluded = x.Excluded(tm) && len(eff) > 0
+		late := x.Late(raw)
+		switch {
+		case !x.Excluded(tm):
 			rm.ReasonText = msg.New("announced %s before it started, less than the required %s: downtime counts",
 				x.Notice().Round(time.Minute), tm.Maintenance.Notice)
+		case late && x.Override != "":
+			rm.ReasonText = msg.New("recorded late (%s), taken out as announced on an override: %s", msg.At(x.RecordedAt, tm.Calendar.Loc), msg.Plain(x.Override))
+		case late:
+			rm.ReasonText = msg.New("announced with enough notice but recorded only at %s: nothing before its recording, nor an outage already under way then, is taken out",
+				msg.At(x.RecordedAt, tm.Calendar.Loc))
+		default:
+			rm.ReasonText = msg.New("announced with enough notice: taken out of the month")
+		}
+		if rm.Excluded {
+			rm.ExcludedSeconds = secs(eff.Clip(m.period).Total())
+			if !wholeSpan(eff, x.Span) {
+				for _, iv := range eff {
+					rm.Effective = append(rm.Effective, Span{Start: ts(iv.Start, tm), End: ts(iv.End, tm)})
+				}
+			}
 		}
 		rm.Reason = rm.ReasonText.String()
 		rows = append(rows, rm)

@@ -153,6 +153,7 @@ func TestScenariosThroughJSONLinesShuffledAndDuplicated(t *testing.T) {
 // scenarios are reporttest's logs with what each report must say.
 func scenarios() []scenario {
 	checks := map[string]func(t *testing.T, r *Report){
+		"cn-retroactive-records": checkRetroactive,
 		"cn-outage-across-midnight": func(t *testing.T, r *Report) {
 			n := node(t, r, "gz-01")
 			eq(t, "outages", len(n.Outages), 1)

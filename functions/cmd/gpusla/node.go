@@ -98,15 +98,21 @@ func newNodeListCmd() *cobra.Command {
 }
 
 func newNodeReleaseCmd() *cobra.Command {
-	var data, at, server string
+	var data, at, server, override string
 	cmd := &cobra.Command{
-		Use:   "release NODE --at TIME",
+		Use:   "release NODE --at TIME [--override REASON]",
 		Short: "End a node's service period and billing at TIME (it was given back)",
 		Long: `Records that NODE was given back at --at (RFC 3339, not before the node was
 ordered, at most ` + app.MaxAdminLead.String() + ` ahead of now). The monthly report ends the node's period and
 billing there; the live service raises no alerts about it from then on and
 closes what was open at the release. A release is recorded once: the same
 time again is accepted, another time is refused.
+
+The release is recorded with when and by whom (cli:$USER here, the API key
+with --server). A release dated before counted outage would put that outage
+outside the service period: it is refused unless --override says why, and
+the monthly report names every release dated before its recording in its
+retroactive section (docs/report.md).
 
 The local store's file is locked while serve runs: stop serve first, or send
 the command to the running backend with --server URL (serve's address or the
@@ -121,10 +127,11 @@ tickets function's URL) and an API key with the admin scope in $` + wiring.EnvAP
 			if server != "" {
 				var v httpapi.NodeView
 				if err := remoteAdmin(cmd.Context(), server, strings.Replace(httpapi.PathNodeRelease, "{id}", url.PathEscape(args[0]), 1),
-					httpapi.ReleaseRequest{At: t.Format(time.RFC3339Nano)}, &v); err != nil {
+					httpapi.ReleaseRequest{At: t.Format(time.RFC3339Nano), Override: override}, &v); err != nil {
 					return err
 				}
-				_, err = fmt.Fprintf(cmd.OutOrStdout(), "node %s released at %s\n", v.ID, v.ReleasedAt.Format(time.RFC3339Nano))
+				_, err = fmt.Fprintf(cmd.OutOrStdout(), "node %s released at %s (recorded %s by %s)\n", v.ID, v.ReleasedAt.Format(time.RFC3339Nano),
+					v.ReleaseRecordedAt.Format(time.RFC3339), v.ReleaseRecordedBy)
 				return err
 			}
 			o, err := wiring.FromEnv().OpenOffline(cmd.Context(), data, false) // $GPUSLA_TABLE: DynamoDB
@@ -132,16 +139,18 @@ tickets function's URL) and an API key with the admin scope in $` + wiring.EnvAP
 				return err
 			}
 			defer o.Close()
-			n, err := o.Service.ReleaseNode(cmd.Context(), args[0], t)
+			n, err := o.Service.ReleaseNode(cmd.Context(), app.NodeRelease{Node: args[0], At: t, By: cliActor(), Override: override})
 			if err != nil {
 				return flagError(err)
 			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "node %s released at %s\n", n.ID, n.ReleasedAt.Format(time.RFC3339Nano))
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "node %s released at %s (recorded %s by %s)\n", n.ID, n.ReleasedAt.Format(time.RFC3339Nano),
+				n.ReleaseRecordedAt.Format(time.RFC3339), n.ReleaseRecordedBy)
 			return err
 		},
 	}
 	cmd.Flags().StringVar(&data, "data", "./data", "data folder of the local backend")
 	cmd.Flags().StringVar(&at, "at", "", "when the node was given back (RFC 3339)")
+	cmd.Flags().StringVar(&override, "override", "", "why a release dated before counted outage should stand (the report names it)")
 	cmd.Flags().StringVar(&server, "server", "", "send it to this running backend instead (key: $"+wiring.EnvAPIKey+")")
 	return cmd
 }

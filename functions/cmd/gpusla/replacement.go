@@ -43,7 +43,7 @@ created on first use. Stop ` + "`gpusla serve`" + ` first (the store is locked).
 				out = filepath.Join(*data, replacement.PacksDir)
 			}
 			q := &replacement.Requester{Desk: desk, Key: key, Dir: out}
-			res, err := q.Request(cmd.Context(), replacement.Request{Node: args[0], IncidentID: incident, Lang: l, By: "cli"})
+			res, err := q.Request(cmd.Context(), replacement.Request{Node: args[0], IncidentID: incident, Lang: l, By: cliActor()})
 			if err != nil {
 				return err
 			}

@@ -212,6 +212,19 @@ func TestServeIngestsOverHTTP(t *testing.T) {
 	if runs, _ := st.ListBackendRuns(t.Context(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour)); len(runs) != 1 || runs[0].Stopped {
 		t.Fatalf("restored backend runs %+v: want the one running when the snapshot was taken", runs)
 	}
+	// Issue 27: what was sent with --server is recorded by the admin key,
+	// what the command line records locally by cli:USER.
+	rn, err := st.GetNode(t.Context(), "gz-01")
+	ms, _ := st.ListMaintenance(t.Context(), relAt, relAt.Add(3*time.Hour))
+	if err != nil || !strings.HasPrefix(rn.ReleaseRecordedBy, "api:") || rn.ReleaseRecordedAt.IsZero() || len(ms) != 1 || !strings.HasPrefix(ms[0].RecordedBy, "api:") {
+		t.Fatalf("the release %+v and notices %+v: want both recorded by the admin key", rn, ms)
+	}
+	st.Close()
+	cli, err := runCmd(newMaintenanceCmd(), "add", "--node", "gz-01", "--start", relAt.Add(3*time.Hour).Format(time.RFC3339),
+		"--end", relAt.Add(4*time.Hour).Format(time.RFC3339), "--announced-at", relAt.Format(time.RFC3339), "--data", dir)
+	if err != nil || !strings.Contains(cli, " by cli:") {
+		t.Fatalf("maintenance recorded by the command line: %v %s; want it recorded by cli:USER", err, cli)
+	}
 }
 
 func runCmd(cmd *cobra.Command, args ...string) (string, error) {

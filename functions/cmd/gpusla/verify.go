@@ -59,8 +59,8 @@ as recorded at ingest and the chain head over them.`,
 				fmt.Fprintln(out, "MISMATCH", p.String())
 			}
 			m := res.Manifest
-			fmt.Fprintf(out, "%s: report %s as of %s; %d files, %d batches, %d observation lines, %d counted outages checked\n",
-				args[0], m.Month, m.AsOf, res.Files, res.Batches, res.Lines, res.Intervals)
+			fmt.Fprintf(out, "%s: report %s as of %s; %d files, %d batches, %d observation lines, %d counted outages, %d records checked\n",
+				args[0], m.Month, m.AsOf, res.Files, res.Batches, res.Lines, res.Intervals, res.Records)
 			fmt.Fprintf(out, "chain head %s\n", res.ChainHead)
 			if !res.OK() {
 				return fmt.Errorf("%s does not verify: %d mismatch(es)", args[0], len(res.Problems))

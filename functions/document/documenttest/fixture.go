@@ -189,7 +189,9 @@ var ClaimAsOf = time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
 //     later shows it ran through with the internet reachable: reclassified,
 //     not counted;
 //   - va-02 delivered 3.5 h after its order (target 2 h) and a GPU degraded
-//     (XID 79) for four hours, which this contract counts.
+//     (XID 79) for four hours, which this contract counts;
+//   - the Thanksgiving ticket entered two and a half hours after the
+//     opening it claims: named in the report's retroactive records.
 func ClaimMonth() *Log {
 	ny := NewYork
 	l := &Log{}
@@ -216,14 +218,20 @@ func ClaimMonth() *Log {
 		l.Observation("va-01", at, recv, events.KindCheck,
 			events.Check{Name: "net.internet", Category: events.CategoryConnectivity, Verdict: "pass", Value: "https://www.google.com 38 ms"})
 	}
+	// Every notice and ticket time is recorded a minute after it, by the
+	// ops API key, but for T-102's opening: filed on the provider's portal
+	// at 10:00 and entered at 12:30, a retroactive record the report names.
+	const ops = "api:k7q2m4xa (ops)"
 	l.Add(events.Event{Type: events.TypeMaintenance, Contract: "us-example", Start: Local(ny, "2026-11-10 02:00"),
-		End: Local(ny, "2026-11-10 04:00"), AnnouncedAt: Local(ny, "2026-11-02 09:00"), Summary: "core switch firmware"})
+		End: Local(ny, "2026-11-10 04:00"), AnnouncedAt: Local(ny, "2026-11-02 09:00"), Summary: "core switch firmware",
+		RecordedAt: Local(ny, "2026-11-02 09:01"), RecordedBy: ops})
 	l.Add(events.Event{Type: events.TypeMaintenance, Node: "va-01", Start: Local(ny, "2026-11-18 01:00"),
-		End: Local(ny, "2026-11-18 06:00"), AnnouncedAt: Local(ny, "2026-11-16 12:00"), Summary: "BMC update"})
+		End: Local(ny, "2026-11-18 06:00"), AnnouncedAt: Local(ny, "2026-11-16 12:00"), Summary: "BMC update",
+		RecordedAt: Local(ny, "2026-11-16 12:01"), RecordedBy: ops})
 
 	// Tickets: one within target on a Thursday, one off-hours breach on Thanksgiving.
 	tk := func(typ, id string, at time.Time, f func(*events.Event)) {
-		e := events.Event{Type: typ, Ticket: id, At: at.UTC()}
+		e := events.Event{Type: typ, Ticket: id, At: at.UTC(), RecordedAt: at.Add(time.Minute).UTC(), RecordedBy: ops}
 		if f != nil {
 			f(&e)
 		}
@@ -236,6 +244,7 @@ func ClaimMonth() *Log {
 	tk(events.TypeTicketResolved, "T-101", Local(ny, "2026-11-19 15:00"), nil)
 	tk(events.TypeTicketOpened, "T-102", Local(ny, "2026-11-26 10:00"), func(e *events.Event) {
 		e.Node, e.Priority, e.ProviderRef, e.Summary = "va-01", "sev2", "CASE-5590", "ECC errors on GPU 5"
+		e.RecordedAt = Local(ny, "2026-11-26 12:30").UTC()
 	})
 	tk(events.TypeProviderResponded, "T-102", Local(ny, "2026-11-26 23:30"), nil)
 

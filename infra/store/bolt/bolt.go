@@ -322,7 +322,8 @@ func (s *Store) ListNodes(_ context.Context) ([]store.Node, error) {
 // ReleaseNode sets the node's ReleasedAt in one read-compare-write
 // transaction: the node record is otherwise written once, so the only
 // condition is that no other release came first.
-func (s *Store) ReleaseNode(_ context.Context, id string, at time.Time) (store.Node, error) {
+func (s *Store) ReleaseNode(_ context.Context, id string, rel store.Release) (store.Node, error) {
+	at := rel.At
 	var n store.Node
 	s.Add("ReleaseNode", store.OpWrite, 1)
 	err := s.commit.do(func(tx *bbolt.Tx) error {
@@ -341,7 +342,7 @@ func (s *Store) ReleaseNode(_ context.Context, id string, at time.Time) (store.N
 		case !n.ReleasedAt.IsZero():
 			return store.ErrConflict
 		}
-		n.ReleasedAt = at.UTC()
+		n = n.WithRelease(rel)
 		out, err := json.Marshal(n)
 		if err != nil {
 			return fmt.Errorf("encode node: %w", err)

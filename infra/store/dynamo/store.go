@@ -385,8 +385,8 @@ func (s *Store) ListNodes(ctx context.Context) ([]store.Node, error) {
 // that the item exists and holds no release yet (the node record is
 // otherwise written once). A lost race re-reads to tell the same release
 // (no-op) from another (ErrConflict).
-func (s *Store) ReleaseNode(ctx context.Context, id string, at time.Time) (store.Node, error) {
-	at = at.UTC()
+func (s *Store) ReleaseNode(ctx context.Context, id string, rel store.Release) (store.Node, error) {
+	at := rel.At.UTC()
 	for attempt := 0; attempt < 2; attempt++ {
 		var n store.Node
 		if err := s.get(ctx, "ReleaseNode", nodesPK, "NODE#"+id, true, &n); err != nil {
@@ -398,7 +398,7 @@ func (s *Store) ReleaseNode(ctx context.Context, id string, at time.Time) (store
 		case !n.ReleasedAt.IsZero():
 			return n, wrap("release node "+id, store.ErrConflict)
 		}
-		n.ReleasedAt = at
+		n = n.WithRelease(rel)
 		item, err := marshal(n, nodesPK, "NODE#"+id, nil)
 		if err != nil {
 			return n, err

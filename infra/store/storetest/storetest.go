@@ -110,12 +110,17 @@ func testNodes(t *testing.T, s store.Store) {
 	}
 }
 
+// testNodeRelease: a release is stored with its record (issue 27, row 5:
+// when and by whom it was recorded, and the override), kept as first
+// recorded when the same release is recorded again.
 func testNodeRelease(t *testing.T, s store.Store) {
-	_, err := s.ReleaseNode(ctx(), "n1", t0)
+	_, err := s.ReleaseNode(ctx(), "n1", store.Release{At: t0})
 	mustIs(t, err, store.ErrNotFound, "ReleaseNode of an unknown node")
 	must(t, s.CreateNode(ctx(), sampleNode("n1")), "CreateNode")
 	at := t0.Add(90 * time.Minute).Add(123 * time.Millisecond)
-	n, err := s.ReleaseNode(ctx(), "n1", at)
+	rel := store.Release{At: at, RecordedAt: at.Add(2 * time.Hour).Add(456 * time.Millisecond), By: "api:k7q2m4xa (ops 运维)",
+		Override: "given back by phone on the 3rd, provider ticket P-77"}
+	n, err := s.ReleaseNode(ctx(), "n1", rel)
 	must(t, err, "ReleaseNode")
 	if !n.ReleasedAt.Equal(at) || n.GPUModel != sampleNode("n1").GPUModel {
 		t.Fatalf("ReleaseNode returned %+v, want the node released at %s", n, at)
@@ -125,10 +130,16 @@ func testNodeRelease(t *testing.T, s store.Store) {
 	if !got.ReleasedAt.Equal(at) || !bytes.Equal(got.SealedSecret, sampleNode("n1").SealedSecret) || got.Contract != "acme-2026" {
 		t.Fatalf("GetNode after release = %+v, want released at %s and the rest kept", got, at)
 	}
-	if n, err := s.ReleaseNode(ctx(), "n1", at); err != nil || !n.ReleasedAt.Equal(at) {
-		t.Fatalf("ReleaseNode again at the same instant: %+v, %v; want a no-op", n, err)
+	if !got.ReleaseRecordedAt.Equal(rel.RecordedAt) || got.ReleaseRecordedBy != rel.By || got.ReleaseOverride != rel.Override {
+		t.Fatalf("release record round trip: recorded %s by %q, override %q; want %s by %q, %q",
+			got.ReleaseRecordedAt, got.ReleaseRecordedBy, got.ReleaseOverride, rel.RecordedAt, rel.By, rel.Override)
 	}
-	_, err = s.ReleaseNode(ctx(), "n1", at.Add(time.Second))
+	again := store.Release{At: at, RecordedAt: rel.RecordedAt.Add(time.Hour), By: "cli:someone-else"}
+	if n, err := s.ReleaseNode(ctx(), "n1", again); err != nil || !n.ReleasedAt.Equal(at) || n.ReleaseRecordedBy != rel.By ||
+		!n.ReleaseRecordedAt.Equal(rel.RecordedAt) {
+		t.Fatalf("ReleaseNode again at the same instant: %+v, %v; want a no-op keeping the first record", n, err)
+	}
+	_, err = s.ReleaseNode(ctx(), "n1", store.Release{At: at.Add(time.Second)})
 	mustIs(t, err, store.ErrConflict, "ReleaseNode at another instant")
 	list, err := s.ListNodes(ctx())
 	must(t, err, "ListNodes")
@@ -152,7 +163,7 @@ func testNodeReleaseRace(t *testing.T, s store.Store) {
 		go func() {
 			defer wg.Done()
 			at := t0.Add(time.Duration(i+1) * time.Minute)
-			_, err := s.ReleaseNode(ctx(), "n1", at)
+			_, err := s.ReleaseNode(ctx(), "n1", store.Release{At: at, RecordedAt: at})
 			switch {
 			case err == nil:
 				wins.Add(1)
@@ -182,7 +193,8 @@ func testMaintenance(t *testing.T, s store.Store) {
 	}
 	mk := func(contract, node string, start time.Time, d time.Duration) store.Maintenance {
 		return store.Maintenance{ID: store.MaintenanceID(contract, node, start), Contract: contract, Node: node, Start: start, End: start.Add(d),
-			AnnouncedAt: start.Add(-72 * time.Hour), Summary: "core switch 交换机", CreatedAt: t0}
+			AnnouncedAt: start.Add(-72 * time.Hour), Summary: "core switch 交换机", CreatedAt: t0.Add(7 * time.Millisecond),
+			RecordedBy: "api:k7q2m4xa (ops)", Override: "the provider's e-mail of the 1st reached us on the 4th"}
 	}
 	a := mk("acme-2026", "", t0.Add(2*time.Hour), time.Hour)
 	b := mk("", "n1", t0.Add(-time.Hour), 30*time.Minute)
@@ -198,7 +210,7 @@ func testMaintenance(t *testing.T, s store.Store) {
 	}
 	got := list[1]
 	if !got.Start.Equal(a.Start) || !got.End.Equal(a.End) || !got.AnnouncedAt.Equal(a.AnnouncedAt) || got.Summary != a.Summary ||
-		got.Contract != "acme-2026" || got.Node != "" {
+		got.Contract != "acme-2026" || got.Node != "" || !got.CreatedAt.Equal(a.CreatedAt) || got.RecordedBy != a.RecordedBy || got.Override != a.Override {
 		t.Fatalf("maintenance round trip: got %+v, want %+v", got, a)
 	}
 	// A window ending exactly at from does not overlap.

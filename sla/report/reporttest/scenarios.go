@@ -1,7 +1,8 @@
 // Package reporttest holds the monthly report's scenario logs: each a
 // month of one node's events built in code (a two-hour outage across
 // midnight, DST, maintenance notices, flapping checks, tickets on holidays,
-// late data, a release, per-check incidents, a late delivery). The report's
+// late data, a release, per-check incidents, a late delivery, records
+// dated before their recording). The report's
 // own tests check each scenario's report field by field and against golden
 // files; the live service's tests drive the same logs through app.Service
 // and compare the incidents one by one (issue 14, #5).
@@ -372,6 +373,46 @@ func Scenarios() []Scenario {
 				l.Register("gz-06", "cn-example", Local(Shanghai, "2026-03-02 10:00"), 4)
 				l.Heartbeats("gz-06", Local(Shanghai, "2026-03-02 11:15"), Local(Shanghai, "2026-04-01 06:00"),
 					Local(Shanghai, "2026-03-10 00:00"), Local(Shanghai, "2026-03-12 00:00"))
+			},
+		},
+		{
+			// Every kind of retroactive record (issue 27, rows 4, 5, 7), node
+			// gz-40 under cn-example (maintenance notice 72 h, P1 first
+			// response 15 min in business hours, late response penalty 5 %):
+			//
+			//	A    outage 03-05 10:01–12:00; notice 09:00–13:00 "announced"
+			//	     02-28, recorded 10:30, after the outage began, no override
+			//	B    outage 03-10 10:01–11:00; the same with an override
+			//	C    notice 03-15 08:00–12:00 recorded 09:00 (after its start);
+			//	     an outage 10:01–11:00 that began after the recording
+			//	D    notice 03-20 02:00–03:00 recorded 03-16 (in time), an
+			//	     outage inside it
+			//	rel  03-25 00:00, recorded 06:00 by cli:alice
+			//	T-9  opened 03-05 10:05, recorded 12:05; answered 12:00,
+			//	     recorded 12:02
+			Name: "cn-retroactive-records", Month: time.March, AsOf: time.Date(2026, 4, 2, 0, 0, 0, 0, time.UTC),
+			Build: func(l *Log) {
+				sh := Shanghai
+				l.Register("gz-40", "cn-example", Local(sh, "2026-02-24 23:40"), 8)
+				l.Heartbeats("gz-40", Local(sh, "2026-02-25 00:00"), Local(sh, "2026-03-26 00:00"),
+					Local(sh, "2026-03-05 10:00"), Local(sh, "2026-03-05 12:00"),
+					Local(sh, "2026-03-10 10:00"), Local(sh, "2026-03-10 11:00"),
+					Local(sh, "2026-03-15 10:00"), Local(sh, "2026-03-15 11:00"),
+					Local(sh, "2026-03-20 02:00"), Local(sh, "2026-03-20 03:00"))
+				maint := func(id, start, end, announced, recorded, override string) {
+					l.Add(events.Event{Type: events.TypeMaintenance, ID: id, Node: "gz-40", Start: Local(sh, start), End: Local(sh, end),
+						AnnouncedAt: Local(sh, announced), RecordedAt: Local(sh, recorded), RecordedBy: "api:k1 (ops)", Override: override})
+				}
+				maint("maint-A", "2026-03-05 09:00", "2026-03-05 13:00", "2026-02-28 09:00", "2026-03-05 10:30", "")
+				maint("maint-B", "2026-03-10 09:00", "2026-03-10 12:00", "2026-03-04 09:00", "2026-03-10 10:30", "provider e-mail MX-1 of 03-04 reached us late")
+				maint("maint-C", "2026-03-15 08:00", "2026-03-15 12:00", "2026-03-10 08:00", "2026-03-15 09:00", "")
+				maint("maint-D", "2026-03-20 02:00", "2026-03-20 03:00", "2026-03-16 10:00", "2026-03-16 10:00", "")
+				l.Add(events.Event{Type: events.TypeNodeReleased, ID: "rel-gz-40", Node: "gz-40", At: Local(sh, "2026-03-25 00:00"),
+					RecordedAt: Local(sh, "2026-03-25 06:00"), RecordedBy: "cli:alice"})
+				l.Add(events.Event{Type: events.TypeTicketOpened, ID: "T-9/opened", Ticket: "T-9", Node: "gz-40", Priority: "P1",
+					At: Local(sh, "2026-03-05 10:05"), RecordedAt: Local(sh, "2026-03-05 12:05"), RecordedBy: "api:k1 (ops)"})
+				l.Add(events.Event{Type: events.TypeProviderResponded, ID: "T-9/1/responded", Ticket: "T-9",
+					At: Local(sh, "2026-03-05 12:00"), RecordedAt: Local(sh, "2026-03-05 12:02"), RecordedBy: "api:k1 (ops)"})
 			},
 		},
 	}
