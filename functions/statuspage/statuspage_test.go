@@ -614,7 +614,7 @@ func TestScorecardTab(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.Scorecard == nil || len(p.Scorecard.Rows) != 2 || len(p.Scorecard.Columns) != 9 {
+		if p.Scorecard == nil || len(p.Scorecard.Rows) != 2 || len(p.Scorecard.Columns) != 12 {
 			t.Fatalf("%s: scorecard %+v (notes %v)", l, p.Scorecard, p.Notes)
 		}
 		views[l] = p.Scorecard

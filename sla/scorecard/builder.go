@@ -67,6 +67,12 @@ type Options struct {
 	// month outside From..To is an error naming it.
 	Bill     []billing.Line
 	Baseline baseline.Options
+	// Rates: the renter's exchange rates (ParseRates), optional; without
+	// them prices in different currencies are never ranked together.
+	Rates *Rates
+	// Yardsticks: each GPU model's datasheet and healthy figures (the
+	// probe's spec database), optional.
+	Yardsticks Yardsticks
 }
 
 // Builder reads the event log once and feeds every month's report builder

@@ -31,7 +31,7 @@ func TestScorecardCommand(t *testing.T) {
 		Schema    string
 		Providers []struct{ Provider string }
 	}
-	if err := json.Unmarshal([]byte(out), &sc); err != nil || sc.Schema != "gpusla.scorecard/v1" || len(sc.Providers) != 2 {
+	if err := json.Unmarshal([]byte(out), &sc); err != nil || sc.Schema != "gpusla.scorecard/v2" || len(sc.Providers) != 2 {
 		t.Fatalf("json: %v %+v", err, sc)
 	}
 	// --to defaults to the month before --as-of.
