@@ -115,7 +115,7 @@ func (b *Builder) BuildWithReports() (*Scorecard, []*report.Report, error) {
 	for _, f := range facts {
 		f.asOf = b.opts.AsOf
 	}
-	e := &env{fleet: b.fleet(facts), yard: b.opts.Yardsticks, rates: b.opts.Rates}
+	e := &env{fleet: b.fleet(facts), rates: b.opts.Rates}
 	sc := &Scorecard{Schema: Schema, From: b.opts.From.String(), To: b.opts.To.String(), AsOf: b.opts.AsOf.UTC().Format(time.RFC3339),
 		Events: b.events, Providers: providers(facts, e), Fleet: e.fleet, Rates: b.opts.Rates}
 	rankAll(sc)

@@ -70,9 +70,6 @@ type Options struct {
 	// Rates: the renter's exchange rates (ParseRates), optional; without
 	// them prices in different currencies are never ranked together.
 	Rates *Rates
-	// Yardsticks: each GPU model's datasheet and healthy figures (the
-	// probe's spec database), optional.
-	Yardsticks Yardsticks
 }
 
 // Builder reads the event log once and feeds every month's report builder

@@ -249,3 +249,32 @@ func TestRanksReproduceFromTheJSON(t *testing.T) {
 		}
 	}
 }
+
+// Performance against absolute yardsticks (issue 30): Alpha is the only
+// provider renting H200 SXM, and its three nodes all burn FP32 at 52.24
+// TFLOP/s — 80 % of the 65.3 a healthy H200 SXM reached (the spec
+// database's calibration), 52.24 / 66.9 = 78.09 % of the datasheet.
+// Against its own fleet it scores 100 %.
+func TestPerformanceAgainstDatasheetAndHealthyCard(t *testing.T) {
+	l := newLog(t)
+	for _, id := range []string{"a1", "a2", "a3"} {
+		l.add(events.Event{Type: events.TypeNodeRegistered, Node: id, Contract: "alpha-c", OrderedAt: at("2026-03-01T00:00:00Z"),
+			Hardware: &events.Hardware{GPUModel: "H200 SXM 141GB", GPUCount: 8}})
+		l.run(id, "2026-03-01T00:30:00Z", "2026-04-01T00:00:00Z")
+		for day := 2; day <= 4; day++ {
+			l.checks(id, "2026-03-0"+string(rune('0'+day))+"T03:00:00Z", events.Check{Name: "gpu.burn.fp32", Category: events.CategoryPerformance,
+				Verdict: events.Fail, Number: nump(52.24), Unit: "TFLOP/s", GPU: gpu(0)})
+		}
+	}
+	if err := l.w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	sc := build(t, l.buf.Bytes(), Options{})
+	p := sc.Providers[0].All.Performance
+	want(t, "share of fleet", p.ShareOfFleet, 1, 3)
+	want(t, "share of healthy", p.ShareOfHealthy, 52.24/65.3, 3)
+	want(t, "share of datasheet", p.ShareOfDatasheet, 52.24/66.9, 3)
+	if len(p.Figures) != 1 || p.Figures[0].Healthy != 65.3 || p.Figures[0].Datasheet != 66.9 || math.Abs(p.Figures[0].ShareOfHealthy-0.8) > 1e-9 {
+		t.Errorf("figures %+v", p.Figures)
+	}
+}

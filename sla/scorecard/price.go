@@ -9,33 +9,20 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpusla/gpusla/sla/baseline"
+	"github.com/gpusla/gpusla/sla/yardstick"
 )
 
-// env is what every group of nodes is computed against: the fleet, the
-// spec yardsticks and the renter's exchange rates.
+// env is what every group of nodes is computed against: the fleet and
+// the renter's exchange rates.
 type env struct {
 	fleet baseline.Result
-	yard  Yardsticks
 	rates *Rates
 }
 
-// Yardstick is a GPU model's absolute figure for one stress figure.
-type Yardstick struct {
-	Datasheet float64 // the model's published figure (0: none)
-	Healthy   float64 // what a healthy card of the model measured (0: none measured)
-}
-
-// Yardsticks looks up model's yardstick for a stress figure
-// (gpu.burn.fp32 …). The domain does not hold the spec database: the
-// caller passes the probe's (functions/specyard), so that the
-// scorecard's absolute figures are the ones the probe judges by.
-type Yardsticks func(model, figure string) (Yardstick, bool)
-
-func (e *env) yardstick(model, figure string) (Yardstick, bool) {
-	if e == nil || e.yard == nil {
-		return Yardstick{}, false
-	}
-	y, ok := e.yard(model, figure)
+// yardstick is model's absolute figures for a stress figure (the spec
+// database's datasheet and healthy-card figures, sla/yardstick).
+func (e *env) yardstick(model, figure string) (yardstick.Yardstick, bool) {
+	y, ok := yardstick.Lookup(model, figure)
 	return y, ok && (y.Datasheet > 0 || y.Healthy > 0)
 }
 

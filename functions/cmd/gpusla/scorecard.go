@@ -25,7 +25,7 @@ func init() {
 
 func newScorecardCmd() *cobra.Command {
 	var termsFiles []string
-	var eventsFile, data, from, to, format, asOf, billFile, output string
+	var eventsFile, data, from, to, format, asOf, billFile, ratesFile, output string
 	cmd := &cobra.Command{
 		Use:   "scorecard --terms FILE (--events FILE | --data DIR) [--from YYYY-MM --to YYYY-MM]",
 		Short: "Compare providers on what the probes measured, over a run of months",
@@ -47,7 +47,7 @@ to --to.`,
 			if err := document.CheckScorecardFormat(format); err != nil {
 				return err
 			}
-			opts, err := scorecardOptions(from, to, asOf, billFile)
+			opts, err := scorecardOptions(from, to, asOf, billFile, ratesFile)
 			if err != nil {
 				return err
 			}
@@ -92,12 +92,13 @@ to --to.`,
 	f.StringVar(&format, "format", "md", "output format: json, md or html")
 	f.StringVar(&asOf, "as-of", "", "judge as of this RFC 3339 instant (default now)")
 	f.StringVar(&billFile, "bill", "", "provider bills (CSV: node,period,billed_hours,amount) for over-billing, any months in range")
+	f.StringVar(&ratesFile, "rates", "", "exchange rates (YAML: base: USD, rates: {CNY: 0.1385}) to compare prices billed in different currencies")
 	f.StringVarP(&output, "output", "o", "", "write to this file (atomically) instead of standard output")
 	return cmd
 }
 
 // scorecardOptions reads the flags, naming the one that is wrong.
-func scorecardOptions(from, to, asOf, billFile string) (scorecard.Options, error) {
+func scorecardOptions(from, to, asOf, billFile, ratesFile string) (scorecard.Options, error) {
 	var o scorecard.Options
 	o.AsOf = time.Now().UTC()
 	if asOf != "" {
@@ -119,6 +120,15 @@ func scorecardOptions(from, to, asOf, billFile string) (scorecard.Options, error
 	if from != "" {
 		if o.From, err = scorecard.ParseMonth(from); err != nil {
 			return o, fmt.Errorf("--from: %w", err)
+		}
+	}
+	if ratesFile != "" {
+		data, err := os.ReadFile(ratesFile)
+		if err != nil {
+			return o, fmt.Errorf("--rates: %w", err)
+		}
+		if o.Rates, err = scorecard.ParseRates(ratesFile, data); err != nil {
+			return o, fmt.Errorf("--rates: %w", err)
 		}
 	}
 	if billFile != "" {
