@@ -57,6 +57,9 @@ func writeMarkdown(w io.Writer, d *doc) error {
 	}
 	if sc := d.Score; sc != nil {
 		b.WriteString("\n## " + sc.Title + "\n\n" + sc.Intro + "\n")
+		for _, w := range sc.Warnings {
+			b.WriteString("\n> " + w + "\n")
+		}
 		for _, t := range sc.Tables {
 			b.WriteString("\n### " + t.Title + "\n\n")
 			mdTable(&b, t)

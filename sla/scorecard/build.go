@@ -12,6 +12,7 @@ import (
 	"github.com/gpusla/gpusla/sla/billing"
 	"github.com/gpusla/gpusla/sla/calendar"
 	"github.com/gpusla/gpusla/sla/incident"
+	"github.com/gpusla/gpusla/sla/msg"
 	"github.com/gpusla/gpusla/sla/report"
 	"golang.org/x/sync/errgroup"
 )
@@ -123,7 +124,8 @@ func (b *Builder) BuildWithReports() (*Scorecard, []*report.Report, error) {
 	// beside (the monthly report's scorecard section). Not ranked.
 	all := dimensions(facts.sorted(), e)
 	sc.AllProviders = &all
-	sc.Warnings = warnings(sc, facts)
+	sc.warnings = warnings(sc, facts)
+	sc.Warnings = msg.Strings(sc.warnings)
 	return sc, reps, nil
 }
 

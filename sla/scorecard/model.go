@@ -21,7 +21,10 @@
 // the report: many months' report rows → one comparison of providers.
 package scorecard
 
-import "github.com/gpusla/gpusla/sla/baseline"
+import (
+	"github.com/gpusla/gpusla/sla/baseline"
+	"github.com/gpusla/gpusla/sla/msg"
+)
 
 // Schema names the JSON form; it changes only with docs/scorecard.md.
 const Schema = "gpusla.scorecard/v2"
@@ -90,8 +93,9 @@ type Scorecard struct {
 	Events    int        `json:"events"`
 	Providers []Provider `json:"providers"`
 	// Warnings: what makes the comparison unfair, e.g. providers whose
-	// figures cover different months.
+	// figures cover different months (English; WarningTexts translates).
 	Warnings []string `json:"warnings"`
+	warnings []msg.Text
 	// Rates: the renter's exchange rates, when given (--rates).
 	Rates *Rates          `json:"rates,omitempty"`
 	Table Table           `json:"comparison"`

@@ -2,17 +2,19 @@ package scorecard
 
 import (
 	"fmt"
+
+	"github.com/gpusla/gpusla/sla/msg"
 	"slices"
 	"sort"
 	"strings"
 )
 
-// warnings says what makes the comparison less than fair, in words the
-// documents print above the table: providers observed over different
-// months, providers on too few machines to rank, prices in currencies
-// that cannot be compared.
-func warnings(sc *Scorecard, facts factSet) []string {
-	out := []string{}
+// warnings says what makes the comparison less than fair, in sentences
+// the documents print above the table (in the report's language, through
+// sla/i18n): providers observed over different months, providers on too
+// few machines to rank, prices in currencies that cannot be compared.
+func warnings(sc *Scorecard, facts factSet) []msg.Text {
+	out := []msg.Text{}
 	var spans []string
 	differ := false
 	for i, p := range sc.Providers {
@@ -23,12 +25,12 @@ func warnings(sc *Scorecard, facts factSet) []string {
 		}
 	}
 	if differ {
-		out = append(out, "providers are compared over different months: "+strings.Join(spans, "; ")+
-			"; a month one provider was not observed in (a holiday, a price change, an outage elsewhere) is not in its figures")
+		out = append(out, msg.New("providers are compared over different months: %s; a month one provider was not observed in (a holiday, a price change, an outage elsewhere) is not in its figures",
+			msg.Plain(strings.Join(spans, "; "))))
 	}
 	for _, p := range sc.Providers {
 		if p.All.Exposure.Machines < MinMachines {
-			out = append(out, fmt.Sprintf("%s: %d machines in service, fewer than the %d needed to rank: its figures are shown, never ranked", p.Provider, p.All.Exposure.Machines, MinMachines))
+			out = append(out, msg.New("%s: %d machines in service, fewer than the %d needed to rank: its figures are shown, never ranked", msg.Plain(p.Provider), p.All.Exposure.Machines, MinMachines))
 		}
 	}
 	curs := map[string][]string{}
@@ -50,12 +52,12 @@ func warnings(sc *Scorecard, facts factSet) []string {
 			sort.Strings(curs[c])
 			parts = append(parts, fmt.Sprintf("%s (%s)", c, strings.Join(curs[c], ", ")))
 		}
-		out = append(out, "prices are in "+strings.Join(parts, " and ")+": a price per usable GPU-hour is ranked only among providers billed in the same currency; give --rates to compare them")
+		out = append(out, msg.New("prices are in %s: a price per usable GPU-hour is ranked only among providers billed in the same currency; give --rates to compare them", msg.Plain(strings.Join(parts, " and "))))
 	}
 	if sc.Rates != nil {
 		for _, c := range codes {
 			if _, ok := sc.Rates.Per[c]; !ok {
-				out = append(out, fmt.Sprintf("the rates file has no rate for %s: prices are not converted to %s", c, sc.Rates.Base))
+				out = append(out, msg.New("the rates file has no rate for %s: prices are not converted to %s", msg.Plain(c), msg.Plain(sc.Rates.Base)))
 			}
 		}
 	}
@@ -79,4 +81,17 @@ func monthList(ms []string) string {
 		return ms[0]
 	}
 	return ms[0] + " to " + ms[len(ms)-1]
+}
+
+// WarningTexts are the warnings as translatable sentences; a scorecard
+// read back from its JSON has only their English.
+func (sc *Scorecard) WarningTexts() []msg.Text {
+	if len(sc.warnings) == len(sc.Warnings) {
+		return sc.warnings
+	}
+	out := make([]msg.Text, len(sc.Warnings))
+	for i, w := range sc.Warnings {
+		out[i] = msg.Plain(w)
+	}
+	return out
 }
