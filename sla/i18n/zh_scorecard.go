@@ -14,6 +14,7 @@ var zhScorecard = map[string]string{
 	"%s (too few: n=%d < %d%s)":                "%s（观测过少：n=%d < %d%s）",
 	"%s (too few: n=%d on %d machines < %d%s)": "%s（机器过少：n=%d，仅 %d 台机器 < %d%s）",
 	"Warning: %s.":                             "注意：%s。",
+	"%d machines, %s node-months":              "%d 台机器，%s 节点月",
 	"providers are compared over different months: %s; a month one provider was not observed in (a holiday, a price change, an outage elsewhere) is not in its figures": "各供应商的对比月份不同：%s；某供应商未被观测的月份（节假日、调价、其他故障）不在其指标中",
 	"%s: %d machines in service, fewer than the %d needed to rank: its figures are shown, never ranked":                                                                 "%s：在服务的机器 %d 台，少于排名所需的 %d 台：只显示指标，不参与排名",
 	"prices are in %s: a price per usable GPU-hour is ranked only among providers billed in the same currency; give --rates to compare them":                            "价格币种为 %s：每可用 GPU 小时价格只在同币种计费的供应商之间排名；提供 --rates 汇率文件即可比较",
