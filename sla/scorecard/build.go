@@ -49,9 +49,10 @@ type nodeMonth struct {
 	claimable, billed, usable int64   // seconds
 	// charge in currency: the bill's amount when fromBill, else what the
 	// contract charges for the billed hours.
-	charge   float64
-	currency string
-	fromBill bool
+	charge      float64
+	currency    string
+	fromBill    bool
+	granularity int64 // the contract's billing granularity, seconds
 }
 
 type incidentRec struct {
@@ -99,24 +100,10 @@ func (b *Builder) Build() (*Scorecard, error) {
 // (TestMonthReportsEqualStandaloneReports), so the monthly report and its
 // scorecard section come from one pass over the log.
 func (b *Builder) BuildWithReports() (*Scorecard, []*report.Report, error) {
-	reps, err := b.buildReports()
+	facts, e, reps, err := b.gather()
 	if err != nil {
 		return nil, nil, err
 	}
-	facts := factSet{}
-	byKey := map[string]*incidentRec{}
-	for i, rep := range reps {
-		if err := b.billMonth(i, rep, facts); err != nil {
-			return nil, nil, err
-		}
-		facts.addMonth(rep, byKey)
-	}
-	b.keepWindow(facts)
-	b.measurements(facts)
-	for _, f := range facts {
-		f.asOf = b.opts.AsOf
-	}
-	e := &env{fleet: b.fleet(facts), rates: b.opts.Rates}
 	sc := &Scorecard{Schema: Schema, From: b.opts.From.String(), To: b.opts.To.String(), AsOf: b.opts.AsOf.UTC().Format(time.RFC3339),
 		Events: b.events, Providers: providers(facts, e), Fleet: e.fleet, Rates: b.opts.Rates}
 	rankAll(sc)
@@ -127,6 +114,29 @@ func (b *Builder) BuildWithReports() (*Scorecard, []*report.Report, error) {
 	sc.warnings = warnings(sc, facts)
 	sc.Warnings = msg.Strings(sc.warnings)
 	return sc, reps, nil
+}
+
+// gather builds the month reports and files what each node contributes:
+// the facts both the scorecard and the trial page are computed from.
+func (b *Builder) gather() (factSet, *env, []*report.Report, error) {
+	reps, err := b.buildReports()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	facts := factSet{}
+	byKey := map[string]*incidentRec{}
+	for i, rep := range reps {
+		if err := b.billMonth(i, rep, facts); err != nil {
+			return nil, nil, nil, err
+		}
+		facts.addMonth(rep, byKey)
+	}
+	b.keepWindow(facts)
+	b.measurements(facts)
+	for _, f := range facts {
+		f.asOf = b.opts.AsOf
+	}
+	return facts, &env{fleet: b.fleet(facts), rates: b.opts.Rates}, reps, nil
 }
 
 // factSet is the facts of every node the reports name, by node id.
@@ -192,7 +202,7 @@ func (fs factSet) addMonth(rep *report.Report, byKey map[string]*incidentRec) {
 		f.tickets = append(f.tickets, n.Tickets...)
 		m := nodeMonth{month: rep.Month, inService: n.Period.InService, share: float64(n.Period.Seconds) / float64(monthSecs[n.Contract]),
 			claimable: n.Uptime.ClaimableOutageSeconds, billed: n.Billing.BilledSeconds, usable: n.Billing.UsableSeconds,
-			charge: n.Billing.Charge, currency: currency[n.Contract]}
+			charge: n.Billing.Charge, currency: currency[n.Contract], granularity: n.Billing.GranularitySeconds}
 		if x, ok := f.billed[rep.Month]; ok {
 			m.charge, m.fromBill = x.amount, true
 			if x.currency != "" {

@@ -168,3 +168,45 @@ func TestScorecardRates(t *testing.T) {
 		t.Errorf("bad rates: %v", err)
 	}
 }
+
+// --trial: the golden trial log (sla/scorecard's trial test) as one page,
+// the same as functions/document renders it, in the language asked; a
+// format the trial does not know fails before anything is read.
+func TestScorecardTrial(t *testing.T) {
+	g := "../../../sla/scorecard/testdata/golden/"
+	dir := t.TempDir()
+	bill := filepath.Join(dir, "bill.csv")
+	if err := os.WriteFile(bill, []byte("node,period,billed_hours\ntb,2026-03,750\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (string, error) {
+		root := newRoot()
+		var out bytes.Buffer
+		root.SetOut(&out)
+		root.SetErr(&out)
+		root.SetArgs(append([]string{"scorecard", "--trial", "--terms", g + "two-providers-terms.yaml", "--events", g + "trial.jsonl",
+			"--from", "2026-03", "--to", "2026-03", "--as-of", "2026-04-05T00:00:00Z", "--bill", bill}, args...))
+		err := root.Execute()
+		return out.String(), err
+	}
+	out, err := run("--lang", "zh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("../../document/testdata/golden/trial.zh.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != string(want) {
+		t.Errorf("--trial --lang zh differs from the golden page:\n%s", out)
+	}
+	if out, err := run("--format", "json"); err != nil || !strings.Contains(out, `"schema": "gpusla.trial/v1"`) || !strings.Contains(out, `"verdict": "fail"`) {
+		t.Errorf("json: %v %.300s", err, out)
+	}
+	if _, err := run("--format", "csv"); err == nil || !strings.Contains(err.Error(), "with --trial") {
+		t.Errorf("csv: %v", err)
+	}
+	if _, err := run("--lang", "fr"); err == nil || !strings.Contains(err.Error(), `--lang: language "fr": want one of en, zh`) {
+		t.Errorf("fr: %v", err)
+	}
+}
