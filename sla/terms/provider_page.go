@@ -58,7 +58,12 @@ type ProviderPage struct {
 	// link-local address: a page inside the renter's network. Without it
 	// those are refused; a cloud metadata address always is.
 	AllowPrivate bool
-	Line         int // of the provider_status_page key, for messages
+	// Zone is the zone the page is published from (timezone, else the
+	// contract's): a zone name in an RSS date that this zone goes by is
+	// read as this zone — a Chinese provider's "CST" is +08:00, not RFC
+	// 822's US Central.
+	Zone *time.Location
+	Line int // of the provider_status_page key, for messages
 }
 
 // Concerns reports whether a provider incident with this title and these
@@ -82,11 +87,23 @@ func (p *parser) providerPage(o *object, t *Terms) error {
 	if !ok {
 		return nil
 	}
-	so, err := p.object(n, "provider_status_page", "url", "format", "every", "slack", "keywords", "allow_private")
+	so, err := p.object(n, "provider_status_page", "url", "format", "every", "slack", "keywords", "allow_private", "timezone")
 	if err != nil {
 		return err
 	}
 	sp := &ProviderPage{Every: DefaultStatusEvery, Slack: DefaultStatusSlack, Line: keyLine(o.n, "provider_status_page")}
+	if t.Calendar != nil {
+		sp.Zone = t.Calendar.Loc
+	}
+	if v, ok := so.vals["timezone"]; ok {
+		name, err := p.str(v, "provider_status_page.timezone")
+		if err != nil {
+			return err
+		}
+		if sp.Zone, err = time.LoadLocation(name); err != nil || name == "Local" || name == "" {
+			return p.err(v, "provider_status_page.timezone", "%q is not an IANA time zone (e.g. Asia/Shanghai)", name)
+		}
+	}
 	if v, ok := so.vals["allow_private"]; ok {
 		if sp.AllowPrivate, err = p.boolean(v, "provider_status_page.allow_private"); err != nil {
 			return err

@@ -36,6 +36,15 @@ func TestProviderPageParse(t *testing.T) {
 	if err != nil || !in[0].ProviderStatusPage.AllowPrivate || sp.AllowPrivate {
 		t.Fatalf("allow_private: %v %+v", err, in)
 	}
+	// The page's zone: the contract's by default (RSS zone names are read
+	// by it), or its own timezone.
+	if sp.Zone == nil || sp.Zone.String() != "UTC" {
+		t.Fatalf("default zone %v, want the contract's UTC", sp.Zone)
+	}
+	z, err := Parse("z.yaml", []byte(strings.Replace(withProviderPage, "  every: 2m\n", "  every: 2m\n  timezone: Asia/Shanghai\n", 1)))
+	if err != nil || z[0].ProviderStatusPage.Zone.String() != "Asia/Shanghai" {
+		t.Fatalf("timezone: %v %+v", err, z)
+	}
 	if m, _ := Parse("m.yaml", []byte(minimal)); m[0].ProviderStatusPage != nil {
 		t.Fatal("a contract without provider_status_page has one")
 	}
@@ -67,6 +76,7 @@ func TestProviderPageErrors(t *testing.T) {
 		{"IPv6 metadata", "url: https://status.example.com", "url: http://[fd00:ec2::254]", 17, "provider_status_page.url", "cloud metadata"},
 		{"IPv6 loopback", "url: https://status.example.com", "url: http://[::1]:80", 17, "provider_status_page.url", "loopback"},
 		{"metadata even allowed", "url: https://status.example.com", "allow_private: true\n  url: http://169.254.169.254", 18, "provider_status_page.url", "never fetched"},
+		{"bad timezone", "  every: 2m", "  every: 2m\n  timezone: CST", 20, "provider_status_page.timezone", `"CST" is not an IANA time zone`},
 		{"allow not a bool", "  every: 2m", "  every: 2m\n  allow_private: yes please", 20, "provider_status_page.allow_private", ""},
 		{"not a mapping", "provider_status_page:\n  url: https://status.example.com/api/v2/incidents.json\n  format: statuspage\n  every: 2m\n  slack: 10m\n  keywords: [GPU, \"ap-east-1\"]\n", "provider_status_page: https://x\n", 16, "provider_status_page", "must be a mapping"},
 	}

@@ -83,13 +83,14 @@ func Reason(err error) string {
 // query (where an access key may sit).
 func shown(u *url.URL) string { return u.Scheme + "://" + u.Host + u.EscapedPath() }
 
-// Parse reads data in the format the terms name.
-func Parse(format terms.StatusFormat, data []byte) ([]provstatus.Incident, error) {
+// Parse reads data in the format the terms name, published from zone (the
+// page's zone: zone names in RSS dates are read by it; nil is none).
+func Parse(format terms.StatusFormat, data []byte, zone *time.Location) ([]provstatus.Incident, error) {
 	switch format {
 	case terms.FormatStatuspage:
 		return statuspage.Parse(data)
 	case terms.FormatRSS:
-		return rss.Parse(data)
+		return rss.ParseIn(data, zone)
 	case terms.FormatAtom:
 		return atom.Parse(data)
 	}
@@ -145,11 +146,11 @@ func (f *Fetcher) Fetch(ctx context.Context, page *terms.ProviderPage, v Validat
 		return Result{}, fmt.Errorf("status page %s: %w", where, err)
 	}
 	defer resp.Body.Close()
-	return f.read(resp, where, page.Format, v)
+	return f.read(resp, where, page, v)
 }
 
 // read judges an answer and parses its body.
-func (f *Fetcher) read(resp *http.Response, where string, format terms.StatusFormat, v Validators) (Result, error) {
+func (f *Fetcher) read(resp *http.Response, where string, page *terms.ProviderPage, v Validators) (Result, error) {
 	limit := f.MaxBytes
 	if limit <= 0 {
 		limit = provstatus.MaxBytes
@@ -172,7 +173,7 @@ func (f *Fetcher) read(resp *http.Response, where string, format terms.StatusFor
 	if len(body) > limit {
 		return Result{}, fmt.Errorf("status page %s: body larger than the %d bytes a status page may be", where, limit)
 	}
-	incs, err := Parse(format, body)
+	incs, err := Parse(page.Format, body, page.Zone)
 	if err != nil {
 		return Result{}, fmt.Errorf("status page %s: %w", where, err)
 	}

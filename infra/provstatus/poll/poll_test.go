@@ -123,7 +123,7 @@ func TestFetchRefuses(t *testing.T) {
 			t.Errorf("%s: the error carries the answer's body: %v", c.path, err)
 		}
 	}
-	if _, err := Parse("html", nil); err == nil || !strings.Contains(err.Error(), `"html"`) {
+	if _, err := Parse("html", nil, nil); err == nil || !strings.Contains(err.Error(), `"html"`) {
 		t.Errorf("unknown format: %v", err)
 	}
 }
@@ -174,5 +174,27 @@ func TestFetchRedirects(t *testing.T) {
 	f = &Fetcher{TLS: tls.Client().Transport.(*http.Transport).TLSClientConfig}
 	if _, err := f.Fetch(context.Background(), local(tls.URL+"/x", terms.FormatRSS), Validators{}); err == nil || !strings.Contains(err.Error(), "from https to http") {
 		t.Fatalf("a downgrade: %v", err)
+	}
+}
+
+// An RSS page of a Chinese provider dates its items in "CST": read in the
+// page's zone (the contract's Asia/Shanghai) it is +08:00, not US Central
+// (issue 27: a 14-hour shift).
+func TestFetchReadsZoneNamesInThePageZone(t *testing.T) {
+	doc := `<rss version="2.0"><channel><item><guid>inc-1</guid><title>GPU 节点不可达</title><pubDate>Mon, 30 Nov 2026 18:15:00 CST</pubDate></item></channel></rss>`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(doc)) }))
+	defer srv.Close()
+	sh, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := local(srv.URL, terms.FormatRSS)
+	page.Zone = sh
+	res, err := (&Fetcher{}).Fetch(context.Background(), page, Validators{})
+	if err != nil || len(res.Incidents) != 1 {
+		t.Fatalf("fetch: %+v %v", res, err)
+	}
+	if got, want := res.Incidents[0].Start, time.Date(2026, 11, 30, 10, 15, 0, 0, time.UTC); !got.Equal(want) {
+		t.Fatalf("started %s, want %s (18:15 China Standard Time)", got, want)
 	}
 }
