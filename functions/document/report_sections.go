@@ -211,6 +211,9 @@ func billTable(p *i18n.Printer, b *billing.Reconciliation) *table {
 		if row.BillLine > 0 {
 			line = strconv.Itoa(row.BillLine)
 		}
+		if len(row.BillLines) > 0 {
+			line = billing.LineList(row.BillLines)
+		}
 		t.add(row.Node, line, opt(row.BilledHours), opt(row.BilledAmount), p.Num(row.ExactHours, -1), p.Num(row.ContractHours, -1),
 			p.Num(row.RoundingHours, -1), p.Num(row.ContractAmount, 2), p.Num(row.UsableHours, -1),
 			p.Num(row.OverHours, -1)+" h / "+p.Num(row.OverAmount, 2), p.Num(row.UnusableBilled, -1)+" h / "+p.Num(row.UnusableAmount, 2),
