@@ -11,6 +11,10 @@ func writeMarkdown(w io.Writer, d *doc) error {
 	var b strings.Builder
 	b.WriteString("# " + d.Title + "\n\n" + d.Intro + "\n\n")
 	b.WriteString("**" + d.P.T("Total claim") + strings.TrimSpace(d.P.Colon()) + "** " + strings.Join(bold(d.Totals), " · ") + "\n")
+	if l := d.LeftOut; l != nil {
+		b.WriteString("\n## " + l.Title + "\n\n**" + mdCell(l.Intro) + "**\n\n")
+		mdTable(&b, l.Table)
+	}
 	for _, c := range d.Claims {
 		mdClaim(&b, c)
 	}
@@ -109,6 +113,9 @@ func mdClaim(b *strings.Builder, c claimPage) {
 	b.WriteString("\n")
 	mdTable(b, c.Breaches)
 	b.WriteString("\n" + c.Request + "\n\n")
+	if c.Unverified != "" {
+		b.WriteString("**" + mdCell(c.Unverified) + "**\n\n")
+	}
 	for i, f := range c.Evidence {
 		b.WriteString("- " + f.Label + c.P.Colon() + "`" + f.Value + "`\n")
 		if i == len(c.Evidence)-1 {
@@ -122,6 +129,10 @@ func mdClaim(b *strings.Builder, c claimPage) {
 	b.WriteString("### " + c.Appendix.Title + "\n\n")
 	mdTable(b, c.Appendix)
 	b.WriteString("\n" + c.AppNote + "\n")
+	if t := c.Sources; t != nil {
+		b.WriteString("\n### " + t.Title + "\n\n")
+		mdTable(b, *t)
+	}
 }
 
 // mdRetro writes the retroactive records section.
