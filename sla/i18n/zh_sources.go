@@ -18,6 +18,8 @@ var zhSources = map[string]string{
 	"ticket %s: hardware replaced %s late (committed within %s); the contract attaches no credit to it":   "工单 %s：硬件更换超时 %s（合同承诺 %s内更换）；合同未就此约定赔偿",
 	"delivered %s late (committed within %s); the contract attaches no credit to it":                      "交付超时 %s（合同承诺 %s内交付）；合同未就此约定赔偿",
 	"not delivered as of %s, %s late so far (committed within %s); the contract attaches no credit to it": "截至 %s 仍未交付，已逾期 %s（合同承诺 %s内交付）；合同未就此约定赔偿",
+	// The chat summary's line (infra/notify/chantext/report.go).
+	":warning: Partial report: node %s left out, %s": ":warning: 报告不完整：节点 %s 未包含，%s",
 	// The left-out section (functions/document/report_sources.go).
 	"Nodes left out of this report": "本报告未包含的节点",
 	"This report is partial: %d nodes are registered under a contract that no terms file given defines, so they could not be judged. Their outages, tickets and credits are not in any figure below; report them again with their contract's terms.": "本报告不完整：有 %d 个节点登记在没有任何给定条款文件定义的合同之下，无法评判。它们的故障、工单与赔偿不在下文任何数字之中；请附上其合同条款重新出具报告。",
