@@ -51,7 +51,11 @@ func (m Maintenance) Notice() time.Duration { return m.Span.Start.Sub(m.Announce
 
 // Excluded reports whether the maintenance was announced early enough to be
 // taken out of the month.
-func (m Maintenance) Excluded(tm *terms.Terms) bool { return m.Notice() >= tm.Maintenance.Notice }
+// A contract without a maintenance exclusion (maintenance: none, or no
+// section) takes out none, whatever the notice.
+func (m Maintenance) Excluded(tm *terms.Terms) bool {
+	return tm.Maintenance.Excludes && m.Notice() >= tm.Maintenance.Notice
+}
 
 // Effect is the part of the window the notice takes out of the books,
 // given the node's outages (as they happened, before any notice clock),
@@ -184,9 +188,9 @@ func Judge(tm *terms.Terms, b Books, o Outage) Verdict {
 	case excluded >= inPeriod:
 		v.Reason = msg.New("inside maintenance announced with enough notice")
 	case v.CountedSeconds == 0:
-		v.Reason = msg.New("part of an outage run shorter than the contract's minimum of %s", tm.Uptime.MinimumOutage)
+		v.Reason = msg.New("part of an outage run shorter than the contract's minimum of %s", tm.Uptime.DowntimePeriod.Minimum)
 	case v.CountedSeconds < inPeriod-excluded:
-		v.Reason = msg.New("partly in an outage run shorter than the contract's minimum of %s", tm.Uptime.MinimumOutage)
+		v.Reason = msg.New("partly in an outage run shorter than the contract's minimum of %s", tm.Uptime.DowntimePeriod.Minimum)
 		if excluded > 0 {
 			v.Reason = msg.New("partly inside announced maintenance, partly in a run below the contract's minimum")
 		}
@@ -253,12 +257,26 @@ func ComputeClocked(tm *terms.Terms, period interval.Interval, raw, outages []Ou
 			claim = append(claim, o.Span)
 		}
 	}
-	min := tm.Uptime.MinimumOutage
-	b.Observed = interval.Union(obs...).Clip(period).Minus(b.Excluded).AtLeast(min)
-	b.Claimable = interval.Union(claim...).Clip(period).Minus(b.Excluded).AtLeast(min)
+	dp := tm.Uptime.DowntimePeriod
+	b.Observed = DowntimePeriods(dp, interval.Union(obs...).Clip(period).Minus(b.Excluded))
+	b.Claimable = DowntimePeriods(dp, interval.Union(claim...).Clip(period).Minus(b.Excluded))
 	b.UptimeObserved = Uptime(period.Duration(), b.Excluded.Total(), b.Observed.Total())
 	b.UptimeClaimed = Uptime(period.Duration(), b.Excluded.Total(), b.Claimable.Total())
 	return b
+}
+
+// DowntimePeriods keeps of each run of unavailability what the contract's
+// definition of a downtime period counts (terms.DowntimePeriod.Counted):
+// nothing of a run shorter than its minimum, and with a unit the run's
+// whole units from its start, the partial unit at its end left out.
+func DowntimePeriods(dp terms.DowntimePeriod, runs interval.Set) interval.Set {
+	var out interval.Set
+	for _, iv := range runs {
+		if d := dp.Counted(iv.Duration()); d > 0 {
+			out = append(out, interval.Interval{Start: iv.Start, End: iv.Start.Add(d)})
+		}
+	}
+	return out
 }
 
 // Uptime is (period − excluded − outage) / (period − excluded) × 100, 100

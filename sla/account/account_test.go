@@ -53,9 +53,9 @@ func TestBooksProperties(t *testing.T) {
 			maint = append(maint, randMaint(r))
 		}
 		if r.Intn(4) == 0 {
-			tm.Uptime.MinimumOutage = time.Duration(r.Intn(120)) * time.Minute
+			tm.Uptime.DowntimePeriod.Minimum = time.Duration(r.Intn(120)) * time.Minute
 		} else {
-			tm.Uptime.MinimumOutage = time.Minute
+			tm.Uptime.DowntimePeriod.Minimum = time.Minute
 		}
 		b := Compute(tm, period, outs, maint)
 		for _, u := range []float64{b.UptimeObserved, b.UptimeClaimed} {

@@ -82,10 +82,10 @@ func DowntimeCredits(tm *terms.Terms, books Books, outs []Outage, gpus int, pric
 		}
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Span.Start.Before(all[j].Span.Start) })
-	left := tm.Credits.MonthCap
+	left := tm.Credits.MonthCap.Hours
 	for i := range all {
 		c := &all[i]
-		if tm.Credits.MonthCap > 0 {
+		if tm.Credits.MonthCap.Hours > 0 {
 			if c.Credited > left {
 				c.Credited, c.MonthCapped = left, true
 			}

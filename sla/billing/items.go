@@ -235,6 +235,9 @@ func JudgeItems(r *report.Report, book map[string]*terms.Terms, items []Item) (*
 		n := byNode[it.Node]
 		j := Judgment{Line: it.Line, Node: it.Node, Kind: it.Kind, Description: it.Description, Quantity: it.Quantity, Billed: it.Amount, Currency: it.Currency}
 		if n == nil {
+			if j.Currency == "" {
+				j.Currency = soleCurrency(r) // so the line adds to the bill's total, not a currency of its own
+			}
 			j.Verdict = VerdictUnverified
 			j.say([]msg.Text{msg.New("the bill charges a node the report does not know")},
 				msg.New("the node's registration, or the provider's resource id mapped to a node id"))
@@ -257,13 +260,39 @@ func JudgeItems(r *report.Report, book map[string]*terms.Terms, items []Item) (*
 		judgeItem(&j, it, n, tm, disks[it.Line])
 		f.add(j)
 	}
-	if compute := ComputeLines(items); len(compute) > 0 {
+	// A compute line for a node the report does not know was judged above,
+	// once; judgeCompute holds the known nodes' lines to their months.
+	if compute := ComputeLines(known(items, byNode)); len(compute) > 0 {
 		if err := f.judgeCompute(r, compute); err != nil {
 			return nil, err
 		}
 	}
 	sort.SliceStable(f.Items, func(a, b int) bool { return f.Items[a].Line < f.Items[b].Line })
 	return f, nil
+}
+
+// soleCurrency is the currency of every node of the report, "" when
+// they differ.
+func soleCurrency(r *report.Report) string {
+	cur := ""
+	for _, n := range r.Nodes {
+		if cur != "" && n.Currency != cur {
+			return ""
+		}
+		cur = n.Currency
+	}
+	return cur
+}
+
+// known are the items of nodes the report knows.
+func known(items []Item, byNode map[string]*report.Node) []Item {
+	var out []Item
+	for _, it := range items {
+		if byNode[it.Node] != nil {
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 // JudgeLines judges a node bill (one GPU-time line per node, ParseCSV) the

@@ -69,7 +69,7 @@ func (b *Builder) outages(m nodeMonth, backend interval.Set, notices []time.Time
 	nr.Period.ExcludedSeconds = secs(books.Excluded.Total())
 	nr.Uptime = Uptime{TargetPercent: tm.Uptime.Target, ObservedPercent: round4(books.UptimeObserved),
 		ClaimablePercent: round4(books.UptimeClaimed), ObservedOutageSeconds: secs(books.Observed.Total()),
-		ClaimableOutageSeconds: secs(books.Claimable.Total()), MinimumOutageSeconds: secs(tm.Uptime.MinimumOutage),
+		ClaimableOutageSeconds: secs(books.Claimable.Total()), MinimumOutageSeconds: secs(tm.Uptime.DowntimePeriod.Minimum),
 		Met: books.UptimeClaimed >= tm.Uptime.Target}
 	nr.Outages = append(nr.Outages, m.outageRows(books, outs, clocked, ongoing)...)
 	nr.Maintenance = append(nr.Maintenance, m.maintRows(maint, outs)...)
