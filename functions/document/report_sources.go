@@ -1,7 +1,6 @@
 package document
 
 import (
-	"encoding/csv"
 	"io"
 	"strings"
 
@@ -64,7 +63,7 @@ func unverifiedNote(p *i18n.Printer, c *report.Contract) string {
 
 // csvLeftOut writes the nodes left out as a table of their own, after a
 // blank line, when there are any.
-func csvLeftOut(w io.Writer, cw *csv.Writer, d *doc, l []report.Skipped) error {
+func csvLeftOut(w io.Writer, cw sheet, d *doc, l []report.Skipped) error {
 	if len(l) == 0 {
 		return nil
 	}
@@ -72,7 +71,7 @@ func csvLeftOut(w io.Writer, cw *csv.Writer, d *doc, l []report.Skipped) error {
 	if _, err := io.WriteString(w, "\n"); err != nil {
 		return err
 	}
-	if err := cw.Write(csvHead(d, []string{"left_out_node", "contract", "reason"})); err != nil {
+	if err := cw.row(csvHead(d, []string{"left_out_node", "contract", "reason"})); err != nil {
 		return err
 	}
 	for _, x := range l {
@@ -80,7 +79,7 @@ func csvLeftOut(w io.Writer, cw *csv.Writer, d *doc, l []report.Skipped) error {
 		if d.P.Lang != "en" {
 			why = d.P.Text(x.Text)
 		}
-		if err := cw.Write([]string{x.Node, x.Contract, why}); err != nil {
+		if err := cw.row([]string{x.Node, x.Contract, why}); err != nil {
 			return err
 		}
 	}
@@ -90,7 +89,7 @@ func csvLeftOut(w io.Writer, cw *csv.Writer, d *doc, l []report.Skipped) error {
 // csvSources writes every contract's sources as a table of their own, so
 // a sheet of claims carries which figures are unverified: the terms of a
 // secondary source that no primary one backs.
-func csvSources(w io.Writer, cw *csv.Writer, d *doc, cs []report.Contract) error {
+func csvSources(w io.Writer, cw sheet, d *doc, cs []report.Contract) error {
 	var rows [][]string
 	for _, c := range cs {
 		for _, s := range c.Sources {
@@ -110,11 +109,11 @@ func csvSources(w io.Writer, cw *csv.Writer, d *doc, cs []report.Contract) error
 	if _, err := io.WriteString(w, "\n"); err != nil {
 		return err
 	}
-	if err := cw.Write(csvHead(d, []string{"source_contract", "terms", "url", "read", "secondary", "unverified_terms", "quote"})); err != nil {
+	if err := cw.row(csvHead(d, []string{"source_contract", "terms", "url", "read", "secondary", "unverified_terms", "quote"})); err != nil {
 		return err
 	}
 	for _, r := range rows {
-		if err := cw.Write(r); err != nil {
+		if err := cw.row(r); err != nil {
 			return err
 		}
 	}
