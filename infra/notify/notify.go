@@ -149,6 +149,28 @@ func OffersReplacement(a Alert) bool {
 	return a.Thread == "" && (a.Kind == AlertDegraded || a.Kind == AlertUnreachable) && WantsReplacement(a.IncidentKind)
 }
 
+// UrgentKinds are the incident kinds whose opening and recovery wake
+// someone: the node is gone, or its GPUs are lost or failing (the
+// hardware). Their alerts never wait behind routine notices on a channel
+// (Urgent).
+var UrgentKinds = []string{"unreachable", "gpu_lost", "gpu_degraded"}
+
+// Urgent says whether an alert goes in the outbox's priority lane: the
+// opening or the recovery of an incident of UrgentKinds. Updates,
+// reclassifications, delivery notices and the other incident kinds are
+// routine; so are ticket notices.
+func Urgent(a Alert) bool {
+	switch a.Kind {
+	case AlertDegraded, AlertUnreachable, AlertRecovered:
+		for _, k := range UrgentKinds {
+			if k == a.IncidentKind {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // ReplacementLabel is the label of the "Request replacement" button.
 const ReplacementLabel = "Request replacement"
 
