@@ -42,17 +42,23 @@ type fakeRobot struct {
 	rcv    *notifytest.Receiver
 	n      notify.Notifier
 	p      *robot.Poster
+	// restart builds the notifier afresh, as a new process would (its
+	// quota's memory starts empty).
+	restart func()
 }
 
 func fakeRobots(t *testing.T, start time.Time) []*fakeRobot {
 	mk := func(name string, svc notifytest.Service, limits []robot.Limit, build func(url, secret string) (notify.Notifier, *robot.Poster, error)) *fakeRobot {
 		f := &fakeRobot{name: name, limits: limits, clock: notifytest.NewClock(start)}
 		f.rcv = notifytest.NewReceiver(t, svc, limits, f.clock)
-		var err error
-		if f.n, f.p, err = build(f.rcv.URL(), svc.Secret()); err != nil {
-			t.Fatal(err)
+		f.restart = func() {
+			var err error
+			if f.n, f.p, err = build(f.rcv.URL(), svc.Secret()); err != nil {
+				t.Fatal(err)
+			}
+			f.p.Now, f.p.Sleep, f.p.Client = f.clock.Now, f.clock.Sleep, f.rcv.Client()
 		}
-		f.p.Now, f.p.Sleep, f.p.Client = f.clock.Now, f.clock.Sleep, f.rcv.Client()
+		f.restart()
 		return f
 	}
 	return []*fakeRobot{
