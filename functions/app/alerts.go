@@ -271,6 +271,7 @@ func (s *Service) alert(ctx context.Context, n store.Node, t incident.Transition
 		a.Kind = notify.AlertReclassified
 		key = notify.AlertKind(string(notify.AlertReclassified) + ":" + t.Cause)
 	}
+	s.inContractWords(ctx, n, inc, t.Op, &a)
 	now := at
 	channels := s.alertChannels(n.Contract, a)
 	if len(channels) == 0 {

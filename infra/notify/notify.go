@@ -60,6 +60,15 @@ type Alert struct {
 	// into gpusla (the robots show it as a button, the webhook as this
 	// field). Never stored: each delivery signs its own.
 	ReplacementURL string `json:"replacement_url,omitempty"`
+	// NotYet (with Counted false): the incident does not count so far
+	// only because it is shorter than the contract's minimum outage;
+	// Reason says from when it will.
+	NotYet bool `json:"not_yet,omitempty"`
+	// Lang is the contract's report.lang ("en", "zh") and Zone its time
+	// zone (IANA): every channel writes the alert in that language and
+	// its times on that clock. Empty: English, UTC. Reason is in Lang.
+	Lang string `json:"lang,omitempty"`
+	Zone string `json:"zone,omitempty"`
 }
 
 // Notifier delivers alerts (Slack, or the console locally). Notify returns
@@ -111,6 +120,9 @@ type TicketMessage struct {
 	// Thread is the notifier's reference of the ticket's first message (or
 	// of the incident alert it was opened from); empty for a first message.
 	Thread string `json:"thread,omitempty"`
+	// Lang and Zone are the contract's, as Alert's.
+	Lang string `json:"lang,omitempty"`
+	Zone string `json:"zone,omitempty"`
 }
 
 // Slack buttons on incident alerts (infra/slack puts them on the first

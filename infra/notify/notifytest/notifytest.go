@@ -283,7 +283,7 @@ func Run(t *testing.T, c Case) {
 			t.Fatalf("Notify: %v", err)
 		}
 		shown := h.accepted(1)[0].Shown
-		for _, want := range []string{"recovered", "4m40s", "2026-11-30 10:05:10 UTC", "lost@20261130T100030.000Z"} {
+		for _, want := range []string{"recovered", "4 minutes 40 seconds", "2026-11-30 10:05:10 UTC", "lost@20261130T100030.000Z"} {
 			if !strings.Contains(shown, want) {
 				t.Errorf("the recovery does not show %q:\n%s", want, shown)
 			}
@@ -345,8 +345,8 @@ func Run(t *testing.T, c Case) {
 		}
 		got := h.accepted(2)
 		for i, want := range [][]string{
-			{"gz-01 delivery overdue: not delivered 30m0s after the order", "2026-11-30 10:00:30 UTC", "2026-11-30 10:30:30 UTC", "1m0s late so far", "delivery@20261130T100030.000Z"},
-			{"gz-01 delivered 1h35m late", "2026-11-30 12:05:30 UTC", "first passing acceptance check"},
+			{"gz-01 delivery overdue: not delivered 30 minutes after the order", "2026-11-30 10:00:30 UTC", "2026-11-30 10:30:30 UTC", "1m0s late so far", "delivery@20261130T100030.000Z"},
+			{"gz-01 delivered 1 hour 35 minutes late", "2026-11-30 12:05:30 UTC", "first passing acceptance check"},
 		} {
 			shown := got[i].Shown
 			for _, w := range want {

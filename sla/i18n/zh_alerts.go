@@ -1,0 +1,40 @@
+package i18n
+
+// zhAlerts is the part of the catalog of the chat robots' alerts and
+// ticket notices (infra/notify/chantext): the labels, titles and the
+// verdict line an on-call reader sees in Feishu, DingTalk and WeCom.
+var zhAlerts = map[string]string{
+	"Provider label":            "服务商",
+	"Until":                     "结束时间",
+	"Duration":                  "持续时长",
+	"Ordered":                   "下单时间",
+	"Due":                       "应交付时间",
+	"Delivered":                 "交付时间",
+	"Target":                    "交付时限",
+	"Late by":                   "延迟",
+	"What failed":               "未通过的检查",
+	"Counts as outage":          "计入停机",
+	"Cause":                     "原因",
+	"Opened":                    "开单时间",
+	"Counts under the contract": "是否按合同计入",
+	"incident %s":               "故障编号 %s",
+	"ticket %s":                 "工单编号 %s",
+	"… and %d more":             "… 另有 %d 项",
+	" (want %s)":                "（应为 %s）",
+	"… (truncated)":             "…（已截断）",
+	"no — %s":                   "否 — %s",
+	"not yet — %s":              "暂不计入 — %s",
+	"Closes: %s %s %s since %s (incident %s)":                 "结束：%s %s %s，始于 %s（故障编号 %s）",
+	"About: %s %s %s since %s (incident %s)":                  "关于：%s %s %s，始于 %s（故障编号 %s）",
+	"%s recovered: %s for %s":                                 "%s 已恢复：%s，持续 %s",
+	"%s delivery overdue: not delivered %s after the order":   "%s 交付逾期：下单%s后仍未交付",
+	"%s delivered %s late":                                    "%s 已交付，延迟 %s",
+	"%s %s reclassified: counts against the provider":         "%s %s 重新判定：计入服务商责任",
+	"%s %s reclassified: does NOT count against the provider": "%s %s 重新判定：不计入服务商责任",
+	"%s %s: update":                                          "%s %s：情况更新",
+	"ticket %s on %s: opened":                                "工单 %s（%s）：已开单",
+	"ticket %s on %s: update":                                "工单 %s（%s）：有新记录",
+	"ticket %s on %s: deadline near":                         "工单 %s（%s）：时限将至",
+	"ticket %s on %s: deadline BREACHED":                     "工单 %s（%s）：已超时违约",
+	"counts once it lasts %s, the contract's minimum outage": "持续满 %s（合同规定的最短停机时长）后计入",
+}
