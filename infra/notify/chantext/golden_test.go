@@ -58,7 +58,7 @@ func render(t *testing.T, d Dialect, m any) Message {
 	} else {
 		tm := m.(notify.TicketMessage)
 		w = wordsOf(tm.Lang, tm.Zone)
-		out = fit(d, w, func(l limits) Message { return ticket(d, w, tm, l) })
+		out = fit(d, w, func(l limits) Message { return ticketMessage(d, w, tm, l) })
 	}
 	if miss := w.p.Missing(); len(miss) > 0 {
 		t.Errorf("%s %s: not in the catalog: %q", d.Name, w.p.Lang, miss)

@@ -41,7 +41,7 @@ func Alert(d Dialect, a notify.Alert) Message {
 // Ticket renders a ticket message in dialect d, in its contract's words.
 func Ticket(d Dialect, m notify.TicketMessage) Message {
 	w := wordsOf(m.Lang, m.Zone)
-	return fit(d, w, func(l limits) Message { return ticket(d, w, m, l) })
+	return fit(d, w, func(l limits) Message { return ticketMessage(d, w, m, l) })
 }
 
 // fit renders with the most user text that fits d.MaxBytes. A message that
@@ -181,7 +181,7 @@ func (w words) verdict(a notify.Alert) string {
 	return w.p.Yes(false)
 }
 
-func ticket(d Dialect, w words, t notify.TicketMessage, l limits) Message {
+func ticketMessage(d Dialect, w words, t notify.TicketMessage, l limits) Message {
 	lv := TicketLevel(t)
 	emoji := "🎫"
 	if lv != Info {
