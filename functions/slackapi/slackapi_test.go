@@ -358,7 +358,7 @@ func TestSlashCommands(t *testing.T) {
 		t.Fatalf("ticket recorded as %+v", tk)
 	}
 	posts := e.slack.Posts()
-	if len(posts) != 1 || posts[0].Get("thread_ts") != "" || !strings.Contains(posts[0].Get("text"), "Ticket "+tk.ID+" opened") {
+	if len(posts) != 1 || posts[0].Get("thread_ts") != "" || !strings.Contains(posts[0].Get("text"), "工单 "+tk.ID+" 已为") { // the zh contract's words
 		t.Fatalf("opened notice: %v", posts)
 	}
 	thread := "1764496830.000001"
@@ -369,7 +369,7 @@ func TestSlashCommands(t *testing.T) {
 		t.Fatalf("responded: %d %+v", code, m)
 	}
 	posts = e.slack.Posts()
-	if len(posts) != 2 || posts[1].Get("thread_ts") != thread || !strings.Contains(posts[1].Get("text"), "resolution clock is paused") {
+	if len(posts) != 2 || posts[1].Get("thread_ts") != thread || !strings.Contains(posts[1].Get("text"), "解决时限暂停计时") { // the resolution clock is paused
 		t.Fatalf("responded notice not in the ticket's thread: %v", posts[len(posts)-1])
 	}
 	e.command("ticket replied " + tk.ID)
