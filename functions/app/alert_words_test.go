@@ -59,3 +59,33 @@ func TestFirstAlertSaysWhetherItCounts(t *testing.T) {
 		t.Errorf("the DingTalk text names UTC beside the contract's zone:\n%s", body)
 	}
 }
+
+// An outage inside maintenance announced with the contract's notice: its
+// first alert says it does not count, and why, in the contract's words.
+func TestFirstAlertInsideMaintenanceSaysItDoesNotCount(t *testing.T) {
+	book := zhTerms(t)
+	for _, tm := range book {
+		tm.Maintenance.Notice = 24 * time.Hour
+	}
+	w := newWorldWith(t, book)
+	if _, err := w.svc.AnnounceMaintenance(t.Context(), app.NewMaintenance{Node: "gz-01", Start: t0, End: t0.Add(time.Hour),
+		AnnouncedAt: t0.Add(-48 * time.Hour), Summary: "rack move", By: "cli:test"}); err != nil {
+		t.Fatal(err)
+	}
+	w.push()
+	w.tickUntil(t0.Add(10 * time.Minute))
+	var a notify.Alert
+	for _, x := range w.notif.Alerts {
+		if x.Kind == notify.AlertUnreachable {
+			a = x
+		}
+	}
+	if a.Kind == "" {
+		t.Fatalf("no unreachable alert among %+v", w.notif.Alerts)
+	}
+	// account.Judge's "inside maintenance announced with enough notice",
+	// as the zh report writes it.
+	if want := "处于已提前足够时间通知的维护窗口内"; a.Counted || a.NotYet || a.Reason != want {
+		t.Fatalf("counted %v, not yet %v, reason %q; want not counted: %q", a.Counted, a.NotYet, a.Reason, want)
+	}
+}

@@ -71,4 +71,17 @@ var zhAlerts = map[string]string{
 	"Delivered at %s (the %s), %s after the order; the contract (%s) promises %s: %s late.":                           "交付于 %s（%s），下单后 %s；合同（%s）承诺 %s：延迟 %s。",
 	"first passing acceptance check": "首次验收通过",
 	"first heartbeat":                "首次心跳",
+	// Slack's replies about a ticket (chantext.SlackReplies).
+	"Ticket *%s* opened for %s (%s).":      "工单 *%s* 已为 %s 开立（%s）。",
+	"Ticket *%s* opened for *%s* (%s, %s)": "工单 *%s* 已为 *%s* 开立（%s，%s）",
+	": first response due %s":              "：首次响应截止 %s",
+	"Use `/gpusla ticket open` instead for another priority or a provider reference.": "如需其他优先级或服务商工单号，请改用 `/gpusla ticket open`。",
+	"Ticket *%s* was already opened for this incident (by %s).":                       "此故障的工单 *%s* 已开立（开单人 %s）。",
+	"Ticket *%s* (%s): provider ref %s.":                                              "工单 *%s*（%s）：服务商工单号 %s。",
+	"Already recorded: %s on *%s* at %s.":                                             "已记录过：%s，*%s*，于 %s。",
+	"Recorded: %s on *%s* at %s":                                                      "已记录：%s，*%s*，于 %s",
+	" — %s target breached, *%s late*":                                                " — %s时限已违约，*超时 %s*",
+	" — %s target met":                                                                " — %s时限达标",
+	" — :rotating_light: %s BREACHED (due %s, %s ago)":                                " — :rotating_light: %s已违约（截止 %s，已过 %s）",
+	" — %s due %s (in %s)":                                                            " — %s截止 %s（还剩 %s）",
 }
