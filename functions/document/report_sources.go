@@ -58,7 +58,7 @@ func unverifiedNote(p *i18n.Printer, c *report.Contract) string {
 	if p.Lang == i18n.ZH {
 		sep = "、"
 	}
-	return p.T("Unverified terms: %s. They were taken from a secondary source, not from the provider's own published text; the figures resting on them are to be checked against the provider's SLA.", strings.Join(c.Unverified, sep))
+	return p.T("Unverified terms: %s. They rest on a secondary source or on none, not on the provider's own published text; the figures resting on them are to be checked against the provider's SLA.", strings.Join(c.Unverified, sep))
 }
 
 // csvLeftOut writes the nodes left out as a table of their own, after a

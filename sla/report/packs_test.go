@@ -40,6 +40,8 @@ var packs = []packMonth{
 	{"gpuhub-network", "4090-01", time.March, 99.6864, 372.00, 2.00, "2026-05-01T00:00:00Z", "claim,uptime.target"},
 	{"hostedai-gpu", "h100-01", time.March, 99.3935, 14820.48, 1482.05, "2026-05-01T00:00:00Z", "claim,credits,maintenance,support,uptime.credit_cap,uptime.target,uptime.tiers,uptime.unavailable"},
 	{"ucloud-sdu", "ucloud-gpu-01", time.March, 82.2342, 29720.00, 2972.00, "2026-05-01T00:00:00+02:00", "claim"},
+	{"tencent-cvm", "gt4-01", time.March, 99.9731, 148800.00, 14880.00, "2026-05-31T00:00:00+08:00", "maintenance"},
+	{"tencent-cvm", "gt4-01", time.April, 98.9977, 144000.00, 36000.00, "2026-06-30T00:00:00+08:00", "maintenance"},
 }
 
 // golden is the month's golden file name: March keeps the pack's plain

@@ -104,3 +104,13 @@ n = "ucloud-gpu-01"
 evs = [reg(n, "ucloud-sdu", 4, "A100 PCIe 40GB", t("2026-02-27 09:00", CET))]
 evs += runs(n, t("2026-02-28 00:00", CET), t("2026-04-01 06:00", CET), [(t("2026-03-02 00:00", CET), t("2026-03-07 12:00", CET))])
 write("ucloud-sdu", evs)
+
+# tencent-cvm: two months at tier edges, Shanghai time. March: 5 + 7 = 12
+# minutes (11 would meet 99.975 %); April: 7 h 13 min = 433 minutes (432
+# would be exactly 99 %, the 10 % tier).
+n = "gt4-01"
+evs = [reg(n, "tencent-cvm", 8, "A100 SXM4 40GB", t("2026-02-27 09:00", CST))]
+evs += runs(n, t("2026-02-28 00:00", CST), t("2026-05-01 06:00", CST),
+            [(t("2026-03-08 03:00", CST), t("2026-03-08 03:05", CST)), (t("2026-03-21 14:00", CST), t("2026-03-21 14:07", CST)),
+             (t("2026-04-15 09:00", CST), t("2026-04-15 16:13", CST))])
+write("tencent-cvm", evs)
