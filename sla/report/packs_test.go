@@ -42,6 +42,8 @@ var packs = []packMonth{
 	{"ucloud-sdu", "ucloud-gpu-01", time.March, 82.2342, 29720.00, 2972.00, "2026-05-01T00:00:00+02:00", "claim"},
 	{"tencent-cvm", "gt4-01", time.March, 99.9731, 148800.00, 14880.00, "2026-05-31T00:00:00+08:00", "maintenance"},
 	{"tencent-cvm", "gt4-01", time.April, 98.9977, 144000.00, 36000.00, "2026-06-30T00:00:00+08:00", "maintenance"},
+	{"yandex-compute-vm", "y-gpu-01", time.March, 99.9485, 17856.00, 1785.60, "2026-04-15T00:00:00+03:00", "claim"},
+	{"yandex-compute-vm", "y-gpu-01", time.April, 94.9977, 17280.00, 5184.00, "2026-05-15T00:00:00+03:00", "claim"},
 }
 
 // golden is the month's golden file name: March keeps the pack's plain
