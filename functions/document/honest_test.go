@@ -258,6 +258,12 @@ func TestUndeliveredNodeIsNotDelivered(t *testing.T) {
 				t.Errorf("%s md lacks %q\n%s", lang, w, buf.String())
 			}
 		}
+		if !strings.Contains(buf.String(), "| va-02 | us-example | 4 × H200 SXM 141GB | "+i18n.New(lang).T("not in service")+" | ") {
+			t.Errorf("%s md: the node table gives the undelivered node an uptime", lang)
+		}
+		if card := "- " + i18n.New(lang).T("uptime claimable") + ": " + i18n.New(lang).T("not in service"); !strings.Contains(buf.String(), card) {
+			t.Errorf("%s md lacks %q", lang, card)
+		}
 		if strings.Contains(buf.String(), "va-02 | delivered") || strings.Contains(buf.String(), "after the order") || strings.Contains(buf.String(), "下单后") {
 			t.Errorf("%s md says the undelivered node was delivered", lang)
 		}
