@@ -108,11 +108,11 @@ func TestUptimeAndCredit(t *testing.T) {
 func TestChargeRoundsUp(t *testing.T) {
 	tm := testTerms(t) // hourly granularity
 	from := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
-	billed, amount := Charge(tm, 18.5, 8, from, from.Add(90*time.Minute+time.Second))
+	billed, amount := Charge(tm, 18.5, 8, from, from.Add(90*time.Minute+time.Second), nil)
 	if billed != 2*time.Hour || amount != 296 {
 		t.Fatalf("billed %v amount %v", billed, amount)
 	}
-	if b, a := Charge(tm, 18.5, 8, from, from); b != 0 || a != 0 {
+	if b, a := Charge(tm, 18.5, 8, from, from, nil); b != 0 || a != 0 {
 		t.Fatal("empty period billed")
 	}
 }
