@@ -269,3 +269,18 @@ func TestUndeliveredNodeIsNotDelivered(t *testing.T) {
 		}
 	}
 }
+
+// A page address is shown as its reader types it: a Chinese path decoded,
+// anything else as given.
+func TestReadableSourceAddress(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://github.com/tencentyun/qcloud-documents/blob/master/product/%E6%9C%8D%E5%8A%A1%E5%8D%8F%E8%AE%AE.md": "https://github.com/tencentyun/qcloud-documents/blob/master/product/服务协议.md",
+		"https://aws.amazon.com/compute/sla/": "https://aws.amazon.com/compute/sla/",
+		"https://example.org/a%ZZ":            "https://example.org/a%ZZ", // not an escape: as given
+		"https://example.org/%FF":             "https://example.org/%FF",  // not UTF-8: as given
+	} {
+		if got := readable(in); got != want {
+			t.Errorf("readable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
