@@ -13,7 +13,7 @@ func FleetMarkdown(b *strings.Builder, r baseline.Result) {
 	if len(r.Dists) == 0 {
 		return
 	}
-	b.WriteString("\n## Fleet baselines\n\nEach GPU's median over the window; a run below the threshold (below p10 and 5 % under the median) three times in a row is slower than its siblings. Models with fewer nodes than the minimum are judged by the static threshold only.\n\n| GPU model | figure | nodes | GPUs | runs | p10 | p50 | p90 | threshold |\n|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("\n## Fleet baselines\n\nEach GPU's median over the window, the whole fleet. A node is never judged against itself: its runs are held against the other nodes of its model (below their p10 and 5 % under their median) and each GPU's against the other GPUs of its node (5 % under their median); three runs in a row below is slower than its siblings. Models with fewer nodes than the minimum are judged by the static threshold only.\n\n| GPU model | figure | nodes | GPUs | runs | p10 | p50 | p90 | threshold |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, d := range r.Dists {
 		th := fmt.Sprintf("%.4g", d.Threshold)
 		if d.StaticOnly {

@@ -61,6 +61,9 @@ func writeMarkdown(w io.Writer, d *doc) error {
 	}
 	if sc := d.Score; sc != nil {
 		b.WriteString("\n## " + mdText(sc.Title) + "\n\n" + mdText(sc.Intro) + "\n")
+		for _, w := range sc.Warnings {
+			b.WriteString("\n> " + mdText(w) + "\n")
+		}
 		for _, t := range sc.Tables {
 			b.WriteString("\n### " + mdText(t.Title) + "\n\n")
 			mdTable(&b, t)
