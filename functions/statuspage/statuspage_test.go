@@ -673,3 +673,62 @@ func TestScorecardTab(t *testing.T) {
 		t.Errorf("titles %q / %q", en.Title, zh.Title)
 	}
 }
+
+// Issue 27: a provider named "NVIDIA", withheld, beside a node whose shown
+// model is "NVIDIA H200" made the guard answer 500 to everyone. The shown
+// model is masked before the guard looks, so the page is served, with the
+// model and without the provider; a label that does name the provider is
+// still refused.
+func TestGuardAllowsAWithheldNameInsideAShownModel(t *testing.T) {
+	f := seeded(t)
+	st := f.h.c.Nodes.(interface {
+		CreateNode(context.Context, store.Node) error
+	})
+	now := f.now
+	if err := st.CreateNode(context.Background(), store.Node{ID: "nv-h200-09", Provider: "NVIDIA", Contract: "cn-example", GPUModel: "NVIDIA H200", GPUCount: 8,
+		OrderedAt: now.AddDate(0, -1, 0), CreatedAt: now.AddDate(0, -1, 0), HeartbeatInterval: 30 * time.Second, Grace: 90 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.h.Build(context.Background(), Request{Mode: Public, Lang: i18n.EN})
+	if err != nil {
+		t.Fatalf("public page: %v", err)
+	}
+	var model bool
+	for _, n := range p.Nodes {
+		model = model || n.GPUs == "8 × NVIDIA H200"
+		if n.Provider != "" {
+			t.Errorf("the public page shows a provider: %+v", n)
+		}
+	}
+	if !model {
+		t.Fatalf("the shown model is missing: %+v", p.Nodes)
+	}
+	cn := *f.book["cn-example"]
+	cn.StatusPage.Nodes = map[string]terms.NodePage{"nv-h200-09": {Label: "NVIDIA spare"}}
+	c := f.h.c
+	c.Terms = func(id string) (*terms.Terms, bool) {
+		if id == "cn-example" {
+			return &cn, true
+		}
+		return f.book[id], true
+	}
+	if _, err := New(c).Build(context.Background(), Request{Mode: Public}); err == nil || !strings.Contains(err.Error(), "provider") {
+		t.Fatalf("a label naming the withheld provider: %v, want the page withheld", err)
+	}
+}
+
+// A withheld value is a leak as a word of its own, not as part of a longer
+// ASCII word; in a script without word boundaries it always is.
+func TestContainsWord(t *testing.T) {
+	for _, c := range []struct {
+		text, v string
+		want    bool
+	}{
+		{"Mapping done", "Ping", false}, {"Ping done", "Ping", true}, {"ok (Ping)", "Ping", true}, {"gz-h20-03x", "gz-h20-03", false},
+		{"twin of gz-h20-03", "gz-h20-03", true}, {"阿里云的节点", "阿里云", true}, {"Pings and Ping", "Ping", true},
+	} {
+		if got := containsWord(c.text, c.v); got != c.want {
+			t.Errorf("containsWord(%q, %q) = %v", c.text, c.v, got)
+		}
+	}
+}
