@@ -464,13 +464,7 @@ func TestGuardFailsClosed(t *testing.T) {
 	f := seeded(t)
 	cn := *f.book["cn-example"]
 	cn.StatusPage.Nodes = map[string]terms.NodePage{"sh-a100-01": {Label: "twin of gz-h20-03"}}
-	c := f.h.c
-	c.Terms = func(id string) (*terms.Terms, bool) {
-		if id == "cn-example" {
-			return &cn, true
-		}
-		return f.book[id], true
-	}
+	c := f.withTerms(&cn)
 	_, err := New(c).Build(context.Background(), Request{Mode: Public})
 	if err == nil || strings.Contains(err.Error(), "gz-h20-03") || !strings.Contains(err.Error(), "node id") {
 		t.Fatalf("err %v, want the page withheld without naming the value", err)
@@ -705,13 +699,7 @@ func TestGuardAllowsAWithheldNameInsideAShownModel(t *testing.T) {
 	}
 	cn := *f.book["cn-example"]
 	cn.StatusPage.Nodes = map[string]terms.NodePage{"nv-h200-09": {Label: "NVIDIA spare"}}
-	c := f.h.c
-	c.Terms = func(id string) (*terms.Terms, bool) {
-		if id == "cn-example" {
-			return &cn, true
-		}
-		return f.book[id], true
-	}
+	c := f.withTerms(&cn)
 	if _, err := New(c).Build(context.Background(), Request{Mode: Public}); err == nil || !strings.Contains(err.Error(), "provider") {
 		t.Fatalf("a label naming the withheld provider: %v, want the page withheld", err)
 	}
@@ -731,4 +719,17 @@ func TestContainsWord(t *testing.T) {
 			t.Errorf("containsWord(%q, %q) = %v", c.text, c.v, got)
 		}
 	}
+}
+
+// withTerms is the fixture's handler config with cn in place of the
+// loaded cn-example terms.
+func (f fixture) withTerms(cn *terms.Terms) Config {
+	c := f.h.c
+	c.Terms = func(id string) (*terms.Terms, bool) {
+		if id == cn.Contract {
+			return cn, true
+		}
+		return f.book[id], true
+	}
+	return c
 }
