@@ -3,10 +3,12 @@ package statuspage
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -732,4 +734,50 @@ func (f fixture) withTerms(cn *terms.Terms) Config {
 		return f.book[id], true
 	}
 	return c
+}
+
+// The token cookie is Secure whenever the browser reached the page over
+// https: serve's own TLS, an https-only deployment (the Lambda), or a
+// trusted proxy's X-Forwarded-Proto (issue 27: behind the documented nginx
+// recipe it lacked Secure). Anyone else's X-Forwarded-Proto is ignored.
+func TestCookieSecureBehindTrustedProxies(t *testing.T) {
+	f := seeded(t)
+	loopback := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("::1/128")}
+	for _, c := range []struct {
+		name    string
+		https   bool
+		proxies []netip.Prefix
+		remote  string
+		xfp     []string
+		tls     bool
+		secure  bool
+	}{
+		{"plain http, no proxy", false, nil, "127.0.0.1:5000", nil, false, false},
+		{"a client claiming https, no proxy trusted", false, nil, "127.0.0.1:5000", []string{"https"}, false, false},
+		{"the trusted nginx says https", false, loopback, "127.0.0.1:5000", []string{"https"}, false, true},
+		{"the trusted proxy over IPv6", false, loopback, "[::1]:5000", []string{"https"}, false, true},
+		{"the trusted proxy says http", false, loopback, "127.0.0.1:5000", []string{"http"}, false, false},
+		{"the last value is the nearest proxy's", false, loopback, "127.0.0.1:5000", []string{"https, http"}, false, false},
+		{"an untrusted address claiming https", false, loopback, "10.9.8.7:5000", []string{"https"}, false, false},
+		{"a trusted range", false, []netip.Prefix{netip.MustParsePrefix("10.9.0.0/16")}, "10.9.8.7:5000", []string{"https"}, false, true},
+		{"serve's own TLS", false, nil, "10.9.8.7:5000", nil, true, true},
+		{"https-only deployment", true, nil, "203.0.113.5:5000", nil, false, true},
+	} {
+		cfg := f.h.c
+		cfg.HTTPS, cfg.TrustedProxies = c.https, c.proxies
+		req := httptest.NewRequest(http.MethodGet, PathStatus+"?token="+token, nil)
+		req.RemoteAddr = c.remote
+		for _, v := range c.xfp {
+			req.Header.Add("X-Forwarded-Proto", v)
+		}
+		if c.tls {
+			req.TLS = &tls.ConnectionState{}
+		}
+		rec := httptest.NewRecorder()
+		New(cfg).ServeHTTP(rec, req)
+		cookies := rec.Result().Cookies()
+		if len(cookies) != 1 || cookies[0].Name != CookieName || cookies[0].Secure != c.secure || !cookies[0].HttpOnly {
+			t.Errorf("%s: cookies %+v, want one with Secure=%v", c.name, cookies, c.secure)
+		}
+	}
 }
