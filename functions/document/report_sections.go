@@ -211,6 +211,9 @@ func billTable(p *i18n.Printer, b *billing.Reconciliation) *table {
 		if row.BillLine > 0 {
 			line = strconv.Itoa(row.BillLine)
 		}
+		if len(row.BillLines) > 0 {
+			line = billing.LineList(row.BillLines)
+		}
 		t.add(row.Node, line, opt(row.BilledHours), opt(row.BilledAmount), p.Num(row.ExactHours, -1), p.Num(row.ContractHours, -1),
 			p.Num(row.RoundingHours, -1), p.Num(row.ContractAmount, 2), p.Num(row.UsableHours, -1),
 			p.Num(row.OverHours, -1)+" h / "+p.Num(row.OverAmount, 2), p.Num(row.UnusableBilled, -1)+" h / "+p.Num(row.UnusableAmount, 2),
@@ -253,6 +256,25 @@ func linesSection(p *i18n.Printer, f *billing.Full) *linesSec {
 	return s
 }
 
+// runsNote says which runs of outage the contract does not count.
+func runsNote(p *i18n.Printer, u report.Uptime) string {
+	s := p.T("runs under %s ignored", p.Secs(u.MinimumOutageSeconds))
+	if u.DowntimeUnitSeconds > 0 {
+		s += p.T(", counted in whole %s", p.Secs(u.DowntimeUnitSeconds))
+	}
+	return s
+}
+
+// chargeNote is the charge's arithmetic, with the clock hours the contract
+// does not charge.
+func chargeNote(p *i18n.Printer, b report.Billing) string {
+	s := p.T("%s × %d GPUs × %s; usable %s", p.Secs(b.BilledSeconds), b.GPUs, p.Num(b.PricePerGPUHour, 2), p.Secs(b.UsableSeconds))
+	if b.UnchargedSeconds > 0 {
+		s += p.T("; %s in %d clock hours with more than %s unavailable not charged", p.Secs(b.UnchargedSeconds), len(b.UnchargedHours), p.Secs(b.ClockHourRuleSeconds))
+	}
+	return s
+}
+
 // downtimeText is one downtime credit's arithmetic, as a renter checks it.
 func downtimeText(p *i18n.Printer, d report.DowntimeCredit, cur string) string {
 	kinds := make([]string, len(d.Kinds))
@@ -266,6 +288,9 @@ func downtimeText(p *i18n.Printer, d report.DowntimeCredit, cur string) string {
 	var why []string
 	if d.RoundUpSeconds > 0 {
 		why = append(why, p.T("rounded up to %s", p.Secs(d.RoundUpSeconds)))
+	}
+	if d.IncidentCapped {
+		why = append(why, p.T("the incident's cap reached"))
 	}
 	if d.MonthCapped {
 		why = append(why, p.T("the month's cap reached"))
@@ -306,7 +331,7 @@ func section(p *i18n.Printer, r *report.Report, n *report.Node) (nodeSec, error)
 		svc = p.T("In service %s to %s (%s, of which %s excluded maintenance).", p.Stamp(n.Period.Start), p.Stamp(n.Period.End),
 			p.Secs(n.Period.Seconds), p.Secs(n.Period.ExcludedSeconds))
 	}
-	s.Para = p.T("%d × %s. Times in %s.", n.Hardware.GPUCount, n.Hardware.GPUModel, n.TimeZone) + " " + svc
+	s.Para = p.T("%d × %s. Times in %s.", n.Hardware.GPUCount, n.Hardware.GPUModel, n.TimeZone) + " " + svc + " " + formulaText(p, n.Uptime)
 	met := p.T("met")
 	if !n.Uptime.Met {
 		met = p.T("missed")
@@ -322,10 +347,9 @@ func section(p *i18n.Printer, r *report.Report, n *report.Node) (nodeSec, error)
 		{Label: p.T("uptime claimable"), Value: p.Num(n.Uptime.ClaimablePercent, 4) + " %", Note: p.T("target %s %% — %s", p.Num(n.Uptime.TargetPercent, -1), met),
 			Good: n.Uptime.Met, Bad: !n.Uptime.Met},
 		{Label: p.T("uptime observed"), Value: p.Num(n.Uptime.ObservedPercent, 4) + " %", Note: p.T("%s unreachable or down", p.Secs(n.Uptime.ObservedOutageSeconds))},
-		{Label: p.T("claimable outage"), Value: p.Secs(n.Uptime.ClaimableOutageSeconds), Note: p.T("runs under %s ignored", p.Secs(n.Uptime.MinimumOutageSeconds))},
+		{Label: p.T("claimable outage"), Value: p.Secs(n.Uptime.ClaimableOutageSeconds), Note: runsNote(p, n.Uptime)},
 		{Label: p.T("delivery"), Value: p.Word(n.Delivery.Status), Note: p.T("%s against %s", p.Secs(n.Delivery.Seconds), p.Secs(n.Delivery.TargetSeconds))},
-		{Label: p.T("charge"), Value: p.Money(n.Billing.Charge, n.Currency), Note: p.T("%s × %d GPUs × %s; usable %s", p.Secs(n.Billing.BilledSeconds),
-			n.Billing.GPUs, p.Num(n.Billing.PricePerGPUHour, 2), p.Secs(n.Billing.UsableSeconds))},
+		{Label: p.T("charge"), Value: p.Money(n.Billing.Charge, n.Currency), Note: chargeNote(p, n.Billing)},
 		{Label: p.T("credit"), Value: p.Num(n.Credit.Percent, -1) + " % = " + p.Money(n.Credit.Amount, n.Currency), Note: tier + p.T("; claim by %s", p.Stamp(n.ClaimDeadline))},
 	}
 	for _, pen := range n.Credit.Penalties {
@@ -483,12 +507,40 @@ func breachRows(p *i18n.Printer, bt *table, n *report.Node, ci *citer) {
 	}
 	sum := p.T("credit for %s: %s of the month's charge of %s (%s) = %s", n.Node, p.Pct(n.Credit.Percent, -1), p.LetterMoney(n.Billing.Charge, n.Currency),
 		chargeBasis(p, n), p.LetterMoney(n.Credit.Amount, n.Currency))
-	keys := []string{"billing"}
-	if n.Credit.Capped {
-		sum += p.T(" (capped from %s %%)", p.Num(n.Credit.UncappedPercent, -1))
-		keys = append(keys, "uptime.credit_cap")
-	}
+	keys := []string{"billing", "uptime.credit_cap"}
+	sum += capText(p, n.Credit)
 	bt.add("", sum, ci.cite(keys...), p.Num(n.Credit.Percent, -1))
+}
+
+// capText says which cap the credit was held to, so the provider's desk
+// can check it against its own text: capped, within the cap, or none.
+func capText(p *i18n.Printer, c report.Credit) string {
+	switch {
+	case c.Capped:
+		return p.T(" (capped from %s %% at the contract's cap of %s %% of the charge)", p.Num(c.UncappedPercent, -1), p.Num(c.CapPercent, -1))
+	case c.NoCap:
+		return p.T(" (the contract sets no cap on the credit)")
+	}
+	return p.T(" (within the contract's cap of %s %% of the charge)", p.Num(c.CapPercent, -1))
+}
+
+// formulaText says how the node's uptime was reckoned: what it is a share
+// of, and what the terms say of maintenance (never an exclusion they do
+// not make).
+func formulaText(p *i18n.Printer, u report.Uptime) string {
+	s := p.T("Uptime is a share of the node's service period (%s).", p.Secs(u.DenominatorSeconds))
+	if u.Denominator == "calendar_month" {
+		s = p.T("Uptime is a share of the whole calendar month (%s), as the contract's formula counts it, whenever the node was delivered.", p.Secs(u.DenominatorSeconds))
+	}
+	switch u.MaintenanceExclusion {
+	case report.MaintenanceByNotice:
+		s += " " + p.T("Maintenance announced at least %s ahead is excluded.", p.Secs(u.MaintenanceNoticeSeconds))
+	case report.MaintenanceNone:
+		s += " " + p.T("The contract excludes no maintenance.")
+	default:
+		s += " " + p.T("The terms state no maintenance exclusion: none is excluded.")
+	}
+	return s
 }
 
 // recordedCell is when and by whom a record was recorded, "—" for a
