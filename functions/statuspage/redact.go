@@ -96,6 +96,11 @@ type withheld struct {
 	// the fields the terms show (the GPUs' model, the zone), never a
 	// label or free text, which could quote a withheld value.
 	allowed []string
+	// constants are the page language's argument-free sentences and words
+	// (i18n.Printer.Constants): a data-free leaf equal to one is not
+	// searched, so a withheld name that is also a word of the page (a
+	// provider "Nodes") does not withhold every page.
+	constants map[string]bool
 }
 
 // secretsOf are the strings the public page must not contain, each with
@@ -169,6 +174,9 @@ func guard(p *Page, w withheld) error {
 	walk = func(v any) {
 		switch x := v.(type) {
 		case string:
+			if w.constants[x] {
+				return
+			}
 			body.WriteString(x)
 			body.WriteByte(0)
 		case []any:

@@ -781,3 +781,26 @@ func TestCookieSecureBehindTrustedProxies(t *testing.T) {
 		}
 	}
 }
+
+// A withheld value that is also one of the page's own argument-free words
+// (a contract called "none", as the page says "none" of a missing value)
+// does not withhold every page: leaves that are the catalog's constants
+// hold no data and are not searched.
+func TestGuardIgnoresThePageWords(t *testing.T) {
+	f := seeded(t)
+	st := f.h.c.Nodes.(interface {
+		CreateNode(context.Context, store.Node) error
+	})
+	if err := st.CreateNode(context.Background(), store.Node{ID: "xx-0001", Provider: "Acme Metal", Contract: "none", GPUModel: "H100", GPUCount: 8,
+		OrderedAt: f.now.AddDate(0, -1, 0), CreatedAt: f.now.AddDate(0, -1, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	if !i18n.Constants()["none"] {
+		t.Fatal(`"none" is no longer a constant of the catalog; pick another page word`)
+	}
+	for _, l := range []i18n.Lang{i18n.EN, i18n.ZH} {
+		if _, err := f.h.Build(context.Background(), Request{Mode: Public, Lang: l}); err != nil {
+			t.Errorf("%s public page with a contract named none: %v", l, err)
+		}
+	}
+}
