@@ -223,7 +223,9 @@ func ExportProviderStatus(ctx context.Context, ps store.ProviderStatusStore, fro
 		}
 		e := events.Event{Type: events.TypeStatusPagePolled, ID: "polled/" + p.Contract + "@" + p.LastSuccess.UTC().Format("20060102T150405.000Z"),
 			Contract: p.Contract, Source: p.URL, Format: p.Format, Start: p.FirstSuccess.UTC(), End: p.LastSuccess.UTC(),
-			Count: p.Fetches, Failures: min(p.FailedFetches, p.Fetches-1), Reason: p.LastErr}
+			// Sanitised again: a state stored before reasons were could
+			// still hold what a server answered.
+			Count: p.Fetches, Failures: min(p.FailedFetches, p.Fetches-1), Reason: poll.ReasonText(p.LastErr)}
 		if err := emit(&e); err != nil {
 			return n, err
 		}

@@ -320,6 +320,23 @@ func TestPollRefusesTheMetadataService(t *testing.T) {
 	if !strings.Contains(export.String(), "HTTP 502") || !strings.Contains(string(report), "HTTP 502") {
 		t.Fatalf("the failure is not shown: export %s\nreport %s", export.String(), report)
 	}
+	// A poll state stored before reasons were sanitised still exports none
+	// of what the server said.
+	legacy, err := st.GetStatusPoll(t.Context(), "acme-std")
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy.LastErr = `status page http://x/: HTTP 502 Bad Gateway: "{\"AccessKeyId\":\"` + secret + `\"}"`
+	if _, err := st.PutStatusPoll(t.Context(), legacy, legacy.Version); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := app.ExportProviderStatus(t.Context(), st, start.AddDate(0, 0, -1), start.AddDate(0, 0, 1), func(e *events.Event) error {
+		raw, err := json.Marshal(e)
+		export.Write(raw)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
 	for what, out := range map[string]string{"log": logs.String(), "poll state": p.LastErr, "export": export.String(), "report.json": string(report)} {
 		for _, leak := range []string{"ASIAIOSFODNN7", "EXAMPLEKEY", "security-credentials"} {
 			if strings.Contains(out, leak) {

@@ -117,6 +117,19 @@ func TestDownChannelsEchoNoSecret(t *testing.T) {
 		t.Fatal(err)
 	}
 	answer := get(e.api, httpapi.PathTickets+"?node=node-a", tix).Body.String()
+	// A notice stored before the channels redacted their errors is
+	// redacted on the way out too.
+	tks, err := st.ListTickets(ctx, false)
+	if err != nil || len(tks) != 1 || len(tks[0].Notices) == 0 {
+		t.Fatalf("tickets %+v %v", tks, err)
+	}
+	legacy := tks[0]
+	legacy.Notices[0].LastErr = `slack: failed to post webhook: Post "https://hooks.slack.com/services/T000/B000/LegacyHookSecret0123456789": EOF`
+	if err := st.UpdateTicket(ctx, legacy, legacy.Version); err != nil {
+		t.Fatal(err)
+	}
+	secrets = append(secrets, "LegacyHookSecret0123456789")
+	answer += get(e.api, httpapi.PathTickets+"?node=node-a", tix).Body.String()
 
 	pend, err := st.ListPendingAlerts(ctx)
 	if err != nil || len(pend) < len(channels) {

@@ -19,7 +19,7 @@ func TestFromEnvReadsEveryVariable(t *testing.T) {
 		EnvDynamoEndpoint: "http://d", EnvRetention: "1h", EnvTerms: "/terms", EnvReportBucket: "b", EnvReportDelay: "2h", EnvScorecardMonths: "6",
 		EnvSigningSecretFile: "/s", EnvStatusTokenFile: "/st", EnvInlineJobs: "1", EnvTaskRoot: "/var/task", EnvFunctionName: "fn", EnvRegion: "eu-west-1",
 		EnvSSMEndpoint: "http://ssm", EnvSlackWebhookURL: "https://hooks", EnvSlackBotToken: "xoxb", EnvSlackSigningSecret: "sig",
-		EnvSlackAPIURL: "http://slack", EnvStatusToken: "tok", EnvLogLevel: "WARN", EnvPublicURL: "https://pub"}
+		EnvSlackAPIURL: "http://slack", EnvStatusToken: "tok", EnvTrustedProxies: "127.0.0.1", EnvLogLevel: "WARN", EnvPublicURL: "https://pub"}
 	for k, v := range vals {
 		t.Setenv(k, v)
 	}
@@ -27,7 +27,7 @@ func TestFromEnvReadsEveryVariable(t *testing.T) {
 	want := Env{Table: "t", SecretsPath: "/p", SlackChannel: "C1", MasterKeyFile: "/k", DynamoEndpoint: "http://d", LogLevel: "WARN",
 		Retention: "1h", Terms: "/terms", ReportBucket: "b", ReportDelay: "2h", ScorecardMonths: "6", SigningSecretFile: "/s", StatusTokenFile: "/st", InlineJobs: true,
 		TaskRoot: "/var/task", FunctionName: "fn", Region: "eu-west-1", SSMEndpoint: "http://ssm", SlackWebhookURL: "https://hooks",
-		SlackBotToken: "xoxb", SlackSigningSecret: "sig", SlackAPIURL: "http://slack", StatusToken: "tok", PublicURL: "https://pub"}
+		SlackBotToken: "xoxb", SlackSigningSecret: "sig", SlackAPIURL: "http://slack", StatusToken: "tok", TrustedProxies: "127.0.0.1", PublicURL: "https://pub"}
 	if got != want {
 		t.Fatalf("FromEnv:\n got %+v\nwant %+v", got, want)
 	}
@@ -197,5 +197,26 @@ func TestLocalStatusToken(t *testing.T) {
 	}
 	if _, _, err := (Env{}).LocalStatusToken(dir); err == nil || !strings.Contains(err.Error(), "shorter than 16") {
 		t.Fatalf("short token: %v", err)
+	}
+}
+
+// GPUSLA_TRUSTED_PROXIES: CIDRs and bare addresses, comma- or
+// space-separated; a mistake names the variable and the item.
+func TestTrustedProxyList(t *testing.T) {
+	got, err := Env{TrustedProxies: "127.0.0.1, ::1 10.0.0.0/8,192.168.1.7/24"}.TrustedProxyList()
+	want := []string{"127.0.0.1/32", "::1/128", "10.0.0.0/8", "192.168.1.0/24"}
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("%v %v", got, err)
+	}
+	for i, p := range got {
+		if p.String() != want[i] {
+			t.Errorf("item %d: %s, want %s", i, p, want[i])
+		}
+	}
+	if none, err := (Env{}).TrustedProxyList(); err != nil || len(none) != 0 {
+		t.Errorf("unset: %v %v", none, err)
+	}
+	if _, err := (Env{TrustedProxies: "127.0.0.1, nginx"}).TrustedProxyList(); err == nil || !strings.Contains(err.Error(), `GPUSLA_TRUSTED_PROXIES="127.0.0.1, nginx": "nginx" is neither a CIDR`) {
+		t.Errorf("a name: %v", err)
 	}
 }

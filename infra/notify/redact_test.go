@@ -60,3 +60,18 @@ func TestRedact(t *testing.T) {
 		t.Errorf("a short secret blanked ordinary text: %s", s)
 	}
 }
+
+// No secret given to Redact survives in the text, whatever surrounds it.
+func FuzzRedact(f *testing.F) {
+	f.Add("Post \"https://hooks.slack.com/services/T/B/", "SecretToken123456", "\": EOF")
+	f.Add("HTTP 403: ", "0123456789abcdef", " revoked")
+	f.Fuzz(func(t *testing.T, before, secret, after string) {
+		if len(secret) < minSecret || strings.Contains(secret, Withheld) {
+			return
+		}
+		got := RedactText(before+secret+after, secret)
+		if strings.Contains(got, secret) {
+			t.Fatalf("RedactText kept %q: %q", secret, got)
+		}
+	})
+}

@@ -109,9 +109,15 @@ func (n *Notifier) NotifyTicket(ctx context.Context, m notify.TicketMessage) (st
 func (n *Notifier) send(ctx context.Context, thread string, broadcast bool, blocks []slackapi.Block, text, what string) (string, error) {
 	ts, err := n.sendRetrying(ctx, thread, broadcast, blocks, text, what)
 	if err != nil {
-		return "", notify.Redact(err, append(notify.URLSecrets(n.cfg.WebhookURL), n.cfg.BotToken)...)
+		return "", n.redact(err)
 	}
 	return ts, nil
+}
+
+// redact is the one way an error leaves the notifier: without the webhook
+// URL (the credential itself) or the bot token (notify.Redact).
+func (n *Notifier) redact(err error) error {
+	return notify.Redact(err, append(notify.URLSecrets(n.cfg.WebhookURL), n.cfg.BotToken)...)
 }
 
 func (n *Notifier) sendRetrying(ctx context.Context, thread string, broadcast bool, blocks []slackapi.Block, text, what string) (string, error) {

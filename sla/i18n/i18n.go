@@ -152,6 +152,35 @@ func (p *Printer) Word(w string) string {
 	return p.T(w)
 }
 
+// Constants are the catalog's sentences and words that take no argument,
+// in every language, with the machine words they translate ("none",
+// "Incident history", "节点"): text that is the same on every page and
+// holds no data. The status page's leak guard does not look for withheld
+// names in them (a contract called "none" is not shown by a value "none").
+// The map is shared: read it, never change it.
+func Constants() map[string]bool {
+	constantsOnce.Do(func() {
+		constants = map[string]bool{}
+		add := func(s string) {
+			if !strings.Contains(s, "%") {
+				constants[s] = true
+			}
+		}
+		for _, book := range []map[string]string{zh, enWords} {
+			for key, s := range book {
+				add(key)
+				add(s)
+			}
+		}
+	})
+	return constants
+}
+
+var (
+	constantsOnce sync.Once
+	constants     map[string]bool
+)
+
 // Missing are the keys this printer was asked for that its language has no
 // entry for, sorted; tests require none.
 func (p *Printer) Missing() []string {

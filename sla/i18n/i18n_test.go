@@ -200,3 +200,26 @@ func TestWords(t *testing.T) {
 		}
 	}
 }
+
+// Constants holds the argument-free words and sentences of every language,
+// and no format.
+func TestConstants(t *testing.T) {
+	c := Constants()
+	var withVerb, zhWord string
+	for key, s := range zh {
+		if strings.Contains(key, "%") && withVerb == "" {
+			withVerb = key
+		}
+		if !strings.Contains(s, "%") && zhWord == "" {
+			zhWord = s
+		}
+	}
+	if !c["none"] || !c[zhWord] || c[withVerb] || len(c) < 100 {
+		t.Errorf("constants: none %v, %q %v, %q %v, %d in all", c["none"], zhWord, c[zhWord], withVerb, c[withVerb], len(c))
+	}
+	for s := range c {
+		if strings.Contains(s, "%") {
+			t.Fatalf("a format among the constants: %q", s)
+		}
+	}
+}

@@ -74,3 +74,32 @@ func TestOfNameAndOpens(t *testing.T) {
 		}
 	}
 }
+
+// Every spelling of an IPv4 address inside IPv6 is judged as the IPv4
+// address; nothing panics.
+func FuzzOf(f *testing.F) {
+	for _, s := range []string{"169.254.169.254", "127.0.0.1", "8.8.8.8", "10.0.0.1", "100.64.0.1"} {
+		f.Add([]byte(netip.MustParseAddr(s).AsSlice()))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) < 4 {
+			return
+		}
+		v4 := netip.AddrFrom4([4]byte(b[:4]))
+		want := Of(v4)
+		b16 := v4.As16() // ::ffff:a.b.c.d
+		var nat64, sixto4 [16]byte
+		copy(nat64[:], []byte{0, 0x64, 0xff, 0x9b})
+		copy(nat64[12:], b[:4])
+		copy(sixto4[:], []byte{0x20, 0x02})
+		copy(sixto4[2:], b[:4])
+		for _, a := range []netip.Addr{netip.AddrFrom16(b16), netip.AddrFrom16(nat64), netip.AddrFrom16(sixto4)} {
+			if got := Of(a); got != want {
+				t.Fatalf("Of(%s) = %q, Of(%s) = %q", a, got, v4, want)
+			}
+		}
+		if len(b) >= 16 {
+			_ = Of(netip.AddrFrom16([16]byte(b[:16])))
+		}
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -167,6 +168,10 @@ func (p *parser) providerPage(o *object, t *Terms) error {
 	return nil
 }
 
+// numericHost is a host made of numbers alone (decimal, octal, hex, up to
+// four parts): inet_aton's address forms.
+var numericHost = regexp.MustCompile(`(?i)^(0x[0-9a-f]*|[0-9]+)(\.(0x[0-9a-f]*|[0-9]+)){0,3}\.?$`)
+
 // checkStatusURL says what is wrong with a status page address, or "".
 // Only http and https are fetched, and the address must name a host: the
 // poller sends nothing but a GET to it. A host that is a literal address
@@ -179,6 +184,10 @@ func checkStatusURL(s string, allowPrivate bool) string {
 		kind := publicaddr.OfName(u.Hostname())
 		if a, aerr := netip.ParseAddr(u.Hostname()); aerr == nil {
 			kind = publicaddr.Of(a)
+		} else if numericHost.MatchString(u.Hostname()) {
+			// 2130706433, 0x7f.1, 017700000001: forms some resolvers read as
+			// an address (127.0.0.1) and others as a name.
+			return "names an address in a numeric form some resolvers read as another address; write it dotted (1.2.3.4) or use the page's name"
 		}
 		if !publicaddr.Opens(kind, allowPrivate) {
 			if publicaddr.Opens(kind, true) {

@@ -77,6 +77,8 @@ func TestProviderPageErrors(t *testing.T) {
 		{"IPv6 loopback", "url: https://status.example.com", "url: http://[::1]:80", 17, "provider_status_page.url", "loopback"},
 		{"metadata even allowed", "url: https://status.example.com", "allow_private: true\n  url: http://169.254.169.254", 18, "provider_status_page.url", "never fetched"},
 		{"bad timezone", "  every: 2m", "  every: 2m\n  timezone: CST", 20, "provider_status_page.timezone", `"CST" is not an IANA time zone`},
+		{"decimal address", "url: https://status.example.com", "url: http://2130706433", 17, "provider_status_page.url", "numeric form"},
+		{"hex address", "url: https://status.example.com", "url: http://0x7f.1", 17, "provider_status_page.url", "numeric form"},
 		{"allow not a bool", "  every: 2m", "  every: 2m\n  allow_private: yes please", 20, "provider_status_page.allow_private", ""},
 		{"not a mapping", "provider_status_page:\n  url: https://status.example.com/api/v2/incidents.json\n  format: statuspage\n  every: 2m\n  slack: 10m\n  keywords: [GPU, \"ap-east-1\"]\n", "provider_status_page: https://x\n", 16, "provider_status_page", "must be a mapping"},
 	}

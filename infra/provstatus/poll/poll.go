@@ -70,8 +70,11 @@ var quoted = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
 // field) without a byte of what the server sent. Quoted text (values a
 // parser quotes from the page, a redirect's URL) is cut out, space
 // collapsed, and the whole held to MaxReason runes.
-func Reason(err error) string {
-	s := quoted.ReplaceAllString(err.Error(), `"…"`)
+func Reason(err error) string { return ReasonText(err.Error()) }
+
+// ReasonText is Reason of an error's text (a stored one, say).
+func ReasonText(s string) string {
+	s = quoted.ReplaceAllString(s, `"…"`)
 	s = strings.Join(strings.Fields(strings.ToValidUTF8(s, "\uFFFD")), " ")
 	if r := []rune(s); len(r) > MaxReason {
 		s = string(r[:MaxReason-1]) + "…"
