@@ -63,13 +63,13 @@ func writeMarkdown(w io.Writer, d *doc) error {
 		}
 	}
 	for _, s := range d.NodeSecs {
-		b.WriteString("\n## " + mdText(s.Heading) + " (" + mdText(s.Sub) + ")\n\n" + mdText(s.Para) + "\n\n")
+		b.WriteString("\n## " + mdText(s.Heading) + " (" + mdInline(s.Sub) + ")\n\n" + mdText(s.Para) + "\n\n")
 		for _, c := range s.Cards {
-			v := mdText(c.Value)
+			v := mdInline(c.Value)
 			if c.Bad {
 				v = "**" + v + "**"
 			}
-			b.WriteString("- " + mdText(c.Label) + ": " + v + " — " + mdText(c.Note) + "\n")
+			b.WriteString("- " + mdText(c.Label) + ": " + v + " — " + mdInline(c.Note) + "\n")
 		}
 		for _, p := range s.Penalties {
 			b.WriteString("  - " + mdText(p) + "\n")
@@ -104,7 +104,7 @@ func writeMarkdown(w io.Writer, d *doc) error {
 func mdClaim(b *strings.Builder, c claimPage) {
 	b.WriteString("\n## " + mdText(c.Title) + "\n\n")
 	for _, f := range c.Fields {
-		b.WriteString("- **" + mdText(f.Label+strings.TrimSpace(c.P.Colon())) + "** " + mdText(f.Value) + "\n")
+		b.WriteString("- **" + mdText(f.Label+strings.TrimSpace(c.P.Colon())) + "** " + mdInline(f.Value) + "\n")
 	}
 	b.WriteString("\n")
 	mdTable(b, c.Breaches)
@@ -142,7 +142,7 @@ func mdRetro(b *strings.Builder, r *retroSec) {
 func bold(l []string) []string {
 	out := make([]string, len(l))
 	for i, s := range l {
-		out[i] = "**" + mdText(s) + "**"
+		out[i] = "**" + mdInline(s) + "**"
 	}
 	return out
 }
@@ -150,7 +150,7 @@ func bold(l []string) []string {
 func mdTable(b *strings.Builder, t table) {
 	b.WriteString("|")
 	for _, h := range t.Head {
-		b.WriteString(" " + mdText(h) + " |")
+		b.WriteString(" " + mdInline(h) + " |")
 	}
 	b.WriteString("\n|")
 	for i := range t.Head {
@@ -164,7 +164,7 @@ func mdTable(b *strings.Builder, t table) {
 	for _, r := range t.Rows {
 		b.WriteString("|")
 		for _, c := range r {
-			b.WriteString(" " + mdText(c) + " |")
+			b.WriteString(" " + mdInline(c) + " |")
 		}
 		b.WriteString("\n")
 	}
