@@ -64,7 +64,8 @@ func mdEscapes(rs []rune, i int, block bool) bool {
 		return next == '(' // [text](destination)
 	case '_':
 		// A run of underscores inside a word (data_disk) or between spaces
-		// (a signature line) never emphasises; at a word's edge it may.
+		// (a signature line) never emphasises; beside punctuation or at a
+		// word's edge it may.
 		a, b := i, i
 		for a > 0 && rs[a-1] == '_' {
 			a--
@@ -72,7 +73,8 @@ func mdEscapes(rs []rune, i int, block bool) bool {
 		for b < len(rs) && rs[b] == '_' {
 			b++
 		}
-		return a == 0 && block || isWord(at(a-1)) != isWord(at(b))
+		l, r := at(a-1), at(b)
+		return a == 0 && block || !(isWord(l) && isWord(r)) && !(isSpace(l) && isSpace(r))
 	case '#', '+', '-', '=', '>':
 		// At the start they would begin a heading, a list, a rule or a
 		// quote; a # after a space may close a heading.
@@ -93,6 +95,8 @@ func mdEscapes(rs []rune, i int, block bool) bool {
 }
 
 func isWord(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+func isSpace(r rune) bool { return r == 0 || unicode.IsSpace(r) }
 
 func allDigits(rs []rune) bool {
 	for _, r := range rs {
