@@ -58,6 +58,12 @@ func writeCSV(w io.Writer, r *report.Report, d *doc, bom bool) error {
 	if err := csvRetro(w, cw, d, r.Retroactive); err != nil {
 		return err
 	}
+	if err := csvLeftOut(w, cw, d, r.LeftOut); err != nil {
+		return err
+	}
+	if err := csvSources(w, cw, d, r.Contracts); err != nil {
+		return err
+	}
 	cw.Flush()
 	return cw.Error()
 }

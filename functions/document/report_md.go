@@ -11,6 +11,10 @@ func writeMarkdown(w io.Writer, d *doc) error {
 	var b strings.Builder
 	b.WriteString("# " + mdText(d.Title) + "\n\n" + mdText(d.Intro) + "\n\n")
 	b.WriteString("**" + mdText(d.P.T("Total claim")+strings.TrimSpace(d.P.Colon())) + "** " + strings.Join(bold(d.Totals), " · ") + "\n")
+	if l := d.LeftOut; l != nil {
+		b.WriteString("\n## " + mdText(l.Title) + "\n\n**" + mdText(l.Intro) + "**\n\n")
+		mdTable(&b, l.Table)
+	}
 	for _, c := range d.Claims {
 		mdClaim(&b, c)
 	}
@@ -109,6 +113,9 @@ func mdClaim(b *strings.Builder, c claimPage) {
 	b.WriteString("\n")
 	mdTable(b, c.Breaches)
 	b.WriteString("\n" + mdText(c.Request) + "\n\n")
+	if c.Unverified != "" {
+		b.WriteString("**" + mdText(c.Unverified) + "**\n\n")
+	}
 	for i, f := range c.Evidence {
 		b.WriteString("- " + mdText(f.Label+c.P.Colon()) + mdCode(f.Value) + "\n")
 		if i == len(c.Evidence)-1 {
@@ -122,6 +129,10 @@ func mdClaim(b *strings.Builder, c claimPage) {
 	b.WriteString("### " + mdText(c.Appendix.Title) + "\n\n")
 	mdTable(b, c.Appendix)
 	b.WriteString("\n" + mdText(c.AppNote) + "\n")
+	if t := c.Sources; t != nil {
+		b.WriteString("\n### " + mdText(t.Title) + "\n\n")
+		mdTable(b, *t)
+	}
 }
 
 // mdRetro writes the retroactive records section.
@@ -164,8 +175,19 @@ func mdTable(b *strings.Builder, t table) {
 	for _, r := range t.Rows {
 		b.WriteString("|")
 		for _, c := range r {
-			b.WriteString(" " + mdInline(c) + " |")
+			b.WriteString(" " + mdCell(c) + " |")
 		}
 		b.WriteString("\n")
 	}
+}
+
+// mdCell is a table cell: text through mdInline, except a bare web address
+// (a source's URL), which is shown literally as code, so the provider's
+// desk can copy it as printed; code is never a link, and an address with a
+// space, a backtick or a cell boundary in it is text like any other.
+func mdCell(c string) string {
+	if (strings.HasPrefix(c, "https://") || strings.HasPrefix(c, "http://")) && !strings.ContainsAny(c, " \t|`") {
+		return mdCode(c)
+	}
+	return mdInline(c) // a cell is never a block: "#2 of 3" stays readable
 }

@@ -294,7 +294,10 @@ func base(n *report.Node) Row {
 	var exact float64
 	if from, err := time.Parse(time.RFC3339, b.From); err == nil {
 		if to, err := time.Parse(time.RFC3339, b.To); err == nil {
-			exact = to.Sub(from).Hours()
+			// Clock hours the contract does not charge (AWS's six
+			// minutes) are out of the exact time too: a correct invoice
+			// leaves them out.
+			exact = (to.Sub(from) - time.Duration(b.UnchargedSeconds)*time.Second).Hours()
 		}
 	}
 	perHour := b.PricePerGPUHour * float64(b.GPUs)
