@@ -155,3 +155,27 @@ func FuzzJudgeItems(f *testing.F) {
 		}
 	})
 }
+
+// The node reconciliation drawn in html and pdf (Reconcile over
+// ComputeLines) holds a node's split GPU time as one row too: 400 h + 330 h
+// for n1's 720 h month is one row, bill lines 2 and 3, 10 h and 100 over.
+func TestComputeLinesMerged(t *testing.T) {
+	items, err := ParseItems("bill.csv", strings.NewReader("node,period,kind,quantity,amount\nn1,2026-04,compute,400,4000\nn1,2026-04,compute,330,3300\nn2,2026-04,compute,360,3600\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := Reconcile(fullReport(), ComputeLines(items))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rc.Rows) != 2 {
+		t.Fatalf("%d rows: %+v", len(rc.Rows), rc.Rows)
+	}
+	r := rc.Rows[0]
+	if r.Node != "n1" || r.BillLine != 2 || LineList(r.BillLines) != "2, 3" || *r.BilledHours != 730 || r.OverHours != 10 || r.OverAmount != 100 || r.Status != StatusOverBilled {
+		t.Fatalf("n1: %+v", r)
+	}
+	if r := rc.Rows[1]; r.Node != "n2" || r.BillLines != nil || r.Status != StatusMatches {
+		t.Fatalf("n2: %+v", r)
+	}
+}
