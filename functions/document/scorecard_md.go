@@ -19,11 +19,11 @@ func ScorecardMarkdown(w io.Writer, sc *scorecard.Scorecard) error {
 	}
 	b.WriteString("## Comparison\n\n| provider |")
 	for _, c := range sc.Table.Columns {
-		fmt.Fprintf(&b, " %s: %s (%s better) |", mdText(c.Dimension), mdText(c.Title), mdText(string(c.Better)))
+		fmt.Fprintf(&b, " %s: %s (%s better) |", mdInline(c.Dimension), mdInline(c.Title), mdInline(string(c.Better)))
 	}
 	b.WriteString("\n|---|" + strings.Repeat("---|", len(sc.Table.Columns)) + "\n")
 	for _, r := range sc.Table.Rows {
-		fmt.Fprintf(&b, "| %s |", mdText(r.Provider))
+		fmt.Fprintf(&b, "| %s |", mdInline(r.Provider))
 		for _, c := range r.Cells {
 			fmt.Fprintf(&b, " %s |", i18n.PlainCell(c))
 		}
@@ -32,22 +32,22 @@ func ScorecardMarkdown(w io.Writer, sc *scorecard.Scorecard) error {
 	for _, p := range sc.Providers {
 		ex := p.All.Exposure
 		fmt.Fprintf(&b, "\n## %s\n\nContracts %s; %d nodes, %d GPUs; %d machines in service for %.2f node-months (%.2f GPU-months) in %s.\n\n",
-			mdText(p.Provider), mdText(strings.Join(p.Contracts, ", ")), p.Nodes, p.GPUs, ex.Machines, ex.NodeMonths, ex.GPUMonths, monthsText(ex.Months))
+			mdInline(p.Provider), mdInline(strings.Join(p.Contracts, ", ")), p.Nodes, p.GPUs, ex.Machines, ex.NodeMonths, ex.GPUMonths, monthsText(ex.Months))
 		scorecardDimTable(&b, &p.All)
 		for _, m := range p.Models {
-			fmt.Fprintf(&b, "\n### %s × %s (%d nodes, %d GPUs)\n\n", mdText(p.Provider), mdText(m.GPUModel), m.Nodes, m.GPUs)
+			fmt.Fprintf(&b, "\n### %s × %s (%d nodes, %d GPUs)\n\n", mdInline(p.Provider), mdInline(m.GPUModel), m.Nodes, m.GPUs)
 			scorecardDimTable(&b, &m.Card)
 		}
 		if len(p.All.Hardware.Reasons) > 0 {
 			b.WriteString("\nAcceptance failures by check: ")
 			var rs []string
 			for _, r := range p.All.Hardware.Reasons {
-				rs = append(rs, fmt.Sprintf("%s (%s) %d nodes", mdText(r.Check), mdText(r.Category), r.Nodes))
+				rs = append(rs, fmt.Sprintf("%s (%s) %d nodes", mdInline(r.Check), mdInline(r.Category), r.Nodes))
 			}
 			b.WriteString(strings.Join(rs, "; ") + ".\n")
 		}
 		if len(p.TooFew) > 0 {
-			fmt.Fprintf(&b, "\nNot ranked for too few observations: %s.\n", mdText(strings.Join(p.TooFew, ", ")))
+			fmt.Fprintf(&b, "\nNot ranked for too few observations: %s.\n", mdInline(strings.Join(p.TooFew, ", ")))
 		}
 	}
 	FleetMarkdown(&b, sc.Fleet)
@@ -58,7 +58,7 @@ func ScorecardMarkdown(w io.Writer, sc *scorecard.Scorecard) error {
 func scorecardDimTable(b *strings.Builder, d *scorecard.Dimensions) {
 	b.WriteString("| figure | value |\n|---|---|\n")
 	for _, k := range d.Figures() {
-		fmt.Fprintf(b, "| %s | %s |\n", mdText(k.Key), i18n.PlainCell(*k.Figure))
+		fmt.Fprintf(b, "| %s | %s |\n", mdInline(k.Key), i18n.PlainCell(*k.Figure))
 	}
 	fmt.Fprintf(b, "| billing: billed / usable node-hours | %.1f / %.1f |\n", d.Billing.BilledHours, d.Billing.UsableHours)
 	for _, pr := range d.Billing.PerUsableGPUHour {
@@ -69,7 +69,7 @@ func scorecardDimTable(b *strings.Builder, d *scorecard.Dimensions) {
 		fmt.Fprintf(b, "| pending deliveries / unanswered tickets | %d / %d |\n", d.Delivery.Pending, d.Support.Unanswered)
 	}
 	for _, pf := range d.Performance.Figures {
-		fmt.Fprintf(b, "| performance: %s %s (%d GPUs) | %.4g %s, fleet median %.4g (%.1f %%)%s |\n", mdText(pf.GPUModel), mdText(pf.Figure), pf.GPUs, pf.Median, mdText(pf.Unit), pf.FleetMedian, 100*pf.Share, yardsticks(pf))
+		fmt.Fprintf(b, "| performance: %s %s (%d GPUs) | %.4g %s, fleet median %.4g (%.1f %%)%s |\n", mdInline(pf.GPUModel), mdInline(pf.Figure), pf.GPUs, pf.Median, mdInline(pf.Unit), pf.FleetMedian, 100*pf.Share, yardsticks(pf))
 	}
 }
 
