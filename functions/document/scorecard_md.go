@@ -15,15 +15,15 @@ func ScorecardMarkdown(w io.Writer, sc *scorecard.Scorecard) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Provider scorecard %s to %s\n\nAs of %s; %d events read. Each cell: rank among the providers with enough observations on at least %d machines (1 = best; a provider's rank is 1 + the providers better than it by more than the figure's minimum meaningful difference, so figures within noise tie), the measured figure, and n, the observations it rests on. ≥ marks a figure that cases unfinished at the as-of instant (counted at their time so far) can only raise, ≤ one they can only lower. No single score.\n\n", sc.From, sc.To, sc.AsOf, sc.Events, scorecard.MinMachines)
 	for _, w := range sc.Warnings {
-		fmt.Fprintf(&b, "> **Warning:** %s.\n\n", w)
+		fmt.Fprintf(&b, "> **Warning:** %s.\n\n", mdText(w))
 	}
 	b.WriteString("## Comparison\n\n| provider |")
 	for _, c := range sc.Table.Columns {
-		fmt.Fprintf(&b, " %s: %s (%s better) |", c.Dimension, c.Title, c.Better)
+		fmt.Fprintf(&b, " %s: %s (%s better) |", mdInline(c.Dimension), mdInline(c.Title), mdInline(string(c.Better)))
 	}
 	b.WriteString("\n|---|" + strings.Repeat("---|", len(sc.Table.Columns)) + "\n")
 	for _, r := range sc.Table.Rows {
-		fmt.Fprintf(&b, "| %s |", mdPipes(r.Provider))
+		fmt.Fprintf(&b, "| %s |", mdInline(r.Provider))
 		for _, c := range r.Cells {
 			fmt.Fprintf(&b, " %s |", i18n.PlainCell(c))
 		}
@@ -32,22 +32,22 @@ func ScorecardMarkdown(w io.Writer, sc *scorecard.Scorecard) error {
 	for _, p := range sc.Providers {
 		ex := p.All.Exposure
 		fmt.Fprintf(&b, "\n## %s\n\nContracts %s; %d nodes, %d GPUs; %d machines in service for %.2f node-months (%.2f GPU-months) in %s.\n\n",
-			mdPipes(p.Provider), strings.Join(p.Contracts, ", "), p.Nodes, p.GPUs, ex.Machines, ex.NodeMonths, ex.GPUMonths, monthsText(ex.Months))
+			mdInline(p.Provider), mdInline(strings.Join(p.Contracts, ", ")), p.Nodes, p.GPUs, ex.Machines, ex.NodeMonths, ex.GPUMonths, monthsText(ex.Months))
 		scorecardDimTable(&b, &p.All)
 		for _, m := range p.Models {
-			fmt.Fprintf(&b, "\n### %s × %s (%d nodes, %d GPUs)\n\n", mdPipes(p.Provider), mdPipes(m.GPUModel), m.Nodes, m.GPUs)
+			fmt.Fprintf(&b, "\n### %s × %s (%d nodes, %d GPUs)\n\n", mdInline(p.Provider), mdInline(m.GPUModel), m.Nodes, m.GPUs)
 			scorecardDimTable(&b, &m.Card)
 		}
 		if len(p.All.Hardware.Reasons) > 0 {
 			b.WriteString("\nAcceptance failures by check: ")
 			var rs []string
 			for _, r := range p.All.Hardware.Reasons {
-				rs = append(rs, fmt.Sprintf("%s (%s) %d nodes", r.Check, r.Category, r.Nodes))
+				rs = append(rs, fmt.Sprintf("%s (%s) %d nodes", mdInline(r.Check), mdInline(r.Category), r.Nodes))
 			}
 			b.WriteString(strings.Join(rs, "; ") + ".\n")
 		}
 		if len(p.TooFew) > 0 {
-			fmt.Fprintf(&b, "\nNot ranked for too few observations: %s.\n", strings.Join(p.TooFew, ", "))
+			fmt.Fprintf(&b, "\nNot ranked for too few observations: %s.\n", mdInline(strings.Join(p.TooFew, ", ")))
 		}
 	}
 	FleetMarkdown(&b, sc.Fleet)
@@ -58,7 +58,7 @@ func ScorecardMarkdown(w io.Writer, sc *scorecard.Scorecard) error {
 func scorecardDimTable(b *strings.Builder, d *scorecard.Dimensions) {
 	b.WriteString("| figure | value |\n|---|---|\n")
 	for _, k := range d.Figures() {
-		fmt.Fprintf(b, "| %s | %s |\n", k.Key, i18n.PlainCell(*k.Figure))
+		fmt.Fprintf(b, "| %s | %s |\n", mdInline(k.Key), i18n.PlainCell(*k.Figure))
 	}
 	fmt.Fprintf(b, "| billing: billed / usable node-hours | %.1f / %.1f |\n", d.Billing.BilledHours, d.Billing.UsableHours)
 	for _, pr := range d.Billing.PerUsableGPUHour {
@@ -69,12 +69,9 @@ func scorecardDimTable(b *strings.Builder, d *scorecard.Dimensions) {
 		fmt.Fprintf(b, "| pending deliveries / unanswered tickets | %d / %d |\n", d.Delivery.Pending, d.Support.Unanswered)
 	}
 	for _, pf := range d.Performance.Figures {
-		fmt.Fprintf(b, "| performance: %s %s (%d GPUs) | %.4g %s, fleet median %.4g (%.1f %%)%s |\n", pf.GPUModel, pf.Figure, pf.GPUs, pf.Median, pf.Unit, pf.FleetMedian, 100*pf.Share, yardsticks(pf))
+		fmt.Fprintf(b, "| performance: %s %s (%d GPUs) | %.4g %s, fleet median %.4g (%.1f %%)%s |\n", mdInline(pf.GPUModel), mdInline(pf.Figure), pf.GPUs, pf.Median, mdInline(pf.Unit), pf.FleetMedian, 100*pf.Share, yardsticks(pf))
 	}
 }
-
-// mdPipes keeps a provider's name from breaking a Markdown table.
-func mdPipes(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 // yardsticks is a stress figure against its model's datasheet and
 // healthy-card figures, where the spec database has them.

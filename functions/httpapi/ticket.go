@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/wire"
 	"github.com/gpusla/gpusla/sla/events"
@@ -378,7 +379,9 @@ func (t *Tickets) view(tk *store.Ticket, now time.Time) TicketView {
 			Target:       e.Target, LateSeconds: int64(e.Late / time.Second)})
 	}
 	for _, n := range tk.Notices {
-		v.Notices = append(v.Notices, NoticeState{Key: n.Key, SentAt: n.SentAt, Error: n.LastErr})
+		// Redacted again on the way out: a notice stored before channel
+		// errors were redacted may still hold a webhook URL.
+		v.Notices = append(v.Notices, NoticeState{Key: n.Key, SentAt: n.SentAt, Error: notify.RedactText(n.LastErr)})
 	}
 	if tim, tm, err := t.desk.Timing(tk, now); err == nil {
 		v.Timing = &TimingView{AsOf: now, TimeZone: tm.TimeZone, OffHours: tim.OffHours, OpenedOn: string(tim.DayKind),

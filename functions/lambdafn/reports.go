@@ -128,7 +128,9 @@ func NewStatus(ctx context.Context, b *wiring.Backend) (*Status, error) {
 		b.Log.Warn("no status token in SSM; the status page answers 503", "param", b.Env.SecretsPath+"/"+wiring.ParamStatusToken)
 	}
 	mux := http.NewServeMux()
-	statuspage.New(statuspage.Config{Nodes: b.Store, Terms: desk.Contract, Tickets: desk, Reports: blobs, Channels: b.Alerts.Channels, Token: token, Log: b.Log}).Register(mux)
+	// A Function URL is https only: the token cookie is always Secure.
+	statuspage.New(statuspage.Config{Nodes: b.Store, Terms: desk.Contract, Tickets: desk, Reports: blobs, Channels: b.Alerts.Channels, Token: token,
+		HTTPS: true, Log: b.Log}).Register(mux)
 	return &Status{http: lambdahttp.Handler(mux)}, nil
 }
 

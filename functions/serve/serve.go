@@ -31,6 +31,7 @@ import (
 	"github.com/gpusla/gpusla/functions/statuspage"
 	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/blob"
+	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store/bolt"
 )
 
@@ -223,7 +224,9 @@ func (c Config) TLS() bool { return c.TLSCert != "" }
 func schedule(ctx context.Context, spec string, tick func(context.Context) (app.WatchdogResult, error), store any, now func() time.Time, job *app.ReportJob, log *slog.Logger) (*cron.Cron, *sync.WaitGroup, error) {
 	sched := cron.New(cron.WithLocation(time.UTC))
 	if _, err := sched.AddFunc(spec, func() {
-		res, err := tick(context.WithoutCancel(ctx))
+		// A run under way finishes at shutdown, but what it would only
+		// wait for (a robot's rate limit) it leaves for the next start.
+		res, err := tick(notify.WithYield(context.WithoutCancel(ctx), ctx))
 		if err != nil {
 			log.Error("watchdog", "err", err)
 			return
@@ -246,7 +249,7 @@ func schedule(ctx context.Context, spec string, tick func(context.Context) (app.
 		return nil, nil, err
 	}
 	reports := func() {
-		if _, err := job.Run(context.WithoutCancel(ctx), time.Now().UTC()); err != nil {
+		if _, err := job.Run(notify.WithYield(context.WithoutCancel(ctx), ctx), time.Now().UTC()); err != nil {
 			log.Error("monthly reports", "err", err)
 		}
 	}
@@ -332,12 +335,17 @@ func setupReports(env wiring.Env, data string, store statuspage.Nodes, desk *app
 	if err != nil {
 		return nil, fmt.Errorf("reports folder: %w", err)
 	}
-	token, err := env.LocalStatusToken(data)
+	token, from, err := env.LocalStatusToken(data)
 	if err != nil {
 		return nil, err
 	}
-	statuspage.New(statuspage.Config{Nodes: store, Terms: desk.Contract, Tickets: desk, Reports: blobs, Channels: alerts.Channels, Token: token, Log: log}).Register(api.Mux())
-	log.Info("status page", "path", statuspage.PathStatus, "token", "in "+filepath.Join(data, wiring.StatusTokenFile)+" (open "+statuspage.PathStatus+"?token=…)")
+	proxies, err := env.TrustedProxyList()
+	if err != nil {
+		return nil, err
+	}
+	statuspage.New(statuspage.Config{Nodes: store, Terms: desk.Contract, Tickets: desk, Reports: blobs, Channels: alerts.Channels, Token: token,
+		TrustedProxies: proxies, Log: log}).Register(api.Mux())
+	log.Info("status page", "path", statuspage.PathStatus, "token", "in "+from+" (open "+statuspage.PathStatus+"?token=…)")
 	delay, err := env.ReportDelayOrDefault()
 	if err != nil {
 		return nil, err

@@ -31,6 +31,7 @@ import (
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/refusal"
+	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
 )
 
@@ -222,12 +223,14 @@ func by(userID, userName string) string {
 	return "slack:" + userID
 }
 
-// respond posts m to a response_url.
+// respond posts m to a response_url. Its error is redacted: the URL lets
+// anyone post into the channel for half an hour, and the job logs it.
 func (h *Handler) respond(ctx context.Context, responseURL string, m Message) error {
 	if responseURL == "" {
 		return nil
 	}
 	m = m.escaped()
-	return slack.PostWebhookCustomHTTPContext(ctx, responseURL, h.client, &slack.WebhookMessage{
+	err := slack.PostWebhookCustomHTTPContext(ctx, responseURL, h.client, &slack.WebhookMessage{
 		Text: m.Text, ResponseType: m.ResponseType, ReplaceOriginal: m.ReplaceOriginal})
+	return notify.Redact(err, notify.URLSecrets(responseURL)...)
 }

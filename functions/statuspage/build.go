@@ -284,6 +284,7 @@ func (h *Handler) Build(ctx context.Context, req Request) (*Page, error) {
 		}
 	}
 	if req.Mode == Public {
+		secrets.constants = i18n.Constants()
 		if err := guard(p, secrets); err != nil {
 			return nil, err
 		}

@@ -24,7 +24,7 @@ import (
 // label or one derived from the id by HMAC under a key from the status
 // token: stable while the token is, the same for every visitor, and not
 // reversible without the token even by hashing guessed names.
-func (h *Handler) nodes(ctx context.Context, all []store.Node, mode Mode) ([]*node, map[string]string, error) {
+func (h *Handler) nodes(ctx context.Context, all []store.Node, mode Mode) ([]*node, withheld, error) {
 	sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
 	var out []*node
 	for _, n := range all {
@@ -53,7 +53,7 @@ func (h *Handler) nodes(ctx context.Context, all []store.Node, mode Mode) ([]*no
 		out = append(out, nd)
 	}
 	if mode == Private {
-		return out, nil, nil
+		return out, withheld{}, nil
 	}
 	h.label(out)
 	return out, secretsOf(all, out), nil
@@ -87,14 +87,31 @@ func (h *Handler) label(nodes []*node) {
 	}
 }
 
+// withheld is what the public page must not show: each value with what it
+// is, and the shown values that may contain one (a provider "NVIDIA"
+// withheld beside the shown model "NVIDIA H200").
+type withheld struct {
+	values map[string]string
+	// allowed are shown values the guard masks before it looks: the data of
+	// the fields the terms show (the GPUs' model, the zone), never a
+	// label or free text, which could quote a withheld value.
+	allowed []string
+	// constants are the page language's argument-free sentences and words
+	// (i18n.Printer.Constants): a data-free leaf equal to one is not
+	// searched, so a withheld name that is also a word of the page (a
+	// provider "Nodes") does not withhold every page.
+	constants map[string]bool
+}
+
 // secretsOf are the strings the public page must not contain, each with
 // what it is: every node's id, provider and contract (of listed nodes and
 // unlisted ones alike), except where a listed node shows that very value.
 // Ticket and incident texts are never drawn in public unless shown, so they
 // are not listed here: the guard checks the values the terms withhold by
 // name, which free text could quote.
-func secretsOf(all []store.Node, listed []*node) map[string]string {
+func secretsOf(all []store.Node, listed []*node) withheld {
 	shown := map[string]bool{}
+	var allowed []string
 	for _, nd := range listed {
 		for field, v := range map[string]string{terms.ShowNode: nd.n.ID, terms.ShowProvider: nd.n.Provider, terms.ShowContract: nd.n.Contract} {
 			if nd.shows(field) {
@@ -102,12 +119,26 @@ func secretsOf(all []store.Node, listed []*node) map[string]string {
 			}
 		}
 		shown[nd.label] = true
+		if nd.shows(terms.ShowGPUs) && nd.n.GPUModel != "" {
+			allowed = append(allowed, nd.n.GPUModel)
+		}
+		allowed = append(allowed, nd.loc.String())
 	}
-	out := map[string]string{}
+	out := withheld{values: map[string]string{}}
 	for _, n := range all {
 		for what, v := range map[string]string{"node id": n.ID, "provider": n.Provider, "contract": n.Contract} {
 			if !shown[v] && len(strings.TrimSpace(v)) >= minSecret {
-				out[v] = what
+				out.values[v] = what
+			}
+		}
+	}
+	// Longest first, so a model holding a shorter allowed value is masked whole.
+	sort.Slice(allowed, func(i, j int) bool { return len(allowed[i]) > len(allowed[j]) })
+	for _, a := range allowed {
+		for v := range out.values {
+			if a != v && strings.Contains(a, v) {
+				out.allowed = append(out.allowed, a)
+				break
 			}
 		}
 	}
@@ -122,7 +153,14 @@ const minSecret = 4
 // page is built from allowed fields alone, and this is the check that it
 // stayed so (a label quoting a node id, a translated sentence carrying a
 // provider's name). It fails closed: a 500 rather than a leak.
-func guard(p *Page, secrets map[string]string) error {
+//
+// A withheld value is looked for as a whole word: "Ping" inside "Mapping"
+// is not a leak (ASCII letters or digits on either side make a match part
+// of a longer word; other scripts have no such boundary and always match).
+// And the shown values that contain one (withheld.allowed) are masked
+// first, so a provider "NVIDIA" kept private does not make the shown "8 ×
+// NVIDIA H200" answer 500 to everyone.
+func guard(p *Page, w withheld) error {
 	raw, err := json.Marshal(struct {
 		*Page
 		Switch []LangLink
@@ -136,6 +174,9 @@ func guard(p *Page, secrets map[string]string) error {
 	walk = func(v any) {
 		switch x := v.(type) {
 		case string:
+			if w.constants[x] {
+				return
+			}
 			body.WriteString(x)
 			body.WriteByte(0)
 		case []any:
@@ -154,10 +195,34 @@ func guard(p *Page, secrets map[string]string) error {
 	}
 	walk(tree)
 	text := body.String()
-	for v, what := range secrets {
-		if strings.Contains(text, v) {
+	for _, a := range w.allowed {
+		text = strings.ReplaceAll(text, a, "\x00")
+	}
+	for v, what := range w.values {
+		if containsWord(text, v) {
 			return fmt.Errorf("public page withheld: it would show a %s the terms keep private", what)
 		}
 	}
 	return nil
+}
+
+// containsWord says whether v occurs in text other than as part of a
+// longer ASCII word.
+func containsWord(text, v string) bool {
+	for from := 0; ; {
+		i := strings.Index(text[from:], v)
+		if i < 0 {
+			return false
+		}
+		i += from
+		j := i + len(v)
+		if !(i > 0 && asciiAlnum(text[i-1]) && asciiAlnum(v[0])) && !(j < len(text) && asciiAlnum(text[j]) && asciiAlnum(v[len(v)-1])) {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+func asciiAlnum(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }

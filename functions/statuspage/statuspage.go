@@ -25,6 +25,7 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"path"
 	"strings"
 	"sync"
@@ -94,8 +95,16 @@ type Config struct {
 	// routes); nil: the one notifier ("").
 	Channels app.Channels
 	Token    string
-	Now      func() time.Time
-	Log      *slog.Logger
+	// HTTPS says the page is only ever reached over https (the Lambda's
+	// Function URL): the token cookie is always Secure.
+	HTTPS bool
+	// TrustedProxies are the reverse proxies whose X-Forwarded-Proto is
+	// believed (GPUSLA_TRUSTED_PROXIES); anyone else's is ignored, so a
+	// client cannot talk serve into anything, and a request from a
+	// trusted proxy saying https gets a Secure cookie.
+	TrustedProxies []netip.Prefix
+	Now            func() time.Time
+	Log            *slog.Logger
 }
 
 // Handler serves the page, its JSON and the report downloads.
@@ -161,6 +170,33 @@ func (h *Handler) credentials(r *http.Request) (ok, given, fromQuery bool) {
 	return false, r.Header.Get("Authorization") != "", false
 }
 
+// https says whether the browser reached the page over https: serve's own
+// TLS, an https-only deployment, or a trusted proxy's X-Forwarded-Proto
+// (its last value: the one the nearest proxy set).
+func (h *Handler) https(r *http.Request) bool {
+	if r.TLS != nil || h.c.HTTPS {
+		return true
+	}
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return false
+	}
+	from := ap.Addr().Unmap()
+	trusted := false
+	for _, p := range h.c.TrustedProxies {
+		trusted = trusted || p.Contains(from)
+	}
+	vals := r.Header.Values("X-Forwarded-Proto")
+	if !trusted || len(vals) == 0 {
+		return false
+	}
+	last := vals[len(vals)-1]
+	if i := strings.LastIndexByte(last, ','); i >= 0 {
+		last = last[i+1:]
+	}
+	return strings.EqualFold(strings.TrimSpace(last), "https")
+}
+
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -182,7 +218,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if mode == Private && fromQuery {
 		// Keep the token out of the address bar and of shared links.
 		http.SetCookie(w, &http.Cookie{Name: CookieName, Value: r.URL.Query().Get("token"), Path: PathStatus,
-			HttpOnly: true, Secure: r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https", SameSite: http.SameSiteStrictMode})
+			HttpOnly: true, Secure: h.https(r), SameSite: http.SameSiteStrictMode})
 	}
 	if name, isReport := strings.CutPrefix(r.URL.Path, PathReports); isReport {
 		if mode != Private {

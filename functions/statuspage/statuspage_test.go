@@ -3,10 +3,12 @@ package statuspage
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -464,13 +466,7 @@ func TestGuardFailsClosed(t *testing.T) {
 	f := seeded(t)
 	cn := *f.book["cn-example"]
 	cn.StatusPage.Nodes = map[string]terms.NodePage{"sh-a100-01": {Label: "twin of gz-h20-03"}}
-	c := f.h.c
-	c.Terms = func(id string) (*terms.Terms, bool) {
-		if id == "cn-example" {
-			return &cn, true
-		}
-		return f.book[id], true
-	}
+	c := f.withTerms(&cn)
 	_, err := New(c).Build(context.Background(), Request{Mode: Public})
 	if err == nil || strings.Contains(err.Error(), "gz-h20-03") || !strings.Contains(err.Error(), "node id") {
 		t.Fatalf("err %v, want the page withheld without naming the value", err)
@@ -675,5 +671,140 @@ func TestScorecardTab(t *testing.T) {
 	}
 	if !strings.HasPrefix(zh.Title, "供应商评分卡 ") || en.Title != "Provider scorecard March 2026" {
 		t.Errorf("titles %q / %q", en.Title, zh.Title)
+	}
+}
+
+// Issue 27: a provider named "NVIDIA", withheld, beside a node whose shown
+// model is "NVIDIA H200" made the guard answer 500 to everyone. The shown
+// model is masked before the guard looks, so the page is served, with the
+// model and without the provider; a label that does name the provider is
+// still refused.
+func TestGuardAllowsAWithheldNameInsideAShownModel(t *testing.T) {
+	f := seeded(t)
+	st := f.h.c.Nodes.(interface {
+		CreateNode(context.Context, store.Node) error
+	})
+	now := f.now
+	if err := st.CreateNode(context.Background(), store.Node{ID: "nv-h200-09", Provider: "NVIDIA", Contract: "cn-example", GPUModel: "NVIDIA H200", GPUCount: 8,
+		OrderedAt: now.AddDate(0, -1, 0), CreatedAt: now.AddDate(0, -1, 0), HeartbeatInterval: 30 * time.Second, Grace: 90 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.h.Build(context.Background(), Request{Mode: Public, Lang: i18n.EN})
+	if err != nil {
+		t.Fatalf("public page: %v", err)
+	}
+	var model bool
+	for _, n := range p.Nodes {
+		model = model || n.GPUs == "8 × NVIDIA H200"
+		if n.Provider != "" {
+			t.Errorf("the public page shows a provider: %+v", n)
+		}
+	}
+	if !model {
+		t.Fatalf("the shown model is missing: %+v", p.Nodes)
+	}
+	cn := *f.book["cn-example"]
+	cn.StatusPage.Nodes = map[string]terms.NodePage{"nv-h200-09": {Label: "NVIDIA spare"}}
+	c := f.withTerms(&cn)
+	if _, err := New(c).Build(context.Background(), Request{Mode: Public}); err == nil || !strings.Contains(err.Error(), "provider") {
+		t.Fatalf("a label naming the withheld provider: %v, want the page withheld", err)
+	}
+}
+
+// A withheld value is a leak as a word of its own, not as part of a longer
+// ASCII word; in a script without word boundaries it always is.
+func TestContainsWord(t *testing.T) {
+	for _, c := range []struct {
+		text, v string
+		want    bool
+	}{
+		{"Mapping done", "Ping", false}, {"Ping done", "Ping", true}, {"ok (Ping)", "Ping", true}, {"gz-h20-03x", "gz-h20-03", false},
+		{"twin of gz-h20-03", "gz-h20-03", true}, {"阿里云的节点", "阿里云", true}, {"Pings and Ping", "Ping", true},
+	} {
+		if got := containsWord(c.text, c.v); got != c.want {
+			t.Errorf("containsWord(%q, %q) = %v", c.text, c.v, got)
+		}
+	}
+}
+
+// withTerms is the fixture's handler config with cn in place of the
+// loaded cn-example terms.
+func (f fixture) withTerms(cn *terms.Terms) Config {
+	c := f.h.c
+	c.Terms = func(id string) (*terms.Terms, bool) {
+		if id == cn.Contract {
+			return cn, true
+		}
+		return f.book[id], true
+	}
+	return c
+}
+
+// The token cookie is Secure whenever the browser reached the page over
+// https: serve's own TLS, an https-only deployment (the Lambda), or a
+// trusted proxy's X-Forwarded-Proto (issue 27: behind the documented nginx
+// recipe it lacked Secure). Anyone else's X-Forwarded-Proto is ignored.
+func TestCookieSecureBehindTrustedProxies(t *testing.T) {
+	f := seeded(t)
+	loopback := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("::1/128")}
+	for _, c := range []struct {
+		name    string
+		https   bool
+		proxies []netip.Prefix
+		remote  string
+		xfp     []string
+		tls     bool
+		secure  bool
+	}{
+		{"plain http, no proxy", false, nil, "127.0.0.1:5000", nil, false, false},
+		{"a client claiming https, no proxy trusted", false, nil, "127.0.0.1:5000", []string{"https"}, false, false},
+		{"the trusted nginx says https", false, loopback, "127.0.0.1:5000", []string{"https"}, false, true},
+		{"the trusted proxy over IPv6", false, loopback, "[::1]:5000", []string{"https"}, false, true},
+		{"the trusted proxy says http", false, loopback, "127.0.0.1:5000", []string{"http"}, false, false},
+		{"the last value is the nearest proxy's", false, loopback, "127.0.0.1:5000", []string{"https, http"}, false, false},
+		{"an untrusted address claiming https", false, loopback, "10.9.8.7:5000", []string{"https"}, false, false},
+		{"a trusted range", false, []netip.Prefix{netip.MustParsePrefix("10.9.0.0/16")}, "10.9.8.7:5000", []string{"https"}, false, true},
+		{"serve's own TLS", false, nil, "10.9.8.7:5000", nil, true, true},
+		{"https-only deployment", true, nil, "203.0.113.5:5000", nil, false, true},
+	} {
+		cfg := f.h.c
+		cfg.HTTPS, cfg.TrustedProxies = c.https, c.proxies
+		req := httptest.NewRequest(http.MethodGet, PathStatus+"?token="+token, nil)
+		req.RemoteAddr = c.remote
+		for _, v := range c.xfp {
+			req.Header.Add("X-Forwarded-Proto", v)
+		}
+		if c.tls {
+			req.TLS = &tls.ConnectionState{}
+		}
+		rec := httptest.NewRecorder()
+		New(cfg).ServeHTTP(rec, req)
+		cookies := rec.Result().Cookies()
+		if len(cookies) != 1 || cookies[0].Name != CookieName || cookies[0].Secure != c.secure || !cookies[0].HttpOnly {
+			t.Errorf("%s: cookies %+v, want one with Secure=%v", c.name, cookies, c.secure)
+		}
+	}
+}
+
+// A withheld value that is also one of the page's own argument-free words
+// (a contract called "none", as the page says "none" of a missing value)
+// does not withhold every page: leaves that are the catalog's constants
+// hold no data and are not searched.
+func TestGuardIgnoresThePageWords(t *testing.T) {
+	f := seeded(t)
+	st := f.h.c.Nodes.(interface {
+		CreateNode(context.Context, store.Node) error
+	})
+	if err := st.CreateNode(context.Background(), store.Node{ID: "xx-0001", Provider: "Acme Metal", Contract: "none", GPUModel: "H100", GPUCount: 8,
+		OrderedAt: f.now.AddDate(0, -1, 0), CreatedAt: f.now.AddDate(0, -1, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	if !i18n.Constants()["none"] {
+		t.Fatal(`"none" is no longer a constant of the catalog; pick another page word`)
+	}
+	for _, l := range []i18n.Lang{i18n.EN, i18n.ZH} {
+		if _, err := f.h.Build(context.Background(), Request{Mode: Public, Lang: l}); err != nil {
+			t.Errorf("%s public page with a contract named none: %v", l, err)
+		}
 	}
 }

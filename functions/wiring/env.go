@@ -9,10 +9,12 @@ package wiring
 
 import (
 	"fmt"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/gpusla/gpusla/functions/actionlink"
 	"github.com/gpusla/gpusla/functions/app"
@@ -70,6 +72,11 @@ const (
 	EnvSlackBotToken      = "GPUSLA_SLACK_BOT_TOKEN"
 	EnvSlackSigningSecret = "GPUSLA_SLACK_SIGNING_SECRET" // without it serve has no Slack endpoints
 	EnvStatusToken        = "GPUSLA_STATUS_TOKEN"         // overrides <data>/status.token
+	// EnvTrustedProxies lists the reverse proxies (CIDRs or addresses,
+	// comma- or space-separated) whose X-Forwarded-Proto serve believes:
+	// behind the documented nginx recipe, 127.0.0.1. A request from any
+	// other address is judged by its own connection alone.
+	EnvTrustedProxies = "GPUSLA_TRUSTED_PROXIES"
 	// EnvSlackAPIURL overrides Slack's API base URL (a slacktest server in
 	// the end-to-end tests).
 	EnvSlackAPIURL = "GPUSLA_SLACK_API_URL"
@@ -117,6 +124,8 @@ type Env struct {
 	SlackSigningSecret string
 	SlackAPIURL        string
 	StatusToken        string
+	// TrustedProxies is EnvTrustedProxies as given ("" for none).
+	TrustedProxies string
 }
 
 // FromEnv reads the environment.
@@ -133,6 +142,7 @@ func FromEnv() Env {
 		ReportBucket:       os.Getenv(EnvReportBucket),
 		ReportDelay:        os.Getenv(EnvReportDelay),
 		ScorecardMonths:    os.Getenv(EnvScorecardMonths),
+		TrustedProxies:     os.Getenv(EnvTrustedProxies),
 		SigningSecretFile:  os.Getenv(EnvSigningSecretFile),
 		StatusTokenFile:    os.Getenv(EnvStatusTokenFile),
 		PublicURL:          os.Getenv(EnvPublicURL),
@@ -199,6 +209,25 @@ func (e Env) ReportDelayOrDefault() (time.Duration, error) {
 		return 0, fmt.Errorf("%s=%q: want a duration such as 6h", EnvReportDelay, e.ReportDelay)
 	}
 	return d, nil
+}
+
+// TrustedProxyList is EnvTrustedProxies read: each item a CIDR
+// (10.0.0.0/24) or an address (127.0.0.1, ::1: itself alone). A mistake
+// names the variable and the item.
+func (e Env) TrustedProxyList() ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, item := range strings.FieldsFunc(e.TrustedProxies, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
+		if p, err := netip.ParsePrefix(item); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(item)
+		if err != nil {
+			return nil, fmt.Errorf("%s=%q: %q is neither a CIDR (10.0.0.0/24) nor an address (127.0.0.1)", EnvTrustedProxies, e.TrustedProxies, item)
+		}
+		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return out, nil
 }
 
 // ScorecardMonthsOrDefault is the parsed EnvScorecardMonths,

@@ -19,7 +19,7 @@ func TestFromEnvReadsEveryVariable(t *testing.T) {
 		EnvDynamoEndpoint: "http://d", EnvRetention: "1h", EnvTerms: "/terms", EnvReportBucket: "b", EnvReportDelay: "2h", EnvScorecardMonths: "6",
 		EnvSigningSecretFile: "/s", EnvStatusTokenFile: "/st", EnvInlineJobs: "1", EnvTaskRoot: "/var/task", EnvFunctionName: "fn", EnvRegion: "eu-west-1",
 		EnvSSMEndpoint: "http://ssm", EnvSlackWebhookURL: "https://hooks", EnvSlackBotToken: "xoxb", EnvSlackSigningSecret: "sig",
-		EnvSlackAPIURL: "http://slack", EnvStatusToken: "tok", EnvLogLevel: "WARN", EnvPublicURL: "https://pub"}
+		EnvSlackAPIURL: "http://slack", EnvStatusToken: "tok", EnvTrustedProxies: "127.0.0.1", EnvLogLevel: "WARN", EnvPublicURL: "https://pub"}
 	for k, v := range vals {
 		t.Setenv(k, v)
 	}
@@ -27,7 +27,7 @@ func TestFromEnvReadsEveryVariable(t *testing.T) {
 	want := Env{Table: "t", SecretsPath: "/p", SlackChannel: "C1", MasterKeyFile: "/k", DynamoEndpoint: "http://d", LogLevel: "WARN",
 		Retention: "1h", Terms: "/terms", ReportBucket: "b", ReportDelay: "2h", ScorecardMonths: "6", SigningSecretFile: "/s", StatusTokenFile: "/st", InlineJobs: true,
 		TaskRoot: "/var/task", FunctionName: "fn", Region: "eu-west-1", SSMEndpoint: "http://ssm", SlackWebhookURL: "https://hooks",
-		SlackBotToken: "xoxb", SlackSigningSecret: "sig", SlackAPIURL: "http://slack", StatusToken: "tok", PublicURL: "https://pub"}
+		SlackBotToken: "xoxb", SlackSigningSecret: "sig", SlackAPIURL: "http://slack", StatusToken: "tok", TrustedProxies: "127.0.0.1", PublicURL: "https://pub"}
 	if got != want {
 		t.Fatalf("FromEnv:\n got %+v\nwant %+v", got, want)
 	}
@@ -157,26 +157,66 @@ func TestLocalSlack(t *testing.T) {
 }
 
 // The local status token: the environment's, else the data folder's,
-// created once (0600) and read back the same; a short one is refused.
+// created once (0600) and read back the same; a short one is refused
+// wherever it comes from (issue 27 row 8: GPUSLA_STATUS_TOKEN=a opened the
+// team view), and so is a token file others can read. from names the
+// source serve logs.
 func TestLocalStatusToken(t *testing.T) {
 	dir := t.TempDir()
-	if tok, err := (Env{StatusToken: "from-env"}).LocalStatusToken(dir); err != nil || tok != "from-env" {
-		t.Fatalf("from env: %q %v", tok, err)
+	if tok, from, err := (Env{StatusToken: "from-env-0123456789"}).LocalStatusToken(dir); err != nil || tok != "from-env-0123456789" || from != "$GPUSLA_STATUS_TOKEN" {
+		t.Fatalf("from env: %q %q %v", tok, from, err)
 	}
-	first, err := Env{}.LocalStatusToken(dir)
-	if err != nil || len(first) != 48 {
-		t.Fatalf("created: %q %v", first, err)
+	for _, short := range []string{"a", "fifteen-chars-x"} {
+		if tok, _, err := (Env{StatusToken: short}).LocalStatusToken(dir); err == nil || tok != "" ||
+			!strings.Contains(err.Error(), "status token $GPUSLA_STATUS_TOKEN: ") || !strings.Contains(err.Error(), "shorter than 16") {
+			t.Fatalf("short env token %q: %q %v", short, tok, err)
+		}
 	}
-	if st, err := os.Stat(filepath.Join(dir, StatusTokenFile)); err != nil || st.Mode().Perm() != 0o600 {
+	path := filepath.Join(dir, StatusTokenFile)
+	first, from, err := Env{}.LocalStatusToken(dir)
+	if err != nil || len(first) != 48 || from != path {
+		t.Fatalf("created: %q %q %v", first, from, err)
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("token file: %v %v", st, err)
 	}
-	if again, err := (Env{}).LocalStatusToken(dir); err != nil || again != first {
+	if again, _, err := (Env{}).LocalStatusToken(dir); err != nil || again != first {
 		t.Fatalf("read back %q %v, want %q", again, err, first)
 	}
-	if err := os.WriteFile(filepath.Join(dir, StatusTokenFile), []byte("short\n"), 0o600); err != nil {
+	if err := os.Chmod(path, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (Env{}).LocalStatusToken(dir); err == nil || !strings.Contains(err.Error(), "shorter than 16") {
+	if _, _, err := (Env{}).LocalStatusToken(dir); err == nil || !strings.Contains(err.Error(), "is readable by others (mode 0644)") {
+		t.Fatalf("world-readable token file: %v", err)
+	}
+	if err := os.WriteFile(path, []byte("short\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := (Env{}).LocalStatusToken(dir); err == nil || !strings.Contains(err.Error(), "shorter than 16") {
 		t.Fatalf("short token: %v", err)
+	}
+}
+
+// GPUSLA_TRUSTED_PROXIES: CIDRs and bare addresses, comma- or
+// space-separated; a mistake names the variable and the item.
+func TestTrustedProxyList(t *testing.T) {
+	got, err := Env{TrustedProxies: "127.0.0.1, ::1 10.0.0.0/8,192.168.1.7/24"}.TrustedProxyList()
+	want := []string{"127.0.0.1/32", "::1/128", "10.0.0.0/8", "192.168.1.0/24"}
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("%v %v", got, err)
+	}
+	for i, p := range got {
+		if p.String() != want[i] {
+			t.Errorf("item %d: %s, want %s", i, p, want[i])
+		}
+	}
+	if none, err := (Env{}).TrustedProxyList(); err != nil || len(none) != 0 {
+		t.Errorf("unset: %v %v", none, err)
+	}
+	if _, err := (Env{TrustedProxies: "127.0.0.1, nginx"}).TrustedProxyList(); err == nil || !strings.Contains(err.Error(), `GPUSLA_TRUSTED_PROXIES="127.0.0.1, nginx": "nginx" is neither a CIDR`) {
+		t.Errorf("a name: %v", err)
 	}
 }

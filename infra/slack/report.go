@@ -21,7 +21,7 @@ func (n *Notifier) PostReport(ctx context.Context, f notify.ReportFile) error {
 	if n.client == nil {
 		text := esc(f.Summary) + "\n_(" + f.Name + " is stored with the other formats; a webhook cannot attach files — use a bot token to get it here.)_"
 		if err := slackapi.PostWebhookContext(ctx, n.cfg.WebhookURL, &slackapi.WebhookMessage{Text: text}); err != nil {
-			return fmt.Errorf("slack: post report summary: %w", err)
+			return n.redact(fmt.Errorf("slack: post report summary: %w", err))
 		}
 		return nil
 	}
@@ -31,7 +31,7 @@ func (n *Notifier) PostReport(ctx context.Context, f notify.ReportFile) error {
 	_, err := n.client.UploadFileContext(ctx, slackapi.UploadFileParameters{Reader: bytes.NewReader(f.Data), FileSize: len(f.Data),
 		Filename: f.Name, Title: f.Title, InitialComment: esc(f.Summary), Channel: n.cfg.Channel})
 	if err != nil {
-		return fmt.Errorf("slack: upload %s: %w", f.Name, err)
+		return n.redact(fmt.Errorf("slack: upload %s: %w", f.Name, err))
 	}
 	return nil
 }
@@ -47,7 +47,7 @@ func (n *Notifier) PostText(ctx context.Context, text string) error {
 		_, _, err = n.client.PostMessageContext(ctx, n.cfg.Channel, slackapi.MsgOptionText(text, false))
 	}
 	if err != nil {
-		return fmt.Errorf("slack: post message: %w", err)
+		return n.redact(fmt.Errorf("slack: post message: %w", err))
 	}
 	return nil
 }

@@ -68,3 +68,13 @@ func TestParseOversizedAndEmpty(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) { provstatustest.Fuzz(f, "history.rss", Parse) }
+
+// FuzzParseIn is FuzzParse in a Chinese provider's zone (zone names read
+// by it first).
+func FuzzParseIn(f *testing.F) {
+	sh, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		f.Fatal(err)
+	}
+	provstatustest.Fuzz(f, "history.rss", func(data []byte) ([]provstatus.Incident, error) { return ParseIn(data, sh) })
+}

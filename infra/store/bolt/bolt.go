@@ -87,19 +87,53 @@ func open(path string, create bool) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
-	err = db.Update(func(tx *bbolt.Tx) error {
+	if err := createBuckets(db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %s: create buckets: %w", path, err)
+	}
+	return &Store{db: db, commit: newGroupCommit(db), now: func() time.Time { return time.Now().UTC() }}, nil
+}
+
+// createBuckets creates the buckets a store lacks (all of them in a new
+// file, those a newer version added in an older one). It writes only when
+// one is missing: every write transaction rewrites a meta page, and an
+// open — refused later by the master key check, or by `verify`, `export`
+// and the other read commands — must leave a complete store's file as it
+// found it.
+func createBuckets(db *bbolt.DB) error {
+	var missing [][]byte
+	if err := db.View(func(tx *bbolt.Tx) error {
 		for _, b := range allBuckets {
+			if tx.Bucket(b) == nil {
+				missing = append(missing, b)
+			}
+		}
+		return nil
+	}); err != nil || len(missing) == 0 {
+		return err
+	}
+	return db.Update(func(tx *bbolt.Tx) error {
+		for _, b := range missing {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open store %s: create buckets: %w", path, err)
+}
+
+// OpenSnapshot opens a store file that no process uses — a backup — to
+// read it, verified as Open verifies and never written: not its meta page,
+// not a bucket. Only reads work on it.
+func OpenSnapshot(path string) (*Store, error) {
+	if err := verifyCopy(path); err != nil {
+		return nil, err
 	}
-	return &Store{db: db, commit: newGroupCommit(db), now: func() time.Time { return time.Now().UTC() }}, nil
+	db, err := openBolt(path, &bbolt.Options{ReadOnly: true, Timeout: time.Second})
+	if err != nil {
+		return nil, err
+	}
+	return &Store{db: db, now: func() time.Time { return time.Now().UTC() }}, nil
 }
 
 // errLocked is a store file another process holds open.
@@ -160,7 +194,9 @@ func (s *Store) SetNoSync(v bool) { s.db.NoSync = v }
 
 // Close waits for queued writes, then closes the file.
 func (s *Store) Close() error {
-	s.commit.close()
+	if s.commit != nil {
+		s.commit.close()
+	}
 	return s.db.Close()
 }
 
