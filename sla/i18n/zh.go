@@ -266,6 +266,7 @@ var zh = map[string]string{
 	"hardware replacement":   "硬件更换时限",
 	"delivery target":        "交付时限",
 	"claim deadline":         "索赔期限",
+	"downtime credits":       "停机赔偿",
 	"Lines are those of the contract terms file gpusla read (%s, contract %s), not of the signed contract.": "行号为 gpusla 所读取的合同条款文件（%s，合同标识 %s）中的行号，并非签署的合同文本。",
 	"Evidence bundle: observations SHA-256":         "证据包：观测数据 SHA-256",
 	"Evidence bundle: hash chain head (%d batches)": "证据包：哈希链头（%d 个批次）",
