@@ -325,6 +325,9 @@ func (s *Service) deliver(ctx context.Context, rec store.AlertRecord) (store.Ale
 	}
 	prev, res := rec.Version, delivered
 	if err != nil {
+		// The channels redact their own errors; this is the second line,
+		// for a channel that forgot: last_error is answered to API keys.
+		err = notify.Redact(err)
 		rec.LastErr, res = err.Error(), failed
 		log.Warn("alert not delivered; it is retried", "attempt", rec.Attempts, "err", err)
 	} else {

@@ -33,6 +33,8 @@ type doc struct {
 	Score *scoreSec
 	// Retro lists the records dated before their recording (retro.go).
 	Retro *retroSec
+	// LeftOut names the nodes the report could not judge (report_sources.go).
+	LeftOut *leftOutSec
 	// Status compares each contract's provider status page with the
 	// measured outages (provider.go).
 	Status   []statusSec
@@ -77,6 +79,10 @@ type claimPage struct {
 	Sign     []string // the signature block, a line each
 	Appendix table
 	AppNote  string
+	// Unverified names the terms only a secondary source backs, and
+	// Sources lists every page the terms cite (report_sources.go).
+	Unverified string
+	Sources    *table
 }
 
 type card struct {
@@ -143,6 +149,7 @@ func newDoc(r *report.Report, x Extras) (*doc, error) {
 		d.Nodes.Bad = append(d.Nodes.Bad, []bool{false, false, false, !n.Uptime.Met})
 	}
 	d.Retro = retroSection(p, r.Retroactive)
+	d.LeftOut = leftOutSection(p, r.LeftOut)
 	if x.Bill != nil {
 		d.Bill = billTable(p, x.Bill)
 	}
@@ -210,6 +217,9 @@ func billTable(p *i18n.Printer, b *billing.Reconciliation) *table {
 		line := ""
 		if row.BillLine > 0 {
 			line = strconv.Itoa(row.BillLine)
+		}
+		if len(row.BillLines) > 0 {
+			line = billing.LineList(row.BillLines)
 		}
 		t.add(row.Node, line, opt(row.BilledHours), opt(row.BilledAmount), p.Num(row.ExactHours, -1), p.Num(row.ContractHours, -1),
 			p.Num(row.RoundingHours, -1), p.Num(row.ContractAmount, 2), p.Num(row.UsableHours, -1),
@@ -345,7 +355,7 @@ func section(p *i18n.Printer, r *report.Report, n *report.Node) (nodeSec, error)
 			Good: n.Uptime.Met, Bad: !n.Uptime.Met},
 		{Label: p.T("uptime observed"), Value: p.Num(n.Uptime.ObservedPercent, 4) + " %", Note: p.T("%s unreachable or down", p.Secs(n.Uptime.ObservedOutageSeconds))},
 		{Label: p.T("claimable outage"), Value: p.Secs(n.Uptime.ClaimableOutageSeconds), Note: runsNote(p, n.Uptime)},
-		{Label: p.T("delivery"), Value: p.Word(n.Delivery.Status), Note: p.T("%s against %s", p.Secs(n.Delivery.Seconds), p.Secs(n.Delivery.TargetSeconds))},
+		{Label: p.T("delivery"), Value: p.Word(n.Delivery.Status), Note: deliveryNote(p, n.Delivery)},
 		{Label: p.T("charge"), Value: p.Money(n.Billing.Charge, n.Currency), Note: chargeNote(p, n.Billing)},
 		{Label: p.T("credit"), Value: p.Num(n.Credit.Percent, -1) + " % = " + p.Money(n.Credit.Amount, n.Currency), Note: tier + p.T("; claim by %s", p.Stamp(n.ClaimDeadline))},
 	}
@@ -433,11 +443,15 @@ func claim(p *i18n.Printer, r *report.Report, c *report.Contract) claimPage {
 			breachRows(p, &bt, n, ci)
 		}
 	}
+	cp.Request = p.T("No breach of the contract this month: no credit is requested.")
 	if len(bt.Rows) == 0 {
 		bt.add("—", p.T("no breach this month"), "", "—")
+	} else {
+		// Breached, but nothing the contract pays for: say so, never
+		// that there was no breach.
+		cp.Request = p.T("The breaches listed above earn no credit under the contract: no credit is requested for them.")
 	}
 	cp.Breaches = bt
-	cp.Request = p.T("No breach of the contract this month: no credit is requested.")
 	if c.Claim > 0 {
 		cp.Request = p.T("Under the clauses cited, %s requests a service credit of %s under contract %s for the service of %s, to be deducted from the next invoice.",
 			party(p, c.Renter), p.LetterMoney(c.Claim, c.Currency), orDash(c.ContractNumber), p.Month(r.Month))
@@ -454,6 +468,7 @@ func claim(p *i18n.Printer, r *report.Report, c *report.Contract) claimPage {
 	}
 	cp.Sign = signature(p, c)
 	cp.Appendix = ci.appendix()
+	cp.Unverified, cp.Sources = unverifiedNote(p, c), sourcesTable(p, c)
 	file := ""
 	for _, v := range c.Clauses {
 		if _, where := splitClause(v); where != "" {
@@ -505,6 +520,7 @@ func breachRows(p *i18n.Printer, bt *table, n *report.Node, ci *citer) {
 			rows++
 		}
 	}
+	rows += uncreditedRows(p, bt, n, ci)
 	if rows == 0 {
 		return
 	}
@@ -544,6 +560,57 @@ func formulaText(p *i18n.Printer, u report.Uptime) string {
 		s += " " + p.T("The terms state no maintenance exclusion: none is excluded.")
 	}
 	return s
+}
+
+// deliveryNote is how long delivery took against its target, or for a
+// node not delivered, since when it is awaited and how late it is so far.
+func deliveryNote(p *i18n.Printer, d report.Delivery) string {
+	if d.DeliveredAt == "" && d.JudgedAt != "" {
+		if d.LateSeconds > 0 {
+			return p.T("not delivered as of %s, %s late so far (target %s)", p.Stamp(d.JudgedAt), p.Secs(d.LateSeconds), p.Secs(d.TargetSeconds))
+		}
+		if d.TargetSeconds == 0 {
+			return p.T("not delivered as of %s, %s since the order", p.Stamp(d.JudgedAt), p.Secs(d.Seconds))
+		}
+		return p.T("not delivered as of %s, %s since the order (target %s)", p.Stamp(d.JudgedAt), p.Secs(d.Seconds), p.Secs(d.TargetSeconds))
+	}
+	return p.T("%s against %s", p.Secs(d.Seconds), p.Secs(d.TargetSeconds))
+}
+
+// uncreditedRows adds node n's breaches that earn no penalty under the
+// contract (a late first response or replacement, a late delivery, where
+// the terms attach no percent to it): breached all the same, and the
+// letter says so rather than "no breach this month".
+func uncreditedRows(p *i18n.Printer, bt *table, n *report.Node, ci *citer) int {
+	has := map[string]bool{}
+	for _, pen := range n.Credit.Penalties {
+		has[pen.Kind+"/"+pen.Ref] = true
+	}
+	rows := 0
+	for _, tk := range n.Tickets {
+		for _, x := range []struct {
+			t      *report.Target
+			kind   string
+			format string
+			key    string
+		}{{tk.Response, "late_response", "ticket %s: first response %s late (committed within %s); the contract attaches no credit to it", "support.response"},
+			{tk.Replacement, "late_replacement", "ticket %s: hardware replaced %s late (committed within %s); the contract attaches no credit to it", "hardware_replacement"}} {
+			if x.t == nil || x.t.Status != "breached" || has[x.kind+"/"+tk.Ticket] {
+				continue
+			}
+			bt.add(n.Node, p.T(x.format, tk.Ticket, p.Secs(x.t.LateSeconds), p.Secs(x.t.TargetSeconds)), ci.cite(x.key), "—")
+			rows++
+		}
+	}
+	if d := n.Delivery; d.Status == "breached" && d.InMonth && !has["late_delivery/"+n.Node] {
+		what := p.T("delivered %s late (committed within %s); the contract attaches no credit to it", p.Secs(d.LateSeconds), p.Secs(d.TargetSeconds))
+		if d.DeliveredAt == "" {
+			what = p.T("not delivered as of %s, %s late so far (committed within %s); the contract attaches no credit to it", p.Stamp(d.JudgedAt), p.Secs(d.LateSeconds), p.Secs(d.TargetSeconds))
+		}
+		bt.add(n.Node, what, ci.cite("delivery"), "—")
+		rows++
+	}
+	return rows
 }
 
 // recordedCell is when and by whom a record was recorded, "—" for a

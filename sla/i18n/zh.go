@@ -363,9 +363,9 @@ var zh = map[string]string{
 	"%s × %s → %s h of the affected GPUs' hourly rate (%d GPUs, %s/h) = %s": "%s × %s → 受影响 GPU 小时费率的 %s 小时（%d 块 GPU，%s/小时）= %s",
 	// The contract's own formula (issue 28): caps, denominators, maintenance, clock hours.
 	"the incident's cap reached":                                        "已达单次事件上限",
-	" (capped from %s %% at the contract's cap of %s %% of the charge)": "（由 %s %% 按合同上限即费用的 %s %% 封顶）",
+	" (capped from %s %% at the contract's cap of %s %% of the charge)": "（由 %s%% 按合同上限即费用的 %s%% 封顶）",
 	" (the contract sets no cap on the credit)":                         "（合同未对赔偿设上限）",
-	" (within the contract's cap of %s %% of the charge)":               "（未超过合同上限，即费用的 %s %%）",
+	" (within the contract's cap of %s %% of the charge)":               "（未超过合同上限，即费用的 %s%%）",
 	"Uptime is a share of the node's service period (%s).":              "可用率按节点的服务期（%s）计算。",
 	"Uptime is a share of the whole calendar month (%s), as the contract's formula counts it, whenever the node was delivered.": "按合同公式，可用率以整个自然月（%s）为分母计算，不论节点何时交付。",
 	"Maintenance announced at least %s ahead is excluded.":                                                                      "提前至少 %s 通知的维护不计入。",

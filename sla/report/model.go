@@ -42,6 +42,10 @@ type Report struct {
 	// before its recording (retro.go, docs/report.md "Retroactive
 	// records"): what it claims, who recorded it when, and what it changed.
 	Retroactive Retroactive `json:"retroactive"`
+	// LeftOut names the nodes registered under a contract no terms given
+	// define: they cannot be judged and are not in Nodes, and the document
+	// says so itself, so a partial report never reads as a whole one.
+	LeftOut []Skipped `json:"left_out"`
 }
 
 // Retroactive is the report's section of retroactive records.
@@ -144,6 +148,21 @@ type Contract struct {
 	// status page acknowledged (provider.go); absent when the terms name
 	// no page. It never changes what is counted.
 	ProviderStatus *ProviderStatus `json:"provider_status,omitempty"`
+	// Sources are the published pages the contract's figures were read
+	// from (terms sources:); Unverified the term keys only a secondary
+	// source backs, which the claim says it could not check against the
+	// provider's own text.
+	Sources    []Source `json:"sources"`
+	Unverified []string `json:"unverified_terms"`
+}
+
+// Source is one page the contract's terms cite.
+type Source struct {
+	Terms     []string `json:"terms"`
+	URL       string   `json:"url"`
+	Read      string   `json:"read"` // YYYY-MM-DD
+	Quote     string   `json:"quote"`
+	Secondary bool     `json:"secondary"`
 }
 
 // Node is one node's month.
@@ -330,6 +349,10 @@ type Delivery struct {
 	Status        string `json:"status"` // met, breached, pending, no_target
 	LateSeconds   int64  `json:"late_seconds"`
 	InMonth       bool   `json:"ordered_in_month"`
+	// JudgedAt is the instant an undelivered node was judged at (the
+	// month's end or as_of, the earlier): Seconds and LateSeconds run to
+	// it. Absent once delivered.
+	JudgedAt string `json:"judged_at,omitempty"`
 }
 
 // Billing is what the node was charged for the month.

@@ -355,7 +355,7 @@ var weekdays = []string{"sunday", "monday", "tuesday", "wednesday", "thursday", 
 func (p *parser) contract(root *yaml.Node) (*Terms, error) {
 	o, err := p.object(root, "", "contract", "provider", "currency", "timezone", "business_hours", "holidays",
 		"extra_working_days", "uptime", "maintenance", "detection", "support", "hardware_replacement",
-		"delivery", "claim", "billing", "credits", "prices", "renter", "contract_number", "report", "clauses", "status_page", "provider_status_page")
+		"delivery", "claim", "billing", "credits", "prices", "renter", "contract_number", "report", "clauses", "status_page", "provider_status_page", "sources")
 	if err != nil {
 		return nil, err
 	}
@@ -427,6 +427,9 @@ func (p *parser) contract(root *yaml.Node) (*Terms, error) {
 		return nil, err
 	}
 	if err := p.statusPage(o, t); err != nil {
+		return nil, err
+	}
+	if err := p.sources(root, o, t); err != nil {
 		return nil, err
 	}
 	return t, nil

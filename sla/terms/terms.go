@@ -59,6 +59,9 @@ type Terms struct {
 	// ProviderStatusPage is the provider's own public status page, polled
 	// for the incidents it admits; nil when the terms name none.
 	ProviderStatusPage *ProviderPage
+	// Sources are the published pages the figures were read from
+	// (sources.go), in the file's order.
+	Sources []Source
 }
 
 // Uptime is the availability promise and its credits.
