@@ -84,8 +84,8 @@ func (s *Service) openingVerdict(ctx context.Context, n store.Node, inc store.In
 		return inc.Counted, false, msg.Text{}
 	}
 	why = parts[0].Reason
-	if why.Format == belowMinimum && tm.Uptime.MinimumOutage > 0 {
-		return false, true, msg.New("counts once it lasts %s, the contract's minimum outage", p.Words(tm.Uptime.MinimumOutage))
+	if why.Format == belowMinimum && tm.Uptime.DowntimePeriod.Minimum > 0 {
+		return false, true, msg.New("counts once it lasts %s, the contract's minimum outage", p.Words(tm.Uptime.DowntimePeriod.Minimum))
 	}
 	return false, false, why
 }

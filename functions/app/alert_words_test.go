@@ -65,7 +65,7 @@ func TestFirstAlertSaysWhetherItCounts(t *testing.T) {
 func TestFirstAlertInsideMaintenanceSaysItDoesNotCount(t *testing.T) {
 	book := zhTerms(t)
 	for _, tm := range book {
-		tm.Maintenance.Notice = 24 * time.Hour
+		tm.Maintenance = terms.Maintenance{Excludes: true, Notice: 24 * time.Hour, Stated: true}
 	}
 	w := newWorldWith(t, book)
 	if _, err := w.svc.AnnounceMaintenance(t.Context(), app.NewMaintenance{Node: "gz-01", Start: t0, End: t0.Add(time.Hour),

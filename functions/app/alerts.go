@@ -333,6 +333,11 @@ func (s *Service) deliver(ctx context.Context, rec store.AlertRecord, before tim
 		cancel()
 	}
 	prev, res := rec.Version, delivered
+	if err != nil {
+		// The channels redact their own errors; this is the second line,
+		// for a channel that forgot: last_error is answered to API keys.
+		err = notify.Redact(err)
+	}
 	switch {
 	case errors.Is(err, notify.ErrNotSent):
 		rec.LastErr, res = err.Error(), notSent

@@ -16,9 +16,10 @@ import (
 )
 
 // StatusFetcher fetches a provider's status page (infra/provstatus/poll's
-// Fetcher): one conditional GET, parsed in the terms' format.
+// Fetcher): one conditional GET of a public address (or of the page's own
+// private host, when the terms allow it), parsed in the terms' format.
 type StatusFetcher interface {
-	Fetch(ctx context.Context, url string, format terms.StatusFormat, v poll.Validators) (poll.Result, error)
+	Fetch(ctx context.Context, page *terms.ProviderPage, v poll.Validators) (poll.Result, error)
 }
 
 // StatusFetchTimeout bounds one status page fetch on the minute tick, so
@@ -112,15 +113,17 @@ func (d *TicketDesk) pollPage(ctx context.Context, ps store.ProviderStatusStore,
 	if err != nil {
 		return err
 	}
-	r, ferr := d.statusFetcher().Fetch(ctx, sp.URL, sp.Format, poll.Validators{ETag: st.ETag, LastModified: st.LastModified})
+	r, ferr := d.statusFetcher().Fetch(ctx, sp, poll.Validators{ETag: st.ETag, LastModified: st.LastModified})
 	st.Fetches++
 	if ferr != nil {
 		res.Failed++
 		st.Failures++
 		st.FailedFetches++
-		st.LastErr = provstatus.Text(ferr.Error())
+		// The reason, not the error, is kept and logged: bounded, and
+		// holding nothing the server sent.
+		st.LastErr = poll.Reason(ferr)
 		st.NextAt = now.Add(poll.Backoff(sp.Every, st.Failures))
-		d.log.Warn("status page fetch failed", "contract", tm.Contract, "url", sp.URL, "failures", st.Failures, "next", st.NextAt, "err", ferr)
+		d.log.Warn("status page fetch failed", "contract", tm.Contract, "failures", st.Failures, "next", st.NextAt, "err", st.LastErr)
 	} else {
 		res.Fetched++
 		st.Failures, st.LastErr = 0, ""

@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -64,7 +65,7 @@ func TestPollStatusPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, err := terms.Parse("acme.yaml", []byte(apptest.TermsYAML+"provider_status_page:\n  url: "+hs.URL+"/api/v2/incidents.json\n  format: statuspage\n  every: 5m\n"))
+	ts, err := terms.Parse("acme.yaml", []byte(apptest.TermsYAML+"provider_status_page:\n  url: "+hs.URL+"/api/v2/incidents.json\n  format: statuspage\n  every: 5m\n  allow_private: true\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +210,7 @@ func TestMinuteTickPollsStatusPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, err := terms.Parse("acme.yaml", []byte(apptest.TermsYAML+"provider_status_page: {url: \""+hs.URL+"/history.atom\", format: atom, every: 10m}\n"))
+	ts, err := terms.Parse("acme.yaml", []byte(apptest.TermsYAML+"provider_status_page: {url: \""+hs.URL+"/history.atom\", format: atom, every: 10m, allow_private: true}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,5 +231,100 @@ func TestMinuteTickPollsStatusPages(t *testing.T) {
 	incs, err := st.ListProviderIncidents(t.Context(), "acme-std", time.Time{}, time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC))
 	if err != nil || len(incs) != 3 || incs[0].Format != "atom" {
 		t.Fatalf("stored %d incidents (%v), want the feed's 3", len(incs), err)
+	}
+}
+
+// Issue 27 row 2: a page answering 302 to the metadata service had the
+// redirect followed and the credentials' body came back in the poll error,
+// the export and report.json. Now the redirect is refused before it is
+// asked anything, and what a failed fetch leaves — the poll state, the
+// log, the export's status_page_polled, the report — is a bounded reason
+// holding no byte of an answer.
+func TestPollRefusesTheMetadataService(t *testing.T) {
+	const secret = "ASIAIOSFODNN7EXAMPLE-wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY"
+	doc := provstatustest.Document(t, "incidents.json")
+	var mu sync.Mutex
+	mode := "page"
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch mode {
+		case "page":
+			_, _ = w.Write(doc)
+			return
+		case "redirect":
+			http.Redirect(w, r, "http://169.254.169.254/latest/meta-data/iam/security-credentials/", http.StatusFound)
+			return
+		}
+		http.Error(w, `{"AccessKeyId":"`+secret+`"}`, http.StatusBadGateway)
+	}))
+	defer hs.Close()
+	st := newBolt(t)
+	start := time.Date(2026, 11, 30, 10, 10, 0, 0, time.UTC)
+	clock := apptest.NewClock(start)
+	var logs strings.Builder
+	svc, err := app.New(app.Config{Store: st, Notifier: &apptest.Notifier{}, Box: apptest.Box(t), Clock: clock, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := terms.Parse("acme.yaml", []byte(apptest.TermsYAML+"provider_status_page: {url: \""+hs.URL+"/api/v2/incidents.json\", format: statuspage, every: 5m, allow_private: true}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	desk, err := svc.Tickets(app.TermsBook{"acme-std": ts[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := desk.PollStatusPages(t.Context(), clock.Now()); err != nil || res.Fetched != 1 {
+		t.Fatalf("first poll: %+v %v", res, err)
+	}
+	mu.Lock()
+	mode = "redirect"
+	mu.Unlock()
+	clock.Advance(time.Hour)
+	if res, err := desk.PollStatusPages(t.Context(), clock.Now()); err != nil || res.Failed != 1 {
+		t.Fatalf("poll: %+v %v", res, err)
+	}
+	p, err := st.GetStatusPoll(t.Context(), "acme-std")
+	if err != nil || !strings.Contains(p.LastErr, "169.254.169.254: a cloud metadata address") {
+		t.Fatalf("poll state %+v %v; want the redirect refused", p, err)
+	}
+	mu.Lock()
+	mode = "echo"
+	mu.Unlock()
+	clock.Advance(time.Hour)
+	if res, err := desk.PollStatusPages(t.Context(), clock.Now()); err != nil || res.Failed != 1 {
+		t.Fatalf("second poll: %+v %v", res, err)
+	}
+	if p, _ = st.GetStatusPoll(t.Context(), "acme-std"); !strings.Contains(p.LastErr, "HTTP 502") || len([]rune(p.LastErr)) > 200 {
+		t.Fatalf("poll state %+v; want the status alone", p)
+	}
+	var export strings.Builder
+	if _, err := app.ExportProviderStatus(t.Context(), st, start.AddDate(0, 0, -1), start.AddDate(0, 0, 1), func(e *events.Event) error {
+		raw, err := json.Marshal(e)
+		export.Write(raw)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	n1 := store.Node{ID: "n1", Provider: "acme", Contract: "acme-std", OrderedAt: start.AddDate(0, -1, 0), GPUModel: "H200", GPUCount: 8,
+		HeartbeatInterval: time.Minute, PushInterval: time.Minute, Grace: time.Minute, CreatedAt: start}
+	if err := st.CreateNode(t.Context(), n1); err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := desk.MonthReport(t.Context(), 2026, time.November, time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	report, _ := json.Marshal(r)
+	if !strings.Contains(export.String(), "HTTP 502") || !strings.Contains(string(report), "HTTP 502") {
+		t.Fatalf("the failure is not shown: export %s\nreport %s", export.String(), report)
+	}
+	for what, out := range map[string]string{"log": logs.String(), "poll state": p.LastErr, "export": export.String(), "report.json": string(report)} {
+		for _, leak := range []string{"ASIAIOSFODNN7", "EXAMPLEKEY", "security-credentials"} {
+			if strings.Contains(out, leak) {
+				t.Errorf("the %s holds %q:\n%s", what, leak, out)
+			}
+		}
 	}
 }

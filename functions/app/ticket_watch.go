@@ -207,11 +207,14 @@ func (d *TicketDesk) Flush(ctx context.Context, id string) (int, error) {
 }
 
 // channelErr names the channel of a failed send ("" is the one notifier).
+// channelErr names the channel of a send's error, redacted a second time
+// (the channels redact their own): it is logged and stored as the
+// notice's last_error, which the tickets API answers.
 func channelErr(ch string, err error) error {
 	if ch == "" {
-		return err
+		return notify.Redact(err)
 	}
-	return fmt.Errorf("channel %s: %w", ch, err)
+	return notify.Redact(fmt.Errorf("channel %s: %w", ch, err))
 }
 
 func stillOpenAt(d *TicketDesk, t *store.Ticket, now time.Time) bool {

@@ -102,7 +102,7 @@ func JudgeIncidents(tm *terms.Terms, j Judging, incs []store.Incident) (account.
 			ms = append(ms, m.Account())
 		}
 	}
-	books, vs := account.JudgeAll(tm, period, outs, ms, j.Notices)
+	books, vs := account.JudgeAll(tm, interval.Interval{Start: j.From, End: j.To}, period, outs, ms, j.Notices)
 	for k := range parts {
 		parts[k].Verdict = vs[k]
 	}

@@ -163,24 +163,9 @@ func TestEveryStringTranslated(t *testing.T) {
 // reason is drawn.
 func claimLinesFor(t *testing.T, r *report.Report) *billing.Full {
 	t.Helper()
-	items, err := billing.ParseItems("full.csv", strings.NewReader("node,period,kind,quantity,amount,class\n"+
+	full := judgeFull(t, r, "node,period,kind,quantity,amount,class\n"+
 		"va-01,2026-11,compute,721,18457.60,\nva-02,2026-11,compute,661,8460.80,\nva-01,2026-11,data_disk,500,40,hdd\n"+
-		"va-01,2026-11,cross_zone,30,3,\nva-02,2026-11,traffic,12,1.2,\nva-09,2026-11,package_month,1,100,\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tm, err := documenttest.Terms()
-	if err != nil {
-		t.Fatal(err)
-	}
-	book := map[string]*terms.Terms{}
-	for _, c := range tm {
-		book[c.Contract] = c
-	}
-	full, err := billing.JudgeItems(r, book, items)
-	if err != nil {
-		t.Fatal(err)
-	}
+		"va-01,2026-11,cross_zone,30,3,\nva-02,2026-11,traffic,12,1.2,\nva-09,2026-11,package_month,1,100,\n")
 	// An imported bill's rows that are no node's line are listed too.
 	full.LeftOut = []billing.LeftOut{{Reason: "no gpusla-node tag on the resource", Text: msg.New("no gpusla-node tag on the resource"), Rows: 1, Amount: 3.24, Currency: "USD"}}
 	return full
@@ -197,4 +182,27 @@ func claimBillFor(t *testing.T, r *report.Report) *billing.Reconciliation {
 		t.Fatal(err)
 	}
 	return bill
+}
+
+// judgeFull parses a full bill and judges it against r and the fixture's
+// contracts.
+func judgeFull(t *testing.T, r *report.Report, bill string) *billing.Full {
+	t.Helper()
+	items, err := billing.ParseItems("full.csv", strings.NewReader(bill))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm, err := documenttest.Terms()
+	if err != nil {
+		t.Fatal(err)
+	}
+	book := map[string]*terms.Terms{}
+	for _, c := range tm {
+		book[c.Contract] = c
+	}
+	full, err := billing.JudgeItems(r, book, items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return full
 }

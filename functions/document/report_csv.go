@@ -3,7 +3,9 @@ package document
 import (
 	"encoding/csv"
 	"io"
+	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/gpusla/gpusla/sla/billing"
 	"github.com/gpusla/gpusla/sla/report"
@@ -25,12 +27,12 @@ func writeCSV(w io.Writer, r *report.Report, d *doc, bom bool) error {
 			return err
 		}
 	}
-	cw := csv.NewWriter(w)
+	cw := sheet{csv.NewWriter(w)}
 	head := []string{"month", "contract", "provider", "node", "gpu_model", "gpus", "period_seconds", "excluded_seconds",
 		"uptime_target_percent", "uptime_observed_percent", "uptime_claimable_percent", "observed_outage_seconds",
 		"claimable_outage_seconds", "outages", "tickets", "tickets_breached", "delivery_status", "delivery_seconds",
 		"charge", "credit_percent", "credit_capped", "claim", "currency", "claim_deadline", "downtime_credit"}
-	if err := cw.Write(csvHead(d, head)); err != nil {
+	if err := cw.row(csvHead(d, head)); err != nil {
 		return err
 	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
@@ -44,7 +46,7 @@ func writeCSV(w io.Writer, r *report.Report, d *doc, bom bool) error {
 			i(n.Delivery.Seconds), strconv.FormatFloat(n.Billing.Charge, 'f', 2, 64), f(n.Credit.Percent),
 			csvBool(d, n.Credit.Capped), strconv.FormatFloat(n.Credit.Amount, 'f', 2, 64), n.Currency, n.ClaimDeadline,
 			strconv.FormatFloat(n.Credit.DowntimeAmount, 'f', 2, 64)}
-		if err := cw.Write(row); err != nil {
+		if err := cw.row(row); err != nil {
 			return err
 		}
 	}
@@ -56,9 +58,47 @@ func writeCSV(w io.Writer, r *report.Report, d *doc, bom bool) error {
 	if err := csvRetro(w, cw, d, r.Retroactive); err != nil {
 		return err
 	}
+	if err := csvLeftOut(w, cw, d, r.LeftOut); err != nil {
+		return err
+	}
+	if err := csvSources(w, cw, d, r.Contracts); err != nil {
+		return err
+	}
 	cw.Flush()
 	return cw.Error()
 }
+
+// sheet is a csv.Writer that writes every cell through sheetCell, so no
+// cell of any table of the file can be read as a formula, whoever wrote
+// the text in it.
+type sheet struct{ *csv.Writer }
+
+func (s sheet) row(cells []string) error {
+	safe := make([]string, len(cells))
+	for i, c := range cells {
+		safe[i] = sheetCell(c)
+	}
+	return s.Write(safe)
+}
+
+// sheetCell neutralises a cell a spreadsheet would run as a formula, by
+// OWASP's rule for CSV injection: a cell whose first character (after any
+// spaces, which a spreadsheet may skip) is =, +, -, @, a tab or a carriage
+// return gets a leading ', which makes the cell text. A bill's node id
+// "=HYPERLINK(…)" or "@SUM(…)" is then shown as written, never evaluated.
+// A plain decimal number (-12.50, the sign and digits only) is left as it
+// is: it cannot be a formula, and gpusla's own negative amounts (a
+// credit's) must stay numbers a spreadsheet adds up.
+func sheetCell(s string) string {
+	t := strings.TrimLeft(s, " ")
+	if t == "" || !strings.ContainsRune("=+-@\t\r", rune(t[0])) || plainDecimal.MatchString(s) {
+		return s
+	}
+	return "'" + s
+}
+
+// plainDecimal is a number as gpusla writes it (strconv's 'f' format).
+var plainDecimal = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?$`)
 
 // csvWord is a machine word in English, its translation otherwise.
 func csvWord(d *doc, w string) string {
@@ -77,14 +117,14 @@ func csvBool(d *doc, b bool) string {
 
 // csvRetro writes the retroactive records as a table of their own, after
 // a blank line: machine values, the effect translated.
-func csvRetro(w io.Writer, cw *csv.Writer, d *doc, rs report.Retroactive) error {
+func csvRetro(w io.Writer, cw sheet, d *doc, rs report.Retroactive) error {
 	cw.Flush()
 	if _, err := io.WriteString(w, "\n"); err != nil {
 		return err
 	}
 	head := []string{"retroactive_record", "node", "kind", "ticket", "claimed_at", "recorded_at", "recorded_by", "late_seconds",
 		"override", "honoured", "at_stake_seconds", "effect"}
-	if err := cw.Write(csvHead(d, head)); err != nil {
+	if err := cw.row(csvHead(d, head)); err != nil {
 		return err
 	}
 	for _, x := range rs.Records {
@@ -92,7 +132,7 @@ func csvRetro(w io.Writer, cw *csv.Writer, d *doc, rs report.Retroactive) error 
 		if d.P.Lang != "en" {
 			effect = d.P.Text(x.EffectText)
 		}
-		if err := cw.Write([]string{x.ID, x.Node, x.Kind, x.Ticket, x.ClaimedAt, x.RecordedAt, x.RecordedBy, strconv.FormatInt(x.LateSeconds, 10),
+		if err := cw.row([]string{x.ID, x.Node, x.Kind, x.Ticket, x.ClaimedAt, x.RecordedAt, x.RecordedBy, strconv.FormatInt(x.LateSeconds, 10),
 			x.Override, strconv.FormatBool(x.Honoured), strconv.FormatInt(x.AtStakeSeconds, 10), effect}); err != nil {
 			return err
 		}
@@ -115,13 +155,13 @@ func csvHead(d *doc, head []string) []string {
 
 // csvLines writes the bill judged line by line as a second table, after a
 // blank line: one row per bill line, machine values, sentences translated.
-func csvLines(w io.Writer, cw *csv.Writer, d *doc) error {
+func csvLines(w io.Writer, cw sheet, d *doc) error {
 	cw.Flush()
 	if _, err := io.WriteString(w, "\n"); err != nil {
 		return err
 	}
 	head := []string{"bill_line", "node", "kind", "quantity", "billed_amount", "currency", "expected_amount", "over_amount", "verdict", "why", "evidence_needed"}
-	if err := cw.Write(csvHead(d, head)); err != nil {
+	if err := cw.row(csvHead(d, head)); err != nil {
 		return err
 	}
 	money := func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
@@ -135,7 +175,7 @@ func csvLines(w io.Writer, cw *csv.Writer, d *doc) error {
 		if j.Expected != nil {
 			exp = money(*j.Expected)
 		}
-		if err := cw.Write([]string{strconv.Itoa(j.Line), j.Node, j.Kind, strconv.FormatFloat(j.Quantity, 'f', -1, 64), money(j.Billed), j.Currency,
+		if err := cw.row([]string{strconv.Itoa(j.Line), j.Node, j.Kind, strconv.FormatFloat(j.Quantity, 'f', -1, 64), money(j.Billed), j.Currency,
 			exp, money(j.Over), csvWord(d, j.Verdict), why, needed}); err != nil {
 			return err
 		}
@@ -147,7 +187,7 @@ func csvLines(w io.Writer, cw *csv.Writer, d *doc) error {
 		if d.P.Lang != "en" {
 			why = d.P.Text(l.Text)
 		}
-		if err := cw.Write([]string{"", "", "", strconv.Itoa(l.Rows), money(l.Amount), l.Currency, "", "", csvWord(d, billing.VerdictNotJudged), why, ""}); err != nil {
+		if err := cw.row([]string{"", "", "", strconv.Itoa(l.Rows), money(l.Amount), l.Currency, "", "", csvWord(d, billing.VerdictNotJudged), why, ""}); err != nil {
 			return err
 		}
 	}

@@ -216,6 +216,9 @@ func chargeBasis(p *i18n.Printer, n *report.Node) string {
 	case b.From != "" && b.From == n.Delivery.DeliveredAt:
 		how = append(how, p.T("billed from delivery"))
 	}
+	if b.UnchargedSeconds > 0 {
+		how = append(how, p.T("%d clock hours with more than %s unavailable not charged", len(b.UnchargedHours), p.Secs(b.ClockHourRuleSeconds)))
+	}
 	switch b.GranularitySeconds {
 	case 0, 1:
 	case 3600:

@@ -191,6 +191,9 @@ func (p *pdfWriter) claim(c claimPage) {
 	p.f.Ln(2)
 	p.table(c.Breaches)
 	p.text(9.5, "B", c.Request)
+	if c.Unverified != "" {
+		p.text(9.5, "B", c.Unverified)
+	}
 	p.f.Ln(2)
 	p.fields(c.Evidence, colon)
 	p.f.Ln(1)
@@ -203,6 +206,10 @@ func (p *pdfWriter) claim(c claimPage) {
 	p.text(10, "B", c.Appendix.Title)
 	p.table(c.Appendix)
 	p.text(7.5, "", c.AppNote)
+	if t := c.Sources; t != nil {
+		p.text(10, "B", t.Title)
+		p.table(*t)
+	}
 }
 
 func (p *pdfWriter) cover(d *doc) {
@@ -211,6 +218,11 @@ func (p *pdfWriter) cover(d *doc) {
 	p.text(8, "", d.Intro)
 	p.text(11, "B", d.P.T("Total claim")+": "+strings.Join(d.Totals, "  ·  "))
 	p.f.Ln(2)
+	if l := d.LeftOut; l != nil {
+		p.text(11, "B", l.Title)
+		p.text(9, "B", l.Intro)
+		p.table(l.Table)
+	}
 	p.text(11, "B", d.Contracts.Title)
 	p.table(d.Contracts)
 	p.table(d.Nodes)
@@ -267,6 +279,9 @@ func (p *pdfWriter) cover(d *doc) {
 func (p *pdfWriter) scoreSec(s *scoreSec) {
 	p.text(11, "B", s.Title)
 	p.text(8, "", s.Intro)
+	for _, w := range s.Warnings {
+		p.text(8, "B", w)
+	}
 	for _, t := range s.Tables {
 		p.text(9, "B", t.Title)
 		p.table(t)

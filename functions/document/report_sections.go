@@ -33,6 +33,8 @@ type doc struct {
 	Score *scoreSec
 	// Retro lists the records dated before their recording (retro.go).
 	Retro *retroSec
+	// LeftOut names the nodes the report could not judge (report_sources.go).
+	LeftOut *leftOutSec
 	// Status compares each contract's provider status page with the
 	// measured outages (provider.go).
 	Status   []statusSec
@@ -77,6 +79,10 @@ type claimPage struct {
 	Sign     []string // the signature block, a line each
 	Appendix table
 	AppNote  string
+	// Unverified names the terms only a secondary source backs, and
+	// Sources lists every page the terms cite (report_sources.go).
+	Unverified string
+	Sources    *table
 }
 
 type card struct {
@@ -137,12 +143,19 @@ func newDoc(r *report.Report, x Extras) (*doc, error) {
 		Num: []bool{false, false, false, true, true, true, true, true, false, true, true}}
 	for i := range r.Nodes {
 		n := &r.Nodes[i]
-		d.Nodes.add(n.Node, n.Contract, fmt.Sprintf("%d × %s", n.Hardware.GPUCount, n.Hardware.GPUModel), p.Num(n.Uptime.ClaimablePercent, 4),
-			p.Num(n.Uptime.ObservedPercent, 4), p.Num(n.Uptime.TargetPercent, -1), p.Num(float64(len(n.Outages)), 0),
+		// A node never in service this month has no uptime: "100 %" would
+		// say it ran.
+		claimable, observed := p.Num(n.Uptime.ClaimablePercent, 4), p.Num(n.Uptime.ObservedPercent, 4)
+		if !n.Period.InService {
+			claimable, observed = p.T("not in service"), p.T("not in service")
+		}
+		d.Nodes.add(n.Node, n.Contract, fmt.Sprintf("%d × %s", n.Hardware.GPUCount, n.Hardware.GPUModel), claimable,
+			observed, p.Num(n.Uptime.TargetPercent, -1), p.Num(float64(len(n.Outages)), 0),
 			p.Num(float64(breached(n)), 0), p.Word(n.Delivery.Status), p.Num(n.Credit.Percent, -1), p.Money(n.Credit.Amount, n.Currency))
 		d.Nodes.Bad = append(d.Nodes.Bad, []bool{false, false, false, !n.Uptime.Met})
 	}
 	d.Retro = retroSection(p, r.Retroactive)
+	d.LeftOut = leftOutSection(p, r.LeftOut)
 	if x.Bill != nil {
 		d.Bill = billTable(p, x.Bill)
 	}
@@ -211,6 +224,9 @@ func billTable(p *i18n.Printer, b *billing.Reconciliation) *table {
 		if row.BillLine > 0 {
 			line = strconv.Itoa(row.BillLine)
 		}
+		if len(row.BillLines) > 0 {
+			line = billing.LineList(row.BillLines)
+		}
 		t.add(row.Node, line, opt(row.BilledHours), opt(row.BilledAmount), p.Num(row.ExactHours, -1), p.Num(row.ContractHours, -1),
 			p.Num(row.RoundingHours, -1), p.Num(row.ContractAmount, 2), p.Num(row.UsableHours, -1),
 			p.Num(row.OverHours, -1)+" h / "+p.Num(row.OverAmount, 2), p.Num(row.UnusableBilled, -1)+" h / "+p.Num(row.UnusableAmount, 2),
@@ -253,6 +269,25 @@ func linesSection(p *i18n.Printer, f *billing.Full) *linesSec {
 	return s
 }
 
+// runsNote says which runs of outage the contract does not count.
+func runsNote(p *i18n.Printer, u report.Uptime) string {
+	s := p.T("runs under %s ignored", p.Secs(u.MinimumOutageSeconds))
+	if u.DowntimeUnitSeconds > 0 {
+		s += p.T(", counted in whole %s", p.Secs(u.DowntimeUnitSeconds))
+	}
+	return s
+}
+
+// chargeNote is the charge's arithmetic, with the clock hours the contract
+// does not charge.
+func chargeNote(p *i18n.Printer, b report.Billing) string {
+	s := p.T("%s × %d GPUs × %s; usable %s", p.Secs(b.BilledSeconds), b.GPUs, p.Num(b.PricePerGPUHour, 2), p.Secs(b.UsableSeconds))
+	if b.UnchargedSeconds > 0 {
+		s += p.T("; %s in %d clock hours with more than %s unavailable not charged", p.Secs(b.UnchargedSeconds), len(b.UnchargedHours), p.Secs(b.ClockHourRuleSeconds))
+	}
+	return s
+}
+
 // downtimeText is one downtime credit's arithmetic, as a renter checks it.
 func downtimeText(p *i18n.Printer, d report.DowntimeCredit, cur string) string {
 	kinds := make([]string, len(d.Kinds))
@@ -266,6 +301,9 @@ func downtimeText(p *i18n.Printer, d report.DowntimeCredit, cur string) string {
 	var why []string
 	if d.RoundUpSeconds > 0 {
 		why = append(why, p.T("rounded up to %s", p.Secs(d.RoundUpSeconds)))
+	}
+	if d.IncidentCapped {
+		why = append(why, p.T("the incident's cap reached"))
 	}
 	if d.MonthCapped {
 		why = append(why, p.T("the month's cap reached"))
@@ -306,7 +344,7 @@ func section(p *i18n.Printer, r *report.Report, n *report.Node) (nodeSec, error)
 		svc = p.T("In service %s to %s (%s, of which %s excluded maintenance).", p.Stamp(n.Period.Start), p.Stamp(n.Period.End),
 			p.Secs(n.Period.Seconds), p.Secs(n.Period.ExcludedSeconds))
 	}
-	s.Para = p.T("%d × %s. Times in %s.", n.Hardware.GPUCount, n.Hardware.GPUModel, n.TimeZone) + " " + svc
+	s.Para = p.T("%d × %s. Times in %s.", n.Hardware.GPUCount, n.Hardware.GPUModel, n.TimeZone) + " " + svc + " " + formulaText(p, n.Uptime)
 	met := p.T("met")
 	if !n.Uptime.Met {
 		met = p.T("missed")
@@ -318,14 +356,17 @@ func section(p *i18n.Printer, r *report.Report, n *report.Node) (nodeSec, error)
 	if n.Credit.Capped {
 		tier += p.T(", capped from %s %%", p.Num(n.Credit.UncappedPercent, -1))
 	}
+	claimable, observed := p.Num(n.Uptime.ClaimablePercent, 4)+" %", p.Num(n.Uptime.ObservedPercent, 4)+" %"
+	if !n.Period.InService {
+		claimable, observed = p.T("not in service"), p.T("not in service") // no uptime to state
+	}
 	s.Cards = []card{
-		{Label: p.T("uptime claimable"), Value: p.Num(n.Uptime.ClaimablePercent, 4) + " %", Note: p.T("target %s %% — %s", p.Num(n.Uptime.TargetPercent, -1), met),
-			Good: n.Uptime.Met, Bad: !n.Uptime.Met},
-		{Label: p.T("uptime observed"), Value: p.Num(n.Uptime.ObservedPercent, 4) + " %", Note: p.T("%s unreachable or down", p.Secs(n.Uptime.ObservedOutageSeconds))},
-		{Label: p.T("claimable outage"), Value: p.Secs(n.Uptime.ClaimableOutageSeconds), Note: p.T("runs under %s ignored", p.Secs(n.Uptime.MinimumOutageSeconds))},
-		{Label: p.T("delivery"), Value: p.Word(n.Delivery.Status), Note: p.T("%s against %s", p.Secs(n.Delivery.Seconds), p.Secs(n.Delivery.TargetSeconds))},
-		{Label: p.T("charge"), Value: p.Money(n.Billing.Charge, n.Currency), Note: p.T("%s × %d GPUs × %s; usable %s", p.Secs(n.Billing.BilledSeconds),
-			n.Billing.GPUs, p.Num(n.Billing.PricePerGPUHour, 2), p.Secs(n.Billing.UsableSeconds))},
+		{Label: p.T("uptime claimable"), Value: claimable, Note: p.T("target %s %% — %s", p.Num(n.Uptime.TargetPercent, -1), met),
+			Good: n.Uptime.Met && n.Period.InService, Bad: !n.Uptime.Met},
+		{Label: p.T("uptime observed"), Value: observed, Note: p.T("%s unreachable or down", p.Secs(n.Uptime.ObservedOutageSeconds))},
+		{Label: p.T("claimable outage"), Value: p.Secs(n.Uptime.ClaimableOutageSeconds), Note: runsNote(p, n.Uptime)},
+		{Label: p.T("delivery"), Value: p.Word(n.Delivery.Status), Note: deliveryNote(p, n.Delivery)},
+		{Label: p.T("charge"), Value: p.Money(n.Billing.Charge, n.Currency), Note: chargeNote(p, n.Billing)},
 		{Label: p.T("credit"), Value: p.Num(n.Credit.Percent, -1) + " % = " + p.Money(n.Credit.Amount, n.Currency), Note: tier + p.T("; claim by %s", p.Stamp(n.ClaimDeadline))},
 	}
 	for _, pen := range n.Credit.Penalties {
@@ -412,11 +453,15 @@ func claim(p *i18n.Printer, r *report.Report, c *report.Contract) claimPage {
 			breachRows(p, &bt, n, ci)
 		}
 	}
+	cp.Request = p.T("No breach of the contract this month: no credit is requested.")
 	if len(bt.Rows) == 0 {
 		bt.add("—", p.T("no breach this month"), "", "—")
+	} else {
+		// Breached, but nothing the contract pays for: say so, never
+		// that there was no breach.
+		cp.Request = p.T("The breaches listed above earn no credit under the contract: no credit is requested for them.")
 	}
 	cp.Breaches = bt
-	cp.Request = p.T("No breach of the contract this month: no credit is requested.")
 	if c.Claim > 0 {
 		cp.Request = p.T("Under the clauses cited, %s requests a service credit of %s under contract %s for the service of %s, to be deducted from the next invoice.",
 			party(p, c.Renter), p.LetterMoney(c.Claim, c.Currency), orDash(c.ContractNumber), p.Month(r.Month))
@@ -433,6 +478,7 @@ func claim(p *i18n.Printer, r *report.Report, c *report.Contract) claimPage {
 	}
 	cp.Sign = signature(p, c)
 	cp.Appendix = ci.appendix()
+	cp.Unverified, cp.Sources = unverifiedNote(p, c), sourcesTable(p, c)
 	file := ""
 	for _, v := range c.Clauses {
 		if _, where := splitClause(v); where != "" {
@@ -478,17 +524,97 @@ func breachRows(p *i18n.Printer, bt *table, n *report.Node, ci *citer) {
 			rows++
 		}
 	}
+	rows += uncreditedRows(p, bt, n, ci)
 	if rows == 0 {
 		return
 	}
 	sum := p.T("credit for %s: %s of the month's charge of %s (%s) = %s", n.Node, p.Pct(n.Credit.Percent, -1), p.LetterMoney(n.Billing.Charge, n.Currency),
 		chargeBasis(p, n), p.LetterMoney(n.Credit.Amount, n.Currency))
-	keys := []string{"billing"}
-	if n.Credit.Capped {
-		sum += p.T(" (capped from %s %%)", p.Num(n.Credit.UncappedPercent, -1))
-		keys = append(keys, "uptime.credit_cap")
-	}
+	keys := []string{"billing", "uptime.credit_cap"}
+	sum += capText(p, n.Credit)
 	bt.add("", sum, ci.cite(keys...), p.Num(n.Credit.Percent, -1))
+}
+
+// capText says which cap the credit was held to, so the provider's desk
+// can check it against its own text: capped, within the cap, or none.
+func capText(p *i18n.Printer, c report.Credit) string {
+	switch {
+	case c.Capped:
+		return p.T(" (capped from %s %% at the contract's cap of %s %% of the charge)", p.Num(c.UncappedPercent, -1), p.Num(c.CapPercent, -1))
+	case c.NoCap:
+		return p.T(" (the contract sets no cap on the credit)")
+	}
+	return p.T(" (within the contract's cap of %s %% of the charge)", p.Num(c.CapPercent, -1))
+}
+
+// formulaText says how the node's uptime was reckoned: what it is a share
+// of, and what the terms say of maintenance (never an exclusion they do
+// not make).
+func formulaText(p *i18n.Printer, u report.Uptime) string {
+	s := p.T("Uptime is a share of the node's service period (%s).", p.Secs(u.DenominatorSeconds))
+	if u.Denominator == "calendar_month" {
+		s = p.T("Uptime is a share of the whole calendar month (%s), as the contract's formula counts it, whenever the node was delivered.", p.Secs(u.DenominatorSeconds))
+	}
+	switch u.MaintenanceExclusion {
+	case report.MaintenanceByNotice:
+		s += " " + p.T("Maintenance announced at least %s ahead is excluded.", p.Secs(u.MaintenanceNoticeSeconds))
+	case report.MaintenanceNone:
+		s += " " + p.T("The contract excludes no maintenance.")
+	default:
+		s += " " + p.T("The terms state no maintenance exclusion: none is excluded.")
+	}
+	return s
+}
+
+// deliveryNote is how long delivery took against its target, or for a
+// node not delivered, since when it is awaited and how late it is so far.
+func deliveryNote(p *i18n.Printer, d report.Delivery) string {
+	if d.DeliveredAt == "" && d.JudgedAt != "" {
+		if d.LateSeconds > 0 {
+			return p.T("not delivered as of %s, %s late so far (target %s)", p.Stamp(d.JudgedAt), p.Secs(d.LateSeconds), p.Secs(d.TargetSeconds))
+		}
+		if d.TargetSeconds == 0 {
+			return p.T("not delivered as of %s, %s since the order", p.Stamp(d.JudgedAt), p.Secs(d.Seconds))
+		}
+		return p.T("not delivered as of %s, %s since the order (target %s)", p.Stamp(d.JudgedAt), p.Secs(d.Seconds), p.Secs(d.TargetSeconds))
+	}
+	return p.T("%s against %s", p.Secs(d.Seconds), p.Secs(d.TargetSeconds))
+}
+
+// uncreditedRows adds node n's breaches that earn no penalty under the
+// contract (a late first response or replacement, a late delivery, where
+// the terms attach no percent to it): breached all the same, and the
+// letter says so rather than "no breach this month".
+func uncreditedRows(p *i18n.Printer, bt *table, n *report.Node, ci *citer) int {
+	has := map[string]bool{}
+	for _, pen := range n.Credit.Penalties {
+		has[pen.Kind+"/"+pen.Ref] = true
+	}
+	rows := 0
+	for _, tk := range n.Tickets {
+		for _, x := range []struct {
+			t      *report.Target
+			kind   string
+			format string
+			key    string
+		}{{tk.Response, "late_response", "ticket %s: first response %s late (committed within %s); the contract attaches no credit to it", "support.response"},
+			{tk.Replacement, "late_replacement", "ticket %s: hardware replaced %s late (committed within %s); the contract attaches no credit to it", "hardware_replacement"}} {
+			if x.t == nil || x.t.Status != "breached" || has[x.kind+"/"+tk.Ticket] {
+				continue
+			}
+			bt.add(n.Node, p.T(x.format, tk.Ticket, p.Secs(x.t.LateSeconds), p.Secs(x.t.TargetSeconds)), ci.cite(x.key), "—")
+			rows++
+		}
+	}
+	if d := n.Delivery; d.Status == "breached" && d.InMonth && !has["late_delivery/"+n.Node] {
+		what := p.T("delivered %s late (committed within %s); the contract attaches no credit to it", p.Secs(d.LateSeconds), p.Secs(d.TargetSeconds))
+		if d.DeliveredAt == "" {
+			what = p.T("not delivered as of %s, %s late so far (committed within %s); the contract attaches no credit to it", p.Stamp(d.JudgedAt), p.Secs(d.LateSeconds), p.Secs(d.TargetSeconds))
+		}
+		bt.add(n.Node, what, ci.cite("delivery"), "—")
+		rows++
+	}
+	return rows
 }
 
 // recordedCell is when and by whom a record was recorded, "—" for a

@@ -152,6 +152,10 @@ func (c *Config) Validate(path string) error {
 		if _, err := tls.LoadX509KeyPair(c.TLSCert, c.TLSKey); err != nil {
 			return bad("tls_cert", "%s with tls_key %s: %v", c.TLSCert, c.TLSKey, err)
 		}
+		// The key is a secret file like the master key: held to the same mode.
+		if err := wiring.CheckPrivateFile("TLS key", c.TLSKey); err != nil {
+			return bad("tls_key", "%v", err)
+		}
 		if c.Demo == "on" {
 			// The in-process demo probe pushes to serve's own address.
 			return bad("demo", "on: the demo probe pushes over plain http to loopback; run it without TLS")

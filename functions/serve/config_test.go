@@ -62,9 +62,16 @@ func TestTLSConfig(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "junk.pem"), []byte("not pem"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// A copy of the key that the world may read (issue 27: accepted
+	// silently, where the master key with that mode is refused).
+	open := filepath.Join(dir, "open-key.pem")
+	if raw, err := os.ReadFile(key); err != nil || os.WriteFile(open, raw, 0o644) != nil || os.Chmod(open, 0o644) != nil {
+		t.Fatal("copying the key", err)
+	}
 	for _, c := range []struct {
 		yaml, field string
 	}{
+		{"tls_cert: " + cert + "\ntls_key: " + open + "\n", "tls_key: TLS key " + open + " is readable by others (mode 0644); chmod 600 it"},
 		{"tls_cert: " + cert + "\ntls_key: " + key + "\n", ""},
 		{"tls_cert: " + cert + "\n", "tls_key: missing"},
 		{"tls_key: " + key + "\n", "tls_cert: missing"},

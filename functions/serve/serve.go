@@ -335,12 +335,12 @@ func setupReports(env wiring.Env, data string, store statuspage.Nodes, desk *app
 	if err != nil {
 		return nil, fmt.Errorf("reports folder: %w", err)
 	}
-	token, err := env.LocalStatusToken(data)
+	token, from, err := env.LocalStatusToken(data)
 	if err != nil {
 		return nil, err
 	}
 	statuspage.New(statuspage.Config{Nodes: store, Terms: desk.Contract, Tickets: desk, Reports: blobs, Channels: alerts.Channels, Token: token, Log: log}).Register(api.Mux())
-	log.Info("status page", "path", statuspage.PathStatus, "token", "in "+filepath.Join(data, wiring.StatusTokenFile)+" (open "+statuspage.PathStatus+"?token=…)")
+	log.Info("status page", "path", statuspage.PathStatus, "token", "in "+from+" (open "+statuspage.PathStatus+"?token=…)")
 	delay, err := env.ReportDelayOrDefault()
 	if err != nil {
 		return nil, err

@@ -117,7 +117,7 @@ func TestServeScorecardMonths(t *testing.T) {
 		v    string
 		want int
 	}{{"", app.DefaultScorecardMonths}, {"0", 0}, {"12", 12}} {
-		job, err := setupReports(wiring.Env{ScorecardMonths: c.v, StatusToken: "tok"}, data, st, desk, httpapi.New(svc, log), wiring.Alerts{}, log)
+		job, err := setupReports(wiring.Env{ScorecardMonths: c.v, StatusToken: "tok-0123456789abcdef"}, data, st, desk, httpapi.New(svc, log), wiring.Alerts{}, log)
 		if err != nil || job.ScorecardMonths != c.want {
 			t.Errorf("%q: %+v %v, want %d months", c.v, job, err, c.want)
 		}
@@ -126,5 +126,45 @@ func TestServeScorecardMonths(t *testing.T) {
 	err = Run(t.Context(), Config{Listen: "127.0.0.1:0", Data: t.TempDir()}, bad, true, log)
 	if err == nil || !strings.Contains(err.Error(), wiring.EnvScorecardMonths+`="quarterly"`) {
 		t.Errorf("serve with %s=quarterly: %v", wiring.EnvScorecardMonths, err)
+	}
+}
+
+// serve's log says where the status token came from: the environment when
+// GPUSLA_STATUS_TOKEN is set (issue 27: it said "in data/status.token"
+// even then), else the data folder's file; a short one stops serve.
+func TestServeLogsTheTokenSource(t *testing.T) {
+	data := t.TempDir()
+	st, err := bolt.Open(filepath.Join(data, "gpusla.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	svc, err := app.New(app.Config{Store: st, Notifier: &apptest.Notifier{}, Box: apptest.Box(t), Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	desk, err := svc.Tickets(app.TermsBook{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(data, wiring.StatusTokenFile)
+	for _, c := range []struct {
+		env, want, not string
+	}{
+		{"env-token-0123456789", `token="in $GPUSLA_STATUS_TOKEN`, file},
+		{"", `token="in ` + file, "GPUSLA_STATUS_TOKEN"},
+	} {
+		var out bytes.Buffer
+		log := slog.New(slog.NewTextHandler(&out, nil))
+		if _, err := setupReports(wiring.Env{StatusToken: c.env}, data, st, desk, httpapi.New(svc, log), wiring.Alerts{}, log); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), c.want) || strings.Contains(out.String(), c.not) {
+			t.Errorf("token from %q: log\n%s\nwant %q and not %q", c.env, out.String(), c.want, c.not)
+		}
+	}
+	if _, err := setupReports(wiring.Env{StatusToken: "a"}, data, st, desk, httpapi.New(svc, slog.New(slog.DiscardHandler)), wiring.Alerts{}, slog.New(slog.DiscardHandler)); err == nil ||
+		!strings.Contains(err.Error(), "status token $GPUSLA_STATUS_TOKEN: shorter than 16 characters (it has 1)") {
+		t.Errorf("GPUSLA_STATUS_TOKEN=a: %v", err)
 	}
 }

@@ -157,26 +157,45 @@ func TestLocalSlack(t *testing.T) {
 }
 
 // The local status token: the environment's, else the data folder's,
-// created once (0600) and read back the same; a short one is refused.
+// created once (0600) and read back the same; a short one is refused
+// wherever it comes from (issue 27 row 8: GPUSLA_STATUS_TOKEN=a opened the
+// team view), and so is a token file others can read. from names the
+// source serve logs.
 func TestLocalStatusToken(t *testing.T) {
 	dir := t.TempDir()
-	if tok, err := (Env{StatusToken: "from-env"}).LocalStatusToken(dir); err != nil || tok != "from-env" {
-		t.Fatalf("from env: %q %v", tok, err)
+	if tok, from, err := (Env{StatusToken: "from-env-0123456789"}).LocalStatusToken(dir); err != nil || tok != "from-env-0123456789" || from != "$GPUSLA_STATUS_TOKEN" {
+		t.Fatalf("from env: %q %q %v", tok, from, err)
 	}
-	first, err := Env{}.LocalStatusToken(dir)
-	if err != nil || len(first) != 48 {
-		t.Fatalf("created: %q %v", first, err)
+	for _, short := range []string{"a", "fifteen-chars-x"} {
+		if tok, _, err := (Env{StatusToken: short}).LocalStatusToken(dir); err == nil || tok != "" ||
+			!strings.Contains(err.Error(), "status token $GPUSLA_STATUS_TOKEN: ") || !strings.Contains(err.Error(), "shorter than 16") {
+			t.Fatalf("short env token %q: %q %v", short, tok, err)
+		}
 	}
-	if st, err := os.Stat(filepath.Join(dir, StatusTokenFile)); err != nil || st.Mode().Perm() != 0o600 {
+	path := filepath.Join(dir, StatusTokenFile)
+	first, from, err := Env{}.LocalStatusToken(dir)
+	if err != nil || len(first) != 48 || from != path {
+		t.Fatalf("created: %q %q %v", first, from, err)
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("token file: %v %v", st, err)
 	}
-	if again, err := (Env{}).LocalStatusToken(dir); err != nil || again != first {
+	if again, _, err := (Env{}).LocalStatusToken(dir); err != nil || again != first {
 		t.Fatalf("read back %q %v, want %q", again, err, first)
 	}
-	if err := os.WriteFile(filepath.Join(dir, StatusTokenFile), []byte("short\n"), 0o600); err != nil {
+	if err := os.Chmod(path, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (Env{}).LocalStatusToken(dir); err == nil || !strings.Contains(err.Error(), "shorter than 16") {
+	if _, _, err := (Env{}).LocalStatusToken(dir); err == nil || !strings.Contains(err.Error(), "is readable by others (mode 0644)") {
+		t.Fatalf("world-readable token file: %v", err)
+	}
+	if err := os.WriteFile(path, []byte("short\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := (Env{}).LocalStatusToken(dir); err == nil || !strings.Contains(err.Error(), "shorter than 16") {
 		t.Fatalf("short token: %v", err)
 	}
 }

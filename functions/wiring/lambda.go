@@ -214,8 +214,8 @@ func (b *Backend) StatusToken() (string, error) {
 		}
 		where = b.Env.StatusTokenFile
 	}
-	if tok != "" && len(tok) < 16 {
-		return "", fmt.Errorf("status token %s: shorter than 16 characters", where)
+	if err := CheckStatusToken(where, tok); err != nil {
+		return "", err
 	}
 	return tok, nil
 }

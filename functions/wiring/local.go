@@ -220,8 +220,8 @@ func readMasterKey(path string, create bool) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("master key: %w", err)
 	}
-	if st, err := os.Stat(path); err == nil && st.Mode().Perm()&0o077 != 0 {
-		return nil, fmt.Errorf("master key %s is readable by others (mode %04o); chmod 600 it", path, st.Mode().Perm())
+	if err := CheckPrivateFile("master key", path); err != nil {
+		return nil, err
 	}
 	key, err := parseMasterKey(strings.TrimSpace(string(raw)))
 	if err != nil {
@@ -231,20 +231,25 @@ func readMasterKey(path string, create bool) ([]byte, error) {
 }
 
 // LocalStatusToken is the local status page's token: $GPUSLA_STATUS_TOKEN, else
-// <data>/status.token, created (0600, 48 hex digits) on first start.
-func (e Env) LocalStatusToken(dir string) (string, error) {
+// <data>/status.token, created (0600, 48 hex digits) on first start. from
+// says which, for serve's log. Either is held to CheckStatusToken, and the
+// file to CheckPrivateFile.
+func (e Env) LocalStatusToken(dir string) (tok, from string, err error) {
 	if e.StatusToken != "" {
-		return e.StatusToken, nil
+		from = "$" + EnvStatusToken
+		if err := CheckStatusToken(from, e.StatusToken); err != nil {
+			return "", "", err
+		}
+		return e.StatusToken, from, nil
 	}
 	path := filepath.Join(dir, StatusTokenFile)
-	tok, err := readOrCreateSecret("status token", path, 24)
-	if err != nil {
-		return "", err
+	if tok, err = readOrCreateSecret("status token", path, 24); err != nil {
+		return "", "", err
 	}
-	if len(tok) < 16 {
-		return "", fmt.Errorf("status token %s: shorter than 16 characters", path)
+	if err := CheckStatusToken(path, tok); err != nil {
+		return "", "", err
 	}
-	return tok, nil
+	return tok, path, nil
 }
 
 // LocalSlack is c with the Slack settings of the environment laid over it
@@ -281,6 +286,9 @@ func readOrCreateSecret(what, path string, n int) (string, error) {
 	}
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", what, err)
+	}
+	if err := CheckPrivateFile(what, path); err != nil {
+		return "", err
 	}
 	return strings.TrimSpace(string(raw)), nil
 }

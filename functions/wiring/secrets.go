@@ -119,11 +119,44 @@ func parseMasterKey(s string) ([]byte, error) {
 	return key, nil
 }
 
-// readSecretFile reads a secret kept in a file (trimmed).
+// readSecretFile reads a secret kept in a file (trimmed); one that others
+// can read is refused (CheckPrivateFile).
 func readSecretFile(what, path string) (string, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", what, err)
 	}
+	if err := CheckPrivateFile(what, path); err != nil {
+		return "", err
+	}
 	return strings.TrimSpace(string(raw)), nil
+}
+
+// CheckPrivateFile is the one file-mode check of every secret file (the
+// master key, the status token, a TLS key, the signing secret): a file
+// that its group or others may read or write is refused, since anyone who
+// can read it holds what it guards. what names the file in the error.
+func CheckPrivateFile(what, path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if perm := st.Mode().Perm(); perm&0o077 != 0 {
+		return fmt.Errorf("%s %s is readable by others (mode %04o); chmod 600 it", what, path, perm)
+	}
+	return nil
+}
+
+// MinStatusToken is the shortest status token accepted: the token is the
+// team view's only lock.
+const MinStatusToken = 16
+
+// CheckStatusToken is the one length check of the status token, wherever
+// it comes from (where: the environment variable, the file, the SSM
+// parameter). No token at all passes: the page then answers 503.
+func CheckStatusToken(where, tok string) error {
+	if tok != "" && len(tok) < MinStatusToken {
+		return fmt.Errorf("status token %s: shorter than %d characters (it has %d)", where, MinStatusToken, len(tok))
+	}
+	return nil
 }

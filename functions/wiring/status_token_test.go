@@ -42,6 +42,15 @@ func TestStatusToken(t *testing.T) {
 			t.Errorf("%s: %q %v, want %q", c.name, got, err, c.want)
 		}
 	}
+	if err := os.Chmod(file, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (&Backend{Env: Env{StatusTokenFile: file}}).StatusToken(); err == nil || !strings.Contains(err.Error(), file+" is readable by others (mode 0640)") {
+		t.Errorf("group-readable token file: %v", err)
+	}
+	if err := os.Chmod(file, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	write("short\n")
 	if _, err := (&Backend{Env: Env{StatusTokenFile: file}}).StatusToken(); err == nil || !strings.Contains(err.Error(), file+": shorter than 16") {
 		t.Errorf("short file token: %v", err)

@@ -77,6 +77,7 @@ func New(cfg Config) (*Notifier, error) {
 		return nil, err
 	}
 	n := &Notifier{cfg: cfg, Poster: robot.New("dingtalk", Limit)}
+	n.Poster.Secrets = append(notify.URLSecrets(cfg.WebhookURL), cfg.Secret)
 	n.Chat = robot.Chat{Dialect: chantext.DingTalk, Send: n.send}
 	return n, nil
 }

@@ -78,6 +78,7 @@ func New(cfg Config) (*Notifier, error) {
 		return nil, err
 	}
 	n := &Notifier{cfg: cfg, Poster: robot.New("feishu", Limits...)}
+	n.Poster.Secrets = append(notify.URLSecrets(cfg.WebhookURL), cfg.Secret)
 	n.Chat = robot.Chat{Dialect: chantext.Feishu, Send: n.send}
 	return n, nil
 }

@@ -185,14 +185,37 @@ func abs(x int) int {
 // read an unknown name as UTC, hours off.
 var rfc822Zones = map[string]int{
 	"UT": 0, "GMT": 0, "Z": 0,
-	"EST": -5, "EDT": -4, "CST": -6, "CDT": -5, "MST": -7, "MDT": -6, "PST": -8, "PDT": -7,
+	"EST": -5 * 3600, "EDT": -4 * 3600, "CST": -6 * 3600, "CDT": -5 * 3600, "MST": -7 * 3600, "MDT": -6 * 3600, "PST": -8 * 3600, "PDT": -7 * 3600,
+}
+
+// zoneCalls says whether zone goes by the name at the wall time (read in
+// zone with layout), and at which offset then.
+func zoneCalls(zone *time.Location, layout, wall, name string) (int, bool) {
+	if zone == nil {
+		return 0, false
+	}
+	t, err := time.ParseInLocation(layout, wall, zone)
+	if err != nil {
+		return 0, false
+	}
+	abbr, off := t.Zone()
+	return off, strings.EqualFold(abbr, name)
 }
 
 // ParseRFC822 reads an RSS 2.0 date (RFC 822 with a four-digit year, as
 // the RSS 2.0 specification recommends; the weekday and seconds may be
 // left out) and returns it in UTC. Zones are a numeric offset (+0800) or
 // one of RFC 822's names; a two-digit year is refused as ambiguous.
-func ParseRFC822(s string) (time.Time, error) {
+func ParseRFC822(s string) (time.Time, error) { return ParseRFC822In(s, nil) }
+
+// ParseRFC822In is ParseRFC822 for a page published from zone: a zone
+// name that zone itself goes by at that date is read as zone's offset,
+// before RFC 822's table. A Chinese provider's "CST" is China Standard
+// Time (+08:00) under Asia/Shanghai, not RFC 822's US Central (−06:00):
+// read as US Central it moves every incident by 14 hours. Under
+// America/Chicago, CST stays −06:00; names zone does not use keep RFC
+// 822's meaning. nil is no zone.
+func ParseRFC822In(s string, zone *time.Location) (time.Time, error) {
 	f := strings.Fields(s)
 	if len(f) > 0 && strings.HasSuffix(f[0], ",") {
 		f = f[1:] // the weekday says nothing the date does not
@@ -203,12 +226,22 @@ func ParseRFC822(s string) (time.Time, error) {
 	if len(f[2]) != 4 {
 		return time.Time{}, fmt.Errorf("%q: year %q is not four digits", s, f[2])
 	}
-	zone := f[4]
-	off, named := rfc822Zones[strings.ToUpper(zone)]
+	name := f[4]
+	clock := f[3]
+	layout := "2 Jan 2006 15:04:05"
+	if strings.Count(clock, ":") == 1 {
+		layout = "2 Jan 2006 15:04"
+	}
+	wall := strings.Join(f[:4], " ")
+	off, named := rfc822Zones[strings.ToUpper(name)]
+	if zoneOff, ok := zoneCalls(zone, layout, wall, name); ok {
+		off, named = zoneOff, true
+	}
 	var loc *time.Location
 	if named {
-		loc = time.FixedZone(zone, off*3600)
+		loc = time.FixedZone(name, off)
 	} else {
+		zone := name
 		z, err := time.Parse("-0700", zone)
 		if err != nil || (zone[0] != '+' && zone[0] != '-') {
 			return time.Time{}, fmt.Errorf("%q: zone %q is neither an offset like +0800 nor a zone RFC 822 names (UT, GMT, EST, EDT, CST, CDT, MST, MDT, PST, PDT)", s, zone)
@@ -219,12 +252,7 @@ func ParseRFC822(s string) (time.Time, error) {
 		_, o := z.Zone()
 		loc = time.FixedZone(zone, o)
 	}
-	clock := f[3]
-	layout := "2 Jan 2006 15:04:05"
-	if strings.Count(clock, ":") == 1 {
-		layout = "2 Jan 2006 15:04"
-	}
-	t, err := time.ParseInLocation(layout, strings.Join(f[:4], " "), loc)
+	t, err := time.ParseInLocation(layout, wall, loc)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("%q is not an RFC 822 date: %v", s, err)
 	}

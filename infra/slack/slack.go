@@ -103,8 +103,18 @@ func (n *Notifier) NotifyTicket(ctx context.Context, m notify.TicketMessage) (st
 }
 
 // send posts one message, waiting out Slack's rate limits up to MaxWait in
-// all; what it is ("alert") only names it in errors.
+// all; what it is ("alert") only names it in errors. Its error is
+// redacted (notify.Redact): the webhook URL is the credential itself, and
+// slack-go's transport errors quote it whole.
 func (n *Notifier) send(ctx context.Context, thread string, broadcast bool, blocks []slackapi.Block, text, what string) (string, error) {
+	ts, err := n.sendRetrying(ctx, thread, broadcast, blocks, text, what)
+	if err != nil {
+		return "", notify.Redact(err, append(notify.URLSecrets(n.cfg.WebhookURL), n.cfg.BotToken)...)
+	}
+	return ts, nil
+}
+
+func (n *Notifier) sendRetrying(ctx context.Context, thread string, broadcast bool, blocks []slackapi.Block, text, what string) (string, error) {
 	var waited time.Duration
 	for {
 		ts, err := n.post(ctx, thread, broadcast, blocks, text)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -361,5 +362,47 @@ func TestBlocksInTheContractsWords(t *testing.T) {
 	}
 	if strings.Contains(s, "<!date^") || strings.Contains(s, "UTC") {
 		t.Errorf("blocks show a second clock:\n%s", s)
+	}
+}
+
+// A Slack that is down or failing: the error names what went wrong but
+// neither the webhook URL (the credential itself) nor the bot token
+// (issue 27 row 1: the full URL reached notices[].last_error and the log).
+func TestErrorsWithholdTheCredential(t *testing.T) {
+	const secretPath = "/services/T0SECRET/B0SECRET/zQ9secretWebhookTokenValue"
+	down := httptest.NewServer(http.NotFoundHandler())
+	downURL := down.URL + secretPath
+	down.Close() // unreachable from now on
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "upstream said no to "+r.URL.String(), http.StatusInternalServerError)
+	}))
+	defer failing.Close()
+	botDown := httptest.NewServer(http.NotFoundHandler())
+	botDown.Close()
+	const token = "xoxb-1111-2222-SECRETbotTOKEN"
+	for name, cfg := range map[string]Config{
+		"webhook unreachable": {WebhookURL: downURL},
+		"webhook 500":         {WebhookURL: failing.URL + secretPath},
+		"bot API unreachable": {BotToken: token, Channel: "C1", APIURL: botDown.URL + "/api/"},
+	} {
+		n, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, aerr := n.Notify(t.Context(), unreachable())
+		_, terr := n.NotifyTicket(t.Context(), notify.TicketMessage{Kind: notify.TicketOpened, Ticket: "T-1", Node: "gz-01", Text: "opened"})
+		for _, err := range []error{aerr, terr} {
+			if err == nil {
+				t.Fatalf("%s: delivered", name)
+			}
+			for _, secret := range []string{"zQ9secretWebhookTokenValue", "T0SECRET", token, "SECRETbotTOKEN"} {
+				if strings.Contains(err.Error(), secret) {
+					t.Errorf("%s: the error shows %q: %v", name, secret, err)
+				}
+			}
+			if !strings.Contains(err.Error(), "slack: ") || name != "webhook 500" && !strings.Contains(err.Error(), "127.0.0.1") {
+				t.Errorf("%s: the error no longer says which service failed: %v", name, err)
+			}
+		}
 	}
 }

@@ -81,7 +81,9 @@ func New(cfg Config) (*Notifier, error) {
 	if err := cfg.Validate("webhook"); err != nil {
 		return nil, err
 	}
-	return &Notifier{cfg: cfg, Poster: robot.New("webhook")}, nil
+	n := &Notifier{cfg: cfg, Poster: robot.New("webhook")}
+	n.Poster.Secrets = append(notify.URLSecrets(cfg.URL), cfg.Secret)
+	return n, nil
 }
 
 // Payload is the body of a delivery.

@@ -62,6 +62,7 @@ func New(cfg Config) (*Notifier, error) {
 		return nil, err
 	}
 	n := &Notifier{cfg: cfg, Poster: robot.New("wecom", Limit)}
+	n.Poster.Secrets = notify.URLSecrets(cfg.WebhookURL)
 	n.Chat = robot.Chat{Dialect: chantext.WeCom, Send: n.send}
 	return n, nil
 }

@@ -51,7 +51,11 @@ func (m Maintenance) Notice() time.Duration { return m.Span.Start.Sub(m.Announce
 
 // Excluded reports whether the maintenance was announced early enough to be
 // taken out of the month.
-func (m Maintenance) Excluded(tm *terms.Terms) bool { return m.Notice() >= tm.Maintenance.Notice }
+// A contract without a maintenance exclusion (maintenance: none, or no
+// section) takes out none, whatever the notice.
+func (m Maintenance) Excluded(tm *terms.Terms) bool {
+	return tm.Maintenance.Excludes && m.Notice() >= tm.Maintenance.Notice
+}
 
 // Effect is the part of the window the notice takes out of the books,
 // given the node's outages (as they happened, before any notice clock),
@@ -106,6 +110,10 @@ func (m Maintenance) Late(outs []Outage) bool {
 // Books is the month's arithmetic for one node.
 type Books struct {
 	Period interval.Interval
+	// Denominator is the time the uptime is a share of before exclusions:
+	// the service period, or under uptime.denominator: calendar_month the
+	// whole window (the calendar month, to the as-of instant).
+	Denominator time.Duration
 	// Excluded is the announced maintenance inside the period.
 	Excluded interval.Set
 	// Observed: every interval of an unavailable kind, whoever's fault, as the
@@ -184,9 +192,9 @@ func Judge(tm *terms.Terms, b Books, o Outage) Verdict {
 	case excluded >= inPeriod:
 		v.Reason = msg.New("inside maintenance announced with enough notice")
 	case v.CountedSeconds == 0:
-		v.Reason = msg.New("part of an outage run shorter than the contract's minimum of %s", tm.Uptime.MinimumOutage)
+		v.Reason = msg.New("part of an outage run shorter than the contract's minimum of %s", tm.Uptime.DowntimePeriod.Minimum)
 	case v.CountedSeconds < inPeriod-excluded:
-		v.Reason = msg.New("partly in an outage run shorter than the contract's minimum of %s", tm.Uptime.MinimumOutage)
+		v.Reason = msg.New("partly in an outage run shorter than the contract's minimum of %s", tm.Uptime.DowntimePeriod.Minimum)
 		if excluded > 0 {
 			v.Reason = msg.New("partly inside announced maintenance, partly in a run below the contract's minimum")
 		}
@@ -203,9 +211,12 @@ func Judge(tm *terms.Terms, b Books, o Outage) Verdict {
 // notice counting each from the first of notices (ticket openings) inside
 // it (NoticeClock): the report's rows and the live service's incidents both
 // get their verdicts here.
-func JudgeAll(tm *terms.Terms, period interval.Interval, outages []Outage, maint []Maintenance, notices []time.Time) (Books, []Verdict) {
+//
+// window is what the books are over (the calendar month, to the as-of
+// instant), period the node's service inside it.
+func JudgeAll(tm *terms.Terms, window, period interval.Interval, outages []Outage, maint []Maintenance, notices []time.Time) (Books, []Verdict) {
 	clocked := NoticeClock(tm, outages, notices)
-	b := ComputeClocked(tm, period, outages, clocked, maint)
+	b := ComputeClocked(tm, window, period, outages, clocked, maint)
 	vs := make([]Verdict, len(outages))
 	for i, o := range outages {
 		vs[i] = JudgeClocked(tm, b, o, clocked[i])
@@ -227,16 +238,24 @@ func JudgeClocked(tm *terms.Terms, b Books, o, clocked Outage) Verdict {
 
 func secs(d time.Duration) int64 { return int64(d / time.Second) }
 
-// Compute does the books for a node in service during period.
+// Compute does the books for a node in service during period, over a
+// window no longer than it.
 func Compute(tm *terms.Terms, period interval.Interval, outages []Outage, maint []Maintenance) Books {
-	return ComputeClocked(tm, period, outages, outages, maint)
+	return ComputeClocked(tm, period, period, outages, outages, maint)
 }
 
 // ComputeClocked is Compute on the outages as the contract clocks them
 // (NoticeClock's); raw are the same outages as they happened, which decide
-// what a notice recorded late may take out (Maintenance.Effect).
-func ComputeClocked(tm *terms.Terms, period interval.Interval, raw, outages []Outage, maint []Maintenance) Books {
-	b := Books{Period: period}
+// what a notice recorded late may take out (Maintenance.Effect). window is
+// the calendar month (to the as-of instant) the service period lies in:
+// the uptime's denominator under uptime.denominator: calendar_month.
+func ComputeClocked(tm *terms.Terms, window, period interval.Interval, raw, outages []Outage, maint []Maintenance) Books {
+	b := Books{Period: period, Denominator: period.Duration()}
+	if tm.Uptime.Denominator == terms.CalendarMonth && window.Duration() > b.Denominator {
+		// UCloud SDU: "(total minutes in the month − downtime) / total
+		// minutes in the month", whenever the node was delivered.
+		b.Denominator = window.Duration()
+	}
 	var ex []interval.Interval
 	for _, m := range maint {
 		if m.Excluded(tm) {
@@ -253,12 +272,26 @@ func ComputeClocked(tm *terms.Terms, period interval.Interval, raw, outages []Ou
 			claim = append(claim, o.Span)
 		}
 	}
-	min := tm.Uptime.MinimumOutage
-	b.Observed = interval.Union(obs...).Clip(period).Minus(b.Excluded).AtLeast(min)
-	b.Claimable = interval.Union(claim...).Clip(period).Minus(b.Excluded).AtLeast(min)
-	b.UptimeObserved = Uptime(period.Duration(), b.Excluded.Total(), b.Observed.Total())
-	b.UptimeClaimed = Uptime(period.Duration(), b.Excluded.Total(), b.Claimable.Total())
+	dp := tm.Uptime.DowntimePeriod
+	b.Observed = DowntimePeriods(dp, interval.Union(obs...).Clip(period).Minus(b.Excluded))
+	b.Claimable = DowntimePeriods(dp, interval.Union(claim...).Clip(period).Minus(b.Excluded))
+	b.UptimeObserved = Uptime(b.Denominator, b.Excluded.Total(), b.Observed.Total())
+	b.UptimeClaimed = Uptime(b.Denominator, b.Excluded.Total(), b.Claimable.Total())
 	return b
+}
+
+// DowntimePeriods keeps of each run of unavailability what the contract's
+// definition of a downtime period counts (terms.DowntimePeriod.Counted):
+// nothing of a run shorter than its minimum, and with a unit the run's
+// whole units from its start, the partial unit at its end left out.
+func DowntimePeriods(dp terms.DowntimePeriod, runs interval.Set) interval.Set {
+	var out interval.Set
+	for _, iv := range runs {
+		if d := dp.Counted(iv.Duration()); d > 0 {
+			out = append(out, interval.Interval{Start: iv.Start, End: iv.Start.Add(d)})
+		}
+	}
+	return out
 }
 
 // Uptime is (period − excluded − outage) / (period − excluded) × 100, 100
@@ -272,18 +305,68 @@ func Uptime(period, excluded, outage time.Duration) float64 {
 	return math.Max(0, math.Min(100, u))
 }
 
-// Charge is what the node is billed for [from, to): billed time rounded up
-// to the billing granularity, times GPUs, times the price per GPU-hour.
-func Charge(tm *terms.Terms, price float64, gpus int, from, to time.Time) (billed time.Duration, amount float64) {
+// Charge is what the node is billed for [from, to) less the uncharged
+// time in it (UnchargedHours): billed time rounded up to the billing
+// granularity, times GPUs, times the price per GPU-hour.
+func Charge(tm *terms.Terms, price float64, gpus int, from, to time.Time, uncharged interval.Set) (billed time.Duration, amount float64) {
 	if !to.After(from) {
 		return 0, 0
 	}
-	d := to.Sub(from)
+	d := to.Sub(from) - uncharged.Overlap(interval.Interval{Start: from, End: to})
 	g := tm.Billing.Granularity
 	if g > 0 && d%g != 0 {
 		d += g - d%g
 	}
 	return d, Money(price * float64(gpus) * d.Hours())
+}
+
+// UnchargedHour is one clock hour the contract does not charge for.
+type UnchargedHour struct {
+	Hour        interval.Interval // the whole clock hour
+	Unavailable time.Duration     // the claimable downtime in it
+}
+
+// UnchargedHours are the clock hours (in the contract's zone, so a zone
+// half an hour off UTC has its own) in which the node's claimable downtime
+// exceeded billing.clock_hour_rule: AWS "will not charge you for any
+// Single EC2 Instance that is Unavailable for more than six minutes of a
+// clock hour". None without the rule. In time order.
+func UnchargedHours(tm *terms.Terms, claimable interval.Set) []UnchargedHour {
+	over := tm.Billing.ClockHourOver
+	if over <= 0 {
+		return nil
+	}
+	var out []UnchargedHour
+	next := time.Time{} // hours before it are done
+	for _, run := range claimable {
+		for h := clockHour(run.Start, tm.Calendar.Loc); h.Before(run.End); h = h.Add(time.Hour) {
+			if h.Before(next) {
+				continue
+			}
+			hour := interval.Interval{Start: h, End: h.Add(time.Hour)}
+			next = hour.End
+			if d := claimable.Overlap(hour); d > over {
+				out = append(out, UnchargedHour{Hour: hour, Unavailable: d})
+			}
+		}
+	}
+	return out
+}
+
+// UnchargedSet is the hours as a set.
+func UnchargedSet(hs []UnchargedHour) interval.Set {
+	s := make(interval.Set, len(hs))
+	for i, h := range hs {
+		s[i] = h.Hour
+	}
+	return s
+}
+
+// clockHour is the start of the clock hour in loc that t falls in.
+func clockHour(t time.Time, loc *time.Location) time.Time {
+	_, off := t.In(loc).Zone()
+	local := t.Unix() + int64(off)
+	return time.Unix(local-local%3600-int64(off), 0)
 }
 
 // Penalty is a percentage of the monthly charge earned by a late promise.

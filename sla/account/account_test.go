@@ -53,9 +53,9 @@ func TestBooksProperties(t *testing.T) {
 			maint = append(maint, randMaint(r))
 		}
 		if r.Intn(4) == 0 {
-			tm.Uptime.MinimumOutage = time.Duration(r.Intn(120)) * time.Minute
+			tm.Uptime.DowntimePeriod.Minimum = time.Duration(r.Intn(120)) * time.Minute
 		} else {
-			tm.Uptime.MinimumOutage = time.Minute
+			tm.Uptime.DowntimePeriod.Minimum = time.Minute
 		}
 		b := Compute(tm, period, outs, maint)
 		for _, u := range []float64{b.UptimeObserved, b.UptimeClaimed} {
@@ -108,11 +108,11 @@ func TestUptimeAndCredit(t *testing.T) {
 func TestChargeRoundsUp(t *testing.T) {
 	tm := testTerms(t) // hourly granularity
 	from := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
-	billed, amount := Charge(tm, 18.5, 8, from, from.Add(90*time.Minute+time.Second))
+	billed, amount := Charge(tm, 18.5, 8, from, from.Add(90*time.Minute+time.Second), nil)
 	if billed != 2*time.Hour || amount != 296 {
 		t.Fatalf("billed %v amount %v", billed, amount)
 	}
-	if b, a := Charge(tm, 18.5, 8, from, from); b != 0 || a != 0 {
+	if b, a := Charge(tm, 18.5, 8, from, from, nil); b != 0 || a != 0 {
 		t.Fatal("empty period billed")
 	}
 }

@@ -48,15 +48,19 @@ type DowntimeCredit struct {
 	Rate               float64 // price of those GPUs for an hour
 	CreditHours        float64 // hours of Rate credited: Multiple × Credited, rounded if the rule says so
 	Amount             float64
-	MonthCapped        bool
+	// IncidentCapped: the rule's incident_cap (an amount or a percent of
+	// the charge) bounded Amount; MonthCapped: the month's cap did.
+	IncidentCapped bool
+	MonthCapped    bool
 }
 
 // DowntimeCredits works out every rule's credits: a rule's incidents are
 // the runs of the claimable downtime (after exclusions, the minimum run and
 // the clock) of the kinds it covers, so overlapping outages of two kinds
 // are one incident. The month cap is spent in time order. gpus is the
-// node's GPU count and price its price per GPU-hour.
-func DowntimeCredits(tm *terms.Terms, books Books, outs []Outage, gpus int, price float64) []DowntimeCredit {
+// node's GPU count, price its price per GPU-hour and charge its charge for
+// the month (what caps in percent are shares of).
+func DowntimeCredits(tm *terms.Terms, books Books, outs []Outage, gpus int, price, charge float64) []DowntimeCredit {
 	var all []DowntimeCredit
 	for ri, r := range tm.Credits.Rules {
 		var spans []interval.Interval
@@ -82,19 +86,37 @@ func DowntimeCredits(tm *terms.Terms, books Books, outs []Outage, gpus int, pric
 		}
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Span.Start.Before(all[j].Span.Start) })
-	left := tm.Credits.MonthCap
+	capCredits(tm, all, charge)
+	return all
+}
+
+// capCredits prices each credit and applies the caps: the rule's incident
+// cap (hours, already in Credited, or money), then the month's, spent in
+// time order (hours of downtime, or money).
+func capCredits(tm *terms.Terms, all []DowntimeCredit, charge float64) {
+	mc := tm.Credits.MonthCap
+	leftHours, leftMoney := mc.Hours, mc.Money(charge)
 	for i := range all {
 		c := &all[i]
-		if tm.Credits.MonthCap > 0 {
-			if c.Credited > left {
-				c.Credited, c.MonthCapped = left, true
+		if mc.Hours > 0 {
+			if c.Credited > leftHours {
+				c.Credited, c.MonthCapped = leftHours, true
 			}
-			left -= c.Credited
+			leftHours -= c.Credited
 		}
-		c.CreditHours = tm.Credits.Rules[c.Rule].CreditHours(c.Credited)
+		r := tm.Credits.Rules[c.Rule]
+		c.CreditHours = r.CreditHours(c.Credited)
 		c.Amount = Money(c.Rate * c.CreditHours)
+		if lim := Money(r.IncidentCap.Money(charge)); c.Amount > lim {
+			c.Amount, c.IncidentCapped = lim, true
+		}
+		if mc.Amount > 0 || mc.Percent > 0 {
+			if c.Amount > leftMoney {
+				c.Amount, c.MonthCapped = Money(max(leftMoney, 0)), true
+			}
+			leftMoney -= c.Amount
+		}
 	}
-	return all
 }
 
 // affected is how many GPUs the covered outages overlapping run affected:

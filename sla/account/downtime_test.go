@@ -66,7 +66,7 @@ func TestDowntimeCreditsWorked(t *testing.T) {
 		{Kind: incident.Unreachable, Cause: incident.CauseBackendOutage, Span: span(at(27, 8, 0), at(27, 9, 0))},
 	}
 	books := Compute(tm, period, outs, nil)
-	cs := DowntimeCredits(tm, books, outs, 8, 2)
+	cs := DowntimeCredits(tm, books, outs, 8, 2, 0)
 	want := []float64{160, 640, 40, 480, 0}
 	if len(cs) != len(want) {
 		t.Fatalf("%d credits, want %d: %+v", len(cs), len(want), cs)
@@ -106,7 +106,7 @@ func TestDowntimeOverlapIsOneIncident(t *testing.T) {
 		{Kind: incident.GPULost, Cause: incident.CauseCheck, Span: span(at(2, 10, 30), at(2, 11, 10))},
 	}
 	books := Compute(tm, span(mStart, mEnd), outs, nil)
-	cs := DowntimeCredits(tm, books, outs, 8, 2)
+	cs := DowntimeCredits(tm, books, outs, 8, 2, 0)
 	if len(cs) != 1 || cs[0].Downtime != 70*time.Minute || cs[0].Credited != 2*time.Hour || cs[0].Amount != 320 {
 		t.Fatalf("%+v", cs)
 	}
@@ -132,7 +132,7 @@ func TestNoticeClock(t *testing.T) {
 	if books.Claimable.Total() != 90*time.Minute {
 		t.Fatalf("claimable %s", books.Claimable.Total())
 	}
-	cs := DowntimeCredits(tm, books, clocked, 8, 2)
+	cs := DowntimeCredits(tm, books, clocked, 8, 2, 0)
 	if len(cs) != 1 || cs[0].Credited != 2*time.Hour {
 		t.Fatalf("%+v", cs)
 	}

@@ -102,8 +102,8 @@ func awsReport() *report.Report {
 }
 
 // An instance replaced mid-month is still the node's one GPU-time line;
-// two GPU-time lines for one node would each be judged against the whole
-// month, so a bill with them is refused.
+// two GPU-time lines for one node are judged together as one charge
+// (TestSplitChargeJudgedTogether).
 func TestAWSCURReplacedInstance(t *testing.T) {
 	b, err := os.ReadFile("testdata/aws-cur-2026-04.csv")
 	if err != nil {
@@ -122,8 +122,13 @@ func TestAWSCURReplacedInstance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := JudgeItems(fullReport(), nil, twice); err == nil || !strings.Contains(err.Error(), "bill line 3: node n1: GPU time is billed again (first on line 2)") {
-		t.Fatalf("two compute lines: %v", err)
+	f, err := JudgeItems(fullReport(), map[string]*terms.Terms{"cn": pricedTerms(t, "true")}, twice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 360 h + 360 h = the month's 720 h at 10: 3600 + 3600 = 7200, as billed.
+	if len(f.Items) != 2 || f.Items[0].Verdict != VerdictMatches || f.Items[1].Verdict != VerdictMatches || f.Billed["CNY"] != 7200 {
+		t.Fatalf("two compute lines: %+v", f)
 	}
 }
 

@@ -37,6 +37,10 @@ type Line struct {
 	Amount   float64
 	HasAmt   bool
 	Currency string
+	// Parts are the bill lines this one sums (ComputeLines: a node's GPU
+	// time split over several lines, judged together as one charge); nil
+	// for a line of its own.
+	Parts []Line
 }
 
 // Columns the bill may have; node, period and one of billed_hours or
@@ -147,7 +151,10 @@ type Row struct {
 	Node     string `json:"node"`
 	Contract string `json:"contract,omitempty"`
 	BillLine int    `json:"bill_line,omitempty"`
-	Currency string `json:"currency,omitempty"`
+	// BillLines are the lines a node's GPU time is split over, judged
+	// together as one charge (Line.Parts); BillLine is the first.
+	BillLines []int  `json:"bill_lines,omitempty"`
+	Currency  string `json:"currency,omitempty"`
 	// What the provider billed.
 	BilledHours  *float64 `json:"billed_hours,omitempty"`
 	BilledAmount *float64 `json:"billed_amount,omitempty"`
@@ -219,6 +226,9 @@ func Reconcile(r *report.Report, lines []Line) (*Reconciliation, error) {
 		row := base(n)
 		row.BillLine = l.Line
 		var notes []string
+		for _, p := range l.Parts {
+			row.BillLines = append(row.BillLines, p.Line)
+		}
 		if l.HasHours {
 			row.BilledHours = ptr(l.Hours)
 			row.OverHours = round6(l.Hours - row.ContractHours)
@@ -281,7 +291,10 @@ func base(n *report.Node) Row {
 	var exact float64
 	if from, err := time.Parse(time.RFC3339, b.From); err == nil {
 		if to, err := time.Parse(time.RFC3339, b.To); err == nil {
-			exact = to.Sub(from).Hours()
+			// Clock hours the contract does not charge (AWS's six
+			// minutes) are out of the exact time too: a correct invoice
+			// leaves them out.
+			exact = (to.Sub(from) - time.Duration(b.UnchargedSeconds)*time.Second).Hours()
 		}
 	}
 	perHour := b.PricePerGPUHour * float64(b.GPUs)

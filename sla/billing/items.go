@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -215,19 +217,12 @@ func JudgeItems(r *report.Report, book map[string]*terms.Terms, items []Item) (*
 		byNode[r.Nodes[i].Node] = &r.Nodes[i]
 	}
 	f := &Full{Month: r.Month, Items: []Judgment{}, Billed: map[string]float64{}, OverBilled: map[string]float64{}, Unverified: map[string]float64{}}
+	// In bill-line order, so the lines of a shared meter take their parts
+	// of it in the order the bill lists them.
+	items = slices.Clone(items)
+	sort.SliceStable(items, func(a, b int) bool { return items[a].Line < items[b].Line })
 	disks := matchDisks(r, items)
-	computeAt := map[string]int{}
-	for _, it := range items {
-		if it.Kind != KindCompute {
-			continue
-		}
-		// Each GPU-time line is judged against the node's whole month, so
-		// a second one would be judged as if it were the only one.
-		if first, dup := computeAt[it.Node]; dup {
-			return nil, fmt.Errorf("bill line %d: node %s: GPU time is billed again (first on line %d); give one compute line per node and month", it.Line, it.Node, first)
-		}
-		computeAt[it.Node] = it.Line
-	}
+	shared := meters(r, items, disks)
 	for _, it := range items {
 		if it.Period != r.Month {
 			return nil, fmt.Errorf("bill line %d: field period: %s is not the report's month %s", it.Line, it.Period, r.Month)
@@ -235,6 +230,9 @@ func JudgeItems(r *report.Report, book map[string]*terms.Terms, items []Item) (*
 		n := byNode[it.Node]
 		j := Judgment{Line: it.Line, Node: it.Node, Kind: it.Kind, Description: it.Description, Quantity: it.Quantity, Billed: it.Amount, Currency: it.Currency}
 		if n == nil {
+			if j.Currency == "" {
+				j.Currency = soleCurrency(r) // so the line adds to the bill's total, not a currency of its own
+			}
 			j.Verdict = VerdictUnverified
 			j.say([]msg.Text{msg.New("the bill charges a node the report does not know")},
 				msg.New("the node's registration, or the provider's resource id mapped to a node id"))
@@ -254,16 +252,42 @@ func JudgeItems(r *report.Report, book map[string]*terms.Terms, items []Item) (*
 		if it.Kind == KindCompute {
 			continue // judged together below, with the node form's arithmetic
 		}
-		judgeItem(&j, it, n, tm, disks[it.Line])
+		judgeItem(&j, it, n, tm, disks[it.Line], shared[it.Line])
 		f.add(j)
 	}
-	if compute := ComputeLines(items); len(compute) > 0 {
+	// A compute line for a node the report does not know was judged above,
+	// once; judgeCompute holds the known nodes' lines to their months.
+	if compute := ComputeLines(known(items, byNode)); len(compute) > 0 {
 		if err := f.judgeCompute(r, compute); err != nil {
 			return nil, err
 		}
 	}
 	sort.SliceStable(f.Items, func(a, b int) bool { return f.Items[a].Line < f.Items[b].Line })
 	return f, nil
+}
+
+// soleCurrency is the currency of every node of the report, "" when
+// they differ.
+func soleCurrency(r *report.Report) string {
+	cur := ""
+	for _, n := range r.Nodes {
+		if cur != "" && n.Currency != cur {
+			return ""
+		}
+		cur = n.Currency
+	}
+	return cur
+}
+
+// known are the items of nodes the report knows.
+func known(items []Item, byNode map[string]*report.Node) []Item {
+	var out []Item
+	for _, it := range items {
+		if byNode[it.Node] != nil {
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 // JudgeLines judges a node bill (one GPU-time line per node, ParseCSV) the
@@ -283,6 +307,10 @@ func (f *Full) judgeCompute(r *report.Report, compute []Line) error {
 	rc, err := Reconcile(r, compute)
 	if err != nil {
 		return err
+	}
+	parts := map[int][]Line{}
+	for _, l := range compute {
+		parts[l.Line] = l.Parts
 	}
 	for _, row := range rc.Rows {
 		if row.BillLine == 0 {
@@ -320,9 +348,64 @@ func (f *Full) judgeCompute(r *report.Report, compute []Line) error {
 			why = append(why, msg.New("%s h of it were not usable (counted outages), worth %.2f at the contract price", fh(row.UnusableBilled), row.UnusableAmount))
 		}
 		j.say(why, needed)
-		f.add(j)
+		f.addParts(j, parts[row.BillLine])
 	}
 	return nil
+}
+
+// addParts adds the judgment of a node's GPU time billed over several
+// lines (parts) as one judgment per line, so each line is listed once with
+// its own amount: the lines are one charge, held together to the
+// contract's amount, each taking what is left of it in bill-line order, so
+// the charge's over-billing falls on its last lines and the totals are the
+// charge's own — the same as one line billing it all.
+func (f *Full) addParts(j Judgment, parts []Line) {
+	if len(parts) < 2 {
+		f.add(j)
+		return
+	}
+	nums := make([]int, len(parts))
+	for i, p := range parts {
+		nums[i] = p.Line
+	}
+	head := msg.New("bill lines %s are judged together as node %s's GPU time: %s h, %.2f", LineList(nums), j.Node, fh(round6(j.Quantity)), j.Billed)
+	left := 0.0
+	if j.Expected != nil {
+		left = *j.Expected
+	}
+	for i, p := range parts {
+		k := j
+		k.Line, k.Quantity, k.Billed, k.Over = p.Line, p.Hours, p.Amount, 0
+		last := i == len(parts)-1
+		if j.Expected != nil {
+			exp := money(math.Min(p.Amount, left))
+			if last {
+				exp = money(left) // an under-billed charge is short on its last line
+			}
+			left = money(left - exp)
+			k.Expected = &exp
+			k.Over = money(math.Max(0, p.Amount-exp))
+			switch {
+			case k.Over > moneyTol:
+				k.Verdict = VerdictOverBilled
+			case last:
+				k.Verdict = j.Verdict
+			default:
+				k.Verdict = VerdictMatches
+			}
+		}
+		k.say(append([]msg.Text{head}, j.WhyText...), j.NeededText)
+		f.add(k)
+	}
+}
+
+// LineList is bill line numbers as a reason names them: "2, 5".
+func LineList(lines []int) string {
+	s := make([]string, len(lines))
+	for i, l := range lines {
+		s[i] = strconv.Itoa(l)
+	}
+	return strings.Join(s, ", ")
 }
 
 func (f *Full) add(j Judgment) {
@@ -342,7 +425,7 @@ func (f *Full) add(j Judgment) {
 // part of the line cannot be settled the provider gets the benefit of the
 // doubt in the expected amount, so an over-billed amount is always one the
 // evidence proves, at least.
-func judgeItem(j *Judgment, it Item, n *report.Node, tm *terms.Terms, disk diskMatch) {
+func judgeItem(j *Judgment, it Item, n *report.Node, tm *terms.Terms, disk diskMatch, m *meter) {
 	p := tm.Prices
 	price, unit, field := priceOf(it, p)
 	if price == 0 {
@@ -366,6 +449,7 @@ func judgeItem(j *Judgment, it Item, n *report.Node, tm *terms.Terms, disk diskM
 	case KindObjectStorage:
 		c.question(msg.New("the bucket's stored GB over the month (the provider's storage metrics); a node cannot see it"))
 	}
+	m.take(c, unit)
 	exp := money(c.q * c.price * c.months)
 	j.Expected = &exp
 	why := c.why
@@ -586,6 +670,11 @@ func matchDisks(r *report.Report, items []Item) map[int]diskMatch {
 			m := diskMatch{measured: true, seen: all, noSystem: !anySystem && sysLines}
 			if i < len(cand) {
 				m.disk = &cand[i]
+			} else if k[1] == KindSystemDisk && len(cand) > 0 {
+				// A node boots from one system disk at a time: a further
+				// system disk line is part of the same disk's charge, held
+				// with the others to it (systemDiskMeter).
+				m.disk = &cand[0]
 			}
 			out[it.Line] = m
 		}
@@ -708,13 +797,33 @@ func minT(a, b time.Time) time.Time {
 }
 
 // ComputeLines are a full bill's GPU-time lines in the node form, for the
-// formats that draw the node reconciliation (html, pdf).
+// formats that draw the node reconciliation (html, pdf): one line per node
+// and month, a node's GPU time split over several lines summed into one
+// (its Parts), since each is judged against the node's whole month.
 func ComputeLines(items []Item) []Line {
 	var out []Line
+	at := map[[2]string]int{}
 	for _, it := range items {
-		if it.Kind == KindCompute {
-			out = append(out, Line{Line: it.Line, Node: it.Node, Period: it.Period, Hours: it.Quantity, HasHours: true,
-				Amount: it.Amount, HasAmt: true, Currency: it.Currency})
+		if it.Kind != KindCompute {
+			continue
+		}
+		l := Line{Line: it.Line, Node: it.Node, Period: it.Period, Hours: it.Quantity, HasHours: true,
+			Amount: it.Amount, HasAmt: true, Currency: it.Currency}
+		k := [2]string{it.Node, it.Period}
+		i, seen := at[k]
+		if !seen {
+			at[k] = len(out)
+			out = append(out, l)
+			continue
+		}
+		m := &out[i]
+		if m.Parts == nil {
+			m.Parts = []Line{*m}
+		}
+		m.Parts = append(m.Parts, l)
+		m.Hours, m.Amount = m.Hours+l.Hours, m.Amount+l.Amount
+		if m.Currency == "" {
+			m.Currency = l.Currency
 		}
 	}
 	return out

@@ -46,17 +46,22 @@ func fullReport() *report.Report {
 	}}
 }
 
-func judge(t *testing.T, deleteDisks string, bill string) *Full {
+func pricedTerms(t *testing.T, deleteDisks string) *terms.Terms {
 	t.Helper()
 	ts, err := terms.Parse("p.yaml", []byte(strings.Replace(priced, "%s", deleteDisks, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ts[0]
+}
+
+func judge(t *testing.T, deleteDisks string, bill string) *Full {
+	t.Helper()
 	items, err := ParseItems("bill.csv", strings.NewReader(bill))
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := JudgeItems(fullReport(), map[string]*terms.Terms{"cn": ts[0]}, items)
+	f, err := JudgeItems(fullReport(), map[string]*terms.Terms{"cn": pricedTerms(t, deleteDisks)}, items)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,10 @@
 package report
 
 import (
+	"math"
+
 	"github.com/gpusla/gpusla/sla/account"
+	"github.com/gpusla/gpusla/sla/interval"
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
@@ -24,18 +27,27 @@ func (m nodeMonth) billing(books account.Books, outs []account.Outage, penalties
 			bstart = m.ms
 		}
 		if m.end.After(bstart) {
-			billed, amount := account.Charge(tm, price, n.reg.Hardware.GPUCount, bstart, m.end)
+			span := interval.Interval{Start: bstart, End: m.end}
+			off := unchargedRows(&bill, account.UnchargedHours(tm, books.Claimable), span, tm)
+			billed, amount := account.Charge(tm, price, n.reg.Hardware.GPUCount, bstart, m.end, off)
 			bill.From, bill.To, bill.BilledSeconds, bill.Charge = ts(bstart, tm), ts(m.end, tm), secs(billed), amount
 		}
 	}
 	bill.UsableSeconds = nr.Period.Seconds - nr.Uptime.ClaimableOutageSeconds
 	nr.Billing = bill
 
-	dcs := account.DowntimeCredits(tm, books, outs, n.reg.Hardware.GPUCount, price)
+	// The credit is a share of what is actually charged (after any clock
+	// hours the contract does not charge).
+	dcs := account.DowntimeCredits(tm, books, outs, n.reg.Hardware.GPUCount, price, bill.Charge)
 	cr := account.CreditFor(tm, books.UptimeClaimed, bill.Charge, penalties, account.DowntimeTotal(dcs))
 	nr.Credit = Credit{TierPercent: cr.TierPercent, Penalties: []Penalty{}, DowntimeCredits: []DowntimeCredit{},
-		DowntimeAmount: cr.Downtime, UncappedPercent: cr.Uncapped, CapPercent: cr.Cap, Capped: cr.Capped,
+		DowntimeAmount: cr.Downtime, UncappedPercent: cr.Uncapped, Capped: cr.Capped,
 		Percent: cr.Percent, Amount: cr.Amount}
+	if math.IsInf(cr.Cap, 1) {
+		nr.Credit.NoCap = true
+	} else {
+		nr.Credit.CapPercent = cr.Cap
+	}
 	for _, c := range dcs {
 		r := tm.Credits.Rules[c.Rule]
 		kinds := make([]string, len(r.Kinds))
@@ -44,7 +56,7 @@ func (m nodeMonth) billing(books account.Books, outs []account.Outage, penalties
 		}
 		nr.Credit.DowntimeCredits = append(nr.Credit.DowntimeCredits, DowntimeCredit{Rule: c.Rule, Kinds: kinds,
 			Start: ts(c.Span.Start, tm), End: ts(c.Span.End, tm), DowntimeSeconds: secs(c.Downtime),
-			CreditedSeconds: secs(c.Credited), RoundUpSeconds: secs(r.RoundUp), MonthCapped: c.MonthCapped,
+			CreditedSeconds: secs(c.Credited), RoundUpSeconds: secs(r.RoundUp), MonthCapped: c.MonthCapped, IncidentCapped: c.IncidentCapped,
 			Per: string(r.Per), GPUs: c.GPUs, Multiple: c.Multiple, HourlyRate: c.Rate, CreditHours: float64(int64(c.CreditHours*1e6+0.5)) / 1e6, Amount: c.Amount})
 	}
 	if cr.Tier != nil {
@@ -53,4 +65,25 @@ func (m nodeMonth) billing(books account.Books, outs []account.Outage, penalties
 	for _, p := range cr.Penalties {
 		nr.Credit.Penalties = append(nr.Credit.Penalties, Penalty{Kind: p.Kind, Ref: p.Ref, Percent: p.Percent, Reason: p.Reason.String(), Text: p.Reason})
 	}
+}
+
+// unchargedRows lists on bill the clock hours the contract does not charge
+// (billing.clock_hour_rule) inside the billed span, and returns them
+// clipped to it: the part of each hour that would otherwise be billed.
+func unchargedRows(bill *Billing, hours []account.UnchargedHour, span interval.Interval, tm *terms.Terms) interval.Set {
+	var off interval.Set
+	for _, h := range hours {
+		clip := interval.Set{h.Hour}.Clip(span)
+		if len(clip) == 0 {
+			continue
+		}
+		off = append(off, clip...)
+		bill.UnchargedHours = append(bill.UnchargedHours, UnchargedHour{Start: ts(h.Hour.Start, tm), End: ts(h.Hour.End, tm),
+			UnavailableSeconds: secs(h.Unavailable), UnchargedSeconds: secs(clip.Total())})
+		bill.UnchargedSeconds += secs(clip.Total())
+	}
+	if len(hours) > 0 || tm.Billing.ClockHourOver > 0 {
+		bill.ClockHourRuleSeconds = secs(tm.Billing.ClockHourOver)
+	}
+	return off
 }

@@ -82,6 +82,8 @@ type Skipped struct {
 	Node     string `json:"node"`
 	Contract string `json:"contract"`
 	Reason   string `json:"reason"`
+	// Text is Reason for translation.
+	Text msg.Text `json:"-"`
 }
 
 // Skipped names the nodes left out of the report because no terms define
@@ -94,8 +96,8 @@ func (b *Builder) Skipped() []Skipped {
 	sort.Strings(known)
 	out := make([]Skipped, 0, len(b.skipped))
 	for n, c := range b.skipped {
-		out = append(out, Skipped{Node: n, Contract: c,
-			Reason: fmt.Sprintf("contract %q is defined by no terms given (known: %s)", c, strings.Join(known, ", "))})
+		t := msg.New("contract %q is defined by no terms given (known: %s)", c, strings.Join(known, ", "))
+		out = append(out, Skipped{Node: n, Contract: c, Reason: t.String(), Text: t})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Node < out[j].Node })
 	return out
@@ -571,7 +573,8 @@ func (b *Builder) Build() (*Report, error) {
 			c = &Contract{Contract: tm.Contract, Provider: tm.Provider, Currency: tm.Currency, TimeZone: tm.TimeZone,
 				MonthStart: ts(ms, tm), MonthEnd: ts(me, tm), MonthSeconds: secs(me.Sub(ms)), UptimeTarget: tm.Uptime.Target,
 				ClaimDeadline: ts(tm.Claim.Deadline(me, tm.Calendar.Loc), tm),
-				Renter:        tm.Paperwork.Renter, ContractNumber: tm.Paperwork.ContractNumber, Lang: tm.Paperwork.Lang, Clauses: map[string]string{}}
+				Renter:        tm.Paperwork.Renter, ContractNumber: tm.Paperwork.ContractNumber, Lang: tm.Paperwork.Lang, Clauses: map[string]string{},
+				Sources: sources(tm), Unverified: nonNil(tm.Unverified())}
 			for _, k := range terms.ClauseKeys {
 				c.Clauses[k] = tm.Clause(k).String()
 			}
@@ -605,6 +608,7 @@ func (b *Builder) Build() (*Report, error) {
 	}
 	sort.Slice(r.Contracts, func(i, j int) bool { return r.Contracts[i].Contract < r.Contracts[j].Contract })
 	r.Retroactive = b.retroSection()
+	r.LeftOut = b.Skipped()
 	return r, nil
 }
 
@@ -616,4 +620,20 @@ func ts(t time.Time, tm *terms.Terms) string {
 		return ""
 	}
 	return t.In(tm.Calendar.Loc).Format(time.RFC3339)
+}
+
+// sources is the contract's cited pages as the report lists them.
+func sources(tm *terms.Terms) []Source {
+	out := make([]Source, 0, len(tm.Sources))
+	for _, s := range tm.Sources {
+		out = append(out, Source{Terms: s.Terms, URL: s.URL, Read: s.Read.String(), Quote: s.Quote, Secondary: s.Secondary})
+	}
+	return out
+}
+
+func nonNil(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
 }

@@ -25,11 +25,21 @@ func (m nodeMonth) delivery(nr *Node) []account.Penalty {
 	}
 	v := delivery.Judge(tm.Delivery, ordered, m.delivered, minTime(m.me, m.asOf))
 	d.Seconds, d.Status, d.LateSeconds = secs(v.Took), v.Status, secs(v.Late)
+	if m.delivered.IsZero() {
+		d.JudgedAt = ts(minTime(m.me, m.asOf), tm)
+	}
 	var penalties []account.Penalty
 	if d.Status == ticket.Breached && d.InMonth {
 		if p := tm.Delivery.Penalty.For(v.Late); p > 0 {
-			penalties = append(penalties, account.Penalty{Kind: "late_delivery", Ref: m.n.id, Percent: p,
-				Reason: msg.New("delivered %s after the order (target %s)", v.Took.Round(time.Second), tm.Delivery.Within)})
+			// A node never delivered was not "delivered … after the
+			// order": its lateness runs on, judged at the month's end
+			// or the as-of instant, whichever is first.
+			why := msg.New("delivered %s after the order (target %s)", v.Took.Round(time.Second), tm.Delivery.Within)
+			if m.delivered.IsZero() {
+				why = msg.New("not delivered as of %s, %s late so far (target %s)", msg.At(minTime(m.me, m.asOf), tm.Calendar.Loc),
+					v.Late.Round(time.Second), tm.Delivery.Within)
+			}
+			penalties = append(penalties, account.Penalty{Kind: "late_delivery", Ref: m.n.id, Percent: p, Reason: why})
 		}
 	}
 	nr.Delivery = d

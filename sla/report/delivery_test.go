@@ -126,11 +126,18 @@ func TestDeliveryNeverAccepted(t *testing.T) {
 	eq(t, "seconds", n.Delivery.Seconds, int64(2556000))
 	eq(t, "late", n.Delivery.LateSeconds, int64(2554200))
 	eq(t, "in service", n.Period.InService, false)
-	found := false
-	for _, p := range n.Credit.Penalties {
-		found = found || (p.Kind == "late_delivery" && p.Percent == 20)
+	eq(t, "judged at", n.Delivery.JudgedAt, "2026-04-01T00:00:00+08:00")
+	var late *Penalty
+	for i, p := range n.Credit.Penalties {
+		if p.Kind == "late_delivery" && p.Percent == 20 {
+			late = &n.Credit.Penalties[i]
+		}
 	}
-	eq(t, "late_delivery 20 %", found, true)
+	if late == nil {
+		t.Fatalf("no 20 %% late_delivery penalty in %+v", n.Credit.Penalties)
+	}
+	// Never "delivered … after the order": it was not delivered.
+	eq(t, "reason", late.Reason, "not delivered as of 2026-04-01T00:00:00+08:00, 709h30m0s late so far (target 30m0s)")
 }
 
 // A node registered under a contract no terms define is left out with its
@@ -171,7 +178,14 @@ func TestUnknownContractNodeIsSkipped(t *testing.T) {
 	if len(r.Nodes) != 1 || r.Nodes[0].Node != "gz-01" {
 		t.Fatalf("nodes %+v, want gz-01 alone", r.Nodes)
 	}
+	// The report itself names it: a partial report never reads as whole.
+	if len(r.LeftOut) != 1 || r.LeftOut[0].Node != "gz-09" || r.LeftOut[0].Reason != skipped[0].Reason {
+		t.Fatalf("left_out %+v", r.LeftOut)
+	}
 	want, none := build(alone)
+	if want.LeftOut == nil || len(want.LeftOut) != 0 {
+		t.Errorf("a whole report's left_out is %#v, want []", want.LeftOut)
+	}
 	if len(none) != 0 || r.Nodes[0].Uptime != want.Nodes[0].Uptime || r.Contracts[0].Claim != want.Contracts[0].Claim {
 		t.Errorf("gz-01's month differs with the skipped node in the log: %+v vs %+v", r.Nodes[0].Uptime, want.Nodes[0].Uptime)
 	}

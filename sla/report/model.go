@@ -42,6 +42,10 @@ type Report struct {
 	// before its recording (retro.go, docs/report.md "Retroactive
 	// records"): what it claims, who recorded it when, and what it changed.
 	Retroactive Retroactive `json:"retroactive"`
+	// LeftOut names the nodes registered under a contract no terms given
+	// define: they cannot be judged and are not in Nodes, and the document
+	// says so itself, so a partial report never reads as a whole one.
+	LeftOut []Skipped `json:"left_out"`
 }
 
 // Retroactive is the report's section of retroactive records.
@@ -144,6 +148,21 @@ type Contract struct {
 	// status page acknowledged (provider.go); absent when the terms name
 	// no page. It never changes what is counted.
 	ProviderStatus *ProviderStatus `json:"provider_status,omitempty"`
+	// Sources are the published pages the contract's figures were read
+	// from (terms sources:); Unverified the term keys only a secondary
+	// source backs, which the claim says it could not check against the
+	// provider's own text.
+	Sources    []Source `json:"sources"`
+	Unverified []string `json:"unverified_terms"`
+}
+
+// Source is one page the contract's terms cite.
+type Source struct {
+	Terms     []string `json:"terms"`
+	URL       string   `json:"url"`
+	Read      string   `json:"read"` // YYYY-MM-DD
+	Quote     string   `json:"quote"`
+	Secondary bool     `json:"secondary"`
 }
 
 // Node is one node's month.
@@ -203,8 +222,29 @@ type Uptime struct {
 	ObservedOutageSeconds  int64   `json:"observed_outage_seconds"`
 	ClaimableOutageSeconds int64   `json:"claimable_outage_seconds"`
 	MinimumOutageSeconds   int64   `json:"minimum_outage_seconds"`
-	Met                    bool    `json:"met"`
+	// DowntimeUnitSeconds: each counted run counts in whole units of this
+	// (uptime.downtime_period.unit; 0: to the second).
+	DowntimeUnitSeconds int64 `json:"downtime_unit_seconds,omitempty"`
+	// Denominator is what the uptime is a share of (uptime.denominator):
+	// service_period or calendar_month; DenominatorSeconds that time,
+	// before excluded maintenance.
+	Denominator        string `json:"denominator"`
+	DenominatorSeconds int64  `json:"denominator_seconds"`
+	// MaintenanceExclusion is what the terms say of maintenance: notice
+	// (announced maintenance with at least MaintenanceNoticeSeconds of
+	// notice is excluded), none (maintenance: none) or not_stated (no
+	// maintenance section: none is excluded).
+	MaintenanceExclusion     string `json:"maintenance_exclusion"`
+	MaintenanceNoticeSeconds int64  `json:"maintenance_notice_seconds,omitempty"`
+	Met                      bool   `json:"met"`
 }
+
+// Maintenance exclusions (Uptime.MaintenanceExclusion).
+const (
+	MaintenanceByNotice  = "notice"
+	MaintenanceNone      = "none"
+	MaintenanceNotStated = "not_stated"
+)
 
 // Outage is one interval of one incident, with whose fault it was.
 type Outage struct {
@@ -309,6 +349,10 @@ type Delivery struct {
 	Status        string `json:"status"` // met, breached, pending, no_target
 	LateSeconds   int64  `json:"late_seconds"`
 	InMonth       bool   `json:"ordered_in_month"`
+	// JudgedAt is the instant an undelivered node was judged at (the
+	// month's end or as_of, the earlier): Seconds and LateSeconds run to
+	// it. Absent once delivered.
+	JudgedAt string `json:"judged_at,omitempty"`
 }
 
 // Billing is what the node was charged for the month.
@@ -321,6 +365,22 @@ type Billing struct {
 	GranularitySeconds int64   `json:"granularity_seconds"`
 	UsableSeconds      int64   `json:"usable_seconds"`
 	Charge             float64 `json:"charge"`
+	// ClockHourRuleSeconds is the contract's billing.clock_hour_rule (a
+	// clock hour with more unavailability than this is not charged; 0:
+	// no such rule); UnchargedHours are those hours and UnchargedSeconds
+	// their billed part the charge leaves out.
+	ClockHourRuleSeconds int64           `json:"clock_hour_rule_seconds,omitempty"`
+	UnchargedHours       []UnchargedHour `json:"uncharged_hours,omitempty"`
+	UnchargedSeconds     int64           `json:"uncharged_seconds,omitempty"`
+}
+
+// UnchargedHour is one clock hour the contract does not charge for: its
+// claimable downtime, and how much of it lay in the billed span.
+type UnchargedHour struct {
+	Start              string `json:"start"`
+	End                string `json:"end"`
+	UnavailableSeconds int64  `json:"unavailable_seconds"`
+	UnchargedSeconds   int64  `json:"uncharged_seconds"`
 }
 
 // Credit is what the month earns.
@@ -335,9 +395,12 @@ type Credit struct {
 	DowntimeAmount  float64          `json:"downtime_amount"`
 	UncappedPercent float64          `json:"uncapped_percent"`
 	CapPercent      float64          `json:"cap_percent"`
-	Capped          bool             `json:"capped"`
-	Percent         float64          `json:"percent"`
-	Amount          float64          `json:"amount"`
+	// NoCap: the contract caps the month's credit at nothing
+	// (uptime.credit_cap: none); CapPercent is then 0.
+	NoCap   bool    `json:"no_cap,omitempty"`
+	Capped  bool    `json:"capped"`
+	Percent float64 `json:"percent"`
+	Amount  float64 `json:"amount"`
 }
 
 // DowntimeCredit is one incident's credit under one downtime rule:
@@ -352,7 +415,8 @@ type DowntimeCredit struct {
 	CreditedSeconds int64    `json:"credited_seconds"` // rounded up, capped per incident and by the month
 	RoundUpSeconds  int64    `json:"round_up_seconds"`
 	MonthCapped     bool     `json:"month_capped"`
-	Per             string   `json:"per"` // node or gpu
+	IncidentCapped  bool     `json:"incident_capped,omitempty"` // the rule's incident_cap in money bounded it
+	Per             string   `json:"per"`                       // node or gpu
 	GPUs            int      `json:"gpus"`
 	Multiple        float64  `json:"multiple"`
 	HourlyRate      float64  `json:"hourly_rate"`

@@ -138,3 +138,10 @@ func short(h string) string {
 	}
 	return h
 }
+
+// window is the calendar month to the as-of instant, whatever the node's
+// service: the uptime's denominator under uptime.denominator:
+// calendar_month ("total minutes in the month").
+func (m nodeMonth) window() interval.Interval {
+	return interval.Interval{Start: m.ms, End: minTime(m.me, m.asOf)}
+}

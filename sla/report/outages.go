@@ -8,6 +8,7 @@ import (
 	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/interval"
 	"github.com/gpusla/gpusla/sla/msg"
+	"github.com/gpusla/gpusla/sla/terms"
 )
 
 // outages finds the node's outages in its service period (gaps in what the
@@ -65,12 +66,17 @@ func (b *Builder) outages(m nodeMonth, backend interval.Set, notices []time.Time
 		maint[i] = x.m
 	}
 	clocked := account.NoticeClock(tm, outs, notices)
-	books := account.ComputeClocked(tm, m.period, outs, clocked, maint)
+	books := account.ComputeClocked(tm, m.window(), m.period, outs, clocked, maint)
 	nr.Period.ExcludedSeconds = secs(books.Excluded.Total())
 	nr.Uptime = Uptime{TargetPercent: tm.Uptime.Target, ObservedPercent: round4(books.UptimeObserved),
 		ClaimablePercent: round4(books.UptimeClaimed), ObservedOutageSeconds: secs(books.Observed.Total()),
-		ClaimableOutageSeconds: secs(books.Claimable.Total()), MinimumOutageSeconds: secs(tm.Uptime.MinimumOutage),
+		ClaimableOutageSeconds: secs(books.Claimable.Total()), MinimumOutageSeconds: secs(tm.Uptime.DowntimePeriod.Minimum),
+		DowntimeUnitSeconds: secs(tm.Uptime.DowntimePeriod.Unit), Denominator: string(tm.Uptime.Denominator),
+		DenominatorSeconds: secs(books.Denominator), MaintenanceExclusion: maintenanceExclusion(tm.Maintenance),
 		Met: books.UptimeClaimed >= tm.Uptime.Target}
+	if tm.Maintenance.Excludes {
+		nr.Uptime.MaintenanceNoticeSeconds = secs(tm.Maintenance.Notice)
+	}
 	nr.Outages = append(nr.Outages, m.outageRows(books, outs, clocked, ongoing)...)
 	nr.Maintenance = append(nr.Maintenance, m.maintRows(maint, outs)...)
 	b.retroMaint(m, outs, clocked, recs)
@@ -139,6 +145,10 @@ func (m nodeMonth) maintRows(maint []account.Maintenance, raw []account.Outage) 
 		rm.Excluded = x.Excluded(tm) && len(eff) > 0
 		late := x.Late(raw)
 		switch {
+		case !tm.Maintenance.Excludes && tm.Maintenance.Stated:
+			rm.ReasonText = msg.New("the contract excludes no maintenance (maintenance: none): downtime counts")
+		case !tm.Maintenance.Excludes:
+			rm.ReasonText = msg.New("the terms state no maintenance exclusion, so none is excluded: downtime counts")
 		case !x.Excluded(tm):
 			rm.ReasonText = msg.New("announced %s before it started, less than the required %s: downtime counts",
 				x.Notice().Round(time.Minute), tm.Maintenance.Notice)
@@ -166,4 +176,16 @@ func (m nodeMonth) maintRows(maint []account.Maintenance, raw []account.Outage) 
 
 func round4(v float64) float64 {
 	return float64(int64(v*10000+0.5)) / 10000
+}
+
+// maintenanceExclusion is what the terms say of maintenance, for the
+// report to state it (never an exclusion they do not make).
+func maintenanceExclusion(m terms.Maintenance) string {
+	switch {
+	case m.Excludes:
+		return MaintenanceByNotice
+	case m.Stated:
+		return MaintenanceNone
+	}
+	return MaintenanceNotStated
 }

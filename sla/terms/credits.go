@@ -34,11 +34,8 @@ func (p *parser) credits(o *object, t *Terms) error {
 		t.Credits.Clock = CreditClock(s)
 	}
 	if v, ok := c.vals["month_cap"]; ok {
-		if t.Credits.MonthCap, err = p.duration(v, "credits.month_cap"); err != nil {
+		if t.Credits.MonthCap, err = p.capOf(v, "credits.month_cap"); err != nil {
 			return err
-		}
-		if t.Credits.MonthCap == 0 {
-			return p.err(v, "credits.month_cap", "must be more than zero (leave it out for no cap)")
 		}
 	}
 	dn, ok := c.vals["downtime"]
@@ -150,14 +147,11 @@ func (p *parser) downtimeRule(n *yaml.Node, f string, t *Terms) (DowntimeRule, e
 		}
 	}
 	if v, ok := o.vals["incident_cap"]; ok {
-		if r.IncidentCap, err = p.duration(v, f+".incident_cap"); err != nil {
+		if r.IncidentCap, err = p.capOf(v, f+".incident_cap"); err != nil {
 			return r, err
 		}
-		if r.IncidentCap == 0 {
-			return r, p.err(v, f+".incident_cap", "must be more than zero (leave it out for no cap)")
-		}
-		if r.RoundUp > 0 && !r.RoundCredit && r.IncidentCap%r.RoundUp != 0 {
-			return r, p.err(v, f+".incident_cap", "%s is not a multiple of round_up_to %s", r.IncidentCap, r.RoundUp)
+		if h := r.IncidentCap.Hours; h > 0 && r.RoundUp > 0 && !r.RoundCredit && h%r.RoundUp != 0 {
+			return r, p.err(v, f+".incident_cap", "%s is not a multiple of round_up_to %s", h, r.RoundUp)
 		}
 	}
 	if v, ok := o.vals["per"]; ok {

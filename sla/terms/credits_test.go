@@ -22,11 +22,11 @@ func TestCreditsParse(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := ts[0].Credits
-	if c.Clock != FromNotice || c.MonthCap != 24*time.Hour || len(c.Rules) != 2 {
+	if c.Clock != FromNotice || c.MonthCap != (Cap{Hours: 24 * time.Hour}) || len(c.Rules) != 2 {
 		t.Fatalf("credits %+v", c)
 	}
 	r := c.Rules[0]
-	if r.Multiple != 10 || r.RoundUp != time.Hour || r.IncidentCap != 8*time.Hour || r.Per != PerNode || !r.Covers(incident.Unreachable) || r.Covers(incident.GPULost) {
+	if r.Multiple != 10 || r.RoundUp != time.Hour || r.IncidentCap != (Cap{Hours: 8 * time.Hour}) || r.Per != PerNode || !r.Covers(incident.Unreachable) || r.Covers(incident.GPULost) {
 		t.Fatalf("rule 0 %+v", r)
 	}
 	if c.Rules[1].Per != PerGPU || c.Rules[1].RoundUp != 0 {

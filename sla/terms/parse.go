@@ -355,7 +355,7 @@ var weekdays = []string{"sunday", "monday", "tuesday", "wednesday", "thursday", 
 func (p *parser) contract(root *yaml.Node) (*Terms, error) {
 	o, err := p.object(root, "", "contract", "provider", "currency", "timezone", "business_hours", "holidays",
 		"extra_working_days", "uptime", "maintenance", "detection", "support", "hardware_replacement",
-		"delivery", "claim", "billing", "credits", "prices", "renter", "contract_number", "report", "clauses", "status_page", "provider_status_page")
+		"delivery", "claim", "billing", "credits", "prices", "renter", "contract_number", "report", "clauses", "status_page", "provider_status_page", "sources")
 	if err != nil {
 		return nil, err
 	}
@@ -427,6 +427,9 @@ func (p *parser) contract(root *yaml.Node) (*Terms, error) {
 		return nil, err
 	}
 	if err := p.statusPage(o, t); err != nil {
+		return nil, err
+	}
+	if err := p.sources(root, o, t); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -564,7 +567,7 @@ func (p *parser) uptime(o *object, t *Terms) error {
 	if err != nil {
 		return err
 	}
-	u, err := p.object(n, "uptime", "target", "unavailable", "minimum_outage", "tiers", "credit_cap")
+	u, err := p.object(n, "uptime", "target", "unavailable", "minimum_outage", "downtime_period", "denominator", "tiers", "credit_cap")
 	if err != nil {
 		return err
 	}
@@ -575,79 +578,211 @@ func (p *parser) uptime(o *object, t *Terms) error {
 	if t.Uptime.Target, err = p.percent(tn, "uptime.target"); err != nil {
 		return err
 	}
-	t.Uptime.Unavailable = map[incident.Kind]bool{incident.Unreachable: true, incident.GPULost: true}
-	if un, ok := u.vals["unavailable"]; ok {
-		items, err := p.seq(un, "uptime.unavailable")
+	if err := p.unavailable(u, t); err != nil {
+		return err
+	}
+	if t.Uptime.DowntimePeriod, err = p.downtimePeriod(u); err != nil {
+		return err
+	}
+	t.Uptime.Denominator = ServicePeriod
+	if v, ok := u.vals["denominator"]; ok {
+		s, err := p.either(v, "uptime.denominator", string(ServicePeriod), string(CalendarMonth))
 		if err != nil {
 			return err
 		}
-		t.Uptime.Unavailable = map[incident.Kind]bool{}
-		for i, it := range items {
-			f := fmt.Sprintf("uptime.unavailable[%d]", i)
-			s, err := p.str(it, f)
-			if err != nil {
-				return err
-			}
-			if !incident.Kind(s).Valid() {
-				return p.err(it, f, "unknown incident kind %q (known: %v)", s, incident.Kinds)
-			}
-			t.Uptime.Unavailable[incident.Kind(s)] = true
-		}
-	}
-	if mn, ok := u.vals["minimum_outage"]; ok {
-		if t.Uptime.MinimumOutage, err = p.duration(mn, "uptime.minimum_outage"); err != nil {
-			return err
-		}
+		t.Uptime.Denominator = Denominator(s)
 	}
 	t.Uptime.CreditCap = 100
 	if cn, ok := u.vals["credit_cap"]; ok {
-		if t.Uptime.CreditCap, err = p.percent(cn, "uptime.credit_cap"); err != nil {
+		if t.Uptime.CreditCap, err = p.creditCap(cn); err != nil {
 			return err
 		}
 	}
 	if tiersN, ok := u.vals["tiers"]; ok {
-		items, err := p.seq(tiersN, "uptime.tiers")
-		if err != nil {
+		if t.Uptime.Tiers, err = p.tiers(tiersN, t.Uptime.Target); err != nil {
 			return err
-		}
-		for i, it := range items {
-			f := fmt.Sprintf("uptime.tiers[%d]", i)
-			to, err := p.object(it, f, "min", "max", "credit")
-			if err != nil {
-				return err
-			}
-			var tier Tier
-			for _, x := range []struct {
-				key string
-				dst *float64
-			}{{"min", &tier.Min}, {"max", &tier.Max}, {"credit", &tier.Credit}} {
-				v, err := p.require(to, x.key)
-				if err != nil {
-					return err
-				}
-				if *x.dst, err = p.percent(v, f+"."+x.key); err != nil {
-					return err
-				}
-			}
-			if tier.Max <= tier.Min {
-				return p.err(to.vals["max"], f+".max", "%v is not above min %v", tier.Max, tier.Min)
-			}
-			if tier.Max > t.Uptime.Target {
-				return p.err(to.vals["max"], f+".max", "%v is above the uptime target %v (a met target earns no credit)", tier.Max, t.Uptime.Target)
-			}
-			if i > 0 {
-				prev := t.Uptime.Tiers[i-1]
-				if tier.Max > prev.Max {
-					return p.err(to.vals["max"], f+".max", "tiers must be listed from the highest uptime down (%v follows %v)", tier.Max, prev.Max)
-				}
-				if tier.Max > prev.Min {
-					return p.err(to.vals["max"], f+".max", "[%v, %v) overlaps the tier above, [%v, %v)", tier.Min, tier.Max, prev.Min, prev.Max)
-				}
-			}
-			t.Uptime.Tiers = append(t.Uptime.Tiers, tier)
 		}
 	}
 	return nil
+}
+
+func (p *parser) unavailable(u *object, t *Terms) error {
+	t.Uptime.Unavailable = map[incident.Kind]bool{incident.Unreachable: true, incident.GPULost: true}
+	un, ok := u.vals["unavailable"]
+	if !ok {
+		return nil
+	}
+	items, err := p.seq(un, "uptime.unavailable")
+	if err != nil {
+		return err
+	}
+	t.Uptime.Unavailable = map[incident.Kind]bool{}
+	for i, it := range items {
+		f := fmt.Sprintf("uptime.unavailable[%d]", i)
+		s, err := p.str(it, f)
+		if err != nil {
+			return err
+		}
+		if !incident.Kind(s).Valid() {
+			return p.err(it, f, "unknown incident kind %q (known: %v)", s, incident.Kinds)
+		}
+		t.Uptime.Unavailable[incident.Kind(s)] = true
+	}
+	return nil
+}
+
+// downtimePeriod reads uptime.downtime_period {minimum, unit}, or the older
+// uptime.minimum_outage, which is downtime_period {minimum} counted to the
+// second; a file gives one of the two.
+func (p *parser) downtimePeriod(u *object) (DowntimePeriod, error) {
+	var dp DowntimePeriod
+	mn, hasMin := u.vals["minimum_outage"]
+	dn, hasDP := u.vals["downtime_period"]
+	var err error
+	switch {
+	case hasMin && hasDP:
+		return dp, p.err(mn, "uptime.minimum_outage", "give either minimum_outage or downtime_period, not both (minimum_outage is downtime_period.minimum)")
+	case hasMin:
+		dp.Minimum, err = p.duration(mn, "uptime.minimum_outage")
+		return dp, err
+	case !hasDP:
+		return dp, nil
+	}
+	d, err := p.object(dn, "uptime.downtime_period", "minimum", "unit")
+	if err != nil {
+		return dp, err
+	}
+	if len(d.keys) == 0 {
+		return dp, p.err(dn, "uptime.downtime_period", "empty: give minimum, unit or both (leave the section out to count every second)")
+	}
+	if v, ok := d.vals["minimum"]; ok {
+		if dp.Minimum, err = p.duration(v, "uptime.downtime_period.minimum"); err != nil {
+			return dp, err
+		}
+	}
+	if v, ok := d.vals["unit"]; ok {
+		if dp.Unit, err = p.duration(v, "uptime.downtime_period.unit"); err != nil {
+			return dp, err
+		}
+		if dp.Unit == 0 {
+			return dp, p.err(v, "uptime.downtime_period.unit", "must be more than zero (leave it out to count to the second)")
+		}
+		if dp.Minimum%dp.Unit != 0 {
+			return dp, p.err(v, "uptime.downtime_period.unit", "minimum %s is not a whole number of units of %s", dp.Minimum, dp.Unit)
+		}
+	}
+	return dp, nil
+}
+
+// maxCapPercent bounds a cap above 100 % of the charge: published vouchers
+// reach a few times the charge (GPUhub's 1.5× the downtime); more is a typo.
+const maxCapPercent = 1000
+
+// creditCap reads uptime.credit_cap: a percent of the monthly charge
+// (above 100 where the text allows it) or none.
+func (p *parser) creditCap(n *yaml.Node) (float64, error) {
+	if n.Kind == yaml.ScalarNode && n.Value == "none" {
+		return NoCreditCap, nil
+	}
+	v, err := p.num(n, "uptime.credit_cap")
+	if err != nil {
+		return 0, p.err(n, "uptime.credit_cap", "%q is neither a percent of the monthly charge nor none", n.Value)
+	}
+	if v < 0 || v > maxCapPercent {
+		return 0, p.err(n, "uptime.credit_cap", "%v is not a percent from 0 to %d (none: no cap)", v, maxCapPercent)
+	}
+	return v, nil
+}
+
+// capOf reads a credit cap: hours of downtime ("24h"), {amount: 500} in the
+// contract's currency, {percent: 150} of the monthly charge, or none (the
+// zero Cap).
+func (p *parser) capOf(n *yaml.Node, field string) (Cap, error) {
+	var c Cap
+	if n.Kind == yaml.ScalarNode {
+		if n.Value == "none" {
+			return c, nil
+		}
+		d, err := p.duration(n, field)
+		var e *Error
+		if errors.As(err, &e) {
+			e.Msg += "; a cap is hours of downtime (24h), {amount: N}, {percent: N} or none"
+		}
+		if err != nil {
+			return c, err
+		}
+		if d == 0 {
+			return c, p.err(n, field, "must be more than zero (none: no cap)")
+		}
+		c.Hours = d
+		return c, nil
+	}
+	o, err := p.object(n, field, "amount", "percent")
+	if err != nil {
+		return c, err
+	}
+	if len(o.keys) != 1 {
+		return c, p.err(n, field, "give exactly one of amount or percent")
+	}
+	if v, ok := o.vals["amount"]; ok {
+		if c.Amount, err = p.nonNegative(v, field+".amount"); err == nil && c.Amount == 0 {
+			err = p.err(v, field+".amount", "must be more than zero (none: no cap)")
+		}
+		return c, err
+	}
+	v := o.vals["percent"]
+	if c.Percent, err = p.num(v, field+".percent"); err != nil {
+		return c, err
+	}
+	if c.Percent <= 0 || c.Percent > maxCapPercent {
+		return c, p.err(v, field+".percent", "%v is not a percent above 0 and at most %d", c.Percent, maxCapPercent)
+	}
+	return c, nil
+}
+
+func (p *parser) tiers(n *yaml.Node, target float64) ([]Tier, error) {
+	items, err := p.seq(n, "uptime.tiers")
+	if err != nil {
+		return nil, err
+	}
+	var out []Tier
+	for i, it := range items {
+		f := fmt.Sprintf("uptime.tiers[%d]", i)
+		to, err := p.object(it, f, "min", "max", "credit")
+		if err != nil {
+			return nil, err
+		}
+		var tier Tier
+		for _, x := range []struct {
+			key string
+			dst *float64
+		}{{"min", &tier.Min}, {"max", &tier.Max}, {"credit", &tier.Credit}} {
+			v, err := p.require(to, x.key)
+			if err != nil {
+				return nil, err
+			}
+			if *x.dst, err = p.percent(v, f+"."+x.key); err != nil {
+				return nil, err
+			}
+		}
+		if tier.Max <= tier.Min {
+			return nil, p.err(to.vals["max"], f+".max", "%v is not above min %v", tier.Max, tier.Min)
+		}
+		if tier.Max > target {
+			return nil, p.err(to.vals["max"], f+".max", "%v is above the uptime target %v (a met target earns no credit)", tier.Max, target)
+		}
+		if i > 0 {
+			prev := out[i-1]
+			if tier.Max > prev.Max {
+				return nil, p.err(to.vals["max"], f+".max", "tiers must be listed from the highest uptime down (%v follows %v)", tier.Max, prev.Max)
+			}
+			if tier.Max > prev.Min {
+				return nil, p.err(to.vals["max"], f+".max", "[%v, %v) overlaps the tier above, [%v, %v)", tier.Min, tier.Max, prev.Min, prev.Max)
+			}
+		}
+		out = append(out, tier)
+	}
+	return out, nil
 }
 
 func (p *parser) target(n *yaml.Node, field string) (Target, error) {

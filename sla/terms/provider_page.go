@@ -2,9 +2,12 @@ package terms
 
 import (
 	"fmt"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/gpusla/gpusla/sla/publicaddr"
 )
 
 // StatusFormat is the format of a provider's public status page feed.
@@ -50,7 +53,17 @@ type ProviderPage struct {
 	// or affected components contain one of them (case-insensitive): a
 	// page covers every region and product, the contract only some.
 	Keywords []string
-	Line     int // of the provider_status_page key, for messages
+	// AllowPrivate lets the poller reach the page's own host (the host of
+	// URL, not a host it redirects to) at a loopback, private, CGNAT or
+	// link-local address: a page inside the renter's network. Without it
+	// those are refused; a cloud metadata address always is.
+	AllowPrivate bool
+	// Zone is the zone the page is published from (timezone, else the
+	// contract's): a zone name in an RSS date that this zone goes by is
+	// read as this zone — a Chinese provider's "CST" is +08:00, not RFC
+	// 822's US Central.
+	Zone *time.Location
+	Line int // of the provider_status_page key, for messages
 }
 
 // Concerns reports whether a provider incident with this title and these
@@ -74,11 +87,28 @@ func (p *parser) providerPage(o *object, t *Terms) error {
 	if !ok {
 		return nil
 	}
-	so, err := p.object(n, "provider_status_page", "url", "format", "every", "slack", "keywords")
+	so, err := p.object(n, "provider_status_page", "url", "format", "every", "slack", "keywords", "allow_private", "timezone")
 	if err != nil {
 		return err
 	}
 	sp := &ProviderPage{Every: DefaultStatusEvery, Slack: DefaultStatusSlack, Line: keyLine(o.n, "provider_status_page")}
+	if t.Calendar != nil {
+		sp.Zone = t.Calendar.Loc
+	}
+	if v, ok := so.vals["timezone"]; ok {
+		name, err := p.str(v, "provider_status_page.timezone")
+		if err != nil {
+			return err
+		}
+		if sp.Zone, err = time.LoadLocation(name); err != nil || name == "Local" || name == "" {
+			return p.err(v, "provider_status_page.timezone", "%q is not an IANA time zone (e.g. Asia/Shanghai)", name)
+		}
+	}
+	if v, ok := so.vals["allow_private"]; ok {
+		if sp.AllowPrivate, err = p.boolean(v, "provider_status_page.allow_private"); err != nil {
+			return err
+		}
+	}
 	un, err := p.require(so, "url")
 	if err != nil {
 		return err
@@ -86,7 +116,7 @@ func (p *parser) providerPage(o *object, t *Terms) error {
 	if sp.URL, err = p.str(un, "provider_status_page.url"); err != nil {
 		return err
 	}
-	if err := checkStatusURL(sp.URL); err != "" {
+	if err := checkStatusURL(sp.URL, sp.AllowPrivate); err != "" {
 		return p.err(un, "provider_status_page.url", "%q %s", sp.URL, err)
 	}
 	fn, err := p.require(so, "format")
@@ -139,9 +169,24 @@ func (p *parser) providerPage(o *object, t *Terms) error {
 
 // checkStatusURL says what is wrong with a status page address, or "".
 // Only http and https are fetched, and the address must name a host: the
-// poller sends nothing but a GET to it.
-func checkStatusURL(s string) string {
+// poller sends nothing but a GET to it. A host that is a literal address
+// (or localhost) inside a network — loopback, private, link-local … — is
+// refused unless allowPrivate; a metadata service's always (the poller
+// checks every address it resolves and dials the same way).
+func checkStatusURL(s string, allowPrivate bool) string {
 	u, err := url.Parse(s)
+	if err == nil && u.Hostname() != "" {
+		kind := publicaddr.OfName(u.Hostname())
+		if a, aerr := netip.ParseAddr(u.Hostname()); aerr == nil {
+			kind = publicaddr.Of(a)
+		}
+		if !publicaddr.Opens(kind, allowPrivate) {
+			if publicaddr.Opens(kind, true) {
+				return fmt.Sprintf("names a %s address, inside a network: the poller fetches public pages only (set provider_status_page.allow_private: true for a page inside your own network)", kind)
+			}
+			return fmt.Sprintf("names a %s address: never fetched", kind)
+		}
+	}
 	switch {
 	case err != nil:
 		return "is not a URL"

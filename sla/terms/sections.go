@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/gpusla/gpusla/sla/incident"
 )
 
@@ -21,20 +23,37 @@ func (p *parser) sections(o *object, t *Terms) error {
 	return nil
 }
 
+// maintenance reads maintenance: none, or {notice: 72h}. Leaving the
+// section out excludes nothing too (never an inherited notice of 0, which
+// would take out every logged notice); a section that says neither, such
+// as an empty one, is refused rather than guessed.
 func (p *parser) maintenance(o *object, t *Terms) error {
 	n, ok := o.vals["maintenance"]
 	if !ok {
 		return nil
 	}
+	t.Maintenance.Stated = true
+	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
+		if n.Value != "none" {
+			return p.err(n, "maintenance", "%q is neither none nor a section {notice: …}", n.Value)
+		}
+		return nil
+	}
+	if n.Kind == yaml.ScalarNode {
+		return p.err(n, "maintenance", "empty: write maintenance: none if the contract excludes no maintenance, or {notice: 72h}")
+	}
 	m, err := p.object(n, "maintenance", "notice")
 	if err != nil {
 		return err
 	}
-	if v, ok := m.vals["notice"]; ok {
-		if t.Maintenance.Notice, err = p.duration(v, "maintenance.notice"); err != nil {
-			return err
-		}
+	v, err := p.require(m, "notice")
+	if err != nil {
+		return p.err(n, "maintenance.notice", "missing: the notice the contract requires for maintenance to be excluded (maintenance: none if it excludes none)")
 	}
+	if t.Maintenance.Notice, err = p.duration(v, "maintenance.notice"); err != nil {
+		return err
+	}
+	t.Maintenance.Excludes = true
 	return nil
 }
 
@@ -276,7 +295,7 @@ func (p *parser) billing(o *object, t *Terms) error {
 	if err != nil {
 		return err
 	}
-	b, err := p.object(bn, "billing", "price_per_gpu_hour", "granularity", "starts_at")
+	b, err := p.object(bn, "billing", "price_per_gpu_hour", "granularity", "starts_at", "clock_hour_rule")
 	if err != nil {
 		return err
 	}
@@ -304,7 +323,34 @@ func (p *parser) billing(o *object, t *Terms) error {
 		}
 		t.Billing.StartsAt = BillingStart(s)
 	}
+	if v, ok := b.vals["clock_hour_rule"]; ok {
+		if t.Billing.ClockHourOver, err = p.clockHourRule(v); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// clockHourRule reads billing.clock_hour_rule {unavailable_over: 6m}: a
+// clock hour with more unavailability than that is not charged.
+func (p *parser) clockHourRule(n *yaml.Node) (time.Duration, error) {
+	const f = "billing.clock_hour_rule"
+	c, err := p.object(n, f, "unavailable_over")
+	if err != nil {
+		return 0, err
+	}
+	v, err := p.require(c, "unavailable_over")
+	if err != nil {
+		return 0, err
+	}
+	d, err := p.duration(v, f+".unavailable_over")
+	if err != nil {
+		return 0, err
+	}
+	if d >= time.Hour {
+		return 0, p.err(v, f+".unavailable_over", "%s is not less than the clock hour", d)
+	}
+	return d, nil
 }
 
 // prices reads the optional price sheet for a bill's other lines.

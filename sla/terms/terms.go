@@ -9,6 +9,7 @@ package terms
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/gpusla/gpusla/sla/calendar"
@@ -58,6 +59,12 @@ type Terms struct {
 	// ProviderStatusPage is the provider's own public status page, polled
 	// for the incidents it admits; nil when the terms name none.
 	ProviderStatusPage *ProviderPage
+	// Sources are the published pages the figures were read from
+	// (sources.go), in the file's order; figures the FigureKeys the file
+	// gives.
+	Sources []Source
+	figures []string
+	sourced bool // the file has a sources: list, even an empty one
 }
 
 // Uptime is the availability promise and its credits.
@@ -65,13 +72,58 @@ type Uptime struct {
 	Target float64 // percent
 	// Unavailable lists the incident kinds that count as unavailable.
 	Unavailable map[incident.Kind]bool
-	// MinimumOutage: shorter runs of unavailability do not count.
-	MinimumOutage time.Duration
-	Tiers         []Tier // ordered from the highest uptime down
+	// DowntimePeriod is the contract's definition of a counted downtime
+	// period (uptime.downtime_period, or its older spelling
+	// uptime.minimum_outage).
+	DowntimePeriod DowntimePeriod
+	// Denominator: the minutes the month's uptime is a share of.
+	Denominator Denominator
+	Tiers       []Tier // ordered from the highest uptime down
 	// CreditCap caps a node's credits and penalties in a month, in percent
-	// of its monthly charge.
+	// of its monthly charge (above 100 where the text allows it); NoCreditCap
+	// when the contract sets none.
 	CreditCap float64
 }
+
+// NoCreditCap is uptime.credit_cap: none, a contract whose credits are not
+// bounded by the charge (GPUhub's network vouchers).
+var NoCreditCap = math.Inf(1)
+
+// DowntimePeriod is what the contract counts as a period of downtime: a run
+// of unavailability (after the union of kinds, the service period and the
+// exclusions) shorter than Minimum does not count at all, and with a Unit
+// the run counts in whole units of its length, the partial unit at its end
+// left out (Google: "one or more consecutive minutes … partial minutes …
+// will not be counted"). Unit zero counts to the second.
+type DowntimePeriod struct {
+	Minimum time.Duration
+	Unit    time.Duration
+}
+
+// Counted is how much of a run of unavailability lasting d the contract
+// counts.
+func (p DowntimePeriod) Counted(d time.Duration) time.Duration {
+	if d <= 0 || d < p.Minimum {
+		return 0
+	}
+	if p.Unit > 0 {
+		d -= d % p.Unit
+	}
+	return d
+}
+
+// Denominator says what the month's uptime is a share of.
+type Denominator string
+
+// Denominators.
+const (
+	// ServicePeriod: the node's time in service this month (delivery to
+	// release or the as-of instant).
+	ServicePeriod Denominator = "service_period"
+	// CalendarMonth: every minute of the calendar month, whenever the node
+	// was delivered (UCloud SDU, hosted·ai: "total minutes in the month").
+	CalendarMonth Denominator = "calendar_month"
+)
 
 // Tier: uptime in [Min, Max) earns Credit percent of the monthly charge.
 type Tier struct {
@@ -90,8 +142,18 @@ func (u *Uptime) TierFor(uptime float64) (Tier, bool) {
 }
 
 // Maintenance: planned work excluded from the month when announced early.
+// The zero Maintenance excludes nothing: a contract takes maintenance out
+// only where its terms say so, with the notice they require.
 type Maintenance struct {
-	Notice time.Duration
+	// Excludes: the contract takes announced maintenance out of the month
+	// (maintenance: {notice: …}); false for maintenance: none and for a
+	// terms file without a maintenance section.
+	Excludes bool
+	Notice   time.Duration
+	// Stated: the terms file says it (maintenance: none or a notice);
+	// false when it has no maintenance section at all, which the report
+	// names so a reader can check it against the contract.
+	Stated bool
 }
 
 // Target is a support time target.
@@ -207,6 +269,11 @@ type Billing struct {
 	// Granularity: billed time is rounded up to a multiple of it.
 	Granularity time.Duration
 	StartsAt    BillingStart
+	// ClockHourOver: a clock hour (in the contract's zone) in which the node
+	// was unavailable for more than this is not charged at all (AWS: "will
+	// not charge you for any Single EC2 Instance that is Unavailable for
+	// more than six minutes of a clock hour"); zero: no such rule.
+	ClockHourOver time.Duration
 }
 
 // Error is a problem in a terms file, with where it is.
@@ -235,9 +302,35 @@ type Credits struct {
 	// Rules are the downtime credit formulas, in file order; an outage
 	// earns under every rule that names its kind.
 	Rules []DowntimeRule
-	// MonthCap caps the downtime credited under all rules in a month
-	// (hours of downtime, not money); zero: no cap.
-	MonthCap time.Duration
+	// MonthCap caps what all rules credit in a month: hours of downtime,
+	// an amount or a percent of the node's monthly charge; the zero Cap is
+	// no cap.
+	MonthCap Cap
+}
+
+// Cap bounds a credit in one of three ways, as contracts word it: hours of
+// downtime credited ("at most 24 hours"), an amount in the contract's
+// currency, or a percent of the node's monthly charge (above 100 where the
+// text allows it). At most one is set; none set is no cap.
+type Cap struct {
+	Hours   time.Duration
+	Amount  float64
+	Percent float64
+}
+
+// None reports whether the cap bounds nothing.
+func (c Cap) None() bool { return c.Hours == 0 && c.Amount == 0 && c.Percent == 0 }
+
+// Money is the cap as an amount for a node charged charge this month;
+// +Inf when the cap is in hours or none.
+func (c Cap) Money(charge float64) float64 {
+	switch {
+	case c.Amount > 0:
+		return c.Amount
+	case c.Percent > 0:
+		return charge * c.Percent / 100
+	}
+	return math.Inf(1)
 }
 
 // CreditClock says from when an outage counts.
@@ -265,7 +358,7 @@ type DowntimeRule struct {
 	Kinds       []incident.Kind
 	Multiple    float64
 	RoundUp     time.Duration // zero: to the second
-	IncidentCap time.Duration // zero: no cap
+	IncidentCap Cap           // per incident; the zero Cap: none
 	Per         CreditPer
 	// RoundCredit rounds multiple × downtime up to RoundUp instead of the
 	// downtime before multiplying ("minutes × 1.5, rounded up to the hour").
@@ -291,8 +384,8 @@ func (r DowntimeRule) Hours(d time.Duration) time.Duration {
 	if !r.RoundCredit {
 		d = roundUp(d, r.RoundUp)
 	}
-	if r.IncidentCap > 0 && d > r.IncidentCap {
-		d = r.IncidentCap
+	if h := r.IncidentCap.Hours; h > 0 && d > h {
+		d = h
 	}
 	return d
 }

@@ -24,7 +24,10 @@ func newBundleCmd() *cobra.Command {
 with the provider: report.json and report.html, observations.jsonl (the event
 log's own lines for every batch around each counted outage) and manifest.json
 (SHA-256 of each file, the batches with their hash chain, the chain head).
-Check it with ` + "`gpusla verify`" + `. The event log must be a file (it is read twice).`,
+Check it with ` + "`gpusla verify`" + `. The event log must be a file (it is read twice).
+As with the report, a node whose contract no --terms file defines is left
+out and named (in report.json, report.html and on standard error), and the
+exit status is 3: the bundle was written, but it is partial.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(req.Terms) == 0 || req.Events == "" || output == "" {
@@ -43,7 +46,7 @@ Check it with ` + "`gpusla verify`" + `. The event log must be a file (it is rea
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d counted outages, %d batches; chain head %s\n", output, len(man.Intervals), len(man.Batches), man.ChainHead)
 			monthreport.WarnSkipped(cmd.ErrOrStderr(), skipped)
-			return nil
+			return partial("bundle's report", skipped)
 		},
 	}
 	f := cmd.Flags()

@@ -4,7 +4,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -26,9 +28,40 @@ func newRoot() *cobra.Command {
 	return root
 }
 
-func main() {
-	if err := newRoot().Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "gpusla:", err)
-		os.Exit(1)
+// Exit statuses (docs/report.md, "Exit status").
+const (
+	exitFailed = 1
+	// exitPartial: the report (or bundle) was written, but leaves out
+	// nodes it could not judge, named on standard error and in the
+	// document; a scheduled run must not take it for the whole fleet.
+	exitPartial = 3
+)
+
+// exitError is an error with its own exit status.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// run executes the command line args and returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	root := newRoot()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	if err == nil {
+		return 0
 	}
+	fmt.Fprintln(stderr, "gpusla:", err)
+	if ee := (*exitError)(nil); errors.As(err, &ee) {
+		return ee.code
+	}
+	return exitFailed
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

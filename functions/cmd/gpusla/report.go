@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpusla/gpusla/functions/monthreport"
+	"github.com/gpusla/gpusla/sla/report"
 )
 
 func init() {
@@ -32,9 +33,11 @@ pending tickets and ongoing outages at it. A malformed line fails the whole
 run with its line number; no partial report is ever printed.
 
 A node registered under a contract no --terms file defines cannot be judged:
-it is left out (with its tickets), every other node is reported, and a
-warning on standard error names the node and its contract. The exit status
-is then still 0: the report written is complete for every node it lists.`,
+it is left out (with its tickets), every other node is reported, and the
+node is named with its contract in the document itself (left_out, and a
+section in md, csv, html and pdf) and in a warning on standard error. The
+exit status is then 3 (partial report: written, but not for every node);
+1 is any other failure, when nothing is written.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(req.Terms) == 0 {
@@ -59,9 +62,10 @@ is then still 0: the report written is complete for every node it lists.`,
 			if err := monthreport.Write(rep, out); err != nil {
 				return err
 			}
-			// The others' report stands (exit 0); the left-out node is named.
+			// The others' report stands; the left-out node is named, and
+			// the exit status says the report is partial.
 			monthreport.WarnSkipped(cmd.ErrOrStderr(), skipped)
-			return nil
+			return partial("report", skipped)
 		},
 	}
 	f := cmd.Flags()
@@ -77,4 +81,14 @@ is then still 0: the report written is complete for every node it lists.`,
 	f.StringVar(&req.AsOf, "as-of", "", "judge the report as of this RFC 3339 instant (default now)")
 	f.StringVarP(&out.Path, "output", "o", "", "write the report to this file (atomically) instead of standard output")
 	return cmd
+}
+
+// partial is nil when no node was left out, else the error whose exit
+// status (exitPartial) tells a scheduled run the written report is not the
+// whole fleet's.
+func partial(what string, skipped []report.Skipped) error {
+	if len(skipped) == 0 {
+		return nil
+	}
+	return &exitError{code: exitPartial, msg: fmt.Sprintf("the %s is partial: %d node(s) left out, named above and in the document (exit status %d)", what, len(skipped), exitPartial)}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,8 +129,10 @@ func TestReportLanguages(t *testing.T) {
 
 // A node registered under a contract no --terms file defines is left out
 // with a warning on standard error naming it and its contract; the other
-// nodes' report is written to standard output and the exit status is 0. It
-// used to fail the whole run.
+// nodes' report is written to standard output, names the node in its
+// left_out, and the exit status is 3 (partial), never 0, so a scheduled
+// run cannot lose the warning. It used to fail the whole run, then to exit
+// 0 as if the report were whole.
 func TestReportSkipsUnknownContract(t *testing.T) {
 	log := reportLog + `{"type":"node_registered","id":"r9","node":"gz-09","contract":"cn-exmaple","ordered_at":"2026-03-01T01:00:00Z","hardware":{"gpu_model":"H200","gpu_count":8}}
 {"type":"observation","id":"o9","node":"gz-09","at":"2026-03-01T01:20:00Z","received_at":"2026-03-01T01:20:01Z","kind":"heartbeat"}
@@ -140,24 +143,55 @@ func TestReportSkipsUnknownContract(t *testing.T) {
 	if err := os.WriteFile(ev, []byte(log), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	root := newRoot()
 	var out, errOut bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&errOut)
-	root.SetArgs([]string{"report", "--terms", "../../../testdata/terms/cn-example.yaml", "--terms", "../../../testdata/terms/us-example.yaml",
-		"--events", ev, "--month", "2026-03", "--as-of", "2026-03-02T00:00:00Z"})
-	if err := root.Execute(); err != nil {
-		t.Fatalf("report failed as a whole: %v", err)
+	args := []string{"report", "--terms", "../../../testdata/terms/cn-example.yaml", "--terms", "../../../testdata/terms/us-example.yaml",
+		"--events", ev, "--month", "2026-03", "--as-of", "2026-03-02T00:00:00Z"}
+	if code := run(args, &out, &errOut); code != 3 {
+		t.Fatalf("exit status %d, want 3 (partial)\n%s", code, errOut.String())
 	}
-	var r struct{ Nodes []struct{ Node string } }
+	var r struct {
+		Nodes   []struct{ Node string }
+		LeftOut []struct{ Node, Contract, Reason string } `json:"left_out"`
+	}
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		t.Fatalf("stdout is not the report (%v):\n%s", err, out.String())
 	}
 	if len(r.Nodes) != 1 || r.Nodes[0].Node != "gz-01" {
 		t.Fatalf("nodes %+v, want gz-01 alone", r.Nodes)
 	}
-	want := `gpusla: warning: node gz-09 left out of the report: contract "cn-exmaple" is defined by no terms given (known: cn-example, us-example)` + "\n"
+	why := `contract "cn-exmaple" is defined by no terms given (known: cn-example, us-example)`
+	if len(r.LeftOut) != 1 || r.LeftOut[0].Node != "gz-09" || r.LeftOut[0].Contract != "cn-exmaple" || r.LeftOut[0].Reason != why {
+		t.Fatalf("left_out %+v", r.LeftOut)
+	}
+	want := "gpusla: warning: node gz-09 left out of the report: " + why + "\n" +
+		"gpusla: the report is partial: 1 node(s) left out, named above and in the document (exit status 3)\n"
 	if errOut.String() != want {
 		t.Fatalf("stderr %q, want %q", errOut.String(), want)
+	}
+	// Markdown names it too, in both languages.
+	for lang, w := range map[string]string{"en": "## Nodes left out of this report", "zh": "## 本报告未包含的节点"} {
+		out.Reset()
+		if code := run(append(args, "--format", "md", "--lang", lang), &out, io.Discard); code != 3 || !strings.Contains(out.String(), w) || !strings.Contains(out.String(), "gz-09") {
+			t.Errorf("%s md: exit %d, lacks %q or gz-09", lang, code, w)
+		}
+	}
+	// A whole report exits 0.
+	if err := os.WriteFile(ev, []byte(reportLog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := run(args, io.Discard, io.Discard); code != 0 {
+		t.Fatalf("whole report: exit status %d, want 0", code)
+	}
+	// The bundle is partial the same way.
+	if code := run([]string{"bundle", "--terms", "../../../testdata/terms/cn-example.yaml", "--events", ev, "--month", "2026-03",
+		"-o", filepath.Join(dir, "b.zip")}, io.Discard, io.Discard); code != 0 {
+		t.Fatalf("bundle, whole: exit status %d", code)
+	}
+	if err := os.WriteFile(ev, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := run([]string{"bundle", "--terms", "../../../testdata/terms/cn-example.yaml", "--events", ev, "--month", "2026-03",
+		"-o", filepath.Join(dir, "b.zip")}, io.Discard, io.Discard); code != 3 {
+		t.Fatalf("bundle, partial: exit status %d, want 3", code)
 	}
 }

@@ -26,6 +26,10 @@ func ReportSummary(r *report.Report, head string, lang i18n.Lang) string {
 		line("Claim: *%s* of %s charged · %d of %d nodes below %s %% · %d tickets breached · file by *%s*",
 			p.Money(c.Claim, c.Currency), p.Num(c.Charge, 2), c.NodesBelow, c.Nodes, p.Num(c.UptimeTarget, 2), c.TicketsBreached, p.Stamp(c.ClaimDeadline))
 	}
+	// A partial report says so in the message itself (report.LeftOut).
+	for _, l := range r.LeftOut {
+		line(":warning: Partial report: node %s left out, %s", l.Node, p.Text(l.Text))
+	}
 	var worst []report.Node
 	for _, n := range r.Nodes {
 		if !n.Uptime.Met || n.Credit.Amount > 0 {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gpusla/gpusla/sla/i18n"
+	"github.com/gpusla/gpusla/sla/msg"
 	"github.com/gpusla/gpusla/sla/report"
 )
 
@@ -28,6 +29,20 @@ func TestSummaryLanguage(t *testing.T) {
 		"• gz-01: 98.6111 % claimable uptime, credit 3,703.68 CNY", "Evidence bundle chain head: `ab12`"} {
 		if !strings.Contains(en, want) {
 			t.Errorf("en summary lacks %q:\n%s", want, en)
+		}
+	}
+}
+
+// A partial report's summary names each node left out, in both languages.
+func TestSummaryNamesLeftOutNodes(t *testing.T) {
+	why := msg.New("contract %q is defined by no terms given (known: %s)", "cn-exmaple", "cn-example")
+	r := &report.Report{Month: "2026-11", LeftOut: []report.Skipped{{Node: "gz-09", Contract: "cn-exmaple", Reason: why.String(), Text: why}}}
+	for lang, want := range map[i18n.Lang]string{
+		i18n.EN: `:warning: Partial report: node gz-09 left out, contract "cn-exmaple" is defined by no terms given (known: cn-example)`,
+		i18n.ZH: `:warning: 报告不完整：节点 gz-09 未包含，没有任何给定的条款文件定义合同 "cn-exmaple"（已有：cn-example）`,
+	} {
+		if got := ReportSummary(r, "", lang); !strings.Contains(got, want) {
+			t.Errorf("%s summary %q lacks %q", lang, got, want)
 		}
 	}
 }

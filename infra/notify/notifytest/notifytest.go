@@ -434,6 +434,22 @@ func Run(t *testing.T, c Case) {
 		}
 		h.noCredential(err)
 	})
+	t.Run("AnswerEchoingTheCredential", func(t *testing.T) {
+		// A proxy or a broken service that quotes the request back: the
+		// answer's excerpt in the error must not carry the URL's credential
+		// nor the signing secret (issue 27 row 1).
+		h := setup(t, c, c.Service.Secret())
+		echo := fmt.Sprintf(`{"error":"refused POST %s (secret %s)"}`, c.Service.URL(h.rcv.srv.URL), c.Service.Secret())
+		h.rcv.then(Answer{Status: http.StatusForbidden, Body: echo})
+		_, err := h.n.Notify(t.Context(), opening())
+		if err == nil {
+			t.Fatal("Notify succeeded on a 403")
+		}
+		if !strings.Contains(err.Error(), "403") {
+			t.Errorf("the error lost what went wrong: %v", err)
+		}
+		h.noCredential(err)
+	})
 	t.Run("ServerDown", func(t *testing.T) {
 		h := setup(t, c, c.Service.Secret())
 		h.rcv.srv.Close()
@@ -508,10 +524,14 @@ func (h *harness) inert(shown string) {
 	}
 }
 
-// noCredential checks that an error does not leak the URL's secret.
+// noCredential checks that an error does not leak the URL's secret, the
+// URL's path (where a credential may sit) or the signing secret.
 func (h *harness) noCredential(err error) {
 	h.t.Helper()
-	if cred := h.c.Service.Credential(); cred != "" && strings.Contains(err.Error(), cred) {
-		h.t.Fatalf("the error shows the webhook credential: %v", err)
+	path := strings.TrimPrefix(h.c.Service.URL(h.rcv.srv.URL), h.rcv.srv.URL)
+	for what, s := range map[string]string{"webhook credential": h.c.Service.Credential(), "signing secret": h.c.Service.Secret(), "webhook URL's path": path} {
+		if len(s) > 1 && strings.Contains(err.Error(), s) {
+			h.t.Fatalf("the error shows the %s %q: %v", what, s, err)
+		}
 	}
 }

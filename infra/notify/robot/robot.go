@@ -55,6 +55,10 @@ type Poster struct {
 	Now     func() time.Time
 	Sleep   func(context.Context, time.Duration) error
 	MaxWait time.Duration // total waiting (limiter and backoff) one Post may spend
+	// Secrets are taken out of every error Post returns (the webhook URL
+	// and its parts, the signing secret: notify.Redact); New's callers set
+	// them.
+	Secrets []string
 	quota   *quota
 }
 
@@ -91,7 +95,8 @@ const maxBody = 64 << 10
 // Post sends the request build makes (called again for every attempt, with
 // the time of the attempt) and judges the answer with check: nil is
 // delivered, a *RetryError is waited out and retried while the budget
-// lasts, anything else is returned at once.
+// lasts, anything else is returned at once. The error is redacted of the
+// poster's Secrets, URLs and anything token-shaped.
 //
 // The budget is MaxWait, less when ctx's deadline comes sooner (less the
 // request's own RequestTimeout): a wait that would not end in time is not
@@ -101,6 +106,11 @@ const maxBody = 64 << 10
 // caller knows nothing reached the robot. A request once sent is finished
 // under ctx alone.
 func (p *Poster) Post(ctx context.Context, build func(now time.Time) (*http.Request, error),
+	check func(status int, h http.Header, body []byte) error) error {
+	return notify.Redact(p.post(ctx, build, check), p.Secrets...)
+}
+
+func (p *Poster) post(ctx context.Context, build func(now time.Time) (*http.Request, error),
 	check func(status int, h http.Header, body []byte) error) error {
 	p.defaults()
 	wctx, stop := notify.WaitContext(ctx)
@@ -168,12 +178,12 @@ func (p *Poster) budget(ctx context.Context) time.Duration {
 func (p *Poster) do(req *http.Request, check func(int, http.Header, []byte) error) error {
 	resp, err := p.Client.Do(req)
 	if err != nil {
-		return fmt.Errorf("%s: %w", p.Name, redact(err))
+		return fmt.Errorf("%s: %w", p.Name, err) // Post redacts the URL
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	if err != nil {
-		return fmt.Errorf("%s: reading the answer: %w", p.Name, redact(err))
+		return fmt.Errorf("%s: reading the answer: %w", p.Name, err)
 	}
 	if err := check(resp.StatusCode, resp.Header, body); err != nil {
 		var re *RetryError
@@ -184,17 +194,6 @@ func (p *Poster) do(req *http.Request, check func(int, http.Header, []byte) erro
 		return fmt.Errorf("%s: %w", p.Name, err)
 	}
 	return nil
-}
-
-// redact drops the URL from a transport error: webhook URLs carry the
-// robot's credential (access_token, key), which must not reach logs or the
-// alert record's last error.
-func redact(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return fmt.Errorf("%s (webhook URL withheld): %w", ue.Op, ue.Err)
-	}
-	return err
 }
 
 // HTTPStatus judges the HTTP layer of an answer: 429 and 5xx say "later"

@@ -7,10 +7,13 @@ package poll
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -41,53 +44,91 @@ type Result struct {
 	Bytes       int
 }
 
-// Fetcher fetches status pages.
+// Fetcher fetches status pages, from public addresses only (guard.go):
+// it makes its own client, with no proxy (a proxy would make the address
+// checks moot) and no connection kept between fetches (each fetch's
+// allowance is its own page's).
 type Fetcher struct {
-	// Client is the HTTP client (nil: one with Timeout). Its own timeout
-	// applies besides Timeout.
-	Client  *http.Client
 	Timeout time.Duration // 0: DefaultTimeout
 	// MaxBytes caps a page (0: provstatus.MaxBytes); a larger one is refused.
 	MaxBytes  int
 	UserAgent string
+	// Resolver looks hosts up (nil: the system's).
+	Resolver Resolver
+	// TLS, when set, is the TLS configuration (tests trust their own CA).
+	TLS *tls.Config
 }
 
-// Parse reads data in the format the terms name.
-func Parse(format terms.StatusFormat, data []byte) ([]provstatus.Incident, error) {
+// MaxReason bounds the poll error a failed fetch leaves (Reason).
+const MaxReason = 200
+
+var quoted = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+
+// Reason is a failed fetch's error as the poll state keeps it — and so as
+// the log, the export (status_page_polled) and report.json show it: what
+// went wrong (the status, the refused address, the parser's line and
+// field) without a byte of what the server sent. Quoted text (values a
+// parser quotes from the page, a redirect's URL) is cut out, space
+// collapsed, and the whole held to MaxReason runes.
+func Reason(err error) string {
+	s := quoted.ReplaceAllString(err.Error(), `"…"`)
+	s = strings.Join(strings.Fields(strings.ToValidUTF8(s, "\uFFFD")), " ")
+	if r := []rune(s); len(r) > MaxReason {
+		s = string(r[:MaxReason-1]) + "…"
+	}
+	return s
+}
+
+// shown is a page URL as errors name it: scheme, host and path, never its
+// query (where an access key may sit).
+func shown(u *url.URL) string { return u.Scheme + "://" + u.Host + u.EscapedPath() }
+
+// Parse reads data in the format the terms name, published from zone (the
+// page's zone: zone names in RSS dates are read by it; nil is none).
+func Parse(format terms.StatusFormat, data []byte, zone *time.Location) ([]provstatus.Incident, error) {
 	switch format {
 	case terms.FormatStatuspage:
 		return statuspage.Parse(data)
 	case terms.FormatRSS:
-		return rss.Parse(data)
+		return rss.ParseIn(data, zone)
 	case terms.FormatAtom:
 		return atom.Parse(data)
 	}
 	return nil, fmt.Errorf("status page format %q: not one of statuspage, rss, atom", format)
 }
 
-// Fetch GETs url, conditional on v, and parses the page. An error names
-// the URL and what went wrong: the HTTP status (with the start of the
-// body), a body over the limit, a timeout, or the parser's error.
-func (f *Fetcher) Fetch(ctx context.Context, url string, format terms.StatusFormat, v Validators) (Result, error) {
+// Fetch GETs the page, conditional on v, and parses it. An error names
+// the page (without its query) and what went wrong: an address refused,
+// the HTTP status (never the body: it is not the page, and may be
+// anything the address answers), a body over the limit, a timeout, or
+// the parser's error.
+func (f *Fetcher) Fetch(ctx context.Context, page *terms.ProviderPage, v Validators) (Result, error) {
+	u, err := url.Parse(page.URL)
+	if err != nil || u.Hostname() == "" {
+		return Result{}, fmt.Errorf("status page: %q is not a URL with a host", page.URL)
+	}
+	where := shown(u)
 	timeout := f.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	limit := f.MaxBytes
-	if limit <= 0 {
-		limit = provstatus.MaxBytes
-	}
-	client := f.Client
-	if client == nil {
-		client = &http.Client{Timeout: timeout, CheckRedirect: checkRedirect}
-	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return Result{}, fmt.Errorf("status page %s: %w", url, err)
+	g := guard{resolver: f.Resolver}
+	if page.AllowPrivate {
+		g.allowHost = strings.ToLower(u.Hostname())
 	}
-	req.Header.Set("Accept", accept(format))
+	// Refused before any request; the dial checks again what it connects to.
+	if _, err := g.resolve(ctx, u.Hostname()); err != nil {
+		return Result{}, fmt.Errorf("status page %s: %w", where, err)
+	}
+	client, done := f.client(g)
+	defer done()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, page.URL, nil)
+	if err != nil {
+		return Result{}, fmt.Errorf("status page %s: %w", where, err)
+	}
+	req.Header.Set("Accept", accept(page.Format))
 	if f.UserAgent != "" {
 		req.Header.Set("User-Agent", f.UserAgent)
 	}
@@ -100,36 +141,67 @@ func (f *Fetcher) Fetch(ctx context.Context, url string, format terms.StatusForm
 	resp, err := client.Do(req)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return Result{}, fmt.Errorf("status page %s: no answer within %s: %w", url, timeout, err)
+			return Result{}, fmt.Errorf("status page %s: no answer within %s: %w", where, timeout, err)
 		}
-		return Result{}, fmt.Errorf("status page %s: %w", url, err)
+		return Result{}, fmt.Errorf("status page %s: %w", where, err)
 	}
 	defer resp.Body.Close()
+	return f.read(resp, where, page, v)
+}
+
+// read judges an answer and parses its body.
+func (f *Fetcher) read(resp *http.Response, where string, page *terms.ProviderPage, v Validators) (Result, error) {
+	limit := f.MaxBytes
+	if limit <= 0 {
+		limit = provstatus.MaxBytes
+	}
 	switch {
 	case resp.StatusCode == http.StatusNotModified:
 		if v == (Validators{}) {
-			return Result{}, fmt.Errorf("status page %s: 304 Not Modified to a request that was not conditional", url)
+			return Result{}, fmt.Errorf("status page %s: 304 Not Modified to a request that was not conditional", where)
 		}
 		return Result{NotModified: true, Validators: v}, nil
 	case resp.StatusCode != http.StatusOK:
-		head, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
-		return Result{}, fmt.Errorf("status page %s: HTTP %s: %q", url, resp.Status, strings.TrimSpace(string(head)))
+		return Result{}, fmt.Errorf("status page %s: HTTP %s", where, resp.Status)
 	case resp.ContentLength > int64(limit):
-		return Result{}, fmt.Errorf("status page %s: %d bytes announced, more than the %d a status page may be", url, resp.ContentLength, limit)
+		return Result{}, fmt.Errorf("status page %s: %d bytes announced, more than the %d a status page may be", where, resp.ContentLength, limit)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
 	if err != nil {
-		return Result{}, fmt.Errorf("status page %s: reading the body: %w", url, err)
+		return Result{}, fmt.Errorf("status page %s: reading the body: %w", where, err)
 	}
 	if len(body) > limit {
-		return Result{}, fmt.Errorf("status page %s: body larger than the %d bytes a status page may be", url, limit)
+		return Result{}, fmt.Errorf("status page %s: body larger than the %d bytes a status page may be", where, limit)
 	}
-	incs, err := Parse(format, body)
+	incs, err := Parse(page.Format, body, page.Zone)
 	if err != nil {
-		return Result{}, fmt.Errorf("status page %s: %w", url, err)
+		return Result{}, fmt.Errorf("status page %s: %w", where, err)
 	}
 	return Result{Incidents: incs, Bytes: len(body),
 		Validators: Validators{ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified")}}, nil
+}
+
+// client is one fetch's HTTP client, guarded by g at every dial and
+// redirect; done releases it.
+func (f *Fetcher) client(g guard) (*http.Client, func()) {
+	tr := &http.Transport{
+		Proxy:                 nil,
+		DialContext:           g.dial,
+		TLSClientConfig:       f.TLS,
+		DisableKeepAlives:     true,
+		ForceAttemptHTTP2:     true,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: DefaultTimeout,
+	}
+	c := &http.Client{Transport: tr, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if err := checkRedirect(req, via); err != nil {
+			return err
+		}
+		// The target's host is judged before it is asked anything.
+		_, err := g.resolve(req.Context(), req.URL.Hostname())
+		return err
+	}}
+	return c, tr.CloseIdleConnections
 }
 
 // MaxRedirects bounds the redirects a fetch follows.
@@ -142,7 +214,7 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 		return fmt.Errorf("more than %d redirects", MaxRedirects)
 	}
 	if via[0].URL.Scheme == "https" && req.URL.Scheme != "https" {
-		return fmt.Errorf("redirected from https to %s (%s)", req.URL.Scheme, req.URL.Redacted())
+		return fmt.Errorf("redirected from https to %s (%s)", req.URL.Scheme, shown(req.URL))
 	}
 	return nil
 }

@@ -35,6 +35,13 @@ func page(t *testing.T, file, ctype string) (*httptest.Server, *atomic.Int32) {
 	return srv, &full
 }
 
+// local is a page on a test server: on 127.0.0.1, so allowed explicitly
+// (provider_status_page.allow_private), as the terms must for any page
+// inside a network.
+func local(url string, format terms.StatusFormat) *terms.ProviderPage {
+	return &terms.ProviderPage{URL: url, Format: format, AllowPrivate: true}
+}
+
 func TestFetchEachFormatConditionally(t *testing.T) {
 	for _, c := range []struct {
 		format       terms.StatusFormat
@@ -49,7 +56,7 @@ func TestFetchEachFormatConditionally(t *testing.T) {
 		t.Run(string(c.format), func(t *testing.T) {
 			srv, full := page(t, c.file, c.ctype)
 			f := &Fetcher{UserAgent: "gpusla-test"}
-			res, err := f.Fetch(context.Background(), srv.URL+"/"+c.file, c.format, Validators{})
+			res, err := f.Fetch(context.Background(), local(srv.URL+"/"+c.file, c.format), Validators{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -62,7 +69,7 @@ func TestFetchEachFormatConditionally(t *testing.T) {
 			}
 			// Sent back, either validator gets a 304 and nothing to parse.
 			for _, v := range []Validators{res.Validators, {ETag: `W/"v1"`}, {LastModified: res.Validators.LastModified}} {
-				again, err := f.Fetch(context.Background(), srv.URL+"/"+c.file, c.format, v)
+				again, err := f.Fetch(context.Background(), local(srv.URL+"/"+c.file, c.format), v)
 				if err != nil || !again.NotModified || again.Incidents != nil || again.Validators != v {
 					t.Fatalf("conditional fetch with %+v: %+v, %v", v, again, err)
 				}
@@ -100,7 +107,7 @@ func TestFetchRefuses(t *testing.T) {
 		format terms.StatusFormat
 		msg    string
 	}{
-		{"/500", terms.FormatStatuspage, `HTTP 500 Internal Server Error: "upstream exploded"`},
+		{"/500", terms.FormatStatuspage, `HTTP 500 Internal Server Error`},
 		{"/big", terms.FormatStatuspage, "2048 bytes announced, more than the 1024"},
 		{"/big-chunked", terms.FormatStatuspage, "body larger than the 1024 bytes"},
 		{"/slow", terms.FormatStatuspage, "no answer within 200ms"},
@@ -108,12 +115,15 @@ func TestFetchRefuses(t *testing.T) {
 		{"/html", terms.FormatAtom, "root is <html>"},
 		{"/html", terms.FormatStatuspage, "not JSON"},
 	} {
-		_, err := f.Fetch(context.Background(), srv.URL+c.path, c.format, Validators{})
+		_, err := f.Fetch(context.Background(), local(srv.URL+c.path, c.format), Validators{})
 		if err == nil || !strings.Contains(err.Error(), c.msg) || !strings.Contains(err.Error(), srv.URL+c.path) {
 			t.Errorf("%s (%s): got %v, want the URL and %q", c.path, c.format, err, c.msg)
 		}
+		if err != nil && strings.Contains(err.Error(), "upstream exploded") {
+			t.Errorf("%s: the error carries the answer's body: %v", c.path, err)
+		}
 	}
-	if _, err := Parse("html", nil); err == nil || !strings.Contains(err.Error(), `"html"`) {
+	if _, err := Parse("html", nil, nil); err == nil || !strings.Contains(err.Error(), `"html"`) {
 		t.Errorf("unknown format: %v", err)
 	}
 }
@@ -151,19 +161,40 @@ func TestFetchRedirects(t *testing.T) {
 	}))
 	defer srv.Close()
 	f := &Fetcher{}
-	if res, err := f.Fetch(context.Background(), srv.URL+"/moved", terms.FormatRSS, Validators{}); err != nil || len(res.Incidents) != 3 {
+	if res, err := f.Fetch(context.Background(), local(srv.URL+"/moved", terms.FormatRSS), Validators{}); err != nil || len(res.Incidents) != 3 {
 		t.Fatalf("a moved page: %v, %v", res, err)
 	}
-	if _, err := f.Fetch(context.Background(), srv.URL+"/loop", terms.FormatRSS, Validators{}); err == nil || !strings.Contains(err.Error(), "more than 5 redirects") {
+	if _, err := f.Fetch(context.Background(), local(srv.URL+"/loop", terms.FormatRSS), Validators{}); err == nil || !strings.Contains(err.Error(), "more than 5 redirects") {
 		t.Fatalf("a redirect loop: %v", err)
 	}
 	tls := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, srv.URL+"/history.rss", http.StatusFound)
 	}))
 	defer tls.Close()
-	c := tls.Client()
-	c.CheckRedirect = checkRedirect
-	if _, err := (&Fetcher{Client: c}).Fetch(context.Background(), tls.URL+"/x", terms.FormatRSS, Validators{}); err == nil || !strings.Contains(err.Error(), "from https to http") {
+	f = &Fetcher{TLS: tls.Client().Transport.(*http.Transport).TLSClientConfig}
+	if _, err := f.Fetch(context.Background(), local(tls.URL+"/x", terms.FormatRSS), Validators{}); err == nil || !strings.Contains(err.Error(), "from https to http") {
 		t.Fatalf("a downgrade: %v", err)
+	}
+}
+
+// An RSS page of a Chinese provider dates its items in "CST": read in the
+// page's zone (the contract's Asia/Shanghai) it is +08:00, not US Central
+// (issue 27: a 14-hour shift).
+func TestFetchReadsZoneNamesInThePageZone(t *testing.T) {
+	doc := `<rss version="2.0"><channel><item><guid>inc-1</guid><title>GPU 节点不可达</title><pubDate>Mon, 30 Nov 2026 18:15:00 CST</pubDate></item></channel></rss>`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(doc)) }))
+	defer srv.Close()
+	sh, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := local(srv.URL, terms.FormatRSS)
+	page.Zone = sh
+	res, err := (&Fetcher{}).Fetch(context.Background(), page, Validators{})
+	if err != nil || len(res.Incidents) != 1 {
+		t.Fatalf("fetch: %+v %v", res, err)
+	}
+	if got, want := res.Incidents[0].Start, time.Date(2026, 11, 30, 10, 15, 0, 0, time.UTC); !got.Equal(want) {
+		t.Fatalf("started %s, want %s (18:15 China Standard Time)", got, want)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/gpusla/gpusla/infra/provstatus"
 )
@@ -28,7 +29,12 @@ type item struct {
 // the line and field, when the root is not <rss version="2.0">, an item
 // has neither guid nor link, neither title nor description, no pubDate or
 // one in a zone RFC 822 does not define.
-func Parse(data []byte) ([]provstatus.Incident, error) {
+func Parse(data []byte) ([]provstatus.Incident, error) { return ParseIn(data, nil) }
+
+// ParseIn is Parse for a page published from zone: a pubDate's zone name
+// that zone goes by is read as zone (provstatus.ParseRFC822In: "CST"
+// under Asia/Shanghai is +08:00), any other as RFC 822 defines it.
+func ParseIn(data []byte, zone *time.Location) ([]provstatus.Incident, error) {
 	var out []provstatus.Incident
 	n := 0
 	err := provstatus.Feed(format, data, "rss", "", 2, "item", func(line int, d *xml.Decoder, start xml.StartElement) error {
@@ -49,7 +55,7 @@ func Parse(data []byte) ([]provstatus.Incident, error) {
 		if err := d.DecodeElement(&it, &start); err != nil {
 			return provstatus.Errorf(format, line, f, "%v", err)
 		}
-		inc, err := convert(it)
+		inc, err := convert(it, zone)
 		if err != nil {
 			return provstatus.Errorf(format, line, f+"."+err.field, "%s", err.msg)
 		}
@@ -64,7 +70,7 @@ func Parse(data []byte) ([]provstatus.Incident, error) {
 
 type fieldErr struct{ field, msg string }
 
-func convert(it item) (provstatus.Incident, *fieldErr) {
+func convert(it item, zone *time.Location) (provstatus.Incident, *fieldErr) {
 	var out provstatus.Incident
 	out.ID = strings.TrimSpace(it.GUID)
 	field := "guid"
@@ -87,7 +93,7 @@ func convert(it item) (provstatus.Incident, *fieldErr) {
 	if it.PubDate == nil || strings.TrimSpace(*it.PubDate) == "" {
 		return out, &fieldErr{"pubDate", "missing: without it the incident has no time"}
 	}
-	at, err := provstatus.ParseRFC822(strings.TrimSpace(*it.PubDate))
+	at, err := provstatus.ParseRFC822In(strings.TrimSpace(*it.PubDate), zone)
 	if err != nil {
 		return out, &fieldErr{"pubDate", err.Error()}
 	}

@@ -87,19 +87,39 @@ func open(path string, create bool) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
-	err = db.Update(func(tx *bbolt.Tx) error {
+	if err := createBuckets(db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %s: create buckets: %w", path, err)
+	}
+	return &Store{db: db, commit: newGroupCommit(db), now: func() time.Time { return time.Now().UTC() }}, nil
+}
+
+// createBuckets creates the buckets a store lacks (all of them in a new
+// file, those a newer version added in an older one). It writes only when
+// one is missing: every write transaction rewrites a meta page, and an
+// open — refused later by the master key check, or by `verify`, `export`
+// and the other read commands — must leave a complete store's file as it
+// found it.
+func createBuckets(db *bbolt.DB) error {
+	var missing [][]byte
+	if err := db.View(func(tx *bbolt.Tx) error {
 		for _, b := range allBuckets {
+			if tx.Bucket(b) == nil {
+				missing = append(missing, b)
+			}
+		}
+		return nil
+	}); err != nil || len(missing) == 0 {
+		return err
+	}
+	return db.Update(func(tx *bbolt.Tx) error {
+		for _, b := range missing {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open store %s: create buckets: %w", path, err)
-	}
-	return &Store{db: db, commit: newGroupCommit(db), now: func() time.Time { return time.Now().UTC() }}, nil
 }
 
 // errLocked is a store file another process holds open.

@@ -1,6 +1,8 @@
 package bolt
 
 import (
+	"bytes"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -55,5 +57,37 @@ func TestOpenLocked(t *testing.T) {
 	defer s.Close()
 	if _, err := Open(p); err == nil {
 		t.Fatal("second Open of a locked file succeeded")
+	}
+}
+
+// Opening a complete store writes nothing: the file is byte for byte what
+// it was (every write transaction rewrites a meta page; the open used to
+// make one each time, a refused or read-only use of the store too).
+func TestOpenWritesNothing(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "gpusla.db")
+	s, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateNode(t.Context(), store.Node{ID: "gz-01", Provider: "acme", Contract: "c", GPUCount: 8}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	before, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, open := range []func(string) (*Store, error){Open, OpenExisting} {
+		s, err := open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.GetNode(t.Context(), "gz-01"); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		if after, _ := os.ReadFile(p); !bytes.Equal(before, after) {
+			t.Fatal("opening the store rewrote its file")
+		}
 	}
 }
