@@ -20,7 +20,7 @@ func ScorecardPDF(w io.Writer, sc *scorecard.Scorecard, lang i18n.Lang) error {
 	pw := newPDFWriter(title, sc.AsOf, p)
 	pw.f.AddPage()
 	pw.text(18, "B", title)
-	pw.text(8, "", p.T("As of %s; %d events read. Each cell: the measured figure, its rank among the providers with enough observations (1 = best) and n, the observations it rests on; a figure with too few is marked so and not ranked. No single score.",
+	pw.text(8, "", p.T("As of %s; %d events read. Each cell: the measured figure, its rank among the providers with enough observations on at least 3 machines (1 = best; figures closer than the figure's minimum meaningful difference tie) and n, the observations it rests on; a figure with too few is marked so and not ranked, and ≥ marks one that cases still unfinished can only raise. No single score.",
 		p.Stamp(sc.AsOf), sc.Events))
 	for _, w := range scorecardWarnings(p, sc) {
 		pw.text(8, "B", w)

@@ -128,7 +128,7 @@ func (h *Handler) scorecardView(ctx context.Context, pr *i18n.Printer, p *Page, 
 	}
 	v := &ScoreView{Title: pr.ScorecardTitle(best.From, best.To), From: best.From, To: best.To,
 		AsOf: pr.Zoned(bestAt, loc), Zone: loc.String(),
-		Note: pr.T("As of %s; %d events read. Each cell: the measured figure, its rank among the providers with enough observations (1 = best) and n, the observations it rests on; a figure with too few is marked so and not ranked. No single score.",
+		Note: pr.T("As of %s; %d events read. Each cell: the measured figure, its rank among the providers with enough observations on at least 3 machines (1 = best; figures closer than the figure's minimum meaningful difference tie) and n, the observations it rests on; a figure with too few is marked so and not ranked, and ≥ marks one that cases still unfinished can only raise. No single score.",
 			pr.Zoned(bestAt, loc), best.Events)}
 	dir := path.Dir(bestDir.name)
 	for _, o := range objs {

@@ -45,7 +45,7 @@ var zhScorecard = map[string]string{
 	"burn throughput of fleet median":   "压测吞吐占集群中位数",
 	// The scorecard's own PDF and the status page's scorecard tab.
 	"Provider scorecard %s to %s": "供应商评分卡 %s 至 %s",
-	"As of %s; %d events read. Each cell: the measured figure, its rank among the providers with enough observations (1 = best) and n, the observations it rests on; a figure with too few is marked so and not ranked. No single score.": "截至 %s；读取 %d 个事件。每格为实测指标、在观测足够的供应商之间的排名（1 = 最好）以及 n（该指标所依据的观测数）；观测过少的指标会注明且不参与排名。没有综合总分。",
+	"As of %s; %d events read. Each cell: the measured figure, its rank among the providers with enough observations on at least 3 machines (1 = best; figures closer than the figure's minimum meaningful difference tie) and n, the observations it rests on; a figure with too few is marked so and not ranked, and ≥ marks one that cases still unfinished can only raise. No single score.": "截至 %s；读取 %d 个事件。每格为实测指标、在至少 3 台机器上观测足够的供应商之间的排名（1 = 最好；差距小于该指标最小有意义差值的视为并列）以及 n（该指标所依据的观测数）；观测过少的指标会注明且不参与排名，≥ 表示尚未完成的案例只会使其变大。没有综合总分。",
 	"No node was in service in these months.":                   "这些月份内没有投入服务的节点。",
 	"Provider scorecard %s to %s (%d providers compared): `%s`": "供应商评分卡 %s 至 %s（对比 %d 家供应商）：`%s`",
 	"Comparison":       "对比",

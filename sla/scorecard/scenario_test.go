@@ -106,7 +106,7 @@ func at(s string) time.Time {
 
 func (l *logW) register(node, contract, ordered string) {
 	l.add(events.Event{Type: events.TypeNodeRegistered, Node: node, Contract: contract, OrderedAt: at(ordered),
-		Hardware: &events.Hardware{GPUModel: "H200", GPUCount: 8}})
+		Hardware: &events.Hardware{GPUModel: "H200 SXM", GPUCount: 8}})
 }
 
 // run is minute heartbeats from a to b, as the backend exports them.
@@ -133,7 +133,7 @@ func (l *logW) ticket(id, node, opened, responded string) {
 	l.add(events.Event{Type: events.TypeProviderResponded, Ticket: id, At: at(responded)})
 }
 
-// scenario: two providers, three 8-GPU H200 nodes each, March 2026.
+// scenario: two providers, three 8-GPU H200 SXM nodes each, March 2026.
 func scenario(t *testing.T) *logW {
 	l := newLog(t)
 	// Alpha: delivered 0.5 h, 1 h and 3 h after the order (target 2 h).
@@ -401,6 +401,14 @@ func TestScenarioTwoProviders(t *testing.T) {
 	want(t, "Beta share of fleet", b.Performance.ShareOfFleet, 1, 3)
 	wantRank(t, "Alpha share of fleet", a.Performance.ShareOfFleet, 1, 2)
 	wantRank(t, "Beta share of fleet", b.Performance.ShareOfFleet, 1, 2)
+	// Against the spec database's H200 SXM: a healthy card burns FP32 at
+	// 65.3 TFLOP/s, the datasheet says 66.9. Alpha's GPUs 60 / 65.3 =
+	// 91.88 % of a healthy card, 89.69 % of the datasheet; Beta's median
+	// of 60, 60, 50 the same: a tie.
+	want(t, "Alpha share of healthy", a.Performance.ShareOfHealthy, 60/65.3, 3)
+	want(t, "Beta share of healthy", b.Performance.ShareOfHealthy, 60/65.3, 3)
+	want(t, "Alpha share of datasheet", a.Performance.ShareOfDatasheet, 60/66.9, 3)
+	wantRank(t, "Beta share of healthy", b.Performance.ShareOfHealthy, 1, 2)
 
 	// The comparison table holds the same figures.
 	if len(sc.Table.Rows) != 2 || len(sc.Table.Rows[0].Cells) != len(sc.Table.Columns) || math.Abs(*sc.Table.Rows[0].Cells[0].Value-2.6) > 1e-9 {
