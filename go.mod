@@ -36,7 +36,6 @@ require (
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.47.0
 	golang.org/x/text v0.44.0
-	golang.org/x/time v0.16.0
 )
 
 require (

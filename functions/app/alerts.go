@@ -69,19 +69,24 @@ const (
 	delivered attemptResult = iota
 	failed                  // the channel refused or did not answer: retry later
 	taken                   // another sender claimed it first, or it is gone
+	// notSent: the notifier sent nothing (its limit was used up, or it was
+	// told to yield: notify.ErrNotSent); the attempt is given back, so it
+	// is neither counted nor waited for.
+	notSent
 )
 
 // attempt claims one delivery attempt of rec with a versioned write, then
 // delivers it; it returns the record as stored afterwards.
-func (s *Service) attempt(ctx context.Context, rec store.AlertRecord) (store.AlertRecord, attemptResult) {
-	prev := rec.Version
+// after is how long the channel's own limit stays used up (notSent only).
+func (s *Service) attempt(ctx context.Context, rec store.AlertRecord) (_ store.AlertRecord, _ attemptResult, after time.Duration) {
+	prev, before := rec.Version, rec.LastAttemptAt
 	rec.Attempts++
 	rec.LastAttemptAt = s.Now()
 	if err := s.store.UpdateAlert(ctx, rec, prev); err != nil {
-		return rec, taken
+		return rec, taken, 0
 	}
 	rec.Version = prev + 1
-	return s.deliver(ctx, rec)
+	return s.deliver(ctx, rec, before)
 }
 
 // apply derives the incident records of committed transitions and alerts
@@ -266,6 +271,7 @@ func (s *Service) alert(ctx context.Context, n store.Node, t incident.Transition
 		a.Kind = notify.AlertReclassified
 		key = notify.AlertKind(string(notify.AlertReclassified) + ":" + t.Cause)
 	}
+	s.inContractWords(ctx, n, inc, t.Op, &a)
 	now := at
 	channels := s.alertChannels(n.Contract, a)
 	if len(channels) == 0 {
@@ -302,12 +308,15 @@ func (s *Service) claimAndSend(ctx context.Context, rec store.AlertRecord) {
 		s.queue(rec)
 		return
 	}
-	s.deliver(ctx, rec)
+	s.deliver(ctx, rec, time.Time{})
 }
 
 // deliver sends a claimed alert record on its channel and records the
-// outcome; the attempt is cut off after attemptTimeout.
-func (s *Service) deliver(ctx context.Context, rec store.AlertRecord) (store.AlertRecord, attemptResult) {
+// outcome; the attempt is cut off after attemptTimeout. When the notifier
+// sent nothing (notify.ErrNotSent) the attempt is given back: Attempts and
+// LastAttemptAt (before it) as they were, the reason in LastErr. The
+// outcome is written even when ctx is done: what was sent is known.
+func (s *Service) deliver(ctx context.Context, rec store.AlertRecord, before time.Time) (_ store.AlertRecord, _ attemptResult, after time.Duration) {
 	a := rec.Alert
 	if open := openingAlert(a.IncidentKind); rec.Kind != open {
 		if first, err := s.store.GetAlert(ctx, rec.Node, rec.IncidentID, open, rec.Channel); err == nil {
@@ -328,9 +337,16 @@ func (s *Service) deliver(ctx context.Context, rec store.AlertRecord) (store.Ale
 		// The channels redact their own errors; this is the second line,
 		// for a channel that forgot: last_error is answered to API keys.
 		err = notify.Redact(err)
+	}
+	switch {
+	case errors.Is(err, notify.ErrNotSent):
+		rec.LastErr, res = err.Error(), notSent
+		rec.Attempts, rec.LastAttemptAt, after = rec.Attempts-1, before, notify.RetryAfter(err)
+		log.Info("alert not sent yet; it stays first in line", "err", err)
+	case err != nil:
 		rec.LastErr, res = err.Error(), failed
 		log.Warn("alert not delivered; it is retried", "attempt", rec.Attempts, "err", err)
-	} else {
+	default:
 		rec.SentAt, rec.LastErr = s.Now(), ""
 		if rec.Thread == "" {
 			rec.Thread = thread
@@ -340,10 +356,10 @@ func (s *Service) deliver(ctx context.Context, rec store.AlertRecord) (store.Ale
 		}
 		log.Info("alert sent")
 	}
-	if err := s.store.UpdateAlert(ctx, rec, prev); err != nil {
+	if err := s.store.UpdateAlert(context.WithoutCancel(ctx), rec, prev); err != nil {
 		log.Error("record alert outcome", "err", err)
-		return rec, res
+		return rec, res, after
 	}
 	rec.Version = prev + 1
-	return rec, res
+	return rec, res, after
 }

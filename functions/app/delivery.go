@@ -3,10 +3,10 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/notify/chantext"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/delivery"
 	"github.com/gpusla/gpusla/sla/terms"
@@ -101,8 +101,9 @@ func (s *Service) alertDeliveryOverdue(ctx context.Context, n store.Node, v deli
 	id := DeliveryID(n)
 	a := notify.Alert{Kind: notify.AlertDeliveryOverdue, Node: n.ID, Provider: n.Provider, IncidentID: id,
 		IncidentKind: notify.DeliveryKind, Since: n.OrderedAt, Until: v.Due, Duration: tm.Delivery.Within,
-		Detail: fmt.Sprintf("Ordered %s; the contract (%s) promises delivery — the %s — within %s, by %s. Not delivered yet: %s late so far.",
-			stamp(n.OrderedAt), tm.Contract, delivery.What(tm.Delivery), tm.Delivery.Within, stamp(v.Due), v.Late.Round(time.Second))}
+	}
+	a.Lang, a.Zone = contractWords(tm)
+	a.Detail = chantext.DeliveryOverdueText(a.Lang, a.Zone, n.OrderedAt, tm.Contract, delivery.What(tm.Delivery), tm.Delivery.Within, v.Due, v.Late)
 	s.alertOnce(ctx, n, a)
 }
 
@@ -120,8 +121,9 @@ func (s *Service) alertDelivered(ctx context.Context, n store.Node, delivered ti
 	}
 	a := notify.Alert{Kind: notify.AlertDelivered, Node: n.ID, Provider: n.Provider, IncidentID: DeliveryID(n),
 		IncidentKind: notify.DeliveryKind, Since: n.OrderedAt, Until: delivered, Duration: v.Late,
-		Detail: fmt.Sprintf("Delivered at %s (the %s), %s after the order; the contract (%s) promises %s: %s late.",
-			stamp(delivered), delivery.What(tm.Delivery), v.Took.Round(time.Second), tm.Contract, tm.Delivery.Within, v.Late.Round(time.Second))}
+	}
+	a.Lang, a.Zone = contractWords(tm)
+	a.Detail = chantext.DeliveredText(a.Lang, a.Zone, delivered, delivery.What(tm.Delivery), v.Took, tm.Contract, tm.Delivery.Within, v.Late)
 	s.alertOnce(ctx, n, a)
 }
 
@@ -145,5 +147,3 @@ func (s *Service) alertOnce(ctx context.Context, n store.Node, a notify.Alert) {
 			LastAttemptAt: now, Attempts: 1, Alert: a})
 	})
 }
-
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }

@@ -137,7 +137,7 @@ func TestDeliveryIsWatched(t *testing.T) {
 			}
 			over := only(t, w.notif, notify.AlertDeliveryOverdue)
 			if over.IncidentKind != notify.DeliveryKind || !over.Until.Equal(t0.Add(30*time.Minute)) || over.Duration != 90*time.Minute ||
-				!strings.Contains(over.Detail, "1m0s late so far") {
+				!strings.Contains(over.Detail, "1 minute late so far") {
 				t.Errorf("overdue alert %+v", over)
 			}
 

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
 )
 
@@ -101,9 +102,10 @@ func (r *runAlerts) list() []store.AlertRecord {
 
 // retryAlerts delivers pending alerts (claimed in this run, never
 // attempted, or last attempted alertRetry ago), each group in claim order,
-// stopping a group at its first alert that is not delivered. With a sender
-// running it only has the sender read the store again, so the watchdog
-// never waits on a channel.
+// stopping a group at its first alert that is not delivered, urgent heads
+// first (outbox.next); a channel whose own limit is used up is left for the
+// next run. With a sender running it only has the sender read the store
+// again, so the watchdog never waits on a channel.
 func (s *Service) retryAlerts(ctx context.Context, claimed []store.AlertRecord) error {
 	if s.senderRunning.Load() {
 		s.out.reloadSoon()
@@ -113,98 +115,26 @@ func (s *Service) retryAlerts(ctx context.Context, claimed []store.AlertRecord) 
 	if err != nil {
 		return err
 	}
+	run := newOutbox()
+	run.load(mergeAlerts(pending, claimed), run.gen)
 	now := s.Now()
-	stopped := map[alertGroup]bool{}
-	for _, rec := range mergeAlerts(pending, claimed) {
-		g := groupOf(rec)
-		if stopped[g] {
-			continue
+	limited := map[string]bool{}
+	lanes := func(ch string) (time.Time, bool) { return time.Time{}, !limited[ch] }
+	for ctx.Err() == nil {
+		rec, at, ok := run.next(s.dueAt, now, lanes)
+		if !ok || now.Before(at) {
+			return nil // the rest failed a moment ago, or are in flight
 		}
-		at, givenUp := s.dueAt(rec)
-		if givenUp || !rec.SentAt.IsZero() {
-			continue
-		}
-		if now.Before(at) {
-			stopped[g] = true // failed a moment ago, or in flight: the rest wait behind it
-			continue
-		}
-		if _, res := s.attempt(ctx, rec); res != delivered {
-			stopped[g] = true
+		switch _, res, _ := s.attempt(ctx, rec); res {
+		case delivered:
+			run.pop(rec)
+		case notSent:
+			limited[rec.Channel] = true
+		default:
+			run.dropGroup(rec)
 		}
 	}
 	return nil
-}
-
-// SendAlerts defers alerts (DeferAlerts) and delivers them from one sender
-// goroutine until ctx is done: each group in claim order, a failed alert
-// retried alertRetry later with the rest of its group behind it. Records
-// it does not hold (past outboxSize, from an earlier run of the process,
-// or left to the watchdog) it reads from the store, before sending any
-// other. wait returns once the sender has stopped (before the store
-// closes); an attempt under way then is finished and recorded. `gpusla
-// serve`.
-func (s *Service) SendAlerts(ctx context.Context) (wait func()) {
-	s.deferAlerts.Store(true)
-	s.out.reloadSoon() // what an earlier run left pending goes first
-	s.senderRunning.Store(true)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer s.senderRunning.Store(false)
-		for {
-			if gen, ok := s.out.needsReload(); ok {
-				if pending, err := s.store.ListPendingAlerts(ctx); err != nil {
-					s.log.Error("alert outbox: list pending alerts", "err", err)
-				} else {
-					s.out.load(pending, gen)
-				}
-			}
-			rec, at, ok := s.out.next(s.dueAt)
-			if ok && !s.Now().Before(at) {
-				// A send under way finishes (and is recorded) at shutdown.
-				s.sendHead(context.WithoutCancel(ctx), rec)
-				continue
-			}
-			var timer <-chan time.Time
-			var t *time.Timer
-			if ok {
-				t = time.NewTimer(at.Sub(s.Now()))
-				timer = t.C
-			}
-			select {
-			case <-ctx.Done():
-			case <-s.out.wake:
-			case <-timer:
-			}
-			if t != nil {
-				t.Stop()
-			}
-			if ctx.Err() != nil {
-				return
-			}
-		}
-	}()
-	return func() { <-done }
-}
-
-// sendHead attempts the oldest pending alert of its group and moves the
-// group on: past it when delivered (or sent by someone else), to its retry
-// time when not.
-func (s *Service) sendHead(ctx context.Context, rec store.AlertRecord) {
-	stored, res := s.attempt(ctx, rec)
-	if res == taken {
-		fresh, err := s.store.GetAlert(ctx, rec.Node, rec.IncidentID, rec.Kind, rec.Channel)
-		if err != nil || !fresh.SentAt.IsZero() {
-			s.out.pop(rec)
-			return
-		}
-		stored = fresh
-	}
-	if res == delivered {
-		s.out.pop(rec)
-		return
-	}
-	s.out.replace(stored)
 }
 
 // queue hands a claimed, never attempted record to the sender, if one
@@ -360,23 +290,71 @@ func (o *outbox) load(pending []store.AlertRecord, gen uint64) {
 	}
 }
 
-// next returns the group head that is due first, with when it is due;
-// heads given up are dropped on the way.
-func (o *outbox) next(dueAt func(store.AlertRecord) (time.Time, bool)) (store.AlertRecord, time.Time, bool) {
+// laneState says of a channel from when a send may start on it (its own
+// limit used up until then) and whether it is free (no send of its own
+// under way).
+type laneState func(channel string) (from time.Time, free bool)
+
+// next returns the group head to send next, of those whose channel is
+// free: the ones due by now first, and of those the urgent ones
+// (notify.Urgent) before routine ones, so a wake-up alert never queues
+// behind notices on its channel; then the earliest due, then claim order.
+// at is when it is due (its retry time, or its channel's). Heads given up
+// are dropped on the way.
+func (o *outbox) next(dueAt func(store.AlertRecord) (time.Time, bool), now time.Time, lanes laneState) (best store.AlertRecord, bestAt time.Time, found bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	var best store.AlertRecord
-	var bestAt time.Time
+	o.eachHeadLocked(dueAt, func(head store.AlertRecord, at time.Time) {
+		from, free := lanes(head.Channel)
+		if !free {
+			return
+		}
+		if from.After(at) {
+			at = from
+		}
+		if !found || sendsBefore(head, at, best, bestAt, now) {
+			best, bestAt, found = head, at, true
+		}
+	})
+	return best, bestAt, found
+}
+
+// sendsBefore orders two heads for next.
+func sendsBefore(a store.AlertRecord, aAt time.Time, b store.AlertRecord, bAt time.Time, now time.Time) bool {
+	if ra, rb := !aAt.After(now), !bAt.After(now); ra != rb {
+		return ra
+	} else if ra {
+		if ua, ub := notify.Urgent(a.Alert), notify.Urgent(b.Alert); ua != ub {
+			return ua
+		}
+	}
+	if !aAt.Equal(bAt) {
+		return aAt.Before(bAt)
+	}
+	return claimOrder(a, b) < 0
+}
+
+// urgentWaiting says whether an urgent head on channel is due by now (the
+// sender then has a routine send still waiting on that channel yield).
+func (o *outbox) urgentWaiting(dueAt func(store.AlertRecord) (time.Time, bool), now time.Time, channel string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	found := false
+	o.eachHeadLocked(dueAt, func(head store.AlertRecord, at time.Time) {
+		found = found || head.Channel == channel && notify.Urgent(head.Alert) && !at.After(now)
+	})
+	return found
+}
+
+// eachHeadLocked calls f with every group's head that may be sent (not
+// held back) and when it is due, dropping heads given up or sent.
+func (o *outbox) eachHeadLocked(dueAt func(store.AlertRecord) (time.Time, bool), f func(head store.AlertRecord, at time.Time)) {
 	for g, q := range o.groups {
 		for len(q) > 0 {
 			at, givenUp := dueAt(q[0])
 			if !givenUp && q[0].SentAt.IsZero() {
-				if o.heldBackLocked(q[0]) {
-					break // its release wakes the sender
-				}
-				if !found || at.Before(bestAt) || at.Equal(bestAt) && claimOrder(q[0], best) < 0 {
-					best, bestAt, found = q[0], at, true
+				if !o.heldBackLocked(q[0]) { // else its release wakes the sender
+					f(q[0], at)
 				}
 				break
 			}
@@ -389,7 +367,15 @@ func (o *outbox) next(dueAt func(store.AlertRecord) (time.Time, bool)) (store.Al
 			o.groups[g] = q
 		}
 	}
-	return best, bestAt, found
+}
+
+// dropGroup forgets rec's group (a watchdog run stops it at a failure).
+func (o *outbox) dropGroup(rec store.AlertRecord) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	g := groupOf(rec)
+	o.n -= len(o.groups[g])
+	delete(o.groups, g)
 }
 
 // pop removes rec, its group's head.

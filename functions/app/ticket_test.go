@@ -200,8 +200,13 @@ func TestTicketTimingScenarios(t *testing.T) {
 					t.Errorf("replacement %+v, want due %s", tim.Replacement, c.otherDue(t).In(tm.Calendar.Loc))
 				}
 			}
-			// The opened notice tells people the same deadline, in the contract's zone.
-			if n := tk.Notices[0]; !strings.Contains(n.Text, tim.Response.Deadline.In(tm.Calendar.Loc).Format("2006-01-02 15:04:05 MST")) {
+			// The opened notice tells people the same deadline, in the
+			// contract's zone and language (issue 29: written as its documents).
+			layout := "2006-01-02 15:04:05"
+			if tm.Paperwork.Lang == "zh" {
+				layout = "2006年1月2日 15:04:05"
+			}
+			if n := tk.Notices[0]; !strings.Contains(n.Text, tim.Response.Deadline.In(tm.Calendar.Loc).Format(layout)) {
 				t.Errorf("opened notice does not show the response deadline: %s", n.Text)
 			}
 		})
@@ -221,7 +226,7 @@ func TestNeverAnsweredBreachesAtDeadline(t *testing.T) {
 		t.Fatalf("first watch: %+v, want only the opened notice sent", res)
 	}
 	thread := w.notif.TicketsSent()[0]
-	if thread.Kind != notify.TicketOpened || thread.Thread != "" || !strings.Contains(thread.Text, "2026-03-14 00:20:00 CST") {
+	if thread.Kind != notify.TicketOpened || thread.Thread != "" || !strings.Contains(thread.Text, "2026年3月14日 00:20:00（北京时间）") {
 		t.Fatalf("opened notice: %+v", thread)
 	}
 
@@ -257,12 +262,12 @@ func TestNeverAnsweredBreachesAtDeadline(t *testing.T) {
 		t.Fatalf("%d messages, want opened, warning, breached", len(sent))
 	}
 	warn, breach := sent[1], sent[2]
-	if warn.Kind != notify.TicketWarning || warn.Thread != "thread-1" || !strings.Contains(warn.Text, "6m left of 30m") {
+	if warn.Kind != notify.TicketWarning || warn.Thread != "thread-1" || !strings.Contains(warn.Text, "剩余 6分钟，时限 30分钟") {
 		t.Errorf("warning: %+v", warn)
 	}
 	if breach.Kind != notify.TicketBreached || breach.Thread != "thread-1" ||
-		!strings.Contains(breach.Text, "BREACHED — it was due 2026-03-14 00:20:00 CST") ||
-		!strings.Contains(breach.Text, "off-hours (workday)") || !strings.Contains(breach.Text, "ACME-7") {
+		!strings.Contains(breach.Text, "首次响应时限已违约 — 截止时间为 2026年3月14日 00:20:00（北京时间）") || strings.Contains(breach.Text, ":rotating_light:") ||
+		!strings.Contains(breach.Text, "非工作时间（工作日）") || !strings.Contains(breach.Text, "ACME-7") {
 		t.Errorf("breach: %+v", breach)
 	}
 
@@ -275,7 +280,7 @@ func TestNeverAnsweredBreachesAtDeadline(t *testing.T) {
 	}
 	w.watch()
 	last := w.notif.TicketsSent()[len(w.notif.TicketsSent())-1]
-	if last.Kind != notify.TicketRecorded || last.Thread != "thread-1" || !strings.Contains(last.Text, "first response target BREACHED: 7m late (due 2026-03-14 00:20:00 CST)") {
+	if last.Kind != notify.TicketRecorded || last.Thread != "thread-1" || !strings.Contains(last.Text, "首次响应时限已违约：超时 7分钟（截止 2026年3月14日 00:20:00（北京时间））") {
 		t.Fatalf("recorded notice: %+v", last)
 	}
 }

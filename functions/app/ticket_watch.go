@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/notify/chantext"
 	"github.com/gpusla/gpusla/infra/store"
-	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/terms"
 	"github.com/gpusla/gpusla/sla/ticket"
 )
@@ -163,6 +162,9 @@ func (d *TicketDesk) Flush(ctx context.Context, id string) (int, error) {
 		}
 		m := notify.TicketMessage{Kind: notify.TicketKind(next.Kind), Ticket: t.ID, Node: t.Node, Provider: t.Provider,
 			Opened: t.Opened, Text: next.Text, Thread: t.Thread}
+		if _, tm, err := d.Timing(&t, now); err == nil {
+			m.Lang, m.Zone = contractWords(tm) // the text's own, so the robot shows one clock
+		}
 		var (
 			mu      sync.Mutex
 			okTo    []string
@@ -262,147 +264,41 @@ func (d *TicketDesk) markSent(ctx context.Context, id, key, thread string, okTo 
 	return errTooContended("mark notice sent on " + id)
 }
 
-// ---- message texts (what people read in the ticket's thread)
+// ---- message texts (what people read in the ticket's thread): written
+// in infra/notify/chantext, in the contract's language and on its clock.
 
-func local(t time.Time, tm *terms.Terms) string {
-	return t.In(tm.Calendar.Loc).Format("2006-01-02 15:04:05 MST")
+// contractWords are the language and zone a contract's messages are
+// written in (report.lang, timezone).
+func contractWords(tm *terms.Terms) (lang, zone string) {
+	lang, zone = tm.Paperwork.Lang, "UTC"
+	if tm.Calendar != nil && tm.Calendar.Loc != nil {
+		zone = tm.Calendar.Loc.String()
+	}
+	return lang, zone
 }
 
-func human(d time.Duration) string {
-	d = d.Round(time.Second)
-	if d < 0 {
-		d = -d
-	}
-	h := int(d / time.Hour)
-	m := int(d % time.Hour / time.Minute)
-	s := int(d % time.Minute / time.Second)
-	var b strings.Builder
-	if h > 0 {
-		fmt.Fprintf(&b, "%dh", h)
-	}
-	if m > 0 || (h > 0 && s > 0) {
-		fmt.Fprintf(&b, "%dm", m)
-	}
-	if s > 0 || b.Len() == 0 {
-		fmt.Fprintf(&b, "%ds", s)
-	}
-	return b.String()
-}
-
-var targetNames = map[string]string{"response": "first response", "resolution": "resolution", "replacement": "hardware replacement"}
-
-func hoursKind(tim ticket.Timing) string {
-	if tim.OffHours {
-		return fmt.Sprintf("off-hours (%s)", tim.DayKind)
-	}
-	return "business hours"
-}
-
-func clockLine(name string, c *ticket.Clock, tm *terms.Terms) string {
-	if c == nil {
-		return ""
-	}
-	due := "no business time ahead in the calendar"
-	if !c.Deadline.IsZero() {
-		due = "due " + local(c.Deadline, tm)
-	}
-	return fmt.Sprintf("%s %s (%s, %s clock)", targetNames[name], due, human(c.Target), c.Clock)
-}
-
-// retroNote says, of a ticket time recorded later than events.RecordSlack
-// after it, that it was, by whom, and that the report names it: the desk
-// times it as dated, as the report does, and says so where it is seen.
-func retroNote(at, recorded time.Time, by string) string {
-	if !events.Retroactive(at, recorded) {
-		return ""
-	}
-	return fmt.Sprintf(" Recorded %s later by %s: timed as dated, and named in the report's retroactive records.", human(recorded.Sub(at)), orUnknown(by))
+func ticketFacts(t *store.Ticket, tm *terms.Terms) chantext.TicketFacts {
+	return chantext.TicketFacts{ID: t.ID, Node: t.Node, Priority: t.Priority, ProviderRef: t.ProviderRef, Summary: t.Summary,
+		Contract: tm.Contract, Opened: t.Opened, Recorded: t.CreatedAt, By: t.OpenedBy}
 }
 
 func openedText(t *store.Ticket, tim ticket.Timing, tm *terms.Terms) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Ticket %s opened for %s: %s, opened %s — %s.", t.ID, t.Node, t.Priority, local(t.Opened, tm), hoursKind(tim))
-	if t.ProviderRef != "" {
-		fmt.Fprintf(&b, " Provider ref %s.", t.ProviderRef)
-	}
-	if t.Summary != "" {
-		fmt.Fprintf(&b, " %q.", t.Summary)
-	}
-	b.WriteString(retroNote(t.Opened, t.CreatedAt, t.OpenedBy))
-	var lines []string
-	for _, c := range []struct {
-		n string
-		c *ticket.Clock
-	}{{"response", tim.Response}, {"resolution", tim.Resolution}, {"replacement", tim.Replacement}} {
-		if l := clockLine(c.n, c.c, tm); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	if len(lines) > 0 {
-		b.WriteString(" Targets: " + strings.Join(lines, "; ") + ".")
-	} else {
-		fmt.Fprintf(&b, " Contract %s sets no target for %s.", tm.Contract, t.Priority)
-	}
-	return b.String()
+	lang, zone := contractWords(tm)
+	return chantext.TicketOpenedText(lang, zone, ticketFacts(t, tm), tim)
 }
 
 func recordedText(t *store.Ticket, e store.TicketEvent, tim ticket.Timing, tm *terms.Terms) string {
-	var b strings.Builder
-	what := map[string]string{store.EventProviderResponded: "Provider responded", store.EventCustomerReplied: "Customer replied",
-		store.EventResolved: "Resolved", store.EventHardwareReplaced: "Hardware replaced"}[e.Type]
-	fmt.Fprintf(&b, "%s on %s at %s (%s after opening)", what, t.ID, local(e.At, tm), human(e.At.Sub(t.Opened)))
-	if e.AwaitingCustomer {
-		b.WriteString(", waiting for our answer")
-		if tm.Support.PauseAwaitingCustomer {
-			b.WriteString(" — the resolution clock is paused")
-		}
-	}
-	if e.Target != "" {
-		var c *ticket.Clock
-		switch e.Target {
-		case "response":
-			c = tim.Response
-		case "resolution":
-			c = tim.Resolution
-		case "replacement":
-			c = tim.Replacement
-		}
-		if e.Late > 0 {
-			fmt.Fprintf(&b, ". %s target BREACHED: %s late (due %s)", targetNames[e.Target], human(e.Late), local(c.Deadline, tm))
-		} else if c != nil {
-			fmt.Fprintf(&b, ". %s target met: %s of %s", targetNames[e.Target], human(c.Elapsed), human(c.Target))
-		}
-	}
-	b.WriteString("." + retroNote(e.At, e.RecordedAt, e.By))
-	return b.String()
+	lang, zone := contractWords(tm)
+	return chantext.TicketRecordedText(lang, zone, ticketFacts(t, tm), chantext.TicketEvent{Type: e.Type, At: e.At, RecordedAt: e.RecordedAt,
+		By: e.By, AwaitingCustomer: e.AwaitingCustomer, Paused: tm.Support.PauseAwaitingCustomer, Target: e.Target, Late: e.Late}, tim)
 }
 
 func warnText(t *store.Ticket, name string, c *ticket.Clock, tm *terms.Terms) string {
-	left := c.Target - c.Elapsed
-	return fmt.Sprintf(":warning: %s %s (%s, %s): %s due %s — %s left of %s (%.0f %% used). %s",
-		t.ID, t.Node, t.Priority, providerRefOr(t), targetNames[name], local(c.Deadline, tm), human(left), human(c.Target),
-		100*float64(c.Elapsed)/float64(c.Target), nudge(name))
+	lang, zone := contractWords(tm)
+	return chantext.TicketWarningText(lang, zone, ticketFacts(t, tm), name, c)
 }
 
 func breachText(t *store.Ticket, name string, c *ticket.Clock, tim ticket.Timing, tm *terms.Terms) string {
-	return fmt.Sprintf(":rotating_light: %s %s (%s, %s): %s target BREACHED — it was due %s (%s, %s, %s clock); nothing recorded yet.",
-		t.ID, t.Node, t.Priority, providerRefOr(t), targetNames[name], local(c.Deadline, tm), human(c.Target), hoursKind(tim), c.Clock)
-}
-
-func providerRefOr(t *store.Ticket) string {
-	if t.ProviderRef != "" {
-		return "provider ref " + t.ProviderRef
-	}
-	return "no provider ref"
-}
-
-func nudge(name string) string {
-	switch name {
-	case "response":
-		return "Chase the provider; record their answer with the Provider responded button or `/gpusla ticket responded`."
-	case "resolution":
-		return "Escalate with the provider; record the fix with `/gpusla ticket resolved`."
-	default:
-		return "Escalate the replacement with the provider."
-	}
+	lang, zone := contractWords(tm)
+	return chantext.TicketBreachedText(lang, zone, ticketFacts(t, tm), name, c, tim)
 }

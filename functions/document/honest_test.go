@@ -18,11 +18,11 @@ import (
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
-// citedSources are us-example's sources for this test: its target from a
-// primary page, its tiers only from a secondary one.
+// citedSources are us-example's sources for this test: every figure from a
+// primary page but its tiers, only from a secondary one.
 const citedSources = `
 sources:
-  - terms: [uptime.target]
+  - terms: [uptime.target, uptime.unavailable, uptime.minimum_outage, uptime.credit_cap, maintenance, support, hardware_replacement, delivery, claim]
     url: https://aws.amazon.com/compute/sla/
     read: 2026-11-30
     quote: "Instance-Level SLA: 99.5%"
@@ -86,7 +86,7 @@ func TestLeftOutAndUnverifiedInEveryFormat(t *testing.T) {
 	want := map[i18n.Lang][]string{
 		i18n.EN: {"Nodes left out of this report", "This report is partial: 1 nodes are registered under a contract that no terms file given defines",
 			`contract "cn-exmaple" is defined by no terms given (known: us-example)`, "gz-09",
-			"Unverified terms: uptime.tiers. They were taken from a secondary source",
+			"Unverified terms: uptime.tiers. They rest on a secondary source or on none",
 			"Sources: the published text of each term", "https://sla.directory/vendors/aws/", "10% below 99.5%"},
 		i18n.ZH: {"本报告未包含的节点", "本报告不完整：有 1 个节点登记在没有任何给定条款文件定义的合同之下", `没有任何给定的条款文件定义合同 "cn-exmaple"（已有：us-example）`,
 			"未经核实的条款：uptime.tiers。", "依据：各项条款的公开原文", "Instance-Level SLA: 99.5%"},
@@ -111,7 +111,7 @@ func TestLeftOutAndUnverifiedInEveryFormat(t *testing.T) {
 		for _, w := range map[i18n.Lang][]string{
 			i18n.EN: {"left_out_node,contract,reason\ngz-09,cn-exmaple,", "source_contract,terms,url,read,secondary,unverified_terms,quote\n",
 				"us-example,uptime.tiers,https://sla.directory/vendors/aws/,2026-11-29,true,uptime.tiers,10% below 99.5%\n",
-				"us-example,uptime.target,https://aws.amazon.com/compute/sla/,2026-11-30,false,,Instance-Level SLA: 99.5%\n"},
+				"us-example,uptime.target uptime.unavailable uptime.minimum_outage uptime.credit_cap maintenance support hardware_replacement delivery claim,https://aws.amazon.com/compute/sla/,2026-11-30,false,,Instance-Level SLA: 99.5%\n"},
 			i18n.ZH: {"未包含节点,合同,原因\ngz-09,cn-exmaple,", "依据所属合同,条款,网址,查阅日期,第三方资料,未经核实的条款,原文\n"},
 		}[lang] {
 			if !strings.Contains(csvOut.String(), w) {
@@ -258,8 +258,29 @@ func TestUndeliveredNodeIsNotDelivered(t *testing.T) {
 				t.Errorf("%s md lacks %q\n%s", lang, w, buf.String())
 			}
 		}
+		if !strings.Contains(buf.String(), "| va-02 | us-example | 4 × H200 SXM 141GB | "+i18n.New(lang).T("not in service")+" | ") {
+			t.Errorf("%s md: the node table gives the undelivered node an uptime", lang)
+		}
+		if card := "- " + i18n.New(lang).T("uptime claimable") + ": " + i18n.New(lang).T("not in service"); !strings.Contains(buf.String(), card) {
+			t.Errorf("%s md lacks %q", lang, card)
+		}
 		if strings.Contains(buf.String(), "va-02 | delivered") || strings.Contains(buf.String(), "after the order") || strings.Contains(buf.String(), "下单后") {
 			t.Errorf("%s md says the undelivered node was delivered", lang)
+		}
+	}
+}
+
+// A page address is shown as its reader types it: a Chinese path decoded,
+// anything else as given.
+func TestReadableSourceAddress(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://github.com/tencentyun/qcloud-documents/blob/master/product/%E6%9C%8D%E5%8A%A1%E5%8D%8F%E8%AE%AE.md": "https://github.com/tencentyun/qcloud-documents/blob/master/product/服务协议.md",
+		"https://aws.amazon.com/compute/sla/": "https://aws.amazon.com/compute/sla/",
+		"https://example.org/a%ZZ":            "https://example.org/a%ZZ", // not an escape: as given
+		"https://example.org/%FF":             "https://example.org/%FF",  // not UTF-8: as given
+	} {
+		if got := readable(in); got != want {
+			t.Errorf("readable(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -143,8 +143,14 @@ func newDoc(r *report.Report, x Extras) (*doc, error) {
 		Num: []bool{false, false, false, true, true, true, true, true, false, true, true}}
 	for i := range r.Nodes {
 		n := &r.Nodes[i]
-		d.Nodes.add(n.Node, n.Contract, fmt.Sprintf("%d × %s", n.Hardware.GPUCount, n.Hardware.GPUModel), p.Num(n.Uptime.ClaimablePercent, 4),
-			p.Num(n.Uptime.ObservedPercent, 4), p.Num(n.Uptime.TargetPercent, -1), p.Num(float64(len(n.Outages)), 0),
+		// A node never in service this month has no uptime: "100 %" would
+		// say it ran.
+		claimable, observed := p.Num(n.Uptime.ClaimablePercent, 4), p.Num(n.Uptime.ObservedPercent, 4)
+		if !n.Period.InService {
+			claimable, observed = p.T("not in service"), p.T("not in service")
+		}
+		d.Nodes.add(n.Node, n.Contract, fmt.Sprintf("%d × %s", n.Hardware.GPUCount, n.Hardware.GPUModel), claimable,
+			observed, p.Num(n.Uptime.TargetPercent, -1), p.Num(float64(len(n.Outages)), 0),
 			p.Num(float64(breached(n)), 0), p.Word(n.Delivery.Status), p.Num(n.Credit.Percent, -1), p.Money(n.Credit.Amount, n.Currency))
 		d.Nodes.Bad = append(d.Nodes.Bad, []bool{false, false, false, !n.Uptime.Met})
 	}
@@ -350,10 +356,14 @@ func section(p *i18n.Printer, r *report.Report, n *report.Node) (nodeSec, error)
 	if n.Credit.Capped {
 		tier += p.T(", capped from %s %%", p.Num(n.Credit.UncappedPercent, -1))
 	}
+	claimable, observed := p.Num(n.Uptime.ClaimablePercent, 4)+" %", p.Num(n.Uptime.ObservedPercent, 4)+" %"
+	if !n.Period.InService {
+		claimable, observed = p.T("not in service"), p.T("not in service") // no uptime to state
+	}
 	s.Cards = []card{
-		{Label: p.T("uptime claimable"), Value: p.Num(n.Uptime.ClaimablePercent, 4) + " %", Note: p.T("target %s %% — %s", p.Num(n.Uptime.TargetPercent, -1), met),
-			Good: n.Uptime.Met, Bad: !n.Uptime.Met},
-		{Label: p.T("uptime observed"), Value: p.Num(n.Uptime.ObservedPercent, 4) + " %", Note: p.T("%s unreachable or down", p.Secs(n.Uptime.ObservedOutageSeconds))},
+		{Label: p.T("uptime claimable"), Value: claimable, Note: p.T("target %s %% — %s", p.Num(n.Uptime.TargetPercent, -1), met),
+			Good: n.Uptime.Met && n.Period.InService, Bad: !n.Uptime.Met},
+		{Label: p.T("uptime observed"), Value: observed, Note: p.T("%s unreachable or down", p.Secs(n.Uptime.ObservedOutageSeconds))},
 		{Label: p.T("claimable outage"), Value: p.Secs(n.Uptime.ClaimableOutageSeconds), Note: runsNote(p, n.Uptime)},
 		{Label: p.T("delivery"), Value: p.Word(n.Delivery.Status), Note: deliveryNote(p, n.Delivery)},
 		{Label: p.T("charge"), Value: p.Money(n.Billing.Charge, n.Currency), Note: chargeNote(p, n.Billing)},

@@ -2,7 +2,9 @@ package document
 
 import (
 	"io"
+	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/report"
@@ -42,10 +44,20 @@ func sourcesTable(p *i18n.Printer, c *report.Contract) *table {
 	t := &table{Title: p.T("Sources: the published text of each term"), Widths: []float64{18, 26, 10, 36, 10},
 		Head: []string{p.T("terms"), p.T("page"), p.T("read"), p.T("clause as published"), p.T("provider's own text")}}
 	for _, s := range c.Sources {
-		t.add(strings.Join(s.Terms, ", "), s.URL, p.Day(s.Read), s.Quote, p.Yes(!s.Secondary))
+		t.add(strings.Join(s.Terms, ", "), readable(s.URL), p.Day(s.Read), s.Quote, p.Yes(!s.Secondary))
 		t.Bad = append(t.Bad, []bool{false, false, false, false, s.Secondary})
 	}
 	return t
+}
+
+// readable is a page address as its reader types it: the percent-escapes
+// of a path in Chinese (…/%E6%9C%8D…) decoded, the address otherwise as
+// given (the CSV keeps it as given).
+func readable(u string) string {
+	if d, err := url.PathUnescape(u); err == nil && utf8.ValidString(d) {
+		return d
+	}
+	return u
 }
 
 // unverifiedNote is the claim's sentence naming the terms only a secondary
@@ -58,7 +70,7 @@ func unverifiedNote(p *i18n.Printer, c *report.Contract) string {
 	if p.Lang == i18n.ZH {
 		sep = "、"
 	}
-	return p.T("Unverified terms: %s. They were taken from a secondary source, not from the provider's own published text; the figures resting on them are to be checked against the provider's SLA.", strings.Join(c.Unverified, sep))
+	return p.T("Unverified terms: %s. They rest on a secondary source or on none, not on the provider's own published text; the figures resting on them are to be checked against the provider's SLA.", strings.Join(c.Unverified, sep))
 }
 
 // csvLeftOut writes the nodes left out as a table of their own, after a

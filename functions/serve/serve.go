@@ -31,6 +31,7 @@ import (
 	"github.com/gpusla/gpusla/functions/statuspage"
 	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/blob"
+	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store/bolt"
 )
 
@@ -223,7 +224,9 @@ func (c Config) TLS() bool { return c.TLSCert != "" }
 func schedule(ctx context.Context, spec string, tick func(context.Context) (app.WatchdogResult, error), store any, now func() time.Time, job *app.ReportJob, log *slog.Logger) (*cron.Cron, *sync.WaitGroup, error) {
 	sched := cron.New(cron.WithLocation(time.UTC))
 	if _, err := sched.AddFunc(spec, func() {
-		res, err := tick(context.WithoutCancel(ctx))
+		// A run under way finishes at shutdown, but what it would only
+		// wait for (a robot's rate limit) it leaves for the next start.
+		res, err := tick(notify.WithYield(context.WithoutCancel(ctx), ctx))
 		if err != nil {
 			log.Error("watchdog", "err", err)
 			return
@@ -246,7 +249,7 @@ func schedule(ctx context.Context, spec string, tick func(context.Context) (app.
 		return nil, nil, err
 	}
 	reports := func() {
-		if _, err := job.Run(context.WithoutCancel(ctx), time.Now().UTC()); err != nil {
+		if _, err := job.Run(notify.WithYield(context.WithoutCancel(ctx), ctx), time.Now().UTC()); err != nil {
 			log.Error("monthly reports", "err", err)
 		}
 	}

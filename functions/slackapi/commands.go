@@ -3,13 +3,11 @@ package slackapi
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/notify/chantext"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/ticket"
 )
@@ -28,7 +26,7 @@ func (h *Handler) commands(w http.ResponseWriter, r *http.Request) {
 	}
 	cmd, err := ParseCommand(form.Text)
 	if err != nil {
-		writeMessage(w, Message{Text: ":x: " + err.Error() + "\n" + Usage})
+		writeMessage(w, Message{Text: chantext.SlackError(err.Error() + "\n" + Usage)})
 		return
 	}
 	// Slack's 3 s: quick work gets the rest of that budget, no more.
@@ -47,10 +45,10 @@ func (h *Handler) commands(w http.ResponseWriter, r *http.Request) {
 		job := Job{Kind: JobReport, ResponseURL: form.ResponseURL, Month: month}
 		if err := h.queue(ctx, job); err != nil {
 			h.log.Error("slack: queue report", "err", err)
-			writeMessage(w, Message{Text: ":x: could not start the report: " + err.Error()})
+			writeMessage(w, Message{Text: chantext.SlackError("could not start the report: " + err.Error())})
 			return
 		}
-		writeMessage(w, Message{Text: fmt.Sprintf(":hourglass_flowing_sand: Building the report for %s; it will appear here.", month)})
+		writeMessage(w, Message{Text: chantext.SlackBuildingReport(month)})
 	case "scorecard":
 		to := cmd.To
 		if to == "" {
@@ -67,10 +65,10 @@ func (h *Handler) commands(w http.ResponseWriter, r *http.Request) {
 		job := Job{Kind: JobScorecard, ResponseURL: form.ResponseURL, Month: from, To: to}
 		if err := h.queue(ctx, job); err != nil {
 			h.log.Error("slack: queue scorecard", "err", err)
-			writeMessage(w, Message{Text: ":x: could not start the scorecard: " + err.Error()})
+			writeMessage(w, Message{Text: chantext.SlackError("could not start the scorecard: " + err.Error())})
 			return
 		}
-		writeMessage(w, Message{Text: fmt.Sprintf(":hourglass_flowing_sand: Building the provider scorecard %s to %s; it will appear here.", from, to)})
+		writeMessage(w, Message{Text: chantext.SlackBuildingScorecard(from, to)})
 	case "open":
 		tk, _, err := h.desk.Open(ctx, app.OpenRequest{Node: cmd.Node, Priority: cmd.Priority, Category: cmd.Category,
 			ProviderRef: cmd.ProviderRef, Summary: cmd.Summary, By: by(form.UserID, form.UserName)})
@@ -86,7 +84,7 @@ func (h *Handler) commands(w http.ResponseWriter, r *http.Request) {
 			writeMessage(w, h.failure(err))
 			return
 		}
-		writeMessage(w, Message{ResponseType: "in_channel", Text: fmt.Sprintf("Ticket *%s* (%s): provider ref %s.", tk.ID, tk.Node, tk.ProviderRef)})
+		writeMessage(w, Message{ResponseType: "in_channel", Text: h.replies(&tk).Ref(facts(&tk))})
 	default: // responded, replied, resolved, replaced
 		rec, err := h.desk.Record(ctx, cmd.Ticket, app.EventRequest{Type: cmd.Verb, AwaitingCustomer: cmd.Waiting,
 			Key: "slack-cmd:" + form.TriggerID, By: by(form.UserID, form.UserName)})
@@ -121,56 +119,48 @@ func (h *Handler) queue(ctx context.Context, j Job) error {
 func (h *Handler) failure(err error) Message {
 	switch app.ErrorCode(err) {
 	case app.EInvalid, app.EConflict, app.EUnauthorized:
-		return Message{Text: ":x: " + app.ErrorMessage(err)}
+		return Message{Text: chantext.SlackError(app.ErrorMessage(err))}
 	case app.ENotFound:
-		return Message{Text: ":x: " + err.Error() + " — ticket ids look like T-abcd2345; `/gpusla status` lists open ones"}
+		return Message{Text: chantext.SlackNotFound(err)}
 	default:
 		h.log.Error("slack command failed", "err", err)
-		return Message{Text: ":x: internal error; nothing was recorded if this message is all you got — try again"}
+		return Message{Text: chantext.SlackInternal}
 	}
 }
 
-func (h *Handler) loc(t *store.Ticket) *time.Location {
+// replies are the chat texts about t, in its contract's words.
+func (h *Handler) replies(t *store.Ticket) chantext.SlackReplies {
 	if tm, ok := h.desk.Terms()[t.Contract]; ok {
-		return tm.Calendar.Loc
+		zone := "UTC"
+		if tm.Calendar != nil && tm.Calendar.Loc != nil {
+			zone = tm.Calendar.Loc.String()
+		}
+		return chantext.SlackFor(tm.Paperwork.Lang, zone)
 	}
-	return time.UTC
+	return chantext.SlackFor("en", "UTC")
+}
+
+func facts(t *store.Ticket) chantext.TicketFacts {
+	return chantext.TicketFacts{ID: t.ID, Node: t.Node, Priority: t.Priority, ProviderRef: t.ProviderRef, Summary: t.Summary,
+		Contract: t.Contract, Opened: t.Opened, Recorded: t.CreatedAt, By: t.OpenedBy}
+}
+
+// timing is t's timing now; nil when its contract is not loaded.
+func (h *Handler) timing(t *store.Ticket, now time.Time) *ticket.Timing {
+	tim, _, err := h.desk.Timing(t, now)
+	if err != nil {
+		return nil
+	}
+	return &tim
 }
 
 func (h *Handler) openedLine(t *store.Ticket) string {
-	tim, _, err := h.desk.Timing(t, h.desk.Service().Now())
-	if err != nil {
-		return fmt.Sprintf("Ticket *%s* opened for %s (%s).", t.ID, t.Node, t.Priority)
-	}
-	s := fmt.Sprintf("Ticket *%s* opened for *%s* (%s, %s)", t.ID, t.Node, t.Priority, offHours(tim))
-	if tim.Response != nil && !tim.Response.Deadline.IsZero() {
-		s += ": first response due " + tim.Response.Deadline.In(h.loc(t)).Format("Mon 2006-01-02 15:04 MST")
-	}
-	return s + "."
-}
-
-func offHours(tim ticket.Timing) string {
-	if tim.OffHours {
-		return "off-hours, " + strings.ReplaceAll(string(tim.DayKind), "_", " ")
-	}
-	return "business hours"
+	return h.replies(t).Opened(facts(t), h.timing(t, h.desk.Service().Now()))
 }
 
 func (h *Handler) recordedLine(rec app.Recorded) string {
 	e := rec.Event
-	when := e.At.In(h.loc(&rec.Ticket)).Format("2006-01-02 15:04 MST")
-	what := map[string]string{store.EventProviderResponded: "provider responded", store.EventCustomerReplied: "customer replied",
-		store.EventResolved: "resolved", store.EventHardwareReplaced: "hardware replaced"}[e.Type]
-	if rec.Repeat {
-		return fmt.Sprintf("Already recorded: %s on *%s* at %s.", what, rec.Ticket.ID, when)
-	}
-	s := fmt.Sprintf("Recorded: %s on *%s* at %s", what, rec.Ticket.ID, when)
-	if e.Late > 0 {
-		s += fmt.Sprintf(" — %s target breached, *%s late*", e.Target, e.Late.Round(time.Second))
-	} else if e.Target != "" {
-		s += fmt.Sprintf(" — %s target met", e.Target)
-	}
-	return s + "."
+	return h.replies(&rec.Ticket).Recorded(facts(&rec.Ticket), chantext.TicketEvent{Type: e.Type, At: e.At, Target: e.Target, Late: e.Late}, rec.Repeat)
 }
 
 // status lists nodes (or one), their open incidents and open tickets.
@@ -181,7 +171,7 @@ func (h *Handler) status(ctx context.Context, only string) Message {
 	if only != "" {
 		n, err := st.GetNode(ctx, only)
 		if errors.Is(err, store.ErrNotFound) {
-			return Message{Text: fmt.Sprintf(":x: no node %q is registered", only)}
+			return Message{Text: chantext.SlackNoNode(only)}
 		}
 		if err != nil {
 			return h.failure(err)
@@ -202,60 +192,24 @@ func (h *Handler) status(ctx context.Context, only string) Message {
 		byNode[t.Node] = append(byNode[t.Node], t)
 	}
 	now := svc.Now()
-	var b strings.Builder
-	if len(nodes) == 0 {
-		b.WriteString("No node is registered.")
-	}
+	lines := make([]chantext.SlackNode, 0, len(nodes))
 	for _, n := range nodes {
-		state := ":white_circle: never heard from"
-		var open []string
+		line := chantext.SlackNode{ID: n.ID, Provider: n.Provider, Contract: n.Contract}
 		if s, err := st.GetState(ctx, n.ID); err == nil {
-			state = ":large_green_circle: up, last heard " + now.Sub(s.LastReceivedAt).Round(time.Second).String() + " ago"
+			line.Heard, line.Ago = true, now.Sub(s.LastReceivedAt).Round(time.Second)
 			if g := s.Eval.Unreachable; g != nil {
-				state = ":red_circle: *unreachable* since " + g.Since.UTC().Format("2006-01-02 15:04 UTC")
+				line.Unreachable = g.Since
 			}
 			for k, hs := range s.Eval.Checks {
 				if hs != nil && hs.Open {
-					open = append(open, string(k)+" since "+hs.Since.UTC().Format("2006-01-02 15:04 UTC"))
+					line.Open = append(line.Open, chantext.SlackOpen{Kind: string(k), Since: hs.Since})
 				}
 			}
-			sort.Strings(open)
-		}
-		fmt.Fprintf(&b, "*%s* (%s, %s) %s\n", n.ID, n.Provider, n.Contract, state)
-		for _, o := range open {
-			fmt.Fprintf(&b, "   • incident: %s\n", o)
 		}
 		for _, t := range byNode[n.ID] {
-			fmt.Fprintf(&b, "   • ticket %s\n", h.ticketLine(&t, now))
+			line.Tickets = append(line.Tickets, h.replies(&t).TicketLine(facts(&t), h.timing(&t, now)))
 		}
+		lines = append(lines, line)
 	}
-	return Message{Text: strings.TrimSpace(b.String())}
-}
-
-func (h *Handler) ticketLine(t *store.Ticket, now time.Time) string {
-	s := fmt.Sprintf("*%s* %s", t.ID, t.Priority)
-	if t.ProviderRef != "" {
-		s += " (" + t.ProviderRef + ")"
-	}
-	tim, _, err := h.desk.Timing(t, now)
-	if err != nil {
-		return s
-	}
-	for _, c := range []struct {
-		name string
-		c    *ticket.Clock
-	}{{"response", tim.Response}, {"resolution", tim.Resolution}, {"replacement", tim.Replacement}} {
-		if c.c == nil || !c.c.Done.IsZero() {
-			continue
-		}
-		due := c.c.Deadline.In(h.loc(t)).Format("01-02 15:04 MST")
-		switch c.c.Status {
-		case ticket.Breached:
-			s += fmt.Sprintf(" — :rotating_light: %s BREACHED (due %s, %s ago)", c.name, due, c.c.Late.Round(time.Minute))
-		default:
-			s += fmt.Sprintf(" — %s due %s (in %s)", c.name, due, (c.c.Target - c.c.Elapsed).Round(time.Minute))
-		}
-		break
-	}
-	return s
+	return Message{Text: chantext.SlackStatus(lines)}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/notify/chantext"
 	"github.com/gpusla/gpusla/infra/store"
 )
 
@@ -135,9 +136,9 @@ func (h *Handler) click(ctx context.Context, c Click) (string, string) {
 			return h.failure(err).Text, ""
 		}
 		if !created {
-			return fmt.Sprintf("Ticket *%s* was already opened for this incident (by %s).", tk.ID, tk.OpenedBy), tk.ID
+			return h.replies(&tk).AlreadyOpened(facts(&tk)), tk.ID
 		}
-		return h.openedLine(&tk) + " Use `/gpusla ticket open` instead for another priority or a provider reference.", tk.ID
+		return h.replies(&tk).OpenedFromButton(facts(&tk), h.timing(&tk, h.desk.Service().Now())), tk.ID
 	}
 	typ := "responded"
 	if c.ActionID == notify.ActionTicketResolved {
@@ -147,7 +148,7 @@ func (h *Handler) click(ctx context.Context, c Click) (string, string) {
 	rec, err := h.desk.Record(ctx, id, app.EventRequest{Type: typ, By: who,
 		Key: "slack-button:" + c.ChannelID + ":" + c.MessageTs + ":" + c.ActionID})
 	if errors.Is(err, store.ErrNotFound) {
-		return "No ticket is open for this incident yet: press *Ticket opened* first (or `/gpusla ticket open`).", ""
+		return chantext.SlackNoTicketYet, ""
 	}
 	if err != nil {
 		return h.failure(err).Text, id
@@ -184,8 +185,7 @@ func (h *Handler) defaultPriority(ctx context.Context, node string) (string, err
 // provider's ticket system.
 func (h *Handler) requestReplacement(ctx context.Context, c Click, who string) (string, string) {
 	if h.replace == nil {
-		return "Replacement requests are not set up on this backend: run `gpusla ticket request-replacement " + c.Node +
-			" --incident " + c.IncidentID + "` where the data folder is.", ""
+		return chantext.SlackReplacementNotSetUp(c.Node, c.IncidentID), ""
 	}
 	text, id, created, err := h.replace.RequestReplacement(ctx, c.Node, c.IncidentID, who, c.ThreadTs)
 	if err != nil {
@@ -196,10 +196,9 @@ func (h *Handler) requestReplacement(ctx context.Context, c Click, who string) (
 		// the ticket store's conditional create decided; nothing new opened.
 		by := ""
 		if tk, err := h.desk.Get(ctx, id); err == nil {
-			by = " (by " + tk.OpenedBy + ")"
+			by = tk.OpenedBy
 		}
-		return "Replacement already requested: ticket *" + id + "* is open for this incident" + by + ". The text for the provider again:\n" + text, id
+		return chantext.SlackReplacementRequested(id, text, false, by), id
 	}
-	return "Replacement requested: hardware ticket *" + id + "* is open and its replacement clock runs. " +
-		"Paste this into the provider's ticket system and attach the evidence pack:\n" + text, id
+	return chantext.SlackReplacementRequested(id, text, true, ""), id
 }

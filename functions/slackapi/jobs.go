@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/gpusla/gpusla/sla/report"
+	"github.com/gpusla/gpusla/infra/notify/chantext"
 )
 
 // Job kinds.
@@ -87,7 +85,7 @@ func (h *Handler) Do(ctx context.Context, j Job) error {
 		text, err := h.reportSummary(ctx, j.Month)
 		if err != nil {
 			h.log.Error("slack report", "month", j.Month, "err", err)
-			text = ":x: the report for " + j.Month + " could not be built: " + err.Error()
+			text = chantext.SlackReportFailed(j.Month, err)
 		}
 		if err := h.respond(ctx, j.ResponseURL, Message{ResponseType: "in_channel", Text: text}); err != nil {
 			errs = append(errs, fmt.Errorf("post report: %w", err))
@@ -96,7 +94,7 @@ func (h *Handler) Do(ctx context.Context, j Job) error {
 		text, err := h.scorecardSummary(ctx, j.Month, j.To)
 		if err != nil {
 			h.log.Error("slack scorecard", "from", j.Month, "to", j.To, "err", err)
-			text = ":x: the scorecard for " + j.Month + " to " + j.To + " could not be built: " + err.Error()
+			text = chantext.SlackScorecardFailed(j.Month, j.To, err)
 		}
 		if err := h.respond(ctx, j.ResponseURL, Message{ResponseType: "in_channel", Text: text}); err != nil {
 			errs = append(errs, fmt.Errorf("post scorecard: %w", err))
@@ -106,9 +104,6 @@ func (h *Handler) Do(ctx context.Context, j Job) error {
 	}
 	return errors.Join(errs...)
 }
-
-// slackMax keeps a message inside Slack's 40 000-character text limit.
-const slackMax = 38000
 
 // reportSummary builds the month with the SLA engine from the backend's
 // export and renders the part a channel wants to read: each node's uptime
@@ -131,56 +126,5 @@ func (h *Handler) reportSummary(ctx context.Context, month string) (string, erro
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "*SLA report %s* (as of %s)\n", rep.Month, rep.AsOf)
-	for _, s := range skipped {
-		fmt.Fprintf(&b, ":warning: node *%s* left out of the report: %s\n", s.Node, s.Reason)
-	}
-	tickets, breached := 0, 0
-	for _, n := range rep.Nodes {
-		fmt.Fprintf(&b, "*%s* (%s): uptime %.3f %% claimable, %.3f %% observed (target %.2f %%); claim %.2f %s\n",
-			n.Node, n.Contract, n.Uptime.ClaimablePercent, n.Uptime.ObservedPercent, n.Uptime.TargetPercent, n.Credit.Amount, n.Currency)
-		pen := map[string][]string{}
-		for _, p := range n.Credit.Penalties {
-			pen[p.Ref] = append(pen[p.Ref], fmt.Sprintf("%s +%.1f %%", p.Kind, p.Percent))
-		}
-		sort.Slice(n.Tickets, func(i, j int) bool { return n.Tickets[i].OpenedAt < n.Tickets[j].OpenedAt })
-		for _, t := range n.Tickets {
-			tickets++
-			if t.Breached {
-				breached++
-			}
-			mark := ":white_check_mark:"
-			if t.Breached {
-				mark = ":rotating_light:"
-			}
-			hours := "business hours"
-			if t.OffHours {
-				hours = "off-hours (" + t.OpenedOn + ")"
-			}
-			fmt.Fprintf(&b, "%s *%s* %s %s, opened %s %s", mark, t.Ticket, n.Node, t.Priority, t.OpenedAt, hours)
-			for _, tg := range []struct {
-				name string
-				t    *report.Target
-			}{{"response", t.Response}, {"resolution", t.Resolution}, {"replacement", t.Replacement}} {
-				if tg.t == nil {
-					continue
-				}
-				fmt.Fprintf(&b, "; %s %s", tg.name, tg.t.Status)
-				if tg.t.LateSeconds > 0 {
-					fmt.Fprintf(&b, " %s late", (time.Duration(tg.t.LateSeconds) * time.Second).String())
-				}
-			}
-			if ps := pen[t.Ticket]; len(ps) > 0 {
-				fmt.Fprintf(&b, " — penalty %s", strings.Join(ps, ", "))
-			}
-			b.WriteString("\n")
-		}
-	}
-	fmt.Fprintf(&b, "%d tickets, %d breached.", tickets, breached)
-	s := b.String()
-	if len(s) > slackMax {
-		s = strings.ToValidUTF8(s[:slackMax], "") + "\n… (truncated; the full report has every line)"
-	}
-	return s, nil
+	return chantext.SlackReportSummary(rep, skipped), nil
 }

@@ -59,5 +59,5 @@ func (h *Handler) scorecardSummary(ctx context.Context, from, to string) (string
 	if err != nil {
 		return "", err
 	}
-	return chantext.Scorecard(sc, slackMax), nil
+	return chantext.Scorecard(sc, chantext.SlackMax), nil
 }

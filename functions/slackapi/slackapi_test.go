@@ -350,7 +350,7 @@ func TestOversizedBodyRefused(t *testing.T) {
 func TestSlashCommands(t *testing.T) {
 	e := newEnv(t, nil)
 	code, m := e.command("ticket open gz-01 P1 GPU 3 fell off the bus ref=ACME-123 hardware")
-	if code != 200 || m.ResponseType != "in_channel" || !strings.Contains(m.Text, "opened for *gz-01* (P1") || !strings.Contains(m.Text, "first response due") {
+	if code != 200 || m.ResponseType != "in_channel" || !strings.Contains(m.Text, "已为 *gz-01* 开立（P1") || !strings.Contains(m.Text, "首次响应截止") { // cn-example is zh
 		t.Fatalf("open: %d %+v", code, m)
 	}
 	tk := e.tickets()[0]
@@ -358,18 +358,18 @@ func TestSlashCommands(t *testing.T) {
 		t.Fatalf("ticket recorded as %+v", tk)
 	}
 	posts := e.slack.Posts()
-	if len(posts) != 1 || posts[0].Get("thread_ts") != "" || !strings.Contains(posts[0].Get("text"), "Ticket "+tk.ID+" opened") {
+	if len(posts) != 1 || posts[0].Get("thread_ts") != "" || !strings.Contains(posts[0].Get("text"), "工单 "+tk.ID+" 已为") { // the zh contract's words
 		t.Fatalf("opened notice: %v", posts)
 	}
 	thread := "1764496830.000001"
 
 	e.clock.Advance(3 * time.Minute)
 	code, m = e.command("ticket responded " + tk.ID + " waiting")
-	if code != 200 || !strings.Contains(m.Text, "Recorded: provider responded on *"+tk.ID) || !strings.Contains(m.Text, "response target met") {
+	if code != 200 || !strings.Contains(m.Text, "已记录：服务商已响应，*"+tk.ID) || !strings.Contains(m.Text, "首次响应时限达标") {
 		t.Fatalf("responded: %d %+v", code, m)
 	}
 	posts = e.slack.Posts()
-	if len(posts) != 2 || posts[1].Get("thread_ts") != thread || !strings.Contains(posts[1].Get("text"), "resolution clock is paused") {
+	if len(posts) != 2 || posts[1].Get("thread_ts") != thread || !strings.Contains(posts[1].Get("text"), "解决时限暂停计时") { // the resolution clock is paused
 		t.Fatalf("responded notice not in the ticket's thread: %v", posts[len(posts)-1])
 	}
 	e.command("ticket replied " + tk.ID)
@@ -380,7 +380,7 @@ func TestSlashCommands(t *testing.T) {
 	}
 
 	_, m = e.command("status")
-	if !strings.Contains(m.Text, "*gz-01*") || !strings.Contains(m.Text, "*ny-01*") || !strings.Contains(m.Text, tk.ID) || !strings.Contains(m.Text, "replacement due") {
+	if !strings.Contains(m.Text, "*gz-01*") || !strings.Contains(m.Text, "*ny-01*") || !strings.Contains(m.Text, tk.ID) || !strings.Contains(m.Text, "硬件更换截止") { // replacement due, in cn-example's zh
 		t.Fatalf("status: %s", m.Text)
 	}
 	_, m = e.command("status ny-01")
@@ -513,7 +513,7 @@ func TestAlertButtons(t *testing.T) {
 		t.Fatalf("three clicks on Ticket opened made %d tickets, want 1", len(tks))
 	}
 	tk := tks[0]
-	if tk.Thread != msgTs || tk.IncidentID != alert.IncidentID || tk.Priority != "P1" || !strings.Contains(reply(), "already opened") {
+	if tk.Thread != msgTs || tk.IncidentID != alert.IncidentID || tk.Priority != "P1" || !strings.Contains(reply(), "已开立") {
 		t.Fatalf("button ticket %+v, reply %q", tk, reply())
 	}
 	posts := e.slack.Posts()
@@ -522,7 +522,7 @@ func TestAlertButtons(t *testing.T) {
 	}
 
 	// The provider's number, once known, through the slash command.
-	if _, m := e.command("ticket ref " + tk.ID + " ACME-4711"); !strings.Contains(m.Text, "provider ref ACME-4711") {
+	if _, m := e.command("ticket ref " + tk.ID + " ACME-4711"); !strings.Contains(m.Text, "服务商工单号 ACME-4711") {
 		t.Fatalf("ticket ref: %+v", m)
 	}
 	if got, _ := e.desk.Get(t.Context(), tk.ID); got.ProviderRef != "ACME-4711" {
@@ -535,7 +535,7 @@ func TestAlertButtons(t *testing.T) {
 			t.Fatalf("responded click: %d", code)
 		}
 	}
-	if !strings.Contains(reply(), "Already recorded: provider responded") {
+	if !strings.Contains(reply(), "已记录过：服务商已响应") { // already recorded
 		t.Fatalf("second responded click: %q", reply())
 	}
 	e.clock.Advance(time.Hour)

@@ -27,7 +27,11 @@ import (
 	"github.com/gpusla/gpusla/infra/notify/robot"
 )
 
-// Limit is the robot's documented quota.
+// Limit is the robot's documented quota: "每个机器人每分钟最多发送20条消息到
+// 群里，如果超过20条，会限流10分钟" (custom robot guide,
+// https://open.dingtalk.com/document/orgapp/custom-robot-access, 消息发送频率
+// 限制); past it the robot answers errcode 130101 "send too fast, exceed 20
+// times per minute".
 var Limit = robot.Limit{N: 20, Per: time.Minute}
 
 // Rate-limit error codes (HTTP 200 answers).

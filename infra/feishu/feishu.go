@@ -28,11 +28,19 @@ import (
 	"github.com/gpusla/gpusla/infra/notify/robot"
 )
 
-// Limits are the bot's documented quotas.
+// Limits are the bot's documented quotas: "自定义机器人的频率控制和普通应用不
+// 同，为单租户单机器人 100 次/分钟，5 次/秒" (custom bot guide,
+// https://open.feishu.cn/document/client-docs/bot-v3/add-custom-bot,
+// 使用限制).
 var Limits = []robot.Limit{{N: 100, Per: time.Minute}, {N: 5, Per: time.Second}}
 
-// errRateLimited is the bot's "frequency limited" code (HTTP 200 answers).
-const errRateLimited = 11232
+// The bot's rate-limit codes (HTTP 200 answers): 11232 "frequency
+// limited", the custom bot's own, and 9499 "Too Many Request", the open
+// platform gateway's answer to a burst past its limit.
+const (
+	errRateLimited = 11232
+	errTooMany     = 9499
+)
 
 // Config is one bot.
 type Config struct {
@@ -168,6 +176,6 @@ func (n *Notifier) send(ctx context.Context, m chantext.Message) error {
 	}, check)
 }
 
-var check = robot.CodeCheck("code", "msg", errRateLimited)
+var check = robot.CodeCheck("code", "msg", errRateLimited, errTooMany)
 
 var _ notify.Notifier = (*Notifier)(nil)

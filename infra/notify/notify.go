@@ -60,6 +60,15 @@ type Alert struct {
 	// into gpusla (the robots show it as a button, the webhook as this
 	// field). Never stored: each delivery signs its own.
 	ReplacementURL string `json:"replacement_url,omitempty"`
+	// NotYet (with Counted false): the incident does not count so far
+	// only because it is shorter than the contract's minimum outage;
+	// Reason says from when it will.
+	NotYet bool `json:"not_yet,omitempty"`
+	// Lang is the contract's report.lang ("en", "zh") and Zone its time
+	// zone (IANA): every channel writes the alert in that language and
+	// its times on that clock. Empty: English, UTC. Reason is in Lang.
+	Lang string `json:"lang,omitempty"`
+	Zone string `json:"zone,omitempty"`
 }
 
 // Notifier delivers alerts (Slack, or the console locally). Notify returns
@@ -111,6 +120,9 @@ type TicketMessage struct {
 	// Thread is the notifier's reference of the ticket's first message (or
 	// of the incident alert it was opened from); empty for a first message.
 	Thread string `json:"thread,omitempty"`
+	// Lang and Zone are the contract's, as Alert's.
+	Lang string `json:"lang,omitempty"`
+	Zone string `json:"zone,omitempty"`
 }
 
 // Slack buttons on incident alerts (infra/slack puts them on the first
@@ -147,6 +159,28 @@ func WantsReplacement(incidentKind string) bool {
 // robots' link follow this one rule.
 func OffersReplacement(a Alert) bool {
 	return a.Thread == "" && (a.Kind == AlertDegraded || a.Kind == AlertUnreachable) && WantsReplacement(a.IncidentKind)
+}
+
+// UrgentKinds are the incident kinds whose opening and recovery wake
+// someone: the node is gone, or its GPUs are lost or failing (the
+// hardware). Their alerts never wait behind routine notices on a channel
+// (Urgent).
+var UrgentKinds = []string{"unreachable", "gpu_lost", "gpu_degraded"}
+
+// Urgent says whether an alert goes in the outbox's priority lane: the
+// opening or the recovery of an incident of UrgentKinds. Updates,
+// reclassifications, delivery notices and the other incident kinds are
+// routine; so are ticket notices.
+func Urgent(a Alert) bool {
+	switch a.Kind {
+	case AlertDegraded, AlertUnreachable, AlertRecovered:
+		for _, k := range UrgentKinds {
+			if k == a.IncidentKind {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ReplacementLabel is the label of the "Request replacement" button.

@@ -49,7 +49,14 @@ func Redact(err error, secrets ...string) error {
 	if err == nil {
 		return nil
 	}
-	return &redacted{msg: RedactText(err.Error(), secrets...), orig: err}
+	r := &redacted{msg: RedactText(err.Error(), secrets...), orig: err}
+	var ns *NotSentError
+	if errors.As(err, &ns) {
+		// The outbox must still learn when to try again: a NotSentError
+		// around the redacted text, never around the original.
+		return &NotSentError{After: ns.After, Err: r}
+	}
+	return r
 }
 
 // RedactText is Redact for a text.

@@ -20,7 +20,10 @@ import (
 	"github.com/gpusla/gpusla/infra/notify/robot"
 )
 
-// Limit is the robot's documented quota.
+// Limit is the robot's documented quota: "每个机器人发送的消息不能超过20条/分
+// 钟" (群机器人配置说明, https://developer.work.weixin.qq.com/document/path/91770);
+// past it the robot answers errcode 45009 "api freq out of limit" (全局错误
+// 码, https://developer.work.weixin.qq.com/document/path/90313).
 var Limit = robot.Limit{N: 20, Per: time.Minute}
 
 // errFreqOutOfLimit is WeCom's "api freq out of limit".

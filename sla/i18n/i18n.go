@@ -50,7 +50,7 @@ var (
 )
 
 func init() {
-	for _, part := range []map[string]string{zhStatus, zhActions, zhSummary, zhScorecard, zhRecords, zhBills, zhSources} {
+	for _, part := range []map[string]string{zhStatus, zhActions, zhSummary, zhScorecard, zhRecords, zhBills, zhSources, zhAlerts} {
 		for key, s := range part {
 			if _, dup := zh[key]; dup {
 				panic(fmt.Sprintf("i18n: zh entry %q is in two parts of the catalog", key))
@@ -348,4 +348,42 @@ func (p *Printer) ShortDay(t time.Time) string {
 		return t.Format("1月2日")
 	}
 	return t.Format("Jan 2")
+}
+
+// Words is a duration in words of the language, to the second, for chat
+// messages read at a glance: 4 minutes 40 seconds, 1 hour 5 minutes,
+// 30分钟, 4分40秒 (Dur's Chinese); never Go's 30m0s.
+func (p *Printer) Words(d time.Duration) string {
+	if p.Lang == ZH {
+		if d/time.Second == 0 {
+			return "0秒"
+		}
+		return p.Dur(d)
+	}
+	s := int64(d / time.Second)
+	if s < 0 {
+		return "-" + p.Words(-d)
+	}
+	units := []struct {
+		n    int64
+		name string
+	}{{86400, "day"}, {3600, "hour"}, {60, "minute"}, {1, "second"}}
+	var parts []string
+	for i, u := range units {
+		if i == 0 && s < 2*86400 { // days only for long spans, as Dur
+			continue
+		}
+		if v := s / u.n; v > 0 {
+			w := u.name
+			if v != 1 {
+				w += "s"
+			}
+			parts = append(parts, fmt.Sprintf("%d %s", v, w))
+			s %= u.n
+		}
+	}
+	if len(parts) == 0 {
+		return "0 seconds"
+	}
+	return strings.Join(parts, " ")
 }

@@ -198,3 +198,28 @@ func TestConstants(t *testing.T) {
 		}
 	}
 }
+
+// Words: a chat message's durations in words of its language (issue 29),
+// never Go's 30m0s.
+func TestWords(t *testing.T) {
+	for _, c := range []struct {
+		l    Lang
+		d    time.Duration
+		want string
+	}{
+		{EN, 30 * time.Minute, "30 minutes"},
+		{EN, 4*time.Minute + 40*time.Second, "4 minutes 40 seconds"},
+		{EN, time.Hour + 5*time.Minute, "1 hour 5 minutes"},
+		{EN, time.Second, "1 second"},
+		{EN, 0, "0 seconds"},
+		{EN, 50 * time.Hour, "2 days 2 hours"},
+		{ZH, 30 * time.Minute, "30分钟"},
+		{ZH, 4*time.Minute + 40*time.Second, "4分40秒"},
+		{ZH, time.Hour + 5*time.Minute, "1小时5分钟"},
+		{ZH, 0, "0秒"},
+	} {
+		if got := New(c.l).Words(c.d); got != c.want {
+			t.Errorf("%s Words(%s) = %q, want %q", c.l, c.d, got, c.want)
+		}
+	}
+}

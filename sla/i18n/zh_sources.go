@@ -30,7 +30,7 @@ var zhSources = map[string]string{
 	"read":                "查阅日期",
 	"clause as published": "公开条文原文",
 	"provider's own text": "服务商自己的文本",
-	"Unverified terms: %s. They were taken from a secondary source, not from the provider's own published text; the figures resting on them are to be checked against the provider's SLA.": "未经核实的条款：%s。这些条款取自第三方资料，而非服务商自己公开的文本；以其为依据的数字须与服务商的 SLA 原文核对。",
+	"Unverified terms: %s. They rest on a secondary source or on none, not on the provider's own published text; the figures resting on them are to be checked against the provider's SLA.": "未经核实的条款：%s。这些条款依据的是第三方资料或没有出处，而非服务商自己公开的文本；以其为依据的数字须与服务商的 SLA 原文核对。",
 	// CSV column labels of the left-out and sources tables.
 	"csv:left_out_node":    "未包含节点",
 	"csv:reason":           "原因",

@@ -60,8 +60,13 @@ func Markdown(w io.Writer, r *Report) error {
 		if !n.Uptime.Met {
 			met = "**missed**"
 		}
-		fmt.Fprintf(&b, "- Uptime: claimable %.4f %% (%s down), observed %.4f %% (%s unreachable or down); target %.2f %% %s\n",
-			n.Uptime.ClaimablePercent, dur(n.Uptime.ClaimableOutageSeconds), n.Uptime.ObservedPercent, dur(n.Uptime.ObservedOutageSeconds), n.Uptime.TargetPercent, met)
+		// The target to two decimals, or all of them (99.975 %, never 99.97).
+		target := strconv.FormatFloat(n.Uptime.TargetPercent, 'f', 2, 64)
+		if all := strconv.FormatFloat(n.Uptime.TargetPercent, 'f', -1, 64); len(all) > len(target) {
+			target = all
+		}
+		fmt.Fprintf(&b, "- Uptime: claimable %.4f %% (%s down), observed %.4f %% (%s unreachable or down); target %s %% %s\n",
+			n.Uptime.ClaimablePercent, dur(n.Uptime.ClaimableOutageSeconds), n.Uptime.ObservedPercent, dur(n.Uptime.ObservedOutageSeconds), target, met)
 		fmt.Fprintf(&b, "- Delivery: ordered %s, first heartbeat %s, took %s against %s: %s\n", n.Delivery.OrderedAt, orDash(n.Delivery.DeliveredAt), dur(n.Delivery.Seconds), dur(n.Delivery.TargetSeconds), n.Delivery.Status)
 		fmt.Fprintf(&b, "- Billed %s × %d GPUs × %s/GPU-hour = %s (usable %s)\n", dur(n.Billing.BilledSeconds), n.Billing.GPUs,
 			strconv.FormatFloat(n.Billing.PricePerGPUHour, 'f', 2, 64), money(n.Billing.Charge, n.Currency), dur(n.Billing.UsableSeconds))

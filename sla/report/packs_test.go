@@ -2,8 +2,10 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,41 +13,61 @@ import (
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
-// packDir holds the term packs modelled on published SLAs, each with a
-// golden month: <pack>.yaml (terms, citing its source), <pack>.events.jsonl
-// (the month's log), <pack>.report.json / .md (the expected report) and
-// <pack>.md (the figures worked by hand).
+// packDir holds the term packs modelled on published SLAs, each with its
+// golden months: <pack>.yaml (terms, citing its sources), <pack>.events.jsonl
+// (the log), <pack>.report.json / .md (March 2026's expected report),
+// <pack>.<YYYY-MM>.report.json / .md (another month's) and <pack>.md (the
+// figures worked by hand).
 var packDir = filepath.Join("..", "..", "testdata", "terms", "packs")
 
-// The hand-worked figures of each pack's note, checked against the engine
-// besides the golden files, so a changed golden cannot drift from the note.
-var packs = []struct {
+// packMonth is one golden month of a pack: the hand-worked figures of the
+// pack's note, checked against the engine besides the golden files, so a
+// changed golden cannot drift from the note; and the terms the pack could
+// only source from a secondary page (the claim says they are unverified).
+type packMonth struct {
 	pack, node        string
+	month             time.Month
 	claimable, charge float64
 	credit            float64
 	deadline          string
-}{
-	{"aws-ec2-instance", "p5-01", 99.3280, 23808.00, 2380.80, "2026-06-01T00:00:00Z"},
-	{"gce-single-instance", "a3-01", 99.7648, 20832.00, 2083.20, "2026-05-31T00:00:00Z"},
-	{"alibaba-ecs", "gn7-01", 99.5968, 178560.00, 17856.00, "2026-04-04T14:00:00+08:00"},
-	{"gpuhub-network", "4090-01", 99.6864, 372.00, 2.00, "2026-05-01T00:00:00Z"},
-	{"hostedai-gpu", "h100-01", 99.3935, 14820.48, 1482.05, "2026-05-01T00:00:00Z"},
-	{"ucloud-sdu", "ucloud-gpu-01", 82.2342, 29720.00, 2972.00, "2026-05-01T00:00:00+02:00"},
+	unverified        string // the contract's unverified_terms, comma-joined
+}
+
+var packs = []packMonth{
+	{"aws-ec2-instance", "p5-01", time.March, 99.3280, 23808.00, 2380.80, "2026-06-01T00:00:00Z", "claim,uptime.credit_cap,uptime.target,uptime.tiers,uptime.unavailable"},
+	{"gce-single-instance", "a3-01", time.March, 99.7648, 20832.00, 2083.20, "2026-05-31T00:00:00Z", "claim,uptime.minimum_outage,uptime.tiers"},
+	{"alibaba-ecs", "gn7-01", time.March, 99.5968, 178560.00, 17856.00, "2026-04-04T14:00:00+08:00", "claim,uptime.minimum_outage,uptime.target,uptime.tiers,uptime.unavailable"},
+	{"gpuhub-network", "4090-01", time.March, 99.6864, 372.00, 2.00, "2026-05-01T00:00:00Z", "claim,uptime.target"},
+	{"hostedai-gpu", "h100-01", time.March, 99.3935, 14820.48, 1482.05, "2026-05-01T00:00:00Z", "claim,credits,maintenance,support,uptime.credit_cap,uptime.target,uptime.tiers,uptime.unavailable"},
+	{"ucloud-sdu", "ucloud-gpu-01", time.March, 82.2342, 29720.00, 2972.00, "2026-05-01T00:00:00+02:00", "claim"},
+	{"tencent-cvm", "gt4-01", time.March, 99.9731, 148800.00, 14880.00, "2026-05-31T00:00:00+08:00", "maintenance"},
+	{"tencent-cvm", "gt4-01", time.April, 98.9977, 144000.00, 36000.00, "2026-06-30T00:00:00+08:00", "maintenance"},
+	{"yandex-compute-vm", "y-gpu-01", time.March, 99.9485, 17856.00, 1785.60, "2026-04-15T00:00:00+03:00", "claim"},
+	{"yandex-compute-vm", "y-gpu-01", time.April, 94.9977, 17280.00, 5184.00, "2026-05-15T00:00:00+03:00", "claim"},
+}
+
+// golden is the month's golden file name: March keeps the pack's plain
+// name, other months carry theirs.
+func (p packMonth) golden(ext string) string {
+	if p.month == time.March {
+		return p.pack + ".report." + ext
+	}
+	return fmt.Sprintf("%s.2026-%02d.report.%s", p.pack, int(p.month), ext)
 }
 
 func TestTermPacks(t *testing.T) {
 	for _, p := range packs {
-		t.Run(p.pack, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/%s", p.pack, p.month), func(t *testing.T) {
 			tm, err := terms.ReadFile(filepath.Join(packDir, p.pack+".yaml"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, note := range []string{p.pack + ".md"} {
-				if _, err := os.Stat(filepath.Join(packDir, note)); err != nil {
-					t.Fatalf("the pack's worked figures: %v", err)
-				}
+			if _, err := os.Stat(filepath.Join(packDir, p.pack+".md")); err != nil {
+				t.Fatalf("the pack's worked figures: %v", err)
 			}
-			b, err := NewBuilder(tm, Options{Year: 2026, Month: time.March, AsOf: time.Date(2026, 4, 2, 12, 0, 0, 0, time.UTC)})
+			// As of the 2nd of the next month, noon UTC.
+			asOf := time.Date(2026, p.month+1, 2, 12, 0, 0, 0, time.UTC)
+			b, err := NewBuilder(tm, Options{Year: 2026, Month: p.month, AsOf: asOf})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -67,16 +89,54 @@ func TestTermPacks(t *testing.T) {
 			eq(t, "charge", n.Billing.Charge, p.charge)
 			eq(t, "credit", n.Credit.Amount, p.credit)
 			eq(t, "claim deadline", n.ClaimDeadline, p.deadline)
+			eq(t, "unverified terms", strings.Join(r.Contracts[0].Unverified, ","), p.unverified)
 			var out bytes.Buffer
 			if err := JSON(&out, r); err != nil {
 				t.Fatal(err)
 			}
-			golden.Check(t, filepath.Join("..", "..", packDir, p.pack+".report.json"), out.Bytes())
+			golden.Check(t, filepath.Join("..", "..", packDir, p.golden("json")), out.Bytes())
 			out.Reset()
 			if err := Markdown(&out, r); err != nil {
 				t.Fatal(err)
 			}
-			golden.Check(t, filepath.Join("..", "..", packDir, p.pack+".report.md"), out.Bytes())
+			golden.Check(t, filepath.Join("..", "..", packDir, p.golden("md")), out.Bytes())
 		})
 	}
+}
+
+// Every pack cites its sources, and its note names each term the claim
+// will call unverified (cited only by a secondary page, or by none), so
+// the pack says so itself.
+func TestPackSourcesCoverEveryFigure(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(packDir, "*.yaml"))
+	if err != nil || len(files) < 6 {
+		t.Fatalf("packs: %v %v", files, err)
+	}
+	for _, file := range files {
+		tms, err := terms.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tm := tms[0]
+		if !strings.Contains(string(must(os.ReadFile(file))), "\nsources:") {
+			t.Errorf("%s has no sources: list (an empty one says no published text was found)", filepath.Base(file))
+			continue
+		}
+		note, err := os.ReadFile(strings.TrimSuffix(file, ".yaml") + ".md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range tm.Unverified() {
+			if !strings.Contains(string(note), "`"+k+"`") {
+				t.Errorf("%s: the note does not say that %s is unverified", filepath.Base(file), k)
+			}
+		}
+	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

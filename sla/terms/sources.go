@@ -28,13 +28,30 @@ type Source struct {
 	Line      int    // of the entry in the terms file
 }
 
+// FigureKeys are the terms fields that carry a provider's published figure
+// or rule. A contract that cites sources must back each one it gives with
+// the provider's own page, or the claim calls it unverified. The price,
+// billing and business hours are the renter's order and invoice, the
+// detection settings gpusla's; "maintenance: none" is the absence of an
+// exclusion, with no clause to quote.
+var FigureKeys = []string{"uptime.target", "uptime.unavailable", "uptime.minimum_outage", "uptime.downtime_period",
+	"uptime.denominator", "uptime.tiers", "uptime.credit_cap", "maintenance", "claim", "credits", "support",
+	"hardware_replacement", "delivery", "billing.clock_hour_rule"}
+
 // sources reads the contract's sources: list and checks each term key
-// names a field the contract gives (root is the contract's mapping).
+// names a field the contract gives (root is the contract's mapping). It
+// notes which FigureKeys the contract gives, for Unverified.
 func (p *parser) sources(root *yaml.Node, o *object, t *Terms) error {
+	for _, k := range FigureKeys {
+		if n := pathNode(root, k); n != nil && !(k == "maintenance" && n.Kind == yaml.ScalarNode && n.Value == "none") {
+			t.figures = append(t.figures, k)
+		}
+	}
 	n, ok := o.vals["sources"]
 	if !ok {
 		return nil
 	}
+	t.sourced = true
 	items, err := p.seq(n, "sources")
 	if err != nil {
 		return err
@@ -144,28 +161,31 @@ func (p *parser) pageURL(n *yaml.Node, field string) (string, error) {
 
 // hasPath reports whether the mapping root has the field at key: dotted
 // names, each optionally indexed into a list ("credits.downtime[0]").
-func hasPath(root *yaml.Node, key string) bool {
+func hasPath(root *yaml.Node, key string) bool { return pathNode(root, key) != nil }
+
+// pathNode is the value at key in the mapping root, nil when absent.
+func pathNode(root *yaml.Node, key string) *yaml.Node {
 	n := root
 	for _, seg := range strings.Split(key, ".") {
 		name, idx := seg, -1
 		if i := strings.IndexByte(seg, '['); i > 0 && strings.HasSuffix(seg, "]") {
 			v, err := strconv.Atoi(seg[i+1 : len(seg)-1])
 			if err != nil || v < 0 {
-				return false
+				return nil
 			}
 			name, idx = seg[:i], v
 		}
 		if n = child(n, name); n == nil {
-			return false
+			return nil
 		}
 		if idx >= 0 {
 			if n.Kind != yaml.SequenceNode || idx >= len(n.Content) {
-				return false
+				return nil
 			}
 			n = n.Content[idx]
 		}
 	}
-	return true
+	return n
 }
 
 // child is the value under key in mapping n, nil when absent.
@@ -211,12 +231,29 @@ func (t *Terms) Verified(key string) bool {
 	return false
 }
 
-// Unverified lists, sorted, the term keys cited only by secondary sources:
-// the figures a claim must say it could not check against the provider's
-// own text.
+// Unverified lists, sorted, the term keys a claim must say it could not
+// check against the provider's own text: those cited only by secondary
+// sources and, in a contract that cites sources at all, each of its
+// FigureKeys no source backs. A contract without sources: (a signed
+// contract, which is its own source) has none; one with "sources: []"
+// says no published text was found, and every figure it gives is
+// unverified.
 func (t *Terms) Unverified() []string {
+	if !t.sourced {
+		return nil
+	}
 	seen := map[string]bool{}
 	var out []string
+	for _, k := range t.figures {
+		cited := false
+		for _, s := range t.Sources {
+			cited = cited || s.Covers(k)
+		}
+		if !cited {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
 	for _, s := range t.Sources {
 		if !s.Secondary {
 			continue

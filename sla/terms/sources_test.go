@@ -47,8 +47,30 @@ func TestSources(t *testing.T) {
 	if ts, err = Parse("s.yaml", []byte(one)); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(ts[0].Unverified(), ","); got != "uptime.tiers[1].credit" {
+	// The tiers as a whole have no source now, the one entry only a
+	// secondary one.
+	if got := strings.Join(ts[0].Unverified(), ","); got != "uptime.tiers,uptime.tiers[1].credit" {
 		t.Fatalf("unverified %q", got)
+	}
+	// A figure the file gives that no source backs is unverified too.
+	bare := strings.Replace(withSources, "terms: [uptime.target, claim]", "terms: [uptime.target]", 1)
+	if ts, err = Parse("s.yaml", []byte(bare)); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(ts[0].Unverified(), ","); got != "claim,uptime.tiers" {
+		t.Fatalf("unverified %q, want claim,uptime.tiers", got)
+	}
+	// "sources: []" says no published text was found: every figure is
+	// unverified.
+	if ts, err = Parse("e.yaml", []byte(minimal+"sources: []\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(ts[0].Unverified(), ","); got != "claim,uptime.target,uptime.tiers" {
+		t.Fatalf("sources: [] unverified %q", got)
+	}
+	// A contract citing no sources is its own source.
+	if ts, err = Parse("m.yaml", []byte(minimal)); err != nil || ts[0].Unverified() != nil {
+		t.Fatalf("no sources: %v %v", ts[0].Unverified(), err)
 	}
 }
 

@@ -60,8 +60,11 @@ type Terms struct {
 	// for the incidents it admits; nil when the terms name none.
 	ProviderStatusPage *ProviderPage
 	// Sources are the published pages the figures were read from
-	// (sources.go), in the file's order.
+	// (sources.go), in the file's order; figures the FigureKeys the file
+	// gives.
 	Sources []Source
+	figures []string
+	sourced bool // the file has a sources: list, even an empty one
 }
 
 // Uptime is the availability promise and its credits.

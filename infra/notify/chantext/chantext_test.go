@@ -47,15 +47,17 @@ func TestEscapeBlockDefusesLineStarts(t *testing.T) {
 }
 
 // TestUnderscores: an '_' inside a word stays (ids read as they are); one at
-// a word's edge, which could open emphasis, is escaped.
+// a word's edge, which could open emphasis, is made inert: in DingTalk and
+// WeCom, which show a backslash escape as typed, by its full-width twin.
 func TestUnderscores(t *testing.T) {
 	for _, c := range []struct {
 		d        Dialect
 		in, want string
 	}{
 		{WeCom, "acme_gpu gpu_lost@x", "acme_gpu gpu_lost@x"},
-		{WeCom, "_it_ and __b__", `\_it\_ and \_\_b\_\_`},
-		{DingTalk, "snake_case _lead", `snake_case \_lead`},
+		{WeCom, "_it_ and __b__", "＿it＿ and ＿＿b＿＿"},
+		{DingTalk, "snake_case _lead", "snake_case ＿lead"},
+		{DingTalk, `\<unknown\> ~x~ *b*`, "＼＜unknown＼＞ ～x～ ∗b∗"},
 		{Feishu, "acme_gpu _it_", "acme_gpu &#95;it&#95;"},
 	} {
 		if got := c.d.Escape(c.in); got != c.want {

@@ -28,6 +28,10 @@ type Dialect struct {
 	// LinksInBody: the robot's markdown message has no buttons (WeCom), so
 	// a button becomes a markdown link line in the body.
 	LinksInBody bool
+	// Bullet opens a list item: the markdown list where the robot renders
+	// one (Feishu's card), a plain bullet where it does not reliably
+	// (DingTalk and WeCom show "- " as typed, or not at all).
+	Bullet string
 }
 
 // link is a button as a markdown link. The URL is ours (a signed link of
@@ -65,13 +69,14 @@ func (d Dialect) EscapeBlock(s string) string {
 // Quote renders escaped text as a quotation.
 func (d Dialect) Quote(escaped string) string { return d.quote(escaped) }
 
-// backslashed escapes for CommonMark-like dialects (DingTalk, WeCom): a
-// backslash before ASCII punctuation shows it literally; only characters that
-// open inline markup anywhere are escaped, so ordinary text (dates, dots,
-// dashes) stays readable where a renderer ignores escapes.
-var backslashed = strings.NewReplacer(
-	`\`, `\\`, "`", "\\`", `*`, `\*`, `[`, `\[`, `]`, `\]`,
-	`<`, `\<`, `>`, `\>`, `~`, `\~`, `|`, `\|`,
+// lookalikes make user text inert in DingTalk's and WeCom's markdown,
+// which do not honour CommonMark's backslash escapes (a "\<" shows its
+// backslash): each character that opens inline markup becomes its
+// full-width or mathematical twin, which reads the same and means nothing
+// to either renderer. Ordinary text (dates, dots, dashes) is left alone.
+var lookalikes = strings.NewReplacer(
+	`\`, "＼", "`", "ˋ", `*`, "∗", `[`, "［", `]`, "］",
+	`<`, "＜", `>`, "＞", `~`, "～", `|`, "｜",
 )
 
 // underscores escapes each '_' that could open or close emphasis: one at a
@@ -94,23 +99,32 @@ func underscores(s, as string) string {
 	return b.String()
 }
 
-// backslashLineStart defuses what opens a block at the start of a line in these
-// dialects: headings, quotes, lists, thematic breaks.
-func backslashLineStart(s string) string {
+// lookalikeLineStart defuses what opens a block at the start of a line in
+// DingTalk and WeCom: headings, quotes, lists, thematic breaks, with the
+// same full-width twins.
+func lookalikeLineStart(s string) string {
+	return defuseLineStart(s, map[byte]string{'#': "＃", '-': "－", '+': "＋", '=': "＝", '.': "．", ')': "）"})
+}
+
+// defuseLineStart replaces the character that makes s open a block: its
+// first (a heading, list or rule marker in as), or the one after its
+// leading digits ("1. ", "1) ": an ordered list).
+func defuseLineStart(s string, as map[byte]string) string {
 	if s == "" {
 		return s
 	}
-	switch s[0] {
-	case '#', '-', '+', '=':
-		return `\` + s
+	if r, ok := as[s[0]]; ok && s[0] != '.' && s[0] != ')' {
+		return r + s[1:]
 	}
-	// "1. " or "1) " opens an ordered list.
 	i := 0
 	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
 		i++
 	}
-	if i > 0 && i < len(s) && (s[i] == '.' || s[i] == ')') {
-		return s[:i] + `\` + s[i:]
+	if i == 0 || i == len(s) || (s[i] != '.' && s[i] != ')') {
+		return s
+	}
+	if r, ok := as[s[i]]; ok {
+		return s[:i] + r + s[i+1:]
 	}
 	return s
 }
@@ -124,44 +138,26 @@ var feishuEntities = strings.NewReplacer(
 )
 
 func feishuLineStart(s string) string {
-	if s == "" {
-		return s
-	}
-	switch s[0] {
-	case '#':
-		return "&#35;" + s[1:]
-	case '-':
-		return "&#45;" + s[1:]
-	case '+':
-		return "&#43;" + s[1:]
-	}
-	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	if i > 0 && i < len(s) && s[i] == '.' {
-		return s[:i] + "&#46;" + s[i+1:]
-	}
-	return s
+	return defuseLineStart(s, map[byte]string{'#': "&#35;", '-': "&#45;", '+': "&#43;", '.': "&#46;"})
 }
 
-func backslashInline(s string) string { return underscores(backslashed.Replace(s), `\_`) }
+func lookalikeInline(s string) string { return underscores(lookalikes.Replace(s), "＿") }
 
 // The dialects.
 var (
 	// Feishu is Feishu/Lark's interactive card markdown element: the card
 	// header carries the title; no blockquote, so a quote is grey text.
 	Feishu = Dialect{Name: "feishu", inline: func(s string) string { return underscores(feishuEntities.Replace(s), "&#95;") }, lineStart: feishuLineStart, NL: "\n",
-		quote: func(s string) string { return "<font color='grey'>↳ " + s + "</font>" }, MaxBytes: 20000}
+		quote: func(s string) string { return "<font color='grey'>↳ " + s + "</font>" }, MaxBytes: 20000, Bullet: "- "}
 	// DingTalk is the custom robot's markdown message: markdown.title shows
 	// only in the notification, so the text opens with a heading; a single
 	// newline does not break a line there, an empty line does.
-	DingTalk = Dialect{Name: "dingtalk", inline: backslashInline, lineStart: backslashLineStart, NL: "\n\n",
-		quote: func(s string) string { return "> " + s }, TitleInBody: true, MaxBytes: 18000}
+	DingTalk = Dialect{Name: "dingtalk", inline: lookalikeInline, lineStart: lookalikeLineStart, NL: "\n\n",
+		quote: func(s string) string { return "> " + s }, TitleInBody: true, MaxBytes: 18000, Bullet: "• "}
 	// WeCom is the group robot's markdown message (content at most 4096
 	// bytes, per its documentation).
-	WeCom = Dialect{Name: "wecom", inline: backslashInline, lineStart: backslashLineStart, NL: "\n",
-		quote: func(s string) string { return "> " + s }, TitleInBody: true, MaxBytes: 4096, LinksInBody: true}
+	WeCom = Dialect{Name: "wecom", inline: lookalikeInline, lineStart: lookalikeLineStart, NL: "\n",
+		quote: func(s string) string { return "> " + s }, TitleInBody: true, MaxBytes: 4096, LinksInBody: true, Bullet: "• "}
 )
 
 // clip cuts s to at most n runes, marking the cut.

@@ -3,6 +3,7 @@ package chantext
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gpusla/gpusla/infra/notify"
 )
@@ -17,6 +18,7 @@ type Message struct {
 	// DingTalk's actionCard); a dialect without buttons (WeCom) has them as
 	// markdown links in Body instead, and Buttons empty.
 	Buttons []Button
+	cut     bool // some user text was left out to fit
 }
 
 // Button opens URL; Label is plain text.
@@ -29,24 +31,36 @@ type Button struct {
 // until the body fits the dialect's MaxBytes.
 type limits struct{ failed, detail int }
 
-// Alert renders an alert in dialect d.
+// Alert renders an alert in dialect d, in the words of its contract
+// (Lang, Zone).
 func Alert(d Dialect, a notify.Alert) Message {
-	return fit(d, func(l limits) Message { return alert(d, a, l) })
+	w := wordsOf(a.Lang, a.Zone)
+	return fit(d, w, func(l limits) Message { return alert(d, w, a, l) })
 }
 
-// Ticket renders a ticket message in dialect d.
+// Ticket renders a ticket message in dialect d, in its contract's words.
 func Ticket(d Dialect, m notify.TicketMessage) Message {
-	return fit(d, func(l limits) Message { return ticket(d, m, l) })
+	w := wordsOf(m.Lang, m.Zone)
+	return fit(d, w, func(l limits) Message { return ticketMessage(d, w, m, l) })
 }
 
-func fit(d Dialect, render func(limits) Message) Message {
+// fit renders with the most user text that fits d.MaxBytes. A message that
+// had to be cut says so on its last line (… (truncated), …（已截断）), so
+// no reader takes a shortened list or evidence for the whole.
+func fit(d Dialect, w words, render func(limits) Message) Message {
+	mark := w.t("… (truncated)")
+	room := d.MaxBytes - len(d.NL) - len(mark)
 	l := limits{failed: 10, detail: 2000}
 	for {
 		m := render(l)
-		if len(m.Body) <= d.MaxBytes || l.detail < 20 {
-			if len(m.Body) > d.MaxBytes { // only our own lines left: cut them
-				m.Body = clipBytes(m.Body, d.MaxBytes)
+		if !m.cut && len(m.Body) <= d.MaxBytes {
+			return m
+		}
+		if len(m.Body) <= room || l.detail < 20 {
+			if len(m.Body) > room { // only our own lines left: cut them
+				m.Body = clipBytes(m.Body, room)
 			}
+			m.Body += d.NL + mark
 			return m
 		}
 		l.failed, l.detail = max(1, l.failed/2), l.detail/2
@@ -68,123 +82,155 @@ func clipBytes(s string, n int) string {
 
 type body struct {
 	d     Dialect
+	w     words
 	lines []string
 }
 
-func (b *body) add(line string)            { b.lines = append(b.lines, line) }
-func (b *body) field(name, escaped string) { b.add("**" + name + ":** " + escaped) }
-func (b *body) String() string             { return strings.Join(b.lines, b.d.NL) }
+func (b *body) add(line string) { b.lines = append(b.lines, line) }
 
-func alert(d Dialect, a notify.Alert, l limits) Message {
-	m := Message{Title: AlertLevel(a).Emoji() + " " + Title(a), Level: AlertLevel(a)}
+// field is a labelled line; the label is a catalog sentence.
+func (b *body) field(name, escaped string) {
+	colon := b.w.p.Colon() // ": ", "："
+	mark := strings.TrimRight(colon, " ")
+	b.add("**" + b.w.t(name) + mark + "**" + colon[len(mark):] + escaped)
+}
+func (b *body) String() string { return strings.Join(b.lines, b.d.NL) }
+
+func alert(d Dialect, w words, a notify.Alert, l limits) Message {
+	title := w.title(a, w.dur)
+	m := Message{Title: AlertLevel(a).Emoji() + " " + title, Level: AlertLevel(a)}
 	e := d.Escape
-	b := &body{d: d}
+	b := &body{d: d, w: w}
 	if d.TitleInBody {
-		b.add("### " + AlertLevel(a).Emoji() + " " + e(Title(a)))
+		b.add("### " + AlertLevel(a).Emoji() + " " + e(title))
 	}
 	if a.Kind == notify.AlertRecovered || a.Kind == notify.AlertReclassified || a.Kind == notify.AlertUpdate {
 		// No threads in these robots: quote the incident this follows up.
-		verb := "About"
+		verb := "About: %s %s %s since %s (incident %s)"
 		if a.Kind == notify.AlertRecovered {
-			verb = "Closes"
+			verb = "Closes: %s %s %s since %s (incident %s)"
 		}
 		opening := Warning
 		if a.IncidentKind == "unreachable" {
 			opening = Critical
 		}
-		b.add(d.Quote(fmt.Sprintf("%s: %s %s %s since %s (incident %s)", verb, opening.Emoji(),
-			e(a.Node), e(KindName(a.IncidentKind)), Stamp(a.Since), e(a.IncidentID))))
+		b.add(d.Quote(w.t(verb, opening.Emoji(), e(a.Node), e(w.kind(a.IncidentKind)), w.stamp(a.Since), e(a.IncidentID))))
 	}
 	b.field("Node", e(a.Node))
 	b.field("Provider", e(a.Provider))
-	b.field("Incident", e(KindName(a.IncidentKind)))
+	b.field("Incident", e(w.kind(a.IncidentKind)))
 	since, until := SinceUntil(a)
-	b.field(since, Stamp(a.Since))
+	b.field(since, w.stamp(a.Since))
 	if HasUntil(a) {
-		b.field(until, Stamp(a.Until))
-		b.field(DurationName(a), Duration(a.Duration))
+		b.field(until, w.stamp(a.Until))
+		b.field(DurationName(a), w.dur(a.Duration))
+	}
+	if opensIncident(a) {
+		b.field("Counts under the contract", e(w.verdict(a)))
 	}
 	if a.Kind == notify.AlertReclassified {
-		counted := "yes"
-		if !a.Counted {
-			counted = "no"
-		}
-		b.field("Counts as outage", counted)
-		b.field("Cause", e(CauseName(a.Cause)))
+		b.field("Counts as outage", w.p.Yes(a.Counted))
+		b.field("Cause", e(w.cause(a.Cause)))
 	}
 	if len(a.Failed) > 0 {
-		b.add("**What failed**")
+		b.add("**" + w.t("What failed") + "**")
 		for i, c := range a.Failed {
 			if i == l.failed {
-				b.add(fmt.Sprintf("- … and %d more", len(a.Failed)-l.failed))
+				b.add(d.Bullet + w.t("… and %d more", len(a.Failed)-l.failed))
+				m.cut = true
 				break
 			}
-			b.add("- " + e(clip(FailedLine(c), 300)))
+			b.add(d.Bullet + e(clip(w.failedLine(c), 300)))
 		}
 	}
 	if a.Detail != "" {
 		b.add(d.EscapeBlock(clip(a.Detail, l.detail)))
+		m.cut = m.cut || utf8.RuneCountInString(a.Detail) > l.detail
 	}
 	if a.ReplacementURL != "" && notify.OffersReplacement(a) {
-		bt := Button{Label: notify.ReplacementLabel, URL: a.ReplacementURL}
+		bt := Button{Label: w.t(notify.ReplacementLabel), URL: a.ReplacementURL}
 		if d.LinksInBody {
 			b.add(d.link(bt))
 		} else {
 			m.Buttons = append(m.Buttons, bt)
 		}
 	}
-	b.add("incident " + e(a.IncidentID))
+	b.add(w.t("incident %s", e(a.IncidentID)))
 	m.Body = b.String()
 	return m
 }
 
-func ticket(d Dialect, t notify.TicketMessage, l limits) Message {
+// opensIncident: the first alert of an outage, which says whether it
+// counts under the contract (a delivery is no outage).
+func opensIncident(a notify.Alert) bool {
+	return (a.Kind == notify.AlertDegraded || a.Kind == notify.AlertUnreachable) && !notify.IsDelivery(a)
+}
+
+// verdict is what the contract says of an incident so far: yes; not yet,
+// and when it will (under the contract's minimum); or no, and why (the
+// report's reason for the same row, in the contract's language).
+func (w words) verdict(a notify.Alert) string {
+	switch {
+	case a.Counted:
+		return w.p.Yes(true)
+	case a.NotYet && a.Reason != "":
+		return w.t("not yet — %s", a.Reason)
+	case a.Reason != "":
+		return w.t("no — %s", a.Reason)
+	}
+	return w.p.Yes(false)
+}
+
+func ticketMessage(d Dialect, w words, t notify.TicketMessage, l limits) Message {
 	lv := TicketLevel(t)
 	emoji := "🎫"
 	if lv != Info {
 		emoji = lv.Emoji()
 	}
-	m := Message{Title: emoji + " " + TicketTitle(t), Level: lv}
+	title := w.ticketTitle(t)
+	m := Message{Title: emoji + " " + title, Level: lv}
 	e := d.Escape
-	b := &body{d: d}
+	b := &body{d: d, w: w}
 	if d.TitleInBody {
-		b.add("### " + emoji + " " + e(TicketTitle(t)))
+		b.add("### " + emoji + " " + e(title))
 	}
 	b.field("Node", e(t.Node))
 	if t.Provider != "" {
 		b.field("Provider", e(t.Provider))
 	}
-	b.field("Opened", Stamp(t.Opened))
+	b.field("Opened", w.stamp(t.Opened))
 	if t.Text != "" {
 		b.add(d.EscapeBlock(clip(t.Text, l.detail)))
+		m.cut = utf8.RuneCountInString(t.Text) > l.detail
 	}
-	b.add("ticket " + e(t.Ticket))
+	b.add(w.t("ticket %s", e(t.Ticket)))
 	m.Body = b.String()
 	return m
 }
 
 // AlertText is the plain-text form of an alert (console, the generic
-// webhook's "text"): one line, no markup.
+// webhook's "text"): one line, no markup, in the alert's words.
 func AlertText(a notify.Alert) string {
+	w := wordsOf(a.Lang, a.Zone)
 	var b strings.Builder
 	since, until := SinceUntil(a)
-	fmt.Fprintf(&b, "[%s] %s — provider %s, %s %s", a.Kind, Title(a), a.Provider, strings.ToLower(since), Stamp(a.Since))
+	fmt.Fprintf(&b, "[%s] %s — %s, %s", a.Kind, w.title(a, w.dur), w.inline("Provider", a.Provider), w.inline(since, w.stamp(a.Since)))
 	if HasUntil(a) {
-		fmt.Fprintf(&b, ", %s %s", strings.ToLower(until), Stamp(a.Until))
+		fmt.Fprintf(&b, ", %s", w.inline(until, w.stamp(a.Until)))
 	}
 	for _, c := range a.Failed {
-		fmt.Fprintf(&b, "; %s", FailedLine(c))
+		fmt.Fprintf(&b, "; %s", w.failedLine(c))
 	}
 	if !notify.IsDelivery(a) { // a delivery is no outage: its lateness earns the penalty
-		fmt.Fprintf(&b, "; counts as outage: %s", Counted(a))
+		fmt.Fprintf(&b, "; %s", w.inline("Counts under the contract", w.verdict(a)))
 	}
 	if a.Kind == notify.AlertReclassified {
-		fmt.Fprintf(&b, "; cause: %s", CauseName(a.Cause))
+		fmt.Fprintf(&b, "; %s", w.inline("Cause", w.cause(a.Cause)))
 	}
 	if a.Detail != "" {
 		fmt.Fprintf(&b, "; %s", a.Detail)
 	}
-	fmt.Fprintf(&b, " (incident %s)", a.IncidentID)
+	fmt.Fprintf(&b, " (%s)", w.t("incident %s", a.IncidentID))
 	return b.String()
 }
 
@@ -201,8 +247,9 @@ func Counted(a notify.Alert) string {
 	return "no"
 }
 
-// TicketText is the plain-text form of a ticket message.
+// TicketText is the plain-text form of a ticket message, in its words.
 func TicketText(m notify.TicketMessage) string {
-	return fmt.Sprintf("[ticket_%s] %s — provider %s, opened %s; %s (ticket %s)",
-		m.Kind, TicketTitle(m), m.Provider, Stamp(m.Opened), m.Text, m.Ticket)
+	w := wordsOf(m.Lang, m.Zone)
+	return fmt.Sprintf("[ticket_%s] %s — %s, %s; %s (%s)",
+		m.Kind, w.ticketTitle(m), w.inline("Provider", m.Provider), w.inline("Opened", w.stamp(m.Opened)), m.Text, w.t("ticket %s", m.Ticket))
 }

@@ -37,15 +37,27 @@ var causeNames = map[string]string{
 }
 
 // KindName is the readable name of an incident kind (unknown kinds as they are).
-func KindName(k string) string {
+func KindName(k string) string { return english().kind(k) }
+
+// CauseName is the readable form of a reclassification cause.
+func CauseName(c string) string { return english().cause(c) }
+
+// kind names an incident kind: the catalog's word in Chinese (the
+// documents' term), the names above in English.
+func (w words) kind(k string) string {
+	if w.zh() {
+		return w.p.Word(k)
+	}
 	if n, ok := kindNames[k]; ok {
 		return n
 	}
 	return k
 }
 
-// CauseName is the readable form of a reclassification cause.
-func CauseName(c string) string {
+func (w words) cause(c string) string {
+	if w.zh() {
+		return w.p.Word(c)
+	}
 	if n, ok := causeNames[c]; ok {
 		return n
 	}
@@ -81,10 +93,29 @@ func DurationName(a notify.Alert) string {
 	return "Duration"
 }
 
-// Stamp renders an instant in UTC: robots have no per-reader time zones.
+// Stamp renders an instant in UTC (Slack, the webhook's data).
 func Stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
 
-// Duration renders a duration for people: 4m40s, 2h05m, 3d4h.
+// stamp renders an instant on the contract's clock with the zone named,
+// once, so no message shows one instant on two clocks: 2026-11-30
+// 18:00:30 (China Standard Time), 2026年11月30日 18:00:30（北京时间）; UTC as
+// Stamp.
+func (w words) stamp(t time.Time) string {
+	t = t.In(w.loc)
+	zone := w.p.ZoneName(w.loc, t, t)
+	switch {
+	case w.zh():
+		return t.Format("2006年1月2日 15:04:05") + "（" + zone + "）"
+	case w.loc == time.UTC:
+		return Stamp(t)
+	}
+	return t.Format("2006-01-02 15:04:05") + " (" + zone + ")"
+}
+
+// dur is a duration in words of the language (30 minutes, 30分钟).
+func (w words) dur(d time.Duration) string { return w.p.Words(d.Round(time.Second)) }
+
+// Duration renders a duration for people: 4m40s, 2h05m, 3d4h (Slack).
 func Duration(d time.Duration) string {
 	d = d.Round(time.Second)
 	switch {
@@ -98,7 +129,9 @@ func Duration(d time.Duration) string {
 }
 
 // FailedLine renders a failing check with its measured value and criterion.
-func FailedLine(c notify.FailedCheck) string {
+func FailedLine(c notify.FailedCheck) string { return english().failedLine(c) }
+
+func (w words) failedLine(c notify.FailedCheck) string {
 	var b strings.Builder
 	b.WriteString(c.Name)
 	if c.GPU != nil {
@@ -111,7 +144,7 @@ func FailedLine(c notify.FailedCheck) string {
 		b.WriteString(c.Verdict)
 	}
 	if c.Criterion != "" {
-		fmt.Fprintf(&b, " (want %s)", c.Criterion)
+		b.WriteString(w.t(" (want %s)", c.Criterion))
 	}
 	if c.Detail != "" {
 		fmt.Fprintf(&b, " — %s", c.Detail)
@@ -120,42 +153,45 @@ func FailedLine(c notify.FailedCheck) string {
 }
 
 // Title is the one-line summary of an alert (plain text).
-func Title(a notify.Alert) string {
-	k := KindName(a.IncidentKind)
+func Title(a notify.Alert) string { return englishAt(time.UTC).title(a, Duration) }
+
+// title is Title in w's words, durations written by dur.
+func (w words) title(a notify.Alert, dur func(time.Duration) string) string {
+	k := w.kind(a.IncidentKind)
 	switch a.Kind {
 	case notify.AlertDeliveryOverdue:
-		return fmt.Sprintf("%s delivery overdue: not delivered %s after the order", a.Node, Duration(a.Duration))
+		return w.t("%s delivery overdue: not delivered %s after the order", a.Node, dur(a.Duration))
 	case notify.AlertDelivered:
-		return fmt.Sprintf("%s delivered %s late", a.Node, Duration(a.Duration))
+		return w.t("%s delivered %s late", a.Node, dur(a.Duration))
 	case notify.AlertRecovered:
-		return fmt.Sprintf("%s recovered: %s for %s", a.Node, k, Duration(a.Duration))
+		return w.t("%s recovered: %s for %s", a.Node, k, dur(a.Duration))
 	case notify.AlertReclassified:
-		verdict := "counts against the provider"
 		if !a.Counted {
-			verdict = "does NOT count against the provider"
+			return w.t("%s %s reclassified: does NOT count against the provider", a.Node, k)
 		}
-		return fmt.Sprintf("%s %s reclassified: %s", a.Node, k, verdict)
+		return w.t("%s %s reclassified: counts against the provider", a.Node, k)
 	case notify.AlertUpdate:
-		return fmt.Sprintf("%s %s: update", a.Node, k)
+		return w.t("%s %s: update", a.Node, k)
 	default:
-		return fmt.Sprintf("%s %s", a.Node, k)
+		return a.Node + " " + k
 	}
 }
 
 var ticketWhat = map[notify.TicketKind]string{
-	notify.TicketOpened:   "opened",
-	notify.TicketRecorded: "update",
-	notify.TicketWarning:  "deadline near",
-	notify.TicketBreached: "deadline BREACHED",
+	notify.TicketOpened:   "ticket %s on %s: opened",
+	notify.TicketRecorded: "ticket %s on %s: update",
+	notify.TicketWarning:  "ticket %s on %s: deadline near",
+	notify.TicketBreached: "ticket %s on %s: deadline BREACHED",
 }
 
 // TicketTitle is the one-line summary of a ticket message (plain text).
-func TicketTitle(m notify.TicketMessage) string {
-	what := ticketWhat[m.Kind]
-	if what == "" {
-		what = string(m.Kind)
+func TicketTitle(m notify.TicketMessage) string { return english().ticketTitle(m) }
+
+func (w words) ticketTitle(m notify.TicketMessage) string {
+	if f, ok := ticketWhat[m.Kind]; ok {
+		return w.t(f, m.Ticket, m.Node)
 	}
-	return "ticket " + m.Ticket + " on " + m.Node + ": " + what
+	return "ticket " + m.Ticket + " on " + m.Node + ": " + string(m.Kind)
 }
 
 // Level is how urgent a message is; each robot shows it its own way (card

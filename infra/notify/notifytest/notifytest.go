@@ -66,6 +66,9 @@ type Case struct {
 	Limits []robot.Limit
 }
 
+// NewClock is a manual clock at t.
+func NewClock(t time.Time) *Clock { return &Clock{now: t} }
+
 // Clock is the manual time of a case: Sleep advances it.
 type Clock struct {
 	mu    sync.Mutex
@@ -105,11 +108,33 @@ type Request struct {
 	Buttons  []Button
 	Header   http.Header
 	Accepted bool
+	// OverQuota: refused because it came past the service's quota.
+	OverQuota bool
+}
+
+// overQuotaLocked says whether a message accepted at now would put more
+// than a limit's N accepted messages within one closed window of its Per,
+// the strictest reading of "N per Per": the service then refuses it with
+// its rate-limit answer, as the real one does.
+func (r *Receiver) overQuotaLocked(now time.Time) bool {
+	for _, l := range r.limits {
+		n := 1
+		for _, q := range r.reqs {
+			if q.Accepted && now.Sub(q.At) <= l.Per {
+				n++
+			}
+		}
+		if n > l.N {
+			return true
+		}
+	}
+	return false
 }
 
 // Receiver is the local stand-in of the service.
 type Receiver struct {
 	svc    Service
+	limits []robot.Limit // the quotas the service enforces, as the real one does
 	clock  *Clock
 	mu     sync.Mutex
 	script []Answer // answers to give before the service's own, in order
@@ -117,8 +142,18 @@ type Receiver struct {
 	srv    *httptest.Server
 }
 
-func newReceiver(t *testing.T, svc Service, clock *Clock) *Receiver {
-	r := &Receiver{svc: svc, clock: clock}
+// NewReceiver starts the stand-in of svc enforcing limits on clock's time
+// (other packages' tests: functions/app's burst through the outbox).
+func NewReceiver(t *testing.T, svc Service, limits []robot.Limit, clock *Clock) *Receiver {
+	return newReceiver(t, svc, limits, clock)
+}
+
+// URL is the webhook URL of the receiver's service; Client reaches it.
+func (r *Receiver) URL() string          { return r.svc.URL(r.srv.URL) }
+func (r *Receiver) Client() *http.Client { return r.srv.Client() }
+
+func newReceiver(t *testing.T, svc Service, limits []robot.Limit, clock *Clock) *Receiver {
+	r := &Receiver{svc: svc, limits: limits, clock: clock}
 	r.srv = httptest.NewServer(http.HandlerFunc(r.serve)) // listens on 127.0.0.1
 	t.Cleanup(r.srv.Close)
 	return r
@@ -130,13 +165,17 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 	seen, reject := r.svc.Check(req, body, now)
 	r.mu.Lock()
 	ans := r.svc.OK()
+	overQuota := false
 	switch {
 	case reject != nil:
 		ans = *reject
 	case len(r.script) > 0:
 		ans, r.script = r.script[0], r.script[1:]
+	case r.overQuotaLocked(now):
+		ans, overQuota = r.svc.RateLimited(), true
 	}
-	r.reqs = append(r.reqs, Request{At: now, Shown: seen.Text, Buttons: seen.Buttons, Header: req.Header.Clone(), Accepted: reject == nil && ans.Status/100 == 2 && ans.Body == r.svc.OK().Body})
+	r.reqs = append(r.reqs, Request{At: now, Shown: seen.Text, Buttons: seen.Buttons, Header: req.Header.Clone(),
+		Accepted: reject == nil && ans.Status/100 == 2 && ans.Body == r.svc.OK().Body, OverQuota: overQuota})
 	r.mu.Unlock()
 	for k, v := range ans.Header {
 		w.Header()[k] = v
@@ -213,7 +252,7 @@ type harness struct {
 func setup(t *testing.T, c Case, secret string) *harness {
 	t.Helper()
 	h := &harness{t: t, c: c, clock: &Clock{now: t0}}
-	h.rcv = newReceiver(t, c.Service, h.clock)
+	h.rcv = newReceiver(t, c.Service, c.Limits, h.clock)
 	var err error
 	h.n, h.p, err = c.New(c.Service.URL(h.rcv.srv.URL), secret)
 	if err != nil {
@@ -244,7 +283,7 @@ func Run(t *testing.T, c Case) {
 			t.Fatalf("Notify: %v", err)
 		}
 		shown := h.accepted(1)[0].Shown
-		for _, want := range []string{"recovered", "4m40s", "2026-11-30 10:05:10 UTC", "lost@20261130T100030.000Z"} {
+		for _, want := range []string{"recovered", "4 minutes 40 seconds", "2026-11-30 10:05:10 UTC", "lost@20261130T100030.000Z"} {
 			if !strings.Contains(shown, want) {
 				t.Errorf("the recovery does not show %q:\n%s", want, shown)
 			}
@@ -306,8 +345,8 @@ func Run(t *testing.T, c Case) {
 		}
 		got := h.accepted(2)
 		for i, want := range [][]string{
-			{"gz-01 delivery overdue: not delivered 30m0s after the order", "2026-11-30 10:00:30 UTC", "2026-11-30 10:30:30 UTC", "1m0s late so far", "delivery@20261130T100030.000Z"},
-			{"gz-01 delivered 1h35m late", "2026-11-30 12:05:30 UTC", "first passing acceptance check"},
+			{"gz-01 delivery overdue: not delivered 30 minutes after the order", "2026-11-30 10:00:30 UTC", "2026-11-30 10:30:30 UTC", "1m0s late so far", "delivery@20261130T100030.000Z"},
+			{"gz-01 delivered 1 hour 35 minutes late", "2026-11-30 12:05:30 UTC", "first passing acceptance check"},
 		} {
 			shown := got[i].Shown
 			for _, w := range want {
@@ -420,6 +459,7 @@ func Run(t *testing.T, c Case) {
 		}
 		h.noCredential(err)
 	})
+	runQuota(t, c)
 	for _, l := range c.Limits {
 		t.Run(fmt.Sprintf("KeepsQuota%dPer%s", l.N, l.Per), func(t *testing.T) {
 			h := setup(t, c, c.Service.Secret())

@@ -23,8 +23,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/time/rate"
-
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/internal/ctxsleep"
 )
@@ -35,25 +33,15 @@ type Limit struct {
 	Per time.Duration
 }
 
-// limiter builds a token bucket that keeps any window of length Per at or
-// under N messages. A bucket of burst b refilled at r admits b + r·Per
-// messages in a window, so a full burst of N (rate.Every(Per/N), burst N)
-// would admit 2N; half the quota as burst and half as refill admits N.
-func (l Limit) limiter() *rate.Limiter {
-	burst := max(1, l.N/2)
-	refill := l.N - burst
-	if refill < 1 {
-		return rate.NewLimiter(rate.Every(l.Per), burst)
-	}
-	return rate.NewLimiter(rate.Every(l.Per/time.Duration(refill)), burst)
-}
-
 // RetryError is an answer that says "later": rate limited, or a transient
 // server error. After is what the robot asked for (Retry-After), zero when
 // it did not say.
 type RetryError struct {
 	After time.Duration
-	Err   error
+	// Limited: the robot said "too many" (HTTP 429, a rate-limit code), so
+	// the message was refused, not perhaps delivered (a 5xx may have been).
+	Limited bool
+	Err     error
 }
 
 func (e *RetryError) Error() string { return e.Err.Error() }
@@ -70,24 +58,19 @@ type Poster struct {
 	// Secrets are taken out of every error Post returns (the webhook URL
 	// and its parts, the signing secret: notify.Redact); New's callers set
 	// them.
-	Secrets  []string
-	limits   []Limit
-	limiters []*rate.Limiter
+	Secrets []string
+	quota   *quota
 }
 
 // New returns a poster honouring every one of limits (none: no client-side
 // limit; Feishu has one a second and one a minute).
 func New(name string, limits ...Limit) *Poster {
-	p := &Poster{Name: name, limits: limits}
-	for _, l := range limits {
-		p.limiters = append(p.limiters, l.limiter())
-	}
-	return p
+	return &Poster{Name: name, quota: newQuota(limits)}
 }
 
 func (p *Poster) defaults() {
 	if p.Client == nil {
-		p.Client = &http.Client{Timeout: 10 * time.Second}
+		p.Client = &http.Client{Timeout: RequestTimeout}
 	}
 	if p.Now == nil {
 		p.Now = time.Now
@@ -100,6 +83,11 @@ func (p *Poster) defaults() {
 	}
 }
 
+// RequestTimeout bounds one request to a robot (they answer in well under a
+// second); a Post leaves this much of its context's time for the request
+// after any wait, so a deadline never cuts a request it started.
+const RequestTimeout = 10 * time.Second
+
 // maxBody bounds how much of an answer is read: the robots answer with a
 // few dozen bytes of JSON.
 const maxBody = 64 << 10
@@ -109,6 +97,14 @@ const maxBody = 64 << 10
 // delivered, a *RetryError is waited out and retried while the budget
 // lasts, anything else is returned at once. The error is redacted of the
 // poster's Secrets, URLs and anything token-shaped.
+//
+// The budget is MaxWait, less when ctx's deadline comes sooner (less the
+// request's own RequestTimeout): a wait that would not end in time is not
+// begun, its booking is given back, and the error is a notify.NotSentError
+// saying when the limit frees. A wait cut short (ctx done, or the yield of
+// notify.WithYield) gives its booking back too and is a NotSentError: the
+// caller knows nothing reached the robot. A request once sent is finished
+// under ctx alone.
 func (p *Poster) Post(ctx context.Context, build func(now time.Time) (*http.Request, error),
 	check func(status int, h http.Header, body []byte) error) error {
 	return notify.Redact(p.post(ctx, build, check), p.Secrets...)
@@ -117,24 +113,32 @@ func (p *Poster) Post(ctx context.Context, build func(now time.Time) (*http.Requ
 func (p *Poster) post(ctx context.Context, build func(now time.Time) (*http.Request, error),
 	check func(status int, h http.Header, body []byte) error) error {
 	p.defaults()
+	wctx, stop := notify.WaitContext(ctx)
+	defer stop()
+	budget := p.budget(ctx)
 	var waited time.Duration
 	backoff := time.Second
 	for {
-		d, err := p.reserve(p.MaxWait - waited)
-		if err != nil {
-			return err
-		}
-		if d > 0 {
-			if err := p.Sleep(ctx, d); err != nil {
-				return fmt.Errorf("%s: waiting for the rate limit: %w", p.Name, err)
+		now := p.Now()
+		at, by, cancel := p.quota.reserve(now)
+		if d := at.Sub(now); d > 0 {
+			if waited+d > budget {
+				cancel()
+				return &notify.NotSentError{After: d, Err: fmt.Errorf("%s: the robot's limit of %d messages per %s is used up for %s more; leaving the message pending",
+					p.Name, by.N, by.Per, d.Round(time.Second))}
+			}
+			if err := p.Sleep(wctx, d); err != nil {
+				cancel()
+				return &notify.NotSentError{Err: fmt.Errorf("%s: waiting for the rate limit: %w", p.Name, err)}
 			}
 			waited += d
 		}
 		req, err := build(p.Now())
 		if err != nil {
+			cancel()
 			return fmt.Errorf("%s: %w", p.Name, err)
 		}
-		err = p.do(req, check)
+		err = p.do(req, check) // the booking is spent: the robot counts refused requests too
 		var re *RetryError
 		if !errors.As(err, &re) {
 			return err
@@ -143,38 +147,32 @@ func (p *Poster) post(ctx context.Context, build func(now time.Time) (*http.Requ
 		if wait <= 0 {
 			wait, backoff = backoff, 2*backoff
 		}
-		if waited+wait > p.MaxWait {
-			return fmt.Errorf("%s: still refused after waiting %s; leaving the message pending: %w", p.Name, waited, err)
+		if waited+wait > budget {
+			err = fmt.Errorf("%s: still refused after waiting %s; leaving the message pending: %w", p.Name, waited, err)
+			if re.Limited {
+				return &notify.NotSentError{After: wait, Err: err}
+			}
+			return err
 		}
-		if err := p.Sleep(ctx, wait); err != nil {
-			return fmt.Errorf("%s: waiting to retry: %w", p.Name, err)
+		if err := p.Sleep(wctx, wait); err != nil {
+			err = fmt.Errorf("%s: waiting to retry: %w", p.Name, err)
+			if re.Limited {
+				return &notify.NotSentError{Err: err}
+			}
+			return err
 		}
 		waited += wait
 	}
 }
 
-// reserve takes one message from every limiter and returns how long to wait
-// before sending it; past budget it takes nothing and says which limit.
-func (p *Poster) reserve(budget time.Duration) (time.Duration, error) {
-	now := p.Now()
-	var wait time.Duration
-	rs := make([]*rate.Reservation, len(p.limiters))
-	for i, l := range p.limiters {
-		rs[i] = l.ReserveN(now, 1)
-		wait = max(wait, rs[i].DelayFrom(now))
+// budget is how long one Post may wait in all: MaxWait, or what ctx's
+// deadline leaves after the time a request may take.
+func (p *Poster) budget(ctx context.Context) time.Duration {
+	b := p.MaxWait
+	if dl, ok := ctx.Deadline(); ok {
+		b = min(b, max(0, time.Until(dl)-RequestTimeout))
 	}
-	if wait <= budget {
-		return wait, nil
-	}
-	var used Limit
-	for i, r := range rs {
-		if r.DelayFrom(now) == wait {
-			used = p.limits[i]
-		}
-		r.CancelAt(now) // give the tokens back: nothing is sent now
-	}
-	return 0, fmt.Errorf("%s: the robot's limit of %d messages per %s is used up for %s more; leaving the message pending",
-		p.Name, used.N, used.Per, wait.Round(time.Second))
+	return b
 }
 
 func (p *Poster) do(req *http.Request, check func(int, http.Header, []byte) error) error {
@@ -207,7 +205,7 @@ func HTTPStatus(status int, h http.Header, body []byte) error {
 	}
 	err := fmt.Errorf("HTTP %d: %s", status, Excerpt(body))
 	if status == http.StatusTooManyRequests || status >= 500 {
-		return &RetryError{After: retryAfter(h), Err: err}
+		return &RetryError{After: retryAfter(h), Limited: status == http.StatusTooManyRequests, Err: err}
 	}
 	return err
 }
@@ -260,7 +258,7 @@ func CodeAnswer(body []byte, codeKey, msgKey string, retry ...int) error {
 	_ = json.Unmarshal(r[msgKey], &msg) // a missing message leaves it empty
 	err := fmt.Errorf("%s %d: %s", codeKey, code, msg)
 	if slices.Contains(retry, code) {
-		return &RetryError{Err: fmt.Errorf("rate limited: %w", err)}
+		return &RetryError{Limited: true, Err: fmt.Errorf("rate limited: %w", err)}
 	}
 	return err
 }

@@ -104,3 +104,23 @@ n = "ucloud-gpu-01"
 evs = [reg(n, "ucloud-sdu", 4, "A100 PCIe 40GB", t("2026-02-27 09:00", CET))]
 evs += runs(n, t("2026-02-28 00:00", CET), t("2026-04-01 06:00", CET), [(t("2026-03-02 00:00", CET), t("2026-03-07 12:00", CET))])
 write("ucloud-sdu", evs)
+
+# tencent-cvm: two months at tier edges, Shanghai time. March: 5 + 7 = 12
+# minutes (11 would meet 99.975 %); April: 7 h 13 min = 433 minutes (432
+# would be exactly 99 %, the 10 % tier).
+n = "gt4-01"
+evs = [reg(n, "tencent-cvm", 8, "A100 SXM4 40GB", t("2026-02-27 09:00", CST))]
+evs += runs(n, t("2026-02-28 00:00", CST), t("2026-05-01 06:00", CST),
+            [(t("2026-03-08 03:00", CST), t("2026-03-08 03:05", CST)), (t("2026-03-21 14:00", CST), t("2026-03-21 14:07", CST)),
+             (t("2026-04-15 09:00", CST), t("2026-04-15 16:13", CST))])
+write("tencent-cvm", evs)
+
+# yandex-compute-vm: two months at tier edges, Moscow time. March: 23
+# minutes (22 would meet 99.95 %); April: 36 h 1 min = 2,161 minutes
+# (2,160 would be exactly 95 %, the 15 % tier).
+MSK = timezone(timedelta(hours=3))
+n = "y-gpu-01"
+evs = [reg(n, "yandex-compute-vm", 8, "A100 SXM4 80GB", t("2026-02-27 09:00", MSK))]
+evs += runs(n, t("2026-02-28 00:00", MSK), t("2026-05-01 06:00", MSK),
+            [(t("2026-03-10 12:00", MSK), t("2026-03-10 12:23", MSK)), (t("2026-04-06 00:00", MSK), t("2026-04-07 12:01", MSK))])
+write("yandex-compute-vm", evs)
