@@ -25,9 +25,26 @@ import (
 // (60 before and after); its siblings burn at 59.5–61 and copy at 54–56
 // GB/s throughout, as slow does.
 func slowSiblingLog(contract string) []events.Event {
+	burn := map[string]float64{"n1": 60, "n2": 61, "n3": 59.5, "n4": 60.5, "n5": 60, "slow": 60}
+	return stressLog(contract, func(id string, day int, i int) []events.Check {
+		b := burn[id]
+		if id == "slow" && day >= 4 && day <= 7 {
+			b = 50
+		}
+		bw := 54 + float64(i%3)
+		g0, g1 := 0, 1
+		return []events.Check{
+			{Name: "gpu.burn.fp32", Category: events.CategoryPerformance, Verdict: events.Pass, Number: &b, Unit: "TFLOP/s", GPU: &g0},
+			{Name: "gpu.bw.h2d", Category: events.CategoryPerformance, Verdict: events.Pass, Number: &bw, Unit: "GB/s", GPU: &g1}}
+	})
+}
+
+// stressLog: six 8-GPU H200 nodes n1…n5 and slow heartbeat every 15
+// minutes from 28 February to 11 March and run the stress job at 03:00
+// UTC on 1 to 10 March; checks(id, day, i) is the i-th node's results.
+func stressLog(contract string, checks func(id string, day, i int) []events.Check) []events.Event {
 	var l reporttest.Log
 	from, to := time.Date(2026, 2, 28, 12, 0, 0, 0, time.UTC), time.Date(2026, 3, 11, 0, 0, 0, 0, time.UTC)
-	burn := map[string]float64{"n1": 60, "n2": 61, "n3": 59.5, "n4": 60.5, "n5": 60, "slow": 60}
 	for i, id := range []string{"n1", "n2", "n3", "n4", "n5", "slow"} {
 		l.Register(id, contract, from.Add(-time.Hour), 8)
 		l.Events[len(l.Events)-1].HeartbeatIntervalS = 900
@@ -37,19 +54,59 @@ func slowSiblingLog(contract string) []events.Event {
 		}
 		for day := 1; day <= 10; day++ {
 			at := time.Date(2026, 3, day, 3, 0, 0, 0, time.UTC)
-			b := burn[id]
-			if id == "slow" && day >= 4 && day <= 7 {
-				b = 50
-			}
-			bw := 54 + float64(i%3)
-			g0, g1 := 0, 1
 			l.Add(events.Event{Type: events.TypeObservation, ID: fmt.Sprintf("%s/stress/%d", id, day), Node: id,
-				At: at, ReceivedAt: at.Add(time.Second), Kind: events.KindCheck, Checks: []events.Check{
-					{Name: "gpu.burn.fp32", Category: events.CategoryPerformance, Verdict: events.Pass, Number: &b, Unit: "TFLOP/s", GPU: &g0},
-					{Name: "gpu.bw.h2d", Category: events.CategoryPerformance, Verdict: events.Pass, Number: &bw, Unit: "GB/s", GPU: &g1}}})
+				At: at, ReceivedAt: at.Add(time.Second), Kind: events.KindCheck, Checks: checks(id, day, i)})
 		}
 	}
 	return l.Events
+}
+
+// A whole node 8 % slow (issue 30): slow burns at 55.2 TFLOP/s on all 8
+// GPUs from 4 March (60 before), every other GPU at 60. Judged against a
+// fleet that includes it, its 8 GPUs would set the bar — the month's 48
+// GPU medians, 8 at 55.2 (slow's ten runs: three at 60, seven at 55.2)
+// and 40 at 60: p10 h = 47·0.1 = 4.7 falls among the 55.2s, threshold
+// min(55.2, 57) = 55.2, not above its runs. Against the other five nodes
+// (40 × 60) the threshold is min(60, 57) = 57, live (the fleet of the 1st
+// to 3rd on the 4th, slow's own runs left out after) and in the report:
+// every GPU of slow opens performance_below_spec on 4 March 03:00, still
+// open on the 11th, under fleet:gpu.burn.fp32/gpu<N>.
+func TestLiveAndReportFlagAWholeSlowNode(t *testing.T) {
+	book, tms := exampleTerms(t)
+	contract := book.Contracts()[0]
+	evs := stressLog(contract, func(id string, day, _ int) []events.Check {
+		v := 60.0
+		if id == "slow" && day >= 4 {
+			v = 55.2
+		}
+		var cs []events.Check
+		for g := range 8 {
+			cs = append(cs, events.Check{Name: "gpu.burn.fp32", Category: events.CategoryPerformance, Verdict: events.Pass, Number: &v, Unit: "TFLOP/s", GPU: &g})
+		}
+		return cs
+	})
+	c := liveCase{name: "whole-slow-node", evs: evs, year: 2026, month: time.March, asOf: time.Date(2026, 3, 11, 0, 0, 0, 0, time.UTC)}
+	want := time.Date(2026, 3, 4, 3, 0, 0, 0, time.UTC)
+	checks := map[string]bool{}
+	for n, rs := range reportRows(t, tms, c) {
+		for _, r := range rs {
+			if r.kind != "performance_below_spec" {
+				continue
+			}
+			if n != "slow" || !r.start.Equal(want) || !r.ongoing {
+				t.Errorf("%s: %s", n, r)
+			}
+			checks[r.check] = true
+		}
+	}
+	for g := range 8 {
+		if k := fmt.Sprintf("fleet:gpu.burn.fp32/gpu%d", g); !checks[k] {
+			t.Errorf("the report has no %s (has %v)", k, checks)
+		}
+	}
+	if diffs := compare(t, book, tms, c); len(diffs) > 0 {
+		t.Error(strings.Join(diffs, "\n"))
+	}
 }
 
 // The live service judges a node slower than its siblings with the

@@ -34,9 +34,6 @@ const (
 	FleetRefresh = time.Hour
 )
 
-// fleetKey is one model's figure.
-type fleetKey struct{ model, figure string }
-
 // fleetCache holds the fleet's readings and the distributions last computed.
 type fleetCache struct {
 	mu    sync.Mutex
@@ -44,23 +41,25 @@ type fleetCache struct {
 	col   baseline.Collector
 	read  map[string]uint64 // node → the highest batch key read
 	model map[string]string // node → GPU model
-	dists map[fleetKey]baseline.Dist
+	// bars: what each node's GPU is judged against, from the other nodes
+	// and the node's other GPUs (baseline.Bars); immutable once made.
+	bars *baseline.Bars
 }
 
-// FleetDists returns the live fleet's distributions per GPU model and
-// figure, refreshing them from the store when older than FleetRefresh.
-func (s *Service) FleetDists(ctx context.Context) (map[fleetKey]baseline.Dist, error) {
+// FleetBars returns the live fleet's bars per node, GPU model and figure,
+// refreshing them from the store when older than FleetRefresh.
+func (s *Service) FleetBars(ctx context.Context) (*baseline.Bars, error) {
 	c := &s.fleet
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := s.Now()
 	if !c.at.IsZero() && now.Sub(c.at) < FleetRefresh {
-		return c.dists, nil
+		return c.bars, nil
 	}
 	if err := c.refresh(ctx, s.store, now); err != nil {
 		return nil, fmt.Errorf("fleet baselines: %w", err)
 	}
-	return c.dists, nil
+	return c.bars, nil
 }
 
 func (c *fleetCache) refresh(ctx context.Context, st store.Store, now time.Time) error {
@@ -106,10 +105,7 @@ func (c *fleetCache) refresh(ctx context.Context, st store.Store, now time.Time)
 		m, ok := c.model[id]
 		return m, ok
 	}, from, now.Add(events.MaxObservationLead), baseline.Options{})
-	c.dists = map[fleetKey]baseline.Dist{}
-	for _, d := range res.Dists {
-		c.dists[fleetKey{d.Model, d.Figure}] = d
-	}
+	c.bars = res.Bars
 	c.at = now
 	return nil
 }
@@ -156,25 +152,27 @@ func stressRuns(e *events.Event) []fleetRun {
 }
 
 // judgeFleet runs the report's rule (baseline.Streak) on each stress
-// figure of the observations against the fleet's threshold for the node's
-// model: the third run in a row below it opens performance_below_spec,
-// backdated to the first, and the first run back at or above it closes
-// the incident — the instants the report gives for the same runs and
-// thresholds. A model with fewer than baseline.DefaultMinNodes nodes has
-// no fleet threshold: the probe's static verdict alone applies. A series
-// with no slow run keeps no state (the state item is written every push).
-func judgeFleet(st *store.NodeState, n store.Node, dists map[fleetKey]baseline.Dist, evs []events.Event) []incident.Transition {
+// figure of the observations against the node's bar for its GPU (built
+// from the other nodes of its model and the node's other GPUs, never the
+// node itself): the third run in a row below it opens
+// performance_below_spec, backdated to the first, and the first run back
+// at or above it closes the incident — the instants the report gives for
+// the same runs and thresholds. With too few other nodes and GPUs there is
+// no bar: the probe's static verdict alone applies. A series with no slow
+// run keeps no state (the state item is written every push).
+func judgeFleet(st *store.NodeState, n store.Node, bars *baseline.Bars, evs []events.Event) []incident.Transition {
 	opt := baseline.Options{}.WithDefaults()
 	var out []incident.Transition
 	for i := range evs {
 		e := &evs[i]
 		at := e.TrueAt()
 		for _, r := range stressRuns(e) {
-			d, ok := dists[fleetKey{n.GPUModel, r.figure}]
+			bar, ok := bars.For(n.ID, n.GPUModel, r.figure, r.gpu)
 			sk := st.Fleet[r.key]
-			if !ok || d.StaticOnly {
+			if !ok {
 				continue
 			}
+			d := bar.Dist
 			if sk == nil {
 				sk = &baseline.Streak{}
 			}
@@ -182,7 +180,7 @@ func judgeFleet(st *store.NodeState, n store.Node, dists map[fleetKey]baseline.D
 			switch sk.Step(d.Threshold, opt.Runs, at, r.v) {
 			case baseline.StreakOpened:
 				f := baseline.Finding{Node: n.ID, Model: d.Model, Figure: d.Figure, Unit: d.Unit, GPU: r.gpu, Start: sk.Start,
-					Confirmed: at, Runs: sk.Runs, Values: sk.Values, Dist: d, Margin: opt.Margin}
+					Confirmed: at, Runs: sk.Runs, Values: sk.Values, Against: bar.Against, Dist: d, Margin: opt.Margin}
 				out = append(out, incident.Transition{Op: incident.Open, Kind: incident.PerformanceBelowSpec, Check: r.key,
 					Since: sk.Start, At: sk.Start, Cause: incident.CauseCheck, Counted: true, Evidence: f.Evidence()})
 			case baseline.StreakClosed:

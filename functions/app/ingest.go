@@ -168,7 +168,7 @@ type ingest struct {
 	sig      string
 	signedAt time.Time
 	stored   bool // this request stored the batch body
-	fleet    map[fleetKey]baseline.Dist
+	fleet    *baseline.Bars
 }
 
 func (in *ingest) ack(status string) wire.Ack {
@@ -179,11 +179,11 @@ func (in *ingest) run(ctx context.Context) (wire.Ack, error) {
 	if hasStress(in.b) {
 		// The fleet's thresholds, read before the state: the batch's
 		// stress figures are judged against its siblings (fleet.go).
-		dists, err := in.s.FleetDists(ctx)
+		bars, err := in.s.FleetBars(ctx)
 		if err != nil {
 			return wire.Ack{}, fmt.Errorf("ingest: %w", err)
 		}
-		in.fleet = dists
+		in.fleet = bars
 	}
 	for attempt := 0; attempt < maxRetries; attempt++ {
 		ack, effects, err := in.attempt(ctx)

@@ -86,7 +86,8 @@ type scoreFixture struct {
 //     next): unreachable from one interval after the last, 02:00:30, to
 //     12:00 — 35 970 s, counted;
 //   - sev1 tickets opened on Saturdays (off-hours) at 10:00 and resolved
-//     two hours later: Alpha's three on a2 answered after 20, 40 and 90
+//     two hours later: Alpha's three on a1, a2, a3 (three machines, the
+//     fewest ranked) answered after 20, 40 and 90
 //     minutes (the last breaches the 1 h target), Beta's one on b1 after 10.
 func twoProviders(t *testing.T) scoreFixture {
 	t.Helper()
@@ -140,7 +141,7 @@ func twoProviders(t *testing.T) scoreFixture {
 	for i, tk := range []struct {
 		node, day string
 		answer    time.Duration
-	}{{"a2", "2026-03-07", 20 * time.Minute}, {"a2", "2026-03-14", 40 * time.Minute}, {"a2", "2026-03-21", 90 * time.Minute}, {"b1", "2026-03-07", 10 * time.Minute}} {
+	}{{"a1", "2026-03-07", 20 * time.Minute}, {"a2", "2026-03-14", 40 * time.Minute}, {"a3", "2026-03-21", 90 * time.Minute}, {"b1", "2026-03-07", 10 * time.Minute}} {
 		at := utc(t, tk.day+" 10:00")
 		if at.Weekday() != time.Saturday {
 			t.Fatalf("%s is not a Saturday", tk.day)
@@ -161,8 +162,7 @@ func twoProviders(t *testing.T) scoreFixture {
 	return scoreFixture{st: st, desk: desk, now: now}
 }
 
-// near says whether a stored figure is the hand-computed one (the JSON
-// keeps figures rounded to a few digits).
+// near says whether a stored figure is the hand-computed one.
 func near(got *float64, want float64) bool {
 	return got != nil && math.Abs(*got-want) <= 1e-3*math.Max(1, math.Abs(want))
 }

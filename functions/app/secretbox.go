@@ -58,13 +58,19 @@ func (b *aesBox) Open(sealed []byte, node string) ([]byte, error) {
 // ErrWrongMasterKey is a master key that opens none of the stored secrets.
 var ErrWrongMasterKey = errors.New("wrong master key")
 
+// NodeLister is what CheckMasterKey reads: the node records (a store, or a
+// backup opened to be read before it is restored).
+type NodeLister interface {
+	ListNodes(ctx context.Context) ([]store.Node, error)
+}
+
 // CheckMasterKey tries box on every node secret in st, so that a wrong
 // master key stops the backend at start instead of answering every push
 // with 500 while its health check says ok. A key that opens none of them is
 // ErrWrongMasterKey, naming a node tried; one that opens some returns the
 // nodes whose records it cannot open (damaged records, not a wrong key),
 // for the caller to report. An empty store has nothing to check.
-func CheckMasterKey(ctx context.Context, st store.Store, box SecretBox) (unreadable []string, err error) {
+func CheckMasterKey(ctx context.Context, st NodeLister, box SecretBox) (unreadable []string, err error) {
 	nodes, err := st.ListNodes(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("check master key: %w", err)

@@ -13,13 +13,13 @@ func FleetMarkdown(b *strings.Builder, r baseline.Result) {
 	if len(r.Dists) == 0 {
 		return
 	}
-	b.WriteString("\n## Fleet baselines\n\nEach GPU's median over the window; a run below the threshold (below p10 and 5 % under the median) three times in a row is slower than its siblings. Models with fewer nodes than the minimum are judged by the static threshold only.\n\n| GPU model | figure | nodes | GPUs | runs | p10 | p50 | p90 | threshold |\n|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("\n## Fleet baselines\n\nEach GPU's median over the window, the whole fleet. A node is never judged against itself: its runs are held against the other nodes of its model (below their p10 and 5 % under their median) and each GPU's against the other GPUs of its node (5 % under their median); three runs in a row below is slower than its siblings. Models with fewer nodes than the minimum are judged by the static threshold only.\n\n| GPU model | figure | nodes | GPUs | runs | p10 | p50 | p90 | threshold |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, d := range r.Dists {
 		th := fmt.Sprintf("%.4g", d.Threshold)
 		if d.StaticOnly {
 			th = "static only (too few nodes)"
 		}
-		fmt.Fprintf(b, "| %s | %s (%s) | %d | %d | %d | %.4g | %.4g | %.4g | %s |\n", mdText(d.Model), mdText(d.Figure), mdText(d.Unit), d.Nodes, d.GPUs, d.Runs, d.P10, d.P50, d.P90, th)
+		fmt.Fprintf(b, "| %s | %s (%s) | %d | %d | %d | %.4g | %.4g | %.4g | %s |\n", mdInline(d.Model), mdInline(d.Figure), mdInline(d.Unit), d.Nodes, d.GPUs, d.Runs, d.P10, d.P50, d.P90, th)
 	}
 	if len(r.Findings) > 0 {
 		b.WriteString("\n### Slower than its siblings\n\n")
@@ -28,7 +28,7 @@ func FleetMarkdown(b *strings.Builder, r baseline.Result) {
 			if !f.End.IsZero() {
 				end = "back from " + f.End.Format("2006-01-02 15:04Z")
 			}
-			fmt.Fprintf(b, "- **%s** from %s (%s): %s\n", mdText(f.Node), f.Start.Format("2006-01-02 15:04Z"), end, mdText(f.Evidence()))
+			fmt.Fprintf(b, "- **%s** from %s (%s): %s\n", mdInline(f.Node), f.Start.Format("2006-01-02 15:04Z"), end, mdInline(f.Evidence()))
 		}
 	}
 	var drops []baseline.Drift
@@ -42,9 +42,9 @@ func FleetMarkdown(b *strings.Builder, r baseline.Result) {
 		for _, d := range drops {
 			until := "to the end of the series"
 			if d.Until != "" {
-				until = "until " + mdText(d.Until)
+				until = "until " + mdInline(d.Until)
 			}
-			fmt.Fprintf(b, "\n- **%s** %s: down from %.4g %s since %s (%s), worst %.1f %% below: %s\n", mdText(d.Node), mdText(d.Figure), d.Baseline, mdText(d.Unit), mdText(d.Since), until, d.WorstPct, Sparkline(d.Days))
+			fmt.Fprintf(b, "\n- **%s** %s: down from %.4g %s since %s (%s), worst %.1f %% below: %s\n", mdInline(d.Node), mdInline(d.Figure), d.Baseline, mdInline(d.Unit), mdInline(d.Since), until, d.WorstPct, Sparkline(d.Days))
 		}
 	}
 }

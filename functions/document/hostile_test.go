@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -246,4 +247,20 @@ func TestScorecardMarkdownEscapesOutsideText(t *testing.T) {
 		}
 		checkMarkdown(t, fmt.Sprintf("scorecard %q", h), md.Bytes(), strings.Join(strings.Fields(h), " "))
 	}
+}
+
+// FuzzMarkdownText: whatever the text, drawn as a paragraph, a list item,
+// a heading and a table cell it makes no raw HTML, link, image or code
+// block, keeps the table's cells, and reads back as written.
+func FuzzMarkdownText(f *testing.F) {
+	for _, h := range outsideMarkdown {
+		f.Add(h)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) || strings.ContainsRune(s, 0) || strings.ContainsRune(s, utf8.RuneError) {
+			return // gpusla refuses text that is not UTF-8 where it comes in
+		}
+		md := "# " + mdText(s) + "\n\n" + mdText(s) + "\n\n- " + mdText(s) + "\n\n| a | b |\n|---|---|\n| " + mdInline(s) + " | x |\n"
+		checkMarkdown(t, fmt.Sprintf("%q", s), []byte(md), strings.Join(strings.Fields(s), " "))
+	})
 }

@@ -17,12 +17,19 @@ import (
 // sentences go through it too, since most of them quote outside text; what
 // cannot start markup (a "<" before a digit, "[99, 99.5)") is left as it
 // is, so the Markdown stays readable as plain text.
-func mdText(s string) string {
+func mdText(s string) string { return mdEscape(s, true) }
+
+// mdInline is mdText for text inside a line — a table cell, a value after
+// its label — where nothing begins a block, so a leading "#2" or "-3" is
+// left as it is.
+func mdInline(s string) string { return mdEscape(s, false) }
+
+func mdEscape(s string, block bool) string {
 	s = strings.TrimLeft(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s), " \t")
 	var b strings.Builder
 	rs := []rune(s)
 	for i, r := range rs {
-		if mdEscapes(rs, i) {
+		if mdEscapes(rs, i, block) {
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)
@@ -33,7 +40,7 @@ func mdText(s string) string {
 // mdEscapes reports whether rs[i] needs a backslash. Our documents hold no
 // link reference definitions, so a bracket is a link only as [text](…);
 // a definition could only start a block, where a [ is always escaped.
-func mdEscapes(rs []rune, i int) bool {
+func mdEscapes(rs []rune, i int, block bool) bool {
 	at := func(k int) rune {
 		if k < 0 || k >= len(rs) {
 			return 0
@@ -52,12 +59,13 @@ func mdEscapes(rs []rune, i int) bool {
 	case '&':
 		return unicode.IsLetter(next) || next == '#' // an entity: &lt; &#60;
 	case '[':
-		return i == 0
+		return i == 0 && block
 	case ']':
 		return next == '(' // [text](destination)
 	case '_':
 		// A run of underscores inside a word (data_disk) or between spaces
-		// (a signature line) never emphasises; at a word's edge it may.
+		// (a signature line) never emphasises; beside punctuation or at a
+		// word's edge it may.
 		a, b := i, i
 		for a > 0 && rs[a-1] == '_' {
 			a--
@@ -65,16 +73,20 @@ func mdEscapes(rs []rune, i int) bool {
 		for b < len(rs) && rs[b] == '_' {
 			b++
 		}
-		return a == 0 || isWord(at(a-1)) != isWord(at(b))
+		l, r := at(a-1), at(b)
+		return a == 0 && block || !(isWord(l) && isWord(r)) && !(isSpace(l) && isSpace(r))
 	case '#', '+', '-', '=', '>':
 		// At the start they would begin a heading, a list, a rule or a
 		// quote; a # after a space may close a heading.
-		return i == 0 || (r == '#' && prev == ' ')
-	case '.', ')':
+		return i == 0 && block || (r == '#' && prev == ' ')
+	case ')':
+		// "1) " at the start begins an ordered list.
+		return block && i > 0 && allDigits(rs[:i]) && (next == 0 || next == ' ' || next == '\t')
+	case '.':
 		// "1. " at the start begins an ordered list; www. is a link to
 		// GitHub's autolinker.
-		return i > 0 && allDigits(rs[:i]) && (next == 0 || next == ' ' || next == '\t') ||
-			r == '.' && strings.EqualFold(string(rs[max(0, i-3):i]), "www")
+		return block && i > 0 && allDigits(rs[:i]) && (next == 0 || next == ' ' || next == '\t') ||
+			strings.EqualFold(string(rs[max(0, i-3):i]), "www")
 	case ':':
 		// https://, mailto: and xmpp: are links to GitHub's autolinker.
 		return next == '/' || strings.EqualFold(string(rs[max(0, i-6):i]), "mailto") || strings.EqualFold(string(rs[max(0, i-4):i]), "xmpp")
@@ -83,6 +95,8 @@ func mdEscapes(rs []rune, i int) bool {
 }
 
 func isWord(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+func isSpace(r rune) bool { return r == 0 || unicode.IsSpace(r) }
 
 func allDigits(rs []rune) bool {
 	for _, r := range rs {

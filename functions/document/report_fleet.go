@@ -26,7 +26,7 @@ func fleet(p *i18n.Printer, f *baseline.Result) *fleetSec {
 		return nil
 	}
 	s := &fleetSec{Title: p.T("Fleet baselines"), Slow: p.T("Slower than its siblings"),
-		Intro: p.T("Each GPU's median over the month, per GPU model; a run below the threshold (below p10 and 5 %% under the median) three times in a row is slower than its siblings. Models with too few nodes are judged by the static threshold alone.")}
+		Intro: p.T("Each GPU's median over the month, per GPU model, the whole fleet. A node is never judged against itself: each node's runs are held against the other nodes of its model (below their p10 and 5 %% under their median) and each GPU's against the other GPUs of its node (5 %% under their median); three runs in a row below is slower than its siblings. Models with too few nodes are judged by the static threshold alone.")}
 	s.Dists = table{Head: []string{p.T("GPU model"), p.T("figure"), p.T("nodes"), p.T("GPUs"), p.T("runs"), "p10", "p50", "p90", p.T("threshold")},
 		Widths: []float64{14, 22, 6, 6, 6, 8, 8, 8, 14}, Num: []bool{false, false, true, true, true, true, true, true, true}}
 	for _, d := range f.Dists {

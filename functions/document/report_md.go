@@ -61,19 +61,22 @@ func writeMarkdown(w io.Writer, d *doc) error {
 	}
 	if sc := d.Score; sc != nil {
 		b.WriteString("\n## " + mdText(sc.Title) + "\n\n" + mdText(sc.Intro) + "\n")
+		for _, w := range sc.Warnings {
+			b.WriteString("\n> " + mdText(w) + "\n")
+		}
 		for _, t := range sc.Tables {
 			b.WriteString("\n### " + mdText(t.Title) + "\n\n")
 			mdTable(&b, t)
 		}
 	}
 	for _, s := range d.NodeSecs {
-		b.WriteString("\n## " + mdText(s.Heading) + " (" + mdText(s.Sub) + ")\n\n" + mdText(s.Para) + "\n\n")
+		b.WriteString("\n## " + mdText(s.Heading) + " (" + mdInline(s.Sub) + ")\n\n" + mdText(s.Para) + "\n\n")
 		for _, c := range s.Cards {
-			v := mdText(c.Value)
+			v := mdInline(c.Value)
 			if c.Bad {
 				v = "**" + v + "**"
 			}
-			b.WriteString("- " + mdText(c.Label) + ": " + v + " — " + mdText(c.Note) + "\n")
+			b.WriteString("- " + mdText(c.Label) + ": " + v + " — " + mdInline(c.Note) + "\n")
 		}
 		for _, p := range s.Penalties {
 			b.WriteString("  - " + mdText(p) + "\n")
@@ -108,7 +111,7 @@ func writeMarkdown(w io.Writer, d *doc) error {
 func mdClaim(b *strings.Builder, c claimPage) {
 	b.WriteString("\n## " + mdText(c.Title) + "\n\n")
 	for _, f := range c.Fields {
-		b.WriteString("- **" + mdText(f.Label+strings.TrimSpace(c.P.Colon())) + "** " + mdText(f.Value) + "\n")
+		b.WriteString("- **" + mdText(f.Label+strings.TrimSpace(c.P.Colon())) + "** " + mdInline(f.Value) + "\n")
 	}
 	b.WriteString("\n")
 	mdTable(b, c.Breaches)
@@ -153,7 +156,7 @@ func mdRetro(b *strings.Builder, r *retroSec) {
 func bold(l []string) []string {
 	out := make([]string, len(l))
 	for i, s := range l {
-		out[i] = "**" + mdText(s) + "**"
+		out[i] = "**" + mdInline(s) + "**"
 	}
 	return out
 }
@@ -161,7 +164,7 @@ func bold(l []string) []string {
 func mdTable(b *strings.Builder, t table) {
 	b.WriteString("|")
 	for _, h := range t.Head {
-		b.WriteString(" " + mdText(h) + " |")
+		b.WriteString(" " + mdInline(h) + " |")
 	}
 	b.WriteString("\n|")
 	for i := range t.Head {
@@ -181,7 +184,7 @@ func mdTable(b *strings.Builder, t table) {
 	}
 }
 
-// mdCell is a table cell: text through mdText, except a bare web address
+// mdCell is a table cell: text through mdInline, except a bare web address
 // (a source's URL), which is shown literally as code, so the provider's
 // desk can copy it as printed; code is never a link, and an address with a
 // space, a backtick or a cell boundary in it is text like any other.
@@ -189,9 +192,5 @@ func mdCell(c string) string {
 	if (strings.HasPrefix(c, "https://") || strings.HasPrefix(c, "http://")) && !strings.ContainsAny(c, " \t|`") {
 		return mdCode(c)
 	}
-	if rest, ok := strings.CutPrefix(c, "#"); ok {
-		// A cell is never a heading: "#2 of 3" stays readable.
-		return "#" + mdText(rest)
-	}
-	return mdText(c)
+	return mdInline(c) // a cell is never a block: "#2 of 3" stays readable
 }

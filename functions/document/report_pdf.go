@@ -279,6 +279,9 @@ func (p *pdfWriter) cover(d *doc) {
 func (p *pdfWriter) scoreSec(s *scoreSec) {
 	p.text(11, "B", s.Title)
 	p.text(8, "", s.Intro)
+	for _, w := range s.Warnings {
+		p.text(8, "B", w)
+	}
 	for _, t := range s.Tables {
 		p.text(9, "B", t.Title)
 		p.table(t)

@@ -10,9 +10,12 @@ import (
 // comparison's headline figures for the month (sla/scorecard) beside the
 // same figures over every provider's nodes together, each with its n.
 type scoreSec struct {
-	Title  string
-	Intro  string
-	Tables []table
+	Title string
+	Intro string
+	// Warnings: what makes the comparison unfair (different months,
+	// too few machines, currencies), in the report's language.
+	Warnings []string
+	Tables   []table
 }
 
 func scorecardSec(p *i18n.Printer, month string, sc *scorecard.Scorecard) *scoreSec {
@@ -27,7 +30,18 @@ func scorecardSec(p *i18n.Printer, month string, sc *scorecard.Scorecard) *score
 		s.Intro = p.T("Each provider's figures over these months beside the whole fleet (every provider's nodes together); n is how many observations a figure rests on, a figure with too few is marked so and not ranked; the rank is among the providers with enough observations.")
 	}
 	s.Tables = providerTables(p, sc)
+	s.Warnings = scorecardWarnings(p, sc)
 	return s
+}
+
+// scorecardWarnings are sc's warnings in p's language, each led by the
+// word "Warning".
+func scorecardWarnings(p *i18n.Printer, sc *scorecard.Scorecard) []string {
+	var out []string
+	for _, w := range sc.WarningTexts() {
+		out = append(out, p.T("Warning: %s.", p.Text(w)))
+	}
+	return out
 }
 
 // providerTables are, per provider, the comparison's headline figures

@@ -34,13 +34,14 @@ type scorecardChartColumn struct {
 
 type scorecardPageData struct {
 	*scorecard.Scorecard
-	Charts []scorecardChart
-	Drops  []baseline.Drift
+	Charts      []scorecardChart
+	Drops       []baseline.Drift
+	MinMachines int
 }
 
 // ScorecardHTML writes the scorecard as one self-contained page.
 func ScorecardHTML(w io.Writer, sc *scorecard.Scorecard) error {
-	d := scorecardPageData{Scorecard: sc}
+	d := scorecardPageData{Scorecard: sc, MinMachines: scorecard.MinMachines}
 	byDim := map[string]int{}
 	for ci, c := range sc.Table.Columns {
 		i, ok := byDim[c.Dimension]
@@ -95,6 +96,9 @@ func scorecardBars(names []string, cells []scorecard.Figure) template.HTML {
 		}
 		if c.TooFew {
 			fill, note = "none", fmt.Sprintf("too few: n=%d &lt; %d", c.N, c.MinN)
+			if c.N >= c.MinN {
+				note = fmt.Sprintf("too few: %d machines &lt; %d", c.Machines, scorecard.MinMachines)
+			}
 		}
 		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="16" fill="%s" stroke="#3b6ea8"/>`, label, y+2, math.Max(w, 1), fill)
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="12">%s (%s)</text>`, float64(label)+math.Max(w, 1)+6, y+15, template.HTMLEscapeString(text), note)

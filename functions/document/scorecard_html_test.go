@@ -46,3 +46,34 @@ func TestRenderFormats(t *testing.T) {
 		t.Errorf("unknown format: %v", err)
 	}
 }
+
+// The page says what makes a comparison unfair and marks unfinished
+// cases: a warning above the table, "≥" on a figure unfinished cases can
+// only raise, and a figure on one machine marked too few with why.
+func TestHTMLShowsWarningsBoundsAndMachines(t *testing.T) {
+	sc := scorecardSample()
+	sc.Warnings = []string{"providers are compared over different months: Fine 2026-03; Other 2026-02"}
+	open := scorecard.Figure{Value: fp(202.5), Unit: "h", N: 4, Machines: 4, MinN: 3, Better: scorecard.Lower, Censored: 1, Bound: scorecard.AtLeast, Rank: 1, Ranked: 1}
+	lone := scorecard.Figure{Value: fp(2), Unit: "h", N: 3, Machines: 1, MinN: 3, Better: scorecard.Lower, TooFew: true}
+	sc.Table.Rows[0].Cells, sc.Table.Rows[1].Cells = []scorecard.Figure{lone}, []scorecard.Figure{open}
+	var b bytes.Buffer
+	if err := RenderScorecard(&b, sc, "html"); err != nil {
+		t.Fatal(err)
+	}
+	s := b.String()
+	for _, w := range []string{`<p class="warning"><b>Warning:</b> providers are compared over different months`, "#1/1 ≥ 202.50 h", "n=4, 1 unfinished",
+		"too few: 1 machines &lt; 3"} {
+		if !strings.Contains(s, w) {
+			t.Errorf("html lacks %q", w)
+		}
+	}
+	b.Reset()
+	if err := RenderScorecard(&b, sc, "md"); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"> **Warning:** providers are compared over different months", "**#1**/1 ≥ 202.50 h (n=4, 1 unfinished)", "2.00 h (too few: n=3 on 1 machines < 3)"} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("markdown lacks %q", w)
+		}
+	}
+}

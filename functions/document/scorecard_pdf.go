@@ -22,6 +22,9 @@ func ScorecardPDF(w io.Writer, sc *scorecard.Scorecard, lang i18n.Lang) error {
 	pw.text(18, "B", title)
 	pw.text(8, "", p.T("As of %s; %d events read. Each cell: the measured figure, its rank among the providers with enough observations (1 = best) and n, the observations it rests on; a figure with too few is marked so and not ranked. No single score.",
 		p.Stamp(sc.AsOf), sc.Events))
+	for _, w := range scorecardWarnings(p, sc) {
+		pw.text(8, "B", w)
+	}
 	pw.f.Ln(2)
 	if len(sc.Providers) == 0 {
 		pw.text(9, "", p.T("No node was in service in these months."))

@@ -6,6 +6,7 @@
 package monthreport
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"fmt"
@@ -250,9 +251,9 @@ func JudgeBillAs(r *report.Report, termsFiles []string, path, format string) (*b
 	if format != "aws-cur" {
 		return JudgeBill(r, termsFiles, path)
 	}
-	f, err := os.Open(path)
+	f, err := openBill(path, billing.MaxCURBytes)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--bill: %w", err)
+		return nil, nil, err
 	}
 	defer f.Close()
 	items, left, err := billing.ParseAWSCUR(path, f)
@@ -285,13 +286,21 @@ func JudgeBillAs(r *report.Report, termsFiles []string, path, format string) (*b
 // every line judged. A malformed line stops the report with its line and
 // field named.
 func JudgeBill(r *report.Report, termsFiles []string, path string) (*billing.Reconciliation, *billing.Full, error) {
-	data, err := os.ReadFile(path)
+	f, err := openBill(path, billing.MaxFileBytes)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--bill: %w", err)
+		return nil, nil, err
 	}
-	head, _ := csv.NewReader(bytes.NewReader(data)).Read()
+	defer f.Close()
+	// Streamed, never read whole: the header (one line, at most
+	// MaxLineBytes) tells the two forms apart, the parsers bound the rest.
+	data := bufio.NewReaderSize(f, billing.MaxLineBytes)
+	first, _ := data.Peek(billing.MaxLineBytes)
+	if i := bytes.IndexByte(first, '\n'); i >= 0 {
+		first = first[:i]
+	}
+	head, _ := csv.NewReader(bytes.NewReader(first)).Read()
 	if !billing.IsItemized(head) {
-		lines, err := billing.ParseCSV(path, bytes.NewReader(data))
+		lines, err := billing.ParseCSV(path, data)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -302,11 +311,26 @@ func JudgeBill(r *report.Report, termsFiles []string, path string) (*billing.Rec
 		full, err := billing.JudgeLines(r, lines)
 		return rec, full, err
 	}
-	items, err := billing.ParseItems(path, bytes.NewReader(data))
+	items, err := billing.ParseItems(path, data)
 	if err != nil {
 		return nil, nil, err
 	}
 	return judgeItems(r, termsFiles, items)
+}
+
+// openBill opens the bill at path, refusing before reading it one longer
+// than max bytes (docs/bills.md, "Size bounds"); a file whose size cannot
+// be told beforehand (a pipe) is bounded as it is read.
+func openBill(path string, max int64) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--bill: %w", err)
+	}
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > max {
+		f.Close()
+		return nil, fmt.Errorf("--bill %s: %d bytes; a bill is at most %d bytes (%d MiB; docs/bills.md): split it", path, st.Size(), max, max>>20)
+	}
+	return f, nil
 }
 
 // judgeItems judges an itemized bill's lines against the report and the

@@ -291,15 +291,18 @@ func TestPageInHeadlessChromium(t *testing.T) {
 				t.Errorf("a report is offered, but every stored month predates the demo node:\n%s", dom)
 			}
 			if v.mode == "private" {
-				// Two providers, nine headline figures each; one too few.
+				// Two providers, twelve headline figures each; too few:
+				// Alpha's off-hours response time and share within 1 h,
+				// and both providers' share of a healthy card (the golden
+				// scorecard's "H200" names no one model of the spec table).
 				if n := strings.Count(dom, `<tr class="score-row"`); n != 2 {
 					t.Errorf("scorecard: %d provider rows, want 2", n)
 				}
-				if n := strings.Count(dom, `class="score-cell`); n != 18 {
-					t.Errorf("scorecard: %d cells, want 18", n)
+				if n := strings.Count(dom, `class="score-cell`); n != 24 {
+					t.Errorf("scorecard: %d cells, want 24", n)
 				}
-				if n := strings.Count(dom, `class="score-cell toofew"`); n != 1 {
-					t.Errorf("scorecard: %d too-few cells, want 1 (Alpha's off-hours response)", n)
+				if n := strings.Count(dom, `class="score-cell toofew"`); n != 4 {
+					t.Errorf("scorecard: %d too-few cells, want 4", n)
 				}
 			}
 			// A desktop and a phone, each as a PNG; at 400 px the day bars

@@ -33,6 +33,9 @@ type ScoreView struct {
 	Files   []ReportFile  `json:"files"`
 	Columns []ScoreColumn `json:"columns"`
 	Rows    []ScoreRow    `json:"rows"`
+	// Warnings: what makes the comparison unfair (different months, too
+	// few machines, currencies), as the scorecard says it.
+	Warnings []string `json:"warnings"`
 }
 
 // ScoreColumn is one headline figure of the comparison.
@@ -45,7 +48,10 @@ type ScoreColumn struct {
 
 // ScoreRow is one provider's cells, in the columns' order.
 type ScoreRow struct {
-	Provider string      `json:"provider"`
+	Provider string `json:"provider"`
+	// Exposure: machines in service and node-months, both (one machine
+	// watched three months is not three machines).
+	Exposure string      `json:"exposure"`
 	Cells    []ScoreCell `json:"cells"`
 }
 
@@ -138,8 +144,16 @@ func (h *Handler) scorecardView(ctx context.Context, pr *i18n.Printer, p *Page, 
 		}
 		v.Columns = append(v.Columns, ScoreColumn{Key: c.Key, Dimension: pr.Dimension(c.Dimension), Title: pr.T(c.Title), Better: better})
 	}
+	v.Warnings = []string{}
+	for _, w := range best.Warnings {
+		v.Warnings = append(v.Warnings, pr.T("Warning: %s.", w))
+	}
+	exposure := map[string]string{}
+	for _, p := range best.Providers {
+		exposure[p.Provider] = pr.T("%d machines, %s node-months", p.All.Exposure.Machines, pr.Num(p.All.Exposure.NodeMonths, 2))
+	}
 	for _, r := range best.Table.Rows {
-		row := ScoreRow{Provider: r.Provider}
+		row := ScoreRow{Provider: r.Provider, Exposure: exposure[r.Provider]}
 		for _, f := range r.Cells {
 			row.Cells = append(row.Cells, ScoreCell{Value: pr.FigureValue(f), N: f.N, MinN: f.MinN, TooFew: f.TooFew, Rank: f.Rank, Ranked: f.Ranked,
 				Text: pr.FigureCell(f), RankText: pr.FigureRank(f), Best: f.Rank == 1})

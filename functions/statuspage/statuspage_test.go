@@ -610,7 +610,7 @@ func TestScorecardTab(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.Scorecard == nil || len(p.Scorecard.Rows) != 2 || len(p.Scorecard.Columns) != 9 {
+		if p.Scorecard == nil || len(p.Scorecard.Rows) != 2 || len(p.Scorecard.Columns) != 12 {
 			t.Fatalf("%s: scorecard %+v (notes %v)", l, p.Scorecard, p.Notes)
 		}
 		views[l] = p.Scorecard
@@ -627,6 +627,10 @@ func TestScorecardTab(t *testing.T) {
 		}
 	}
 	en, zh := views[i18n.EN], views[i18n.ZH]
+	// Machines and node-months, both, beside each provider.
+	if en.Rows[0].Exposure != "3 machines, 2.99 node-months" || zh.Rows[0].Exposure != "3 台机器，2.99 节点月" || en.Warnings == nil {
+		t.Errorf("exposure %q / %q, warnings %v", en.Rows[0].Exposure, zh.Rows[0].Exposure, en.Warnings)
+	}
 	if en.AsOf != "2026-04-04 20:00:00 -04:00 America/New_York" || zh.AsOf != "2026年4月4日 20:00:00（America/New_York，UTC-04:00）" || en.Zone != "America/New_York" {
 		t.Errorf("as of %q / %q in %s, want the golden scorecard's 2026-04-05T00:00Z in New York", en.AsOf, zh.AsOf, en.Zone)
 	}

@@ -16,6 +16,8 @@ import (
 	"sync"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gpusla/gpusla/sla/yardstick"
 )
 
 //go:embed specs.yaml
@@ -120,6 +122,11 @@ type Threshold struct {
 	// ("x % of the official y"); 0 when there is none. Added for the
 	// stress tests (issue 4).
 	Official float64 `yaml:"official,omitempty"`
+	// Healthy is what a healthy card of the model measured, the figure a
+	// calibrated Min was taken from; 0 when none was measured (a derived
+	// threshold). The scorecard shows each provider's figures against it
+	// (sla/yardstick mirrors it, TestYardstickMirror).
+	Healthy float64 `yaml:"healthy,omitempty"`
 	// Derived says the threshold was derived from the datasheet (derive.go)
 	// because no healthy card of the model was measured.
 	Derived bool `yaml:"-"`
@@ -199,7 +206,7 @@ func init() {
 	}
 }
 
-var thresholdKeys = map[string]bool{"min": true, "warn": true, "max": true, "unit": true, "source": true, "official": true}
+var thresholdKeys = map[string]bool{"min": true, "warn": true, "max": true, "unit": true, "source": true, "official": true, "healthy": true}
 
 func checkKeys(doc *yaml.Node) error {
 	if doc.Kind != yaml.MappingNode {
@@ -309,6 +316,8 @@ func (db *DB) validate() error {
 				return bad("thresholds."+name+".warn", "%g is below min %g", t.Warn, t.Min)
 			case t.Max != 0 && t.Max < t.Min:
 				return bad("thresholds."+name+".max", "%g is below min %g", t.Max, t.Min)
+			case t.Healthy != 0 && t.Healthy < t.Min:
+				return bad("thresholds."+name+".healthy", "%g is below min %g: a healthy card would fail", t.Healthy, t.Min)
 			}
 		}
 		derive(m)
@@ -359,21 +368,9 @@ func (db *DB) ByNVMLName(name string) []*Model {
 	return out
 }
 
-// normalise folds an order's spelling: case, "NVIDIA", "GeForce",
-// spaces, dashes and underscores do not matter.
-func normalise(s string) string {
-	s = strings.ToLower(s)
-	for _, w := range []string{"nvidia", "geforce"} {
-		s = strings.ReplaceAll(s, w, "")
-	}
-	return strings.Map(func(r rune) rune {
-		switch r {
-		case ' ', '-', '_', '\t':
-			return -1
-		}
-		return r
-	}, s)
-}
+// normalise folds an order's spelling (yardstick.Normalise: the
+// scorecard's mirror of these figures reads a name the same way).
+func normalise(s string) string { return yardstick.Normalise(s) }
 
 // Resolve turns what an order says ("H100", "h200-sxm-141gb", "RTX 4090 D")
 // into the models that satisfy it: a family name matches every model of

@@ -258,8 +258,11 @@ type Finding struct {
 	End       time.Time `json:"end,omitzero"`
 	Runs      int       `json:"runs"`   // slow runs in the streak
 	Values    []float64 `json:"values"` // the streak's values, in time order
-	Dist      Dist      `json:"fleet"`
-	Margin    float64   `json:"margin"`
+	// Against says what the series was judged against (AgainstOtherNodes,
+	// AgainstNodeGPUs); Dist is that bar, never including the node itself.
+	Against string  `json:"against"`
+	Dist    Dist    `json:"fleet"`
+	Margin  float64 `json:"margin"`
 }
 
 // Streak is the rule "slower than its siblings" on one series (a node's
@@ -354,7 +357,11 @@ func (f *Finding) Text() msg.Text {
 		vals = append(vals, fmt.Sprintf("… (%d in all)", f.Runs))
 	}
 	d := f.Dist
-	return msg.New("slower than its siblings: %s%s %d runs in a row below the fleet (%s %s); fleet of %d %s nodes (%d GPUs): p10 %s, median %s %s; threshold %s = below p10 and at least %.0f %% under the median",
+	if f.Against == AgainstNodeGPUs {
+		return msg.New("slower than the other GPUs of its node: %s%s %d runs in a row below them (%s %s); the node's other %d GPUs: median %s %s; threshold %s = at least %.0f %% under their median",
+			msg.Plain(f.Figure), gpu, f.Runs, msg.Plain(strings.Join(vals, ", ")), msg.Plain(f.Unit), d.GPUs, num(d.P50), d.Unit, num(d.Threshold), 100*f.Margin)
+	}
+	return msg.New("slower than its siblings: %s%s %d runs in a row below the other nodes (%s %s); the other %d %s nodes (%d GPUs): p10 %s, median %s %s; threshold %s = below p10 and at least %.0f %% under the median",
 		msg.Plain(f.Figure), gpu, f.Runs, msg.Plain(strings.Join(vals, ", ")), msg.Plain(f.Unit), d.Nodes, d.Model, d.GPUs, num(d.P10), num(d.P50), d.Unit, num(d.Threshold), 100*f.Margin)
 }
 
@@ -397,6 +404,10 @@ type Result struct {
 	// Series is every GPU's median per figure, what the distributions are
 	// made of (for callers that compare groups of nodes with the fleet).
 	Series []Series `json:"-"`
+	// Bars: the threshold each node's GPU is judged against, from the
+	// other nodes and the node's other GPUs (the live service judges each
+	// run as it arrives against them).
+	Bars *Bars `json:"-"`
 }
 
 // Series is one GPU's figure over the window.
@@ -514,10 +525,12 @@ func eachDay(rs []dayReading, fn func(day int64, vs []float64)) {
 // model and figure, the streaks below the fleet and each node's drift.
 func (c *Collector) Compute(model func(node string) (string, bool), from, to time.Time, opt Options) Result {
 	w := c.cut(model, from, to, opt.WithDefaults())
-	var res Result
-	dists := w.distributions(&res)
-	res.Findings = w.findings(dists)
-	res.Drift = w.drift()
+	// Empty lists are [] in JSON, as docs/scorecard.md promises.
+	res := Result{Dists: []Dist{}, Findings: []Finding{}, Drift: []Drift{}}
+	w.distributions(&res)
+	res.Bars = newBars(c.nodes, res.Series, w.opt)
+	res.Findings = w.findings(res.Bars, res.Findings)
+	res.Drift = append(res.Drift, w.drift()...)
 	return res
 }
 
@@ -575,8 +588,9 @@ type distKey struct {
 
 // distributions files each GPU's median (res.Series) under its model and
 // figure, and makes a distribution of each (res.Dists, in model and figure
-// order) with its fleet threshold, or none when too few nodes have it.
-func (w window) distributions(res *Result) map[distKey]Dist {
+// order) with its fleet threshold, or none when too few nodes have it: what
+// the fleet looks like; each node is judged against the others (Bars).
+func (w window) distributions(res *Result) {
 	type acc struct {
 		medians []float64
 		nodes   map[int32]bool
@@ -598,7 +612,6 @@ func (w window) distributions(res *Result) map[distKey]Dist {
 		a.nodes[s.node] = true
 		a.runs += len(s.val)
 	}
-	dists := map[distKey]Dist{}
 	for k, a := range accs {
 		q := stat.Quantiles(a.medians, 0.1, 0.5, 0.9)
 		d := Dist{Model: k.model, Figure: c.figs[k.fig].name, Unit: c.figs[k.fig].unit, Nodes: len(a.nodes), GPUs: len(a.medians),
@@ -608,7 +621,6 @@ func (w window) distributions(res *Result) map[distKey]Dist {
 		} else {
 			d.Threshold = math.Min(d.P10, d.P50*(1-w.opt.Margin))
 		}
-		dists[k] = d
 		res.Dists = append(res.Dists, d)
 	}
 	sort.Slice(res.Dists, func(i, j int) bool {
@@ -617,28 +629,27 @@ func (w window) distributions(res *Result) map[distKey]Dist {
 		}
 		return res.Dists[i].Figure < res.Dists[j].Figure
 	})
-	return dists
 }
 
-// findings are the streaks below the fleet threshold: the same rule, run
-// by run, as the live service applies (Streak), over each series whose
-// distribution has a threshold.
-func (w window) findings(dists map[distKey]Dist) []Finding {
-	var out []Finding
+// findings are the streaks below each series' bar (Bars.For: the other
+// nodes, the node's other GPUs): the same rule, run by run, as the live
+// service applies (Streak), over each series that has a bar.
+func (w window) findings(bars *Bars, out []Finding) []Finding {
 	for _, s := range w.ss {
-		d := dists[distKey{w.models[s.node], s.fig}]
-		if d.StaticOnly {
+		bar, ok := bars.For(w.c.nodes[s.node], w.models[s.node], w.c.figs[s.fig].name, int(s.gpu))
+		if !ok {
 			continue
 		}
-		out = w.streaks(s, d, out)
+		out = w.streaks(s, bar, out)
 	}
 	return out
 }
 
-// streaks appends to out the findings of one series against its
-// distribution d: each streak from the run that confirmed it to the first
-// run back above, or still open at the window's end.
-func (w window) streaks(s *series, d Dist, out []Finding) []Finding {
+// streaks appends to out the findings of one series against its bar:
+// each streak from the run that confirmed it to the first run back above,
+// or still open at the window's end.
+func (w window) streaks(s *series, bar Bar, out []Finding) []Finding {
+	d := bar.Dist
 	opt := w.opt
 	var st Streak
 	var cur *Finding
@@ -647,7 +658,7 @@ func (w window) streaks(s *series, d Dist, out []Finding) []Finding {
 		switch st.Step(d.Threshold, opt.Runs, at, v) {
 		case StreakOpened:
 			cur = &Finding{Node: w.c.nodes[s.node], Model: d.Model, Figure: d.Figure, Unit: d.Unit, GPU: int(s.gpu), Start: st.Start,
-				Confirmed: at, Dist: d, Margin: opt.Margin, Values: slices.Clone(st.Values)}
+				Confirmed: at, Against: bar.Against, Dist: d, Margin: opt.Margin, Values: slices.Clone(st.Values)}
 		case StreakClosed:
 			cur.End = at
 			out = append(out, *cur)

@@ -1,6 +1,7 @@
 package baseline
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -69,7 +70,14 @@ func TestSlowerThanSiblingsAfterThreeRunsInARow(t *testing.T) {
 		t.Errorf("finding = %+v", f)
 	}
 	ev := f.Evidence()
-	for _, want := range []string{"slower than its siblings", "gpu.burn.fp32 on GPU 0 3 runs in a row", "90, 90, 90 TFLOP/s", "fleet of 6 H200 nodes", "p10 93.2", "median 99.5", "threshold 93.2"} {
+	// n6 is judged against the other five: 96.5 99 100 101 102; p10: h =
+	// 4·0.1 = 0.4 → 96.5 + 0.4·2.5 = 97.5, p50 100, threshold min(97.5,
+	// 95) = 95. n5 against 90 99 100 101 102: p10 90 + 0.4·9 = 93.6,
+	// threshold 93.6: its two runs at 93 are two only.
+	if f.Against != AgainstOtherNodes || f.Dist.Nodes != 5 || !near(f.Dist.P10, 97.5) || !near(f.Dist.Threshold, 95) {
+		t.Errorf("n6's bar = %s %+v", f.Against, f.Dist)
+	}
+	for _, want := range []string{"slower than its siblings", "gpu.burn.fp32 on GPU 0 3 runs in a row", "90, 90, 90 TFLOP/s", "the other 5 H200 nodes (5 GPUs)", "p10 97.5", "median 100", "threshold 95"} {
 		if !strings.Contains(ev, want) {
 			t.Errorf("evidence %q lacks %q", ev, want)
 		}
@@ -196,5 +204,102 @@ func TestStreakRunByRun(t *testing.T) {
 	}
 	if s.Runs != 1 || s.Open {
 		t.Errorf("after: %+v", s)
+	}
+}
+
+// eight runs a GPU model's figure at v on GPUs 0–7, once a day for days days.
+func eight(c *Collector, node, fig string, days int, v func(gpu int) float64) {
+	for d := range days {
+		var cs []events.Check
+		for g := range 8 {
+			cs = append(cs, burn(fig, g, v(g)))
+		}
+		c.Add(node, t0.AddDate(0, 0, d), cs)
+	}
+}
+
+// A whole 8-GPU node 8 % slow (issue 30): against a fleet that includes
+// it, its 8 GPUs set the bar — 48 medians, 8 at 92 and 40 at 100: p10 h
+// = 47·0.1 = 4.7 falls among the 92s, threshold min(92, 95) = 92, and 92
+// is not below 92. Against the other five nodes alone (40 × 100: p10 =
+// p50 = 100) the threshold is min(100, 95) = 95: every GPU of the node
+// is three runs below it.
+func TestAWholeSlowNodeIsJudgedAgainstTheOtherNodes(t *testing.T) {
+	var c Collector
+	m := map[string]string{}
+	for _, n := range []string{"n1", "n2", "n3", "n4", "n5", "slow"} {
+		m[n] = "H200"
+		v := 100.0
+		if n == "slow" {
+			v = 92
+		}
+		eight(&c, n, "gpu.burn.fp32", 3, func(int) float64 { return v })
+	}
+	res := c.Compute(models(m), t0, t0.AddDate(0, 1, 0), Options{})
+	if d := res.Dists[0]; !near(d.P10, 92) || !near(d.Threshold, 92) {
+		t.Errorf("the fleet with the node in it: %+v", d)
+	}
+	if len(res.Findings) != 8 {
+		t.Fatalf("findings = %d, want the slow node's 8 GPUs: %+v", len(res.Findings), res.Findings)
+	}
+	for i, f := range res.Findings {
+		if f.Node != "slow" || f.GPU != i || f.Against != AgainstOtherNodes || f.Runs != 3 || !near(f.Dist.Threshold, 95) || f.Dist.Nodes != 5 || f.Dist.GPUs != 40 {
+			t.Errorf("finding %d = %+v", i, f)
+		}
+	}
+	// Live: the same bar for the node's GPU, and for a node new to the
+	// fleet the bar of all six (p10 92 → threshold 92).
+	if b, ok := res.Bars.For("slow", "H200", "gpu.burn.fp32", 0); !ok || !near(b.Threshold, 95) || b.Against != AgainstOtherNodes {
+		t.Errorf("live bar of slow = %+v %v", b, ok)
+	}
+	if b, ok := res.Bars.For("new", "H200", "gpu.burn.fp32", 0); !ok || !near(b.Threshold, 92) || b.Dist.Nodes != 6 {
+		t.Errorf("live bar of a new node = %+v %v", b, ok)
+	}
+}
+
+// One card slower than the seven beside it, in a fleet whose other nodes
+// are slower still (another clock, another cooling): against the other
+// nodes (40 × 90: threshold min(90, 85.5) = 85.5) its 93 passes; against
+// its node's other GPUs (median 100: threshold 95) it is slow.
+func TestAGPUIsJudgedAgainstItsNodesOtherGPUs(t *testing.T) {
+	var c Collector
+	m := map[string]string{}
+	for _, n := range []string{"n1", "n2", "n3", "n4", "n5"} {
+		m[n] = "H200"
+		eight(&c, n, "gpu.burn.bf16", 3, func(int) float64 { return 90 })
+	}
+	m["x"] = "H200"
+	eight(&c, "x", "gpu.burn.bf16", 3, func(g int) float64 {
+		if g == 3 {
+			return 93
+		}
+		return 100
+	})
+	res := c.Compute(models(m), t0, t0.AddDate(0, 1, 0), Options{})
+	if len(res.Findings) != 1 {
+		t.Fatalf("findings = %+v", res.Findings)
+	}
+	f := res.Findings[0]
+	if f.Node != "x" || f.GPU != 3 || f.Against != AgainstNodeGPUs || !near(f.Dist.Threshold, 95) || f.Dist.GPUs != 7 {
+		t.Errorf("finding = %+v", f)
+	}
+	ev := f.Evidence()
+	for _, want := range []string{"slower than the other GPUs of its node", "gpu.burn.bf16 on GPU 3 3 runs in a row below them (93, 93, 93 TFLOP/s)", "the node's other 7 GPUs: median 100 TFLOP/s", "threshold 95 = at least 5 % under their median"} {
+		if !strings.Contains(ev, want) {
+			t.Errorf("evidence %q lacks %q", ev, want)
+		}
+	}
+}
+
+// Nothing measured: the lists are [], never null (docs/scorecard.md).
+func TestEmptyResultListsAreEmptyArrays(t *testing.T) {
+	var c Collector
+	res := c.Compute(models(nil), t0, t0.AddDate(0, 1, 0), Options{})
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(b), `{"baselines":[],"below_siblings":[],"drift":[]}`; got != want {
+		t.Errorf("JSON = %s, want %s", got, want)
 	}
 }

@@ -102,7 +102,7 @@ type curFile struct {
 // openCUR reads the header and refuses a file that lacks a column the
 // mapping needs, or names one twice.
 func openCUR(name string, r io.Reader) (*curFile, error) {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(newBounded(name, r, MaxCURLineBytes, MaxCURBytes))
 	cr.FieldsPerRecord = -1
 	head, err := cr.Read()
 	if err == io.EOF {
@@ -110,6 +110,9 @@ func openCUR(name string, r io.Reader) (*curFile, error) {
 	}
 	if err != nil {
 		return nil, csvErr(name, err)
+	}
+	if err := checkCells(name, head, nil, cr.FieldPos); err != nil {
+		return nil, err
 	}
 	col := map[string]int{}
 	for i, h := range head {
@@ -140,6 +143,9 @@ func (f *curFile) next() (bool, error) {
 			return false, csvErr(f.name, err)
 		}
 		line, _ := f.cr.FieldPos(0)
+		if err := checkCells(f.name, rec, f.head, f.cr.FieldPos); err != nil {
+			return false, err
+		}
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue
 		}

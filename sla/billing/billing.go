@@ -117,6 +117,9 @@ func ParseCSV(name string, r io.Reader) ([]Line, error) {
 }
 
 func csvErr(name string, err error) error {
+	if be, ok := asBound(err); ok {
+		return be
+	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		return fmt.Errorf("%s:%d: column %d: %v", name, pe.Line, pe.Column, pe.Err)

@@ -317,6 +317,9 @@ func (f *Full) judgeCompute(r *report.Report, compute []Line) error {
 			continue // a node the bill has no line for: not a line item
 		}
 		j := Judgment{Line: row.BillLine, Node: row.Node, Kind: KindCompute, Currency: row.Currency}
+		if j.Currency == "" {
+			j.Currency = soleCurrency(r) // a node the report does not know, its bill line giving none
+		}
 		if row.BilledHours != nil {
 			j.Quantity = *row.BilledHours
 		}

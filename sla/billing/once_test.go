@@ -1,6 +1,7 @@
 package billing
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -51,5 +52,21 @@ func TestEachLineJudgedOnce(t *testing.T) {
 		if j.Node == "ghost" && (j.Verdict != VerdictUnverified || j.Needed == "") {
 			t.Errorf("ghost line: %+v", j)
 		}
+	}
+}
+
+// The node form too: the unknown node's line is listed once, in the
+// report's currency (the line gives none): 7200 + 10 = 7210 billed.
+func TestNodeBillUnknownNodeOnce(t *testing.T) {
+	lines, err := ParseCSV("bill.csv", strings.NewReader("node,period,billed_hours,amount\nn1,2026-04,720,7200\nghost,2026-04,1,10\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := JudgeLines(fullReport(), lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Items) != 2 || len(f.Billed) != 1 || f.Billed["CNY"] != 7210 || f.Unverified["CNY"] != 10 {
+		t.Fatalf("%d items, billed %v, cannot verify %v", len(f.Items), f.Billed, f.Unverified)
 	}
 }

@@ -1,6 +1,7 @@
 package billing
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -105,5 +106,76 @@ func TestSplitChargeWithinTheMeasure(t *testing.T) {
 	}
 	if len(f.OverBilled) != 0 {
 		t.Errorf("over-billed %v", f.OverBilled)
+	}
+}
+
+// FuzzJudgeItems: whatever a full bill holds, a bill that parses is judged
+// line by line once each (every line listed once, the billed total the
+// bill's own), an over-billed amount is never negative nor more than its
+// line, and the over-billed total never exceeds the billed one.
+func FuzzJudgeItems(f *testing.F) {
+	f.Add("n1,2026-04,traffic,80,64,,,\nn1,2026-04,traffic,80,64,,,\n")
+	f.Add("n1,2026-04,compute,400,4000,,,\nn1,2026-04,compute,330,3300,,,\nghost,2026-04,compute,1,10,,,\n")
+	f.Add("n1,2026-04,system_disk,80,80,ssd,2026-04-01T00:00:00+08:00,2026-04-16T00:00:00+08:00\nn1,2026-04,system_disk,80,80,ssd,,\n")
+	parsed, err := terms.Parse("p.yaml", []byte(strings.Replace(priced, "%s", "true", 1)))
+	if err != nil {
+		f.Fatal(err)
+	}
+	ts := parsed[0]
+	f.Fuzz(func(t *testing.T, bill string) {
+		items, err := ParseItems("bill.csv", strings.NewReader("node,period,kind,quantity,amount,class,from,to\n"+bill))
+		if err != nil {
+			return
+		}
+		full, err := JudgeItems(splitReport(), map[string]*terms.Terms{"cn": ts}, items)
+		if err != nil {
+			return
+		}
+		seen := map[int]int{}
+		sum := map[string]float64{}
+		for _, j := range full.Items {
+			seen[j.Line]++
+			sum[j.Currency] += j.Billed
+			if j.Over < 0 || j.Over > j.Billed+moneyTol {
+				t.Fatalf("line %d: over %.2f of %.2f billed", j.Line, j.Over, j.Billed)
+			}
+		}
+		for _, it := range items {
+			if seen[it.Line] != 1 {
+				t.Fatalf("line %d listed %d times", it.Line, seen[it.Line])
+			}
+		}
+		for cur, b := range full.Billed {
+			if math.Abs(b-money(sum[cur])) > 0.011*float64(len(items)) {
+				t.Fatalf("billed %s %.2f, the lines sum to %.2f", cur, b, sum[cur])
+			}
+			if full.OverBilled[cur] > b+moneyTol {
+				t.Fatalf("over-billed %.2f of %.2f billed", full.OverBilled[cur], b)
+			}
+		}
+	})
+}
+
+// The node reconciliation drawn in html and pdf (Reconcile over
+// ComputeLines) holds a node's split GPU time as one row too: 400 h + 330 h
+// for n1's 720 h month is one row, bill lines 2 and 3, 10 h and 100 over.
+func TestComputeLinesMerged(t *testing.T) {
+	items, err := ParseItems("bill.csv", strings.NewReader("node,period,kind,quantity,amount\nn1,2026-04,compute,400,4000\nn1,2026-04,compute,330,3300\nn2,2026-04,compute,360,3600\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := Reconcile(fullReport(), ComputeLines(items))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rc.Rows) != 2 {
+		t.Fatalf("%d rows: %+v", len(rc.Rows), rc.Rows)
+	}
+	r := rc.Rows[0]
+	if r.Node != "n1" || r.BillLine != 2 || LineList(r.BillLines) != "2, 3" || *r.BilledHours != 730 || r.OverHours != 10 || r.OverAmount != 100 || r.Status != StatusOverBilled {
+		t.Fatalf("n1: %+v", r)
+	}
+	if r := rc.Rows[1]; r.Node != "n2" || r.BillLines != nil || r.Status != StatusMatches {
+		t.Fatalf("n2: %+v", r)
 	}
 }

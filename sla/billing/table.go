@@ -17,7 +17,7 @@ type table struct {
 }
 
 func openTable(name string, r io.Reader, columns, required []string) (*table, error) {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(newBounded(name, r, MaxLineBytes, MaxFileBytes))
 	cr.FieldsPerRecord = -1
 	cr.TrimLeadingSpace = true
 	head, err := cr.Read()
@@ -26,6 +26,9 @@ func openTable(name string, r io.Reader, columns, required []string) (*table, er
 	}
 	if err != nil {
 		return nil, csvErr(name, err)
+	}
+	if err := checkCells(name, head, nil, cr.FieldPos); err != nil {
+		return nil, err
 	}
 	t := &table{name: name, cr: cr, head: head, col: map[string]int{}}
 	for i, h := range head {
@@ -59,6 +62,9 @@ func (t *table) each(fn func(rec []string, line int) error) error {
 			return csvErr(t.name, err)
 		}
 		line, _ := t.cr.FieldPos(0)
+		if err := checkCells(t.name, rec, t.head, t.cr.FieldPos); err != nil {
+			return err
+		}
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue
 		}

@@ -176,29 +176,6 @@ func TestLocaleForms(t *testing.T) {
 	}
 }
 
-// Constants holds the argument-free words and sentences of every language,
-// and no format.
-func TestConstants(t *testing.T) {
-	c := Constants()
-	var withVerb, zhWord string
-	for key, s := range zh {
-		if strings.Contains(key, "%") && withVerb == "" {
-			withVerb = key
-		}
-		if !strings.Contains(s, "%") && zhWord == "" {
-			zhWord = s
-		}
-	}
-	if !c["none"] || !c[zhWord] || c[withVerb] || len(c) < 100 {
-		t.Errorf("constants: none %v, %q %v, %q %v, %d in all", c["none"], zhWord, c[zhWord], withVerb, c[withVerb], len(c))
-	}
-	for s := range c {
-		if strings.Contains(s, "%") {
-			t.Fatalf("a format among the constants: %q", s)
-		}
-	}
-}
-
 // Words: a chat message's durations in words of its language (issue 29),
 // never Go's 30m0s.
 func TestWords(t *testing.T) {
@@ -220,6 +197,29 @@ func TestWords(t *testing.T) {
 	} {
 		if got := New(c.l).Words(c.d); got != c.want {
 			t.Errorf("%s Words(%s) = %q, want %q", c.l, c.d, got, c.want)
+		}
+	}
+}
+
+// Constants holds the argument-free words and sentences of every language,
+// and no format.
+func TestConstants(t *testing.T) {
+	c := Constants()
+	var withVerb, zhWord string
+	for key, s := range zh {
+		if strings.Contains(key, "%") && withVerb == "" {
+			withVerb = key
+		}
+		if !strings.Contains(s, "%") && zhWord == "" {
+			zhWord = s
+		}
+	}
+	if !c["none"] || !c[zhWord] || c[withVerb] || len(c) < 100 {
+		t.Errorf("constants: none %v, %q %v, %q %v, %d in all", c["none"], zhWord, c[zhWord], withVerb, c[withVerb], len(c))
+	}
+	for s := range c {
+		if strings.Contains(s, "%") {
+			t.Fatalf("a format among the constants: %q", s)
 		}
 	}
 }

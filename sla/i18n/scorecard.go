@@ -32,6 +32,22 @@ func (p *Printer) FigureValue(f scorecard.Figure) string {
 	if f.Value == nil {
 		return "–"
 	}
+	return bound(f) + p.figureNumber(f)
+}
+
+// bound is "≥ " for a figure its unfinished cases can only raise, "≤ "
+// for one they can only lower.
+func bound(f scorecard.Figure) string {
+	switch f.Bound {
+	case scorecard.AtLeast:
+		return "≥ "
+	case scorecard.AtMost:
+		return "≤ "
+	}
+	return ""
+}
+
+func (p *Printer) figureNumber(f scorecard.Figure) string {
 	v := *f.Value
 	switch f.Unit {
 	case "share":
@@ -56,10 +72,17 @@ func (p *Printer) FigureCell(f scorecard.Figure) string {
 	if f.Value == nil {
 		return p.T("– (n=%d)", f.N)
 	}
-	if f.TooFew {
-		return p.T("%s (too few: n=%d < %d)", p.FigureValue(f), f.N, f.MinN)
+	open := ""
+	if f.Censored > 0 {
+		open = p.T(", %d unfinished", f.Censored)
 	}
-	return p.T("%s (n=%d)", p.FigureValue(f), f.N)
+	switch {
+	case f.TooFew && f.N < f.MinN:
+		return p.T("%s (too few: n=%d < %d%s)", p.FigureValue(f), f.N, f.MinN, open)
+	case f.TooFew:
+		return p.T("%s (too few: n=%d on %d machines < %d%s)", p.FigureValue(f), f.N, f.Machines, scorecard.MinMachines, open)
+	}
+	return p.T("%s (n=%d%s)", p.FigureValue(f), f.N, open)
 }
 
 // FigureRank is a figure's rank among the providers ranked on it, "–" when it
@@ -86,6 +109,10 @@ func PlainValue(f scorecard.Figure) string {
 	if f.Value == nil {
 		return "–"
 	}
+	return bound(f) + plainNumber(f)
+}
+
+func plainNumber(f scorecard.Figure) string {
 	v := *f.Value
 	switch f.Unit {
 	case "share":
@@ -108,11 +135,17 @@ func PlainValue(f scorecard.Figure) string {
 // PlainCell is a figure with its rank (Markdown bold) and observations, as
 // the English tables show it.
 func PlainCell(f scorecard.Figure) string {
+	open := ""
+	if f.Censored > 0 {
+		open = fmt.Sprintf(", %d unfinished", f.Censored)
+	}
 	switch {
 	case f.Value == nil:
 		return fmt.Sprintf("– (n=%d)", f.N)
+	case f.TooFew && f.N < f.MinN:
+		return fmt.Sprintf("%s (too few: n=%d < %d%s)", PlainValue(f), f.N, f.MinN, open)
 	case f.TooFew:
-		return fmt.Sprintf("%s (too few: n=%d < %d)", PlainValue(f), f.N, f.MinN)
+		return fmt.Sprintf("%s (too few: n=%d on %d machines < %d%s)", PlainValue(f), f.N, f.Machines, scorecard.MinMachines, open)
 	}
-	return fmt.Sprintf("**#%d**/%d %s (n=%d)", f.Rank, f.Ranked, PlainValue(f), f.N)
+	return fmt.Sprintf("**#%d**/%d %s (n=%d%s)", f.Rank, f.Ranked, PlainValue(f), f.N, open)
 }

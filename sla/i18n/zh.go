@@ -88,12 +88,13 @@ var zh = map[string]string{
 	"back at or above the fleet threshold from %s":                                     "自 %s 起回到集群阈值或以上",
 	"still below its siblings at the end of the report":                                "截至报告结束仍低于同型号节点",
 	" on GPU %d": "（GPU %d）",
-	"slower than its siblings: %s%s %d runs in a row below the fleet (%s %s); fleet of %d %s nodes (%d GPUs): p10 %s, median %s %s; threshold %s = below p10 and at least %.0f %% under the median": "比同型号节点慢：%s%s 连续 %d 次低于集群（%s %s）；集群共 %d 台 %s 节点（%d 张 GPU）：p10 %s，中位数 %s %s；阈值 %s = 低于 p10 且比中位数至少低 %.0f %%",
+	"slower than its siblings: %s%s %d runs in a row below the other nodes (%s %s); the other %d %s nodes (%d GPUs): p10 %s, median %s %s; threshold %s = below p10 and at least %.0f %% under the median": "比同型号的其他节点慢：%s%s 连续 %d 次低于其他节点（%s %s）；其他 %d 台 %s 节点（%d 张 GPU）：p10 %s，中位数 %s %s；阈值 %s = 低于 p10 且比中位数至少低 %.0f %%",
+	"slower than the other GPUs of its node: %s%s %d runs in a row below them (%s %s); the node's other %d GPUs: median %s %s; threshold %s = at least %.0f %% under their median":                         "比本节点的其他 GPU 慢：%s%s 连续 %d 次低于它们（%s %s）；本节点其他 %d 张 GPU：中位数 %s %s；阈值 %s = 比它们的中位数至少低 %.0f %%",
 
 	// Fleet baselines (functions/document).
 	"Fleet baselines":          "集群基线",
 	"Slower than its siblings": "比同型号节点慢",
-	"Each GPU's median over the month, per GPU model; a run below the threshold (below p10 and 5 %% under the median) three times in a row is slower than its siblings. Models with too few nodes are judged by the static threshold alone.": "按 GPU 型号统计每张 GPU 本月的中位数；连续三次低于阈值（低于 p10 且比中位数低 5 %%）即比同型号节点慢。节点过少的型号只按静态阈值判断。",
+	"Each GPU's median over the month, per GPU model, the whole fleet. A node is never judged against itself: each node's runs are held against the other nodes of its model (below their p10 and 5 %% under their median) and each GPU's against the other GPUs of its node (5 %% under their median); three runs in a row below is slower than its siblings. Models with too few nodes are judged by the static threshold alone.": "按 GPU 型号统计每张 GPU 本月的中位数（全部集群）。节点从不与自身比较：每个节点的结果与同型号的其他节点比较（低于它们的 p10 且比中位数低 5 %%），每张 GPU 与本节点的其他 GPU 比较（比它们的中位数低 5 %%）；连续三次低于即比同型号节点慢。节点过少的型号只按静态阈值判断。",
 	"GPU model":                  "GPU 型号",
 	"figure":                     "指标",
 	"runs":                       "次数",

@@ -2,7 +2,6 @@ package scorecard
 
 import (
 	"cmp"
-	"math"
 	"runtime"
 	"slices"
 	"sort"
@@ -13,8 +12,8 @@ import (
 	"github.com/gpusla/gpusla/sla/billing"
 	"github.com/gpusla/gpusla/sla/calendar"
 	"github.com/gpusla/gpusla/sla/incident"
+	"github.com/gpusla/gpusla/sla/msg"
 	"github.com/gpusla/gpusla/sla/report"
-	"github.com/gpusla/gpusla/sla/stat"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -32,12 +31,28 @@ type nodeFacts struct {
 	net                           []netRec
 	xids                          int
 	billRows                      []billing.Row
+	// billed: what the bill charged the node, by month (YYYY-MM), where
+	// a bill line has an amount.
+	billed map[string]billedAmount
+	asOf   time.Time // unfinished cases are counted up to it
+}
+
+type billedAmount struct {
+	amount   float64
+	currency string
 }
 
 type nodeMonth struct {
+	month                     string // YYYY-MM
 	inService                 bool
 	share                     float64 // in-service seconds ÷ the month's seconds
 	claimable, billed, usable int64   // seconds
+	// charge in currency: the bill's amount when fromBill, else what the
+	// contract charges for the billed hours.
+	charge      float64
+	currency    string
+	fromBill    bool
+	granularity int64 // the contract's billing granularity, seconds
 }
 
 type incidentRec struct {
@@ -85,29 +100,43 @@ func (b *Builder) Build() (*Scorecard, error) {
 // (TestMonthReportsEqualStandaloneReports), so the monthly report and its
 // scorecard section come from one pass over the log.
 func (b *Builder) BuildWithReports() (*Scorecard, []*report.Report, error) {
-	reps, err := b.buildReports()
+	facts, e, reps, err := b.gather()
 	if err != nil {
 		return nil, nil, err
+	}
+	sc := &Scorecard{Schema: Schema, From: b.opts.From.String(), To: b.opts.To.String(), AsOf: b.opts.AsOf.UTC().Format(time.RFC3339),
+		Events: b.events, Providers: providers(facts, e), Fleet: e.fleet, Rates: b.opts.Rates}
+	rankAll(sc)
+	// Every provider's nodes together: the fleet each provider is shown
+	// beside (the monthly report's scorecard section). Not ranked.
+	all := dimensions(facts.sorted(), e)
+	sc.AllProviders = &all
+	sc.warnings = warnings(sc, facts)
+	sc.Warnings = msg.Strings(sc.warnings)
+	return sc, reps, nil
+}
+
+// gather builds the month reports and files what each node contributes:
+// the facts both the scorecard and the trial page are computed from.
+func (b *Builder) gather() (factSet, *env, []*report.Report, error) {
+	reps, err := b.buildReports()
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	facts := factSet{}
 	byKey := map[string]*incidentRec{}
 	for i, rep := range reps {
 		if err := b.billMonth(i, rep, facts); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		facts.addMonth(rep, byKey)
 	}
 	b.keepWindow(facts)
 	b.measurements(facts)
-	fleet := b.fleet(facts)
-	sc := &Scorecard{Schema: Schema, From: b.opts.From.String(), To: b.opts.To.String(), AsOf: b.opts.AsOf.UTC().Format(time.RFC3339),
-		Events: b.events, Providers: providers(facts, fleet), Fleet: fleet}
-	rankAll(sc)
-	// Every provider's nodes together: the fleet each provider is shown
-	// beside (the monthly report's scorecard section). Not ranked.
-	all := dimensions(facts.sorted(), fleet)
-	sc.AllProviders = &all
-	return sc, reps, nil
+	for _, f := range facts {
+		f.asOf = b.opts.AsOf
+	}
+	return facts, &env{fleet: b.fleet(facts), rates: b.opts.Rates}, reps, nil
 }
 
 // factSet is the facts of every node the reports name, by node id.
@@ -158,8 +187,10 @@ func (b *Builder) billMonth(i int, rep *report.Report, facts factSet) error {
 // byKey finds an incident seen in an earlier month again.
 func (fs factSet) addMonth(rep *report.Report, byKey map[string]*incidentRec) {
 	monthSecs := map[string]int64{}
+	currency := map[string]string{}
 	for _, c := range rep.Contracts {
 		monthSecs[c.Contract] = c.MonthSeconds
+		currency[c.Contract] = c.Currency
 	}
 	for j := range rep.Nodes {
 		n := &rep.Nodes[j]
@@ -169,9 +200,17 @@ func (fs factSet) addMonth(rep *report.Report, byKey map[string]*incidentRec) {
 			f.delivery = &d
 		}
 		f.tickets = append(f.tickets, n.Tickets...)
+		m := nodeMonth{month: rep.Month, inService: n.Period.InService, share: float64(n.Period.Seconds) / float64(monthSecs[n.Contract]),
+			claimable: n.Uptime.ClaimableOutageSeconds, billed: n.Billing.BilledSeconds, usable: n.Billing.UsableSeconds,
+			charge: n.Billing.Charge, currency: currency[n.Contract], granularity: n.Billing.GranularitySeconds}
+		if x, ok := f.billed[rep.Month]; ok {
+			m.charge, m.fromBill = x.amount, true
+			if x.currency != "" {
+				m.currency = x.currency
+			}
+		}
 		// Billing may run from the order, before any service.
-		f.months = append(f.months, nodeMonth{inService: n.Period.InService, share: float64(n.Period.Seconds) / float64(monthSecs[n.Contract]),
-			claimable: n.Uptime.ClaimableOutageSeconds, billed: n.Billing.BilledSeconds, usable: n.Billing.UsableSeconds})
+		f.months = append(f.months, m)
 		if n.Period.InService {
 			f.addOutages(n, byKey)
 		}
@@ -236,7 +275,7 @@ func (b *Builder) fleet(facts factSet) baseline.Result {
 
 // providers is a card per provider, in name order: its contracts, nodes
 // and GPUs, its figures over all its nodes and per GPU model.
-func providers(facts factSet, fleet baseline.Result) []Provider {
+func providers(facts factSet, e *env) []Provider {
 	groups := map[string][]*nodeFacts{}
 	for _, f := range facts {
 		groups[f.provider] = append(groups[f.provider], f)
@@ -244,15 +283,15 @@ func providers(facts factSet, fleet baseline.Result) []Provider {
 	out := []Provider{}
 	for name, fs := range groups {
 		sort.Slice(fs, func(i, j int) bool { return fs[i].id < fs[j].id })
-		out = append(out, providerCard(name, fs, fleet))
+		out = append(out, providerCard(name, fs, e))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Provider < out[j].Provider })
 	return out
 }
 
 // providerCard is one provider's card over its nodes fs (in id order).
-func providerCard(name string, fs []*nodeFacts, fleet baseline.Result) Provider {
-	p := Provider{Provider: name, All: dimensions(fs, fleet), Models: []ModelCard{}, TooFew: []string{}}
+func providerCard(name string, fs []*nodeFacts, e *env) Provider {
+	p := Provider{Provider: name, All: dimensions(fs, e), Models: []ModelCard{}, TooFew: []string{}}
 	contracts := map[string]bool{}
 	models := map[string][]*nodeFacts{}
 	for _, f := range fs {
@@ -266,7 +305,7 @@ func providerCard(name string, fs []*nodeFacts, fleet baseline.Result) Provider 
 	}
 	sort.Strings(p.Contracts)
 	for m, ms := range models {
-		mc := ModelCard{GPUModel: m, Nodes: len(ms), Card: dimensions(ms, fleet)}
+		mc := ModelCard{GPUModel: m, Nodes: len(ms), Card: dimensions(ms, e)}
 		for _, f := range ms {
 			mc.GPUs += f.gpus
 		}
@@ -286,6 +325,12 @@ func billRows(rep *report.Report, rows []billing.Row, fact func(*report.Node) *n
 		if n, ok := byNode[row.Node]; ok && row.BillLine > 0 {
 			f := fact(n)
 			f.billRows = append(f.billRows, row)
+			if row.BilledAmount != nil {
+				if f.billed == nil {
+					f.billed = map[string]billedAmount{}
+				}
+				f.billed[rep.Month] = billedAmount{*row.BilledAmount, row.Currency}
+			}
 		}
 	}
 }
@@ -362,59 +407,6 @@ func mergeAdjoining(rs []*incidentRec) []*incidentRec {
 	return out
 }
 
-func val(v float64) *float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	r := math.Round(v*10000) / 10000
-	return &r
-}
-
-func fig(v float64, unit string, n, minN int, better Better) Figure {
-	f := Figure{Value: val(v), Unit: unit, N: n, MinN: minN, Better: better}
-	f.TooFew = n < minN || f.Value == nil
-	return f
-}
-
-func ratio(num, den float64) float64 {
-	if den <= 0 {
-		return math.NaN()
-	}
-	return num / den
-}
-
-// dimensions computes every figure over a group of nodes.
-func dimensions(fs []*nodeFacts, fleet baseline.Result) Dimensions {
-	ex := exposure(fs) // unrounded: the per-month rates' denominators
-	acc := acceptance(fs)
-	return Dimensions{
-		Exposure:    Exposure{NodeMonths: round(ex.NodeMonths, 4), GPUMonths: round(ex.GPUMonths, 4), Months: ex.Months},
-		Delivery:    delivery(fs, acc),
-		Hardware:    acc.hardware(),
-		Reliability: reliability(fs, ex),
-		Network:     network(fs),
-		Support:     support(fs),
-		Billing:     billingFigures(fs),
-		Performance: performance(fs, fleet),
-	}
-}
-
-// exposure is how much service the group's node-months in service cover,
-// unrounded.
-func exposure(fs []*nodeFacts) Exposure {
-	var ex Exposure
-	for _, f := range fs {
-		for _, m := range f.months {
-			if m.inService {
-				ex.NodeMonths += m.share
-				ex.GPUMonths += m.share * float64(f.gpus)
-				ex.Months++
-			}
-		}
-	}
-	return ex
-}
-
 // accepted is what the group's acceptance tests in the window found: how
 // many nodes had one, how many of those showed the wrong hardware (an
 // inventory failure) or failed at all, and how many nodes failed each check.
@@ -456,9 +448,9 @@ func acceptance(fs []*nodeFacts) accepted {
 // hardware is the share of accepted nodes that failed, and the failing
 // checks, most nodes first.
 func (acc accepted) hardware() Hardware {
-	h := Hardware{FailShare: fig(ratio(float64(acc.failed), float64(acc.nodes)), "share", acc.nodes, MinAcceptances, Lower), Reasons: []Reason{}}
+	h := Hardware{FailShare: fig(ratio(float64(acc.failed), float64(acc.nodes)), "share", acc.nodes, acc.nodes, MinAcceptances, Lower), Reasons: []Reason{}}
 	for r, c := range acc.reasons {
-		h.Reasons = append(h.Reasons, Reason{Check: r.name, Category: r.category, Nodes: c, Share: round(float64(c)/float64(acc.nodes), 4)})
+		h.Reasons = append(h.Reasons, Reason{Check: r.name, Category: r.category, Nodes: c, Share: float64(c) / float64(acc.nodes)})
 	}
 	sort.Slice(h.Reasons, func(i, j int) bool {
 		a, b := h.Reasons[i], h.Reasons[j]
@@ -468,224 +460,6 @@ func (acc accepted) hardware() Hardware {
 		return a.Check < b.Check
 	})
 	return h
-}
-
-// delivery is how long delivery took, how often it was late against the
-// contract's target, how many are still pending, and how often the
-// delivered hardware was not what was ordered.
-func delivery(fs []*nodeFacts, acc accepted) Delivery {
-	var dv Delivery
-	var took []float64
-	late, targeted := 0, 0
-	for _, f := range fs {
-		dl := f.delivery
-		if dl == nil {
-			continue
-		}
-		if dl.DeliveredAt != "" {
-			took = append(took, float64(dl.Seconds)/3600)
-		} else {
-			dv.Pending++
-		}
-		switch dl.Status {
-		case "breached":
-			late++
-			targeted++
-		case "met":
-			targeted++
-		}
-	}
-	q := stat.Quantiles(took, 0.5, 0.9)
-	dv.P50Hours = fig(q[0], "h", len(took), MinDeliveries, Lower)
-	dv.P90Hours = fig(q[1], "h", len(took), MinDeliveries, Lower)
-	dv.LateShare = fig(ratio(float64(late), float64(targeted)), "share", targeted, MinDeliveries, Lower)
-	dv.WrongHardware = fig(ratio(float64(acc.wrong), float64(acc.nodes)), "share", acc.nodes, MinAcceptances, Lower)
-	return dv
-}
-
-// reliability is the provider's incidents per GPU-month by kind, claimable
-// outage per node-month, repair time and XIDs, over the exposure ex.
-func reliability(fs []*nodeFacts, ex Exposure) Reliability {
-	var claimMin float64
-	counts := map[string]int{}
-	var repairs []float64
-	xids := 0
-	for _, f := range fs {
-		for _, m := range f.months {
-			if m.inService {
-				claimMin += float64(m.claimable) / 60
-			}
-		}
-		for _, r := range f.incidents {
-			counts[r.kind]++
-			if !r.ongoing {
-				repairs = append(repairs, r.end.Sub(r.start).Hours())
-			}
-		}
-		xids += f.xids
-	}
-	gm, nm := ex.GPUMonths, ex.Months
-	rl := Reliability{Incidents: []KindRate{}}
-	for _, k := range incident.Kinds {
-		rl.Incidents = append(rl.Incidents, KindRate{Kind: string(k), Count: counts[string(k)],
-			Rate: fig(ratio(float64(counts[string(k)]), gm), "per GPU-month", nm, MinNodeMonths, Lower)})
-	}
-	rl.ClaimableMinPerNM = fig(ratio(claimMin, ex.NodeMonths), "min per node-month", nm, MinNodeMonths, Lower)
-	rl.MTTRHours = fig(stat.Mean(repairs), "h", len(repairs), MinRepairs, Lower)
-	rl.GPULostPerGPUMonth = fig(ratio(float64(counts[string(incident.GPULost)]), gm), "per GPU-month", nm, MinNodeMonths, Lower)
-	rl.XIDPerGPUMonth = fig(ratio(float64(xids), gm), "per GPU-month", nm, MinNodeMonths, Lower)
-	return rl
-}
-
-// network is the gateway ping round trips and loss and the iperf3 runs'
-// share of nominal the group's nodes measured.
-func network(fs []*nodeFacts) Network {
-	var rtt, loss, iperf []float64
-	for _, f := range fs {
-		for _, r := range f.net {
-			switch r.kind {
-			case 'r':
-				rtt = append(rtt, r.val)
-			case 'l':
-				loss = append(loss, r.val)
-			case 'i':
-				iperf = append(iperf, r.val)
-			}
-		}
-	}
-	low := 0
-	for _, s := range iperf {
-		if s < 0.7 {
-			low++
-		}
-	}
-	q := stat.Quantiles(rtt, 0.5, 0.99)
-	return Network{
-		RTTP50:    fig(q[0], "ms", len(rtt), MinNetSamples, Lower),
-		RTTP99:    fig(q[1], "ms", len(rtt), MinNetSamples, Lower),
-		Loss:      fig(stat.Mean(loss), "%", len(loss), MinNetSamples, Lower),
-		IperfP50:  fig(stat.Median(iperf), "share", len(iperf), MinIperfRuns, Higher),
-		IperfLow:  fig(ratio(float64(low), float64(len(iperf))), "share", len(iperf), MinIperfRuns, Lower),
-		IperfRuns: len(iperf),
-	}
-}
-
-// support is the tickets' first response times, in and out of business
-// hours, on the wall clock (what the renter waits), their breach share
-// and the replacement time.
-func support(fs []*nodeFacts) Support {
-	var s Support
-	var biz, off, repl []float64
-	breached, tickets := 0, 0
-	for _, f := range fs {
-		for _, t := range f.tickets {
-			tickets++
-			if t.Breached {
-				breached++
-			}
-			if r := t.Response; r != nil {
-				if h, ok := hoursBetween(t.OpenedAt, r.At); ok {
-					if t.OffHours {
-						off = append(off, h*60)
-					} else {
-						biz = append(biz, h*60)
-					}
-				} else {
-					s.Unanswered++
-				}
-			}
-			if r := t.Replacement; r != nil {
-				if h, ok := hoursBetween(t.OpenedAt, r.At); ok {
-					repl = append(repl, h)
-				}
-			}
-		}
-	}
-	q := stat.Quantiles(biz, 0.5, 0.9)
-	s.BusinessP50Min = fig(q[0], "min", len(biz), MinTickets, Lower)
-	s.BusinessP90Min = fig(q[1], "min", len(biz), MinTickets, Lower)
-	q = stat.Quantiles(off, 0.5, 0.9)
-	s.OffHoursP50Min = fig(q[0], "min", len(off), MinTickets, Lower)
-	s.OffHoursP90Min = fig(q[1], "min", len(off), MinTickets, Lower)
-	s.BreachShare = fig(ratio(float64(breached), float64(tickets)), "share", tickets, MinTickets, Lower)
-	s.ReplacementP50H = fig(stat.Median(repl), "h", len(repl), MinTickets, Lower)
-	return s
-}
-
-// billingFigures is billed against usable hours over the node-months
-// billed, and, with a bill, how many node-months it charged beyond the
-// contract and by how many hours.
-func billingFigures(fs []*nodeFacts) Billing {
-	var bl Billing
-	var billed, usable float64
-	billedMonths, onBill, over := 0, 0, 0
-	for _, f := range fs {
-		for _, m := range f.months {
-			if m.billed > 0 {
-				billed += float64(m.billed) / 3600
-				usable += float64(m.usable) / 3600
-				billedMonths++
-			}
-		}
-		for _, r := range f.billRows {
-			onBill++
-			if r.Status == billing.StatusOverBilled {
-				over++
-				bl.OverBilledHours += math.Max(0, r.OverHours)
-			}
-		}
-	}
-	bl.BilledHours, bl.UsableHours = round(billed, 4), round(usable, 4)
-	bl.NotUsableShare = fig(math.Max(0, ratio(billed-usable, billed)), "share", billedMonths, MinNodeMonths, Lower)
-	bl.OverBilledHours = round(bl.OverBilledHours, 4)
-	bl.OverBilled = fig(ratio(float64(over), float64(onBill)), "share", onBill, MinNodeMonths, Lower)
-	return bl
-}
-
-// performance compares the group's GPUs with the fleet of their model.
-func performance(fs []*nodeFacts, fleet baseline.Result) Performance {
-	in := map[string]bool{}
-	for _, f := range fs {
-		in[f.id] = true
-	}
-	type key struct{ model, figure string }
-	fleetP50 := map[key]float64{}
-	for _, d := range fleet.Dists {
-		fleetP50[key{d.Model, d.Figure}] = d.P50
-	}
-	byKey := map[key][]float64{}
-	units := map[key]string{}
-	var shares []float64
-	for _, s := range fleet.Series {
-		if !in[s.Node] {
-			continue
-		}
-		k := key{s.Model, s.Figure}
-		byKey[k] = append(byKey[k], s.Median)
-		units[k] = s.Unit
-		if strings.HasPrefix(s.Figure, "gpu.burn.") && fleetP50[k] > 0 {
-			shares = append(shares, s.Median/fleetP50[k])
-		}
-	}
-	p := Performance{Figures: []PerfFigure{}}
-	p.ShareOfFleet = fig(stat.Median(shares), "share", len(shares), MinSeries, Higher)
-	for k, ms := range byKey {
-		med := stat.Median(ms)
-		p.Figures = append(p.Figures, PerfFigure{GPUModel: k.model, Figure: k.figure, Unit: units[k], GPUs: len(ms),
-			Median: round(med, 4), FleetMedian: round(fleetP50[k], 4), Share: round(ratio(med, fleetP50[k]), 4)})
-	}
-	sort.Slice(p.Figures, func(i, j int) bool {
-		if p.Figures[i].GPUModel != p.Figures[j].GPUModel {
-			return p.Figures[i].GPUModel < p.Figures[j].GPUModel
-		}
-		return p.Figures[i].Figure < p.Figures[j].Figure
-	})
-	for _, f := range fleet.Findings {
-		if in[f.Node] {
-			p.BelowFleet++
-		}
-	}
-	return p
 }
 
 func hoursBetween(a, b string) (float64, bool) {
@@ -698,12 +472,4 @@ func hoursBetween(a, b string) (float64, bool) {
 		return 0, false
 	}
 	return tb.Sub(ta).Hours(), true
-}
-
-func round(v float64, digits int) float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0
-	}
-	p := math.Pow(10, float64(digits))
-	return math.Round(v*p) / p
 }

@@ -67,6 +67,9 @@ type Options struct {
 	// month outside From..To is an error naming it.
 	Bill     []billing.Line
 	Baseline baseline.Options
+	// Rates: the renter's exchange rates (ParseRates), optional; without
+	// them prices in different currencies are never ranked together.
+	Rates *Rates
 }
 
 // Builder reads the event log once and feeds every month's report builder

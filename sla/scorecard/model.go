@@ -21,10 +21,13 @@
 // the report: many months' report rows → one comparison of providers.
 package scorecard
 
-import "github.com/gpusla/gpusla/sla/baseline"
+import (
+	"github.com/gpusla/gpusla/sla/baseline"
+	"github.com/gpusla/gpusla/sla/msg"
+)
 
 // Schema names the JSON form; it changes only with docs/scorecard.md.
-const Schema = "gpusla.scorecard/v1"
+const Schema = "gpusla.scorecard/v2"
 
 // Minimum observations before a figure is ranked (docs/scorecard.md).
 const (
@@ -36,6 +39,11 @@ const (
 	MinIperfRuns   = 5  // iperf3 runs
 	MinTickets     = 3  // tickets (answered ones for the response-time percentiles)
 	MinSeries      = 3  // GPUs with stress results, for the share of the fleet median
+	// MinMachines: no figure is ranked on fewer distinct machines,
+	// whatever its n: one node watched for three months is three
+	// node-months, but one machine (the seed's one-node trial is judged
+	// on its own page, never ranked).
+	MinMachines = 3
 )
 
 // Better says which way a figure ranks.
@@ -54,10 +62,21 @@ type Figure struct {
 	Unit  string   `json:"unit"`
 	// N is the observations it rests on (its unit depends on the figure:
 	// nodes, node-months, tickets, measurements); MinN the minimum to rank.
-	N      int    `json:"n"`
-	MinN   int    `json:"min_n"`
-	Better Better `json:"better"`
-	// TooFew: N < MinN; shown, never ranked.
+	N int `json:"n"`
+	// Machines: the distinct nodes those observations come from.
+	Machines int    `json:"machines"`
+	MinN     int    `json:"min_n"`
+	Better   Better `json:"better"`
+	// Censored: observations unfinished at the as-of instant (an
+	// unanswered ticket, an undelivered node, an open outage), counted at
+	// their elapsed time so far; Bound says which way finishing them can
+	// move the value (AtLeast, AtMost), empty when it cannot.
+	Censored int    `json:"censored"`
+	Bound    string `json:"bound,omitempty"`
+	// MinDiff: two providers' figures closer than this are a tie
+	// (docs/scorecard.md, "Ties").
+	MinDiff float64 `json:"min_diff"`
+	// TooFew: N < MinN or Machines < MinMachines; shown, never ranked.
 	TooFew bool `json:"too_few"`
 	// Rank among the providers compared on this figure with enough
 	// observations (1 = best; ties share a rank); 0 = not ranked.
@@ -67,14 +86,20 @@ type Figure struct {
 
 // Scorecard is the comparison over the months From..To.
 type Scorecard struct {
-	Schema    string          `json:"schema"`
-	From      string          `json:"from"` // YYYY-MM, each contract's month in its zone
-	To        string          `json:"to"`
-	AsOf      string          `json:"as_of"`
-	Events    int             `json:"events"`
-	Providers []Provider      `json:"providers"`
-	Table     Table           `json:"comparison"`
-	Fleet     baseline.Result `json:"fleet"`
+	Schema    string     `json:"schema"`
+	From      string     `json:"from"` // YYYY-MM, each contract's month in its zone
+	To        string     `json:"to"`
+	AsOf      string     `json:"as_of"`
+	Events    int        `json:"events"`
+	Providers []Provider `json:"providers"`
+	// Warnings: what makes the comparison unfair, e.g. providers whose
+	// figures cover different months (English; WarningTexts translates).
+	Warnings []string `json:"warnings"`
+	warnings []msg.Text
+	// Rates: the renter's exchange rates, when given (--rates).
+	Rates *Rates          `json:"rates,omitempty"`
+	Table Table           `json:"comparison"`
+	Fleet baseline.Result `json:"fleet"`
 	// AllProviders: the same figures over every provider's nodes together,
 	// unranked — what each provider is compared with in the monthly
 	// report's scorecard section.
@@ -114,18 +139,25 @@ type Dimensions struct {
 	Performance Performance `json:"performance"`
 }
 
-// Exposure is how much service the figures cover.
+// Exposure is how much service the figures cover: machines and
+// node-months are both shown, as one machine watched for three months is
+// not three machines.
 type Exposure struct {
-	NodeMonths float64 `json:"node_months"` // Σ in-service seconds ÷ the month's seconds, per node-month
-	GPUMonths  float64 `json:"gpu_months"`
-	Months     int     `json:"node_month_count"` // node × month pairs with service
+	Machines       int      `json:"machines"`    // nodes with service in the months
+	NodeMonths     float64  `json:"node_months"` // Σ in-service seconds ÷ the month's seconds, per node-month
+	GPUMonths      float64  `json:"gpu_months"`
+	NodeMonthCount int      `json:"node_month_count"` // node × month pairs with service
+	Months         []string `json:"months"`           // the months (YYYY-MM) with service
 }
 
 // Delivery is order to first heartbeat (the report's delivery).
 type Delivery struct {
-	P50Hours      Figure `json:"p50_hours"`
-	P90Hours      Figure `json:"p90_hours"`
-	LateShare     Figure `json:"late_share"`           // breached the contract's delivery target, of those with a target
+	P50Hours  Figure `json:"p50_hours"`
+	P90Hours  Figure `json:"p90_hours"`
+	LateShare Figure `json:"late_share"` // breached the contract's delivery target, of those with a target
+	// Within30Min: delivered within DeliveryStandard of the order, the
+	// same standard for every provider.
+	Within30Min   Figure `json:"within_30_min_share"`
 	WrongHardware Figure `json:"wrong_hardware_share"` // acceptance showed an inventory mismatch
 	Pending       int    `json:"pending"`              // ordered, not delivered at as_of
 }
@@ -146,17 +178,19 @@ type Reason struct {
 
 // Reliability counts incidents the provider is answerable for.
 type Reliability struct {
-	Incidents          []KindRate `json:"incidents_per_gpu_month"`
+	Incidents          []KindRate `json:"incidents"`
 	ClaimableMinPerNM  Figure     `json:"claimable_outage_minutes_per_node_month"`
 	MTTRHours          Figure     `json:"mttr_hours"`
 	GPULostPerGPUMonth Figure     `json:"gpu_lost_per_gpu_month"`
 	XIDPerGPUMonth     Figure     `json:"hardware_xid_per_gpu_month"`
 }
 
-// KindRate is incidents of one kind per GPU-month.
+// KindRate is incidents of one kind per node-month (a kind that takes the
+// whole node) or per GPU-month (one that takes a GPU).
 type KindRate struct {
 	Kind  string `json:"kind"`
 	Count int    `json:"count"`
+	Per   string `json:"per"` // node-month or GPU-month
 	Rate  Figure `json:"rate"`
 }
 
@@ -164,6 +198,7 @@ type KindRate struct {
 type Network struct {
 	RTTP50    Figure `json:"gateway_rtt_p50_ms"`
 	RTTP99    Figure `json:"gateway_rtt_p99_ms"`
+	RTTWithin Figure `json:"gateway_rtt_within_2_ms_share"` // the seed's "average over 2 ms" is a shared network
 	Loss      Figure `json:"gateway_loss_percent"`
 	IperfP50  Figure `json:"iperf3_share_of_nominal_p50"`
 	IperfLow  Figure `json:"iperf3_runs_below_70_percent_share"`
@@ -173,13 +208,17 @@ type Network struct {
 // Support is ticket timing, on the wall clock (what the renter waits),
 // split by when the ticket was opened.
 type Support struct {
-	BusinessP50Min  Figure `json:"business_hours_first_response_p50_minutes"`
-	BusinessP90Min  Figure `json:"business_hours_first_response_p90_minutes"`
-	OffHoursP50Min  Figure `json:"off_hours_first_response_p50_minutes"`
-	OffHoursP90Min  Figure `json:"off_hours_first_response_p90_minutes"`
-	BreachShare     Figure `json:"breach_share"`
-	ReplacementP50H Figure `json:"replacement_p50_hours"`
-	Unanswered      int    `json:"unanswered"`
+	BusinessP50Min Figure `json:"business_hours_first_response_p50_minutes"`
+	BusinessP90Min Figure `json:"business_hours_first_response_p90_minutes"`
+	OffHoursP50Min Figure `json:"off_hours_first_response_p50_minutes"`
+	OffHoursP90Min Figure `json:"off_hours_first_response_p90_minutes"`
+	// The absolute standards: first answered within 30 min and 1 h.
+	BusinessWithin30 Figure `json:"business_hours_answered_within_30_min_share"`
+	OffHoursWithin30 Figure `json:"off_hours_answered_within_30_min_share"`
+	OffHoursWithin1h Figure `json:"off_hours_answered_within_1_h_share"`
+	BreachShare      Figure `json:"breach_share"`
+	ReplacementP50H  Figure `json:"replacement_p50_hours"`
+	Unanswered       int    `json:"unanswered"`
 }
 
 // Billing compares billed and usable hours (node-hours).
@@ -191,15 +230,36 @@ type Billing struct {
 	// contract (only with a bill; N = node-months on the bill).
 	OverBilled      Figure  `json:"over_billed_share"`
 	OverBilledHours float64 `json:"over_billed_hours"`
+	// PerUsableGPUHour: what a usable GPU-hour cost, per currency billed.
+	PerUsableGPUHour []Price `json:"price_per_usable_gpu_hour"`
+	// Converted: every currency at the renter's rates (--rates) in their
+	// base currency; Value nil without rates.
+	Converted Figure `json:"price_per_usable_gpu_hour_converted"`
+}
+
+// Price is the billed amount in one currency ÷ the GPU-hours that were
+// usable in the node-months billed in it.
+type Price struct {
+	Currency       string  `json:"currency"`
+	Amount         float64 `json:"amount"`           // the bill's amount where it has one, else the contract's charge
+	FromBill       int     `json:"from_bill"`        // node-months whose amount is the bill's
+	UsableGPUHours float64 `json:"usable_gpu_hours"` // usable seconds × GPUs ÷ 3600
+	PerGPUHour     Figure  `json:"per_usable_gpu_hour"`
 }
 
 // Performance is the stress figures against the fleet of the same model.
 type Performance struct {
 	// ShareOfFleet: median over the group's GPUs and burn precisions of a
 	// GPU's median throughput ÷ the fleet median of its model.
-	ShareOfFleet Figure       `json:"burn_share_of_fleet_median"`
-	Figures      []PerfFigure `json:"figures"`
-	BelowFleet   int          `json:"below_siblings_findings"`
+	ShareOfFleet Figure `json:"burn_share_of_fleet_median"`
+	// ShareOfDatasheet and ShareOfHealthy: the same medians ÷ the model's
+	// datasheet figure and ÷ what a healthy card measured (the probe's spec
+	// database): absolute, so a fleet throttled as a whole, or the only
+	// provider of a model, does not score 100 %.
+	ShareOfDatasheet Figure       `json:"burn_share_of_datasheet"`
+	ShareOfHealthy   Figure       `json:"burn_share_of_healthy"`
+	Figures          []PerfFigure `json:"figures"`
+	BelowFleet       int          `json:"below_siblings_findings"`
 }
 
 // PerfFigure is one stress figure of one model in this group.
@@ -211,6 +271,12 @@ type PerfFigure struct {
 	Median      float64 `json:"median"`
 	FleetMedian float64 `json:"fleet_median"`
 	Share       float64 `json:"share_of_fleet"`
+	// Datasheet, Healthy: the yardsticks (0: not known), and the median's
+	// share of each.
+	Datasheet        float64 `json:"datasheet,omitempty"`
+	Healthy          float64 `json:"healthy,omitempty"`
+	ShareOfDatasheet float64 `json:"share_of_datasheet,omitempty"`
+	ShareOfHealthy   float64 `json:"share_of_healthy,omitempty"`
 }
 
 // Table is the comparison: a row per provider, a column per headline

@@ -16,7 +16,7 @@ func init() {
 }
 
 func newBackupCmd() *cobra.Command {
-	var data, output string
+	var data, output, keyFile string
 	cmd := &cobra.Command{
 		Use:   "backup --data DIR -o FILE",
 		Short: "Write a consistent snapshot of the embedded store, also while serve runs",
@@ -30,6 +30,11 @@ apart from the backups (docs/security.md).`,
 			if output == "" {
 				return errors.New("-o FILE: where to write the snapshot")
 			}
+			// Before anything is written: not over the live store, its key
+			// or another store in use, however the path reaches them.
+			if err := wiring.CheckBackupTarget(data, output, masterKeyPath(cmd, data, keyFile)); err != nil {
+				return err
+			}
 			n, ok, err := bolt.FetchBackup(filepath.Join(data, wiring.BackupSocket), output)
 			if !ok {
 				n, err = bolt.BackupFile(filepath.Join(data, wiring.StoreFile), output)
@@ -42,22 +47,43 @@ apart from the backups (docs/security.md).`,
 		},
 	}
 	cmd.Flags().StringVar(&data, "data", "./data", "data folder")
-	cmd.Flags().StringVarP(&output, "output", "o", "", "snapshot file to write")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "snapshot file to write (never a file of the data folder, nor a store in use)")
+	masterKeyFlag(cmd, &keyFile)
 	return cmd
 }
 
+// masterKeyFlag is --master-key-file, as serve takes it.
+func masterKeyFlag(cmd *cobra.Command, keyFile *string) {
+	cmd.Flags().StringVar(keyFile, "master-key-file", "", "the data folder's master key file (default: $"+wiring.EnvMasterKeyFile+", else DATA/"+wiring.MasterKeyFile+")")
+}
+
+// masterKeyPath is the master key file serve would use on data: the flag,
+// else $GPUSLA_MASTER_KEY_FILE, else DATA/master.key.
+func masterKeyPath(cmd *cobra.Command, data, keyFile string) string {
+	env := wiring.FromEnv()
+	if cmd.Flags().Changed("master-key-file") {
+		env.MasterKeyFile = keyFile
+	}
+	return env.MasterKeyPath(data)
+}
+
 func newRestoreCmd() *cobra.Command {
-	var data, from string
+	var data, from, keyFile string
 	cmd := &cobra.Command{
 		Use:   "restore --data DIR --from FILE",
 		Short: "Put a backup in place of the embedded store (serve must be stopped)",
 		Long: `Verifies the backup FILE, then puts it in place of the data folder's store. Refused while
 ` + "`gpusla serve`" + ` runs on the folder (the store is locked). A store already there is kept beside
-it as ` + wiring.StoreFile + `.replaced-<time>; nothing is overwritten.`,
+it as ` + wiring.StoreFile + `.replaced-<time>; nothing is overwritten. A backup whose node secrets the
+data folder's master key does not open (another data folder's) is refused before anything
+changes.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if from == "" {
 				return errors.New("--from FILE: the backup to restore")
+			}
+			if err := wiring.CheckRestoreKey(cmd.Context(), from, masterKeyPath(cmd, data, keyFile)); err != nil {
+				return err
 			}
 			kept, err := bolt.Restore(from, filepath.Join(data, wiring.StoreFile))
 			if err != nil {
@@ -72,5 +98,6 @@ it as ` + wiring.StoreFile + `.replaced-<time>; nothing is overwritten.`,
 	}
 	cmd.Flags().StringVar(&data, "data", "./data", "data folder")
 	cmd.Flags().StringVar(&from, "from", "", "backup file to restore")
+	masterKeyFlag(cmd, &keyFile)
 	return cmd
 }

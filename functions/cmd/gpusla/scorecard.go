@@ -15,6 +15,7 @@ import (
 	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/sla/billing"
 	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/scorecard"
 )
@@ -25,7 +26,8 @@ func init() {
 
 func newScorecardCmd() *cobra.Command {
 	var termsFiles []string
-	var eventsFile, data, from, to, format, asOf, billFile, output string
+	var eventsFile, data, from, to, format, asOf, billFile, ratesFile, output, langFlag string
+	var trial bool
 	cmd := &cobra.Command{
 		Use:   "scorecard --terms FILE (--events FILE | --data DIR) [--from YYYY-MM --to YYYY-MM]",
 		Short: "Compare providers on what the probes measured, over a run of months",
@@ -35,7 +37,14 @@ or the local backend's store with --data DIR) and prints the provider scorecard
 hardware truth, reliability, network, support, billing and performance, each
 figure with the observations it rests on and its rank, and the fleet
 baselines. --to defaults to the month before --as-of (default now), --from
-to --to.`,
+to --to.
+
+--trial is the seed's own method: one node rented from each provider, the
+same checks on each, one page side by side — delivery minutes, the
+acceptance check, gateway RTT and iperf3 against the advertised bandwidth,
+the 22:00 test ticket, billing granularity — each judged against the seed's
+criteria, never ranked, with what to ask each provider next (md, html, pdf
+or json; --lang en or zh).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(termsFiles) == 0 {
@@ -44,10 +53,18 @@ to --to.`,
 			if (eventsFile == "") == (data == "") {
 				return fmt.Errorf("give one of --events FILE or --data DIR")
 			}
-			if err := document.CheckScorecardFormat(format); err != nil {
+			check := document.CheckScorecardFormat
+			if trial {
+				check = document.CheckTrialFormat
+			}
+			if err := check(format); err != nil {
 				return err
 			}
-			opts, err := scorecardOptions(from, to, asOf, billFile)
+			lang, err := i18n.Parse(langFlag)
+			if err != nil {
+				return fmt.Errorf("--lang: %w", err)
+			}
+			opts, err := scorecardOptions(from, to, asOf, billFile, ratesFile)
 			if err != nil {
 				return err
 			}
@@ -72,11 +89,21 @@ to --to.`,
 			}
 			// A node whose contract no terms define is left out and named.
 			monthreport.WarnSkipped(cmd.ErrOrStderr(), b.Skipped())
+			var buf bytes.Buffer
+			if trial {
+				tr, err := b.BuildTrial()
+				if err != nil {
+					return err
+				}
+				if err := document.RenderTrial(&buf, tr, format, lang); err != nil {
+					return err
+				}
+				return monthreport.Emit(cmd.OutOrStdout(), output, buf.Bytes())
+			}
 			sc, err := b.Build()
 			if err != nil {
 				return err
 			}
-			var buf bytes.Buffer
 			if err := document.RenderScorecard(&buf, sc, format); err != nil {
 				return err
 			}
@@ -92,12 +119,15 @@ to --to.`,
 	f.StringVar(&format, "format", "md", "output format: json, md or html")
 	f.StringVar(&asOf, "as-of", "", "judge as of this RFC 3339 instant (default now)")
 	f.StringVar(&billFile, "bill", "", "provider bills (CSV: node,period,billed_hours,amount) for over-billing, any months in range")
+	f.StringVar(&ratesFile, "rates", "", "exchange rates (YAML: base: USD, rates: {CNY: 0.1385}) to compare prices billed in different currencies")
+	f.BoolVar(&trial, "trial", false, "the one-node-per-provider trial page instead of the scorecard (docs/scorecard.md, \"Trial mode\")")
+	f.StringVar(&langFlag, "lang", "en", "language of the --trial page: en or zh")
 	f.StringVarP(&output, "output", "o", "", "write to this file (atomically) instead of standard output")
 	return cmd
 }
 
 // scorecardOptions reads the flags, naming the one that is wrong.
-func scorecardOptions(from, to, asOf, billFile string) (scorecard.Options, error) {
+func scorecardOptions(from, to, asOf, billFile, ratesFile string) (scorecard.Options, error) {
 	var o scorecard.Options
 	o.AsOf = time.Now().UTC()
 	if asOf != "" {
@@ -119,6 +149,15 @@ func scorecardOptions(from, to, asOf, billFile string) (scorecard.Options, error
 	if from != "" {
 		if o.From, err = scorecard.ParseMonth(from); err != nil {
 			return o, fmt.Errorf("--from: %w", err)
+		}
+	}
+	if ratesFile != "" {
+		data, err := os.ReadFile(ratesFile)
+		if err != nil {
+			return o, fmt.Errorf("--rates: %w", err)
+		}
+		if o.Rates, err = scorecard.ParseRates(ratesFile, data); err != nil {
+			return o, fmt.Errorf("--rates: %w", err)
 		}
 	}
 	if billFile != "" {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,7 +32,7 @@ func TestScorecardCommand(t *testing.T) {
 		Schema    string
 		Providers []struct{ Provider string }
 	}
-	if err := json.Unmarshal([]byte(out), &sc); err != nil || sc.Schema != "gpusla.scorecard/v1" || len(sc.Providers) != 2 {
+	if err := json.Unmarshal([]byte(out), &sc); err != nil || sc.Schema != "gpusla.scorecard/v2" || len(sc.Providers) != 2 {
 		t.Fatalf("json: %v %+v", err, sc)
 	}
 	// --to defaults to the month before --as-of.
@@ -98,5 +99,114 @@ func TestScorecardReadsTheLocalStore(t *testing.T) {
 	if !strings.Contains(got, `"contracts": [
         "cn-example"`) {
 		t.Errorf("the registered node's provider is missing:\n%.600s", got)
+	}
+}
+
+// --rates: the example's two providers bill in CNY and USD. Without rates
+// the prices stay apart and a warning says so; with them each provider's
+// converted price is its amount × the rate ÷ its usable GPU-hours. A bad
+// rates file fails the run naming file:line: field, before anything is read.
+func TestScorecardRates(t *testing.T) {
+	ev := "../../../sla/report/testdata/example-events.jsonl"
+	args := []string{"--events", ev, "--from", "2026-03", "--to", "2026-03", "--as-of", "2026-04-05T00:00:00Z", "--format", "json"}
+	type price struct {
+		Currency       string
+		Amount         float64
+		UsableGPUHours float64 `json:"usable_gpu_hours"`
+	}
+	type card struct {
+		Warnings  []string
+		Providers []struct {
+			Provider string
+			All      struct {
+				Billing struct {
+					Prices    []price `json:"price_per_usable_gpu_hour"`
+					Converted struct {
+						Value *float64
+						Unit  string
+					} `json:"price_per_usable_gpu_hour_converted"`
+				}
+			}
+		}
+	}
+	read := func(extra ...string) card {
+		t.Helper()
+		out, err := runScorecard(t, append(args, extra...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c card
+		if err := json.Unmarshal([]byte(out), &c); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	c := read()
+	if w := strings.Join(c.Warnings, "\n"); !strings.Contains(w, "prices are in CNY") || !strings.Contains(w, "give --rates") {
+		t.Errorf("warnings %q", w)
+	}
+	dir := t.TempDir()
+	rates := filepath.Join(dir, "rates.yaml")
+	if err := os.WriteFile(rates, []byte("base: USD\nrates:\n  CNY: 0.14\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c = read("--rates", rates)
+	rate := map[string]float64{"USD": 1, "CNY": 0.14}
+	for _, p := range c.Providers {
+		ps := p.All.Billing.Prices
+		if len(ps) != 1 || p.All.Billing.Converted.Value == nil || p.All.Billing.Converted.Unit != "USD per usable GPU-hour" {
+			t.Fatalf("%s: %+v", p.Provider, p.All.Billing)
+		}
+		if want := ps[0].Amount * rate[ps[0].Currency] / ps[0].UsableGPUHours; math.Abs(*p.All.Billing.Converted.Value-want) > 1e-9 {
+			t.Errorf("%s converted %v, want %v", p.Provider, *p.All.Billing.Converted.Value, want)
+		}
+	}
+	if err := os.WriteFile(rates, []byte("base: USD\nrates:\n  CNY: zero\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runScorecard(t, append(args, "--rates", rates)...); err == nil || !strings.Contains(err.Error(), "rates.yaml:3: rates.CNY: \"zero\" is not a positive number") {
+		t.Errorf("bad rates: %v", err)
+	}
+}
+
+// --trial: the golden trial log (sla/scorecard's trial test) as one page,
+// the same as functions/document renders it, in the language asked; a
+// format the trial does not know fails before anything is read.
+func TestScorecardTrial(t *testing.T) {
+	g := "../../../sla/scorecard/testdata/golden/"
+	dir := t.TempDir()
+	bill := filepath.Join(dir, "bill.csv")
+	if err := os.WriteFile(bill, []byte("node,period,billed_hours\ntb,2026-03,750\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (string, error) {
+		root := newRoot()
+		var out bytes.Buffer
+		root.SetOut(&out)
+		root.SetErr(&out)
+		root.SetArgs(append([]string{"scorecard", "--trial", "--terms", g + "two-providers-terms.yaml", "--events", g + "trial.jsonl",
+			"--from", "2026-03", "--to", "2026-03", "--as-of", "2026-04-05T00:00:00Z", "--bill", bill}, args...))
+		err := root.Execute()
+		return out.String(), err
+	}
+	out, err := run("--lang", "zh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("../../document/testdata/golden/trial.zh.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != string(want) {
+		t.Errorf("--trial --lang zh differs from the golden page:\n%s", out)
+	}
+	if out, err := run("--format", "json"); err != nil || !strings.Contains(out, `"schema": "gpusla.trial/v1"`) || !strings.Contains(out, `"verdict": "fail"`) {
+		t.Errorf("json: %v %.300s", err, out)
+	}
+	if _, err := run("--format", "csv"); err == nil || !strings.Contains(err.Error(), "with --trial") {
+		t.Errorf("csv: %v", err)
+	}
+	if _, err := run("--lang", "fr"); err == nil || !strings.Contains(err.Error(), `--lang: language "fr": want one of en, zh`) {
+		t.Errorf("fr: %v", err)
 	}
 }

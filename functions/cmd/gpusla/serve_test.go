@@ -179,6 +179,16 @@ func TestServeIngestsOverHTTP(t *testing.T) {
 	if _, err := runCmd(newRestoreCmd(), "--data", dir, "--from", backup); err == nil || !strings.Contains(err.Error(), "in use") {
 		t.Fatalf("restore while serving: %v", err)
 	}
+	// Issue 27, row 13: a backup pointed at the live store is refused
+	// before serve writes a byte, the store's file (its inode) untouched.
+	liveDB := filepath.Join(dir, wiring.StoreFile)
+	fiBefore, _ := os.Stat(liveDB)
+	if _, err := runCmd(newBackupCmd(), "--data", dir, "-o", liveDB); err == nil || !strings.Contains(err.Error(), "a file the backend lives on") {
+		t.Fatalf("backup over the live store: %v", err)
+	}
+	if fiAfter, err := os.Stat(liveDB); err != nil || !os.SameFile(fiBefore, fiAfter) {
+		t.Fatalf("the live store was replaced: %v", err)
+	}
 	cancel()
 	select {
 	case err := <-done:

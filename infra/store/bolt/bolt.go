@@ -122,6 +122,20 @@ func createBuckets(db *bbolt.DB) error {
 	})
 }
 
+// OpenSnapshot opens a store file that no process uses — a backup — to
+// read it, verified as Open verifies and never written: not its meta page,
+// not a bucket. Only reads work on it.
+func OpenSnapshot(path string) (*Store, error) {
+	if err := verifyCopy(path); err != nil {
+		return nil, err
+	}
+	db, err := openBolt(path, &bbolt.Options{ReadOnly: true, Timeout: time.Second})
+	if err != nil {
+		return nil, err
+	}
+	return &Store{db: db, now: func() time.Time { return time.Now().UTC() }}, nil
+}
+
 // errLocked is a store file another process holds open.
 func errLocked(path string) error {
 	return fmt.Errorf("open store %s: locked by another process (is `gpusla serve` running on this data folder?)", path)
@@ -180,7 +194,9 @@ func (s *Store) SetNoSync(v bool) { s.db.NoSync = v }
 
 // Close waits for queued writes, then closes the file.
 func (s *Store) Close() error {
-	s.commit.close()
+	if s.commit != nil {
+		s.commit.close()
+	}
 	return s.db.Close()
 }
 

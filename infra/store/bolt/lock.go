@@ -3,6 +3,7 @@ package bolt
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"syscall"
 )
@@ -29,4 +30,25 @@ func verifyUnlocked(path string) error {
 // flockExclusive takes the lock bbolt's writer takes, without waiting.
 func flockExclusive(f *os.File) error {
 	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+}
+
+// InUse reports whether the file at path is held by a store in use: the
+// lock bbolt's writer takes is held (`gpusla serve` has it open). A file
+// that does not exist is not in use.
+func InUse(path string) (bool, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return true, nil
+		}
+		return false, fmt.Errorf("%s: lock: %w", path, err)
+	}
+	return false, syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/sla/billing"
 	"github.com/gpusla/gpusla/sla/scorecard"
 	"github.com/gpusla/gpusla/sla/terms"
 )
@@ -32,17 +33,41 @@ func dir(t testing.TB) string {
 // Golden builds the golden scorecard.
 func Golden(t testing.TB) *scorecard.Scorecard {
 	t.Helper()
+	sc, err := builder(t, "two-providers.jsonl", nil).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// GoldenTrial builds the trial page of the golden trial log (trial.jsonl:
+// one node from each of Alpha and Beta, March 2026, as of
+// 2026-04-05T00:00:00Z; its verdicts are worked by hand in sla/scorecard's
+// trial test), with Beta's bill charging 750 h for March's 744.
+func GoldenTrial(t testing.TB) *scorecard.Trial {
+	t.Helper()
+	tr, err := builder(t, "trial.jsonl", []billing.Line{{Line: 2, Node: "tb", Period: "2026-03", Hours: 750, HasHours: true}}).BuildTrial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// builder is a March 2026 builder under the golden terms, as of
+// 2026-04-05T00:00:00Z, that has read the golden log file.
+func builder(t testing.TB, file string, bill []billing.Line) *scorecard.Builder {
+	t.Helper()
 	d := dir(t)
 	all, err := terms.ReadFile(filepath.Join(d, "two-providers-terms.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := scorecard.Month{Year: 2026, Month: time.March}
-	b, err := scorecard.NewBuilder(all, scorecard.Options{From: m, To: m, AsOf: time.Date(2026, 4, 5, 0, 0, 0, 0, time.UTC)})
+	b, err := scorecard.NewBuilder(all, scorecard.Options{From: m, To: m, AsOf: time.Date(2026, 4, 5, 0, 0, 0, 0, time.UTC), Bill: bill})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(d, "two-providers.jsonl"))
+	f, err := os.Open(filepath.Join(d, file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,9 +75,5 @@ func Golden(t testing.TB) *scorecard.Scorecard {
 	if err := b.ReadLog(f.Name(), f); err != nil {
 		t.Fatal(err)
 	}
-	sc, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sc
+	return b
 }

@@ -1,0 +1,203 @@
+package document
+
+// The trial page (`gpusla scorecard --trial`, docs/scorecard.md "Trial
+// mode"): the seed's one-node-per-provider method side by side — one
+// column per provider, one row per check, each cell the figure and its
+// verdict against the seed's criteria — then what to ask each provider
+// next. One node is one observation: nothing is ranked. Markdown, HTML and
+// PDF, in English or Chinese.
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/gpusla/gpusla/sla/i18n"
+	"github.com/gpusla/gpusla/sla/scorecard"
+)
+
+// TrialFormats are the names RenderTrial accepts.
+var TrialFormats = []string{"json", "md", "html", "pdf"}
+
+// CheckTrialFormat says whether RenderTrial knows format, before any work is done.
+func CheckTrialFormat(format string) error {
+	switch format {
+	case "json", "md", "markdown", "html", "pdf":
+		return nil
+	}
+	return fmt.Errorf("--format %q: want one of %s with --trial", format, strings.Join(TrialFormats, ", "))
+}
+
+// RenderTrial writes tr in format and lang.
+func RenderTrial(w io.Writer, tr *scorecard.Trial, format string, lang i18n.Lang) error {
+	if err := CheckTrialFormat(format); err != nil {
+		return err
+	}
+	p := i18n.New(lang)
+	page := trialPage(p, tr)
+	switch format {
+	case "json":
+		return scorecard.TrialJSON(w, tr)
+	case "md", "markdown":
+		return trialMarkdown(w, page)
+	case "html":
+		return trialHTMLTmpl.Execute(w, page)
+	}
+	return trialPDF(w, p, tr, page)
+}
+
+// trialView is the page in one language.
+type trialView struct {
+	Lang   string
+	Title  string
+	Intro  string
+	Table  table      // for Markdown and the PDF
+	Class  [][]string // Table's cells' verdicts (pass, warn, fail, unknown), for the HTML
+	Asks   []trialAsks
+	AskHdr string
+}
+
+type trialAsks struct {
+	Provider string
+	Lines    []string
+}
+
+// trialLabels name the rows, in the order of scorecard.TrialKeys.
+var trialLabels = map[string]string{
+	"delivery":            "order to delivery",
+	"acceptance":          "acceptance check",
+	"gateway_rtt":         "gateway RTT (median of the pings)",
+	"iperf3":              "iperf3 of the advertised bandwidth (median)",
+	"night_ticket":        "22:00 test ticket: first response",
+	"billing_granularity": "billing granularity",
+}
+
+// trialVerdicts are the verdicts' words.
+var trialVerdicts = map[string]string{scorecard.TrialPass: "pass", scorecard.TrialWarn: "warn", scorecard.TrialFail: "fail", scorecard.TrialUnknown: "not measured"}
+
+func trialPage(p *i18n.Printer, tr *scorecard.Trial) trialView {
+	v := trialView{Lang: string(p.Lang), Title: p.T("Provider trial %s to %s", tr.From, tr.To), AskHdr: p.T("What to ask each provider next"),
+		Intro: p.T("As of %s. The seed's method: one node rented from each provider, the same checks on each. Each cell is the trial node's figure and its verdict against the seed's criterion (last column). One node is one observation, so nothing here is ranked.", p.Stamp(tr.AsOf))}
+	t := table{Head: []string{p.T("check")}, Widths: []float64{18}, Num: []bool{false}}
+	for _, c := range tr.Providers {
+		t.Head = append(t.Head, p.T("%s (node %s)", c.Provider, c.Node))
+		t.Widths = append(t.Widths, 14)
+		t.Num = append(t.Num, false)
+	}
+	t.Head = append(t.Head, p.T("criterion"))
+	t.Widths = append(t.Widths, 30)
+	t.Num = append(t.Num, false)
+	for i, key := range scorecard.TrialKeys {
+		row := []string{p.T(trialLabels[key])}
+		class := []string{""}
+		crit := ""
+		for _, c := range tr.Providers {
+			x := c.Figures[i]
+			row = append(row, trialCell(p, x))
+			class = append(class, strings.ReplaceAll(x.Verdict, " ", "-"))
+			crit = p.Text(x.CriterionText)
+		}
+		t.add(append(row, crit)...)
+		v.Class = append(v.Class, append(class, ""))
+	}
+	v.Table = t
+	for _, c := range tr.Providers {
+		a := trialAsks{Provider: c.Provider}
+		if c.Nodes > 1 {
+			a.Lines = append(a.Lines, p.T("%d nodes in these months; the trial is judged on %s, ordered first.", c.Nodes, c.Node))
+		}
+		for _, x := range c.Figures {
+			if !x.AskText.IsZero() {
+				a.Lines = append(a.Lines, p.T("%s: %s", p.T(trialLabels[x.Key]), p.Text(x.AskText)))
+			}
+		}
+		if len(a.Lines) == 0 {
+			a.Lines = []string{p.T("Every check passed: ask for the same in the contract's terms.")}
+		}
+		v.Asks = append(v.Asks, a)
+	}
+	return v
+}
+
+// trialCell is a figure and its verdict: "20 min: pass".
+func trialCell(p *i18n.Printer, x scorecard.TrialFigure) string {
+	verdict := p.T(trialVerdicts[x.Verdict])
+	if x.Value == nil {
+		return verdict
+	}
+	v := *x.Value
+	var s string
+	switch x.Unit {
+	case "min":
+		s = p.Num(v, 0) + " min"
+	case "ms":
+		s = p.Num(v, 2) + " ms"
+	case "share":
+		s = p.Num(100*v, 0) + " %"
+	case "s":
+		s = granularity(p, v)
+	default: // failing checks
+		s = p.T("%d failing", int(v))
+		if x.Detail != "" {
+			s += " (" + x.Detail + ")"
+		}
+	}
+	if x.AtLeast {
+		s = "≥ " + s
+	}
+	if x.Key == "billing_granularity" && !x.DetailText.IsZero() {
+		s = p.T("%s; %s", s, p.Text(x.DetailText))
+	}
+	return p.T("%s: %s", s, verdict)
+}
+
+// granularity says a billing granularity in the largest whole unit.
+func granularity(p *i18n.Printer, secs float64) string {
+	switch {
+	case secs >= 3600 && math.Mod(secs, 3600) == 0:
+		return p.T("per %d h", int(secs/3600))
+	case secs >= 60 && math.Mod(secs, 60) == 0:
+		return p.T("per %d min", int(secs/60))
+	}
+	return p.T("per %d s", int(secs))
+}
+
+func trialMarkdown(w io.Writer, v trialView) error {
+	var b strings.Builder
+	b.WriteString("# " + v.Title + "\n\n" + v.Intro + "\n\n")
+	mdTable(&b, v.Table)
+	b.WriteString("\n## " + v.AskHdr + "\n")
+	for _, a := range v.Asks {
+		b.WriteString("\n### " + mdCell(a.Provider) + "\n\n")
+		for _, l := range a.Lines {
+			b.WriteString("- " + l + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+//go:embed trial.html.tmpl
+var trialHTML string
+
+var trialHTMLTmpl = template.Must(template.New("trial").Parse(trialHTML))
+
+func trialPDF(w io.Writer, p *i18n.Printer, tr *scorecard.Trial, v trialView) error {
+	pw := newPDFWriter(v.Title, tr.AsOf, p)
+	pw.f.AddPage()
+	pw.text(18, "B", v.Title)
+	pw.text(8, "", v.Intro)
+	pw.f.Ln(2)
+	pw.table(v.Table)
+	pw.text(11, "B", v.AskHdr)
+	for _, a := range v.Asks {
+		pw.text(9, "B", a.Provider)
+		for _, l := range a.Lines {
+			pw.text(8, "", "• "+l)
+		}
+	}
+	return pw.output(w, "trial")
+}

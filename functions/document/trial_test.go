@@ -1,0 +1,48 @@
+package document
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/gpusla/gpusla/internal/golden"
+	"github.com/gpusla/gpusla/sla/i18n"
+	"github.com/gpusla/gpusla/sla/scorecard/scorecardtest"
+)
+
+// The golden trial (sla/scorecard's trial test, verdicts worked by hand
+// there) in Markdown, English and Chinese: one column per provider, each
+// cell the figure and its verdict, no rank anywhere.
+func TestTrialMarkdownGolden(t *testing.T) {
+	tr := scorecardtest.GoldenTrial(t)
+	for _, l := range i18n.Langs {
+		var md bytes.Buffer
+		if err := RenderTrial(&md, tr, "md", l); err != nil {
+			t.Fatal(err)
+		}
+		golden.Check(t, "trial."+string(l)+".md", md.Bytes())
+		if strings.Contains(md.String(), "#1") || strings.Contains(md.String(), "第 1") {
+			t.Errorf("%s: the trial ranks: %s", l, md.String())
+		}
+	}
+}
+
+func TestTrialHTMLAndPDF(t *testing.T) {
+	tr := scorecardtest.GoldenTrial(t)
+	var b bytes.Buffer
+	if err := RenderTrial(&b, tr, "html", i18n.ZH); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{`<html lang="zh">`, `<td class="pass">20 min：通过</td>`, `<td class="fail">≥ 40,380 min：未通过</td>`, "接下来要问每家供应商的问题", "企业微信"} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("html lacks %q", w)
+		}
+	}
+	b.Reset()
+	if err := RenderTrial(&b, tr, "pdf", i18n.EN); err != nil || !bytes.HasPrefix(b.Bytes(), []byte("%PDF-")) {
+		t.Errorf("pdf: %v", err)
+	}
+	if err := RenderTrial(&b, tr, "csv", i18n.EN); err == nil || !strings.Contains(err.Error(), `--format "csv": want one of json, md, html, pdf with --trial`) {
+		t.Errorf("csv: %v", err)
+	}
+}

@@ -1,0 +1,135 @@
+// Package yardstick holds the absolute figures each GPU model's stress
+// results are compared with in the provider scorecard: the model's
+// datasheet figure and what a healthy card of the model measured. Judged
+// only against the renter's own fleet, a fleet throttled as a whole, or the
+// only provider of a model, scores about 100 % (issue 30).
+//
+// The figures are the probe's spec database's (probe/specdb, specs.yaml:
+// each threshold's official and healthy figures), mirrored here because the
+// backend (the monthly report's Lambda among it) carries none of the probe:
+// yardsticks.json is written from the spec database by probe/specdb's
+// TestYardstickMirror (-update), which fails whenever the two differ.
+//
+// On the path from an observation to a report row, this is no step of its
+// own: a table the scorecard's performance figures are divided by.
+package yardstick
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Yardstick is one model's absolute figures for one stress figure; a zero
+// field is not known.
+type Yardstick struct {
+	Datasheet float64 `json:"datasheet,omitempty"`
+	Healthy   float64 `json:"healthy,omitempty"`
+}
+
+// Model is one GPU model of the table, named as the spec database names it.
+type Model struct {
+	ID      string               `json:"id"`
+	Family  string               `json:"family"`
+	Names   []string             `json:"names"`
+	Aliases []string             `json:"aliases,omitempty"`
+	Figures map[string]Yardstick `json:"figures"` // by stress figure: gpu.burn.fp32, gpu.bw.h2d, gpu.power
+}
+
+// Table is the mirror's content.
+type Table struct {
+	Models []Model `json:"models"`
+}
+
+//go:embed yardsticks.json
+var embedded []byte
+
+var table = mustParse(embedded)
+
+func mustParse(b []byte) Table {
+	var t Table
+	if err := json.Unmarshal(b, &t); err != nil {
+		panic(fmt.Sprintf("yardsticks.json: %v", err))
+	}
+	return t
+}
+
+// Embedded is the table as shipped (TestYardstickMirror compares it with
+// the spec database).
+func Embedded() Table { return table }
+
+// Figure maps a spec database threshold name to the scorecard's stress
+// figure it is the yardstick of: stress.<precision> → gpu.burn.<precision>,
+// bw.<test> → gpu.bw.<test>, stress.power → gpu.power; false for the
+// others (fallback kernels, collectives).
+func Figure(threshold string) (string, bool) {
+	switch {
+	case threshold == "stress.power":
+		return "gpu.power", true
+	case strings.HasPrefix(threshold, "stress.") && !strings.Contains(strings.TrimPrefix(threshold, "stress."), "."):
+		return "gpu.burn." + strings.TrimPrefix(threshold, "stress."), true
+	case strings.HasPrefix(threshold, "bw."):
+		return "gpu.bw." + strings.TrimPrefix(threshold, "bw."), true
+	}
+	return "", false
+}
+
+// Lookup is the yardstick of model's figure. model is what a node's
+// registration says (an id, NVML name, alias or family, spelt as the spec
+// database accepts it: case, "NVIDIA", spaces and dashes do not matter); a
+// family of several models has a yardstick only where all of them agree.
+func Lookup(model, figure string) (Yardstick, bool) {
+	ms := resolve(model)
+	if len(ms) == 0 {
+		return Yardstick{}, false
+	}
+	y, ok := ms[0].Figures[figure]
+	for _, m := range ms[1:] {
+		if z, ok2 := m.Figures[figure]; !ok2 || z != y {
+			return Yardstick{}, false
+		}
+	}
+	return y, ok
+}
+
+func resolve(name string) []*Model {
+	want := Normalise(name)
+	if want == "" {
+		return nil
+	}
+	var family, exact []*Model
+	for i := range table.Models {
+		m := &table.Models[i]
+		if Normalise(m.Family) == want {
+			family = append(family, m)
+		}
+		for _, n := range append(append([]string{m.ID}, m.Names...), m.Aliases...) {
+			if Normalise(n) == want {
+				exact = append(exact, m)
+				break
+			}
+		}
+	}
+	if len(family) > 0 {
+		return family
+	}
+	return exact
+}
+
+// Normalise folds a GPU model's spelling: case, "NVIDIA", "GeForce",
+// spaces, dashes and underscores do not matter. The spec database resolves
+// an order's model name with it too, so both read a name alike.
+func Normalise(s string) string {
+	s = strings.ToLower(s)
+	for _, w := range []string{"nvidia", "geforce"} {
+		s = strings.ReplaceAll(s, w, "")
+	}
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '-', '_', '\t':
+			return -1
+		}
+		return r
+	}, s)
+}
