@@ -102,13 +102,21 @@ func (l *lanes) state(channel string) (time.Time, bool) {
 func (s *Service) dispatch(ctx, base context.Context, l *lanes) (time.Time, bool) {
 	now := s.Now()
 	l.mu.Lock()
+	routine := map[string]*lane{}
 	for ch, ln := range l.busy {
-		if !ln.urgent && !ln.yielded && s.out.urgentWaiting(s.dueAt, now, ch) {
-			ln.yield() // its wait ends, nothing sent; the urgent one goes next
-			ln.yielded = true
+		if !ln.urgent && !ln.yielded {
+			routine[ch] = ln
 		}
 	}
-	l.mu.Unlock()
+	l.mu.Unlock() // the outbox's lock is never taken inside the lanes' (next takes them the other way)
+	for ch, ln := range routine {
+		if s.out.urgentWaiting(s.dueAt, now, ch) {
+			l.mu.Lock()
+			ln.yield() // its wait ends, nothing sent; the urgent one goes next
+			ln.yielded = true
+			l.mu.Unlock()
+		}
+	}
 	for {
 		rec, at, ok := s.out.next(s.dueAt, now, l.state)
 		if !ok || now.Before(at) || ctx.Err() != nil {

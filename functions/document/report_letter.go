@@ -107,7 +107,7 @@ var clauseWhat = map[string]string{
 	"uptime": "uptime commitment", "uptime.tiers": "credit tiers", "uptime.credit_cap": "credit cap",
 	"maintenance": "maintenance notice", "support.response": "first-response targets", "support.resolution": "resolution targets",
 	"support.late_response_penalty": "late-response penalty", "hardware_replacement": "hardware replacement",
-	"delivery": "delivery target", "claim": "claim deadline", "billing": "billing",
+	"delivery": "delivery target", "claim": "claim deadline", "billing": "billing", "credits": "downtime credits",
 }
 
 // citer collects the clauses a letter cites, in the order first cited, for

@@ -517,6 +517,12 @@ func breachRows(p *i18n.Printer, bt *table, n *report.Node, ci *citer) {
 		bt.add(n.Node, what, ci.cite(keys...), p.Num(pen.Percent, -1))
 		rows++
 	}
+	// A downtime credit is an amount, not a percent: its own arithmetic
+	// (rounding, caps) is the breach's text; the sum below holds it.
+	for _, dc := range n.Credit.DowntimeCredits {
+		bt.add(n.Node, downtimeText(p, dc, n.Currency), ci.cite("credits"), "—")
+		rows++
+	}
 	for _, tk := range n.Tickets {
 		if tk.Resolution != nil && tk.Resolution.Status == "breached" {
 			bt.add(n.Node, p.T("ticket %s: resolved %s late (committed within %s)", tk.Ticket, p.Secs(tk.Resolution.LateSeconds), p.Secs(tk.Resolution.TargetSeconds)),

@@ -14,9 +14,7 @@ import (
 
 // The vocabulary (incident and cause names, durations, failed-check lines,
 // titles) is shared with the other channels (infra/notify/chantext).
-func kindName(k string) string  { return chantext.KindName(k) }
-func causeName(c string) string { return chantext.CauseName(c) }
-func stamp(t time.Time) string  { return chantext.Stamp(t) }
+func stamp(t time.Time) string { return chantext.Stamp(t) }
 
 // esc makes text that users and probes supply (node ids, provider names,
 // check names and values, ticket summaries and references) inert in Slack:
@@ -28,6 +26,17 @@ func esc(s string) string { return slackutilsx.EscapeMessage(s) }
 // slackDate renders t in each reader's own time zone, with a UTC fallback.
 func slackDate(t time.Time) string {
 	return fmt.Sprintf("<!date^%d^{date_short_pretty} {time_secs}|%s>", t.Unix(), stamp(t))
+}
+
+// date renders t on the clock of the message's contract, the zone named,
+// as every other channel and the message's own text show it (one clock per
+// message); a message without a contract zone (an old record) in each
+// reader's zone.
+func date(x chantext.Words, zone string, t time.Time) string {
+	if zone == "" {
+		return slackDate(t)
+	}
+	return x.Stamp(t)
 }
 
 // Duration renders a duration for people: 4m40s, 2h05m, 3d4h.
@@ -67,34 +76,36 @@ func Blocks(a notify.Alert) []slackapi.Block {
 	md := func(s string) *slackapi.TextBlockObject {
 		return slackapi.NewTextBlockObject(slackapi.MarkdownType, s, false, false)
 	}
-	header := slackapi.NewHeaderBlock(slackapi.NewTextBlockObject(slackapi.PlainTextType, truncate(emoji(a)+" "+esc(Title(a)), 150), true, false))
+	x := chantext.WordsOf(a.Lang, a.Zone)
+	label := func(name string) string { return "*" + x.Label(name) + "*\n" }
+	header := slackapi.NewHeaderBlock(slackapi.NewTextBlockObject(slackapi.PlainTextType, truncate(emoji(a)+" "+esc(x.Title(a)), 150), true, false))
 	fields := []*slackapi.TextBlockObject{
-		md("*Node*\n" + esc(a.Node)),
-		md("*Provider*\n" + esc(a.Provider)),
-		md("*Incident*\n" + esc(kindName(a.IncidentKind))),
+		md(label("Node") + esc(a.Node)),
+		md(label("Provider") + esc(a.Provider)),
+		md(label("Incident") + esc(x.Kind(a.IncidentKind))),
 	}
 	since, until := chantext.SinceUntil(a)
-	fields = append(fields, md("*"+since+"*\n"+slackDate(a.Since)))
+	fields = append(fields, md(label(since)+date(x, a.Zone, a.Since)))
 	if chantext.HasUntil(a) {
-		fields = append(fields, md("*"+until+"*\n"+slackDate(a.Until)), md("*"+chantext.DurationName(a)+"*\n"+Duration(a.Duration)))
+		fields = append(fields, md(label(until)+date(x, a.Zone, a.Until)), md(label(chantext.DurationName(a))+x.Dur(a.Duration)))
 	}
 	if !notify.IsDelivery(a) { // a delivery is no outage: its lateness earns the penalty
-		fields = append(fields, md("*Counts as outage*\n"+Counted(a)))
+		fields = append(fields, md(label("Counts under the contract")+esc(x.Verdict(a))))
 	}
 	if a.Kind == notify.AlertReclassified {
-		fields = append(fields, md("*Cause*\n"+esc(causeName(a.Cause))))
+		fields = append(fields, md(label("Cause")+esc(x.Cause(a.Cause))))
 	}
 	blocks := []slackapi.Block{header, slackapi.NewSectionBlock(nil, fields, nil)}
 	if len(a.Failed) > 0 {
 		var lines []string
 		for i, c := range a.Failed {
 			if i == 10 {
-				lines = append(lines, fmt.Sprintf("… and %d more", len(a.Failed)-10))
+				lines = append(lines, x.More(len(a.Failed)-10))
 				break
 			}
-			lines = append(lines, "• `"+esc(FailedLine(c))+"`")
+			lines = append(lines, "• `"+esc(x.FailedLine(c))+"`")
 		}
-		blocks = append(blocks, slackapi.NewSectionBlock(md(truncate("*What failed*\n"+strings.Join(lines, "\n"), 3000)), nil, nil))
+		blocks = append(blocks, slackapi.NewSectionBlock(md(truncate(label("What failed")+strings.Join(lines, "\n"), 3000)), nil, nil))
 	}
 	if a.Detail != "" {
 		blocks = append(blocks, slackapi.NewSectionBlock(md(truncate(esc(a.Detail), 3000)), nil, nil))
@@ -102,7 +113,7 @@ func Blocks(a notify.Alert) []slackapi.Block {
 	if b := ticketButtons(a); b != nil { // ticket_buttons.go
 		blocks = append(blocks, b)
 	}
-	blocks = append(blocks, slackapi.NewContextBlock("", md("incident `"+esc(a.IncidentID)+"`")))
+	blocks = append(blocks, slackapi.NewContextBlock("", md(x.IncidentRef("`"+esc(a.IncidentID)+"`"))))
 	return blocks
 }
 

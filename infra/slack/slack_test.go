@@ -116,7 +116,7 @@ func TestIncidentThread(t *testing.T) {
 	}
 	recov := blocksOf(t, rec.posts[1])
 	if rec.posts[1].Get("thread_ts") != thread || rec.posts[1].Get("reply_broadcast") != "true" ||
-		!strings.Contains(recov, "recovered: unreachable for 4m40s") || !strings.Contains(recov, "*Duration*\\n4m40s") {
+		!strings.Contains(recov, "recovered: unreachable for 4 minutes 40 seconds") || !strings.Contains(recov, "*Duration*\\n4 minutes 40 seconds") {
 		t.Errorf("recovery: %v\n%s", rec.posts[1], recov)
 	}
 	recl := blocksOf(t, rec.posts[2])
@@ -323,12 +323,12 @@ func TestDeliveryThread(t *testing.T) {
 		t.Fatalf("reply: thread %q, %v", got, err)
 	}
 	first, second := blocksOf(t, rec.posts[0]), blocksOf(t, rec.posts[1])
-	for _, want := range []string{"gz-01 delivery overdue: not delivered 30m0s after the order", "*Ordered*", "*Due*", "*Target*\\n30m0s", "1m0s late so far"} {
+	for _, want := range []string{"gz-01 delivery overdue: not delivered 30 minutes after the order", "*Ordered*", "*Due*", "*Target*\\n30 minutes", "1m0s late so far"} {
 		if !strings.Contains(first, want) {
 			t.Errorf("overdue message lacks %q:\n%s", want, first)
 		}
 	}
-	for _, want := range []string{"gz-01 delivered 35m0s late", "*Delivered*", "*Late by*\\n35m0s"} {
+	for _, want := range []string{"gz-01 delivered 35 minutes late", "*Delivered*", "*Late by*\\n35 minutes"} {
 		if !strings.Contains(second, want) {
 			t.Errorf("delivered message lacks %q:\n%s", want, second)
 		}
@@ -340,6 +340,28 @@ func TestDeliveryThread(t *testing.T) {
 		if b := strings.ToLower(blocksOf(t, p) + p.Get("text")); strings.Contains(b, "counts as outage") || strings.Contains(b, "counts under the contract") {
 			t.Errorf("delivery message %d states an outage verdict:\n%s", i, b)
 		}
+	}
+}
+
+// Issue 29: an alert of a zh contract on Beijing time reads in Chinese in
+// Slack too, its times on the contract's clock, named once (no per-reader
+// date token beside the text's own clock), durations in words.
+func TestBlocksInTheContractsWords(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 10, 0, 30, 0, time.UTC)
+	a := notify.Alert{Kind: notify.AlertRecovered, Node: "gz-01", Provider: "acme", IncidentID: "gpu_lost@20261130T100030.000Z",
+		IncidentKind: "gpu_lost", Since: t0, Until: t0.Add(30 * time.Minute), Duration: 30 * time.Minute, Counted: true, Lang: "zh", Zone: "Asia/Shanghai"}
+	js, err := json.Marshal(Blocks(a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(js)
+	for _, want := range []string{"gz-01 已恢复：GPU 掉卡，持续 30分钟", "*节点*", "*开始时间*\\n2026年11月30日 18:00:30（北京时间）", "*持续时长*\\n30分钟", "*是否按合同计入*\\n是", "故障编号"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("blocks lack %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "<!date^") || strings.Contains(s, "UTC") {
+		t.Errorf("blocks show a second clock:\n%s", s)
 	}
 }
 

@@ -26,15 +26,16 @@ func TicketBlocks(m notify.TicketMessage) []slackapi.Block {
 	} else if m.Kind == notify.TicketWarning {
 		emoji = ":warning:"
 	}
-	header := slackapi.NewHeaderBlock(slackapi.NewTextBlockObject(slackapi.PlainTextType, truncate(emoji+" "+esc(TicketTitle(m)), 150), true, false))
+	x := chantext.WordsOf(m.Lang, m.Zone)
+	header := slackapi.NewHeaderBlock(slackapi.NewTextBlockObject(slackapi.PlainTextType, truncate(emoji+" "+esc(x.TicketTitle(m)), 150), true, false))
 	fields := []*slackapi.TextBlockObject{
-		md("*Node*\n" + esc(m.Node)),
-		md("*Provider*\n" + esc(m.Provider)),
-		md("*Opened*\n" + slackDate(m.Opened)),
+		md("*" + x.Label("Node") + "*\n" + esc(m.Node)),
+		md("*" + x.Label("Provider") + "*\n" + esc(m.Provider)),
+		md("*" + x.Label("Opened") + "*\n" + date(x, m.Zone, m.Opened)),
 	}
 	blocks := []slackapi.Block{header, slackapi.NewSectionBlock(nil, fields, nil)}
 	if m.Text != "" {
 		blocks = append(blocks, slackapi.NewSectionBlock(md(truncate(esc(m.Text), 3000)), nil, nil))
 	}
-	return append(blocks, slackapi.NewContextBlock("", md("ticket `"+esc(m.Ticket)+"`")))
+	return append(blocks, slackapi.NewContextBlock("", md(x.TicketRef("`"+esc(m.Ticket)+"`"))))
 }

@@ -183,6 +183,7 @@ func Judge(tm *terms.Terms, b Books, o Outage) Verdict {
 	}
 	v.CountedSeconds = secs(b.Claimable.Overlap(o.Span))
 	v.Counted = v.CountedSeconds > 0
+	dp := tm.Uptime.DowntimePeriod
 	inPeriod := secs(interval.Set{o.Span}.Clip(b.Period).Total())
 	excluded := secs(b.Excluded.Overlap(o.Span))
 	switch {
@@ -192,9 +193,11 @@ func Judge(tm *terms.Terms, b Books, o Outage) Verdict {
 	case excluded >= inPeriod:
 		v.Reason = msg.New("inside maintenance announced with enough notice")
 	case v.CountedSeconds == 0:
-		v.Reason = msg.New("part of an outage run shorter than the contract's minimum of %s", tm.Uptime.DowntimePeriod.Minimum)
+		v.Reason = msg.New("part of an outage run shorter than the contract's minimum of %s", dp.Shortest())
+	case v.CountedSeconds < inPeriod-excluded && dp.Unit > 0:
+		v.Reason = msg.New("partly uncounted: the contract counts each run of downtime in whole %s from its start, and none of a run under %s", dp.Unit, dp.Shortest())
 	case v.CountedSeconds < inPeriod-excluded:
-		v.Reason = msg.New("partly in an outage run shorter than the contract's minimum of %s", tm.Uptime.DowntimePeriod.Minimum)
+		v.Reason = msg.New("partly in an outage run shorter than the contract's minimum of %s", dp.Minimum)
 		if excluded > 0 {
 			v.Reason = msg.New("partly inside announced maintenance, partly in a run below the contract's minimum")
 		}
@@ -275,8 +278,14 @@ func ComputeClocked(tm *terms.Terms, window, period interval.Interval, raw, outa
 	dp := tm.Uptime.DowntimePeriod
 	b.Observed = DowntimePeriods(dp, interval.Union(obs...).Clip(period).Minus(b.Excluded))
 	b.Claimable = DowntimePeriods(dp, interval.Union(claim...).Clip(period).Minus(b.Excluded))
-	b.UptimeObserved = Uptime(b.Denominator, b.Excluded.Total(), b.Observed.Total())
-	b.UptimeClaimed = Uptime(b.Denominator, b.Excluded.Total(), b.Claimable.Total())
+	// Under the month's formula the month's minutes stay the denominator:
+	// maintenance taken out is not downtime, but the month is not shortened.
+	out := b.Excluded.Total()
+	if tm.Uptime.Denominator == terms.CalendarMonth {
+		out = 0
+	}
+	b.UptimeObserved = Uptime(b.Denominator, out, b.Observed.Total())
+	b.UptimeClaimed = Uptime(b.Denominator, out, b.Claimable.Total())
 	return b
 }
 

@@ -116,10 +116,18 @@ func TestNoInheritedMaintenance(t *testing.T) {
 	maint := []Maintenance{{Span: interval.Interval{Start: start, End: start.Add(10 * time.Hour)}, AnnouncedAt: start.Add(-7 * 24 * time.Hour)}}
 	month := interval.Interval{Start: mStart, End: mEnd}
 	for _, c := range []struct {
-		tail string
-		want float64
-	}{{"", 98.655914}, {"maintenance: none\n", 98.655914}, {"maintenance: {notice: 72h}\n", 100}} {
-		b := Compute(formulaTerms(t, "", c.tail), month, outs, maint)
+		tail   string
+		want   float64
+		uptime string
+	}{{"", 98.655914, ""}, {"maintenance: none\n", 98.655914, ""}, {"maintenance: {notice: 72h}\n", 100, ""},
+		// The month's formula keeps the month's 744 h as the denominator:
+		// a further 2 h outage outside the window reads 742 / 744.
+		{"maintenance: {notice: 72h}\n", 99.731183, "  denominator: calendar_month\n"}} {
+		outs := outs
+		if c.uptime != "" {
+			outs = append(outs, down(start.Add(24*time.Hour), start.Add(26*time.Hour)))
+		}
+		b := Compute(formulaTerms(t, c.uptime, c.tail), month, outs, maint)
 		if math.Abs(b.UptimeClaimed-c.want) > 1e-6 {
 			t.Errorf("%q: %.6f, want %.6f", c.tail, b.UptimeClaimed, c.want)
 		}

@@ -67,16 +67,23 @@ func Markdown(w io.Writer, r *Report) error {
 		}
 		fmt.Fprintf(&b, "- Uptime: claimable %.4f %% (%s down), observed %.4f %% (%s unreachable or down); target %s %% %s\n",
 			n.Uptime.ClaimablePercent, dur(n.Uptime.ClaimableOutageSeconds), n.Uptime.ObservedPercent, dur(n.Uptime.ObservedOutageSeconds), target, met)
+		fmt.Fprintf(&b, "- Uptime over: %s (%s); maintenance exclusion: %s\n", n.Uptime.Denominator, dur(n.Uptime.DenominatorSeconds), n.Uptime.MaintenanceExclusion)
 		fmt.Fprintf(&b, "- Delivery: ordered %s, first heartbeat %s, took %s against %s: %s\n", n.Delivery.OrderedAt, orDash(n.Delivery.DeliveredAt), dur(n.Delivery.Seconds), dur(n.Delivery.TargetSeconds), n.Delivery.Status)
 		fmt.Fprintf(&b, "- Billed %s × %d GPUs × %s/GPU-hour = %s (usable %s)\n", dur(n.Billing.BilledSeconds), n.Billing.GPUs,
 			strconv.FormatFloat(n.Billing.PricePerGPUHour, 'f', 2, 64), money(n.Billing.Charge, n.Currency), dur(n.Billing.UsableSeconds))
+		for _, h := range n.Billing.UnchargedHours {
+			fmt.Fprintf(&b, "  - not charged: clock hour %s to %s, %s unavailable (more than %s)\n", h.Start, h.End, dur(h.UnavailableSeconds), dur(n.Billing.ClockHourRuleSeconds))
+		}
 		tier := "none"
 		if n.Credit.Tier != nil {
 			tier = fmt.Sprintf("[%g, %g) → %g %%", n.Credit.Tier.MinPercent, n.Credit.Tier.MaxPercent, n.Credit.Tier.CreditPercent)
 		}
 		capped := ""
-		if n.Credit.Capped {
-			capped = fmt.Sprintf(" (capped from %g %%)", n.Credit.UncappedPercent)
+		switch {
+		case n.Credit.Capped:
+			capped = fmt.Sprintf(" (capped from %g %% at %g %%)", n.Credit.UncappedPercent, n.Credit.CapPercent)
+		case n.Credit.NoCap:
+			capped = " (no cap)"
 		}
 		fmt.Fprintf(&b, "- Credit: tier %s; %g %%%s of the charge = **%s**; claim by %s\n", tier, n.Credit.Percent, capped, money(n.Credit.Amount, n.Currency), n.ClaimDeadline)
 		for _, p := range n.Credit.Penalties {

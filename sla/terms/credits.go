@@ -40,7 +40,7 @@ func (p *parser) credits(o *object, t *Terms) error {
 	}
 	dn, ok := c.vals["downtime"]
 	if !ok {
-		if _, capped := c.vals["month_cap"]; capped {
+		if _, capped := c.vals["month_cap"]; capped && !t.Credits.MonthCap.None() {
 			return p.err(c.vals["month_cap"], "credits.month_cap", "caps downtime credits, but credits.downtime lists none")
 		}
 		return nil

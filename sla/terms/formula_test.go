@@ -99,6 +99,10 @@ func TestCapTerms(t *testing.T) {
 			t.Errorf("%s: month %+v incident %+v", c.in, cr.MonthCap, cr.Rules[0].IncidentCap)
 		}
 	}
+	// month_cap: none says there is no cap, which needs no rule to cap.
+	if cr := parseOne(t, with("", "credits:\n  month_cap: none\n")).Credits; !cr.MonthCap.None() || cr.Rules != nil {
+		t.Errorf("month_cap none alone: %+v", cr)
+	}
 	cp := Cap{Percent: 150}
 	if got := cp.Money(200); got != 300 {
 		t.Errorf("150 %% of 200 = %v", got)

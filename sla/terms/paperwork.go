@@ -15,7 +15,7 @@ var Languages = []string{"en", "zh"}
 // (or a part of one) of the terms file; a claim cites the clause id the
 // contract gives it under clauses:, and always the file and line.
 var ClauseKeys = []string{"uptime", "uptime.tiers", "uptime.credit_cap", "maintenance", "support.response",
-	"support.resolution", "support.late_response_penalty", "hardware_replacement", "delivery", "claim", "billing"}
+	"support.resolution", "support.late_response_penalty", "hardware_replacement", "delivery", "claim", "billing", "credits"}
 
 // Paperwork is what a claim document needs beyond the numbers.
 type Paperwork struct {

@@ -112,6 +112,10 @@ func (p DowntimePeriod) Counted(d time.Duration) time.Duration {
 	return d
 }
 
+// Shortest is the shortest run that counts at all: the minimum, or one
+// whole unit when that is longer.
+func (p DowntimePeriod) Shortest() time.Duration { return max(p.Minimum, p.Unit) }
+
 // Denominator says what the month's uptime is a share of.
 type Denominator string
 

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/sla/i18n"
 )
 
@@ -51,3 +52,42 @@ func (w words) inline(label, value string) string {
 	}
 	return strings.ToLower(label) + " " + value
 }
+
+// Words are a contract's words for a channel that lays its messages out
+// itself (Slack's Block Kit): the same labels, titles, times, durations
+// and verdicts the robots show.
+type Words struct{ w words }
+
+// WordsOf is the words of lang and zone (an alert's or ticket message's
+// Lang and Zone; empty: English, UTC).
+func WordsOf(lang, zone string) Words { return Words{wordsOf(lang, zone)} }
+
+// Label is a field's label ("Node", "Since", "Counts under the contract").
+func (x Words) Label(name string) string { return x.w.t(name) }
+
+// Stamp is an instant on the contract's clock, the zone named.
+func (x Words) Stamp(t time.Time) string { return x.w.stamp(t) }
+
+// Dur is a duration in words.
+func (x Words) Dur(d time.Duration) string { return x.w.dur(d) }
+
+// Kind and Cause name an incident kind and a cause.
+func (x Words) Kind(k string) string  { return x.w.kind(k) }
+func (x Words) Cause(c string) string { return x.w.cause(c) }
+
+// Title is an alert's one-line summary; TicketTitle a ticket message's.
+func (x Words) Title(a notify.Alert) string               { return x.w.title(a, x.w.dur) }
+func (x Words) TicketTitle(m notify.TicketMessage) string { return x.w.ticketTitle(m) }
+
+// Verdict is what the contract says of the incident (Counts under the
+// contract); Yes is yes or no.
+func (x Words) Verdict(a notify.Alert) string { return x.w.verdict(a) }
+func (x Words) Yes(b bool) string             { return x.w.p.Yes(b) }
+
+// FailedLine is a failing check with its value and criterion.
+func (x Words) FailedLine(c notify.FailedCheck) string { return x.w.failedLine(c) }
+
+// More is "… and N more"; IncidentRef and TicketRef the closing id lines.
+func (x Words) More(n int) string            { return x.w.t("… and %d more", n) }
+func (x Words) IncidentRef(id string) string { return x.w.t("incident %s", id) }
+func (x Words) TicketRef(id string) string   { return x.w.t("ticket %s", id) }

@@ -26,6 +26,7 @@ def runs(node, first, last, outages):
     for a, b in outages + [(last + timedelta(seconds=IV), None)]:
         end = a - timedelta(seconds=IV)
         n = int((end - start).total_seconds()) // IV + 1
+        end = start + timedelta(seconds=(n - 1) * IV)  # on the run's own beat
         evs.append({"type": "heartbeat_run", "id": f"{node}/run@{start.strftime('%Y%m%dT%H%M%S')}", "node": node,
                     "at": iso(start), "last_at": iso(end), "received_at": iso(start + timedelta(seconds=1)),
                     "last_received_at": iso(end + timedelta(seconds=1)), "count": n, "heartbeat_interval_s": IV,
@@ -56,20 +57,29 @@ UTC = timezone.utc
 CST = timezone(timedelta(hours=8))
 CET = timezone(timedelta(hours=1))
 
-# aws-ec2-instance: 5 h unreachable; an hour of a lost GPU that the
-# connectivity-only SLA does not count.
+# aws-ec2-instance: 5 h unreachable, 2 h of it inside maintenance announced
+# two weeks ahead (AWS publishes no maintenance exclusion: it counts); 7 min
+# unreachable inside one clock hour and 9 min across two (the six-minute
+# clock-hour rule); an hour of a lost GPU that the connectivity-only SLA
+# does not count.
 n = "p5-01"
 evs = [reg(n, "aws-ec2-instance", 8, "H100 SXM5 80GB", t("2026-02-27 09:00", UTC))]
-evs += runs(n, t("2026-02-28 00:00", UTC), t("2026-04-01 06:00", UTC), [(t("2026-03-10 10:00", UTC), t("2026-03-10 15:00", UTC))])
+evs += runs(n, t("2026-02-28 00:00", UTC), t("2026-04-01 06:00", UTC),
+            [(t("2026-03-10 10:00", UTC), t("2026-03-10 15:00", UTC)), (t("2026-03-22 03:02", UTC), t("2026-03-22 03:09", UTC)),
+             (t("2026-03-22 04:55", UTC), t("2026-03-22 05:04", UTC))])
 for m, v in [(0, "fail"), (5, "fail"), (10, "fail"), (60, "pass"), (65, "pass")]:
     evs.append(check(n, t("2026-03-20 08:00", UTC) + timedelta(minutes=m), v))
+evs.append({"type": "maintenance", "id": "mx-1", "node": n, "start": iso(t("2026-03-10 12:00", UTC)), "end": iso(t("2026-03-10 14:00", UTC)),
+            "announced_at": iso(t("2026-02-24 12:00", UTC)), "at": iso(t("2026-02-24 12:00", UTC)), "summary": "host retirement"})
 write("aws-ec2-instance", evs)
 
-# gce-single-instance: 45 min and 1 h unreachable.
+# gce-single-instance: 45 min, 1 h and 4 min 30 s unreachable (Google counts
+# whole minutes of a Downtime Period: the last 30 s do not count).
 n = "a3-01"
 evs = [reg(n, "gce-single-instance", 8, "H100 SXM5 80GB", t("2026-02-27 09:00", UTC))]
 evs += runs(n, t("2026-02-28 00:00", UTC), t("2026-04-01 06:00", UTC),
-            [(t("2026-03-05 02:00", UTC), t("2026-03-05 02:45", UTC)), (t("2026-03-18 20:00", UTC), t("2026-03-18 21:00", UTC))])
+            [(t("2026-03-05 02:00", UTC), t("2026-03-05 02:45", UTC)), (t("2026-03-18 20:00", UTC), t("2026-03-18 21:00", UTC)),
+             (t("2026-03-25 06:00", UTC), t("2026-03-25 06:04", UTC) + timedelta(seconds=30))])
 write("gce-single-instance", evs)
 
 # alibaba-ecs: 3 h unreachable on 5 March, Shanghai time.
@@ -99,10 +109,11 @@ evs.append({"type": "maintenance", "id": "mx-1", "node": n, "start": iso(t("2026
             "announced_at": iso(t("2026-03-22 00:00", UTC)), "at": iso(t("2026-03-22 00:00", UTC)), "summary": "host firmware"})
 write("hostedai-gpu", evs)
 
-# ucloud-sdu: 5.5 days unreachable, Copenhagen time (before the DST change).
+# ucloud-sdu: delivered on 16 March, then 60 h unreachable, Copenhagen time
+# (the DST change on 29 March is in the month's minutes).
 n = "ucloud-gpu-01"
-evs = [reg(n, "ucloud-sdu", 4, "A100 PCIe 40GB", t("2026-02-27 09:00", CET))]
-evs += runs(n, t("2026-02-28 00:00", CET), t("2026-04-01 06:00", CET), [(t("2026-03-02 00:00", CET), t("2026-03-07 12:00", CET))])
+evs = [reg(n, "ucloud-sdu", 4, "A100 PCIe 40GB", t("2026-03-15 09:00", CET))]
+evs += runs(n, t("2026-03-16 00:00", CET), t("2026-04-01 06:00", CET), [(t("2026-03-20 00:00", CET), t("2026-03-22 12:00", CET))])
 write("ucloud-sdu", evs)
 
 # tencent-cvm: two months at tier edges, Shanghai time. March: 5 + 7 = 12
