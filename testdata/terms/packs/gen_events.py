@@ -135,3 +135,16 @@ evs = [reg(n, "yandex-compute-vm", 8, "A100 SXM4 80GB", t("2026-02-27 09:00", MS
 evs += runs(n, t("2026-02-28 00:00", MSK), t("2026-05-01 06:00", MSK),
             [(t("2026-03-10 12:00", MSK), t("2026-03-10 12:23", MSK)), (t("2026-04-06 00:00", MSK), t("2026-04-07 12:01", MSK))])
 write("yandex-compute-vm", evs)
+
+# jdcloud-vm: two months, Shanghai time. March: 4 min (under JD Cloud's
+# 5-minute minimum: not counted), 5 min and 7 min (counted) → 12 minutes ×
+# 100 at the hourly rate. April: 7 h 13 min 30 s, counted in whole minutes:
+# 433, whose 100× credit (721.67 h of the rate) passes the month's 720 h
+# charge: capped (432 minutes would reach it exactly).
+n = "jd-gpu-01"
+evs = [reg(n, "jdcloud-vm", 8, "A100 SXM4 80GB", t("2026-02-27 09:00", CST))]
+evs += runs(n, t("2026-02-28 00:00", CST), t("2026-05-01 06:00", CST),
+            [(t("2026-03-04 10:00", CST), t("2026-03-04 10:04", CST)), (t("2026-03-12 22:00", CST), t("2026-03-12 22:05", CST)),
+             (t("2026-03-25 03:00", CST), t("2026-03-25 03:07", CST)),
+             (t("2026-04-15 09:00", CST), t("2026-04-15 16:13", CST) + timedelta(seconds=30))])
+write("jdcloud-vm", evs)
