@@ -148,3 +148,15 @@ evs += runs(n, t("2026-02-28 00:00", CST), t("2026-05-01 06:00", CST),
              (t("2026-03-25 03:00", CST), t("2026-03-25 03:07", CST)),
              (t("2026-04-15 09:00", CST), t("2026-04-15 16:13", CST) + timedelta(seconds=30))])
 write("jdcloud-vm", evs)
+
+# jdcloud-dcps: two months, Shanghai time, 4 GPUs at 15.00 (60.00 an hour).
+# March: 3 min (no minimum: counted) and 3 h 40 min = 223 minutes, 99.50045 %
+# (224 would miss 99.5 %), 100 × 223 minutes of the rate either way. April:
+# 7 h 11 min = 431 minutes, 100× is 43,100.00, just under the month's charge
+# of 43,200.00 (432 minutes would reach the cap).
+n = "dcps-01"
+evs = [reg(n, "jdcloud-dcps", 4, "L40S 48GB", t("2026-02-27 09:00", CST))]
+evs += runs(n, t("2026-02-28 00:00", CST), t("2026-05-01 06:00", CST),
+            [(t("2026-03-06 08:00", CST), t("2026-03-06 08:03", CST)), (t("2026-03-19 01:00", CST), t("2026-03-19 04:40", CST)),
+             (t("2026-04-22 13:00", CST), t("2026-04-22 20:11", CST))])
+write("jdcloud-dcps", evs)
