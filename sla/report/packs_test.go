@@ -48,6 +48,10 @@ var packs = []packMonth{
 	{"jdcloud-vm", "jd-gpu-01", time.April, 98.9977, 115200.00, 115200.00, "2026-05-31T00:00:00+08:00", "claim,maintenance"},
 	{"jdcloud-dcps", "dcps-01", time.March, 99.5004, 44640.00, 22300.00, "2026-05-01T00:00:00+08:00", "claim,maintenance"},
 	{"jdcloud-dcps", "dcps-01", time.April, 99.0023, 43200.00, 43100.00, "2026-05-31T00:00:00+08:00", "claim,maintenance"},
+	{"tencent-car", "car-01", time.March, 98.9987, 1488.00, 74.40, "2026-05-31T00:00:00+08:00", "maintenance"},
+	{"tencent-car", "car-01", time.April, 96.9977, 1440.00, 144.00, "2026-06-30T00:00:00+08:00", "maintenance"},
+	{"tencent-intl-cvm", "intl-gn7-01", time.March, 99.9722, 1152.00, 115.20, "2026-05-31T00:00:00+08:00", "maintenance"},
+	{"tencent-intl-cvm", "intl-gn7-01", time.April, 94.9977, 2304.00, 2304.00, "2026-06-30T00:00:00+08:00", "maintenance"},
 }
 
 // golden is the month's golden file name: March keeps the pack's plain
