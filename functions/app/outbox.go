@@ -162,6 +162,8 @@ type outbox struct {
 	// store); a listing taken at gen answers only those up to gen.
 	gen  uint64
 	wake chan struct{}
+	// sent holds the alerts popped as delivered since the last load.
+	sent map[string]bool
 	// lastStamp is the latest claim time handed out (reserve); claiming
 	// holds, per node, the claim times reserved by state writes whose
 	// alerts are not claimed yet, by reservation.
@@ -281,6 +283,14 @@ func (o *outbox) load(pending []store.AlertRecord, gen uint64) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.reload = o.gen != gen
+	// A send that finished while the store was being listed is in the
+	// listing as still pending (att counted, not sent): taken back in, it
+	// would wait out a whole retry interval before anyone noticed it went,
+	// holding its group behind it. What this process delivered since the
+	// last load is left out; older deliveries are not in the listing.
+	sent := o.sent
+	o.sent = nil
+	pending = slices.DeleteFunc(pending, func(r store.AlertRecord) bool { return sent[alertID(r)] })
 	for i, rec := range pending {
 		if o.n >= outboxSize {
 			o.reload = o.reload || len(pending) > i
@@ -382,6 +392,23 @@ func (o *outbox) dropGroup(rec store.AlertRecord) {
 func (o *outbox) pop(rec store.AlertRecord) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.popLocked(rec)
+}
+
+// popSent is pop for a head known delivered (by this send or another):
+// a listing under way that still shows it pending does not bring it back
+// (load).
+func (o *outbox) popSent(rec store.AlertRecord) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.sent == nil {
+		o.sent = map[string]bool{}
+	}
+	o.sent[alertID(rec)] = true
+	o.popLocked(rec)
+}
+
+func (o *outbox) popLocked(rec store.AlertRecord) {
 	g := groupOf(rec)
 	if q := o.groups[g]; len(q) > 0 && alertID(q[0]) == alertID(rec) {
 		if len(q) == 1 {

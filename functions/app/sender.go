@@ -150,14 +150,18 @@ func (s *Service) sendHead(ctx context.Context, rec store.AlertRecord) time.Dura
 	stored, res, after := s.attempt(ctx, rec)
 	if res == taken {
 		fresh, err := s.store.GetAlert(ctx, rec.Node, rec.IncidentID, rec.Kind, rec.Channel)
-		if err != nil || !fresh.SentAt.IsZero() {
-			s.out.pop(rec)
+		if err != nil {
+			s.out.pop(rec) // the next listing has it back, as it stands
+			return 0
+		}
+		if !fresh.SentAt.IsZero() {
+			s.out.popSent(rec)
 			return 0
 		}
 		stored = fresh
 	}
 	if res == delivered {
-		s.out.pop(rec)
+		s.out.popSent(rec)
 		return 0
 	}
 	s.out.replace(stored)
