@@ -95,4 +95,11 @@ var zhAlerts = map[string]string{
 	"probe's own batches cover the gap (%d observations, %d connectivity passes)": "探针自身的数据批次覆盖了这段中断（%d 次观测，%d 次连通性检查通过）",
 	"the node was released (given back); its service period ended":                "节点已退租，服务期结束",
 	"%s back at or above the fleet threshold %.4g %s":                             "%s 回到集群阈值 %.4g %s 或以上",
+	// The reply to /gpusla status (chantext.SlackStatus), per node in its
+	// contract's words.
+	"up, last heard %s ago":  "正常，最近一次收到数据在 %s前",
+	"*unreachable* since %s": "自 %s起*无法访问*",
+	"*%s* (%s, %s) %s":       "*%s*（%s，%s）%s",
+	"   • incident: %s":      "   • 故障：%s",
+	"   • ticket %s":         "   • 工单 %s",
 }
