@@ -341,6 +341,11 @@ func (s *Service) deliver(ctx context.Context, rec store.AlertRecord, before tim
 		err = nerr
 	} else {
 		actx, cancel := context.WithTimeout(ctx, s.attemptTimeout())
+		if notify.Urgent(a) {
+			// Booked ahead of routine messages other callers (the ticket
+			// watch, another channel's lane) have waiting on this robot.
+			actx = notify.AsUrgent(actx)
+		}
 		thread, err = nt.Notify(actx, a)
 		cancel()
 	}
