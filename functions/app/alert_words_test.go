@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -87,5 +88,50 @@ func TestFirstAlertInsideMaintenanceSaysItDoesNotCount(t *testing.T) {
 	// as the zh report writes it.
 	if want := "处于已提前足够时间通知的维护窗口内"; a.Counted || a.NotYet || a.Reason != want {
 		t.Fatalf("counted %v, not yet %v, reason %q; want not counted: %q", a.Counted, a.NotYet, a.Reason, want)
+	}
+}
+
+// Issue 29: the engine's evidence line reaches the alert in the contract's
+// language and on its clock, durations in words: the opening of an outage
+// under the zh contract says since when no heartbeat came (Beijing time)
+// with the heartbeat interval and grace in Chinese words, its recovery how
+// it ended; no English sentence, no Go duration, no UTC. The record keeps
+// the English (the report's own words).
+func TestAlertEvidenceInContractLanguage(t *testing.T) {
+	w := newWorldWith(t, zhTerms(t))
+	w.push()
+	w.tickUntil(t0.Add(10 * time.Minute))
+	w.push()
+	var open, rec notify.Alert
+	for _, x := range w.notif.Alerts {
+		switch x.Kind {
+		case notify.AlertUnreachable:
+			open = x
+		case notify.AlertRecovered:
+			rec = x
+		}
+	}
+	if open.Kind == "" || rec.Kind == "" {
+		t.Fatalf("want an opening and a recovery among %+v", w.notif.Alerts)
+	}
+	// The last heartbeat came at 10:00:00 UTC = 18:00:00 Beijing time; the
+	// probe's interval is 30 s, the terms' grace apptest's.
+	if !strings.HasPrefix(open.Detail, "自 2026年11月30日 18:00:00（北京时间）起未收到心跳（心跳间隔 30秒，宽限 ") {
+		t.Errorf("opening evidence %q", open.Detail)
+	}
+	if rec.Detail != "中断后首次按时收到节点的观测" {
+		t.Errorf("recovery evidence %q", rec.Detail)
+	}
+	goDur := regexp.MustCompile(`\b\d+(h\d+)?(m\d+)?s\b`)
+	for _, a := range []notify.Alert{open, rec} {
+		for _, d := range []chantext.Dialect{chantext.Feishu, chantext.DingTalk, chantext.WeCom} {
+			body := chantext.Alert(d, a).Body
+			if goDur.MatchString(body) || strings.Contains(body, "UTC") || strings.Contains(body, "heartbeat") {
+				t.Errorf("%s: English, UTC or a Go duration in\n%s", d.Name, body)
+			}
+		}
+	}
+	if inc := w.only("unreachable"); !strings.HasPrefix(inc.Evidence, "no heartbeat received since 2026-11-30T10:00:00Z (interval 30s, grace ") {
+		t.Errorf("the record's evidence %q, want the engine's English", inc.Evidence)
 	}
 }

@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/notify/chantext"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/incident"
+	"github.com/gpusla/gpusla/sla/msg"
 )
 
 // Alert delivery is at most once per (incident, alert kind) in the normal
@@ -250,7 +252,11 @@ func (s *Service) alert(ctx context.Context, n store.Node, t incident.Transition
 		return
 	}
 	a := notify.Alert{Node: n.ID, Provider: n.Provider, IncidentID: inc.ID, IncidentKind: inc.Kind, Since: inc.Start,
-		Failed: inc.Failed, Counted: inc.Counted, Reason: inc.Reason, Cause: t.Cause, Detail: t.Evidence}
+		Failed: inc.Failed, Counted: inc.Counted, Reason: inc.Reason, Cause: t.Cause}
+	why := t.Why
+	if why.IsZero() && t.Evidence != "" {
+		why = msg.Plain(t.Evidence) // rebuilt from a record: its English is all there is
+	}
 	key := notify.AlertKind("")
 	switch t.Op {
 	case incident.Open:
@@ -259,8 +265,11 @@ func (s *Service) alert(ctx context.Context, n store.Node, t incident.Transition
 		// The engine's evidence of a check incident begins with the first
 		// failing check, which Failed already shows with its values; keep
 		// only the part that says how it was confirmed.
-		if i := strings.LastIndex(a.Detail, "; "); len(a.Failed) > 0 && i >= 0 {
-			a.Detail = a.Detail[i+2:]
+		if len(a.Failed) > 0 {
+			why = t.Confirmed()
+			if i := strings.LastIndex(t.Evidence, "; "); t.Why.IsZero() && i >= 0 {
+				why = msg.Plain(t.Evidence[i+2:])
+			}
 		}
 	case incident.Close:
 		a.Kind, a.Until, a.Duration = notify.AlertRecovered, t.At, t.At.Sub(inc.Start)
@@ -272,6 +281,9 @@ func (s *Service) alert(ctx context.Context, n store.Node, t incident.Transition
 		key = notify.AlertKind(string(notify.AlertReclassified) + ":" + t.Cause)
 	}
 	s.inContractWords(ctx, n, inc, t.Op, &a)
+	// Written once, in the contract's language and on its clock, as every
+	// channel shows it.
+	a.Detail = chantext.EvidenceText(a.Lang, a.Zone, why)
 	now := at
 	channels := s.alertChannels(n.Contract, a)
 	if len(channels) == 0 {
@@ -329,6 +341,11 @@ func (s *Service) deliver(ctx context.Context, rec store.AlertRecord, before tim
 		err = nerr
 	} else {
 		actx, cancel := context.WithTimeout(ctx, s.attemptTimeout())
+		if notify.Urgent(a) {
+			// Booked ahead of routine messages other callers (the ticket
+			// watch, another channel's lane) have waiting on this robot.
+			actx = notify.AsUrgent(actx)
+		}
 		thread, err = nt.Notify(actx, a)
 		cancel()
 	}

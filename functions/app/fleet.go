@@ -13,6 +13,7 @@ import (
 	"github.com/gpusla/gpusla/sla/baseline"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/incident"
+	"github.com/gpusla/gpusla/sla/msg"
 )
 
 // The live fleet baselines (docs/scorecard.md, "Fleet baselines"): the
@@ -182,11 +183,11 @@ func judgeFleet(st *store.NodeState, n store.Node, bars *baseline.Bars, evs []ev
 				f := baseline.Finding{Node: n.ID, Model: d.Model, Figure: d.Figure, Unit: d.Unit, GPU: r.gpu, Start: sk.Start,
 					Confirmed: at, Runs: sk.Runs, Values: sk.Values, Against: bar.Against, Dist: d, Margin: opt.Margin}
 				out = append(out, incident.Transition{Op: incident.Open, Kind: incident.PerformanceBelowSpec, Check: r.key,
-					Since: sk.Start, At: sk.Start, Cause: incident.CauseCheck, Counted: true, Evidence: f.Evidence()})
+					Since: sk.Start, At: sk.Start, Cause: incident.CauseCheck, Counted: true, Evidence: f.Evidence(), Why: f.Text()})
 			case baseline.StreakClosed:
+				why := msg.New("%s back at or above the fleet threshold %.4g %s", r.figure, d.Threshold, d.Unit)
 				out = append(out, incident.Transition{Op: incident.Close, Kind: incident.PerformanceBelowSpec, Check: r.key,
-					Since: since, At: at, Cause: incident.CauseCheck, Counted: true,
-					Evidence: fmt.Sprintf("%s back at or above the fleet threshold %.4g %s", r.figure, d.Threshold, d.Unit)})
+					Since: since, At: at, Cause: incident.CauseCheck, Counted: true, Evidence: why.String(), Why: why})
 			}
 			if sk.Runs == 0 {
 				delete(st.Fleet, r.key)

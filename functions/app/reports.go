@@ -631,7 +631,7 @@ func (j *ReportJob) remind(ctx context.Context, month, contract string, now time
 		// the contract's zone, so that "deadline 1 February 00:00" is never
 		// read as "file on 1 February".
 		lastDay := deadline.Add(-time.Nanosecond).In(loc).Format("2006-01-02")
-		text := chantext.ClaimReminder(c, month, lastDay, deadline.Sub(now), ReportPrefix(month, contract))
+		text := chantext.ClaimReminder(j.summaryLang(contract), c, month, lastDay, deadline.Sub(now), ReportPrefix(month, contract))
 		if err := j.Poster.PostText(ctx, text); err != nil {
 			return sent, fmt.Errorf("reminder %s: %w", marker, err)
 		}

@@ -159,14 +159,21 @@ func TestReportJobSchedule(t *testing.T) {
 	if res := run(ny(t, "2027-02-01 00:00:00")); len(res.Reminders) != 0 {
 		t.Fatalf("reminder after the deadline: %+v", res)
 	}
-	if len(p.texts) != 3 || !strings.Contains(p.texts[0], "2027-02-01T00:00:00-05:00") {
+	if len(p.texts) != 3 || !strings.Contains(p.texts[0], "2027-02-01 00:00:00 -05:00") {
 		t.Fatalf("reminder texts %q", p.texts)
 	}
 	// Issue 14, #8: the text names the last day to file (the deadline is
 	// exclusive), in the contract's zone.
 	for _, txt := range p.texts {
-		if !strings.Contains(txt, "last day to file *2027-01-31* (America/New_York; the claim must be in before 2027-02-01T00:00:00-05:00)") {
+		if !strings.Contains(txt, "last day to file *2027-01-31* (America/New_York; the claim must be in before 2027-02-01 00:00:00 -05:00)") {
 			t.Errorf("reminder does not name the last day to file: %s", txt)
+		}
+	}
+	// Issue 29: the time left in words, to the hour (sent at 7 days, 2 days
+	// and 24 hours before the deadline), never Go's 168h0m0s.
+	for i, left := range []string{"7 days left", "2 days left", "24 hours left"} {
+		if !strings.Contains(p.texts[i], "— "+left+".") {
+			t.Errorf("reminder %d does not say %q: %s", i, left, p.texts[i])
 		}
 	}
 }

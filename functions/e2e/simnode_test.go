@@ -101,6 +101,13 @@ func (n *simNode) push(ctx context.Context, c *http.Client, url string) (time.Du
 // master key serve will find there. Serve must not be running.
 func registerSim(t testing.TB, dir, prefix string, count int) []*simNode {
 	t.Helper()
+	return registerSimEvery(t, dir, prefix, count, 30*time.Second, 2*time.Minute)
+}
+
+// registerSimEvery is registerSim with the nodes' heartbeat interval and
+// grace (short ones: a node that stops pushing is unreachable seconds later).
+func registerSimEvery(t testing.TB, dir, prefix string, count int, every, grace time.Duration) []*simNode {
+	t.Helper()
 	key := make([]byte, 32)
 	for i := range key {
 		key[i] = byte(i*7 + 3)
@@ -125,7 +132,7 @@ func registerSim(t testing.TB, dir, prefix string, count int) []*simNode {
 	for i := range nodes {
 		n, secret, err := svc.AddNode(context.Background(), app.NewNode{ID: fmt.Sprintf("%s-%04d", prefix, i), Provider: "E2E Compute",
 			Contract: "e2e", OrderedAt: time.Now().Add(-time.Hour), GPUModel: "H200", GPUCount: 8, PricePerHour: 20,
-			HeartbeatInterval: 30 * time.Second, PushInterval: 30 * time.Second, Grace: 2 * time.Minute})
+			HeartbeatInterval: every, PushInterval: every, Grace: grace})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -130,14 +130,21 @@ func (h *Handler) failure(err error) Message {
 
 // replies are the chat texts about t, in its contract's words.
 func (h *Handler) replies(t *store.Ticket) chantext.SlackReplies {
-	if tm, ok := h.desk.Terms()[t.Contract]; ok {
-		zone := "UTC"
-		if tm.Calendar != nil && tm.Calendar.Loc != nil {
-			zone = tm.Calendar.Loc.String()
-		}
-		return chantext.SlackFor(tm.Paperwork.Lang, zone)
+	return chantext.SlackFor(h.contractWords(t.Contract))
+}
+
+// contractWords are a contract's report.lang and time zone, the words its
+// chat texts are written in; English on UTC for a contract not loaded.
+func (h *Handler) contractWords(contract string) (lang, zone string) {
+	tm, ok := h.desk.Terms()[contract]
+	if !ok {
+		return "en", "UTC"
 	}
-	return chantext.SlackFor("en", "UTC")
+	zone = "UTC"
+	if tm.Calendar != nil && tm.Calendar.Loc != nil {
+		zone = tm.Calendar.Loc.String()
+	}
+	return tm.Paperwork.Lang, zone
 }
 
 func facts(t *store.Ticket) chantext.TicketFacts {
@@ -195,6 +202,7 @@ func (h *Handler) status(ctx context.Context, only string) Message {
 	lines := make([]chantext.SlackNode, 0, len(nodes))
 	for _, n := range nodes {
 		line := chantext.SlackNode{ID: n.ID, Provider: n.Provider, Contract: n.Contract}
+		line.Lang, line.Zone = h.contractWords(n.Contract)
 		if s, err := st.GetState(ctx, n.ID); err == nil {
 			line.Heard, line.Ago = true, now.Sub(s.LastReceivedAt).Round(time.Second)
 			if g := s.Eval.Unreachable; g != nil {

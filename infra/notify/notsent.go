@@ -62,3 +62,14 @@ func WaitContext(ctx context.Context) (wctx context.Context, stop func()) {
 	unhook := context.AfterFunc(y, cancel)
 	return wctx, func() { unhook(); cancel() }
 }
+
+type urgentKey struct{}
+
+// AsUrgent marks ctx's send as an urgent alert's (Urgent): a robot books it
+// ahead of routine messages still waiting for its quota, which book again
+// after it, so an urgent alert is never queued behind a burst of ticket
+// notices or routine alerts sent by other callers on the same robot.
+func AsUrgent(ctx context.Context) context.Context { return context.WithValue(ctx, urgentKey{}, true) }
+
+// IsUrgent says whether ctx's send is marked AsUrgent.
+func IsUrgent(ctx context.Context) bool { v, _ := ctx.Value(urgentKey{}).(bool); return v }

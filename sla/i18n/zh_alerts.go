@@ -85,4 +85,22 @@ var zhAlerts = map[string]string{
 	" — %s target met":                                                                " — %s时限达标",
 	" — :rotating_light: %s BREACHED (due %s, %s ago)":                                " — :rotating_light: %s已违约（截止 %s，已过 %s）",
 	" — %s due %s (in %s)":                                                            " — %s截止 %s（还剩 %s）",
+	// The incident engine's evidence (sla/incident Transition.Why) as the
+	// alerts' evidence line.
+	"a definitive check: one failure opens the incident (%s)": "确定性检查：一次失败即开启事件（%s）",
+	"%d failing results of this check in a row from %s":       "自 %[2]s起该检查连续 %[1]d 次失败",
+	"%d passing results of this check in a row from %s":       "自 %[2]s起该检查连续 %[1]d 次通过",
+	"no heartbeat received since %s (interval %s, grace %s)":  "自 %s起未收到心跳（心跳间隔 %s，宽限 %s）",
+	"first observation heard promptly after the gap":          "中断后首次按时收到节点的观测",
+	"probe saw %s at %s": "探针于 %[2]s观测到 %[1]s",
+	"probe's own batches cover the gap (%d observations, %d connectivity passes)": "探针自身的数据批次覆盖了这段中断（%d 次观测，%d 次连通性检查通过）",
+	"the node was released (given back); its service period ended":                "节点已退租，服务期结束",
+	"%s back at or above the fleet threshold %.4g %s":                             "%s 回到集群阈值 %.4g %s 或以上",
+	// The reply to /gpusla status (chantext.SlackStatus), per node in its
+	// contract's words.
+	"up, last heard %s ago":  "正常，最近一次收到数据在 %s前",
+	"*unreachable* since %s": "自 %s起*无法访问*",
+	"*%s* (%s, %s) %s":       "*%s*（%s，%s）%s",
+	"   • incident: %s":      "   • 故障：%s",
+	"   • ticket %s":         "   • 工单 %s",
 }

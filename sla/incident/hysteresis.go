@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/msg"
 )
 
 // Hysteresis is the open/close machine of one check (name and GPU, see
@@ -59,12 +60,15 @@ func (h *Hysteresis) Step(th Thresholds, at time.Time, v Verdict) (Transition, b
 		}
 		if !h.Open && h.FailRun >= need {
 			h.Open, h.Since = true, h.FirstFail
+			first := msg.At(h.FirstFail, time.UTC)
+			confirm := msg.New("%d failing results of this check in a row from %s", h.FailRun, first)
 			if need == 1 && h.FailRun == 1 {
-				h.Evidence = fmt.Sprintf("%s; a definitive check: one failure opens the incident (%s)", h.FirstFailEvidence, h.FirstFail.UTC().Format(time.RFC3339))
-			} else {
-				h.Evidence = fmt.Sprintf("%s; %d failing results of this check in a row from %s", h.FirstFailEvidence, h.FailRun, h.FirstFail.UTC().Format(time.RFC3339))
+				confirm = msg.New("a definitive check: one failure opens the incident (%s)", first)
 			}
-			return Transition{Op: Open, Kind: kind, Check: v.Check, Since: h.Since, At: h.Since, Cause: CauseCheck, Counted: true, Evidence: h.Evidence}, true
+			t := Transition{Op: Open, Kind: kind, Check: v.Check, Since: h.Since, At: h.Since, Cause: CauseCheck, Counted: true}.
+				because(msg.New("%s; %s", msg.Plain(h.FirstFailEvidence), confirm))
+			h.Evidence = t.Evidence
+			return t, true
 		}
 		return Transition{}, false
 	}
@@ -74,8 +78,8 @@ func (h *Hysteresis) Step(th Thresholds, at time.Time, v Verdict) (Transition, b
 		h.FirstPass = at
 	}
 	if h.Open && h.PassRun >= th.pass() {
-		t := Transition{Op: Close, Kind: kind, Check: v.Check, Since: h.Since, At: h.FirstPass, Cause: CauseCheck, Counted: true,
-			Evidence: fmt.Sprintf("%d passing results of this check in a row from %s", h.PassRun, h.FirstPass.UTC().Format(time.RFC3339))}
+		t := Transition{Op: Close, Kind: kind, Check: v.Check, Since: h.Since, At: h.FirstPass, Cause: CauseCheck, Counted: true}.
+			because(msg.New("%d passing results of this check in a row from %s", h.PassRun, msg.At(h.FirstPass, time.UTC)))
 		h.Open, h.Since, h.Evidence = false, time.Time{}, ""
 		return t, true
 	}

@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/msg"
 )
 
 // Kind of incident.
@@ -212,6 +213,12 @@ type Transition struct {
 	Cause    string    `json:"cause"`
 	Counted  bool      `json:"counted"`
 	Evidence string    `json:"evidence,omitempty"`
+	// Why is Evidence as a sentence to translate (sla/msg): the chat
+	// alerts render it in the contract's language, its times on the
+	// contract's clock and its durations in words; Evidence is its English,
+	// the form the records keep. Zero on a transition rebuilt from a
+	// record (then Evidence is all there is).
+	Why msg.Text `json:"-"`
 	// Split is an unreachable incident's evidence (GapEvidence) as of this
 	// transition: the books cut it by cause with it. Nil for checks.
 	Split *GapEvidence `json:"split,omitempty"`
@@ -220,3 +227,28 @@ type Transition struct {
 // Key is the State.Checks key of a check incident's transition (see
 // Verdict.Key).
 func (t Transition) Key() string { return t.Check }
+
+// checkOpened (the format Step writes as a literal, for the catalog test)
+// joins a check incident's opening evidence: the first failing
+// check's own line (data, as the probe sent it) and how the engine
+// confirmed it.
+const checkOpened = "%s; %s"
+
+// because is t with its evidence why: Why the sentence, Evidence its
+// English.
+func (t Transition) because(why msg.Text) Transition {
+	t.Why, t.Evidence = why, why.String()
+	return t
+}
+
+// Confirmed is how the engine confirmed a check incident's opening: Why
+// without the failing check's line, which an alert lists with its values
+// (Failed). Any other transition's Why as it is.
+func (t Transition) Confirmed() msg.Text {
+	if t.Why.Format == checkOpened && len(t.Why.Args) == 2 {
+		if c, ok := t.Why.Args[1].(msg.Text); ok {
+			return c
+		}
+	}
+	return t.Why
+}

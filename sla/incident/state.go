@@ -1,7 +1,6 @@
 package incident
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/interval"
+	"github.com/gpusla/gpusla/sla/msg"
 )
 
 // StateVersion is the version of State's JSON form; bump it when State
@@ -180,9 +180,9 @@ func (s *State) Tick(now, lastReceived time.Time, interval time.Duration, th Thr
 	g := &Gap{Since: due, Cause: CauseNoData, Ev: s.seedEvidence(due, th)}
 	s.Unreachable = g
 	g.Cause = g.summary(g.Ev.Split(g.span(), nil))
-	return []Transition{{Op: Open, Kind: Unreachable, Since: due, At: due, Cause: g.Cause, Counted: CauseCounted(g.Cause),
-		Split: g.evidence(), Evidence: fmt.Sprintf("no heartbeat received since %s (interval %s, grace %s)",
-			lastReceived.UTC().Format(time.RFC3339), interval, th.Grace)}}
+	return []Transition{Transition{Op: Open, Kind: Unreachable, Since: due, At: due, Cause: g.Cause, Counted: CauseCounted(g.Cause),
+		Split: g.evidence()}.because(msg.New("no heartbeat received since %s (interval %s, grace %s)",
+		msg.At(lastReceived, time.UTC), interval, th.Grace))}
 }
 
 // tol is the coverage tolerance: how far apart two observations may be
@@ -371,7 +371,7 @@ func (s *State) closeGap(o *sighting) Transition {
 	o.addEvidence(g)
 	g.Cause = g.summary(g.Ev.Split(g.span(), nil))
 	t := Transition{Op: Close, Kind: Unreachable, Since: g.Since, At: g.Until, Cause: g.Cause,
-		Counted: CauseCounted(g.Cause), Evidence: "first observation heard promptly after the gap", Split: g.evidence()}
+		Counted: CauseCounted(g.Cause), Split: g.evidence()}.because(msg.New("first observation heard promptly after the gap"))
 	s.pushRecent(*g)
 	s.Unreachable = nil
 	return t
@@ -411,14 +411,19 @@ func (o *sighting) addEvidence(g *Gap) bool {
 func (o *sighting) reclassify(g *Gap) Transition {
 	at := o.at
 	cause := g.summary(g.Ev.Split(g.span(), nil))
+	// The evidence stays the last one found when this sighting adds none
+	// (kept as the record's English: the gap outlives a restart).
+	why := msg.Plain(g.Evidence)
 	if o.connOK && o.connFail && g.contains(at) {
-		g.Evidence = "probe saw " + o.connEv + " at " + at.UTC().Format(time.RFC3339)
+		why = msg.New("probe saw %s at %s", msg.Plain(o.connEv), msg.At(at, time.UTC))
 	} else if cause != g.Cause && cause != CauseNetwork {
-		g.Evidence = fmt.Sprintf("probe's own batches cover the gap (%d observations, %d connectivity passes)", g.Alive, g.ConnPass)
+		why = msg.New("probe's own batches cover the gap (%d observations, %d connectivity passes)", g.Alive, g.ConnPass)
 	}
 	g.Cause = cause
-	return Transition{Op: Reclassify, Kind: Unreachable, Since: g.Since, At: at, Cause: cause,
-		Counted: CauseCounted(cause), Evidence: g.Evidence, Split: g.evidence()}
+	t := Transition{Op: Reclassify, Kind: Unreachable, Since: g.Since, At: at, Cause: cause,
+		Counted: CauseCounted(cause), Split: g.evidence()}.because(why)
+	g.Evidence = t.Evidence
+	return t
 }
 
 // stepChecks runs each verdict's check through its hysteresis.
@@ -511,7 +516,7 @@ func (s *State) Release(at time.Time) []Transition {
 		return nil
 	}
 	s.Released = at
-	const why = "the node was released (given back); its service period ended"
+	why := msg.New("the node was released (given back); its service period ended")
 	var out []Transition
 	if g := s.Unreachable; g != nil {
 		g.Until = at
@@ -519,7 +524,7 @@ func (s *State) Release(at time.Time) []Transition {
 			g.Until = g.Since
 		}
 		out = append(out, Transition{Op: Close, Kind: Unreachable, Since: g.Since, At: g.Until, Cause: g.Cause,
-			Counted: CauseCounted(g.Cause), Evidence: why})
+			Counted: CauseCounted(g.Cause)}.because(why))
 		s.Recent = append(s.Recent, *g)
 		if len(s.Recent) > maxRecent {
 			s.Recent = s.Recent[len(s.Recent)-maxRecent:]
@@ -536,7 +541,7 @@ func (s *State) Release(at time.Time) []Transition {
 		if end.Before(h.Since) {
 			end = h.Since
 		}
-		out = append(out, Transition{Op: Close, Kind: kind, Check: check, Since: h.Since, At: end, Cause: CauseCheck, Counted: true, Evidence: why})
+		out = append(out, Transition{Op: Close, Kind: kind, Check: check, Since: h.Since, At: end, Cause: CauseCheck, Counted: true}.because(why))
 		*h = Hysteresis{Kind: h.Kind, Last: h.Last}
 	}
 	return out

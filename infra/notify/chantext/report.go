@@ -1,7 +1,6 @@
 package chantext
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -57,10 +56,19 @@ func ScorecardLine(lang i18n.Lang, from, to string, providers int, name string) 
 	return p.T("Provider scorecard %s to %s (%d providers compared): `%s`", p.Month(from), p.Month(to), providers, name) + "\n"
 }
 
-// ClaimReminder is the Slack reminder of a contract's claim deadline:
-// lastDay is the last calendar day to file in the contract's zone, left the
-// time until the deadline, prefix where the month's report and bundle are.
-func ClaimReminder(c report.Contract, month, lastDay string, left time.Duration, prefix string) string {
-	return fmt.Sprintf(":alarm_clock: Claim deadline for *%s* (%s), %s: last day to file *%s* (%s; the claim must be in before %s) — %s left. Claim %.2f %s; report and evidence bundle under `%s/`.",
-		c.Contract, c.Provider, month, lastDay, c.TimeZone, c.ClaimDeadline, left.Round(time.Hour), c.Claim, c.Currency, prefix)
+// ClaimReminder is the Slack reminder of a contract's claim deadline, in
+// lang (the contract's report.lang): lastDay is the last calendar day to
+// file in the contract's zone (YYYY-MM-DD), left the time until the
+// deadline (in words, to the hour), prefix where the month's report and
+// bundle are.
+func ClaimReminder(lang i18n.Lang, c report.Contract, month, lastDay string, left time.Duration, prefix string) string {
+	p := i18n.New(lang)
+	if lang != i18n.EN {
+		month = p.Month(month)
+		if d, err := time.Parse("2006-01-02", lastDay); err == nil {
+			lastDay = p.Date(d)
+		}
+	}
+	return ":alarm_clock: " + p.T("Claim deadline for *%s* (%s), %s: last day to file *%s* (%s; the claim must be in before %s) — %s left. Claim %s; report and evidence bundle under `%s/`.",
+		c.Contract, c.Provider, month, lastDay, c.TimeZone, p.Stamp(c.ClaimDeadline), p.Words(left.Round(time.Hour)), p.Money(c.Claim, c.Currency), prefix)
 }

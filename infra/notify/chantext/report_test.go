@@ -3,6 +3,7 @@ package chantext
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/msg"
@@ -44,5 +45,22 @@ func TestSummaryNamesLeftOutNodes(t *testing.T) {
 		if got := ReportSummary(r, "", lang); !strings.Contains(got, want) {
 			t.Errorf("%s summary %q lacks %q", lang, got, want)
 		}
+	}
+}
+
+// TestClaimReminderLanguage (issue 29): the claim reminder is written in
+// the contract's report.lang, the time left in words (never Go's 168h0m0s),
+// the deadline and the last day in the locale's forms.
+func TestClaimReminderLanguage(t *testing.T) {
+	c := report.Contract{Contract: "cn-example", Provider: "acme", TimeZone: "Asia/Shanghai", Currency: "CNY", Claim: 3703.68,
+		ClaimDeadline: "2027-01-01T00:00:00+08:00"}
+	left := 7*24*time.Hour + 20*time.Minute // rounds to 7 days
+	zh := ClaimReminder(i18n.ZH, c, "2026-11", "2026-12-31", left, "reports/2026-11/cn-example")
+	if want := ":alarm_clock: *cn-example*（acme）2026年11月 的索赔截止提醒：最后提交日 *2026年12月31日*（Asia/Shanghai；索赔须在 2027年1月1日 00:00:00（UTC+08:00）之前提交）— 还剩 7天。索赔额 3,703.68 CNY；报告和证据包位于 `reports/2026-11/cn-example/`。"; zh != want {
+		t.Errorf("zh reminder\n%s\nwant\n%s", zh, want)
+	}
+	en := ClaimReminder(i18n.EN, c, "2026-11", "2026-12-31", left, "reports/2026-11/cn-example")
+	if want := ":alarm_clock: Claim deadline for *cn-example* (acme), 2026-11: last day to file *2026-12-31* (Asia/Shanghai; the claim must be in before 2027-01-01 00:00:00 +08:00) — 7 days left. Claim 3,703.68 CNY; report and evidence bundle under `reports/2026-11/cn-example/`."; en != want {
+		t.Errorf("en reminder\n%s\nwant\n%s", en, want)
 	}
 }

@@ -98,9 +98,13 @@ func (r SlackReplies) TicketLine(t TicketFacts, tim *ticket.Timing) string {
 	return s
 }
 
-// SlackNode is one node's line in `/gpusla status`.
+// SlackNode is one node's line in `/gpusla status`. Lang and Zone are its
+// contract's report.lang and time zone: a reply that covers nodes of
+// several contracts writes each node's part in its own contract's words,
+// as that node's alerts and ticket lines are (empty: English, UTC).
 type SlackNode struct {
 	ID, Provider, Contract string
+	Lang, Zone             string
 	Heard                  bool          // a state exists
 	Ago                    time.Duration // since it was last heard
 	Unreachable            time.Time     // zero: not unreachable
@@ -114,34 +118,43 @@ type SlackOpen struct {
 	Since time.Time
 }
 
-// SlackStatus is the reply to `/gpusla status`.
+// SlackStatus is the reply to `/gpusla status`: each node's part in its
+// contract's language and on its clock; the one line about no node at
+// all, which belongs to no contract, in English.
 func SlackStatus(nodes []SlackNode) string {
 	var b strings.Builder
 	if len(nodes) == 0 {
 		b.WriteString("No node is registered.")
 	}
 	for _, n := range nodes {
-		state := ":white_circle: never heard from"
-		if n.Heard {
-			state = ":large_green_circle: up, last heard " + english().dur(n.Ago) + " ago"
-			if !n.Unreachable.IsZero() {
-				state = ":red_circle: *unreachable* since " + Stamp(n.Unreachable)
-			}
-		}
-		open := make([]string, 0, len(n.Open))
-		for _, o := range n.Open {
-			open = append(open, o.Kind+" since "+Stamp(o.Since))
-		}
-		sort.Strings(open)
-		fmt.Fprintf(&b, "*%s* (%s, %s) %s\n", n.ID, n.Provider, n.Contract, state)
-		for _, o := range open {
-			fmt.Fprintf(&b, "   • incident: %s\n", o)
-		}
-		for _, t := range n.Tickets {
-			fmt.Fprintf(&b, "   • ticket %s\n", t)
-		}
+		b.WriteString(wordsOf(n.Lang, n.Zone).statusLine(n))
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// statusLine is one node's part of the status reply.
+func (w words) statusLine(n SlackNode) string {
+	state := ":white_circle: " + w.t("never heard from")
+	if n.Heard {
+		state = ":large_green_circle: " + w.t("up, last heard %s ago", w.dur(n.Ago))
+		if !n.Unreachable.IsZero() {
+			state = ":red_circle: " + w.t("*unreachable* since %s", w.stamp(n.Unreachable))
+		}
+	}
+	open := make([]string, 0, len(n.Open))
+	for _, o := range n.Open {
+		open = append(open, w.t("%s since %s", w.kind(o.Kind), w.stamp(o.Since)))
+	}
+	sort.Strings(open)
+	var b strings.Builder
+	b.WriteString(w.t("*%s* (%s, %s) %s", n.ID, n.Provider, n.Contract, state) + "\n")
+	for _, o := range open {
+		b.WriteString(w.t("   • incident: %s", o) + "\n")
+	}
+	for _, t := range n.Tickets {
+		b.WriteString(w.t("   • ticket %s", t) + "\n")
+	}
+	return b.String()
 }
 
 // The command replies without a contract.

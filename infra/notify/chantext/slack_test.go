@@ -42,3 +42,27 @@ func TestSlackRepliesInTheContractsWords(t *testing.T) {
 		}
 	}
 }
+
+// TestSlackStatusPerContract (issue 29): a status reply covering nodes of
+// a zh contract on Beijing time and an en one on New York time writes each
+// node's part in its own contract's words and on its clock, durations in
+// words.
+func TestSlackStatusPerContract(t *testing.T) {
+	at := time.Date(2026, 11, 30, 10, 0, 30, 0, time.UTC)
+	got := SlackStatus([]SlackNode{
+		{ID: "gz-01", Provider: "acme", Contract: "cn-example", Lang: "zh", Zone: "Asia/Shanghai", Heard: true, Ago: 5 * time.Minute,
+			Unreachable: at, Open: []SlackOpen{{Kind: "gpu_lost", Since: at}}, Tickets: []string{"T-1（P1）"}},
+		{ID: "ny-01", Provider: "example", Contract: "us-example", Lang: "en", Zone: "America/New_York", Heard: true, Ago: 90 * time.Second,
+			Open: []SlackOpen{{Kind: "gpu_lost", Since: at}}},
+		{ID: "old-01", Provider: "example", Contract: "gone"},
+	})
+	want := "*gz-01*（acme，cn-example）:red_circle: 自 2026年11月30日 18:00:30（北京时间）起*无法访问*\n" +
+		"   • 故障：GPU 掉卡，自 2026年11月30日 18:00:30（北京时间） 起\n" +
+		"   • 工单 T-1（P1）\n" +
+		"*ny-01* (example, us-example) :large_green_circle: up, last heard 1 minute 30 seconds ago\n" +
+		"   • incident: GPU lost since 2026-11-30 05:00:30 (US Eastern Time, UTC−05:00)\n" +
+		"*old-01* (example, gone) :white_circle: never heard from"
+	if got != want {
+		t.Errorf("status\n%s\nwant\n%s", got, want)
+	}
+}

@@ -29,6 +29,7 @@ func runQuota(t *testing.T, c Case) {
 	t.Run("BurstAllDeliveredInOrderWithinTheBound", func(t *testing.T) { burst(t, c, 2*per.N+5, per) })
 	t.Run("CutWaitGivesItsBookingBack", func(t *testing.T) { cutWait(t, c, per) })
 	t.Run("NoWaitPastTheDeadline", func(t *testing.T) { deadline(t, c, per) })
+	t.Run("UrgentBookedAheadOfWaitingTicketNotices", func(t *testing.T) { urgentAhead(t, c, per) })
 }
 
 // burstAlert is alert i of a burst over five nodes: node i%5's (i/5)th.
@@ -93,11 +94,7 @@ func burst(t *testing.T, c Case, n int, l robot.Limit) {
 func cutWait(t *testing.T, c Case, l robot.Limit) {
 	h := setup(t, c, c.Service.Secret())
 	h.p.MaxWait = 24 * time.Hour
-	for i := range l.N {
-		if _, err := h.n.Notify(t.Context(), burstAlert(i)); err != nil {
-			t.Fatalf("message %d: %v", i, err)
-		}
-	}
+	fill(t, h, l)
 	free := h.rcv.Requests()[0].At.Add(l.Per) // the earliest the quota lets the next one go
 	yielded, yield := context.WithCancel(t.Context())
 	yield()
@@ -126,11 +123,7 @@ func cutWait(t *testing.T, c Case, l robot.Limit) {
 // the quota frees, and keeps no booking.
 func deadline(t *testing.T, c Case, l robot.Limit) {
 	h := setup(t, c, c.Service.Secret())
-	for i := range l.N {
-		if _, err := h.n.Notify(t.Context(), burstAlert(i)); err != nil {
-			t.Fatalf("message %d: %v", i, err)
-		}
-	}
+	fill(t, h, l)
 	slept := len(h.clock.Slept)
 	ctx, cancel := context.WithTimeout(t.Context(), 22500*time.Millisecond)
 	defer cancel()
@@ -143,4 +136,14 @@ func deadline(t *testing.T, c Case, l robot.Limit) {
 		t.Fatalf("it waited %s though the wait could not end before the attempt's deadline", d)
 	}
 	h.noCredential(err)
+}
+
+// fill uses up the quota: N messages at once.
+func fill(t *testing.T, h *harness, l robot.Limit) {
+	t.Helper()
+	for i := range l.N {
+		if _, err := h.n.Notify(t.Context(), burstAlert(i)); err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+	}
 }

@@ -118,26 +118,38 @@ func (p *Poster) post(ctx context.Context, build func(now time.Time) (*http.Requ
 	budget := p.budget(ctx)
 	var waited time.Duration
 	backoff := time.Second
+	urgent := notify.IsUrgent(ctx)
 	for {
 		now := p.Now()
-		at, by, cancel := p.quota.reserve(now)
+		bctx, move := context.WithCancel(wctx)
+		at, by, b := p.quota.reserve(now, urgent, move)
 		if d := at.Sub(now); d > 0 {
 			if waited+d > budget {
-				cancel()
+				b.cancel()
+				move()
 				return &notify.NotSentError{After: d, Err: fmt.Errorf("%s: the robot's limit of %d messages per %s is used up for %s more; leaving the message pending",
 					p.Name, by.N, by.Per, d.Round(time.Second))}
 			}
-			if err := p.Sleep(wctx, d); err != nil {
-				cancel()
+			err := p.Sleep(bctx, d)
+			move()
+			if wctx.Err() == nil && b.wasMoved() {
+				// An urgent alert took this turn: book again behind it.
+				waited += p.Now().Sub(now)
+				continue
+			}
+			if err != nil {
+				b.cancel()
 				return &notify.NotSentError{Err: fmt.Errorf("%s: waiting for the rate limit: %w", p.Name, err)}
 			}
 			waited += d
 		}
+		move()
 		req, err := build(p.Now())
 		if err != nil {
-			cancel()
+			b.cancel()
 			return fmt.Errorf("%s: %w", p.Name, err)
 		}
+		b.keep()
 		err = p.do(req, check) // the booking is spent: the robot counts refused requests too
 		var re *RetryError
 		if !errors.As(err, &re) {

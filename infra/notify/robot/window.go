@@ -60,10 +60,12 @@ func (w *window) forget(t time.Time) {
 	}
 }
 
-// quota is every Limit of one robot, shared by all its sends.
+// quota is every Limit of one robot, shared by all its sends, with the
+// routine bookings still waiting for their time (an urgent one moves them).
 type quota struct {
 	mu      sync.Mutex
 	windows []*window
+	waiting []*booking
 }
 
 func newQuota(limits []Limit) *quota {
@@ -74,13 +76,45 @@ func newQuota(limits []Limit) *quota {
 	return q
 }
 
+// booking is one reserved send time.
+type booking struct {
+	q    *quota
+	at   time.Time
+	move func() // tells a routine waiter its time was taken; nil for an urgent booking
+	once sync.Once
+	// moved (under q.mu): an urgent booking took this one's turn; its time
+	// is already given back, and its waiter books again.
+	moved bool
+}
+
 // reserve books the first send time at or after now that keeps every
-// limit, and returns it with cancel, which gives the booking back (a wait
-// cut short, a message not sent after all). The limit that decided the time
-// is returned for error messages.
-func (q *quota) reserve(now time.Time) (at time.Time, by Limit, cancel func()) {
+// limit; the limit that decided the time is returned for error messages.
+// A routine booking (urgent false) whose time lies ahead waits in line and
+// may be moved: move is then called, once, from another goroutine. An
+// urgent booking first moves every routine booking still waiting, so it
+// takes the earliest time the quota allows whatever routine messages other
+// callers have queued (Feishu, DingTalk and WeCom count every message a
+// robot sends, ticket notices included), and they book again after it.
+// Dropping bookings keeps the quota (any subset of a quota-keeping set of
+// send times keeps it), and each new one is placed against all that remain.
+func (q *quota) reserve(now time.Time, urgent bool, move func()) (at time.Time, by Limit, b *booking) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	keep := q.waiting[:0]
+	for _, w := range q.waiting {
+		switch {
+		case !w.at.After(now):
+			// its time has come: it is being sent, no longer movable
+		case urgent:
+			w.moved = true
+			q.forgetLocked(w.at)
+			w.move()
+		default:
+			keep = append(keep, w)
+		}
+	}
+	clear(q.waiting[len(keep):])
+	q.waiting = keep
 	at = now
 	for _, w := range q.windows {
 		if t := w.earliest(now); t.After(at) {
@@ -90,14 +124,51 @@ func (q *quota) reserve(now time.Time) (at time.Time, by Limit, cancel func()) {
 	for _, w := range q.windows {
 		w.sent = append(w.sent, at)
 	}
-	var once sync.Once
-	return at, by, func() {
-		once.Do(func() {
-			q.mu.Lock()
-			defer q.mu.Unlock()
-			for _, w := range q.windows {
-				w.forget(at)
-			}
-		})
+	b = &booking{q: q, at: at}
+	if !urgent && at.After(now) && move != nil {
+		b.move = move
+		q.waiting = append(q.waiting, b)
+	}
+	return at, by, b
+}
+
+func (q *quota) forgetLocked(at time.Time) {
+	for _, w := range q.windows {
+		w.forget(at)
+	}
+}
+
+// cancel gives the booking back (a wait cut short, a message not sent
+// after all); a moved booking has already been given back.
+func (b *booking) cancel() {
+	b.once.Do(func() {
+		b.q.mu.Lock()
+		defer b.q.mu.Unlock()
+		b.q.unwaitLocked(b)
+		if !b.moved {
+			b.q.forgetLocked(b.at)
+		}
+	})
+}
+
+// keep settles the booking as spent: its time came and the message goes.
+func (b *booking) keep() {
+	b.once.Do(func() {
+		b.q.mu.Lock()
+		defer b.q.mu.Unlock()
+		b.q.unwaitLocked(b)
+	})
+}
+
+// wasMoved says whether an urgent booking took this one's turn.
+func (b *booking) wasMoved() bool {
+	b.q.mu.Lock()
+	defer b.q.mu.Unlock()
+	return b.moved
+}
+
+func (q *quota) unwaitLocked(b *booking) {
+	if i := slices.Index(q.waiting, b); i >= 0 {
+		q.waiting = slices.Delete(q.waiting, i, i+1)
 	}
 }

@@ -1,0 +1,42 @@
+package chantext
+
+import (
+	"time"
+
+	"github.com/gpusla/gpusla/sla/msg"
+)
+
+// EvidenceText is the incident engine's evidence (a transition's Why) as
+// an alert's evidence line in lang: its times on zone's clock with the
+// zone named, its durations in words ("1 minute", "1分钟", never Go's
+// 1m0s); data inside it (a probe's check line) as it came.
+func EvidenceText(lang, zone string, t msg.Text) string { return wordsOf(lang, zone).text(t) }
+
+// text translates t through the catalog with the chat's own forms of its
+// arguments (stamp, dur), where a document would use the printer's.
+func (w words) text(t msg.Text) string {
+	if t.IsZero() {
+		return ""
+	}
+	if t.Format == "%s" && len(t.Args) == 1 {
+		if s, ok := t.Args[0].(string); ok {
+			return s // data, shown as it came
+		}
+	}
+	args := make([]any, len(t.Args))
+	for i, a := range t.Args {
+		switch v := a.(type) {
+		case msg.Text:
+			args[i] = w.text(v)
+		case msg.Time:
+			args[i] = w.stamp(v.Time)
+		case time.Duration:
+			args[i] = w.dur(v)
+		case msg.Word:
+			args[i] = w.p.Word(string(v))
+		default:
+			args[i] = a
+		}
+	}
+	return w.t(t.Format, args...)
+}
