@@ -83,6 +83,27 @@ func KindOfCategory(category string) (Kind, bool) {
 	return "", false
 }
 
+// PromptSlack is what a heartbeat may lag behind its interval and still
+// have been heard in time by the books: the probe's timer jitter (5 s),
+// the request's transit and one quick retry. The probe's default batching
+// (two 30 s heartbeats a 60 s push) sends a batch's first heartbeat one
+// interval after it was made, so a heartbeat heard within interval +
+// PromptSlack of its own time came through on the push it was made for.
+const PromptSlack = 15 * time.Second
+
+// PromptTol is how long after its own (probe) time a heartbeat may reach the
+// backend and still be heard in time, for the books and the live state
+// alike: the interval plus PromptSlack, or plus the grace where that is
+// shorter. It is not the alerting tolerance (interval + grace): a heartbeat
+// the probe spooled during a network cut and delivered after it is the
+// node's own observation, but it shows the node was cut off when it was
+// made, so it does not end the outage; only one heard in time does. Judging
+// that by the grace let the spool's drain end every cut up to the grace
+// early (docs/contract.md, "Resolution").
+func PromptTol(interval time.Duration, th Thresholds) time.Duration {
+	return interval + min(th.Grace, PromptSlack)
+}
+
 // Thresholds are the contract's detection settings (terms "detection").
 type Thresholds struct {
 	// Grace after a heartbeat was due before a node is called unreachable.

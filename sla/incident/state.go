@@ -31,8 +31,8 @@ type State struct {
 	LastReceived time.Time `json:"last_received,omitzero"`
 	LastAt       time.Time `json:"last_at,omitzero"`
 	// LastHeardAt is the probe time (skew-corrected) of the newest
-	// observation heard promptly: received within the heartbeat interval
-	// plus the grace of when it was made. An unreachable incident begins
+	// observation heard promptly: received within PromptTol (the heartbeat
+	// interval plus a few seconds, not the grace) of when it was made. An unreachable incident begins
 	// one interval after it and ends at the probe time of the next one
 	// heard promptly — the instants the monthly report reckons with, so
 	// the transit delay is never outage and a closing heartbeat never
@@ -325,7 +325,7 @@ type sighting struct {
 // sight is what e, taken at at, can show about the node's gaps.
 func (s *State) sight(th Thresholds, e *events.Event, at time.Time) sighting {
 	tol := s.tol(th)
-	o := sighting{at: at, tol: tol, heard: s.Interval <= 0 || e.ReceivedAt.Sub(at) <= tol}
+	o := sighting{at: at, tol: tol, heard: s.Interval <= 0 || e.ReceivedAt.Sub(at) <= PromptTol(s.Interval, th)}
 	o.connFail, o.connEv, o.connOK = Connectivity(e.Checks)
 	o.conn = Conn{At: at, Fail: o.connFail, Evidence: o.connEv}
 	if !o.connFail {

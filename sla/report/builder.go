@@ -267,8 +267,11 @@ func (b *Builder) Add(e *events.Event) error {
 		reg := *e
 		n.reg, n.tm, n.registered = &reg, tm, true
 		n.interval = e.HeartbeatInterval()
+		// Whether the node ran is judged with the alerting tolerance; whether
+		// it was heard in time (connected) with the books' tighter one.
 		tol := (n.interval + tm.Detection.Grace).Nanoseconds()
-		n.probe.Tol, n.heard.Tol, n.late.Tol = tol, tol, tol
+		n.probe.Tol, n.late.Tol = tol, tol
+		n.heard.Tol = incident.PromptTol(n.interval, tm.Detection).Nanoseconds()
 		for _, p := range n.pending {
 			n.see(p[0], p[1])
 		}
@@ -409,11 +412,17 @@ func (n *nodeAcc) seeRun(r runRec) {
 		n.probe.Add(r.first)
 		n.probe.Add(r.last)
 	}
-	tol := n.heard.Tol
+	// The backend's run store extends a run with heartbeats up to the
+	// alerting tolerance apart and late (functions/app, extendRun), so a
+	// run resolves its inside only to that tolerance: one within it is
+	// heard whole, as it was recorded; its ends are judged like any
+	// heartbeat, at the books' tolerance (docs/contract.md, "Resolution").
+	tol := n.probe.Tol
 	if r.maxGap <= tol && r.maxDelay <= tol && r.recvFirst-r.first <= tol && r.recvLast-r.last <= tol {
 		n.heard.AddSpan(r.first, r.last)
 		return
 	}
+	tol = n.heard.Tol
 	// Late ends are receipts (signs of life) at their receive times; the
 	// inside's receipts are not known, so none are assumed.
 	for _, h := range [][2]int64{{r.first, r.recvFirst}, {r.last, r.recvLast}} {
