@@ -20,6 +20,10 @@
 //     gap; the first pass of the run that crossed the success threshold).
 //   - Reclassify: late data (batches from the probe's spool) changed whose
 //     fault a gap in heartbeats was; Cause and Counted are the new verdict.
+//   - Record: an unreachable gap found after the fact, from Since to At:
+//     silent for longer than the books allow but never past the grace, so
+//     never alerted on (Overdue). It goes on the books, as the report
+//     counts it, without an alert.
 //
 // Everything is pure and deterministic: no clock is read, the caller passes
 // `now`. The same hysteresis (Hysteresis) and gap classification
@@ -104,6 +108,15 @@ func PromptTol(interval time.Duration, th Thresholds) time.Duration {
 	return interval + min(th.Grace, PromptSlack)
 }
 
+// SilenceAllowance is how long the backend may hear nothing at all from a
+// node inside a gap before the books call it an outage (Overdue): a
+// batch's first heartbeat waits push − interval on the node (two 30 s
+// heartbeats a 60 s push: 30 s), plus PromptSlack; never more than the
+// grace. With one heartbeat a push it is PromptSlack.
+func SilenceAllowance(interval, push time.Duration, th Thresholds) time.Duration {
+	return min(th.Grace, max(push-interval, 0)+PromptSlack)
+}
+
 // Thresholds are the contract's detection settings (terms "detection").
 type Thresholds struct {
 	// Grace after a heartbeat was due before a node is called unreachable.
@@ -186,6 +199,7 @@ const (
 	Open       Op = "open"
 	Close      Op = "close"
 	Reclassify Op = "reclassify"
+	Record     Op = "record"
 )
 
 // Causes of an unreachable interval (whose fault the gap was).

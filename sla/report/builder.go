@@ -144,6 +144,7 @@ type nodeAcc struct {
 	reg      *events.Event
 	tm       *terms.Terms
 	interval time.Duration
+	push     time.Duration // how often the probe pushes (events.Event.PushInterval)
 	released time.Time
 	// release is the node_released record (retro.go).
 	release *adminRec
@@ -266,7 +267,7 @@ func (b *Builder) Add(e *events.Event) error {
 		}
 		reg := *e
 		n.reg, n.tm, n.registered = &reg, tm, true
-		n.interval = e.HeartbeatInterval()
+		n.interval, n.push = e.HeartbeatInterval(), e.PushInterval()
 		// Whether the node ran is judged with the alerting tolerance; whether
 		// it was heard in time (connected) with the books' tighter one.
 		tol := (n.interval + tm.Detection.Grace).Nanoseconds()

@@ -15,9 +15,8 @@ import (
 
 // toRuns rewrites a log the way the backend keeps heartbeats: every maximal
 // sequence of heartbeats (probe time order) no further apart than the
-// node's tolerance (heartbeat interval + contract grace), each received
-// in time for the books (incident.PromptTol) and by asOf, becomes one
-// heartbeat_run event; the
+// books' tolerance (incident.PromptTol), each received within it and by
+// asOf, becomes one heartbeat_run event; the
 // other heartbeats (late ones, or received after asOf) stay individual
 // observations, as the backend keeps late data in full. Everything else is
 // kept as it is.
@@ -65,7 +64,7 @@ func toRuns(t *testing.T, evs []events.Event, tm []*terms.Terms, asOf time.Time)
 			j := i + 1
 			maxGap, maxDelay := time.Duration(0), hs[i].ReceivedAt.Sub(hs[i].TrueAt())
 			recvFirst, recvLast := hs[i].ReceivedAt, hs[i].ReceivedAt
-			for j < len(hs) && hs[j].TrueAt().Sub(hs[j-1].TrueAt()) <= ni.tol {
+			for j < len(hs) && hs[j].TrueAt().Sub(hs[j-1].TrueAt()) <= ni.prompt {
 				maxGap = max(maxGap, hs[j].TrueAt().Sub(hs[j-1].TrueAt()))
 				maxDelay = max(maxDelay, hs[j].ReceivedAt.Sub(hs[j].TrueAt()))
 				recvFirst, recvLast = minT(recvFirst, hs[j].ReceivedAt), maxT(recvLast, hs[j].ReceivedAt)

@@ -166,8 +166,9 @@ func Scenarios() []Scenario {
 			// A GPU check that flaps: fail pass fail fail pass fail fail fail
 			// pass fail pass pass at one-minute steps opens one incident at
 			// the sixth minute (three failures) and closes it at the tenth
-			// (two passes). Heartbeat gaps of 3 minutes are inside the grace;
-			// one of 4 minutes is an outage.
+			// (two passes). Heartbeat gaps of 3 minutes are inside the grace
+			// (never alerted on) but outages of 2 minutes by the books; one
+			// of 4 minutes is an outage of 3 minutes, alerted on.
 			Name: "cn-flapping", Month: time.March, AsOf: time.Date(2026, 4, 2, 0, 0, 0, 0, time.UTC),
 			Build: func(l *Log) {
 				l.Register("gz-03", "cn-example", Local(Shanghai, "2026-02-24 23:40"), 8)
