@@ -152,11 +152,18 @@ func (s *Service) apply(ctx context.Context, n store.Node, fx effects) {
 			continue
 		}
 		log.Info("incident "+string(t.Op), "kind", t.Kind, "since", t.Since, "at", t.At, "cause", t.Cause, "counted", counted)
-		if sameCause || t.Op == incident.Record {
+		if sameCause || t.Op == incident.Record || recordedAfterTheFact(inc) {
 			continue // the record has the new parts, or was never news: nothing to tell
 		}
 		s.alert(ctx, n, t, inc, stamp.Add(time.Duration(i)*time.Nanosecond))
 	}
+}
+
+// recordedAfterTheFact reports whether inc is a gap recorded after it ended
+// (incident.Record: its evidence carries the grace to judge it by), never
+// alerted on, so none of its reclassifications is news either.
+func recordedAfterTheFact(inc store.Incident) bool {
+	return inc.Split != nil && inc.Split.Grace > 0
 }
 
 // coalesce drops a reclassification that a later one of the same incident
