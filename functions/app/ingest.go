@@ -416,10 +416,12 @@ func (in *ingest) inspect(d *draft) {
 		}
 		at := o.At.Add(-d.skew)
 		// Late: older than a push can be, not heard in time by the books
-		// (incident.PromptTol: the report must see it as the late heartbeat
-		// it is, not inside a run), or inside a gap the backend saw as
-		// unreachable — the evidence that decides whose fault the gap was.
-		prompt := min(in.node.PushInterval+in.node.Grace, incident.PromptTol(in.node.HeartbeatInterval, incident.Thresholds{Grace: in.node.Grace}))
+		// (incident.SilenceAllowance: the report must see it as the late
+		// heartbeat it is, not inside a run), or inside a gap the backend
+		// saw as unreachable — the evidence that decides whose fault the
+		// gap was.
+		prompt := min(in.node.PushInterval+in.node.Grace,
+			incident.SilenceAllowance(in.node.HeartbeatInterval, in.node.PushInterval, incident.Thresholds{Grace: in.node.Grace}))
 		if in.now.Sub(at) > prompt || inGap(&st.Eval, at) {
 			d.late = true
 		}

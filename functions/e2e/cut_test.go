@@ -71,8 +71,10 @@ func (c *cutNode) cut(t *testing.T) {
 // (in parallel, so the run takes the longest cut plus a few heartbeats).
 // Under a contract with a 1-minute minimum downtime period and the default
 // 2-minute grace, the month's report, over the export of that serve, counts
-// each cut within one heartbeat interval (30 s) of its real length; the
-// 75 s one, shorter than interval + grace, was never alerted on. Opt-in
+// each cut within the bound docs/contract.md works out (from 45 s short to
+// 30 s long, plus the reconnection), and logs whether it is within one
+// heartbeat interval (30 s); the 75 s one, shorter than interval + grace,
+// was never alerted on. Opt-in
 // (-e2e.cuts): it lasts about 13 minutes of wall time. Needs root, ip and
 // nft.
 func TestCountedOutageMatchesNetworkCuts(t *testing.T) {
@@ -118,10 +120,12 @@ func TestCountedOutageMatchesNetworkCuts(t *testing.T) {
 	for _, c := range nodes {
 		eventually(t, 3*interval, c.id+"'s heartbeats arrive from its namespace", func() bool { return b.nodes()[c.id].LastSeq >= 2 })
 	}
+	// Each cut begins at its own phase of the heartbeats (0, 10 and 20 s
+	// after the same instant), so the three do not share one rounding.
 	var wg sync.WaitGroup
-	for _, c := range nodes {
+	for i, c := range nodes {
 		wg.Add(1)
-		go func() { defer wg.Done(); c.cut(t) }()
+		go func() { defer wg.Done(); time.Sleep(time.Duration(i) * interval / 3); c.cut(t) }()
 	}
 	wg.Wait()
 	// Heard in time again: a heartbeat made after the last cut ended, and
@@ -163,8 +167,14 @@ func TestCountedOutageMatchesNetworkCuts(t *testing.T) {
 		real := c.to.Sub(c.from)
 		t.Logf("%s: real cut %s (%s to %s), counted %d s in %d rows", c.id, real.Round(time.Millisecond),
 			c.from.UTC().Format("15:04:05.000"), c.to.UTC().Format("15:04:05.000"), counted, rows)
-		if d := time.Duration(counted)*time.Second - real; d < -interval || d > interval {
-			t.Errorf("%s: counted %d s for a real cut of %s: off by %s, more than one heartbeat interval", c.id, counted, real, d)
+		// The bound docs/contract.md ("Resolution") works out at one
+		// heartbeat a push: from the interval plus the 15 s allowance short
+		// to one interval long, plus the probe's reconnection (a few
+		// seconds at most here: 2 s timeout, 1 s backoff).
+		d := time.Duration(counted)*time.Second - real
+		t.Logf("%s: off by %s (within one interval: %v)", c.id, d, d >= -interval && d <= interval)
+		if d < -interval-15*time.Second || d > interval+5*time.Second {
+			t.Errorf("%s: counted %d s for a real cut of %s: off by %s, outside (-%s, +%s)", c.id, counted, real, d, interval+15*time.Second, interval+5*time.Second)
 		}
 	}
 	if msgs := sl.messages("[unreachable] cut-75s"); len(msgs) != 0 {

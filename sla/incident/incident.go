@@ -95,24 +95,25 @@ func KindOfCategory(category string) (Kind, bool) {
 // PromptSlack of its own time came through on the push it was made for.
 const PromptSlack = 15 * time.Second
 
-// PromptTol is how long after its own (probe) time a heartbeat may reach the
-// backend and still be heard in time, for the books and the live state
-// alike: the interval plus PromptSlack, or plus the grace where that is
-// shorter. It is not the alerting tolerance (interval + grace): a heartbeat
-// the probe spooled during a network cut and delivered after it is the
-// node's own observation, but it shows the node was cut off when it was
-// made, so it does not end the outage; only one heard in time does. Judging
-// that by the grace let the spool's drain end every cut up to the grace
-// early (docs/contract.md, "Resolution").
+// PromptTol is how far apart (probe time) two heartbeats heard in time may
+// be with no gap between them, for the books and the live state alike: the
+// interval plus PromptSlack, or plus the grace where that is shorter. It is
+// not the alerting tolerance (interval + grace).
 func PromptTol(interval time.Duration, th Thresholds) time.Duration {
 	return interval + min(th.Grace, PromptSlack)
 }
 
-// SilenceAllowance is how long the backend may hear nothing at all from a
-// node inside a gap before the books call it an outage (Overdue): a
-// batch's first heartbeat waits push − interval on the node (two 30 s
-// heartbeats a 60 s push: 30 s), plus PromptSlack; never more than the
-// grace. With one heartbeat a push it is PromptSlack.
+// SilenceAllowance is what a batch normally waits on the node: a batch's
+// first heartbeat waits push − interval (two 30 s heartbeats a 60 s push:
+// 30 s), plus PromptSlack; never more than the grace. With one heartbeat a
+// push it is PromptSlack. It is both how late a heartbeat may reach the
+// backend and still be heard in time, and how long the backend may hear
+// nothing at all from a node inside a gap before the books call it an
+// outage (Overdue). A heartbeat the probe spooled during a network cut and
+// delivered after it is the node's own observation, but it was made cut
+// off, so it does not end the outage; judging that by the alerting grace
+// let the spool's drain end every cut up to the grace early
+// (docs/contract.md, "Resolution").
 func SilenceAllowance(interval, push time.Duration, th Thresholds) time.Duration {
 	return min(th.Grace, max(push-interval, 0)+PromptSlack)
 }

@@ -31,8 +31,9 @@ type State struct {
 	LastReceived time.Time `json:"last_received,omitzero"`
 	LastAt       time.Time `json:"last_at,omitzero"`
 	// LastHeardAt is the probe time (skew-corrected) of the newest
-	// observation heard promptly: received within PromptTol (the heartbeat
-	// interval plus a few seconds, not the grace) of when it was made. An unreachable incident begins
+	// observation heard promptly: received within SilenceAllowance (what a
+	// batch normally waits plus a few seconds, not the grace) of when it was
+	// made. An unreachable incident begins
 	// one interval after it and ends at the probe time of the next one
 	// heard promptly — the instants the monthly report reckons with, so
 	// the transit delay is never outage and a closing heartbeat never
@@ -356,7 +357,7 @@ type sighting struct {
 // sight is what e, taken at at, can show about the node's gaps.
 func (s *State) sight(th Thresholds, e *events.Event, at time.Time) sighting {
 	tol := s.tol(th)
-	o := sighting{at: at, tol: tol, heard: s.Interval <= 0 || e.ReceivedAt.Sub(at) <= PromptTol(s.Interval, th)}
+	o := sighting{at: at, tol: tol, heard: s.Interval <= 0 || e.ReceivedAt.Sub(at) <= SilenceAllowance(s.Interval, s.push(), th)}
 	o.connFail, o.connEv, o.connOK = Connectivity(e.Checks)
 	o.conn = Conn{At: at, Fail: o.connFail, Evidence: o.connEv}
 	if !o.connFail {
@@ -417,19 +418,22 @@ func (s *State) closeGap(o *sighting) Transition {
 // one interval after that one until this one — a gap the report sees too
 // (its heard coverage). It is returned as a Record transition with the
 // evidence to judge it by (GapEvidence.Counts: whether it was Overdue),
-// and kept among the recent gaps for late data to reclassify.
+// and kept among the recent gaps for late data to reclassify. A gap not
+// Overdue even with the backend up throughout is not recorded at all.
 func (s *State) recordGap(th Thresholds, o *sighting) (Transition, bool) {
 	if s.Unreachable != nil || !o.heard || s.Interval <= 0 || s.LastHeardAt.IsZero() || o.at.Sub(s.LastHeardAt) <= PromptTol(s.Interval, th) {
 		return Transition{}, false
 	}
 	since := s.LastHeardAt.Add(s.Interval)
 	g := &Gap{Since: since, Cause: CauseNoData, Ev: s.seedEvidence(since, th)}
-	push := s.Push
-	if push <= 0 {
-		push = s.Interval
-	}
-	g.Ev.Allow, g.Ev.Grace = SilenceAllowance(s.Interval, push, th), th.Grace
+	g.Ev.Allow, g.Ev.Grace = SilenceAllowance(s.Interval, s.push(), th), th.Grace
 	g.Ev.Late = Coverage{Tol: s.Late.Tol, Spans: slices.Clone(s.Late.Spans)}
+	// Not silent for longer than the books allow even if the backend was
+	// up throughout: no outage whatever its downtime, nothing to record.
+	// (Its downtime can only take more out; Counts judges that later.)
+	if !g.Ev.Counts(interval.Interval{Start: since, End: o.at}, nil) {
+		return Transition{}, false
+	}
 	s.Unreachable = g
 	t := s.closeGap(o)
 	t.Op, t.Evidence = Record, fmt.Sprintf("nothing heard in time from %s to %s: shorter than the grace, not alerted on",
@@ -600,6 +604,14 @@ func (s *State) Release(at time.Time) []Transition {
 		*h = Hysteresis{Kind: h.Kind, Last: h.Last}
 	}
 	return out
+}
+
+// push is the node's push interval, one heartbeat a push when unset.
+func (s *State) push() time.Duration {
+	if s.Push <= 0 {
+		return s.Interval
+	}
+	return s.Push
 }
 
 // rememberLate adds the receipt of an observation not heard in time to

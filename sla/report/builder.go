@@ -145,6 +145,9 @@ type nodeAcc struct {
 	tm       *terms.Terms
 	interval time.Duration
 	push     time.Duration // how often the probe pushes (events.Event.PushInterval)
+	// prompt is how late (ns) an observation may be received and still be
+	// heard in time (incident.SilenceAllowance).
+	prompt   int64
 	released time.Time
 	// release is the node_released record (retro.go).
 	release *adminRec
@@ -273,6 +276,7 @@ func (b *Builder) Add(e *events.Event) error {
 		tol := (n.interval + tm.Detection.Grace).Nanoseconds()
 		n.probe.Tol, n.late.Tol = tol, tol
 		n.heard.Tol = incident.PromptTol(n.interval, tm.Detection).Nanoseconds()
+		n.prompt = incident.SilenceAllowance(n.interval, n.push, tm.Detection).Nanoseconds()
 		for _, p := range n.pending {
 			n.see(p[0], p[1])
 		}
@@ -383,7 +387,7 @@ func (b *Builder) ticketEvent(e *events.Event) {
 // see records an observation made at probe time at and received at recv.
 func (n *nodeAcc) see(at, recv int64) {
 	n.probe.Add(at)
-	if recv-at <= n.heard.Tol {
+	if recv-at <= n.prompt {
 		n.heard.Add(at)
 	} else {
 		n.late.Add(recv)
@@ -423,7 +427,7 @@ func (n *nodeAcc) seeRun(r runRec) {
 		n.heard.AddSpan(r.first, r.last)
 		return
 	}
-	tol = n.heard.Tol
+	tol = n.prompt
 	// Late ends are receipts (signs of life) at their receive times; the
 	// inside's receipts are not known, so none are assumed.
 	for _, h := range [][2]int64{{r.first, r.recvFirst}, {r.last, r.recvLast}} {

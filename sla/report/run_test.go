@@ -27,14 +27,15 @@ func toRuns(t *testing.T, evs []events.Event, tm []*terms.Terms, asOf time.Time)
 		byContract[x.Contract] = x
 	}
 	type nodeInfo struct {
-		tol, prompt time.Duration
-		interval    time.Duration
+		tol, prompt, delay time.Duration
+		interval           time.Duration
 	}
 	info := map[string]nodeInfo{}
 	for _, e := range evs {
 		if e.Type == events.TypeNodeRegistered {
 			tm := byContract[e.Contract]
 			info[e.Node] = nodeInfo{tol: e.HeartbeatInterval() + tm.Detection.Grace, prompt: incident.PromptTol(e.HeartbeatInterval(), tm.Detection),
+				delay:    incident.SilenceAllowance(e.HeartbeatInterval(), e.PushInterval(), tm.Detection),
 				interval: e.HeartbeatInterval()}
 		}
 	}
@@ -43,7 +44,7 @@ func toRuns(t *testing.T, evs []events.Event, tm []*terms.Terms, asOf time.Time)
 	for _, e := range evs {
 		if e.Type == events.TypeObservation && e.Kind == events.KindHeartbeat && len(e.Checks) == 0 {
 			ni := info[e.Node]
-			if e.ReceivedAt.Sub(e.TrueAt()) <= ni.prompt && !e.ReceivedAt.After(asOf) {
+			if e.ReceivedAt.Sub(e.TrueAt()) <= ni.delay && !e.ReceivedAt.After(asOf) {
 				hbs[e.Node] = append(hbs[e.Node], e)
 				continue
 			}

@@ -298,9 +298,9 @@ func Scenarios() []Scenario {
 			//   promptly until 03:12;
 			//   9th: a batch at 03:00:01, then the drain stalls until
 			//   03:06:01: silent for 5 minutes with the backend up, one
-			//   incident from 02:00 (its backend part not counted) to 03:05
-			//   (the heartbeat of 03:05 came 61 s late: heard in time; that
-			//   of 03:04, 2m01s late, was made while still cut off).
+			//   incident from 02:00 (its backend part not counted) to 03:06
+			//   (the heartbeats of 03:04 and 03:05 came 2m01s and 61 s late:
+			//   made while still cut off).
 			Name: "cn-slow-drain", Month: time.March, AsOf: time.Date(2026, 4, 2, 0, 0, 0, 0, time.UTC),
 			Build: func(l *Log) {
 				l.Register("gz-09", "cn-example", Local(Shanghai, "2026-02-27 10:00"), 8)
