@@ -17,6 +17,9 @@ import (
 // contract's minimum: at an incident's opening it means "not yet".
 const belowMinimum = "part of an outage run shorter than the contract's minimum of %s"
 
+// strictMinimum is its reason under downtime_period.more_than.
+const strictMinimum = "part of an outage run of at most %s, which the contract does not count"
+
 // inContractWords gives an alert its contract's language and zone (every
 // channel writes it in them, infra/notify/chantext) and the contract's
 // reason, when it does not count, in that language; the first alert of an
@@ -84,6 +87,9 @@ func (s *Service) openingVerdict(ctx context.Context, n store.Node, inc store.In
 		return inc.Counted, false, msg.Text{}
 	}
 	why = parts[0].Reason
+	if dp := tm.Uptime.DowntimePeriod; why.Format == strictMinimum && dp.Minimum > 0 {
+		return false, true, msg.New("counts once it lasts more than %s, the contract's minimum outage", p.Words(dp.Minimum))
+	}
 	if why.Format == belowMinimum && tm.Uptime.DowntimePeriod.Minimum > 0 {
 		return false, true, msg.New("counts once it lasts %s, the contract's minimum outage", p.Words(tm.Uptime.DowntimePeriod.Minimum))
 	}

@@ -617,9 +617,20 @@ var errNotFound = errors.New("not found")
 func incidentOf(incs []store.Incident, kind string) (store.Incident, error) {
 	var found []store.Incident
 	for _, i := range incs {
-		if i.Kind == kind {
-			found = append(found, i)
+		if i.Kind != kind {
+			continue
 		}
+		// /v1/incidents lists an incident whose parts had different causes
+		// once per part, as the report does (a loaded machine can make a
+		// restarted probe's catch-up a part of its own): one incident all
+		// the same, from its first part's start to its last part's end,
+		// counted if any part is.
+		if n := len(found); n > 0 && found[n-1].ID == i.ID {
+			last := &found[n-1]
+			last.End, last.Counted = i.End, last.Counted || i.Counted
+			continue
+		}
+		found = append(found, i)
 	}
 	if len(found) != 1 {
 		kinds := make([]string, len(incs))

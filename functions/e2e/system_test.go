@@ -16,6 +16,7 @@ import (
 
 	"github.com/gpusla/gpusla/functions/httpapi"
 	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/report"
 )
 
@@ -383,7 +384,8 @@ func compareSummary(t *testing.T, summary string, rep *report.Report) {
 				breached++
 			}
 			if tk.Response != nil && tk.Response.LateSeconds > 0 {
-				late := (time.Duration(tk.Response.LateSeconds) * time.Second).String()
+				// The summary says durations in words (issue 29).
+				late := i18n.New(i18n.EN).Words(time.Duration(tk.Response.LateSeconds) * time.Second)
 				if !strings.Contains(summary, "*"+tk.Ticket+"*") || !strings.Contains(summary, "response "+tk.Response.Status+" "+late+" late") {
 					t.Errorf("backend summary lacks ticket %s response %s %s late:\n%s", tk.Ticket, tk.Response.Status, late, summary)
 				}

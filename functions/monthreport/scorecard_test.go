@@ -9,13 +9,13 @@ import (
 )
 
 // The report's scorecard section on the scorecard's scenario (two
-// providers, three H200 nodes each, March 2026; sla/scorecard's scenario
+// providers, three H200 SXM nodes each, March 2026; sla/scorecard's scenario
 // test computes each provider's figures by hand). Beside them, the whole
 // fleet's, computed here by hand from the same log:
 //   - delivery p90: deliveries 0.25 h ×3 (Beta), 0.5, 1, 3 h (Alpha); sorted,
 //     h = 5·0.9 = 4.5 → 1 + 0.5·(3 − 1) = 2.00 h, n = 6;
 //   - acceptance: a2 fails (wrong model) → 1 of 6 = 16.7 %;
-//   - gateway RTT p99: a1's 1…10 ms and b1's ten 2 ms: sorted v18 = 9,
+//   - gateway RTT p99: Alpha's 1…10 ms and Beta's ten 2 ms: sorted v18 = 9,
 //     v19 = 10, h = 19·0.99 = 18.81 → 9.81 ms, n = 20;
 //   - iperf3 p50: five runs at 90 % (Alpha), five at 50 % (Beta) → 70.0 %, n = 10;
 //   - tickets breaching: Alpha 2 of 4, Beta 0 of 6 → 20.0 %, n = 10.

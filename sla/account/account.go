@@ -192,8 +192,12 @@ func Judge(tm *terms.Terms, b Books, o Outage) Verdict {
 		v.Reason = msg.New("outside this month's service period")
 	case excluded >= inPeriod:
 		v.Reason = msg.New("inside maintenance announced with enough notice")
+	case v.CountedSeconds == 0 && dp.Strict:
+		v.Reason = msg.New("part of an outage run of at most %s, which the contract does not count", dp.Minimum)
 	case v.CountedSeconds == 0:
 		v.Reason = msg.New("part of an outage run shorter than the contract's minimum of %s", dp.Shortest())
+	case v.CountedSeconds < inPeriod-excluded && dp.Unit > 0 && dp.Strict:
+		v.Reason = msg.New("partly uncounted: the contract counts each run of downtime in whole %s from its start, and none of a run of at most %s", dp.Unit, dp.Minimum)
 	case v.CountedSeconds < inPeriod-excluded && dp.Unit > 0:
 		v.Reason = msg.New("partly uncounted: the contract counts each run of downtime in whole %s from its start, and none of a run under %s", dp.Unit, dp.Shortest())
 	case v.CountedSeconds < inPeriod-excluded:

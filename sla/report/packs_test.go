@@ -44,6 +44,14 @@ var packs = []packMonth{
 	{"tencent-cvm", "gt4-01", time.April, 98.9977, 144000.00, 36000.00, "2026-06-30T00:00:00+08:00", "maintenance"},
 	{"yandex-compute-vm", "y-gpu-01", time.March, 99.9485, 17856.00, 1785.60, "2026-04-15T00:00:00+03:00", "claim"},
 	{"yandex-compute-vm", "y-gpu-01", time.April, 94.9977, 17280.00, 5184.00, "2026-05-15T00:00:00+03:00", "claim"},
+	{"jdcloud-vm", "jd-gpu-01", time.March, 99.9731, 119040.00, 3200.00, "2026-05-01T00:00:00+08:00", "claim,maintenance"},
+	{"jdcloud-vm", "jd-gpu-01", time.April, 98.9977, 115200.00, 115200.00, "2026-05-31T00:00:00+08:00", "claim,maintenance"},
+	{"jdcloud-dcps", "dcps-01", time.March, 99.5004, 44640.00, 22300.00, "2026-05-01T00:00:00+08:00", "claim,maintenance"},
+	{"jdcloud-dcps", "dcps-01", time.April, 99.0023, 43200.00, 43100.00, "2026-05-31T00:00:00+08:00", "claim,maintenance"},
+	{"tencent-car", "car-01", time.March, 98.9987, 1488.00, 74.40, "2026-05-31T00:00:00+08:00", "maintenance"},
+	{"tencent-car", "car-01", time.April, 96.9977, 1440.00, 144.00, "2026-06-30T00:00:00+08:00", "maintenance"},
+	{"tencent-intl-cvm", "intl-gn7-01", time.March, 99.9722, 1152.00, 115.20, "2026-05-31T00:00:00+08:00", "maintenance"},
+	{"tencent-intl-cvm", "intl-gn7-01", time.April, 94.9977, 2304.00, 2304.00, "2026-06-30T00:00:00+08:00", "maintenance"},
 }
 
 // golden is the month's golden file name: March keeps the pack's plain

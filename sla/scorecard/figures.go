@@ -11,6 +11,7 @@ import (
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/stat"
 	"github.com/gpusla/gpusla/sla/ticket"
+	"github.com/gpusla/gpusla/sla/yardstick"
 )
 
 // The absolute standards every provider is held to alike, whatever its
@@ -349,6 +350,19 @@ func performance(fs []*nodeFacts, e *env) Performance {
 	}
 	byKey := map[key][]float64{}
 	units := map[key]string{}
+	type yard struct {
+		y  yardstick.Yardstick
+		ok bool
+	}
+	yards := map[key]yard{} // one lookup per model and figure, not per GPU
+	lookup := func(k key) (yardstick.Yardstick, bool) {
+		y, seen := yards[k]
+		if !seen {
+			y.y, y.ok = e.yardstick(k.model, k.figure)
+			yards[k] = y
+		}
+		return y.y, y.ok
+	}
 	var shares, ofSheet, ofHealthy []obs
 	for _, s := range fleet.Series {
 		if !in[s.Node] {
@@ -363,7 +377,7 @@ func performance(fs []*nodeFacts, e *env) Performance {
 		if fleetP50[k] > 0 {
 			shares = append(shares, obs{v: s.Median / fleetP50[k], node: s.Node})
 		}
-		if y, ok := e.yardstick(s.Model, s.Figure); ok {
+		if y, ok := lookup(k); ok {
 			if y.Datasheet > 0 {
 				ofSheet = append(ofSheet, obs{v: s.Median / y.Datasheet, node: s.Node})
 			}
@@ -380,7 +394,7 @@ func performance(fs []*nodeFacts, e *env) Performance {
 		med := stat.Median(ms)
 		pf := PerfFigure{GPUModel: k.model, Figure: k.figure, Unit: units[k], GPUs: len(ms),
 			Median: med, FleetMedian: fleetP50[k], Share: ratio(med, fleetP50[k])}
-		if y, ok := e.yardstick(k.model, k.figure); ok {
+		if y, ok := lookup(k); ok {
 			pf.Datasheet, pf.Healthy = y.Datasheet, y.Healthy
 			if y.Datasheet > 0 {
 				pf.ShareOfDatasheet = med / y.Datasheet

@@ -76,6 +76,36 @@ func TestDowntimePeriodTerm(t *testing.T) {
 	}
 }
 
+// Tencent: "且该状态持续1分钟以上 … 实例不可用持续时间不超过1分钟的，不计入不可用时间"
+// and, for CAR, "longer than one minute but less than two minutes … would
+// be one minute": more_than counts a run only past its figure, so exactly
+// one minute (two missed 30 s heartbeats) is nothing, 61 s is one minute.
+func TestDowntimePeriodMoreThan(t *testing.T) {
+	dp := parseOne(t, with("  downtime_period: {more_than: 1m, unit: 1m}\n", "")).Uptime.DowntimePeriod
+	if dp != (DowntimePeriod{Minimum: time.Minute, Strict: true, Unit: time.Minute}) {
+		t.Fatalf("%+v", dp)
+	}
+	for _, c := range []struct{ in, want time.Duration }{
+		{time.Minute, 0}, {61 * time.Second, time.Minute}, {119 * time.Second, time.Minute}, {2 * time.Minute, 2 * time.Minute},
+	} {
+		if got := dp.Counted(c.in); got != c.want {
+			t.Errorf("Counted(%s) = %s, want %s", c.in, got, c.want)
+		}
+	}
+	if plain := parseOne(t, with("  downtime_period: {more_than: 1m}\n", "")).Uptime.DowntimePeriod; plain.Counted(time.Minute) != 0 || plain.Counted(61*time.Second) != 61*time.Second {
+		t.Errorf("more_than 1m, to the second: %+v", plain)
+	}
+	for _, bad := range []struct{ yaml, want string }{
+		{"  downtime_period: {minimum: 1m, more_than: 1m}\n", "uptime.downtime_period.more_than: give either minimum"},
+		{"  downtime_period: {more_than: 0s}\n", "uptime.downtime_period.more_than: must be more than zero"},
+	} {
+		_, err := Parse("t.yaml", []byte(with(bad.yaml, "")))
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%q: %v, want %q", bad.yaml, err, bad.want)
+		}
+	}
+}
+
 func TestDenominatorAndCreditCapTerms(t *testing.T) {
 	x := parseOne(t, with("  denominator: calendar_month\n  credit_cap: 150\n", ""))
 	if x.Uptime.Denominator != CalendarMonth || x.Uptime.CreditCap != 150 {

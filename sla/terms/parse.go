@@ -648,7 +648,7 @@ func (p *parser) downtimePeriod(u *object) (DowntimePeriod, error) {
 	case !hasDP:
 		return dp, nil
 	}
-	d, err := p.object(dn, "uptime.downtime_period", "minimum", "unit")
+	d, err := p.object(dn, "uptime.downtime_period", "minimum", "more_than", "unit")
 	if err != nil {
 		return dp, err
 	}
@@ -659,6 +659,18 @@ func (p *parser) downtimePeriod(u *object) (DowntimePeriod, error) {
 		if dp.Minimum, err = p.duration(v, "uptime.downtime_period.minimum"); err != nil {
 			return dp, err
 		}
+	}
+	if v, ok := d.vals["more_than"]; ok {
+		if _, both := d.vals["minimum"]; both {
+			return dp, p.err(v, "uptime.downtime_period.more_than", "give either minimum (a run of exactly it counts) or more_than (it does not), not both")
+		}
+		if dp.Minimum, err = p.duration(v, "uptime.downtime_period.more_than"); err != nil {
+			return dp, err
+		}
+		if dp.Minimum == 0 {
+			return dp, p.err(v, "uptime.downtime_period.more_than", "must be more than zero (leave it out to count every run)")
+		}
+		dp.Strict = true
 	}
 	if v, ok := d.vals["unit"]; ok {
 		if dp.Unit, err = p.duration(v, "uptime.downtime_period.unit"); err != nil {

@@ -97,13 +97,17 @@ var NoCreditCap = math.Inf(1)
 // will not be counted"). Unit zero counts to the second.
 type DowntimePeriod struct {
 	Minimum time.Duration
-	Unit    time.Duration
+	// Strict: a run must last more than Minimum to count, one of exactly
+	// Minimum counts nothing (downtime_period.more_than; Tencent: "持续1分钟
+	// 以上 … 不超过1分钟的，不计入不可用时间").
+	Strict bool
+	Unit   time.Duration
 }
 
 // Counted is how much of a run of unavailability lasting d the contract
 // counts.
 func (p DowntimePeriod) Counted(d time.Duration) time.Duration {
-	if d <= 0 || d < p.Minimum {
+	if d <= 0 || d < p.Minimum || (p.Strict && d == p.Minimum) {
 		return 0
 	}
 	if p.Unit > 0 {

@@ -93,28 +93,35 @@ func Lookup(model, figure string) (Yardstick, bool) {
 	return y, ok
 }
 
+// resolve is the models a name means: a family's every model, else the
+// one an id, NVML name or alias names.
 func resolve(name string) []*Model {
 	want := Normalise(name)
-	if want == "" {
-		return nil
+	if ms := families[want]; len(ms) > 0 {
+		return ms
 	}
-	var family, exact []*Model
-	for i := range table.Models {
-		m := &table.Models[i]
-		if Normalise(m.Family) == want {
-			family = append(family, m)
-		}
+	return exact[want]
+}
+
+// families and exact index the table by normalised name, once: the
+// scorecard looks up every GPU's series.
+var families, exact = index(table)
+
+func index(t Table) (map[string][]*Model, map[string][]*Model) {
+	fam, ex := map[string][]*Model{}, map[string][]*Model{}
+	for i := range t.Models {
+		m := &t.Models[i]
+		fam[Normalise(m.Family)] = append(fam[Normalise(m.Family)], m)
+		seen := map[string]bool{}
 		for _, n := range append(append([]string{m.ID}, m.Names...), m.Aliases...) {
-			if Normalise(n) == want {
-				exact = append(exact, m)
-				break
+			if k := Normalise(n); k != "" && !seen[k] {
+				seen[k] = true
+				ex[k] = append(ex[k], m)
 			}
 		}
 	}
-	if len(family) > 0 {
-		return family
-	}
-	return exact
+	delete(fam, "")
+	return fam, ex
 }
 
 // Normalise folds a GPU model's spelling: case, "NVIDIA", "GeForce",

@@ -9,14 +9,18 @@ import (
 )
 
 // Scorecard is a provider scorecard's comparison as Slack text, at most max
-// bytes: one line per headline figure, every provider's measured figure
-// with its rank and observations, and the GPUs slower than their siblings.
+// bytes: what makes the comparison unfair (its warnings), one line per
+// headline figure, every provider's measured figure with its rank and
+// observations, and the GPUs slower than their siblings.
 func Scorecard(sc *scorecard.Scorecard, max int) string {
 	var s strings.Builder
 	fmt.Fprintf(&s, "*Provider scorecard %s to %s* (as of %s): rank among providers with enough observations, figure, n\n", sc.From, sc.To, sc.AsOf)
 	if len(sc.Providers) == 0 {
 		s.WriteString("No node was in service in these months.")
 		return s.String()
+	}
+	for _, w := range sc.Warnings {
+		fmt.Fprintf(&s, ":warning: %s.\n", w)
 	}
 	for ci, c := range sc.Table.Columns {
 		fmt.Fprintf(&s, "• *%s* — %s (%s is better):", c.Dimension, c.Title, c.Better)

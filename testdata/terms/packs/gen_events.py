@@ -116,22 +116,67 @@ evs = [reg(n, "ucloud-sdu", 4, "A100 PCIe 40GB", t("2026-03-15 09:00", CET))]
 evs += runs(n, t("2026-03-16 00:00", CET), t("2026-04-01 06:00", CET), [(t("2026-03-20 00:00", CET), t("2026-03-22 12:00", CET))])
 write("ucloud-sdu", evs)
 
+def two_months(pack, node, gpus, model, tz, outages, ordered="2026-02-27 09:00", first="2026-02-28 00:00"):
+    """A node ordered 27 February and in service from 28 February 00:00 to
+    1 May 06:00 (March and April whole), unreachable in each outage, given
+    as ("YYYY-MM-DD HH:MM", "YYYY-MM-DD HH:MM[:SS]") pairs in zone tz. A
+    later ordered/first delivers it within March instead."""
+    def at(s):
+        extra = int(s[17:]) if len(s) > 16 else 0
+        return t(s[:16], tz) + timedelta(seconds=extra)
+    evs = [reg(node, pack, gpus, model, t(ordered, tz))]
+    evs += runs(node, t(first, tz), t("2026-05-01 06:00", tz), [(at(a), at(b)) for a, b in outages])
+    write(pack, evs)
+
+
 # tencent-cvm: two months at tier edges, Shanghai time. March: 5 + 7 = 12
 # minutes (11 would meet 99.975 %); April: 7 h 13 min = 433 minutes (432
 # would be exactly 99 %, the 10 % tier).
-n = "gt4-01"
-evs = [reg(n, "tencent-cvm", 8, "A100 SXM4 40GB", t("2026-02-27 09:00", CST))]
-evs += runs(n, t("2026-02-28 00:00", CST), t("2026-05-01 06:00", CST),
-            [(t("2026-03-08 03:00", CST), t("2026-03-08 03:05", CST)), (t("2026-03-21 14:00", CST), t("2026-03-21 14:07", CST)),
-             (t("2026-04-15 09:00", CST), t("2026-04-15 16:13", CST))])
-write("tencent-cvm", evs)
+two_months("tencent-cvm", "gt4-01", 8, "A100 SXM4 40GB", CST,
+           [("2026-03-08 03:00", "2026-03-08 03:05"), ("2026-03-21 14:00", "2026-03-21 14:07"),
+            ("2026-04-15 09:00", "2026-04-15 16:13")])
 
 # yandex-compute-vm: two months at tier edges, Moscow time. March: 23
 # minutes (22 would meet 99.95 %); April: 36 h 1 min = 2,161 minutes
 # (2,160 would be exactly 95 %, the 15 % tier).
 MSK = timezone(timedelta(hours=3))
-n = "y-gpu-01"
-evs = [reg(n, "yandex-compute-vm", 8, "A100 SXM4 80GB", t("2026-02-27 09:00", MSK))]
-evs += runs(n, t("2026-02-28 00:00", MSK), t("2026-05-01 06:00", MSK),
-            [(t("2026-03-10 12:00", MSK), t("2026-03-10 12:23", MSK)), (t("2026-04-06 00:00", MSK), t("2026-04-07 12:01", MSK))])
-write("yandex-compute-vm", evs)
+two_months("yandex-compute-vm", "y-gpu-01", 8, "A100 SXM4 80GB", MSK,
+           [("2026-03-10 12:00", "2026-03-10 12:23"), ("2026-04-06 00:00", "2026-04-07 12:01")])
+
+# jdcloud-vm: two months, Shanghai time. March: 4 min (under JD Cloud's
+# 5-minute minimum: not counted), 5 min and 7 min (counted) → 12 minutes ×
+# 100 at the hourly rate. April: 7 h 13 min 30 s, counted in whole minutes:
+# 433, whose 100× credit (721.67 h of the rate) passes the month's 720 h
+# charge: capped (432 minutes would reach it exactly).
+two_months("jdcloud-vm", "jd-gpu-01", 8, "A100 SXM4 80GB", CST,
+           [("2026-03-04 10:00", "2026-03-04 10:04"), ("2026-03-12 22:00", "2026-03-12 22:05"),
+            ("2026-03-25 03:00", "2026-03-25 03:07"), ("2026-04-15 09:00", "2026-04-15 16:13:30")])
+
+# jdcloud-dcps: two months, Shanghai time, 4 GPUs at 15.00 (60.00 an hour).
+# March: 3 min (no minimum: counted) and 3 h 40 min = 223 minutes, 99.50045 %
+# (224 would miss 99.5 %), 100 × 223 minutes of the rate either way. April:
+# 7 h 11 min = 431 minutes, 100× is 43,100.00, just under the month's charge
+# of 43,200.00 (432 minutes would reach the cap).
+two_months("jdcloud-dcps", "dcps-01", 4, "L40S 48GB", CST,
+           [("2026-03-06 08:00", "2026-03-06 08:03"), ("2026-03-19 01:00", "2026-03-19 04:40"),
+            ("2026-04-22 13:00", "2026-04-22 20:11")])
+
+# tencent-car: Tencent Cloud Application Rendering, one GPU rendering
+# concurrency, Shanghai time. March: a 60 s outage (one missed heartbeat:
+# "does not exceed one minute", not counted) and 7 h 27 min 40 s, counted
+# in whole minutes rounded down: 447, 98.99866 % (446 would meet 99 %).
+# April: 21 h 37 min 20 s → 1,297 minutes, 96.99769 % (1,296 would be
+# exactly 97 %, the 5 % tier).
+two_months("tencent-car", "car-01", 1, "CAR concurrency (GPU)", CST,
+           [("2026-03-05 10:00", "2026-03-05 10:01"), ("2026-03-18 02:00", "2026-03-18 09:27:40"),
+            ("2026-04-10 03:00", "2026-04-11 00:37:20")])
+
+# tencent-intl-cvm: Tencent Cloud International CVM, Shanghai time, the
+# SLA's own example of a term starting 17 March: ordered 16 March, first
+# heartbeat 17 March 00:00, so March's Service Month is 17-31 March,
+# 21,600 minutes. March: 6 min, 99.97222 % (5 would meet 99.975 %).
+# April: 36 h 1 min = 2,161 minutes, 94.99769 % (2,160 would be exactly
+# 95 %, the 25 % tier; the 2,161st moves the voucher to 100 %).
+two_months("tencent-intl-cvm", "intl-gn7-01", 4, "T4 16GB", CST,
+           [("2026-03-25 08:00", "2026-03-25 08:06"), ("2026-04-05 12:00", "2026-04-07 00:01")],
+           ordered="2026-03-16 10:00", first="2026-03-17 00:00")
