@@ -125,6 +125,14 @@ func (s *Service) apply(ctx context.Context, n store.Node, fx effects) {
 				// state and so no failed checks: add ours to it.
 				inc, err = s.addFailed(ctx, inc)
 			}
+		case incident.Record:
+			// Found after the fact, shorter than the grace: on the books,
+			// closed, and never alerted on (the alert waits for the grace).
+			inc = store.Incident{Node: n.ID, ID: id, Kind: string(t.Kind), Start: t.Since, End: t.At, ConfirmedAt: now, Counted: counted,
+				Reason: reason, Cause: t.Cause, Evidence: t.Evidence, Split: t.Split, UpdatedAt: now}
+			if err = s.store.CreateIncident(ctx, inc); errors.Is(err, store.ErrExists) {
+				err = nil // a retry of this batch recorded it already
+			}
 		case incident.Close:
 			inc, err = s.updateIncident(ctx, n.ID, id, t, func(i *store.Incident) {
 				i.End, i.Cause, i.Counted, i.Reason, i.UpdatedAt = t.At, t.Cause, counted, reason, now
@@ -146,11 +154,18 @@ func (s *Service) apply(ctx context.Context, n store.Node, fx effects) {
 			continue
 		}
 		log.Info("incident "+string(t.Op), "kind", t.Kind, "since", t.Since, "at", t.At, "cause", t.Cause, "counted", counted)
-		if sameCause {
-			continue // the record has the new parts; the verdict told is unchanged
+		if sameCause || t.Op == incident.Record || recordedAfterTheFact(inc) {
+			continue // the record has the new parts, or was never news: nothing to tell
 		}
 		s.alert(ctx, n, t, inc, stamp.Add(time.Duration(i)*time.Nanosecond))
 	}
+}
+
+// recordedAfterTheFact reports whether inc is a gap recorded after it ended
+// (incident.Record: its evidence carries the grace to judge it by), never
+// alerted on, so none of its reclassifications is news either.
+func recordedAfterTheFact(inc store.Incident) bool {
+	return inc.Split != nil && inc.Split.Grace > 0
 }
 
 // coalesce drops a reclassification that a later one of the same incident

@@ -144,7 +144,7 @@ func exportMaintenance(ctx context.Context, st store.Store, nodes []store.Node, 
 func exportNode(ctx context.Context, st store.Store, n store.Node, from, to time.Time, out func(*events.Event) error, stats *ExportStats) error {
 	reg := events.Event{Type: events.TypeNodeRegistered, ID: "reg-" + n.ID, Node: n.ID, Contract: n.Contract, OrderedAt: n.OrderedAt.UTC(),
 		Hardware:           &events.Hardware{GPUModel: n.GPUModel, GPUCount: n.GPUCount, GPUMemoryMiB: n.GPUMemoryMiB},
-		HeartbeatIntervalS: int(math.Ceil(n.HeartbeatInterval.Seconds()))}
+		HeartbeatIntervalS: int(math.Ceil(n.HeartbeatInterval.Seconds())), PushIntervalS: int(math.Ceil(n.PushInterval.Seconds()))}
 	if n.PricePerHour > 0 {
 		p := n.PricePerHour / float64(n.GPUCount)
 		reg.PricePerGPUHour = &p

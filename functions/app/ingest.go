@@ -415,9 +415,14 @@ func (in *ingest) inspect(d *draft) {
 			measured = measured || isMeasurement(c)
 		}
 		at := o.At.Add(-d.skew)
-		// Late: older than a push can be, or inside a gap the backend saw as
-		// unreachable — the evidence that decides whose fault the gap was.
-		if in.now.Sub(at) > in.node.PushInterval+in.node.Grace || inGap(&st.Eval, at) {
+		// Late: older than a push can be, not heard in time by the books
+		// (incident.SilenceAllowance: the report must see it as the late
+		// heartbeat it is, not inside a run), or inside a gap the backend
+		// saw as unreachable — the evidence that decides whose fault the
+		// gap was.
+		prompt := min(in.node.PushInterval+in.node.Grace,
+			incident.SilenceAllowance(in.node.HeartbeatInterval, in.node.PushInterval, incident.Thresholds{Grace: in.node.Grace}))
+		if in.now.Sub(at) > prompt || inGap(&st.Eval, at) {
 			d.late = true
 		}
 	}
@@ -451,7 +456,7 @@ func (in *ingest) inspect(d *draft) {
 func (in *ingest) judge(d *draft) {
 	b, st, fx := in.b, &d.st, &d.fx
 	th := in.s.Thresholds(in.node)
-	st.Eval.Interval = in.node.HeartbeatInterval
+	st.Eval.Interval, st.Eval.Push = in.node.HeartbeatInterval, in.node.PushInterval
 	fx.failed = map[string][]notify.FailedCheck{}
 	evs := ObservationEvents(b, in.hash, in.now)
 	if in.node.Released(in.now) {
@@ -625,12 +630,15 @@ func (in *ingest) logStored(ctx context.Context, st store.NodeState, why []strin
 
 // extendRun adds the batch's observations to the current heartbeat run, or
 // closes it and starts a new one when they do not continue it. A run never
-// spans a gap the SLA engine could call unreachable (heartbeat interval +
-// grace), in probe time or in receive time, so that exporting a run as
-// heartbeats every interval says exactly what the individual heartbeats said.
+// spans a gap the books could count (heartbeats further apart than
+// incident.PromptTol in probe time) or one the SLA engine could call
+// unreachable in receive time (heartbeat interval + grace: a batch comes
+// every push), so that exporting a run as heartbeats every interval says
+// exactly what the individual heartbeats said.
 func extendRun(st *store.NodeState, n store.Node, b *wire.Batch, bounds map[int]error, key uint64, skew time.Duration, now time.Time) *store.HeartbeatRun {
 	var closed *store.HeartbeatRun
 	maxGap := n.HeartbeatInterval + n.Grace
+	maxStep := incident.PromptTol(n.HeartbeatInterval, incident.Thresholds{Grace: n.Grace})
 	for i, o := range b.Observations {
 		if _, bad := bounds[i]; bad {
 			continue // a wrong clock: never part of the run
@@ -640,7 +648,7 @@ func extendRun(st *store.NodeState, n store.Node, b *wire.Batch, bounds map[int]
 		if r.Count > 0 && !at.After(r.To) {
 			continue // not after the run's end: already covered
 		}
-		if r.Count == 0 || at.Sub(r.To) >= maxGap || now.Sub(r.ReceivedTo) >= maxGap {
+		if r.Count == 0 || at.Sub(r.To) > maxStep || now.Sub(r.ReceivedTo) >= maxGap {
 			if r.Count > 0 {
 				c := *r
 				closed = &c

@@ -39,6 +39,9 @@ func NodeRegisteredEvent(n *store.Node) events.Event {
 	if n.HeartbeatInterval >= time.Second {
 		e.HeartbeatIntervalS = int(n.HeartbeatInterval / time.Second)
 	}
+	if n.PushInterval >= time.Second {
+		e.PushIntervalS = int(n.PushInterval / time.Second)
+	}
 	return e
 }
 

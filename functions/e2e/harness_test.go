@@ -386,9 +386,15 @@ type registered struct {
 // for the embedded store: its file is locked while serve runs).
 func (b *backend) addNode(id string) registered {
 	b.t.Helper()
+	return b.addNodeEvery(id, "1s", "1s", "3s")
+}
+
+// addNodeEvery is addNode with the node's heartbeat, push and grace.
+func (b *backend) addNodeEvery(id, heartbeat, push, grace string) registered {
+	b.t.Helper()
 	out := run(b.t, b.env, bin.gpusla, "node", "add", "--data", b.dir, "--id", id, "--provider", "E2E Compute",
 		"--contract", "e2e", "--gpu-model", "H200", "--gpus", "2", "--gpu-memory-gb", "141", "--price", "5",
-		"--heartbeat", "1s", "--push", "1s", "--grace", "3s", "--ordered-at", time.Now().Add(-10*time.Minute).UTC().Format(time.RFC3339),
+		"--heartbeat", heartbeat, "--push", push, "--grace", grace, "--ordered-at", time.Now().Add(-10*time.Minute).UTC().Format(time.RFC3339),
 		"--backend-url", b.url(httpapi.PathBatches), "--secret-file", "/nonexistent/secret")
 	head, cfg, ok := strings.Cut(out, "\n---\n")
 	if !ok {

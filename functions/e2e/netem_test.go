@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -97,6 +98,9 @@ func TestNetworkDegradedWithNetem(t *testing.T) {
 // Interface names inside and outside the namespace (≤ 15 bytes).
 var vethNS = "ge2e-ns"
 
+// netnsMade counts the namespaces setupNetns made, for their subnets.
+var netnsMade atomic.Int32
+
 // setupNetns makes a namespace joined to this one by a veth pair on a
 // private /30, and removes it at the end. It returns the namespace's name
 // and this side's address.
@@ -104,7 +108,9 @@ func setupNetns(t *testing.T) (string, string) {
 	t.Helper()
 	id := randHex(3)
 	ns, host := "gpusla-e2e-"+id, "ge2e-"+id
-	octet := 16 + int(id[0])%200
+	// A /30 of its own for each namespace made by this run (several may
+	// exist at once: TestCountedOutageMatchesNetworkCuts cuts three).
+	octet := 16 + int(netnsMade.Add(1)-1)%200
 	hostIP, nsIP := fmt.Sprintf("10.231.%d.1", octet), fmt.Sprintf("10.231.%d.2", octet)
 	if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
 		testenv.Missing(t, "cannot create a network namespace here (%v): %s", err, out)

@@ -465,12 +465,19 @@ type Part struct {
 // Outages is the incident as the books see it, cut by cause where its
 // evidence says whose fault each part was (incident.SplitGap, the report's
 // rule; backend is the backend's own downtime): one part, the whole
-// incident, for a check incident or a record without evidence. An open one
-// lasts until end.
+// incident, for a check incident or a record without evidence; none for a
+// gap recorded after the fact (incident.Record) that was not Overdue. An
+// open one lasts until end.
 func (i Incident) Outages(end time.Time, backend interval.Set) []Part {
 	whole := i.Outage(end)
 	if i.Split == nil || i.Kind != string(incident.Unreachable) {
 		return []Part{{Outage: whole, Open: i.Open()}}
+	}
+	if !i.Split.Counts(whole.Span, backend) {
+		// Recorded after the fact and not silent for longer than the books
+		// allow once the backend's own downtime is taken out: no outage,
+		// as the report finds none.
+		return nil
 	}
 	segs := i.Split.Split(whole.Span, backend)
 	if len(segs) == 0 {

@@ -95,6 +95,9 @@ type Event struct {
 	Hardware           *Hardware `json:"hardware,omitempty"`
 	PricePerGPUHour    *float64  `json:"price_per_gpu_hour,omitempty"` // overrides the terms' price
 	HeartbeatIntervalS int       `json:"heartbeat_interval_s,omitempty"`
+	// PushIntervalS is how often the probe pushes a batch (node_registered);
+	// absent, one heartbeat a push.
+	PushIntervalS int `json:"push_interval_s,omitempty"`
 
 	// observation (probe time in At, backend receive time in ReceivedAt)
 	Batch       string    `json:"batch,omitempty"`
@@ -211,6 +214,15 @@ func (e *Event) TrueAt() time.Time {
 // TrueLastAt is a heartbeat run's last probe time corrected for skew.
 func (e *Event) TrueLastAt() time.Time {
 	return e.LastAt.Add(-time.Duration(e.ClockSkewMS) * time.Millisecond)
+}
+
+// PushInterval of a node_registered event, defaulting to its heartbeat
+// interval (one heartbeat a push).
+func (e *Event) PushInterval() time.Duration {
+	if e.PushIntervalS <= 0 {
+		return e.HeartbeatInterval()
+	}
+	return time.Duration(e.PushIntervalS) * time.Second
 }
 
 // HeartbeatInterval of a node_registered event, defaulting to one minute.
@@ -390,6 +402,8 @@ func (e *Event) validRegistered() error {
 		return fieldErr("price_per_gpu_hour", "must not be negative")
 	case e.HeartbeatIntervalS < 0:
 		return fieldErr("heartbeat_interval_s", "must not be negative")
+	case e.PushIntervalS < 0:
+		return fieldErr("push_interval_s", "must not be negative")
 	}
 	return nil
 }

@@ -20,6 +20,10 @@
 //     gap; the first pass of the run that crossed the success threshold).
 //   - Reclassify: late data (batches from the probe's spool) changed whose
 //     fault a gap in heartbeats was; Cause and Counted are the new verdict.
+//   - Record: an unreachable gap found after the fact, from Since to At:
+//     silent for longer than the books allow but never past the grace, so
+//     never alerted on (Overdue). It goes on the books, as the report
+//     counts it, without an alert.
 //
 // Everything is pure and deterministic: no clock is read, the caller passes
 // `now`. The same hysteresis (Hysteresis) and gap classification
@@ -82,6 +86,37 @@ func KindOfCategory(category string) (Kind, bool) {
 		return InventoryMismatch, true
 	}
 	return "", false
+}
+
+// PromptSlack is what a heartbeat may lag behind its interval and still
+// have been heard in time by the books: the probe's timer jitter (5 s),
+// the request's transit and one quick retry. The probe's default batching
+// (two 30 s heartbeats a 60 s push) sends a batch's first heartbeat one
+// interval after it was made, so a heartbeat heard within interval +
+// PromptSlack of its own time came through on the push it was made for.
+const PromptSlack = 15 * time.Second
+
+// PromptTol is how far apart (probe time) two heartbeats heard in time may
+// be with no gap between them, for the books and the live state alike: the
+// interval plus PromptSlack, or plus the grace where that is shorter. It is
+// not the alerting tolerance (interval + grace).
+func PromptTol(interval time.Duration, th Thresholds) time.Duration {
+	return interval + min(th.Grace, PromptSlack)
+}
+
+// SilenceAllowance is what a batch normally waits on the node: a batch's
+// first heartbeat waits push − interval (two 30 s heartbeats a 60 s push:
+// 30 s), plus PromptSlack; never more than the grace. With one heartbeat a
+// push it is PromptSlack. It is both how late a heartbeat may reach the
+// backend and still be heard in time, and how long the backend may hear
+// nothing at all from a node inside a gap before the books call it an
+// outage (Overdue). A heartbeat the probe spooled during a network cut and
+// delivered after it is the node's own observation, but it was made cut
+// off, so it does not end the outage; judging that by the alerting grace
+// let the spool's drain end every cut up to the grace early
+// (docs/contract.md, "Resolution").
+func SilenceAllowance(interval, push time.Duration, th Thresholds) time.Duration {
+	return min(th.Grace, max(push-interval, 0)+PromptSlack)
 }
 
 // Thresholds are the contract's detection settings (terms "detection").
@@ -166,6 +201,7 @@ const (
 	Open       Op = "open"
 	Close      Op = "close"
 	Reclassify Op = "reclassify"
+	Record     Op = "record"
 )
 
 // Causes of an unreachable interval (whose fault the gap was).

@@ -46,21 +46,31 @@ func (c *Coverage) Alive(g interval.Interval, iv time.Duration) interval.Set {
 }
 
 // Overdue reports whether, inside the receive gap g (from when the next
-// heartbeat was due to when one was heard promptly, or the end of the
-// window), the backend went longer than grace without hearing anything
-// from the node while it was itself up: some part of g outside backend
-// (the backend's own downtime) and outside late (where late batches were
-// arriving: each receipt of an observation not heard promptly, until one
-// interval after it) is longer than grace. Only then is the gap an
-// unreachable incident. This is the live watchdog's rule: a node's silence
-// counts from its last receipt of anything (a late batch of a draining
-// spool is a sign of life too) and from the backend's restart at the
-// earliest, since nobody could hear the node while the backend was down.
-// A gap that was overdue keeps its whole extent, dated by the prompt
-// observations, and is cut by cause (SplitGap).
-func Overdue(g interval.Interval, backend, late interval.Set, grace time.Duration) bool {
+// heartbeat was due to when one was heard in time, or the end of the
+// window), the backend went without hearing anything from the node, while
+// it was itself up, for longer than the books allow: some part of g outside
+// backend (the backend's own downtime) and outside late (where late batches
+// were arriving: each receipt of an observation not heard in time, until
+// one interval after it) is longer than that. Only then is the gap an
+// unreachable incident, live or in the report.
+//
+// What the books allow is allow (SilenceAllowance: the push's own wait
+// plus a few seconds): a batch a little late is no outage, but a silence
+// the contract's downtime period can count is one even when it was too
+// short to alert on (the alert waits for the grace; docs/contract.md,
+// "Resolution"). A gap that touches the backend's own downtime keeps the
+// whole grace: nobody could hear the node while the backend was down, and
+// its reconnection and its spool's drain after the restart are paced by
+// the backend, not the node.
+//
+// A gap that was overdue keeps its whole extent, dated by the observations
+// heard in time, and is cut by cause (SplitGap).
+func Overdue(g interval.Interval, backend, late interval.Set, allow, grace time.Duration) bool {
+	if len((interval.Set{g}).And(backend)) > 0 {
+		allow = grace
+	}
 	for _, p := range (interval.Set{g}).Minus(backend).Minus(late) {
-		if p.End.Sub(p.Start) > grace {
+		if p.End.Sub(p.Start) > allow {
 			return true
 		}
 	}

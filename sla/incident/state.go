@@ -31,8 +31,9 @@ type State struct {
 	LastReceived time.Time `json:"last_received,omitzero"`
 	LastAt       time.Time `json:"last_at,omitzero"`
 	// LastHeardAt is the probe time (skew-corrected) of the newest
-	// observation heard promptly: received within the heartbeat interval
-	// plus the grace of when it was made. An unreachable incident begins
+	// observation heard promptly: received within SilenceAllowance (what a
+	// batch normally waits plus a few seconds, not the grace) of when it was
+	// made. An unreachable incident begins
 	// one interval after it and ends at the probe time of the next one
 	// heard promptly — the instants the monthly report reckons with, so
 	// the transit delay is never outage and a closing heartbeat never
@@ -40,7 +41,11 @@ type State struct {
 	LastHeardAt time.Time `json:"last_heard_at,omitzero"`
 	// Interval is the node's heartbeat interval: the caller sets it (Tick
 	// records the one it is given) before Observe judges promptness.
-	Interval    time.Duration          `json:"interval,omitempty"`
+	Interval time.Duration `json:"interval,omitempty"`
+	// Push is how often the node pushes a batch (zero: one heartbeat a
+	// push): the silence the books allow inside a gap (SilenceAllowance).
+	// The caller sets it with Interval.
+	Push        time.Duration          `json:"push,omitempty"`
 	Checks      map[string]*Hysteresis `json:"checks,omitempty"`
 	Unreachable *Gap                   `json:"unreachable,omitempty"`
 	Recent      []Gap                  `json:"recent,omitempty"`
@@ -55,6 +60,11 @@ type State struct {
 	// verdict in force (connectivity) before it.
 	Seen  Coverage `json:"seen,omitzero"`
 	Conns []Conn   `json:"conns,omitempty"`
+	// Late covers the receive times of observations not heard in time
+	// since shortly before the newest one heard in time (the report's late
+	// coverage, pruned like Seen): the signs of life inside a gap that keep
+	// it from being Overdue.
+	Late Coverage `json:"late,omitzero"`
 }
 
 // Clone returns a deep copy: a caller may change the copy's checks and gaps
@@ -81,6 +91,7 @@ func (s State) Clone() State {
 	}
 	c.Seen.Spans = slices.Clone(s.Seen.Spans)
 	c.Conns = slices.Clone(s.Conns)
+	c.Late.Spans = slices.Clone(s.Late.Spans)
 	return c
 }
 
@@ -99,13 +110,33 @@ type GapEvidence struct {
 	Interval time.Duration `json:"interval"`
 	Seen     Coverage      `json:"seen"`
 	Conns    []Conn        `json:"conns,omitempty"`
+	// Allow, Grace and Late are kept with a gap recorded after the fact
+	// (Record): the silence the books allow (SilenceAllowance), the
+	// contract's grace and the receipts of late observations around it,
+	// so that it is judged Overdue against the backend's downtime when the
+	// books are read (Counts), as the report judges it. Zero for a gap the
+	// watchdog opened: that one was overdue by the grace already.
+	Allow time.Duration `json:"allow,omitempty"`
+	Grace time.Duration `json:"grace,omitempty"`
+	Late  Coverage      `json:"late,omitzero"`
 }
 
 // Clone is a deep copy.
 func (e GapEvidence) Clone() GapEvidence {
 	e.Seen.Spans = slices.Clone(e.Seen.Spans)
 	e.Conns = slices.Clone(e.Conns)
+	e.Late.Spans = slices.Clone(e.Late.Spans)
 	return e
+}
+
+// Counts reports whether the gap g these are the evidence of is an outage
+// at all, given the backend's own downtime: a gap recorded after the fact
+// only if Overdue, as the report judges it; one the watchdog opened always.
+func (e *GapEvidence) Counts(g interval.Interval, backend interval.Set) bool {
+	if e.Grace <= 0 {
+		return true
+	}
+	return Overdue(g, backend, e.Late.Alive(g, e.Interval), e.Allow, e.Grace)
 }
 
 // Split is SplitGap over g with this evidence and the backend's own
@@ -293,7 +324,7 @@ func (s *State) Observe(th Thresholds, e *events.Event) []Transition {
 		return nil // after the service period: not the provider's, not evaluated
 	}
 	o := s.sight(th, e, at)
-	out := s.observeGaps(&o, e.ReceivedAt)
+	out := s.observeGaps(th, &o, e.ReceivedAt)
 	if e.ReceivedAt.After(s.LastReceived) {
 		s.LastReceived = e.ReceivedAt
 	}
@@ -304,6 +335,7 @@ func (s *State) Observe(th Thresholds, e *events.Event) []Transition {
 		s.LastHeardAt = at
 	}
 	s.remember(at, o.conn, o.connOK, o.tol)
+	s.rememberLate(&o, e.ReceivedAt)
 	vs := Verdicts(e.Checks)
 	out = append(out, s.stepLegacy(th, at, vs)...)
 	out = s.stepChecks(th, at, vs, out)
@@ -325,7 +357,7 @@ type sighting struct {
 // sight is what e, taken at at, can show about the node's gaps.
 func (s *State) sight(th Thresholds, e *events.Event, at time.Time) sighting {
 	tol := s.tol(th)
-	o := sighting{at: at, tol: tol, heard: s.Interval <= 0 || e.ReceivedAt.Sub(at) <= tol}
+	o := sighting{at: at, tol: tol, heard: s.Interval <= 0 || e.ReceivedAt.Sub(at) <= SilenceAllowance(s.Interval, s.push(), th)}
 	o.connFail, o.connEv, o.connOK = Connectivity(e.Checks)
 	o.conn = Conn{At: at, Fail: o.connFail, Evidence: o.connEv}
 	if !o.connFail {
@@ -337,11 +369,14 @@ func (s *State) sight(th Thresholds, e *events.Event, at time.Time) sighting {
 // observeGaps closes the open gap when the observation (received at
 // receivedAt) was heard promptly after it began, and reclassifies every
 // recent or open gap whose split by cause the observation changes.
-func (s *State) observeGaps(o *sighting, receivedAt time.Time) []Transition {
+func (s *State) observeGaps(th Thresholds, o *sighting, receivedAt time.Time) []Transition {
 	var out []Transition
 	justClosed := -1
 	if g := s.Unreachable; g != nil && o.heard && !receivedAt.Before(g.Since) {
 		out = append(out, s.closeGap(o))
+		justClosed = len(s.Recent) - 1
+	} else if t, ok := s.recordGap(th, o); ok {
+		out = append(out, t)
 		justClosed = len(s.Recent) - 1
 	}
 	for i := range s.Recent {
@@ -375,6 +410,35 @@ func (s *State) closeGap(o *sighting) Transition {
 	s.pushRecent(*g)
 	s.Unreachable = nil
 	return t
+}
+
+// recordGap records, after the fact, the gap that an observation heard in
+// time ends when none is open: the newest one heard in time before it is
+// further back than PromptTol, so the backend heard nothing in time from
+// one interval after that one until this one — a gap the report sees too
+// (its heard coverage). It is returned as a Record transition with the
+// evidence to judge it by (GapEvidence.Counts: whether it was Overdue),
+// and kept among the recent gaps for late data to reclassify. A gap not
+// Overdue even with the backend up throughout is not recorded at all.
+func (s *State) recordGap(th Thresholds, o *sighting) (Transition, bool) {
+	if s.Unreachable != nil || !o.heard || s.Interval <= 0 || s.LastHeardAt.IsZero() || o.at.Sub(s.LastHeardAt) <= PromptTol(s.Interval, th) {
+		return Transition{}, false
+	}
+	since := s.LastHeardAt.Add(s.Interval)
+	g := &Gap{Since: since, Cause: CauseNoData, Ev: s.seedEvidence(since, th)}
+	g.Ev.Allow, g.Ev.Grace = SilenceAllowance(s.Interval, s.push(), th), th.Grace
+	g.Ev.Late = Coverage{Tol: s.Late.Tol, Spans: slices.Clone(s.Late.Spans)}
+	// Not silent for longer than the books allow even if the backend was
+	// up throughout: no outage whatever its downtime, nothing to record.
+	// (Its downtime can only take more out; Counts judges that later.)
+	if !g.Ev.Counts(interval.Interval{Start: since, End: o.at}, nil) {
+		return Transition{}, false
+	}
+	s.Unreachable = g
+	t := s.closeGap(o)
+	t.Op, t.Evidence = Record, fmt.Sprintf("nothing heard in time from %s to %s: shorter than the grace, not alerted on",
+		since.UTC().Format(time.RFC3339), t.At.UTC().Format(time.RFC3339))
+	return t, true
 }
 
 // addEvidence adds what the observation shows about gap g; true if that
@@ -545,6 +609,38 @@ func (s *State) Release(at time.Time) []Transition {
 		*h = Hysteresis{Kind: h.Kind, Last: h.Last}
 	}
 	return out
+}
+
+// push is the node's push interval, one heartbeat a push when unset.
+func (s *State) push() time.Duration {
+	if s.Push <= 0 {
+		return s.Interval
+	}
+	return s.Push
+}
+
+// rememberLate adds the receipt of an observation not heard in time to
+// Late, and forgets the receipts no gap can reach back to any more: those a
+// tolerance before the newest observation heard in time (a gap begins one
+// interval after it).
+func (s *State) rememberLate(o *sighting, receivedAt time.Time) {
+	if s.Late.Tol != o.tol.Nanoseconds() {
+		s.Late = Coverage{Tol: o.tol.Nanoseconds()}
+	}
+	if !o.heard {
+		s.Late.Add(receivedAt.UnixNano())
+	}
+	if s.LastHeardAt.IsZero() {
+		return
+	}
+	cut := s.LastHeardAt.Add(-o.tol).UnixNano()
+	k := 0
+	for k < len(s.Late.Spans) && s.Late.Spans[k].Last < cut {
+		k++
+	}
+	if k > 0 {
+		s.Late.Spans = slices.Delete(s.Late.Spans, 0, k)
+	}
 }
 
 // pushRecent keeps a closed gap open to reclassification by late data.

@@ -144,6 +144,10 @@ type nodeAcc struct {
 	reg      *events.Event
 	tm       *terms.Terms
 	interval time.Duration
+	push     time.Duration // how often the probe pushes (events.Event.PushInterval)
+	// prompt is how late (ns) an observation may be received and still be
+	// heard in time (incident.SilenceAllowance).
+	prompt   int64
 	released time.Time
 	// release is the node_released record (retro.go).
 	release *adminRec
@@ -266,9 +270,13 @@ func (b *Builder) Add(e *events.Event) error {
 		}
 		reg := *e
 		n.reg, n.tm, n.registered = &reg, tm, true
-		n.interval = e.HeartbeatInterval()
+		n.interval, n.push = e.HeartbeatInterval(), e.PushInterval()
+		// Whether the node ran is judged with the alerting tolerance; whether
+		// it was heard in time (connected) with the books' tighter one.
 		tol := (n.interval + tm.Detection.Grace).Nanoseconds()
-		n.probe.Tol, n.heard.Tol, n.late.Tol = tol, tol, tol
+		n.probe.Tol, n.late.Tol = tol, tol
+		n.heard.Tol = incident.PromptTol(n.interval, tm.Detection).Nanoseconds()
+		n.prompt = incident.SilenceAllowance(n.interval, n.push, tm.Detection).Nanoseconds()
 		for _, p := range n.pending {
 			n.see(p[0], p[1])
 		}
@@ -379,7 +387,7 @@ func (b *Builder) ticketEvent(e *events.Event) {
 // see records an observation made at probe time at and received at recv.
 func (n *nodeAcc) see(at, recv int64) {
 	n.probe.Add(at)
-	if recv-at <= n.heard.Tol {
+	if recv-at <= n.prompt {
 		n.heard.Add(at)
 	} else {
 		n.late.Add(recv)
@@ -409,11 +417,17 @@ func (n *nodeAcc) seeRun(r runRec) {
 		n.probe.Add(r.first)
 		n.probe.Add(r.last)
 	}
-	tol := n.heard.Tol
+	// The backend's run store extends a run with heartbeats up to the
+	// alerting tolerance apart and late (functions/app, extendRun), so a
+	// run resolves its inside only to that tolerance: one within it is
+	// heard whole, as it was recorded; its ends are judged like any
+	// heartbeat, at the books' tolerance (docs/contract.md, "Resolution").
+	tol := n.probe.Tol
 	if r.maxGap <= tol && r.maxDelay <= tol && r.recvFirst-r.first <= tol && r.recvLast-r.last <= tol {
 		n.heard.AddSpan(r.first, r.last)
 		return
 	}
+	tol = n.prompt
 	// Late ends are receipts (signs of life) at their receive times; the
 	// inside's receipts are not known, so none are assumed.
 	for _, h := range [][2]int64{{r.first, r.recvFirst}, {r.last, r.recvLast}} {

@@ -39,6 +39,8 @@ func TestLiveEvaluationAgreesWithReport(t *testing.T) {
 			switch tr.Op {
 			case incident.Open:
 				open[tr.Kind] = &inc{kind: tr.Kind, since: tr.Since}
+			case incident.Record:
+				got = append(got, inc{kind: tr.Kind, since: tr.Since, end: tr.At})
 			case incident.Close:
 				i := open[tr.Kind]
 				i.end = tr.At

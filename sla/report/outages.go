@@ -33,11 +33,12 @@ func (b *Builder) outages(m nodeMonth, backend interval.Set, notices []time.Time
 			if !g.span.End.After(m.period.Start) || !g.span.Start.Before(m.period.End) {
 				continue
 			}
-			if !incident.Overdue(g.span, backend, n.late.Alive(g.span, n.interval), tm.Detection.Grace) {
-				// Never silent for longer than the grace while the backend
-				// was up: nobody could hear the node while it was down, and
-				// late batches arriving (a spool draining) are signs of
-				// life. No incident, live or here.
+			allow := incident.SilenceAllowance(n.interval, n.push, tm.Detection)
+			if !incident.Overdue(g.span, backend, n.late.Alive(g.span, n.interval), allow, tm.Detection.Grace) {
+				// Never silent for longer than the books allow while the
+				// backend was up: nobody could hear the node while it was
+				// down, and late batches arriving (a spool draining) are
+				// signs of life. No incident, live or here.
 				continue
 			}
 			for _, o := range n.splitGap(g, backend, b.backendS, b.backend) {

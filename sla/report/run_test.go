@@ -9,13 +9,14 @@ import (
 
 	"github.com/gpusla/gpusla/internal/golden"
 	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
 // toRuns rewrites a log the way the backend keeps heartbeats: every maximal
 // sequence of heartbeats (probe time order) no further apart than the
-// node's tolerance (heartbeat interval + contract grace), each received
-// within that tolerance and by asOf, becomes one heartbeat_run event; the
+// books' tolerance (incident.PromptTol), each received within it and by
+// asOf, becomes one heartbeat_run event; the
 // other heartbeats (late ones, or received after asOf) stay individual
 // observations, as the backend keeps late data in full. Everything else is
 // kept as it is.
@@ -26,13 +27,16 @@ func toRuns(t *testing.T, evs []events.Event, tm []*terms.Terms, asOf time.Time)
 		byContract[x.Contract] = x
 	}
 	type nodeInfo struct {
-		tol      time.Duration
-		interval time.Duration
+		tol, prompt, delay time.Duration
+		interval           time.Duration
 	}
 	info := map[string]nodeInfo{}
 	for _, e := range evs {
 		if e.Type == events.TypeNodeRegistered {
-			info[e.Node] = nodeInfo{tol: e.HeartbeatInterval() + byContract[e.Contract].Detection.Grace, interval: e.HeartbeatInterval()}
+			tm := byContract[e.Contract]
+			info[e.Node] = nodeInfo{tol: e.HeartbeatInterval() + tm.Detection.Grace, prompt: incident.PromptTol(e.HeartbeatInterval(), tm.Detection),
+				delay:    incident.SilenceAllowance(e.HeartbeatInterval(), e.PushInterval(), tm.Detection),
+				interval: e.HeartbeatInterval()}
 		}
 	}
 	var out []events.Event
@@ -40,7 +44,7 @@ func toRuns(t *testing.T, evs []events.Event, tm []*terms.Terms, asOf time.Time)
 	for _, e := range evs {
 		if e.Type == events.TypeObservation && e.Kind == events.KindHeartbeat && len(e.Checks) == 0 {
 			ni := info[e.Node]
-			if e.ReceivedAt.Sub(e.TrueAt()) <= ni.tol && !e.ReceivedAt.After(asOf) {
+			if e.ReceivedAt.Sub(e.TrueAt()) <= ni.delay && !e.ReceivedAt.After(asOf) {
 				hbs[e.Node] = append(hbs[e.Node], e)
 				continue
 			}
@@ -61,7 +65,7 @@ func toRuns(t *testing.T, evs []events.Event, tm []*terms.Terms, asOf time.Time)
 			j := i + 1
 			maxGap, maxDelay := time.Duration(0), hs[i].ReceivedAt.Sub(hs[i].TrueAt())
 			recvFirst, recvLast := hs[i].ReceivedAt, hs[i].ReceivedAt
-			for j < len(hs) && hs[j].TrueAt().Sub(hs[j-1].TrueAt()) <= ni.tol {
+			for j < len(hs) && hs[j].TrueAt().Sub(hs[j-1].TrueAt()) <= ni.prompt {
 				maxGap = max(maxGap, hs[j].TrueAt().Sub(hs[j-1].TrueAt()))
 				maxDelay = max(maxDelay, hs[j].ReceivedAt.Sub(hs[j].TrueAt()))
 				recvFirst, recvLast = minT(recvFirst, hs[j].ReceivedAt), maxT(recvLast, hs[j].ReceivedAt)

@@ -196,12 +196,21 @@ func scenarios() []scenario {
 		},
 		"cn-flapping": func(t *testing.T, r *Report) {
 			n := node(t, r, "gz-03")
-			eq(t, "outages", len(n.Outages), 2)
-			eq(t, "unreachable seconds", n.Outages[0].Seconds, int64(3*60))
-			eq(t, "gpu_lost kind", n.Outages[1].Kind, "gpu_lost")
-			eq(t, "gpu_lost start", n.Outages[1].Start, "2026-03-12T10:05:00+08:00")
-			eq(t, "gpu_lost end", n.Outages[1].End, "2026-03-12T10:10:00+08:00")
-			eq(t, "claimable", n.Uptime.ClaimableOutageSeconds, int64(8*60))
+			// Heartbeats a minute apart stop after 08:00, 08:10 and 08:20 and
+			// come again at 08:03, 08:13 and 08:24: nothing heard from when
+			// the next was due (08:01, 08:11, 08:21) to then, 2, 2 and 3
+			// minutes. The first two are shorter than the grace (never
+			// alerted on) but count under the 1-minute minimum all the same.
+			eq(t, "outages", len(n.Outages), 4)
+			// The node's own observations 3 minutes apart are within the
+			// interval + grace that shows it running: no connectivity
+			// evidence, counted. Four minutes apart they are not: no data.
+			eq(t, "outage rows", outageRows(n), "no_connectivity_evidence:12T08:01-12T08:03:true:120 "+
+				"no_connectivity_evidence:12T08:11-12T08:13:true:120 no_data:12T08:21-12T08:24:true:180 check_failed:12T10:05-12T10:10:true:300")
+			eq(t, "gpu_lost kind", n.Outages[3].Kind, "gpu_lost")
+			eq(t, "gpu_lost start", n.Outages[3].Start, "2026-03-12T10:05:00+08:00")
+			eq(t, "gpu_lost end", n.Outages[3].End, "2026-03-12T10:10:00+08:00")
+			eq(t, "claimable", n.Uptime.ClaimableOutageSeconds, int64((2+2+3+5)*60))
 		},
 		"cn-tickets": func(t *testing.T, r *Report) {
 			n := node(t, r, "gz-04")
@@ -260,10 +269,14 @@ func scenarios() []scenario {
 		"cn-slow-drain": func(t *testing.T, r *Report) {
 			n := node(t, r, "gz-09")
 			eq(t, "outages", outageRows(n),
-				"backend_outage:09T02:00-09T03:00:false:0 no_connectivity_evidence:09T03:00-09T03:04:true:240")
-			// It ends at 03:04: the heartbeat made then came in the batch of
-			// 03:06:01, 2m01s later, within interval + grace: heard promptly.
-			eq(t, "claimable", n.Uptime.ClaimableOutageSeconds, int64(240))
+				"backend_outage:09T02:00-09T03:00:false:0 no_connectivity_evidence:09T03:00-09T03:06:true:360")
+			// It ends at 03:06, the first heartbeat heard in time (1 s). Those
+			// of 03:04 and 03:05 came in the batch of 03:06:01, 2m01s and
+			// 61 s late, more than the 15 s a batch of one heartbeat may wait
+			// (incident.SilenceAllowance): made while the node was still cut
+			// off from the backend, whatever the alerting grace (which once
+			// ended the outage at 03:04).
+			eq(t, "claimable", n.Uptime.ClaimableOutageSeconds, int64(360))
 		},
 		"us-released-mid-month": func(t *testing.T, r *Report) {
 			eq(t, "nodes", len(r.Nodes), 1)

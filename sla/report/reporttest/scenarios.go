@@ -166,8 +166,9 @@ func Scenarios() []Scenario {
 			// A GPU check that flaps: fail pass fail fail pass fail fail fail
 			// pass fail pass pass at one-minute steps opens one incident at
 			// the sixth minute (three failures) and closes it at the tenth
-			// (two passes). Heartbeat gaps of 3 minutes are inside the grace;
-			// one of 4 minutes is an outage.
+			// (two passes). Heartbeat gaps of 3 minutes are inside the grace
+			// (never alerted on) but outages of 2 minutes by the books; one
+			// of 4 minutes is an outage of 3 minutes, alerted on.
 			Name: "cn-flapping", Month: time.March, AsOf: time.Date(2026, 4, 2, 0, 0, 0, 0, time.UTC),
 			Build: func(l *Log) {
 				l.Register("gz-03", "cn-example", Local(Shanghai, "2026-02-24 23:40"), 8)
@@ -297,8 +298,9 @@ func Scenarios() []Scenario {
 			//   promptly until 03:12;
 			//   9th: a batch at 03:00:01, then the drain stalls until
 			//   03:06:01: silent for 5 minutes with the backend up, one
-			//   incident from 02:00 (its backend part not counted) to 03:04
-			//   (the heartbeat of 03:04 came 2m01s late: heard promptly).
+			//   incident from 02:00 (its backend part not counted) to 03:06
+			//   (the heartbeats of 03:04 and 03:05 came 2m01s and 61 s late:
+			//   made while still cut off).
 			Name: "cn-slow-drain", Month: time.March, AsOf: time.Date(2026, 4, 2, 0, 0, 0, 0, time.UTC),
 			Build: func(l *Log) {
 				l.Register("gz-09", "cn-example", Local(Shanghai, "2026-02-27 10:00"), 8)
