@@ -1,6 +1,7 @@
 package incident
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
