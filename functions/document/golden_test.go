@@ -24,23 +24,29 @@ func buildClaim(t testing.TB) *report.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := report.NewBuilder(tm, report.Options{Year: 2026, Month: time.November, AsOf: documenttest.ClaimAsOf})
+	return buildReport(t, tm, report.Options{Year: 2026, Month: time.November, AsOf: documenttest.ClaimAsOf},
+		"claim-month", documenttest.ClaimMonth().Events)
+}
+
+// buildReport builds the month of evs under tm, read through the log's JSON
+// lines, as `gpusla report --events` and the scheduled job read it.
+func buildReport(t testing.TB, tm []*terms.Terms, opt report.Options, name string, evs []events.Event) *report.Report {
+	t.Helper()
+	b, err := report.NewBuilder(tm, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := documenttest.ClaimMonth()
-	// Through JSON lines, as the command and the scheduled job read it.
 	var buf bytes.Buffer
 	w := events.NewWriter(&buf)
-	for i := range l.Events {
-		if err := w.Write(&l.Events[i]); err != nil {
+	for i := range evs {
+		if err := w.Write(&evs[i]); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.ReadLog("claim-month", &buf); err != nil {
+	if err := b.ReadLog(name, &buf); err != nil {
 		t.Fatal(err)
 	}
 	r, err := b.Build()

@@ -45,30 +45,9 @@ func partialClaim(t *testing.T) *report.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := report.NewBuilder(tm, report.Options{Year: 2026, Month: time.November, AsOf: documenttest.ClaimAsOf})
-	if err != nil {
-		t.Fatal(err)
-	}
 	l := documenttest.ClaimMonth()
 	l.Register("gz-09", "cn-exmaple", documenttest.Local(documenttest.NewYork, "2026-11-02 09:00"), 8)
-	var buf bytes.Buffer
-	w := events.NewWriter(&buf)
-	for i := range l.Events {
-		if err := w.Write(&l.Events[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.ReadLog("claim-month", &buf); err != nil {
-		t.Fatal(err)
-	}
-	r, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return buildReport(t, tm, report.Options{Year: 2026, Month: time.November, AsOf: documenttest.ClaimAsOf}, "claim-month", l.Events)
 }
 
 // A report that had to leave a node out says so inside the document, in

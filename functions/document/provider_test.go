@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/internal/testenv"
-	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/report/reporttest"
@@ -26,30 +25,8 @@ func providerReport(t *testing.T) *report.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := report.NewBuilder(tm, report.Options{Year: 2026, Month: time.November, AsOf: time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Through the log's JSON form, as `gpusla report --events` reads it.
-	var log bytes.Buffer
-	w := events.NewWriter(&log)
-	evs := reporttest.ProviderLog(true)
-	for i := range evs {
-		if err := w.Write(&evs[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.ReadLog("provider.jsonl", &log); err != nil {
-		t.Fatal(err)
-	}
-	r, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return buildReport(t, tm, report.Options{Year: 2026, Month: time.November, AsOf: time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)},
+		"provider.jsonl", reporttest.ProviderLog(true))
 }
 
 // Every format, in both languages, lists what the page acknowledged, what
