@@ -87,11 +87,13 @@ func (s *Service) openingVerdict(ctx context.Context, n store.Node, inc store.In
 		return inc.Counted, false, msg.Text{}
 	}
 	why = parts[0].Reason
-	if dp := tm.Uptime.DowntimePeriod; why.Format == strictMinimum && dp.Minimum > 0 {
-		return false, true, msg.New("counts once it lasts more than %s, the contract's minimum outage", p.Words(dp.Minimum))
-	}
-	if why.Format == belowMinimum && tm.Uptime.DowntimePeriod.Minimum > 0 {
-		return false, true, msg.New("counts once it lasts %s, the contract's minimum outage", p.Words(tm.Uptime.DowntimePeriod.Minimum))
+	if dp := tm.Uptime.DowntimePeriod; dp.Minimum > 0 {
+		switch why.Format {
+		case strictMinimum:
+			return false, true, msg.New("counts once it lasts more than %s, the contract's minimum outage", p.Words(dp.Minimum))
+		case belowMinimum:
+			return false, true, msg.New("counts once it lasts %s, the contract's minimum outage", p.Words(dp.Minimum))
+		}
 	}
 	return false, false, why
 }
