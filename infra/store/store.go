@@ -446,6 +446,11 @@ func (i Incident) Open() bool { return i.End.IsZero() }
 func (i Incident) Outage(end time.Time) account.Outage {
 	o := account.Outage{Kind: incident.Kind(i.Kind), Check: i.Check, Cause: i.Cause,
 		Span: interval.Interval{Start: i.Start, End: i.End}}
+	if i.Split != nil {
+		// Start is the incident's identity (when the heartbeat was due);
+		// the probe's link watch may date the loss earlier, as the report does.
+		o.Span.Start = i.Split.Start(i.Start)
+	}
 	if i.Open() {
 		o.Span.End = end
 	}

@@ -54,6 +54,8 @@ var zh = map[string]string{
 	"announced %s before it started, less than the required %s: downtime counts":                   "仅提前 %s 通知，不足合同要求的 %s，维护期间停机计入故障",
 	"announced with enough notice: taken out of the month":                                         "已提前足够时间通知：从当月扣除",
 	"backend heard nothing in time after the heartbeat of %s until %s (next heartbeat was due %s)": "在 %s 的心跳之后，后端直到 %s 都未按时收到任何数据（下一次心跳应于 %s 到达）",
+	"the probe's link watch lost the backend at %s, before the next heartbeat was due": "探针的链路监测在 %s 与后端失去连接，早于下一次心跳的应到时间",
+	"the backend heard from the node again at %s, the first of the batches it had spooled": "后端于 %s 重新收到该节点的数据（其断网期间缓存的第一批）",
 	"backend outage: %s":                                                                                 "后端故障：%s",
 	"delivered %s after the order (target %s)":                                                           "下单后 %s 才交付（承诺 %s）",
 	"first response %s late (target %s)":                                                                 "首次响应超时 %s（合同承诺 %s内响应）",

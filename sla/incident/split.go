@@ -19,6 +19,10 @@ type Conn struct {
 	At       time.Time `json:"at"`
 	Fail     bool      `json:"fail,omitempty"`
 	Evidence string    `json:"evidence,omitempty"`
+	// Lost: the probe's link watch recorded here its first failed dial of
+	// the backend after a success (LinkCheck), what RefineStart dates a
+	// gap's beginning by.
+	Lost bool `json:"lost,omitempty"`
 }
 
 // Segment is a part of an unreachable gap with one cause: whose fault that
@@ -173,9 +177,11 @@ const MaxConns = 256
 func AddConn(cs []Conn, c Conn) []Conn {
 	i := sort.Search(len(cs), func(i int) bool { return !cs[i].At.Before(c.At) })
 	if i < len(cs) && cs[i].At.Equal(c.At) {
+		lost := cs[i].Lost || c.Lost
 		if c.Fail && !cs[i].Fail {
 			cs[i] = c
 		}
+		cs[i].Lost = lost
 		return cs
 	}
 	cs = append(cs, Conn{})
@@ -186,7 +192,7 @@ func AddConn(cs []Conn, c Conn) []Conn {
 	}
 	out := cs[:0]
 	for j := range cs {
-		if k := len(out); k > 0 && j+1 < len(cs) && out[k-1].Fail == cs[j].Fail && cs[j+1].Fail == cs[j].Fail &&
+		if k := len(out); k > 0 && j+1 < len(cs) && !cs[j].Lost && out[k-1].Fail == cs[j].Fail && cs[j+1].Fail == cs[j].Fail &&
 			cs[j+1].At.Sub(out[k-1].At) <= ConnValidity {
 			continue
 		}

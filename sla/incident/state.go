@@ -66,6 +66,11 @@ type State struct {
 	// coverage, pruned like Seen): the signs of life inside a gap that keep
 	// it from being Overdue.
 	Late Coverage `json:"late,omitzero"`
+	// RecvFrom is when the node's current run of receipts began: its first
+	// receipt after a silence longer than ReceiptBreak (zero: not known, a
+	// state from before it was kept). A heartbeat made before it shows the
+	// node connected only from it on (HeardAt, GapEnd).
+	RecvFrom time.Time `json:"recv_from,omitzero"`
 }
 
 // Clone returns a deep copy: a caller may change the copy's checks and gaps
@@ -120,6 +125,10 @@ type GapEvidence struct {
 	Allow time.Duration `json:"allow,omitempty"`
 	Grace time.Duration `json:"grace,omitempty"`
 	Late  Coverage      `json:"late,omitzero"`
+	// From is when the gap began by the probe's own record of losing its
+	// link (RefineStart), where that is before the heartbeat was due (the
+	// incident's Since, which stays its identity); zero: at Since.
+	From time.Time `json:"from,omitzero"`
 }
 
 // Clone is a deep copy.
@@ -163,7 +172,20 @@ type Gap struct {
 }
 
 func (g *Gap) contains(t time.Time) bool {
-	return !t.Before(g.Since) && (g.Until.IsZero() || t.Before(g.Until))
+	return !t.Before(g.start()) && (g.Until.IsZero() || t.Before(g.Until))
+}
+
+// start is when the gap began: Since, or earlier where the probe's link
+// watch dates it (GapEvidence.From).
+func (g *Gap) start() time.Time { return g.Ev.Start(g.Since) }
+
+// Start is when a gap whose heartbeat was due at since began by this
+// evidence: From when the probe's link watch dates it earlier, else since.
+func (e *GapEvidence) Start(since time.Time) time.Time {
+	if !e.From.IsZero() && e.From.Before(since) {
+		return e.From
+	}
+	return since
 }
 
 // ClassifyGap says whose fault a gap in received heartbeats was, from what
@@ -210,6 +232,7 @@ func (s *State) Tick(now, lastReceived time.Time, interval time.Duration, th Thr
 		due = s.LastHeardAt.Add(interval)
 	}
 	g := &Gap{Since: due, Cause: CauseNoData, Ev: s.seedEvidence(due, th)}
+	g.refine()
 	s.Unreachable = g
 	g.Cause = g.summary(g.Ev.Split(g.span(), nil))
 	return []Transition{Transition{Op: Open, Kind: Unreachable, Since: due, At: due, Cause: g.Cause, Counted: CauseCounted(g.Cause),
@@ -239,6 +262,17 @@ func (s *State) seedEvidence(since time.Time, th Thresholds) GapEvidence {
 	return ev
 }
 
+// refine dates the gap's beginning by the probe's link watch, if its
+// evidence holds a record of it (RefineStart); true if that moved it.
+func (g *Gap) refine() bool {
+	from := RefineStart(g.Since, g.Ev.Interval, g.Ev.Conns)
+	if !from.Before(g.start()) {
+		return false
+	}
+	g.Ev.From = from
+	return true
+}
+
 // span is the gap's interval: to its end, or while open to one interval
 // past the newest instant it knows of (not before it began).
 func (g *Gap) span() interval.Interval {
@@ -251,7 +285,7 @@ func (g *Gap) span() interval.Interval {
 			}
 		}
 	}
-	return interval.Interval{Start: g.Since, End: end}
+	return interval.Interval{Start: g.start(), End: end}
 }
 
 // summary is the one cause the incident record and its alerts name: its
@@ -324,6 +358,9 @@ func (s *State) Observe(th Thresholds, e *events.Event) []Transition {
 	if !s.Released.IsZero() && !at.Before(s.Released) {
 		return nil // after the service period: not the provider's, not evaluated
 	}
+	if s.LastReceived.IsZero() || e.ReceivedAt.Sub(s.LastReceived) > ReceiptBreak(s.Interval, s.push(), th) {
+		s.RecvFrom = e.ReceivedAt // a new run of receipts after a silence
+	}
 	o := s.sight(th, e, at)
 	out := s.observeGaps(th, &o, e.ReceivedAt)
 	if e.ReceivedAt.After(s.LastReceived) {
@@ -332,8 +369,8 @@ func (s *State) Observe(th Thresholds, e *events.Event) []Transition {
 	if at.After(s.LastAt) {
 		s.LastAt = at
 	}
-	if o.heard && at.After(s.LastHeardAt) {
-		s.LastHeardAt = at
+	if o.heard && o.heardAt.After(s.LastHeardAt) {
+		s.LastHeardAt = o.heardAt
 	}
 	s.remember(at, o.conn, o.connOK, o.tol)
 	s.rememberLate(&o, e.ReceivedAt)
@@ -347,9 +384,12 @@ func (s *State) Observe(th Thresholds, e *events.Event) []Transition {
 // probe time, whether it was heard promptly (within the tolerance), and the
 // probe's own connectivity verdict, if it had one (connOK).
 type sighting struct {
-	at               time.Time
-	tol              time.Duration
+	at  time.Time
+	tol time.Duration
+	// heard: received in time; heardAt is when it shows the node
+	// connected (HeardAt) and runFrom when its run of receipts began.
 	heard            bool
+	heardAt, runFrom time.Time
 	conn             Conn
 	connOK, connFail bool
 	connEv           string
@@ -359,8 +399,9 @@ type sighting struct {
 func (s *State) sight(th Thresholds, e *events.Event, at time.Time) sighting {
 	tol := s.tol(th)
 	o := sighting{at: at, tol: tol, heard: s.Interval <= 0 || e.ReceivedAt.Sub(at) <= SilenceAllowance(s.Interval, s.push(), th)}
+	o.heardAt, o.runFrom = HeardAt(at, e.ReceivedAt, s.RecvFrom, s.Interval, s.push()), s.RecvFrom
 	o.connFail, o.connEv, o.connOK = Connectivity(e.Checks)
-	o.conn = Conn{At: at, Fail: o.connFail, Evidence: o.connEv}
+	o.conn = Conn{At: at, Fail: o.connFail, Evidence: o.connEv, Lost: LinkLost(e.Checks)}
 	if !o.connFail {
 		o.conn.Evidence = ""
 	}
@@ -395,16 +436,14 @@ func (s *State) observeGaps(th Thresholds, o *sighting, receivedAt time.Time) []
 	return out
 }
 
-// closeGap ends the open gap at the probe time of the first observation
-// heard promptly after it (never before it began) and keeps it among the
+// closeGap ends the open gap when the first observation heard promptly
+// after it shows the node connected, or at the first receipt of the run it
+// came in (GapEnd; never before the gap began), and keeps it among the
 // recent ones.
 func (s *State) closeGap(o *sighting) Transition {
 	g := s.Unreachable
-	g.Until = o.at
-	if g.Until.Before(g.Since) {
-		g.Until = g.Since
-	}
 	o.addEvidence(g)
+	g.Until = GapEnd(g.start(), o.heardAt, o.runFrom)
 	g.Cause = g.summary(g.Ev.Split(g.span(), nil))
 	t := Transition{Op: Close, Kind: Unreachable, Since: g.Since, At: g.Until, Cause: g.Cause,
 		Counted: CauseCounted(g.Cause), Split: g.evidence()}.because(msg.New("first observation heard promptly after the gap"))
@@ -422,17 +461,18 @@ func (s *State) closeGap(o *sighting) Transition {
 // and kept among the recent gaps for late data to reclassify. A gap not
 // Overdue even with the backend up throughout is not recorded at all.
 func (s *State) recordGap(th Thresholds, o *sighting) (Transition, bool) {
-	if s.Unreachable != nil || !o.heard || s.Interval <= 0 || s.LastHeardAt.IsZero() || o.at.Sub(s.LastHeardAt) <= PromptTol(s.Interval, th) {
+	if s.Unreachable != nil || !o.heard || s.Interval <= 0 || s.LastHeardAt.IsZero() || o.heardAt.Sub(s.LastHeardAt) <= PromptTol(s.Interval, th) {
 		return Transition{}, false
 	}
 	since := s.LastHeardAt.Add(s.Interval)
 	g := &Gap{Since: since, Cause: CauseNoData, Ev: s.seedEvidence(since, th)}
 	g.Ev.Allow, g.Ev.Grace = SilenceAllowance(s.Interval, s.push(), th), th.Grace
 	g.Ev.Late = Coverage{Tol: s.Late.Tol, Spans: slices.Clone(s.Late.Spans)}
+	g.refine()
 	// Not silent for longer than the books allow even if the backend was
 	// up throughout: no outage whatever its downtime, nothing to record.
 	// (Its downtime can only take more out; Counts judges that later.)
-	if !g.Ev.Counts(interval.Interval{Start: since, End: o.at}, nil) {
+	if !g.Ev.Counts(interval.Interval{Start: g.start(), End: GapEnd(g.start(), o.heardAt, o.runFrom)}, nil) {
 		return Transition{}, false
 	}
 	s.Unreachable = g
@@ -465,10 +505,12 @@ func (o *sighting) addEvidence(g *Gap) bool {
 	if inSeen {
 		g.Ev.Seen.Add(at.UnixNano())
 	}
+	moved := false
 	if inConn {
 		g.Ev.Conns = AddConn(g.Ev.Conns, o.conn)
+		moved = o.conn.Lost && g.refine()
 	}
-	return !slices.EqualFunc(old, g.Ev.Split(g.span(), nil), sameSegment)
+	return moved || !slices.EqualFunc(old, g.Ev.Split(g.span(), nil), sameSegment)
 }
 
 // reclassify gives g the cause its new split says, with the evidence for

@@ -128,6 +128,7 @@ type checkRec struct {
 	name int32 // the check's name (what detection.definitive matches)
 	kind uint8 // index into incident.Kinds; a month of records per node stays small
 	fail bool
+	lost bool // a connectivity result holding the probe's link watch losing the backend (incident.LinkLost)
 }
 
 func kindIndex(k incident.Kind) uint8 {
@@ -161,6 +162,17 @@ type nodeAcc struct {
 	// the backend saw as unreachable; probe says what late data revealed.
 	probe incident.Coverage
 	heard incident.Coverage
+	// recv covers every receipt of the node's observations, at the
+	// tolerance incident.ReceiptBreak: its spans are the runs of receipts
+	// the live state tracks (State.RecvFrom). suspects are the heartbeats
+	// heard in time that arrived later than a batch's normal wait plus
+	// incident.TransitSlack: when each shows the node connected
+	// (incident.HeardAt) depends on the receipt run it arrived in, known
+	// once the log is read (settle). wait is that normal wait.
+	recv     incident.Coverage
+	suspects []suspect
+	settled  bool
+	wait     int64
 	// late covers the receive times of observations not heard promptly
 	// (a spool draining): signs of life that keep a gap from being overdue
 	// (incident.Overdue), as they do live.
@@ -277,6 +289,8 @@ func (b *Builder) Add(e *events.Event) error {
 		n.probe.Tol, n.late.Tol = tol, tol
 		n.heard.Tol = incident.PromptTol(n.interval, tm.Detection).Nanoseconds()
 		n.prompt = incident.SilenceAllowance(n.interval, n.push, tm.Detection).Nanoseconds()
+		n.recv.Tol = incident.ReceiptBreak(n.interval, n.push, tm.Detection).Nanoseconds()
+		n.wait = (max(n.push-n.interval, 0) + incident.TransitSlack).Nanoseconds()
 		for _, p := range n.pending {
 			n.see(p[0], p[1])
 		}
@@ -387,11 +401,51 @@ func (b *Builder) ticketEvent(e *events.Event) {
 // see records an observation made at probe time at and received at recv.
 func (n *nodeAcc) see(at, recv int64) {
 	n.probe.Add(at)
-	if recv-at <= n.prompt {
-		n.heard.Add(at)
-	} else {
+	n.recv.Add(recv)
+	n.hear(at, recv, at, recv)
+}
+
+// suspect is a heard heartbeat, or a heard run from first to last, whose
+// first heartbeat came late enough that when it shows the node connected
+// depends on its receipt run (incident.HeardAt).
+type suspect struct{ first, recvFirst, last, recvLast int64 }
+
+// hear records the heartbeat at at (received at recv), or the heard run
+// from at to last, as heard in time or late.
+func (n *nodeAcc) hear(at, recv, last, recvLast int64) {
+	switch {
+	case recv-at > n.prompt:
 		n.late.Add(recv)
+	case recv-at > n.wait || recvLast-last > n.wait:
+		n.suspects = append(n.suspects, suspect{at, recv, last, recvLast})
+	default:
+		n.heard.AddSpan(at, last)
 	}
+}
+
+// settle adds the suspects to the heard coverage at the instants they show
+// the node connected, now that every receipt is known. Once per report.
+func (n *nodeAcc) settle() {
+	if n.settled {
+		return
+	}
+	n.settled = true
+	for _, s := range n.suspects {
+		hf := incident.HeardAt(nanos(s.first), nanos(s.recvFirst), nanos(n.runFrom(s.recvFirst)), n.interval, n.push).UnixNano()
+		hl := incident.HeardAt(nanos(s.last), nanos(s.recvLast), nanos(n.runFrom(s.recvLast)), n.interval, n.push).UnixNano()
+		n.heard.AddSpan(hf, max(hf, hl))
+	}
+	n.suspects = nil
+}
+
+// runFrom is the first receipt of the receipt run holding the receipt r.
+func (n *nodeAcc) runFrom(r int64) int64 {
+	sp := n.recv.Spans
+	i := sort.Search(len(sp), func(i int) bool { return sp[i].Last >= r })
+	if i < len(sp) && sp[i].First <= r {
+		return sp[i].First
+	}
+	return r
 }
 
 // runRec is a heartbeat run (docs/events.md, heartbeat_run), in Unix
@@ -424,18 +478,20 @@ func (n *nodeAcc) seeRun(r runRec) {
 	// heartbeat, at the books' tolerance (docs/contract.md, "Resolution").
 	tol := n.probe.Tol
 	if r.maxGap <= tol && r.maxDelay <= tol && r.recvFirst-r.first <= tol && r.recvLast-r.last <= tol {
-		n.heard.AddSpan(r.first, r.last)
+		// Heard whole: its receipts were one run too (ReceiptBreak).
+		n.recv.AddSpan(r.recvFirst, r.recvLast)
+		if r.recvFirst-r.first > n.prompt || r.recvLast-r.last > n.prompt {
+			n.heard.AddSpan(r.first, r.last) // a run recorded before the books' tolerance: as it was
+			return
+		}
+		n.hear(r.first, r.recvFirst, r.last, r.recvLast)
 		return
 	}
-	tol = n.prompt
 	// Late ends are receipts (signs of life) at their receive times; the
 	// inside's receipts are not known, so none are assumed.
 	for _, h := range [][2]int64{{r.first, r.recvFirst}, {r.last, r.recvLast}} {
-		if h[1]-h[0] <= tol {
-			n.heard.Add(h[0])
-		} else {
-			n.late.Add(h[1])
-		}
+		n.recv.Add(h[1])
+		n.hear(h[0], h[1], h[0], h[1])
 	}
 }
 
@@ -498,7 +554,7 @@ func (b *Builder) observe(e *events.Event) {
 		if fail {
 			ev = n.evidence(evText)
 		}
-		n.conns = append(n.conns, checkRec{at: at, fail: fail, ev: ev})
+		n.conns = append(n.conns, checkRec{at: at, fail: fail, ev: ev, lost: incident.LinkLost(e.Checks)})
 	}
 }
 

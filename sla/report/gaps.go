@@ -15,7 +15,12 @@ import (
 
 type gap struct {
 	span interval.Interval
-	open bool // still unreachable at the end of the report
+	// due is when the next heartbeat was due (span starts earlier where
+	// the probe's link watch dates the loss: incident.RefineStart); heard
+	// is when the closing heartbeat showed the node connected (span ends
+	// earlier at the first receipt of the run it came in: incident.GapEnd).
+	due, heard time.Time
+	open       bool // still unreachable at the end of the report
 }
 
 func nanos(t int64) time.Time { return time.Unix(0, t) }
@@ -24,19 +29,40 @@ func nanos(t int64) time.Time { return time.Unix(0, t) }
 // from when the next heartbeat was due to the first one heard after (probe
 // time, so the transit delay of a prompt heartbeat is not an outage).
 func (n *nodeAcc) heardGaps(end time.Time) []gap {
+	n.settle()
 	iv := n.interval
 	var out []gap
 	sp := n.heard.Spans
+	conns := n.connList()
 	for i := 0; i+1 < len(sp); i++ {
-		out = append(out, gap{span: interval.Interval{Start: nanos(sp[i].Last).Add(iv), End: nanos(sp[i+1].First)}})
+		due, heard := nanos(sp[i].Last).Add(iv), nanos(sp[i+1].First)
+		start := incident.RefineStart(due, iv, conns)
+		out = append(out, gap{span: interval.Interval{Start: start, End: incident.GapEnd(start, heard, n.closingRun(heard))},
+			due: due, heard: heard})
 	}
 	if len(sp) > 0 {
 		last := nanos(sp[len(sp)-1].Last)
 		if end.Sub(last).Nanoseconds() > n.heard.Tol {
-			out = append(out, gap{span: interval.Interval{Start: last.Add(iv), End: end}, open: true})
+			due := last.Add(iv)
+			out = append(out, gap{span: interval.Interval{Start: incident.RefineStart(due, iv, conns), End: end}, due: due, open: true})
 		}
 	}
 	return out
+}
+
+// closingRun is the first receipt of the receipt run the heartbeat that
+// showed the node connected at heard arrived in: the one run with a
+// receipt from a little before heard (skew) to as late as a heartbeat
+// heard in time can come (runs are further apart than that).
+func (n *nodeAcc) closingRun(heard time.Time) time.Time {
+	from := heard.Add(-incident.TransitSlack).UnixNano()
+	to := heard.UnixNano() + max(n.prompt, n.wait)
+	sp := n.recv.Spans
+	i := sort.Search(len(sp), func(i int) bool { return sp[i].Last >= from })
+	if i < len(sp) && sp[i].First <= to {
+		return nanos(sp[i].First)
+	}
+	return time.Time{}
 }
 
 // splitGap says whose fault each part of a receive gap was, by the rule
@@ -47,11 +73,17 @@ func (n *nodeAcc) heardGaps(end time.Time) []gap {
 func (n *nodeAcc) splitGap(g gap, backend interval.Set, backendSummary []string, backendRaw []interval.Interval) []account.Outage {
 	G := g.span
 	loc := n.tm.Calendar.Loc
-	head := msg.New("backend heard nothing in time after the heartbeat of %s until %s (next heartbeat was due %s)",
-		msg.At(G.Start.Add(-n.interval), loc), n.endText(g), msg.At(G.Start, loc))
+	head := []msg.Text{msg.New("backend heard nothing in time after the heartbeat of %s until %s (next heartbeat was due %s)",
+		msg.At(g.due.Add(-n.interval), loc), n.endText(g), msg.At(g.due, loc))}
+	if G.Start.Before(g.due) {
+		head = append(head, msg.New("the probe's link watch lost the backend at %s, before the next heartbeat was due", msg.At(G.Start, loc)))
+	}
+	if !g.open && G.End.Before(g.heard) {
+		head = append(head, msg.New("the backend heard from the node again at %s, the first of the batches it had spooled", msg.At(G.End, loc)))
+	}
 	var res []account.Outage
 	for _, s := range incident.SplitGap(G, n.probe.Alive(G, n.interval), n.connList(), backend) {
-		ev := []msg.Text{head}
+		ev := slices.Clone(head)
 		switch s.Cause {
 		case incident.CauseNoData:
 			ev = append(ev, msg.New("no observation from the node covers this interval (probe time)"))
@@ -84,7 +116,7 @@ func (n *nodeAcc) endText(g gap) any {
 	if g.open {
 		return msg.New("the end of the report (still unreachable)")
 	}
-	return msg.At(g.span.End, n.tm.Calendar.Loc)
+	return msg.At(g.heard, n.tm.Calendar.Loc)
 }
 
 // connList is the node's connectivity results in time order, as
@@ -96,7 +128,7 @@ func (n *nodeAcc) connList() []incident.Conn {
 	sort.SliceStable(n.conns, func(i, j int) bool { return n.conns[i].at < n.conns[j].at })
 	out := make([]incident.Conn, len(n.conns))
 	for i, r := range n.conns {
-		out[i] = incident.Conn{At: nanos(r.at), Fail: r.fail}
+		out[i] = incident.Conn{At: nanos(r.at), Fail: r.fail, Lost: r.lost}
 		if r.ev >= 0 {
 			out[i].Evidence = n.evText[r.ev]
 		}

@@ -1,0 +1,259 @@
+package report
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/incident"
+	"github.com/gpusla/gpusla/sla/terms"
+)
+
+// cutSim is a probe as it behaves through a network cut, to the second:
+// heartbeats every 30 s (one a push), each received 0.2 s after it was
+// made; during the cut [from, to) nothing gets through, so everything made
+// is spooled; the probe's next retry reaches the backend reconnect after the
+// cut ended, and the spool drains in order, 0.3 s a batch. With linkWatch,
+// the probe's link watch dials the backend every 5 s (at 1.3 s past each
+// 5 s) and records the first failed dial after a success and the first
+// success after that (incident.LinkCheck).
+type cutSim struct {
+	node                string
+	start, end          time.Time // heartbeats from start (the phase) to end
+	from, to            time.Time
+	reconnect           time.Duration
+	linkWatch           bool
+	lostAt, regainedAt  time.Time // the link watch's records, filled by events
+	heartbeatsSpooled   int
+	closingMadeInTheCut bool
+}
+
+type made struct {
+	at     time.Time
+	checks []events.Check
+}
+
+func (c *cutSim) events() []events.Event {
+	var obs []made
+	for at := c.start; at.Before(c.end); at = at.Add(30 * time.Second) {
+		obs = append(obs, made{at: at})
+	}
+	if c.linkWatch {
+		up := true
+		for at := c.start.Truncate(5 * time.Second).Add(1300 * time.Millisecond); at.Before(c.end); at = at.Add(5 * time.Second) {
+			cut := !at.Before(c.from) && at.Before(c.to)
+			switch {
+			case up && cut:
+				c.lostAt = at
+				obs = append(obs, made{at: at, checks: []events.Check{{Name: incident.LinkCheck, Category: events.CategoryConnectivity, Verdict: "fail",
+					Value: "tcp backend:443 unreachable"}}})
+			case !up && !cut:
+				c.regainedAt = at
+				obs = append(obs, made{at: at, checks: []events.Check{{Name: incident.LinkCheck, Category: events.CategoryConnectivity, Verdict: "pass",
+					Value: "tcp backend:443 reached"}}})
+			}
+			up = !cut
+		}
+	}
+	sort.SliceStable(obs, func(i, j int) bool { return obs[i].at.Before(obs[j].at) })
+	var out []events.Event
+	var busy time.Time
+	for i, o := range obs {
+		send := o.at
+		if send.Before(busy) {
+			send = busy
+		}
+		if !send.Before(c.from) && send.Before(c.to.Add(c.reconnect)) {
+			send = c.to.Add(c.reconnect) // spooled through the cut, sent at the retry
+		}
+		recv := send.Add(200 * time.Millisecond)
+		if send.After(o.at) {
+			busy = send.Add(300 * time.Millisecond) // draining: one batch after another
+			if o.checks == nil {
+				c.heartbeatsSpooled++
+			}
+		}
+		out = append(out, events.Event{Type: events.TypeObservation, ID: fmt.Sprintf("%s/%d", c.node, i), Node: c.node,
+			At: o.at, ReceivedAt: recv, Kind: events.KindHeartbeat, Checks: o.checks})
+	}
+	return out
+}
+
+// cutTerms is cn-example with a 1-minute minimum downtime period counted to
+// the second, and its 2-minute grace.
+func cutTermsForResolution(t *testing.T) []*terms.Terms {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("..", "..", "testdata", "terms", "cn-example.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const minimum = "  minimum_outage: 1m            # shorter runs of unavailability do not count\n"
+	if !strings.Contains(string(src), minimum) {
+		t.Fatal("cn-example.yaml's minimum_outage line changed; update this test")
+	}
+	tms, err := terms.Parse("cn-example.yaml", []byte(strings.Replace(string(src), minimum, "  downtime_period: {minimum: 1m}\n", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tms
+}
+
+// The counted outage of a real cut, at its worst phase (the cut begins half
+// a second after a heartbeat, so the next one was due 29.5 s into it), with
+// the spool's drain after it (a heartbeat made 6 s before the cut ended is
+// delivered, heard in time, after the late batches):
+//
+//   - by the heartbeats alone the outage begins when the next heartbeat was
+//     due and ends when the backend heard the node again, the first batch of
+//     the drain, 3 s after the cut (not when that spooled heartbeat was
+//     made): 150 s reads 150 − 29.5 + 3.2 = 123.7 s, within one interval;
+//   - with the probe's link watch the outage begins at its first failed
+//     dial (at most 5 s into the cut) and the connectivity pass at its first
+//     good dial after the cut ends the counted part: within 5 s, and the
+//     75 s cut, which the heartbeats alone read below the 1-minute minimum
+//     (48.7 s), is counted.
+//
+// The live state, fed the same log in receive order, records the same
+// gaps.
+func TestCutsDatedByReceiptsAndLinkWatch(t *testing.T) {
+	tms := cutTermsForResolution(t)
+	base := time.Date(2026, time.March, 10, 2, 0, 0, 0, time.UTC)
+	type tc struct {
+		length    time.Duration
+		linkWatch bool
+		// wantSeen is the extent the heartbeats show (before the minimum),
+		// wantCounted what the minimum leaves of it, worked by hand.
+		wantSeen, wantCounted time.Duration
+	}
+	cases := []tc{
+		{75 * time.Second, false, 75*time.Second - 29500*time.Millisecond + 3200*time.Millisecond, 0},
+		{150 * time.Second, false, 150*time.Second - 29500*time.Millisecond + 3200*time.Millisecond, 150*time.Second - 29500*time.Millisecond + 3200*time.Millisecond},
+		{10 * time.Minute, false, 600*time.Second - 29500*time.Millisecond + 3200*time.Millisecond, 600*time.Second - 29500*time.Millisecond + 3200*time.Millisecond},
+		// The link watch: the cut begins at :00.5, the first failed dial
+		// at :01.3; it ends at C1, the first good dial at the next x1.3 or
+		// x6.3 (the row's counted part ends at it, the rest, to the drain's
+		// first batch, is the probe's reconnection: backend_only).
+		{75 * time.Second, true, 75*time.Second - 800*time.Millisecond + 3200*time.Millisecond, 75*time.Second - 800*time.Millisecond + 800*time.Millisecond},
+		{150 * time.Second, true, 150*time.Second - 800*time.Millisecond + 3200*time.Millisecond, 150*time.Second - 800*time.Millisecond + 800*time.Millisecond},
+		{10 * time.Minute, true, 600*time.Second - 800*time.Millisecond + 3200*time.Millisecond, 600*time.Second - 800*time.Millisecond + 800*time.Millisecond},
+	}
+	var evs []events.Event
+	sims := make([]*cutSim, len(cases))
+	for i, c := range cases {
+		id := fmt.Sprintf("cut-%d", i)
+		from := base.Add(time.Duration(i) * time.Hour).Add(500 * time.Millisecond)
+		sims[i] = &cutSim{node: id, start: base.Add(time.Duration(i)*time.Hour - 20*time.Minute), end: base.Add(7 * time.Hour),
+			from: from, to: from.Add(c.length), reconnect: 3 * time.Second, linkWatch: c.linkWatch}
+		evs = append(evs, events.Event{Type: events.TypeNodeRegistered, ID: "reg-" + id, Node: id, Contract: "cn-example",
+			OrderedAt: base.Add(-24 * time.Hour), HeartbeatIntervalS: 30, PushIntervalS: 30, Hardware: &events.Hardware{GPUModel: "H200 SXM 141GB", GPUCount: 8}})
+		evs = append(evs, sims[i].events()...)
+	}
+	r := buildFrom(t, tms, Options{Year: 2026, Month: time.March, AsOf: base.Add(7*time.Hour - time.Minute)}, evs)
+	near := func(what string, got, want time.Duration) {
+		t.Helper()
+		if d := got - want; d < -time.Second || d > time.Second {
+			t.Errorf("%s = %s, want %s (to the second the report shows)", what, got, want)
+		}
+	}
+	for i, c := range cases {
+		n := node(t, r, sims[i].node)
+		var counted int64
+		var first, last time.Time
+		for _, o := range n.Outages {
+			if o.Kind == string(incident.Unreachable) {
+				counted += o.CountedSeconds
+				if first.IsZero() {
+					first = rfcTime(t, o.Start)
+				}
+				last = rfcTime(t, o.End)
+			}
+		}
+		name := fmt.Sprintf("%s cut (link watch %v)", c.length, c.linkWatch)
+		if sims[i].heartbeatsSpooled == 0 {
+			t.Fatalf("%s: the simulation spooled nothing", name)
+		}
+		near(name+": extent the books see", last.Sub(first), c.wantSeen)
+		near(name+": counted", time.Duration(counted)*time.Second, c.wantCounted)
+		if off := time.Duration(counted)*time.Second - c.length; c.wantCounted > 0 && (off <= -30*time.Second || off >= 30*time.Second) {
+			t.Errorf("%s: counted %d s, %s off the real cut: not within one heartbeat interval", name, counted, off)
+		}
+		for _, o := range n.Outages {
+			t.Logf("%s: %s %s..%s %d s counted %d s; %q", name, o.Cause, o.Start, o.End, o.ObservedSeconds, o.CountedSeconds, o.Evidence)
+		}
+	}
+	liveAgreesOnCuts(t, tms[0].Detection, evs, r)
+}
+
+// liveAgreesOnCuts feeds each node's log to the live state in receive order
+// (a watchdog tick every 10 s) and checks that its unreachable gaps, begun
+// where the link watch dates them, are the report's rows end to end.
+func liveAgreesOnCuts(t *testing.T, th incident.Thresholds, evs []events.Event, r *Report) {
+	t.Helper()
+	byNode := map[string][]events.Event{}
+	for _, e := range evs {
+		if e.Type == events.TypeObservation {
+			byNode[e.Node] = append(byNode[e.Node], e)
+		}
+	}
+	for id, log := range byNode {
+		sort.SliceStable(log, func(i, j int) bool { return log[i].ReceivedAt.Before(log[j].ReceivedAt) })
+		st := incident.State{Interval: 30 * time.Second, Push: 30 * time.Second}
+		var live []string
+		note := func(trs []incident.Transition) {
+			for _, tr := range trs {
+				if tr.Kind == incident.Unreachable && (tr.Op == incident.Close || tr.Op == incident.Record) {
+					start := tr.Since
+					if tr.Split != nil {
+						start = tr.Split.Start(tr.Since)
+					}
+					live = append(live, start.UTC().Format(time.RFC3339)+".."+tr.At.UTC().Format(time.RFC3339))
+				}
+			}
+		}
+		next := log[0].ReceivedAt.Truncate(10 * time.Second).Add(10 * time.Second)
+		for i := range log {
+			for !next.After(log[i].ReceivedAt) {
+				note(st.Tick(next, time.Time{}, 30*time.Second, th))
+				next = next.Add(10 * time.Second)
+			}
+			note(st.Observe(th, &log[i]))
+		}
+		var rows []string
+		n := node(t, r, id)
+		var first, last string
+		for _, o := range n.Outages {
+			if o.Kind != string(incident.Unreachable) {
+				continue
+			}
+			if first == "" {
+				first = o.Start
+			}
+			last = o.End
+		}
+		if first != "" {
+			rows = append(rows, utc(t, first)+".."+utc(t, last))
+		}
+		if strings.Join(live, ",") != strings.Join(rows, ",") {
+			t.Errorf("%s: live gaps %v, report %v", id, live, rows)
+		}
+	}
+}
+
+func utc(t *testing.T, s string) string {
+	t.Helper()
+	return rfcTime(t, s).UTC().Format(time.RFC3339)
+}
+
+func rfcTime(t *testing.T, s string) time.Time {
+	t.Helper()
+	at, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return at
+}
