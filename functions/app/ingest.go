@@ -683,11 +683,13 @@ func unsettled(ev *incident.State) bool {
 
 // inGap reports whether t falls in the open unreachable gap or a recent one.
 func inGap(ev *incident.State, t time.Time) bool {
-	if g := ev.Unreachable; g != nil && !t.Before(g.Since) {
+	// From where the gap began: where the probe's link watch dated it, if
+	// earlier than the heartbeat was due.
+	if g := ev.Unreachable; g != nil && !t.Before(g.Ev.Start(g.Since)) {
 		return true
 	}
 	for _, g := range ev.Recent {
-		if !t.Before(g.Since) && t.Before(g.Until) {
+		if !t.Before(g.Ev.Start(g.Since)) && t.Before(g.Until) {
 			return true
 		}
 	}
