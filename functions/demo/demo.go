@@ -202,7 +202,6 @@ backend:
   url: %s
   timeout: 10s
   min_backoff: 500ms
-  max_backoff: 5s
 secret_file: %s
 schedules:
   heartbeat: %s

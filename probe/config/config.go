@@ -64,7 +64,20 @@ const (
 	// MaxPush bounds schedules.push: observations wait that long on the
 	// node, and the backend calls a node unreachable once heartbeats are
 	// overdue by more than its grace.
-	MaxPush            = 10 * time.Minute
+	MaxPush = 10 * time.Minute
+	// DefaultTimeout is backend.timeout: a request that hangs delays the
+	// retry that would end an outage in the backend's books, so it is
+	// kept well under the 30 s heartbeat interval.
+	DefaultTimeout = 10 * time.Second
+	// DefaultMinBackoff and DefaultMaxBackoff are the retry delays'
+	// bounds; with a plain-duration heartbeat the longest defaults to half
+	// its interval when that is shorter (validateRetry).
+	DefaultMinBackoff = time.Second
+	DefaultMaxBackoff = 5 * time.Minute
+	// DefaultLinkCheck is backend.link_check (or half the heartbeat
+	// interval when that is shorter); MinLinkCheck the shortest allowed.
+	DefaultLinkCheck   = 5 * time.Second
+	MinLinkCheck       = 10 * time.Millisecond
 	DefaultSpoolDir    = "/var/lib/gpuprobe/spool"
 	DefaultSpoolBytes  = 64 << 20
 	DefaultIdleUtilPct = 5.0
@@ -99,9 +112,21 @@ type Config struct {
 // Backend is where batches go.
 type Backend struct {
 	URL        string        `yaml:"url"`         // the ingest endpoint, e.g. https://…/v1/batches
-	Timeout    time.Duration `yaml:"timeout"`     // per request, default 30s
+	Timeout    time.Duration `yaml:"timeout"`     // per request, default 10s
 	MinBackoff time.Duration `yaml:"min_backoff"` // first retry delay, default 1s
-	MaxBackoff time.Duration `yaml:"max_backoff"` // longest retry delay, default 5m
+	// MaxBackoff is the longest retry delay: by default half the heartbeat
+	// interval (at most 5m), and never longer than the interval, because
+	// after a cut the backend hears the node again only at its next retry
+	// and ends the outage in its books then.
+	MaxBackoff time.Duration `yaml:"max_backoff"`
+	// LinkCheck is how often the daemon opens a TCP connection to the
+	// backend's host:port to record when the link went down and came back
+	// (probe/linkwatch): a Go duration shorter than the heartbeat interval,
+	// or off (or 0). Default 5s, or half the heartbeat interval when that is
+	// shorter.
+	LinkCheck string `yaml:"link_check"`
+	// LinkEvery is LinkCheck parsed (Load); 0 is off.
+	LinkEvery time.Duration `yaml:"-"`
 	// CAFile is a PEM file of the certificates to trust for an https
 	// backend instead of the system's roots: a `gpusla serve --tls-cert`
 	// with its own (self-signed) certificate. Relative to the config file.
@@ -376,9 +401,12 @@ func yamlError(name string, root *yaml.Node, err error) error {
 func (c *Config) validate() error {
 	for _, step := range []func() error{
 		c.validateIdentity,
-		c.Backend.validateRetry,
 		c.validateTimeZone,
 		c.Schedules.validate,
+		// The backend's retry delays and link check are bounded by the
+		// heartbeat interval, so they come after the schedules.
+		func() error { return c.Backend.validateRetry(c.Schedules.HeartbeatEvery) },
+		func() error { return c.Backend.validateLink(c.Schedules.HeartbeatEvery) },
 		c.Stress.validate,
 		func() error { return validateNetwork(&c.Network) },
 		c.Spool.validate,
@@ -430,25 +458,83 @@ func (c *Config) validateIdentity() error {
 }
 
 // validateRetry defaults and checks the request timeout and the retry
-// backoff.
-func (b *Backend) validateRetry() error {
+// backoff. With a heartbeat that is a plain duration the longest delay
+// defaults to half its interval and may not exceed it: after a cut the
+// backend hears the node again only at its next retry, and ends the
+// outage in its books then, so a longer wait would count as outage time
+// the link was already back for. (A cron heartbeat's interval need not be
+// regular, so it bounds nothing.)
+func (b *Backend) validateRetry(heartbeat cron.Schedule) error {
+	hb, plain := heartbeat.(Every)
+	interval := time.Duration(hb)
 	if b.Timeout == 0 {
-		b.Timeout = 30 * time.Second
-	}
-	if b.MinBackoff == 0 {
-		b.MinBackoff = time.Second
-	}
-	if b.MaxBackoff == 0 {
-		b.MaxBackoff = 5 * time.Minute
+		b.Timeout = DefaultTimeout
 	}
 	switch {
 	case b.Timeout < 0:
 		return badField("backend.timeout", "must be positive")
 	case b.MinBackoff < 0:
 		return badField("backend.min_backoff", "must be positive")
+	case b.MaxBackoff < 0:
+		return badField("backend.max_backoff", "must be positive")
+	case plain && b.MinBackoff > interval:
+		return badField("backend.min_backoff", "%v is longer than the heartbeat interval %v: the first retry after a cut would come later than the next heartbeat was due",
+			b.MinBackoff, interval)
+	}
+	if b.MaxBackoff == 0 {
+		b.MaxBackoff = DefaultMaxBackoff
+		if plain {
+			b.MaxBackoff = min(DefaultMaxBackoff, interval/2)
+		}
+		b.MaxBackoff = max(b.MaxBackoff, b.MinBackoff)
+	}
+	if b.MinBackoff == 0 {
+		b.MinBackoff = min(DefaultMinBackoff, b.MaxBackoff)
+	}
+	switch {
 	case b.MaxBackoff < b.MinBackoff:
 		return badField("backend.max_backoff", "%v is below min_backoff %v", b.MaxBackoff, b.MinBackoff)
+	case plain && b.MaxBackoff > interval:
+		return badField("backend.max_backoff", "%v is longer than the heartbeat interval %v: after a cut the backend hears the node again only at its next retry and ends the outage then, so a longer wait would count as outage time",
+			b.MaxBackoff, interval)
 	}
+	return nil
+}
+
+// validateLink parses backend.link_check: off (or 0), or a duration
+// shorter than a plain-duration heartbeat's interval, since the point is
+// a finer record of the link than the heartbeats give. Unset, it is
+// DefaultLinkCheck, or half the heartbeat interval when that is shorter
+// (a test heartbeat of 1s), so a config that never names it stays valid.
+func (b *Backend) validateLink(heartbeat cron.Schedule) error {
+	hb, plain := heartbeat.(Every)
+	interval := time.Duration(hb)
+	s := strings.TrimSpace(b.LinkCheck)
+	if s == "" {
+		b.LinkEvery = DefaultLinkCheck
+		if plain {
+			b.LinkEvery = min(DefaultLinkCheck, interval/2)
+		}
+		b.LinkCheck = b.LinkEvery.String()
+		return nil
+	}
+	if s == "off" {
+		b.LinkEvery = 0
+		return nil
+	}
+	d, err := time.ParseDuration(s)
+	switch {
+	case err != nil:
+		return badField("backend.link_check", "%q is not a duration (5s), or off", b.LinkCheck)
+	case d < 0:
+		return badField("backend.link_check", "%q is negative", b.LinkCheck)
+	case d > 0 && d < MinLinkCheck:
+		return badField("backend.link_check", "%v is shorter than %v", d, MinLinkCheck)
+	case plain && d >= interval:
+		return badField("backend.link_check", "%v is not shorter than the heartbeat interval %v: the heartbeats already record the link that finely",
+			d, interval)
+	}
+	b.LinkEvery = d
 	return nil
 }
 

@@ -37,6 +37,9 @@ func TestLoadFullExample(t *testing.T) {
 	if c.Stress.Burn != 30*time.Second || c.Stress.Soak != 10*time.Minute {
 		t.Fatalf("burn %v soak %v", c.Stress.Burn, c.Stress.Soak)
 	}
+	if b := c.Backend; b.Timeout != 10*time.Second || b.MinBackoff != time.Second || b.MaxBackoff != 15*time.Second || b.LinkEvery != 5*time.Second {
+		t.Fatalf("backend: %+v", b)
+	}
 }
 
 func TestDefaults(t *testing.T) {
@@ -50,6 +53,75 @@ func TestDefaults(t *testing.T) {
 	}
 	if c.Network.Gateway.MaxAvg != netcheck.DefaultGatewayMaxAvg || c.Spool.Dir != DefaultSpoolDir || c.Metrics.Listen != "" {
 		t.Fatalf("defaults: %+v", c)
+	}
+	if b := c.Backend; b.Timeout != 10*time.Second || b.MinBackoff != time.Second || b.MaxBackoff != 15*time.Second ||
+		b.LinkEvery != 5*time.Second || b.LinkCheck != "5s" {
+		t.Fatalf("backend defaults: %+v", b)
+	}
+}
+
+// The retry delays and the link check against the heartbeat: defaults
+// follow a plain-duration heartbeat (half its interval, capped at 5m for
+// max_backoff and 5s for link_check), a max_backoff longer than the
+// interval or a link_check not shorter than it is refused naming the
+// field, and a cron heartbeat bounds nothing.
+func TestBackoffAndLinkCheckAgainstTheHeartbeat(t *testing.T) {
+	cases := []struct {
+		backend, schedules string
+		min, max, link     time.Duration
+		err                string
+	}{
+		{"", "", time.Second, 15 * time.Second, 5 * time.Second, ""},
+		{"", "heartbeat: 1h", time.Second, 5 * time.Minute, 5 * time.Second, ""},
+		{"", "heartbeat: 5s", time.Second, 2500 * time.Millisecond, 2500 * time.Millisecond, ""},
+		{"", "heartbeat: 100ms", 50 * time.Millisecond, 50 * time.Millisecond, 50 * time.Millisecond, ""},
+		{"", "heartbeat: '@every 1m'", time.Second, 5 * time.Minute, 5 * time.Second, ""},
+		{"", "heartbeat: '*/5 * * * *'", time.Second, 5 * time.Minute, 5 * time.Second, ""},
+		{"max_backoff: 30s", "", time.Second, 30 * time.Second, 5 * time.Second, ""},
+		{"min_backoff: 20s", "", 20 * time.Second, 20 * time.Second, 5 * time.Second, ""},
+		{"max_backoff: 100ms", "heartbeat: 100ms", 100 * time.Millisecond, 100 * time.Millisecond, 50 * time.Millisecond, ""},
+		{"max_backoff: 5m", "heartbeat: '@every 1m'", time.Second, 5 * time.Minute, 5 * time.Second, ""},
+		{"link_check: 'off'", "", time.Second, 15 * time.Second, 0, ""},
+		{"link_check: 0", "", time.Second, 15 * time.Second, 0, ""},
+		{"link_check: 29s", "", time.Second, 15 * time.Second, 29 * time.Second, ""},
+		{"link_check: 2m", "heartbeat: '@every 5m'", time.Second, 5 * time.Minute, 2 * time.Minute, ""},
+		{"max_backoff: 5m", "", 0, 0, 0, "backend.max_backoff: 5m0s is longer than the heartbeat interval 30s"},
+		{"max_backoff: 31s", "", 0, 0, 0, "backend.max_backoff: 31s is longer than the heartbeat interval 30s"},
+		{"max_backoff: 200ms", "heartbeat: 100ms", 0, 0, 0, "backend.max_backoff: 200ms is longer than the heartbeat interval 100ms"},
+		{"min_backoff: 2s\n  max_backoff: 1s", "", 0, 0, 0, "backend.max_backoff: 1s is below min_backoff 2s"},
+		{"min_backoff: 1m", "", 0, 0, 0, "backend.min_backoff: 1m0s is longer than the heartbeat interval 30s"},
+		{"max_backoff: -1s", "", 0, 0, 0, "backend.max_backoff: must be positive"},
+		{"link_check: 30s", "", 0, 0, 0, "backend.link_check: 30s is not shorter than the heartbeat interval 30s"},
+		{"link_check: 1m", "", 0, 0, 0, "backend.link_check: 1m0s is not shorter than the heartbeat interval 30s"},
+		{"link_check: -5s", "", 0, 0, 0, `backend.link_check: "-5s" is negative`},
+		{"link_check: often", "", 0, 0, 0, `backend.link_check: "often" is not a duration`},
+		{"link_check: 1ms", "", 0, 0, 0, "backend.link_check: 1ms is shorter than 10ms"},
+	}
+	for _, c := range cases {
+		doc := "node: n1\nbackend:\n  url: http://127.0.0.1:8080/v1/batches\n"
+		if c.backend != "" {
+			doc += "  " + c.backend + "\n"
+		}
+		doc += "secret_file: /s\n"
+		if c.schedules != "" {
+			doc += "schedules:\n  " + c.schedules + "\n"
+		}
+		cfg, err := Parse([]byte(doc), "b.yaml")
+		if c.err != "" {
+			// The line of the field named, here always one below url.
+			if err == nil || !strings.Contains(err.Error(), c.err) || !strings.HasPrefix(err.Error(), "b.yaml:4:") &&
+				!strings.HasPrefix(err.Error(), "b.yaml:5:") {
+				t.Errorf("%q: error %v, want %q at its line", doc, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", doc, err)
+			continue
+		}
+		if b := cfg.Backend; b.MinBackoff != c.min || b.MaxBackoff != c.max || b.LinkEvery != c.link {
+			t.Errorf("%q: min %v max %v link %v, want %v %v %v", doc, b.MinBackoff, b.MaxBackoff, b.LinkEvery, c.min, c.max, c.link)
+		}
 	}
 }
 

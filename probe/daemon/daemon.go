@@ -10,7 +10,8 @@
 // Step 3 of the observation pipeline (read, judge, observe, spool, push): it
 // schedules the checks (steps 1 and 2), makes each job's checks an
 // observation and hands it to step 4 (probe/spool), and runs step 5
-// (probe/push).
+// (probe/push). Beside the jobs it watches the TCP link to the backend
+// (probe/linkwatch) and spools each change of it as a check.
 package daemon
 
 import (
@@ -212,8 +213,12 @@ func (d *Daemon) start(cfg *config.Config) (*instance, error) {
 		in.schedule("stress", s.StressEvery, cfg.Stress.Timeout, in.stress)
 	}
 	in.cron.Start()
+	if lw := in.linkWatcher(); lw != nil {
+		in.wg.Add(1)
+		go func() { defer in.wg.Done(); lw.Run(in.ctx) }()
+	}
 	d.Log.Info("gpuprobe running", "node", cfg.Node, "backend", cfg.Backend.URL, "spool", cfg.Spool.Dir,
-		"timezone", cfg.TimeZone, "push_every", cfg.Schedules.PushEvery, "version", d.Version)
+		"timezone", cfg.TimeZone, "push_every", cfg.Schedules.PushEvery, "link_check", cfg.Backend.LinkEvery, "version", d.Version)
 	// A first heartbeat right away, sent at once, tells the backend we are
 	// (back) up without waiting a whole interval.
 	in.wg.Add(1)

@@ -64,7 +64,7 @@ backend:
   url: %s
   timeout: 2s
   min_backoff: 20ms
-  max_backoff: 200ms
+  max_backoff: 100ms
 secret_file: secret
 schedules:
   heartbeat: 100ms
