@@ -23,14 +23,13 @@ import (
 // 5 s) and records the first failed dial after a success and the first
 // success after that (incident.LinkCheck).
 type cutSim struct {
-	node                string
-	start, end          time.Time // heartbeats from start (the phase) to end
-	from, to            time.Time
-	reconnect           time.Duration
-	linkWatch           bool
-	lostAt, regainedAt  time.Time // the link watch's records, filled by events
-	heartbeatsSpooled   int
-	closingMadeInTheCut bool
+	node               string
+	start, end         time.Time // heartbeats from start (the phase) to end
+	from, to           time.Time
+	reconnect          time.Duration
+	linkWatch          bool
+	lostAt, regainedAt time.Time // the link watch's records, filled by events
+	heartbeatsSpooled  int
 }
 
 type made struct {
