@@ -22,7 +22,8 @@ import (
 // heard from the first of them on, so the gap ends there at the latest.
 //
 // The beginning. With only heartbeats, a gap begins when the next one was
-// due after the last one heard, up to an interval after the cut began. The
+// due after the last one heard (DueAfter), up to an interval after the cut
+// began. The
 // probe's link watch (LinkCheck) dials the backend every few seconds and
 // records the first failed dial after a successful one: a gap whose
 // evidence holds such a record, made after the last heartbeat heard and
@@ -103,14 +104,27 @@ func LinkLost(checks []events.Check) bool {
 	return false
 }
 
-// RefineStart is when a gap begins whose next heartbeat was due at due:
-// at the earliest record in conns of the probe losing its link (Conn.Lost)
-// made after the last heartbeat heard (due − interval) and before due, or at
-// due when there is none. Only a loss recorded inside that interval moves
-// the start: before it the backend heard the node, and a record after due
-// changes nothing the heartbeats had not shown.
-func RefineStart(due time.Time, interval time.Duration, conns []Conn) time.Time {
-	heard := due.Add(-interval)
+// DueAfter is when the next heartbeat was due after the backend last heard
+// the node in time at heard, the last heartbeat among what it heard being
+// at beat (zero: none): one interval after that heartbeat, when that is
+// after heard — a check result heard after the heartbeat says the node was
+// connected then, not that the next heartbeat comes later — else one
+// interval after heard (heartbeats stopped while other results came: the
+// old rule, the one that claims least).
+func DueAfter(heard, beat time.Time, interval time.Duration) time.Time {
+	if due := beat.Add(interval); !beat.IsZero() && due.After(heard) {
+		return due
+	}
+	return heard.Add(interval)
+}
+
+// RefineStart is when a gap begins whose next heartbeat was due at due,
+// the backend having last heard the node in time at heard: at the earliest
+// record in conns of the probe losing its link (Conn.Lost) made after heard
+// and before due, or at due when there is none. Only a loss recorded inside
+// that interval moves the start: before it the backend heard the node, and
+// a record after due changes nothing the heartbeats had not shown.
+func RefineStart(heard, due time.Time, conns []Conn) time.Time {
 	start := due
 	for _, c := range conns {
 		if c.Lost && c.At.After(heard) && c.At.Before(start) {

@@ -42,10 +42,33 @@ func TestHeardAtAndGapEnd(t *testing.T) {
 		}
 	}
 	conns := []Conn{{At: at(-10), Fail: true, Lost: true}, {At: at(1.3), Fail: true, Lost: true}, {At: at(5), Fail: true}, {At: at(31.3), Fail: true, Lost: true}}
-	if got := RefineStart(at(30), iv, conns); !got.Equal(at(1.3)) {
+	if got := RefineStart(at(0), at(30), conns); !got.Equal(at(1.3)) {
 		t.Errorf("RefineStart = %s, want 1.3 s: the loss after the last heartbeat heard, before the next was due", got.Sub(t0))
 	}
-	if got := RefineStart(at(30), iv, conns[2:]); !got.Equal(at(30)) {
+	if got := RefineStart(at(2), at(30), conns); !got.Equal(at(30)) {
+		t.Errorf("RefineStart = %s, want the due time: the loss at 1.3 s was before something heard at 2 s", got.Sub(t0))
+	}
+	if got := RefineStart(at(0), at(30), conns[2:]); !got.Equal(at(30)) {
 		t.Errorf("RefineStart = %s, want the due time: a failing check that is not the link watch's, or one after due, moves nothing", got.Sub(t0))
+	}
+}
+
+func TestDueAfter(t *testing.T) {
+	t0 := time.Date(2026, 3, 10, 2, 0, 0, 0, time.UTC)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	const iv = 30 * time.Second
+	for _, c := range []struct {
+		name        string
+		heard, beat time.Time
+		want        time.Time
+	}{
+		{"the last heard was a heartbeat", at(0), at(0), at(30)},
+		{"check results heard after the heartbeat: it is still due an interval after the heartbeat", at(23), at(0), at(30)},
+		{"heartbeats stopped, checks came on: an interval after the last heard", at(95), at(0), at(125)},
+		{"no heartbeat heard", at(10), time.Time{}, at(40)},
+	} {
+		if got := DueAfter(c.heard, c.beat, iv); !got.Equal(c.want) {
+			t.Errorf("%s: DueAfter = %s, want %s", c.name, got.Sub(t0), c.want.Sub(t0))
+		}
 	}
 }

@@ -40,6 +40,10 @@ type State struct {
 	// the transit delay is never outage and a closing heartbeat never
 	// counts as evidence from inside its own gap.
 	LastHeardAt time.Time `json:"last_heard_at,omitzero"`
+	// LastBeatAt is LastHeardAt of the newest heartbeat (observation kind
+	// heartbeat) heard in time: the next one is due an interval after it
+	// (DueAfter), whatever check results came after it.
+	LastBeatAt time.Time `json:"last_beat_at,omitzero"`
 	// Interval is the node's heartbeat interval: the caller sets it (Tick
 	// records the one it is given) before Observe judges promptness.
 	Interval time.Duration `json:"interval,omitempty"`
@@ -159,6 +163,9 @@ func (e *GapEvidence) Split(g interval.Interval, backend interval.Set) []Segment
 // about it so far.
 type Gap struct {
 	Since time.Time `json:"since"`
+	// After is when the backend last heard the node in time before the
+	// gap (zero in a state from before it was kept: Since − interval).
+	After time.Time `json:"after,omitzero"`
 	Until time.Time `json:"until,omitzero"` // zero while open
 	Cause string    `json:"cause"`
 	// Alive counts observations whose probe time falls in the gap (the node
@@ -229,9 +236,9 @@ func (s *State) Tick(now, lastReceived time.Time, interval time.Duration, th Thr
 	// Confirmed by receive time (alerts must be fast); dated by probe time.
 	due := lastReceived.Add(interval)
 	if !s.LastHeardAt.IsZero() {
-		due = s.LastHeardAt.Add(interval)
+		due = DueAfter(s.LastHeardAt, s.LastBeatAt, interval)
 	}
-	g := &Gap{Since: due, Cause: CauseNoData, Ev: s.seedEvidence(due, th)}
+	g := &Gap{Since: due, After: s.LastHeardAt, Cause: CauseNoData, Ev: s.seedEvidence(due, th)}
 	g.refine()
 	s.Unreachable = g
 	g.Cause = g.summary(g.Ev.Split(g.span(), nil))
@@ -265,7 +272,11 @@ func (s *State) seedEvidence(since time.Time, th Thresholds) GapEvidence {
 // refine dates the gap's beginning by the probe's link watch, if its
 // evidence holds a record of it (RefineStart); true if that moved it.
 func (g *Gap) refine() bool {
-	from := RefineStart(g.Since, g.Ev.Interval, g.Ev.Conns)
+	after := g.After
+	if after.IsZero() {
+		after = g.Since.Add(-g.Ev.Interval)
+	}
+	from := RefineStart(after, g.Since, g.Ev.Conns)
 	if !from.Before(g.start()) {
 		return false
 	}
@@ -372,6 +383,9 @@ func (s *State) Observe(th Thresholds, e *events.Event) []Transition {
 	if o.heard && o.heardAt.After(s.LastHeardAt) {
 		s.LastHeardAt = o.heardAt
 	}
+	if o.heard && e.Kind == events.KindHeartbeat && o.heardAt.After(s.LastBeatAt) {
+		s.LastBeatAt = o.heardAt
+	}
 	s.remember(at, o.conn, o.connOK, o.tol)
 	s.rememberLate(&o, e.ReceivedAt)
 	vs := Verdicts(e.Checks)
@@ -464,8 +478,8 @@ func (s *State) recordGap(th Thresholds, o *sighting) (Transition, bool) {
 	if s.Unreachable != nil || !o.heard || s.Interval <= 0 || s.LastHeardAt.IsZero() || o.heardAt.Sub(s.LastHeardAt) <= PromptTol(s.Interval, th) {
 		return Transition{}, false
 	}
-	since := s.LastHeardAt.Add(s.Interval)
-	g := &Gap{Since: since, Cause: CauseNoData, Ev: s.seedEvidence(since, th)}
+	since := DueAfter(s.LastHeardAt, s.LastBeatAt, s.Interval)
+	g := &Gap{Since: since, After: s.LastHeardAt, Cause: CauseNoData, Ev: s.seedEvidence(since, th)}
 	g.Ev.Allow, g.Ev.Grace = SilenceAllowance(s.Interval, s.push(), th), th.Grace
 	g.Ev.Late = Coverage{Tol: s.Late.Tol, Spans: slices.Clone(s.Late.Spans)}
 	g.refine()

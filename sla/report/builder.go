@@ -170,6 +170,7 @@ type nodeAcc struct {
 	// (incident.HeardAt) depends on the receipt run it arrived in, known
 	// once the log is read (settle). wait is that normal wait.
 	recv     incident.Coverage
+	beats    incident.Coverage // the instants of heard heartbeats (kind heartbeat) in heard: when the next was due
 	suspects []suspect
 	settled  bool
 	wait     int64
@@ -177,7 +178,7 @@ type nodeAcc struct {
 	// (a spool draining): signs of life that keep a gap from being overdue
 	// (incident.Overdue), as they do live.
 	late       incident.Coverage
-	pending    [][2]int64 // (probe, receive) instants before the registration came
+	pending    [][3]int64 // (probe, receive, 1 if a heartbeat) before the registration came
 	pendRuns   []runRec   // heartbeat runs before the registration came
 	checks     []checkRec
 	conns      []checkRec
@@ -290,9 +291,10 @@ func (b *Builder) Add(e *events.Event) error {
 		n.heard.Tol = incident.PromptTol(n.interval, tm.Detection).Nanoseconds()
 		n.prompt = incident.SilenceAllowance(n.interval, n.push, tm.Detection).Nanoseconds()
 		n.recv.Tol = incident.ReceiptBreak(n.interval, n.push, tm.Detection).Nanoseconds()
+		n.beats.Tol = n.heard.Tol
 		n.wait = (max(n.push-n.interval, 0) + incident.TransitSlack).Nanoseconds()
 		for _, p := range n.pending {
-			n.see(p[0], p[1])
+			n.see(p[0], p[1], p[2] == 1)
 		}
 		for _, r := range n.pendRuns {
 			n.seeRun(r)
@@ -399,27 +401,44 @@ func (b *Builder) ticketEvent(e *events.Event) {
 }
 
 // see records an observation made at probe time at and received at recv.
-func (n *nodeAcc) see(at, recv int64) {
+func (n *nodeAcc) see(at, recv int64, beat bool) {
 	n.probe.Add(at)
 	n.recv.Add(recv)
-	n.hear(at, recv, at, recv)
+	n.hear(at, recv, at, recv, beat)
 }
 
-// suspect is a heard heartbeat, or a heard run from first to last, whose
-// first heartbeat came late enough that when it shows the node connected
-// depends on its receipt run (incident.HeardAt).
-type suspect struct{ first, recvFirst, last, recvLast int64 }
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
 
-// hear records the heartbeat at at (received at recv), or the heard run
-// from at to last, as heard in time or late.
-func (n *nodeAcc) hear(at, recv, last, recvLast int64) {
+// suspect is a heard observation, or a heard run from first to last, whose
+// first came late enough that when it shows the node connected depends on
+// its receipt run (incident.HeardAt).
+type suspect struct {
+	first, recvFirst, last, recvLast int64
+	beat                             bool
+}
+
+// hear records the observation at at (received at recv), or the heard run
+// from at to last, as heard in time or late; beat: heartbeats.
+func (n *nodeAcc) hear(at, recv, last, recvLast int64, beat bool) {
 	switch {
 	case recv-at > n.prompt:
 		n.late.Add(recv)
 	case recv-at > n.wait || recvLast-last > n.wait:
-		n.suspects = append(n.suspects, suspect{at, recv, last, recvLast})
+		n.suspects = append(n.suspects, suspect{at, recv, last, recvLast, beat})
 	default:
-		n.heard.AddSpan(at, last)
+		n.heardSpan(at, last, beat)
+	}
+}
+
+func (n *nodeAcc) heardSpan(first, last int64, beat bool) {
+	n.heard.AddSpan(first, last)
+	if beat {
+		n.beats.AddSpan(first, last)
 	}
 }
 
@@ -433,7 +452,7 @@ func (n *nodeAcc) settle() {
 	for _, s := range n.suspects {
 		hf := incident.HeardAt(nanos(s.first), nanos(s.recvFirst), nanos(n.runFrom(s.recvFirst)), n.interval, n.push).UnixNano()
 		hl := incident.HeardAt(nanos(s.last), nanos(s.recvLast), nanos(n.runFrom(s.recvLast)), n.interval, n.push).UnixNano()
-		n.heard.AddSpan(hf, max(hf, hl))
+		n.heardSpan(hf, max(hf, hl), s.beat)
 	}
 	n.suspects = nil
 }
@@ -481,17 +500,17 @@ func (n *nodeAcc) seeRun(r runRec) {
 		// Heard whole: its receipts were one run too (ReceiptBreak).
 		n.recv.AddSpan(r.recvFirst, r.recvLast)
 		if r.recvFirst-r.first > n.prompt || r.recvLast-r.last > n.prompt {
-			n.heard.AddSpan(r.first, r.last) // a run recorded before the books' tolerance: as it was
+			n.heardSpan(r.first, r.last, true) // a run recorded before the books' tolerance: as it was
 			return
 		}
-		n.hear(r.first, r.recvFirst, r.last, r.recvLast)
+		n.hear(r.first, r.recvFirst, r.last, r.recvLast, true)
 		return
 	}
 	// Late ends are receipts (signs of life) at their receive times; the
 	// inside's receipts are not known, so none are assumed.
 	for _, h := range [][2]int64{{r.first, r.recvFirst}, {r.last, r.recvLast}} {
 		n.recv.Add(h[1])
-		n.hear(h[0], h[1], h[0], h[1])
+		n.hear(h[0], h[1], h[0], h[1], true)
 	}
 }
 
@@ -527,10 +546,11 @@ func (b *Builder) observe(e *events.Event) {
 	if at < n.firstAt {
 		n.firstAt = at
 	}
+	beat := e.Kind == events.KindHeartbeat
 	if n.registered {
-		n.see(at, recv)
+		n.see(at, recv, beat)
 	} else {
-		n.pending = append(n.pending, [2]int64{at, recv})
+		n.pending = append(n.pending, [3]int64{at, recv, b2i(beat)})
 	}
 	if len(e.Checks) > 0 && at < n.acceptedAt && delivery.Accepted(e.Checks) {
 		n.acceptedAt = at

@@ -35,19 +35,32 @@ func (n *nodeAcc) heardGaps(end time.Time) []gap {
 	sp := n.heard.Spans
 	conns := n.connList()
 	for i := 0; i+1 < len(sp); i++ {
-		due, heard := nanos(sp[i].Last).Add(iv), nanos(sp[i+1].First)
-		start := incident.RefineStart(due, iv, conns)
+		after, heard := nanos(sp[i].Last), nanos(sp[i+1].First)
+		due := incident.DueAfter(after, n.lastBeat(sp[i].Last), iv)
+		start := incident.RefineStart(after, due, conns)
 		out = append(out, gap{span: interval.Interval{Start: start, End: incident.GapEnd(start, heard, n.closingRun(heard))},
 			due: due, heard: heard})
 	}
 	if len(sp) > 0 {
-		last := nanos(sp[len(sp)-1].Last)
-		if end.Sub(last).Nanoseconds() > n.heard.Tol {
-			due := last.Add(iv)
-			out = append(out, gap{span: interval.Interval{Start: incident.RefineStart(due, iv, conns), End: end}, due: due, open: true})
+		after := nanos(sp[len(sp)-1].Last)
+		if end.Sub(after).Nanoseconds() > n.heard.Tol {
+			due := incident.DueAfter(after, n.lastBeat(sp[len(sp)-1].Last), iv)
+			out = append(out, gap{span: interval.Interval{Start: incident.RefineStart(after, due, conns), End: end}, due: due, open: true})
 		}
 	}
 	return out
+}
+
+// lastBeat is the newest heard heartbeat at or before the instant at,
+// the last one heard before a gap (nothing was heard between at and the
+// gap): zero if none.
+func (n *nodeAcc) lastBeat(at int64) time.Time {
+	sp := n.beats.Spans
+	i := sort.Search(len(sp), func(i int) bool { return sp[i].First > at })
+	if i == 0 {
+		return time.Time{}
+	}
+	return nanos(min(sp[i-1].Last, at))
 }
 
 // closingRun is the first receipt of the receipt run the heartbeat that

@@ -28,7 +28,8 @@ type cutSim struct {
 	from, to           time.Time
 	reconnect          time.Duration
 	linkWatch          bool
-	lostAt, regainedAt time.Time // the link watch's records, filled by events
+	checksEvery        time.Duration // a passing host check result this often (the health job), 0: none
+	lostAt, regainedAt time.Time     // the link watch's records, filled by events
 	heartbeatsSpooled  int
 }
 
@@ -41,6 +42,9 @@ func (c *cutSim) events() []events.Event {
 	var obs []made
 	for at := c.start; at.Before(c.end); at = at.Add(30 * time.Second) {
 		obs = append(obs, made{at: at})
+	}
+	for at := c.start.Add(c.checksEvery / 2); c.checksEvery > 0 && at.Before(c.end); at = at.Add(c.checksEvery) {
+		obs = append(obs, made{at: at, checks: []events.Check{{Name: "host.health", Category: events.CategoryHost, Verdict: "pass"}}})
 	}
 	if c.linkWatch {
 		up := true
@@ -77,8 +81,12 @@ func (c *cutSim) events() []events.Event {
 				c.heartbeatsSpooled++
 			}
 		}
+		kind := events.KindHeartbeat
+		if o.checks != nil {
+			kind = events.KindCheck
+		}
 		out = append(out, events.Event{Type: events.TypeObservation, ID: fmt.Sprintf("%s/%d", c.node, i), Node: c.node,
-			At: o.at, ReceivedAt: recv, Kind: events.KindHeartbeat, Checks: o.checks})
+			At: o.at, ReceivedAt: recv, Kind: kind, Checks: o.checks})
 	}
 	return out
 }
@@ -125,34 +133,46 @@ func TestCutsDatedByReceiptsAndLinkWatch(t *testing.T) {
 	type tc struct {
 		length    time.Duration
 		linkWatch bool
+		// phase: the cut begins this long after a heartbeat (default
+		// 0.5 s); checks: a health result this often besides.
+		phase, checks time.Duration
 		// wantSeen is the extent the heartbeats show (before the minimum),
 		// wantCounted what the minimum leaves of it, worked by hand.
 		wantSeen, wantCounted time.Duration
 	}
+	const ms = time.Millisecond
 	cases := []tc{
-		{75 * time.Second, false, 75*time.Second - 29500*time.Millisecond + 3200*time.Millisecond, 0},
-		{150 * time.Second, false, 150*time.Second - 29500*time.Millisecond + 3200*time.Millisecond, 150*time.Second - 29500*time.Millisecond + 3200*time.Millisecond},
-		{10 * time.Minute, false, 600*time.Second - 29500*time.Millisecond + 3200*time.Millisecond, 600*time.Second - 29500*time.Millisecond + 3200*time.Millisecond},
+		{75 * time.Second, false, 0, 0, 75*time.Second - 29500*ms + 3200*ms, 0},
+		{150 * time.Second, false, 0, 0, 150*time.Second - 29500*ms + 3200*ms, 150*time.Second - 29500*ms + 3200*ms},
+		{10 * time.Minute, false, 0, 0, 600*time.Second - 29500*ms + 3200*ms, 600*time.Second - 29500*ms + 3200*ms},
+		// Health results every 2 s besides, the last 1 s before the cut: the
+		// next heartbeat was still due 30 s after the last heartbeat, 18 s
+		// into a cut begun 12 s after it (not 30 s after the last result).
+		{150 * time.Second, false, 12 * time.Second, 2 * time.Second, 150*time.Second - 18*time.Second + 3200*ms, 150*time.Second - 18*time.Second + 3200*ms},
 		// The link watch: the cut begins at :00.5, the first failed dial
 		// at :01.3; it ends at C1, the first good dial at the next x1.3 or
 		// x6.3 (the row's counted part ends at it, the rest, to the drain's
 		// first batch, is the probe's reconnection: backend_only).
-		{75 * time.Second, true, 75*time.Second - 800*time.Millisecond + 3200*time.Millisecond, 75*time.Second - 800*time.Millisecond + 800*time.Millisecond},
-		{150 * time.Second, true, 150*time.Second - 800*time.Millisecond + 3200*time.Millisecond, 150*time.Second - 800*time.Millisecond + 800*time.Millisecond},
-		{10 * time.Minute, true, 600*time.Second - 800*time.Millisecond + 3200*time.Millisecond, 600*time.Second - 800*time.Millisecond + 800*time.Millisecond},
+		{75 * time.Second, true, 0, 0, 75*time.Second - 800*ms + 3200*ms, 75 * time.Second},
+		{150 * time.Second, true, 0, 0, 150*time.Second - 800*ms + 3200*ms, 150 * time.Second},
+		{10 * time.Minute, true, 0, 0, 600*time.Second - 800*ms + 3200*ms, 600 * time.Second},
 	}
 	var evs []events.Event
 	sims := make([]*cutSim, len(cases))
 	for i, c := range cases {
 		id := fmt.Sprintf("cut-%d", i)
-		from := base.Add(time.Duration(i) * time.Hour).Add(500 * time.Millisecond)
-		sims[i] = &cutSim{node: id, start: base.Add(time.Duration(i)*time.Hour - 20*time.Minute), end: base.Add(7 * time.Hour),
-			from: from, to: from.Add(c.length), reconnect: 3 * time.Second, linkWatch: c.linkWatch}
+		phase := c.phase
+		if phase == 0 {
+			phase = 500 * time.Millisecond
+		}
+		from := base.Add(time.Duration(i) * time.Hour).Add(phase)
+		sims[i] = &cutSim{node: id, start: base.Add(time.Duration(i)*time.Hour - 20*time.Minute), end: base.Add(8 * time.Hour),
+			from: from, to: from.Add(c.length), reconnect: 3 * time.Second, linkWatch: c.linkWatch, checksEvery: c.checks}
 		evs = append(evs, events.Event{Type: events.TypeNodeRegistered, ID: "reg-" + id, Node: id, Contract: "cn-example",
 			OrderedAt: base.Add(-24 * time.Hour), HeartbeatIntervalS: 30, PushIntervalS: 30, Hardware: &events.Hardware{GPUModel: "H200 SXM 141GB", GPUCount: 8}})
 		evs = append(evs, sims[i].events()...)
 	}
-	r := buildFrom(t, tms, Options{Year: 2026, Month: time.March, AsOf: base.Add(7*time.Hour - time.Minute)}, evs)
+	r := buildFrom(t, tms, Options{Year: 2026, Month: time.March, AsOf: base.Add(8*time.Hour - time.Minute)}, evs)
 	near := func(what string, got, want time.Duration) {
 		t.Helper()
 		if d := got - want; d < -time.Second || d > time.Second {
