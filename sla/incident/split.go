@@ -38,12 +38,28 @@ type Segment struct {
 // within g: from each span's first instant until one interval after its
 // last, when its next heartbeat was due.
 func (c *Coverage) Alive(g interval.Interval, iv time.Duration) interval.Set {
+	return c.AliveAfter(g, iv, time.Time{})
+}
+
+// AliveAfter is Alive for a gap the backend last heard the node in time
+// before at after (zero: not known): a span of observations none later
+// than after shows nothing of the gap. The backend heard those in time and
+// then missed the heartbeat due after them, so the node's running on for
+// an interval past its last one is exactly what the missed heartbeat
+// refutes; counting it would call the first moments of a dead node's gap
+// "only the backend could not hear it" (up to one interval of every
+// outage). Only observations after it, which came late, show the node ran
+// into the gap.
+func (c *Coverage) AliveAfter(g interval.Interval, iv time.Duration, after time.Time) interval.Set {
 	ivn := iv.Nanoseconds()
 	sp := c.Spans
 	gs, ge := g.Start.UnixNano(), g.End.UnixNano()
 	i := sort.Search(len(sp), func(i int) bool { return sp[i].Last+ivn > gs })
 	var out []interval.Interval
 	for ; i < len(sp) && sp[i].First < ge; i++ {
+		if !after.IsZero() && sp[i].Last <= after.UnixNano() {
+			continue
+		}
 		out = append(out, interval.Interval{Start: time.Unix(0, sp[i].First), End: time.Unix(0, sp[i].Last+ivn)})
 	}
 	return interval.Union(out...).Clip(g)

@@ -133,6 +133,10 @@ type GapEvidence struct {
 	// link (RefineStart), where that is before the heartbeat was due (the
 	// incident's Since, which stays its identity); zero: at Since.
 	From time.Time `json:"from,omitzero"`
+	// After is when the backend last heard the node in time before the gap
+	// (Gap.After): observations up to then show nothing of the gap
+	// (Coverage.AliveAfter). Zero in evidence stored before it was kept.
+	After time.Time `json:"after,omitzero"`
 }
 
 // Clone is a deep copy.
@@ -156,7 +160,7 @@ func (e *GapEvidence) Counts(g interval.Interval, backend interval.Set) bool {
 // Split is SplitGap over g with this evidence and the backend's own
 // downtime.
 func (e *GapEvidence) Split(g interval.Interval, backend interval.Set) []Segment {
-	return SplitGap(g, e.Seen.Alive(g, e.Interval), e.Conns, backend)
+	return SplitGap(g, e.Seen.AliveAfter(g, e.Interval, e.After), e.Conns, backend)
 }
 
 // Gap is an unreachable incident seen live, with the late evidence gathered
@@ -254,7 +258,7 @@ func (s *State) tol(th Thresholds) time.Duration { return s.Interval + th.Grace 
 // seedEvidence starts the evidence of a gap beginning at since from what
 // the state saw shortly before it.
 func (s *State) seedEvidence(since time.Time, th Thresholds) GapEvidence {
-	ev := GapEvidence{Interval: s.Interval, Seen: Coverage{Tol: s.tol(th).Nanoseconds()}}
+	ev := GapEvidence{Interval: s.Interval, Seen: Coverage{Tol: s.tol(th).Nanoseconds()}, After: s.LastHeardAt}
 	from := since.Add(-s.tol(th)).UnixNano()
 	for _, sp := range s.Seen.Spans {
 		if sp.Last >= from {

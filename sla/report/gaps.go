@@ -18,9 +18,12 @@ type gap struct {
 	// due is when the next heartbeat was due (span starts earlier where
 	// the probe's link watch dates the loss: incident.RefineStart); heard
 	// is when the closing heartbeat showed the node connected (span ends
-	// earlier at the first receipt of the run it came in: incident.GapEnd).
-	due, heard time.Time
-	open       bool // still unreachable at the end of the report
+	// earlier at the first receipt of the run it came in: incident.GapEnd);
+	// after is when the backend last heard the node in time before it
+	// (what it heard up to then shows nothing of the gap:
+	// incident.Coverage.AliveAfter).
+	due, heard, after time.Time
+	open              bool // still unreachable at the end of the report
 }
 
 func nanos(t int64) time.Time { return time.Unix(0, t) }
@@ -39,13 +42,13 @@ func (n *nodeAcc) heardGaps(end time.Time) []gap {
 		due := incident.DueAfter(after, n.lastBeat(sp[i].Last), iv)
 		start := incident.RefineStart(after, due, conns)
 		out = append(out, gap{span: interval.Interval{Start: start, End: incident.GapEnd(start, heard, n.closingRun(heard))},
-			due: due, heard: heard})
+			due: due, heard: heard, after: after})
 	}
 	if len(sp) > 0 {
 		after := nanos(sp[len(sp)-1].Last)
 		if end.Sub(after).Nanoseconds() > n.heard.Tol {
 			due := incident.DueAfter(after, n.lastBeat(sp[len(sp)-1].Last), iv)
-			out = append(out, gap{span: interval.Interval{Start: incident.RefineStart(after, due, conns), End: end}, due: due, open: true})
+			out = append(out, gap{span: interval.Interval{Start: incident.RefineStart(after, due, conns), End: end}, due: due, after: after, open: true})
 		}
 	}
 	return out
@@ -95,7 +98,7 @@ func (n *nodeAcc) splitGap(g gap, backend interval.Set, backendSummary []string,
 		head = append(head, msg.New("the backend heard from the node again at %s, the first of the batches it had spooled", msg.At(G.End, loc)))
 	}
 	var res []account.Outage
-	for _, s := range incident.SplitGap(G, n.probe.Alive(G, n.interval), n.connList(), backend) {
+	for _, s := range incident.SplitGap(G, n.probe.AliveAfter(G, n.interval, g.after), n.connList(), backend) {
 		ev := slices.Clone(head)
 		switch s.Cause {
 		case incident.CauseNoData:

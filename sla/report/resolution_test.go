@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/incident"
+	"github.com/gpusla/gpusla/sla/interval"
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
@@ -275,4 +276,72 @@ func rfcTime(t *testing.T, s string) time.Time {
 		t.Fatal(err)
 	}
 	return at
+}
+
+// A node that dies (no spool, nothing late) a moment after a connectivity
+// check passed, itself a moment after a heartbeat: the backend heard that
+// pass in time, then missed the heartbeat due 30 s after the last one. The
+// outage is no_data from that due time to the restart's first heartbeat,
+// all of it counted: the pass heard before the gap shows nothing of it (a
+// node "running on" for an interval after its last result is what the
+// missed heartbeat refutes), so no part is "only the backend could not
+// hear it". Live and report agree, cause by cause.
+func TestDeadNodeGapIsNoDataFromTheMissedHeartbeat(t *testing.T) {
+	tms := cutTermsForResolution(t)
+	base := time.Date(2026, time.March, 10, 2, 0, 0, 0, time.UTC)
+	const id = "dead-1"
+	lastBeat := base.Add(20 * time.Minute)
+	restarted := lastBeat.Add(2*time.Second + 5*time.Minute) // died 2 s after the last heartbeat, down 5 min
+	evs := []events.Event{{Type: events.TypeNodeRegistered, ID: "reg-" + id, Node: id, Contract: "cn-example",
+		OrderedAt: base.Add(-24 * time.Hour), HeartbeatIntervalS: 30, PushIntervalS: 30, Hardware: &events.Hardware{GPUModel: "H200 SXM 141GB", GPUCount: 8}}}
+	obs := func(at time.Time, checks []events.Check) {
+		kind := events.KindHeartbeat
+		if checks != nil {
+			kind = events.KindCheck
+		}
+		evs = append(evs, events.Event{Type: events.TypeObservation, ID: fmt.Sprintf("%s/%d", id, len(evs)), Node: id,
+			At: at, ReceivedAt: at.Add(200 * time.Millisecond), Kind: kind, Checks: checks})
+	}
+	pass := []events.Check{{Name: "net.tcp.gateway", Category: events.CategoryConnectivity, Verdict: "pass", Value: "tcp gateway:443 reached"}}
+	for at := base; !at.After(lastBeat); at = at.Add(30 * time.Second) {
+		obs(at, nil)
+		obs(at.Add(time.Second), pass)
+	}
+	for at := restarted; at.Before(base.Add(2 * time.Hour)); at = at.Add(30 * time.Second) {
+		obs(at, nil)
+	}
+	r := buildFrom(t, tms, Options{Year: 2026, Month: time.March, AsOf: base.Add(2 * time.Hour)}, evs)
+	var rows []string
+	var counted int64
+	for _, o := range node(t, r, id).Outages {
+		if o.Kind == string(incident.Unreachable) {
+			rows = append(rows, fmt.Sprintf("%s %s..%s", o.Cause, utc(t, o.Start), utc(t, o.End)))
+			counted += o.CountedSeconds
+		}
+	}
+	due := lastBeat.Add(30 * time.Second)
+	want := fmt.Sprintf("%s %s..%s", incident.CauseNoData, due.Format(time.RFC3339), restarted.Format(time.RFC3339))
+	if len(rows) != 1 || rows[0] != want {
+		t.Errorf("report rows %q, want the one row %q", rows, want)
+	}
+	if wantS := int64(restarted.Sub(due) / time.Second); counted != wantS {
+		t.Errorf("counted %d s, want %d s (from the missed heartbeat to the restart)", counted, wantS)
+	}
+
+	st := incident.State{Interval: 30 * time.Second, Push: 30 * time.Second}
+	var live []string
+	for i := range evs[1:] {
+		e := &evs[1+i]
+		for _, tr := range append(st.Tick(e.ReceivedAt, time.Time{}, 30*time.Second, tms[0].Detection), st.Observe(tms[0].Detection, e)...) {
+			if tr.Kind != incident.Unreachable || tr.Op != incident.Close || tr.Split == nil {
+				continue
+			}
+			for _, sg := range tr.Split.Split(interval.Interval{Start: tr.Split.Start(tr.Since), End: tr.At}, nil) {
+				live = append(live, fmt.Sprintf("%s %s..%s", sg.Cause, sg.Span.Start.UTC().Format(time.RFC3339), sg.Span.End.UTC().Format(time.RFC3339)))
+			}
+		}
+	}
+	if strings.Join(live, ",") != want {
+		t.Errorf("live gap parts %q, want %q", live, want)
+	}
 }
