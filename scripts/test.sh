@@ -13,9 +13,11 @@ echo "== go vet"; go vet ./...
 echo "== staticcheck"; staticcheck ./...
 
 # dynalite: a real DynamoDB implementation on a free loopback port, for the
-# DynamoDB store's contract tests; stopped when this script exits.
+# DynamoDB store's contract tests; stopped when this script exits. Started
+# through scripts/dynalite.js, which keeps it up when a killed serve drops a
+# request mid-way (dynalite itself would exit: architect/dynalite#183).
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || echo 48000)
-.tools/node/node_modules/.bin/dynalite --port "$port" --host 127.0.0.1 >/tmp/gpusla-dynalite.log 2>&1 &
+node scripts/dynalite.js "$port" 127.0.0.1 >/tmp/gpusla-dynalite.log 2>&1 &
 dyn_pid=$!
 trap 'kill $dyn_pid 2>/dev/null || true' EXIT
 for _ in $(seq 50); do (echo >/dev/tcp/127.0.0.1/"$port") 2>/dev/null && break; sleep 0.1; done
