@@ -61,7 +61,7 @@ func stressLog(contract string, checks func(id string, day, i int) []events.Chec
 	return l.Events
 }
 
-// A whole node 8 % slow (issue 30): slow burns at 55.2 TFLOP/s on all 8
+// A whole node 8 % slow (a power cap, a bad fan wall): slow burns at 55.2 TFLOP/s on all 8
 // GPUs from 4 March (60 before), every other GPU at 60. Judged against a
 // fleet that includes it, its 8 GPUs would set the bar — the month's 48
 // GPU medians, 8 at 55.2 (slow's ten runs: three at 60, seven at 55.2)

@@ -9,7 +9,7 @@ import (
 )
 
 // The live service takes every detection setting from the node's contract
-// (issue 14, #4): with failure_threshold 3 two failures of a measured check
+// (none from the service's defaults): with failure_threshold 3 two failures of a measured check
 // open nothing and the third does, backdated to the first; with
 // heartbeat_grace 4m the node is not unreachable 3 minutes after its
 // heartbeat was due, and is at 4.

@@ -14,7 +14,8 @@ func gpu(i int) *int { return &i }
 // A burn that finds wrong values on two GPUs opens one incident per GPU at
 // that result and alerts while the batch is being ingested (no watchdog
 // tick needed), although the temperature check of the same category passes
-// in the same batch and before it (issue 14, #3).
+// in the same batch and before it (hysteresis is per check, not per
+// category).
 func TestDefinitiveFailureAlertsAtIngest(t *testing.T) {
 	w := newWorld(t)
 	for i := 0; i < 5; i++ {

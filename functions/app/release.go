@@ -17,8 +17,9 @@ import (
 // when it is made).
 const MaxAdminLead = 5 * time.Minute
 
-// The bounds of the books' administrative records (issue 27, row 6:
-// contract-wide maintenance from year 0001 to 9999 took every outage out).
+// The bounds of the books' administrative records: without them a
+// contract-wide maintenance window from year 0001 to 9999 would take every
+// outage out.
 // A release, or a notice's start, may lie at most MaxAdminPast before it is
 // recorded — two months, so last month's report can still be put right,
 // and the record is then named as retroactive — and a notice may be
@@ -54,7 +55,7 @@ type NodeRelease struct {
 //
 // A release dated before its recording that would put counted outage
 // outside the service period is refused unless it carries an override
-// saying why (issue 27, row 5): a backdated release must not make counted
+// saying why: a backdated release must not make counted
 // downtime vanish quietly. With the override it is recorded, and the
 // report names it with the override in its retroactive section; one that
 // takes no counted outage away is recorded and named all the same.

@@ -11,7 +11,7 @@ import (
 	"github.com/gpusla/gpusla/sla/events"
 )
 
-// A release is validated and recorded once (issue 14, #6): the field and
+// A release is validated and recorded once: the field and
 // the value are named, a second release at another time is a conflict, the
 // same one again is accepted.
 func TestReleaseNodeValidation(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
-// A probe that lost its state starts a new chain at seq 1 (issue 14, #1).
+// A probe that lost its state starts a new chain at seq 1.
 // Its batches are evidence and signs of life at once: no unreachable
 // incident, every batch stored under its own key, the restart kept as
 // evidence — for a new probe with a chain id and for an old one without.

@@ -201,7 +201,7 @@ func TestTicketTimingScenarios(t *testing.T) {
 				}
 			}
 			// The opened notice tells people the same deadline, in the
-			// contract's zone and language (issue 29: written as its documents).
+			// contract's zone and language, as its documents are written.
 			layout := "2006-01-02 15:04:05"
 			if tm.Paperwork.Lang == "zh" {
 				layout = "2006年1月2日 15:04:05"

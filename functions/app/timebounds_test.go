@@ -10,7 +10,7 @@ import (
 )
 
 // One observation dated in year 0001 or an hour ahead (a probe clock step)
-// is set aside with evidence (issue 14, #2): first_heartbeat_at stays the
+// is set aside with evidence: first_heartbeat_at stays the
 // node's real first heartbeat, the heartbeat run keeps every other
 // heartbeat, no outage opens, and the export leaves it out.
 func TestObservationTimeOutsideTheWindowIsSetAside(t *testing.T) {

@@ -33,7 +33,7 @@ func TestIncidentRecordAndAlertCarryTheContractsVerdict(t *testing.T) {
 		if a.Kind != notify.AlertDegraded {
 			continue
 		}
-		// The first alert tells the verdict so far (issue 29): a counted
+		// The first alert tells the verdict so far: a counted
 		// kind opened a minute ago is "not yet", under acme-std's 1-minute
 		// minimum; a kind not counted says why, in readable words.
 		if want := a.IncidentKind == string(incident.GPULost); want && !a.Counted &&

@@ -43,7 +43,7 @@ const (
 	responseBytes    = 400  // ack JSON plus HTTP headers
 	itemOverhead     = 100  // DynamoDB adds 100 bytes of storage per item
 	fleet            = 100  // nodes sharing one watchdog, for the per-node figure
-	budget           = 0.05 // $ per node-month for a node in a fleet: the goal (issue 6)
+	budget           = 0.05 // $ per node-month for a node in a fleet: the goal (docs/cost.md)
 )
 
 // h100 builds the snapshot of a healthy 8-GPU H100 node, so the health
@@ -245,7 +245,7 @@ func TestSimulatedMonth(t *testing.T) {
 			fleetTotal = awscost.Total(bill)
 		}
 	}
-	// The cost goal (issue 6), so that a regression fails: storing every
+	// The cost goal, so that a regression fails: storing every
 	// all-pass check batch for 400 days cost $0.106 a node-month.
 	if fleetTotal > budget {
 		t.Errorf("a node in a fleet of %d costs $%.4f a month, over the $%.2f goal", fleet, fleetTotal, budget)

@@ -14,8 +14,8 @@ import (
 // every maintenance notice, release and ticket event of its nodes in the
 // month, as the event log holds them, with when and by whom each was
 // recorded (docs/events.md, recorded_at, recorded_by, override) — so the
-// provider sees who entered what, and when, as well as the renter does
-// (issue 27). Verify holds the report's maintenance rows, tickets and
+// provider sees who entered what, and when, as well as the renter does.
+// Verify holds the report's maintenance rows, tickets and
 // retroactive section to them.
 const RecordsFile = "records.jsonl"
 

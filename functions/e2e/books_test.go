@@ -14,7 +14,7 @@ import (
 )
 
 // A probe whose state is lost (spool and state wiped) starts a new chain at
-// seq 1 (issue 14, #1). With real `gpusla serve` and `gpuprobe run`: the
+// seq 1. With real `gpusla serve` and `gpuprobe run`: the
 // new chain's batches keep the node reachable at once, long before its
 // sequence passes the old one, and the restart is in the exported evidence.
 func TestProbeStateLostIsNotAnOutage(t *testing.T) {
@@ -54,7 +54,7 @@ func TestProbeStateLostIsNotAnOutage(t *testing.T) {
 	}
 }
 
-// One wrong probe clock (issue 14, #2), sent to a real `gpusla serve` next
+// One wrong probe clock, sent to a real `gpusla serve` next
 // to a real `gpuprobe run`: observations dated in year 0001 and an hour
 // ahead are set aside with evidence; first_heartbeat_at stays the node's
 // real first heartbeat, no outage opens, and the export holds neither.

@@ -83,7 +83,7 @@ func (f *fakeDingTalk) await(t *testing.T, limit time.Duration, what string, con
 	}
 }
 
-// TestServeSIGTERMWithRobotBacklog (issue 29): a real `gpusla serve` with a
+// TestServeSIGTERMWithRobotBacklog: a real `gpusla serve` with a
 // DingTalk robot that holds its quota of 20 a minute; 13 nodes, ordered an
 // hour ago, send their first heartbeat and fall silent: each raises a
 // "delivered late" alert and, 4 s later, an unreachable one, 26 in all, so

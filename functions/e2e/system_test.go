@@ -384,7 +384,7 @@ func compareSummary(t *testing.T, summary string, rep *report.Report) {
 				breached++
 			}
 			if tk.Response != nil && tk.Response.LateSeconds > 0 {
-				// The summary says durations in words (issue 29).
+				// The summary says durations in words, never Go's 30m0s.
 				late := i18n.New(i18n.EN).Words(time.Duration(tk.Response.LateSeconds) * time.Second)
 				if !strings.Contains(summary, "*"+tk.Ticket+"*") || !strings.Contains(summary, "response "+tk.Response.Status+" "+late+" late") {
 					t.Errorf("backend summary lacks ticket %s response %s %s late:\n%s", tk.Ticket, tk.Response.Status, late, summary)

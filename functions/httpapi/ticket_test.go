@@ -201,7 +201,7 @@ func TestTicketAPIBadInput(t *testing.T) {
 		{httpapi.PathTickets + "/nonsense/events", `{"type":"resolved"}`, 404, "id"},
 		{httpapi.PathTickets, `{"summary":"` + strings.Repeat("x", httpapi.MaxTicketBody) + `"}`, 413, ""},
 		// Text that is not text is refused naming its field, not stored
-		// with U+FFFD in its place (issue 16, #5, for the ticket API too).
+		// with U+FFFD in its place (as on the ingest API).
 		{httpapi.PathTickets, "{\"node\":\"gz-01\",\"priority\":\"P1\",\"summary\":\"fan \xff dead\"}", 400, "summary"},
 		{httpapi.PathTickets, `{"node":"gz-01","priority":"P1","provider_ref":"R-\udc00"}`, 400, "provider_ref"},
 		{httpapi.PathTickets + "/" + id + "/events", "{\"type\":\"provider_responded\",\"idempotency_key\":\"k\xc0\xaf\"}", 400, "idempotency_key"},
@@ -220,7 +220,7 @@ func TestTicketAPIBadInput(t *testing.T) {
 	}
 }
 
-// Ticket times are bounded (issue 14, #2): opened_at in year 0001 is
+// Ticket times are bounded: opened_at in year 0001 is
 // refused, and the zero instant written out is refused, not taken for now.
 func TestTicketAPITimesBounded(t *testing.T) {
 	e := newTicketEnv(t, time.Date(2026, 3, 10, 2, 0, 0, 0, time.UTC))

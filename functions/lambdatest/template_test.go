@@ -67,9 +67,11 @@ var readable = &intrinsics.ProcessorOptions{IntrinsicHandlerOverrides: map[strin
 	"Fn::Sub": func(_ string, in, _ any) any { return fmt.Sprintf("Sub:%v", in) },
 }}
 
-// checkTemplate returns every way the SAM template at path breaks the rules
-// of issue 6; empty means it is fine. Makefile targets are read from
-// makefile, function folders are resolved against root.
+// checkTemplate returns every way the SAM template at path breaks the
+// deployment rules of docs/aws.md (the architecture parameter, each
+// function's make target, folder and settings); empty means it is fine.
+// Makefile targets are read from makefile, function folders are resolved
+// against root.
 func checkTemplate(path, makefile, root string) []error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }

@@ -62,8 +62,8 @@ func TestTLSConfig(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "junk.pem"), []byte("not pem"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// A copy of the key that the world may read (issue 27: accepted
-	// silently, where the master key with that mode is refused).
+	// A copy of the key that the world may read: refused like the
+	// master key with that mode, never accepted silently.
 	open := filepath.Join(dir, "open-key.pem")
 	if raw, err := os.ReadFile(key); err != nil || os.WriteFile(open, raw, 0o644) != nil || os.Chmod(open, 0o644) != nil {
 		t.Fatal("copying the key", err)

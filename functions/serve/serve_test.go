@@ -130,8 +130,8 @@ func TestServeScorecardMonths(t *testing.T) {
 }
 
 // serve's log says where the status token came from: the environment when
-// GPUSLA_STATUS_TOKEN is set (issue 27: it said "in data/status.token"
-// even then), else the data folder's file; a short one stops serve.
+// GPUSLA_STATUS_TOKEN is set (never "in data/status.token" then: an
+// operator would look for the wrong secret), else the data folder's file; a short one stops serve.
 func TestServeLogsTheTokenSource(t *testing.T) {
 	data := t.TempDir()
 	st, err := bolt.Open(filepath.Join(data, "gpusla.db"))

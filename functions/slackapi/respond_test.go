@@ -9,7 +9,7 @@ import (
 )
 
 // A response_url lets anyone post into the channel for half an hour; a
-// failed post logs its error, which must not carry it (issue 27 row 1).
+// failed post logs its error, which must not carry it: logs reach more people than the channel does.
 func TestRespondErrorWithholdsTheResponseURL(t *testing.T) {
 	gone := httptest.NewServer(http.NotFoundHandler())
 	url := gone.URL + "/commands/T0001/123456789/SecretResponseToken0123456789"

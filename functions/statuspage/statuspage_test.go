@@ -742,8 +742,8 @@ func (f fixture) withTerms(cn *terms.Terms) Config {
 
 // The token cookie is Secure whenever the browser reached the page over
 // https: serve's own TLS, an https-only deployment (the Lambda), or a
-// trusted proxy's X-Forwarded-Proto (issue 27: behind the documented nginx
-// recipe it lacked Secure). Anyone else's X-Forwarded-Proto is ignored.
+// trusted proxy's X-Forwarded-Proto (the documented nginx recipe terminates
+// TLS in front of serve). Anyone else's X-Forwarded-Proto is ignored.
 func TestCookieSecureBehindTrustedProxies(t *testing.T) {
 	f := seeded(t)
 	loopback := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("::1/128")}

@@ -158,8 +158,8 @@ func TestLocalSlack(t *testing.T) {
 
 // The local status token: the environment's, else the data folder's,
 // created once (0600) and read back the same; a short one is refused
-// wherever it comes from (issue 27 row 8: GPUSLA_STATUS_TOKEN=a opened the
-// team view), and so is a token file others can read. from names the
+// wherever it comes from (GPUSLA_STATUS_TOKEN=a would open the team view
+// to a guess), and so is a token file others can read. from names the
 // source serve logs.
 func TestLocalStatusToken(t *testing.T) {
 	dir := t.TempDir()

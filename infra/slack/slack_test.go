@@ -367,7 +367,7 @@ func TestBlocksInTheContractsWords(t *testing.T) {
 
 // A Slack that is down or failing: the error names what went wrong but
 // neither the webhook URL (the credential itself) nor the bot token
-// (issue 27 row 1: the full URL reached notices[].last_error and the log).
+// (errors reach notices[].last_error and the log).
 func TestErrorsWithholdTheCredential(t *testing.T) {
 	const secretPath = "/services/T0SECRET/B0SECRET/zQ9secretWebhookTokenValue"
 	down := httptest.NewServer(http.NotFoundHandler())

@@ -1,5 +1,5 @@
-// Package linkwatch is the node's own record of its link to the backend
-// (issue #28). The backend dates an outage by heartbeats: it begins when
+// Package linkwatch is the node's own record of its link to the backend.
+// The backend dates an outage by heartbeats: it begins when
 // the next heartbeat was due after the last one heard, so a cut that
 // starts just after a heartbeat reads up to a whole interval short, and a
 // real 75 s cut can read 45 s and fall under a contract's 1-minute

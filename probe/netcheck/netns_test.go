@@ -237,7 +237,7 @@ func TestNetworkChecksSeeImpairments(t *testing.T) {
 		if rtt := number(t, cs, "net.gateway.rtt"); rtt < 19 || rtt > 40 {
 			t.Errorf("gateway rtt %.2f ms, want about 20", rtt)
 		}
-		verdictIs(t, cs, "net.gateway.rtt", wire.Fail) // the brief's 2 ms goal
+		verdictIs(t, cs, "net.gateway.rtt", wire.Fail) // the seed checklist's 2 ms average
 		verdictIs(t, cs, "net.gateway.reach", wire.Pass)
 		if v := number(t, cs, "net.tcp.peer.connect"); v < 19 {
 			t.Errorf("tcp connect %.2f ms, want ≥ 20", v)

@@ -21,7 +21,7 @@ import (
 	"time"
 )
 
-// Defaults from the brief: a gateway on the same network answers within
+// Defaults from the seed checklist: a gateway on the same network answers within
 // 2 ms on average; iperf3 reaches at least 70 % of the nominal bandwidth.
 const (
 	DefaultGatewayMaxAvg = 2 * time.Millisecond
@@ -77,7 +77,7 @@ type TCPTarget struct {
 	MaxConnect time.Duration `yaml:"max_connect"`
 }
 
-// HTTPTarget fetches a URL (the brief's `curl -I` of the package mirror).
+// HTTPTarget fetches a URL (the seed checklist's `curl -I` of the package mirror).
 type HTTPTarget struct {
 	Name       string        `yaml:"name"`
 	URL        string        `yaml:"url"`

@@ -44,7 +44,7 @@ var (
 	hopperTensorRatio = ratio{0.50, 0.58, "gpuprobe's mma.sync burns reach 0.66 of Hopper's dense tensor rate on a healthy H200 (the rest needs wgmma)"}
 	// The wgmma burns (sm_90a) reach 0.85-0.99 of the dense rate on a
 	// healthy 700 W H200 (BF16 0.91, FP16 0.85, FP8 0.87 at its power cap;
-	// TF32 0.99 at 1980 MHz; docs/BENCHMARKS.md, issue 20). Parts with a
+	// TF32 0.99 at 1980 MHz; docs/BENCHMARKS.md). Parts with a
 	// lower power limit (PCIe, NVL: 350-600 W) are capped harder, so the
 	// derived level stays as loose as mma.sync's.
 	hopperWgmmaRatio = ratio{0.50, 0.60, "gpuprobe's wgmma burns reach 0.85-0.99 of Hopper's dense tensor rate on a healthy 700 W H200; cards of lower power limits are capped harder"}

@@ -119,8 +119,7 @@ type Threshold struct {
 	Unit   string  `yaml:"unit"`
 	Source string  `yaml:"source"`
 	// Official is the datasheet figure the measurement is shown against
-	// ("x % of the official y"); 0 when there is none. Added for the
-	// stress tests (issue 4).
+	// ("x % of the official y"); 0 when there is none.
 	Official float64 `yaml:"official,omitempty"`
 	// Healthy is what a healthy card of the model measured, the figure a
 	// calibrated Min was taken from; 0 when none was measured (a derived

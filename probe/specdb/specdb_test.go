@@ -125,8 +125,8 @@ func TestThresholdLookup(t *testing.T) {
 	}
 }
 
-// The rental market's models (issue 15): every one the brief names is in
-// the database, each with a cited source.
+// The rental market's models: every one a renter meets (REFERENCE.md's
+// list) is in the database, each with a cited source.
 func TestDatabaseCoversTheRentalMarket(t *testing.T) {
 	db := Default()
 	if len(db.Models) < 40 {

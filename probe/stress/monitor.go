@@ -72,7 +72,7 @@ type Monitor struct {
 	PowerMinW  float64 `json:"power_min_w"`
 	PowerMaxW  float64 `json:"power_max_w"`
 	// PowerFluctPct is the largest distance of a sample of the steady part
-	// from its mean, in % of the mean (the brief's "within ±5 %").
+	// from its mean, in % of the mean (the seed checklist's "within ±5 %").
 	PowerFluctPct float64 `json:"power_fluct_pct"`
 	// SteadyFrom is the index in PowerSamples where the steady part
 	// begins (steadyPart); SteadySamples how many readings it has. The
@@ -111,7 +111,7 @@ func warmupReadings(n int) int {
 	return 0
 }
 
-// The steady part of a burn's power readings, over which the brief's
+// The steady part of a burn's power readings, over which the seed checklist's
 // "power under full load within ±5 %" is judged. A burn's first readings
 // are not the card's behaviour under load: NVML's power reading averages
 // about the last second, so the first one or two still hold the previous

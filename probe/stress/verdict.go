@@ -14,7 +14,7 @@ const (
 	// maxCV is the largest coefficient of variation of per-second
 	// throughput a stable card shows (healthy H200: well under 1 %).
 	maxCV = 0.05
-	// maxPowerFluctPct is the brief's "power under full load within ±5 %".
+	// maxPowerFluctPct is the seed checklist's "power under full load within ±5 %".
 	maxPowerFluctPct = 5.0
 )
 

@@ -62,9 +62,9 @@ func (m Maintenance) Excluded(tm *terms.Terms) bool {
 // when it was announced in time. The announcement is the provider's word;
 // the recording is the backend's, and a notice can exclude only what it
 // was on the books for: nothing before it was recorded, and nothing of an
-// outage already under way when it was (issue 27, row 4: a notice entered
-// after an outage with its announcement backdated five days must not make
-// the outage vanish). An override takes the whole window as announced;
+// outage already under way when it was (a notice entered after an outage
+// with its announcement backdated five days must not make the outage
+// vanish). An override takes the whole window as announced;
 // the report names it (docs/report.md, "Retroactive records"). A notice
 // whose recording time is unknown is taken as announced.
 func (m Maintenance) Effect(outs []Outage) interval.Set {

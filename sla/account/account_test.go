@@ -157,7 +157,7 @@ func TestMinimumRunUnionAndExclusion(t *testing.T) {
 	}
 }
 
-// A notice takes out only what it was on the books for (issue 27, row 4):
+// A notice takes out only what it was on the books for:
 // nothing before its recording, nothing of an outage under way when it was
 // recorded; an override or an unknown recording time takes the window as
 // announced.

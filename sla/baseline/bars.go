@@ -10,7 +10,7 @@ import (
 
 // What a series is judged against. A node is never part of its own bar:
 // an 8-GPU node that is 8 % slow as a whole (a power cap, a bad fan wall)
-// would otherwise pull the fleet's p10 down to itself and pass (issue 30).
+// would otherwise pull the fleet's p10 down to itself and pass.
 const (
 	// AgainstOtherNodes: the distribution of the other nodes' GPUs of
 	// the same model, min(p10, p50 × (1 − margin)).

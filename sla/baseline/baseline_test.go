@@ -218,7 +218,7 @@ func eight(c *Collector, node, fig string, days int, v func(gpu int) float64) {
 	}
 }
 
-// A whole 8-GPU node 8 % slow (issue 30): against a fleet that includes
+// A whole 8-GPU node 8 % slow: against a fleet that includes
 // it, its 8 GPUs set the bar — 48 medians, 8 at 92 and 40 at 100: p10 h
 // = 47·0.1 = 4.7 falls among the 92s, threshold min(92, 95) = 92, and 92
 // is not below 92. Against the other five nodes alone (40 × 100: p10 =

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestEachLineJudgedOnce (issue 27, row 11): a compute line for a node the
+// TestEachLineJudgedOnce: a compute line for a node the
 // report does not know is listed once, and the totals are the bill's own.
 // The bill, by hand (April, 720 h; GPU 10/h, weekly package 9000,
 // bandwidth 100 per Mbps-month, traffic 0.8/GB):

@@ -40,7 +40,7 @@ func judgeSplit(t *testing.T, bill string) *Full {
 	return f
 }
 
-// TestSplitChargeJudgedTogether (issue 27, row 12): lines of one kind for
+// TestSplitChargeJudgedTogether: lines of one kind for
 // one node and month are held together to what was measured, so a charge
 // split over several lines is over-billed by exactly what the same charge
 // on one line is. Prices: traffic 0.8/GB, SSD 1/GB-month, GPU 10/h; n1's

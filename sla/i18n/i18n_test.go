@@ -176,7 +176,7 @@ func TestLocaleForms(t *testing.T) {
 	}
 }
 
-// Words: a chat message's durations in words of its language (issue 29),
+// Words: a chat message's durations in words of its language,
 // never Go's 30m0s.
 func TestWords(t *testing.T) {
 	for _, c := range []struct {

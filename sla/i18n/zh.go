@@ -365,7 +365,7 @@ var zh = map[string]string{
 	"the month's cap reached":                "已达当月上限",
 	"%s × %s → %s h of the node's hourly rate (%d GPUs, %s/h) = %s":         "%s × %s → 节点小时费率的 %s 小时（%d 块 GPU，%s/小时）= %s",
 	"%s × %s → %s h of the affected GPUs' hourly rate (%d GPUs, %s/h) = %s": "%s × %s → 受影响 GPU 小时费率的 %s 小时（%d 块 GPU，%s/小时）= %s",
-	// The contract's own formula (issue 28): caps, denominators, maintenance, clock hours.
+	// The contract's own formula: caps, denominators, maintenance, clock hours.
 	"the incident's cap reached":                                        "已达单次事件上限",
 	" (capped from %s %% at the contract's cap of %s %% of the charge)": "（由 %s%% 按合同上限即费用的 %s%% 封顶）",
 	" (the contract sets no cap on the credit)":                         "（合同未对赔偿设上限）",

@@ -1,7 +1,7 @@
 package i18n
 
 // zhBills is the part of the catalog about bill lines judged together (a
-// charge split over several lines, issue 27), kept apart so every sentence
+// charge split over several lines), kept apart so every sentence
 // about them is found in one place; init merges it into zh.
 var zhBills = map[string]string{
 	"bill lines %s are judged together as node %s's GPU time: %s h, %.2f":                                                                       "账单第 %s 行合并核对为节点 %s 的 GPU 时长：%s 小时，%.2f",

@@ -1,10 +1,10 @@
 package i18n
 
 // zhRecords is the part of the catalog about the books' administrative
-// records and when they were recorded (issue 27: maintenance recorded
-// late, releases and ticket times dated before their recording, and the
-// report's retroactive section), kept apart so every sentence about them
-// is found in one place; init merges it into zh.
+// records and when they were recorded (maintenance recorded late,
+// releases and ticket times dated before their recording, and the report's
+// retroactive section), kept apart so every sentence about them is found
+// in one place; init merges it into zh.
 var zhRecords = map[string]string{
 	// Domain sentences (sla/report).
 	"recorded late (%s), taken out as announced on an override: %s":                                                                                   "登记较晚（%s），依据覆盖说明按通知扣除：%s",

@@ -1,7 +1,7 @@
 package i18n
 
 // zhSources is the part of the catalog about what a claim rests on and
-// what it cannot speak for (issue 28): the published sources of the terms,
+// what it cannot speak for: the published sources of the terms,
 // the terms only a secondary source backs, and the nodes a report had to
 // leave out; kept apart so every such sentence is found in one place; init
 // merges it into zh.

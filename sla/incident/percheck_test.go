@@ -14,7 +14,7 @@ func gpuCheck(name, category, verdict string, gpu int) events.Check {
 
 // A daily burn that finds one wrong value opens a gpu_degraded incident at
 // that very result, although the 5-minute temperature check of the same
-// category passes before and after it (issue 14, #3).
+// category passes before and after it (hysteresis is per check).
 func TestDefinitiveFailureOpensAtFirstResult(t *testing.T) {
 	th := Thresholds{Grace: 2 * time.Minute, FailureThreshold: 3, SuccessThreshold: 2, Definitive: DefaultDefinitive}
 	var s State

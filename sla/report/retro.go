@@ -16,7 +16,7 @@ import (
 // both (docs/events.md, recorded_at and recorded_by), and the report
 // names every fact whose time lies before its recording, with who
 // recorded it and what it changed, so neither side can make counted
-// downtime appear or vanish quietly (issue 27, rows 4, 5 and 7):
+// downtime appear or vanish quietly:
 //
 //   - a maintenance notice recorded after its window began, or after an
 //     outage it would take out had begun, takes out only what it was on the

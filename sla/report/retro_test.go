@@ -9,7 +9,7 @@ import (
 )
 
 // checkRetroactive is the cn-retroactive-records scenario's check
-// (reporttest): every kind of retroactive record (issue 27, rows 4, 5, 7).
+// (reporttest): every kind of retroactive record.
 func checkRetroactive(t *testing.T, r *Report) {
 	n := node(t, r, "gz-40")
 	sh := func(s string) string { return local(shanghai, s).Format(time.RFC3339) }

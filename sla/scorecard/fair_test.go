@@ -12,7 +12,7 @@ import (
 	"github.com/gpusla/gpusla/sla/events"
 )
 
-// Unfinished cases count at the as-of instant (issue 30): the scenario's
+// Unfinished cases count at the as-of instant: the scenario's
 // Alpha with an off-hours ticket never answered, a node never delivered
 // and an outage still open at the end of March. As of 5 April 00:00.
 func TestUnfinishedCasesCountAsWhatTheyAreSoFar(t *testing.T) {
@@ -80,7 +80,7 @@ func eventTicket(id, node, opened string) events.Event {
 	return events.Event{Type: events.TypeTicketOpened, Ticket: id, Node: node, At: at(opened), Priority: "P1"}
 }
 
-// Ranks beyond noise (issue 30): 0.03 % against 0.05 % billed hours not
+// Ranks beyond noise: 0.03 % against 0.05 % billed hours not
 // usable is within billing's 0.1 point, a tie; 0.29 % beats both. A
 // figure bounded below ties with a better one it could still reach.
 func TestRanksTieWithinTheMinimumMeaningfulDifference(t *testing.T) {
@@ -149,7 +149,7 @@ func TestOneMachineIsNotRankedAndMonthsAreNamed(t *testing.T) {
 	}
 }
 
-// What a usable GPU-hour cost (issue 30). The scenario's contracts bill
+// What a usable GPU-hour cost. The scenario's contracts bill
 // 2 per GPU-hour by the hour from the order: each node 744 h × 8 GPUs ×
 // 2 = 11 904 USD, 3 × 11 904 = 35 712 for each provider. Alpha's usable
 // GPU-hours 8 × (2227.5 − 119/60) = 17 804.133: 2.005825 USD per usable
@@ -250,7 +250,7 @@ func TestRanksReproduceFromTheJSON(t *testing.T) {
 	}
 }
 
-// Performance against absolute yardsticks (issue 30): Alpha is the only
+// Performance against absolute yardsticks: Alpha is the only
 // provider renting H200 SXM, and its three nodes all burn FP32 at 52.24
 // TFLOP/s — 80 % of the 65.3 a healthy H200 SXM reached (the spec
 // database's calibration), 52.24 / 66.9 = 78.09 % of the datasheet.

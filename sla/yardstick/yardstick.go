@@ -2,7 +2,7 @@
 // results are compared with in the provider scorecard: the model's
 // datasheet figure and what a healthy card of the model measured. Judged
 // only against the renter's own fleet, a fleet throttled as a whole, or the
-// only provider of a model, scores about 100 % (issue 30).
+// only provider of a model, scores about 100 %.
 //
 // The figures are the probe's spec database's (probe/specdb, specs.yaml:
 // each threshold's official and healthy figures), mirrored here because the

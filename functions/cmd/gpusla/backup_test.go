@@ -65,7 +65,7 @@ func sameFiles(t *testing.T, what string, before, after map[string]string) {
 	}
 }
 
-// TestBackupRefusesTheStore (issue 27, row 13): `gpusla backup -o` is
+// TestBackupRefusesTheStore: `gpusla backup -o` is
 // refused, before anything is written, for an output that is the data
 // folder's store or key, a symbolic link to one, a path through a linked
 // folder, a hard link (the same inode), or another store in use; the data
@@ -129,7 +129,7 @@ func TestBackupRefusesTheStore(t *testing.T) {
 	}
 }
 
-// TestRestoreRefusesAnotherFoldersBackup (issue 27, row 14): a backup
+// TestRestoreRefusesAnotherFoldersBackup: a backup
 // whose node secrets the data folder's master key does not open is
 // refused before anything changes — the store and the key byte for byte as
 // they were, no store kept aside — with an error that says so; the folder's

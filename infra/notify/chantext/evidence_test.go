@@ -7,7 +7,7 @@ import (
 	"github.com/gpusla/gpusla/sla/incident"
 )
 
-// TestEvidenceTextPerLanguage (issue 29): the engine's evidence line, as a
+// TestEvidenceTextPerLanguage: the engine's evidence line, as a
 // real transition carries it, rendered for a zh contract on Beijing time
 // and an en one on UTC: times on the contract's clock with the zone named
 // once, durations in words, the probe's own check line untouched; the

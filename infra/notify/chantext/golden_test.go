@@ -71,7 +71,7 @@ func render(t *testing.T, d Dialect, m any) Message {
 var goDuration = regexp.MustCompile(`\b\d+(h\d+)?(m\d+)?s\b|\b\d+h\d+m\b|\b\d+h0m0s\b`)
 
 // TestGoldenTexts: every robot's messages per dialect, in English on UTC
-// and in Chinese on Beijing time (issue 29): golden texts (-update rewrites
+// and in Chinese on Beijing time: golden texts (-update rewrites
 // them; read the diff). Beyond the goldens: a zh contract's message has no
 // English label, no UTC beside its own zone, no Go duration, no Slack
 // syntax; DingTalk and WeCom get no backslash escapes and no "- " lists.

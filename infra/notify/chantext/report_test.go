@@ -48,7 +48,7 @@ func TestSummaryNamesLeftOutNodes(t *testing.T) {
 	}
 }
 
-// TestClaimReminderLanguage (issue 29): the claim reminder is written in
+// TestClaimReminderLanguage: the claim reminder is written in
 // the contract's report.lang, the time left in words (never Go's 168h0m0s),
 // the deadline and the last day in the locale's forms.
 func TestClaimReminderLanguage(t *testing.T) {

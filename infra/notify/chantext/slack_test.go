@@ -11,7 +11,7 @@ import (
 )
 
 // TestSlackRepliesInTheContractsWords: Slack's replies about a ticket
-// (issue 26's chat-text rule, issue 29's language) in the ticket's
+// (the chat-text rule: as the documents say it) in the ticket's
 // contract's language and zone, durations in words.
 func TestSlackRepliesInTheContractsWords(t *testing.T) {
 	opened := time.Date(2026, 3, 12, 15, 50, 0, 0, time.UTC)
@@ -43,7 +43,7 @@ func TestSlackRepliesInTheContractsWords(t *testing.T) {
 	}
 }
 
-// TestSlackStatusPerContract (issue 29): a status reply covering nodes of
+// TestSlackStatusPerContract: a status reply covering nodes of
 // a zh contract on Beijing time and an en one on New York time writes each
 // node's part in its own contract's words and on its clock, durations in
 // words.

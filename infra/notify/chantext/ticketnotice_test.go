@@ -12,8 +12,7 @@ import (
 	"github.com/gpusla/gpusla/sla/ticket"
 )
 
-// TestTicketNoticeTexts: the ticket notices (issue 26's leftover, issue
-// 29): opened, a late response recorded, a deadline near, a deadline
+// TestTicketNoticeTexts: the ticket notices: opened, a late response recorded, a deadline near, a deadline
 // breached, for a P1 opened off-hours at 23:50 Beijing time, in English
 // and Chinese on the contract's clock; golden texts (-update). None carries
 // Slack syntax, a Go duration or a second clock.

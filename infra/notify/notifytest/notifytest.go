@@ -437,7 +437,7 @@ func Run(t *testing.T, c Case) {
 	t.Run("AnswerEchoingTheCredential", func(t *testing.T) {
 		// A proxy or a broken service that quotes the request back: the
 		// answer's excerpt in the error must not carry the URL's credential
-		// nor the signing secret (issue 27 row 1).
+		// nor the signing secret: errors reach logs and notices[].last_error.
 		h := setup(t, c, c.Service.Secret())
 		echo := fmt.Sprintf(`{"error":"refused POST %s (secret %s)"}`, c.Service.URL(h.rcv.srv.URL), c.Service.Secret())
 		h.rcv.then(Answer{Status: http.StatusForbidden, Body: echo})

@@ -12,7 +12,7 @@ import (
 	"github.com/gpusla/gpusla/infra/notify/robot"
 )
 
-// runQuota is the part of the suite about the robot's quota (issue 29):
+// runQuota is the part of the suite about the robot's quota:
 // a burst delivered in full at the quota's pace against a service that
 // refuses what comes past it, a wait cut short that gives its booking back,
 // and a deadline no wait runs past.

@@ -153,7 +153,7 @@ func freeAt(h *harness, limits []robot.Limit) time.Time {
 	return free
 }
 
-// urgentAhead (issue 29): with the quota used up and a burst of N ticket
+// urgentAhead: with the quota used up and a burst of N ticket
 // notices from N callers side by side (the ticket watch and the Slack
 // commands send them outside the alert outbox) all waiting for it, an
 // urgent alert (AsUrgent, a lost GPU) is booked at the first time the

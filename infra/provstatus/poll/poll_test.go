@@ -179,7 +179,7 @@ func TestFetchRedirects(t *testing.T) {
 
 // An RSS page of a Chinese provider dates its items in "CST": read in the
 // page's zone (the contract's Asia/Shanghai) it is +08:00, not US Central
-// (issue 27: a 14-hour shift).
+// (a 14-hour shift).
 func TestFetchReadsZoneNamesInThePageZone(t *testing.T) {
 	doc := `<rss version="2.0"><channel><item><guid>inc-1</guid><title>GPU 节点不可达</title><pubDate>Mon, 30 Nov 2026 18:15:00 CST</pubDate></item></channel></rss>`
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(doc)) }))

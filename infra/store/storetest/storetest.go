@@ -110,8 +110,8 @@ func testNodes(t *testing.T, s store.Store) {
 	}
 }
 
-// testNodeRelease: a release is stored with its record (issue 27, row 5:
-// when and by whom it was recorded, and the override), kept as first
+// testNodeRelease: a release is stored with its record (when and by
+// whom it was recorded, and the override), kept as first
 // recorded when the same release is recorded again.
 func testNodeRelease(t *testing.T, s store.Store) {
 	_, err := s.ReleaseNode(ctx(), "n1", store.Release{At: t0})

@@ -8,7 +8,7 @@
 #
 # Steps: info | gen (regenerate the PTX with nvcc into OUTDIR/ptx, SASS
 # into OUTDIR/sass, and run the later steps on it through GPUPROBE_PTX_DIR) |
-# tensor:S (issue 20: `gpuprobe stress` of every test for S s a precision,
+# tensor:S (`gpuprobe stress` of every test for S s a precision,
 # its fault injection, then the peers on the same card: PyTorch's 8192³
 # GEMMs (BF16, FP16, TF32, FP8 _scaled_mm) and copies, gpu_burn -tc, -d and
 # FP32 for S s each under nvidia-smi dmon, and the ratios) |

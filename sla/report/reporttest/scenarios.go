@@ -5,7 +5,8 @@
 // dated before their recording). The report's
 // own tests check each scenario's report field by field and against golden
 // files; the live service's tests drive the same logs through app.Service
-// and compare the incidents one by one (issue 14, #5).
+// and compare the incidents one by one, so the live books and the report
+// cannot drift apart.
 //
 // On the path from an observation to a report row, this is no step: it is
 // test input, scenario event logs from which the report's rows are checked.
@@ -337,7 +338,7 @@ func Scenarios() []Scenario {
 			},
 		},
 		{
-			// Per-check hysteresis (issue 14, #3): a daily burn finds one
+			// Per-check hysteresis: a daily burn finds one
 			// wrong value on GPU 0 while the 5-minute temperature check of the
 			// same category passes around it: a definitive failure, an
 			// incident from that result, closed by the next two passing
@@ -378,7 +379,7 @@ func Scenarios() []Scenario {
 			},
 		},
 		{
-			// Every kind of retroactive record (issue 27, rows 4, 5, 7), node
+			// Every kind of retroactive record, node
 			// gz-40 under cn-example (maintenance notice 72 h, P1 first
 			// response 15 min in business hours, late response penalty 5 %):
 			//
