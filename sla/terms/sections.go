@@ -245,8 +245,11 @@ func (p *parser) claim(o *object, t *Terms) error {
 	if err != nil {
 		return err
 	}
-	c, err := p.object(cn, "claim", "within_days", "end_of_billing_cycle", "from")
+	c, err := p.object(cn, "claim", "within_days", "end_of_billing_cycle", "from", "answer_within", "credit_within")
 	if err != nil {
+		return err
+	}
+	if err := p.providerDeadlines(c, t); err != nil {
 		return err
 	}
 	if v, ok := c.vals["from"]; ok {

@@ -247,6 +247,11 @@ type Claim struct {
 	// outage, not from the end of the month, so a month's claim is due
 	// WindowDays after its first counted outage began.
 	FromIncident bool
+	// AnswerWithin and CreditWithin are the provider's own deadlines
+	// (claim.answer_within, claim.credit_within): to answer a claim, and to
+	// put the credit it grants on a bill. Unset when the text states none.
+	AnswerWithin Within
+	CreditWithin Within
 }
 
 // DeadlineFrom is the claim deadline when the window runs from the
