@@ -111,7 +111,7 @@ func JudgeIncidents(tm *terms.Terms, j Judging, incs []store.Incident) (account.
 
 // JudgedIncident is a stored incident with its verdict over the window it
 // was asked for: the same fields, meaning the same, as a report's outage
-// row (docs/report.md, "Counted").
+// row (docs/reports.md, "Counted").
 type JudgedIncident struct {
 	store.Incident
 	Seconds         int64  `json:"seconds"`

@@ -73,7 +73,7 @@ func TestEveryBillLineInEveryFormat(t *testing.T) {
 			for _, j := range x.Lines.Items {
 				verdict := p.Word(j.Verdict)
 				if f == "json" || (f == "csv" && lang == i18n.EN) {
-					verdict = j.Verdict // machine words; a zh sheet translates them (docs/report.md)
+					verdict = j.Verdict // machine words; a zh sheet translates them (docs/reports.md)
 				} else if f == "csv" {
 					verdict = p.Word(j.Verdict)
 				} else if j.Verdict == "over_billed" {

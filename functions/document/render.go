@@ -55,7 +55,7 @@ func Render(w io.Writer, r *report.Report, format string, x Extras) error {
 		if x.Lines == nil && x.Scorecard == nil {
 			return report.JSON(w, r)
 		}
-		// The report's own fields stay where docs/report.md puts them; the
+		// The report's own fields stay where docs/reports.md puts them; the
 		// bill and the scorecard are top-level fields of their own.
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

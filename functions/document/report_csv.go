@@ -17,7 +17,7 @@ const BOM = "\ufeff"
 
 // writeCSV writes one row per node, for spreadsheets. In English the header is
 // the documented machine names and the words are machine words
-// (docs/report.md); in another language the sheet is for the people who
+// (docs/reports.md); in another language the sheet is for the people who
 // open it, so the header and the words (a status, yes or no, a verdict)
 // are translated alike. Numbers and times stay plain in every language (no
 // digit grouping, RFC 3339 times) so a spreadsheet reads numbers as numbers.

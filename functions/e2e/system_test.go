@@ -258,7 +258,7 @@ func systemRun(t *testing.T, store string) {
 	// The backend's own downtime is charged to no node: silent only while
 	// the backend was down and heard again within the grace of its restart
 	// (the spool drained), a node has no row for it, as it has no incident
-	// live (docs/report.md, "The backend's own downtime"); a backend_outage
+	// live (docs/reports.md, "The backend's own downtime"); a backend_outage
 	// part of a row is never counted.
 	for _, n := range rep.Nodes {
 		for _, o := range n.Outages {

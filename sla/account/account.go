@@ -65,7 +65,7 @@ func (m Maintenance) Excluded(tm *terms.Terms) bool {
 // outage already under way when it was (a notice entered after an outage
 // with its announcement backdated five days must not make the outage
 // vanish). An override takes the whole window as announced;
-// the report names it (docs/report.md, "Retroactive records"). A notice
+// the report names it (docs/reports.md, "Retroactive records"). A notice
 // whose recording time is unknown is taken as announced.
 func (m Maintenance) Effect(outs []Outage) interval.Set {
 	r := m.RecordedAt
@@ -150,7 +150,7 @@ func Counts(tm *terms.Terms, kind incident.Kind, cause string) (bool, msg.Text) 
 func Counted(tm *terms.Terms, o Outage) (bool, msg.Text) { return Counts(tm, o.Kind, o.Cause) }
 
 // Verdict is an incident's one "counted or not, and why", the same in the
-// report, the status page, alerts and the API (docs/report.md, "Counted").
+// report, the status page, alerts and the API (docs/reports.md, "Counted").
 type Verdict struct {
 	// Counted: some of the incident's own time counts against the provider
 	// (CountedSeconds > 0).

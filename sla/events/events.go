@@ -134,7 +134,7 @@ type Event struct {
 	// every ticket event) say when the backend recorded them and who did
 	// (the API key, "cli:" and the OS user, a Slack user): a time claimed
 	// before its recording is a retroactive claim the report names
-	// (docs/report.md, "Retroactive records"). Absent in logs exported
+	// (docs/reports.md, "Retroactive records"). Absent in logs exported
 	// before they were kept; such a fact is taken as it claims. Override
 	// (maintenance, node_released) is an administrator's documented reason
 	// for letting a retroactive record change what counts.

@@ -13,7 +13,7 @@ import (
 )
 
 // exampleLog is the small log shipped as testdata/example-events.jsonl for
-// trying the command (docs/report.md): two nodes on the two example
+// trying the command (docs/reports.md): two nodes on the two example
 // contracts in March 2026, heartbeats every fifteen minutes, an outage each, a
 // maintenance notice, late data and a few tickets.
 func exampleLog() []events.Event {

@@ -1,6 +1,6 @@
 // Package report builds the monthly SLA report from contract terms and the
 // event log, and renders it as JSON (the stable contract documented in
-// docs/report.md) and as plain English Markdown, the form its scenario
+// docs/reports.md) and as plain English Markdown, the form its scenario
 // tests keep as golden files. The documents people read (claim pages,
 // every language, HTML, PDF, CSV) are functions/document's.
 //
@@ -21,7 +21,7 @@ import (
 	"github.com/gpusla/gpusla/sla/usage"
 )
 
-// Schema names the JSON form; it changes only with docs/report.md.
+// Schema names the JSON form; it changes only with docs/reports.md.
 const Schema = "gpusla.report/v1"
 
 // Report is one month's report for every node in the log.
@@ -39,7 +39,7 @@ type Report struct {
 	// written (functions/bundle): the claim page quotes it.
 	Seal *Seal `json:"seal,omitempty"`
 	// Retroactive lists every administrative record whose time lies
-	// before its recording (retro.go, docs/report.md "Retroactive
+	// before its recording (retro.go, docs/reports.md "Retroactive
 	// records"): what it claims, who recorded it when, and what it changed.
 	Retroactive Retroactive `json:"retroactive"`
 	// LeftOut names the nodes registered under a contract no terms given

@@ -10,7 +10,7 @@ import (
 
 // A node given back before the month has no part in it, though its probe
 // still pushed (and failed) in the month; one given back inside it while unreachable and failing has
-// every row end at the release, none ongoing (docs/report.md, period).
+// every row end at the release, none ongoing (docs/reports.md, period).
 func TestReleasedNodes(t *testing.T) {
 	ny := reporttest.NewYork
 	var l reporttest.Log

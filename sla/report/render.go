@@ -5,7 +5,7 @@ import (
 	"io"
 )
 
-// JSON writes the stable JSON form (docs/report.md).
+// JSON writes the stable JSON form (docs/reports.md).
 func JSON(w io.Writer, r *Report) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

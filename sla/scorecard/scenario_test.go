@@ -321,7 +321,7 @@ func TestScenarioTwoProviders(t *testing.T) {
 	// XID: NVML and the kernel log of GPU 3 at one instant are one report.
 	want(t, "Alpha XID rate", a.Reliability.XIDPerGPUMonth, 1/(8*2227.5/744), 3)
 	// A hardware XID is a definitive failure: it opens a gpu_degraded
-	// incident at its first report (docs/report.md, per-check incidents),
+	// incident at its first report (docs/reports.md, per-check incidents),
 	// so Alpha has one per 23.951613 GPU-months and ranks second.
 	var degraded bool
 	for _, inc := range a.Reliability.Incidents {

@@ -158,7 +158,7 @@ func Detail(kv map[string]string) string {
 }
 
 // Month is what the probe measured over a node's month, as the report
-// carries it (docs/report.md, "usage").
+// carries it (docs/reports.md, "usage").
 type Month struct {
 	Readings int       `json:"readings"`
 	First    time.Time `json:"first_reading"`

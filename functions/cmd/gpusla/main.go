@@ -28,7 +28,7 @@ func newRoot() *cobra.Command {
 	return root
 }
 
-// Exit statuses (docs/report.md, "Exit status").
+// Exit statuses (docs/reports.md, "Exit status").
 const (
 	exitFailed = 1
 	// exitPartial: the report (or bundle) was written, but leaves out

@@ -40,7 +40,7 @@ with --server). A notice recorded after its window began, or after an outage
 it covers began, takes out nothing before its recording nor of an outage
 already under way then, unless --override says why it should (a provider's
 e-mail that reached you late); the monthly report names every such notice in
-its retroactive section, with the override (docs/report.md).
+its retroactive section, with the override (docs/reports.md).
 
 The local store's file is locked while serve runs: stop serve first, or send
 the notice to the running backend with --server URL and an API key with the

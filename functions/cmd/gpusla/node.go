@@ -112,7 +112,7 @@ The release is recorded with when and by whom (cli:$USER here, the API key
 with --server). A release dated before counted outage would put that outage
 outside the service period: it is refused unless --override says why, and
 the monthly report names every release dated before its recording in its
-retroactive section (docs/report.md).
+retroactive section (docs/reports.md).
 
 The local store's file is locked while serve runs: stop serve first, or send
 the command to the running backend with --server URL (serve's address or the
