@@ -167,13 +167,15 @@ func granularity(p *i18n.Printer, secs float64) string {
 
 func trialMarkdown(w io.Writer, v trialView) error {
 	var b strings.Builder
-	b.WriteString("# " + v.Title + "\n\n" + v.Intro + "\n\n")
+	// Every line is text: the questions quote the check names the
+	// provider's node reported, and the providers' names come from outside.
+	b.WriteString("# " + mdText(v.Title) + "\n\n" + mdText(v.Intro) + "\n\n")
 	mdTable(&b, v.Table)
-	b.WriteString("\n## " + v.AskHdr + "\n")
+	b.WriteString("\n## " + mdText(v.AskHdr) + "\n")
 	for _, a := range v.Asks {
-		b.WriteString("\n### " + mdCell(a.Provider) + "\n\n")
+		b.WriteString("\n### " + mdText(a.Provider) + "\n\n")
 		for _, l := range a.Lines {
-			b.WriteString("- " + l + "\n")
+			b.WriteString("- " + mdText(l) + "\n")
 		}
 	}
 	_, err := io.WriteString(w, b.String())

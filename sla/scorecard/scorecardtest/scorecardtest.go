@@ -9,6 +9,7 @@
 package scorecardtest
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -33,7 +34,7 @@ func dir(t testing.TB) string {
 // Golden builds the golden scorecard.
 func Golden(t testing.TB) *scorecard.Scorecard {
 	t.Helper()
-	sc, err := builder(t, "two-providers.jsonl", nil).Build()
+	sc, err := builder(t, "two-providers.jsonl", nil, nil).Build()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,16 @@ func Golden(t testing.TB) *scorecard.Scorecard {
 // trial test), with Beta's bill charging 750 h for March's 744.
 func GoldenTrial(t testing.TB) *scorecard.Trial {
 	t.Helper()
-	tr, err := builder(t, "trial.jsonl", []billing.Line{{Line: 2, Node: "tb", Period: "2026-03", Hours: 750, HasHours: true}}).BuildTrial()
+	return GoldenTrialEdited(t, nil)
+}
+
+// GoldenTrialEdited is GoldenTrial built from the golden files as edit
+// changes them (nil: as they are): the terms it is given and the log's
+// bytes it returns, as another package's test needs them (a hostile check
+// name, a provider named so).
+func GoldenTrialEdited(t testing.TB, edit func(all []*terms.Terms, log []byte) []byte) *scorecard.Trial {
+	t.Helper()
+	tr, err := builder(t, "trial.jsonl", []billing.Line{{Line: 2, Node: "tb", Period: "2026-03", Hours: 750, HasHours: true}}, edit).BuildTrial()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,25 +64,28 @@ func GoldenTrial(t testing.TB) *scorecard.Trial {
 }
 
 // builder is a March 2026 builder under the golden terms, as of
-// 2026-04-05T00:00:00Z, that has read the golden log file.
-func builder(t testing.TB, file string, bill []billing.Line) *scorecard.Builder {
+// 2026-04-05T00:00:00Z, that has read the golden log file, both as edit
+// changes them when it is not nil.
+func builder(t testing.TB, file string, bill []billing.Line, edit func([]*terms.Terms, []byte) []byte) *scorecard.Builder {
 	t.Helper()
 	d := dir(t)
 	all, err := terms.ReadFile(filepath.Join(d, "two-providers-terms.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	log, err := os.ReadFile(filepath.Join(d, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edit != nil {
+		log = edit(all, log)
+	}
 	m := scorecard.Month{Year: 2026, Month: time.March}
 	b, err := scorecard.NewBuilder(all, scorecard.Options{From: m, To: m, AsOf: time.Date(2026, 4, 5, 0, 0, 0, 0, time.UTC), Bill: bill})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(d, file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := b.ReadLog(f.Name(), f); err != nil {
+	if err := b.ReadLog(filepath.Join(d, file), bytes.NewReader(log)); err != nil {
 		t.Fatal(err)
 	}
 	return b
