@@ -79,6 +79,8 @@ func (p *Printer) FigureCell(f scorecard.Figure) string {
 	switch {
 	case f.TooFew && f.N < f.MinN:
 		return p.T("%s (too few: n=%d < %d%s)", p.FigureValue(f), f.N, f.MinN, open)
+	case f.TooFew && f.Counted() < f.MinN:
+		return p.T("%s (too few: %d finished of n=%d < %d)", p.FigureValue(f), f.Counted(), f.N, f.MinN)
 	case f.TooFew:
 		return p.T("%s (too few: n=%d on %d machines < %d%s)", p.FigureValue(f), f.N, f.Machines, scorecard.MinMachines, open)
 	}
@@ -144,6 +146,8 @@ func PlainCell(f scorecard.Figure) string {
 		return fmt.Sprintf("– (n=%d)", f.N)
 	case f.TooFew && f.N < f.MinN:
 		return fmt.Sprintf("%s (too few: n=%d < %d%s)", PlainValue(f), f.N, f.MinN, open)
+	case f.TooFew && f.Counted() < f.MinN:
+		return fmt.Sprintf("%s (too few: %d finished of n=%d < %d)", PlainValue(f), f.Counted(), f.N, f.MinN)
 	case f.TooFew:
 		return fmt.Sprintf("%s (too few: n=%d on %d machines < %d%s)", PlainValue(f), f.N, f.Machines, scorecard.MinMachines, open)
 	}

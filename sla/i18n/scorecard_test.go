@@ -23,6 +23,9 @@ func TestCells(t *testing.T) {
 		{scorecard.Figure{Value: v(40), Unit: "min", N: 1, MinN: 3, TooFew: true}, "40.0 min (too few: n=1 < 3)", "–", "40.0 min（观测过少：n=1 < 3）", "–"},
 		{scorecard.Figure{Value: v(39.75), Unit: "min per node-month", N: 3, MinN: 3, Rank: 2, Ranked: 2}, "39.75 min per node-month (n=3)", "#2 of 2", "39.75 分钟/节点月（n=3）", "第 2 / 2 名"},
 		{scorecard.Figure{Unit: "ms", N: 0, MinN: 10}, "– (n=0)", "–", "–（n=0）", "–"},
+		// The MTTR minimum counts closed incidents: 4, of which 2 open.
+		{scorecard.Figure{Value: v(3), Unit: "h", N: 4, Censored: 2, Bound: scorecard.AtLeast, MinN: 3, MinFinished: true, Machines: 3, TooFew: true},
+			"≥ 3.00 h (too few: 2 finished of n=4 < 3)", "–", "≥ 3.00 h（已完成的观测过少：仅 2 个已完成（n=4）< 3）", "–"},
 	} {
 		if got := en.FigureCell(c.f); got != c.en {
 			t.Errorf("en cell %q, want %q", got, c.en)
@@ -35,6 +38,11 @@ func TestCells(t *testing.T) {
 		}
 		if got := zh.FigureRank(c.f); got != c.zhRank {
 			t.Errorf("zh rank %q, want %q", got, c.zhRank)
+		}
+		if c.f.MinFinished {
+			if got := i18n.PlainCell(c.f); got != c.en {
+				t.Errorf("plain cell %q, want %q", got, c.en)
+			}
 		}
 	}
 	if zh.Dimension("network") != "网络稳定性" || en.Dimension("network") != "network stability" {

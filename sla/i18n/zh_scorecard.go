@@ -13,6 +13,7 @@ var zhScorecard = map[string]string{
 	"%s (n=%d%s)":                              "%s（n=%d%s）",
 	"%s (too few: n=%d < %d%s)":                "%s（观测过少：n=%d < %d%s）",
 	"%s (too few: n=%d on %d machines < %d%s)": "%s（机器过少：n=%d，仅 %d 台机器 < %d%s）",
+	"%s (too few: %d finished of n=%d < %d)":   "%s（已完成的观测过少：仅 %d 个已完成（n=%d）< %d）",
 	"Warning: %s.":                             "注意：%s。",
 	"%d machines, %s node-months":              "%d 台机器，%s 节点月",
 	"providers are compared over different months: %s; a month one provider was not observed in (a holiday, a price change, an outage elsewhere) is not in its figures": "各供应商的对比月份不同：%s；某供应商未被观测的月份（节假日、调价、其他故障）不在其指标中",

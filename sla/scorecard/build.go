@@ -227,7 +227,13 @@ func (f *nodeFacts) addOutages(n *report.Node, byKey map[string]*incidentRec) {
 		}
 		start, _ := time.Parse(time.RFC3339, o.Start)
 		end, _ := time.Parse(time.RFC3339, o.End)
+		// A GPU-level incident is one per GPU: the eight GPUs of a node
+		// failing together are eight incidents per GPU-month, as the
+		// rate's denominator counts them.
 		key := n.Node + "\x00" + o.Kind + "\x00" + o.Start
+		if !nodeLevel(incident.Kind(o.Kind)) {
+			key += "\x00" + outageGPU(o.Check)
+		}
 		r := byKey[key]
 		if r == nil {
 			r = &incidentRec{kind: o.Kind, start: start}
@@ -236,6 +242,15 @@ func (f *nodeFacts) addOutages(n *report.Node, byKey map[string]*incidentRec) {
 		}
 		r.end, r.ongoing = end, o.Ongoing
 	}
+}
+
+// outageGPU is the GPU of a check incident's check ("gpu.ecc/gpu3" →
+// "3"); empty for a check of the whole node.
+func outageGPU(check string) string {
+	if i := strings.LastIndex(check, "/gpu"); i >= 0 {
+		return check[i+len("/gpu"):]
+	}
+	return ""
 }
 
 // keepWindow holds each node to its window: a gap split by cause is one

@@ -13,7 +13,9 @@ const (
 	// AtLeast: the unfinished cases can only raise the value as they finish
 	// (a percentile or mean of waits, a share of bad outcomes).
 	AtLeast = "at_least"
-	// AtMost: they can only lower it (a share answered within a limit).
+	// AtMost: they can only lower it. No figure is bounded so today: a
+	// share answered or delivered within a limit counts an undecided case
+	// as a miss, which finishing can only turn into a hit (AtLeast).
 	AtMost = "at_most"
 )
 
@@ -88,7 +90,8 @@ func meanFig(os []obs, unit string, minN int, better Better) Figure {
 
 // withinFig is the share of os that finished within limit: an unfinished
 // case already past it is a miss; one not yet past it is undecided,
-// counted as not within, so the share is an upper bound (AtMost).
+// counted as not within — it can still finish within the limit and only
+// raise the share, so the share is a lower bound (AtLeast, "≥").
 func withinFig(os []obs, limit float64, minN int) Figure {
 	in := 0
 	open := false
@@ -103,7 +106,7 @@ func withinFig(os []obs, limit float64, minN int) Figure {
 	f := fig(ratio(float64(in), float64(len(os))), "share", len(os), 0, minN, Higher)
 	withCases(&f, os)
 	if open {
-		f.Bound = AtMost
+		f.Bound = AtLeast
 	}
 	return f
 }
@@ -119,7 +122,16 @@ func withCases(f *Figure, os []obs) {
 // setTooFew marks a figure with fewer observations or machines than its
 // minimums, or nothing measured.
 func (f *Figure) setTooFew() {
-	f.TooFew = f.N < f.MinN || f.Machines < MinMachines || f.Value == nil
+	f.TooFew = f.Counted() < f.MinN || f.Machines < MinMachines || f.Value == nil
+}
+
+// Counted is the observations the minimum is held to: all of them, or
+// the finished ones where MinFinished.
+func (f *Figure) Counted() int {
+	if f.MinFinished {
+		return f.N - f.Censored
+	}
+	return f.N
 }
 
 // bounds is the range a figure's true value lies in: [v, v] when exact,
@@ -133,6 +145,13 @@ func (f *Figure) bounds() (lo, hi float64) {
 		return math.Inf(-1), v
 	}
 	return v, v
+}
+
+// canWorsen says whether f's unfinished cases can still only make it
+// worse: a lower bound of a figure where less is better, or an upper bound
+// of one where more is.
+func (f *Figure) canWorsen() bool {
+	return (f.Better == Lower && f.Bound == AtLeast) || (f.Better == Higher && f.Bound == AtMost)
 }
 
 // beats says whether f is better than g beyond measurement noise: by more

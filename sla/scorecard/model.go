@@ -64,9 +64,12 @@ type Figure struct {
 	// nodes, node-months, tickets, measurements); MinN the minimum to rank.
 	N int `json:"n"`
 	// Machines: the distinct nodes those observations come from.
-	Machines int    `json:"machines"`
-	MinN     int    `json:"min_n"`
-	Better   Better `json:"better"`
+	Machines int `json:"machines"`
+	MinN     int `json:"min_n"`
+	// MinFinished: MinN counts finished observations only (N −
+	// Censored): a mean repair time rests on closed incidents.
+	MinFinished bool   `json:"min_n_finished,omitempty"`
+	Better      Better `json:"better"`
 	// Censored: observations unfinished at the as-of instant (an
 	// unanswered ticket, an undelivered node, an open outage), counted at
 	// their elapsed time so far; Bound says which way finishing them can

@@ -194,6 +194,12 @@ func rank(ds []*Dimensions) {
 // more than the figure's MinDiff, whatever their unfinished cases turn
 // out to be), so figures within noise of each other share a rank, and a
 // rank follows from the JSON's values, bounds and min_diff alone.
+//
+// A figure whose unfinished cases can only make it worse ("≥ 15 min"
+// where less is better) is then never ranked ahead of a settled one it
+// does not already beat: those cases may still end it behind, so it
+// takes that one's rank at best (a "≥ 15 min" beside a 20 and a 60 min is
+// #2 with the 60, not #1 with the 20).
 func rankFigures(all []*Figure) {
 	var fs []*Figure
 	for _, f := range all {
@@ -206,6 +212,16 @@ func rankFigures(all []*Figure) {
 		for _, g := range fs {
 			if g != f && g.beats(f) {
 				f.Rank++
+			}
+		}
+	}
+	for _, f := range fs {
+		if !f.canWorsen() {
+			continue
+		}
+		for _, g := range fs {
+			if g != f && !g.canWorsen() && !f.beats(g) && g.Rank > f.Rank {
+				f.Rank = g.Rank
 			}
 		}
 	}
