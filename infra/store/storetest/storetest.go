@@ -50,6 +50,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"OpsCounted", testOps},
 		{"TicketStore", testTicketStore},                 // ticket.go
 		{"ProviderStatusStore", testProviderStatusStore}, // provstatus.go
+		{"History", testHistory},                         // history.go
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
