@@ -163,6 +163,14 @@ type Node struct {
 	CreatedAt    time.Time `json:"created_at"`
 	// Demo marks the built-in demo node of `gpusla serve`.
 	Demo bool `json:"demo,omitempty"`
+	// RegisteredBy is who registered the node: "cli:USER" for `gpusla node
+	// add`, "enrol:TOKEN (by CREATOR)" for a probe that enrolled itself
+	// with a renter's token. EnrolToken is that token's id, and
+	// EnrolKeyHash the hash of the key the probe enrolled with, so a probe
+	// whose answer was lost can ask again and get the same node back.
+	RegisteredBy string `json:"registered_by,omitempty"`
+	EnrolToken   string `json:"enrol_token,omitempty"`
+	EnrolKeyHash string `json:"enrol_key_hash,omitempty"`
 	// ReleasedAt is when the node was given back (`gpusla node release`):
 	// its service period and billing end there. Zero while it is rented.
 	ReleasedAt time.Time `json:"released_at,omitzero"`

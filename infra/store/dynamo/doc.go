@@ -19,8 +19,10 @@
 //	backend run    BACKEND          RUN#<id>                           Query(BACKEND)
 //	provider inc.  PROVSTATUS       INC#<contract>#<id>                GetItem; Query BETWEEN INC#<contract># and …$
 //	status poll    PROVSTATUS       POLL#<contract>                    GetItem; Query BETWEEN POLL# and POLL$
+//	enrol token    ENROL            TOKEN#<id>                         GetItem; UpdateItem counts its uses
+//	enrolment      ENROL            NODE#<node>#<at>                   Query BETWEEN NODE#<node># and …$
 //
-// (the ticket desk's items: ticket.go; the providers' status pages: provstatus.go)
+// (the ticket desk's items: ticket.go; the providers' status pages: provstatus.go; enrolment: enrol.go)
 //
 // Times in keys are UTC, fixed width (20060102T150405.000000000Z), so byte
 // order is time order; sequence numbers are zero-padded for the same reason.

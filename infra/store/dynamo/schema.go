@@ -19,4 +19,4 @@ const (
 
 // IAMActions are the only DynamoDB actions the store calls; template.yaml
 // grants these and nothing else.
-var IAMActions = []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"}
+var IAMActions = []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}

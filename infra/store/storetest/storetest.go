@@ -51,6 +51,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"TicketStore", testTicketStore},                 // ticket.go
 		{"ProviderStatusStore", testProviderStatusStore}, // provstatus.go
 		{"History", testHistory},                         // history.go
+		{"EnrolmentStore", testEnrolmentStore},           // enrol.go
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
