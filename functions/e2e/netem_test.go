@@ -212,7 +212,7 @@ func degradeLink(t *testing.T, ns string) linkFault {
 	out, err := in("tc", "qdisc", "add", "dev", vethNS, "root", "netem", "delay", "100ms").CombinedOutput()
 	if err == nil {
 		t.Log("fault: netem delay 100ms")
-		return linkFault{check: "net.ping.peer.rtt", criterion: "avg < 50",
+		return linkFault{check: "net.ping.peer.rtt", criterion: "avg ≤ 50",
 			judge: func(t *testing.T, v string) {
 				m := regexp.MustCompile(`^avg ([0-9.]+) ms`).FindStringSubmatch(v)
 				if m == nil {

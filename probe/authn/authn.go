@@ -58,6 +58,9 @@ func Judge(s *gpu.Snapshot, db *specdb.DB, exp expect.Expected) []wire.Check {
 	}
 	out = append(out, wire.Check{Name: "gpu.driver", Category: wire.CategoryInventory, Verdict: wire.Pass,
 		Value: driver, Criterion: "NVML answers"})
+	if exp.Driver != "" {
+		out = append(out, judgeOrderDriver(s.DriverVersion, exp.Driver))
+	}
 
 	// Count: a GPU that NVML lists but cannot open counts as lost.
 	usable := 0
@@ -90,6 +93,20 @@ func Judge(s *gpu.Snapshot, db *specdb.DB, exp expect.Expected) []wire.Check {
 		out = append(out, judgeDevice(&s.Devices[i], db, exp, ordered, orderErr)...)
 	}
 	return out
+}
+
+// judgeOrderDriver holds the driver to the order (nvidia-smi's "driver
+// version … 与下单配置一致"): the version ordered or a release of it.
+func judgeOrderDriver(installed, ordered string) wire.Check {
+	c := wire.Check{Name: "gpu.order.driver", Category: wire.CategoryInventory, Verdict: wire.Pass, Value: installed,
+		Criterion: fmt.Sprintf("%s (ordered: that version, or a release of it)", ordered)}
+	switch {
+	case installed == "":
+		c.Verdict, c.Value, c.Detail = wire.Warn, "-", "the order cannot be verified: NVML did not report the driver version"
+	case !expect.DriverMatches(ordered, installed):
+		c.Verdict, c.Detail = wire.Fail, fmt.Sprintf("driver %s is installed, the order says %s", installed, ordered)
+	}
+	return c
 }
 
 func lost(d gpu.Device) bool {

@@ -205,3 +205,40 @@ func TestGenuineCardsPass(t *testing.T) {
 		}
 	}
 }
+
+// The driver against the order (nvidia-smi's "驱动版本…与下单配置一致"):
+// the version ordered or a release of it, whole parts only.
+func TestOrderDriver(t *testing.T) {
+	for _, tc := range []struct {
+		ordered, installed, verdict, detail string
+	}{
+		{"580.159.04", "580.159.04", wire.Pass, ""},
+		{"580", "580.159.04", wire.Pass, ""},
+		{"580.159", "580.159.04", wire.Pass, ""},
+		{"580.15", "580.159.04", wire.Fail, "driver 580.159.04 is installed, the order says 580.15"},
+		{"535.129.03", "580.159.04", wire.Fail, "the order says 535.129.03"},
+		{"580.159.04.1", "580.159.04", wire.Fail, "the order says 580.159.04.1"},
+		{"580", "", wire.Warn, "NVML did not report the driver version"},
+	} {
+		s := recorded(t)
+		s.DriverVersion = tc.installed
+		var got *wire.Check
+		for _, c := range Judge(s, specdb.Default(), expect.Expected{Driver: tc.ordered}) {
+			if c.Name == "gpu.order.driver" {
+				got = &c
+			}
+		}
+		if got == nil || got.Verdict != tc.verdict || got.Category != wire.CategoryInventory || !strings.Contains(got.Detail, tc.detail) {
+			t.Errorf("ordered %s, installed %q: %+v", tc.ordered, tc.installed, got)
+		}
+	}
+	for _, c := range Judge(recorded(t), specdb.Default(), expect.Expected{}) {
+		if c.Name == "gpu.order.driver" {
+			t.Errorf("no driver ordered, yet %+v", c)
+		}
+	}
+	var e expect.Expected
+	if err := e.Set("driver=580.x"); err == nil || !strings.Contains(err.Error(), `expected.driver: "580.x" is not a driver version`) {
+		t.Errorf("driver=580.x: %v", err)
+	}
+}

@@ -10,6 +10,7 @@ package expect
 import (
 	"fmt"
 	"os"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,6 +26,10 @@ type Expected struct {
 	Model string `yaml:"model,omitempty" json:"model,omitempty"`
 	// GPUs is the number of GPUs.
 	GPUs int `yaml:"gpus,omitempty" json:"gpus,omitempty"`
+	// Driver is the NVIDIA driver version ordered, as nvidia-smi shows it
+	// ("580.159.04"), or a leading part of it ("580", "580.159"): the
+	// card's driver matches when it is that version or a release of it.
+	Driver string `yaml:"driver,omitempty" json:"driver,omitempty"`
 	// GPUMemoryGB is the memory per GPU in the vendor's "GB" (141 for an
 	// H200), which is GiB in practice; NVML reports a little less, so the
 	// check allows 3 %.
@@ -48,7 +53,7 @@ type Disk struct {
 }
 
 // Keys are the fields' YAML names, for --expect and error messages.
-var Keys = []string{"model", "gpus", "gpu_memory_gb", "cpus", "cpu_model", "ram_gb", "disks"}
+var Keys = []string{"model", "gpus", "gpu_memory_gb", "driver", "cpus", "cpu_model", "ram_gb", "disks"}
 
 // Validate says which field is wrong.
 func (e *Expected) Validate() error {
@@ -61,6 +66,8 @@ func (e *Expected) Validate() error {
 		return fmt.Errorf("expected.cpus: %d is negative", e.CPUs)
 	case e.RAMGB < 0:
 		return fmt.Errorf("expected.ram_gb: %g is negative", e.RAMGB)
+	case e.Driver != "" && !driverPattern.MatchString(e.Driver):
+		return fmt.Errorf("expected.driver: %q is not a driver version (digits and dots, as nvidia-smi shows it: 580.159.04, or 580 for any 580 release)", e.Driver)
 	}
 	seen := map[string]bool{}
 	for i, d := range e.Disks {
@@ -77,9 +84,28 @@ func (e *Expected) Validate() error {
 	return nil
 }
 
+// driverPattern is a driver version or a leading part of one.
+var driverPattern = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
+
+// DriverMatches says whether the installed driver version is the ordered
+// one or a release of it: "580" and "580.159" match "580.159.04";
+// "580.15" does not (parts are whole numbers, not text prefixes).
+func DriverMatches(ordered, installed string) bool {
+	o, in := strings.Split(ordered, "."), strings.Split(installed, ".")
+	if ordered == "" || len(o) > len(in) {
+		return false
+	}
+	for i := range o {
+		if o[i] != in[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // IsZero reports whether the order states nothing.
 func (e *Expected) IsZero() bool {
-	return e.Model == "" && e.GPUs == 0 && e.GPUMemoryGB == 0 && e.CPUs == 0 &&
+	return e.Model == "" && e.GPUs == 0 && e.GPUMemoryGB == 0 && e.Driver == "" && e.CPUs == 0 &&
 		e.CPUModel == "" && e.RAMGB == 0 && len(e.Disks) == 0
 }
 
@@ -111,6 +137,8 @@ func (e *Expected) Set(kv string) error {
 		e.Model = value
 	case "cpu_model":
 		e.CPUModel = value
+	case "driver":
+		e.Driver = value
 	case "gpus":
 		e.GPUs, err = integer()
 	case "cpus":
@@ -148,6 +176,9 @@ func (e *Expected) Merge(o Expected) {
 	}
 	if o.GPUMemoryGB != 0 {
 		e.GPUMemoryGB = o.GPUMemoryGB
+	}
+	if o.Driver != "" {
+		e.Driver = o.Driver
 	}
 	if o.CPUs != 0 {
 		e.CPUs = o.CPUs

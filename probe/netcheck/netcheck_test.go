@@ -192,7 +192,7 @@ func TestPingLoopback(t *testing.T) {
 			t.Errorf("%s: %+v, want %s", name, got[name], v)
 		}
 	}
-	if c := got["net.gateway.rtt"]; c.Number == nil || *c.Number <= 0 || *c.Number > 2 || c.Criterion != "avg < 2.00 ms" {
+	if c := got["net.gateway.rtt"]; c.Number == nil || *c.Number <= 0 || *c.Number > 2 || c.Criterion != "avg ≤ 2.00 ms" {
 		t.Errorf("gateway rtt %+v", c)
 	}
 }
@@ -254,5 +254,28 @@ func TestHTTPSVerifiesCertificates(t *testing.T) {
 	cs := netchecktest.ByName(httpChecks(context.Background(), h))
 	if c := cs["net.http.tls.reach"]; c.Verdict != wire.Fail || !strings.Contains(c.Detail, "certificate") {
 		t.Fatalf("self-signed https: %+v", c)
+	}
+}
+
+// The gateway bar is a maximum (the seed: over 2 ms fails): 2.000 ms
+// passes, 2.001 ms fails, and a figure just over prints with the digits
+// that show it over.
+func TestGatewayBarIsAMaximum(t *testing.T) {
+	o := PingOpts{MaxAvg: 2 * time.Millisecond}
+	for _, c := range []struct {
+		avg     time.Duration
+		verdict string
+		value   string
+	}{
+		{2 * time.Millisecond, wire.Pass, "avg 2.00 ms"},
+		{2001 * time.Microsecond, wire.Fail, "avg 2.001 ms"},
+		{2000400 * time.Nanosecond, wire.Fail, "avg 2.0004 ms"},
+		{1999 * time.Microsecond, wire.Pass, "avg 1.999 ms"},
+	} {
+		r := PingResult{Avg: c.avg, P99: c.avg, Min: c.avg, Max: c.avg, Sent: 10, Received: 10}
+		got := rttCheck("net.gateway", r, o, "10.0.0.1")
+		if got.Verdict != c.verdict || !strings.HasPrefix(got.Value, c.value+",") || got.Criterion != "avg ≤ 2.00 ms" {
+			t.Errorf("avg %v: %s %q %q, want %s %q", c.avg, got.Verdict, got.Value, got.Criterion, c.verdict, c.value)
+		}
 	}
 }

@@ -143,7 +143,7 @@ func healthyPower() PowerResult {
 	return PowerResult{GPU: 0, Engine: "x", Kernel: "power_bf16", Mix: PowerMix{4, false}, Tuned: "highest NVML power of the 8 mixes tried",
 		Launches: 352, Checked: 1141899264, CopyChecked: 79053053952, Median: 540.8, CopyGBs: 1056,
 		TuneSamples: 66, TuneEvents: map[string]int{"sw_power_cap": 54},
-		Monitor: &Monitor{Samples: 20, PowerMeanW: 690.2, PowerMinW: 688, PowerMaxW: 693, PowerFluctPct: 0.43, PowerLimitW: 700,
+		Monitor: &Monitor{Samples: 20, PowerMeanW: 690.2, PowerMinW: 688, PowerMaxW: 693, PowerFluctPct: 0.43, PowerLimitW: 700, SteadyFrom: 3, SteadySamples: 17,
 			TempPeakC: 59, SlowdownC: 89, SMClockMedian: 1868, SMClockMin: 1830, MaxSMClockMHz: 1980,
 			ClockEvents: ClockSWPowerCap, EventSamples: map[string]int{"sw_power_cap": 20}}}
 }
@@ -157,8 +157,13 @@ func TestJudgePowerHealthyH200(t *testing.T) {
 			t.Errorf("%s: %s %s %s", c.Name, c.Verdict, c.Value, c.Detail)
 		}
 	}
-	if strings.Join(names, " ") != "gpu.power.errors gpu.power gpu.power.thermal gpu.power.xid" {
+	if strings.Join(names, " ") != "gpu.power.errors gpu.power gpu.power.swing gpu.power.thermal gpu.power.xid" {
 		t.Errorf("checks %v", names)
+	}
+	// The seed's power criterion as a number: readings 4–20 within
+	// ±0.43 % of their mean.
+	if sw := find(t, cs, "gpu.power.swing"); *sw.Number != 0.43 || sw.Unit != "%" || sw.Value != "±0.43 % of the 690 W mean over readings 4–20" {
+		t.Errorf("gpu.power.swing %+v", sw)
 	}
 	p := find(t, cs, "gpu.power")
 	if *p.Number != 690.2 || p.Category != wire.CategoryPerformance || !strings.Contains(p.Value, "98.6 % of the model's 700 W") ||

@@ -74,6 +74,9 @@ func judgePower(p PowerResult, spec powerSpec) []wire.Check {
 	}
 	judgePowerDraw(&c, p, *m, spec)
 	out = append(out, c)
+	if s, ok := powerSwing("gpu.power.swing", p.GPU, m); ok {
+		out = append(out, s)
+	}
 	return append(out, judgePowerMonitor(p, *m)...)
 }
 

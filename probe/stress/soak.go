@@ -86,6 +86,12 @@ func judgeSoak(b BurnResult, spec Spec, known bool) []wire.Check {
 	if b.Skipped != "" || b.Launches == 0 {
 		return out
 	}
+	out = append(out, wire.Check{Name: name + ".duration", Category: wire.CategoryPerformance, GPU: gpuPtr(b.GPU), Unit: "s",
+		Number: num(b.Seconds), Verdict: wire.Pass, Value: fmt.Sprintf("%.1f s (%.2f min)", b.Seconds, b.Seconds/60),
+		Criterion: "recorded: the seed's gpu_burn runs 30 min (1800 s) without an error"})
+	if s, ok := powerSwing(name+".power.swing", b.GPU, b.Monitor); ok {
+		out = append(out, s)
+	}
 	c := soakStability(b.Samples)
 	s := wire.Check{Name: name + ".stability", Category: wire.CategoryPerformance, GPU: gpuPtr(b.GPU), Unit: "%",
 		Criterion: fmt.Sprintf("the last quarter's median within %g %% of the first steady quarter's (fail beyond %g %%), CV ≤ %g %%",

@@ -101,3 +101,36 @@ func TestSoakIsJudgedLikeABurnToo(t *testing.T) {
 type errCanceled struct{}
 
 func (errCanceled) Error() string { return "context canceled" }
+
+// The soak records how long it ran (the seed's gpu_burn criterion is 30
+// minutes) and its power swing at full load (the seed's ±5 %), each a
+// number the trial judges: 5.00 % passes, 5.01 % warns, and a swing just
+// over prints with the digits that show it over.
+func TestSoakRecordsDurationAndPowerSwing(t *testing.T) {
+	spec, _ := SpecFor(h200ID, h200Subsys)
+	for _, c := range []struct {
+		swing   float64
+		verdict string
+		value   string
+	}{{5, wire.Pass, "±5.00 %"}, {5.01, wire.Warn, "±5.01 %"}, {5.004, wire.Warn, "±5.004 %"}, {0.4, wire.Pass, "±0.40 %"}} {
+		b := soakOf(curve(1800, func(int) float64 { return 652 }))
+		b.Seconds = 1800.3
+		b.Monitor = &Monitor{Samples: 1800, PowerMeanW: 690, PowerFluctPct: c.swing, SteadyFrom: 4, SteadySamples: 1796}
+		cs := judgeSoak(b, spec, true)
+		if d := find(t, cs, "gpu.soak.bf16.duration"); d.Number == nil || *d.Number != 1800.3 || d.Unit != "s" || d.Verdict != wire.Pass {
+			t.Errorf("duration %+v", d)
+		}
+		s := find(t, cs, "gpu.soak.bf16.power.swing")
+		if s.Number == nil || *s.Number != c.swing || s.Verdict != c.verdict || !strings.HasPrefix(s.Value, c.value+" of the 690 W mean") {
+			t.Errorf("swing %g: %s %q", c.swing, s.Verdict, s.Value)
+		}
+	}
+	// No steady part: no swing to judge, no number made up.
+	b := soakOf(curve(60, func(int) float64 { return 652 }))
+	b.Monitor = &Monitor{Samples: 3, PowerMeanW: 500, PowerUnjudged: "3 readings, 3 needed after the ramp"}
+	for _, c := range judgeSoak(b, spec, true) {
+		if c.Name == "gpu.soak.bf16.power.swing" {
+			t.Errorf("a swing without a steady part: %+v", c)
+		}
+	}
+}

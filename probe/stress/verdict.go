@@ -2,7 +2,9 @@ package stress
 
 import (
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gpusla/gpusla/probe/specdb"
@@ -102,6 +104,38 @@ func powerValue(m Monitor) string {
 		over = fmt.Sprintf("%d readings", m.Samples) // summarised before the steady rule
 	}
 	return fmt.Sprintf("%.0f W mean, %.0f–%.0f W (±%.1f %%; %s)", m.PowerMeanW, m.PowerMinW, m.PowerMaxW, m.PowerFluctPct, over)
+}
+
+// powerSwing is the check name (gpu.power.swing, gpu.soak.<precision>.power.swing): the steady part's largest distance
+// from its mean, in %, as a number — the seed's "整机功耗 nvidia-smi dmon:
+// 满载时功率波动在5%以内", which the trial judges on the power test and the
+// soak (sla/trial). Over 5 % warns, as the phase's power check does; none
+// where the phase has no steady part to measure.
+func powerSwing(name string, gpu int, m *Monitor) (wire.Check, bool) {
+	if m == nil || m.Samples == 0 || m.PowerUnjudged != "" || m.SteadySamples == 0 {
+		return wire.Check{}, false
+	}
+	c := wire.Check{Name: name, Category: wire.CategoryPerformance, GPU: gpuPtr(gpu), Unit: "%",
+		Number: num(m.PowerFluctPct), Verdict: wire.Pass, Criterion: fmt.Sprintf("≤ %g %% (the seed: 满载时功率波动在5%%以内)", maxPowerFluctPct)}
+	c.Value = fmt.Sprintf("±%s %% of the %.0f W mean over readings %d–%d", strconv.FormatFloat(m.PowerFluctPct, 'f', swingDigits(m.PowerFluctPct), 64),
+		m.PowerMeanW, m.SteadyFrom+1, m.Samples)
+	if m.PowerFluctPct > maxPowerFluctPct {
+		c.Verdict = wire.Warn
+		c.Detail = fmt.Sprintf("power unsteady at full load: over ±%g %%", maxPowerFluctPct)
+	}
+	return c, true
+}
+
+// swingDigits is the decimals that print a swing on its own side of the
+// 5 % line (5.004 % as 5.004, never as 5.00).
+func swingDigits(v float64) int {
+	for d := 2; d < 6; d++ {
+		p := math.Pow(10, float64(d))
+		if (math.Round(v*p)/p > maxPowerFluctPct) == (v > maxPowerFluctPct) {
+			return d
+		}
+	}
+	return 6
 }
 
 // judgeMonitor judges what NVML showed during a burn.

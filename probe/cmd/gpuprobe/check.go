@@ -69,7 +69,7 @@ func checkGroups(o *checkOptions) []checkrun.Group {
 func (o *checkOptions) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	fs.StringVar(&o.config, "config", "", "probe config file; its `expected:` (what was ordered) and `network:` (what check pings, resolves and fetches) sections are read")
-	fs.StringArrayVar(&o.expects, "expect", nil, "what was ordered, key=value, repeatable; keys: model, gpus, gpu_memory_gb, cpus, cpu_model, ram_gb, disks (/mount:SIZE_GB); overrides --config")
+	fs.StringArrayVar(&o.expects, "expect", nil, "what was ordered, key=value, repeatable; keys: model, gpus, gpu_memory_gb, driver, cpus, cpu_model, ram_gb, disks (/mount:SIZE_GB); overrides --config")
 	fs.StringVar(&o.hostRoot, "host-root", "/", "root under which /proc and /sys are read")
 	fs.DurationVar(&o.stealWindow, "steal-window", time.Second, "how long CPU steal time is sampled")
 	fs.DurationVar(&o.xidWait, "xid-wait", 0, "how long to listen for NVML XID events after reading the GPUs")

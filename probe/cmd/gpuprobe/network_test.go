@@ -86,7 +86,7 @@ func TestCheckPingsGatewayOnLoopback(t *testing.T) {
 	if c := got["net.gateway.reach"]; c.Verdict != wire.Pass || !strings.Contains(c.Detail, "configured") {
 		t.Errorf("--gateway over a table without a default route: %+v", c)
 	}
-	if c := got["net.gateway.rtt"]; c.Number == nil || c.Unit != "ms" || c.Criterion != "avg < 2.00 ms" {
+	if c := got["net.gateway.rtt"]; c.Number == nil || c.Unit != "ms" || c.Criterion != "avg ≤ 2.00 ms" {
 		t.Errorf("rtt: %+v", c)
 	}
 	if c := got["net.gateway.loss"]; c.Verdict != wire.Pass || c.Criterion != "≤ 5 %" {

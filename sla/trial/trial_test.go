@@ -1,0 +1,297 @@
+package trial
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func num(v float64) *float64 { return &v }
+func gpu(i int) *int         { return &i }
+
+// res is a result; idle marks it read while the node should be idle.
+func res(name, cat, verdict string, v *float64, unit string) Result {
+	return Result{Name: name, Category: cat, Verdict: verdict, Number: v, Unit: unit}
+}
+
+func onGPU(r Result, g int) Result { r.GPU = gpu(g); return r }
+func idleR(r Result) Result        { r.Idle = true; return r }
+
+func row(t *testing.T, n Node, key string) Row {
+	t.Helper()
+	for _, r := range Judge(n) {
+		if r.Key == key {
+			return r
+		}
+	}
+	t.Fatalf("no row %s", key)
+	return Row{}
+}
+
+// printed is the figure as a page prints it.
+func printed(r Row) string { return strconv.FormatFloat(r.Shown, 'f', r.Digits, 64) }
+
+type edge struct {
+	what    string
+	results []Result
+	gpus    int
+	verdict string
+	shown   string // the figure as printed, "" to skip
+}
+
+func runEdges(t *testing.T, key, model string, es []edge) {
+	t.Helper()
+	for _, e := range es {
+		r := row(t, Node{Model: model, GPUs: e.gpus, Results: e.results}, key)
+		if r.Verdict != e.verdict {
+			t.Errorf("%s %s: verdict %s, want %s (%+v)", key, e.what, r.Verdict, e.verdict, r)
+		}
+		if e.shown != "" && printed(r) != e.shown {
+			t.Errorf("%s %s: printed %s, want %s", key, e.what, printed(r), e.shown)
+		}
+		if r.Verdict != Pass && r.Verdict != NotApplicable && r.Ask == "" && r.Verdict != Recorded {
+			t.Errorf("%s %s: %s with nothing to ask", key, e.what, r.Verdict)
+		}
+		if r.Seed == "" || r.Criterion == "" {
+			t.Errorf("%s %s: no seed words or criterion", key, e.what)
+		}
+	}
+}
+
+func d2d(gbs float64, g int) Result {
+	return onGPU(res("gpu.bw.d2d", "performance_below_spec", "pass", num(gbs), "GB/s"), g)
+}
+
+// "达到官方标称值的90%以上": 以上 is at or above. The H100 SXM's official
+// 3350 GB/s: 3015 GB/s is 90.00 % exactly (passes), 3014.665 GB/s
+// 89.99 % (fails); 3014.866 GB/s is 89.996 %, which one decimal would
+// print as a passing 90.0: it prints 89.996. An H200 copies at most 89 %
+// of its 4800 GB/s when genuine (4292 GB/s measured): held to 95 % of
+// that, 4077.4 GB/s, which passes and 4077.3 does not.
+func TestBandwidthLine(t *testing.T) {
+	runEdges(t, KeyBandwidth, "H100 SXM5 80GB", []edge{
+		{"90.00 %", []Result{d2d(3015, 0)}, 1, Pass, "90.0"},
+		{"89.99 %", []Result{d2d(3014.665, 0)}, 1, Fail, "89.99"},
+		{"89.996 %", []Result{d2d(3014.866, 0)}, 1, Fail, "89.996"},
+		{"slowest GPU decides", []Result{d2d(3300, 0), d2d(3000, 1)}, 2, Fail, "89.6"},
+		{"median of a GPU's runs", []Result{d2d(3300, 0), d2d(2000, 0), d2d(3200, 0)}, 1, Pass, "95.5"},
+		{"nothing measured", nil, 1, NotMeasured, ""},
+	})
+	runEdges(t, KeyBandwidth, "H200 SXM", []edge{
+		{"95 % of a genuine card", []Result{d2d(4077.4, 0)}, 1, Pass, "84.95"},
+		{"just under", []Result{d2d(4077.3, 0)}, 1, Fail, "84.9"},
+	})
+	r := row(t, Node{Model: "H200 SXM", Results: []Result{d2d(4292, 0)}}, KeyBandwidth)
+	if !strings.Contains(r.Criterion, "the seed's 90 % is above what a genuine H200 SXM copies (4292 GB/s, 89.4 %)") || r.Line.Value < 84.9458 || r.Line.Value > 84.9459 {
+		t.Errorf("H200 criterion %q line %+v", r.Criterion, r.Line)
+	}
+	// The card's own name is the model held to (gpu.model's value).
+	named := []Result{onGPU(Result{Name: "gpu.model", Verdict: "pass", Value: "NVIDIA H100 80GB HBM3"}, 0), d2d(3015, 0)}
+	if r := row(t, Node{Model: "H100", Results: named}, KeyBandwidth); r.Verdict != Pass {
+		t.Errorf("by the card's name: %+v", r)
+	}
+	if r := row(t, Node{Model: "H100", Results: []Result{d2d(3015, 0)}}, KeyBandwidth); r.Verdict != NotMeasured || !strings.Contains(r.Detail, "no official memory bandwidth known for H100") {
+		t.Errorf("a family with several figures: %+v", r)
+	}
+}
+
+func swing(pct float64) Result {
+	return onGPU(res("gpu.power.swing", "performance_below_spec", "pass", num(pct), "%"), 0)
+}
+
+// "满载时功率波动在5%以内": 以内 is at most: 5.00 % passes, 5.01 % fails;
+// 5.004 % prints as 5.004, never as a failing-looking 5.00 beside "fail".
+func TestPowerSwingLine(t *testing.T) {
+	runEdges(t, KeyPower, "H200", []edge{
+		{"4.99 %", []Result{swing(4.99)}, 1, Pass, "4.99"},
+		{"5.00 %", []Result{swing(5)}, 1, Pass, "5.00"},
+		{"5.01 %", []Result{swing(5.01)}, 1, Fail, "5.01"},
+		{"5.004 %", []Result{swing(5.004)}, 1, Fail, "5.004"},
+		{"the worst reading decides", []Result{swing(1), onGPU(res("gpu.soak.bf16.power.swing", "performance_below_spec", "pass", num(6.2), "%"), 3)}, 4, Fail, "6.20"},
+		{"none", nil, 1, NotMeasured, ""},
+	})
+}
+
+func soak(g int, secs float64, errors string) []Result {
+	return []Result{
+		onGPU(res("gpu.soak.bf16.duration", "performance_below_spec", "pass", num(secs), "s"), g),
+		onGPU(res("gpu.soak.bf16.errors", "gpu_degraded", errors, num(0), "values"), g),
+	}
+}
+
+// "连续运行30分钟无报错": at least 30 minutes on every GPU, no error. A
+// shorter soak without error is not the criterion (not measured, and says
+// how long it ran); an error fails however short.
+func TestBurn30Minutes(t *testing.T) {
+	full := append(soak(0, 1800, "pass"), soak(1, 1800.4, "pass")...)
+	runEdges(t, KeyBurn, "H200", []edge{
+		{"30 min on both", full, 2, Pass, "30.0"},
+		{"29.999 min", soak(0, 1799.94, "pass"), 1, NotMeasured, "29.999"},
+		{"5 min shortened", soak(0, 300, "pass"), 1, NotMeasured, "5.0"},
+		{"a wrong value", append(soak(0, 1800, "pass"), soak(1, 1800, "fail")...), 2, Fail, ""},
+		{"a wrong value in a short soak", soak(0, 60, "fail"), 1, Fail, ""},
+		{"one GPU of two soaked", soak(0, 1800, "pass"), 2, NotMeasured, ""},
+		{"throttled", append(soak(0, 1800, "pass"), onGPU(res("gpu.soak.bf16.stability", "performance_below_spec", "fail", num(6), "%"), 0)), 1, Warn, ""},
+		{"none", nil, 1, NotMeasured, ""},
+	})
+	r := row(t, Node{GPUs: 1, Results: soak(0, 300, "pass")}, KeyBurn)
+	if r.Detail != "shortened: the soak ran 5.0 min of the seed's 30" {
+		t.Errorf("shortened detail %q", r.Detail)
+	}
+}
+
+func lat(us float64) Result {
+	return res("gpu.nccl.allreduce.latency", "performance_below_spec", "pass", num(us), "µs")
+}
+
+// "all_reduce延迟低于预期值": 低于 is strictly below the expected 200 µs.
+func TestAllReduceLine(t *testing.T) {
+	runEdges(t, KeyAllReduce, "H200", []edge{
+		{"199.99 µs", []Result{lat(199.99)}, 8, Pass, "199.99"},
+		{"200 µs", []Result{lat(200)}, 8, Fail, "200.0"},
+		{"a wrong sum", []Result{lat(30), res("gpu.nccl.allreduce.errors", "gpu_degraded", "fail", num(1), "values")}, 8, Fail, ""},
+		{"busbw below the model's level", []Result{lat(30), res("gpu.nccl.allreduce.busbw", "performance_below_spec", "warn", num(300), "GB/s")}, 8, Warn, ""},
+		{"one GPU", nil, 1, NotApplicable, ""},
+		{"eight GPUs, no run", nil, 8, NotMeasured, ""},
+	})
+}
+
+func rtt(ms float64) []Result {
+	return []Result{res("net.gateway.reach", "connectivity", "pass", nil, ""), res("net.gateway.rtt", "network_degraded", "pass", num(ms), "ms"),
+		res("net.gateway.loss", "network_degraded", "pass", num(0), "%")}
+}
+
+// "如果平均延迟超过2ms": 超过 is above, so 2.000 ms passes and 2.001 fails;
+// 2.0004 ms prints as 2.0004, not a passing-looking 2.000.
+func TestGatewayLine(t *testing.T) {
+	lossy := append(rtt(1), res("net.gateway.loss", "network_degraded", "fail", num(10.02), "%"))
+	runEdges(t, KeyGateway, "H200", []edge{
+		{"2.000 ms", rtt(2), 1, Pass, "2.000"},
+		{"2.001 ms", rtt(2.001), 1, Fail, "2.001"},
+		{"2.0004 ms", rtt(2.0004), 1, Fail, "2.0004"},
+		{"median of runs", append(append(rtt(1), rtt(1.5)...), rtt(9)...), 1, Pass, "1.500"},
+		{"loss over 5 % on average", lossy, 1, Fail, "1.000"},
+		{"a run without a reply", append(rtt(1), res("net.gateway.reach", "connectivity", "fail", nil, "")), 1, Fail, ""},
+		{"none", nil, 1, NotMeasured, ""},
+	})
+	r := row(t, Node{Results: lossy}, KeyGateway)
+	if r.Detail != "loss 5.01 %, over 5 %" {
+		t.Errorf("loss detail %q", r.Detail)
+	}
+}
+
+func iperfRun(mbps float64) Result {
+	r := res("net.iperf3.peer", "network_degraded", "pass", num(mbps), "Mbit/s")
+	r.Criterion = "≥ 70 % of 10000 Mbit/s"
+	return r
+}
+
+// "达到标称内网带宽的70%以上": 7000 of 10 000 Mbit/s passes, 6990 fails.
+func TestIperfLine(t *testing.T) {
+	runEdges(t, KeyIperf, "H200", []edge{
+		{"70.0 %", []Result{iperfRun(7000)}, 1, Pass, "70.0"},
+		{"69.9 %", []Result{iperfRun(6990)}, 1, Fail, "69.9"},
+		{"69.999 %", []Result{iperfRun(6999.9)}, 1, Fail, "69.999"},
+		{"peer unreachable", []Result{{Name: "net.iperf3.peer", Verdict: "fail", Criterion: "≥ 70 % of 10000 Mbit/s", Detail: "to 10.0.0.2:5201: connection refused"}}, 1, NotMeasured, ""},
+		{"none", nil, 1, NotMeasured, ""},
+	})
+}
+
+func util(pct float64) Result {
+	return idleR(onGPU(res("gpu.utilization", "gpu_degraded", "pass", num(pct), "%"), 0))
+}
+
+// "空载状态下利用率应接近0%": under the probe's 5 %, read while the node
+// should be idle; another process fails a 0 % GPU; the renter's own work
+// later (not idle) is not held against the provider.
+func TestIdleLine(t *testing.T) {
+	other := idleR(onGPU(res("gpu.processes", "gpu_degraded", "warn", nil, ""), 0))
+	busyLater := onGPU(res("gpu.utilization", "gpu_degraded", "warn", num(97), "%"), 0)
+	runEdges(t, KeyIdle, "H200", []edge{
+		{"4.99 %", []Result{util(4.99)}, 1, Pass, "4.99"},
+		{"5 %", []Result{util(5)}, 1, Fail, "5"},
+		{"35 % busy", []Result{util(35)}, 1, Fail, "35"},
+		{"another process at 0 %", []Result{util(0), other}, 1, Fail, "0"},
+		{"busy under the renter's work later", []Result{util(0), busyLater}, 1, Pass, "0"},
+		{"none read idle", []Result{busyLater}, 1, NotMeasured, ""},
+	})
+}
+
+// The order: model, memory and driver as ordered; an H20 calling itself an
+// H100 fails; nothing identified the card: not measured.
+func TestOrderAndAcceptance(t *testing.T) {
+	ok := []Result{res("gpu.count", "gpu_lost", "pass", nil, ""), onGPU(Result{Name: "gpu.model", Category: "inventory", Verdict: "pass", Value: "NVIDIA H100 80GB HBM3"}, 0),
+		onGPU(res("gpu.order.model", "inventory", "pass", nil, ""), 0), onGPU(res("gpu.order.memory", "inventory", "pass", nil, ""), 0),
+		{Name: "gpu.driver", Category: "gpu_lost", Verdict: "pass", Value: "580.159.04 (CUDA 13.0)"}}
+	withDriver := append(append([]Result(nil), ok...), res("gpu.order.driver", "inventory", "pass", nil, ""))
+	h20 := []Result{res("usage.boot", "host", "pass", nil, ""), onGPU(res("gpu.model", "inventory", "fail", nil, ""), 0), onGPU(res("gpu.order.model", "inventory", "fail", nil, ""), 0)}
+	wrongDriver := append(append([]Result(nil), ok...), res("gpu.order.driver", "inventory", "fail", nil, ""))
+	runEdges(t, KeyOrder, "H100", []edge{
+		{"as ordered", withDriver, 1, Pass, ""},
+		{"an H20 sold as an H100", h20, 1, Fail, ""},
+		{"another driver", wrongDriver, 1, Fail, ""},
+		{"nothing", []Result{res("usage.boot", "host", "pass", nil, "")}, 1, NotMeasured, ""},
+	})
+	if r := row(t, Node{Results: ok}, KeyOrder); r.Verdict != Pass || r.Detail != "driver 580.159.04 (CUDA 13.0); the order names no driver to hold it to" {
+		t.Errorf("no driver ordered: %+v", r)
+	}
+	burnBad := onGPU(res("gpu.burn.fp32.errors", "gpu_degraded", "fail", num(3), "values"), 0)
+	capLater := onGPU(res("gpu.clock_events", "gpu_degraded", "warn", nil, ""), 0)
+	usedCard := idleR(onGPU(res("gpu.ecc.aggregate", "gpu_degraded", "warn", nil, ""), 0))
+	runEdges(t, KeyAcceptance, "H100", []edge{
+		{"everything passes", ok, 1, Pass, ""},
+		{"the H20's mismatch after a usage reading", h20, 1, Fail, ""},
+		{"a wrong value in a later burn", append(append([]Result(nil), ok...), burnBad), 1, Fail, ""},
+		{"a power cap under the renter's load", append(append([]Result(nil), ok...), capLater), 1, Pass, ""},
+		{"a used card at delivery", append(append([]Result(nil), ok...), usedCard), 1, Warn, ""},
+		{"nothing checked", nil, 1, NotMeasured, ""},
+		{"only skipped", []Result{res("gpu.model", "inventory", "skipped", nil, "")}, 1, NotMeasured, ""},
+	})
+	if r := row(t, Node{Results: h20}, KeyAcceptance); strings.Join(r.Checks, ", ") != "gpu.model (GPU 0), gpu.order.model (GPU 0)" {
+		t.Errorf("acceptance names %v", r.Checks)
+	}
+}
+
+// df -h and curl -I.
+func TestDiskAndMirror(t *testing.T) {
+	sys := idleR(res("host.disk.system", "host", "pass", nil, ""))
+	runEdges(t, KeyDisk, "H200", []edge{
+		{"mounted", []Result{sys, idleR(res("host.disk.ordered:/data", "inventory", "pass", nil, ""))}, 1, Pass, ""},
+		{"data disk not mounted", []Result{sys, idleR(res("host.disk.ordered:/data", "inventory", "fail", nil, ""))}, 1, Fail, ""},
+		{"a disk left unmounted", []Result{sys, idleR(res("host.disk.unmounted:nvme1n1", "host", "warn", nil, ""))}, 1, Warn, ""},
+		{"none", nil, 1, NotMeasured, ""},
+	})
+	reach := func(v string) Result { return res("net.http.mirror.reach", "connectivity", v, nil, "") }
+	latency := func(ms float64) Result {
+		return res("net.http.mirror.latency", "network_degraded", "pass", num(ms), "ms")
+	}
+	runEdges(t, KeyMirror, "H200", []edge{
+		{"answered", []Result{reach("pass"), latency(40), reach("pass"), latency(60), reach("pass"), latency(45)}, 1, Pass, "45.0"},
+		{"once unanswered", []Result{reach("pass"), latency(40), reach("fail")}, 1, Fail, ""},
+		{"no mirror named", []Result{{Name: "net.http.reach", Verdict: "skipped"}}, 1, NotMeasured, ""},
+	})
+	r := row(t, Node{Results: []Result{reach("pass"), latency(40), reach("fail")}}, KeyMirror)
+	if r.Detail != "1 of 2 answered; net.http.mirror.reach" {
+		t.Errorf("mirror detail %q", r.Detail)
+	}
+}
+
+// Digits: the fewest decimals that keep the printed figure on its side
+// of the line; a figure too close for MaxDigits is cut towards its side.
+func TestDigitsNeverContradictTheVerdict(t *testing.T) {
+	ge := Line{Value: 90, Op: ">="}
+	for _, c := range []struct {
+		v     float64
+		d     int
+		shown float64
+	}{{89.94, 1, 89.94}, {89.96, 2, 89.96}, {89.996, 3, 89.996}, {90, 1, 90}, {95, 1, 95}, {89.99999999, MaxDigits, 89.999999}} {
+		d, shown := Digits(c.v, ge, 1)
+		if d != c.d || math.Abs(shown-c.shown) > 1e-12 || ge.Passes(shown) != ge.Passes(c.v) {
+			t.Errorf("Digits(%v) = %d, %v, want %d, %v", c.v, d, shown, c.d, c.shown)
+		}
+	}
+	if !(Line{Value: 84.9458333, Op: ">="}).Passes(100*4077.4/4800) == (Line{Value: 100 * 0.95 * 4292 / 4800, Op: ">="}).Passes(100*4077.4/4800) {
+		t.Errorf("a figure at the line misses it by a floating-point bit")
+	}
+}
