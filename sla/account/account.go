@@ -118,9 +118,19 @@ type Books struct {
 	Excluded interval.Set
 	// Observed: every interval of an unavailable kind, whoever's fault, as the
 	// backend saw it live. Claimable: only those that are the provider's
-	// fault. Both after exclusions and the minimum run.
-	Observed, Claimable           interval.Set
-	UptimeObserved, UptimeClaimed float64
+	// fault. Both after exclusions and the downtime period's rule, as the
+	// instants counted inside the period.
+	Observed, Claimable interval.Set
+	// ObservedRuns and ClaimableRuns are the runs behind them, each judged
+	// whole; ObservedDowntime and ClaimableDowntime what they count in the
+	// period, a rule's rounding-up included (the uptime's numerator).
+	ObservedRuns, ClaimableRuns         []Run
+	ObservedDowntime, ClaimableDowntime time.Duration
+	UptimeObserved, UptimeClaimed       float64
+	// NotCounted: the contract does not count a month the node was in
+	// service for only part of (uptime.partial_month: not_counted); no
+	// uptime is judged and nothing is owed for it.
+	NotCounted bool
 }
 
 // Observed reports whether an outage of this kind enters the observed
@@ -161,8 +171,12 @@ type Verdict struct {
 	// count). Overlapping incidents that both count each show the shared
 	// time; the node's outage figures are the union, not the sum.
 	Seconds, ObservedSeconds, CountedSeconds int64
-	// Reason says why CountedSeconds is less than Seconds; zero when
-	// every second counts.
+	// RoundedSeconds is the part of CountedSeconds beyond the outage's own
+	// time: a rule that rounds each run up to whole units (Tencent: 1 min
+	// 1 s counts 2 min) puts the rounding on the outage that ended the run.
+	RoundedSeconds int64
+	// Reason says why CountedSeconds differs from Seconds; zero when
+	// every second counts as it happened.
 	Reason msg.Text
 }
 
@@ -175,42 +189,60 @@ func Judge(tm *terms.Terms, b Books, o Outage) Verdict {
 	v := Verdict{Seconds: secs(o.Span.Duration())}
 	ok, why := Counts(tm, o.Kind, o.Cause)
 	if Observed(tm, o) {
-		v.ObservedSeconds = secs(b.Observed.Overlap(o.Span))
+		v.ObservedSeconds = secs(b.Observed.Overlap(o.Span) + padFor(b.ObservedRuns, o.Span))
 	}
 	if !ok {
 		v.Reason = why
 		return v
 	}
-	v.CountedSeconds = secs(b.Claimable.Overlap(o.Span))
+	if b.NotCounted {
+		v.Reason = msg.New("the node was not in service for the whole month, and the contract counts only whole months")
+		return v
+	}
+	own := secs(b.Claimable.Overlap(o.Span))
+	v.RoundedSeconds = secs(padFor(b.ClaimableRuns, o.Span))
+	v.CountedSeconds = own + v.RoundedSeconds
 	v.Counted = v.CountedSeconds > 0
-	dp := tm.Uptime.DowntimePeriod
 	inPeriod := secs(interval.Set{o.Span}.Clip(b.Period).Total())
 	excluded := secs(b.Excluded.Overlap(o.Span))
-	switch {
-	case v.CountedSeconds == v.Seconds:
-	case inPeriod == 0:
-		v.Reason = msg.New("outside this month's service period")
-	case excluded >= inPeriod:
-		v.Reason = msg.New("inside maintenance announced with enough notice")
-	case v.CountedSeconds == 0 && dp.Strict:
-		v.Reason = msg.New("part of an outage run of at most %s, which the contract does not count", dp.Minimum)
-	case v.CountedSeconds == 0:
-		v.Reason = msg.New("part of an outage run shorter than the contract's minimum of %s", dp.Shortest())
-	case v.CountedSeconds < inPeriod-excluded && dp.Unit > 0 && dp.Strict:
-		v.Reason = msg.New("partly uncounted: the contract counts each run of downtime in whole %s from its start, and none of a run of at most %s", dp.Unit, dp.Minimum)
-	case v.CountedSeconds < inPeriod-excluded && dp.Unit > 0:
-		v.Reason = msg.New("partly uncounted: the contract counts each run of downtime in whole %s from its start, and none of a run under %s", dp.Unit, dp.Shortest())
-	case v.CountedSeconds < inPeriod-excluded:
-		v.Reason = msg.New("partly in an outage run shorter than the contract's minimum of %s", dp.Minimum)
-		if excluded > 0 {
-			v.Reason = msg.New("partly inside announced maintenance, partly in a run below the contract's minimum")
-		}
-	case excluded > 0:
-		v.Reason = msg.New("partly inside maintenance announced with enough notice")
-	default:
-		v.Reason = msg.New("only the part inside this month's service period counts")
-	}
+	v.Reason = reason(tm, v, own, inPeriod, excluded)
 	return v
+}
+
+// reason says why an outage's counted seconds (own: its own instants
+// counted) differ from its length; zero when every second counts as it
+// happened.
+func reason(tm *terms.Terms, v Verdict, own, inPeriod, excluded int64) msg.Text {
+	dp := tm.Uptime.DowntimePeriod
+	switch {
+	case own == v.Seconds && v.RoundedSeconds > 0:
+		return msg.New("counted in whole %s, rounded up as the contract says", dp.Unit)
+	case own == v.Seconds:
+		return msg.Text{}
+	case inPeriod == 0:
+		return msg.New("outside this month's service period")
+	case excluded >= inPeriod:
+		return msg.New("inside maintenance announced with enough notice")
+	case own == 0 && dp.Strict:
+		return msg.New("part of an outage run of at most %s, which the contract does not count", dp.Minimum)
+	case own == 0 && dp.Rounding == terms.RoundClock:
+		return msg.New("part of an outage run holding no whole clock %s, which the contract does not count", dp.Unit)
+	case own == 0:
+		return msg.New("part of an outage run shorter than the contract's minimum of %s", dp.Shortest())
+	case own < inPeriod-excluded && dp.Rounding == terms.RoundClock:
+		return msg.New("partly uncounted: the contract counts only the clock %s that were unavailable from start to end", dp.Unit)
+	case own < inPeriod-excluded && dp.Unit > 0 && dp.Strict:
+		return msg.New("partly uncounted: the contract counts each run of downtime in whole %s from its start, and none of a run of at most %s", dp.Unit, dp.Minimum)
+	case own < inPeriod-excluded && dp.Unit > 0:
+		return msg.New("partly uncounted: the contract counts each run of downtime in whole %s from its start, and none of a run under %s", dp.Unit, dp.Shortest())
+	case own < inPeriod-excluded && excluded > 0:
+		return msg.New("partly inside announced maintenance, partly in a run below the contract's minimum")
+	case own < inPeriod-excluded:
+		return msg.New("partly in an outage run shorter than the contract's minimum of %s", dp.Minimum)
+	case excluded > 0:
+		return msg.New("partly inside maintenance announced with enough notice")
+	}
+	return msg.New("only the part inside this month's service period counts")
 }
 
 // JudgeAll does the books of outages over period and judges each of them
@@ -256,12 +288,17 @@ func Compute(tm *terms.Terms, period interval.Interval, outages []Outage, maint 
 // what a notice recorded late may take out (Maintenance.Effect). window is
 // the calendar month (to the as-of instant) the service period lies in:
 // the uptime's denominator under uptime.denominator: calendar_month.
+//
+// The outages may reach beyond the period (an outage under way when the
+// month began or still going when it ended): the contract's downtime
+// period is applied to each whole run before what it counts is attributed
+// to the period (CountRuns).
 func ComputeClocked(tm *terms.Terms, window, period interval.Interval, raw, outages []Outage, maint []Maintenance) Books {
-	b := Books{Period: period, Denominator: period.Duration()}
-	if tm.Uptime.Denominator == terms.CalendarMonth && window.Duration() > b.Denominator {
-		// UCloud SDU: "(total minutes in the month − downtime) / total
-		// minutes in the month", whenever the node was delivered.
-		b.Denominator = window.Duration()
+	b := Books{Period: period, Denominator: denominator(tm, window, period)}
+	if tm.Uptime.PartialMonth == terms.NotCounted && !period.Empty() && partial(window, period) {
+		// JD Cloud: "If it is less than one month, it is not counted as one
+		// service term": no uptime is judged, nothing is owed.
+		b.NotCounted = true
 	}
 	var ex []interval.Interval
 	for _, m := range maint {
@@ -269,7 +306,8 @@ func ComputeClocked(tm *terms.Terms, window, period interval.Interval, raw, outa
 			ex = append(ex, m.Effect(raw)...)
 		}
 	}
-	b.Excluded = interval.Union(ex...).Clip(period)
+	excluded := interval.Union(ex...)
+	b.Excluded = excluded.Clip(period)
 	var obs, claim []interval.Interval
 	for _, o := range outages {
 		if Observed(tm, o) {
@@ -279,32 +317,33 @@ func ComputeClocked(tm *terms.Terms, window, period interval.Interval, raw, outa
 			claim = append(claim, o.Span)
 		}
 	}
-	dp := tm.Uptime.DowntimePeriod
-	b.Observed = DowntimePeriods(dp, interval.Union(obs...).Clip(period).Minus(b.Excluded))
-	b.Claimable = DowntimePeriods(dp, interval.Union(claim...).Clip(period).Minus(b.Excluded))
-	// Under the month's formula the month's minutes stay the denominator:
-	// maintenance taken out is not downtime, but the month is not shortened.
-	out := b.Excluded.Total()
-	if tm.Uptime.Denominator == terms.CalendarMonth {
-		out = 0
+	dp, loc := tm.Uptime.DowntimePeriod, time.UTC
+	if tm.Calendar != nil {
+		loc = tm.Calendar.Loc
 	}
-	b.UptimeObserved = Uptime(b.Denominator, out, b.Observed.Total())
-	b.UptimeClaimed = Uptime(b.Denominator, out, b.Claimable.Total())
+	b.ObservedRuns = CountRuns(dp, interval.Union(obs...).Minus(excluded), period, loc)
+	if !b.NotCounted {
+		b.ClaimableRuns = CountRuns(dp, interval.Union(claim...).Minus(excluded), period, loc)
+	}
+	b.Observed, b.Claimable = runsKept(b.ObservedRuns), runsKept(b.ClaimableRuns)
+	b.ObservedDowntime, b.ClaimableDowntime = runsTotal(b.ObservedRuns), runsTotal(b.ClaimableRuns)
+	// Maintenance that excuses only the downtime inside it leaves the
+	// month its minutes (Tencent: the month is "总天数 × 24 × 60"); one that
+	// takes the window out shortens it.
+	out := time.Duration(0)
+	if WindowExcused(tm) {
+		out = b.Excluded.Total()
+	}
+	b.UptimeObserved = Uptime(b.Denominator, out, b.ObservedDowntime)
+	b.UptimeClaimed = Uptime(b.Denominator, out, b.ClaimableDowntime)
 	return b
 }
 
-// DowntimePeriods keeps of each run of unavailability what the contract's
-// definition of a downtime period counts (terms.DowntimePeriod.Counted):
-// nothing of a run shorter than its minimum, and with a unit the run's
-// whole units from its start, the partial unit at its end left out.
-func DowntimePeriods(dp terms.DowntimePeriod, runs interval.Set) interval.Set {
-	var out interval.Set
-	for _, iv := range runs {
-		if d := dp.Counted(iv.Duration()); d > 0 {
-			out = append(out, interval.Interval{Start: iv.Start, End: iv.Start.Add(d)})
-		}
-	}
-	return out
+// WindowExcused reports whether announced maintenance takes its whole
+// window out of the month (maintenance.excuses: window, under a service
+// period denominator), not only the downtime inside it.
+func WindowExcused(tm *terms.Terms) bool {
+	return tm.Uptime.Denominator != terms.CalendarMonth && tm.Maintenance.Excuses != terms.ExcuseDowntime
 }
 
 // Uptime is (period − excluded − outage) / (period − excluded) × 100, 100

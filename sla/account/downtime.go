@@ -73,7 +73,7 @@ func DowntimeCredits(tm *terms.Terms, books Books, outs []Outage, gpus int, pric
 		// its overlap with the claimable downtime (announced maintenance
 		// inside it does not split it into two incidents to round up).
 		for _, run := range interval.Union(spans...) {
-			d := books.Claimable.Overlap(run)
+			d := books.Claimable.Overlap(run) + padFor(books.ClaimableRuns, run)
 			if d <= 0 {
 				continue
 			}

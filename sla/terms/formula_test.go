@@ -56,7 +56,7 @@ func TestFormulaTermsDefaults(t *testing.T) {
 func TestDowntimePeriodTerm(t *testing.T) {
 	x := parseOne(t, with("  downtime_period: {minimum: 1m, unit: 1m}\n", ""))
 	dp := x.Uptime.DowntimePeriod
-	if dp != (DowntimePeriod{Minimum: time.Minute, Unit: time.Minute}) {
+	if dp != (DowntimePeriod{Minimum: time.Minute, Unit: time.Minute, Rounding: RoundDown}) {
 		t.Fatalf("%+v", dp)
 	}
 	// Google: "a period of one or more consecutive minutes of Downtime.
@@ -82,7 +82,7 @@ func TestDowntimePeriodTerm(t *testing.T) {
 // one minute (two missed 30 s heartbeats) is nothing, 61 s is one minute.
 func TestDowntimePeriodMoreThan(t *testing.T) {
 	dp := parseOne(t, with("  downtime_period: {more_than: 1m, unit: 1m}\n", "")).Uptime.DowntimePeriod
-	if dp != (DowntimePeriod{Minimum: time.Minute, Strict: true, Unit: time.Minute}) {
+	if dp != (DowntimePeriod{Minimum: time.Minute, Strict: true, Unit: time.Minute, Rounding: RoundDown}) {
 		t.Fatalf("%+v", dp)
 	}
 	for _, c := range []struct{ in, want time.Duration }{

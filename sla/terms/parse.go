@@ -355,7 +355,8 @@ var weekdays = []string{"sunday", "monday", "tuesday", "wednesday", "thursday", 
 func (p *parser) contract(root *yaml.Node) (*Terms, error) {
 	o, err := p.object(root, "", "contract", "provider", "currency", "timezone", "business_hours", "holidays",
 		"extra_working_days", "uptime", "maintenance", "detection", "support", "hardware_replacement",
-		"delivery", "claim", "billing", "credits", "prices", "renter", "contract_number", "report", "clauses", "status_page", "provider_status_page", "sources")
+		"delivery", "claim", "billing", "credits", "prices", "renter", "contract_number", "report", "clauses", "status_page", "provider_status_page", "sources",
+		"approximations")
 	if err != nil {
 		return nil, err
 	}
@@ -430,6 +431,9 @@ func (p *parser) contract(root *yaml.Node) (*Terms, error) {
 		return nil, err
 	}
 	if err := p.sources(root, o, t); err != nil {
+		return nil, err
+	}
+	if err := p.approximations(root, o, t); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -567,7 +571,8 @@ func (p *parser) uptime(o *object, t *Terms) error {
 	if err != nil {
 		return err
 	}
-	u, err := p.object(n, "uptime", "target", "unavailable", "minimum_outage", "downtime_period", "denominator", "tiers", "credit_cap")
+	u, err := p.object(n, "uptime", "target", "unavailable", "minimum_outage", "downtime_period", "denominator",
+		"partial_month", "tiers", "credit_cap")
 	if err != nil {
 		return err
 	}
@@ -591,6 +596,9 @@ func (p *parser) uptime(o *object, t *Terms) error {
 			return err
 		}
 		t.Uptime.Denominator = Denominator(s)
+	}
+	if err := p.partialMonth(u, t); err != nil {
+		return err
 	}
 	t.Uptime.CreditCap = 100
 	if cn, ok := u.vals["credit_cap"]; ok {
@@ -629,61 +637,6 @@ func (p *parser) unavailable(u *object, t *Terms) error {
 		t.Uptime.Unavailable[incident.Kind(s)] = true
 	}
 	return nil
-}
-
-// downtimePeriod reads uptime.downtime_period {minimum, unit}, or the older
-// uptime.minimum_outage, which is downtime_period {minimum} counted to the
-// second; a file gives one of the two.
-func (p *parser) downtimePeriod(u *object) (DowntimePeriod, error) {
-	var dp DowntimePeriod
-	mn, hasMin := u.vals["minimum_outage"]
-	dn, hasDP := u.vals["downtime_period"]
-	var err error
-	switch {
-	case hasMin && hasDP:
-		return dp, p.err(mn, "uptime.minimum_outage", "give either minimum_outage or downtime_period, not both (minimum_outage is downtime_period.minimum)")
-	case hasMin:
-		dp.Minimum, err = p.duration(mn, "uptime.minimum_outage")
-		return dp, err
-	case !hasDP:
-		return dp, nil
-	}
-	d, err := p.object(dn, "uptime.downtime_period", "minimum", "more_than", "unit")
-	if err != nil {
-		return dp, err
-	}
-	if len(d.keys) == 0 {
-		return dp, p.err(dn, "uptime.downtime_period", "empty: give minimum, unit or both (leave the section out to count every second)")
-	}
-	if v, ok := d.vals["minimum"]; ok {
-		if dp.Minimum, err = p.duration(v, "uptime.downtime_period.minimum"); err != nil {
-			return dp, err
-		}
-	}
-	if v, ok := d.vals["more_than"]; ok {
-		if _, both := d.vals["minimum"]; both {
-			return dp, p.err(v, "uptime.downtime_period.more_than", "give either minimum (a run of exactly it counts) or more_than (it does not), not both")
-		}
-		if dp.Minimum, err = p.duration(v, "uptime.downtime_period.more_than"); err != nil {
-			return dp, err
-		}
-		if dp.Minimum == 0 {
-			return dp, p.err(v, "uptime.downtime_period.more_than", "must be more than zero (leave it out to count every run)")
-		}
-		dp.Strict = true
-	}
-	if v, ok := d.vals["unit"]; ok {
-		if dp.Unit, err = p.duration(v, "uptime.downtime_period.unit"); err != nil {
-			return dp, err
-		}
-		if dp.Unit == 0 {
-			return dp, p.err(v, "uptime.downtime_period.unit", "must be more than zero (leave it out to count to the second)")
-		}
-		if dp.Minimum%dp.Unit != 0 {
-			return dp, p.err(v, "uptime.downtime_period.unit", "minimum %s is not a whole number of units of %s", dp.Minimum, dp.Unit)
-		}
-	}
-	return dp, nil
 }
 
 // maxCapPercent bounds a cap above 100 % of the charge: published vouchers

@@ -42,7 +42,7 @@ func (p *parser) maintenance(o *object, t *Terms) error {
 	if n.Kind == yaml.ScalarNode {
 		return p.err(n, "maintenance", "empty: write maintenance: none if the contract excludes no maintenance, or {notice: 72h}")
 	}
-	m, err := p.object(n, "maintenance", "notice")
+	m, err := p.object(n, "maintenance", "notice", "excuses")
 	if err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func (p *parser) maintenance(o *object, t *Terms) error {
 		return err
 	}
 	t.Maintenance.Excludes = true
-	return nil
+	return p.maintenanceExcuses(m, t)
 }
 
 // detection reads the "detection" section: grace, the thresholds, and which
@@ -245,7 +245,8 @@ func (p *parser) claim(o *object, t *Terms) error {
 	if err != nil {
 		return err
 	}
-	c, err := p.object(cn, "claim", "within_days", "end_of_billing_cycle", "from", "answer_within", "credit_within")
+	c, err := p.object(cn, "claim", "within_days", "end_of_billing_cycle", "from", "answer_within", "credit_within",
+		"channel", "address", "subject", "include", "opens_after_working_days", "without_credit")
 	if err != nil {
 		return err
 	}
@@ -290,7 +291,7 @@ func (p *parser) claim(o *object, t *Terms) error {
 	default:
 		return p.err(cn, "claim.within_days", "missing (or give end_of_billing_cycle)")
 	}
-	return nil
+	return p.procedure(c, t)
 }
 
 func (p *parser) billing(o *object, t *Terms) error {

@@ -63,8 +63,11 @@ type Terms struct {
 	// (sources.go), in the file's order; figures the FigureKeys the file
 	// gives.
 	Sources []Source
-	figures []string
-	sourced bool // the file has a sources: list, even an empty one
+	// Approximations are the clauses no term says exactly, each with what
+	// the engine does instead and by at most how much it may differ.
+	Approximations []Approximation
+	figures        []string
+	sourced        bool // the file has a sources: list, even an empty one
 }
 
 // Uptime is the availability promise and its credits.
@@ -78,7 +81,10 @@ type Uptime struct {
 	DowntimePeriod DowntimePeriod
 	// Denominator: the minutes the month's uptime is a share of.
 	Denominator Denominator
-	Tiers       []Tier // ordered from the highest uptime down
+	// PartialMonth: how a month the node was in service for only part of
+	// is measured (exact instants, whole days, or not at all).
+	PartialMonth PartialMonth
+	Tiers        []Tier // ordered from the highest uptime down
 	// CreditCap caps a node's credits and penalties in a month, in percent
 	// of its monthly charge (above 100 where the text allows it); NoCreditCap
 	// when the contract sets none.
@@ -88,37 +94,6 @@ type Uptime struct {
 // NoCreditCap is uptime.credit_cap: none, a contract whose credits are not
 // bounded by the charge (GPUhub's network vouchers).
 var NoCreditCap = math.Inf(1)
-
-// DowntimePeriod is what the contract counts as a period of downtime: a run
-// of unavailability (after the union of kinds, the service period and the
-// exclusions) shorter than Minimum does not count at all, and with a Unit
-// the run counts in whole units of its length, the partial unit at its end
-// left out (Google: "one or more consecutive minutes … partial minutes …
-// will not be counted"). Unit zero counts to the second.
-type DowntimePeriod struct {
-	Minimum time.Duration
-	// Strict: a run must last more than Minimum to count, one of exactly
-	// Minimum counts nothing (downtime_period.more_than; Tencent: "持续1分钟
-	// 以上 … 不超过1分钟的，不计入不可用时间").
-	Strict bool
-	Unit   time.Duration
-}
-
-// Counted is how much of a run of unavailability lasting d the contract
-// counts.
-func (p DowntimePeriod) Counted(d time.Duration) time.Duration {
-	if d <= 0 || d < p.Minimum || (p.Strict && d == p.Minimum) {
-		return 0
-	}
-	if p.Unit > 0 {
-		d -= d % p.Unit
-	}
-	return d
-}
-
-// Shortest is the shortest run that counts at all: the minimum, or one
-// whole unit when that is longer.
-func (p DowntimePeriod) Shortest() time.Duration { return max(p.Minimum, p.Unit) }
 
 // Denominator says what the month's uptime is a share of.
 type Denominator string
@@ -158,6 +133,9 @@ type Maintenance struct {
 	// terms file without a maintenance section.
 	Excludes bool
 	Notice   time.Duration
+	// Excuses: what an announced window takes out, the window itself or
+	// only the unavailability inside it (maintenance.excuses).
+	Excuses MaintenanceExcuses
 	// Stated: the terms file says it (maintenance: none or a notice);
 	// false when it has no maintenance section at all, which the report
 	// names so a reader can check it against the contract.
@@ -252,6 +230,8 @@ type Claim struct {
 	// put the credit it grants on a bill. Unset when the text states none.
 	AnswerWithin Within
 	CreditWithin Within
+	// Procedure is how the provider's text asks a claim to be filed.
+	Procedure Procedure
 }
 
 // DeadlineFrom is the claim deadline when the window runs from the
