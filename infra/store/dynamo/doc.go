@@ -21,8 +21,11 @@
 //	status poll    PROVSTATUS       POLL#<contract>                    GetItem; Query BETWEEN POLL# and POLL$
 //	enrol token    ENROL            TOKEN#<id>                         GetItem; UpdateItem counts its uses
 //	enrolment      ENROL            NODE#<node>#<at>                   Query BETWEEN NODE#<node># and …$
+//	ledger claim   LEDGER           CLAIM#<contract>/<month>           GetItem; Query BETWEEN CLAIM# and CLAIM$
+//	bill credit    LEDGER           CREDIT#<key>                       GetItem; Query BETWEEN CREDIT# and CREDIT$
 //
-// (the ticket desk's items: ticket.go; the providers' status pages: provstatus.go; enrolment: enrol.go)
+// (the ticket desk's items: ticket.go; the providers' status pages: provstatus.go; enrolment: enrol.go;
+// the claims ledger: ledger.go)
 //
 // Times in keys are UTC, fixed width (20060102T150405.000000000Z), so byte
 // order is time order; sequence numbers are zero-padded for the same reason.

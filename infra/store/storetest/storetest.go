@@ -52,6 +52,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"ProviderStatusStore", testProviderStatusStore}, // provstatus.go
 		{"History", testHistory},                         // history.go
 		{"EnrolmentStore", testEnrolmentStore},           // enrol.go
+		{"LedgerStore", testLedgerStore},                 // ledger.go
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
