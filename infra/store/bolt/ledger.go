@@ -47,20 +47,26 @@ func (s *Store) UpdateClaim(_ context.Context, c store.Claim, prev int64) error 
 }
 
 func (s *Store) ListClaims(_ context.Context) ([]store.Claim, error) {
-	if err := s.ensure(bLedgerClaims); err != nil {
-		return nil, err
-	}
-	var out []store.Claim
-	err := s.scan("ListClaims", bLedgerClaims, nil, nil, func(_, v []byte) (bool, error) {
-		var c store.Claim
-		if err := json.Unmarshal(v, &c); err != nil {
-			return false, err
-		}
-		out = append(out, c)
-		return true, nil
-	})
+	out, err := listAll[store.Claim](s, "ListClaims", bLedgerClaims)
 	store.SortClaims(out)
 	return out, wrap("list claims", err)
+}
+
+// listAll decodes every record of a ledger bucket.
+func listAll[T any](s *Store, method string, bucket []byte) ([]T, error) {
+	if err := s.ensure(bucket); err != nil {
+		return nil, err
+	}
+	var out []T
+	err := s.scan(method, bucket, nil, nil, func(_, v []byte) (bool, error) {
+		var r T
+		if err := json.Unmarshal(v, &r); err != nil {
+			return false, err
+		}
+		out = append(out, r)
+		return true, nil
+	})
+	return out, err
 }
 
 func (s *Store) PutBillCredit(_ context.Context, b store.BillCredit, prev int64) (int64, error) {
@@ -87,18 +93,7 @@ func (s *Store) GetBillCredit(_ context.Context, key string) (store.BillCredit, 
 }
 
 func (s *Store) ListBillCredits(_ context.Context) ([]store.BillCredit, error) {
-	if err := s.ensure(bLedgerCredits); err != nil {
-		return nil, err
-	}
-	var out []store.BillCredit
-	err := s.scan("ListBillCredits", bLedgerCredits, nil, nil, func(_, v []byte) (bool, error) {
-		var b store.BillCredit
-		if err := json.Unmarshal(v, &b); err != nil {
-			return false, err
-		}
-		out = append(out, b)
-		return true, nil
-	})
+	out, err := listAll[store.BillCredit](s, "ListBillCredits", bLedgerCredits)
 	store.SortBillCredits(out)
 	return out, wrap("list bill credits", err)
 }

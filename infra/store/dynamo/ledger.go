@@ -64,17 +64,23 @@ func (s *Store) UpdateClaim(ctx context.Context, c store.Claim, prev int64) erro
 }
 
 func (s *Store) ListClaims(ctx context.Context) ([]store.Claim, error) {
-	var out []store.Claim
-	err := s.query(ctx, "ListClaims", "", ledgerPK, "CLAIM#", "CLAIM$", false, func(it map[string]types.AttributeValue) error {
-		var c store.Claim
-		if err := unmarshal(it, &c); err != nil {
-			return err
-		}
-		out = append(out, c)
-		return nil
-	})
+	out, err := queryLedger[store.Claim](ctx, s, "ListClaims", "CLAIM#", "CLAIM$")
 	store.SortClaims(out)
 	return out, wrap("list claims", err)
+}
+
+// queryLedger decodes every ledger item whose sort key is in [lo, hi].
+func queryLedger[T any](ctx context.Context, s *Store, method, lo, hi string) ([]T, error) {
+	var out []T
+	err := s.query(ctx, method, "", ledgerPK, lo, hi, false, func(it map[string]types.AttributeValue) error {
+		var r T
+		if err := unmarshal(it, &r); err != nil {
+			return err
+		}
+		out = append(out, r)
+		return nil
+	})
+	return out, err
 }
 
 func (s *Store) PutBillCredit(ctx context.Context, b store.BillCredit, prev int64) (int64, error) {
@@ -96,15 +102,7 @@ func (s *Store) GetBillCredit(ctx context.Context, key string) (store.BillCredit
 }
 
 func (s *Store) ListBillCredits(ctx context.Context) ([]store.BillCredit, error) {
-	var out []store.BillCredit
-	err := s.query(ctx, "ListBillCredits", "", ledgerPK, "CREDIT#", "CREDIT$", false, func(it map[string]types.AttributeValue) error {
-		var b store.BillCredit
-		if err := unmarshal(it, &b); err != nil {
-			return err
-		}
-		out = append(out, b)
-		return nil
-	})
+	out, err := queryLedger[store.BillCredit](ctx, s, "ListBillCredits", "CREDIT#", "CREDIT$")
 	store.SortBillCredits(out)
 	return out, wrap("list bill credits", err)
 }
