@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
-	"github.com/gpusla/gpusla/functions/atomicfile"
 	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/internal/atomicfile"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/report"
 )
@@ -114,10 +114,7 @@ func ToFile(ctx context.Context, st Store, sel app.ExportSelect, path string, st
 		stats, err = Write(ctx, st, sel, w)
 		return err
 	})
-	if err != nil {
-		return stats, fmt.Errorf("write %s: %w", path, err)
-	}
-	return stats, nil
+	return stats, err
 }
 
 // Summary tells the operator what was written and which nodes were left

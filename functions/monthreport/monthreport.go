@@ -16,9 +16,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gpusla/gpusla/functions/atomicfile"
 	"github.com/gpusla/gpusla/functions/bundle"
 	"github.com/gpusla/gpusla/functions/document"
+	"github.com/gpusla/gpusla/internal/atomicfile"
 	"github.com/gpusla/gpusla/sla/billing"
 	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/report"

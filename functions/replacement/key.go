@@ -10,7 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/gpusla/gpusla/functions/atomicfile"
+	"github.com/gpusla/gpusla/internal/atomicfile"
 )
 
 // KeyFile is where the signing key lives in the data folder.

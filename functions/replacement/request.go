@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
-	"github.com/gpusla/gpusla/functions/atomicfile"
 	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/internal/atomicfile"
 )
 
 // Requester requests replacements: it gathers the evidence, opens (once)

@@ -18,11 +18,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/gpusla/gpusla/functions/app"
-	"github.com/gpusla/gpusla/functions/atomicfile"
 	"github.com/gpusla/gpusla/infra/slack"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/bolt"
 	"github.com/gpusla/gpusla/infra/store/dynamo"
+	"github.com/gpusla/gpusla/internal/atomicfile"
 )
 
 // The data folder of the local backend (`gpusla serve` and the offline

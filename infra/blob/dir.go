@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/gpusla/gpusla/internal/atomicfile"
 )
 
 // Dir stores blobs as files under a folder. Writes are atomic: a reader sees
@@ -39,8 +41,8 @@ func (d *Dir) file(name string) (string, error) {
 	return filepath.Join(d.root, filepath.FromSlash(name)), nil
 }
 
-// Put writes data under name, replacing what was there: temp file, fsync,
-// rename, fsync of the folder.
+// Put writes data under name, replacing what was there whole or not at
+// all, durably (internal/atomicfile).
 func (d *Dir) Put(ctx context.Context, name string, data []byte) error {
 	p, err := d.file(name)
 	if err != nil {
@@ -53,40 +55,8 @@ func (d *Dir) Put(ctx context.Context, name string, data []byte) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("put %s: %w", name, err)
 	}
-	tmp, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
+	if err := atomicfile.WriteFile(p, data, 0o600); err != nil {
 		return fmt.Errorf("put %s: %w", name, err)
-	}
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("put %s: write: %w", name, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("put %s: fsync: %w", name, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("put %s: close: %w", name, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o600); err != nil {
-		return fmt.Errorf("put %s: %w", name, err)
-	}
-	if err := os.Rename(tmp.Name(), p); err != nil {
-		return fmt.Errorf("put %s: rename: %w", name, err)
-	}
-	ok = true
-	if f, err := os.Open(dir); err == nil {
-		// The rename is durable only once the folder entry is on disk.
-		err = f.Sync()
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("put %s: fsync folder: %w", name, err)
-		}
 	}
 	return nil
 }
@@ -123,7 +93,7 @@ func (d *Dir) List(ctx context.Context, prefix string) ([]Object, error) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if e.IsDir() || strings.HasPrefix(e.Name(), ".tmp-") {
+		if e.IsDir() || atomicfile.IsTemp(e.Name()) {
 			return nil
 		}
 		rel, err := filepath.Rel(d.root, p)

@@ -7,63 +7,29 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
+
+	"github.com/gpusla/gpusla/internal/atomicfile"
 )
 
 // MaxSnapshotBytes bounds a snapshot file: a real one is a few tens of KiB
 // per GPU plus the kernel log's NVRM lines.
 const MaxSnapshotBytes = 64 << 20
 
-// WriteSnapshot writes s as indented JSON to path atomically: a temporary
-// file in the same directory, synced, then renamed over path, so a crash
-// never leaves half a snapshot.
+// WriteSnapshot writes s as indented JSON to path, whole or not at all
+// (internal/atomicfile): a crash never leaves half a snapshot.
 func WriteSnapshot(path string, s *Snapshot) error {
 	data, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode snapshot: %w", err)
 	}
 	data = append(data, '\n')
-	return writeAtomic(path, data)
-}
-
-func writeAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", path, err)
-	}
-	if err = os.Chmod(f.Name(), 0o644); err != nil {
-		return fmt.Errorf("chmod %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("rename into %s: %w", path, err)
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync() // make the rename itself durable; not all filesystems support it
-		d.Close()
-	}
-	return nil
+	return atomicfile.WriteFile(path, data, 0o644)
 }
 
 // ReadSnapshot loads a snapshot file, rejecting oversized files, unknown

@@ -10,7 +10,7 @@
 // push): it tells the judges which GPU work was the probe's own.
 //
 // Within a process the state is kept in memory. Across processes it is one
-// small JSON file, replaced atomically (renameio) on every begin and end:
+// small JSON file, replaced atomically (internal/atomicfile) on every begin and end:
 // the last one wins, which is enough, because only the latest work's end
 // matters and a running one is recognised by its live PID.
 package ownwork
@@ -27,7 +27,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/google/renameio/v2"
+	"github.com/gpusla/gpusla/internal/atomicfile"
 
 	"github.com/gpusla/gpusla/probe/gpu"
 )
@@ -131,7 +131,7 @@ func (r *Recorder) write(rec record) {
 	data, _ := json.Marshal(rec)
 	err := os.MkdirAll(filepath.Dir(r.Path), 0o755)
 	if err == nil {
-		err = renameio.WriteFile(r.Path, append(data, '\n'), 0o644)
+		err = atomicfile.WriteFile(r.Path, append(data, '\n'), 0o644)
 	}
 	if err != nil && r.Log != nil {
 		// Without the file a later probe process may judge the tail of this

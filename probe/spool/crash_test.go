@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/internal/atomicfile"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -119,7 +120,7 @@ func TestKillDuringWrites(t *testing.T) {
 		if uint64(len(bodies)) < promised {
 			t.Fatalf("round %d: %d batches on disk, but Append had returned for seq %d", round, len(bodies), promised)
 		}
-		if left, _ := filepath.Glob(filepath.Join(dir, tmpPrefix+"*")); len(left) > 0 {
+		if left, _ := filepath.Glob(filepath.Join(dir, atomicfile.TempPrefix+"*")); len(left) > 0 {
 			t.Fatalf("round %d: temp files survive reopen: %v", round, left)
 		}
 		// The chain continues from what is on disk.

@@ -56,13 +56,13 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gpusla/gpusla/internal/atomicfile"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
 const (
 	stateFile   = "state.json"
 	batchExt    = ".batch"
-	tmpPrefix   = ".tmp-"
 	lockFile    = "lock"
 	rejectDir   = "rejected"
 	seqDigits   = 20
@@ -239,7 +239,7 @@ func (s *Spool) recover(node string) error {
 	}
 	for _, de := range des {
 		name := de.Name()
-		if strings.HasPrefix(name, tmpPrefix) {
+		if atomicfile.IsTemp(name) {
 			// A write that never reached its rename: the step it belonged
 			// to did not happen, so the file is garbage.
 			if err := os.Remove(filepath.Join(s.dir, name)); err != nil {
@@ -671,42 +671,15 @@ func parseName(name string) (uint64, bool) {
 }
 
 // writeFileAtomic writes data under name in dir so that after a crash the
-// file is either absent/old or complete: temp file, fsync, rename, fsync dir.
+// file is either absent/old or complete (internal/atomicfile).
 func writeFileAtomic(dir, name string, data []byte) error {
-	f, err := os.CreateTemp(dir, tmpPrefix+name+"-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return syncDir(dir)
+	return atomicfile.WriteFile(filepath.Join(dir, name), data, 0o600)
 }
 
+// syncDir makes a create, rename or remove in the spool's folder durable.
 func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("spool: open dir for sync: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("spool: sync dir %s: %w", dir, err)
+	if err := atomicfile.SyncDir(dir); err != nil {
+		return fmt.Errorf("spool: %w", err)
 	}
 	return nil
 }

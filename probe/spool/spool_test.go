@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/internal/atomicfile"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -145,14 +146,14 @@ func TestRecoverFromCrashPoints(t *testing.T) {
 		s := open(t, dir, 1<<20)
 		s.Append(heartbeat())
 		s.Close()
-		os.WriteFile(filepath.Join(dir, tmpPrefix+"00000000000000000002.batch-123"), []byte(`{"half`), 0o600)
-		os.WriteFile(filepath.Join(dir, tmpPrefix+stateFile+"-9"), []byte(`{`), 0o600)
+		os.WriteFile(filepath.Join(dir, atomicfile.TempPrefix+"00000000000000000002.batch-123"), []byte(`{"half`), 0o600)
+		os.WriteFile(filepath.Join(dir, atomicfile.TempPrefix+stateFile+"-9"), []byte(`{`), 0o600)
 		s2 := open(t, dir, 1<<20)
 		s2.Append(heartbeat())
 		checkChain(t, take(t, s2), 1)
 		des, _ := os.ReadDir(dir)
 		for _, de := range des {
-			if strings.HasPrefix(de.Name(), tmpPrefix) {
+			if strings.HasPrefix(de.Name(), atomicfile.TempPrefix) {
 				t.Fatalf("temp file %s left", de.Name())
 			}
 		}

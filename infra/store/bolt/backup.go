@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/gpusla/gpusla/internal/atomicfile"
+
 	bbolt "go.etcd.io/bbolt"
 )
 
@@ -125,49 +127,18 @@ func (s *Store) WriteBackup(dst string) (int64, error) {
 // writeBackup writes a snapshot to dst, checked as Open would check it
 // before it replaces dst: a backup that is kept can be restored.
 func writeBackup(dst string, write func(io.Writer) (int64, error)) (int64, error) {
-	n, err := writeFileAtomic(dst, write, func(tmp string) error {
+	var n int64
+	err := atomicfile.Write(dst, 0o600, func(w io.Writer) (err error) {
+		n, err = write(w)
+		return err
+	}, atomicfile.Check(func(tmp string) error {
 		if err := verifyCopy(tmp); err != nil {
 			return fmt.Errorf("the copy does not verify: %w", err)
 		}
 		return nil
-	})
+	}))
 	if err != nil {
-		return n, fmt.Errorf("backup to %s: %w", dst, err)
-	}
-	return n, nil
-}
-
-// writeFileAtomic writes dst (0600) through a temp file, fsync, check and
-// rename, so that dst is the old file or the whole new one, never half.
-func writeFileAtomic(dst string, write func(io.Writer) (int64, error), check func(tmp string) error) (int64, error) {
-	f, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp*")
-	if err != nil {
-		return 0, err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	n, err := write(f)
-	if err == nil {
-		err = f.Chmod(0o600)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil && check != nil {
-		err = check(tmp)
-	}
-	if err != nil {
-		return n, err
-	}
-	if err := os.Rename(tmp, dst); err != nil {
-		return n, err
-	}
-	if d, err := os.Open(filepath.Dir(dst)); err == nil {
-		_ = d.Sync()
-		d.Close()
+		return n, fmt.Errorf("backup: %w", err)
 	}
 	return n, nil
 }
@@ -218,7 +189,7 @@ func Restore(src, path string) (kept string, err error) {
 			return "", fmt.Errorf("restore: keep the current store as %s: %w", kept, err)
 		}
 	}
-	if _, err := writeFileAtomic(path, func(w io.Writer) (int64, error) { return io.Copy(w, in) }, nil); err != nil {
+	if err := atomicfile.Write(path, 0o600, func(w io.Writer) error { _, err := io.Copy(w, in); return err }); err != nil {
 		if kept != "" {
 			os.Remove(kept) // the store is still in place under its own name
 		}
