@@ -55,6 +55,7 @@ func Export(ctx context.Context, st store.Store, sel ExportSelect, emit func(*ev
 	if err != nil {
 		return stats, fmt.Errorf("export: %w", err)
 	}
+	h := history(st)
 	var exported []store.Node
 	for _, n := range nodes {
 		if len(want) > 0 && !want[n.ID] {
@@ -65,7 +66,7 @@ func Export(ctx context.Context, st store.Store, sel ExportSelect, emit func(*ev
 			continue
 		}
 		stats.Nodes++
-		if err := exportNode(ctx, st, n, from, to, out, &stats); err != nil {
+		if err := ExportNode(ctx, h, n, from, to, emit, &stats); err != nil {
 			return stats, fmt.Errorf("export node %s: %w", n.ID, err)
 		}
 		exported = append(exported, n)
@@ -141,7 +142,68 @@ func exportMaintenance(ctx context.Context, st store.Store, nodes []store.Node, 
 	return nil
 }
 
-func exportNode(ctx context.Context, st store.Store, n store.Node, from, to time.Time, out func(*events.Event) error, stats *ExportStats) error {
+// history is st's read side: its own History, or, for a store that has
+// none (a test's wrapper around one), the same walks made of its listing
+// methods.
+func history(st store.Store) store.History {
+	if h, ok := st.(store.History); ok {
+		return h
+	}
+	return listHistory{st}
+}
+
+// listHistory walks what the listing methods return.
+type listHistory struct{ store.Store }
+
+func (l listHistory) EachBatch(ctx context.Context, node string, from, to time.Time, fn func(*store.BatchRecord) error) error {
+	bs, err := l.ListBatches(ctx, node, 0, math.MaxUint64)
+	if err != nil {
+		return err
+	}
+	for i := range bs {
+		if !bs[i].ReceivedAt.Before(from) && bs[i].ReceivedAt.Before(to) {
+			if err := fn(&bs[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (l listHistory) EachRun(ctx context.Context, node string, from, to time.Time, fn func(*store.HeartbeatRun) error) error {
+	rs, err := l.ListRuns(ctx, node, from, to)
+	return eachOf(rs, err, fn)
+}
+
+func (l listHistory) EachEvidence(ctx context.Context, node string, from, to time.Time, fn func(*store.Evidence) error) error {
+	evs, err := l.ListEvidence(ctx, node, from, to)
+	return eachOf(evs, err, fn)
+}
+
+func eachOf[T any](list []T, err error, fn func(*T) error) error {
+	if err != nil {
+		return err
+	}
+	for i := range list {
+		if err := fn(&list[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ExportNode writes one node's part of the event log of [from, to), as
+// Export writes it: its registration and release, the observations of its
+// stored batches made in the window with their drops, its chain breaks and
+// restarts, and its heartbeat runs. It reads only the batches received
+// when an observation made in the window can have been: from
+// events.MaxObservationLead before it to events.MaxObservationAge after
+// (ObservationEvents leaves out any other). Stats counts what it wrote.
+func ExportNode(ctx context.Context, h store.History, n store.Node, from, to time.Time, emit func(*events.Event) error, stats *ExportStats) error {
+	out := func(e *events.Event) error {
+		stats.Events++
+		return emit(e)
+	}
 	reg := events.Event{Type: events.TypeNodeRegistered, ID: "reg-" + n.ID, Node: n.ID, Contract: n.Contract, OrderedAt: n.OrderedAt.UTC(),
 		Hardware:           &events.Hardware{GPUModel: n.GPUModel, GPUCount: n.GPUCount, GPUMemoryMiB: n.GPUMemoryMiB},
 		HeartbeatIntervalS: int(math.Ceil(n.HeartbeatInterval.Seconds())), PushIntervalS: int(math.Ceil(n.PushInterval.Seconds()))}
@@ -158,14 +220,20 @@ func exportNode(ctx context.Context, st store.Store, n store.Node, from, to time
 			return err
 		}
 	}
-	in := func(t time.Time) bool { return !t.Before(from) && t.Before(to) }
-
-	// Stored batches, in seq order.
-	batches, err := st.ListBatches(ctx, n.ID, 0, math.MaxUint64)
-	if err != nil {
+	if err := exportBatches(ctx, h, n, from, to, out, stats); err != nil {
 		return err
 	}
-	for _, rec := range batches {
+	if err := h.EachEvidence(ctx, n.ID, from, to, func(ev *store.Evidence) error { return exportEvidence(n, ev, out) }); err != nil {
+		return err
+	}
+	return exportRuns(ctx, h, n, from, to, out, stats)
+}
+
+// exportBatches writes the observations of the node's stored batches made
+// in [from, to), in sequence order, and the drops received in it.
+func exportBatches(ctx context.Context, h store.History, n store.Node, from, to time.Time, out func(*events.Event) error, stats *ExportStats) error {
+	in := func(t time.Time) bool { return !t.Before(from) && t.Before(to) }
+	return h.EachBatch(ctx, n.ID, from.Add(-events.MaxObservationLead), to.Add(events.MaxObservationAge), func(rec *store.BatchRecord) error {
 		b, err := wire.Decode(rec.Body)
 		if err != nil {
 			return fmt.Errorf("stored batch %d: %w", rec.Seq, err)
@@ -181,52 +249,44 @@ func exportNode(ctx context.Context, st store.Store, n store.Node, from, to time
 		if d := b.Dropped; d != nil && in(rec.ReceivedAt) {
 			e := events.Event{Type: events.TypeBatchDropped, ID: fmt.Sprintf("%s/drop/%d", n.ID, rec.Seq), Node: n.ID, At: rec.ReceivedAt.UTC(),
 				FromSeq: d.FromSeq, ToSeq: d.ToSeq, Batches: d.Batches, Reason: d.Reason}
-			if err := out(&e); err != nil {
-				return err
-			}
+			return out(&e)
 		}
-	}
+		return nil
+	})
+}
 
-	// Chain breaks.
-	evs, err := st.ListEvidence(ctx, n.ID, from, to)
-	if err != nil {
-		return err
-	}
-	for _, ev := range evs {
-		if ev.Kind == store.EvidenceChainRestart {
-			e := events.Event{Type: events.TypeChainRestart, ID: fmt.Sprintf("%s/chain_restart/%d", n.ID, ev.Seq), Node: n.ID, At: ev.At.UTC(),
-				Seq: ev.ChainSeq, FromSeq: ev.PrevSeq, Reason: ev.Detail}
-			if err := out(&e); err != nil {
-				return err
-			}
-			continue
-		}
-		if ev.Kind != store.EvidenceChainBreak {
-			continue
-		}
+// exportEvidence writes a chain break or restart; other evidence is not
+// part of the log.
+func exportEvidence(n store.Node, ev *store.Evidence, out func(*events.Event) error) error {
+	switch ev.Kind {
+	case store.EvidenceChainRestart:
+		e := events.Event{Type: events.TypeChainRestart, ID: fmt.Sprintf("%s/chain_restart/%d", n.ID, ev.Seq), Node: n.ID, At: ev.At.UTC(),
+			Seq: ev.ChainSeq, FromSeq: ev.PrevSeq, Reason: ev.Detail}
+		return out(&e)
+	case store.EvidenceChainBreak:
 		e := events.Event{Type: events.TypeChainBreak, ID: fmt.Sprintf("%s/chain_break/%d", n.ID, ev.Seq), Node: n.ID, At: ev.At.UTC(),
 			Seq: ev.Seq, ExpectedPrev: ev.ExpectedPrev, GotPrev: ev.GotPrev}
-		if err := out(&e); err != nil {
-			return err
-		}
+		return out(&e)
 	}
+	return nil
+}
 
-	// Heartbeat runs: the closed ones and the current one.
-	runs, err := st.ListRuns(ctx, n.ID, from, to)
-	if err != nil {
+// exportRuns writes the heartbeat runs overlapping [from, to): the closed
+// ones and the current one.
+func exportRuns(ctx context.Context, h store.History, n store.Node, from, to time.Time, out func(*events.Event) error, stats *ExportStats) error {
+	write := func(r *store.HeartbeatRun) error {
+		if r.To.Before(from) || !r.From.Before(to) {
+			return nil
+		}
+		stats.Runs++
+		e := runEvent(n, *r)
+		return out(&e)
+	}
+	if err := h.EachRun(ctx, n.ID, from, to, write); err != nil {
 		return err
 	}
-	if s, err := st.GetState(ctx, n.ID); err == nil && s.Run.Count > 0 {
-		runs = append(runs, s.Run)
-	}
-	for _, r := range runs {
-		if !r.To.Before(from) && r.From.Before(to) {
-			stats.Runs++
-			e := runEvent(n, r)
-			if err := out(&e); err != nil {
-				return err
-			}
-		}
+	if s, err := h.GetState(ctx, n.ID); err == nil && s.Run.Count > 0 {
+		return write(&s.Run)
 	}
 	return nil
 }
