@@ -14,6 +14,7 @@ import (
 // observation dated outside the window around its receive time
 // (events.ObservationTimeOK) is left out — ingest records why — so a wrong
 // clock never reaches the books; Index keeps each event's place in the batch.
+// An observation dated after its receipt is dated at it (events.TrueAt).
 func ObservationEvents(b *wire.Batch, hash string, receivedAt time.Time) []events.Event {
 	out := make([]events.Event, 0, len(b.Observations))
 	for i, o := range b.Observations {
@@ -27,7 +28,7 @@ func ObservationEvents(b *wire.Batch, hash string, receivedAt time.Time) []event
 					Criterion: c.Criterion, Number: c.Number, Unit: c.Unit, GPU: c.GPU, UUID: c.UUID, Detail: c.Detail}
 			}
 		}
-		if events.ObservationTimeOK(e.TrueAt(), e.ReceivedAt) != nil {
+		if events.ObservationTimeOK(e.CorrectedAt(), e.ReceivedAt) != nil {
 			continue
 		}
 		out = append(out, e)
@@ -49,4 +50,31 @@ func outOfBounds(b *wire.Batch, receivedAt time.Time) map[int]error {
 		}
 	}
 	return bad
+}
+
+// trueAt is when the books date observation o of a batch whose probe
+// reports skew, received at receivedAt: its time corrected by the skew, and
+// never after its receipt (events.TrueAt, which the export's events give
+// the report).
+func trueAt(o *wire.Observation, skew time.Duration, receivedAt time.Time) time.Time {
+	return events.NotAfter(o.At.Add(-skew), receivedAt).UTC()
+}
+
+// clamped says, for the observations inside the window that a batch dates
+// events.ClampNoted or more after their receipt, what they were dated and
+// that they are dated at the receipt: the reason recorded with them.
+func clamped(b *wire.Batch, bounds map[int]error, receivedAt time.Time) []string {
+	var out []string
+	skew := time.Duration(b.ClockSkewMS) * time.Millisecond
+	for i := range b.Observations {
+		if _, bad := bounds[i]; bad {
+			continue
+		}
+		at := b.Observations[i].At.Add(-skew)
+		if lead := at.Sub(receivedAt); lead >= events.ClampNoted {
+			out = append(out, fmt.Sprintf("observations[%d].at: %s (clock_skew_ms %d) is %s after it was received (%s): dated at its receipt",
+				i, at.UTC().Format(time.RFC3339Nano), b.ClockSkewMS, lead.Round(time.Millisecond), receivedAt.UTC().Format(time.RFC3339Nano)))
+		}
+	}
+	return out
 }

@@ -390,16 +390,23 @@ func (in *ingest) inspect(d *draft) {
 	b, st := in.b, &d.st
 	d.skew = time.Duration(b.ClockSkewMS) * time.Millisecond
 	d.bounds = outOfBounds(b, in.now)
+	var parts []string
 	if len(d.bounds) > 0 {
-		var parts []string
+		var aside []string
 		for i := range b.Observations {
 			if err, bad := d.bounds[i]; bad {
-				parts = append(parts, fmt.Sprintf("observations[%d].at: %v", i, err))
+				aside = append(aside, fmt.Sprintf("observations[%d].at: %v", i, err))
 			}
 		}
+		parts = append(parts, fmt.Sprintf("%d observations set aside, their time outside the window: %s", len(aside), strings.Join(aside, "; ")))
+	}
+	if ahead := clamped(b, d.bounds, in.now); len(ahead) > 0 {
+		parts = append(parts, fmt.Sprintf("%d observations dated after their receipt, dated at it: %s", len(ahead), strings.Join(ahead, "; ")))
+	}
+	if len(parts) > 0 {
 		// One evidence per batch (its key is time, seq and kind); the body
 		// keeps every observation as it came.
-		in.note(d, store.EvidenceTimeBounds, fmt.Sprintf("%d observations set aside, their time outside the window: %s", len(parts), strings.Join(parts, "; ")))
+		in.note(d, store.EvidenceTimeBounds, strings.Join(parts, "; "))
 		d.why = append(d.why, "time_bounds")
 	}
 	measured := false
@@ -414,7 +421,7 @@ func (in *ingest) inspect(d *draft) {
 			}
 			measured = measured || isMeasurement(c)
 		}
-		at := o.At.Add(-d.skew)
+		at := trueAt(&o, d.skew, in.now)
 		// Late: older than a push can be, not heard in time by the books
 		// (incident.SilenceAllowance: the report must see it as the late
 		// heartbeat it is, not inside a run), or inside a gap the backend
@@ -526,7 +533,7 @@ func (in *ingest) advance(d *draft) {
 		if _, bad := d.bounds[i]; bad {
 			continue
 		}
-		at := o.At.Add(-d.skew).UTC()
+		at := trueAt(&o, d.skew, in.now)
 		if st.FirstHeartbeatAt.IsZero() || at.Before(st.FirstHeartbeatAt) {
 			st.FirstHeartbeatAt = at
 		}
@@ -643,7 +650,7 @@ func extendRun(st *store.NodeState, n store.Node, b *wire.Batch, bounds map[int]
 		if _, bad := bounds[i]; bad {
 			continue // a wrong clock: never part of the run
 		}
-		at := o.At.Add(-skew).UTC()
+		at := trueAt(&o, skew, now)
 		r := &st.Run
 		if r.Count > 0 && !at.After(r.To) {
 			continue // not after the run's end: already covered

@@ -590,7 +590,8 @@ const (
 	// probe). Never an outage: the new chain is as much a sign of life.
 	EvidenceChainRestart = "chain_restart"
 	// EvidenceTimeBounds: an observation dated outside the window around its
-	// receive time (sla/events.ObservationTimeOK) was set aside.
+	// receive time (sla/events.ObservationTimeOK) was set aside, or one dated
+	// a second or more after its receipt was dated at it (events.TrueAt).
 	EvidenceTimeBounds = "time_bounds"
 )
 

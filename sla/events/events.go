@@ -202,19 +202,51 @@ type Check struct {
 	Detail string `json:"detail,omitempty"`
 }
 
-// TrueAt is the observation's probe time corrected for the probe's clock
-// skew (skew = probe clock minus backend clock).
-func (e *Event) TrueAt() time.Time {
+// CorrectedAt is the observation's probe time corrected by the clock skew
+// the probe reports (skew = probe clock minus backend clock): the probe's
+// word for when it observed, which ObservationTimeOK judges.
+func (e *Event) CorrectedAt() time.Time {
 	if e.ClockSkewMS == 0 {
 		return e.At
 	}
 	return e.At.Add(-time.Duration(e.ClockSkewMS) * time.Millisecond)
 }
 
-// TrueLastAt is a heartbeat run's last probe time corrected for skew.
-func (e *Event) TrueLastAt() time.Time {
-	return e.LastAt.Add(-time.Duration(e.ClockSkewMS) * time.Millisecond)
+// TrueAt is the instant the books date the observation at: CorrectedAt, but
+// never after the backend received it (ReceivedAt). Nothing is observed
+// after its receipt, so a later instant is a probe clock or a skew that is
+// wrong by at least that much, and the receipt is the latest the backend
+// itself can vouch for (docs/contract.md, "Evidence precedence"): one
+// heartbeat dated 200 s ahead is a heartbeat at its receipt, never one that
+// leaves a gap behind it. A spooled observation, dated before its receipt,
+// is as it was.
+func (e *Event) TrueAt() time.Time {
+	return NotAfter(e.CorrectedAt(), e.ReceivedAt)
 }
+
+// TrueLastAt is a heartbeat run's last probe time corrected for skew, never
+// after its receipt (LastReceivedAt), as TrueAt.
+func (e *Event) TrueLastAt() time.Time {
+	return NotAfter(e.LastAt.Add(-time.Duration(e.ClockSkewMS)*time.Millisecond), e.LastReceivedAt)
+}
+
+// NotAfter is at, or receivedAt when at is later (a zero receivedAt: not
+// known, at as it is): an instant a node reports, bounded by the backend's
+// receipt of it.
+func NotAfter(at, receivedAt time.Time) time.Time {
+	if !receivedAt.IsZero() && at.After(receivedAt) {
+		return receivedAt
+	}
+	return at
+}
+
+// ClampNoted is the least lead over its receipt for which a clamped
+// instant is recorded as evidence (ingest's time_bounds): the backend reads
+// a node's signing time to the second (X-Gpusla-Timestamp), and the drift of
+// a probe's clock between two skew measurements, a push apart, is
+// milliseconds; a lead of a second or more is a clock or a skew that is
+// wrong.
+const ClampNoted = time.Second
 
 // PushInterval of a node_registered event, defaulting to its heartbeat
 // interval (one heartbeat a push).
@@ -234,12 +266,14 @@ func (e *Event) HeartbeatInterval() time.Duration {
 }
 
 // The window an observation's time (probe clock corrected by the skew the
-// probe reports) must lie in, around the backend's receive time: a probe
-// cannot observe the future (beyond the slack of a skew measured a while
-// ago), and nothing older than the backend keeps batch bodies can arrive
-// as evidence. Outside it the time is a wrong clock, not a fact: the backend
-// sets the observation aside with evidence, and a log that holds one is
-// refused, so one wrong clock can neither open an outage nor hide others.
+// probe reports) must lie in, around the backend's receive time: nothing
+// older than the backend keeps batch bodies can arrive as evidence, and a
+// time further ahead of its receipt than a signature may be (the probe
+// signs in backend time, wire.TimestampWindow) is a clock that was never
+// set. Outside it the time is a wrong clock, not a fact: the backend sets
+// the observation aside with evidence, and a log that holds one is refused,
+// so one wrong clock can neither open an outage nor hide others. Inside it
+// an instant after its receipt is dated at its receipt (TrueAt).
 const (
 	MaxObservationLead = 5 * time.Minute
 	MaxObservationAge  = 100 * 24 * time.Hour
@@ -418,7 +452,7 @@ func (e *Event) validObservation() error {
 	if e.ReceivedAt.IsZero() {
 		return fieldErr("received_at", "missing")
 	}
-	if err := ObservationTimeOK(e.TrueAt(), e.ReceivedAt); err != nil {
+	if err := ObservationTimeOK(e.CorrectedAt(), e.ReceivedAt); err != nil {
 		return fieldErr("at", "%v", err)
 	}
 	if e.Kind != KindHeartbeat && e.Kind != KindCheck {

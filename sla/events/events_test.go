@@ -127,6 +127,45 @@ func TestTrueAtCorrectsSkew(t *testing.T) {
 	}
 }
 
+// An instant a node reports is never after its receipt: one ahead of it is
+// dated at it, however far within the window (the lead side of
+// ObservationTimeOK: 5 min is in, a millisecond more is set aside); one
+// before it (a spooled observation, hours late) is as it was; a heartbeat
+// run's last instant is held to its last receipt the same way; without a
+// receipt the time is as corrected.
+func TestTrueAtNeverAfterTheReceipt(t *testing.T) {
+	rcv := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		at     time.Time
+		skewMS int64
+		rcv    time.Time
+		want   time.Time
+	}{
+		{rcv.Add(200 * time.Second), 0, rcv, rcv},
+		{rcv, -200_000, rcv, rcv},                                        // a reported skew of −200 s
+		{rcv.Add(time.Millisecond), 0, rcv, rcv},                         // the smallest lead
+		{rcv, 0, rcv, rcv},                                               // at its receipt
+		{rcv.Add(-time.Millisecond), 0, rcv, rcv.Add(-time.Millisecond)}, // just before
+		{rcv.Add(-6 * time.Hour), 0, rcv, rcv.Add(-6 * time.Hour)},       // spooled hours ago
+		{rcv.Add(-6 * time.Hour), 3_000, rcv, rcv.Add(-6*time.Hour - 3*time.Second)},
+		{rcv.Add(time.Hour), 0, time.Time{}, rcv.Add(time.Hour)}, // no receipt known
+	} {
+		e := Event{At: c.at, ClockSkewMS: c.skewMS, ReceivedAt: c.rcv, LastAt: c.at, LastReceivedAt: c.rcv}
+		if got := e.TrueAt(); !got.Equal(c.want) {
+			t.Errorf("at %s skew %d ms received %s: TrueAt %s, want %s", c.at, c.skewMS, c.rcv, got, c.want)
+		}
+		if got := e.TrueLastAt(); !got.Equal(c.want) {
+			t.Errorf("last at %s skew %d ms received %s: TrueLastAt %s, want %s", c.at, c.skewMS, c.rcv, got, c.want)
+		}
+	}
+	if err := ObservationTimeOK(rcv.Add(MaxObservationLead), rcv); err != nil {
+		t.Errorf("a lead of %s: %v", MaxObservationLead, err)
+	}
+	if err := ObservationTimeOK(rcv.Add(MaxObservationLead+time.Millisecond), rcv); err == nil {
+		t.Errorf("a lead of %s + 1 ms is in the window", MaxObservationLead)
+	}
+}
+
 func FuzzReader(f *testing.F) {
 	f.Add([]byte(`{"type":"observation","id":"a","node":"n1","at":"2026-03-01T00:00:00Z","received_at":"2026-03-01T00:00:00Z","kind":"heartbeat"}` + "\n"))
 	f.Add([]byte(`{"type":"maintenance","id":"m","contract":"c","start":"2026-03-01T00:00:00Z","end":"2026-03-01T01:00:00Z","announced_at":"2026-02-01T00:00:00Z"}`))

@@ -125,7 +125,9 @@ type Probe struct {
 	Seq    uint64
 	Prev   string
 	Chain  string // the chain id sent with every batch ("" like an old probe)
-	lives  int    // restarts so far: batch ids stay unique across them, as the probe's random ones are
+	// SkewMS is the clock skew the batches report (probe minus backend).
+	SkewMS int64
+	lives  int // restarts so far: batch ids stay unique across them, as the probe's random ones are
 	mu     sync.Mutex
 }
 
@@ -135,7 +137,7 @@ func (p *Probe) Batch(created time.Time, obs ...wire.Observation) (*wire.Batch, 
 	defer p.mu.Unlock()
 	p.Seq++
 	b := &wire.Batch{V: wire.Version, ID: p.batchID(), Node: p.Node, Probe: "apptest", Seq: p.Seq,
-		Prev: p.Prev, Chain: p.Chain, CreatedAt: created.UTC(), Observations: obs}
+		Prev: p.Prev, Chain: p.Chain, CreatedAt: created.UTC(), ClockSkewMS: p.SkewMS, Observations: obs}
 	body, err := wire.Encode(b)
 	if err != nil {
 		panic(err)
