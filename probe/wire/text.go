@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -31,9 +32,33 @@ func CheckText(body []byte) error {
 // that is not valid text, and why; ok is true when there is none. A body
 // that is not JSON is left to the decoder to refuse.
 func badText(body []byte) (field, why string, ok bool) {
-	if utf8.Valid(body) && !bytes.Contains(body, []byte(`\u`)) {
-		return "", "", true // the common case: nothing to look at closely
+	if utf8.Valid(body) && !surrogateEscape(body) {
+		// The common case: nothing to look at closely. The HTML escapes
+		// Go's encoder writes (\u0026 for every '&' of a usage reading's
+		// detail, \u003c, \u003e) are characters like any other.
+		return "", "", true
 	}
+	return scanText(body)
+}
+
+// surrogateEscape says whether body may hold an escaped UTF-16 surrogate:
+// a \u followed by d8 to df. It may say yes for one that is not an escape
+// (an escaped backslash before "ud800"), never no for one that is.
+func surrogateEscape(body []byte) bool {
+	for i := 0; ; i++ {
+		j := bytes.Index(body[i:], []byte(`\u`))
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i+3 < len(body) && (body[i+2] == 'd' || body[i+2] == 'D') && strings.IndexByte("89abcdefABCDEF", body[i+3]) >= 0 {
+			return true
+		}
+	}
+}
+
+// scanText is badText token by token.
+func scanText(body []byte) (field, why string, ok bool) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	var stack []frame
 	for {
