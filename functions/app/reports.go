@@ -50,15 +50,18 @@ type ReportRenderer interface {
 
 // ReportJob generates each contract's monthly report once the month is
 // over in the contract's time zone and Delay has passed (late spool data
-// arrives first), stores every format and the evidence bundle, posts the
-// PDF with a summary, and reminds the team 7 and 2 days before each
+// arrives first), stores every format and the evidence bundle, posts a
+// notice of it (with the PDF where a channel can carry it) to every channel
+// of Notices, and reminds the team 7 and 2 days before each
 // claim deadline and on its last day. Run is idempotent: it is meant to be called every hour
 // (EventBridge Scheduler, or serve's cron), and markers in the blob store
 // say what was done, so a retried or overlapping run repeats nothing.
 type ReportJob struct {
-	Desk     *TicketDesk
-	Blobs    ReportBlobs
-	Poster   notify.ReportPoster // optional
+	Desk  *TicketDesk
+	Blobs ReportBlobs
+	// Notices are the channels the month's report and the claim
+	// reminders go to (nil: none); each channel gets each once.
+	Notices  NoticeChannels
 	Renderer ReportRenderer
 	// Delay after midnight on the 1st (contract time) before generating.
 	Delay time.Duration
@@ -211,10 +214,12 @@ func (j *ReportJob) Run(ctx context.Context, now time.Time) (ReportRun, error) {
 					res.Scorecards = append(res.Scorecards, ReportPrefix(month, c)+" "+sc.Span)
 				}
 			}
+			// Posted to some channels and failed on others: both are said.
 			posted, err := j.post(ctx, month, c, now)
 			if err != nil {
 				errs = append(errs, err)
-			} else if posted {
+			}
+			if posted {
 				res.Posted = append(res.Posted, ReportPrefix(month, c))
 			}
 		}
@@ -504,18 +509,6 @@ func (j *ReportJob) load(ctx context.Context, month, contract string) (*report.R
 	return &r, nil
 }
 
-// marker writes name once; it returns false if it was there already.
-func (j *ReportJob) marked(ctx context.Context, name string) (bool, error) {
-	_, err := j.Blobs.Get(ctx, name)
-	if err == nil {
-		return true, nil
-	}
-	if IsNotFound(err) {
-		return false, nil
-	}
-	return false, err
-}
-
 // summaryLang is the language a contract's documents default to
 // (report.lang), English when the contract is not loaded.
 func (j *ReportJob) summaryLang(contract string) i18n.Lang {
@@ -527,12 +520,34 @@ func (j *ReportJob) summaryLang(contract string) i18n.Lang {
 	return i18n.EN
 }
 
+// announcer posts through the job's channels, marking in its blobs.
+func (j *ReportJob) announcer() *Announcer {
+	if j.Notices == nil {
+		return nil
+	}
+	return &Announcer{Channels: j.Notices, Marks: j.Blobs}
+}
+
+// provider is the contract's provider as its terms name it ("" when the
+// contract is not loaded): routes may pick channels by it.
+func (j *ReportJob) provider(contract string) string {
+	if tm, ok := j.Desk.Contract(contract); ok && tm != nil {
+		return tm.Provider
+	}
+	return ""
+}
+
+// post sends the month's notice, with its PDF, to each channel that has
+// not had it.
 func (j *ReportJob) post(ctx context.Context, month, contract string, now time.Time) (bool, error) {
-	if j.Poster == nil {
+	a := j.announcer()
+	if a == nil {
 		return false, nil
 	}
 	prefix := ReportPrefix(month, contract)
-	if done, err := j.marked(ctx, prefix+"/posted.txt"); err != nil || done {
+	marker := prefix + "/posted"
+	pending, err := a.Pending(ctx, marker, notify.Notice{Kind: notify.NoticeReport, Contract: contract, Provider: j.provider(contract)})
+	if err != nil || len(pending) == 0 {
 		return false, err
 	}
 	r, err := j.load(ctx, month, contract)
@@ -541,36 +556,42 @@ func (j *ReportJob) post(ctx context.Context, month, contract string, now time.T
 	}
 	if len(r.Nodes) == 0 {
 		// Nothing rented under this contract that month: nothing to tell.
-		return false, j.Blobs.Put(ctx, prefix+"/posted.txt", []byte("no nodes\n"))
+		return false, j.Blobs.Put(ctx, marker+".txt", []byte("no nodes\n"))
 	}
 	head, _ := j.Blobs.Get(ctx, prefix+"/chain-head.txt")
 	pdf, err := j.Blobs.Get(ctx, prefix+"/report.pdf")
 	if err != nil {
 		return false, fmt.Errorf("post %s: %w", prefix, err)
 	}
-	summary := chantext.ReportSummary(r, strings.TrimSpace(string(head)), j.summaryLang(contract))
+	lang := j.summaryLang(contract)
+	file := &notify.File{Name: fmt.Sprintf("gpusla-%s-%s.pdf", month, contract), Title: fmt.Sprintf("SLA report %s, %s", month, contract), Data: pdf}
+	n := chantext.ReportNotice(r, strings.TrimSpace(string(head)), lang, prefix, file)
 	line, err := j.scorecardLine(ctx, month, contract)
 	if err != nil {
 		return false, fmt.Errorf("post %s: %w", prefix, err)
 	}
-	summary += line
-	f := notify.ReportFile{Name: fmt.Sprintf("gpusla-%s-%s.pdf", month, contract), Title: fmt.Sprintf("SLA report %s, %s", month, contract),
-		Summary: summary, Data: pdf}
-	if err := j.Poster.PostReport(ctx, f); err != nil {
-		return false, fmt.Errorf("post %s: %w", prefix, err)
+	if line != nil {
+		n.Lines = append(n.Lines, line)
 	}
-	return true, j.Blobs.Put(ctx, prefix+"/posted.txt", []byte(now.UTC().Format(time.RFC3339)+"\n"))
+	if n.Provider == "" {
+		n.Provider = j.provider(contract)
+	}
+	sent, err := a.Announce(ctx, marker, n, now)
+	if err != nil {
+		err = fmt.Errorf("post %s: %w", prefix, err)
+	}
+	return len(sent) > 0, err
 }
 
-// scorecardLine is the summary's line pointing at the scorecard stored
-// beside the report, in the contract's language; "" when none is.
-func (j *ReportJob) scorecardLine(ctx context.Context, month, contract string) (string, error) {
+// scorecardLine is the notice's line pointing at the scorecard stored
+// beside the report, in the contract's language; nil when none is.
+func (j *ReportJob) scorecardLine(ctx context.Context, month, contract string) (notify.Line, error) {
 	raw, err := j.Blobs.Get(ctx, ScorecardFile(month, contract, "json"))
 	if IsNotFound(err) {
-		return "", nil
+		return nil, nil
 	}
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	var sc struct {
 		From      string            `json:"from"`
@@ -578,7 +599,7 @@ func (j *ReportJob) scorecardLine(ctx context.Context, month, contract string) (
 		Providers []json.RawMessage `json:"providers"`
 	}
 	if err := json.Unmarshal(raw, &sc); err != nil {
-		return "", fmt.Errorf("stored scorecard %s: %w", ScorecardFile(month, contract, "json"), err)
+		return nil, fmt.Errorf("stored scorecard %s: %w", ScorecardFile(month, contract, "json"), err)
 	}
 	name := ScorecardFile(month, contract, "json")
 	if fs := ScorecardFormats(j.formats()); slices.Contains(fs, "html") {
@@ -587,10 +608,11 @@ func (j *ReportJob) scorecardLine(ctx context.Context, month, contract string) (
 	return chantext.ScorecardLine(j.summaryLang(contract), sc.From, sc.To, len(sc.Providers), name), nil
 }
 
-// remind sends the reminders due for a stored month: each once, from the
-// moment it is due until the deadline.
+// remind sends the reminders due for a stored month: each once per
+// channel, from the moment it is due until the deadline.
 func (j *ReportJob) remind(ctx context.Context, month, contract string, now time.Time) ([]string, error) {
-	if j.Poster == nil {
+	a := j.announcer()
+	if a == nil {
 		return nil, nil
 	}
 	r, err := j.load(ctx, month, contract)
@@ -621,29 +643,29 @@ func (j *ReportJob) remind(ctx context.Context, month, contract string, now time
 		if days < 0 {
 			continue
 		}
-		marker := fmt.Sprintf("%s/reminder-%s.txt", ReportPrefix(month, contract), reminderName(days))
-		if done, err := j.marked(ctx, marker); err != nil {
-			return sent, err
-		} else if done {
-			continue
-		}
+		prefix := ReportPrefix(month, contract)
+		marker := fmt.Sprintf("%s/reminder-%s", prefix, reminderName(days))
 		// The deadline is exclusive: name the last calendar day to file, in
 		// the contract's zone, so that "deadline 1 February 00:00" is never
 		// read as "file on 1 February".
 		lastDay := deadline.Add(-time.Nanosecond).In(loc).Format("2006-01-02")
-		text := chantext.ClaimReminder(j.summaryLang(contract), c, month, lastDay, deadline.Sub(now), ReportPrefix(month, contract))
-		if err := j.Poster.PostText(ctx, text); err != nil {
-			return sent, fmt.Errorf("reminder %s: %w", marker, err)
-		}
-		for _, d := range ReminderDays {
-			if d >= days {
-				m := fmt.Sprintf("%s/reminder-%s.txt", ReportPrefix(month, contract), reminderName(d))
-				if err := j.Blobs.Put(ctx, m, []byte(now.UTC().Format(time.RFC3339)+"\n")); err != nil {
-					return sent, err
+		n := chantext.ClaimReminder(j.summaryLang(contract), c, month, lastDay, deadline.Sub(now), prefix)
+		to, err := a.Announce(ctx, marker, n, now)
+		for _, ch := range to {
+			for _, d := range ReminderDays {
+				if d > days {
+					if err := a.Mark(ctx, fmt.Sprintf("%s/reminder-%s", prefix, reminderName(d)), ch, now); err != nil {
+						return sent, err
+					}
 				}
 			}
 		}
-		sent = append(sent, ReportPrefix(month, contract)+"/"+reminderName(days))
+		if len(to) > 0 {
+			sent = append(sent, prefix+"/"+reminderName(days))
+		}
+		if err != nil {
+			return sent, fmt.Errorf("reminder %s: %w", marker, err)
+		}
 	}
 	return sent, nil
 }

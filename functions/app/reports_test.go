@@ -3,7 +3,11 @@ package app_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"log/slog"
+	"maps"
+	"slices"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,25 +22,29 @@ import (
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/sla/report"
 )
 
+// poster records the notices a channel got: the months' reports (files)
+// and the claim reminders (texts, as plain text); fail makes it refuse.
 type poster struct {
 	mu    sync.Mutex
-	files []notify.ReportFile
+	files []notify.Notice
 	texts []string
+	fail  error
 }
 
-func (p *poster) PostReport(_ context.Context, f notify.ReportFile) error {
+func (p *poster) PostNotice(_ context.Context, n notify.Notice) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.files = append(p.files, f)
-	return nil
-}
-
-func (p *poster) PostText(_ context.Context, s string) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.texts = append(p.texts, s)
+	if p.fail != nil {
+		return p.fail
+	}
+	if n.Kind == notify.NoticeReport {
+		p.files = append(p.files, n)
+	} else {
+		p.texts = append(p.texts, n.PlainText())
+	}
 	return nil
 }
 
@@ -89,7 +97,7 @@ func TestReportJobSchedule(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := &poster{}
-	job := &app.ReportJob{Desk: desk, Blobs: blobs, Poster: p, Renderer: bundle.Renderer{}, Delay: 6 * time.Hour, TempDir: t.TempDir(),
+	job := &app.ReportJob{Desk: desk, Blobs: blobs, Notices: app.OneChannel{Poster: p}, Renderer: bundle.Renderer{}, Delay: 6 * time.Hour, TempDir: t.TempDir(),
 		Log: slog.New(slog.DiscardHandler)}
 
 	run := func(at time.Time) app.ReportRun {
@@ -115,12 +123,13 @@ func TestReportJobSchedule(t *testing.T) {
 			t.Errorf("%s not stored: %v", f, err)
 		}
 	}
-	if len(p.files) != 1 || !bytes.HasPrefix(p.files[0].Data, []byte("%PDF-")) || p.files[0].Name != "gpusla-2026-11-us-example.pdf" {
+	if len(p.files) != 1 || p.files[0].File == nil || !bytes.HasPrefix(p.files[0].File.Data, []byte("%PDF-")) || p.files[0].File.Name != "gpusla-2026-11-us-example.pdf" {
 		t.Fatalf("posted %+v", p.files)
 	}
-	sum := p.files[0].Summary
+	sum := p.files[0].PlainText()
 	// 10 h of 720 h: 98.6111 % → the 30 % tier of 8 GPUs × 3.20 × 721 h… minus the hours before delivery.
-	if !strings.Contains(sum, "Claim: *") || !strings.Contains(sum, "ny-01: 98.61") || !strings.Contains(sum, "chain head") {
+	if !strings.Contains(sum, "Claim ") || !strings.Contains(sum, "ny-01: claimable uptime 98.61") || !strings.Contains(sum, "chain head") ||
+		!strings.Contains(sum, "2026-11/us-example/") {
 		t.Fatalf("summary:\n%s", sum)
 	}
 	zb, _ := blobs.Get(ctx, "2026-11/us-example/evidence.zip")
@@ -159,20 +168,20 @@ func TestReportJobSchedule(t *testing.T) {
 	if res := run(ny(t, "2027-02-01 00:00:00")); len(res.Reminders) != 0 {
 		t.Fatalf("reminder after the deadline: %+v", res)
 	}
-	if len(p.texts) != 3 || !strings.Contains(p.texts[0], "2027-02-01 00:00:00 -05:00") {
+	if len(p.texts) != 3 || !strings.Contains(p.texts[0], "2027-02-01 00:00:00 (") {
 		t.Fatalf("reminder texts %q", p.texts)
 	}
-	// Issue 14, #8: the text names the last day to file (the deadline is
-	// exclusive), in the contract's zone.
+	// The text names the last day to file (the deadline is exclusive), in
+	// the contract's zone.
 	for _, txt := range p.texts {
-		if !strings.Contains(txt, "last day to file *2027-01-31* (America/New_York; the claim must be in before 2027-02-01 00:00:00 -05:00)") {
+		if !strings.Contains(txt, "Last day to file: 2027-01-31; the claim must be in before 2027-02-01 00:00:00 (") {
 			t.Errorf("reminder does not name the last day to file: %s", txt)
 		}
 	}
-	// Issue 29: the time left in words, to the hour (sent at 7 days, 2 days
-	// and 24 hours before the deadline), never Go's 168h0m0s.
+	// The time left in words, to the hour (sent at 7 days, 2 days and 24
+	// hours before the deadline), never Go's 168h0m0s.
 	for i, left := range []string{"7 days left", "2 days left", "24 hours left"} {
-		if !strings.Contains(p.texts[i], "— "+left+".") {
+		if !strings.Contains(p.texts[i], "; "+left+".") {
 			t.Errorf("reminder %d does not say %q: %s", i, left, p.texts[i])
 		}
 	}
@@ -230,4 +239,112 @@ func TestReportJobSkipsNodeOfUnknownContract(t *testing.T) {
 	if !strings.Contains(string(raw), `"ny-01"`) || strings.Contains(string(raw), "old-01") || strings.Contains(string(raw), "T-old") {
 		t.Fatalf("us-example report should hold ny-01 and nothing of old-01:\n%.800s", raw)
 	}
+}
+
+// namedChannels are NoticeChannels of named posters, each taking every
+// notice (as channels do when no route narrows them).
+type namedChannels map[string]*poster
+
+func (c namedChannels) NoticeChannels(string, notify.Notice) []string {
+	return slices.Sorted(maps.Keys(c))
+}
+
+func (c namedChannels) NoticePoster(name string) (notify.NoticePoster, bool) {
+	p, ok := c[name]
+	return p, ok
+}
+
+// TestReportNoticesReachEveryChannel: a team with Feishu and WeCom and no
+// Slack gets the month's report and every claim reminder on each, in the
+// contract's language (cn-example: zh); a channel that fails is retried
+// alone on the next run, and the one that took a notice never gets it
+// twice.
+func TestReportNoticesReachEveryChannel(t *testing.T) {
+	ctx := context.Background()
+	st, desk := reportDesk(t)
+	sh := func(s string) time.Time {
+		loc, _ := time.LoadLocation("Asia/Shanghai")
+		at, err := time.ParseInLocation("2006-01-02 15:04:05", s, loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return at
+	}
+	ordered := sh("2026-10-31 09:00:00")
+	if err := st.CreateNode(ctx, store.Node{ID: "gz-01", Provider: "示例算力云 Example Compute (Guangzhou)", Contract: "cn-example", OrderedAt: ordered,
+		GPUModel: "H200", GPUCount: 8, HeartbeatInterval: 30 * time.Second, PushInterval: time.Minute, Grace: time.Minute, CreatedAt: ordered}); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range [][2]time.Time{{sh("2026-10-31 10:00:00"), sh("2026-11-10 02:00:00")}, {sh("2026-11-10 12:00:00"), sh("2026-12-01 12:00:00")}} {
+		n := int64(r[1].Sub(r[0])/(30*time.Second)) + 1
+		if err := st.PutRun(ctx, store.HeartbeatRun{Node: "gz-01", From: r[0], To: r[1], Count: n, ReceivedFrom: r[0].Add(time.Second), ReceivedTo: r[1].Add(time.Second)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	blobs, err := blob.NewDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	feishu, wecom := &poster{}, &poster{fail: errors.New("wecom: 45009 over the limit")}
+	job := &app.ReportJob{Desk: desk, Blobs: blobs, Notices: namedChannels{"ops-feishu": feishu, "team-wecom": wecom}, Renderer: bundle.Renderer{},
+		Formats: []string{"pdf"}, Delay: 6 * time.Hour, TempDir: t.TempDir(), Log: slog.New(slog.DiscardHandler)}
+	res, err := job.Run(ctx, sh("2026-12-01 07:00:00"))
+	if err == nil || !strings.Contains(err.Error(), `channel "team-wecom": wecom: 45009`) || strings.Join(res.Posted, ",") != "2026-11/cn-example" {
+		t.Fatalf("first run: %+v, %v; want Feishu posted and WeCom's failure named", res, err)
+	}
+	wecom.fail = nil
+	if res, err := job.Run(ctx, sh("2026-12-01 08:00:00")); err != nil || strings.Join(res.Posted, ",") != "2026-11/cn-example" {
+		t.Fatalf("retry: %+v, %v", res, err)
+	}
+	if res, err := job.Run(ctx, sh("2026-12-01 09:00:00")); err != nil || len(res.Posted) != 0 {
+		t.Fatalf("third run posted again: %+v, %v", res, err)
+	}
+	for name, p := range map[string]*poster{"feishu": feishu, "wecom": wecom} {
+		if len(p.files) != 1 {
+			t.Fatalf("%s got %d reports, want 1", name, len(p.files))
+		}
+		text := p.files[0].PlainText()
+		for _, want := range []string{"2026年11月 SLA 违约报告", "索赔金额：", "gz-01：可索赔可用率", "（北京时间）", "2026-11/cn-example/"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s's report notice lacks %q:\n%s", name, want, text)
+			}
+		}
+	}
+	// Every reminder on both channels, in Chinese.
+	deadline, err := time.Parse(time.RFC3339, mustContract(t, blobs, "2026-11/cn-example").ClaimDeadline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, before := range []time.Duration{7 * 24 * time.Hour, 2 * 24 * time.Hour, 0} {
+		at := deadline.Add(-before).Add(time.Minute)
+		if before == 0 {
+			at = deadline.Add(-time.Hour)
+		}
+		if _, err := job.Run(ctx, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, p := range map[string]*poster{"feishu": feishu, "wecom": wecom} {
+		if len(p.texts) != 3 {
+			t.Fatalf("%s got %d reminders, want 3: %q", name, len(p.texts), p.texts)
+		}
+		for _, txt := range p.texts {
+			if !strings.Contains(txt, "索赔截止提醒") || !strings.Contains(txt, "最后提交日：") {
+				t.Errorf("%s reminder not in the contract's language: %s", name, txt)
+			}
+		}
+	}
+}
+
+func mustContract(t *testing.T, blobs *blob.Dir, prefix string) report.Contract {
+	t.Helper()
+	raw, err := blobs.Get(context.Background(), prefix+"/report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r report.Report
+	if err := json.Unmarshal(raw, &r); err != nil || len(r.Contracts) != 1 {
+		t.Fatalf("%s: %v", prefix, err)
+	}
+	return r.Contracts[0]
 }

@@ -183,7 +183,7 @@ func TestReportJobStoresTheScorecard(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := &poster{}
-	job := &app.ReportJob{Desk: f.desk, Blobs: blobs, Poster: p, Renderer: bundle.Renderer{}, Delay: 6 * time.Hour, ScorecardMonths: 2,
+	job := &app.ReportJob{Desk: f.desk, Blobs: blobs, Notices: app.OneChannel{Poster: p}, Renderer: bundle.Renderer{}, Delay: 6 * time.Hour, ScorecardMonths: 2,
 		TempDir: t.TempDir(), Log: slog.New(slog.DiscardHandler)}
 	res, err := job.Run(ctx, f.now)
 	if err != nil {
@@ -317,11 +317,11 @@ func TestReportJobStoresTheScorecard(t *testing.T) {
 	// The Slack summary points at it.
 	var summary string
 	for _, pf := range p.files {
-		if strings.Contains(pf.Name, "alpha-c") {
-			summary = pf.Summary
+		if pf.Contract == "alpha-c" {
+			summary = pf.PlainText()
 		}
 	}
-	if !strings.Contains(summary, "Provider scorecard February 2026 to March 2026 (2 providers compared): `2026-03/alpha-c/scorecard.html`") {
+	if !strings.Contains(summary, "Provider scorecard February 2026 to March 2026 (2 providers compared): 2026-03/alpha-c/scorecard.html") {
 		t.Errorf("summary does not name the scorecard:\n%s", summary)
 	}
 
@@ -403,7 +403,7 @@ func TestScorecardFailureKeepsTheReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := &poster{}
-	job := &app.ReportJob{Desk: f.desk, Blobs: blobs, Poster: p, Renderer: failingScorecard{format: "pdf"}, Delay: 6 * time.Hour, ScorecardMonths: 3,
+	job := &app.ReportJob{Desk: f.desk, Blobs: blobs, Notices: app.OneChannel{Poster: p}, Renderer: failingScorecard{format: "pdf"}, Delay: 6 * time.Hour, ScorecardMonths: 3,
 		TempDir: t.TempDir(), Log: slog.New(slog.DiscardHandler)}
 	res, err := job.Run(ctx, f.now)
 	if err != nil {
@@ -427,8 +427,8 @@ func TestScorecardFailureKeepsTheReport(t *testing.T) {
 		t.Errorf("scorecard-error.txt: %q %v", msg, err)
 	}
 	for _, pf := range p.files {
-		if strings.Contains(pf.Summary, "scorecard") {
-			t.Errorf("summary names a scorecard that was not stored:\n%s", pf.Summary)
+		if strings.Contains(pf.PlainText(), "scorecard") {
+			t.Errorf("summary names a scorecard that was not stored:\n%s", pf.PlainText())
 		}
 	}
 }

@@ -62,11 +62,10 @@ func NewReports(ctx context.Context, b *wiring.Backend) (*Reports, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Reports go to Slack when its secrets are in SSM (the robots take no
-	// files); without Slack the job keeps them in the bucket only.
-	poster := b.Alerts.Poster
+	// The month's notice and the claim reminders go to every configured
+	// channel (Slack with the PDF attached when it has a bot token).
 	return &Reports{log: b.Log,
-		job: &app.ReportJob{Desk: desk, Blobs: blobs, Poster: poster, Renderer: bundle.Renderer{}, Delay: delay, ScorecardMonths: months, Log: b.Log}}, nil
+		job: &app.ReportJob{Desk: desk, Blobs: blobs, Notices: b.Alerts.Notices, Renderer: bundle.Renderer{}, Delay: delay, ScorecardMonths: months, Log: b.Log}}, nil
 }
 
 // scheduleEvent is the Input template.yaml gives the reports schedule; a

@@ -354,7 +354,7 @@ func setupReports(env wiring.Env, data string, store statuspage.Nodes, desk *app
 	if err != nil {
 		return nil, err
 	}
-	return &app.ReportJob{Desk: desk, Blobs: blobs, Poster: alerts.Poster, Renderer: bundle.Renderer{}, Delay: delay, ScorecardMonths: months, Log: log}, nil
+	return &app.ReportJob{Desk: desk, Blobs: blobs, Notices: alerts.Notices, Renderer: bundle.Renderer{}, Delay: delay, ScorecardMonths: months, Log: log}, nil
 }
 
 // NewHTTPServer is serve's HTTP server; loadgen measures with the same one.

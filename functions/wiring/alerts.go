@@ -18,12 +18,13 @@ import (
 const SlackChannelName = "slack"
 
 // Alerts is where a backend's messages go: named channels (Channels) or one
-// notifier (Notifier: Slack, or the console), and the poster of the
-// monthly reports (Slack's, when there is a Slack; nil otherwise).
+// notifier (Notifier: Slack, or the console), and where the notices to the
+// team go (the month's report, claim reminders): every channel the routes
+// give them, or the one notifier.
 type Alerts struct {
 	Notifier notify.Notifier
 	Channels app.Channels
-	Poster   notify.ReportPoster
+	Notices  app.NoticeChannels
 	// Summary says where alerts go, for the start-up log.
 	Summary string
 }
@@ -46,9 +47,10 @@ func OpenAlerts(cfg route.Config, source string, sl slack.Config, console io.Wri
 	}
 	if !cfg.Configured() {
 		if sn == nil {
-			return Alerts{Notifier: &slack.Console{W: console}, Summary: "the console (no Slack and no alerts: channels configured)"}, nil
+			c := &slack.Console{W: console}
+			return Alerts{Notifier: c, Notices: app.OneChannel{Poster: c}, Summary: "the console (no Slack and no alerts: channels configured)"}, nil
 		}
-		return Alerts{Notifier: sn, Poster: sn, Summary: "Slack"}, nil
+		return Alerts{Notifier: sn, Notices: app.OneChannel{Poster: sn}, Summary: "Slack"}, nil
 	}
 	var extra []route.Extra
 	if sn != nil {
@@ -58,13 +60,10 @@ func OpenAlerts(cfg route.Config, source string, sl slack.Config, console io.Wri
 	if err != nil {
 		return Alerts{}, err
 	}
-	a := Alerts{Channels: r}
+	a := Alerts{Channels: r, Notices: r}
 	var kinds []string
 	for _, name := range r.Names() {
 		kinds = append(kinds, name+" ("+r.Type(name)+")")
-		if n, _ := r.Notifier(name); r.Type(name) == "slack" {
-			a.Poster, _ = n.(notify.ReportPoster)
-		}
 	}
 	a.Summary = fmt.Sprintf("channels %s", strings.Join(kinds, ", "))
 	return a, nil

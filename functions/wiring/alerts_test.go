@@ -34,8 +34,12 @@ func TestLambdaAlerts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Channels == nil || a.Notifier != nil || a.Poster == nil {
-		t.Fatalf("alerts %+v: want channels and Slack's report poster", a)
+	if a.Channels == nil || a.Notifier != nil || a.Notices == nil {
+		t.Fatalf("alerts %+v: want channels, and notices to them", a)
+	}
+	// The month's report goes to every channel, the robot's too.
+	if got := a.Notices.NoticeChannels("c", notify.Notice{Kind: notify.NoticeReport, Contract: "c"}); !slices.Equal(got, []string{"ops", "slack"}) {
+		t.Fatalf("the month's report goes to %v, want every channel", got)
 	}
 	got := a.Channels.AlertChannels("c", notify.Alert{Kind: notify.AlertUnreachable, IncidentKind: "unreachable"})
 	if !slices.Equal(got, []string{"slack"}) {
@@ -59,14 +63,17 @@ func TestLambdaAlerts(t *testing.T) {
 func TestOpenAlertsWithoutChannels(t *testing.T) {
 	var out strings.Builder
 	a, err := OpenAlerts(routeNone(), "config", slack.Config{}, &out)
-	if err != nil || a.Channels != nil || a.Poster != nil {
+	if err != nil || a.Channels != nil || a.Notices == nil {
 		t.Fatalf("no Slack, no channels: %+v, %v", a, err)
+	}
+	if p, ok := a.Notices.NoticePoster(""); !ok || p != a.Notifier.(notify.NoticePoster) {
+		t.Fatalf("notices go to %v, want the console", p)
 	}
 	if _, ok := a.Notifier.(*slack.Console); !ok {
 		t.Fatalf("notifier %T, want the console", a.Notifier)
 	}
 	a, err = OpenAlerts(routeNone(), "config", slack.Config{WebhookURL: "https://hooks.slack.com/services/T/B/x"}, &out)
-	if _, ok := a.Notifier.(*slack.Notifier); err != nil || !ok || a.Poster == nil || a.Channels != nil {
+	if _, ok := a.Notifier.(*slack.Notifier); err != nil || !ok || a.Notices == nil || a.Channels != nil {
 		t.Fatalf("Slack alone: %+v, %v", a, err)
 	}
 }

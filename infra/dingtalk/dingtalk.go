@@ -154,4 +154,7 @@ func (n *Notifier) send(ctx context.Context, m chantext.Message) error {
 // check judges an answer: HTTP errors first, then errcode.
 var check = robot.CodeCheck("errcode", "errmsg", errSendTooFast)
 
-var _ notify.Notifier = (*Notifier)(nil)
+var (
+	_ notify.Notifier     = (*Notifier)(nil)
+	_ notify.NoticePoster = (*Notifier)(nil)
+)

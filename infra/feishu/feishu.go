@@ -178,4 +178,7 @@ func (n *Notifier) send(ctx context.Context, m chantext.Message) error {
 
 var check = robot.CodeCheck("code", "msg", errRateLimited, errTooMany)
 
-var _ notify.Notifier = (*Notifier)(nil)
+var (
+	_ notify.Notifier     = (*Notifier)(nil)
+	_ notify.NoticePoster = (*Notifier)(nil)
+)

@@ -1,7 +1,7 @@
 // Package notify holds the messaging ports of the backend: the messages the
 // application sends (an Alert about an incident, a TicketMessage about a
-// provider ticket, a monthly ReportFile), the Notifier and ReportPoster
-// interfaces that deliver them, and the values carried by the buttons on
+// provider ticket, a Notice to the team about a contract's month), the
+// Notifier and NoticePoster interfaces that deliver them, and the values carried by the buttons on
 // alerts. Adapters (infra/slack, the console) implement it; the application
 // (functions/app) uses it. It imports nothing of the project's.
 //

@@ -198,18 +198,3 @@ func ParseIncidentButtonValue(v string) (node, incidentID string, err error) {
 	}
 	return node, incidentID, nil
 }
-
-// ReportFile is a rendered report file posted to the team.
-type ReportFile struct {
-	Name    string // file name, e.g. gpusla-2026-11-us-example.pdf
-	Title   string
-	Summary string // Markdown for Slack: the claim in a few lines
-	Data    []byte
-}
-
-// ReportPoster posts reports and reminders (infra/slack: a file upload
-// with a bot token; the summary alone through a webhook; the console).
-type ReportPoster interface {
-	PostReport(ctx context.Context, f ReportFile) error
-	PostText(ctx context.Context, text string) error
-}

@@ -102,6 +102,16 @@ func TestBuildersEscapeSuppliedText(t *testing.T) {
 	inert(t, "TicketBlocks", texts(t, TicketBlocks(hostileTicket())), 3)
 }
 
+// hostileNotice is a notice whose every span carries supplied text.
+func hostileNotice(pdf []byte) notify.Notice {
+	n := notify.Notice{Kind: notify.NoticeClaimReminder, Title: "Claim deadline " + hostile,
+		Lines: []notify.Line{{{Text: "contract "}, {Text: hostile, Strong: true}}, {{Text: "files "}, {Text: "<!here>" + hostile, Code: true}}}}
+	if pdf != nil {
+		n.File = &notify.File{Name: "r.pdf", Title: "r", Data: pdf}
+	}
+	return n
+}
+
 // TestPostsEscapeSuppliedText: what the notifier sends — fallback text and
 // blocks of alerts and ticket messages, by bot and by webhook; report
 // comments; reminders — carries no live control sequence from supplied text.
@@ -115,7 +125,7 @@ func TestPostsEscapeSuppliedText(t *testing.T) {
 		if _, err := n.NotifyTicket(ctx, hostileTicket()); err != nil {
 			t.Fatal(err)
 		}
-		if err := n.PostText(ctx, ":alarm_clock: Claim deadline for *"+hostile+"*"); err != nil {
+		if err := n.PostNotice(ctx, hostileNotice(nil)); err != nil {
 			t.Fatal(err)
 		}
 		if len(rec.posts) != 3 {
@@ -130,7 +140,7 @@ func TestPostsEscapeSuppliedText(t *testing.T) {
 			}
 			inert(t, fmt.Sprintf("bot post %d", i), append(texts(t, blocks), p.Get("text")), 1)
 		}
-		if !strings.Contains(rec.posts[2].Get("text"), "*&lt;!channel&gt;") {
+		if !strings.Contains(rec.posts[2].Get("text"), "*&lt;!channel&gt;") || !strings.Contains(rec.posts[2].Get("text"), "`&lt;!here&gt;") {
 			t.Errorf("reminder markup lost: %q", rec.posts[2].Get("text"))
 		}
 	})
@@ -142,10 +152,10 @@ func TestPostsEscapeSuppliedText(t *testing.T) {
 		if _, err := n.NotifyTicket(ctx, hostileTicket()); err != nil {
 			t.Fatal(err)
 		}
-		if err := n.PostReport(ctx, notify.ReportFile{Name: "r.pdf", Summary: "*SLA report 2026-11 — " + hostile + "*"}); err != nil {
+		if err := n.PostNotice(ctx, hostileNotice([]byte("%PDF"))); err != nil {
 			t.Fatal(err)
 		}
-		if err := n.PostText(ctx, hostile); err != nil {
+		if err := n.PostNotice(ctx, notify.Notice{Title: hostile}); err != nil {
 			t.Fatal(err)
 		}
 		got := wh.got()
@@ -158,7 +168,7 @@ func TestPostsEscapeSuppliedText(t *testing.T) {
 	})
 	t.Run("report upload", func(t *testing.T) {
 		n, up := newUploadBot(t, "C-REPORTS")
-		if err := n.PostReport(ctx, notify.ReportFile{Name: "r.pdf", Title: "r", Summary: "*SLA report — " + hostile + "*", Data: []byte("%PDF")}); err != nil {
+		if err := n.PostNotice(ctx, hostileNotice([]byte("%PDF"))); err != nil {
 			t.Fatal(err)
 		}
 		_, complete := up.got()

@@ -391,8 +391,8 @@ func TestErrorsWithholdTheCredential(t *testing.T) {
 		}
 		_, aerr := n.Notify(t.Context(), unreachable())
 		_, terr := n.NotifyTicket(t.Context(), notify.TicketMessage{Kind: notify.TicketOpened, Ticket: "T-1", Node: "gz-01", Text: "opened"})
-		rerr := n.PostReport(t.Context(), notify.ReportFile{Name: "r.pdf", Summary: "November", Data: []byte("%PDF")})
-		perr := n.PostText(t.Context(), "claim deadline near")
+		rerr := n.PostNotice(t.Context(), reportNotice([]byte("%PDF")))
+		perr := n.PostNotice(t.Context(), notify.Notice{Kind: notify.NoticeClaimReminder, Title: "claim deadline near"})
 		for _, err := range []error{aerr, terr, rerr, perr} {
 			if err == nil {
 				t.Fatalf("%s: delivered", name)

@@ -8,9 +8,11 @@
 //	X-Gpusla-Timestamp: Unix seconds when this attempt was signed
 //	X-Gpusla-Signature: sha256=<hex HMAC-SHA256(secret, timestamp + "." + body)>
 //
-// and the body {"type":"alert","id":…,"text":…,"alert":{…}} or
-// {"type":"ticket","id":…,"text":…,"ticket":{…}}, the alert and ticket
-// objects being infra/notify's Alert and TicketMessage as JSON (a hardware
+// and the body {"type":"alert","id":…,"text":…,"alert":{…}},
+// {"type":"ticket","id":…,"text":…,"ticket":{…}} or
+// {"type":"notice","id":…,"text":…,"notice":{…}} (a month's report stored,
+// a claim deadline near), the alert, ticket and notice objects being
+// infra/notify's Alert, TicketMessage and Notice as JSON (a hardware
 // alert's "replacement_url" is the signed "Request replacement" link, left
 // out of the id). A receiver
 // recomputes the HMAC over the raw body, compares in constant time, and
@@ -88,11 +90,12 @@ func New(cfg Config) (*Notifier, error) {
 
 // Payload is the body of a delivery.
 type Payload struct {
-	Type   string                `json:"type"` // "alert" or "ticket"
+	Type   string                `json:"type"` // "alert", "ticket" or "notice"
 	ID     string                `json:"id"`
-	Text   string                `json:"text"` // a one-line plain-text summary
+	Text   string                `json:"text"` // a plain-text summary (one line, a notice's lines)
 	Alert  *notify.Alert         `json:"alert,omitempty"`
 	Ticket *notify.TicketMessage `json:"ticket,omitempty"`
+	Notice *notify.Notice        `json:"notice,omitempty"`
 }
 
 // Notify posts an alert. There is no thread reference (see robot.Chat).
@@ -108,6 +111,12 @@ func (n *Notifier) Notify(ctx context.Context, a notify.Alert) (string, error) {
 // NotifyTicket posts a ticket message.
 func (n *Notifier) NotifyTicket(ctx context.Context, m notify.TicketMessage) (string, error) {
 	return "", n.send(ctx, Payload{Type: "ticket", Text: chantext.TicketText(m), Ticket: &m})
+}
+
+// PostNotice posts a notice to the team. Its file (the month's PDF) is not
+// sent: the notice's lines say where the files are.
+func (n *Notifier) PostNotice(ctx context.Context, nt notify.Notice) error {
+	return n.send(ctx, Payload{Type: "notice", Text: nt.PlainText(), Notice: &nt})
 }
 
 func (n *Notifier) send(ctx context.Context, p Payload) error {
@@ -176,4 +185,7 @@ func Verify(secret string, h http.Header, body []byte, now time.Time) error {
 	return nil
 }
 
-var _ notify.Notifier = (*Notifier)(nil)
+var (
+	_ notify.Notifier     = (*Notifier)(nil)
+	_ notify.NoticePoster = (*Notifier)(nil)
+)

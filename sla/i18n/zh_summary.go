@@ -1,12 +1,19 @@
 package i18n
 
-// zhSummary is the part of the catalog of the monthly report's Slack
-// summary (functions/app Summary): Slack markdown stays in the sentence.
+// zhSummary is the part of the catalog of the notices to the team
+// (infra/notify/chantext: the month's report, claim-deadline reminders).
+// A sentence marks its strong parts *…* and its code `…`; each channel
+// lays them out in its own markup.
 var zhSummary = map[string]string{
-	"*SLA report %s — %s (%s)*": "*%s SLA 报告 — %s（%s）*",
-	"Claim: *%s* of %s charged · %d of %d nodes below %s %% · %d tickets breached · file by *%s*": "索赔：*%s*（计费 %s）· %d/%d 个节点低于 %s %% · %d 个工单超时 · 请于 *%s* 前提交",
-	"… and %d more nodes":                     "… 另有 %d 个节点",
-	"• %s: %s %% claimable uptime, credit %s": "• %s：可索赔可用率 %s %%，赔偿 %s",
-	"Evidence bundle chain head: `%s`":        "证据包链头：`%s`",
-	"Claim deadline for *%s* (%s), %s: last day to file *%s* (%s; the claim must be in before %s) — %s left. Claim %s; report and evidence bundle under `%s/`.": "*%s*（%s）%s 的索赔截止提醒：最后提交日 *%s*（%s；索赔须在 %s之前提交）— 还剩 %s。索赔额 %s；报告和证据包位于 `%s/`。",
+	"SLA report %s: %s (%s)": "%[2]s（%[3]s）%[1]s SLA 违约报告",
+	"Claim *%s* of %s charged · nodes below %s: %d of %d · tickets breached: %d · file by *%s*": "索赔金额：*%[1]s*（当月费用%[2]s）；可用率低于%[3]s的节点：%[4]d个（共%[5]d个）；超时工单：%[6]d个；请于*%[7]s*前提交",
+	"⚠️ Partial report: node %s left out, %s":                                                   "⚠️ 报告不完整：节点 %s 未计入，%s",
+	"… and %d more nodes":                                              "……另有%d个节点",
+	"• %s: claimable uptime %s, credit %s":                             "• %s：可索赔可用率%s，赔付%s",
+	"Evidence bundle chain head: `%s`":                                 "证据包链头：`%s`",
+	"Report (every format) and evidence bundle: `%s/`":                 "报告（各种格式）和证据包：`%s/`",
+	"Claim deadline %s: %s (%s)":                                       "%[2]s（%[3]s）%[1]s索赔截止提醒",
+	"Last day to file: *%s*; the claim must be in before %s; %s left.": "最后提交日：*%s*，索赔须于%s前送达；距截止还有%s。",
+	"Claim: *%s*.":                      "索赔金额：*%s*。",
+	"Report and evidence bundle: `%s/`": "报告和证据包：`%s/`",
 }

@@ -28,6 +28,9 @@ type Dialect struct {
 	// LinksInBody: the robot's markdown message has no buttons (WeCom), so
 	// a button becomes a markdown link line in the body.
 	LinksInBody bool
+	// code shows an identifier or path as inline code; nil where the
+	// robot's markdown has none (it is then plain, escaped text).
+	code func(string) string
 	// Bullet opens a list item: the markdown list where the robot renders
 	// one (Feishu's card), a plain bullet where it does not reliably
 	// (DingTalk and WeCom show "- " as typed, or not at all).
@@ -157,8 +160,17 @@ var (
 	// WeCom is the group robot's markdown message (content at most 4096
 	// bytes, per its documentation).
 	WeCom = Dialect{Name: "wecom", inline: lookalikeInline, lineStart: lookalikeLineStart, NL: "\n",
-		quote: func(s string) string { return "> " + s }, TitleInBody: true, MaxBytes: 4096, LinksInBody: true, Bullet: "• "}
+		quote: func(s string) string { return "> " + s }, TitleInBody: true, MaxBytes: 4096, LinksInBody: true, Bullet: "• ",
+		code: weComCode}
 )
+
+// weComCode is WeCom's inline code (its markdown documents "行内代码段"):
+// the text as typed, on one line, a backtick in it (which would end the
+// code early) replaced by its look-alike.
+func weComCode(s string) string {
+	s = strings.NewReplacer("\r", " ", "\n", " ", "`", "ˋ").Replace(s)
+	return "`" + s + "`"
+}
 
 // clip cuts s to at most n runes, marking the cut.
 func clip(s string, n int) string {

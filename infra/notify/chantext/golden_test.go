@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/msg"
+	"github.com/gpusla/gpusla/sla/report"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden texts in testdata")
@@ -45,7 +47,31 @@ func goldenMessages(lang, zone string, reason func(en, zh string) string) []any 
 		IncidentKind: notify.DeliveryKind, Since: g0, Until: g0.Add(30 * time.Minute), Duration: 30 * time.Minute, Lang: lang, Zone: zone}
 	tk := notify.TicketMessage{Kind: notify.TicketBreached, Ticket: "T-0042", Node: "gz-01", Provider: "acme_gpu", Opened: g0, Lang: lang, Zone: zone,
 		Text: reason("first response due 2026-11-30 19:00:30 CST passed unmet (P1: 1 hour)", "首次响应时限 2026年11月30日 19:00:30（北京时间）已过，未响应（P1：1小时）")}
-	return []any{open, notYet, maint, rec, recl, late, tk}
+	l := map[string]i18n.Lang{"zh": i18n.ZH}[lang]
+	if l == "" {
+		l = i18n.EN
+	}
+	rep, c := goldenReport(zone)
+	month := ReportNotice(rep, "9f2c61d0ab12", l, "2026-11/cn-example", nil)
+	month.Lines = append(month.Lines, ScorecardLine(l, "2026-09", "2026-11", 2, "2026-11/cn-example/scorecard.html"))
+	remind := ClaimReminder(l, c, "2026-11", "2026-12-31", 2*24*time.Hour+3*time.Hour, "2026-11/cn-example")
+	return []any{open, notYet, maint, rec, recl, late, tk, month, remind}
+}
+
+// goldenReport is a month of a contract on zone's clock (UTC when empty)
+// with one node below target, one whose contract no terms define, and a
+// provider's name that is markup in every dialect.
+func goldenReport(zone string) (*report.Report, report.Contract) {
+	if zone == "" {
+		zone = "UTC"
+	}
+	c := report.Contract{Contract: "cn-example", Provider: "acme_gpu *Ltd*", TimeZone: zone, Currency: "CNY", UptimeTarget: 99.9, Nodes: 2, NodesBelow: 1,
+		Charge: 12345.6, Claim: 3703.68, ClaimDeadline: "2027-01-01T00:00:00+08:00", TicketsBreached: 1}
+	why := msg.New("contract %q is defined by no terms given (known: %s)", "cn-exmaple", "cn-example")
+	r := &report.Report{Month: "2026-11", Contracts: []report.Contract{c},
+		Nodes:   []report.Node{{Node: "gz-01", Currency: "CNY", Uptime: report.Uptime{ClaimablePercent: 98.6111}, Credit: report.Credit{Amount: 3703.68}}},
+		LeftOut: []report.Skipped{{Node: "gz-09", Contract: "cn-exmaple", Reason: why.String(), Text: why}}}
+	return r, c
 }
 
 // render is Alert or Ticket, failing the test on a sentence the
@@ -54,6 +80,9 @@ func render(t *testing.T, d Dialect, m any) Message {
 	t.Helper()
 	var w words
 	var out Message
+	if n, ok := m.(notify.Notice); ok {
+		return Notice(d, n)
+	}
 	if a, ok := m.(notify.Alert); ok {
 		w = wordsOf(a.Lang, a.Zone)
 		out = fit(d, w, func(l limits) Message { return alert(d, w, a, l) })

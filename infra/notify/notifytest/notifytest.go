@@ -240,6 +240,17 @@ func ticketMsg() notify.TicketMessage {
 		Text: "first response due 2026-11-30 12:00 CST passed unmet\n- " + hostile}
 }
 
+// notice is a claim reminder whose contract's name carries the hostile
+// markup.
+func notice() notify.Notice {
+	return notify.Notice{Kind: notify.NoticeClaimReminder, Contract: "cn-example", Provider: "acme_gpu", Month: "2026-11",
+		Title: "Claim deadline November 2026: acme_gpu (cn-example)",
+		Lines: []notify.Line{{{Text: "Last day to file: "}, {Text: "2026-12-31", Strong: true}, {Text: "; contract "}, {Text: hostile, Strong: true}},
+			{{Text: "Claim: "}, {Text: "3,703.68 CNY", Strong: true}},
+			{{Text: "Report and evidence bundle: "}, {Text: "2026-11/cn-example/", Code: true}},
+			{{Text: hostile}}}}
+}
+
 type harness struct {
 	t     *testing.T
 	c     Case
@@ -370,6 +381,23 @@ func Run(t *testing.T, c Case) {
 		for _, want := range []string{"T-0042", "gz-01", "BREACHED", "first response due 2026-11-30 12:00 CST passed unmet"} {
 			if !strings.Contains(shown, want) {
 				t.Errorf("the ticket message does not show %q:\n%s", want, shown)
+			}
+		}
+		h.inert(shown)
+	})
+	t.Run("Notice", func(t *testing.T) {
+		h := setup(t, c, c.Service.Secret())
+		np, ok := h.n.(notify.NoticePoster)
+		if !ok {
+			t.Fatalf("%T cannot post notices: a team on this channel alone would never get the month's report", h.n)
+		}
+		if err := np.PostNotice(t.Context(), notice()); err != nil {
+			t.Fatalf("PostNotice: %v", err)
+		}
+		shown := h.accepted(1)[0].Shown
+		for _, want := range []string{"Claim deadline", "3,703.68 CNY", "2026-12-31", "2026-11/cn-example/"} {
+			if !strings.Contains(shown, want) {
+				t.Errorf("the notice does not show %q:\n%s", want, shown)
 			}
 		}
 		h.inert(shown)

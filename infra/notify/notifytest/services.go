@@ -324,6 +324,7 @@ func (h Webhook) Check(r *http.Request, body []byte, now time.Time) (Seen, *Answ
 		Text   string          `json:"text"`
 		Alert  json.RawMessage `json:"alert"`
 		Ticket json.RawMessage `json:"ticket"`
+		Notice json.RawMessage `json:"notice"`
 	}
 	bad := func(why string) (Seen, *Answer) { return Seen{}, &Answer{Status: 422, Body: `{"error":"` + why + `"}`} }
 	if err := strict(body, &p); err != nil {
@@ -347,6 +348,19 @@ func (h Webhook) Check(r *http.Request, body []byte, now time.Time) (Seen, *Answ
 			seen.Buttons = []Button{{Label: "replacement_url", URL: s}}
 		}
 		return seen, nil
+	case p.Type == "notice" && p.Notice != nil && p.Alert == nil && p.Ticket == nil:
+		var m struct {
+			Kind     string `json:"kind"`
+			Contract string `json:"contract"`
+			Title    string `json:"title"`
+			Lines    [][]struct {
+				Text string `json:"text"`
+			} `json:"lines"`
+		}
+		if json.Unmarshal(p.Notice, &m) != nil || m.Kind == "" || m.Contract == "" || m.Title == "" || len(m.Lines) == 0 {
+			return bad("notice object")
+		}
+		return Seen{Text: p.Text}, nil
 	case p.Type == "ticket" && p.Ticket != nil && p.Alert == nil:
 		var m map[string]any
 		if json.Unmarshal(p.Ticket, &m) != nil || m["ticket"] == nil || m["node"] == nil {

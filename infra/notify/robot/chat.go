@@ -26,3 +26,10 @@ func (c Chat) Notify(ctx context.Context, a notify.Alert) (string, error) {
 func (c Chat) NotifyTicket(ctx context.Context, m notify.TicketMessage) (string, error) {
 	return "", c.Send(ctx, chantext.Ticket(c.Dialect, m))
 }
+
+// PostNotice posts a notice to the team (a month's report, a claim
+// reminder). A robot's webhook cannot carry a file: the notice's lines say
+// where the files are.
+func (c Chat) PostNotice(ctx context.Context, n notify.Notice) error {
+	return c.Send(ctx, chantext.Notice(c.Dialect, n))
+}

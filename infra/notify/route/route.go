@@ -38,7 +38,8 @@ import (
 )
 
 // Message kinds a route can name: the alert kinds, the ticket kinds
-// prefixed "ticket_", and the groups "alerts" and "tickets".
+// prefixed "ticket_", the notice kinds (a month's report, a claim
+// reminder), and the groups "alerts", "tickets" and "notices".
 var alertKinds = []notify.AlertKind{notify.AlertDegraded, notify.AlertUnreachable, notify.AlertRecovered,
 	notify.AlertReclassified, notify.AlertUpdate, notify.AlertDeliveryOverdue, notify.AlertDelivered}
 
@@ -55,7 +56,10 @@ func kindNames() []string {
 	for _, k := range ticketKinds {
 		out = append(out, "ticket_"+string(k))
 	}
-	return append(out, "alerts", "tickets")
+	for _, k := range notify.NoticeKinds {
+		out = append(out, string(k))
+	}
+	return append(out, "alerts", "tickets", "notices")
 }
 
 // Channel types.
@@ -413,6 +417,10 @@ func (r *Router) route(file string, n *yaml.Node, field string) (rule, error) {
 					for _, t := range ticketKinds {
 						ru.kinds = append(ru.kinds, "ticket_"+string(t))
 					}
+				case k == "notices":
+					for _, n := range notify.NoticeKinds {
+						ru.kinds = append(ru.kinds, string(n))
+					}
 				case slices.Contains(kindNames(), k):
 					ru.kinds = append(ru.kinds, k)
 				default:
@@ -513,4 +521,21 @@ func (r *Router) TicketChannels(contract string, m notify.TicketMessage) []strin
 		s.opening = "ticket_" + string(notify.TicketOpened)
 	}
 	return r.pick(s)
+}
+
+// NoticeChannels names the channels a notice about a contract goes to: the
+// routes that match its contract, provider and kind, or default.
+func (r *Router) NoticeChannels(contract string, n notify.Notice) []string {
+	return r.pick(subject{contract: contract, provider: n.Provider, kind: string(n.Kind)})
+}
+
+// NoticePoster returns the channel's notice poster; every channel type
+// has one.
+func (r *Router) NoticePoster(name string) (notify.NoticePoster, bool) {
+	n, ok := r.notifiers[name]
+	if !ok {
+		return nil, false
+	}
+	p, ok := n.(notify.NoticePoster)
+	return p, ok
 }

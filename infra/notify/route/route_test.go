@@ -146,3 +146,52 @@ func TestConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestNoticeRoutes: a month's report and a claim reminder go to every
+// channel when no route takes them (a Feishu-, DingTalk- or WeCom-only
+// team gets them as a Slack team does); routes narrow them by contract,
+// provider or notice kind, and a route about incidents never takes them.
+func TestNoticeRoutes(t *testing.T) {
+	t.Setenv("GPUSLA_TEST_ONCALL_SECRET", "0123456789abcdef-oncall")
+	report := notify.Notice{Kind: notify.NoticeReport, Contract: "cn-example", Provider: "acme"}
+	reminder := notify.Notice{Kind: notify.NoticeClaimReminder, Contract: "us-example", Provider: "Example GPU Cloud"}
+	r := mustBuild(t, channels)
+	for _, n := range []notify.Notice{report, reminder} {
+		if got := r.NoticeChannels(n.Contract, n); !slices.Equal(got, r.Names()) {
+			t.Errorf("no routes: %s went to %v, want every channel", n.Kind, got)
+		}
+	}
+	for _, name := range r.Names() {
+		if _, ok := r.NoticePoster(name); !ok {
+			t.Errorf("channel %s (%s) cannot post notices", name, r.Type(name))
+		}
+	}
+	r = mustBuild(t, channels+`
+  routes:
+    - channels: [net-dingtalk]
+      incidents: [unreachable]
+    - channels: [team-wecom]
+      contracts: [cn-example]
+    - channels: [oncall]
+      kinds: [claim_reminder]
+    - channels: [ops-feishu]
+      kinds: [notices]
+      providers: [acme]
+  default: [ops-feishu]
+`)
+	for _, c := range []struct {
+		n    notify.Notice
+		want string
+	}{
+		{report, "ops-feishu,team-wecom"},
+		{reminder, "oncall"},
+		{notify.Notice{Kind: notify.NoticeReport, Contract: "us-example", Provider: "Example GPU Cloud"}, "ops-feishu"}, // default
+	} {
+		if got := strings.Join(r.NoticeChannels(c.n.Contract, c.n), ","); got != c.want {
+			t.Errorf("%s of %s: %s, want %s", c.n.Kind, c.n.Contract, got, c.want)
+		}
+	}
+	if _, ok := r.NoticePoster("nowhere"); ok {
+		t.Error("a channel that is not configured has a poster")
+	}
+}

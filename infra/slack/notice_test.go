@@ -18,35 +18,39 @@ import (
 	"github.com/gpusla/gpusla/infra/notify"
 )
 
+// reportNotice is a month's notice with its PDF.
+func reportNotice(pdf []byte) notify.Notice {
+	return notify.Notice{Kind: notify.NoticeReport, Contract: "us-example", Title: "SLA report 2026-11",
+		Lines: []notify.Line{{{Text: "Claim "}, {Text: "10.00 USD", Strong: true}}, {{Text: "files: "}, {Text: "2026-11/us-example/", Code: true}}},
+		File:  &notify.File{Name: "gpusla-2026-11-us-example.pdf", Title: "SLA report 2026-11", Data: pdf}}
+}
+
 // The report is uploaded through Slack's three-step external upload, with
-// the summary as the comment in the configured channel.
-func TestPostReportUploadsFile(t *testing.T) {
+// the notice as the comment in the configured channel.
+func TestPostNoticeUploadsFile(t *testing.T) {
 	n, up := newUploadBot(t, "C-REPORTS")
 	pdf := []byte("%PDF-1.3 test report")
-	if err := n.PostReport(context.Background(), notify.ReportFile{Name: "gpusla-2026-11-us-example.pdf", Title: "SLA report 2026-11",
-		Summary: "*SLA report 2026-11* claim 10.00 USD", Data: pdf}); err != nil {
+	if err := n.PostNotice(context.Background(), reportNotice(pdf)); err != nil {
 		t.Fatal(err)
 	}
 	uploaded, complete := up.got()
 	if !bytes.Equal(uploaded, pdf) {
 		t.Fatalf("uploaded %q, want the PDF", uploaded)
 	}
-	if complete.Get("channel_id") != "C-REPORTS" || !strings.Contains(complete.Get("initial_comment"), "claim 10.00 USD") {
+	if complete.Get("channel_id") != "C-REPORTS" || complete.Get("initial_comment") != "*SLA report 2026-11*\nClaim *10.00 USD*\nfiles: `2026-11/us-example/`" {
 		t.Fatalf("complete call %v", complete)
 	}
 }
 
-func TestConsoleReport(t *testing.T) {
+func TestConsoleNotice(t *testing.T) {
 	var buf bytes.Buffer
 	c := &Console{W: &buf}
-	if err := c.PostReport(context.Background(), notify.ReportFile{Name: "r.pdf", Summary: "claim", Data: []byte("x")}); err != nil {
+	if err := c.PostNotice(context.Background(), reportNotice([]byte("x"))); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.PostText(context.Background(), "deadline soon"); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(buf.String(), "REPORT r.pdf (1 bytes)") || !strings.Contains(buf.String(), "NOTICE deadline soon") {
-		t.Fatalf("console: %q", buf.String())
+	want := "NOTICE SLA report 2026-11\nClaim 10.00 USD\nfiles: 2026-11/us-example/\n(gpusla-2026-11-us-example.pdf, 1 bytes)\n"
+	if buf.String() != want {
+		t.Fatalf("console: %q, want %q", buf.String(), want)
 	}
 }
 
