@@ -1,24 +1,19 @@
 package serve
 
 import (
-	"bytes"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
-	"regexp"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/robfig/cron/v3"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/notify/route"
 	"github.com/gpusla/gpusla/infra/slack"
+	"github.com/gpusla/gpusla/internal/yamlpos"
 )
 
 // Config is what `gpusla serve` runs with: its optional --config file,
@@ -67,58 +62,10 @@ func LoadConfig(path string) (Config, error) {
 	if err != nil {
 		return c, fmt.Errorf("config: %w", err)
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(raw))
-	dec.KnownFields(true)
-	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
-		return c, fmt.Errorf("config %s: %s", path, nameYAMLField(raw, err))
+	if _, err := yamlpos.Decode(path, raw, &c); err != nil {
+		return c, fmt.Errorf("config %w", err)
 	}
 	return c, nil
-}
-
-var reYAMLLine = regexp.MustCompile(`line (\d+): (.*)`)
-
-// nameYAMLField rewrites a YAML decoding error so it names the field at the
-// line it reports ("line 3: retention: cannot unmarshal …").
-func nameYAMLField(raw []byte, err error) string {
-	msg := err.Error()
-	var te *yaml.TypeError
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		msg = te.Errors[0]
-	}
-	m := reYAMLLine.FindStringSubmatch(msg)
-	if m == nil {
-		return msg
-	}
-	line, _ := strconv.Atoi(m[1])
-	var root yaml.Node
-	if yaml.Unmarshal(raw, &root) != nil || len(root.Content) == 0 {
-		return msg
-	}
-	if field := fieldAtLine(root.Content[0], "", line); field != "" && !strings.Contains(m[2], field) {
-		return fmt.Sprintf("line %d: %s: %s", line, field, m[2])
-	}
-	return msg
-}
-
-// fieldAtLine finds the dotted path of the mapping key whose value is at line.
-func fieldAtLine(n *yaml.Node, prefix string, line int) string {
-	if n.Kind != yaml.MappingNode {
-		return ""
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		path := k.Value
-		if prefix != "" {
-			path = prefix + "." + k.Value
-		}
-		if k.Line == line || v.Line == line && v.Kind != yaml.MappingNode {
-			return path
-		}
-		if f := fieldAtLine(v, path, line); f != "" {
-			return f
-		}
-	}
-	return ""
 }
 
 func (c *Config) Validate(path string) error {

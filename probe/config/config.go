@@ -19,14 +19,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/robfig/cron/v3"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/gpusla/gpusla/internal/yamlpos"
 	"github.com/gpusla/gpusla/probe/expect"
 	"github.com/gpusla/gpusla/probe/netcheck"
 	"github.com/gpusla/gpusla/probe/specdb"
@@ -189,27 +188,9 @@ type Metrics struct {
 	Listen string `yaml:"listen"` // loopback host:port; empty: off
 }
 
-// Error names the file, line and field of a problem.
-type Error struct {
-	File  string
-	Line  int
-	Field string
-	Msg   string
-}
-
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-	}
-	b.WriteString(": ")
-	if e.Field != "" {
-		b.WriteString(e.Field + ": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
-}
+// Error names the file, line and field of a problem: the form every
+// configuration of the project reports in (internal/yamlpos).
+type Error = yamlpos.Error
 
 // Load reads and validates the file at path, and reads the secret.
 func Load(path string) (*Config, error) {
@@ -276,33 +257,31 @@ func (c *Config) readCAFile() error {
 // Parse decodes and validates data (named name in errors) without touching
 // the secret file.
 func Parse(data []byte, name string) (*Config, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, yamlError(name, &root, err)
-	}
-	if len(root.Content) == 0 {
-		return nil, &Error{File: name, Msg: "empty file"}
-	}
-	if root.Content[0].Kind != yaml.MappingNode {
-		return nil, &Error{File: name, Line: root.Content[0].Line, Msg: "the top level must be a mapping (key: value)"}
-	}
 	c := &Config{Path: name}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(c); err != nil {
-		return nil, yamlError(name, &root, err)
-	}
-	if err := c.validate(); err != nil {
-		var fe *Error
-		if errors.As(err, &fe) {
-			fe.File = name
-			if fe.Line == 0 {
-				fe.Line = lineOf(root.Content[0], fe.Field)
-			}
-		}
+	top, err := yamlpos.Decode(name, data, c)
+	if err != nil {
 		return nil, err
 	}
+	if top == nil {
+		return nil, &Error{File: name, Msg: "empty file"}
+	}
+	if err := c.validate(); err != nil {
+		return nil, placed(err, name, top)
+	}
 	return c, nil
+}
+
+// placed gives a validation error the file and, when it names none, the
+// line of its field.
+func placed(err error, name string, top *yaml.Node) error {
+	var fe *Error
+	if errors.As(err, &fe) {
+		fe.File = name
+		if fe.Line == 0 {
+			fe.Line = yamlpos.Line(top, fe.Field)
+		}
+	}
+	return err
 }
 
 // LoadNetwork reads the `network:` section of the config at path, for
@@ -320,30 +299,13 @@ func LoadNetwork(path string) (netcheck.Spec, error) {
 
 // ParseNetwork is LoadNetwork on bytes (named name in errors).
 func ParseNetwork(data []byte, name string) (netcheck.Spec, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return netcheck.Spec{}, yamlError(name, &root, err)
-	}
 	var c Config
-	if len(root.Content) > 0 {
-		if root.Content[0].Kind != yaml.MappingNode {
-			return netcheck.Spec{}, &Error{File: name, Line: root.Content[0].Line, Msg: "the top level must be a mapping (key: value)"}
-		}
-		dec := yaml.NewDecoder(bytes.NewReader(data))
-		dec.KnownFields(true)
-		if err := dec.Decode(&c); err != nil {
-			return netcheck.Spec{}, yamlError(name, &root, err)
-		}
+	top, err := yamlpos.Decode(name, data, &c)
+	if err != nil {
+		return netcheck.Spec{}, err
 	}
 	if err := validateNetwork(&c.Network); err != nil {
-		var fe *Error
-		if errors.As(err, &fe) {
-			fe.File = name
-			if len(root.Content) > 0 {
-				fe.Line = lineOf(root.Content[0], fe.Field)
-			}
-		}
-		return netcheck.Spec{}, err
+		return netcheck.Spec{}, placed(err, name, top)
 	}
 	return c.Network, nil
 }
@@ -360,39 +322,6 @@ func validateNetwork(n *netcheck.Spec) error {
 		return &Error{Field: "network", Msg: err.Error()}
 	}
 	return nil
-}
-
-var (
-	reUnknown = regexp.MustCompile(`line (\d+): field (\S+) not found in type`)
-	reLine    = regexp.MustCompile(`line (\d+): (.*)`)
-)
-
-// yamlError rewrites the YAML library's messages into field-and-line form.
-func yamlError(name string, root *yaml.Node, err error) error {
-	msg := err.Error()
-	var te *yaml.TypeError
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		msg = te.Errors[0]
-	}
-	if m := reUnknown.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		field := m[2]
-		if len(root.Content) > 0 {
-			if p := pathOfKey(root.Content[0], "", line, m[2]); p != "" {
-				field = p
-			}
-		}
-		return &Error{File: name, Line: line, Field: field, Msg: "unknown field (see docs/probe.md)"}
-	}
-	if m := reLine.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		field := ""
-		if len(root.Content) > 0 {
-			field = pathAtLine(root.Content[0], "", line)
-		}
-		return &Error{File: name, Line: line, Field: field, Msg: strings.TrimPrefix(m[2], "yaml: ")}
-	}
-	return &Error{File: name, Msg: strings.TrimPrefix(msg, "yaml: ")}
 }
 
 // validate checks the sections in the order of the file, filling in

@@ -11,11 +11,12 @@ import (
 	"fmt"
 	"os"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gpusla/gpusla/internal/yamlpos"
 )
 
 // Expected is the order. Zero values mean "not stated": nothing is judged
@@ -213,51 +214,30 @@ func LoadConfig(path string) (Expected, error) {
 func ParseConfig(data []byte) (Expected, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return Expected{}, err
+		return Expected{}, yamlpos.Explain("", nil, err)
 	}
 	if len(doc.Content) == 0 {
 		return Expected{}, nil
 	}
 	top := doc.Content[0]
 	if top.Kind != yaml.MappingNode {
-		return Expected{}, fmt.Errorf("line %d: the config file must be a mapping", top.Line)
+		return Expected{}, &yamlpos.Error{Line: top.Line, Msg: "the config file must be a mapping"}
 	}
-	var section *yaml.Node
-	for i := 0; i+1 < len(top.Content); i += 2 {
-		if top.Content[i].Value == "expected" {
-			section = top.Content[i+1]
-		}
-	}
+	section := yamlpos.Lookup(top, "expected")
 	if section == nil {
 		return Expected{}, nil
 	}
 	if section.Kind != yaml.MappingNode {
-		return Expected{}, fmt.Errorf("line %d: expected: must be a mapping", section.Line)
+		return Expected{}, yamlpos.At("", section, "expected", "must be a mapping")
 	}
-	known := map[string]bool{}
-	for _, k := range Keys {
-		known[k] = true
-	}
-	for i := 0; i+1 < len(section.Content); i += 2 {
-		k := section.Content[i]
-		if !known[k.Value] {
-			keys := append([]string(nil), Keys...)
-			sort.Strings(keys)
-			return Expected{}, fmt.Errorf("line %d: expected.%s: unknown field (fields: %s)", k.Line, k.Value, strings.Join(keys, ", "))
-		}
-		if k.Value == "disks" {
-			for _, d := range section.Content[i+1].Content {
-				for j := 0; j+1 < len(d.Content); j += 2 {
-					if dk := d.Content[j].Value; dk != "mount" && dk != "size_gb" {
-						return Expected{}, fmt.Errorf("line %d: expected.disks: unknown field %q (fields: mount, size_gb)", d.Content[j].Line, dk)
-					}
-				}
-			}
-		}
-	}
+	// The rest of the file is the daemon's: only this section is held to
+	// the order's fields here.
 	var e Expected
+	if err := yamlpos.UnknownField("", section, &e, "expected"); err != nil {
+		return Expected{}, err
+	}
 	if err := section.Decode(&e); err != nil {
-		return Expected{}, fmt.Errorf("expected: %w", err)
+		return Expected{}, yamlpos.Explain("", top, err)
 	}
 	if err := e.Validate(); err != nil {
 		return Expected{}, err

@@ -40,7 +40,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"expected:\n  gpus: eight\n", "line 2"},
 		{"expected:\n  gpus: -1\n", "expected.gpus: -1 is negative"},
 		{"expected:\n  disks:\n    - {mount: data, size_gb: 1}\n", `expected.disks[0].mount: "data" is not an absolute path`},
-		{"expected:\n  disks:\n    - {mnt: /data}\n", `line 3: expected.disks: unknown field "mnt"`},
+		{"expected:\n  disks:\n    - {mnt: /data}\n", `line 3: expected.disks[0].mnt: unknown field (fields: mount, size_gb)`},
 		{"expected: 5\n", "expected: must be a mapping"},
 		{"- a\n- b\n", "must be a mapping"},
 	} {

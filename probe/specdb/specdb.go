@@ -17,6 +17,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/gpusla/gpusla/internal/yamlpos"
+
 	"github.com/gpusla/gpusla/sla/yardstick"
 )
 
@@ -179,10 +181,11 @@ func Parse(data []byte) (*DB, error) {
 	if len(root.Content) == 0 {
 		return nil, fmt.Errorf("spec database: empty")
 	}
-	if err := checkKeys(root.Content[0]); err != nil {
+	// An unknown key is a typo that would otherwise silently drop a spec.
+	var db DB
+	if err := yamlpos.UnknownField("spec database", root.Content[0], &db, ""); err != nil {
 		return nil, err
 	}
-	var db DB
 	if err := root.Content[0].Decode(&db); err != nil {
 		return nil, fmt.Errorf("spec database: %w", err)
 	}
@@ -190,51 +193,6 @@ func Parse(data []byte) (*DB, error) {
 		return nil, err
 	}
 	return &db, nil
-}
-
-// modelKeys are the fields a model may have; an unknown key is a typo
-// that would otherwise silently drop a spec.
-var modelKeys = map[string]bool{}
-
-func init() {
-	for _, k := range strings.Fields(`id family names aliases device_ids subsystem_ids form_factor segment
-		compute_capability sms gpu_cores memory_mib memory_variants_mib memory_type memory_bus_width
-		max_sm_clock_mhz max_mem_clock_mhz default_power_w pcie_gen pcie_width nvlink nvlink_gbps
-		memory_bandwidth_gbps fp64 fp64_tensor fp32 tf32 bf16 fp16 fp8 source thresholds`) {
-		modelKeys[k] = true
-	}
-}
-
-var thresholdKeys = map[string]bool{"min": true, "warn": true, "max": true, "unit": true, "source": true, "official": true, "healthy": true}
-
-func checkKeys(doc *yaml.Node) error {
-	if doc.Kind != yaml.MappingNode {
-		return fmt.Errorf("spec database line %d: want a mapping with key models", doc.Line)
-	}
-	for i := 0; i+1 < len(doc.Content); i += 2 {
-		if doc.Content[i].Value != "models" {
-			return fmt.Errorf("spec database line %d: unknown key %q", doc.Content[i].Line, doc.Content[i].Value)
-		}
-		for _, m := range doc.Content[i+1].Content {
-			for j := 0; j+1 < len(m.Content); j += 2 {
-				k := m.Content[j]
-				if !modelKeys[k.Value] {
-					return fmt.Errorf("spec database line %d: unknown model field %q", k.Line, k.Value)
-				}
-				if k.Value != "thresholds" {
-					continue
-				}
-				for _, t := range m.Content[j+1].Content {
-					for l := 0; l+1 < len(t.Content); l += 2 {
-						if tk := t.Content[l]; !thresholdKeys[tk.Value] {
-							return fmt.Errorf("spec database line %d: unknown threshold field %q", tk.Line, tk.Value)
-						}
-					}
-				}
-			}
-		}
-	}
-	return nil
 }
 
 func (db *DB) validate() error {

@@ -80,12 +80,12 @@ func TestParseErrorsNameTheField(t *testing.T) {
 		t.Fatalf("valid base: %v", err)
 	}
 	for _, tc := range []struct{ name, doc, want string }{
-		{"typo", base + "    memroy_mib: 3\n", `line 14: unknown model field "memroy_mib"`},
+		{"typo", base + "    memroy_mib: 3\n", `spec database:14: models[0].memroy_mib: unknown field (fields: aliases, bf16,`},
 		{"width", strings.Replace(base, "pcie_width: 16", "pcie_width: 12", 1), "pcie_width: 12 is not a PCIe width"},
 		{"no source", strings.Replace(base, `source: "datasheet"`, `source: ""`, 1), "source: say where"},
 		{"dup", base + strings.Replace(strings.TrimPrefix(base, "models:\n"), "id: x", "id: y", 1), "device_ids: 0x0001 subsystem 0x0000 is also x"},
 		{"threshold unit", base + "    thresholds:\n      bw: {min: 1, source: s}\n", "thresholds.bw.unit: missing"},
-		{"threshold key", base + "    thresholds:\n      bw: {mn: 1}\n", `unknown threshold field "mn"`},
+		{"threshold key", base + "    thresholds:\n      bw: {mn: 1}\n", `spec database:15: models[0].thresholds.bw.mn: unknown field (fields: healthy, max, min, official, source, unit, warn)`},
 		{"type", strings.Replace(base, "gpu_cores: 128", "gpu_cores: many", 1), "line 10"},
 		{"cores", strings.Replace(base, "gpu_cores: 128", "gpu_cores: 128\n    sms: 2", 1), "gpu_cores: 128 is not 2 SMs x 128 cores"},
 		{"form factor", strings.Replace(base, "form_factor: pcie", "form_factor: oam", 1), `form_factor: "oam": want sxm or pcie`},

@@ -34,6 +34,7 @@ import (
 	"github.com/gpusla/gpusla/infra/slack"
 	"github.com/gpusla/gpusla/infra/webhook"
 	"github.com/gpusla/gpusla/infra/wecom"
+	"github.com/gpusla/gpusla/internal/yamlpos"
 	"github.com/gpusla/gpusla/sla/incident"
 )
 
@@ -94,7 +95,7 @@ func (c Config) Configured() bool { return c.node != nil && c.node.Tag != "!!nul
 func Parse(name string, data []byte) (Config, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return Config{}, fmt.Errorf("%s: %w", name, err)
+		return Config{}, yamlpos.Explain(name, nil, err)
 	}
 	if len(root.Content) == 0 {
 		return Config{}, nil
@@ -138,7 +139,7 @@ type Router struct {
 
 // errAt is a config error at a node.
 func errAt(file string, n *yaml.Node, field, format string, args ...any) error {
-	return fmt.Errorf("%s:%d: %s: %s", file, n.Line, field, fmt.Sprintf(format, args...))
+	return yamlpos.At(file, n, field, format, args...)
 }
 
 // mapping returns the key/value pairs of a mapping node, refusing anything
