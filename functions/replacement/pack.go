@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/functions/bundle"
+	"github.com/gpusla/gpusla/internal/edkey"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -58,10 +59,7 @@ type Manifest struct {
 
 // KeyID is the fingerprint of a public key: the first 16 bytes of its
 // SHA-256, hex.
-func KeyID(pub ed25519.PublicKey) string {
-	s := sha256.Sum256(pub)
-	return hex.EncodeToString(s[:16])
-}
+func KeyID(pub ed25519.PublicKey) string { return edkey.ID(pub) }
 
 // BatchFile is the pack path of batch seq.
 func BatchFile(seq uint64) string { return fmt.Sprintf("%sseq-%012d.json", batchDir, seq) }
@@ -164,16 +162,25 @@ func sum(b []byte) string {
 // IsPack says whether the zip in ra is a replacement pack (its manifest
 // names Schema), so `gpusla verify` can tell it from a claim bundle.
 func IsPack(ra io.ReaderAt, size int64) bool {
-	z, err := bundle.OpenZip(ra, size, "pack", MaxFiles, MaxFileBytes)
+	return schemaOf(ra, size, "pack", MaxFiles, MaxFileBytes) == Schema
+}
+
+// schemaOf is the schema the zip's manifest.json names; "" when it is no
+// zip or has no readable manifest.
+func schemaOf(ra io.ReaderAt, size int64, kind string, maxFiles int, maxBytes int64) string {
+	z, err := bundle.OpenZip(ra, size, kind, maxFiles, maxBytes)
 	if err != nil {
-		return false
+		return ""
 	}
 	b, ok, err := z.Read(ManifestFile, maxManifest)
 	if !ok || err != nil {
-		return false
+		return ""
 	}
 	var s struct {
 		Schema string `json:"schema"`
 	}
-	return json.NewDecoder(bytes.NewReader(b)).Decode(&s) == nil && s.Schema == Schema
+	if json.NewDecoder(bytes.NewReader(b)).Decode(&s) != nil {
+		return ""
+	}
+	return s.Schema
 }

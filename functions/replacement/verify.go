@@ -61,29 +61,7 @@ func Verify(ra io.ReaderAt, size int64, wantKeyID string) (*VerifyResult, error)
 	res.Manifest = &m
 
 	// The signature first: everything below trusts the manifest's sums.
-	pub, err := base64.StdEncoding.DecodeString(m.PublicKey)
-	switch {
-	case err != nil || len(pub) != ed25519.PublicKeySize:
-		add(ManifestFile, "public_key is not a base64 ed25519 public key")
-	case KeyID(pub) != m.KeyID:
-		add(ManifestFile, "key_id %s is not the fingerprint of public_key (%s)", m.KeyID, KeyID(pub))
-	case wantKeyID != "" && !strings.EqualFold(wantKeyID, m.KeyID):
-		add(ManifestFile, "signed by key %s, not by the expected key %s", m.KeyID, wantKeyID)
-	default:
-		sraw, ok, err := z.Read(SignatureFile, maxSignature)
-		if !ok {
-			add(SignatureFile, "missing: the manifest is not signed")
-			break
-		}
-		if err != nil {
-			add(SignatureFile, "cannot be read: %v", err)
-			break
-		}
-		sig, err := base64.StdEncoding.DecodeString(strings.TrimSpace(string(sraw)))
-		if err != nil || !ed25519.Verify(pub, mraw, sig) {
-			add(SignatureFile, "the signature does not verify: manifest.json was changed or signed by another key")
-		}
-	}
+	res.Problems = append(res.Problems, checkSignature(z, mraw, m.PublicKey, m.KeyID, wantKeyID, ManifestFile, SignatureFile)...)
 
 	data := z.CheckFiles(m.Files, MaxFileBytes, ManifestFile, SignatureFile)
 	res.Files = len(data)
@@ -129,4 +107,35 @@ func Verify(ra io.ReaderAt, size int64, wantKeyID string) (*VerifyResult, error)
 		add(ManifestFile, "chain head is %s, recomputed from the batches %s", m.ChainHead, link)
 	}
 	return res, nil
+}
+
+// checkSignature checks the ed25519 signature in sigFile over the
+// manifest's bytes mraw with the public key the manifest names (pubB64,
+// whose fingerprint must be keyID) and, where wantKeyID is set, that the
+// key is that one.
+func checkSignature(z *bundle.Zip, mraw []byte, pubB64, keyID, wantKeyID, manifestFile, sigFile string) []Problem {
+	bad := func(file, format string, a ...any) []Problem {
+		return []Problem{{File: file, Detail: fmt.Sprintf(format, a...)}}
+	}
+	pub, err := base64.StdEncoding.DecodeString(pubB64)
+	switch {
+	case err != nil || len(pub) != ed25519.PublicKeySize:
+		return bad(manifestFile, "public_key is not a base64 ed25519 public key")
+	case KeyID(pub) != keyID:
+		return bad(manifestFile, "key_id %s is not the fingerprint of public_key (%s)", keyID, KeyID(pub))
+	case wantKeyID != "" && !strings.EqualFold(wantKeyID, keyID):
+		return bad(manifestFile, "signed by key %s, not by the expected key %s", keyID, wantKeyID)
+	}
+	sraw, ok, err := z.Read(sigFile, maxSignature)
+	switch {
+	case !ok:
+		return bad(sigFile, "missing: the manifest is not signed")
+	case err != nil:
+		return bad(sigFile, "cannot be read: %v", err)
+	}
+	sig, err := base64.StdEncoding.DecodeString(strings.TrimSpace(string(sraw)))
+	if err != nil || !ed25519.Verify(pub, mraw, sig) {
+		return bad(sigFile, "the signature does not verify: %s was changed or signed by another key", manifestFile)
+	}
+	return nil
 }

@@ -287,7 +287,7 @@ func bandwidth(n Node) Row {
 	var sheet yardstick.Yardstick
 	for _, g := range gpus {
 		m := cardModel(n, g)
-		y, ok := yardstick.Lookup(m, "gpu.bw.d2d")
+		y, ok := yardstick.LookupCard(m, "gpu.bw.d2d")
 		if !ok || y.Datasheet <= 0 {
 			x.Verdict = NotMeasured
 			x.DetailText = msg.New("no official memory bandwidth known for %s", msg.Plain(m))

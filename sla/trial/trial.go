@@ -121,7 +121,7 @@ type Row struct {
 	// 90.0. Shown is Value, moved to the verdict's side of the line at
 	// Digits decimals where no rounding up to MaxDigits keeps it there.
 	Digits int     `json:"digits"`
-	Shown  float64 `json:"-"`
+	Shown  float64 `json:"shown"`
 	// AtLeast: an unfinished case (not delivered, not answered) counted
 	// at its time so far.
 	AtLeast bool `json:"at_least,omitempty"`

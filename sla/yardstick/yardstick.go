@@ -93,6 +93,17 @@ func Lookup(model, figure string) (Yardstick, bool) {
 	return y, ok
 }
 
+// LookupCard is Lookup for the name a card reports itself by (NVML's):
+// an exact name first — "NVIDIA H200" is the H200 SXM's own name, though
+// it also spells the H200 family — then as Lookup reads it.
+func LookupCard(name, figure string) (Yardstick, bool) {
+	if ms := exact[Normalise(name)]; len(ms) == 1 {
+		y, ok := ms[0].Figures[figure]
+		return y, ok
+	}
+	return Lookup(name, figure)
+}
+
 // resolve is the models a name means: a family's every model, else the
 // one an id, NVML name or alias names.
 func resolve(name string) []*Model {

@@ -35,7 +35,13 @@ with the one quoted when the claim was filed.
 A replacement evidence pack (` + "`gpusla ticket request-replacement`" + `) is checked
 the same way: the ed25519 signature over its manifest (with --key, that the
 signing key has that fingerprint), every file's SHA-256, each raw batch's hash
-as recorded at ingest and the chain head over them.`,
+as recorded at ingest and the chain head over them.
+
+A node's acceptance record (` + "`gpuprobe trial`" + `, acceptance.zip) is checked
+the same way — the node's ed25519 signature over its manifest (with --key, the
+fingerprint the node sent its backend in probe.trial.record), every file's
+SHA-256, and that its verdict is the one its rows give — and each of the seed's
+criteria is printed with its verdict and figure.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := os.Open(args[0])
@@ -49,6 +55,9 @@ as recorded at ingest and the chain head over them.`,
 			}
 			if replacement.IsPack(f, st.Size()) {
 				return verifyPack(cmd, f, st.Size(), args[0], keyID)
+			}
+			if replacement.IsRecord(f, st.Size()) {
+				return verifyRecord(cmd, f, st.Size(), args[0], keyID)
 			}
 			res, err := bundle.Verify(f, st.Size())
 			if err != nil {
@@ -69,7 +78,7 @@ as recorded at ingest and the chain head over them.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&keyID, "key", "", "replacement packs: the signing key fingerprint the renter published")
+	cmd.Flags().StringVar(&keyID, "key", "", "replacement packs: the signing key fingerprint the renter published; acceptance records: the node's key fingerprint")
 	return cmd
 }
 
@@ -78,10 +87,7 @@ func verifyPack(cmd *cobra.Command, f io.ReaderAt, size int64, name, keyID strin
 	if err != nil {
 		return fmt.Errorf("verify %s: %w", name, err)
 	}
-	out := cmd.OutOrStdout()
-	for _, p := range res.Problems {
-		fmt.Fprintln(out, "MISMATCH", p.String())
-	}
+	out := mismatches(cmd, res.Problems)
 	m := res.Manifest
 	fmt.Fprintf(out, "%s: replacement request for node %s, incident %s, made %s; %d files, %d batches checked\n",
 		name, m.Node, m.Incident, m.Created.Format(time.RFC3339), res.Files, res.Batches)
@@ -91,4 +97,13 @@ func verifyPack(cmd *cobra.Command, f io.ReaderAt, size int64, name, keyID strin
 	}
 	fmt.Fprintln(out, "OK: the signature, every file and batch match the manifest")
 	return nil
+}
+
+// mismatches prints one line per problem and returns where it printed.
+func mismatches(cmd *cobra.Command, ps []replacement.Problem) io.Writer {
+	out := cmd.OutOrStdout()
+	for _, p := range ps {
+		fmt.Fprintln(out, "MISMATCH", p.String())
+	}
+	return out
 }

@@ -106,29 +106,9 @@ func gpuStress(ctx context.Context, c config.Stress, own stress.OwnWork) []wire.
 	return stressChecks(ctx, rep, err)
 }
 
-// stressChecks are the daemon's results of a stress run: every check of the
-// tests it finished, also when it was stopped (SIGTERM, the job's
-// timeout) — the stop itself is reported, not judged a GPU fault — and a
-// failed gpu.stress.run when the run could not complete for another reason.
+// stressChecks are the daemon's results of a stress run (stress.RunChecks).
 func stressChecks(ctx context.Context, rep *stress.Report, err error) []wire.Check {
-	var cs []wire.Check
-	if rep != nil {
-		cs = rep.Checks
-	}
-	switch {
-	case ctx.Err() != nil:
-		done, stopped := 0, 0
-		if rep != nil {
-			done, stopped = rep.Finished()
-		}
-		cs = append(cs, wire.Check{Name: "gpu.stress.run", Category: wire.CategoryGPUDegraded, Verdict: wire.Skipped,
-			Criterion: "the stress run completes",
-			Detail:    fmt.Sprintf("stopped before it finished (%v): %d test(s) finished and are reported, %d interrupted", context.Cause(ctx), done, stopped)})
-	case err != nil:
-		cs = append(cs, wire.Check{Name: "gpu.stress.run", Category: wire.CategoryGPUDegraded, Verdict: wire.Fail,
-			Criterion: "the stress run completes", Detail: err.Error()})
-	}
-	return cs
+	return stress.RunChecks(ctx, rep, err)
 }
 
 // gpusIdle reads GPU utilisation through NVML: the stress job must not

@@ -18,6 +18,7 @@ import (
 	"github.com/gpusla/gpusla/probe/checkrun"
 	"github.com/gpusla/gpusla/probe/config"
 	"github.com/gpusla/gpusla/probe/stress"
+	"github.com/gpusla/gpusla/probe/trialrun"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -268,17 +269,4 @@ func (s *checkStress) group() (checkrun.Group, bool, error) {
 }
 
 // soakCurves are the per-second throughput curves of a run's soaks.
-func soakCurves(rep *stress.Report) []checkrun.Curve {
-	if rep == nil {
-		return nil
-	}
-	var out []checkrun.Curve
-	for _, b := range rep.Soaks {
-		if len(b.Samples) == 0 {
-			continue
-		}
-		g := b.GPU
-		out = append(out, checkrun.Curve{Name: "gpu.soak." + string(b.Precision), GPU: &g, Unit: "TFLOP/s", PerSecond: b.Samples})
-	}
-	return out
-}
+func soakCurves(rep *stress.Report) []checkrun.Curve { return trialrun.SoakCurves(rep) }
