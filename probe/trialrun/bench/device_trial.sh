@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# `gpuprobe trial` on the lent GPU machine, as recorded in docs/BENCHMARKS.md:
+# a real backend (gpusla serve) and an enrolled node on loopback, the PyTorch
+# peers of the same card first, then the trial pushing into that backend,
+# then the backend's export of what arrived. From the repository root:
+#
+#   bash probe/trialrun/bench/device_trial.sh OUTDIR SOAK [BIN_DIR]
+#
+# BIN_DIR (default .device) holds gpuprobe (CGO_ENABLED=1) and gpusla. The
+# machine reaches nothing outside itself, so the network checks are left out
+# (--no-network: the mirror and the gateway are "not measured") and there is
+# no iperf3 peer. Nothing here changes clocks, power limits or modes.
+set -uo pipefail
+out=${1:?OUTDIR}; soak=${2:?SOAK}; bin=${3:-.device}
+mkdir -p "$out"
+exec > >(tee -a "$out/log.txt") 2>&1
+date -u
+nvidia-smi --query-gpu=index,name,driver_version,pci.bus_id,power.limit,clocks.max.sm,temperature.gpu,power.draw --format=csv
+name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)
+gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)
+case "$name" in
+*H200*) model=H200; mem=141 ;;
+*H100*) model=H100; mem=80 ;;
+*) model="$name"; mem=0 ;;
+esac
+echo "== PyTorch peers on the same card (copy, pinned host copies, GEMMs)"
+PYTHONUNBUFFERED=1 timeout 120 python3 probe/stress/bench/torch_peers.py >"$out/peers.json" 2>"$out/peers.err"; echo "peers rc=$?"
+cat "$out/peers.json"
+d=$(mktemp -d)
+export GPUSLA_TERMS=testdata/terms
+"$bin/gpusla" node add --data "$d/data" --id trial-1 --provider lab --contract cn-example --gpu-model "$model" --gpus "$gpus" \
+	--gpu-memory-gb "$mem" --backend-url http://127.0.0.1:18080/v1/batches >"$d/add.txt" || exit 1
+"$bin/gpusla" serve --data "$d/data" --listen 127.0.0.1:18080 --demo off >"$d/serve.log" 2>&1 &
+srv=$!
+for _ in $(seq 50); do (echo >/dev/tcp/127.0.0.1/18080) 2>/dev/null && break; sleep 0.2; done
+sed -n 3p "$d/add.txt" >"$d/secret"; chmod 600 "$d/secret"
+cat >"$d/probe.yaml" <<YAML
+node: trial-1
+backend: {url: "http://127.0.0.1:18080/v1/batches"}
+secret_file: $d/secret
+spool: {dir: $d/spool}
+YAML
+echo "== gpuprobe trial --soak $soak (model $model, $gpus GPU(s), driver $driver)"
+t0=$(date +%s.%N)
+GPUPROBE_STATE_DIR=$d/state "$bin/gpuprobe" trial --config "$d/probe.yaml" --no-network --out "$d/trial" \
+	--expect model="$model" --expect gpus="$gpus" --expect gpu_memory_gb="$mem" --expect driver="$driver" \
+	--soak "$soak" --burn 5s --power 30s --push-wait 1m
+echo "trial rc=$? wall=$(python3 -c "print(round($(date +%s.%N)-$t0,1))") s"
+kill $srv; wait $srv 2>/dev/null
+"$bin/gpusla" export --data "$d/data" >"$d/export.jsonl" 2>"$d/export.err"; echo "export rc=$?"
+python3 - "$d/export.jsonl" <<'PY'
+import json,sys
+obs=marks=idle=rec=checks=0
+for line in open(sys.argv[1]):
+    e=json.loads(line)
+    if e.get("type")!="observation": continue
+    obs+=1
+    for c in e.get("checks") or []:
+        checks+=1
+        marks+=c["name"]=="probe.trial"; idle+=c["name"]=="probe.trial.idle"
+        if c["name"]=="probe.trial.record": rec+=1; print("backend holds", c["name"], c.get("value"), c.get("detail"))
+print("backend export: %d observations, %d check results, %d trial steps, %d idle-marked, %d record" % (obs, checks, marks, idle, rec))
+PY
+cp "$d/trial/trial.json" "$d/trial/trial.md" "$d/trial/acceptance.zip" "$out/"
+grep -c . "$d/serve.log" >/dev/null && tail -5 "$d/serve.log"
