@@ -9,7 +9,6 @@ import (
 
 	"github.com/gpusla/gpusla/sla/account"
 	"github.com/gpusla/gpusla/sla/baseline"
-	"github.com/gpusla/gpusla/sla/calendar"
 	"github.com/gpusla/gpusla/sla/delivery"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/incident"
@@ -47,6 +46,17 @@ type Options struct {
 	// shares one across its months); the report then keeps none of its
 	// own. The caller must Seal it before Build, and Build only reads it.
 	Fleet *baseline.Collector
+	// FleetShare, when set, is the fleet's comparison already made from
+	// the whole fleet (Builder.Fleet of the builder that assembles the
+	// month): a node's builder judges its node against it and keeps no
+	// stress figures (part.go).
+	FleetShare *FleetShare
+}
+
+// FleetShare is the month's fleet comparison; a nil Result: no node sent
+// stress figures.
+type FleetShare struct {
+	Result *baseline.Result
 }
 
 // Builder accumulates the event log and builds the report.
@@ -213,6 +223,9 @@ func NewBuilder(contracts []*terms.Terms, opts Options) (*Builder, error) {
 	// The earliest any zone's month can begin, minus the lookback.
 	b.winStart = time.Date(opts.Year, opts.Month, 1, 0, 0, 0, 0, time.UTC).Add(-14*time.Hour - lookback).UnixNano()
 	b.fleet = opts.Fleet
+	if b.fleet == nil && opts.FleetShare != nil {
+		b.fleet = &baseline.Collector{} // stays empty: the fleet is given
+	}
 	if b.fleet == nil {
 		b.fleet, b.ownFleet = &baseline.Collector{}, true
 	}
@@ -602,104 +615,21 @@ func (b *Builder) collectUsage(n *nodeAcc, e *events.Event) {
 }
 
 // Build computes the report. It fails, producing nothing, if the log has an
-// observation or ticket for a node that was never registered.
+// observation or ticket for a node that was never registered. It is the
+// month's node parts (BuildPart) put together (Assemble): a report built
+// node by node, each node's builder fed its own events and the month's
+// shared ones, is this one (part.go).
 func (b *Builder) Build() (*Report, error) {
-	r := &Report{Schema: Schema, Month: fmt.Sprintf("%04d-%02d", b.opts.Year, b.opts.Month),
-		AsOf: b.opts.AsOf.UTC().Format(time.RFC3339), Input: b.input, Nodes: []Node{}, Contracts: []Contract{}}
-	ids := make([]string, 0, len(b.nodes))
-	for id, n := range b.nodes {
-		if _, skip := b.skipped[id]; skip {
-			continue
-		}
-		if !n.registered {
-			return nil, fmt.Errorf("node %s has events but no node_registered event", id)
-		}
-		ids = append(ids, id)
+	ids, err := b.validate()
+	if err != nil {
+		return nil, err
 	}
-	for id, ta := range b.tickets {
-		if !ta.opened && ta.afterAsOf {
-			delete(b.tickets, id) // opened, as recorded, after as_of
-			continue
-		}
-		if !ta.opened {
-			return nil, fmt.Errorf("ticket %s has events but no ticket_opened event", ta.t.ID)
-		}
-		if _, skip := b.skipped[ta.t.Node]; skip {
-			delete(b.tickets, id) // about a node left out
-			continue
-		}
-		if n, ok := b.nodes[ta.t.Node]; !ok || !n.registered {
-			return nil, fmt.Errorf("ticket %s is about node %s, which was never registered", ta.t.ID, ta.t.Node)
-		}
-		if _, ok := b.nodes[ta.t.Node].tm.Support.Response[ta.t.Priority]; !ok {
-			return nil, fmt.Errorf("ticket %s has priority %q, which contract %s does not define (it has %s)",
-				ta.t.ID, ta.t.Priority, b.nodes[ta.t.Node].tm.Contract, strings.Join(b.nodes[ta.t.Node].tm.Support.Priorities, ", "))
-		}
-	}
-	sort.Strings(ids)
-	byNode := map[string][]*ticket.Ticket{}
-	for _, ta := range b.tickets {
-		byNode[ta.t.Node] = append(byNode[ta.t.Node], &ta.t)
-	}
-	backend := interval.Union(b.backend...)
-	sums := map[string]*Contract{}
 	b.fleetRes = b.computeFleet()
-	r.Fleet = b.fleetRes
-	b.retro = retroAcc{}
+	parts := make([]Part, 0, len(ids))
 	for _, id := range ids {
-		n := b.nodes[id]
-		// A node ordered after the month, or given back before it, has no
-		// part in it (TestReleasedBeforeMonthNotListed).
-		ms, me := calendar.MonthBounds(b.opts.Year, b.opts.Month, n.tm.Calendar.Loc)
-		if !n.reg.OrderedAt.Before(me) || (!n.released.IsZero() && !n.released.After(ms)) {
-			continue
-		}
-		nr := b.buildNode(n, byNode[id], backend)
-		r.Nodes = append(r.Nodes, nr)
-		c := sums[n.tm.Contract]
-		if c == nil {
-			tm := n.tm
-			ms, me := calendar.MonthBounds(b.opts.Year, b.opts.Month, tm.Calendar.Loc)
-			c = &Contract{Contract: tm.Contract, Provider: tm.Provider, Currency: tm.Currency, TimeZone: tm.TimeZone,
-				MonthStart: ts(ms, tm), MonthEnd: ts(me, tm), MonthSeconds: secs(me.Sub(ms)), UptimeTarget: tm.Uptime.Target,
-				ClaimDeadline: ts(tm.Claim.Deadline(me, tm.Calendar.Loc), tm),
-				Renter:        tm.Paperwork.Renter, ContractNumber: tm.Paperwork.ContractNumber, Lang: tm.Paperwork.Lang, Clauses: map[string]string{},
-				Sources: sources(tm), Unverified: nonNil(tm.Unverified())}
-			for _, k := range terms.ClauseKeys {
-				c.Clauses[k] = tm.Clause(k).String()
-			}
-			sums[tm.Contract] = c
-		}
-		c.Nodes++
-		if !nr.Uptime.Met {
-			c.NodesBelow++
-		}
-		c.Charge = account.Money(c.Charge + nr.Billing.Charge)
-		c.Claim = account.Money(c.Claim + nr.Credit.Amount)
-		c.ObservedSeconds += nr.Uptime.ObservedOutageSeconds
-		c.ClaimSeconds += nr.Uptime.ClaimableOutageSeconds
-		for _, t := range nr.Tickets {
-			if t.Breached {
-				c.TicketsBreached++
-			}
-		}
+		parts = append(parts, b.part(id))
 	}
-	for _, c := range sums {
-		if tm := b.contracts[c.Contract]; tm.ProviderStatusPage != nil {
-			var mine []Node
-			for _, n := range r.Nodes {
-				if n.Contract == c.Contract {
-					mine = append(mine, n)
-				}
-			}
-			c.ProviderStatus = b.providerStatus(tm, mine)
-		}
-		r.Contracts = append(r.Contracts, *c)
-	}
-	sort.Slice(r.Contracts, func(i, j int) bool { return r.Contracts[i].Contract < r.Contracts[j].Contract })
-	r.Retroactive = b.retroSection()
-	r.LeftOut = b.Skipped()
-	return r, nil
+	return b.assemble(parts, b.input), nil
 }
 
 func secs(d time.Duration) int64 { return int64(d / time.Second) }

@@ -31,6 +31,9 @@ func (b *Builder) winEnd() int64 {
 // its GPU model over the month (docs/scorecard.md, "Fleet baselines"). Nil
 // when no node sent any.
 func (b *Builder) computeFleet() *baseline.Result {
+	if b.opts.FleetShare != nil {
+		return b.opts.FleetShare.Result
+	}
 	if b.ownFleet {
 		b.fleet.Seal()
 	}

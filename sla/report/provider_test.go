@@ -34,6 +34,7 @@ func buildProvider(t *testing.T, withPage bool) *Report {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sameByParts(t, tm, Options{Year: 2026, Month: time.November, AsOf: time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)}, evs, r)
 	return r
 }
 

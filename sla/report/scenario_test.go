@@ -80,6 +80,7 @@ func run(t *testing.T, sc scenario, tm []*terms.Terms, viaJSON bool) *Report {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sameByParts(t, tm, Options{Year: 2026, Month: sc.month, AsOf: sc.asOf}, l.Events, r)
 	return r
 }
 
@@ -347,5 +348,6 @@ func buildFrom(t *testing.T, tm []*terms.Terms, opts Options, evs []events.Event
 	if err != nil {
 		t.Fatal(err)
 	}
+	sameByParts(t, tm, opts, evs, r)
 	return r
 }

@@ -1,0 +1,111 @@
+package report
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/terms"
+)
+
+// buildByParts builds the month node by node, as a job over a fleet too
+// large for one process does: every node's builder is fed the node's own
+// events and the shared ones the router sends it, and judged against the
+// fleet the assembling builder computed from every node's figures; the
+// assembling builder puts the parts together. The input counts are the
+// log's: the shared events once, each node's own.
+func buildByParts(t *testing.T, tm []*terms.Terms, opts Options, evs []events.Event, lines int) (*Report, error) {
+	t.Helper()
+	shared, err := NewBuilder(tm, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		r       Router
+		order   []string
+		own     = map[string][]*events.Event{} // a node's own events
+		first   = map[string][]*events.Event{} // what its builder reads before them
+		toAll   []*events.Event
+		fleetOf []*events.Event
+	)
+	for i := range evs {
+		e := &evs[i]
+		node, all, sh := r.Route(e)
+		if sh {
+			if err := shared.Add(e); err != nil {
+				return nil, err
+			}
+		}
+		switch {
+		case all:
+			toAll = append(toAll, e)
+		case node != "" && sh:
+			first[node] = append(first[node], e)
+		case node != "":
+			own[node] = append(own[node], e)
+			fleetOf = append(fleetOf, e)
+		}
+		if _, seen := own[node]; node != "" && !seen {
+			own[node] = nil
+		}
+		if node != "" && len(own[node])+len(first[node]) == 1 {
+			order = append(order, node)
+		}
+	}
+	in := shared.Input()
+	for _, e := range fleetOf {
+		shared.AddFleet(e)
+	}
+	share := &FleetShare{Result: shared.Fleet()}
+	var parts []Part
+	for _, id := range order {
+		o := opts
+		o.FleetShare = share
+		nb, err := NewBuilder(tm, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range append(append([]*events.Event{}, toAll...), first[id]...) {
+			if err := nb.Add(e); err != nil {
+				return nil, err
+			}
+		}
+		before := nb.Input()
+		for _, e := range own[id] {
+			if err := nb.Add(e); err != nil {
+				return nil, err
+			}
+		}
+		after := nb.Input()
+		in.Events += after.Events - before.Events
+		in.Duplicates += after.Duplicates - before.Duplicates
+		in.AfterAsOf += after.AfterAsOf - before.AfterAsOf
+		p, err := nb.BuildPart(id)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, p)
+	}
+	in.Lines = lines
+	return shared.Assemble(parts, in)
+}
+
+// sameByParts fails t unless the month built node by node is whole's, byte
+// for byte: every scenario built through buildFrom checks it.
+func sameByParts(t *testing.T, tm []*terms.Terms, opts Options, evs []events.Event, whole *Report) {
+	t.Helper()
+	parts, err := buildByParts(t, tm, opts, evs, whole.Input.Lines)
+	if err != nil {
+		t.Fatalf("built node by node: %v (whole: no error)", err)
+	}
+	var a, b bytes.Buffer
+	if err := JSON(&a, whole); err != nil {
+		t.Fatal(err)
+	}
+	if err := JSON(&b, parts); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Fatalf("the month built node by node differs from the whole log's report:\n--- whole\n%s\n--- by parts\n%s", a.Bytes(), b.Bytes())
+	}
+}
