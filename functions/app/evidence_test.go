@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -36,7 +37,7 @@ func TestSpoolDropIsEvidenceAndExported(t *testing.T) {
 		t.Fatalf("evidence %+v, %v: want exactly one drop (the seq jump is explained)", ev, err)
 	}
 	rec, err := w.store.GetBatch(t.Context(), "gz-01", 5)
-	if err != nil || !contains(rec.Why, "drop") {
+	if err != nil || !slices.Contains(rec.Why, "drop") {
 		t.Fatalf("batch 5 %+v, %v: want kept for the drop", rec.Why, err)
 	}
 	var drops []events.Event

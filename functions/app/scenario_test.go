@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -217,22 +218,13 @@ func TestLateDataReclassifies(t *testing.T) {
 					if err != nil {
 						t.Fatalf("late batch %d not stored: %v", seq, err)
 					}
-					if !contains(b.Why, "late") {
+					if !slices.Contains(b.Why, "late") {
 						t.Fatalf("batch %d kept for %v, want late", seq, b.Why)
 					}
 				}
 			}
 		})
 	}
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // The backend itself down: no watchdog ran, nobody could hear the node, so

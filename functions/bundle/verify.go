@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 
 	"github.com/gpusla/gpusla/sla/events"
@@ -246,7 +247,7 @@ func (v *verifier) intervals(listed map[batchKey]bool) {
 	for _, iv := range v.m.Intervals {
 		v.res.Intervals++
 		for s := iv.FromSeq; s > 0 && s <= iv.ToSeq; s++ {
-			if !listed[batchKey{iv.Node, s}] && !contains(iv.Missing, s) {
+			if !listed[batchKey{iv.Node, s}] && !slices.Contains(iv.Missing, s) {
 				v.add(ManifestFile, 0, "interval %s %s %s..%s: batch seq %d of its range %d..%d is neither in the bundle nor declared missing",
 					iv.Node, iv.Kind, iv.Start, iv.End, s, iv.FromSeq, iv.ToSeq)
 			}
@@ -321,7 +322,7 @@ func declaredMissing(m *Manifest, node string, from, to uint64) bool {
 	for s := from + 1; s < to; s++ {
 		found := false
 		for _, iv := range m.Intervals {
-			if iv.Node == node && contains(iv.Missing, s) {
+			if iv.Node == node && slices.Contains(iv.Missing, s) {
 				found = true
 			}
 		}
@@ -337,15 +338,6 @@ func declaredMissing(m *Manifest, node string, from, to uint64) bool {
 func inOneInterval(m *Manifest, node string, a, b uint64) bool {
 	for _, iv := range m.Intervals {
 		if iv.Node == node && a >= iv.FromSeq && b <= iv.ToSeq {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(s []uint64, v uint64) bool {
-	for _, x := range s {
-		if x == v {
 			return true
 		}
 	}

@@ -12,6 +12,7 @@ package authn
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gpusla/gpusla/probe/expect"
@@ -177,7 +178,7 @@ func judgeDevice(d *gpu.Device, db *specdb.DB, exp expect.Expected, ordered []*s
 		switch {
 		case orderErr != nil:
 			c.Verdict, c.Detail = wire.Fail, "the order's model: "+orderErr.Error()
-		case !contains(ordered, m):
+		case !slices.ContainsFunc(ordered, func(o *specdb.Model) bool { return o.ID == m.ID }):
 			c.Verdict = wire.Fail
 			c.Detail = fmt.Sprintf("device id 0x%04x is %s (%s), the order says %s", devID, m.DisplayName(), m.ID, exp.Model)
 		}
@@ -421,15 +422,6 @@ func judgeOrderByName(d *gpu.Device, exp expect.Expected, ordered []*specdb.Mode
 		}
 	}
 	add(c)
-}
-
-func contains(ms []*specdb.Model, m *specdb.Model) bool {
-	for _, x := range ms {
-		if x.ID == m.ID {
-			return true
-		}
-	}
-	return false
 }
 
 func deref(p *int) int {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpusla/gpusla/sla/interval"
 	"github.com/gpusla/gpusla/sla/msg"
 )
 
@@ -363,7 +364,7 @@ func (b *curBook) sum(f *curFile, u curUsage) error {
 	a.it.Quantity += u.qty
 	a.it.Amount += u.cost
 	a.oneRate = a.oneRate && u.rate == a.rate
-	a.it.From, a.it.To = minT(a.it.From, u.from), maxTime(a.it.To, u.to)
+	a.it.From, a.it.To = interval.Earliest(a.it.From, u.from), interval.Latest(a.it.To, u.to)
 	return nil
 }
 

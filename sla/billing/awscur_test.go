@@ -3,6 +3,7 @@ package billing
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -179,7 +180,7 @@ func FuzzParseAWSCUR(f *testing.F) {
 			t.Fatal("no error, no lines and nothing left out")
 		}
 		for _, it := range items {
-			if it.Node == "" || !contains(itemKinds, it.Kind) || it.Quantity < 0 || it.Amount < 0 || !it.To.After(it.From) {
+			if it.Node == "" || !slices.Contains(itemKinds, it.Kind) || it.Quantity < 0 || it.Amount < 0 || !it.To.After(it.From) {
 				t.Fatalf("accepted a bad line %+v", it)
 			}
 			if _, err := time.Parse("2006-01", it.Period); err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpusla/gpusla/sla/interval"
 	"github.com/gpusla/gpusla/sla/msg"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/terms"
@@ -100,7 +101,7 @@ func parseItem(rec []string, col map[string]int, line int) (Item, error) {
 	if _, err := time.Parse("2006-01", it.Period); err != nil {
 		return it, fmt.Errorf("field period: %q is not a month (want YYYY-MM)", it.Period)
 	}
-	if !contains(itemKinds, it.Kind) {
+	if !slices.Contains(itemKinds, it.Kind) {
 		return it, fmt.Errorf("field kind: %q is not one of %s", it.Kind, strings.Join(itemKinds, ", "))
 	}
 	for _, f := range []struct {
@@ -144,15 +145,6 @@ func parseItem(rec []string, col map[string]int, line int) (Item, error) {
 		return it, fmt.Errorf("field to: %s is not after from %s", it.To.Format(time.RFC3339), it.From.Format(time.RFC3339))
 	}
 	return it, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Verdicts of one line item.
@@ -530,9 +522,9 @@ func (c *lineCheck) release(it Item, n *report.Node, price float64, endWithNode 
 		if !it.To.After(end) {
 			return
 		}
-		after := it.To.Sub(maxTime(end, it.From))
+		after := it.To.Sub(interval.Latest(end, it.From))
 		if endWithNode {
-			c.months = monthShareOf(maxTime(it.From, monthStart(n)), end, n)
+			c.months = monthShareOf(interval.Latest(it.From, monthStart(n)), end, n)
 			c.why = append(c.why, msg.New("billed %s after the node was released at %s; the contract deletes disks with the node", after.Round(time.Minute), msg.Time{Time: end}))
 			return
 		}
@@ -541,7 +533,7 @@ func (c *lineCheck) release(it Item, n *report.Node, price float64, endWithNode 
 		return
 	}
 	if u := n.Usage; u != nil && !u.LastSeen.IsZero() && it.To.Sub(u.LastSeen) > silentBeforeEnd {
-		share := monthShareOf(maxTime(it.From, u.LastSeen), it.To, n)
+		share := monthShareOf(interval.Latest(it.From, u.LastSeen), it.To, n)
 		c.why = append(c.why, msg.New("the node was last heard from at %s and not again before the line ends at %s; %.2f of it is billed after", msg.Time{Time: u.LastSeen}, msg.Time{Time: it.To}, money(it.Quantity*price*share)))
 		c.question(msg.New("whether the machine was released when it went silent: its release record (gpusla node release) or the provider's instance history"))
 	}
@@ -742,7 +734,7 @@ func monthShareOf(from, to time.Time, n *report.Node) float64 {
 	if ms.IsZero() || me.IsZero() {
 		return 1
 	}
-	from, to = maxTime(from, ms), minT(to, me)
+	from, to = interval.Latest(from, ms), interval.Earliest(to, me)
 	if !to.After(from) {
 		return 0
 	}
@@ -783,20 +775,6 @@ func releasedAt(n *report.Node) (time.Time, bool) {
 	}
 	t, err := time.Parse(time.RFC3339, n.Period.End)
 	return t, err == nil
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
-func minT(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }
 
 // ComputeLines are a full bill's GPU-time lines in the node form, for the

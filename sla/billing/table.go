@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -33,7 +34,7 @@ func openTable(name string, r io.Reader, columns, required []string) (*table, er
 	t := &table{name: name, cr: cr, head: head, col: map[string]int{}}
 	for i, h := range head {
 		h = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
-		if !contains(columns, h) {
+		if !slices.Contains(columns, h) {
 			return nil, fmt.Errorf("%s:1: column %d %q is not one of %s", name, i+1, h, strings.Join(columns, ", "))
 		}
 		if _, dup := t.col[h]; dup {

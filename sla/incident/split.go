@@ -160,8 +160,8 @@ func connSegments(a interval.Interval, cs []Conn) []Segment {
 	}
 	for ; i < len(cs) && cs[i].At.Before(a.End); i++ {
 		c := &cs[i]
-		ws := maxTime(c.At, a.Start)
-		we := minTime(c.At.Add(ConnValidity), a.End)
+		ws := interval.Latest(c.At, a.Start)
+		we := interval.Earliest(c.At.Add(ConnValidity), a.End)
 		if i+1 < len(cs) && cs[i+1].At.Before(we) {
 			we = cs[i+1].At
 		}
@@ -217,16 +217,4 @@ func AddConn(cs []Conn, c Conn) []Conn {
 	return out
 }
 
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
 
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
-}

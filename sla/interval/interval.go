@@ -28,6 +28,24 @@ func (i Interval) Duration() time.Duration {
 // Empty reports whether the interval holds no instant.
 func (i Interval) Empty() bool { return !i.End.After(i.Start) }
 
+// Earliest is the earlier of two instants, b when they are the same
+// instant: the one written second wins a tie, so that clipping a time to a
+// bound keeps the bound's zone (time.Time is not ordered for min).
+func Earliest(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+// Latest is the later of two instants, b when they are the same instant.
+func Latest(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
 // Set is a sorted list of disjoint, non-touching, non-empty intervals.
 type Set []Interval
 

@@ -50,3 +50,18 @@ func TestMinusAndPartition(t *testing.T) {
 		}
 	}
 }
+
+// Earliest and Latest pick by instant; of two equal instants in different
+// zones they keep the second, the bound a time is clipped to.
+func TestEarliestLatest(t *testing.T) {
+	sh := time.FixedZone("CST", 8*3600)
+	a := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	b := a.Add(time.Hour)
+	if !Earliest(a, b).Equal(a) || !Earliest(b, a).Equal(a) || !Latest(a, b).Equal(b) || !Latest(b, a).Equal(b) {
+		t.Fatal("wrong instant")
+	}
+	same := a.In(sh)
+	if Earliest(a, same).Location() != sh || Latest(a, same).Location() != sh {
+		t.Fatal("a tie does not keep the second")
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/gpusla/gpusla/internal/golden"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/incident"
+	"github.com/gpusla/gpusla/sla/interval"
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
@@ -68,7 +69,7 @@ func toRuns(t *testing.T, evs []events.Event, tm []*terms.Terms, asOf time.Time)
 			for j < len(hs) && hs[j].TrueAt().Sub(hs[j-1].TrueAt()) <= ni.prompt {
 				maxGap = max(maxGap, hs[j].TrueAt().Sub(hs[j-1].TrueAt()))
 				maxDelay = max(maxDelay, hs[j].ReceivedAt.Sub(hs[j].TrueAt()))
-				recvFirst, recvLast = minT(recvFirst, hs[j].ReceivedAt), maxT(recvLast, hs[j].ReceivedAt)
+				recvFirst, recvLast = interval.Earliest(recvFirst, hs[j].ReceivedAt), interval.Latest(recvLast, hs[j].ReceivedAt)
 				j++
 			}
 			first, last := hs[i].TrueAt().UTC(), hs[j-1].TrueAt().UTC()
@@ -79,20 +80,6 @@ func toRuns(t *testing.T, evs []events.Event, tm []*terms.Terms, asOf time.Time)
 		}
 	}
 	return out
-}
-
-func minT(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
-}
-
-func maxT(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
 }
 
 // The same scenarios with heartbeats kept as runs (the backend's form) give

@@ -1,6 +1,7 @@
 package terms
 
 import (
+	"slices"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -118,7 +119,7 @@ func (p *parser) within(n *yaml.Node, field string, froms []string) (Within, err
 		if err != nil {
 			return Within{}, err
 		}
-		if !contains(froms, s) {
+		if !slices.Contains(froms, s) {
 			return Within{}, p.err(v, field+".from", "%q: want %s", s, orList(froms))
 		}
 		w.From = s

@@ -3,6 +3,7 @@ package terms
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -89,7 +90,7 @@ func (p *parser) paperwork(root *yaml.Node, o *object, t *Terms) error {
 			if err != nil {
 				return err
 			}
-			if !contains(Languages, s) {
+			if !slices.Contains(Languages, s) {
 				return p.err(v, "report.lang", "%q is not a language reports are written in (%s)", s, strings.Join(Languages, ", "))
 			}
 			w.Lang = s

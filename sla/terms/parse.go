@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -122,7 +123,7 @@ func (p *parser) object(n *yaml.Node, path string, allowed ...string) (*object, 
 		if k.Kind != yaml.ScalarNode {
 			return nil, p.err(k, path, "keys must be plain names")
 		}
-		if allowed != nil && !contains(allowed, k.Value) {
+		if allowed != nil && !slices.Contains(allowed, k.Value) {
 			return nil, p.err(k, join(path, k.Value), "unknown field (known: %s)", strings.Join(allowed, ", "))
 		}
 		if _, dup := o.vals[k.Value]; dup {
@@ -135,15 +136,6 @@ func (p *parser) object(n *yaml.Node, path string, allowed ...string) (*object, 
 		o.keys = append(o.keys, k.Value)
 	}
 	return o, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (p *parser) require(o *object, key string) (*yaml.Node, error) {

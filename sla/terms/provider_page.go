@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -129,7 +130,7 @@ func (p *parser) providerPage(o *object, t *Terms) error {
 		return err
 	}
 	sp.Format = StatusFormat(f)
-	if !contains([]string{string(FormatStatuspage), string(FormatRSS), string(FormatAtom)}, f) {
+	if !slices.Contains([]string{string(FormatStatuspage), string(FormatRSS), string(FormatAtom)}, f) {
 		return p.err(fn, "provider_status_page.format", "%q is not a status page format (statuspage, rss, atom)", f)
 	}
 	if v, ok := so.vals["every"]; ok {

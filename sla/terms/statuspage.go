@@ -2,6 +2,7 @@ package terms
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -158,7 +159,7 @@ func (p *parser) showList(n *yaml.Node, field string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !contains(ShowFields, s) {
+		if !slices.Contains(ShowFields, s) {
 			return nil, p.err(it, f, "%q is not a field the public page can show (%s)", s, strings.Join(ShowFields, ", "))
 		}
 		if seen[s] {

@@ -4,6 +4,8 @@ import (
 	"math"
 	"sort"
 	"time"
+
+	"github.com/gpusla/gpusla/sla/interval"
 )
 
 // Bound is what a byte counter proves about a period: at least Lower bytes
@@ -173,7 +175,7 @@ func bound(pts []point, from, to time.Time, val func(point) uint64) (b Bound, un
 		if inside {
 			b.Lower += n
 		}
-		unobs = append(unobs, Span{From: maxT(a, from), To: minT(z, to), Why: why})
+		unobs = append(unobs, Span{From: interval.Latest(a, from), To: interval.Earliest(z, to), Why: why})
 		if speed <= 0 {
 			b.Unbounded = true
 			return
@@ -225,18 +227,4 @@ func bound(pts []point, from, to time.Time, val func(point) uint64) (b Bound, un
 	last := pts[len(pts)-1]
 	unknown(last.at, to, 0, last.speed, WhyAfterLast)
 	return b, unobs
-}
-
-func maxT(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
-func minT(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }
