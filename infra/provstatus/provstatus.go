@@ -1,7 +1,8 @@
 // Package provstatus holds what a provider's public status page says: the
 // incidents it lists, as one type every format's parser returns
-// (infra/provstatus/statuspage, rss and atom, one package per format), the
-// limits every parser keeps, and the one error type they report with.
+// (infra/provstatus/atlassian for Atlassian Statuspage, rss and atom: one
+// package per format), the limits every parser keeps, and the one error
+// type they report with.
 // infra/provstatus/poll fetches a page and picks the parser its terms name.
 //
 // What a provider says is never evidence against the renter nor for the

@@ -18,9 +18,9 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/infra/provstatus"
+	"github.com/gpusla/gpusla/infra/provstatus/atlassian"
 	"github.com/gpusla/gpusla/infra/provstatus/atom"
 	"github.com/gpusla/gpusla/infra/provstatus/rss"
-	"github.com/gpusla/gpusla/infra/provstatus/statuspage"
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
@@ -91,7 +91,7 @@ func shown(u *url.URL) string { return u.Scheme + "://" + u.Host + u.EscapedPath
 func Parse(format terms.StatusFormat, data []byte, zone *time.Location) ([]provstatus.Incident, error) {
 	switch format {
 	case terms.FormatStatuspage:
-		return statuspage.Parse(data)
+		return atlassian.Parse(data)
 	case terms.FormatRSS:
 		return rss.ParseIn(data, zone)
 	case terms.FormatAtom:

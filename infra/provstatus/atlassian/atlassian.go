@@ -1,8 +1,8 @@
-// Package statuspage parses Atlassian Statuspage's incidents document
+// Package atlassian parses Atlassian Statuspage's incidents document
 // (GET <page>/api/v2/incidents.json, documented in Statuspage's public
 // status API): the page's recent and unresolved incidents, each with its
 // status, impact, times, the components it affected and its updates.
-package statuspage
+package atlassian
 
 import (
 	"bytes"
