@@ -74,18 +74,7 @@ func Export(ctx context.Context, st store.Store, sel ExportSelect, emit func(*ev
 	if err := exportMaintenance(ctx, st, exported, from, to, out); err != nil {
 		return stats, err
 	}
-	runs, err := st.ListBackendRuns(ctx, from.Add(-24*time.Hour), to)
-	if err != nil {
-		return stats, fmt.Errorf("export: %w", err)
-	}
-	for _, o := range BackendOutages(runs, from, to) {
-		e := events.Event{Type: events.TypeBackendOutage, ID: "backend-outage@" + o.Start.UTC().Format("20060102T150405.000Z"),
-			Start: o.Start.UTC(), End: o.End.UTC(), Summary: o.Summary}
-		if err := out(&e); err != nil {
-			return stats, err
-		}
-	}
-	return stats, nil
+	return stats, exportBackend(ctx, st, from, to, out)
 }
 
 // exportMaintenance writes the notices overlapping [from, to) that cover
@@ -204,13 +193,7 @@ func ExportNode(ctx context.Context, h store.History, n store.Node, from, to tim
 		stats.Events++
 		return emit(e)
 	}
-	reg := events.Event{Type: events.TypeNodeRegistered, ID: "reg-" + n.ID, Node: n.ID, Contract: n.Contract, OrderedAt: n.OrderedAt.UTC(),
-		Hardware:           &events.Hardware{GPUModel: n.GPUModel, GPUCount: n.GPUCount, GPUMemoryMiB: n.GPUMemoryMiB},
-		HeartbeatIntervalS: int(math.Ceil(n.HeartbeatInterval.Seconds())), PushIntervalS: int(math.Ceil(n.PushInterval.Seconds()))}
-	if n.PricePerHour > 0 {
-		p := n.PricePerHour / float64(n.GPUCount)
-		reg.PricePerGPUHour = &p
-	}
+	reg := RegistrationEvent(n)
 	if err := out(&reg); err != nil {
 		return err
 	}
@@ -227,6 +210,19 @@ func ExportNode(ctx context.Context, h store.History, n store.Node, from, to tim
 		return err
 	}
 	return exportRuns(ctx, h, n, from, to, out, stats)
+}
+
+// RegistrationEvent is the node's node_registered event: what was
+// ordered, on which contract, and the probe's schedule.
+func RegistrationEvent(n store.Node) events.Event {
+	reg := events.Event{Type: events.TypeNodeRegistered, ID: "reg-" + n.ID, Node: n.ID, Contract: n.Contract, OrderedAt: n.OrderedAt.UTC(),
+		Hardware:           &events.Hardware{GPUModel: n.GPUModel, GPUCount: n.GPUCount, GPUMemoryMiB: n.GPUMemoryMiB},
+		HeartbeatIntervalS: int(math.Ceil(n.HeartbeatInterval.Seconds())), PushIntervalS: int(math.Ceil(n.PushInterval.Seconds()))}
+	if n.PricePerHour > 0 {
+		p := n.PricePerHour / float64(n.GPUCount)
+		reg.PricePerGPUHour = &p
+	}
+	return reg
 }
 
 // exportBatches writes the observations of the node's stored batches made

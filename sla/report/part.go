@@ -129,25 +129,27 @@ func (b *Builder) Fleet() *baseline.Result {
 // Input is what the builder has read so far.
 func (b *Builder) Input() Input { return b.input }
 
-// Assemble puts the month's node parts together into the report: the
-// builder has been fed every node's registration and the month's shared
-// events (the contracts' provider status pages are read here), and in is
-// what was read in all (the shared events once, each node's own).
+// Assemble puts the month's node parts, in node id order, together into
+// the report: the builder has been fed every node's registration and the
+// month's shared events (the contracts' provider status pages are read
+// here), and in is what was read in all (the shared events once, each
+// node's own).
 func (b *Builder) Assemble(parts []Part, in Input) (*Report, error) {
 	if _, err := b.validate(); err != nil {
 		return nil, err
 	}
-	b.fleetRes = b.computeFleet()
-	sorted := slices.Clone(parts)
-	slices.SortStableFunc(sorted, func(x, y Part) int {
-		switch {
-		case x.Node == nil || y.Node == nil:
-			return 0
-		default:
-			return strings.Compare(x.Node.Node, y.Node.Node)
+	last := ""
+	for _, p := range parts {
+		if p.Node == nil {
+			continue
 		}
-	})
-	return b.assemble(sorted, in), nil
+		if p.Node.Node <= last {
+			return nil, fmt.Errorf("assemble: node %s's part after node %s's: parts go in node id order", p.Node.Node, last)
+		}
+		last = p.Node.Node
+	}
+	b.fleetRes = b.computeFleet()
+	return b.assemble(parts, in), nil
 }
 
 // assemble is Assemble of parts in node order.

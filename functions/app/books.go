@@ -1,0 +1,320 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/probe/wire"
+	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/report"
+	"github.com/gpusla/gpusla/sla/terms"
+)
+
+// The month's books built from the store's own records, node by node: the
+// same events the export writes (ExportNode, the shared ones), handed to
+// the report's builders as values instead of a JSON log written and read
+// back, each node in a builder of its own (report.BuildPart) on as many
+// cores as there are, and the parts put together (report.Assemble). One
+// node's builder holds one node's records: memory follows the largest
+// node and the number of workers, not the fleet. The report is the one
+// the export's log gives (TestStoreBooksAreTheLogsReport), byte for byte.
+
+// BooksStore is what the month's books read.
+type BooksStore interface {
+	store.Store
+	store.History
+	store.TicketStore
+}
+
+// Books builds months from a store.
+type Books struct {
+	Store BooksStore
+	// Status is what the providers' status pages said (nil: not kept).
+	Status store.ProviderStatusStore
+	Terms  []*terms.Terms
+	// Workers is how many nodes are built at once (0: one per processor).
+	Workers int
+	// Skip are nodes left out with their tickets (their contract is
+	// unknown), as the monthly job's export leaves them out.
+	Skip map[string]string
+}
+
+// month is one month being built: the shared events and the builder that
+// assembles the parts.
+type month struct {
+	bk     Books
+	opts   report.Options
+	from   time.Time
+	to     time.Time
+	nodes  []store.Node
+	toAll  []*events.Event            // every node's builder reads them
+	byNode map[string][]*events.Event // a node's tickets and notices
+	shared *report.Builder
+	in     report.Input // the shared events, counted once
+}
+
+// Month builds the report of year-month as of asOf.
+func (bk Books) Month(ctx context.Context, year int, mon time.Month, asOf time.Time) (*report.Report, error) {
+	m := &month{bk: bk, opts: report.Options{Year: year, Month: mon, AsOf: asOf}, byNode: map[string][]*events.Event{}}
+	m.from, m.to = report.Window(year, mon)
+	var err error
+	if m.shared, err = report.NewBuilder(bk.Terms, m.opts); err != nil {
+		return nil, err
+	}
+	if err := m.sharedEvents(ctx); err != nil {
+		return nil, err
+	}
+	if err := m.fleet(ctx); err != nil {
+		return nil, err
+	}
+	parts, err := m.parts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m.in.Lines = m.in.Events // one event a line, as the export writes them
+	return m.shared.Assemble(parts, m.in)
+}
+
+func (bk Books) workers() int {
+	if bk.Workers > 0 {
+		return bk.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// add validates e as the export's writer does and adds it to b.
+func add(b *report.Builder, e *events.Event) error {
+	if err := e.Validate(); err != nil {
+		return fmt.Errorf("event %q (%s): %w", e.ID, e.Type, err)
+	}
+	return b.Add(e)
+}
+
+// sharedEvents reads what the month shares, in the export's order
+// (maintenance, the backend's outages, tickets, the status pages), routes
+// each, and counts them once in the assembling builder, which then reads
+// every registration.
+func (m *month) sharedEvents(ctx context.Context) error {
+	nodes, err := m.bk.Store.ListNodes(ctx)
+	if err != nil {
+		return fmt.Errorf("books: %w", err)
+	}
+	var exported []store.Node
+	for _, n := range nodes {
+		if n.GPUCount < 1 {
+			continue // the export leaves them out: the log cannot hold them
+		}
+		exported = append(exported, n)
+		if _, skip := m.bk.Skip[n.ID]; !skip {
+			m.nodes = append(m.nodes, n)
+		}
+	}
+	var evs []events.Event
+	collect := func(e *events.Event) error { evs = append(evs, *e); return nil }
+	if err := exportMaintenance(ctx, m.bk.Store, exported, m.from, m.to, collect); err != nil {
+		return err
+	}
+	if err := exportBackend(ctx, m.bk.Store, m.from, m.to, collect); err != nil {
+		return err
+	}
+	if _, err := ExportTickets(ctx, m.bk.Store, collect); err != nil {
+		return err
+	}
+	if m.bk.Status != nil {
+		if _, err := ExportProviderStatus(ctx, m.bk.Status, m.from, m.to, collect); err != nil {
+			return err
+		}
+	}
+	return m.route(evs)
+}
+
+// route hands the shared events to the assembling builder and files them
+// for the nodes' builders; a skipped node's events and its tickets' are
+// left out, as the job's export leaves them.
+func (m *month) route(evs []events.Event) error {
+	var r report.Router
+	dropped := map[string]bool{}
+	for i := range evs {
+		e := &evs[i]
+		if _, skip := m.bk.Skip[e.Node]; (skip && e.Node != "") || (e.Ticket != "" && dropped[e.Ticket]) {
+			if e.Ticket != "" {
+				dropped[e.Ticket] = true
+			}
+			continue
+		}
+		node, all, shared := r.Route(e)
+		switch {
+		case all:
+			m.toAll = append(m.toAll, e)
+		case node != "":
+			m.byNode[node] = append(m.byNode[node], e)
+		}
+		if shared {
+			if err := add(m.shared, e); err != nil {
+				return err
+			}
+		}
+	}
+	m.in = sumInput(m.in, m.shared.Input())
+	for _, n := range m.nodes {
+		reg := RegistrationEvent(n)
+		if err := m.shared.Add(&reg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sumInput adds b's counts to a's, but for the lines.
+func sumInput(a, b report.Input) report.Input {
+	a.Events += b.Events
+	a.Duplicates += b.Duplicates
+	a.AfterAsOf += b.AfterAsOf
+	return a
+}
+
+// exportBackend writes the backend's own outages of [from, to).
+func exportBackend(ctx context.Context, st store.Store, from, to time.Time, out func(*events.Event) error) error {
+	runs, err := st.ListBackendRuns(ctx, from.Add(-24*time.Hour), to)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	for _, o := range BackendOutages(runs, from, to) {
+		e := events.Event{Type: events.TypeBackendOutage, ID: "backend-outage@" + o.Start.UTC().Format("20060102T150405.000Z"),
+			Start: o.Start.UTC(), End: o.End.UTC(), Summary: o.Summary}
+		if err := out(&e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fleet gives the assembling builder every node's stress figures, a node a
+// worker, and so the fleet every node is judged against. Only the bodies
+// that can hold a figure are decoded (stressBody).
+func (m *month) fleet(ctx context.Context) error {
+	var mu sync.Mutex
+	var g errgroup.Group
+	g.SetLimit(m.bk.workers())
+	in := func(t time.Time) bool { return !t.Before(m.from) && t.Before(m.to) }
+	for _, n := range m.nodes {
+		g.Go(func() error {
+			var obs []events.Event
+			err := m.bk.Store.EachBatch(ctx, n.ID, m.from.Add(-events.MaxObservationLead), m.to.Add(events.MaxObservationAge), func(rec *store.BatchRecord) error {
+				if !stressBody(rec.Body) {
+					return nil
+				}
+				b, err := wire.Decode(rec.Body)
+				if err != nil {
+					return fmt.Errorf("stored batch %d of %s: %w", rec.Seq, n.ID, err)
+				}
+				for _, e := range ObservationEvents(b, rec.Hash, rec.ReceivedAt) {
+					if len(e.Checks) > 0 && in(e.TrueAt()) {
+						obs = append(obs, e)
+					}
+				}
+				return nil
+			})
+			mu.Lock()
+			defer mu.Unlock()
+			for i := range obs {
+				m.shared.AddFleet(&obs[i])
+			}
+			return err
+		})
+	}
+	return g.Wait()
+}
+
+// stressBody says whether a batch body may hold a stress figure: it names
+// their category, or it has an escape other than the HTML ones Go's
+// encoder writes (a category could be spelled with escapes). It never says
+// no to a body that holds one.
+func stressBody(body []byte) bool {
+	if bytes.Contains(body, []byte(wire.CategoryPerformance)) {
+		return true
+	}
+	for i := 0; ; i++ {
+		j := bytes.Index(body[i:], []byte(`\u`))
+		if j < 0 {
+			return false
+		}
+		i += j
+		if e := body[i:min(i+6, len(body))]; !bytes.Equal(e, []byte(`\u0026`)) && !bytes.Equal(e, []byte(`\u003c`)) && !bytes.Equal(e, []byte(`\u003e`)) {
+			return true
+		}
+	}
+}
+
+// parts builds every node's part, Workers at a time, in node order.
+func (m *month) parts(ctx context.Context) ([]report.Part, error) {
+	share := &report.FleetShare{Result: m.shared.Fleet()}
+	parts := make([]report.Part, len(m.nodes))
+	counts := make([]report.Input, len(m.nodes))
+	var g errgroup.Group
+	g.SetLimit(m.bk.workers())
+	for i, n := range m.nodes {
+		g.Go(func() error {
+			var err error
+			parts[i], counts[i], err = m.part(ctx, n, share)
+			if err != nil {
+				return fmt.Errorf("books of node %s: %w", n.ID, err)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for _, c := range counts {
+		m.in = sumInput(m.in, c)
+	}
+	return parts, nil
+}
+
+// part builds one node: the shared events its builder reads, then its own
+// (its notices, and its part of the export), which it counts.
+func (m *month) part(ctx context.Context, n store.Node, share *report.FleetShare) (report.Part, report.Input, error) {
+	o := m.opts
+	o.FleetShare = share
+	b, err := report.NewBuilder(m.bk.Terms, o)
+	if err != nil {
+		return report.Part{}, report.Input{}, err
+	}
+	var own []*events.Event
+	for _, e := range m.toAll {
+		if err := b.Add(e); err != nil {
+			return report.Part{}, report.Input{}, err
+		}
+	}
+	for _, e := range m.byNode[n.ID] {
+		if e.Type == events.TypeMaintenance {
+			own = append(own, e) // the node's own notice, counted as its own
+			continue
+		}
+		if err := b.Add(e); err != nil {
+			return report.Part{}, report.Input{}, err
+		}
+	}
+	before := b.Input()
+	for _, e := range own {
+		if err := b.Add(e); err != nil {
+			return report.Part{}, report.Input{}, err
+		}
+	}
+	var stats ExportStats
+	if err := ExportNode(ctx, m.bk.Store, n, m.from, m.to, func(e *events.Event) error { return add(b, e) }, &stats); err != nil {
+		return report.Part{}, report.Input{}, err
+	}
+	after := b.Input()
+	p, err := b.BuildPart(n.ID)
+	return p, report.Input{Events: after.Events - before.Events, Duplicates: after.Duplicates - before.Duplicates,
+		AfterAsOf: after.AfterAsOf - before.AfterAsOf}, err
+}
