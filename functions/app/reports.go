@@ -138,6 +138,10 @@ type ReportRun struct {
 	// all the same.
 	Scorecards      []string `json:"scorecards,omitempty"`
 	ScorecardFailed []string `json:"scorecard_failed,omitempty"`
+	// Claims names each claim drafted into the ledger ("us-example/2026-11");
+	// ClaimAlerts each provider deadline alerted on (docs/claims.md).
+	Claims      []string `json:"claims,omitempty"`
+	ClaimAlerts []string `json:"claim_alerts,omitempty"`
 }
 
 // unknownContracts is the nodes whose contract the loaded terms do not
@@ -232,9 +236,20 @@ func (j *ReportJob) Run(ctx context.Context, now time.Time) (ReportRun, error) {
 			}
 			res.Reminders = append(res.Reminders, sent...)
 		}
+		drafted, err := j.followClaims(ctx, first, c)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		res.Claims = append(res.Claims, drafted...)
 	}
-	if len(res.Generated)+len(res.Posted)+len(res.Reminders) > 0 {
-		log.Info("reports", "generated", res.Generated, "posted", res.Posted, "reminders", res.Reminders, "scorecards", res.Scorecards)
+	alerts, err := j.watchClaims(ctx, now)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	res.ClaimAlerts = alerts
+	if len(res.Generated)+len(res.Posted)+len(res.Reminders)+len(res.Claims)+len(res.ClaimAlerts) > 0 {
+		log.Info("reports", "generated", res.Generated, "posted", res.Posted, "reminders", res.Reminders, "scorecards", res.Scorecards,
+			"claims", res.Claims, "claim_alerts", res.ClaimAlerts)
 	}
 	return res, errors.Join(errs...)
 }
@@ -572,6 +587,13 @@ func (j *ReportJob) post(ctx context.Context, month, contract string, now time.T
 	}
 	if line != nil {
 		n.Lines = append(n.Lines, line)
+	}
+	if len(r.Contracts) > 0 {
+		rec, err := j.recoveryLines(ctx, r.Contracts[0].Provider, contract)
+		if err != nil {
+			return false, fmt.Errorf("post %s: %w", prefix, err)
+		}
+		n.Lines = append(n.Lines, rec...)
 	}
 	if n.Provider == "" {
 		n.Provider = j.provider(contract)

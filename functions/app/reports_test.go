@@ -7,8 +7,8 @@ import (
 	"errors"
 	"log/slog"
 	"maps"
-	"slices"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -52,6 +52,13 @@ func (p *poster) PostNotice(_ context.Context, n notify.Notice) error {
 // at the start of December in New York.
 func reportDesk(t *testing.T) (*bolt.Store, *app.TicketDesk) {
 	t.Helper()
+	st, desk, _ := reportDeskClock(t)
+	return st, desk
+}
+
+// reportDeskClock is reportDesk with its service's clock.
+func reportDeskClock(t *testing.T) (*bolt.Store, *app.TicketDesk, *apptest.Clock) {
+	t.Helper()
 	st, err := bolt.Open(filepath.Join(t.TempDir(), "gpusla.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +77,7 @@ func reportDesk(t *testing.T) (*bolt.Store, *app.TicketDesk) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return st, desk
+	return st, desk, clock
 }
 
 // The monthly job over a November with one node on the US contract that
@@ -80,18 +87,7 @@ func reportDesk(t *testing.T) (*bolt.Store, *app.TicketDesk) {
 func TestReportJobSchedule(t *testing.T) {
 	ctx := context.Background()
 	st, desk := reportDesk(t)
-	ordered := ny(t, "2026-10-31 09:00:00")
-	if err := st.CreateNode(ctx, store.Node{ID: "ny-01", Provider: "Example GPU Cloud Inc.", Contract: "us-example", OrderedAt: ordered,
-		GPUModel: "H200", GPUCount: 8, HeartbeatInterval: 30 * time.Second, PushInterval: time.Minute, Grace: time.Minute, CreatedAt: ordered}); err != nil {
-		t.Fatal(err)
-	}
-	// Two heartbeat runs around a ten-hour outage on 10 November.
-	for _, r := range [][2]time.Time{{ny(t, "2026-10-31 10:00:00"), ny(t, "2026-11-10 02:00:00")}, {ny(t, "2026-11-10 12:00:00"), ny(t, "2026-12-01 06:00:00")}} {
-		n := int64(r[1].Sub(r[0])/(30*time.Second)) + 1
-		if err := st.PutRun(ctx, store.HeartbeatRun{Node: "ny-01", From: r[0], To: r[1], Count: n, ReceivedFrom: r[0].Add(time.Second), ReceivedTo: r[1].Add(time.Second)}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	tenHourOutage(t, st)
 	blobs, err := blob.NewDir(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -183,6 +179,24 @@ func TestReportJobSchedule(t *testing.T) {
 	for i, left := range []string{"7 days left", "2 days left", "24 hours left"} {
 		if !strings.Contains(p.texts[i], "; "+left+".") {
 			t.Errorf("reminder %d does not say %q: %s", i, left, p.texts[i])
+		}
+	}
+}
+
+// tenHourOutage registers ny-01 on the US contract, ordered on 31 October,
+// with two heartbeat runs around a ten-hour outage on 10 November.
+func tenHourOutage(t *testing.T, st store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	ordered := ny(t, "2026-10-31 09:00:00")
+	if err := st.CreateNode(ctx, store.Node{ID: "ny-01", Provider: "Example GPU Cloud Inc.", Contract: "us-example", OrderedAt: ordered,
+		GPUModel: "H200", GPUCount: 8, HeartbeatInterval: 30 * time.Second, PushInterval: time.Minute, Grace: time.Minute, CreatedAt: ordered}); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range [][2]time.Time{{ny(t, "2026-10-31 10:00:00"), ny(t, "2026-11-10 02:00:00")}, {ny(t, "2026-11-10 12:00:00"), ny(t, "2026-12-01 06:00:00")}} {
+		n := int64(r[1].Sub(r[0])/(30*time.Second)) + 1
+		if err := st.PutRun(ctx, store.HeartbeatRun{Node: "ny-01", From: r[0], To: r[1], Count: n, ReceivedFrom: r[0].Add(time.Second), ReceivedTo: r[1].Add(time.Second)}); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

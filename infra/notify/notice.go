@@ -14,10 +14,11 @@ type NoticeKind string
 const (
 	NoticeReport        NoticeKind = "report"         // a month's report was stored
 	NoticeClaimReminder NoticeKind = "claim_reminder" // a claim deadline is near
+	NoticeClaimOverdue  NoticeKind = "claim_overdue"  // a provider let its own deadline on a claim pass
 )
 
 // NoticeKinds are every notice kind, in the order routes list them.
-var NoticeKinds = []NoticeKind{NoticeReport, NoticeClaimReminder}
+var NoticeKinds = []NoticeKind{NoticeReport, NoticeClaimReminder, NoticeClaimOverdue}
 
 // Notice is one message to the team about a contract, already written in
 // the contract's language (infra/notify/chantext builds them): a plain

@@ -50,24 +50,20 @@ type LedgerStore interface {
 // messages sent about it, and its version.
 type Claim struct {
 	claims.Claim
-	// Notices are the alerts about it (a provider deadline passed): each
-	// added in the versioned write that decides it is due and marked sent
-	// once delivered, so it goes out once and a failed one is retried.
+	// Notices are the alerts sent about it (a provider deadline passed),
+	// each with when it first reached a channel; the channels' own marks
+	// (the report store's) say which have it.
 	Notices []ClaimNotice `json:"notices,omitempty"`
 	Version int64         `json:"version"`
 	// UpdatedAt is when it was last written.
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
-// ClaimNotice is one alert about a claim.
+// ClaimNotice is one alert sent about a claim.
 type ClaimNotice struct {
 	// Key is unique within the claim: "answer_overdue", "credit_overdue".
-	Key           string    `json:"key"`
-	CreatedAt     time.Time `json:"created_at"`
-	SentAt        time.Time `json:"sent_at,omitzero"`
-	Attempts      int       `json:"attempts,omitempty"`
-	LastAttemptAt time.Time `json:"last_attempt_at,omitzero"`
-	LastErr       string    `json:"last_err,omitempty"`
+	Key    string    `json:"key"`
+	SentAt time.Time `json:"sent_at"`
 }
 
 // Notice returns the notice with key, or nil.

@@ -50,7 +50,7 @@ var (
 )
 
 func init() {
-	for _, part := range []map[string]string{zhStatus, zhActions, zhSummary, zhScorecard, zhRecords, zhBills, zhSources, zhAlerts, zhTrial} {
+	for _, part := range []map[string]string{zhStatus, zhActions, zhSummary, zhScorecard, zhRecords, zhBills, zhSources, zhAlerts, zhTrial, zhClaims} {
 		for key, s := range part {
 			if _, dup := zh[key]; dup {
 				panic(fmt.Sprintf("i18n: zh entry %q is in two parts of the catalog", key))
@@ -63,9 +63,11 @@ func init() {
 			panic(fmt.Sprintf("i18n: zh entry %q: %v", key, err))
 		}
 	}
-	for key, s := range enWords {
-		if err := cat.SetString(tags[EN], key, s); err != nil {
-			panic(fmt.Sprintf("i18n: en word %q: %v", key, err))
+	for _, part := range []map[string]string{enWords, enClaimWords} {
+		for key, s := range part {
+			if err := cat.SetString(tags[EN], key, s); err != nil {
+				panic(fmt.Sprintf("i18n: en word %q: %v", key, err))
+			}
 		}
 	}
 }

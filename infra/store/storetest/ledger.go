@@ -53,7 +53,7 @@ func testLedgerClaims(t *testing.T, s store.LedgerStore) {
 		Record: claims.Record{RecordedAt: t0.Add(73 * time.Hour), RecordedBy: "cli:ana"}}
 	got.Credits = []claims.Credit{{Key: "bill:2026-12:00aa", Period: "2026-12", At: t0.AddDate(0, 1, 1), Amount: 118080, MatchedBy: claims.ByAmountPeriod,
 		Record: claims.Record{RecordedAt: t0.AddDate(0, 2, 0), RecordedBy: "cli:ana"}}}
-	got.Notices = []store.ClaimNotice{{Key: "credit_overdue", CreatedAt: t0.AddDate(0, 2, 0), Attempts: 1, LastErr: "slack: 503"}}
+	got.Notices = []store.ClaimNotice{{Key: "credit_overdue", SentAt: t0.AddDate(0, 2, 0)}}
 	got.UpdatedAt = t0.AddDate(0, 2, 0)
 	must(t, s.UpdateClaim(ctx(), got, 1), "UpdateClaim")
 	mustIs(t, s.UpdateClaim(ctx(), got, 1), store.ErrConflict, "UpdateClaim with a stale version")

@@ -1,0 +1,273 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/sla/claims"
+	"github.com/gpusla/gpusla/sla/report"
+)
+
+// Ledger is the claims ledger (docs/claims.md): each month's claim per
+// contract, drafted from the sealed report, followed until the credit is on
+// a bill. It keeps the ledger in the store's LedgerStore; every change is
+// one versioned write of one claim, every fact recorded with who and when.
+type Ledger struct {
+	svc   *Service
+	store store.LedgerStore
+	book  func() TermsBook
+	log   *slog.Logger
+}
+
+// Ledger returns the desk's claims ledger; the store must implement
+// LedgerStore (both infra stores do).
+func (d *TicketDesk) Ledger() (*Ledger, error) {
+	ls, ok := d.svc.store.(store.LedgerStore)
+	if !ok {
+		return nil, fmt.Errorf("claims: the store %T keeps no claims ledger (no LedgerStore)", d.svc.store)
+	}
+	return &Ledger{svc: d.svc, store: ls, book: d.Terms, log: d.log}, nil
+}
+
+// ClaimView is a claim with where it stands as of the view's instant and
+// its contract's provider deadlines: what every reader of the ledger sees
+// (the API, the CLI, the exports, the status page).
+type ClaimView struct {
+	store.Claim
+	Status claims.Status `json:"status"`
+	// Deadlines are the contract's provider deadlines as its terms state
+	// them (absent: the terms state none).
+	Deadlines *claims.Deadlines `json:"-"`
+}
+
+// Deadlines is a contract's provider deadlines (none for a contract the
+// loaded terms do not define).
+func (l *Ledger) Deadlines(contract string) claims.Deadlines {
+	return claims.DeadlinesOf(l.book()[contract])
+}
+
+// View is c as of now.
+func (l *Ledger) View(c store.Claim, now time.Time) ClaimView {
+	d := l.Deadlines(c.Contract)
+	v := ClaimView{Claim: c, Status: c.StatusAt(d, now)}
+	if d.Answer.Set() || d.Credit.Set() {
+		v.Deadlines = &d
+	}
+	return v
+}
+
+// Claims lists the ledger as of now, by month and id.
+func (l *Ledger) Claims(ctx context.Context) ([]ClaimView, error) {
+	cs, err := l.store.ListClaims(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("claims: %w", err)
+	}
+	now := l.svc.Now()
+	out := make([]ClaimView, len(cs))
+	for i, c := range cs {
+		out[i] = l.View(c, now)
+	}
+	return out, nil
+}
+
+// Claim returns one claim as of now; ENotFound naming it if absent.
+func (l *Ledger) Claim(ctx context.Context, id string) (ClaimView, error) {
+	if _, _, err := claims.ParseID(id); err != nil {
+		return ClaimView{}, domainErr(err)
+	}
+	c, err := l.store.GetClaim(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return ClaimView{}, Errorf(ENotFound, "claim", "%q is not in the ledger", id)
+	}
+	if err != nil {
+		return ClaimView{}, fmt.Errorf("claim %s: %w", id, err)
+	}
+	return l.View(c, l.svc.Now()), nil
+}
+
+// domainErr is a refusal of sla/claims as the application's error kind.
+func domainErr(err error) error {
+	var e *claims.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	kind := EInvalid
+	switch {
+	case e.Conflict:
+		kind = EConflict
+	case e.NotFound:
+		kind = ENotFound
+	}
+	msg := e.Msg
+	if e.Value != "" {
+		msg = fmt.Sprintf("%q %s", e.Value, e.Msg)
+	}
+	return &Error{Kind: kind, Field: e.Field, Msg: msg}
+}
+
+// change applies fn to the stored claim id and writes it with the version
+// read, re-reading after a conflict; fn says whether it changed anything
+// (nothing written if not). It returns the claim as stored.
+func (l *Ledger) change(ctx context.Context, id string, fn func(c *store.Claim) (bool, error)) (store.Claim, error) {
+	if _, _, err := claims.ParseID(id); err != nil {
+		return store.Claim{}, domainErr(err)
+	}
+	for range maxRetries {
+		c, err := l.store.GetClaim(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return store.Claim{}, Errorf(ENotFound, "claim", "%q is not in the ledger", id)
+		}
+		if err != nil {
+			return store.Claim{}, fmt.Errorf("claim %s: %w", id, err)
+		}
+		prev := c.Version
+		changed, err := fn(&c)
+		if err != nil || !changed {
+			return c, domainErr(err)
+		}
+		c.UpdatedAt = l.svc.Now()
+		err = l.store.UpdateClaim(ctx, c, prev)
+		if errors.Is(err, store.ErrConflict) {
+			continue
+		}
+		if err != nil {
+			return store.Claim{}, fmt.Errorf("claim %s: %w", id, err)
+		}
+		c.Version = prev + 1
+		return c, nil
+	}
+	return store.Claim{}, errTooContended("claim " + id)
+}
+
+// Drafted says what drafting one contract's claim did.
+type Drafted struct {
+	Claim string `json:"claim"`
+	// Outcome is "drafted", "exists" (drafted before: the month's claim
+	// is drafted once) or "no_claim" (no credit).
+	Outcome string `json:"outcome"`
+}
+
+// Draft drafts each contract's claim of a sealed, finished month's report:
+// one per contract whose report asks for a credit, with its amount,
+// currency, deadline and seal, recorded by by. A claim drafted before is
+// left as it is. A provisional month (the report as of before the month
+// ends), an unsealed report or a bad figure is refused naming the field,
+// and nothing is drafted.
+func (l *Ledger) Draft(ctx context.Context, r *report.Report, by string) ([]Drafted, error) {
+	if r == nil {
+		return nil, Errorf(EInvalid, "report", "missing")
+	}
+	asOf, err := time.Parse(time.RFC3339, r.AsOf)
+	if err != nil {
+		return nil, Errorf(EInvalid, "as_of", "%q is not an RFC 3339 time", r.AsOf)
+	}
+	now := l.svc.Now()
+	var drafts []claims.Claim
+	var out []Drafted
+	for _, c := range r.Contracts {
+		id := claims.ID(c.Contract, r.Month)
+		if c.Claim <= 0 {
+			out = append(out, Drafted{Claim: id, Outcome: "no_claim"})
+			continue
+		}
+		d, err := draftOf(r, c, asOf, now, by)
+		if err != nil {
+			return nil, err
+		}
+		cl, err := claims.New(d)
+		if err != nil {
+			return nil, fmt.Errorf("contract %s: %w", c.Contract, domainErr(err))
+		}
+		drafts = append(drafts, cl)
+	}
+	for _, cl := range drafts {
+		err := l.store.CreateClaim(ctx, store.Claim{Claim: cl, UpdatedAt: now})
+		switch {
+		case errors.Is(err, store.ErrExists):
+			out = append(out, Drafted{Claim: cl.ID, Outcome: "exists"})
+		case err != nil:
+			return out, fmt.Errorf("claim %s: %w", cl.ID, err)
+		default:
+			l.log.Info("claim drafted", "claim", cl.ID, "amount", cl.Amount.String(), "currency", cl.Currency, "by", by)
+			out = append(out, Drafted{Claim: cl.ID, Outcome: "drafted"})
+		}
+	}
+	return out, nil
+}
+
+// draftOf is contract c's claim as report r states it.
+func draftOf(r *report.Report, c report.Contract, asOf, now time.Time, by string) (claims.Draft, error) {
+	end, err := time.Parse(time.RFC3339, c.MonthEnd)
+	if err != nil {
+		return claims.Draft{}, Errorf(EInvalid, "month_end", "contract %s: %q is not an RFC 3339 time", c.Contract, c.MonthEnd)
+	}
+	deadline, err := time.Parse(time.RFC3339, c.ClaimDeadline)
+	if err != nil {
+		return claims.Draft{}, Errorf(EInvalid, "claim_deadline", "contract %s: %q is not an RFC 3339 time", c.Contract, c.ClaimDeadline)
+	}
+	d := claims.Draft{Contract: c.Contract, Provider: c.Provider, Month: r.Month, Amount: claims.FromFloat(c.Claim), Currency: c.Currency,
+		Deadline: deadline, TimeZone: c.TimeZone, Lang: c.Lang, MonthEnd: end, AsOf: asOf,
+		Record: claims.Record{RecordedAt: now, RecordedBy: by}}
+	for _, n := range r.Nodes {
+		if n.Contract == c.Contract && n.Credit.Amount > 0 {
+			d.Nodes = append(d.Nodes, n.Node)
+		}
+	}
+	if s := r.Seal; s != nil {
+		d.Seal = claims.Seal{ObservationsSHA256: s.ObservationsSHA256, ChainHead: s.ChainHead, Batches: s.Batches, RecordsSHA256: s.RecordsSHA256}
+	}
+	return d, nil
+}
+
+// Send records how and when a claim was sent (once; the same again is a
+// no-op).
+func (l *Ledger) Send(ctx context.Context, id string, s claims.Sent) (ClaimView, error) {
+	return l.record(ctx, id, func(c claims.Claim, now time.Time) (claims.Claim, bool, error) {
+		s.RecordedAt = now
+		return c.Send(s, now)
+	})
+}
+
+// Answer records the provider's answer (once).
+func (l *Ledger) Answer(ctx context.Context, id string, a claims.AnswerIn) (ClaimView, error) {
+	return l.record(ctx, id, func(c claims.Claim, now time.Time) (claims.Claim, bool, error) {
+		a.RecordedAt = now
+		return c.Answered(a, now)
+	})
+}
+
+// record makes one recorded change of sla/claims to claim id as of now.
+func (l *Ledger) record(ctx context.Context, id string, do func(claims.Claim, time.Time) (claims.Claim, bool, error)) (ClaimView, error) {
+	now := l.svc.Now()
+	c, err := l.change(ctx, id, func(c *store.Claim) (bool, error) {
+		out, changed, err := do(c.Claim, now)
+		c.Claim = out
+		return changed, err
+	})
+	if err != nil {
+		return ClaimView{}, err
+	}
+	return l.View(c, now), nil
+}
+
+// Recovery is what the ledger's claims recovered as of now, per provider,
+// quarter and currency.
+func (l *Ledger) Recovery(ctx context.Context) (claims.Recovery, error) {
+	cs, err := l.store.ListClaims(ctx)
+	if err != nil {
+		return claims.Recovery{}, fmt.Errorf("claims: %w", err)
+	}
+	ds := map[string]claims.Deadlines{}
+	dom := make([]claims.Claim, len(cs))
+	for i, c := range cs {
+		dom[i] = c.Claim
+		if _, ok := ds[c.Contract]; !ok {
+			ds[c.Contract] = l.Deadlines(c.Contract)
+		}
+	}
+	return claims.Recover(dom, ds, l.svc.Now()), nil
+}

@@ -1,0 +1,216 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/sla/claims"
+)
+
+// CreditOutcome says what importing one bill credit line did.
+type CreditOutcome struct {
+	store.BillCredit
+	// Outcome: "applied" (matched and applied now), "unmatched" (shown,
+	// applied to nothing, Unmatched says why), "already_applied" (the
+	// line was imported before and is on its claim), "still_unmatched".
+	Outcome string `json:"outcome"`
+}
+
+// ImportCredits records a bill's credit lines (read by sla/billing, each
+// naming the contracts whose claims it may be for) and applies each to the
+// claim it matches (claims.Match: the provider's reference, else amount and
+// period), recorded by by. Every line is checked before anything is
+// written; a bad one refuses the whole bill naming it. A line imported
+// before is not applied again; one left unmatched then is matched again
+// (its claim may have been answered since).
+func (l *Ledger) ImportCredits(ctx context.Context, lines []claims.BillCredit, by string) ([]CreditOutcome, error) {
+	for _, b := range lines {
+		if err := b.Check(); err != nil {
+			return nil, fmt.Errorf("%s line %v: %w", b.Bill, b.Lines, domainErr(err))
+		}
+		for _, c := range b.Contracts {
+			if _, ok := l.book()[c]; !ok {
+				return nil, Errorf(EInvalid, "contract", "%q is not a loaded contract (known: %v)", c, l.book().Contracts())
+			}
+		}
+	}
+	now := l.svc.Now()
+	var out []CreditOutcome
+	for _, b := range lines {
+		b.Record = claims.Record{RecordedAt: now, RecordedBy: by}
+		o, err := l.importOne(ctx, b)
+		if err != nil {
+			return out, fmt.Errorf("%s line %v: %w", b.Bill, b.Lines, err)
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+func (l *Ledger) importOne(ctx context.Context, b claims.BillCredit) (CreditOutcome, error) {
+	for range maxRetries {
+		cur, err := l.store.GetBillCredit(ctx, b.Key)
+		prev := cur.Version
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			prev = 0
+		case err != nil:
+			return CreditOutcome{}, err
+		case cur.Claim != "":
+			// Imported and matched before: make sure its claim has it (a
+			// crash between the two writes leaves the claim without).
+			if _, err := l.applyTo(ctx, cur.BillCredit); err != nil && ErrorCode(err) != EConflict {
+				return CreditOutcome{}, err
+			}
+			return CreditOutcome{BillCredit: cur, Outcome: "already_applied"}, nil
+		default:
+			b.Record = cur.Record // first imported then
+		}
+		ledger, err := l.domainClaims(ctx)
+		if err != nil {
+			return CreditOutcome{}, err
+		}
+		c, by, why := claims.Match(b, ledger)
+		b.Claim, b.MatchedBy, b.Unmatched = "", by, why
+		if c != nil {
+			b.Claim = c.ID
+		}
+		if _, err := l.store.PutBillCredit(ctx, store.BillCredit{BillCredit: b}, prev); errors.Is(err, store.ErrConflict) {
+			continue // imported at the same time elsewhere: read it again
+		} else if err != nil {
+			return CreditOutcome{}, err
+		}
+		o := CreditOutcome{BillCredit: store.BillCredit{BillCredit: b, Version: prev + 1}, Outcome: "unmatched"}
+		if prev > 0 {
+			o.Outcome = "still_unmatched"
+		}
+		if c == nil {
+			return o, nil
+		}
+		if _, err := l.applyTo(ctx, b); err != nil {
+			return o, err
+		}
+		o.Outcome = "applied"
+		return o, nil
+	}
+	return CreditOutcome{}, errTooContended("bill credit " + b.Key)
+}
+
+// applyTo applies credit line b to its claim b.Claim; EConflict if the
+// claim has it already.
+func (l *Ledger) applyTo(ctx context.Context, b claims.BillCredit) (store.Claim, error) {
+	return l.change(ctx, b.Claim, func(c *store.Claim) (bool, error) {
+		if slices.ContainsFunc(c.Credits, func(cr claims.Credit) bool { return cr.Key == b.Key }) {
+			return false, nil
+		}
+		out, err := c.Claim.Apply(claims.CreditIn{Credit: claims.Credit{Key: b.Key, Period: b.Period, At: b.At, Amount: b.Amount,
+			MatchedBy: b.MatchedBy, Reference: b.Reference, Record: b.Record}, Currency: b.Currency})
+		c.Claim = out
+		return err == nil, err
+	})
+}
+
+func (l *Ledger) domainClaims(ctx context.Context) ([]claims.Claim, error) {
+	cs, err := l.store.ListClaims(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("claims: %w", err)
+	}
+	out := make([]claims.Claim, len(cs))
+	for i, c := range cs {
+		out[i] = c.Claim
+	}
+	return out, nil
+}
+
+// Credits lists every bill credit line the ledger holds, applied or not.
+func (l *Ledger) Credits(ctx context.Context) ([]store.BillCredit, error) {
+	bs, err := l.store.ListBillCredits(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("bill credits: %w", err)
+	}
+	return bs, nil
+}
+
+// ManualCredit is a credit a person records against a claim from a bill
+// gpusla does not read (a PDF invoice, a portal's credit memo).
+type ManualCredit struct {
+	Claim    string
+	Period   string
+	Amount   claims.Cents
+	Currency string
+	// On is the credit's own date, if the bill gives one.
+	On        time.Time
+	Reference string
+	By        string
+}
+
+// CreditByHand records m as a bill credit line applied to its claim. The
+// same credit again (same claim, month, amount, currency and reference) is
+// a conflict: a credit is applied once.
+func (l *Ledger) CreditByHand(ctx context.Context, m ManualCredit) (ClaimView, error) {
+	if _, err := l.Claim(ctx, m.Claim); err != nil {
+		return ClaimView{}, err
+	}
+	contract, _, _ := claims.ParseID(m.Claim)
+	now := l.svc.Now()
+	b := claims.BillCredit{Key: claims.CreditKey(m.Period, m.Currency, m.Amount, m.Reference, "manual "+m.Claim, nil), Bill: "manual",
+		Period: m.Period, At: m.On.UTC(), Amount: m.Amount, Currency: m.Currency, Reference: m.Reference, Contracts: []string{contract},
+		Claim: m.Claim, MatchedBy: claims.ByHand, Record: claims.Record{RecordedAt: now, RecordedBy: m.By}}
+	if err := b.Check(); err != nil {
+		return ClaimView{}, domainErr(err)
+	}
+	return l.assign(ctx, b, 0)
+}
+
+// Assign applies an unmatched bill credit line to a claim by hand.
+func (l *Ledger) Assign(ctx context.Context, key, claimID, by string) (ClaimView, error) {
+	cur, err := l.store.GetBillCredit(ctx, key)
+	if errors.Is(err, store.ErrNotFound) {
+		return ClaimView{}, Errorf(ENotFound, "credit", "%q is not a credit line in the ledger", key)
+	}
+	if err != nil {
+		return ClaimView{}, err
+	}
+	if cur.Claim != "" {
+		return ClaimView{}, Errorf(EConflict, "credit", "%q is already applied to claim %s (%s): a bill's credit is applied once", key, cur.Claim, cur.MatchedBy)
+	}
+	b := cur.BillCredit
+	b.Claim, b.MatchedBy, b.Unmatched = claimID, claims.ByHand, ""
+	b.Record = claims.Record{RecordedAt: l.svc.Now(), RecordedBy: by}
+	return l.assign(ctx, b, cur.Version)
+}
+
+// assign checks that b's claim can take it, records the line as applied
+// (with the version read: two people applying it race, one wins) and
+// applies it.
+func (l *Ledger) assign(ctx context.Context, b claims.BillCredit, prev int64) (ClaimView, error) {
+	c, err := l.store.GetClaim(ctx, b.Claim)
+	if errors.Is(err, store.ErrNotFound) {
+		return ClaimView{}, Errorf(ENotFound, "claim", "%q is not in the ledger", b.Claim)
+	}
+	if err != nil {
+		return ClaimView{}, err
+	}
+	if _, err := c.Claim.Apply(claims.CreditIn{Credit: claims.Credit{Key: b.Key, Period: b.Period, At: b.At, Amount: b.Amount, MatchedBy: b.MatchedBy},
+		Currency: b.Currency}); err != nil {
+		return ClaimView{}, domainErr(err)
+	}
+	if _, err := l.store.PutBillCredit(ctx, store.BillCredit{BillCredit: b}, prev); errors.Is(err, store.ErrConflict) {
+		if prev == 0 {
+			return ClaimView{}, Errorf(EConflict, "amount", "this credit (%s %s on the %s bill, reference %q) is already recorded against claim %s: a credit is applied once",
+				b.Amount, b.Currency, b.Period, b.Reference, b.Claim)
+		}
+		return ClaimView{}, Errorf(EConflict, "credit", "%q changed while it was being applied; look again", b.Key)
+	} else if err != nil {
+		return ClaimView{}, err
+	}
+	got, err := l.applyTo(ctx, b)
+	if err != nil {
+		return ClaimView{}, err
+	}
+	return l.View(got, l.svc.Now()), nil
+}

@@ -1,0 +1,148 @@
+package app_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/bundle"
+	"github.com/gpusla/gpusla/infra/blob"
+	"github.com/gpusla/gpusla/sla/claims"
+	"github.com/gpusla/gpusla/sla/terms"
+)
+
+// TestReportJobFollowsTheClaim: November's ten-hour outage on the US
+// contract, its provider given "answer within 30 days" and "credit within
+// one billing cycle following the month of the request". The job drafts
+// the claim from the sealed report once; sent 3 December, the answer is
+// due before 3 January 00:00 New York (the 30th day after is 2 January),
+// alerted once at that instant; answered late with a partial grant on 5
+// January, the credit is due on a bill for January (before 1 February:
+// one billing cycle following December, the month of the request),
+// alerted when it passes; the February bill's credit is matched and late.
+func TestReportJobFollowsTheClaim(t *testing.T) {
+	ctx := context.Background()
+	st, desk, clock := reportDeskClock(t)
+	tenHourOutage(t, st)
+	us := desk.Terms()["us-example"]
+	us.Claim.AnswerWithin = terms.Within{Days: 30, From: terms.WithinFromSent}
+	us.Claim.CreditWithin = terms.Within{BillingCycles: 1, From: terms.WithinFromSent}
+	blobs, err := blob.NewDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two channels, Feishu failing once: each gets every alert once.
+	p, feishu := &poster{}, &poster{}
+	job := &app.ReportJob{Desk: desk, Blobs: blobs, Notices: namedChannels{"slack": p, "feishu": feishu}, Renderer: bundle.Renderer{},
+		Delay: 6 * time.Hour, TempDir: t.TempDir(), Log: slog.New(slog.DiscardHandler)}
+	run := func(at string) app.ReportRun {
+		t.Helper()
+		clock.Set(ny(t, at))
+		res, err := job.Run(ctx, ny(t, at))
+		if err != nil {
+			t.Fatalf("run at %s: %v", at, err)
+		}
+		return res
+	}
+	if res := run("2026-12-01 07:00:00"); strings.Join(res.Claims, ",") != "us-example/2026-11" {
+		t.Fatalf("drafted %v", res.Claims)
+	}
+	if res := run("2026-12-01 08:00:00"); len(res.Claims) != 0 {
+		t.Fatalf("drafted again: %v", res.Claims)
+	}
+	l, err := desk.Ledger()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := l.Claim(ctx, "us-example/2026-11")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, _ := blobs.Get(ctx, "2026-11/us-example/report.json")
+	head, _ := blobs.Get(ctx, "2026-11/us-example/chain-head.txt")
+	if v.Currency != "USD" || v.Amount <= 0 || !strings.Contains(string(rep), `"claim": `+v.Amount.String()) || v.Seal.ChainHead != strings.TrimSpace(string(head)) ||
+		v.Drafted.RecordedBy != app.ReportJobBy || !v.Deadline.Equal(ny(t, "2027-02-01 00:00:00")) || v.Status.State != claims.StateDrafted {
+		t.Fatalf("drafted claim %+v (chain head %s)", v, head)
+	}
+	amount := v.Amount
+
+	clock.Set(ny(t, "2026-12-03 11:00:00"))
+	if _, err := l.Send(ctx, v.ID, claims.Sent{At: ny(t, "2026-12-03 10:00:00"), Via: "support_case", Reference: "case-88", Record: claims.Record{RecordedBy: "cli:ana"}}); err != nil {
+		t.Fatal(err)
+	}
+	if res := run("2027-01-02 23:59:00"); len(res.ClaimAlerts) != 0 {
+		t.Fatalf("alert before the answer deadline: %v", res.ClaimAlerts)
+	}
+	// Feishu refuses the first time: Slack has it, Feishu gets it on the
+	// next run, and neither twice.
+	feishu.fail = errors.New("feishu: 9499 too many requests")
+	clock.Set(ny(t, "2027-01-03 00:00:00"))
+	res, err := job.Run(ctx, ny(t, "2027-01-03 00:00:00"))
+	if err == nil || !strings.Contains(err.Error(), `answer_overdue: channel "feishu": feishu: 9499`) || strings.Join(res.ClaimAlerts, ",") != "us-example/2026-11 answer_overdue" {
+		t.Fatalf("answer alert with Feishu down: %v %v", res.ClaimAlerts, err)
+	}
+	feishu.fail = nil
+	if res := run("2027-01-03 01:00:00"); strings.Join(res.ClaimAlerts, ",") != "us-example/2026-11 answer_overdue" || len(p.texts) != 1 || len(feishu.texts) != 1 {
+		t.Fatalf("Feishu's retry: %v, %d and %d alerts", res.ClaimAlerts, len(p.texts), len(feishu.texts))
+	}
+	if res := run("2027-01-03 02:00:00"); len(res.ClaimAlerts) != 0 {
+		t.Fatalf("alerted twice: %v", res.ClaimAlerts)
+	}
+	txt := p.texts[len(p.texts)-1]
+	for _, want := range []string{"us-example/2026-11", "has not answered claim us-example/2026-11 (5,537.28 USD) by its own deadline, 2027-01-03 00:00:00 (",
+		"Sent 2026-12-03 10:00:00 (", "by support case (case case-88).", "gpusla claims letter us-example/2026-11"} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("alert lacks %q:\n%s", want, txt)
+		}
+	}
+	if v, _ := l.Claim(ctx, "us-example/2026-11"); len(v.Notices) != 1 || !v.Notices[0].SentAt.Equal(ny(t, "2027-01-03 00:00:00")) {
+		t.Fatalf("the claim does not record its alert: %+v", v.Notices)
+	}
+
+	clock.Set(ny(t, "2027-01-05 12:00:00"))
+	half := amount / 2
+	v, err = l.Answer(ctx, v.ID, claims.AnswerIn{Answer: claims.Answer{At: ny(t, "2027-01-05 09:00:00"), Outcome: claims.Partial, Granted: half,
+		Reason: "maintenance hours excluded", Reference: "case-88", Record: claims.Record{RecordedBy: "cli:ana"}}, HasGranted: true, Currency: "USD"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.Status.AnswerLate || v.Status.Outstanding != half || !v.Status.CreditDue.Equal(ny(t, "2027-02-01 00:00:00")) {
+		t.Fatalf("after the late answer: %+v", v.Status)
+	}
+	if res := run("2027-01-31 23:59:00"); len(res.ClaimAlerts) != 0 {
+		t.Fatalf("credit alert early: %v", res.ClaimAlerts)
+	}
+	if res := run("2027-02-01 00:00:00"); strings.Join(res.ClaimAlerts, ",") != "us-example/2026-11 credit_overdue" {
+		t.Fatalf("credit alert: %v", res.ClaimAlerts)
+	}
+	if txt := p.texts[len(p.texts)-1]; !strings.Contains(txt, "2,768.64 USD of claim us-example/2026-11 (5,537.28 USD) is not on the bills recorded so far") ||
+		!strings.Contains(txt, "a credit in time is on a bill for January 2027 at the latest") {
+		t.Fatalf("credit alert text:\n%s", txt)
+	}
+
+	// The February bill: its credit matches by amount and period, late.
+	clock.Set(ny(t, "2027-03-04 09:00:00"))
+	b := claims.BillCredit{Bill: "bill-2027-02.csv", Lines: []int{7}, Period: "2027-02", Amount: half, Currency: "USD", Contracts: []string{"us-example"}}
+	b.Key = claims.CreditKey(b.Period, b.Currency, b.Amount, "", "", b.Lines)
+	out, err := l.ImportCredits(ctx, []claims.BillCredit{b}, "cli:ana")
+	if err != nil || len(out) != 1 || out[0].Outcome != "applied" || out[0].Claim != v.ID || out[0].MatchedBy != claims.ByAmountPeriod {
+		t.Fatalf("import: %v %+v", err, out)
+	}
+	again, err := l.ImportCredits(ctx, []claims.BillCredit{b}, "cli:ana")
+	if err != nil || again[0].Outcome != "already_applied" {
+		t.Fatalf("the same bill again: %v %+v", err, again)
+	}
+	v, _ = l.Claim(ctx, v.ID)
+	if v.Status.State != claims.StateCredited || v.Status.Outstanding != 0 || len(v.Credits) != 1 || len(v.Status.LateCredits) != 1 ||
+		v.Credits[0].RecordedBy != "cli:ana" || !v.Credits[0].RecordedAt.Equal(ny(t, "2027-03-04 09:00:00")) {
+		t.Fatalf("credited: %+v %+v", v.Status, v.Credits)
+	}
+	rec, err := l.Recovery(ctx)
+	if err != nil || len(rec.Rows) != 1 || rec.Rows[0].Quarter != "2026-Q4" || rec.Rows[0].Received != half || rec.Rows[0].SharePercent != claims.Share(half, amount) {
+		t.Fatalf("recovery: %v %+v", err, rec)
+	}
+}

@@ -1,0 +1,60 @@
+package chantext
+
+import (
+	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/sla/claims"
+	"github.com/gpusla/gpusla/sla/i18n"
+)
+
+// Claim alert kinds: which provider deadline passed.
+const (
+	AnswerOverdue = "answer_overdue"
+	CreditOverdue = "credit_overdue"
+)
+
+// ClaimOverdue is the notice that a provider let one of its own deadlines
+// on a claim pass (kind AnswerOverdue or CreditOverdue), in lang (the
+// contract's report.lang) with times on the contract's clock: which claim,
+// the deadline and the clause that sets it, what the bills recorded so far
+// carry, when and how the claim was sent, and the command that prints the
+// follow-up letter. It states what the ledger holds and no more ("not on
+// the bills recorded so far", never "not credited").
+func ClaimOverdue(lang i18n.Lang, c claims.Claim, st claims.Status, d claims.Deadlines, kind string) notify.Notice {
+	w := wordsOf(string(lang), c.TimeZone)
+	p := w.p
+	money := func(v claims.Cents) string { return p.Money(v.Float(), c.Currency) }
+	n := notify.Notice{Kind: notify.NoticeClaimOverdue, Contract: c.Contract, Provider: c.Provider, Month: c.Month, Lang: string(lang), Urgent: true,
+		Title: "⏳ " + p.T("Provider deadline passed on the claim for %s: %s (%s)", p.Month(c.Month), c.Provider, c.Contract)}
+	if kind == AnswerOverdue {
+		n.Lines = append(n.Lines, spans(p, "%s has not answered claim `%s` (%s) by its own deadline, *%s* (%s).",
+			c.Provider, c.ID, money(c.Amount), w.stamp(st.AnswerDue), d.AnswerClause))
+	} else {
+		n.Lines = append(n.Lines, spans(p, "*%s* of claim `%s` (%s) is not on the bills recorded so far, and %s's own deadline to credit it, *%s* (%s), has passed; a credit in time is on a bill for %s at the latest.",
+			money(st.Outstanding), c.ID, money(c.Amount), c.Provider, w.stamp(st.CreditDue), d.CreditClause, p.Month(st.LastInTimePeriod)))
+	}
+	if s := c.Sent; s != nil && s.Reference != "" {
+		n.Lines = append(n.Lines, spans(p, "Sent %s by %s (case %s).", w.stamp(s.At), p.Word(s.Via), s.Reference))
+	} else if s != nil {
+		n.Lines = append(n.Lines, spans(p, "Sent %s by %s.", w.stamp(s.At), p.Word(s.Via)))
+	}
+	n.Lines = append(n.Lines, spans(p, "Follow-up letter: `gpusla claims letter %s`", c.ID))
+	return n
+}
+
+// RecoveryLines are the report notice's lines of what the claims of a
+// provider recovered (claims.Recover's rows for it), in lang: one per
+// quarter and currency.
+func RecoveryLines(lang i18n.Lang, rows []claims.RecoveryRow) []notify.Line {
+	p := i18n.New(lang)
+	var out []notify.Line
+	for _, r := range rows {
+		m := func(c claims.Cents) string { return p.Money(c.Float(), r.Currency) }
+		l := spans(p, "Claims %s, %s: claimed %s · granted %s · received on bills %s · refused %s · outstanding *%s* · %s recovered",
+			r.Quarter, r.Provider, m(r.Claimed), m(r.Granted), m(r.Received), m(r.Refused), m(r.Outstanding), p.Pct(r.SharePercent, 1))
+		if r.Overdue > 0 {
+			l = append(l, spans(p, " · %d past the provider's deadline", r.Overdue)...)
+		}
+		out = append(out, l)
+	}
+	return out
+}
