@@ -37,11 +37,19 @@ func writeCSV(w io.Writer, r *report.Report, d *doc, bom bool) error {
 	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	i := func(v int64) string { return strconv.FormatInt(v, 10) }
+	// A node with no uptime figure (not in service) has an empty cell,
+	// never a number.
+	opt := func(v *float64) string {
+		if v == nil {
+			return ""
+		}
+		return f(*v)
+	}
 	for k := range r.Nodes {
 		n := &r.Nodes[k]
 		row := []string{r.Month, n.Contract, n.Provider, n.Node, n.Hardware.GPUModel, strconv.Itoa(n.Hardware.GPUCount),
-			i(n.Period.Seconds), i(n.Period.ExcludedSeconds), f(n.Uptime.TargetPercent), f(n.Uptime.ObservedPercent),
-			f(n.Uptime.ClaimablePercent), i(n.Uptime.ObservedOutageSeconds), i(n.Uptime.ClaimableOutageSeconds),
+			i(n.Period.Seconds), i(n.Period.ExcludedSeconds), f(n.Uptime.TargetPercent), opt(n.Uptime.ObservedPercent),
+			opt(n.Uptime.ClaimablePercent), i(n.Uptime.ObservedOutageSeconds), i(n.Uptime.ClaimableOutageSeconds),
 			strconv.Itoa(len(n.Outages)), strconv.Itoa(len(n.Tickets)), strconv.Itoa(breached(n)), csvWord(d, n.Delivery.Status),
 			i(n.Delivery.Seconds), strconv.FormatFloat(n.Billing.Charge, 'f', 2, 64), f(n.Credit.Percent),
 			csvBool(d, n.Credit.Capped), strconv.FormatFloat(n.Credit.Amount, 'f', 2, 64), n.Currency, n.ClaimDeadline,

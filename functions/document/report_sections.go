@@ -145,14 +145,11 @@ func newDoc(r *report.Report, x Extras) (*doc, error) {
 		n := &r.Nodes[i]
 		// A node never in service this month has no uptime: "100 %" would
 		// say it ran.
-		claimable, observed := p.Num(n.Uptime.ClaimablePercent, 4), p.Num(n.Uptime.ObservedPercent, 4)
-		if !n.Period.InService {
-			claimable, observed = p.T("not in service"), p.T("not in service")
-		}
+		claimable, observed := uptimeCells(p, n.Uptime, "")
 		d.Nodes.add(n.Node, n.Contract, fmt.Sprintf("%d × %s", n.Hardware.GPUCount, n.Hardware.GPUModel), claimable,
 			observed, p.Num(n.Uptime.TargetPercent, -1), p.Num(float64(len(n.Outages)), 0),
 			p.Num(float64(breached(n)), 0), p.Word(n.Delivery.Status), p.Num(n.Credit.Percent, -1), p.Money(n.Credit.Amount, n.Currency))
-		d.Nodes.Bad = append(d.Nodes.Bad, []bool{false, false, false, !n.Uptime.Met})
+		d.Nodes.Bad = append(d.Nodes.Bad, []bool{false, false, false, !n.Uptime.Met && n.Uptime.NotJudged == ""})
 	}
 	d.Retro = retroSection(p, r.Retroactive)
 	d.LeftOut = leftOutSection(p, r.LeftOut)
@@ -346,7 +343,10 @@ func section(p *i18n.Printer, r *report.Report, n *report.Node) (nodeSec, error)
 	}
 	s.Para = p.T("%d × %s. Times in %s.", n.Hardware.GPUCount, n.Hardware.GPUModel, n.TimeZone) + " " + svc + " " + formulaText(p, n.Uptime)
 	met := p.T("met")
-	if !n.Uptime.Met {
+	switch {
+	case n.Uptime.NotJudged != "":
+		met = p.T("not judged")
+	case !n.Uptime.Met:
 		met = p.T("missed")
 	}
 	tier := p.T("no tier")
@@ -356,13 +356,10 @@ func section(p *i18n.Printer, r *report.Report, n *report.Node) (nodeSec, error)
 	if n.Credit.Capped {
 		tier += p.T(", capped from %s %%", p.Num(n.Credit.UncappedPercent, -1))
 	}
-	claimable, observed := p.Num(n.Uptime.ClaimablePercent, 4)+" %", p.Num(n.Uptime.ObservedPercent, 4)+" %"
-	if !n.Period.InService {
-		claimable, observed = p.T("not in service"), p.T("not in service") // no uptime to state
-	}
+	claimable, observed := uptimeCells(p, n.Uptime, " %")
 	s.Cards = []card{
 		{Label: p.T("uptime claimable"), Value: claimable, Note: p.T("target %s %% — %s", p.Num(n.Uptime.TargetPercent, -1), met),
-			Good: n.Uptime.Met && n.Period.InService, Bad: !n.Uptime.Met},
+			Good: n.Uptime.Met, Bad: !n.Uptime.Met && n.Uptime.NotJudged == ""},
 		{Label: p.T("uptime observed"), Value: observed, Note: p.T("%s unreachable or down", p.Secs(n.Uptime.ObservedOutageSeconds))},
 		{Label: p.T("claimable outage"), Value: p.Secs(n.Uptime.ClaimableOutageSeconds), Note: runsNote(p, n.Uptime)},
 		{Label: p.T("delivery"), Value: p.Word(n.Delivery.Status), Note: deliveryNote(p, n.Delivery)},
@@ -495,8 +492,8 @@ func claim(p *i18n.Printer, r *report.Report, c *report.Contract) claimPage {
 // node's credit reckoned from its charge.
 func breachRows(p *i18n.Printer, bt *table, n *report.Node, ci *citer) {
 	rows := 0
-	if !n.Uptime.Met && n.Period.InService {
-		s := p.T("uptime for the month (as the contract counts it) %s, below the committed %s (%s of counted outage)", p.Pct(n.Uptime.ClaimablePercent, 4),
+	if !n.Uptime.Met && n.Uptime.NotJudged == "" {
+		s := p.T("uptime for the month (as the contract counts it) %s, below the committed %s (%s of counted outage)", p.Pct(n.Uptime.Claimable(), 4),
 			p.Pct(n.Uptime.TargetPercent, -1), p.Secs(n.Uptime.ClaimableOutageSeconds))
 		if t := tierText(p, n.Credit.Tier); t != "" {
 			s += p.T("; tier: %s", t)
@@ -641,6 +638,19 @@ func retroTicket(n *report.Node, id string) bool {
 		}
 	}
 	return false
+}
+
+// uptimeCells are a node's claimable and observed uptime as a table shows
+// them: the figures, or why there are none (never "100 %" for a node that
+// did not run, nor a figure for a month the contract does not count).
+func uptimeCells(p *i18n.Printer, u report.Uptime, unit string) (claimable, observed string) {
+	switch u.NotJudged {
+	case "":
+		return p.Num(u.Claimable(), 4) + unit, p.Num(u.ObservedFigure(), 4) + unit
+	case report.PartialNotCounted:
+		return p.T("partial month, not counted"), p.T("partial month, not counted")
+	}
+	return p.T("not in service"), p.T("not in service")
 }
 
 func orDash(s string) string {

@@ -371,7 +371,7 @@ func compareSummary(t *testing.T, summary string, rep *report.Report) {
 		byNode[m[1]] = m[2:]
 	}
 	for _, n := range rep.Nodes {
-		want := []string{n.Contract, fmt.Sprintf("%.3f", n.Uptime.ClaimablePercent), fmt.Sprintf("%.3f", n.Uptime.ObservedPercent),
+		want := []string{n.Contract, fmt.Sprintf("%.3f", n.Uptime.Claimable()), fmt.Sprintf("%.3f", n.Uptime.ObservedFigure()),
 			fmt.Sprintf("%.2f", n.Uptime.TargetPercent), fmt.Sprintf("%.2f", n.Credit.Amount), n.Currency}
 		if strings.Join(byNode[n.Node], " ") != strings.Join(want, " ") {
 			t.Errorf("node %s: backend says %v, offline report %v", n.Node, byNode[n.Node], want)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -138,6 +139,26 @@ func TestDeliveryNeverAccepted(t *testing.T) {
 	}
 	// Never "delivered … after the order": it was not delivered.
 	eq(t, "reason", late.Reason, "not delivered as of 2026-04-01T00:00:00+08:00, 709h30m0s late so far (target 30m0s)")
+	// A node never delivered has no uptime: the JSON gives no figure at all
+	// (never claimable_percent: 100, which would say it ran), says why, and
+	// does not count it below the target.
+	r := run(t, sc, cnTerms(t, "acceptance_passed"), false)
+	var buf strings.Builder
+	if err := JSON(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	js := buf.String()
+	for _, absent := range []string{`"claimable_percent"`, `"observed_percent"`} {
+		if strings.Contains(js, absent) {
+			t.Errorf("an undelivered node's JSON holds %s", absent)
+		}
+	}
+	if !strings.Contains(js, `"not_judged": "not_in_service"`) || n.Uptime.Met || r.Contracts[0].NodesBelow != 0 {
+		t.Errorf("not judged: %+v, nodes below %d", n.Uptime, r.Contracts[0].NodesBelow)
+	}
+	// Late delivery earns 20 %: a request, and a breach.
+	eq(t, "breach", n.Breach, true)
+	eq(t, "letter", r.Contracts[0].Letter, LetterRequest)
 }
 
 // A node registered under a contract no terms define is left out with its
@@ -186,7 +207,7 @@ func TestUnknownContractNodeIsSkipped(t *testing.T) {
 	if want.LeftOut == nil || len(want.LeftOut) != 0 {
 		t.Errorf("a whole report's left_out is %#v, want []", want.LeftOut)
 	}
-	if len(none) != 0 || r.Nodes[0].Uptime != want.Nodes[0].Uptime || r.Contracts[0].Claim != want.Contracts[0].Claim {
+	if len(none) != 0 || !reflect.DeepEqual(r.Nodes[0].Uptime, want.Nodes[0].Uptime) || r.Contracts[0].Claim != want.Contracts[0].Claim {
 		t.Errorf("gz-01's month differs with the skipped node in the log: %+v vs %+v", r.Nodes[0].Uptime, want.Nodes[0].Uptime)
 	}
 }

@@ -65,8 +65,12 @@ func Markdown(w io.Writer, r *Report) error {
 		if all := strconv.FormatFloat(n.Uptime.TargetPercent, 'f', -1, 64); len(all) > len(target) {
 			target = all
 		}
-		fmt.Fprintf(&b, "- Uptime: claimable %.4f %% (%s down), observed %.4f %% (%s unreachable or down); target %s %% %s\n",
-			n.Uptime.ClaimablePercent, dur(n.Uptime.ClaimableOutageSeconds), n.Uptime.ObservedPercent, dur(n.Uptime.ObservedOutageSeconds), target, met)
+		if n.Uptime.NotJudged != "" {
+			fmt.Fprintf(&b, "- Uptime: not judged (%s); target %s %%\n", n.Uptime.NotJudged, target)
+		} else {
+			fmt.Fprintf(&b, "- Uptime: claimable %.4f %% (%s down), observed %.4f %% (%s unreachable or down); target %s %% %s\n",
+				*n.Uptime.ClaimablePercent, dur(n.Uptime.ClaimableOutageSeconds), *n.Uptime.ObservedPercent, dur(n.Uptime.ObservedOutageSeconds), target, met)
+		}
 		fmt.Fprintf(&b, "- Uptime over: %s (%s); maintenance exclusion: %s\n", n.Uptime.Denominator, dur(n.Uptime.DenominatorSeconds), n.Uptime.MaintenanceExclusion)
 		fmt.Fprintf(&b, "- Delivery: ordered %s, first heartbeat %s, took %s against %s: %s\n", n.Delivery.OrderedAt, orDash(n.Delivery.DeliveredAt), dur(n.Delivery.Seconds), dur(n.Delivery.TargetSeconds), n.Delivery.Status)
 		fmt.Fprintf(&b, "- Billed %s × %d GPUs × %s/GPU-hour = %s (usable %s)\n", dur(n.Billing.BilledSeconds), n.Billing.GPUs,

@@ -154,6 +154,63 @@ type Contract struct {
 	// provider's own text.
 	Sources    []Source `json:"sources"`
 	Unverified []string `json:"unverified_terms"`
+	// Letter is what the month's claim letter is (LetterRequest,
+	// LetterNotice, LetterNone): a request when a credit is owed, a notice
+	// of breach when a breach earns none (unless the renter chose no
+	// letter, claim.without_credit: nothing), none without a breach. A
+	// letter never requests 0.00.
+	Letter string `json:"letter"`
+	// Procedure is how the provider's text asks a claim to be filed
+	// (claim.channel, subject, include, …); absent when the terms state
+	// none of it.
+	Procedure *ClaimProcedure `json:"claim_procedure,omitempty"`
+	// ClaimOpens is the first instant a claim may be filed, when the text
+	// sets one (claim.opens_after_working_days).
+	ClaimOpens string `json:"claim_opens,omitempty"`
+	// Approximations are the clauses of the provider's text the terms
+	// cannot say exactly, each with what the engine does instead and its
+	// bound (nodes[].approximate: each node's for the month).
+	Approximations []Approximation `json:"approximations,omitempty"`
+}
+
+// What a contract's claim letter is (Contract.Letter).
+const (
+	LetterRequest = "request"
+	LetterNotice  = "notice"
+	LetterNone    = "none"
+)
+
+// ClaimProcedure is the provider's claim procedure as the terms give it.
+type ClaimProcedure struct {
+	Channel               string   `json:"channel,omitempty"`
+	Address               string   `json:"address,omitempty"`
+	Subject               string   `json:"subject,omitempty"`
+	Include               []string `json:"include,omitempty"`
+	OpensAfterWorkingDays int      `json:"opens_after_working_days,omitempty"`
+	WithoutCredit         string   `json:"without_credit"`
+}
+
+// Approximation is one clause the terms cannot say exactly.
+type Approximation struct {
+	Clause          string   `json:"clause"`
+	Terms           []string `json:"terms,omitempty"`
+	Why             string   `json:"why"`
+	Direction       string   `json:"direction"` // under, over, either
+	PerRunSeconds   int64    `json:"per_run_seconds,omitempty"`
+	PerMonthSeconds int64    `json:"per_month_seconds,omitempty"`
+	Bound           string   `json:"bound,omitempty"`
+}
+
+// Approximate is a node's month as far as the contract's approximations
+// reach: the most the counted downtime may differ from the provider's
+// (every approximation bounded in downtime, over the month's counted
+// runs), the uptime range that allows, and whether the tier could differ
+// within it.
+type Approximate struct {
+	MaxDowntimeSeconds int64   `json:"max_downtime_seconds"`
+	UptimeLowPercent   float64 `json:"uptime_low_percent"`
+	UptimeHighPercent  float64 `json:"uptime_high_percent"`
+	TierMayDiffer      bool    `json:"tier_may_differ"`
 }
 
 // Source is one page the contract's terms cite.
@@ -187,6 +244,14 @@ type Node struct {
 	// besides GPU time (disks, interface traffic, boots), when it sent
 	// usage readings (docs/bills.md).
 	Usage *usage.Month `json:"usage,omitempty"`
+	// Breach: the month breached the contract on this node (uptime below
+	// target, a penalty or downtime credit earned, a ticket target or the
+	// delivery missed), whether or not it earns a credit.
+	Breach bool `json:"breach"`
+	// Approximate bounds the node's figures where the terms approximate the
+	// provider's text (Contract.Approximations); absent when none bears on
+	// its downtime or it has no uptime figure.
+	Approximate *Approximate `json:"approximate,omitempty"`
 }
 
 // Hardware is what was ordered.
@@ -214,17 +279,35 @@ type Period struct {
 	ReleaseOverride   string `json:"release_override,omitempty"`
 }
 
-// Uptime is both figures.
+// Uptime is both figures. A node the month's books do not judge (never in
+// service this month, or a partial month the contract does not count) has
+// no uptime figure at all: the percents are absent and NotJudged says why,
+// never a 100 % that would say it ran.
 type Uptime struct {
-	TargetPercent          float64 `json:"target_percent"`
-	ObservedPercent        float64 `json:"observed_percent"`
-	ClaimablePercent       float64 `json:"claimable_percent"`
-	ObservedOutageSeconds  int64   `json:"observed_outage_seconds"`
-	ClaimableOutageSeconds int64   `json:"claimable_outage_seconds"`
-	MinimumOutageSeconds   int64   `json:"minimum_outage_seconds"`
+	TargetPercent    float64  `json:"target_percent"`
+	ObservedPercent  *float64 `json:"observed_percent,omitempty"`
+	ClaimablePercent *float64 `json:"claimable_percent,omitempty"`
+	// NotJudged is why there is no figure: not_in_service, or
+	// partial_month (uptime.partial_month: not_counted).
+	NotJudged              string `json:"not_judged,omitempty"`
+	ObservedOutageSeconds  int64  `json:"observed_outage_seconds"`
+	ClaimableOutageSeconds int64  `json:"claimable_outage_seconds"`
+	MinimumOutageSeconds   int64  `json:"minimum_outage_seconds"`
+	// MinimumExclusive: a run must last more than the minimum
+	// (downtime_period.more_than), one of exactly it counts nothing.
+	MinimumExclusive bool `json:"minimum_exclusive,omitempty"`
 	// DowntimeUnitSeconds: each counted run counts in whole units of this
-	// (uptime.downtime_period.unit; 0: to the second).
-	DowntimeUnitSeconds int64 `json:"downtime_unit_seconds,omitempty"`
+	// (uptime.downtime_period.unit; 0: to the second), rounded as
+	// DowntimeRounding says (down, up or clock).
+	DowntimeUnitSeconds int64  `json:"downtime_unit_seconds,omitempty"`
+	DowntimeRounding    string `json:"downtime_rounding,omitempty"`
+	// PartialMonth is how a partial month is measured when not to the
+	// instant (uptime.partial_month: whole_days or not_counted).
+	PartialMonth string `json:"partial_month,omitempty"`
+	// MaintenanceExcuses is "downtime" when announced maintenance excuses
+	// only the downtime inside it and the month keeps its minutes
+	// (maintenance.excuses); absent when the window leaves the month.
+	MaintenanceExcuses string `json:"maintenance_excuses,omitempty"`
 	// Denominator is what the uptime is a share of (uptime.denominator):
 	// service_period or calendar_month; DenominatorSeconds that time,
 	// before excluded maintenance.
@@ -236,7 +319,31 @@ type Uptime struct {
 	// maintenance section: none is excluded).
 	MaintenanceExclusion     string `json:"maintenance_exclusion"`
 	MaintenanceNoticeSeconds int64  `json:"maintenance_notice_seconds,omitempty"`
-	Met                      bool   `json:"met"`
+	// Met: the claimable figure reached the target; false for a node not
+	// judged (which is not counted below target either).
+	Met bool `json:"met"`
+}
+
+// Uptime's reasons for no figure (Uptime.NotJudged).
+const (
+	NotInService      = "not_in_service"
+	PartialNotCounted = "partial_month"
+)
+
+// Claimable is the claimable uptime percent, 0 for a node not judged.
+func (u Uptime) Claimable() float64 {
+	if u.ClaimablePercent == nil {
+		return 0
+	}
+	return *u.ClaimablePercent
+}
+
+// ObservedFigure is the observed uptime percent, 0 for a node not judged.
+func (u Uptime) ObservedFigure() float64 {
+	if u.ObservedPercent == nil {
+		return 0
+	}
+	return *u.ObservedPercent
 }
 
 // Maintenance exclusions (Uptime.MaintenanceExclusion).
@@ -251,17 +358,21 @@ type Outage struct {
 	Kind string `json:"kind"`
 	// Check is the check whose results opened and closed a check incident
 	// (name, and "/gpuN" for one GPU's); empty for unreachable.
-	Check           string   `json:"check,omitempty"`
-	Cause           string   `json:"cause"`
-	Start           string   `json:"start"`
-	End             string   `json:"end"`
-	Ongoing         bool     `json:"ongoing"`
-	Seconds         int64    `json:"seconds"`
-	ObservedSeconds int64    `json:"observed_seconds"`
-	CountedSeconds  int64    `json:"counted_seconds"`
-	Counted         bool     `json:"counted"`
-	Reason          string   `json:"reason,omitempty"`
-	Evidence        []string `json:"evidence"`
+	Check           string `json:"check,omitempty"`
+	Cause           string `json:"cause"`
+	Start           string `json:"start"`
+	End             string `json:"end"`
+	Ongoing         bool   `json:"ongoing"`
+	Seconds         int64  `json:"seconds"`
+	ObservedSeconds int64  `json:"observed_seconds"`
+	CountedSeconds  int64  `json:"counted_seconds"`
+	// RoundedUpSeconds is the part of CountedSeconds beyond the outage's
+	// own time: the contract rounds each run up to whole units and this
+	// outage ended the run (downtime_period.rounding: up).
+	RoundedUpSeconds int64    `json:"rounded_up_seconds,omitempty"`
+	Counted          bool     `json:"counted"`
+	Reason           string   `json:"reason,omitempty"`
+	Evidence         []string `json:"evidence"`
 	// ReasonText and EvidenceText are Reason and Evidence as sentences a
 	// renderer can translate (sla/msg); the JSON carries the English.
 	ReasonText   msg.Text   `json:"-"`

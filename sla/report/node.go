@@ -81,6 +81,8 @@ func (b *Builder) buildNode(n *nodeAcc, tickets []*ticket.Ticket, backend interv
 	b.ticketRecords(m, &nr)
 	penalties = append(penalties, m.delivery(&nr)...)
 	m.billing(books, outs, penalties, &nr)
+	nr.Breach = breach(&nr)
+	nr.Approximate = approximate(tm, books, nr.Uptime)
 	nr.Evidence = append(nr.Evidence, m.evidence()...)
 	nr.Evidence = append(nr.Evidence, n.usageBad...)
 	if len(n.usage) > 0 {
@@ -144,4 +146,21 @@ func short(h string) string {
 // calendar_month ("total minutes in the month").
 func (m nodeMonth) window() interval.Interval {
 	return interval.Interval{Start: m.ms, End: minTime(m.me, m.asOf)}
+}
+
+// runsAfter is how far past the month's end the report reads the node's
+// outages: a contract's downtime period is judged on each whole run
+// (account.CountRuns), so an outage still going at midnight is followed
+// until it ends, for a day at most (the export window holds at least that
+// much after the month in every zone), never past as_of or the release.
+const runsAfter = 24 * time.Hour
+
+// horizon is where the node's outages are followed to: the end of its
+// period, or, when the period ran to the month's end, up to runsAfter
+// beyond it.
+func (m nodeMonth) horizon() time.Time {
+	if !m.end.Equal(m.me) {
+		return m.end
+	}
+	return minTime(m.me.Add(runsAfter), m.asOf, m.n.released)
 }

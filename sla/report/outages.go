@@ -28,8 +28,9 @@ func (b *Builder) outages(m nodeMonth, backend interval.Set, notices []time.Time
 	// A row that runs into the release did not go on: the service ended
 	// there (the live service closes it at the release too).
 	cut := !n.released.IsZero() && m.end.Equal(n.released)
+	horizon := m.horizon()
 	if !m.period.Empty() {
-		for _, g := range n.heardGaps(m.end) {
+		for _, g := range n.heardGaps(horizon) {
 			if !g.span.End.After(m.period.Start) || !g.span.Start.Before(m.period.End) {
 				continue
 			}
@@ -46,7 +47,7 @@ func (b *Builder) outages(m nodeMonth, backend interval.Set, notices []time.Time
 				ongoing = append(ongoing, g.open && !cut)
 			}
 		}
-		for _, o := range append(n.checkIncidents(m.end), b.fleetOutages(n, m.end)...) {
+		for _, o := range append(n.checkIncidents(horizon), b.fleetOutages(n, horizon)...) {
 			ongoing = append(ongoing, o.open && !cut)
 			outs = append(outs, o.Outage)
 		}
@@ -69,15 +70,7 @@ func (b *Builder) outages(m nodeMonth, backend interval.Set, notices []time.Time
 	clocked := account.NoticeClock(tm, outs, notices)
 	books := account.ComputeClocked(tm, m.window(), m.period, outs, clocked, maint)
 	nr.Period.ExcludedSeconds = secs(books.Excluded.Total())
-	nr.Uptime = Uptime{TargetPercent: tm.Uptime.Target, ObservedPercent: round4(books.UptimeObserved),
-		ClaimablePercent: round4(books.UptimeClaimed), ObservedOutageSeconds: secs(books.Observed.Total()),
-		ClaimableOutageSeconds: secs(books.Claimable.Total()), MinimumOutageSeconds: secs(tm.Uptime.DowntimePeriod.Minimum),
-		DowntimeUnitSeconds: secs(tm.Uptime.DowntimePeriod.Unit), Denominator: string(tm.Uptime.Denominator),
-		DenominatorSeconds: secs(books.Denominator), MaintenanceExclusion: maintenanceExclusion(tm.Maintenance),
-		Met: books.UptimeClaimed >= tm.Uptime.Target}
-	if tm.Maintenance.Excludes {
-		nr.Uptime.MaintenanceNoticeSeconds = secs(tm.Maintenance.Notice)
-	}
+	nr.Uptime = uptimeRow(tm, books, !m.period.Empty())
 	nr.Outages = append(nr.Outages, m.outageRows(books, outs, clocked, ongoing)...)
 	nr.Maintenance = append(nr.Maintenance, m.maintRows(maint, outs)...)
 	b.retroMaint(m, outs, clocked, recs)
@@ -115,16 +108,29 @@ func (m nodeMonth) outageRows(books account.Books, outs, clocked []account.Outag
 	})
 	var rows []Outage
 	for _, i := range order {
-		o := outs[i]
+		o, c := outs[i], clocked[i]
 		clip := interval.Set{o.Span}.Clip(m.period)
 		if len(clip) == 0 {
 			continue
 		}
+		// An outage still going where the report stopped following it
+		// (its horizon, past the month's end) is this month's row up to
+		// the month's end, ongoing, as it always was; one that ended
+		// shows its end. The books judged the whole run either way.
+		if ongoing[i] && o.Span.End.After(m.end) {
+			o.Span.End = m.end
+			if c.Span.End.After(m.end) {
+				c.Span.End = m.end
+			}
+			if c.Span.Start.After(m.end) {
+				c.Span.Start = m.end
+			}
+		}
 		// Judged on the outage as the contract clocks it (from the
 		// renter's notice where the terms say so); its length is its own.
-		v := account.JudgeClocked(tm, books, o, clocked[i])
+		v := account.JudgeClocked(tm, books, o, c)
 		ro := Outage{Kind: string(o.Kind), Check: o.Check, Cause: o.Cause, Start: ts(o.Span.Start, tm), End: ts(o.Span.End, tm),
-			Ongoing: ongoing[i], Seconds: v.Seconds, ObservedSeconds: v.ObservedSeconds, CountedSeconds: v.CountedSeconds,
+			Ongoing: ongoing[i], Seconds: v.Seconds, ObservedSeconds: v.ObservedSeconds, CountedSeconds: v.CountedSeconds, RoundedUpSeconds: v.RoundedSeconds,
 			Counted: v.Counted, ReasonText: v.Reason, Evidence: msg.Strings(o.Evidence), EvidenceText: o.Evidence}
 		ro.Reason = ro.ReasonText.String()
 		rows = append(rows, ro)
@@ -173,6 +179,39 @@ func (m nodeMonth) maintRows(maint []account.Maintenance, raw []account.Outage) 
 		rows = append(rows, rm)
 	}
 	return rows
+}
+
+// uptimeRow is the node's uptime as the books counted it; no figure for a
+// node not in service or a month the contract does not count.
+func uptimeRow(tm *terms.Terms, books account.Books, inService bool) Uptime {
+	dp := tm.Uptime.DowntimePeriod
+	u := Uptime{TargetPercent: tm.Uptime.Target, ObservedOutageSeconds: secs(books.ObservedDowntime),
+		ClaimableOutageSeconds: secs(books.ClaimableDowntime), MinimumOutageSeconds: secs(dp.Minimum), MinimumExclusive: dp.Strict,
+		DowntimeUnitSeconds: secs(dp.Unit), Denominator: string(tm.Uptime.Denominator), DenominatorSeconds: secs(books.Denominator),
+		MaintenanceExclusion: maintenanceExclusion(tm.Maintenance)}
+	if dp.Unit > 0 {
+		u.DowntimeRounding = string(dp.Rounding)
+	}
+	if pm := tm.Uptime.PartialMonth; pm != terms.ExactPeriod && pm != "" {
+		u.PartialMonth = string(pm)
+	}
+	if tm.Maintenance.Excludes {
+		u.MaintenanceNoticeSeconds = secs(tm.Maintenance.Notice)
+		if !account.WindowExcused(tm) {
+			u.MaintenanceExcuses = string(terms.ExcuseDowntime)
+		}
+	}
+	switch {
+	case !inService:
+		u.NotJudged = NotInService
+	case books.NotCounted:
+		u.NotJudged = PartialNotCounted
+	default:
+		obs, claim := round4(books.UptimeObserved), round4(books.UptimeClaimed)
+		u.ObservedPercent, u.ClaimablePercent = &obs, &claim
+		u.Met = books.UptimeClaimed >= tm.Uptime.Target
+	}
+	return u
 }
 
 func round4(v float64) float64 {

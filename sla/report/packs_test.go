@@ -93,7 +93,7 @@ func TestTermPacks(t *testing.T) {
 				t.Fatal(err)
 			}
 			n := node(t, r, p.node)
-			eq(t, "claimable uptime", n.Uptime.ClaimablePercent, p.claimable)
+			eq(t, "claimable uptime", n.Uptime.Claimable(), p.claimable)
 			eq(t, "charge", n.Billing.Charge, p.charge)
 			eq(t, "credit", n.Credit.Amount, p.credit)
 			eq(t, "claim deadline", n.ClaimDeadline, p.deadline)

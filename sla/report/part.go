@@ -176,6 +176,7 @@ func (b *Builder) assemble(parts []Part, in Input) *Report {
 		c.add(&nr)
 	}
 	for _, c := range sums {
+		c.Letter = letterOf(b.contracts[c.Contract], c, r.Nodes)
 		if tm := b.contracts[c.Contract]; tm.ProviderStatusPage != nil {
 			var mine []Node
 			for _, n := range r.Nodes {
@@ -202,7 +203,10 @@ func (b *Builder) contractSummary(tm *terms.Terms) *Contract {
 		MonthStart: ts(ms, tm), MonthEnd: ts(me, tm), MonthSeconds: secs(me.Sub(ms)), UptimeTarget: tm.Uptime.Target,
 		ClaimDeadline: ts(tm.Claim.Deadline(me, tm.Calendar.Loc), tm),
 		Renter:        tm.Paperwork.Renter, ContractNumber: tm.Paperwork.ContractNumber, Lang: tm.Paperwork.Lang, Clauses: map[string]string{},
-		Sources: sources(tm), Unverified: nonNil(tm.Unverified())}
+		Sources: sources(tm), Unverified: nonNil(tm.Unverified()), Procedure: procedureOf(tm), Approximations: approximationsOf(tm)}
+	if tm.Claim.Procedure.OpensAfterWorkingDays > 0 {
+		c.ClaimOpens = ts(tm.Claim.Procedure.OpensAt(me, tm.Calendar), tm)
+	}
 	for _, k := range terms.ClauseKeys {
 		c.Clauses[k] = tm.Clause(k).String()
 	}
@@ -212,7 +216,7 @@ func (b *Builder) contractSummary(tm *terms.Terms) *Contract {
 // add counts one node's row in its contract's totals.
 func (c *Contract) add(nr *Node) {
 	c.Nodes++
-	if !nr.Uptime.Met {
+	if !nr.Uptime.Met && nr.Uptime.NotJudged == "" {
 		c.NodesBelow++
 	}
 	c.Charge = account.Money(c.Charge + nr.Billing.Charge)

@@ -84,7 +84,7 @@ func TestReportProperties(t *testing.T) {
 		}
 		n := build(down, late, connFail)
 		u := n.Uptime
-		for _, p := range []float64{u.ObservedPercent, u.ClaimablePercent} {
+		for _, p := range []float64{u.ObservedFigure(), u.Claimable()} {
 			if p < 0 || p > 100 {
 				t.Fatalf("round %d: uptime %v", round, p)
 			}
@@ -93,9 +93,9 @@ func TestReportProperties(t *testing.T) {
 			t.Fatalf("round %d: claimable %d > observed %d", round, u.ClaimableOutageSeconds, u.ObservedOutageSeconds)
 		}
 		n2 := build(append(down, randWin()), late, connFail)
-		if n2.Uptime.ClaimablePercent > u.ClaimablePercent || n2.Uptime.ObservedPercent > u.ObservedPercent {
+		if n2.Uptime.Claimable() > u.Claimable() || n2.Uptime.ObservedFigure() > u.ObservedFigure() {
 			t.Fatalf("round %d: an added outage raised uptime: claimable %v → %v, observed %v → %v", round,
-				u.ClaimablePercent, n2.Uptime.ClaimablePercent, u.ObservedPercent, n2.Uptime.ObservedPercent)
+				u.Claimable(), n2.Uptime.Claimable(), u.ObservedFigure(), n2.Uptime.ObservedFigure())
 		}
 	}
 }

@@ -192,7 +192,7 @@ func scenarios() []scenario {
 			eq(t, "excluded seconds", n.Period.ExcludedSeconds, int64(7200))
 			eq(t, "first outage counted", n.Outages[0].Counted, false)
 			eq(t, "second outage counted seconds", n.Outages[1].CountedSeconds, int64(59*60))
-			eq(t, "uptime", n.Uptime.ClaimablePercent, round4(100*(1-3540.0/(31*86400-7200))))
+			eq(t, "uptime", n.Uptime.Claimable(), round4(100*(1-3540.0/(31*86400-7200))))
 			eq(t, "met", n.Uptime.Met, false)
 		},
 		"cn-flapping": func(t *testing.T, r *Report) {

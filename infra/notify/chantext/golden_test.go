@@ -69,7 +69,7 @@ func goldenReport(zone string) (*report.Report, report.Contract) {
 		Charge: 12345.6, Claim: 3703.68, ClaimDeadline: "2027-01-01T00:00:00+08:00", TicketsBreached: 1}
 	why := msg.New("contract %q is defined by no terms given (known: %s)", "cn-exmaple", "cn-example")
 	r := &report.Report{Month: "2026-11", Contracts: []report.Contract{c},
-		Nodes:   []report.Node{{Node: "gz-01", Currency: "CNY", Uptime: report.Uptime{ClaimablePercent: 98.6111}, Credit: report.Credit{Amount: 3703.68}}},
+		Nodes:   []report.Node{{Node: "gz-01", Currency: "CNY", Uptime: report.Uptime{ClaimablePercent: pct(98.6111)}, Credit: report.Credit{Amount: 3703.68}}},
 		LeftOut: []report.Skipped{{Node: "gz-09", Contract: "cn-exmaple", Reason: why.String(), Text: why}}}
 	return r, c
 }
@@ -197,3 +197,5 @@ func TestCutMessageSaysSo(t *testing.T) {
 		}
 	}
 }
+
+func pct(v float64) *float64 { return &v }

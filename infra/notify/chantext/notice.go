@@ -105,17 +105,21 @@ func ReportNotice(r *report.Report, head string, lang i18n.Lang, prefix string, 
 	}
 	var worst []report.Node
 	for _, nd := range r.Nodes {
-		if !nd.Uptime.Met || nd.Credit.Amount > 0 {
+		if (!nd.Uptime.Met && nd.Uptime.NotJudged == "") || nd.Credit.Amount > 0 {
 			worst = append(worst, nd)
 		}
 	}
-	sort.SliceStable(worst, func(i, k int) bool { return worst[i].Uptime.ClaimablePercent < worst[k].Uptime.ClaimablePercent })
+	sort.SliceStable(worst, func(i, k int) bool { return worst[i].Uptime.Claimable() < worst[k].Uptime.Claimable() })
 	for i, nd := range worst {
 		if i == 10 {
 			add("… and %d more nodes", len(worst)-10)
 			break
 		}
-		add("• %s: claimable uptime %s, credit %s", nd.Node, p.Pct(nd.Uptime.ClaimablePercent, 4), p.Money(nd.Credit.Amount, nd.Currency))
+		if nd.Uptime.NotJudged != "" {
+			add("• %s: no uptime figure (%s), credit %s", nd.Node, p.Word(nd.Uptime.NotJudged), p.Money(nd.Credit.Amount, nd.Currency))
+			continue
+		}
+		add("• %s: claimable uptime %s, credit %s", nd.Node, p.Pct(nd.Uptime.Claimable(), 4), p.Money(nd.Credit.Amount, nd.Currency))
 	}
 	if head != "" {
 		add("Evidence bundle chain head: `%s`", head)

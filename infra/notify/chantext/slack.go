@@ -229,7 +229,7 @@ func SlackReportSummary(rep *report.Report, skipped []report.Skipped) string {
 	tickets, breached := 0, 0
 	for _, n := range rep.Nodes {
 		fmt.Fprintf(&b, "*%s* (%s): uptime %.3f %% claimable, %.3f %% observed (target %.2f %%); claim %.2f %s\n",
-			n.Node, n.Contract, n.Uptime.ClaimablePercent, n.Uptime.ObservedPercent, n.Uptime.TargetPercent, n.Credit.Amount, n.Currency)
+			n.Node, n.Contract, n.Uptime.Claimable(), n.Uptime.ObservedFigure(), n.Uptime.TargetPercent, n.Credit.Amount, n.Currency)
 		pen := map[string][]string{}
 		for _, p := range n.Credit.Penalties {
 			pen[p.Ref] = append(pen[p.Ref], fmt.Sprintf("%s +%.1f %%", p.Kind, p.Percent))
