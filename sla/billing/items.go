@@ -29,12 +29,17 @@ const (
 	KindDataDisk       = "data_disk"       // GB over the line's period, class ssd or hdd
 	KindObjectStorage  = "object_storage"  // GB-months
 	KindCrossZone      = "cross_zone"      // transfer between zones, GB
+	// KindCredit is money the provider gives back (an SLA credit): its
+	// amount is negative. A line of another kind with a negative amount is
+	// a credit too. Credits are not judged; the claims ledger matches them
+	// to claims (ReadCredits, docs/claims.md).
+	KindCredit = "credit"
 )
 
 var itemKinds = []string{KindCompute, KindPackageWeek, KindPackageMonth, KindBandwidthFixed, KindTraffic,
 	KindSystemDisk, KindDataDisk, KindObjectStorage, KindCrossZone}
 
-var itemColumns = []string{"node", "period", "kind", "quantity", "unit_price", "amount", "currency", "class", "from", "to", "description"}
+var itemColumns = []string{"node", "period", "kind", "quantity", "unit_price", "amount", "currency", "class", "from", "to", "description", "reference"}
 
 // Item is one line of a full bill.
 type Item struct {
@@ -53,7 +58,16 @@ type Item struct {
 	// system disk or a data disk (an imported bill): it is held to every
 	// disk the node saw.
 	AnyDisk bool
+	// Reference is the provider's reference on a credit line (the claim's
+	// case number), AmountText the amount as the bill writes it, read
+	// exactly for a credit.
+	Reference  string
+	AmountText string
 }
+
+// IsCredit says whether the line gives money back: kind credit, or a
+// negative amount.
+func (it Item) IsCredit() bool { return it.Kind == KindCredit || it.Amount < 0 }
 
 // IsItemized reports whether a bill's header is the full (itemized) form:
 // it names a kind column.
@@ -94,21 +108,27 @@ func parseItem(rec []string, col map[string]int, line int) (Item, error) {
 		return ""
 	}
 	it := Item{Line: line, Node: get("node"), Period: get("period"), Kind: strings.ToLower(get("kind")),
-		Currency: get("currency"), Class: strings.ToLower(get("class")), Description: get("description")}
-	if it.Node == "" {
-		return it, fmt.Errorf("field node: empty")
-	}
+		Currency: get("currency"), Class: strings.ToLower(get("class")), Description: get("description"), Reference: get("reference")}
 	if _, err := time.Parse("2006-01", it.Period); err != nil {
 		return it, fmt.Errorf("field period: %q is not a month (want YYYY-MM)", it.Period)
 	}
-	if !slices.Contains(itemKinds, it.Kind) {
-		return it, fmt.Errorf("field kind: %q is not one of %s", it.Kind, strings.Join(itemKinds, ", "))
+	if !slices.Contains(itemKinds, it.Kind) && it.Kind != KindCredit {
+		return it, fmt.Errorf("field kind: %q is not one of %s, %s", it.Kind, strings.Join(itemKinds, ", "), KindCredit)
+	}
+	if err := itemAmount(&it, get("amount")); err != nil {
+		return it, err
+	}
+	if it.Node == "" && !it.IsCredit() {
+		return it, fmt.Errorf("field node: empty")
+	}
+	if it.Reference != "" && !it.IsCredit() {
+		return it, fmt.Errorf("field reference: %q is only for credit lines (kind credit, or a negative amount)", it.Reference)
 	}
 	for _, f := range []struct {
 		c   string
 		dst *float64
 		req bool
-	}{{"quantity", &it.Quantity, true}, {"amount", &it.Amount, true}, {"unit_price", &it.UnitPrice, false}} {
+	}{{"quantity", &it.Quantity, !it.IsCredit()}, {"unit_price", &it.UnitPrice, false}} {
 		v := get(f.c)
 		if v == "" {
 			if f.req {
@@ -145,6 +165,26 @@ func parseItem(rec []string, col map[string]int, line int) (Item, error) {
 		return it, fmt.Errorf("field to: %s is not after from %s", it.To.Format(time.RFC3339), it.From.Format(time.RFC3339))
 	}
 	return it, nil
+}
+
+// itemAmount reads a line's amount: a plain decimal, negative only on a
+// credit (money given back), and a credit line's always negative.
+func itemAmount(it *Item, v string) error {
+	if v == "" {
+		return fmt.Errorf("field amount: empty")
+	}
+	n, err := number(strings.TrimPrefix(v, "-"))
+	if err != nil {
+		return fmt.Errorf("field amount: %q %v", v, err)
+	}
+	if strings.HasPrefix(v, "-") {
+		n = -n
+	}
+	if it.Kind == KindCredit && n >= 0 {
+		return fmt.Errorf("field amount: %q: a credit line gives money back, so its amount is negative (-%s)", v, v)
+	}
+	it.Amount, it.AmountText = n, v
+	return nil
 }
 
 // Verdicts of one line item.
@@ -209,6 +249,7 @@ func JudgeItems(r *report.Report, book map[string]*terms.Terms, items []Item) (*
 		byNode[r.Nodes[i].Node] = &r.Nodes[i]
 	}
 	f := &Full{Month: r.Month, Items: []Judgment{}, Billed: map[string]float64{}, OverBilled: map[string]float64{}, Unverified: map[string]float64{}}
+	items, f.LeftOut = splitCredits(items, soleCurrency(r))
 	// In bill-line order, so the lines of a shared meter take their parts
 	// of it in the order the bill lists them.
 	items = slices.Clone(items)
