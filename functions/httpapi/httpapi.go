@@ -36,12 +36,17 @@ type API struct {
 // carries its node's signature); everything else needs an API key.
 //
 //	POST /v1/batches       node signature (HMAC)      New, NewIngest
+//	POST /v1/enrol         enrolment token            New, NewIngest (enrol.go)
 //	GET  /healthz          anyone                     New, NewIngest
 //	GET  /v1/nodes         API key, scope read        New
 //	GET  /v1/incidents     API key, scope read        New
 //	GET  /v1/maintenance   API key, scope read        New
 //	POST /v1/nodes/{id}/release, POST /v1/maintenance
 //	                       API key, scope admin       New (admin.go)
+//	GET  /v1/enrol-tokens, /v1/enrolments
+//	                       API key, scope read        New (enrol.go)
+//	POST /v1/enrol-tokens, /v1/enrol-tokens/{id}/revoke
+//	                       API key, scope admin       New (enrol.go)
 //	/v1/tickets…           API key, scope tickets     RegisterTickets
 
 // Routes.
@@ -60,11 +65,12 @@ func New(svc *app.Service, log *slog.Logger) *API {
 	a.mux.Handle("GET "+PathNodes, keys.require(app.ScopeRead, a.nodes))
 	a.mux.Handle("GET "+PathIncidents, keys.require(app.ScopeRead, a.incidents))
 	a.registerAdmin(keys)
+	a.registerEnrol(keys)
 	return a
 }
 
-// NewIngest returns the API of the probes' public URL: POST /v1/batches
-// and GET /healthz alone; every other path is 404, so the URL in a probe's
+// NewIngest returns the API of the probes' public URL: POST /v1/batches,
+// POST /v1/enrol and GET /healthz alone; every other path is 404, so the URL in a probe's
 // config reaches nothing else (the ingest Lambda).
 func NewIngest(svc *app.Service, log *slog.Logger) *API {
 	if log == nil {
@@ -72,6 +78,7 @@ func NewIngest(svc *app.Service, log *slog.Logger) *API {
 	}
 	a := &API{svc: svc, log: log, mux: http.NewServeMux(), refused: refusal.New("ingest", log, 0)}
 	a.mux.HandleFunc("POST "+PathBatches, a.ingest)
+	a.mux.HandleFunc("POST "+wire.PathEnrol, a.enrol)
 	a.mux.HandleFunc("GET "+PathHealth, a.health)
 	return a
 }

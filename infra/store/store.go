@@ -171,6 +171,10 @@ type Node struct {
 	RegisteredBy string `json:"registered_by,omitempty"`
 	EnrolToken   string `json:"enrol_token,omitempty"`
 	EnrolKeyHash string `json:"enrol_key_hash,omitempty"`
+	// EnrolledAt is when the node last enrolled (its first enrolment is
+	// its registration; a re-enrolment moves it): the instant its
+	// enrolment record is kept under.
+	EnrolledAt time.Time `json:"enrolled_at,omitzero"`
 	// ReleasedAt is when the node was given back (`gpusla node release`):
 	// its service period and billing end there. Zero while it is rented.
 	ReleasedAt time.Time `json:"released_at,omitzero"`

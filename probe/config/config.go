@@ -96,6 +96,9 @@ type Config struct {
 	Spool      Spool           `yaml:"spool"`
 	Metrics    Metrics         `yaml:"metrics"`
 	Expected   expect.Expected `yaml:"expected"`
+	// Enrol, instead of node and secret_file, registers the probe with a
+	// renter's enrolment token on its first start (enrol.go).
+	Enrol Enrol `yaml:"enrol"`
 	// GPUSnapshot, when set, makes the health job judge the GPU readings of
 	// this recorded snapshot (gpuprobe snapshot), re-read on every run:
 	// replaying a machine's readings on one without its GPUs (the
@@ -198,12 +201,14 @@ func Load(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	c, err := Parse(data, path)
+	c, err := parse(data, path, (*Config).applyEnrolment)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.readSecret(); err != nil {
-		return nil, err
+	if !c.Enrol.Enabled() {
+		if err := c.readSecret(); err != nil {
+			return nil, err
+		}
 	}
 	if err := c.readCAFile(); err != nil {
 		return nil, err
@@ -256,7 +261,11 @@ func (c *Config) readCAFile() error {
 
 // Parse decodes and validates data (named name in errors) without touching
 // the secret file.
-func Parse(data []byte, name string) (*Config, error) {
+func Parse(data []byte, name string) (*Config, error) { return parse(data, name, nil) }
+
+// parse is Parse with a step between decoding and validation (Load's: what
+// an enrolment gave), whose errors are placed like validation's.
+func parse(data []byte, name string, between func(*Config) error) (*Config, error) {
 	c := &Config{Path: name}
 	top, err := yamlpos.Decode(name, data, c)
 	if err != nil {
@@ -264,6 +273,11 @@ func Parse(data []byte, name string) (*Config, error) {
 	}
 	if top == nil {
 		return nil, &Error{File: name, Msg: "empty file"}
+	}
+	if between != nil {
+		if err := between(c); err != nil {
+			return nil, placed(err, name, top)
+		}
 	}
 	if err := c.validate(); err != nil {
 		return nil, placed(err, name, top)
@@ -329,6 +343,7 @@ func validateNetwork(n *netcheck.Spec) error {
 // its field.
 func (c *Config) validate() error {
 	for _, step := range []func() error{
+		c.validateEnrol,
 		c.validateIdentity,
 		c.validateTimeZone,
 		c.Schedules.validate,
@@ -358,10 +373,10 @@ func badField(field, format string, args ...any) error {
 // id, a backend URL that is https (or http to localhost) without
 // credentials, and the secret the node signs with.
 func (c *Config) validateIdentity() error {
-	if c.Node == "" {
-		return badField("node", "missing: the node id the backend knows this machine by")
+	if c.Node == "" && !c.Enrol.Enabled() {
+		return badField("node", "missing: the node id the backend knows this machine by (or an enrol: section, to register with a renter's token)")
 	}
-	if !wire.ValidNodeID(c.Node) {
+	if c.Node != "" && !wire.ValidNodeID(c.Node) {
 		return badField("node", "%q is not a node id (letters, digits, '.', '_', '-'; 1 to 64)", c.Node)
 	}
 	if c.Backend.URL == "" {
@@ -380,8 +395,8 @@ func (c *Config) validateIdentity() error {
 	if c.Backend.CAFile != "" && u.Scheme != "https" {
 		return badField("backend.ca_file", "is for an https backend.url; %q is plain http", c.Backend.URL)
 	}
-	if c.SecretFile == "" {
-		return badField("secret_file", "missing: a file holding this node's HMAC secret")
+	if c.SecretFile == "" && !c.Enrol.Enabled() {
+		return badField("secret_file", "missing: a file holding this node's HMAC secret (or an enrol: section, to register with a renter's token)")
 	}
 	return nil
 }

@@ -27,6 +27,11 @@ const remoteTimeout = 30 * time.Second
 // refusal comes back as the flag its field names (at → --at), as the
 // local command says it.
 func remoteAdmin(ctx context.Context, base, path string, body, out any) error {
+	return remoteCall(ctx, http.MethodPost, base, path, body, out)
+}
+
+// remoteCall is remoteAdmin with its method; a GET sends no body.
+func remoteCall(ctx context.Context, method, base, path string, body, out any) error {
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("--server: %q is not an http(s) URL such as http://127.0.0.1:8080", base)
@@ -35,13 +40,15 @@ func remoteAdmin(ctx context.Context, base, path string, body, out any) error {
 	if key == "" {
 		return fmt.Errorf("--server needs an API key with the admin scope in $%s (create one with `gpusla apikey create --scope admin`)", wiring.EnvAPIKey)
 	}
-	b, err := json.Marshal(body)
-	if err != nil {
-		return err
+	var b []byte
+	if method != http.MethodGet {
+		if b, err = json.Marshal(body); err != nil {
+			return err
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, remoteTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(u.String(), "/")+path, bytes.NewReader(b))
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(u.String(), "/")+path, bytes.NewReader(b))
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/gpusla/gpusla/probe/config"
 	"github.com/gpusla/gpusla/probe/crosscheck"
 	"github.com/gpusla/gpusla/probe/daemon"
+	"github.com/gpusla/gpusla/probe/enrol"
 	"github.com/gpusla/gpusla/probe/expect"
 	"github.com/gpusla/gpusla/probe/gpu/nvmlread"
 	"github.com/gpusla/gpusla/probe/host"
@@ -35,7 +36,13 @@ func init() {
 host and GPU health every 5 min, network checks every 15 min, GPU stress and
 bandwidth daily in the quiet window when the GPUs are idle. Every result is
 written to the spool before it is sent and deleted only when the backend
-acknowledged it. SIGHUP reloads the config; SIGTERM stops cleanly.`,
+acknowledged it. SIGHUP reloads the config; SIGTERM stops cleanly.
+
+With an enrol: section instead of node: and secret_file:, the first start
+registers the node with the renter's enrolment token (its id: node:, else
+$NODE_NAME, else the host name) and keeps its id and secret in enrol.state
+(mode 0600); later starts read them from there (docs/probe.md, "Installing
+on a fleet").`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
@@ -57,6 +64,9 @@ acknowledged it. SIGHUP reloads the config; SIGTERM stops cleanly.`,
 				// life, across reloads: the health job skips its idleness
 				// checks while the stress job burns.
 				own := ownwork.New(ownwork.DefaultPath(), log)
+				if err := enrolFirst(ctx, path, log); err != nil {
+					return err
+				}
 				d := &daemon.Daemon{ConfigPath: path, Version: version, Build: jobBuilder(own), Log: log, Reload: reload}
 				return d.Run(ctx)
 			},
@@ -64,6 +74,17 @@ acknowledged it. SIGHUP reloads the config; SIGTERM stops cleanly.`,
 		cmd.Flags().StringVar(&path, "config", "/etc/gpuprobe/probe.yaml", "the probe's YAML config")
 		return cmd
 	})
+}
+
+// enrolFirst registers the probe with the renter's token on its first
+// start when the config has an enrol: section (probe/enrol); a config
+// that does not parse is left for the daemon to report.
+func enrolFirst(ctx context.Context, path string, log *slog.Logger) error {
+	c, err := config.LoadForEnrol(path)
+	if err != nil || !c.Enrol.Enabled() {
+		return nil
+	}
+	return (&enrol.Enroller{Config: c, Version: version, Log: log}).Ensure(ctx)
 }
 
 // jobBuilder wires the checks of each part of the probe into the daemon's

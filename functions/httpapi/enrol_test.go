@@ -1,0 +1,198 @@
+package httpapi_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/functions/app/apptest"
+	"github.com/gpusla/gpusla/functions/httpapi"
+	"github.com/gpusla/gpusla/probe/wire"
+)
+
+const enrolKey = "0123456789abcdef0123456789abcdef"
+
+// enrolReq posts an enrolment with token and body.
+func enrolReq(h http.Handler, token, body string) *httptest.ResponseRecorder {
+	return call(h, http.MethodPost, wire.PathEnrol, body, token)
+}
+
+func makeToken(t *testing.T, e *env, admin, body string) httpapi.TokenView {
+	t.Helper()
+	w := call(e.api, http.MethodPost, httpapi.PathEnrolTokens, body, admin)
+	if w.Code != 200 {
+		t.Fatalf("create token %s: %d %s", body, w.Code, w.Body)
+	}
+	var v httpapi.TokenView
+	if err := json.Unmarshal(w.Body.Bytes(), &v); err != nil || !strings.HasPrefix(v.Token, "gpe_") {
+		t.Fatalf("token view %s: %v", w.Body, err)
+	}
+	return v
+}
+
+func enrolled(t *testing.T, w *httptest.ResponseRecorder) wire.EnrolResponse {
+	t.Helper()
+	if w.Code != 200 {
+		t.Fatalf("enrol: %d %s", w.Code, w.Body)
+	}
+	var r wire.EnrolResponse
+	if err := json.Unmarshal(w.Body.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// wantRefusal checks a refusal's status, field and words.
+func wantRefusal(t *testing.T, what string, w *httptest.ResponseRecorder, status int, field, msg string) {
+	t.Helper()
+	var we wire.Error
+	_ = json.Unmarshal(w.Body.Bytes(), &we)
+	if w.Code != status || we.Field != field || !strings.Contains(we.Error, msg) {
+		t.Errorf("%s: %d %s; want %d, field %q, %q", what, w.Code, w.Body, status, field, msg)
+	}
+}
+
+// A token carries the order: a probe enrolling with it gets a node of
+// that order (never its own word) and its own secret, which then signs
+// batches like any node's; a retry with the same key gets the same
+// secret, a second probe cannot take the id, and the use limit, expiry
+// and revocation hold.
+func TestEnrolWithAToken(t *testing.T) {
+	e := adminEnv(t)
+	admin, read := e.key(t, "admin"), e.key(t, "read")
+	order := `{"provider":"acme","contract":"acme-std","gpu_model":"H200","gpus":8,"gpu_memory_gb":141,"price_per_hour":148,"uses":2,"expires_at":"` +
+		t0.Add(time.Hour).Format(time.RFC3339) + `"}`
+	if w := call(e.api, http.MethodPost, httpapi.PathEnrolTokens, order, read); w.Code != 403 {
+		t.Fatalf("a read key made a token: %d", w.Code)
+	}
+	tok := makeToken(t, e, admin, order)
+	if tok.MaxUses != 2 || tok.GPUModel != "H200" || tok.GPUMemoryMiB != 141*1024 || !strings.HasPrefix(tok.CreatedBy, "api:") {
+		t.Fatalf("token %+v", tok)
+	}
+	r := enrolled(t, enrolReq(e.api, tok.Token, `{"node":"gpu-01","key":"`+enrolKey+`","hostname":"gpu-01.dc","probe_version":"v9"}`))
+	if r.Node != "gpu-01" || len(r.Secret) != 64 || r.GPUModel != "H200" || r.GPUs != 8 || r.GPUMemoryGB != 141 || r.Contract != "acme-std" ||
+		r.Heartbeat != "30s" || r.Push != "1m0s" {
+		t.Fatalf("enrolled %+v", r)
+	}
+	// The secret signs batches.
+	p := &apptest.Probe{Node: r.Node, Secret: []byte(r.Secret)}
+	_, body := p.Batch(t0, apptest.Heartbeats(t0, 30*time.Second, 1)...)
+	if w := e.post(p.Request(t0, body)); w.Code != 200 {
+		t.Fatalf("a batch of the enrolled node: %d %s", w.Code, w.Body)
+	}
+	again := enrolled(t, enrolReq(e.api, tok.Token, `{"node":"gpu-01","key":"`+enrolKey+`"}`))
+	if again.Secret != r.Secret {
+		t.Fatal("a retry with the same key got another secret")
+	}
+	other := strings.Replace(enrolKey, "0", "f", -1)
+	wantRefusal(t, "another probe taking the id", enrolReq(e.api, tok.Token, `{"node":"gpu-01","key":"`+other+`"}`), 409, "node", "already registered")
+	wantRefusal(t, "a token taking a node added by hand", enrolReq(e.api, tok.Token, `{"node":"node-a","key":"`+other+`"}`), 409, "node", "already registered")
+	enrolled(t, enrolReq(e.api, tok.Token, `{"node":"gpu-02","key":"`+other+`"}`))
+	wantRefusal(t, "a third use of a two-use token", enrolReq(e.api, tok.Token, `{"node":"gpu-03","key":"`+other+`"}`), 403, "token", "used up: 2 of 2")
+
+	for _, c := range []struct {
+		name, token, body string
+		status            int
+		field, msg        string
+	}{
+		{"no token", "", `{"node":"x","key":"` + enrolKey + `"}`, 401, "", "enrolment token is required"},
+		{"an API key for a token", admin, `{"node":"x","key":"` + enrolKey + `"}`, 401, "", "invalid enrolment token"},
+		{"a wrong secret", flipLast(tok.Token), `{"node":"x","key":"` + enrolKey + `"}`, 401, "", "invalid enrolment token"},
+		{"an unknown id", "gpe_aaaaaaaa_" + tok.Token[13:], `{"node":"x","key":"` + enrolKey + `"}`, 401, "", "invalid enrolment token"},
+		{"a bad node id", tok.Token, `{"node":"a b","key":"` + enrolKey + `"}`, 400, "node", "not a node id"},
+		{"a short key", tok.Token, `{"node":"x","key":"abc"}`, 400, "key", "32 to 128"},
+		{"an unknown field", tok.Token, `{"node":"x","key":"` + enrolKey + `","gpus":1}`, 400, "gpus", "unknown field"},
+		{"a control character", tok.Token, `{"node":"x","key":"` + enrolKey + `","hostname":"a\u0007"}`, 400, "hostname", "control character"},
+	} {
+		wantRefusal(t, c.name, enrolReq(e.api, c.token, c.body), c.status, c.field, c.msg)
+	}
+	if w := enrolReq(e.api, tok.Token, `{"node":"x","key":"`+enrolKey+`","hostname":"`+strings.Repeat("h", 5000)+`"}`); w.Code != 413 {
+		t.Errorf("a body over the limit: %d", w.Code)
+	}
+
+	// Expiry and revocation.
+	late := makeToken(t, e, admin, strings.Replace(order, `"uses":2`, `"uses":5`, 1))
+	e.clock.Advance(time.Hour)
+	wantRefusal(t, "an expired token", enrolReq(e.api, late.Token, `{"node":"gpu-09","key":"`+enrolKey+`"}`), 403, "token", "expired at")
+	live := makeToken(t, e, admin, strings.Replace(order, t0.Add(time.Hour).Format(time.RFC3339), t0.Add(3*time.Hour).Format(time.RFC3339), 1))
+	if w := call(e.api, http.MethodPost, strings.Replace(httpapi.PathTokenRevoke, "{id}", live.ID, 1), "", admin); w.Code != 200 {
+		t.Fatalf("revoke: %d %s", w.Code, w.Body)
+	}
+	wantRefusal(t, "a revoked token", enrolReq(e.api, live.Token, `{"node":"gpu-09","key":"`+enrolKey+`"}`), 403, "token", "revoked at")
+
+	// The books: each enrolment with who, when and which token.
+	w := get(e.api, httpapi.PathEnrolments, read)
+	var recs []struct{ Node, Token, By, Hostname string }
+	if err := json.Unmarshal(w.Body.Bytes(), &recs); err != nil || len(recs) != 2 || recs[0].Node != "gpu-01" || recs[0].Token != tok.ID ||
+		!strings.HasPrefix(recs[0].By, "api:") || recs[0].Hostname != "gpu-01.dc" {
+		t.Fatalf("enrolments: %s", w.Body)
+	}
+}
+
+// Token requests are checked field by field before anything is stored.
+func TestEnrolTokenRefusals(t *testing.T) {
+	e := adminEnv(t)
+	admin := e.key(t, "admin")
+	base := `"provider":"acme","contract":"acme-std","gpu_model":"H200","gpus":8`
+	for _, c := range []struct {
+		name, body string
+		field, msg string
+	}{
+		{"an unknown contract", `{"provider":"acme","contract":"nope","gpu_model":"H200","gpus":8}`, "contract", `"nope" is not in the loaded terms`},
+		{"no GPU model", `{"provider":"acme","contract":"acme-std","gpus":8}`, "gpu_model", "carries the order"},
+		{"no provider", `{"contract":"acme-std","gpu_model":"H200","gpus":8}`, "provider", "missing"},
+		{"a past expiry", `{` + base + `,"expires_at":"2020-01-01T00:00:00Z"}`, "expires", "not in the future"},
+		{"a year-long token", `{` + base + `,"expires_at":"` + t0.AddDate(1, 0, 0).Format(time.RFC3339) + `"}`, "expires", "more than"},
+		{"too many uses", `{` + base + `,"uses":10001}`, "uses", "not between 1 and 10000"},
+		{"negative uses", `{` + base + `,"uses":-1}`, "uses", "not between"},
+		{"a bad heartbeat", `{` + base + `,"heartbeat":"soon"}`, "heartbeat", "not a duration"},
+		{"a re-enrolment of an unknown node", `{"reenrol":"node-z"}`, "node", "not registered"},
+		{"a re-enrolment good twice", `{"reenrol":"node-a","uses":2}`, "uses", "good once"},
+	} {
+		w := call(e.api, http.MethodPost, httpapi.PathEnrolTokens, c.body, admin)
+		var we wire.Error
+		_ = json.Unmarshal(w.Body.Bytes(), &we)
+		if w.Code/100 != 4 || we.Field != c.field || !strings.Contains(we.Error, c.msg) {
+			t.Errorf("%s: %d %s; want field %q, %q", c.name, w.Code, w.Body, c.field, c.msg)
+		}
+	}
+}
+
+// Re-enrolment is the renter's act: a token made for one existing node
+// replaces its secret once; the old secret stops signing, the order stays
+// the node's.
+func TestReenrolReplacesTheSecretOnce(t *testing.T) {
+	e := adminEnv(t)
+	admin := e.key(t, "admin")
+	tok := makeToken(t, e, admin, `{"reenrol":"node-a"}`)
+	if tok.Reenrol != "node-a" || tok.MaxUses != 1 {
+		t.Fatalf("re-enrolment token %+v", tok)
+	}
+	wantRefusal(t, "another node with it", enrolReq(e.api, tok.Token, `{"node":"node-b","key":"`+enrolKey+`"}`), 403, "node", "re-enrols node node-a alone")
+	r := enrolled(t, enrolReq(e.api, tok.Token, `{"key":"`+enrolKey+`"}`))
+	if r.Node != "node-a" || !r.Reenrol || r.Secret == string(e.a.Secret) {
+		t.Fatalf("re-enrolled %+v", r)
+	}
+	_, body := e.a.Batch(t0, apptest.Heartbeats(t0, 30*time.Second, 1)...)
+	if w := e.post(e.a.Request(t0, body)); w.Code != 401 {
+		t.Fatalf("the old secret still signs: %d", w.Code)
+	}
+	p := &apptest.Probe{Node: "node-a", Secret: []byte(r.Secret), Chain: "c2"}
+	_, body = p.Batch(t0, apptest.Heartbeats(t0, 30*time.Second, 1)...)
+	if w := e.post(p.Request(t0, body)); w.Code != 200 {
+		t.Fatalf("the new secret: %d %s", w.Code, w.Body)
+	}
+	wantRefusal(t, "a second re-enrolment with it", enrolReq(e.api, tok.Token, `{"key":"`+strings.Repeat("e", 32)+`"}`), 403, "token", "used up")
+}
+
+// flipLast changes a token's last character, always to another one.
+func flipLast(s string) string {
+	c := byte('a')
+	if s[len(s)-1] == 'a' {
+		c = 'b'
+	}
+	return s[:len(s)-1] + string(c)
+}
