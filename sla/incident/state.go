@@ -75,12 +75,16 @@ type State struct {
 	// state from before it was kept). A heartbeat made before it shows the
 	// node connected only from it on (HeardAt, GapEnd).
 	RecvFrom time.Time `json:"recv_from,omitzero"`
+
+	// perGPU indexes Checks' per-GPU keys (gpuKeys); derived, never stored.
+	perGPU map[string][]string
 }
 
 // Clone returns a deep copy: a caller may change the copy's checks and gaps
 // without touching s (the embedded store hands out its cached state so).
 func (s State) Clone() State {
 	c := s
+	c.perGPU = nil // derived: the copy makes its own
 	if s.Checks != nil {
 		c.Checks = make(map[string]*Hysteresis, len(s.Checks))
 		for k, h := range s.Checks {
@@ -561,6 +565,9 @@ func (s *State) stepChecks(th Thresholds, at time.Time, vs []Verdict, out []Tran
 		if h == nil {
 			h = &Hysteresis{}
 			s.Checks[v.Key()] = h
+			if s.perGPU != nil {
+				s.indexKey(v.Key())
+			}
 		}
 		if t, ok := h.Step(th, at, v); ok {
 			out = append(out, t)
@@ -572,15 +579,27 @@ func (s *State) stepChecks(th Thresholds, at time.Time, vs []Verdict, out []Tran
 // stepNodeWidePasses: a check that reports failures per GPU and passes
 // node-wide ("no XID on any GPU"): the node-wide pass is a pass of each
 // GPU's instance, unless that instance had its own result in this
-// observation.
+// observation. The instances are found in the per-GPU index (gpuKeys), so
+// a pass costs what its own instances cost, not a look at every check the
+// node has.
 func (s *State) stepNodeWidePasses(th Thresholds, at time.Time, vs []Verdict, out []Transition) []Transition {
+	var own map[string]bool // this observation's keys, made when a pass has instances
 	for _, v := range vs {
 		if v.Fail || v.Check != v.Name {
 			continue
 		}
-		prefix := v.Name + "/gpu"
-		for _, key := range slices.Sorted(maps.Keys(s.Checks)) {
-			if !strings.HasPrefix(key, prefix) || slices.ContainsFunc(vs, func(u Verdict) bool { return u.Key() == key }) {
+		keys := s.gpuKeys()[v.Name]
+		if len(keys) == 0 {
+			continue
+		}
+		if own == nil {
+			own = make(map[string]bool, len(vs))
+			for _, u := range vs {
+				own[u.Key()] = true
+			}
+		}
+		for _, key := range keys {
+			if own[key] {
 				continue
 			}
 			if t, ok := s.Checks[key].Step(th, at, Verdict{Kind: v.Kind, Check: key, Name: v.Name}); ok {
@@ -591,15 +610,49 @@ func (s *State) stepNodeWidePasses(th Thresholds, at time.Time, vs []Verdict, ou
 	return out
 }
 
+// gpuKeys indexes the per-GPU keys of Checks by the check name they are an
+// instance of: every name n for which a key begins n + "/gpu", each list in
+// key order (the order transitions come in). It is made once from the
+// checks (a state read from the store has none) and kept up to date as
+// stepChecks adds keys.
+func (s *State) gpuKeys() map[string][]string {
+	if s.perGPU == nil {
+		s.perGPU = map[string][]string{}
+		for _, key := range slices.Sorted(maps.Keys(s.Checks)) {
+			s.indexKey(key)
+		}
+	}
+	return s.perGPU
+}
+
+// indexKey adds key to the per-GPU index under every name it is an
+// instance of, in key order.
+func (s *State) indexKey(key string) {
+	for i := 0; ; {
+		j := strings.Index(key[i:], "/gpu")
+		if j < 0 {
+			return
+		}
+		name := key[:i+j]
+		ks := s.perGPU[name]
+		k, _ := slices.BinarySearch(ks, key)
+		s.perGPU[name] = slices.Insert(ks, k, key)
+		i += j + 1
+	}
+}
+
 // stepLegacy feeds a version 1 state's per-kind entries (keyed by a bare
 // Kind) their kind's
 // summed verdict (fail if any check of the kind failed) until each is
 // closed, then drops it.
 func (s *State) stepLegacy(th Thresholds, at time.Time, vs []Verdict) []Transition {
 	var out []Transition
-	for key, h := range s.Checks {
-		k := Kind(key)
-		if !k.Valid() || h == nil {
+	// A version 1 key is a bare kind: look those up, never walk every
+	// check the node has (an observation's cost would grow with them).
+	for _, k := range Kinds {
+		key := string(k)
+		h := s.Checks[key]
+		if h == nil {
 			continue
 		}
 		h.Kind = k
