@@ -13,6 +13,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/gpusla/gpusla/sla/i18n"
@@ -68,15 +69,25 @@ type trialAsks struct {
 // trialLabels name the rows, in the order of scorecard.TrialKeys.
 var trialLabels = map[string]string{
 	"delivery":            "order to delivery",
-	"acceptance":          "acceptance check",
-	"gateway_rtt":         "gateway RTT (median of the pings)",
+	"acceptance":          "acceptance: no fault in the whole trial",
+	"order":               "nvidia-smi: model, memory, driver as ordered",
+	"idle":                "gpustat: GPUs idle",
+	"disk":                "df -h: data disk mounted",
+	"mirror":              "curl -I the mirror: connectivity and latency",
+	"burn_30min":          "gpu_burn: 30 min without error",
+	"memory_bandwidth":    "bandwidthTest: memory bandwidth of the official figure",
+	"allreduce":           "nccl-tests: all_reduce latency",
+	"power":               "nvidia-smi dmon: power swing at full load",
 	"iperf3":              "iperf3 of the advertised bandwidth (median)",
+	"gateway":             "ping -c 10 to the gateway: average (median run)",
 	"night_ticket":        "22:00 test ticket: first response",
 	"billing_granularity": "billing granularity",
+	"trial_price":         "what the trial cost",
 }
 
 // trialVerdicts are the verdicts' words.
-var trialVerdicts = map[string]string{scorecard.TrialPass: "pass", scorecard.TrialWarn: "warn", scorecard.TrialFail: "fail", scorecard.TrialUnknown: "not measured"}
+var trialVerdicts = map[string]string{scorecard.TrialPass: "pass", scorecard.TrialWarn: "warn", scorecard.TrialFail: "fail", scorecard.TrialUnknown: "not measured",
+	scorecard.TrialNotApplicable: "not applicable", scorecard.TrialRecorded: "recorded, no pass line"}
 
 func trialPage(p *i18n.Printer, tr *scorecard.Trial) trialView {
 	v := trialView{Lang: string(p.Lang), Title: p.T("Provider trial %s to %s", tr.From, tr.To), AskHdr: p.T("What to ask each provider next"),
@@ -122,36 +133,56 @@ func trialPage(p *i18n.Printer, tr *scorecard.Trial) trialView {
 	return v
 }
 
-// trialCell is a figure and its verdict: "20 min: pass".
+// trialCell is a figure, its verdict and what decided it: "20 min:
+// pass", "≥ 40,380 min: fail", "fail (gpu.model (GPU 0))". The figure is
+// printed with the digits the row chose (never rounding across its line).
 func trialCell(p *i18n.Printer, x scorecard.TrialFigure) string {
 	verdict := p.T(trialVerdicts[x.Verdict])
+	detail := ""
+	if !x.DetailText.IsZero() {
+		detail = p.Text(x.DetailText)
+	}
 	if x.Value == nil {
+		if detail != "" {
+			return p.T("%s (%s)", verdict, detail)
+		}
 		return verdict
 	}
-	v := *x.Value
-	var s string
+	s := figure(x.Shown, x.Digits)
 	switch x.Unit {
-	case "min":
-		s = p.Num(v, 0) + " min"
-	case "ms":
-		s = p.Num(v, 2) + " ms"
-	case "share":
-		s = p.Num(100*v, 0) + " %"
 	case "s":
-		s = granularity(p, v)
-	default: // failing checks
-		s = p.T("%d failing", int(v))
-		if x.Detail != "" {
-			s += " (" + x.Detail + ")"
-		}
+		s = granularity(p, *x.Value)
+	case "%":
+		s += " %"
+	case "":
+	default:
+		s += " " + x.Unit
 	}
 	if x.AtLeast {
 		s = "≥ " + s
 	}
-	if x.Key == "billing_granularity" && !x.DetailText.IsZero() {
-		s = p.T("%s; %s", s, p.Text(x.DetailText))
+	if detail != "" {
+		s = p.T("%s; %s", s, detail)
 	}
 	return p.T("%s: %s", s, verdict)
+}
+
+// figure prints v at d decimals as strconv rounds it — the rounding the
+// row's digits were chosen against — with the thousands grouped.
+func figure(v float64, d int) string {
+	s := strconv.FormatFloat(v, 'f', d, 64)
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	whole, frac, _ := strings.Cut(s, ".")
+	for i := len(whole) - 3; i > 0; i -= 3 {
+		whole = whole[:i] + "," + whole[i:]
+	}
+	if frac != "" {
+		whole += "." + frac
+	}
+	return sign + whole
 }
 
 // granularity says a billing granularity in the largest whole unit.

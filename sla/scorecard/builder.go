@@ -70,6 +70,9 @@ type Options struct {
 	// Rates: the renter's exchange rates (ParseRates), optional; without
 	// them prices in different currencies are never ranked together.
 	Rates *Rates
+	// Trial keeps every node's check results the trial page judges
+	// (BuildTrial); off, the scorecard of a year does not hold them.
+	Trial bool
 }
 
 // Builder reads the event log once and feeds every month's report builder
@@ -97,10 +100,12 @@ type nodeInfo struct {
 	contract   *terms.Terms
 	model      string
 	gpus       int
-	// The acceptance test: the node's earliest check results.
+	// The acceptance test: the node's earliest check results that read
+	// its GPUs.
 	accAt    int64
 	hasAcc   bool
 	accFails []failRec
+	trial    trialFacts // with Options.Trial
 }
 
 type failRec struct{ name, category string }
@@ -232,7 +237,10 @@ func (b *Builder) observe(e *events.Event) {
 	at := e.TrueAt()
 	ns := at.UnixNano()
 	n := b.node(e.Node)
-	if !n.hasAcc || ns < n.accAt {
+	if b.opts.Trial {
+		n.trial.observe(e, at)
+	}
+	if readsGPUs(e.Checks) && (!n.hasAcc || ns < n.accAt) {
 		n.hasAcc, n.accAt, n.accFails = true, ns, n.accFails[:0]
 		for i := range e.Checks {
 			c := &e.Checks[i]

@@ -1,38 +1,40 @@
 package scorecard
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/gpusla/gpusla/sla/billing"
 	"github.com/gpusla/gpusla/sla/msg"
-	"github.com/gpusla/gpusla/sla/stat"
+	"github.com/gpusla/gpusla/sla/trial"
 )
 
 // The trial (docs/scorecard.md, "Trial mode") is the seed's own method:
 // rent one machine from each candidate, run the same checks, compare. One
 // node per provider is one observation per figure, so nothing is ranked:
-// each figure is judged against the seed's pass criteria, and each
-// provider gets the questions to ask next.
+// every criterion of the seed is a row (sla/trial), judged on every check
+// result of the trial window, and each provider gets the questions to ask
+// next.
 
 // TrialSchema names the trial's JSON form.
-const TrialSchema = "gpusla.trial/v1"
+const TrialSchema = "gpusla.trial/v2"
 
-// Verdicts of a trial figure.
+// Verdicts of a trial figure (sla/trial's).
 const (
-	TrialPass    = "pass"
-	TrialWarn    = "warn"
-	TrialFail    = "fail"
-	TrialUnknown = "not measured" // nothing to judge yet: the Ask says what to do
+	TrialPass          = trial.Pass
+	TrialWarn          = trial.Warn
+	TrialFail          = trial.Fail
+	TrialUnknown       = trial.NotMeasured
+	TrialNotApplicable = trial.NotApplicable
+	TrialRecorded      = trial.Recorded
 )
 
 // The seed's pass criteria, and ours where it gives no number (its 22:00
 // test ticket says only "record the first response").
 const (
 	TrialDeliveryWarn = 24 * time.Hour // "hours … to a day or two" is the slow end
-	TrialRTTMaxMS     = 2.0            // "average latency over 2 ms"
-	TrialIperfMin     = 0.7            // "at least 70 % of the advertised internal bandwidth"
 	TrialGranularity  = time.Minute    // per second (or minute) billing, not rounded to the hour
 	TrialNightFrom    = 22             // "after 10 pm", local time of the contract
 	TrialNightUntil   = 6
@@ -59,32 +61,21 @@ type TrialColumn struct {
 	Figures []TrialFigure `json:"figures"`
 }
 
-// TrialKeys are the trial's figures, in the seed's order.
-var TrialKeys = []string{"delivery", "acceptance", "gateway_rtt", "iperf3", "night_ticket", "billing_granularity"}
+// TrialKeys are the trial's criteria, in the seed's order (sla/trial).
+var TrialKeys = trial.Keys
 
-// TrialFigure is one check of the trial node, judged.
-type TrialFigure struct {
-	Key   string   `json:"key"`
-	Value *float64 `json:"value"`
-	Unit  string   `json:"unit"`
-	// AtLeast: an unfinished case (not delivered, not answered) counted
-	// at its time so far.
-	AtLeast bool   `json:"at_least,omitempty"`
-	N       int    `json:"n"` // the results it rests on
-	Verdict string `json:"verdict"`
-	// Detail, Criterion and Ask in English; their Text forms translate.
-	Detail        string   `json:"detail,omitempty"`
-	Criterion     string   `json:"criterion"`
-	Ask           string   `json:"ask,omitempty"`
-	DetailText    msg.Text `json:"-"`
-	CriterionText msg.Text `json:"-"`
-	AskText       msg.Text `json:"-"`
-}
+// TrialFigure is one criterion of the trial node, judged.
+type TrialFigure = trial.Row
 
 // BuildTrial computes the trial page: per provider, its first-ordered
-// node's checks judged against the seed's criteria. It can be called once
-// instead of Build.
+// node judged against every criterion of the seed, on every check result
+// of its window. The builder must have been made with Options.Trial (it
+// keeps the check results only then). It can be called once instead of
+// Build.
 func (b *Builder) BuildTrial() (*Trial, error) {
+	if !b.opts.Trial {
+		return nil, errNotTrial
+	}
 	facts, _, _, err := b.gather()
 	if err != nil {
 		return nil, err
@@ -97,22 +88,17 @@ func (b *Builder) BuildTrial() (*Trial, error) {
 	for name, fs := range groups {
 		f := firstOrdered(fs)
 		col := TrialColumn{Provider: name, Contract: f.contract, Node: f.id, Nodes: len(fs)}
-		col.Figures = []TrialFigure{trialDelivery(f), trialAcceptance(f), trialRTT(f), trialIperf(f), trialNightTicket(f), trialBilling(f)}
+		node := trial.Judge(trial.Node{Model: f.model, GPUs: f.gpus, Results: b.trialResults(f.id)})
+		col.Figures = append(append([]TrialFigure{trialDelivery(f)}, node...), trialNightTicket(f), trialBilling(f), trialPrice(f))
 		for i := range col.Figures {
 			x := &col.Figures[i]
-			x.Detail, x.Criterion, x.Ask = msgString(x.DetailText), x.CriterionText.String(), msgString(x.AskText)
+			x.Seed = trial.Seed[x.Key]
+			x.Finish()
 		}
 		tr.Providers = append(tr.Providers, col)
 	}
 	sort.Slice(tr.Providers, func(i, j int) bool { return tr.Providers[i].Provider < tr.Providers[j].Provider })
 	return tr, nil
-}
-
-func msgString(t msg.Text) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.String()
 }
 
 // firstOrdered is the node ordered first (its delivery in the months;
@@ -135,104 +121,51 @@ func firstOrdered(fs []*nodeFacts) *nodeFacts {
 	return best
 }
 
-// trialDelivery: order to delivery in minutes; the seed's "within minutes
-// of payment" passes, "hours" warns, "a day or two" fails.
-func trialDelivery(f *nodeFacts) TrialFigure {
-	x := TrialFigure{Key: "delivery", Unit: "min",
-		CriterionText: msg.New("delivered within %d min of the order (the seed: most deliver \"within minutes of payment\"; waits of hours to a day or two are the slow end)", int(DeliveryStandard.Minutes()))}
-	dl := f.delivery
-	if dl == nil {
-		x.Verdict = TrialUnknown
-		x.AskText = msg.New("Order the trial node within the months compared, so that its delivery time is measured.")
-		return x
-	}
-	took := time.Duration(dl.Seconds) * time.Second
-	x.Value, x.N = val(took.Minutes()), 1
-	judgeWait(&x, took.Minutes(), dl.DeliveredAt == "", DeliveryStandard.Minutes(), TrialDeliveryWarn.Minutes(),
-		msg.New("Are machines racked and powered before the order, ready for instant delivery? What delivery time will the contract promise, with what penalty?"))
-	return x
-}
+// Two limits of a wait: within pass passes, beyond fail fails.
+type waitLimits struct{ pass, fail float64 }
 
-// judgeWait judges a wait of v minutes (open: not over yet, counted so
-// far): within pass passes, over fail fails, an open one in between is not
-// judged yet, a finished one warns; anything but a pass asks ask.
-func judgeWait(x *TrialFigure, v float64, open bool, pass, fail float64, ask msg.Text) {
-	x.AtLeast = open
+// judgeWait judges a wait of v minutes (open: not over yet, counted to the
+// as-of instant): a finished wait within the pass limit passes, beyond the
+// fail limit fails, in between warns. An open one is judged only once it
+// has passed a limit — past the pass limit it can only end as a warning or
+// a failure (warn, "≥"), past the fail limit it has failed — and is not
+// measured before. The figure prints with the digits that keep it on its
+// side of both limits.
+func judgeWait(x *TrialFigure, v float64, open bool, l waitLimits, ask msg.Text) {
+	x.Value, x.Unit, x.AtLeast, x.N = &v, "min", open, 1
+	d1, _ := trial.Digits(v, trial.Line{Value: l.pass, Op: "<="}, 0)
+	d2, _ := trial.Digits(v, trial.Line{Value: l.fail, Op: "<="}, 0)
+	x.Digits, x.Shown = max(d1, d2), v
 	switch {
-	case v <= pass && !open:
-		x.Verdict = TrialPass
-	case v > fail:
+	case v > l.fail:
 		x.Verdict = TrialFail
+	case v > l.pass:
+		x.Verdict = TrialWarn
 	case open:
 		x.Verdict = TrialUnknown
 	default:
-		x.Verdict = TrialWarn
+		x.Verdict = TrialPass
 	}
 	if x.Verdict != TrialPass {
 		x.AskText = ask
 	}
 }
 
-// trialAcceptance: the node's first check results (the seed's nvidia-smi
-// model and memory, gpustat idle, df -h, the outbound curl) all passing.
-func trialAcceptance(f *nodeFacts) TrialFigure {
-	x := TrialFigure{Key: "acceptance", Unit: "failing checks",
-		CriterionText: msg.New("the first checks pass: GPU model, memory and driver as ordered, GPUs idle, data disk mounted, outbound network (the seed's four-step check)")}
-	if !f.accepted {
+// trialDelivery: order to delivery in minutes; the seed's "within minutes
+// of payment" passes, "hours" warns, "a day or two" fails. A node not
+// delivered counts to the as-of instant.
+func trialDelivery(f *nodeFacts) TrialFigure {
+	x := TrialFigure{Key: trial.KeyDelivery, Unit: "min",
+		CriterionText: msg.New("delivered within %d min of the order (the seed: most deliver \"within minutes of payment\"; waits of hours to a day or two are the slow end; over %d h fails)",
+			int(DeliveryStandard.Minutes()), int(TrialDeliveryWarn.Hours()))}
+	dl := f.delivery
+	if dl == nil {
 		x.Verdict = TrialUnknown
-		x.AskText = msg.New("Run the probe's acceptance check on the trial node as soon as it is delivered.")
+		x.AskText = msg.New("Order the trial node within the months compared, so that its delivery time is measured.")
 		return x
 	}
-	var names []string
-	seen := map[string]bool{}
-	for _, r := range f.accFails {
-		if !seen[r.name] {
-			seen[r.name] = true
-			names = append(names, r.name)
-		}
-	}
-	x.Value, x.N = val(float64(len(names))), 1
-	if len(names) == 0 {
-		x.Verdict = TrialPass
-		return x
-	}
-	x.Verdict = TrialFail
-	x.DetailText = msg.Plain(strings.Join(names, ", "))
-	x.AskText = msg.New("The acceptance check failed (%s): replace the node, or explain why in writing, before anything is signed.", msg.Plain(strings.Join(names, ", ")))
-	return x
-}
-
-// trialRTT: the median of the node's gateway ping averages.
-func trialRTT(f *nodeFacts) TrialFigure {
-	return trialMedian(f, 'r', TrialFigure{Key: "gateway_rtt", Unit: "ms",
-		CriterionText: msg.New("ping to the gateway averages %g ms or less (the seed: over 2 ms means virtualisation overhead or shared bandwidth)", TrialRTTMaxMS)},
-		func(v float64) bool { return v <= TrialRTTMaxMS },
-		msg.New("Let the probe's network check run on the trial node (ping -c 10 to the gateway)."),
-		msg.New("Is the network shared bandwidth, or is a virtualisation layer in the path? What latency to the gateway do you guarantee?"))
-}
-
-// trialIperf: the median iperf3 run against the advertised bandwidth.
-func trialIperf(f *nodeFacts) TrialFigure {
-	return trialMedian(f, 'i', TrialFigure{Key: "iperf3", Unit: "share",
-		CriterionText: msg.New("iperf3 reaches %.0f %% of the advertised internal bandwidth or more (the seed)", 100*TrialIperfMin)},
-		func(v float64) bool { return v >= TrialIperfMin },
-		msg.New("Run iperf3 between the trial node and a second machine of the same provider, against the advertised bandwidth."),
-		msg.New("What are the single-machine and the cross-node bandwidth limits, and is the advertised figure cross-rack? Ask for the bandwidth topology in writing."))
-}
-
-// trialMedian judges the median of the node's network results of one
-// kind: ok passes it; none measured asks measure, a fail asks failed.
-func trialMedian(f *nodeFacts, kind byte, x TrialFigure, ok func(float64) bool, measure, failed msg.Text) TrialFigure {
-	vs := f.netValues(kind)
-	if len(vs) == 0 {
-		x.Verdict, x.AskText = TrialUnknown, measure
-		return x
-	}
-	x.Value, x.N = val(stat.Median(vs)), len(vs)
-	x.Verdict = TrialPass
-	if !ok(*x.Value) {
-		x.Verdict, x.AskText = TrialFail, failed
-	}
+	judgeWait(&x, f.deliveryWait().Minutes(), dl.DeliveredAt == "", waitLimits{DeliveryStandard.Minutes(), TrialDeliveryWarn.Minutes()},
+		msg.New("Are machines racked and powered before the order, ready for instant delivery? What delivery time will the contract promise, with what penalty?"))
 	return x
 }
 
@@ -240,9 +173,9 @@ func trialMedian(f *nodeFacts, kind byte, x TrialFigure, ok func(float64) bool, 
 // (the contract's zone), and its first response in minutes; one still
 // unanswered counts at its wait so far.
 func trialNightTicket(f *nodeFacts) TrialFigure {
-	x := TrialFigure{Key: "night_ticket", Unit: "min",
-		CriterionText: msg.New("a test ticket opened after 22:00 is first answered within %d min (the seed only says to record it; %d min is this scorecard's standard for every provider)",
-			int(ResponseStandardFast.Minutes()), int(ResponseStandardFast.Minutes()))}
+	x := TrialFigure{Key: trial.KeyNightTicket, Unit: "min",
+		CriterionText: msg.New("a test ticket opened after 22:00 is first answered within %d min, %d min at most (the seed only says to record it; these are this scorecard's standards for every provider)",
+			int(ResponseStandardFast.Minutes()), int(ResponseStandardSlow.Minutes()))}
 	var night *obs
 	opened := ""
 	for _, t := range f.tickets {
@@ -259,17 +192,16 @@ func trialNightTicket(f *nodeFacts) TrialFigure {
 		x.AskText = msg.New("Open a test ticket after 22:00 local time and record when it is first answered.")
 		return x
 	}
-	x.Value, x.N = val(night.v), 1
-	x.DetailText = msg.New("opened %s", msg.Plain(opened))
-	judgeWait(&x, night.v, night.censored, ResponseStandardFast.Minutes(), ResponseStandardSlow.Minutes(),
+	judgeWait(&x, night.v, night.censored, waitLimits{ResponseStandardFast.Minutes(), ResponseStandardSlow.Minutes()},
 		msg.New("Is there phone or WeChat Work support at night? What response time does the support SLA promise off-hours, and does it carry compensation?"))
+	x.DetailText = msg.New("opened %s", msg.Plain(opened))
 	return x
 }
 
 // trialBilling: the contract's billing granularity, and with a bill
 // whether the node was billed beyond it.
 func trialBilling(f *nodeFacts) TrialFigure {
-	x := TrialFigure{Key: "billing_granularity", Unit: "s",
+	x := TrialFigure{Key: trial.KeyBilling, Unit: "s",
 		CriterionText: msg.New("billed per second or per minute, as the bill shows (the seed: \"per second\" in the advertisement, \"rounded to the hour\" on the bill)")}
 	var gran int64 = -1
 	for _, m := range f.months {
@@ -282,7 +214,8 @@ func trialBilling(f *nodeFacts) TrialFigure {
 		x.AskText = msg.New("Bill the trial node for a half-hour test and compare the bill with the contract.")
 		return x
 	}
-	x.Value, x.N = val(float64(gran)), 1
+	x.Plain(float64(gran), "s", 0)
+	x.N = 1
 	x.Verdict = TrialPass
 	if time.Duration(gran)*time.Second > TrialGranularity {
 		x.Verdict = TrialWarn
@@ -298,14 +231,47 @@ func trialBilling(f *nodeFacts) TrialFigure {
 	return x
 }
 
-// netValues are the node's network results of one kind ('r' gateway RTT
-// ms, 'i' iperf3 share of nominal).
-func (f *nodeFacts) netValues(kind byte) []float64 {
-	var vs []float64
-	for _, r := range f.net {
-		if r.kind == kind {
-			vs = append(vs, r.val)
+// trialPrice: what the trial node cost over the months — the bill's amount
+// where it has one, else what the contract charges for the hours it bills
+// — against the hours it was usable. The seed sets no line: recorded.
+func trialPrice(f *nodeFacts) TrialFigure {
+	x := TrialFigure{Key: trial.KeyPrice,
+		CriterionText: msg.New("recorded: what the trial cost, the bill's amount where there is one (the seed: a half-hour test costs about half an hour billed per second, a whole hour billed by the hour)")}
+	amounts := map[string]float64{}
+	var billed, usable int64
+	fromBill := 0
+	for _, m := range f.months {
+		if m.billed <= 0 && !m.fromBill {
+			continue
+		}
+		amounts[m.currency] += m.charge
+		billed, usable = billed+m.billed, usable+m.usable
+		if m.fromBill {
+			fromBill++
 		}
 	}
-	return vs
+	if len(amounts) == 0 {
+		x.Verdict = TrialUnknown
+		x.AskText = msg.New("Bill the trial node for a half-hour test and compare the bill with the contract.")
+		return x
+	}
+	var curs []string
+	for c := range amounts {
+		curs = append(curs, c)
+	}
+	sort.Strings(curs)
+	x.Verdict, x.N = TrialRecorded, len(f.months)
+	if len(curs) == 1 {
+		x.Plain(amounts[curs[0]], curs[0], 2)
+	}
+	parts := make([]string, len(curs))
+	for i, c := range curs {
+		parts[i] = fmt.Sprintf("%.2f %s", amounts[c], c)
+	}
+	x.DetailText = msg.New("%.2f h billed, %.2f h usable; %d month(s) at the bill's amount", float64(billed)/3600, float64(usable)/3600, fromBill)
+	if len(curs) > 1 {
+		x.DetailText = msg.New("%s for %.2f h billed, %.2f h usable; %d month(s) at the bill's amount", msg.Plain(strings.Join(parts, " + ")),
+			float64(billed)/3600, float64(usable)/3600, fromBill)
+	}
+	return x
 }

@@ -306,19 +306,28 @@ func bandwidth(n Node) Row {
 			line.Value, sheet.Datasheet, BandwidthMinPct, msg.Plain(model), sheet.Healthy, genuine, 100*GenuineShare)
 	}
 	x.SetFigure(worstPct, "%", line, 1)
-	if x.Verdict == Fail {
+	switch {
+	case x.Verdict == Fail:
 		x.AskText = msg.New("Memory bandwidth is below the line: cut-down or slower memory than the model's. Ask for the memory specification and another card.")
+	case n.GPUs > 0 && len(per) < n.GPUs:
+		x.Verdict = NotMeasured
+		x.DetailText = msg.New("%d of %d GPUs measured", len(per), n.GPUs)
+		x.AskText = msg.New("Run `gpuprobe trial` while nothing else uses the GPUs, so that every GPU is measured.")
 	}
 	return x
 }
 
-// cardModel is the model GPU g reported itself as (gpu.model's value),
-// else the order's.
+// cardModel is the model GPU g reported itself as (gpu.model's value)
+// where the probe found that name true to the card's device id, else the
+// order's: a relabelled card is held to what was paid for.
 func cardModel(n Node, g int) string {
 	for i := len(n.Results) - 1; i >= 0; i-- {
 		r := n.Results[i]
-		if r.Name == "gpu.model" && r.Value != "" && r.GPU != nil && *r.GPU == g {
-			return r.Value
+		if r.Name == "gpu.model" && r.GPU != nil && *r.GPU == g {
+			if r.Verdict == resPass && r.Value != "" {
+				return r.Value
+			}
+			break
 		}
 	}
 	return n.Model

@@ -255,9 +255,15 @@ func (r *Row) Plain(v float64, unit string, base int) {
 	r.Value, r.Unit, r.Digits, r.Shown = &v, unit, base, v
 }
 
+// round is v at d decimals exactly as it is printed (strconv rounds a
+// tie to even: 30.5 prints as "30"), so that the digits chosen are judged
+// on the very figure a reader sees.
 func round(v float64, d int) float64 {
-	p := math.Pow(10, float64(d))
-	return math.Round(v*p) / p
+	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'f', d, 64), 64)
+	if err != nil {
+		return v
+	}
+	return r
 }
 
 // judged are the results that meet a criterion: not skipped, and with a

@@ -24,14 +24,8 @@ func init() {
 	commands = append(commands, newScorecardCmd)
 }
 
-func newScorecardCmd() *cobra.Command {
-	var termsFiles []string
-	var eventsFile, data, from, to, format, asOf, billFile, ratesFile, output, langFlag string
-	var trial bool
-	cmd := &cobra.Command{
-		Use:   "scorecard --terms FILE (--events FILE | --data DIR) [--from YYYY-MM --to YYYY-MM]",
-		Short: "Compare providers on what the probes measured, over a run of months",
-		Long: `Reads contract terms and the event log (--events FILE, "-" for standard input,
+// scorecardLong is `gpusla scorecard --help`'s text.
+const scorecardLong = `Reads contract terms and the event log (--events FILE, "-" for standard input,
 or the local backend's store with --data DIR) and prints the provider scorecard
 (docs/scorecard.md): per provider and per provider × GPU model, delivery,
 hardware truth, reliability, network, support, billing and performance, each
@@ -40,12 +34,23 @@ baselines. --to defaults to the month before --as-of (default now), --from
 to --to.
 
 --trial is the seed's own method: one node rented from each provider, the
-same checks on each, one page side by side — delivery minutes, the
-acceptance check, gateway RTT and iperf3 against the advertised bandwidth,
-the 22:00 test ticket, billing granularity — each judged against the seed's
-criteria, never ranked, with what to ask each provider next (md, html, pdf
-or json; --lang en or zh).`,
-		Args: cobra.NoArgs,
+same checks on each, one page side by side — delivery, acceptance over every
+result of the trial, the four steps after delivery (nvidia-smi against the
+order, gpustat idle, df -h, curl -I), gpu_burn 30 min, bandwidthTest 90 %,
+nccl-tests all_reduce, power within 5 %, iperf3 70 %, ping 2 ms, the 22:00
+test ticket, billing granularity and what the trial cost — each judged
+against the seed's criterion (docs/scorecard.md, "Trial mode"), never ranked,
+with what to ask each provider next (md, html, pdf or json; --lang en or zh).`
+
+func newScorecardCmd() *cobra.Command {
+	var termsFiles []string
+	var eventsFile, data, from, to, format, asOf, billFile, ratesFile, output, langFlag string
+	var trial bool
+	cmd := &cobra.Command{
+		Use:   "scorecard --terms FILE (--events FILE | --data DIR) [--from YYYY-MM --to YYYY-MM]",
+		Short: "Compare providers on what the probes measured, over a run of months",
+		Long:  scorecardLong,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(termsFiles) == 0 {
 				return fmt.Errorf("--terms is required")
@@ -68,6 +73,7 @@ or json; --lang en or zh).`,
 			if err != nil {
 				return err
 			}
+			opts.Trial = trial
 			all, err := monthreport.ReadTerms(termsFiles)
 			if err != nil {
 				return err

@@ -200,7 +200,7 @@ func TestScorecardTrial(t *testing.T) {
 	if out != string(want) {
 		t.Errorf("--trial --lang zh differs from the golden page:\n%s", out)
 	}
-	if out, err := run("--format", "json"); err != nil || !strings.Contains(out, `"schema": "gpusla.trial/v1"`) || !strings.Contains(out, `"verdict": "fail"`) {
+	if out, err := run("--format", "json"); err != nil || !strings.Contains(out, `"schema": "gpusla.trial/v2"`) || !strings.Contains(out, `"verdict": "fail"`) {
 		t.Errorf("json: %v %.300s", err, out)
 	}
 	if _, err := run("--format", "csv"); err == nil || !strings.Contains(err.Error(), "with --trial") {

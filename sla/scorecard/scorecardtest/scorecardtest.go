@@ -34,7 +34,7 @@ func dir(t testing.TB) string {
 // Golden builds the golden scorecard.
 func Golden(t testing.TB) *scorecard.Scorecard {
 	t.Helper()
-	sc, err := builder(t, "two-providers.jsonl", nil, nil).Build()
+	sc, err := builder(t, "two-providers.jsonl", nil, nil, false).Build()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func GoldenTrial(t testing.TB) *scorecard.Trial {
 // name, a provider named so).
 func GoldenTrialEdited(t testing.TB, edit func(all []*terms.Terms, log []byte) []byte) *scorecard.Trial {
 	t.Helper()
-	tr, err := builder(t, "trial.jsonl", []billing.Line{{Line: 2, Node: "tb", Period: "2026-03", Hours: 750, HasHours: true}}, edit).BuildTrial()
+	tr, err := builder(t, "trial.jsonl", []billing.Line{{Line: 2, Node: "tb", Period: "2026-03", Hours: 750, HasHours: true}}, edit, true).BuildTrial()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func GoldenTrialEdited(t testing.TB, edit func(all []*terms.Terms, log []byte) [
 // builder is a March 2026 builder under the golden terms, as of
 // 2026-04-05T00:00:00Z, that has read the golden log file, both as edit
 // changes them when it is not nil.
-func builder(t testing.TB, file string, bill []billing.Line, edit func([]*terms.Terms, []byte) []byte) *scorecard.Builder {
+func builder(t testing.TB, file string, bill []billing.Line, edit func([]*terms.Terms, []byte) []byte, trial bool) *scorecard.Builder {
 	t.Helper()
 	d := dir(t)
 	all, err := terms.ReadFile(filepath.Join(d, "two-providers-terms.yaml"))
@@ -81,7 +81,7 @@ func builder(t testing.TB, file string, bill []billing.Line, edit func([]*terms.
 		log = edit(all, log)
 	}
 	m := scorecard.Month{Year: 2026, Month: time.March}
-	b, err := scorecard.NewBuilder(all, scorecard.Options{From: m, To: m, AsOf: time.Date(2026, 4, 5, 0, 0, 0, 0, time.UTC), Bill: bill})
+	b, err := scorecard.NewBuilder(all, scorecard.Options{From: m, To: m, AsOf: time.Date(2026, 4, 5, 0, 0, 0, 0, time.UTC), Bill: bill, Trial: trial})
 	if err != nil {
 		t.Fatal(err)
 	}
