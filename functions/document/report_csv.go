@@ -31,7 +31,7 @@ func writeCSV(w io.Writer, r *report.Report, d *doc, bom bool) error {
 	head := []string{"month", "contract", "provider", "node", "gpu_model", "gpus", "period_seconds", "excluded_seconds",
 		"uptime_target_percent", "uptime_observed_percent", "uptime_claimable_percent", "observed_outage_seconds",
 		"claimable_outage_seconds", "outages", "tickets", "tickets_breached", "delivery_status", "delivery_seconds",
-		"charge", "credit_percent", "credit_capped", "claim", "currency", "claim_deadline", "downtime_credit"}
+		"charge", "credit_percent", "credit_capped", "claim", "currency", "claim_deadline", "downtime_credit", "provisional_as_of"}
 	if err := cw.row(csvHead(d, head)); err != nil {
 		return err
 	}
@@ -45,6 +45,14 @@ func writeCSV(w io.Writer, r *report.Report, d *doc, bom bool) error {
 		}
 		return f(*v)
 	}
+	// A row of a month not over as of the as-of instant says so in every
+	// row: a spreadsheet's rows are read one by one.
+	provisional := map[string]string{}
+	for _, c := range r.Contracts {
+		if c.Provisional {
+			provisional[c.Contract] = r.AsOf
+		}
+	}
 	for k := range r.Nodes {
 		n := &r.Nodes[k]
 		row := []string{r.Month, n.Contract, n.Provider, n.Node, n.Hardware.GPUModel, strconv.Itoa(n.Hardware.GPUCount),
@@ -53,7 +61,7 @@ func writeCSV(w io.Writer, r *report.Report, d *doc, bom bool) error {
 			strconv.Itoa(len(n.Outages)), strconv.Itoa(len(n.Tickets)), strconv.Itoa(breached(n)), csvWord(d, n.Delivery.Status),
 			i(n.Delivery.Seconds), strconv.FormatFloat(n.Billing.Charge, 'f', 2, 64), f(n.Credit.Percent),
 			csvBool(d, n.Credit.Capped), strconv.FormatFloat(n.Credit.Amount, 'f', 2, 64), n.Currency, n.ClaimDeadline,
-			strconv.FormatFloat(n.Credit.DowntimeAmount, 'f', 2, 64)}
+			strconv.FormatFloat(n.Credit.DowntimeAmount, 'f', 2, 64), provisional[n.Contract]}
 		if err := cw.row(row); err != nil {
 			return err
 		}

@@ -9,8 +9,12 @@ import (
 // the claim pages first, then the summary and each node.
 func writeMarkdown(w io.Writer, d *doc) error {
 	var b strings.Builder
-	b.WriteString("# " + mdText(d.Title) + "\n\n" + mdText(d.Intro) + "\n\n")
-	b.WriteString("**" + mdText(d.P.T("Total claim")+strings.TrimSpace(d.P.Colon())) + "** " + strings.Join(bold(d.Totals), " · ") + "\n")
+	b.WriteString("# " + mdText(d.Title) + "\n\n")
+	if d.Provisional != "" {
+		b.WriteString("> **" + mdText(d.Provisional) + "**\n\n")
+	}
+	b.WriteString(mdText(d.Intro) + "\n\n")
+	b.WriteString("**" + mdText(d.TotalLabel+strings.TrimSpace(d.P.Colon())) + "** " + strings.Join(bold(d.Totals), " · ") + "\n")
 	if l := d.LeftOut; l != nil {
 		b.WriteString("\n## " + mdText(l.Title) + "\n\n**" + mdText(l.Intro) + "**\n\n")
 		mdTable(&b, l.Table)

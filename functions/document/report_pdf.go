@@ -26,6 +26,7 @@ const pdfFont = "wqy"
 // charts as the HTML form, the claim pages first.
 func writePDF(w io.Writer, r *report.Report, d *doc) error {
 	p := newPDFWriter(d.Title, r.AsOf, d.P)
+	p.provisional = r.Provisional
 	for _, c := range d.Claims {
 		p.claim(c)
 	}
@@ -54,6 +55,9 @@ type pdfWriter struct {
 	f    *fpdf.Fpdf
 	left float64
 	w    float64 // usable width
+	// provisional: the month is not over as of the as-of instant, and
+	// every page's footer says so.
+	provisional bool
 }
 
 var pdfColors = map[string][3]int{
@@ -87,7 +91,11 @@ func newPDFWriter(title, asOf string, pr *i18n.Printer) *pdfWriter {
 		f.SetY(-10)
 		f.SetFont(pdfFont, "", 7)
 		f.SetTextColor(95, 107, 118)
-		f.CellFormat(0, 4, pr.T("%s, as of %s - page %d of %s", title, pr.Stamp(asOf), f.PageNo(), "{nb}"), "", 0, "R", false, 0, "")
+		line := pr.T("%s, as of %s - page %d of %s", title, pr.Stamp(asOf), f.PageNo(), "{nb}")
+		if p.provisional {
+			line = pr.T("%s, provisional, as of %s - page %d of %s", title, pr.Stamp(asOf), f.PageNo(), "{nb}")
+		}
+		f.CellFormat(0, 4, line, "", 0, "R", false, 0, "")
 		f.SetTextColor(0, 0, 0)
 	})
 	return p
@@ -216,7 +224,12 @@ func (p *pdfWriter) cover(d *doc) {
 	p.f.AddPage()
 	p.text(18, "B", d.Title)
 	p.text(8, "", d.Intro)
-	p.text(11, "B", d.P.T("Total claim")+": "+strings.Join(d.Totals, "  ·  "))
+	if d.Provisional != "" {
+		p.f.SetTextColor(198, 40, 40)
+		p.text(10, "B", d.Provisional)
+		p.f.SetTextColor(0, 0, 0)
+	}
+	p.text(11, "B", d.TotalLabel+": "+strings.Join(d.Totals, "  ·  "))
 	p.f.Ln(2)
 	if l := d.LeftOut; l != nil {
 		p.text(11, "B", l.Title)

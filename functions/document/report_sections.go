@@ -16,12 +16,17 @@ import (
 // for the locale. Markdown, HTML and PDF each draw it; only the drawing
 // differs, so the three say the same in every language.
 type doc struct {
-	P      *i18n.Printer
-	Lang   string // BCP 47, for <html lang>
-	Title  string
-	Intro  string
-	Totals []string // total claim, one entry per currency
-	Claims []claimPage
+	P     *i18n.Printer
+	Lang  string // BCP 47, for <html lang>
+	Title string
+	Intro string
+	// Provisional says, when the month is not over as of the as-of
+	// instant, that the figures are the service so far and that no claim
+	// letter is written; Mark is its short form for every page.
+	Provisional, Mark string
+	TotalLabel        string
+	Totals            []string // total claim, one entry per currency
+	Claims            []claimPage
 	// Summary tables: by contract, by node, the bill's reconciliation.
 	Contracts, Nodes table
 	Bill             *table
@@ -118,6 +123,13 @@ func newDoc(r *report.Report, x Extras) (*doc, error) {
 	p := i18n.New(langOf(r, x))
 	d := &doc{P: p, Lang: map[i18n.Lang]string{i18n.EN: "en", i18n.ZH: "zh-Hans"}[p.Lang]}
 	d.Title = p.T("SLA report %s", p.Month(r.Month))
+	d.TotalLabel = p.T("Total claim")
+	if r.Provisional {
+		d.Mark = p.T("provisional, as of %s", p.Stamp(r.AsOf))
+		d.Title = p.T("%s (%s)", d.Title, d.Mark)
+		d.TotalLabel = p.T("Credit earned so far (provisional)")
+		d.Provisional = p.T("Provisional, as of %s: the month is not over, so these figures cover the service up to that instant and will change. A claim is filed for a month that is over: this report holds no claim letter.", p.Stamp(r.AsOf))
+	}
 	d.Intro = p.T("As of %s. Read %d events (%d duplicates ignored, %d after the as-of instant left out). Each contract's month is its calendar month in its own time zone; times are in that zone.",
 		p.Stamp(r.AsOf), r.Input.Events, r.Input.Duplicates, r.Input.AfterAsOf)
 	sums := map[string]float64{}
@@ -126,6 +138,11 @@ func newDoc(r *report.Report, x Extras) (*doc, error) {
 	}
 	d.Totals = p.Totals(sums)
 	for i := range r.Contracts {
+		// A month that is not over has no claim yet: no letter is written
+		// that could be signed and sent.
+		if r.Contracts[i].Provisional {
+			continue
+		}
 		d.Claims = append(d.Claims, claim(claimPrinter(p, x, &r.Contracts[i]), r, &r.Contracts[i]))
 	}
 	d.Contracts = table{Title: p.T("Claims by provider"), Widths: []float64{12, 18, 16, 6, 7, 9, 9, 7, 14, 13, 16},

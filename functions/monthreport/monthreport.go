@@ -20,6 +20,7 @@ import (
 	"github.com/gpusla/gpusla/functions/document"
 	"github.com/gpusla/gpusla/internal/atomicfile"
 	"github.com/gpusla/gpusla/sla/billing"
+	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/scorecard"
@@ -33,7 +34,10 @@ type Request struct {
 	Stdin  io.Reader // read when Events is "-"
 	Month  string    // YYYY-MM, each contract's month in its own time zone
 	// AsOf (RFC 3339) leaves out what was received after it and judges
-	// pending tickets and ongoing outages at it; "" means Now.
+	// pending tickets and ongoing outages at it. "" means the last instant
+	// the event log records (events.LastKnown), no later than Now: the
+	// same log then gives the same report in every format and on every
+	// day. A log read from Stdin cannot be read twice and is judged at Now.
 	AsOf string
 	Now  func() time.Time // nil: the system clock
 	// Seal sets the report's evidence seal (report.Seal: the observations
@@ -121,15 +125,9 @@ func newBuilder(r Request) (*report.Builder, *scorecard.Builder, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("--month %q: want YYYY-MM", r.Month)
 	}
-	now := r.Now
-	if now == nil {
-		now = time.Now
-	}
-	at := now().UTC()
-	if r.AsOf != "" {
-		if at, err = time.Parse(time.RFC3339, r.AsOf); err != nil {
-			return nil, nil, fmt.Errorf("--as-of %q: want an RFC 3339 instant such as 2026-04-01T00:00:00Z", r.AsOf)
-		}
+	at, err := r.asOf()
+	if err != nil {
+		return nil, nil, err
 	}
 	all, err := ReadTerms(r.Terms)
 	if err != nil {
@@ -142,6 +140,39 @@ func newBuilder(r Request) (*report.Builder, *scorecard.Builder, error) {
 	}
 	rb, err := report.NewBuilder(all, report.Options{Year: m.Year(), Month: m.Month(), AsOf: at})
 	return rb, nil, err
+}
+
+// asOf is the instant the report is judged at: --as-of, else the last
+// instant the log records (no later than now), else now.
+func (r Request) asOf() (time.Time, error) {
+	if r.AsOf != "" {
+		at, err := time.Parse(time.RFC3339, r.AsOf)
+		if err != nil {
+			return at, fmt.Errorf("--as-of %q: want an RFC 3339 instant such as 2026-04-01T00:00:00Z", r.AsOf)
+		}
+		return at, nil
+	}
+	now := time.Now
+	if r.Now != nil {
+		now = r.Now
+	}
+	at := now().UTC()
+	if r.Events == "-" {
+		return at, nil
+	}
+	f, err := os.Open(r.Events)
+	if err != nil {
+		return at, fmt.Errorf("read events: %w", err)
+	}
+	defer f.Close()
+	last, err := events.LastKnown(r.Events, f)
+	if err != nil {
+		return at, err
+	}
+	if !last.IsZero() && last.Before(at) {
+		at = last.UTC()
+	}
+	return at, nil
 }
 
 // ReadTerms reads every --terms file (report, bundle and scorecard); a

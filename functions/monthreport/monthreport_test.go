@@ -40,25 +40,45 @@ func TestBuild(t *testing.T) {
 		fromFile.Input.Events != 3 || fromStdin.Input.Events != 3 {
 		t.Fatalf("file %+v\nstdin %+v", fromFile, fromStdin)
 	}
-	early, _, err := Build(Request{Terms: termsFiles, Events: "-", Stdin: strings.NewReader(log), Month: "2026-03", AsOf: "2026-03-01T02:00:00Z"})
+	// New York's March begins at 05:00 UTC: the earliest as-of both
+	// contracts' month has begun at.
+	early, _, err := Build(Request{Terms: termsFiles, Events: "-", Stdin: strings.NewReader(log), Month: "2026-03", AsOf: "2026-03-01T05:00:00Z"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if early.Input.AfterAsOf != 1 || fromFile.Input.AfterAsOf != 0 {
-		t.Errorf("left out as of 02:00: %d, as of the next day: %d; want the 05:00 heartbeat only, then nothing",
+		t.Errorf("left out as of 05:00: %d, as of the next day: %d; want the 05:00 heartbeat only, then nothing",
 			early.Input.AfterAsOf, fromFile.Input.AfterAsOf)
 	}
 }
 
-// Without --as-of the report is judged at the clock's now.
-func TestBuildAsOfDefaultsToNow(t *testing.T) {
-	now := time.Date(2026, 3, 20, 8, 0, 0, 0, time.FixedZone("CST", 8*3600))
-	rep, _, err := Build(Request{Terms: termsFiles, Events: writeLog(t, log), Month: "2026-03", Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := now.UTC().Format(time.RFC3339); rep.AsOf != want {
-		t.Fatalf("as of %q, want %q", rep.AsOf, want)
+// Without --as-of the report is judged at the last instant the log
+// records, so the same log gives the same report on any day and in any
+// format; never after the clock's now, and from standard input (which
+// cannot be read twice) at now.
+func TestBuildAsOfDefaultsToTheLog(t *testing.T) {
+	ev := writeLog(t, log)
+	for _, c := range []struct {
+		now   time.Time
+		stdin bool
+		want  string
+	}{
+		{time.Date(2026, 3, 20, 8, 0, 0, 0, time.UTC), false, "2026-03-01T05:00:01Z"}, // the 05:00 heartbeat's receipt
+		{time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), false, "2026-03-01T05:00:01Z"},  // a later day: the same report
+		{time.Date(2026, 3, 1, 5, 0, 0, 0, time.UTC), false, "2026-03-01T05:00:00Z"},  // a clock behind the log
+		{time.Date(2026, 3, 20, 8, 0, 0, 0, time.UTC), true, "2026-03-20T08:00:00Z"},
+	} {
+		r := Request{Terms: termsFiles, Events: ev, Month: "2026-03", Now: func() time.Time { return c.now }}
+		if c.stdin {
+			r.Events, r.Stdin = "-", strings.NewReader(log)
+		}
+		rep, _, err := Build(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.AsOf != c.want || !rep.Provisional {
+			t.Errorf("now %s (stdin %v): as of %q (provisional %v), want %q, provisional", c.now, c.stdin, rep.AsOf, rep.Provisional, c.want)
+		}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpusla/gpusla/sla/account"
 	"github.com/gpusla/gpusla/sla/baseline"
+	"github.com/gpusla/gpusla/sla/calendar"
 	"github.com/gpusla/gpusla/sla/delivery"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/incident"
@@ -219,6 +220,9 @@ func NewBuilder(contracts []*terms.Terms, opts Options) (*Builder, error) {
 	}
 	if opts.AsOf.IsZero() {
 		return nil, fmt.Errorf("as-of instant missing")
+	}
+	if err := notBegun(contracts, opts); err != nil {
+		return nil, err
 	}
 	// The earliest any zone's month can begin, minus the lookback.
 	b.winStart = time.Date(opts.Year, opts.Month, 1, 0, 0, 0, 0, time.UTC).Add(-14*time.Hour - lookback).UnixNano()
@@ -656,4 +660,34 @@ func nonNil(l []string) []string {
 		return []string{}
 	}
 	return l
+}
+
+// provisional says whether the month is not over in loc as of the report's
+// as-of instant.
+func (b *Builder) provisional(loc *time.Location) bool {
+	_, end := calendar.MonthBounds(b.opts.Year, b.opts.Month, loc)
+	return b.opts.AsOf.Before(end)
+}
+
+// notBegun refuses a month that has not begun as of opts.AsOf in the zone
+// of a contract given (UTC without any): there is nothing to report of
+// it, and a report dated before its month would read as one of it.
+func notBegun(contracts []*terms.Terms, opts Options) error {
+	zones := []*time.Location{time.UTC}
+	names := []string{"UTC"}
+	if len(contracts) > 0 {
+		zones, names = nil, nil
+		for _, t := range contracts {
+			zones = append(zones, t.Calendar.Loc)
+			names = append(names, "contract "+t.Contract+"'s zone, "+t.Calendar.Loc.String())
+		}
+	}
+	for i, loc := range zones {
+		start, _ := calendar.MonthBounds(opts.Year, opts.Month, loc)
+		if opts.AsOf.Before(start) {
+			return fmt.Errorf("month %04d-%02d has not begun as of %s in %s (it begins %s): a report of a future month is refused",
+				opts.Year, opts.Month, opts.AsOf.UTC().Format(time.RFC3339), names[i], start.UTC().Format(time.RFC3339))
+		}
+	}
+	return nil
 }

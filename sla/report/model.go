@@ -26,12 +26,17 @@ const Schema = "gpusla.report/v1"
 
 // Report is one month's report for every node in the log.
 type Report struct {
-	Schema    string     `json:"schema"`
-	Month     string     `json:"month"` // YYYY-MM, in each contract's time zone
-	AsOf      string     `json:"as_of"` // RFC 3339, UTC
-	Input     Input      `json:"input"`
-	Contracts []Contract `json:"contracts"`
-	Nodes     []Node     `json:"nodes"`
+	Schema string `json:"schema"`
+	Month  string `json:"month"` // YYYY-MM, in each contract's time zone
+	AsOf   string `json:"as_of"` // RFC 3339, UTC
+	// Provisional: as of AsOf the month is not over in the zone of some
+	// contract given (Contract.Provisional says which): its figures cover
+	// the service up to AsOf only and will change, and no claim can be
+	// filed for it yet.
+	Provisional bool       `json:"provisional"`
+	Input       Input      `json:"input"`
+	Contracts   []Contract `json:"contracts"`
+	Nodes       []Node     `json:"nodes"`
 	// Fleet compares each node's stress figures with its siblings (the
 	// nodes of its GPU model); absent when no node sent stress results.
 	Fleet *baseline.Result `json:"fleet,omitempty"`
@@ -120,10 +125,13 @@ type Input struct {
 
 // Contract is the per-provider summary.
 type Contract struct {
-	Contract        string  `json:"contract"`
-	Provider        string  `json:"provider"`
-	Currency        string  `json:"currency"`
-	TimeZone        string  `json:"timezone"`
+	Contract string `json:"contract"`
+	Provider string `json:"provider"`
+	Currency string `json:"currency"`
+	TimeZone string `json:"timezone"`
+	// Provisional: the month is not over in TimeZone as of the report's
+	// as_of; the claim is what the service so far would earn, not a claim.
+	Provisional     bool    `json:"provisional"`
 	MonthStart      string  `json:"month_start"`
 	MonthEnd        string  `json:"month_end"`
 	MonthSeconds    int64   `json:"month_seconds"`

@@ -156,6 +156,10 @@ func (b *Builder) Assemble(parts []Part, in Input) (*Report, error) {
 func (b *Builder) assemble(parts []Part, in Input) *Report {
 	r := &Report{Schema: Schema, Month: fmt.Sprintf("%04d-%02d", b.opts.Year, b.opts.Month),
 		AsOf: b.opts.AsOf.UTC().Format(time.RFC3339), Input: in, Nodes: []Node{}, Contracts: []Contract{}, Fleet: b.fleetRes}
+	r.Provisional = b.provisional(time.UTC)
+	for _, tm := range b.contracts {
+		r.Provisional = r.Provisional || b.provisional(tm.Calendar.Loc)
+	}
 	sums := map[string]*Contract{}
 	retro := retroAcc{unrecorded: map[string]bool{}}
 	for _, p := range parts {
@@ -200,7 +204,7 @@ func (b *Builder) assemble(parts []Part, in Input) *Report {
 func (b *Builder) contractSummary(tm *terms.Terms) *Contract {
 	ms, me := calendar.MonthBounds(b.opts.Year, b.opts.Month, tm.Calendar.Loc)
 	c := &Contract{Contract: tm.Contract, Provider: tm.Provider, Currency: tm.Currency, TimeZone: tm.TimeZone,
-		MonthStart: ts(ms, tm), MonthEnd: ts(me, tm), MonthSeconds: secs(me.Sub(ms)), UptimeTarget: tm.Uptime.Target,
+		Provisional: b.provisional(tm.Calendar.Loc), MonthStart: ts(ms, tm), MonthEnd: ts(me, tm), MonthSeconds: secs(me.Sub(ms)), UptimeTarget: tm.Uptime.Target,
 		ClaimDeadline: ts(tm.Claim.Deadline(me, tm.Calendar.Loc), tm),
 		Renter:        tm.Paperwork.Renter, ContractNumber: tm.Paperwork.ContractNumber, Lang: tm.Paperwork.Lang, Clauses: map[string]string{},
 		Sources: sources(tm), Unverified: nonNil(tm.Unverified()), Procedure: procedureOf(tm), Approximations: approximationsOf(tm)}

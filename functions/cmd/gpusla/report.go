@@ -28,9 +28,13 @@ and claimable, outages with cause and evidence, tickets against their targets,
 delivery, credits, the total claim and the claim deadline.
 
 The month is each contract's calendar month in its own time zone. --as-of
-(RFC 3339, default now) leaves out what was received after it and judges
-pending tickets and ongoing outages at it. A malformed line fails the whole
-run with its line number; no partial report is ever printed.
+(RFC 3339) leaves out what was received after it and judges pending tickets
+and ongoing outages at it; without it the report is judged at the last
+instant the event log records (standard input: now), so the md and the pdf
+of one log say the same. A month not over as of then is provisional: every
+page and the JSON say "provisional, as of …" and no claim letter is written.
+A month that has not begun is refused. A malformed line fails the whole run
+with its line number; no partial report is ever printed.
 
 A node registered under a contract no --terms file defines cannot be judged:
 it is left out (with its tickets), every other node is reported, and the
@@ -62,6 +66,9 @@ exit status is then 3 (partial report: written, but not for every node);
 			if err := monthreport.Write(rep, out); err != nil {
 				return err
 			}
+			if rep.Provisional {
+				fmt.Fprintf(cmd.ErrOrStderr(), "gpusla: %s is not over as of %s: the report is provisional and holds no claim letter\n", rep.Month, rep.AsOf)
+			}
 			// The others' report stands; the left-out node is named, and
 			// the exit status says the report is partial.
 			monthreport.WarnSkipped(cmd.ErrOrStderr(), skipped)
@@ -78,7 +85,7 @@ exit status is then 3 (partial report: written, but not for every node);
 	f.StringVar(&out.Bill, "bill", "", "provider's bill (CSV, docs/bills.md: node,period,billed_hours,amount, or the full form with a kind column) to judge line by line; shown in every format")
 	f.StringVar(&out.BillFormat, "bill-format", "", "form of --bill: gpusla (the CSV of docs/bills.md, the default) or aws-cur (an AWS Cost and Usage Report CSV, resources tagged gpusla-node)")
 	f.BoolVar(&req.Scorecard, "scorecard", false, "add the month's provider scorecard section (each provider's headline figures beside the whole fleet, with n; docs/scorecard.md) to json, md, html and pdf")
-	f.StringVar(&req.AsOf, "as-of", "", "judge the report as of this RFC 3339 instant (default now)")
+	f.StringVar(&req.AsOf, "as-of", "", "judge the report as of this RFC 3339 instant (default: the last instant the event log records, so every format and every run of one log agree)")
 	f.StringVarP(&out.Path, "output", "o", "", "write the report to this file (atomically) instead of standard output")
 	return cmd
 }

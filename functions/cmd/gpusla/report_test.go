@@ -106,18 +106,18 @@ func TestReportWritesFileAtomically(t *testing.T) {
 // language is refused before anything is read, and the claim page quotes
 // the seal of the events given.
 func TestReportLanguages(t *testing.T) {
-	out, err := runReport(t, reportLog, "--month", "2026-03", "--as-of", "2026-03-02T00:00:00Z", "--format", "md")
+	out, err := runReport(t, reportLog, "--month", "2026-03", "--as-of", "2026-04-02T00:00:00Z", "--format", "md")
 	if err != nil || !strings.Contains(out, "服务赔偿申请") || !strings.Contains(out, "合同编号") {
 		t.Fatalf("default language of cn-example is not zh: %v\n%s", err, out)
 	}
 	if !strings.Contains(out, "证据包：哈希链头") {
 		t.Errorf("claim page does not quote the evidence seal:\n%s", out)
 	}
-	out, err = runReport(t, reportLog, "--month", "2026-03", "--as-of", "2026-03-02T00:00:00Z", "--format", "md", "--lang", "en")
+	out, err = runReport(t, reportLog, "--month", "2026-03", "--as-of", "2026-04-02T00:00:00Z", "--format", "md", "--lang", "en")
 	if err != nil || !strings.Contains(out, "Claim for service credits") || strings.Contains(out, "服务赔偿申请") {
 		t.Fatalf("--lang en: %v\n%s", err, out)
 	}
-	out, err = runReport(t, reportLog, "--month", "2026-03", "--as-of", "2026-03-02T00:00:00Z", "--format", "csv", "--bom")
+	out, err = runReport(t, reportLog, "--month", "2026-03", "--as-of", "2026-04-02T00:00:00Z", "--format", "csv", "--bom")
 	if err != nil || !strings.HasPrefix(out, "\ufeff月份,") {
 		t.Fatalf("--bom csv: %v\n%q", err, out[:min(len(out), 40)])
 	}

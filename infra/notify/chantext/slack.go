@@ -222,7 +222,12 @@ const SlackMax = 38000
 // penalties the contract attaches to late ones.
 func SlackReportSummary(rep *report.Report, skipped []report.Skipped) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "*SLA report %s* (as of %s)\n", rep.Month, rep.AsOf)
+	if rep.Provisional {
+		// The month is not over: its figures are the service so far.
+		fmt.Fprintf(&b, "*SLA report %s* (provisional, as of %s: the month is not over, so these figures will change and nothing can be claimed yet)\n", rep.Month, rep.AsOf)
+	} else {
+		fmt.Fprintf(&b, "*SLA report %s* (as of %s)\n", rep.Month, rep.AsOf)
+	}
 	for _, s := range skipped {
 		fmt.Fprintf(&b, ":warning: node *%s* left out of the report: %s\n", s.Node, s.Reason)
 	}
