@@ -165,8 +165,8 @@ type Contract struct {
 	// Letter is what the month's claim letter is (LetterRequest,
 	// LetterNotice, LetterNone): a request when a credit is owed, a notice
 	// of breach when a breach earns none (unless the renter chose no
-	// letter, claim.without_credit: nothing), none without a breach. A
-	// letter never requests 0.00.
+	// letter, claim.without_credit: nothing), none without a breach or
+	// for a month not over (Provisional). A letter never requests 0.00.
 	Letter string `json:"letter"`
 	// Procedure is how the provider's text asks a claim to be filed
 	// (claim.channel, subject, include, …); absent when the terms state

@@ -181,6 +181,9 @@ func (b *Builder) assemble(parts []Part, in Input) *Report {
 	}
 	for _, c := range sums {
 		c.Letter = letterOf(b.contracts[c.Contract], c, r.Nodes)
+		if c.Provisional {
+			c.Letter = LetterNone // a month not over has no claim yet
+		}
 		if tm := b.contracts[c.Contract]; tm.ProviderStatusPage != nil {
 			var mine []Node
 			for _, n := range r.Nodes {
