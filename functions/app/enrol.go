@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/wire"
+	"github.com/gpusla/gpusla/sla/events"
 )
 
 // Enrolment: a renter makes a token that carries one contract and the
@@ -263,4 +264,45 @@ func (s *Service) Enrolments(ctx context.Context, node string) ([]store.Enrolmen
 		return nil, err
 	}
 	return es.ListEnrolments(ctx, node)
+}
+
+// EnrolmentEvent is an enrolment as the event log records it: who let the
+// node in (the token's maker), when, with which token, and what the probe
+// said of itself.
+func EnrolmentEvent(e store.Enrolment) events.Event {
+	var what []string
+	if e.Reenrol {
+		what = append(what, "re-enrolment (the node's secret replaced)")
+	}
+	for _, f := range []struct{ k, v string }{{"host", e.Hostname}, {"probe", e.ProbeVersion}, {"from", e.Remote}} {
+		if f.v != "" {
+			what = append(what, f.k+" "+f.v)
+		}
+	}
+	at := e.At.UTC()
+	return events.Event{Type: events.TypeNodeEnrolled, ID: "enrol-" + e.Node + "-" + at.Format("20060102T150405.000000000Z"), Node: e.Node,
+		At: at, RecordedAt: at, RecordedBy: e.By, Token: e.Token, Summary: strings.Join(what, "; ")}
+}
+
+// exportEnrolments writes the node's enrolments made before to: the
+// record stands for the node's whole rental, so every one is kept.
+func exportEnrolments(ctx context.Context, st store.Store, n store.Node, to time.Time, out func(*events.Event) error) error {
+	es, ok := st.(store.EnrolmentStore)
+	if !ok || n.EnrolToken == "" {
+		return nil // registered with node add: no enrolment to record
+	}
+	list, err := es.ListEnrolments(ctx, n.ID)
+	if err != nil {
+		return err
+	}
+	for _, e := range list {
+		if !e.At.Before(to) {
+			continue
+		}
+		ev := EnrolmentEvent(e)
+		if err := out(&ev); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -69,6 +69,9 @@ func Export(ctx context.Context, st store.Store, sel ExportSelect, emit func(*ev
 		if err := ExportNode(ctx, h, n, from, to, emit, &stats); err != nil {
 			return stats, fmt.Errorf("export node %s: %w", n.ID, err)
 		}
+		if err := exportEnrolments(ctx, st, n, to, out); err != nil {
+			return stats, fmt.Errorf("export node %s: %w", n.ID, err)
+		}
 		exported = append(exported, n)
 	}
 	if err := exportMaintenance(ctx, st, exported, from, to, out); err != nil {

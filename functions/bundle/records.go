@@ -12,7 +12,7 @@ import (
 
 // RecordsFile holds the books' administrative records behind the report —
 // every maintenance notice, release and ticket event of its nodes in the
-// month, as the event log holds them, with when and by whom each was
+// month, and how each node enrolled (the token, who made it, when), as the event log holds them, with when and by whom each was
 // recorded (docs/events.md, recorded_at, recorded_by, override) — so the
 // provider sees who entered what, and when, as well as the renter does.
 // Verify holds the report's maintenance rows, tickets and
@@ -23,7 +23,7 @@ const RecordsFile = "records.jsonl"
 func isRecord(typ string) bool {
 	switch typ {
 	case events.TypeMaintenance, events.TypeNodeReleased, events.TypeTicketOpened, events.TypeProviderResponded,
-		events.TypeCustomerReplied, events.TypeTicketResolved, events.TypeHardwareReplaced:
+		events.TypeCustomerReplied, events.TypeTicketResolved, events.TypeHardwareReplaced, events.TypeNodeEnrolled:
 		return true
 	}
 	return false
@@ -75,7 +75,7 @@ func (sc *recordScope) wants(e *events.Event) bool {
 		}
 		m, ok := sc.months[contract]
 		return (own || e.Node == "") && ok && e.Start.Before(m[1]) && e.End.After(m[0])
-	case events.TypeNodeReleased:
+	case events.TypeNodeReleased, events.TypeNodeEnrolled:
 		_, ok := sc.nodes[e.Node]
 		return ok
 	case events.TypeTicketOpened:
@@ -146,7 +146,7 @@ func (v *verifier) records(data []byte, r *report.Report) {
 			continue
 		}
 		if !isRecord(e.Type) {
-			v.add(RecordsFile, n, "a %s event; only maintenance notices, releases and ticket events belong here", e.Type)
+			v.add(RecordsFile, n, "a %s event; only maintenance notices, releases, enrolments and ticket events belong here", e.Type)
 			continue
 		}
 		byID[e.ID] = e

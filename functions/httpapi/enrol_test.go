@@ -8,9 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
 	"github.com/gpusla/gpusla/functions/httpapi"
 	"github.com/gpusla/gpusla/probe/wire"
+	"github.com/gpusla/gpusla/sla/events"
 )
 
 const enrolKey = "0123456789abcdef0123456789abcdef"
@@ -129,6 +131,20 @@ func TestEnrolWithAToken(t *testing.T) {
 	if err := json.Unmarshal(w.Body.Bytes(), &recs); err != nil || len(recs) != 2 || recs[0].Node != "gpu-01" || recs[0].Token != tok.ID ||
 		!strings.HasPrefix(recs[0].By, "api:") || recs[0].Hostname != "gpu-01.dc" {
 		t.Fatalf("enrolments: %s", w.Body)
+	}
+	// The event log, and so the evidence bundle, carries each enrolment.
+	var got []events.Event
+	if _, err := app.Export(t.Context(), e.store, app.ExportSelect{From: t0.Add(-time.Hour), To: t0.Add(2 * time.Hour)}, func(ev *events.Event) error {
+		if ev.Type == events.TypeNodeEnrolled {
+			got = append(got, *ev)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Node != "gpu-01" || got[0].Token != tok.ID || !strings.HasPrefix(got[0].RecordedBy, "api:") ||
+		!got[0].RecordedAt.Equal(t0) || !strings.Contains(got[0].Summary, "host gpu-01.dc") || got[0].Validate() != nil {
+		t.Fatalf("node_enrolled events: %+v", got)
 	}
 }
 

@@ -45,6 +45,11 @@ const (
 	// acknowledged.
 	TypeProviderIncident = "provider_incident"
 	TypeStatusPagePolled = "status_page_polled"
+	// TypeNodeEnrolled is a probe registering itself with a renter's
+	// enrolment token (or re-enrolling with one made for its node): who
+	// let it in (the token's maker, in recorded_by), when, and which token.
+	// It changes nothing that is counted: the order is node_registered's.
+	TypeNodeEnrolled = "node_enrolled"
 )
 
 // Observation kinds (same strings as the probe's wire format).
@@ -98,6 +103,9 @@ type Event struct {
 	// PushIntervalS is how often the probe pushes a batch (node_registered);
 	// absent, one heartbeat a push.
 	PushIntervalS int `json:"push_interval_s,omitempty"`
+
+	// Token is the enrolment token a node_enrolled event used (its id).
+	Token string `json:"token,omitempty"`
 
 	// observation (probe time in At, backend receive time in ReceivedAt)
 	Batch       string    `json:"batch,omitempty"`
@@ -361,6 +369,8 @@ func (e *Event) Validate() error {
 		return e.validProviderIncident()
 	case TypeStatusPagePolled:
 		return e.validStatusPagePolled()
+	case TypeNodeEnrolled:
+		return e.validEnrolled()
 	case "":
 		return fieldErr("type", "missing")
 	}
@@ -542,6 +552,21 @@ func (e *Event) validMaintenance() error {
 	}
 	if e.AnnouncedAt.IsZero() {
 		return fieldErr("announced_at", "missing")
+	}
+	return e.validRecord()
+}
+
+// validEnrolled: a node, when, and the token (an id of at most 64
+// characters), recorded like any administrative record.
+func (e *Event) validEnrolled() error {
+	if err := e.needNodeAt(); err != nil {
+		return err
+	}
+	switch {
+	case e.Token == "":
+		return fieldErr("token", "missing")
+	case len(e.Token) > 64:
+		return fieldErr("token", "longer than 64 characters")
 	}
 	return e.validRecord()
 }

@@ -77,7 +77,7 @@ func (d *lineDecoder) ownWith(e *Event, intern, dup func(string) string) {
 	e.ProviderRef, e.Summary = dup(e.ProviderRef), dup(e.Summary)
 	e.Reason, e.ExpectedPrev, e.GotPrev = dup(e.Reason), dup(e.ExpectedPrev), dup(e.GotPrev)
 	e.Source, e.Format, e.Status, e.Impact = intern(e.Source), intern(e.Format), intern(e.Status), intern(e.Impact)
-	e.Link, e.RecordedBy, e.Override = dup(e.Link), intern(e.RecordedBy), dup(e.Override)
+	e.Link, e.RecordedBy, e.Override, e.Token = dup(e.Link), intern(e.RecordedBy), dup(e.Override), intern(e.Token)
 	for i, c := range e.Components {
 		e.Components[i] = intern(c)
 	}
