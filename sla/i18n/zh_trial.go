@@ -4,6 +4,9 @@ package i18n
 // scorecard --trial`): the seed's one-node-per-provider checks, their
 // criteria and what to ask each provider next (sla/scorecard's trial.go).
 var zhTrial = map[string]string{
+	"the four steps failed: %s": "四步体检未通过：%s",
+	"the four steps warned: %s": "四步体检有警告：%s",
+	"The four steps after delivery failed (%s): reject the node or ask for a replacement within the acceptance window, with the signed acceptance record.": "交付后的四步体检未通过（%s）：在验收期内凭签名的验收记录拒收或要求更换机器。",
 	"acceptance: no fault in the whole trial":                               "验收：整个试租期间无故障",
 	"nvidia-smi: model, memory, driver as ordered":                          "nvidia-smi：型号、显存、驱动与下单一致",
 	"gpustat: GPUs idle":                                                    "gpustat：GPU 空载",
@@ -17,7 +20,6 @@ var zhTrial = map[string]string{
 	"what the trial cost":                                                   "试租花费",
 	"not applicable":                                                        "不适用",
 	"recorded, no pass line":                                                "仅记录，无合格线",
-	"%s (%s)":                                                               "%s（%s）",
 	"%.2f h billed, %.2f h usable; %d month(s) at the bill's amount":        "计费 %.2f 小时，可用 %.2f 小时；%d 个月按账单金额",
 	"%s for %.2f h billed, %.2f h usable; %d month(s) at the bill's amount": "%s，计费 %.2f 小时，可用 %.2f 小时；%d 个月按账单金额",
 	"%d of %d GPUs measured":                                                "%d / %d 块 GPU 已测",

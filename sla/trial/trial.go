@@ -22,6 +22,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gpusla/gpusla/sla/msg"
@@ -203,11 +204,40 @@ var Seed = map[string]string{
 // that order.
 func Judge(n Node) []Row {
 	rows := []Row{acceptance(n), order(n), idle(n), disk(n), mirror(n), burn30(n), bandwidth(n), allReduce(n), power(n), iperf(n), gateway(n)}
+	foldFourSteps(&rows[0], rows[1:5])
 	for i := range rows {
 		rows[i].Seed = Seed[rows[i].Key]
 		rows[i].Finish()
 	}
 	return rows
+}
+
+// foldFourSteps makes acceptance the verdict of the seed's four steps too:
+// a card 35 % busy at delivery, an unmounted data disk or an unreachable
+// mirror fails (or warns) acceptance as a fault does, naming the step.
+func foldFourSteps(acc *Row, steps []Row) {
+	if acc.Verdict == NotMeasured {
+		return
+	}
+	var failed, warned []string
+	for _, r := range steps {
+		switch r.Verdict {
+		case Fail:
+			failed = append(failed, r.Key)
+		case Warn:
+			warned = append(warned, r.Key)
+		}
+	}
+	switch {
+	case len(failed) > 0 && acc.Verdict != Fail:
+		acc.Verdict = Fail
+		acc.DetailText = msg.New("the four steps failed: %s", msg.Plain(strings.Join(failed, ", ")))
+		acc.AskText = msg.New("The four steps after delivery failed (%s): reject the node or ask for a replacement within the acceptance window, with the signed acceptance record.", msg.Plain(strings.Join(failed, ", ")))
+	case len(failed) == 0 && len(warned) > 0 && acc.Verdict == Pass:
+		acc.Verdict = Warn
+		acc.DetailText = msg.New("the four steps warned: %s", msg.Plain(strings.Join(warned, ", ")))
+		acc.AskText = msg.New("Ask the provider to explain the warnings (%s) in writing before signing.", msg.Plain(strings.Join(warned, ", ")))
+	}
 }
 
 // MaxDigits is the most decimals a figure is printed with.

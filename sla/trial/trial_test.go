@@ -295,3 +295,22 @@ func TestDigitsNeverContradictTheVerdict(t *testing.T) {
 		t.Errorf("a figure at the line misses it by a floating-point bit")
 	}
 }
+
+// Acceptance is the four steps' verdict too: a healthy card 35 % busy at
+// delivery fails it (naming the step), a disk left unmounted warns it.
+func TestAcceptanceFoldsTheFourSteps(t *testing.T) {
+	ok := []Result{res("gpu.count", "gpu_lost", "pass", nil, ""), onGPU(Result{Name: "gpu.model", Category: "inventory", Verdict: "pass", Value: "NVIDIA H200"}, 0),
+		idleR(res("host.disk.system", "host", "pass", nil, ""))}
+	busy := append(append([]Result(nil), ok...), util(35))
+	r := row(t, Node{Results: busy}, KeyAcceptance)
+	if r.Verdict != Fail || r.Detail != "the four steps failed: idle" || !strings.Contains(r.Ask, "(idle)") {
+		t.Errorf("35 %% busy at delivery: %+v", r)
+	}
+	spare := append(append([]Result(nil), ok...), util(0), idleR(res("host.disk.unmounted:nvme1n1", "host", "warn", nil, "")))
+	if r := row(t, Node{Results: spare}, KeyAcceptance); r.Verdict != Warn || r.Detail != "the four steps warned: disk" {
+		t.Errorf("a disk left unmounted: %+v", r)
+	}
+	if r := row(t, Node{Results: append(append([]Result(nil), ok...), util(0))}, KeyAcceptance); r.Verdict != Pass {
+		t.Errorf("idle and mounted: %+v", r)
+	}
+}
