@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"runtime"
@@ -11,7 +10,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/gpusla/gpusla/infra/store"
-	"github.com/gpusla/gpusla/probe/wire"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/terms"
@@ -69,9 +67,6 @@ func (bk Books) Month(ctx context.Context, year int, mon time.Month, asOf time.T
 		return nil, err
 	}
 	if err := m.sharedEvents(ctx); err != nil {
-		return nil, err
-	}
-	if err := m.fleet(ctx); err != nil {
 		return nil, err
 	}
 	parts, err := m.parts(ctx)
@@ -196,92 +191,78 @@ func exportBackend(ctx context.Context, st store.Store, from, to time.Time, out 
 	return nil
 }
 
-// fleet gives the assembling builder every node's stress figures, a node a
-// worker, and so the fleet every node is judged against. Only the bodies
-// that can hold a figure are decoded (stressBody).
-func (m *month) fleet(ctx context.Context) error {
-	var mu sync.Mutex
-	var g errgroup.Group
-	g.SetLimit(m.bk.workers())
-	in := func(t time.Time) bool { return !t.Before(m.from) && t.Before(m.to) }
-	for _, n := range m.nodes {
-		g.Go(func() error {
-			var obs []events.Event
-			err := m.bk.Store.EachBatch(ctx, n.ID, m.from.Add(-events.MaxObservationLead), m.to.Add(events.MaxObservationAge), func(rec *store.BatchRecord) error {
-				if !stressBody(rec.Body) {
-					return nil
-				}
-				b, err := wire.Decode(rec.Body)
-				if err != nil {
-					return fmt.Errorf("stored batch %d of %s: %w", rec.Seq, n.ID, err)
-				}
-				for _, e := range ObservationEvents(b, rec.Hash, rec.ReceivedAt) {
-					if len(e.Checks) > 0 && in(e.TrueAt()) {
-						obs = append(obs, e)
-					}
-				}
-				return nil
-			})
-			mu.Lock()
-			defer mu.Unlock()
-			for i := range obs {
-				m.shared.AddFleet(&obs[i])
-			}
-			return err
-		})
-	}
-	return g.Wait()
-}
-
-// stressBody says whether a batch body may hold a stress figure: it names
-// their category, or it has an escape other than the HTML ones Go's
-// encoder writes (a category could be spelled with escapes). It never says
-// no to a body that holds one.
-func stressBody(body []byte) bool {
-	if bytes.Contains(body, []byte(wire.CategoryPerformance)) {
-		return true
-	}
-	for i := 0; ; i++ {
-		j := bytes.Index(body[i:], []byte(`\u`))
-		if j < 0 {
-			return false
-		}
-		i += j
-		if e := body[i:min(i+6, len(body))]; !bytes.Equal(e, []byte(`\u0026`)) && !bytes.Equal(e, []byte(`\u003c`)) && !bytes.Equal(e, []byte(`\u003e`)) {
-			return true
-		}
-	}
-}
-
-// parts builds every node's part, Workers at a time, in node order.
+// parts builds every node's part, Workers at a time, in node order. The
+// fleet every node is judged against is made of every node's stress
+// figures, known only once all are read; but a node the fleet finds no
+// fault with is built the same with or without it (the fleet adds only its
+// findings' outages to a node's books). So each node is built once without
+// it, handing its figures to the assembling builder, and only the nodes
+// with a finding are built again, against the fleet.
 func (m *month) parts(ctx context.Context) ([]report.Part, error) {
-	share := &report.FleetShare{Result: m.shared.Fleet()}
 	parts := make([]report.Part, len(m.nodes))
 	counts := make([]report.Input, len(m.nodes))
-	var g errgroup.Group
-	g.SetLimit(m.bk.workers())
-	for i, n := range m.nodes {
-		g.Go(func() error {
-			var err error
-			parts[i], counts[i], err = m.part(ctx, n, share)
-			if err != nil {
-				return fmt.Errorf("books of node %s: %w", n.ID, err)
-			}
-			return nil
-		})
+	var mu sync.Mutex
+	figures := func(obs []events.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		for i := range obs {
+			m.shared.AddFleet(&obs[i])
+		}
 	}
-	if err := g.Wait(); err != nil {
+	if err := m.each(m.nodes, func(i int, n store.Node) (err error) {
+		parts[i], counts[i], err = m.part(ctx, n, &report.FleetShare{}, figures)
+		return err
+	}); err != nil {
 		return nil, err
 	}
 	for _, c := range counts {
 		m.in = sumInput(m.in, c)
 	}
-	return parts, nil
+	share := &report.FleetShare{Result: m.shared.Fleet()}
+	if share.Result == nil {
+		return parts, nil
+	}
+	found := map[string]bool{}
+	for _, f := range share.Result.Findings {
+		found[f.Node] = true
+	}
+	err := m.each(m.nodes, func(i int, n store.Node) (err error) {
+		if found[n.ID] {
+			parts[i], _, err = m.part(ctx, n, share, nil)
+		}
+		return err
+	})
+	return parts, err
 }
 
-// part builds one node: the shared events its builder reads, then its own
-// (its notices, and its part of the export), which it counts.
-func (m *month) part(ctx context.Context, n store.Node, share *report.FleetShare) (report.Part, report.Input, error) {
+// each runs fn on every node, Workers at a time; the first error (in
+// node order) is returned.
+func (m *month) each(nodes []store.Node, fn func(i int, n store.Node) error) error {
+	errs := make([]error, len(nodes))
+	var g errgroup.Group
+	g.SetLimit(m.bk.workers())
+	for i, n := range nodes {
+		g.Go(func() error {
+			if err := fn(i, n); err != nil {
+				errs[i] = fmt.Errorf("books of node %s: %w", n.ID, err)
+			}
+			return nil
+		})
+	}
+	_ = g.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// part builds one node against share: the shared events its builder reads,
+// then its own (its notices, and its part of the export), which it counts;
+// figures, if set, is handed the node's observations with checks, from
+// which the assembling builder files the stress figures.
+func (m *month) part(ctx context.Context, n store.Node, share *report.FleetShare, figures func([]events.Event)) (report.Part, report.Input, error) {
 	o := m.opts
 	o.FleetShare = share
 	b, err := report.NewBuilder(m.bk.Terms, o)
@@ -309,9 +290,20 @@ func (m *month) part(ctx context.Context, n store.Node, share *report.FleetShare
 			return report.Part{}, report.Input{}, err
 		}
 	}
-	var stats ExportStats
-	if err := ExportNode(ctx, m.bk.Store, n, m.from, m.to, func(e *events.Event) error { return add(b, e) }, &stats); err != nil {
+	var (
+		stats ExportStats
+		obs   []events.Event
+	)
+	if err := ExportNode(ctx, m.bk.Store, n, m.from, m.to, func(e *events.Event) error {
+		if figures != nil && len(e.Checks) > 0 {
+			obs = append(obs, *e)
+		}
+		return add(b, e)
+	}, &stats); err != nil {
 		return report.Part{}, report.Input{}, err
+	}
+	if figures != nil {
+		figures(obs)
 	}
 	after := b.Input()
 	p, err := b.BuildPart(n.ID)

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	gojson "github.com/goccy/go-json"
+
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/wire"
 	"github.com/gpusla/gpusla/sla/events"
@@ -233,7 +235,7 @@ func RegistrationEvent(n store.Node) events.Event {
 func exportBatches(ctx context.Context, h store.History, n store.Node, from, to time.Time, out func(*events.Event) error, stats *ExportStats) error {
 	in := func(t time.Time) bool { return !t.Before(from) && t.Before(to) }
 	return h.EachBatch(ctx, n.ID, from.Add(-events.MaxObservationLead), to.Add(events.MaxObservationAge), func(rec *store.BatchRecord) error {
-		b, err := wire.Decode(rec.Body)
+		b, err := DecodeStored(rec.Body)
 		if err != nil {
 			return fmt.Errorf("stored batch %d: %w", rec.Seq, err)
 		}
@@ -252,6 +254,26 @@ func exportBatches(ctx context.Context, h store.History, n store.Node, from, to 
 		}
 		return nil
 	})
+}
+
+// DecodeStored decodes a batch body as wire.Decode does — its text checked,
+// decoded, validated — with goccy/go-json's decoder, a drop-in for
+// encoding/json that reads a body in a quarter of the time: reading the
+// bodies is most of what a month's books cost. A body it cannot decode is
+// left to wire.Decode, whose error names the field. TestDecodeStoredIsDecode
+// holds the two to the same batch.
+func DecodeStored(body []byte) (*wire.Batch, error) {
+	if err := wire.CheckText(body); err != nil {
+		return nil, err
+	}
+	var b wire.Batch
+	if err := gojson.Unmarshal(body, &b); err != nil {
+		return wire.Decode(body)
+	}
+	if err := b.Validate(); err != nil {
+		return nil, err
+	}
+	return &b, nil
 }
 
 // exportEvidence writes a chain break or restart; other evidence is not

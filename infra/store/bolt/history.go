@@ -80,7 +80,7 @@ func (s *Store) EachBatch(ctx context.Context, node string, from, to time.Time, 
 			return nil, false, nil
 		}
 		var b store.BatchRecord
-		if err := json.Unmarshal(v, &b); err != nil {
+		if err := decodeBatch(v, &b); err != nil {
 			return nil, false, err
 		}
 		if b.ReceivedAt.Before(from) || !b.ReceivedAt.Before(to) || (!b.ExpiresAt.IsZero() && !now.Before(b.ExpiresAt)) {

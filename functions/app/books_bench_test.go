@@ -1,0 +1,183 @@
+package app_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/fleetsim"
+	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/internal/cputime"
+	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/report"
+	"github.com/gpusla/gpusla/sla/terms"
+)
+
+// BenchmarkMonthBooks measures the month's report of a simulated fleet
+// generated into the embedded store (fleetsim: GPUSLA_BOOKS_NODES nodes,
+// default 100; GPUSLA_BOOKS_STORE keeps the store file between runs), built
+// two ways in the same run: the JSON round trip the monthly job made (the
+// store exported to a log file, the file read back into one builder) and
+// the store's own records node by node (app.Books, GPUSLA_BOOKS_WORKERS
+// workers, default GOMAXPROCS). It reports CPU seconds per node-month of
+// each (the process's user + system time: wall time on a shared machine
+// measures the neighbours), their ratio, the wall time of each, and the
+// largest live heap each reached (after a collection, sampled every
+// 10 ms). The two reports must be the same bytes.
+func BenchmarkMonthBooks(b *testing.B) {
+	nodes := envInt("GPUSLA_BOOKS_NODES", 100)
+	st, tm := benchFleet(b, nodes)
+	asOf := time.Date(2026, 4, 1, 6, 0, 0, 0, time.UTC)
+	workers := envInt("GPUSLA_BOOKS_WORKERS", runtime.GOMAXPROCS(0))
+	b.ResetTimer()
+	for range b.N {
+		var viaLog, viaStore []byte
+		logCPU, logWall, logHeap := measure(func() { viaLog = benchLogReport(b, st, tm, asOf) })
+		storeCPU, storeWall, storeHeap := measure(func() {
+			r, err := app.Books{Store: st, Status: st, Terms: tm, Workers: workers}.Month(context.Background(), 2026, 3, asOf)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := report.JSON(&buf, r); err != nil {
+				b.Fatal(err)
+			}
+			viaStore = buf.Bytes()
+		})
+		if !bytes.Equal(viaLog, viaStore) {
+			b.Fatal("the store's books and the log's report differ")
+		}
+		n := float64(nodes)
+		b.ReportMetric(logCPU.Seconds()/n, "log-cpu-s/node-month")
+		b.ReportMetric(storeCPU.Seconds()/n, "store-cpu-s/node-month")
+		b.ReportMetric(logCPU.Seconds()/storeCPU.Seconds(), "cpu-ratio")
+		b.ReportMetric(logWall.Seconds(), "log-wall-s")
+		b.ReportMetric(storeWall.Seconds(), "store-wall-s")
+		b.ReportMetric(float64(logHeap)/(1<<20), "log-peak-heap-MiB")
+		b.ReportMetric(float64(storeHeap)/(1<<20), "store-peak-heap-MiB")
+		b.ReportMetric(float64(workers), "workers")
+	}
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+// benchFleet opens the simulated fleet's store, writing it first unless
+// GPUSLA_BOOKS_STORE names one already written.
+func benchFleet(b *testing.B, nodes int) (*bolt.Store, []*terms.Terms) {
+	path := os.Getenv("GPUSLA_BOOKS_STORE")
+	if path == "" {
+		path = filepath.Join(b.TempDir(), "fleet.db")
+	}
+	_, statErr := os.Stat(path)
+	st, err := bolt.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	if statErr != nil {
+		st.SetNoSync(true)
+		sh, _ := time.LoadLocation("Asia/Shanghai")
+		t0, c0 := time.Now(), cputime.Total()
+		s, err := fleetsim.Write(context.Background(), st, fleetsim.Config{Nodes: nodes, Prefix: "gz-", Contract: "cn-example", Loc: sh,
+			From: time.Date(2026, 3, 1, 0, 0, 0, 0, sh), Months: 1, Workers: 8})
+		if err != nil {
+			b.Fatal(err)
+		}
+		st.SetNoSync(false)
+		b.Logf("wrote %d nodes, %d runs, %d batches (%d MB of bodies) in %s, %s CPU", s.Nodes, s.Runs, s.Batches, s.BodyBytes>>20,
+			time.Since(t0).Round(time.Second), (cputime.Total() - c0).Round(time.Second))
+	}
+	tm, err := terms.ReadFile(filepath.Join("..", "..", "testdata", "terms", "cn-example.yaml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return st, tm
+}
+
+// benchLogReport is the JSON round trip: the month exported to a file as
+// the monthly job exports it, and read back.
+func benchLogReport(b *testing.B, st *bolt.Store, tm []*terms.Terms, asOf time.Time) []byte {
+	ctx := context.Background()
+	f, err := os.CreateTemp(b.TempDir(), "export-*.jsonl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	from, to := report.Window(2026, 3)
+	w := events.NewWriter(f)
+	if _, err := app.Export(ctx, st, app.ExportSelect{From: from, To: to}, w.Write); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := app.ExportTickets(ctx, st, w.Write); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := app.ExportProviderStatus(ctx, st, from, to, w.Write); err != nil {
+		b.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		b.Fatal(err)
+	}
+	rb, err := report.NewBuilder(tm, report.Options{Year: 2026, Month: 3, AsOf: asOf})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := rb.ReadLog(f.Name(), f); err != nil {
+		b.Fatal(err)
+	}
+	r, err := rb.Build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := report.JSON(&buf, r); err != nil {
+		b.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// measure runs fn and returns its CPU time (the process's), its wall time
+// and the largest live heap (what the last collection found reachable)
+// sampled every 10 ms while it ran.
+func measure(fn func()) (cpu, wall time.Duration, peak uint64) {
+	runtime.GC()
+	done := make(chan struct{})
+	peaked := make(chan uint64)
+	go func() {
+		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		var top uint64
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			metrics.Read(s)
+			top = max(top, s[0].Value.Uint64())
+			select {
+			case <-done:
+				peaked <- top
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	c0, t0 := cputime.Total(), time.Now()
+	fn()
+	cpu, wall = cputime.Total()-c0, time.Since(t0)
+	close(done)
+	return cpu, wall, <-peaked
+}
