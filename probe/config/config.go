@@ -99,6 +99,12 @@ type Config struct {
 	// Enrol, instead of node and secret_file, registers the probe with a
 	// renter's enrolment token on its first start (enrol.go).
 	Enrol Enrol `yaml:"enrol"`
+	// HostRoot is where the host's /proc and /sys are read: "/" on the
+	// machine; "/host" in the Kubernetes DaemonSet, which mounts them
+	// there read-only.
+	HostRoot string `yaml:"host_root"`
+	// Kubernetes says how the probe treats pods (kube.go).
+	Kubernetes Kubernetes `yaml:"kubernetes"`
 	// GPUSnapshot, when set, makes the health job judge the GPU readings of
 	// this recorded snapshot (gpuprobe snapshot), re-read on every run:
 	// replaying a machine's readings on one without its GPUs (the
@@ -356,6 +362,7 @@ func (c *Config) validate() error {
 		c.Spool.validate,
 		c.Metrics.validate,
 		c.validateExpected,
+		c.validateHost,
 	} {
 		if err := step(); err != nil {
 			return err

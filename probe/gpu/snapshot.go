@@ -181,6 +181,10 @@ type Proc struct {
 	PID           uint32 `json:"pid"`
 	UsedMemoryMiB uint64 `json:"used_memory_mib"`
 	Kind          string `json:"kind"` // "compute" or "graphics"
+	// Pod is the UID of the renter's own Kubernetes pod the process runs
+	// in (probe/kube): the renter's work, never a tenant. Empty outside
+	// Kubernetes, or where pods are not taken as the renter's.
+	Pod string `json:"pod,omitempty"`
 }
 
 // SMs is the streaming-multiprocessor count, derived from the core count:

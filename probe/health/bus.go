@@ -104,10 +104,14 @@ func (Tenants) Check(in Input) []wire.Check {
 		}
 		var out []wire.Check
 		others, ownMiB, nOwn := tenantsOf(d.Processes, own.PIDs)
+		others, podMiB, nPod := renterPods(others)
 		p := wire.Check{Name: "gpu.processes", Verdict: wire.Pass, Criterion: "no other process on the GPU", Unit: "processes",
 			Number: num(float64(len(others))), Value: fmt.Sprintf("%d", len(others))}
 		if nOwn > 0 {
 			p.Value += fmt.Sprintf(" (the probe's own %d left out)", nOwn)
+		}
+		if nPod > 0 {
+			p.Value += fmt.Sprintf(" (%d of the renter's own Kubernetes pods left out)", nPod)
 		}
 		switch {
 		case !d.ProcessesReadable:
@@ -120,11 +124,17 @@ func (Tenants) Check(in Input) []wire.Check {
 			p.Verdict, p.Detail = wire.Warn, "processes on the GPU: "+strings.Join(ps, ", ")+" (a leftover tenant, or your own jobs)"
 		}
 		out = append(out, p)
+		if nPod > 0 {
+			// The renter's own pods are using the GPU: its utilisation
+			// and memory say nothing of a tenant.
+			return append(out, skipped("gpu.utilization", fmt.Sprintf("< %d %% when idle", IdleUtilizationPct), RenterPodsRunning),
+				skipped("gpu.memory_in_use", fmt.Sprintf("< %d MiB with no process", IdleMemoryMiB), RenterPodsRunning))
+		}
 		if c, ok := utilization(d, own, in.GPU.TakenAt); ok {
 			out = append(out, c)
 		}
 		if d.MemoryUsedMiB != nil && len(others) == 0 {
-			m := float64(*d.MemoryUsedMiB) - float64(ownMiB)
+			m := float64(*d.MemoryUsedMiB) - float64(ownMiB) - float64(podMiB)
 			c := wire.Check{Name: "gpu.memory_in_use", Verdict: wire.Pass, Value: fmt.Sprintf("%.0f MiB", m), Number: num(m), Unit: "MiB",
 				Criterion: fmt.Sprintf("< %d MiB with no process", IdleMemoryMiB)}
 			if nOwn > 0 {
@@ -137,6 +147,24 @@ func (Tenants) Check(in Input) []wire.Check {
 		}
 		return out
 	})
+}
+
+// RenterPodsRunning is the reason the utilisation and memory checks give
+// when the renter's own Kubernetes pods use the GPU (probe/kube).
+const RenterPodsRunning = "the renter's own Kubernetes pods are using this GPU"
+
+// renterPods splits processes into others' and those of the renter's own
+// Kubernetes pods (gpu.Proc.Pod), with the pods' memory.
+func renterPods(ps []gpu.Proc) (others []gpu.Proc, podMiB uint64, nPod int) {
+	for _, pr := range ps {
+		if pr.Pod != "" {
+			podMiB += pr.UsedMemoryMiB
+			nPod++
+			continue
+		}
+		others = append(others, pr)
+	}
+	return others, podMiB, nPod
 }
 
 // tenantsOf splits a GPU's processes into others' and the probe's own.

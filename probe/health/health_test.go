@@ -274,3 +274,28 @@ func TestConfirmedBurstPassesAndSaysSo(t *testing.T) {
 		t.Errorf("confirmed load: %+v", c)
 	}
 }
+
+// On a cluster the renter runs, a process of one of its pods (marked by
+// probe/kube) is the renter's own work: not a tenant, its load and memory
+// not judged; a process in no pod beside it is still a tenant.
+func TestTenantsLeaveOutTheRentersPods(t *testing.T) {
+	s := healthy(t)
+	d := &s.Devices[0]
+	d.MemoryUsedMiB = p(uint64(80000))
+	d.UtilizationGPU = p(uint32(97))
+	d.Processes = []gpu.Proc{{PID: 101, UsedMemoryMiB: 40000, Kind: "compute", Pod: "4a1f9c2e-7b3d-4e5f-9a8b-0c1d2e3f4a5b"},
+		{PID: 102, UsedMemoryMiB: 39000, Kind: "compute", Pod: "4a1f9c2e-7b3d-4e5f-9a8b-0c1d2e3f4a5b"}}
+	cs := tenantChecks(s)
+	if c := cs["gpu.processes"]; c.Verdict != wire.Pass || *c.Number != 0 || !strings.Contains(c.Value, "2 of the renter's own Kubernetes pods left out") {
+		t.Errorf("the renter's pods counted as tenants: %+v", c)
+	}
+	for _, n := range []string{"gpu.utilization", "gpu.memory_in_use"} {
+		if c := cs[n]; c.Verdict != wire.Skipped || c.Detail != RenterPodsRunning {
+			t.Errorf("%s judged under the renter's own load: %+v", n, c)
+		}
+	}
+	d.Processes = append(d.Processes, gpu.Proc{PID: 777, UsedMemoryMiB: 500, Kind: "compute"})
+	if c := tenantChecks(s)["gpu.processes"]; c.Verdict != wire.Warn || *c.Number != 1 || !strings.Contains(c.Detail, "pid 777") || strings.Contains(c.Detail, "pid 101") {
+		t.Errorf("a process in no pod beside the renter's: %+v", c)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -16,8 +17,10 @@ import (
 	"github.com/gpusla/gpusla/probe/daemon"
 	"github.com/gpusla/gpusla/probe/enrol"
 	"github.com/gpusla/gpusla/probe/expect"
+	"github.com/gpusla/gpusla/probe/gpu"
 	"github.com/gpusla/gpusla/probe/gpu/nvmlread"
 	"github.com/gpusla/gpusla/probe/host"
+	"github.com/gpusla/gpusla/probe/kube"
 	"github.com/gpusla/gpusla/probe/netcheck"
 	"github.com/gpusla/gpusla/probe/ownwork"
 	"github.com/gpusla/gpusla/probe/specdb"
@@ -97,25 +100,37 @@ func jobBuilder(own *ownwork.Recorder) daemon.Builder {
 		net := &netcheck.Checker{Spec: cfg.Network}
 		return daemon.Jobs{
 			Health: func(ctx context.Context) []wire.Check {
-				cs := host.Collect(ctx, host.Reader{}, cfg.Expected)
+				cs := host.Collect(ctx, host.Reader{Root: cfg.HostRoot}, cfg.Expected)
 				if cfg.GPUSnapshot != "" {
 					return append(cs, replayGPU(cfg.GPUSnapshot, cfg.Expected)...)
 				}
-				src := nvmlread.New()
-				src.Own = own.State
+				nv := nvmlread.New()
+				nv.Own = own.State
 				exp := cfg.Expected
 				return append(cs, checkrun.Collect(ctx,
-					checkrun.GPUGroup(src, checkrun.KernelLogReader(), specdb.Default(), &exp),
-					checkrun.CrossCheckGroup("/", crosscheck.ReadCUDA))...)
+					checkrun.GPUGroup(gpuSource(cfg, nv), checkrun.KernelLogReader(), specdb.Default(), &exp),
+					checkrun.CrossCheckGroup(cfg.HostRoot, crosscheck.ReadCUDA))...)
 			},
 			Network: net.Quick,
-			Usage:   func(context.Context) []wire.Check { return usage.Reader{}.Collect() },
+			Usage:   func(context.Context) []wire.Check { return usage.Reader{Root: cfg.HostRoot}.Collect() },
 			Stress: func(ctx context.Context) []wire.Check {
 				return append(gpuStress(ctx, cfg.Stress, own), net.Bandwidth(ctx)...)
 			},
-			GPUsIdle: gpusIdle,
+			GPUsIdle: func(ctx context.Context, maxPct float64) (bool, string, error) {
+				return gpusIdle(ctx, gpuSource(cfg, nvmlread.New()), maxPct)
+			},
 		}, nil
 	}
+}
+
+// gpuSource is where the daemon reads the GPUs: NVML, with every process
+// of a pod marked as the renter's own work where kubernetes.renter_pods
+// says pods are (probe/kube).
+func gpuSource(cfg *config.Config, nv gpu.Source) gpu.Source {
+	if !cfg.Kubernetes.Renter {
+		return nv
+	}
+	return kube.RenterSource{Inner: nv, Pods: kube.Pods{Proc: cfg.Proc()}}
 }
 
 // gpuStress runs the burns (stress.burn each, and the stress.soak soak),
@@ -134,13 +149,18 @@ func stressChecks(ctx context.Context, rep *stress.Report, err error) []wire.Che
 
 // gpusIdle reads GPU utilisation through NVML: the stress job must not
 // compete with the renter's own work.
-func gpusIdle(ctx context.Context, maxPct float64) (bool, string, error) {
-	snap, err := nvmlread.New().Read(ctx)
+// On a cluster the renter runs, a GPU that one of its pods holds is busy
+// however low its utilisation reads at that moment.
+func gpusIdle(ctx context.Context, src gpu.Source, maxPct float64) (bool, string, error) {
+	snap, err := src.Read(ctx)
 	if err != nil {
 		return false, "", err
 	}
 	if len(snap.Devices) == 0 {
 		return false, "", fmt.Errorf("NVML lists no GPUs")
+	}
+	if held := kube.PodsOnGPUs(snap); len(held) > 0 {
+		return false, "held by the renter's Kubernetes pods: " + strings.Join(held, ", "), nil
 	}
 	for i, d := range snap.Devices {
 		if d.UtilizationGPU == nil {
