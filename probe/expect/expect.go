@@ -167,6 +167,35 @@ func (e *Expected) Set(kv string) error {
 	return e.Validate()
 }
 
+// SetList sets the fields of one --expect value, which may hold several
+// key=value pairs separated by commas ("model=H200,gpus=8,ram_gb=2048").
+// A comma splits only where a key and "=" follow it, so a value may hold a
+// comma of its own (cpu_model=AMD EPYC 9654, 96-Core); an unknown key
+// there is named as it would be alone, and a trailing comma is refused.
+func (e *Expected) SetList(list string) error {
+	for _, kv := range splitPairs(list) {
+		if err := e.Set(kv); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pairStart is a comma that a key and "=" follow.
+var pairStart = regexp.MustCompile(`,\s*[A-Za-z_][A-Za-z0-9_]*\s*=|,\s*$`)
+
+// splitPairs cuts list at each comma that a key and "=" follow, and at a
+// trailing comma (leaving an empty pair Set refuses).
+func splitPairs(list string) []string {
+	var out []string
+	start := 0
+	for _, m := range pairStart.FindAllStringIndex(list, -1) {
+		out = append(out, list[start:m[0]])
+		start = m[0] + 1
+	}
+	return append(out, list[start:])
+}
+
 // Merge overlays the fields that o states onto e (flags over config file).
 func (e *Expected) Merge(o Expected) {
 	if o.Model != "" {

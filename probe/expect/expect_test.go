@@ -104,3 +104,26 @@ func FuzzParseConfig(f *testing.F) {
 		}
 	})
 }
+
+// TestSetList: one --expect may hold several pairs separated by commas, as
+// the README writes it; a comma inside a value stays in it; a bad pair in
+// the list is named as it would be alone.
+func TestSetList(t *testing.T) {
+	var e Expected
+	if err := e.SetList("model=H200,gpus=8, gpu_memory_gb=141,cpu_model=AMD EPYC 9654, 96-Core,disks=/data:3840,disk=/scratch:1920"); err != nil {
+		t.Fatal(err)
+	}
+	if e.Model != "H200" || e.GPUs != 8 || e.GPUMemoryGB != 141 || e.CPUModel != "AMD EPYC 9654, 96-Core" || len(e.Disks) != 2 || e.Disks[1].Mount != "/scratch" {
+		t.Fatalf("%+v", e)
+	}
+	for list, want := range map[string]string{
+		"model=H200,gpus=eight": `--expect gpus: "eight" is not a non-negative whole number`,
+		"model=H200,colour=red": `--expect: unknown key "colour"`,
+		"model=H200,":           `--expect "": want key=value`,
+	} {
+		var e Expected
+		if err := e.SetList(list); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", list, err, want)
+		}
+	}
+}

@@ -68,8 +68,8 @@ func checkGroups(o *checkOptions) []checkrun.Group {
 
 func (o *checkOptions) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
-	fs.StringVar(&o.config, "config", "", "probe config file; its `expected:` (what was ordered) and `network:` (what check pings, resolves and fetches) sections are read")
-	fs.StringArrayVar(&o.expects, "expect", nil, "what was ordered, key=value, repeatable; keys: model, gpus, gpu_memory_gb, driver, cpus, cpu_model, ram_gb, disks (/mount:SIZE_GB); overrides --config")
+	fs.StringVar(&o.config, "config", "", "probe config `FILE`; its expected: (what was ordered) and network: (what check pings, resolves and fetches) sections are read")
+	fs.StringArrayVar(&o.expects, "expect", nil, "what was ordered: `KEY=VALUE`, several in one separated by commas (model=H200,gpus=8) or the flag repeated; keys: model, gpus, gpu_memory_gb, driver, cpus, cpu_model, ram_gb, disks (/mount:SIZE_GB, one a disk); overrides --config")
 	fs.StringVar(&o.hostRoot, "host-root", "/", "root under which /proc and /sys are read")
 	fs.DurationVar(&o.stealWindow, "steal-window", time.Second, "how long CPU steal time is sampled")
 	fs.DurationVar(&o.xidWait, "xid-wait", 0, "how long to listen for NVML XID events after reading the GPUs")
@@ -111,7 +111,7 @@ func (o *checkOptions) resolveExpected(recorded *expect.Expected) error {
 	}
 	var flags expect.Expected
 	for _, kv := range o.expects {
-		if err := flags.Set(kv); err != nil {
+		if err := flags.SetList(kv); err != nil {
 			return err
 		}
 	}
@@ -225,7 +225,7 @@ See docs/probe-check.md.`,
 		}
 		o.register(cmd)
 		cmd.Flags().BoolVar(&o.json, "json", false, "print the report as JSON (docs/probe-check.md)")
-		cmd.Flags().StringVar(&o.snapshot, "snapshot", "", "judge this recorded snapshot (from `gpuprobe snapshot`) instead of the live machine")
+		cmd.Flags().StringVar(&o.snapshot, "snapshot", "", "judge this recorded snapshot `FILE` (from gpuprobe snapshot) instead of the live machine")
 		cmd.Flags().BoolVar(&o.noProgress, "no-progress", false, "no progress bar, even on a terminal")
 		return cmd
 	})

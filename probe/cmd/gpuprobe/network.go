@@ -28,7 +28,7 @@ var networkOnly = []string{"mirror", "gateway", "dns", "dns-server"}
 func (n *checkNetwork) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	fs.BoolVar(&n.none, "no-network", false, "leave out the network checks (gateway ping, DNS, mirror HEAD); each is reported skipped")
-	fs.StringVar(&n.mirror, "mirror", "", "package mirror URL to send an HTTP HEAD (the seed's `curl -I`); replaces network.http of --config")
+	fs.StringVar(&n.mirror, "mirror", "", "package mirror `URL` to send an HTTP HEAD (the seed's curl -I); replaces network.http of --config")
 	fs.StringVar(&n.gateway, "gateway", "", "gateway IP to ping (avg RTT ≤ 2 ms, loss ≤ 5 %); default network.gateway.address of --config, else the default route of /proc/net/route under --host-root")
 	fs.StringVar(&n.dns, "dns", "", "name to resolve; replaces network.dns of --config (default: the mirror's host name)")
 	fs.StringVar(&n.dnsServer, "dns-server", "", "DNS server ip:port for every lookup (default the system resolver)")

@@ -72,14 +72,14 @@ not run. See docs/probe-check.md, "gpuprobe trial".`,
 
 func (f *trialFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
-	fs.StringVar(&f.check.config, "config", "", "the probe's config (`gpuprobe run`'s): its node, backend and spool for pushing, its expected: (the order) and network: sections")
-	fs.StringArrayVar(&f.check.expects, "expect", nil, "what was ordered, key=value, repeatable (as for check: model, gpus, gpu_memory_gb, driver, cpus, cpu_model, ram_gb, disks); overrides --config")
+	fs.StringVar(&f.check.config, "config", "", "the probe's config `FILE` (gpuprobe run's): its node, backend and spool for pushing, its expected: (the order) and network: sections")
+	fs.StringArrayVar(&f.check.expects, "expect", nil, "what was ordered: `KEY=VALUE`, several in one separated by commas or the flag repeated (as for check: model, gpus, gpu_memory_gb, driver, cpus, cpu_model, ram_gb, disks); overrides --config")
 	fs.StringVar(&f.check.hostRoot, "host-root", "/", "root under which /proc and /sys are read")
 	f.check.network.register(cmd)
 	fs.DurationVar(&f.soak, "soak", trialrun.SeedSoak, "the soak (gpu_burn without error); the seed's is 30m: a shorter one is marked shortened in the record and its criterion is not measured; 0 leaves it out")
 	fs.DurationVar(&f.burn, "burn", 10*time.Second, "each precision's burn (FP32, FP64, TF32, BF16, FP16, FP8)")
 	fs.DurationVar(&f.power, "power", time.Minute, "the power test's main phase at the power cap (after its ~14 s tuning)")
-	fs.StringVar(&f.iperfPeer, "iperf-peer", "", "a second node of the provider running `gpuprobe iperf-server`: HOST or HOST:PORT (default network.iperf3 of --config)")
+	fs.StringVar(&f.iperfPeer, "iperf-peer", "", "a second node of the provider running gpuprobe iperf-server: `HOST` or HOST:PORT (default network.iperf3 of --config)")
 	fs.Float64Var(&f.iperfNominal, "iperf-nominal", 0, "the advertised internal bandwidth, Mbit/s (the seed's 70 % is of it)")
 	fs.DurationVar(&f.iperfDuration, "iperf-duration", netcheck.DefaultIperfDuration, "how long iperf3 sends")
 	fs.StringVar(&f.out, "out", "", "folder for trial.json, trial.md and acceptance.zip (default ./gpuprobe-trial-<start, UTC>)")
