@@ -195,6 +195,11 @@ type Spool struct {
 // Metrics is the optional Prometheus endpoint.
 type Metrics struct {
 	Listen string `yaml:"listen"` // loopback host:port; empty: off
+	// Remote allows a listen address that is not loopback: a Kubernetes
+	// DaemonSet on the host network, scraped by Prometheus (a
+	// ServiceMonitor). The page holds check names, figures and GPU UUIDs,
+	// never a secret.
+	Remote bool `yaml:"remote"`
 }
 
 // Error names the file, line and field of a problem: the form every
@@ -613,8 +618,8 @@ func (m *Metrics) validate() error {
 	if err != nil || port == "" {
 		return badField("metrics.listen", "%q is not host:port", m.Listen)
 	}
-	if !isLoopback(host) {
-		return badField("metrics.listen", "%q: the metrics endpoint may listen only on localhost (127.0.0.1, ::1)", m.Listen)
+	if !isLoopback(host) && !m.Remote {
+		return badField("metrics.listen", "%q: the metrics endpoint may listen only on localhost (127.0.0.1, ::1), unless metrics.remote: true (for a scraper on another machine)", m.Listen)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/gpusla/gpusla/probe/push"
 	"github.com/gpusla/gpusla/probe/spool"
@@ -188,4 +190,25 @@ func with(l prometheus.Labels, k, v string) prometheus.Labels {
 		out[a] = b
 	}
 	return out
+}
+
+// Families is what the daemon's /metrics serves once it has observed cs,
+// with an empty spool and a sender that has sent nothing: every metric
+// name and label a dashboard or an alert rule can query. The deployment's
+// tests hold the shipped dashboards and rules to it.
+func Families(cs []wire.Check) ([]*dto.MetricFamily, error) {
+	dir, err := os.MkdirTemp("", "gpuprobe-families")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	sp, err := spool.Open(spool.Options{Dir: dir, Node: "families", MaxBytes: 2 * wire.MaxBodyBytes})
+	if err != nil {
+		return nil, err
+	}
+	defer sp.Close()
+	m := newMetrics(sp, &push.Sender{})
+	m.observe(cs)
+	m.jobRan("heartbeat", time.Unix(0, 0), 0)
+	return m.reg.Gather()
 }
