@@ -19,13 +19,20 @@ import (
 func everySecond(t *testing.T) (*world, *apptest.Probe) {
 	t.Helper()
 	w := newWorld(t)
-	_, secret, err := w.svc.AddNode(t.Context(), app.NewNode{ID: "fast", Provider: "acme", Contract: "acme-std",
+	return w, w.addNode("fast", time.Second, time.Second)
+}
+
+// addNode registers node id under apptest's contract with the given
+// heartbeat and push intervals, and returns its probe.
+func (w *world) addNode(id string, interval, push time.Duration) *apptest.Probe {
+	w.t.Helper()
+	_, secret, err := w.svc.AddNode(w.t.Context(), app.NewNode{ID: id, Provider: "acme", Contract: "acme-std",
 		OrderedAt: t0.Add(-time.Hour), GPUModel: "NVIDIA H100 80GB HBM3", GPUCount: 8, PricePerHour: 20,
-		HeartbeatInterval: time.Second, PushInterval: time.Second})
+		HeartbeatInterval: interval, PushInterval: push})
 	if err != nil {
-		t.Fatal(err)
+		w.t.Fatal(err)
 	}
-	return w, &apptest.Probe{Node: "fast", Secret: secret}
+	return &apptest.Probe{Node: id, Secret: secret}
 }
 
 // beat ingests one batch from p created and received now.
@@ -117,7 +124,7 @@ func (w *world) reportOutages(node string) []report.Outage {
 		w.t.Fatal(err)
 	}
 	var tms []*terms.Terms
-	for _, tm := range apptest.Terms(w.t) {
+	for _, tm := range w.book {
 		tms = append(tms, tm)
 	}
 	b, err := report.NewBuilder(tms, report.Options{Year: t0.Year(), Month: t0.Month(), AsOf: w.clock.Now()})
@@ -185,13 +192,7 @@ func TestFutureCheckResultsDatedAtTheirReceipt(t *testing.T) {
 // late.)
 func TestFutureLinkLossMovesNoGap(t *testing.T) {
 	w := newWorld(t)
-	_, secret, err := w.svc.AddNode(t.Context(), app.NewNode{ID: "hb30", Provider: "acme", Contract: "acme-std",
-		OrderedAt: t0.Add(-time.Hour), GPUModel: "NVIDIA H100 80GB HBM3", GPUCount: 8, PricePerHour: 20,
-		HeartbeatInterval: 30 * time.Second, PushInterval: 30 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &apptest.Probe{Node: "hb30", Secret: secret}
+	p := w.addNode("hb30", 30*time.Second, 30*time.Second)
 	push := func() {
 		now := w.clock.Now()
 		obs := []wire.Observation{{At: now, Kind: wire.KindHeartbeat}}

@@ -29,6 +29,7 @@ type world struct {
 	clock *apptest.Clock
 	notif *apptest.Notifier
 	p     *apptest.Probe
+	book  app.TermsBook // the contracts the service runs under
 }
 
 func newWorld(t *testing.T) *world { return newWorldWith(t, apptest.Terms(t)) }
@@ -50,6 +51,7 @@ func newWorldConfig(t *testing.T, config func(*app.Config)) *world {
 	st.SetClock(w.clock.Now)
 	c := app.Config{Store: st, Notifier: w.notif, Box: apptest.Box(t), Clock: w.clock, Terms: apptest.Terms(t)}
 	config(&c)
+	w.book = c.Terms
 	w.svc, err = app.New(c)
 	if err != nil {
 		t.Fatal(err)

@@ -448,6 +448,10 @@ func (s *State) observeGaps(th Thresholds, o *sighting, receivedAt time.Time) []
 		if i == justClosed {
 			continue // closed by this very observation, its evidence in
 		}
+		moved := o.earlierEnd(g)
+		if moved {
+			out = append(out, g.reclose())
+		}
 		if o.addEvidence(g) {
 			out = append(out, o.reclassify(g))
 		}
@@ -472,6 +476,33 @@ func (s *State) closeGap(o *sighting) Transition {
 	s.pushRecent(*g)
 	s.Unreachable = nil
 	return t
+}
+
+// earlierEnd ends the closed gap g where this observation, heard in time,
+// shows the node connected, when that is earlier than where it ended
+// (GapEnd); true if it moved. A batch's observations come in the probe's
+// order, and the first heard in time is not always the one that shows the
+// node connected first: of a drained spool, a heartbeat made 12 s before
+// the drain shows it connected only from the drain's receipt, one made 2 s
+// before, at its own time. The report ends the gap at the earliest of them
+// (its heard coverage), and so does this.
+func (o *sighting) earlierEnd(g *Gap) bool {
+	if !o.heard || g.Until.IsZero() || o.heardAt.Before(g.start()) {
+		return false
+	}
+	end := GapEnd(g.start(), o.heardAt, o.runFrom)
+	if !end.Before(g.Until) {
+		return false
+	}
+	g.Until = end
+	return true
+}
+
+// reclose is the transition that records a closed gap's new end.
+func (g *Gap) reclose() Transition {
+	g.Cause = g.summary(g.Ev.Split(g.span(), nil))
+	return Transition{Op: Close, Kind: Unreachable, Since: g.Since, At: g.Until, Cause: g.Cause,
+		Counted: CauseCounted(g.Cause), Split: g.evidence()}.because(msg.New("an observation heard in time shows the node connected earlier"))
 }
 
 // recordGap records, after the fact, the gap that an observation heard in

@@ -1,0 +1,86 @@
+package app_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/app/apptest"
+	"github.com/gpusla/gpusla/probe/wire"
+	"github.com/gpusla/gpusla/sla/terms"
+)
+
+// noMinimum is apptest's contract without its one-minute minimum outage:
+// every second of a short cut counts.
+func noMinimum(t *testing.T) app.TermsBook {
+	t.Helper()
+	ts, err := terms.Parse("acme-std.yaml", []byte(strings.Replace(apptest.TermsYAML, "  minimum_outage: 1m\n", "", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return app.TermsBook{ts[0].Contract: ts[0]}
+}
+
+// cutWith drives a node heard every 5 s (a heartbeat a push) through a
+// minute's network cut beginning just after its push at t0+2m: the backend
+// hears nothing from t0+2m until the probe's spool drains at t0+3m02s (2 s
+// after the cut), holding the heartbeats made in the cut and conn, a
+// connectivity record dated at. It returns the counted seconds of the
+// node's one unreachable incident, live (the books the API and the alerts
+// judge) and in the report of the export.
+func cutWith(t *testing.T, conn wire.Check, at time.Time) (live, report int64) {
+	t.Helper()
+	w := newWorldWith(t, noMinimum(t))
+	p := w.addNode("cut", 5*time.Second, 5*time.Second)
+	cut, drain := t0.Add(2*time.Minute), t0.Add(3*time.Minute+2*time.Second)
+	for now := t0; now.Before(t0.Add(4 * time.Minute)); now = now.Add(time.Second) {
+		w.clock.Set(now)
+		switch {
+		case now.After(cut) && now.Before(drain):
+		case now.Equal(drain):
+			obs := apptest.Heartbeats(cut.Add(time.Minute), 5*time.Second, 12) // made in the cut, spooled
+			obs = append(obs, apptest.Check(at, conn), wire.Observation{At: now, Kind: wire.KindHeartbeat})
+			w.beat(p, obs...)
+		case now.Sub(t0)%(5*time.Second) == 0:
+			w.beat(p, wire.Observation{At: now, Kind: wire.KindHeartbeat})
+		}
+		if now.Sub(t0)%(5*time.Second) == 0 {
+			if _, err := w.svc.Watchdog(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	js, err := w.svc.JudgedIncidents(t.Context(), "cut", t0.Add(-time.Hour), t0.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range js {
+		if j.Kind != "unreachable" {
+			t.Fatalf("incident %+v", j)
+		}
+		live += j.CountedSeconds
+	}
+	for _, o := range w.reportOutages("cut") {
+		report += o.CountedSeconds
+		t.Logf("report %s %s–%s %d s %v", o.Cause, o.Start, o.End, o.CountedSeconds, o.Evidence)
+	}
+	for _, j := range js {
+		t.Logf("live %s %s–%s %d s part %d", j.Cause, j.Start, j.End, j.CountedSeconds, j.Part)
+	}
+	return live, report
+}
+
+// A spool drained after a minute's cut holds heartbeats made in the cut;
+// those made 15 s or less before the drain are heard in time, and the one
+// made 2 s before it shows the node connected at its own time (t0+3m),
+// the one made 12 s before only from the drain's receipt (t0+3m02s). The
+// live books processed them in the batch's order and ended the gap at the
+// first (t0+3m02s: 57 s); the report, at the earliest instant any of them
+// shows (t0+3m: 55 s). Both end it at t0+3m now.
+func TestGapEndsAtTheEarliestHeartbeatHeardInTime(t *testing.T) {
+	live, report := cutWith(t, wire.Check{Name: "host.kernel", Category: wire.CategoryHost, Verdict: wire.Pass}, t0.Add(2*time.Minute+time.Second))
+	if live != 55 || report != 55 {
+		t.Errorf("counted %d s live, %d s in the report; want 55 s", live, report)
+	}
+}
