@@ -48,6 +48,11 @@ type Request struct {
 	// Scorecard also builds the month's provider scorecard (sla/scorecard)
 	// from the same pass over the log, for the report's scorecard section.
 	Scorecard bool
+	// Books, when set, builds the month from the backend's store instead
+	// of Events (`gpusla report --data`: app.Books, node by node on every
+	// core). The report is then judged at AsOf or now, and not sealed:
+	// the seal is the evidence bundle's, which is made from a log.
+	Books func(all []*terms.Terms, year int, month time.Month, asOf time.Time) (*report.Report, error)
 }
 
 // Build reads every terms file and the event log and builds the month's
@@ -70,6 +75,13 @@ type logReader interface {
 // scorecard too: the scorecard's builder reads the log once and builds the
 // month's report with it (the same report, TestMonthReportsEqualStandaloneReports).
 func BuildWithScorecard(r Request) (*report.Report, *scorecard.Scorecard, []report.Skipped, error) {
+	if r.Books != nil {
+		rep, err := fromStore(r)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return rep, nil, rep.LeftOut, nil
+	}
 	rb, sb, err := newBuilder(r)
 	if err != nil {
 		return nil, nil, nil, err
@@ -142,6 +154,26 @@ func newBuilder(r Request) (*report.Builder, *scorecard.Builder, error) {
 	return rb, nil, err
 }
 
+// fromStore builds the month with r.Books.
+func fromStore(r Request) (*report.Report, error) {
+	if r.Scorecard {
+		return nil, fmt.Errorf("--scorecard reads an event log: give --events, not --data")
+	}
+	m, err := time.Parse("2006-01", r.Month)
+	if err != nil {
+		return nil, fmt.Errorf("--month %q: want YYYY-MM", r.Month)
+	}
+	at, err := r.asOf()
+	if err != nil {
+		return nil, err
+	}
+	all, err := ReadTerms(r.Terms)
+	if err != nil {
+		return nil, err
+	}
+	return r.Books(all, m.Year(), m.Month(), at)
+}
+
 // asOf is the instant the report is judged at: --as-of, else the last
 // instant the log records (no later than now), else now.
 func (r Request) asOf() (time.Time, error) {
@@ -157,7 +189,7 @@ func (r Request) asOf() (time.Time, error) {
 		now = r.Now
 	}
 	at := now().UTC()
-	if r.Events == "-" {
+	if r.Events == "-" || r.Books != nil {
 		return at, nil
 	}
 	f, err := os.Open(r.Events)

@@ -45,6 +45,7 @@ type LocalStore interface {
 	store.Store
 	store.TicketStore
 	store.ProviderStatusStore
+	store.History
 	Close() error
 }
 

@@ -2,11 +2,15 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/monthreport"
+	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/sla/report"
+	"github.com/gpusla/gpusla/sla/terms"
 )
 
 func init() {
@@ -15,11 +19,13 @@ func init() {
 
 func newReportCmd() *cobra.Command {
 	var (
-		req monthreport.Request
-		out monthreport.Output
+		req     monthreport.Request
+		out     monthreport.Output
+		data    string
+		workers int
 	)
 	cmd := &cobra.Command{
-		Use:   "report --terms FILE --events FILE --month YYYY-MM",
+		Use:   "report --terms FILE (--events FILE | --data DIR) --month YYYY-MM",
 		Short: "Print the month's SLA report from contract terms and an event log",
 		Long: `Reads contract terms (YAML, docs/terms.md; --terms may be repeated, a file may
 hold several contracts) and an event log (JSON lines, docs/events.md; "-" reads
@@ -36,6 +42,12 @@ page and the JSON say "provisional, as of …" and no claim letter is written.
 A month that has not begun is refused. A malformed line fails the whole run
 with its line number; no partial report is ever printed.
 
+--data DIR builds the month from the local backend's store instead
+($GPUSLA_TABLE: DynamoDB), node by node on --workers cores (default all):
+the same report the store's exported log gives, without writing and
+reading the log; it is not sealed (the seal is the evidence bundle's:
+gpusla bundle, or the monthly job).
+
 A node registered under a contract no --terms file defines cannot be judged:
 it is left out (with its tickets), every other node is reported, and the
 node is named with its contract in the document itself (left_out, and a
@@ -47,8 +59,8 @@ exit status is then 3 (partial report: written, but not for every node);
 			if len(req.Terms) == 0 {
 				return fmt.Errorf("--terms is required")
 			}
-			if req.Events == "" {
-				return fmt.Errorf("--events is required")
+			if (req.Events == "") == (data == "") {
+				return fmt.Errorf("give one of --events FILE or --data DIR")
 			}
 			// A bad --lang is refused before the log is read.
 			if err := out.Check(); err != nil {
@@ -56,6 +68,16 @@ exit status is then 3 (partial report: written, but not for every node);
 			}
 			req.Stdin = cmd.InOrStdin()
 			req.Seal = true
+			if data != "" {
+				st, _, err := wiring.FromEnv().OpenExisting(cmd.Context(), data) // $GPUSLA_TABLE: DynamoDB
+				if err != nil {
+					return fmt.Errorf("--data %s: %w", data, err)
+				}
+				defer st.Close()
+				req.Books = func(all []*terms.Terms, year int, month time.Month, asOf time.Time) (*report.Report, error) {
+					return app.Books{Store: st, Status: st, Terms: all, Workers: workers}.Month(cmd.Context(), year, month, asOf)
+				}
+			}
 			out.Terms = req.Terms // an itemized bill is priced by the contracts' price sheets
 			rep, sc, skipped, err := monthreport.BuildWithScorecard(req)
 			if err != nil {
@@ -78,6 +100,8 @@ exit status is then 3 (partial report: written, but not for every node);
 	f := cmd.Flags()
 	f.StringArrayVar(&req.Terms, "terms", nil, "contract terms file (YAML); repeat for several")
 	f.StringVar(&req.Events, "events", "", `event log (JSON lines), "-" for standard input`)
+	f.StringVar(&data, "data", "", "build the month from the local backend's store in this data folder instead of --events")
+	f.IntVar(&workers, "workers", 0, "with --data: nodes built at once (default: one per processor)")
 	f.StringVar(&req.Month, "month", "", "month to report, YYYY-MM")
 	f.StringVar(&out.Format, "format", "json", "output format: json, md, csv, html or pdf")
 	f.StringVar(&out.Lang, "lang", "", "language of md, csv, html and pdf: en or zh (default: the contracts' report.lang, else en); json keeps its keys")

@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/functions/fleetsim"
+	"github.com/gpusla/gpusla/functions/wiring"
 )
 
 const reportLog = `{"type":"node_registered","id":"r1","node":"gz-01","contract":"cn-example","ordered_at":"2026-03-01T01:00:00Z","hardware":{"gpu_model":"H200","gpu_count":8}}
@@ -193,5 +197,56 @@ func TestReportSkipsUnknownContract(t *testing.T) {
 	if code := run([]string{"bundle", "--terms", "../../../testdata/terms/cn-example.yaml", "--events", ev, "--month", "2026-03",
 		"-o", filepath.Join(dir, "b.zip")}, io.Discard, io.Discard); code != 3 {
 		t.Fatalf("bundle, partial: exit status %d, want 3", code)
+	}
+}
+
+// `gpusla report --data` builds the month from the local backend's store,
+// node by node: the report `gpusla export` and `gpusla report --events`
+// give for the same store, but for the seal (the evidence bundle's, made
+// from a log).
+func TestReportFromTheStore(t *testing.T) {
+	data := t.TempDir()
+	st, _, err := wiring.OpenData(data, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh, _ := time.LoadLocation("Asia/Shanghai")
+	if _, err := fleetsim.Write(t.Context(), st, fleetsim.Config{Nodes: 6, Prefix: "gz-", Contract: "cn-example", Loc: sh,
+		From: time.Date(2026, 3, 1, 0, 0, 0, 0, sh), Months: 1}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	run := func(args ...string) []byte {
+		t.Helper()
+		root := newRoot()
+		var out bytes.Buffer
+		root.SetOut(&out)
+		root.SetErr(io.Discard)
+		root.SetArgs(args)
+		if err := root.Execute(); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return out.Bytes()
+	}
+	ev := filepath.Join(t.TempDir(), "march.jsonl")
+	run("export", "--data", data, "--month", "2026-03", "-o", ev)
+	common := []string{"report", "--terms", "../../../testdata/terms/cn-example.yaml", "--month", "2026-03", "--as-of", "2026-04-01T06:00:00Z"}
+	unsealed := func(raw []byte) string {
+		t.Helper()
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatalf("%v\n%.500s", err, raw)
+		}
+		delete(m, "seal")
+		b, _ := json.Marshal(m)
+		return string(b)
+	}
+	fromLog := unsealed(run(append(common, "--events", ev)...))
+	fromStore := unsealed(run(append(common, "--data", data, "--workers", "2")...))
+	if fromLog != fromStore || !strings.Contains(fromStore, `"gz-00005"`) {
+		t.Fatalf("the store's report differs from its exported log's:\n--- log\n%.2000s\n--- store\n%.2000s", fromLog, fromStore)
+	}
+	if _, err := runCLI(t, append(common, "--data", data, "--scorecard")...); err == nil || !strings.Contains(err.Error(), "--scorecard reads an event log") {
+		t.Fatalf("--data --scorecard: %v", err)
 	}
 }
