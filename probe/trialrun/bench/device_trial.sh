@@ -6,6 +6,8 @@
 #
 #   bash probe/trialrun/bench/device_trial.sh OUTDIR SOAK [BIN_DIR]
 #
+# TRIAL_BURN and TRIAL_POWER (default 5s and 30s) shorten the burns and the
+# power test where the lease is short.
 # BIN_DIR (default .device) holds gpuprobe (CGO_ENABLED=1) and gpusla. The
 # machine reaches nothing outside itself, so the network checks are left out
 # (--no-network: the mirror and the gateway are "not measured") and there is
@@ -45,7 +47,7 @@ echo "== gpuprobe trial --soak $soak (model $model, $gpus GPU(s), driver $driver
 t0=$(date +%s.%N)
 GPUPROBE_STATE_DIR=$d/state "$bin/gpuprobe" trial --config "$d/probe.yaml" --no-network --out "$d/trial" \
 	--expect model="$model" --expect gpus="$gpus" --expect gpu_memory_gb="$mem" --expect driver="$driver" \
-	--soak "$soak" --burn 5s --power 30s --push-wait 1m
+	--soak "$soak" --burn "${TRIAL_BURN:-5s}" --power "${TRIAL_POWER:-30s}" --push-wait 1m
 echo "trial rc=$? wall=$(python3 -c "print(round($(date +%s.%N)-$t0,1))") s"
 kill $srv; wait $srv 2>/dev/null
 "$bin/gpusla" export --data "$d/data" >"$d/export.jsonl" 2>"$d/export.err"; echo "export rc=$?"
