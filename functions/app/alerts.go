@@ -192,59 +192,29 @@ func coalesce(trs []incident.Transition) []incident.Transition {
 	return out
 }
 
-// updateIncident applies change to the stored incident with optimistic
-// retries; a record lost to a crash is recreated from the transition.
+// updateIncident applies change to the stored incident with a versioned
+// write; a record lost to a crash is recreated from the transition.
 func (s *Service) updateIncident(ctx context.Context, node, id string, t incident.Transition, change func(*store.Incident)) (store.Incident, error) {
-	for attempt := 0; attempt < maxRetries; attempt++ {
-		inc, err := s.store.GetIncident(ctx, node, id)
-		if errors.Is(err, store.ErrNotFound) {
-			inc = store.Incident{Node: node, ID: id, Kind: string(t.Kind), Check: t.Check, Start: t.Since, ConfirmedAt: s.Now(), Evidence: t.Evidence}
-			change(&inc)
-			if err := s.store.CreateIncident(ctx, inc); errors.Is(err, store.ErrExists) {
-				continue
-			} else if err != nil {
-				return inc, err
-			}
-			return inc, nil
-		}
-		if err != nil {
-			return inc, err
-		}
-		prev := inc.Version
-		change(&inc)
-		if err := s.store.UpdateIncident(ctx, inc, prev); errors.Is(err, store.ErrConflict) {
-			continue
-		} else if err != nil {
-			return inc, err
-		}
-		return inc, nil
+	fresh := func() store.Incident {
+		return store.Incident{Node: node, ID: id, Kind: string(t.Kind), Check: t.Check, Start: t.Since, ConfirmedAt: s.Now(), Evidence: t.Evidence}
 	}
-	return store.Incident{}, errTooContended("update incident " + id)
+	return update(ctx, "update incident "+id, s.incidentRecord(node, id, fresh), func(inc *store.Incident) error {
+		change(inc)
+		return nil
+	})
 }
 
 // addFailed gives the stored incident want.Failed if it has none, with a
 // versioned write (a record otherwise never loses or replaces its failed
 // checks), and returns the record as stored.
 func (s *Service) addFailed(ctx context.Context, want store.Incident) (store.Incident, error) {
-	for attempt := 0; attempt < maxRetries; attempt++ {
-		inc, err := s.store.GetIncident(ctx, want.Node, want.ID)
-		if err != nil {
-			return want, err
-		}
+	return update(ctx, "add failed checks to incident "+want.ID, s.incidentRecord(want.Node, want.ID, nil), func(inc *store.Incident) error {
 		if len(inc.Failed) > 0 || len(want.Failed) == 0 {
-			return inc, nil
+			return errUnchanged
 		}
-		prev := inc.Version
 		inc.Failed, inc.UpdatedAt = want.Failed, s.Now()
-		if err := s.store.UpdateIncident(ctx, inc, prev); errors.Is(err, store.ErrConflict) {
-			continue
-		} else if err != nil {
-			return inc, err
-		}
-		inc.Version = prev + 1
-		return inc, nil
-	}
-	return want, errTooContended("add failed checks to incident " + want.ID)
+		return nil
+	})
 }
 
 // openingAlert is the alert kind that starts an incident's thread.

@@ -181,27 +181,36 @@ func AuthenticateAPIKey(ctx context.Context, st store.TicketStore, token string)
 
 // RevokeAPIKey marks a key revoked (idempotent).
 func RevokeAPIKey(ctx context.Context, st store.TicketStore, id string, now time.Time) (store.APIKey, error) {
-	for attempt := 0; attempt < maxRetries; attempt++ {
-		k, err := st.GetAPIKey(ctx, id)
-		if err != nil {
-			return store.APIKey{}, fmt.Errorf("revoke api key %s: %w", id, err)
-		}
-		if !k.RevokedAt.IsZero() {
+	what := "revoke api key " + id
+	key := versioned[store.APIKey]{
+		read: func(ctx context.Context, _ int) (store.APIKey, error) {
+			k, err := st.GetAPIKey(ctx, id)
+			if err != nil {
+				return k, fmt.Errorf("%s: %w", what, err)
+			}
 			return k, nil
-		}
-		prev := k.Version
-		k.RevokedAt = now.UTC()
-		err = st.UpdateAPIKey(ctx, k, prev)
-		if errors.Is(err, store.ErrConflict) {
-			continue
-		}
-		if err != nil {
-			return store.APIKey{}, fmt.Errorf("revoke api key %s: %w", id, err)
-		}
-		k.Version = prev + 1
-		return k, nil
+		},
+		write: func(ctx context.Context, k store.APIKey) (store.APIKey, error) {
+			if err := st.UpdateAPIKey(ctx, k, k.Version); errors.Is(err, store.ErrConflict) {
+				return k, err
+			} else if err != nil {
+				return k, fmt.Errorf("%s: %w", what, err)
+			}
+			k.Version++
+			return k, nil
+		},
 	}
-	return store.APIKey{}, errTooContended("revoke api key " + id)
+	k, err := update(ctx, what, key, func(k *store.APIKey) error {
+		if !k.RevokedAt.IsZero() {
+			return errUnchanged
+		}
+		k.RevokedAt = now.UTC()
+		return nil
+	})
+	if err != nil {
+		return store.APIKey{}, err
+	}
+	return k, nil
 }
 
 // Authenticate checks a bearer token and that its key has scope: the key,

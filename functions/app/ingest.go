@@ -185,21 +185,35 @@ func (in *ingest) run(ctx context.Context) (wire.Ack, error) {
 		}
 		in.fleet = bars
 	}
-	for attempt := 0; attempt < maxRetries; attempt++ {
-		ack, effects, err := in.attempt(ctx)
-		if errors.Is(err, store.ErrConflict) {
-			continue
-		}
-		if err != nil {
-			return wire.Ack{}, err
-		}
-		in.s.apply(ctx, in.node, effects)
-		if !effects.delivered.IsZero() {
-			in.s.alertDelivered(ctx, in.node, effects.delivered)
-		}
-		return ack, nil
+	var (
+		ack wire.Ack
+		fx  effects
+	)
+	state := versioned[*draft]{
+		read: func(ctx context.Context, _ int) (*draft, error) { return in.readState(ctx) },
+		write: func(ctx context.Context, d *draft) (*draft, error) {
+			var err error
+			ack, fx, err = in.commit(ctx, d)
+			return d, err
+		},
 	}
-	return wire.Ack{}, errTooContended("ingest batch " + in.b.ID)
+	_, err := update(ctx, "ingest batch "+in.b.ID, state, func(d **draft) error {
+		var answered bool
+		var err error
+		fx = effects{}
+		if ack, answered, err = in.decide(ctx, *d); answered && err == nil {
+			return errUnchanged
+		}
+		return err
+	})
+	if err != nil {
+		return wire.Ack{}, err
+	}
+	in.s.apply(ctx, in.node, fx)
+	if !fx.delivered.IsZero() {
+		in.s.alertDelivered(ctx, in.node, fx.delivered)
+	}
+	return ack, nil
 }
 
 // effects are what a committed state change implies: records to derive and
@@ -246,27 +260,24 @@ func (in *ingest) note(d *draft, kind, detail string) {
 	d.evidence = append(d.evidence, store.Evidence{Node: in.node.ID, At: in.now, Kind: kind, Seq: d.st.SeqBase + in.b.Seq, BatchID: in.b.ID, Detail: detail})
 }
 
-// attempt takes the batch in against the node's state as read now. The
+// decide takes the batch in against the node's state as read now. The
 // refusals come first, in this order: a replayed signature, a retry of a
-// batch already taken, a seq already used or a chain left behind. Then the
-// batch's place in the chain and its times are noted, the SLA engine judges
-// it, and one conditional state write commits it all.
-func (in *ingest) attempt(ctx context.Context) (wire.Ack, effects, error) {
-	d, err := in.readState(ctx)
-	if err != nil {
-		return wire.Ack{}, effects{}, err
-	}
+// batch already taken, a seq already used or a chain left behind (each
+// answered at once: answered). Then the batch's place in the chain and its
+// times are noted and the SLA engine judges it, all in the draft; commit's
+// one conditional state write then stores it.
+func (in *ingest) decide(ctx context.Context, d *draft) (ack wire.Ack, answered bool, err error) {
 	if ack, answered, err := in.repeat(d); answered {
-		return ack, effects{}, err
+		return ack, true, err
 	}
 	if ack, answered, err := in.place(ctx, d); answered {
-		return ack, effects{}, err
+		return ack, true, err
 	}
 	in.noteOrder(d)
 	in.inspect(d)
 	in.judge(d)
 	in.advance(d)
-	return in.commit(ctx, d)
+	return wire.Ack{}, false, nil
 }
 
 // readState reads the node's state, or starts one for its first batch.

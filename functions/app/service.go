@@ -184,15 +184,6 @@ func (s *Service) Store() store.Store { return s.store }
 // Now is the service clock's time, in UTC.
 func (s *Service) Now() time.Time { return s.clock.Now().UTC() }
 
-// maxRetries bounds re-reads after a version conflict; contention on one
-// node is at most a few concurrent requests, so this is never reached in
-// practice and an error says so if it is.
-const maxRetries = 32
-
-func errTooContended(what string) error {
-	return fmt.Errorf("%s: still conflicting after %d attempts", what, maxRetries)
-}
-
 // nodeAndSecret returns a registered node and its secret, from the cache
 // when fresh. ErrNotFound if the node is not registered.
 func (s *Service) nodeAndSecret(ctx context.Context, id string) (store.Node, []byte, error) {

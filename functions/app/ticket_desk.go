@@ -196,8 +196,36 @@ type Recorded struct {
 }
 
 // Record adds an event to ticket id. The event that completes a target
-// after its deadline carries how late it was.
+// after its deadline carries how late it was. The same idempotency key
+// again answers the event recorded the first time (Repeat).
 func (d *TicketDesk) Record(ctx context.Context, id string, r EventRequest) (Recorded, error) {
+	typ, err := eventType(r)
+	if err != nil {
+		return Recorded{}, err
+	}
+	var rec Recorded
+	t, err := d.updateTicket(ctx, id, "record on ticket "+id, func(t *store.Ticket) error {
+		if e, seen := t.HasKey(r.Key); seen {
+			rec = Recorded{Event: e, Repeat: true}
+			return errUnchanged
+		}
+		ev, err := d.addEvent(ctx, t, typ, r)
+		rec = Recorded{Event: ev}
+		return err
+	})
+	if err != nil {
+		return Recorded{}, err
+	}
+	rec.Ticket = t
+	if !rec.Repeat {
+		d.log.Info("ticket event", "ticket", t.ID, "type", typ, "late", rec.Event.Late, "target", rec.Event.Target)
+	}
+	return rec, nil
+}
+
+// eventType checks what the request says before anything is read: the
+// event's type (the API's names or the short ones) and the key's length.
+func eventType(r EventRequest) (string, error) {
 	typ, ok := store.TicketEventTypes[r.Type]
 	if !ok {
 		for _, v := range store.TicketEventTypes {
@@ -207,92 +235,56 @@ func (d *TicketDesk) Record(ctx context.Context, id string, r EventRequest) (Rec
 		}
 	}
 	if !ok {
-		return Recorded{}, inputErr("type", "%q is not one of provider_responded, customer_replied, resolved, hardware_replaced", r.Type)
+		return "", inputErr("type", "%q is not one of provider_responded, customer_replied, resolved, hardware_replaced", r.Type)
 	}
 	if len(r.Key) > 512 {
-		return Recorded{}, inputErr("idempotency_key", "longer than 512 characters")
+		return "", inputErr("idempotency_key", "longer than 512 characters")
 	}
-	for attempt := 0; attempt < maxRetries; attempt++ {
-		now := d.svc.Now()
-		t, err := d.store.GetTicket(ctx, id)
-		if errors.Is(err, store.ErrNotFound) {
-			return Recorded{}, fmt.Errorf("ticket %s: %w", id, store.ErrNotFound)
-		}
-		if err != nil {
-			return Recorded{}, fmt.Errorf("record on ticket %s: %w", id, err)
-		}
-		if e, seen := t.HasKey(r.Key); seen {
-			return Recorded{Ticket: t, Event: e, Repeat: true}, nil
-		}
-		at := r.At.UTC()
-		if at.IsZero() {
-			at = now
-		}
-		if at.Before(t.Opened) {
-			return Recorded{}, inputErr("at", "%s is before the ticket was opened (%s)", at.Format(time.RFC3339), t.Opened.Format(time.RFC3339))
-		}
-		if at.After(now.Add(MaxFutureSkew)) {
-			return Recorded{}, inputErr("at", "%s is in the future", at.Format(time.RFC3339))
-		}
-		if prev, done := t.Event(typ); done && (typ == store.EventResolved || typ == store.EventHardwareReplaced) {
-			return Recorded{}, Errorf(EConflict, "type", "ticket %s was already %s at %s", t.ID, shortType(typ), prev.At.Format(time.RFC3339))
-		}
-		n, err := d.svc.store.GetNode(ctx, t.Node)
-		if err != nil {
-			return Recorded{}, fmt.Errorf("record on ticket %s: node %s: %w", id, t.Node, err)
-		}
-		tm, err := d.termsFor(n)
-		if err != nil {
-			return Recorded{}, err
-		}
-		ev := store.TicketEvent{Type: typ, At: at, AwaitingCustomer: r.AwaitingCustomer && typ == store.EventProviderResponded, Key: r.Key, By: r.By, RecordedAt: now}
-		before := ticket.Evaluate(toSLA(&t), tm, at)
-		prev := t.Version
-		t.Events = append(t.Events, ev)
-		after := ticket.Evaluate(toSLA(&t), tm, at)
-		// Which target did this event complete, and how late?
-		for _, c := range clocksOf(before, after) {
-			if c.before == nil || !c.before.Done.IsZero() || c.after.Done.IsZero() {
-				continue
-			}
-			ev.Target = c.name
-			if c.after.Status == ticket.Breached {
-				ev.Late = c.after.Late
-			}
-			break
-		}
+	return typ, nil
+}
+
+// addEvent appends the event to t as read: checked against the ticket (not
+// before its opening, not ahead of now, no second resolution), marked with
+// the target it completed (sla/ticket decides), the ticket closed when
+// nothing runs any more, and the thread's notice queued.
+func (d *TicketDesk) addEvent(ctx context.Context, t *store.Ticket, typ string, r EventRequest) (store.TicketEvent, error) {
+	now := d.svc.Now()
+	at := r.At.UTC()
+	if at.IsZero() {
+		at = now
+	}
+	if at.Before(t.Opened) {
+		return store.TicketEvent{}, inputErr("at", "%s is before the ticket was opened (%s)", at.Format(time.RFC3339), t.Opened.Format(time.RFC3339))
+	}
+	if at.After(now.Add(MaxFutureSkew)) {
+		return store.TicketEvent{}, inputErr("at", "%s is in the future", at.Format(time.RFC3339))
+	}
+	if prev, done := t.Event(typ); done && (typ == store.EventResolved || typ == store.EventHardwareReplaced) {
+		return store.TicketEvent{}, Errorf(EConflict, "type", "ticket %s was already %s at %s", t.ID, shortType(typ), prev.At.Format(time.RFC3339))
+	}
+	n, err := d.svc.store.GetNode(ctx, t.Node)
+	if err != nil {
+		return store.TicketEvent{}, fmt.Errorf("record on ticket %s: node %s: %w", t.ID, t.Node, err)
+	}
+	tm, err := d.termsFor(n)
+	if err != nil {
+		return store.TicketEvent{}, err
+	}
+	ev := store.TicketEvent{Type: typ, At: at, AwaitingCustomer: r.AwaitingCustomer && typ == store.EventProviderResponded, Key: r.Key, By: r.By, RecordedAt: now}
+	before := ticket.Evaluate(toSLA(t), tm, at)
+	t.Events = append(t.Events, ev)
+	after := ticket.Evaluate(toSLA(t), tm, at)
+	if target, late, ok := ticket.Completed(before, after); ok {
+		ev.Target, ev.Late = target, late
 		t.Events[len(t.Events)-1] = ev
-		t.Open = stillOpen(&t, after)
-		t.UpdatedAt = now
-		t.AddNotice(store.TicketNotice{Key: fmt.Sprintf("event/%d", len(t.Events)), Kind: store.NoticeRecorded, Text: recordedText(&t, ev, after, tm), CreatedAt: now})
-		if !t.Open && t.Unsent() {
-			t.Open = true // stays listed until its notices are out
-		}
-		err = d.store.UpdateTicket(ctx, t, prev)
-		if errors.Is(err, store.ErrConflict) {
-			continue
-		}
-		if err != nil {
-			return Recorded{}, fmt.Errorf("record on ticket %s: %w", id, err)
-		}
-		t.Version = prev + 1
-		d.log.Info("ticket event", "ticket", t.ID, "type", typ, "late", ev.Late, "target", ev.Target)
-		return Recorded{Ticket: t, Event: ev}, nil
 	}
-	return Recorded{}, errTooContended("record on ticket " + id)
-}
-
-type clockPair struct {
-	name          string
-	before, after *ticket.Clock
-}
-
-func clocksOf(before, after ticket.Timing) []clockPair {
-	return []clockPair{
-		{"response", before.Response, after.Response},
-		{"resolution", before.Resolution, after.Resolution},
-		{"replacement", before.Replacement, after.Replacement},
+	t.Open = stillOpen(t, after)
+	t.UpdatedAt = now
+	t.AddNotice(store.TicketNotice{Key: fmt.Sprintf("event/%d", len(t.Events)), Kind: store.NoticeRecorded, Text: recordedText(t, ev, after, tm), CreatedAt: now})
+	if !t.Open && t.Unsent() {
+		t.Open = true // stays listed until its notices are out
 	}
+	return ev, nil
 }
 
 // stillOpen: some target is still running (not done). A ticket whose every
@@ -381,18 +373,10 @@ func (d *TicketDesk) Describe(ctx context.Context, id, providerRef, summary stri
 	if len(summary) > 2000 {
 		return store.Ticket{}, inputErr("summary", "longer than 2000 characters")
 	}
-	for attempt := 0; attempt < maxRetries; attempt++ {
-		t, err := d.store.GetTicket(ctx, id)
-		if errors.Is(err, store.ErrNotFound) {
-			return store.Ticket{}, fmt.Errorf("ticket %s: %w", id, store.ErrNotFound)
-		}
-		if err != nil {
-			return store.Ticket{}, fmt.Errorf("describe ticket %s: %w", id, err)
-		}
+	t, err := d.updateTicket(ctx, id, "describe ticket "+id, func(t *store.Ticket) error {
 		if (providerRef == "" || providerRef == t.ProviderRef) && (summary == "" || summary == t.Summary) {
-			return t, nil
+			return errUnchanged
 		}
-		prev := t.Version
 		if providerRef != "" {
 			t.ProviderRef = providerRef
 		}
@@ -400,15 +384,10 @@ func (d *TicketDesk) Describe(ctx context.Context, id, providerRef, summary stri
 			t.Summary = summary
 		}
 		t.UpdatedAt = d.svc.Now()
-		err = d.store.UpdateTicket(ctx, t, prev)
-		if errors.Is(err, store.ErrConflict) {
-			continue
-		}
-		if err != nil {
-			return store.Ticket{}, fmt.Errorf("describe ticket %s: %w", id, err)
-		}
-		t.Version = prev + 1
-		return t, nil
+		return nil
+	})
+	if err != nil {
+		return store.Ticket{}, err
 	}
-	return store.Ticket{}, errTooContended("describe ticket " + id)
+	return t, nil
 }

@@ -62,58 +62,60 @@ func (d *TicketDesk) Watch(ctx context.Context) (TicketWatchResult, error) {
 
 // watchOne queues what is due on t (as listed; re-read only after a lost
 // race), so a tick over open tickets with nothing due reads nothing more.
-func (d *TicketDesk) watchOne(ctx context.Context, t store.Ticket) (warnings, breaches int, err error) {
-	id := t.ID
-	for attempt := 0; attempt < maxRetries; attempt++ {
-		now := d.svc.Now()
-		if attempt > 0 {
-			if t, err = d.store.GetTicket(ctx, id); err != nil {
-				return 0, 0, err
-			}
+func (d *TicketDesk) watchOne(ctx context.Context, listed store.Ticket) (warnings, breaches int, err error) {
+	r := ticketRecord(d.store, listed.ID, "ticket watch "+listed.ID)
+	read := r.read
+	r.read = func(ctx context.Context, attempt int) (store.Ticket, error) {
+		if attempt == 0 {
+			return listed, nil
 		}
-		tim, tm, err := d.Timing(&t, now)
-		if err != nil {
-			return 0, 0, err
-		}
-		prev := t.Version
-		warnings, breaches = 0, 0
-		for _, c := range []struct {
-			name string
-			c    *ticket.Clock
-		}{{"response", tim.Response}, {"resolution", tim.Resolution}, {"replacement", tim.Replacement}} {
-			if c.c == nil || !c.c.Done.IsZero() || c.c.Target <= 0 {
-				continue
-			}
-			switch {
-			case c.c.Status == ticket.Breached:
-				if t.AddNotice(store.TicketNotice{Key: c.name + "/breached", Kind: store.NoticeBreached, Text: breachText(&t, c.name, c.c, tim, tm), CreatedAt: now}) {
-					breaches++
-				}
-			case float64(c.c.Elapsed) >= WarnFraction*float64(c.c.Target):
-				if t.Notice(c.name+"/breached") == nil &&
-					t.AddNotice(store.TicketNotice{Key: c.name + "/warning", Kind: store.NoticeWarning, Text: warnText(&t, c.name, c.c, tm), CreatedAt: now}) {
-					warnings++
-				}
-			}
-		}
-		open := stillOpen(&t, tim) || t.Unsent()
-		if warnings+breaches == 0 && open == t.Open {
-			return 0, 0, nil
-		}
-		t.Open, t.UpdatedAt = open, now
-		err = d.store.UpdateTicket(ctx, t, prev)
-		if errors.Is(err, store.ErrConflict) {
+		return read(ctx, attempt)
+	}
+	t, err := update(ctx, "ticket watch "+listed.ID, r, func(t *store.Ticket) error {
+		var err error
+		warnings, breaches, err = d.queueDue(t)
+		return err
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, n := range t.Notices[len(t.Notices)-warnings-breaches:] {
+		d.log.Warn("ticket "+n.Kind, "ticket", t.ID, "node", t.Node, "notice", n.Key)
+	}
+	return warnings, breaches, nil
+}
+
+// queueDue adds to t the warning or breach notice each running clock has
+// come to, and whether the ticket stays listed; errUnchanged when nothing
+// is due.
+func (d *TicketDesk) queueDue(t *store.Ticket) (warnings, breaches int, err error) {
+	now := d.svc.Now()
+	tim, tm, err := d.Timing(t, now)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, c := range tim.Clocks() {
+		if c.Clock == nil || !c.Clock.Done.IsZero() || c.Clock.Target <= 0 {
 			continue
 		}
-		if err != nil {
-			return 0, 0, err
+		switch {
+		case c.Clock.Status == ticket.Breached:
+			if t.AddNotice(store.TicketNotice{Key: c.Name + "/breached", Kind: store.NoticeBreached, Text: breachText(t, c.Name, c.Clock, tim, tm), CreatedAt: now}) {
+				breaches++
+			}
+		case float64(c.Clock.Elapsed) >= WarnFraction*float64(c.Clock.Target):
+			if t.Notice(c.Name+"/breached") == nil &&
+				t.AddNotice(store.TicketNotice{Key: c.Name + "/warning", Kind: store.NoticeWarning, Text: warnText(t, c.Name, c.Clock, tm), CreatedAt: now}) {
+				warnings++
+			}
 		}
-		for _, n := range t.Notices[len(t.Notices)-warnings-breaches:] {
-			d.log.Warn("ticket "+n.Kind, "ticket", t.ID, "node", t.Node, "notice", n.Key)
-		}
-		return warnings, breaches, nil
 	}
-	return 0, 0, errTooContended("ticket watch " + id)
+	open := stillOpen(t, tim) || t.Unsent()
+	if warnings+breaches == 0 && open == t.Open {
+		return 0, 0, errUnchanged
+	}
+	t.Open, t.UpdatedAt = open, now
+	return warnings, breaches, nil
 }
 
 // Flush sends a ticket's queued notices in order, the "opened" one first
@@ -121,80 +123,12 @@ func (d *TicketDesk) watchOne(ctx context.Context, t store.Ticket) (warnings, br
 // write first, so two flushes never send one notice twice; a failed send
 // stays queued for the next watchdog run. It returns how many it sent.
 func (d *TicketDesk) Flush(ctx context.Context, id string) (int, error) {
-	sent := 0
-	for {
-		t, err := d.store.GetTicket(ctx, id)
-		if err != nil {
+	for sent := 0; ; sent++ {
+		t, key, err := d.claimNext(ctx, id)
+		if err != nil || key == "" {
 			return sent, err
 		}
-		now := d.svc.Now()
-		var next *store.TicketNotice
-		for i := range t.Notices {
-			n := &t.Notices[i]
-			if n.SentAt.IsZero() {
-				next = n
-				break
-			}
-		}
-		if next == nil {
-			if t.Open && !stillOpenAt(d, &t, now) {
-				// Last notice out and nothing running: close it.
-				prev := t.Version
-				t.Open, t.UpdatedAt = false, now
-				if err := d.store.UpdateTicket(ctx, t, prev); err != nil && !errors.Is(err, store.ErrConflict) {
-					return sent, err
-				}
-			}
-			return sent, nil
-		}
-		if next.Attempts > 0 && now.Sub(next.LastAttemptAt) < noticeRetryAfter {
-			return sent, nil // someone is sending it right now
-		}
-		// Claim.
-		prev := t.Version
-		next.Attempts++
-		next.LastAttemptAt = now
-		key := next.Key
-		if err := d.store.UpdateTicket(ctx, t, prev); errors.Is(err, store.ErrConflict) {
-			continue
-		} else if err != nil {
-			return sent, err
-		}
-		m := notify.TicketMessage{Kind: notify.TicketKind(next.Kind), Ticket: t.ID, Node: t.Node, Provider: t.Provider,
-			Opened: t.Opened, Text: next.Text, Thread: t.Thread}
-		if _, tm, err := d.Timing(&t, now); err == nil {
-			m.Lang, m.Zone = contractWords(tm) // the text's own, so the robot shows one clock
-		}
-		var (
-			mu      sync.Mutex
-			okTo    []string
-			thread  string
-			sendErr []error
-		)
-		channels := slices.DeleteFunc(d.svc.ticketChannels(t.Contract, m), func(ch string) bool { return slices.Contains(next.SentTo, ch) })
-		eachChannel(ctx, channels, func(ctx context.Context, ch string) {
-			var th string
-			nt, err := d.svc.notifierOf(ch)
-			if err == nil {
-				// Cut off before the claim may be taken again: a hung
-				// channel neither holds the request (or tick) for good nor
-				// gets the notice twice at once.
-				actx, cancel := context.WithTimeout(ctx, noticeRetryAfter*3/4)
-				th, err = nt.NotifyTicket(actx, m)
-				cancel()
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				sendErr = append(sendErr, channelErr(ch, err))
-				return
-			}
-			okTo = append(okTo, ch)
-			if thread == "" {
-				thread = th
-			}
-		})
-		nerr := errors.Join(sendErr...)
+		thread, okTo, nerr := d.sendNotice(ctx, &t, key)
 		if err := d.markSent(ctx, id, key, thread, okTo, nerr); err != nil {
 			return sent, err
 		}
@@ -202,11 +136,80 @@ func (d *TicketDesk) Flush(ctx context.Context, id string) (int, error) {
 			d.log.Warn("ticket notice not delivered; the watchdog retries it", "ticket", id, "notice", key, "err", nerr)
 			return sent, nil
 		}
-		sent++
 	}
 }
 
-// channelErr names the channel of a failed send ("" is the one notifier).
+// claimNext claims the ticket's oldest unsent notice with a versioned
+// write and returns its key; "" when none is left (the ticket closed if
+// nothing runs any more) or another flush claimed it within
+// noticeRetryAfter and may be sending it now.
+func (d *TicketDesk) claimNext(ctx context.Context, id string) (store.Ticket, string, error) {
+	var key string
+	t, err := d.updateTicket(ctx, id, "claim a notice of ticket "+id, func(t *store.Ticket) error {
+		key = ""
+		now := d.svc.Now()
+		i := slices.IndexFunc(t.Notices, func(n store.TicketNotice) bool { return n.SentAt.IsZero() })
+		if i < 0 {
+			if t.Open && !stillOpenAt(d, t, now) {
+				// Last notice out and nothing running: close it.
+				t.Open, t.UpdatedAt = false, now
+				return nil
+			}
+			return errUnchanged
+		}
+		next := &t.Notices[i]
+		if next.Attempts > 0 && now.Sub(next.LastAttemptAt) < noticeRetryAfter {
+			return errUnchanged // someone is sending it right now
+		}
+		next.Attempts++
+		next.LastAttemptAt = now
+		key = next.Key
+		return nil
+	})
+	return t, key, err
+}
+
+// sendNotice sends the claimed notice key of t to every channel of the
+// ticket's contract that does not have it yet, each cut off before the
+// claim may be taken again: the channels that took it, the thread the
+// first one started, and the channels' errors.
+func (d *TicketDesk) sendNotice(ctx context.Context, t *store.Ticket, key string) (thread string, okTo []string, err error) {
+	next := t.Notice(key)
+	m := notify.TicketMessage{Kind: notify.TicketKind(next.Kind), Ticket: t.ID, Node: t.Node, Provider: t.Provider,
+		Opened: t.Opened, Text: next.Text, Thread: t.Thread}
+	if _, tm, err := d.Timing(t, d.svc.Now()); err == nil {
+		m.Lang, m.Zone = contractWords(tm) // the text's own, so the robot shows one clock
+	}
+	var (
+		mu      sync.Mutex
+		sendErr []error
+	)
+	channels := slices.DeleteFunc(d.svc.ticketChannels(t.Contract, m), func(ch string) bool { return slices.Contains(next.SentTo, ch) })
+	eachChannel(ctx, channels, func(ctx context.Context, ch string) {
+		var th string
+		nt, err := d.svc.notifierOf(ch)
+		if err == nil {
+			// Cut off before the claim may be taken again: a hung
+			// channel neither holds the request (or tick) for good nor
+			// gets the notice twice at once.
+			actx, cancel := context.WithTimeout(ctx, noticeRetryAfter*3/4)
+			th, err = nt.NotifyTicket(actx, m)
+			cancel()
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			sendErr = append(sendErr, channelErr(ch, err))
+			return
+		}
+		okTo = append(okTo, ch)
+		if thread == "" {
+			thread = th
+		}
+	})
+	return thread, okTo, errors.Join(sendErr...)
+}
+
 // channelErr names the channel of a send's error, redacted a second time
 // (the channels redact their own): it is logged and stored as the
 // notice's last_error, which the tickets API answers.
@@ -228,16 +231,11 @@ func stillOpenAt(d *TicketDesk, t *store.Ticket, now time.Time) bool {
 // markSent records a send: the named channels in okTo have the notice; with
 // no error left it is sent.
 func (d *TicketDesk) markSent(ctx context.Context, id, key, thread string, okTo []string, sendErr error) error {
-	for attempt := 0; attempt < maxRetries; attempt++ {
-		t, err := d.store.GetTicket(ctx, id)
-		if err != nil {
-			return err
-		}
+	_, err := d.updateTicket(ctx, id, "mark notice sent on "+id, func(t *store.Ticket) error {
 		n := t.Notice(key)
 		if n == nil {
 			return fmt.Errorf("notice %s vanished from ticket %s", key, id)
 		}
-		prev := t.Version
 		for _, ch := range okTo {
 			if ch != "" && !slices.Contains(n.SentTo, ch) {
 				n.SentTo = append(n.SentTo, ch)
@@ -255,13 +253,9 @@ func (d *TicketDesk) markSent(ctx context.Context, id, key, thread string, okTo 
 			// DynamoDB bills per KB on every later write of the ticket.
 			n.SentAt, n.LastErr, n.Text, n.SentTo = d.svc.Now(), "", "", nil
 		}
-		err = d.store.UpdateTicket(ctx, t, prev)
-		if errors.Is(err, store.ErrConflict) {
-			continue
-		}
-		return err
-	}
-	return errTooContended("mark notice sent on " + id)
+		return nil
+	})
+	return err
 }
 
 // ---- message texts (what people read in the ticket's thread): written

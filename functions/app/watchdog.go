@@ -56,78 +56,114 @@ func (s *Service) Watchdog(ctx context.Context) (WatchdogResult, error) {
 	return res, errors.Join(errs...)
 }
 
+// checkNode ticks one node's state: overdue heartbeats open (or a release
+// closes) incidents, an undelivered node past its target is alerted on
+// once, and a state with nothing to change is only checked for records to
+// repair. The first read may come from a cheap, possibly stale replica;
+// anything to write, repair or alert is decided on a consistent one.
 func (s *Service) checkNode(ctx context.Context, n store.Node, now, upSince time.Time) (int, error) {
 	th := s.Thresholds(n)
 	stale, _ := s.store.(store.StaleStateReader)
-	for attempt := 0; attempt < maxRetries; attempt++ {
-		var st store.NodeState
-		var err error
-		usedStale := stale != nil && attempt == 0
-		if usedStale {
-			st, err = stale.GetStateStale(ctx, n.ID)
-		} else {
-			st, err = s.store.GetState(ctx, n.ID)
-		}
-		if errors.Is(err, store.ErrNotFound) {
-			// Never heard from: no heartbeat to be overdue, but its delivery
-			// may be (decided on a strongly consistent read).
-			v, overdue := s.deliveryOverdue(n, &store.NodeState{AcceptanceKnown: true}, now)
-			if overdue && usedStale {
-				continue
+	var (
+		heard, usedStale bool
+		trs              []incident.Transition
+		stamp            time.Time
+		release          func()
+	)
+	state := versioned[store.NodeState]{
+		read: func(ctx context.Context, attempt int) (store.NodeState, error) {
+			var st store.NodeState
+			var err error
+			usedStale = stale != nil && attempt == 0
+			if usedStale {
+				st, err = stale.GetStateStale(ctx, n.ID)
+			} else {
+				st, err = s.store.GetState(ctx, n.ID)
 			}
-			if overdue {
-				s.alertDeliveryOverdue(ctx, n, v)
+			heard = err == nil
+			if errors.Is(err, store.ErrNotFound) {
+				return store.NodeState{Node: n.ID, AcceptanceKnown: true}, nil
 			}
-			return 0, nil
+			return st, err
+		},
+		write: func(ctx context.Context, st store.NodeState) (store.NodeState, error) {
+			// The alerts' stamps are reserved before the write, so that they
+			// follow the order of the writes; a lost write gives them back.
+			stamp, release = s.alertStamps(n.ID, len(trs))
+			v, err := s.store.PutState(ctx, st, st.Version)
+			if err != nil {
+				release()
+				return st, err
+			}
+			st.Version = v
+			return st, nil
+		},
+	}
+	_, err := update(ctx, "watchdog node "+n.ID, state, func(st *store.NodeState) error {
+		if !heard {
+			// Never heard from: no heartbeat to be overdue, but its
+			// delivery may be.
+			return s.deliveryDue(ctx, n, st, now, usedStale)
 		}
-		if err != nil {
-			return 0, err
+		trs = s.tick(n, st, now, upSince, th)
+		if usedStale && (len(trs) > 0 || openIncident(&st.Eval) || openFleet(st)) {
+			// Something to write or to repair: decide it on a strongly
+			// consistent read, never on a possibly stale one.
+			return errReread
 		}
-		last := st.Eval.LastReceived
-		// While the backend itself was down nobody could hear the node, so
-		// no node is charged for it: count the node's silence from when the
-		// backend came back at the earliest.
-		if !last.IsZero() && !upSince.IsZero() && last.Add(n.HeartbeatInterval).Before(upSince) {
-			last = upSince.Add(-n.HeartbeatInterval)
-		}
-		prev := st.Version
-		tickAt := now
-		if n.Released(now) {
-			// Given back: overdue only if it was before the release (the
-			// report's trailing gap needs more than the tolerance before the
-			// period's end), and whatever is open ends at the release.
-			tickAt = n.ReleasedAt.Add(-time.Nanosecond)
-		}
-		trs := st.Eval.Tick(tickAt, last, n.HeartbeatInterval, th)
-		if n.Released(now) {
-			trs = append(trs, st.Eval.Release(n.ReleasedAt)...)
-		}
-		dv, overdue := s.deliveryOverdue(n, &st, now)
-		if usedStale && (len(trs) > 0 || openIncident(&st.Eval) || openFleet(&st) || overdue) {
-			// Something to write, to repair or to alert: decide it on a
-			// strongly consistent read, never on a possibly stale one.
-			continue
-		}
-		if overdue {
-			s.alertDeliveryOverdue(ctx, n, dv)
+		if err := s.deliveryDue(ctx, n, st, now, usedStale); !errors.Is(err, errUnchanged) {
+			return err
 		}
 		if len(trs) == 0 {
-			s.repair(ctx, n, st)
-			return 0, nil
+			s.repair(ctx, n, *st)
+			return errUnchanged
 		}
 		st.UpdatedAt = now
-		stamp, release := s.alertStamps(n.ID, len(trs))
-		if _, err := s.store.PutState(ctx, st, prev); errors.Is(err, store.ErrConflict) {
-			release()
-			continue
-		} else if err != nil {
-			release()
-			return 0, err
-		}
-		s.apply(ctx, n, effects{transitions: trs, stamp: stamp, release: release})
-		return len(trs), nil
+		return nil
+	})
+	if err != nil || len(trs) == 0 || release == nil {
+		return 0, err
 	}
-	return 0, errTooContended("watchdog node " + n.ID)
+	s.apply(ctx, n, effects{transitions: trs, stamp: stamp, release: release})
+	return len(trs), nil
+}
+
+// deliveryDue alerts once on a node whose delivery target passed with the
+// node not delivered; on a stale read it asks for a consistent one first.
+// It never writes the state: errUnchanged, or errReread.
+func (s *Service) deliveryDue(ctx context.Context, n store.Node, st *store.NodeState, now time.Time, stale bool) error {
+	v, overdue := s.deliveryOverdue(n, st, now)
+	if overdue && stale {
+		return errReread
+	}
+	if overdue {
+		s.alertDeliveryOverdue(ctx, n, v)
+	}
+	return errUnchanged
+}
+
+// tick is the engine's verdict on the node's silence as of now: the
+// transitions of overdue heartbeats and, for a node given back, of its
+// release. While the backend itself was down nobody could hear the node,
+// so no node is charged for it: its silence counts from when the backend
+// came back at the earliest.
+func (s *Service) tick(n store.Node, st *store.NodeState, now, upSince time.Time, th incident.Thresholds) []incident.Transition {
+	last := st.Eval.LastReceived
+	if !last.IsZero() && !upSince.IsZero() && last.Add(n.HeartbeatInterval).Before(upSince) {
+		last = upSince.Add(-n.HeartbeatInterval)
+	}
+	tickAt := now
+	if n.Released(now) {
+		// Given back: overdue only if it was before the release (the
+		// report's trailing gap needs more than the tolerance before the
+		// period's end), and whatever is open ends at the release.
+		tickAt = n.ReleasedAt.Add(-time.Nanosecond)
+	}
+	trs := st.Eval.Tick(tickAt, last, n.HeartbeatInterval, th)
+	if n.Released(now) {
+		trs = append(trs, st.Eval.Release(n.ReleasedAt)...)
+	}
+	return trs
 }
 
 // openIncident reports whether the state holds an open incident (which
