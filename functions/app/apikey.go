@@ -25,12 +25,15 @@ const (
 	ScopeRead Scope = "read"
 	// ScopeTickets: the ticket API (/v1/tickets…, reads and writes).
 	ScopeTickets Scope = "tickets"
+	// ScopeClaims: the claims ledger (/v1/claims…, reads and writes): what
+	// a finance team needs and nothing of the fleet's administration.
+	ScopeClaims Scope = "claims"
 	// ScopeAdmin: everything; it implies every other scope.
 	ScopeAdmin Scope = "admin"
 )
 
 // Scopes are every scope, in the order they are shown.
-var Scopes = []Scope{ScopeRead, ScopeTickets, ScopeAdmin}
+var Scopes = []Scope{ScopeRead, ScopeTickets, ScopeClaims, ScopeAdmin}
 
 // legacyScopes are what a key stored before scopes existed may do: the
 // ticket API, which is all such a key could reach then. Reading them so
@@ -45,7 +48,7 @@ func ParseScopes(list string) ([]string, error) {
 	for _, f := range strings.Split(list, ",") {
 		f = strings.TrimSpace(f)
 		if !slices.Contains(Scopes, Scope(f)) {
-			return nil, fmt.Errorf("scope %q: not one of read, tickets, admin", f)
+			return nil, fmt.Errorf("scope %q: not one of read, tickets, claims, admin", f)
 		}
 		if !slices.Contains(out, f) {
 			out = append(out, f)
@@ -113,11 +116,11 @@ func CreateAPIKey(ctx context.Context, st store.TicketStore, name string, scopes
 		return store.APIKey{}, "", errors.New("api key name: must be 1 to 100 characters")
 	}
 	if len(scopes) == 0 {
-		return store.APIKey{}, "", errors.New("api key scopes: give at least one of read, tickets, admin")
+		return store.APIKey{}, "", errors.New("api key scopes: give at least one of read, tickets, claims, admin")
 	}
 	for _, sc := range scopes {
 		if !slices.Contains(Scopes, Scope(sc)) {
-			return store.APIKey{}, "", fmt.Errorf("api key scope %q: not one of read, tickets, admin", sc)
+			return store.APIKey{}, "", fmt.Errorf("api key scope %q: not one of read, tickets, claims, admin", sc)
 		}
 	}
 	for attempt := 0; attempt < 4; attempt++ {

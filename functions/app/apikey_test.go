@@ -70,7 +70,8 @@ func TestAPIKeyScopes(t *testing.T) {
 		{nil, map[app.Scope]bool{app.ScopeTickets: true}}, // legacy key: today's meaning
 		{[]string{"read"}, map[app.Scope]bool{app.ScopeRead: true}},
 		{[]string{"read", "tickets"}, map[app.Scope]bool{app.ScopeRead: true, app.ScopeTickets: true}},
-		{[]string{"admin"}, map[app.Scope]bool{app.ScopeRead: true, app.ScopeTickets: true, app.ScopeAdmin: true}},
+		{[]string{"admin"}, map[app.Scope]bool{app.ScopeRead: true, app.ScopeTickets: true, app.ScopeClaims: true, app.ScopeAdmin: true}},
+		{[]string{"claims"}, map[app.Scope]bool{app.ScopeClaims: true}},
 	} {
 		k := store.APIKey{ID: "k1", Scopes: c.scopes}
 		for _, sc := range app.Scopes {

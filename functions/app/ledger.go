@@ -41,7 +41,26 @@ type ClaimView struct {
 	Status claims.Status `json:"status"`
 	// Deadlines are the contract's provider deadlines as its terms state
 	// them (absent: the terms state none).
-	Deadlines *claims.Deadlines `json:"-"`
+	Deadlines *ProviderDeadlines `json:"provider_deadlines,omitempty"`
+}
+
+// ProviderDeadlines are a contract's provider deadlines as the API shows
+// them.
+type ProviderDeadlines struct {
+	Answer *Within `json:"answer,omitempty"`
+	Credit *Within `json:"credit,omitempty"`
+	// Of is the same in the domain's form.
+	Of claims.Deadlines `json:"-"`
+}
+
+// Within is one provider deadline: its terms (days or billing cycles,
+// counted from sent or answered), the clause and the provider's words.
+type Within struct {
+	Days          int    `json:"days,omitempty"`
+	BillingCycles int    `json:"billing_cycles,omitempty"`
+	From          string `json:"from"`
+	Clause        string `json:"clause"`
+	Quote         string `json:"quote,omitempty"`
 }
 
 // Deadlines is a contract's provider deadlines (none for a contract the
@@ -55,7 +74,13 @@ func (l *Ledger) View(c store.Claim, now time.Time) ClaimView {
 	d := l.Deadlines(c.Contract)
 	v := ClaimView{Claim: c, Status: c.StatusAt(d, now)}
 	if d.Answer.Set() || d.Credit.Set() {
-		v.Deadlines = &d
+		v.Deadlines = &ProviderDeadlines{Of: d}
+		if w := d.Answer; w.Set() {
+			v.Deadlines.Answer = &Within{Days: w.Days, BillingCycles: w.BillingCycles, From: w.From, Clause: d.AnswerClause, Quote: d.AnswerQuote}
+		}
+		if w := d.Credit; w.Set() {
+			v.Deadlines.Credit = &Within{Days: w.Days, BillingCycles: w.BillingCycles, From: w.From, Clause: d.CreditClause, Quote: d.CreditQuote}
+		}
 	}
 	return v
 }
@@ -271,3 +296,16 @@ func (l *Ledger) Recovery(ctx context.Context) (claims.Recovery, error) {
 	}
 	return claims.Recover(dom, ds, l.svc.Now()), nil
 }
+
+// Paperwork is a contract's renter and contract number (terms renter,
+// contract_number), which the follow-up letter names; empty for a contract
+// the loaded terms do not define.
+func (l *Ledger) Paperwork(contract string) (renter, number string) {
+	if tm := l.book()[contract]; tm != nil {
+		return tm.Paperwork.Renter, tm.Paperwork.ContractNumber
+	}
+	return "", ""
+}
+
+// Now is the ledger's clock.
+func (l *Ledger) Now() time.Time { return l.svc.Now() }

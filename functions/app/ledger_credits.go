@@ -28,7 +28,10 @@ type CreditOutcome struct {
 // before is not applied again; one left unmatched then is matched again
 // (its claim may have been answered since).
 func (l *Ledger) ImportCredits(ctx context.Context, lines []claims.BillCredit, by string) ([]CreditOutcome, error) {
-	for _, b := range lines {
+	for i := range lines {
+		b := &lines[i]
+		// The key is the line's, whoever read the bill.
+		b.Key = claims.CreditKey(b.Period, b.Currency, b.Amount, b.Reference, b.Description, b.Lines)
 		if err := b.Check(); err != nil {
 			return nil, fmt.Errorf("%s line %v: %w", b.Bill, b.Lines, domainErr(err))
 		}
@@ -188,6 +191,11 @@ func (l *Ledger) Assign(ctx context.Context, key, claimID, by string) (ClaimView
 // (with the version read: two people applying it race, one wins) and
 // applies it.
 func (l *Ledger) assign(ctx context.Context, b claims.BillCredit, prev int64) (ClaimView, error) {
+	if prev == 0 {
+		if cur, err := l.store.GetBillCredit(ctx, b.Key); err == nil {
+			return ClaimView{}, dupCredit(b, cur)
+		}
+	}
 	c, err := l.store.GetClaim(ctx, b.Claim)
 	if errors.Is(err, store.ErrNotFound) {
 		return ClaimView{}, Errorf(ENotFound, "claim", "%q is not in the ledger", b.Claim)
@@ -201,8 +209,7 @@ func (l *Ledger) assign(ctx context.Context, b claims.BillCredit, prev int64) (C
 	}
 	if _, err := l.store.PutBillCredit(ctx, store.BillCredit{BillCredit: b}, prev); errors.Is(err, store.ErrConflict) {
 		if prev == 0 {
-			return ClaimView{}, Errorf(EConflict, "amount", "this credit (%s %s on the %s bill, reference %q) is already recorded against claim %s: a credit is applied once",
-				b.Amount, b.Currency, b.Period, b.Reference, b.Claim)
+			return ClaimView{}, dupCredit(b, store.BillCredit{})
 		}
 		return ClaimView{}, Errorf(EConflict, "credit", "%q changed while it was being applied; look again", b.Key)
 	} else if err != nil {
@@ -213,4 +220,14 @@ func (l *Ledger) assign(ctx context.Context, b claims.BillCredit, prev int64) (C
 		return ClaimView{}, err
 	}
 	return l.View(got, l.svc.Now()), nil
+}
+
+// dupCredit refuses a credit recorded by hand a second time.
+func dupCredit(b claims.BillCredit, cur store.BillCredit) error {
+	when := ""
+	if !cur.RecordedAt.IsZero() {
+		when = fmt.Sprintf(" (recorded %s by %s)", cur.RecordedAt.Format(time.RFC3339), cur.RecordedBy)
+	}
+	return Errorf(EConflict, "amount", "%s %s on the %s bill, reference %q, is already recorded against claim %s%s: a credit is applied once",
+		b.Amount, b.Currency, b.Period, b.Reference, b.Claim, when)
 }

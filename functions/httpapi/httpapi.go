@@ -48,6 +48,7 @@ type API struct {
 //	POST /v1/enrol-tokens, /v1/enrol-tokens/{id}/revoke
 //	                       API key, scope admin       New (enrol.go)
 //	/v1/tickets…           API key, scope tickets     RegisterTickets
+//	/v1/claims…            API key, scope claims      RegisterClaims (claims.go)
 
 // Routes.
 const (

@@ -50,6 +50,9 @@ func NewTickets(ctx context.Context, b *wiring.Backend) (*Tickets, error) {
 	}
 	api := httpapi.New(b.Service, b.Log)
 	httpapi.RegisterTickets(api.Mux(), desk, b.Log)
+	if _, err := httpapi.RegisterClaims(api.Mux(), desk, b.Log); err != nil {
+		return nil, err
+	}
 	f := &Tickets{log: b.Log}
 	var replacer slackapi.Replacer
 	if b.Links != nil {

@@ -282,6 +282,9 @@ func setupTickets(svc *app.Service, api *httpapi.API, env wiring.Env, data strin
 		return nil, err
 	}
 	httpapi.RegisterTickets(api.Mux(), desk, log)
+	if _, err := httpapi.RegisterClaims(api.Mux(), desk, log); err != nil {
+		return nil, err
+	}
 	td := &tickets{desk: desk}
 	log.Info("ticket API on "+httpapi.PathTickets, "terms", strings.Join(paths, string(os.PathListSeparator)), "contracts", strings.Join(book.Contracts(), ","))
 	if len(book) == 0 {

@@ -59,7 +59,7 @@ the ticket API alone.`,
 	}
 	create.Flags().StringVar(&name, "name", "", "who or what uses the key (required)")
 	_ = create.MarkFlagRequired("name")
-	create.Flags().StringArrayVar(&scopeList, "scope", []string{string(app.ScopeTickets)}, "what the key may do: read, tickets, admin (repeat the flag or separate with commas)")
+	create.Flags().StringArrayVar(&scopeList, "scope", []string{string(app.ScopeTickets)}, "what the key may do: read, tickets, claims, admin (repeat the flag or separate with commas)")
 
 	list := &cobra.Command{
 		Use:   "list",

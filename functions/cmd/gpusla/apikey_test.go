@@ -30,7 +30,7 @@ func TestAPIKeyScopes(t *testing.T) {
 	root.SetOut(&bytes.Buffer{})
 	root.SetErr(&bytes.Buffer{})
 	root.SetArgs([]string{"apikey", "create", "--data", t.TempDir(), "--name", "me", "--scope", "read", "--scope", "wirte"})
-	if err := root.Execute(); err == nil || !strings.Contains(err.Error(), `scope "wirte": not one of read, tickets, admin`) {
+	if err := root.Execute(); err == nil || !strings.Contains(err.Error(), `scope "wirte": not one of read, tickets, claims, admin`) {
 		t.Errorf("unknown scope: %v", err)
 	}
 	root = newRoot()

@@ -32,13 +32,21 @@ func remoteAdmin(ctx context.Context, base, path string, body, out any) error {
 
 // remoteCall is remoteAdmin with its method; a GET sends no body.
 func remoteCall(ctx context.Context, method, base, path string, body, out any) error {
+	return flagError(remoteScoped(ctx, method, base, path, "admin", body, out))
+}
+
+// remoteScoped is remoteCall with the scope the key needs (named when no
+// key is set); out a *[]byte takes the answer as it is (a CSV, a letter),
+// and a refusal naming a field is an *app.Error, for the command to word
+// as its flags go.
+func remoteScoped(ctx context.Context, method, base, path, scope string, body, out any) error {
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("--server: %q is not an http(s) URL such as http://127.0.0.1:8080", base)
 	}
 	key := strings.TrimSpace(os.Getenv(wiring.EnvAPIKey))
 	if key == "" {
-		return fmt.Errorf("--server needs an API key with the admin scope in $%s (create one with `gpusla apikey create --scope admin`)", wiring.EnvAPIKey)
+		return fmt.Errorf("--server needs an API key with the %s scope in $%s (create one with `gpusla apikey create --scope %s`)", scope, wiring.EnvAPIKey, scope)
 	}
 	var b []byte
 	if method != http.MethodGet {
@@ -69,10 +77,13 @@ func remoteCall(ctx context.Context, method, base, path string, body, out any) e
 			return fmt.Errorf("--server %s answered %s", base, resp.Status)
 		}
 		if msg, ok := strings.CutPrefix(we.Error, we.Field+": "); ok && we.Field != "" && we.Field != "node" {
-			// Worded as the local command words it (flagError).
-			return flagError(&app.Error{Field: we.Field, Msg: msg})
+			return &app.Error{Field: we.Field, Msg: msg}
 		}
 		return fmt.Errorf("server refused (%s): %s", resp.Status, we.Error)
+	}
+	if b, ok := out.(*[]byte); ok {
+		*b = raw
+		return nil
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
 		return fmt.Errorf("--server %s: the answer is not what %s returns: %w", base, path, err)

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/httpapi"
+	"github.com/gpusla/gpusla/functions/wiring"
+	"github.com/gpusla/gpusla/sla/report"
+)
+
+// claimsCLI is a data folder with a store, on the US example contract
+// whose provider credits "within one billing cycle following the month of
+// the request", and October 2026's sealed report asking 1,234.56 USD.
+func claimsCLI(t *testing.T) (data, reportFile string) {
+	t.Helper()
+	t.Setenv(wiring.EnvTable, "")
+	terms := t.TempDir()
+	us, err := os.ReadFile("../../../testdata/terms/us-example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	us = bytes.Replace(us, []byte("  end_of_billing_cycle: 2"), []byte("  end_of_billing_cycle: 2\n  credit_within: {billing_cycles: 1}"), 1)
+	if err := os.WriteFile(filepath.Join(terms, "us-example.yaml"), us, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(wiring.EnvTerms, terms)
+	data = t.TempDir()
+	if _, err := runCLI(t, "node", "add", "--data", data, "--id", "ny-01", "--provider", "Example GPU Cloud Inc.", "--contract", "us-example",
+		"--gpu-model", "H200", "--gpus", "8", "--gpu-memory-gb", "141"); err != nil {
+		t.Fatal(err)
+	}
+	r := report.Report{Schema: report.Schema, Month: "2026-10", AsOf: "2026-11-01T10:00:00Z", Seal: &report.Seal{ObservationsSHA256: "9f2c", ChainHead: "a1b2", Batches: 7},
+		Contracts: []report.Contract{{Contract: "us-example", Provider: "Example GPU Cloud Inc.", Currency: "USD", TimeZone: "America/New_York",
+			MonthEnd: "2026-11-01T04:00:00Z", Claim: 1234.56, ClaimDeadline: "2027-01-01T05:00:00Z", Lang: "en"}},
+		Nodes: []report.Node{{Node: "ny-01", Contract: "us-example", Credit: report.Credit{Amount: 1234.56}}}}
+	raw, _ := json.Marshal(r)
+	reportFile = filepath.Join(t.TempDir(), "report.json")
+	if err := os.WriteFile(reportFile, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return data, reportFile
+}
+
+// TestClaimsCommands: a claim from its sealed report to the credit on the
+// December bill, on the local store, each refusal naming its flag.
+func TestClaimsCommands(t *testing.T) {
+	data, rep := claimsCLI(t)
+	id := "us-example/2026-10"
+	mustRun := func(want string, args ...string) string {
+		t.Helper()
+		out, err := runCLI(t, append(args, "--data", data)...)
+		if err != nil || !strings.Contains(out, want) {
+			t.Fatalf("%v: %v\n%s\nwant %q", args, err, out, want)
+		}
+		return out
+	}
+	mustFail := func(want string, args ...string) {
+		t.Helper()
+		if out, err := runCLI(t, append(args, "--data", data)...); err == nil || err.Error() != want {
+			t.Fatalf("%v: %v\n%s\nwant %q", args, err, out, want)
+		}
+	}
+	mustRun(id+": drafted", "claims", "draft", "--report", rep)
+	mustRun(id+": exists", "claims", "draft", "--report", rep)
+	mustFail(`--via: "fax" is not a way a claim is sent (support_case, ticket, email, portal, letter)`, "claims", "sent", id, "--at", "2026-11-03T09:00:00-05:00", "--via", "fax")
+	mustFail(`claim: "us-example/2026-09" is not in the ledger`, "claims", "sent", "us-example/2026-09", "--at", "2026-11-03T09:00:00-05:00", "--via", "email")
+	mustRun("claim us-example/2026-10: sent; claimed 1234.56 USD", "claims", "sent", id, "--at", "2026-11-03T09:00:00-05:00", "--via", "email", "--reference", "C-1")
+	mustFail(`--at: "2026-11-02T09:00:00Z" is before the claim was sent (2026-11-03T14:00:00Z)`, "claims", "answer", id, "--at", "2026-11-02T09:00:00Z", "--outcome", "accepted")
+	mustFail(`--granted: "100.005" has more than two decimals`, "claims", "answer", id, "--at", "2026-11-10T09:00:00Z", "--outcome", "partial", "--granted", "100.005")
+	mustFail(`--currency: "EUR" is not the claim's currency (USD): amounts in two currencies are never mixed`, "claims", "answer", id, "--at", "2026-11-10T09:00:00Z",
+		"--outcome", "partial", "--granted", "1000", "--currency", "EUR")
+	mustRun("granted; claimed 1234.56 USD, received 0.00, outstanding 1000.00", "claims", "answer", id, "--at", "2026-11-10T09:00:00Z", "--outcome", "partial",
+		"--granted", "1000", "--currency", "USD", "--reason", "the first hour was maintenance")
+
+	// The November bill carries nothing for it; December's the 1,000.00 and a 5.00 credit nobody claimed.
+	bill := filepath.Join(t.TempDir(), "bill-2026-12.csv")
+	os.WriteFile(bill, []byte("node,period,kind,quantity,amount,currency,reference,description\nny-01,2026-12,compute,744,23808.00,USD,,\n"+
+		",2026-12,credit,,-1000.00,USD,,SLA credit\n,2026-12,credit,,-5.00,USD,,goodwill\n"), 0o600)
+	out := mustRun("applied", "claims", "bill", bill, "--contract", "us-example")
+	if !strings.Contains(out, "1000.00 USD applied → us-example/2026-10 (amount_period)") || !strings.Contains(out, "5.00 USD unmatched: no open claim of us-example has 5.00 USD outstanding") {
+		t.Fatalf("bill:\n%s", out)
+	}
+	mustRun("already_applied", "claims", "bill", bill, "--contract", "us-example")
+	mustFail(`--contract: missing: name the contract(s) the bill is for`, "claims", "bill", bill)
+	out = mustRun("2027-01-01  -", "claims", "list") // December is in time: one billing cycle after November
+	if !strings.Contains(out, "us-example/2026-10  Example GPU Cloud Inc.  1234.56 USD  credited") {
+		t.Fatalf("list:\n%s", out)
+	}
+	mustRun("UNMATCHED: no open claim", "claims", "list", "--credits")
+	csv := filepath.Join(t.TempDir(), "claims.csv")
+	mustRun("", "claims", "list", "--format", "csv", "-o", csv)
+	if b, _ := os.ReadFile(csv); !strings.Contains(string(b), "us-example/2026-10,us-example,Example GPU Cloud Inc.,2026-10,USD,1234.56,credited") {
+		t.Fatalf("csv:\n%s", b)
+	}
+	mustRun("2026-Q4", "claims", "recovery")
+	mustFail(`claim us-example/2026-10: no follow-up is due: everything granted is on the bills`, "claims", "letter", id)
+}
+
+// TestClaimsCommandsRemote: the same commands against a running backend
+// (--server), with an API key of the claims scope; a refusal reads as the
+// local one does.
+func TestClaimsCommandsRemote(t *testing.T) {
+	data, rep := claimsCLI(t)
+	if _, err := runCLI(t, "claims", "draft", "--report", rep, "--data", data); err != nil {
+		t.Fatal(err)
+	}
+	o, err := wiring.FromEnv().OpenOffline(t.Context(), data, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	desk, err := o.Tickets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := httpapi.New(o.Service, slog.New(slog.DiscardHandler))
+	if _, err := httpapi.RegisterClaims(api.Mux(), desk, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(api)
+	defer srv.Close()
+	_, token, err := app.CreateAPIKey(t.Context(), o.Store, "finance", []string{"claims"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(wiring.EnvAPIKey, token)
+	id := "us-example/2026-10"
+	if _, err := runCLI(t, "claims", "sent", id, "--at", "2026-11-03T09:00:00-05:00", "--via", "fax", "--server", srv.URL); err == nil ||
+		err.Error() != `--via: "fax" is not a way a claim is sent (support_case, ticket, email, portal, letter)` {
+		t.Fatalf("remote refusal: %v", err)
+	}
+	if out, err := runCLI(t, "claims", "sent", id, "--at", "2026-11-03T09:00:00-05:00", "--via", "email", "--server", srv.URL); err != nil || !strings.Contains(out, "sent") {
+		t.Fatalf("remote sent: %v %s", err, out)
+	}
+	out, err := runCLI(t, "claims", "show", id, "--server", srv.URL)
+	if err != nil || !strings.Contains(out, `"recorded_by": "api:`) || !strings.Contains(out, "(finance)") {
+		t.Fatalf("remote show: %v %s", err, out)
+	}
+	if out, err := runCLI(t, "claims", "list", "--format", "csv", "--server", srv.URL); err != nil || !strings.Contains(out, "us-example/2026-10,us-example") {
+		t.Fatalf("remote csv: %v %s", err, out)
+	}
+	if _, err := runCLI(t, "claims", "letter", id, "--server", srv.URL); err == nil || !strings.Contains(err.Error(), "no follow-up is due: the credit is due before 2027-01-01T05:00:00Z") {
+		t.Fatalf("remote letter: %v", err)
+	}
+}
