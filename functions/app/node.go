@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/wire"
+	"github.com/gpusla/gpusla/sla/events"
 )
 
 // NewNode is what `gpusla node add` asks for.
@@ -27,6 +28,9 @@ type NewNode struct {
 	PushInterval      time.Duration // default DefaultPushInterval
 	Grace             time.Duration // default DefaultGrace
 	Demo              bool
+	// InstanceID and Region: the provider's names for the node and where
+	// it runs, which a claim quotes (optional).
+	InstanceID, Region string
 }
 
 // Validate fills defaults and checks every field, naming the wrong one.
@@ -54,6 +58,10 @@ func (n *NewNode) Validate() error {
 		return bad("gpus", "must not be negative, got %d", n.GPUCount)
 	case n.PricePerHour < 0:
 		return bad("price", "must not be negative, got %g", n.PricePerHour)
+	case events.ProviderNameProblem(n.InstanceID) != "":
+		return bad("instance_id", "%s", events.ProviderNameProblem(n.InstanceID))
+	case events.ProviderNameProblem(n.Region) != "":
+		return bad("region", "%s", events.ProviderNameProblem(n.Region))
 	case n.HeartbeatInterval < time.Second:
 		return bad("heartbeat_interval", "must be at least 1s, got %s", n.HeartbeatInterval)
 	case n.PushInterval < n.HeartbeatInterval:
@@ -86,7 +94,7 @@ func (s *Service) AddNode(ctx context.Context, in NewNode) (store.Node, []byte, 
 	n := store.Node{ID: in.ID, Provider: in.Provider, Contract: in.Contract, OrderedAt: in.OrderedAt.UTC(),
 		GPUModel: in.GPUModel, GPUCount: in.GPUCount, GPUMemoryMiB: in.GPUMemoryMiB, PricePerHour: in.PricePerHour,
 		Currency: in.Currency, HeartbeatInterval: in.HeartbeatInterval, PushInterval: in.PushInterval, Grace: in.Grace,
-		SealedSecret: sealed, CreatedAt: s.Now(), Demo: in.Demo}
+		SealedSecret: sealed, CreatedAt: s.Now(), Demo: in.Demo, InstanceID: in.InstanceID, Region: in.Region}
 	if err := s.store.CreateNode(ctx, n); err != nil {
 		if errors.Is(err, store.ErrExists) {
 			return store.Node{}, nil, Errorf(EConflict, "id", "node %q is already registered", in.ID)

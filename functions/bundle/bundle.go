@@ -1,7 +1,8 @@
 // Package bundle writes and checks the claim evidence bundle: one zip with
 // the month's report (JSON, the documented form, and HTML for people), the
 // raw observations behind every counted outage as JSON lines exactly as
-// the event log holds them (docs/events.md), the books' administrative
+// the event log holds them (docs/events.md), the incidents claimed with
+// where their log lines are (incidents.csv), the books' administrative
 // records behind the report (records.jsonl: maintenance notices, releases,
 // ticket events, each with when and by whom it was recorded), and a
 // manifest with the SHA-256 of each file, the batches those observations
@@ -402,7 +403,8 @@ func writeZip(w io.Writer, m *Manifest, r *report.Report, obs, recs []byte) erro
 	if err := document.Render(&rh, r, "html", document.Extras{}); err != nil {
 		return err
 	}
-	files := []zipFile{{ReportJSONFile, rj.Bytes()}, {ReportHTMLFile, rh.Bytes()}, {ObservationsFile, obs}, {RecordsFile, recs}}
+	files := []zipFile{{ReportJSONFile, rj.Bytes()}, {ReportHTMLFile, rh.Bytes()}, {ObservationsFile, obs}, {RecordsFile, recs},
+		{IncidentsFile, incidentsCSV(m, r)}}
 	for _, f := range files {
 		m.Files = append(m.Files, FileSum{Name: f.name, Bytes: int64(len(f.data)), SHA256: sum(f.data)})
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -96,7 +97,7 @@ func rezip(t *testing.T, files map[string][]byte) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
-	for _, name := range []string{ReportJSONFile, ReportHTMLFile, ObservationsFile, RecordsFile, ManifestFile} {
+	for _, name := range []string{ReportJSONFile, ReportHTMLFile, ObservationsFile, RecordsFile, IncidentsFile, ManifestFile} {
 		if data, ok := files[name]; ok {
 			fw, _ := zw.Create(name)
 			fw.Write(data)
@@ -240,5 +241,43 @@ func TestVerifyRejectsNonBundles(t *testing.T) {
 	z := rezip(t, files)
 	if _, err := Verify(bytes.NewReader(z), int64(len(z))); err == nil || !strings.Contains(err.Error(), "no manifest.json") {
 		t.Fatalf("bundle without manifest: %v", err)
+	}
+}
+
+// The bundle lists each incident claimed (incidents.csv): one row per
+// counted interval with its times, what counted and where its log lines are,
+// as a claim procedure asks ("the dates and times of each incident … logs
+// that document the errors"). Verify derives it again from the manifest and
+// the report: a changed time is named even when the manifest's sum is
+// rewritten to match.
+func TestIncidentsCSV(t *testing.T) {
+	zipped, m := claimBundle(t)
+	files := unzip(t, zipped)
+	inc := string(files[IncidentsFile])
+	lines := strings.Split(strings.TrimSpace(inc), "\n")
+	if len(lines) != 1+len(m.Intervals) || !strings.HasPrefix(lines[0], "contract,node,instance_id,region,kind,cause,start,end,seconds,counted_seconds,from_seq,to_seq") {
+		t.Fatalf("incidents.csv:\n%s", inc)
+	}
+	iv := m.Intervals[0]
+	if !strings.Contains(lines[1], ","+iv.Node+",") || !strings.Contains(lines[1], iv.Start) ||
+		!strings.Contains(lines[1], ","+strconv.FormatInt(iv.CountedSeconds, 10)+",") || !strings.Contains(lines[1], ","+strconv.Itoa(iv.Observations)+",") {
+		t.Errorf("row 1 %q does not carry interval %+v", lines[1], iv)
+	}
+	// Tamper with a time and re-sum it in the manifest, as an attacker
+	// who knows the format would: the row no longer derives.
+	files[IncidentsFile] = []byte(strings.Replace(inc, iv.Start, strings.Replace(iv.Start, "2026-", "2025-", 1), 1))
+	var mm Manifest
+	if err := json.Unmarshal(files[ManifestFile], &mm); err != nil {
+		t.Fatal(err)
+	}
+	for i := range mm.Files {
+		if mm.Files[i].Name == IncidentsFile {
+			mm.Files[i].Bytes, mm.Files[i].SHA256 = int64(len(files[IncidentsFile])), sum(files[IncidentsFile])
+		}
+	}
+	mj, _ := json.MarshalIndent(mm, "", "  ")
+	files[ManifestFile] = append(mj, '\n')
+	if p := problems(verify(t, rezip(t, files))); !strings.Contains(p, "incidents.csv: does not list the manifest's intervals") {
+		t.Fatalf("a changed incident row is not named:\n%s", p)
 	}
 }

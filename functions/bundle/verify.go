@@ -92,6 +92,9 @@ func Verify(ra io.ReaderAt, size int64) (*Result, error) {
 	if r != nil && r.Seal != nil && r.Seal.RecordsSHA256 != "" && sum(recs) != r.Seal.RecordsSHA256 {
 		v.add(RecordsFile, 0, "hashes to %s, the report's seal (quoted on its claim page) says %s", sum(recs), r.Seal.RecordsSHA256)
 	}
+	if inc, has := data[IncidentsFile]; has && r != nil && !bytes.Equal(inc, incidentsCSV(&m, r)) {
+		v.add(IncidentsFile, 0, "does not list the manifest's intervals as the report states them: an incident, its times or its instance was changed")
+	}
 	if ok {
 		v.records(recs, r)
 	} else if keepsRecords(rj) {

@@ -151,16 +151,17 @@ func TestLeftOutAndUnverifiedInPDF(t *testing.T) {
 }
 
 // A contract whose only breach is a late first response that earns no
-// credit (us-example: late_response_penalty 0): its letter lists the breach,
-// marked as earning nothing, and says so in the request — never "no breach
-// this month". In the README's month T-2001 (sev2, 4 h) was answered
-// 7 d 23 h 30 min late.
+// credit (us-example: late_response_penalty 0): its letter is a notice of
+// breach that lists the breach, marked as earning nothing, and requests
+// nothing — never "no breach this month", never a request for 0.00. In the
+// README's month T-2001 (sev2, 4 h) was answered 7 d 23 h 30 min late.
 func TestBreachWithoutCreditIsNamed(t *testing.T) {
 	r := readmeMonth(t)
 	for lang, want := range map[i18n.Lang][]string{
 		i18n.EN: {"ticket T-2001: first response 7d23h30m late (committed within 4h); the contract attaches no credit to it",
-			"The breaches listed above earn no credit under the contract: no credit is requested for them."},
-		i18n.ZH: {"工单 T-2001：首次响应超时 7天23小时30分钟（合同承诺 4小时内响应）；合同未就此约定赔偿", "上列违约事项按合同不产生赔偿：不就其申请赔偿。"},
+			"## Notice of breach", "notice of breach: no credit is requested", "They earn no credit under the contract, and no credit is requested"},
+		i18n.ZH: {"工单 T-2001：首次响应超时 7天23小时30分钟（合同承诺 4小时内响应）；合同未就此约定赔偿", "## 违约通知书", "违约通知：不申请赔偿",
+			"上述事项按合同不产生赔偿，本通知不申请赔偿"},
 	} {
 		d, err := newDoc(r, Extras{Lang: lang})
 		if err != nil {
@@ -182,7 +183,8 @@ func TestBreachWithoutCreditIsNamed(t *testing.T) {
 				t.Errorf("%s letter lacks %q", lang, w)
 			}
 		}
-		for _, never := range []string{d.P.T("no breach this month"), d.P.T("No breach of the contract this month: no credit is requested.")} {
+		for _, never := range []string{d.P.T("no breach this month"), d.P.T("Credit requested"), d.P.T("Claim deadline"), "0.00",
+			d.P.T("No breach of the contract this month: there is nothing to claim and no letter to send.")} {
 			if strings.Contains(b.String(), never) {
 				t.Errorf("%s letter says %q over a breached ticket", lang, never)
 			}

@@ -169,28 +169,45 @@ func letterHead(p *i18n.Printer, r *report.Report, c *report.Contract, ci *citer
 	}
 	ms, _ := time.Parse(time.RFC3339, c.MonthStart)
 	me, _ := time.Parse(time.RFC3339, c.MonthEnd)
-	asOf, _ := time.Parse(time.RFC3339, r.AsOf)
 	deadline, _ := time.Parse(time.RFC3339, c.ClaimDeadline)
 	amount := p.LetterMoney(c.Claim, c.Currency)
 	if c.Claim > 0 {
 		amount = p.T("%s (in words: %s)", amount, p.InWords(c.Claim, c.Currency))
 	}
 	by := p.T("by %s", p.At(deadline, loc, true))
-	if cl := ci.cite("claim"); cl != "" {
-		if p.Lang == i18n.ZH && !startsHan(cl) {
-			cl = " " + cl // 依据 Sec. 6.2, as Chinese sets Latin text apart; 依据第8条
+	// A notice meets no claim deadline: nothing of the claim clause is
+	// cited for it.
+	if c.Letter != report.LetterNotice {
+		if cl := ci.cite("claim"); cl != "" {
+			if p.Lang == i18n.ZH && !startsHan(cl) {
+				cl = " " + cl // 依据 Sec. 6.2, as Chinese sets Latin text apart; 依据第8条
+			}
+			by = p.T("%s, under %s", by, cl)
 		}
-		by = p.T("%s, under %s", by, cl)
 	}
-	return []field{
+	fs := []field{
 		{p.T("To"), c.Provider},
 		{p.T("Renter (claimant)"), orDash(c.Renter)},
 		{p.T("Contract number"), orDash(c.ContractNumber)},
+		{p.T("Subject"), subjectLine(p, r, c)},
 		{p.T("Service period"), p.Period(ms, me, loc)},
-		{p.T("Date of application"), p.LongDate(asOf.In(loc))},
-		{p.T("Credit requested"), amount},
-		{p.T("Claim deadline"), by},
+		{p.T("Date of application"), p.LongDate(applicationDate(r, c, loc))},
 	}
+	// A notice of breach requests nothing: it carries no amount, never
+	// "0.00", and no claim deadline to meet.
+	if c.Letter == report.LetterNotice {
+		fs = append(fs, field{p.T("Purpose"), p.T("notice of breach: no credit is requested")})
+	} else {
+		fs = append(fs, field{p.T("Credit requested"), amount})
+	}
+	fs = append(fs, field{p.T("File through"), channelText(p, c.Procedure)})
+	if opens, err := time.Parse(time.RFC3339, c.ClaimOpens); err == nil {
+		fs = append(fs, field{p.T("May be filed from"), p.LongDate(opens.In(loc))})
+	}
+	if c.Letter != report.LetterNotice {
+		fs = append(fs, field{p.T("Claim deadline"), by})
+	}
+	return fs
 }
 
 // signature is the block the renter signs (and, in China, seals): the

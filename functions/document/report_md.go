@@ -119,7 +119,24 @@ func mdClaim(b *strings.Builder, c claimPage) {
 	}
 	b.WriteString("\n")
 	mdTable(b, c.Breaches)
+	if t := c.Incidents; t != nil {
+		b.WriteString("\n### " + mdText(t.Title) + "\n\n")
+		mdTable(b, *t)
+	}
 	b.WriteString("\n" + mdText(c.Request) + "\n\n")
+	for i, s := range c.Procedure {
+		if i == 0 {
+			b.WriteString(mdText(s) + "\n\n")
+			continue
+		}
+		b.WriteString("- " + mdText(s) + "\n")
+		if i == len(c.Procedure)-1 {
+			b.WriteString("\n")
+		}
+	}
+	for _, s := range c.Approx {
+		b.WriteString("**" + mdText(s) + "**\n\n")
+	}
 	if c.Unverified != "" {
 		b.WriteString("**" + mdText(c.Unverified) + "**\n\n")
 	}

@@ -198,7 +198,20 @@ func (p *pdfWriter) claim(c claimPage) {
 	p.fields(c.Fields, colon)
 	p.f.Ln(2)
 	p.table(c.Breaches)
+	if t := c.Incidents; t != nil {
+		p.text(10, "B", t.Title)
+		p.table(*t)
+	}
 	p.text(9.5, "B", c.Request)
+	for i, s := range c.Procedure {
+		if i > 0 {
+			s = "• " + s
+		}
+		p.text(8.5, "", s)
+	}
+	for _, s := range c.Approx {
+		p.text(9, "B", s)
+	}
 	if c.Unverified != "" {
 		p.text(9.5, "B", c.Unverified)
 	}

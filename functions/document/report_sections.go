@@ -78,7 +78,17 @@ type claimPage struct {
 	Title    string
 	Fields   []field
 	Breaches table
-	Request  string // the sentence that asks for the credit
+	// Incidents lists each counted outage with the provider's instance id
+	// and region (report_procedure.go); nil when none counted.
+	Incidents *table
+	Request   string // the sentence that asks for the credit
+	// Procedure says where each thing the provider's text asks a claim to
+	// hold is; Approx where the figures are approximate and by how much.
+	Procedure, Approx []string
+	// NoLetter: the month needs no letter (no breach, or a breach without
+	// credit the renter sends no notice for); the page says so and is not
+	// signed.
+	NoLetter bool
 	Evidence []field
 	Note     string
 	Sign     []string // the signature block, a line each
@@ -459,7 +469,15 @@ func dayKind(p *i18n.Printer, t report.Ticket) string {
 func claim(p *i18n.Printer, r *report.Report, c *report.Contract) claimPage {
 	ci := &citer{c: c, p: p}
 	cp := claimPage{P: p, Lang: bcp47(p.Lang), Contract: c.Contract, Title: p.T("Claim for service credits")}
-	cp.Fields = letterHead(p, r, c, ci)
+	switch c.Letter {
+	case report.LetterNotice:
+		cp.Title = p.T("Notice of breach")
+	case report.LetterNone:
+		cp.Title, cp.NoLetter = p.T("No claim letter this month"), true
+	}
+	if !cp.NoLetter {
+		cp.Fields = letterHead(p, r, c, ci)
+	}
 	bt := table{Head: []string{p.T("node"), p.T("breach"), p.T("clause"), p.T("credit %%")}, Widths: []float64{12, 56, 16, 8},
 		Num: []bool{false, false, false, true}}
 	for i := range r.Nodes {
@@ -467,19 +485,30 @@ func claim(p *i18n.Printer, r *report.Report, c *report.Contract) claimPage {
 			breachRows(p, &bt, n, ci)
 		}
 	}
-	cp.Request = p.T("No breach of the contract this month: no credit is requested.")
-	if len(bt.Rows) == 0 {
+	cp.Request = p.T("No breach of the contract this month: there is nothing to claim and no letter to send.")
+	switch {
+	case len(bt.Rows) == 0:
 		bt.add("—", p.T("no breach this month"), "", "—")
-	} else {
-		// Breached, but nothing the contract pays for: say so, never
-		// that there was no breach.
-		cp.Request = p.T("The breaches listed above earn no credit under the contract: no credit is requested for them.")
+	case c.Letter == report.LetterNone:
+		// Breached, but nothing the contract pays for, and the renter sends
+		// no notice for that (claim.without_credit: nothing).
+		cp.Request = p.T("The breaches listed above earn no credit under the contract, and the terms say no notice of breach is sent for them: this page is for the renter's records.")
+	case c.Letter == report.LetterNotice:
+		// Breached, but nothing the contract pays for: a notice of breach,
+		// never a request for 0.00.
+		cp.Request = p.T("%s gives notice of the breaches of contract %s listed above, in the service of %s. They earn no credit under the contract, and no credit is requested; %s reserves its rights under the contract.",
+			party(p, c.Renter), orDash(c.ContractNumber), p.Month(r.Month), party(p, c.Renter))
 	}
 	cp.Breaches = bt
-	if c.Claim > 0 {
+	if c.Letter == report.LetterRequest {
 		cp.Request = p.T("Under the clauses cited, %s requests a service credit of %s under contract %s for the service of %s, to be deducted from the next invoice.",
 			party(p, c.Renter), p.LetterMoney(c.Claim, c.Currency), orDash(c.ContractNumber), p.Month(r.Month))
 	}
+	if !cp.NoLetter {
+		cp.Incidents = incidentsTable(p, r, c)
+		cp.Procedure = procedureLines(p, r, c)
+	}
+	cp.Approx = approxLines(p, r, c)
 	if r.Seal != nil {
 		cp.Evidence = []field{{p.T("Evidence bundle: observations SHA-256"), r.Seal.ObservationsSHA256},
 			{p.T("Evidence bundle: hash chain head (%d batches)", r.Seal.Batches), r.Seal.ChainHead}}
@@ -490,7 +519,9 @@ func claim(p *i18n.Printer, r *report.Report, c *report.Contract) claimPage {
 	} else {
 		cp.Note = p.T("No evidence bundle was sealed for this rendering; the monthly job's evidence.zip carries the observations and the chain head.")
 	}
-	cp.Sign = signature(p, c)
+	if !cp.NoLetter {
+		cp.Sign = signature(p, c)
+	}
 	cp.Appendix = ci.appendix()
 	cp.Unverified, cp.Sources = unverifiedNote(p, c), sourcesTable(p, c)
 	file := ""
@@ -545,7 +576,9 @@ func breachRows(p *i18n.Printer, bt *table, n *report.Node, ci *citer) {
 		}
 	}
 	rows += uncreditedRows(p, bt, n, ci)
-	if rows == 0 {
+	// A node whose breaches earn nothing has no credit line: a letter never
+	// reckons a credit of 0.00.
+	if rows == 0 || n.Credit.Amount == 0 {
 		return
 	}
 	sum := p.T("credit for %s: %s of the month's charge of %s (%s) = %s", n.Node, p.Pct(n.Credit.Percent, -1), p.LetterMoney(n.Billing.Charge, n.Currency),

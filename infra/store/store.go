@@ -152,6 +152,10 @@ type Node struct {
 	GPUMemoryMiB int     `json:"gpu_memory_mib,omitempty"`
 	PricePerHour float64 `json:"price_per_hour,omitempty"`
 	Currency     string  `json:"currency,omitempty"`
+	// InstanceID and Region are the provider's own names for the node and
+	// where it runs, quoted by a claim; empty when not given.
+	InstanceID string `json:"instance_id,omitempty"`
+	Region     string `json:"region,omitempty"`
 	// Schedule the probe was configured with; liveness is judged against it.
 	HeartbeatInterval time.Duration `json:"heartbeat_interval"`
 	PushInterval      time.Duration `json:"push_interval"`

@@ -20,6 +20,7 @@ package events
 import (
 	"fmt"
 	"time"
+	"unicode"
 )
 
 // Event types.
@@ -103,6 +104,11 @@ type Event struct {
 	// PushIntervalS is how often the probe pushes a batch (node_registered);
 	// absent, one heartbeat a push.
 	PushIntervalS int `json:"push_interval_s,omitempty"`
+	// InstanceID and Region are the provider's own names for the node and
+	// where it runs (node_registered), which a claim quotes: AWS asks for
+	// "the instance IDs" and "the AWS regions" of each incident.
+	InstanceID string `json:"instance_id,omitempty"`
+	Region     string `json:"region,omitempty"`
 
 	// Token is the enrolment token a node_enrolled event used (its id).
 	Token string `json:"token,omitempty"`
@@ -449,7 +455,29 @@ func (e *Event) validRegistered() error {
 	case e.PushIntervalS < 0:
 		return fieldErr("push_interval_s", "must not be negative")
 	}
+	if p := ProviderNameProblem(e.InstanceID); p != "" {
+		return fieldErr("instance_id", "%s", p)
+	}
+	if p := ProviderNameProblem(e.Region); p != "" {
+		return fieldErr("region", "%s", p)
+	}
 	return nil
+}
+
+// ProviderNameProblem says what is wrong with a provider's name for a node
+// or its region as a registration carries it, "" when nothing: empty, or 1
+// to 128 printable characters without spaces (i-0abc123def456, ins-8x2k,
+// ap-shanghai-2).
+func ProviderNameProblem(s string) string {
+	if len(s) > 128 {
+		return "longer than 128 characters"
+	}
+	for _, r := range s {
+		if r <= ' ' || r == 0x7f || !unicode.IsPrint(r) {
+			return fmt.Sprintf("%q holds a space or a control character", s)
+		}
+	}
+	return ""
 }
 
 // validObservation: a node's heartbeat or check results, taken at a time

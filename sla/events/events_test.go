@@ -82,6 +82,8 @@ func TestReaderErrorsNameLine(t *testing.T) {
 		{"run too sparse for its span", `{"type":"heartbeat_run","id":"r","node":"n1","at":"2026-03-01T00:00:00Z","last_at":"2026-03-01T01:00:00Z","received_at":"2026-03-01T00:00:01Z","last_received_at":"2026-03-01T01:00:01Z","heartbeat_interval_s":60,"max_gap_ms":120000,"max_delay_ms":150000,"count":20}`, 1, "count: 20 heartbeats at most 120000 ms apart"},
 		{"run negative delay", `{"type":"heartbeat_run","id":"r","node":"n1","at":"2026-03-01T00:00:00Z","last_at":"2026-03-01T01:00:00Z","received_at":"2026-03-01T00:00:01Z","last_received_at":"2026-03-01T01:00:01Z","heartbeat_interval_s":60,"max_gap_ms":120000,"max_delay_ms":-1,"count":61}`, 1, "max_delay_ms:"},
 		{"bad node", `{"type":"node_released","id":"a","node":"../etc","at":"2026-03-01T00:00:00Z"}`, 1, "node:"},
+		{"instance id with a space", `{"type":"node_registered","id":"r","node":"n","contract":"c","ordered_at":"2026-03-01T00:00:00Z","hardware":{"gpu_model":"m","gpu_count":8},"instance_id":"i-0abc 123"}`, 1, "instance_id:"},
+		{"region too long", `{"type":"node_registered","id":"r","node":"n","contract":"c","ordered_at":"2026-03-01T00:00:00Z","hardware":{"gpu_model":"m","gpu_count":8},"region":"` + strings.Repeat("a", 129) + `"}`, 1, "region: longer than 128"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

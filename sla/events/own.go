@@ -63,6 +63,7 @@ func (d *lineDecoder) own(e *Event) {
 // values recur across lines) or dup (the others).
 func (d *lineDecoder) ownWith(e *Event, intern, dup func(string) string) {
 	e.Type, e.ID, e.Node, e.Contract = intern(e.Type), dup(e.ID), intern(e.Node), intern(e.Contract)
+	e.InstanceID, e.Region = dup(e.InstanceID), intern(e.Region)
 	if h := e.Hardware; h != nil {
 		h.GPUModel, h.Description = intern(h.GPUModel), dup(h.Description)
 	}

@@ -232,12 +232,16 @@ type Source struct {
 
 // Node is one node's month.
 type Node struct {
-	Node          string     `json:"node"`
-	Contract      string     `json:"contract"`
-	Provider      string     `json:"provider"`
-	Currency      string     `json:"currency"`
-	TimeZone      string     `json:"timezone"`
-	Hardware      Hardware   `json:"hardware"`
+	Node     string   `json:"node"`
+	Contract string   `json:"contract"`
+	Provider string   `json:"provider"`
+	Currency string   `json:"currency"`
+	TimeZone string   `json:"timezone"`
+	Hardware Hardware `json:"hardware"`
+	// InstanceID and Region are the provider's own names for the node and
+	// where it runs, as registered (node_registered); a claim quotes them.
+	InstanceID    string     `json:"instance_id,omitempty"`
+	Region        string     `json:"region,omitempty"`
 	Period        Period     `json:"period"`
 	Uptime        Uptime     `json:"uptime"`
 	Outages       []Outage   `json:"outages"`

@@ -60,8 +60,8 @@ func (b *Builder) buildNode(n *nodeAcc, tickets []*ticket.Ticket, backend interv
 	m := b.month(n)
 	tm := n.tm
 	nr := Node{Node: n.id, Contract: tm.Contract, Provider: tm.Provider, Currency: tm.Currency, TimeZone: tm.TimeZone,
-		Hardware: Hardware{GPUModel: n.reg.Hardware.GPUModel, GPUCount: n.reg.Hardware.GPUCount},
-		Outages:  []Outage{}, Maintenance: []Maint{}, Tickets: []Ticket{}, Evidence: []Evidence{},
+		Hardware: Hardware{GPUModel: n.reg.Hardware.GPUModel, GPUCount: n.reg.Hardware.GPUCount}, InstanceID: n.reg.InstanceID, Region: n.reg.Region,
+		Outages: []Outage{}, Maintenance: []Maint{}, Tickets: []Ticket{}, Evidence: []Evidence{},
 		ClaimDeadline: ts(tm.Claim.Deadline(m.me, tm.Calendar.Loc), tm)}
 	if !m.period.Empty() {
 		nr.Period = Period{InService: true, Start: ts(m.period.Start, tm), End: ts(m.period.End, tm), Seconds: secs(m.period.Duration())}

@@ -70,6 +70,8 @@ Save the secret on the node in the file the config names, mode 0600.`,
 	f.Float64Var(&req.Probe.GPUMemoryGB, "gpu-memory-gb", 0, "memory per GPU as sold, in GB")
 	f.Float64Var(&in.PricePerHour, "price", 0, "price per node-hour, all its GPUs together (8 GPUs at 18.50 per GPU-hour: 148); the report bills by the terms' billing.price_per_gpu_hour")
 	f.StringVar(&in.Currency, "currency", "USD", "currency of --price (ISO 4217)")
+	f.StringVar(&in.InstanceID, "instance-id", "", "the provider's id of the instance (i-0abc…, ins-…), which a claim quotes")
+	f.StringVar(&in.Region, "region", "", "the provider's region (and zone) it runs in, which a claim quotes")
 	f.DurationVar(&in.HeartbeatInterval, "heartbeat", app.DefaultHeartbeatInterval, "probe heartbeat interval")
 	f.DurationVar(&in.PushInterval, "push", app.DefaultPushInterval, "probe push interval")
 	f.DurationVar(&in.Grace, "grace", app.DefaultGrace, "grace after a missed heartbeat before the node is called unreachable")
