@@ -216,5 +216,3 @@ func AddConn(cs []Conn, c Conn) []Conn {
 	}
 	return out
 }
-
-
