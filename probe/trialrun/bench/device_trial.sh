@@ -7,7 +7,8 @@
 #   bash probe/trialrun/bench/device_trial.sh OUTDIR SOAK [BIN_DIR]
 #
 # TRIAL_BURN and TRIAL_POWER (default 5s and 30s) shorten the burns and the
-# power test where the lease is short.
+# power test where the lease is short; TRIAL_PEERS=copy measures only the
+# peer of the bandwidth row (PyTorch's device copy).
 # BIN_DIR (default .device) holds gpuprobe (CGO_ENABLED=1) and gpusla. The
 # machine reaches nothing outside itself, so the network checks are left out
 # (--no-network: the mirror and the gateway are "not measured") and there is
@@ -26,8 +27,24 @@ case "$name" in
 *H100*) model=H100; mem=80 ;;
 *) model="$name"; mem=0 ;;
 esac
-echo "== PyTorch peers on the same card (copy, pinned host copies, GEMMs)"
-PYTHONUNBUFFERED=1 timeout 120 python3 probe/stress/bench/torch_peers.py >"$out/peers.json" 2>"$out/peers.err"; echo "peers rc=$?"
+if [ "${TRIAL_PEERS:-all}" = copy ]; then
+	# The one peer the trial's bandwidth row needs, in seconds: PyTorch's
+	# device copy of 4 GiB, best of 5, counted read + write as bandwidthTest does.
+	echo "== PyTorch peer on the same card (device copy)"
+	PYTHONUNBUFFERED=1 timeout 60 python3 -c '
+import json, torch
+a = torch.empty(1 << 32, dtype=torch.uint8, device="cuda"); b = torch.empty_like(a); b.copy_(a); torch.cuda.synchronize()
+best = 0.0
+for _ in range(5):
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s.record(); b.copy_(a); e.record(); e.synchronize()
+    best = max(best, 2 * a.numel() / (s.elapsed_time(e) / 1e3) / 1e9)
+print(json.dumps({"torch": torch.__version__, "name": torch.cuda.get_device_name(0), "d2d_best_gbs": round(best, 1)}))
+' >"$out/peers.json" 2>"$out/peers.err"; echo "peers rc=$?"
+else
+	echo "== PyTorch peers on the same card (copy, pinned host copies, GEMMs)"
+	PYTHONUNBUFFERED=1 timeout 120 python3 probe/stress/bench/torch_peers.py >"$out/peers.json" 2>"$out/peers.err"; echo "peers rc=$?"
+fi
 cat "$out/peers.json"
 d=$(mktemp -d)
 export GPUSLA_TERMS=testdata/terms
