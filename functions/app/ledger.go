@@ -134,38 +134,50 @@ func domainErr(err error) error {
 	return &Error{Kind: kind, Field: e.Field, Msg: msg}
 }
 
+// claimRecord reads and writes claim id for update.
+func (l *Ledger) claimRecord(id string) versioned[store.Claim] {
+	return versioned[store.Claim]{
+		read: func(ctx context.Context, _ int) (store.Claim, error) {
+			c, err := l.store.GetClaim(ctx, id)
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+				return c, Errorf(ENotFound, "claim", "%q is not in the ledger", id)
+			case err != nil:
+				return c, fmt.Errorf("claim %s: %w", id, err)
+			}
+			return c, nil
+		},
+		write: func(ctx context.Context, c store.Claim) (store.Claim, error) {
+			c.UpdatedAt = l.svc.Now()
+			if err := l.store.UpdateClaim(ctx, c, c.Version); err != nil {
+				if errors.Is(err, store.ErrConflict) {
+					return c, err
+				}
+				return c, fmt.Errorf("claim %s: %w", id, err)
+			}
+			c.Version++
+			return c, nil
+		},
+	}
+}
+
 // change applies fn to the stored claim id and writes it with the version
-// read, re-reading after a conflict; fn says whether it changed anything
-// (nothing written if not). It returns the claim as stored.
+// read (update: re-read after a conflict); fn says whether it changed
+// anything (nothing written if not). It returns the claim as stored.
 func (l *Ledger) change(ctx context.Context, id string, fn func(c *store.Claim) (bool, error)) (store.Claim, error) {
 	if _, _, err := claims.ParseID(id); err != nil {
 		return store.Claim{}, domainErr(err)
 	}
-	for range maxRetries {
-		c, err := l.store.GetClaim(ctx, id)
-		if errors.Is(err, store.ErrNotFound) {
-			return store.Claim{}, Errorf(ENotFound, "claim", "%q is not in the ledger", id)
+	return update(ctx, "claim "+id, l.claimRecord(id), func(c *store.Claim) error {
+		changed, err := fn(c)
+		switch {
+		case err != nil:
+			return domainErr(err)
+		case !changed:
+			return errUnchanged
 		}
-		if err != nil {
-			return store.Claim{}, fmt.Errorf("claim %s: %w", id, err)
-		}
-		prev := c.Version
-		changed, err := fn(&c)
-		if err != nil || !changed {
-			return c, domainErr(err)
-		}
-		c.UpdatedAt = l.svc.Now()
-		err = l.store.UpdateClaim(ctx, c, prev)
-		if errors.Is(err, store.ErrConflict) {
-			continue
-		}
-		if err != nil {
-			return store.Claim{}, fmt.Errorf("claim %s: %w", id, err)
-		}
-		c.Version = prev + 1
-		return c, nil
-	}
-	return store.Claim{}, errTooContended("claim " + id)
+		return nil
+	})
 }
 
 // Drafted says what drafting one contract's claim did.
@@ -195,6 +207,10 @@ func (l *Ledger) Draft(ctx context.Context, r *report.Report, by string) ([]Draf
 	var out []Drafted
 	for _, c := range r.Contracts {
 		id := claims.ID(c.Contract, r.Month)
+		if c.Provisional {
+			return nil, Errorf(EInvalid, "month", "%s is provisional for contract %s (the report is as of %s, before the month ends there): a claim is drafted from a finished month only",
+				r.Month, c.Contract, r.AsOf)
+		}
 		if c.Claim <= 0 {
 			out = append(out, Drafted{Claim: id, Outcome: "no_claim"})
 			continue

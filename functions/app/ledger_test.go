@@ -12,6 +12,7 @@ import (
 	"github.com/gpusla/gpusla/functions/bundle"
 	"github.com/gpusla/gpusla/infra/blob"
 	"github.com/gpusla/gpusla/sla/claims"
+	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
@@ -144,5 +145,29 @@ func TestReportJobFollowsTheClaim(t *testing.T) {
 	rec, err := l.Recovery(ctx)
 	if err != nil || len(rec.Rows) != 1 || rec.Rows[0].Quarter != "2026-Q4" || rec.Rows[0].Received != half || rec.Rows[0].SharePercent != claims.Share(half, amount) {
 		t.Fatalf("recovery: %v %+v", err, rec)
+	}
+}
+
+// TestProvisionalMonthDraftsNoClaim: a report of a month not over (as of
+// before its end, or marked provisional) drafts nothing, and says why.
+func TestProvisionalMonthDraftsNoClaim(t *testing.T) {
+	_, desk, _ := reportDeskClock(t)
+	l, err := desk.Ledger()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := report.Contract{Contract: "us-example", Provider: "Example GPU Cloud Inc.", Currency: "USD", TimeZone: "America/New_York",
+		MonthEnd: "2026-12-01T05:00:00Z", Claim: 100, ClaimDeadline: "2027-02-01T05:00:00Z", Lang: "en"}
+	seal := &report.Seal{ObservationsSHA256: "aa", ChainHead: "bb"}
+	for name, r := range map[string]*report.Report{
+		"as of before the month's end": {Month: "2026-11", AsOf: "2026-12-01T04:59:59Z", Seal: seal, Contracts: []report.Contract{c}},
+		"marked provisional":           {Month: "2026-11", AsOf: "2026-12-01T06:00:00Z", Seal: seal, Contracts: []report.Contract{func() report.Contract { p := c; p.Provisional = true; return p }()}},
+	} {
+		if _, err := l.Draft(t.Context(), r, "cli:ana"); err == nil || app.ErrorField(err) != "month" || !strings.Contains(err.Error(), "provisional") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if vs, _ := l.Claims(t.Context()); len(vs) != 0 {
+		t.Fatalf("drafted %v", vs)
 	}
 }
