@@ -268,3 +268,15 @@ func (t *Terms) Unverified() []string {
 	sort.Strings(out)
 	return out
 }
+
+// Gives reports whether the first contract of a terms file's text has the
+// field at key (dotted names, a list entry by index: "claim.within_days",
+// "uptime.tiers[1]"), as sources: and approximations: name them. A pack's
+// conformance table is held to it.
+func Gives(data []byte, key string) bool {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil || doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return false
+	}
+	return hasPath(doc.Content[0], key)
+}
