@@ -27,5 +27,11 @@ export GPUSLA_TEST_RIE="$PWD/.tools/bin/aws-lambda-rie"
 echo "== go test"
 go test -count=1 -timeout 30m ./...
 
+# deploy/ is a module of its own (Helm, the Kubernetes API types and
+# Prometheus stay out of the probe's and the Lambdas' builds): the chart,
+# the manifests, the dashboard and alert rules, the container images.
+echo "== deploy module"
+(cd deploy && go vet ./... && staticcheck ./... && go test -count=1 -timeout 20m ./...)
+
 echo "== fuzz (short)"
 bash scripts/fuzz.sh 10s

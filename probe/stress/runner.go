@@ -639,3 +639,11 @@ func (j *judging) power() []wire.Check {
 	}
 	return out
 }
+
+// NewGPUReport is the report of CUDA device index whose PCI device and
+// subsystem ids are given: what its spec, and so the yardstick its
+// results are judged against, is found by. A report rebuilt from recorded
+// figures starts here.
+func NewGPUReport(index int, deviceID, subsystemID uint16) *GPUReport {
+	return &GPUReport{Index: index, deviceID: deviceID, subsysID: subsystemID}
+}
