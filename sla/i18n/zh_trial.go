@@ -4,6 +4,7 @@ package i18n
 // scorecard --trial`): the seed's one-node-per-provider checks, their
 // criteria and what to ask each provider next (sla/scorecard's trial.go).
 var zhTrial = map[string]string{
+	"%s (%s)":                   "%s（%s）",
 	"the four steps failed: %s": "四步体检未通过：%s",
 	"the four steps warned: %s": "四步体检有警告：%s",
 	"The four steps after delivery failed (%s): reject the node or ask for a replacement within the acceptance window, with the signed acceptance record.": "交付后的四步体检未通过（%s）：在验收期内凭签名的验收记录拒收或要求更换机器。",
