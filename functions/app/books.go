@@ -42,6 +42,12 @@ type Books struct {
 	// Skip are nodes left out with their tickets (their contract is
 	// unknown), as the monthly job's export leaves them out.
 	Skip map[string]string
+	// KeepReadings keeps every node's usage readings in its row
+	// (report.Node.Usage.All), which only a provider's bill is held to
+	// (sla/billing); without a bill a row keeps its summary alone, and the
+	// month holds a few kilobytes a node instead of half a megabyte. The
+	// report's JSON and documents are the same either way.
+	KeepReadings bool
 }
 
 // month is one month being built: the shared events and the builder that
@@ -307,6 +313,11 @@ func (m *month) part(ctx context.Context, n store.Node, share *report.FleetShare
 	}
 	after := b.Input()
 	p, err := b.BuildPart(n.ID)
+	if p.Node != nil && p.Node.Usage != nil && !m.bk.KeepReadings {
+		u := *p.Node.Usage
+		u.All = nil
+		p.Node.Usage = &u
+	}
 	return p, report.Input{Events: after.Events - before.Events, Duplicates: after.Duplicates - before.Duplicates,
 		AfterAsOf: after.AfterAsOf - before.AfterAsOf}, err
 }

@@ -148,6 +148,24 @@ func TestStoreBooksAreTheLogsReport(t *testing.T) {
 			if !bytes.Equal(got.Bytes(), want) {
 				t.Fatalf("the store's books differ from the log's report:\n--- log\n%.3000s\n--- store\n%.3000s", want, got.Bytes())
 			}
+			// Without a bill to hold them to, the rows keep no readings; with
+			// KeepReadings they keep every one, and the JSON is the same.
+			for _, n := range r.Nodes {
+				if n.Usage == nil || n.Usage.All != nil {
+					t.Fatalf("node %s keeps its readings (%v) without a bill", n.Node, n.Usage)
+				}
+			}
+			kept, err := app.Books{Store: st, Status: st, Terms: tm, Workers: c.workers, Skip: c.skip, KeepReadings: true}.Month(t.Context(), 2026, 3, c.asOf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var keptJSON bytes.Buffer
+			if err := report.JSON(&keptJSON, kept); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(keptJSON.Bytes(), want) || kept.Nodes[0].Usage == nil || len(kept.Nodes[0].Usage.All) != kept.Nodes[0].Usage.Readings {
+				t.Fatalf("with its readings kept the month is another, or keeps none")
+			}
 			// The month is what it claims to be: every node in it, the fleet
 			// finding, the tickets, the retroactive notice.
 			if r.Fleet == nil || len(r.Fleet.Findings) == 0 || len(r.Nodes) < 11 || len(r.Retroactive.Records) == 0 || r.Input.Events == 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	gojson "github.com/goccy/go-json"
@@ -274,7 +275,48 @@ func DecodeStored(body []byte) (*wire.Batch, error) {
 	if err := b.Validate(); err != nil {
 		return nil, err
 	}
+	own(&b)
 	return &b, nil
+}
+
+// own gives the batch strings of its own. goccy/go-json's strings are
+// views into one copy of the body, so a single name kept (a usage
+// reading's disk, in every month's report) would keep the whole body: a
+// month of a node's readings held about a megabyte of bodies. The words
+// of the protocol's few sets are its constants.
+func own(b *wire.Batch) {
+	b.ID, b.Node, b.Probe, b.Prev, b.Chain = strings.Clone(b.ID), strings.Clone(b.Node), strings.Clone(b.Probe), strings.Clone(b.Prev), strings.Clone(b.Chain)
+	if b.Dropped != nil {
+		b.Dropped.Reason = strings.Clone(b.Dropped.Reason)
+	}
+	for i := range b.Observations {
+		o := &b.Observations[i]
+		o.Kind = word(o.Kind)
+		for j := range o.Checks {
+			c := &o.Checks[j]
+			c.Name, c.Category, c.Verdict = strings.Clone(c.Name), word(c.Category), word(c.Verdict)
+			c.Value, c.Criterion, c.Unit = strings.Clone(c.Value), strings.Clone(c.Criterion), strings.Clone(c.Unit)
+			c.UUID, c.Detail = strings.Clone(c.UUID), strings.Clone(c.Detail)
+		}
+	}
+}
+
+// words are the protocol's kinds, verdicts and categories.
+var words = func() map[string]string {
+	m := map[string]string{}
+	for _, w := range []string{wire.KindHeartbeat, wire.KindCheck, wire.Pass, wire.Warn, wire.Fail, wire.Skipped, wire.CategoryGPULost,
+		wire.CategoryGPUDegraded, wire.CategoryNetwork, wire.CategoryPerformance, wire.CategoryConnectivity, wire.CategoryHost, wire.CategoryInventory} {
+		m[w] = w
+	}
+	return m
+}()
+
+// word is s as the protocol's constant, or a copy of it.
+func word(s string) string {
+	if w, ok := words[s]; ok {
+		return w
+	}
+	return strings.Clone(s)
 }
 
 // exportEvidence writes a chain break or restart; other evidence is not

@@ -75,7 +75,7 @@ exit status is then 3 (partial report: written, but not for every node);
 				}
 				defer st.Close()
 				req.Books = func(all []*terms.Terms, year int, month time.Month, asOf time.Time) (*report.Report, error) {
-					return app.Books{Store: st, Status: st, Terms: all, Workers: workers}.Month(cmd.Context(), year, month, asOf)
+					return app.Books{Store: st, Status: st, Terms: all, Workers: workers, KeepReadings: out.Bill != ""}.Month(cmd.Context(), year, month, asOf)
 				}
 			}
 			out.Terms = req.Terms // an itemized bill is priced by the contracts' price sheets
