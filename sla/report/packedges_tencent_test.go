@@ -121,3 +121,214 @@ var tencentCVMEdges = []edge{
 }
 
 func init() { packEdges["tencent-cvm"] = tencentCVMEdges }
+
+// Tencent Cloud International CVM (tencent-intl-cvm.yaml): the same rules
+// in the English text; one GPU at 0.80 USD an hour: March's fee 744 h ×
+// 0.80 = 595.20 USD, April's 720 h × 0.80 = 576.00 USD.
+var tencentIntlCVMEdges = []edge{
+	{"target", []edgeCase{
+		// "no less than 99.975%": 11 min (44,640 − 11) / 44,640 = 99.975358 %,
+		// met; 12 min 99.973118 %, "≥ 99% and < 99.975%": 10 % of 595.20 = 59.52.
+		{why: "11 min: met", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:11:00"}}, counted: 660, uptime: 99.9754, tier: 0, amount: 0},
+		{why: "12 min: 10 %", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:12:00"}}, counted: 720, uptime: 99.9731, tier: 10, amount: 59.52},
+	}},
+	{"unavailable", []edgeCase{
+		// "fails to communicate with an IP address, neither incoming nor
+		// outgoing, via TCP or UDP": unreachable 10 min counts; a GPU lost on
+		// a reachable instance does not.
+		{why: "unreachable 10 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:10:00"}}, counted: 600, uptime: 99.9776, tier: 0, amount: 0},
+		{why: "GPU lost 10 min, reachable", lost: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:10:00"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
+	}},
+	{"more-than-a-minute", []edgeCase{
+		// "lasts for more than one (1) minute": 60 s is nothing; 61 s, "longer
+		// than one (1) minute but shorter than two (2) minutes", two minutes.
+		{why: "60 s: not counted", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:01:00"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "61 s: 2 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:01:01"}}, counted: 120, uptime: 99.9955, tier: 0, amount: 0},
+	}},
+	{"rounded-up", []edgeCase{
+		// "one (1) minute and one (1) second … would be two (2) minutes": 11 min
+		// 0 s met, 11 min 1 s is 12 min and 10 %, 59.52; 121 s is 3 min.
+		{why: "121 s: 3 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:02:01"}}, counted: 180, uptime: 99.9933, tier: 0, amount: 0},
+		{why: "11 min 0 s: met", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:11:00"}}, counted: 660, uptime: 99.9754, tier: 0, amount: 0},
+		{why: "11 min 1 s: 12 min, 10 %", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:11:01"}}, counted: 720, uptime: 99.9731, tier: 10, amount: 59.52},
+	}},
+	{"across-month-end", []edgeCase{
+		// "= the time Instance Unavailability is fixed – the time it starts",
+		// on the whole outage: 31 March 23:59:30 to 1 April 00:01:00, 90 s, two
+		// minutes: March its 30 s, April its 60 s and the 30 s of rounding.
+		{why: "90 s across: March's 30 s", down: [][2]string{{"2026-03-31 23:59:30", "2026-04-01 00:01:00"}}, counted: 30, uptime: 99.9989, tier: 0, amount: 0},
+		{why: "90 s across: April's 90 s", month: 4, down: [][2]string{{"2026-03-31 23:59:30", "2026-04-01 00:01:00"}}, counted: 90, uptime: 99.9965, tier: 0, amount: 0},
+		{why: "60 s across: nothing in April", month: 4, down: [][2]string{{"2026-03-31 23:59:30", "2026-04-01 00:00:30"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
+	}},
+	{"whole-days", []edgeCase{
+		// "the first Service Month from March 17 to March 31", its minutes
+		// "the total number of days … × 24 × 60": 15 days whether delivered at
+		// 00:00 or 23:59 on the 17th; 14 from the 18th. 6 min: 99.972222 % and
+		// 99.970238 %, 10 % either way.
+		{why: "delivered 17 March 00:00", delivered: "2026-03-17 00:00:00", down: [][2]string{{"2026-03-25 08:00:00", "2026-03-25 08:06:00"}},
+			counted: 360, uptime: 99.9722, tier: 10, amount: -1, denominator: 1296000},
+		{why: "delivered 17 March 23:59", delivered: "2026-03-17 23:59:00", down: [][2]string{{"2026-03-25 08:00:00", "2026-03-25 08:06:00"}},
+			counted: 360, uptime: 99.9722, tier: 10, amount: -1, denominator: 1296000},
+		{why: "delivered 18 March 00:00", delivered: "2026-03-18 00:00:00", down: [][2]string{{"2026-03-25 08:00:00", "2026-03-25 08:06:00"}},
+			counted: 360, uptime: 99.9702, tier: 10, amount: -1, denominator: 1209600},
+	}},
+	{"tiers", []edgeCase{
+		// April: 432 min, 99.0000 %, "≥ 99%": 10 %, 57.60; 433 min, 98.997685 %:
+		// 25 %, 144.00; 2,160 min, 95.0000 %: 25 %; 2,161 min, 94.997685 %,
+		// "< 95%": 100 %, 576.00.
+		{why: "432 min: 10 %", month: 4, down: [][2]string{{"2026-04-15 09:00:00", "2026-04-15 16:12:00"}}, counted: 25920, uptime: 99, tier: 10, amount: 57.6},
+		{why: "433 min: 25 %", month: 4, down: [][2]string{{"2026-04-15 09:00:00", "2026-04-15 16:13:00"}}, counted: 25980, uptime: 98.9977, tier: 25, amount: 144},
+		{why: "2,160 min: 25 %", month: 4, down: [][2]string{{"2026-04-05 12:00:00", "2026-04-07 00:00:00"}}, counted: 129600, uptime: 95, tier: 25, amount: 144},
+		{why: "2,161 min: 100 %", month: 4, down: [][2]string{{"2026-04-05 12:00:00", "2026-04-07 00:01:00"}}, counted: 129660, uptime: 94.9977, tier: 100, amount: 576},
+	}},
+	{"cap", []edgeCase{
+		// "the aggregate amount shall be no more than the applicable Monthly
+		// Service Fee": 100 % is the fee, 576.00; 25 % is 144.00.
+		{why: "100 %: the fee", month: 4, down: [][2]string{{"2026-04-05 12:00:00", "2026-04-07 00:01:00"}}, counted: 129660, uptime: 94.9977, tier: 100, amount: 576},
+		{why: "25 %", month: 4, down: [][2]string{{"2026-04-15 09:00:00", "2026-04-15 16:13:00"}}, counted: 25980, uptime: 98.9977, tier: 25, amount: 144},
+	}},
+	{"maintenance", []edgeCase{
+		// 4.10: downtime of "normal maintenance or upgrade" "shall not be
+		// counted towards Service unavailability period"; the month keeps its
+		// 44,640 minutes: 12 min outside a 6-hour window, 99.973118 % with or
+		// without 30 min down inside it; a window announced after it began
+		// excuses nothing: 42 min, 99.905914 %.
+		{why: "window, nothing down in it", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
+			down: [][2]string{{"2026-03-20 03:00:00", "2026-03-20 03:12:00"}}, counted: 720, uptime: 99.9731, tier: 10, amount: 59.52, denominator: 2678400},
+		{why: "window, 30 min down in it", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
+			down: [][2]string{{"2026-03-10 01:00:00", "2026-03-10 01:30:00"}, {"2026-03-20 03:00:00", "2026-03-20 03:12:00"}}, counted: 720, uptime: 99.9731, tier: 10, amount: 59.52},
+		{why: "announced after it began", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-10 00:30:00"}},
+			down: [][2]string{{"2026-03-10 01:00:00", "2026-03-10 01:30:00"}, {"2026-03-20 03:00:00", "2026-03-20 03:12:00"}}, counted: 2520, uptime: 99.9059, tier: 10, amount: 59.52},
+	}},
+	{"claim-window", []edgeCase{
+		// "no later than sixty (60) calendar days following the expiry of the
+		// applicable Service Month": before 31 May, before 30 June; "after the
+		// fifth (5th) business day" by China's calendar: from 9 April, from
+		// 12 May (see tencent-cvm).
+		{why: "March", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:12:00"}}, counted: 720, uptime: 99.9731, tier: 10, amount: 59.52,
+			deadline: "2026-05-31T00:00:00+08:00", opens: "2026-04-09T00:00:00+08:00"},
+		{why: "April", month: 4, down: [][2]string{{"2026-04-15 09:00:00", "2026-04-15 16:13:00"}}, counted: 25980, uptime: 98.9977, tier: 25, amount: 144,
+			deadline: "2026-06-30T00:00:00+08:00", opens: "2026-05-12T00:00:00+08:00"},
+	}},
+	{"fee", []edgeCase{
+		// "excluding … the portion deducted by a voucher or promotional coupon":
+		// reckoned on the order's fee: 10 % of 595.20, 25 % of 576.00.
+		{why: "March", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:12:00"}}, counted: 720, uptime: 99.9731, tier: 10, amount: 59.52},
+		{why: "April", month: 4, down: [][2]string{{"2026-04-15 09:00:00", "2026-04-15 16:13:00"}}, counted: 25980, uptime: 98.9977, tier: 25, amount: 144},
+	}},
+}
+
+// Tencent Cloud Application Rendering (tencent-car.yaml): one concurrency
+// at 2.00 USD an hour: March's fee 1,488.00 USD, April's 1,440.00 USD.
+var tencentCAREdges = []edge{
+	{"target", []edgeCase{
+		// "no less than 99%": 446 min, (44,640 − 446) / 44,640 = 99.000896 %,
+		// met; 447 min, 98.998656 %, "Less than 99% but is or higher than 97%":
+		// 5 % of 1,488.00 = 74.40.
+		{why: "446 min: met", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 10:26:00"}}, counted: 26760, uptime: 99.0009, tier: 0, amount: 0},
+		{why: "447 min: 5 %", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 10:27:00"}}, counted: 26820, uptime: 98.9987, tier: 5, amount: 74.4},
+	}},
+	{"unavailable", []edgeCase{
+		// "the access to the Service with any IP address in both directions
+		// (outgoing/incoming) by UDP protocol fails": the concurrency heard by
+		// nobody counts; a GPU lost on a reachable one does not.
+		{why: "unreachable 10 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:10:00"}}, counted: 600, uptime: 99.9776, tier: 0, amount: 0},
+		{why: "GPU lost 10 min, reachable", lost: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:10:00"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
+	}},
+	{"more-than-a-minute", []edgeCase{
+		// "if the duration of Service Unavailability … does not exceed one
+		// minute, such duration is not counted": 60 s nothing; 61 s, "longer
+		// than one minute but less than two minutes … would be one minute":
+		// (44,640 − 1) / 44,640 = 99.997760 %.
+		{why: "60 s: not counted", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:01:00"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "61 s: 1 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:01:01"}}, counted: 60, uptime: 99.9978, tier: 0, amount: 0},
+	}},
+	{"rounded-down", []edgeCase{
+		// "calculated in minutes … one minute and one second … one minute":
+		// 119 s is 1 min, 120 s and 121 s are 2. At the tier
+		// line: 446 min 59 s is 446 min, met (99.000896 %) — counted to the
+		// second, 26,819 s, it would be 98.998693 %, the 5 % voucher; 447 min
+		// 0 s is 447 min, 5 %, 74.40.
+		{why: "119 s: 1 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:01:59"}}, counted: 60, uptime: 99.9978, tier: 0, amount: 0},
+		{why: "120 s: 2 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:02:00"}}, counted: 120, uptime: 99.9955, tier: 0, amount: 0},
+		{why: "121 s: 2 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:02:01"}}, counted: 120, uptime: 99.9955, tier: 0, amount: 0},
+		{why: "446 min 59 s: met", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 10:26:59"}}, counted: 26760, uptime: 99.0009, tier: 0, amount: 0},
+		{why: "447 min 0 s: 5 %", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 10:27:00"}}, counted: 26820, uptime: 98.9987, tier: 5, amount: 74.4},
+	}},
+	{"across-month-end", []edgeCase{
+		// On the whole outage: 31 March 23:59:00 to 1 April 00:01:00 is two
+		// minutes, one in each month (March (2,678,400 − 60) / 2,678,400 =
+		// 99.997760 %, April (2,592,000 − 60) / 2,592,000 = 99.997685 %): half by
+		// half each would "not exceed one minute". 23:59:30 to 00:01:10, 100 s,
+		// is one minute counted from its start, 23:59:30 to 00:00:30: 30 s in
+		// each month (99.998880 %, 99.998843 %).
+		{why: "2 min across: March's minute", down: [][2]string{{"2026-03-31 23:59:00", "2026-04-01 00:01:00"}}, counted: 60, uptime: 99.9978, tier: 0, amount: 0},
+		{why: "2 min across: April's minute", month: 4, down: [][2]string{{"2026-03-31 23:59:00", "2026-04-01 00:01:00"}}, counted: 60, uptime: 99.9977, tier: 0, amount: 0},
+		{why: "100 s across: March's 30 s", down: [][2]string{{"2026-03-31 23:59:30", "2026-04-01 00:01:10"}}, counted: 30, uptime: 99.9989, tier: 0, amount: 0},
+		{why: "100 s across: April's 30 s", month: 4, down: [][2]string{{"2026-03-31 23:59:30", "2026-04-01 00:01:10"}}, counted: 30, uptime: 99.9988, tier: 0, amount: 0},
+	}},
+	{"whole-days", []edgeCase{
+		// "the first Service Month from March 17 to March 31", "the total
+		// number of days … × 24 × 60": 210 min down. Delivered on the 17th, at
+		// 00:00 or 23:59: 21,600 min, (21,600 − 210) / 21,600 = 99.027778 %, met
+		// (from the instant of 23:59 it would be 20,161 min, 98.958385 %, 5 %).
+		// From the 18th: 20,160 min, 98.958333 %, 5 %.
+		{why: "delivered 17 March 00:00", delivered: "2026-03-17 00:00:00", down: [][2]string{{"2026-03-25 08:00:00", "2026-03-25 11:30:00"}},
+			counted: 12600, uptime: 99.0278, tier: 0, amount: 0, denominator: 1296000},
+		{why: "delivered 17 March 23:59", delivered: "2026-03-17 23:59:00", down: [][2]string{{"2026-03-25 08:00:00", "2026-03-25 11:30:00"}},
+			counted: 12600, uptime: 99.0278, tier: 0, amount: 0, denominator: 1296000},
+		{why: "delivered 18 March 00:00", delivered: "2026-03-18 00:00:00", down: [][2]string{{"2026-03-25 08:00:00", "2026-03-25 11:30:00"}},
+			counted: 12600, uptime: 98.9583, tier: 5, amount: -1, denominator: 1209600},
+	}},
+	{"tiers", []edgeCase{
+		// April, 43,200 min: 432 min, 99.0000 %, met; 433, 98.997685 %: 5 %,
+		// 72.00; 1,296 min, 97.0000 %, "is or higher than 97%": 5 %; 1,297,
+		// 96.997685 %: 10 %, 144.00; 2,160, 95.0000 %: 10 %; 2,161, 94.997685 %,
+		// "Less than 95%": 20 %, 288.00.
+		{why: "432 min: met", month: 4, down: [][2]string{{"2026-04-15 09:00:00", "2026-04-15 16:12:00"}}, counted: 25920, uptime: 99, tier: 0, amount: 0},
+		{why: "433 min: 5 %", month: 4, down: [][2]string{{"2026-04-15 09:00:00", "2026-04-15 16:13:00"}}, counted: 25980, uptime: 98.9977, tier: 5, amount: 72},
+		{why: "1,296 min: 5 %", month: 4, down: [][2]string{{"2026-04-15 00:00:00", "2026-04-15 21:36:00"}}, counted: 77760, uptime: 97, tier: 5, amount: 72},
+		{why: "1,297 min: 10 %", month: 4, down: [][2]string{{"2026-04-15 00:00:00", "2026-04-15 21:37:00"}}, counted: 77820, uptime: 96.9977, tier: 10, amount: 144},
+		{why: "2,160 min: 10 %", month: 4, down: [][2]string{{"2026-04-05 12:00:00", "2026-04-07 00:00:00"}}, counted: 129600, uptime: 95, tier: 10, amount: 144},
+		{why: "2,161 min: 20 %", month: 4, down: [][2]string{{"2026-04-05 12:00:00", "2026-04-07 00:01:00"}}, counted: 129660, uptime: 94.9977, tier: 20, amount: 288},
+	}},
+	{"cap", []edgeCase{
+		// "the aggregate amount shall be no more than the Monthly Service Fee":
+		// the highest voucher, 20 %, is 288.00, within it; the whole month down
+		// is still 20 %.
+		{why: "2,161 min: 20 %", month: 4, down: [][2]string{{"2026-04-05 12:00:00", "2026-04-07 00:01:00"}}, counted: 129660, uptime: 94.9977, tier: 20, amount: 288},
+		{why: "ten days: 20 %", month: 4, down: [][2]string{{"2026-04-10 00:00:00", "2026-04-20 00:00:00"}}, counted: 864000, uptime: 66.6667, tier: 20, amount: 288},
+	}},
+	{"maintenance", []edgeCase{
+		// "When the Service is in a non-maintenance state" and 4.12 "routine
+		// maintenance … shall not be counted": 447 min outside a 6-hour window,
+		// (44,640 − 447) / 44,640 = 98.998656 %, 5 %, with or without 30 min down
+		// inside; 30 min straddling its start: 15 + 447 = 462 min, 98.965054 %.
+		{why: "window, nothing down in it", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
+			down: [][2]string{{"2026-03-20 03:00:00", "2026-03-20 10:27:00"}}, counted: 26820, uptime: 98.9987, tier: 5, amount: 74.4, denominator: 2678400},
+		{why: "window, 30 min down in it", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
+			down: [][2]string{{"2026-03-10 01:00:00", "2026-03-10 01:30:00"}, {"2026-03-20 03:00:00", "2026-03-20 10:27:00"}}, counted: 26820, uptime: 98.9987, tier: 5, amount: 74.4},
+		{why: "30 min straddling its start", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
+			down: [][2]string{{"2026-03-09 23:45:00", "2026-03-10 00:15:00"}, {"2026-03-20 03:00:00", "2026-03-20 10:27:00"}}, counted: 27720, uptime: 98.9651, tier: 5, amount: 74.4},
+	}},
+	{"claim-window", []edgeCase{
+		// "no later than the sixtieth (60th) calendar day following the end of
+		// the applicable Service Month": before 31 May, before 30 June; "after
+		// the fifth (5th) business day": from 9 April, from 12 May.
+		{why: "March", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 10:27:00"}}, counted: 26820, uptime: 98.9987, tier: 5, amount: 74.4,
+			deadline: "2026-05-31T00:00:00+08:00", opens: "2026-04-09T00:00:00+08:00"},
+		{why: "April", month: 4, down: [][2]string{{"2026-04-15 09:00:00", "2026-04-15 16:13:00"}}, counted: 25980, uptime: 98.9977, tier: 5, amount: 72,
+			deadline: "2026-06-30T00:00:00+08:00", opens: "2026-05-12T00:00:00+08:00"},
+	}},
+	{"fee", []edgeCase{
+		// "excluding … the fees deducted with vouchers, coupons": reckoned on
+		// the order's fee: 5 % of 1,488.00 and of 1,440.00.
+		{why: "March", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 10:27:00"}}, counted: 26820, uptime: 98.9987, tier: 5, amount: 74.4},
+		{why: "April", month: 4, down: [][2]string{{"2026-04-15 09:00:00", "2026-04-15 16:13:00"}}, counted: 25980, uptime: 98.9977, tier: 5, amount: 72},
+	}},
+}
+
+func init() {
+	packEdges["tencent-intl-cvm"] = tencentIntlCVMEdges
+	packEdges["tencent-car"] = tencentCAREdges
+}
