@@ -12,7 +12,10 @@ package demo
 
 import (
 	"context"
+	_ "embed"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -71,7 +74,13 @@ type Config struct {
 	// Data is serve's data folder. The probe's config and secret go in
 	// demo-probe/ there, its spool in demo-spool/ (where it always was, so
 	// a restarted serve continues the demo node's batch sequence).
-	Data     string
+	Data string
+	// TermsDir is the folder serve reads contract terms from (<data>/terms);
+	// "" when they come from elsewhere ($GPUSLA_TERMS). When the demo node
+	// is first registered, its contract's terms (terms.yaml) are written
+	// there as demo.yaml unless that file exists: the demo is judged as a
+	// real node is, and the public status page lists it.
+	TermsDir string
 	Timeline Timeline
 }
 
@@ -137,6 +146,9 @@ func Setup(ctx context.Context, c Config, svc *app.Service, st store.Store, box 
 			return nil, fmt.Errorf("register demo node: %w", err)
 		}
 		log.Info("registered the demo node", "node", NodeID, "heartbeat", tl.Heartbeat, "push", tl.Push, "grace", tl.Grace)
+		if err := writeTerms(c.TermsDir, log); err != nil {
+			return nil, err
+		}
 	} else if secret, err = box.Open(existing.SealedSecret, existing.ID); err != nil {
 		return nil, fmt.Errorf("demo node: %w", err)
 	}
@@ -301,4 +313,40 @@ func (d *Node) snapshot(el time.Duration) *checkrun.Snapshot {
 		return d.faulty
 	}
 	return d.healthy
+}
+
+// demoTerms is the demo contract's terms file.
+//
+//go:embed terms.yaml
+var demoTerms []byte
+
+// TermsFile is the name the demo contract's terms are written under.
+const TermsFile = "demo.yaml"
+
+// writeTerms writes the demo contract's terms into dir, unless dir is ""
+// or the file is there already (the renter's own, kept as it is).
+func writeTerms(dir string, log *slog.Logger) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("demo terms: %w", err)
+	}
+	p := filepath.Join(dir, TermsFile)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("demo terms: %w", err)
+	}
+	if _, err := f.Write(demoTerms); err != nil {
+		f.Close()
+		return fmt.Errorf("demo terms: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("demo terms: %w", err)
+	}
+	log.Info("wrote the demo contract's terms: its node is on the public status page", "terms", p)
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/bolt"
 	"github.com/gpusla/gpusla/probe/config"
+	"github.com/gpusla/gpusla/sla/terms"
 )
 
 func newBackend(t *testing.T) (*app.Service, store.Store, app.SecretBox, *apptest.Notifier) {
@@ -134,5 +136,42 @@ func TestDemoRunsThroughTheDaemon(t *testing.T) {
 			t.Fatalf("after 2 min: gpu_lost closed %v, a late batch %v, failed pushes %d, alerts %+v", gpuClosed, late, d.flaky.Failures(), notes.Sent())
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestSetupWritesDemoTerms: the demo node's first registration writes its
+// contract's terms into serve's terms folder — valid terms of contract
+// demo whose nodes are on the public status page, with the demo's own
+// grace — and never overwrites a file there, nor writes one when terms
+// come from elsewhere.
+func TestSetupWritesDemoTerms(t *testing.T) {
+	svc, st, box, _ := newBackend(t)
+	dir := filepath.Join(t.TempDir(), "terms")
+	if _, err := Setup(t.Context(), Config{Mode: "on", Data: t.TempDir(), TermsDir: dir}, svc, st, box, quiet); err != nil {
+		t.Fatal(err)
+	}
+	ts, err := terms.ReadFile(filepath.Join(dir, TermsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ts) != 1 || ts[0].Contract != "demo" || !ts[0].StatusPage.Public || ts[0].Detection.Grace != Default.Grace {
+		t.Fatalf("demo terms: %+v", ts[0])
+	}
+	// The renter's own file is kept.
+	mine := []byte("contract: demo\n# mine\n")
+	if err := os.WriteFile(filepath.Join(dir, TermsFile), mine, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	svc, st, box, _ = newBackend(t)
+	if _, err := Setup(t.Context(), Config{Mode: "on", Data: t.TempDir(), TermsDir: dir}, svc, st, box, quiet); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, TermsFile)); string(got) != string(mine) {
+		t.Fatalf("the renter's demo.yaml was overwritten: %q", got)
+	}
+	// Terms from $GPUSLA_TERMS: nothing written.
+	svc, st, box, _ = newBackend(t)
+	if _, err := Setup(t.Context(), Config{Mode: "on", Data: t.TempDir()}, svc, st, box, quiet); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -3,17 +3,22 @@ package e2e
 import (
 	"bufio"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gpusla/gpusla/functions/httpapi"
+	"github.com/gpusla/gpusla/functions/statuspage"
+	"github.com/gpusla/gpusla/probe/config"
 )
 
 // readmeCommands extracts the shell commands of a Markdown file: lines of
@@ -121,6 +126,11 @@ func TestReadmeWalkthrough(t *testing.T) {
 				}
 				readmeServe(t, dir, c, key)
 			})
+		case strings.Contains(c, " --help"):
+			t.Run(c, func(t *testing.T) {
+				out, _ := readmeRun(t, dir, c)
+				checkHelp(t, c, out)
+			})
 		default:
 			t.Run(c, func(t *testing.T) {
 				out, stderr := readmeRun(t, dir, c)
@@ -133,6 +143,7 @@ func TestReadmeWalkthrough(t *testing.T) {
 			})
 		}
 	}
+	t.Run("every flag the README names", func(t *testing.T) { readmeFlags(t, dir, string(raw)) })
 }
 
 // readmeRun runs one README command to a zero exit and returns its
@@ -165,9 +176,128 @@ func checkReadmeOutput(t *testing.T, c, out, stderr string) {
 		if !strings.Contains(out, "secret") {
 			t.Errorf("%s printed no secret:\n%s", c, out)
 		}
+		checkNodeConfig(t, c, out)
 	case strings.Contains(c, " node list "):
 		if !strings.Contains(out, "gz-h200-01") || !strings.Contains(out, "no heartbeat yet") || strings.Contains(out, "false") {
 			t.Errorf("%s:\n%s", c, out)
+		}
+	case strings.Contains(c, "gpuprobe check ") && strings.Contains(c, " --expect "):
+		// Each form of --expect states the order: two GPUs pass, eight fail.
+		want := "; PASS in "
+		if strings.Contains(c, "gpus=8") {
+			want = "exit 3 "
+		}
+		if !strings.Contains(out, want) {
+			t.Errorf("%s: output lacks %q:\n%s", c, want, tail(out, 1500))
+		}
+	case strings.Contains(c, " bundle "):
+		if !strings.Contains(out, "wrote evidence.zip") {
+			t.Errorf("%s:\n%s", c, out)
+		}
+	case strings.Contains(c, " verify "):
+		if !strings.Contains(out, "OK: every file, line and batch matches the manifest") {
+			t.Errorf("%s:\n%s", c, out)
+		}
+	}
+}
+
+// checkNodeConfig holds node add's printed config to what a probe on the
+// rented node needs: the probe accepts it as it is (probe/config.Parse, as
+// gpuprobe run reads it), it pushes over https (a remote probe refuses plain
+// http), and it is to be saved where the shipped systemd unit reads it.
+func checkNodeConfig(t *testing.T, c, out string) {
+	t.Helper()
+	_, doc, ok := strings.Cut(out, "\n---\n")
+	if !ok {
+		t.Fatalf("%s printed no probe config:\n%s", c, out)
+	}
+	cfg, err := config.Parse([]byte(doc), "node add's config")
+	if err != nil {
+		t.Fatalf("%s: a probe refuses the config it printed: %v\n%s", c, err, doc)
+	}
+	if !strings.HasPrefix(cfg.Backend.URL, "https://") {
+		t.Errorf("%s: backend.url %q, which a probe on another machine refuses", c, cfg.Backend.URL)
+	}
+	unit, err := os.ReadFile(filepath.Join(root, "probe", "deploy", "gpuprobe.service"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "save the config below as "+config.DefaultPath) || !strings.Contains(string(unit), " run --config "+config.DefaultPath+"\n") {
+		t.Errorf("%s: the config's path is not the one the shipped unit runs with (%s):\n%s", c, config.DefaultPath, out)
+	}
+}
+
+// helpFlag is a flag line of --help: "  -o, --output FILE   usage" or
+// "      --no-stress   usage"; its value's name, when shown, is one word.
+var helpFlag = regexp.MustCompile(`^\s+(?:-[a-zA-Z], )?--([a-z0-9][a-z0-9-]*)(?: (\S+))?\s{2,}\S`)
+
+// checkHelp holds a --help text to what a reader takes from it: every flag
+// line names the flag and at most one word for its value (FILE, URL,
+// string), never a phrase of its usage.
+func checkHelp(t *testing.T, c, out string) {
+	t.Helper()
+	n, flags := 0, false
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasSuffix(line, "Flags:") {
+			flags = true // "Flags:", "Global Flags:"
+			continue
+		}
+		if !flags || !strings.HasPrefix(strings.TrimSpace(line), "-") {
+			continue
+		}
+		m := helpFlag.FindStringSubmatch(line)
+		if m == nil || m[2] != "" && !regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_=]*$`).MatchString(m[2]) {
+			t.Errorf("%s: a mangled flag line: %q", c, line)
+			continue
+		}
+		n++
+	}
+	if n < 3 {
+		t.Errorf("%s shows %d flags:\n%s", c, n, out)
+	}
+}
+
+// readmeFlags checks that every flag the README names (in a command or in
+// its prose) is a flag of the command it names there, or of one of the
+// commands the README runs: each command's --help lists it.
+func readmeFlags(t *testing.T, dir, md string) {
+	cmds := map[string]bool{}
+	for _, m := range regexp.MustCompile("(?:bin/)?(gpusla|gpuprobe) ([a-z][a-z-]*)(?: ([a-z][a-z-]*))?").FindAllStringSubmatch(md, -1) {
+		cmds[m[1]+" "+m[2]] = true
+		if m[3] != "" {
+			cmds[m[1]+" "+m[2]+" "+m[3]] = true
+		}
+	}
+	known := map[string]bool{"help": true}
+	for c := range cmds {
+		args := strings.Fields(c)
+		cmd := exec.Command(filepath.Join(dir, "bin", args[0]), append(args[1:], "--help")...)
+		cmd.Dir = dir
+		out, err := cmd.Output()
+		if err != nil || !strings.Contains(string(out), "Usage:") {
+			continue // not a command ("gpusla keeps …"), or one word too many
+		}
+		for _, line := range strings.Split(string(out), "\n") {
+			if m := helpFlag.FindStringSubmatch(line); m != nil {
+				known[m[1]] = true
+			}
+		}
+	}
+	// Flags in code: the README's commands and its inline code, but not
+	// those of other tools (sam deploy --guided, curl -H).
+	var code []string
+	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(md, -1) {
+		code = append(code, m[1])
+	}
+	code = append(code, readmeCommands(md)...)
+	for _, c := range code {
+		if w := strings.Fields(c); len(w) > 0 && slices.Contains([]string{"sam", "curl", "go", "git", "aws", "systemctl", "make"}, w[0]) {
+			continue
+		}
+		for _, m := range regexp.MustCompile(`(?:^|[\s(])--([a-z][a-z0-9-]+)`).FindAllStringSubmatch(c, -1) {
+			if !known[m[1]] {
+				t.Errorf("the README names --%s (in %q), which no command it shows has (their --help)", m[1], c)
+			}
 		}
 	}
 }
@@ -270,6 +400,7 @@ func readmeServeOnce(t *testing.T, dir, c, key string, last bool) bool {
 	if r, err := http.Get(base + httpapi.PathHealth); err != nil || r.StatusCode != 200 {
 		t.Errorf("GET /healthz: %v %v", r, err)
 	}
+	readmeStatus(t, dir, base, demo.ID)
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
 	select {
 	case <-exited:
@@ -284,4 +415,34 @@ func readmeServeOnce(t *testing.T, dir, c, key string, last bool) bool {
 		t.Errorf("serve did not say it is up:\n%s", tail(out.String(), 2000))
 	}
 	return true
+}
+
+// readmeStatus checks the status page as the README promises it: public
+// without a token, the demo node on it (the demo contract's terms serve
+// wrote on its first start put it there), and the team view with the token
+// serve wrote to data/status.token.
+func readmeStatus(t *testing.T, dir, base, demo string) {
+	t.Helper()
+	get := func(url string) (int, string) {
+		r, err := http.Get(url)
+		if err != nil {
+			t.Fatalf("GET %s: %v", url, err)
+		}
+		defer r.Body.Close()
+		b, _ := io.ReadAll(r.Body)
+		return r.StatusCode, string(b)
+	}
+	if code, body := get(base + statuspage.PathJSON); code != 200 || !strings.Contains(body, demo) {
+		t.Errorf("public %s: %d, want 200 listing %s:\n%.600s", statuspage.PathJSON, code, demo, body)
+	}
+	if code, body := get(base + statuspage.PathStatus); code != 200 || !strings.Contains(body, "<html") {
+		t.Errorf("public %s: %d:\n%.300s", statuspage.PathStatus, code, body)
+	}
+	token, err := os.ReadFile(filepath.Join(dir, "data", "status.token"))
+	if err != nil {
+		t.Fatalf("serve wrote no data/status.token: %v", err)
+	}
+	if code, body := get(base + statuspage.PathStatus + "?token=" + strings.TrimSpace(string(token))); code != 200 || !strings.Contains(body, demo) {
+		t.Errorf("team view: %d:\n%.300s", code, body)
+	}
 }

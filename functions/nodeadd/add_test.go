@@ -10,7 +10,9 @@ import (
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
+	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/probe/config"
 )
 
 func service(t *testing.T) (*app.Service, *bolt.Store) {
@@ -134,6 +136,86 @@ func TestAddChecksTheContract(t *testing.T) {
 		}
 		if !strings.Contains(warn.String(), c.warn) || (c.warn == "" && warn.Len() != 0) {
 			t.Errorf("%s: warning %q, want %q", c.name, warn.String(), c.warn)
+		}
+	}
+}
+
+// TestAddTakesTheTermsWord: the provider, the currency and the price come
+// from the contract's terms, so alerts and the claim letter name the
+// provider as the contract does; a flag that contradicts the terms is
+// refused, naming the flag, the terms file and what they say.
+func TestAddTakesTheTermsWord(t *testing.T) {
+	book, err := wiring.LoadTerms("../../testdata/terms/cn-example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := book["cn-example"]
+	svc, st := service(t)
+	r := request()
+	r.Terms, r.Node.Provider, r.Node.Currency = book, "", ""
+	if err := Add(t.Context(), svc, r, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	n, err := st.GetNode(t.Context(), "gz-01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Provider != tm.Provider || n.Currency != "CNY" || n.PricePerHour != tm.Billing.PricePerGPUHour*8 {
+		t.Fatalf("stored provider %q currency %q price %v; want the terms' %q, CNY, %v", n.Provider, n.Currency, n.PricePerHour, tm.Provider, tm.Billing.PricePerGPUHour*8)
+	}
+	for _, c := range []struct {
+		provider, currency, want string
+	}{
+		{"Example Compute", "", `--provider "Example Compute": contract cn-example's terms (../../testdata/terms/cn-example.yaml:`},
+		{"", "USD", "--currency USD: contract cn-example's terms (../../testdata/terms/cn-example.yaml:"},
+		{tm.Provider, "CNY", ""}, // the terms' own words are fine
+	} {
+		svc, _ := service(t)
+		r := request()
+		r.Terms, r.Node.Provider, r.Node.Currency = book, c.provider, c.currency
+		var out bytes.Buffer
+		err := Add(t.Context(), svc, r, &out)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || out.Len() != 0) {
+			t.Errorf("--provider %q --currency %q: %v, want %q", c.provider, c.currency, err, c.want)
+		}
+	}
+}
+
+// TestAddBackendURL: a backend URL a probe on another machine refuses
+// (plain http there) is refused at registration, naming the flag and how to
+// serve https; an https URL with --ca-file gives a config the remote probe
+// accepts, saved where the shipped unit reads it; a loopback URL says it
+// reaches only this machine.
+func TestAddBackendURL(t *testing.T) {
+	for _, c := range []struct {
+		url, ca, err, says string
+	}{
+		{"http://10.0.0.5:8080/v1/batches", "", `--backend-url "http://10.0.0.5:8080/v1/batches": a probe on another machine refuses plain http`, ""},
+		{"ftp://x/v1/batches", "", `--backend-url "ftp://x/v1/batches": not an http(s) URL`, ""},
+		{"http://127.0.0.1:8080/v1/batches", "/etc/gpuprobe/ca.pem", "--ca-file: is for an https --backend-url", ""},
+		{"https://sla.example.com:8443/v1/batches", "/etc/gpuprobe/ca.pem", "", "ca_file: /etc/gpuprobe/ca.pem"},
+		{"http://127.0.0.1:8080/v1/batches", "", "", "only a probe on this\n# machine reaches it"},
+	} {
+		svc, _ := service(t)
+		r := request()
+		r.Probe.BackendURL, r.Probe.CAFile = c.url, c.ca
+		var out bytes.Buffer
+		err := Add(t.Context(), svc, r, &out)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) || out.Len() != 0 {
+				t.Errorf("%s: %v, want %q and nothing printed", c.url, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.url, err)
+		}
+		if !strings.Contains(out.String(), c.says) || !strings.Contains(out.String(), "save the config below as "+config.DefaultPath) {
+			t.Errorf("%s: output lacks %q or the config's path:\n%s", c.url, c.says, out.String())
+		}
+		_, doc, _ := strings.Cut(out.String(), "\n---\n")
+		if _, err := config.Parse([]byte(doc), "printed"); err != nil {
+			t.Errorf("%s: the printed config is refused: %v", c.url, err)
 		}
 	}
 }

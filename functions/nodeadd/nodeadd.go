@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
+	"net/url"
 	"path"
 	"slices"
 	"strings"
@@ -45,6 +47,10 @@ type Probe struct {
 	BackendURL  string  // ingest URL the probe pushes to
 	SecretFile  string  // where the secret is kept on the node
 	GPUMemoryGB float64 // memory per GPU as sold, in GB
+	// CAFile is where, on the node, the PEM certificate of a backend
+	// serving https with its own certificate is kept (backend.ca_file);
+	// "" trusts the system's roots.
+	CAFile string
 }
 
 // Add registers the node with svc and prints its secret and probe config
@@ -60,6 +66,12 @@ func Add(ctx context.Context, svc *app.Service, r Request, w io.Writer) error {
 		in.OrderedAt = t
 	}
 	if err := checkContract(r); err != nil {
+		return err
+	}
+	if err := fromTerms(&in, r.Terms); err != nil {
+		return err
+	}
+	if err := checkBackendURL(r.Probe); err != nil {
 		return err
 	}
 	if r.Probe.GPUMemoryGB < 0 {
@@ -104,6 +116,66 @@ func checkContract(r Request) error {
 	return fmt.Errorf("--contract %q: unknown contract; known: %s", c, list)
 }
 
+// fromTerms takes the provider and the currency from the contract's terms,
+// and the price (per GPU-hour, times the GPUs) when --price is not given:
+// the alerts, the status page and the claim letter then name the provider
+// as the contract does. A flag that contradicts the terms is refused, naming
+// both; without terms (none configured) the flags stand alone.
+func fromTerms(in *app.NewNode, book app.TermsBook) error {
+	tm, ok := book[in.Contract]
+	if !ok || tm == nil {
+		if in.Currency == "" {
+			in.Currency = "USD"
+		}
+		return nil
+	}
+	where := fmt.Sprintf("contract %s's terms (%s:%d)", tm.Contract, tm.File, tm.Line)
+	switch {
+	case in.Provider == "":
+		in.Provider = tm.Provider
+	case in.Provider != tm.Provider:
+		return fmt.Errorf("--provider %q: %s name the provider %q; leave --provider out to take it from the terms", in.Provider, where, tm.Provider)
+	}
+	switch {
+	case in.Currency == "":
+		in.Currency = tm.Currency
+	case in.Currency != tm.Currency:
+		return fmt.Errorf("--currency %s: %s price in %s; leave --currency out to take it from the terms", in.Currency, where, tm.Currency)
+	}
+	if in.PricePerHour == 0 && tm.Billing.PricePerGPUHour > 0 && in.GPUCount > 0 {
+		in.PricePerHour = tm.Billing.PricePerGPUHour * float64(in.GPUCount)
+	}
+	return nil
+}
+
+// checkBackendURL refuses a --backend-url the probe would refuse: not
+// http(s), or plain http to another machine (the probe sends its signed
+// batches only over https there).
+func checkBackendURL(p Probe) error {
+	u, err := url.Parse(p.BackendURL)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return fmt.Errorf("--backend-url %q: not an http(s) URL such as https://sla.example.com/v1/batches", p.BackendURL)
+	}
+	if u.Scheme == "http" && !loopback(u.Hostname()) {
+		return fmt.Errorf("--backend-url %q: a probe on another machine refuses plain http; serve https (gpusla serve --tls-cert and --tls-key, "+
+			"docs/backend.md \"Remote nodes: TLS\") and give its https URL, with --ca-file when the certificate is your own", p.BackendURL)
+	}
+	if p.CAFile != "" && u.Scheme != "https" {
+		return fmt.Errorf("--ca-file: is for an https --backend-url; %q is plain http", p.BackendURL)
+	}
+	return nil
+}
+
+// loopback says whether host is this machine (the probe's own rule for
+// plain http).
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 // flagOf maps an application field name to the command's flag.
 func flagOf(field string) string {
 	switch field {
@@ -128,13 +200,14 @@ type probeConfig struct {
 }
 
 type probeBackend struct {
-	URL string `yaml:"url"`
+	URL    string `yaml:"url"`
+	CAFile string `yaml:"ca_file,omitempty"`
 }
 
 // Print writes the registration: the secret once, how to install it on
 // the node, and the probe config, checked to be one the probe accepts.
 func Print(w io.Writer, n store.Node, secret []byte, p Probe) error {
-	pc := probeConfig{Node: n.ID, Backend: probeBackend{URL: p.BackendURL}, SecretFile: p.SecretFile,
+	pc := probeConfig{Node: n.ID, Backend: probeBackend{URL: p.BackendURL, CAFile: p.CAFile}, SecretFile: p.SecretFile,
 		Schedules: map[string]string{"heartbeat": n.HeartbeatInterval.String(), "push": n.PushInterval.String()},
 		Expected:  expect.Expected{Model: n.GPUModel, GPUs: n.GPUCount, GPUMemoryGB: p.GPUMemoryGB}}
 	y, err := yaml.Marshal(pc)
@@ -150,10 +223,28 @@ func Print(w io.Writer, n store.Node, secret []byte, p Probe) error {
 #
 # On the node, save it (mode 0600) where the config below expects it:
 #   sudo install -d -m 700 %s && printf '%%s\n' '<secret>' | sudo install -m 600 /dev/stdin %s
-# and run the probe with this config (gpuprobe run --config /etc/gpuprobe/config.yaml):
----
-%s`, n.ID, n.Provider, n.Contract, secret, dirOf(p.SecretFile), p.SecretFile, y)
+# save the config below as %s (the path the shipped systemd unit,
+# probe/deploy/gpuprobe.service, runs gpuprobe run --config with), and
+# start the probe: systemctl enable --now gpuprobe
+%s---
+%s`, n.ID, n.Provider, n.Contract, secret, dirOf(p.SecretFile), p.SecretFile, config.DefaultPath, reach(p), y)
 	return err
+}
+
+// reach says, for a backend URL on this machine's loopback, that only a
+// probe on this machine reaches it and how to reach it from a node.
+func reach(p Probe) string {
+	u, err := url.Parse(p.BackendURL)
+	if err != nil || !loopback(u.Hostname()) {
+		return ""
+	}
+	return `#
+# backend.url is this machine's loopback address: only a probe on this
+# machine reaches it. For a node elsewhere, serve https (gpusla serve
+# --tls-cert and --tls-key; docs/backend.md, "Remote nodes: TLS") and
+# register with --backend-url https://HOST:PORT/v1/batches, and --ca-file
+# where the node keeps the certificate when it is your own.
+`
 }
 
 // dirOf is the folder of the secret file; "." for a bare name.

@@ -65,7 +65,11 @@ func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log 
 		return err
 	}
 
-	b.demo, err = demonode.Setup(ctx, demonode.Config{Mode: c.Demo, Data: c.Data}, b.svc, b.store, b.box, log)
+	demo := demonode.Config{Mode: c.Demo, Data: c.Data}
+	if env.Terms == "" {
+		demo.TermsDir = filepath.Join(c.Data, wiring.TermsDir)
+	}
+	b.demo, err = demonode.Setup(ctx, demo, b.svc, b.store, b.box, log)
 	if err != nil {
 		ln.Close()
 		return err

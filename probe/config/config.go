@@ -33,6 +33,11 @@ import (
 )
 
 // Defaults.
+// DefaultPath is where the probe's config lives on a node: the shipped
+// systemd unit (probe/deploy/gpuprobe.service) runs gpuprobe run --config
+// with it, and gpusla node add tells where to save the config it prints.
+const DefaultPath = "/etc/gpuprobe/probe.yaml"
+
 const (
 	DefaultHeartbeat = "30s"
 	DefaultHealth    = "5m"

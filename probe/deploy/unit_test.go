@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gpusla/gpusla/internal/testenv"
+	"github.com/gpusla/gpusla/probe/config"
 )
 
 const unit = "gpuprobe.service"
@@ -104,5 +105,18 @@ func TestUnitKeepsWhatTheChecksNeed(t *testing.T) {
 		if !slices.Contains(families, f) {
 			t.Errorf("RestrictAddressFamilies lacks %s (push and network checks: INET/INET6; routes: NETLINK; sd_notify: UNIX)", f)
 		}
+	}
+}
+
+// TestUnitRunsTheDefaultConfig: the unit's ExecStart reads the config at
+// config.DefaultPath, where gpusla node add tells the renter to save it.
+func TestUnitRunsTheDefaultConfig(t *testing.T) {
+	raw, err := os.ReadFile(unit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^ExecStart=(\S+) run --config (\S+)$`).FindSubmatch(raw)
+	if m == nil || string(m[2]) != config.DefaultPath {
+		t.Fatalf("ExecStart %q, want gpuprobe run --config %s", m, config.DefaultPath)
 	}
 }

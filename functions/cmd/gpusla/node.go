@@ -33,15 +33,22 @@ func newNodeAddCmd() *cobra.Command {
 		req  nodeadd.Request
 	)
 	cmd := &cobra.Command{
-		Use:   "add --id NODE --provider NAME --contract ID [flags]",
+		Use:   "add --id NODE --contract ID --gpu-model MODEL --gpus N [flags]",
 		Short: "Register a node; prints its secret once and a ready probe config",
 		Long: `Registers a rented node in the local store (--data, the folder of ` + "`gpusla serve`" + `;
 stop serve first, the store file is locked while it runs) and prints:
 
   1. the node's secret — shown only this once, stored only encrypted (AES-GCM
      with the data folder's master key);
-  2. a probe config (YAML for ` + "`gpuprobe run --config`" + `) with the backend URL,
-     the heartbeat schedule and the ordered hardware.
+  2. a probe config (YAML for gpuprobe run --config) with the backend URL,
+     the heartbeat schedule and the ordered hardware, to be saved on the node
+     as /etc/gpuprobe/probe.yaml, the shipped systemd unit's path.
+
+The provider, the currency and (unless --price is given) the price come from
+the contract's terms in the data folder (<data>/terms, or $GPUSLA_TERMS); a
+flag that contradicts them is refused. A probe on another machine pushes only
+over https: give --backend-url https://… (serve with --tls-cert and --tls-key)
+and --ca-file when its certificate is your own.
 
 Save the secret on the node in the file the config names, mode 0600.`,
 		Args: cobra.NoArgs,
@@ -62,20 +69,21 @@ Save the secret on the node in the file the config names, mode 0600.`,
 	f := cmd.Flags()
 	f.StringVar(&data, "data", "./data", "data folder of the local backend")
 	f.StringVar(&in.ID, "id", "", "node id (letters, digits, '.', '_', '-')")
-	f.StringVar(&in.Provider, "provider", "", "provider name")
+	f.StringVar(&in.Provider, "provider", "", "provider name (default: the contract's terms'; needed only without terms)")
 	f.StringVar(&in.Contract, "contract", "", "contract id in the terms file")
 	f.StringVar(&req.OrderedAt, "ordered-at", "", "when the node was ordered (RFC 3339; default now)")
 	f.StringVar(&in.GPUModel, "gpu-model", "", "GPU model as ordered (e.g. H100, NVIDIA H200)")
 	f.IntVar(&in.GPUCount, "gpus", 0, "number of GPUs ordered")
 	f.Float64Var(&req.Probe.GPUMemoryGB, "gpu-memory-gb", 0, "memory per GPU as sold, in GB")
-	f.Float64Var(&in.PricePerHour, "price", 0, "price per node-hour, all its GPUs together (8 GPUs at 18.50 per GPU-hour: 148); the report bills by the terms' billing.price_per_gpu_hour")
-	f.StringVar(&in.Currency, "currency", "USD", "currency of --price (ISO 4217)")
+	f.Float64Var(&in.PricePerHour, "price", 0, "price per node-hour, all its GPUs together (default: the terms' billing.price_per_gpu_hour × --gpus; the report bills by the terms)")
+	f.StringVar(&in.Currency, "currency", "", "currency of --price, ISO 4217 (default: the contract's terms', else USD)")
 	f.StringVar(&in.InstanceID, "instance-id", "", "the provider's id of the instance (i-0abc…, ins-…), which a claim quotes")
 	f.StringVar(&in.Region, "region", "", "the provider's region (and zone) it runs in, which a claim quotes")
 	f.DurationVar(&in.HeartbeatInterval, "heartbeat", app.DefaultHeartbeatInterval, "probe heartbeat interval")
 	f.DurationVar(&in.PushInterval, "push", app.DefaultPushInterval, "probe push interval")
 	f.DurationVar(&in.Grace, "grace", app.DefaultGrace, "grace after a missed heartbeat before the node is called unreachable")
-	f.StringVar(&req.Probe.BackendURL, "backend-url", "http://127.0.0.1:8080/v1/batches", "ingest URL the probe pushes to (the SAM stack's output, or serve's)")
+	f.StringVar(&req.Probe.BackendURL, "backend-url", "http://127.0.0.1:8080/v1/batches", "ingest `URL` the probe pushes to: https for a node on another machine (the SAM stack's IngestUrl, or serve with --tls-cert); plain http only to this machine")
+	f.StringVar(&req.Probe.CAFile, "ca-file", "", "where the node keeps the PEM certificate of a backend serving https with its own certificate (backend.ca_file); default: the system's roots")
 	f.StringVar(&req.Probe.SecretFile, "secret-file", "/etc/gpuprobe/secret", "where the probe config says the secret is kept on the node")
 	return cmd
 }

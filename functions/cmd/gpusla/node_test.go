@@ -21,7 +21,7 @@ func TestNodeAddChecksTheContract(t *testing.T) {
 		var out bytes.Buffer
 		root.SetOut(&out)
 		root.SetErr(&out)
-		root.SetArgs([]string{"node", "add", "--data", t.TempDir(), "--id", "n-1", "--provider", "p", "--contract", c.contract,
+		root.SetArgs([]string{"node", "add", "--data", t.TempDir(), "--id", "n-1", "--contract", c.contract,
 			"--gpu-model", "H200", "--gpus", "8", "--gpu-memory-gb", "141"})
 		err := root.Execute()
 		if c.err == "" && (err != nil || strings.Contains(out.String(), "warning")) {

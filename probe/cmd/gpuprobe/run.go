@@ -74,7 +74,7 @@ on a fleet").`,
 				return d.Run(ctx)
 			},
 		}
-		cmd.Flags().StringVar(&path, "config", "/etc/gpuprobe/probe.yaml", "the probe's YAML config")
+		cmd.Flags().StringVar(&path, "config", config.DefaultPath, "the probe's YAML config `FILE`")
 		return cmd
 	})
 }
