@@ -4,7 +4,6 @@ package i18n
 // over as of its as-of instant (functions/document): the mark on every
 // page, the banner, and why no claim letter is written.
 var zhProvisional = map[string]string{
-	"%s (%s)":                                   "%s（%s）", // also the trial page's
 	"provisional, as of %s":                     "临时报告，截至%s",
 	"Credit earned so far (provisional)":        "截至目前的应得赔付（临时）",
 	"%s, provisional, as of %s - page %d of %s": "%s，临时报告，截至%s，第%d页，共%s页",
