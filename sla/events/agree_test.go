@@ -4,15 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
-	"strings"
 	"testing"
 )
 
-// The fast decoder accepts a line only if encoding/json would, and reads it
-// the same way; its syntax check accepts exactly what json.Valid accepts;
-// and a line reads alike whether it takes goccy's Unmarshal or its stream
-// decoder (the one decoder before Unmarshal took the plain lines): the
-// same lines accepted, the same events.
+// Whatever line the log's decoder accepts, encoding/json (with unknown
+// fields refused) accepts too and reads the same: the stricter reader
+// never lets through what the standard library's looser one would refuse,
+// nor reads it differently. And an accepted event written back (as Writer
+// writes it) reads the same again.
 func FuzzDecodeAgreement(f *testing.F) {
 	f.Add([]byte(`{"type":"observation","id":"a","node":"n1","at":"2026-03-01T00:00:00Z","received_at":"2026-03-01T00:00:00Z","kind":"check","checks":[{"name":"x","category":"gpu_lost","verdict":"fail","number":1.5,"gpu":2}]}`))
 	f.Add([]byte(`{"type":"node_registered","id":"r","node":"n","contract":"c","ordered_at":"2026-03-01T00:00:00+08:00","hardware":{"gpu_model":"m","gpu_count":8},"price_per_gpu_hour":2.5}`))
@@ -20,59 +19,32 @@ func FuzzDecodeAgreement(f *testing.F) {
 	f.Add([]byte(`{"type":"x","id":"\u00e9\ud800"}`))
 	f.Add([]byte(`{"type":"node_released","id":"a","ID":"b","Node":"n","node":"m","at":"2026-03-01T00:00:00Z"}`))
 	f.Add([]byte(`{"type":"observation","id":"a","seq":1e3,"index":-0,"clock_skew_ms":12.0,"checks":null,"hardware":{}}`))
+	f.Add([]byte(`{"type":"x","id":"a","id":"b"}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
-		// The syntax check is exactly encoding/json's, both ways.
-		if got, want := validV1(line), json.Valid(line); got != want {
-			t.Fatalf("syntax check says %v, encoding/json.Valid %v: %q", got, want, line)
-		}
-		// The member check runs on every valid line without failing (a
-		// panic here is caught in the decoder, and would only show as a
-		// line refused).
-		if json.Valid(line) {
-			var sc scan
-			plainMembers(line, &sc)
-		}
-		var d lineDecoder
-		var fast Event
-		if err := d.decode(line, &fast); err != nil {
+		var got Event
+		if err := decodeLine(line, &got); err != nil {
 			return
-		}
-		var viaStream Event
-		if err := d.decodeStream(line, &viaStream); err != nil {
-			t.Fatalf("accepted, but goccy's stream decoder refuses it (%v): %q", err, line)
-		}
-		if !reflect.DeepEqual(fast, viaStream) {
-			t.Fatalf("the two ways through goccy disagree on %q:\nfast   %+v\nstream %+v", line, fast, viaStream)
 		}
 		var std Event
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.DisallowUnknownFields()
-		if err := dec.Decode(&std); err != nil {
-			t.Fatalf("fast decoder accepted what encoding/json rejects (%v): %q", err, line)
+		if err := dec.Decode(&std); err != nil || dec.More() {
+			t.Fatalf("accepted what encoding/json rejects (%v): %q", err, line)
 		}
-		if !reflect.DeepEqual(fast, std) {
-			t.Fatalf("decoders disagree on %q:\nfast %+v\nstd  %+v", line, fast, std)
+		if !reflect.DeepEqual(got, std) {
+			t.Fatalf("decoders disagree on %q:\nv2  %+v\nstd %+v", line, got, std)
+		}
+		var buf bytes.Buffer
+		if err := json.NewEncoder(&buf).Encode(&got); err != nil {
+			t.Fatal(err)
+		}
+		var again Event
+		if err := decodeLine(bytes.TrimSpace(buf.Bytes()), &again); err != nil {
+			t.Fatalf("written back, %q is refused: %v", buf.Bytes(), err)
+		}
+		var buf2 bytes.Buffer
+		if err := json.NewEncoder(&buf2).Encode(&again); err != nil || !bytes.Equal(buf.Bytes(), buf2.Bytes()) {
+			t.Fatalf("written back, %q reads as %q", buf.Bytes(), buf2.Bytes())
 		}
 	})
-}
-
-// A line of invalid UTF-8 is damage, refused with that reason, never a
-// crash: a long key of such bytes made goccy's stream decoder index out of
-// its buffer (found by FuzzDecodeAgreement; the input is in its corpus).
-func TestDecodeStrictRefusesInvalidUTF8(t *testing.T) {
-	key := bytes.Repeat([]byte{0xc4}, 1600)
-	line := append(append([]byte(`{"`), key...), []byte(`":1,"type":"x"}`)...)
-	var d lineDecoder
-	var e Event
-	err := d.decode(line, &e)
-	if err == nil || !strings.Contains(err.Error(), "invalid UTF-8") {
-		t.Fatalf("got %v", err)
-	}
-	// Valid UTF-8 with the same shape still reads (and is refused for its
-	// unknown field by name, not for its bytes).
-	ok := append(append([]byte(`{"`), bytes.Repeat([]byte("é"), 800)...), []byte(`":1,"type":"x"}`)...)
-	e = Event{}
-	if err := d.decode(ok, &e); err == nil || strings.Contains(err.Error(), "UTF-8") {
-		t.Fatalf("valid UTF-8 key: %v", err)
-	}
 }

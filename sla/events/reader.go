@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
-	"unicode/utf8"
+	"strconv"
+	"strings"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
-	fastjson "github.com/goccy/go-json"
 )
 
 // MaxLineBytes caps one line. An observation holds at most 512 checks, far
@@ -36,7 +36,6 @@ type Reader struct {
 	name string
 	sc   *bufio.Scanner
 	line int
-	dec  lineDecoder
 }
 
 // NewReader reads events from r, the log named name (its path), which its
@@ -70,7 +69,7 @@ func (r *Reader) Next(e *Event) error {
 			continue
 		}
 		*e = Event{}
-		if err := r.dec.decode(b, e); err != nil {
+		if err := decodeLine(b, e); err != nil {
 			return &LineError{File: r.name, Line: r.line, Err: err}
 		}
 		if err := e.Validate(); err != nil {
@@ -80,158 +79,79 @@ func (r *Reader) Next(e *Event) error {
 	}
 }
 
-// lineDecoder decodes lines one at a time, keeping what it reuses across
-// them: one per goroutine (the Reader has one, each of Stream's workers one).
-type lineDecoder struct {
-	br    bytes.Reader // encoding/json reads the line through it
-	names interner
-	scan  scan
-}
+// strict is how a line is read: encoding/json/v2's own semantics
+// (go-json-experiment/json, the standard library's v2 as a module), which
+// refuse a duplicate member name, invalid UTF-8 (an unpaired surrogate
+// escape too), trailing data and nesting past 10,000 levels, and match
+// member names exactly; with unknown members refused, a misspelt field
+// stops the line instead of vanishing. Every writer of the log (the
+// backend's export, Writer below) writes exactly that.
+var strict = jsonv2.JoinOptions(jsonv2.RejectUnknownMembers(true))
 
-// decode decodes exactly one JSON object into e (zero on entry), rejecting
-// unknown fields (a misspelt field would otherwise vanish silently) and
-// trailing data.
-//
-// Decoding is most of the cost of reading a month of heartbeats, so lines go
-// through goccy/go-json first (a drop-in decoder, about twice as fast as
-// encoding/json); a line it rejects is decoded again with encoding/json,
-// whose errors name the field, for the message.
-func (d *lineDecoder) decode(b []byte, e *Event) error {
-	// goccy is lenient with some malformed escapes, so the syntax is
-	// checked first, by encoding/json/v2's tokenizer (go-json-experiment is
-	// its mirror) set to v1's grammar: duplicate names and invalid UTF-8
-	// allowed, as encoding/json allows them. It accepts exactly what
-	// json.Valid accepts (FuzzDecodeAgreement, TestSyntaxAgreesWithValid)
-	// in well under half json.Valid's time.
-	if !validV1(b) {
-		return decodeStd(&d.br, b, e, errors.New("invalid JSON"))
-	}
-	// Every writer of the log (encoding/json in the backend's export, the
-	// Writer below) emits UTF-8, so other bytes are damage; they are also
-	// what made goccy's stream decoder index out of its buffer (a panic the
-	// fuzzer found: a long key of invalid UTF-8).
-	if !utf8.Valid(b) {
-		return errors.New("invalid UTF-8 (the event log is UTF-8; the line is damaged)")
-	}
-	err := d.decodeFast(b, e)
+// decodeLine decodes exactly one JSON object into e (zero on entry); an
+// error names the member where it can.
+func decodeLine(b []byte, e *Event) error {
+	err := jsonv2.Unmarshal(b, e, strict)
 	if err == nil {
 		return nil
 	}
-	*e = Event{}
-	return decodeStd(&d.br, b, e, err)
+	var se *jsonv2.SemanticError
+	var sy *jsontext.SyntacticError
+	switch {
+	case errors.As(err, &se) && errors.Is(se.Err, jsonv2.ErrUnknownName):
+		return &FieldError{Field: fieldOf(se.JSONPointer), Msg: "unknown field (misspelt, or of another version of the log)"}
+	case errors.As(err, &se) && se.GoType != nil && se.Err == nil:
+		return &FieldError{Field: fieldOf(se.JSONPointer), Msg: fmt.Sprintf("wrong type: JSON %s where %s was expected", kindName(se.JSONKind), se.GoType)}
+	case errors.As(err, &se):
+		return &FieldError{Field: fieldOf(se.JSONPointer), Msg: strings.TrimPrefix(fmt.Sprint(se.Err), "json: ")}
+	case errors.As(err, &sy) && errors.Is(sy.Err, jsontext.ErrDuplicateName):
+		return &FieldError{Field: fieldOf(sy.JSONPointer), Msg: "given twice on the line"}
+	case errors.As(err, &sy) && strings.Contains(fmt.Sprint(sy.Err), "UTF-8"), errors.As(err, &sy) && strings.Contains(fmt.Sprint(sy.Err), "surrogate"):
+		return fmt.Errorf("invalid UTF-8 at byte %d (the event log is UTF-8; the line is damaged): %v", sy.ByteOffset, sy.Err)
+	case errors.As(err, &sy) && strings.Contains(fmt.Sprint(sy.Err), "after top-level value"):
+		return fmt.Errorf("more than one JSON value on the line (the second at byte %d)", sy.ByteOffset)
+	case errors.As(err, &sy) && strings.Contains(fmt.Sprint(sy.Err), "max depth"):
+		return fmt.Errorf("not a JSON event: nested more than 10000 levels deep (at byte %d)", sy.ByteOffset)
+	case errors.As(err, &sy):
+		return fmt.Errorf("not a JSON event: %v at byte %d", sy.Err, sy.ByteOffset)
+	}
+	return fmt.Errorf("not a JSON event: %w", err)
 }
 
-// v1Syntax is encoding/json's grammar in jsontext's terms.
-var v1Syntax = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
-
-func validV1(b []byte) bool { return jsontext.Value(b).IsValid(v1Syntax...) }
-
-// decodeFast decodes a line whose members are all named exactly
-// (members.go) with goccy's Unmarshal, any other with goccy's stream
-// decoder (decodeStream); a line Unmarshal refuses gets the stream decoder
-// too, so that a line reads alike whichever way it takes
-// (FuzzDecodeAgreement). A panic inside either (a bug of the library on
-// some input) becomes an error, and the line is then judged by
-// encoding/json like any other the fast decoder rejects.
-func (d *lineDecoder) decodeFast(b []byte, e *Event) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("fast decoder failed: %v", r)
+// fieldOf writes a JSON pointer ("/checks/3/number") as the field paths
+// the log's other errors use ("checks[3].number").
+func fieldOf(p jsontext.Pointer) string {
+	var b strings.Builder
+	for tok := range p.Tokens() {
+		if _, err := strconv.Atoi(tok); err == nil {
+			b.WriteString("[" + tok + "]")
+			continue
 		}
-	}()
-	if plainMembers(b, &d.scan) {
-		d.presize(e)
-		if fastjson.Unmarshal(b, e) == nil {
-			d.own(e)
-			return nil
+		if b.Len() > 0 {
+			b.WriteByte('.')
 		}
-		*e = Event{}
+		b.WriteString(tok)
 	}
-	return d.decodeStream(b, e)
+	return b.String()
 }
 
-// Bits of scan.present: the Check fields decoded through a pointer.
-var (
-	numberBit = uint64(1) << fieldIndex[Check]("Number")
-	gpuBit    = uint64(1) << fieldIndex[Check]("GPU")
-)
-
-func fieldIndex[T any](name string) int {
-	f, ok := reflect.TypeFor[T]().FieldByName(name)
-	if !ok {
-		panic("events: no field " + name)
+// kindName is a JSON kind in words.
+func kindName(k jsontext.Kind) string {
+	switch k {
+	case '"':
+		return "string"
+	case '0':
+		return "number"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
 	}
-	return f.Index[0]
-}
-
-// presize readies e for goccy's Unmarshal of a plain line: the checks
-// slice as long as the line's longest "checks" array, each Number and GPU
-// the line names pointing into one array for the event. Decoded into
-// elements that exist, goccy neither allocates a zero Check per element
-// nor grows the slice by doubling, and into a pointer that is set it
-// decodes what it points to, as encoding/json does, instead of allocating
-// a float64 or an int for each (a stress run has 56 of each). Elements
-// past the array's length are left out of the slice, as encoding/json
-// leaves them; a member the line does not name leaves its pointer nil.
-func (d *lineDecoder) presize(e *Event) {
-	if d.scan.checks == 0 {
-		return
-	}
-	e.Checks = make([]Check, d.scan.checks)
-	nums, gpus := 0, 0
-	for _, p := range d.scan.present {
-		if p&numberBit != 0 {
-			nums++
-		}
-		if p&gpuBit != 0 {
-			gpus++
-		}
-	}
-	nb, gb := make([]float64, nums), make([]int, gpus)
-	for k, p := range d.scan.present {
-		c := &e.Checks[k]
-		if p&numberBit != 0 {
-			c.Number, nb = &nb[0], nb[1:]
-		}
-		if p&gpuBit != 0 {
-			c.GPU, gb = &gb[0], gb[1:]
-		}
-	}
-}
-
-// decodeStream is goccy's stream decoder, the one that refuses an unknown
-// member (naming it); it was the only decoder before Unmarshal took the
-// plain lines.
-func (d *lineDecoder) decodeStream(b []byte, e *Event) error {
-	d.br.Reset(b)
-	dec := fastjson.NewDecoder(&d.br)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(e); err != nil {
-		return err
-	}
-	if dec.More() {
-		return errors.New("more than one JSON value on the line")
-	}
-	d.own(e)
-	return nil
-}
-
-func decodeStd(br *bytes.Reader, b []byte, e *Event, fastErr error) error {
-	br.Reset(b)
-	dec := json.NewDecoder(br)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(e); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return &FieldError{Field: te.Field, Msg: fmt.Sprintf("wrong type: %s where %s was expected", te.Value, te.Type)}
-		}
-		return fmt.Errorf("not a JSON event: %w", err)
-	}
-	if dec.More() {
-		return errors.New("more than one JSON value on the line")
-	}
-	// The two decoders disagree; trust the stricter one.
-	return fmt.Errorf("not a JSON event: %w", fastErr)
+	return "value"
 }
 
 // Writer writes events as JSON lines. Call Flush at the end.

@@ -63,9 +63,8 @@ func Stream(r io.Reader, workers int, fn func(e *Event, line int) error, bad fun
 	defer close(quit)
 	for w := 0; w < workers; w++ {
 		go func() {
-			var d lineDecoder
 			for c := range jobs {
-				c.done <- d.decodeChunk(c)
+				c.done <- decodeChunk(c)
 			}
 		}()
 	}
@@ -149,7 +148,7 @@ func Stream(r io.Reader, workers int, fn func(e *Event, line int) error, bad fun
 	return lines, nil
 }
 
-func (dec *lineDecoder) decodeChunk(c *chunk) decoded {
+func decodeChunk(c *chunk) decoded {
 	evs := eventsPool.Get().(*[]Event)
 	d := decoded{evs: (*evs)[:0], lines: make([]int, 0, len(c.ends))}
 	start := 0
@@ -162,7 +161,7 @@ func (dec *lineDecoder) decodeChunk(c *chunk) decoded {
 		line := c.first + i
 		d.evs = append(d.evs, Event{})
 		e := &d.evs[len(d.evs)-1]
-		err := dec.decode(b, e)
+		err := decodeLine(b, e)
 		if err == nil {
 			err = e.Validate()
 		}
