@@ -1,0 +1,167 @@
+package report
+
+// JD Cloud Virtual Machines (jdcloud-vm.yaml): one GPU at 20.00 CNY an
+// hour, so "the average hourly cost … / 60 × fault time × 100" is 100 ×
+// 20.00 / 60 = 33.333… CNY a fault minute; March's charge 744 h × 20.00 =
+// 14,880.00, April's 14,400.00. No tiers: every counted fault earns its
+// coupon whether or not the month met 99.95 %.
+var jdcloudVMEdges = []edge{
+	{"target", []edgeCase{
+		// "No less than 99.95%": 22 min, (44,640 − 22) / 44,640 = 99.950717 %,
+		// met; 23 min, 99.948477 %, missed. Either way the faults earn 100 ×
+		// 20.00 × 22 / 60 = 733.33 and 766.67.
+		{why: "22 min: met", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:22:00"}}, counted: 1320, uptime: 99.9507, tier: 0, amount: 733.33},
+		{why: "23 min: missed", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:23:00"}}, counted: 1380, uptime: 99.9485, tier: 0, amount: 766.67},
+	}},
+	{"unavailable", []edgeCase{
+		// "the inability of virtual machine to work properly … the inability
+		// of normal access": unreachable 10 min, 333.33; a GPU lost on a
+		// reachable VM is not counted here.
+		{why: "unreachable 10 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:10:00"}}, counted: 600, uptime: 99.9776, tier: 0, amount: 333.33},
+		{why: "GPU lost 10 min, reachable", lost: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:10:00"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
+	}},
+	{"five-minutes", []edgeCase{
+		// "not available for 5 minutes or more … less than 5 minutes, it is
+		// not counted": 4 min 59 s, nothing; 5 min, 166.67, (44,640 − 5) /
+		// 44,640 = 99.988799 %.
+		{why: "4 min 59 s: nothing", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:04:59"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "5 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:05:00"}}, counted: 300, uptime: 99.9888, tier: 0, amount: 166.67},
+	}},
+	{"minutes", []edgeCase{
+		// "the time unit is minutes", rounded down (approximate, at most a
+		// minute a fault, under): 7 min 30 s is 7 min, 233.33 (99.984319 %);
+		// 8 min is 8, 266.67 (99.982079 %).
+		{why: "7 min 30 s: 7 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:07:30"}}, counted: 420, uptime: 99.9843, tier: 0, amount: 233.33, approximateDown: 60},
+		{why: "8 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:08:00"}}, counted: 480, uptime: 99.9821, tier: 0, amount: 266.67, approximateDown: 60},
+	}},
+	{"across-month-end", []edgeCase{
+		// The five minutes on the whole outage: 31 March 23:57 to 1 April
+		// 00:03, 6 min, counts 3 in each month (100.00 each; March
+		// (2,678,400 − 180) / 2,678,400 = 99.993280 %, April 99.993056 %); half
+		// by half, 3 min each, it would count nothing. 23:58:00 to 00:02:30,
+		// 4 min 30 s, counts nothing in either.
+		{why: "6 min across: March's 3", down: [][2]string{{"2026-03-31 23:57:00", "2026-04-01 00:03:00"}}, counted: 180, uptime: 99.9933, tier: 0, amount: 100},
+		{why: "6 min across: April's 3", month: 4, down: [][2]string{{"2026-03-31 23:57:00", "2026-04-01 00:03:00"}}, counted: 180, uptime: 99.9931, tier: 0, amount: 100},
+		{why: "4.5 min across: nothing in March", down: [][2]string{{"2026-03-31 23:58:00", "2026-04-01 00:02:30"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "4.5 min across: nothing in April", month: 4, down: [][2]string{{"2026-03-31 23:58:00", "2026-04-01 00:02:30"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
+	}},
+	{"partial-month", []edgeCase{
+		// "One service term is a natural month. If it is less than one month,
+		// it is not counted as one service term": in service from before the
+		// month, 10 min count (333.33); delivered at 00:01 on the 1st, or
+		// released on 20 April, the month is no service term: no uptime, no
+		// coupon.
+		{why: "whole month", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:10:00"}}, counted: 600, uptime: 99.9776, tier: 0, amount: 333.33},
+		{why: "delivered 1 March 00:01", delivered: "2026-03-01 00:01:00", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:10:00"}}, counted: 0, uptime: notJudged, tier: 0, amount: 0},
+		{why: "released 20 April", month: 4, released: "2026-04-20 10:00:00", down: [][2]string{{"2026-04-08 03:00:00", "2026-04-08 03:10:00"}}, counted: 0, uptime: notJudged, tier: 0, amount: 0},
+	}},
+	{"compensation", []edgeCase{
+		// "the payout amount = the average hourly cost in the first 24 hours
+		// of the fault/ 60 × fault time × 100": faults of 5 and 7 min, 12 min:
+		// 100 × 20.00 × 12 / 60 = 400.00; on 8 GPUs (160.00 an hour) 7 min is
+		// 100 × 160.00 × 7 / 60 = 1,866.67.
+		{why: "5 + 7 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:05:00"}, {"2026-03-09 03:00:00", "2026-03-09 03:07:00"}}, counted: 720, uptime: 99.9731, tier: 0, amount: 400},
+		{why: "8 GPUs, 7 min", gpus: 8, down: [][2]string{{"2026-03-09 03:00:00", "2026-03-09 03:07:00"}}, counted: 420, uptime: 99.9843, tier: 0, amount: 1866.67},
+	}},
+	{"cap", []edgeCase{
+		// "shall not exceed the total amount of cash paid for current
+		// service": capped at March's 14,880.00. 446 min: 100 × 20.00 × 446 /
+		// 60 = 14,866.67, under it; 447 min: 14,900.00, capped at 14,880.00.
+		{why: "446 min: under the cap", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 10:26:00"}}, counted: 26760, uptime: 99.0009, tier: 0, amount: 14866.67},
+		{why: "447 min: capped", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 10:27:00"}}, counted: 26820, uptime: 98.9987, tier: 0, amount: 14880},
+	}},
+	{"maintenance", []edgeCase{
+		// "Caused by the system maintenance procedures after JD Cloud's
+		// notification in advance" is not unavailable time: 30 min down inside
+		// a 6-hour window announced on the 1st, 7 min outside: 7 min count,
+		// 233.33, the month keeping its minutes ((44,640 − 7) / 44,640 =
+		// 99.984319 %); the same window announced after it began: 37 min,
+		// 1,233.33 (99.917115 %).
+		{why: "announced before", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
+			down: [][2]string{{"2026-03-10 01:00:00", "2026-03-10 01:30:00"}, {"2026-03-20 03:00:00", "2026-03-20 03:07:00"}}, counted: 420, uptime: 99.9843, tier: 0, amount: 233.33, denominator: 2678400},
+		{why: "announced after it began", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-10 00:30:00"}},
+			down: [][2]string{{"2026-03-10 01:00:00", "2026-03-10 01:30:00"}, {"2026-03-20 03:00:00", "2026-03-20 03:07:00"}}, counted: 2220, uptime: 99.9171, tier: 0, amount: 1233.33},
+	}},
+	{"claim-window", []edgeCase{
+		// No window is published: 30 days after the month (this file's
+		// assumption): before 1 May, before 31 May.
+		{why: "March", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:05:00"}}, counted: 300, uptime: 99.9888, tier: 0, amount: 166.67, deadline: "2026-05-01T00:00:00+08:00"},
+		{why: "April", month: 4, down: [][2]string{{"2026-04-08 03:00:00", "2026-04-08 03:05:00"}}, counted: 300, uptime: 99.9884, tier: 0, amount: 166.67, deadline: "2026-05-31T00:00:00+08:00"},
+	}},
+}
+
+// JD Cloud Distributed Cloud Physical Server (jdcloud-dcps.yaml): one GPU
+// at 15.00 CNY an hour, so 100 × 15.00 / 60 = 25.00 CNY a fault minute;
+// March's charge 744 h × 15.00 = 11,160.00.
+var jdcloudDCPSEdges = []edge{
+	{"target", []edgeCase{
+		// "shall not be less than 99.5%": 223 min, (44,640 − 223) / 44,640 =
+		// 99.500448 %, met; 224 min, 99.498208 %, missed; 5,575.00 and 5,600.00
+		// either way.
+		{why: "223 min: met", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 06:43:00"}}, counted: 13380, uptime: 99.5004, tier: 0, amount: 5575},
+		{why: "224 min: missed", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 06:44:00"}}, counted: 13440, uptime: 99.4982, tier: 0, amount: 5600},
+	}},
+	{"unavailable", []edgeCase{
+		// "out of service and requires shut-down maintenance": a server nobody
+		// can reach, 10 min, 250.00; a GPU lost on a server still serving is
+		// not counted here.
+		{why: "unreachable 10 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:10:00"}}, counted: 600, uptime: 99.9776, tier: 0, amount: 250},
+		{why: "GPU lost 10 min, reachable", lost: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:10:00"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
+	}},
+	{"minutes", []edgeCase{
+		// "the fault time shall be calculated by minutes", no minimum, rounded
+		// down (approximate, at most a minute a fault, under): 59 s is 0 min,
+		// nothing; 60 s is 1 min, 25.00 (99.997760 %); 7 min 30 s is 7, 175.00.
+		{why: "59 s: 0 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:00:59"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "60 s: 1 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:01:00"}}, counted: 60, uptime: 99.9978, tier: 0, amount: 25, approximateDown: 60},
+		{why: "7 min 30 s: 7 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:07:30"}}, counted: 420, uptime: 99.9843, tier: 0, amount: 175, approximateDown: 60},
+	}},
+	{"across-month-end", []edgeCase{
+		// On the whole outage: 31 March 23:59:30 to 1 April 00:00:40, 70 s, is
+		// one minute from its start, 23:59:30 to 00:00:30: 30 s in each month,
+		// 12.50 each (March 99.998880 %, April 99.998843 %); 23:59:30 to
+		// 00:00:20, 50 s, is no whole minute: nothing either side.
+		{why: "70 s across: March's 30 s", down: [][2]string{{"2026-03-31 23:59:30", "2026-04-01 00:00:40"}}, counted: 30, uptime: 99.9989, tier: 0, amount: 12.5},
+		{why: "70 s across: April's 30 s", month: 4, down: [][2]string{{"2026-03-31 23:59:30", "2026-04-01 00:00:40"}}, counted: 30, uptime: 99.9988, tier: 0, amount: 12.5},
+		{why: "50 s across: nothing in April", month: 4, down: [][2]string{{"2026-03-31 23:59:30", "2026-04-01 00:00:20"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
+	}},
+	{"partial-month", []edgeCase{
+		// "in case of less than one month, it shall not be counted as one
+		// service cycle": from before the month, 10 min count (250.00);
+		// delivered at 00:01 on the 1st, nothing.
+		{why: "whole month", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:10:00"}}, counted: 600, uptime: 99.9776, tier: 0, amount: 250},
+		{why: "delivered 1 March 00:01", delivered: "2026-03-01 00:01:00", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:10:00"}}, counted: 0, uptime: notJudged, tier: 0, amount: 0},
+	}},
+	{"compensation", []edgeCase{
+		// "average charge per hour of 24 hours before the fault/60 x fault
+		// time x 100": 5 + 7 min, 100 × 15.00 × 12 / 60 = 300.00; on 8 GPUs
+		// (120.00 an hour) 7 min is 1,400.00.
+		{why: "5 + 7 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:05:00"}, {"2026-03-09 03:00:00", "2026-03-09 03:07:00"}}, counted: 720, uptime: 99.9731, tier: 0, amount: 300},
+		{why: "8 GPUs, 7 min", gpus: 8, down: [][2]string{{"2026-03-09 03:00:00", "2026-03-09 03:07:00"}}, counted: 420, uptime: 99.9843, tier: 0, amount: 1400},
+	}},
+	{"cap", []edgeCase{
+		// "shall not exceed the monthly service charge": 11,160.00. 446 min,
+		// 11,150.00; 447 min, 11,175.00, capped at 11,160.00.
+		{why: "446 min: under", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 10:26:00"}}, counted: 26760, uptime: 99.0009, tier: 0, amount: 11150},
+		{why: "447 min: capped", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 10:27:00"}}, counted: 26820, uptime: 98.9987, tier: 0, amount: 11160},
+	}},
+	{"maintenance", []edgeCase{
+		// "Caused by the system maintenance that JD Cloud & AI has notified
+		// the user in advance": 30 min inside the announced window excused, 7
+		// outside count, 175.00; announced after it began: 37 min, 925.00.
+		{why: "announced before", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
+			down: [][2]string{{"2026-03-10 01:00:00", "2026-03-10 01:30:00"}, {"2026-03-20 03:00:00", "2026-03-20 03:07:00"}}, counted: 420, uptime: 99.9843, tier: 0, amount: 175, denominator: 2678400},
+		{why: "announced after it began", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-10 00:30:00"}},
+			down: [][2]string{{"2026-03-10 01:00:00", "2026-03-10 01:30:00"}, {"2026-03-20 03:00:00", "2026-03-20 03:07:00"}}, counted: 2220, uptime: 99.9171, tier: 0, amount: 925},
+	}},
+	{"claim-window", []edgeCase{
+		// No window is published: 30 days after the month (assumption).
+		{why: "March", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:05:00"}}, counted: 300, uptime: 99.9888, tier: 0, amount: 125, deadline: "2026-05-01T00:00:00+08:00"},
+		{why: "April", month: 4, down: [][2]string{{"2026-04-08 03:00:00", "2026-04-08 03:05:00"}}, counted: 300, uptime: 99.9884, tier: 0, amount: 125, deadline: "2026-05-31T00:00:00+08:00"},
+	}},
+}
+
+func init() {
+	packEdges["jdcloud-vm"] = jdcloudVMEdges
+	packEdges["jdcloud-dcps"] = jdcloudDCPSEdges
+}
