@@ -128,8 +128,12 @@ func NewStatus(ctx context.Context, b *wiring.Backend) (*Status, error) {
 	}
 	mux := http.NewServeMux()
 	// A Function URL is https only: the token cookie is always Secure.
-	statuspage.New(statuspage.Config{Nodes: b.Store, Terms: desk.Contract, Tickets: desk, Reports: blobs, Channels: b.Alerts.Channels, Token: token,
-		HTTPS: true, Log: b.Log}).Register(mux)
+	ledger, err := desk.Ledger()
+	if err != nil {
+		return nil, err
+	}
+	statuspage.New(statuspage.Config{Nodes: b.Store, Terms: desk.Contract, Tickets: desk, Reports: blobs, Claims: ledger, Channels: b.Alerts.Channels,
+		Token: token, HTTPS: true, Log: b.Log}).Register(mux)
 	return &Status{http: lambdahttp.Handler(mux)}, nil
 }
 

@@ -350,8 +350,12 @@ func setupReports(env wiring.Env, data string, store statuspage.Nodes, desk *app
 	if err != nil {
 		return nil, err
 	}
-	statuspage.New(statuspage.Config{Nodes: store, Terms: desk.Contract, Tickets: desk, Reports: blobs, Channels: alerts.Channels, Token: token,
-		TrustedProxies: proxies, Log: log}).Register(api.Mux())
+	ledger, err := desk.Ledger()
+	if err != nil {
+		return nil, err
+	}
+	statuspage.New(statuspage.Config{Nodes: store, Terms: desk.Contract, Tickets: desk, Reports: blobs, Claims: ledger, Channels: alerts.Channels,
+		Token: token, TrustedProxies: proxies, Log: log}).Register(api.Mux())
 	log.Info("status page", "path", statuspage.PathStatus, "token", "in "+from+" (open "+statuspage.PathStatus+"?token=…)")
 	delay, err := env.ReportDelayOrDefault()
 	if err != nil {

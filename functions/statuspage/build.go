@@ -53,7 +53,9 @@ type Page struct {
 	Reports   []ReportRow `json:"reports,omitempty"`
 	// Scorecard is the newest stored provider scorecard; team view only.
 	Scorecard *ScoreView `json:"scorecard,omitempty"`
-	Notes     []string   `json:"notes,omitempty"`
+	// Claims is the claims ledger (claims.go); team view only.
+	Claims *ClaimsView `json:"claims,omitempty"`
+	Notes  []string    `json:"notes,omitempty"`
 	// Timer words for the inline script, in the page's language.
 	Words TimerWords `json:"-"`
 }
@@ -282,6 +284,9 @@ func (h *Handler) Build(ctx context.Context, req Request) (*Page, error) {
 			p.Reports = h.reports(ctx, pr, p, objs)
 			p.Scorecard = h.scorecardView(ctx, pr, p, objs)
 		}
+	}
+	if req.Mode == Private && h.c.Claims != nil {
+		p.Claims = h.claimsView(ctx, pr, p)
 	}
 	if req.Mode == Public {
 		secrets.constants = i18n.Constants()

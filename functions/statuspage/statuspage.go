@@ -91,6 +91,8 @@ type Config struct {
 	Terms   func(contract string) (*terms.Terms, bool)
 	Tickets Tickets // optional
 	Reports Reports // optional
+	// Claims is the claims ledger, shown on the team view (optional).
+	Claims Claims
 	// Channels names where an incident's alert went (the service's
 	// routes); nil: the one notifier ("").
 	Channels app.Channels

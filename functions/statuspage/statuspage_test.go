@@ -184,7 +184,8 @@ func seeded(t *testing.T) fixture {
 			t.Fatal(err)
 		}
 	}
-	h := New(Config{Nodes: st, Terms: desk.Contract, Tickets: desk, Reports: reports, Token: token, Now: func() time.Time { return now }})
+	ledger := seedClaims(t, desk)
+	h := New(Config{Nodes: st, Terms: desk.Contract, Tickets: desk, Reports: reports, Claims: ledger, Token: token, Now: func() time.Time { return now }})
 	return fixture{h: h, now: now, ticketID: tk.ID, book: book}
 }
 
