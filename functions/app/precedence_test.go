@@ -8,6 +8,7 @@ import (
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
 	"github.com/gpusla/gpusla/probe/wire"
+	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
@@ -82,5 +83,44 @@ func TestGapEndsAtTheEarliestHeartbeatHeardInTime(t *testing.T) {
 	live, report := cutWith(t, wire.Check{Name: "host.kernel", Category: wire.CategoryHost, Verdict: wire.Pass}, t0.Add(2*time.Minute+time.Second))
 	if live != 55 || report != 55 {
 		t.Errorf("counted %d s live, %d s in the report; want 55 s", live, report)
+	}
+}
+
+// The backend, itself up, heard nothing from the node for the 62 s from its
+// push at t0+2m to the spool's drain: a fact of its own. Its gap runs from
+// when the next heartbeat was due (t0+2m05s) to when the backend heard the
+// node again — at t0+3m, the spooled heartbeat the drain delivered 2 s
+// after it was made (within the transit slack: connected at its own time)
+// — 55 s, counted. A record of the node's that says it could reach the
+// backend (its link watch's pass) or the outside (a gateway ping) an
+// instant into the cut is its word against the backend's silence: kept as
+// evidence, it changes nothing. Only the link watch's pass in the last
+// stretch before the backend heard the node again — at most the probe's
+// retry wait (backend.max_backoff, at most the heartbeat interval, 5 s) and
+// the request's transit (2 s) — shows the probe's reconnection, not
+// counted. Live and report alike, to the second.
+func TestBackendSilenceOutranksTheNodesWord(t *testing.T) {
+	reached := wire.Check{Name: incident.LinkCheck, Category: wire.CategoryConnectivity, Verdict: wire.Pass, Value: "reachable"}
+	gateway := wire.Check{Name: "net.gateway.ping", Category: wire.CategoryConnectivity, Verdict: wire.Pass, Value: "0.3 ms"}
+	into, end := t0.Add(2*time.Minute+time.Second), t0.Add(3*time.Minute)
+	for _, c := range []struct {
+		name  string
+		check wire.Check
+		at    time.Time
+		want  int64
+	}{
+		{"link watch: reached 1 s into the cut", reached, into, 55},
+		{"gateway ping passed 1 s into the cut", gateway, into, 55},
+		{"gateway ping passed 3 s before the end", gateway, end.Add(-3 * time.Second), 55},
+		{"link watch: reached 8 s before the end (past 5 s + 2 s)", reached, end.Add(-8 * time.Second), 55},
+		{"link watch: reached 7 s before the end (the bound)", reached, end.Add(-7 * time.Second), 48},
+		{"link watch: reached 3 s before the end", reached, end.Add(-3 * time.Second), 52},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			live, report := cutWith(t, c.check, c.at)
+			if live != c.want || report != c.want {
+				t.Errorf("counted %d s live, %d s in the report; want %d s", live, report, c.want)
+			}
+		})
 	}
 }

@@ -173,9 +173,11 @@ func TestLateDataReclassifies(t *testing.T) {
 		{"node up, no external connectivity: outage cause network", func(at time.Time) []wire.Observation {
 			return []wire.Observation{{At: at, Kind: wire.KindHeartbeat}, apptest.Check(at, conn(wire.Fail))}
 		}, incident.CauseNetwork, true, true},
-		{"node up and reaching others, not the backend: not counted", func(at time.Time) []wire.Observation {
+		// Its word that it reached the outside is contradicted by the
+		// backend's own silence (docs/contract.md, "Evidence precedence").
+		{"node up and saying it reached others, not the backend: counted", func(at time.Time) []wire.Observation {
 			return []wire.Observation{{At: at, Kind: wire.KindHeartbeat}, apptest.Check(at, conn(wire.Pass))}
-		}, incident.CauseBackendOnly, false, true},
+		}, incident.CauseNoConnectivityEvidence, true, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -92,13 +92,17 @@ func TestClaimMonthGolden(t *testing.T) {
 	eq(t, "va-01 outages", strings.Join(got, "\n"), strings.Join([]string{
 		"unreachable/no_data 2026-11-01T01:31:00-04:00..2026-11-01T01:30:00-05:00 counted=3540s",
 		"unreachable/no_data 2026-11-10T02:01:00-05:00..2026-11-10T04:00:00-05:00 counted=0s",
-		"unreachable/backend_unreachable_only 2026-11-12T10:01:00-05:00..2026-11-12T12:00:00-05:00 counted=0s", // the spool's heartbeats came 1 to 119 min late: none heard in time
+		// The spool's heartbeats came 1 to 119 min late (none heard in time)
+		// with internet checks passing: the node's word against the
+		// backend's silence, which outranks it (docs/contract.md, "Evidence
+		// precedence"): the node ran, the two hours count.
+		"unreachable/no_connectivity_evidence 2026-11-12T10:01:00-05:00..2026-11-12T12:00:00-05:00 counted=7140s",
 		"unreachable/no_data 2026-11-18T01:01:00-05:00..2026-11-18T06:00:00-05:00 counted=17940s",
 	}, "\n"))
 	eq(t, "maintenance", len(v1.Maintenance), 2)
 	eq(t, "first maintenance excluded", v1.Maintenance[0].Excluded, true)
 	eq(t, "second maintenance excluded", v1.Maintenance[1].Excluded, false)
-	eq(t, "va-01 claimable", v1.Uptime.ClaimableOutageSeconds, int64(3540+17940))
+	eq(t, "va-01 claimable", v1.Uptime.ClaimableOutageSeconds, int64(3540+7140+17940))
 	eq(t, "tickets", len(v1.Tickets), 2)
 	tg := v1.Tickets[1]
 	eq(t, "T-102 on", tg.OpenedOn, "holiday")
@@ -110,7 +114,7 @@ func TestClaimMonthGolden(t *testing.T) {
 	eq(t, "va-02 delivery", v2.Delivery.Status, "breached")
 	eq(t, "va-02 degraded", v2.Outages[0].Kind, "gpu_degraded")
 	eq(t, "va-02 degraded counted", v2.Outages[0].CountedSeconds, int64(4*3600))
-	eq(t, "va-01 credit", v1.Credit.Percent, 10.0)
+	eq(t, "va-01 credit", v1.Credit.Percent, 30.0)
 	eq(t, "va-02 credit", v2.Credit.Percent, 10.0)
 	eq(t, "va-01 delivery", v1.Delivery.Status, "met")
 

@@ -104,6 +104,25 @@ func LinkLost(checks []events.Check) bool {
 	return false
 }
 
+// LinkReached reports whether checks hold the probe's record of reaching
+// the backend again (LinkCheck passing).
+func LinkReached(checks []events.Check) bool {
+	for i := range checks {
+		if checks[i].Name == LinkCheck && checks[i].Category == events.CategoryConnectivity && checks[i].Verdict == events.Pass {
+			return true
+		}
+	}
+	return false
+}
+
+// Reconnect is the longest a probe whose link watch has reached the
+// backend takes to be heard by it: its retry wait, at most
+// backend.max_backoff, which the probe holds to the heartbeat interval
+// (docs/probe.md), and the request's transit (TransitSlack). A record of
+// reaching the backend made longer than that before the backend heard the
+// node is contradicted by the backend's own silence (SplitGap).
+func Reconnect(interval time.Duration) time.Duration { return interval + TransitSlack }
+
 // DueAfter is when the next heartbeat was due after the backend last heard
 // the node in time at heard, the last heartbeat among what it heard being
 // at beat (zero: none): one interval after that heartbeat, when that is

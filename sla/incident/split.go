@@ -23,6 +23,10 @@ type Conn struct {
 	// the backend after a success (LinkCheck), what RefineStart dates a
 	// gap's beginning by.
 	Lost bool `json:"lost,omitempty"`
+	// Reached: the probe's link watch recorded here its first good dial
+	// after failed ones (LinkCheck passing), what can end the counted part
+	// of a gap the backend heard the end of (SplitGap).
+	Reached bool `json:"reached,omitempty"`
 }
 
 // Segment is a part of an unreachable gap with one cause: whose fault that
@@ -98,15 +102,24 @@ func Overdue(g interval.Interval, backend, late interval.Set, allow, grace time.
 }
 
 // SplitGap says whose fault each part of a gap in what the backend heard
-// was (docs/contract.md, "Late data and whose fault a gap is"), the one
-// rule of the monthly report and the live service: where no observation
-// covers it (alive), no_data; where the node ran, by the connectivity
-// verdict in force (conns, by time; one is in force from its instant until
-// the next or ConnValidity, whichever is first): failed → network, passed
-// → backend_unreachable_only, none → no_connectivity_evidence; and inside
+// was (docs/contract.md, "Late data and whose fault a gap is" and
+// "Evidence precedence"), the one rule of the monthly report and the live
+// service: where no observation covers it (alive), no_data; where the node
+// ran, by the connectivity verdict in force (conns, by time; one is in
+// force from its instant until the next or ConnValidity, whichever is
+// first): failed → network, none → no_connectivity_evidence; and inside
 // backend (the backend's own downtime), backend_outage whatever else held.
 // Neighbours with one cause are one segment (the first's verdict kept).
-func SplitGap(g interval.Interval, alive interval.Set, conns []Conn, backend interval.Set) []Segment {
+//
+// The backend's silence outranks the node's word about its own
+// reachability: a passing connectivity record inside the gap (a gateway
+// ping, a target reached) is kept as evidence and changes nothing
+// (Contradicted), except the link watch's record of reaching the backend
+// made at most reconnect before the backend heard the node again (heard;
+// zero: not yet, or the gap was cut short by a release): from it on, the
+// rest is the probe's reconnection, backend_unreachable_only.
+func SplitGap(g interval.Interval, alive interval.Set, conns []Conn, backend interval.Set, heard time.Time, reconnect time.Duration) []Segment {
+	conns = admissible(conns, heard, reconnect)
 	var segs []Segment
 	for _, d := range (interval.Set{g}).Minus(alive) {
 		segs = append(segs, Segment{Span: d, Cause: CauseNoData})
@@ -133,6 +146,52 @@ func SplitGap(g interval.Interval, alive interval.Set, conns []Conn, backend int
 		res = append(res, s)
 	}
 	return res
+}
+
+// admissible is conns without the passes the backend's silence until heard
+// contradicts: every pass but the link watch's reaching the backend at most
+// reconnect before heard. A failure is the node's word against itself, and
+// stays. conns is left as it is.
+func admissible(conns []Conn, heard time.Time, reconnect time.Duration) []Conn {
+	var out []Conn
+	for i, c := range conns {
+		if c.Fail || reconnects(c, heard, reconnect) {
+			if out != nil {
+				out = append(out, c)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]Conn, 0, len(conns)), conns[:i]...)
+		}
+	}
+	if out == nil {
+		return conns
+	}
+	return out
+}
+
+// reconnects says whether c is the link watch's record of reaching the
+// backend made at most reconnect before the backend heard the node again at
+// heard.
+func reconnects(c Conn, heard time.Time, reconnect time.Duration) bool {
+	return c.Reached && !heard.IsZero() && !c.At.After(heard) && heard.Sub(c.At) <= reconnect
+}
+
+// Contradicted lists the passing connectivity records dated inside g that
+// the backend's silence contradicts (SplitGap): kept as evidence, they
+// change nothing.
+func Contradicted(g interval.Interval, conns []Conn, heard time.Time, reconnect time.Duration) []Conn {
+	var out []Conn
+	for _, c := range conns {
+		if k := len(out) - 1; k >= 0 && out[k].At.Equal(c.At) {
+			continue // one record at one instant (a log may repeat it)
+		}
+		if !c.Fail && !c.At.Before(g.Start) && c.At.Before(g.End) && !reconnects(c, heard, reconnect) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // connSegments splits a stretch in which the node ran by the connectivity
@@ -193,11 +252,11 @@ const MaxConns = 256
 func AddConn(cs []Conn, c Conn) []Conn {
 	i := sort.Search(len(cs), func(i int) bool { return !cs[i].At.Before(c.At) })
 	if i < len(cs) && cs[i].At.Equal(c.At) {
-		lost := cs[i].Lost || c.Lost
+		lost, reached := cs[i].Lost || c.Lost, cs[i].Reached || c.Reached
 		if c.Fail && !cs[i].Fail {
 			cs[i] = c
 		}
-		cs[i].Lost = lost
+		cs[i].Lost, cs[i].Reached = lost, reached
 		return cs
 	}
 	cs = append(cs, Conn{})
@@ -208,7 +267,7 @@ func AddConn(cs []Conn, c Conn) []Conn {
 	}
 	out := cs[:0]
 	for j := range cs {
-		if k := len(out); k > 0 && j+1 < len(cs) && !cs[j].Lost && out[k-1].Fail == cs[j].Fail && cs[j+1].Fail == cs[j].Fail &&
+		if k := len(out); k > 0 && j+1 < len(cs) && !cs[j].Lost && !cs[j].Reached && out[k-1].Fail == cs[j].Fail && cs[j+1].Fail == cs[j].Fail &&
 			cs[j+1].At.Sub(out[k-1].At) <= ConnValidity {
 			continue
 		}

@@ -85,3 +85,55 @@ func TestSilenceAllowance(t *testing.T) {
 		t.Errorf("under a 5 s grace: %s, want 5s", got)
 	}
 }
+
+// TestSplitGapPrecedence: inside a gap the backend heard the end of at
+// +20 min (interval 1 min: the probe's reconnection is at most 1 min + 2 s),
+// the node running throughout, a passing connectivity record changes
+// nothing — a gateway ping, or the link watch's reaching the backend more
+// than the reconnection before the end — and is listed as contradicted; the
+// link watch's reaching it within the reconnection ends the counted part
+// there; a failure is the node's word against itself and stays; a gap still
+// open (heard zero) has no reconnection at all.
+func TestSplitGapPrecedence(t *testing.T) {
+	m := func(x float64) time.Time { return t0.Add(time.Duration(x * float64(time.Minute))) }
+	g := interval.Interval{Start: m(1), End: m(20)}
+	rc := Reconnect(time.Minute)
+	type seg struct {
+		cause string
+		end   time.Time
+	}
+	for _, c := range []struct {
+		name   string
+		conns  []Conn
+		heard  time.Time
+		want   []seg
+		contra int
+	}{
+		{"gateway ping at +2", []Conn{{At: m(2)}}, m(20), []seg{{CauseNoConnectivityEvidence, m(20)}}, 1},
+		{"link watch reached at +5", []Conn{{At: m(5), Reached: true}}, m(20), []seg{{CauseNoConnectivityEvidence, m(20)}}, 1},
+		{"link watch reached 1 min 2 s and 1 ns before the end", []Conn{{At: m(20).Add(-rc - 1), Reached: true}}, m(20),
+			[]seg{{CauseNoConnectivityEvidence, m(20)}}, 1},
+		{"link watch reached 1 min 2 s before the end", []Conn{{At: m(20).Add(-rc), Reached: true}}, m(20),
+			[]seg{{CauseNoConnectivityEvidence, m(20).Add(-rc)}, {CauseBackendOnly, m(20)}}, 0},
+		{"link watch reached 30 s before the end", []Conn{{At: m(19.5), Reached: true}}, m(20),
+			[]seg{{CauseNoConnectivityEvidence, m(19.5)}, {CauseBackendOnly, m(20)}}, 0},
+		{"a gap still open", []Conn{{At: m(19.5), Reached: true}}, time.Time{}, []seg{{CauseNoConnectivityEvidence, m(20)}}, 1},
+		{"internet failing at +3, a gateway ping at +4", []Conn{{At: m(3), Fail: true, Evidence: "net.internet fail"}, {At: m(4)}}, m(20),
+			[]seg{{CauseNoConnectivityEvidence, m(3)}, {CauseNetwork, m(20)}}, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			segs := SplitGap(g, interval.Set{g}, c.conns, nil, c.heard, rc)
+			if len(segs) != len(c.want) {
+				t.Fatalf("segments %+v, want %+v", segs, c.want)
+			}
+			for i, sg := range segs {
+				if sg.Cause != c.want[i].cause || !sg.Span.End.Equal(c.want[i].end) {
+					t.Errorf("segment %d: %s until %s, want %s until %s", i, sg.Cause, sg.Span.End, c.want[i].cause, c.want[i].end)
+				}
+			}
+			if n := len(Contradicted(g, c.conns, c.heard, rc)); n != c.contra {
+				t.Errorf("%d records contradicted, want %d", n, c.contra)
+			}
+		})
+	}
+}

@@ -141,6 +141,12 @@ type GapEvidence struct {
 	// (Gap.After): observations up to then show nothing of the gap
 	// (Coverage.AliveAfter). Zero in evidence stored before it was kept.
 	After time.Time `json:"after,omitzero"`
+	// Heard is when the backend heard the node again, the gap's end; zero
+	// while it is open, when a release cut it short, and in evidence
+	// stored before it was kept. Only a record of the link watch reaching
+	// the backend within Reconnect of it can end the counted part early
+	// (SplitGap).
+	Heard time.Time `json:"heard,omitzero"`
 }
 
 // Clone is a deep copy.
@@ -164,7 +170,7 @@ func (e *GapEvidence) Counts(g interval.Interval, backend interval.Set) bool {
 // Split is SplitGap over g with this evidence and the backend's own
 // downtime.
 func (e *GapEvidence) Split(g interval.Interval, backend interval.Set) []Segment {
-	return SplitGap(g, e.Seen.AliveAfter(g, e.Interval, e.After), e.Conns, backend)
+	return SplitGap(g, e.Seen.AliveAfter(g, e.Interval, e.After), e.Conns, backend, e.Heard, Reconnect(e.Interval))
 }
 
 // Gap is an unreachable incident seen live, with the late evidence gathered
@@ -423,7 +429,7 @@ func (s *State) sight(th Thresholds, e *events.Event, at time.Time) sighting {
 	o := sighting{at: at, tol: tol, heard: s.Interval <= 0 || e.ReceivedAt.Sub(at) <= SilenceAllowance(s.Interval, s.push(), th)}
 	o.heardAt, o.runFrom = HeardAt(at, e.ReceivedAt, s.RecvFrom, s.Interval, s.push()), s.RecvFrom
 	o.connFail, o.connEv, o.connOK = Connectivity(e.Checks)
-	o.conn = Conn{At: at, Fail: o.connFail, Evidence: o.connEv, Lost: LinkLost(e.Checks)}
+	o.conn = Conn{At: at, Fail: o.connFail, Evidence: o.connEv, Lost: LinkLost(e.Checks), Reached: LinkReached(e.Checks)}
 	if !o.connFail {
 		o.conn.Evidence = ""
 	}
@@ -470,6 +476,7 @@ func (s *State) closeGap(o *sighting) Transition {
 	g := s.Unreachable
 	o.addEvidence(g)
 	g.Until = GapEnd(g.start(), o.heardAt, o.runFrom)
+	g.Ev.Heard = g.Until
 	g.Cause = g.summary(g.Ev.Split(g.span(), nil))
 	t := Transition{Op: Close, Kind: Unreachable, Since: g.Since, At: g.Until, Cause: g.Cause,
 		Counted: CauseCounted(g.Cause), Split: g.evidence()}.because(msg.New("first observation heard promptly after the gap"))
@@ -495,6 +502,9 @@ func (o *sighting) earlierEnd(g *Gap) bool {
 		return false
 	}
 	g.Until = end
+	if !g.Ev.Heard.IsZero() {
+		g.Ev.Heard = end
+	}
 	return true
 }
 

@@ -38,7 +38,9 @@ func TestTickOpensAfterGraceBackdated(t *testing.T) {
 	// during the gap first: running at +5 and +6 min, and the internet
 	// reachable at +5. That late data splits the gap (the report's rule,
 	// SplitGap) but does not end it: only an observation heard promptly
-	// does, at its probe time. No data covers +1 to +5: counted.
+	// does, at its probe time. No data covers +1 to +5: counted; the node
+	// ran from +5, and its word that the internet was reachable is
+	// contradicted by the backend's silence: counted too.
 	back := t0.Add(20 * time.Minute)
 	s.Observe(th, hb(t0.Add(5*time.Minute), back, conn(events.Pass)))
 	trs = s.Observe(th, hb(t0.Add(6*time.Minute), back))
@@ -50,7 +52,7 @@ func TestTickOpensAfterGraceBackdated(t *testing.T) {
 		t.Fatalf("want close at the prompt heartbeat's probe time %s, got %+v", back.Add(-time.Second), trs)
 	}
 	gap := interval.Interval{Start: t0.Add(time.Minute), End: back.Add(-time.Second)}
-	wantSegs(t, trs[0].Split.Split(gap, nil), CauseNoData, 5, CauseBackendOnly, 7, CauseNoData, 20)
+	wantSegs(t, trs[0].Split.Split(gap, nil), CauseNoData, 5, CauseNoConnectivityEvidence, 7, CauseNoData, 20)
 	// A later batch shows the internet failing at +6: that minute is a
 	// network outage; and the backend was down from +15: that part is its.
 	trs = s.Observe(th, hb(t0.Add(6*time.Minute), back.Add(time.Second), conn(events.Fail)))
@@ -58,7 +60,7 @@ func TestTickOpensAfterGraceBackdated(t *testing.T) {
 		t.Fatalf("want a reclassification, got %+v", trs)
 	}
 	down := interval.Set{{Start: t0.Add(15 * time.Minute), End: back}}
-	wantSegs(t, trs[0].Split.Split(gap, down), CauseNoData, 5, CauseBackendOnly, 6, CauseNetwork, 7, CauseNoData, 15, CauseBackendOutage, 20)
+	wantSegs(t, trs[0].Split.Split(gap, down), CauseNoData, 5, CauseNoConnectivityEvidence, 6, CauseNetwork, 7, CauseNoData, 15, CauseBackendOutage, 20)
 	// The state survives JSON.
 	b, err := json.Marshal(&s)
 	if err != nil {

@@ -140,6 +140,9 @@ type checkRec struct {
 	kind uint8 // index into incident.Kinds; a month of records per node stays small
 	fail bool
 	lost bool // a connectivity result holding the probe's link watch losing the backend (incident.LinkLost)
+	// reached: one holding the link watch reaching the backend again
+	// (incident.LinkReached)
+	reached bool
 }
 
 func kindIndex(k incident.Kind) uint8 {
@@ -591,7 +594,7 @@ func (b *Builder) observe(e *events.Event) {
 		if fail {
 			ev = n.evidence(evText)
 		}
-		n.conns = append(n.conns, checkRec{at: at, fail: fail, ev: ev, lost: incident.LinkLost(e.Checks)})
+		n.conns = append(n.conns, checkRec{at: at, fail: fail, ev: ev, lost: incident.LinkLost(e.Checks), reached: incident.LinkReached(e.Checks)})
 	}
 }
 

@@ -97,9 +97,27 @@ func (n *nodeAcc) splitGap(g gap, backend interval.Set, backendSummary []string,
 	if !g.open && G.End.Before(g.heard) {
 		head = append(head, msg.New("the backend heard from the node again at %s, the first of the batches it had spooled", msg.At(G.End, loc)))
 	}
+	var heard time.Time // when the backend heard the node again: the gap's end, unless it is still open
+	if !g.open {
+		heard = G.End
+	}
+	reconnect := incident.Reconnect(n.interval)
+	// The records of the whole silence, from the last thing heard: one made
+	// in the cut before the next heartbeat was due is named with the first
+	// part.
+	contradicted := incident.Contradicted(interval.Interval{Start: g.after.Add(time.Nanosecond), End: G.End}, n.connList(), heard, reconnect)
 	var res []account.Outage
-	for _, s := range incident.SplitGap(G, n.probe.AliveAfter(G, n.interval, g.after), n.connList(), backend) {
+	for k, s := range incident.SplitGap(G, n.probe.AliveAfter(G, n.interval, g.after), n.connList(), backend, heard, reconnect) {
 		ev := slices.Clone(head)
+		var said []msg.Text // the node's word this part's silence contradicts
+		if s.Cause != incident.CauseBackendOutage {
+			from := s.Span.Start
+			if k == 0 {
+				from = g.after
+			}
+			said = n.contradictedText(interval.Interval{Start: from, End: s.Span.End}, contradicted, heard)
+			ev = append(ev, said...)
+		}
 		switch s.Cause {
 		case incident.CauseNoData:
 			ev = append(ev, msg.New("no observation from the node covers this interval (probe time)"))
@@ -114,7 +132,11 @@ func (n *nodeAcc) splitGap(g gap, backend interval.Set, backendSummary []string,
 		case incident.CauseBackendOnly:
 			ev = append(ev, msg.New("the node ran and its connectivity check passed at %s", msg.At(s.Conn.At, loc)))
 		case incident.CauseNoConnectivityEvidence:
-			ev = append(ev, msg.New("the node's own batches show it running, but it sent no connectivity check result for this interval"))
+			if len(said) > 0 {
+				ev = append(ev, msg.New("the node's own batches show it running; no connectivity result the backend's receipts allow covers this interval"))
+			} else {
+				ev = append(ev, msg.New("the node's own batches show it running, but it sent no connectivity check result for this interval"))
+			}
 		case incident.CauseBackendOutage:
 			ev = append(ev, msg.New("the backend was down"))
 			for i, b := range backendRaw {
@@ -126,6 +148,39 @@ func (n *nodeAcc) splitGap(g gap, backend interval.Set, backendSummary []string,
 		res = append(res, account.Outage{Kind: incident.Unreachable, Cause: s.Cause, Span: s.Span, Evidence: ev})
 	}
 	return res
+}
+
+// contradictedText words the node's passing connectivity records dated in
+// span that the backend's silence contradicts (incident.Contradicted): the
+// first few, and how many more.
+func (n *nodeAcc) contradictedText(span interval.Interval, cs []incident.Conn, heard time.Time) []msg.Text {
+	const shown = 3
+	loc := n.tm.Calendar.Loc
+	var out []msg.Text
+	more := 0
+	for _, c := range cs {
+		if c.At.Before(span.Start) || !c.At.Before(span.End) {
+			continue
+		}
+		if len(out) == shown {
+			more++
+			continue
+		}
+		until := any(msg.New("the end of the report"))
+		if !heard.IsZero() {
+			until = msg.At(heard, loc)
+		}
+		what := msg.New("its connectivity check passed")
+		if c.Reached {
+			what = msg.New("its link watch reached the backend")
+		}
+		out = append(out, msg.New("the node's record says %s at %s, but the backend, itself up, heard nothing from it until %s: kept as evidence, it changes nothing",
+			what, msg.At(c.At, loc), until))
+	}
+	if more > 0 {
+		out = append(out, msg.New("%d more such records, kept as evidence", more))
+	}
+	return out
 }
 
 func (n *nodeAcc) endText(g gap) any {
@@ -144,7 +199,7 @@ func (n *nodeAcc) connList() []incident.Conn {
 	sort.SliceStable(n.conns, func(i, j int) bool { return n.conns[i].at < n.conns[j].at })
 	out := make([]incident.Conn, len(n.conns))
 	for i, r := range n.conns {
-		out[i] = incident.Conn{At: nanos(r.at), Fail: r.fail, Lost: r.lost}
+		out[i] = incident.Conn{At: nanos(r.at), Fail: r.fail, Lost: r.lost, Reached: r.reached}
 		if r.ev >= 0 {
 			out[i].Evidence = n.evText[r.ev]
 		}

@@ -248,9 +248,14 @@ func scenarios() []scenario {
 			for _, o := range n.Outages {
 				causes = append(causes, fmt.Sprintf("%s:%s-%s:%v", o.Cause, o.Start[11:19], o.End[11:19], o.Counted))
 			}
+			// The spooled internet checks passing 10:00–11:00 are the node's
+			// word against the backend's own silence until 12:00: kept as
+			// evidence, they change nothing (docs/contract.md, "Evidence
+			// precedence"); the node ran, with no connectivity result the
+			// receipts allow, so the hour counts.
 			eq(t, "outages", strings.Join(causes, " "),
-				"backend_unreachable_only:10:01:00-11:00:00:false network:11:00:00-11:30:00:true no_data:11:30:00-12:00:00:true")
-			eq(t, "claimable", n.Uptime.ClaimableOutageSeconds, int64(3600))
+				"no_connectivity_evidence:10:01:00-11:00:00:true network:11:00:00-11:30:00:true no_data:11:30:00-12:00:00:true")
+			eq(t, "claimable", n.Uptime.ClaimableOutageSeconds, int64(7140))
 			// The hour the backend itself was down (the node silent exactly
 			// then) is no incident: nobody could hear the node.
 			eq(t, "observed", n.Uptime.ObservedOutageSeconds, int64(7140))
