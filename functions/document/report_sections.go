@@ -147,6 +147,11 @@ func newDoc(r *report.Report, x Extras) (*doc, error) {
 		sums[c.Currency] += c.Claim
 	}
 	d.Totals = p.Totals(sums)
+	if len(d.Totals) == 0 {
+		// No node of the contracts given was in service: say so, rather
+		// than leave the total blank.
+		d.Totals = []string{p.T("none: no node of these contracts was in service this month")}
+	}
 	for i := range r.Contracts {
 		// A month that is not over has no claim yet: no letter is written
 		// that could be signed and sent.

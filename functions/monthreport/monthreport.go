@@ -286,6 +286,11 @@ func Write(rep *report.Report, o Output) error {
 	if err := o.Check(); err != nil {
 		return err
 	}
+	if l == "" && len(rep.Contracts) == 0 {
+		// No contract has a node this month: the report is still in the
+		// language the terms given agree on.
+		l = termsLang(o.Terms)
+	}
 	x := document.Extras{Lang: l, BOM: o.BOM, Scorecard: o.Scorecard}
 	if o.Bill != "" {
 		if x.Bill, x.Lines, err = JudgeBillAs(rep, o.Terms, o.Bill, o.BillFormat); err != nil {
@@ -297,6 +302,23 @@ func Write(rep *report.Report, o Output) error {
 		return err
 	}
 	return Emit(o.Stdout, o.Path, buf.Bytes())
+}
+
+// termsLang is the report.lang every terms file's contracts agree on; ""
+// when they do not, or cannot be read (Build read them already).
+func termsLang(files []string) i18n.Lang {
+	all, err := ReadTerms(files)
+	if err != nil || len(all) == 0 {
+		return ""
+	}
+	l := all[0].Paperwork.Lang
+	for _, t := range all[1:] {
+		if t.Paperwork.Lang != l {
+			return ""
+		}
+	}
+	got, _ := i18n.Parse(l)
+	return got
 }
 
 // Emit writes a rendered document (report, scorecard) to path whole or

@@ -161,3 +161,28 @@ func TestWriteBundle(t *testing.T) {
 		t.Fatal("bundle from a missing log: no error")
 	}
 }
+
+// TestEmptyMonthSaysSo: a month with no node of the contracts given is
+// written in the language the terms agree on (cn-example: zh), and its
+// total says there is nothing rather than being blank.
+func TestEmptyMonthSaysSo(t *testing.T) {
+	files := []string{"../../testdata/terms/cn-example.yaml"}
+	rep, _, err := Build(Request{Terms: files, Events: writeLog(t, ""), Month: "2026-03", AsOf: "2026-04-05T00:00:00Z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Write(rep, Output{Format: "md", Terms: files, Stdout: &out}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "无：本月这些合同下没有在服务的节点") {
+		t.Errorf("the total is not said in the terms' language:\n%s", out.String())
+	}
+	out.Reset()
+	if err := Write(rep, Output{Format: "md", Terms: files, Lang: "en", Stdout: &out}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "**Total claim:** **none: no node of these contracts was in service this month**") {
+		t.Errorf("en:\n%s", out.String())
+	}
+}

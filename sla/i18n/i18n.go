@@ -51,7 +51,7 @@ var (
 
 func init() {
 	for _, part := range []map[string]string{zhStatus, zhActions, zhSummary, zhScorecard, zhRecords, zhBills, zhSources, zhAlerts, zhTrial, zhClaims,
-		zhCounting, zhProvisional, zhPrecedence} {
+		zhCounting, zhProvisional, zhPrecedence, zhTerms} {
 		for key, s := range part {
 			if _, dup := zh[key]; dup {
 				panic(fmt.Sprintf("i18n: zh entry %q is in two parts of the catalog", key))

@@ -72,13 +72,14 @@ func Parse(file string, data []byte) ([]*Terms, error) {
 			return nil, err
 		}
 		if line, dup := seen[t.Contract]; dup {
-			return nil, &Error{File: file, Line: t.Line, Field: "contract", Msg: fmt.Sprintf("%q is already defined on line %d", t.Contract, line)}
+			return nil, &Error{File: file, Line: t.Line, Field: "contract", Msg: fmt.Sprintf("%q is already defined on line %d", t.Contract, line),
+				Format: "%q is already defined on line %d", Args: []any{t.Contract, line}}
 		}
 		seen[t.Contract] = t.Line
 		out = append(out, t)
 	}
 	if len(out) == 0 {
-		return nil, &Error{File: file, Line: 1, Msg: "no contract in the file"}
+		return nil, &Error{File: file, Line: 1, Msg: "no contract in the file", Format: "no contract in the file"}
 	}
 	return out, nil
 }
@@ -90,7 +91,7 @@ func (p *parser) err(n *yaml.Node, field, format string, args ...any) error {
 	if n != nil {
 		line = n.Line
 	}
-	return &Error{File: p.file, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)}
+	return &Error{File: p.file, Line: line, Field: field, Msg: fmt.Sprintf(format, args...), Format: format, Args: args}
 }
 
 // object is a YAML mapping whose keys have been checked against a list.

@@ -269,12 +269,16 @@ type Billing struct {
 	ClockHourOver time.Duration
 }
 
-// Error is a problem in a terms file, with where it is.
+// Error is a problem in a terms file, with where it is. Msg is Format
+// filled with Args (Format is empty where the message was built
+// otherwise), so a reader in another language can have it translated.
 type Error struct {
-	File  string
-	Line  int
-	Field string
-	Msg   string
+	File   string
+	Line   int
+	Field  string
+	Msg    string
+	Format string
+	Args   []any
 }
 
 func (e *Error) Error() string {
