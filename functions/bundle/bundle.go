@@ -142,6 +142,12 @@ type hashes map[string]map[uint64]string
 // Write builds the bundle for r from the log it was built from, and sets
 // r.Seal to the bundle's observations hash and chain head.
 func Write(w io.Writer, r *report.Report, log LogSource) (*Manifest, error) {
+	return WriteWithClaims(w, r, log, nil)
+}
+
+// WriteWithClaims is Write with the claims ledger: the ledger's claims of
+// r's month and contracts go in claims.json (ClaimsFile).
+func WriteWithClaims(w io.Writer, r *report.Report, log LogSource, ledger []LedgerClaim) (*Manifest, error) {
 	m := &Manifest{Schema: Schema, Month: r.Month, AsOf: r.AsOf, Intervals: []Interval{}, Batches: []Batch{}}
 	out, err := outageWindows(r, m)
 	if err != nil {
@@ -173,7 +179,7 @@ func Write(w io.Writer, r *report.Report, log LogSource) (*Manifest, error) {
 			}
 		}
 	}
-	if err := writeZip(w, m, r, obs, recs); err != nil {
+	if err := writeZip(w, m, r, obs, recs, ledger); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -395,7 +401,7 @@ type zipFile struct {
 // writeZip renders r (JSON and HTML), sums every file into m.Files and
 // writes the zip: the report, the observations, the records, then the
 // manifest.
-func writeZip(w io.Writer, m *Manifest, r *report.Report, obs, recs []byte) error {
+func writeZip(w io.Writer, m *Manifest, r *report.Report, obs, recs []byte, ledger []LedgerClaim) error {
 	var rj, rh bytes.Buffer
 	if err := report.JSON(&rj, r); err != nil {
 		return err
@@ -405,6 +411,13 @@ func writeZip(w io.Writer, m *Manifest, r *report.Report, obs, recs []byte) erro
 	}
 	files := []zipFile{{ReportJSONFile, rj.Bytes()}, {ReportHTMLFile, rh.Bytes()}, {ObservationsFile, obs}, {RecordsFile, recs},
 		{IncidentsFile, incidentsCSV(m, r)}}
+	cl, err := claimsFile(r, ledger)
+	if err != nil {
+		return err
+	}
+	if cl != nil {
+		files = append(files, zipFile{ClaimsFile, cl})
+	}
 	for _, f := range files {
 		m.Files = append(m.Files, FileSum{Name: f.name, Bytes: int64(len(f.data)), SHA256: sum(f.data)})
 	}

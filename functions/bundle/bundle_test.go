@@ -34,6 +34,17 @@ func claimBundle(t *testing.T) ([]byte, *Manifest) {
 }
 
 func buildClaimBundle(t *testing.T) ([]byte, *Manifest) {
+	r, log := claimMonth(t)
+	var out bytes.Buffer
+	m, err := Write(&out, r, func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(log)), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes(), m
+}
+
+// claimMonth is the claim month's report and the event log it was built from.
+func claimMonth(t *testing.T) (*report.Report, []byte) {
 	tm, err := documenttest.Terms()
 	if err != nil {
 		t.Fatal(err)
@@ -60,12 +71,7 @@ func buildClaimBundle(t *testing.T) ([]byte, *Manifest) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	m, err := Write(&out, r, func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(logBuf.Bytes())), nil })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes(), m
+	return r, logBuf.Bytes()
 }
 
 func verify(t *testing.T, zipped []byte) *Result {

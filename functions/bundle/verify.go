@@ -45,7 +45,9 @@ type Result struct {
 	Problems []Problem
 	// Checked counts what was checked, for the summary.
 	Files, Batches, Lines, Intervals, Records int
-	ChainHead                                 string
+	// Claims counts the claims of claims.json (0: the bundle carries none).
+	Claims    int
+	ChainHead string
 }
 
 // OK says nothing failed.
@@ -94,6 +96,9 @@ func Verify(ra io.ReaderAt, size int64) (*Result, error) {
 	}
 	if inc, has := data[IncidentsFile]; has && r != nil && !bytes.Equal(inc, incidentsCSV(&m, r)) {
 		v.add(IncidentsFile, 0, "does not list the manifest's intervals as the report states them: an incident, its times or its instance was changed")
+	}
+	if cl, has := data[ClaimsFile]; has {
+		v.claims(cl, r)
 	}
 	if ok {
 		v.records(recs, r)

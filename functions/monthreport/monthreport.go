@@ -455,8 +455,14 @@ func WriteFile(path string, data []byte) error {
 // to path atomically; the event log it was built from is read again for
 // the observations behind each counted outage, so it must be a file.
 func WriteBundle(path string, rep *report.Report, events string) (*bundle.Manifest, error) {
+	return WriteBundleWithClaims(path, rep, events, nil)
+}
+
+// WriteBundleWithClaims is WriteBundle with the claims ledger's claims of
+// the month in the bundle's claims.json.
+func WriteBundleWithClaims(path string, rep *report.Report, events string, ledger []bundle.LedgerClaim) (*bundle.Manifest, error) {
 	var buf bytes.Buffer
-	man, err := bundle.Write(&buf, rep, func() (io.ReadCloser, error) { return os.Open(events) })
+	man, err := bundle.WriteWithClaims(&buf, rep, func() (io.ReadCloser, error) { return os.Open(events) }, ledger)
 	if err != nil {
 		return nil, err
 	}

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpusla/gpusla/functions/bundle"
 	"github.com/gpusla/gpusla/functions/monthreport"
 )
 
@@ -14,8 +17,8 @@ func init() {
 
 func newBundleCmd() *cobra.Command {
 	var (
-		req    monthreport.Request
-		output string
+		req            monthreport.Request
+		output, ledger string
 	)
 	cmd := &cobra.Command{
 		Use:   "bundle --terms FILE --events FILE --month YYYY-MM -o CLAIM.zip",
@@ -25,6 +28,9 @@ with the provider: report.json and report.html, observations.jsonl (the event
 log's own lines for every batch around each counted outage) and manifest.json
 (SHA-256 of each file, the batches with their hash chain, the chain head).
 Check it with ` + "`gpusla verify`" + `. The event log must be a file (it is read twice).
+With --claims (the ledger as ` + "`gpusla claims list --format json`" + ` writes it) the month's
+claims go in claims.json, with when each was sent, answered and credited and by
+whom; verify checks that each rests on the bundle's own chain head.
 As with the report, a node whose contract no --terms file defines is left
 out and named (in report.json, report.html and on standard error), and the
 exit status is 3: the bundle was written, but it is partial.`,
@@ -40,7 +46,11 @@ exit status is 3: the bundle was written, but it is partial.`,
 			if err != nil {
 				return err
 			}
-			man, err := monthreport.WriteBundle(output, rep, req.Events)
+			claims, err := readLedger(ledger)
+			if err != nil {
+				return err
+			}
+			man, err := monthreport.WriteBundleWithClaims(output, rep, req.Events, claims)
 			if err != nil {
 				return err
 			}
@@ -55,5 +65,24 @@ exit status is 3: the bundle was written, but it is partial.`,
 	f.StringVar(&req.Month, "month", "", "month to report, YYYY-MM")
 	f.StringVar(&req.AsOf, "as-of", "", "judge the report as of this RFC 3339 instant (default: the last instant the event log records, so every format and every run of one log agree)")
 	f.StringVarP(&output, "output", "o", "", "bundle file to write (atomically)")
+	f.StringVar(&ledger, "claims", "", "the claims ledger as JSON (gpusla claims list --format json): the month's claims go in the bundle")
 	return cmd
+}
+
+// readLedger reads a claims ledger export ("" reads none).
+func readLedger(path string) ([]bundle.LedgerClaim, error) {
+	if path == "" {
+		return nil, nil
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--claims: %w", err)
+	}
+	var doc struct {
+		Claims []bundle.LedgerClaim `json:"claims"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("--claims %s: not the ledger as gpusla claims list --format json writes it: %v", path, err)
+	}
+	return doc.Claims, nil
 }

@@ -71,6 +71,9 @@ criteria is printed with its verdict and figure.`,
 			fmt.Fprintf(out, "%s: report %s as of %s; %d files, %d batches, %d observation lines, %d counted outages, %d records checked\n",
 				args[0], m.Month, m.AsOf, res.Files, res.Batches, res.Lines, res.Intervals, res.Records)
 			fmt.Fprintf(out, "chain head %s\n", res.ChainHead)
+			if res.Claims > 0 {
+				fmt.Fprintf(out, "%d claim(s) in %s, each resting on this chain head\n", res.Claims, bundle.ClaimsFile)
+			}
 			if !res.OK() {
 				return fmt.Errorf("%s does not verify: %d mismatch(es)", args[0], len(res.Problems))
 			}
