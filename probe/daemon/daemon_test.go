@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/internal/waitfor"
 	"github.com/gpusla/gpusla/probe/config"
 	"github.com/gpusla/gpusla/probe/push/pushtest"
 	"github.com/gpusla/gpusla/probe/wire"
@@ -105,13 +106,7 @@ func (h *harness) heartbeats() int {
 
 func (h *harness) waitFor(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			h.t.Fatalf("timed out waiting for %s; receiver %+v", what, h.recv.Counts())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitfor.True(h.t, what, cond)
 }
 
 func check(name, verdict string, v float64) wire.Check {
@@ -307,7 +302,10 @@ func TestStopCancelsRunningJobAndKeepsSpool(t *testing.T) {
 	}, nil)
 	<-inJob
 	h.recv.SetMode(pushtest.Refused)
-	time.Sleep(300 * time.Millisecond) // heartbeats pile up in the spool
+	h.waitFor("a heartbeat piled up in the spool", func() bool {
+		left, _ := filepath.Glob(filepath.Join(h.dir, "spool", "*.batch"))
+		return len(left) > 0
+	})
 	t0 := time.Now()
 	if err := h.stop(); err != nil {
 		t.Fatal(err)

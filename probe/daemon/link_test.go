@@ -1,7 +1,9 @@
 package daemon
 
 import (
+	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +43,30 @@ func (h *harness) linkObservations() []wire.Observation {
 	return out
 }
 
+// spooled reports whether a batch in the spool holds a check named name
+// with verdict v: what the daemon has recorded but not yet delivered.
+func (h *harness) spooled(name, v string) bool {
+	files, _ := filepath.Glob(filepath.Join(h.dir, "spool", "*.batch"))
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			continue // sent and removed in the meantime
+		}
+		var b wire.Batch
+		if json.Unmarshal(raw, &b) != nil {
+			continue
+		}
+		for _, o := range b.Observations {
+			for _, c := range o.Checks {
+				if c.Name == name && c.Verdict == v {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // The backend's port refuses connections for a while (its listener
 // closed) and then answers again: the daemon's link watch records one fail,
 // dated at the first failed dial and naming the last success, which is
@@ -58,12 +84,21 @@ func TestLinkWatchRecordsACutOfTheBackend(t *testing.T) {
 			writeLinkCheck(h, c.linkCheck)
 			h.start(func(*config.Config) (Jobs, error) { return Jobs{}, nil }, nil)
 			h.waitFor("the start-up heartbeat", func() bool { return h.heartbeats() == 1 })
-			time.Sleep(100 * time.Millisecond) // the watch reaches the backend
+			if c.want > 0 {
+				n := h.recv.Conns()
+				h.waitFor("the watch reaching the backend", func() bool { return h.recv.Conns() >= n+2 })
+			}
 			cut := time.Now().UTC()
 			if err := h.recv.SetMode(pushtest.Refused); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(200 * time.Millisecond) // ten dials refused
+			if c.want > 0 {
+				h.waitFor("the watch's fail in the spool", func() bool { return h.spooled(linkwatch.CheckName, wire.Fail) })
+			} else {
+				// Nothing can be awaited where nothing is to happen: ten
+				// times the cadence a watch would have dialled at.
+				time.Sleep(200 * time.Millisecond)
+			}
 			back := time.Now().UTC()
 			if err := h.recv.SetMode(pushtest.Up); err != nil {
 				t.Fatal(err)

@@ -2,6 +2,7 @@ package push
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/internal/waitfor"
 	"github.com/gpusla/gpusla/probe/push/pushtest"
 	"github.com/gpusla/gpusla/probe/spool"
 	"github.com/gpusla/gpusla/probe/wire"
@@ -67,15 +69,18 @@ func (r *rig) append(t *testing.T, n int) {
 // waitEmpty waits until the spool has been drained (everything acked).
 func (r *rig) waitEmpty(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if n, _ := r.sp.Stats(); n == 0 {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	n, _ := r.sp.Stats()
-	t.Fatalf("%d batches still spooled; sender stats %+v", n, r.snd.Stats())
+	waitfor.True(t, "the spool drained", func() bool { n, _ := r.sp.Stats(); return n == 0 })
+}
+
+// waitFailures waits until the sender has failed n more times than before
+// with an error saying want.
+func (r *rig) waitFailures(t *testing.T, n uint64, want string) {
+	t.Helper()
+	from := r.snd.Stats().Failures
+	waitfor.True(t, fmt.Sprintf("%d more failed attempts saying %q", n, want), func() bool {
+		st := r.snd.Stats()
+		return st.Failures >= from+n && strings.Contains(st.LastError, want)
+	})
 }
 
 func TestDeliversInOrderWithUnbrokenChain(t *testing.T) {
@@ -100,15 +105,14 @@ func TestBackendDownThenUpGetsEverythingOnce(t *testing.T) {
 	if err := r.recv.SetMode(pushtest.Refused); err != nil {
 		t.Fatal(err)
 	}
-	// Retries of one batch are signed in distinct seconds, so each phase
-	// lasts long enough for a few of them.
+	// Each phase lasts until the sender has retried in it a few times.
 	r.append(t, 4)
-	time.Sleep(1200 * time.Millisecond)
+	r.waitFailures(t, 2, "refused")
 	if err := r.recv.SetMode(pushtest.Unavailable); err != nil {
 		t.Fatal(err)
 	}
 	r.append(t, 4)
-	time.Sleep(1200 * time.Millisecond)
+	r.waitFailures(t, 2, "503")
 	if c := r.recv.Counts(); c.Stored != 3 {
 		t.Fatalf("receiver stored %d while down, want 3", c.Stored)
 	}
@@ -181,7 +185,7 @@ func TestWrongSecretLosesNothing(t *testing.T) {
 	r.snd.Secret = []byte("wrong")
 	r.append(t, 3)
 	r.start()
-	time.Sleep(100 * time.Millisecond)
+	r.waitFailures(t, 2, "401")
 	if c := r.recv.Counts(); c.Stored != 0 || c.BadSignatures == 0 {
 		t.Fatalf("counts with wrong secret: %+v", c)
 	}
@@ -241,7 +245,9 @@ func TestRetriesNeverReuseASignature(t *testing.T) {
 	}
 	r.append(t, 1)
 	r.start()
-	time.Sleep(2500 * time.Millisecond)
+	// Retries of one batch come fast (10–80 ms apart) but each is signed
+	// anew: let a few of them reach the backend, then let one through.
+	waitfor.True(t, "three attempts at the batch", func() bool { return len(r.recv.Signatures()) >= 3 })
 	r.recv.SetMode(pushtest.Up)
 	r.waitEmpty(t)
 	sigs := r.recv.Signatures()
@@ -252,7 +258,7 @@ func TestRetriesNeverReuseASignature(t *testing.T) {
 		}
 		seen[s] = true
 	}
-	if len(sigs) < 2 {
-		t.Fatalf("only %d attempts in 2.5 s with 10–80 ms backoff", len(sigs))
+	if len(sigs) < 4 {
+		t.Fatalf("only %d attempts: three refused and the one taken", len(sigs))
 	}
 }

@@ -51,6 +51,7 @@ type Receiver struct {
 	conflicts []string
 	refuse    map[uint64]wire.Error
 	sigs      []string
+	conns     int
 }
 
 // Start listens on a free loopback port.
@@ -66,8 +67,24 @@ func Start(node string, secret []byte) (*Receiver, error) {
 }
 
 func (r *Receiver) serve(ln net.Listener) {
-	r.srv = &http.Server{Handler: http.HandlerFunc(r.handle), ReadHeaderTimeout: 5 * time.Second}
+	r.srv = &http.Server{Handler: http.HandlerFunc(r.handle), ReadHeaderTimeout: 5 * time.Second,
+		ConnState: func(_ net.Conn, s http.ConnState) {
+			if s == http.StateNew {
+				r.mu.Lock()
+				r.conns++
+				r.mu.Unlock()
+			}
+		}}
 	go r.srv.Serve(ln)
+}
+
+// Conns counts the connections accepted so far: a request's, or a bare
+// dial such as the probe's link watch makes. A test waits on it to know a
+// dial reached the receiver.
+func (r *Receiver) Conns() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.conns
 }
 
 // URL is the ingest endpoint.
