@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything the tests need that is not Go source: Debian packages
 # (iperf3, iproute2 and nftables for network namespaces, chromium and a CJK font (fonts-noto-cjk) for the status
-# page test, poppler-utils for the PDF text check, make for the Lambda builds, systemd for systemd-analyze, tzdata, git),
+# page test, poppler-utils for the PDF text check, make for the Lambda builds, systemd for systemd-analyze, runc for
+# the container images, tzdata, git; the images also take libc6's and ca-certificates' files),
 # dynalite and s3rver from npm, and Go tools (staticcheck, the Lambda Runtime
 # Interface Emulator). Idempotent; everything project-local goes to .tools/.
 # A fresh Debian machine with Go is enough: under CI=true a test whose tool is
@@ -26,6 +27,7 @@ command -v npm >/dev/null || need_apt+=(npm)
 command -v make >/dev/null || need_apt+=(make)                     # functions/lambdatest: the SAM make targets
 command -v git >/dev/null || need_apt+=(git)                       # functions/e2e: the README runs in a clone
 command -v systemd-analyze >/dev/null || need_apt+=(systemd)       # probe/deploy: the unit's security score
+command -v runc >/dev/null || need_apt+=(runc)                     # deploy/image: the container images under a real OCI runtime
 command -v pdftotext >/dev/null || need_apt+=(poppler-utils)       # functions/document: the zh PDF's text and a page as PNG
 [ -e /usr/share/zoneinfo/Asia/Shanghai ] || need_apt+=(tzdata)    # contract terms in named time zones
 [ -e /etc/ssl/certs/ca-certificates.crt ] || need_apt+=(ca-certificates) # npm and go install over https
