@@ -11,6 +11,7 @@ import (
 	"github.com/gpusla/gpusla/functions/fleetsim"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/infra/store/dynamo/dynamotest"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/terms"
@@ -22,18 +23,12 @@ import (
 // nodes have: tickets, a node's own maintenance notice, a release, a chain
 // break, a node whose contract no terms define, one registered without a
 // GPU count, and the backend's own outage.
-func booksFleet(t *testing.T) (*bolt.Store, []*terms.Terms) {
+func booksFleet(t *testing.T, st booksStore, nodes int) []*terms.Terms {
 	t.Helper()
 	ctx := t.Context()
-	st, err := bolt.Open(filepath.Join(t.TempDir(), "gpusla.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	st.SetNoSync(true)
 	sh, _ := time.LoadLocation("Asia/Shanghai")
 	march := time.Date(2026, 3, 1, 0, 0, 0, 0, sh)
-	if _, err := fleetsim.Write(ctx, st, fleetsim.Config{Nodes: 12, Prefix: "gz-", Contract: "cn-example", Loc: sh, From: march, Months: 1}); err != nil {
+	if _, err := fleetsim.Write(ctx, st, fleetsim.Config{Nodes: nodes, Prefix: "gz-", Contract: "cn-example", Loc: sh, From: march, Months: 1}); err != nil {
 		t.Fatal(err)
 	}
 	at := func(d, h int) time.Time { return march.AddDate(0, 0, d-1).Add(time.Duration(h) * time.Hour).UTC() }
@@ -52,7 +47,7 @@ func booksFleet(t *testing.T) (*bolt.Store, []*terms.Terms) {
 	// gz-00004's own notice, recorded after its window began (retroactive).
 	must(st.PutMaintenance(ctx, store.Maintenance{ID: store.MaintenanceID("", "gz-00004", at(20, 8)), Node: "gz-00004", Start: at(20, 8), End: at(20, 10),
 		AnnouncedAt: at(20, 9), CreatedAt: at(20, 9), Summary: "disk swap", RecordedBy: "cli:ops"}))
-	_, err = st.ReleaseNode(ctx, "gz-00009", store.Release{At: at(25, 0), RecordedAt: at(25, 1), By: "cli:ops"})
+	_, err := st.ReleaseNode(ctx, "gz-00006", store.Release{At: at(25, 0), RecordedAt: at(25, 1), By: "cli:ops"})
 	must(err)
 	must(st.PutEvidence(ctx, store.Evidence{Node: "gz-00001", At: at(3, 4), Kind: store.EvidenceChainBreak, Seq: 4000, ExpectedPrev: "aa", GotPrev: "bb"}))
 	must(st.CreateNode(ctx, store.Node{ID: "xx-1", Contract: "nowhere", GPUCount: 8, OrderedAt: at(1, 0), HeartbeatInterval: 30 * time.Second, PushInterval: time.Minute}))
@@ -67,13 +62,19 @@ func booksFleet(t *testing.T) (*bolt.Store, []*terms.Terms) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return st, tm
+	return tm
+}
+
+// booksStore is what the month's books and the export read.
+type booksStore interface {
+	app.BooksStore
+	store.ProviderStatusStore
 }
 
 // logReport is the month's report the way the monthly job made it: the
 // store exported as a JSON log (nodes, tickets, status pages, without the
 // skipped nodes) and the log read back.
-func logReport(t *testing.T, st *bolt.Store, tm []*terms.Terms, skip map[string]string, asOf time.Time) []byte {
+func logReport(t *testing.T, st booksStore, tm []*terms.Terms, skip map[string]string, asOf time.Time) []byte {
 	t.Helper()
 	ctx := context.Background()
 	from, to := report.Window(2026, 3)
@@ -120,12 +121,30 @@ func logReport(t *testing.T, st *bolt.Store, tm []*terms.Terms, skip map[string]
 }
 
 // The month built node by node from the store's own records is the report
-// of the store's exported log, byte for byte: with the skipped node left
-// out as the job leaves it out, and with it named in left_out, at an
-// instant after the month and at one inside it (what came later is counted
-// as after the as-of instant), on one worker and on several.
+// of the store's exported log, byte for byte, on both stores: with the
+// skipped node left out as the job leaves it out, and with it named in
+// left_out, at an instant after the month and at one inside it (what came
+// later is counted as after the as-of instant), on one worker and on
+// several.
 func TestStoreBooksAreTheLogsReport(t *testing.T) {
-	st, tm := booksFleet(t)
+	t.Run("bolt", func(t *testing.T) {
+		st, err := bolt.Open(filepath.Join(t.TempDir(), "gpusla.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		st.SetNoSync(true)
+		testStoreBooks(t, st, 12)
+	})
+	t.Run("dynamo", func(t *testing.T) {
+		st := dynamotest.NewStore(t)
+		t.Cleanup(func() { st.Close() })
+		testStoreBooks(t, st, 8) // eight: one of them (the eighth) slower than its siblings
+	})
+}
+
+func testStoreBooks(t *testing.T, st booksStore, nodes int) {
+	tm := booksFleet(t, st, nodes)
 	for _, c := range []struct {
 		name    string
 		skip    map[string]string
@@ -168,7 +187,7 @@ func TestStoreBooksAreTheLogsReport(t *testing.T) {
 			}
 			// The month is what it claims to be: every node in it, the fleet
 			// finding, the tickets, the retroactive notice.
-			if r.Fleet == nil || len(r.Fleet.Findings) == 0 || len(r.Nodes) < 11 || len(r.Retroactive.Records) == 0 || r.Input.Events == 0 {
+			if r.Fleet == nil || len(r.Fleet.Findings) == 0 || len(r.Nodes) < nodes-1 || len(r.Retroactive.Records) == 0 || r.Input.Events == 0 {
 				t.Fatalf("a thin month: %d nodes, fleet %v, retroactive %d, input %+v", len(r.Nodes), r.Fleet != nil, len(r.Retroactive.Records), r.Input)
 			}
 		})
