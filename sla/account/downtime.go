@@ -70,10 +70,18 @@ func DowntimeCredits(tm *terms.Terms, books Books, outs []Outage, gpus int, pric
 			}
 		}
 		// An incident is a run of the covered outages; what of it counts is
-		// its overlap with the claimable downtime (announced maintenance
-		// inside it does not split it into two incidents to round up).
+		// what the downtime period counts of the claimable runs inside it
+		// (announced maintenance inside it does not split it into two
+		// incidents to round up). A credit is reckoned on the whole
+		// incident, however many months it spans ("total duration of the
+		// anomaly … rounded up to the nearest hour" rounds once), and falls
+		// in the month the incident ended: none here for one still going
+		// at the period's end.
 		for _, run := range interval.Union(spans...) {
-			d := books.Claimable.Overlap(run) + padFor(books.ClaimableRuns, run)
+			if !endsIn(run, books.Period) {
+				continue
+			}
+			d := wholeCounted(books.ClaimableRuns, run)
 			if d <= 0 {
 				continue
 			}
@@ -88,6 +96,24 @@ func DowntimeCredits(tm *terms.Terms, books Books, outs []Outage, gpus int, pric
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Span.Start.Before(all[j].Span.Start) })
 	capCredits(tm, all, charge)
 	return all
+}
+
+// wholeCounted is what the downtime period counts of the claimable runs
+// inside an incident, each run whole (its parts in other months too); a run
+// only partly inside the incident counts in proportion.
+func wholeCounted(rs []Run, iv interval.Interval) time.Duration {
+	var d time.Duration
+	for _, r := range rs {
+		ov := interval.Set{r.Span}.Overlap(iv)
+		switch {
+		case ov <= 0:
+		case ov == r.Span.Duration():
+			d += r.Counted
+		default:
+			d += time.Duration(float64(r.Counted) * float64(ov) / float64(r.Span.Duration()))
+		}
+	}
+	return d
 }
 
 // capCredits prices each credit and applies the caps: the rule's incident

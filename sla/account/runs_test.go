@@ -166,3 +166,23 @@ func TestPartialMonthNotCounted(t *testing.T) {
 		t.Errorf("whole month: %+v", whole)
 	}
 }
+
+// GPUhub: "Total duration of the anomaly (in minutes) * 1.5, rounded up to
+// the nearest hour" rounds once per anomaly. 31 March 23:40 to 1 April
+// 00:20, 40 min: 60 min, one hour of the rate, in April, the month it
+// ended; none in March. Reckoned month by month it would be two hours
+// (20 min × 1.5 = 30 min, an hour, in each).
+func TestDowntimeCreditOnTheWholeIncident(t *testing.T) {
+	tm := formulaTerms(t, "", "credits:\n  downtime:\n    - {kinds: [unreachable], multiple: 1.5, round_up_to: 1h, round: credit}\n")
+	mar := interval.Interval{Start: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)}
+	apr := interval.Interval{Start: mar.End, End: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)}
+	outs := []Outage{down(time.Date(2026, 3, 31, 23, 40, 0, 0, time.UTC), time.Date(2026, 4, 1, 0, 20, 0, 0, time.UTC))}
+	bm, ba := ComputeClocked(tm, mar, mar, outs, outs, nil), ComputeClocked(tm, apr, apr, outs, outs, nil)
+	if cs := DowntimeCredits(tm, bm, outs, 1, 0.5, 372); len(cs) != 0 {
+		t.Errorf("March credits %+v, want none (the anomaly ended in April)", cs)
+	}
+	cs := DowntimeCredits(tm, ba, outs, 1, 0.5, 360)
+	if len(cs) != 1 || cs[0].CreditHours != 1 || cs[0].Amount != 0.5 || cs[0].Downtime != 40*time.Minute {
+		t.Errorf("April credits %+v, want one hour of 0.50 for the 40-minute anomaly", cs)
+	}
+}

@@ -36,12 +36,13 @@ var jdcloudVMEdges = []edge{
 	}},
 	{"across-month-end", []edgeCase{
 		// The five minutes on the whole outage: 31 March 23:57 to 1 April
-		// 00:03, 6 min, counts 3 in each month (100.00 each; March
+		// 00:03, 6 min, counts 3 minutes in each month's uptime (March
 		// (2,678,400 − 180) / 2,678,400 = 99.993280 %, April 99.993056 %); half
-		// by half, 3 min each, it would count nothing. 23:58:00 to 00:02:30,
-		// 4 min 30 s, counts nothing in either.
-		{why: "6 min across: March's 3", down: [][2]string{{"2026-03-31 23:57:00", "2026-04-01 00:03:00"}}, counted: 180, uptime: 99.9933, tier: 0, amount: 100},
-		{why: "6 min across: April's 3", month: 4, down: [][2]string{{"2026-03-31 23:57:00", "2026-04-01 00:03:00"}}, counted: 180, uptime: 99.9931, tier: 0, amount: 100},
+		// by half, 3 min each, it would count nothing. Its coupon is the whole
+		// fault's, 100 × 20.00 × 6 / 60 = 200.00, in April, the month it
+		// ended. 23:58:00 to 00:02:30, 4 min 30 s, counts nothing in either.
+		{why: "6 min across: March's 3, no coupon", down: [][2]string{{"2026-03-31 23:57:00", "2026-04-01 00:03:00"}}, counted: 180, uptime: 99.9933, tier: 0, amount: 0},
+		{why: "6 min across: April's 3, the fault's coupon", month: 4, down: [][2]string{{"2026-03-31 23:57:00", "2026-04-01 00:03:00"}}, counted: 180, uptime: 99.9931, tier: 0, amount: 200},
 		{why: "4.5 min across: nothing in March", down: [][2]string{{"2026-03-31 23:58:00", "2026-04-01 00:02:30"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
 		{why: "4.5 min across: nothing in April", month: 4, down: [][2]string{{"2026-03-31 23:58:00", "2026-04-01 00:02:30"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
 	}},
@@ -118,11 +119,12 @@ var jdcloudDCPSEdges = []edge{
 	}},
 	{"across-month-end", []edgeCase{
 		// On the whole outage: 31 March 23:59:30 to 1 April 00:00:40, 70 s, is
-		// one minute from its start, 23:59:30 to 00:00:30: 30 s in each month,
-		// 12.50 each (March 99.998880 %, April 99.998843 %); 23:59:30 to
+		// one minute from its start, 23:59:30 to 00:00:30: 30 s in each
+		// month's uptime (March 99.998880 %, April 99.998843 %), and the fault's
+		// coupon, 25.00 for its minute, in April, where it ended; 23:59:30 to
 		// 00:00:20, 50 s, is no whole minute: nothing either side.
-		{why: "70 s across: March's 30 s", down: [][2]string{{"2026-03-31 23:59:30", "2026-04-01 00:00:40"}}, counted: 30, uptime: 99.9989, tier: 0, amount: 12.5},
-		{why: "70 s across: April's 30 s", month: 4, down: [][2]string{{"2026-03-31 23:59:30", "2026-04-01 00:00:40"}}, counted: 30, uptime: 99.9988, tier: 0, amount: 12.5},
+		{why: "70 s across: March's 30 s, no coupon", down: [][2]string{{"2026-03-31 23:59:30", "2026-04-01 00:00:40"}}, counted: 30, uptime: 99.9989, tier: 0, amount: 0},
+		{why: "70 s across: April's 30 s, the fault's coupon", month: 4, down: [][2]string{{"2026-03-31 23:59:30", "2026-04-01 00:00:40"}}, counted: 30, uptime: 99.9988, tier: 0, amount: 25},
 		{why: "50 s across: nothing in April", month: 4, down: [][2]string{{"2026-03-31 23:59:30", "2026-04-01 00:00:20"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
 	}},
 	{"partial-month", []edgeCase{
