@@ -143,6 +143,16 @@ func (h *Handler) verify(w http.ResponseWriter, r *http.Request, q url.Values) (
 		h.fail(w, r, ErrInvalid)
 		return subject{}, false
 	}
+	if now := h.desk.Service().Now(); s.node.Released(now) {
+		// Given back: whatever the link's age, nothing is requested.
+		h.refused.Refused(r.Context(), "node released", http.StatusGone, "node", l.Node, "incident", l.IncidentID)
+		pg := h.pageOf(s, http.StatusGone)
+		pg.Bad = true
+		pg.Messages = []string{s.p.T("This node is no longer rented: it was released (given back) at %s. No replacement is requested, and no ticket clock starts.",
+			s.p.Time(s.node.ReleasedAt.In(s.loc)))}
+		h.write(w, pg)
+		return subject{}, false
+	}
 	if err != nil { // expired: a genuine link, answered in its contract's language
 		h.refused.Refused(r.Context(), ErrExpired.Error(), http.StatusGone, "node", l.Node, "incident", l.IncidentID)
 		pg := h.pageOf(s, http.StatusGone)

@@ -448,3 +448,39 @@ func query2(t *testing.T, link string) url.Values {
 	}
 	return u.Query()
 }
+
+// After the node is given back, its alert's replacement link answers that
+// the node is no longer rented — the page (GET), the form taken before the
+// release (POST), the Slack button and `gpusla ticket request-replacement`
+// (the requester) alike — and opens no ticket, so no replacement clock
+// starts. (Before, the POST opened a hardware ticket with the clock running.)
+func TestReleasedNodeLinkOpensNothing(t *testing.T) {
+	onBothStores(t, func(t *testing.T, e *env) {
+		for node, words := range map[string]string{"ny-01": "no longer rented", "gz-01": "已不再租用"} {
+			link := e.link(node)
+			_, page := e.get(link)
+			f := form(t, page)
+			e.clock.Advance(time.Minute)
+			released := e.clock.Now()
+			if _, err := e.desk.Service().ReleaseNode(t.Context(), app.NodeRelease{Node: node, At: released, By: "cli:ops"}); err != nil {
+				t.Fatal(err)
+			}
+			e.clock.Advance(time.Minute)
+			code, body := e.get(link)
+			if code != http.StatusGone || !strings.Contains(body, words) || strings.Contains(body, "<form") {
+				t.Fatalf("%s: GET after the release: %d\n%s", node, code, body)
+			}
+			code, body = e.post(f)
+			if code != http.StatusGone || !strings.Contains(body, words) {
+				t.Fatalf("%s: POST after the release: %d\n%s", node, code, body)
+			}
+			_, _, _, err := e.rq.RequestReplacement(t.Context(), node, e.inc[node].ID, "slack:U7", "1.2")
+			if app.ErrorCode(err) != app.EConflict || !strings.Contains(app.ErrorMessage(err), "released") {
+				t.Fatalf("%s: the requester after the release: %v", node, err)
+			}
+		}
+		if tks := e.tickets(); len(tks) != 0 {
+			t.Fatalf("tickets opened for released nodes: %+v", tks)
+		}
+	})
+}

@@ -104,3 +104,39 @@ func TestReleasedNodeRaisesNothing(t *testing.T) {
 		t.Errorf("exported releases %+v, want one node_released of gz-01 at %s", rels, rel)
 	}
 }
+
+// A node given back owes no replacement: its hardware ticket's replacement
+// clock stops at the release, so the watchdog sends no breach of it when
+// the deadline passes after the release; a ticket opened after the release
+// is refused, naming the node and the release, and starts no clock. A
+// ticket dated before the release (recorded after it) keeps its clock.
+func TestTicketClocksStopAtTheRelease(t *testing.T) {
+	start := ny(t, "2026-03-10 09:00:00")
+	w := newDesk(t, start)
+	tk := w.open(app.OpenRequest{Node: "ny-01", Priority: "sev2", Category: "hardware", Key: "hw-1", By: "cli:ops"})
+	w.record(tk.ID, app.EventRequest{Type: "provider_responded", By: "cli:ops"})
+	w.watch()
+	rel := start.Add(2 * time.Hour)
+	w.clock.Set(rel)
+	if _, err := w.svc.ReleaseNode(t.Context(), app.NodeRelease{Node: "ny-01", At: rel, By: "cli:ops"}); err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Set(start.Add(13 * time.Hour)) // the 12 h replacement deadline has passed
+	if res := w.watch(); res.Breaches != 0 {
+		t.Fatalf("watch past the deadline of a released node's replacement: %+v, want no breach", res)
+	}
+	got, err := w.d.Get(t.Context(), tk.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tim, _, _ := w.d.Timing(&got, w.clock.Now()); tim.Replacement == nil || tim.Replacement.Status != "pending" {
+		t.Fatalf("replacement %+v, want pending: its clock stopped at the release", tim.Replacement)
+	}
+	_, _, err = w.d.Open(t.Context(), app.OpenRequest{Node: "ny-01", Priority: "sev2", Category: "hardware", Key: "hw-2", By: "cli:ops"})
+	if app.ErrorCode(err) != app.EConflict || !strings.Contains(err.Error(), "node: node ny-01 was released (given back) at "+rel.Format(time.RFC3339)) {
+		t.Fatalf("a ticket after the release: %v", err)
+	}
+	if _, _, err := w.d.Open(t.Context(), app.OpenRequest{Node: "ny-01", Priority: "sev2", Key: "hw-3", By: "cli:ops", At: rel.Add(-time.Minute)}); err != nil {
+		t.Fatalf("a ticket dated before the release: %v", err)
+	}
+}

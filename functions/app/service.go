@@ -184,6 +184,17 @@ func (s *Service) Store() store.Store { return s.store }
 // Now is the service clock's time, in UTC.
 func (s *Service) Now() time.Time { return s.clock.Now().UTC() }
 
+// releasedAt is when node was released (zero: still rented, or unknown):
+// the ticket clocks stop there. A fresh read, since a release must stop
+// them at once in every process.
+func (s *Service) releasedAt(node string) time.Time {
+	n, err := s.store.GetNode(context.Background(), node)
+	if err != nil {
+		return time.Time{}
+	}
+	return n.ReleasedAt
+}
+
 // nodeAndSecret returns a registered node and its secret, from the cache
 // when fresh. ErrNotFound if the node is not registered.
 func (s *Service) nodeAndSecret(ctx context.Context, id string) (store.Node, []byte, error) {

@@ -157,6 +157,13 @@ func (d *TicketDesk) Open(ctx context.Context, r OpenRequest) (store.Ticket, boo
 		// 0001-01-01T00:00:01Z and every other clock mistake.
 		return store.Ticket{}, false, inputErr("at", "%s is more than %s ago", at.Format(time.RFC3339), MaxPastTicket)
 	}
+	if n.Released(at) {
+		// Given back: the provider owes nothing more for it, so nothing
+		// opened from then on may start a response, resolution or
+		// replacement clock (and earn a penalty).
+		return store.Ticket{}, false, Errorf(EConflict, "node", "node %s was released (given back) at %s: it is no longer rented, so a ticket opened at %s would start no clock",
+			n.ID, n.ReleasedAt.Format(time.RFC3339), at.Format(time.RFC3339))
+	}
 	id, err := ticketID(r.Key)
 	if err != nil {
 		return store.Ticket{}, false, err
@@ -319,7 +326,9 @@ func (d *TicketDesk) Timing(t *store.Ticket, asOf time.Time) (ticket.Timing, *te
 	if !ok {
 		return ticket.Timing{}, nil, fmt.Errorf("ticket %s: contract %q is not loaded", t.ID, t.Contract)
 	}
-	return ticket.Evaluate(toSLA(t), tm, asOf), tm, nil
+	st := toSLA(t)
+	st.Released = d.svc.releasedAt(t.Node)
+	return ticket.Evaluate(st, tm, asOf), tm, nil
 }
 
 // toSLA converts a ticket record into the SLA engine's ticket.

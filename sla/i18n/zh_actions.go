@@ -15,6 +15,7 @@ var zhActions = map[string]string{
 	"Already requested: ticket %s is open for this incident (opened %s by %s).":                                                      "已申请过：此故障的工单 %s 已开立（%s，由 %s 开立）。",
 	"Paste this into the provider's ticket system and attach the evidence pack:":                                                     "请将以下内容粘贴到服务商的工单系统，并附上证据包：",
 	"This link has expired. Request the replacement from a newer alert, from Slack, or with `gpusla ticket request-replacement %s`.": "此链接已失效。请从较新的告警、Slack 或使用 `gpusla ticket request-replacement %s` 申请更换。",
+	"This node is no longer rented: it was released (given back) at %s. No replacement is requested, and no ticket clock starts.":    "该节点已不再租用：已于 %s 释放（归还）。不会申请更换，也不会启动任何工单计时。",
 	"This link is not valid: it was changed, it is not from this backend, or the backend's link secret was rotated since.":           "此链接无效：链接被改动、并非来自本系统，或系统的链接密钥已更换。",
 	"This link is malformed: %s.":                                                             "此链接格式错误：%s。",
 	"The replacement could not be requested: %s":                                              "无法申请更换：%s",

@@ -27,6 +27,7 @@ func (m nodeMonth) tickets(tickets []*ticket.Ticket, nr *Node) []account.Penalty
 		if t.Opened.Before(m.ms) || !t.Opened.Before(m.me) {
 			continue
 		}
+		t.Released = m.n.released // the clocks stop when the node is given back
 		tim := ticket.Evaluate(t, tm, m.asOf)
 		rt := Ticket{Ticket: t.ID, Priority: t.Priority, Category: t.Category, ProviderRef: t.ProviderRef, Summary: t.Summary,
 			OpenedAt: ts(t.Opened, tm), OffHours: tim.OffHours, OpenedOn: string(tim.DayKind),

@@ -35,6 +35,10 @@ type Ticket struct {
 	CustomerReplies []time.Time
 	Resolved        time.Time
 	Replaced        time.Time
+	// Released is when the node was given back (zero: still rented). The
+	// provider owes nothing for it from then on: a ticket opened then has
+	// no clock, and a replacement not due before it is not late.
+	Released time.Time
 }
 
 // Response is one provider answer.
@@ -71,6 +75,9 @@ func Evaluate(t *Ticket, tm *terms.Terms, asOf time.Time) Timing {
 	cal := tm.Calendar
 	_, kind := cal.Day(calendar.DateOf(t.Opened, cal.Loc))
 	tim := Timing{OffHours: !cal.InBusiness(t.Opened), DayKind: kind}
+	if !t.Released.IsZero() && !t.Opened.Before(t.Released) {
+		return tim // opened once the node was no longer rented: no clock runs
+	}
 	pick := func(tg terms.Target) time.Duration {
 		if tim.OffHours {
 			return tg.OffHours
@@ -95,7 +102,13 @@ func Evaluate(t *Ticket, tm *terms.Terms, asOf time.Time) Timing {
 		tim.Resolution = measure(cal, t.Opened, pick(tg), tg.Clock, visible(t.Resolved, asOf), pauses, asOf)
 	}
 	if t.Category == "hardware" && tm.Replacement.Within > 0 {
-		tim.Replacement = measure(cal, t.Opened, tm.Replacement.Within, tm.Replacement.Clock, visible(t.Replaced, asOf), nil, asOf)
+		// A machine given back is not replaced: the clock stops at the
+		// release, so only a deadline passed while it was rented is late.
+		at := asOf
+		if !t.Released.IsZero() && t.Released.Before(at) {
+			at = t.Released
+		}
+		tim.Replacement = measure(cal, t.Opened, tm.Replacement.Within, tm.Replacement.Clock, visible(t.Replaced, at), nil, at)
 	}
 	return tim
 }
