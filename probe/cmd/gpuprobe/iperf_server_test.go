@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/internal/testenv"
+	"github.com/gpusla/gpusla/internal/waitfor"
 	"github.com/gpusla/gpusla/probe/netcheck"
 )
 
@@ -29,16 +30,13 @@ func TestIperfServerServesAndStops(t *testing.T) {
 		res netcheck.IperfResult
 		err error
 	)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	// The server is up once a client run succeeds.
+	waitfor.True(t, "an iperf3 run against iperf-server", func() bool {
 		res, err = netcheck.RunIperf(context.Background(), netcheck.Iperf{Host: "127.0.0.1", Port: port,
 			Duration: time.Second, Parallel: 1, Binary: bin})
-		if err == nil || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	if err != nil || res.Mbps <= 0 {
+		return err == nil
+	})
+	if res.Mbps <= 0 {
 		t.Fatalf("iperf3 client against iperf-server: %+v %v", res, err)
 	}
 	cancel()

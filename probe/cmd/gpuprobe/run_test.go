@@ -11,11 +11,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gpusla/gpusla/internal/testenv"
+	"github.com/gpusla/gpusla/internal/waitfor"
 	"github.com/gpusla/gpusla/probe/push/pushtest"
 )
 
@@ -88,6 +90,63 @@ func indent(lines []string) string {
 	return b.String()
 }
 
+// drain runs the probe until its spool is empty and stops it with
+// SIGTERM; batches sealed on that stop are delivered by one more run (which
+// may seal a last one of its own: the callers count what is left).
+func drain(t *testing.T, start func() *exec.Cmd, dir string) {
+	t.Helper()
+	for run := 0; run == 0 || run == 1 && spooled(t, dir) > 0; run++ {
+		before := nextSeq(t, dir)
+		c := start()
+		// Up (its start-up heartbeat written, its signals handled) and
+		// everything sent.
+		waitfor.True(t, "the probe's start-up heartbeat", func() bool { return nextSeq(t, dir) > before })
+		waitfor.True(t, "the spool delivered", func() bool { return spooled(t, dir) == 0 })
+		c.Process.Signal(syscall.SIGTERM)
+		if err := c.Wait(); err != nil {
+			t.Fatalf("clean stop after SIGTERM failed: %v", err)
+		}
+	}
+}
+
+// nextSeq is the spool's next sequence number as its state file says (0
+// before the first batch).
+func nextSeq(t *testing.T, dir string) uint64 {
+	t.Helper()
+	var st struct {
+		NextSeq uint64 `json:"next_seq"`
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "spool", "state.json"))
+	if err != nil || json.Unmarshal(raw, &st) != nil {
+		return 0 // not written yet, or being replaced right now
+	}
+	return st.NextSeq
+}
+
+// pending counts the heartbeats staged in the spool's pending file.
+func pending(dir string) int {
+	raw, _ := os.ReadFile(filepath.Join(dir, "spool", "pending.jsonl"))
+	return strings.Count(string(raw), "\n")
+}
+
+// lockedBuffer collects a process's output while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 func spooled(t *testing.T, dir string) int {
 	t.Helper()
 	m, _ := filepath.Glob(filepath.Join(dir, "spool", "*.batch"))
@@ -117,8 +176,13 @@ func TestKill9LosesNothing(t *testing.T) {
 		if err := recv.SetMode(modes[rand.N(len(modes))]); err != nil {
 			t.Fatal(err)
 		}
+		// Killed after a random number of new batches: whatever the
+		// machine's load, every run gets to write, and the kill falls
+		// anywhere in the write path.
+		before := nextSeq(t, dir)
 		c := start()
-		time.Sleep(time.Duration(150+rand.N(500)) * time.Millisecond)
+		k := uint64(1 + rand.N(5))
+		waitfor.True(t, fmt.Sprintf("run %d writing %d batches", i, k), func() bool { return nextSeq(t, dir) >= before+k })
 		c.Process.Signal(syscall.SIGKILL)
 		c.Wait()
 		t.Logf("kill %d: receiver %+v, %d spooled", i, recv.Counts(), spooled(t, dir))
@@ -126,24 +190,7 @@ func TestKill9LosesNothing(t *testing.T) {
 	if err := recv.SetMode(pushtest.Up); err != nil {
 		t.Fatal(err)
 	}
-	c := start()
-	deadline := time.Now().Add(20 * time.Second)
-	time.Sleep(300 * time.Millisecond)
-	for spooled(t, dir) > 0 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	c.Process.Signal(syscall.SIGTERM)
-	if err := c.Wait(); err != nil {
-		t.Fatalf("clean stop after SIGTERM failed: %v", err)
-	}
-	if n := spooled(t, dir); n > 0 {
-		// Batches written after the last ack are fine only if they are
-		// still on disk; deliver them with one more short run.
-		c = start()
-		time.Sleep(time.Second)
-		c.Process.Signal(syscall.SIGTERM)
-		c.Wait()
-	}
+	drain(t, start, dir)
 
 	n, err := recv.CheckChain()
 	if err != nil {
@@ -186,12 +233,12 @@ func TestSighupReloadAndSigterm(t *testing.T) {
 	defer recv.Close()
 	dir := t.TempDir()
 	cfg := writeConfig(t, dir, recv.URL())
-	var logs strings.Builder
+	var logs lockedBuffer
 	c := startProbe(t, bin, cfg, nil, &logs)
 	defer c.Process.Kill()
 	done := make(chan error, 1)
 	go func() { done <- c.Wait() }()
-	time.Sleep(500 * time.Millisecond)
+	waitfor.True(t, "the start-up heartbeat", func() bool { return recv.Counts().Stored > 0 })
 
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := ln.Addr().String()
@@ -199,7 +246,7 @@ func TestSighupReloadAndSigterm(t *testing.T) {
 	orig, _ := os.ReadFile(cfg)
 	os.WriteFile(cfg, []byte("node: kill-test\nbackend: {url: 'ftp://x'}\n"), 0o600)
 	c.Process.Signal(syscall.SIGHUP)
-	time.Sleep(300 * time.Millisecond)
+	waitfor.True(t, "the broken reload refused", func() bool { return strings.Contains(logs.String(), "reload refused") })
 	select {
 	case err := <-done:
 		t.Fatalf("the daemon exited on a broken reload: %v\n%s", err, tail(logs.String(), 2000))
@@ -208,15 +255,15 @@ func TestSighupReloadAndSigterm(t *testing.T) {
 	os.WriteFile(cfg, append(orig, []byte("metrics:\n  listen: "+addr+"\n")...), 0o600)
 	c.Process.Signal(syscall.SIGHUP)
 	var body []byte
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		if resp, err := http.Get("http://" + addr + "/metrics"); err == nil {
-			body, _ = io.ReadAll(resp.Body)
-			resp.Body.Close()
-			break
+	waitfor.True(t, "metrics served after SIGHUP", func() bool {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			return false
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		body, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return true
+	})
 	if !strings.Contains(string(body), "gpuprobe_delivery_acked_total") {
 		t.Fatalf("no metrics after SIGHUP; log:\n%s", tail(logs.String(), 2000))
 	}
@@ -253,13 +300,11 @@ func TestHealthJobReportsHostAndGPU(t *testing.T) {
 	cfg := writeConfig(t, dir, recv.URL())
 	raw, _ := os.ReadFile(cfg)
 	os.WriteFile(cfg, []byte(strings.Replace(string(raw), `health: "off"`, "health: 500ms", 1)), 0o600)
-	var logs strings.Builder
+	var logs lockedBuffer
 	c := startProbe(t, bin, cfg, nil, &logs)
 	defer func() { c.Process.Signal(syscall.SIGTERM); c.Wait() }()
 	var host, gpu bool
-	deadline := time.Now().Add(20 * time.Second)
-	for !(host && gpu) && time.Now().Before(deadline) {
-		time.Sleep(200 * time.Millisecond)
+	waitfor.True(t, "host and GPU checks from the health job", func() bool {
 		for _, b := range recv.Batches() {
 			for _, o := range b.Observations {
 				for _, ch := range o.Checks {
@@ -268,10 +313,8 @@ func TestHealthJobReportsHostAndGPU(t *testing.T) {
 				}
 			}
 		}
-	}
-	if !host || !gpu {
-		t.Fatalf("health job reported host checks: %v, GPU checks: %v; log:\n%s", host, gpu, tail(logs.String(), 2000))
-	}
+		return host && gpu
+	})
 }
 
 // With a push interval, heartbeats wait staged in the spool's pending file
@@ -293,7 +336,10 @@ func TestKill9WhileStagedLosesNothing(t *testing.T) {
 	staged := map[time.Time]bool{}
 	for i := range 10 {
 		c := start()
-		time.Sleep(time.Duration(250+rand.N(600)) * time.Millisecond)
+		// Killed once a random number of heartbeats wait staged, 1 to 4
+		// (a push takes them every 500 ms, about 5 heartbeats).
+		k := 1 + rand.N(4)
+		waitfor.True(t, fmt.Sprintf("run %d staging %d heartbeats", i, k), func() bool { return pending(dir) >= k })
 		c.Process.Signal(syscall.SIGKILL)
 		c.Wait()
 		raw, _ := os.ReadFile(filepath.Join(dir, "spool", "pending.jsonl"))
@@ -312,22 +358,7 @@ func TestKill9WhileStagedLosesNothing(t *testing.T) {
 	if len(staged) == 0 {
 		t.Fatal("no kill found staged observations; the test exercised nothing")
 	}
-	c := start()
-	deadline := time.Now().Add(20 * time.Second)
-	time.Sleep(300 * time.Millisecond)
-	for spooled(t, dir) > 0 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	c.Process.Signal(syscall.SIGTERM)
-	if err := c.Wait(); err != nil {
-		t.Fatalf("clean stop after SIGTERM failed: %v", err)
-	}
-	if spooled(t, dir) > 0 { // sealed on stop: deliver with a short run
-		c = start()
-		time.Sleep(time.Second)
-		c.Process.Signal(syscall.SIGTERM)
-		c.Wait()
-	}
+	drain(t, start, dir)
 	if _, err := recv.CheckChain(); err != nil {
 		t.Fatal(err)
 	}
