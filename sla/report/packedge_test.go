@@ -44,8 +44,8 @@ type edgeCase struct {
 	maint     []maintSpec
 	// lost is a GPU lost while the node stays reachable: gpu.present fails
 	// at its start (a definitive check) and passes from its end.
-	lost      [][2]string
-	gpus      int // default 1
+	lost [][2]string
+	gpus int // default 1
 	// What the month counts: claimable outage seconds (rounding included),
 	// the claimable uptime (4 decimals; notJudged for none), the tier's
 	// credit percent and the credit amount (negative: not checked).
