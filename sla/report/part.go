@@ -129,27 +129,34 @@ func (b *Builder) Fleet() *baseline.Result {
 // Input is what the builder has read so far.
 func (b *Builder) Input() Input { return b.input }
 
-// Assemble puts the month's node parts, in node id order, together into
-// the report: the builder has been fed every node's registration and the
-// month's shared events (the contracts' provider status pages are read
-// here), and in is what was read in all (the shared events once, each
-// node's own).
+// Assemble puts the month's node parts together into the report: the
+// builder has been fed every node's registration and the month's shared
+// events (the contracts' provider status pages are read here), and in is
+// what was read in all (the shared events once, each node's own). The
+// parts may come in any order (workers finish when they finish; a log
+// registers its nodes in the order they came): the report lists them in
+// node id order. Two parts of one node are refused.
 func (b *Builder) Assemble(parts []Part, in Input) (*Report, error) {
 	if _, err := b.validate(); err != nil {
 		return nil, err
 	}
-	last := ""
-	for _, p := range parts {
-		if p.Node == nil {
-			continue
+	parts = slices.Clone(parts)
+	slices.SortStableFunc(parts, func(x, y Part) int { return strings.Compare(partNode(x), partNode(y)) })
+	for i := 1; i < len(parts); i++ {
+		if id := partNode(parts[i]); id != "" && id == partNode(parts[i-1]) {
+			return nil, fmt.Errorf("assemble: node %s has two parts", id)
 		}
-		if p.Node.Node <= last {
-			return nil, fmt.Errorf("assemble: node %s's part after node %s's: parts go in node id order", p.Node.Node, last)
-		}
-		last = p.Node.Node
 	}
 	b.fleetRes = b.computeFleet()
 	return b.assemble(parts, in), nil
+}
+
+// partNode is the node a part is the row of; "" for a part without a row.
+func partNode(p Part) string {
+	if p.Node == nil {
+		return ""
+	}
+	return p.Node.Node
 }
 
 // assemble is Assemble of parts in node order.

@@ -2,7 +2,9 @@ package report
 
 import (
 	"bytes"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/terms"
@@ -107,5 +109,69 @@ func sameByParts(t *testing.T, tm []*terms.Terms, opts Options, evs []events.Eve
 	}
 	if !bytes.Equal(a.Bytes(), b.Bytes()) {
 		t.Fatalf("the month built node by node differs from the whole log's report:\n--- whole\n%s\n--- by parts\n%s", a.Bytes(), b.Bytes())
+	}
+}
+
+// Parts come back from workers in whatever order they finish: the report
+// is the same whichever order they are given in, and a node given two
+// parts (a retried work item counted twice) is refused, never summed twice.
+func TestAssembleTakesPartsInAnyOrder(t *testing.T) {
+	var l log
+	from := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	ids := []string{"n2", "a1", "n10"}
+	for _, id := range ids {
+		l.Register(id, "cn-example", from.Add(-time.Hour), 8)
+	}
+	opts := Options{Year: 2026, Month: time.March, AsOf: time.Date(2026, 4, 5, 0, 0, 0, 0, time.UTC)}
+	tm := loadTerms(t)
+	shared, err := NewBuilder(tm, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parts []Part
+	for i := range l.Events {
+		if err := shared.Add(&l.Events[i]); err != nil {
+			t.Fatal(err)
+		}
+		nb, err := NewBuilder(tm, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := nb.Add(&l.Events[i]); err != nil {
+			t.Fatal(err)
+		}
+		p, err := nb.BuildPart(l.Events[i].Node)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, p)
+	}
+	whole, err := shared.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := JSON(&want, whole); err != nil {
+		t.Fatal(err)
+	}
+	for _, order := range [][]int{{0, 1, 2}, {2, 1, 0}, {1, 2, 0}} {
+		var in []Part
+		for _, i := range order {
+			in = append(in, parts[i])
+		}
+		r, err := shared.Assemble(in, whole.Input)
+		if err != nil {
+			t.Fatalf("order %v: %v", order, err)
+		}
+		var got bytes.Buffer
+		if err := JSON(&got, r); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Errorf("order %v: the report differs from the whole log's:\n%s\nwant\n%s", order, got.Bytes(), want.Bytes())
+		}
+	}
+	if _, err := shared.Assemble([]Part{parts[0], parts[1], parts[0]}, whole.Input); err == nil || !strings.Contains(err.Error(), "node n2 has two parts") {
+		t.Errorf("two parts of n2: err = %v, want it named", err)
 	}
 }
