@@ -3,6 +3,7 @@ package scorecard
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -199,6 +200,9 @@ func TestPricePerUsableGPUHour(t *testing.T) {
 }
 
 func TestParseRatesNamesTheProblem(t *testing.T) {
+	head := "base: USD\nrates:\n  CNY: 0.14\n"
+	full := head + strings.Repeat("#", MaxRatesBytes-len(head)-1) + "\n" // exactly MaxRatesBytes
+	big := full + "\n"
 	for _, c := range []struct{ in, want string }{
 		{"base: usd\nrates:\n  CNY: 0.14\n", `r.yaml:1: base: "usd" is not an ISO 4217 code`},
 		{"base: USD\nrates:\n  CNY: -1\n", `r.yaml:3: rates.CNY: "-1" is not a positive number`},
@@ -208,14 +212,28 @@ func TestParseRatesNamesTheProblem(t *testing.T) {
 		{"base: USD\nrate:\n  CNY: 0.14\n", `r.yaml:2: unknown field "rate"`},
 		{"base: USD\n", `r.yaml:1: rates: missing`},
 		{"rates:\n  CNY: 0.14\n", `r.yaml:1: base: missing`},
+		// Absurd rates: just past either bound, and the overflow YAML reads as +Inf.
+		{"base: USD\nrates:\n  CNY: 100000001\n", `r.yaml:3: rates.CNY: 100000001 is outside 1e-08 to 1e+08: no two currencies are that far apart (one CNY is worth 100000001 USD)`},
+		{"base: USD\nrates:\n  IRR: 0.0000000099\n", `r.yaml:3: rates.IRR: 0.0000000099 is outside 1e-08 to 1e+08`},
+		{"base: USD\nrates:\n  CNY: 1e400\n", `r.yaml:3: rates.CNY: "1e400" is not a positive number`},
+		{big, fmt.Sprintf("r.yaml: %d bytes; a rates file is at most 65536 bytes", MaxRatesBytes+1)},
 	} {
 		if _, err := ParseRates("r.yaml", []byte(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q: %v, want %q", c.in, err, c.want)
+			t.Errorf("%.80q: %v, want %q", c.in, err, c.want)
 		}
 	}
 	r, err := ParseRates("r.yaml", []byte("base: USD\nrates:\n  CNY: 0.1385\n"))
 	if err != nil || r.Per["CNY"] != 0.1385 || r.Per["USD"] != 1 {
 		t.Errorf("rates %+v %v", r, err)
+	}
+	// The bounds themselves are rates (the widest real pair, KWD against
+	// IRR, is inside them), and a file of exactly MaxRatesBytes is read.
+	r, err = ParseRates("r.yaml", []byte("base: IRR\nrates:\n  KWD: 3300000\n  XXX: 100000000\n  YYY: 0.00000001\n"))
+	if err != nil || r.Per["KWD"] != 3.3e6 || r.Per["XXX"] != MaxRate || r.Per["YYY"] != MinRate {
+		t.Errorf("rates at the bounds %+v %v", r, err)
+	}
+	if _, err := ParseRates("r.yaml", []byte(full)); len(full) != MaxRatesBytes || err != nil {
+		t.Errorf("a file of %d bytes: %v", len(full), err)
 	}
 }
 

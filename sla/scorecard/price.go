@@ -36,6 +36,23 @@ type Rates struct {
 
 var isoCurrency = regexp.MustCompile(`^[A-Z]{3}$`)
 
+// Bounds on a rates file. ISO 4217 lists under 200 active codes, about 20
+// bytes a line in this form, so 64 KiB is room for every one many times
+// over; a larger file is refused before it is parsed.
+//
+// A rate says what one unit of a currency is worth in the base, so it is
+// the ratio of two currencies' values. The widest ratio between two live
+// currencies is under 10⁷ (the Kuwaiti dinar, about 3.3 USD, against the
+// Iranian rial, about 10⁻⁶ USD on the open market); a rate outside
+// [MinRate, MaxRate] — ten times wider on either side — is a typo (a rate
+// written the wrong way up twice, a missing decimal point many times over),
+// and would turn one provider's price into nonsense that still ranks.
+const (
+	MaxRatesBytes = 64 << 10
+	MinRate       = 1e-8
+	MaxRate       = 1e8
+)
+
 // ParseRates reads a rates file:
 //
 //	base: USD
@@ -44,9 +61,13 @@ var isoCurrency = regexp.MustCompile(`^[A-Z]{3}$`)
 //	  EUR: 1.08
 //
 // Every code is ISO 4217 (three capital letters), every rate a positive
-// finite number; the base's own rate, if given, is 1. An error names
-// name:line: field and the value.
+// finite number from MinRate to MaxRate; the base's own rate, if given,
+// is 1; the file is at most MaxRatesBytes. An error names name:line: field
+// and the value.
 func ParseRates(name string, data []byte) (*Rates, error) {
+	if len(data) > MaxRatesBytes {
+		return nil, fmt.Errorf("%s: %d bytes; a rates file is at most %d bytes", name, len(data), MaxRatesBytes)
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -91,6 +112,10 @@ func ParseRates(name string, data []byte) (*Rates, error) {
 		var x float64
 		if err := v.Decode(&x); err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x <= 0 {
 			return nil, fmt.Errorf("%s:%d: rates.%s: %q is not a positive number", name, v.Line, k.Value, v.Value)
+		}
+		if x < MinRate || x > MaxRate {
+			return nil, fmt.Errorf("%s:%d: rates.%s: %s is outside %g to %g: no two currencies are that far apart (one %s is worth %s %s)",
+				name, v.Line, k.Value, v.Value, MinRate, MaxRate, k.Value, v.Value, r.Base)
 		}
 		if k.Value == r.Base && x != 1 {
 			return nil, fmt.Errorf("%s:%d: rates.%s: the base currency's rate is 1, not %s", name, v.Line, k.Value, v.Value)

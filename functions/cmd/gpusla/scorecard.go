@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -158,7 +159,7 @@ func scorecardOptions(from, to, asOf, billFile, ratesFile string) (scorecard.Opt
 		}
 	}
 	if ratesFile != "" {
-		data, err := os.ReadFile(ratesFile)
+		data, err := readAtMost(ratesFile, scorecard.MaxRatesBytes)
 		if err != nil {
 			return o, fmt.Errorf("--rates: %w", err)
 		}
@@ -203,4 +204,20 @@ func exportInto(cmd *cobra.Command, data string, o scorecard.Options, add func(*
 		return fmt.Errorf("--data %s: %w", data, err)
 	}
 	return nil
+}
+
+// readAtMost reads the file at path if it is at most max bytes: a regular
+// file is judged by its size before anything is read, anything else (a
+// pipe, a device) by reading one byte past max at the most. A longer file
+// is refused, not cut: ParseRates names the bound.
+func readAtMost(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > max {
+		return nil, fmt.Errorf("%s: %d bytes; a rates file is at most %d bytes", path, st.Size(), max)
+	}
+	return io.ReadAll(io.LimitReader(f, max+1))
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -166,6 +167,42 @@ func TestScorecardRates(t *testing.T) {
 	}
 	if _, err := runScorecard(t, append(args, "--rates", rates)...); err == nil || !strings.Contains(err.Error(), "rates.yaml:3: rates.CNY: \"zero\" is not a positive number") {
 		t.Errorf("bad rates: %v", err)
+	}
+	// A rates file of 4 GiB (sparse: nothing to read) is refused by its
+	// size before a byte is read; the same bytes through a pipe are read
+	// only up to the bound.
+	huge := filepath.Join(dir, "huge.yaml")
+	if err := os.WriteFile(huge, []byte("base: USD\nrates:\n  CNY: 0.14\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(huge, 4<<30); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runScorecard(t, append(args, "--rates", huge)...); err == nil || !strings.Contains(err.Error(), "huge.yaml: 4294967296 bytes; a rates file is at most 65536 bytes") {
+		t.Errorf("huge rates file: %v", err)
+	}
+	fifo := filepath.Join(dir, "rates.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer w.Close()
+		w.Write([]byte("base: USD\nrates:\n  CNY: 0.14\n"))
+		w.Write(make([]byte, 1<<20)) // blocks once the reader has had enough and closes
+	}()
+	if _, err := runScorecard(t, append(args, "--rates", fifo)...); err == nil || !strings.Contains(err.Error(), "65537 bytes; a rates file is at most 65536 bytes") {
+		t.Errorf("rates through a pipe: %v", err)
+	}
+	// Absurd rates are refused, naming the line.
+	if err := os.WriteFile(rates, []byte("base: USD\nrates:\n  CNY: 1400000000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runScorecard(t, append(args, "--rates", rates)...); err == nil || !strings.Contains(err.Error(), "rates.yaml:3: rates.CNY: 1400000000 is outside 1e-08 to 1e+08") {
+		t.Errorf("absurd rate: %v", err)
 	}
 }
 
