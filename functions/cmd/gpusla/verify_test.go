@@ -76,7 +76,7 @@ func TestBundleVerifyAndReportFormatsCommands(t *testing.T) {
 
 	zipPath := filepath.Join(dir, "claim.zip")
 	out, err = runCLI(t, append([]string{"bundle", "-o", zipPath}, common...)...)
-	if err != nil || !strings.Contains(out, "3 counted outages") {
+	if err != nil || !strings.Contains(out, "4 counted outages") {
 		t.Fatalf("bundle: %v\n%s", err, out)
 	}
 	out, err = runCLI(t, "verify", zipPath)
