@@ -45,7 +45,10 @@ type edgeCase struct {
 	// lost is a GPU lost while the node stays reachable: gpu.present fails
 	// at its start (a definitive check) and passes from its end.
 	lost [][2]string
-	gpus int // default 1
+	// tickets are P1 tickets opened on the node at these instants (the
+	// renter's notice, where the contract's clock starts at it).
+	tickets []string
+	gpus    int // default 1
 	// What the month counts: claimable outage seconds (rounding included),
 	// the claimable uptime (4 decimals; notJudged for none), the tier's
 	// credit percent and the credit amount (negative: not checked).
@@ -58,7 +61,8 @@ type edgeCase struct {
 	denominator      int64
 	deadline, opens  string
 	letter           string
-	approximateDown  int64 // nodes[].approximate.max_downtime_seconds; 0: not checked
+	approximateDown  int64   // nodes[].approximate.max_downtime_seconds; 0: not checked
+	charge           float64 // the month's charge; 0: not checked
 	tierMayDiffer    bool
 	checkTierDiffers bool
 }
@@ -132,6 +136,10 @@ func edgeLog(t *testing.T, tm *terms.Terms, c edgeCase) []events.Event {
 				ReceivedAt: v.at.Add(time.Second), Kind: events.KindCheck,
 				Checks: []events.Check{{Name: "gpu.present", Category: events.CategoryGPULost, Verdict: v.verdict, GPU: &gpu}}})
 		}
+	}
+	for i, tk := range c.tickets {
+		evs = append(evs, events.Event{Type: events.TypeTicketOpened, ID: fmt.Sprintf("tk%d", i), Ticket: fmt.Sprintf("T-%d", i+1), Node: "n1",
+			Priority: "P1", At: at(tk)})
 	}
 	if c.released != "" {
 		evs = append(evs, events.Event{Type: events.TypeNodeReleased, ID: "rel", Node: "n1", At: end})
@@ -215,6 +223,9 @@ func checkEdge(t *testing.T, tm *terms.Terms, what string, c edgeCase) {
 	if c.amount >= 0 && n.Credit.Amount != c.amount {
 		t.Errorf("%s: credit %v, want %v", what, n.Credit.Amount, c.amount)
 	}
+	if c.charge > 0 && n.Billing.Charge != c.charge {
+		t.Errorf("%s: charge %v, want %v", what, n.Billing.Charge, c.charge)
+	}
 	if c.denominator > 0 && u.DenominatorSeconds != c.denominator {
 		t.Errorf("%s: denominator %d s, want %d", what, u.DenominatorSeconds, c.denominator)
 	}
@@ -277,8 +288,9 @@ func conformance(t *testing.T, pack string) []conformanceRow {
 
 var backticked = regexp.MustCompile("`([^`]+)`")
 
-// allPacksConform: every pack has been redone clause by clause.
-const allPacksConform = false
+// allPacksConform: every pack has been redone clause by clause; a new pack
+// comes with its conformance table and edges.
+const allPacksConform = true
 
 // TestConformanceTables: every pack's note has a conformance table; each
 // row quotes the provider's clause, names the terms that encode it (fields

@@ -1,0 +1,499 @@
+package report
+
+// The packs whose texts were read in part, or only in others' accounts of
+// them: each clause the pack encodes is tested at its edge all the same,
+// from the words quoted under its sources (secondary ones marked so in the
+// conformance table and unverified on the claim page).
+
+// down1 is one outage from a to b.
+func down1(a, b string) [][2]string { return [][2]string{{a, b}} }
+
+// AWS EC2, Instance-Level SLA (aws-ec2-instance.yaml), UTC: one GPU at
+// 4.00 USD an hour, 744 h in March: 2,976.00 before the clock hours the rule
+// waives.
+var awsEdges = []edge{
+	{"target", []edgeCase{
+		// 99.5 %: 223 min (03:00–06:43), (44,640 − 223) / 44,640 = 99.500448 %,
+		// met; 224 min, 99.498208 %, the 10 % tier. Both leave hours 03 to 06
+		// with more than six minutes down: 740 h charged, 2,960.00; 10 % is
+		// 296.00.
+		{why: "223 min: met", down: down1("2026-03-08 03:00:00", "2026-03-08 06:43:00"), counted: 13380, uptime: 99.5004, tier: 0, amount: 0, charge: 2960},
+		{why: "224 min: 10 %", down: down1("2026-03-08 03:00:00", "2026-03-08 06:44:00"), counted: 13440, uptime: 99.4982, tier: 10, amount: 296, charge: 2960},
+	}},
+	{"unavailable", []edgeCase{
+		// "no external connectivity": unreachable counts; a lost GPU on a
+		// reachable instance does not.
+		{why: "unreachable 10 min", down: down1("2026-03-08 03:00:00", "2026-03-08 03:10:00"), counted: 600, uptime: 99.9776, tier: 0, amount: 0},
+		{why: "GPU lost 10 min, reachable", lost: down1("2026-03-08 03:00:00", "2026-03-08 03:10:00"), counted: 0, uptime: 100, tier: 0, amount: 0},
+	}},
+	{"to-the-second", []edgeCase{
+		// No minimum is published: 30 s counts 30 s ((2,678,400 − 30) /
+		// 2,678,400 = 99.998880 %), 90 s counts 90 (99.996640 %).
+		{why: "30 s", down: down1("2026-03-08 03:00:00", "2026-03-08 03:00:30"), counted: 30, uptime: 99.9989, tier: 0, amount: 0},
+		{why: "90 s", down: down1("2026-03-08 03:00:00", "2026-03-08 03:01:30"), counted: 90, uptime: 99.9966, tier: 0, amount: 0},
+	}},
+	{"clock-hour", []edgeCase{
+		// "will not charge you for any Single EC2 Instance that is Unavailable
+		// for more than six minutes of a clock hour": 6 min in 03:00–04:00 is
+		// charged (744 h, 2,976.00); 6 min 1 s is not (743 h, 2,972.00).
+		{why: "6 min: charged", down: down1("2026-03-08 03:00:00", "2026-03-08 03:06:00"), counted: 360, uptime: 99.9866, tier: 0, amount: 0, charge: 2976},
+		{why: "6 min 1 s: the hour not charged", down: down1("2026-03-08 03:00:00", "2026-03-08 03:06:01"), counted: 361, uptime: 99.9865, tier: 0, amount: 0, charge: 2972},
+	}},
+	{"tiers", []edgeCase{
+		// 446 min (8 clock hours waived: 2,944.00): 99.000896 %, 10 %, 294.40;
+		// 447 min: 98.998656 %, 30 %, 883.20. 2,232 min (5 March 00:00 to 6
+		// March 13:12, 38 hours waived: 2,824.00): 95.0000 %, 30 %, 847.20;
+		// 2,233 min: 94.997760 %, 100 %, 2,824.00.
+		{why: "446 min: 10 %", down: down1("2026-03-08 03:00:00", "2026-03-08 10:26:00"), counted: 26760, uptime: 99.0009, tier: 10, amount: 294.4, charge: 2944},
+		{why: "447 min: 30 %", down: down1("2026-03-08 03:00:00", "2026-03-08 10:27:00"), counted: 26820, uptime: 98.9987, tier: 30, amount: 883.2, charge: 2944},
+		{why: "2,232 min: 30 %", down: down1("2026-03-05 00:00:00", "2026-03-06 13:12:00"), counted: 133920, uptime: 95, tier: 30, amount: 847.2, charge: 2824},
+		{why: "2,233 min: 100 %", down: down1("2026-03-05 00:00:00", "2026-03-06 13:13:00"), counted: 133980, uptime: 94.9978, tier: 100, amount: 2824, charge: 2824},
+	}},
+	{"no-maintenance", []edgeCase{
+		// The Compute SLA publishes no maintenance exclusion (maintenance:
+		// none): 30 min down inside a window announced a week ahead count as
+		// they would without it, 99.932796 %.
+		{why: "announced window", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
+			down: down1("2026-03-10 01:00:00", "2026-03-10 01:30:00"), counted: 1800, uptime: 99.9328, tier: 0, amount: 0},
+		{why: "no window", down: down1("2026-03-10 01:00:00", "2026-03-10 01:30:00"), counted: 1800, uptime: 99.9328, tier: 0, amount: 0},
+		// Nothing down inside the window, the 30 min outside it: the window
+		// takes nothing out of the month either, 2,678,400 s.
+		{why: "window, nothing down in it", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
+			down: down1("2026-03-12 01:00:00", "2026-03-12 01:30:00"), counted: 1800, uptime: 99.9328, tier: 0, amount: 0, denominator: 2678400},
+	}},
+	{"across-month-end", []edgeCase{
+		// To the second, each second in its month: 31 March 23:59:00 to 1
+		// April 00:01:00 is 60 s in March ((2,678,400 − 60) / 2,678,400 =
+		// 99.997760 %) and 60 s in April ((2,592,000 − 60) / 2,592,000 =
+		// 99.997685 %).
+		{why: "March's 60 s", down: down1("2026-03-31 23:59:00", "2026-04-01 00:01:00"), counted: 60, uptime: 99.9978, tier: 0, amount: 0},
+		{why: "April's 60 s", month: 4, down: down1("2026-03-31 23:59:00", "2026-04-01 00:01:00"), counted: 60, uptime: 99.9977, tier: 0, amount: 0},
+	}},
+	{"mid-day-delivery", []edgeCase{
+		// The instance's month runs from its delivery (the pack's reading:
+		// the Instance-Level text read does not say). Delivered 16 March
+		// 12:00: 1,339,200 s; 112 min down (03:00–04:52), (1,339,200 − 6,720)
+		// / 1,339,200 = 99.498208 %, 10 %; charged 372 h less the two clock
+		// hours waived, 370 h, 1,480.00, credit 148.00. Delivered at 00:00:
+		// 1,382,400 s, 99.513889 %, met; 382 h, 1,528.00.
+		{why: "delivered 16 March 12:00", delivered: "2026-03-16 12:00:00", down: down1("2026-03-20 03:00:00", "2026-03-20 04:52:00"), counted: 6720, uptime: 99.4982, tier: 10, amount: 148,
+			charge: 1480, denominator: 1339200},
+		{why: "delivered 16 March 00:00", delivered: "2026-03-16 00:00:00", down: down1("2026-03-20 03:00:00", "2026-03-20 04:52:00"), counted: 6720, uptime: 99.5139, tier: 0, amount: 0,
+			charge: 1528, denominator: 1382400},
+	}},
+	{"claim-window", []edgeCase{
+		// "by the end of the second billing cycle after which the incident
+		// occurred": March's claim by 1 June 00:00, April's by 1 July.
+		{why: "March", down: down1("2026-03-08 03:00:00", "2026-03-08 06:44:00"), counted: 13440, uptime: 99.4982, tier: 10, amount: 296, deadline: "2026-06-01T00:00:00Z", letter: LetterRequest},
+		{why: "April", month: 4, down: down1("2026-04-08 03:00:00", "2026-04-08 06:44:00"), counted: 13440, uptime: 99.4815, tier: 10, amount: 286.4, deadline: "2026-07-01T00:00:00Z"},
+	}},
+}
+
+// Google Compute Engine, a single instance (gce-single-instance.yaml),
+// UTC: one GPU at 3.50 USD an hour, March's charge 2,604.00.
+var gceEdges = []edge{
+	{"target", []edgeCase{
+		// ">= 99.9%": 44 min, 99.901434 %, met; 45 min, 99.899194 %, 10 % of
+		// 2,604.00 = 260.40.
+		{why: "44 min: met", down: down1("2026-03-08 03:00:00", "2026-03-08 03:44:00"), counted: 2640, uptime: 99.9014, tier: 0, amount: 0},
+		{why: "45 min: 10 %", down: down1("2026-03-08 03:00:00", "2026-03-08 03:45:00"), counted: 2700, uptime: 99.8992, tier: 10, amount: 260.4},
+	}},
+	{"unavailable", []edgeCase{
+		// "loss of external connectivity … for the Single Instance".
+		{why: "unreachable 10 min", down: down1("2026-03-08 03:00:00", "2026-03-08 03:10:00"), counted: 600, uptime: 99.9776, tier: 0, amount: 0},
+		{why: "GPU lost 10 min, reachable", lost: down1("2026-03-08 03:00:00", "2026-03-08 03:10:00"), counted: 0, uptime: 100, tier: 0, amount: 0},
+	}},
+	{"downtime-period", []edgeCase{
+		// "one or more consecutive minutes … Partial minutes or intermittent
+		// Downtime for a period of less than one minute will not be counted":
+		// 59 s nothing; 60 s one minute (99.997760 %); 4 min 59 s four
+		// (99.991039 %).
+		{why: "59 s", down: down1("2026-03-08 03:00:00", "2026-03-08 03:00:59"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "60 s", down: down1("2026-03-08 03:00:00", "2026-03-08 03:01:00"), counted: 60, uptime: 99.9978, tier: 0, amount: 0},
+		{why: "4 min 59 s", down: down1("2026-03-08 03:00:00", "2026-03-08 03:04:59"), counted: 240, uptime: 99.991, tier: 0, amount: 0},
+	}},
+	{"across-month-end", []edgeCase{
+		// The whole period: 31 March 23:59:30 to 1 April 00:00:30 is one
+		// minute, 30 s in each month (March 99.998880 %, April 99.998843 %);
+		// half by half, 30 s each, nothing. 59 s across: nothing.
+		{why: "60 s across: March's 30 s", down: down1("2026-03-31 23:59:30", "2026-04-01 00:00:30"), counted: 30, uptime: 99.9989, tier: 0, amount: 0},
+		{why: "60 s across: April's 30 s", month: 4, down: down1("2026-03-31 23:59:30", "2026-04-01 00:00:30"), counted: 30, uptime: 99.9988, tier: 0, amount: 0},
+		{why: "59 s across: nothing", month: 4, down: down1("2026-03-31 23:59:30", "2026-04-01 00:00:29"), counted: 0, uptime: 100, tier: 0, amount: 0},
+	}},
+	{"tiers", []edgeCase{
+		// 446 min: 99.000896 %, 10 %, 260.40; 447: 98.998656 %, 25 %, 651.00;
+		// 2,232: 95.0000 %, 25 %; 2,233: 94.997760 %, 100 %, 2,604.00.
+		{why: "446 min: 10 %", down: down1("2026-03-08 03:00:00", "2026-03-08 10:26:00"), counted: 26760, uptime: 99.0009, tier: 10, amount: 260.4},
+		{why: "447 min: 25 %", down: down1("2026-03-08 03:00:00", "2026-03-08 10:27:00"), counted: 26820, uptime: 98.9987, tier: 25, amount: 651},
+		{why: "2,232 min: 25 %", down: down1("2026-03-05 00:00:00", "2026-03-06 13:12:00"), counted: 133920, uptime: 95, tier: 25, amount: 651},
+		{why: "2,233 min: 100 %", down: down1("2026-03-05 00:00:00", "2026-03-06 13:13:00"), counted: 133980, uptime: 94.9978, tier: 100, amount: 2604},
+	}},
+	{"no-maintenance", []edgeCase{
+		// No maintenance exclusion is published: 30 min inside an announced
+		// window count, 99.932796 %; a window with nothing down in it takes
+		// nothing out of the month.
+		{why: "announced window", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
+			down: down1("2026-03-10 01:00:00", "2026-03-10 01:30:00"), counted: 1800, uptime: 99.9328, tier: 0, amount: 0},
+		{why: "no window", down: down1("2026-03-10 01:00:00", "2026-03-10 01:30:00"), counted: 1800, uptime: 99.9328, tier: 0, amount: 0},
+		{why: "window, nothing down in it", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
+			down: down1("2026-03-12 01:00:00", "2026-03-12 01:30:00"), counted: 1800, uptime: 99.9328, tier: 0, amount: 0, denominator: 2678400},
+	}},
+	{"calendar-month", []edgeCase{
+		// "Monthly Uptime Percentage and Financial Credit are determined on a
+		// calendar month basis … for a Single Instance, per instance": 300 min
+		// down is (44,640 − 300) / 44,640 = 99.327957 %, 10 %, whether the
+		// instance came at 16 March 12:00 (charged 372 h: 1,302.00, 10 % =
+		// 130.20) or before the month (260.40). By its service period from
+		// the 16th at noon it would read (1,339,200 − 18,000) / 1,339,200 =
+		// 98.655914 %, the 25 % tier.
+		{why: "delivered 16 March 12:00", delivered: "2026-03-16 12:00:00", down: down1("2026-03-20 03:00:00", "2026-03-20 08:00:00"),
+			counted: 18000, uptime: 99.328, tier: 10, amount: 130.2, charge: 1302, denominator: 2678400},
+		{why: "delivered before", down: down1("2026-03-20 03:00:00", "2026-03-20 08:00:00"), counted: 18000, uptime: 99.328, tier: 10, amount: 260.4, denominator: 2678400},
+	}},
+	{"claim-window", []edgeCase{
+		// "These notifications must be submitted within 30 days from the time
+		// the customer becomes eligible to receive a financial credit": the
+		// month's figure is known when it ends, so March's claim by 1 May
+		// 00:00, April's by 31 May 00:00.
+		{why: "March", down: down1("2026-03-08 03:00:00", "2026-03-08 03:45:00"), counted: 2700, uptime: 99.8992, tier: 10, amount: 260.4, deadline: "2026-05-01T00:00:00Z",
+			letter: LetterRequest},
+		{why: "April", month: 4, down: down1("2026-04-08 03:00:00", "2026-04-08 03:45:00"), counted: 2700, uptime: 99.8958, tier: 10, amount: 252, deadline: "2026-05-31T00:00:00Z"},
+	}},
+}
+
+// Alibaba Cloud ECS (alibaba-ecs.yaml), Shanghai: one GPU at 30.00 CNY an
+// hour, March's charge 22,320.00.
+var alibabaEdges = []edge{
+	{"target", []edgeCase{
+		// 99.975 %: 11 min met (99.975358 %), 12 min 10 %, 2,232.00.
+		{why: "11 min: met", down: down1("2026-03-08 03:00:00", "2026-03-08 03:11:00"), counted: 660, uptime: 99.9754, tier: 0, amount: 0},
+		{why: "12 min: 10 %", down: down1("2026-03-08 03:00:00", "2026-03-08 03:12:00"), counted: 720, uptime: 99.9731, tier: 10, amount: 2232},
+	}},
+	{"unavailable", []edgeCase{
+		// "以TCP或者UDP协议与任一IP地址的双向(出/入)都无法联通".
+		{why: "unreachable 10 min", down: down1("2026-03-08 03:00:00", "2026-03-08 03:10:00"), counted: 600, uptime: 99.9776, tier: 0, amount: 0},
+		{why: "GPU lost 10 min, reachable", lost: down1("2026-03-08 03:00:00", "2026-03-08 03:10:00"), counted: 0, uptime: 100, tier: 0, amount: 0},
+	}},
+	{"a-minute", []edgeCase{
+		// "且该状态持续一分钟以上": "以上" includes the number itself (《民法典》第一千
+		// 二百五十九条: 民法所称的"以上"……包括本数), so a minute counts: 59 s nothing;
+		// 60 s, one minute (99.997760 %).
+		{why: "59 s", down: down1("2026-03-08 03:00:00", "2026-03-08 03:00:59"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "60 s", down: down1("2026-03-08 03:00:00", "2026-03-08 03:01:00"), counted: 60, uptime: 99.9978, tier: 0, amount: 0},
+	}},
+	{"whole-minutes", []edgeCase{
+		// "视为该分钟内ECS实例不可用 … 不可用分钟数之和": minutes, the partial one
+		// left out (approximations[0], at most a minute an outage under
+		// Alibaba's count): 61 s one minute, 11 min 59 s eleven (99.975358 %,
+		// met), 12 min twelve (99.973118 %, 10 %, 2,232.00).
+		{why: "61 s", down: down1("2026-03-08 03:00:00", "2026-03-08 03:01:01"), counted: 60, uptime: 99.9978, tier: 0, amount: 0, approximateDown: 60},
+		{why: "11 min 59 s", down: down1("2026-03-08 03:00:00", "2026-03-08 03:11:59"), counted: 660, uptime: 99.9754, tier: 0, amount: 0,
+			approximateDown: 60, checkTierDiffers: true, tierMayDiffer: true},
+		{why: "12 min", down: down1("2026-03-08 03:00:00", "2026-03-08 03:12:00"), counted: 720, uptime: 99.9731, tier: 10, amount: 2232, approximateDown: 60},
+	}},
+	{"calendar-month", []edgeCase{
+		// "单实例服务周期总分钟数:按照单实例服务周期内的总天数╳24╳60", the cycle
+		// "一个自然月": 300 min down is (44,640 − 300) / 44,640 = 99.327957 %, 10
+		// %, whether delivered on 16 March at 12:00 (charged 372 h, 11,160.00,
+		// 10 % = 1,116.00) or before the month (2,232.00).
+		{why: "delivered 16 March 12:00", delivered: "2026-03-16 12:00:00", down: down1("2026-03-20 03:00:00", "2026-03-20 08:00:00"),
+			counted: 18000, uptime: 99.328, tier: 10, amount: 1116, charge: 11160, denominator: 2678400},
+		{why: "delivered before", down: down1("2026-03-20 03:00:00", "2026-03-20 08:00:00"), counted: 18000, uptime: 99.328, tier: 10, amount: 2232, denominator: 2678400},
+	}},
+	{"across-month-end", []edgeCase{
+		// The minute on the whole outage: 23:59:30 to 00:00:30 counts, 30 s
+		// in each month (March 99.998880 %); 59 s across counts nothing.
+		{why: "60 s across: March's 30 s", down: down1("2026-03-31 23:59:30", "2026-04-01 00:00:30"), counted: 30, uptime: 99.9989, tier: 0, amount: 0},
+		{why: "59 s across: nothing", down: down1("2026-03-31 23:59:30", "2026-04-01 00:00:29"), counted: 0, uptime: 100, tier: 0, amount: 0},
+	}},
+	{"tiers", []edgeCase{
+		// 446 min: 10 %, 2,232.00; 447: 25 %, 5,580.00; 2,232: 95.0000 %, 25 %;
+		// 2,233: 100 %, 22,320.00.
+		{why: "446 min: 10 %", down: down1("2026-03-08 03:00:00", "2026-03-08 10:26:00"), counted: 26760, uptime: 99.0009, tier: 10, amount: 2232},
+		{why: "447 min: 25 %", down: down1("2026-03-08 03:00:00", "2026-03-08 10:27:00"), counted: 26820, uptime: 98.9987, tier: 25, amount: 5580},
+		{why: "2,232 min: 25 %", down: down1("2026-03-05 00:00:00", "2026-03-06 13:12:00"), counted: 133920, uptime: 95, tier: 25, amount: 5580},
+		{why: "2,233 min: 100 %", down: down1("2026-03-05 00:00:00", "2026-03-06 13:13:00"), counted: 133980, uptime: 94.9978, tier: 100, amount: 22320},
+	}},
+	{"maintenance-not-stated", []edgeCase{
+		// The pack states no maintenance exclusion (the text read names none):
+		// 30 min inside an announced window count, 99.932796 %, 10 %,
+		// 2,232.00; a window with nothing down in it leaves the month whole.
+		{why: "announced window", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
+			down: down1("2026-03-10 01:00:00", "2026-03-10 01:30:00"), counted: 1800, uptime: 99.9328, tier: 10, amount: 2232},
+		{why: "no window", down: down1("2026-03-10 01:00:00", "2026-03-10 01:30:00"), counted: 1800, uptime: 99.9328, tier: 10, amount: 2232},
+		{why: "window, nothing down in it", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
+			down: down1("2026-03-12 01:00:00", "2026-03-12 01:30:00"), counted: 1800, uptime: 99.9328, tier: 10, amount: 2232, denominator: 2678400},
+	}},
+	{"claim-from-incident", []edgeCase{
+		// "within 30 days of incident": from the first counted outage's start:
+		// 8 March 03:00 → 7 April 03:00; 20 March 10:00 → 19 April 10:00.
+		{why: "8 March", down: down1("2026-03-08 03:00:00", "2026-03-08 03:12:00"), counted: 720, uptime: 99.9731, tier: 10, amount: 2232, deadline: "2026-04-07T03:00:00+08:00"},
+		{why: "20 March", down: down1("2026-03-20 10:00:00", "2026-03-20 10:12:00"), counted: 720, uptime: 99.9731, tier: 10, amount: 2232, deadline: "2026-04-19T10:00:00+08:00"},
+	}},
+}
+
+// GPUhub network failures (gpuhub-network.yaml), UTC: one GPU at 0.50 USD
+// an hour, March's charge 372.00. No target: every counted minute earns.
+var gpuhubEdges = []edge{
+	{"credit-rounding", []edgeCase{
+		// "Total duration of the anomaly (in minutes) * 1.5, rounded up to the
+		// nearest hour … Duration (hours) * Instance Unit Price": 40 min × 1.5
+		// = 60 min, one hour, 0.50; 41 min × 1.5 = 61.5 min, two hours, 1.00.
+		{why: "40 min: one hour", down: down1("2026-03-08 03:00:00", "2026-03-08 03:40:00"), counted: 2400, uptime: 99.9104, tier: 0, amount: 0.5},
+		{why: "41 min: two hours", down: down1("2026-03-08 03:00:00", "2026-03-08 03:41:00"), counted: 2460, uptime: 99.9082, tier: 0, amount: 1},
+	}},
+	{"per-anomaly", []edgeCase{
+		// Rounded per anomaly: one of 40 min is one hour, 0.50; two of 20 min
+		// are 30 min each, an hour each, 1.00.
+		{why: "one 40 min", down: down1("2026-03-08 03:00:00", "2026-03-08 03:40:00"), counted: 2400, uptime: 99.9104, tier: 0, amount: 0.5},
+		{why: "two 20 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:20:00"}, {"2026-03-09 03:00:00", "2026-03-09 03:20:00"}}, counted: 2400, uptime: 99.9104, tier: 0, amount: 1},
+	}},
+	{"no-cap", []edgeCase{
+		// No cap is published: 20 days, 28,800 min × 1.5 = 720 h, 360.00 (35.483871 %);
+		// 25 days, 54,000 min = 900 h, 450.00, above the month's 372.00 and
+		// kept (19.354839 %).
+		{why: "20 days", down: down1("2026-03-02 00:00:00", "2026-03-22 00:00:00"), counted: 1728000, uptime: 35.4839, tier: 0, amount: 360},
+		{why: "25 days", down: down1("2026-03-02 00:00:00", "2026-03-27 00:00:00"), counted: 2160000, uptime: 19.3548, tier: 0, amount: 450},
+	}},
+	{"unavailable", []edgeCase{
+		// "Network anomalies in the instance": unreachable earns; a GPU lost on
+		// a reachable instance earns nothing here.
+		{why: "unreachable 40 min", down: down1("2026-03-08 03:00:00", "2026-03-08 03:40:00"), counted: 2400, uptime: 99.9104, tier: 0, amount: 0.5},
+		{why: "GPU lost 40 min, reachable", lost: down1("2026-03-08 03:00:00", "2026-03-08 03:40:00"), counted: 0, uptime: 100, tier: 0, amount: 0},
+	}},
+	{"across-month-end", []edgeCase{
+		// One anomaly from 31 March 23:40 to 1 April 00:20, 40 min: 20 min in
+		// each month's figures (March 99.955197 %, April 99.953704 %) and one
+		// hour of voucher, 0.50, in April, where it ended.
+		{why: "March: no voucher", down: down1("2026-03-31 23:40:00", "2026-04-01 00:20:00"), counted: 1200, uptime: 99.9552, tier: 0, amount: 0},
+		{why: "April: the anomaly's hour", month: 4, down: down1("2026-03-31 23:40:00", "2026-04-01 00:20:00"), counted: 1200, uptime: 99.9537, tier: 0, amount: 0.5},
+	}},
+	{"no-maintenance", []edgeCase{
+		// The page names no maintenance exclusion: 40 min down inside an
+		// announced window earn the hour, 0.50, as they would without it.
+		{why: "announced window", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
+			down: down1("2026-03-10 01:00:00", "2026-03-10 01:40:00"), counted: 2400, uptime: 99.9104, tier: 0, amount: 0.5},
+		{why: "no window", down: down1("2026-03-10 01:00:00", "2026-03-10 01:40:00"), counted: 2400, uptime: 99.9104, tier: 0, amount: 0.5},
+	}},
+	{"claim-window", []edgeCase{
+		// No window is published: 30 days after the month (assumption).
+		{why: "March", down: down1("2026-03-08 03:00:00", "2026-03-08 03:40:00"), counted: 2400, uptime: 99.9104, tier: 0, amount: 0.5, deadline: "2026-05-01T00:00:00Z"},
+		{why: "April", month: 4, down: down1("2026-04-08 03:00:00", "2026-04-08 03:40:00"), counted: 2400, uptime: 99.9074, tier: 0, amount: 0.5, deadline: "2026-05-31T00:00:00Z"},
+	}},
+}
+
+// hosted·ai GPU instances (hostedai-gpu.yaml), UTC: one GPU at 2.49 USD an
+// hour, March's charge 1,852.56; the month's minutes the denominator;
+// downtime counted from the renter's ticket.
+var hostedaiEdges = []edge{
+	{"target", []edgeCase{
+		// 99.9 % of 44,640 min: 44 min from the ticket, 99.901434 %, met; 45,
+		// 99.899194 %, 10 %, 185.26.
+		{why: "44 min: met", down: down1("2026-03-08 03:00:00", "2026-03-08 03:44:00"), tickets: []string{"2026-03-08 03:00:00"}, counted: 2640, uptime: 99.9014, tier: 0, amount: 0},
+		{why: "45 min: 10 %", down: down1("2026-03-08 03:00:00", "2026-03-08 03:45:00"), tickets: []string{"2026-03-08 03:00:00"}, counted: 2700, uptime: 99.8992, tier: 10, amount: 185.26},
+	}},
+	{"unavailable", []edgeCase{
+		// "your GPU instance is completely unavailable and you cannot: SSH
+		// into your instance …": unreachable 45 min from the ticket, 10 %; a
+		// GPU lost on an instance that answers is no downtime here.
+		{why: "unreachable 45 min", down: down1("2026-03-08 03:00:00", "2026-03-08 03:45:00"), tickets: []string{"2026-03-08 03:00:00"}, counted: 2700, uptime: 99.8992, tier: 10, amount: 185.26},
+		{why: "GPU lost 45 min, reachable", lost: down1("2026-03-08 03:00:00", "2026-03-08 03:45:00"), tickets: []string{"2026-03-08 03:00:00"}, counted: 0, uptime: 100, tier: 0, amount: 0},
+	}},
+	{"notice-clock", []edgeCase{
+		// "We measure downtime from when we confirm an issue (either through
+		// our monitoring or your support ticket)": an hour down, the ticket at
+		// 03:20: 40 min (99.910394 %); no ticket: nothing the renter can show.
+		{why: "ticket 20 min in", down: down1("2026-03-08 03:00:00", "2026-03-08 04:00:00"), tickets: []string{"2026-03-08 03:20:00"}, counted: 2400, uptime: 99.9104, tier: 0, amount: 0},
+		{why: "no ticket", down: down1("2026-03-08 03:00:00", "2026-03-08 04:00:00"), counted: 0, uptime: 100, tier: 0, amount: 0},
+	}},
+	{"calendar-month", []edgeCase{
+		// "(minutes − downtime minutes) / minutes" of the month: 300 min down,
+		// (44,640 − 300) / 44,640 = 99.327957 %, 10 %, whether delivered on 16
+		// March at 12:00 (charged 372 h: 926.28, 10 % = 92.63) or before the
+		// month (185.26); by the service period from the 16th at noon it would
+		// be 98.655914 %, the 25 % tier.
+		{why: "delivered 16 March 12:00", delivered: "2026-03-16 12:00:00", down: down1("2026-03-20 03:00:00", "2026-03-20 08:00:00"), tickets: []string{"2026-03-20 03:00:00"},
+			counted: 18000, uptime: 99.328, tier: 10, amount: 92.63, charge: 926.28, denominator: 2678400},
+		{why: "delivered before", down: down1("2026-03-20 03:00:00", "2026-03-20 08:00:00"), tickets: []string{"2026-03-20 03:00:00"},
+			counted: 18000, uptime: 99.328, tier: 10, amount: 185.26, denominator: 2678400},
+	}},
+	{"maintenance", []edgeCase{
+		// "scheduled maintenance notified at least 48 hours in advance": a
+		// window on 10 March 00:00 announced on the 8th at 00:00 excuses the 45
+		// min down in it; announced at 00:01, 47 h 59 min ahead, it does not:
+		// 45 min, 99.899194 %, 10 %. The month keeps its minutes
+		// ("Total Minutes in Month"): a window with nothing down in it moves
+		// nothing, 45 min outside it read 99.899194 % over 2,678,400 s.
+		{why: "48 h ahead", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-08 00:00:00"}},
+			down: down1("2026-03-10 01:00:00", "2026-03-10 01:45:00"), tickets: []string{"2026-03-10 01:00:00"}, counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "47 h 59 min ahead", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-08 00:01:00"}},
+			down: down1("2026-03-10 01:00:00", "2026-03-10 01:45:00"), tickets: []string{"2026-03-10 01:00:00"}, counted: 2700, uptime: 99.8992, tier: 10, amount: 185.26},
+		{why: "window, nothing down in it", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-08 00:00:00"}},
+			down: down1("2026-03-12 01:00:00", "2026-03-12 01:45:00"), tickets: []string{"2026-03-12 01:00:00"}, counted: 2700, uptime: 99.8992, tier: 10, amount: 185.26,
+			denominator: 2678400},
+	}},
+	{"across-month-end", []edgeCase{
+		// 31 March 23:50 to 1 April 00:10, the ticket at 23:50: 600 s in
+		// each month, (2,678,400 − 600) / 2,678,400 = 99.977599 % in March,
+		// (2,592,000 − 600) / 2,592,000 = 99.976852 % in April.
+		{why: "March's 10 min", down: down1("2026-03-31 23:50:00", "2026-04-01 00:10:00"), tickets: []string{"2026-03-31 23:50:00"}, counted: 600, uptime: 99.9776, tier: 0, amount: 0},
+		{why: "April's 10 min", month: 4, down: down1("2026-03-31 23:50:00", "2026-04-01 00:10:00"), tickets: []string{"2026-03-31 23:50:00"}, counted: 600, uptime: 99.9769, tier: 0, amount: 0},
+	}},
+	{"tiers", []edgeCase{
+		// 446 min: 10 %, 185.26; 447: 25 %, 463.14; 2,232: 95.0000 %, 25 %;
+		// 2,233: 50 %, 926.28.
+		{why: "446 min: 10 %", down: down1("2026-03-08 03:00:00", "2026-03-08 10:26:00"), tickets: []string{"2026-03-08 03:00:00"}, counted: 26760, uptime: 99.0009, tier: 10, amount: 185.26},
+		{why: "447 min: 25 %", down: down1("2026-03-08 03:00:00", "2026-03-08 10:27:00"), tickets: []string{"2026-03-08 03:00:00"}, counted: 26820, uptime: 98.9987, tier: 25, amount: 463.14},
+		{why: "2,232 min: 25 %", down: down1("2026-03-05 00:00:00", "2026-03-06 13:12:00"), tickets: []string{"2026-03-05 00:00:00"}, counted: 133920, uptime: 95, tier: 25, amount: 463.14},
+		{why: "2,233 min: 50 %", down: down1("2026-03-05 00:00:00", "2026-03-06 13:13:00"), tickets: []string{"2026-03-05 00:00:00"}, counted: 133980, uptime: 94.9978, tier: 50, amount: 926.28},
+	}},
+	{"cap", []edgeCase{
+		// "at most 50 % of the month's charges": the 50 % tier is the cap,
+		// 926.28; ten days down is still 926.28.
+		{why: "2,233 min", down: down1("2026-03-05 00:00:00", "2026-03-06 13:13:00"), tickets: []string{"2026-03-05 00:00:00"}, counted: 133980, uptime: 94.9978, tier: 50, amount: 926.28},
+		{why: "ten days", down: down1("2026-03-05 00:00:00", "2026-03-15 00:00:00"), tickets: []string{"2026-03-05 00:00:00"}, counted: 864000, uptime: 67.7419, tier: 50, amount: 926.28},
+	}},
+	{"claim-window", []edgeCase{
+		// Not in the text read: 30 days after the month (assumption).
+		{why: "March", down: down1("2026-03-08 03:00:00", "2026-03-08 03:45:00"), tickets: []string{"2026-03-08 03:00:00"}, counted: 2700, uptime: 99.8992, tier: 10, amount: 185.26, deadline: "2026-05-01T00:00:00Z"},
+		{why: "April", month: 4, down: down1("2026-04-08 03:00:00", "2026-04-08 03:45:00"), tickets: []string{"2026-04-08 03:00:00"}, counted: 2700, uptime: 99.8958, tier: 10, amount: 179.28, deadline: "2026-05-31T00:00:00Z"},
+	}},
+}
+
+// UCloud Compute (ucloud-sdu.yaml), Copenhagen: March 2026 has 743 h
+// (summer time from the 29th), 44,580 min, the denominator whatever the
+// service; one GPU at 10.00 DKK an hour, 7,430.00.
+var ucloudEdges = []edge{
+	{"target", []edgeCase{
+		// ">= 85%": 6,687 min, (44,580 − 6,687) / 44,580 = 85.0000 %, met;
+		// 6,688, 84.997757 %, "80% – < 85%: 10%", 743.00.
+		{why: "6,687 min: met", down: down1("2026-03-05 00:00:00", "2026-03-09 15:27:00"), counted: 401220, uptime: 85, tier: 0, amount: 0},
+		{why: "6,688 min: 10 %", down: down1("2026-03-05 00:00:00", "2026-03-09 15:28:00"), counted: 401280, uptime: 84.9978, tier: 10, amount: 743},
+	}},
+	{"unavailable", []edgeCase{
+		// "loss of connectivity to Instances".
+		{why: "unreachable 10 min", down: down1("2026-03-08 03:00:00", "2026-03-08 03:10:00"), counted: 600, uptime: 99.9776, tier: 0, amount: 0},
+		{why: "GPU lost 10 min, reachable", lost: down1("2026-03-08 03:00:00", "2026-03-08 03:10:00"), counted: 0, uptime: 100, tier: 0, amount: 0},
+	}},
+	{"downtime-period", []edgeCase{
+		// "one or more consecutive minutes … Partial minutes … will not be
+		// counted": 59 s nothing; 60 s one minute ((2,674,800 − 60) / 2,674,800
+		// = 99.997757 %); 4 min 59 s four (99.991027 %).
+		{why: "59 s", down: down1("2026-03-08 03:00:00", "2026-03-08 03:00:59"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "60 s", down: down1("2026-03-08 03:00:00", "2026-03-08 03:01:00"), counted: 60, uptime: 99.9978, tier: 0, amount: 0},
+		{why: "4 min 59 s", down: down1("2026-03-08 03:00:00", "2026-03-08 03:04:59"), counted: 240, uptime: 99.991, tier: 0, amount: 0},
+	}},
+	{"calendar-month", []edgeCase{
+		// "total number of minutes in a month": delivered on the 16th at 12:00
+		// (charged 371 h, summer time from the 29th: 3,710.00) or before, 60 h
+		// down read (44,580 − 3,600) / 44,580 = 91.924630 % over the month's
+		// 2,674,800 s; by the service period from the 16th at noon it would
+		// read 83.8 %, the 10 % tier.
+		{why: "delivered 16 March 12:00", delivered: "2026-03-16 12:00:00", down: down1("2026-03-20 00:00:00", "2026-03-22 12:00:00"), counted: 216000, uptime: 91.9246, tier: 0, amount: 0,
+			charge: 3710, denominator: 2674800},
+		{why: "delivered before", down: down1("2026-03-20 00:00:00", "2026-03-22 12:00:00"), counted: 216000, uptime: 91.9246, tier: 0, amount: 0, denominator: 2674800},
+	}},
+	{"no-maintenance", []edgeCase{
+		// The text read names no maintenance exclusion (the file has no
+		// maintenance section: none excluded): 30 min inside an announced
+		// window count, (2,674,800 − 1,800) / 2,674,800 = 99.932705 %; a window
+		// with nothing down in it leaves the month's 2,674,800 s whole.
+		{why: "announced window", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
+			down: down1("2026-03-10 01:00:00", "2026-03-10 01:30:00"), counted: 1800, uptime: 99.9327, tier: 0, amount: 0},
+		{why: "window, nothing down in it", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
+			down: down1("2026-03-12 01:00:00", "2026-03-12 01:30:00"), counted: 1800, uptime: 99.9327, tier: 0, amount: 0, denominator: 2674800},
+	}},
+	{"across-month-end", []edgeCase{
+		// The whole period: 31 March 23:59:30 to 1 April 00:00:30 (+02:00) is a
+		// minute, 30 s each side (March 99.998878 %, April 99.998843 %).
+		{why: "March's 30 s", down: down1("2026-03-31 23:59:30", "2026-04-01 00:00:30"), counted: 30, uptime: 99.9989, tier: 0, amount: 0},
+		{why: "April's 30 s", month: 4, down: down1("2026-03-31 23:59:30", "2026-04-01 00:00:30"), counted: 30, uptime: 99.9988, tier: 0, amount: 0},
+	}},
+	{"tiers", []edgeCase{
+		// 8,916 min: 80.0000 %, 10 %; 8,917: 79.997757 %, 25 %, 1,857.50; 11,145:
+		// 75.0000 %, 25 %; 11,146: 74.997757 %, 50 %, 3,715.00.
+		{why: "8,916 min: 10 %", down: down1("2026-03-02 00:00:00", "2026-03-08 04:36:00"), counted: 534960, uptime: 80, tier: 10, amount: 743},
+		{why: "8,917 min: 25 %", down: down1("2026-03-02 00:00:00", "2026-03-08 04:37:00"), counted: 535020, uptime: 79.9978, tier: 25, amount: 1857.5},
+		{why: "11,145 min: 25 %", down: down1("2026-03-02 00:00:00", "2026-03-09 17:45:00"), counted: 668700, uptime: 75, tier: 25, amount: 1857.5},
+		{why: "11,146 min: 50 %", down: down1("2026-03-02 00:00:00", "2026-03-09 17:46:00"), counted: 668760, uptime: 74.9978, tier: 50, amount: 3715},
+	}},
+	{"claim-window", []edgeCase{
+		// Not in the text read: 30 days after the month (assumption).
+		{why: "March", down: down1("2026-03-05 00:00:00", "2026-03-09 15:28:00"), counted: 401280, uptime: 84.9978, tier: 10, amount: 743, deadline: "2026-05-01T00:00:00+02:00"},
+		{why: "April", month: 4, down: down1("2026-04-05 00:00:00", "2026-04-09 12:01:00"), counted: 388860, uptime: 84.9977, tier: 10, amount: 720, deadline: "2026-05-31T00:00:00+02:00"},
+	}},
+}
+
+// Yandex Compute Cloud, a single VM (yandex-compute-vm.yaml), Moscow: one
+// GPU at 3.00 USD an hour, March's charge 2,232.00.
+var yandexEdges = []edge{
+	{"target", []edgeCase{
+		// "Service Level: 99.95%": 22 min, 99.950717 %, met; 23, 99.948477 %,
+		// 10 %, 223.20.
+		{why: "22 min: met", down: down1("2026-03-08 03:00:00", "2026-03-08 03:22:00"), counted: 1320, uptime: 99.9507, tier: 0, amount: 0},
+		{why: "23 min: 10 %", down: down1("2026-03-08 03:00:00", "2026-03-08 03:23:00"), counted: 1380, uptime: 99.9485, tier: 10, amount: 223.2},
+	}},
+	{"unavailable", []edgeCase{
+		// "Loss of connectivity or a boot disk of a Virtual Machine": the probe
+		// measures connectivity.
+		{why: "unreachable 10 min", down: down1("2026-03-08 03:00:00", "2026-03-08 03:10:00"), counted: 600, uptime: 99.9776, tier: 0, amount: 0},
+		{why: "GPU lost 10 min, reachable", lost: down1("2026-03-08 03:00:00", "2026-03-08 03:10:00"), counted: 0, uptime: 100, tier: 0, amount: 0},
+	}},
+	{"tiers", []edgeCase{
+		// "< 99.95%-99.00%: 10.0%; < 99.00%-95.00%: 15.0%; less than 95.00%:
+		// 30.0%": 446 min 10 %, 223.20; 447, 15 %, 334.80; 2,232, 95.0000 %, 15 %;
+		// 2,233, 30 %, 669.60.
+		{why: "446 min: 10 %", down: down1("2026-03-08 03:00:00", "2026-03-08 10:26:00"), counted: 26760, uptime: 99.0009, tier: 10, amount: 223.2},
+		{why: "447 min: 15 %", down: down1("2026-03-08 03:00:00", "2026-03-08 10:27:00"), counted: 26820, uptime: 98.9987, tier: 15, amount: 334.8},
+		{why: "2,232 min: 15 %", down: down1("2026-03-05 00:00:00", "2026-03-06 13:12:00"), counted: 133920, uptime: 95, tier: 15, amount: 334.8},
+		{why: "2,233 min: 30 %", down: down1("2026-03-05 00:00:00", "2026-03-06 13:13:00"), counted: 133980, uptime: 94.9978, tier: 30, amount: 669.6},
+	}},
+	{"cap", []edgeCase{
+		// "Compensation amount … will, under no circumstances, exceed the total
+		// cost of the Service usage": the 30 % tier is 669.60, within it.
+		{why: "2,233 min: 30 %", down: down1("2026-03-05 00:00:00", "2026-03-06 13:13:00"), counted: 133980, uptime: 94.9978, tier: 30, amount: 669.6},
+		{why: "ten days: 30 %", down: down1("2026-03-05 00:00:00", "2026-03-15 00:00:00"), counted: 864000, uptime: 67.7419, tier: 30, amount: 669.6},
+	}},
+	{"no-maintenance", []edgeCase{
+		// Neither text read names a maintenance exclusion: 30 min inside an
+		// announced window count, 99.932796 %, 10 %, 223.20; a window with
+		// nothing down in it leaves the month whole.
+		{why: "announced window", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
+			down: down1("2026-03-10 01:00:00", "2026-03-10 01:30:00"), counted: 1800, uptime: 99.9328, tier: 10, amount: 223.2},
+		{why: "no window", down: down1("2026-03-10 01:00:00", "2026-03-10 01:30:00"), counted: 1800, uptime: 99.9328, tier: 10, amount: 223.2},
+		{why: "window, nothing down in it", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
+			down: down1("2026-03-12 01:00:00", "2026-03-12 01:30:00"), counted: 1800, uptime: 99.9328, tier: 10, amount: 223.2, denominator: 2678400},
+	}},
+	{"across-month-end", []edgeCase{
+		// To the second, each second in its month (Moscow): 31 March
+		// 23:59:00 to 1 April 00:01:00 is 60 s in March (99.997760 %) and 60
+		// s in April (99.997685 %).
+		{why: "March's 60 s", down: down1("2026-03-31 23:59:00", "2026-04-01 00:01:00"), counted: 60, uptime: 99.9978, tier: 0, amount: 0},
+		{why: "April's 60 s", month: 4, down: down1("2026-03-31 23:59:00", "2026-04-01 00:01:00"), counted: 60, uptime: 99.9977, tier: 0, amount: 0},
+	}},
+	{"mid-day-delivery", []edgeCase{
+		// The VM's Accrual Period from its delivery (the pack's reading: the
+		// texts read define no denominator). Delivered 16 March 12:00: 1,339,200
+		// s; 12 min down, (1,339,200 − 720) / 1,339,200 = 99.946237 %, 10 % of
+		// 372 h × 3.00 = 1,116.00, 111.60. In service the whole month the same
+		// 12 min read 99.973118 %, met.
+		{why: "delivered 16 March 12:00", delivered: "2026-03-16 12:00:00", down: down1("2026-03-20 03:00:00", "2026-03-20 03:12:00"), counted: 720, uptime: 99.9462, tier: 10, amount: 111.6,
+			charge: 1116, denominator: 1339200},
+		{why: "the whole month", down: down1("2026-03-20 03:00:00", "2026-03-20 03:12:00"), counted: 720, uptime: 99.9731, tier: 0, amount: 0, denominator: 2678400},
+	}},
+	{"claim-window", []edgeCase{
+		// Not in the texts read: 14 days after the month (assumption).
+		{why: "March", down: down1("2026-03-08 03:00:00", "2026-03-08 03:23:00"), counted: 1380, uptime: 99.9485, tier: 10, amount: 223.2, deadline: "2026-04-15T00:00:00+03:00"},
+		{why: "April", month: 4, down: down1("2026-04-08 03:00:00", "2026-04-08 03:23:00"), counted: 1380, uptime: 99.9468, tier: 10, amount: 216, deadline: "2026-05-15T00:00:00+03:00"},
+	}},
+}
+
+func init() {
+	packEdges["aws-ec2-instance"] = awsEdges
+	packEdges["gce-single-instance"] = gceEdges
+	packEdges["alibaba-ecs"] = alibabaEdges
+	packEdges["gpuhub-network"] = gpuhubEdges
+	packEdges["hostedai-gpu"] = hostedaiEdges
+	packEdges["ucloud-sdu"] = ucloudEdges
+	packEdges["yandex-compute-vm"] = yandexEdges
+}
