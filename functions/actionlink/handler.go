@@ -167,15 +167,15 @@ func (h *Handler) verify(w http.ResponseWriter, r *http.Request, q url.Values) (
 // subjectOf reads the node and incident a verified link names; false when
 // either is unknown or the incident is not one a replacement is asked for.
 func (h *Handler) subjectOf(ctx context.Context, l Link) (subject, bool) {
-	st := h.desk.Service().Store()
-	n, err := st.GetNode(ctx, l.Node)
+	svc := h.desk.Service()
+	n, err := svc.Node(ctx, l.Node)
 	if err != nil {
 		if !errors.Is(err, store.ErrNotFound) {
 			h.log.Error("action link: read node", "node", l.Node, "err", err)
 		}
 		return subject{}, false
 	}
-	inc, err := st.GetIncident(ctx, l.Node, l.IncidentID)
+	inc, err := svc.Incident(ctx, l.Node, l.IncidentID)
 	if err != nil || !notify.WantsReplacement(inc.Kind) {
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			h.log.Error("action link: read incident", "node", l.Node, "incident", l.IncidentID, "err", err)

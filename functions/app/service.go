@@ -1,9 +1,13 @@
 // Package app is the backend's application: the node registry, ingest of
 // signed batches, live state evaluation through the SLA engine
-// (sla/incident), the watchdog, and the decisions of what to alert. It owns
-// the interfaces of what it needs from outside — Store, Notifier, Clock,
-// SecretBox — which infra/… implement; the Lambdas and `gpusla serve` call
-// the same Service, so both run one behaviour.
+// (sla/incident), the watchdog, and the decisions of what to alert. The
+// storage and notification ports it needs (infra/store's Store and its role
+// interfaces, infra/notify's Notifier) sit below it, where the adapters
+// implement them; Clock and SecretBox it declares itself. Handlers (the HTTP
+// API, Slack, the action link) reach records only through the Service —
+// its use cases for every change, read.go for what they show — never the
+// store itself. The Lambdas and `gpusla serve` call the same Service, so both
+// run one behaviour.
 //
 // On the path of one observation (docs/architecture.md) the application is steps 6 and 7: ingest
 // accepts a batch (authenticate, decode, place in the chain, judge, store, effects) and the live
@@ -177,9 +181,6 @@ func (s *Service) Thresholds(n store.Node) incident.Thresholds {
 	return incident.Thresholds{Grace: n.Grace, FailureThreshold: terms.DefaultFailureThreshold,
 		SuccessThreshold: terms.DefaultSuccessThreshold, Definitive: incident.DefaultDefinitive}
 }
-
-// Store returns the service's store (for export and tools).
-func (s *Service) Store() store.Store { return s.store }
 
 // Now is the service clock's time, in UTC.
 func (s *Service) Now() time.Time { return s.clock.Now().UTC() }

@@ -46,19 +46,23 @@ func (s *Service) Tickets(book TermsBook) (*TicketDesk, error) {
 	return &TicketDesk{svc: s, store: ts, book: book, log: s.log}, nil
 }
 
-// Store returns the desk's store.
-func (d *TicketDesk) Store() store.TicketStore { return d.store }
+// ClaimOnce records key as used until expires; store.ErrExists if it is
+// already, unexpired. A Slack request's signature is claimed so that a
+// replay of the request is refused.
+func (d *TicketDesk) ClaimOnce(ctx context.Context, key string, expires time.Time) error {
+	return d.store.ClaimOnce(ctx, key, expires)
+}
 
 // Service returns the application service the desk belongs to.
 func (d *TicketDesk) Service() *Service { return d.svc }
 
-// Terms returns the loaded contract terms.
 // Contract looks up one contract's terms in the installed book.
 func (d *TicketDesk) Contract(id string) (*terms.Terms, bool) {
 	tm, ok := d.Terms()[id]
 	return tm, ok
 }
 
+// Terms returns the loaded contract terms.
 func (d *TicketDesk) Terms() TermsBook { return d.book }
 
 // WarnFraction is the share of a target's allowance after which the

@@ -148,7 +148,7 @@ func (a *API) maintenance(w http.ResponseWriter, r *http.Request, _ store.APIKey
 	if !ok {
 		return
 	}
-	ms, err := a.svc.Store().ListMaintenance(r.Context(), from, to)
+	ms, err := a.svc.Maintenance(r.Context(), from, to)
 	if err != nil {
 		a.appErr(w, "list maintenance", err)
 		return

@@ -207,7 +207,7 @@ type DeliveryView struct {
 }
 
 func (a *API) nodes(w http.ResponseWriter, r *http.Request, _ store.APIKey) {
-	nodes, err := a.svc.Store().ListNodes(r.Context())
+	nodes, err := a.svc.Nodes(r.Context())
 	if err != nil {
 		a.log.Error("list nodes", "err", err)
 		writeErr(w, http.StatusInternalServerError, "internal error", "")
@@ -232,7 +232,7 @@ func (a *API) nodeView(r *http.Request, n store.Node) (NodeView, error) {
 	v := NodeView{ID: n.ID, Provider: n.Provider, Contract: n.Contract, GPUModel: n.GPUModel, GPUCount: n.GPUCount, Demo: n.Demo,
 		OrderedAt: n.OrderedAt, ReleasedAt: n.ReleasedAt, InService: !n.Released(now),
 		ReleaseRecordedAt: n.ReleaseRecordedAt, ReleaseRecordedBy: n.ReleaseRecordedBy, ReleaseOverride: n.ReleaseOverride}
-	st, err := a.svc.Store().GetState(r.Context(), n.ID)
+	st, err := a.svc.NodeState(r.Context(), n.ID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		st = store.NodeState{AcceptanceKnown: true}

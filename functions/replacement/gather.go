@@ -73,17 +73,26 @@ type Evidence struct {
 	AsOf    time.Time `json:"as_of"`
 }
 
+// Records is what Gather reads: the node, its incidents and its stored
+// batches, through the application's reads (*app.Service).
+type Records interface {
+	Node(ctx context.Context, id string) (store.Node, error)
+	Incident(ctx context.Context, node, id string) (store.Incident, error)
+	Incidents(ctx context.Context, node string, from, to time.Time) ([]store.Incident, error)
+	Batches(ctx context.Context, node string, fromSeq, toSeq uint64) ([]store.BatchRecord, error)
+}
+
 // Gather reads the evidence for a replacement of node's machine because of
 // incident id ("" picks the newest open incident of a Kinds kind).
-func Gather(ctx context.Context, st store.Store, node, id string, now time.Time) (*Evidence, error) {
-	n, err := st.GetNode(ctx, node)
+func Gather(ctx context.Context, st Records, node, id string, now time.Time) (*Evidence, error) {
+	n, err := st.Node(ctx, node)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, app.Errorf(app.EInvalid, "node", "no node %q is registered", node)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("replacement: node %s: %w", node, err)
 	}
-	incs, err := st.ListIncidents(ctx, node, n.OrderedAt.Add(-24*time.Hour), now.Add(time.Minute))
+	incs, err := st.Incidents(ctx, node, n.OrderedAt.Add(-24*time.Hour), now.Add(time.Minute))
 	if err != nil {
 		return nil, fmt.Errorf("replacement: incidents of %s: %w", node, err)
 	}
@@ -106,7 +115,7 @@ func Gather(ctx context.Context, st store.Store, node, id string, now time.Time)
 		}
 		ev.Incident = *pick
 	} else {
-		inc, err := st.GetIncident(ctx, node, id)
+		inc, err := st.Incident(ctx, node, id)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, app.Errorf(app.EInvalid, "incident", "node %s has no incident %q", node, id)
 		}
@@ -130,8 +139,8 @@ type decoded struct {
 	batch *wire.Batch
 }
 
-func (ev *Evidence) readBatches(ctx context.Context, st store.Store) error {
-	recs, err := st.ListBatches(ctx, ev.Node.ID, 0, math.MaxUint64)
+func (ev *Evidence) readBatches(ctx context.Context, st Records) error {
+	recs, err := st.Batches(ctx, ev.Node.ID, 0, math.MaxUint64)
 	if err != nil {
 		return fmt.Errorf("replacement: batches of %s: %w", ev.Node.ID, err)
 	}

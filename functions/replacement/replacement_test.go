@@ -103,7 +103,7 @@ func (e *env) failingNode() {
 
 func (e *env) incident(kind string) store.Incident {
 	e.t.Helper()
-	incs, err := e.svc.Store().ListIncidents(e.t.Context(), "gz-h200-01", t0.Add(-time.Hour), e.clock.Now())
+	incs, err := e.svc.Incidents(e.t.Context(), "gz-h200-01", t0.Add(-time.Hour), e.clock.Now())
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -64,7 +64,7 @@ func (q *Requester) Request(ctx context.Context, r Request) (*Result, error) {
 	}
 	svc := q.Desk.Service()
 	now := svc.Now()
-	ev, err := Gather(ctx, svc.Store(), r.Node, r.IncidentID, now)
+	ev, err := Gather(ctx, svc, r.Node, r.IncidentID, now)
 	if err != nil {
 		return nil, err
 	}

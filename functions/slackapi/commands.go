@@ -173,10 +173,9 @@ func (h *Handler) recordedLine(rec app.Recorded) string {
 // status lists nodes (or one), their open incidents and open tickets.
 func (h *Handler) status(ctx context.Context, only string) Message {
 	svc := h.desk.Service()
-	st := svc.Store()
 	var nodes []store.Node
 	if only != "" {
-		n, err := st.GetNode(ctx, only)
+		n, err := svc.Node(ctx, only)
 		if errors.Is(err, store.ErrNotFound) {
 			return Message{Text: chantext.SlackNoNode(only)}
 		}
@@ -186,7 +185,7 @@ func (h *Handler) status(ctx context.Context, only string) Message {
 		nodes = []store.Node{n}
 	} else {
 		var err error
-		if nodes, err = st.ListNodes(ctx); err != nil {
+		if nodes, err = svc.Nodes(ctx); err != nil {
 			return h.failure(err)
 		}
 	}
@@ -203,7 +202,7 @@ func (h *Handler) status(ctx context.Context, only string) Message {
 	for _, n := range nodes {
 		line := chantext.SlackNode{ID: n.ID, Provider: n.Provider, Contract: n.Contract}
 		line.Lang, line.Zone = h.contractWords(n.Contract)
-		if s, err := st.GetState(ctx, n.ID); err == nil {
+		if s, err := svc.NodeState(ctx, n.ID); err == nil {
 			line.Heard, line.Ago = true, now.Sub(s.LastReceivedAt).Round(time.Second)
 			if g := s.Eval.Unreachable; g != nil {
 				line.Unreachable = g.Since

@@ -168,7 +168,7 @@ func categoryFor(incidentKind string) string {
 // defaultPriority is the contract's first (most urgent) priority: an
 // incident alert is the urgent case.
 func (h *Handler) defaultPriority(ctx context.Context, node string) (string, error) {
-	n, err := h.desk.Service().Store().GetNode(ctx, node)
+	n, err := h.desk.Service().Node(ctx, node)
 	if err != nil {
 		return "", fmt.Errorf("node %s: %w", node, err)
 	}

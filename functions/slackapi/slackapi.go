@@ -160,7 +160,7 @@ func (h *Handler) verified(w http.ResponseWriter, r *http.Request) ([]byte, bool
 	}
 	// Only now is the request known to come from Slack; refuse a replay of
 	// it (the same signature again) inside the window it would still verify.
-	err = h.desk.Store().ClaimOnce(r.Context(), replayKey(sig), h.desk.Service().Now().Add(replayWindow))
+	err = h.desk.ClaimOnce(r.Context(), replayKey(sig), h.desk.Service().Now().Add(replayWindow))
 	if errors.Is(err, store.ErrExists) {
 		h.refuse(w, r, http.StatusUnauthorized, "replayed request")
 		return nil, false

@@ -53,7 +53,9 @@ const (
 // Days is how many days of uptime bars and incident history the page shows.
 const Days = 90
 
-// Nodes is what the page reads about nodes (app.Store satisfies it).
+// Nodes is what the page reads about nodes: a read-only role the stores
+// (infra/store/bolt, infra/store/dynamo) satisfy, so the page can show
+// nothing it could change.
 type Nodes interface {
 	ListNodes(ctx context.Context) ([]store.Node, error)
 	GetState(ctx context.Context, node string) (store.NodeState, error)

@@ -1,25 +1,29 @@
 #!/usr/bin/env bash
-# The event log's decoder and the monthly report, old build against new,
-# on two quiet cores: the runs behind docs/BENCHMARKS.md "Event log decode".
-# From the repository root, with two test binaries of functions/document
-# built beforehand (CGO_ENABLED=0 go test -c -o DIR/{old,new}.test):
+# The event log's decoder and the monthly report, builds against each other
+# on quiet cores: the runs behind docs/BENCHMARKS.md "event log decode".
+# From the repository root, with test binaries of functions/document built
+# beforehand, one per build (CGO_ENABLED=0 go test -c -o DIR/NAME.test), e.g.
+# old.test (the commit before a change) and new.test:
 #   bash functions/document/bench/decode_run.sh OUTDIR BINDIR [ROUNDS]
-# Each round runs old then new (then new then old), one after the other,
-# pinned to CPUs 2 and 3 (not hyperthread siblings of each other).
+# Each round runs every build once, one after the other, the order rotated
+# from round to round; the decoder on CPU 2 alone, the report on CPUs 2 and 3
+# (not hyperthread siblings of each other on the device machine).
 set -euo pipefail
 out=$1 bin=$(cd "$2" && pwd) rounds=${3:-5}
 mkdir -p "$out"
 cd functions/document
-{ date -u; nproc; grep -m1 'model name' /proc/cpuinfo; cat /sys/devices/system/cpu/cpu2/topology/thread_siblings_list; uptime; } > "$out/machine.txt"
-pin="taskset -c 2,3 env GOMAXPROCS=2"
+builds=()
+for f in "$bin"/*.test; do builds+=("$(basename "$f" .test)"); done
+{ date -u; nproc; grep -m1 'model name' /proc/cpuinfo; cat /sys/devices/system/cpu/cpu2/topology/thread_siblings_list; uptime; echo "builds: ${builds[*]}"; } > "$out/machine.txt"
+n=${#builds[@]}
 for r in $(seq 1 "$rounds"); do
-  order="old new"; (( r % 2 == 0 )) && order="new old"
-  for b in $order; do
+  for i in $(seq 0 $((n - 1))); do
+    b=${builds[$(((i + r) % n))]}
     taskset -c 2 env GOMAXPROCS=1 "$bin/$b.test" -test.run '^$' -test.bench '^BenchmarkDecodeMonth100NodesRuns$' \
       -test.benchmem -test.count 1 -test.cpu 1 >> "$out/decode.$b.txt" 2>&1
-    $pin "$bin/$b.test" -test.run '^$' -test.bench '^BenchmarkMonthlyReport100NodesRuns$' \
+    taskset -c 2,3 env GOMAXPROCS=2 "$bin/$b.test" -test.run '^$' -test.bench '^BenchmarkMonthlyReport100NodesRuns$' \
       -test.benchmem -test.benchtime 3x -test.cpu 2 >> "$out/report.$b.txt" 2>&1
   done
 done
 uptime >> "$out/machine.txt"
-grep -h Benchmark "$out"/*.txt | sort
+for f in "$out"/decode.*.txt "$out"/report.*.txt; do echo "== $(basename "$f")"; grep Benchmark "$f"; done

@@ -1,4 +1,4 @@
-// Package bolt is the embedded, one-file app.Store of `gpusla serve`, on
+// Package bolt is the embedded, one-file store.Store of `gpusla serve`, on
 // go.etcd.io/bbolt. Every record is JSON in a bucket per record type, keyed
 // so that a cursor walks a node's records in the order the store contract
 // promises. Conditional writes are read-compare-write inside one bbolt
@@ -45,7 +45,7 @@ var (
 	allBuckets = [][]byte{bNodes, bState, bBatches, bIncidents, bRuns, bAlerts, bEvidence, bBackend, bMaint}
 )
 
-// Store is the bbolt-backed app.Store.
+// Store is the bbolt-backed store.Store (and its role interfaces).
 type Store struct {
 	db     *bbolt.DB
 	commit *groupCommit

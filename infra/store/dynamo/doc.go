@@ -1,4 +1,4 @@
-// Package dynamo implements app.Store on one DynamoDB table, with
+// Package dynamo implements infra/store's ports on one DynamoDB table, with
 // conditional single-item writes only (no transactions: they cost double and
 // dynalite, the test server, has none).
 //

@@ -31,7 +31,7 @@ type API interface {
 	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
 }
 
-// Store is app.Store on one DynamoDB table.
+// Store is store.Store (and its role interfaces) on one DynamoDB table.
 type Store struct {
 	db    API
 	table string

@@ -1,9 +1,9 @@
-// Package storetest is the one contract test suite every app.Store must
+// Package storetest is the one contract test suite every store.Store must
 // pass: the embedded store (infra/store/bolt) and DynamoDB (infra/store/dynamo) call Run
 // with a constructor of a fresh, empty store.
 //
 //	func TestContract(t *testing.T) {
-//		storetest.Run(t, func(t *testing.T) app.Store { return openFresh(t) })
+//		storetest.Run(t, func(t *testing.T) store.Store { return openFresh(t) })
 //	}
 package storetest
 
