@@ -103,9 +103,19 @@ func add(b *report.Builder, e *events.Event) error {
 // each, and counts them once in the assembling builder, which then reads
 // every registration.
 func (m *month) sharedEvents(ctx context.Context) error {
+	evs, err := m.readShared(ctx)
+	if err != nil {
+		return err
+	}
+	return m.route(evs)
+}
+
+// readShared reads what the month shares, in the export's order, and the
+// nodes to build (m.nodes).
+func (m *month) readShared(ctx context.Context) ([]events.Event, error) {
 	nodes, err := m.bk.Store.ListNodes(ctx)
 	if err != nil {
-		return fmt.Errorf("books: %w", err)
+		return nil, fmt.Errorf("books: %w", err)
 	}
 	var exported []store.Node
 	for _, n := range nodes {
@@ -120,20 +130,20 @@ func (m *month) sharedEvents(ctx context.Context) error {
 	var evs []events.Event
 	collect := func(e *events.Event) error { evs = append(evs, *e); return nil }
 	if err := exportMaintenance(ctx, m.bk.Store, exported, m.from, m.to, collect); err != nil {
-		return err
+		return nil, err
 	}
 	if err := exportBackend(ctx, m.bk.Store, m.from, m.to, collect); err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := ExportTickets(ctx, m.bk.Store, collect); err != nil {
-		return err
+		return nil, err
 	}
 	if m.bk.Status != nil {
 		if _, err := ExportProviderStatus(ctx, m.bk.Status, m.from, m.to, collect); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return m.route(evs)
+	return evs, nil
 }
 
 // route hands the shared events to the assembling builder and files them

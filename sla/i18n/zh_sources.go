@@ -7,8 +7,9 @@ package i18n
 // merges it into zh.
 var zhSources = map[string]string{
 	// Domain sentences (sla/report).
-	"contract %q is defined by no terms given (known: %s)": "没有任何给定的条款文件定义合同 %q（已有：%s）",
-	"not delivered as of %s, %s late so far (target %s)":   "截至 %s 仍未交付，已逾期 %s（承诺 %s）",
+	"contract %q is defined by no terms given (known: %s)":                   "没有任何给定的条款文件定义合同 %q（已有：%s）",
+	"its part of the month could not be built (%s); it is not in the totals": "该节点本月的部分未能生成（%s），未计入合计",
+	"not delivered as of %s, %s late so far (target %s)":                     "截至 %s 仍未交付，已逾期 %s（承诺 %s）",
 	// Claims state no false facts: a node not delivered, breaches that
 	// earn nothing (functions/document/report_sections.go).
 	"not delivered as of %s, %s since the order (target %s)":                                              "截至 %s 仍未交付，距下单已 %s（承诺 %s）",

@@ -97,6 +97,15 @@ type Skipped struct {
 	Text msg.Text `json:"-"`
 }
 
+// PartFailed is a node left out of a month built apart because its part
+// could not be built (why: its last attempt's error, or that none came
+// back in time): its row and its share of the totals are missing, and the
+// report says so rather than being silently smaller.
+func PartFailed(node, contract, why string) Skipped {
+	t := msg.New("its part of the month could not be built (%s); it is not in the totals", why)
+	return Skipped{Node: node, Contract: contract, Reason: t.String(), Text: t}
+}
+
 // Skipped names the nodes left out of the report because no terms define
 // their contract, sorted by node.
 func (b *Builder) Skipped() []Skipped {

@@ -1,0 +1,397 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/sla/baseline"
+	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/report"
+)
+
+// The month's books fanned out: a fleet too large for one process (or one
+// Lambda's 15 minutes) is built as work items, one a node-month, by
+// workers that need not share a process. Start reads what the month shares
+// once and writes it beside the plan (the nodes to build, the instant the
+// month is judged at); a worker (Work) builds its node's part from the
+// store and the shared events, and writes it with the node's stress
+// figures; Assemble reads every part, computes the fleet from the figures,
+// rebuilds the few nodes the fleet finds fault with, and puts the month
+// together. A node whose part failed its last attempt, or never came back
+// in time, is named in the report's left_out, never silently missing. The
+// month is the one Books.Month builds, byte for byte
+// (TestFanOutIsTheStoresBooks).
+
+// FanOutBlobs is where a fanned-out month keeps its plan and parts (S3 or
+// the data folder).
+type FanOutBlobs interface {
+	ReportBlobs
+}
+
+// WorkItem is one node-month to build, as the queue carries it.
+type WorkItem struct {
+	// Plan is the month's folder in the blobs (FanOutPrefix).
+	Plan string `json:"plan"`
+	Node string `json:"node"`
+}
+
+// WorkQueue takes the month's work items (SQS; a channel in serve).
+type WorkQueue interface {
+	Send(ctx context.Context, items []WorkItem) error
+}
+
+// FanOut builds months through a queue of node-months.
+type FanOut struct {
+	Books Books
+	Blobs FanOutBlobs
+	Queue WorkQueue
+	// Wait is how long after Start a node without a part or a failure is
+	// waited for before the month is assembled without it (named as left
+	// out): the queue's retries of a worker that timed out or ran out of
+	// memory, which can write nothing, must be over by then.
+	Wait time.Duration
+}
+
+// Plan is a fanned-out month's plan.json.
+type Plan struct {
+	Year    int        `json:"year"`
+	Month   time.Month `json:"month"`
+	AsOf    time.Time  `json:"as_of"`
+	Started time.Time  `json:"started"`
+	Nodes   []string   `json:"nodes"`
+}
+
+// FanOutPrefix is the folder of a month's fan-out judged at asOf.
+func FanOutPrefix(year int, mon time.Month, asOf time.Time) string {
+	return fmt.Sprintf("fanout/%04d-%02d/%s", year, mon, asOf.UTC().Format("20060102T150405Z"))
+}
+
+// ErrPending says some parts are neither in nor given up on yet.
+var ErrPending = errors.New("the month's parts are not all in")
+
+// Start plans year-month as of asOf: the shared events and the plan are
+// written, then one work item a node is sent. It returns the plan's folder.
+func (f *FanOut) Start(ctx context.Context, year int, mon time.Month, asOf, now time.Time) (string, error) {
+	m := &month{bk: f.Books, opts: report.Options{Year: year, Month: mon, AsOf: asOf}, byNode: map[string][]*events.Event{}}
+	m.from, m.to = report.Window(year, mon)
+	var err error
+	if m.shared, err = report.NewBuilder(f.Books.Terms, m.opts); err != nil {
+		return "", err
+	}
+	evs, err := m.readShared(ctx)
+	if err != nil {
+		return "", err
+	}
+	var buf bytes.Buffer
+	w := events.NewWriter(&buf)
+	for i := range evs {
+		if err := w.Write(&evs[i]); err != nil {
+			return "", fmt.Errorf("fan-out: shared events: %w", err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return "", fmt.Errorf("fan-out: shared events: %w", err)
+	}
+	prefix := FanOutPrefix(year, mon, asOf)
+	if err := f.Blobs.Put(ctx, prefix+"/shared.jsonl", buf.Bytes()); err != nil {
+		return "", fmt.Errorf("fan-out: %w", err)
+	}
+	plan := Plan{Year: year, Month: mon, AsOf: asOf.UTC(), Started: now.UTC()}
+	items := make([]WorkItem, len(m.nodes))
+	for i, n := range m.nodes {
+		plan.Nodes = append(plan.Nodes, n.ID)
+		items[i] = WorkItem{Plan: prefix, Node: n.ID}
+	}
+	raw, err := json.Marshal(plan)
+	if err != nil {
+		return "", err
+	}
+	if err := f.Blobs.Put(ctx, prefix+"/plan.json", raw); err != nil {
+		return "", fmt.Errorf("fan-out: %w", err)
+	}
+	if err := f.Queue.Send(ctx, items); err != nil {
+		return "", fmt.Errorf("fan-out: send %d work items: %w", len(items), err)
+	}
+	return prefix, nil
+}
+
+// LoadPlan reads the plan in prefix.
+func (f *FanOut) LoadPlan(ctx context.Context, prefix string) (Plan, error) {
+	var p Plan
+	raw, err := f.Blobs.Get(ctx, prefix+"/plan.json")
+	if err != nil {
+		return p, fmt.Errorf("fan-out plan %s: %w", prefix, err)
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return p, fmt.Errorf("fan-out plan %s: %w", prefix, err)
+	}
+	return p, nil
+}
+
+// planned is the month of a plan with the shared events routed, as its
+// workers and its assembler read it.
+func (f *FanOut) planned(ctx context.Context, prefix string) (*month, Plan, []events.Event, error) {
+	p, err := f.LoadPlan(ctx, prefix)
+	if err != nil {
+		return nil, p, nil, err
+	}
+	m := &month{bk: f.Books, opts: report.Options{Year: p.Year, Month: p.Month, AsOf: p.AsOf}, byNode: map[string][]*events.Event{}}
+	m.from, m.to = report.Window(p.Year, p.Month)
+	if m.shared, err = report.NewBuilder(f.Books.Terms, m.opts); err != nil {
+		return nil, p, nil, err
+	}
+	raw, err := f.Blobs.Get(ctx, prefix+"/shared.jsonl")
+	if err != nil {
+		return nil, p, nil, fmt.Errorf("fan-out %s: %w", prefix, err)
+	}
+	var evs []events.Event
+	if _, err := events.ReadLog(prefix+"/shared.jsonl", bytes.NewReader(raw), func(e *events.Event) error {
+		evs = append(evs, *e)
+		return nil
+	}); err != nil {
+		return nil, p, nil, err
+	}
+	return m, p, evs, nil
+}
+
+// partFile and failedFile are where a node's part, or why it has none, is
+// kept.
+func partFile(prefix, node string) string   { return prefix + "/parts/" + node + ".json" }
+func failedFile(prefix, node string) string { return prefix + "/parts/" + node + ".failed" }
+
+// storedPart is a node's part as a worker writes it.
+type storedPart struct {
+	Node    string       `json:"node"`
+	Part    []byte       `json:"part"` // EncodePart
+	Input   report.Input `json:"input"`
+	Figures []events.Event
+}
+
+// Work builds one node's part of the month planned in item.Plan and
+// writes it. An error leaves nothing written: the queue retries the item.
+func (f *FanOut) Work(ctx context.Context, item WorkItem) error {
+	m, p, evs, err := f.planned(ctx, item.Plan)
+	if err != nil {
+		return err
+	}
+	if err := m.route(evs); err != nil {
+		return err
+	}
+	if !slices.Contains(p.Nodes, item.Node) {
+		return fmt.Errorf("fan-out %s: node %q is not in the plan", item.Plan, item.Node)
+	}
+	n, err := f.Books.Store.GetNode(ctx, item.Node)
+	if err != nil {
+		return fmt.Errorf("fan-out %s: node %s: %w", item.Plan, item.Node, err)
+	}
+	var figs []events.Event
+	part, in, err := m.part(ctx, n, &report.FleetShare{}, func(obs []events.Event) { figs = fleetFigures(obs) })
+	if err != nil {
+		return fmt.Errorf("books of node %s: %w", n.ID, err)
+	}
+	enc, err := EncodePart(part)
+	if err != nil {
+		return fmt.Errorf("books of node %s: %w", n.ID, err)
+	}
+	raw, err := json.Marshal(storedPart{Node: n.ID, Part: enc, Input: in, Figures: figs})
+	if err != nil {
+		return err
+	}
+	return f.Blobs.Put(ctx, partFile(item.Plan, item.Node), raw)
+}
+
+// Failed records that item's last attempt failed with cause: the month is
+// then assembled without the node, which it names.
+func (f *FanOut) Failed(ctx context.Context, item WorkItem, attempts int, cause error) error {
+	why := fmt.Sprintf("%d attempts: %v", attempts, cause)
+	return f.Blobs.Put(ctx, failedFile(item.Plan, item.Node), []byte(why))
+}
+
+// fleetFigures keeps of a node's observations only the checks the fleet's
+// comparison reads (baseline.FigureOf), so a part carries a few figures a
+// day, not every check result of the month.
+func fleetFigures(obs []events.Event) []events.Event {
+	var out []events.Event
+	for _, e := range obs {
+		var keep []events.Check
+		for i := range e.Checks {
+			if _, ok := baseline.FigureOf(&e.Checks[i]); ok {
+				keep = append(keep, e.Checks[i])
+			}
+		}
+		if len(keep) > 0 {
+			e.Checks = keep
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Assemble puts the month planned in prefix together once every node's
+// part is in or given up on (ErrPending before, until Wait has passed
+// since Start).
+func (f *FanOut) Assemble(ctx context.Context, prefix string, now time.Time) (*report.Report, error) {
+	m, p, evs, err := f.planned(ctx, prefix)
+	if err != nil {
+		return nil, err
+	}
+	parts, missing, err := f.readParts(ctx, prefix, p, now)
+	if err != nil {
+		return nil, err
+	}
+	nodes := map[string]bool{}
+	for _, id := range p.Nodes {
+		if _, gone := missing[id]; !gone {
+			nodes[id] = true
+		}
+	}
+	if len(missing) > 0 {
+		// A node without its part is left out with its tickets, as a node
+		// of an unknown contract is.
+		skip := map[string]string{}
+		for id, c := range m.bk.Skip {
+			skip[id] = c
+		}
+		for id := range missing {
+			skip[id] = "part failed"
+		}
+		m.bk.Skip = skip
+	}
+	all, err := m.bk.Store.ListNodes(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("fan-out: %w", err)
+	}
+	for _, n := range all {
+		if nodes[n.ID] {
+			m.nodes = append(m.nodes, n)
+		}
+	}
+	if err := m.route(evs); err != nil {
+		return nil, err
+	}
+	out := make([]report.Part, 0, len(parts))
+	for _, sp := range parts {
+		for i := range sp.Figures {
+			m.shared.AddFleet(&sp.Figures[i])
+		}
+		m.in = sumInput(m.in, sp.Input)
+	}
+	share := &report.FleetShare{Result: m.shared.Fleet()}
+	found := map[string]bool{}
+	if share.Result != nil {
+		for _, fd := range share.Result.Findings {
+			found[fd.Node] = true
+		}
+	}
+	var mu sync.Mutex
+	rebuilt := map[string]report.Part{}
+	if err := m.each(m.nodes, func(_ int, n store.Node) error {
+		if !found[n.ID] {
+			return nil
+		}
+		pt, _, err := m.part(ctx, n, share, nil)
+		mu.Lock()
+		rebuilt[n.ID] = pt
+		mu.Unlock()
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	for _, sp := range parts {
+		if pt, ok := rebuilt[sp.Node]; ok {
+			out = append(out, pt)
+			continue
+		}
+		pt, err := DecodePart(sp.Part)
+		if err != nil {
+			return nil, fmt.Errorf("fan-out %s: part of node %s: %w", prefix, sp.Node, err)
+		}
+		out = append(out, pt)
+	}
+	m.in.Lines = m.in.Events
+	r, err := m.shared.Assemble(out, m.in)
+	if err != nil {
+		return nil, err
+	}
+	leaveOut(r, all, missing)
+	return r, nil
+}
+
+// leaveOut names in r the nodes whose part never came, with why.
+func leaveOut(r *report.Report, all []store.Node, missing map[string]string) {
+	if len(missing) == 0 {
+		return
+	}
+	contract := map[string]string{}
+	for _, n := range all {
+		contract[n.ID] = n.Contract
+	}
+	for id, why := range missing {
+		r.LeftOut = append(r.LeftOut, report.PartFailed(id, contract[id], why))
+	}
+	slices.SortFunc(r.LeftOut, func(a, b report.Skipped) int { return strings.Compare(a.Node, b.Node) })
+}
+
+// readParts reads every planned node's part, Workers at a time. missing
+// holds each node without one, with why: its last attempt failed, or Wait
+// has passed since Start without a word from it. Before that, a node
+// neither in nor failed makes it ErrPending.
+func (f *FanOut) readParts(ctx context.Context, prefix string, p Plan, now time.Time) ([]storedPart, map[string]string, error) {
+	parts := make([]*storedPart, len(p.Nodes))
+	whys := make([]string, len(p.Nodes))
+	var g errgroup.Group
+	g.SetLimit(max(f.Books.workers(), 16)) // reads wait on the network, not the CPU
+	for i, id := range p.Nodes {
+		g.Go(func() error {
+			raw, err := f.Blobs.Get(ctx, partFile(prefix, id))
+			if err == nil {
+				var sp storedPart
+				if err := json.Unmarshal(raw, &sp); err != nil || sp.Node != id {
+					return fmt.Errorf("fan-out %s: part of node %s unreadable: %v", prefix, id, err)
+				}
+				parts[i] = &sp
+				return nil
+			}
+			if !IsNotFound(err) {
+				return fmt.Errorf("fan-out %s: part of node %s: %w", prefix, id, err)
+			}
+			why, err := f.Blobs.Get(ctx, failedFile(prefix, id))
+			switch {
+			case err == nil:
+				whys[i] = string(why)
+			case !IsNotFound(err):
+				return fmt.Errorf("fan-out %s: node %s: %w", prefix, id, err)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
+	}
+	var out []storedPart
+	missing := map[string]string{}
+	late := now.Sub(p.Started) >= f.Wait
+	for i, id := range p.Nodes {
+		switch {
+		case parts[i] != nil:
+			out = append(out, *parts[i])
+		case whys[i] != "":
+			missing[id] = "its part failed after " + whys[i]
+		case late:
+			missing[id] = fmt.Sprintf("no part came back within %s of the month's start", f.Wait)
+		default:
+			return nil, nil, fmt.Errorf("%w: node %s", ErrPending, id)
+		}
+	}
+	return out, missing, nil
+}
