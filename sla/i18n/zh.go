@@ -53,6 +53,7 @@ var zh = map[string]string{
 	// Domain sentences (sla/report, sla/account).
 	"announced %s before it started, less than the required %s: downtime counts":                   "仅提前 %s 通知，不足合同要求的 %s，维护期间停机计入故障",
 	"announced with enough notice: taken out of the month":                                         "已提前足够时间通知：从当月扣除",
+	"announced with enough notice: the downtime inside it is excused, the month keeps its minutes": "已提前足够时间通知：窗口内的停机不计入故障，当月总时长不变",
 	"backend heard nothing in time after the heartbeat of %s until %s (next heartbeat was due %s)": "在 %s 的心跳之后，后端直到 %s 都未按时收到任何数据（下一次心跳应于 %s 到达）",
 	"the probe's link watch lost the backend at %s, before the next heartbeat was due":             "探针的链路监测在 %s 与后端失去连接，早于下一次心跳的应到时间",
 	"the backend heard from the node again at %s, the first of the batches it had spooled":         "后端于 %s 重新收到该节点的数据（其断网期间缓存的第一批）",

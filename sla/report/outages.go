@@ -164,6 +164,10 @@ func (m nodeMonth) maintRows(maint []account.Maintenance, raw []account.Outage) 
 		case late:
 			rm.ReasonText = msg.New("announced with enough notice but recorded only at %s: nothing before its recording, nor an outage already under way then, is taken out",
 				msg.At(x.RecordedAt, tm.Calendar.Loc))
+		case !account.WindowExcused(tm):
+			// The contract excuses only the downtime inside the window: the
+			// month keeps every minute of it.
+			rm.ReasonText = msg.New("announced with enough notice: the downtime inside it is excused, the month keeps its minutes")
 		default:
 			rm.ReasonText = msg.New("announced with enough notice: taken out of the month")
 		}

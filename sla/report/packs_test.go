@@ -52,6 +52,8 @@ var packs = []packMonth{
 	{"tencent-car", "car-01", time.April, 96.9977, 1440.00, 144.00, "2026-06-30T00:00:00+08:00", "maintenance"},
 	{"tencent-intl-cvm", "intl-gn7-01", time.March, 99.9722, 1152.00, 115.20, "2026-05-31T00:00:00+08:00", "maintenance"},
 	{"tencent-intl-cvm", "intl-gn7-01", time.April, 94.9977, 2304.00, 2304.00, "2026-06-30T00:00:00+08:00", "maintenance"},
+	{"coreweave-single-instance", "cw-h100-01", time.March, 99.0009, 25296.00, 0, "2026-04-11T00:00:00Z", ""},
+	{"coreweave-single-instance", "cw-h100-01", time.April, 89.9977, 24480.00, 12240.00, "2026-05-11T00:00:00Z", ""},
 }
 
 // golden is the month's golden file name: March keeps the pack's plain
