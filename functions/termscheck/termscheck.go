@@ -177,6 +177,9 @@ func credits(p *i18n.Printer, tm *terms.Terms) string {
 	case tm.Uptime.CreditCap > 0:
 		s += p.T("; capped at %s of the month's charge", p.Pct(tm.Uptime.CreditCap, -1))
 	}
+	if m := tm.Uptime.MinimumCredit; m > 0 {
+		s += p.T("; a credit of %s or less is not issued", p.Money(m, tm.Currency))
+	}
 	return s
 }
 

@@ -440,6 +440,10 @@ type Credit struct {
 	Capped      bool
 	Percent     float64
 	Amount      float64
+	// BelowMinimum: the credit, Waived, was not more than the contract's
+	// uptime.minimum_credit, so none is issued (Amount is 0).
+	BelowMinimum bool
+	Waived       float64
 }
 
 // CreditFor applies the tier for uptime (claimable), adds the penalties and
@@ -468,6 +472,9 @@ func CreditFor(tm *terms.Terms, uptime, charge float64, penalties []Penalty, dow
 		c.Amount, c.Percent, c.Capped = Money(limit), c.Cap, true
 	}
 	c.Uncapped, c.Percent = round6(c.Uncapped), round6(c.Percent)
+	if m := tm.Uptime.MinimumCredit; m > 0 && c.Amount > 0 && c.Amount <= m {
+		c.BelowMinimum, c.Waived, c.Amount, c.Percent = true, c.Amount, 0, 0
+	}
 	return c
 }
 

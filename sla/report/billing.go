@@ -42,7 +42,7 @@ func (m nodeMonth) billing(books account.Books, outs []account.Outage, penalties
 	cr := account.CreditFor(tm, books.UptimeClaimed, bill.Charge, penalties, account.DowntimeTotal(dcs))
 	nr.Credit = Credit{TierPercent: cr.TierPercent, Penalties: []Penalty{}, DowntimeCredits: []DowntimeCredit{},
 		DowntimeAmount: cr.Downtime, UncappedPercent: cr.Uncapped, Capped: cr.Capped,
-		Percent: cr.Percent, Amount: cr.Amount}
+		Percent: cr.Percent, Amount: cr.Amount, BelowMinimum: cr.Waived}
 	if math.IsInf(cr.Cap, 1) {
 		nr.Credit.NoCap = true
 	} else {

@@ -524,6 +524,11 @@ type Credit struct {
 	Capped  bool    `json:"capped"`
 	Percent float64 `json:"percent"`
 	Amount  float64 `json:"amount"`
+	// BelowMinimum is the credit the month would have earned, not issued
+	// because it is not more than the contract's minimum_credit (AWS's
+	// "greater than one dollar"): Amount is then 0 and the breach gets a
+	// notice, never a request.
+	BelowMinimum float64 `json:"below_minimum,omitempty"`
 }
 
 // DowntimeCredit is one incident's credit under one downtime rule:

@@ -81,6 +81,18 @@ var awsEdges = []edge{
 		{why: "delivered 16 March 00:00", delivered: "2026-03-16 00:00:00", down: down1("2026-03-20 03:00:00", "2026-03-20 04:52:00"), counted: 6720, uptime: 99.5139, tier: 0, amount: 0,
 			charge: 1528, denominator: 1382400},
 	}},
+	{"one-dollar", []edgeCase{
+		// "issued only if the credit amount for the applicable monthly
+		// billing cycle is greater than one dollar ($1 USD)": delivered 31
+		// March 21:30, 9,000 s in service, charged 10.00; a minute down,
+		// (9,000 − 60) / 9,000 = 99.333333 %, 10 %, 1.00: not greater than a
+		// dollar, so no credit and a notice of breach. Delivered at 21:00,
+		// 10,800 s, 12.00; 99.444444 %, 10 %, 1.20: requested.
+		{why: "1.00: not issued", delivered: "2026-03-31 21:30:00", down: down1("2026-03-31 22:00:00", "2026-03-31 22:01:00"), counted: 60, uptime: 99.3333, tier: 10, amount: 0,
+			charge: 10, letter: LetterNotice},
+		{why: "1.20: requested", delivered: "2026-03-31 21:00:00", down: down1("2026-03-31 22:00:00", "2026-03-31 22:01:00"), counted: 60, uptime: 99.4444, tier: 10, amount: 1.2,
+			charge: 12, letter: LetterRequest},
+	}},
 	{"claim-window", []edgeCase{
 		// "by the end of the second billing cycle after which the incident
 		// occurred": March's claim by 1 June 00:00, April's by 1 July.

@@ -565,7 +565,7 @@ func (p *parser) uptime(o *object, t *Terms) error {
 		return err
 	}
 	u, err := p.object(n, "uptime", "target", "unavailable", "minimum_outage", "downtime_period", "denominator",
-		"partial_month", "tiers", "credit_cap")
+		"partial_month", "tiers", "credit_cap", "minimum_credit")
 	if err != nil {
 		return err
 	}
@@ -603,6 +603,16 @@ func (p *parser) uptime(o *object, t *Terms) error {
 		if t.Uptime.Tiers, err = p.tiers(tiersN, t.Uptime.Target); err != nil {
 			return err
 		}
+	}
+	if mn, ok := u.vals["minimum_credit"]; ok {
+		v, err := p.num(mn, "uptime.minimum_credit")
+		if err != nil {
+			return err
+		}
+		if v <= 0 {
+			return p.err(mn, "uptime.minimum_credit", "%v is not an amount above 0 (leave the field out for none)", v)
+		}
+		t.Uptime.MinimumCredit = v
 	}
 	return nil
 }

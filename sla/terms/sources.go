@@ -35,7 +35,7 @@ type Source struct {
 // detection settings gpusla's; "maintenance: none" is the absence of an
 // exclusion, with no clause to quote.
 var FigureKeys = []string{"uptime.target", "uptime.unavailable", "uptime.minimum_outage", "uptime.downtime_period",
-	"uptime.denominator", "uptime.partial_month", "uptime.tiers", "uptime.credit_cap", "maintenance", "claim", "credits", "support",
+	"uptime.denominator", "uptime.partial_month", "uptime.tiers", "uptime.credit_cap", "uptime.minimum_credit", "maintenance", "claim", "credits", "support",
 	"hardware_replacement", "delivery", "billing.clock_hour_rule"}
 
 // sources reads the contract's sources: list and checks each term key

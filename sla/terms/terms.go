@@ -89,6 +89,11 @@ type Uptime struct {
 	// of its monthly charge (above 100 where the text allows it); NoCreditCap
 	// when the contract sets none.
 	CreditCap float64
+	// MinimumCredit: a node's credit for the month of this amount or less
+	// (in the contract's currency) is not issued at all (AWS: "issued only
+	// if the credit amount for the applicable monthly billing cycle is
+	// greater than one dollar"); 0, every credit is.
+	MinimumCredit float64
 }
 
 // NoCreditCap is uptime.credit_cap: none, a contract whose credits are not

@@ -119,6 +119,8 @@ func TestErrorsNameFileLineField(t *testing.T) {
 		{"unknown clause", "currency: USD", "currency: USD\nclauses: {uptime: '4.1', coffee: '9'}", 4, "clauses.coffee", "unknown field"},
 		{"empty clause id", "currency: USD", "currency: USD\nclauses:\n  uptime: ''", 5, "clauses.uptime", "must not be empty"},
 		{"empty renter", "currency: USD", "currency: USD\nrenter: ' '", 4, "renter", "must not be empty"},
+		{"zero minimum credit", "  target: 99.5", "  target: 99.5\n  minimum_credit: 0", 9, "uptime.minimum_credit", "not an amount above 0"},
+		{"minimum credit not a number", "  target: 99.5", "  target: 99.5\n  minimum_credit: a dollar", 9, "uptime.minimum_credit", "not a number"},
 	}
 	checkErrors(t, minimal, cases)
 }
