@@ -265,10 +265,13 @@ func draftOf(r *report.Report, c report.Contract, asOf, now time.Time, by string
 }
 
 // Send records how and when a claim was sent (once; the same again is a
-// no-op).
+// no-op); without a way given, the contract's claim.channel.
 func (l *Ledger) Send(ctx context.Context, id string, s claims.Sent) (ClaimView, error) {
 	return l.record(ctx, id, func(c claims.Claim, now time.Time) (claims.Claim, bool, error) {
 		s.RecordedAt = now
+		if tm := l.book()[c.Contract]; s.Via == "" && tm != nil && tm.Claim.Procedure.Channel != "" {
+			s.Via = string(tm.Claim.Procedure.Channel) // the way the contract's text says claims are filed
+		}
 		return c.Send(s, now)
 	})
 }

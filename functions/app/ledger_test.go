@@ -171,3 +171,39 @@ func TestProvisionalMonthDraftsNoClaim(t *testing.T) {
 		t.Fatalf("drafted %v", vs)
 	}
 }
+
+// draftNovember drafts the US contract's November claim of 100.00 USD from
+// a sealed, finished report, as the report job would.
+func draftNovember(t *testing.T, l *app.Ledger) string {
+	t.Helper()
+	c := report.Contract{Contract: "us-example", Provider: "Example GPU Cloud Inc.", Currency: "USD", TimeZone: "America/New_York",
+		MonthEnd: "2026-12-01T05:00:00Z", Claim: 100, ClaimDeadline: "2027-02-01T05:00:00Z", Lang: "en"}
+	r := &report.Report{Month: "2026-11", AsOf: "2026-12-01T11:00:00Z", Seal: &report.Seal{ObservationsSHA256: "aa", ChainHead: "bb"}, Contracts: []report.Contract{c}}
+	ds, err := l.Draft(t.Context(), r, "cli:ana")
+	if err != nil || len(ds) != 1 || ds[0].Outcome != "drafted" {
+		t.Fatalf("draft: %v %+v", err, ds)
+	}
+	return ds[0].Claim
+}
+
+// TestSentDefaultsToTheContractsChannel: a claim recorded as sent without
+// saying how was sent the way the contract's text says claims are filed
+// (claim.channel); a contract naming none needs the way said.
+func TestSentDefaultsToTheContractsChannel(t *testing.T) {
+	_, desk, clock := reportDeskClock(t)
+	clock.Set(ny(t, "2026-12-03 11:00:00"))
+	l, err := desk.Ledger()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := draftNovember(t, l)
+	sent := claims.Sent{At: ny(t, "2026-12-03 10:00:00"), Reference: "case-88", Record: claims.Record{RecordedBy: "cli:ana"}}
+	if _, err := l.Send(t.Context(), id, sent); err == nil || app.ErrorField(err) != "via" || err.Error() != "via: missing: say how the claim was sent (support_case, ticket, email, web_form, letter); the contract's terms name no claim.channel" {
+		t.Fatalf("no channel in the terms, none given: %v", err)
+	}
+	desk.Terms()["us-example"].Claim.Procedure.Channel = terms.Ticket
+	v, err := l.Send(t.Context(), id, sent)
+	if err != nil || v.Sent.Via != "ticket" || v.Sent.RecordedBy != "cli:ana" || !v.Sent.RecordedAt.Equal(ny(t, "2026-12-03 11:00:00")) {
+		t.Fatalf("sent by the contract's channel: %v %+v", err, v.Sent)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/gpusla/gpusla/sla/terms"
 )
 
 // Claim is one month's credit claim under one contract and what became of
@@ -69,8 +71,15 @@ type Sent struct {
 	Record
 }
 
-// Ways a claim is sent.
-var Vias = []string{"support_case", "ticket", "email", "portal", "letter"}
+// Vias are the ways a claim is sent: the channels a provider's text names
+// (terms.Channels).
+var Vias = func() []string {
+	out := make([]string, len(terms.Channels))
+	for i, c := range terms.Channels {
+		out[i] = string(c)
+	}
+	return out
+}()
 
 // Answer outcomes.
 const (
@@ -272,6 +281,9 @@ func (c Claim) Send(s Sent, now time.Time) (out Claim, changed bool, err error) 
 	}
 	if s.At.Before(c.MonthStart()) {
 		return c, false, invalid("at", s.At.Format(time.RFC3339), "is before the claim's month %s began", c.Month)
+	}
+	if s.Via == "" {
+		return c, false, invalid("via", "", "missing: say how the claim was sent (%s); the contract's terms name no claim.channel", strings.Join(Vias, ", "))
 	}
 	if !slices.Contains(Vias, s.Via) {
 		return c, false, invalid("via", s.Via, "is not a way a claim is sent (%s)", strings.Join(Vias, ", "))

@@ -162,7 +162,7 @@ func TestSixtyDaysEdges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c0, _, _ = c0.Send(Sent{At: at("2026-05-10T14:00:00Z"), Via: "portal"}, at("2026-05-10T14:00:00Z"))
+	c0, _, _ = c0.Send(Sent{At: at("2026-05-10T14:00:00Z"), Via: "web_form"}, at("2026-05-10T14:00:00Z"))
 	c0 = answer(t, c0, "2026-05-20T00:00:00Z", Accepted, "")
 	for _, tc := range []struct {
 		period, on string

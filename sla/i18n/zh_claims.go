@@ -4,6 +4,7 @@ package i18n
 // (how a claim was sent, its state, how a credit was matched).
 var enClaimWords = map[string]string{
 	"support_case":  "support case",
+	"web_form":      "web form",
 	"part_credited": "partly credited",
 	"amount_period": "amount and period",
 	"manual":        "by hand",
@@ -15,8 +16,8 @@ var zhClaims = map[string]string{
 	// The ledger's words.
 	"support_case":    "支持工单",
 	"email":           "电子邮件",
-	"portal":          "控制台",
 	"letter":          "书面函件",
+	"web_form":        "网页表单",
 	"drafted":         "已起草",
 	"sent":            "已提交",
 	"granted":         "已批准",

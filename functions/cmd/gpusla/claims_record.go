@@ -30,11 +30,12 @@ func newClaimsSentCmd() *cobra.Command {
 	var f ledgerFlags
 	var req httpapi.SentRequest
 	cmd := &cobra.Command{
-		Use:   "sent CLAIM --at T --via support_case|ticket|email|portal|letter [--reference CASE]",
+		Use:   "sent CLAIM --at T [--via support_case|ticket|email|web_form|letter] [--reference CASE]",
 		Short: "Record when and how a claim was sent, with the provider's case number",
 		Long: `Records that the claim reached the provider: when (RFC 3339), how, and the
 case or ticket number it gave (a credit line quoting it is matched to this
-claim). A claim is sent once: the same again changes nothing, another is
+claim); --via defaults to the channel the contract's terms name
+(claim.channel). A claim is sent once: the same again changes nothing, another is
 refused naming the one recorded. The provider's deadlines to answer and to
 credit count from here.`,
 		Args: cobra.ExactArgs(1),
@@ -50,7 +51,7 @@ credit count from here.`,
 	}
 	f.add(cmd)
 	cmd.Flags().StringVar(&req.At, "at", "", "when it was sent (RFC 3339)")
-	cmd.Flags().StringVar(&req.Via, "via", "", "how: "+strings.Join(claims.Vias, ", "))
+	cmd.Flags().StringVar(&req.Via, "via", "", "how: "+strings.Join(claims.Vias, ", ")+" (default: the contract's claim.channel)")
 	cmd.Flags().StringVar(&req.Reference, "reference", "", "the provider's case or ticket number")
 	return cmd
 }

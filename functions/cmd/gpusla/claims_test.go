@@ -71,7 +71,7 @@ func TestClaimsCommands(t *testing.T) {
 	}
 	mustRun(id+": drafted", "claims", "draft", "--report", rep)
 	mustRun(id+": exists", "claims", "draft", "--report", rep)
-	mustFail(`--via: "fax" is not a way a claim is sent (support_case, ticket, email, portal, letter)`, "claims", "sent", id, "--at", "2026-11-03T09:00:00-05:00", "--via", "fax")
+	mustFail(`--via: "fax" is not a way a claim is sent (support_case, ticket, email, web_form, letter)`, "claims", "sent", id, "--at", "2026-11-03T09:00:00-05:00", "--via", "fax")
 	mustFail(`claim: "us-example/2026-09" is not in the ledger`, "claims", "sent", "us-example/2026-09", "--at", "2026-11-03T09:00:00-05:00", "--via", "email")
 	mustRun("claim us-example/2026-10: sent; claimed 1234.56 USD", "claims", "sent", id, "--at", "2026-11-03T09:00:00-05:00", "--via", "email", "--reference", "C-1")
 	mustFail(`--at: "2026-11-02T09:00:00Z" is before the claim was sent (2026-11-03T14:00:00Z)`, "claims", "answer", id, "--at", "2026-11-02T09:00:00Z", "--outcome", "accepted")
@@ -135,7 +135,7 @@ func TestClaimsCommandsRemote(t *testing.T) {
 	t.Setenv(wiring.EnvAPIKey, token)
 	id := "us-example/2026-10"
 	if _, err := runCLI(t, "claims", "sent", id, "--at", "2026-11-03T09:00:00-05:00", "--via", "fax", "--server", srv.URL); err == nil ||
-		err.Error() != `--via: "fax" is not a way a claim is sent (support_case, ticket, email, portal, letter)` {
+		err.Error() != `--via: "fax" is not a way a claim is sent (support_case, ticket, email, web_form, letter)` {
 		t.Fatalf("remote refusal: %v", err)
 	}
 	if out, err := runCLI(t, "claims", "sent", id, "--at", "2026-11-03T09:00:00-05:00", "--via", "email", "--server", srv.URL); err != nil || !strings.Contains(out, "sent") {
