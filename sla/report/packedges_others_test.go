@@ -26,18 +26,25 @@ var awsEdges = []edge{
 		{why: "unreachable 10 min", down: down1("2026-03-08 03:00:00", "2026-03-08 03:10:00"), counted: 600, uptime: 99.9776, tier: 0, amount: 0},
 		{why: "GPU lost 10 min, reachable", lost: down1("2026-03-08 03:00:00", "2026-03-08 03:10:00"), counted: 0, uptime: 100, tier: 0, amount: 0},
 	}},
-	{"to-the-second", []edgeCase{
-		// No minimum is published: 30 s counts 30 s ((2,678,400 − 30) /
-		// 2,678,400 = 99.998880 %), 90 s counts 90 (99.996640 %).
-		{why: "30 s", down: down1("2026-03-08 03:00:00", "2026-03-08 03:00:30"), counted: 30, uptime: 99.9989, tier: 0, amount: 0},
-		{why: "90 s", down: down1("2026-03-08 03:00:00", "2026-03-08 03:01:30"), counted: 90, uptime: 99.9966, tier: 0, amount: 0},
+	{"clock-minutes", []edgeCase{
+		// "the percentage of minutes during the month in which … was in the
+		// state of Unavailability": the month's clock minutes the instance was
+		// unavailable, each counted when wholly so (approximations[1]: AWS
+		// may count a partial one, at most 2 min a run more). 30 s inside
+		// 03:00 counts nothing; 03:00:30–03:03:10 counts 03:01 and 03:02,
+		// 120 s ((2,678,400 − 120) / 2,678,400 = 99.995520 %); 03:00–03:03
+		// counts three, 180 s (99.993280 %).
+		{why: "30 s", down: down1("2026-03-08 03:00:00", "2026-03-08 03:00:30"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "2 min 40 s off the minute", down: down1("2026-03-08 03:00:30", "2026-03-08 03:03:10"), counted: 120, uptime: 99.9955, tier: 0, amount: 0, approximateDown: 120},
+		{why: "3 min on the minute", down: down1("2026-03-08 03:00:00", "2026-03-08 03:03:00"), counted: 180, uptime: 99.9933, tier: 0, amount: 0, approximateDown: 120},
 	}},
 	{"clock-hour", []edgeCase{
 		// "will not charge you for any Single EC2 Instance that is Unavailable
-		// for more than six minutes of a clock hour": 6 min in 03:00–04:00 is
-		// charged (744 h, 2,976.00); 6 min 1 s is not (743 h, 2,972.00).
-		{why: "6 min: charged", down: down1("2026-03-08 03:00:00", "2026-03-08 03:06:00"), counted: 360, uptime: 99.9866, tier: 0, amount: 0, charge: 2976},
-		{why: "6 min 1 s: the hour not charged", down: down1("2026-03-08 03:00:00", "2026-03-08 03:06:01"), counted: 361, uptime: 99.9865, tier: 0, amount: 0, charge: 2972},
+		// for more than six minutes of a clockhour", in the text's minutes:
+		// 03:00–03:06:59 is six whole minutes, charged (744 h, 2,976.00);
+		// 03:00–03:07 seven, the hour not charged (743 h, 2,972.00).
+		{why: "6 min 59 s: six minutes, charged", down: down1("2026-03-08 03:00:00", "2026-03-08 03:06:59"), counted: 360, uptime: 99.9866, tier: 0, amount: 0, charge: 2976},
+		{why: "7 min: the hour not charged", down: down1("2026-03-08 03:00:00", "2026-03-08 03:07:00"), counted: 420, uptime: 99.9843, tier: 0, amount: 0, charge: 2972},
 	}},
 	{"tiers", []edgeCase{
 		// 446 min (8 clock hours waived: 2,944.00): 99.000896 %, 10 %, 294.40;
@@ -69,28 +76,28 @@ var awsEdges = []edge{
 		{why: "March's 60 s", down: down1("2026-03-31 23:59:00", "2026-04-01 00:01:00"), counted: 60, uptime: 99.9978, tier: 0, amount: 0},
 		{why: "April's 60 s", month: 4, down: down1("2026-03-31 23:59:00", "2026-04-01 00:01:00"), counted: 60, uptime: 99.9977, tier: 0, amount: 0},
 	}},
-	{"mid-day-delivery", []edgeCase{
-		// The instance's month runs from its delivery (the pack's reading:
-		// the Instance-Level text read does not say). Delivered 16 March
-		// 12:00: 1,339,200 s; 112 min down (03:00–04:52), (1,339,200 − 6,720)
-		// / 1,339,200 = 99.498208 %, 10 %; charged 372 h less the two clock
-		// hours waived, 370 h, 1,480.00, credit 148.00. Delivered at 00:00:
-		// 1,382,400 s, 99.513889 %, met; 382 h, 1,528.00.
-		{why: "delivered 16 March 12:00", delivered: "2026-03-16 12:00:00", down: down1("2026-03-20 03:00:00", "2026-03-20 04:52:00"), counted: 6720, uptime: 99.4982, tier: 10, amount: 148,
-			charge: 1480, denominator: 1339200},
-		{why: "delivered 16 March 00:00", delivered: "2026-03-16 00:00:00", down: down1("2026-03-20 03:00:00", "2026-03-20 04:52:00"), counted: 6720, uptime: 99.5139, tier: 0, amount: 0,
-			charge: 1528, denominator: 1382400},
+	{"calendar-month", []edgeCase{
+		// "the percentage of minutes during the month": every minute of the
+		// billing cycle, whenever the instance was launched. Delivered 16
+		// March 12:00, 224 min down (03:00–06:44) read (44,640 − 224) /
+		// 44,640 = 99.498208 %, 10 % of 372 h less the four clock hours
+		// waived, 368 h, 1,472.00: 147.20 (by the instance's own 15.5 days it
+		// would read 98.996416 %, the 30 % tier); 223 min, 99.500448 %, met.
+		{why: "delivered 16 March 12:00, 224 min", delivered: "2026-03-16 12:00:00", down: down1("2026-03-20 03:00:00", "2026-03-20 06:44:00"), counted: 13440, uptime: 99.4982,
+			tier: 10, amount: 147.2, charge: 1472, denominator: 2678400},
+		{why: "delivered 16 March 12:00, 223 min", delivered: "2026-03-16 12:00:00", down: down1("2026-03-20 03:00:00", "2026-03-20 06:43:00"), counted: 13380, uptime: 99.5004,
+			tier: 0, amount: 0, charge: 1472, denominator: 2678400},
 	}},
 	{"one-dollar", []edgeCase{
 		// "issued only if the credit amount for the applicable monthly
 		// billing cycle is greater than one dollar ($1 USD)": delivered 31
-		// March 21:30, 9,000 s in service, charged 10.00; a minute down,
-		// (9,000 − 60) / 9,000 = 99.333333 %, 10 %, 1.00: not greater than a
-		// dollar, so no credit and a notice of breach. Delivered at 21:00,
-		// 10,800 s, 12.00; 99.444444 %, 10 %, 1.20: requested.
-		{why: "1.00: not issued", delivered: "2026-03-31 21:30:00", down: down1("2026-03-31 22:00:00", "2026-03-31 22:01:00"), counted: 60, uptime: 99.3333, tier: 10, amount: 0,
+		// March 17:30, down 20:00–23:44 (224 min, 99.498208 %, 10 %); the
+		// hours from 20:00 are waived, 17:30–20:00 charged, 10.00; 10 % is
+		// 1.00, not greater than a dollar: no credit, a notice of breach.
+		// Delivered at 17:00: 12.00, 1.20, requested.
+		{why: "1.00: not issued", delivered: "2026-03-31 17:30:00", down: down1("2026-03-31 20:00:00", "2026-03-31 23:44:00"), counted: 13440, uptime: 99.4982, tier: 10, amount: 0,
 			charge: 10, letter: LetterNotice},
-		{why: "1.20: requested", delivered: "2026-03-31 21:00:00", down: down1("2026-03-31 22:00:00", "2026-03-31 22:01:00"), counted: 60, uptime: 99.4444, tier: 10, amount: 1.2,
+		{why: "1.20: requested", delivered: "2026-03-31 17:00:00", down: down1("2026-03-31 20:00:00", "2026-03-31 23:44:00"), counted: 13440, uptime: 99.4982, tier: 10, amount: 1.2,
 			charge: 12, letter: LetterRequest},
 	}},
 	{"claim-window", []edgeCase{
