@@ -140,12 +140,17 @@ var gceEdges = []edge{
 		{why: "59 s across: nothing", month: 4, down: down1("2026-03-31 23:59:30", "2026-04-01 00:00:29"), counted: 0, uptime: 100, tier: 0, amount: 0},
 	}},
 	{"tiers", []edgeCase{
-		// 446 min: 99.000896 %, 10 %, 260.40; 447: 98.998656 %, 25 %, 651.00;
-		// 2,232: 95.0000 %, 25 %; 2,233: 94.997760 %, 100 %, 2,604.00.
-		{why: "446 min: 10 %", down: down1("2026-03-08 03:00:00", "2026-03-08 10:26:00"), counted: 26760, uptime: 99.0009, tier: 10, amount: 260.4},
-		{why: "447 min: 25 %", down: down1("2026-03-08 03:00:00", "2026-03-08 10:27:00"), counted: 26820, uptime: 98.9987, tier: 25, amount: 651},
-		{why: "2,232 min: 25 %", down: down1("2026-03-05 00:00:00", "2026-03-06 13:12:00"), counted: 133920, uptime: 95, tier: 25, amount: 651},
-		{why: "2,233 min: 100 %", down: down1("2026-03-05 00:00:00", "2026-03-06 13:13:00"), counted: 133980, uptime: 94.9978, tier: 100, amount: 2604},
+		// The Single Instance table: "95.00% – < 99.90% 10%, 90.00% – <
+		// 95.00% 25%, < 90.00% 100%". 447 min, 98.998656 %, still 10 %
+		// (260.40: the multi-zone table's 25 % below 99 % is not the single
+		// instance's); 2,232 min, 95.0000 %, 10 %; 2,233, 94.997760 %, 25 %,
+		// 651.00; 4,464 min, 90.0000 %, 25 %; 4,465, 89.997760 %, 100 %,
+		// 2,604.00.
+		{why: "447 min: 10 %", down: down1("2026-03-08 03:00:00", "2026-03-08 10:27:00"), counted: 26820, uptime: 98.9987, tier: 10, amount: 260.4},
+		{why: "2,232 min: 10 %", down: down1("2026-03-05 00:00:00", "2026-03-06 13:12:00"), counted: 133920, uptime: 95, tier: 10, amount: 260.4},
+		{why: "2,233 min: 25 %", down: down1("2026-03-05 00:00:00", "2026-03-06 13:13:00"), counted: 133980, uptime: 94.9978, tier: 25, amount: 651},
+		{why: "4,464 min: 25 %", down: down1("2026-03-05 00:00:00", "2026-03-08 02:24:00"), counted: 267840, uptime: 90, tier: 25, amount: 651},
+		{why: "4,465 min: 100 %", down: down1("2026-03-05 00:00:00", "2026-03-08 02:25:00"), counted: 267900, uptime: 89.9978, tier: 100, amount: 2604},
 	}},
 	{"no-maintenance", []edgeCase{
 		// No maintenance exclusion is published: 30 min inside an announced
@@ -159,15 +164,15 @@ var gceEdges = []edge{
 	}},
 	{"calendar-month", []edgeCase{
 		// "Monthly Uptime Percentage and Financial Credit are determined on a
-		// calendar month basis … for a Single Instance, per instance": 300 min
-		// down is (44,640 − 300) / 44,640 = 99.327957 %, 10 %, whether the
+		// calendar month basis … for a Single Instance, per instance": 20 h
+		// down is (44,640 − 1,200) / 44,640 = 97.311828 %, 10 %, whether the
 		// instance came at 16 March 12:00 (charged 372 h: 1,302.00, 10 % =
 		// 130.20) or before the month (260.40). By its service period from
-		// the 16th at noon it would read (1,339,200 − 18,000) / 1,339,200 =
-		// 98.655914 %, the 25 % tier.
-		{why: "delivered 16 March 12:00", delivered: "2026-03-16 12:00:00", down: down1("2026-03-20 03:00:00", "2026-03-20 08:00:00"),
-			counted: 18000, uptime: 99.328, tier: 10, amount: 130.2, charge: 1302, denominator: 2678400},
-		{why: "delivered before", down: down1("2026-03-20 03:00:00", "2026-03-20 08:00:00"), counted: 18000, uptime: 99.328, tier: 10, amount: 260.4, denominator: 2678400},
+		// the 16th at noon it would read (1,339,200 − 72,000) / 1,339,200 =
+		// 94.623656 %, the 25 % tier.
+		{why: "delivered 16 March 12:00", delivered: "2026-03-16 12:00:00", down: down1("2026-03-20 03:00:00", "2026-03-20 23:00:00"),
+			counted: 72000, uptime: 97.3118, tier: 10, amount: 130.2, charge: 1302, denominator: 2678400},
+		{why: "delivered before", down: down1("2026-03-20 03:00:00", "2026-03-20 23:00:00"), counted: 72000, uptime: 97.3118, tier: 10, amount: 260.4, denominator: 2678400},
 	}},
 	{"claim-window", []edgeCase{
 		// "These notifications must be submitted within 30 days from the time
