@@ -111,6 +111,10 @@ func Match(b BillCredit, ledger []Claim) (*Claim, string, string) {
 		if b.Reference != "" {
 			why = fmt.Sprintf("its reference %q names no claim, and ", b.Reference) + why
 		}
+		if other := inOtherCurrency(b, mine); other != nil {
+			st := other.StatusAt(Deadlines{}, time.Time{})
+			why += fmt.Sprintf(" (claim %s has %s %s outstanding: amounts in two currencies are never matched)", other.ID, st.Outstanding, other.Currency)
+		}
 		return nil, "", why
 	}
 	return nil, "", fmt.Sprintf("%s %s is outstanding on %d claims (%s); apply it by hand", b.Amount, b.Currency, len(fit), ids(fit))
@@ -148,6 +152,22 @@ func fits(c Claim, b BillCredit) bool {
 	}
 	st := c.StatusAt(Deadlines{}, time.Time{})
 	return st.State != StateRefused && st.Outstanding == b.Amount
+}
+
+// inOtherCurrency is the first claim that would fit b by amount and period
+// were b in its currency: what a person reading why b matched nothing
+// should know.
+func inOtherCurrency(b BillCredit, cs []Claim) *Claim {
+	for i, c := range cs {
+		if c.Currency != b.Currency {
+			x := b
+			x.Currency = c.Currency
+			if fits(c, x) {
+				return &cs[i]
+			}
+		}
+	}
+	return nil
 }
 
 func ids(cs []Claim) string {

@@ -36,11 +36,21 @@ type RecoveryRow struct {
 	Received    Cents `json:"received"`
 	Refused     Cents `json:"refused"`
 	Outstanding Cents `json:"outstanding"`
+	// Excess is what bills credited beyond what was owed (a credit larger
+	// than the grant): part of Received, shown so it is not mistaken for
+	// money owed back or spent.
+	Excess Cents `json:"excess"`
 	// Unanswered counts the sent claims without an answer; Overdue those
-	// with a provider deadline passed (answer or credit).
+	// with a provider deadline passed (answer or credit) and not kept yet;
+	// Late those on which the provider missed one of its own deadlines,
+	// kept late or not yet (answered at or after its answer deadline, or
+	// not by it; a credit on a bill at or after its credit deadline, or
+	// still owed after it): how it honours its own terms.
 	Unanswered int `json:"unanswered"`
 	Overdue    int `json:"overdue"`
-	// SharePercent is Received / Claimed × 100, to one decimal.
+	Late       int `json:"provider_late"`
+	// SharePercent is Received / Claimed × 100, to one decimal: above 100
+	// only when bills credited more than was claimed (Excess).
 	SharePercent float64 `json:"share_recovered_percent"`
 }
 
@@ -82,8 +92,12 @@ func Recover(ledger []Claim, deadlines map[string]Deadlines, now time.Time) Reco
 		r.Received += st.Received
 		r.Refused += st.Refused
 		r.Outstanding += st.Outstanding
+		r.Excess += st.Excess
 		if st.AnswerOverdue || st.CreditOverdue {
 			r.Overdue++
+		}
+		if st.AnswerLate || st.CreditOverdue || len(st.LateCredits) > 0 {
+			r.Late++
 		}
 	}
 	out := Recovery{AsOf: now.UTC(), Rows: make([]RecoveryRow, 0, len(rows))}
@@ -93,6 +107,43 @@ func Recover(ledger []Claim, deadlines map[string]Deadlines, now time.Time) Reco
 	}
 	slices.SortFunc(out.Rows, func(a, b RecoveryRow) int {
 		return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Quarter, b.Quarter), cmp.Compare(a.Currency, b.Currency))
+	})
+	return out
+}
+
+// Total sums rows per provider and currency into one row each, under
+// label (the span they cover, e.g. "2026-09..2026-11"), the share
+// recomputed on the sums; in rows' order of provider and currency.
+func Total(rows []RecoveryRow, label string) []RecoveryRow {
+	var out []RecoveryRow
+	at := map[[2]string]int{}
+	for _, r := range rows {
+		k := [2]string{r.Provider, r.Currency}
+		i, ok := at[k]
+		if !ok {
+			i = len(out)
+			at[k] = i
+			out = append(out, RecoveryRow{Provider: r.Provider, Quarter: label, Currency: r.Currency})
+		}
+		t := &out[i]
+		t.Claims += r.Claims
+		t.Unsent += r.Unsent
+		t.Drafted += r.Drafted
+		t.Claimed += r.Claimed
+		t.Granted += r.Granted
+		t.Received += r.Received
+		t.Refused += r.Refused
+		t.Outstanding += r.Outstanding
+		t.Excess += r.Excess
+		t.Unanswered += r.Unanswered
+		t.Overdue += r.Overdue
+		t.Late += r.Late
+	}
+	for i := range out {
+		out[i].SharePercent = Share(out[i].Received, out[i].Claimed)
+	}
+	slices.SortStableFunc(out, func(a, b RecoveryRow) int {
+		return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Currency, b.Currency))
 	})
 	return out
 }

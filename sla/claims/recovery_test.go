@@ -45,7 +45,7 @@ func TestRecoveryByProviderAndQuarter(t *testing.T) {
 		{Provider: "Amazon Web Services (EC2)", Quarter: "2026-Q1", Currency: "USD", Claims: 3, Unsent: 1, Drafted: cents("300.00"),
 			Claimed: cents("2861.60"), Granted: cents("1180.80"), Received: cents("1180.80"), Refused: cents("1680.80"), SharePercent: 41.3},
 		{Provider: "Amazon Web Services (EC2)", Quarter: "2026-Q2", Currency: "USD", Claims: 1, Claimed: cents("2361.60"),
-			Outstanding: cents("2361.60"), Unanswered: 1, Overdue: 1},
+			Outstanding: cents("2361.60"), Unanswered: 1, Overdue: 1, Late: 1},
 		{Provider: "示例算力云", Quarter: "2026-Q1", Currency: "CNY", Claims: 1, Claimed: cents("1800.00"), Granted: cents("1800.00"),
 			Received: cents("900.00"), Outstanding: cents("900.00"), SharePercent: 50},
 	}
