@@ -72,6 +72,10 @@ type maintSpec struct{ start, end, announced string }
 // notJudged marks a case whose node has no uptime figure.
 const notJudged = -1
 
+// never is a delivery that never came: the node is ordered and not one
+// heartbeat is heard.
+const never = "never"
+
 // edgeLog is the case's event log under tm: one node with heartbeats a
 // minute (as heartbeat runs) around the outages, the maintenance notices
 // and the release.
@@ -90,7 +94,7 @@ func edgeLog(t *testing.T, tm *terms.Terms, c edgeCase) []events.Event {
 		month = time.March
 	}
 	first := time.Date(2026, month-1, 28, 0, 0, 0, 0, loc)
-	if c.delivered != "" {
+	if c.delivered != "" && c.delivered != never {
 		first = at(c.delivered)
 	}
 	end := time.Date(2026, month+1, 2, 0, 0, 0, 0, loc)
@@ -107,7 +111,11 @@ func edgeLog(t *testing.T, tm *terms.Terms, c edgeCase) []events.Event {
 	// outage (the next heartbeat due at the outage's start), the next
 	// starts at the outage's end.
 	from := first
-	for i, d := range append(append([][2]string{}, c.down...), [2]string{}) {
+	runs := append(append([][2]string{}, c.down...), [2]string{})
+	if c.delivered == never {
+		runs = nil
+	}
+	for i, d := range runs {
 		to := end
 		var next time.Time
 		if d[0] != "" {
@@ -171,6 +179,26 @@ func TestPackEdges(t *testing.T) {
 					}
 				})
 			}
+		})
+	}
+}
+
+// TestUndeliveredNodeHasNoUptime: under every pack, a node ordered and
+// never delivered has no uptime figure, counts nothing down and earns no
+// uptime credit (a claim of 100 % or of an outage for a machine the renter
+// never had is one no provider accepts); the same node heard all month
+// reads 100 %.
+func TestUndeliveredNodeHasNoUptime(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(packDir, "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatal(err)
+	}
+	for _, file := range files {
+		pack := strings.TrimSuffix(filepath.Base(file), ".yaml")
+		t.Run(pack, func(t *testing.T) {
+			tm := packTerms(t, pack)
+			checkEdge(t, tm, "never delivered", edgeCase{delivered: never, uptime: notJudged, amount: -1})
+			checkEdge(t, tm, "heard all month", edgeCase{uptime: 100, amount: 0})
 		})
 	}
 }
