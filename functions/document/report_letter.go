@@ -2,6 +2,7 @@ package document
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -128,10 +129,10 @@ func (ci *citer) cite(keys ...string) string {
 		if v == "" {
 			continue
 		}
-		if !containsStr(ci.keys, k) {
+		if !slices.Contains(ci.keys, k) {
 			ci.keys = append(ci.keys, k)
 		}
-		if id, _ := splitClause(v); id != "" && !containsStr(ids, id) {
+		if id, _ := splitClause(v); id != "" && !slices.Contains(ids, id) {
 			ids = append(ids, id)
 		}
 	}

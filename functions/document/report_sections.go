@@ -715,11 +715,3 @@ func orDash(s string) string {
 	return s
 }
 
-func containsStr(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}

@@ -3,6 +3,7 @@ package document
 import (
 	"io"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -107,7 +108,7 @@ func csvSources(w io.Writer, cw sheet, d *doc, cs []report.Contract) error {
 		for _, s := range c.Sources {
 			var unv []string
 			for _, k := range s.Terms {
-				if containsStr(c.Unverified, k) {
+				if slices.Contains(c.Unverified, k) {
 					unv = append(unv, k)
 				}
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/gpusla/gpusla/functions/document"
 	"github.com/gpusla/gpusla/functions/tables"
 	"github.com/gpusla/gpusla/functions/wiring"
+	"github.com/gpusla/gpusla/internal/atomicfile"
 	"github.com/gpusla/gpusla/sla/billing"
 	"github.com/gpusla/gpusla/sla/report"
 )
@@ -146,27 +147,13 @@ func writeJSONTo(w io.Writer, v any) error {
 	return e.Encode(v)
 }
 
-// withOutput runs write on -o FILE (written whole, or not at all) or
-// standard output.
+// withOutput runs write on -o FILE (written whole, or not at all, through
+// internal/atomicfile) or standard output.
 func withOutput(cmd *cobra.Command, out string, write func(io.Writer) error) error {
 	if out == "" {
 		return write(cmd.OutOrStdout())
 	}
-	tmp := out + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, out)
+	return atomicfile.Write(out, 0o644, write)
 }
 
 func newClaimsShowCmd() *cobra.Command {

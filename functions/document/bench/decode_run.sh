@@ -6,22 +6,25 @@
 # old.test (the commit before a change) and new.test:
 #   bash functions/document/bench/decode_run.sh OUTDIR BINDIR [ROUNDS]
 # Each round runs every build once, one after the other, the order rotated
-# from round to round; the decoder on CPU 2 alone, the report on CPUs 2 and 3
-# (not hyperthread siblings of each other on the device machine).
+# from round to round; the decoder on one CPU, the report on two: CPUs 2 and
+# 3 (not hyperthread siblings of each other on the device machine) where the
+# machine has four or more, else unpinned with GOMAXPROCS 1 and 2.
 set -euo pipefail
 out=$1 bin=$(cd "$2" && pwd) rounds=${3:-5}
 mkdir -p "$out"
 cd functions/document
 builds=()
 for f in "$bin"/*.test; do builds+=("$(basename "$f" .test)"); done
-{ date -u; nproc; grep -m1 'model name' /proc/cpuinfo; cat /sys/devices/system/cpu/cpu2/topology/thread_siblings_list; uptime; echo "builds: ${builds[*]}"; } > "$out/machine.txt"
+{ date -u; nproc; grep -m1 'model name' /proc/cpuinfo; cat /sys/devices/system/cpu/cpu2/topology/thread_siblings_list 2>/dev/null || true; uptime; echo "builds: ${builds[*]}"; } > "$out/machine.txt"
+one="taskset -c 2" two="taskset -c 2,3"
+if (( $(nproc) < 4 )); then one="" two=""; fi
 n=${#builds[@]}
 for r in $(seq 1 "$rounds"); do
   for i in $(seq 0 $((n - 1))); do
     b=${builds[$(((i + r) % n))]}
-    taskset -c 2 env GOMAXPROCS=1 "$bin/$b.test" -test.run '^$' -test.bench '^BenchmarkDecodeMonth100NodesRuns$' \
+    $one env GOMAXPROCS=1 "$bin/$b.test" -test.run '^$' -test.bench '^BenchmarkDecodeMonth100NodesRuns$' \
       -test.benchmem -test.count 1 -test.cpu 1 >> "$out/decode.$b.txt" 2>&1
-    taskset -c 2,3 env GOMAXPROCS=2 "$bin/$b.test" -test.run '^$' -test.bench '^BenchmarkMonthlyReport100NodesRuns$' \
+    $two env GOMAXPROCS=2 "$bin/$b.test" -test.run '^$' -test.bench '^BenchmarkMonthlyReport100NodesRuns$' \
       -test.benchmem -test.benchtime 3x -test.cpu 2 >> "$out/report.$b.txt" 2>&1
   done
 done
