@@ -4,6 +4,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/gpusla/gpusla/sla/account"
 	"github.com/gpusla/gpusla/sla/calendar"
 	"github.com/gpusla/gpusla/sla/delivery"
 	"github.com/gpusla/gpusla/sla/events"
@@ -72,9 +73,9 @@ func (b *Builder) buildNode(n *nodeAcc, tickets []*ticket.Ticket, backend interv
 	for _, t := range tickets {
 		notices = append(notices, t.Opened)
 	}
-	books, outs := b.outages(m, backend, notices, &nr)
+	books, outs, raw := b.outages(m, backend, notices, &nr)
 	if len(books.Claimable) > 0 {
-		nr.ClaimDeadline = ts(tm.Claim.DeadlineFrom(m.me, tm.Calendar.Loc, books.Claimable[0].Start), tm)
+		nr.ClaimDeadline = ts(tm.Claim.DeadlineFrom(m.me, tm.Calendar.Loc, incidentStart(books, raw)), tm)
 	}
 	b.releaseRecord(m, &nr)
 	penalties := m.tickets(tickets, &nr)
@@ -163,4 +164,20 @@ func (m nodeMonth) horizon() time.Time {
 		return m.end
 	}
 	return minTime(m.me.Add(runsAfter), m.asOf, m.n.released)
+}
+
+// incidentStart is when the month's first counted outage began as an
+// incident: the start of the outage that holds its first counted second,
+// which is earlier where the contract counts only from the renter's notice.
+// A window "within 30 days of the incident" is then never read from a later
+// instant than the provider's.
+func incidentStart(books account.Books, outs []account.Outage) time.Time {
+	first := books.Claimable[0].Start
+	start := first
+	for _, o := range outs {
+		if !o.Span.Start.After(first) && o.Span.End.After(first) && o.Span.Start.Before(start) {
+			start = o.Span.Start
+		}
+	}
+	return start
 }

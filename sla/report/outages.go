@@ -20,8 +20,8 @@ import (
 // notices are when tickets on the node were opened: under a contract whose
 // clock starts at the renter's notice, an outage counts from the first of
 // them inside it. The outages returned are those the books counted, after
-// that clock.
-func (b *Builder) outages(m nodeMonth, backend interval.Set, notices []time.Time, nr *Node) (account.Books, []account.Outage) {
+// that clock (clocked), and the same before it (raw).
+func (b *Builder) outages(m nodeMonth, backend interval.Set, notices []time.Time, nr *Node) (books account.Books, clocked, raw []account.Outage) {
 	n, tm := m.n, m.tm
 	var outs []account.Outage
 	var ongoing []bool
@@ -67,14 +67,14 @@ func (b *Builder) outages(m nodeMonth, backend interval.Set, notices []time.Time
 	for i, x := range recs {
 		maint[i] = x.m
 	}
-	clocked := account.NoticeClock(tm, outs, notices)
-	books := account.ComputeClocked(tm, m.window(), m.period, outs, clocked, maint)
+	clocked = account.NoticeClock(tm, outs, notices)
+	books = account.ComputeClocked(tm, m.window(), m.period, outs, clocked, maint)
 	nr.Period.ExcludedSeconds = secs(books.Excluded.Total())
 	nr.Uptime = uptimeRow(tm, books, !m.period.Empty())
 	nr.Outages = append(nr.Outages, m.outageRows(books, outs, clocked, ongoing)...)
 	nr.Maintenance = append(nr.Maintenance, m.maintRows(maint, outs)...)
 	b.retroMaint(m, outs, clocked, recs)
-	return books, clocked
+	return books, clocked, outs
 }
 
 // maintenance is the node's and its contract's maintenance notices that

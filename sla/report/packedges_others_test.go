@@ -378,9 +378,16 @@ var hostedaiEdges = []edge{
 		{why: "ten days", down: down1("2026-03-05 00:00:00", "2026-03-15 00:00:00"), tickets: []string{"2026-03-05 00:00:00"}, counted: 864000, uptime: 67.7419, tier: 50, amount: 926.28},
 	}},
 	{"claim-window", []edgeCase{
-		// Not in the text read: 30 days after the month (assumption).
-		{why: "March", down: down1("2026-03-08 03:00:00", "2026-03-08 03:45:00"), tickets: []string{"2026-03-08 03:00:00"}, counted: 2700, uptime: 99.8992, tier: 10, amount: 185.26, deadline: "2026-05-01T00:00:00Z"},
-		{why: "April", month: 4, down: down1("2026-04-08 03:00:00", "2026-04-08 03:45:00"), tickets: []string{"2026-04-08 03:00:00"}, counted: 2700, uptime: 99.8958, tier: 10, amount: 179.28, deadline: "2026-05-31T00:00:00Z"},
+		// "within 30 days of the incident" (the template's words): from the
+		// month's first counted outage, 8 March 03:00 → 7 April 03:00; 20
+		// March 10:00 → 19 April 10:00.
+		{why: "8 March", down: down1("2026-03-08 03:00:00", "2026-03-08 03:45:00"), tickets: []string{"2026-03-08 03:00:00"}, counted: 2700, uptime: 99.8992, tier: 10, amount: 185.26, deadline: "2026-04-07T03:00:00Z"},
+		{why: "20 March", down: down1("2026-03-20 10:00:00", "2026-03-20 10:45:00"), tickets: []string{"2026-03-20 10:00:00"}, counted: 2700, uptime: 99.8992, tier: 10, amount: 185.26, deadline: "2026-04-19T10:00:00Z"},
+		// The incident is the outage, not the part counted from the ticket:
+		// down from 20 March 10:00, the ticket at 10:20, 45 min counted to
+		// 11:05; still due 19 April 10:00.
+		{why: "20 March, ticket 20 min in", down: down1("2026-03-20 10:00:00", "2026-03-20 11:05:00"), tickets: []string{"2026-03-20 10:20:00"}, counted: 2700, uptime: 99.8992, tier: 10, amount: 185.26,
+			deadline: "2026-04-19T10:00:00Z"},
 	}},
 }
 
