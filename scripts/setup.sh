@@ -4,7 +4,7 @@
 # page test, poppler-utils for the PDF text check, make for the Lambda builds, systemd for systemd-analyze, runc for
 # the container images, tzdata, git; the images also take libc6's and ca-certificates' files),
 # dynalite and s3rver from npm, and Go tools (staticcheck, the Lambda Runtime
-# Interface Emulator). Idempotent; everything project-local goes to .tools/.
+# Interface Emulator, goaws for SQS). Idempotent; everything project-local goes to .tools/.
 # A fresh Debian machine with Go is enough: under CI=true a test whose tool is
 # missing fails rather than skips (internal/testenv), so this list must be whole.
 set -euo pipefail
@@ -53,4 +53,11 @@ fi
 export GOBIN="$TOOLS/bin"
 [ -x "$GOBIN/staticcheck" ] || go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 [ -x "$GOBIN/aws-lambda-rie" ] || go install github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@v0.0.0-20261030222936-bef5c4ba774d
+# goaws: a local SQS (the month's fan-out, infra/sqsqueue); its main package is named cmd.
+if [ ! -x "$GOBIN/goaws" ]; then
+  echo "setup: installing goaws (local SQS)"
+  tmp=$(mktemp -d)
+  GOBIN="$tmp" go install github.com/Admiral-Piett/goaws/app/cmd@v0.5.4
+  mv "$tmp/cmd" "$GOBIN/goaws" && rmdir "$tmp"
+fi
 echo "setup: done"

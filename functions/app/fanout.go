@@ -45,9 +45,21 @@ type WorkItem struct {
 	Node string `json:"node"`
 }
 
-// WorkQueue takes the month's work items (SQS; a channel in serve).
+// WorkQueue takes the month's work items, each a JSON body (SQS).
 type WorkQueue interface {
-	Send(ctx context.Context, items []WorkItem) error
+	Send(ctx context.Context, bodies []string) error
+}
+
+// ParseWorkItem reads a work item's body as Start sent it.
+func ParseWorkItem(body string) (WorkItem, error) {
+	var it WorkItem
+	if err := json.Unmarshal([]byte(body), &it); err != nil {
+		return it, fmt.Errorf("work item: %w", err)
+	}
+	if it.Plan == "" || it.Node == "" {
+		return it, fmt.Errorf("work item %.200q: want a plan and a node", body)
+	}
+	return it, nil
 }
 
 // FanOut builds months through a queue of node-months.
@@ -107,10 +119,14 @@ func (f *FanOut) Start(ctx context.Context, year int, mon time.Month, asOf, now 
 		return "", fmt.Errorf("fan-out: %w", err)
 	}
 	plan := Plan{Year: year, Month: mon, AsOf: asOf.UTC(), Started: now.UTC()}
-	items := make([]WorkItem, len(m.nodes))
+	items := make([]string, len(m.nodes))
 	for i, n := range m.nodes {
 		plan.Nodes = append(plan.Nodes, n.ID)
-		items[i] = WorkItem{Plan: prefix, Node: n.ID}
+		b, err := json.Marshal(WorkItem{Plan: prefix, Node: n.ID})
+		if err != nil {
+			return "", err
+		}
+		items[i] = string(b)
 	}
 	raw, err := json.Marshal(plan)
 	if err != nil {

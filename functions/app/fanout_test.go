@@ -25,10 +25,16 @@ type itemList struct {
 	items []app.WorkItem
 }
 
-func (q *itemList) Send(_ context.Context, items []app.WorkItem) error {
+func (q *itemList) Send(_ context.Context, bodies []string) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.items = append(q.items, items...)
+	for _, b := range bodies {
+		it, err := app.ParseWorkItem(b)
+		if err != nil {
+			return err
+		}
+		q.items = append(q.items, it)
+	}
 	return nil
 }
 
