@@ -20,6 +20,11 @@ import (
 type ExportSelect struct {
 	From, To time.Time
 	Nodes    []string
+	// Thin are nodes written by their registration and release alone,
+	// without their observations and runs: a fanned-out month's evidence
+	// bundle needs the observations of the nodes with a counted outage
+	// only, and reading the others' would cost the month again.
+	Thin map[string]bool
 }
 
 // ExportStats counts what Export wrote, and what it had to leave out.
@@ -69,7 +74,12 @@ func Export(ctx context.Context, st store.Store, sel ExportSelect, emit func(*ev
 			continue
 		}
 		stats.Nodes++
-		if err := ExportNode(ctx, h, n, from, to, emit, &stats); err != nil {
+		if sel.Thin[n.ID] {
+			err = exportThin(n, out)
+		} else {
+			err = ExportNode(ctx, h, n, from, to, emit, &stats)
+		}
+		if err != nil {
 			return stats, fmt.Errorf("export node %s: %w", n.ID, err)
 		}
 		if err := exportEnrolments(ctx, st, n, to, out); err != nil {
@@ -199,15 +209,8 @@ func ExportNode(ctx context.Context, h store.History, n store.Node, from, to tim
 		stats.Events++
 		return emit(e)
 	}
-	reg := RegistrationEvent(n)
-	if err := out(&reg); err != nil {
+	if err := exportThin(n, out); err != nil {
 		return err
-	}
-	if !n.ReleasedAt.IsZero() {
-		rel := ReleaseEvent(n)
-		if err := out(&rel); err != nil {
-			return err
-		}
 	}
 	if err := exportBatches(ctx, h, n, from, to, out, stats); err != nil {
 		return err
@@ -216,6 +219,16 @@ func ExportNode(ctx context.Context, h store.History, n store.Node, from, to tim
 		return err
 	}
 	return exportRuns(ctx, h, n, from, to, out, stats)
+}
+
+// exportThin writes the node's registration and release.
+func exportThin(n store.Node, out func(*events.Event) error) error {
+	reg := RegistrationEvent(n)
+	if err := out(&reg); err != nil || n.ReleasedAt.IsZero() {
+		return err
+	}
+	rel := ReleaseEvent(n)
+	return out(&rel)
 }
 
 // RegistrationEvent is the node's node_registered event: what was

@@ -81,64 +81,61 @@ type Plan struct {
 	AsOf    time.Time  `json:"as_of"`
 	Started time.Time  `json:"started"`
 	Nodes   []string   `json:"nodes"`
-}
-
-// FanOutPrefix is the folder of a month's fan-out judged at asOf.
-func FanOutPrefix(year int, mon time.Month, asOf time.Time) string {
-	return fmt.Sprintf("fanout/%04d-%02d/%s", year, mon, asOf.UTC().Format("20060102T150405Z"))
+	// Skip are the nodes left out with their tickets (Books.Skip), for
+	// every worker to leave out alike.
+	Skip map[string]string `json:"skip,omitempty"`
 }
 
 // ErrPending says some parts are neither in nor given up on yet.
 var ErrPending = errors.New("the month's parts are not all in")
 
-// Start plans year-month as of asOf: the shared events and the plan are
-// written, then one work item a node is sent. It returns the plan's folder.
-func (f *FanOut) Start(ctx context.Context, year int, mon time.Month, asOf, now time.Time) (string, error) {
+// Start plans year-month as of asOf in the folder prefix: the shared
+// events and the plan are written, then one work item a node is sent.
+func (f *FanOut) Start(ctx context.Context, prefix string, year int, mon time.Month, asOf, now time.Time) error {
 	m := &month{bk: f.Books, opts: report.Options{Year: year, Month: mon, AsOf: asOf}, byNode: map[string][]*events.Event{}}
 	m.from, m.to = report.Window(year, mon)
 	var err error
 	if m.shared, err = report.NewBuilder(f.Books.Terms, m.opts); err != nil {
-		return "", err
+		return err
 	}
 	evs, err := m.readShared(ctx)
 	if err != nil {
-		return "", err
+		return err
 	}
 	var buf bytes.Buffer
 	w := events.NewWriter(&buf)
 	for i := range evs {
 		if err := w.Write(&evs[i]); err != nil {
-			return "", fmt.Errorf("fan-out: shared events: %w", err)
+			return fmt.Errorf("fan-out: shared events: %w", err)
 		}
 	}
 	if err := w.Flush(); err != nil {
-		return "", fmt.Errorf("fan-out: shared events: %w", err)
+		return fmt.Errorf("fan-out: shared events: %w", err)
 	}
-	prefix := FanOutPrefix(year, mon, asOf)
 	if err := f.Blobs.Put(ctx, prefix+"/shared.jsonl", buf.Bytes()); err != nil {
-		return "", fmt.Errorf("fan-out: %w", err)
+		return fmt.Errorf("fan-out: %w", err)
 	}
-	plan := Plan{Year: year, Month: mon, AsOf: asOf.UTC(), Started: now.UTC()}
+	plan := Plan{Year: year, Month: mon, AsOf: asOf.UTC(), Started: now.UTC(), Skip: f.Books.Skip}
 	items := make([]string, len(m.nodes))
 	for i, n := range m.nodes {
 		plan.Nodes = append(plan.Nodes, n.ID)
 		b, err := json.Marshal(WorkItem{Plan: prefix, Node: n.ID})
 		if err != nil {
-			return "", err
+			return err
 		}
 		items[i] = string(b)
 	}
 	raw, err := json.Marshal(plan)
 	if err != nil {
-		return "", err
+		return err
 	}
 	if err := f.Blobs.Put(ctx, prefix+"/plan.json", raw); err != nil {
-		return "", fmt.Errorf("fan-out: %w", err)
+		return fmt.Errorf("fan-out: %w", err)
 	}
 	if err := f.Queue.Send(ctx, items); err != nil {
-		return "", fmt.Errorf("fan-out: send %d work items: %w", len(items), err)
+		return fmt.Errorf("fan-out: send %d work items: %w", len(items), err)
 	}
-	return prefix, nil
+	return nil
 }
 
 // LoadPlan reads the plan in prefix.
@@ -162,6 +159,7 @@ func (f *FanOut) planned(ctx context.Context, prefix string) (*month, Plan, []ev
 		return nil, p, nil, err
 	}
 	m := &month{bk: f.Books, opts: report.Options{Year: p.Year, Month: p.Month, AsOf: p.AsOf}, byNode: map[string][]*events.Event{}}
+	m.bk.Skip = p.Skip
 	m.from, m.to = report.Window(p.Year, p.Month)
 	if m.shared, err = report.NewBuilder(f.Books.Terms, m.opts); err != nil {
 		return nil, p, nil, err

@@ -3,7 +3,9 @@ package app_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,8 +14,12 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/app/apptest"
+	"github.com/gpusla/gpusla/functions/bundle"
 	"github.com/gpusla/gpusla/functions/document"
+	"github.com/gpusla/gpusla/functions/fleetsim"
 	"github.com/gpusla/gpusla/infra/blob"
+	"github.com/gpusla/gpusla/infra/slack"
 	"github.com/gpusla/gpusla/infra/store/bolt"
 	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/report"
@@ -94,8 +100,8 @@ func TestFanOutIsTheStoresBooks(t *testing.T) {
 	q := &itemList{}
 	f := &app.FanOut{Books: books, Blobs: blobs, Queue: q, Wait: time.Hour}
 	now := asOf.Add(time.Minute)
-	prefix, err := f.Start(t.Context(), 2026, 3, asOf, now)
-	if err != nil {
+	const prefix = "fanout/2026-03/all"
+	if err := f.Start(t.Context(), prefix, 2026, 3, asOf, now); err != nil {
 		t.Fatal(err)
 	}
 	if len(q.items) != len(whole.Nodes) {
@@ -134,8 +140,8 @@ func TestFanOutNamesTheNodesLeftOut(t *testing.T) {
 	f := &app.FanOut{Books: app.Books{Store: st, Status: st, Terms: tm, Workers: 1, Skip: map[string]string{"xx-1": "nowhere"}}, Blobs: blobs, Queue: q, Wait: 30 * time.Minute}
 	asOf := time.Date(2026, 4, 1, 6, 0, 0, 0, time.UTC)
 	started := asOf.Add(time.Minute)
-	prefix, err := f.Start(t.Context(), 2026, 3, asOf, started)
-	if err != nil {
+	const prefix = "fanout/2026-03/all"
+	if err := f.Start(t.Context(), prefix, 2026, 3, asOf, started); err != nil {
 		t.Fatal(err)
 	}
 	for _, it := range q.items {
@@ -183,5 +189,100 @@ func TestFanOutNamesTheNodesLeftOut(t *testing.T) {
 	}
 	if !strings.Contains(md.String(), "gz-00003") {
 		t.Errorf("the Chinese report does not name gz-00003:\n%.3000s", md.String())
+	}
+}
+
+// The report job building its month apart (Parts: the node-months sent to
+// a queue, built by workers of their own, assembled by a later run)
+// stores what it stores building the month here from the exported log:
+// the report in every format, the evidence bundle and its chain head, byte
+// for byte. The bundle's log holds only the observations of the nodes with
+// a counted outage, which is all a bundle keeps.
+func TestFanOutBundleIsTheLogsBundle(t *testing.T) {
+	st := openBolt(t)
+	tm := booksFleet(t, st, 8)
+	ctx := t.Context()
+	// Two nodes with nothing to claim: the bundle reads none of theirs.
+	sh, _ := time.LoadLocation("Asia/Shanghai")
+	if _, err := fleetsim.Write(ctx, st, fleetsim.Config{Nodes: 2, Prefix: "hk-", Contract: "cn-example", Loc: sh,
+		From: time.Date(2026, 3, 1, 0, 0, 0, 0, sh), Months: 1, QuietEvery: 1}); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := app.New(app.Config{Store: st, Notifier: &slack.Console{W: io.Discard}, Box: apptest.Box(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	desk, err := svc.Tickets(app.TermsBook{"cn-example": tm[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	formats := []string{"md", "html", "csv"}
+	here, apart := blobDir(t), blobDir(t)
+	asOf := time.Date(2026, 4, 1, 6, 0, 0, 0, time.UTC)
+	whole := &app.ReportJob{Desk: desk, Blobs: here, Renderer: bundle.Renderer{}, Formats: formats, TempDir: t.TempDir()}
+	if err := whole.Generate(ctx, 2026, 3, "cn-example", asOf); err != nil {
+		t.Fatal(err)
+	}
+	q := &itemList{}
+	job := &app.ReportJob{Desk: desk, Blobs: apart, Renderer: bundle.Renderer{}, Formats: formats, TempDir: t.TempDir(), Parts: q, PartsWait: time.Hour}
+	if err := job.Generate(ctx, 2026, 3, "cn-example", asOf); !errors.Is(err, app.ErrPending) {
+		t.Fatalf("first run: err = %v, want the month pending", err)
+	}
+	if err := job.Generate(ctx, 2026, 3, "cn-example", asOf); !errors.Is(err, app.ErrPending) {
+		t.Fatalf("a run before any part: err = %v, want the month pending", err)
+	}
+	if len(q.items) == 0 || len(q.items) > 10 {
+		t.Fatalf("%d work items sent, want one a node (the same ones once)", len(q.items))
+	}
+	// The workers know the store, the terms and the blobs, nothing of the
+	// job (its skipped node comes with the plan).
+	worker := &app.FanOut{Books: app.Books{Store: st, Terms: tm}, Blobs: apart}
+	for _, it := range q.items {
+		if err := worker.Work(ctx, it); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := job.Generate(ctx, 2026, 3, "cn-example", asOf); err != nil {
+		t.Fatal(err)
+	}
+	var bundled bool
+	for _, name := range []string{"report.json", "report.md", "report.html", "report.csv", "evidence.zip", "chain-head.txt"} {
+		want, err := here.Get(ctx, "2026-03/cn-example/"+name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := apart.Get(ctx, "2026-03/cn-example/"+name)
+		if err != nil {
+			t.Fatalf("%s built apart: %v", name, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s built apart differs from the one built here (%d bytes, want %d)", name, len(got), len(want))
+		}
+		bundled = bundled || (name == "evidence.zip" && len(got) > 0)
+	}
+	if !bundled {
+		t.Fatal("no evidence bundle")
+	}
+	// The bundle was written without some nodes' observations.
+	raw, err := apart.Get(ctx, "2026-03/cn-example/report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r report.Report
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	nodes, err := st.ListNodes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	thin, full := app.BundleThin(&r, nodes), 0
+	for _, n := range r.Nodes {
+		if !thin[n.Node] {
+			full++
+		}
+	}
+	if full == 0 || full == len(r.Nodes) {
+		t.Fatalf("%d of %d nodes' observations in the bundle's log: the thin log is not tested", full, len(r.Nodes))
 	}
 }

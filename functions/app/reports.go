@@ -76,7 +76,14 @@ type ReportJob struct {
 	// TempDir holds the month's exported log while the bundle is written
 	// (default os.TempDir(); a Lambda's /tmp).
 	TempDir string
-	Log     *slog.Logger
+	// Parts, when set, builds each month apart (FanOut, reports_apart.go):
+	// its node-months go to this queue, the parts function builds them,
+	// and a later run assembles the month once every part is in or
+	// PartsWait has passed since they were sent. Nil: the month is built
+	// here from its exported log.
+	Parts     WorkQueue
+	PartsWait time.Duration
+	Log       *slog.Logger
 }
 
 // DefaultScorecardMonths: a quarter, the report's month and the two before
@@ -142,6 +149,8 @@ type ReportRun struct {
 	// ClaimAlerts each provider deadline alerted on (docs/claims.md).
 	Claims      []string `json:"claims,omitempty"`
 	ClaimAlerts []string `json:"claim_alerts,omitempty"`
+	// Pending names each month built apart whose parts are still out.
+	Pending []string `json:"pending,omitempty"`
 }
 
 // unknownContracts is the nodes whose contract the loaded terms do not
@@ -206,6 +215,10 @@ func (j *ReportJob) Run(ctx context.Context, now time.Time) (ReportRun, error) {
 					}
 				}
 				sc, err := j.generate(ctx, prev.Year(), prev.Month(), c, now, skip)
+				if errors.Is(err, ErrPending) {
+					res.Pending = append(res.Pending, ReportPrefix(month, c))
+					continue
+				}
 				if err != nil {
 					errs = append(errs, fmt.Errorf("report %s for %s: %w", month, c, err))
 					continue
@@ -247,8 +260,8 @@ func (j *ReportJob) Run(ctx context.Context, now time.Time) (ReportRun, error) {
 		errs = append(errs, err)
 	}
 	res.ClaimAlerts = alerts
-	if len(res.Generated)+len(res.Posted)+len(res.Reminders)+len(res.Claims)+len(res.ClaimAlerts) > 0 {
-		log.Info("reports", "generated", res.Generated, "posted", res.Posted, "reminders", res.Reminders, "scorecards", res.Scorecards,
+	if len(res.Generated)+len(res.Posted)+len(res.Reminders)+len(res.Claims)+len(res.ClaimAlerts)+len(res.Pending) > 0 {
+		log.Info("reports", "generated", res.Generated, "pending", res.Pending, "posted", res.Posted, "reminders", res.Reminders, "scorecards", res.Scorecards,
 			"claims", res.Claims, "claim_alerts", res.ClaimAlerts)
 	}
 	return res, errors.Join(errs...)
@@ -319,6 +332,9 @@ func (j *ReportJob) generate(ctx context.Context, year int, month time.Month, co
 	if err := CheckScorecardMonths(j.ScorecardMonths); err != nil {
 		return done, fmt.Errorf("scorecard: %w", err) // the mains check it first
 	}
+	if j.Parts != nil {
+		return j.generateApart(ctx, year, month, contract, asOf, skip)
+	}
 	tmp, err := os.CreateTemp(j.TempDir, "gpusla-export-*.jsonl")
 	if err != nil {
 		return done, fmt.Errorf("export: %w", err)
@@ -352,11 +368,7 @@ func (j *ReportJob) generate(ctx context.Context, year int, month time.Month, co
 // f, with the scorecard when one is kept. A scorecard that fails to build
 // is logged and said in done; the report is then built without it.
 func (j *ReportJob) build(f *os.File, year int, month time.Month, contract string, asOf time.Time, done scorecardDone) (*report.Report, *scorecard.Scorecard, scorecardDone, error) {
-	book := j.Desk.Terms()
-	all := make([]*terms.Terms, 0, len(book))
-	for _, c := range book.Contracts() {
-		all = append(all, book[c])
-	}
+	all := j.terms()
 	var (
 		full *report.Report
 		sc   *scorecard.Scorecard

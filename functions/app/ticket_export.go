@@ -96,7 +96,12 @@ func (d *TicketDesk) RangeExport(from, to time.Time) ExportFunc {
 // events nor their tickets' (a ticket's later events name only the ticket,
 // which TicketEvents emits after the opening that names the node).
 func (d *TicketDesk) rangeExport(from, to time.Time, skip map[string]string) ExportFunc {
-	sel := ExportSelect{From: from, To: to}
+	return d.selectExport(ExportSelect{From: from, To: to}, skip)
+}
+
+// selectExport is rangeExport of sel.
+func (d *TicketDesk) selectExport(sel ExportSelect, skip map[string]string) ExportFunc {
+	from, to := sel.From, sel.To
 	return func(ctx context.Context, w *events.Writer) error {
 		dropped := map[string]bool{} // tickets of skipped nodes
 		emit := func(e *events.Event) error {

@@ -15,6 +15,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -55,6 +56,10 @@ type Config struct {
 	Now       time.Time
 	// Workers writes that many nodes at once (default 4).
 	Workers int
+	// QuietEvery, when above 0, leaves every QuietEvery-th node (index 0,
+	// QuietEvery, …) without its monthly outage: a fleet where most nodes
+	// have a month with nothing to claim.
+	QuietEvery int
 }
 
 // Schedule of every simulated node: the probe's defaults.
@@ -96,7 +101,8 @@ func Write(ctx context.Context, st Store, c Config) (Stats, error) {
 		ws := start.AddDate(0, m, 14).Add(2 * time.Hour)
 		n := store.Maintenance{ID: store.MaintenanceID(c.Contract, "", ws), Contract: c.Contract, Start: ws.UTC(), End: ws.Add(time.Hour).UTC(),
 			AnnouncedAt: ws.AddDate(0, 0, -7).UTC(), Summary: "network switch firmware", CreatedAt: ws.AddDate(0, 0, -7).UTC(), RecordedBy: "fleetsim"}
-		if err := st.PutMaintenance(ctx, n); err != nil {
+		// A second fleet of the contract (another prefix) finds it there.
+		if err := st.PutMaintenance(ctx, n); err != nil && !errors.Is(err, store.ErrExists) {
 			return Stats{}, fmt.Errorf("fleetsim: maintenance: %w", err)
 		}
 	}
@@ -139,7 +145,7 @@ func writeNode(ctx context.Context, st Store, c Config, i int) (Stats, error) {
 	from, to := c.Span()
 	n := &node{c: c, i: i, id: c.NodeID(i), st: st}
 	start := time.Date(c.From.Year(), c.From.Month(), 1, 0, 0, 0, 0, c.Loc)
-	for m := 0; m < c.Months; m++ {
+	for m := 0; m < c.Months && (c.QuietEvery <= 0 || i%c.QuietEvery != 0); m++ {
 		ms := start.AddDate(0, m, 0)
 		n.downs = append(n.downs, ms.Add(time.Duration(24*(i%28)+i%24)*time.Hour))
 	}

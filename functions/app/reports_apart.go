@@ -1,0 +1,145 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/report"
+	"github.com/gpusla/gpusla/sla/terms"
+)
+
+// A month built apart (ReportJob.Parts): the first run due sends the
+// month's node-months to the queue; each later run assembles it once every
+// part is in or PartsWait has passed, and stores it as a month built here
+// is stored. Its evidence bundle is written from a log of every node's
+// registration and release, the month's shared records, and the
+// observations of the nodes with a counted outage only: the bundle keeps
+// nothing else (TestFanOutBundleIsTheLogsBundle).
+
+// errScorecardApart names why a month built apart has no scorecard beside
+// it: the scorecard reads its months' log, which is what building apart
+// avoids.
+var errScorecardApart = errors.New("the provider scorecard is not built for a month built apart (GPUSLA_PARTS_QUEUE); build it with gpusla scorecard from an exported log")
+
+// planPointer is the blob naming the folder of a contract's month built
+// apart.
+func planPointer(year int, month time.Month, contract string) string {
+	return fmt.Sprintf("fanout/%04d-%02d/%s.plan", year, month, contract)
+}
+
+// fanOut is the job's FanOut over every loaded contract.
+func (j *ReportJob) fanOut(skip map[string]string) (*FanOut, error) {
+	st, ok := j.Desk.svc.store.(BooksStore)
+	if !ok {
+		return nil, fmt.Errorf("a month built apart reads the store's history: %T has none", j.Desk.svc.store)
+	}
+	bk := Books{Store: st, Terms: j.terms(), Skip: skip}
+	if ps, ok := j.Desk.svc.store.(store.ProviderStatusStore); ok {
+		bk.Status = ps
+	}
+	return &FanOut{Books: bk, Blobs: j.Blobs, Queue: j.Parts, Wait: j.PartsWait}, nil
+}
+
+// terms are the loaded contracts, in name order.
+func (j *ReportJob) terms() []*terms.Terms {
+	book := j.Desk.Terms()
+	all := make([]*terms.Terms, 0, len(book))
+	for _, c := range book.Contracts() {
+		all = append(all, book[c])
+	}
+	return all
+}
+
+// generateApart starts the month, or assembles and stores it; ErrPending
+// while its parts are out.
+func (j *ReportJob) generateApart(ctx context.Context, year int, month time.Month, contract string, now time.Time, skip map[string]string) (scorecardDone, error) {
+	var done scorecardDone
+	f, err := j.fanOut(skip)
+	if err != nil {
+		return done, err
+	}
+	ptr := planPointer(year, month, contract)
+	raw, err := j.Blobs.Get(ctx, ptr)
+	if IsNotFound(err) {
+		prefix := fmt.Sprintf("fanout/%04d-%02d/%s/%s", year, month, contract, now.UTC().Format("20060102T150405Z"))
+		if err := f.Start(ctx, prefix, year, month, now, now); err != nil {
+			return done, err
+		}
+		if err := j.Blobs.Put(ctx, ptr, []byte(prefix)); err != nil {
+			return done, err
+		}
+		return done, fmt.Errorf("%w: sent to the parts queue (%s)", ErrPending, prefix)
+	}
+	if err != nil {
+		return done, err
+	}
+	prefix := strings.TrimSpace(string(raw))
+	full, err := f.Assemble(ctx, prefix, now)
+	if err != nil {
+		return done, err
+	}
+	for _, s := range full.LeftOut {
+		j.logger().Error("report: node left out of a month built apart", "month", ReportPrefix(full.Month, contract), "node", s.Node, "reason", s.Reason)
+	}
+	tmp, err := os.CreateTemp(j.TempDir, "gpusla-bundle-*.jsonl")
+	if err != nil {
+		return done, fmt.Errorf("export: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	if err := j.bundleLog(ctx, tmp, full, skip); err != nil {
+		return done, err
+	}
+	if j.ScorecardMonths > 0 {
+		done.Err = errScorecardApart
+	}
+	open := func() (io.ReadCloser, error) { return os.Open(tmp.Name()) }
+	return j.storeMonth(ctx, ContractReport(full, contract), contract, nil, open, done)
+}
+
+// bundleLog writes the log the evidence bundle of r is made from: the
+// month's export with every node thin (BundleThin) but those r counts an
+// outage of.
+func (j *ReportJob) bundleLog(ctx context.Context, f *os.File, r *report.Report, skip map[string]string) error {
+	m, err := time.Parse("2006-01", r.Month)
+	if err != nil {
+		return fmt.Errorf("report month %q: %w", r.Month, err)
+	}
+	nodes, err := j.Desk.svc.store.ListNodes(ctx)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	from, to := monthWindow(m.Year(), m.Month())
+	w := events.NewWriter(f)
+	if err := j.Desk.selectExport(ExportSelect{From: from, To: to, Thin: BundleThin(r, nodes)}, skip)(ctx, w); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	return nil
+}
+
+// BundleThin are the nodes whose observations the evidence bundle of r
+// does not read: every node but those with a counted outage in r.
+func BundleThin(r *report.Report, nodes []store.Node) map[string]bool {
+	thin := map[string]bool{}
+	for _, n := range nodes {
+		thin[n.ID] = true
+	}
+	for _, n := range r.Nodes {
+		for _, o := range n.Outages {
+			if o.Counted {
+				delete(thin, n.Node)
+			}
+		}
+	}
+	return thin
+}
