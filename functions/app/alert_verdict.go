@@ -26,15 +26,8 @@ const strictMinimum = "part of an outage run of at most %s, which the contract d
 // outage gets the verdict the report would give it so far (openingVerdict).
 func (s *Service) inContractWords(ctx context.Context, n store.Node, inc store.Incident, op incident.Op, a *notify.Alert) {
 	tm := s.termsOf(n)
-	lang, err := i18n.Parse(tm.Paperwork.Lang)
-	if err != nil {
-		lang = i18n.EN
-	}
-	a.Lang, a.Zone = string(lang), "UTC"
-	if tm.Calendar != nil && tm.Calendar.Loc != nil {
-		a.Zone = tm.Calendar.Loc.String()
-	}
-	p := i18n.New(lang)
+	a.Lang, a.Zone = s.chatLanguage(n)
+	p := i18n.New(i18n.Lang(a.Lang))
 	why := msg.Text{}
 	if ok, w := account.Counts(tm, incident.Kind(inc.Kind), a.Cause); !ok {
 		why = w
@@ -43,6 +36,22 @@ func (s *Service) inContractWords(ctx context.Context, n store.Node, inc store.I
 		a.Counted, a.NotYet, why = s.openingVerdict(ctx, n, inc, tm, p)
 	}
 	a.Reason = p.Text(why)
+}
+
+// chatLanguage is the language (the contract's report.lang, English if
+// none) and the clock (its calendar's zone, UTC if none) of n's chat
+// messages.
+func (s *Service) chatLanguage(n store.Node) (lang, zone string) {
+	tm := s.termsOf(n)
+	l, err := i18n.Parse(tm.Paperwork.Lang)
+	if err != nil {
+		l = i18n.EN
+	}
+	zone = "UTC"
+	if tm.Calendar != nil && tm.Calendar.Loc != nil {
+		zone = tm.Calendar.Loc.String()
+	}
+	return string(l), zone
 }
 
 // openingVerdict judges an incident as it opens the way the monthly report

@@ -157,8 +157,12 @@ func (s *Service) apply(ctx context.Context, n store.Node, fx effects) {
 		if sameCause || t.Op == incident.Record || recordedAfterTheFact(inc) {
 			continue // the record has the new parts, or was never news: nothing to tell
 		}
+		if fx.holdAlert() {
+			continue // past the node's alerts this hour: told once, by heldAlerts
+		}
 		s.alert(ctx, n, t, inc, stamp.Add(time.Duration(i)*time.Nanosecond))
 	}
+	s.heldAlerts(ctx, n, fx)
 }
 
 // recordedAfterTheFact reports whether inc is a gap recorded after it ended

@@ -207,6 +207,7 @@ func (in *ingest) run(ctx context.Context) (wire.Ack, error) {
 		return err
 	})
 	if err != nil {
+		in.refused(ctx, err)
 		return wire.Ack{}, err
 	}
 	in.s.apply(ctx, in.node, fx)
@@ -230,6 +231,10 @@ type effects struct {
 	// its reservation (alertStamps); apply calls it.
 	stamp   time.Time
 	release func()
+	// limited: the alerts are a batch's, held past alertsLeft, the alerts
+	// left of the node's hour (limits.go); held counts those held.
+	limited          bool
+	alertsLeft, held int
 }
 
 // draft is one attempt's working copy of the node's state and what it has
@@ -275,7 +280,11 @@ func (in *ingest) decide(ctx context.Context, d *draft) (ack wire.Ack, answered 
 	}
 	in.noteOrder(d)
 	in.inspect(d)
+	checks := len(d.st.Eval.Checks)
 	in.judge(d)
+	if err := in.limit(d, checks); err != nil {
+		return wire.Ack{}, true, err
+	}
 	in.advance(d)
 	return wire.Ack{}, false, nil
 }

@@ -18,17 +18,18 @@ import (
 //
 //   - distinct=N: N distinct passing node-wide checks, 512 an observation,
 //     on a node that has none yet (each check becomes a key of the node's
-//     state);
+//     state), up to wire.MaxBatchChecks (a batch with more is refused);
 //   - real=K KiB: a real 8-GPU node's checks (72 node-wide, 40 per GPU,
 //     with values, criteria and details as the probe writes them), again
 //     and again in one batch of about K KiB, up to the 1 MiB bound — a
 //     spool draining;
 //   - later/after=N: the node's next ordinary batch (two heartbeats and
-//     its 72 node-wide checks) once it holds N keys.
+//     its 72 node-wide checks) once it holds N keys, up to what
+//     app.MaxNodeChecks leaves for those 72.
 //
 // Per check the cost must not grow with N or K.
 func BenchmarkIngestBatch(b *testing.B) {
-	for _, n := range []int{100, 500, 1500, 3000, 6000} {
+	for _, n := range []int{100, 500, wire.MaxBatchChecks} {
 		b.Run(fmt.Sprintf("distinct=%d", n), func(b *testing.B) {
 			obs := distinctChecks(n)
 			benchFresh(b, obs, n)
@@ -44,7 +45,7 @@ func BenchmarkIngestBatch(b *testing.B) {
 			benchFresh(b, obs, n)
 		})
 	}
-	for _, n := range []int{0, 1500, 6000} {
+	for _, n := range []int{0, 500, app.MaxNodeChecks - 72} {
 		b.Run(fmt.Sprintf("later/after=%d", n), func(b *testing.B) {
 			svc, p := benchService(b, "later")
 			if n > 0 {

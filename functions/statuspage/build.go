@@ -41,16 +41,21 @@ type Page struct {
 	Banner Banner `json:"banner"`
 	// Generated is when the page was built, in the zone its nodes share
 	// (else UTC), named.
-	Generated string      `json:"generated"`
-	Feed      string      `json:"-"` // the Atom feed of the incidents (feed.go)
-	NowUnixMS int64       `json:"now_unix_ms"`
-	Switch    []LangLink  `json:"-"`
-	Legend    []Legend    `json:"legend"`
-	Nodes     []NodeView  `json:"nodes"`
-	Open      []Incident  `json:"open_incidents"`
-	History   []Incident  `json:"history"`
-	Tickets   []TicketRow `json:"tickets"`
-	Reports   []ReportRow `json:"reports,omitempty"`
+	Generated string     `json:"generated"`
+	Feed      string     `json:"-"` // the Atom feed of the incidents (feed.go)
+	NowUnixMS int64      `json:"now_unix_ms"`
+	Switch    []LangLink `json:"-"`
+	Legend    []Legend   `json:"legend"`
+	Nodes     []NodeView `json:"nodes"`
+	Open      []Incident `json:"open_incidents"`
+	History   []Incident `json:"history"`
+	// OpenMore and HistoryMore count the incidents past MaxOpenRows and
+	// MaxHistoryRows, not listed: the page stays bounded whatever a node
+	// sends (docs/security.md, "Bounds").
+	OpenMore    int         `json:"open_incidents_not_listed,omitempty"`
+	HistoryMore int         `json:"history_not_listed,omitempty"`
+	Tickets     []TicketRow `json:"tickets"`
+	Reports     []ReportRow `json:"reports,omitempty"`
 	// Scorecard is the newest stored provider scorecard; team view only.
 	Scorecard *ScoreView `json:"scorecard,omitempty"`
 	// Claims is the claims ledger (claims.go); team view only.
@@ -59,6 +64,12 @@ type Page struct {
 	// Timer words for the inline script, in the page's language.
 	Words TimerWords `json:"-"`
 }
+
+// OpenCount is how many incidents are open, listed or not.
+func (p *Page) OpenCount() int { return len(p.Open) + p.OpenMore }
+
+// HistoryCount is how many incidents the last Days days hold, listed or not.
+func (p *Page) HistoryCount() int { return len(p.History) + p.HistoryMore }
 
 // LangLink is one entry of the language switch.
 type LangLink struct {
@@ -190,6 +201,16 @@ func (nd *node) judging(from, to time.Time) app.Judging {
 
 func (nd *node) shows(field string) bool { return nd.pub.Show[field] }
 
+// The most incidents the page (and the feed, drawn from its history) lists:
+// a fleet's real quarter is far fewer; a node that opens incidents as fast
+// as app.MaxOpenedPerHour lets it is summed up in a line instead of a page
+// of megabytes. Every incident is in the books (GET /v1/incidents, the
+// export) and in each node's uptime bars.
+const (
+	MaxOpenRows    = 200
+	MaxHistoryRows = 500
+)
+
 // expanded is how many of the newest incidents show their timeline
 // unfolded; older ones fold theirs.
 const expanded = 10
@@ -270,6 +291,12 @@ func (h *Handler) Build(ctx context.Context, req Request) (*Page, error) {
 	}
 	sort.SliceStable(p.Open, func(i, j int) bool { return p.Open[i].start.Before(p.Open[j].start) })
 	sort.SliceStable(p.History, func(i, j int) bool { return p.History[i].start.After(p.History[j].start) })
+	if len(p.Open) > MaxOpenRows { // the longest open first
+		p.Open, p.OpenMore = p.Open[:MaxOpenRows], len(p.Open)-MaxOpenRows
+	}
+	if len(p.History) > MaxHistoryRows { // the newest first
+		p.History, p.HistoryMore = p.History[:MaxHistoryRows], len(p.History)-MaxHistoryRows
+	}
 	for i := range p.History {
 		p.History[i].Expand = p.History[i].Open || i < expanded
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -807,5 +808,57 @@ func TestGuardIgnoresThePageWords(t *testing.T) {
 		if _, err := f.h.Build(context.Background(), Request{Mode: Public, Lang: l}); err != nil {
 			t.Errorf("%s public page with a contract named none: %v", l, err)
 		}
+	}
+}
+
+// A node that opened incidents as fast as its bounds let it (the issue was
+// 14,336 checks, and a 21 MB page) leaves a bounded page: the longest open
+// MaxOpenRows and the newest MaxHistoryRows listed, a line saying how many
+// more, the headings counting them all, the feed no longer than the list.
+func TestPageBoundedWhateverANodeOpens(t *testing.T) {
+	f := seeded(t)
+	st := f.h.c.Nodes.(interface {
+		CreateIncident(context.Context, store.Incident) error
+	})
+	const open, closed = 700, 400
+	for i := range open + closed {
+		start := f.now.Add(-time.Duration(i+1) * time.Minute)
+		check := fmt.Sprintf("gpu.burn.fp32.errors/gpu%d <img src=x onerror=alert(1)>", i)
+		inc := store.Incident{Node: "gz-h20-03", ID: store.CheckIncidentID("gpu_degraded", start, check), Kind: "gpu_degraded", Check: check,
+			Start: start, Failed: []notify.FailedCheck{{Name: check, Verdict: "fail", Value: strings.Repeat("v", 256)}}}
+		if i >= open {
+			inc.End = start.Add(30 * time.Second)
+		}
+		if err := st.CreateIncident(context.Background(), inc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := f.h.Build(context.Background(), Request{Mode: Private, Lang: i18n.EN})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Open) != MaxOpenRows || p.OpenCount() != open+2 || len(p.History) != MaxHistoryRows || p.HistoryCount() != open+closed+4 {
+		t.Fatalf("open %d of %d, history %d of %d", len(p.Open), p.OpenCount(), len(p.History), p.HistoryCount())
+	}
+	for _, c := range []struct{ lang i18n.Lang }{{i18n.EN}, {i18n.ZH}} {
+		rec := get(t, f.h, PathStatus+"?lang="+string(c.lang), "Bearer "+token)
+		body := rec.Body.String()
+		if rec.Code != 200 || len(body) > 2<<20 {
+			t.Fatalf("%s: %d, %d bytes", c.lang, rec.Code, len(body))
+		}
+		if strings.Contains(body, "<img src=x") {
+			t.Errorf("%s: a check name is live HTML", c.lang)
+		}
+		more := map[i18n.Lang][]string{i18n.EN: {"Open incidents (702)", "… and 502 more open incidents, not listed here", "… and 604 older incidents, not listed here"},
+			i18n.ZH: {"另有 502 起进行中的事件未在此列出", "另有 604 起更早的事件未在此列出"}}[c.lang]
+		for _, want := range more {
+			if !strings.Contains(body, want) {
+				t.Errorf("%s: the page lacks %q", c.lang, want)
+			}
+		}
+	}
+	rec := get(t, f.h, PathFeed, "Bearer "+token)
+	if n := strings.Count(rec.Body.String(), "<entry>"); rec.Code != 200 || n != MaxHistoryRows {
+		t.Errorf("feed: %d, %d entries", rec.Code, n)
 	}
 }

@@ -22,6 +22,10 @@ const (
 	// delivery with its lateness (Since: the order, Until: the delivery).
 	AlertDeliveryOverdue AlertKind = "delivery_overdue"
 	AlertDelivered       AlertKind = "delivered"
+	// AlertLimits: a node passed a bound on its checks, incidents or
+	// alerts (a batch refused, or its alerts held until Until, the end of
+	// the hour); at most one an hour a node, whatever it sends.
+	AlertLimits AlertKind = "limits"
 )
 
 // DeliveryKind is the IncidentKind of delivery alerts: not an incident of

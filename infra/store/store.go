@@ -317,8 +317,20 @@ type NodeState struct {
 	// (baseline.CheckKey → streak; functions/app/fleet.go): the live side
 	// of "slower than its siblings". A figure with no slow run has no entry.
 	Fleet map[string]*baseline.Streak `json:"fleet,omitempty"`
+	// Limits counts the incidents the node's batches opened and the
+	// alerts they raised in the current clock hour, for the bounds on
+	// both (functions/app/limits.go).
+	Limits NodeLimits `json:"limits,omitzero"`
 
 	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// NodeLimits is what a node's batches opened and alerted in one clock hour
+// (receive time).
+type NodeLimits struct {
+	Hour   time.Time `json:"hour,omitzero"`
+	Opened int       `json:"opened,omitempty"`
+	Alerts int       `json:"alerts,omitempty"`
 }
 
 // Clone returns a deep copy of st, sharing no slice or map with it, so a
@@ -601,6 +613,10 @@ const (
 	// receive time (sla/events.ObservationTimeOK) was set aside, or one dated
 	// a second or more after its receipt was dated at it (events.TrueAt).
 	EvidenceTimeBounds = "time_bounds"
+	// EvidenceLimits: a batch was refused for passing a bound on a node's
+	// checks or incidents, or alerts were held for passing the bound on a
+	// node's alerts in an hour (functions/app/limits.go).
+	EvidenceLimits = "limits"
 )
 
 // Evidence is a fact about the integrity of a node's data stream.

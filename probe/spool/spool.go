@@ -353,13 +353,19 @@ func (s *Spool) Stats() (batches int, bytes int64) {
 }
 
 // Append turns observations into one or more batches (split to respect the
-// wire limits), writes each durably and links it into the chain. It returns
-// the sequence numbers created.
+// wire limits; each check's text clipped to the wire's bounds), writes each
+// durably and links it into the chain. It returns the sequence numbers
+// created.
 func (s *Spool) Append(obs []wire.Observation) ([]uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.lock == nil {
 		return nil, errors.New("spool: closed")
+	}
+	for i := range obs {
+		for j := range obs[i].Checks {
+			wire.ClipCheck(&obs[i].Checks[j])
+		}
 	}
 	var seqs []uint64
 	for len(obs) > 0 {
@@ -390,7 +396,7 @@ func (s *Spool) encodeNext(obs []wire.Observation) (b *wire.Batch, body []byte, 
 		if err == nil {
 			return b, body, n, nil
 		}
-		if n == 1 || !strings.Contains(err.Error(), "byte limit") {
+		if n == 1 || !strings.Contains(err.Error(), "byte limit") && !wire.TooManyChecks(err) {
 			return nil, nil, 0, fmt.Errorf("spool: %w", err)
 		}
 		n /= 2

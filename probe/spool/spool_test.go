@@ -1,6 +1,7 @@
 package spool
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -269,9 +270,9 @@ func TestRejectMovesAsideAndReports(t *testing.T) {
 func TestLargeAppendIsSplit(t *testing.T) {
 	dir := t.TempDir()
 	s := open(t, dir, 64<<20)
-	detail := strings.Repeat("x", 4000)
+	detail := strings.Repeat("x", wire.MaxDetailBytes)
 	var obs []wire.Observation
-	for range 600 {
+	for range 2400 {
 		obs = append(obs, wire.Observation{At: time.Now().UTC(), Kind: wire.KindCheck,
 			Checks: []wire.Check{{Name: "c", Category: wire.CategoryHost, Verdict: wire.Pass, Detail: detail}}})
 	}
@@ -286,8 +287,46 @@ func TestLargeAppendIsSplit(t *testing.T) {
 	for _, b := range drain(t, s) {
 		total += len(b.Observations)
 	}
-	if total != 600 {
-		t.Fatalf("%d observations came out, want 600", total)
+	if total != 2400 {
+		t.Fatalf("%d observations came out, want 2400", total)
+	}
+}
+
+// Observations of more distinct checks than a batch may hold go into as
+// many batches as the bound needs, each one the backend takes; a text past
+// the wire's bounds is clipped, not refused.
+func TestAppendWithinTheCheckBounds(t *testing.T) {
+	s := open(t, t.TempDir(), 64<<20)
+	var obs []wire.Observation
+	for i := range 5 {
+		o := wire.Observation{At: time.Now().UTC(), Kind: wire.KindCheck}
+		for j := range wire.MaxChecks {
+			o.Checks = append(o.Checks, wire.Check{Name: fmt.Sprintf("c.%d.%d", i, j), Category: wire.CategoryHost, Verdict: wire.Pass})
+		}
+		o.Checks[0].Detail = strings.Repeat("d", 4000)
+		obs = append(obs, o)
+	}
+	seqs, err := s.Append(obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seqs) != 3 { // 1,024 distinct checks a batch: two observations, two, one
+		t.Fatalf("%d distinct checks went into %d batches", 5*wire.MaxChecks, len(seqs))
+	}
+	total := 0
+	for _, b := range drain(t, s) {
+		if err := b.Validate(); err != nil {
+			t.Fatalf("batch %d: %v", b.Seq, err)
+		}
+		for _, o := range b.Observations {
+			total += len(o.Checks)
+			if d := o.Checks[0].Detail; len(d) > wire.MaxDetailBytes || !strings.HasSuffix(d, "…") {
+				t.Fatalf("detail of %d bytes", len(d))
+			}
+		}
+	}
+	if total != 5*wire.MaxChecks {
+		t.Fatalf("%d checks came out", total)
 	}
 }
 

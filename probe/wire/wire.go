@@ -14,7 +14,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Version is the schema version carried in every batch.
@@ -39,6 +41,27 @@ const (
 	MaxObservations = 5000
 	// MaxChecks caps the checks in one observation.
 	MaxChecks = 512
+	// MaxBatchChecks caps the distinct checks (name and GPU) in one
+	// batch. A real 8-GPU node reports about 400 (72 node-wide, 40 per
+	// GPU); each distinct check is a key of the node's state and may open
+	// an incident, so a batch of thousands of invented names would flood
+	// the books and the chat (docs/security.md, "Bounds").
+	MaxBatchChecks = 1024
+)
+
+// Bounds on one check's text, in bytes. The probe's own names are under 32
+// bytes, its values and criteria under 100, its details a few hundred (an
+// XID scan quotes at most five kernel log lines); the bounds leave room
+// several times over, and keep what one check puts in the node's state, an
+// incident and an alert to a few kilobytes. The probe clips its text to
+// them (ClipCheck); the backend refuses a batch past them, naming the field.
+const (
+	MaxNameBytes      = 128
+	MaxValueBytes     = 256 // value and criterion each
+	MaxUnitBytes      = 32
+	MaxDetailBytes    = 2048
+	clipMark          = "…"
+	errDistinctChecks = "distinct checks (name and GPU)"
 )
 
 // Observation kinds.
@@ -220,9 +243,80 @@ func (b *Batch) Validate() error {
 			if !validUUID(c.UUID) {
 				return bad(cf+".uuid", "%q is not a GPU UUID (up to 64 letters, digits and dashes)", c.UUID)
 			}
+			if err := checkLengths(cf, &c); err != nil {
+				return err
+			}
+		}
+	}
+	if n := distinctChecks(b.Observations); n > MaxBatchChecks {
+		return bad("observations", "%d %s is over the limit of %d a batch", n, errDistinctChecks, MaxBatchChecks)
+	}
+	return nil
+}
+
+// checkLengths refuses a check whose text is past the bounds, naming the
+// field, its length and the bound.
+func checkLengths(cf string, c *Check) error {
+	for _, f := range []struct {
+		name string
+		v    string
+		max  int
+	}{{"name", c.Name, MaxNameBytes}, {"value", c.Value, MaxValueBytes}, {"criterion", c.Criterion, MaxValueBytes},
+		{"unit", c.Unit, MaxUnitBytes}, {"detail", c.Detail, MaxDetailBytes}} {
+		if len(f.v) > f.max {
+			return &FieldError{Field: cf + "." + f.name, Msg: fmt.Sprintf("%d bytes is over the limit of %d", len(f.v), f.max)}
 		}
 	}
 	return nil
+}
+
+// distinctChecks counts the distinct checks (name and GPU) of obs, as the
+// backend keys them.
+func distinctChecks(obs []Observation) int {
+	type key struct {
+		name string
+		gpu  int
+	}
+	seen := map[key]struct{}{}
+	for _, o := range obs {
+		for _, c := range o.Checks {
+			k := key{c.Name, -1}
+			if c.GPU != nil {
+				k.gpu = *c.GPU
+			}
+			seen[k] = struct{}{}
+		}
+	}
+	return len(seen)
+}
+
+// TooManyChecks reports whether err is Validate's refusal of a batch
+// holding more than MaxBatchChecks distinct checks: the spool then puts
+// fewer observations in a batch.
+func TooManyChecks(err error) bool {
+	var fe *FieldError
+	return errors.As(err, &fe) && fe.Field == "observations" && strings.Contains(fe.Msg, errDistinctChecks)
+}
+
+// ClipCheck cuts c's value, criterion, unit and detail to their bounds,
+// on a character boundary, ending a cut text with "…". Names are never cut:
+// they are the check's identity, and the probe's are short.
+func ClipCheck(c *Check) {
+	c.Value = clip(c.Value, MaxValueBytes)
+	c.Criterion = clip(c.Criterion, MaxValueBytes)
+	c.Unit = clip(c.Unit, MaxUnitBytes)
+	c.Detail = clip(c.Detail, MaxDetailBytes)
+}
+
+func clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max - len(clipMark)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + clipMark
 }
 
 // Decode parses and validates a body that has already passed Verify.

@@ -3,10 +3,13 @@ package wire
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func sample() *Batch {
@@ -189,5 +192,90 @@ func TestDecodeRefusesBadText(t *testing.T) {
 		if _, err := Decode(body); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// TestCheckBounds: each text field of a check at its bound is taken and one
+// byte past it is refused naming the field, its length and the bound; a
+// batch of MaxBatchChecks distinct checks (name and GPU, over several
+// observations) is taken and one more is refused, while the same check
+// repeated any number of times is one. ClipCheck brings any text within
+// the bounds on a character boundary.
+func TestCheckBounds(t *testing.T) {
+	fields := []struct {
+		name string
+		max  int
+		set  func(*Check, string)
+	}{
+		{"name", MaxNameBytes, func(c *Check, s string) { c.Name = s }},
+		{"value", MaxValueBytes, func(c *Check, s string) { c.Value = s }},
+		{"criterion", MaxValueBytes, func(c *Check, s string) { c.Criterion = s }},
+		{"unit", MaxUnitBytes, func(c *Check, s string) { c.Unit = s }},
+		{"detail", MaxDetailBytes, func(c *Check, s string) { c.Detail = s }},
+	}
+	for _, f := range fields {
+		b := sample()
+		f.set(&b.Observations[0].Checks[0], strings.Repeat("x", f.max))
+		if err := b.Validate(); err != nil {
+			t.Errorf("%s of %d bytes: %v", f.name, f.max, err)
+		}
+		f.set(&b.Observations[0].Checks[0], strings.Repeat("x", f.max+1))
+		want := fmt.Sprintf("observations[0].checks[0].%s: %d bytes is over the limit of %d", f.name, f.max+1, f.max)
+		if err := b.Validate(); err == nil || err.Error() != want {
+			t.Errorf("%s of %d bytes: %v, want %q", f.name, f.max+1, err, want)
+		}
+	}
+
+	distinct := func(n int) *Batch {
+		b := sample()
+		b.Observations = nil
+		for i := 0; i < n; i += 300 {
+			o := Observation{At: b.CreatedAt, Kind: KindCheck}
+			for j := i; j < min(n, i+300); j++ {
+				c := Check{Name: "x", Category: CategoryGPUDegraded, Verdict: Fail}
+				if j%2 == 0 {
+					c.Name = fmt.Sprintf("x.%d", j)
+				} else {
+					g := j // the same name on another GPU is another check
+					c.GPU = &g
+				}
+				o.Checks = append(o.Checks, c)
+			}
+			b.Observations = append(b.Observations, o)
+		}
+		return b
+	}
+	if err := distinct(MaxBatchChecks).Validate(); err != nil {
+		t.Errorf("%d distinct checks: %v", MaxBatchChecks, err)
+	}
+	err := distinct(MaxBatchChecks + 1).Validate()
+	if want := "observations: 1025 distinct checks (name and GPU) is over the limit of 1024 a batch"; err == nil || err.Error() != want || !TooManyChecks(err) {
+		t.Errorf("%d distinct checks: %v, want %q", MaxBatchChecks+1, err, want)
+	}
+	same := sample()
+	for range 10 {
+		same.Observations = append(same.Observations, Observation{At: same.CreatedAt, Kind: KindCheck,
+			Checks: slices.Repeat([]Check{{Name: "x", Category: CategoryGPUDegraded, Verdict: Fail}}, MaxChecks)})
+	}
+	if err := same.Validate(); err != nil {
+		t.Errorf("one check repeated: %v", err)
+	}
+
+	c := Check{Name: "n", Value: strings.Repeat("é", MaxValueBytes), Criterion: "short", Unit: strings.Repeat("u", 100),
+		Detail: strings.Repeat("日本", MaxDetailBytes)}
+	ClipCheck(&c)
+	b := sample()
+	c.Category, c.Verdict = CategoryHost, Pass
+	b.Observations[0].Checks[0] = c
+	if err := b.Validate(); err != nil {
+		t.Fatalf("clipped: %v", err)
+	}
+	for _, s := range []string{c.Value, c.Unit, c.Detail} {
+		if !utf8.ValidString(s) || !strings.HasSuffix(s, "…") {
+			t.Errorf("clipped %q", s)
+		}
+	}
+	if c.Criterion != "short" || len(c.Value) > MaxValueBytes || len(c.Value) < MaxValueBytes-4 || len(c.Detail) > MaxDetailBytes {
+		t.Errorf("clipped %+v", c)
 	}
 }

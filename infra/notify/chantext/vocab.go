@@ -172,6 +172,8 @@ func (w words) title(a notify.Alert, dur func(time.Duration) string) string {
 		return w.t("%s %s reclassified: counts against the provider", a.Node, k)
 	case notify.AlertUpdate:
 		return w.t("%s %s: update", a.Node, k)
+	case notify.AlertLimits:
+		return w.t("%s: over its bounds, its alerts held for the rest of the hour", a.Node)
 	default:
 		return a.Node + " " + k
 	}

@@ -42,7 +42,7 @@ import (
 // prefixed "ticket_", the notice kinds (a month's report, a claim
 // reminder), and the groups "alerts", "tickets" and "notices".
 var alertKinds = []notify.AlertKind{notify.AlertDegraded, notify.AlertUnreachable, notify.AlertRecovered,
-	notify.AlertReclassified, notify.AlertUpdate, notify.AlertDeliveryOverdue, notify.AlertDelivered}
+	notify.AlertReclassified, notify.AlertUpdate, notify.AlertDeliveryOverdue, notify.AlertDelivered, notify.AlertLimits}
 
 var ticketKinds = []notify.TicketKind{notify.TicketOpened, notify.TicketRecorded, notify.TicketWarning, notify.TicketBreached}
 
@@ -505,7 +505,7 @@ func (r *Router) AlertChannels(contract string, a notify.Alert) []string {
 	switch {
 	case a.Kind == notify.AlertDelivered:
 		s.opening = string(notify.AlertDeliveryOverdue) // it follows the overdue alert, if one was sent
-	case notify.IsDelivery(a), a.Kind == notify.AlertDegraded, a.Kind == notify.AlertUnreachable:
+	case notify.IsDelivery(a), a.Kind == notify.AlertDegraded, a.Kind == notify.AlertUnreachable, a.Kind == notify.AlertLimits:
 	default:
 		s.opening = string(notify.AlertDegraded)
 		if a.IncidentKind == string(incident.Unreachable) {

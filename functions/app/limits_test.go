@@ -1,0 +1,200 @@
+package app_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/probe/wire"
+)
+
+// failing is n definitive failing checks (a burn's wrong results), one per
+// GPU index from first: each is a check of its own and opens an incident
+// at once. A node's secret can name any GPU index.
+func failing(first, n int) []wire.Check {
+	cs := make([]wire.Check, n)
+	for i := range cs {
+		cs[i] = wire.Check{Name: "gpu.burn.fp32.errors", Category: wire.CategoryGPUDegraded, Verdict: wire.Fail, GPU: gpu(first + i), Value: "3 wrong of 1000"}
+	}
+	return cs
+}
+
+// inObservations spreads checks over observations of at most wire.MaxChecks.
+func inObservations(at time.Time, cs []wire.Check) []wire.Observation {
+	obs := heartbeatsAt(at)
+	for i := 0; i < len(cs); i += wire.MaxChecks {
+		obs = append(obs, checkObs(at, cs[i:min(len(cs), i+wire.MaxChecks)]...))
+	}
+	return obs
+}
+
+// try ingests a batch of obs now and returns the error, if any.
+func (w *world) try(obs []wire.Observation) error {
+	w.t.Helper()
+	now := w.clock.Now()
+	_, body := w.p.Batch(now, obs...)
+	_, err := w.svc.Ingest(w.t.Context(), w.p.Request(now, body))
+	return err
+}
+
+func (w *world) evidenceOf(kind string) []store.Evidence {
+	w.t.Helper()
+	evs, err := w.store.ListEvidence(w.t.Context(), "gz-01", t0.Add(-time.Hour), t0.Add(24*time.Hour))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var out []store.Evidence
+	for _, e := range evs {
+		if e.Kind == kind {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func wantRefused(t *testing.T, err error, field, text string) {
+	t.Helper()
+	if app.ErrorCode(err) != app.EInvalid || app.ErrorField(err) != field || !strings.Contains(err.Error(), text) {
+		t.Fatalf("got %v (%s, field %q), want a refusal of %s saying %q", err, app.ErrorCode(err), app.ErrorField(err), field, text)
+	}
+}
+
+// One batch of a node's own failing checks cannot flood the books and the
+// chat: 200 incidents open (fewer than MaxOpenedPerHour), but only
+// MaxAlertsPerHour alerts go out and one alert says the rest are held; a
+// second batch that would open 100 more in the same hour is refused with
+// the bound named, changes nothing and alerts nobody again; in the next
+// hour the node's new incidents alert again. Before the bounds the first
+// batch sent 200 alerts and the second opened 100 more incidents.
+func TestBatchFloodBounded(t *testing.T) {
+	w := newWorld(t)
+	w.push()
+	w.clock.Advance(30 * time.Second)
+	w.push(inObservations(w.clock.Now(), failing(0, 200))...)
+	if n := len(w.incidents()); n != 200 {
+		t.Fatalf("%d incidents, want 200", n)
+	}
+	if n := w.notif.Count(notify.AlertDegraded); n != app.MaxAlertsPerHour {
+		t.Errorf("%d degraded alerts sent, want %d", n, app.MaxAlertsPerHour)
+	}
+	if n := w.notif.Count(notify.AlertLimits); n != 1 {
+		t.Fatalf("%d limit alerts, want 1", n)
+	}
+	var limit notify.Alert
+	for _, a := range w.notif.Sent() {
+		if a.Kind == notify.AlertLimits {
+			limit = a
+		}
+	}
+	if !strings.Contains(limit.Detail, "gz-01 raised more than 40 alerts this hour; 160 were held.") || !limit.Until.Equal(t0.Add(time.Hour)) {
+		t.Errorf("limit alert %+v", limit)
+	}
+	if evs := w.evidenceOf(store.EvidenceLimits); len(evs) != 1 || !strings.Contains(evs[0].Detail, "160 of the batch's 200 alerts held") {
+		t.Errorf("limits evidence %+v", evs)
+	}
+
+	w.clock.Advance(30 * time.Second)
+	err := w.try(inObservations(w.clock.Now(), failing(200, 100)))
+	wantRefused(t, err, "observations", "the batch would open 100 incidents on node gz-01, 200 this hour already, over the limit of 256 an hour")
+	if n := len(w.incidents()); n != 200 {
+		t.Errorf("%d incidents after the refused batch, want 200", n)
+	}
+	if n := w.notif.Count(notify.AlertLimits); n != 1 {
+		t.Errorf("%d limit alerts after a refusal in the same hour, want 1", n)
+	}
+	if evs := w.evidenceOf(store.EvidenceLimits); len(evs) != 2 || !strings.Contains(evs[1].Detail, "batch refused: observations: the batch would open 100 incidents") {
+		t.Errorf("limits evidence %+v", evs)
+	}
+	// At the bound exactly: 56 more is 256 this hour.
+	w.push(inObservations(w.clock.Now(), failing(200, 56))...)
+	if n := len(w.incidents()); n != 256 {
+		t.Errorf("%d incidents at the bound, want 256", n)
+	}
+
+	// The next hour: the 256 still failing open nothing new; 41 new ones
+	// open, 40 alert, and one limit alert says the last was held.
+	w.clock.Set(t0.Add(time.Hour + 10*time.Second))
+	w.push(inObservations(w.clock.Now(), append(failing(0, 256), failing(256, 41)...))...)
+	degraded := 0
+	for _, inc := range w.incidents() {
+		if inc.Kind == "gpu_degraded" {
+			degraded++
+		}
+	}
+	if degraded != 256+41 { // besides, the hour's silence is an unreachable incident
+		t.Errorf("%d degraded incidents in the second hour, want %d", degraded, 256+41)
+	}
+	if n := w.notif.Count(notify.AlertDegraded); n != 2*app.MaxAlertsPerHour {
+		t.Errorf("%d degraded alerts after the second hour, want %d", n, 2*app.MaxAlertsPerHour)
+	}
+	if n := w.notif.Count(notify.AlertLimits); n != 2 {
+		t.Errorf("%d limit alerts after the second hour, want 2", n)
+	}
+}
+
+// A node's state follows at most MaxNodeChecks distinct checks: a batch of
+// passing checks that would take it past the bound is refused, naming the
+// count and the bound, and what the node already follows still works.
+func TestNodeChecksBounded(t *testing.T) {
+	w := newWorld(t)
+	passing := func(first, n int) []wire.Check {
+		cs := make([]wire.Check, n)
+		for i := range cs {
+			cs[i] = wire.Check{Name: fmt.Sprintf("gpu.made.up.%05d", first+i), Category: wire.CategoryGPUDegraded, Verdict: wire.Pass}
+		}
+		return cs
+	}
+	w.push(inObservations(w.clock.Now(), passing(0, 1000))...)
+	w.clock.Advance(30 * time.Second)
+	w.push(inObservations(w.clock.Now(), passing(1000, 24))...) // 1,024: at the bound
+	w.clock.Advance(30 * time.Second)
+	err := w.try(inObservations(w.clock.Now(), passing(1024, 1)))
+	wantRefused(t, err, "observations", "the batch would take node gz-01 to 1025 distinct checks (name and GPU), over the limit of 1024 a node")
+	w.push(inObservations(w.clock.Now(), passing(0, 1024))...) // the checks it follows, again
+	if n := w.notif.Count(notify.AlertLimits); n != 1 {
+		t.Errorf("%d limit alerts, want 1", n)
+	}
+}
+
+// The wire's bounds on one batch are checked at ingest before anything
+// else of the batch is looked at: more than wire.MaxBatchChecks distinct
+// checks, a name or a detail past its bound — each refused naming the field.
+func TestBatchBoundsRefused(t *testing.T) {
+	w := newWorld(t)
+	now := w.clock.Now()
+	many := make([]wire.Check, wire.MaxBatchChecks+1)
+	for i := range many {
+		many[i] = wire.Check{Name: fmt.Sprintf("x.%d", i), Category: wire.CategoryHost, Verdict: wire.Pass}
+	}
+	for _, c := range []struct {
+		obs         []wire.Observation
+		field, text string
+	}{
+		{inObservations(now, many), "observations", "1025 distinct checks (name and GPU) is over the limit of 1024 a batch"},
+		{[]wire.Observation{checkObs(now, wire.Check{Name: strings.Repeat("n", 129), Category: wire.CategoryHost, Verdict: wire.Pass})},
+			"observations[0].checks[0].name", "129 bytes is over the limit of 128"},
+		{[]wire.Observation{checkObs(now, wire.Check{Name: "n", Category: wire.CategoryHost, Verdict: wire.Pass, Detail: strings.Repeat("d", 2049)})},
+			"observations[0].checks[0].detail", "2049 bytes is over the limit of 2048"},
+	} {
+		// Encoded as a node's secret holder would, past the probe's own checks.
+		body, err := json.Marshal(wire.Batch{V: wire.Version, ID: "flood", Node: "gz-01", Seq: 1, CreatedAt: now, Observations: c.obs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = w.svc.Ingest(t.Context(), w.p.Request(now, body))
+		wantRefused(t, err, c.field, c.text)
+		var fe *app.Error
+		if !errors.As(err, &fe) {
+			t.Errorf("%v is not an app error", err)
+		}
+	}
+	if n := len(w.incidents()); n != 0 {
+		t.Errorf("%d incidents", n)
+	}
+}
