@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/notify/chantext"
 )
 
 // hostile is text a probe or a user could supply: a channel ping, a user
@@ -174,4 +176,36 @@ func TestPostsEscapeSuppliedText(t *testing.T) {
 		_, complete := up.got()
 		inert(t, "report comment", []string{complete.Get("initial_comment")}, 1)
 	})
+}
+
+// TestFallbackTextBounded: an alert whose batch repeated a failing check
+// 5,000 times (a spool draining), each value full of characters Slack's
+// escaping lengthens, and a ticket with a long text, reach Slack with a
+// fallback text of at most chantext.TextMax characters, still inert, cut
+// with the mark; the blocks stay within Slack's section limit. Before, the
+// fallback carried every line: over a megabyte.
+func TestFallbackTextBounded(t *testing.T) {
+	n, rec, _ := newBot(t)
+	a := hostileAlert(notify.AlertDegraded)
+	for range 5000 {
+		a.Failed = append(a.Failed, a.Failed[0])
+	}
+	if _, err := n.Notify(t.Context(), a); err != nil {
+		t.Fatal(err)
+	}
+	m := hostileTicket()
+	m.Text = strings.Repeat(hostile, 500)
+	if _, err := n.NotifyTicket(t.Context(), m); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range rec.posts {
+		text := p.Get("text")
+		if n := utf8.RuneCountInString(text); n > chantext.TextMax || !strings.HasSuffix(text, "… (truncated)") {
+			t.Errorf("post %d: fallback of %d characters, ends %q", i, n, text[max(0, len(text)-40):])
+		}
+		inert(t, fmt.Sprintf("post %d", i), []string{text}, 1)
+		if len(p.Get("blocks")) > 50_000 {
+			t.Errorf("post %d: %d bytes of blocks", i, len(p.Get("blocks")))
+		}
+	}
 }

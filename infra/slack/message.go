@@ -66,9 +66,10 @@ func emoji(a notify.Alert) string {
 	}
 }
 
-// Text is the plain-text form (notification fallback and console). It is
-// not escaped: the notifier escapes it when it posts it (see post).
-func Text(a notify.Alert) string { return chantext.AlertText(a) }
+// Text is the plain-text form (notification fallback and console), at
+// most chantext.TextMax bytes once escaped, cut like the robots' messages.
+// It is not escaped: the notifier escapes it when it posts it (see post).
+func Text(a notify.Alert) string { return chantext.AlertTextWithin(a, chantext.TextMax, esc) }
 
 // Blocks is the Block Kit form: a header, the facts as fields, what failed
 // with its measured values, and the engine's evidence.

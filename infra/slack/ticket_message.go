@@ -13,7 +13,9 @@ func TicketTitle(m notify.TicketMessage) string { return chantext.TicketTitle(m)
 
 // TicketText is the plain-text form of a ticket message (escaped when
 // posted, like Text).
-func TicketText(m notify.TicketMessage) string { return chantext.TicketText(m) }
+func TicketText(m notify.TicketMessage) string {
+	return chantext.TicketTextWithin(m, chantext.TextMax, esc)
+}
 
 // TicketBlocks is the Block Kit form of a ticket message.
 func TicketBlocks(m notify.TicketMessage) []slackapi.Block {

@@ -90,12 +90,16 @@ func New(cfg Config) (*Notifier, error) {
 
 // Payload is the body of a delivery.
 type Payload struct {
-	Type   string                `json:"type"` // "alert", "ticket" or "notice"
-	ID     string                `json:"id"`
-	Text   string                `json:"text"` // a plain-text summary (one line, a notice's lines)
-	Alert  *notify.Alert         `json:"alert,omitempty"`
-	Ticket *notify.TicketMessage `json:"ticket,omitempty"`
-	Notice *notify.Notice        `json:"notice,omitempty"`
+	Type  string        `json:"type"` // "alert", "ticket" or "notice"
+	ID    string        `json:"id"`
+	Text  string        `json:"text"` // a plain-text summary (one line, a notice's lines)
+	Alert *notify.Alert `json:"alert,omitempty"`
+	// FailedNotListed counts the alert's failing checks past MaxFailed,
+	// left out of alert.failed (a spool draining can repeat one failing
+	// check thousands of times in a batch).
+	FailedNotListed int                   `json:"failed_not_listed,omitempty"`
+	Ticket          *notify.TicketMessage `json:"ticket,omitempty"`
+	Notice          *notify.Notice        `json:"notice,omitempty"`
 }
 
 // Notify posts an alert. There is no thread reference (see robot.Chat).
@@ -105,11 +109,19 @@ func (n *Notifier) Notify(ctx context.Context, a notify.Alert) (string, error) {
 	if !notify.OffersReplacement(a) {
 		a.ReplacementURL = ""
 	}
-	return "", n.send(ctx, Payload{Type: "alert", Text: chantext.AlertText(a), Alert: &a})
+	p := Payload{Type: "alert", Text: chantext.AlertText(a)}
+	if len(a.Failed) > MaxFailed {
+		p.FailedNotListed = len(a.Failed) - MaxFailed
+		a.Failed = a.Failed[:MaxFailed:MaxFailed]
+	}
+	a.Detail = chantext.Clip(a.Detail, MaxDetail)
+	p.Alert = &a
+	return "", n.send(ctx, p)
 }
 
 // NotifyTicket posts a ticket message.
 func (n *Notifier) NotifyTicket(ctx context.Context, m notify.TicketMessage) (string, error) {
+	m.Text = chantext.Clip(m.Text, MaxDetail)
 	return "", n.send(ctx, Payload{Type: "ticket", Text: chantext.TicketText(m), Ticket: &m})
 }
 
@@ -152,6 +164,16 @@ func (n *Notifier) send(ctx context.Context, p Payload) error {
 		return req, nil
 	}, robot.HTTPStatus)
 }
+
+// Bounds on a payload, as the robots' messages are bounded: the alert's
+// first MaxFailed failing checks (each bounded by the wire: a few
+// kilobytes), its evidence and a ticket's text at most MaxDetail
+// characters, the text at most chantext.TextMax bytes — a body of a few
+// dozen kilobytes at most, whatever a node sent.
+const (
+	MaxFailed = 10
+	MaxDetail = 2000
+)
 
 // Signature is the X-Gpusla-Signature value of body signed at timestamp.
 func Signature(secret, timestamp string, body []byte) string {

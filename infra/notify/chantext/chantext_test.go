@@ -65,3 +65,37 @@ func TestUnderscores(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainTextFits: the plain-text form (Slack's fallback text, the
+// webhook's text, the console) of an alert with 300 failing checks and a
+// long evidence full of characters an escape lengthens stays within
+// TextMax bytes once escaped, keeps its title, says how many checks it
+// left out and ends with the cut mark in the alert's language; a short
+// alert is whole and unmarked; a ticket's long text is cut the same way.
+func TestPlainTextFits(t *testing.T) {
+	escape := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace
+	for _, lang := range []string{"en", "zh"} {
+		a := notify.Alert{Kind: notify.AlertDegraded, Node: "gz-01", Provider: "acme", IncidentID: "gpu_degraded@20261130T100030.000Z",
+			IncidentKind: "gpu_degraded", Since: time.Date(2026, 11, 30, 10, 0, 30, 0, time.UTC), Lang: lang,
+			Detail: strings.Repeat("<at id=all> & ", 3000)}
+		for i := range 300 {
+			a.Failed = append(a.Failed, notify.FailedCheck{Name: fmt.Sprintf("gpu.xid_%d", i), Verdict: "fail", Value: strings.Repeat("<", 200)})
+		}
+		mark := map[string]string{"en": "… (truncated)", "zh": "…（已截断）"}[lang]
+		more := map[string]string{"en": "more", "zh": "另有"}[lang]
+		for name, s := range map[string]string{"plain": AlertText(a), "escaped": escape(AlertTextWithin(a, TextMax, escape))} {
+			if len(s) > TextMax || !strings.HasSuffix(s, mark) || !strings.Contains(s, "gz-01") || !strings.Contains(s, more) {
+				t.Errorf("%s %s: %d bytes (limit %d), ends %q", lang, name, len(s), TextMax, s[max(0, len(s)-40):])
+			}
+		}
+		short := a
+		short.Failed, short.Detail = short.Failed[:1], "short"
+		if s := AlertText(short); strings.Contains(s, mark) || !strings.Contains(s, "incident gpu_degraded@20261130T100030.000Z") && lang == "en" {
+			t.Errorf("%s: a text that fits is cut: %q", lang, s)
+		}
+		m := notify.TicketMessage{Kind: notify.TicketOpened, Ticket: "T-1", Node: "gz-01", Provider: "acme", Lang: lang, Text: strings.Repeat("<&>", 5000)}
+		if s := escape(TicketTextWithin(m, TextMax, escape)); len(s) > TextMax || !strings.HasSuffix(s, mark) {
+			t.Errorf("%s ticket: %d bytes, ends %q", lang, len(s), s[max(0, len(s)-40):])
+		}
+	}
+}

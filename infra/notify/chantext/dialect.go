@@ -172,6 +172,10 @@ func weComCode(s string) string {
 	return "`" + s + "`"
 }
 
+// Clip cuts s to at most n characters, marking the cut with "…": the
+// robots' cut, for a channel that bounds a field of its own.
+func Clip(s string, n int) string { return clip(s, n) }
+
 // clip cuts s to at most n runes, marking the cut.
 func clip(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {

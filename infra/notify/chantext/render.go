@@ -208,18 +208,41 @@ func ticketMessage(d Dialect, w words, t notify.TicketMessage, l limits) Message
 	return m
 }
 
+// TextMax bounds the plain-text form of a message where a channel carries
+// it: Slack's fallback text (chat.postMessage asks to keep text within
+// 4,000 characters; it cuts a message at 40,000) and the generic webhook's
+// "text". Bytes, after the channel's escaping: never more characters.
+const TextMax = 4000
+
 // AlertText is the plain-text form of an alert (console, the generic
-// webhook's "text"): one line, no markup, in the alert's words.
-func AlertText(a notify.Alert) string {
+// webhook's "text"): one line, no markup, in the alert's words, at most
+// TextMax bytes (AlertTextWithin).
+func AlertText(a notify.Alert) string { return AlertTextWithin(a, TextMax, nil) }
+
+// AlertTextWithin is AlertText in at most bound bytes once escape (nil:
+// none) is applied, cut as the robots' messages are: at most ten failing
+// checks, then fewer and less of the evidence until it fits, a cut text
+// ending "… (truncated)" in the alert's words.
+func AlertTextWithin(a notify.Alert, bound int, escape func(string) string) string {
 	w := wordsOf(a.Lang, a.Zone)
+	return fitText(w, bound, escape, func(l limits) (string, bool) { return alertText(w, a, l) })
+}
+
+func alertText(w words, a notify.Alert, l limits) (string, bool) {
 	var b strings.Builder
+	cut := false
 	since, until := SinceUntil(a)
 	fmt.Fprintf(&b, "[%s] %s — %s, %s", a.Kind, w.title(a, w.dur), w.inline("Provider", a.Provider), w.inline(since, w.stamp(a.Since)))
 	if HasUntil(a) {
 		fmt.Fprintf(&b, ", %s", w.inline(until, w.stamp(a.Until)))
 	}
-	for _, c := range a.Failed {
-		fmt.Fprintf(&b, "; %s", w.failedLine(c))
+	for i, c := range a.Failed {
+		if i == l.failed {
+			fmt.Fprintf(&b, "; %s", w.t("… and %d more", len(a.Failed)-l.failed))
+			cut = true
+			break
+		}
+		fmt.Fprintf(&b, "; %s", clip(w.failedLine(c), 300))
 	}
 	if !notify.IsDelivery(a) { // a delivery is no outage: its lateness earns the penalty
 		fmt.Fprintf(&b, "; %s", w.inline("Counts under the contract", w.verdict(a)))
@@ -228,10 +251,43 @@ func AlertText(a notify.Alert) string {
 		fmt.Fprintf(&b, "; %s", w.inline("Cause", w.cause(a.Cause)))
 	}
 	if a.Detail != "" {
-		fmt.Fprintf(&b, "; %s", a.Detail)
+		fmt.Fprintf(&b, "; %s", clip(a.Detail, l.detail))
+		cut = cut || utf8.RuneCountInString(a.Detail) > l.detail
 	}
 	fmt.Fprintf(&b, " (%s)", w.t("incident %s", a.IncidentID))
-	return b.String()
+	return b.String(), cut
+}
+
+// fitText renders with the most user text that fits bound bytes once
+// escaped: render's limits halve until it does; a text that had to be cut
+// ends with the mark, and one still too long with only our own words left
+// is cut at a character boundary.
+func fitText(w words, bound int, escape func(string) string, render func(limits) (string, bool)) string {
+	size := func(s string) int {
+		if escape != nil {
+			return len(escape(s))
+		}
+		return len(s)
+	}
+	mark := " " + w.t("… (truncated)")
+	l := limits{failed: 10, detail: 2000}
+	for {
+		s, cut := render(l)
+		if cut {
+			s += mark
+		}
+		if size(s) <= bound {
+			return s
+		}
+		if l.detail < 20 {
+			for size(s) > bound {
+				r := []rune(strings.TrimSuffix(s, mark))
+				s = string(r[:len(r)*9/10]) + mark
+			}
+			return s
+		}
+		l.failed, l.detail = max(1, l.failed/2), l.detail/2
+	}
 }
 
 // Counted is the incident's verdict as every alert states it: "yes", or
@@ -247,9 +303,16 @@ func Counted(a notify.Alert) string {
 	return "no"
 }
 
-// TicketText is the plain-text form of a ticket message, in its words.
-func TicketText(m notify.TicketMessage) string {
+// TicketText is the plain-text form of a ticket message, in its words, at
+// most TextMax bytes (TicketTextWithin).
+func TicketText(m notify.TicketMessage) string { return TicketTextWithin(m, TextMax, nil) }
+
+// TicketTextWithin is TicketText in at most bound bytes once escaped, its
+// text cut as AlertTextWithin cuts an alert's evidence.
+func TicketTextWithin(m notify.TicketMessage, bound int, escape func(string) string) string {
 	w := wordsOf(m.Lang, m.Zone)
-	return fmt.Sprintf("[ticket_%s] %s — %s, %s; %s (%s)",
-		m.Kind, w.ticketTitle(m), w.inline("Provider", m.Provider), w.inline("Opened", w.stamp(m.Opened)), m.Text, w.t("ticket %s", m.Ticket))
+	return fitText(w, bound, escape, func(l limits) (string, bool) {
+		return fmt.Sprintf("[ticket_%s] %s — %s, %s; %s (%s)", m.Kind, w.ticketTitle(m), w.inline("Provider", m.Provider),
+			w.inline("Opened", w.stamp(m.Opened)), clip(m.Text, l.detail), w.t("ticket %s", m.Ticket)), utf8.RuneCountInString(m.Text) > l.detail
+	})
 }
