@@ -65,6 +65,21 @@ type Page struct {
 	Words TimerWords `json:"-"`
 }
 
+// bound keeps the longest open MaxOpenRows and the newest MaxHistoryRows
+// incidents (both lists sorted so), counting the rest, and expands the
+// newest timelines.
+func (p *Page) bound() {
+	if len(p.Open) > MaxOpenRows {
+		p.Open, p.OpenMore = p.Open[:MaxOpenRows], len(p.Open)-MaxOpenRows
+	}
+	if len(p.History) > MaxHistoryRows {
+		p.History, p.HistoryMore = p.History[:MaxHistoryRows], len(p.History)-MaxHistoryRows
+	}
+	for i := range p.History {
+		p.History[i].Expand = p.History[i].Open || i < expanded
+	}
+}
+
 // OpenCount is how many incidents are open, listed or not.
 func (p *Page) OpenCount() int { return len(p.Open) + p.OpenMore }
 
@@ -291,15 +306,7 @@ func (h *Handler) Build(ctx context.Context, req Request) (*Page, error) {
 	}
 	sort.SliceStable(p.Open, func(i, j int) bool { return p.Open[i].start.Before(p.Open[j].start) })
 	sort.SliceStable(p.History, func(i, j int) bool { return p.History[i].start.After(p.History[j].start) })
-	if len(p.Open) > MaxOpenRows { // the longest open first
-		p.Open, p.OpenMore = p.Open[:MaxOpenRows], len(p.Open)-MaxOpenRows
-	}
-	if len(p.History) > MaxHistoryRows { // the newest first
-		p.History, p.HistoryMore = p.History[:MaxHistoryRows], len(p.History)-MaxHistoryRows
-	}
-	for i := range p.History {
-		p.History[i].Expand = p.History[i].Open || i < expanded
-	}
+	p.bound()
 	p.Tickets = h.ticketRows(pr, nodes, tickets, now, p)
 	p.Banner = banner(pr, p)
 	if req.Mode == Private && h.c.Reports != nil {
