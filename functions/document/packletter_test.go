@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/terms"
 )
@@ -69,6 +70,46 @@ func TestClaimPageShowsTheFormula(t *testing.T) {
 		for _, w := range c.want {
 			if !strings.Contains(b.String(), w) {
 				t.Errorf("%s: the document lacks %q", c.pack, w)
+			}
+		}
+	}
+}
+
+// TestPackLettersFollowTheirProcedure: each pack's golden month writes the
+// claim its provider's text asks for: the subject line, the channel and
+// its address, a line for each item the text asks a claim to hold, and the
+// deadline the text sets — from the incident where it runs from one (the
+// letter is due with the node's claim, not at the month's).
+func TestPackLettersFollowTheirProcedure(t *testing.T) {
+	for _, c := range []struct {
+		pack string
+		want []string
+	}{
+		{"aws-ec2-instance", []string{"**Subject:** SLA Credit Request — aws-ec2-instance — March 2026",
+			"**File through:** a case in the provider's support centre: https\\://console.aws.amazon.com/support/",
+			"**Claim deadline:** by 31 May 2026 24:00 (UTC)", "- the date and time of each incident: the incidents table above",
+			"- the region of each: in the incidents table", "- logs that document the errors: attach the evidence bundle"}},
+		{"gce-single-instance", []string{"**File through:** the provider's web form: https\\://support.google.com/cloud/contact/cloud_platform_sla",
+			"**Claim deadline:** by 30 April 2026 24:00 (UTC)", "- the instance ids: in the incidents table",
+			"- logs that document the errors: attach the evidence bundle"}},
+		{"alibaba-ecs", []string{"**File through:** the ticket system of your account with the provider: https\\://ticket.console.aliyun.com/",
+			"**Claim deadline:** by 4 April 2026 14:00 (China Standard Time)"}},
+		{"hostedai-gpu", []string{"**File through:** the terms name no channel: ask the provider how claims are filed",
+			"**Claim deadline:** by 9 April 2026 10:00 (UTC)", "- the date and time of each incident: the incidents table above"}},
+		{"gpuhub-network", []string{"- the instance ids: in the incidents table", "- logs that document the errors: attach the evidence bundle"}},
+	} {
+		d, err := newDoc(packMonth(t, c.pack), Extras{Lang: i18n.EN})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Claims) != 1 {
+			t.Fatalf("%s: %d letters, want 1", c.pack, len(d.Claims))
+		}
+		var b strings.Builder
+		mdClaim(&b, d.Claims[0])
+		for _, w := range c.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s: the letter lacks %q\n%s", c.pack, w, b.String())
 			}
 		}
 	}

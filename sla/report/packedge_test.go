@@ -260,6 +260,11 @@ func checkEdge(t *testing.T, tm *terms.Terms, what string, c edgeCase) {
 	if c.deadline != "" && n.ClaimDeadline != c.deadline {
 		t.Errorf("%s: claim deadline %s, want %s", what, n.ClaimDeadline, c.deadline)
 	}
+	// The letter is due when the node's claim is: a window from the
+	// incident puts it before the month's own deadline.
+	if c.deadline != "" && n.Breach && r.Contracts[0].ClaimDeadline != c.deadline {
+		t.Errorf("%s: the contract's claim deadline %s, want the node's %s", what, r.Contracts[0].ClaimDeadline, c.deadline)
+	}
 	if c.opens != "" && r.Contracts[0].ClaimOpens != c.opens {
 		t.Errorf("%s: claim opens %s, want %s", what, r.Contracts[0].ClaimOpens, c.opens)
 	}

@@ -235,6 +235,13 @@ func (c *Contract) add(nr *Node) {
 	}
 	c.Charge = account.Money(c.Charge + nr.Billing.Charge)
 	c.Claim = account.Money(c.Claim + nr.Credit.Amount)
+	// A window that runs from the incident makes a breaching node's claim
+	// due before the month's: the contract's letter is due by the earliest.
+	if nd, err := time.Parse(time.RFC3339, nr.ClaimDeadline); err == nil && nr.Breach {
+		if cd, err := time.Parse(time.RFC3339, c.ClaimDeadline); err == nil && nd.Before(cd) {
+			c.ClaimDeadline = nr.ClaimDeadline
+		}
+	}
 	c.ObservedSeconds += nr.Uptime.ObservedOutageSeconds
 	c.ClaimSeconds += nr.Uptime.ClaimableOutageSeconds
 	for _, t := range nr.Tickets {
