@@ -714,4 +714,3 @@ func orDash(s string) string {
 	}
 	return s
 }
-
