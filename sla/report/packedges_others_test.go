@@ -455,70 +455,6 @@ var ucloudEdges = []edge{
 	}},
 }
 
-// Yandex Compute Cloud, a single VM (yandex-compute-vm.yaml), Moscow: one
-// GPU at 3.00 USD an hour, March's charge 2,232.00.
-var yandexEdges = []edge{
-	{"target", []edgeCase{
-		// "Service Level: 99.95%": 22 min, 99.950717 %, met; 23, 99.948477 %,
-		// 10 %, 223.20.
-		{why: "22 min: met", down: down1("2026-03-08 03:00:00", "2026-03-08 03:22:00"), counted: 1320, uptime: 99.9507, tier: 0, amount: 0},
-		{why: "23 min: 10 %", down: down1("2026-03-08 03:00:00", "2026-03-08 03:23:00"), counted: 1380, uptime: 99.9485, tier: 10, amount: 223.2},
-	}},
-	{"unavailable", []edgeCase{
-		// "Loss of connectivity or a boot disk of a Virtual Machine": the probe
-		// measures connectivity.
-		{why: "unreachable 10 min", down: down1("2026-03-08 03:00:00", "2026-03-08 03:10:00"), counted: 600, uptime: 99.9776, tier: 0, amount: 0},
-		{why: "GPU lost 10 min, reachable", lost: down1("2026-03-08 03:00:00", "2026-03-08 03:10:00"), counted: 0, uptime: 100, tier: 0, amount: 0},
-	}},
-	{"tiers", []edgeCase{
-		// "< 99.95%-99.00%: 10.0%; < 99.00%-95.00%: 15.0%; less than 95.00%:
-		// 30.0%": 446 min 10 %, 223.20; 447, 15 %, 334.80; 2,232, 95.0000 %, 15 %;
-		// 2,233, 30 %, 669.60.
-		{why: "446 min: 10 %", down: down1("2026-03-08 03:00:00", "2026-03-08 10:26:00"), counted: 26760, uptime: 99.0009, tier: 10, amount: 223.2},
-		{why: "447 min: 15 %", down: down1("2026-03-08 03:00:00", "2026-03-08 10:27:00"), counted: 26820, uptime: 98.9987, tier: 15, amount: 334.8},
-		{why: "2,232 min: 15 %", down: down1("2026-03-05 00:00:00", "2026-03-06 13:12:00"), counted: 133920, uptime: 95, tier: 15, amount: 334.8},
-		{why: "2,233 min: 30 %", down: down1("2026-03-05 00:00:00", "2026-03-06 13:13:00"), counted: 133980, uptime: 94.9978, tier: 30, amount: 669.6},
-	}},
-	{"cap", []edgeCase{
-		// "Compensation amount … will, under no circumstances, exceed the total
-		// cost of the Service usage": the 30 % tier is 669.60, within it.
-		{why: "2,233 min: 30 %", down: down1("2026-03-05 00:00:00", "2026-03-06 13:13:00"), counted: 133980, uptime: 94.9978, tier: 30, amount: 669.6},
-		{why: "ten days: 30 %", down: down1("2026-03-05 00:00:00", "2026-03-15 00:00:00"), counted: 864000, uptime: 67.7419, tier: 30, amount: 669.6},
-	}},
-	{"no-maintenance", []edgeCase{
-		// Neither text read names a maintenance exclusion: 30 min inside an
-		// announced window count, 99.932796 %, 10 %, 223.20; a window with
-		// nothing down in it leaves the month whole.
-		{why: "announced window", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
-			down: down1("2026-03-10 01:00:00", "2026-03-10 01:30:00"), counted: 1800, uptime: 99.9328, tier: 10, amount: 223.2},
-		{why: "no window", down: down1("2026-03-10 01:00:00", "2026-03-10 01:30:00"), counted: 1800, uptime: 99.9328, tier: 10, amount: 223.2},
-		{why: "window, nothing down in it", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
-			down: down1("2026-03-12 01:00:00", "2026-03-12 01:30:00"), counted: 1800, uptime: 99.9328, tier: 10, amount: 223.2, denominator: 2678400},
-	}},
-	{"across-month-end", []edgeCase{
-		// To the second, each second in its month (Moscow): 31 March
-		// 23:59:00 to 1 April 00:01:00 is 60 s in March (99.997760 %) and 60
-		// s in April (99.997685 %).
-		{why: "March's 60 s", down: down1("2026-03-31 23:59:00", "2026-04-01 00:01:00"), counted: 60, uptime: 99.9978, tier: 0, amount: 0},
-		{why: "April's 60 s", month: 4, down: down1("2026-03-31 23:59:00", "2026-04-01 00:01:00"), counted: 60, uptime: 99.9977, tier: 0, amount: 0},
-	}},
-	{"mid-day-delivery", []edgeCase{
-		// The VM's Accrual Period from its delivery (the pack's reading: the
-		// texts read define no denominator). Delivered 16 March 12:00: 1,339,200
-		// s; 12 min down, (1,339,200 − 720) / 1,339,200 = 99.946237 %, 10 % of
-		// 372 h × 3.00 = 1,116.00, 111.60. In service the whole month the same
-		// 12 min read 99.973118 %, met.
-		{why: "delivered 16 March 12:00", delivered: "2026-03-16 12:00:00", down: down1("2026-03-20 03:00:00", "2026-03-20 03:12:00"), counted: 720, uptime: 99.9462, tier: 10, amount: 111.6,
-			charge: 1116, denominator: 1339200},
-		{why: "the whole month", down: down1("2026-03-20 03:00:00", "2026-03-20 03:12:00"), counted: 720, uptime: 99.9731, tier: 0, amount: 0, denominator: 2678400},
-	}},
-	{"claim-window", []edgeCase{
-		// Not in the texts read: 14 days after the month (assumption).
-		{why: "March", down: down1("2026-03-08 03:00:00", "2026-03-08 03:23:00"), counted: 1380, uptime: 99.9485, tier: 10, amount: 223.2, deadline: "2026-04-15T00:00:00+03:00"},
-		{why: "April", month: 4, down: down1("2026-04-08 03:00:00", "2026-04-08 03:23:00"), counted: 1380, uptime: 99.9468, tier: 10, amount: 216, deadline: "2026-05-15T00:00:00+03:00"},
-	}},
-}
-
 func init() {
 	packEdges["aws-ec2-instance"] = awsEdges
 	packEdges["gce-single-instance"] = gceEdges
@@ -526,5 +462,4 @@ func init() {
 	packEdges["gpuhub-network"] = gpuhubEdges
 	packEdges["hostedai-gpu"] = hostedaiEdges
 	packEdges["ucloud-sdu"] = ucloudEdges
-	packEdges["yandex-compute-vm"] = yandexEdges
 }
