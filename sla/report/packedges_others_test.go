@@ -306,91 +306,6 @@ var gpuhubEdges = []edge{
 	}},
 }
 
-// hosted·ai GPU instances (hostedai-gpu.yaml), UTC: one GPU at 2.49 USD an
-// hour, March's charge 1,852.56; the month's minutes the denominator;
-// downtime counted from the renter's ticket.
-var hostedaiEdges = []edge{
-	{"target", []edgeCase{
-		// 99.9 % of 44,640 min: 44 min from the ticket, 99.901434 %, met; 45,
-		// 99.899194 %, 10 %, 185.26.
-		{why: "44 min: met", down: down1("2026-03-08 03:00:00", "2026-03-08 03:44:00"), tickets: []string{"2026-03-08 03:00:00"}, counted: 2640, uptime: 99.9014, tier: 0, amount: 0},
-		{why: "45 min: 10 %", down: down1("2026-03-08 03:00:00", "2026-03-08 03:45:00"), tickets: []string{"2026-03-08 03:00:00"}, counted: 2700, uptime: 99.8992, tier: 10, amount: 185.26},
-	}},
-	{"unavailable", []edgeCase{
-		// "your GPU instance is completely unavailable and you cannot: SSH
-		// into your instance …": unreachable 45 min from the ticket, 10 %; a
-		// GPU lost on an instance that answers is no downtime here.
-		{why: "unreachable 45 min", down: down1("2026-03-08 03:00:00", "2026-03-08 03:45:00"), tickets: []string{"2026-03-08 03:00:00"}, counted: 2700, uptime: 99.8992, tier: 10, amount: 185.26},
-		{why: "GPU lost 45 min, reachable", lost: down1("2026-03-08 03:00:00", "2026-03-08 03:45:00"), tickets: []string{"2026-03-08 03:00:00"}, counted: 0, uptime: 100, tier: 0, amount: 0},
-	}},
-	{"notice-clock", []edgeCase{
-		// "We measure downtime from when we confirm an issue (either through
-		// our monitoring or your support ticket)": an hour down, the ticket at
-		// 03:20: 40 min (99.910394 %); no ticket: nothing the renter can show.
-		{why: "ticket 20 min in", down: down1("2026-03-08 03:00:00", "2026-03-08 04:00:00"), tickets: []string{"2026-03-08 03:20:00"}, counted: 2400, uptime: 99.9104, tier: 0, amount: 0},
-		{why: "no ticket", down: down1("2026-03-08 03:00:00", "2026-03-08 04:00:00"), counted: 0, uptime: 100, tier: 0, amount: 0},
-	}},
-	{"calendar-month", []edgeCase{
-		// "(minutes − downtime minutes) / minutes" of the month: 300 min down,
-		// (44,640 − 300) / 44,640 = 99.327957 %, 10 %, whether delivered on 16
-		// March at 12:00 (charged 372 h: 926.28, 10 % = 92.63) or before the
-		// month (185.26); by the service period from the 16th at noon it would
-		// be 98.655914 %, the 25 % tier.
-		{why: "delivered 16 March 12:00", delivered: "2026-03-16 12:00:00", down: down1("2026-03-20 03:00:00", "2026-03-20 08:00:00"), tickets: []string{"2026-03-20 03:00:00"},
-			counted: 18000, uptime: 99.328, tier: 10, amount: 92.63, charge: 926.28, denominator: 2678400},
-		{why: "delivered before", down: down1("2026-03-20 03:00:00", "2026-03-20 08:00:00"), tickets: []string{"2026-03-20 03:00:00"},
-			counted: 18000, uptime: 99.328, tier: 10, amount: 185.26, denominator: 2678400},
-	}},
-	{"maintenance", []edgeCase{
-		// "scheduled maintenance notified at least 48 hours in advance": a
-		// window on 10 March 00:00 announced on the 8th at 00:00 excuses the 45
-		// min down in it; announced at 00:01, 47 h 59 min ahead, it does not:
-		// 45 min, 99.899194 %, 10 %. The month keeps its minutes
-		// ("Total Minutes in Month"): a window with nothing down in it moves
-		// nothing, 45 min outside it read 99.899194 % over 2,678,400 s.
-		{why: "48 h ahead", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-08 00:00:00"}},
-			down: down1("2026-03-10 01:00:00", "2026-03-10 01:45:00"), tickets: []string{"2026-03-10 01:00:00"}, counted: 0, uptime: 100, tier: 0, amount: 0},
-		{why: "47 h 59 min ahead", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-08 00:01:00"}},
-			down: down1("2026-03-10 01:00:00", "2026-03-10 01:45:00"), tickets: []string{"2026-03-10 01:00:00"}, counted: 2700, uptime: 99.8992, tier: 10, amount: 185.26},
-		{why: "window, nothing down in it", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-08 00:00:00"}},
-			down: down1("2026-03-12 01:00:00", "2026-03-12 01:45:00"), tickets: []string{"2026-03-12 01:00:00"}, counted: 2700, uptime: 99.8992, tier: 10, amount: 185.26,
-			denominator: 2678400},
-	}},
-	{"across-month-end", []edgeCase{
-		// 31 March 23:50 to 1 April 00:10, the ticket at 23:50: 600 s in
-		// each month, (2,678,400 − 600) / 2,678,400 = 99.977599 % in March,
-		// (2,592,000 − 600) / 2,592,000 = 99.976852 % in April.
-		{why: "March's 10 min", down: down1("2026-03-31 23:50:00", "2026-04-01 00:10:00"), tickets: []string{"2026-03-31 23:50:00"}, counted: 600, uptime: 99.9776, tier: 0, amount: 0},
-		{why: "April's 10 min", month: 4, down: down1("2026-03-31 23:50:00", "2026-04-01 00:10:00"), tickets: []string{"2026-03-31 23:50:00"}, counted: 600, uptime: 99.9769, tier: 0, amount: 0},
-	}},
-	{"tiers", []edgeCase{
-		// 446 min: 10 %, 185.26; 447: 25 %, 463.14; 2,232: 95.0000 %, 25 %;
-		// 2,233: 50 %, 926.28.
-		{why: "446 min: 10 %", down: down1("2026-03-08 03:00:00", "2026-03-08 10:26:00"), tickets: []string{"2026-03-08 03:00:00"}, counted: 26760, uptime: 99.0009, tier: 10, amount: 185.26},
-		{why: "447 min: 25 %", down: down1("2026-03-08 03:00:00", "2026-03-08 10:27:00"), tickets: []string{"2026-03-08 03:00:00"}, counted: 26820, uptime: 98.9987, tier: 25, amount: 463.14},
-		{why: "2,232 min: 25 %", down: down1("2026-03-05 00:00:00", "2026-03-06 13:12:00"), tickets: []string{"2026-03-05 00:00:00"}, counted: 133920, uptime: 95, tier: 25, amount: 463.14},
-		{why: "2,233 min: 50 %", down: down1("2026-03-05 00:00:00", "2026-03-06 13:13:00"), tickets: []string{"2026-03-05 00:00:00"}, counted: 133980, uptime: 94.9978, tier: 50, amount: 926.28},
-	}},
-	{"cap", []edgeCase{
-		// "at most 50 % of the month's charges": the 50 % tier is the cap,
-		// 926.28; ten days down is still 926.28.
-		{why: "2,233 min", down: down1("2026-03-05 00:00:00", "2026-03-06 13:13:00"), tickets: []string{"2026-03-05 00:00:00"}, counted: 133980, uptime: 94.9978, tier: 50, amount: 926.28},
-		{why: "ten days", down: down1("2026-03-05 00:00:00", "2026-03-15 00:00:00"), tickets: []string{"2026-03-05 00:00:00"}, counted: 864000, uptime: 67.7419, tier: 50, amount: 926.28},
-	}},
-	{"claim-window", []edgeCase{
-		// "within 30 days of the incident" (the template's words): from the
-		// month's first counted outage, 8 March 03:00 → 7 April 03:00; 20
-		// March 10:00 → 19 April 10:00.
-		{why: "8 March", down: down1("2026-03-08 03:00:00", "2026-03-08 03:45:00"), tickets: []string{"2026-03-08 03:00:00"}, counted: 2700, uptime: 99.8992, tier: 10, amount: 185.26, deadline: "2026-04-07T03:00:00Z"},
-		{why: "20 March", down: down1("2026-03-20 10:00:00", "2026-03-20 10:45:00"), tickets: []string{"2026-03-20 10:00:00"}, counted: 2700, uptime: 99.8992, tier: 10, amount: 185.26, deadline: "2026-04-19T10:00:00Z"},
-		// The incident is the outage, not the part counted from the ticket:
-		// down from 20 March 10:00, the ticket at 10:20, 45 min counted to
-		// 11:05; still due 19 April 10:00.
-		{why: "20 March, ticket 20 min in", down: down1("2026-03-20 10:00:00", "2026-03-20 11:05:00"), tickets: []string{"2026-03-20 10:20:00"}, counted: 2700, uptime: 99.8992, tier: 10, amount: 185.26,
-			deadline: "2026-04-19T10:00:00Z"},
-	}},
-}
-
 // UCloud Compute (ucloud-sdu.yaml), Copenhagen: March 2026 has 743 h
 // (summer time from the 29th), 44,580 min, the denominator whatever the
 // service; one GPU at 10.00 DKK an hour, 7,430.00.
@@ -460,6 +375,5 @@ func init() {
 	packEdges["gce-single-instance"] = gceEdges
 	packEdges["alibaba-ecs"] = alibabaEdges
 	packEdges["gpuhub-network"] = gpuhubEdges
-	packEdges["hostedai-gpu"] = hostedaiEdges
 	packEdges["ucloud-sdu"] = ucloudEdges
 }
