@@ -18,7 +18,7 @@ import (
 )
 
 // Enrolment: a renter makes a token that carries one contract and the
-// order (GPU model, count, memory, price); a probe started with it
+// order (GPU model, count, memory, driver, price); a probe started with it
 // registers itself as a node, proposing only its id, and receives its own
 // secret once. What was ordered comes from the token, never from the node.
 //
@@ -107,7 +107,7 @@ func (s *Service) CreateEnrolToken(ctx context.Context, in NewEnrolToken) (store
 		}
 		t := store.EnrolToken{ID: id, Name: in.Name, Hash: hashSecret(secret), Provider: o.Provider, Contract: o.Contract,
 			OrderedAt: o.OrderedAt.UTC(), GPUModel: o.GPUModel, GPUCount: o.GPUCount, GPUMemoryMiB: o.GPUMemoryMiB,
-			PricePerHour: o.PricePerHour, Currency: o.Currency, HeartbeatInterval: o.HeartbeatInterval, PushInterval: o.PushInterval,
+			GPUDriver: o.GPUDriver, PricePerHour: o.PricePerHour, Currency: o.Currency, HeartbeatInterval: o.HeartbeatInterval, PushInterval: o.PushInterval,
 			Grace: o.Grace, Node: in.Reenrol, ExpiresAt: in.ExpiresAt.UTC(), MaxUses: in.MaxUses, CreatedAt: now, CreatedBy: in.By}
 		err = es.CreateEnrolToken(ctx, t)
 		if errors.Is(err, store.ErrExists) {
@@ -141,7 +141,7 @@ func (s *Service) reenrolOrder(ctx context.Context, in NewEnrolToken) (NewEnrolT
 	}
 	in.MaxUses = 1
 	in.Order = NewNode{ID: n.ID, Provider: n.Provider, Contract: n.Contract, OrderedAt: n.OrderedAt, GPUModel: n.GPUModel,
-		GPUCount: n.GPUCount, GPUMemoryMiB: n.GPUMemoryMiB, PricePerHour: n.PricePerHour, Currency: n.Currency,
+		GPUCount: n.GPUCount, GPUMemoryMiB: n.GPUMemoryMiB, GPUDriver: n.GPUDriver, PricePerHour: n.PricePerHour, Currency: n.Currency,
 		HeartbeatInterval: n.HeartbeatInterval, PushInterval: n.PushInterval, Grace: n.Grace}
 	return in, nil
 }

@@ -79,7 +79,7 @@ func (s *Service) Enrol(ctx context.Context, r EnrolRequest) (Enrolled, error) {
 		return Enrolled{}, s.giveBack(ctx, es, tok.ID, err)
 	}
 	n := store.Node{ID: r.Node, Provider: tok.Provider, Contract: tok.Contract, OrderedAt: tok.OrderedAt, GPUModel: tok.GPUModel,
-		GPUCount: tok.GPUCount, GPUMemoryMiB: tok.GPUMemoryMiB, PricePerHour: tok.PricePerHour, Currency: tok.Currency,
+		GPUCount: tok.GPUCount, GPUMemoryMiB: tok.GPUMemoryMiB, GPUDriver: tok.GPUDriver, PricePerHour: tok.PricePerHour, Currency: tok.Currency,
 		HeartbeatInterval: tok.HeartbeatInterval, PushInterval: tok.PushInterval, Grace: tok.Grace, SealedSecret: sealed,
 		CreatedAt: now, RegisteredBy: enrolActor(tok), EnrolToken: tok.ID, EnrolKeyHash: keyHash, EnrolledAt: now}
 	if err := s.store.CreateNode(ctx, n); err != nil {

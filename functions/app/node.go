@@ -15,13 +15,16 @@ import (
 
 // NewNode is what `gpusla node add` asks for.
 type NewNode struct {
-	ID                string
-	Provider          string
-	Contract          string
-	OrderedAt         time.Time
-	GPUModel          string
-	GPUCount          int
-	GPUMemoryMiB      int
+	ID           string
+	Provider     string
+	Contract     string
+	OrderedAt    time.Time
+	GPUModel     string
+	GPUCount     int
+	GPUMemoryMiB int
+	// GPUDriver is the NVIDIA driver ordered ("580.159.04", or "580" for
+	// any 580 release); empty when the order names none.
+	GPUDriver         string
 	PricePerHour      float64
 	Currency          string
 	HeartbeatInterval time.Duration // default DefaultHeartbeatInterval
@@ -56,6 +59,8 @@ func (n *NewNode) Validate() error {
 		return bad("ordered_at", "missing")
 	case n.GPUCount < 0:
 		return bad("gpus", "must not be negative, got %d", n.GPUCount)
+	case n.GPUDriver != "" && !wire.ValidDriverVersion(n.GPUDriver):
+		return bad("gpu_driver", "%q is not a driver version (digits and dots, as nvidia-smi shows it: 580.159.04, or 580 for any 580 release)", n.GPUDriver)
 	case n.PricePerHour < 0:
 		return bad("price", "must not be negative, got %g", n.PricePerHour)
 	case events.ProviderNameProblem(n.InstanceID) != "":
@@ -92,8 +97,8 @@ func (s *Service) AddNode(ctx context.Context, in NewNode) (store.Node, []byte, 
 		return store.Node{}, nil, err
 	}
 	n := store.Node{ID: in.ID, Provider: in.Provider, Contract: in.Contract, OrderedAt: in.OrderedAt.UTC(),
-		GPUModel: in.GPUModel, GPUCount: in.GPUCount, GPUMemoryMiB: in.GPUMemoryMiB, PricePerHour: in.PricePerHour,
-		Currency: in.Currency, HeartbeatInterval: in.HeartbeatInterval, PushInterval: in.PushInterval, Grace: in.Grace,
+		GPUModel: in.GPUModel, GPUCount: in.GPUCount, GPUMemoryMiB: in.GPUMemoryMiB, GPUDriver: in.GPUDriver,
+		PricePerHour: in.PricePerHour, Currency: in.Currency, HeartbeatInterval: in.HeartbeatInterval, PushInterval: in.PushInterval, Grace: in.Grace,
 		SealedSecret: sealed, CreatedAt: s.Now(), Demo: in.Demo, InstanceID: in.InstanceID, Region: in.Region}
 	if err := s.store.CreateNode(ctx, n); err != nil {
 		if errors.Is(err, store.ErrExists) {

@@ -28,7 +28,7 @@ func TestFiftyProbesEnrolAtOnce(t *testing.T) {
 	const limit, extra = 50, 3
 	b := newBackend(t, storeEmbedded, newFakeSlack(t), "127.0.0.1")
 	out := run(t, b.env, bin.gpusla, "token", "create", "--data", b.dir, "--provider", "E2E Compute", "--contract", "e2e",
-		"--gpu-model", "H200", "--gpus", "2", "--gpu-memory-gb", "141", "--price", "5", "--uses", fmt.Sprint(limit),
+		"--gpu-model", "H200", "--gpus", "2", "--gpu-memory-gb", "141", "--driver", "580", "--price", "5", "--uses", fmt.Sprint(limit),
 		"--heartbeat", "1s", "--push", "1s", "--grace", "3s", "--backend-url", b.url(httpapi.PathBatches), "--name", "e2e fleet")
 	head, cfgText, ok := strings.Cut(out, "\n---\n")
 	if !ok {
@@ -108,7 +108,7 @@ func TestFiftyProbesEnrolAtOnce(t *testing.T) {
 			refused = append(refused, m.node)
 			continue
 		}
-		if st.Answer.Node != m.node || st.Answer.GPUModel != "H200" || st.Answer.GPUs != 2 || st.Key != "" {
+		if st.Answer.Node != m.node || st.Answer.GPUModel != "H200" || st.Answer.GPUs != 2 || st.Answer.GPUDriver != "580" || st.Key != "" {
 			t.Errorf("%s: state %+v", m.node, st.Answer)
 		}
 		if prev, dup := secrets[st.Answer.Secret]; dup {

@@ -74,6 +74,9 @@ func Print(w io.Writer, v httpapi.TokenView, backendURL string) error {
 	if v.GPUMemoryMiB > 0 {
 		what += fmt.Sprintf(" (%g GB each)", float64(v.GPUMemoryMiB)/1024)
 	}
+	if v.GPUDriver != "" {
+		what += ", driver " + v.GPUDriver
+	}
 	scope := fmt.Sprintf("good for %d enrolment(s)", v.MaxUses)
 	if v.Reenrol != "" {
 		scope = "good once, to re-enrol node " + v.Reenrol + " (its secret is replaced)"

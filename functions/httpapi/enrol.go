@@ -32,6 +32,7 @@ type TokenRequest struct {
 	GPUModel     string  `json:"gpu_model,omitempty"`
 	GPUs         int     `json:"gpus,omitempty"`
 	GPUMemoryGB  float64 `json:"gpu_memory_gb,omitempty"`
+	GPUDriver    string  `json:"gpu_driver,omitempty"`
 	PricePerHour float64 `json:"price_per_hour,omitempty"`
 	Currency     string  `json:"currency,omitempty"`
 	Heartbeat    string  `json:"heartbeat,omitempty"`
@@ -54,6 +55,7 @@ type TokenView struct {
 	GPUModel     string    `json:"gpu_model"`
 	GPUs         int       `json:"gpus"`
 	GPUMemoryMiB int       `json:"gpu_memory_mib,omitempty"`
+	GPUDriver    string    `json:"gpu_driver,omitempty"`
 	PricePerHour float64   `json:"price_per_hour,omitempty"`
 	Currency     string    `json:"currency,omitempty"`
 	Heartbeat    string    `json:"heartbeat"`
@@ -73,7 +75,7 @@ type TokenView struct {
 // NewTokenView is t as shown.
 func NewTokenView(t store.EnrolToken) TokenView {
 	return TokenView{ID: t.ID, Name: t.Name, Provider: t.Provider, Contract: t.Contract, OrderedAt: t.OrderedAt, GPUModel: t.GPUModel,
-		GPUs: t.GPUCount, GPUMemoryMiB: t.GPUMemoryMiB, PricePerHour: t.PricePerHour, Currency: t.Currency,
+		GPUs: t.GPUCount, GPUMemoryMiB: t.GPUMemoryMiB, GPUDriver: t.GPUDriver, PricePerHour: t.PricePerHour, Currency: t.Currency,
 		Heartbeat: t.HeartbeatInterval.String(), Push: t.PushInterval.String(), Grace: t.Grace.String(), Reenrol: t.Node,
 		ExpiresAt: t.ExpiresAt, Uses: t.Uses, MaxUses: t.MaxUses, CreatedAt: t.CreatedAt, CreatedBy: t.CreatedBy,
 		RevokedAt: t.RevokedAt, RevokedBy: t.RevokedBy}
@@ -118,7 +120,7 @@ func (a *API) enrol(w http.ResponseWriter, r *http.Request) {
 	}
 	n := got.Node
 	writeJSON(w, http.StatusOK, wire.EnrolResponse{Node: n.ID, Secret: string(got.Secret), Provider: n.Provider, Contract: n.Contract,
-		GPUModel: n.GPUModel, GPUs: n.GPUCount, GPUMemoryGB: float64(n.GPUMemoryMiB) / 1024, Heartbeat: n.HeartbeatInterval.String(),
+		GPUModel: n.GPUModel, GPUs: n.GPUCount, GPUMemoryGB: float64(n.GPUMemoryMiB) / 1024, GPUDriver: n.GPUDriver, Heartbeat: n.HeartbeatInterval.String(),
 		Push: n.PushInterval.String(), Reenrol: got.Reenrol})
 }
 
@@ -140,7 +142,7 @@ func durationOr(field, v string) (time.Duration, error) {
 func TokenOrder(req TokenRequest, by string) (app.NewEnrolToken, error) {
 	in := app.NewEnrolToken{Name: req.Name, MaxUses: req.Uses, By: by, Reenrol: req.Reenrol,
 		Order: app.NewNode{Provider: req.Provider, Contract: req.Contract, GPUModel: req.GPUModel, GPUCount: req.GPUs,
-			GPUMemoryMiB: int(req.GPUMemoryGB * 1024), PricePerHour: req.PricePerHour, Currency: req.Currency}}
+			GPUMemoryMiB: int(req.GPUMemoryGB * 1024), GPUDriver: strings.TrimSpace(req.GPUDriver), PricePerHour: req.PricePerHour, Currency: req.Currency}}
 	var err error
 	if in.Order.OrderedAt, err = timeOr("ordered_at", req.OrderedAt, time.Time{}); err != nil {
 		return in, err

@@ -65,17 +65,17 @@ func wantRefusal(t *testing.T, what string, w *httptest.ResponseRecorder, status
 func TestEnrolWithAToken(t *testing.T) {
 	e := adminEnv(t)
 	admin, read := e.key(t, "admin"), e.key(t, "read")
-	order := `{"provider":"acme","contract":"acme-std","gpu_model":"H200","gpus":8,"gpu_memory_gb":141,"price_per_hour":148,"uses":2,"expires_at":"` +
+	order := `{"provider":"acme","contract":"acme-std","gpu_model":"H200","gpus":8,"gpu_memory_gb":141,"gpu_driver":"580.95","price_per_hour":148,"uses":2,"expires_at":"` +
 		t0.Add(time.Hour).Format(time.RFC3339) + `"}`
 	if w := call(e.api, http.MethodPost, httpapi.PathEnrolTokens, order, read); w.Code != 403 {
 		t.Fatalf("a read key made a token: %d", w.Code)
 	}
 	tok := makeToken(t, e, admin, order)
-	if tok.MaxUses != 2 || tok.GPUModel != "H200" || tok.GPUMemoryMiB != 141*1024 || !strings.HasPrefix(tok.CreatedBy, "api:") {
+	if tok.MaxUses != 2 || tok.GPUModel != "H200" || tok.GPUMemoryMiB != 141*1024 || tok.GPUDriver != "580.95" || !strings.HasPrefix(tok.CreatedBy, "api:") {
 		t.Fatalf("token %+v", tok)
 	}
 	r := enrolled(t, enrolReq(e.api, tok.Token, `{"node":"gpu-01","key":"`+enrolKey+`","hostname":"gpu-01.dc","probe_version":"v9"}`))
-	if r.Node != "gpu-01" || len(r.Secret) != 64 || r.GPUModel != "H200" || r.GPUs != 8 || r.GPUMemoryGB != 141 || r.Contract != "acme-std" ||
+	if r.Node != "gpu-01" || len(r.Secret) != 64 || r.GPUModel != "H200" || r.GPUs != 8 || r.GPUMemoryGB != 141 || r.GPUDriver != "580.95" || r.Contract != "acme-std" ||
 		r.Heartbeat != "30s" || r.Push != "1m0s" {
 		t.Fatalf("enrolled %+v", r)
 	}
@@ -93,6 +93,10 @@ func TestEnrolWithAToken(t *testing.T) {
 	wantRefusal(t, "another probe taking the id", enrolReq(e.api, tok.Token, `{"node":"gpu-01","key":"`+other+`"}`), 409, "node", "already registered")
 	wantRefusal(t, "a token taking a node added by hand", enrolReq(e.api, tok.Token, `{"node":"node-a","key":"`+other+`"}`), 409, "node", "already registered")
 	enrolled(t, enrolReq(e.api, tok.Token, `{"node":"gpu-02","key":"`+other+`"}`))
+	// Re-enrolling the node keeps its order, the driver included.
+	if re := makeToken(t, e, admin, `{"reenrol":"gpu-01"}`); re.GPUDriver != "580.95" || re.GPUs != 8 || re.GPUModel != "H200" {
+		t.Fatalf("re-enrolment token of an enrolled node %+v; want its order", re)
+	}
 	wantRefusal(t, "a third use of a two-use token", enrolReq(e.api, tok.Token, `{"node":"gpu-03","key":"`+other+`"}`), 403, "token", "used up: 2 of 2")
 
 	for _, c := range []struct {
@@ -165,6 +169,9 @@ func TestEnrolTokenRefusals(t *testing.T) {
 		{"too many uses", `{` + base + `,"uses":10001}`, "uses", "not between 1 and 10000"},
 		{"negative uses", `{` + base + `,"uses":-1}`, "uses", "not between"},
 		{"a bad heartbeat", `{` + base + `,"heartbeat":"soon"}`, "heartbeat", "not a duration"},
+		{"a driver named by its branch", `{` + base + `,"gpu_driver":"r580"}`, "gpu_driver", "not a driver version"},
+		{"a driver ending in a dot", `{` + base + `,"gpu_driver":"580."}`, "gpu_driver", "not a driver version"},
+		{"a driver with a letter", `{` + base + `,"gpu_driver":"580.95.x"}`, "gpu_driver", "not a driver version"},
 		{"a re-enrolment of an unknown node", `{"reenrol":"node-z"}`, "node", "not registered"},
 		{"a re-enrolment good twice", `{"reenrol":"node-a","uses":2}`, "uses", "good once"},
 	} {

@@ -71,6 +71,7 @@ type EnrolToken struct {
 	GPUModel          string        `json:"gpu_model,omitempty"`
 	GPUCount          int           `json:"gpu_count,omitempty"`
 	GPUMemoryMiB      int           `json:"gpu_memory_mib,omitempty"`
+	GPUDriver         string        `json:"gpu_driver,omitempty"`
 	PricePerHour      float64       `json:"price_per_hour,omitempty"`
 	Currency          string        `json:"currency,omitempty"`
 	HeartbeatInterval time.Duration `json:"heartbeat_interval"`

@@ -147,9 +147,12 @@ type Node struct {
 	Contract  string    `json:"contract"`
 	OrderedAt time.Time `json:"ordered_at"`
 	// Expected hardware, as ordered.
-	GPUModel     string  `json:"gpu_model,omitempty"`
-	GPUCount     int     `json:"gpu_count,omitempty"`
-	GPUMemoryMiB int     `json:"gpu_memory_mib,omitempty"`
+	GPUModel     string `json:"gpu_model,omitempty"`
+	GPUCount     int    `json:"gpu_count,omitempty"`
+	GPUMemoryMiB int    `json:"gpu_memory_mib,omitempty"`
+	// GPUDriver is the NVIDIA driver the order names (a version or a
+	// leading part of one), empty when it names none.
+	GPUDriver    string  `json:"gpu_driver,omitempty"`
 	PricePerHour float64 `json:"price_per_hour,omitempty"`
 	Currency     string  `json:"currency,omitempty"`
 	// InstanceID and Region are the provider's own names for the node and

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -159,8 +161,8 @@ func (c *Config) applyEnrolment() error {
 		return &Error{File: c.Path, Field: "backend.url", Msg: fmt.Sprintf("%q, but this machine enrolled with %q: its secret is that backend's", c.Backend.URL, st.Backend)}
 	}
 	c.Node, c.Secret = a.Node, []byte(a.Secret)
-	if c.Expected.IsZero() {
-		c.Expected = expect.Expected{Model: a.GPUModel, GPUs: a.GPUs, GPUMemoryGB: a.GPUMemoryGB}
+	if err := c.holdToOrder(a, path); err != nil {
+		return err
 	}
 	if c.Schedules.Heartbeat == "" {
 		c.Schedules.Heartbeat = a.Heartbeat
@@ -168,6 +170,31 @@ func (c *Config) applyEnrolment() error {
 	if c.Schedules.Push == "" && c.Schedules.Heartbeat == a.Heartbeat {
 		c.Schedules.Push = a.Push
 	}
+	return nil
+}
+
+// holdToOrder makes what was ordered — the token's, as the backend
+// answered — the expectations the hardware is judged by. The config may
+// add what the order does not state (CPUs, RAM, disks, a driver the order
+// leaves open) but not restate an ordered field differently: the node's
+// side never decides what was bought.
+func (c *Config) holdToOrder(a wire.EnrolResponse, path string) error {
+	e := &c.Expected
+	clash := func(field string, mine, ordered any) error {
+		return &Error{File: c.Path, Field: "expected." + field, Msg: fmt.Sprintf("%v, but the order this machine enrolled under (%s) says %v: "+
+			"what was ordered comes from the enrolment token; remove expected.%s", mine, path, ordered, field)}
+	}
+	switch {
+	case a.GPUModel != "" && e.Model != "" && !strings.EqualFold(strings.TrimSpace(e.Model), strings.TrimSpace(a.GPUModel)):
+		return clash("model", strconv.Quote(e.Model), strconv.Quote(a.GPUModel))
+	case a.GPUs != 0 && e.GPUs != 0 && e.GPUs != a.GPUs:
+		return clash("gpus", e.GPUs, a.GPUs)
+	case a.GPUMemoryGB != 0 && e.GPUMemoryGB != 0 && math.Abs(e.GPUMemoryGB-a.GPUMemoryGB)*1024 >= 1:
+		return clash("gpu_memory_gb", e.GPUMemoryGB, a.GPUMemoryGB)
+	case a.GPUDriver != "" && e.Driver != "" && e.Driver != a.GPUDriver:
+		return clash("driver", strconv.Quote(e.Driver), strconv.Quote(a.GPUDriver))
+	}
+	e.Merge(expect.Expected{Model: a.GPUModel, GPUs: a.GPUs, GPUMemoryGB: a.GPUMemoryGB, Driver: a.GPUDriver})
 	return nil
 }
 

@@ -45,8 +45,12 @@ func newBackend(t *testing.T) *backend {
 
 func (b *backend) token(t *testing.T, uses int) (string, string) {
 	t.Helper()
-	tok, text, err := b.svc.CreateEnrolToken(t.Context(), app.NewEnrolToken{MaxUses: uses, By: "cli:test",
-		Order: app.NewNode{Provider: "acme", Contract: "cn", GPUModel: "H200", GPUCount: 8, GPUMemoryMiB: 141 * 1024}})
+	return b.tokenFor(t, uses, app.NewNode{Provider: "acme", Contract: "cn", GPUModel: "H200", GPUCount: 8, GPUMemoryMiB: 141 * 1024})
+}
+
+func (b *backend) tokenFor(t *testing.T, uses int, order app.NewNode) (string, string) {
+	t.Helper()
+	tok, text, err := b.svc.CreateEnrolToken(t.Context(), app.NewEnrolToken{MaxUses: uses, By: "cli:test", Order: order})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,5 +221,54 @@ func TestEnrolledConfigIsHeldToTheEnrolment(t *testing.T) {
 	_ = os.Remove(c.StatePath())
 	if _, err := config.Load(c.Path); err == nil || !strings.Contains(err.Error(), "not enrolled yet") {
 		t.Errorf("no state: %v", err)
+	}
+}
+
+// What the hardware is judged against is the token's order — model,
+// count, memory and the driver it names — whatever the node's config
+// says: a config may add what the order leaves open (CPUs, a disk) and
+// may repeat an ordered value, but one that restates an ordered field
+// differently is refused, naming the field, on either side of each
+// field's edge.
+func TestOrderComesFromTheToken(t *testing.T) {
+	b := newBackend(t)
+	_, token := b.tokenFor(t, 1, app.NewNode{Provider: "acme", Contract: "cn", GPUModel: "H100", GPUCount: 4, GPUMemoryMiB: 80 * 1024,
+		GPUDriver: "580.95"})
+	t.Setenv(config.EnvNodeName, "gpu-order")
+	c := probeConfig(t, b, token, "expected: {cpus: 96, disks: [{mount: /data, size_gb: 3840}]}\n")
+	if err := (&enrol.Enroller{Config: c}).Ensure(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := config.Load(c.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := got.Expected
+	if e.Model != "H100" || e.GPUs != 4 || e.GPUMemoryGB != 80 || e.Driver != "580.95" || e.CPUs != 96 || len(e.Disks) != 1 {
+		t.Fatalf("expectations %+v; want the token's order and the config's CPUs and disk", e)
+	}
+	base, _ := os.ReadFile(c.Path)
+	for _, tc := range []struct{ expected, want string }{
+		{"{model: h100, gpus: 4, gpu_memory_gb: 80, driver: '580.95'}", ""},
+		{"{gpu_memory_gb: 80.0009}", ""}, // under a MiB apart: the same order
+		{"{model: H200}", `expected.model: "H200", but the order`},
+		{"{gpus: 8}", "expected.gpus: 8, but the order"},
+		{"{gpus: 3}", "expected.gpus: 3, but the order"},
+		{"{gpu_memory_gb: 81}", "expected.gpu_memory_gb: 81, but the order"},
+		{"{gpu_memory_gb: 79.999}", "expected.gpu_memory_gb: 79.999, but the order"},
+		{"{driver: '580'}", `expected.driver: "580", but the order`},
+		{"{driver: '580.95.05'}", `expected.driver: "580.95.05", but the order`},
+	} {
+		edited := strings.Replace(string(base), "expected: {cpus: 96, disks: [{mount: /data, size_gb: 3840}]}", "expected: "+tc.expected, 1)
+		if err := os.WriteFile(c.Path, []byte(edited), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := config.Load(c.Path)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("expected: %s: %v; the order restated is accepted", tc.expected, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "enrolment token")):
+			t.Errorf("expected: %s: %v; want %q", tc.expected, err, tc.want)
+		}
 	}
 }

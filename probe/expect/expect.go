@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpusla/gpusla/internal/yamlpos"
+	"github.com/gpusla/gpusla/probe/wire"
 )
 
 // Expected is the order. Zero values mean "not stated": nothing is judged
@@ -67,7 +68,7 @@ func (e *Expected) Validate() error {
 		return fmt.Errorf("expected.cpus: %d is negative", e.CPUs)
 	case e.RAMGB < 0:
 		return fmt.Errorf("expected.ram_gb: %g is negative", e.RAMGB)
-	case e.Driver != "" && !driverPattern.MatchString(e.Driver):
+	case e.Driver != "" && !wire.ValidDriverVersion(e.Driver):
 		return fmt.Errorf("expected.driver: %q is not a driver version (digits and dots, as nvidia-smi shows it: 580.159.04, or 580 for any 580 release)", e.Driver)
 	}
 	seen := map[string]bool{}
@@ -84,9 +85,6 @@ func (e *Expected) Validate() error {
 	}
 	return nil
 }
-
-// driverPattern is a driver version or a leading part of one.
-var driverPattern = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
 
 // DriverMatches says whether the installed driver version is the ordered
 // one or a release of it: "580" and "580.159" match "580.159.04";

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"net/url"
+	"regexp"
 	"strings"
 )
 
@@ -39,6 +40,9 @@ type EnrolResponse struct {
 	GPUModel    string  `json:"gpu_model"`
 	GPUs        int     `json:"gpus"`
 	GPUMemoryGB float64 `json:"gpu_memory_gb,omitempty"`
+	// GPUDriver is the NVIDIA driver the order names ("580.159.04", or a
+	// leading part: "580"), empty when the order names none.
+	GPUDriver string `json:"gpu_driver,omitempty"`
 	// Heartbeat and Push are the schedule the backend judges the node's
 	// liveness by (Go durations).
 	Heartbeat string `json:"heartbeat"`
@@ -58,3 +62,12 @@ func EnrolURL(ingest string) (string, error) {
 	u.Path, u.RawQuery, u.Fragment = prefix+PathEnrol, "", ""
 	return u.String(), nil
 }
+
+// driverVersion is an NVIDIA driver version as nvidia-smi shows it, or a
+// leading part of one: whole numbers separated by dots.
+var driverVersion = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
+
+// ValidDriverVersion reports whether v names a driver as an order does
+// ("580.159.04", "580.159" or "580"): the probe's expected.driver and an
+// enrolment token's ordered driver are both held to it.
+func ValidDriverVersion(v string) bool { return len(v) <= 32 && driverVersion.MatchString(v) }

@@ -88,7 +88,7 @@ func newTokenCreateCmd(tg *target) *cobra.Command {
 		Short: "Make an enrolment token for a fleet of one order; prints it once with the probe config",
 		Long: `Makes an enrolment token — "gpe_<id>_<secret>", shown only this once, stored as a
 hash — that carries one contract and what was ordered (GPU model, count, memory
-per GPU, price). A probe started with it (config enrol.token_file) registers
+per GPU, the driver when the order names one, price). A probe started with it (config enrol.token_file) registers
 itself as a node on its first start, proposing only its id (the host name, the
 Kubernetes node name, or node: in its config), and receives its own secret.
 The order is the token's, never the node's own report: hardware truth is
@@ -126,6 +126,7 @@ its token, who made it, and when (` + "`gpusla enrol list`" + `, the evidence bu
 	f.StringVar(&req.GPUModel, "gpu-model", "", "GPU model as ordered (e.g. H100, NVIDIA H200)")
 	f.IntVar(&req.GPUs, "gpus", 0, "GPUs per node, as ordered")
 	f.Float64Var(&req.GPUMemoryGB, "gpu-memory-gb", 0, "memory per GPU as sold, in GB")
+	f.StringVar(&req.GPUDriver, "driver", "", "NVIDIA driver as ordered, when the order names one (580.159.04, or 580 for any 580 release)")
 	f.Float64Var(&req.PricePerHour, "price", 0, "price per node-hour, all its GPUs together")
 	f.StringVar(&req.Currency, "currency", "USD", "currency of --price (ISO 4217)")
 	f.StringVar(&req.Heartbeat, "heartbeat", "", "probe heartbeat interval (default 30s)")

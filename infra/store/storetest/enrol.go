@@ -29,7 +29,7 @@ func testEnrolmentStore(t *testing.T, s store.Store) {
 
 func sampleToken(id string, maxUses int) store.EnrolToken {
 	return store.EnrolToken{ID: id, Name: "rack 7", Hash: "ab12", Provider: "acme", Contract: "cn", OrderedAt: t0,
-		GPUModel: "H200", GPUCount: 8, GPUMemoryMiB: 144384, PricePerHour: 148, Currency: "CNY",
+		GPUModel: "H200", GPUCount: 8, GPUMemoryMiB: 144384, GPUDriver: "580.95", PricePerHour: 148, Currency: "CNY",
 		HeartbeatInterval: 30 * time.Second, PushInterval: time.Minute, Grace: 90 * time.Second,
 		ExpiresAt: t0.Add(24 * time.Hour), MaxUses: maxUses, CreatedAt: t0, CreatedBy: "cli:ops"}
 }

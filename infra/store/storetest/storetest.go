@@ -84,7 +84,7 @@ func must(t *testing.T, err error, what string) {
 func sampleNode(id string) store.Node {
 	return store.Node{
 		ID: id, Provider: "acme", Contract: "acme-2026", OrderedAt: t0.Add(-time.Hour),
-		GPUModel: "NVIDIA H100 80GB HBM3", GPUCount: 8, GPUMemoryMiB: 81559, PricePerHour: 17.5, Currency: "USD",
+		GPUModel: "NVIDIA H100 80GB HBM3", GPUCount: 8, GPUMemoryMiB: 81559, GPUDriver: "580", PricePerHour: 17.5, Currency: "USD",
 		HeartbeatInterval: 30 * time.Second, PushInterval: time.Minute, Grace: time.Minute,
 		SealedSecret: []byte{1, 2, 3, 0, 255}, CreatedAt: t0,
 	}
