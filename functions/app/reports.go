@@ -176,95 +176,137 @@ func ReportPrefix(month, contract string) string { return month + "/" + contract
 // IsNotFound reports whether err says the record or blob does not exist.
 func IsNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
 
-// Run does whatever is due at now.
+// Run does whatever is due at now: for each contract, last month's report
+// (generated once, then posted), reminders of the last months' open claims
+// and the claims to follow; then the claims whose provider deadline passed.
 func (j *ReportJob) Run(ctx context.Context, now time.Time) (ReportRun, error) {
-	var res ReportRun
-	log := j.Log
-	if log == nil {
-		log = slog.Default()
+	r := &reportRun{job: j, log: j.Log, book: j.Desk.Terms(), now: now}
+	if r.log == nil {
+		r.log = slog.Default()
 	}
-	book := j.Desk.Terms()
-	var (
-		errs []error
-		skip map[string]string // looked up once, when a month is first generated
-	)
-	for _, c := range book.Contracts() {
-		tm := book[c]
-		loc := tm.Calendar.Loc
-		local := now.In(loc)
-		first := time.Date(local.Year(), local.Month(), 1, 0, 0, 0, 0, loc)
-		prev := first.AddDate(0, -1, 0)
-		month := prev.Format("2006-01")
-		if !now.Before(first.Add(j.Delay)) {
-			done, err := j.generated(ctx, month, c)
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			if !done {
-				if skip == nil {
-					if skip, err = j.unknownContracts(ctx); err != nil {
-						errs = append(errs, err)
-						continue
-					}
-					for _, id := range slices.Sorted(maps.Keys(skip)) {
-						msg := fmt.Sprintf("node %s: contract %q is defined by no loaded terms; left out of the reports (known: %s)",
-							id, skip[id], strings.Join(book.Contracts(), ", "))
-						res.Skipped = append(res.Skipped, msg)
-						log.Error("report: node skipped, its contract is unknown", "node", id, "contract", skip[id], "known", strings.Join(book.Contracts(), ","))
-					}
-				}
-				sc, err := j.generate(ctx, prev.Year(), prev.Month(), c, now, skip)
-				if errors.Is(err, ErrPending) {
-					res.Pending = append(res.Pending, ReportPrefix(month, c))
-					continue
-				}
-				if err != nil {
-					errs = append(errs, fmt.Errorf("report %s for %s: %w", month, c, err))
-					continue
-				}
-				res.Generated = append(res.Generated, ReportPrefix(month, c))
-				switch {
-				case sc.Err != nil:
-					res.ScorecardFailed = append(res.ScorecardFailed, ReportPrefix(month, c)+": "+sc.Err.Error())
-				case sc.Span != "":
-					res.Scorecards = append(res.Scorecards, ReportPrefix(month, c)+" "+sc.Span)
-				}
-			}
-			// Posted to some channels and failed on others: both are said.
-			posted, err := j.post(ctx, month, c, now)
-			if err != nil {
-				errs = append(errs, err)
-			}
-			if posted {
-				res.Posted = append(res.Posted, ReportPrefix(month, c))
-			}
-		}
-		// Reminders for the last few months' claims still open.
-		for back := 1; back <= 4; back++ {
-			m := first.AddDate(0, -back, 0).Format("2006-01")
-			sent, err := j.remind(ctx, m, c, now)
-			if err != nil {
-				errs = append(errs, err)
-			}
-			res.Reminders = append(res.Reminders, sent...)
-		}
-		drafted, err := j.followClaims(ctx, first, c)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		res.Claims = append(res.Claims, drafted...)
+	for _, c := range r.book.Contracts() {
+		r.contract(ctx, c)
 	}
 	alerts, err := j.watchClaims(ctx, now)
-	if err != nil {
-		errs = append(errs, err)
-	}
+	r.fail(err)
+	res := &r.res
 	res.ClaimAlerts = alerts
 	if len(res.Generated)+len(res.Posted)+len(res.Reminders)+len(res.Claims)+len(res.ClaimAlerts)+len(res.Pending) > 0 {
-		log.Info("reports", "generated", res.Generated, "pending", res.Pending, "posted", res.Posted, "reminders", res.Reminders, "scorecards", res.Scorecards,
+		r.log.Info("reports", "generated", res.Generated, "pending", res.Pending, "posted", res.Posted, "reminders", res.Reminders, "scorecards", res.Scorecards,
 			"claims", res.Claims, "claim_alerts", res.ClaimAlerts)
 	}
-	return res, errors.Join(errs...)
+	return r.res, errors.Join(r.errs...)
+}
+
+// reportRun is one run of the report job: what it did, what failed.
+type reportRun struct {
+	job  *ReportJob
+	log  *slog.Logger
+	book TermsBook
+	now  time.Time
+	res  ReportRun
+	errs []error
+	// skip: the nodes whose contract no loaded terms define, looked up
+	// once, when a month is first generated.
+	skip map[string]string
+}
+
+func (r *reportRun) fail(err error) {
+	if err != nil {
+		r.errs = append(r.errs, err)
+	}
+}
+
+// contract does what is due for contract c. A month whose report could
+// not be read or generated, or is pending, leaves the contract's reminders
+// and claims to the next run, which tries the report again first.
+func (r *reportRun) contract(ctx context.Context, c string) {
+	loc := r.book[c].Calendar.Loc
+	local := r.now.In(loc)
+	first := time.Date(local.Year(), local.Month(), 1, 0, 0, 0, 0, loc)
+	if !r.now.Before(first.Add(r.job.Delay)) && !r.lastMonth(ctx, c, first.AddDate(0, -1, 0)) {
+		return
+	}
+	// Reminders for the last few months' claims still open.
+	for back := 1; back <= 4; back++ {
+		sent, err := r.job.remind(ctx, first.AddDate(0, -back, 0).Format("2006-01"), c, r.now)
+		r.fail(err)
+		r.res.Reminders = append(r.res.Reminders, sent...)
+	}
+	drafted, err := r.job.followClaims(ctx, first, c)
+	r.fail(err)
+	r.res.Claims = append(r.res.Claims, drafted...)
+}
+
+// lastMonth generates the report of the month starting at prev for
+// contract c unless it exists, and posts it; false when the report could
+// not be read or generated, or is pending (built apart, parts still out).
+func (r *reportRun) lastMonth(ctx context.Context, c string, prev time.Time) bool {
+	month := prev.Format("2006-01")
+	done, err := r.job.generated(ctx, month, c)
+	if err != nil {
+		r.fail(err)
+		return false
+	}
+	if !done && !r.generate(ctx, c, prev) {
+		return false
+	}
+	// Posted to some channels and failed on others: both are said.
+	posted, err := r.job.post(ctx, month, c, r.now)
+	r.fail(err)
+	if posted {
+		r.res.Posted = append(r.res.Posted, ReportPrefix(month, c))
+	}
+	return true
+}
+
+// generate writes the report of the month starting at prev for contract c,
+// with the trailing months' scorecard; false when it could not, or when the
+// month is built apart and still pending.
+func (r *reportRun) generate(ctx context.Context, c string, prev time.Time) bool {
+	month := prev.Format("2006-01")
+	if !r.lookUpSkipped(ctx) {
+		return false
+	}
+	sc, err := r.job.generate(ctx, prev.Year(), prev.Month(), c, r.now, r.skip)
+	if errors.Is(err, ErrPending) {
+		r.res.Pending = append(r.res.Pending, ReportPrefix(month, c))
+		return false
+	}
+	if err != nil {
+		r.fail(fmt.Errorf("report %s for %s: %w", month, c, err))
+		return false
+	}
+	r.res.Generated = append(r.res.Generated, ReportPrefix(month, c))
+	switch {
+	case sc.Err != nil:
+		r.res.ScorecardFailed = append(r.res.ScorecardFailed, ReportPrefix(month, c)+": "+sc.Err.Error())
+	case sc.Span != "":
+		r.res.Scorecards = append(r.res.Scorecards, ReportPrefix(month, c)+" "+sc.Span)
+	}
+	return true
+}
+
+// lookUpSkipped finds, once a run, the nodes left out of every report
+// because no loaded terms define their contract, and says so; false when
+// the nodes could not be listed.
+func (r *reportRun) lookUpSkipped(ctx context.Context) bool {
+	if r.skip != nil {
+		return true
+	}
+	skip, err := r.job.unknownContracts(ctx)
+	if err != nil {
+		r.fail(err)
+		return false
+	}
+	r.skip = skip
+	known := r.book.Contracts()
+	for _, id := range slices.Sorted(maps.Keys(skip)) {
+		r.res.Skipped = append(r.res.Skipped, fmt.Sprintf("node %s: contract %q is defined by no loaded terms; left out of the reports (known: %s)",
+			id, skip[id], strings.Join(known, ", ")))
+		r.log.Error("report: node skipped, its contract is unknown", "node", id, "contract", skip[id], "known", strings.Join(known, ","))
+	}
+	return true
 }
 
 func (j *ReportJob) generated(ctx context.Context, month, contract string) (bool, error) {
