@@ -21,6 +21,7 @@ import (
 	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/msg"
 	"github.com/gpusla/gpusla/sla/report"
+	"github.com/gpusla/gpusla/sla/scorecard"
 	"github.com/gpusla/gpusla/sla/scorecard/scorecardtest"
 )
 
@@ -225,27 +226,33 @@ var tags = regexp.MustCompile(`<[^>]*>`)
 func TestScorecardMarkdownEscapesOutsideText(t *testing.T) {
 	for _, h := range outsideMarkdown {
 		sc := scorecardtest.Golden(t)
-		for i := range sc.Table.Rows {
-			sc.Table.Rows[i].Provider = h
-		}
-		for i := range sc.Providers {
-			p := &sc.Providers[i]
-			p.Provider, p.Contracts = h, []string{h}
-			for k := range p.Models {
-				p.Models[k].GPUModel = h
-			}
-		}
-		for i := range sc.Fleet.Dists {
-			sc.Fleet.Dists[i].Model = h
-		}
-		for i := range sc.Fleet.Findings {
-			sc.Fleet.Findings[i].Node = h
-		}
+		poisonScorecard(sc, h)
 		var md bytes.Buffer
 		if err := ScorecardMarkdown(&md, sc); err != nil {
 			t.Fatal(err)
 		}
 		checkMarkdown(t, fmt.Sprintf("scorecard %q", h), md.Bytes(), strings.Join(strings.Fields(h), " "))
+	}
+}
+
+// poisonScorecard puts h in every field of sc from outside: providers,
+// contracts, GPU models and node ids.
+func poisonScorecard(sc *scorecard.Scorecard, h string) {
+	for i := range sc.Table.Rows {
+		sc.Table.Rows[i].Provider = h
+	}
+	for i := range sc.Providers {
+		p := &sc.Providers[i]
+		p.Provider, p.Contracts = h, []string{h}
+		for k := range p.Models {
+			p.Models[k].GPUModel = h
+		}
+	}
+	for i := range sc.Fleet.Dists {
+		sc.Fleet.Dists[i].Model = h
+	}
+	for i := range sc.Fleet.Findings {
+		sc.Fleet.Findings[i].Node = h
 	}
 }
 

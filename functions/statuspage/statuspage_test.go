@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"net/http"
@@ -24,6 +25,7 @@ import (
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/internal/htmlshape"
 	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/interval"
 	"github.com/gpusla/gpusla/sla/scorecard"
@@ -860,5 +862,80 @@ func TestPageBoundedWhateverANodeOpens(t *testing.T) {
 	rec := get(t, f.h, PathFeed, "Bearer "+token)
 	if n := strings.Count(rec.Body.String(), "<entry>"); rec.Code != 200 || n != MaxHistoryRows {
 		t.Errorf("feed: %d, %d entries", rec.Code, n)
+	}
+}
+
+// hostileText is text a provider's node (its check names, values and
+// evidence) or a ticket's provider reference can carry: raw HTML, a
+// script, links, an entity, a Markdown image, a table breaker, a newline.
+var hostileText = []string{`<img src=x onerror=alert(1)>`, "<script>alert(1)</script>", "<a href='https://evil.example'>x</a>",
+	"[click](javascript:alert(1))", "![i](https://evil.example/i.png)", "&lt;b&gt;", "a|b", "x\n\n<div onclick=alert(1)>y</div>", `"><svg onload=alert(1)>`}
+
+// TestOutsideTextInertOnThePageAndTheFeed: a failing check whose name,
+// value and evidence are hostile, on an open and a closed incident, and a
+// ticket whose provider reference and summary are, leave the team's page
+// (en, zh) with the very elements and attributes the same data with a
+// harmless name gives and the text as written, and the Atom feed well
+// formed with the text as written in its entries.
+func TestOutsideTextInertOnThePageAndTheFeed(t *testing.T) {
+	shape := func(h string) (page map[i18n.Lang][]string, text map[i18n.Lang]string, feed []byte) {
+		f := seeded(t)
+		st := f.h.c.Nodes.(interface {
+			CreateIncident(context.Context, store.Incident) error
+		})
+		for i, end := range []time.Duration{0, 10 * time.Minute} {
+			start := f.now.Add(-time.Duration(i+1) * time.Hour)
+			inc := store.Incident{Node: "gz-h20-03", ID: store.CheckIncidentID("gpu_degraded", start, h), Kind: "gpu_degraded", Check: h,
+				Start: start, Evidence: h, Failed: []notify.FailedCheck{{Name: h, Verdict: "fail", Value: h, Criterion: h, Detail: h}}}
+			if end > 0 {
+				inc.End = start.Add(end)
+			}
+			if err := st.CreateIncident(context.Background(), inc); err != nil {
+				t.Fatal(err)
+			}
+		}
+		page, text = map[i18n.Lang][]string{}, map[i18n.Lang]string{}
+		for _, lang := range i18n.Langs {
+			rec := get(t, f.h, PathStatus+"?lang="+string(lang), "Bearer "+token)
+			if rec.Code != 200 {
+				t.Fatalf("%q %s: %d", h, lang, rec.Code)
+			}
+			shape, txt, err := htmlshape.Of(rec.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			page[lang] = shape
+			text[lang] = strings.Join(strings.Fields(txt), " ")
+		}
+		rec := get(t, f.h, PathFeed, "Bearer "+token)
+		return page, text, rec.Body.Bytes()
+	}
+	plain, _, _ := shape("harmless name")
+	for _, h := range hostileText {
+		page, text, feed := shape(h)
+		want := strings.Join(strings.Fields(h), " ")
+		for _, lang := range i18n.Langs {
+			if g, b := strings.Join(page[lang], " "), strings.Join(plain[lang], " "); g != b {
+				t.Errorf("%q %s: the page's elements differ from the harmless page's:\n got %s\nwant %s", h, lang, g, b)
+			}
+			if !strings.Contains(text[lang], want) {
+				t.Errorf("%q %s: the page's text lacks it as written", h, lang)
+			}
+		}
+		var doc struct {
+			Entries []struct {
+				Content string `xml:"content"`
+			} `xml:"entry"`
+		}
+		if err := xml.Unmarshal(feed, &doc); err != nil {
+			t.Fatalf("%q: the feed is not XML: %v", h, err)
+		}
+		found := false
+		for _, e := range doc.Entries {
+			found = found || strings.Contains(strings.Join(strings.Fields(e.Content), " "), want)
+		}
+		if !found {
+			t.Errorf("%q: no feed entry holds it as written", h)
+		}
 	}
 }
