@@ -53,3 +53,29 @@ func TestUsageReadingsInTheReport(t *testing.T) {
 		t.Errorf("evidence %v", bad)
 	}
 }
+
+// A usage reading is an instant the node reports like any other: one dated
+// ahead of its receipt (a probe clock 200 s fast) is read at the receipt,
+// so it can neither move the month's last reading past what the backend
+// had heard nor stretch the traffic's span; one dated a second before its
+// receipt keeps its own time.
+func TestUsageReadingDatedAtItsReceipt(t *testing.T) {
+	var l reporttest.Log
+	start := time.Date(2026, 3, 1, 0, 0, 0, 0, shanghai)
+	l.Register("gz-01", "cn-example", start.Add(-24*time.Hour), 8)
+	l.Heartbeats("gz-01", start.Add(-time.Hour), start.Add(48*time.Hour))
+	reading := func(at, received time.Time, tx string) {
+		l.Add(events.Event{Type: events.TypeObservation, Node: "gz-01", At: at, ReceivedAt: received, Kind: events.KindCheck,
+			Checks: []events.Check{{Name: "usage.boot", Category: "host", Verdict: "pass", Detail: "boot_id=b&boot_time=1772294400"},
+				{Name: "usage.net.eth0", Category: "host", Verdict: "pass", Detail: "physical=1&default_route=1&rx_bytes=0&tx_bytes=" + tx}}})
+	}
+	first := start.Add(time.Hour)
+	reading(first, first.Add(time.Second), "0")
+	recv := start.Add(30 * time.Hour)
+	reading(recv.Add(200*time.Second), recv, "5000000000")
+	r := buildFrom(t, loadTerms(t), Options{Year: 2026, Month: 3, AsOf: start.Add(48 * time.Hour)}, l.Events)
+	u := r.Nodes[0].Usage
+	if u == nil || u.Readings != 2 || !u.First.Equal(first) || !u.Last.Equal(recv) {
+		t.Fatalf("usage %+v: want readings at %s and %s (the receipt)", u, first, recv)
+	}
+}
