@@ -2,6 +2,7 @@ package image_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,6 +48,46 @@ func TestImagesAreReproducible(t *testing.T) {
 	if _, err := image.Layer([]image.File{{Path: "a", Data: []byte("1")}, {Path: "/a", Data: []byte("2")}}, at); err == nil {
 		t.Fatal("a path given twice was accepted")
 	}
+}
+
+// scripts/build-images.sh run twice from the same checkout gives images
+// of the same digests and sizes: the binaries (-trimpath, no build id or
+// VCS stamp), libc6's files, the dates (SOURCE_DATE_EPOCH, the commit's
+// time) and the layer's order are all fixed. (A second build in a fresh
+// Go build cache gave the same digests too: docs/BENCHMARKS.md.)
+func TestBuildImagesTwiceGivesTheSameDigests(t *testing.T) {
+	first, err := os.ReadFile(filepath.Join(buildImages(t), "images.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := t.TempDir()
+	cmd := exec.Command("bash", "scripts/build-images.sh", again)
+	cmd.Dir = root()
+	cmd.Env = append(os.Environ(), "VERSION=test")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("scripts/build-images.sh again: %v\n%s", err, out)
+	}
+	second, err := os.ReadFile(filepath.Join(again, "images.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// name digest bytes folder: all but the folder must agree.
+	fields := func(raw []byte) []string {
+		var out []string
+		for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+			f := strings.Fields(line)
+			if len(f) != 4 || !strings.HasPrefix(f[1], "sha256:") {
+				t.Fatalf("images.txt line %q: want name, digest, bytes, folder", line)
+			}
+			out = append(out, strings.Join(f[:3], " "))
+		}
+		return out
+	}
+	a, b := fields(first), fields(second)
+	if len(a) != 2 || strings.Join(a, "\n") != strings.Join(b, "\n") {
+		t.Fatalf("two builds:\n%s\n---\n%s", first, second)
+	}
+	t.Logf("both builds: %s", strings.Join(a, "; "))
 }
 
 // gpuprobe's image, built by scripts/build-images.sh, runs under runc
