@@ -256,56 +256,6 @@ var alibabaEdges = []edge{
 	}},
 }
 
-// GPUhub network failures (gpuhub-network.yaml), UTC: one GPU at 0.50 USD
-// an hour, March's charge 372.00. No target: every counted minute earns.
-var gpuhubEdges = []edge{
-	{"credit-rounding", []edgeCase{
-		// "Total duration of the anomaly (in minutes) * 1.5, rounded up to the
-		// nearest hour … Duration (hours) * Instance Unit Price": 40 min × 1.5
-		// = 60 min, one hour, 0.50; 41 min × 1.5 = 61.5 min, two hours, 1.00.
-		{why: "40 min: one hour", down: down1("2026-03-08 03:00:00", "2026-03-08 03:40:00"), counted: 2400, uptime: 99.9104, tier: 0, amount: 0.5},
-		{why: "41 min: two hours", down: down1("2026-03-08 03:00:00", "2026-03-08 03:41:00"), counted: 2460, uptime: 99.9082, tier: 0, amount: 1},
-	}},
-	{"per-anomaly", []edgeCase{
-		// Rounded per anomaly: one of 40 min is one hour, 0.50; two of 20 min
-		// are 30 min each, an hour each, 1.00.
-		{why: "one 40 min", down: down1("2026-03-08 03:00:00", "2026-03-08 03:40:00"), counted: 2400, uptime: 99.9104, tier: 0, amount: 0.5},
-		{why: "two 20 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:20:00"}, {"2026-03-09 03:00:00", "2026-03-09 03:20:00"}}, counted: 2400, uptime: 99.9104, tier: 0, amount: 1},
-	}},
-	{"no-cap", []edgeCase{
-		// No cap is published: 20 days, 28,800 min × 1.5 = 720 h, 360.00 (35.483871 %);
-		// 25 days, 54,000 min = 900 h, 450.00, above the month's 372.00 and
-		// kept (19.354839 %).
-		{why: "20 days", down: down1("2026-03-02 00:00:00", "2026-03-22 00:00:00"), counted: 1728000, uptime: 35.4839, tier: 0, amount: 360},
-		{why: "25 days", down: down1("2026-03-02 00:00:00", "2026-03-27 00:00:00"), counted: 2160000, uptime: 19.3548, tier: 0, amount: 450},
-	}},
-	{"unavailable", []edgeCase{
-		// "Network anomalies in the instance": unreachable earns; a GPU lost on
-		// a reachable instance earns nothing here.
-		{why: "unreachable 40 min", down: down1("2026-03-08 03:00:00", "2026-03-08 03:40:00"), counted: 2400, uptime: 99.9104, tier: 0, amount: 0.5},
-		{why: "GPU lost 40 min, reachable", lost: down1("2026-03-08 03:00:00", "2026-03-08 03:40:00"), counted: 0, uptime: 100, tier: 0, amount: 0},
-	}},
-	{"across-month-end", []edgeCase{
-		// One anomaly from 31 March 23:40 to 1 April 00:20, 40 min: 20 min in
-		// each month's figures (March 99.955197 %, April 99.953704 %) and one
-		// hour of voucher, 0.50, in April, where it ended.
-		{why: "March: no voucher", down: down1("2026-03-31 23:40:00", "2026-04-01 00:20:00"), counted: 1200, uptime: 99.9552, tier: 0, amount: 0},
-		{why: "April: the anomaly's hour", month: 4, down: down1("2026-03-31 23:40:00", "2026-04-01 00:20:00"), counted: 1200, uptime: 99.9537, tier: 0, amount: 0.5},
-	}},
-	{"no-maintenance", []edgeCase{
-		// The page names no maintenance exclusion: 40 min down inside an
-		// announced window earn the hour, 0.50, as they would without it.
-		{why: "announced window", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
-			down: down1("2026-03-10 01:00:00", "2026-03-10 01:40:00"), counted: 2400, uptime: 99.9104, tier: 0, amount: 0.5},
-		{why: "no window", down: down1("2026-03-10 01:00:00", "2026-03-10 01:40:00"), counted: 2400, uptime: 99.9104, tier: 0, amount: 0.5},
-	}},
-	{"claim-window", []edgeCase{
-		// No window is published: 30 days after the month (assumption).
-		{why: "March", down: down1("2026-03-08 03:00:00", "2026-03-08 03:40:00"), counted: 2400, uptime: 99.9104, tier: 0, amount: 0.5, deadline: "2026-05-01T00:00:00Z"},
-		{why: "April", month: 4, down: down1("2026-04-08 03:00:00", "2026-04-08 03:40:00"), counted: 2400, uptime: 99.9074, tier: 0, amount: 0.5, deadline: "2026-05-31T00:00:00Z"},
-	}},
-}
-
 // UCloud Compute (ucloud-sdu.yaml), Copenhagen: March 2026 has 743 h
 // (summer time from the 29th), 44,580 min, the denominator whatever the
 // service; one GPU at 10.00 DKK an hour, 7,430.00.
@@ -374,6 +324,5 @@ func init() {
 	packEdges["aws-ec2-instance"] = awsEdges
 	packEdges["gce-single-instance"] = gceEdges
 	packEdges["alibaba-ecs"] = alibabaEdges
-	packEdges["gpuhub-network"] = gpuhubEdges
 	packEdges["ucloud-sdu"] = ucloudEdges
 }

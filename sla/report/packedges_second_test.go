@@ -1,14 +1,14 @@
 package report
 
 // Edge tests of yandex-compute-vm, hostedai-gpu, gpuhub-network and
-// alibaba-ecs, redone clause by clause from their providers' texts. These
-// lists replace the first drafts of packedges_others_test.go: Go runs a
-// package's init functions file by file in name order, so this file's,
-// named after it, registers last.
+// alibaba-ecs, redone clause by clause from their providers' texts (the
+// figures worked by hand beside each case; the packs' conformance tables
+// name them).
 
 func init() {
 	packEdges["yandex-compute-vm"] = yandexComputeEdges
 	packEdges["hostedai-gpu"] = hostedaiGPUEdges
+	packEdges["gpuhub-network"] = gpuhubNetworkEdges
 }
 
 // down is one outage [a, b).
@@ -227,5 +227,87 @@ var hostedaiGPUEdges = []edge{
 		{why: "20 March", down: down("2026-03-20 10:00:00", "2026-03-20 10:45:00"), tickets: []string{"2026-03-20 10:00:00"}, counted: 2700, uptime: 99.8992, tier: 10, amount: 185.26, deadline: "2026-04-19T10:00:00Z"},
 		{why: "20 March, ticket 20 min in", down: down("2026-03-20 10:00:00", "2026-03-20 11:05:00"), tickets: []string{"2026-03-20 10:20:00"}, counted: 2700, uptime: 99.8992, tier: 10, amount: 185.26,
 			deadline: "2026-04-19T10:00:00Z"},
+	}},
+}
+
+// GPUhub, network failures (gpuhub-network.yaml): one GPU at 0.50 USD an
+// hour, UTC; March 744 h, 372.00. "Total duration of the anomaly (in
+// minutes) * 1.5, rounded up to the nearest hour … Compensation Voucher
+// Amount = Duration (hours) * Instance Unit Price (USD/hour)": each
+// anomaly's whole minutes (the partial one left out, approximations[0]) ×
+// 1.5, rounded up to the hour, × the instance's hourly price. No uptime
+// target is published (target 0): no tier, only the voucher.
+var gpuhubNetworkEdges = []edge{
+	{"credit-rounding", []edgeCase{
+		// 40 min × 1.5 = 60 min, one hour, 0.50; 40 min 59 s is 40 whole
+		// minutes, the same hour, 0.50; 41 min × 1.5 = 61.5 min, two hours,
+		// 1.00. (Counted to the second, 40 min 1 s would already be 60.025
+		// min, two hours: a voucher GPUhub's minutes could refuse.)
+		{why: "40 min: one hour", down: down("2026-03-08 03:00:00", "2026-03-08 03:40:00"), counted: 2400, uptime: 99.9104, tier: 0, amount: 0.5},
+		{why: "40 min 59 s: 40 minutes, one hour", down: down("2026-03-08 03:00:00", "2026-03-08 03:40:59"), counted: 2400, uptime: 99.9104, tier: 0, amount: 0.5},
+		{why: "41 min: two hours", down: down("2026-03-08 03:00:00", "2026-03-08 03:41:00"), counted: 2460, uptime: 99.9082, tier: 0, amount: 1},
+	}},
+	{"whole-minutes", []edgeCase{
+		// "(in minutes)": 59 s is no whole minute, no voucher; 60 s is one
+		// minute, 1.5 min, rounded up to one hour, 0.50 (approximations[0]:
+		// a minute a counted anomaly at most, under; its words name the
+		// anomaly under a minute too).
+		{why: "59 s: nothing", down: down("2026-03-08 03:00:00", "2026-03-08 03:00:59"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "60 s: one hour", down: down("2026-03-08 03:00:00", "2026-03-08 03:01:00"), counted: 60, uptime: 99.9978, tier: 0, amount: 0.5, approximateDown: 60},
+	}},
+	{"per-anomaly", []edgeCase{
+		// Rounded per anomaly: one of 40 min is one hour, 0.50; two of 20 min
+		// are 30 min each, an hour each, 1.00.
+		{why: "one 40 min", down: down("2026-03-08 03:00:00", "2026-03-08 03:40:00"), counted: 2400, uptime: 99.9104, tier: 0, amount: 0.5},
+		{why: "two 20 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:20:00"}, {"2026-03-09 03:00:00", "2026-03-09 03:20:00"}}, counted: 2400, uptime: 99.9104, tier: 0, amount: 1},
+	}},
+	{"unit-price", []edgeCase{
+		// "Duration (hours) * Instance Unit Price (USD/hour)": the instance's
+		// price, all its GPUs: 40 min on one GPU, 1 h × 0.50 = 0.50; on eight,
+		// 1 h × 4.00 = 4.00 (of 2,976.00).
+		{why: "1 GPU", down: down("2026-03-08 03:00:00", "2026-03-08 03:40:00"), counted: 2400, uptime: 99.9104, tier: 0, amount: 0.5, charge: 372},
+		{why: "8 GPUs", gpus: 8, down: down("2026-03-08 03:00:00", "2026-03-08 03:40:00"), counted: 2400, uptime: 99.9104, tier: 0, amount: 4, charge: 2976},
+	}},
+	{"no-cap", []edgeCase{
+		// No cap is stated: 20 days, 28,800 min × 1.5 = 720 h, 360.00
+		// (35.483871 %); 25 days, 36,000 min × 1.5 = 900 h, 450.00, above the
+		// month's 372.00 and kept (19.354839 %).
+		{why: "20 days", down: down("2026-03-02 00:00:00", "2026-03-22 00:00:00"), counted: 1728000, uptime: 35.4839, tier: 0, amount: 360},
+		{why: "25 days", down: down("2026-03-02 00:00:00", "2026-03-27 00:00:00"), counted: 2160000, uptime: 19.3548, tier: 0, amount: 450},
+	}},
+	{"unavailable", []edgeCase{
+		// "Network anomalies in the instance": unreachable earns; a GPU lost on
+		// a reachable instance earns nothing here.
+		{why: "unreachable 40 min", down: down("2026-03-08 03:00:00", "2026-03-08 03:40:00"), counted: 2400, uptime: 99.9104, tier: 0, amount: 0.5},
+		{why: "GPU lost 40 min, reachable", lost: down("2026-03-08 03:00:00", "2026-03-08 03:40:00"), counted: 0, uptime: 100, tier: 0, amount: 0},
+	}},
+	{"across-month-end", []edgeCase{
+		// One anomaly from 31 March 23:40 to 1 April 00:20, 40 min: 20 min in
+		// each month's figures (March 99.955197 %, April 99.953704 %) and its
+		// hour of voucher, 0.50, in April, where it ended. 31 March 23:59:30
+		// to 1 April 00:00:30 is one whole minute (30 s each side), 1.5 min,
+		// an hour, 0.50 in April; cut at midnight, two halves of 30 s would
+		// earn nothing.
+		{why: "40 min: March, no voucher", down: down("2026-03-31 23:40:00", "2026-04-01 00:20:00"), counted: 1200, uptime: 99.9552, tier: 0, amount: 0},
+		{why: "40 min: April, the anomaly's hour", month: 4, down: down("2026-03-31 23:40:00", "2026-04-01 00:20:00"), counted: 1200, uptime: 99.9537, tier: 0, amount: 0.5},
+		{why: "60 s: March's 30 s", down: down("2026-03-31 23:59:30", "2026-04-01 00:00:30"), counted: 30, uptime: 99.9989, tier: 0, amount: 0},
+		{why: "60 s: April's 30 s and the hour", month: 4, down: down("2026-03-31 23:59:30", "2026-04-01 00:00:30"), counted: 30, uptime: 99.9988, tier: 0, amount: 0.5},
+	}},
+	{"no-maintenance", []edgeCase{
+		// The page names no maintenance exclusion: 40 min down inside an
+		// announced window earn the hour, 0.50, as without it; a window with
+		// nothing down in it earns nothing and leaves the month whole.
+		{why: "announced window", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
+			down: down("2026-03-10 01:00:00", "2026-03-10 01:40:00"), counted: 2400, uptime: 99.9104, tier: 0, amount: 0.5},
+		{why: "no window", down: down("2026-03-10 01:00:00", "2026-03-10 01:40:00"), counted: 2400, uptime: 99.9104, tier: 0, amount: 0.5},
+		{why: "a window, nothing down in it", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
+			counted: 0, uptime: 100, tier: 0, amount: 0, denominator: 2678400},
+	}},
+	{"claim-window", []edgeCase{
+		// No window is published: 30 days after the month (assumption),
+		// through 30 April, due before 1 May 00:00 UTC; April's before 31 May.
+		// A month with a voucher requests it.
+		{why: "March", down: down("2026-03-08 03:00:00", "2026-03-08 03:40:00"), counted: 2400, uptime: 99.9104, tier: 0, amount: 0.5, deadline: "2026-05-01T00:00:00Z", letter: LetterRequest},
+		{why: "April", month: 4, down: down("2026-04-08 03:00:00", "2026-04-08 03:40:00"), counted: 2400, uptime: 99.9074, tier: 0, amount: 0.5, deadline: "2026-05-31T00:00:00Z", letter: LetterRequest},
 	}},
 }
