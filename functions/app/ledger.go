@@ -301,9 +301,19 @@ func (l *Ledger) record(ctx context.Context, id string, do func(claims.Claim, ti
 // Recovery is what the ledger's claims recovered as of now, per provider,
 // quarter and currency.
 func (l *Ledger) Recovery(ctx context.Context) (claims.Recovery, error) {
+	cs, ds, err := l.Ledger(ctx)
+	if err != nil {
+		return claims.Recovery{}, err
+	}
+	return claims.Recover(cs, ds, l.svc.Now()), nil
+}
+
+// Ledger is every claim in the domain's form with the provider deadlines
+// of each one's contract.
+func (l *Ledger) Ledger(ctx context.Context) ([]claims.Claim, map[string]claims.Deadlines, error) {
 	cs, err := l.store.ListClaims(ctx)
 	if err != nil {
-		return claims.Recovery{}, fmt.Errorf("claims: %w", err)
+		return nil, nil, fmt.Errorf("claims: %w", err)
 	}
 	ds := map[string]claims.Deadlines{}
 	dom := make([]claims.Claim, len(cs))
@@ -313,7 +323,7 @@ func (l *Ledger) Recovery(ctx context.Context) (claims.Recovery, error) {
 			ds[c.Contract] = l.Deadlines(c.Contract)
 		}
 	}
-	return claims.Recover(dom, ds, l.svc.Now()), nil
+	return dom, ds, nil
 }
 
 // Paperwork is a contract's renter and contract number (terms renter,

@@ -39,7 +39,7 @@ func TestReportJobFollowsTheClaim(t *testing.T) {
 	// Two channels, Feishu failing once: each gets every alert once.
 	p, feishu := &poster{}, &poster{}
 	job := &app.ReportJob{Desk: desk, Blobs: blobs, Notices: namedChannels{"slack": p, "feishu": feishu}, Renderer: bundle.Renderer{},
-		Delay: 6 * time.Hour, TempDir: t.TempDir(), Log: slog.New(slog.DiscardHandler)}
+		Delay: 6 * time.Hour, TempDir: t.TempDir(), ScorecardMonths: 3, Log: slog.New(slog.DiscardHandler)}
 	run := func(at string) app.ReportRun {
 		t.Helper()
 		clock.Set(ny(t, at))
@@ -77,6 +77,26 @@ func TestReportJobFollowsTheClaim(t *testing.T) {
 	}
 	if res := run("2027-01-02 23:59:00"); len(res.ClaimAlerts) != 0 {
 		t.Fatalf("alert before the answer deadline: %v", res.ClaimAlerts)
+	}
+	// December's report, generated on 1 January, keeps the scorecard of
+	// October to December beside it: November's claim, sent and not
+	// answered, is claimed and outstanding there and in the report's
+	// scorecard section.
+	scj, err := blobs.Get(ctx, app.ScorecardFile("2026-12", "us-example", "json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"quarter": "2026-Q4",
+            "currency": "USD",
+            "claims": 1,
+            "unsent": 0,
+            "drafted": 0.00,
+            "claimed": ` + amount.String()
+	if !strings.Contains(string(scj), want) || !strings.Contains(string(scj), `"outstanding": `+amount.String()) {
+		t.Fatalf("the stored scorecard lacks the claim:\n%s", scj)
+	}
+	if md, _ := blobs.Get(ctx, "2026-12/us-example/report.md"); !strings.Contains(string(md), "Example GPU Cloud Inc.: what its claims recovered") {
+		t.Fatalf("December's report lacks the recovery table:\n%s", md)
 	}
 	// Feishu refuses the first time: Slack has it, Feishu gets it on the
 	// next run, and neither twice.

@@ -402,6 +402,9 @@ func (j *ReportJob) generate(ctx context.Context, year int, month time.Month, co
 	if err != nil {
 		return done, err
 	}
+	if err := j.scorecardClaims(ctx, sc, asOf); err != nil {
+		return done, err
+	}
 	open := func() (io.ReadCloser, error) { return os.Open(tmp.Name()) }
 	return j.storeMonth(ctx, ContractReport(full, contract), contract, sc, open, done)
 }

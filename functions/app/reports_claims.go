@@ -8,6 +8,7 @@ import (
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/notify/chantext"
 	"github.com/gpusla/gpusla/sla/claims"
+	"github.com/gpusla/gpusla/sla/scorecard"
 )
 
 // ReportJobBy is who the report job records the claims it drafts as.
@@ -63,6 +64,24 @@ func (j *ReportJob) watchClaims(ctx context.Context, now time.Time) ([]string, e
 		return nil, nil
 	}
 	return l.Watch(ctx, j.announcer().Announce, now)
+}
+
+// scorecardClaims adds to sc (when one is kept) what each provider's
+// claims of its months recovered, from the ledger as of asOf.
+func (j *ReportJob) scorecardClaims(ctx context.Context, sc *scorecard.Scorecard, asOf time.Time) error {
+	if sc == nil {
+		return nil
+	}
+	l, err := j.Desk.Ledger()
+	if err != nil {
+		return nil // a store without a ledger: no claims to show
+	}
+	cs, ds, err := l.Ledger(ctx)
+	if err != nil {
+		return err
+	}
+	sc.AddClaims(cs, ds, asOf)
+	return nil
 }
 
 // recoveryLines are the month's notice's lines of what a contract's

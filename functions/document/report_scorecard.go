@@ -1,8 +1,10 @@
 package document
 
 import (
-	"github.com/gpusla/gpusla/sla/i18n"
+	"slices"
 
+	"github.com/gpusla/gpusla/sla/claims"
+	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/scorecard"
 )
 
@@ -65,6 +67,22 @@ func providerTables(p *i18n.Printer, sc *scorecard.Scorecard) []table {
 			t.add(p.Dimension(c.Dimension), p.T(c.Title), p.FigureCell(f), p.FigureRank(f), p.FigureCell(all))
 		}
 		out = append(out, t)
+		if pr.Claims != nil {
+			out = append(out, recoveryTable(p, pr.Provider, pr.Claims))
+		}
 	}
 	return out
+}
+
+// recoveryTable is what a provider's claims recovered (the claims
+// ledger), a row per quarter and currency, then the months together.
+func recoveryTable(p *i18n.Printer, provider string, c *scorecard.Claims) table {
+	t := table{Title: p.T("%s: what its claims recovered", provider), Widths: []float64{16, 14, 14, 14, 14, 14, 10, 10},
+		Head: []string{p.T("quarter"), p.T("claimed"), p.T("granted"), p.T("received on bills"), p.T("refused"), p.T("outstanding"), p.T("recovered"), p.T("provider late")},
+		Num:  []bool{false, true, true, true, true, true, true, true}}
+	for _, r := range append(slices.Clone(c.Quarters), c.Total...) {
+		m := func(v claims.Cents) string { return p.Money(v.Float(), r.Currency) }
+		t.add(r.Quarter, m(r.Claimed), m(r.Granted), m(r.Received), m(r.Refused), m(r.Outstanding), p.Pct(r.SharePercent, 1), p.T("%d of %d", r.Late, r.Sent()))
+	}
+	return t
 }

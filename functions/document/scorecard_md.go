@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gpusla/gpusla/sla/claims"
 	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/scorecard"
 )
@@ -46,6 +47,9 @@ func ScorecardMarkdown(w io.Writer, sc *scorecard.Scorecard) error {
 			}
 			b.WriteString(strings.Join(rs, "; ") + ".\n")
 		}
+		if p.Claims != nil {
+			recoveryMarkdown(&b, p.Claims)
+		}
 		if len(p.TooFew) > 0 {
 			fmt.Fprintf(&b, "\nNot ranked for too few observations: %s.\n", mdInline(strings.Join(p.TooFew, ", ")))
 		}
@@ -53,6 +57,27 @@ func ScorecardMarkdown(w io.Writer, sc *scorecard.Scorecard) error {
 	FleetMarkdown(&b, sc.Fleet)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// recoveryMarkdown is what a provider's claims recovered: a row per
+// quarter and currency, then the months together in bold.
+func recoveryMarkdown(b *strings.Builder, c *scorecard.Claims) {
+	b.WriteString("\nWhat its claims recovered (the claims ledger; sums per currency, never converted; provider late: claims on which it missed its own deadline to answer or to credit, of those sent):\n\n")
+	b.WriteString("| quarter | currency | claimed | granted | received on bills | refused | outstanding | recovered | provider late |\n|---|---|---|---|---|---|---|---|---|\n")
+	row := func(r claims.RecoveryRow, bold string) {
+		unsent := ""
+		if r.Unsent > 0 {
+			unsent = fmt.Sprintf(" (%d not sent)", r.Unsent)
+		}
+		fmt.Fprintf(b, "| %[1]s%[2]s%[1]s | %[3]s | %[4]s | %[5]s | %[6]s | %[7]s | %[1]s%[8]s%[1]s | %[1]s%.1[9]f %%%[1]s | %[10]d of %[11]d%[12]s |\n",
+			bold, r.Quarter, r.Currency, r.Claimed, r.Granted, r.Received, r.Refused, r.Outstanding, r.SharePercent, r.Late, r.Sent(), unsent)
+	}
+	for _, r := range c.Quarters {
+		row(r, "")
+	}
+	for _, r := range c.Total {
+		row(r, "**")
+	}
 }
 
 func scorecardDimTable(b *strings.Builder, d *scorecard.Dimensions) {

@@ -147,3 +147,6 @@ func Total(rows []RecoveryRow, label string) []RecoveryRow {
 	})
 	return out
 }
+
+// Sent is how many of the row's claims were sent.
+func (r RecoveryRow) Sent() int { return r.Claims - r.Unsent }

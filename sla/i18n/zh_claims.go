@@ -83,6 +83,11 @@ var zhClaims = map[string]string{
 	"provider's deadline to credit passed": "服务商赔付期限已过",
 	"credited late":                        "逾期赔付",
 	"credited %s beyond the grant":         "超出批准额赔付%s",
+	// The scorecard's recovery table (the monthly report's and its own).
+	"%s: what its claims recovered": "%s：索赔回收情况",
+	"received on bills":             "账单已到账",
+	"provider late":                 "服务商逾期",
+	"%d of %d":                      "%d / %d",
 	// The bill judgment's line for credits (sla/billing).
 	"a credit given back: not judged here; the claims ledger matches it to its claim (gpusla claims bill)": "退还的赔付款：此处不作核对；由索赔账本将其匹配到对应索赔（gpusla claims bill）",
 }

@@ -119,6 +119,9 @@ type Provider struct {
 	Models    []ModelCard `json:"by_gpu_model"`
 	// TooFew lists the figures of All not ranked for want of observations.
 	TooFew []string `json:"too_few"`
+	// Claims is what its claims of the months recovered, from the claims
+	// ledger when the scorecard is given one (AddClaims); absent without.
+	Claims *Claims `json:"claims,omitempty"`
 }
 
 // ModelCard is one provider's nodes of one GPU model; figures rank among the

@@ -9,7 +9,9 @@ import (
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/monthreport"
 	"github.com/gpusla/gpusla/functions/wiring"
+	"github.com/gpusla/gpusla/sla/claims"
 	"github.com/gpusla/gpusla/sla/report"
+	"github.com/gpusla/gpusla/sla/scorecard"
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
@@ -19,10 +21,11 @@ func init() {
 
 func newReportCmd() *cobra.Command {
 	var (
-		req     monthreport.Request
-		out     monthreport.Output
-		data    string
-		workers int
+		req        monthreport.Request
+		out        monthreport.Output
+		data       string
+		claimsFile string
+		workers    int
 	)
 	cmd := &cobra.Command{
 		Use:   "report --terms FILE (--events FILE | --data DIR) --month YYYY-MM",
@@ -68,12 +71,14 @@ exit status is then 3 (partial report: written, but not for every node);
 			}
 			req.Stdin = cmd.InOrStdin()
 			req.Seal = true
+			var fromStore func() ([]claims.Claim, error) // the --data store's ledger
 			if data != "" {
 				st, _, err := wiring.FromEnv().OpenExisting(cmd.Context(), data) // $GPUSLA_TABLE: DynamoDB
 				if err != nil {
 					return fmt.Errorf("--data %s: %w", data, err)
 				}
 				defer st.Close()
+				fromStore = func() ([]claims.Claim, error) { return ledgerOf(cmd.Context(), st, data) }
 				req.Books = func(all []*terms.Terms, year int, month time.Month, asOf time.Time) (*report.Report, error) {
 					return app.Books{Store: st, Status: st, Terms: all, Workers: workers, KeepReadings: out.Bill != ""}.Month(cmd.Context(), year, month, asOf)
 				}
@@ -82,6 +87,11 @@ exit status is then 3 (partial report: written, but not for every node);
 			rep, sc, skipped, err := monthreport.BuildWithScorecard(req)
 			if err != nil {
 				return err
+			}
+			if sc != nil {
+				if err := reportScorecardClaims(sc, rep, req.Terms, claimsFile, fromStore); err != nil {
+					return err
+				}
 			}
 			out.Scorecard = sc
 			out.Stdout = cmd.OutOrStdout()
@@ -108,6 +118,7 @@ exit status is then 3 (partial report: written, but not for every node);
 	f.BoolVar(&out.BOM, "bom", false, "start a CSV with a UTF-8 byte order mark, so Excel opens it as UTF-8")
 	f.StringVar(&out.Bill, "bill", "", "provider's bill (CSV, docs/bills.md: node,period,billed_hours,amount, or the full form with a kind column) to judge line by line; shown in every format")
 	f.StringVar(&out.BillFormat, "bill-format", "", "form of --bill: gpusla (the CSV of docs/bills.md, the default) or aws-cur (an AWS Cost and Usage Report CSV, resources tagged gpusla-node)")
+	f.StringVar(&claimsFile, "claims", "", "with --scorecard: the claims ledger (gpusla claims list --format json) for what each provider's claims recovered; with --data, that store's ledger by default")
 	f.BoolVar(&req.Scorecard, "scorecard", false, "add the month's provider scorecard section (each provider's headline figures beside the whole fleet, with n; docs/scorecard.md) to json, md, html and pdf")
 	f.StringVar(&req.AsOf, "as-of", "", "judge the report as of this RFC 3339 instant (default: the last instant the event log records, so every format and every run of one log agree)")
 	f.StringVarP(&out.Path, "output", "o", "", "write the report to this file (atomically) instead of standard output")
@@ -122,4 +133,21 @@ func partial(what string, skipped []report.Skipped) error {
 		return nil
 	}
 	return &exitError{code: exitPartial, msg: fmt.Sprintf("the %s is partial: %d node(s) left out, named above and in the document (exit status %d)", what, len(skipped), exitPartial)}
+}
+
+// reportScorecardClaims adds to the report's scorecard section what each
+// provider's claims recovered as of the report's instant.
+func reportScorecardClaims(sc *scorecard.Scorecard, rep *report.Report, termsFiles []string, claimsFile string, fromStore func() ([]claims.Claim, error)) error {
+	if claimsFile == "" && fromStore == nil {
+		return nil
+	}
+	all, err := monthreport.ReadTerms(termsFiles)
+	if err != nil {
+		return err
+	}
+	asOf, err := time.Parse(time.RFC3339, rep.AsOf)
+	if err != nil {
+		return fmt.Errorf("report as_of %q: %w", rep.AsOf, err)
+	}
+	return scorecardClaims(sc, all, claimsFile, fromStore, asOf)
 }

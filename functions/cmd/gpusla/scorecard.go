@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -14,11 +16,14 @@ import (
 	"github.com/gpusla/gpusla/functions/eventexport"
 	"github.com/gpusla/gpusla/functions/monthreport"
 	"github.com/gpusla/gpusla/functions/wiring"
+	gstore "github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/billing"
+	"github.com/gpusla/gpusla/sla/claims"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/scorecard"
+	"github.com/gpusla/gpusla/sla/terms"
 )
 
 func init() {
@@ -45,7 +50,7 @@ with what to ask each provider next (md, html, pdf or json; --lang en or zh).`
 
 func newScorecardCmd() *cobra.Command {
 	var termsFiles []string
-	var eventsFile, data, from, to, format, asOf, billFile, ratesFile, output, langFlag string
+	var eventsFile, data, from, to, format, asOf, billFile, ratesFile, output, langFlag, claimsFile string
 	var trial bool
 	cmd := &cobra.Command{
 		Use:   "scorecard --terms FILE (--events FILE | --data DIR) [--from YYYY-MM --to YYYY-MM]",
@@ -111,6 +116,13 @@ func newScorecardCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			var fromStore func() ([]claims.Claim, error)
+			if data != "" {
+				fromStore = func() ([]claims.Claim, error) { return storeClaims(cmd, data) }
+			}
+			if err := scorecardClaims(sc, all, claimsFile, fromStore, opts.AsOf); err != nil {
+				return err
+			}
 			if err := document.RenderScorecard(&buf, sc, format); err != nil {
 				return err
 			}
@@ -127,6 +139,7 @@ func newScorecardCmd() *cobra.Command {
 	f.StringVar(&asOf, "as-of", "", "judge as of this RFC 3339 instant (default now)")
 	f.StringVar(&billFile, "bill", "", "provider bills (CSV: node,period,billed_hours,amount) for over-billing, any months in range")
 	f.StringVar(&ratesFile, "rates", "", "exchange rates (YAML: base: USD, rates: {CNY: 0.1385}) to compare prices billed in different currencies")
+	f.StringVar(&claimsFile, "claims", "", "the claims ledger (gpusla claims list --format json, or GET /v1/claims) for what each provider's claims recovered; with --data, that store's ledger by default")
 	f.BoolVar(&trial, "trial", false, "the one-node-per-provider trial page instead of the scorecard (docs/scorecard.md, \"Trial mode\")")
 	f.StringVar(&langFlag, "lang", "en", "language of the --trial page: en or zh")
 	f.StringVarP(&output, "output", "o", "", "write to this file (atomically) instead of standard output")
@@ -220,4 +233,92 @@ func readAtMost(path string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %d bytes; a rates file is at most %d bytes", path, st.Size(), max)
 	}
 	return io.ReadAll(io.LimitReader(f, max+1))
+}
+
+// MaxClaimsFile bounds --claims: a ledger holds a claim per contract and
+// month, a few kilobytes each.
+const MaxClaimsFile = 32 << 20
+
+// scorecardClaims adds to sc what each provider's claims recovered: from
+// the ledger file given (--claims), else from the --data store's ledger,
+// else none. Each claim is held to the provider deadlines its contract's
+// --terms state.
+func scorecardClaims(sc *scorecard.Scorecard, all []*terms.Terms, file string, fromStore func() ([]claims.Claim, error), asOf time.Time) error {
+	var cs []claims.Claim
+	var err error
+	switch {
+	case file != "":
+		cs, err = readClaimsFile(file)
+	case fromStore != nil:
+		cs, err = fromStore()
+	default:
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	ds := map[string]claims.Deadlines{}
+	for _, tm := range all {
+		ds[tm.Contract] = claims.DeadlinesOf(tm)
+	}
+	sc.AddClaims(cs, ds, asOf)
+	return nil
+}
+
+// readClaimsFile reads a ledger as `gpusla claims list --format json`
+// writes it, refusing a claim whose id, month or amount is not one.
+func readClaimsFile(path string) ([]claims.Claim, error) {
+	raw, err := readAtMost(path, MaxClaimsFile)
+	if err != nil {
+		return nil, fmt.Errorf("--claims: %w", err)
+	}
+	if len(raw) > MaxClaimsFile {
+		return nil, fmt.Errorf("--claims: %s: more than %d bytes", path, MaxClaimsFile)
+	}
+	var doc struct {
+		Claims []claims.Claim `json:"claims"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("--claims: %s: not a claims ledger (gpusla claims list --format json): %w", path, err)
+	}
+	for i, c := range doc.Claims {
+		contract, month, err := claims.ParseID(c.ID)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("--claims: %s: claim %d: %w", path, i+1, err)
+		case contract != c.Contract || month != c.Month:
+			return nil, fmt.Errorf("--claims: %s: claim %d: id %q is not contract %q, month %q", path, i+1, c.ID, c.Contract, c.Month)
+		case c.Amount <= 0 || c.Currency == "":
+			return nil, fmt.Errorf("--claims: %s: claim %s: no amount or currency", path, c.ID)
+		}
+	}
+	return doc.Claims, nil
+}
+
+// storeClaims is the ledger of the local store in data, opened for it
+// (none when the store keeps no ledger).
+func storeClaims(cmd *cobra.Command, data string) ([]claims.Claim, error) {
+	st, _, err := wiring.FromEnv().OpenExisting(cmd.Context(), data)
+	if err != nil {
+		return nil, fmt.Errorf("--data %s: %w", data, err)
+	}
+	defer st.Close()
+	return ledgerOf(cmd.Context(), st, data)
+}
+
+// ledgerOf is the ledger of an open store (none when it keeps none).
+func ledgerOf(ctx context.Context, st any, data string) ([]claims.Claim, error) {
+	ls, ok := st.(gstore.LedgerStore)
+	if !ok {
+		return nil, nil
+	}
+	stored, err := ls.ListClaims(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("--data %s: claims: %w", data, err)
+	}
+	out := make([]claims.Claim, len(stored))
+	for i, c := range stored {
+		out[i] = c.Claim
+	}
+	return out, nil
 }

@@ -247,3 +247,48 @@ func TestScorecardTrial(t *testing.T) {
 		t.Errorf("fr: %v", err)
 	}
 }
+
+// --claims: the ledger as `gpusla claims list --format json` writes it
+// adds what each provider's claims recovered. us-example's March claim of
+// 500.00 USD, accepted 3 April, nothing on a bill yet as of 5 April:
+// claimed = granted = outstanding 500.00, 0.0 % recovered. A file that is
+// no ledger, or a claim whose id is not its contract's month, is refused
+// naming the file and the claim.
+func TestScorecardClaimsFile(t *testing.T) {
+	ev := "../../../sla/report/testdata/example-events.jsonl"
+	dir := t.TempDir()
+	ledger := filepath.Join(dir, "claims.json")
+	claim := `{"id":"us-example/2026-03","contract":"us-example","provider":"Example GPU Cloud Inc.","month":"2026-03","amount":500.00,"currency":"USD",
+"deadline":"2026-06-01T04:00:00Z","timezone":"America/New_York","lang":"en","seal":{"observations_sha256":"aa","chain_head":"bb","batches":1},
+"drafted":{"recorded_at":"2026-04-01T10:00:00Z","recorded_by":"report-job"},"sent":{"at":"2026-04-02T14:00:00Z","via":"email","recorded_at":"2026-04-02T14:00:00Z"},
+"answer":{"at":"2026-04-03T10:00:00Z","outcome":"accepted","granted":500.00,"recorded_at":"2026-04-03T10:00:00Z"},"credits":[],"status":{"state":"granted"}}`
+	if err := os.WriteFile(ledger, []byte(`{"claims":[`+claim+`]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runScorecard(t, "--events", ev, "--to", "2026-03", "--as-of", "2026-04-05T00:00:00Z", "--claims", ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"| 2026-Q1 | USD | 500.00 | 500.00 | 0.00 | 0.00 | 500.00 | 0.0 % | 0 of 1 |", "What its claims recovered"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("scorecard lacks %q:\n%s", w, out)
+		}
+	}
+	if strings.Count(out, "What its claims recovered") != 1 {
+		t.Errorf("a recovery table for a provider with no claim:\n%s", out)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	for _, c := range []struct{ body, want string }{
+		{`[1,2]`, "--claims: " + bad + ": not a claims ledger (gpusla claims list --format json)"},
+		{`{"claims":[` + strings.Replace(claim, `"id":"us-example/2026-03"`, `"id":"us-example/2026-02"`, 1) + `]}`,
+			"--claims: " + bad + `: claim 1: id "us-example/2026-02" is not contract "us-example", month "2026-03"`},
+		{`{"claims":[` + strings.Replace(claim, `"amount":500.00`, `"amount":"5e2"`, 1) + `]}`, "--claims: " + bad + ": not a claims ledger"},
+	} {
+		if err := os.WriteFile(bad, []byte(c.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := runScorecard(t, "--events", ev, "--to", "2026-03", "--as-of", "2026-04-05T00:00:00Z", "--claims", bad); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%.40s: %v", c.body, err)
+		}
+	}
+}
