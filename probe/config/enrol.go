@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/gpusla/gpusla/internal/atomicfile"
 
 	"github.com/gpusla/gpusla/probe/expect"
@@ -196,6 +198,28 @@ func (c *Config) holdToOrder(a wire.EnrolResponse, path string) error {
 	}
 	e.Merge(expect.Expected{Model: a.GPUModel, GPUs: a.GPUs, GPUMemoryGB: a.GPUMemoryGB, Driver: a.GPUDriver})
 	return nil
+}
+
+// EnrolledOrder is what the hardware of an enrolled machine is judged
+// by: the expectations of the config at path with the enrolment's order
+// applied, as `gpuprobe run` loads them. enrolled is false (and nothing
+// else is read) when the config has no enrol: section.
+func EnrolledOrder(path string) (e expect.Expected, enrolled bool, err error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return e, false, fmt.Errorf("config: %w", err)
+	}
+	var probe struct {
+		Enrol Enrol `yaml:"enrol"`
+	}
+	if yaml.Unmarshal(data, &probe) != nil || !probe.Enrol.Enabled() {
+		return e, false, nil // not an enrolled config; the caller's own parser names any mistake
+	}
+	c, err := Load(path)
+	if err != nil {
+		return e, true, err
+	}
+	return c.Expected, true, nil
 }
 
 // ProposedNode is the id an enrolling probe proposes: the config's node,

@@ -247,6 +247,18 @@ func TestOrderComesFromTheToken(t *testing.T) {
 	if e.Model != "H100" || e.GPUs != 4 || e.GPUMemoryGB != 80 || e.Driver != "580.95" || e.CPUs != 96 || len(e.Disks) != 1 {
 		t.Fatalf("expectations %+v; want the token's order and the config's CPUs and disk", e)
 	}
+	// gpuprobe check --config judges the same order.
+	if ordered, enrolled, err := config.EnrolledOrder(c.Path); err != nil || !enrolled || ordered.Driver != "580.95" || ordered.Model != "H100" ||
+		ordered.CPUs != 96 {
+		t.Fatalf("EnrolledOrder: %+v, %v, %v", ordered, enrolled, err)
+	}
+	plain := filepath.Join(t.TempDir(), "probe.yaml")
+	if err := os.WriteFile(plain, []byte("expected: {model: H200}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, enrolled, err := config.EnrolledOrder(plain); enrolled || err != nil {
+		t.Fatalf("a config without enrol: %v, %v", enrolled, err)
+	}
 	base, _ := os.ReadFile(c.Path)
 	for _, tc := range []struct{ expected, want string }{
 		{"{model: h100, gpus: 4, gpu_memory_gb: 80, driver: '580.95'}", ""},

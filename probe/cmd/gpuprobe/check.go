@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpusla/gpusla/probe/checkrun"
+	"github.com/gpusla/gpusla/probe/config"
 	"github.com/gpusla/gpusla/probe/crosscheck"
 	"github.com/gpusla/gpusla/probe/expect"
 	"github.com/gpusla/gpusla/probe/gpu"
@@ -108,6 +109,12 @@ func (o *checkOptions) resolveExpected(recorded *expect.Expected) error {
 			return err
 		}
 		stated = c
+		// An enrolled machine's order is its enrolment token's.
+		if ordered, enrolled, err := config.EnrolledOrder(o.config); err != nil {
+			return err
+		} else if enrolled {
+			stated = ordered
+		}
 	}
 	var flags expect.Expected
 	for _, kv := range o.expects {
