@@ -185,77 +185,6 @@ var gceEdges = []edge{
 	}},
 }
 
-// Alibaba Cloud ECS (alibaba-ecs.yaml), Shanghai: one GPU at 30.00 CNY an
-// hour, March's charge 22,320.00.
-var alibabaEdges = []edge{
-	{"target", []edgeCase{
-		// 99.975 %: 11 min met (99.975358 %), 12 min 10 %, 2,232.00.
-		{why: "11 min: met", down: down1("2026-03-08 03:00:00", "2026-03-08 03:11:00"), counted: 660, uptime: 99.9754, tier: 0, amount: 0},
-		{why: "12 min: 10 %", down: down1("2026-03-08 03:00:00", "2026-03-08 03:12:00"), counted: 720, uptime: 99.9731, tier: 10, amount: 2232},
-	}},
-	{"unavailable", []edgeCase{
-		// "以TCP或者UDP协议与任一IP地址的双向(出/入)都无法联通".
-		{why: "unreachable 10 min", down: down1("2026-03-08 03:00:00", "2026-03-08 03:10:00"), counted: 600, uptime: 99.9776, tier: 0, amount: 0},
-		{why: "GPU lost 10 min, reachable", lost: down1("2026-03-08 03:00:00", "2026-03-08 03:10:00"), counted: 0, uptime: 100, tier: 0, amount: 0},
-	}},
-	{"a-minute", []edgeCase{
-		// "且该状态持续一分钟以上": "以上" includes the number itself (《民法典》第一千
-		// 二百五十九条: 民法所称的"以上"……包括本数), so a minute counts: 59 s nothing;
-		// 60 s, one minute (99.997760 %).
-		{why: "59 s", down: down1("2026-03-08 03:00:00", "2026-03-08 03:00:59"), counted: 0, uptime: 100, tier: 0, amount: 0},
-		{why: "60 s", down: down1("2026-03-08 03:00:00", "2026-03-08 03:01:00"), counted: 60, uptime: 99.9978, tier: 0, amount: 0},
-	}},
-	{"whole-minutes", []edgeCase{
-		// "视为该分钟内ECS实例不可用 … 不可用分钟数之和": minutes, the partial one
-		// left out (approximations[0], at most a minute an outage under
-		// Alibaba's count): 61 s one minute, 11 min 59 s eleven (99.975358 %,
-		// met), 12 min twelve (99.973118 %, 10 %, 2,232.00).
-		{why: "61 s", down: down1("2026-03-08 03:00:00", "2026-03-08 03:01:01"), counted: 60, uptime: 99.9978, tier: 0, amount: 0, approximateDown: 60},
-		{why: "11 min 59 s", down: down1("2026-03-08 03:00:00", "2026-03-08 03:11:59"), counted: 660, uptime: 99.9754, tier: 0, amount: 0,
-			approximateDown: 60, checkTierDiffers: true, tierMayDiffer: true},
-		{why: "12 min", down: down1("2026-03-08 03:00:00", "2026-03-08 03:12:00"), counted: 720, uptime: 99.9731, tier: 10, amount: 2232, approximateDown: 60},
-	}},
-	{"calendar-month", []edgeCase{
-		// "单实例服务周期总分钟数:按照单实例服务周期内的总天数╳24╳60", the cycle
-		// "一个自然月": 300 min down is (44,640 − 300) / 44,640 = 99.327957 %, 10
-		// %, whether delivered on 16 March at 12:00 (charged 372 h, 11,160.00,
-		// 10 % = 1,116.00) or before the month (2,232.00).
-		{why: "delivered 16 March 12:00", delivered: "2026-03-16 12:00:00", down: down1("2026-03-20 03:00:00", "2026-03-20 08:00:00"),
-			counted: 18000, uptime: 99.328, tier: 10, amount: 1116, charge: 11160, denominator: 2678400},
-		{why: "delivered before", down: down1("2026-03-20 03:00:00", "2026-03-20 08:00:00"), counted: 18000, uptime: 99.328, tier: 10, amount: 2232, denominator: 2678400},
-	}},
-	{"across-month-end", []edgeCase{
-		// The minute on the whole outage: 23:59:30 to 00:00:30 counts, 30 s
-		// in each month (March 99.998880 %); 59 s across counts nothing.
-		{why: "60 s across: March's 30 s", down: down1("2026-03-31 23:59:30", "2026-04-01 00:00:30"), counted: 30, uptime: 99.9989, tier: 0, amount: 0},
-		{why: "59 s across: nothing", down: down1("2026-03-31 23:59:30", "2026-04-01 00:00:29"), counted: 0, uptime: 100, tier: 0, amount: 0},
-	}},
-	{"tiers", []edgeCase{
-		// 446 min: 10 %, 2,232.00; 447: 25 %, 5,580.00; 2,232: 95.0000 %, 25 %;
-		// 2,233: 100 %, 22,320.00.
-		{why: "446 min: 10 %", down: down1("2026-03-08 03:00:00", "2026-03-08 10:26:00"), counted: 26760, uptime: 99.0009, tier: 10, amount: 2232},
-		{why: "447 min: 25 %", down: down1("2026-03-08 03:00:00", "2026-03-08 10:27:00"), counted: 26820, uptime: 98.9987, tier: 25, amount: 5580},
-		{why: "2,232 min: 25 %", down: down1("2026-03-05 00:00:00", "2026-03-06 13:12:00"), counted: 133920, uptime: 95, tier: 25, amount: 5580},
-		{why: "2,233 min: 100 %", down: down1("2026-03-05 00:00:00", "2026-03-06 13:13:00"), counted: 133980, uptime: 94.9978, tier: 100, amount: 22320},
-	}},
-	{"maintenance-not-stated", []edgeCase{
-		// The pack states no maintenance exclusion (the text read names none):
-		// 30 min inside an announced window count, 99.932796 %, 10 %,
-		// 2,232.00; a window with nothing down in it leaves the month whole.
-		{why: "announced window", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
-			down: down1("2026-03-10 01:00:00", "2026-03-10 01:30:00"), counted: 1800, uptime: 99.9328, tier: 10, amount: 2232},
-		{why: "no window", down: down1("2026-03-10 01:00:00", "2026-03-10 01:30:00"), counted: 1800, uptime: 99.9328, tier: 10, amount: 2232},
-		{why: "window, nothing down in it", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
-			down: down1("2026-03-12 01:00:00", "2026-03-12 01:30:00"), counted: 1800, uptime: 99.9328, tier: 10, amount: 2232, denominator: 2678400},
-	}},
-	{"claim-from-incident", []edgeCase{
-		// "within 30 days of incident": from the first counted outage's start:
-		// 8 March 03:00 → 7 April 03:00; 20 March 10:00 → 19 April 10:00.
-		{why: "8 March", down: down1("2026-03-08 03:00:00", "2026-03-08 03:12:00"), counted: 720, uptime: 99.9731, tier: 10, amount: 2232, deadline: "2026-04-07T03:00:00+08:00"},
-		{why: "20 March", down: down1("2026-03-20 10:00:00", "2026-03-20 10:12:00"), counted: 720, uptime: 99.9731, tier: 10, amount: 2232, deadline: "2026-04-19T10:00:00+08:00"},
-	}},
-}
-
 // UCloud Compute (ucloud-sdu.yaml), Copenhagen: March 2026 has 743 h
 // (summer time from the 29th), 44,580 min, the denominator whatever the
 // service; one GPU at 10.00 DKK an hour, 7,430.00.
@@ -323,6 +252,5 @@ var ucloudEdges = []edge{
 func init() {
 	packEdges["aws-ec2-instance"] = awsEdges
 	packEdges["gce-single-instance"] = gceEdges
-	packEdges["alibaba-ecs"] = alibabaEdges
 	packEdges["ucloud-sdu"] = ucloudEdges
 }

@@ -9,6 +9,7 @@ func init() {
 	packEdges["yandex-compute-vm"] = yandexComputeEdges
 	packEdges["hostedai-gpu"] = hostedaiGPUEdges
 	packEdges["gpuhub-network"] = gpuhubNetworkEdges
+	packEdges["alibaba-ecs"] = alibabaECSEdges
 }
 
 // down is one outage [a, b).
@@ -309,5 +310,110 @@ var gpuhubNetworkEdges = []edge{
 		// A month with a voucher requests it.
 		{why: "March", down: down("2026-03-08 03:00:00", "2026-03-08 03:40:00"), counted: 2400, uptime: 99.9104, tier: 0, amount: 0.5, deadline: "2026-05-01T00:00:00Z", letter: LetterRequest},
 		{why: "April", month: 4, down: down("2026-04-08 03:00:00", "2026-04-08 03:40:00"), counted: 2400, uptime: 99.9074, tier: 0, amount: 0.5, deadline: "2026-05-31T00:00:00Z", letter: LetterRequest},
+	}},
+}
+
+// Alibaba Cloud ECS, a single instance (alibaba-ecs.yaml; every term rests on
+// secondary pages): one GPU at 30.00 CNY an hour, Shanghai time; March's
+// charge 744 h × 30.00 = 22,320.00 (10 % 2,232.00, 25 % 5,580.00, 100 %
+// 22,320.00). An outage counts when it lasts a minute or more ("持续一分钟
+// 以上", "以上" including the number), in whole minutes from its start, the
+// partial one left out (approximations[0]); the month is 44,640 minutes
+// ("总天数╳24╳60" of "一个自然月"), and 0.025 % of it is 11.16 minutes.
+var alibabaECSEdges = []edge{
+	{"target", []edgeCase{
+		// 99.975 %: 11 min, (44,640 − 11) / 44,640 = 99.975358 %, met; 12 min,
+		// 99.973118 %, 10 %, 2,232.00; 12 min 59 s is still 12 whole minutes,
+		// 10 %.
+		{why: "11 min: met", down: down("2026-03-08 03:00:00", "2026-03-08 03:11:00"), counted: 660, uptime: 99.9754, tier: 0, amount: 0, letter: LetterNone},
+		{why: "12 min: 10 %", down: down("2026-03-08 03:00:00", "2026-03-08 03:12:00"), counted: 720, uptime: 99.9731, tier: 10, amount: 2232, letter: LetterRequest},
+		{why: "12 min 59 s: 12 minutes, 10 %", down: down("2026-03-08 03:00:00", "2026-03-08 03:12:59"), counted: 720, uptime: 99.9731, tier: 10, amount: 2232},
+	}},
+	{"unavailable", []edgeCase{
+		// "以TCP或者UDP协议与任一IP地址的双向(出/入)都无法联通": unreachable 12 min
+		// counts, 10 %; a GPU lost for 12 min on an instance that stays
+		// reachable is no unavailability.
+		{why: "unreachable 12 min", down: down("2026-03-08 03:00:00", "2026-03-08 03:12:00"), counted: 720, uptime: 99.9731, tier: 10, amount: 2232},
+		{why: "GPU lost 12 min, reachable", lost: down("2026-03-08 03:00:00", "2026-03-08 03:12:00"), counted: 0, uptime: 100, tier: 0, amount: 0},
+	}},
+	{"a-minute", []edgeCase{
+		// "且该状态持续一分钟以上": "以上" includes the number itself (《民法典》第一千
+		// 二百五十九条: 民法所称的"以上"……包括本数), so a minute counts: 59 s nothing;
+		// 60 s, one minute (99.997760 %).
+		{why: "59 s", down: down("2026-03-08 03:00:00", "2026-03-08 03:00:59"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "60 s", down: down("2026-03-08 03:00:00", "2026-03-08 03:01:00"), counted: 60, uptime: 99.9978, tier: 0, amount: 0},
+	}},
+	{"whole-minutes", []edgeCase{
+		// "视为该分钟内ECS实例不可用 … 不可用分钟数之和": minutes, the partial one
+		// left out (approximations[0], at most a minute an outage under
+		// Alibaba's count): 61 s one minute; 11 min 59 s eleven (99.975358 %,
+		// met, though twelve would not be: the tier may differ); 12 min twelve
+		// (99.973118 %, 10 %).
+		{why: "61 s", down: down("2026-03-08 03:00:00", "2026-03-08 03:01:01"), counted: 60, uptime: 99.9978, tier: 0, amount: 0, approximateDown: 60},
+		{why: "11 min 59 s", down: down("2026-03-08 03:00:00", "2026-03-08 03:11:59"), counted: 660, uptime: 99.9754, tier: 0, amount: 0,
+			approximateDown: 60, checkTierDiffers: true, tierMayDiffer: true},
+		{why: "12 min", down: down("2026-03-08 03:00:00", "2026-03-08 03:12:00"), counted: 720, uptime: 99.9731, tier: 10, amount: 2232, approximateDown: 60},
+	}},
+	{"calendar-month", []edgeCase{
+		// "单实例服务周期总分钟数:按照单实例服务周期内的总天数╳24╳60", the cycle
+		// "一个自然月": 300 min down is (44,640 − 300) / 44,640 = 99.327957 %,
+		// 10 %, whether delivered on 16 March at 12:00 (charged 372 h,
+		// 11,160.00, 10 % = 1,116.00) or before the month (2,232.00); by its
+		// time in service it would read 98.655914 %, 25 %.
+		{why: "delivered 16 March 12:00", delivered: "2026-03-16 12:00:00", down: down("2026-03-20 03:00:00", "2026-03-20 08:00:00"),
+			counted: 18000, uptime: 99.328, tier: 10, amount: 1116, charge: 11160, denominator: 2678400},
+		{why: "delivered before", down: down("2026-03-20 03:00:00", "2026-03-20 08:00:00"), counted: 18000, uptime: 99.328, tier: 10, amount: 2232, charge: 22320, denominator: 2678400},
+	}},
+	{"bill", []edgeCase{
+		// "月度服务费:为客户在一个服务周期(即自然月)中就单ECS实例所支付的服务费用总额":
+		// 12 min, 10 % of the instance's month, one GPU 22,320.00 → 2,232.00;
+		// eight GPUs, 744 h × 240.00 = 178,560.00 → 17,856.00.
+		{why: "1 GPU", down: down("2026-03-08 03:00:00", "2026-03-08 03:12:00"), counted: 720, uptime: 99.9731, tier: 10, amount: 2232, charge: 22320},
+		{why: "8 GPUs", gpus: 8, down: down("2026-03-08 03:00:00", "2026-03-08 03:12:00"), counted: 720, uptime: 99.9731, tier: 10, amount: 17856, charge: 178560},
+	}},
+	{"across-month-end", []edgeCase{
+		// The minute on the whole outage: 31 March 23:59:30 to 1 April
+		// 00:00:30 lasts a minute and counts it, 30 s in each month (March
+		// 99.998880 %, April 99.998843 %); 59 s across counts nothing. 23:55:30
+		// to 00:06:00, 10 min 30 s, is 10 whole minutes from its start,
+		// 23:55:30–00:05:30: 270 s in March (99.989919 %), 330 s in April
+		// (99.987269 %).
+		{why: "60 s across: March's 30 s", down: down("2026-03-31 23:59:30", "2026-04-01 00:00:30"), counted: 30, uptime: 99.9989, tier: 0, amount: 0},
+		{why: "60 s across: April's 30 s", month: 4, down: down("2026-03-31 23:59:30", "2026-04-01 00:00:30"), counted: 30, uptime: 99.9988, tier: 0, amount: 0},
+		{why: "59 s across: nothing", down: down("2026-03-31 23:59:30", "2026-04-01 00:00:29"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "10 min 30 s across: March's 270 s", down: down("2026-03-31 23:55:30", "2026-04-01 00:06:00"), counted: 270, uptime: 99.9899, tier: 0, amount: 0},
+		{why: "10 min 30 s across: April's 330 s", month: 4, down: down("2026-03-31 23:55:30", "2026-04-01 00:06:00"), counted: 330, uptime: 99.9873, tier: 0, amount: 0},
+	}},
+	{"tiers", []edgeCase{
+		// "If monthly uptime falls below 99.99% 10% … 99% 25% … 95% 100%"
+		// (from the ECS target down): 446 min, 99.000896 %, 10 %, 2,232.00;
+		// 447, 98.998656 %, 25 %, 5,580.00; 2,232 min is exactly 95.0000 %, not
+		// below: 25 %; 2,233, 94.997760 %: 100 %, 22,320.00.
+		{why: "446 min: 10 %", down: down("2026-03-08 03:00:00", "2026-03-08 10:26:00"), counted: 26760, uptime: 99.0009, tier: 10, amount: 2232},
+		{why: "447 min: 25 %", down: down("2026-03-08 03:00:00", "2026-03-08 10:27:00"), counted: 26820, uptime: 98.9987, tier: 25, amount: 5580},
+		{why: "2,232 min: 25 %", down: down("2026-03-05 00:00:00", "2026-03-06 13:12:00"), counted: 133920, uptime: 95, tier: 25, amount: 5580},
+		{why: "2,232 min 59 s: still 25 %", down: down("2026-03-05 00:00:00", "2026-03-06 13:12:59"), counted: 133920, uptime: 95, tier: 25, amount: 5580},
+		{why: "2,233 min: 100 %", down: down("2026-03-05 00:00:00", "2026-03-06 13:13:00"), counted: 133980, uptime: 94.9978, tier: 100, amount: 22320},
+	}},
+	{"maintenance-not-stated", []edgeCase{
+		// No maintenance exclusion was read (approximations[1], over): 30 min
+		// inside an announced window count, 99.932796 %, 10 %, 2,232.00; a
+		// window with nothing down in it leaves the month whole: 11 min outside
+		// it read 99.975358 % over 2,678,400 s, met.
+		{why: "30 min inside an announced window", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
+			down: down("2026-03-10 01:00:00", "2026-03-10 01:30:00"), counted: 1800, uptime: 99.9328, tier: 10, amount: 2232, denominator: 2678400},
+		{why: "a window, nothing down in it", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
+			down: down("2026-03-12 01:00:00", "2026-03-12 01:11:00"), counted: 660, uptime: 99.9754, tier: 0, amount: 0, denominator: 2678400},
+	}},
+	{"claim-from-incident", []edgeCase{
+		// "Submit within 30 days of incident", from the first counted outage's
+		// start (Shanghai time): 8 March 03:00 → due before 7 April 03:00; 20
+		// March 10:00 → 19 April 10:00; an outage from 31 March 23:55:30 across
+		// midnight (270 s in March, with 12 min on the 20th: 990 s, 99.963038
+		// %, 10 %) is not the first: still 19 April 10:00.
+		{why: "8 March", down: down("2026-03-08 03:00:00", "2026-03-08 03:12:00"), counted: 720, uptime: 99.9731, tier: 10, amount: 2232, deadline: "2026-04-07T03:00:00+08:00", letter: LetterRequest},
+		{why: "20 March", down: down("2026-03-20 10:00:00", "2026-03-20 10:12:00"), counted: 720, uptime: 99.9731, tier: 10, amount: 2232, deadline: "2026-04-19T10:00:00+08:00"},
+		{why: "20 March and 31 March", down: [][2]string{{"2026-03-20 10:00:00", "2026-03-20 10:12:00"}, {"2026-03-31 23:55:30", "2026-04-01 00:06:00"}}, counted: 990, uptime: 99.963, tier: 10, amount: 2232,
+			deadline: "2026-04-19T10:00:00+08:00"},
 	}},
 }
