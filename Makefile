@@ -34,5 +34,6 @@ build-WatchdogFunction: ; $(LAMBDA_BUILD) ./functions/watchdog && $(COPY_TERMS)
 build-TicketsFunction:  ; $(LAMBDA_BUILD) ./functions/tickets && $(COPY_TERMS)
 build-ReportsFunction:  ; $(LAMBDA_BUILD) ./functions/reports && $(COPY_TERMS)
 build-StatusFunction:   ; $(LAMBDA_BUILD) ./functions/status && $(COPY_TERMS)
+build-PartsFunction:    ; $(LAMBDA_BUILD) ./functions/parts && $(COPY_TERMS)
 
-.PHONY: build-IngestFunction build-WatchdogFunction build-TicketsFunction build-ReportsFunction build-StatusFunction
+.PHONY: build-IngestFunction build-WatchdogFunction build-TicketsFunction build-ReportsFunction build-StatusFunction build-PartsFunction

@@ -270,6 +270,7 @@ func (r *reportRun) generate(ctx context.Context, c string, prev time.Time) bool
 	}
 	sc, err := r.job.generate(ctx, prev.Year(), prev.Month(), c, r.now, r.skip)
 	if errors.Is(err, ErrPending) {
+		r.log.Info("report: month pending", "month", ReportPrefix(month, c), "why", err)
 		r.res.Pending = append(r.res.Pending, ReportPrefix(month, c))
 		return false
 	}

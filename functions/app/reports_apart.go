@@ -28,10 +28,13 @@ import (
 // avoids.
 var errScorecardApart = errors.New("the provider scorecard is not built for a month built apart (GPUSLA_PARTS_QUEUE); build it with gpusla scorecard from an exported log")
 
-// planPointer is the blob naming the folder of a contract's month built
-// apart.
-func planPointer(year int, month time.Month, contract string) string {
-	return fmt.Sprintf("fanout/%04d-%02d/%s.plan", year, month, contract)
+// PlanPointer is the blob naming the folder of the latest plan of a month
+// built apart. One plan builds every contract's nodes (the fleet's
+// comparison spans contracts), so the contracts whose month is over when
+// it is made share it; a contract whose month ends later in its own time
+// zone (still open at the plan's instant) makes a newer one.
+func PlanPointer(year int, month time.Month) string {
+	return fmt.Sprintf("fanout/%04d-%02d.plan", year, month)
 }
 
 // fanOut is the job's FanOut over every loaded contract.
@@ -65,22 +68,10 @@ func (j *ReportJob) generateApart(ctx context.Context, year int, month time.Mont
 	if err != nil {
 		return done, err
 	}
-	ptr := planPointer(year, month, contract)
-	raw, err := j.Blobs.Get(ctx, ptr)
-	if IsNotFound(err) {
-		prefix := fmt.Sprintf("fanout/%04d-%02d/%s/%s", year, month, contract, now.UTC().Format("20060102T150405Z"))
-		if err := f.Start(ctx, prefix, year, month, now, now); err != nil {
-			return done, err
-		}
-		if err := j.Blobs.Put(ctx, ptr, []byte(prefix)); err != nil {
-			return done, err
-		}
-		return done, fmt.Errorf("%w: sent to the parts queue (%s)", ErrPending, prefix)
-	}
+	prefix, err := j.plan(ctx, f, year, month, contract, now)
 	if err != nil {
 		return done, err
 	}
-	prefix := strings.TrimSpace(string(raw))
 	full, err := f.Assemble(ctx, prefix, now)
 	if err != nil {
 		return done, err
@@ -102,6 +93,39 @@ func (j *ReportJob) generateApart(ctx context.Context, year int, month time.Mont
 	}
 	open := func() (io.ReadCloser, error) { return os.Open(tmp.Name()) }
 	return j.storeMonth(ctx, ContractReport(full, contract), contract, nil, open, done)
+}
+
+// plan is the folder of the month's plan that contract's month can be
+// assembled from; ErrPending when it had to be made (its node-months were
+// just sent).
+func (j *ReportJob) plan(ctx context.Context, f *FanOut, year int, month time.Month, contract string, now time.Time) (string, error) {
+	ptr := PlanPointer(year, month)
+	raw, err := j.Blobs.Get(ctx, ptr)
+	if err != nil && !IsNotFound(err) {
+		return "", err
+	}
+	if err == nil {
+		prefix := strings.TrimSpace(string(raw))
+		p, err := f.LoadPlan(ctx, prefix)
+		if err != nil {
+			return "", err
+		}
+		loc := time.UTC
+		if tm, ok := j.Desk.Contract(contract); ok && tm != nil && tm.Calendar.Loc != nil {
+			loc = tm.Calendar.Loc
+		}
+		if !p.AsOf.Before(time.Date(year, month+1, 1, 0, 0, 0, 0, loc)) {
+			return prefix, nil
+		}
+	}
+	prefix := fmt.Sprintf("fanout/%04d-%02d/%s", year, month, now.UTC().Format("20060102T150405Z"))
+	if err := f.Start(ctx, prefix, year, month, now, now); err != nil {
+		return "", err
+	}
+	if err := j.Blobs.Put(ctx, ptr, []byte(prefix)); err != nil {
+		return "", err
+	}
+	return "", fmt.Errorf("%w: sent to the parts queue (%s)", ErrPending, prefix)
 }
 
 // bundleLog writes the log the evidence bundle of r is made from: the

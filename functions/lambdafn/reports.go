@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/bundle"
@@ -18,6 +19,7 @@ import (
 	"github.com/gpusla/gpusla/functions/statuspage"
 	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/blob"
+	"github.com/gpusla/gpusla/infra/sqsqueue"
 )
 
 // deskAndBlobs are what the reports and the status page read: the ticket
@@ -64,8 +66,21 @@ func NewReports(ctx context.Context, b *wiring.Backend) (*Reports, error) {
 	}
 	// The month's notice and the claim reminders go to every configured
 	// channel (Slack with the PDF attached when it has a bot token).
-	return &Reports{log: b.Log,
-		job: &app.ReportJob{Desk: desk, Blobs: blobs, Notices: b.Alerts.Notices, Renderer: bundle.Renderer{}, Delay: delay, ScorecardMonths: months, Log: b.Log}}, nil
+	job := &app.ReportJob{Desk: desk, Blobs: blobs, Notices: b.Alerts.Notices, Renderer: bundle.Renderer{}, Delay: delay, ScorecardMonths: months, Log: b.Log}
+	if b.Env.PartsQueue != "" {
+		// Months built apart: node-months to the parts function.
+		if job.PartsWait, err = b.Env.PartsWaitOrDefault(); err != nil {
+			return nil, err
+		}
+		cfg, err := config.LoadDefaultConfig(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("aws config: %w", err)
+		}
+		if job.Parts, err = sqsqueue.New(sqs.NewFromConfig(cfg), b.Env.PartsQueue); err != nil {
+			return nil, fmt.Errorf("%s: %w", wiring.EnvPartsQueue, err)
+		}
+	}
+	return &Reports{log: b.Log, job: job}, nil
 }
 
 // scheduleEvent is the Input template.yaml gives the reports schedule; a

@@ -12,12 +12,14 @@ import (
 	"testing"
 
 	"github.com/awslabs/goformation/v7"
+	"github.com/awslabs/goformation/v7/cloudformation"
 	"github.com/awslabs/goformation/v7/cloudformation/global"
 	"github.com/awslabs/goformation/v7/cloudformation/serverless"
 	"github.com/awslabs/goformation/v7/intrinsics"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpusla/gpusla/infra/blob"
+	"github.com/gpusla/gpusla/infra/sqsqueue"
 	"github.com/gpusla/gpusla/infra/store/dynamo"
 )
 
@@ -26,13 +28,14 @@ import (
 // the test, so nobody ships a function nobody checked.
 var wantFunctions = map[string]struct {
 	dir     string
-	trigger string // "url" (Function URL, auth NONE) or "schedule" (EventBridge Scheduler)
+	trigger string // "url" (Function URL, auth NONE), "schedule" (EventBridge Scheduler) or "sqs" (an event source mapping)
 }{
 	"IngestFunction":   {dir: "functions/ingest", trigger: "url"},
 	"WatchdogFunction": {dir: "functions/watchdog", trigger: "schedule"},
 	"TicketsFunction":  {dir: "functions/tickets", trigger: "url"},
 	"ReportsFunction":  {dir: "functions/reports", trigger: "schedule"},
 	"StatusFunction":   {dir: "functions/status", trigger: "url"},
+	"PartsFunction":    {dir: "functions/parts", trigger: "sqs"},
 }
 
 // Actions each function may be granted: the DynamoDB actions infra/store/dynamo
@@ -45,6 +48,11 @@ func allowedActions() map[string]bool {
 		ok[a] = true
 	}
 	for _, a := range blob.S3IAMActions { // the reports and status functions (infra/blob)
+		ok[a] = true
+	}
+	// The reports function sends node-months; the parts function's event
+	// source mapping receives them.
+	for _, a := range append(slices.Clone(sqsqueue.IAMActions), sqsqueue.PollerIAMActions...) {
 		ok[a] = true
 	}
 	return ok
@@ -154,6 +162,11 @@ func checkTemplate(path, makefile, root string) []error {
 			if len(fn.Events) != 0 {
 				bad("%s: unexpected events %v", name, keys(fn.Events))
 			}
+		case "sqs":
+			if fn.FunctionUrlConfig != nil || len(fn.Events) != 0 {
+				bad("%s: fed by a queue, it has no Function URL and no events (its event source mapping is a resource of its own)", name)
+			}
+			errs = append(errs, checkQueueMapping(tpl, name)...)
 		case "schedule":
 			if fn.FunctionUrlConfig != nil {
 				bad("%s: a scheduled function must not have a Function URL", name)
@@ -260,6 +273,45 @@ func checkTemplate(path, makefile, root string) []error {
 	return errs
 }
 
+// checkQueueMapping checks that one event source mapping feeds function
+// name from a queue with a dead-letter queue, handing back only the
+// records that failed (ReportBatchItemFailures: a batch's good parts are
+// not built again), at a bounded concurrency.
+func checkQueueMapping(tpl *cloudformation.Template, name string) []error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(name+": "+format, args...)) }
+	var found int
+	for id, m := range tpl.GetAllLambdaEventSourceMappingResources() {
+		if m.FunctionName != "Ref:"+name {
+			continue
+		}
+		found++
+		if !slices.Contains(m.FunctionResponseTypes, "ReportBatchItemFailures") {
+			bad("mapping %s: FunctionResponseTypes %v, want ReportBatchItemFailures", id, m.FunctionResponseTypes)
+		}
+		if m.ScalingConfig == nil || m.ScalingConfig.MaximumConcurrency == nil {
+			bad("mapping %s: no ScalingConfig.MaximumConcurrency", id)
+		}
+		arn := ""
+		if m.EventSourceArn != nil {
+			arn = *m.EventSourceArn
+		}
+		queue, ok := strings.CutSuffix(strings.TrimPrefix(arn, "GetAtt:"), ".Arn")
+		q, err := tpl.GetSQSQueueWithName(queue)
+		if !ok || err != nil {
+			bad("mapping %s: EventSourceArn %q is not a queue of the template", id, arn)
+			continue
+		}
+		if q.RedrivePolicy == nil {
+			bad("queue %s: no RedrivePolicy (a message failing for ever would be retried for ever)", queue)
+		}
+	}
+	if found != 1 {
+		bad("%d event source mappings, want one", found)
+	}
+	return errs
+}
+
 // checkPolicies enforces least privilege: inline statements only, no
 // wildcard in any action, only actions the code uses, resources named.
 func checkPolicies(name string, p *serverless.Function_Policies) []error {
@@ -354,6 +406,11 @@ func TestTemplateCheckCatches(t *testing.T) {
 		{"sam policy template", "      Policies:\n        - Statement:\n            - Sid: Store", "      Policies:\n        - DynamoDBCrudPolicy: {TableName: !Ref Table}\n        - Statement:\n            - Sid: Store", "no statements"},
 		{"managed policy", "      Policies:\n        - Statement:\n            - Sid: Store", "      Policies:\n        - AmazonDynamoDBFullAccess\n        - Statement:\n            - Sid: Store", "no statements"},
 		{"no url output", "!GetAtt IngestFunctionUrl.FunctionUrl", "!Ref IngestFunction", "IngestUrl"},
+		{"whole batch retried", "FunctionResponseTypes: [ReportBatchItemFailures]", "FunctionResponseTypes: []", "ReportBatchItemFailures"},
+		{"no dead-letter queue", "      RedrivePolicy:\n        deadLetterTargetArn: !GetAtt PartsDeadLetters.Arn\n        maxReceiveCount: 4\n", "", "RedrivePolicy"},
+		{"no mapping", "FunctionName: !Ref PartsFunction", "FunctionName: !Ref ReportsFunction", "0 event source mappings"},
+		{"queue wildcard", "Action: [sqs:SendMessage]", "Action: [sqs:*]", "wildcard action"},
+		{"purge not used", "Action: [sqs:SendMessage]", "Action: [sqs:PurgeQueue]", `"sqs:PurgeQueue" is not used`},
 	}
 	dir := t.TempDir()
 	for _, c := range cases {

@@ -47,6 +47,18 @@ const (
 	// beside each monthly report covers, the report's month last: a whole
 	// number from 0 (no scorecard) to 36 (default app.DefaultScorecardMonths).
 	EnvScorecardMonths = "GPUSLA_SCORECARD_MONTHS"
+	// EnvPartsQueue is the SQS queue URL the reports function sends each
+	// month's node-months to (template.yaml: PartsQueue); unset, a month
+	// is built in the reports function itself.
+	EnvPartsQueue = "GPUSLA_PARTS_QUEUE"
+	// EnvPartsWait is how long after the node-months are sent a month is
+	// assembled without the nodes whose part never came (default
+	// DefaultPartsWait).
+	EnvPartsWait = "GPUSLA_PARTS_WAIT"
+	// EnvPartAttempts is how many times the parts function tries a
+	// node-month before it records the part as failed (default
+	// DefaultPartAttempts); the queue's maxReceiveCount is one more.
+	EnvPartAttempts = "GPUSLA_PART_ATTEMPTS"
 	// EnvSigningSecretFile names a file holding the Slack signing secret,
 	// for the tickets function outside AWS (the emulator) where there is no
 	// SSM; template.yaml never sets it.
@@ -109,6 +121,9 @@ type Env struct {
 	ReportDelay    string
 	// ScorecardMonths is EnvScorecardMonths as given ("" for the default).
 	ScorecardMonths string
+	PartsQueue      string
+	PartsWait       string
+	PartAttempts    string
 
 	SigningSecretFile string
 	StatusTokenFile   string
@@ -142,6 +157,9 @@ func FromEnv() Env {
 		ReportBucket:       os.Getenv(EnvReportBucket),
 		ReportDelay:        os.Getenv(EnvReportDelay),
 		ScorecardMonths:    os.Getenv(EnvScorecardMonths),
+		PartsQueue:         os.Getenv(EnvPartsQueue),
+		PartsWait:          os.Getenv(EnvPartsWait),
+		PartAttempts:       os.Getenv(EnvPartAttempts),
 		TrustedProxies:     os.Getenv(EnvTrustedProxies),
 		SigningSecretFile:  os.Getenv(EnvSigningSecretFile),
 		StatusTokenFile:    os.Getenv(EnvStatusTokenFile),
@@ -178,6 +196,12 @@ func (e Env) Check() error {
 	if _, err := e.ScorecardMonthsOrDefault(); err != nil {
 		return err
 	}
+	if _, err := e.PartsWaitOrDefault(); err != nil {
+		return err
+	}
+	if _, err := e.PartAttemptsOrDefault(); err != nil {
+		return err
+	}
 	if e.PublicURL != "" {
 		if _, err := actionlink.ParseBase(e.PublicURL); err != nil {
 			return fmt.Errorf("%s: %w", EnvPublicURL, err)
@@ -209,6 +233,39 @@ func (e Env) ReportDelayOrDefault() (time.Duration, error) {
 		return 0, fmt.Errorf("%s=%q: want a duration such as 6h", EnvReportDelay, e.ReportDelay)
 	}
 	return d, nil
+}
+
+// DefaultPartsWait covers the queue's retries of a node-month (a try is at
+// most the parts function's 15 minutes, hidden for as long again) with room
+// to spare; the reports function assembles at its next hourly run after.
+const DefaultPartsWait = 2 * time.Hour
+
+// DefaultPartAttempts: a node-month that fails three times is not going
+// to pass on the fourth (a store timeout passes on the second).
+const DefaultPartAttempts = 3
+
+// PartsWaitOrDefault is EnvPartsWait read.
+func (e Env) PartsWaitOrDefault() (time.Duration, error) {
+	if e.PartsWait == "" {
+		return DefaultPartsWait, nil
+	}
+	d, err := time.ParseDuration(e.PartsWait)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s=%q: want a positive duration such as 2h", EnvPartsWait, e.PartsWait)
+	}
+	return d, nil
+}
+
+// PartAttemptsOrDefault is EnvPartAttempts read.
+func (e Env) PartAttemptsOrDefault() (int, error) {
+	if e.PartAttempts == "" {
+		return DefaultPartAttempts, nil
+	}
+	n, err := strconv.Atoi(e.PartAttempts)
+	if err != nil || n < 1 || n > 100 {
+		return 0, fmt.Errorf("%s=%q: want a whole number from 1 to 100", EnvPartAttempts, e.PartAttempts)
+	}
+	return n, nil
 }
 
 // TrustedProxyList is EnvTrustedProxies read: each item a CIDR

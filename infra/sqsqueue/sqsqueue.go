@@ -23,6 +23,10 @@ type API interface {
 // authorised as sqs:SendMessage).
 var IAMActions = []string{"sqs:SendMessage"}
 
+// PollerIAMActions are what Lambda's event source mapping needs of the
+// role of the function it feeds from a queue.
+var PollerIAMActions = []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"}
+
 // batch is SQS's most messages in one SendMessageBatch.
 const batch = 10
 
