@@ -12,8 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/fleetsim"
+	"github.com/gpusla/gpusla/infra/blob"
 	"github.com/gpusla/gpusla/infra/store/bolt"
 	"github.com/gpusla/gpusla/internal/cputime"
 	"github.com/gpusla/gpusla/sla/events"
@@ -190,4 +193,104 @@ func measure(fn func()) (cpu, wall time.Duration, peak uint64) {
 	cpu, wall = cputime.Total()-c0, time.Since(t0)
 	close(done)
 	return cpu, wall, <-peaked
+}
+
+// chanQueue hands the work items to the benchmark's workers.
+type chanQueue chan app.WorkItem
+
+func (q chanQueue) Send(_ context.Context, bodies []string) error {
+	for _, b := range bodies {
+		it, err := app.ParseWorkItem(b)
+		if err != nil {
+			return err
+		}
+		q <- it
+	}
+	return nil
+}
+
+// BenchmarkMonthFanOut measures the month of the same simulated fleet
+// built apart, as the parts function and the reports function build it
+// (app.FanOut: the plan, the node-months on GPUSLA_BOOKS_WORKERS workers,
+// the assembly), with a local folder for the bucket: the CPU of each step
+// per node-month, the wall time of the whole and of each step, and the
+// largest live heap of the workers' step (one worker: what one parts
+// function holds) and of the assembly (what the reports function holds).
+// Unless GPUSLA_BOOKS_STORE_ONLY=1 the JSON round trip is measured in the
+// same run, and the reports must be the same bytes.
+func BenchmarkMonthFanOut(b *testing.B) {
+	nodes := envInt("GPUSLA_BOOKS_NODES", 100)
+	st, tm := benchFleet(b, nodes)
+	asOf := time.Date(2026, 4, 1, 6, 0, 0, 0, time.UTC)
+	workers := envInt("GPUSLA_BOOKS_WORKERS", runtime.GOMAXPROCS(0))
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := range b.N {
+		blobs, err := blob.NewDir(b.TempDir())
+		if err != nil {
+			b.Fatal(err)
+		}
+		q := make(chanQueue, nodes)
+		f := &app.FanOut{Books: app.Books{Store: st, Status: st, Terms: tm, Workers: workers}, Blobs: blobs, Queue: q, Wait: time.Hour}
+		prefix := "fanout/2026-03/" + strconv.Itoa(i)
+		t0 := time.Now()
+		startCPU, startWall, _ := measure(func() {
+			if err := f.Start(ctx, prefix, 2026, 3, asOf, asOf); err != nil {
+				b.Fatal(err)
+			}
+			close(q)
+		})
+		workCPU, workWall, workHeap := measure(func() {
+			var g errgroup.Group
+			for range workers {
+				g.Go(func() error {
+					for it := range q {
+						if err := f.Work(ctx, it); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+			}
+			if err := g.Wait(); err != nil {
+				b.Fatal(err)
+			}
+		})
+		var viaParts []byte
+		asmCPU, asmWall, asmHeap := measure(func() {
+			r, err := f.Assemble(ctx, prefix, asOf)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := report.JSON(&buf, r); err != nil {
+				b.Fatal(err)
+			}
+			viaParts = buf.Bytes()
+		})
+		whole := time.Since(t0)
+		n := float64(nodes)
+		all := startCPU + workCPU + asmCPU
+		b.ReportMetric(all.Seconds()/n, "cpu-s/node-month")
+		b.ReportMetric(workCPU.Seconds()/n, "worker-cpu-s/node-month")
+		b.ReportMetric(startCPU.Seconds(), "start-cpu-s")
+		b.ReportMetric(asmCPU.Seconds(), "assemble-cpu-s")
+		b.ReportMetric(whole.Seconds(), "fan-out-wall-s")
+		b.ReportMetric(startWall.Seconds(), "start-wall-s")
+		b.ReportMetric(workWall.Seconds(), "workers-wall-s")
+		b.ReportMetric(asmWall.Seconds(), "assemble-wall-s")
+		b.ReportMetric(float64(workHeap)/(1<<20), "workers-peak-heap-MiB")
+		b.ReportMetric(float64(asmHeap)/(1<<20), "assemble-peak-heap-MiB")
+		b.ReportMetric(float64(workers), "workers")
+		if os.Getenv("GPUSLA_BOOKS_STORE_ONLY") == "1" {
+			continue
+		}
+		var viaLog []byte
+		logCPU, _, _ := measure(func() { viaLog = benchLogReport(b, st, tm, asOf) })
+		if !bytes.Equal(viaLog, viaParts) {
+			b.Fatal("the month built apart and the log's report differ")
+		}
+		b.ReportMetric(logCPU.Seconds()/n, "log-cpu-s/node-month")
+		b.ReportMetric(logCPU.Seconds()/all.Seconds(), "cpu-ratio")
+	}
 }
