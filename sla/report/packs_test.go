@@ -38,6 +38,7 @@ var packs = []packMonth{
 	{"gce-single-instance", "a3-01", time.March, 99.7558, 20832.00, 2083.20, "2026-05-01T00:00:00Z", "uptime.downtime_period,uptime.tiers"},
 	{"alibaba-ecs", "gn7-01", time.March, 99.5968, 178560.00, 17856.00, "2026-04-04T14:00:00+08:00", "claim,claim.include,uptime.denominator,uptime.downtime_period,uptime.target,uptime.tiers,uptime.unavailable"},
 	{"gpuhub-network", "4090-01", time.March, 99.6864, 372.00, 2.00, "2026-05-01T00:00:00Z", "claim,uptime.credit_cap,uptime.target"},
+	{"gpuhub-network", "4090-01", time.April, 99.9074, 360.00, 0.50, "2026-05-31T00:00:00Z", "claim,uptime.credit_cap,uptime.target"},
 	{"hostedai-gpu", "h100-01", time.March, 99.3952, 14820.48, 1482.05, "2026-04-09T10:00:00Z", "claim,credits,maintenance,support,uptime.credit_cap,uptime.denominator,uptime.target,uptime.tiers,uptime.unavailable"},
 	{"ucloud-sdu", "ucloud-gpu-01", time.March, 91.9246, 15320.00, 0, "2026-05-01T00:00:00+02:00", "claim"},
 	{"tencent-cvm", "gt4-01", time.March, 99.9731, 148800.00, 14880.00, "2026-05-31T00:00:00+08:00", "maintenance"},

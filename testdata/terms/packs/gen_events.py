@@ -88,11 +88,16 @@ evs = [reg(n, "alibaba-ecs", 8, "A100 SXM4 80GB", t("2026-02-27 09:00", CST))]
 evs += runs(n, t("2026-02-28 00:00", CST), t("2026-04-01 06:00", CST), [(t("2026-03-05 14:00", CST), t("2026-03-05 17:00", CST))])
 write("alibaba-ecs", evs)
 
-# gpuhub-network: 20 min and 2 h of network failure on a 1-GPU instance.
+# gpuhub-network: 20 min and 2 h of network failure on a 1-GPU instance in
+# March; in April 40 min 59 s (40 whole minutes: one hour of voucher, where
+# every second would make two) and 59 s (no whole minute: nothing), the
+# latter on the :59 beat of the run before it, so the gap is 59 s exactly.
 n = "4090-01"
 evs = [reg(n, "gpuhub-network", 1, "RTX 4090", t("2026-02-27 09:00", UTC))]
-evs += runs(n, t("2026-02-28 00:00", UTC), t("2026-04-01 06:00", UTC),
-            [(t("2026-03-03 10:00", UTC), t("2026-03-03 10:20", UTC)), (t("2026-03-12 09:00", UTC), t("2026-03-12 11:00", UTC))])
+evs += runs(n, t("2026-02-28 00:00", UTC), t("2026-05-01 06:00", UTC),
+            [(t("2026-03-03 10:00", UTC), t("2026-03-03 10:20", UTC)), (t("2026-03-12 09:00", UTC), t("2026-03-12 11:00", UTC)),
+             (t("2026-04-07 10:00", UTC), t("2026-04-07 10:40", UTC) + timedelta(seconds=59)),
+             (t("2026-04-20 08:00", UTC) + timedelta(seconds=59), t("2026-04-20 08:01", UTC) + timedelta(seconds=58))])
 write("gpuhub-network", evs)
 
 # hostedai-gpu: 6 h down, ticket 1.5 h in; 1 h down that nobody reported;
