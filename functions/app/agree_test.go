@@ -23,7 +23,7 @@ import (
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
-// Issue 14, #5, the proof: the same event log driven through the live
+// The same event log driven through the live
 // service (app.Service over the embedded store, a watchdog tick every
 // minute, each batch ingested at its receive time) and through the
 // offline report gives the same incidents, one by one: kind, check, open

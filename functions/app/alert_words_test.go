@@ -26,7 +26,7 @@ func zhTerms(t *testing.T) app.TermsBook {
 	return app.TermsBook{ts[0].Contract: ts[0]}
 }
 
-// Issue 29, point 4: under a contract whose report.lang is zh and whose
+// Under a contract whose report.lang is zh and whose
 // zone is Asia/Shanghai, the first alert of an outage carries the
 // contract's language and zone, and says it does not count yet, and why,
 // in Chinese: it is shorter than the five-minute minimum (the report's own
@@ -91,7 +91,7 @@ func TestFirstAlertInsideMaintenanceSaysItDoesNotCount(t *testing.T) {
 	}
 }
 
-// Issue 29: the engine's evidence line reaches the alert in the contract's
+// The engine's evidence line reaches the alert in the contract's
 // language and on its clock, durations in words: the opening of an outage
 // under the zh contract says since when no heartbeat came (Beijing time)
 // with the heartbeat interval and grace in Chinese words, its recovery how

@@ -17,6 +17,7 @@ import (
 	"github.com/gpusla/gpusla/infra/notify/robot"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/wecom"
+	"github.com/gpusla/gpusla/internal/waitfor"
 )
 
 // robotChannels routes every message to all of its robots.
@@ -168,7 +169,7 @@ func checkDelivered(t *testing.T, robots []*fakeRobot, n int) {
 	}
 }
 
-// Issue 29, point 1: a burst of 45 alerts on DingTalk, WeCom and Feishu at
+// A burst of 45 alerts on DingTalk, WeCom and Feishu at
 // once, through serve's sender. Before, one sender sent every channel's
 // alerts in turn, an attempt was cut off (22.5 s) before the poster's wait
 // (30 s) ended, and the cut wait kept its token: DingTalk and WeCom
@@ -190,7 +191,7 @@ func TestBurstOnEveryRobotDeliveredWithinTheBound(t *testing.T) {
 	wait := w.svc.SendAlerts(ctx)
 	defer wait()
 	defer cancel()
-	waitFor(t, "every alert of the burst delivered", func() bool {
+	waitfor.True(t, "every alert of the burst delivered", func() bool {
 		pend, _ := st.ListPendingAlerts(t.Context())
 		return len(pend) == 0
 	})

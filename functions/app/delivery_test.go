@@ -77,7 +77,7 @@ func (w *world) reportDelivery(book app.TermsBook) report.Delivery {
 	return report.Delivery{}
 }
 
-// Issue 14, #7: delivery is watched. gz-01 is ordered at t0 − 1 h with a
+// Delivery is watched. gz-01 is ordered at t0 − 1 h with a
 // 90-minute target, so it is due at t0 + 30 min. Through the real service
 // and its minute tick: nothing before or at the due instant, one
 // delivery_overdue alert once it has passed (however many ticks follow),

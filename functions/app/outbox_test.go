@@ -12,6 +12,7 @@ import (
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/internal/waitfor"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -64,7 +65,7 @@ func twoGPUsFail(w *world) (wire.Observation, []wire.Observation) {
 	return fail, heartbeatsAt(now)
 }
 
-// Issue 16, point 6: with the notifier stuck, Ingest still acks (the
+// With the notifier stuck, Ingest still acks (the
 // alerts' claims are stored first); once it is released every alert is
 // delivered exactly once, and a later watchdog run sends nothing again.
 // Order is shown with channels, never with timing.
@@ -187,20 +188,7 @@ func (s *switchNotifier) delivered() []notify.Alert {
 	return slices.Clone(s.sent)
 }
 
-// waitFor polls cond (the sender works on its own goroutine); the limit
-// only bounds a failing run, and is generous: a loaded two-core machine
-// once took over 30 s here.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	const limit = 3 * time.Minute
-	for deadline := time.Now().Add(limit); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %s", limit, what)
-		}
-	}
-}
-
-// Issue 16, point 6: through a Slack outage, the alerts of a node arrive
+// Through a Slack outage, the alerts of a node arrive
 // once each and in the order they were raised, whoever delivers them (serve's
 // sender; the Lambdas' watchdog). The outage covers an unreachable incident
 // (raised by the watchdog), its recovery (raised at ingest) and a GPU
@@ -229,7 +217,7 @@ func TestAlertsKeepTheirOrderThroughAnOutage(t *testing.T) {
 			w.push(append(heartbeatsAt(now), checkObs(now, wire.Check{Name: "gpu.burn.fp32.errors",
 				Category: wire.CategoryGPUDegraded, Verdict: wire.Fail, GPU: gpu(0), Value: "3 wrong of 1000"}))...)
 			if mode == "sender" {
-				waitFor(t, "the sender tried the unreachable alert", func() bool { slack.mu.Lock(); defer slack.mu.Unlock(); return slack.calls > 0 })
+				waitfor.True(t, "the sender tried the unreachable alert", func() bool { slack.mu.Lock(); defer slack.mu.Unlock(); return slack.calls > 0 })
 			}
 			slack.setDown(false)
 			w.clock.Advance(10 * time.Second)
@@ -239,10 +227,10 @@ func TestAlertsKeepTheirOrderThroughAnOutage(t *testing.T) {
 			w.liveTicks(2) // the retry is due
 
 			want := []notify.AlertKind{notify.AlertUnreachable, notify.AlertRecovered, notify.AlertDegraded, notify.AlertDegraded}
-			waitFor(t, "all four alerts delivered", func() bool { return len(slack.delivered()) >= len(want) })
+			waitfor.True(t, "all four alerts delivered", func() bool { return len(slack.delivered()) >= len(want) })
 			w.liveTicks(5) // nothing is sent again
 			if mode == "sender" {
-				waitFor(t, "nothing pending", func() bool { p, _ := w.store.ListPendingAlerts(t.Context()); return len(p) == 0 })
+				waitfor.True(t, "nothing pending", func() bool { p, _ := w.store.ListPendingAlerts(t.Context()); return len(p) == 0 })
 			}
 			got := slack.delivered()
 			kinds := make([]notify.AlertKind, len(got))
@@ -385,7 +373,7 @@ func TestRecoveryWaitsForTheAlertItCloses(t *testing.T) {
 	if _, err := w.svc.Watchdog(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "both alerts delivered", func() bool { return len(slack.delivered()) >= 2 })
+	waitfor.True(t, "both alerts delivered", func() bool { return len(slack.delivered()) >= 2 })
 	got := slack.delivered()
 	if len(got) != 2 || got[0].Kind != notify.AlertUnreachable || got[1].Kind != notify.AlertRecovered || got[1].Thread == "" {
 		kinds := []string{}

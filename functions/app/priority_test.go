@@ -13,6 +13,7 @@ import (
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/internal/waitfor"
 )
 
 // waitingChannel plays a robot whose quota is used up: every send waits
@@ -100,7 +101,7 @@ func urgentRecord(at time.Time) store.AlertRecord {
 	return store.AlertRecord{Node: a.Node, IncidentID: a.IncidentID, Kind: a.Kind, Channel: "ops", CreatedAt: at, Alert: a}
 }
 
-// Issue 29, point 2: an urgent alert (a lost GPU) raised after eight
+// An urgent alert (a lost GPU) raised after eight
 // routine notices on the same channel goes out before the seven still
 // queued, and the one routine send that was waiting for the channel's
 // limit when it came yields to it: it gives its wait up (nothing sent, no
@@ -136,7 +137,7 @@ func TestUrgentAlertPassesRoutineNotices(t *testing.T) {
 	for i := range 8 {
 		want = append(want, routineRecord(i).IncidentID)
 	}
-	waitFor(t, "all nine delivered", func() bool { return len(ch.delivered()) == 9 })
+	waitfor.True(t, "all nine delivered", func() bool { return len(ch.delivered()) == 9 })
 	if got := ch.delivered(); !slices.Equal(got, want) {
 		t.Fatalf("delivered %v, want %v", got, want)
 	}

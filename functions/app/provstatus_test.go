@@ -234,7 +234,7 @@ func TestMinuteTickPollsStatusPages(t *testing.T) {
 	}
 }
 
-// Issue 27 row 2: a page answering 302 to the metadata service had the
+// A page answering 302 to the metadata service had the
 // redirect followed and the credentials' body came back in the poll error,
 // the export and report.json. Now the redirect is refused before it is
 // asked anything, and what a failed fetch leaves — the poll state, the

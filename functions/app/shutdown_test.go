@@ -7,9 +7,10 @@ import (
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
+	"github.com/gpusla/gpusla/internal/waitfor"
 )
 
-// Issue 29, point 3: serve's sender stopped (SIGTERM) with a backlog on
+// Serve's sender stopped (SIGTERM) with a backlog on
 // every robot stops at once, though each channel has a send waiting for its
 // quota: the waits give up, nothing half-sent. What was not sent stays
 // pending, its cut attempt not counted; after a restart (a minute later, on
@@ -90,7 +91,7 @@ func TestShutdownWithBacklogStopsAtOnceAndLosesNothing(t *testing.T) {
 	wait2 := svc2.SendAlerts(ctx2)
 	defer wait2()
 	defer cancel2()
-	waitFor(t, "the backlog delivered after the restart", func() bool {
+	waitfor.True(t, "the backlog delivered after the restart", func() bool {
 		pend, _ := st.ListPendingAlerts(t.Context())
 		return len(pend) == 0
 	})

@@ -10,7 +10,7 @@ import (
 	"github.com/gpusla/gpusla/sla/incident"
 )
 
-// Issue 14, #5: a kind the contract does not count (acme-std counts
+// A kind the contract does not count (acme-std counts
 // unreachable and gpu_lost) is recorded and alerted as not counted, with
 // the report's reason; a kind it counts is counted.
 func TestIncidentRecordAndAlertCarryTheContractsVerdict(t *testing.T) {

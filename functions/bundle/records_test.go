@@ -40,7 +40,7 @@ func editLines(files map[string][]byte, name string, f func([]byte) []byte) {
 	files[name] = bytes.Join(out, nil)
 }
 
-// Issue 27: the bundle carries the books' records — who recorded each
+// The bundle carries the books' records — who recorded each
 // notice and ticket time, and when — so the provider can see them; the
 // verifier holds the report's notices, tickets and retroactive section to
 // them, and catches a forger who rewrites either side consistently with

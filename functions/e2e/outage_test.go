@@ -193,7 +193,7 @@ func latencies(ps []push) []time.Duration {
 
 var reAlertText = regexp.MustCompile(`^\[(\w+)\] .*\(incident ([^)]+)\)$`)
 
-// Issue 16, point 6, end to end: a real `gpusla serve` and a real `gpuprobe
+// A real `gpusla serve` and a real `gpuprobe
 // run` whose GPUs fail and recover every few seconds, and whose node goes
 // away once; Slack is healthy, then answers 503, then refuses connections,
 // then answers only after slackDelay, each for -e2e.slack-outage, then is

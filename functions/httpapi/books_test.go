@@ -137,7 +137,7 @@ func recorded(ev events.Event) bool {
 	return ev.RecordedAt.Equal(t0.Add(2*time.Hour)) && strings.HasPrefix(ev.RecordedBy, "api:")
 }
 
-// Issue 27, row 4: at 12:00 an admin key records a notice for 09:30–11:30
+// At 12:00 an admin key records a notice for 09:30–11:30
 // "announced" five days ago, after node-a's outage began. The outage
 // still counts, live and in the report; the answer, the export and the
 // report show when and by which key it was recorded, and the report names
@@ -204,7 +204,7 @@ func overlap(start, end string, from, to time.Time) time.Duration {
 	return max(e.Sub(s), 0)
 }
 
-// Issue 27, row 5: a release of node-c at 09:30, before its counted
+// A release of node-c at 09:30, before its counted
 // outage, is refused naming the outage; with an override it stands, its
 // record shown in the answer and the export, and the report names it.
 func TestReleaseBeforeCountedOutage(t *testing.T) {
@@ -233,7 +233,7 @@ func TestReleaseBeforeCountedOutage(t *testing.T) {
 	}
 }
 
-// Issue 27, row 6: contract-wide maintenance from year 0001 to 9999 is
+// Contract-wide maintenance from year 0001 to 9999 is
 // refused naming the field and both values, as is a window further back
 // than two months or more than a year ahead.
 func TestMaintenanceWindowBounds(t *testing.T) {
@@ -258,7 +258,7 @@ func TestMaintenanceWindowBounds(t *testing.T) {
 	}
 }
 
-// Issue 27, row 7: a tickets key opens a ticket dated two hours back, then
+// A tickets key opens a ticket dated two hours back, then
 // records the answer now. Due 10:15 (15 min in business hours), answered
 // 12:00: 1 h 45 min = 6 300 s late, as claimed — the provider's own ticket
 // system holds the true opening — but the answer shows the recording, the

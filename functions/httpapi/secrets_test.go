@@ -39,7 +39,7 @@ func (c everyChannel) AlertChannels(string, notify.Alert) []string          { re
 func (c everyChannel) TicketChannels(string, notify.TicketMessage) []string { return c.names() }
 func (c everyChannel) Notifier(name string) (notify.Notifier, bool)         { n, ok := c[name]; return n, ok }
 
-// Issue 27 row 1: with the Slack webhook unreachable, its full URL (a
+// With the Slack webhook unreachable, its full URL (a
 // credential) came back to any tickets key in notices[].last_error and was
 // logged three times. Every channel is run down here — unreachable, or
 // answering 500 with the request quoted back — with a credential in its

@@ -28,6 +28,7 @@ import (
 	"github.com/gpusla/gpusla/infra/store/dynamo"
 	"github.com/gpusla/gpusla/infra/store/dynamo/dynamotest"
 	"github.com/gpusla/gpusla/internal/testenv"
+	"github.com/gpusla/gpusla/internal/waitfor"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -175,14 +176,14 @@ func startEmulator(t testing.TB, bootstrap string, env []string) *emulator {
 		}
 	})
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if c, err := net.Dial("tcp", addr); err == nil {
+	waitfor.True(t, "the emulator listening on "+addr, func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
 			c.Close()
-			return e
 		}
-	}
-	t.Fatalf("emulator did not listen on %s:\n%s", addr, logs.String())
-	return nil
+		return err == nil
+	})
+	return e
 }
 
 // startFunction builds a function by its make target and runs it under

@@ -24,6 +24,7 @@ import (
 	"github.com/gpusla/gpusla/functions/httpapi"
 	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/notify/route"
+	"github.com/gpusla/gpusla/internal/waitfor"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -102,17 +103,13 @@ func TestServeAlertLink(t *testing.T) {
 			t.Errorf("serve: %v", err)
 		}
 	}()
-	for i := 0; ; i++ {
+	waitfor.True(t, "serve up", func() bool {
 		resp, err := http.Get(base + httpapi.PathHealth)
 		if err == nil {
 			resp.Body.Close()
-			break
 		}
-		if i > 500 {
-			t.Fatalf("serve did not come up: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err == nil
+	})
 
 	// The node reports 7 of 8 GPUs.
 	p := &apptest.Probe{Node: n.ID, Secret: secret}
@@ -135,8 +132,9 @@ func TestServeAlertLink(t *testing.T) {
 
 	// The card arrives (the sender goroutine) with the button.
 	var link string
-	for i := 0; link == ""; i++ {
+	waitfor.True(t, "a card with a button at the bot", func() bool {
 		mu.Lock()
+		defer mu.Unlock()
 		for _, raw := range cards {
 			var card struct {
 				Elements []struct {
@@ -155,12 +153,8 @@ func TestServeAlertLink(t *testing.T) {
 				}
 			}
 		}
-		mu.Unlock()
-		if i > 1000 {
-			t.Fatalf("no card with a button reached the bot: %s", cards)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return link != ""
+	})
 	if !strings.HasPrefix(link, base+actionlink.PathReplacement+"?") {
 		t.Fatalf("the button opens %q, want a link under %s", link, base)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/gpusla/gpusla/functions/httpapi"
 	"github.com/gpusla/gpusla/functions/serve/servetest"
 	"github.com/gpusla/gpusla/functions/wiring"
+	"github.com/gpusla/gpusla/internal/waitfor"
 	"github.com/gpusla/gpusla/probe/config"
 	"github.com/gpusla/gpusla/probe/push"
 	"github.com/gpusla/gpusla/probe/spool"
@@ -70,17 +71,13 @@ func TestServeOverTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	client := push.Client(10*time.Second, cfg.Backend.RootCAs, nil)
-	for i := 0; ; i++ { // serve comes up
+	waitfor.True(t, "serve up over https", func() bool {
 		resp, err := client.Get(base + httpapi.PathHealth)
 		if err == nil {
 			resp.Body.Close()
-			break
 		}
-		if i > 500 {
-			t.Fatalf("serve over https did not come up: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err == nil
+	})
 
 	// Without the CA the certificate is not trusted; plain http is no way in.
 	var unknown x509.UnknownAuthorityError
@@ -108,13 +105,8 @@ func TestServeOverTLS(t *testing.T) {
 	pctx, stopPush := context.WithCancel(ctx)
 	pushed := make(chan struct{})
 	go func() { defer close(pushed); _ = snd.Run(pctx) }()
-	for i := 0; snd.Stats().Acked == 0; i++ {
-		if i > 3000 {
-			stopPush()
-			t.Fatalf("no push acked over https: %+v", snd.Stats())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	t.Cleanup(stopPush)
+	waitfor.True(t, "a push acked over https", func() bool { return snd.Stats().Acked > 0 })
 	stopPush()
 	<-pushed
 	req, _ := http.NewRequest(http.MethodGet, base+httpapi.PathNodes, nil)

@@ -383,7 +383,7 @@ func TestSlashCommands(t *testing.T) {
 	if !strings.Contains(m.Text, "*gz-01*") || !strings.Contains(m.Text, "*ny-01*") || !strings.Contains(m.Text, tk.ID) || !strings.Contains(m.Text, "硬件更换截止") { // replacement due, in cn-example's zh
 		t.Fatalf("status: %s", m.Text)
 	}
-	// Issue 29: each node's part in its own contract's words (gz-01 is
+	// Each node's part in its own contract's words (gz-01 is
 	// cn-example's, zh; ny-01 us-example's, en).
 	for _, want := range []string{"*gz-01*（", "*ny-01* ("} {
 		if !strings.Contains(m.Text, want) {

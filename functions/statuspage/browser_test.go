@@ -26,6 +26,7 @@ import (
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/internal/testenv"
+	"github.com/gpusla/gpusla/internal/waitfor"
 )
 
 const browserToken = "browser-test-status-token-0123456789"
@@ -167,20 +168,14 @@ func TestPageInHeadlessChromium(t *testing.T) {
 	}()
 	base := "http://" + addr
 	var page statuspage.Page
-	for i := 0; ; i++ { // serve comes up
+	waitfor.True(t, "serve's status page up", func() bool {
 		resp, err := http.Get(base + statuspage.PathJSON)
-		if err == nil {
-			err = json.NewDecoder(resp.Body).Decode(&page)
-			resp.Body.Close()
-			if err == nil && resp.StatusCode == 200 {
-				break
-			}
+		if err != nil {
+			return false
 		}
-		if i > 3000 {
-			t.Fatalf("serve's status page did not come up: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		defer resp.Body.Close()
+		return json.NewDecoder(resp.Body).Decode(&page) == nil && resp.StatusCode == 200
+	})
 	// No empty report at start-up: the report job ran at start for last
 	// month (in Shanghai) once its delay passed, a month before the demo
 	// node existed; the page offers no report with no data.
@@ -189,15 +184,10 @@ func TestPageInHeadlessChromium(t *testing.T) {
 	monthStart := time.Date(local.Year(), local.Month(), 1, 0, 0, 0, 0, sh)
 	if now.After(monthStart.Add(app.DefaultReportDelay + time.Minute)) {
 		prev := filepath.Join(data, wiring.ReportsDir, monthStart.AddDate(0, -1, 0).Format("2006-01"), "demo", "report.json")
-		for i := 0; ; i++ {
-			if _, err := os.Stat(prev); err == nil {
-				break
-			}
-			if i > 6000 {
-				t.Fatalf("the start-up report job wrote no %s", prev)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		waitfor.True(t, "the start-up report job's "+prev, func() bool {
+			_, err := os.Stat(prev)
+			return err == nil
+		})
 	} else {
 		t.Logf("last month's report is not due yet (%s + %s): the start-up report is not checked", monthStart, app.DefaultReportDelay)
 	}

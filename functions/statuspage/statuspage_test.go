@@ -678,7 +678,7 @@ func TestScorecardTab(t *testing.T) {
 	}
 }
 
-// Issue 27: a provider named "NVIDIA", withheld, beside a node whose shown
+// A provider named "NVIDIA", withheld, beside a node whose shown
 // model is "NVIDIA H200" made the guard answer 500 to everyone. The shown
 // model is masked before the guard looks, so the page is served, with the
 // model and without the provider; a label that does name the provider is

@@ -14,7 +14,7 @@ import (
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
-// Issue 14, #5: the page judges incidents by the contract, as the report
+// The page judges incidents by the contract, as the report
 // does. An open inventory_mismatch (cn-example does not count it; a record
 // written before the fix says counted) is "degraded", not counted, and
 // costs no uptime; a 30 s gpu_lost (below the one-minute minimum) costs

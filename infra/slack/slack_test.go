@@ -343,7 +343,7 @@ func TestDeliveryThread(t *testing.T) {
 	}
 }
 
-// Issue 29: an alert of a zh contract on Beijing time reads in Chinese in
+// An alert of a zh contract on Beijing time reads in Chinese in
 // Slack too, its times on the contract's clock, named once (no per-reader
 // date token beside the text's own clock), durations in words.
 func TestBlocksInTheContractsWords(t *testing.T) {

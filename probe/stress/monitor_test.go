@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/internal/waitfor"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -83,15 +84,11 @@ func TestMonitorSamplesUntilCancelledAndKeepsErrors(t *testing.T) {
 	go func() {
 		done <- monitor(ctx, f, "0000:00:06.0", Static{PowerLimitW: 700, SlowdownC: 89}, time.Millisecond)
 	}()
-	for {
+	waitfor.True(t, "six samples taken", func() bool {
 		f.mu.Lock()
-		n := f.n
-		f.mu.Unlock()
-		if n >= 6 {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+		defer f.mu.Unlock()
+		return f.n >= 6
+	})
 	cancel()
 	m := <-done
 	if m.Samples < 4 || m.PowerMeanW != 500 || m.PowerLimitW != 700 || m.SlowdownC != 89 {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/internal/waitfor"
 	"github.com/gpusla/gpusla/probe/specdb"
 	"github.com/gpusla/gpusla/probe/wire"
 )
@@ -97,15 +98,11 @@ func TestTuneRecorder(t *testing.T) {
 		errs:     []error{nil, errors.New("NVML power: not supported")},
 	}
 	r := startTuneRecorder(context.Background(), f, "0000:00:06.0", time.Millisecond)
-	for {
+	waitfor.True(t, "six samples taken", func() bool {
 		f.mu.Lock()
-		n := f.n
-		f.mu.Unlock()
-		if n >= 6 {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+		defer f.mu.Unlock()
+		return f.n >= 6
+	})
 	now := time.Now()
 	rs, errs := r.stop()
 	if len(rs) < 5 || len(errs) != 1 || errs[0] != "NVML power: not supported" {

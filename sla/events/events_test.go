@@ -327,7 +327,7 @@ func TestProviderIncidentValidation(t *testing.T) {
 	}
 }
 
-// Issue 27, row 6: a contract-wide maintenance window from year 0001 to
+// A contract-wide maintenance window from year 0001 to
 // 9999 would take every outage out of the books; a log holding one is
 // refused, naming the field and both ends. A window of exactly the bound
 // reads.

@@ -212,7 +212,7 @@ func TestUnknownContractNodeIsSkipped(t *testing.T) {
 	}
 }
 
-// Issue 14, #8: every event-file error reads "path:N: field: problem" — a
+// Every event-file error reads "path:N: field: problem" — a
 // malformed line, a field that fails validation, a line the reader cannot
 // take, and an event that contradicts an earlier one alike.
 func TestEventFileErrorsOneForm(t *testing.T) {
@@ -243,7 +243,7 @@ func TestEventFileErrorsOneForm(t *testing.T) {
 	}
 }
 
-// Issue 14, #8: an overdue unanswered ticket earns the late-response
+// An overdue unanswered ticket earns the late-response
 // penalty as a late answer does. cn-example: a P1 opened on a workday at
 // 10:00 is due a first response in 15 min; the penalty is per ticket. One
 // ticket is answered 2 h late, the other never: both earn it, the second
@@ -282,7 +282,7 @@ func TestUnansweredTicketEarnsLateResponsePenalty(t *testing.T) {
 	}
 }
 
-// Issue 14, #8: the tier is chosen from the exact uptime, never from the
+// The tier is chosen from the exact uptime, never from the
 // rounded figure the report shows. March in Shanghai is 2 678 400 s; an
 // outage of 2 679 s leaves (2 678 400 − 2 679) / 2 678 400 = 99.89998… %,
 // which the report shows rounded to 4 decimals as 99.9 — yet it is below
@@ -310,7 +310,7 @@ func TestTierFromExactUptime(t *testing.T) {
 	}
 }
 
-// Issue 14, #8: a node whose period ended before the month (released
+// A node whose period ended before the month (released
 // before it, or at its first instant) has no part in the month and is not
 // listed; one released inside the month is listed, in service up to its
 // release (released: true). From the event log side: node_released.
@@ -330,7 +330,7 @@ func TestReleasedBeforeMonthNotListed(t *testing.T) {
 	eq(t, "period end", r.Nodes[0].Period.End, "2026-03-10T12:00:00+08:00")
 }
 
-// Issue 14, #8: claim.within_days counts calendar days in the contract's
+// claim.within_days counts calendar days in the contract's
 // zone after the month's end. cn-example (30 days, Shanghai): the March
 // claim may be filed through 30 April; the deadline, exclusive, is 1 May
 // 00:00 +08:00. us-style zones count days, not 24-hour spans: New York's

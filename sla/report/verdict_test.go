@@ -8,7 +8,7 @@ import (
 	"github.com/gpusla/gpusla/sla/events"
 )
 
-// Issue 14, #5: every row's counted fields agree with its reason. A
+// Every row's counted fields agree with its reason. A
 // network_degraded incident (not counted by cn-example) that overlaps a
 // counted outage counts nothing itself: counted false, counted 0 s, and
 // the reason says why; the unreachable row beside it counts its own time.

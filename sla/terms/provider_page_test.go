@@ -64,7 +64,7 @@ func TestProviderPageErrors(t *testing.T) {
 		{"empty keyword", `keywords: [GPU, "ap-east-1"]`, `keywords: [GPU, ""]`, 21, "provider_status_page.keywords[1]", "must not be empty"},
 		{"empty keywords", `keywords: [GPU, "ap-east-1"]`, `keywords: []`, 21, "provider_status_page.keywords", "empty list"},
 		{"unknown field", "  every: 2m", "  every: 2m\n  token: x", 20, "provider_status_page.token", "unknown field"},
-		// Issue 27 row 3: an address inside a network was accepted and
+		// An address inside a network was accepted and
 		// fetched on every tick.
 		{"loopback", "url: https://status.example.com", "url: http://127.0.0.1:8080", 17, "provider_status_page.url", "names a loopback address, inside a network"},
 		{"localhost", "url: https://status.example.com", "url: http://localhost", 17, "provider_status_page.url", "names a loopback address"},

@@ -23,6 +23,7 @@ import (
 	"github.com/gpusla/gpusla/functions/serve"
 	"github.com/gpusla/gpusla/functions/serve/servetest"
 	"github.com/gpusla/gpusla/functions/wiring"
+	"github.com/gpusla/gpusla/internal/waitfor"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -82,16 +83,13 @@ func TestServeIngestsOverHTTP(t *testing.T) {
 		done <- serve.Run(ctx, serve.Config{Listen: addr, Data: dir, Watchdog: "@every 1m", Demo: "auto"}, wiring.Env{}, true, log)
 	}()
 	base := "http://" + addr
-	for i := 0; ; i++ {
-		if resp, err := http.Get(base + httpapi.PathHealth); err == nil {
+	waitfor.True(t, "serve up", func() bool {
+		resp, err := http.Get(base + httpapi.PathHealth)
+		if err == nil {
 			resp.Body.Close()
-			break
 		}
-		if i > 100 {
-			t.Fatal("serve did not come up")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err == nil
+	})
 	now := time.Now().UTC()
 	body, err := wire.Encode(&wire.Batch{V: wire.Version, ID: "b1", Node: "gz-01", Probe: "test", Seq: 1, CreatedAt: now,
 		Observations: []wire.Observation{{At: now, Kind: wire.KindHeartbeat}}})
@@ -179,7 +177,7 @@ func TestServeIngestsOverHTTP(t *testing.T) {
 	if _, err := runCmd(newRestoreCmd(), "--data", dir, "--from", backup); err == nil || !strings.Contains(err.Error(), "in use") {
 		t.Fatalf("restore while serving: %v", err)
 	}
-	// Issue 27, row 13: a backup pointed at the live store is refused
+	// A backup pointed at the live store is refused
 	// before serve writes a byte, the store's file (its inode) untouched.
 	liveDB := filepath.Join(dir, wiring.StoreFile)
 	fiBefore, _ := os.Stat(liveDB)
@@ -222,7 +220,7 @@ func TestServeIngestsOverHTTP(t *testing.T) {
 	if runs, _ := st.ListBackendRuns(t.Context(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour)); len(runs) != 1 || runs[0].Stopped {
 		t.Fatalf("restored backend runs %+v: want the one running when the snapshot was taken", runs)
 	}
-	// Issue 27: what was sent with --server is recorded by the admin key,
+	// What was sent with --server is recorded by the admin key,
 	// what the command line records locally by cli:USER.
 	rn, err := st.GetNode(t.Context(), "gz-01")
 	ms, _ := st.ListMaintenance(t.Context(), relAt, relAt.Add(3*time.Hour))

@@ -68,7 +68,7 @@ func counted(t *testing.T) (*httptest.Server, *atomic.Int32) {
 
 func port(srv *httptest.Server) string { u, _ := url.Parse(srv.URL); return u.Port() }
 
-// Issue 27 rows 2 and 3: the poller followed a 302 to the metadata service
+// The poller followed a 302 to the metadata service
 // and fetched any address the terms named. Now every host is resolved and
 // judged before it is asked anything, and again at the dial.
 func TestFetchStaysOutside(t *testing.T) {

@@ -6,11 +6,11 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
-	"time"
 
 	bbolt "go.etcd.io/bbolt"
 
 	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/internal/waitfor"
 )
 
 func openTemp(t *testing.T) *Store {
@@ -51,12 +51,7 @@ func TestGroupCommitGroupsQueuedWrites(t *testing.T) {
 			errs <- s.putIfAbsent("T", bNodes, fmt.Appendf(nil, "k%03d", i), i)
 		}()
 	}
-	for deadline := time.Now().Add(10 * time.Second); len(s.commit.reqs) < queued; {
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d writes queued", len(s.commit.reqs))
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitfor.True(t, fmt.Sprintf("%d writes queued", queued), func() bool { return len(s.commit.reqs) >= queued })
 	before := s.commit.commits.Load()
 	unblock()
 	wg.Wait()

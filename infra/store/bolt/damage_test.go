@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/internal/waitfor"
 )
 
 // filled writes a store big enough to have branch pages, overflow pages
@@ -238,12 +239,10 @@ func TestBackupWhileWritingAndRestore(t *testing.T) {
 		}()
 	}
 	// Let the writers get going: wait until some batches are in.
-	for {
-		if l, _ := s.ListBatches(t.Context(), "w0", 0, 100); len(l) >= 20 {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitfor.True(t, "20 batches of w0 stored", func() bool {
+		l, _ := s.ListBatches(t.Context(), "w0", 0, 100)
+		return len(l) >= 20
+	})
 	backup := filepath.Join(dir, "backup.db")
 	n, ok, err := FetchBackup(sock, backup)
 	close(stop)
