@@ -29,7 +29,7 @@ import (
 //
 // Per check the cost must not grow with N or K.
 func BenchmarkIngestBatch(b *testing.B) {
-	for _, n := range []int{100, 500, wire.MaxBatchChecks} {
+	for _, n := range []int{100, 500, 1000, wire.MaxBatchChecks} {
 		b.Run(fmt.Sprintf("distinct=%d", n), func(b *testing.B) {
 			obs := distinctChecks(n)
 			benchFresh(b, obs, n)
@@ -45,11 +45,12 @@ func BenchmarkIngestBatch(b *testing.B) {
 			benchFresh(b, obs, n)
 		})
 	}
-	for _, n := range []int{0, 500, app.MaxNodeChecks - 72} {
+	for _, n := range []int{0, 1000, app.MaxNodeChecks - 72} {
 		b.Run(fmt.Sprintf("later/after=%d", n), func(b *testing.B) {
 			svc, p := benchService(b, "later")
-			if n > 0 {
-				ingest(b, svc, request(p, time.Now().UTC(), distinctChecks(n)))
+			obs, per := distinctChecks(n), wire.MaxBatchChecks/wire.MaxChecks
+			for i := 0; i < len(obs); i += per { // as many batches as the bound on one needs
+				ingest(b, svc, request(p, time.Now().UTC(), obs[i:min(len(obs), i+per)]))
 			}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

@@ -9,6 +9,7 @@ import (
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/notify/chantext"
 	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/probe/wire"
 	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/msg"
 )
@@ -20,16 +21,17 @@ import (
 // (probe/wire: MaxBatchChecks and the text of a check).
 const (
 	// MaxNodeChecks bounds the distinct checks (name and GPU) a node's
-	// state follows over its life. A real 8-GPU node has about 400; a
-	// probe upgrade that renames some adds a few dozen. A batch that would
-	// take the node past it is refused.
-	MaxNodeChecks = 1024
+	// state follows over its life: twice what one batch may hold, room
+	// for a 16-GPU node (about 1,100) and the renames of probe upgrades
+	// several times over. A batch that would take the node past it is
+	// refused.
+	MaxNodeChecks = 2 * wire.MaxBatchChecks
 	// MaxOpenedPerHour bounds the incidents a node's batches open in a
-	// clock hour (receive time). Every GPU of an 8-GPU node failing a
-	// dozen checks at once is under a hundred; a batch that would open
+	// clock hour (receive time). Every check of every GPU of a 16-GPU
+	// node failing at once is about a thousand; a batch that would open
 	// more than what is left of the hour's bound is refused, so its
 	// incidents never reach the books.
-	MaxOpenedPerHour = 256
+	MaxOpenedPerHour = 1024
 	// MaxAlertsPerHour bounds the alerts a node's batches raise in a clock
 	// hour. DingTalk and WeCom robots take 20 messages a minute: one node
 	// sending hundreds would hold every other node's alerts back for as

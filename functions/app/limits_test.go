@@ -66,12 +66,13 @@ func wantRefused(t *testing.T, err error, field, text string) {
 }
 
 // One batch of a node's own failing checks cannot flood the books and the
-// chat: 200 incidents open (fewer than MaxOpenedPerHour), but only
-// MaxAlertsPerHour alerts go out and one alert says the rest are held; a
-// second batch that would open 100 more in the same hour is refused with
-// the bound named, changes nothing and alerts nobody again; in the next
-// hour the node's new incidents alert again. Before the bounds the first
-// batch sent 200 alerts and the second opened 100 more incidents.
+// chat: 200 incidents open, but only MaxAlertsPerHour alerts go out and one
+// alert says the rest are held; more batches in the hour open incidents up
+// to MaxOpenedPerHour, alerting nobody again; one that would open more is
+// refused with the bound named, changes nothing and alerts nobody; one
+// that reaches the bound exactly is taken; in the next hour the node's new
+// incidents alert again. Before the bounds every incident was an alert,
+// and nothing stopped a node opening thousands.
 func TestBatchFloodBounded(t *testing.T) {
 	w := newWorld(t)
 	w.push()
@@ -99,36 +100,47 @@ func TestBatchFloodBounded(t *testing.T) {
 		t.Errorf("limits evidence %+v", evs)
 	}
 
+	// 800 more in the hour: taken, held, no second limit alert.
 	w.clock.Advance(30 * time.Second)
-	err := w.try(inObservations(w.clock.Now(), failing(200, 100)))
-	wantRefused(t, err, "observations", "the batch would open 100 incidents on node gz-01, 200 this hour already, over the limit of 256 an hour")
-	if n := len(w.incidents()); n != 200 {
-		t.Errorf("%d incidents after the refused batch, want 200", n)
+	w.push(inObservations(w.clock.Now(), failing(200, 800))...)
+	if n := len(w.incidents()); n != 1000 {
+		t.Fatalf("%d incidents, want 1000", n)
+	}
+	left := app.MaxOpenedPerHour - 1000
+	w.clock.Advance(30 * time.Second)
+	err := w.try(inObservations(w.clock.Now(), failing(1000, left+1)))
+	wantRefused(t, err, "observations", fmt.Sprintf("the batch would open %d incidents on node gz-01, 1000 this hour already, over the limit of %d an hour",
+		left+1, app.MaxOpenedPerHour))
+	if n := len(w.incidents()); n != 1000 {
+		t.Errorf("%d incidents after the refused batch, want 1000", n)
 	}
 	if n := w.notif.Count(notify.AlertLimits); n != 1 {
 		t.Errorf("%d limit alerts after a refusal in the same hour, want 1", n)
 	}
-	if evs := w.evidenceOf(store.EvidenceLimits); len(evs) != 2 || !strings.Contains(evs[1].Detail, "batch refused: observations: the batch would open 100 incidents") {
+	if evs := w.evidenceOf(store.EvidenceLimits); len(evs) != 3 || !strings.Contains(evs[2].Detail, "batch refused: observations: the batch would open") {
 		t.Errorf("limits evidence %+v", evs)
 	}
-	// At the bound exactly: 56 more is 256 this hour.
-	w.push(inObservations(w.clock.Now(), failing(200, 56))...)
-	if n := len(w.incidents()); n != 256 {
-		t.Errorf("%d incidents at the bound, want 256", n)
+	// At the bound exactly.
+	w.push(inObservations(w.clock.Now(), failing(1000, left))...)
+	if n := len(w.incidents()); n != app.MaxOpenedPerHour {
+		t.Errorf("%d incidents at the bound, want %d", n, app.MaxOpenedPerHour)
+	}
+	if n := w.notif.Count(notify.AlertDegraded); n != app.MaxAlertsPerHour {
+		t.Errorf("%d degraded alerts in the hour, want %d", n, app.MaxAlertsPerHour)
 	}
 
-	// The next hour: the 256 still failing open nothing new; 41 new ones
+	// The next hour: those still failing open nothing new; 41 new ones
 	// open, 40 alert, and one limit alert says the last was held.
 	w.clock.Set(t0.Add(time.Hour + 10*time.Second))
-	w.push(inObservations(w.clock.Now(), append(failing(0, 256), failing(256, 41)...))...)
+	w.push(inObservations(w.clock.Now(), append(failing(0, app.MaxOpenedPerHour), failing(app.MaxOpenedPerHour, 41)...))...)
 	degraded := 0
 	for _, inc := range w.incidents() {
 		if inc.Kind == "gpu_degraded" {
 			degraded++
 		}
 	}
-	if degraded != 256+41 { // besides, the hour's silence is an unreachable incident
-		t.Errorf("%d degraded incidents in the second hour, want %d", degraded, 256+41)
+	if degraded != app.MaxOpenedPerHour+41 { // besides, the hour's silence is an unreachable incident
+		t.Errorf("%d degraded incidents in the second hour, want %d", degraded, app.MaxOpenedPerHour+41)
 	}
 	if n := w.notif.Count(notify.AlertDegraded); n != 2*app.MaxAlertsPerHour {
 		t.Errorf("%d degraded alerts after the second hour, want %d", n, 2*app.MaxAlertsPerHour)
@@ -150,13 +162,15 @@ func TestNodeChecksBounded(t *testing.T) {
 		}
 		return cs
 	}
-	w.push(inObservations(w.clock.Now(), passing(0, 1000))...)
+	half := app.MaxNodeChecks / 2
+	w.push(inObservations(w.clock.Now(), passing(0, half))...)
 	w.clock.Advance(30 * time.Second)
-	w.push(inObservations(w.clock.Now(), passing(1000, 24))...) // 1,024: at the bound
+	w.push(inObservations(w.clock.Now(), passing(half, half))...) // at the bound
 	w.clock.Advance(30 * time.Second)
-	err := w.try(inObservations(w.clock.Now(), passing(1024, 1)))
-	wantRefused(t, err, "observations", "the batch would take node gz-01 to 1025 distinct checks (name and GPU), over the limit of 1024 a node")
-	w.push(inObservations(w.clock.Now(), passing(0, 1024))...) // the checks it follows, again
+	err := w.try(inObservations(w.clock.Now(), passing(app.MaxNodeChecks, 1)))
+	wantRefused(t, err, "observations", fmt.Sprintf("the batch would take node gz-01 to %d distinct checks (name and GPU), over the limit of %d a node",
+		app.MaxNodeChecks+1, app.MaxNodeChecks))
+	w.push(inObservations(w.clock.Now(), passing(0, half))...) // checks it follows, again
 	if n := w.notif.Count(notify.AlertLimits); n != 1 {
 		t.Errorf("%d limit alerts, want 1", n)
 	}
@@ -176,7 +190,7 @@ func TestBatchBoundsRefused(t *testing.T) {
 		obs         []wire.Observation
 		field, text string
 	}{
-		{inObservations(now, many), "observations", "1025 distinct checks (name and GPU) is over the limit of 1024 a batch"},
+		{inObservations(now, many), "observations", fmt.Sprintf("%d distinct checks (name and GPU) is over the limit of %d a batch", wire.MaxBatchChecks+1, wire.MaxBatchChecks)},
 		{[]wire.Observation{checkObs(now, wire.Check{Name: strings.Repeat("n", 129), Category: wire.CategoryHost, Verdict: wire.Pass})},
 			"observations[0].checks[0].name", "129 bytes is over the limit of 128"},
 		{[]wire.Observation{checkObs(now, wire.Check{Name: "n", Category: wire.CategoryHost, Verdict: wire.Pass, Detail: strings.Repeat("d", 2049)})},

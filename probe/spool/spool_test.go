@@ -298,7 +298,7 @@ func TestLargeAppendIsSplit(t *testing.T) {
 func TestAppendWithinTheCheckBounds(t *testing.T) {
 	s := open(t, t.TempDir(), 64<<20)
 	var obs []wire.Observation
-	for i := range 5 {
+	for i := range 9 {
 		o := wire.Observation{At: time.Now().UTC(), Kind: wire.KindCheck}
 		for j := range wire.MaxChecks {
 			o.Checks = append(o.Checks, wire.Check{Name: fmt.Sprintf("c.%d.%d", i, j), Category: wire.CategoryHost, Verdict: wire.Pass})
@@ -310,8 +310,8 @@ func TestAppendWithinTheCheckBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(seqs) != 3 { // 1,024 distinct checks a batch: two observations, two, one
-		t.Fatalf("%d distinct checks went into %d batches", 5*wire.MaxChecks, len(seqs))
+	if len(seqs) != 3 { // 2,048 distinct checks a batch: four observations, two, three
+		t.Fatalf("%d distinct checks went into %d batches", 9*wire.MaxChecks, len(seqs))
 	}
 	total := 0
 	for _, b := range drain(t, s) {
@@ -325,7 +325,7 @@ func TestAppendWithinTheCheckBounds(t *testing.T) {
 			}
 		}
 	}
-	if total != 5*wire.MaxChecks {
+	if total != 9*wire.MaxChecks {
 		t.Fatalf("%d checks came out", total)
 	}
 }

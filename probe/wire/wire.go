@@ -42,11 +42,12 @@ const (
 	// MaxChecks caps the checks in one observation.
 	MaxChecks = 512
 	// MaxBatchChecks caps the distinct checks (name and GPU) in one
-	// batch. A real 8-GPU node reports about 400 (72 node-wide, 40 per
-	// GPU); each distinct check is a key of the node's state and may open
-	// an incident, so a batch of thousands of invented names would flood
-	// the books and the chat (docs/security.md, "Bounds").
-	MaxBatchChecks = 1024
+	// batch. `gpuprobe check` on one H200 reports 86 checks, about 65 of
+	// them per GPU: a 16-GPU node's run is about 1,100; each distinct
+	// check is a key of the node's state and may open an incident, so a
+	// batch of thousands of invented names would flood the books and the
+	// chat (docs/security.md, "Bounds").
+	MaxBatchChecks = 2048
 )
 
 // Bounds on one check's text, in bytes. The probe's own names are under 32

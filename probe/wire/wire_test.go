@@ -249,7 +249,7 @@ func TestCheckBounds(t *testing.T) {
 		t.Errorf("%d distinct checks: %v", MaxBatchChecks, err)
 	}
 	err := distinct(MaxBatchChecks + 1).Validate()
-	if want := "observations: 1025 distinct checks (name and GPU) is over the limit of 1024 a batch"; err == nil || err.Error() != want || !TooManyChecks(err) {
+	if want := fmt.Sprintf("observations: %d distinct checks (name and GPU) is over the limit of %d a batch", MaxBatchChecks+1, MaxBatchChecks); err == nil || err.Error() != want || !TooManyChecks(err) {
 		t.Errorf("%d distinct checks: %v, want %q", MaxBatchChecks+1, err, want)
 	}
 	same := sample()
