@@ -188,7 +188,72 @@ type storedPart struct {
 	Node    string       `json:"node"`
 	Part    []byte       `json:"part"` // EncodePart
 	Input   report.Input `json:"input"`
-	Figures []events.Event
+	Figures figures      `json:"figures"`
+}
+
+// figures are a node's stress figures as the fleet's comparison reads
+// them (report.Builder.AddFleet: the figure, its unit, the GPU, the value
+// and the instant it was true at), a few kilobytes a node-month where the
+// observations they came in are megabytes.
+type figures struct {
+	Names []string `json:"names"` // figure name
+	Units []string `json:"units"` // and unit, by index
+	// Readings are [true-at ns, name index, GPU (-1: none), value].
+	Readings [][4]float64 `json:"readings"`
+}
+
+// fleetFigures keeps of a node's observations what the fleet's comparison
+// reads: the checks that are figures (baseline.FigureOf) of observations
+// received by asOf.
+func fleetFigures(obs []events.Event, asOf time.Time) figures {
+	var f figures
+	index := map[[2]string]int{}
+	for i := range obs {
+		e := &obs[i]
+		if e.ReceivedAt.After(asOf) {
+			continue
+		}
+		at := float64(e.TrueAt().UnixNano())
+		for j := range e.Checks {
+			c := &e.Checks[j]
+			if _, ok := baseline.FigureOf(c); !ok {
+				continue
+			}
+			k := [2]string{c.Name, c.Unit}
+			ix, ok := index[k]
+			if !ok {
+				ix = len(f.Names)
+				index[k] = ix
+				f.Names, f.Units = append(f.Names, c.Name), append(f.Units, c.Unit)
+			}
+			gpu := -1.0
+			if c.GPU != nil {
+				gpu = float64(*c.GPU)
+			}
+			f.Readings = append(f.Readings, [4]float64{at, float64(ix), gpu, *c.Number})
+		}
+	}
+	return f
+}
+
+// add hands the figures to the assembling builder, each as the
+// observation AddFleet files it from.
+func (f figures) add(node string, b *report.Builder) {
+	for _, r := range f.Readings {
+		ix := int(r[1])
+		if ix < 0 || ix >= len(f.Names) || ix >= len(f.Units) {
+			continue
+		}
+		at := time.Unix(0, int64(r[0])).UTC()
+		v := r[3]
+		c := events.Check{Name: f.Names[ix], Unit: f.Units[ix], Category: events.CategoryPerformance, Verdict: events.Pass, Number: &v}
+		if r[2] >= 0 {
+			g := int(r[2])
+			c.GPU = &g
+		}
+		e := events.Event{Type: events.TypeObservation, Node: node, At: at, ReceivedAt: at, Checks: []events.Check{c}}
+		b.AddFleet(&e)
+	}
 }
 
 // Work builds one node's part of the month planned in item.Plan and
@@ -208,8 +273,8 @@ func (f *FanOut) Work(ctx context.Context, item WorkItem) error {
 	if err != nil {
 		return fmt.Errorf("fan-out %s: node %s: %w", item.Plan, item.Node, err)
 	}
-	var figs []events.Event
-	part, in, err := m.part(ctx, n, &report.FleetShare{}, func(obs []events.Event) { figs = fleetFigures(obs) })
+	var figs figures
+	part, in, err := m.part(ctx, n, &report.FleetShare{}, func(obs []events.Event) { figs = fleetFigures(obs, p.AsOf) })
 	if err != nil {
 		return fmt.Errorf("books of node %s: %w", n.ID, err)
 	}
@@ -231,47 +296,62 @@ func (f *FanOut) Failed(ctx context.Context, item WorkItem, attempts int, cause 
 	return f.Blobs.Put(ctx, failedFile(item.Plan, item.Node), []byte(why))
 }
 
-// fleetFigures keeps of a node's observations only the checks the fleet's
-// comparison reads (baseline.FigureOf), so a part carries a few figures a
-// day, not every check result of the month.
-func fleetFigures(obs []events.Event) []events.Event {
-	var out []events.Event
-	for _, e := range obs {
-		var keep []events.Check
-		for i := range e.Checks {
-			if _, ok := baseline.FigureOf(&e.Checks[i]); ok {
-				keep = append(keep, e.Checks[i])
-			}
-		}
-		if len(keep) > 0 {
-			e.Checks = keep
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 // Assemble puts the month planned in prefix together once every node's
 // part is in or given up on (ErrPending before, until Wait has passed
-// since Start).
+// since Start). Each part is taken in as it is read — its figures to the
+// fleet's comparison, its row kept — so what is held is the month's rows,
+// never the parts' figures together.
 func (f *FanOut) Assemble(ctx context.Context, prefix string, now time.Time) (*report.Report, error) {
 	m, p, evs, err := f.planned(ctx, prefix)
 	if err != nil {
 		return nil, err
 	}
-	parts, missing, err := f.readParts(ctx, prefix, p, now)
+	parts := make([]*report.Part, len(p.Nodes))
+	var mu sync.Mutex
+	missing, err := f.readParts(ctx, prefix, p, now, func(i int, sp *storedPart) error {
+		pt, err := DecodePart(sp.Part)
+		if err != nil {
+			return fmt.Errorf("fan-out %s: part of node %s: %w", prefix, sp.Node, err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		sp.Figures.add(sp.Node, m.shared)
+		m.in = sumInput(m.in, sp.Input)
+		parts[i] = &pt
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	nodes := map[string]bool{}
-	for _, id := range p.Nodes {
-		if _, gone := missing[id]; !gone {
-			nodes[id] = true
+	all, err := m.assembling(ctx, p, missing, evs)
+	if err != nil {
+		return nil, err
+	}
+	share := &report.FleetShare{Result: m.shared.Fleet()}
+	if err := m.rebuildFound(ctx, share, p, parts); err != nil {
+		return nil, err
+	}
+	out := make([]report.Part, 0, len(parts))
+	for _, pt := range parts {
+		if pt != nil {
+			out = append(out, *pt)
 		}
 	}
+	m.in.Lines = m.in.Events
+	r, err := m.shared.Assemble(out, m.in)
+	if err != nil {
+		return nil, err
+	}
+	leaveOut(r, all, missing)
+	return r, nil
+}
+
+// assembling readies the assembling builder: the nodes with a part are
+// the month's, those without are left out with their tickets (as a node
+// of an unknown contract is), and the shared events are routed. It
+// returns every node the store has.
+func (m *month) assembling(ctx context.Context, p Plan, missing map[string]string, evs []events.Event) ([]store.Node, error) {
 	if len(missing) > 0 {
-		// A node without its part is left out with its tickets, as a node
-		// of an unknown contract is.
 		skip := map[string]string{}
 		for id, c := range m.bk.Skip {
 			skip[id] = c
@@ -285,60 +365,43 @@ func (f *FanOut) Assemble(ctx context.Context, prefix string, now time.Time) (*r
 	if err != nil {
 		return nil, fmt.Errorf("fan-out: %w", err)
 	}
+	planned := map[string]bool{}
+	for _, id := range p.Nodes {
+		planned[id] = true
+	}
 	for _, n := range all {
-		if nodes[n.ID] {
+		if _, gone := missing[n.ID]; planned[n.ID] && !gone {
 			m.nodes = append(m.nodes, n)
 		}
 	}
-	if err := m.route(evs); err != nil {
-		return nil, err
+	return all, m.route(evs)
+}
+
+// rebuildFound builds again, against the fleet, the nodes the fleet finds
+// fault with (a node it finds none with is built the same without it).
+func (m *month) rebuildFound(ctx context.Context, share *report.FleetShare, p Plan, parts []*report.Part) error {
+	if share.Result == nil || len(share.Result.Findings) == 0 {
+		return nil
 	}
-	out := make([]report.Part, 0, len(parts))
-	for _, sp := range parts {
-		for i := range sp.Figures {
-			m.shared.AddFleet(&sp.Figures[i])
-		}
-		m.in = sumInput(m.in, sp.Input)
-	}
-	share := &report.FleetShare{Result: m.shared.Fleet()}
 	found := map[string]bool{}
-	if share.Result != nil {
-		for _, fd := range share.Result.Findings {
-			found[fd.Node] = true
-		}
+	for _, fd := range share.Result.Findings {
+		found[fd.Node] = true
+	}
+	at := map[string]int{}
+	for i, id := range p.Nodes {
+		at[id] = i
 	}
 	var mu sync.Mutex
-	rebuilt := map[string]report.Part{}
-	if err := m.each(m.nodes, func(_ int, n store.Node) error {
+	return m.each(m.nodes, func(_ int, n store.Node) error {
 		if !found[n.ID] {
 			return nil
 		}
 		pt, _, err := m.part(ctx, n, share, nil)
 		mu.Lock()
-		rebuilt[n.ID] = pt
+		parts[at[n.ID]] = &pt
 		mu.Unlock()
 		return err
-	}); err != nil {
-		return nil, err
-	}
-	for _, sp := range parts {
-		if pt, ok := rebuilt[sp.Node]; ok {
-			out = append(out, pt)
-			continue
-		}
-		pt, err := DecodePart(sp.Part)
-		if err != nil {
-			return nil, fmt.Errorf("fan-out %s: part of node %s: %w", prefix, sp.Node, err)
-		}
-		out = append(out, pt)
-	}
-	m.in.Lines = m.in.Events
-	r, err := m.shared.Assemble(out, m.in)
-	if err != nil {
-		return nil, err
-	}
-	leaveOut(r, all, missing)
-	return r, nil
+	})
 }
 
 // leaveOut names in r the nodes whose part never came, with why.
@@ -356,15 +419,16 @@ func leaveOut(r *report.Report, all []store.Node, missing map[string]string) {
 	slices.SortFunc(r.LeftOut, func(a, b report.Skipped) int { return strings.Compare(a.Node, b.Node) })
 }
 
-// readParts reads every planned node's part, Workers at a time. missing
-// holds each node without one, with why: its last attempt failed, or Wait
-// has passed since Start without a word from it. Before that, a node
-// neither in nor failed makes it ErrPending.
-func (f *FanOut) readParts(ctx context.Context, prefix string, p Plan, now time.Time) ([]storedPart, map[string]string, error) {
-	parts := make([]*storedPart, len(p.Nodes))
+// readParts reads every planned node's part, handing each to take (i:
+// the node's place in the plan) as it comes, many at a time (reads wait on
+// the network, not the CPU). It returns each node without one, with why:
+// its last attempt failed, or Wait has passed since Start without a word
+// from it. Before that, a node neither in nor failed makes it ErrPending.
+func (f *FanOut) readParts(ctx context.Context, prefix string, p Plan, now time.Time, take func(i int, sp *storedPart) error) (map[string]string, error) {
+	got := make([]bool, len(p.Nodes))
 	whys := make([]string, len(p.Nodes))
 	var g errgroup.Group
-	g.SetLimit(max(f.Books.workers(), 16)) // reads wait on the network, not the CPU
+	g.SetLimit(max(f.Books.workers(), 16))
 	for i, id := range p.Nodes {
 		g.Go(func() error {
 			raw, err := f.Blobs.Get(ctx, partFile(prefix, id))
@@ -373,8 +437,8 @@ func (f *FanOut) readParts(ctx context.Context, prefix string, p Plan, now time.
 				if err := json.Unmarshal(raw, &sp); err != nil || sp.Node != id {
 					return fmt.Errorf("fan-out %s: part of node %s unreadable: %v", prefix, id, err)
 				}
-				parts[i] = &sp
-				return nil
+				got[i] = true
+				return take(i, &sp)
 			}
 			if !IsNotFound(err) {
 				return fmt.Errorf("fan-out %s: part of node %s: %w", prefix, id, err)
@@ -390,22 +454,20 @@ func (f *FanOut) readParts(ctx context.Context, prefix string, p Plan, now time.
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	var out []storedPart
 	missing := map[string]string{}
 	late := now.Sub(p.Started) >= f.Wait
 	for i, id := range p.Nodes {
 		switch {
-		case parts[i] != nil:
-			out = append(out, *parts[i])
+		case got[i]:
 		case whys[i] != "":
 			missing[id] = "its part failed after " + whys[i]
 		case late:
 			missing[id] = fmt.Sprintf("no part came back within %s of the month's start", f.Wait)
 		default:
-			return nil, nil, fmt.Errorf("%w: node %s", ErrPending, id)
+			return nil, fmt.Errorf("%w: node %s", ErrPending, id)
 		}
 	}
-	return out, missing, nil
+	return missing, nil
 }
