@@ -28,7 +28,8 @@ func freePort(t *testing.T) int {
 
 // The GPU machine's script runs here as it will there, without a card: it
 // builds its binaries, renders the chart's DaemonSet, runs the probe in the
-// pod's mount namespace with its capabilities and a read-only root, the
+// pod's mount namespace with its capabilities and a read-only root (and
+// again without the namespace, as on a machine that refuses one), the
 // probe enrols with the renter's token into a real serve on loopback, its
 // first health check is delivered, and the script says that no card was
 // read (exit 2) — and leaves no mount point behind on the host.
@@ -52,27 +53,36 @@ func TestDaemonSetFlagsScriptWithoutACard(t *testing.T) {
 			before = append(before, p)
 		}
 	}
-	cmd := exec.Command("bash", filepath.Join(root, "deploy/bench/device_daemonset_flags.sh"), out, bin)
-	cmd.Env = append(os.Environ(), "HEALTH=2s", "DURATION=150", "NODE=bench-node-1", "PORT="+strconv.Itoa(freePort(t)),
-		"METRICS_PORT="+strconv.Itoa(freePort(t)))
-	b, err := cmd.CombinedOutput()
-	log := string(b)
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
-		t.Fatalf("the script without a card: %v; want exit 2\n%s", err, log)
-	}
-	for _, want := range []string{
-		"--bounding-set=-all,+net_raw,+syslog --no-new-privs -- /usr/local/bin/gpuprobe run --config /etc/gpuprobe/probe.yaml",
-		"mount --rbind '/proc' '/host/proc'", "NODE_NAME=bench-node-1",
-		"the first health check ran and was delivered", `"node":"bench-node-1","token":`, `"gpu_model":"H100","gpu_count":1`,
-		"no reading of GPU 0 was stored", "exit 2",
+	for _, c := range []struct {
+		name string
+		env  []string
+		want []string
+	}{
+		{"in the pod's mount namespace", nil, []string{
+			`--bounding-set=-all\,+net_raw\,+syslog --no-new-privs -- /usr/local/bin/gpuprobe run --config /etc/gpuprobe/probe.yaml`,
+			"mount --rbind '/proc' '/host/proc' && mount -o remount,bind,ro '/host/proc'"}},
+		{"without a mount namespace", []string{"NO_NAMESPACE=1"}, []string{
+			"FALLBACK: no mount namespace", "/gpuprobe run --config " + out + "/run/probe-paths.yaml"}},
 	} {
-		if !strings.Contains(log, want) {
-			t.Errorf("no %q in the script's output:\n%s", want, log)
+		cmd := exec.Command("bash", filepath.Join(root, "deploy/bench/device_daemonset_flags.sh"), out, bin)
+		cmd.Env = append(append(os.Environ(), "HEALTH=2s", "DURATION=150", "NODE=bench-node-1", "PORT="+strconv.Itoa(freePort(t)),
+			"METRICS_PORT="+strconv.Itoa(freePort(t))), c.env...)
+		b, err := cmd.CombinedOutput()
+		log := string(b)
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
+			t.Fatalf("%s: the script without a card: %v; want exit 2\n%s", c.name, err, log)
 		}
-	}
-	probeLog, _ := os.ReadFile(filepath.Join(out, "run", "probe.log"))
-	if !strings.Contains(string(probeLog), `"msg":"enrolled"`) || strings.Contains(string(probeLog), "WARN") {
-		t.Errorf("the probe's log:\n%s", probeLog)
+		for _, want := range append(c.want, "NODE_NAME=bench-node-1",
+			"the first health check ran and was delivered", `"node":"bench-node-1","token":`, `"gpu_model":"H100","gpu_count":1`,
+			"no reading of GPU 0 was stored", "exit 2") {
+			if !strings.Contains(log, want) {
+				t.Errorf("%s: no %q in the script's output:\n%s", c.name, want, log)
+			}
+		}
+		probeLog, _ := os.ReadFile(filepath.Join(out, "run", "probe.log"))
+		if !strings.Contains(string(probeLog), `"msg":"enrolled"`) || strings.Contains(string(probeLog), "WARN") {
+			t.Errorf("%s: the probe's log:\n%s", c.name, probeLog)
+		}
 	}
 	for _, p := range []string{"/host", "/etc/gpuprobe", "/var/lib/gpuprobe", "/run/gpuprobe", "/usr/local/bin/gpuprobe"} {
 		if _, err := os.Lstat(p); err == nil && !strings.Contains(strings.Join(before, " "), p) {

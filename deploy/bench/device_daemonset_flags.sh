@@ -30,6 +30,10 @@
 #   ORDER_MODEL, ORDER_GPUS, ORDER_MEMORY_GB, ORDER_DRIVER  what the token
 #               orders (default: what nvidia-smi shows, else H100, 1, 80)
 #   DAEMONSET   gpusla-gpuprobe (stress off) or gpusla-gpuprobe-stress
+#   NO_NAMESPACE=1  run without the mount namespace, as the script does by
+#               itself where unshare or the pod's mounts are refused: the
+#               chart's config with its pod paths moved under OUTDIR
+#               (host_root /), said so in the output
 # Nothing here changes clocks, power limits or modes. The mount points it
 # must create on the host (empty folders, e.g. /host/proc, /etc/gpuprobe) are
 # removed again at the end.
@@ -105,49 +109,83 @@ cleanup() {
 	for ((i = ${#made[@]} - 1; i >= 0; i--)); do rm -d "${made[i]}" 2>/dev/null || rm -f "${made[i]}"; done
 }
 trap cleanup EXIT
-point /usr/local/bin/gpuprobe file # where the image has it
-{
-	echo 'set -e'
-	printf "mount --bind %q /usr/local/bin/gpuprobe\n" "$bin/gpuprobe"
+caps=$(awk -F'\t' '$1=="caps"{n=split(tolower($2),a,",");for(i=1;i<=n;i++)printf ",+%s",a[i]}' "$d/pod/security")
+nnp=; grep -q $'^no_new_privs\ttrue' "$d/pod/security" && nnp=--no-new-privs
+launcher=(setpriv --inh-caps=-all "--bounding-set=-all$caps" $nnp --)
+if ! "${launcher[@]}" true 2>/dev/null; then
+	echo "WARN: setpriv cannot drop capabilities on this machine: the probe runs with root's"
+	launcher=()
+fi
+envs=(env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt)
+while read -r kv; do envs+=("$kv"); done <"$d/pod/env"
+args=(); while read -r a; do args+=("$a"); done <"$d/pod/args"
+mode=ns
+unshare --mount --propagation private true 2>/dev/null || mode=paths
+[ -n "${NO_NAMESPACE:-}" ] && mode=paths
+
+inner() { # the namespace's script: the pod's mounts, then the probe
+	echo 'w() { echo "WARN: $*" >&2; }'
+	printf 'mount --bind %q /usr/local/bin/gpuprobe || exit 97\n' "$bin/gpuprobe"
 	# scratch folders last: they may hide where this run's files are
-	awk -F'\t' '$2!="tmpfs"' "$d/pod/mounts" >"$d/mounts.ordered"
-	awk -F'\t' '$2=="tmpfs"' "$d/pod/mounts" >>"$d/mounts.ordered"
+	{ awk -F'\t' '$2!="tmpfs"' "$d/pod/mounts"; awk -F'\t' '$2=="tmpfs"' "$d/pod/mounts"; } >"$d/mounts.ordered"
 	while IFS=$'\t' read -r target kind src rw; do
-		ro=; [ "$rw" = ro ] && ro="mount -o remount,bind,ro '$target'"
+		ro=; [ "$rw" = ro ] && ro=" && mount -o remount,bind,ro '$target'"
 		case $kind in
 		bind)
-			[ "$target" = /var/lib/gpuprobe ] && src=$d/state # the host path, fresh for this run
-			if [ -d "$src" ]; then point "$target" dir; else point "$target" file; fi
-			echo "mount --rbind '$src' '$target'"; [ -n "$ro" ] && echo "$ro" ;;
+			if [ "$target" = /var/lib/gpuprobe ]; then # the host path, fresh for this run; the probe needs it
+				point "$target" dir; echo "mount --rbind '$d/state' '$target' || exit 97"
+			elif [ -e "$src" ]; then
+				if [ -d "$src" ]; then point "$target" dir; else point "$target" file; fi
+				echo "mount --rbind '$src' '$target'$ro || w 'the host path $src at $target'"
+			else
+				echo "w 'no $src on this machine: $target not mounted'"
+			fi ;;
 		tmpfs)
 			point "$target" dir
-			echo "mount -t tmpfs -o size=${src/-/64m},mode=0755 tmpfs '$target'" ;;
+			echo "mount -t tmpfs -o size=${src/-/64m},mode=0755 tmpfs '$target' || w 'no tmpfs at $target'" ;;
 		file)
 			point "$target" file
-			echo "mount --bind '$d/pod/files/$src' '$target'"; [ -n "$ro" ] && echo "$ro" ;;
+			echo "mount --bind '$d/pod/files/$src' '$target'$ro || exit 97" ;;
 		secret)
 			point "$target" dir
-			echo "mount --bind '$d/secret' '$target'"; [ -n "$ro" ] && echo "$ro" ;;
+			echo "mount --bind '$d/secret' '$target'$ro || exit 97" ;;
 		*) fail "mount kind $kind" ;;
 		esac
 	done <"$d/mounts.ordered"
-	caps=$(awk -F'\t' '$1=="caps"{n=split(tolower($2),a,",");for(i=1;i<=n;i++)printf ",+%s",a[i]}' "$d/pod/security")
-	nnp=; grep -q $'^no_new_privs\ttrue' "$d/pod/security" && nnp=--no-new-privs
 	grep -q $'^read_only_root\ttrue' "$d/pod/security" &&
-		echo "mount -o remount,bind,ro / || echo 'WARN: the root file system could not be made read-only'"
-	printf 'env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt'
-	while read -r kv; do printf " %q" "$kv"; done <"$d/pod/env"
-	printf " setpriv --inh-caps=-all --bounding-set=-all%s %s -- /usr/local/bin/gpuprobe" "$caps" "$nnp"
-	while read -r a; do printf " %q" "$a"; done <"$d/pod/args"
-	printf ' &\necho $! >&9\nexec 9>&-\nwait $!\n'
-} >"$d/inner.sh"
-echo "-- in the pod's mount namespace:"; cat "$d/inner.sh"
+		echo "mount -o remount,bind,ro / || w 'the root file system could not be made read-only'"
+	printf '%q ' "${envs[@]}" "${launcher[@]}" /usr/local/bin/gpuprobe "${args[@]}"
+	printf '&\necho $! >&9\nexec 9>&-\nwait $!\n'
+}
 echo "== gpuprobe (up to ${duration}s)"
 t0=$(date +%s.%N)
-# fd 9, the probe's pid, is opened out here: a file open for writing in the
-# namespace would keep its root from being remounted read-only.
-unshare --mount --propagation private bash "$d/inner.sh" >"$d/probe.log" 2>&1 9>"$d/probe.pid" &
-ns=$!
+if [ $mode = ns ]; then
+	point /usr/local/bin/gpuprobe file # where the image has it
+	inner >"$d/inner.sh"
+	echo "-- in the pod's mount namespace:"; cat "$d/inner.sh"
+	# fd 9, the probe's pid, is opened out here: a file open for writing in the
+	# namespace would keep its root from being remounted read-only.
+	unshare --mount --propagation private bash "$d/inner.sh" >"$d/probe.log" 2>&1 9>"$d/probe.pid" &
+	ns=$!
+	for _ in $(seq 50); do [ -s "$d/probe.pid" ] && break; kill -0 $ns 2>/dev/null || break; sleep 0.2; done
+	if ! [ -s "$d/probe.pid" ]; then
+		wait $ns; [ $? = 97 ] && mode=paths && cat "$d/probe.log" && echo "WARN: the pod's mounts could not be made here"
+	fi
+fi
+if [ $mode = paths ]; then
+	# No mount namespace on this machine: the same binary, args and env, the
+	# chart's config with its pod paths moved to where this run keeps them.
+	echo "FALLBACK: no mount namespace: host_root /, state $d/state, token $d/secret/token, runtime $d/runstate"
+	mkdir -p "$d/runstate"
+	sed -e 's#^host_root: /host$#host_root: /#' -e "s#/var/lib/gpuprobe#$d/state#" -e "s#/etc/gpuprobe/enrol/token#$d/secret/token#" \
+		"$d/pod/files/etc/gpuprobe/probe.yaml" >"$d/probe-paths.yaml"
+	for i in "${!envs[@]}"; do [[ ${envs[i]} == GPUPROBE_STATE_DIR=* ]] && envs[i]=GPUPROBE_STATE_DIR=$d/runstate; done
+	for i in "${!args[@]}"; do [ "${args[i]}" = /etc/gpuprobe/probe.yaml ] && args[i]=$d/probe-paths.yaml; done
+	echo "-- as run:"; printf '%q ' "${envs[@]}" "${launcher[@]}" "$bin/gpuprobe" "${args[@]}"; echo
+	"${envs[@]}" "${launcher[@]}" "$bin/gpuprobe" "${args[@]}" >"$d/probe.log" 2>&1 &
+	ns=$!
+	echo $ns >"$d/probe.pid"
+fi
 metric() { curl -sf "http://127.0.0.1:$mport/metrics" 2>/dev/null || (exec 3<>/dev/tcp/127.0.0.1/$mport &&
 	printf 'GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n' >&3 && cat <&3) 2>/dev/null; }
 ran=no exited=no
