@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -118,6 +119,23 @@ func TestReportJobFollowsTheClaim(t *testing.T) {
 		"Sent 2026-12-03 10:00:00 (", "by support case (case case-88).", "gpusla claims letter us-example/2026-11"} {
 		if !strings.Contains(txt, want) {
 			t.Errorf("alert lacks %q:\n%s", want, txt)
+		}
+	}
+	// The follow-up letter is ready with the alert: attached, and kept
+	// beside November's report, citing the claim, the day it was sent and
+	// the clause that set the deadline.
+	kept, err := blobs.Get(ctx, "2026-11/us-example/follow-up-answer_overdue.txt")
+	if err != nil || !strings.Contains(txt, "The follow-up letter is ready: 2026-11/us-example/follow-up-answer_overdue.txt") {
+		t.Fatalf("the letter is not kept (%v) or not named:\n%s", err, txt)
+	}
+	if len(p.letters) != 1 || p.letters[0] == nil || !bytes.Equal(p.letters[0].Data, kept) || p.letters[0].Name != "follow-up-us-example-2026-11.txt" {
+		t.Fatalf("the alert does not carry the letter: %+v", p.letters)
+	}
+	for _, want := range []string{"Subject: follow-up to our SLA credit claim us-example/2026-11 for November 2026",
+		"On 2026-12-03 we sent you, by support case, your reference case-88, our claim for a service credit of 5,537.28 USD for November 2026",
+		"Your terms give you until 2027-01-03 00:00:00", "We have received no answer."} {
+		if !strings.Contains(string(kept), want) {
+			t.Errorf("the letter lacks %q:\n%s", want, kept)
 		}
 	}
 	if v, _ := l.Claim(ctx, "us-example/2026-11"); len(v.Notices) != 1 || !v.Notices[0].SentAt.Equal(ny(t, "2027-01-03 00:00:00")) {

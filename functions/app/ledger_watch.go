@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/gpusla/gpusla/infra/notify"
@@ -12,6 +13,18 @@ import (
 	"github.com/gpusla/gpusla/sla/claims"
 	"github.com/gpusla/gpusla/sla/i18n"
 )
+
+// FollowUpWriter writes the follow-up letter on a claim whose provider let
+// its own deadline pass (functions/document's, through the report job's
+// Renderer), dated date, naming the renter and the contract number.
+type FollowUpWriter interface {
+	FollowUp(w io.Writer, c claims.Claim, st claims.Status, d claims.Deadlines, renter, contractNumber string, date time.Time, lang i18n.Lang) error
+}
+
+// FollowUpFile makes the follow-up letter of a claim's alert ready: the
+// letter as a file a channel can attach, and where it is kept ("" when it
+// is not). nil: the alert names the command that writes it.
+type FollowUpFile func(ctx context.Context, c claims.Claim, st claims.Status, d claims.Deadlines, kind string, lang i18n.Lang, now time.Time) (*notify.File, string, error)
 
 // Announce posts a notice to every channel that takes it, once per channel
 // under marker (Announcer.Announce), and names the channels it reached.
@@ -22,9 +35,11 @@ type Announce func(ctx context.Context, marker string, n notify.Notice, now time
 // something still outstanding), on every channel once, in the contract's
 // language, with the follow-up letter's command; a channel that failed is
 // tried again on the next run. The claim records when the alert first
-// reached a channel. It returns the alerts sent ("<claim> <kind>"). now is
-// the watcher's clock (the report job's).
-func (l *Ledger) Watch(ctx context.Context, announce Announce, now time.Time) ([]string, error) {
+// reached a channel. With letter, each alert carries its follow-up letter
+// (attached where a channel takes files, and named where it is kept). It
+// returns the alerts sent ("<claim> <kind>"). now is the watcher's clock
+// (the report job's).
+func (l *Ledger) Watch(ctx context.Context, announce Announce, letter FollowUpFile, now time.Time) ([]string, error) {
 	cs, err := l.store.ListClaims(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("claims: %w", err)
@@ -39,7 +54,19 @@ func (l *Ledger) Watch(ctx context.Context, announce Announce, now time.Time) ([
 			if perr != nil {
 				lang = i18n.EN
 			}
-			chans, err := announce(ctx, ClaimMarker(c.ID, kind), chantext.ClaimOverdue(lang, c.Claim, st, d, kind), now)
+			n := chantext.ClaimOverdue(lang, c.Claim, st, d, kind)
+			if letter != nil {
+				file, where, err := letter(ctx, c.Claim, st, d, kind, lang, now)
+				if err != nil {
+					errs = append(errs, fmt.Errorf("claim %s %s: follow-up letter: %w", c.ID, kind, err))
+					continue
+				}
+				n.File = file
+				if where != "" {
+					n.Lines = append(n.Lines, chantext.FollowUpKept(lang, where))
+				}
+			}
+			chans, err := announce(ctx, ClaimMarker(c.ID, kind), n, now)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("claim %s %s: %w", c.ID, kind, err))
 			}

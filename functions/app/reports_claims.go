@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/notify/chantext"
 	"github.com/gpusla/gpusla/sla/claims"
+	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/scorecard"
 )
 
@@ -63,7 +65,43 @@ func (j *ReportJob) watchClaims(ctx context.Context, now time.Time) ([]string, e
 	if err != nil {
 		return nil, nil
 	}
-	return l.Watch(ctx, j.announcer().Announce, now)
+	var letter FollowUpFile
+	if fw, ok := j.Renderer.(FollowUpWriter); ok {
+		letter = j.followUpFile(l, fw)
+	}
+	return l.Watch(ctx, j.announcer().Announce, letter, now)
+}
+
+// FollowUpPath is where the follow-up letter of a claim's alert of kind
+// is kept, beside its month's report.
+func FollowUpPath(claim, kind string) (string, error) {
+	contract, month, err := claims.ParseID(claim)
+	if err != nil {
+		return "", err
+	}
+	return ReportPrefix(month, contract) + "/follow-up-" + kind + ".txt", nil
+}
+
+// followUpFile writes the letter of an alert with fw, keeps it beside the
+// claim's month's report (written again on a retry: the same letter, the
+// date of its alert), and attaches it.
+func (j *ReportJob) followUpFile(l *Ledger, fw FollowUpWriter) FollowUpFile {
+	return func(ctx context.Context, c claims.Claim, st claims.Status, d claims.Deadlines, kind string, lang i18n.Lang, now time.Time) (*notify.File, string, error) {
+		renter, number := l.Paperwork(c.Contract)
+		var b bytes.Buffer
+		if err := fw.FollowUp(&b, c, st, d, renter, number, now, lang); err != nil {
+			return nil, "", err
+		}
+		where, err := FollowUpPath(c.ID, kind)
+		if err != nil {
+			return nil, "", err
+		}
+		if err := j.Blobs.Put(ctx, where, b.Bytes()); err != nil {
+			return nil, "", err
+		}
+		name := fmt.Sprintf("follow-up-%s-%s.txt", c.Contract, c.Month)
+		return &notify.File{Name: name, Title: name, Data: b.Bytes()}, where, nil
+	}
 }
 
 // scorecardClaims adds to sc (when one is kept) what each provider's

@@ -31,7 +31,9 @@ type poster struct {
 	mu    sync.Mutex
 	files []notify.Notice
 	texts []string
-	fail  error
+	// letters are the files claim alerts carried (nil: none).
+	letters []*notify.File
+	fail    error
 }
 
 func (p *poster) PostNotice(_ context.Context, n notify.Notice) error {
@@ -44,6 +46,9 @@ func (p *poster) PostNotice(_ context.Context, n notify.Notice) error {
 		p.files = append(p.files, n)
 	} else {
 		p.texts = append(p.texts, n.PlainText())
+	}
+	if n.Kind == notify.NoticeClaimOverdue {
+		p.letters = append(p.letters, n.File)
 	}
 	return nil
 }

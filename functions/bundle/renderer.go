@@ -2,8 +2,10 @@ package bundle
 
 import (
 	"io"
+	"time"
 
 	"github.com/gpusla/gpusla/functions/document"
+	"github.com/gpusla/gpusla/sla/claims"
 	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/scorecard"
@@ -42,4 +44,10 @@ func (Renderer) Bundle(w io.Writer, r *report.Report, open func() (io.ReadCloser
 		return "", err
 	}
 	return m.ChainHead, nil
+}
+
+// FollowUp writes the follow-up letter on a claim (document.FollowUpLetter)
+// for the report job's claim alerts.
+func (Renderer) FollowUp(w io.Writer, c claims.Claim, st claims.Status, d claims.Deadlines, renter, contractNumber string, date time.Time, lang i18n.Lang) error {
+	return document.FollowUpLetter(w, document.FollowUp{Claim: c, Status: st, Deadlines: d, Renter: renter, ContractNumber: contractNumber, Date: date}, lang)
 }

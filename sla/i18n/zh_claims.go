@@ -37,6 +37,7 @@ var zhClaims = map[string]string{
 	"credit_overdue":  "赔付逾期",
 	// Alerts: *…* is strong, `…` code (infra/notify/chantext spans).
 	"Provider deadline passed on the claim for %s: %s (%s)":               "%[1]s索赔：服务商期限已过 — %[2]s（%[3]s）",
+	"The follow-up letter is ready: `%s`":                                 "催告函已备好：`%s`",
 	"%s has not answered claim `%s` (%s) by its own deadline, *%s* (%s).": "%[1]s未在其自己规定的期限*%[4]s*（%[5]s）前答复索赔`%[2]s`（%[3]s）。",
 	"*%s* of claim `%s` (%s) is not on the bills recorded so far, and %s's own deadline to credit it, *%s* (%s), has passed; a credit in time is on a bill for %s at the latest.": "索赔`%[2]s`（%[3]s）中*%[1]s*未见于目前已录入的账单，%[4]s自己规定的赔付期限*%[5]s*（%[6]s）已过；按时的赔付最迟应出现在%[7]s的账单上。",
 	"Sent %s by %s (case %s).":                    "已于%s通过%s提交（工单号%s）。",

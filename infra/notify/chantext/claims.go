@@ -41,6 +41,12 @@ func ClaimOverdue(lang i18n.Lang, c claims.Claim, st claims.Status, d claims.Dea
 	return n
 }
 
+// FollowUpKept is the alert's line naming where its follow-up letter is
+// kept, ready to send.
+func FollowUpKept(lang i18n.Lang, where string) notify.Line {
+	return spans(i18n.New(lang), "The follow-up letter is ready: `%s`", where)
+}
+
 // RecoveryLines are the report notice's lines of what the claims of a
 // provider recovered (claims.Recover's rows for it), in lang: one per
 // quarter and currency.
