@@ -44,7 +44,10 @@ func TestDaemonSetFlagsScriptWithoutACard(t *testing.T) {
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..")
 	bin, out := t.TempDir(), t.TempDir()
-	if b, err := exec.Command("bash", filepath.Join(root, "deploy/bench/build_bins.sh"), bin).CombinedOutput(); err != nil {
+	env := append(os.Environ(), "HEALTH=2s", "PORT="+strconv.Itoa(freePort(t)), "METRICS_PORT="+strconv.Itoa(freePort(t)))
+	build := exec.Command("bash", filepath.Join(root, "deploy/bench/build_bins.sh"), bin)
+	build.Env = env
+	if b, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build_bins.sh: %v\n%s", err, b)
 	}
 	var before []string
@@ -58,15 +61,21 @@ func TestDaemonSetFlagsScriptWithoutACard(t *testing.T) {
 		env  []string
 		want []string
 	}{
-		{"in the pod's mount namespace", nil, []string{
+		{"in the pod's mount namespace, the DaemonSet rendered by build_bins.sh", nil, []string{
 			`--bounding-set=-all\,+net_raw\,+syslog --no-new-privs -- /usr/local/bin/gpuprobe run --config /etc/gpuprobe/probe.yaml`,
 			"mount --rbind '/proc' '/host/proc' && mount -o remount,bind,ro '/host/proc'"}},
-		{"without a mount namespace", []string{"NO_NAMESPACE=1"}, []string{
+		{"without a mount namespace, the DaemonSet rendered by podspec on the spot", []string{"NO_NAMESPACE=1"}, []string{
 			"FALLBACK: no mount namespace", "/gpuprobe run --config " + out + "/run/probe-paths.yaml"}},
 	} {
+		if c.env != nil {
+			podspec := exec.Command("go", "build", "-o", filepath.Join(bin, "podspec"), "./cmd/podspec")
+			podspec.Dir = filepath.Join(root, "deploy")
+			if b, err := podspec.CombinedOutput(); err != nil {
+				t.Fatalf("go build podspec: %v\n%s", err, b)
+			}
+		}
 		cmd := exec.Command("bash", filepath.Join(root, "deploy/bench/device_daemonset_flags.sh"), out, bin)
-		cmd.Env = append(append(os.Environ(), "HEALTH=2s", "DURATION=150", "NODE=bench-node-1", "PORT="+strconv.Itoa(freePort(t)),
-			"METRICS_PORT="+strconv.Itoa(freePort(t))), c.env...)
+		cmd.Env = append(append(env, "DURATION=150", "NODE=bench-node-1"), c.env...)
 		b, err := cmd.CombinedOutput()
 		log := string(b)
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {

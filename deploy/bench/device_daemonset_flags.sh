@@ -12,7 +12,10 @@
 #   bash deploy/bench/build_bins.sh BINDIR                  # where Go is
 #   bash deploy/bench/device_daemonset_flags.sh OUTDIR [BINDIR]   # as root
 #
-# BINDIR (default .device) holds gpuprobe, gpusla, podspec and firstgpu.
+# BINDIR (default .device) holds gpuprobe, gpusla and firstgpu, and either
+# podspec (the chart is rendered here) or pod/, the DaemonSet as build_bins.sh
+# rendered it with the same PORT, HEALTH, METRICS_PORT and DAEMONSET (podspec,
+# Helm and the Kubernetes types, is 50 MB: too much to carry to the machine).
 # Exit 0: a real card was read (a temperature with an NVML UUID, as stored by
 # the backend); 2: the probe ran and enrolled but read no card; 1: it could
 # not run. The run stops as soon as the first health check has been delivered,
@@ -46,7 +49,8 @@ exec > >(tee -a "$out/log.txt") 2>&1
 fail() { echo "FAIL: $*"; exit 1; }
 [ "$(id -u)" = 0 ] || fail "run as root: the DaemonSet's probe is root, and its mounts need a mount namespace"
 for t in unshare setpriv mount; do command -v $t >/dev/null || fail "$t (util-linux) is missing"; done
-for b in gpuprobe gpusla podspec firstgpu; do [ -x "$bin/$b" ] || fail "$bin/$b is missing: bash deploy/bench/build_bins.sh $bin"; done
+for b in gpuprobe gpusla firstgpu; do [ -x "$bin/$b" ] || fail "$bin/$b is missing: bash deploy/bench/build_bins.sh $bin"; done
+[ -x "$bin/podspec" ] || [ -s "$bin/pod/values" ] || fail "neither $bin/podspec nor $bin/pod: bash deploy/bench/build_bins.sh $bin"
 duration=${DURATION:-170}; port=${PORT:-18090}; node=${NODE:-$(hostname -s)}
 date -u
 if command -v nvidia-smi >/dev/null && nvidia-smi >/dev/null 2>&1; then
@@ -76,12 +80,15 @@ grep '^gpe_' "$d/token.txt" | head -1 >"$d/secret/token" && chmod 400 "$d/secret
 key=$("$bin/gpusla" apikey create --data "$data" --name daemonset-bench --scope read 2>/dev/null) || fail "gpusla apikey create"
 
 echo "== the chart's DaemonSet ${DAEMONSET:-gpusla-gpuprobe}, rendered for node $node"
-sets=(-set "backend.url=$url")
-[ -n "${HEALTH-1m}" ] && sets+=(-set "probe.config.schedules.health=${HEALTH-1m}")
-[ -n "${METRICS_PORT:-}" ] && sets+=(-set "probe.metricsPort=$METRICS_PORT")
-"$bin/podspec" -chart deploy/chart/gpusla "${sets[@]}" -daemonset "${DAEMONSET:-gpusla-gpuprobe}" -node "$node" -out "$d/pod" ||
-	fail "podspec"
-printf '%s\n' "values: ${sets[*]}"
+sets=$(bash deploy/bench/chart_values.sh)
+if [ -x "$bin/podspec" ]; then
+	"$bin/podspec" -chart deploy/chart/gpusla $sets -node "$node" -out "$d/pod" || fail "podspec"
+else
+	[ "$(cat "$bin/pod/values")" = "$sets" ] ||
+		fail "$bin/pod was rendered with $(cat "$bin/pod/values"), this run needs $sets: build_bins.sh again with the same PORT, HEALTH, METRICS_PORT, DAEMONSET"
+	cp -r "$bin/pod" "$d/pod" && sed -i "s/^NODE_NAME=.*/NODE_NAME=$node/" "$d/pod/env" || fail "copy $bin/pod"
+fi
+echo "values: $sets"
 for f in args env mounts security; do echo "-- $f"; cat "$d/pod/$f"; done
 echo "-- probe.yaml (the ConfigMap)"; cat "$d/pod/files/etc/gpuprobe/probe.yaml"
 mport=$(sed -n 's/^  listen: .*:\([0-9]*\)$/\1/p' "$d/pod/files/etc/gpuprobe/probe.yaml")
