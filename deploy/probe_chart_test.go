@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpusla/gpusla/deploy/chartrender"
 	"github.com/gpusla/gpusla/probe/config"
 )
 
@@ -200,5 +201,35 @@ func TestServeDeploymentIsRestricted(t *testing.T) {
 	}
 	if !slices.Contains(c.Args, "--tls-cert=/etc/gpusla/tls/tls.crt") || !slices.Contains(c.Args, "--data=/data") {
 		t.Errorf("args %v", c.Args)
+	}
+}
+
+// What `helm install` prints after installing names the Secret the token
+// must be in, the PodSecurity level, and how stress is allowed on a node —
+// or that it is off — for every values file.
+func TestChartNotes(t *testing.T) {
+	want := map[string][]string{
+		"": {"Secret gpuprobe-enrol (key \"token\")", "create secret generic gpuprobe-enrol", "pod-security.kubernetes.io/enforce=privileged",
+			"kubectl label node NODE gpusla.io/stress=allowed", "inside 02:00-05:00"},
+		"chart/gpusla/ci/minimal-values.yaml": {"Secret gpusla-gpuprobe-enrol (key \"token\")", "Stress is off on every node"},
+		"chart/gpusla/ci/serve-values.yaml":   {"pushes to https://gpusla-serve.gpusla.svc:8443/v1/batches", "gpusla.io/stress=allowed"},
+	}
+	for _, f := range valuesFiles(t) {
+		vals, err := chartrender.ReadValues(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes, err := chartrender.Notes(ChartDir, vals)
+		if err != nil {
+			t.Fatalf("values %q: %v", f, err)
+		}
+		for _, w := range want[f] {
+			if !strings.Contains(notes, w) {
+				t.Errorf("values %q: no %q in the notes:\n%s", f, w, notes)
+			}
+		}
+		if f == "chart/gpusla/ci/minimal-values.yaml" && strings.Contains(notes, "create secret generic") {
+			t.Errorf("the chart makes the Secret, yet the notes ask for one:\n%s", notes)
+		}
 	}
 }

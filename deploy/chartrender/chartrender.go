@@ -69,17 +69,9 @@ func ReadValues(file string) (map[string]any, error) {
 // Release in Namespace, and decodes every object strictly (an unknown or
 // duplicated field is an error), in template order.
 func Render(dir string, vals map[string]any) ([]Rendered, error) {
-	ch, err := loader.Load(dir)
+	files, err := renderFiles(dir, vals)
 	if err != nil {
 		return nil, err
-	}
-	rv, err := chartutil.ToRenderValues(ch, vals, chartcommon.ReleaseOptions{Name: Release, Namespace: Namespace, IsInstall: true}, nil)
-	if err != nil {
-		return nil, fmt.Errorf("values: %w", err)
-	}
-	files, err := engine.Render(ch, rv)
-	if err != nil {
-		return nil, fmt.Errorf("render: %w", err)
 	}
 	sc := scheme()
 	dec := k8sjson.NewSerializerWithOptions(k8sjson.DefaultMetaFactory, sc, sc, k8sjson.SerializerOptions{Yaml: true, Strict: true})
@@ -108,6 +100,38 @@ func Render(dir string, vals map[string]any) ([]Rendered, error) {
 		}
 	}
 	return out, nil
+}
+
+// renderFiles is Helm's engine over the chart: every template's text by
+// its name.
+func renderFiles(dir string, vals map[string]any) (map[string]string, error) {
+	ch, err := loader.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	rv, err := chartutil.ToRenderValues(ch, vals, chartcommon.ReleaseOptions{Name: Release, Namespace: Namespace, IsInstall: true}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("values: %w", err)
+	}
+	files, err := engine.Render(ch, rv)
+	if err != nil {
+		return nil, fmt.Errorf("render: %w", err)
+	}
+	return files, nil
+}
+
+// Notes is the chart's NOTES.txt as `helm install` prints it.
+func Notes(dir string, vals map[string]any) (string, error) {
+	files, err := renderFiles(dir, vals)
+	if err != nil {
+		return "", err
+	}
+	for name, text := range files {
+		if strings.HasSuffix(name, "/templates/NOTES.txt") {
+			return strings.TrimSpace(text), nil
+		}
+	}
+	return "", fmt.Errorf("%s: no templates/NOTES.txt", dir)
 }
 
 // DaemonSet is the rendered DaemonSet called name.
