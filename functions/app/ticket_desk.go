@@ -340,22 +340,19 @@ func toSLA(t *store.Ticket) *ticket.Ticket {
 	st := &ticket.Ticket{ID: t.ID, Node: t.Node, Priority: t.Priority, Category: t.Category,
 		ProviderRef: t.ProviderRef, Summary: t.Summary, Opened: t.Opened}
 	for _, e := range t.Events {
-		switch e.Type {
-		case store.EventProviderResponded:
-			st.Responses = append(st.Responses, ticket.Response{At: e.At, AwaitingCustomer: e.AwaitingCustomer})
-		case store.EventCustomerReplied:
-			st.CustomerReplies = append(st.CustomerReplies, e.At)
-		case store.EventResolved:
-			if st.Resolved.IsZero() || e.At.Before(st.Resolved) {
-				st.Resolved = e.At
-			}
-		case store.EventHardwareReplaced:
-			if st.Replaced.IsZero() || e.At.Before(st.Replaced) {
-				st.Replaced = e.At
-			}
+		if k, ok := slaEvents[e.Type]; ok {
+			st.Record(k, e.At, e.AwaitingCustomer)
 		}
 	}
 	return st
+}
+
+// slaEvents are the stored event types the ticket's timing reads.
+var slaEvents = map[string]ticket.Event{
+	store.EventProviderResponded: ticket.ProviderResponded,
+	store.EventCustomerReplied:   ticket.CustomerReplied,
+	store.EventResolved:          ticket.TicketResolved,
+	store.EventHardwareReplaced:  ticket.HardwareReplaced,
 }
 
 func shortType(typ string) string {

@@ -415,17 +415,13 @@ func (b *Builder) ticketEvent(e *events.Event) {
 		ta.opened = true
 		t.Node, t.Priority, t.Category, t.ProviderRef, t.Summary, t.Opened = e.Node, e.Priority, e.Category, e.ProviderRef, e.Summary, e.At
 	case events.TypeProviderResponded:
-		t.Responses = append(t.Responses, ticket.Response{At: e.At, AwaitingCustomer: e.AwaitingCustomer})
+		t.Record(ticket.ProviderResponded, e.At, e.AwaitingCustomer)
 	case events.TypeCustomerReplied:
-		t.CustomerReplies = append(t.CustomerReplies, e.At)
+		t.Record(ticket.CustomerReplied, e.At, false)
 	case events.TypeTicketResolved:
-		if t.Resolved.IsZero() || e.At.Before(t.Resolved) {
-			t.Resolved = e.At
-		}
+		t.Record(ticket.TicketResolved, e.At, false)
 	case events.TypeHardwareReplaced:
-		if t.Replaced.IsZero() || e.At.Before(t.Replaced) {
-			t.Replaced = e.At
-		}
+		t.Record(ticket.HardwareReplaced, e.At, false)
 	}
 }
 
