@@ -89,10 +89,10 @@ func Credits(w io.Writer, bs []claims.BillCredit) error {
 // currency.
 func Recovery(w io.Writer, rec claims.Recovery) error {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PROVIDER\tQUARTER\tCURRENCY\tCLAIMS\tCLAIMED\tGRANTED\tRECEIVED\tREFUSED\tOUTSTANDING\tRECOVERED\tUNSENT\tOVERDUE")
+	fmt.Fprintln(tw, "PROVIDER\tQUARTER\tCURRENCY\tCLAIMS\tCLAIMED\tGRANTED\tRECEIVED\tREFUSED\tOUTSTANDING\tEXCESS\tRECOVERED\tUNSENT\tOVERDUE\tPROVIDER LATE")
 	for _, r := range rec.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%.1f %%\t%d (%s)\t%d\n", r.Provider, r.Quarter, r.Currency, r.Claims, r.Claimed, r.Granted,
-			r.Received, r.Refused, r.Outstanding, r.SharePercent, r.Unsent, r.Drafted, r.Overdue)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f %%\t%d (%s)\t%d\t%d of %d\n", r.Provider, r.Quarter, r.Currency, r.Claims, r.Claimed, r.Granted,
+			r.Received, r.Refused, r.Outstanding, r.Excess, r.SharePercent, r.Unsent, r.Drafted, r.Overdue, r.Late, r.Sent())
 	}
 	return tw.Flush()
 }
