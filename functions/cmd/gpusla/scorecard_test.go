@@ -10,6 +10,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/sla/claims"
 )
 
 func runScorecard(t *testing.T, args ...string) (string, error) {
@@ -100,6 +104,35 @@ func TestScorecardReadsTheLocalStore(t *testing.T) {
 	if !strings.Contains(got, `"contracts": [
         "cn-example"`) {
 		t.Errorf("the registered node's provider is missing:\n%.600s", got)
+	}
+	var sc struct{ Providers []struct{ Provider string } }
+	if err := json.Unmarshal([]byte(got), &sc); err != nil || len(sc.Providers) != 1 {
+		t.Fatalf("providers: %v %s", err, got)
+	}
+	// The store's claims ledger: this month's claim of the provider, sent,
+	// unanswered, is claimed and outstanding in the scorecard read with
+	// --data; without a claim in the months, none.
+	month, end := now.Format("2006-01"), time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, time.UTC)
+	c, err := claims.New(claims.Draft{Contract: "cn-example", Provider: sc.Providers[0].Provider, Month: month, Amount: 150000, Currency: "CNY",
+		Deadline: end.AddDate(0, 1, 0), TimeZone: "Asia/Shanghai", Seal: claims.Seal{ObservationsSHA256: "aa", ChainHead: "bb"}, MonthEnd: end, AsOf: end})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _, err = c.Send(claims.Sent{At: now, Via: "ticket"}, now); err != nil {
+		t.Fatal(err)
+	}
+	st, err := bolt.Open(filepath.Join(data, "gpusla.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = st.CreateClaim(t.Context(), store.Claim{Claim: c})
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = runScorecard(t, "--data", data, "--to", month, "--format", "md")
+	if err != nil || !strings.Contains(got, "| CNY | 1500.00 | 0.00 | 0.00 | 0.00 | 1500.00 | 0.0 % | 0 of 1 |") {
+		t.Fatalf("the store's ledger is not in the scorecard: %v\n%s", err, got)
 	}
 }
 
