@@ -111,7 +111,7 @@ func (s *Service) limitAlert(ctx context.Context, n store.Node, now time.Time, w
 		Since: now, Until: hour.Add(time.Hour)}
 	a.Lang, a.Zone = s.chatLanguage(n)
 	a.Detail = chantext.EvidenceText(a.Lang, a.Zone, msg.New("%s Until %s this node's alerts beyond %d an hour are held; its incidents are recorded all the same (GET /v1/incidents and gpusla export list them all).",
-		why, a.Until, MaxAlertsPerHour))
+		why, msg.Time{Time: a.Until}, MaxAlertsPerHour))
 	channels := s.alertChannels(n.Contract, a)
 	eachChannel(ctx, channels, func(ctx context.Context, ch string) {
 		s.claimAndSend(ctx, store.AlertRecord{Node: n.ID, IncidentID: a.IncidentID, Kind: a.Kind, Channel: ch, CreatedAt: now,

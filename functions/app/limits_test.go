@@ -212,3 +212,27 @@ func TestBatchBoundsRefused(t *testing.T) {
 		t.Errorf("%d incidents", n)
 	}
 }
+
+// The limits alert is in the contract's words and on its clock, as every
+// other alert of the node: under a zh contract on Beijing time its title
+// and its text are Chinese, the hour's end at 19:00 Beijing time.
+func TestLimitsAlertInTheContractsWords(t *testing.T) {
+	w := newWorldWith(t, zhTerms(t))
+	w.push()
+	w.clock.Advance(30 * time.Second)
+	w.push(inObservations(w.clock.Now(), failing(0, app.MaxAlertsPerHour+1))...)
+	var limit notify.Alert
+	for _, a := range w.notif.Sent() {
+		if a.Kind == notify.AlertLimits {
+			limit = a
+		}
+	}
+	if limit.Lang != "zh" || limit.Zone != "Asia/Shanghai" {
+		t.Fatalf("limits alert %+v", limit)
+	}
+	for _, want := range []string{"gz-01 本小时内告警超过 40 条；已暂缓 1 条。在2026年11月30日 19:00:00（北京时间）之前", "GET /v1/incidents"} {
+		if !strings.Contains(limit.Detail, want) {
+			t.Errorf("detail %q lacks %q", limit.Detail, want)
+		}
+	}
+}

@@ -28,6 +28,11 @@ const (
 	AlertLimits AlertKind = "limits"
 )
 
+// AboutAnIncident says whether a is about an incident of the node's
+// uptime, whose verdict under the contract it states: not a delivery, not
+// a node's bounds.
+func AboutAnIncident(a Alert) bool { return !IsDelivery(a) && a.Kind != AlertLimits }
+
 // DeliveryKind is the IncidentKind of delivery alerts: not an incident of
 // the node's uptime, so they never say whether it counts as an outage.
 const DeliveryKind = "delivery"

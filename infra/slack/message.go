@@ -83,14 +83,16 @@ func Blocks(a notify.Alert) []slackapi.Block {
 	fields := []*slackapi.TextBlockObject{
 		md(label("Node") + esc(a.Node)),
 		md(label("Provider") + esc(a.Provider)),
-		md(label("Incident") + esc(x.Kind(a.IncidentKind))),
+	}
+	if a.IncidentKind != "" {
+		fields = append(fields, md(label("Incident")+esc(x.Kind(a.IncidentKind))))
 	}
 	since, until := chantext.SinceUntil(a)
 	fields = append(fields, md(label(since)+date(x, a.Zone, a.Since)))
 	if chantext.HasUntil(a) {
 		fields = append(fields, md(label(until)+date(x, a.Zone, a.Until)), md(label(chantext.DurationName(a))+x.Dur(a.Duration)))
 	}
-	if !notify.IsDelivery(a) { // a delivery is no outage: its lateness earns the penalty
+	if notify.AboutAnIncident(a) { // a delivery is no outage: its lateness earns the penalty
 		fields = append(fields, md(label("Counts under the contract")+esc(x.Verdict(a))))
 	}
 	if a.Kind == notify.AlertReclassified {

@@ -35,7 +35,7 @@ var zhAlerts = map[string]string{
 	"%s: over its bounds, its alerts held for the rest of the hour": "%s：超出限额，本小时内其余告警暂缓发送",
 	"A batch from %s was refused: %s":                               "来自 %s 的一批数据被拒收：%s",
 	"%s raised more than %d alerts this hour; %d were held.":        "%s 本小时内告警超过 %d 条；已暂缓 %d 条。",
-	"%s Until %s this node's alerts beyond %d an hour are held; its incidents are recorded all the same (GET /v1/incidents and gpusla export list them all).": "%s 在 %s 之前，该节点每小时超过 %d 条的告警暂缓发送；其故障照常记录（GET /v1/incidents 与 gpusla export 列出全部）。",
+	"%s Until %s this node's alerts beyond %d an hour are held; its incidents are recorded all the same (GET /v1/incidents and gpusla export list them all).": "%s在%s之前，该节点每小时超过 %d 条的告警暂缓发送；其故障照常记录（GET /v1/incidents 与 gpusla export 列出全部）。",
 	"ticket %s on %s: opened":                                          "工单 %s（%s）：已开单",
 	"ticket %s on %s: update":                                          "工单 %s（%s）：有新记录",
 	"ticket %s on %s: deadline near":                                   "工单 %s（%s）：时限将至",

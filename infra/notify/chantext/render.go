@@ -118,7 +118,9 @@ func alert(d Dialect, w words, a notify.Alert, l limits) Message {
 	}
 	b.field("Node", e(a.Node))
 	b.field("Provider", e(a.Provider))
-	b.field("Incident", e(w.kind(a.IncidentKind)))
+	if a.IncidentKind != "" {
+		b.field("Incident", e(w.kind(a.IncidentKind)))
+	}
 	since, until := SinceUntil(a)
 	b.field(since, w.stamp(a.Since))
 	if HasUntil(a) {
@@ -244,7 +246,7 @@ func alertText(w words, a notify.Alert, l limits) (string, bool) {
 		}
 		fmt.Fprintf(&b, "; %s", clip(w.failedLine(c), 300))
 	}
-	if !notify.IsDelivery(a) { // a delivery is no outage: its lateness earns the penalty
+	if notify.AboutAnIncident(a) { // a delivery is no outage: its lateness earns the penalty
 		fmt.Fprintf(&b, "; %s", w.inline("Counts under the contract", w.verdict(a)))
 	}
 	if a.Kind == notify.AlertReclassified {
