@@ -55,52 +55,70 @@ func (l *Ledger) ImportCredits(ctx context.Context, lines []claims.BillCredit, b
 }
 
 func (l *Ledger) importOne(ctx context.Context, b claims.BillCredit) (CreditOutcome, error) {
-	for range maxRetries {
-		cur, err := l.store.GetBillCredit(ctx, b.Key)
-		prev := cur.Version
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-			prev = 0
-		case err != nil:
-			return CreditOutcome{}, err
-		case cur.Claim != "":
-			// Imported and matched before: make sure its claim has it (a
-			// crash between the two writes leaves the claim without).
-			if _, err := l.applyTo(ctx, cur.BillCredit); err != nil && ErrorCode(err) != EConflict {
-				return CreditOutcome{}, err
+	rec := versioned[store.BillCredit]{
+		read: func(ctx context.Context, _ int) (store.BillCredit, error) {
+			cur, err := l.store.GetBillCredit(ctx, b.Key)
+			if errors.Is(err, store.ErrNotFound) {
+				return store.BillCredit{}, nil // new: version 0
 			}
-			return CreditOutcome{BillCredit: cur, Outcome: "already_applied"}, nil
-		default:
-			b.Record = cur.Record // first imported then
+			return cur, err
+		},
+		write: func(ctx context.Context, v store.BillCredit) (store.BillCredit, error) {
+			ver, err := l.store.PutBillCredit(ctx, v, v.Version)
+			v.Version = ver
+			return v, err
+		},
+	}
+	var (
+		prev    int64
+		already bool
+		match   *claims.Claim
+	)
+	stored, err := update(ctx, "bill credit "+b.Key, rec, func(cur *store.BillCredit) error {
+		if cur.Claim != "" {
+			already = true
+			return errUnchanged
+		}
+		prev = cur.Version
+		line := b
+		if prev > 0 {
+			line.Record = cur.Record // first imported then
 		}
 		ledger, err := l.domainClaims(ctx)
 		if err != nil {
+			return err
+		}
+		c, by, why := claims.Match(line, ledger)
+		line.Claim, line.MatchedBy, line.Unmatched = "", by, why
+		if match = c; c != nil {
+			line.Claim = c.ID
+		}
+		*cur = store.BillCredit{BillCredit: line, Version: prev}
+		return nil
+	})
+	if err != nil {
+		return CreditOutcome{}, err
+	}
+	if already {
+		// Imported and matched before: make sure its claim has it (a
+		// crash between the two writes leaves the claim without).
+		if _, err := l.applyTo(ctx, stored.BillCredit); err != nil && ErrorCode(err) != EConflict {
 			return CreditOutcome{}, err
 		}
-		c, by, why := claims.Match(b, ledger)
-		b.Claim, b.MatchedBy, b.Unmatched = "", by, why
-		if c != nil {
-			b.Claim = c.ID
-		}
-		if _, err := l.store.PutBillCredit(ctx, store.BillCredit{BillCredit: b}, prev); errors.Is(err, store.ErrConflict) {
-			continue // imported at the same time elsewhere: read it again
-		} else if err != nil {
-			return CreditOutcome{}, err
-		}
-		o := CreditOutcome{BillCredit: store.BillCredit{BillCredit: b, Version: prev + 1}, Outcome: "unmatched"}
-		if prev > 0 {
-			o.Outcome = "still_unmatched"
-		}
-		if c == nil {
-			return o, nil
-		}
-		if _, err := l.applyTo(ctx, b); err != nil {
-			return o, err
-		}
-		o.Outcome = "applied"
+		return CreditOutcome{BillCredit: stored, Outcome: "already_applied"}, nil
+	}
+	o := CreditOutcome{BillCredit: stored, Outcome: "unmatched"}
+	if prev > 0 {
+		o.Outcome = "still_unmatched"
+	}
+	if match == nil {
 		return o, nil
 	}
-	return CreditOutcome{}, errTooContended("bill credit " + b.Key)
+	if _, err := l.applyTo(ctx, stored.BillCredit); err != nil {
+		return o, err
+	}
+	o.Outcome = "applied"
+	return o, nil
 }
 
 // applyTo applies credit line b to its claim b.Claim; EConflict if the
