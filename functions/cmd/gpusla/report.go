@@ -19,18 +19,8 @@ func init() {
 	commands = append(commands, newReportCmd)
 }
 
-func newReportCmd() *cobra.Command {
-	var (
-		req        monthreport.Request
-		out        monthreport.Output
-		data       string
-		claimsFile string
-		workers    int
-	)
-	cmd := &cobra.Command{
-		Use:   "report --terms FILE (--events FILE | --data DIR) --month YYYY-MM",
-		Short: "Print the month's SLA report from contract terms and an event log",
-		Long: `Reads contract terms (YAML, docs/terms.md; --terms may be repeated, a file may
+// reportLong is `gpusla report --help`.
+const reportLong = `Reads contract terms (YAML, docs/terms.md; --terms may be repeated, a file may
 hold several contracts) and an event log (JSON lines, docs/events.md; "-" reads
 standard input), and prints the month's report for every node: uptime observed
 and claimable, outages with cause and evidence, tickets against their targets,
@@ -56,8 +46,21 @@ it is left out (with its tickets), every other node is reported, and the
 node is named with its contract in the document itself (left_out, and a
 section in md, csv, html and pdf) and in a warning on standard error. The
 exit status is then 3 (partial report: written, but not for every node);
-1 is any other failure, when nothing is written.`,
-		Args: cobra.NoArgs,
+1 is any other failure, when nothing is written.`
+
+func newReportCmd() *cobra.Command {
+	var (
+		req        monthreport.Request
+		out        monthreport.Output
+		data       string
+		claimsFile string
+		workers    int
+	)
+	cmd := &cobra.Command{
+		Use:   "report --terms FILE (--events FILE | --data DIR) --month YYYY-MM",
+		Short: "Print the month's SLA report from contract terms and an event log",
+		Long:  reportLong,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(req.Terms) == 0 {
 				return fmt.Errorf("--terms is required")
