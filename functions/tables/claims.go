@@ -94,5 +94,13 @@ func Recovery(w io.Writer, rec claims.Recovery) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f %%\t%d (%s)\t%d\t%d of %d\n", r.Provider, r.Quarter, r.Currency, r.Claims, r.Claimed, r.Granted,
 			r.Received, r.Refused, r.Outstanding, r.Excess, r.SharePercent, r.Unsent, r.Drafted, r.Overdue, r.Late, r.Sent())
 	}
+	if len(rec.Booked) > 0 {
+		// The books' view: what each quarter's bills credited, whatever
+		// quarter the claims were for.
+		fmt.Fprintln(tw, "\nPROVIDER\tBILL QUARTER\tCURRENCY\tRECEIVED ON ITS BILLS\tFOR CLAIMS OF")
+		for _, b := range rec.Booked {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", b.Provider, b.Quarter, b.Currency, b.Received, strings.Join(b.ForQuarters, ", "))
+		}
+	}
 	return tw.Flush()
 }

@@ -113,7 +113,8 @@ func TestSameAmountDifferentPeriods(t *testing.T) {
 // received — whenever the bill came, so a quarter's row settles as its
 // credits arrive and no quarter holds money for another's claims; before
 // the January bill the same row shows it outstanding. Q1 2027 has no row:
-// no claim of its months.
+// no claim of its months. The books' view (Booked) puts the same 900.00 in
+// 2027-Q1, the quarter of the bill, naming the claims' quarter it paid.
 func TestCreditReceivedNextQuarter(t *testing.T) {
 	dec, err := New(Draft{Contract: "aws-ec2-instance", Provider: "Amazon Web Services (EC2)", Month: "2026-12", Amount: cents("900.00"), Currency: "USD",
 		Deadline: at("2027-03-01T00:00:00Z"), TimeZone: "UTC", Seal: Seal{ObservationsSHA256: "aa", ChainHead: "bb"},
@@ -133,6 +134,14 @@ func TestCreditReceivedNextQuarter(t *testing.T) {
 		Received: cents("900.00"), SharePercent: 100}}
 	if !reflect.DeepEqual(after.Rows, want) {
 		t.Fatalf("after the January bill:\n got %+v\nwant %+v", after.Rows, want)
+	}
+	// The books of Q1 2027 received the 900.00: by the bill's quarter, for
+	// a 2026-Q4 claim.
+	if want := []BookedRow{{Provider: "Amazon Web Services (EC2)", Quarter: "2027-Q1", Currency: "USD", Received: cents("900.00"), ForQuarters: []string{"2026-Q4"}}}; !reflect.DeepEqual(after.Booked, want) {
+		t.Fatalf("booked by the bill's quarter:\n got %+v\nwant %+v", after.Booked, want)
+	}
+	if len(before.Booked) != 0 {
+		t.Fatalf("booked before any bill: %+v", before.Booked)
 	}
 	for m, q := range map[string]string{"2026-03": "2026-Q1", "2026-04": "2026-Q2", "2026-09": "2026-Q3", "2026-10": "2026-Q4", "2026-12": "2026-Q4", "2027-01": "2027-Q1"} {
 		if Quarter(m) != q {

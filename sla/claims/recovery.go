@@ -12,6 +12,20 @@ import (
 type Recovery struct {
 	AsOf time.Time     `json:"as_of"`
 	Rows []RecoveryRow `json:"rows"`
+	// Booked is the same money by the quarter of the bills that carried
+	// it: what a quarter's books received, for claims of any quarter.
+	Booked []BookedRow `json:"booked_by_bill_quarter"`
+}
+
+// BookedRow is what one provider's bills of one quarter credited against
+// claims, in one currency, and for which claims' months.
+type BookedRow struct {
+	Provider string `json:"provider"`
+	Quarter  string `json:"quarter"` // of the bills' months
+	Currency string `json:"currency"`
+	Received Cents  `json:"received"`
+	// ForQuarters are the quarters of the claims it paid, in order.
+	ForQuarters []string `json:"for_claims_of"`
 }
 
 // RecoveryRow is one provider's quarter in one currency. The quarter is
@@ -100,7 +114,7 @@ func Recover(ledger []Claim, deadlines map[string]Deadlines, now time.Time) Reco
 			r.Late++
 		}
 	}
-	out := Recovery{AsOf: now.UTC(), Rows: make([]RecoveryRow, 0, len(rows))}
+	out := Recovery{AsOf: now.UTC(), Rows: make([]RecoveryRow, 0, len(rows)), Booked: booked(ledger)}
 	for _, r := range rows {
 		r.SharePercent = Share(r.Received, r.Claimed)
 		out.Rows = append(out.Rows, *r)
@@ -150,3 +164,33 @@ func Total(rows []RecoveryRow, label string) []RecoveryRow {
 
 // Sent is how many of the row's claims were sent.
 func (r RecoveryRow) Sent() int { return r.Claims - r.Unsent }
+
+// booked sums the credits applied to the ledger's claims by provider, the
+// quarter of the bill that carried each, and currency.
+func booked(ledger []Claim) []BookedRow {
+	type key struct{ provider, quarter, currency string }
+	rows := map[key]*BookedRow{}
+	for _, c := range ledger {
+		for _, cr := range c.Credits {
+			k := key{c.Provider, Quarter(cr.Period), c.Currency}
+			r := rows[k]
+			if r == nil {
+				r = &BookedRow{Provider: k.provider, Quarter: k.quarter, Currency: k.currency}
+				rows[k] = r
+			}
+			r.Received += cr.Amount
+			if q := Quarter(c.Month); !slices.Contains(r.ForQuarters, q) {
+				r.ForQuarters = append(r.ForQuarters, q)
+			}
+		}
+	}
+	out := make([]BookedRow, 0, len(rows))
+	for _, r := range rows {
+		slices.Sort(r.ForQuarters)
+		out = append(out, *r)
+	}
+	slices.SortFunc(out, func(a, b BookedRow) int {
+		return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Quarter, b.Quarter), cmp.Compare(a.Currency, b.Currency))
+	})
+	return out
+}
