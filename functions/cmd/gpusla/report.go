@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -76,15 +77,11 @@ func newReportCmd() *cobra.Command {
 			req.Seal = true
 			var fromStore func() ([]claims.Claim, error) // the --data store's ledger
 			if data != "" {
-				st, _, err := wiring.FromEnv().OpenExisting(cmd.Context(), data) // $GPUSLA_TABLE: DynamoDB
+				closeStore, err := fromData(cmd.Context(), data, workers, out.Bill != "", &req, &fromStore)
 				if err != nil {
-					return fmt.Errorf("--data %s: %w", data, err)
+					return err
 				}
-				defer st.Close()
-				fromStore = func() ([]claims.Claim, error) { return ledgerOf(cmd.Context(), st, data) }
-				req.Books = func(all []*terms.Terms, year int, month time.Month, asOf time.Time) (*report.Report, error) {
-					return app.Books{Store: st, Status: st, Terms: all, Workers: workers, KeepReadings: out.Bill != ""}.Month(cmd.Context(), year, month, asOf)
-				}
+				defer closeStore()
 			}
 			out.Terms = req.Terms // an itemized bill is priced by the contracts' price sheets
 			rep, sc, skipped, err := monthreport.BuildWithScorecard(req)
@@ -153,4 +150,20 @@ func reportScorecardClaims(sc *scorecard.Scorecard, rep *report.Report, termsFil
 		return fmt.Errorf("report as_of %q: %w", rep.AsOf, err)
 	}
 	return scorecardClaims(sc, all, claimsFile, fromStore, asOf)
+}
+
+// fromData opens the --data folder's store (or the DynamoDB table
+// $GPUSLA_TABLE names) and has req build the month from it, node by node
+// on workers (app.Books; the readings kept when a bill is judged), and
+// ledger read its claims ledger. The returned func closes the store.
+func fromData(ctx context.Context, data string, workers int, keepReadings bool, req *monthreport.Request, ledger *func() ([]claims.Claim, error)) (func() error, error) {
+	st, _, err := wiring.FromEnv().OpenExisting(ctx, data)
+	if err != nil {
+		return nil, fmt.Errorf("--data %s: %w", data, err)
+	}
+	*ledger = func() ([]claims.Claim, error) { return ledgerOf(ctx, st, data) }
+	req.Books = func(all []*terms.Terms, year int, month time.Month, asOf time.Time) (*report.Report, error) {
+		return app.Books{Store: st, Status: st, Terms: all, Workers: workers, KeepReadings: keepReadings}.Month(ctx, year, month, asOf)
+	}
+	return st.Close, nil
 }
