@@ -310,6 +310,12 @@ func TestScorecardClaimsFile(t *testing.T) {
 	if strings.Count(out, "What its claims recovered") != 1 {
 		t.Errorf("a recovery table for a provider with no claim:\n%s", out)
 	}
+	// The month's report with its scorecard section carries it too.
+	rep, err := runCLI(t, "report", "--terms", "../../../testdata/terms/cn-example.yaml", "--terms", "../../../testdata/terms/us-example.yaml", "--events", ev,
+		"--month", "2026-03", "--as-of", "2026-04-05T00:00:00Z", "--scorecard", "--claims", ledger, "--format", "md", "--lang", "en")
+	if err != nil || !strings.Contains(rep, "Example GPU Cloud Inc.: what its claims recovered") || !strings.Contains(rep, "500.00 USD") {
+		t.Fatalf("report --scorecard --claims: %v\n%s", err, rep)
+	}
 	bad := filepath.Join(dir, "bad.json")
 	for _, c := range []struct{ body, want string }{
 		{`[1,2]`, "--claims: " + bad + ": not a claims ledger (gpusla claims list --format json)"},
