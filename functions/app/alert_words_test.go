@@ -116,7 +116,10 @@ func TestAlertEvidenceInContractLanguage(t *testing.T) {
 	}
 	// The last heartbeat came at 10:00:00 UTC = 18:00:00 Beijing time; the
 	// probe's interval is 30 s, the terms' grace apptest's.
-	if !strings.HasPrefix(open.Detail, "自 2026年11月30日 18:00:00（北京时间）起未收到心跳（心跳间隔 30秒，宽限 ") {
+	// It says what the backend saw and that the cause waits for the node's
+	// own records; it names no cause.
+	if !strings.HasPrefix(open.Detail, "自2026年11月30日 18:00:00（北京时间）起未收到节点的任何数据（心跳间隔30秒，宽限") ||
+		!strings.HasSuffix(open.Detail, "会另发更正。") || strings.Contains(open.Detail, "网络") {
 		t.Errorf("opening evidence %q", open.Detail)
 	}
 	if rec.Detail != "中断后首次按时收到节点的观测" {
@@ -131,7 +134,7 @@ func TestAlertEvidenceInContractLanguage(t *testing.T) {
 			}
 		}
 	}
-	if inc := w.only("unreachable"); !strings.HasPrefix(inc.Evidence, "no heartbeat received since 2026-11-30T10:00:00Z (interval 30s, grace ") {
+	if inc := w.only("unreachable"); !strings.HasPrefix(inc.Evidence, "no data from the node since 2026-11-30T10:00:00Z (heartbeat every 30s, grace ") {
 		t.Errorf("the record's evidence %q, want the engine's English", inc.Evidence)
 	}
 }

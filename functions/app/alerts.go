@@ -111,6 +111,7 @@ func (s *Service) apply(ctx context.Context, n store.Node, fx effects) {
 		var inc store.Incident
 		var err error
 		sameCause := false // a reclassification that only moved the parts of a gap, not its cause
+		prevCause := ""    // the cause a reclassification replaces, which its correction names
 		// Counted or not is the contract's verdict on the kind and cause,
 		// the same the report gives (the engine's t.Counted knows only
 		// whose fault a gap was, not what the contract counts).
@@ -142,7 +143,7 @@ func (s *Service) apply(ctx context.Context, n store.Node, fx effects) {
 			})
 		case incident.Reclassify:
 			inc, err = s.updateIncident(ctx, n.ID, id, t, func(i *store.Incident) {
-				sameCause = i.Cause == t.Cause
+				sameCause, prevCause = i.Cause == t.Cause, i.Cause
 				i.Cause, i.Counted, i.Reason, i.Evidence, i.ReclassifiedAt, i.UpdatedAt = t.Cause, counted, reason, t.Evidence, now, now
 				if t.Split != nil {
 					i.Split = t.Split
@@ -160,7 +161,7 @@ func (s *Service) apply(ctx context.Context, n store.Node, fx effects) {
 		if fx.holdAlert() {
 			continue // past the node's alerts this hour: told once, by heldAlerts
 		}
-		s.alert(ctx, n, t, inc, stamp.Add(time.Duration(i)*time.Nanosecond))
+		s.alert(ctx, n, t, inc, prevCause, stamp.Add(time.Duration(i)*time.Nanosecond))
 	}
 	s.heldAlerts(ctx, n, fx)
 }
@@ -232,8 +233,9 @@ func openingAlert(kind string) notify.AlertKind {
 	return notify.AlertDegraded
 }
 
-// alert claims the alert of one transition, raised at (alertStamps).
-func (s *Service) alert(ctx context.Context, n store.Node, t incident.Transition, inc store.Incident, at time.Time) {
+// alert claims the alert of one transition, raised at (alertStamps); prev
+// is the cause a reclassification replaces.
+func (s *Service) alert(ctx context.Context, n store.Node, t incident.Transition, inc store.Incident, prev string, at time.Time) {
 	if n.Released(s.Now()) {
 		// Given back: the renter no longer rents it, so nothing about it is
 		// news; the records still say how its period ended.
@@ -260,13 +262,19 @@ func (s *Service) alert(ctx context.Context, n store.Node, t incident.Transition
 				why = msg.Plain(t.Evidence[i+2:])
 			}
 		}
+		if inc.Kind == string(incident.Unreachable) {
+			// The backend knows only its own silence: whose fault the gap
+			// is waits for what the node recorded meanwhile.
+			why = chantext.PendingCause(why)
+		}
 	case incident.Close:
 		a.Kind, a.Until, a.Duration = notify.AlertRecovered, t.At, t.At.Sub(inc.Start)
 		a.Failed = nil // the opening alert listed them; the recovery says how it ended
 		key = a.Kind
 	case incident.Reclassify:
-		// Each distinct new cause is told once.
-		a.Kind = notify.AlertReclassified
+		// Each distinct new cause is told once, as a correction of the
+		// cause said before.
+		a.Kind, a.PrevCause = notify.AlertReclassified, prev
 		key = notify.AlertKind(string(notify.AlertReclassified) + ":" + t.Cause)
 	}
 	s.inContractWords(ctx, n, inc, t.Op, &a)
@@ -324,7 +332,12 @@ func (s *Service) deliver(ctx context.Context, rec store.AlertRecord, before tim
 			a.Thread = first.Thread
 		}
 	}
-	log := s.log.With("node", rec.Node, "incident", rec.IncidentID, "kind", rec.Kind, "channel", rec.Channel)
+	// kind as the alert names it (gpu_lost, not the claim's "degraded");
+	// the claim's key beside it where they differ.
+	log := s.log.With("node", rec.Node, "incident", rec.IncidentID, "kind", chantext.Tag(rec.Alert), "channel", rec.Channel)
+	if string(rec.Kind) != chantext.Tag(rec.Alert) {
+		log = log.With("alert", rec.Kind)
+	}
 	thread, err := "", error(nil)
 	if nt, nerr := s.notifierOf(rec.Channel); nerr != nil {
 		err = nerr

@@ -6,12 +6,14 @@ import (
 	"log/slog"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
 	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/notify/chantext"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/bolt"
 	"github.com/gpusla/gpusla/probe/wire"
@@ -210,8 +212,12 @@ func TestLateDataReclassifies(t *testing.T) {
 			}
 			if tc.alert {
 				for _, a := range w.notif.Sent() {
-					if a.Kind == notify.AlertReclassified && (a.Cause != tc.cause || a.Counted != tc.counted || a.Thread != "thread-1") {
+					// A correction of what the first alert said: no data.
+					if a.Kind == notify.AlertReclassified && (a.Cause != tc.cause || a.PrevCause != incident.CauseNoData || a.Counted != tc.counted || a.Thread != "thread-1") {
 						t.Fatalf("reclassified alert %+v", a)
+					}
+					if a.Kind == notify.AlertReclassified && !strings.Contains(chantext.AlertText(a), "(first said: no data (no observation from the node))") {
+						t.Errorf("the correction does not say what it corrects: %s", chantext.AlertText(a))
 					}
 				}
 			}

@@ -236,7 +236,7 @@ func (s *Service) repair(ctx context.Context, n store.Node, st store.NodeState) 
 			t := incident.Transition{Op: incident.Open, Kind: incident.Kind(inc.Kind), Check: inc.Check, Since: inc.Start, At: inc.Start,
 				Cause: inc.Cause, Counted: inc.Counted, Evidence: inc.Evidence}
 			at, release := s.alertStamps(n.ID, 1)
-			s.alert(ctx, n, t, inc, at)
+			s.alert(ctx, n, t, inc, "", at)
 			release()
 		}
 	}

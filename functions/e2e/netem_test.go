@@ -69,9 +69,9 @@ func TestNetworkDegradedWithNetem(t *testing.T) {
 	// every four echo requests instead. Either way the probe measures it.
 	fault := degradeLink(t, ns)
 	eventually(t, 30*time.Second, "a network degraded alert for net-1", func() bool {
-		return len(sl.messages("[degraded] net-1 network degraded")) == 1
+		return len(sl.messages("[network_degraded] net-1 network degraded")) == 1
 	})
-	alert := sl.messages("[degraded] net-1 network degraded")[0]
+	alert := sl.messages("[network_degraded] net-1 network degraded")[0]
 	inc, err := incidentOf(b.incidents("net-1"), "network_degraded")
 	if err != nil {
 		t.Fatal(err)

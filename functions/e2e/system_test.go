@@ -144,9 +144,9 @@ func systemRun(t *testing.T, store string) {
 	pg := probes["gpu-1"]
 	pg.useSnapshot(snapDegraded)
 	eventually(t, 30*time.Second, "GPU lost and GPU degraded alerts for gpu-1", func() bool {
-		return len(sl.messages("[degraded] gpu-1 GPU lost")) == 1 && len(sl.messages("[degraded] gpu-1 GPU degraded")) == 1
+		return len(sl.messages("[gpu_lost] gpu-1 GPU lost")) == 1 && len(sl.messages("[gpu_degraded] gpu-1 GPU hardware fault")) == 1
 	})
-	lost, degraded := sl.messages("[degraded] gpu-1 GPU lost")[0], sl.messages("[degraded] gpu-1 GPU degraded")[0]
+	lost, degraded := sl.messages("[gpu_lost] gpu-1 GPU lost")[0], sl.messages("[gpu_degraded] gpu-1 GPU hardware fault")[0]
 	for _, want := range []string{"gpu.xid.kernel_log", "79 GPU has fallen off the bus"} {
 		if !strings.Contains(lost.Text, want) {
 			t.Errorf("GPU lost alert lacks %q: %s", want, lost.Text)
@@ -169,7 +169,7 @@ func systemRun(t *testing.T, store string) {
 	}
 	pg.useSnapshot(snapHealthy)
 	eventually(t, 30*time.Second, "gpu-1 recovers from both", func() bool {
-		return len(sl.messages("[recovered] gpu-1 recovered: GPU lost")) == 1 && len(sl.messages("[recovered] gpu-1 recovered: GPU degraded")) == 1
+		return len(sl.messages("[recovered] gpu-1 recovered: GPU lost")) == 1 && len(sl.messages("[recovered] gpu-1 recovered: GPU hardware fault")) == 1
 	})
 	if m := sl.messages("[recovered] gpu-1 recovered: GPU lost")[0]; m.Thread != lost.TS {
 		t.Errorf("GPU lost recovery in thread %q, want %q", m.Thread, lost.TS)
@@ -227,7 +227,9 @@ func systemRun(t *testing.T, store string) {
 	dir := t.TempDir()
 	evPath, repPath := filepath.Join(dir, "events.jsonl"), filepath.Join(dir, "report.json")
 	run(t, b.env, bin.gpusla, "export", "--data", b.dir, "--month", month, "-o", evPath)
-	asOf := regexp.MustCompile(`\(as of (\S+)\)`).FindStringSubmatch(summary)
+	// "(as of T)", or "(provisional, as of T: the month is not over …)"
+	// for the month this test runs in.
+	asOf := regexp.MustCompile(`as of (\d{4}-\d\d-\d\dT[0-9:.]+Z)[):]`).FindStringSubmatch(summary)
 	if asOf == nil {
 		t.Fatalf("summary names no as-of time:\n%s", summary)
 	}

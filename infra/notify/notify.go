@@ -59,7 +59,10 @@ type Alert struct {
 	Counted bool   `json:"counted"`
 	Reason  string `json:"reason,omitempty"`
 	Cause   string `json:"cause,omitempty"`
-	Detail  string `json:"detail,omitempty"`
+	// PrevCause (reclassified): the cause the earlier messages gave, which
+	// this correction replaces.
+	PrevCause string `json:"prev_cause,omitempty"`
+	Detail    string `json:"detail,omitempty"`
 	// Thread is the notifier's reference of the incident's first message;
 	// empty for that first message. Later alerts reply in its thread.
 	Thread string `json:"thread,omitempty"`

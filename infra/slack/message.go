@@ -95,8 +95,8 @@ func Blocks(a notify.Alert) []slackapi.Block {
 	if notify.AboutAnIncident(a) { // a delivery is no outage: its lateness earns the penalty
 		fields = append(fields, md(label("Counts under the contract")+esc(x.Verdict(a))))
 	}
-	if a.Kind == notify.AlertReclassified {
-		fields = append(fields, md(label("Cause")+esc(x.Cause(a.Cause))))
+	if chantext.ShowsCause(a) {
+		fields = append(fields, md(label("Cause")+esc(x.CauseLine(a))))
 	}
 	blocks := []slackapi.Block{header, slackapi.NewSectionBlock(nil, fields, nil)}
 	if len(a.Failed) > 0 {

@@ -120,8 +120,8 @@ func TestIncidentThread(t *testing.T) {
 		t.Errorf("recovery: %v\n%s", rec.posts[1], recov)
 	}
 	recl := blocksOf(t, rec.posts[2])
-	if rec.posts[2].Get("thread_ts") != thread || !strings.Contains(recl, "does NOT count against the provider") ||
-		!strings.Contains(recl, "only not the backend") {
+	if rec.posts[2].Get("thread_ts") != thread || !strings.Contains(recl, "Correction: gz-01 unreachable — does not count against the provider") ||
+		!strings.Contains(recl, "only the backend could not hear the node") {
 		t.Errorf("reclassification: %v\n%s", rec.posts[2], recl)
 	}
 }
@@ -136,7 +136,7 @@ func TestDegradedNamesMeasuredValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := blocksOf(t, rec.posts[0])
-	for _, want := range []string{"GPU degraded", "gpu.ecc.uncorrected (GPU 3): 12 (want 0)", "gpu.pcie.width (GPU 3): x8 (want x16)"} {
+	for _, want := range []string{"GPU hardware fault", "gpu.ecc.uncorrected (GPU 3): 12 (want 0)", "gpu.pcie.width (GPU 3): x8 (want x16)"} {
 		if !strings.Contains(b, want) {
 			t.Errorf("lacks %q:\n%s", want, b)
 		}

@@ -12,6 +12,7 @@ var enWords = map[string]string{
 	"performance_below_spec":   "performance below spec",
 	"inventory_mismatch":       "hardware not as ordered",
 	"no_data":                  "no data (no observation from the node)",
+	"network":                  "network failure",
 	"no_connectivity_evidence": "no connectivity evidence",
 	"backend_unreachable_only": "only the backend could not hear the node",
 	"backend_outage":           "backend outage",

@@ -257,7 +257,7 @@ func (s *State) Tick(now, lastReceived time.Time, interval time.Duration, th Thr
 	s.Unreachable = g
 	g.Cause = g.summary(g.Ev.Split(g.span(), nil))
 	return []Transition{Transition{Op: Open, Kind: Unreachable, Since: due, At: due, Cause: g.Cause, Counted: CauseCounted(g.Cause),
-		Split: g.evidence()}.because(msg.New("no heartbeat received since %s (interval %s, grace %s)",
+		Split: g.evidence()}.because(msg.New("no data from the node since %s (heartbeat every %s, grace %s)",
 		msg.At(lastReceived, time.UTC), interval, th.Grace))}
 }
 

@@ -23,7 +23,7 @@ func TestLongAlertsFit(t *testing.T) {
 		if len(m.Body) > d.MaxBytes {
 			t.Errorf("%s: %d bytes, limit %d", d.Name, len(m.Body), d.MaxBytes)
 		}
-		for _, want := range []string{"gz-01", "GPU degraded", "20261130T100030.000Z", "more"} {
+		for _, want := range []string{"gz-01", "GPU hardware fault", "20261130T100030.000Z", "more"} {
 			if !strings.Contains(m.Body, want) {
 				t.Errorf("%s: lost %q", d.Name, want)
 			}
@@ -96,6 +96,27 @@ func TestPlainTextFits(t *testing.T) {
 		m := notify.TicketMessage{Kind: notify.TicketOpened, Ticket: "T-1", Node: "gz-01", Provider: "acme", Lang: lang, Text: strings.Repeat("<&>", 5000)}
 		if s := escape(TicketTextWithin(m, TextMax, escape)); len(s) > TextMax || !strings.HasSuffix(s, mark) {
 			t.Errorf("%s ticket: %d bytes, ends %q", lang, len(s), s[max(0, len(s)-40):])
+		}
+	}
+}
+
+// TestPlainTextNamesTheKind: the console's and the webhook's text opens
+// with the incident's kind, as the alert's title names it (a lost GPU is
+// "[gpu_lost]", never the generic "[degraded]"); later messages with what
+// they are.
+func TestPlainTextNamesTheKind(t *testing.T) {
+	at := time.Date(2026, 11, 30, 10, 0, 30, 0, time.UTC)
+	for _, c := range []struct {
+		a    notify.Alert
+		want string
+	}{
+		{notify.Alert{Kind: notify.AlertDegraded, IncidentKind: "gpu_lost", Node: "gz-01", Since: at}, "[gpu_lost] gz-01 GPU lost"},
+		{notify.Alert{Kind: notify.AlertDegraded, IncidentKind: "network_degraded", Node: "gz-01", Since: at}, "[network_degraded] gz-01 network degraded"},
+		{notify.Alert{Kind: notify.AlertUnreachable, IncidentKind: "unreachable", Node: "gz-01", Since: at}, "[unreachable] gz-01 unreachable"},
+		{notify.Alert{Kind: notify.AlertRecovered, IncidentKind: "gpu_lost", Node: "gz-01", Since: at, Until: at.Add(time.Minute), Duration: time.Minute}, "[recovered] gz-01 recovered: GPU lost"},
+	} {
+		if got := AlertText(c.a); !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s/%s: %q, want it to open with %q", c.a.Kind, c.a.IncidentKind, got, c.want)
 		}
 	}
 }

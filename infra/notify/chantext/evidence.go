@@ -40,3 +40,11 @@ func (w words) text(t msg.Text) string {
 	}
 	return w.t(t.Format, args...)
 }
+
+// PendingCause is the evidence of an unreachable gap's first alert: what
+// the backend saw (why: no data from the node since …) and that whose
+// fault the gap is waits for the node's own records, a correction
+// following if they change it. The first message never guesses a cause.
+func PendingCause(why msg.Text) msg.Text {
+	return msg.New("%s. Whose fault the gap is, the node's own records will tell when they arrive; a correction follows if they change what this says.", why)
+}

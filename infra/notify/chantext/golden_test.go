@@ -34,7 +34,7 @@ func goldenMessages(lang, zone string, reason func(en, zh string) string) []any 
 		Detail: EvidenceText(lang, zone, msg.New("%d failing results of this check in a row from %s", 2, msg.At(g0, time.UTC)))}
 	notYet := notify.Alert{Kind: notify.AlertUnreachable, Node: "gz-02", Provider: "acme_gpu", IncidentID: "unreachable@20261130T100030.000Z",
 		IncidentKind: "unreachable", Since: g0, NotYet: true, Lang: lang, Zone: zone,
-		Detail: EvidenceText(lang, zone, msg.New("no heartbeat received since %s (interval %s, grace %s)", msg.At(g0.Add(-30*time.Second), time.UTC), 30*time.Second, 90*time.Second)),
+		Detail: EvidenceText(lang, zone, PendingCause(msg.New("no data from the node since %s (heartbeat every %s, grace %s)", msg.At(g0.Add(-30*time.Second), time.UTC), 30*time.Second, 90*time.Second))),
 		Reason: reason("counts once it lasts 5 minutes, the contract's minimum outage", "持续满 5分钟（合同规定的最短停机时长）后计入")}
 	maint := notYet
 	maint.Node, maint.NotYet = "gz-03", false
@@ -42,7 +42,11 @@ func goldenMessages(lang, zone string, reason func(en, zh string) string) []any 
 	rec := open
 	rec.Kind, rec.Until, rec.Duration, rec.Failed, rec.Detail = notify.AlertRecovered, g0.Add(30*time.Minute), 30*time.Minute, nil, ""
 	recl := notYet
-	recl.Kind, recl.Cause, recl.Counted, recl.NotYet, recl.Reason = notify.AlertReclassified, "backend_outage", false, false, reason("the backend itself was down", "后端自身故障")
+	recl.Kind, recl.Cause, recl.PrevCause, recl.Counted, recl.NotYet, recl.Reason = notify.AlertReclassified, "backend_outage", "no_data", false, false, reason("the backend itself was down", "后端自身故障")
+	recl.Detail = EvidenceText(lang, zone, msg.New("no data from the node since %s (heartbeat every %s, grace %s)", msg.At(g0.Add(-30*time.Second), time.UTC), 30*time.Second, 90*time.Second))
+	// The recovery of the unreachable gap states the cause its books end with.
+	recUnr := notYet
+	recUnr.Kind, recUnr.Until, recUnr.Duration, recUnr.Cause, recUnr.Detail = notify.AlertRecovered, g0.Add(4*time.Minute+40*time.Second), 4*time.Minute+40*time.Second, "no_data", ""
 	late := notify.Alert{Kind: notify.AlertDeliveryOverdue, Node: "gz-04", Provider: "acme_gpu", IncidentID: "delivery@20261130T100030.000Z",
 		IncidentKind: notify.DeliveryKind, Since: g0, Until: g0.Add(30 * time.Minute), Duration: 30 * time.Minute, Lang: lang, Zone: zone}
 	tk := notify.TicketMessage{Kind: notify.TicketBreached, Ticket: "T-0042", Node: "gz-01", Provider: "acme_gpu", Opened: g0, Lang: lang, Zone: zone,
@@ -55,7 +59,7 @@ func goldenMessages(lang, zone string, reason func(en, zh string) string) []any 
 	month := ReportNotice(rep, "9f2c61d0ab12", l, "2026-11/cn-example", nil)
 	month.Lines = append(month.Lines, ScorecardLine(l, "2026-09", "2026-11", 2, "2026-11/cn-example/scorecard.html"))
 	remind := ClaimReminder(l, c, "2026-11", "2026-12-31", 2*24*time.Hour+3*time.Hour, "2026-11/cn-example")
-	return []any{open, notYet, maint, rec, recl, late, tk, month, remind}
+	return []any{open, notYet, maint, rec, recl, recUnr, late, tk, month, remind}
 }
 
 // goldenReport is a month of a contract on zone's clock (UTC when empty)

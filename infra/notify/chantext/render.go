@@ -132,7 +132,9 @@ func alert(d Dialect, w words, a notify.Alert, l limits) Message {
 	}
 	if a.Kind == notify.AlertReclassified {
 		b.field("Counts as outage", w.p.Yes(a.Counted))
-		b.field("Cause", e(w.cause(a.Cause)))
+	}
+	if ShowsCause(a) {
+		b.field("Cause", e(w.causeLine(a)))
 	}
 	if len(a.Failed) > 0 {
 		b.add("**" + w.t("What failed") + "**")
@@ -234,7 +236,7 @@ func alertText(w words, a notify.Alert, l limits) (string, bool) {
 	var b strings.Builder
 	cut := false
 	since, until := SinceUntil(a)
-	fmt.Fprintf(&b, "[%s] %s — %s, %s", a.Kind, w.title(a, w.dur), w.inline("Provider", a.Provider), w.inline(since, w.stamp(a.Since)))
+	fmt.Fprintf(&b, "[%s] %s — %s, %s", Tag(a), w.title(a, w.dur), w.inline("Provider", a.Provider), w.inline(since, w.stamp(a.Since)))
 	if HasUntil(a) {
 		fmt.Fprintf(&b, ", %s", w.inline(until, w.stamp(a.Until)))
 	}
@@ -249,8 +251,8 @@ func alertText(w words, a notify.Alert, l limits) (string, bool) {
 	if notify.AboutAnIncident(a) { // a delivery is no outage: its lateness earns the penalty
 		fmt.Fprintf(&b, "; %s", w.inline("Counts under the contract", w.verdict(a)))
 	}
-	if a.Kind == notify.AlertReclassified {
-		fmt.Fprintf(&b, "; %s", w.inline("Cause", w.cause(a.Cause)))
+	if ShowsCause(a) {
+		fmt.Fprintf(&b, "; %s", w.inline("Cause", w.causeLine(a)))
 	}
 	if a.Detail != "" {
 		fmt.Fprintf(&b, "; %s", clip(a.Detail, l.detail))
@@ -290,6 +292,17 @@ func fitText(w words, bound int, escape func(string) string, render func(limits)
 		}
 		l.failed, l.detail = max(1, l.failed/2), l.detail/2
 	}
+}
+
+// Tag is what a plain-text alert is, at its start: the incident kind for
+// an opening ("gpu_lost", "unreachable": the alert names the kind, never
+// the generic "degraded"), else the alert kind ("recovered",
+// "reclassified", "update", "delivery_overdue").
+func Tag(a notify.Alert) string {
+	if opensIncident(a) && a.IncidentKind != "" {
+		return a.IncidentKind
+	}
+	return string(a.Kind)
 }
 
 // Counted is the incident's verdict as every alert states it: "yes", or

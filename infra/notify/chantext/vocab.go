@@ -18,50 +18,35 @@ import (
 	"github.com/gpusla/gpusla/infra/notify"
 )
 
-var kindNames = map[string]string{
-	"unreachable":            "unreachable",
-	"gpu_lost":               "GPU lost",
-	"gpu_degraded":           "GPU degraded",
-	"network_degraded":       "network degraded",
-	"performance_below_spec": "performance below spec",
-	"inventory_mismatch":     "hardware not as ordered",
-}
-
-var causeNames = map[string]string{
-	"no_data":                  "no data from the node covers the gap (node down)",
-	"network":                  "the node was up but had no external connectivity",
-	"no_connectivity_evidence": "the node was up; no connectivity check shows the outside was reachable",
-	"backend_unreachable_only": "the node was up and reached its other targets, only not the backend",
-	"backend_outage":           "the backend itself was down",
-	"check_failed":             "a check failed",
-}
-
-// KindName is the readable name of an incident kind (unknown kinds as they are).
+// KindName is the readable name of an incident kind in English, the
+// documents' word (sla/i18n), so an alert, the status page and the report
+// name a kind alike; unknown kinds as they are.
 func KindName(k string) string { return english().kind(k) }
 
-// CauseName is the readable form of a reclassification cause.
+// CauseName is the readable form of a cause, in the documents' English.
 func CauseName(c string) string { return english().cause(c) }
 
-// kind names an incident kind: the catalog's word in Chinese (the
-// documents' term), the names above in English.
-func (w words) kind(k string) string {
-	if w.zh() {
-		return w.p.Word(k)
+// kind names an incident kind in w's language: the catalog's word, the one
+// the report and the status page use.
+func (w words) kind(k string) string { return w.p.Word(k) }
+
+// cause names whose fault a gap was, in the report's words.
+func (w words) cause(c string) string { return w.p.Word(c) }
+
+// causeLine is the cause an alert states, with the cause the earlier
+// messages gave when this one corrects it: "network failure (first said:
+// no data …)".
+func (w words) causeLine(a notify.Alert) string {
+	if a.PrevCause == "" || a.PrevCause == a.Cause {
+		return w.cause(a.Cause)
 	}
-	if n, ok := kindNames[k]; ok {
-		return n
-	}
-	return k
+	return w.t("%s (first said: %s)", w.cause(a.Cause), w.cause(a.PrevCause))
 }
 
-func (w words) cause(c string) string {
-	if w.zh() {
-		return w.p.Word(c)
-	}
-	if n, ok := causeNames[c]; ok {
-		return n
-	}
-	return c
+// ShowsCause says whether an alert states its cause: a correction, and
+// the recovery of an unreachable gap (the cause its books end with).
+func ShowsCause(a notify.Alert) bool {
+	return a.Cause != "" && (a.Kind == notify.AlertReclassified || a.Kind == notify.AlertRecovered && a.IncidentKind == "unreachable")
 }
 
 // SinceUntil names an alert's Since and Until fields: an incident's start
@@ -167,9 +152,9 @@ func (w words) title(a notify.Alert, dur func(time.Duration) string) string {
 		return w.t("%s recovered: %s for %s", a.Node, k, dur(a.Duration))
 	case notify.AlertReclassified:
 		if !a.Counted {
-			return w.t("%s %s reclassified: does NOT count against the provider", a.Node, k)
+			return w.t("Correction: %s %s — does not count against the provider", a.Node, k)
 		}
-		return w.t("%s %s reclassified: counts against the provider", a.Node, k)
+		return w.t("Correction: %s %s — counts against the provider", a.Node, k)
 	case notify.AlertUpdate:
 		return w.t("%s %s: update", a.Node, k)
 	case notify.AlertLimits:

@@ -71,9 +71,11 @@ func (x Words) Stamp(t time.Time) string { return x.w.stamp(t) }
 // Dur is a duration in words.
 func (x Words) Dur(d time.Duration) string { return x.w.dur(d) }
 
-// Kind and Cause name an incident kind and a cause.
-func (x Words) Kind(k string) string  { return x.w.kind(k) }
-func (x Words) Cause(c string) string { return x.w.cause(c) }
+// Kind and Cause name an incident kind and a cause; CauseLine is an
+// alert's cause with the one it corrects.
+func (x Words) Kind(k string) string            { return x.w.kind(k) }
+func (x Words) Cause(c string) string           { return x.w.cause(c) }
+func (x Words) CauseLine(a notify.Alert) string { return x.w.causeLine(a) }
 
 // Title is an alert's one-line summary; TicketTitle a ticket message's.
 func (x Words) Title(a notify.Alert) string               { return x.w.title(a, x.w.dur) }
