@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -32,6 +33,7 @@ import (
 	"github.com/gpusla/gpusla/probe/host"
 	"github.com/gpusla/gpusla/probe/specdb"
 	"github.com/gpusla/gpusla/probe/wire"
+	"github.com/gpusla/gpusla/sla/terms"
 )
 
 // NodeID is the demo node's id.
@@ -152,6 +154,7 @@ func Setup(ctx context.Context, c Config, svc *app.Service, st store.Store, box 
 	} else if secret, err = box.Open(existing.SealedSecret, existing.ID); err != nil {
 		return nil, fmt.Errorf("demo node: %w", err)
 	}
+	judgeByDemoTerms(svc, c.TermsDir)
 	// The grace the watchdog holds the demo node to: the demo contract's
 	// detection.heartbeat_grace when terms name one, else the node's own.
 	d.grace = svc.Thresholds(reg).Grace
@@ -325,6 +328,28 @@ const TermsFile = "demo.yaml"
 
 // writeTerms writes the demo contract's terms into dir, unless dir is ""
 // or the file is there already (the renter's own, kept as it is).
+// judgeByDemoTerms installs the demo contract's terms in dir (the file
+// serve is about to load with the rest) when the service has none yet, so
+// the demo node is judged by its contract from its first instant, without
+// a warning that its contract is unknown. A file that does not parse is
+// left to serve's loading of the terms, which names its mistake.
+func judgeByDemoTerms(svc *app.Service, dir string) {
+	book := svc.TermsBook()
+	if _, ok := book["demo"]; ok || dir == "" {
+		return
+	}
+	ts, err := terms.ReadFile(filepath.Join(dir, TermsFile))
+	if err != nil {
+		return
+	}
+	next := make(app.TermsBook, len(book)+len(ts))
+	maps.Copy(next, book)
+	for _, tm := range ts {
+		next[tm.Contract] = tm
+	}
+	svc.SetTerms(next)
+}
+
 func writeTerms(dir string, log *slog.Logger) error {
 	if dir == "" {
 		return nil

@@ -157,6 +157,11 @@ func TestSetupWritesDemoTerms(t *testing.T) {
 	if len(ts) != 1 || ts[0].Contract != "demo" || !ts[0].StatusPage.Public || ts[0].Detection.Grace != Default.Grace {
 		t.Fatalf("demo terms: %+v", ts[0])
 	}
+	// The service judges the demo node by them at once (serve loads the
+	// terms folder only after the demo is set up).
+	if tm, ok := svc.TermsBook()["demo"]; !ok || tm.Detection.Grace != Default.Grace {
+		t.Fatalf("the service does not judge the demo node by its terms: %v", svc.TermsBook().Contracts())
+	}
 	// The renter's own file is kept.
 	mine := []byte("contract: demo\n# mine\n")
 	if err := os.WriteFile(filepath.Join(dir, TermsFile), mine, 0o600); err != nil {

@@ -419,7 +419,21 @@ func readmeServeOnce(t *testing.T, dir, c, key string, last bool) bool {
 	if !strings.Contains(out.String(), "gpusla serve is up") {
 		t.Errorf("serve did not say it is up:\n%s", tail(out.String(), 2000))
 	}
+	readmeQuietLog(t, out.String())
 	return true
+}
+
+// readmeQuietLog holds serve's first minute to a log a newcomer can read:
+// a warning is the demo's own narration of what it is about to break
+// (demo=true), nothing else — no warning that the demo's own contract is
+// unknown, no line per failed retry.
+func readmeQuietLog(t *testing.T, log string) {
+	t.Helper()
+	for _, line := range strings.Split(log, "\n") {
+		if strings.Contains(line, "level=WARN") && !strings.Contains(line, "demo=true") || strings.Contains(line, "level=ERROR") {
+			t.Errorf("serve's first minute warns a newcomer: %s", line)
+		}
+	}
 }
 
 // readmeStatus checks the status page as the README promises it: public

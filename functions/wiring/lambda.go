@@ -19,6 +19,7 @@ import (
 	"github.com/gpusla/gpusla/functions/replacement"
 	"github.com/gpusla/gpusla/infra/notify/route"
 	"github.com/gpusla/gpusla/infra/store/dynamo"
+	"github.com/gpusla/gpusla/internal/logtext"
 )
 
 // Logger is the JSON logger Lambda's advanced logging expects, at the
@@ -35,7 +36,7 @@ func Logger(w io.Writer, level string) *slog.Logger {
 	default:
 		l = slog.LevelInfo
 	}
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+	return logtext.JSON(w, l)
 }
 
 // Backend is the application wired for a Lambda function: the DynamoDB

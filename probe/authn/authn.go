@@ -388,7 +388,12 @@ func judgePCIe(d *gpu.Device, m *specdb.Model, add func(wire.Check)) {
 	default:
 		c := wire.Check{Name: "gpu.pcie.gen", Verdict: wire.Pass, Criterion: fmt.Sprintf("gen %d (the card's)", m.PCIeGen)}
 		gpuMax, linkMax, cur := deref(d.PCIeGPUMaxGen), deref(d.PCIeMaxGen), deref(d.PCIeCurrentGen)
-		c.Value, c.Number = fmt.Sprintf("gen %d (max gen %d)", cur, linkMax), num(float64(linkMax))
+		// The value judged is the link's maximum, so it leads, beside the
+		// criterion; the speed of the moment follows when it is lower.
+		c.Value, c.Number = fmt.Sprintf("gen %d", linkMax), num(float64(linkMax))
+		if cur > 0 && cur != linkMax {
+			c.Value = fmt.Sprintf("gen %d (gen %d now)", linkMax, cur)
+		}
 		switch {
 		case gpuMax > 0 && gpuMax < m.PCIeGen:
 			c.Verdict, c.Detail = wire.Fail, fmt.Sprintf("the card supports PCIe gen %d, the model gen %d", gpuMax, m.PCIeGen)

@@ -155,6 +155,28 @@ func TestVerdicts(t *testing.T) {
 	}
 }
 
+// TestPCIeGenValueBesideCriterion: the value shown beside "gen 5 (the
+// card's)" is the link's maximum, the figure judged; an idle link's lower
+// speed of the moment follows it, never leads it.
+func TestPCIeGenValueBesideCriterion(t *testing.T) {
+	for _, tc := range []struct {
+		cur, want string
+		edit      func(d *gpu.Device)
+	}{
+		{"idle", "gen 5 (gen 1 now)", func(d *gpu.Device) { d.PCIeCurrentGen = p(1) }},
+		{"busy", "gen 5", func(d *gpu.Device) { d.PCIeCurrentGen = p(5) }},
+		{"unread", "gen 5", func(d *gpu.Device) { d.PCIeCurrentGen = nil }},
+	} {
+		s := recorded(t)
+		tc.edit(&s.Devices[0])
+		for _, c := range Judge(s, specdb.Default(), expect.Expected{}) {
+			if c.Name == "gpu.pcie.gen" && c.GPU != nil && *c.GPU == 0 && (c.Value != tc.want || c.Criterion != "gen 5 (the card's)" || c.Verdict != wire.Pass) {
+				t.Errorf("%s link: %s %q beside %q, want %q", tc.cur, c.Verdict, c.Value, c.Criterion, tc.want)
+			}
+		}
+	}
+}
+
 func TestCount(t *testing.T) {
 	s := recorded(t)
 	s.Devices[1] = gpu.Device{Index: 1, Errors: []string{"handle: ERROR_GPU_IS_LOST"}}

@@ -114,6 +114,7 @@ const (
 func (s *Sender) Run(ctx context.Context) error {
 	s.defaults()
 	failures := 0
+	var failingSince time.Time
 	for {
 		it, ok, err := s.Queue.Oldest()
 		if err != nil {
@@ -133,6 +134,9 @@ func (s *Sender) Run(ctx context.Context) error {
 		}
 		switch res {
 		case acked:
+			if failures > 0 {
+				s.Log.Info("delivering again", "seq", it.Seq, "failed_attempts", failures, "failing_for", s.Now().Sub(failingSince).Round(time.Second))
+			}
 			failures = 0
 			if err := s.Queue.Ack(it.Seq); err != nil {
 				return fmt.Errorf("push: %w", err)
@@ -149,7 +153,14 @@ func (s *Sender) Run(ctx context.Context) error {
 		}
 		failures++
 		d := Backoff(failures, s.MinBackoff, s.MaxBackoff)
-		s.Log.Warn("delivery failed, will retry", "seq", it.Seq, "attempt", failures, "retry_in", d.Round(time.Millisecond), "reason", why)
+		// One warning per episode: its first failure says why; the retries
+		// that follow are debug lines, and the delivery that ends it says
+		// how long it lasted.
+		lvl := slog.LevelDebug
+		if failures == 1 {
+			lvl, failingSince = slog.LevelWarn, s.Now()
+		}
+		s.Log.Log(ctx, lvl, "delivery failed, retrying until the backend takes it", "seq", it.Seq, "attempt", failures, "retry_in", d.Round(time.Millisecond), "reason", why)
 		t := time.NewTimer(d)
 		select {
 		case <-ctx.Done():

@@ -262,3 +262,67 @@ func TestRetriesNeverReuseASignature(t *testing.T) {
 		t.Fatalf("only %d attempts: three refused and the one taken", len(sigs))
 	}
 }
+
+// logCount counts the sender's log records by level, and the lines that
+// say delivery is back, as a slog handler (the sender logs from its own
+// goroutine while the test reads).
+type logCount struct {
+	mu           sync.Mutex
+	warn, debug  int
+	again        int
+	againHasSpan bool
+}
+
+func (c *logCount) Enabled(context.Context, slog.Level) bool { return true }
+func (c *logCount) WithAttrs([]slog.Attr) slog.Handler       { return c }
+func (c *logCount) WithGroup(string) slog.Handler            { return c }
+func (c *logCount) Handle(_ context.Context, r slog.Record) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch r.Level {
+	case slog.LevelWarn:
+		c.warn++
+	case slog.LevelDebug:
+		c.debug++
+	}
+	if r.Message == "delivering again" {
+		c.again++
+		r.Attrs(func(a slog.Attr) bool {
+			c.againHasSpan = c.againHasSpan || a.Key == "failing_for" && a.Value.Duration() > 0
+			return true
+		})
+	}
+	return nil
+}
+
+func (c *logCount) counts() (warn, debug, again int, span bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.warn, c.debug, c.again, c.againHasSpan
+}
+
+// An outage is one warning, however many retries it takes, and its end one
+// line saying how long it lasted; the retries between are debug lines.
+// Two outages are two warnings.
+func TestOneWarningPerOutage(t *testing.T) {
+	r := newRig(t)
+	logs := &logCount{}
+	r.snd.Log = slog.New(logs)
+	r.start()
+	for outage := 1; outage <= 2; outage++ {
+		if err := r.recv.SetMode(pushtest.Unavailable); err != nil {
+			t.Fatal(err)
+		}
+		r.append(t, 2)
+		r.waitFailures(t, 4, "503")
+		if err := r.recv.SetMode(pushtest.Up); err != nil {
+			t.Fatal(err)
+		}
+		r.waitEmpty(t)
+		warn, debug, again, span := logs.counts()
+		if warn != outage || debug < 3*outage || again != outage || !span {
+			t.Fatalf("after %d outages of 4+ failed attempts: %d warnings, %d debug lines, %d lines saying delivery is back (with how long it failed: %v)",
+				outage, warn, debug, again, span)
+		}
+	}
+}

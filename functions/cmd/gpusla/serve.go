@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpusla/gpusla/functions/serve"
 	"github.com/gpusla/gpusla/functions/wiring"
+	"github.com/gpusla/gpusla/internal/logtext"
 )
 
 func init() {
@@ -83,9 +84,9 @@ so an unreachable alert and its recovery show within the first two minutes.`,
 func newLogger(format string) *slog.Logger {
 	var h slog.Handler
 	if format == "json" {
-		h = slog.NewJSONHandler(os.Stderr, nil)
+		h = slog.NewJSONHandler(os.Stderr, logtext.Options(slog.LevelInfo))
 	} else {
-		h = slog.NewTextHandler(os.Stderr, nil)
+		h = slog.NewTextHandler(os.Stderr, logtext.Options(slog.LevelInfo))
 	}
 	l := slog.New(h)
 	slog.SetDefault(l)

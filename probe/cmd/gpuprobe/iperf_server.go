@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/gpusla/gpusla/internal/logtext"
 )
 
 func init() {
@@ -36,7 +38,7 @@ restarts iperf3 if it exits and stops it on SIGTERM.`,
 				if err != nil {
 					return fmt.Errorf("--iperf3 %s: %w (install the iperf3 package)", bin, err)
 				}
-				log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+				log := logtext.JSON(os.Stderr, slog.LevelInfo)
 				ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
 				defer stop()
 				return serveIperf(ctx, log, path, port, bind)

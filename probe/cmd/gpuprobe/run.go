@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpusla/gpusla/internal/logtext"
 	"github.com/gpusla/gpusla/probe/checkrun"
 	"github.com/gpusla/gpusla/probe/config"
 	"github.com/gpusla/gpusla/probe/crosscheck"
@@ -48,7 +49,7 @@ $NODE_NAME, else the host name) and keeps its id and secret in enrol.state
 on a fleet").`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
-				log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+				log := logtext.JSON(os.Stderr, slog.LevelInfo)
 				ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
 				defer stop()
 				hup := make(chan os.Signal, 1)
