@@ -24,10 +24,15 @@ endif
 LAMBDA_BUILD = CGO_ENABLED=0 GOOS=linux GOARCH=$(GOARCH) \
 	$(GO) build -trimpath -tags lambda.norpc -ldflags "-s -w" -o "$(ARTIFACTS_DIR)/bootstrap"
 
-# Contract terms the ticket clocks run on travel beside bootstrap in terms/
-# (GPUSLA_TERMS in template.yaml). Point TERMS_DIR at your own contracts.
+# Contract terms the functions run on travel beside bootstrap in terms/
+# (GPUSLA_TERMS in template.yaml). Point TERMS_DIR at your own contracts (a
+# folder or files, space-separated): `gpusla terms ship` checks each terms
+# file as the functions will read it, fails the build on a mistake (file,
+# line, field), leaves out YAML that is no terms (a config, alerts.yaml) and
+# copies only the terms. GOOS and GOARCH are cleared for it: it runs here,
+# not on Lambda.
 TERMS_DIR ?= testdata/terms
-COPY_TERMS = mkdir -p "$(ARTIFACTS_DIR)/terms" && cp $(TERMS_DIR)/*.yaml "$(ARTIFACTS_DIR)/terms/"
+COPY_TERMS = GOOS= GOARCH= $(GO) run ./functions/cmd/gpusla terms ship --to "$(ARTIFACTS_DIR)/terms" $(TERMS_DIR)
 
 build-IngestFunction:   ; $(LAMBDA_BUILD) ./functions/ingest
 build-WatchdogFunction: ; $(LAMBDA_BUILD) ./functions/watchdog && $(COPY_TERMS)

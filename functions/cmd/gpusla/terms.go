@@ -15,7 +15,7 @@ func init() {
 
 func newTermsCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "terms", Short: "Check contract terms files"}
-	cmd.AddCommand(newTermsCheckCmd())
+	cmd.AddCommand(newTermsCheckCmd(), newTermsShipCmd())
 	return cmd
 }
 
@@ -53,6 +53,52 @@ still checked and named).`,
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&lang, "lang", "", "language of the output: en or zh (default: each contract's report.lang, else en)")
+	return cmd
+}
+
+func newTermsShipCmd() *cobra.Command {
+	var lang, to string
+	cmd := &cobra.Command{
+		Use:   "ship --to DIR SOURCE...",
+		Short: "Check contract terms and put them where the Lambdas read them (the Makefile's build step)",
+		Long: `Puts the contract terms among SOURCE (terms files, or folders) into DIR,
+the terms/ folder beside each function's bootstrap, as the Makefile does
+for sam build (TERMS_DIR=folder). A file named on its own must be valid
+terms. In a folder every *.yaml and *.yml file is read: one in which no
+document has a top-level contract: key (a serve config, an alerts file) is
+left out and named; every other one must be valid terms, checked as gpusla
+terms check checks it.
+
+Nothing is written unless every terms file is valid, no contract is defined
+twice and no two files share a name. DIR then holds exactly the shipped
+files: YAML files already in it that were not shipped are removed.
+
+Exit status: 0 when shipped, 1 when any terms file is not valid (each is
+named with its line and field, in its contract's language).`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if to == "" {
+				return fmt.Errorf("--to: the folder to put the terms in is required")
+			}
+			var l i18n.Lang
+			if lang != "" {
+				var err error
+				if l, err = i18n.Parse(lang); err != nil {
+					return fmt.Errorf("--lang: %w", err)
+				}
+			}
+			failed, err := termscheck.Ship(cmd.OutOrStdout(), args, to, l)
+			if err != nil {
+				return err
+			}
+			if failed > 0 {
+				return &exitError{code: exitFailed, msg: fmt.Sprintf("%d terms files are not valid; nothing was shipped", failed)}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&to, "to", "", "the folder the functions read their terms from (required)")
 	cmd.Flags().StringVar(&lang, "lang", "", "language of the output: en or zh (default: each contract's report.lang, else en)")
 	return cmd
 }
