@@ -47,11 +47,11 @@ func TestFirstAlertSaysWhetherItCounts(t *testing.T) {
 	if a.Lang != "zh" || a.Zone != "Asia/Shanghai" {
 		t.Fatalf("alert in %q on %q, want the contract's zh, Asia/Shanghai", a.Lang, a.Zone)
 	}
-	if a.Counted || !a.NotYet || a.Reason != "持续满 5分钟（合同规定的最短停机时长）后计入" {
+	if a.Counted || !a.NotYet || a.Reason != "持续满5分钟（合同规定的最短停机时长）后计入" {
 		t.Fatalf("counted %v, not yet %v, reason %q; want not yet, under the 5-minute minimum, in Chinese", a.Counted, a.NotYet, a.Reason)
 	}
 	body := chantext.Alert(chantext.DingTalk, a).Body
-	for _, want := range []string{"无法访问", "北京时间", "暂不计入 — 持续满 5分钟"} {
+	for _, want := range []string{"无法访问", "北京时间", "暂不计入——持续满5分钟"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the DingTalk text lacks %q:\n%s", want, body)
 		}

@@ -262,11 +262,11 @@ func TestNeverAnsweredBreachesAtDeadline(t *testing.T) {
 		t.Fatalf("%d messages, want opened, warning, breached", len(sent))
 	}
 	warn, breach := sent[1], sent[2]
-	if warn.Kind != notify.TicketWarning || warn.Thread != "thread-1" || !strings.Contains(warn.Text, "剩余 6分钟，时限 30分钟") {
+	if warn.Kind != notify.TicketWarning || warn.Thread != "thread-1" || !strings.Contains(warn.Text, "剩余6分钟，时限30分钟") {
 		t.Errorf("warning: %+v", warn)
 	}
 	if breach.Kind != notify.TicketBreached || breach.Thread != "thread-1" ||
-		!strings.Contains(breach.Text, "首次响应时限已违约 — 截止时间为 2026年3月14日 00:20:00（北京时间）") || strings.Contains(breach.Text, ":rotating_light:") ||
+		!strings.Contains(breach.Text, "首次响应时限已违约——截止时间为2026年3月14日 00:20:00（北京时间）") || strings.Contains(breach.Text, ":rotating_light:") ||
 		!strings.Contains(breach.Text, "非工作时间（工作日）") || !strings.Contains(breach.Text, "ACME-7") {
 		t.Errorf("breach: %+v", breach)
 	}
@@ -280,7 +280,7 @@ func TestNeverAnsweredBreachesAtDeadline(t *testing.T) {
 	}
 	w.watch()
 	last := w.notif.TicketsSent()[len(w.notif.TicketsSent())-1]
-	if last.Kind != notify.TicketRecorded || last.Thread != "thread-1" || !strings.Contains(last.Text, "首次响应时限已违约：超时 7分钟（截止 2026年3月14日 00:20:00（北京时间））") {
+	if last.Kind != notify.TicketRecorded || last.Thread != "thread-1" || !strings.Contains(last.Text, "首次响应时限已违约：超时7分钟（截止2026年3月14日 00:20:00（北京时间））") {
 		t.Fatalf("recorded notice: %+v", last)
 	}
 }

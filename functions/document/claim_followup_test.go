@@ -72,8 +72,8 @@ No credit against the claim is on the bills we have received so far.
 		t.Fatal(err)
 	}
 	for _, s := range []string{"致：Amazon Web Services (EC2)", "发函方：星河智能科技有限公司（Galaxy AI Ltd.）", "事由：关于2026年3月 SLA 赔偿申请 aws-ec2-instance/2026-03 的催告",
-		"我方已于2026年4月3日通过支持工单，贵方编号 170001，就合同 AWS-ENT-7 (aws-ec2-instance) 项下2026年3月的服务，向贵方提交 2,361.60 USD 的服务赔偿申请。",
-		"贵方已于2026年4月20日批准其中1,180.80 USD（编号 170001）。", "尚有1,180.80 USD未赔付。"} {
+		"我方已于2026年4月3日通过支持工单，贵方编号170001，就合同 AWS-ENT-7 (aws-ec2-instance) 项下2026年3月的服务，向贵方提交2,361.60 USD 的服务赔偿申请。",
+		"贵方已于2026年4月20日批准其中1,180.80 USD（编号170001）。", "尚有1,180.80 USD未赔付。"} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("zh letter lacks %q:\n%s", s, b.String())
 		}

@@ -67,8 +67,8 @@ func TestLeftOutAndUnverifiedInEveryFormat(t *testing.T) {
 			`contract "cn-exmaple" is defined by no terms given (known: us-example)`, "gz-09",
 			"Unverified terms: uptime.tiers. They rest on a secondary source or on none",
 			"Sources: the published text of each term", "https://sla.directory/vendors/aws/", "10% below 99.5%"},
-		i18n.ZH: {"本报告未包含的节点", "本报告不完整：有 1 个节点登记在没有任何给定条款文件定义的合同之下", `没有任何给定的条款文件定义合同 "cn-exmaple"（已有：us-example）`,
-			"未经核实的条款：uptime.tiers。", "依据：各项条款的公开原文", "Instance-Level SLA: 99.5%"},
+		i18n.ZH: {"本报告未包含的节点", "本报告不完整：有1个节点登记在没有任何给定条款文件定义的合同之下", `没有任何给定的条款文件定义合同 "cn-exmaple"（已有：us-example）`,
+			"未经核实的条款：uptime.tiers。", "依据：各项条款的公开文本", "Instance-Level SLA: 99.5%"},
 	}
 	for _, lang := range i18n.Langs {
 		for _, format := range []string{"md", "html"} {
@@ -91,7 +91,7 @@ func TestLeftOutAndUnverifiedInEveryFormat(t *testing.T) {
 			i18n.EN: {"left_out_node,contract,reason\ngz-09,cn-exmaple,", "source_contract,terms,url,read,secondary,unverified_terms,quote\n",
 				"us-example,uptime.tiers,https://sla.directory/vendors/aws/,2026-11-29,true,uptime.tiers,10% below 99.5%\n",
 				"us-example,uptime.target uptime.unavailable uptime.minimum_outage uptime.credit_cap maintenance support hardware_replacement delivery claim,https://aws.amazon.com/compute/sla/,2026-11-30,false,,Instance-Level SLA: 99.5%\n"},
-			i18n.ZH: {"未包含节点,合同,原因\ngz-09,cn-exmaple,", "依据所属合同,条款,网址,查阅日期,第三方资料,未经核实的条款,原文\n"},
+			i18n.ZH: {"未包含节点,合同,原因\ngz-09,cn-exmaple,", "依据所属合同,条款,网址,查阅日期,第三方资料,未经核实的条款,条文\n"},
 		}[lang] {
 			if !strings.Contains(csvOut.String(), w) {
 				t.Errorf("%s csv lacks %q:\n%s", lang, w, csvOut.String())
@@ -160,7 +160,7 @@ func TestBreachWithoutCreditIsNamed(t *testing.T) {
 	for lang, want := range map[i18n.Lang][]string{
 		i18n.EN: {"ticket T-2001: first response 7d23h30m late (committed within 4h); the contract attaches no credit to it",
 			"## Notice of breach", "notice of breach: no credit is requested", "They earn no credit under the contract, and no credit is requested"},
-		i18n.ZH: {"工单 T-2001：首次响应超时 7天23小时30分钟（合同承诺 4小时内响应）；合同未就此约定赔偿", "## 违约通知书", "违约通知：不申请赔偿",
+		i18n.ZH: {"工单 T-2001：首次响应超时7天23小时30分钟（合同承诺4小时内响应）；合同未就此约定赔偿", "## 违约通知书", "违约通知：不申请赔偿",
 			"上述事项按合同不产生赔偿，本通知不申请赔偿"},
 	} {
 		d, err := newDoc(r, Extras{Lang: lang})
@@ -228,7 +228,7 @@ func TestUndeliveredNodeIsNotDelivered(t *testing.T) {
 	for lang, want := range map[i18n.Lang][]string{
 		i18n.EN: {"not delivered as of 2026-12-01 00:00:00 -05:00, 27d13h late so far (target 2h)",
 			"not delivered as of 2026-12-01 00:00:00 -05:00, 27d13h late so far (committed within 2h); the contract attaches no credit to it"},
-		i18n.ZH: {"截至 2026年12月1日 00:00:00（UTC-05:00） 仍未交付，已逾期 27天13小时（承诺 2小时）", "截至 2026年12月1日 00:00:00（UTC-05:00） 仍未交付，已逾期 27天13小时（合同承诺 2小时内交付）；合同未就此约定赔偿"},
+		i18n.ZH: {"截至2026年12月1日 00:00:00（UTC−05:00）仍未交付，已逾期27天13小时（承诺2小时）", "截至2026年12月1日 00:00:00（UTC−05:00）仍未交付，已逾期27天13小时（合同承诺2小时内交付）；合同未就此约定赔偿"},
 	} {
 		var buf bytes.Buffer
 		if err := Render(&buf, r, "md", Extras{Lang: lang}); err != nil {

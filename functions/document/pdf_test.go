@@ -118,7 +118,7 @@ func TestScorecardPDF(t *testing.T) {
 	}{
 		{i18n.EN, []string{"Provider scorecard March 2026", "Comparison", "Alpha", "Beta", "order to delivery, p90", "#2 of 2", "2.60 h (n=3)",
 			"40.0 min (too few: n=1 < 3)", "114.0 min (n=3)", "all providers (6 nodes)", "as of 2026-04-05"}},
-		{i18n.ZH, []string{"供应商评分卡 2026年3月", "对比", "Alpha", "下单到交付 p90", "第 2 / 2 名", "2.60 h（n=3）", "观测过少：n=1 < 3", "所有供应商（6 台节点）"}},
+		{i18n.ZH, []string{"服务商评分卡2026年3月", "对比", "Alpha", "下单到交付 p90", "第2 / 2名", "2.60 h（n=3）", "观测过少：n=1 < 3", "所有服务商（6台节点）"}},
 	} {
 		var a, b bytes.Buffer
 		if err := ScorecardPDF(&a, sc, c.lang); err != nil {

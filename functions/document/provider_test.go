@@ -40,7 +40,7 @@ func TestProviderStatusInEveryFormat(t *testing.T) {
 			"Provider incidents the probes did not see (3)", "P1 GPU hosts unreachable", "GPU instances slow to start", "not resolved", "resolved after the as-of instant",
 			"8,640 fetches, 3 failed", "matched none of the keywords (GPU, network), left out: 1."},
 		i18n.ZH: {"服务商状态页：Example GPU Cloud（sh-gpu）", "绝不改变计入的故障与索赔金额", "服务商已承认的计入故障 (2)",
-			"服务商从未承认的计入故障 (1)", "探针未观测到的服务商事件 (3)", "P2 Public network degraded", "调查中", "未解决", "共抓取 8,640 次，失败 3 次"},
+			"服务商从未承认的计入故障 (1)", "探针未观测到的服务商事件 (3)", "P2 Public network degraded", "调查中", "未解决", "共抓取8,640次，失败3次"},
 	}
 	for _, lang := range i18n.Langs {
 		for _, format := range []string{"md", "html"} {

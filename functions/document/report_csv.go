@@ -149,7 +149,7 @@ func csvRetro(w io.Writer, cw sheet, d *doc, rs report.Retroactive) error {
 			effect = d.P.Text(x.EffectText)
 		}
 		if err := cw.row([]string{x.ID, x.Node, x.Kind, x.Ticket, x.ClaimedAt, x.RecordedAt, x.RecordedBy, strconv.FormatInt(x.LateSeconds, 10),
-			x.Override, strconv.FormatBool(x.Honoured), strconv.FormatInt(x.AtStakeSeconds, 10), effect}); err != nil {
+			x.Override, csvBool(d, x.Honoured), strconv.FormatInt(x.AtStakeSeconds, 10), effect}); err != nil {
 			return err
 		}
 	}

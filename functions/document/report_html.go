@@ -35,6 +35,6 @@ func writeHTML(w io.Writer, d *doc) error {
 	if err := htmlTmpl.Execute(&buf, d); err != nil {
 		return fmt.Errorf("render HTML report: %w", err)
 	}
-	_, err := w.Write(buf.Bytes())
+	_, err := w.Write(keepDurationsWhole(buf.Bytes()))
 	return err
 }

@@ -259,7 +259,7 @@ func billTable(p *i18n.Printer, b *billing.Reconciliation) *table {
 		t.add(row.Node, line, opt(row.BilledHours), opt(row.BilledAmount), p.Num(row.ExactHours, -1), p.Num(row.ContractHours, -1),
 			p.Num(row.RoundingHours, -1), p.Num(row.ContractAmount, 2), p.Num(row.UsableHours, -1),
 			p.Num(row.OverHours, -1)+" h / "+p.Num(row.OverAmount, 2), p.Num(row.UnusableBilled, -1)+" h / "+p.Num(row.UnusableAmount, 2),
-			p.Word(row.Status), row.Note)
+			p.Word(row.Status), p.Texts(row.Notes))
 		t.Bad = append(t.Bad, []bool{false, false, false, false, false, false, false, false, false, row.OverAmount > 0})
 	}
 	return t

@@ -21,7 +21,7 @@ func TestTrialMarkdownGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		golden.Check(t, "trial."+string(l)+".md", md.Bytes())
-		if strings.Contains(md.String(), "#1") || strings.Contains(md.String(), "第 1") {
+		if strings.Contains(md.String(), "#1") || strings.Contains(md.String(), "第1") {
 			t.Errorf("%s: the trial ranks: %s", l, md.String())
 		}
 	}
@@ -33,7 +33,7 @@ func TestTrialHTMLAndPDF(t *testing.T) {
 	if err := RenderTrial(&b, tr, "html", i18n.ZH); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{`<html lang="zh">`, `<td class="pass">20 min：通过</td>`, `<td class="fail">≥ 40,380 min；提交于 2026-03-07T23:00:00Z：未通过</td>`, "接下来要问每家供应商的问题", "企业微信"} {
+	for _, w := range []string{`<html lang="zh">`, `<td class="pass">20 min：通过</td>`, `<td class="fail">≥ 40,380 min；提交于 2026-03-07T23:00:00Z：未通过</td>`, "接下来要问每家服务商的问题", "企业微信"} {
 		if !strings.Contains(b.String(), w) {
 			t.Errorf("html lacks %q", w)
 		}

@@ -63,7 +63,7 @@ func TestAWSBillInEveryFormat(t *testing.T) {
 			if f == "pdf" {
 				text = documenttest.PDFText(t, buf.Bytes())
 			}
-			over := map[string]string{"en": "over-billed by 1.80 USD", "zh": "多计 1.80 USD"}[lang]
+			over := map[string]string{"en": "over-billed by 1.80 USD", "zh": "多计1.80 USD"}[lang]
 			if f == "json" || f == "csv" {
 				// Machine words; a Chinese sheet translates them (docs/reports.md).
 				over = map[string]string{"en": "over_billed", "zh": "多计费"}[lang]

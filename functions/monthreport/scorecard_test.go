@@ -60,8 +60,8 @@ func TestReportScorecardSection(t *testing.T) {
 			"| network stability | iperf3 of nominal, p50 | 50.0 % (n=5) | #2 of 2 | 70.0 % (n=10) |",
 			"| support | off-hours first response, p90 | 40.0 min (too few: n=1 < 3) | – |",
 			"| support | tickets breaching a target | 0.0 % (n=6) | #1 of 2 | 20.0 % (n=10) |"}},
-		{"md", "zh", []string{"## 供应商评分卡", "| 维度 | 指标 | Alpha | 排名 | 所有供应商（6 台节点） |", "### Alpha（3 台节点，24 张 GPU）", "所有供应商（6 台节点）",
-			"| 交付 | 下单到交付 p90 | 2.60 h（n=3） | 第 2 / 2 名 | 2.00 h（n=6） |",
+		{"md", "zh", []string{"## 服务商评分卡", "| 维度 | 指标 | Alpha | 排名 | 所有服务商（6台节点） |", "### Alpha（3台节点，24张 GPU）", "所有服务商（6台节点）",
+			"| 交付 | 下单到交付 p90 | 2.60 h（n=3） | 第2 / 2名 | 2.00 h（n=6） |",
 			"| 网络稳定性 | 网关 RTT p99 | 9.91 ms（n=10） |", "40.0 min（观测过少：n=1 < 3）"}},
 		{"html", "en", []string{`<section id="scorecard">`, "<h3>Alpha (3 nodes, 24 GPUs)</h3>", ">2.00 h (n=6)</td>"}},
 	} {

@@ -130,13 +130,13 @@ func TestRequestReplacement(t *testing.T) {
 	}
 	for _, want := range []string{
 		"请更换物理机", "please replace the physical machine", "8 × H200 141 GiB", "GPU 掉卡",
-		"gpu.count：实测 7，合格标准 8，结论：未通过", "gpu.count: measured 7, criterion 8, verdict: fail", lost.ID, "已持续 2分钟", "2m so far",
+		"gpu.count：实测7，合格标准8，结论：未通过", "gpu.count: measured 7, criterion 8, verdict: fail", lost.ID, "已持续2分钟", "2m so far",
 		"开始时间：2026年12月1日 10:10（北京时间）", "Since: 1 December 2026 10:10 (China Standard Time)", // in the contract's zone
 		"以下时间均为北京时间。", "Fault: GPU lost",
 		// Grouped: two failing checks, each seen twice.
-		"实测结果（未通过的检查 2 项，共 4 次）：", "  共 2 次，2026年12月1日 10:10 至 2026年12月1日 10:11", "Measured (2 failing checks, 4 results):",
+		"实测结果（未通过的检查2项，共4次）：", "  共2次，2026年12月1日 10:10至2026年12月1日 10:11", "Measured (2 failing checks, 4 results):",
 		xidLine, "stress.burn", "612 TFLOPS",
-		"依据合同 cn-example 第6条（4小时内完成硬件更换，按自然时间计）", "最迟应于 2026年12月1日 14:12（北京时间）前完成",
+		"依据合同 cn-example 第6条（4小时内完成硬件更换，按自然时间计）", "最迟应于2026年12月1日 14:12（北京时间）前完成",
 		"hardware replacement within 4h, wall clock", "due by 1 December 2026 14:12 (China Standard Time)",
 		replacement.KeyID(e.req.Key.Public().(ed25519.PublicKey)),
 	} {

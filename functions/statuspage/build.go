@@ -113,11 +113,14 @@ type TimerWords struct {
 // NodeView is one node's row. Provider, Contract and GPUs are empty where
 // the public view withholds them; Node is the id or, in public, the label.
 type NodeView struct {
-	Node       string `json:"node"`
-	Provider   string `json:"provider,omitempty"`
-	Contract   string `json:"contract,omitempty"`
-	GPUs       string `json:"gpus,omitempty"`
-	Zone       string `json:"time_zone"`
+	Node     string `json:"node"`
+	Provider string `json:"provider,omitempty"`
+	Contract string `json:"contract,omitempty"`
+	GPUs     string `json:"gpus,omitempty"`
+	Zone     string `json:"time_zone"`
+	// ZoneName is the zone as readers name it (北京时间, US Eastern Time),
+	// what the page shows; Zone stays the IANA name for machines.
+	ZoneName   string `json:"-"`
 	State      string `json:"state"` // up, unreachable, down, degraded, waiting
 	StateText  string `json:"state_text"`
 	StateLabel string `json:"state_label"`
@@ -417,7 +420,7 @@ func acceptLang(accept string) i18n.Lang {
 
 func (h *Handler) nodeView(ctx context.Context, pr *i18n.Printer, nd *node, incs []store.Incident, tickets []store.Ticket, now time.Time) (NodeView, []Incident, []Incident, error) {
 	n := nd.n
-	nv := NodeView{Node: nd.label, Zone: nd.loc.String()}
+	nv := NodeView{Node: nd.label, Zone: nd.loc.String(), ZoneName: pr.ZoneName(nd.loc, now, now)}
 	if nd.shows(terms.ShowProvider) {
 		nv.Provider = n.Provider
 	}

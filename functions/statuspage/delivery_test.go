@@ -49,7 +49,7 @@ func TestDeliveryText(t *testing.T) {
 		}
 	}
 	if got := deliveryText(i18n.New(i18n.ZH), &node{n: store.Node{OrderedAt: ordered}, tm: within(30*time.Minute, ""), loc: sh},
-		&store.NodeState{FirstHeartbeatAt: first}, now); !strings.HasPrefix(got, "交付于 ") || !strings.HasSuffix(got, "：达标") {
+		&store.NodeState{FirstHeartbeatAt: first}, now); !strings.HasPrefix(got, "交付于2026年") || !strings.HasSuffix(got, "：达标") {
 		t.Errorf("in Chinese: %q", got)
 	}
 

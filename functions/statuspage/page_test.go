@@ -44,7 +44,7 @@ func TestBannerAndNodeAwaitingDelivery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if zh.Banner.Text != "故障：1/3 个节点故障或无法访问" || !strings.Contains(zh.Banner.Sub, "另有 1 个节点等待交付") {
+	if zh.Banner.Text != "故障：1/3 个节点故障或无法访问" || !strings.Contains(zh.Banner.Sub, "另有1个节点等待交付") {
 		t.Errorf("zh banner %+v", zh.Banner)
 	}
 	// Nodes in two zones: the page's own time is in UTC; in one zone, in it.

@@ -27,12 +27,14 @@ type ScoreView struct {
 	To    string `json:"to"`
 	// AsOf is the scorecard's as-of instant in the time zone of the
 	// contract whose month folder holds it (Zone).
-	AsOf    string        `json:"as_of"`
-	Zone    string        `json:"time_zone"`
-	Note    string        `json:"note"`
-	Files   []ReportFile  `json:"files"`
-	Columns []ScoreColumn `json:"columns"`
-	Rows    []ScoreRow    `json:"rows"`
+	AsOf string `json:"as_of"`
+	Zone string `json:"time_zone"`
+	// ZoneName is Zone as readers name it, what the page shows.
+	ZoneName string        `json:"-"`
+	Note     string        `json:"note"`
+	Files    []ReportFile  `json:"files"`
+	Columns  []ScoreColumn `json:"columns"`
+	Rows     []ScoreRow    `json:"rows"`
 	// Warnings: what makes the comparison unfair (different months, too
 	// few machines, currencies), as the scorecard says it.
 	Warnings []string `json:"warnings"`
@@ -127,7 +129,7 @@ func (h *Handler) scorecardView(ctx context.Context, pr *i18n.Printer, p *Page, 
 		}
 	}
 	v := &ScoreView{Title: pr.ScorecardTitle(best.From, best.To), From: best.From, To: best.To,
-		AsOf: pr.Zoned(bestAt, loc), Zone: loc.String(),
+		AsOf: pr.Zoned(bestAt, loc), Zone: loc.String(), ZoneName: pr.ZoneName(loc, bestAt, bestAt),
 		Note: pr.T("As of %s; %d events read. Each cell: the measured figure, its rank among the providers with enough observations on at least 3 machines (1 = best; figures closer than the figure's minimum meaningful difference tie) and n, the observations it rests on; a figure with too few is marked so and not ranked, and ≥ marks one that cases still unfinished can only raise. No single score.",
 			pr.Zoned(bestAt, loc), best.Events)}
 	dir := path.Dir(bestDir.name)

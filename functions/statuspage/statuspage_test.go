@@ -632,10 +632,10 @@ func TestScorecardTab(t *testing.T) {
 	}
 	en, zh := views[i18n.EN], views[i18n.ZH]
 	// Machines and node-months, both, beside each provider.
-	if en.Rows[0].Exposure != "3 machines, 2.99 node-months" || zh.Rows[0].Exposure != "3 台机器，2.99 节点月" || en.Warnings == nil {
+	if en.Rows[0].Exposure != "3 machines, 2.99 node-months" || zh.Rows[0].Exposure != "3台机器，2.99节点月" || en.Warnings == nil {
 		t.Errorf("exposure %q / %q, warnings %v", en.Rows[0].Exposure, zh.Rows[0].Exposure, en.Warnings)
 	}
-	if en.AsOf != "2026-04-04 20:00:00 -04:00 America/New_York" || zh.AsOf != "2026年4月4日 20:00:00（America/New_York，UTC-04:00）" || en.Zone != "America/New_York" {
+	if en.AsOf != "2026-04-04 20:00:00 -04:00 America/New_York" || zh.AsOf != "2026年4月4日 20:00:00（美国东部时间，UTC−04:00）" || en.Zone != "America/New_York" {
 		t.Errorf("as of %q / %q in %s, want the golden scorecard's 2026-04-05T00:00Z in New York", en.AsOf, zh.AsOf, en.Zone)
 	}
 	cell := func(v *ScoreView, provider, key string) ScoreCell {
@@ -657,10 +657,10 @@ func TestScorecardTab(t *testing.T) {
 		provider, key, en, enRank, zh, zhRank string
 		tooFew                                bool
 	}{
-		{"Alpha", "delivery.p90_hours", "2.60 h (n=3)", "#2 of 2", "2.60 h（n=3）", "第 2 / 2 名", false},
-		{"Beta", "delivery.p90_hours", "0.25 h (n=3)", "#1 of 2", "0.25 h（n=3）", "第 1 / 2 名", false},
+		{"Alpha", "delivery.p90_hours", "2.60 h (n=3)", "#2 of 2", "2.60 h（n=3）", "第2 / 2名", false},
+		{"Beta", "delivery.p90_hours", "0.25 h (n=3)", "#1 of 2", "0.25 h（n=3）", "第1 / 2名", false},
 		{"Alpha", "support.off_hours_first_response_p90_minutes", "40.0 min (too few: n=1 < 3)", "–", "40.0 min（观测过少：n=1 < 3）", "–", true},
-		{"Beta", "support.off_hours_first_response_p90_minutes", "114.0 min (n=3)", "#1 of 1", "114.0 min（n=3）", "第 1 / 1 名", false},
+		{"Beta", "support.off_hours_first_response_p90_minutes", "114.0 min (n=3)", "#1 of 1", "114.0 min（n=3）", "第1 / 1名", false},
 	} {
 		e, z := cell(en, c.provider, c.key), cell(zh, c.provider, c.key)
 		if e.Text != c.en || e.RankText != c.enRank || e.TooFew != c.tooFew || z.Text != c.zh || z.RankText != c.zhRank {
@@ -673,7 +673,7 @@ func TestScorecardTab(t *testing.T) {
 			t.Errorf("column %s not translated: %+v", en.Columns[i].Key, zh.Columns[i])
 		}
 	}
-	if !strings.HasPrefix(zh.Title, "供应商评分卡 ") || en.Title != "Provider scorecard March 2026" {
+	if !strings.HasPrefix(zh.Title, "服务商评分卡2026年") || en.Title != "Provider scorecard March 2026" {
 		t.Errorf("titles %q / %q", en.Title, zh.Title)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpusla/gpusla/internal/zhstyle"
 	"github.com/gpusla/gpusla/sla/i18n"
 )
 
@@ -35,6 +36,11 @@ func TestValidFilesInTheirLanguage(t *testing.T) {
 		if !strings.Contains(us, want) {
 			t.Errorf("the en summary lacks %q:\n%s", want, us)
 		}
+	}
+	// The zh summary by the house style of docs/i18n.md; the provider's
+	// name is data.
+	for _, f := range zhstyle.Check(cn, "Example Compute (Guangzhou)", "../../testdata/terms/cn-example.yaml") {
+		t.Errorf("zh summary: %s", f)
 	}
 	for _, line := range strings.Split(out.String(), "\n") {
 		if strings.HasSuffix(line, ":") || strings.HasSuffix(line, "：") || strings.HasSuffix(line, ": ") {
@@ -74,7 +80,7 @@ func TestErrorsInTheContractsLanguage(t *testing.T) {
 	}
 	for _, want := range []string{
 		zhBad + " 第",
-		"，uptime.target：150 不是 0 到 100 之间的百分比",
+		"，uptime.target：150不是0到100之间的百分比",
 		"contract us-example is valid",
 		enBad + `, line 4, currency: "usd" is not an ISO 4217 code like CNY or USD`,
 		junk + ": not valid terms: ",

@@ -355,7 +355,7 @@ func TestBlocksInTheContractsWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(js)
-	for _, want := range []string{"gz-01 已恢复：GPU 掉卡，持续 30分钟", "*节点*", "*开始时间*\\n2026年11月30日 18:00:30（北京时间）", "*持续时长*\\n30分钟", "*是否按合同计入*\\n是", "故障编号"} {
+	for _, want := range []string{"gz-01 已恢复：GPU 掉卡，持续30分钟", "*节点*", "*开始时间*\\n2026年11月30日 18:00:30（北京时间）", "*持续时长*\\n30分钟", "*是否按合同计入*\\n是", "故障编号"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("blocks lack %q:\n%s", want, s)
 		}

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpusla/gpusla/sla/msg"
 	"github.com/gpusla/gpusla/sla/report"
 )
 
@@ -178,6 +179,8 @@ type Row struct {
 	UnusableAmount float64 `json:"billed_not_usable_amount"`
 	Status         string  `json:"status"`
 	Note           string  `json:"note,omitempty"`
+	// Notes are Note's sentences for people, in their language.
+	Notes []msg.Text `json:"-"`
 }
 
 // Reconciliation is the whole bill against the report.
@@ -228,7 +231,7 @@ func Reconcile(r *report.Report, lines []Line) (*Reconciliation, error) {
 		billed[l.Node] = true
 		row := base(n)
 		row.BillLine = l.Line
-		var notes []string
+		var notes []msg.Text
 		for _, p := range l.Parts {
 			row.BillLines = append(row.BillLines, p.Line)
 		}
@@ -237,7 +240,7 @@ func Reconcile(r *report.Report, lines []Line) (*Reconciliation, error) {
 			row.OverHours = round6(l.Hours - row.ContractHours)
 			row.UnusableBilled = round6(math.Max(0, l.Hours-row.UsableHours))
 			if row.OverHours > hourTol {
-				notes = append(notes, fmt.Sprintf("billed %s h, the contract allows %s h", fh(l.Hours), fh(row.ContractHours)))
+				notes = append(notes, msg.New("billed %s h, the contract allows %s h", fh(l.Hours), fh(row.ContractHours)))
 			}
 		}
 		perHour := n.Billing.PricePerGPUHour * float64(n.Billing.GPUs)
@@ -246,7 +249,7 @@ func Reconcile(r *report.Report, lines []Line) (*Reconciliation, error) {
 			row.OverAmount = money(l.Amount - row.ContractAmount)
 			row.UnusableAmount = money(math.Max(0, l.Amount-row.UsableAmount))
 			if row.OverAmount > moneyTol {
-				notes = append(notes, fmt.Sprintf("charged %.2f %s, the contract price gives %.2f", l.Amount, n.Currency, row.ContractAmount))
+				notes = append(notes, msg.New("charged %.2f %s, the contract price gives %.2f", l.Amount, n.Currency, row.ContractAmount))
 			}
 		} else {
 			// Hours only: price them at the contract rate.
@@ -265,12 +268,12 @@ func Reconcile(r *report.Report, lines []Line) (*Reconciliation, error) {
 		// hours are the exact period rounded up to a whole hour.
 		if l.HasHours && row.OverHours > hourTol && row.GranularitySeconds < 3600 &&
 			l.Hours == math.Ceil(row.ExactHours-hourTol) && math.Abs(l.Hours-row.ExactHours) > hourTol {
-			notes = append(notes, fmt.Sprintf("the bill rounds the %s h period up to whole hours; the contract bills per %s", fh(row.ExactHours), time.Duration(row.GranularitySeconds)*time.Second))
+			notes = append(notes, msg.New("the bill rounds the %s h period up to whole hours; the contract bills per %s", fh(row.ExactHours), time.Duration(row.GranularitySeconds)*time.Second))
 		}
 		if row.RoundingHours > hourTol {
-			notes = append(notes, fmt.Sprintf("rounding to %s adds %s h", time.Duration(row.GranularitySeconds)*time.Second, fh(row.RoundingHours)))
+			notes = append(notes, msg.New("rounding to %s adds %s h", time.Duration(row.GranularitySeconds)*time.Second, fh(row.RoundingHours)))
 		}
-		row.Note = strings.Join(notes, "; ")
+		row.Note, row.Notes = strings.Join(msg.Strings(notes), "; "), notes
 		if row.Status == StatusOverBilled && row.OverAmount > 0 {
 			rc.OverAmount[n.Currency] = money(rc.OverAmount[n.Currency] + row.OverAmount)
 		}
@@ -281,7 +284,8 @@ func Reconcile(r *report.Report, lines []Line) (*Reconciliation, error) {
 		n := &r.Nodes[i]
 		if !billed[n.Node] && n.Billing.BilledSeconds > 0 {
 			row := base(n)
-			row.Status, row.Note = StatusNotBilled, "the report has charges for this node but the bill has no line"
+			notBilled := msg.New("the report has charges for this node but the bill has no line")
+			row.Status, row.Note, row.Notes = StatusNotBilled, notBilled.String(), []msg.Text{notBilled}
 			rc.Rows = append(rc.Rows, row)
 		}
 	}

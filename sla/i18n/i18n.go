@@ -100,6 +100,9 @@ func (p *Printer) T(key string, args ...any) string {
 	for i, a := range args {
 		args[i] = p.arg(a)
 	}
+	if p.Lang == ZH {
+		return tidyZH(p.p.Sprintf(key, args...))
+	}
 	return p.p.Sprintf(key, args...)
 }
 
@@ -204,21 +207,22 @@ func (p *Printer) Time(t time.Time) string {
 		return "—"
 	}
 	if p.Lang == ZH {
-		return t.Format("2006年1月2日 15:04:05") + "（UTC" + t.Format("-07:00") + "）"
+		return t.Format("2006年1月2日 15:04:05") + "（" + offset(t) + "）"
 	}
 	return t.Format("2006-01-02 15:04:05 -07:00")
 }
 
 // Zoned is t in loc with the zone named, so a reader in another zone
 // knows which clock it is: 2026-03-05 14:00:00 +08:00 Asia/Shanghai, or
-// 2026年3月5日 14:00:00（Asia/Shanghai，UTC+08:00）.
+// 2026年3月5日 14:00:00（北京时间）, the zone named as the letters and the
+// alerts name it (ZoneName: 美国东部时间，UTC−05:00).
 func (p *Printer) Zoned(t time.Time, loc *time.Location) string {
 	if t.IsZero() {
 		return "—"
 	}
 	t = t.In(loc)
 	if p.Lang == ZH {
-		return t.Format("2006年1月2日 15:04:05") + "（" + loc.String() + "，UTC" + t.Format("-07:00") + "）"
+		return t.Format("2006年1月2日 15:04:05") + "（" + p.ZoneName(loc, t, t) + "）"
 	}
 	return t.Format("2006-01-02 15:04:05 -07:00") + " " + loc.String()
 }

@@ -156,7 +156,7 @@ func TestLocaleForms(t *testing.T) {
 		// A domain sentence, its time and duration formatted for the locale,
 		// the probe's own words kept as they came.
 		{cn.Text(msg.New("the node ran but could not reach the outside: %s at %s", msg.Plain("ping 10.0.0.1 failed"), msg.At(at, sh))),
-			"节点在运行但无法访问外网：ping 10.0.0.1 failed，发生于 2026年2月17日 09:05:00（UTC+08:00）"},
+			"节点在运行但无法访问外网：ping 10.0.0.1 failed，发生于2026年2月17日 09:05:00（UTC+08:00）"},
 		{en.Text(msg.New("delivered %s after the order (target %s)", 2*time.Hour, 30*time.Minute)), "delivered 2h after the order (target 30m)"},
 		{cn.Text(msg.New("the contract does not count %s as unavailable", msg.Word("gpu_degraded"))), "合同不将“GPU 硬件异常”计为不可用"},
 	} {

@@ -18,14 +18,14 @@ func TestCells(t *testing.T) {
 		f                          scorecard.Figure
 		en, enRank, zhCell, zhRank string
 	}{
-		{scorecard.Figure{Value: v(0.0029), Unit: "share", N: 3, MinN: 3, Rank: 2, Ranked: 2}, "0.29 % (n=3)", "#2 of 2", "0.29 %（n=3）", "第 2 / 2 名"},
-		{scorecard.Figure{Value: v(0.5), Unit: "share", N: 6, MinN: 3, Rank: 1, Ranked: 2}, "50.0 % (n=6)", "#1 of 2", "50.0 %（n=6）", "第 1 / 2 名"},
+		{scorecard.Figure{Value: v(0.0029), Unit: "share", N: 3, MinN: 3, Rank: 2, Ranked: 2}, "0.29 % (n=3)", "#2 of 2", "0.29 %（n=3）", "第2 / 2名"},
+		{scorecard.Figure{Value: v(0.5), Unit: "share", N: 6, MinN: 3, Rank: 1, Ranked: 2}, "50.0 % (n=6)", "#1 of 2", "50.0 %（n=6）", "第1 / 2名"},
 		{scorecard.Figure{Value: v(40), Unit: "min", N: 1, MinN: 3, TooFew: true}, "40.0 min (too few: n=1 < 3)", "–", "40.0 min（观测过少：n=1 < 3）", "–"},
-		{scorecard.Figure{Value: v(39.75), Unit: "min per node-month", N: 3, MinN: 3, Rank: 2, Ranked: 2}, "39.75 min per node-month (n=3)", "#2 of 2", "39.75 分钟/节点月（n=3）", "第 2 / 2 名"},
+		{scorecard.Figure{Value: v(39.75), Unit: "min per node-month", N: 3, MinN: 3, Rank: 2, Ranked: 2}, "39.75 min per node-month (n=3)", "#2 of 2", "39.75分钟/节点月（n=3）", "第2 / 2名"},
 		{scorecard.Figure{Unit: "ms", N: 0, MinN: 10}, "– (n=0)", "–", "–（n=0）", "–"},
 		// The MTTR minimum counts closed incidents: 4, of which 2 open.
 		{scorecard.Figure{Value: v(3), Unit: "h", N: 4, Censored: 2, Bound: scorecard.AtLeast, MinN: 3, MinFinished: true, Machines: 3, TooFew: true},
-			"≥ 3.00 h (too few: 2 finished of n=4 < 3)", "–", "≥ 3.00 h（已完成的观测过少：仅 2 个已完成（n=4）< 3）", "–"},
+			"≥ 3.00 h (too few: 2 finished of n=4 < 3)", "–", "≥ 3.00 h（已完成的观测过少：仅2个已完成（n=4）< 3）", "–"},
 	} {
 		if got := en.FigureCell(c.f); got != c.en {
 			t.Errorf("en cell %q, want %q", got, c.en)

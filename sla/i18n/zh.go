@@ -85,7 +85,7 @@ var zh = map[string]string{
 	"the node ran but could not reach the outside: %s at %s":                                             "节点在运行但无法访问外网：%s，发生于 %s",
 	"the node's own batches show it running, but it sent no connectivity check result for this interval": "节点自身的批次显示其在运行，但该时段内未发送连通性检查结果",
 
-	"%s at %s; a definitive check: one failure opened the incident":                    "%s，发生于 %s；确定性检查：一次失败即开启事件",
+	"%s at %s; a definitive check: one failure opened the incident":                    "%s，发生于 %s；此项检查失败一次即确认故障",
 	"%s at %s; %d failing results of this check in a row opened the incident":          "%s，发生于 %s；该检查连续 %d 次失败，事件开启",
 	"passing again from %s; %d passing results of this check in a row closed it":       "自 %s 起恢复正常；该检查连续 %d 次通过，事件关闭",
 	"chain restarted at seq %d after seq %d (the probe lost its state; not an outage)": "哈希链在序号 %d 处重启，上一序号为 %d（探针丢失了状态；不算故障）",

@@ -93,7 +93,7 @@ var zhAlerts = map[string]string{
 	" — %s due %s (in %s)":                                                            " — %s截止 %s（还剩 %s）",
 	// The incident engine's evidence (sla/incident Transition.Why) as the
 	// alerts' evidence line.
-	"a definitive check: one failure opens the incident (%s)":       "确定性检查：一次失败即开启事件（%s）",
+	"a definitive check: one failure opens the incident (%s)":       "此项检查失败一次即确认故障（%s）",
 	"%d failing results of this check in a row from %s":             "自 %[2]s起该检查连续 %[1]d 次失败",
 	"%d passing results of this check in a row from %s":             "自 %[2]s起该检查连续 %[1]d 次通过",
 	"no data from the node since %s (heartbeat every %s, grace %s)": "自%s起未收到节点的任何数据（心跳间隔%s，宽限%s）",

@@ -25,13 +25,13 @@ var zhSources = map[string]string{
 	"Nodes left out of this report": "本报告未包含的节点",
 	"This report is partial: %d nodes are registered under a contract that no terms file given defines, so they could not be judged. Their outages, tickets and credits are not in any figure below; report them again with their contract's terms.": "本报告不完整：有 %d 个节点登记在没有任何给定条款文件定义的合同之下，无法评判。它们的故障、工单与赔偿不在下文任何数字之中；请附上其合同条款重新出具报告。",
 	// The claim page's sources and unverified terms.
-	"Sources: the published text of each term": "依据：各项条款的公开原文",
+	"Sources: the published text of each term": "依据：各项条款的公开文本",
 	"terms":               "条款",
 	"page":                "页面",
 	"read":                "查阅日期",
-	"clause as published": "公开条文原文",
+	"clause as published": "公开条文",
 	"provider's own text": "服务商自己的文本",
-	"Unverified terms: %s. They rest on a secondary source or on none, not on the provider's own published text; the figures resting on them are to be checked against the provider's SLA.": "未经核实的条款：%s。这些条款依据的是第三方资料或没有出处，而非服务商自己公开的文本；以其为依据的数字须与服务商的 SLA 原文核对。",
+	"Unverified terms: %s. They rest on a secondary source or on none, not on the provider's own published text; the figures resting on them are to be checked against the provider's SLA.": "未经核实的条款：%s。这些条款依据的是第三方资料或没有出处，而非服务商自己公开的文本；以其为依据的数字须与服务商的 SLA 公开文本核对。",
 	// CSV column labels of the left-out and sources tables.
 	"csv:left_out_node":    "未包含节点",
 	"csv:reason":           "原因",
@@ -41,5 +41,5 @@ var zhSources = map[string]string{
 	"csv:read":             "查阅日期",
 	"csv:secondary":        "第三方资料",
 	"csv:unverified_terms": "未经核实的条款",
-	"csv:quote":            "原文",
+	"csv:quote":            "条文",
 }

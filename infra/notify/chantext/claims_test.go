@@ -37,7 +37,7 @@ func TestClaimOverdueInChinese(t *testing.T) {
 		t.Fatalf("notice %+v", n)
 	}
 	got := n.PlainText()
-	for _, want := range []string{"⏳ 2026年3月索赔：服务商期限已过 — 示例算力云（cn-example）",
+	for _, want := range []string{"⏳ 2026年3月索赔：服务商期限已过——示例算力云（cn-example）",
 		"示例算力云未在其自己规定的期限2026年5月11日 00:00:00（", "（第9.2条 (cn-example.yaml:40)）前答复索赔cn-example/2026-03（1,800.00 CNY）。",
 		"已于2026年4月10日 15:00:00（", "通过工单提交（工单号TK-88）。", "催告函：gpusla claims letter cn-example/2026-03"} {
 		if !strings.Contains(got, want) {
@@ -67,7 +67,7 @@ func TestClaimOverdueInChinese(t *testing.T) {
 
 func TestRecoveryLines(t *testing.T) {
 	rows := []claims.RecoveryRow{{Provider: "示例算力云", Quarter: "2026-Q1", Currency: "CNY", Claimed: 180000, Granted: 180000, Received: 90000, Outstanding: 90000, SharePercent: 50, Overdue: 1}}
-	if got := RecoveryLines(i18n.ZH, rows)[0].String(); got != "索赔 2026-Q1，示例算力云：申请 1,800.00 CNY · 批准 1,800.00 CNY · 账单已抵扣 900.00 CNY · 被拒 0.00 CNY · 待赔付 900.00 CNY · 回收 50.0% · 1 项已过服务商期限" {
+	if got := RecoveryLines(i18n.ZH, rows)[0].String(); got != "索赔 2026-Q1，示例算力云：申请1,800.00 CNY · 批准1,800.00 CNY · 账单已抵扣900.00 CNY · 被拒0.00 CNY · 待赔付900.00 CNY · 回收50.0% · 1项已过服务商期限" {
 		t.Fatalf("zh: %q", got)
 	}
 	if got := RecoveryLines(i18n.EN, rows)[0].String(); got != "Claims 2026-Q1, 示例算力云: claimed 1,800.00 CNY · granted 1,800.00 CNY · received on bills 900.00 CNY · refused 0.00 CNY · outstanding 900.00 CNY · 50.0 % recovered · 1 past the provider's deadline" {

@@ -39,10 +39,10 @@ func TestEvidenceTextPerLanguage(t *testing.T) {
 		full       bool
 		want       string
 	}{
-		{"zh", "Asia/Shanghai", open, false, "自 2026年11月30日 18:00:30（北京时间）起该检查连续 2 次失败"},
+		{"zh", "Asia/Shanghai", open, false, "自2026年11月30日 18:00:30（北京时间）起该检查连续2次失败"},
 		{"en", "", open, false, "2 failing results of this check in a row from 2026-11-30 10:00:30 UTC"},
-		{"zh", "Asia/Shanghai", open, true, "net.loss fail: 3% (want <1%)；自 2026年11月30日 18:00:30（北京时间）起该检查连续 2 次失败"},
-		{"zh", "Asia/Shanghai", closed, true, "自 2026年11月30日 18:02:30（北京时间）起该检查连续 2 次通过"},
+		{"zh", "Asia/Shanghai", open, true, "net.loss fail: 3% (want <1%)；自2026年11月30日 18:00:30（北京时间）起该检查连续2次失败"},
+		{"zh", "Asia/Shanghai", closed, true, "自2026年11月30日 18:02:30（北京时间）起该检查连续2次通过"},
 		{"en", "Asia/Shanghai", closed, true, "2 passing results of this check in a row from 2026-11-30 18:02:30 (China Standard Time)"},
 		{"zh", "Asia/Shanghai", tr[0], true, "自2026年11月30日 18:00:30（北京时间）起未收到节点的任何数据（心跳间隔30秒，宽限1分30秒）"},
 		{"en", "", tr[0], true, "no data from the node since 2026-11-30 10:00:30 UTC (heartbeat every 30 seconds, grace 1 minute 30 seconds)"},

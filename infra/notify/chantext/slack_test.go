@@ -26,11 +26,11 @@ func TestSlackRepliesInTheContractsWords(t *testing.T) {
 		{"en", "Asia/Shanghai", SlackFor("en", "Asia/Shanghai").Opened(f, tim),
 			"Ticket *T-0042* opened for *gz-01* (P1, business hours): first response due 2026-03-13 00:20:00 (China Standard Time)."},
 		{"zh", "Asia/Shanghai", SlackFor("zh", "Asia/Shanghai").Opened(f, tim),
-			"工单 *T-0042* 已为 *gz-01* 开立（P1，工作时间内）：首次响应截止 2026年3月13日 00:20:00（北京时间）。"},
+			"工单 *T-0042* 已为 *gz-01* 开立（P1，工作时间内）：首次响应截止2026年3月13日 00:20:00（北京时间）。"},
 		{"en", "UTC", SlackFor("en", "UTC").Recorded(f, e, false),
 			"Recorded: provider responded on *T-0042* at 2026-03-12 16:27:00 UTC — first response target breached, *7 minutes late*."},
 		{"zh", "Asia/Shanghai", SlackFor("zh", "Asia/Shanghai").Recorded(f, e, true),
-			"已记录过：服务商已响应，*T-0042*，于 2026年3月13日 00:27:00（北京时间）。"},
+			"已记录过：服务商已响应，*T-0042*，于2026年3月13日 00:27:00（北京时间）。"},
 		{"en", "UTC", SlackFor("en", "UTC").TicketLine(f, tim),
 			"*T-0042* P1 (ACME-7) — :rotating_light: first response BREACHED (due 2026-03-12 16:20:00 UTC, 7 minutes ago)"},
 	} {
@@ -56,8 +56,8 @@ func TestSlackStatusPerContract(t *testing.T) {
 			Open: []SlackOpen{{Kind: "gpu_lost", Since: at}}},
 		{ID: "old-01", Provider: "example", Contract: "gone"},
 	})
-	want := "*gz-01*（acme，cn-example）:red_circle: 自 2026年11月30日 18:00:30（北京时间）起*无法访问*\n" +
-		"   • 故障：GPU 掉卡，自 2026年11月30日 18:00:30（北京时间） 起\n" +
+	want := "*gz-01*（acme，cn-example）:red_circle: 自2026年11月30日 18:00:30（北京时间）起*无法访问*\n" +
+		"   • 故障：GPU 掉卡，自2026年11月30日 18:00:30（北京时间）起\n" +
 		"   • 工单 T-1（P1）\n" +
 		"*ny-01* (example, us-example) :large_green_circle: up, last heard 1 minute 30 seconds ago\n" +
 		"   • incident: GPU lost since 2026-11-30 05:00:30 (US Eastern Time, UTC−05:00)\n" +
