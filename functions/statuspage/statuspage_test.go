@@ -852,7 +852,7 @@ func TestPageBoundedWhateverANodeOpens(t *testing.T) {
 			t.Errorf("%s: a check name is live HTML", c.lang)
 		}
 		more := map[i18n.Lang][]string{i18n.EN: {"Open incidents (702)", "… and 502 more open incidents, not listed here", "… and 604 older incidents, not listed here"},
-			i18n.ZH: {"另有 502 起进行中的事件未在此列出", "另有 604 起更早的事件未在此列出"}}[c.lang]
+			i18n.ZH: {"另有502起进行中的事件未在此列出", "另有604起更早的事件未在此列出"}}[c.lang]
 		for _, want := range more {
 			if !strings.Contains(body, want) {
 				t.Errorf("%s: the page lacks %q", c.lang, want)
