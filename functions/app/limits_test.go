@@ -230,7 +230,7 @@ func TestLimitsAlertInTheContractsWords(t *testing.T) {
 	if limit.Lang != "zh" || limit.Zone != "Asia/Shanghai" {
 		t.Fatalf("limits alert %+v", limit)
 	}
-	for _, want := range []string{"gz-01 本小时内告警超过 40 条；已暂缓 1 条。在2026年11月30日 19:00:00（北京时间）之前", "GET /v1/incidents"} {
+	for _, want := range []string{"gz-01 本小时内告警超过40条；已暂缓1条。在2026年11月30日 19:00:00（北京时间）之前", "GET /v1/incidents"} {
 		if !strings.Contains(limit.Detail, want) {
 			t.Errorf("detail %q lacks %q", limit.Detail, want)
 		}
