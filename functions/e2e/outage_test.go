@@ -193,6 +193,18 @@ func latencies(ps []push) []time.Duration {
 
 var reAlertText = regexp.MustCompile(`^\[(\w+)\] .*\(incident ([^)]+)\)$`)
 
+// alertKindOfTag is the alert kind behind a plain text's tag: a check-based
+// incident's opening alert is tagged with the incident's kind
+// ("[gpu_degraded]"), every other alert with its own kind.
+func alertKindOfTag(tag string) notify.AlertKind {
+	switch k := notify.AlertKind(tag); k {
+	case notify.AlertUnreachable, notify.AlertRecovered, notify.AlertReclassified, notify.AlertUpdate,
+		notify.AlertDeliveryOverdue, notify.AlertDelivered, notify.AlertLimits:
+		return k
+	}
+	return notify.AlertDegraded
+}
+
 // A real `gpusla serve` and a real `gpuprobe
 // run` whose GPUs fail and recover every few seconds, and whose node goes
 // away once; Slack is healthy, then answers 503, then refuses connections,
@@ -293,11 +305,9 @@ func TestSlackOutage(t *testing.T) {
 			}
 		}
 		for _, inc := range incs {
-			open := notify.AlertDegraded
-			if inc.Kind == "unreachable" {
-				open = notify.AlertUnreachable
-			}
-			if inc.Open() || !got[string(open)+" "+inc.ID] || !got[string(notify.AlertRecovered)+" "+inc.ID] {
+			// An opening alert's text is tagged with its incident's kind
+			// ("[gpu_degraded]", "[unreachable]").
+			if inc.Open() || !got[inc.Kind+" "+inc.ID] || !got[string(notify.AlertRecovered)+" "+inc.ID] {
 				return false
 			}
 		}
@@ -369,7 +379,7 @@ func TestSlackOutage(t *testing.T) {
 		if g == nil || g[1] == string(notify.AlertReclassified) {
 			continue
 		}
-		rec, err := st.GetAlert(ctx, reg.ID, g[2], notify.AlertKind(g[1]), "")
+		rec, err := st.GetAlert(ctx, reg.ID, g[2], alertKindOfTag(g[1]), "")
 		if err != nil || rec.SentAt.IsZero() {
 			t.Fatalf("message %d (%s): alert record %+v %v, want one marked sent", i, m.Text, rec, err)
 		}
