@@ -2,7 +2,6 @@ package app_test
 
 import (
 	"bytes"
-	"context"
 	"path/filepath"
 	"testing"
 	"time"
@@ -10,9 +9,6 @@ import (
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/fleetsim"
 	"github.com/gpusla/gpusla/infra/store"
-	"github.com/gpusla/gpusla/infra/store/bolt"
-	"github.com/gpusla/gpusla/infra/store/dynamo/dynamotest"
-	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/terms"
 )
@@ -76,37 +72,13 @@ type booksStore interface {
 // skipped nodes) and the log read back.
 func logReport(t *testing.T, st booksStore, tm []*terms.Terms, skip map[string]string, asOf time.Time) []byte {
 	t.Helper()
-	ctx := context.Background()
 	from, to := report.Window(2026, 3)
-	var buf bytes.Buffer
-	w := events.NewWriter(&buf)
-	dropped := map[string]bool{}
-	emit := func(e *events.Event) error {
-		if _, ok := skip[e.Node]; (ok && e.Node != "") || (e.Ticket != "" && dropped[e.Ticket]) {
-			if e.Ticket != "" {
-				dropped[e.Ticket] = true
-			}
-			return nil
-		}
-		return w.Write(e)
-	}
-	if _, err := app.Export(ctx, st, app.ExportSelect{From: from, To: to}, emit); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := app.ExportTickets(ctx, st, emit); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := app.ExportProviderStatus(ctx, st, from, to, w.Write); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	buf := exportLog(t, st, skip, from, to)
 	b, err := report.NewBuilder(tm, report.Options{Year: 2026, Month: 3, AsOf: asOf})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.ReadLog("export", &buf); err != nil {
+	if err := b.ReadLog("export", buf); err != nil {
 		t.Fatal(err)
 	}
 	r, err := b.Build()
@@ -127,20 +99,7 @@ func logReport(t *testing.T, st booksStore, tm []*terms.Terms, skip map[string]s
 // later is counted as after the as-of instant), on one worker and on
 // several.
 func TestStoreBooksAreTheLogsReport(t *testing.T) {
-	t.Run("bolt", func(t *testing.T) {
-		st, err := bolt.Open(filepath.Join(t.TempDir(), "gpusla.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		st.SetNoSync(true)
-		testStoreBooks(t, st, 12)
-	})
-	t.Run("dynamo", func(t *testing.T) {
-		st := dynamotest.NewStore(t)
-		t.Cleanup(func() { st.Close() })
-		testStoreBooks(t, st, 8) // eight: one of them (the eighth) slower than its siblings
-	})
+	onBothStores(t, testStoreBooks)
 }
 
 func testStoreBooks(t *testing.T, st booksStore, nodes int) {

@@ -99,23 +99,33 @@ func (d *TicketDesk) rangeExport(from, to time.Time, skip map[string]string) Exp
 	return d.selectExport(ExportSelect{From: from, To: to}, skip)
 }
 
+// SkipFilter hands emit every event but those of the nodes in skip and of
+// their tickets (a ticket's later events name no node): the job's export
+// leaves out the nodes no loaded terms define.
+func SkipFilter(skip map[string]string, emit func(*events.Event) error) func(*events.Event) error {
+	if len(skip) == 0 {
+		return emit
+	}
+	dropped := map[string]bool{} // tickets of skipped nodes
+	return func(e *events.Event) error {
+		if _, ok := skip[e.Node]; ok && e.Node != "" {
+			if e.Ticket != "" {
+				dropped[e.Ticket] = true
+			}
+			return nil
+		}
+		if e.Ticket != "" && dropped[e.Ticket] {
+			return nil
+		}
+		return emit(e)
+	}
+}
+
 // selectExport is rangeExport of sel.
 func (d *TicketDesk) selectExport(sel ExportSelect, skip map[string]string) ExportFunc {
 	from, to := sel.From, sel.To
 	return func(ctx context.Context, w *events.Writer) error {
-		dropped := map[string]bool{} // tickets of skipped nodes
-		emit := func(e *events.Event) error {
-			if _, ok := skip[e.Node]; ok && e.Node != "" {
-				if e.Ticket != "" {
-					dropped[e.Ticket] = true
-				}
-				return nil
-			}
-			if e.Ticket != "" && dropped[e.Ticket] {
-				return nil
-			}
-			return w.Write(e)
-		}
+		emit := SkipFilter(skip, w.Write)
 		if _, err := Export(ctx, d.svc.store, sel, emit); err != nil {
 			return err
 		}

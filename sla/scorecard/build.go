@@ -2,6 +2,7 @@ package scorecard
 
 import (
 	"cmp"
+	"fmt"
 	"runtime"
 	"slices"
 	"sort"
@@ -100,9 +101,21 @@ func (b *Builder) Build() (*Scorecard, error) {
 // (TestMonthReportsEqualStandaloneReports), so the monthly report and its
 // scorecard section come from one pass over the log.
 func (b *Builder) BuildWithReports() (*Scorecard, []*report.Report, error) {
-	facts, e, reps, err := b.gather()
+	reps, err := b.buildReports()
 	if err != nil {
 		return nil, nil, err
+	}
+	sc, err := b.BuildFrom(reps)
+	return sc, reps, err
+}
+
+// BuildFrom computes the scorecard from the month reports From..To built
+// elsewhere (from the store, node by node: app.Books) and what the builder
+// read of the check results itself (Note, AddPart). It can be called once.
+func (b *Builder) BuildFrom(reps []*report.Report) (*Scorecard, error) {
+	facts, e, err := b.gather(reps)
+	if err != nil {
+		return nil, err
 	}
 	sc := &Scorecard{Schema: Schema, From: b.opts.From.String(), To: b.opts.To.String(), AsOf: b.opts.AsOf.UTC().Format(time.RFC3339),
 		Events: b.events, Providers: providers(facts, e), Fleet: e.fleet, Rates: b.opts.Rates}
@@ -113,21 +126,27 @@ func (b *Builder) BuildWithReports() (*Scorecard, []*report.Report, error) {
 	sc.AllProviders = &all
 	sc.warnings = warnings(sc, facts)
 	sc.Warnings = msg.Strings(sc.warnings)
-	return sc, reps, nil
+	return sc, nil
 }
 
-// gather builds the month reports and files what each node contributes:
-// the facts both the scorecard and the trial page are computed from.
-func (b *Builder) gather() (factSet, *env, []*report.Report, error) {
-	reps, err := b.buildReports()
-	if err != nil {
-		return nil, nil, nil, err
+// gather files what each node contributes from the month reports reps
+// (From..To) and the check results read: the facts both the scorecard and
+// the trial page are computed from.
+func (b *Builder) gather(reps []*report.Report) (factSet, *env, error) {
+	if len(reps) != len(b.months) {
+		return nil, nil, fmt.Errorf("scorecard %s..%s: %d month reports for %d months", b.opts.From, b.opts.To, len(reps), len(b.months))
 	}
+	for i, rep := range reps {
+		if rep == nil || rep.Month != b.months[i].String() {
+			return nil, nil, fmt.Errorf("scorecard %s..%s: month %d is not the report of %s", b.opts.From, b.opts.To, i+1, b.months[i])
+		}
+	}
+	b.perf.Seal()
 	facts := factSet{}
 	byKey := map[string]*incidentRec{}
 	for i, rep := range reps {
 		if err := b.billMonth(i, rep, facts); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, err
 		}
 		facts.addMonth(rep, byKey)
 	}
@@ -136,7 +155,7 @@ func (b *Builder) gather() (factSet, *env, []*report.Report, error) {
 	for _, f := range facts {
 		f.asOf = b.opts.AsOf
 	}
-	return facts, &env{fleet: b.fleet(facts), rates: b.opts.Rates}, reps, nil
+	return facts, &env{fleet: b.fleet(facts), rates: b.opts.Rates}, nil
 }
 
 // factSet is the facts of every node the reports name, by node id.

@@ -93,6 +93,7 @@ type Builder struct {
 	net       []netRec
 	xids      []xidRec
 	events    int
+	sink      *sink // files into the builder itself
 }
 
 type nodeInfo struct {
@@ -135,6 +136,7 @@ func NewBuilder(contracts []*terms.Terms, opts Options) (*Builder, error) {
 		return nil, fmt.Errorf("as-of instant missing")
 	}
 	b := &Builder{opts: opts, contracts: map[string]*terms.Terms{}, nodes: map[string]*nodeInfo{}}
+	b.sink = &sink{node: b.node, perf: b.perf.Add, net: &b.net, xids: &b.xids}
 	for _, t := range contracts {
 		b.contracts[t.Contract] = t
 	}
@@ -202,22 +204,38 @@ func (b *Builder) Add(e *events.Event) error {
 			return err
 		}
 	}
+	b.own(e, b.sink)
+	return nil
+}
+
+// sink is where the scorecard's own reading of an event files what it
+// finds: the builder's (the whole log, or events read apart) or a node
+// part's (one node's records, read on a worker of its own).
+type sink struct {
+	node func(id string) *nodeInfo
+	perf func(node string, at time.Time, checks []events.Check)
+	net  *[]netRec
+	xids *[]xidRec
+}
+
+// own is what the scorecard itself reads of e, beside the month reports:
+// registrations, and check results received by the as-of instant.
+func (b *Builder) own(e *events.Event, s *sink) {
 	switch e.Type {
 	case events.TypeNodeRegistered:
 		if _, ok := b.contracts[e.Contract]; !ok {
-			return nil // left out of every month's report, which names it (Skipped)
+			return // left out of every month's report, which names it (Skipped)
 		}
-		n := b.node(e.Node)
+		n := s.node(e.Node)
 		if !n.registered {
 			n.registered, n.contract, n.model, n.gpus = true, b.contracts[e.Contract], e.Hardware.GPUModel, e.Hardware.GPUCount
 		}
 	case events.TypeObservation:
 		if len(e.Checks) == 0 || e.ReceivedAt.After(b.opts.AsOf) {
-			return nil
+			return
 		}
-		b.observe(e)
+		b.observe(e, s)
 	}
-	return nil
 }
 
 func (b *Builder) node(id string) *nodeInfo {
@@ -233,10 +251,10 @@ func (b *Builder) node(id string) *nodeInfo {
 // which the probe writes as "≥ 70 % of 10000 Mbit/s" (probe/netcheck).
 var iperfNominal = regexp.MustCompile(`of ([0-9]+(?:\.[0-9]+)?(?:e[+-]?[0-9]+)?) Mbit/s`)
 
-func (b *Builder) observe(e *events.Event) {
+func (b *Builder) observe(e *events.Event, s *sink) {
 	at := e.TrueAt()
 	ns := at.UnixNano()
-	n := b.node(e.Node)
+	n := s.node(e.Node)
 	if b.opts.Trial {
 		n.trial.observe(e, at)
 	}
@@ -249,7 +267,7 @@ func (b *Builder) observe(e *events.Event) {
 			}
 		}
 	}
-	b.perf.Add(e.Node, at, e.Checks)
+	s.perf(e.Node, at, e.Checks)
 	for i := range e.Checks {
 		c := &e.Checks[i]
 		switch {
@@ -258,12 +276,12 @@ func (b *Builder) observe(e *events.Event) {
 			if c.GPU != nil {
 				gpu = *c.GPU
 			}
-			b.xids = append(b.xids, xidRec{e.Node, ns, gpu})
+			*s.xids = append(*s.xids, xidRec{e.Node, ns, gpu})
 		case c.Number == nil || math.IsNaN(*c.Number) || c.Verdict == events.Skipped:
 		case c.Name == "net.gateway.rtt":
-			b.net = append(b.net, netRec{e.Node, ns, 'r', c.Name, *c.Number})
+			*s.net = append(*s.net, netRec{e.Node, ns, 'r', c.Name, *c.Number})
 		case c.Name == "net.gateway.loss":
-			b.net = append(b.net, netRec{e.Node, ns, 'l', c.Name, *c.Number})
+			*s.net = append(*s.net, netRec{e.Node, ns, 'l', c.Name, *c.Number})
 		case strings.HasPrefix(c.Name, "net.iperf3."):
 			m := iperfNominal.FindStringSubmatch(c.Criterion)
 			if m == nil {
@@ -273,7 +291,7 @@ func (b *Builder) observe(e *events.Event) {
 			if err != nil || nominal <= 0 {
 				continue
 			}
-			b.net = append(b.net, netRec{e.Node, ns, 'i', c.Name, *c.Number / nominal})
+			*s.net = append(*s.net, netRec{e.Node, ns, 'i', c.Name, *c.Number / nominal})
 		}
 	}
 }

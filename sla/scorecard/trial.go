@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpusla/gpusla/sla/billing"
 	"github.com/gpusla/gpusla/sla/msg"
+	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/trial"
 )
 
@@ -76,7 +77,20 @@ func (b *Builder) BuildTrial() (*Trial, error) {
 	if !b.opts.Trial {
 		return nil, errNotTrial
 	}
-	facts, _, _, err := b.gather()
+	reps, err := b.buildReports()
+	if err != nil {
+		return nil, err
+	}
+	return b.BuildTrialFrom(reps)
+}
+
+// BuildTrialFrom is BuildTrial from month reports built elsewhere, as
+// BuildFrom is Build.
+func (b *Builder) BuildTrialFrom(reps []*report.Report) (*Trial, error) {
+	if !b.opts.Trial {
+		return nil, errNotTrial
+	}
+	facts, _, err := b.gather(reps)
 	if err != nil {
 		return nil, err
 	}

@@ -13,15 +13,12 @@ import (
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/document"
-	"github.com/gpusla/gpusla/functions/eventexport"
 	"github.com/gpusla/gpusla/functions/monthreport"
 	"github.com/gpusla/gpusla/functions/wiring"
 	gstore "github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/billing"
 	"github.com/gpusla/gpusla/sla/claims"
-	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/i18n"
-	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/scorecard"
 	"github.com/gpusla/gpusla/sla/terms"
 )
@@ -31,8 +28,9 @@ func init() {
 }
 
 // scorecardLong is `gpusla scorecard --help`'s text.
-const scorecardLong = `Reads contract terms and the event log (--events FILE, "-" for standard input,
-or the local backend's store with --data DIR) and prints the provider scorecard
+const scorecardLong = `Reads contract terms and the event log (--events FILE, "-" for standard input),
+or the local backend's store (--data DIR, node by node on every core, the same
+scorecard without exporting a log), and prints the provider scorecard
 (docs/scorecard.md): per provider and per provider × GPU model, delivery,
 hardware truth, reliability, network, support, billing and performance, each
 figure with the observations it rests on and its rank, and the fleet
@@ -52,6 +50,7 @@ func newScorecardCmd() *cobra.Command {
 	var termsFiles []string
 	var eventsFile, data, from, to, format, asOf, billFile, ratesFile, output, langFlag, claimsFile string
 	var trial bool
+	var workers int
 	cmd := &cobra.Command{
 		Use:   "scorecard --terms FILE (--events FILE | --data DIR) [--from YYYY-MM --to YYYY-MM]",
 		Short: "Compare providers on what the probes measured, over a run of months",
@@ -84,55 +83,42 @@ func newScorecardCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if data != "" {
+				return scorecardFromStore(cmd, data, workers, all, opts, claimsFile, format, lang, output)
+			}
 			b, err := scorecard.NewBuilder(all, opts)
 			if err != nil {
 				return err
 			}
-			switch {
-			case eventsFile == "-":
+			if eventsFile == "-" {
 				err = b.ReadLog("stdin", cmd.InOrStdin())
-			case eventsFile != "":
+			} else {
 				err = readScorecardEvents(b, eventsFile)
-			default:
-				err = exportInto(cmd, data, opts, b.Add)
 			}
 			if err != nil {
 				return err
 			}
 			// A node whose contract no terms define is left out and named.
 			monthreport.WarnSkipped(cmd.ErrOrStderr(), b.Skipped())
-			var buf bytes.Buffer
 			if trial {
 				tr, err := b.BuildTrial()
 				if err != nil {
 					return err
 				}
-				if err := document.RenderTrial(&buf, tr, format, lang); err != nil {
-					return err
-				}
-				return monthreport.Emit(cmd.OutOrStdout(), output, buf.Bytes())
+				return emitTrial(cmd, tr, format, lang, output)
 			}
 			sc, err := b.Build()
 			if err != nil {
 				return err
 			}
-			var fromStore func() ([]claims.Claim, error)
-			if data != "" {
-				fromStore = func() ([]claims.Claim, error) { return storeClaims(cmd, data) }
-			}
-			if err := scorecardClaims(sc, all, claimsFile, fromStore, opts.AsOf); err != nil {
-				return err
-			}
-			if err := document.RenderScorecard(&buf, sc, format); err != nil {
-				return err
-			}
-			return monthreport.Emit(cmd.OutOrStdout(), output, buf.Bytes())
+			return emitScorecard(cmd, sc, all, claimsFile, nil, opts.AsOf, format, output)
 		},
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&termsFiles, "terms", nil, "contract terms file (YAML); repeat for several")
 	f.StringVar(&eventsFile, "events", "", `event log (JSON lines), "-" for standard input`)
-	f.StringVar(&data, "data", "", "read the local backend's store in this data folder instead of --events")
+	f.StringVar(&data, "data", "", "build from the local backend's store in this data folder (or the DynamoDB table $GPUSLA_TABLE names), node by node, instead of --events")
+	f.IntVar(&workers, "workers", 0, "with --data: nodes read at once (default: one per processor)")
 	f.StringVar(&from, "from", "", "first month, YYYY-MM (default --to)")
 	f.StringVar(&to, "to", "", "last month, YYYY-MM (default the month before --as-of)")
 	f.StringVar(&format, "format", "md", "output format: json, md or html")
@@ -202,21 +188,53 @@ func readScorecardEvents(b *scorecard.Builder, path string) error {
 	return b.ReadLog(path, f)
 }
 
-// exportInto feeds the local store's export (what `gpusla export` writes)
-// straight into add: the months, with the report's lookback (8 days)
-// before them and two days after for any time zone; tickets too.
-func exportInto(cmd *cobra.Command, data string, o scorecard.Options, add func(*events.Event) error) error {
-	store, _, err := wiring.FromEnv().OpenExisting(cmd.Context(), data) // $GPUSLA_TABLE: DynamoDB
+// scorecardFromStore builds the scorecard (or the trial page) from the
+// store in data node by node on workers (app.Books): the one the months'
+// exported log gives (TestStoreScorecardIsTheLogs), without the log.
+func scorecardFromStore(cmd *cobra.Command, data string, workers int, all []*terms.Terms, o scorecard.Options, claimsFile, format string, lang i18n.Lang, output string) error {
+	st, _, err := wiring.FromEnv().OpenExisting(cmd.Context(), data) // $GPUSLA_TABLE: DynamoDB
 	if err != nil {
 		return fmt.Errorf("--data %s: %w", data, err)
 	}
-	defer store.Close()
-	from, _ := report.Window(o.From.Year, o.From.Month) // what the months' reports read
-	_, to := report.Window(o.To.Year, o.To.Month)
-	if _, err := eventexport.Into(cmd.Context(), store, app.ExportSelect{From: from, To: to}, add); err != nil {
+	defer st.Close()
+	bk := app.Books{Store: st, Status: st, Terms: all, Workers: workers}
+	if o.Trial {
+		tr, reps, err := bk.Trial(cmd.Context(), o)
+		if err != nil {
+			return fmt.Errorf("--data %s: %w", data, err)
+		}
+		monthreport.WarnSkipped(cmd.ErrOrStderr(), reps[0].LeftOut)
+		return emitTrial(cmd, tr, format, lang, output)
+	}
+	sc, reps, err := bk.Scorecard(cmd.Context(), o)
+	if err != nil {
 		return fmt.Errorf("--data %s: %w", data, err)
 	}
-	return nil
+	monthreport.WarnSkipped(cmd.ErrOrStderr(), reps[0].LeftOut)
+	fromStore := func() ([]claims.Claim, error) { return ledgerOf(cmd.Context(), st, data) }
+	return emitScorecard(cmd, sc, all, claimsFile, fromStore, o.AsOf, format, output)
+}
+
+// emitTrial writes the trial page in format.
+func emitTrial(cmd *cobra.Command, tr *scorecard.Trial, format string, lang i18n.Lang, output string) error {
+	var buf bytes.Buffer
+	if err := document.RenderTrial(&buf, tr, format, lang); err != nil {
+		return err
+	}
+	return monthreport.Emit(cmd.OutOrStdout(), output, buf.Bytes())
+}
+
+// emitScorecard adds the claims ledger's figures to sc and writes it in
+// format.
+func emitScorecard(cmd *cobra.Command, sc *scorecard.Scorecard, all []*terms.Terms, claimsFile string, fromStore func() ([]claims.Claim, error), asOf time.Time, format, output string) error {
+	if err := scorecardClaims(sc, all, claimsFile, fromStore, asOf); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := document.RenderScorecard(&buf, sc, format); err != nil {
+		return err
+	}
+	return monthreport.Emit(cmd.OutOrStdout(), output, buf.Bytes())
 }
 
 // readAtMost reads the file at path if it is at most max bytes: a regular
@@ -293,17 +311,6 @@ func readClaimsFile(path string) ([]claims.Claim, error) {
 		}
 	}
 	return doc.Claims, nil
-}
-
-// storeClaims is the ledger of the local store in data, opened for it
-// (none when the store keeps no ledger).
-func storeClaims(cmd *cobra.Command, data string) ([]claims.Claim, error) {
-	st, _, err := wiring.FromEnv().OpenExisting(cmd.Context(), data)
-	if err != nil {
-		return nil, fmt.Errorf("--data %s: %w", data, err)
-	}
-	defer st.Close()
-	return ledgerOf(cmd.Context(), st, data)
 }
 
 // ledgerOf is the ledger of an open store (none when it keeps none).
