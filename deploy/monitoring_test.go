@@ -22,7 +22,8 @@ import (
 	"github.com/gpusla/gpusla/probe/daemon"
 	"github.com/gpusla/gpusla/probe/netcheck"
 	"github.com/gpusla/gpusla/probe/specdb"
-	"github.com/gpusla/gpusla/probe/stress"
+	"github.com/gpusla/gpusla/probe/stress/judge"
+	"github.com/gpusla/gpusla/probe/stress/result"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -70,11 +71,11 @@ func probeChecks(t *testing.T) []wire.Check {
 		t.Fatal(err)
 	}
 	pci := h200.GPU.Devices[0].PCI
-	rep := &stress.Report{GPUs: []*stress.GPUReport{stress.NewGPUReport(0, pci.DeviceID16(), uint16(pci.SubsystemID>>16))}}
-	for _, p := range stress.AllPrecisions {
-		rep.Burns = append(rep.Burns, stress.BurnResult{GPU: 0, Precision: p, Launches: 10, Checked: 1000, Median: 100, Min: 99, Samples: []float64{100, 100, 100}})
+	rep := &result.Report{GPUs: []*result.GPU{{Index: 0, Static: &result.Static{DeviceID: pci.DeviceID16(), SubsystemID: uint16(pci.SubsystemID >> 16)}}}}
+	for _, p := range result.AllPrecisions {
+		rep.Burns = append(rep.Burns, result.Burn{GPU: 0, Precision: p, Launches: 10, Checked: 1000, Median: 100, Min: 99, Samples: []float64{100, 100, 100}})
 	}
-	cs = append(cs, stress.Judge(rep)...)
+	cs = append(cs, judge.Report(rep)...)
 	spec := netcheck.Spec{Gateway: netcheck.Gateway{Address: "127.0.0.1", PingOpts: netcheck.PingOpts{Count: 3, Interval: 10 * time.Millisecond}}}
 	spec.SetDefaults()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -16,17 +16,22 @@ const module = "github.com/gpusla/gpusla"
 
 // rule forbids every package under from to depend, directly or through
 // others, on any package of the project under one of the prefixes in not
-// ("" is all of them) but those under from itself.
+// ("" is all of them) but those under from itself and under a prefix in
+// but.
 type rule struct {
 	from string
 	not  []string
 	why  string
+	but  []string
 }
 
 var rules = []rule{
-	{"infra/", []string{"functions/"}, "infra/ must not import functions/: adapters serve the application, never call up"},
-	{"sla/", []string{""}, "sla/ must not import anything of the project's outside sla/: the domain is pure"},
-	{"probe/", []string{"functions/", "infra/"}, "probe/ must not import functions/ or infra/: the probe runs on rented nodes with none of the backend in it"},
+	{"infra/", []string{"functions/"}, "infra/ must not import functions/: adapters serve the application, never call up", nil},
+	{"sla/", []string{""}, "sla/ must not import anything of the project's outside sla/: the domain is pure", nil},
+	{"probe/", []string{"functions/", "infra/"}, "probe/ must not import functions/ or infra/: the probe runs on rented nodes with none of the backend in it", nil},
+	{"probe/stress/result", []string{""}, "probe/stress/result must import nothing of the project's but probe/wire: it is the plain data of a stress run, with no CUDA handle", []string{"probe/wire"}},
+	{"probe/stress/judge", []string{"probe/stress", "probe/cuda", "probe/kernels", "probe/nccl", "probe/gpu/nvmlread"},
+		"probe/stress/judge must not import the stress runner, CUDA, the kernels, NCCL or NVML: a stress report is judged with no GPU", []string{"probe/stress/result"}},
 }
 
 // forbidden reports whether rule r forbids a dependency on path.
@@ -34,6 +39,11 @@ func (r rule) forbidden(path string) bool {
 	rel := strings.TrimPrefix(path, module+"/")
 	if strings.HasPrefix(rel, r.from) {
 		return false
+	}
+	for _, p := range r.but {
+		if strings.HasPrefix(rel, p) {
+			return false
+		}
 	}
 	for _, p := range r.not {
 		if strings.HasPrefix(rel, p) {
@@ -164,6 +174,20 @@ func TestChainFindsIndirectImports(t *testing.T) {
 	g[m("functions/app")] = nil
 	if c := chain(g, m("infra/slack"), infra); strings.Join(c, " ") != "infra/slack infra/notify sla/events functions/app" {
 		t.Errorf("infra/slack: chain %v", c)
+	}
+	// An exception (but) is allowed, and only it: the stress judging may
+	// read the results, not reach the runner through them.
+	judging := rules[4]
+	g[m("probe/stress/judge")] = []string{m("probe/stress/result"), m("probe/specdb")}
+	g[m("probe/stress/result")] = []string{m("probe/wire")}
+	g[m("probe/specdb")], g[m("probe/wire")] = nil, nil
+	if c := chain(g, m("probe/stress/judge"), judging); c != nil {
+		t.Errorf("probe/stress/judge: chain %v, want none (probe/stress/result is allowed)", c)
+	}
+	g[m("probe/stress/result")] = []string{m("probe/stress")}
+	g[m("probe/stress")] = []string{m("probe/cuda")}
+	if c := chain(g, m("probe/stress/judge"), judging); strings.Join(c, " ") != "probe/stress/judge probe/stress/result probe/stress" {
+		t.Errorf("probe/stress/judge: chain %v", c)
 	}
 }
 

@@ -51,7 +51,7 @@ const (
 	// DefaultStressBurn is each precision's burn in the stress job.
 	DefaultStressBurn = 30 * time.Second
 	// MaxSoak is the seed's 30-minute soak ("压力测试 30 分钟"); MinSoak the
-	// shortest soak whose curve has quarters to compare (stress.SoakMinSamples).
+	// shortest soak whose curve has quarters to compare (judge.SoakMinSamples).
 	MaxSoak = 30 * time.Minute
 	MinSoak = time.Minute
 	// StressMargin is what the stress job needs besides its burns: GPU

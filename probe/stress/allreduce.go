@@ -10,44 +10,8 @@ import (
 
 	"github.com/gpusla/gpusla/probe/cuda"
 	"github.com/gpusla/gpusla/probe/nccl"
+	"github.com/gpusla/gpusla/probe/stress/result"
 )
-
-// AllReduceResult is NCCL's sum all-reduce over every tested GPU, one
-// communicator per GPU in this process, measured the way nccl-tests'
-// all_reduce_perf measures it (out of place, 5 warm-up operations, then a
-// host timer around a run of operations and the streams' completion).
-type AllReduceResult struct {
-	GPUs    []int  `json:"gpus"` // CUDA ordinals; rank i is GPUs[i]
-	Library string `json:"library,omitempty"`
-	NCCL    string `json:"nccl_version,omitempty"`
-	// NVLS is how NVLink SHARP (multicast) was set: always off, so that
-	// a check can never change the fabric's state for the tenant.
-	NVLS string         `json:"nvls"`
-	Rows []AllReduceRow `json:"rows,omitempty"`
-	// Wrong counts result elements that differ from the exact sum, over
-	// every row; Checked how many were compared.
-	Wrong    int64  `json:"wrong"`
-	Checked  int64  `json:"checked"`
-	FirstBad string `json:"first_bad,omitempty"`
-	Skipped  string `json:"skipped,omitempty"`
-	Error    string `json:"error,omitempty"`
-	// Interrupted: as BurnResult's.
-	Interrupted string `json:"interrupted,omitempty"`
-}
-
-// AllReduceRow is one message size of one data type.
-type AllReduceRow struct {
-	DType string `json:"dtype"`
-	Bytes uint64 `json:"bytes"`
-	Count uint64 `json:"count"`
-	Iters int    `json:"iters"`
-	// Micros is the time of one operation; AlgGBs = bytes / time and
-	// BusGBs = AlgGBs × 2(n−1)/n, nccl-tests' formulas (decimal GB/s).
-	Micros float64 `json:"time_us"`
-	AlgGBs float64 `json:"algbw_gbs"`
-	BusGBs float64 `json:"busbw_gbs"`
-	Wrong  int64   `json:"wrong"`
-}
 
 // busFactor is nccl-tests' all-reduce bus-bandwidth factor 2(n−1)/n: the
 // share of the message each rank must send and receive in an optimal
@@ -165,7 +129,7 @@ const (
 
 // arRank is one GPU's buffers.
 type arRank struct {
-	g          *GPUReport
+	g          *device
 	stream     *cuda.Stream
 	send, recv cuda.DevicePtr
 	host       *cuda.HostBuffer
@@ -173,7 +137,7 @@ type arRank struct {
 
 // runAllReduce measures every size from 8 B to maxBytes for float32 and
 // bfloat16 over gpus and checks every element of every result.
-func runAllReduce(ctx context.Context, gpus []*GPUReport, maxBytes uint64) (r AllReduceResult) {
+func runAllReduce(ctx context.Context, gpus []*device, maxBytes uint64) (r result.AllReduce) {
 	for _, g := range gpus {
 		r.GPUs = append(r.GPUs, g.Index)
 	}
@@ -196,7 +160,7 @@ func runAllReduce(ctx context.Context, gpus []*GPUReport, maxBytes uint64) (r Al
 	return r
 }
 
-func allReduceOn(ctx context.Context, lib *nccl.Library, gpus []*GPUReport, maxBytes uint64, r *AllReduceResult) {
+func allReduceOn(ctx context.Context, lib *nccl.Library, gpus []*device, maxBytes uint64, r *result.AllReduce) {
 	ranks := make([]*arRank, len(gpus))
 	defer func() {
 		for _, k := range ranks {
@@ -335,9 +299,9 @@ func syncAll(ranks []*arRank) error {
 
 // timeAllReduce is one row: warm-up, a calibration operation, then a
 // timed run of operations long enough for a steady figure.
-func timeAllReduce(comms *nccl.Comms, ranks []*arRank, bufs []nccl.Buffer, size uint64, dt nccl.DataType) (AllReduceRow, error) {
+func timeAllReduce(comms *nccl.Comms, ranks []*arRank, bufs []nccl.Buffer, size uint64, dt nccl.DataType) (result.AllReduceRow, error) {
 	count := size / uint64(dt.Size())
-	row := AllReduceRow{DType: dt.String(), Bytes: size, Count: count}
+	row := result.AllReduceRow{DType: dt.String(), Bytes: size, Count: count}
 	run := func(n int) (time.Duration, error) {
 		t0 := time.Now()
 		for i := 0; i < n; i++ {

@@ -9,7 +9,7 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
 
 	"github.com/gpusla/gpusla/probe/nccl"
-	"github.com/gpusla/gpusla/probe/wire"
+	"github.com/gpusla/gpusla/probe/stress/result"
 )
 
 func TestBusFactorIsNCCLTestsFormula(t *testing.T) {
@@ -160,7 +160,7 @@ func TestReadTopology(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []TopoPair{{0, 1, "NV17", 17}, {0, 2, "SYS", 0}, {1, 2, "SYS", 0}}
+	want := []result.TopoPair{{A: 0, B: 1, Path: "NV17", Links: 17}, {A: 0, B: 2, Path: "SYS", Links: 0}, {A: 1, B: 2, Path: "SYS", Links: 0}}
 	if len(pairs) != 3 {
 		t.Fatalf("%+v", pairs)
 	}
@@ -174,88 +174,5 @@ func TestReadTopology(t *testing.T) {
 	pairs, err = readTopology(sw)
 	if err != nil || len(pairs) != 1 || pairs[0].Path != "NVSwitch" || pairs[0].Links != 16 {
 		t.Fatalf("NVSwitch: %+v %v", pairs, err)
-	}
-}
-
-func h200Pair() []*GPUReport {
-	return []*GPUReport{{Index: 0, deviceID: h200ID, subsysID: h200Subsys}, {Index: 1, deviceID: h200ID, subsysID: h200Subsys}}
-}
-
-func arReport(pairs []TopoPair, busGBs float64, wrong int64) *Report {
-	return &Report{GPUs: h200Pair(), Topology: pairs, AllReduce: &AllReduceResult{
-		GPUs: []int{0, 1}, NCCL: "2.21.5", NVLS: "off", Checked: 1 << 20, Wrong: wrong, FirstBad: "element 5",
-		Rows: []AllReduceRow{
-			{DType: "float32", Bytes: 8, Micros: 14, AlgGBs: 0.0005, BusGBs: 0.0005},
-			{DType: "float32", Bytes: 1 << 30, Micros: 3000, AlgGBs: busGBs, BusGBs: busGBs},
-			{DType: "bfloat16", Bytes: 1 << 30, Micros: 3000, AlgGBs: busGBs, BusGBs: busGBs},
-		}}}
-}
-
-func TestJudgeAllReduce(t *testing.T) {
-	nv := []TopoPair{{0, 1, "NV18", 18}}
-	pcie := []TopoPair{{0, 1, "SYS", 0}}
-	// A healthy NVLink pair.
-	cs := Judge(arReport(nv, 360, 0))
-	if c := find(t, cs, "gpu.nccl.allreduce.busbw"); c.Verdict != wire.Pass || !strings.Contains(c.Criterion, "225") {
-		t.Fatalf("healthy pair: %+v", c)
-	}
-	if c := find(t, cs, "gpu.topology"); c.Verdict != wire.Pass {
-		t.Fatalf("NVLink topology: %+v", c)
-	}
-	if c := find(t, cs, "gpu.nccl.allreduce.errors"); c.Verdict != wire.Pass {
-		t.Fatalf("errors: %+v", c)
-	}
-	if c := find(t, cs, "gpu.nccl.allreduce.latency"); c.Verdict != wire.Pass || *c.Number != 14 {
-		t.Fatalf("latency: %+v", c)
-	}
-	// The same pair over PCIe: the product was sold with NVLink, so the
-	// topology fails; the bandwidth is held to no NVLink level it cannot
-	// know applies, and says so.
-	cs = Judge(arReport(pcie, 40, 0))
-	if c := find(t, cs, "gpu.topology"); c.Verdict != wire.Fail || c.Category != wire.CategoryInventory || !strings.Contains(c.Detail, "0-1") {
-		t.Fatalf("PCIe topology: %+v", c)
-	}
-	if c := find(t, cs, "gpu.nccl.allreduce.busbw"); c.Verdict != wire.Skipped {
-		t.Fatalf("PCIe busbw: %+v", c)
-	}
-	// A slow NVLink fabric fails; one in the warn band warns.
-	if c := find(t, Judge(arReport(nv, 150, 0)), "gpu.nccl.allreduce.busbw"); c.Verdict != wire.Fail || c.Category != wire.CategoryPerformance {
-		t.Fatalf("slow fabric: %+v", c)
-	}
-	if c := find(t, Judge(arReport(nv, 250, 0)), "gpu.nccl.allreduce.busbw"); c.Verdict != wire.Warn {
-		t.Fatalf("warn band: %+v", c)
-	}
-	// One wrong element fails at once, as corruption.
-	if c := find(t, Judge(arReport(nv, 360, 1)), "gpu.nccl.allreduce.errors"); c.Verdict != wire.Fail || c.Category != wire.CategoryGPUDegraded {
-		t.Fatalf("wrong element: %+v", c)
-	}
-	// Without a topology reading an SXM H200 is held to its NVLink level.
-	r := arReport(nil, 150, 0)
-	r.TopologyErr = "no NVML"
-	if c := find(t, Judge(r), "gpu.nccl.allreduce.busbw"); c.Verdict != wire.Fail {
-		t.Fatalf("no topology: %+v", c)
-	}
-	// A stalled fabric's latency fails.
-	r = arReport(nv, 360, 0)
-	r.AllReduce.Rows[0].Micros = 5000
-	if c := find(t, Judge(r), "gpu.nccl.allreduce.latency"); c.Verdict != wire.Fail {
-		t.Fatalf("latency: %+v", c)
-	}
-	// One GPU: NCCL ran and results were checked; no bandwidth verdict.
-	one := &Report{GPUs: h200Pair()[:1], AllReduce: &AllReduceResult{GPUs: []int{0}, Checked: 10,
-		Rows: []AllReduceRow{{DType: "float32", Bytes: 1 << 30, AlgGBs: 2000}}}}
-	cs = Judge(one)
-	if c := find(t, cs, "gpu.nccl.allreduce.busbw"); c.Verdict != wire.Skipped || !strings.Contains(c.Detail, "one GPU") {
-		t.Fatalf("one GPU: %+v", c)
-	}
-	for _, c := range cs {
-		if c.Name == "gpu.topology" {
-			t.Fatalf("topology judged for one GPU: %+v", c)
-		}
-	}
-	// No library: skipped with the reason.
-	none := &Report{GPUs: h200Pair(), AllReduce: &AllReduceResult{Skipped: "NCCL library libnccl.so.2 not found"}}
-	if c := find(t, Judge(none), "gpu.nccl.allreduce"); c.Verdict != wire.Skipped || !strings.Contains(c.Detail, "libnccl") {
-		t.Fatalf("no library: %+v", c)
 	}
 }

@@ -6,30 +6,8 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/probe/cuda"
+	"github.com/gpusla/gpusla/probe/stress/result"
 )
-
-// BandwidthResult is one copy measurement. GB/s are decimal (1e9 bytes).
-type BandwidthResult struct {
-	GPU    int    `json:"gpu"`
-	Peer   *int   `json:"peer,omitempty"` // destination GPU of a peer copy
-	Test   string `json:"test"`           // d2d_memcpy, d2d_kernel, h2d, d2h, p2p
-	Method string `json:"method"`
-	Bytes  uint64 `json:"bytes"`
-	Reps   int    `json:"reps"`
-	// Counting says which bytes the rate counts: "read+write" for copies
-	// inside one GPU's memory (each byte is read once and written once),
-	// "one-way" for copies across a bus.
-	Counting string  `json:"counting"`
-	BestGBs  float64 `json:"best_gbs"`
-	MedianGB float64 `json:"median_gbs"`
-	// BadWords counts 32-bit words of the destination that did not hold
-	// the source's pattern after the copies (-1: not verified).
-	BadWords int64  `json:"bad_words"`
-	Skipped  string `json:"skipped,omitempty"`
-	Error    string `json:"error,omitempty"`
-	// Interrupted: as BurnResult's.
-	Interrupted string `json:"interrupted,omitempty"`
-}
 
 // memKernels are the memory kernels of the loaded module.
 type memKernels struct {
@@ -147,19 +125,19 @@ func timeCopies(c *cuda.Context, s *cuda.Stream, reps int, counted uint64, op fu
 		}
 		rates = append(rates, float64(counted)/t/1e9)
 	}
-	return maxOf(rates), Median(rates), nil
+	return maxOf(rates), result.Median(rates), nil
 }
 
 // deviceCopy measures copies inside one GPU's memory: cuMemcpyDtoD (the
 // driver's copy engine path, the fastest seen on H200) and the copy_f4
 // kernel; the destination is verified against the source pattern after
 // each.
-func deviceCopy(ctx context.Context, c *cuda.Context, s *cuda.Stream, mk *memKernels, v *verifier, gpu int, size uint64, reps int) []BandwidthResult {
-	mk2 := func(test, method string) BandwidthResult {
-		return BandwidthResult{GPU: gpu, Test: test, Method: method, Bytes: size, Reps: reps, Counting: "read+write", BadWords: -1}
+func deviceCopy(ctx context.Context, c *cuda.Context, s *cuda.Stream, mk *memKernels, v *verifier, gpu int, size uint64, reps int) []result.Bandwidth {
+	mk2 := func(test, method string) result.Bandwidth {
+		return result.Bandwidth{GPU: gpu, Test: test, Method: method, Bytes: size, Reps: reps, Counting: "read+write", BadWords: -1}
 	}
-	res := []BandwidthResult{mk2("d2d_memcpy", "cuMemcpyDtoDAsync"), mk2("d2d_kernel", "copy_f4 kernel (16-byte loads/stores)")}
-	fail := func(err error) []BandwidthResult {
+	res := []result.Bandwidth{mk2("d2d_memcpy", "cuMemcpyDtoDAsync"), mk2("d2d_kernel", "copy_f4 kernel (16-byte loads/stores)")}
+	fail := func(err error) []result.Bandwidth {
 		for i := range res {
 			if res[i].BestGBs == 0 {
 				res[i].Error = err.Error()
@@ -209,16 +187,16 @@ func deviceCopy(ctx context.Context, c *cuda.Context, s *cuda.Stream, mk *memKer
 
 // hostCopy measures pinned host<->device copies both ways and verifies
 // the data that arrived.
-func hostCopy(ctx context.Context, c *cuda.Context, s *cuda.Stream, v *verifier, gpu int, size uint64, reps int) []BandwidthResult {
-	h2d := BandwidthResult{GPU: gpu, Test: "h2d", Method: "cuMemcpyHtoDAsync, pinned", Bytes: size, Reps: reps, Counting: "one-way", BadWords: -1}
+func hostCopy(ctx context.Context, c *cuda.Context, s *cuda.Stream, v *verifier, gpu int, size uint64, reps int) []result.Bandwidth {
+	h2d := result.Bandwidth{GPU: gpu, Test: "h2d", Method: "cuMemcpyHtoDAsync, pinned", Bytes: size, Reps: reps, Counting: "one-way", BadWords: -1}
 	d2h := h2d
 	d2h.Test, d2h.Method = "d2h", "cuMemcpyDtoHAsync, pinned"
-	fail := func(err error) []BandwidthResult {
+	fail := func(err error) []result.Bandwidth {
 		if h2d.BestGBs == 0 {
 			h2d.Error = err.Error()
 		}
 		d2h.Error = err.Error()
-		return []BandwidthResult{h2d, d2h}
+		return []result.Bandwidth{h2d, d2h}
 	}
 	host, err := c.AllocHost(size)
 	if err != nil {
@@ -278,27 +256,7 @@ func hostCopy(ctx context.Context, c *cuda.Context, s *cuda.Stream, v *verifier,
 		total += n
 	}
 	d2h.BadWords = int64(total)
-	return []BandwidthResult{h2d, d2h}
-}
-
-// MemtestResult is the pattern test over most of a GPU's free memory.
-type MemtestResult struct {
-	GPU      int      `json:"gpu"`
-	Bytes    uint64   `json:"bytes"`
-	FreeAt   uint64   `json:"free_bytes_before"`
-	Patterns []string `json:"patterns"`
-	Passes   int      `json:"passes"`
-	// BadWords counts 32-bit words that read back wrong, over all passes;
-	// BadAddrs lists the first distinct device addresses among them.
-	BadWords uint64   `json:"bad_words"`
-	BadAddrs []string `json:"bad_addresses,omitempty"`
-	Seconds  float64  `json:"seconds"`
-	GBs      float64  `json:"write_read_gbs"`
-	Injected bool     `json:"fault_injected,omitempty"`
-	Skipped  string   `json:"skipped,omitempty"`
-	Error    string   `json:"error,omitempty"`
-	// Interrupted: as BurnResult's.
-	Interrupted string `json:"interrupted,omitempty"`
+	return []result.Bandwidth{h2d, d2h}
 }
 
 var patternNames = []string{"address", "inverted address", "checkerboard 0x55/0xAA", "hash"}
@@ -311,8 +269,8 @@ const memtestChunk = 1 << 30
 // fraction is the share of free memory taken (the rest stays for the
 // driver and other contexts). inject overwrites one word after the first
 // fill so that the count proves the check works.
-func memtest(ctx context.Context, c *cuda.Context, s *cuda.Stream, v *verifier, gpu int, fraction float64, rounds int, inject bool) (res MemtestResult) {
-	res = MemtestResult{GPU: gpu, Patterns: patternNames}
+func memtest(ctx context.Context, c *cuda.Context, s *cuda.Stream, v *verifier, gpu int, fraction float64, rounds int, inject bool) (res result.Memtest) {
+	res = result.Memtest{GPU: gpu, Patterns: patternNames}
 	free, _, err := c.MemInfo()
 	if err != nil {
 		res.Error = err.Error()

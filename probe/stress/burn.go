@@ -8,33 +8,13 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/probe/cuda"
+	"github.com/gpusla/gpusla/probe/stress/result"
 )
-
-// Precision names a compute burn.
-type Precision string
-
-// The burns gpuprobe runs, in this order.
-const (
-	FP32 Precision = "fp32"
-	FP64 Precision = "fp64"
-	TF32 Precision = "tf32"
-	BF16 Precision = "bf16"
-	FP16 Precision = "fp16"
-	// FP8 runs E4M3 and E5M2 products in every launch (burn.cu's
-	// burn_wg_fp8); it needs the wgmma kernels, so compute capability 9.0.
-	FP8 Precision = "fp8"
-)
-
-// AllPrecisions lists every burn in run order.
-var AllPrecisions = []Precision{FP32, FP64, TF32, BF16, FP16, FP8}
-
-// wgmmaPrecisions are the burns that have a wgmma kernel (sm_90a PTX).
-var wgmmaPrecisions = []Precision{TF32, BF16, FP16, FP8}
 
 // burnKernel describes how one burn runs on a loaded module and how its
 // output is checked.
 type burnKernel struct {
-	prec   Precision
+	prec   result.Precision
 	name   string // kernel in burn.cu
 	engine string // what does the work, for the report
 	f64    bool   // output elements are float64 (else float32)
@@ -73,7 +53,7 @@ type mmaShape struct {
 }
 
 // mmaKernel builds the description of a tensor-core burn.
-func mmaKernel(prec Precision, name, engine string, f64 bool, sh mmaShape) burnKernel {
+func mmaKernel(prec result.Precision, name, engine string, f64 bool, sh mmaShape) burnKernel {
 	params := mmaParams()
 	flopsPerMMA := 2.0 * float64(sh.m*sh.n*sh.k) / float64(sh.group) // a group's product shared by its threads
 	acc, nc, pg := sh.acc, sh.nc, uint64(sh.paramGroup)
@@ -102,7 +82,7 @@ func mmaKernel(prec Precision, name, engine string, f64 bool, sh mmaShape) burnK
 
 // wgmmaKernel describes a wgmma burn (burn.cu's burn_wg_*): one warpgroup a
 // block, 128 accumulators a thread (32 of 4 in the C0 numbering), m64n256k.
-func wgmmaKernel(prec Precision, k int, engine string) burnKernel {
+func wgmmaKernel(prec result.Precision, k int, engine string) burnKernel {
 	return mmaKernel(prec, "burn_wg_"+string(prec), engine, false,
 		mmaShape{acc: wgAcc / 4, nc: 4, m: 64, n: 256, k: k, products: 1, group: 128, paramGroup: 128, block: 128})
 }
@@ -112,12 +92,12 @@ func wgmmaKernel(prec Precision, k int, engine string) burnKernel {
 // variant lacks makes the burn skip with that reason. wgmma says the
 // module is the sm_90a variant and this precision's wgmma kernel passed
 // the sanity burn (sanity.go); otherwise the tensor burns use mma.sync.
-func kernelFor(prec Precision, arch int, wgmma bool) (burnKernel, error) {
+func kernelFor(prec result.Precision, arch int, wgmma bool) (burnKernel, error) {
 	warp := func(acc, nc, m, n, k int) mmaShape {
 		return mmaShape{acc: acc, nc: nc, m: m, n: n, k: k, products: acc, group: 32, paramGroup: 32, block: 256}
 	}
 	switch prec {
-	case FP32:
+	case result.FP32:
 		var ref []float32
 		return burnKernel{
 			prec: prec, name: "burn_fp32", engine: "FFMA chains",
@@ -128,7 +108,7 @@ func kernelFor(prec Precision, arch int, wgmma bool) (burnKernel, error) {
 				return float64(ref[(tid%seedRows)*fmaChains+uint64(e)])
 			},
 		}, nil
-	case FP64:
+	case result.FP64:
 		if arch >= 80 {
 			// Tensor-core FP64: Hopper's m16n8k16 runs at twice the FMA
 			// rate; Ampere's m8n8k4 likewise on A100-class cards.
@@ -147,66 +127,25 @@ func kernelFor(prec Precision, arch int, wgmma bool) (burnKernel, error) {
 				return ref[(tid%seedRows)*fmaChains+uint64(e)]
 			},
 		}, nil
-	case TF32, BF16, FP16:
+	case result.TF32, result.BF16, result.FP16:
 		if arch < 80 {
 			return burnKernel{}, fmt.Errorf("%s tensor-core burn needs compute capability 8.0 or newer", prec)
 		}
 		k := 16
-		if prec == TF32 {
+		if prec == result.TF32 {
 			k = 8
 		}
 		if wgmma {
 			return wgmmaKernel(prec, k, fmt.Sprintf("wgmma m64n256k%d (HGMMA)", k)), nil
 		}
 		return mmaKernel(prec, "burn_"+string(prec), fmt.Sprintf("HMMA m16n8k%d", k), false, warp(mmaAcc, 4, 16, 8, k)), nil
-	case FP8:
+	case result.FP8:
 		if !wgmma {
 			return burnKernel{}, errors.New("fp8 burn needs the wgmma kernels of the sm_90a PTX, which only compute capability 9.0 runs")
 		}
 		return wgmmaKernel(prec, 32, "wgmma m64n256k32 E4M3 + E5M2 (QGMMA)"), nil
 	}
 	return burnKernel{}, fmt.Errorf("unknown precision %q", prec)
-}
-
-// Mismatch is one output element that differed from the host reference.
-type Mismatch struct {
-	Launch int     `json:"launch"`
-	Index  uint64  `json:"index"`
-	Got    float64 `json:"got"`
-	Want   float64 `json:"want"`
-}
-
-// BurnResult is one precision's burn on one GPU.
-type BurnResult struct {
-	GPU       int       `json:"gpu"`
-	Precision Precision `json:"precision"`
-	Engine    string    `json:"engine"`
-	Kernel    string    `json:"kernel"`
-	// Fallback says why a tensor burn ran on mma.sync where the card's
-	// wgmma kernel would have run (it failed the sanity burn, or the
-	// sm_90a PTX did not load); the throughput is then judged against the
-	// mma.sync threshold.
-	Fallback string  `json:"fallback,omitempty"`
-	Skipped  string  `json:"skipped,omitempty"`
-	Error    string  `json:"error,omitempty"`
-	Seconds  float64 `json:"seconds"`
-	Launches int     `json:"launches"`
-	Grid     int     `json:"grid_blocks"`
-	// Checked counts output elements compared with the host reference.
-	Checked    uint64     `json:"checked"`
-	Mismatches uint64     `json:"mismatches"`
-	FirstBad   []Mismatch `json:"first_bad,omitempty"`
-	Injected   bool       `json:"fault_injected,omitempty"`
-	// Samples are TFLOP/s per second of burn; the first (clocks ramping)
-	// is left out of the statistics when there are three or more.
-	Samples []float64 `json:"samples_tflops"`
-	Median  float64   `json:"median_tflops"`
-	Min     float64   `json:"min_tflops"`
-	CV      float64   `json:"cv"`
-	Monitor *Monitor  `json:"monitor,omitempty"`
-	// Interrupted says why the burn stopped before it finished (the run
-	// was cancelled: SIGTERM, SIGINT, the job's timeout); see stopped.go.
-	Interrupted string `json:"interrupted,omitempty"`
 }
 
 // launchTarget is how long one kernel launch should run: long enough that
@@ -226,7 +165,7 @@ type burnRun struct {
 // allocates the outputs and the parameter table, and returns the launch
 // operations; each checked launch is counted into res. A kernel the module
 // lacks sets res.Skipped and returns a nil run; other errors are returned.
-func setupBurn(c *cuda.Context, mod *cuda.Module, info cuda.DeviceInfo, k burnKernel, res *BurnResult) (*burnRun, error) {
+func setupBurn(c *cuda.Context, mod *cuda.Module, info cuda.DeviceInfo, k burnKernel, res *result.Burn) (*burnRun, error) {
 	fn, err := mod.Function(k.name)
 	if err != nil {
 		if cuda.IsNotFound(err) {
@@ -302,7 +241,7 @@ func setupBurn(c *cuda.Context, mod *cuda.Module, info cuda.DeviceInfo, k burnKe
 		},
 		done: func(s *launchSlot, _ float64) {
 			var n uint64
-			var bad []Mismatch
+			var bad []result.Mismatch
 			if k.f64 {
 				n, bad = compareOutputs(k, nil, s.host.Float64s()[:elems], launches)
 			} else {
@@ -324,9 +263,9 @@ func setupBurn(c *cuda.Context, mod *cuda.Module, info cuda.DeviceInfo, k burnKe
 
 // burn runs one precision on the current context for d. inject >= 0
 // corrupts that element of the first launch's output (fault injection).
-func burn(ctx context.Context, c *cuda.Context, mod *cuda.Module, info cuda.DeviceInfo, k burnKernel, d time.Duration, inject bool) (res BurnResult) {
-	res = BurnResult{GPU: info.Ordinal, Precision: k.prec, Engine: k.engine, Kernel: k.name}
-	fail := func(err error) BurnResult { res.Error = err.Error(); return res }
+func burn(ctx context.Context, c *cuda.Context, mod *cuda.Module, info cuda.DeviceInfo, k burnKernel, d time.Duration, inject bool) (res result.Burn) {
+	res = result.Burn{GPU: info.Ordinal, Precision: k.prec, Engine: k.engine, Kernel: k.name}
+	fail := func(err error) result.Burn { res.Error = err.Error(); return res }
 	r, err := setupBurn(c, mod, info, k, &res)
 	if err != nil {
 		return fail(err)
@@ -366,7 +305,7 @@ const maxBadKept = 16
 // It returns how many differ and the first few. The work is split over all
 // CPUs so that checking keeps up with the GPU, which runs the next launch
 // meanwhile. A NaN never equals its reference, so it is always counted.
-func compareOutputs(k burnKernel, f32 []float32, f64 []float64, launch int) (uint64, []Mismatch) {
+func compareOutputs(k burnKernel, f32 []float32, f64 []float64, launch int) (uint64, []result.Mismatch) {
 	n := uint64(len(f32))
 	if k.f64 {
 		n = uint64(len(f64))
@@ -376,7 +315,7 @@ func compareOutputs(k burnKernel, f32 []float32, f64 []float64, launch int) (uin
 	if nChunks == 0 {
 		return 0, nil
 	}
-	bad := make([][]Mismatch, nChunks)
+	bad := make([][]result.Mismatch, nChunks)
 	counts := make([]uint64, nChunks)
 	per := uint64(k.perThread)
 	parallel(nChunks, func(ci int) {
@@ -416,13 +355,13 @@ func compareOutputs(k burnKernel, f32 []float32, f64 []float64, launch int) (uin
 			if !ok {
 				counts[ci]++
 				if len(bad[ci]) < maxBadKept {
-					bad[ci] = append(bad[ci], Mismatch{Launch: launch, Index: i, Got: got, Want: want[e]})
+					bad[ci] = append(bad[ci], result.Mismatch{Launch: launch, Index: i, Got: got, Want: want[e]})
 				}
 			}
 		}
 	})
 	var total uint64
-	var first []Mismatch
+	var first []result.Mismatch
 	for ci := range counts {
 		total += counts[ci]
 		for _, m := range bad[ci] {
@@ -444,7 +383,7 @@ func sampleStats(s []float64) (median, min, cv float64) {
 	if len(s) == 0 {
 		return 0, 0, 0
 	}
-	return Median(s), minOf(s), CV(s)
+	return result.Median(s), minOf(s), result.CV(s)
 }
 
 func putU32(b []byte, v uint32) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/gpusla/gpusla/probe/stress/result"
 )
 
 // healthyOutput fills a launch's output as a correct GPU would.
@@ -25,11 +27,11 @@ func healthyOutput(k burnKernel, threads uint64) ([]float32, []float64) {
 
 func TestCompareOutputsCountsEveryWrongValue(t *testing.T) {
 	for _, tc := range []struct {
-		prec  Precision
+		prec  result.Precision
 		arch  int
 		wgmma bool
-	}{{FP32, 90, false}, {FP64, 70, false}, {FP64, 80, false}, {FP64, 90, false}, {TF32, 90, false}, {BF16, 80, false}, {FP16, 90, false},
-		{TF32, 90, true}, {BF16, 90, true}, {FP16, 90, true}, {FP8, 90, true}} {
+	}{{result.FP32, 90, false}, {result.FP64, 70, false}, {result.FP64, 80, false}, {result.FP64, 90, false}, {result.TF32, 90, false}, {result.BF16, 80, false}, {result.FP16, 90, false},
+		{result.TF32, 90, true}, {result.BF16, 90, true}, {result.FP16, 90, true}, {result.FP8, 90, true}} {
 		t.Run(fmt.Sprintf("%s/sm%d/wgmma=%v", tc.prec, tc.arch, tc.wgmma), func(t *testing.T) {
 			k, err := kernelFor(tc.prec, tc.arch, tc.wgmma)
 			if err != nil {
@@ -73,7 +75,7 @@ func TestCompareOutputsCountsEveryWrongValue(t *testing.T) {
 }
 
 func TestCompareOutputsKeepsOnlyTheFirstButCountsAll(t *testing.T) {
-	k, _ := kernelFor(BF16, 90, false)
+	k, _ := kernelFor(result.BF16, 90, false)
 	f32, _ := healthyOutput(k, 4096)
 	for i := range f32 {
 		f32[i] += 1
@@ -85,19 +87,19 @@ func TestCompareOutputsKeepsOnlyTheFirstButCountsAll(t *testing.T) {
 }
 
 func TestTensorBurnsNeedAmpere(t *testing.T) {
-	for _, p := range []Precision{TF32, BF16, FP16} {
+	for _, p := range []result.Precision{result.TF32, result.BF16, result.FP16} {
 		if _, err := kernelFor(p, 75, false); err == nil {
 			t.Errorf("%s on 7.5: want an error saying it needs 8.0", p)
 		}
 	}
-	if _, err := kernelFor(FP8, 90, false); err == nil {
+	if _, err := kernelFor(result.FP8, 90, false); err == nil {
 		t.Error("FP8 without the wgmma kernels: want an error saying it needs sm_90a")
 	}
-	k, err := kernelFor(FP64, 75, false)
+	k, err := kernelFor(result.FP64, 75, false)
 	if err != nil || k.name != "burn_fp64" {
 		t.Errorf("FP64 on 7.5 should use the FMA kernel, got %q %v", k.name, err)
 	}
-	if k, _ := kernelFor(FP64, 90, false); k.name != "burn_fp64_mma" || k.perThread != mmaAcc64*4 {
+	if k, _ := kernelFor(result.FP64, 90, false); k.name != "burn_fp64_mma" || k.perThread != mmaAcc64*4 {
 		t.Errorf("FP64 on 9.0: kernel %q with %d outputs a thread", k.name, k.perThread)
 	}
 }
@@ -119,7 +121,7 @@ func TestSampleStats(t *testing.T) {
 // is on an H200 (132 SMs × 4 blocks × 256 threads × 32 outputs = 4.3 M
 // values): it must stay well under the ~100 ms the next launch runs.
 func BenchmarkCompareOutputs(b *testing.B) {
-	k, _ := kernelFor(BF16, 90, false)
+	k, _ := kernelFor(result.BF16, 90, false)
 	f32, _ := healthyOutput(k, 132*4*256)
 	b.SetBytes(int64(4 * len(f32)))
 	b.ResetTimer()
@@ -134,10 +136,10 @@ func BenchmarkCompareOutputs(b *testing.B) {
 // the uniform step's (a, b) chosen per block, the FLOPs of m64n256kK.
 func TestWgmmaKernelGeometry(t *testing.T) {
 	for _, tc := range []struct {
-		prec Precision
+		prec result.Precision
 		k    int
 		name string
-	}{{TF32, 8, "burn_wg_tf32"}, {BF16, 16, "burn_wg_bf16"}, {FP16, 16, "burn_wg_fp16"}, {FP8, 32, "burn_wg_fp8"}} {
+	}{{result.TF32, 8, "burn_wg_tf32"}, {result.BF16, 16, "burn_wg_bf16"}, {result.FP16, 16, "burn_wg_fp16"}, {result.FP8, 32, "burn_wg_fp8"}} {
 		kn, err := kernelFor(tc.prec, 90, true)
 		if err != nil {
 			t.Fatal(err)
@@ -163,5 +165,13 @@ func TestWgmmaKernelGeometry(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The soak runs BF16 where the card has tensor cores, else FP32, unless
+// asked for another.
+func TestSoakPrecision(t *testing.T) {
+	if soakPrecision("", 90) != result.BF16 || soakPrecision("", 75) != result.FP32 || soakPrecision(result.FP64, 90) != result.FP64 {
+		t.Error("soak precision")
 	}
 }

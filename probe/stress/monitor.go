@@ -6,6 +6,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/gpusla/gpusla/probe/stress/result"
 )
 
 // Sampler reads a GPU's health counters. The live one is NVML
@@ -13,7 +15,7 @@ import (
 // CUDA's and NVML's device orders cannot be confused.
 type Sampler interface {
 	// Static reads what does not change during a run.
-	Static(busID string) (Static, error)
+	Static(busID string) (result.Static, error)
 	// Sample reads the current counters and any XID events since the
 	// previous Sample of that GPU.
 	Sample(busID string) (Reading, error)
@@ -22,18 +24,6 @@ type Sampler interface {
 	// NVLinks reports the state of each NVLink (true = active); nil when
 	// the GPU has none.
 	NVLinks(busID string) ([]bool, error)
-}
-
-// Static is a GPU's fixed limits, as read before a run.
-type Static struct {
-	Name          string  `json:"name"`
-	DeviceID      uint16  `json:"pci_device_id"`
-	SubsystemID   uint16  `json:"pci_subsystem_id"`
-	PowerLimitW   float64 `json:"power_limit_w"`
-	SlowdownC     float64 `json:"slowdown_c"`
-	ShutdownC     float64 `json:"shutdown_c"`
-	MaxSMClockMHz float64 `json:"max_sm_clock_mhz"`
-	Driver        string  `json:"driver"`
 }
 
 // Reading is one sample of a GPU's counters.
@@ -50,51 +40,6 @@ type Reading struct {
 type Busy struct {
 	OtherPIDs      []uint32
 	UtilizationPct float64
-}
-
-// Clock-event reason bits (nvmlClocksEventReason*).
-const (
-	ClockIdle          = 0x1
-	ClockAppSetting    = 0x2
-	ClockSWPowerCap    = 0x4
-	ClockHWSlowdown    = 0x8
-	ClockSyncBoost     = 0x10
-	ClockSWThermal     = 0x20
-	ClockHWThermal     = 0x40
-	ClockHWPowerBrake  = 0x80
-	ClockDisplayClocks = 0x100
-)
-
-// Monitor is what the once-a-second sampling saw during one burn.
-type Monitor struct {
-	Samples    int     `json:"samples"`
-	PowerMeanW float64 `json:"power_mean_w"`
-	PowerMinW  float64 `json:"power_min_w"`
-	PowerMaxW  float64 `json:"power_max_w"`
-	// PowerFluctPct is the largest distance of a sample of the steady part
-	// from its mean, in % of the mean (the seed checklist's "within ±5 %").
-	PowerFluctPct float64 `json:"power_fluct_pct"`
-	// SteadyFrom is the index in PowerSamples where the steady part
-	// begins (steadyPart); SteadySamples how many readings it has. The
-	// power statistics above cover only it. PowerUnjudged says why the
-	// burn has no steady part to judge (empty: judged).
-	SteadyFrom    int     `json:"steady_from"`
-	SteadySamples int     `json:"steady_samples"`
-	PowerUnjudged string  `json:"power_unjudged,omitempty"`
-	PowerLimitW   float64 `json:"power_limit_w,omitempty"`
-	TempPeakC     float64 `json:"temp_peak_c"`
-	SlowdownC     float64 `json:"slowdown_c,omitempty"`
-	SMClockMedian float64 `json:"sm_clock_median_mhz"`
-	SMClockMin    float64 `json:"sm_clock_min_mhz"`
-	MaxSMClockMHz float64 `json:"max_sm_clock_mhz,omitempty"`
-	// ClockEvents ORs the reason bits seen; EventSamples counts, per
-	// named reason, the samples it was active in.
-	ClockEvents  uint64         `json:"clock_events"`
-	EventSamples map[string]int `json:"event_samples,omitempty"`
-	XIDs         []uint64       `json:"xids,omitempty"`
-	Errors       []string       `json:"errors,omitempty"`
-	// PowerSamples are all readings in order, warm-up included (W).
-	PowerSamples []float64 `json:"power_samples_w,omitempty"`
 }
 
 // warmupReadings is how many leading readings the clock statistics leave
@@ -145,7 +90,7 @@ func steadyPart(power []float64) (start int, unjudged string) {
 		return n, fmt.Sprintf("the burn gave %d power reading(s), fewer than the %d a steady part needs (a burn of at least %d s); power stability is judged on longer burns",
 			n, minSteadyReadings, minSteadyReadings+2)
 	}
-	level := Median(power[n/2:])
+	level := result.Median(power[n/2:])
 	for i := 0; i < min(rampReadings, n); i++ {
 		if level > 0 && 100*math.Abs(power[i]-level)/level > steadyBandPct {
 			start = i + 1
@@ -162,17 +107,17 @@ var reasonNames = []struct {
 	bit  uint64
 	name string
 }{
-	{ClockSWPowerCap, "sw_power_cap"},
-	{ClockHWSlowdown, "hw_slowdown"},
-	{ClockSWThermal, "sw_thermal_slowdown"},
-	{ClockHWThermal, "hw_thermal_slowdown"},
-	{ClockHWPowerBrake, "hw_power_brake"},
+	{result.ClockSWPowerCap, "sw_power_cap"},
+	{result.ClockHWSlowdown, "hw_slowdown"},
+	{result.ClockSWThermal, "sw_thermal_slowdown"},
+	{result.ClockHWThermal, "hw_thermal_slowdown"},
+	{result.ClockHWPowerBrake, "hw_power_brake"},
 }
 
 // monitor samples every interval until ctx ends, then summarises.
-func monitor(ctx context.Context, s Sampler, busID string, st Static, interval time.Duration) *Monitor {
+func monitor(ctx context.Context, s Sampler, busID string, st result.Static, interval time.Duration) *result.Monitor {
 	var rs []Reading
-	m := &Monitor{PowerLimitW: st.PowerLimitW, SlowdownC: st.SlowdownC, MaxSMClockMHz: st.MaxSMClockMHz}
+	m := &result.Monitor{PowerLimitW: st.PowerLimitW, SlowdownC: st.SlowdownC, MaxSMClockMHz: st.MaxSMClockMHz}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -193,7 +138,7 @@ func monitor(ctx context.Context, s Sampler, busID string, st Static, interval t
 	}
 }
 
-func summarise(m *Monitor, rs []Reading) {
+func summarise(m *result.Monitor, rs []Reading) {
 	m.Samples = len(rs)
 	if len(rs) == 0 {
 		return
@@ -224,12 +169,12 @@ func summarise(m *Monitor, rs []Reading) {
 		power = all[skip:]
 	}
 	m.SteadySamples = len(all) - m.SteadyFrom
-	m.PowerMeanW = Mean(power)
+	m.PowerMeanW = result.Mean(power)
 	m.PowerMinW, m.PowerMaxW = minOf(power), maxOf(power)
 	if m.PowerMeanW > 0 {
 		m.PowerFluctPct = 100 * math.Max(m.PowerMaxW-m.PowerMeanW, m.PowerMeanW-m.PowerMinW) / m.PowerMeanW
 	}
-	m.SMClockMedian = Median(clocks)
+	m.SMClockMedian = result.Median(clocks)
 	m.SMClockMin = minOf(clocks)
 }
 
@@ -237,11 +182,11 @@ func summarise(m *Monitor, rs []Reading) {
 type monitorGroup struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-	out    []*Monitor
+	out    []*result.Monitor
 }
 
-func startMonitors(ctx context.Context, s Sampler, busIDs []string, st []Static, interval time.Duration) *monitorGroup {
-	g := &monitorGroup{out: make([]*Monitor, len(busIDs))}
+func startMonitors(ctx context.Context, s Sampler, busIDs []string, st []result.Static, interval time.Duration) *monitorGroup {
+	g := &monitorGroup{out: make([]*result.Monitor, len(busIDs))}
 	if s == nil {
 		return g
 	}
@@ -256,7 +201,7 @@ func startMonitors(ctx context.Context, s Sampler, busIDs []string, st []Static,
 	return g
 }
 
-func (g *monitorGroup) stop() []*Monitor {
+func (g *monitorGroup) stop() []*result.Monitor {
 	if g.cancel != nil {
 		g.cancel()
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
+
+	"github.com/gpusla/gpusla/probe/stress/result"
 )
 
 // nvmlSampler is the live Sampler. One XID event set per GPU, so every
@@ -63,8 +65,8 @@ func (s *nvmlSampler) dev(busID string) (nvml.Device, error) {
 	return d, nil
 }
 
-func (s *nvmlSampler) Static(busID string) (Static, error) {
-	var st Static
+func (s *nvmlSampler) Static(busID string) (result.Static, error) {
+	var st result.Static
 	d, err := s.dev(busID)
 	if err != nil {
 		return st, err

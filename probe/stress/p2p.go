@@ -5,20 +5,21 @@ import (
 	"fmt"
 
 	"github.com/gpusla/gpusla/probe/cuda"
+	"github.com/gpusla/gpusla/probe/stress/result"
 )
 
 // peerCopies measures every ordered pair of GPUs: src's stream copies
 // PeerBytes into dst's memory with peer access enabled both ways (over
 // NVLink where there is one), then dst's copy is checked against src's
 // pattern.
-func peerCopies(ctx context.Context, drv *cuda.Driver, gpus []*GPUReport, size uint64, reps int) []BandwidthResult {
-	var out []BandwidthResult
+func peerCopies(ctx context.Context, drv *cuda.Driver, gpus []*device, size uint64, reps int) []result.Bandwidth {
+	var out []result.Bandwidth
 	for _, a := range gpus {
 		for _, b := range gpus {
 			if a == b || ctx.Err() != nil {
 				continue
 			}
-			done := make(chan BandwidthResult)
+			done := make(chan result.Bandwidth)
 			go func() { done <- peerCopy(ctx, drv, a, b, size, reps) }()
 			out = append(out, <-done)
 		}
@@ -26,9 +27,9 @@ func peerCopies(ctx context.Context, drv *cuda.Driver, gpus []*GPUReport, size u
 	return out
 }
 
-func peerCopy(ctx context.Context, drv *cuda.Driver, a, b *GPUReport, size uint64, reps int) (r BandwidthResult) {
+func peerCopy(ctx context.Context, drv *cuda.Driver, a, b *device, size uint64, reps int) (r result.Bandwidth) {
 	peer := b.Index
-	r = BandwidthResult{GPU: a.Index, Peer: &peer, Test: "p2p", Method: "cuMemcpyPeerAsync, peer access on", Bytes: size, Reps: reps, Counting: "one-way", BadWords: -1}
+	r = result.Bandwidth{GPU: a.Index, Peer: &peer, Test: "p2p", Method: "cuMemcpyPeerAsync, peer access on", Bytes: size, Reps: reps, Counting: "one-way", BadWords: -1}
 	can, err := drv.CanAccessPeer(a.Index, b.Index)
 	if err != nil {
 		r.Error = err.Error()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/probe/cuda"
+	"github.com/gpusla/gpusla/probe/stress/result"
 )
 
 // The power test (`--tests power`) loads a GPU as fully as it can without
@@ -26,88 +27,17 @@ import (
 // shows drawing the most; the main phase then runs that mix for the
 // chosen duration, monitored like the burns.
 
-// PowerMix is one way of loading the card: how often each thread copies
-// a vector through device memory, and whether the tensor operands are
-// reloaded from shared memory every iteration.
-type PowerMix struct {
-	// MemEvery: a copy every MemEvery-th loop iteration (0: none).
-	MemEvery  int  `json:"mem_every"`
-	SharedOps bool `json:"shared_ops"`
-}
-
-func (m PowerMix) String() string {
-	s := "no copy"
-	if m.MemEvery > 0 {
-		s = fmt.Sprintf("copy every %d iterations", m.MemEvery)
-	}
-	if m.SharedOps {
-		s += ", operands from shared memory"
-	}
-	return s
-}
-
-// PowerTrial is one mix tried while tuning.
-type PowerTrial struct {
-	PowerMix
-	PowerW  float64 `json:"power_w"`
-	TFLOPS  float64 `json:"tflops"`
-	CopyGBs float64 `json:"copy_gbs"`
-	Seconds float64 `json:"seconds"`
-}
-
-// PowerResult is the power test on one GPU.
-type PowerResult struct {
-	GPU     int    `json:"gpu"`
-	Engine  string `json:"engine"`
-	Kernel  string `json:"kernel"`
-	Skipped string `json:"skipped,omitempty"`
-	Error   string `json:"error,omitempty"`
-	// Tuning lists the mixes tried, Mix the one kept and Tuned how it
-	// was chosen.
-	Tuning []PowerTrial `json:"tuning,omitempty"`
-	Mix    PowerMix     `json:"mix"`
-	Tuned  string       `json:"tuned"`
-	// TuneEvents counts, per clock-event reason, the tuning readings
-	// (TuneSamples, 5 a second) it was active in.
-	TuneEvents  map[string]int `json:"tune_events,omitempty"`
-	TuneSamples int            `json:"tune_samples,omitempty"`
-	Seconds     float64        `json:"seconds"`
-	Launches    int            `json:"launches"`
-	Grid        int            `json:"grid_blocks"`
-	// Checked and Mismatches count tensor-burn output elements compared
-	// with the host reference (every launch, tuning included).
-	Checked    uint64     `json:"checked"`
-	Mismatches uint64     `json:"mismatches"`
-	FirstBad   []Mismatch `json:"first_bad,omitempty"`
-	// CopyBytes is the size of each of the two copy buffers; CopyChecked
-	// and CopyBad count 32-bit words of the destination checked after each
-	// launch and found wrong; CopyFirstBad their word offsets.
-	CopyBytes    uint64   `json:"copy_buffer_bytes"`
-	CopyChecked  uint64   `json:"copy_words_checked"`
-	CopyBad      uint64   `json:"copy_bad_words"`
-	CopyFirstBad []uint64 `json:"copy_first_bad,omitempty"`
-	Injected     bool     `json:"fault_injected,omitempty"`
-	// Samples are TFLOP/s per second of the main phase; CopyGBs the
-	// median copy rate (read + write) over its launches.
-	Samples []float64 `json:"samples_tflops"`
-	Median  float64   `json:"median_tflops"`
-	CopyGBs float64   `json:"copy_gbs"`
-	Monitor *Monitor  `json:"monitor,omitempty"`
-	// Interrupted: as BurnResult's.
-	Interrupted string `json:"interrupted,omitempty"`
-}
-
 // Tuning parameters.
 var (
 	// powerMixes are the mixes tried, heaviest first.
-	powerMixes = []PowerMix{{1, true}, {2, true}, {4, true}, {0, true}, {1, false}, {2, false}, {4, false}, {0, false}}
+	powerMixes = []result.PowerMix{{MemEvery: 1, SharedOps: true}, {MemEvery: 2, SharedOps: true}, {MemEvery: 4, SharedOps: true}, {MemEvery: 0, SharedOps: true}, {MemEvery: 1, SharedOps: false}, {MemEvery: 2, SharedOps: false}, {MemEvery: 4, SharedOps: false}, {MemEvery: 0, SharedOps: false}}
 	// defaultMix is used when no NVML reading can guide the choice.
-	defaultMix = PowerMix{4, true}
+	defaultMix = result.PowerMix{MemEvery: 4, SharedOps: true}
 	// QuickPowerMixes is a two-mix tuning (~3.4 s instead of ~13.4 s) for
 	// the default `gpuprobe check`: on an H200 every mix that adds memory
 	// traffic reached the power cap (685–693 W), and these two — with and
 	// without the shared-memory operands — were the best of each kind.
-	QuickPowerMixes = []PowerMix{{4, false}, {4, true}}
+	QuickPowerMixes = []result.PowerMix{{MemEvery: 4, SharedOps: false}, {MemEvery: 4, SharedOps: true}}
 	// tuneWindow is how long each mix runs; tuneTail the part at its end
 	// whose readings count (NVML's power reading averages about the last
 	// second, so earlier ones still hold the previous mix).
@@ -176,8 +106,8 @@ func hashPattern(i uint64, seed uint32) uint32 {
 
 // pickMix returns the mix of the trial drawing the most power; ok is
 // false when no trial has a reading.
-func pickMix(trials []PowerTrial) (PowerMix, bool) {
-	var best PowerMix
+func pickMix(trials []result.PowerTrial) (result.PowerMix, bool) {
+	var best result.PowerMix
 	bestW := 0.0
 	for _, t := range trials {
 		if t.PowerW > bestW {
@@ -259,7 +189,7 @@ func (r *tuneRecorder) stop() ([]Reading, []string) {
 // monitor (they count whenever they happen), clock-event reasons are
 // counted apart (TuneEvents of TuneSamples), as the readings are 5 a
 // second; the power statistics stay the main phase's own.
-func foldTuning(res *PowerResult, rs []Reading) {
+func foldTuning(res *result.Power, rs []Reading) {
 	res.TuneSamples = len(rs)
 	for _, r := range rs {
 		if res.Monitor != nil {
@@ -293,19 +223,19 @@ type powerRig struct {
 	vectors uint64 // 16-byte vectors in each copy buffer
 	bad     cuda.DevicePtr
 	badHost *cuda.HostBuffer
-	res     *PowerResult
-	mix     PowerMix // the mix the launches being enqueued run
+	res     *result.Power
+	mix     result.PowerMix // the mix the launches being enqueued run
 	copyGBs []float64
 }
 
 // runPower runs the power test on one GPU whose context is current: tune
 // (when a sampler can read power), then the main phase of d with NVML
 // monitored every second.
-func runPower(ctx context.Context, g *GPUReport, s Sampler, st Static, d time.Duration, mixes []PowerMix, inject bool) (res PowerResult) {
+func runPower(ctx context.Context, g *device, s Sampler, st result.Static, d time.Duration, mixes []result.PowerMix, inject bool) (res result.Power) {
 	if len(mixes) == 0 {
 		mixes = powerMixes
 	}
-	res = PowerResult{GPU: g.Index, Engine: "BF16 mma.sync m16n8k16 + device-memory copy", Kernel: "power_bf16", CopyBytes: powerBufBytes}
+	res = result.Power{GPU: g.Index, Engine: "BF16 mma.sync m16n8k16 + device-memory copy", Kernel: "power_bf16", CopyBytes: powerBufBytes}
 	if g.arch < 80 {
 		res.Skipped = "the power test needs the tensor-core kernels (compute capability 8.0 or newer)"
 		return res
@@ -336,8 +266,8 @@ func runPower(ctx context.Context, g *GPUReport, s Sampler, st Static, d time.Du
 				return res
 			}
 			t1 := time.Now()
-			res.Tuning = append(res.Tuning, PowerTrial{PowerMix: mix, PowerW: rec.meanPower(t1.Add(-tuneTail), t1),
-				TFLOPS: Median(ph.tflops), CopyGBs: Median(ph.copyGBs), Seconds: t1.Sub(t0).Seconds()})
+			res.Tuning = append(res.Tuning, result.PowerTrial{PowerMix: mix, PowerW: rec.meanPower(t1.Add(-tuneTail), t1),
+				TFLOPS: result.Median(ph.tflops), CopyGBs: result.Median(ph.copyGBs), Seconds: t1.Sub(t0).Seconds()})
 		}
 		tuneReadings, _ := rec.stop()
 		if mix, ok := pickMix(res.Tuning); ok {
@@ -350,7 +280,7 @@ func runPower(ctx context.Context, g *GPUReport, s Sampler, st Static, d time.Du
 		return res
 	}
 
-	var mon *Monitor
+	var mon *result.Monitor
 	var wg sync.WaitGroup
 	mctx, stopMon := context.WithCancel(ctx)
 	if s != nil {
@@ -368,7 +298,7 @@ func runPower(ctx context.Context, g *GPUReport, s Sampler, st Static, d time.Du
 	}
 	res.Samples = ph.tflops
 	res.Median, _, _ = sampleStats(ph.tflops)
-	res.CopyGBs = Median(ph.copyGBs)
+	res.CopyGBs = result.Median(ph.copyGBs)
 	if err := rig.readCopyCheck(); err != nil && res.Error == "" {
 		res.Error = err.Error()
 	}
@@ -380,7 +310,7 @@ func runPower(ctx context.Context, g *GPUReport, s Sampler, st Static, d time.Du
 
 // setup loads the kernels and allocates everything the test uses on the
 // harness, which close releases.
-func (r *powerRig) setup(g *GPUReport) error {
+func (r *powerRig) setup(g *device) error {
 	var err error
 	if r.fn, err = g.mod.Function("power_bf16"); err != nil {
 		return err
@@ -392,7 +322,7 @@ func (r *powerRig) setup(g *GPUReport) error {
 	if err != nil {
 		return err
 	}
-	if r.k, err = kernelFor(BF16, g.arch, false); err != nil { // power_bf16 does the mma.sync BF16 burn's work
+	if r.k, err = kernelFor(result.BF16, g.arch, false); err != nil { // power_bf16 does the mma.sync BF16 burn's work
 		return err
 	}
 	perSM, err := r.fn.BlocksPerSM(256)
@@ -517,7 +447,7 @@ type phase struct {
 // run calibrates the iteration count of a mix to launchTarget, then runs
 // launches for d, two in flight, checking every tensor output on the host
 // while the next launch runs.
-func (r *powerRig) run(ctx context.Context, mix PowerMix, d time.Duration, inject bool) (phase, error) {
+func (r *powerRig) run(ctx context.Context, mix result.PowerMix, d time.Duration, inject bool) (phase, error) {
 	r.mix, r.copyGBs = mix, nil
 	ops := r.ops()
 	iters, err := r.h.calibrate(ctx, ops, true)

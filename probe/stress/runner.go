@@ -1,21 +1,17 @@
 // Package stress runs gpuprobe's load tests on NVIDIA GPUs through the CUDA
 // driver (probe/cuda) and the embedded kernels (probe/kernels): compute
 // burns whose every result is checked against a host-computed reference,
-// device, host and peer bandwidth, and a memory pattern test, with NVML
-// watched once a second during the burns. It judges the results against
-// the model's calibrated spec and returns wire.Checks.
+// device, host and peer bandwidth, a memory pattern test, the power test
+// and NCCL's all-reduce, with NVML watched once a second during the burns.
 //
 // Steps 1 and 2 of the observation pipeline (read, judge, observe, spool,
-// push) under load: measures the GPUs by running them, and judges the
-// measurements.
-//
-// The two steps stay apart by file. Running (CUDA, NVML, NCCL): runner.go
-// (plan, run, judge, report), tests.go, burn.go, bandwidth.go, p2p.go,
-// power.go, allreduce.go, harness.go, monitor.go. Judging, pure functions
-// of a Report and the spec database, so that a report rebuilt from
-// recorded figures (NewGPUReport) is judged with no GPU: judge.go (Judge,
-// the one entry), verdict.go, power_verdict.go, allreduce_verdict.go,
-// spec.go.
+// push) under load, in three packages as probe/gpu and probe/health keep
+// reading and judging apart: this one runs the GPUs (CUDA, NVML, NCCL)
+// and fills in a probe/stress/result.Report, plain data with no CUDA
+// handle; probe/stress/judge turns that report and the spec database into
+// checks, with no GPU, so that a report rebuilt from recorded figures is
+// judged exactly like a live one. Run does both: it measures, then calls
+// judge.Report.
 //
 // It never changes clocks, power limits or modes; it skips GPUs that other
 // processes are using unless forced; cancelling the context stops every
@@ -33,6 +29,8 @@ import (
 	"github.com/gpusla/gpusla/probe/cuda"
 	"github.com/gpusla/gpusla/probe/gpu"
 	"github.com/gpusla/gpusla/probe/kernels"
+	"github.com/gpusla/gpusla/probe/stress/judge"
+	"github.com/gpusla/gpusla/probe/stress/result"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -40,17 +38,17 @@ import (
 type Options struct {
 	// Burn is the duration of each precision's burn (0: no burns).
 	Burn       time.Duration
-	Precisions []Precision
+	Precisions []result.Precision
 	// Soak is one long burn after the others whose per-second throughput
-	// curve is judged for stability (soak.go); 0: none. SoakPrecision is
+	// curve is judged for stability (judge/soak.go); 0: none. SoakPrecision is
 	// its precision ("": BF16 where the card has tensor cores, else FP32).
 	Soak          time.Duration
-	SoakPrecision Precision
+	SoakPrecision result.Precision
 	// Power is the main phase of the power test (tensor burn and memory
 	// copy at once, power.go); 0: no power test. PowerMixes are the mixes
 	// its tuning tries (nil: all eight, ~1.7 s each).
 	Power      time.Duration
-	PowerMixes []PowerMix
+	PowerMixes []result.PowerMix
 	Bandwidth  bool // device, host<->device and peer copies
 	// AllReduce runs NCCL's sum all-reduce over every tested GPU from 8 B
 	// to AllReduceMaxBytes (allreduce.go); skipped with the reason where
@@ -97,61 +95,22 @@ type OwnWork interface {
 // DefaultOptions is `gpuprobe stress` without flags.
 func DefaultOptions() Options {
 	return Options{
-		Burn: 30 * time.Second, Precisions: AllPrecisions, Bandwidth: true, Memtest: true,
+		Burn: 30 * time.Second, Precisions: result.AllPrecisions, Bandwidth: true, Memtest: true,
 		MemtestFraction: 0.9, MemtestRounds: 1, CopyBytes: 4 << 30, HostBytes: 1 << 30, PeerBytes: 1 << 30, Reps: 10,
 		AllReduceMaxBytes: 1 << 30,
 	}
 }
 
-// GPUReport identifies one tested GPU.
-type GPUReport struct {
-	Index int    `json:"index"`
-	Name  string `json:"name"`
-	BusID string `json:"bus_id"`
-	CC    string `json:"compute_capability"`
-	SMs   int    `json:"sms"`
-	PTX   string `json:"ptx_variant"`
-	// Sanity is the wgmma kernels' sanity burn (compute capability 9.0).
-	Sanity    []SanityResult `json:"wgmma_sanity,omitempty"`
-	Static    *Static        `json:"nvml,omitempty"`
-	Spec      string         `json:"spec,omitempty"`
-	Skipped   string         `json:"skipped,omitempty"`
-	NVLinks   []bool         `json:"nvlinks,omitempty"`
-	NVLinkErr string         `json:"nvlink_error,omitempty"`
-	deviceID  uint16
-	subsysID  uint16
-	info      cuda.DeviceInfo
-	ctx       *cuda.Context
-	mod       *cuda.Module
-	arch      int
-	// wantWG: the card's best variant is the arch-specific sm_90a one,
-	// whose wgmma kernels it should run; wg: those that passed the sanity
-	// burn; wgmmaErr: why none could be used (the PTX did not load, a
-	// driver error in the sanity burn).
-	wantWG   bool
-	wg       map[Precision]bool
-	wgmmaErr string
-}
-
-// Report is everything one run measured.
-type Report struct {
-	StartedAt  time.Time         `json:"started_at"`
-	Seconds    float64           `json:"seconds"`
-	CUDADriver int               `json:"cuda_driver_version,omitempty"`
-	Monitoring string            `json:"monitoring"`
-	GPUs       []*GPUReport      `json:"gpus"`
-	Burns      []BurnResult      `json:"burns,omitempty"`
-	Soaks      []BurnResult      `json:"soaks,omitempty"`
-	Power      []PowerResult     `json:"power,omitempty"`
-	Bandwidth  []BandwidthResult `json:"bandwidth,omitempty"`
-	Memtests   []MemtestResult   `json:"memtests,omitempty"`
-	AllReduce  *AllReduceResult  `json:"allreduce,omitempty"`
-	// Topology is how each pair of tested GPUs is connected (NVML), read
-	// when more than one GPU is tested; TopologyErr says why it is not.
-	Topology    []TopoPair   `json:"topology,omitempty"`
-	TopologyErr string       `json:"topology_error,omitempty"`
-	FaultInject bool         `json:"fault_inject,omitempty"`
-	Checks      []wire.Check `json:"checks"`
+// device is one GPU as a run holds it: its part of the report, and the
+// CUDA handles and kernel choices the tests run it with.
+type device struct {
+	*result.GPU
+	info cuda.DeviceInfo
+	ctx  *cuda.Context
+	mod  *cuda.Module
+	arch int
+	// wg: the wgmma kernels that passed the sanity burn (sanity.go).
+	wg map[result.Precision]bool
 }
 
 // ErrNoGPU says the machine has no usable CUDA driver or device; the
@@ -164,7 +123,7 @@ var ErrNoGPU = errors.New("no CUDA GPU")
 // A run has four steps: plan (open the driver and NVML, pick the GPUs to
 // test and ready each one), run each test in turn (tests.go), judge the
 // measurements into checks, and report.
-func Run(ctx context.Context, o Options) (*Report, error) {
+func Run(ctx context.Context, o Options) (*result.Report, error) {
 	r := newRunner(ctx, o)
 	defer func() { r.rep.Seconds = time.Since(r.rep.StartedAt).Seconds() }()
 	if err := r.openDriver(); err != nil {
@@ -193,13 +152,14 @@ type runner struct {
 	ctx     context.Context
 	o       Options
 	log     *slog.Logger
-	rep     *Report
+	rep     *result.Report
 	drv     *cuda.Driver
 	devices int // how many the driver sees
 	sampler Sampler
-	gpus    []*GPUReport // the ones that run (rep.GPUs also holds the skipped)
-	busIDs  []string     // of gpus, for the monitors
-	statics []Static     // of gpus, for the monitors
+	all     []*device       // every GPU prepared, tested or skipped
+	gpus    []*device       // the ones that run
+	busIDs  []string        // of gpus, for the monitors
+	statics []result.Static // of gpus, for the monitors
 }
 
 func newRunner(ctx context.Context, o Options) *runner {
@@ -207,8 +167,10 @@ func newRunner(ctx context.Context, o Options) *runner {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &runner{ctx: ctx, o: o, log: log, rep: &Report{StartedAt: time.Now().UTC(), FaultInject: o.FaultInject}}
+	return &runner{ctx: ctx, o: o, log: log, rep: &result.Report{StartedAt: time.Now().UTC(), FaultInject: o.FaultInject}}
 }
+
+func gpuPtr(i int) *int { return &i }
 
 // skip records a skipped gpu.stress check: for one GPU, or for the whole
 // run when gpu is nil.
@@ -273,7 +235,7 @@ func (r *runner) waitOwnWork() error {
 
 // releaseGPUs frees every context the run retained, tested or skipped.
 func (r *runner) releaseGPUs() {
-	for _, g := range r.rep.GPUs {
+	for _, g := range r.all {
 		if g.ctx != nil {
 			_ = g.ctx.Bind()
 			_ = g.ctx.Synchronize()
@@ -307,7 +269,7 @@ func (r *runner) plan() error {
 		return ErrNoGPU
 	}
 	r.busIDs = make([]string, len(r.gpus))
-	r.statics = make([]Static, len(r.gpus))
+	r.statics = make([]result.Static, len(r.gpus))
 	for i, g := range r.gpus {
 		r.busIDs[i] = g.BusID
 		if g.Static != nil {
@@ -323,17 +285,18 @@ func (r *runner) plan() error {
 // prepareGPU adds GPU i to the report and readies it to run: its NVML
 // readings, its context, its kernels. It returns nil, with the reason in
 // a skipped check, for a GPU that is in use or cannot load the kernels.
-func (r *runner) prepareGPU(i int) (*GPUReport, error) {
+func (r *runner) prepareGPU(i int) (*device, error) {
 	info, err := r.drv.Device(i)
 	if err != nil {
 		return nil, fmt.Errorf("GPU %d: %w", i, err)
 	}
-	g := &GPUReport{Index: i, Name: info.Name, BusID: info.PCIBusID, CC: fmt.Sprintf("%d.%d", info.CCMajor, info.CCMinor), SMs: info.SMs, info: info}
-	r.rep.GPUs = append(r.rep.GPUs, g)
+	g := &device{GPU: &result.GPU{Index: i, Name: info.Name, BusID: info.PCIBusID, CC: fmt.Sprintf("%d.%d", info.CCMajor, info.CCMinor), SMs: info.SMs}, info: info}
+	r.rep.GPUs = append(r.rep.GPUs, g.GPU)
+	r.all = append(r.all, g)
 	if r.sampler != nil && !r.readNVML(g) {
 		return nil, nil
 	}
-	if spec, ok := SpecFor(g.deviceID, g.subsysID); ok {
+	if spec, ok := judge.SpecFor(g.IDs()); ok {
 		g.Spec = spec.Model
 	}
 	if g.ctx, err = r.drv.Retain(i); err != nil {
@@ -356,10 +319,10 @@ func (r *runner) prepareGPU(i int) (*GPUReport, error) {
 // readings and ids (for the spec), whether others use it, and its
 // NVLinks (judged at once). It returns false, with the reason in a
 // skipped check, when g is in use and Options.Force is off.
-func (r *runner) readNVML(g *GPUReport) bool {
+func (r *runner) readNVML(g *device) bool {
 	busID := g.info.PCIBusID
 	if st, err := r.sampler.Static(busID); err == nil {
-		g.Static, g.deviceID, g.subsysID = &st, st.DeviceID, st.SubsystemID
+		g.Static = &st
 	}
 	if b, err := r.sampler.Busy(busID); err == nil && (len(b.OtherPIDs) > 0 || b.UtilizationPct > 10) && !r.o.Force {
 		g.Skipped = fmt.Sprintf("in use: other compute processes %v, utilisation %.0f %% (use --force to test anyway)", b.OtherPIDs, b.UtilizationPct)
@@ -371,7 +334,7 @@ func (r *runner) readNVML(g *GPUReport) bool {
 	if err != nil {
 		g.NVLinkErr = err.Error()
 	}
-	if c, ok := judgeNVLinks(g.Index, g.NVLinks, err); ok {
+	if c, ok := judge.NVLinks(g.Index, g.NVLinks, err); ok {
 		r.rep.Checks = append(r.rep.Checks, c)
 	}
 	return true
@@ -381,9 +344,9 @@ func (r *runner) readNVML(g *GPUReport) bool {
 // what the cancellation cut short, and reports that it was stopped.
 func (r *runner) judge() error {
 	if r.ctx.Err() != nil {
-		markInterrupted(r.rep, context.Cause(r.ctx))
+		r.rep.MarkInterrupted(context.Cause(r.ctx))
 	}
-	r.rep.Checks = append(r.rep.Checks, Judge(r.rep)...)
+	r.rep.Checks = append(r.rep.Checks, judge.Report(r.rep)...)
 	if r.ctx.Err() != nil {
 		return fmt.Errorf("stopped: %w", context.Cause(r.ctx))
 	}
@@ -396,7 +359,7 @@ func (r *runner) judge() error {
 // variant's wgmma kernels are then sanity-burned (sanity.go): a driver
 // error there may leave the context unusable, so the context is released,
 // retained afresh, and the portable sm_90 variant loaded instead.
-func loadModule(drv *cuda.Driver, g *GPUReport) error {
+func loadModule(drv *cuda.Driver, g *device) error {
 	best, err := kernels.Select(g.info.CCMajor, g.info.CCMinor)
 	if err != nil {
 		return err
@@ -406,7 +369,7 @@ func loadModule(drv *cuda.Driver, g *GPUReport) error {
 		return err
 	}
 	cc := g.info.CCMajor*10 + g.info.CCMinor
-	g.wantWG = best.Specific
+	g.WgmmaWanted = best.Specific
 	var errs []error
 	for i := len(all) - 1; i >= 0; i-- {
 		v := all[i]
@@ -417,7 +380,7 @@ func loadModule(drv *cuda.Driver, g *GPUReport) error {
 		if err != nil {
 			err = fmt.Errorf("load %s PTX: %w", v.Name(), err)
 			if v.Specific {
-				g.wgmmaErr = err.Error()
+				g.WgmmaErr = err.Error()
 			}
 			errs = append(errs, err)
 			continue
@@ -428,7 +391,7 @@ func loadModule(drv *cuda.Driver, g *GPUReport) error {
 			g.PTX += "; " + errors.Join(errs...).Error()
 		}
 		if v.Specific && runSanity(g) {
-			g.wgmmaErr = "a wgmma sanity burn ended in a driver error, so the GPU's context was started afresh with the portable PTX"
+			g.WgmmaErr = "a wgmma sanity burn ended in a driver error, so the GPU's context was started afresh with the portable PTX"
 			g.wg = nil
 			_ = g.mod.Unload()
 			g.mod = nil
@@ -439,7 +402,7 @@ func loadModule(drv *cuda.Driver, g *GPUReport) error {
 			if err := g.ctx.Bind(); err != nil {
 				return err
 			}
-			errs = append(errs, errors.New(g.wgmmaErr))
+			errs = append(errs, errors.New(g.WgmmaErr))
 			continue
 		}
 		return nil
@@ -448,24 +411,24 @@ func loadModule(drv *cuda.Driver, g *GPUReport) error {
 }
 
 // wgmmaSummary says in the log which wgmma kernels the burns use.
-func (g *GPUReport) wgmmaSummary() string {
-	if !g.wantWG {
+func (g *device) wgmmaSummary() string {
+	if !g.WgmmaWanted {
 		return "none (not compute capability 9.0)"
 	}
 	var used []string
-	for _, p := range wgmmaPrecisions {
+	for _, p := range result.WgmmaPrecisions {
 		if g.wg[p] {
 			used = append(used, string(p))
 		}
 	}
-	s := fmt.Sprintf("%d of %d passed the sanity burn %v", len(used), len(wgmmaPrecisions), used)
-	if g.wgmmaErr != "" {
-		s += "; " + g.wgmmaErr
+	s := fmt.Sprintf("%d of %d passed the sanity burn %v", len(used), len(result.WgmmaPrecisions), used)
+	if g.WgmmaErr != "" {
+		s += "; " + g.WgmmaErr
 	}
 	return s
 }
 
-func indexOf(gpus []*GPUReport, g *GPUReport) int {
+func indexOf(gpus []*device, g *device) int {
 	for i, x := range gpus {
 		if x == g {
 			return i
@@ -474,7 +437,7 @@ func indexOf(gpus []*GPUReport, g *GPUReport) int {
 	return -1
 }
 
-func memSetup(g *GPUReport) (*cuda.Stream, *memKernels, *verifier, error) {
+func memSetup(g *device) (*cuda.Stream, *memKernels, *verifier, error) {
 	mk, err := loadMemKernels(g.mod, g.info)
 	if err != nil {
 		return nil, nil, nil, err
@@ -489,12 +452,4 @@ func memSetup(g *GPUReport) (*cuda.Stream, *memKernels, *verifier, error) {
 		return nil, nil, nil, err
 	}
 	return s, mk, v, nil
-}
-
-// NewGPUReport is the report of CUDA device index whose PCI device and
-// subsystem ids are given: what its spec, and so the yardstick its
-// results are judged against, is found by. A report rebuilt from recorded
-// figures starts here.
-func NewGPUReport(index int, deviceID, subsystemID uint16) *GPUReport {
-	return &GPUReport{Index: index, deviceID: deviceID, subsysID: subsystemID}
 }

@@ -1,23 +1,8 @@
 package stress
 
-import (
-	"math"
-	"sort"
-)
+import "math"
 
-// Median of xs (0 for none); xs is not modified.
-func Median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
+// minOf and maxOf are ±Inf for no values, where slices.Min and Max panic.
 
 func minOf(xs []float64) float64 {
 	m := math.Inf(1)
@@ -33,30 +18,4 @@ func maxOf(xs []float64) float64 {
 		m = math.Max(m, x)
 	}
 	return m
-}
-
-// Mean of xs (0 for none).
-func Mean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}
-
-// CV is the coefficient of variation: population standard deviation over
-// the mean (0 for fewer than two samples or a zero mean).
-func CV(xs []float64) float64 {
-	m := Mean(xs)
-	if len(xs) < 2 || m == 0 {
-		return 0
-	}
-	var ss float64
-	for _, x := range xs {
-		ss += (x - m) * (x - m)
-	}
-	return math.Sqrt(ss/float64(len(xs))) / math.Abs(m)
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/gpusla/gpusla/probe/stress/result"
 )
 
 // runTests runs each test that Options asks for, in this order: the
@@ -18,12 +20,12 @@ func (r *runner) runTests() {
 			if r.ctx.Err() != nil {
 				break
 			}
-			r.rep.Burns = append(r.rep.Burns, r.burnPhase("burn", func(int) Precision { return p }, o.Burn)...)
+			r.rep.Burns = append(r.rep.Burns, r.burnPhase("burn", func(int) result.Precision { return p }, o.Burn)...)
 		}
 	}
-	// 1a. The soak: one long burn, its per-second curve judged (soak.go).
+	// 1a. The soak: one long burn, its per-second curve judged (judge/soak.go).
 	if o.Soak > 0 && r.ctx.Err() == nil {
-		r.rep.Soaks = r.burnPhase("soak", func(arch int) Precision { return soakPrecision(o.SoakPrecision, arch) }, o.Soak)
+		r.rep.Soaks = r.burnPhase("soak", func(arch int) result.Precision { return soakPrecision(o.SoakPrecision, arch) }, o.Soak)
 	}
 	// 1b. The power test, every GPU at once.
 	if o.Power > 0 && r.ctx.Err() == nil {
@@ -45,7 +47,7 @@ func (r *runner) runTests() {
 
 // eachGPU runs f on every tested GPU at once, each on its own locked
 // thread with its context current.
-func (r *runner) eachGPU(f func(g *GPUReport) error) error {
+func (r *runner) eachGPU(f func(g *device) error) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(r.gpus))
 	for i, g := range r.gpus {
@@ -65,10 +67,10 @@ func (r *runner) eachGPU(f func(g *GPUReport) error) error {
 
 // burnPhase burns every GPU at once for d, each with the precision pick
 // chooses for its architecture, with NVML watched once a second.
-func (r *runner) burnPhase(kind string, pick func(arch int) Precision, d time.Duration) []BurnResult {
-	results := make([]BurnResult, len(r.gpus))
+func (r *runner) burnPhase(kind string, pick func(arch int) result.Precision, d time.Duration) []result.Burn {
+	results := make([]result.Burn, len(r.gpus))
 	mg := startMonitors(r.ctx, r.sampler, r.busIDs, r.statics, time.Second)
-	_ = r.eachGPU(func(g *GPUReport) error {
+	_ = r.eachGPU(func(g *device) error {
 		results[indexOf(r.gpus, g)] = r.burnOne(g, pick(g.arch), d)
 		return nil
 	})
@@ -86,7 +88,7 @@ func (r *runner) burnPhase(kind string, pick func(arch int) Precision, d time.Du
 // burnOne burns g with precision p for d: with the wgmma kernel where it
 // passed the sanity burn, else the mma.sync one, saying why; skipped where
 // the card has no kernel for p.
-func (r *runner) burnOne(g *GPUReport, p Precision, d time.Duration) BurnResult {
+func (r *runner) burnOne(g *device, p result.Precision, d time.Duration) result.Burn {
 	fallback := g.fallbackReason(p)
 	k, err := kernelFor(p, g.arch, g.wg[p])
 	if err != nil {
@@ -94,7 +96,7 @@ func (r *runner) burnOne(g *GPUReport, p Precision, d time.Duration) BurnResult 
 		if fallback != "" {
 			why += "; " + fallback
 		}
-		return BurnResult{GPU: g.Index, Precision: p, Skipped: why}
+		return result.Burn{GPU: g.Index, Precision: p, Skipped: why}
 	}
 	res := burn(r.ctx, g.ctx, g.mod, g.info, k, d, r.o.FaultInject)
 	if fallback != "" {
@@ -104,9 +106,9 @@ func (r *runner) burnOne(g *GPUReport, p Precision, d time.Duration) BurnResult 
 }
 
 // powerPhase runs the power test (power.go) on every GPU at once.
-func (r *runner) powerPhase() []PowerResult {
-	results := make([]PowerResult, len(r.gpus))
-	_ = r.eachGPU(func(g *GPUReport) error {
+func (r *runner) powerPhase() []result.Power {
+	results := make([]result.Power, len(r.gpus))
+	_ = r.eachGPU(func(g *device) error {
 		idx := indexOf(r.gpus, g)
 		results[idx] = runPower(r.ctx, g, r.sampler, r.statics[idx], r.o.Power, r.o.PowerMixes, r.o.FaultInject)
 		return nil
@@ -146,18 +148,18 @@ func (r *runner) bandwidthPhase() {
 
 // deviceBandwidth runs g's device-to-device and host<->device copies on a
 // goroutine of its own, locked to a thread with g's context current.
-func (r *runner) deviceBandwidth(g *GPUReport) []BandwidthResult {
-	done := make(chan []BandwidthResult)
+func (r *runner) deviceBandwidth(g *device) []result.Bandwidth {
+	done := make(chan []result.Bandwidth)
 	go func() {
-		var out []BandwidthResult
+		var out []result.Bandwidth
 		defer func() { done <- out }()
 		if err := g.ctx.Bind(); err != nil {
-			out = append(out, BandwidthResult{GPU: g.Index, Test: "d2d_memcpy", Error: err.Error()})
+			out = append(out, result.Bandwidth{GPU: g.Index, Test: "d2d_memcpy", Error: err.Error()})
 			return
 		}
 		s, mk, v, err := memSetup(g)
 		if err != nil {
-			out = append(out, BandwidthResult{GPU: g.Index, Test: "d2d_memcpy", Error: err.Error()})
+			out = append(out, result.Bandwidth{GPU: g.Index, Test: "d2d_memcpy", Error: err.Error()})
 			return
 		}
 		defer func() { v.free(); _ = s.Destroy() }()
@@ -169,7 +171,7 @@ func (r *runner) deviceBandwidth(g *GPUReport) []BandwidthResult {
 
 // allReducePhase runs NCCL's sum all-reduce over every tested GPU at once
 // (allreduce.go).
-func (r *runner) allReducePhase() *AllReduceResult {
+func (r *runner) allReducePhase() *result.AllReduce {
 	res := runAllReduce(r.ctx, r.gpus, r.o.AllReduceMaxBytes)
 	for _, row := range res.Rows {
 		r.log.Info("allreduce", "dtype", row.DType, "bytes", row.Bytes, "time_us", fmt.Sprintf("%.1f", row.Micros), "algbw_gbs", fmt.Sprintf("%.1f", row.AlgGBs), "busbw_gbs", fmt.Sprintf("%.1f", row.BusGBs), "wrong", row.Wrong)
@@ -181,13 +183,13 @@ func (r *runner) allReducePhase() *AllReduceResult {
 }
 
 // memtestPhase runs the memory pattern test on every GPU at once.
-func (r *runner) memtestPhase() []MemtestResult {
-	results := make([]MemtestResult, len(r.gpus))
-	_ = r.eachGPU(func(g *GPUReport) error {
+func (r *runner) memtestPhase() []result.Memtest {
+	results := make([]result.Memtest, len(r.gpus))
+	_ = r.eachGPU(func(g *device) error {
 		idx := indexOf(r.gpus, g)
 		s, _, v, err := memSetup(g)
 		if err != nil {
-			results[idx] = MemtestResult{GPU: g.Index, Error: err.Error()}
+			results[idx] = result.Memtest{GPU: g.Index, Error: err.Error()}
 			return nil
 		}
 		defer func() { v.free(); _ = s.Destroy() }()

@@ -4,34 +4,18 @@ import (
 	"fmt"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
+
+	"github.com/gpusla/gpusla/probe/stress/result"
 )
-
-// TopoPair is how two GPUs reach each other, in nvidia-smi topo -m's
-// words: NV# (# NVLinks straight between them), NVSwitch (both on the
-// same NVLink switch fabric; Links is the smaller of their active switch
-// links), or the PCIe path when no NVLink joins them: PIX (one PCIe
-// switch), PXB (several switches), PHB (a host bridge), NODE (between host
-// bridges of one NUMA node), SYS (across NUMA nodes / the CPU
-// interconnect).
-type TopoPair struct {
-	A     int    `json:"a"` // CUDA ordinals
-	B     int    `json:"b"`
-	Path  string `json:"path"`
-	Links int    `json:"nvlinks"`
-}
-
-// NVLink reports whether the pair talks over NVLink (directly or through
-// switches).
-func (p TopoPair) NVLink() bool { return p.Links > 0 }
 
 // TopologyReader is implemented by Samplers that can read how GPUs are
 // connected (the live NVML sampler); a Sampler without it leaves the
 // report's topology empty, saying so.
 type TopologyReader interface {
-	Topology(busIDs []string) ([]TopoPair, error)
+	Topology(busIDs []string) ([]result.TopoPair, error)
 }
 
-func (s *nvmlSampler) Topology(busIDs []string) ([]TopoPair, error) {
+func (s *nvmlSampler) Topology(busIDs []string) ([]result.TopoPair, error) {
 	devs := make([]nvml.Device, len(busIDs))
 	for i, b := range busIDs {
 		d, err := s.dev(b)
@@ -45,7 +29,7 @@ func (s *nvmlSampler) Topology(busIDs []string) ([]TopoPair, error) {
 
 // readPairs reads the topology of the tested GPUs through the sampler and
 // numbers the pairs by CUDA ordinal.
-func readPairs(s Sampler, gpus []*GPUReport, busIDs []string) ([]TopoPair, string) {
+func readPairs(s Sampler, gpus []*device, busIDs []string) ([]result.TopoPair, string) {
 	tr, ok := s.(TopologyReader)
 	if !ok || s == nil {
 		return nil, "no NVML: GPU topology not read"
@@ -67,7 +51,7 @@ func addrOf(p nvml.PciInfo) pciAddr { return pciAddr{p.Domain, p.Bus, p.Device} 
 // readTopology reads every pair of devs (index i is CUDA ordinal order as
 // given) from NVML: each active NVLink's far end, then the PCIe common
 // ancestor of pairs that no NVLink joins.
-func readTopology(devs []nvml.Device) ([]TopoPair, error) {
+func readTopology(devs []nvml.Device) ([]result.TopoPair, error) {
 	addrs := make([]pciAddr, len(devs))
 	index := map[pciAddr]int{}
 	for i, d := range devs {
@@ -113,10 +97,10 @@ func readTopology(devs []nvml.Device) ([]TopoPair, error) {
 			}
 		}
 	}
-	var out []TopoPair
+	var out []result.TopoPair
 	for i := range devs {
 		for j := i + 1; j < len(devs); j++ {
-			p := TopoPair{A: i, B: j}
+			p := result.TopoPair{A: i, B: j}
 			switch n := min(direct[i][j], direct[j][i]); {
 			case n > 0:
 				p.Path, p.Links = fmt.Sprintf("NV%d", n), n

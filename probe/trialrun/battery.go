@@ -9,6 +9,8 @@ import (
 	"github.com/gpusla/gpusla/probe/checkrun"
 	"github.com/gpusla/gpusla/probe/netcheck"
 	"github.com/gpusla/gpusla/probe/stress"
+	"github.com/gpusla/gpusla/probe/stress/judge"
+	"github.com/gpusla/gpusla/probe/stress/result"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -55,11 +57,11 @@ func Battery(b BatteryOptions) []Step {
 			}
 			return rep.Checks
 		}}}
-	precisions := stress.AllPrecisions
+	precisions := result.AllPrecisions
 	steps = append(steps, b.stressStep(fmt.Sprintf("burns (%s, %s each, every result checked)", names(precisions), b.Burn),
 		time.Duration(len(precisions))*(b.Burn+burnSetup)+runSetup, func(o *stress.Options) { o.Burn, o.Precisions = b.Burn, precisions }))
 	if b.Soak > 0 {
-		var last *stress.Report
+		var last *result.Report
 		s := b.stressStep(fmt.Sprintf("soak (gpu_burn %s without error; the seed's is 30 min)", b.Soak), b.Soak+burnSetup+runSetup,
 			func(o *stress.Options) { o.Soak = b.Soak }, &last)
 		s.Curves = func() []checkrun.Curve { return SoakCurves(last) }
@@ -82,7 +84,7 @@ func Battery(b BatteryOptions) []Step {
 
 // stressStep is one stress run that only set enables (everything off
 // first); keep, when given, receives its report.
-func (b BatteryOptions) stressStep(name string, planned time.Duration, set func(*stress.Options), keep ...**stress.Report) Step {
+func (b BatteryOptions) stressStep(name string, planned time.Duration, set func(*stress.Options), keep ...**result.Report) Step {
 	return Step{Name: name, Planned: planned, Run: func(ctx context.Context) []wire.Check {
 		o := stress.DefaultOptions()
 		o.Burn, o.Precisions, o.Bandwidth, o.Memtest = 0, nil, false, false
@@ -92,11 +94,11 @@ func (b BatteryOptions) stressStep(name string, planned time.Duration, set func(
 		for _, k := range keep {
 			*k = rep
 		}
-		return stress.RunChecks(ctx, rep, err)
+		return judge.RunChecks(ctx, rep, err)
 	}}
 }
 
-func names(ps []stress.Precision) string {
+func names(ps []result.Precision) string {
 	s := make([]string, len(ps))
 	for i, p := range ps {
 		s[i] = strings.ToUpper(string(p))
@@ -105,7 +107,7 @@ func names(ps []stress.Precision) string {
 }
 
 // SoakCurves are the per-second throughput curves of a run's soaks.
-func SoakCurves(rep *stress.Report) []checkrun.Curve {
+func SoakCurves(rep *result.Report) []checkrun.Curve {
 	if rep == nil {
 		return nil
 	}

@@ -9,8 +9,8 @@
 //     probe/kmsg, probe/host, probe/usage; probe/stress and probe/netcheck
 //     measure);
 //  2. judge: the data into wire.Checks (probe/authn, probe/health,
-//     probe/crosscheck; probe/stress, probe/netcheck and probe/host judge
-//     what they measured);
+//     probe/crosscheck, probe/stress/judge; probe/netcheck and probe/host
+//     judge what they measured);
 //  3. observe: the daemon (probe/daemon) schedules the checks and makes
 //     each job's checks an observation; `check` (probe/checkrun) prints
 //     them instead, and stops here;

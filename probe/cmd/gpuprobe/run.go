@@ -26,6 +26,8 @@ import (
 	"github.com/gpusla/gpusla/probe/ownwork"
 	"github.com/gpusla/gpusla/probe/specdb"
 	"github.com/gpusla/gpusla/probe/stress"
+	"github.com/gpusla/gpusla/probe/stress/judge"
+	"github.com/gpusla/gpusla/probe/stress/result"
 	"github.com/gpusla/gpusla/probe/usage"
 	"github.com/gpusla/gpusla/probe/wire"
 )
@@ -143,9 +145,9 @@ func gpuStress(ctx context.Context, c config.Stress, own stress.OwnWork) []wire.
 	return stressChecks(ctx, rep, err)
 }
 
-// stressChecks are the daemon's results of a stress run (stress.RunChecks).
-func stressChecks(ctx context.Context, rep *stress.Report, err error) []wire.Check {
-	return stress.RunChecks(ctx, rep, err)
+// stressChecks are the daemon's results of a stress run (judge.RunChecks).
+func stressChecks(ctx context.Context, rep *result.Report, err error) []wire.Check {
+	return judge.RunChecks(ctx, rep, err)
 }
 
 // gpusIdle reads GPU utilisation through NVML: the stress job must not

@@ -18,6 +18,7 @@ import (
 	"github.com/gpusla/gpusla/probe/checkrun"
 	"github.com/gpusla/gpusla/probe/config"
 	"github.com/gpusla/gpusla/probe/stress"
+	"github.com/gpusla/gpusla/probe/stress/result"
 	"github.com/gpusla/gpusla/probe/trialrun"
 	"github.com/gpusla/gpusla/probe/wire"
 )
@@ -70,7 +71,7 @@ func (f *stressFlags) options(log *slog.Logger) (stress.Options, error) {
 	for _, t := range strings.Split(f.tests, ",") {
 		switch t = strings.TrimSpace(t); t {
 		case "fp32", "fp64", "tf32", "bf16", "fp16", "fp8":
-			o.Precisions = append(o.Precisions, stress.Precision(t))
+			o.Precisions = append(o.Precisions, result.Precision(t))
 		case "bandwidth":
 			o.Bandwidth = true
 		case "memtest":
@@ -250,7 +251,7 @@ func (s *checkStress) group() (checkrun.Group, bool, error) {
 	if err != nil || !on {
 		return checkrun.Group{}, false, err
 	}
-	var last *stress.Report
+	var last *result.Report
 	return checkrun.Group{
 		Name:   "stress",
 		Curves: func() []checkrun.Curve { return soakCurves(last) },
@@ -269,4 +270,4 @@ func (s *checkStress) group() (checkrun.Group, bool, error) {
 }
 
 // soakCurves are the per-second throughput curves of a run's soaks.
-func soakCurves(rep *stress.Report) []checkrun.Curve { return trialrun.SoakCurves(rep) }
+func soakCurves(rep *result.Report) []checkrun.Curve { return trialrun.SoakCurves(rep) }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpusla/gpusla/probe/cuda"
 	"github.com/gpusla/gpusla/probe/stress"
+	"github.com/gpusla/gpusla/probe/stress/result"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -113,8 +114,8 @@ func TestStressWithoutGPU(t *testing.T) {
 // The daemon's stress job keeps the checks of a run stopped half-way and
 // says it was stopped; a run that failed for another reason fails.
 func TestStressChecksOfAStoppedRun(t *testing.T) {
-	rep := &stress.Report{
-		Burns:  []stress.BurnResult{{Precision: stress.FP32}, {Precision: stress.FP64, Interrupted: "stopped before it finished (context canceled)"}},
+	rep := &result.Report{
+		Burns:  []result.Burn{{Precision: result.FP32}, {Precision: result.FP64, Interrupted: "stopped before it finished (context canceled)"}},
 		Checks: []wire.Check{{Name: "gpu.burn.fp32", Verdict: wire.Pass}, {Name: "gpu.burn.fp64", Verdict: wire.Skipped}},
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -152,7 +153,7 @@ func TestCheckSoak(t *testing.T) {
 			t.Errorf("%+v: %v, want %q", tc.s, err, tc.want)
 		}
 	}
-	rep := &stress.Report{Soaks: []stress.BurnResult{{GPU: 1, Precision: stress.BF16, Samples: []float64{651, 652, 652}}, {GPU: 2, Skipped: "x"}}}
+	rep := &result.Report{Soaks: []result.Burn{{GPU: 1, Precision: result.BF16, Samples: []float64{651, 652, 652}}, {GPU: 2, Skipped: "x"}}}
 	cs := soakCurves(rep)
 	if len(cs) != 1 || cs[0].Name != "gpu.soak.bf16" || *cs[0].GPU != 1 || len(cs[0].PerSecond) != 3 || cs[0].Unit != "TFLOP/s" {
 		t.Fatalf("%+v", cs)

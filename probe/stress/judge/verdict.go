@@ -1,4 +1,4 @@
-package stress
+package judge
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gpusla/gpusla/probe/specdb"
+	"github.com/gpusla/gpusla/probe/stress/result"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -33,7 +34,7 @@ func pctOf(v float64, spec Spec, key string) string {
 // judgeBurn turns one burn into its checks: result errors (gpu_degraded),
 // throughput against the model's threshold (performance_below_spec) and
 // what the NVML monitor saw.
-func judgeBurn(name string, b BurnResult, spec Spec, known bool) []wire.Check {
+func judgeBurn(name string, b result.Burn, spec Spec, known bool) []wire.Check {
 	c := wire.Check{Name: name, Category: wire.CategoryGPUDegraded, GPU: gpuPtr(b.GPU), Unit: "TFLOP/s"}
 	switch {
 	case b.Skipped != "":
@@ -90,12 +91,12 @@ func judgeBurn(name string, b BurnResult, spec Spec, known bool) []wire.Check {
 	return out
 }
 
-// steadyCriterion is the power stability criterion (monitor.go, steadyPart).
+// steadyCriterion is the power stability criterion (probe/stress monitor.go, steadyPart).
 var steadyCriterion = fmt.Sprintf("every reading of the steady part (after the ramp) within ±%g %% of its mean", maxPowerFluctPct)
 
 // powerValue describes the power readings: over the steady part when
 // there is one, else over the readings after warm-up.
-func powerValue(m Monitor) string {
+func powerValue(m result.Monitor) string {
 	over := fmt.Sprintf("readings %d–%d of %d", m.SteadyFrom+1, m.Samples, m.Samples)
 	if m.PowerUnjudged != "" {
 		over = fmt.Sprintf("%d readings, no steady part", m.Samples)
@@ -111,7 +112,7 @@ func powerValue(m Monitor) string {
 // 满载时功率波动在5%以内", which the trial judges on the power test and the
 // soak (sla/trial). Over 5 % warns, as the phase's power check does; none
 // where the phase has no steady part to measure.
-func powerSwing(name string, gpu int, m *Monitor) (wire.Check, bool) {
+func powerSwing(name string, gpu int, m *result.Monitor) (wire.Check, bool) {
 	if m == nil || m.Samples == 0 || m.PowerUnjudged != "" || m.SteadySamples == 0 {
 		return wire.Check{}, false
 	}
@@ -139,7 +140,7 @@ func swingDigits(v float64) int {
 }
 
 // judgeMonitor judges what NVML showed during a burn.
-func judgeMonitor(prefix string, gpu int, m Monitor) []wire.Check {
+func judgeMonitor(prefix string, gpu int, m result.Monitor) []wire.Check {
 	if m.Samples == 0 {
 		return []wire.Check{{Name: prefix + ".power", Category: wire.CategoryGPUDegraded, GPU: gpuPtr(gpu),
 			Verdict: wire.Skipped, Detail: "no NVML samples: " + strings.Join(m.Errors, "; ")}}
@@ -206,7 +207,7 @@ func judgeMonitor(prefix string, gpu int, m Monitor) []wire.Check {
 }
 
 // judgeBandwidth judges one copy measurement against the model's threshold.
-func judgeBandwidth(r BandwidthResult, key string, spec Spec, known bool) []wire.Check {
+func judgeBandwidth(r result.Bandwidth, key string, spec Spec, known bool) []wire.Check {
 	name := "gpu.bw." + r.Test
 	if r.Peer != nil {
 		name = fmt.Sprintf("gpu.bw.p2p.%d-%d", r.GPU, *r.Peer)
@@ -238,7 +239,7 @@ func judgeBandwidth(r BandwidthResult, key string, spec Spec, known bool) []wire
 }
 
 // judgeMemtest judges the pattern test.
-func judgeMemtest(m MemtestResult) wire.Check {
+func judgeMemtest(m result.Memtest) wire.Check {
 	c := wire.Check{Name: "gpu.memtest", Category: wire.CategoryGPUDegraded, GPU: gpuPtr(m.GPU),
 		Criterion: "0 bad words", Unit: "words"}
 	switch {
@@ -265,9 +266,9 @@ func judgeMemtest(m MemtestResult) wire.Check {
 	return c
 }
 
-// judgeNVLinks fails a GPU whose links are partly down: a card with some
+// NVLinks fails a GPU whose links are partly down: a card with some
 // links active and others not runs peer traffic at a fraction of its rate.
-func judgeNVLinks(gpu int, links []bool, err error) (wire.Check, bool) {
+func NVLinks(gpu int, links []bool, err error) (wire.Check, bool) {
 	c := wire.Check{Name: "gpu.nvlink", Category: wire.CategoryGPUDegraded, GPU: gpuPtr(gpu),
 		Criterion: "every NVLink active"}
 	if err != nil {
@@ -305,8 +306,8 @@ const (
 
 // judgeFit holds the FP32 burn to what the reported SM count at the
 // clock NVML saw during the burn can do.
-func judgeFit(b BurnResult, g *GPUReport) (wire.Check, bool) {
-	if b.Precision != FP32 || b.Skipped != "" || b.Launches == 0 || g == nil {
+func judgeFit(b result.Burn, g *result.GPU) (wire.Check, bool) {
+	if b.Precision != result.FP32 || b.Skipped != "" || b.Launches == 0 || g == nil {
 		return wire.Check{}, false
 	}
 	c := wire.Check{Name: "gpu.burn.fp32.fit", Category: wire.CategoryInventory, GPU: gpuPtr(b.GPU), Unit: "ratio",

@@ -1,15 +1,27 @@
-package stress
+// Package judge turns what a stress run measured (probe/stress/result)
+// into checks: every burn, soak, copy, memory test, power test and
+// all-reduce against the model's calibrated thresholds from the spec
+// database (probe/specdb), in the manner of probe/health. It is pure: it
+// reads no hardware and imports nothing that needs a GPU, cgo or the CUDA
+// driver (internal/layers holds it to that), so a report rebuilt from
+// recorded figures is judged on any machine exactly as a live run's.
+//
+// Step 2 of the observation pipeline (read, judge, observe, spool, push)
+// for the load tests; probe/stress is step 1 and calls Report when its
+// tests end.
+package judge
 
 import (
 	"errors"
 
+	"github.com/gpusla/gpusla/probe/stress/result"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
-// Judge turns the measurements of a report into checks: the wgmma sanity
+// Report turns the measurements of a report into checks: the wgmma sanity
 // burns, then the burns and soaks, bandwidth, the memory tests, the GPUs'
 // fabric (topology and all-reduce) and the power tests.
-func Judge(rep *Report) []wire.Check {
+func Report(rep *result.Report) []wire.Check {
 	j := newJudging(rep)
 	var out []wire.Check
 	for _, g := range rep.GPUs {
@@ -24,14 +36,14 @@ func Judge(rep *Report) []wire.Check {
 	return append(out, j.power()...)
 }
 
-// judging is one Judge: the report, and its GPUs by CUDA index.
+// judging is one Report: the report, and its GPUs by CUDA index.
 type judging struct {
-	rep     *Report
-	byIndex map[int]*GPUReport
+	rep     *result.Report
+	byIndex map[int]*result.GPU
 }
 
-func newJudging(rep *Report) *judging {
-	j := &judging{rep: rep, byIndex: map[int]*GPUReport{}}
+func newJudging(rep *result.Report) *judging {
+	j := &judging{rep: rep, byIndex: map[int]*result.GPU{}}
 	for _, g := range rep.GPUs {
 		j.byIndex[g.Index] = g
 	}
@@ -41,7 +53,7 @@ func newJudging(rep *Report) *judging {
 // specOf is the calibrated spec of GPU gpu's model, if it has one.
 func (j *judging) specOf(gpu int) (Spec, bool) {
 	if g, ok := j.byIndex[gpu]; ok {
-		return SpecFor(g.deviceID, g.subsysID)
+		return SpecFor(g.IDs())
 	}
 	return Spec{}, false
 }
@@ -77,7 +89,7 @@ func (j *judging) burns() []wire.Check {
 // card must reach the threshold with at least one.
 func (j *judging) bandwidth() []wire.Check {
 	var out []wire.Check
-	bestD2D := map[int]BandwidthResult{}
+	bestD2D := map[int]result.Bandwidth{}
 	for _, r := range j.rep.Bandwidth {
 		spec, ok := j.specOf(r.GPU)
 		switch r.Test {
@@ -156,7 +168,7 @@ func (j *judging) power() []wire.Check {
 }
 
 // interruptedBW applies keepFaults to the checks of an interrupted copy.
-func interruptedBW(r BandwidthResult, cs []wire.Check) []wire.Check {
+func interruptedBW(r result.Bandwidth, cs []wire.Check) []wire.Check {
 	if r.Interrupted != "" {
 		return keepFaults(cs, r.Interrupted)
 	}

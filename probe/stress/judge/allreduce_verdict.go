@@ -1,10 +1,11 @@
-package stress
+package judge
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/gpusla/gpusla/probe/specdb"
+	"github.com/gpusla/gpusla/probe/stress/result"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -36,11 +37,11 @@ type fabricSpec struct {
 	Known      bool
 }
 
-func fabricSpecOf(g *GPUReport) (fabricSpec, *specdb.Model) {
+func fabricSpecOf(g *result.GPU) (fabricSpec, *specdb.Model) {
 	if g == nil {
 		return fabricSpec{}, nil
 	}
-	m, ok := specdb.Default().Lookup(g.deviceID, g.subsysID)
+	m, ok := specdb.Default().Lookup(g.IDs())
 	if !ok {
 		return fabricSpec{}, nil
 	}
@@ -64,7 +65,7 @@ func busThreshold(m *specdb.Model, n int, allNVLink bool) (specdb.Threshold, boo
 // judgeTopology checks that a model sold with NVLink joins every pair of
 // GPUs over NVLink: one that talks over PCIe instead is not the product
 // (a degraded baseboard, or a PCIe machine sold as SXM).
-func judgeTopology(pairs []TopoPair, err error, fs fabricSpec) (wire.Check, bool) {
+func judgeTopology(pairs []result.TopoPair, err error, fs fabricSpec) (wire.Check, bool) {
 	if len(pairs) == 0 && err == nil {
 		return wire.Check{}, false
 	}
@@ -107,7 +108,7 @@ func judgeTopology(pairs []TopoPair, err error, fs fabricSpec) (wire.Check, bool
 // in a GPU, so it fails at once), the bus bandwidth of the largest
 // float32 message of at least 256 MiB against the model's threshold, and
 // the 8-byte latency, recorded.
-func judgeAllReduce(r AllReduceResult, pairs []TopoPair, topoErr error, fs fabricSpec, m *specdb.Model) []wire.Check {
+func judgeAllReduce(r result.AllReduce, pairs []result.TopoPair, topoErr error, fs fabricSpec, m *specdb.Model) []wire.Check {
 	base := wire.Check{Name: "gpu.nccl.allreduce", Category: wire.CategoryGPUDegraded}
 	switch {
 	case r.Skipped != "":
@@ -132,8 +133,8 @@ func judgeAllReduce(r AllReduceResult, pairs []TopoPair, topoErr error, fs fabri
 	}
 	out = append(out, e)
 
-	var big, small *AllReduceRow
-	var bf16 *AllReduceRow
+	var big, small *result.AllReduceRow
+	var bf16 *result.AllReduceRow
 	for i := range r.Rows {
 		row := &r.Rows[i]
 		switch row.DType {

@@ -1,4 +1,4 @@
-package stress
+package judge
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpusla/gpusla/probe/specdb"
+	"github.com/gpusla/gpusla/probe/stress/result"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -20,11 +21,12 @@ type powerSpec struct {
 	Known         bool
 }
 
-func powerSpecOf(g *GPUReport) powerSpec {
+func powerSpecOf(g *result.GPU) powerSpec {
 	if g == nil {
 		return powerSpec{}
 	}
-	return powerSpecFrom(specdb.Default(), g.deviceID, g.subsysID)
+	id, sub := g.IDs()
+	return powerSpecFrom(specdb.Default(), id, sub)
 }
 
 func powerSpecFrom(db *specdb.DB, deviceID, subsystemID uint16) powerSpec {
@@ -45,13 +47,13 @@ func powerSpecFrom(db *specdb.DB, deviceID, subsystemID uint16) powerSpec {
 //   - gpu.power: mean power of the main phase against the model's
 //     calibrated minimum, with the % of the model's and of the enforced
 //     limit (performance_below_spec; warn when a reading of the steady part
-//     strays more than ±5 % from its mean, monitor.go steadyPart);
+//     strays more than ±5 % from its mean, probe/stress monitor.go steadyPart);
 //   - gpu.power.thermal and gpu.power.xid as for the burns. Reaching the
 //     power limit is the point of this test, so the SW power cap is
 //     reported and never failed; thermal and hardware slowdown, the power
 //     brake and temperature at the slowdown threshold fail, in the tuning
 //     as in the main phase.
-func judgePower(p PowerResult, spec powerSpec) []wire.Check {
+func judgePower(p result.Power, spec powerSpec) []wire.Check {
 	c := wire.Check{Name: "gpu.power", Category: wire.CategoryGPUDegraded, GPU: gpuPtr(p.GPU), Unit: "W"}
 	switch {
 	case p.Skipped != "":
@@ -82,7 +84,7 @@ func judgePower(p PowerResult, spec powerSpec) []wire.Check {
 
 // judgePowerErrors is gpu.power.errors: every tensor result and copied
 // word of the test checked, and any driver error during it.
-func judgePowerErrors(p PowerResult) wire.Check {
+func judgePowerErrors(p result.Power) wire.Check {
 	e := wire.Check{Name: "gpu.power.errors", Category: wire.CategoryGPUDegraded, GPU: gpuPtr(p.GPU),
 		Criterion: "0 wrong tensor results against the host reference, 0 wrong copied words",
 		Number:    num(float64(p.Mismatches + p.CopyBad)), Unit: "values", Verdict: wire.Pass}
@@ -116,7 +118,7 @@ func judgePowerErrors(p PowerResult) wire.Check {
 // judgePowerDraw fills in gpu.power from the main phase's NVML readings:
 // the mean draw against the model's calibrated minimum (and warn band),
 // then notes on a capped power limit and on unsteady power.
-func judgePowerDraw(c *wire.Check, p PowerResult, m Monitor, spec powerSpec) {
+func judgePowerDraw(c *wire.Check, p result.Power, m result.Monitor, spec powerSpec) {
 	c.Number = num(m.PowerMeanW)
 	c.Value = powerValue(m)
 	if spec.Official > 0 {
@@ -160,7 +162,7 @@ func judgePowerDraw(c *wire.Check, p PowerResult, m Monitor, spec powerSpec) {
 // judgePowerMonitor is temperature, clock-event reasons and XIDs as for
 // the burns, with the tuning's clock events added to the thermal check;
 // the monitor's own power check is replaced by gpu.power.
-func judgePowerMonitor(p PowerResult, m Monitor) []wire.Check {
+func judgePowerMonitor(p result.Power, m result.Monitor) []wire.Check {
 	var out []wire.Check
 	for _, x := range judgeMonitor("gpu.power", p.GPU, m) {
 		if x.Name == "gpu.power.power" {
@@ -176,7 +178,7 @@ func judgePowerMonitor(p PowerResult, m Monitor) []wire.Check {
 
 // judgeTuneEvents adds the clock-event reasons seen while tuning to the
 // thermal check: a slowdown then is as much a fault as in the main phase.
-func judgeTuneEvents(t *wire.Check, p PowerResult) {
+func judgeTuneEvents(t *wire.Check, p result.Power) {
 	keys := make([]string, 0, len(p.TuneEvents))
 	for k := range p.TuneEvents {
 		keys = append(keys, k)

@@ -1,10 +1,12 @@
-package stress
+package judge
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/gpusla/gpusla/probe/stress/result"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -22,9 +24,10 @@ func curve(n int, f func(t int) float64) []float64 {
 	return out
 }
 
-func soakOf(samples []float64) BurnResult {
-	med, mn, cv := sampleStats(samples)
-	return BurnResult{GPU: 0, Precision: BF16, Engine: "HMMA m16n8k16", Launches: 10 * len(samples), Checked: 1e9,
+func soakOf(samples []float64) result.Burn {
+	steady := samples[1:] // as a burn's statistics: its first, ramping second left out
+	med, mn, cv := result.Median(steady), slices.Min(steady), result.CV(steady)
+	return result.Burn{GPU: 0, Precision: result.BF16, Engine: "HMMA m16n8k16", Launches: 10 * len(samples), Checked: 1e9,
 		Samples: samples, Median: med, Min: mn, CV: cv}
 }
 
@@ -83,17 +86,14 @@ func TestSoakIsJudgedLikeABurnToo(t *testing.T) {
 	if c := find(t, cs, "gpu.soak.bf16"); c.Verdict != wire.Pass {
 		t.Errorf("throughput: %+v", c)
 	}
-	if soakPrecision("", 90) != BF16 || soakPrecision("", 75) != FP32 || soakPrecision(FP64, 90) != FP64 {
-		t.Error("soak precision")
-	}
 	// In a report, soaks are judged with everything else, and an
 	// interrupted soak is not judged a sag.
 	rep := healthyH200()
 	short := soakOf(curve(300, func(t int) float64 { return 652 - float64(t) }))
 	short.Error = "interrupted: context canceled"
-	rep.Soaks = []BurnResult{short}
-	markInterrupted(rep, errCanceled{})
-	if c := find(t, Judge(rep), "gpu.soak.bf16.stability"); c.Verdict != wire.Skipped {
+	rep.Soaks = []result.Burn{short}
+	rep.MarkInterrupted(errCanceled{})
+	if c := find(t, Report(rep), "gpu.soak.bf16.stability"); c.Verdict != wire.Skipped {
 		t.Errorf("interrupted soak: %+v", c)
 	}
 }
@@ -115,7 +115,7 @@ func TestSoakRecordsDurationAndPowerSwing(t *testing.T) {
 	}{{5, wire.Pass, "±5.00 %"}, {5.01, wire.Warn, "±5.01 %"}, {5.004, wire.Warn, "±5.004 %"}, {0.4, wire.Pass, "±0.40 %"}} {
 		b := soakOf(curve(1800, func(int) float64 { return 652 }))
 		b.Seconds = 1800.3
-		b.Monitor = &Monitor{Samples: 1800, PowerMeanW: 690, PowerFluctPct: c.swing, SteadyFrom: 4, SteadySamples: 1796}
+		b.Monitor = &result.Monitor{Samples: 1800, PowerMeanW: 690, PowerFluctPct: c.swing, SteadyFrom: 4, SteadySamples: 1796}
 		cs := judgeSoak(b, spec, true)
 		if d := find(t, cs, "gpu.soak.bf16.duration"); d.Number == nil || *d.Number != 1800.3 || d.Unit != "s" || d.Verdict != wire.Pass {
 			t.Errorf("duration %+v", d)
@@ -127,7 +127,7 @@ func TestSoakRecordsDurationAndPowerSwing(t *testing.T) {
 	}
 	// No steady part: no swing to judge, no number made up.
 	b := soakOf(curve(60, func(int) float64 { return 652 }))
-	b.Monitor = &Monitor{Samples: 3, PowerMeanW: 500, PowerUnjudged: "3 readings, 3 needed after the ramp"}
+	b.Monitor = &result.Monitor{Samples: 3, PowerMeanW: 500, PowerUnjudged: "3 readings, 3 needed after the ramp"}
 	for _, c := range judgeSoak(b, spec, true) {
 		if c.Name == "gpu.soak.bf16.power.swing" {
 			t.Errorf("a swing without a steady part: %+v", c)
