@@ -21,6 +21,11 @@ import (
 // Latin letters, and the project's own command names.
 var Allowed = []string{
 	"GPU", "GPUs", "CPU", "NVIDIA", "SXM", "PCIe", "NVLink", "NCCL", "CUDA", "ECC", "BMC", "HBM", "XID", "Xid", "MIG", "NVML",
+	"PCI", "SM", "VBIOS", "vGPU", "UUID", "Ampere", "Hopper", "VM",
+	// °C: the degree sign ends a word, leaving its letter.
+	"C",
+	// Readings named as the system names them (/proc/meminfo's MemTotal).
+	"MemTotal",
 	"UTC", "SLA", "USD", "CNY", "EUR", "JPY", "HKD", "SGD", "RMB",
 	"GB", "GiB", "MB", "MiB", "TB", "TiB", "KB", "Gbps", "Mbps", "GB/s", "MHz", "GHz", "W", "ms", "us", "µs", "μs", "ns", "x",
 	"API", "HTTP", "HTTPS", "DNS", "URL", "ID", "IP", "TCP", "UDP", "ICMP", "TLS", "JSON", "CSV", "PDF", "HTML", "YAML", "SHA", "HMAC", "RSS",

@@ -74,11 +74,13 @@ func Judge(s *gpu.Snapshot, db *specdb.DB, exp expect.Expected) []wire.Check {
 		Value: fmt.Sprintf("%d", usable), Number: num(float64(usable)), Unit: "GPUs", Criterion: "at least one GPU"}
 	switch {
 	case exp.GPUs > 0:
-		c.Criterion = fmt.Sprintf("%d (ordered)", exp.GPUs)
+		c.SetCriterion("%d (ordered)", exp.GPUs)
 		if usable < exp.GPUs {
-			c.Verdict, c.Detail = wire.Fail, fmt.Sprintf("%d usable GPUs, the order says %d", usable, exp.GPUs)
+			c.Verdict = wire.Fail
+			c.SetDetail("%d usable GPUs, the order says %d", usable, exp.GPUs)
 		} else if usable > exp.GPUs {
-			c.Verdict, c.Category, c.Detail = wire.Warn, wire.CategoryInventory, fmt.Sprintf("%d GPUs, more than the %d ordered", usable, exp.GPUs)
+			c.Verdict, c.Category = wire.Warn, wire.CategoryInventory
+			c.SetDetail("%d GPUs, more than the %d ordered", usable, exp.GPUs)
 		}
 	case usable == 0:
 		c.Verdict, c.Detail = wire.Fail, "NVML lists no usable GPU"
@@ -99,13 +101,14 @@ func Judge(s *gpu.Snapshot, db *specdb.DB, exp expect.Expected) []wire.Check {
 // judgeOrderDriver holds the driver to the order (nvidia-smi's "driver
 // version … 与下单配置一致"): the version ordered or a release of it.
 func judgeOrderDriver(installed, ordered string) wire.Check {
-	c := wire.Check{Name: "gpu.order.driver", Category: wire.CategoryInventory, Verdict: wire.Pass, Value: installed,
-		Criterion: fmt.Sprintf("%s (ordered: that version, or a release of it)", ordered)}
+	c := wire.Check{Name: "gpu.order.driver", Category: wire.CategoryInventory, Verdict: wire.Pass, Value: installed}
+	c.SetCriterion("%s (ordered: that version, or a release of it)", ordered)
 	switch {
 	case installed == "":
 		c.Verdict, c.Value, c.Detail = wire.Warn, "-", "the order cannot be verified: NVML did not report the driver version"
 	case !expect.DriverMatches(ordered, installed):
-		c.Verdict, c.Detail = wire.Fail, fmt.Sprintf("driver %s is installed, the order says %s", installed, ordered)
+		c.Verdict = wire.Fail
+		c.SetDetail("driver %s is installed, the order says %s", installed, ordered)
 	}
 	return c
 }
@@ -144,20 +147,24 @@ func judgeDevice(d *gpu.Device, db *specdb.DB, exp expect.Expected, ordered []*s
 	if d.PCI.DeviceID == 0 {
 		// Without the PCI ids nothing can be looked up: every identity
 		// check is unverified, and so is the order.
-		why := d.Missing("pci")
-		add(wire.Check{Name: "gpu.model", Verdict: wire.Skipped, Value: orDash(d.Name), Criterion: "device id in the spec database", Detail: why})
+		why := d.MissingText("pci")
+		c := wire.Check{Name: "gpu.model", Verdict: wire.Skipped, Value: orDash(d.Name), Criterion: "device id in the spec database"}
+		c.Detail, c.DetailText = wire.Put(why)
+		add(c)
 		iv := &identity{}
 		iv.unverified("model", why)
 		if exp.Model != "" || exp.GPUMemoryGB > 0 {
-			add(unverifiedOrder(exp, "the PCI device id could not be read: "+why))
+			add(unverifiedOrder(exp, wire.T("the PCI device id could not be read: %s", why)))
 		}
 		add(iv.check())
 		return out
 	}
 	devID := d.PCI.DeviceID16()
 	if v := d.PCI.VendorID(); v != NVIDIA {
-		add(wire.Check{Name: "gpu.model", Verdict: wire.Fail, Value: fmt.Sprintf("vendor 0x%04x", v),
-			Criterion: "PCI vendor 0x10de (NVIDIA)", Detail: fmt.Sprintf("PCI vendor id 0x%04x is not NVIDIA's", v)})
+		c := wire.Check{Name: "gpu.model", Verdict: wire.Fail, Criterion: "PCI vendor 0x10de (NVIDIA)"}
+		c.SetValue("vendor 0x%04x", v)
+		c.SetDetail("PCI vendor id 0x%04x is not NVIDIA's", v)
+		add(c)
 		return out
 	}
 	m, known := db.Lookup(devID, uint16(d.PCI.SubsystemID>>16))
@@ -174,13 +181,15 @@ func judgeDevice(d *gpu.Device, db *specdb.DB, exp expect.Expected, ordered []*s
 	judgeName(d, db, m, devID, add)
 	judgeBoard(d, m, add)
 	if exp.Model != "" {
-		c := wire.Check{Name: "gpu.order.model", Verdict: wire.Pass, Value: m.DisplayName(), Criterion: fmt.Sprintf("%s (ordered)", exp.Model)}
+		c := wire.Check{Name: "gpu.order.model", Verdict: wire.Pass, Value: m.DisplayName()}
+		c.SetCriterion("%s (ordered)", exp.Model)
 		switch {
 		case orderErr != nil:
-			c.Verdict, c.Detail = wire.Fail, "the order's model: "+orderErr.Error()
+			c.Verdict = wire.Fail
+			c.SetDetail("the order's model: %s", orderErr)
 		case !slices.ContainsFunc(ordered, func(o *specdb.Model) bool { return o.ID == m.ID }):
 			c.Verdict = wire.Fail
-			c.Detail = fmt.Sprintf("device id 0x%04x is %s (%s), the order says %s", devID, m.DisplayName(), m.ID, exp.Model)
+			c.SetDetail("device id 0x%04x is %s (%s), the order says %s", devID, m.DisplayName(), m.ID, exp.Model)
 		}
 		add(c)
 	}
@@ -198,12 +207,12 @@ func judgeDevice(d *gpu.Device, db *specdb.DB, exp expect.Expected, ordered []*s
 // only unknown.
 func judgeUnknown(d *gpu.Device, db *specdb.DB, devID uint16, add func(wire.Check)) {
 	c := wire.Check{Name: "gpu.model", Verdict: wire.Warn, Value: fmt.Sprintf("%s (0x%04x)", d.Name, devID),
-		Criterion: "device id in the spec database",
-		Detail:    fmt.Sprintf("device id 0x%04x is not in the spec database: name, memory, clocks and power cannot be cross-checked", devID)}
+		Criterion: "device id in the spec database"}
+	c.SetDetail("device id 0x%04x is not in the spec database: name, memory, clocks and power cannot be cross-checked", devID)
 	if claimed := db.ByNVMLName(d.Name); len(claimed) > 0 {
 		c.Verdict = wire.Fail
-		c.Criterion = fmt.Sprintf("a card named %q has device id %s", d.Name, idList(claimed))
-		c.Detail = fmt.Sprintf("the card calls itself %q, but a genuine one has device id %s and this one has 0x%04x: relabelled card (VBIOS or driver rename)",
+		c.SetCriterion("a card named %q has device id %s", d.Name, idList(claimed))
+		c.SetDetail("the card calls itself %q, but a genuine one has device id %s and this one has 0x%04x: relabelled card (VBIOS or driver rename)",
 			d.Name, idList(claimed), devID)
 	}
 	add(c)
@@ -212,11 +221,12 @@ func judgeUnknown(d *gpu.Device, db *specdb.DB, devID uint16, add func(wire.Chec
 // judgeName holds the NVML name to the device id's model: a relabelled
 // card keeps its device id.
 func judgeName(d *gpu.Device, db *specdb.DB, m *specdb.Model, devID uint16, add func(wire.Check)) {
-	c := wire.Check{Name: "gpu.model", Verdict: wire.Pass, Value: d.Name,
-		Criterion: fmt.Sprintf("name matches device id 0x%04x (%s)", devID, m.DisplayName()),
-		Detail:    fmt.Sprintf("spec db entry %s: %s", m.ID, m.Source)}
+	c := wire.Check{Name: "gpu.model", Verdict: wire.Pass, Value: d.Name}
+	c.SetCriterion("name matches device id 0x%04x (%s)", devID, m.DisplayName())
+	c.SetDetail("spec db entry %s: %s", m.ID, m.Source)
 	if d.Name == "" {
-		c.Verdict, c.Detail = wire.Skipped, d.Missing("name")
+		c.Verdict = wire.Skipped
+		c.Detail, c.DetailText = wire.Put(d.MissingText("name"))
 		add(c)
 		return
 	}
@@ -227,9 +237,10 @@ func judgeName(d *gpu.Device, db *specdb.DB, m *specdb.Model, devID uint16, add 
 		}
 	}
 	c.Verdict = wire.Fail
-	c.Detail = fmt.Sprintf("the card calls itself %q but its PCI device id 0x%04x is %s", d.Name, devID, m.DisplayName())
+	c.SetDetail("the card calls itself %q but its PCI device id 0x%04x is %s", d.Name, devID, m.DisplayName())
 	if claimed := db.ByNVMLName(d.Name); len(claimed) > 0 {
-		c.Detail += fmt.Sprintf(" (a genuine %s has device id %s): relabelled or modified card", d.Name, idList(claimed))
+		c.SetDetail("the card calls itself %q but its PCI device id 0x%04x is %s (a genuine %s has device id %s): relabelled or modified card",
+			d.Name, devID, m.DisplayName(), d.Name, idList(claimed))
 	}
 	add(c)
 }
@@ -250,7 +261,8 @@ func idList(ms []*specdb.Model) string {
 // maker's id, which must at least be a valid one.
 func judgeBoard(d *gpu.Device, m *specdb.Model, add func(wire.Check)) {
 	sv := uint16(d.PCI.SubsystemID & 0xffff)
-	c := wire.Check{Name: "gpu.board", Verdict: wire.Pass, Value: fmt.Sprintf("subsystem vendor 0x%04x (%s)", sv, boardMaker(sv))}
+	c := wire.Check{Name: "gpu.board", Verdict: wire.Pass}
+	c.SetValue("subsystem vendor 0x%04x (%s)", sv, boardMaker(sv))
 	switch m.FormFactor {
 	case specdb.SXM:
 		c.Criterion = "an SXM module: subsystem vendor 0x10de (NVIDIA builds every SXM board)"
@@ -280,22 +292,25 @@ var boardMakers = map[uint16]string{
 	0x1137: "Cisco", 0x1bd4: "Inspur", 0x1734: "Fujitsu", 0x1014: "IBM", 0x174b: "PC Partner", 0x1849: "ASRock",
 }
 
-func boardMaker(v uint16) string {
+// boardMaker is the maker's name (data), or a sentence saying it is not
+// listed.
+func boardMaker(v uint16) any {
 	if n, ok := boardMakers[v]; ok {
 		return n
 	}
-	return "unlisted maker"
+	return wire.T("unlisted maker")
 }
 
 // judgeOrderMemory holds the memory to the order, in both directions: less
 // fails; more than 3 % over warns (not what was ordered, though not less).
 func judgeOrderMemory(d *gpu.Device, exp expect.Expected, add func(wire.Check)) {
 	want := exp.GPUMemoryGB * 1024
-	c := wire.Check{Name: "gpu.order.memory", Verdict: wire.Pass, Unit: "MiB",
-		Criterion: fmt.Sprintf("within %.0f %% of %g GB ordered", 100*(1-MemoryRatio), exp.GPUMemoryGB)}
+	c := wire.Check{Name: "gpu.order.memory", Verdict: wire.Pass, Unit: "MiB"}
+	c.SetCriterion("within %.0f %% of %g GB ordered", 100*(1-MemoryRatio), exp.GPUMemoryGB)
 	if d.MemoryTotalMiB == nil {
 		// The order cannot be confirmed: never a pass.
-		c.Verdict, c.Value, c.Detail = wire.Warn, "-", "the order cannot be verified: "+d.Missing("memory")
+		c.Verdict, c.Value = wire.Warn, "-"
+		c.SetDetail("the order cannot be verified: %s", d.MissingText("memory"))
 		add(c)
 		return
 	}
@@ -303,18 +318,22 @@ func judgeOrderMemory(d *gpu.Device, exp expect.Expected, add func(wire.Check)) 
 	c.Value, c.Number = fmt.Sprintf("%.0f MiB", got), num(got)
 	switch {
 	case got < MemoryRatio*want:
-		c.Verdict, c.Detail = wire.Fail, fmt.Sprintf("%.0f MiB (%.1f GiB) per GPU, the order says %g GB", got, got/1024, exp.GPUMemoryGB)
+		c.Verdict = wire.Fail
+		c.SetDetail("%.0f MiB (%.1f GiB) per GPU, the order says %g GB", got, got/1024, exp.GPUMemoryGB)
 	case got > (2-MemoryRatio)*want:
-		c.Verdict, c.Detail = wire.Warn, fmt.Sprintf("%.0f MiB (%.1f GiB) per GPU, more than the %g GB ordered: not the ordered card", got, got/1024, exp.GPUMemoryGB)
+		c.Verdict = wire.Warn
+		c.SetDetail("%.0f MiB (%.1f GiB) per GPU, more than the %g GB ordered: not the ordered card", got, got/1024, exp.GPUMemoryGB)
 	}
 	add(c)
 }
 
 // unverifiedOrder is the order check when the card could not be
 // identified: never a pass.
-func unverifiedOrder(exp expect.Expected, why string) wire.Check {
-	return wire.Check{Name: "gpu.order.model", Verdict: wire.Warn, Value: "-",
-		Criterion: fmt.Sprintf("%s (ordered)", orDash(exp.Model)), Detail: "the order cannot be verified: " + why}
+func unverifiedOrder(exp expect.Expected, why wire.Text) wire.Check {
+	c := wire.Check{Name: "gpu.order.model", Verdict: wire.Warn, Value: "-"}
+	c.SetCriterion("%s (ordered)", orDash(exp.Model))
+	c.SetDetail("the order cannot be verified: %s", why)
+	return c
 }
 
 func judgeSlice(d *gpu.Device, add func(wire.Check)) {
@@ -357,12 +376,12 @@ func virtName(m *int) string {
 func judgePCIe(d *gpu.Device, m *specdb.Model, add func(wire.Check)) {
 	switch {
 	case d.PCIeMaxWidth == nil && d.PCIeCurrentWidth == nil:
-		add(skipped("gpu.pcie.width", d.Missing("pcie_max_width")))
+		add(skipped("gpu.pcie.width", d.MissingText("pcie_max_width")))
 	case m.PCIeWidth == 0:
-		add(skipped("gpu.pcie.width", "the spec database has no PCIe width for "+m.ID))
+		add(skipped("gpu.pcie.width", wire.T("the spec database has no PCIe width for %s", m.ID)))
 	default:
-		c := wire.Check{Name: "gpu.pcie.width", Verdict: wire.Pass, Unit: "lanes",
-			Criterion: fmt.Sprintf("x%d (the card's)", m.PCIeWidth)}
+		c := wire.Check{Name: "gpu.pcie.width", Verdict: wire.Pass, Unit: "lanes"}
+		c.SetCriterion("x%d (the card's)", m.PCIeWidth)
 		cur := 0
 		if d.PCIeCurrentWidth != nil {
 			cur = *d.PCIeCurrentWidth
@@ -374,45 +393,53 @@ func judgePCIe(d *gpu.Device, m *specdb.Model, add func(wire.Check)) {
 		c.Value, c.Number = fmt.Sprintf("x%d (max x%d)", cur, maxw), num(float64(cur))
 		switch {
 		case maxw > 0 && maxw < m.PCIeWidth:
-			c.Verdict, c.Detail = wire.Fail, fmt.Sprintf("the link can be at most x%d, the card is x%d: slot, riser or card is cut down", maxw, m.PCIeWidth)
+			c.Verdict = wire.Fail
+			c.SetDetail("the link can be at most x%d, the card is x%d: slot, riser or card is cut down", maxw, m.PCIeWidth)
 		case cur > 0 && cur < m.PCIeWidth:
-			c.Verdict, c.Detail = wire.Fail, fmt.Sprintf("the link runs at x%d, narrower than the card's x%d: host-device bandwidth is cut", cur, m.PCIeWidth)
+			c.Verdict = wire.Fail
+			c.SetDetail("the link runs at x%d, narrower than the card's x%d: host-device bandwidth is cut", cur, m.PCIeWidth)
 		}
 		add(c)
 	}
 	switch {
 	case d.PCIeGPUMaxGen == nil && d.PCIeMaxGen == nil:
-		add(skipped("gpu.pcie.gen", d.Missing("pcie_max_gen")))
+		add(skipped("gpu.pcie.gen", d.MissingText("pcie_max_gen")))
 	case m.PCIeGen == 0:
-		add(skipped("gpu.pcie.gen", "the spec database has no PCIe generation for "+m.ID))
+		add(skipped("gpu.pcie.gen", wire.T("the spec database has no PCIe generation for %s", m.ID)))
 	default:
-		c := wire.Check{Name: "gpu.pcie.gen", Verdict: wire.Pass, Criterion: fmt.Sprintf("gen %d (the card's)", m.PCIeGen)}
+		c := wire.Check{Name: "gpu.pcie.gen", Verdict: wire.Pass}
+		c.SetCriterion("gen %d (the card's)", m.PCIeGen)
 		gpuMax, linkMax, cur := deref(d.PCIeGPUMaxGen), deref(d.PCIeMaxGen), deref(d.PCIeCurrentGen)
 		// The value judged is the link's maximum, so it leads, beside the
 		// criterion; the speed of the moment follows when it is lower.
-		c.Value, c.Number = fmt.Sprintf("gen %d", linkMax), num(float64(linkMax))
+		c.SetValue("gen %d", linkMax)
+		c.Number = num(float64(linkMax))
 		if cur > 0 && cur != linkMax {
-			c.Value = fmt.Sprintf("gen %d (gen %d now)", linkMax, cur)
+			c.SetValue("gen %d (gen %d now)", linkMax, cur)
 		}
 		switch {
 		case gpuMax > 0 && gpuMax < m.PCIeGen:
-			c.Verdict, c.Detail = wire.Fail, fmt.Sprintf("the card supports PCIe gen %d, the model gen %d", gpuMax, m.PCIeGen)
+			c.Verdict = wire.Fail
+			c.SetDetail("the card supports PCIe gen %d, the model gen %d", gpuMax, m.PCIeGen)
 		case linkMax > 0 && linkMax < m.PCIeGen:
-			c.Verdict, c.Detail = wire.Fail, fmt.Sprintf("the link can reach only gen %d (slot or host limit), the card supports gen %d", linkMax, m.PCIeGen)
+			c.Verdict = wire.Fail
+			c.SetDetail("the link can reach only gen %d (slot or host limit), the card supports gen %d", linkMax, m.PCIeGen)
 		case cur > 0 && linkMax > 0 && cur < linkMax:
 			// Idle GPUs lower the link speed to save power; only the
 			// maximum says what the link can do.
-			c.Detail = fmt.Sprintf("gen %d now (idle power saving), gen %d possible", cur, linkMax)
+			c.SetDetail("gen %d now (idle power saving), gen %d possible", cur, linkMax)
 		}
 		add(c)
 	}
 }
 
 func judgeOrderByName(d *gpu.Device, exp expect.Expected, ordered []*specdb.Model, orderErr error, add func(wire.Check)) {
-	c := wire.Check{Name: "gpu.order.model", Verdict: wire.Warn, Value: d.Name, Criterion: fmt.Sprintf("%s (ordered)", exp.Model),
+	c := wire.Check{Name: "gpu.order.model", Verdict: wire.Warn, Value: d.Name,
 		Detail: "the device id is unknown, so the model cannot be confirmed; judged by name only"}
+	c.SetCriterion("%s (ordered)", exp.Model)
 	if orderErr != nil {
-		c.Verdict, c.Detail = wire.Fail, "the order's model: "+orderErr.Error()
+		c.Verdict = wire.Fail
+		c.SetDetail("the order's model: %s", orderErr)
 	} else {
 		match := false
 		for _, m := range ordered {
@@ -423,7 +450,8 @@ func judgeOrderByName(d *gpu.Device, exp expect.Expected, ordered []*specdb.Mode
 			}
 		}
 		if !match {
-			c.Verdict, c.Detail = wire.Fail, fmt.Sprintf("the card is %q, the order says %s", d.Name, exp.Model)
+			c.Verdict = wire.Fail
+			c.SetDetail("the card is %q, the order says %s", d.Name, exp.Model)
 		}
 	}
 	add(c)

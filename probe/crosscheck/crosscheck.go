@@ -106,7 +106,7 @@ func (t *tally) check(c *wire.Check) {
 	switch {
 	case len(t.bad) > 0:
 		c.Verdict = wire.Fail
-		c.Value = fmt.Sprintf("%d disagreement(s)", len(t.bad))
+		c.SetValue("%d disagreement(s)", len(t.bad))
 		c.Detail = strings.Join(t.bad, "; ") + ": NVML's answers are not the hardware's (a preloaded library, a patched driver or relabelled ids)"
 	case len(t.compared) == 0:
 		c.Verdict, c.Value = wire.Skipped, "-"

@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/gpusla/gpusla/probe/wire"
 )
 
 // Source yields the current GPU snapshot. The live implementation is NVML;
@@ -253,16 +255,19 @@ func (e *DriverError) Error() string {
 // Missing says why the reading of that name (as listed in Unsupported and
 // Errors: "memory", "gpu_cores", "pci", …) is absent, for the skipped
 // check that needed it.
-func (d *Device) Missing(name string) string {
+func (d *Device) Missing(name string) string { return d.MissingText(name).String() }
+
+// MissingText is Missing as one of the probe's sentences.
+func (d *Device) MissingText(name string) wire.Text {
 	for _, u := range d.Unsupported {
 		if u == name {
-			return name + ": not supported by this GPU or driver"
+			return wire.T("%s: not supported by this GPU or driver", name)
 		}
 	}
 	for _, e := range d.Errors {
 		if strings.HasPrefix(e, name+": ") {
-			return "NVML could not read " + e
+			return wire.T("NVML could not read %s", e)
 		}
 	}
-	return name + ": not in the readings"
+	return wire.T("%s: not in the readings", name)
 }

@@ -28,7 +28,8 @@ func (PCIeReplays) Check(in Input) []wire.Check {
 		n := *d.PCIeReplayCounter
 		c := wire.Check{Name: "gpu.pcie.replays", Verdict: wire.Pass, Value: fmt.Sprintf("%d", n), Number: num(float64(n)), Unit: "replays", Criterion: crit}
 		if n > PCIeReplayLimit {
-			c.Verdict, c.Detail = wire.Fail, fmt.Sprintf("%d PCIe replays: the link is retransmitting (bad riser, slot or signal)", n)
+			c.Verdict = wire.Fail
+			c.SetDetail("%d PCIe replays: the link is retransmitting (bad riser, slot or signal)", n)
 		}
 		return []wire.Check{c}
 	})
@@ -203,7 +204,7 @@ func utilization(d *gpu.Device, own gpu.OwnWork, takenAt time.Time) (wire.Check,
 	case len(judged) > 0:
 		u = gpu.MeanUtil(judged)
 		span := judged[len(judged)-1].At.Sub(judged[0].At)
-		c.Value = fmt.Sprintf("%.0f %% (mean of %d NVML samples over %.1f s", u, len(judged), span.Seconds())
+		c.SetValue("%.0f %% (mean of %d NVML samples over %.1f s", u, len(judged), span.Seconds())
 		if !clean.IsZero() {
 			c.Value += ", all after the probe's own GPU work had settled"
 		}
@@ -214,7 +215,7 @@ func utilization(d *gpu.Device, own gpu.OwnWork, takenAt time.Time) (wire.Check,
 		c.Criterion = crit + fmt.Sprintf(" (mean of NVML's utilisation samples of the last %s; a busy window is confirmed by the next)", gpu.UtilWindow)
 	case d.UtilizationGPU != nil:
 		u = float64(*d.UtilizationGPU)
-		c.Value = fmt.Sprintf("%.0f %% (NVML's utilisation rate; no timestamped samples)", u)
+		c.SetValue("%.0f %% (NVML's utilisation rate; no timestamped samples)", u)
 		if !clean.IsZero() && !takenAt.IsZero() && takenAt.Before(clean) {
 			c.Verdict, c.Value = wire.Skipped, "-"
 			c.Detail = fmt.Sprintf("the rate still covers the probe's own GPU work, which ended %s before the read (it needs %s)",

@@ -30,20 +30,22 @@ func (ECC) Check(in Input) []wire.Check {
 			return out
 		}
 		v := wire.Check{Name: "gpu.ecc.volatile", Verdict: wire.Pass, Criterion: "no uncorrectable errors since the driver loaded", Unit: "errors"}
-		v.Value = fmt.Sprintf("%s uncorrectable, %s correctable", count(d.ECCVolatileUncorr), count(d.ECCVolatileCorr))
+		v.SetValue("%s uncorrectable, %s correctable", count(d.ECCVolatileUncorr), count(d.ECCVolatileCorr))
 		if d.ECCVolatileUncorr != nil {
 			v.Number = num(float64(*d.ECCVolatileUncorr))
 			if *d.ECCVolatileUncorr > 0 {
-				v.Verdict, v.Detail = wire.Fail, fmt.Sprintf("%d uncorrectable ECC errors since the driver loaded", *d.ECCVolatileUncorr)
+				v.Verdict = wire.Fail
+				v.SetDetail("%d uncorrectable ECC errors since the driver loaded", *d.ECCVolatileUncorr)
 			}
 		}
 		out = append(out, v)
 		a := wire.Check{Name: "gpu.ecc.aggregate", Verdict: wire.Pass, Criterion: "no uncorrectable errors in the card's lifetime (warn)", Unit: "errors"}
-		a.Value = fmt.Sprintf("%s uncorrectable, %s correctable", count(d.ECCAggregateUncorr), count(d.ECCAggregateCorr))
+		a.SetValue("%s uncorrectable, %s correctable", count(d.ECCAggregateUncorr), count(d.ECCAggregateCorr))
 		if d.ECCAggregateUncorr != nil {
 			a.Number = num(float64(*d.ECCAggregateUncorr))
 			if *d.ECCAggregateUncorr > 0 {
-				a.Verdict, a.Detail = wire.Warn, fmt.Sprintf("the card has had %d uncorrectable ECC errors in its life: a used or previously faulty card", *d.ECCAggregateUncorr)
+				a.Verdict = wire.Warn
+				a.SetDetail("the card has had %d uncorrectable ECC errors in its life: a used or previously faulty card", *d.ECCAggregateUncorr)
 			}
 		}
 		out = append(out, a)
@@ -75,7 +77,8 @@ func (RemappedRows) Check(in Input) []wire.Check {
 		case r.Pending:
 			c.Verdict, c.Detail = wire.Fail, "a row remapping is pending: memory errors occurred and the GPU must be reset before it is reliable"
 		case r.Uncorrectable >= RemapFailRows:
-			c.Verdict, c.Detail = wire.Fail, fmt.Sprintf("%d rows remapped for uncorrectable errors", r.Uncorrectable)
+			c.Verdict = wire.Fail
+			c.SetDetail("%d rows remapped for uncorrectable errors", r.Uncorrectable)
 		}
 		return []wire.Check{c}
 	})
@@ -110,9 +113,11 @@ func (RetiredPages) Check(in Input) []wire.Check {
 		case pending:
 			c.Verdict, c.Detail = wire.Fail, "a page retirement is pending: reset the GPU"
 		case total >= RetiredPagesFail:
-			c.Verdict, c.Detail = wire.Fail, fmt.Sprintf("%d pages retired: the card is due for replacement", total)
+			c.Verdict = wire.Fail
+			c.SetDetail("%d pages retired: the card is due for replacement", total)
 		case total > 0:
-			c.Verdict, c.Detail = wire.Warn, fmt.Sprintf("%d pages retired after memory errors", total)
+			c.Verdict = wire.Warn
+			c.SetDetail("%d pages retired after memory errors", total)
 		}
 		return []wire.Check{c}
 	})

@@ -31,13 +31,15 @@ func (Temperature) Check(in Input) []wire.Check {
 		}
 		slow := float64(*d.SlowdownThresholdC)
 		margin := slow - t
-		c.Value = fmt.Sprintf("%.0f °C (%.0f °C below slowdown)", t, margin)
-		c.Criterion = fmt.Sprintf("at least %d °C below the slowdown threshold %.0f °C", TempMarginWarnC, slow)
+		c.SetValue("%.0f °C (%.0f °C below slowdown)", t, margin)
+		c.SetCriterion("at least %d °C below the slowdown threshold %.0f °C", TempMarginWarnC, slow)
 		switch {
 		case margin <= 0:
-			c.Verdict, c.Detail = wire.Fail, fmt.Sprintf("%.0f °C is at or above the slowdown threshold %.0f °C: the GPU is throttling", t, slow)
+			c.Verdict = wire.Fail
+			c.SetDetail("%.0f °C is at or above the slowdown threshold %.0f °C: the GPU is throttling", t, slow)
 		case margin < TempMarginWarnC:
-			c.Verdict, c.Detail = wire.Warn, fmt.Sprintf("only %.0f °C below the slowdown threshold", margin)
+			c.Verdict = wire.Warn
+			c.SetDetail("only %.0f °C below the slowdown threshold", margin)
 		}
 		return []wire.Check{c}
 	})
@@ -57,7 +59,7 @@ func (Power) Check(in Input) []wire.Check {
 		c := wire.Check{Name: "gpu.power.draw", Verdict: wire.Pass, Value: fmt.Sprintf("%.0f W", *d.PowerUsageW), Number: num(*d.PowerUsageW), Unit: "W",
 			Criterion: "within the enforced limit"}
 		if d.PowerEnforcedLimitW != nil {
-			c.Value = fmt.Sprintf("%.0f W of %.0f W", *d.PowerUsageW, *d.PowerEnforcedLimitW)
+			c.SetValue("%.0f W of %.0f W", *d.PowerUsageW, *d.PowerEnforcedLimitW)
 			if *d.PowerUsageW > 1.1**d.PowerEnforcedLimitW {
 				c.Verdict, c.Detail = wire.Warn, "drawing more than 110 % of the enforced limit: power sensing or limiting is faulty"
 			}
@@ -134,7 +136,7 @@ func (ClockEvents) Check(in Input) []wire.Check {
 				}
 			}
 		}
-		c.Value = fmt.Sprintf("0x%x", bits)
+		c.SetValue("0x%x", bits)
 		if len(names) > 0 {
 			c.Value += " (" + strings.Join(names, ", ") + ")"
 		} else {

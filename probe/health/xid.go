@@ -192,7 +192,7 @@ func (KernelXIDs) Check(in Input) []wire.Check {
 		}
 		c := xidCheck("gpu.xid.kernel_log", b.gpu, b.codes, b.ev, source)
 		if b.gpu == nil {
-			c.Detail = fmt.Sprintf("PCI %s, which NVML does not list (now): %s", key, c.Detail)
+			c.SetDetail("PCI %s, which NVML does not list (now): %s", key, c.Detail)
 		}
 		out = append(out, c)
 	}

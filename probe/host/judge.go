@@ -69,18 +69,20 @@ func Judge(s *Snapshot, exp expect.Expected) []wire.Check {
 	c := wire.Check{Name: "host.cpu.count", Category: wire.CategoryInventory, Verdict: wire.Pass,
 		Value: fmt.Sprintf("%d", s.CPUs), Number: num(float64(s.CPUs)), Unit: "cpus", Criterion: "not stated in the order"}
 	if exp.CPUs > 0 {
-		c.Criterion = fmt.Sprintf(">= %d (ordered)", exp.CPUs)
+		c.SetCriterion(">= %d (ordered)", exp.CPUs)
 		if s.CPUs < exp.CPUs {
-			c.Verdict, c.Detail = wire.Fail, fmt.Sprintf("%d logical CPUs, the order says %d", s.CPUs, exp.CPUs)
+			c.Verdict = wire.Fail
+			c.SetDetail("%d logical CPUs, the order says %d", s.CPUs, exp.CPUs)
 		}
 	}
 	add(c)
 	c = wire.Check{Name: "host.cpu.model", Category: wire.CategoryInventory, Verdict: wire.Pass,
 		Value: orDash(s.CPUModel), Criterion: "not stated in the order"}
 	if exp.CPUModel != "" {
-		c.Criterion = fmt.Sprintf("contains %q (ordered)", exp.CPUModel)
+		c.SetCriterion("contains %q (ordered)", exp.CPUModel)
 		if !strings.Contains(cpuName(s.CPUModel), cpuName(exp.CPUModel)) {
-			c.Verdict, c.Detail = wire.Fail, fmt.Sprintf("CPU is %q, the order says %q", s.CPUModel, exp.CPUModel)
+			c.Verdict = wire.Fail
+			c.SetDetail("CPU is %q, the order says %q", s.CPUModel, exp.CPUModel)
 		}
 	}
 	add(c)
@@ -113,12 +115,14 @@ func Judge(s *Snapshot, exp expect.Expected) []wire.Check {
 		Value: fmt.Sprintf("%.1f GiB", memGiB), Number: num(memGiB), Unit: "GiB", Criterion: "not stated in the order"}
 	if exp.RAMGB > 0 {
 		ratio := memGiB / exp.RAMGB
-		c.Criterion = fmt.Sprintf(">= %.0f %% of %g GiB ordered (warn below %.0f %%)", RAMFailRatio*100, exp.RAMGB, RAMWarnRatio*100)
+		c.SetCriterion(">= %.0f %% of %g GiB ordered (warn below %.0f %%)", RAMFailRatio*100, exp.RAMGB, RAMWarnRatio*100)
 		switch {
 		case ratio < RAMFailRatio:
-			c.Verdict, c.Detail = wire.Fail, fmt.Sprintf("MemTotal is %.1f GiB, %.0f %% of the %g GiB ordered", memGiB, ratio*100, exp.RAMGB)
+			c.Verdict = wire.Fail
+			c.SetDetail("MemTotal is %.1f GiB, %.0f %% of the %g GiB ordered", memGiB, ratio*100, exp.RAMGB)
 		case ratio < RAMWarnRatio:
-			c.Verdict, c.Detail = wire.Warn, fmt.Sprintf("MemTotal is %.1f GiB, %.0f %% of the %g GiB ordered", memGiB, ratio*100, exp.RAMGB)
+			c.Verdict = wire.Warn
+			c.SetDetail("MemTotal is %.1f GiB, %.0f %% of the %g GiB ordered", memGiB, ratio*100, exp.RAMGB)
 		}
 	}
 	add(c)
@@ -140,11 +144,12 @@ func judgeDisks(s *Snapshot, exp expect.Expected) []wire.Check {
 			return c
 		}
 		pct := 100 * float64(m.AvailBytes) / float64(m.SizeBytes)
-		c.Value = fmt.Sprintf("%.0f GiB free of %.0f GiB (%.0f %%)", float64(m.AvailBytes)/gib, float64(m.SizeBytes)/gib, pct)
+		c.SetValue("%.0f GiB free of %.0f GiB (%.0f %%)", float64(m.AvailBytes)/gib, float64(m.SizeBytes)/gib, pct)
 		c.Number = num(pct)
 		c.Verdict, c.Criterion = wire.Pass, fmt.Sprintf(">= %g %% free", FreeWarnPct)
 		if pct < FreeWarnPct {
-			c.Verdict, c.Detail = wire.Warn, fmt.Sprintf("%s is %.0f %% full", m.Path, 100-pct)
+			c.Verdict = wire.Warn
+			c.SetDetail("%s is %.0f %% full", m.Path, 100-pct)
 		}
 		return c
 	}
@@ -152,7 +157,7 @@ func judgeDisks(s *Snapshot, exp expect.Expected) []wire.Check {
 	// The system disk.
 	if root, ok := byPath["/"]; ok {
 		c := freeCheck("host.disk.system", root, wire.CategoryHost)
-		c.Criterion = fmt.Sprintf(">= %g %% and 2 GiB free (warn below %g %%)", RootFailFreePct, FreeWarnPct)
+		c.SetCriterion(">= %g %% and 2 GiB free (warn below %g %%)", RootFailFreePct, FreeWarnPct)
 		if c.Number != nil && (*c.Number < RootFailFreePct || root.AvailBytes < RootFailFreeBytes) {
 			c.Verdict, c.Detail = wire.Fail, "the system disk is nearly full"
 		}
@@ -179,7 +184,8 @@ func judgeDisks(s *Snapshot, exp expect.Expected) []wire.Check {
 			Value: fmt.Sprintf("%.0f GB (%s on %s)", gb, m.FSType, m.Device), Number: num(gb), Unit: "GB",
 			Criterion: fmt.Sprintf(">= %.0f %% of %g GB ordered", DiskFailRatio*100, d.SizeGB)}
 		if d.SizeGB > 0 && gb < DiskFailRatio*d.SizeGB {
-			c.Verdict, c.Detail = wire.Fail, fmt.Sprintf("%s holds %.0f GB, the order says %g GB", d.Mount, gb, d.SizeGB)
+			c.Verdict = wire.Fail
+			c.SetDetail("%s holds %.0f GB, the order says %g GB", d.Mount, gb, d.SizeGB)
 		}
 		out = append(out, c)
 		out = append(out, freeCheck("host.disk.free:"+d.Mount, m, wire.CategoryHost))

@@ -76,27 +76,29 @@ func (c *Checker) Bandwidth(ctx context.Context) []wire.Check {
 		return nil
 	}
 	name := "net.iperf3." + p.Name
-	crit := fmt.Sprintf("≥ %g %% of %g Mbit/s", p.MinPct, p.NominalMbps)
+	ck := wire.Check{Name: name, Category: wire.CategoryNetwork}
+	ck.SetCriterion("≥ %g %% of %g Mbit/s", p.MinPct, p.NominalMbps)
 	r, err := RunIperf(ctx, *p)
 	if err != nil {
-		return []wire.Check{{Name: name, Category: wire.CategoryNetwork, Verdict: wire.Fail,
-			Criterion: crit, Detail: fmt.Sprintf("to %s:%d: %v", p.Host, p.Port, err)}}
+		ck.Verdict = wire.Fail
+		ck.SetDetail("to %s:%d: %s", p.Host, p.Port, err)
+		return []wire.Check{ck}
 	}
 	pct := r.Mbps / p.NominalMbps * 100
-	dir := "we send"
+	dir := wire.T("we send")
 	if p.Reverse {
-		dir = "the peer sends"
+		dir = wire.T("the peer sends")
 	}
-	return []wire.Check{{Name: name, Category: wire.CategoryNetwork, Verdict: verdict(pct >= p.MinPct),
-		Value:     fmt.Sprintf("%.1f Mbit/s (%.0f %% of nominal)", r.Mbps, pct),
-		Criterion: crit, Number: num(r.Mbps), Unit: "Mbit/s",
-		Detail: fmt.Sprintf("to %s:%d (%s), %d stream(s), %.1f s, sent %.1f Mbit/s, %d retransmits",
-			p.Host, p.Port, dir, p.Parallel, r.Seconds, r.SentMbps, r.Retransmits)}}
+	ck.Verdict, ck.Number, ck.Unit = verdict(pct >= p.MinPct), num(r.Mbps), "Mbit/s"
+	ck.SetValue("%.1f Mbit/s (%.0f %% of nominal)", r.Mbps, pct)
+	ck.SetDetail("to %s:%d (%s), %d stream(s), %.1f s, sent %.1f Mbit/s, %d retransmits",
+		p.Host, p.Port, dir, p.Parallel, r.Seconds, r.SentMbps, r.Retransmits)
+	return []wire.Check{ck}
 }
 
 func (c *Checker) gateway(ctx context.Context) []wire.Check {
 	g := c.Spec.Gateway
-	addr, via := g.Address, "configured"
+	addr, via := g.Address, wire.T("configured")
 	if addr == "" {
 		file := c.RouteFile
 		if file == "" {
@@ -107,11 +109,19 @@ func (c *Checker) gateway(ctx context.Context) []wire.Check {
 			return []wire.Check{{Name: "net.gateway.reach", Category: wire.CategoryConnectivity, Verdict: wire.Fail,
 				Criterion: "a default route exists and its gateway answers ping", Detail: err.Error()}}
 		}
-		addr, via = rt.Gateway.String(), "default route via "+rt.Iface
+		addr, via = rt.Gateway.String(), wire.T("default route via %s", rt.Iface)
 	}
 	cs := pingChecks(ctx, "net.gateway", addr, g.PingOpts)
 	for i := range cs {
-		cs[i].Detail = strings.TrimSpace(via + "; " + cs[i].Detail)
+		if cs[i].Detail == "" {
+			cs[i].Detail, cs[i].DetailText = wire.Put(via)
+			continue
+		}
+		var was any = cs[i].Detail
+		if cs[i].DetailText != nil {
+			was = *cs[i].DetailText
+		}
+		cs[i].SetDetail("%s; %s", via, was)
 	}
 	return cs
 }
@@ -133,11 +143,11 @@ func pingChecks(ctx context.Context, name, host string, o PingOpts) []wire.Check
 		target += fmt.Sprintf("; %d requests refused by the local stack: %v", r.SendErrors, r.LastSendError)
 	}
 	reach.Verdict = verdict(r.Received > 0)
-	reach.Value = fmt.Sprintf("%d/%d replies", r.Received, r.Sent)
+	reach.SetValue("%d/%d replies", r.Received, r.Sent)
 	reach.Detail = target
 	loss := wire.Check{Name: name + ".loss", Category: wire.CategoryNetwork, Verdict: verdict(r.LossPct <= o.MaxLossPct),
-		Value: fmt.Sprintf("%.1f %% (%d of %d lost)", r.LossPct, r.Sent-r.Received, r.Sent), Number: num(r.LossPct), Unit: "%",
-		Criterion: fmt.Sprintf("≤ %g %%", o.MaxLossPct), Detail: target}
+		Number: num(r.LossPct), Unit: "%", Criterion: fmt.Sprintf("≤ %g %%", o.MaxLossPct), Detail: target}
+	loss.SetValue("%.1f %% (%d of %d lost)", r.LossPct, r.Sent-r.Received, r.Sent)
 	if r.Received == 0 {
 		return []wire.Check{reach, skipped(name+".rtt", "no reply"), loss}
 	}
@@ -147,26 +157,23 @@ func pingChecks(ctx context.Context, name, host string, o PingOpts) []wire.Check
 // rttCheck judges the round trips against the bars of o.
 func rttCheck(name string, r PingResult, o PingOpts, target string) wire.Check {
 	rtt := wire.Check{Name: name + ".rtt", Category: wire.CategoryNetwork, Verdict: wire.Pass,
-		Value:  fmt.Sprintf("avg %s, p99 %s", msBeside(r.Avg, o.MaxAvg), msBeside(r.P99, o.MaxP99)),
-		Number: num(float64(r.Avg) / float64(time.Millisecond)), Unit: "ms",
-		Detail: fmt.Sprintf("%s; min %s max %s over %d replies", target, ms(r.Min), ms(r.Max), r.Received)}
+		Number: num(float64(r.Avg) / float64(time.Millisecond)), Unit: "ms"}
+	rtt.SetValue("avg %s, p99 %s", msBeside(r.Avg, o.MaxAvg), msBeside(r.P99, o.MaxP99))
+	rtt.SetDetail("%s; min %s max %s over %d replies", target, ms(r.Min), ms(r.Max), r.Received)
 	// The bars are maxima, met at the bar itself: the seed fails the
 	// gateway when "平均延迟超过2ms" (the average is over 2 ms), so 2 ms
 	// passes.
-	var crit []string
-	if o.MaxAvg > 0 {
-		crit = append(crit, "avg ≤ "+ms(o.MaxAvg))
-		if r.Avg > o.MaxAvg {
-			rtt.Verdict = wire.Fail
-		}
+	if o.MaxAvg > 0 && r.Avg > o.MaxAvg || o.MaxP99 > 0 && r.P99 > o.MaxP99 {
+		rtt.Verdict = wire.Fail
 	}
-	if o.MaxP99 > 0 {
-		crit = append(crit, "p99 ≤ "+ms(o.MaxP99))
-		if r.P99 > o.MaxP99 {
-			rtt.Verdict = wire.Fail
-		}
+	switch {
+	case o.MaxAvg > 0 && o.MaxP99 > 0:
+		rtt.SetCriterion("avg ≤ %s, p99 ≤ %s", ms(o.MaxAvg), ms(o.MaxP99))
+	case o.MaxAvg > 0:
+		rtt.SetCriterion("avg ≤ %s", ms(o.MaxAvg))
+	case o.MaxP99 > 0:
+		rtt.SetCriterion("p99 ≤ %s", ms(o.MaxP99))
 	}
-	rtt.Criterion = strings.Join(crit, ", ")
 	return rtt
 }
 
@@ -174,7 +181,8 @@ func tcpChecks(ctx context.Context, t TCPTarget) []wire.Check {
 	name := "net.tcp." + t.Name
 	r := TCPConnect(ctx, t.Address, t.Count, t.Timeout)
 	reach := wire.Check{Name: name + ".reach", Category: wire.CategoryConnectivity, Verdict: verdict(r.Connected > 0),
-		Value: fmt.Sprintf("%d/%d connected", r.Connected, r.Attempts), Criterion: "at least one connect succeeds", Detail: t.Address}
+		Criterion: "at least one connect succeeds", Detail: t.Address}
+	reach.SetValue("%d/%d connected", r.Connected, r.Attempts)
 	if r.LastErr != nil {
 		reach.Detail += ": " + r.LastErr.Error()
 	}
@@ -182,10 +190,10 @@ func tcpChecks(ctx context.Context, t TCPTarget) []wire.Check {
 		return []wire.Check{reach, skipped(name+".connect", "no connection")}
 	}
 	conn := wire.Check{Name: name + ".connect", Category: wire.CategoryNetwork, Verdict: wire.Pass,
-		Value:  fmt.Sprintf("avg %s, max %s", ms(r.Avg), ms(r.Max)),
 		Number: num(float64(r.Avg) / float64(time.Millisecond)), Unit: "ms", Detail: t.Address}
+	conn.SetValue("avg %s, max %s", ms(r.Avg), ms(r.Max))
 	if t.MaxConnect > 0 {
-		conn.Criterion = "avg < " + ms(t.MaxConnect)
+		conn.SetCriterion("avg < %s", ms(t.MaxConnect))
 		conn.Verdict = verdict(r.Avg < t.MaxConnect)
 	}
 	return []wire.Check{reach, conn}
@@ -202,7 +210,7 @@ func httpChecks(ctx context.Context, h HTTPTarget) []wire.Check {
 		return []wire.Check{reach, skipped(name+".latency", "no answer")}
 	}
 	reach.Verdict = verdict(r.Status < 400)
-	reach.Value = fmt.Sprintf("HTTP %d", r.Status)
+	reach.SetValue("HTTP %d", r.Status)
 	lat := wire.Check{Name: name + ".latency", Category: wire.CategoryNetwork, Verdict: wire.Pass,
 		Value: ms(r.Latency), Number: num(float64(r.Latency) / float64(time.Millisecond)), Unit: "ms",
 		Detail: "fresh connection, until response headers"}
@@ -215,22 +223,22 @@ func httpChecks(ctx context.Context, h HTTPTarget) []wire.Check {
 
 func dnsChecks(ctx context.Context, d DNSTarget) []wire.Check {
 	name := "net.dns." + d.Name
-	via := "system resolver"
+	var via any = wire.T("system resolver")
 	if d.Server != "" {
 		via = d.Server
 	}
 	r, err := Resolve(ctx, d.Host, d.Server, d.Timeout)
-	reach := wire.Check{Name: name + ".reach", Category: wire.CategoryConnectivity,
-		Criterion: "the name resolves", Detail: fmt.Sprintf("%s via %s", d.Host, via)}
+	reach := wire.Check{Name: name + ".reach", Category: wire.CategoryConnectivity, Criterion: "the name resolves"}
+	reach.SetDetail("%s via %s", d.Host, via)
 	if err != nil {
 		reach.Verdict = wire.Fail
-		reach.Detail += ": " + err.Error()
+		reach.SetDetail("%s via %s: %s", d.Host, via, err)
 		return []wire.Check{reach, skipped(name+".time", "no answer")}
 	}
 	reach.Verdict = wire.Pass
 	reach.Value = strings.Join(r.Addrs, " ")
 	t := wire.Check{Name: name + ".time", Category: wire.CategoryNetwork, Verdict: wire.Pass,
-		Value: ms(r.Time), Number: num(float64(r.Time) / float64(time.Millisecond)), Unit: "ms", Detail: reach.Detail}
+		Value: ms(r.Time), Number: num(float64(r.Time) / float64(time.Millisecond)), Unit: "ms", Detail: reach.Detail, DetailText: reach.DetailText}
 	if d.MaxTime > 0 {
 		t.Criterion = "< " + ms(d.MaxTime)
 		t.Verdict = verdict(r.Time < d.MaxTime)

@@ -144,6 +144,16 @@ type Check struct {
 	// change between boots, the UUID cannot.
 	UUID   string `json:"uuid,omitempty"`
 	Detail string `json:"detail,omitempty"`
+	// ValueText, CriterionText and DetailText are Value, Criterion and
+	// Detail as one of the probe's sentences (Sentences) with its
+	// arguments, so the backend can write them in the contract's language;
+	// their English is the field's, byte for byte. Absent where the text is
+	// data (an error the system gave, a kernel log line) or was clipped,
+	// and from probes older than the fields: the English is then shown as
+	// the probe's own words.
+	ValueText     *Text `json:"value_text,omitempty"`
+	CriterionText *Text `json:"criterion_text,omitempty"`
+	DetailText    *Text `json:"detail_text,omitempty"`
 }
 
 // Ack is the backend's answer to a POST it accepted (200).
@@ -247,6 +257,9 @@ func (b *Batch) Validate() error {
 			if err := checkLengths(cf, &c); err != nil {
 				return err
 			}
+			if err := checkTexts(cf, &c); err != nil {
+				return err
+			}
 		}
 	}
 	if n := distinctChecks(b.Observations); n > MaxBatchChecks {
@@ -302,11 +315,24 @@ func TooManyChecks(err error) bool {
 // ClipCheck cuts c's value, criterion, unit and detail to their bounds,
 // on a character boundary, ending a cut text with "…". Names are never cut:
 // they are the check's identity, and the probe's are short.
+//
+// It also gives each text its coded form where the text is one of the
+// probe's sentences that take no argument (CodeCheck), and drops the coded
+// form of a text it cut or whose English no longer reads as it: the
+// English sent is then the only form.
 func ClipCheck(c *Check) {
-	c.Value = clip(c.Value, MaxValueBytes)
-	c.Criterion = clip(c.Criterion, MaxValueBytes)
+	CodeCheck(c)
+	for _, f := range c.texts() {
+		if cut := clip(*f.en, f.max); cut != *f.en {
+			*f.en, *f.coded = cut, nil
+		}
+		if *f.coded != nil && (*f.coded).String() != *f.en {
+			// The English was changed after it was coded: it is what
+			// the check says, so it goes alone.
+			*f.coded = nil
+		}
+	}
 	c.Unit = clip(c.Unit, MaxUnitBytes)
-	c.Detail = clip(c.Detail, MaxDetailBytes)
 }
 
 func clip(s string, max int) string {

@@ -51,7 +51,7 @@ var (
 
 func init() {
 	for _, part := range []map[string]string{zhStatus, zhActions, zhSummary, zhScorecard, zhRecords, zhBills, zhSources, zhAlerts, zhTrial, zhClaims,
-		zhCounting, zhProvisional, zhPrecedence, zhTerms} {
+		zhCounting, zhProvisional, zhPrecedence, zhTerms, zhProbe} {
 		for key, s := range part {
 			if _, dup := zh[key]; dup {
 				panic(fmt.Sprintf("i18n: zh entry %q is in two parts of the catalog", key))
@@ -393,4 +393,25 @@ func (p *Printer) Words(d time.Duration) string {
 		return "0 seconds"
 	}
 	return strings.Join(parts, " ")
+}
+
+// ProbeSentences are the keys of the catalog's part for the probe's check
+// texts, sorted: a test holds them equal to the probe's own list.
+func ProbeSentences() []string {
+	out := make([]string, 0, len(zhProbe))
+	for k := range zhProbe {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Translated reports whether the catalog has key in l (English has every
+// key: it is the key).
+func Translated(l Lang, key string) bool {
+	if b := books[l]; b != nil {
+		_, ok := b[key]
+		return ok
+	}
+	return true
 }

@@ -22,7 +22,10 @@ import (
 	"github.com/gpusla/gpusla/sla/usage"
 )
 
-var verb = regexp.MustCompile(`%(\[\d+\])?[-+# 0-9.*]*[a-zA-Z%]`)
+// verb is one fmt verb; an argument index stands right after the % or,
+// where the verb has a precision, right before the verb ("%.1[2]f": the
+// form x/text takes).
+var verb = regexp.MustCompile(`%(\[\d+\])?[-+# 0-9.*]*(\[\d+\])?[a-zA-Z%]`)
 
 // A translation takes its arguments in the key's order: the same verbs,
 // one for one, or the printed sentence would put a time where a count goes.
@@ -30,7 +33,7 @@ func TestTranslationsKeepVerbs(t *testing.T) {
 	for key, s := range zh {
 		// %% is a literal; the argument verbs must match one for one.
 		got, want := args(s), args(key)
-		if strings.Contains(s, "%[") {
+		if index.MatchString(strings.Join(got, "")) {
 			// Explicit argument indexes: put the verbs back in argument order.
 			got = reorder(t, s, got)
 		}
@@ -50,7 +53,7 @@ func args(s string) []string {
 	return out
 }
 
-var index = regexp.MustCompile(`^%\[(\d+)\]`)
+var index = regexp.MustCompile(`\[(\d+)\]`)
 
 func reorder(t *testing.T, s string, verbs []string) []string {
 	out := make([]string, len(verbs))
@@ -65,7 +68,7 @@ func reorder(t *testing.T, s string, verbs []string) []string {
 			t.Errorf("%q: index %d out of range", s, i)
 			return verbs
 		}
-		out[i-1] = "%" + v[len(m[0]):]
+		out[i-1] = strings.Replace(v, m[0], "", 1)
 	}
 	return out
 }
