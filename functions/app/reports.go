@@ -367,41 +367,118 @@ func (j *ReportJob) scorecardSpan(year int, month time.Month) (from, to scorecar
 	return scorecard.Month{Year: f.Year(), Month: f.Month()}, to
 }
 
-// generate is Generate without the nodes in skip: it exports the months the
-// report (and the scorecard) need to a file, builds from it, and stores
-// every form.
+// generate is Generate without the nodes in skip: it builds the month (and
+// the scorecard) from the store's own records node by node where the
+// store keeps its history (Books), else from the months' exported log,
+// and stores every form.
 func (j *ReportJob) generate(ctx context.Context, year int, month time.Month, contract string, asOf time.Time, skip map[string]string) (scorecardDone, error) {
-	var done scorecardDone
 	if err := CheckScorecardMonths(j.ScorecardMonths); err != nil {
-		return done, fmt.Errorf("scorecard: %w", err) // the mains check it first
+		return scorecardDone{}, fmt.Errorf("scorecard: %w", err) // the mains check it first
 	}
 	if j.Parts != nil {
 		return j.generateApart(ctx, year, month, contract, asOf, skip)
 	}
-	tmp, err := os.CreateTemp(j.TempDir, "gpusla-export-*.jsonl")
+	bk, ok := j.books(skip)
+	if !ok {
+		return j.generateFromLog(ctx, year, month, contract, asOf, skip)
+	}
+	full, sc, done, err := j.buildFromStore(ctx, bk, year, month, asOf, nil)
+	if err != nil {
+		return done, err
+	}
+	return j.storeBuilt(ctx, full, contract, sc, asOf, skip, done)
+}
+
+// books is the month's books over the job's store and loaded contracts,
+// without the nodes in skip; false when the store keeps no history to
+// read them from.
+func (j *ReportJob) books(skip map[string]string) (Books, bool) {
+	st, ok := j.Desk.svc.store.(BooksStore)
+	if !ok {
+		return Books{}, false
+	}
+	bk := Books{Store: st, Terms: j.terms(), Skip: skip}
+	if ps, ok := j.Desk.svc.store.(store.ProviderStatusStore); ok {
+		bk.Status = ps
+	}
+	return bk, true
+}
+
+// buildFromStore builds the month of every contract from the store, and
+// the scorecard of its trailing months when one is kept (last, when set,
+// is the month already built). A scorecard that fails to build is logged
+// and said in done; the report is then built without it.
+func (j *ReportJob) buildFromStore(ctx context.Context, bk Books, year int, month time.Month, asOf time.Time, last *report.Report) (*report.Report, *scorecard.Scorecard, scorecardDone, error) {
+	var done scorecardDone
+	if j.ScorecardMonths > 0 {
+		from, to := j.scorecardSpan(year, month)
+		sc, reps, err := bk.scorecardWith(ctx, scorecard.Options{From: from, To: to, AsOf: asOf}, last)
+		if err == nil {
+			done.Span = from.String() + ".." + to.String()
+			return reps[len(reps)-1], sc, done, nil
+		}
+		done.Err = err
+		j.logger().Error("report: scorecard failed; the report is built without it", "month", to.String(), "err", err)
+	}
+	if last != nil {
+		return last, nil, done, nil
+	}
+	full, err := bk.Month(ctx, year, month, asOf)
+	return full, nil, done, err
+}
+
+// storeBuilt stores contract's part of the month full, with the
+// scorecard sc (nil: none) and its claims, and the evidence bundle written
+// from a log of the month that holds only the observations of the nodes
+// with a counted outage (all a bundle keeps).
+func (j *ReportJob) storeBuilt(ctx context.Context, full *report.Report, contract string, sc *scorecard.Scorecard, asOf time.Time, skip map[string]string, done scorecardDone) (scorecardDone, error) {
+	if err := j.scorecardClaims(ctx, sc, asOf); err != nil {
+		return done, err
+	}
+	tmp, err := os.CreateTemp(j.TempDir, "gpusla-bundle-*.jsonl")
 	if err != nil {
 		return done, fmt.Errorf("export: %w", err)
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
-	// One export serves the report and the scorecard: the month's window,
-	// or with a scorecard from its first month's window to the report's.
+	if err := j.bundleLog(ctx, tmp, full, skip); err != nil {
+		return done, err
+	}
+	open := func() (io.ReadCloser, error) { return os.Open(tmp.Name()) }
+	return j.storeMonth(ctx, ContractReport(full, contract), contract, sc, open, done)
+}
+
+// generateFromLog builds the month from its exported log, and the
+// scorecard from its months' (for a store that keeps no history).
+func (j *ReportJob) generateFromLog(ctx context.Context, year int, month time.Month, contract string, asOf time.Time, skip map[string]string) (scorecardDone, error) {
+	var done scorecardDone
 	from, to := monthWindow(year, month)
-	if j.ScorecardMonths > 0 {
-		scFrom, scTo := j.scorecardSpan(year, month)
-		from, _ = monthWindow(scFrom.Year, scFrom.Month)
-		done.Span = scFrom.String() + ".." + scTo.String()
-	}
-	w := events.NewWriter(tmp)
-	if err := j.Desk.rangeExport(from, to, skip)(ctx, w); err != nil {
-		return done, fmt.Errorf("export: %w", err)
-	}
-	if err := w.Flush(); err != nil {
-		return done, fmt.Errorf("export: %w", err)
-	}
-	full, sc, done, err := j.build(tmp, year, month, contract, asOf, done)
+	tmp, err := j.exportTemp(ctx, from, to, skip)
 	if err != nil {
 		return done, err
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	all := j.terms()
+	b, err := report.NewBuilder(all, report.Options{Year: year, Month: month, AsOf: asOf})
+	if err != nil {
+		return done, err
+	}
+	if err := b.ReadLog("export", tmp); err != nil {
+		return done, err
+	}
+	full, err := b.Build()
+	if err != nil {
+		return done, err
+	}
+	var sc *scorecard.Scorecard
+	if j.ScorecardMonths > 0 {
+		scFrom, scTo := j.scorecardSpan(year, month)
+		if sc, done.Err = j.logScorecard(ctx, all, scFrom, scTo, asOf, skip); done.Err != nil {
+			j.logger().Error("report: scorecard failed; the report is built without it", "month", ReportPrefix(scTo.String(), contract), "err", done.Err)
+		} else {
+			done.Span = scFrom.String() + ".." + scTo.String()
+		}
 	}
 	if err := j.scorecardClaims(ctx, sc, asOf); err != nil {
 		return done, err
@@ -410,44 +487,48 @@ func (j *ReportJob) generate(ctx context.Context, year int, month time.Month, co
 	return j.storeMonth(ctx, ContractReport(full, contract), contract, sc, open, done)
 }
 
-// build builds the month's report of every contract from the exported log
-// f, with the scorecard when one is kept. A scorecard that fails to build
-// is logged and said in done; the report is then built without it.
-func (j *ReportJob) build(f *os.File, year int, month time.Month, contract string, asOf time.Time, done scorecardDone) (*report.Report, *scorecard.Scorecard, scorecardDone, error) {
-	all := j.terms()
-	var (
-		full *report.Report
-		sc   *scorecard.Scorecard
-	)
-	if j.ScorecardMonths > 0 {
-		// One read of the file: the scorecard's builder builds the month's
-		// report with its own (the report `gpusla report` builds from the
-		// same log, TestMonthReportsEqualStandaloneReports), so the two
-		// never disagree.
-		scFrom, scTo := j.scorecardSpan(year, month)
-		full, sc, done.Err = j.buildWithScorecard(f, all, scFrom, scTo, asOf)
-		if done.Err != nil {
-			done.Span = ""
-			j.logger().Error("report: scorecard failed; the report is built without it", "month", ReportPrefix(scTo.String(), contract), "err", done.Err)
-		}
-	}
-	if full != nil {
-		return full, sc, done, nil
-	}
-	// Build from the file once (MonthReport would encode and decode the
-	// whole month again: JSON decoding is most of a report's cost).
-	b, err := report.NewBuilder(all, report.Options{Year: year, Month: month, AsOf: asOf})
+// exportTemp writes the export of [from, to) without the nodes in skip to
+// a temporary file, rewound; the caller removes it.
+func (j *ReportJob) exportTemp(ctx context.Context, from, to time.Time, skip map[string]string) (*os.File, error) {
+	tmp, err := os.CreateTemp(j.TempDir, "gpusla-export-*.jsonl")
 	if err != nil {
-		return nil, sc, done, err
+		return nil, fmt.Errorf("export: %w", err)
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, sc, done, fmt.Errorf("export: %w", err)
+	w := events.NewWriter(tmp)
+	err = j.Desk.rangeExport(from, to, skip)(ctx, w)
+	if err == nil {
+		err = w.Flush()
 	}
-	if err := b.ReadLog("export", f); err != nil {
-		return nil, sc, done, err
+	if err == nil {
+		_, err = tmp.Seek(0, io.SeekStart)
 	}
-	full, err = b.Build()
-	return full, sc, done, err
+	if err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	return tmp, nil
+}
+
+// logScorecard builds the scorecard of from..to from its months' exported
+// log.
+func (j *ReportJob) logScorecard(ctx context.Context, all []*terms.Terms, from, to scorecard.Month, asOf time.Time, skip map[string]string) (*scorecard.Scorecard, error) {
+	sb, err := scorecard.NewBuilder(all, scorecard.Options{From: from, To: to, AsOf: asOf})
+	if err != nil {
+		return nil, err
+	}
+	lo, _ := monthWindow(from.Year, from.Month)
+	_, hi := monthWindow(to.Year, to.Month)
+	tmp, err := j.exportTemp(ctx, lo, hi, skip)
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	if err := sb.ReadLog("export", tmp); err != nil {
+		return nil, err
+	}
+	return sb.Build()
 }
 
 // storeMonth writes the contract's report r: the evidence bundle first (it
@@ -512,30 +593,6 @@ func (j *ReportJob) logger() *slog.Logger {
 		return slog.Default()
 	}
 	return j.Log
-}
-
-// buildWithScorecard reads the exported log once into the scorecard's
-// builder of from..to and returns the last month's report (the report's
-// month) with the scorecard.
-func (j *ReportJob) buildWithScorecard(f *os.File, all []*terms.Terms, from, to scorecard.Month, asOf time.Time) (*report.Report, *scorecard.Scorecard, error) {
-	sb, err := scorecard.NewBuilder(all, scorecard.Options{From: from, To: to, AsOf: asOf})
-	if err != nil {
-		return nil, nil, err
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, nil, fmt.Errorf("export: %w", err)
-	}
-	if err := sb.ReadLog("export", f); err != nil {
-		return nil, nil, err
-	}
-	sc, reps, err := sb.BuildWithReports()
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(reps) == 0 || reps[len(reps)-1] == nil {
-		return nil, nil, fmt.Errorf("scorecard %s..%s built no report for %s", from, to, to)
-	}
-	return reps[len(reps)-1], sc, nil
 }
 
 // ScorecardFormats are the scorecard's forms stored beside a report with

@@ -2,9 +2,8 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
+	"maps"
 	"os"
 	"strings"
 	"time"
@@ -23,11 +22,6 @@ import (
 // observations of the nodes with a counted outage only: the bundle keeps
 // nothing else (TestFanOutBundleIsTheLogsBundle).
 
-// errScorecardApart names why a month built apart has no scorecard beside
-// it: the scorecard reads its months' log, which is what building apart
-// avoids.
-var errScorecardApart = errors.New("the provider scorecard is not built for a month built apart (GPUSLA_PARTS_QUEUE); build it with gpusla scorecard from an exported log")
-
 // PlanPointer is the blob naming the folder of the latest plan of a month
 // built apart. One plan builds every contract's nodes (the fleet's
 // comparison spans contracts), so the contracts whose month is over when
@@ -39,13 +33,9 @@ func PlanPointer(year int, month time.Month) string {
 
 // fanOut is the job's FanOut over every loaded contract.
 func (j *ReportJob) fanOut(skip map[string]string) (*FanOut, error) {
-	st, ok := j.Desk.svc.store.(BooksStore)
+	bk, ok := j.books(skip)
 	if !ok {
 		return nil, fmt.Errorf("a month built apart reads the store's history: %T has none", j.Desk.svc.store)
-	}
-	bk := Books{Store: st, Terms: j.terms(), Skip: skip}
-	if ps, ok := j.Desk.svc.store.(store.ProviderStatusStore); ok {
-		bk.Status = ps
 	}
 	return &FanOut{Books: bk, Blobs: j.Blobs, Queue: j.Parts, Wait: j.PartsWait}, nil
 }
@@ -79,20 +69,30 @@ func (j *ReportJob) generateApart(ctx context.Context, year int, month time.Mont
 	for _, s := range full.LeftOut {
 		j.logger().Error("report: node left out of a month built apart", "month", ReportPrefix(full.Month, contract), "node", s.Node, "reason", s.Reason)
 	}
-	tmp, err := os.CreateTemp(j.TempDir, "gpusla-bundle-*.jsonl")
+	// The scorecard's trailing months are read from the store here, as of
+	// the month's own instant (its plan's), the report's month being the
+	// one just assembled.
+	asOf, err := time.Parse(time.RFC3339, full.AsOf)
 	if err != nil {
-		return done, fmt.Errorf("export: %w", err)
+		return done, fmt.Errorf("assembled month's as_of %q: %w", full.AsOf, err)
 	}
-	defer os.Remove(tmp.Name())
-	defer tmp.Close()
-	if err := j.bundleLog(ctx, tmp, full, skip); err != nil {
+	// The nodes whose parts failed are left out of the scorecard too: their
+	// records could not be read, and the report beside it names them.
+	bk := f.Books
+	if len(full.LeftOut) > 0 {
+		bk.Skip = maps.Clone(skip)
+		if bk.Skip == nil {
+			bk.Skip = map[string]string{}
+		}
+		for _, s := range full.LeftOut {
+			bk.Skip[s.Node] = s.Reason
+		}
+	}
+	full, sc, done, err := j.buildFromStore(ctx, bk, year, month, asOf, full)
+	if err != nil {
 		return done, err
 	}
-	if j.ScorecardMonths > 0 {
-		done.Err = errScorecardApart
-	}
-	open := func() (io.ReadCloser, error) { return os.Open(tmp.Name()) }
-	return j.storeMonth(ctx, ContractReport(full, contract), contract, nil, open, done)
+	return j.storeBuilt(ctx, full, contract, sc, asOf, skip, done)
 }
 
 // plan is the folder of the month's plan that contract's month can be

@@ -26,7 +26,13 @@ import (
 // Scorecard builds the provider scorecard of o.From..o.To as of o.AsOf,
 // with each month's report (From to To).
 func (bk Books) Scorecard(ctx context.Context, o scorecard.Options) (*scorecard.Scorecard, []*report.Report, error) {
-	b, reps, err := bk.scorecard(ctx, o)
+	return bk.scorecardWith(ctx, o, nil)
+}
+
+// scorecardWith is Scorecard with last, when set, as the report of o.To
+// (the month a fan-out just assembled) instead of one built again.
+func (bk Books) scorecardWith(ctx context.Context, o scorecard.Options, last *report.Report) (*scorecard.Scorecard, []*report.Report, error) {
+	b, reps, err := bk.scorecard(ctx, o, last)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -37,7 +43,7 @@ func (bk Books) Scorecard(ctx context.Context, o scorecard.Options) (*scorecard.
 // Trial builds the trial page (o.Trial) of o.From..o.To from the store,
 // with each month's report.
 func (bk Books) Trial(ctx context.Context, o scorecard.Options) (*scorecard.Trial, []*report.Report, error) {
-	b, reps, err := bk.scorecard(ctx, o)
+	b, reps, err := bk.scorecard(ctx, o, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -45,8 +51,9 @@ func (bk Books) Trial(ctx context.Context, o scorecard.Options) (*scorecard.Tria
 	return tr, reps, err
 }
 
-// scorecard makes the scorecard's builder and reads the months into it.
-func (bk Books) scorecard(ctx context.Context, o scorecard.Options) (*scorecard.Builder, []*report.Report, error) {
+// scorecard makes the scorecard's builder and reads the months into it
+// (with last, when set, as o.To's report).
+func (bk Books) scorecard(ctx context.Context, o scorecard.Options, last *report.Report) (*scorecard.Builder, []*report.Report, error) {
 	b, err := scorecard.NewBuilder(bk.Terms, o)
 	if err != nil {
 		return nil, nil, err
@@ -55,8 +62,12 @@ func (bk Books) scorecard(ctx context.Context, o scorecard.Options) (*scorecard.
 		bk.KeepReadings = true // the bill is reconciled with each month's readings
 	}
 	var reps []*report.Report
-	last := time.Date(o.To.Year, o.To.Month, 1, 0, 0, 0, 0, time.UTC)
-	for m := time.Date(o.From.Year, o.From.Month, 1, 0, 0, 0, 0, time.UTC); !m.After(last); m = m.AddDate(0, 1, 0) {
+	end := time.Date(o.To.Year, o.To.Month, 1, 0, 0, 0, 0, time.UTC)
+	for m := time.Date(o.From.Year, o.From.Month, 1, 0, 0, 0, 0, time.UTC); !m.After(end); m = m.AddDate(0, 1, 0) {
+		if last != nil && m.Equal(end) {
+			reps = append(reps, last)
+			break
+		}
 		r, err := bk.Month(ctx, m.Year(), m.Month(), o.AsOf)
 		if err != nil {
 			return nil, nil, fmt.Errorf("scorecard, month %s: %w", m.Format("2006-01"), err)

@@ -24,6 +24,7 @@ import (
 	"github.com/gpusla/gpusla/infra/sqsqueue/sqstest"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/report"
+	"github.com/gpusla/gpusla/sla/scorecard"
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
@@ -71,7 +72,7 @@ func TestMonthApartUnderEmulator(t *testing.T) {
 	env := append(slices.Clone(be.env), wiring.EnvReportBucket+"=gpusla-reports", "AWS_ENDPOINT_URL_S3="+s3ep, "AWS_ENDPOINT_URL_SQS="+sqsep,
 		"AWS_ACCESS_KEY_ID="+blobtest.AccessKey, "AWS_SECRET_ACCESS_KEY="+blobtest.SecretKey)
 	reports := startFunction(t, "build-ReportsFunction", append(slices.Clone(env), wiring.EnvPartsQueue+"="+queue, wiring.EnvReportDelay+"=0s",
-		wiring.EnvScorecardMonths+"=0")...)
+		wiring.EnvScorecardMonths+"=2")...)
 	parts := startFunction(t, "build-PartsFunction", append(slices.Clone(env), wiring.EnvPartAttempts+"=3")...)
 
 	tick := map[string]string{"source": "gpusla.scheduler", "schedule": "reports", "scheduled_time": now.UTC().Format(time.RFC3339)}
@@ -133,6 +134,50 @@ func TestMonthApartUnderEmulator(t *testing.T) {
 	g, _ := json.Marshal(got.Nodes)
 	if string(w) != string(g) || len(got.Nodes) != 3 {
 		t.Fatalf("rows built apart differ from the month built here:\n--- here\n%.2000s\n--- apart\n%.2000s", w, g)
+	}
+	scorecardBesideMonth(t, blobs, key, month, all, p.AsOf, be.store)
+}
+
+// scorecardBesideMonth: the month built apart stores its trailing months'
+// scorecard, read from the store (the node that failed left out, as the
+// report beside it leaves it out), not why it has none: the one the store
+// gives on its own.
+func scorecardBesideMonth(t *testing.T, blobs *blob.S3, key string, month time.Time, all []*terms.Terms, asOf time.Time, st app.BooksStore) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := blobs.Get(ctx, key+"/scorecard-error.txt"); !app.IsNotFound(err) {
+		raw, _ := blobs.Get(ctx, key+"/scorecard-error.txt")
+		t.Fatalf("scorecard-error.txt stored beside the month built apart: %s %v", raw, err)
+	}
+	raw, err := blobs.Get(ctx, key+"/scorecard.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sc scorecard.Scorecard
+	if err := json.Unmarshal(raw, &sc); err != nil {
+		t.Fatal(err)
+	}
+	last := scorecard.Month{Year: month.Year(), Month: month.Month()}
+	prev := month.AddDate(0, -1, 0)
+	o := scorecard.Options{From: scorecard.Month{Year: prev.Year(), Month: prev.Month()}, To: last, AsOf: asOf}
+	// The job leaves out the node that failed and the nodes no loaded terms
+	// define.
+	skip := map[string]string{"gz-bad": "cn-example"}
+	nodes, err := st.ListNodes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nodes {
+		if !slices.ContainsFunc(all, func(tm *terms.Terms) bool { return tm.Contract == n.Contract }) {
+			skip[n.ID] = n.Contract
+		}
+	}
+	want, _, err := app.Books{Store: st, Terms: all, Skip: skip}.Scorecard(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.From != o.From.String() || sc.To != last.String() || len(sc.Providers) != 1 || sc.Providers[0].Nodes != 3 || sc.Events != want.Events {
+		t.Fatalf("scorecard %s..%s: %d providers, events %d (want %d)", sc.From, sc.To, len(sc.Providers), sc.Events, want.Events)
 	}
 }
 
