@@ -63,6 +63,10 @@ func (c *cutNode) nft(args ...string) error {
 // before it is removed. It runs on its own goroutine, so it returns its
 // error rather than failing the test.
 func (c *cutNode) cut(at time.Time) error {
+	// The cut is the test's stimulus, placed against the node's heartbeat
+	// on purpose; from and to are taken once the rule is in and just
+	// before it goes, so a late start on a loaded machine moves the ground
+	// truth with it instead of falsifying it.
 	time.Sleep(time.Until(at))
 	for _, args := range [][]string{{"add", "table", "inet", "gpusla_cut"},
 		{"add", "chain", "inet", "gpusla_cut", "out", "{ type filter hook output priority 0; }"},
@@ -72,7 +76,7 @@ func (c *cutNode) cut(at time.Time) error {
 		}
 	}
 	c.from = time.Now()
-	time.Sleep(c.length)
+	time.Sleep(c.length) // the cut's length: the stimulus, not a wait
 	c.to = time.Now()
 	return c.nft("delete", "table", "inet", "gpusla_cut")
 }

@@ -32,6 +32,7 @@ import (
 	"github.com/gpusla/gpusla/functions/httpapi"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/dynamo/dynamotest"
+	"github.com/gpusla/gpusla/internal/waitfor"
 )
 
 // The binaries under test, built once by TestMain.
@@ -276,16 +277,10 @@ func run(t *testing.T, env []string, name string, args ...string) string {
 	return stdout.String()
 }
 
-// eventually polls cond every 100 ms until it holds or timeout passes.
+// eventually polls cond until it holds or timeout passes.
 func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", timeout, what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitfor.Within(t, timeout, what, cond)
 }
 
 // ---- backend ---------------------------------------------------------------

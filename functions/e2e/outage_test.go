@@ -109,7 +109,7 @@ func (f *slackFront) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	case slackSlow:
 		arrived := time.Now()
-		time.Sleep(slackDelay)
+		time.Sleep(slackDelay) // a slow Slack: the stimulus, not a wait
 		f.proxy.ServeHTTP(w, r)
 		f.mu.Lock()
 		f.held = append(f.held, span{arrived, time.Now()})
@@ -276,7 +276,7 @@ func TestSlackOutage(t *testing.T) {
 		if ph.mode == slackRefused {
 			// The node goes away for a while: an unreachable alert (the
 			// watchdog's) and its recovery (ingest's), both while Slack is away.
-			time.Sleep(outage / 4)
+			time.Sleep(outage / 4) // the phase's script: up a while, then away
 			pr.stop()
 			eventually(t, 30*time.Second, "the node is unreachable", func() bool {
 				_, err := incidentOf(b.incidents(reg.ID), "unreachable")
@@ -284,7 +284,7 @@ func TestSlackOutage(t *testing.T) {
 			})
 			pr.start()
 		}
-		time.Sleep(time.Until(from.Add(outage)))
+		time.Sleep(time.Until(from.Add(outage))) // the phase's length: the stimulus
 		windows[ph.name] = span{from, time.Now()}
 	}
 	meter.setPhase("after")
@@ -314,7 +314,10 @@ func TestSlackOutage(t *testing.T) {
 		return true
 	})
 	pr.stop()
-	time.Sleep(2 * retry) // anything sent twice would be sent by now
+	// A deliberate pause, not a wait: nothing may be sent twice, and two
+	// retry periods give a duplicate time to show. A loaded machine can
+	// only hide one (a weaker check), never fail a right backend.
+	time.Sleep(2 * retry)
 	b.stop()
 
 	// ---- the acks never waited on Slack -----------------------------------

@@ -62,7 +62,8 @@ func (n *simNode) push(ctx context.Context, c *http.Client, url string) (time.Du
 	}
 	// A re-send signed in the same second would be the identical signed
 	// request, which the backend refuses as a replay; the probe waits for
-	// the next second too (probe/push).
+	// the next second too (probe/push): the wait is for the clock's next
+	// second, which no event announces.
 	if now := time.Now(); resend && now.Unix() == n.signed {
 		time.Sleep(time.Unix(n.signed+1, 0).Sub(now))
 	}

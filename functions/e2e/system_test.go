@@ -81,7 +81,7 @@ func systemRun(t *testing.T, store string) {
 		return len(sl.messages("[unreachable] kill-1 unreachable")) == 1
 	})
 	alertedAt := time.Now()
-	time.Sleep(2 * time.Second)
+	time.Sleep(2 * time.Second) // the node stays dead a while after its alert: the stimulus
 	pk.start()
 	eventually(t, 30*time.Second, "kill-1's recovery", func() bool {
 		return len(sl.messages("[recovered] kill-1 recovered: unreachable for ")) == 1
@@ -112,11 +112,12 @@ func systemRun(t *testing.T, store string) {
 
 	// --- the backend stopped while probes keep spooling ---------------------
 	b.stop()
-	time.Sleep(8 * time.Second) // twice heartbeat + grace
+	// The outage's length (the stimulus): past twice heartbeat + grace, so
+	// that a backend counting its own absence as the nodes' would open
+	// outages after its restart.
+	time.Sleep(8 * time.Second)
 	for id, p := range probes {
-		if p.spooled() == 0 {
-			t.Errorf("probe %s spooled nothing while the backend was down", id)
-		}
+		eventually(t, time.Minute, "probe "+id+" spooling while the backend is down", func() bool { return p.spooled() > 0 })
 	}
 	b.start()
 	eventually(t, 60*time.Second, "every spool drained after the restart", func() bool {
@@ -127,7 +128,11 @@ func systemRun(t *testing.T, store string) {
 		}
 		return true
 	})
-	time.Sleep(3 * time.Second) // a few watchdog ticks after the restart
+	// A deliberate pause, not a wait: no new unreachable alert may come,
+	// and a few watchdog ticks give a wrong one time to show. A loaded
+	// machine can only hide one (a weaker check), never fail a right
+	// backend.
+	time.Sleep(3 * time.Second)
 	if got := len(sl.messages("[unreachable]")); got != 1 {
 		t.Errorf("%d unreachable alerts after the backend outage, want still only kill-1's: %+v", got, sl.all())
 	}

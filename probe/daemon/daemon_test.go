@@ -362,20 +362,35 @@ func TestFailingCheckIsPushedAtOnce(t *testing.T) {
 	// failure can cause a push within the test.
 	h.write("schedules:\n  heartbeat: 5m\n  push: 10m\n  network: 300ms\n  jitter: 1ms\n  health: \"off\"\n  stress: \"off\"\n")
 	var runs atomic.Int32
+	release := make(chan struct{})
 	h.start(func(*config.Config) (Jobs, error) {
-		return Jobs{Network: func(context.Context) []wire.Check {
-			if runs.Add(1) == 1 {
+		return Jobs{Network: func(ctx context.Context) []wire.Check {
+			switch runs.Add(1) {
+			case 1:
 				return []wire.Check{check("net.gateway.loss", wire.Pass, 0)}
+			case 2:
+				// Held until the test has looked for the pass: the
+				// failure comes when the test says, never early.
+				select {
+				case <-release:
+					return []wire.Check{check("net.gateway.loss", wire.Fail, 40)}
+				case <-ctx.Done():
+					return nil
+				}
 			}
-			return []wire.Check{check("net.gateway.loss", wire.Fail, 40)}
+			<-ctx.Done() // later runs add nothing: only one failure is pushed
+			return nil
 		}}, nil
 	}, nil)
 	h.waitFor("the start-up heartbeat", func() bool { return h.heartbeats() == 1 })
-	h.waitFor("the first network run", func() bool { return runs.Load() >= 1 })
-	time.Sleep(100 * time.Millisecond)
+	// The second run begins a network period after the first: the pass has
+	// been staged and had that long to be pushed, wrongly. (A loaded
+	// machine makes the wait longer, never a failure.)
+	h.waitFor("the second network run", func() bool { return runs.Load() >= 2 })
 	if got := h.checks()["net.gateway.loss"]; len(got) != 0 {
 		t.Fatalf("a passing check was pushed before the push interval: %+v", got)
 	}
+	close(release)
 	h.waitFor("the failing check", func() bool { return len(h.checks()["net.gateway.loss"]) >= 2 })
 	bs := h.recv.Batches()
 	last := bs[len(bs)-1]

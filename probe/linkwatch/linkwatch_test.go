@@ -2,13 +2,16 @@ package linkwatch
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/internal/waitfor"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -16,21 +19,30 @@ import (
 // port) that accepts and closes every connection.
 func listen(t *testing.T, addr string) net.Listener {
 	t.Helper()
+	ln, _ := listenCounting(t, addr)
+	return ln
+}
+
+// listenCounting is listen that also counts the connections it accepted.
+func listenCounting(t *testing.T, addr string) (net.Listener, *atomic.Int64) {
+	t.Helper()
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var accepted atomic.Int64
 	go func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
+			accepted.Add(1)
 			c.Close()
 		}
 	}()
 	t.Cleanup(func() { ln.Close() })
-	return ln
+	return ln, &accepted
 }
 
 // freeAddr is a loopback address nothing listens on.
@@ -159,7 +171,7 @@ func TestCancelledDialSaysNothing(t *testing.T) {
 // Run dials at its period with the real clock: a cut is seen within a few
 // periods, and the link's return too; with no period it returns at once.
 func TestRunSeesACutAndItsEnd(t *testing.T) {
-	ln := listen(t, "127.0.0.1:0")
+	ln, accepted := listenCounting(t, "127.0.0.1:0")
 	addr := ln.Addr().String()
 	r := &recorder{}
 	w := &Watcher{Addr: addr, Every: 20 * time.Millisecond, Emit: r.emit}
@@ -168,15 +180,9 @@ func TestRunSeesACutAndItsEnd(t *testing.T) {
 	go func() { defer close(done); w.Run(ctx) }()
 	waitFor := func(n int) {
 		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
-		for len(r.got()) < n {
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting for observation %d: %+v", n, r.got())
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		waitfor.True(t, fmt.Sprintf("observation %d", n), func() bool { return len(r.got()) >= n })
 	}
-	time.Sleep(60 * time.Millisecond) // reached a few times
+	waitfor.True(t, "the link reached a few times", func() bool { return accepted.Load() >= 3 })
 	before := time.Now().UTC()
 	ln.Close()
 	waitFor(1)

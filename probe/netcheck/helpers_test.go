@@ -8,7 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/gpusla/gpusla/internal/waitfor"
 )
 
 func freePort(t testing.TB) string {
@@ -27,21 +28,28 @@ func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
 // connecting to it or binding it: it reads the kernel's socket table.
 func waitListening(t testing.TB, port string) {
 	t.Helper()
-	want := fmt.Sprintf("0100007F:%04X", atoi(port)) // local_address, little-endian IPv4 as the kernel prints it
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		b, err := os.ReadFile("/proc/net/tcp")
+	waitListeningIn(t, "/proc/net/tcp", "127.0.0.1", port)
+}
+
+// waitListeningIn waits until the socket table at table shows a listener
+// on the IPv4 address ip and port; /proc/PID/net/tcp is the table of the
+// network namespace process PID is in.
+func waitListeningIn(t testing.TB, table, ip, port string) {
+	t.Helper()
+	a := net.ParseIP(ip).To4()
+	want := fmt.Sprintf("%02X%02X%02X%02X:%04X", a[3], a[2], a[1], a[0], atoi(port)) // local_address as the kernel prints it
+	waitfor.True(t, "something listening on "+ip+":"+port, func() bool {
+		b, err := os.ReadFile(table)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, line := range strings.Split(string(b), "\n") {
 			if f := strings.Fields(line); len(f) > 3 && f[1] == want && f[3] == "0A" { // TCP_LISTEN
-				return
+				return true
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("nothing started listening on 127.0.0.1:%s", port)
+		return false
+	})
 }
 
 func contextBackground() context.Context { return context.Background() }

@@ -9,12 +9,14 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gpusla/gpusla/internal/testenv"
+	"github.com/gpusla/gpusla/internal/waitfor"
 	"github.com/gpusla/gpusla/probe/netcheck/netchecktest"
 	"github.com/gpusla/gpusla/probe/wire"
 )
@@ -146,6 +148,7 @@ func (n *netns) serve() {
 			n.t.Fatal(err)
 		}
 		n.t.Cleanup(func() { ip.Process.Kill(); ip.Wait() })
+		waitListeningIn(n.t, fmt.Sprintf("/proc/%d/net/tcp", ip.Process.Pid), peerIP, "5201")
 	}
 }
 
@@ -366,13 +369,19 @@ func TestChecksSeeQueueingDelay(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
-	time.Sleep(300 * time.Millisecond)
+	waitListeningIn(t, fmt.Sprintf("/proc/%d/net/tcp", srv.Process.Pid), peerIP, "5202")
 	load := exec.Command("ip", "netns", "exec", n.a, bin, "-c", peerIP, "-p", "5202", "-u", "-b", "2.4M", "-t", "20")
 	if err := load.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { load.Process.Kill(); load.Wait() })
-	time.Sleep(1500 * time.Millisecond) // let the queue fill
+	// The queue is full once the token bucket drops: the stream, above
+	// the rate, keeps it so for the rest of its 20 s.
+	waitfor.True(t, "the tbf queue full (dropping packets)", func() bool {
+		out, _ := sh("ip", "netns", "exec", n.a, "tc", "-s", "qdisc", "show", "dev", n.vethA)
+		m := regexp.MustCompile(`dropped (\d+)`).FindStringSubmatch(out)
+		return m != nil && m[1] != "0"
+	})
 	spec := quickSpec(20, 100*time.Millisecond)
 	spec.Gateway.MaxLossPct = 100
 	cs := n.probe(t, "quick", spec)

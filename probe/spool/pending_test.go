@@ -290,6 +290,8 @@ func TestKillBetweenStageAndSeal(t *testing.T) {
 			cmd.Process.Kill()
 			t.Fatalf("round %d: helper staged nothing in 30s", round)
 		}
+		// The crash point, random by design, not a wait: the checks
+		// below hold wherever it lands, so a loaded machine only moves it.
 		time.Sleep(time.Duration(5+rand.N(60)) * time.Millisecond)
 		cmd.Process.Signal(syscall.SIGKILL)
 		if l := <-done; l != "" {

@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/gpusla/gpusla/internal/testenv"
+	"github.com/gpusla/gpusla/internal/waitfor"
 )
 
 // EnvEndpoint names an S3 endpoint to use instead of starting s3rver.
@@ -59,7 +60,9 @@ func Start(t testing.TB) string {
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	endpoint := fmt.Sprintf("http://127.0.0.1:%d", port)
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	// Polled up to waitfor.Limit: a node server can take many seconds to
+	// start on a loaded machine.
+	for deadline := time.Now().Add(waitfor.Limit); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if res, err := http.Get(endpoint); err == nil {
 			res.Body.Close()
 			return endpoint

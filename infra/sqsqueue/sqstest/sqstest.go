@@ -26,6 +26,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/gpusla/gpusla/internal/testenv"
+	"github.com/gpusla/gpusla/internal/waitfor"
 )
 
 // EnvEndpoint names an SQS endpoint to use instead of starting goaws.
@@ -67,7 +68,9 @@ func Start(t testing.TB) string {
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	endpoint := fmt.Sprintf("http://127.0.0.1:%d", port)
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	// Polled up to waitfor.Limit: goaws can take many seconds to start on
+	// a loaded machine.
+	for deadline := time.Now().Add(waitfor.Limit); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if res, err := http.Get(endpoint); err == nil {
 			res.Body.Close()
 			return endpoint

@@ -25,6 +25,7 @@ import (
 
 	"github.com/gpusla/gpusla/infra/store/dynamo"
 	"github.com/gpusla/gpusla/internal/testenv"
+	"github.com/gpusla/gpusla/internal/waitfor"
 )
 
 // EnvEndpoint names the variable scripts/test.sh exports.
@@ -102,7 +103,9 @@ func start() (string, error) {
 	}
 	proc = cmd
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	// Polled up to waitfor.Limit: a node server can take many seconds to
+	// start on a loaded machine.
+	for deadline := time.Now().Add(waitfor.Limit); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if c, err := net.Dial("tcp", addr); err == nil {
 			c.Close()
 			return "http://" + addr, nil
