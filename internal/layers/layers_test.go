@@ -29,7 +29,8 @@ var rules = []rule{
 	{"infra/", []string{"functions/"}, "infra/ must not import functions/: adapters serve the application, never call up", nil},
 	{"sla/", []string{""}, "sla/ must not import anything of the project's outside sla/: the domain is pure", nil},
 	{"probe/", []string{"functions/", "infra/"}, "probe/ must not import functions/ or infra/: the probe runs on rented nodes with none of the backend in it", nil},
-	{"probe/stress/result", []string{""}, "probe/stress/result must import nothing of the project's but probe/wire: it is the plain data of a stress run, with no CUDA handle", []string{"probe/wire"}},
+	{"probe/stress/result", []string{"probe/stress", "probe/cuda", "probe/kernels", "probe/nccl", "probe/gpu/nvmlread"},
+		"probe/stress/result must import neither the stress runner nor its judging, CUDA, the kernels, NCCL or NVML: it is the plain data of a stress run", nil},
 	{"probe/stress/judge", []string{"probe/stress", "probe/cuda", "probe/kernels", "probe/nccl", "probe/gpu/nvmlread"},
 		"probe/stress/judge must not import the stress runner, CUDA, the kernels, NCCL or NVML: a stress report is judged with no GPU", []string{"probe/stress/result"}},
 }
