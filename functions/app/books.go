@@ -48,6 +48,10 @@ type Books struct {
 	// month holds a few kilobytes a node instead of half a megabyte. The
 	// report's JSON and documents are the same either way.
 	KeepReadings bool
+	// alsoRead, when set, is handed every event of a node's records as
+	// they are read for its part (not again for the fleet's second
+	// pass): the scorecard's own reading rides on the month's.
+	alsoRead func(node string, e *events.Event) error
 }
 
 // month is one month being built: the shared events and the builder that
@@ -313,6 +317,11 @@ func (m *month) part(ctx context.Context, n store.Node, share *report.FleetShare
 	if err := ExportNode(ctx, m.bk.Store, n, m.from, m.to, func(e *events.Event) error {
 		if figures != nil && len(e.Checks) > 0 {
 			obs = append(obs, *e)
+		}
+		if figures != nil && m.bk.alsoRead != nil {
+			if err := m.bk.alsoRead(n.ID, e); err != nil {
+				return err
+			}
 		}
 		return add(b, e)
 	}, &stats); err != nil {

@@ -16,8 +16,8 @@ import (
 // The provider scorecard built from the store's own records: each month's
 // report by Books.Month (node by node, every core), and what the scorecard
 // reads itself — registrations and check results, over all its months —
-// from each node's records on the same workers, one node at a time per
-// worker, filed in node order. Memory follows the largest node, the month
+// taken from each node's records as the months' books read them (one read
+// of the store for both), into a part per node filed in node order. Memory follows the largest node, the month
 // reports' rows and what the scorecard keeps of each node (its stress
 // figures, network readings and XIDs), never the months' log. It is the
 // scorecard the months' exported log gives, byte for byte
@@ -61,38 +61,107 @@ func (bk Books) scorecard(ctx context.Context, o scorecard.Options, last *report
 	if len(o.Bill) > 0 {
 		bk.KeepReadings = true // the bill is reconciled with each month's readings
 	}
-	var reps []*report.Report
+	exported, read, err := bk.exported(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	parts := make(map[string]*scorecard.NodePart, len(read))
+	for _, n := range read {
+		parts[n.ID] = b.NodePart(n.ID)
+	}
+	var months []time.Time
 	end := time.Date(o.To.Year, o.To.Month, 1, 0, 0, 0, 0, time.UTC)
 	for m := time.Date(o.From.Year, o.From.Month, 1, 0, 0, 0, 0, time.UTC); !m.After(end); m = m.AddDate(0, 1, 0) {
-		if last != nil && m.Equal(end) {
+		months = append(months, m)
+	}
+	var reps []*report.Report
+	for k, m := range months {
+		sl := spanSlice(months, k)
+		if last != nil && k == len(months)-1 {
 			reps = append(reps, last)
-			break
+			if err := bk.readSlice(ctx, read, parts, m, sl); err != nil {
+				return nil, nil, err
+			}
+			continue
 		}
-		r, err := bk.Month(ctx, m.Year(), m.Month(), o.AsOf)
+		mb := bk
+		mb.alsoRead = sl.feed(parts)
+		r, err := mb.Month(ctx, m.Year(), m.Month(), o.AsOf)
 		if err != nil {
 			return nil, nil, fmt.Errorf("scorecard, month %s: %w", m.Format("2006-01"), err)
 		}
 		reps = append(reps, r)
 	}
+	for _, n := range read {
+		b.AddPart(parts[n.ID])
+	}
 	// The log the scorecard would read: the first month's window to the last's.
 	from, _ := report.Window(o.From.Year, o.From.Month)
 	_, to := report.Window(o.To.Year, o.To.Month)
-	nodes, err := bk.scorecardNodes(ctx, b, from, to)
-	if err != nil {
-		return nil, nil, err
-	}
-	return b, reps, bk.scorecardShared(ctx, b, nodes, from, to)
+	return b, reps, bk.scorecardShared(ctx, b, exported, from, to)
 }
 
-// scorecardNodes reads every exported node's records of [from, to) into
-// its part of b, Workers at a time, and files the parts in node order; it
-// returns every node the export writes, skipped ones too.
-func (bk Books) scorecardNodes(ctx context.Context, b *scorecard.Builder, from, to time.Time) ([]store.Node, error) {
+// A node's records over the scorecard's months are read once, month by
+// month, as each month's books read them: each month's window (with its
+// lookback) overlaps the next, so each event is taken in one slice only —
+// from its month's window's start to the next month's — the one whose
+// month read it. The slices cover the months' log, the first month's
+// window's start to the last's end, so the parts count what the log holds
+// of each node, and read each check result once.
+type slice struct {
+	from, to time.Time
+	first    bool // the registration and release are the first month's
+}
+
+// spanSlice is month k's slice of months.
+func spanSlice(months []time.Time, k int) slice {
+	from, _ := report.Window(months[k].Year(), months[k].Month())
+	var to time.Time
+	if k == len(months)-1 {
+		_, to = report.Window(months[k].Year(), months[k].Month())
+	} else {
+		to, _ = report.Window(months[k+1].Year(), months[k+1].Month())
+	}
+	return slice{from: from, to: to, first: k == 0}
+}
+
+// holds says whether e, read from its month's window, is the slice's: a
+// check result by when it was made, a heartbeat run by its start (a run
+// begun before the months is the first month's), a drop, chain break or
+// restart by its instant.
+func (s slice) holds(e *events.Event) bool {
+	var at time.Time
+	switch e.Type {
+	case events.TypeNodeRegistered, events.TypeNodeReleased:
+		return s.first
+	case events.TypeObservation:
+		at = e.TrueAt()
+	default:
+		at = e.At
+		if e.Type == events.TypeHeartbeatRun && s.first && at.Before(s.from) {
+			return true
+		}
+	}
+	return !at.Before(s.from) && at.Before(s.to)
+}
+
+// feed hands each event of the slice to its node's part.
+func (s slice) feed(parts map[string]*scorecard.NodePart) func(node string, e *events.Event) error {
+	return func(node string, e *events.Event) error {
+		if p := parts[node]; p != nil && s.holds(e) {
+			return p.Add(e)
+		}
+		return nil
+	}
+}
+
+// exported are the nodes the export writes (a GPU count known), and of
+// them those read (not skipped).
+func (bk Books) exported(ctx context.Context) (exported, read []store.Node, err error) {
 	all, err := bk.Store.ListNodes(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("scorecard: %w", err)
+		return nil, nil, fmt.Errorf("scorecard: %w", err)
 	}
-	var exported, read []store.Node
 	for _, n := range all {
 		if n.GPUCount < 1 {
 			continue // the export leaves them out: the log cannot hold them
@@ -102,30 +171,34 @@ func (bk Books) scorecardNodes(ctx context.Context, b *scorecard.Builder, from, 
 			read = append(read, n)
 		}
 	}
-	parts := make([]*scorecard.NodePart, len(read))
+	return exported, read, nil
+}
+
+// readSlice reads month m's window of every node in read into the parts,
+// Workers at a time, keeping the slice's events: the month whose report
+// was built elsewhere (a fan-out's).
+func (bk Books) readSlice(ctx context.Context, read []store.Node, parts map[string]*scorecard.NodePart, m time.Time, sl slice) error {
+	from, to := report.Window(m.Year(), m.Month())
+	feed := sl.feed(parts)
 	errs := make([]error, len(read))
 	var g errgroup.Group
 	g.SetLimit(bk.workers())
 	for i, n := range read {
 		g.Go(func() error {
-			p := b.NodePart(n.ID)
 			var stats ExportStats
-			if err := ExportNode(ctx, bk.Store, n, from, to, p.Add, &stats); err != nil {
+			if err := ExportNode(ctx, bk.Store, n, from, to, func(e *events.Event) error { return feed(n.ID, e) }, &stats); err != nil {
 				errs[i] = fmt.Errorf("scorecard of node %s: %w", n.ID, err)
-				return nil
 			}
-			parts[i] = p
 			return nil
 		})
 	}
 	_ = g.Wait() // the first node's error (in node order) is the one returned
-	for i, p := range parts {
-		if errs[i] != nil {
-			return nil, errs[i]
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
-		b.AddPart(p)
 	}
-	return exported, nil
+	return nil
 }
 
 // scorecardShared counts what the log shares between nodes, as the
