@@ -33,7 +33,9 @@ import (
 // and the log read's apart, their ratio, the wall time of each, and the
 // largest live heap each reached (after a collection, sampled every
 // 10 ms). The two scorecards must be the same bytes.
-// GPUSLA_BOOKS_GENERATE_ONLY=1 writes the store and stops.
+// GPUSLA_BOOKS_GENERATE_ONLY=1 writes the store and stops;
+// GPUSLA_SCORECARD_BENCH_PATH=store or log builds that way alone (a fleet
+// whose two ways would not fit one run).
 func BenchmarkScorecardYear(b *testing.B) {
 	nodes := envInt("GPUSLA_BOOKS_NODES", 100)
 	months := envInt("GPUSLA_SCORECARD_BENCH_MONTHS", 12)
@@ -47,34 +49,16 @@ func BenchmarkScorecardYear(b *testing.B) {
 	workers := envInt("GPUSLA_BOOKS_WORKERS", runtime.GOMAXPROCS(0))
 	b.ResetTimer()
 	for range b.N {
+		path := os.Getenv("GPUSLA_SCORECARD_BENCH_PATH")
 		var viaLog, viaStore bytes.Buffer
-		f, err := os.CreateTemp(b.TempDir(), "export-*.jsonl")
-		if err != nil {
-			b.Fatal(err)
+		nm := float64(nodes * months)
+		var logCPU time.Duration
+		if path != "store" {
+			logCPU = benchLogScorecard(b, st, tm, o, &viaLog)
 		}
-		exportCPU, exportWall, exportHeap := measure(func() { benchExportSpan(b, st, o, f) })
-		size, _ := f.Seek(0, io.SeekCurrent)
-		readCPU, readWall, readHeap := measure(func() {
-			sb, err := scorecard.NewBuilder(tm, o)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := f.Seek(0, io.SeekStart); err != nil {
-				b.Fatal(err)
-			}
-			if err := sb.ReadLog(f.Name(), f); err != nil {
-				b.Fatal(err)
-			}
-			sc, err := sb.Build()
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := document.RenderScorecard(&viaLog, sc, "json"); err != nil {
-				b.Fatal(err)
-			}
-		})
-		f.Close()
-		os.Remove(f.Name())
+		if path == "log" {
+			continue
+		}
 		storeCPU, storeWall, storeHeap := measure(func() {
 			sc, _, err := app.Books{Store: st, Status: st, Terms: tm, Workers: workers}.Scorecard(context.Background(), o)
 			if err != nil {
@@ -84,22 +68,58 @@ func BenchmarkScorecardYear(b *testing.B) {
 				b.Fatal(err)
 			}
 		})
+		b.ReportMetric(storeCPU.Seconds()/nm, "store-cpu-s/node-month")
+		b.ReportMetric(storeWall.Seconds(), "store-wall-s")
+		b.ReportMetric(float64(storeHeap)/(1<<20), "store-peak-heap-MiB")
+		b.ReportMetric(float64(workers), "workers")
+		if path == "store" {
+			continue
+		}
 		if !bytes.Equal(viaLog.Bytes(), viaStore.Bytes()) {
 			b.Fatal("the store's scorecard and the log's differ")
 		}
-		nm := float64(nodes * months)
-		logCPU := exportCPU + readCPU
-		b.ReportMetric(storeCPU.Seconds()/nm, "store-cpu-s/node-month")
-		b.ReportMetric(logCPU.Seconds()/nm, "log-cpu-s/node-month")
-		b.ReportMetric(exportCPU.Seconds()/nm, "export-cpu-s/node-month")
 		b.ReportMetric(logCPU.Seconds()/storeCPU.Seconds(), "cpu-ratio")
-		b.ReportMetric(storeWall.Seconds(), "store-wall-s")
-		b.ReportMetric((exportWall + readWall).Seconds(), "log-wall-s")
-		b.ReportMetric(float64(storeHeap)/(1<<20), "store-peak-heap-MiB")
-		b.ReportMetric(float64(max(exportHeap, readHeap))/(1<<20), "log-peak-heap-MiB")
-		b.ReportMetric(float64(size)/(1<<20), "log-MiB")
-		b.ReportMetric(float64(workers), "workers")
 	}
+}
+
+// benchLogScorecard builds the scorecard of o from its months' exported
+// log into out (JSON), reporting the export's and the read's costs; it
+// returns their CPU time.
+func benchLogScorecard(b *testing.B, st *bolt.Store, tm []*terms.Terms, o scorecard.Options, out *bytes.Buffer) time.Duration {
+	f, err := os.CreateTemp(b.TempDir(), "export-*.jsonl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	exportCPU, exportWall, exportHeap := measure(func() { benchExportSpan(b, st, o, f) })
+	size, _ := f.Seek(0, io.SeekCurrent)
+	readCPU, readWall, readHeap := measure(func() {
+		sb, err := scorecard.NewBuilder(tm, o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			b.Fatal(err)
+		}
+		if err := sb.ReadLog(f.Name(), f); err != nil {
+			b.Fatal(err)
+		}
+		sc, err := sb.Build()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := document.RenderScorecard(out, sc, "json"); err != nil {
+			b.Fatal(err)
+		}
+	})
+	nm := float64(envInt("GPUSLA_BOOKS_NODES", 100) * envInt("GPUSLA_SCORECARD_BENCH_MONTHS", 12))
+	b.ReportMetric((exportCPU+readCPU).Seconds()/nm, "log-cpu-s/node-month")
+	b.ReportMetric(exportCPU.Seconds()/nm, "export-cpu-s/node-month")
+	b.ReportMetric((exportWall + readWall).Seconds(), "log-wall-s")
+	b.ReportMetric(float64(max(exportHeap, readHeap))/(1<<20), "log-peak-heap-MiB")
+	b.ReportMetric(float64(size)/(1<<20), "log-MiB")
+	return exportCPU + readCPU
 }
 
 // yearFleet opens the simulated fleet's store of months months from
