@@ -25,7 +25,8 @@ func ObservationEvents(b *wire.Batch, hash string, receivedAt time.Time) []event
 			e.Checks = make([]events.Check, len(o.Checks))
 			for j, c := range o.Checks {
 				e.Checks[j] = events.Check{Name: c.Name, Category: c.Category, Verdict: c.Verdict, Value: c.Value,
-					Criterion: c.Criterion, Number: c.Number, Unit: c.Unit, GPU: c.GPU, UUID: c.UUID, Detail: c.Detail}
+					Criterion: c.Criterion, Number: c.Number, Unit: c.Unit, GPU: c.GPU, UUID: c.UUID, Detail: c.Detail,
+					ValueText: c.ValueText, CriterionText: c.CriterionText, DetailText: c.DetailText}
 			}
 		}
 		if events.ObservationTimeOK(e.CorrectedAt(), e.ReceivedAt) != nil {

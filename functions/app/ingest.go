@@ -725,7 +725,7 @@ func inGap(ev *incident.State, t time.Time) bool {
 
 func failedCheck(c wire.Check, at time.Time) notify.FailedCheck {
 	return notify.FailedCheck{Name: c.Name, Category: c.Category, Verdict: c.Verdict, Value: c.Value, Criterion: c.Criterion,
-		GPU: c.GPU, Detail: c.Detail, Since: at}
+		GPU: c.GPU, Detail: c.Detail, Since: at, ValueText: c.ValueText, CriterionText: c.CriterionText, DetailText: c.DetailText}
 }
 
 // freshSignatures drops signatures whose signed time is outside the

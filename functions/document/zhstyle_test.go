@@ -28,7 +28,7 @@ func TestChineseDocumentsByTheirOwnRules(t *testing.T) {
 	markup := regexp.MustCompile(`(?s)<style.*?</style>|<svg.*?</svg>|<[^>]+>`)
 	data := []string{"Example GPU Cloud Inc.", "Galaxy AI Ltd.", "Example Compute (Guangzhou)", "Sec.", // names, clause numbers
 		"core switch firmware", "BMC update", "NCCL all-reduce hangs", "ECC errors on GPU 5", "Thanksgiving", // the renter's and the calendar's words
-		"fail: xid 79 — GPU has fallen off the bus", "api:k7q2m4xa (ops)", "Alpha", "Beta", "gpusla bundle", "ta", "tb", "df -h"} // a probe's reading, who recorded, trial providers
+		"xid 79", "GPU has fallen off the bus", "api:k7q2m4xa (ops)", "Alpha", "Beta", "gpusla bundle", "ta", "tb", "df -h"} // a probe's reading, who recorded, trial providers
 	for _, f := range files {
 		raw, err := os.ReadFile(f)
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/incident"
+	"github.com/gpusla/gpusla/sla/msg"
 	"github.com/gpusla/gpusla/sla/terms"
 	"github.com/gpusla/gpusla/sla/ticket"
 )
@@ -50,15 +51,15 @@ func (h *Handler) incidentView(ctx context.Context, pr *i18n.Printer, nd *node, 
 		m.Write([]byte(nd.n.ID + "\x00" + inc.ID))
 		iv.ID = "incident-" + hex.EncodeToString(m.Sum(nil))[:12]
 	} else {
-		var fails []string
+		var fails []msg.Text
 		for _, f := range inc.Failed {
-			s := f.Name + " " + f.Verdict
+			s := pr.T("%s %s", f.Name, pr.Word(f.Verdict))
 			if f.Value != "" {
-				s += ": " + f.Value
+				s = pr.T("%s: %s", s, pr.ProbeText(f.Value, f.ValueText, false))
 			}
-			fails = append(fails, s)
+			fails = append(fails, msg.Plain(s))
 		}
-		iv.Detail = strings.Join(fails, "; ")
+		iv.Detail = pr.Texts(fails)
 		if iv.Detail == "" {
 			iv.Detail = inc.Evidence
 		}

@@ -76,7 +76,8 @@ type fixture struct {
 // (and 3 hours 12 days ago, alerted on Slack, with a ticket the provider
 // answered), gz-h20-03 with a degraded GPU; an open ticket; stored reports
 // for October (data) and November (no node in service: not offered).
-func seeded(t *testing.T) fixture {
+// extra incidents are stored beside the fixture's own.
+func seeded(t *testing.T, extra ...store.Incident) fixture {
 	t.Helper()
 	dir := t.TempDir()
 	st, err := bolt.Open(filepath.Join(dir, "gpusla.db"))
@@ -118,6 +119,7 @@ func seeded(t *testing.T) fixture {
 		{Node: "sh-a100-01", Kind: "gpu_lost", Start: now.AddDate(0, 0, -30), End: now.AddDate(0, 0, -30).Add(20 * time.Minute), Counted: true, Cause: "check_failed",
 			Failed: []notify.FailedCheck{{Name: "net.ping", Verdict: "fail", Value: "10.20.30.40 unreachable"}}},
 	}
+	incs = append(incs, extra...)
 	for i, inc := range incs {
 		inc.ID = store.IncidentID(inc.Kind, inc.Start)
 		if err := st.CreateIncident(ctx, inc); err != nil {

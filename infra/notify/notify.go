@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/gpusla/gpusla/sla/msg"
 )
 
 // AlertKind says what an alert tells.
@@ -104,6 +106,12 @@ type FailedCheck struct {
 	GPU       *int      `json:"gpu,omitempty"`
 	Detail    string    `json:"detail,omitempty"`
 	Since     time.Time `json:"since"`
+	// ValueText, CriterionText and DetailText are the probe's coded forms
+	// of Value, Criterion and Detail (probe/wire), for the reader's
+	// language; nil where the probe sent English only.
+	ValueText     *msg.Coded `json:"value_text,omitempty"`
+	CriterionText *msg.Coded `json:"criterion_text,omitempty"`
+	DetailText    *msg.Coded `json:"detail_text,omitempty"`
 }
 
 // TicketKind says what a ticket message tells; the values are the ticket

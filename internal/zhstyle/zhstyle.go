@@ -21,7 +21,7 @@ import (
 // Latin letters, and the project's own command names.
 var Allowed = []string{
 	"GPU", "GPUs", "CPU", "NVIDIA", "SXM", "PCIe", "NVLink", "NCCL", "CUDA", "ECC", "BMC", "HBM", "XID", "Xid", "MIG", "NVML",
-	"PCI", "SM", "VBIOS", "vGPU", "UUID", "Ampere", "Hopper", "VM",
+	"PCI", "SM", "VBIOS", "vGPU", "UUID", "Ampere", "Hopper", "VM", "Kubernetes", "Pod",
 	// °C: the degree sign ends a word, leaving its letter.
 	"C",
 	// Readings named as the system names them (/proc/meminfo's MemTotal).

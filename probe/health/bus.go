@@ -53,15 +53,16 @@ func (NVLink) Check(in Input) []wire.Check {
 				down = append(down, fmt.Sprintf("%d", i))
 			}
 		}
-		c := wire.Check{Name: "gpu.nvlink", Verdict: wire.Pass, Criterion: crit, Unit: "links",
-			Value: fmt.Sprintf("%d of %d active", len(d.NVLinks)-len(down), len(d.NVLinks)), Number: num(float64(len(d.NVLinks) - len(down)))}
+		c := wire.Check{Name: "gpu.nvlink", Verdict: wire.Pass, Criterion: crit, Unit: "links", Number: num(float64(len(d.NVLinks) - len(down)))}
+		c.SetValue("%d of %d active", len(d.NVLinks)-len(down), len(d.NVLinks))
 		switch {
 		case len(down) == len(d.NVLinks):
 			// All down on a single GPU is normal; with peers it is not, but
 			// the probe cannot tell from one device, so it warns.
 			c.Verdict, c.Detail = wire.Warn, "no NVLink is active (normal only for a GPU without NVLink peers)"
 		case len(down) > 0:
-			c.Verdict, c.Detail = wire.Fail, "NVLink down: link "+strings.Join(down, ", ")
+			c.Verdict = wire.Fail
+			c.SetDetail("NVLink down: link %s", strings.Join(down, ", "))
 		}
 		return []wire.Check{c}
 	})
@@ -99,8 +100,8 @@ func (Tenants) Check(in Input) []wire.Check {
 		if own.Running {
 			return []wire.Check{
 				skipped("gpu.processes", "no other process on the GPU", OwnStressRunning),
-				skipped("gpu.utilization", fmt.Sprintf("< %d %% when idle", IdleUtilizationPct), OwnStressRunning),
-				skipped("gpu.memory_in_use", fmt.Sprintf("< %d MiB with no process", IdleMemoryMiB), OwnStressRunning),
+				skippedSaid("gpu.utilization", wire.T("< %d %% when idle", IdleUtilizationPct), OwnStressRunning),
+				skippedSaid("gpu.memory_in_use", wire.T("< %d MiB with no process", IdleMemoryMiB), OwnStressRunning),
 			}
 		}
 		var out []wire.Check
@@ -108,11 +109,13 @@ func (Tenants) Check(in Input) []wire.Check {
 		others, podMiB, nPod := renterPods(others)
 		p := wire.Check{Name: "gpu.processes", Verdict: wire.Pass, Criterion: "no other process on the GPU", Unit: "processes",
 			Number: num(float64(len(others))), Value: fmt.Sprintf("%d", len(others))}
-		if nOwn > 0 {
-			p.Value += fmt.Sprintf(" (the probe's own %d left out)", nOwn)
-		}
-		if nPod > 0 {
-			p.Value += fmt.Sprintf(" (%d of the renter's own Kubernetes pods left out)", nPod)
+		switch {
+		case nOwn > 0 && nPod > 0:
+			p.SetValue("%d (the probe's own %d left out) (%d of the renter's own Kubernetes pods left out)", len(others), nOwn, nPod)
+		case nOwn > 0:
+			p.SetValue("%d (the probe's own %d left out)", len(others), nOwn)
+		case nPod > 0:
+			p.SetValue("%d (%d of the renter's own Kubernetes pods left out)", len(others), nPod)
 		}
 		switch {
 		case !d.ProcessesReadable:
@@ -122,24 +125,25 @@ func (Tenants) Check(in Input) []wire.Check {
 			for _, pr := range others {
 				ps = append(ps, fmt.Sprintf("pid %d (%s, %d MiB)", pr.PID, pr.Kind, pr.UsedMemoryMiB))
 			}
-			p.Verdict, p.Detail = wire.Warn, "processes on the GPU: "+strings.Join(ps, ", ")+" (a leftover tenant, or your own jobs)"
+			p.Verdict = wire.Warn
+			p.SetDetail("processes on the GPU: %s (a leftover tenant, or your own jobs)", strings.Join(ps, ", "))
 		}
 		out = append(out, p)
 		if nPod > 0 {
 			// The renter's own pods are using the GPU: its utilisation
 			// and memory say nothing of a tenant.
-			return append(out, skipped("gpu.utilization", fmt.Sprintf("< %d %% when idle", IdleUtilizationPct), RenterPodsRunning),
-				skipped("gpu.memory_in_use", fmt.Sprintf("< %d MiB with no process", IdleMemoryMiB), RenterPodsRunning))
+			return append(out, skippedSaid("gpu.utilization", wire.T("< %d %% when idle", IdleUtilizationPct), RenterPodsRunning),
+				skippedSaid("gpu.memory_in_use", wire.T("< %d MiB with no process", IdleMemoryMiB), RenterPodsRunning))
 		}
 		if c, ok := utilization(d, own, in.GPU.TakenAt); ok {
 			out = append(out, c)
 		}
 		if d.MemoryUsedMiB != nil && len(others) == 0 {
 			m := float64(*d.MemoryUsedMiB) - float64(ownMiB) - float64(podMiB)
-			c := wire.Check{Name: "gpu.memory_in_use", Verdict: wire.Pass, Value: fmt.Sprintf("%.0f MiB", m), Number: num(m), Unit: "MiB",
-				Criterion: fmt.Sprintf("< %d MiB with no process", IdleMemoryMiB)}
+			c := wire.Check{Name: "gpu.memory_in_use", Verdict: wire.Pass, Value: fmt.Sprintf("%.0f MiB", m), Number: num(m), Unit: "MiB"}
+			c.SetCriterion("< %d MiB with no process", IdleMemoryMiB)
 			if nOwn > 0 {
-				c.Value += fmt.Sprintf(" (the probe's own %d MiB left out)", ownMiB)
+				c.SetValue("%.0f MiB (the probe's own %d MiB left out)", m, ownMiB)
 			}
 			if m >= IdleMemoryMiB {
 				c.Verdict, c.Detail = wire.Warn, "GPU memory is in use by processes this machine cannot see (another VM or container)"
@@ -187,8 +191,8 @@ func tenantsOf(ps []gpu.Proc, own []uint32) (others []gpu.Proc, ownMiB uint64, n
 // samples, NVML's latest rate; the value says which. A rate read too soon
 // after the probe's own work is skipped rather than judged.
 func utilization(d *gpu.Device, own gpu.OwnWork, takenAt time.Time) (wire.Check, bool) {
-	crit := fmt.Sprintf("< %d %% when idle", IdleUtilizationPct)
-	c := wire.Check{Name: "gpu.utilization", Verdict: wire.Pass, Unit: "%", Criterion: crit}
+	c := wire.Check{Name: "gpu.utilization", Verdict: wire.Pass, Unit: "%"}
+	c.SetCriterion("< %d %% when idle", IdleUtilizationPct)
 	clean := time.Time{}
 	if !own.EndedAt.IsZero() {
 		clean = own.EndedAt.Add(gpu.OwnWorkSettle)
@@ -204,22 +208,23 @@ func utilization(d *gpu.Device, own gpu.OwnWork, takenAt time.Time) (wire.Check,
 	case len(judged) > 0:
 		u = gpu.MeanUtil(judged)
 		span := judged[len(judged)-1].At.Sub(judged[0].At)
-		c.SetValue("%.0f %% (mean of %d NVML samples over %.1f s", u, len(judged), span.Seconds())
+		v := wire.T("%.0f %% (mean of %d NVML samples over %.1f s)", u, len(judged), span.Seconds())
 		if !clean.IsZero() {
-			c.Value += ", all after the probe's own GPU work had settled"
+			v = wire.T("%.0f %% (mean of %d NVML samples over %.1f s, all after the probe's own GPU work had settled)", u, len(judged), span.Seconds())
 		}
-		c.Value += ")"
 		if e := d.UtilizationEarlier; len(e) > 0 {
-			c.Value += fmt.Sprintf("; the %s before averaged %.0f %%, so it was read again", gpu.UtilWindow, gpu.MeanUtil(e))
+			v = wire.T("%s; the %s before averaged %.0f %%, so it was read again", v, gpu.UtilWindow.String(), gpu.MeanUtil(e))
 		}
-		c.Criterion = crit + fmt.Sprintf(" (mean of NVML's utilisation samples of the last %s; a busy window is confirmed by the next)", gpu.UtilWindow)
+		c.Value, c.ValueText = wire.Put(v)
+		c.SetCriterion("< %d %% when idle (mean of NVML's utilisation samples of the last %s; a busy window is confirmed by the next)",
+			IdleUtilizationPct, gpu.UtilWindow.String())
 	case d.UtilizationGPU != nil:
 		u = float64(*d.UtilizationGPU)
 		c.SetValue("%.0f %% (NVML's utilisation rate; no timestamped samples)", u)
 		if !clean.IsZero() && !takenAt.IsZero() && takenAt.Before(clean) {
 			c.Verdict, c.Value = wire.Skipped, "-"
-			c.Detail = fmt.Sprintf("the rate still covers the probe's own GPU work, which ended %s before the read (it needs %s)",
-				takenAt.Sub(own.EndedAt).Round(time.Millisecond), gpu.OwnWorkSettle)
+			c.SetDetail("the rate still covers the probe's own GPU work, which ended %s before the read (it needs %s)",
+				takenAt.Sub(own.EndedAt).Round(time.Millisecond).String(), gpu.OwnWorkSettle.String())
 			return c, true
 		}
 	default:

@@ -95,3 +95,11 @@ func perGPU(in Input, f func(d *gpu.Device) []wire.Check) []wire.Check {
 func skipped(name, criterion, why string) wire.Check {
 	return wire.Check{Name: name, Verdict: wire.Skipped, Value: "-", Criterion: criterion, Detail: why}
 }
+
+// skippedSaid is skipped with a criterion that is one of the probe's
+// sentences with arguments.
+func skippedSaid(name string, criterion wire.Text, why string) wire.Check {
+	c := skipped(name, "", why)
+	c.Criterion, c.CriterionText = wire.Put(criterion)
+	return c
+}

@@ -90,8 +90,8 @@ func Judge(s *Snapshot, exp expect.Expected) []wire.Check {
 	// Steal over the sampling window.
 	dTotal := int64(s.CPUAfter.Total()) - int64(s.CPUBefore.Total())
 	dSteal := int64(s.CPUAfter.Steal) - int64(s.CPUBefore.Steal)
-	c = wire.Check{Name: "host.cpu.steal", Category: wire.CategoryHost, Unit: "%",
-		Criterion: fmt.Sprintf("< %g %% (warn), < %g %% (fail) over %d ms", StealWarnPct, StealFailPct, s.StealWindowMS)}
+	c = wire.Check{Name: "host.cpu.steal", Category: wire.CategoryHost, Unit: "%"}
+	c.SetCriterion("< %g %% (warn), < %g %% (fail) over %d ms", StealWarnPct, StealFailPct, s.StealWindowMS)
 	switch {
 	case dTotal <= 0 || dSteal < 0:
 		c.Verdict, c.Value, c.Detail = wire.Skipped, "-", "no CPU time elapsed between the two /proc/stat samples"
@@ -140,13 +140,15 @@ func judgeDisks(s *Snapshot, exp expect.Expected) []wire.Check {
 	freeCheck := func(name string, m Mount, cat string) wire.Check {
 		c := wire.Check{Name: name, Category: cat, Unit: "%"}
 		if m.Error != "" || m.SizeBytes == 0 {
-			c.Verdict, c.Value, c.Detail = wire.Warn, "-", fmt.Sprintf("%s: size unreadable: %s", m.Path, m.Error)
+			c.Verdict, c.Value = wire.Warn, "-"
+			c.SetDetail("%s: size unreadable: %s", m.Path, m.Error)
 			return c
 		}
 		pct := 100 * float64(m.AvailBytes) / float64(m.SizeBytes)
 		c.SetValue("%.0f GiB free of %.0f GiB (%.0f %%)", float64(m.AvailBytes)/gib, float64(m.SizeBytes)/gib, pct)
 		c.Number = num(pct)
-		c.Verdict, c.Criterion = wire.Pass, fmt.Sprintf(">= %g %% free", FreeWarnPct)
+		c.Verdict = wire.Pass
+		c.SetCriterion(">= %g %% free", FreeWarnPct)
 		if pct < FreeWarnPct {
 			c.Verdict = wire.Warn
 			c.SetDetail("%s is %.0f %% full", m.Path, 100-pct)
@@ -174,15 +176,19 @@ func judgeDisks(s *Snapshot, exp expect.Expected) []wire.Check {
 		name := "host.disk.ordered:" + d.Mount
 		m, ok := byPath[d.Mount]
 		if !ok {
-			out = append(out, wire.Check{Name: name, Category: wire.CategoryInventory, Verdict: wire.Fail,
-				Value: "not mounted", Criterion: fmt.Sprintf("%s mounted, >= %g GB", d.Mount, d.SizeGB),
-				Detail: fmt.Sprintf("the ordered data disk %s is not mounted%s", d.Mount, unmountedHint(s))})
+			c := wire.Check{Name: name, Category: wire.CategoryInventory, Verdict: wire.Fail, Value: "not mounted"}
+			c.SetCriterion("%s mounted, >= %g GB", d.Mount, d.SizeGB)
+			c.SetDetail("the ordered data disk %s is not mounted", d.Mount)
+			if hint := unusedList(s); hint != "" {
+				c.SetDetail("the ordered data disk %s is not mounted; attached but unused: %s", d.Mount, hint)
+			}
+			out = append(out, c)
 			continue
 		}
 		gb := float64(m.SizeBytes) / 1e9
-		c := wire.Check{Name: name, Category: wire.CategoryInventory, Verdict: wire.Pass,
-			Value: fmt.Sprintf("%.0f GB (%s on %s)", gb, m.FSType, m.Device), Number: num(gb), Unit: "GB",
-			Criterion: fmt.Sprintf(">= %.0f %% of %g GB ordered", DiskFailRatio*100, d.SizeGB)}
+		c := wire.Check{Name: name, Category: wire.CategoryInventory, Verdict: wire.Pass, Number: num(gb), Unit: "GB"}
+		c.SetValue("%.0f GB (%s on %s)", gb, m.FSType, m.Device)
+		c.SetCriterion(">= %.0f %% of %g GB ordered", DiskFailRatio*100, d.SizeGB)
 		if d.SizeGB > 0 && gb < DiskFailRatio*d.SizeGB {
 			c.Verdict = wire.Fail
 			c.SetDetail("%s holds %.0f GB, the order says %g GB", d.Mount, gb, d.SizeGB)
@@ -201,9 +207,10 @@ func judgeDisks(s *Snapshot, exp expect.Expected) []wire.Check {
 
 	// Disks attached but not in use: the classic "data disk not mounted".
 	for _, d := range unusedDisks(s) {
-		out = append(out, wire.Check{Name: "host.disk.unmounted:" + d.Name, Category: wire.CategoryHost, Verdict: wire.Warn,
-			Value: fmt.Sprintf("%.0f GB", float64(d.SizeBytes)/1e9), Criterion: "every attached disk is mounted or in use",
-			Detail: fmt.Sprintf("/dev/%s (%.0f GB) is attached but neither mounted, swap, nor part of LVM/RAID", d.Name, float64(d.SizeBytes)/1e9)})
+		c := wire.Check{Name: "host.disk.unmounted:" + d.Name, Category: wire.CategoryHost, Verdict: wire.Warn,
+			Value: fmt.Sprintf("%.0f GB", float64(d.SizeBytes)/1e9), Criterion: "every attached disk is mounted or in use"}
+		c.SetDetail("/dev/%s (%.0f GB) is attached but neither mounted, swap, nor part of LVM/RAID", d.Name, float64(d.SizeBytes)/1e9)
+		out = append(out, c)
 	}
 	return out
 }
@@ -219,15 +226,14 @@ func isDataMount(m Mount) bool {
 	return false
 }
 
-func unmountedHint(s *Snapshot) string {
+// unusedList names the disks attached but unused (data: device names and
+// sizes), "" where there is none.
+func unusedList(s *Snapshot) string {
 	var names []string
 	for _, d := range unusedDisks(s) {
 		names = append(names, fmt.Sprintf("/dev/%s (%.0f GB)", d.Name, float64(d.SizeBytes)/1e9))
 	}
-	if len(names) == 0 {
-		return ""
-	}
-	return "; attached but unused: " + strings.Join(names, ", ")
+	return strings.Join(names, ", ")
 }
 
 // unusedDisks are whole disks of a useful size that no mount, swap or

@@ -184,7 +184,7 @@ func tcpChecks(ctx context.Context, t TCPTarget) []wire.Check {
 		Criterion: "at least one connect succeeds", Detail: t.Address}
 	reach.SetValue("%d/%d connected", r.Connected, r.Attempts)
 	if r.LastErr != nil {
-		reach.Detail += ": " + r.LastErr.Error()
+		reach.SetDetail("%s: %s", t.Address, r.LastErr)
 	}
 	if r.Connected == 0 {
 		return []wire.Check{reach, skipped(name+".connect", "no connection")}
@@ -202,11 +202,11 @@ func tcpChecks(ctx context.Context, t TCPTarget) []wire.Check {
 func httpChecks(ctx context.Context, h HTTPTarget) []wire.Check {
 	name := "net.http." + h.Name
 	r, err := HTTPProbe(ctx, h.Method, h.URL, h.Timeout)
-	reach := wire.Check{Name: name + ".reach", Category: wire.CategoryConnectivity,
-		Criterion: "an answer with status below 400", Detail: h.Method + " " + h.URL}
+	reach := wire.Check{Name: name + ".reach", Category: wire.CategoryConnectivity, Criterion: "an answer with status below 400"}
+	reach.SetDetail("%s %s", h.Method, h.URL)
 	if err != nil {
 		reach.Verdict = wire.Fail
-		reach.Detail += ": " + err.Error()
+		reach.SetDetail("%s %s: %s", h.Method, h.URL, err)
 		return []wire.Check{reach, skipped(name+".latency", "no answer")}
 	}
 	reach.Verdict = verdict(r.Status < 400)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpusla/gpusla/internal/zhstyle"
 	"github.com/gpusla/gpusla/probe/wire"
+	"github.com/gpusla/gpusla/probe/wire/wiretest"
 	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/msg"
 )
@@ -27,32 +28,6 @@ func TestProbeSentencesAreTheCatalogs(t *testing.T) {
 	}
 }
 
-// sample is a coded text of key with sample arguments by verb, and the
-// data strings among them.
-func sample(t *testing.T, key string) (wire.Text, []string) {
-	t.Helper()
-	vs, err := msg.VerbsOf(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var args []any
-	var data []string
-	for i := range vs {
-		switch v := vs[i]; {
-		case strings.ContainsRune("dxXob", v):
-			args = append(args, 8+i)
-		case strings.ContainsRune("efgEFG", v):
-			args = append(args, 141.5+float64(i))
-		default:
-			d := fmt.Sprintf("gz-%02d", i+1)
-			args = append(args, d)
-			data = append(data, d)
-		}
-	}
-	return wire.T(key, args...), data
-}
-
-
 // Every sentence, rendered from its key with sample arguments: in English
 // it is the probe's English byte for byte (so the en outputs stay as
 // they were), and in Chinese it keeps the house style (zhstyle: no English
@@ -60,8 +35,8 @@ func sample(t *testing.T, key string) (wire.Text, []string) {
 // Chinese and a number).
 func TestEverySentenceInBothLanguages(t *testing.T) {
 	en, zh := i18n.New(i18n.EN), i18n.New(i18n.ZH)
-	for _, key := range wire.Sentences {
-		c, data := sample(t, key)
+	for _, sm := range wiretest.Samples() {
+		key, c, data := sm.Text.Key, sm.Text, sm.Data
 		text, err := c.Text()
 		if err != nil {
 			t.Fatalf("%q: %v", key, err)

@@ -6,11 +6,14 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/gpusla/gpusla/internal/zhstyle"
 )
 
 // probeTexts reads the probe's source (every non-test file under probe/)
@@ -23,6 +26,8 @@ func probeTexts(t *testing.T) (coded, uncoded map[string]string) {
 	t.Helper()
 	coded, uncoded = map[string]string{}, map[string]string{}
 	fset := token.NewFileSet()
+	files := map[string]*ast.File{}
+	consts := map[string]map[string]string{} // by directory: a string constant's value by name
 	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return err
@@ -31,22 +36,59 @@ func probeTexts(t *testing.T) (coded, uncoded map[string]string) {
 		if err != nil {
 			return err
 		}
+		files[path] = f
+		dir := filepath.Dir(path)
+		if consts[dir] == nil {
+			consts[dir] = map[string]string{}
+		}
+		for _, decl := range f.Decls {
+			if g, ok := decl.(*ast.GenDecl); ok && g.Tok == token.CONST {
+				for _, spec := range g.Specs {
+					vs := spec.(*ast.ValueSpec)
+					for i, n := range vs.Names {
+						if i < len(vs.Values) {
+							if s, ok := literal(vs.Values[i]); ok {
+								consts[dir][n.Name] = s
+							}
+						}
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// In file order, each text at its first place: the list is the same
+	// from run to run.
+	for _, path := range sorted(files) {
+		f, dir := files[path], filepath.Dir(path)
+		// text is e's value where it is a literal or a constant of its
+		// package.
+		text := func(e ast.Expr) (string, bool) {
+			if id, ok := e.(*ast.Ident); ok {
+				s, ok := consts[dir][id.Name]
+				return s, ok
+			}
+			return literal(e)
+		}
 		at := func(n ast.Node) string { p := fset.Position(n.Pos()); return p.Filename + ":" + strconv.Itoa(p.Line) }
 		field := func(e ast.Expr) {
 			switch v := e.(type) {
-			case *ast.BasicLit:
-				if s, err := strconv.Unquote(v.Value); err == nil && words(s) {
-					coded[s] = at(v)
+			case *ast.BasicLit, *ast.Ident:
+				if s, ok := text(v); ok && words(s) {
+					first(coded, s, at(v))
 				}
 			case *ast.CallExpr:
 				if sel, ok := v.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Sprintf" && len(v.Args) > 0 {
 					if s, ok := literal(v.Args[0]); ok && words(s) {
-						uncoded[s] = at(v)
+						first(uncoded, s, at(v))
 					}
 				}
 			case *ast.BinaryExpr:
 				if s, ok := literal(v.X); ok && words(s) {
-					uncoded[s+"…"] = at(v)
+					first(uncoded, s+"…", at(v))
 				}
 			}
 		}
@@ -64,15 +106,15 @@ func probeTexts(t *testing.T) (coded, uncoded map[string]string) {
 				case "Say", "T", "SetValue", "SetCriterion", "SetDetail":
 					if len(v.Args) > 0 {
 						if s, ok := literal(v.Args[0]); ok {
-							coded[s] = at(v)
+							first(coded, s, at(v))
 						}
 					}
-				case "skipped":
-					// A check that could not be made: its reason, coded
-					// by CodeCheck where it is a sentence.
+				case "skipped", "skippedSaid":
+					// A check that could not be made: its criterion and
+					// reason, coded by CodeCheck where they are sentences.
 					for _, a := range v.Args[1:] {
-						if s, ok := literal(a); ok && words(s) {
-							coded[s] = at(v)
+						if s, ok := text(a); ok && words(s) {
+							first(coded, s, at(v))
 						}
 					}
 				}
@@ -89,12 +131,15 @@ func probeTexts(t *testing.T) (coded, uncoded map[string]string) {
 			}
 			return true
 		})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	return coded, uncoded
+}
+
+// first records where s is, unless it was met before.
+func first(m map[string]string, s, at string) {
+	if _, ok := m[s]; !ok {
+		m[s] = at
+	}
 }
 
 func textField(name string) bool { return name == "Value" || name == "Criterion" || name == "Detail" }
@@ -108,32 +153,39 @@ func literal(e ast.Expr) (string, bool) {
 	return s, err == nil
 }
 
-// words says whether s holds a word (a run of two Latin letters outside its
-// verbs): "-" and "%d" are no sentence, "%d (ordered)" is.
+// words says whether s holds a word outside its verbs that is not a name
+// a Chinese text keeps as it is (zhstyle.Allowed: GB, MiB, HTTP): "-",
+// "%d" and "%.0f MiB" are no sentence, "%d (ordered)" is.
 func words(s string) bool {
-	run := 0
+	var word strings.Builder
+	found := false
+	flush := func() {
+		if w := word.String(); len(w) >= 2 && !slices.Contains(zhstyle.Allowed, w) {
+			found = true
+		}
+		word.Reset()
+	}
 	for i := 0; i < len(s); i++ {
 		c := rune(s[i])
 		if c == '%' && i+1 < len(s) {
+			flush()
 			i++
 			for i < len(s) && strings.IndexByte("+-# 0123456789.", s[i]) >= 0 {
 				i++
 			}
-			run = 0
 			continue
 		}
 		if c < unicode.MaxASCII && unicode.IsLetter(c) {
-			if run++; run >= 2 {
-				return true
-			}
+			word.WriteRune(c)
 		} else {
-			run = 0
+			flush()
 		}
 	}
-	return false
+	flush()
+	return found
 }
 
-func sorted(m map[string]string) []string {
+func sorted[V any](m map[string]V) []string {
 	var out []string
 	for k := range m {
 		out = append(out, k)

@@ -28,11 +28,11 @@ func TestProbeSentencesAreTheSourcesKeys(t *testing.T) {
 	var left []string
 	for _, k := range sorted(coded) {
 		if !known[k] && words(k) {
-			left = append(left, "key\t"+strconvQuote(k))
+			left = append(left, "key\t"+strconvQuote(k)+"\t"+fileOf(coded[k]))
 		}
 	}
 	for _, k := range sorted(uncoded) {
-		left = append(left, "fmt\t"+strconvQuote(k))
+		left = append(left, "fmt\t"+strconvQuote(k)+"\t"+fileOf(uncoded[k]))
 	}
 	got := strings.Join(left, "\n") + "\n"
 	const file = "testdata/english-only.txt"
@@ -48,6 +48,15 @@ func TestProbeSentencesAreTheSourcesKeys(t *testing.T) {
 	if got != string(want) {
 		t.Errorf("the probe's English-only texts changed (go test ./probe/wire -run %s -update-english-only, and review):\n%s", t.Name(), got)
 	}
+}
+
+// fileOf is the probe's file of a place (../health/bus.go:12): health/bus.go.
+func fileOf(at string) string {
+	at = strings.TrimPrefix(at, "../")
+	if i := strings.LastIndexByte(at, ':'); i >= 0 {
+		at = at[:i]
+	}
+	return at
 }
 
 func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }

@@ -21,6 +21,8 @@ import (
 	"fmt"
 	"time"
 	"unicode"
+
+	"github.com/gpusla/gpusla/sla/msg"
 )
 
 // Event types.
@@ -214,6 +216,13 @@ type Check struct {
 	// change between boots, the UUID cannot.
 	UUID   string `json:"uuid,omitempty"`
 	Detail string `json:"detail,omitempty"`
+	// ValueText, CriterionText and DetailText are the probe's coded forms
+	// of Value, Criterion and Detail (docs/protocol.md), kept so every
+	// page renders them in its reader's language; nil where the probe
+	// sent English only.
+	ValueText     *msg.Coded `json:"value_text,omitempty"`
+	CriterionText *msg.Coded `json:"criterion_text,omitempty"`
+	DetailText    *msg.Coded `json:"detail_text,omitempty"`
 }
 
 // CorrectedAt is the observation's probe time corrected by the clock skew

@@ -51,7 +51,7 @@ var (
 
 func init() {
 	for _, part := range []map[string]string{zhStatus, zhActions, zhSummary, zhScorecard, zhRecords, zhBills, zhSources, zhAlerts, zhTrial, zhClaims,
-		zhCounting, zhProvisional, zhPrecedence, zhTerms, zhProbe} {
+		zhCounting, zhProvisional, zhPrecedence, zhTerms, zhProbe, zhEvidence} {
 		for key, s := range part {
 			if _, dup := zh[key]; dup {
 				panic(fmt.Sprintf("i18n: zh entry %q is in two parts of the catalog", key))
@@ -116,8 +116,19 @@ func (p *Printer) arg(a any) any {
 		return p.Time(v.Time)
 	case time.Duration:
 		return p.Dur(v)
+	case msg.ProbeWords:
+		return p.probeWords(string(v))
 	}
 	return a
+}
+
+// probeWords is a probe's English sent without its coded form: as it is,
+// marked in Chinese as the probe's own words where it holds words.
+func (p *Printer) probeWords(s string) string {
+	if p.Lang == ZH && hasWord(s) {
+		return p.T("the probe's own words: “%s”", s)
+	}
+	return s
 }
 
 // Text translates a domain sentence; data (msg.Plain) stays as it is.
@@ -126,8 +137,11 @@ func (p *Printer) Text(t msg.Text) string {
 		return ""
 	}
 	if t.Format == "%s" && len(t.Args) == 1 {
-		if s, ok := t.Args[0].(string); ok {
-			return s
+		switch v := t.Args[0].(type) {
+		case string:
+			return v
+		case msg.ProbeWords:
+			return p.probeWords(string(v))
 		}
 	}
 	return p.T(t.Format, append([]any(nil), t.Args...)...)
@@ -414,4 +428,38 @@ func Translated(l Lang, key string) bool {
 		return ok
 	}
 	return true
+}
+
+// ProbeText is one of a probe check's texts (value, criterion, detail) in
+// p's language: its coded form translated where the probe sent one (probe
+// and catalog share the keys), else the English as the probe sent it. In
+// Chinese, an English sentence with no coded form (sentence true: a
+// criterion, a detail) is marked as the probe's own words (msg.ProbeWords);
+// a reading (sentence false: a value such as "7" or "NVIDIA H100") is
+// shown as it is.
+func (p *Printer) ProbeText(en string, coded *msg.Coded, sentence bool) string {
+	if sentence {
+		return p.Text(msg.FromProbe(en, coded))
+	}
+	if coded != nil {
+		if t, err := coded.Text(); err == nil {
+			return p.Text(t)
+		}
+	}
+	return en
+}
+
+// hasWord says whether s has a run of two or more Latin letters.
+func hasWord(s string) bool {
+	run := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+			if run++; run >= 2 {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
 }

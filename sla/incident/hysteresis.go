@@ -1,10 +1,8 @@
 package incident
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -95,6 +93,9 @@ type Verdict struct {
 	Name     string // the check's name (what Definitive patterns match)
 	Fail     bool
 	Evidence string // the failing check, for a failure
+	// EvidenceText is Evidence as a sentence to translate; zero where
+	// the verdict was rebuilt from its English.
+	EvidenceText msg.Text
 }
 
 // Key identifies the hysteresis the verdict feeds (State.Checks): the
@@ -199,7 +200,8 @@ func AppendVerdicts(dst []Verdict, checks []events.Check, keys *Keys) []Verdict 
 			}
 		}
 		if c.Verdict == events.Fail && !out[j].Fail {
-			out[j].Fail, out[j].Evidence, out[j].Kind = true, CheckEvidence(c), k
+			t := CheckEvidenceText(c)
+			out[j].Fail, out[j].Evidence, out[j].EvidenceText, out[j].Kind = true, t.String(), t, k
 		}
 	}
 	return out
@@ -210,6 +212,16 @@ var indexPool = sync.Pool{New: func() any { return map[string]int{} }}
 // Connectivity sums an observation's connectivity checks: fail if any failed,
 // pass if one passed and none failed; ok is false when there were none.
 func Connectivity(checks []events.Check) (fail bool, evidence string, ok bool) {
+	fail, t, ok := ConnectivityText(checks)
+	if fail {
+		evidence = t.String()
+	}
+	return fail, evidence, ok
+}
+
+// ConnectivityText is Connectivity with the first failure's evidence as a
+// sentence to translate.
+func ConnectivityText(checks []events.Check) (fail bool, evidence msg.Text, ok bool) {
 	for i := range checks {
 		c := &checks[i]
 		if c.Category != events.CategoryConnectivity {
@@ -218,7 +230,7 @@ func Connectivity(checks []events.Check) (fail bool, evidence string, ok bool) {
 		switch c.Verdict {
 		case events.Fail:
 			if !fail {
-				fail, evidence = true, CheckEvidence(c)
+				fail, evidence = true, CheckEvidenceText(c)
 			}
 			ok = true
 		case events.Pass:
@@ -228,27 +240,29 @@ func Connectivity(checks []events.Check) (fail bool, evidence string, ok bool) {
 	return fail, evidence, ok
 }
 
-// CheckEvidence renders a check as one line of evidence.
-func CheckEvidence(c *events.Check) string {
-	var b strings.Builder
-	b.WriteString(c.Name)
+// CheckEvidence renders a check as one line of evidence (its English).
+func CheckEvidence(c *events.Check) string { return CheckEvidenceText(c).String() }
+
+// CheckEvidenceText is CheckEvidence as a sentence to translate: the
+// check's name (data), its verdict, and the probe's value, criterion and
+// detail in their coded forms where the probe sent them (msg.FromProbe).
+func CheckEvidenceText(c *events.Check) msg.Text {
+	t := msg.New("%s %s", msg.Plain(c.Name), msg.Word(c.Verdict))
 	if c.GPU != nil {
-		fmt.Fprintf(&b, " (GPU %d)", *c.GPU)
+		t = msg.New("%s (GPU %d) %s", msg.Plain(c.Name), *c.GPU, msg.Word(c.Verdict))
 	}
-	b.WriteString(" ")
-	b.WriteString(c.Verdict)
 	if c.Value != "" {
-		b.WriteString(": ")
-		b.WriteString(c.Value)
+		v := msg.Plain(c.Value)
+		if c.ValueText != nil {
+			v = msg.FromProbe(c.Value, c.ValueText)
+		}
+		t = msg.New("%s: %s", t, v)
 	}
 	if c.Criterion != "" {
-		b.WriteString(" (want ")
-		b.WriteString(c.Criterion)
-		b.WriteString(")")
+		t = msg.New("%s (want %s)", t, msg.FromProbe(c.Criterion, c.CriterionText))
 	}
 	if c.Detail != "" {
-		b.WriteString(" — ")
-		b.WriteString(c.Detail)
+		t = msg.New("%s — %s", t, msg.FromProbe(c.Detail, c.DetailText))
 	}
-	return b.String()
+	return t
 }

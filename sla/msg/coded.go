@@ -224,3 +224,21 @@ type Exact struct{ V any }
 
 // Format formats V with the verb and flags given.
 func (e Exact) Format(f fmt.State, verb rune) { fmt.Fprintf(f, fmt.FormatString(f, verb), e.V) }
+
+// ProbeWords is a probe's English text that came without its coded form (a
+// probe older than the coded texts, a record stored before them, a text the
+// probe sends as data): shown as it is; in Chinese marked as the probe's
+// own words where it holds words, so the reader knows why it is English.
+type ProbeWords string
+
+// FromProbe is one of a probe check's sentences (a criterion, a detail): its
+// coded form where the probe sent one that fits its key, else its English
+// as ProbeWords.
+func FromProbe(en string, coded *Coded) Text {
+	if coded != nil {
+		if t, err := coded.Text(); err == nil {
+			return t
+		}
+	}
+	return Text{Format: "%s", Args: []any{ProbeWords(en)}}
+}

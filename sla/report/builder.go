@@ -208,6 +208,9 @@ type nodeAcc struct {
 	connsSplit []incident.Conn // conns as incident.SplitGap takes them (connList)
 	evText     []string
 	evIndex    map[string]int32
+	// evSaid holds, for evidence a check's verdict gave, the sentence to
+	// translate (incident.CheckEvidenceText) by its index in evText.
+	evSaid     map[int32]msg.Text
 	drops      []events.Event
 	maint      []maintNotice
 	registered bool
@@ -265,6 +268,31 @@ func (n *nodeAcc) evidence(s string) int32 {
 	n.evText = append(n.evText, s)
 	n.evIndex[s] = i
 	return i
+}
+
+// evidenceSaid interns evidence s with its sentence t (zero: none).
+func (n *nodeAcc) evidenceSaid(s string, t msg.Text) int32 {
+	i := n.evidence(s)
+	if !t.IsZero() {
+		if _, ok := n.evSaid[i]; !ok {
+			if n.evSaid == nil {
+				n.evSaid = map[int32]msg.Text{}
+			}
+			n.evSaid[i] = t
+		}
+	}
+	return i
+}
+
+// said is interned evidence s as a sentence: the check's own where it
+// was interned with one, else s as data.
+func (n *nodeAcc) said(s string) msg.Text {
+	if i, ok := n.evIndex[s]; ok {
+		if t, ok := n.evSaid[i]; ok {
+			return t
+		}
+	}
+	return msg.Plain(s)
 }
 
 // Add takes one event. It returns an error for an event that contradicts
@@ -589,15 +617,15 @@ func (b *Builder) observe(e *events.Event) {
 	for _, v := range b.vbuf {
 		ev := int32(-1)
 		if v.Fail {
-			ev = n.evidence(v.Evidence)
+			ev = n.evidenceSaid(v.Evidence, v.EvidenceText)
 		}
 		n.checks = append(n.checks, checkRec{at: at, kind: kindIndex(v.Kind), fail: v.Fail, ev: ev,
 			key: n.evidence(v.Check), name: n.evidence(v.Name)})
 	}
-	if fail, evText, ok := incident.Connectivity(e.Checks); ok {
+	if fail, evText, ok := incident.ConnectivityText(e.Checks); ok {
 		ev := int32(-1)
 		if fail {
-			ev = n.evidence(evText)
+			ev = n.evidenceSaid(evText.String(), evText)
 		}
 		n.conns = append(n.conns, checkRec{at: at, fail: fail, ev: ev, lost: incident.LinkLost(e.Checks), reached: incident.LinkReached(e.Checks)})
 	}

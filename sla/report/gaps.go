@@ -128,7 +128,7 @@ func (n *nodeAcc) splitGap(g gap, backend interval.Set, backendSummary []string,
 				}
 			}
 		case incident.CauseNetwork:
-			ev = append(ev, msg.New("the node ran but could not reach the outside: %s at %s", msg.Plain(s.Conn.Evidence), msg.At(s.Conn.At, loc)))
+			ev = append(ev, msg.New("the node ran but could not reach the outside: %s at %s", n.said(s.Conn.Evidence), msg.At(s.Conn.At, loc)))
 		case incident.CauseBackendOnly:
 			ev = append(ev, msg.New("the node ran and its connectivity check passed at %s", msg.At(s.Conn.At, loc)))
 		case incident.CauseNoConnectivityEvidence:
@@ -264,10 +264,10 @@ func (n *nodeAcc) checkIncidents(end time.Time) []checkOutage {
 		if t.Op == incident.Open {
 			if th.IsDefinitive(v.Name) {
 				openEv = msg.New("%s at %s; a definitive check: one failure opened the incident",
-					msg.Plain(h.FirstFailEvidence), msg.At(t.Since, loc))
+					n.said(h.FirstFailEvidence), msg.At(t.Since, loc))
 			} else {
 				openEv = msg.New("%s at %s; %d failing results of this check in a row opened the incident",
-					msg.Plain(h.FirstFailEvidence), msg.At(t.Since, loc), h.FailRun)
+					n.said(h.FirstFailEvidence), msg.At(t.Since, loc), h.FailRun)
 			}
 			continue
 		}

@@ -42,7 +42,7 @@ func (t *trialFacts) observe(e *events.Event, at time.Time) {
 		case slices.ContainsFunc(trialKinds, func(p string) bool { return strings.HasPrefix(c.Name, p) }):
 			idleRead = idleRead || idleKinds[c.Name]
 			rs = append(rs, trial.Result{Name: c.Name, Category: c.Category, Verdict: c.Verdict, Value: c.Value, Criterion: c.Criterion,
-				Number: c.Number, Unit: c.Unit, GPU: c.GPU, Detail: c.Detail, At: at})
+				Number: c.Number, Unit: c.Unit, GPU: c.GPU, Detail: c.Detail, DetailText: c.DetailText, At: at})
 		}
 	}
 	ns := at.UnixNano()

@@ -83,12 +83,12 @@ func iperf(n Node) Row {
 	x := Row{Key: KeyIperf, CriterionText: msg.New("iperf3 to a second node reaches %g %% of the advertised internal bandwidth or more (the median run)", IperfMinPct)}
 	rs := judged(n.Results, func(r *Result) bool { return strings.HasPrefix(r.Name, "net.iperf3.") }, false)
 	var shares []float64
-	var broken []string
+	var broken []msg.Text
 	for _, r := range rs {
 		if s, ok := IperfShare(r.Number, r.Criterion); ok {
 			shares = append(shares, 100*s)
 		} else if r.Verdict == resFail {
-			broken = append(broken, r.Detail)
+			broken = append(broken, msg.FromProbe(r.Detail, r.DetailText))
 		}
 	}
 	x.N = len(shares)
@@ -96,7 +96,7 @@ func iperf(n Node) Row {
 		x.Verdict = NotMeasured
 		x.AskText = msg.New("Run `gpuprobe iperf-server` on a second node of the provider and `gpuprobe trial --iperf-peer HOST --iperf-nominal MBITS` here.")
 		if len(broken) > 0 {
-			x.DetailText = msg.Plain(broken[len(broken)-1])
+			x.DetailText = broken[len(broken)-1]
 		}
 		return x
 	}

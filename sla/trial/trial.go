@@ -65,7 +65,10 @@ type Result struct {
 	Unit      string
 	GPU       *int
 	Detail    string
-	At        time.Time
+	// DetailText is the probe's coded form of Detail (docs/protocol.md),
+	// nil where it sent English only.
+	DetailText *msg.Coded
+	At         time.Time
 	// Idle: read while the node should be idle — its acceptance reading
 	// at delivery, or a trial run's reading before its burns. Only these
 	// are held to "idle" and to the data disk's state at delivery; the

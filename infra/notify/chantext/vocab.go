@@ -118,21 +118,20 @@ func FailedLine(c notify.FailedCheck) string { return english().failedLine(c) }
 
 func (w words) failedLine(c notify.FailedCheck) string {
 	var b strings.Builder
-	b.WriteString(c.Name)
+	head := c.Name
 	if c.GPU != nil {
-		fmt.Fprintf(&b, " (GPU %d)", *c.GPU)
+		head = w.t("%s (GPU %d)", c.Name, *c.GPU)
 	}
-	b.WriteString(": ")
 	if c.Value != "" {
-		b.WriteString(c.Value)
+		b.WriteString(w.t("%s: %s", head, w.p.ProbeText(c.Value, c.ValueText, false)))
 	} else {
-		b.WriteString(c.Verdict)
+		b.WriteString(w.t("%s: %s", head, w.p.Word(c.Verdict)))
 	}
 	if c.Criterion != "" {
-		b.WriteString(w.t(" (want %s)", c.Criterion))
+		b.WriteString(w.t(" (want %s)", w.p.ProbeText(c.Criterion, c.CriterionText, true)))
 	}
 	if c.Detail != "" {
-		fmt.Fprintf(&b, " — %s", c.Detail)
+		b.WriteString(w.t(" — %s", w.p.ProbeText(c.Detail, c.DetailText, true)))
 	}
 	return b.String()
 }
