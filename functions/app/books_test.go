@@ -24,7 +24,8 @@ func booksFleet(t *testing.T, st booksStore, nodes int) []*terms.Terms {
 	ctx := t.Context()
 	sh, _ := time.LoadLocation("Asia/Shanghai")
 	march := time.Date(2026, 3, 1, 0, 0, 0, 0, sh)
-	if _, err := fleetsim.Write(ctx, st, fleetsim.Config{Nodes: nodes, Prefix: "gz-", Contract: "cn-example", Loc: sh, From: march, Months: 1}); err != nil {
+	if _, err := fleetsim.Write(ctx, st, fleetsim.Config{Nodes: nodes, Prefix: "gz-", Contract: "cn-example", Loc: sh, From: march, Months: 1,
+		FormlessEvery: 4}); err != nil { // a store written before forms and after
 		t.Fatal(err)
 	}
 	at := func(d, h int) time.Time { return march.AddDate(0, 0, d-1).Add(time.Duration(h) * time.Hour).UTC() }

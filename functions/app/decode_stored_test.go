@@ -3,11 +3,13 @@ package app_test
 import (
 	"context"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/batchform"
 	"github.com/gpusla/gpusla/functions/fleetsim"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/wire"
@@ -25,15 +27,14 @@ func (k *bodyKeeper) PutBatch(_ context.Context, b store.BatchRecord) error {
 	return nil
 }
 
-// DecodeStored gives what wire.Decode gives on every body Decode accepts —
-// the only bodies the store holds, for ingest keeps only what Decode
-// accepted: a month of them, and bodies spelled every way JSON allows (keys
-// in another case, repeated keys, unknown fields, escapes, numbers in every
-// form, nulls). Of the bodies Decode refuses it refuses those damaged in
-// the ways checked here too, with Decode's words where the text or the
-// JSON is wrong (a number out of range it reads wrapped; Validate then
-// names the field).
-func TestDecodeStoredIsDecode(t *testing.T) {
+// ReadStored gives what wire.Decode gives of a record's body, whether it
+// reads the record's form (what ingest writes now) or, on a record written
+// before forms, the body itself: a month of bodies, and bodies spelled
+// every way JSON allows (keys in another case, repeated keys, unknown
+// fields, escapes, numbers in every form, nulls), times in UTC as the
+// books read them. A body Decode refuses is refused with Decode's words;
+// a form that is damaged, or holds a batch Validate refuses, is refused.
+func TestReadStoredIsDecode(t *testing.T) {
 	var k bodyKeeper
 	sh, _ := time.LoadLocation("Asia/Shanghai")
 	if _, err := fleetsim.Write(t.Context(), &k, fleetsim.Config{Nodes: 11, Prefix: "gz-", Contract: "cn-example", Loc: sh,
@@ -62,15 +63,56 @@ func TestDecodeStoredIsDecode(t *testing.T) {
 	}
 	for i, body := range bodies {
 		want, werr := wire.Decode(body)
-		got, gerr := app.DecodeStored(body)
-		if (werr == nil) != (gerr == nil) {
-			t.Fatalf("body %d %.200s: Decode error %v, DecodeStored error %v", i, body, werr, gerr)
+		got, gerr := app.ReadStored(&store.BatchRecord{Body: body})
+		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+			t.Fatalf("body %d %.200s: Decode error %v, ReadStored error %v", i, body, werr, gerr)
 		}
 		if !reflect.DeepEqual(want, got) {
-			t.Fatalf("body %d %.300s:\nDecode       %+v\nDecodeStored %+v", i, body, want, got)
+			t.Fatalf("body %d %.300s:\nDecode     %+v\nReadStored %+v", i, body, want, got)
 		}
+		if werr != nil {
+			continue
+		}
+		fromForm, err := app.ReadStored(&store.BatchRecord{Body: body, Form: batchform.Append(nil, want)})
+		if err != nil {
+			t.Fatalf("body %d: its form: %v", i, err)
+		}
+		if w := inUTC(want); !reflect.DeepEqual(w, fromForm) {
+			t.Fatalf("body %d %.300s:\nDecode %+v\nform   %+v", i, body, w, fromForm)
+		}
+	}
+	bad := *must1(t)(wire.Decode(k.bodies[0]))
+	bad.Observations = append(bad.Observations, wire.Observation{At: bad.CreatedAt, Kind: "nap"})
+	if _, err := app.ReadStored(&store.BatchRecord{Body: k.bodies[0], Form: batchform.Append(nil, &bad)}); err == nil ||
+		!strings.Contains(err.Error(), "observations[") || !strings.Contains(err.Error(), ".kind") {
+		t.Fatalf("a form Validate refuses: %v", err)
+	}
+	form := batchform.Append(nil, &bad)
+	if _, err := app.ReadStored(&store.BatchRecord{Body: k.bodies[0], Form: form[:len(form)-3]}); err == nil || !strings.Contains(err.Error(), "batch form") {
+		t.Fatalf("a damaged form: %v", err)
 	}
 	if len(k.bodies) < 9000 {
 		t.Fatalf("only %d bodies", len(k.bodies))
 	}
+}
+
+func must1(t *testing.T) func(*wire.Batch, error) *wire.Batch {
+	return func(b *wire.Batch, err error) *wire.Batch {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+}
+
+// inUTC is b with its times in UTC, as a form gives them.
+func inUTC(b *wire.Batch) *wire.Batch {
+	c := *b
+	c.CreatedAt = c.CreatedAt.UTC()
+	c.Observations = slices.Clone(b.Observations)
+	for i := range c.Observations {
+		c.Observations[i].At = c.Observations[i].At.UTC()
+	}
+	return &c
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/gpusla/gpusla/probe/wire"
@@ -18,7 +19,7 @@ import (
 func ObservationEvents(b *wire.Batch, hash string, receivedAt time.Time) []events.Event {
 	out := make([]events.Event, 0, len(b.Observations))
 	for i, o := range b.Observations {
-		e := events.Event{Type: events.TypeObservation, ID: fmt.Sprintf("%s/%s/%d", b.Node, b.ID, i),
+		e := events.Event{Type: events.TypeObservation, ID: b.Node + "/" + b.ID + "/" + strconv.Itoa(i),
 			Node: b.Node, Batch: b.ID, Seq: b.Seq, Hash: hash, Index: i, At: o.At.UTC(), ClockSkewMS: b.ClockSkewMS,
 			ReceivedAt: receivedAt.UTC(), Kind: o.Kind}
 		if len(o.Checks) > 0 {

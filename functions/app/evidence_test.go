@@ -1,11 +1,13 @@
 package app_test
 
 import (
+	"bytes"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/batchform"
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/wire"
@@ -39,6 +41,10 @@ func TestSpoolDropIsEvidenceAndExported(t *testing.T) {
 	rec, err := w.store.GetBatch(t.Context(), "gz-01", 5)
 	if err != nil || !slices.Contains(rec.Why, "drop") {
 		t.Fatalf("batch 5 %+v, %v: want kept for the drop", rec.Why, err)
+	}
+	// Kept with its decoded form, which is the body's batch.
+	if fromBody, err := wire.Decode(rec.Body); err != nil || !bytes.Equal(rec.Form, batchform.Append(nil, fromBody)) {
+		t.Fatalf("batch 5's form (%d bytes) is not its body's batch (%v)", len(rec.Form), err)
 	}
 	var drops []events.Event
 	if _, err := app.Export(t.Context(), w.store, app.ExportSelect{From: t0.Add(-time.Hour), To: t0.Add(time.Hour)}, func(e *events.Event) error {

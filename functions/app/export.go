@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
-	gojson "github.com/goccy/go-json"
-
+	"github.com/gpusla/gpusla/functions/batchform"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/wire"
 	"github.com/gpusla/gpusla/sla/events"
@@ -250,7 +248,7 @@ func RegistrationEvent(n store.Node) events.Event {
 func exportBatches(ctx context.Context, h store.History, n store.Node, from, to time.Time, out func(*events.Event) error, stats *ExportStats) error {
 	in := func(t time.Time) bool { return !t.Before(from) && t.Before(to) }
 	return h.EachBatch(ctx, n.ID, from.Add(-events.MaxObservationLead), to.Add(events.MaxObservationAge), func(rec *store.BatchRecord) error {
-		b, err := DecodeStored(rec.Body)
+		b, err := ReadStored(rec)
 		if err != nil {
 			return fmt.Errorf("stored batch %d: %w", rec.Seq, err)
 		}
@@ -271,65 +269,22 @@ func exportBatches(ctx context.Context, h store.History, n store.Node, from, to 
 	})
 }
 
-// DecodeStored decodes a batch body as wire.Decode does — its text checked,
-// decoded, validated — with goccy/go-json's decoder, a drop-in for
-// encoding/json that reads a body in a quarter of the time: reading the
-// bodies is most of what a month's books cost. A body it cannot decode is
-// left to wire.Decode, whose error names the field. TestDecodeStoredIsDecode
-// holds the two to the same batch.
-func DecodeStored(body []byte) (*wire.Batch, error) {
-	if err := wire.CheckText(body); err != nil {
-		return nil, err
+// ReadStored reads a stored batch: its form where ingest kept one
+// (functions/batchform), validated as its body would be, else its body as
+// ingest decoded it (wire.Decode). A damaged form is an error, never a
+// reason to read something else.
+func ReadStored(rec *store.BatchRecord) (*wire.Batch, error) {
+	if rec.Form == nil {
+		return wire.Decode(rec.Body)
 	}
-	var b wire.Batch
-	if err := gojson.Unmarshal(body, &b); err != nil {
-		return wire.Decode(body)
+	b, err := batchform.Decode(rec.Form)
+	if err != nil {
+		return nil, err
 	}
 	if err := b.Validate(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("batch form: %w", err)
 	}
-	own(&b)
-	return &b, nil
-}
-
-// own gives the batch strings of its own. goccy/go-json's strings are
-// views into one copy of the body, so a single name kept (a usage
-// reading's disk, in every month's report) would keep the whole body: a
-// month of a node's readings held about a megabyte of bodies. The words
-// of the protocol's few sets are its constants.
-func own(b *wire.Batch) {
-	b.ID, b.Node, b.Probe, b.Prev, b.Chain = strings.Clone(b.ID), strings.Clone(b.Node), strings.Clone(b.Probe), strings.Clone(b.Prev), strings.Clone(b.Chain)
-	if b.Dropped != nil {
-		b.Dropped.Reason = strings.Clone(b.Dropped.Reason)
-	}
-	for i := range b.Observations {
-		o := &b.Observations[i]
-		o.Kind = word(o.Kind)
-		for j := range o.Checks {
-			c := &o.Checks[j]
-			c.Name, c.Category, c.Verdict = strings.Clone(c.Name), word(c.Category), word(c.Verdict)
-			c.Value, c.Criterion, c.Unit = strings.Clone(c.Value), strings.Clone(c.Criterion), strings.Clone(c.Unit)
-			c.UUID, c.Detail = strings.Clone(c.UUID), strings.Clone(c.Detail)
-		}
-	}
-}
-
-// words are the protocol's kinds, verdicts and categories.
-var words = func() map[string]string {
-	m := map[string]string{}
-	for _, w := range []string{wire.KindHeartbeat, wire.KindCheck, wire.Pass, wire.Warn, wire.Fail, wire.Skipped, wire.CategoryGPULost,
-		wire.CategoryGPUDegraded, wire.CategoryNetwork, wire.CategoryPerformance, wire.CategoryConnectivity, wire.CategoryHost, wire.CategoryInventory} {
-		m[w] = w
-	}
-	return m
-}()
-
-// word is s as the protocol's constant, or a copy of it.
-func word(s string) string {
-	if w, ok := words[s]; ok {
-		return w
-	}
-	return strings.Clone(s)
+	return b, nil
 }
 
 // exportEvidence writes a chain break or restart; other evidence is not

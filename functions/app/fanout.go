@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	gojson "github.com/goccy/go-json"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/gpusla/gpusla/infra/store"
@@ -184,12 +183,12 @@ func (f *FanOut) planned(ctx context.Context, prefix string) (*month, Plan, []ev
 func partFile(prefix, node string) string   { return prefix + "/parts/" + node + ".json" }
 func failedFile(prefix, node string) string { return prefix + "/parts/" + node + ".failed" }
 
-// storedPart is a node's part as a worker writes it.
+// storedPart is a node's part as a worker writes it (encodeStoredPart).
 type storedPart struct {
-	Node    string       `json:"node"`
-	Part    []byte       `json:"part"` // EncodePart
-	Input   report.Input `json:"input"`
-	Figures figures      `json:"figures"`
+	Node    string
+	Part    []byte // EncodePart
+	Input   report.Input
+	Figures figures
 }
 
 // figures are a node's stress figures as the fleet's comparison reads
@@ -197,10 +196,10 @@ type storedPart struct {
 // and the instant it was true at), a few kilobytes a node-month where the
 // observations they came in are megabytes.
 type figures struct {
-	Names []string `json:"names"` // figure name
-	Units []string `json:"units"` // and unit, by index
+	Names []string // figure name
+	Units []string // and unit, by index
 	// Readings are [true-at ns, name index, GPU (-1: none), value].
-	Readings [][4]float64 `json:"readings"`
+	Readings [][4]float64
 }
 
 // fleetFigures keeps of a node's observations what the fleet's comparison
@@ -283,11 +282,7 @@ func (f *FanOut) Work(ctx context.Context, item WorkItem) error {
 	if err != nil {
 		return fmt.Errorf("books of node %s: %w", n.ID, err)
 	}
-	raw, err := json.Marshal(storedPart{Node: n.ID, Part: enc, Input: in, Figures: figs})
-	if err != nil {
-		return err
-	}
-	return f.Blobs.Put(ctx, partFile(item.Plan, item.Node), raw)
+	return f.Blobs.Put(ctx, partFile(item.Plan, item.Node), encodeStoredPart(&storedPart{Node: n.ID, Part: enc, Input: in, Figures: figs}))
 }
 
 // Failed records that item's last attempt failed with cause: the month is
@@ -434,10 +429,11 @@ func (f *FanOut) readParts(ctx context.Context, prefix string, p Plan, now time.
 		g.Go(func() error {
 			raw, err := f.Blobs.Get(ctx, partFile(prefix, id))
 			if err == nil {
-				var sp storedPart
-				// goccy/go-json: the readings are most of a part, and read
-				// at a third of encoding/json's cost.
-				if err := gojson.Unmarshal(raw, &sp); err != nil || sp.Node != id {
+				sp, err := decodeStoredPart(raw)
+				if err == nil && sp.Node != id {
+					err = fmt.Errorf("it is node %q's", sp.Node)
+				}
+				if err != nil {
 					return fmt.Errorf("fan-out %s: part of node %s unreadable: %v", prefix, id, err)
 				}
 				got[i] = true

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpusla/gpusla/functions/batchform"
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/wire"
@@ -604,7 +605,7 @@ func (in *ingest) storeBody(ctx context.Context, d *draft) (ack wire.Ack, answer
 		return wire.Ack{}, false, nil
 	}
 	err = in.s.store.PutBatch(ctx, store.BatchRecord{Node: in.node.ID, Seq: d.key, ID: in.b.ID, Hash: in.hash, ReceivedAt: in.now,
-		Why: d.why, Body: in.body, ExpiresAt: in.now.Add(in.s.retention)})
+		Why: d.why, Body: in.body, Form: batchform.Append(nil, in.b), ExpiresAt: in.now.Add(in.s.retention)})
 	if errors.Is(err, store.ErrExists) {
 		// Stored already: by a concurrent copy of this very batch (or one
 		// that crashed before its state write) — then carry on, the

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/gob"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"time"
 
+	"github.com/gpusla/gpusla/internal/binrec"
 	"github.com/gpusla/gpusla/sla/msg"
 	"github.com/gpusla/gpusla/sla/report"
 )
@@ -28,10 +30,12 @@ func init() {
 	}
 }
 
-type partForms struct {
-	JSON json.RawMessage
-	Gob  []byte
-}
+// partMagic starts a part's forms (EncodePart), storedMagic a stored part
+// (encodeStoredPart): binary records (internal/binrec).
+const (
+	partMagic   = "\x00gpart\x01"
+	storedMagic = "\x00gstored\x01"
+)
 
 // EncodePart is p in the form a worker stores.
 func EncodePart(p report.Part) ([]byte, error) {
@@ -43,22 +47,26 @@ func EncodePart(p report.Part) ([]byte, error) {
 	if err := gob.NewEncoder(&g).Encode(p); err != nil {
 		return nil, fmt.Errorf("part: %w", err)
 	}
-	return json.Marshal(partForms{JSON: js, Gob: g.Bytes()})
+	out := make([]byte, 0, len(partMagic)+len(js)+g.Len()+16)
+	out = binrec.AppendRaw(append(out, partMagic...), js)
+	return binrec.AppendRaw(out, g.Bytes()), nil
 }
 
 // DecodePart is the part EncodePart stored.
 func DecodePart(raw []byte) (report.Part, error) {
-	var (
-		forms    partForms
-		p, texts report.Part
-	)
-	if err := json.Unmarshal(raw, &forms); err != nil {
+	var p, texts report.Part
+	if !bytes.HasPrefix(raw, []byte(partMagic)) {
+		return p, errors.New("part: not a part's forms")
+	}
+	r := binrec.NewReader("part", raw[len(partMagic):])
+	js, gb := r.View("its JSON"), r.View("its gob")
+	if err := r.End(); err != nil {
+		return p, err
+	}
+	if err := json.Unmarshal(js, &p); err != nil {
 		return p, fmt.Errorf("part: %w", err)
 	}
-	if err := json.Unmarshal(forms.JSON, &p); err != nil {
-		return p, fmt.Errorf("part: %w", err)
-	}
-	if err := gob.NewDecoder(bytes.NewReader(forms.Gob)).Decode(&texts); err != nil {
+	if err := gob.NewDecoder(bytes.NewReader(gb)).Decode(&texts); err != nil {
 		return p, fmt.Errorf("part: %w", err)
 	}
 	if err := copyTexts(reflect.ValueOf(&p).Elem(), reflect.ValueOf(&texts).Elem(), "part"); err != nil {
@@ -125,4 +133,53 @@ func copyTexts(dst, src reflect.Value, path string) error {
 		}
 	}
 	return nil
+}
+
+// encodeStoredPart is sp as a worker writes it.
+func encodeStoredPart(sp *storedPart) []byte {
+	out := make([]byte, 0, len(storedMagic)+len(sp.Part)+len(sp.Figures.Readings)*16+256)
+	out = binrec.AppendString(append(out, storedMagic...), sp.Node)
+	out = binrec.AppendRaw(out, sp.Part)
+	for _, v := range []int{sp.Input.Lines, sp.Input.Events, sp.Input.Duplicates, sp.Input.AfterAsOf} {
+		out = binrec.AppendInt(out, int64(v))
+	}
+	for _, list := range [][]string{sp.Figures.Names, sp.Figures.Units} {
+		out = binrec.AppendUint(out, uint64(len(list)))
+		for _, s := range list {
+			out = binrec.AppendString(out, s)
+		}
+	}
+	out = binrec.AppendUint(out, uint64(len(sp.Figures.Readings)))
+	for _, r := range sp.Figures.Readings {
+		// The instant, the name's index and the GPU are whole numbers.
+		out = binrec.AppendInt(binrec.AppendInt(binrec.AppendInt(out, int64(r[0])), int64(r[1])), int64(r[2]))
+		out = binrec.AppendFloat(out, r[3])
+	}
+	return out
+}
+
+// decodeStoredPart reads what encodeStoredPart wrote.
+func decodeStoredPart(raw []byte) (storedPart, error) {
+	var sp storedPart
+	if !bytes.HasPrefix(raw, []byte(storedMagic)) {
+		return sp, errors.New("stored part: not a stored part")
+	}
+	r := binrec.NewReader("stored part", raw[len(storedMagic):])
+	sp.Node = r.String("node")
+	sp.Part = r.View("part")
+	in := &sp.Input
+	for _, v := range []*int{&in.Lines, &in.Events, &in.Duplicates, &in.AfterAsOf} {
+		*v = int(r.Int("input"))
+	}
+	for _, list := range []*[]string{&sp.Figures.Names, &sp.Figures.Units} {
+		*list = make([]string, r.Count("figure names", r.Left()))
+		for i := range *list {
+			(*list)[i] = r.String("figure names")
+		}
+	}
+	sp.Figures.Readings = make([][4]float64, r.Count("readings", r.Left()))
+	for i := range sp.Figures.Readings {
+		sp.Figures.Readings[i] = [4]float64{float64(r.Int("reading")), float64(r.Int("reading")), float64(r.Int("reading")), r.Float("reading")}
+	}
+	return sp, r.End()
 }

@@ -23,6 +23,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/gpusla/gpusla/functions/batchform"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/wire"
 )
@@ -35,6 +36,16 @@ type Store interface {
 	PutBatch(ctx context.Context, b store.BatchRecord) error
 	PutMaintenance(ctx context.Context, m store.Maintenance) error
 }
+
+// BulkStore is a store that takes many batch records in one write (the
+// embedded store's PutBatches): Write uses it where it can, a node's
+// records a chunk at a time, and is then bound by encoding, not commits.
+type BulkStore interface {
+	PutBatches(ctx context.Context, bs []store.BatchRecord) error
+}
+
+// bulkChunk is how many records one bulk write takes.
+const bulkChunk = 512
 
 // Config says which fleet and which months.
 type Config struct {
@@ -60,6 +71,10 @@ type Config struct {
 	// QuietEvery, …) without its monthly outage: a fleet where most nodes
 	// have a month with nothing to claim.
 	QuietEvery int
+	// FormlessEvery, when above 0, writes every FormlessEvery-th node's
+	// batches without their decoded form, as records written before ingest
+	// kept one: a store holding both.
+	FormlessEvery int
 }
 
 // Schedule of every simulated node: the probe's defaults.
@@ -139,6 +154,8 @@ type node struct {
 	stats Stats
 	// down is the node's one outage a month (an hour), downs every one.
 	downs []time.Time
+	// held are records waiting for a bulk write (a BulkStore).
+	held []store.BatchRecord
 }
 
 func writeNode(ctx context.Context, st Store, c Config, i int) (Stats, error) {
@@ -158,7 +175,26 @@ func writeNode(ctx context.Context, st Store, c Config, i int) (Stats, error) {
 	if err := n.runs(ctx, from, to); err != nil {
 		return n.stats, err
 	}
-	return n.stats, n.batches(ctx, from, to)
+	if err := n.batches(ctx, from, to); err != nil {
+		return n.stats, err
+	}
+	return n.stats, n.flush(ctx)
+}
+
+// flush writes the records held for a bulk write.
+func (n *node) flush(ctx context.Context) error {
+	if len(n.held) == 0 {
+		return nil
+	}
+	if err := n.st.(BulkStore).PutBatches(ctx, n.held); err != nil {
+		return fmt.Errorf("fleetsim: batches of %s: %w", n.id, err)
+	}
+	for _, r := range n.held {
+		n.stats.Batches++
+		n.stats.BodyBytes += int64(len(r.Body))
+	}
+	n.held = n.held[:0]
+	return nil
 }
 
 // seq is the sequence number of the push at t: one a minute from the span's
@@ -262,11 +298,21 @@ func (n *node) put(ctx context.Context, t time.Time, obs []wire.Observation) err
 	}
 	recv := t.Add(time.Second).UTC()
 	rec := store.BatchRecord{Node: n.id, Seq: seq, ID: b.ID, Hash: wire.BodyHash(body), ReceivedAt: recv, Why: []string{"measurements"}, Body: body}
+	if n.c.FormlessEvery <= 0 || n.i%n.c.FormlessEvery != 0 {
+		rec.Form = batchform.Append(nil, &b)
+	}
 	if n.c.Retention > 0 {
 		rec.ExpiresAt = recv.Add(n.c.Retention)
 		if !n.c.Now.IsZero() && !n.c.Now.Before(rec.ExpiresAt) {
 			return nil
 		}
+	}
+	if _, bulk := n.st.(BulkStore); bulk {
+		n.held = append(n.held, rec)
+		if len(n.held) < bulkChunk {
+			return nil
+		}
+		return n.flush(ctx)
 	}
 	if err := n.st.PutBatch(ctx, rec); err != nil {
 		return fmt.Errorf("fleetsim: batch %s/%d: %w", n.id, seq, err)

@@ -427,6 +427,11 @@ type BatchRecord struct {
 	Why []string `json:"why"`
 	// Body is the batch exactly as received (the signed bytes).
 	Body []byte `json:"body"`
+	// Form is the batch as ingest decoded and validated it, in a compact
+	// binary form (functions/batchform) the month's books read instead
+	// of decoding Body again; nil on records written before it existed,
+	// which are read from Body. The store keeps it as opaque bytes.
+	Form []byte `json:"form,omitempty"`
 	// ExpiresAt is the TTL: after it the store may drop the record (DynamoDB
 	// TTL attribute; the embedded store sweeps).
 	ExpiresAt time.Time `json:"expires_at"`

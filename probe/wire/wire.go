@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -229,30 +230,34 @@ func (b *Batch) Validate() error {
 	case len(b.Observations) > MaxObservations:
 		return bad("observations", "%d is over the limit of %d", len(b.Observations), MaxObservations)
 	}
+	total := 0
 	for i, o := range b.Observations {
-		f := fmt.Sprintf("observations[%d]", i)
+		// The field's name is made only for an error: a batch of a
+		// hundred checks is validated each time a month's books read it.
+		f := func() string { return "observations[" + strconv.Itoa(i) + "]" }
 		if o.At.IsZero() {
-			return bad(f+".at", "missing")
+			return bad(f()+".at", "missing")
 		}
 		if o.Kind != KindHeartbeat && o.Kind != KindCheck {
-			return bad(f+".kind", "%q is neither %q nor %q", o.Kind, KindHeartbeat, KindCheck)
+			return bad(f()+".kind", "%q is neither %q nor %q", o.Kind, KindHeartbeat, KindCheck)
 		}
 		if len(o.Checks) > MaxChecks {
-			return bad(f+".checks", "%d is over the limit of %d", len(o.Checks), MaxChecks)
+			return bad(f()+".checks", "%d is over the limit of %d", len(o.Checks), MaxChecks)
 		}
+		total += len(o.Checks)
 		for j, c := range o.Checks {
-			cf := fmt.Sprintf("%s.checks[%d]", f, j)
+			cf := func() string { return f() + ".checks[" + strconv.Itoa(j) + "]" }
 			if c.Name == "" {
-				return bad(cf+".name", "missing")
+				return bad(cf()+".name", "missing")
 			}
 			if !validCategory(c.Category) {
-				return bad(cf+".category", "unknown category %q", c.Category)
+				return bad(cf()+".category", "unknown category %q", c.Category)
 			}
 			if !validVerdict(c.Verdict) {
-				return bad(cf+".verdict", "unknown verdict %q", c.Verdict)
+				return bad(cf()+".verdict", "unknown verdict %q", c.Verdict)
 			}
 			if !validUUID(c.UUID) {
-				return bad(cf+".uuid", "%q is not a GPU UUID (up to 64 letters, digits and dashes)", c.UUID)
+				return bad(cf()+".uuid", "%q is not a GPU UUID (up to 64 letters, digits and dashes)", c.UUID)
 			}
 			if err := checkLengths(cf, &c); err != nil {
 				return err
@@ -262,6 +267,11 @@ func (b *Batch) Validate() error {
 			}
 		}
 	}
+	// No more distinct checks than checks: the count is needed only past
+	// the bound.
+	if total <= MaxBatchChecks {
+		return nil
+	}
 	if n := distinctChecks(b.Observations); n > MaxBatchChecks {
 		return bad("observations", "%d %s is over the limit of %d a batch", n, errDistinctChecks, MaxBatchChecks)
 	}
@@ -270,7 +280,7 @@ func (b *Batch) Validate() error {
 
 // checkLengths refuses a check whose text is past the bounds, naming the
 // field, its length and the bound.
-func checkLengths(cf string, c *Check) error {
+func checkLengths(cf func() string, c *Check) error {
 	for _, f := range []struct {
 		name string
 		v    string
@@ -278,7 +288,7 @@ func checkLengths(cf string, c *Check) error {
 	}{{"name", c.Name, MaxNameBytes}, {"value", c.Value, MaxValueBytes}, {"criterion", c.Criterion, MaxValueBytes},
 		{"unit", c.Unit, MaxUnitBytes}, {"detail", c.Detail, MaxDetailBytes}} {
 		if len(f.v) > f.max {
-			return &FieldError{Field: cf + "." + f.name, Msg: fmt.Sprintf("%d bytes is over the limit of %d", len(f.v), f.max)}
+			return &FieldError{Field: cf() + "." + f.name, Msg: fmt.Sprintf("%d bytes is over the limit of %d", len(f.v), f.max)}
 		}
 	}
 	return nil

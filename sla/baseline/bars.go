@@ -53,6 +53,8 @@ type Bars struct {
 	// others caches the other nodes' distribution for each node with
 	// readings (computed once per node, not once per series).
 	others map[barNode]Dist
+	// own are where each node's readings lie in byDist's order.
+	own map[barNode][]int
 }
 
 type barKey struct{ model, figure string }
@@ -65,7 +67,7 @@ type barNode struct {
 // newBars files each series' median by model and figure (res.Series) and
 // computes every known node's other-nodes distribution.
 func newBars(nodes []string, ss []Series, opt Options) *Bars {
-	b := &Bars{nodes: map[string]int32{}, opt: opt, byDist: map[barKey][]reading{}, units: map[barKey]string{}, others: map[barNode]Dist{}}
+	b := &Bars{nodes: map[string]int32{}, opt: opt, byDist: map[barKey][]reading{}, units: map[barKey]string{}, others: map[barNode]Dist{}, own: map[barNode][]int{}}
 	for i, n := range nodes {
 		b.nodes[n] = int32(i)
 	}
@@ -76,12 +78,17 @@ func newBars(nodes []string, ss []Series, opt Options) *Bars {
 	}
 	for k, rs := range b.byDist {
 		sort.SliceStable(rs, func(i, j int) bool { return rs[i].value < rs[j].value })
-		seen := map[int32]bool{}
-		for _, r := range rs {
-			if !seen[r.node] {
-				seen[r.node] = true
-				b.others[barNode{k, r.node}] = b.otherNodes(k, r.node)
-			}
+		// Where each node's readings lie in the order: a node's bar is
+		// the order with those few left out, read in place — not the
+		// fleet's readings copied and sorted once a node, which at ten
+		// thousand nodes is hours.
+		at := map[int32][]int{}
+		for i, r := range rs {
+			at[r.node] = append(at[r.node], i)
+		}
+		for node, own := range at {
+			b.others[barNode{k, node}] = b.otherDist(k, own, len(at)-1)
+			b.own[barNode{k, node}] = own
 		}
 	}
 	return b
@@ -91,21 +98,41 @@ func newBars(nodes []string, ss []Series, opt Options) *Bars {
 // node (-1: none left out), with its threshold, or StaticOnly when fewer
 // than MinNodes − 1 other nodes have it.
 func (b *Bars) otherNodes(k barKey, node int32) Dist {
-	var vals []float64 // already in order
+	var own []int
 	nodes := map[int32]bool{}
-	for _, r := range b.byDist[k] {
-		if r.node != node {
-			vals = append(vals, r.value)
+	for i, r := range b.byDist[k] {
+		if r.node == node {
+			own = append(own, i)
+		} else {
 			nodes[r.node] = true
 		}
 	}
-	d := Dist{Model: k.model, Figure: k.figure, Unit: b.units[k], Nodes: len(nodes), GPUs: len(vals)}
-	if len(vals) == 0 || d.Nodes < b.opt.MinNodes-1 {
+	return b.otherDist(k, own, len(nodes))
+}
+
+// otherDist is the distribution of k's readings but one node's, at own
+// (their places in the order, ascending), nodes the count of the other
+// nodes.
+func (b *Bars) otherDist(k barKey, own []int, nodes int) Dist {
+	rs := b.byDist[k]
+	n := len(rs) - len(own)
+	d := Dist{Model: k.model, Figure: k.figure, Unit: b.units[k], Nodes: nodes, GPUs: n}
+	if n == 0 || d.Nodes < b.opt.MinNodes-1 {
 		d.StaticOnly = true
 		return d
 	}
-	q := stat.Quantiles(vals, 0.1, 0.5, 0.9)
-	d.P10, d.P50, d.P90, d.Min, d.Max = q[0], q[1], q[2], vals[0], vals[len(vals)-1]
+	// The i-th of the others: past each of own at or before it.
+	at := func(i int) float64 {
+		for _, p := range own {
+			if p > i {
+				break
+			}
+			i++
+		}
+		return rs[i].value
+	}
+	d.P10, d.P50, d.P90 = stat.QuantileAt(n, at, 0.1), stat.QuantileAt(n, at, 0.5), stat.QuantileAt(n, at, 0.9)
+	d.Min, d.Max = at(0), at(n-1)
 	d.Threshold = math.Min(d.P10, d.P50*(1-b.opt.Margin))
 	return d
 }
@@ -115,9 +142,10 @@ func (b *Bars) otherNodes(k barKey, node int32) Dist {
 // fewer than MinSiblingGPUs of them.
 func (b *Bars) nodeGPUs(k barKey, node int32, gpu int) Dist {
 	var vals []float64
-	for _, r := range b.byDist[k] {
-		if r.node == node && int(r.gpu) != gpu {
-			vals = append(vals, r.value)
+	rs := b.byDist[k]
+	for _, i := range b.own[barNode{k, node}] {
+		if int(rs[i].gpu) != gpu {
+			vals = append(vals, rs[i].value)
 		}
 	}
 	d := Dist{Model: k.model, Figure: k.figure, Unit: b.units[k], Nodes: 1, GPUs: len(vals)}

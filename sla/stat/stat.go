@@ -47,13 +47,24 @@ func Quantiles(xs []float64, qs ...float64) []float64 {
 }
 
 func sortedQuantile(s []float64, q float64) float64 {
-	h := float64(len(s)-1) * q
+	return QuantileAt(len(s), func(i int) float64 { return s[i] }, q)
+}
+
+// QuantileAt is Quantile of n values already in ascending order, the i-th
+// of them at(i): what a caller holding them in order (or a list in order
+// with some left out) reads without copying and sorting them again. NaN
+// for none or q outside [0, 1].
+func QuantileAt(n int, at func(i int) float64, q float64) float64 {
+	if n == 0 || q < 0 || q > 1 {
+		return math.NaN()
+	}
+	h := float64(n-1) * q
 	lo := math.Floor(h)
 	i := int(lo)
-	if i+1 >= len(s) {
-		return s[len(s)-1]
+	if i+1 >= n {
+		return at(n - 1)
 	}
-	return s[i] + (h-lo)*(s[i+1]-s[i])
+	return at(i) + (h-lo)*(at(i+1)-at(i))
 }
 
 // Median is Quantile(xs, 0.5).

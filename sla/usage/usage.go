@@ -91,7 +91,7 @@ func FromChecks(at time.Time, cs []events.Check) (r Reading, ok bool, err error)
 		if !IsUsage(c.Name) || c.Name == NameRead {
 			continue
 		}
-		v, perr := url.ParseQuery(c.Detail)
+		v, perr := parseDetail(c.Detail)
 		if perr != nil {
 			return r, false, fmt.Errorf("check %s: detail %q: %v", c.Name, c.Detail, perr)
 		}
@@ -138,7 +138,49 @@ func FromChecks(at time.Time, cs []events.Check) (r Reading, ok bool, err error)
 	return r, ok, nil
 }
 
-func intOf(v url.Values, k string) (uint64, error) {
+// detail is a usage check's detail, key=value pairs joined by '&' as
+// url.ParseQuery reads them.
+type detail struct {
+	pairs []string // key, value, key, value, …
+	vals  url.Values
+}
+
+// parseDetail reads s as url.ParseQuery does. A detail with nothing to
+// unescape and no ';' (what the probe writes) is split where it lies, an
+// hourly reading's five checks without a map each; any other is left to
+// url.ParseQuery, errors and all.
+func parseDetail(s string) (detail, error) {
+	if strings.ContainsAny(s, "%+;") {
+		v, err := url.ParseQuery(s)
+		return detail{vals: v}, err
+	}
+	d := detail{pairs: make([]string, 0, 2*(strings.Count(s, "&")+1))}
+	for s != "" {
+		var pair string
+		pair, s, _ = strings.Cut(s, "&")
+		if pair == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		d.pairs = append(d.pairs, k, v)
+	}
+	return d, nil
+}
+
+// Get is the first value of key k, as url.Values.Get.
+func (d detail) Get(k string) string {
+	if d.vals != nil {
+		return d.vals.Get(k)
+	}
+	for i := 0; i < len(d.pairs); i += 2 {
+		if d.pairs[i] == k {
+			return d.pairs[i+1]
+		}
+	}
+	return ""
+}
+
+func intOf(v detail, k string) (uint64, error) {
 	s := v.Get(k)
 	n, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {

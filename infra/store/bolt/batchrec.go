@@ -10,7 +10,9 @@ import (
 	"github.com/gpusla/gpusla/infra/store"
 )
 
-// decodeBatch reads a stored batch record. Records are json.Marshal's form
+// decodeBatch reads a stored batch record: the binary form records are
+// written in (encodeBatch), or the JSON that records written before it
+// are in. JSON records are json.Marshal's form
 // of store.BatchRecord, fields in its order; reading that form directly
 // (the body is base64 in a JSON string) costs a tenth of json.Unmarshal,
 // which spends most of its time checking and unquoting 2 KB of base64. Any
@@ -18,6 +20,9 @@ import (
 // out of place) is decoded by json.Unmarshal, so the result is always
 // Unmarshal's (TestBatchRecordQuickDecode).
 func decodeBatch(raw []byte, b *store.BatchRecord) error {
+	if bytes.HasPrefix(raw, []byte(binMagic)) {
+		return decodeBinBatch(raw[len(binMagic):], b)
+	}
 	if quickBatch(raw, b) {
 		return nil
 	}
@@ -87,6 +92,18 @@ func (r *rec) uint() uint64 {
 	return n
 }
 
+// bytes reads a base64 string.
+func (r *rec) bytes() []byte {
+	s := r.str()
+	if !r.ok {
+		return nil
+	}
+	out := make([]byte, base64.StdEncoding.DecodedLen(len(s)))
+	n, err := base64.StdEncoding.Decode(out, s)
+	r.ok = err == nil
+	return out[:n]
+}
+
 // strs reads an array of strings without escapes.
 func (r *rec) strs() []string {
 	if !r.ok || len(r.raw) < 2 || r.raw[0] != '[' {
@@ -133,11 +150,10 @@ func quickBatch(raw []byte, b *store.BatchRecord) bool {
 		b.Why = r.strs()
 	}
 	r.key("body", false)
-	body := r.str()
-	if r.ok {
-		b.Body = make([]byte, base64.StdEncoding.DecodedLen(len(body)))
-		n, err := base64.StdEncoding.Decode(b.Body, body)
-		b.Body, r.ok = b.Body[:n], err == nil
+	b.Body = r.bytes()
+	if bytes.HasPrefix(r.raw, []byte(`,"form":`)) {
+		r.key("form", false)
+		b.Form = r.bytes()
 	}
 	r.key("expires_at", false)
 	b.ExpiresAt = r.time()

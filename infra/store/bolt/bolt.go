@@ -237,8 +237,13 @@ func (s *Store) putIfAbsent(method string, bucket, k []byte, v any) error {
 	if err != nil {
 		return fmt.Errorf("%s: encode: %w", method, err)
 	}
+	return s.putRawIfAbsent(method, bucket, k, raw)
+}
+
+// putRawIfAbsent writes raw at k unless k exists.
+func (s *Store) putRawIfAbsent(method string, bucket, k, raw []byte) error {
 	s.Add(method, store.OpWrite, 1)
-	err = s.commit.do(func(tx *bbolt.Tx) error {
+	err := s.commit.do(func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucket)
 		if b.Get(k) != nil {
 			return store.ErrExists
@@ -447,12 +452,49 @@ func (s *Store) PutState(_ context.Context, st store.NodeState, prev int64) (int
 // ---- batches
 
 func (s *Store) PutBatch(_ context.Context, b store.BatchRecord) error {
-	return wrap(fmt.Sprintf("put batch %s/%d", b.Node, b.Seq), s.putIfAbsent("PutBatch", bBatches, seqKey(b.Node, b.Seq), b))
+	return wrap(fmt.Sprintf("put batch %s/%d", b.Node, b.Seq), s.putRawIfAbsent("PutBatch", bBatches, seqKey(b.Node, b.Seq), encodeBatch(&b)))
+}
+
+// PutBatches stores many batch records in one transaction: a bulk load
+// (the fleet simulation's months) writes a node's month in a few commits
+// instead of one each. Each record is held to what PutBatch holds it to;
+// if any is stored already (or given twice) none is written and the error
+// is store.ErrExists naming it.
+func (s *Store) PutBatches(_ context.Context, bs []store.BatchRecord) error {
+	raws := make([][]byte, len(bs))
+	for i := range bs {
+		raws[i] = encodeBatch(&bs[i])
+	}
+	s.Add("PutBatches", store.OpWrite, int64(len(bs)))
+	return wrap("put batches", s.commit.do(func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bBatches)
+		// A node's records come in sequence order, each after the last:
+		// pages split full, not half full (bbolt's default for inserts
+		// anywhere), or a bulk-loaded store is twice its size.
+		b.FillPercent = 0.9
+		for i := range bs {
+			k := seqKey(bs[i].Node, bs[i].Seq)
+			if b.Get(k) != nil {
+				return fmt.Errorf("batch %s/%d: %w", bs[i].Node, bs[i].Seq, store.ErrExists)
+			}
+			if err := b.Put(k, raws[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
 }
 
 func (s *Store) GetBatch(_ context.Context, node string, seq uint64) (store.BatchRecord, error) {
 	var b store.BatchRecord
-	err := s.get("GetBatch", bBatches, seqKey(node, seq), &b)
+	s.Add("GetBatch", store.OpRead, 1)
+	err := s.db.View(func(tx *bbolt.Tx) error {
+		raw := tx.Bucket(bBatches).Get(seqKey(node, seq))
+		if raw == nil {
+			return store.ErrNotFound
+		}
+		return decodeBatch(raw, &b)
+	})
 	if err == nil && !b.ExpiresAt.IsZero() && !s.now().Before(b.ExpiresAt) {
 		err = store.ErrNotFound
 	}
@@ -467,7 +509,7 @@ func (s *Store) ListBatches(_ context.Context, node string, fromSeq, toSeq uint6
 			return false, nil
 		}
 		var b store.BatchRecord
-		if err := json.Unmarshal(v, &b); err != nil {
+		if err := decodeBatch(v, &b); err != nil {
 			return false, err
 		}
 		if b.ExpiresAt.IsZero() || now.Before(b.ExpiresAt) {
@@ -485,10 +527,8 @@ func (s *Store) Sweep(now time.Time) (int, error) {
 	err := s.db.Update(func(tx *bbolt.Tx) error {
 		c := tx.Bucket(bBatches).Cursor()
 		for k, v := c.First(); k != nil; k, v = c.Next() {
-			var b struct {
-				ExpiresAt time.Time `json:"expires_at"`
-			}
-			if err := json.Unmarshal(v, &b); err != nil {
+			var b store.BatchRecord
+			if err := decodeBatch(v, &b); err != nil {
 				return err
 			}
 			if !b.ExpiresAt.IsZero() && !now.Before(b.ExpiresAt) {

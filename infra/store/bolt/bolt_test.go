@@ -2,8 +2,12 @@ package bolt
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,5 +93,36 @@ func TestOpenWritesNothing(t *testing.T) {
 		if after, _ := os.ReadFile(p); !bytes.Equal(before, after) {
 			t.Fatal("opening the store rewrote its file")
 		}
+	}
+}
+
+// PutBatches writes all of its records in one transaction, or none: one
+// already stored (or one given twice) refuses the lot, naming it.
+func TestPutBatchesAllOrNone(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "b.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	t0 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	rec := func(seq uint64) store.BatchRecord {
+		return store.BatchRecord{Node: "n1", Seq: seq, ID: fmt.Sprint("b", seq), ReceivedAt: t0, Body: []byte(`{}`), Form: []byte{1, 2}}
+	}
+	if err := s.PutBatches(ctx, []store.BatchRecord{rec(1), rec(2), rec(3)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][]store.BatchRecord{{rec(4), rec(2)}, {rec(5), rec(5)}} {
+		err := s.PutBatches(ctx, bad)
+		if !errors.Is(err, store.ErrExists) || !strings.Contains(err.Error(), fmt.Sprintf("n1/%d", bad[1].Seq)) {
+			t.Fatalf("PutBatches %d, %d: %v", bad[0].Seq, bad[1].Seq, err)
+		}
+	}
+	list, err := s.ListBatches(ctx, "n1", 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 3 || list[2].Seq != 3 || string(list[0].Form) != "\x01\x02" {
+		t.Fatalf("after the refused lots: %+v", list)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	bbolt "go.etcd.io/bbolt"
 
 	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/internal/binrec"
 )
 
 // store.History: one node's records for a period, a chunk at a time.
@@ -76,7 +77,7 @@ func (s *Store) EachBatch(ctx context.Context, node string, from, to time.Time, 
 		// Most of a node's bodies lie outside the period (the table keeps
 		// them for months): their receive time is read without decoding
 		// the body.
-		if at, ok := peekTime(v, `"received_at":"`); ok && (at.Before(from) || !at.Before(to)) {
+		if at, ok := peekReceived(v); ok && (at.Before(from) || !at.Before(to)) {
 			return nil, false, nil
 		}
 		var b store.BatchRecord
@@ -88,6 +89,20 @@ func (s *Store) EachBatch(ctx context.Context, node string, from, to time.Time, 
 		}
 		return &b, false, nil
 	}, fn)
+}
+
+// peekReceived reads a batch record's receive time alone.
+func peekReceived(raw []byte) (time.Time, bool) {
+	if bytes.HasPrefix(raw, []byte(binMagic)) {
+		r := binrec.NewReader("batch record", raw[len(binMagic):])
+		r.View("node")
+		r.Uint("seq")
+		r.View("id")
+		r.View("hash")
+		at := r.Time("received_at")
+		return at, r.Err() == nil
+	}
+	return peekTime(raw, `"received_at":"`)
 }
 
 // peekTime reads the RFC 3339 time after tag, the first key of that name

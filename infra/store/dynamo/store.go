@@ -562,6 +562,12 @@ func (s *Store) PutBatch(ctx context.Context, b store.BatchRecord) error {
 	if err != nil {
 		return err
 	}
+	if itemSize(item) > maxItemBytes {
+		// The decoded form only spares its readers the body's decoding:
+		// a batch it would push past the item limit is kept without it,
+		// and read from its body.
+		delete(item, formAttr)
+	}
 	if size := itemSize(item); size > maxItemBytes {
 		return fmt.Errorf("put batch %s/%d: %d bytes compressed is over DynamoDB's item limit of %d", b.Node, b.Seq, size, maxItemBytes)
 	}

@@ -78,6 +78,31 @@ func TestBatchTTLAndCompressedBody(t *testing.T) {
 	}
 }
 
+// A batch whose decoded form would push its item past DynamoDB's limit is
+// kept without the form (it is read from its body); one that fits keeps it.
+func TestBatchFormOverTheItemLimit(t *testing.T) {
+	s := dynamotest.NewStore(t)
+	ctx := context.Background()
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	body := []byte(`{"observations":[]}`)
+	big := make([]byte, 401*1024)
+	for i := range big {
+		big[i] = byte(i * 7919 >> 3) // not compressible into the limit by accident
+	}
+	for seq, form := range map[uint64][]byte{1: big, 2: []byte("gbf\x01small")} {
+		if err := s.PutBatch(ctx, store.BatchRecord{Node: "n1", Seq: seq, ID: "b", ReceivedAt: now, Body: body, Form: form}); err != nil {
+			t.Fatalf("batch %d: %v", seq, err)
+		}
+		got, err := s.GetBatch(ctx, "n1", seq)
+		if err != nil || !bytes.Equal(got.Body, body) {
+			t.Fatalf("batch %d: %v", seq, err)
+		}
+		if want := form; seq == 1 && got.Form != nil || seq == 2 && !bytes.Equal(got.Form, want) {
+			t.Fatalf("batch %d: form of %d bytes kept", seq, len(got.Form))
+		}
+	}
+}
+
 // TestUnitsCounted: every request is counted with the units it was billed.
 func TestUnitsCounted(t *testing.T) {
 	s := dynamotest.NewStore(t)

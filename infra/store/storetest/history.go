@@ -30,7 +30,8 @@ func testHistoryBatches(t *testing.T, s store.Store, h store.History) {
 	put := func(node string, seq uint64, recv, expires time.Time) {
 		t.Helper()
 		must(t, s.PutBatch(ctx(), store.BatchRecord{Node: node, Seq: seq, ID: fmt.Sprintf("%s-%d", node, seq), Hash: fmt.Sprintf("h%d", seq),
-			ReceivedAt: recv, Why: []string{"measurements"}, Body: fmt.Appendf(nil, `{"seq":%d}`, seq), ExpiresAt: expires}), "PutBatch")
+			ReceivedAt: recv, Why: []string{"measurements"}, Body: fmt.Appendf(nil, `{"seq":%d}`, seq), Form: fmt.Appendf(nil, "form %d", seq),
+			ExpiresAt: expires}), "PutBatch")
 	}
 	for seq := uint64(1); seq <= historyBatches; seq++ {
 		recv := t0.Add(time.Duration(seq) * time.Minute)
@@ -82,7 +83,7 @@ func testHistoryBatches(t *testing.T, s store.Store, h store.History) {
 	}
 	for i := range all {
 		a, b := all[i], list[i]
-		if a.Seq != b.Seq || a.ID != b.ID || a.Hash != b.Hash || !a.ReceivedAt.Equal(b.ReceivedAt) || string(a.Body) != string(b.Body) ||
+		if a.Seq != b.Seq || a.ID != b.ID || a.Hash != b.Hash || !a.ReceivedAt.Equal(b.ReceivedAt) || string(a.Body) != string(b.Body) || string(a.Form) != fmt.Sprintf("form %d", a.Seq) || string(b.Form) != string(a.Form) ||
 			!slices.Equal(a.Why, b.Why) || !a.ExpiresAt.Equal(b.ExpiresAt) || a.Node != "n1" {
 			t.Fatalf("batch %d: walked %+v, listed %+v", i, a, b)
 		}

@@ -378,6 +378,28 @@ func testBatches(t *testing.T, s store.Store) {
 	if len(list) != 6 || list[5].Seq != 10 {
 		t.Fatalf("ListBatches all: %d batches, last seq %d", len(list), list[len(list)-1].Seq)
 	}
+	testBatchForm(t, s)
+}
+
+// testBatchForm: a record's decoded form is kept beside its body, byte for
+// byte, and a record written without one reads without one (it is read
+// from its body).
+func testBatchForm(t *testing.T, s store.Store) {
+	form := append([]byte("gbf\x01"), bytes.Repeat([]byte{0, 1, 0xff, '"', '\\'}, 300)...)
+	must(t, s.PutBatch(ctx(), store.BatchRecord{Node: "n3", Seq: 1, ID: "f1", Hash: "h", ReceivedAt: t0, Why: []string{"measurements"},
+		Body: []byte(`{"seq":1}`), Form: form, ExpiresAt: t0.Add(400 * 24 * time.Hour)}), "PutBatch with its form")
+	must(t, s.PutBatch(ctx(), store.BatchRecord{Node: "n3", Seq: 2, ID: "f2", Hash: "h", ReceivedAt: t0, Body: []byte(`{"seq":2}`),
+		ExpiresAt: t0.Add(400 * 24 * time.Hour)}), "PutBatch without a form")
+	got, err := s.GetBatch(ctx(), "n3", 1)
+	must(t, err, "GetBatch")
+	if !bytes.Equal(got.Form, form) || string(got.Body) != `{"seq":1}` {
+		t.Fatalf("GetBatch: form of %d bytes (want %d), body %q", len(got.Form), len(form), got.Body)
+	}
+	list, err := s.ListBatches(ctx(), "n3", 1, 2)
+	must(t, err, "ListBatches")
+	if len(list) != 2 || !bytes.Equal(list[0].Form, form) || list[1].Form != nil {
+		t.Fatalf("ListBatches: %d records, forms %d and %v bytes", len(list), len(list[0].Form), list[1:])
+	}
 }
 
 func testIncidents(t *testing.T, s store.Store) {
