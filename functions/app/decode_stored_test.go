@@ -47,6 +47,7 @@ func TestReadStoredIsDecode(t *testing.T) {
 		head + `"Observations":[{"AT":"2026-03-01T00:00:00Z","Kind":"heartbeat"}],"observations":[{"at":"2026-03-01T00:00:01Z","kind":"heartbeat"}]}`,
 		head + `"extra":{"deep":[1,{"x":null}]},"observations":[{"at":"2026-03-01T00:00:00Z","kind":"check","checks":[{"name":"n\u00e9\u0026\ud83d\ude00","category":"host","verdict":"pass","detail":"a\nb\t\"c\"","number":-0,"gpu":null}]}]}`,
 		head + `"observations":[{"at":"2026-03-01T00:00:00Z","kind":"check","checks":[{"name":"x","category":"host","verdict":"pass","number":1.0000000000000002},{"name":"y","category":"host","verdict":"pass","number":5e-324},{"name":"z","category":"host","verdict":"pass","number":1.7976931348623157e308}]}]}`,
+		head + `"observations":[{"at":"2026-03-01T00:00:00Z","kind":"check","checks":[{"name":"gpu.count","category":"inventory","verdict":"pass","criterion":"8 (ordered)","criterion_text":{"key":"%d (ordered)","args":[8]}}]}]}`,
 		head + `"clock_skew_ms":-1500,"dropped":{"batches":3,"from_seq":1,"to_seq":3,"reason":"full"},"observations":[]}`,
 		head + `"observations":null}`,
 		head + `"observations":[{"at":"2026-03-01T00:00:00Z","kind":"check","checks":[{"name":"x","category":"host","verdict":"pass","number":"7"}]}]}`,

@@ -180,7 +180,7 @@ func (f *FanOut) planned(ctx context.Context, prefix string) (*month, Plan, []ev
 
 // partFile and failedFile are where a node's part, or why it has none, is
 // kept.
-func partFile(prefix, node string) string   { return prefix + "/parts/" + node + ".json" }
+func partFile(prefix, node string) string   { return prefix + "/parts/" + node + ".part" }
 func failedFile(prefix, node string) string { return prefix + "/parts/" + node + ".failed" }
 
 // storedPart is a node's part as a worker writes it (encodeStoredPart).

@@ -23,6 +23,7 @@ import (
 
 	"github.com/gpusla/gpusla/internal/binrec"
 	"github.com/gpusla/gpusla/probe/wire"
+	"github.com/gpusla/gpusla/sla/msg"
 )
 
 // magic starts every form; its last byte is the version.
@@ -123,6 +124,50 @@ func (e *encoder) check(c *wire.Check) {
 	}
 	if c.GPU != nil {
 		e.int(int64(*c.GPU))
+	}
+	e.coded(c.ValueText)
+	e.coded(c.CriterionText)
+	e.coded(c.DetailText)
+}
+
+// Which of a coded text's argument forms follow it.
+const (
+	argString = 1 << iota
+	argNumber
+	argText
+)
+
+// coded writes a text in one of the probe's sentences: absent, or its key
+// and its arguments, each its forms.
+func (e *encoder) coded(t *wire.Text) {
+	if t == nil {
+		e.uint(0)
+		return
+	}
+	e.uint(1)
+	e.str(t.Key)
+	e.count(len(t.Args), t.Args == nil)
+	for _, a := range t.Args {
+		var flags uint64
+		if a.S != nil {
+			flags |= argString
+		}
+		if a.N != nil {
+			flags |= argNumber
+		}
+		if a.T != nil {
+			flags |= argText
+		}
+		e.uint(flags)
+		if a.S != nil {
+			e.str(*a.S)
+		}
+		if a.N != nil {
+			e.out = binrec.AppendFloat(e.out, *a.N)
+		}
+		if a.T != nil {
+			e.coded(a.T)
+		}
 	}
 }
 
@@ -278,4 +323,56 @@ func (d *decoder) check(c *wire.Check) {
 		gi := int(g)
 		c.GPU = &gi
 	}
+	c.ValueText, c.CriterionText, c.DetailText = d.coded("check value_text", 0), d.coded("check criterion_text", 0), d.coded("check detail_text", 0)
+}
+
+// coded reads what encoder.coded wrote, depth sentences deep: no deeper
+// than a batch may nest them (msg.MaxCodedDepth), so a damaged form cannot
+// recurse without bound.
+func (d *decoder) coded(what string, depth int) *wire.Text {
+	r := d.r
+	switch r.Uint(what) {
+	case 0:
+		return nil
+	case 1:
+	default:
+		r.Fail(what, errors.New("neither absent nor present"))
+		return nil
+	}
+	if depth >= msg.MaxCodedDepth {
+		r.Fail(what, fmt.Errorf("sentences nested more than %d deep", msg.MaxCodedDepth))
+		return nil
+	}
+	t := &wire.Text{Key: d.str(what)}
+	n, some := d.count(what, msg.MaxCodedArgs)
+	if !some {
+		return t
+	}
+	t.Args = make([]wire.Arg, n)
+	for i := range t.Args {
+		a := &t.Args[i]
+		flags := r.Uint(what)
+		if flags&^(argString|argNumber|argText) != 0 {
+			r.Fail(what, fmt.Errorf("unknown argument flags %#x", flags))
+		}
+		if r.Err() != nil {
+			return nil
+		}
+		if flags&argString != 0 {
+			s := d.str(what)
+			a.S = &s
+		}
+		if flags&argNumber != 0 {
+			v := r.Float(what)
+			if math.IsInf(v, 0) || math.IsNaN(v) {
+				r.Fail(what, fmt.Errorf("%v is not a number a batch can carry", v))
+				return nil
+			}
+			a.N = &v
+		}
+		if flags&argText != 0 {
+			a.T = d.coded(what, depth+1)
+		}
+	}
+	return t
 }

@@ -14,6 +14,7 @@ import (
 
 func num(v float64) *float64 { return &v }
 func gpu(g int) *int         { return &g }
+func str(s string) *string   { return &s }
 
 // sample is a batch with every field the form carries, optional ones both
 // set and unset, times outside UTC and the edges of numbers.
@@ -30,6 +31,11 @@ func sample() *wire.Batch {
 				{Name: "gpu.burn.fp32", Category: wire.CategoryPerformance, Verdict: wire.Fail, Number: num(-math.MaxFloat64), GPU: gpu(7)},
 				{Name: "usage.net.eth0", Category: wire.CategoryHost, Verdict: wire.Pass, Detail: "rx_bytes=1&tx_bytes=2", Number: num(0)},
 				{Name: "gpu.xid.79", Category: wire.CategoryGPUDegraded, Verdict: wire.Warn, Value: "XID 79", Number: num(math.Copysign(0, -1)), GPU: gpu(-1)},
+				{Name: "gpu.count", Category: wire.CategoryInventory, Verdict: wire.Pass, Criterion: "8 (ordered)",
+					CriterionText: &wire.Text{Key: "%d (ordered)", Args: []wire.Arg{{N: num(8)}}},
+					ValueText:     &wire.Text{Key: "made up", Args: []wire.Arg{}},
+					DetailText: &wire.Text{Key: "the order cannot be verified: %s", Args: []wire.Arg{{T: &wire.Text{Key: "k", Args: []wire.Arg{{S: str("gz-01")}}}},
+						{S: str("")}, {}}}},
 			}},
 		}}
 }
@@ -64,7 +70,10 @@ func TestFormIsTheBatch(t *testing.T) {
 // TestFormIsTheBody holds the form to the batch its body decodes to: what
 // the books read from either is the same.
 func TestFormIsTheBody(t *testing.T) {
-	body, err := wire.Encode(sample())
+	b := sample()
+	cs := b.Observations[1].Checks
+	cs[len(cs)-1].ValueText, cs[len(cs)-1].DetailText = nil, nil // keys no probe sends
+	body, err := wire.Encode(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,6 +119,12 @@ func TestDamagedFormIsRefused(t *testing.T) {
 		if _, err := Decode(Append(nil, b)); err == nil || !strings.Contains(err.Error(), "check number") {
 			t.Errorf("number %v, which no body can carry: %v", v, err)
 		}
+	}
+	deep := sample()
+	deep.Observations[1].Checks[4].DetailText = &wire.Text{Key: "a", Args: []wire.Arg{{T: &wire.Text{Key: "b", Args: []wire.Arg{{T: &wire.Text{Key: "c",
+		Args: []wire.Arg{{T: &wire.Text{Key: "d"}}}}}}}}}}
+	if _, err := Decode(Append(nil, deep)); err == nil || !strings.Contains(err.Error(), "nested more than") {
+		t.Errorf("sentences nested four deep: %v", err)
 	}
 	for i := len(magic); i < len(p); i++ {
 		q := bytes.Clone(p)

@@ -82,22 +82,22 @@ func CodeCheck(c *Check) {
 // any depth), whose arguments do not fit the key, or whose English is not
 // the field's: the translation a renter reads must say what the signed
 // English says.
-func checkTexts(cf string, c *Check) error {
+func checkTexts(cf func() string, c *Check) error {
 	for _, f := range c.texts() {
 		t := *f.coded
 		if t == nil {
 			continue
 		}
-		field := cf + "." + f.name + "_text"
+		field := func() string { return cf() + "." + f.name + "_text" }
 		if err := knownKeys(t, 0); err != nil {
-			return &FieldError{Field: field, Msg: err.Error()}
+			return &FieldError{Field: field(), Msg: err.Error()}
 		}
 		mt, err := t.Text()
 		if err != nil {
-			return &FieldError{Field: field, Msg: err.Error()}
+			return &FieldError{Field: field(), Msg: err.Error()}
 		}
 		if en := mt.String(); en != *f.en {
-			return &FieldError{Field: field, Msg: fmt.Sprintf("reads %q, but the %s is %q", clip(en, 80), f.name, clip(*f.en, 80))}
+			return &FieldError{Field: field(), Msg: fmt.Sprintf("reads %q, but the %s is %q", clip(en, 80), f.name, clip(*f.en, 80))}
 		}
 	}
 	return nil
