@@ -24,7 +24,7 @@ import (
 func init() {
 	// The types a sentence's arguments hold (sla/msg): a type missing here
 	// fails the part's encoding by name, never drops a word.
-	for _, v := range []any{msg.Time{}, msg.Word(""), msg.Text{}, time.Duration(0), time.Time{},
+	for _, v := range []any{msg.Time{}, msg.Word(""), msg.Text{}, msg.ProbeWords(""), msg.Exact{}, time.Duration(0), time.Time{},
 		int(0), int64(0), uint64(0), float64(0), "", false, []string(nil), []msg.Text(nil)} {
 		gob.Register(v)
 	}
