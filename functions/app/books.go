@@ -66,23 +66,36 @@ type month struct {
 	byNode map[string][]*events.Event // a node's tickets and notices
 	shared *report.Builder
 	in     report.Input // the shared events, counted once
+	mu     sync.Mutex   // guards shared's fleet figures
 }
 
 // Month builds the report of year-month as of asOf.
 func (bk Books) Month(ctx context.Context, year int, mon time.Month, asOf time.Time) (*report.Report, error) {
-	m := &month{bk: bk, opts: report.Options{Year: year, Month: mon, AsOf: asOf}, byNode: map[string][]*events.Event{}}
-	m.from, m.to = report.Window(year, mon)
-	var err error
-	if m.shared, err = report.NewBuilder(bk.Terms, m.opts); err != nil {
-		return nil, err
-	}
-	if err := m.sharedEvents(ctx); err != nil {
+	m, err := bk.open(ctx, year, mon, asOf)
+	if err != nil {
 		return nil, err
 	}
 	parts, err := m.parts(ctx)
 	if err != nil {
 		return nil, err
 	}
+	return m.assemble(parts)
+}
+
+// open begins year-month: its window, its assembling builder, and the
+// events it shares read and routed.
+func (bk Books) open(ctx context.Context, year int, mon time.Month, asOf time.Time) (*month, error) {
+	m := &month{bk: bk, opts: report.Options{Year: year, Month: mon, AsOf: asOf}, byNode: map[string][]*events.Event{}}
+	m.from, m.to = report.Window(year, mon)
+	var err error
+	if m.shared, err = report.NewBuilder(bk.Terms, m.opts); err != nil {
+		return nil, err
+	}
+	return m, m.sharedEvents(ctx)
+}
+
+// assemble puts the month's parts together.
+func (m *month) assemble(parts []report.Part) (*report.Report, error) {
 	m.in.Lines = m.in.Events // one event a line, as the export writes them
 	return m.shared.Assemble(parts, m.in)
 }
@@ -221,20 +234,28 @@ func exportBackend(ctx context.Context, st store.Store, from, to time.Time, out 
 func (m *month) parts(ctx context.Context) ([]report.Part, error) {
 	parts := make([]report.Part, len(m.nodes))
 	counts := make([]report.Input, len(m.nodes))
-	var mu sync.Mutex
-	figures := func(obs []events.Event) {
-		mu.Lock()
-		defer mu.Unlock()
-		for i := range obs {
-			m.shared.AddFleet(&obs[i])
-		}
-	}
 	if err := m.each(m.nodes, func(i int, n store.Node) (err error) {
-		parts[i], counts[i], err = m.part(ctx, n, &report.FleetShare{}, figures)
+		parts[i], counts[i], err = m.part(ctx, n, &report.FleetShare{}, m.figures)
 		return err
 	}); err != nil {
 		return nil, err
 	}
+	return m.againstFleet(ctx, parts, counts)
+}
+
+// figures files a node's observations' stress figures in the assembling
+// builder (from any worker).
+func (m *month) figures(obs []events.Event) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i := range obs {
+		m.shared.AddFleet(&obs[i])
+	}
+}
+
+// againstFleet counts the first pass's events and builds again, against
+// the fleet the figures make, the nodes it finds fault with.
+func (m *month) againstFleet(ctx context.Context, parts []report.Part, counts []report.Input) ([]report.Part, error) {
 	for _, c := range counts {
 		m.in = sumInput(m.in, c)
 	}
@@ -283,6 +304,16 @@ func (m *month) each(nodes []store.Node, fn func(i int, n store.Node) error) err
 // figures, if set, is handed the node's observations with checks, from
 // which the assembling builder files the stress figures.
 func (m *month) part(ctx context.Context, n store.Node, share *report.FleetShare, figures func([]events.Event)) (report.Part, report.Input, error) {
+	read := func(emit func(*events.Event) error) error {
+		var stats ExportStats
+		return ExportNode(ctx, m.bk.Store, n, m.from, m.to, emit, &stats)
+	}
+	return m.partFrom(n, share, figures, read)
+}
+
+// partFrom is part with the node's records of the month read by read (its
+// part of the export, in the export's order).
+func (m *month) partFrom(n store.Node, share *report.FleetShare, figures func([]events.Event), read func(emit func(*events.Event) error) error) (report.Part, report.Input, error) {
 	o := m.opts
 	o.FleetShare = share
 	b, err := report.NewBuilder(m.bk.Terms, o)
@@ -310,11 +341,8 @@ func (m *month) part(ctx context.Context, n store.Node, share *report.FleetShare
 			return report.Part{}, report.Input{}, err
 		}
 	}
-	var (
-		stats ExportStats
-		obs   []events.Event
-	)
-	if err := ExportNode(ctx, m.bk.Store, n, m.from, m.to, func(e *events.Event) error {
+	var obs []events.Event
+	if err := read(func(e *events.Event) error {
 		if figures != nil && len(e.Checks) > 0 {
 			obs = append(obs, *e)
 		}
@@ -324,7 +352,7 @@ func (m *month) part(ctx context.Context, n store.Node, share *report.FleetShare
 			}
 		}
 		return add(b, e)
-	}, &stats); err != nil {
+	}); err != nil {
 		return report.Part{}, report.Input{}, err
 	}
 	if figures != nil {

@@ -74,23 +74,20 @@ func (bk Books) scorecard(ctx context.Context, o scorecard.Options, last *report
 	for m := time.Date(o.From.Year, o.From.Month, 1, 0, 0, 0, 0, time.UTC); !m.After(end); m = m.AddDate(0, 1, 0) {
 		months = append(months, m)
 	}
-	var reps []*report.Report
-	for k, m := range months {
-		sl := spanSlice(months, k)
-		if last != nil && k == len(months)-1 {
-			reps = append(reps, last)
-			if err := bk.readSlice(ctx, read, parts, m, sl); err != nil {
-				return nil, nil, err
-			}
-			continue
+	built := months
+	if last != nil {
+		built = months[:len(months)-1]
+	}
+	reps, err := bk.months(ctx, built, o.AsOf, func(k int) func(string, *events.Event) error { return spanSlice(months, k).feed(parts) })
+	if err != nil {
+		return nil, nil, err
+	}
+	if last != nil {
+		k := len(months) - 1
+		reps = append(reps, last)
+		if err := bk.readSlice(ctx, read, parts, months[k], spanSlice(months, k)); err != nil {
+			return nil, nil, err
 		}
-		mb := bk
-		mb.alsoRead = sl.feed(parts)
-		r, err := mb.Month(ctx, m.Year(), m.Month(), o.AsOf)
-		if err != nil {
-			return nil, nil, fmt.Errorf("scorecard, month %s: %w", m.Format("2006-01"), err)
-		}
-		reps = append(reps, r)
 	}
 	for _, n := range read {
 		b.AddPart(parts[n.ID])
@@ -99,6 +96,95 @@ func (bk Books) scorecard(ctx context.Context, o scorecard.Options, last *report
 	from, _ := report.Window(o.From.Year, o.From.Month)
 	_, to := report.Window(o.To.Year, o.To.Month)
 	return b, reps, bk.scorecardShared(ctx, b, exported, from, to)
+}
+
+// months builds the reports of several months (in order) from the store,
+// reading each node's records once for all of them: one worker reads a
+// node's records of the months' log (a node's year, not the fleet's) and
+// builds its part of every month from them, each month taking what its
+// own export would hold (inWindow); alsoRead(k), when set, is month k's
+// Books.alsoRead. The nodes the fleet finds fault with are read again for
+// the months they are found in, as Month reads them.
+func (bk Books) months(ctx context.Context, list []time.Time, asOf time.Time, alsoRead func(k int) func(string, *events.Event) error) ([]*report.Report, error) {
+	if len(list) == 0 {
+		return nil, nil
+	}
+	ms := make([]*month, len(list))
+	parts := make([][]report.Part, len(list))
+	counts := make([][]report.Input, len(list))
+	for k, t := range list {
+		mb := bk
+		if alsoRead != nil {
+			mb.alsoRead = alsoRead(k)
+		}
+		m, err := mb.open(ctx, t.Year(), t.Month(), asOf)
+		if err != nil {
+			return nil, fmt.Errorf("month %s: %w", t.Format("2006-01"), err)
+		}
+		ms[k], parts[k], counts[k] = m, make([]report.Part, len(m.nodes)), make([]report.Input, len(m.nodes))
+	}
+	first, last := ms[0], ms[len(ms)-1]
+	if err := first.each(first.nodes, func(i int, n store.Node) error {
+		var evs []events.Event
+		var stats ExportStats
+		if err := ExportNode(ctx, bk.Store, n, first.from, last.to, func(e *events.Event) error { evs = append(evs, *e); return nil }, &stats); err != nil {
+			return err
+		}
+		for k, m := range ms {
+			read := func(emit func(*events.Event) error) error {
+				for j := range evs {
+					if inWindow(&evs[j], m.from, m.to) {
+						if err := emit(&evs[j]); err != nil {
+							return err
+						}
+					}
+				}
+				return nil
+			}
+			var err error
+			if parts[k][i], counts[k][i], err = m.partFrom(n, &report.FleetShare{}, m.figures, read); err != nil {
+				return fmt.Errorf("month %s: %w", list[k].Format("2006-01"), err)
+			}
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	reps := make([]*report.Report, len(ms))
+	for k, m := range ms {
+		ps, err := m.againstFleet(ctx, parts[k], counts[k])
+		if err != nil {
+			return nil, err
+		}
+		if reps[k], err = m.assemble(ps); err != nil {
+			return nil, err
+		}
+		parts[k] = nil
+	}
+	return reps, nil
+}
+
+// inWindow says whether ExportNode of [from, to) writes e, an event it
+// wrote for a window holding that one: the registration and release
+// always, a check result made in it, a drop, chain break or restart
+// recorded in it, a heartbeat run overlapping it. (The node's current run,
+// which the export writes by overlap alone, would differ only if it ended
+// exactly at a window's first instant: a live run ends at its last
+// heartbeat, now.)
+func inWindow(e *events.Event, from, to time.Time) bool {
+	in := func(t time.Time) bool { return !t.Before(from) && t.Before(to) }
+	switch e.Type {
+	case events.TypeNodeRegistered, events.TypeNodeReleased:
+		return true
+	case events.TypeObservation:
+		return in(e.TrueAt())
+	case events.TypeHeartbeatRun:
+		// The stores' overlap rule (History.EachRun): a run ending exactly
+		// at from counts only if it also began there.
+		return e.At.Before(to) && (e.LastAt.After(from) || e.LastAt.Equal(from) && e.At.Equal(from))
+	default:
+		return in(e.At)
+	}
 }
 
 // A node's records over the scorecard's months are read once, month by

@@ -84,6 +84,25 @@ func testStoreScorecard(t *testing.T, st booksStore, nodes int) {
 					return func(w *bytes.Buffer) error { return document.RenderScorecard(w, sc, f) }
 				}, want, got)
 			}
+			// Each month's report, built with the others from one read of
+			// each node's records, is the month's books built alone.
+			for _, r := range reps {
+				m, _ := time.Parse("2006-01", r.Month)
+				alone, err := bk.Month(t.Context(), m.Year(), m.Month(), c.asOf)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var a, g bytes.Buffer
+				if err := report.JSON(&a, alone); err != nil {
+					t.Fatal(err)
+				}
+				if err := report.JSON(&g, r); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(a.Bytes(), g.Bytes()) {
+					t.Fatalf("the scorecard's %s differs from the month's books built alone:\n--- alone\n%.2000s\n--- scorecard's\n%.2000s", r.Month, a.Bytes(), g.Bytes())
+				}
+			}
 			// The scorecard is what it claims to be: both months, the fleet's
 			// nodes, the fleet comparison, the bill and the claims.
 			if len(reps) != 2 || reps[1].Month != "2026-03" || len(got.Providers) != 1 || got.Providers[0].Nodes < nodes-1 ||
