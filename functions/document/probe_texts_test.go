@@ -13,6 +13,7 @@ import (
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/report"
+	"github.com/gpusla/gpusla/sla/trial"
 )
 
 // Every sentence of the probe's, as the value, criterion and detail of a
@@ -85,4 +86,35 @@ func lineWith(text, s string) string {
 		}
 	}
 	return ""
+}
+
+// Every sentence of the probe's, as the detail of an iperf run that gave
+// no figure, is the trial page's detail of the iperf row (sla/trial): in
+// Chinese by the house style, in English the probe's own.
+func TestProbeSentencesInTrialRows(t *testing.T) {
+	for _, s := range wiretest.Samples() {
+		c := s.Text
+		n := trial.Node{Model: "H200", GPUs: 8, Results: []trial.Result{{Name: "net.iperf3.peer", Category: "network_degraded", Verdict: "fail",
+			Detail: s.En, DetailText: &c, At: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)}}}
+		var row *trial.Row
+		for _, r := range trial.Judge(n) {
+			if r.Key == trial.KeyIperf {
+				row = &r
+			}
+		}
+		if row == nil || row.DetailText.IsZero() {
+			t.Fatalf("%q: no iperf row with the run's detail", c.Key)
+		}
+		if got := i18n.New(i18n.EN).Text(row.DetailText); got != s.En {
+			t.Errorf("en: %q, the probe sent %q", got, s.En)
+		}
+		zh := i18n.New(i18n.ZH)
+		got := zh.Text(row.DetailText)
+		for _, f := range zhstyle.Check(got, s.Data...) {
+			t.Errorf("zh, %q: %q: %s", c.Key, got, f)
+		}
+		if m := zh.Missing(); len(m) > 0 {
+			t.Errorf("zh: not in the catalog: %q", m)
+		}
+	}
 }

@@ -22,6 +22,8 @@ import (
 var Allowed = []string{
 	"GPU", "GPUs", "CPU", "NVIDIA", "SXM", "PCIe", "NVLink", "NCCL", "CUDA", "ECC", "BMC", "HBM", "XID", "Xid", "MIG", "NVML",
 	"PCI", "SM", "VBIOS", "vGPU", "UUID", "Ampere", "Hopper", "VM", "Kubernetes", "Pod",
+	// NCCL's and CUDA's own names of a measure or an instruction.
+	"busbw", "algbw", "NVLS", "wgmma",
 	// °C: the degree sign ends a word, leaving its letter.
 	"C",
 	// Readings named as the system names them (/proc/meminfo's MemTotal).

@@ -136,10 +136,11 @@ func judgeDevice(d *gpu.Device, db *specdb.DB, exp expect.Expected, ordered []*s
 			Criterion: "NVML can open the GPU", Detail: strings.Join(d.Errors, "; ")})
 		return out
 	}
-	add(wire.Check{Name: "gpu.identity", Verdict: wire.Pass, Value: d.Name, Criterion: "recorded",
-		Detail: fmt.Sprintf("uuid %s, serial %s, bus %s, device 0x%08x, subsystem 0x%08x, board %s, vbios %s, %d SMs, persistence %s",
-			orDash(d.UUID), orDash(d.Serial), orDash(d.PCI.BusID), d.PCI.DeviceID, d.PCI.SubsystemID, orDash(d.BoardPartNumber), orDash(d.VBIOS),
-			d.SMs(), onOff(d.PersistenceMode))})
+	id := wire.Check{Name: "gpu.identity", Verdict: wire.Pass, Value: d.Name, Criterion: "recorded"}
+	id.SetDetail("uuid %s, serial %s, bus %s, device 0x%08x, subsystem 0x%08x, board %s, vbios %s, %d SMs, persistence %s",
+		orDash(d.UUID), orDash(d.Serial), orDash(d.PCI.BusID), d.PCI.DeviceID, d.PCI.SubsystemID, orDash(d.BoardPartNumber), orDash(d.VBIOS),
+		d.SMs(), onOff(d.PersistenceMode))
+	add(id)
 
 	// Virtualisation: a slice is not a whole GPU whatever it is called.
 	judgeSlice(d, add)
@@ -152,7 +153,7 @@ func judgeDevice(d *gpu.Device, db *specdb.DB, exp expect.Expected, ordered []*s
 		c.Detail, c.DetailText = wire.Put(why)
 		add(c)
 		iv := &identity{}
-		iv.unverified("model", why)
+		iv.unverified(wire.T("model"), why)
 		if exp.Model != "" || exp.GPUMemoryGB > 0 {
 			add(unverifiedOrder(exp, wire.T("the PCI device id could not be read: %s", why)))
 		}
@@ -276,7 +277,7 @@ func judgeBoard(d *gpu.Device, m *specdb.Model, add func(wire.Check)) {
 		c.Verdict, c.Detail = wire.Fail, "subsystem vendor 0xffff is no vendor: the ids are unreadable or forged"
 	case m.FormFactor == specdb.SXM && sv != NVIDIA:
 		c.Verdict = wire.Fail
-		c.Detail = fmt.Sprintf("device id 0x%04x is an SXM module (%s), which only NVIDIA builds, but its subsystem vendor is 0x%04x (%s): a PCIe card or altered ids",
+		c.SetDetail("device id 0x%04x is an SXM module (%s), which only NVIDIA builds, but its subsystem vendor is 0x%04x (%s): a PCIe card or altered ids",
 			d.PCI.DeviceID16(), m.DisplayName(), sv, boardMaker(sv))
 	}
 	add(c)
@@ -390,7 +391,8 @@ func judgePCIe(d *gpu.Device, m *specdb.Model, add func(wire.Check)) {
 		if d.PCIeMaxWidth != nil {
 			maxw = *d.PCIeMaxWidth
 		}
-		c.Value, c.Number = fmt.Sprintf("x%d (max x%d)", cur, maxw), num(float64(cur))
+		c.SetValue("x%d (max x%d)", cur, maxw)
+		c.Number = num(float64(cur))
 		switch {
 		case maxw > 0 && maxw < m.PCIeWidth:
 			c.Verdict = wire.Fail
@@ -464,14 +466,15 @@ func deref(p *int) int {
 	return *p
 }
 
-func onOff(b *bool) string {
+// onOff is a setting's state: on, off, or "-" where it was not read.
+func onOff(b *bool) any {
 	switch {
 	case b == nil:
 		return "-"
 	case *b:
-		return "on"
+		return wire.T("on")
 	}
-	return "off"
+	return wire.T("off")
 }
 
 func orDash(s string) string {

@@ -2,7 +2,6 @@ package authn
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/gpusla/gpusla/probe/gpu"
 	"github.com/gpusla/gpusla/probe/specdb"
@@ -12,18 +11,19 @@ import (
 // identity collects the identity readings that could not be read, for
 // gpu.identity.verified: a card whose memory or core count is hidden is
 // not shown to be genuine, so it never passes silently.
-type identity struct{ missing []string }
+type identity struct{ missing []wire.Text }
 
-func (iv *identity) unverified(what string, why wire.Text) {
-	iv.missing = append(iv.missing, what+" ("+why.String()+")")
+func (iv *identity) unverified(what, why wire.Text) {
+	iv.missing = append(iv.missing, wire.T("%s (%s)", what, why))
 }
 
 func (iv *identity) check() wire.Check {
 	c := wire.Check{Name: "gpu.identity.verified", Verdict: wire.Pass, Value: "all read",
 		Criterion: "PCI ids, name, memory size, core count, bus width and compute capability read and checked"}
 	if len(iv.missing) > 0 {
-		c.Verdict, c.Value = wire.Warn, fmt.Sprintf("%d unread", len(iv.missing))
-		c.Detail = "the card's identity is not verified: " + strings.Join(iv.missing, "; ")
+		c.Verdict = wire.Warn
+		c.SetValue("%d unread", len(iv.missing))
+		c.SetDetail("the card's identity is not verified: %s", wire.Join(iv.missing))
 	}
 	return c
 }
@@ -45,7 +45,7 @@ func judgeSpecs(d *gpu.Device, m *specdb.Model, add func(wire.Check)) {
 		soft = wire.Warn
 	}
 	iv := &identity{}
-	skip := func(name, what, reading string) {
+	skip := func(name string, what wire.Text, reading string) {
 		why := d.MissingText(reading)
 		iv.unverified(what, why)
 		add(skipped(name, why))
@@ -57,16 +57,16 @@ func judgeSpecs(d *gpu.Device, m *specdb.Model, add func(wire.Check)) {
 	}
 
 	if d.Name == "" {
-		iv.unverified("name", d.MissingText("name"))
+		iv.unverified(wire.T("name"), d.MissingText("name"))
 	}
 	if d.MemoryTotalMiB == nil {
-		skip("gpu.memory", "memory size", "memory")
+		skip("gpu.memory", wire.T("memory size"), "memory")
 	} else {
 		add(memoryCheck(float64(*d.MemoryTotalMiB), m, src))
 	}
 	switch {
 	case d.MemoryBusWidth == nil:
-		skip("gpu.memory_bus_width", "memory bus width", "memory_bus_width")
+		skip("gpu.memory_bus_width", wire.T("memory bus width"), "memory_bus_width")
 	case m.MemoryBusWidth == 0:
 		noFigure("gpu.memory_bus_width", wire.T("memory bus width"))
 	default:
@@ -74,7 +74,7 @@ func judgeSpecs(d *gpu.Device, m *specdb.Model, add func(wire.Check)) {
 	}
 	switch {
 	case d.Cores == nil:
-		skip("gpu.cores", "core count", "gpu_cores")
+		skip("gpu.cores", wire.T("core count"), "gpu_cores")
 	case m.GPUCores == 0:
 		noFigure("gpu.cores", wire.T("core count"))
 	default:
@@ -83,7 +83,7 @@ func judgeSpecs(d *gpu.Device, m *specdb.Model, add func(wire.Check)) {
 		add(c)
 	}
 	if d.ComputeCapability == "" {
-		skip("gpu.compute_capability", "compute capability", "compute_capability")
+		skip("gpu.compute_capability", wire.T("compute capability"), "compute_capability")
 	} else {
 		c := wire.Check{Name: "gpu.compute_capability", Verdict: wire.Pass, Value: d.ComputeCapability}
 		c.SetCriterion("%s (%s)", m.ComputeCapability, src)

@@ -107,14 +107,15 @@ func (t *tally) check(c *wire.Check) {
 	case len(t.bad) > 0:
 		c.Verdict = wire.Fail
 		c.SetValue("%d disagreement(s)", len(t.bad))
-		c.Detail = strings.Join(t.bad, "; ") + ": NVML's answers are not the hardware's (a preloaded library, a patched driver or relabelled ids)"
+		c.SetDetail("%s: NVML's answers are not the hardware's (a preloaded library, a patched driver or relabelled ids)", strings.Join(t.bad, "; "))
 	case len(t.compared) == 0:
 		c.Verdict, c.Value = wire.Skipped, "-"
-		c.Detail = "nothing to compare NVML with: " + strings.Join(t.skipped, "; ")
+		c.SetDetail("nothing to compare NVML with: %s", strings.Join(t.skipped, "; "))
 	default:
-		c.Verdict, c.Value = wire.Pass, "agree: "+strings.Join(t.compared, ", ")
+		c.Verdict = wire.Pass
+		c.SetValue("agree: %s", strings.Join(t.compared, ", "))
 		if len(t.skipped) > 0 {
-			c.Detail = "not compared: " + strings.Join(t.skipped, "; ")
+			c.SetDetail("not compared: %s", strings.Join(t.skipped, "; "))
 		}
 	}
 }

@@ -69,8 +69,8 @@ func (RemappedRows) Check(in Input) []wire.Check {
 		if r == nil {
 			return []wire.Check{skipped("gpu.remapped_rows", crit, "row remapping not supported (pre-Ampere or consumer card)")}
 		}
-		c := wire.Check{Name: "gpu.remapped_rows", Verdict: wire.Pass, Criterion: crit, Number: num(float64(r.Uncorrectable)), Unit: "rows",
-			Value: fmt.Sprintf("%d uncorrectable, %d correctable, pending %s, failure %s", r.Uncorrectable, r.Correctable, yesNo(r.Pending), yesNo(r.Failure))}
+		c := wire.Check{Name: "gpu.remapped_rows", Verdict: wire.Pass, Criterion: crit, Number: num(float64(r.Uncorrectable)), Unit: "rows"}
+		c.SetValue("%d uncorrectable, %d correctable, pending %s, failure %s", r.Uncorrectable, r.Correctable, yesNo(r.Pending), yesNo(r.Failure))
 		switch {
 		case r.Failure:
 			c.Verdict, c.Detail = wire.Fail, "a row remapping failed: the memory has run out of spare rows; the GPU needs replacing"
@@ -107,8 +107,8 @@ func (RetiredPages) Check(in Input) []wire.Check {
 		}
 		total := deref(d.RetiredPagesSBE) + deref(d.RetiredPagesDBE)
 		pending := d.RetiredPagesPending != nil && *d.RetiredPagesPending
-		c := wire.Check{Name: "gpu.retired_pages", Verdict: wire.Pass, Criterion: crit, Number: num(float64(total)), Unit: "pages",
-			Value: fmt.Sprintf("%d (%d single-bit, %d double-bit), pending %s", total, deref(d.RetiredPagesSBE), deref(d.RetiredPagesDBE), yesNo(pending))}
+		c := wire.Check{Name: "gpu.retired_pages", Verdict: wire.Pass, Criterion: crit, Number: num(float64(total)), Unit: "pages"}
+		c.SetValue("%d (%d single-bit, %d double-bit), pending %s", total, deref(d.RetiredPagesSBE), deref(d.RetiredPagesDBE), yesNo(pending))
 		switch {
 		case pending:
 			c.Verdict, c.Detail = wire.Fail, "a page retirement is pending: reset the GPU"
@@ -144,9 +144,9 @@ func onOff(b bool) string {
 	return "off"
 }
 
-func yesNo(b bool) string {
+func yesNo(b bool) wire.Text {
 	if b {
-		return "yes"
+		return wire.T("yes")
 	}
-	return "no"
+	return wire.T("no")
 }

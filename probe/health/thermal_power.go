@@ -61,7 +61,8 @@ func (Power) Check(in Input) []wire.Check {
 		if d.PowerEnforcedLimitW != nil {
 			c.SetValue("%.0f W of %.0f W", *d.PowerUsageW, *d.PowerEnforcedLimitW)
 			if *d.PowerUsageW > 1.1**d.PowerEnforcedLimitW {
-				c.Verdict, c.Detail = wire.Warn, "drawing more than 110 % of the enforced limit: power sensing or limiting is faulty"
+				c.Verdict = wire.Warn
+				c.SetDetail("drawing more than %d %% of the enforced limit: power sensing or limiting is faulty", 110)
 			}
 		}
 		return []wire.Check{c}
@@ -109,24 +110,29 @@ type ClockEvents struct{}
 
 func (ClockEvents) Name() string { return "clock_events" }
 
+// clockEventsCriterion is what a GPU's clock event reasons pass by.
+const clockEventsCriterion = "no thermal, power or hardware slowdown (idle is fine)"
+
 func (ClockEvents) Check(in Input) []wire.Check {
 	// Under the probe's own burn the power cap is expected, not a fault.
 	ownLoad := in.GPU != nil && in.GPU.OwnWork != nil && in.GPU.OwnWork.Running
 	return perGPU(in, func(d *gpu.Device) []wire.Check {
-		crit := "no thermal, power or hardware slowdown (idle is fine)"
 		if d.ClockEventReasons == nil {
-			return []wire.Check{skipped("gpu.clock_events", crit, "clock event reasons not readable")}
+			return []wire.Check{skipped("gpu.clock_events", clockEventsCriterion, "clock event reasons not readable")}
 		}
 		bits := *d.ClockEventReasons
-		c := wire.Check{Name: "gpu.clock_events", Verdict: wire.Pass, Criterion: crit, Number: num(float64(bits))}
+		c := wire.Check{Name: "gpu.clock_events", Verdict: wire.Pass, Criterion: clockEventsCriterion, Number: num(float64(bits))}
 		var names, faults []string
+		var capped *wire.Text
 		for _, r := range reasons {
 			if bits&r.bit == 0 {
 				continue
 			}
 			names = append(names, r.name)
 			if r.bit == reasonSWPowerCap && ownLoad {
-				c.Detail = "software power cap: expected, " + OwnStressRunning
+				t := wire.T("software power cap: expected, %s", wire.T(OwnStressRunning))
+				capped = &t
+				c.Detail, c.DetailText = wire.Put(t)
 				continue
 			}
 			if r.verdict != wire.Pass {
@@ -136,14 +142,15 @@ func (ClockEvents) Check(in Input) []wire.Check {
 				}
 			}
 		}
-		c.SetValue("0x%x", bits)
+		c.SetValue("0x%x (none)", bits)
 		if len(names) > 0 {
-			c.Value += " (" + strings.Join(names, ", ") + ")"
-		} else {
-			c.Value += " (none)"
+			c.SetValue("0x%x (%s)", bits, strings.Join(names, ", "))
 		}
-		if len(faults) > 0 {
-			c.Detail = strings.TrimSuffix("clocks held down by "+strings.Join(faults, ", ")+"; "+c.Detail, "; ")
+		switch {
+		case len(faults) > 0 && capped != nil:
+			c.SetDetail("clocks held down by %s; %s", strings.Join(faults, ", "), *capped)
+		case len(faults) > 0:
+			c.SetDetail("clocks held down by %s", strings.Join(faults, ", "))
 		}
 		return []wire.Check{c}
 	})

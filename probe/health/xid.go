@@ -76,7 +76,7 @@ func xidCheck(name string, gpuIndex *int, codes []int, evidence []string, source
 	c := wire.Check{Name: name, Category: wire.CategoryGPUDegraded, Verdict: wire.Pass, GPU: gpuIndex,
 		Criterion: xidCriterion, Number: num(float64(len(codes))), Unit: "XIDs"}
 	if len(codes) == 0 {
-		c.Value = "none in " + source
+		c.SetValue("none in %s", source)
 		return c
 	}
 	byCode := map[int]int{}

@@ -173,8 +173,9 @@ func runSteps(ctx context.Context, o Options, now func() time.Time, rep *Report)
 // markers tag a step's observation as the trial's, so the backend's trial
 // page knows which readings were taken while the node should be idle.
 func markers(s Step, i, n int) []wire.Check {
-	m := []wire.Check{{Name: "probe.trial", Category: wire.CategoryHost, Verdict: wire.Pass,
-		Value: fmt.Sprintf("step %d of %d: %s", i+1, n, s.Name), Criterion: "recorded: a step of gpuprobe trial"}}
+	step := wire.Check{Name: "probe.trial", Category: wire.CategoryHost, Verdict: wire.Pass, Criterion: "recorded: a step of gpuprobe trial"}
+	step.SetValue("step %d of %d: %s", i+1, n, s.Name)
+	m := []wire.Check{step}
 	if s.Idle {
 		m = append(m, wire.Check{Name: "probe.trial.idle", Category: wire.CategoryHost, Verdict: wire.Pass,
 			Value: "read before the trial's GPU work", Criterion: "recorded: these readings are held to idle"})

@@ -142,3 +142,17 @@ func Put(t Text) (string, *Text) {
 	}
 	return en, &t
 }
+
+// Join is parts joined with "; ", a sentence in every language (the
+// catalog's separator); the zero Text for none.
+func Join(parts []Text) Text {
+	var t Text
+	for i, p := range parts {
+		if i == 0 {
+			t = p
+			continue
+		}
+		t = T("%s; %s", t, p)
+	}
+	return t
+}

@@ -105,7 +105,7 @@ func probeTexts(t *testing.T) (coded, uncoded map[string]string) {
 				switch name {
 				case "Say", "T", "SetValue", "SetCriterion", "SetDetail":
 					if len(v.Args) > 0 {
-						if s, ok := literal(v.Args[0]); ok {
+						if s, ok := text(v.Args[0]); ok {
 							first(coded, s, at(v))
 						}
 					}

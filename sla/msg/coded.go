@@ -29,10 +29,11 @@ type Arg struct {
 }
 
 // MaxCodedArgs bounds a Coded's arguments (the probe's sentences take at
-// most 9); MaxCodedDepth bounds sentences nested in sentences.
+// most 9); MaxCodedDepth bounds sentences nested in sentences (the
+// probe's go 5 deep: a stress power value and its notes).
 const (
 	MaxCodedArgs  = 12
-	MaxCodedDepth = 3
+	MaxCodedDepth = 6
 )
 
 // Code builds a Coded from Go values: strings, integers, floats, errors

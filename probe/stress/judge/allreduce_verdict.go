@@ -71,7 +71,8 @@ func judgeTopology(pairs []result.TopoPair, err error, fs fabricSpec) (wire.Chec
 	}
 	c := wire.Check{Name: "gpu.topology", Category: wire.CategoryInventory, Unit: "pairs"}
 	if err != nil {
-		c.Verdict, c.Detail = wire.Skipped, "topology not read: "+err.Error()
+		c.Verdict = wire.Skipped
+		c.SetDetail("topology not read: %s", err)
 		return c, true
 	}
 	var parts, pcie []string
@@ -84,20 +85,20 @@ func judgeTopology(pairs []result.TopoPair, err error, fs fabricSpec) (wire.Chec
 			pcie = append(pcie, fmt.Sprintf("%d-%d", p.A, p.B))
 		}
 	}
-	c.Value = fmt.Sprintf("%d of %d GPU pairs on NVLink: %s", nv, len(pairs), strings.Join(parts, ", "))
+	c.SetValue("%d of %d GPU pairs on NVLink: %s", nv, len(pairs), strings.Join(parts, ", "))
 	c.Number = num(float64(nv))
 	switch {
 	case !fs.Known:
 		c.Verdict, c.Detail = wire.Skipped, "GPU model unknown to the spec database: whether NVLink is part of it is not known"
 	case fs.NVLinkSold:
-		c.Criterion = "every GPU pair on NVLink (" + fs.Model + " SXM is sold with NVLink)"
+		c.SetCriterion("every GPU pair on NVLink (%s SXM is sold with NVLink)", fs.Model)
 		c.Verdict = wire.Pass
 		if len(pcie) > 0 {
 			c.Verdict = wire.Fail
-			c.Detail = "over PCIe instead of NVLink: " + strings.Join(pcie, ", ")
+			c.SetDetail("over PCIe instead of NVLink: %s", strings.Join(pcie, ", "))
 		}
 	default:
-		c.Criterion = "recorded (" + fs.Model + " is not an NVLink SXM part: PCIe paths are normal)"
+		c.SetCriterion("recorded (%s is not an NVLink SXM part: PCIe paths are normal)", fs.Model)
 		c.Verdict = wire.Pass
 	}
 	return c, true
@@ -115,17 +116,19 @@ func judgeAllReduce(r result.AllReduce, pairs []result.TopoPair, topoErr error, 
 		base.Verdict, base.Detail = wire.Skipped, r.Skipped
 		return []wire.Check{base}
 	case r.Error != "" && len(r.Rows) == 0:
-		base.Verdict, base.Detail = wire.Fail, "all-reduce could not run: "+r.Error
+		base.Verdict = wire.Fail
+		base.SetDetail("all-reduce could not run: %s", r.Error)
 		return []wire.Check{base}
 	}
 	n := len(r.GPUs)
 	var out []wire.Check
 	e := wire.Check{Name: "gpu.nccl.allreduce.errors", Category: wire.CategoryGPUDegraded,
-		Criterion: "every element of every result equal to the exact sum", Number: num(float64(r.Wrong)), Unit: "values",
-		Value: fmt.Sprintf("%d wrong of %d checked, %d sizes, NCCL %s, %d GPUs, NVLS %s", r.Wrong, r.Checked, len(r.Rows), r.NCCL, n, r.NVLS)}
+		Criterion: "every element of every result equal to the exact sum", Number: num(float64(r.Wrong)), Unit: "values"}
+	e.SetValue("%d wrong of %d checked, %d sizes, NCCL %s, %d GPUs, NVLS %s", r.Wrong, r.Checked, len(r.Rows), r.NCCL, n, r.NVLS)
 	e.Verdict = wire.Pass
 	if r.Wrong > 0 {
-		e.Verdict, e.Detail = wire.Fail, "first: "+r.FirstBad
+		e.Verdict = wire.Fail
+		e.SetDetail("first: %s", r.FirstBad)
 	}
 	if r.Error != "" {
 		e.Verdict = wire.Fail
@@ -166,21 +169,23 @@ func judgeAllReduce(r result.AllReduce, pairs []result.TopoPair, topoErr error, 
 		bw.Verdict = wire.Skipped
 		bw.Detail = "one GPU: an all-reduce moves nothing between GPUs (bus bandwidth is 0 by definition); NCCL ran and every result was checked"
 		if big != nil {
-			bw.Value = fmt.Sprintf("algbw %.1f GB/s at %s (a device-local copy)", big.AlgGBs, sizeText(big.Bytes))
+			bw.SetValue("algbw %.1f GB/s at %s (a device-local copy)", big.AlgGBs, sizeText(big.Bytes))
 		}
 	case big == nil:
-		bw.Verdict, bw.Detail = wire.Skipped, fmt.Sprintf("no float32 message of %s or more was measured (GPU memory too small, or stopped early)", sizeText(arJudgedFrom))
+		bw.Verdict = wire.Skipped
+		bw.SetDetail("no float32 message of %s or more was measured (GPU memory too small, or stopped early)", sizeText(arJudgedFrom))
 	default:
 		bw.Number = num(big.BusGBs)
-		bw.Value = fmt.Sprintf("%.1f GB/s busbw (algbw %.1f) at %s float32 on %d GPUs", big.BusGBs, big.AlgGBs, sizeText(big.Bytes), n)
+		bw.SetValue("%.1f GB/s busbw (algbw %.1f) at %s float32 on %d GPUs", big.BusGBs, big.AlgGBs, sizeText(big.Bytes), n)
 		if bf16 != nil {
-			bw.Value += fmt.Sprintf("; bfloat16 %.1f GB/s at %s", bf16.BusGBs, sizeText(bf16.Bytes))
+			bw.SetValue("%.1f GB/s busbw (algbw %.1f) at %s float32 on %d GPUs; bfloat16 %.1f GB/s at %s", big.BusGBs, big.AlgGBs, sizeText(big.Bytes), n,
+				bf16.BusGBs, sizeText(bf16.Bytes))
 		}
 		t, ok := busThreshold(m, n, allNV)
 		switch {
 		case !ok && fs.Known:
 			bw.Verdict = wire.Skipped
-			bw.Detail = fmt.Sprintf("no all-reduce threshold for %d × %s on this topology: the spec database has no measurement for this GPU count, and the NVLink-derived level applies only where every pair is on NVLink", n, fs.Model)
+			bw.SetDetail("no all-reduce threshold for %d × %s on this topology: the spec database has no measurement for this GPU count, and the NVLink-derived level applies only where every pair is on NVLink", n, fs.Model)
 		case !ok:
 			bw.Verdict, bw.Detail = wire.Skipped, "GPU model unknown to the spec database: no all-reduce threshold"
 		default:
@@ -192,9 +197,9 @@ func judgeAllReduce(r result.AllReduce, pairs []result.TopoPair, topoErr error, 
 	out = append(out, bw)
 	if small != nil {
 		l := wire.Check{Name: "gpu.nccl.allreduce.latency", Category: wire.CategoryPerformance, Unit: "µs",
-			Number: num(small.Micros), Verdict: wire.Pass,
-			Criterion: fmt.Sprintf("≤ %g µs, warn above %g µs (%s)", arLatencyFailUs, arLatencyWarnUs, arLatencyWhy),
-			Value:     fmt.Sprintf("%.1f µs per %s float32 all-reduce on %d GPUs", small.Micros, sizeText(small.Bytes), n)}
+			Number: num(small.Micros), Verdict: wire.Pass}
+		l.SetCriterion("≤ %g µs, warn above %g µs (%s)", arLatencyFailUs, arLatencyWarnUs, wire.T(arLatencyWhy))
+		l.SetValue("%.1f µs per %s float32 all-reduce on %d GPUs", small.Micros, sizeText(small.Bytes), n)
 		switch {
 		case small.Micros > arLatencyFailUs:
 			l.Verdict = wire.Fail

@@ -60,7 +60,8 @@ func judgePower(p result.Power, spec powerSpec) []wire.Check {
 		c.Verdict, c.Detail = wire.Skipped, p.Skipped
 		return []wire.Check{c}
 	case p.Error != "" && p.Launches == 0:
-		c.Verdict, c.Detail = wire.Fail, "power test could not run: "+p.Error
+		c.Verdict = wire.Fail
+		c.SetDetail("power test could not run: %s", p.Error)
 		return []wire.Check{c}
 	}
 	out := []wire.Check{judgePowerErrors(p)}
@@ -70,7 +71,7 @@ func judgePower(p result.Power, spec powerSpec) []wire.Check {
 		c.Verdict = wire.Skipped
 		c.Detail = "no NVML power readings"
 		if m != nil && len(m.Errors) > 0 {
-			c.Detail += ": " + strings.Join(m.Errors, "; ")
+			c.SetDetail("no NVML power readings: %s", strings.Join(m.Errors, "; "))
 		}
 		return append(out, c)
 	}
@@ -88,30 +89,32 @@ func judgePowerErrors(p result.Power) wire.Check {
 	e := wire.Check{Name: "gpu.power.errors", Category: wire.CategoryGPUDegraded, GPU: gpuPtr(p.GPU),
 		Criterion: "0 wrong tensor results against the host reference, 0 wrong copied words",
 		Number:    num(float64(p.Mismatches + p.CopyBad)), Unit: "values", Verdict: wire.Pass}
-	e.Value = fmt.Sprintf("%d wrong of %d tensor results, %d wrong of %d copied words, in %d launches",
+	e.SetValue("%d wrong of %d tensor results, %d wrong of %d copied words, in %d launches",
 		p.Mismatches, p.Checked, p.CopyBad, p.CopyChecked, p.Launches)
-	var why []string
+	var why []wire.Text
 	if p.Mismatches > 0 {
 		e.Verdict = wire.Fail
 		if len(p.FirstBad) > 0 {
 			f := p.FirstBad[0]
-			why = append(why, fmt.Sprintf("first tensor result: launch %d element %d = %g, want %g", f.Launch, f.Index, f.Got, f.Want))
+			why = append(why, wire.T("first tensor result: launch %d element %d = %g, want %g", f.Launch, f.Index, f.Got, f.Want))
 		}
 	}
 	if p.CopyBad > 0 {
 		e.Verdict = wire.Fail
 		if len(p.CopyFirstBad) > 0 {
-			why = append(why, fmt.Sprintf("first copied word wrong at word offset %d", p.CopyFirstBad[0]))
+			why = append(why, wire.T("first copied word wrong at word offset %d", p.CopyFirstBad[0]))
 		}
 	}
 	if e.Verdict == wire.Fail && p.Injected {
-		why = append(why, "fault injection was on (--fault-inject): one tensor result and one copied word were planted")
+		why = append(why, wire.T("fault injection was on (--fault-inject): one tensor result and one copied word were planted"))
 	}
 	if p.Error != "" {
 		e.Verdict = wire.Fail
-		why = append(why, "driver error during the test: "+p.Error)
+		why = append(why, wire.T("driver error during the test: %s", p.Error))
 	}
-	e.Detail = strings.Join(why, "; ")
+	if len(why) > 0 {
+		e.Detail, e.DetailText = wire.Put(wire.Join(why))
+	}
 	return e
 }
 
@@ -120,43 +123,45 @@ func judgePowerErrors(p result.Power) wire.Check {
 // then notes on a capped power limit and on unsteady power.
 func judgePowerDraw(c *wire.Check, p result.Power, m result.Monitor, spec powerSpec) {
 	c.Number = num(m.PowerMeanW)
-	c.Value = powerValue(m)
+	v := powerValue(m)
 	if spec.Official > 0 {
-		c.Value += fmt.Sprintf(", %.1f %% of the model's %g W", 100*m.PowerMeanW/spec.Official, spec.Official)
+		v = wire.T("%s, %.1f %% of the model's %g W", v, 100*m.PowerMeanW/spec.Official, spec.Official)
 	}
 	if m.PowerLimitW > 0 {
-		c.Value += fmt.Sprintf(", %.1f %% of the enforced %.0f W limit", 100*m.PowerMeanW/m.PowerLimitW, m.PowerLimitW)
+		v = wire.T("%s, %.1f %% of the enforced %.0f W limit", v, 100*m.PowerMeanW/m.PowerLimitW, m.PowerLimitW)
 	}
-	c.Value += fmt.Sprintf("; %.1f TFLOP/s and %.0f GB/s copy at once (%s; %s)", p.Median, p.CopyGBs, p.Mix, p.Tuned)
-	var notes []string
+	c.SetValue("%s; %.1f TFLOP/s and %.0f GB/s copy at once (%s; %s)", v, p.Median, p.CopyGBs, p.Mix, p.Tuned)
+	var notes []wire.Text
 	switch {
 	case !spec.Known:
 		c.Verdict = wire.Skipped
-		notes = append(notes, "no calibrated power threshold for this GPU model")
+		notes = append(notes, wire.T("no calibrated power threshold for this GPU model"))
 	case m.PowerMeanW < spec.Min:
 		c.Verdict = wire.Fail
-		c.Criterion = fmt.Sprintf("≥ %g W (%s)", spec.Min, spec.Source)
+		c.SetCriterion("≥ %g W (%s)", spec.Min, spec.Source)
 	case m.PowerMeanW < spec.Warn:
 		c.Verdict = wire.Warn
-		c.Criterion = fmt.Sprintf("≥ %g W (%s)", spec.Min, spec.Source)
-		notes = append(notes, fmt.Sprintf("below the %g W a healthy card is expected to draw", spec.Warn))
+		c.SetCriterion("≥ %g W (%s)", spec.Min, spec.Source)
+		notes = append(notes, wire.T("below the %g W a healthy card is expected to draw", spec.Warn))
 	default:
 		c.Verdict = wire.Pass
-		c.Criterion = fmt.Sprintf("≥ %g W (%s)", spec.Min, spec.Source)
+		c.SetCriterion("≥ %g W (%s)", spec.Min, spec.Source)
 	}
 	if spec.Official > 0 && m.PowerLimitW > 0 && m.PowerLimitW < spec.Official-1 {
-		notes = append(notes, fmt.Sprintf("the enforced power limit %.0f W is below the model's %g W: the card is capped", m.PowerLimitW, spec.Official))
+		notes = append(notes, wire.T("the enforced power limit %.0f W is below the model's %g W: the card is capped", m.PowerLimitW, spec.Official))
 	}
 	switch {
 	case m.PowerUnjudged != "":
-		notes = append(notes, "stability not judged: "+m.PowerUnjudged)
+		notes = append(notes, wire.T("stability not judged: %s", m.PowerUnjudged))
 	case m.PowerFluctPct > maxPowerFluctPct:
 		if c.Verdict == wire.Pass {
 			c.Verdict = wire.Warn
 		}
-		notes = append(notes, fmt.Sprintf("power unsteady: a reading of the steady part %.1f %% from its mean, over ±%g %%", m.PowerFluctPct, maxPowerFluctPct))
+		notes = append(notes, wire.T("power unsteady: a reading of the steady part %.1f %% from its mean, over ±%g %%", m.PowerFluctPct, maxPowerFluctPct))
 	}
-	c.Detail = strings.Join(notes, "; ")
+	if len(notes) > 0 {
+		c.Detail, c.DetailText = wire.Put(wire.Join(notes))
+	}
 }
 
 // judgePowerMonitor is temperature, clock-event reasons and XIDs as for

@@ -38,7 +38,7 @@ func judgeSanity(g *result.GPU) (wire.Check, bool) {
 		notes = append(notes, d)
 	}
 	c.Number, c.Unit = num(float64(passed)), "kernels"
-	c.Value = fmt.Sprintf("%d of %d wgmma kernels passed the sanity burn", passed, len(result.WgmmaPrecisions))
+	c.SetValue("%d of %d wgmma kernels passed the sanity burn", passed, len(result.WgmmaPrecisions))
 	if g.WgmmaErr != "" {
 		notes = append([]string{g.WgmmaErr}, notes...)
 	}

@@ -81,26 +81,26 @@ func judgeSoak(b result.Burn, spec Spec, known bool) []wire.Check {
 		out = append(out, s)
 	}
 	c := soakStability(b.Samples)
-	s := wire.Check{Name: name + ".stability", Category: wire.CategoryPerformance, GPU: gpuPtr(b.GPU), Unit: "%",
-		Criterion: fmt.Sprintf("the last quarter's median within %g %% of the first steady quarter's (fail beyond %g %%), CV ≤ %g %%",
-			soakWarnSagPct, soakFailSagPct, 100*maxCV)}
+	s := wire.Check{Name: name + ".stability", Category: wire.CategoryPerformance, GPU: gpuPtr(b.GPU), Unit: "%"}
+	s.SetCriterion("the last quarter's median within %g %% of the first steady quarter's (fail beyond %g %%), CV ≤ %g %%",
+		soakWarnSagPct, soakFailSagPct, 100*maxCV)
 	if c.Unjudged != "" {
 		s.Verdict, s.Detail = wire.Skipped, c.Unjudged
 		return append(out, s)
 	}
 	s.Number = num(c.SagPct)
-	s.Value = fmt.Sprintf("last quarter %.1f vs first steady quarter %.1f TFLOP/s (%+.1f %%), CV %.2f %% over %d s (first %d s left out)",
+	s.SetValue("last quarter %.1f vs first steady quarter %.1f TFLOP/s (%+.1f %%), CV %.2f %% over %d s (first %d s left out)",
 		c.LastQ, c.FirstQ, -c.SagPct, 100*c.CV, c.Samples, c.RampLeft)
 	switch {
 	case c.SagPct > soakFailSagPct:
 		s.Verdict = wire.Fail
-		s.Detail = fmt.Sprintf("throughput sagged %.1f %% under sustained load: the card throttles (cooling or power delivery)", c.SagPct)
+		s.SetDetail("throughput sagged %.1f %% under sustained load: the card throttles (cooling or power delivery)", c.SagPct)
 	case c.SagPct > soakWarnSagPct:
 		s.Verdict = wire.Warn
-		s.Detail = fmt.Sprintf("throughput sagged %.1f %% under sustained load", c.SagPct)
+		s.SetDetail("throughput sagged %.1f %% under sustained load", c.SagPct)
 	case c.CV > maxCV:
 		s.Verdict = wire.Warn
-		s.Detail = fmt.Sprintf("throughput unsteady: CV %.1f %% over %.0f %%", 100*c.CV, 100*maxCV)
+		s.SetDetail("throughput unsteady: CV %.1f %% over %.0f %%", 100*c.CV, 100*maxCV)
 	default:
 		s.Verdict = wire.Pass
 	}

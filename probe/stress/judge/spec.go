@@ -1,7 +1,6 @@
 package judge
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/gpusla/gpusla/probe/wire"
@@ -35,20 +34,21 @@ type Spec struct {
 func (s Spec) judge(c *wire.Check, key string, v float64, unit string, known bool) {
 	min, ok := s.Min[key]
 	if !known || !ok {
-		c.Verdict, c.Detail = wire.Skipped, "no threshold for this GPU model: the spec database has no measurement or datasheet figure for "+key
+		c.Verdict = wire.Skipped
+		c.SetDetail("no threshold for this GPU model: the spec database has no measurement or datasheet figure for %s", key)
 		if s.Model != "" {
-			c.Detail += " of " + s.Model
+			c.SetDetail("no threshold for this GPU model: the spec database has no measurement or datasheet figure for %s of %s", key, s.Model)
 		}
 		return
 	}
-	c.Criterion = fmt.Sprintf("≥ %g %s (%s)", min, unit, s.Source[key])
+	c.SetCriterion("≥ %g %s (%s)", min, unit, s.Source[key])
 	warn := s.Warn[key]
 	switch {
 	case v < min:
 		c.Verdict = wire.Fail
 	case warn > 0 && v < warn:
 		c.Verdict = wire.Warn
-		c.Detail = fmt.Sprintf("%.3g %s is above the %g fail level but below the %g %s a healthy card is expected to reach", v, unit, min, warn, unit)
+		c.SetDetail("%.3g %s is above the %g fail level but below the %g %s a healthy card is expected to reach", v, unit, min, warn, unit)
 	default:
 		c.Verdict = wire.Pass
 	}

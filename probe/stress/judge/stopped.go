@@ -2,7 +2,6 @@ package judge
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/gpusla/gpusla/probe/stress/result"
@@ -20,7 +19,7 @@ func keepFaults(cs []wire.Check, why string) []wire.Check {
 			continue
 		}
 		c.Verdict, c.Criterion = wire.Skipped, ""
-		c.Detail = fmt.Sprintf("%s: not judged", why)
+		c.SetDetail("%s: not judged", why)
 	}
 	return cs
 }
@@ -41,9 +40,9 @@ func RunChecks(ctx context.Context, rep *result.Report, err error) []wire.Check 
 		if rep != nil {
 			done, stopped = rep.Finished()
 		}
-		cs = append(cs, wire.Check{Name: "gpu.stress.run", Category: wire.CategoryGPUDegraded, Verdict: wire.Skipped,
-			Criterion: "the stress run completes",
-			Detail:    fmt.Sprintf("stopped before it finished (%v): %d test(s) finished and are reported, %d interrupted", context.Cause(ctx), done, stopped)})
+		c := wire.Check{Name: "gpu.stress.run", Category: wire.CategoryGPUDegraded, Verdict: wire.Skipped, Criterion: "the stress run completes"}
+		c.SetDetail("stopped before it finished (%v): %d test(s) finished and are reported, %d interrupted", context.Cause(ctx).Error(), done, stopped)
+		cs = append(cs, c)
 	case err != nil:
 		cs = append(cs, wire.Check{Name: "gpu.stress.run", Category: wire.CategoryGPUDegraded, Verdict: wire.Fail,
 			Criterion: "the stress run completes", Detail: err.Error()})

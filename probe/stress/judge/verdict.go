@@ -24,9 +24,11 @@ const (
 func gpuPtr(i int) *int      { return &i }
 func num(v float64) *float64 { return &v }
 
-func pctOf(v float64, spec Spec, key string) string {
+// pctOf is v as a share of the model's official figure, "" where there
+// is none.
+func pctOf(v float64, spec Spec, key string) any {
 	if o := spec.Official[key]; o > 0 {
-		return fmt.Sprintf(" (%.1f %% of the official %g)", 100*v/o, o)
+		return wire.T(" (%.1f %% of the official %g)", 100*v/o, o)
 	}
 	return ""
 }
@@ -41,23 +43,26 @@ func judgeBurn(name string, b result.Burn, spec Spec, known bool) []wire.Check {
 		c.Verdict, c.Detail = wire.Skipped, b.Skipped
 		return []wire.Check{c}
 	case b.Error != "" && b.Launches == 0:
-		c.Verdict, c.Detail = wire.Fail, "burn could not run: "+b.Error
+		c.Verdict = wire.Fail
+		c.SetDetail("burn could not run: %s", b.Error)
 		return []wire.Check{c}
 	}
 	var out []wire.Check
 	// Errors first: a single wrong value anywhere fails the card.
 	e := wire.Check{Name: name + ".errors", Category: wire.CategoryGPUDegraded, GPU: gpuPtr(b.GPU),
 		Criterion: "0 wrong values against the host-computed reference", Number: num(float64(b.Mismatches)), Unit: "values"}
-	e.Value = fmt.Sprintf("%d wrong of %d checked in %d launches", b.Mismatches, b.Checked, b.Launches)
+	e.SetValue("%d wrong of %d checked in %d launches", b.Mismatches, b.Checked, b.Launches)
 	e.Verdict = wire.Pass
 	if b.Mismatches > 0 {
 		e.Verdict = wire.Fail
 		if len(b.FirstBad) > 0 {
 			f := b.FirstBad[0]
-			e.Detail = fmt.Sprintf("first: launch %d element %d = %g, want %g", f.Launch, f.Index, f.Got, f.Want)
-		}
-		if b.Injected {
-			e.Detail += "; fault injection was on (--fault-inject), one wrong value was planted"
+			e.SetDetail("first: launch %d element %d = %g, want %g", f.Launch, f.Index, f.Got, f.Want)
+			if b.Injected {
+				e.SetDetail("first: launch %d element %d = %g, want %g; fault injection was on (--fault-inject), one wrong value was planted", f.Launch, f.Index, f.Got, f.Want)
+			}
+		} else if b.Injected {
+			e.Detail = "; fault injection was on (--fault-inject), one wrong value was planted"
 		}
 	}
 	if b.Error != "" {
@@ -74,7 +79,7 @@ func judgeBurn(name string, b result.Burn, spec Spec, known bool) []wire.Check {
 	if b.Fallback != "" {
 		key += mmaSyncSuffix
 	}
-	c.Value = fmt.Sprintf("%.1f TFLOP/s median%s; min %.1f, CV %.2f %%, %d samples, %s",
+	c.SetValue("%.1f TFLOP/s median%s; min %.1f, CV %.2f %%, %d samples, %s",
 		b.Median, pctOf(b.Median, spec, string(b.Precision)), b.Min, 100*b.CV, len(b.Samples), b.Engine)
 	spec.judge(&c, key, b.Median, "TFLOP/s", known)
 	if b.Fallback != "" {
@@ -82,7 +87,7 @@ func judgeBurn(name string, b result.Burn, spec Spec, known bool) []wire.Check {
 	}
 	if c.Verdict == wire.Pass && b.CV > maxCV {
 		c.Verdict = wire.Warn
-		c.Detail = fmt.Sprintf("throughput unsteady: CV %.1f %% over %.0f %%", 100*b.CV, 100*maxCV)
+		c.SetDetail("throughput unsteady: CV %.1f %% over %.0f %%", 100*b.CV, 100*maxCV)
 	}
 	out = append(out, c)
 	if b.Monitor != nil {
@@ -91,20 +96,21 @@ func judgeBurn(name string, b result.Burn, spec Spec, known bool) []wire.Check {
 	return out
 }
 
-// steadyCriterion is the power stability criterion (probe/stress monitor.go, steadyPart).
-var steadyCriterion = fmt.Sprintf("every reading of the steady part (after the ramp) within ±%g %% of its mean", maxPowerFluctPct)
+// steadyCriterion is the power stability criterion (probe/stress monitor.go,
+// steadyPart), of maxPowerFluctPct.
+const steadyCriterion = "every reading of the steady part (after the ramp) within ±%g %% of its mean"
 
 // powerValue describes the power readings: over the steady part when
 // there is one, else over the readings after warm-up.
-func powerValue(m result.Monitor) string {
-	over := fmt.Sprintf("readings %d–%d of %d", m.SteadyFrom+1, m.Samples, m.Samples)
+func powerValue(m result.Monitor) wire.Text {
+	over := wire.T("readings %d–%d of %d", m.SteadyFrom+1, m.Samples, m.Samples)
 	if m.PowerUnjudged != "" {
-		over = fmt.Sprintf("%d readings, no steady part", m.Samples)
+		over = wire.T("%d readings, no steady part", m.Samples)
 	}
 	if m.SteadySamples == 0 && m.PowerUnjudged == "" {
-		over = fmt.Sprintf("%d readings", m.Samples) // summarised before the steady rule
+		over = wire.T("%d readings", m.Samples) // summarised before the steady rule
 	}
-	return fmt.Sprintf("%.0f W mean, %.0f–%.0f W (±%.1f %%; %s)", m.PowerMeanW, m.PowerMinW, m.PowerMaxW, m.PowerFluctPct, over)
+	return wire.T("%.0f W mean, %.0f–%.0f W (±%.1f %%; %s)", m.PowerMeanW, m.PowerMinW, m.PowerMaxW, m.PowerFluctPct, over)
 }
 
 // powerSwing is the check name (gpu.power.swing, gpu.soak.<precision>.power.swing): the steady part's largest distance
@@ -117,12 +123,13 @@ func powerSwing(name string, gpu int, m *result.Monitor) (wire.Check, bool) {
 		return wire.Check{}, false
 	}
 	c := wire.Check{Name: name, Category: wire.CategoryPerformance, GPU: gpuPtr(gpu), Unit: "%",
-		Number: num(m.PowerFluctPct), Verdict: wire.Pass, Criterion: fmt.Sprintf("≤ %g %% (the seed: 满载时功率波动在5%%以内)", maxPowerFluctPct)}
-	c.Value = fmt.Sprintf("±%s %% of the %.0f W mean over readings %d–%d", strconv.FormatFloat(m.PowerFluctPct, 'f', swingDigits(m.PowerFluctPct), 64),
+		Number: num(m.PowerFluctPct), Verdict: wire.Pass}
+	c.SetCriterion("≤ %g %% (the seed: 满载时功率波动在5%%以内)", maxPowerFluctPct)
+	c.SetValue("±%s %% of the %.0f W mean over readings %d–%d", strconv.FormatFloat(m.PowerFluctPct, 'f', swingDigits(m.PowerFluctPct), 64),
 		m.PowerMeanW, m.SteadyFrom+1, m.Samples)
 	if m.PowerFluctPct > maxPowerFluctPct {
 		c.Verdict = wire.Warn
-		c.Detail = fmt.Sprintf("power unsteady at full load: over ±%g %%", maxPowerFluctPct)
+		c.SetDetail("power unsteady at full load: over ±%g %%", maxPowerFluctPct)
 	}
 	return c, true
 }
@@ -142,35 +149,36 @@ func swingDigits(v float64) int {
 // judgeMonitor judges what NVML showed during a burn.
 func judgeMonitor(prefix string, gpu int, m result.Monitor) []wire.Check {
 	if m.Samples == 0 {
-		return []wire.Check{{Name: prefix + ".power", Category: wire.CategoryGPUDegraded, GPU: gpuPtr(gpu),
-			Verdict: wire.Skipped, Detail: "no NVML samples: " + strings.Join(m.Errors, "; ")}}
+		c := wire.Check{Name: prefix + ".power", Category: wire.CategoryGPUDegraded, GPU: gpuPtr(gpu), Verdict: wire.Skipped}
+		c.SetDetail("no NVML samples: %s", strings.Join(m.Errors, "; "))
+		return []wire.Check{c}
 	}
 	var out []wire.Check
 	p := wire.Check{Name: prefix + ".power", Category: wire.CategoryPerformance, GPU: gpuPtr(gpu),
-		Number: num(m.PowerMeanW), Unit: "W", Verdict: wire.Pass,
-		Criterion: steadyCriterion}
-	p.Value = powerValue(m)
+		Number: num(m.PowerMeanW), Unit: "W", Verdict: wire.Pass}
+	p.SetCriterion(steadyCriterion, maxPowerFluctPct)
+	p.Value, p.ValueText = wire.Put(powerValue(m))
 	if m.PowerLimitW > 0 {
-		p.Value += fmt.Sprintf(", %.0f %% of the %.0f W limit", 100*m.PowerMeanW/m.PowerLimitW, m.PowerLimitW)
+		p.SetValue("%s, %.0f %% of the %.0f W limit", powerValue(m), 100*m.PowerMeanW/m.PowerLimitW, m.PowerLimitW)
 	}
 	switch {
 	case m.PowerUnjudged != "":
 		p.Verdict, p.Detail = wire.Skipped, m.PowerUnjudged
 	case m.PowerFluctPct > maxPowerFluctPct:
 		p.Verdict = wire.Warn
-		p.Detail = fmt.Sprintf("power unsteady: a reading of the steady part %.1f %% from its mean, over ±%g %%", m.PowerFluctPct, maxPowerFluctPct)
+		p.SetDetail("power unsteady: a reading of the steady part %.1f %% from its mean, over ±%g %%", m.PowerFluctPct, maxPowerFluctPct)
 	}
 	out = append(out, p)
 
 	t := wire.Check{Name: prefix + ".thermal", Category: wire.CategoryGPUDegraded, GPU: gpuPtr(gpu),
 		Number: num(m.TempPeakC), Unit: "°C", Verdict: wire.Pass}
-	t.Value = fmt.Sprintf("peak %.0f °C; SM clock median %.0f MHz, min %.0f", m.TempPeakC, m.SMClockMedian, m.SMClockMin)
+	t.SetValue("peak %.0f °C; SM clock median %.0f MHz, min %.0f", m.TempPeakC, m.SMClockMedian, m.SMClockMin)
 	if m.MaxSMClockMHz > 0 {
-		t.Value += fmt.Sprintf(" (max %.0f)", m.MaxSMClockMHz)
+		t.SetValue("peak %.0f °C; SM clock median %.0f MHz, min %.0f (max %.0f)", m.TempPeakC, m.SMClockMedian, m.SMClockMin, m.MaxSMClockMHz)
 	}
 	t.Criterion = "below the slowdown temperature; no thermal or hardware slowdown"
 	if m.SlowdownC > 0 {
-		t.Criterion = fmt.Sprintf("below the %.0f °C slowdown temperature; no thermal or hardware slowdown", m.SlowdownC)
+		t.SetCriterion("below the %.0f °C slowdown temperature; no thermal or hardware slowdown", m.SlowdownC)
 		if m.TempPeakC >= m.SlowdownC {
 			t.Verdict = wire.Fail
 		}
@@ -197,10 +205,10 @@ func judgeMonitor(prefix string, gpu int, m result.Monitor) []wire.Check {
 
 	x := wire.Check{Name: prefix + ".xid", Category: wire.CategoryGPUDegraded, GPU: gpuPtr(gpu),
 		Number: num(float64(len(m.XIDs))), Verdict: wire.Pass, Criterion: "no XID error during the burn"}
-	x.Value = fmt.Sprintf("%d XID events", len(m.XIDs))
+	x.SetValue("%d XID events", len(m.XIDs))
 	if len(m.XIDs) > 0 {
 		x.Verdict = wire.Fail
-		x.Detail = fmt.Sprintf("XIDs %v", m.XIDs)
+		x.SetDetail("XIDs %s", fmt.Sprint(m.XIDs))
 	}
 	out = append(out, x)
 	return out
@@ -222,14 +230,14 @@ func judgeBandwidth(r result.Bandwidth, key string, spec Spec, known bool) []wir
 		return []wire.Check{c}
 	}
 	c.Number = num(r.BestGBs)
-	c.Value = fmt.Sprintf("%.0f GB/s best, %.0f median (%s, %s, %d × %d MiB)%s",
+	c.SetValue("%.0f GB/s best, %.0f median (%s, %s, %d × %d MiB)%s",
 		r.BestGBs, r.MedianGB, r.Method, r.Counting, r.Reps, r.Bytes>>20, pctOf(r.BestGBs, spec, key))
 	spec.judge(&c, key, r.BestGBs, "GB/s", known)
 	out := []wire.Check{c}
 	if r.BadWords != 0 {
 		v := wire.Check{Name: name + ".data", Category: wire.CategoryGPUDegraded, GPU: gpuPtr(r.GPU),
 			Verdict: wire.Fail, Criterion: "copied data identical to the source", Number: num(float64(r.BadWords)), Unit: "words"}
-		v.Value = fmt.Sprintf("%d words wrong after the copies", r.BadWords)
+		v.SetValue("%d words wrong after the copies", r.BadWords)
 		if r.BadWords < 0 {
 			v.Verdict, v.Value = wire.Skipped, "not verified"
 		}
@@ -251,11 +259,11 @@ func judgeMemtest(m result.Memtest) wire.Check {
 		return c
 	}
 	c.Number = num(float64(m.BadWords))
-	c.Value = fmt.Sprintf("%d bad words in %.1f GiB × %d passes (%s)", m.BadWords, float64(m.Bytes)/(1<<30), m.Passes, strings.Join(m.Patterns, ", "))
+	c.SetValue("%d bad words in %.1f GiB × %d passes (%s)", m.BadWords, float64(m.Bytes)/(1<<30), m.Passes, strings.Join(m.Patterns, ", "))
 	c.Verdict = wire.Pass
 	if m.BadWords > 0 || m.Error != "" {
 		c.Verdict = wire.Fail
-		c.Detail = "first bad addresses: " + strings.Join(m.BadAddrs, " ")
+		c.SetDetail("first bad addresses: %s", strings.Join(m.BadAddrs, " "))
 		if m.Injected {
 			c.Detail += "; fault injection was on (--fault-inject), one bad word was planted"
 		}
@@ -285,7 +293,7 @@ func NVLinks(gpu int, links []bool, err error) (wire.Check, bool) {
 		}
 	}
 	c.Number, c.Unit = num(float64(active)), "links"
-	c.Value = fmt.Sprintf("%d of %d links active", active, len(links))
+	c.SetValue("%d of %d links active", active, len(links))
 	c.Verdict = wire.Pass
 	if active < len(links) {
 		c.Verdict = wire.Fail
@@ -310,12 +318,13 @@ func judgeFit(b result.Burn, g *result.GPU) (wire.Check, bool) {
 	if b.Precision != result.FP32 || b.Skipped != "" || b.Launches == 0 || g == nil {
 		return wire.Check{}, false
 	}
-	c := wire.Check{Name: "gpu.burn.fp32.fit", Category: wire.CategoryInventory, GPU: gpuPtr(b.GPU), Unit: "ratio",
-		Criterion: fmt.Sprintf("≥ %.2f x SMs x cores per SM x 2 x SM clock (a healthy H200 reaches 0.976)", fitWarn)}
+	c := wire.Check{Name: "gpu.burn.fp32.fit", Category: wire.CategoryInventory, GPU: gpuPtr(b.GPU), Unit: "ratio"}
+	c.SetCriterion("≥ %.2f x SMs x cores per SM x 2 x SM clock (a healthy H200 reaches 0.976)", fitWarn)
 	perSM := specdb.CoresPerSM(g.CC)
 	switch {
 	case perSM == 0 || g.SMs == 0:
-		c.Verdict, c.Detail = wire.Skipped, fmt.Sprintf("SM count %d or compute capability %q unknown", g.SMs, g.CC)
+		c.Verdict = wire.Skipped
+		c.SetDetail("SM count %d or compute capability %q unknown", g.SMs, g.CC)
 		return c, true
 	case b.Monitor == nil || b.Monitor.SMClockMedian <= 0:
 		c.Verdict, c.Detail = wire.Skipped, "no NVML SM clock reading during the burn"
@@ -324,14 +333,14 @@ func judgeFit(b result.Burn, g *result.GPU) (wire.Check, bool) {
 	limit := float64(g.SMs*perSM) * 2 * b.Monitor.SMClockMedian * 1e6 / 1e12
 	r := b.Median / limit
 	c.Number = num(r)
-	c.Value = fmt.Sprintf("%.3f: %.1f of %.1f TFLOP/s that %d SMs x %d cores at %.0f MHz can do", r, b.Median, limit, g.SMs, perSM, b.Monitor.SMClockMedian)
+	c.SetValue("%.3f: %.1f of %.1f TFLOP/s that %d SMs x %d cores at %.0f MHz can do", r, b.Median, limit, g.SMs, perSM, b.Monitor.SMClockMedian)
 	switch {
 	case r < fitFail:
 		c.Verdict = wire.Fail
-		c.Detail = fmt.Sprintf("the burn did %.0f %% of what %d SMs can: the card has fewer working SMs than it reports, or they are throttled in a way NVML does not show", 100*r, g.SMs)
+		c.SetDetail("the burn did %.0f %% of what %d SMs can: the card has fewer working SMs than it reports, or they are throttled in a way NVML does not show", 100*r, g.SMs)
 	case r < fitWarn:
 		c.Verdict = wire.Warn
-		c.Detail = fmt.Sprintf("the burn did %.0f %% of what %d SMs can", 100*r, g.SMs)
+		c.SetDetail("the burn did %.0f %% of what %d SMs can", 100*r, g.SMs)
 	default:
 		c.Verdict = wire.Pass
 	}
