@@ -24,7 +24,7 @@ func retroSection(p *i18n.Printer, rs report.Retroactive) *retroSec {
 		s.Notes = append(s.Notes, p.T("%d records carry no recording time (a log exported before recording times were kept): they are taken as they claim.", rs.Unrecorded))
 	}
 	s.Table = table{Widths: []float64{9, 14, 12, 12, 11, 7, 12, 6, 7, 20}, Num: []bool{false, false, false, false, false, true, false, false, true},
-		Head: []string{p.T("node"), p.T("record"), p.T("dated"), p.T("recorded"), p.T("by"), p.T("late"), p.T("override"),
+		Head: []string{p.T("node"), p.T("record"), p.T("dated"), p.T("head:recorded"), p.T("by"), p.T("late"), p.T("override"),
 			p.T("honoured"), p.T("at stake"), p.T("effect")}}
 	for _, x := range rs.Records {
 		what := p.Word(x.Kind)

@@ -419,7 +419,7 @@ func section(p *i18n.Printer, r *report.Report, n *report.Node) (nodeSec, error)
 	}
 	if len(n.Maintenance) > 0 {
 		t := &table{Title: p.T("Maintenance"), Widths: []float64{12, 12, 12, 14, 6, 6, 8, 12, 22}, Num: []bool{false, false, false, false, true, true},
-			Head: []string{p.T("start"), p.T("end"), p.T("announced"), p.T("recorded"), p.T("notice"), p.T("required"), p.T("excluded"), p.T("summary"), p.T("why")}}
+			Head: []string{p.T("start"), p.T("end"), p.T("announced"), p.T("head:recorded"), p.T("notice"), p.T("required"), p.T("excluded"), p.T("summary"), p.T("why")}}
 		for _, m := range n.Maintenance {
 			ex := p.T("no")
 			if m.Excluded {

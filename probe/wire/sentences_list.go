@@ -355,4 +355,5 @@ var Sentences = []string{
 	"x%d (max x%d)",
 	"yes",
 	"no",
+	"recorded",
 }

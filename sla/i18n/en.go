@@ -34,4 +34,7 @@ var enWords = map[string]string{
 	"not_on_bill":              "not on the bill",
 	"cannot_verify":            "cannot be verified",
 	"no_notice":                "no fault reported",
+	// A table's column of when a record was entered; "recorded" alone is
+	// the probe's criterion of a reading kept without a pass line.
+	"head:recorded": "recorded",
 }

@@ -355,4 +355,5 @@ var zhEvidence = map[string]string{
 	"the card's identity is not verified: %s":                                                                 "该卡的身份未经核实：%s",
 	"uuid %s, serial %s, bus %s, device 0x%08x, subsystem 0x%08x, board %s, vbios %s, %d SMs, persistence %s": "UUID %s，序列号 %s，总线 %s，设备 0x%08x，子系统 0x%08x，板卡 %s，VBIOS %s，%d个 SM，持久模式：%s",
 	"x%d (max x%d)": "x%d（最高 x%d）",
+	"recorded":      "仅记录",
 }
