@@ -43,8 +43,12 @@ func Collect(ctx context.Context, src gpu.Source, db *specdb.DB, exp expect.Expe
 // DriverCheck is the single failure reported when NVML cannot be used:
 // the GPU section fails, plainly, and other sections carry on.
 func DriverCheck(err error) wire.Check {
-	return wire.Check{Name: "gpu.driver", Category: wire.CategoryGPULost, Verdict: wire.Fail,
+	c := wire.Check{Name: "gpu.driver", Category: wire.CategoryGPULost, Verdict: wire.Fail,
 		Value: "unavailable", Criterion: "NVML answers (NVIDIA driver installed and loaded)", Detail: err.Error()}
+	if t, ok := gpu.ErrorText(c.Detail); ok {
+		c.Detail, c.DetailText = wire.Put(t)
+	}
+	return c
 }
 
 func num(v float64) *float64 { return &v }
@@ -339,18 +343,19 @@ func unverifiedOrder(exp expect.Expected, why wire.Text) wire.Check {
 
 func judgeSlice(d *gpu.Device, add func(wire.Check)) {
 	c := wire.Check{Name: "gpu.whole", Verdict: wire.Pass, Value: virtName(d.VirtualizationMode), Criterion: "a whole GPU: not a vGPU or MIG slice"}
-	var why []string
+	var why []wire.Text
 	if d.VirtualizationMode != nil && *d.VirtualizationMode == 2 {
-		why = append(why, "NVML reports virtualization mode vGPU: this is a time-sliced or MIG-backed vGPU, not a whole GPU")
+		why = append(why, wire.T("NVML reports virtualization mode vGPU: this is a time-sliced or MIG-backed vGPU, not a whole GPU"))
 	}
 	if d.MIGMode != nil && *d.MIGMode == 1 {
-		why = append(why, "MIG mode is enabled: the GPU is partitioned into instances")
+		why = append(why, wire.T("MIG mode is enabled: the GPU is partitioned into instances"))
 	}
 	if strings.Contains(d.Name, "MIG ") {
-		why = append(why, fmt.Sprintf("the device name %q is a MIG instance's", d.Name))
+		why = append(why, wire.T("the device name %q is a MIG instance's", d.Name))
 	}
 	if len(why) > 0 {
-		c.Verdict, c.Detail = wire.Fail, strings.Join(why, "; ")
+		c.Verdict = wire.Fail
+		c.Detail, c.DetailText = wire.Put(wire.Join(why))
 	}
 	add(c)
 }

@@ -79,7 +79,7 @@ func judgeSpecs(d *gpu.Device, m *specdb.Model, add func(wire.Check)) {
 		noFigure("gpu.cores", wire.T("core count"))
 	default:
 		c := exact("gpu.cores", float64(*d.Cores), float64(m.GPUCores), "cores", wire.T("GPU core count"), src)
-		c.SetCriterion("= %g %s (%s), %d SMs", float64(m.GPUCores), "cores", src, m.SMs)
+		c.SetCriterion("= %g %s (%s), %d SMs", float64(m.GPUCores), unitWord("cores"), src, m.SMs)
 		add(c)
 	}
 	if d.ComputeCapability == "" {
@@ -154,7 +154,8 @@ func sizes(m *specdb.Model) wire.Text {
 // bus width) to the model's figure, both ways.
 func exact(name string, got, want float64, unit string, what, src wire.Text) wire.Check {
 	c := wire.Check{Name: name, Verdict: wire.Pass, Value: fmt.Sprintf("%g %s", got, unit), Number: num(got), Unit: unit}
-	c.SetCriterion("= %g %s (%s)", want, unit, src)
+	c.SetValue("%g %s", got, unitWord(unit))
+	c.SetCriterion("= %g %s (%s)", want, unitWord(unit), src)
 	switch {
 	case got < want:
 		c.Verdict = wire.Fail
@@ -164,6 +165,18 @@ func exact(name string, got, want float64, unit string, what, src wire.Text) wir
 		c.SetDetail("%s %g %s is above the model's %g %s: no genuine card of the model reports it, so the reading or the card is not what it claims", what, got, unit, want, unit)
 	}
 	return c
+}
+
+// unitWord is a count's unit as a word of the catalog (the unit of the
+// reading stays as it is in Unit).
+func unitWord(unit string) any {
+	switch unit {
+	case "bits":
+		return wire.T("bits")
+	case "cores":
+		return wire.T("cores")
+	}
+	return unit
 }
 
 // below holds a reading to a model figure: fail (or warn) below ratio × want.

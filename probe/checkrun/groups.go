@@ -2,6 +2,7 @@ package checkrun
 
 import (
 	"context"
+	"errors"
 
 	"github.com/gpusla/gpusla/probe/authn"
 	"github.com/gpusla/gpusla/probe/crosscheck"
@@ -48,8 +49,7 @@ func JudgeGPU(s *Snapshot, db *specdb.DB, exp expect.Expected) []wire.Check {
 	case s.GPU != nil:
 		out = append(out, authn.Judge(s.GPU, db, exp)...)
 	case s.GPUError != "":
-		out = append(out, wire.Check{Name: "gpu.driver", Category: wire.CategoryGPULost, Verdict: wire.Fail,
-			Value: "unavailable", Criterion: "NVML answers (NVIDIA driver installed and loaded)", Detail: s.GPUError})
+		out = append(out, authn.DriverCheck(errors.New(s.GPUError)))
 	default:
 		out = append(out, wire.Check{Name: "gpu.driver", Category: wire.CategoryGPULost, Verdict: wire.Skipped,
 			Value: "-", Criterion: "NVML answers", Detail: "the snapshot holds no GPU readings"})

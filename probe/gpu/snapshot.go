@@ -252,6 +252,18 @@ func (e *DriverError) Error() string {
 	return fmt.Sprintf("NVML %s: %s", e.Op, e.Reason)
 }
 
+// ErrorText is a driver error's message as one of the probe's sentences,
+// where its reason is one ("NVML init: the NVIDIA kernel driver is not
+// loaded …"); false for any other message (NVML's own words).
+func ErrorText(msg string) (wire.Text, bool) {
+	rest, ok := strings.CutPrefix(msg, "NVML ")
+	op, reason, cut := strings.Cut(rest, ": ")
+	if !ok || !cut || strings.Contains(op, " ") || !wire.Known(reason) {
+		return wire.Text{}, false
+	}
+	return wire.T("NVML %s: %s", op, wire.T(reason)), true
+}
+
 // Missing says why the reading of that name (as listed in Unsupported and
 // Errors: "memory", "gpu_cores", "pci", …) is absent, for the skipped
 // check that needed it.

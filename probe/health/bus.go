@@ -21,12 +21,13 @@ func (PCIeReplays) Name() string { return "pcie_replays" }
 
 func (PCIeReplays) Check(in Input) []wire.Check {
 	return perGPU(in, func(d *gpu.Device) []wire.Check {
-		crit := fmt.Sprintf("<= %d replays", PCIeReplayLimit)
+		crit := wire.T("<= %d replays", PCIeReplayLimit)
 		if d.PCIeReplayCounter == nil {
-			return []wire.Check{skipped("gpu.pcie.replays", crit, "PCIe replay counter not readable")}
+			return []wire.Check{skippedSaid("gpu.pcie.replays", crit, "PCIe replay counter not readable")}
 		}
 		n := *d.PCIeReplayCounter
-		c := wire.Check{Name: "gpu.pcie.replays", Verdict: wire.Pass, Value: fmt.Sprintf("%d", n), Number: num(float64(n)), Unit: "replays", Criterion: crit}
+		c := wire.Check{Name: "gpu.pcie.replays", Verdict: wire.Pass, Value: fmt.Sprintf("%d", n), Number: num(float64(n)), Unit: "replays"}
+		c.Criterion, c.CriterionText = wire.Put(crit)
 		if n > PCIeReplayLimit {
 			c.Verdict = wire.Fail
 			c.SetDetail("%d PCIe replays: the link is retransmitting (bad riser, slot or signal)", n)

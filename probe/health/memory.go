@@ -64,12 +64,13 @@ func (RemappedRows) Name() string { return "remapped_rows" }
 
 func (RemappedRows) Check(in Input) []wire.Check {
 	return perGPU(in, func(d *gpu.Device) []wire.Check {
-		crit := fmt.Sprintf("none pending, none failed, < %d uncorrectable", RemapFailRows)
+		crit := wire.T("none pending, none failed, < %d uncorrectable", RemapFailRows)
 		r := d.RemappedRows
 		if r == nil {
-			return []wire.Check{skipped("gpu.remapped_rows", crit, "row remapping not supported (pre-Ampere or consumer card)")}
+			return []wire.Check{skippedSaid("gpu.remapped_rows", crit, "row remapping not supported (pre-Ampere or consumer card)")}
 		}
-		c := wire.Check{Name: "gpu.remapped_rows", Verdict: wire.Pass, Criterion: crit, Number: num(float64(r.Uncorrectable)), Unit: "rows"}
+		c := wire.Check{Name: "gpu.remapped_rows", Verdict: wire.Pass, Number: num(float64(r.Uncorrectable)), Unit: "rows"}
+		c.Criterion, c.CriterionText = wire.Put(crit)
 		c.SetValue("%d uncorrectable, %d correctable, pending %s, failure %s", r.Uncorrectable, r.Correctable, yesNo(r.Pending), yesNo(r.Failure))
 		switch {
 		case r.Failure:
@@ -97,17 +98,18 @@ func (RetiredPages) Name() string { return "retired_pages" }
 
 func (RetiredPages) Check(in Input) []wire.Check {
 	return perGPU(in, func(d *gpu.Device) []wire.Check {
-		crit := fmt.Sprintf("none pending, < %d retired", RetiredPagesFail)
+		crit := wire.T("none pending, < %d retired", RetiredPagesFail)
 		if d.RetiredPagesSBE == nil && d.RetiredPagesDBE == nil && d.RetiredPagesPending == nil {
 			why := "page retirement not supported"
 			if d.RemappedRows != nil {
-				why += " (this GPU remaps rows instead)"
+				why = "page retirement not supported (this GPU remaps rows instead)"
 			}
-			return []wire.Check{skipped("gpu.retired_pages", crit, why)}
+			return []wire.Check{skippedSaid("gpu.retired_pages", crit, why)}
 		}
 		total := deref(d.RetiredPagesSBE) + deref(d.RetiredPagesDBE)
 		pending := d.RetiredPagesPending != nil && *d.RetiredPagesPending
-		c := wire.Check{Name: "gpu.retired_pages", Verdict: wire.Pass, Criterion: crit, Number: num(float64(total)), Unit: "pages"}
+		c := wire.Check{Name: "gpu.retired_pages", Verdict: wire.Pass, Number: num(float64(total)), Unit: "pages"}
+		c.Criterion, c.CriterionText = wire.Put(crit)
 		c.SetValue("%d (%d single-bit, %d double-bit), pending %s", total, deref(d.RetiredPagesSBE), deref(d.RetiredPagesDBE), yesNo(pending))
 		switch {
 		case pending:
