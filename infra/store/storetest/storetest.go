@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -22,6 +23,7 @@ import (
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/incident"
+	"github.com/gpusla/gpusla/sla/msg"
 )
 
 // NewStore returns a fresh, empty store; the suite closes it.
@@ -414,6 +416,13 @@ func testIncidents(t *testing.T, s store.Store) {
 		Spans: []incident.Span{{First: t0.Add(-time.Hour).UnixNano(), Last: t0.Add(4 * time.Minute).UnixNano()}}},
 		Conns: []incident.Conn{{At: t0.Add(time.Minute), Fail: true, Evidence: "net.internet fail"}, {At: t0.Add(3 * time.Minute)}}}
 	b := mk("n1", "gpu_lost", t0.Add(20*time.Minute), time.Time{})
+	// A failing check keeps the probe's coded texts (a nested sentence, a
+	// number, a string), for the pages that translate them.
+	seven, eight, mem := 7.0, 8.0, "memory"
+	b.Failed[0].Detail = "7 usable GPUs, the order says 8; memory: not in the readings"
+	b.Failed[0].DetailText = &msg.Coded{Key: "%s; %s", Args: []msg.Arg{
+		{T: &msg.Coded{Key: "%d usable GPUs, the order says %d", Args: []msg.Arg{{N: &seven}, {N: &eight}}}},
+		{T: &msg.Coded{Key: "%s: not in the readings", Args: []msg.Arg{{S: &mem}}}}}}
 	c := mk("n1", "unreachable", t0.Add(-3*time.Hour), t0.Add(-2*time.Hour))
 	d := mk("n2", "unreachable", t0.Add(5*time.Minute), t0.Add(6*time.Minute))
 	for _, i := range []store.Incident{a, b, c, d} {
@@ -423,6 +432,9 @@ func testIncidents(t *testing.T, s store.Store) {
 	must(t, err, "GetIncident")
 	if got.Version != 1 || !got.Open() || got.Kind != "gpu_lost" || len(got.Failed) != 1 || got.Failed[0].Value != "7" || !got.Counted {
 		t.Fatalf("GetIncident = %+v", got)
+	}
+	if dt := got.Failed[0].DetailText; dt == nil || dt.String() != b.Failed[0].Detail || !reflect.DeepEqual(*dt, *b.Failed[0].DetailText) {
+		t.Fatalf("a failing check's coded detail round trip: got %+v", dt)
 	}
 	_, err = s.GetIncident(ctx(), "n2", b.ID)
 	mustIs(t, err, store.ErrNotFound, "GetIncident of other node")
