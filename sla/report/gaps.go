@@ -124,7 +124,7 @@ func (n *nodeAcc) splitGap(g gap, backend interval.Set, backendSummary []string,
 			for _, e := range n.drops {
 				if e.Type == "batch_dropped" && !e.At.Before(s.Span.Start) && e.At.Before(s.Span.End.Add(24*time.Hour)) {
 					ev = append(ev, msg.New("probe reported at %s that its spool dropped %d batches (seq %d to %d): %s",
-						msg.At(e.At, loc), e.Batches, e.FromSeq, e.ToSeq, msg.Plain(e.Reason)))
+						msg.At(e.At, loc), e.Batches, e.FromSeq, e.ToSeq, msg.FromProbe(e.Reason, nil)))
 				}
 			}
 		case incident.CauseNetwork:

@@ -113,7 +113,7 @@ func (m nodeMonth) evidence() []Evidence {
 		}
 		ev := Evidence{Kind: e.Type, At: ts(e.At, tm)}
 		if e.Type == events.TypeBatchDropped {
-			ev.Text = msg.New("probe spool dropped %d batches (seq %d to %d): %s", e.Batches, e.FromSeq, e.ToSeq, msg.Plain(e.Reason))
+			ev.Text = msg.New("probe spool dropped %d batches (seq %d to %d): %s", e.Batches, e.FromSeq, e.ToSeq, msg.FromProbe(e.Reason, nil))
 		} else if e.Type == events.TypeChainRestart {
 			ev.Text = msg.New("chain restarted at seq %d after seq %d (the probe lost its state; not an outage)", e.Seq, e.FromSeq)
 		} else {
