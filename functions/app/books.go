@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/sla/baseline"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/terms"
@@ -343,7 +344,7 @@ func (m *month) partFrom(n store.Node, share *report.FleetShare, figures func([]
 	}
 	var obs []events.Event
 	if err := read(func(e *events.Event) error {
-		if figures != nil && len(e.Checks) > 0 {
+		if figures != nil && hasFigure(e.Checks) {
 			obs = append(obs, *e)
 		}
 		if figures != nil && m.bk.alsoRead != nil {
@@ -367,4 +368,15 @@ func (m *month) partFrom(n store.Node, share *report.FleetShare, figures func([]
 	}
 	return p, report.Input{Events: after.Events - before.Events, Duplicates: after.Duplicates - before.Duplicates,
 		AfterAsOf: after.AfterAsOf - before.AfterAsOf}, err
+}
+
+// hasFigure says whether cs hold a stress figure the fleet's comparison
+// reads (baseline.FigureOf): the only observations kept for it.
+func hasFigure(cs []events.Check) bool {
+	for i := range cs {
+		if _, ok := baseline.FigureOf(&cs[i]); ok {
+			return true
+		}
+	}
+	return false
 }

@@ -72,6 +72,17 @@ type FanOut struct {
 	// out): the queue's retries of a worker that timed out or ran out of
 	// memory, which can write nothing, must be over by then.
 	Wait time.Duration
+
+	// last is the plan read last: a worker (one parts function, warm
+	// between invocations) reads its month's plan once, not once a
+	// node-month — the plan names every node, so reading it per item
+	// would cost the fleet's size each time.
+	mu   sync.Mutex
+	last struct {
+		prefix string
+		plan   Plan
+		in     map[string]bool
+	}
 }
 
 // Plan is a fanned-out month's plan.json.
@@ -140,6 +151,32 @@ func (f *FanOut) Start(ctx context.Context, prefix string, year int, mon time.Mo
 
 // LoadPlan reads the plan in prefix.
 func (f *FanOut) LoadPlan(ctx context.Context, prefix string) (Plan, error) {
+	p, _, err := f.loadPlan(ctx, prefix)
+	return p, err
+}
+
+// loadPlan is LoadPlan with the set of the plan's nodes, read once per
+// plan (a plan is written once, under a prefix of its own; its slices and
+// maps are only read).
+func (f *FanOut) loadPlan(ctx context.Context, prefix string) (Plan, map[string]bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.last.prefix == prefix && f.last.in != nil {
+		return f.last.plan, f.last.in, nil
+	}
+	p, err := f.readPlan(ctx, prefix)
+	if err != nil {
+		return p, nil, err
+	}
+	in := make(map[string]bool, len(p.Nodes))
+	for _, n := range p.Nodes {
+		in[n] = true
+	}
+	f.last.prefix, f.last.plan, f.last.in = prefix, p, in
+	return p, in, nil
+}
+
+func (f *FanOut) readPlan(ctx context.Context, prefix string) (Plan, error) {
 	var p Plan
 	raw, err := f.Blobs.Get(ctx, prefix+"/plan.json")
 	if err != nil {
@@ -154,7 +191,7 @@ func (f *FanOut) LoadPlan(ctx context.Context, prefix string) (Plan, error) {
 // planned is the month of a plan with the shared events routed, as its
 // workers and its assembler read it.
 func (f *FanOut) planned(ctx context.Context, prefix string) (*month, Plan, []events.Event, error) {
-	p, err := f.LoadPlan(ctx, prefix)
+	p, _, err := f.loadPlan(ctx, prefix)
 	if err != nil {
 		return nil, p, nil, err
 	}
@@ -266,7 +303,7 @@ func (f *FanOut) Work(ctx context.Context, item WorkItem) error {
 	if err := m.route(evs); err != nil {
 		return err
 	}
-	if !slices.Contains(p.Nodes, item.Node) {
+	if _, in, _ := f.loadPlan(ctx, item.Plan); !in[item.Node] {
 		return fmt.Errorf("fan-out %s: node %q is not in the plan", item.Plan, item.Node)
 	}
 	n, err := f.Books.Store.GetNode(ctx, item.Node)

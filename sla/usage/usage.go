@@ -141,30 +141,20 @@ func FromChecks(at time.Time, cs []events.Check) (r Reading, ok bool, err error)
 // detail is a usage check's detail, key=value pairs joined by '&' as
 // url.ParseQuery reads them.
 type detail struct {
-	pairs []string // key, value, key, value, …
-	vals  url.Values
+	s    string     // read where it lies
+	vals url.Values // or as url.ParseQuery read it
 }
 
 // parseDetail reads s as url.ParseQuery does. A detail with nothing to
-// unescape and no ';' (what the probe writes) is split where it lies, an
-// hourly reading's five checks without a map each; any other is left to
-// url.ParseQuery, errors and all.
+// unescape and no ';' (what the probe writes) is read where it lies, an
+// hourly reading's five checks without a map or a copy each; any other is
+// left to url.ParseQuery, errors and all.
 func parseDetail(s string) (detail, error) {
 	if strings.ContainsAny(s, "%+;") {
 		v, err := url.ParseQuery(s)
 		return detail{vals: v}, err
 	}
-	d := detail{pairs: make([]string, 0, 2*(strings.Count(s, "&")+1))}
-	for s != "" {
-		var pair string
-		pair, s, _ = strings.Cut(s, "&")
-		if pair == "" {
-			continue
-		}
-		k, v, _ := strings.Cut(pair, "=")
-		d.pairs = append(d.pairs, k, v)
-	}
-	return d, nil
+	return detail{s: s}, nil
 }
 
 // Get is the first value of key k, as url.Values.Get.
@@ -172,9 +162,11 @@ func (d detail) Get(k string) string {
 	if d.vals != nil {
 		return d.vals.Get(k)
 	}
-	for i := 0; i < len(d.pairs); i += 2 {
-		if d.pairs[i] == k {
-			return d.pairs[i+1]
+	for s := d.s; s != ""; {
+		var pair string
+		pair, s, _ = strings.Cut(s, "&")
+		if key, v, _ := strings.Cut(pair, "="); key == k && pair != "" {
+			return v
 		}
 	}
 	return ""
