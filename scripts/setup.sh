@@ -24,6 +24,7 @@ command -v chromium >/dev/null || need_apt+=(chromium)
 { command -v fc-list >/dev/null && [ -n "$(fc-list :lang=zh family 2>/dev/null)" ]; } || need_apt+=(fonts-noto-cjk)
 command -v node >/dev/null || need_apt+=(nodejs)
 command -v npm >/dev/null || need_apt+=(npm)
+command -v python3 >/dev/null || need_apt+=(python3)               # probe/trialrun/bench: the trial script reads the backend's export
 command -v make >/dev/null || need_apt+=(make)                     # functions/lambdatest: the SAM make targets
 command -v git >/dev/null || need_apt+=(git)                       # functions/e2e: the README runs in a clone
 command -v systemd-analyze >/dev/null || need_apt+=(systemd)       # probe/deploy: the unit's security score

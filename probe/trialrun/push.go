@@ -88,7 +88,8 @@ func (p *Pusher) Summary() *acceptance.Pushed {
 
 // Wait lets the sender drain the spool for at most d, then stops it and
 // closes the spool: what is left goes with the next push (`gpuprobe run`).
-func (p *Pusher) Wait(d time.Duration) {
+// It returns what was delivered by then, the record's own batch included.
+func (p *Pusher) Wait(d time.Duration) *acceptance.Pushed {
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
 		if left, _ := p.sp.Stats(); left == 0 {
@@ -96,10 +97,11 @@ func (p *Pusher) Wait(d time.Duration) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	final := p.Summary()
 	p.Close()
+	return final
 }
 
-// Close stops the sender and closes the spool.
 func (p *Pusher) Close() {
 	p.cancel()
 	<-p.done

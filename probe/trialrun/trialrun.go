@@ -89,6 +89,10 @@ type Result struct {
 	Dir        string
 	RecordPath string
 	RecordHash string // SHA-256 of the record's manifest
+	// Delivered is what the backend had acknowledged when the trial ended,
+	// after the push wait; the record's own figure (Report.Pushed) is from
+	// before it was signed, so it counts fewer.
+	Delivered *acceptance.Pushed
 }
 
 // Run runs the steps in order, pushes each step's results, then judges them
@@ -130,7 +134,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	if o.Push != nil {
 		o.Push.Observe(wire.Observation{At: now().UTC(), Kind: wire.KindCheck, Checks: []wire.Check{recordCheck(res, rep)}})
-		o.Push.Wait(o.PushWait)
+		res.Delivered = o.Push.Wait(o.PushWait)
 	}
 	o.Progress.Done(rep.Verdict, now())
 	return res, nil

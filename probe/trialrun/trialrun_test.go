@@ -161,6 +161,11 @@ func TestHealthyNodePassesAndIsPushedAndSigned(t *testing.T) {
 	if _, err := recv.CheckChain(); err != nil {
 		t.Error(err)
 	}
+	// The record counts the batches spooled before it was signed; what the
+	// trial says at its end counts the record's own batch too, delivered.
+	if d := out.Delivered; d == nil || d.Batches != 8 || d.Acked != 8 {
+		t.Errorf("delivered at the end: %+v, want 8 of 8", d)
+	}
 	var marks, idle, record int
 	var recordCheck wire.Check
 	for _, b := range recv.Batches() {

@@ -262,7 +262,12 @@ func printTrial(cmd *cobra.Command, res *trialrun.Result) {
 	}
 	fmt.Fprintf(w, "\nreport %s, %s\nsigned record %s (key %s): check it with `gpusla verify %s`\n",
 		filepath.Join(res.Dir, acceptance.ReportMD), filepath.Join(res.Dir, acceptance.ReportJSON), res.RecordPath, r.KeyID, res.RecordPath)
-	if p := r.Pushed; p != nil {
-		fmt.Fprintf(w, "pushed to %s: %d of %d batches acknowledged\n", p.Backend, p.Acked, p.Batches)
+	if p := res.Delivered; p != nil {
+		if p.Acked == p.Batches {
+			fmt.Fprintf(w, "pushed to %s: all %d batches acknowledged\n", p.Backend, p.Batches)
+		} else {
+			fmt.Fprintf(w, "pushed to %s: %d of %d batches acknowledged; the other %d stay in the spool (%s) and go with the next push (`gpuprobe run`)\n",
+				p.Backend, p.Acked, p.Batches, p.Batches-p.Acked, p.Spool)
+		}
 	}
 }
