@@ -6,14 +6,17 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/functions/fleetsim"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/bolt"
 	"github.com/gpusla/gpusla/sla/claims"
+	"github.com/gpusla/gpusla/sla/report"
 )
 
 func runScorecard(t *testing.T, args ...string) (string, error) {
@@ -328,6 +331,59 @@ func TestScorecardClaimsFile(t *testing.T) {
 		}
 		if _, err := runScorecard(t, "--events", ev, "--to", "2026-03", "--as-of", "2026-04-05T00:00:00Z", "--claims", bad); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%.40s: %v", c.body, err)
+		}
+	}
+}
+
+// gpusla scorecard --data builds from the store node by node what
+// `gpusla export` of the months and `gpusla scorecard --events` of that
+// log give: the scorecard and the trial page, byte for byte.
+func TestScorecardDataIsTheExportedLogs(t *testing.T) {
+	data := t.TempDir()
+	root := newRoot()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	// A node added as an operator adds one (the folder's key made with it),
+	// beside a simulated month of three.
+	root.SetArgs([]string{"node", "add", "--data", data, "--id", "gz-h200-01", "--provider", "Example Compute", "--contract", "cn-example",
+		"--gpu-model", "H200", "--gpus", "8", "--gpu-memory-gb", "141", "--price", "148", "--currency", "CNY"})
+	if err := root.Execute(); err != nil {
+		t.Fatalf("node add: %v\n%s", err, out.String())
+	}
+	st, err := bolt.Open(filepath.Join(data, "gpusla.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh, _ := time.LoadLocation("Asia/Shanghai")
+	_, err = fleetsim.Write(t.Context(), st, fleetsim.Config{Nodes: 3, Prefix: "gz-", Contract: "cn-example", Loc: sh, From: time.Date(2026, 3, 1, 0, 0, 0, 0, sh), Months: 1})
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, _ := report.Window(2026, 2)
+	_, to := report.Window(2026, 3)
+	log := filepath.Join(t.TempDir(), "events.jsonl")
+	root = newRoot()
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs([]string{"export", "--data", data, "--from", from.Format(time.RFC3339), "--to", to.Format(time.RFC3339), "-o", log})
+	if err := root.Execute(); err != nil {
+		t.Fatalf("export: %v\n%s", err, out.String())
+	}
+	span := []string{"--from", "2026-02", "--to", "2026-03", "--as-of", "2026-04-02T00:00:00Z"}
+	for _, form := range [][]string{{"--format", "json"}, {"--format", "md"}, {"--trial", "--format", "json"}, {"--trial", "--format", "md", "--lang", "zh"}} {
+		args := append(slices.Clone(span), form...)
+		want, err := runScorecard(t, append([]string{"--events", log}, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := runScorecard(t, append([]string{"--data", data, "--workers", "2"}, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want || len(got) < 1000 {
+			t.Fatalf("scorecard %v from --data differs from the exported log's:\n--- log\n%.1500s\n--- data\n%.1500s", form, want, got)
 		}
 	}
 }
