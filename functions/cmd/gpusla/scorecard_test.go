@@ -88,8 +88,10 @@ func TestScorecardBadInputNamesTheFlagOrLine(t *testing.T) {
 	}
 }
 
-func TestScorecardReadsTheLocalStore(t *testing.T) {
-	data := t.TempDir()
+// addOperatorNode adds an H200 node of cn-example to the local store in
+// data as an operator does (the folder's master key made with it).
+func addOperatorNode(t *testing.T, data string) {
+	t.Helper()
 	root := newRoot()
 	var out bytes.Buffer
 	root.SetOut(&out)
@@ -99,6 +101,11 @@ func TestScorecardReadsTheLocalStore(t *testing.T) {
 	if err := root.Execute(); err != nil {
 		t.Fatalf("node add: %v\n%s", err, out.String())
 	}
+}
+
+func TestScorecardReadsTheLocalStore(t *testing.T) {
+	data := t.TempDir()
+	addOperatorNode(t, data)
 	now := time.Now().UTC()
 	got, err := runScorecard(t, "--data", data, "--to", now.Format("2006-01"), "--format", "json")
 	if err != nil {
@@ -340,17 +347,7 @@ func TestScorecardClaimsFile(t *testing.T) {
 // log give: the scorecard and the trial page, byte for byte.
 func TestScorecardDataIsTheExportedLogs(t *testing.T) {
 	data := t.TempDir()
-	root := newRoot()
-	var out bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&out)
-	// A node added as an operator adds one (the folder's key made with it),
-	// beside a simulated month of three.
-	root.SetArgs([]string{"node", "add", "--data", data, "--id", "gz-h200-01", "--provider", "Example Compute", "--contract", "cn-example",
-		"--gpu-model", "H200", "--gpus", "8", "--gpu-memory-gb", "141", "--price", "148", "--currency", "CNY"})
-	if err := root.Execute(); err != nil {
-		t.Fatalf("node add: %v\n%s", err, out.String())
-	}
+	addOperatorNode(t, data) // beside a simulated month of three
 	st, err := bolt.Open(filepath.Join(data, "gpusla.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -364,7 +361,8 @@ func TestScorecardDataIsTheExportedLogs(t *testing.T) {
 	from, _ := report.Window(2026, 2)
 	_, to := report.Window(2026, 3)
 	log := filepath.Join(t.TempDir(), "events.jsonl")
-	root = newRoot()
+	root := newRoot()
+	var out bytes.Buffer
 	root.SetOut(&out)
 	root.SetErr(&out)
 	root.SetArgs([]string{"export", "--data", data, "--from", from.Format(time.RFC3339), "--to", to.Format(time.RFC3339), "-o", log})
