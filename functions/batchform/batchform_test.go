@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/probe/wire"
+	"github.com/gpusla/gpusla/sla/msg"
 )
 
 func num(v float64) *float64 { return &v }
@@ -120,11 +121,19 @@ func TestDamagedFormIsRefused(t *testing.T) {
 			t.Errorf("number %v, which no body can carry: %v", v, err)
 		}
 	}
-	deep := sample()
-	deep.Observations[1].Checks[4].DetailText = &wire.Text{Key: "a", Args: []wire.Arg{{T: &wire.Text{Key: "b", Args: []wire.Arg{{T: &wire.Text{Key: "c",
-		Args: []wire.Arg{{T: &wire.Text{Key: "d"}}}}}}}}}}
-	if _, err := Decode(Append(nil, deep)); err == nil || !strings.Contains(err.Error(), "nested more than") {
-		t.Errorf("sentences nested four deep: %v", err)
+	// Sentences nested as deep as a batch may nest them read back; one
+	// deeper is refused before it is read.
+	for depth := msg.MaxCodedDepth; depth <= msg.MaxCodedDepth+1; depth++ {
+		text := &wire.Text{Key: "innermost"}
+		for range depth - 1 {
+			text = &wire.Text{Key: "%s", Args: []wire.Arg{{T: text}}}
+		}
+		deep := sample()
+		deep.Observations[1].Checks[4].DetailText = text
+		_, err := Decode(Append(nil, deep))
+		if refused := err != nil && strings.Contains(err.Error(), "nested more than"); refused != (depth > msg.MaxCodedDepth) {
+			t.Errorf("sentences nested %d deep: %v", depth, err)
+		}
 	}
 	for i := len(magic); i < len(p); i++ {
 		q := bytes.Clone(p)
