@@ -15,10 +15,10 @@ import (
 // retention the bodies are most of a node's bill. It also keeps a body of
 // up to wire.MaxBodyBytes (1 MiB) under DynamoDB's 400 KB item limit.
 const (
-	bodyEncAttr    = "body_enc"
+	bodyEncAttr = "body_enc"
 	// formAttr is the batch's decoded form (store.BatchRecord.Form), kept
 	// as it is: it is read to be quick.
-	formAttr = "form"
+	formAttr       = "form"
 	bodyEncDeflate = "deflate"
 	// maxItemBytes is DynamoDB's item size limit.
 	maxItemBytes = 400 * 1024
