@@ -464,6 +464,10 @@ type Incident struct {
 	// Evidence is the SLA engine's account of why it opened, closed or was
 	// reclassified.
 	Evidence string `json:"evidence,omitempty"`
+	// EvidenceText is Evidence as the engine's sentence (msg.Keep), which
+	// the pages translate; nil on records written before it was kept,
+	// whose Evidence is then all there is (EvidenceSentence).
+	EvidenceText *msg.Kept `json:"evidence_text,omitempty"`
 	// ReclassifiedAt is set when late data changed the cause.
 	ReclassifiedAt time.Time `json:"reclassified_at,omitempty"`
 	UpdatedAt      time.Time `json:"updated_at"`
@@ -473,6 +477,11 @@ type Incident struct {
 	// records from before it was kept.
 	Split *incident.GapEvidence `json:"split,omitempty"`
 }
+
+// EvidenceSentence is the incident's evidence as a sentence to translate:
+// the engine's sentence where the record kept it, else the English as
+// stored, marked as the record's (msg.FromRecord).
+func (i Incident) EvidenceSentence() msg.Text { return msg.FromRecord(i.Evidence, i.EvidenceText) }
 
 // Open reports whether the incident has not ended.
 func (i Incident) Open() bool { return i.End.IsZero() }
@@ -491,7 +500,7 @@ func (i Incident) Outage(end time.Time) account.Outage {
 		o.Span.End = end
 	}
 	if i.Evidence != "" {
-		o.Evidence = []msg.Text{msg.Plain(i.Evidence)} // the live engine's own words, not translated
+		o.Evidence = []msg.Text{i.EvidenceSentence()}
 	}
 	return o
 }

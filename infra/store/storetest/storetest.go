@@ -423,7 +423,19 @@ func testIncidents(t *testing.T, s store.Store) {
 	b.Failed[0].DetailText = &msg.Coded{Key: "%s; %s", Args: []msg.Arg{
 		{T: &msg.Coded{Key: "%d usable GPUs, the order says %d", Args: []msg.Arg{{N: &seven}, {N: &eight}}}},
 		{T: &msg.Coded{Key: "%s: not in the readings", Args: []msg.Arg{{S: &mem}}}}}}
+	// An incident keeps the engine's sentence of its evidence with every
+	// kind of argument (an instant, a duration, a word, a zero, an empty
+	// string, uncoded words, nested sentences), for the pages that
+	// translate it; c, kept without one, reads back without one.
+	why := msg.New("%s at %s for %s (%d, %d, %.4g, %s) %s%s%s; %s", msg.Plain("gpu.xid"), msg.At(t0, time.UTC), 90*time.Second, 0, 7,
+		2.5, msg.Exact{V: 81559.0}, msg.Word("no_data"), msg.Plain(""), msg.New(" on GPU %d", 3),
+		msg.New("%s / %s", msg.ProbeWords("GPU has fallen off the bus"), msg.RecordedWords("no data since then")))
+	a.Evidence = why.String()
+	kept, err := msg.Keep(why)
+	must(t, err, "Keep")
+	a.EvidenceText = kept
 	c := mk("n1", "unreachable", t0.Add(-3*time.Hour), t0.Add(-2*time.Hour))
+	c.Evidence = "nothing heard in time"
 	d := mk("n2", "unreachable", t0.Add(5*time.Minute), t0.Add(6*time.Minute))
 	for _, i := range []store.Incident{a, b, c, d} {
 		must(t, s.CreateIncident(ctx(), i), "CreateIncident "+i.ID)
@@ -444,6 +456,12 @@ func testIncidents(t *testing.T, s store.Store) {
 		sp.Seen.Spans[0] != a.Split.Seen.Spans[0] || len(sp.Conns) != 2 || !sp.Conns[0].At.Equal(t0.Add(time.Minute)) || !sp.Conns[0].Fail ||
 		sp.Conns[0].Evidence != "net.internet fail" || sp.Conns[1].Fail {
 		t.Fatalf("incident evidence round trip: got %+v, want %+v", ga.Split, a.Split)
+	}
+	if ga.EvidenceText == nil || ga.EvidenceSentence().String() != a.Evidence || !reflect.DeepEqual(ga.EvidenceSentence(), why) {
+		t.Fatalf("an incident's evidence sentence round trip: got %#v, want %#v", ga.EvidenceSentence(), why)
+	}
+	if gc, err := s.GetIncident(ctx(), "n1", c.ID); err != nil || gc.EvidenceText != nil || gc.EvidenceSentence().String() != c.Evidence {
+		t.Fatalf("an incident kept without its evidence sentence: got %+v, %v", gc.EvidenceText, err)
 	}
 
 	list, err := s.ListIncidents(ctx(), "n1", t0.Add(-time.Hour), t0.Add(time.Hour))
