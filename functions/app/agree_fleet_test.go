@@ -12,8 +12,10 @@ import (
 	"github.com/gpusla/gpusla/functions/app/apptest"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/internal/zhstyle"
 	"github.com/gpusla/gpusla/sla/baseline"
 	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/report/reporttest"
 )
@@ -197,5 +199,18 @@ func TestWatchdogRecreatesALostFleetIncident(t *testing.T) {
 	}
 	if !inc.Start.Equal(since) || !inc.Open() || inc.Check != "fleet:gpu.burn.fp32/gpu0" || !strings.Contains(inc.Evidence, "slower than its siblings") {
 		t.Errorf("recreated %+v", inc)
+	}
+	// Its evidence is kept as the sentence it is, its English as before;
+	// in Chinese by the house style.
+	const en = "slower than its siblings: fleet:gpu.burn.fp32/gpu0 3 runs in a row below the fleet threshold from 2026-03-04T03:00:00Z (record recreated from the node's state)"
+	if inc.Evidence != en || inc.EvidenceText == nil || inc.EvidenceSentence().String() != en {
+		t.Errorf("recreated evidence %q, kept %+v", inc.Evidence, inc.EvidenceText)
+	}
+	zh := i18n.New(i18n.ZH).Text(inc.EvidenceSentence())
+	if want := "比同型号的其他节点慢：自2026年3月4日 03:00:00（UTC+00:00）起 fleet:gpu.burn.fp32/gpu0 连续3次低于集群阈值（此记录按节点状态重建）"; zh != want {
+		t.Errorf("in Chinese %q, want %q", zh, want)
+	}
+	for _, f := range zhstyle.Check(zh, "fleet:gpu.burn.fp32/gpu0") {
+		t.Errorf("in Chinese: %s", f)
 	}
 }

@@ -119,7 +119,7 @@ func (s *Service) apply(ctx context.Context, n store.Node, fx effects) {
 		switch t.Op {
 		case incident.Open:
 			inc = store.Incident{Node: n.ID, ID: id, Kind: string(t.Kind), Check: t.Check, Start: t.Since, ConfirmedAt: now, Counted: counted,
-				Reason: reason, Cause: t.Cause, Evidence: t.Evidence, Failed: fx.failed[t.Key()], Split: t.Split, UpdatedAt: now}
+				Reason: reason, Cause: t.Cause, Evidence: t.Evidence, EvidenceText: keptWhy(t), Failed: fx.failed[t.Key()], Split: t.Split, UpdatedAt: now}
 			if err = s.store.CreateIncident(ctx, inc); errors.Is(err, store.ErrExists) {
 				// Made already: by a retry of this batch (then it holds these
 				// checks), or by the watchdog's repair, which knows only the
@@ -130,7 +130,7 @@ func (s *Service) apply(ctx context.Context, n store.Node, fx effects) {
 			// Found after the fact, shorter than the grace: on the books,
 			// closed, and never alerted on (the alert waits for the grace).
 			inc = store.Incident{Node: n.ID, ID: id, Kind: string(t.Kind), Start: t.Since, End: t.At, ConfirmedAt: now, Counted: counted,
-				Reason: reason, Cause: t.Cause, Evidence: t.Evidence, Split: t.Split, UpdatedAt: now}
+				Reason: reason, Cause: t.Cause, Evidence: t.Evidence, EvidenceText: keptWhy(t), Split: t.Split, UpdatedAt: now}
 			if err = s.store.CreateIncident(ctx, inc); errors.Is(err, store.ErrExists) {
 				err = nil // a retry of this batch recorded it already
 			}
@@ -144,7 +144,8 @@ func (s *Service) apply(ctx context.Context, n store.Node, fx effects) {
 		case incident.Reclassify:
 			inc, err = s.updateIncident(ctx, n.ID, id, t, func(i *store.Incident) {
 				sameCause, prevCause = i.Cause == t.Cause, i.Cause
-				i.Cause, i.Counted, i.Reason, i.Evidence, i.ReclassifiedAt, i.UpdatedAt = t.Cause, counted, reason, t.Evidence, now, now
+				i.Cause, i.Counted, i.Reason, i.ReclassifiedAt, i.UpdatedAt = t.Cause, counted, reason, now, now
+				i.Evidence, i.EvidenceText = t.Evidence, keptWhy(t)
 				if t.Split != nil {
 					i.Split = t.Split
 				}
@@ -171,6 +172,21 @@ func (s *Service) apply(ctx context.Context, n store.Node, fx effects) {
 // alerted on, so none of its reclassifications is news either.
 func recordedAfterTheFact(inc store.Incident) bool {
 	return inc.Split != nil && inc.Split.Grace > 0
+}
+
+// keptWhy is a transition's evidence as the sentence the record keeps
+// (store.Incident.EvidenceText): nil for one rebuilt from a record, which
+// has its English only, or whose sentence a record cannot hold (then the
+// English is all the record has, and the pages show it as stored).
+func keptWhy(t incident.Transition) *msg.Kept {
+	if t.Why.IsZero() || t.Why.String() != t.Evidence {
+		return nil
+	}
+	k, err := msg.Keep(t.Why)
+	if err != nil {
+		return nil
+	}
+	return k
 }
 
 // coalesce drops a reclassification that a later one of the same incident
@@ -201,7 +217,8 @@ func coalesce(trs []incident.Transition) []incident.Transition {
 // write; a record lost to a crash is recreated from the transition.
 func (s *Service) updateIncident(ctx context.Context, node, id string, t incident.Transition, change func(*store.Incident)) (store.Incident, error) {
 	fresh := func() store.Incident {
-		return store.Incident{Node: node, ID: id, Kind: string(t.Kind), Check: t.Check, Start: t.Since, ConfirmedAt: s.Now(), Evidence: t.Evidence}
+		return store.Incident{Node: node, ID: id, Kind: string(t.Kind), Check: t.Check, Start: t.Since, ConfirmedAt: s.Now(), Evidence: t.Evidence,
+			EvidenceText: keptWhy(t)}
 	}
 	return update(ctx, "update incident "+id, s.incidentRecord(node, id, fresh), func(inc *store.Incident) error {
 		change(inc)

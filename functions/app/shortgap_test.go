@@ -1,12 +1,15 @@
 package app_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app/apptest"
 	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/internal/zhstyle"
 	"github.com/gpusla/gpusla/probe/wire"
+	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/incident"
 )
 
@@ -43,6 +46,20 @@ func TestShortGapRecordedWithoutAlert(t *testing.T) {
 	if sent := w.notif.Sent(); len(sent) != 0 {
 		t.Fatalf("alerts for a gap shorter than the grace: %+v", sent)
 	}
+	// Its evidence is the engine's sentence, kept with the record: the
+	// English as it always was, the Chinese by the house style.
+	en := "nothing heard in time from " + t0.Add(30*time.Second).UTC().Format(time.RFC3339) + " to " +
+		t0.Add(2*time.Minute).UTC().Format(time.RFC3339) + ": shorter than the grace, not alerted on"
+	if inc.Evidence != en || inc.EvidenceText == nil || inc.EvidenceSentence().String() != en {
+		t.Errorf("evidence %q, kept %+v; want %q", inc.Evidence, inc.EvidenceText, en)
+	}
+	zh := i18n.New(i18n.ZH).Text(inc.EvidenceSentence())
+	if !strings.HasPrefix(zh, "自") || !strings.HasSuffix(zh, "未按时收到节点的数据：短于宽限时间，未发告警") {
+		t.Errorf("in Chinese: %q", zh)
+	}
+	for _, f := range zhstyle.Check(zh) {
+		t.Errorf("in Chinese: %s", f)
+	}
 	judged, err := w.svc.JudgedIncidents(t.Context(), "gz-01", t0.Add(-time.Hour), t0.Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
@@ -56,6 +73,8 @@ func TestShortGapRecordedWithoutAlert(t *testing.T) {
 		Verdict: wire.Fail, Value: "1.1.1.1 unreachable"})}, apptest.Heartbeats(w.clock.Now(), 30*time.Second, 2)...)...)
 	if inc := w.only("unreachable"); inc.Cause != incident.CauseNetwork {
 		t.Fatalf("incident %+v: want reclassified network", inc)
+	} else if inc.EvidenceText == nil || inc.EvidenceSentence().String() != inc.Evidence {
+		t.Errorf("reclassified evidence %q kept as %+v", inc.Evidence, inc.EvidenceText)
 	}
 	if n := w.notif.Count(notify.AlertReclassified); n != 0 {
 		t.Fatalf("%d reclassified alerts for a gap never alerted on: %+v", n, w.notif.Sent())

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/incident"
+	"github.com/gpusla/gpusla/sla/msg"
 )
 
 // WatchdogResult says what one watchdog run did, for logs and tests.
@@ -209,7 +210,7 @@ func (s *Service) repair(ctx context.Context, n store.Node, st store.NodeState) 
 	}
 	var open []store.Incident
 	if g := st.Eval.Unreachable; g != nil {
-		open = append(open, store.Incident{Kind: string(incident.Unreachable), Start: g.Since, Cause: g.Cause, Evidence: g.Evidence})
+		open = append(open, store.Incident{Kind: string(incident.Unreachable), Start: g.Since, Cause: g.Cause, Evidence: g.Evidence, EvidenceText: g.Why})
 	}
 	for key, h := range st.Eval.Checks {
 		if h != nil && h.Open {
@@ -219,9 +220,11 @@ func (s *Service) repair(ctx context.Context, n store.Node, st store.NodeState) 
 	}
 	for key, sk := range st.Fleet {
 		if sk.Open {
-			open = append(open, store.Incident{Kind: string(incident.PerformanceBelowSpec), Check: key, Start: sk.Start, Cause: incident.CauseCheck,
-				Evidence: fmt.Sprintf("slower than its siblings: %s %d runs in a row below the fleet threshold from %s (record recreated from the node's state)",
-					key, sk.Runs, sk.Start.UTC().Format(time.RFC3339))})
+			why := msg.New("slower than its siblings: %s %d runs in a row below the fleet threshold from %s (record recreated from the node's state)",
+				msg.Plain(key), sk.Runs, msg.At(sk.Start, time.UTC))
+			inc := store.Incident{Kind: string(incident.PerformanceBelowSpec), Check: key, Start: sk.Start, Cause: incident.CauseCheck, Evidence: why.String()}
+			inc.EvidenceText, _ = msg.Keep(why) // every argument is one a record keeps
+			open = append(open, inc)
 		}
 	}
 	for _, inc := range open {
@@ -234,7 +237,7 @@ func (s *Service) repair(ctx context.Context, n store.Node, st store.NodeState) 
 		if err := s.store.CreateIncident(ctx, inc); err == nil {
 			s.log.Warn("recreated a lost incident record", "node", n.ID, "incident", inc.ID)
 			t := incident.Transition{Op: incident.Open, Kind: incident.Kind(inc.Kind), Check: inc.Check, Since: inc.Start, At: inc.Start,
-				Cause: inc.Cause, Counted: inc.Counted, Evidence: inc.Evidence}
+				Cause: inc.Cause, Counted: inc.Counted, Evidence: inc.Evidence, Why: inc.EvidenceSentence()}
 			at, release := s.alertStamps(n.ID, 1)
 			s.alert(ctx, n, t, inc, "", at)
 			release()

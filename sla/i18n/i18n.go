@@ -118,6 +118,8 @@ func (p *Printer) arg(a any) any {
 		return p.Dur(v)
 	case msg.ProbeWords:
 		return p.probeWords(string(v))
+	case msg.RecordedWords:
+		return p.recordedWords(string(v))
 	}
 	return a
 }
@@ -127,6 +129,16 @@ func (p *Printer) arg(a any) any {
 func (p *Printer) probeWords(s string) string {
 	if p.Lang == ZH && hasWord(s) {
 		return p.T("the probe's own words: “%s”", s)
+	}
+	return s
+}
+
+// recordedWords is the backend's English from a record kept without its
+// coded form: as it is, marked in Chinese as the system's record where it
+// holds words, as a probe's uncoded words are marked.
+func (p *Printer) recordedWords(s string) string {
+	if p.Lang == ZH && hasWord(s) {
+		return p.T("the system's record: “%s”", s)
 	}
 	return s
 }
@@ -142,6 +154,8 @@ func (p *Printer) Text(t msg.Text) string {
 			return v
 		case msg.ProbeWords:
 			return p.probeWords(string(v))
+		case msg.RecordedWords:
+			return p.recordedWords(string(v))
 		}
 	}
 	return p.T(t.Format, append([]any(nil), t.Args...)...)

@@ -23,7 +23,9 @@ var zhAlerts = map[string]string{
 	" (want %s)":                "（要求：%s）",
 	" — %s":                     "——%s",
 	// A probe's sentence that came without its coded form (docs/i18n.md).
-	"the probe's own words: “%s”":                             "探针原文：“%s”",
+	"the probe's own words: “%s”": "探针原文：“%s”",
+	// The backend's English from a record kept without its coded form.
+	"the system's record: “%s”":                               "系统记录原文：“%s”",
 	"… (truncated)":                                           "…（已截断）",
 	"no — %s":                                                 "否 — %s",
 	"not yet — %s":                                            "暂不计入 — %s",
@@ -96,11 +98,13 @@ var zhAlerts = map[string]string{
 	" — %s due %s (in %s)":                                                            " — %s截止 %s（还剩 %s）",
 	// The incident engine's evidence (sla/incident Transition.Why) as the
 	// alerts' evidence line.
-	"a definitive check: one failure opens the incident (%s)":       "此项检查失败一次即确认故障（%s）",
-	"%d failing results of this check in a row from %s":             "自 %[2]s起该检查连续 %[1]d 次失败",
-	"%d passing results of this check in a row from %s":             "自 %[2]s起该检查连续 %[1]d 次通过",
-	"no data from the node since %s (heartbeat every %s, grace %s)": "自%s起未收到节点的任何数据（心跳间隔%s，宽限%s）",
-	"first observation heard promptly after the gap":                "中断后首次按时收到节点的观测",
+	"a definitive check: one failure opens the incident (%s)":                                                                  "此项检查失败一次即确认故障（%s）",
+	"%d failing results of this check in a row from %s":                                                                        "自 %[2]s起该检查连续 %[1]d 次失败",
+	"%d passing results of this check in a row from %s":                                                                        "自 %[2]s起该检查连续 %[1]d 次通过",
+	"no data from the node since %s (heartbeat every %s, grace %s)":                                                            "自%s起未收到节点的任何数据（心跳间隔%s，宽限%s）",
+	"nothing heard in time from %s to %s: shorter than the grace, not alerted on":                                              "自%s至%s未按时收到节点的数据：短于宽限时间，未发告警",
+	"slower than its siblings: %s %d runs in a row below the fleet threshold from %s (record recreated from the node's state)": "比同型号的其他节点慢：自%[3]s起 %[1]s 连续%[2]d次低于集群阈值（此记录按节点状态重建）",
+	"first observation heard promptly after the gap":                                                                           "中断后首次按时收到节点的观测",
 	"probe saw %s at %s": "探针于 %[2]s观测到 %[1]s",
 	"probe's own batches cover the gap (%d observations, %d connectivity passes)": "探针自身的数据批次覆盖了这段中断（%d 次观测，%d 次连通性检查通过）",
 	"the node was released (given back); its service period ended":                "节点已退租，服务期结束",

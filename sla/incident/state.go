@@ -1,7 +1,6 @@
 package incident
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -111,6 +110,7 @@ func (s State) Clone() State {
 
 func (g Gap) clone() Gap {
 	g.Ev = g.Ev.Clone()
+	g.Why = g.Why.Clone()
 	return g
 }
 
@@ -188,6 +188,9 @@ type Gap struct {
 	ConnPass int    `json:"conn_pass,omitempty"`
 	ConnFail int    `json:"conn_fail,omitempty"`
 	Evidence string `json:"evidence,omitempty"`
+	// Why is Evidence as the sentence it was (msg.Keep), for the pages
+	// that translate it; nil on a state written before it was kept.
+	Why *msg.Kept `json:"why,omitempty"`
 	// Ev is the evidence the gap is split by cause with (GapEvidence).
 	Ev GapEvidence `json:"ev,omitzero"`
 }
@@ -540,8 +543,9 @@ func (s *State) recordGap(th Thresholds, o *sighting) (Transition, bool) {
 	}
 	s.Unreachable = g
 	t := s.closeGap(o)
-	t.Op, t.Evidence = Record, fmt.Sprintf("nothing heard in time from %s to %s: shorter than the grace, not alerted on",
-		since.UTC().Format(time.RFC3339), t.At.UTC().Format(time.RFC3339))
+	t = t.because(msg.New("nothing heard in time from %s to %s: shorter than the grace, not alerted on",
+		msg.At(since, time.UTC), msg.At(t.At, time.UTC)))
+	t.Op = Record
 	return t, true
 }
 
@@ -583,7 +587,7 @@ func (o *sighting) reclassify(g *Gap) Transition {
 	cause := g.summary(g.Ev.Split(g.span(), nil))
 	// The evidence stays the last one found when this sighting adds none
 	// (kept as the record's English: the gap outlives a restart).
-	why := msg.Plain(g.Evidence)
+	why := msg.FromRecord(g.Evidence, g.Why)
 	if o.connOK && o.connFail && g.contains(at) {
 		why = msg.New("probe saw %s at %s", msg.Plain(o.connEv), msg.At(at, time.UTC))
 	} else if cause != g.Cause && cause != CauseNetwork {
@@ -592,7 +596,11 @@ func (o *sighting) reclassify(g *Gap) Transition {
 	g.Cause = cause
 	t := Transition{Op: Reclassify, Kind: Unreachable, Since: g.Since, At: at, Cause: cause,
 		Counted: CauseCounted(cause), Split: g.evidence()}.because(why)
-	g.Evidence = t.Evidence
+	// A sentence a record cannot keep stays its English (Evidence).
+	g.Evidence, g.Why = t.Evidence, nil
+	if k, err := msg.Keep(t.Why); err == nil {
+		g.Why = k
+	}
 	return t
 }
 

@@ -19,8 +19,9 @@ func (w words) text(t msg.Text) string {
 		return ""
 	}
 	if t.Format == "%s" && len(t.Args) == 1 {
-		if s, ok := t.Args[0].(string); ok {
-			return s // data, shown as it came
+		switch t.Args[0].(type) {
+		case string, msg.ProbeWords, msg.RecordedWords:
+			return w.p.Text(t) // data as it came; uncoded English marked in Chinese
 		}
 	}
 	args := make([]any, len(t.Args))
