@@ -61,7 +61,7 @@ func (h *Handler) incidentView(ctx context.Context, pr *i18n.Printer, nd *node, 
 		}
 		iv.Detail = pr.Texts(fails)
 		if iv.Detail == "" {
-			iv.Detail = inc.Evidence
+			iv.Detail = evidenceDetail(pr, nd.loc, inc)
 		}
 	}
 	step := func(at time.Time, what string) {
@@ -105,6 +105,38 @@ func (h *Handler) incidentView(ctx context.Context, pr *i18n.Printer, nd *node, 
 	}
 	sort.SliceStable(iv.Timeline, func(i, j int) bool { return iv.Timeline[i].at.Before(iv.Timeline[j].at) })
 	return iv
+}
+
+// evidenceDetail is the engine's account of why an incident opened, the
+// detail of one without failed checks: in English the Evidence as stored,
+// byte for byte; in another language its sentence translated, its
+// instants on the node's clock with the zone named as the page names it;
+// a record kept without its sentence shows its English, marked in Chinese
+// as the system's record.
+func evidenceDetail(pr *i18n.Printer, loc *time.Location, inc store.Incident) string {
+	if pr.Lang == i18n.EN {
+		return inc.Evidence
+	}
+	return pr.Text(onClock(pr, loc, inc.EvidenceSentence()))
+}
+
+// onClock is t with each instant in it written as the page writes its
+// times (Printer.Zoned in loc).
+func onClock(pr *i18n.Printer, loc *time.Location, t msg.Text) msg.Text {
+	if len(t.Args) == 0 {
+		return t
+	}
+	out := msg.Text{Format: t.Format, Args: make([]any, len(t.Args))}
+	for i, a := range t.Args {
+		switch v := a.(type) {
+		case msg.Time:
+			a = pr.Zoned(v.Time, loc)
+		case msg.Text:
+			a = onClock(pr, loc, v)
+		}
+		out.Args[i] = a
+	}
+	return out
 }
 
 // aboutIncident: the ticket was opened from the incident's alert, or on

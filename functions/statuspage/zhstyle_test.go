@@ -13,7 +13,10 @@ import (
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/internal/zhstyle"
 	"github.com/gpusla/gpusla/probe/wire/wiretest"
+	"github.com/gpusla/gpusla/sla/baseline"
 	"github.com/gpusla/gpusla/sla/i18n"
+	"github.com/gpusla/gpusla/sla/incident"
+	"github.com/gpusla/gpusla/sla/msg"
 )
 
 // TestChineseByItsOwnRules: the status page in Chinese, team view and
@@ -86,4 +89,58 @@ func pageText(t *testing.T, f fixture, mode Mode, l i18n.Lang) string {
 		t.Fatal(err)
 	}
 	return html.UnescapeString(markup.ReplaceAllString(buf.String(), "\n"))
+}
+
+// An incident with no failed checks shows the engine's account of why it
+// opened: on a zh page its sentence in Chinese by the house style (an
+// unreachable node, a node slower than its siblings), a record kept
+// without its sentence marked as the system's record; on the en page the
+// Evidence as stored, byte for byte.
+func TestEvidenceInThePagesLanguage(t *testing.T) {
+	start := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	var st incident.State
+	opened := st.Tick(start.Add(5*time.Minute), start.Add(-30*time.Second), 30*time.Second, incident.Thresholds{Grace: 90 * time.Second})
+	if len(opened) != 1 || opened[0].Why.IsZero() {
+		t.Fatalf("the engine opened %+v", opened)
+	}
+	f := baseline.Finding{Node: "gz-h20-03", Model: "H20", Figure: "gpu.burn.bf16", Unit: "TFLOP/s", GPU: 3, Start: start.Add(-2 * time.Hour),
+		Runs: 3, Values: []float64{101.5, 99.2, 98.7}, Against: baseline.AgainstOtherNodes, Margin: 0.05,
+		Dist: baseline.Dist{Model: "H20", Figure: "gpu.burn.bf16", Unit: "TFLOP/s", Nodes: 12, GPUs: 96, P10: 140.2, P50: 148.9, Threshold: 140.2}}
+	mk := func(kind string, at time.Time, why msg.Text) store.Incident {
+		kept, err := msg.Keep(why)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return store.Incident{Node: "gz-h20-03", Kind: kind, Start: at, End: at.Add(20 * time.Minute), Counted: true, Cause: "no_data",
+			Evidence: why.String(), EvidenceText: kept}
+	}
+	incs := []store.Incident{mk("unreachable", opened[0].Since, opened[0].Why), mk("performance_below_spec", f.Start, f.Text())}
+	fx := seeded(t, incs...)
+	data := []string{"Example GPU Cloud", "Acme Metal", "Alpha", "Beta", "xid 79", "10.20.30.40 unreachable",
+		"net.ping fail: 10.20.30.40 unreachable", "node unreachable, rack 12 PSU?", "Shanghai A",
+		"no heartbeat from gpu-node-7.internal.example (10.20.30.40) since 11:20:00"}
+	en := pageText(t, fx, Private, i18n.EN)
+	for _, inc := range incs {
+		if !strings.Contains(en, inc.Evidence) {
+			t.Errorf("en page: the stored evidence %q not shown as stored", inc.Evidence)
+		}
+	}
+	zh := pageText(t, fx, Private, i18n.ZH)
+	for _, want := range []string{
+		"自2026年11月30日 16:59:30（北京时间）起未收到节点的任何数据（心跳间隔30秒，宽限1分30秒）",
+		"比同型号的其他节点慢：gpu.burn.bf16（GPU 3）连续3次低于其他节点",
+		"系统记录原文：“no heartbeat from gpu-node-7.internal.example (10.20.30.40) since 11:20:00”",
+	} {
+		if !strings.Contains(zh, want) {
+			t.Errorf("zh page: %q not shown in\n%s", want, zh)
+		}
+	}
+	for _, inc := range incs {
+		if strings.Contains(zh, inc.Evidence) {
+			t.Errorf("zh page: the English evidence %q shown", inc.Evidence)
+		}
+	}
+	for _, finding := range zhstyle.Check(zh, data...) {
+		t.Errorf("zh page: %s", finding)
+	}
 }
