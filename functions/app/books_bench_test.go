@@ -87,9 +87,16 @@ func envInt(name string, def int) int {
 	return def
 }
 
-// benchFleet opens the simulated fleet's store, writing it first unless
-// GPUSLA_BOOKS_STORE names one already written.
+// benchFleet opens the simulated fleet's store of March 2026, writing it
+// first unless GPUSLA_BOOKS_STORE names one already written.
 func benchFleet(b *testing.B, nodes int) (*bolt.Store, []*terms.Terms) {
+	return simFleet(b, nodes, 3, 1, 8)
+}
+
+// simFleet opens the simulated fleet's store of months months from month
+// first of 2026, written by workers, writing it first unless
+// GPUSLA_BOOKS_STORE names one already written.
+func simFleet(b *testing.B, nodes int, first time.Month, months, workers int) (*bolt.Store, []*terms.Terms) {
 	path := os.Getenv("GPUSLA_BOOKS_STORE")
 	if path == "" {
 		path = filepath.Join(b.TempDir(), "fleet.db")
@@ -105,12 +112,12 @@ func benchFleet(b *testing.B, nodes int) (*bolt.Store, []*terms.Terms) {
 		sh, _ := time.LoadLocation("Asia/Shanghai")
 		t0, c0 := time.Now(), cputime.Total()
 		s, err := fleetsim.Write(context.Background(), st, fleetsim.Config{Nodes: nodes, Prefix: "gz-", Contract: "cn-example", Loc: sh,
-			From: time.Date(2026, 3, 1, 0, 0, 0, 0, sh), Months: 1, Workers: 8})
+			From: time.Date(2026, first, 1, 0, 0, 0, 0, sh), Months: months, Workers: workers})
 		if err != nil {
 			b.Fatal(err)
 		}
 		st.SetNoSync(false)
-		b.Logf("wrote %d nodes, %d runs, %d batches (%d MB of bodies) in %s, %s CPU", s.Nodes, s.Runs, s.Batches, s.BodyBytes>>20,
+		b.Logf("wrote %d nodes × %d months, %d runs, %d batches (%d MB of bodies) in %s, %s CPU", s.Nodes, months, s.Runs, s.Batches, s.BodyBytes>>20,
 			time.Since(t0).Round(time.Second), (cputime.Total() - c0).Round(time.Second))
 	}
 	tm, err := terms.ReadFile(filepath.Join("..", "..", "testdata", "terms", "cn-example.yaml"))

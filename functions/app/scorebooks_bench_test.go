@@ -5,16 +5,13 @@ import (
 	"context"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/document"
-	"github.com/gpusla/gpusla/functions/fleetsim"
 	"github.com/gpusla/gpusla/infra/store/bolt"
-	"github.com/gpusla/gpusla/internal/cputime"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/scorecard"
@@ -39,7 +36,7 @@ import (
 func BenchmarkScorecardYear(b *testing.B) {
 	nodes := envInt("GPUSLA_BOOKS_NODES", 100)
 	months := envInt("GPUSLA_SCORECARD_BENCH_MONTHS", 12)
-	st, tm := yearFleet(b, nodes, months)
+	st, tm := simFleet(b, nodes, time.January, months, envInt("GPUSLA_BOOKS_WORKERS", runtime.GOMAXPROCS(0)))
 	if os.Getenv("GPUSLA_BOOKS_GENERATE_ONLY") == "1" {
 		b.Skip("store written")
 	}
@@ -120,40 +117,6 @@ func benchLogScorecard(b *testing.B, st *bolt.Store, tm []*terms.Terms, o scorec
 	b.ReportMetric(float64(max(exportHeap, readHeap))/(1<<20), "log-peak-heap-MiB")
 	b.ReportMetric(float64(size)/(1<<20), "log-MiB")
 	return exportCPU + readCPU
-}
-
-// yearFleet opens the simulated fleet's store of months months from
-// January 2026, writing it first unless GPUSLA_BOOKS_STORE names one
-// already written.
-func yearFleet(b *testing.B, nodes, months int) (*bolt.Store, []*terms.Terms) {
-	path := os.Getenv("GPUSLA_BOOKS_STORE")
-	if path == "" {
-		path = filepath.Join(b.TempDir(), "fleet.db")
-	}
-	_, statErr := os.Stat(path)
-	st, err := bolt.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
-	if statErr != nil {
-		st.SetNoSync(true)
-		sh, _ := time.LoadLocation("Asia/Shanghai")
-		t0, c0 := time.Now(), cputime.Total()
-		s, err := fleetsim.Write(context.Background(), st, fleetsim.Config{Nodes: nodes, Prefix: "gz-", Contract: "cn-example", Loc: sh,
-			From: time.Date(2026, 1, 1, 0, 0, 0, 0, sh), Months: months, Workers: envInt("GPUSLA_BOOKS_WORKERS", runtime.GOMAXPROCS(0))})
-		if err != nil {
-			b.Fatal(err)
-		}
-		st.SetNoSync(false)
-		b.Logf("wrote %d nodes × %d months, %d runs, %d batches (%d MB of bodies) in %s, %s CPU", s.Nodes, months, s.Runs, s.Batches, s.BodyBytes>>20,
-			time.Since(t0).Round(time.Second), (cputime.Total() - c0).Round(time.Second))
-	}
-	tm, err := terms.ReadFile(filepath.Join("..", "..", "testdata", "terms", "cn-example.yaml"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	return st, tm
 }
 
 // benchExportSpan writes the export of o's months to f, as the monthly job
