@@ -1,5 +1,7 @@
 package report
 
+import "fmt"
+
 // Tencent Cloud CVM (tencent-cvm.yaml): March 2026 has 31 × 24 × 60 =
 // 44,640 minutes, April 43,200 ("单实例服务月度总分钟数 = 总天数 × 24 × 60");
 // one GPU at 25.00 CNY an hour: March's fee 744 h × 25.00 = 18,600.00 CNY,
@@ -66,6 +68,11 @@ var tencentCVMEdges = []edge{
 			counted: 360, uptime: 99.9722, tier: 10, amount: -1, denominator: 1296000},
 		{why: "delivered 18 March 00:00", delivered: "2026-03-18 00:00:00", down: [][2]string{{"2026-03-25 08:00:00", "2026-03-25 08:06:00"}},
 			counted: 360, uptime: 99.9702, tier: 10, amount: -1, denominator: 1209600},
+		// Whole days in Beijing time: delivered 17 March 07:00 (16 March 23:00
+		// UTC) is the 17th: 15 days, 99.972222 %, 10 % of the fee from 07:00,
+		// 353 h × 25.00 = 8,825.00: 882.50.
+		{why: "delivered 17 March 07:00 Beijing (the 16th in UTC)", delivered: "2026-03-17 07:00:00", down: down1("2026-03-25 08:00:00", "2026-03-25 08:06:00"),
+			counted: 360, uptime: 99.9722, tier: 10, amount: 882.5, charge: 8825, denominator: 1296000},
 	}},
 	{"tiers", []edgeCase{
 		// April, 43,200 min. 432 min: 42,768 / 43,200 = 99.0000 %, "等于或高于99%":
@@ -76,12 +83,20 @@ var tencentCVMEdges = []edge{
 		{why: "433 min: 25 %", month: 4, down: [][2]string{{"2026-04-15 09:00:00", "2026-04-15 16:13:00"}}, counted: 25980, uptime: 98.9977, tier: 25, amount: 4500},
 		{why: "2,160 min: 25 %", month: 4, down: [][2]string{{"2026-04-05 12:00:00", "2026-04-07 00:00:00"}}, counted: 129600, uptime: 95, tier: 25, amount: 4500},
 		{why: "2,161 min: 100 %", month: 4, down: [][2]string{{"2026-04-05 12:00:00", "2026-04-07 00:01:00"}}, counted: 129660, uptime: 94.9977, tier: 100, amount: 18000},
+		// A second either side of 432 min, rounded up: 431 min 59 s is 432,
+		// 99.0000 %, 10 %; 432 min 1 s is 433, 98.997685 %, 25 %.
+		{why: "431 min 59 s: 432, 10 %", month: 4, down: down1("2026-04-15 09:00:00", "2026-04-15 16:11:59"), counted: 25920, uptime: 99, tier: 10, amount: 1800},
+		{why: "432 min 1 s: 433, 25 %", month: 4, down: down1("2026-04-15 09:00:00", "2026-04-15 16:12:01"), counted: 25980, uptime: 98.9977, tier: 25, amount: 4500},
 	}},
 	{"cap", []edgeCase{
 		// "赔偿总额不超过相应未达标服务月度内您就本服务支付的相应月度服务费": the 100 %
 		// voucher is the month's fee, 18,000.00, no more; 25 % is 4,500.00.
 		{why: "100 %: the fee", month: 4, down: [][2]string{{"2026-04-05 12:00:00", "2026-04-07 00:01:00"}}, counted: 129660, uptime: 94.9977, tier: 100, amount: 18000},
 		{why: "25 %: a quarter", month: 4, down: [][2]string{{"2026-04-15 09:00:00", "2026-04-15 16:13:00"}}, counted: 25980, uptime: 98.9977, tier: 25, amount: 4500},
+		// A partial month's fee: delivered 17 March 00:00, 15 × 24 × 25.00 =
+		// 9,000.00; 1,081 min down of 21,600: 94.995370 %, 100 %: 9,000.00.
+		{why: "100 % of a partial month: its fee", delivered: "2026-03-17 00:00:00", down: down1("2026-03-20 00:00:00", "2026-03-20 18:01:00"),
+			counted: 64860, uptime: 94.9954, tier: 100, amount: 9000, charge: 9000},
 	}},
 	{"maintenance", []edgeCase{
 		// 4.10: unavailability in 常规维护 "不属于服务不可用的计算范畴"; the month keeps
@@ -117,10 +132,85 @@ var tencentCVMEdges = []edge{
 		// 25 % of 18,000.00.
 		{why: "March, 10 % of the order's fee", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:12:00"}}, counted: 720, uptime: 99.9731, tier: 10, amount: 1860},
 		{why: "April, 25 % of the order's fee", month: 4, down: [][2]string{{"2026-04-15 09:00:00", "2026-04-15 16:13:00"}}, counted: 25980, uptime: 98.9977, tier: 25, amount: 4500},
+		// The instance's fee, all its GPUs: 8 × 744 h × 25.00 = 148,800.00, 10 %
+		// = 14,880.00.
+		{why: "8 GPUs: 10 % of the instance's fee", gpus: 8, down: down1("2026-03-08 03:00:00", "2026-03-08 03:12:00"), counted: 720, uptime: 99.9731, tier: 10, amount: 14880, charge: 148800},
+	}},
+	{"beijing-month-end", []edgeCase{
+		// The service month is Beijing time's: 31 March 23:50 to 1 April
+		// 00:20 (15:50–16:20 UTC, inside March in UTC) is 30 min across the
+		// month's end, March its 10 ((44,640 − 10) / 44,640 = 99.977599 %,
+		// met), April its 20 ((43,200 − 20) / 43,200 = 99.953704 %, 10 % of
+		// 18,000.00 = 1,800.00). 1 April 07:50 to 08:20 (31 March 23:50 to
+		// 1 April 00:20 UTC, across the month's end in UTC) is April's alone:
+		// March 100 %, April 30 min, 99.930556 %, 1,800.00.
+		{why: "23:50–00:20 Beijing: March's 10 min", down: down1("2026-03-31 23:50:00", "2026-04-01 00:20:00"), counted: 600, uptime: 99.9776, tier: 0, amount: 0},
+		{why: "23:50–00:20 Beijing: April's 20 min", month: 4, down: down1("2026-03-31 23:50:00", "2026-04-01 00:20:00"), counted: 1200, uptime: 99.9537, tier: 10, amount: 1800},
+		{why: "07:50–08:20 Beijing on 1 April: nothing in March", down: down1("2026-04-01 07:50:00", "2026-04-01 08:20:00"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "07:50–08:20 Beijing on 1 April: April's 30 min", month: 4, down: down1("2026-04-01 07:50:00", "2026-04-01 08:20:00"), counted: 1800, uptime: 99.9306, tier: 10, amount: 1800},
+	}},
+	{"each-outage-rounded", []edgeCase{
+		// "单实例服务不可用分钟数为该实例在一个服务月度内单实例单次服务不可用分钟数之和":
+		// each outage is rounded up on its own, then summed. Two of 61 s are
+		// 2 + 2 = 4 min ((44,640 − 4) / 44,640 = 99.991039 %), not ⌈122 s⌉ = 3;
+		// five of 61 s are 10 min, 99.977599 %, met; six are 12 min, 99.973118
+		// %, 10 %, 1,860.00 (their 366 s summed first would be 7 min, met).
+		{why: "two of 61 s: 4 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:01:01"}, {"2026-03-09 03:00:00", "2026-03-09 03:01:01"}},
+			counted: 240, uptime: 99.991, tier: 0, amount: 0},
+		{why: "five of 61 s: 10 min, met", down: sixtyOneSeconds(5), counted: 600, uptime: 99.9776, tier: 0, amount: 0},
+		{why: "six of 61 s: 12 min, 10 %", down: sixtyOneSeconds(6), counted: 720, uptime: 99.9731, tier: 10, amount: 1860},
+	}},
+	{"february", []edgeCase{
+		// February 2026: 28 × 24 × 60 = 40,320 min; the fee 672 h × 25.00 =
+		// 16,800.00. 10 min: 40,310 / 40,320 = 99.975198 %, met; 11 min:
+		// 99.972718 %, 10 %, 1,680.00. Due 60 days after 28 February (1 March
+		// – 29 April): before 30 April 00:00; March's working days 2–6: from
+		// 7 March.
+		{why: "10 min: met", month: 2, down: down1("2026-02-10 03:00:00", "2026-02-10 03:10:00"), counted: 600, uptime: 99.9752, tier: 0, amount: 0, denominator: 2419200},
+		{why: "11 min: 10 %", month: 2, down: down1("2026-02-10 03:00:00", "2026-02-10 03:11:00"), counted: 660, uptime: 99.9727, tier: 10, amount: 1680, charge: 16800,
+			denominator: 2419200, deadline: "2026-04-30T00:00:00+08:00", opens: "2026-03-07T00:00:00+08:00"},
+	}},
+	{"release-day", []edgeCase{
+		// The last service month in whole days, the day of the release
+		// counted whole (approximations[2]): released 20 March 10:00, 1–20
+		// March, 28,800 min; 7 min down: 28,793 / 28,800 = 99.975694 %, met.
+		// Released 20 March 00:00: 1–19 March, 27,360 min, 99.974415 %, 10 % of
+		// 19 × 24 × 25.00 = 11,400.00: 1,140.00.
+		{why: "released 20 March 10:00: 20 days", released: "2026-03-20 10:00:00", down: down1("2026-03-10 03:00:00", "2026-03-10 03:07:00"),
+			counted: 420, uptime: 99.9757, tier: 0, amount: 0, charge: 11650, denominator: 1728000},
+		{why: "released 20 March 00:00: 19 days", released: "2026-03-20 00:00:00", down: down1("2026-03-10 03:00:00", "2026-03-10 03:07:00"),
+			counted: 420, uptime: 99.9744, tier: 10, amount: 1140, charge: 11400, denominator: 1641600},
+	}},
+	{"maintenance-month-end", []edgeCase{
+		// A window from 31 March 22:00 to 1 April 02:00 announced on the 1st:
+		// down 21:50–22:10 (its 10 min before the window count: 99.977599 %)
+		// and 23:00–01:00 (inside, excused in both months: April 100 %).
+		{why: "March: the 10 min before the window", maint: []maintSpec{{"2026-03-31 22:00:00", "2026-04-01 02:00:00", "2026-03-01 00:00:00"}},
+			down: [][2]string{{"2026-03-31 21:50:00", "2026-03-31 22:10:00"}, {"2026-03-31 23:00:00", "2026-04-01 01:00:00"}}, counted: 600, uptime: 99.9776, tier: 0, amount: 0, denominator: 2678400},
+		{why: "April: inside the window, nothing", month: 4, maint: []maintSpec{{"2026-03-31 22:00:00", "2026-04-01 02:00:00", "2026-03-01 00:00:00"}},
+			down: [][2]string{{"2026-03-31 21:50:00", "2026-03-31 22:10:00"}, {"2026-03-31 23:00:00", "2026-04-01 01:00:00"}}, counted: 0, uptime: 100, tier: 0, amount: 0, denominator: 2592000},
+	}},
+	{"thirty-day-month", []edgeCase{
+		// The text's own example (2.2): "假设当月为30天 … 30天 × 24小时 × 60分钟 ×
+		// 99.975% = 43189.2分钟，即可存在 43200 - 43189.2 = 10.8分钟的不可用时间":
+		// April, 10 min: 43,190 / 43,200 = 99.976852 %, met; 10 min 1 s is 11
+		// min, 99.974537 %, 10 % of 18,000.00 = 1,800.00.
+		{why: "10 min: met", month: 4, down: down1("2026-04-15 09:00:00", "2026-04-15 09:10:00"), counted: 600, uptime: 99.9769, tier: 0, amount: 0, denominator: 2592000},
+		{why: "10 min 1 s: 11 min, 10 %", month: 4, down: down1("2026-04-15 09:00:00", "2026-04-15 09:10:01"), counted: 660, uptime: 99.9745, tier: 10, amount: 1800, denominator: 2592000},
 	}},
 }
 
 func init() { packEdges["tencent-cvm"] = tencentCVMEdges }
+
+// sixtyOneSeconds is n outages of 61 s, one a day from 8 March 03:00.
+func sixtyOneSeconds(n int) [][2]string {
+	var out [][2]string
+	for i := range n {
+		d := fmt.Sprintf("2026-03-%02d", 8+i)
+		out = append(out, [2]string{d + " 03:00:00", d + " 03:01:01"})
+	}
+	return out
+}
 
 // Tencent Cloud International CVM (tencent-intl-cvm.yaml): the same rules
 // in the English text; one GPU at 0.80 USD an hour: March's fee 744 h ×
