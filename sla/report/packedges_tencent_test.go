@@ -270,12 +270,20 @@ var tencentIntlCVMEdges = []edge{
 		{why: "433 min: 25 %", month: 4, down: [][2]string{{"2026-04-15 09:00:00", "2026-04-15 16:13:00"}}, counted: 25980, uptime: 98.9977, tier: 25, amount: 144},
 		{why: "2,160 min: 25 %", month: 4, down: [][2]string{{"2026-04-05 12:00:00", "2026-04-07 00:00:00"}}, counted: 129600, uptime: 95, tier: 25, amount: 144},
 		{why: "2,161 min: 100 %", month: 4, down: [][2]string{{"2026-04-05 12:00:00", "2026-04-07 00:01:00"}}, counted: 129660, uptime: 94.9977, tier: 100, amount: 576},
+		// A second either side of 432 min, rounded up: 431 min 59 s is 432,
+		// 99.0000 %, 10 %; 432 min 1 s is 433, 25 %.
+		{why: "431 min 59 s: 432, 10 %", month: 4, down: down1("2026-04-15 09:00:00", "2026-04-15 16:11:59"), counted: 25920, uptime: 99, tier: 10, amount: 57.6},
+		{why: "432 min 1 s: 433, 25 %", month: 4, down: down1("2026-04-15 09:00:00", "2026-04-15 16:12:01"), counted: 25980, uptime: 98.9977, tier: 25, amount: 144},
 	}},
 	{"cap", []edgeCase{
 		// "the aggregate amount shall be no more than the applicable Monthly
-		// Service Fee": 100 % is the fee, 576.00; 25 % is 144.00.
+		// Service Fee": 100 % is the fee, 576.00; 25 % is 144.00. A partial
+		// month's: delivered 17 March, 360 h × 0.80 = 288.00; 1,081 min of
+		// 21,600, 94.995370 %: 288.00.
 		{why: "100 %: the fee", month: 4, down: [][2]string{{"2026-04-05 12:00:00", "2026-04-07 00:01:00"}}, counted: 129660, uptime: 94.9977, tier: 100, amount: 576},
 		{why: "25 %", month: 4, down: [][2]string{{"2026-04-15 09:00:00", "2026-04-15 16:13:00"}}, counted: 25980, uptime: 98.9977, tier: 25, amount: 144},
+		{why: "100 % of a partial month: its fee", delivered: "2026-03-17 00:00:00", down: down1("2026-03-20 00:00:00", "2026-03-20 18:01:00"),
+			counted: 64860, uptime: 94.9954, tier: 100, amount: 288, charge: 288},
 	}},
 	{"maintenance", []edgeCase{
 		// 4.10: downtime of "normal maintenance or upgrade" "shall not be
@@ -305,6 +313,59 @@ var tencentIntlCVMEdges = []edge{
 		// reckoned on the order's fee: 10 % of 595.20, 25 % of 576.00.
 		{why: "March", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:12:00"}}, counted: 720, uptime: 99.9731, tier: 10, amount: 59.52},
 		{why: "April", month: 4, down: [][2]string{{"2026-04-15 09:00:00", "2026-04-15 16:13:00"}}, counted: 25980, uptime: 98.9977, tier: 25, amount: 144},
+		// "for a Single Instance": all its GPUs, 8 × 744 h × 0.80 = 4,761.60,
+		// 10 % = 476.16.
+		{why: "8 GPUs: the instance's fee", gpus: 8, down: down1("2026-03-08 03:00:00", "2026-03-08 03:12:00"), counted: 720, uptime: 99.9731, tier: 10, amount: 476.16, charge: 4761.6},
+	}},
+	{"beijing-month-end", []edgeCase{
+		// The Service Month in Beijing time (see tencent-cvm): 31 March 23:50
+		// to 1 April 00:20 is March's 10 min (99.977599 %) and April's 20
+		// (99.953704 %, 10 % of 576.00 = 57.60); 1 April 07:50–08:20 (across the
+		// month's end in UTC) is April's 30 min alone (99.930556 %, 57.60).
+		{why: "23:50–00:20 Beijing: March's 10 min", down: down1("2026-03-31 23:50:00", "2026-04-01 00:20:00"), counted: 600, uptime: 99.9776, tier: 0, amount: 0},
+		{why: "23:50–00:20 Beijing: April's 20 min", month: 4, down: down1("2026-03-31 23:50:00", "2026-04-01 00:20:00"), counted: 1200, uptime: 99.9537, tier: 10, amount: 57.6},
+		{why: "07:50–08:20 Beijing on 1 April: nothing in March", down: down1("2026-04-01 07:50:00", "2026-04-01 08:20:00"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "07:50–08:20 Beijing on 1 April: April's 30 min", month: 4, down: down1("2026-04-01 07:50:00", "2026-04-01 08:20:00"), counted: 1800, uptime: 99.9306, tier: 10, amount: 57.6},
+	}},
+	{"each-outage-rounded", []edgeCase{
+		// "the total of Single Instance Single Service Downtime Calculated in
+		// Minutes": each outage rounded up, then summed: five of 61 s are 10
+		// min, met; six are 12 min, 99.973118 %, 10 %, 59.52.
+		{why: "five of 61 s: 10 min, met", down: sixtyOneSeconds(5), counted: 600, uptime: 99.9776, tier: 0, amount: 0},
+		{why: "six of 61 s: 12 min, 10 %", down: sixtyOneSeconds(6), counted: 720, uptime: 99.9731, tier: 10, amount: 59.52},
+	}},
+	{"february", []edgeCase{
+		// 40,320 min; the fee 672 h × 0.80 = 537.60. 10 min, 99.975198 %, met;
+		// 11 min, 99.972718 %, 10 %, 53.76; due before 30 April, from 7 March.
+		{why: "10 min: met", month: 2, down: down1("2026-02-10 03:00:00", "2026-02-10 03:10:00"), counted: 600, uptime: 99.9752, tier: 0, amount: 0, denominator: 2419200},
+		{why: "11 min: 10 %", month: 2, down: down1("2026-02-10 03:00:00", "2026-02-10 03:11:00"), counted: 660, uptime: 99.9727, tier: 10, amount: 53.76, charge: 537.6,
+			denominator: 2419200, deadline: "2026-04-30T00:00:00+08:00", opens: "2026-03-07T00:00:00+08:00"},
+	}},
+	{"thirty-day-month", []edgeCase{
+		// "Assuming that a Service Month has thirty (30) days … 43200 – 43189.2 =
+		// 10.8 minutes": April, 10 min, 99.976852 %, met; 10 min 1 s is 11 min,
+		// 99.974537 %, 10 %, 57.60.
+		{why: "10 min: met", month: 4, down: down1("2026-04-15 09:00:00", "2026-04-15 09:10:00"), counted: 600, uptime: 99.9769, tier: 0, amount: 0},
+		{why: "10 min 1 s: 11 min, 10 %", month: 4, down: down1("2026-04-15 09:00:00", "2026-04-15 09:10:01"), counted: 660, uptime: 99.9745, tier: 10, amount: 57.6},
+	}},
+	{"release-day", []edgeCase{
+		// "the fourth from June 1 to June 16", the day of the release counted
+		// whole (approximations[3]): released 20 March 10:00, 20 days, 7 min
+		// 99.975694 %, met; released 20 March 00:00, 19 days, 99.974415 %, 10 %
+		// of 456 h × 0.80 = 364.80: 36.48.
+		{why: "released 20 March 10:00: 20 days", released: "2026-03-20 10:00:00", down: down1("2026-03-10 03:00:00", "2026-03-10 03:07:00"),
+			counted: 420, uptime: 99.9757, tier: 0, amount: 0, denominator: 1728000},
+		{why: "released 20 March 00:00: 19 days", released: "2026-03-20 00:00:00", down: down1("2026-03-10 03:00:00", "2026-03-10 03:07:00"),
+			counted: 420, uptime: 99.9744, tier: 10, amount: 36.48, charge: 364.8, denominator: 1641600},
+	}},
+	{"maintenance-month-end", []edgeCase{
+		// A window 31 March 22:00 – 1 April 02:00, announced: down 21:50–22:10
+		// (10 min before it count, 99.977599 %) and 23:00–01:00 (excused in
+		// both months).
+		{why: "March: the 10 min before the window", maint: []maintSpec{{"2026-03-31 22:00:00", "2026-04-01 02:00:00", "2026-03-01 00:00:00"}},
+			down: [][2]string{{"2026-03-31 21:50:00", "2026-03-31 22:10:00"}, {"2026-03-31 23:00:00", "2026-04-01 01:00:00"}}, counted: 600, uptime: 99.9776, tier: 0, amount: 0},
+		{why: "April: inside the window, nothing", month: 4, maint: []maintSpec{{"2026-03-31 22:00:00", "2026-04-01 02:00:00", "2026-03-01 00:00:00"}},
+			down: [][2]string{{"2026-03-31 21:50:00", "2026-03-31 22:10:00"}, {"2026-03-31 23:00:00", "2026-04-01 01:00:00"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
 	}},
 }
 
@@ -388,6 +449,10 @@ var tencentCAREdges = []edge{
 		// is still 20 %.
 		{why: "2,161 min: 20 %", month: 4, down: [][2]string{{"2026-04-05 12:00:00", "2026-04-07 00:01:00"}}, counted: 129660, uptime: 94.9977, tier: 20, amount: 288},
 		{why: "ten days: 20 %", month: 4, down: [][2]string{{"2026-04-10 00:00:00", "2026-04-20 00:00:00"}}, counted: 864000, uptime: 66.6667, tier: 20, amount: 288},
+		// A partial month's fee: delivered 17 March, 360 h × 2.00 = 720.00;
+		// 1,081 min of 21,600, 94.995370 %: 20 %, 144.00.
+		{why: "20 % of a partial month's fee", delivered: "2026-03-17 00:00:00", down: down1("2026-03-20 00:00:00", "2026-03-20 18:01:00"),
+			counted: 64860, uptime: 94.9954, tier: 20, amount: 144, charge: 720},
 	}},
 	{"maintenance", []edgeCase{
 		// "When the Service is in a non-maintenance state" and 4.12 "routine
@@ -415,6 +480,64 @@ var tencentCAREdges = []edge{
 		// the order's fee: 5 % of 1,488.00 and of 1,440.00.
 		{why: "March", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 10:27:00"}}, counted: 26820, uptime: 98.9987, tier: 5, amount: 74.4},
 		{why: "April", month: 4, down: [][2]string{{"2026-04-15 09:00:00", "2026-04-15 16:13:00"}}, counted: 25980, uptime: 98.9977, tier: 5, amount: 72},
+	}},
+	{"each-outage-rounded-down", []edgeCase{
+		// "Service Downtime Calculated in Minutes = the time the Service
+		// Unavailability is fixed – the time … starts", each in whole minutes
+		// rounded down, then summed: two outages of 223 min 30 s are 223 + 223 =
+		// 446 min, (44,640 − 446) / 44,640 = 99.000896 %, met (their 447 min
+		// summed first would be 98.998656 %, 5 %); 223 min 30 s and 224 min
+		// are 447, 5 %, 74.40.
+		{why: "two of 223 min 30 s: 446, met", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 06:43:30"}, {"2026-03-09 03:00:00", "2026-03-09 06:43:30"}},
+			counted: 26760, uptime: 99.0009, tier: 0, amount: 0},
+		{why: "223 min 30 s and 224 min: 447, 5 %", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 06:43:30"}, {"2026-03-09 03:00:00", "2026-03-09 06:44:00"}},
+			counted: 26820, uptime: 98.9987, tier: 5, amount: 74.4},
+	}},
+	{"february", []edgeCase{
+		// 40,320 min; the fee 672 h × 2.00 = 1,344.00. 403 min: 39,917 /
+		// 40,320 = 99.000496 %, met; 404 min: 98.998016 %, 5 %, 67.20; due
+		// before 30 April, from 7 March.
+		{why: "403 min: met", month: 2, down: down1("2026-02-10 03:00:00", "2026-02-10 09:43:00"), counted: 24180, uptime: 99.0005, tier: 0, amount: 0, denominator: 2419200},
+		{why: "404 min: 5 %", month: 2, down: down1("2026-02-10 03:00:00", "2026-02-10 09:44:00"), counted: 24240, uptime: 98.998, tier: 5, amount: 67.2, charge: 1344,
+			denominator: 2419200, deadline: "2026-04-30T00:00:00+08:00", opens: "2026-03-07T00:00:00+08:00"},
+	}},
+	{"thirty-day-month", []edgeCase{
+		// "Assuming that a month contains 30 days … the Service Downtime
+		// Calculated in Minutes shall be less than 432 minutes": 432 min is
+		// exactly 99.0000 %, "no less than 99%" by the formula and below no row
+		// of the table ("Less than 99% …"), so no voucher either way; 432 min
+		// 59 s is 432 whole minutes, the same; 433 min, 98.997685 %, 5 %, 72.00.
+		{why: "432 min 59 s: 432, no voucher", month: 4, down: down1("2026-04-15 09:00:00", "2026-04-15 16:12:59"), counted: 25920, uptime: 99, tier: 0, amount: 0},
+		{why: "433 min: 5 %", month: 4, down: down1("2026-04-15 09:00:00", "2026-04-15 16:13:00"), counted: 25980, uptime: 98.9977, tier: 5, amount: 72},
+	}},
+	{"beijing-month-end", []edgeCase{
+		// The Service Month in Beijing time: 31 March 23:50 to 1 April 00:20
+		// is March's 10 min (99.977599 %) and April's 20 (99.953704 %); 1 April
+		// 07:50–08:20 (across the month's end in UTC) is April's 30 min alone
+		// (99.930556 %). Met in all.
+		{why: "23:50–00:20 Beijing: March's 10 min", down: down1("2026-03-31 23:50:00", "2026-04-01 00:20:00"), counted: 600, uptime: 99.9776, tier: 0, amount: 0},
+		{why: "23:50–00:20 Beijing: April's 20 min", month: 4, down: down1("2026-03-31 23:50:00", "2026-04-01 00:20:00"), counted: 1200, uptime: 99.9537, tier: 0, amount: 0},
+		{why: "07:50–08:20 Beijing on 1 April: nothing in March", down: down1("2026-04-01 07:50:00", "2026-04-01 08:20:00"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "07:50–08:20 Beijing on 1 April: April's 30 min", month: 4, down: down1("2026-04-01 07:50:00", "2026-04-01 08:20:00"), counted: 1800, uptime: 99.9306, tier: 0, amount: 0},
+	}},
+	{"release-day", []edgeCase{
+		// The day of the release counted whole (approximations[3]): released 20
+		// March 10:00, 20 days, 28,800 min; 288 min down: 28,512 / 28,800 =
+		// 99.0000 %, met; released 20 March 00:00, 19 days, 27,360 min:
+		// 98.947368 %, 5 % of 456 h × 2.00 = 912.00: 45.60.
+		{why: "released 20 March 10:00: 20 days", released: "2026-03-20 10:00:00", down: down1("2026-03-10 03:00:00", "2026-03-10 07:48:00"),
+			counted: 17280, uptime: 99, tier: 0, amount: 0, denominator: 1728000},
+		{why: "released 20 March 00:00: 19 days", released: "2026-03-20 00:00:00", down: down1("2026-03-10 03:00:00", "2026-03-10 07:48:00"),
+			counted: 17280, uptime: 98.9474, tier: 5, amount: 45.6, charge: 912, denominator: 1641600},
+	}},
+	{"maintenance-month-end", []edgeCase{
+		// A window 31 March 22:00 – 1 April 02:00, announced: down 21:50–22:10
+		// (10 min before it count, 99.977599 %) and 23:00–01:00 (excused in
+		// both months).
+		{why: "March: the 10 min before the window", maint: []maintSpec{{"2026-03-31 22:00:00", "2026-04-01 02:00:00", "2026-03-01 00:00:00"}},
+			down: [][2]string{{"2026-03-31 21:50:00", "2026-03-31 22:10:00"}, {"2026-03-31 23:00:00", "2026-04-01 01:00:00"}}, counted: 600, uptime: 99.9776, tier: 0, amount: 0},
+		{why: "April: inside the window, nothing", month: 4, maint: []maintSpec{{"2026-03-31 22:00:00", "2026-04-01 02:00:00", "2026-03-01 00:00:00"}},
+			down: [][2]string{{"2026-03-31 21:50:00", "2026-03-31 22:10:00"}, {"2026-03-31 23:00:00", "2026-04-01 01:00:00"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
 	}},
 }
 
