@@ -55,6 +55,14 @@ var jdcloudVMEdges = []edge{
 		{why: "whole month", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:10:00"}}, counted: 600, uptime: 99.9776, tier: 0, amount: 333.33},
 		{why: "delivered 1 March 00:01", delivered: "2026-03-01 00:01:00", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:10:00"}}, counted: 0, uptime: notJudged, tier: 0, amount: 0},
 		{why: "released 20 April", month: 4, released: "2026-04-20 10:00:00", down: [][2]string{{"2026-04-08 03:00:00", "2026-04-08 03:10:00"}}, counted: 0, uptime: notJudged, tier: 0, amount: 0},
+		// The month's ends in Beijing time: delivered 28 February 23:59 or 1
+		// March 00:00, or released 1 April 00:00, the VM served the whole of
+		// March: 7 min, 99.984319 %, 233.33; released 31 March 23:59, a minute
+		// short: no service term, nothing (approximations[4]).
+		{why: "delivered 28 February 23:59: whole", delivered: "2026-02-28 23:59:00", down: down1("2026-03-10 03:00:00", "2026-03-10 03:07:00"), counted: 420, uptime: 99.9843, tier: 0, amount: 233.33},
+		{why: "delivered 1 March 00:00: whole", delivered: "2026-03-01 00:00:00", down: down1("2026-03-10 03:00:00", "2026-03-10 03:07:00"), counted: 420, uptime: 99.9843, tier: 0, amount: 233.33},
+		{why: "released 1 April 00:00: whole", released: "2026-04-01 00:00:00", down: down1("2026-03-10 03:00:00", "2026-03-10 03:07:00"), counted: 420, uptime: 99.9843, tier: 0, amount: 233.33},
+		{why: "released 31 March 23:59: no service term", released: "2026-03-31 23:59:00", down: down1("2026-03-10 03:00:00", "2026-03-10 03:07:00"), counted: 0, uptime: notJudged, tier: 0, amount: 0},
 	}},
 	{"compensation", []edgeCase{
 		// "the payout amount = the average hourly cost in the first 24 hours
@@ -88,6 +96,49 @@ var jdcloudVMEdges = []edge{
 		// assumption): before 1 May, before 31 May.
 		{why: "March", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:05:00"}}, counted: 300, uptime: 99.9888, tier: 0, amount: 166.67, deadline: "2026-05-01T00:00:00+08:00"},
 		{why: "April", month: 4, down: [][2]string{{"2026-04-08 03:00:00", "2026-04-08 03:05:00"}}, counted: 300, uptime: 99.9884, tier: 0, amount: 166.67, deadline: "2026-05-31T00:00:00+08:00"},
+	}},
+	{"each-fault", []edgeCase{
+		// "if the service is unavailable for less than 5 minutes, it is not
+		// counted into unavailable time", fault by fault: two faults of 4 min
+		// count nothing (not 8 min); 4 min and 5 min count the 5, (44,640 − 5)
+		// / 44,640 = 99.988799 %, 166.67.
+		{why: "two of 4 min: nothing", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:04:00"}, {"2026-03-09 03:00:00", "2026-03-09 03:04:00"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "4 min and 5 min: the 5", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:04:00"}, {"2026-03-09 03:00:00", "2026-03-09 03:05:00"}}, counted: 300, uptime: 99.9888, tier: 0, amount: 166.67},
+	}},
+	{"coupon-per-fault", []edgeCase{
+		// "the payout amount = the average hourly cost in the first 24 hours of
+		// the fault/ 60 × fault time × 100", a coupon a fault, each to the fen:
+		// one fault of 15 min is 100 × 20.00 × 15 / 60 = 500.00; three of 5 min
+		// are 3 × 166.67 = 500.01 (each 166.666…, rounded half up).
+		{why: "one fault of 15 min: 500.00", down: down1("2026-03-08 03:00:00", "2026-03-08 03:15:00"), counted: 900, uptime: 99.9664, tier: 0, amount: 500},
+		{why: "three faults of 5 min: 3 × 166.67", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:05:00"}, {"2026-03-09 03:00:00", "2026-03-09 03:05:00"}, {"2026-03-10 03:00:00", "2026-03-10 03:05:00"}},
+			counted: 900, uptime: 99.9664, tier: 0, amount: 500.01},
+	}},
+	{"february", []edgeCase{
+		// February: 28 × 24 × 60 = 40,320 min. 20 min: 40,300 / 40,320 =
+		// 99.950397 %, met; 21 min: 99.947917 %, missed; the coupons 100 ×
+		// 20.00 × 20 / 60 = 666.67 and 700.00 either way. The assumed 30 days
+		// after the month: before 31 March.
+		{why: "20 min: met", month: 2, down: down1("2026-02-10 03:00:00", "2026-02-10 03:20:00"), counted: 1200, uptime: 99.9504, tier: 0, amount: 666.67, denominator: 2419200},
+		{why: "21 min: missed", month: 2, down: down1("2026-02-10 03:00:00", "2026-02-10 03:21:00"), counted: 1260, uptime: 99.9479, tier: 0, amount: 700, denominator: 2419200,
+			deadline: "2026-03-31T00:00:00+08:00"},
+	}},
+	{"beijing-month-end", []edgeCase{
+		// The natural month in Beijing time: 1 April 07:57 to 08:03 (31 March
+		// 23:57 to 1 April 00:03 UTC, across the month's end in UTC) is
+		// April's fault alone: 6 min, (43,200 − 6) / 43,200 = 99.986111 %,
+		// 200.00; nothing in March. (23:57–00:03 Beijing: across-month-end.)
+		{why: "07:57–08:03 Beijing on 1 April: nothing in March", down: down1("2026-04-01 07:57:00", "2026-04-01 08:03:00"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "07:57–08:03 Beijing on 1 April: April's 6 min", month: 4, down: down1("2026-04-01 07:57:00", "2026-04-01 08:03:00"), counted: 360, uptime: 99.9861, tier: 0, amount: 200},
+	}},
+	{"maintenance-month-end", []edgeCase{
+		// A window from 31 March 22:00 to 1 April 02:00 notified on the 1st:
+		// down 21:50–22:10, its 10 min before the window count (99.977599 %,
+		// 333.33); 23:00–01:00 inside it is excused in both months.
+		{why: "March: the 10 min before the window", maint: []maintSpec{{"2026-03-31 22:00:00", "2026-04-01 02:00:00", "2026-03-01 00:00:00"}},
+			down: [][2]string{{"2026-03-31 21:50:00", "2026-03-31 22:10:00"}, {"2026-03-31 23:00:00", "2026-04-01 01:00:00"}}, counted: 600, uptime: 99.9776, tier: 0, amount: 333.33},
+		{why: "April: inside the window, nothing", month: 4, maint: []maintSpec{{"2026-03-31 22:00:00", "2026-04-01 02:00:00", "2026-03-01 00:00:00"}},
+			down: [][2]string{{"2026-03-31 21:50:00", "2026-03-31 22:10:00"}, {"2026-03-31 23:00:00", "2026-04-01 01:00:00"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
 	}},
 }
 
@@ -160,6 +211,24 @@ var jdcloudDCPSEdges = []edge{
 		// No window is published: 30 days after the month (assumption).
 		{why: "March", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:05:00"}}, counted: 300, uptime: 99.9888, tier: 0, amount: 125, deadline: "2026-05-01T00:00:00+08:00"},
 		{why: "April", month: 4, down: [][2]string{{"2026-04-08 03:00:00", "2026-04-08 03:05:00"}}, counted: 300, uptime: 99.9884, tier: 0, amount: 125, deadline: "2026-05-31T00:00:00+08:00"},
+	}},
+	{"each-fault", []edgeCase{
+		// "the fault time shall be calculated by minutes", fault by fault:
+		// three faults of 1 min 30 s are 3 × 1 = 3 min, 75.00 (99.993280 %);
+		// their 4 min 30 s summed first would be 4 min, 100.00. One fault of
+		// 4 min 30 s is 4 min, 100.00.
+		{why: "three of 1 min 30 s: 3 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:01:30"}, {"2026-03-09 03:00:00", "2026-03-09 03:01:30"}, {"2026-03-10 03:00:00", "2026-03-10 03:01:30"}},
+			counted: 180, uptime: 99.9933, tier: 0, amount: 75},
+		{why: "one of 4 min 30 s: 4 min", down: down1("2026-03-08 03:00:00", "2026-03-08 03:04:30"), counted: 240, uptime: 99.991, tier: 0, amount: 100},
+	}},
+	{"february", []edgeCase{
+		// "total actual day in a service cycle ×24 (hour) ×60 (minute)": 40,320
+		// min in February. 201 min: 40,119 / 40,320 = 99.501488 %, met; 202 min:
+		// 99.499008 %, missed; 100 × 15.00 × 201 / 60 = 5,025.00 and 5,050.00
+		// either way. The assumed 30 days: before 31 March.
+		{why: "201 min: met", month: 2, down: down1("2026-02-10 03:00:00", "2026-02-10 06:21:00"), counted: 12060, uptime: 99.5015, tier: 0, amount: 5025, denominator: 2419200},
+		{why: "202 min: missed", month: 2, down: down1("2026-02-10 03:00:00", "2026-02-10 06:22:00"), counted: 12120, uptime: 99.499, tier: 0, amount: 5050, denominator: 2419200,
+			deadline: "2026-03-31T00:00:00+08:00"},
 	}},
 }
 
