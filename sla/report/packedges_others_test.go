@@ -247,6 +247,37 @@ var ucloudEdges = []edge{
 		{why: "March", down: down1("2026-03-05 00:00:00", "2026-03-09 15:28:00"), counted: 401280, uptime: 84.9978, tier: 10, amount: 743, deadline: "2026-05-01T00:00:00+02:00"},
 		{why: "April", month: 4, down: down1("2026-04-05 00:00:00", "2026-04-09 12:01:00"), counted: 388860, uptime: 84.9977, tier: 10, amount: 720, deadline: "2026-05-31T00:00:00+02:00"},
 	}},
+	{"each-downtime-period", []edgeCase{
+		// "the number of minutes of Downtime suffered from all Downtime
+		// Periods": each period's whole minutes, then summed: two of 1 min 59 s
+		// are 1 + 1 = 2 min ((44,580 − 2) / 44,580 = 99.995514 %); one of 3 min
+		// 58 s is 3 (99.993271 %).
+		{why: "two of 1 min 59 s: 2 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:01:59"}, {"2026-03-09 03:00:00", "2026-03-09 03:01:59"}}, counted: 120, uptime: 99.9955, tier: 0, amount: 0},
+		{why: "one of 3 min 58 s: 3 min", down: down1("2026-03-08 03:00:00", "2026-03-08 03:03:58"), counted: 180, uptime: 99.9933, tier: 0, amount: 0},
+	}},
+	{"february", []edgeCase{
+		// February: 40,320 min (no clock change). 6,048 min: 85.0000 %, met;
+		// 6,049: 84.997520 %, 10 % of 672 h × 10.00 = 6,720.00: 672.00.
+		{why: "6,048 min: met", month: 2, down: down1("2026-02-10 00:00:00", "2026-02-14 04:48:00"), counted: 362880, uptime: 85, tier: 0, amount: 0, denominator: 2419200},
+		{why: "6,049 min: 10 %", month: 2, down: down1("2026-02-10 00:00:00", "2026-02-14 04:49:00"), counted: 362940, uptime: 84.9975, tier: 10, amount: 672, charge: 6720, denominator: 2419200},
+	}},
+	{"clock-change", []edgeCase{
+		// "total number of minutes in a month" as they elapse in Copenhagen
+		// (approximations[0]): October 2026 has 31 × 1,440 + 60 = 44,700 (winter
+		// time from the 25th), March 44,580 (see target). October: 6,705 min,
+		// 85.0000 %, met; 6,706, 84.997763 %, 10 % of 745 h × 10.00 = 7,450.00:
+		// 745.00 (by 44,640 minutes it would be 84.977599 % already at 6,697).
+		{why: "October, 6,705 min: met", month: 10, down: down1("2026-10-05 00:00:00", "2026-10-09 15:45:00"), counted: 402300, uptime: 85, tier: 0, amount: 0, denominator: 2682000},
+		{why: "October, 6,706 min: 10 %", month: 10, down: down1("2026-10-05 00:00:00", "2026-10-09 15:46:00"), counted: 402360, uptime: 84.9978, tier: 10, amount: 745, charge: 7450, denominator: 2682000},
+	}},
+	{"copenhagen-month-end", []edgeCase{
+		// The month in Copenhagen time: 1 April 01:30 to 02:30 (+02:00; 31
+		// March 23:30 to 1 April 00:30 UTC, across the month's end in UTC) is
+		// April's 60 min alone, (43,200 − 60) / 43,200 = 99.861111 %; nothing
+		// in March.
+		{why: "01:30–02:30 on 1 April: nothing in March", down: down1("2026-04-01 01:30:00", "2026-04-01 02:30:00"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "01:30–02:30 on 1 April: April's 60 min", month: 4, down: down1("2026-04-01 01:30:00", "2026-04-01 02:30:00"), counted: 3600, uptime: 99.8611, tier: 0, amount: 0},
+	}},
 }
 
 func init() {

@@ -416,4 +416,33 @@ var alibabaECSEdges = []edge{
 		{why: "20 March and 31 March", down: [][2]string{{"2026-03-20 10:00:00", "2026-03-20 10:12:00"}, {"2026-03-31 23:55:30", "2026-04-01 00:06:00"}}, counted: 990, uptime: 99.963, tier: 10, amount: 2232,
 			deadline: "2026-04-19T10:00:00+08:00"},
 	}},
+	{"each-outage-whole-minutes", []edgeCase{
+		// "单实例服务不可用分钟数: 在一个服务周期内单ECS实例不可用分钟数之和": each
+		// outage's whole minutes, then summed: 5 min 59 s and 6 min 59 s are 5 +
+		// 6 = 11 min, 99.975358 %, met (their 12 min 58 s summed first would be
+		// 12, 10 %); 5 min 59 s and 7 min are 12, 99.973118 %, 10 %, 2,232.00.
+		{why: "5 min 59 s and 6 min 59 s: 11, met", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:05:59"}, {"2026-03-09 03:00:00", "2026-03-09 03:06:59"}},
+			counted: 660, uptime: 99.9754, tier: 0, amount: 0},
+		{why: "5 min 59 s and 7 min: 12, 10 %", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:05:59"}, {"2026-03-09 03:00:00", "2026-03-09 03:07:00"}},
+			counted: 720, uptime: 99.9731, tier: 10, amount: 2232},
+	}},
+	{"february", []edgeCase{
+		// "总天数╳24╳60" of February: 40,320 min; the fee 672 h × 30.00 =
+		// 20,160.00. 10 min: 99.975198 %, met; 11 min: 99.972718 %, 10 %,
+		// 2,016.00, due 30 days from the incident (10 February 03:00): before
+		// 12 March 03:00.
+		{why: "10 min: met", month: 2, down: down("2026-02-10 03:00:00", "2026-02-10 03:10:00"), counted: 600, uptime: 99.9752, tier: 0, amount: 0, denominator: 2419200},
+		{why: "11 min: 10 %", month: 2, down: down("2026-02-10 03:00:00", "2026-02-10 03:11:00"), counted: 660, uptime: 99.9727, tier: 10, amount: 2016, charge: 20160,
+			denominator: 2419200, deadline: "2026-03-12T03:00:00+08:00"},
+	}},
+	{"beijing-month-end", []edgeCase{
+		// "一个自然月" in Beijing time: 31 March 23:50 to 1 April 00:20 is
+		// March's 10 min (99.977599 %, met) and April's 20 (99.953704 %, 10 % of
+		// 720 h × 30.00 = 21,600.00: 2,160.00); 1 April 07:50–08:20 (across the
+		// month's end in UTC) is April's 30 min alone (99.930556 %, 2,160.00).
+		{why: "23:50–00:20 Beijing: March's 10 min", down: down("2026-03-31 23:50:00", "2026-04-01 00:20:00"), counted: 600, uptime: 99.9776, tier: 0, amount: 0},
+		{why: "23:50–00:20 Beijing: April's 20 min", month: 4, down: down("2026-03-31 23:50:00", "2026-04-01 00:20:00"), counted: 1200, uptime: 99.9537, tier: 10, amount: 2160},
+		{why: "07:50–08:20 Beijing on 1 April: nothing in March", down: down("2026-04-01 07:50:00", "2026-04-01 08:20:00"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "07:50–08:20 Beijing on 1 April: April's 30 min", month: 4, down: down("2026-04-01 07:50:00", "2026-04-01 08:20:00"), counted: 1800, uptime: 99.9306, tier: 10, amount: 2160},
+	}},
 }
