@@ -34,15 +34,38 @@ var coreweaveSingleInstanceEdges = []edge{
 		{why: "446 min 59 s: 446", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 10:26:59"}}, counted: 26760, uptime: 99.0009, tier: 0, amount: 0},
 		{why: "447 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 10:27:00"}}, counted: 26820, uptime: 98.9987, tier: 10, amount: 316.2},
 	}},
+	{"clock-minutes", []edgeCase{
+		// "Partial minutes … will not be counted", read on the clock
+		// (approximations[5]: CoreWeave may count a period's minutes from
+		// its first second, a minute a run more at most). 03:00:30–03:01:40,
+		// 70 s, holds no whole clock minute: nothing; 03:00:30 to 10:27:30,
+		// 447 min to the second, holds 446 (03:01–10:26), 99.000896 %, met;
+		// 03:00:30 to 10:28:00 holds 447, 98.998656 %, 10 %, 316.20.
+		{why: "70 s off the minute: nothing", down: [][2]string{{"2026-03-08 03:00:30", "2026-03-08 03:01:40"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "447 min off the minute: 446, met", down: [][2]string{{"2026-03-08 03:00:30", "2026-03-08 10:27:30"}}, counted: 26760, uptime: 99.0009, tier: 0, amount: 0,
+			approximateDown: 60, checkTierDiffers: true, tierMayDiffer: true},
+		{why: "447 whole clock minutes: 10 %", down: [][2]string{{"2026-03-08 03:00:30", "2026-03-08 10:28:00"}}, counted: 26820, uptime: 98.9987, tier: 10, amount: 316.2},
+	}},
+	{"per-period", []edgeCase{
+		// "the number of minutes of Downtime suffered from all Downtime
+		// Periods": each period's partial minute is left out before they are
+		// added. 3 h 43 min 30 s on the 8th and on the 9th (447 min to the
+		// second) are 223 + 223 = 446 min, 99.000896 %, met; 223 + 224 =
+		// 447, 98.998656 %, 10 %, 316.20.
+		{why: "223 min 30 s twice: 446, met", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 06:43:30"}, {"2026-03-09 03:00:00", "2026-03-09 06:43:30"}},
+			counted: 26760, uptime: 99.0009, tier: 0, amount: 0},
+		{why: "223 min 30 s and 224 min: 447, 10 %", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 06:43:30"}, {"2026-03-09 03:00:00", "2026-03-09 06:44:00"}},
+			counted: 26820, uptime: 98.9987, tier: 10, amount: 316.2},
+	}},
 	{"across-month-end", []edgeCase{
-		// A Downtime Period is judged whole: 31 March 23:59:30 to 1 April
-		// 00:01:00, 90 s, is one minute from its start (23:59:30–00:00:30):
-		// 30 s in March ((2,678,400 − 30) / 2,678,400 = 99.998880 %) and 30 s
-		// in April ((2,592,000 − 30) / 2,592,000 = 99.998843 %); cut at
-		// midnight, 30 s and 60 s, March would count nothing. 23:59:30 to
+		// Each whole clock minute in its month: 31 March 23:59:30 to 1 April
+		// 00:01:00, 90 s, holds 00:00 only: nothing in March, 60 s in April
+		// ((2,592,000 − 60) / 2,592,000 = 99.997685 %); 23:59:00 to 00:01:00
+		// holds 23:59 in March (99.997760 %) and 00:00 in April. 23:59:30 to
 		// 00:00:20, 50 s, is no Downtime Period on either side.
-		{why: "90 s across: March's 30 s", down: [][2]string{{"2026-03-31 23:59:30", "2026-04-01 00:01:00"}}, counted: 30, uptime: 99.9989, tier: 0, amount: 0},
-		{why: "90 s across: April's 30 s", month: 4, down: [][2]string{{"2026-03-31 23:59:30", "2026-04-01 00:01:00"}}, counted: 30, uptime: 99.9988, tier: 0, amount: 0},
+		{why: "90 s across: nothing in March", down: [][2]string{{"2026-03-31 23:59:30", "2026-04-01 00:01:00"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "90 s across: April's 00:00", month: 4, down: [][2]string{{"2026-03-31 23:59:30", "2026-04-01 00:01:00"}}, counted: 60, uptime: 99.9977, tier: 0, amount: 0},
+		{why: "23:59–00:01: March's 23:59", down: [][2]string{{"2026-03-31 23:59:00", "2026-04-01 00:01:00"}}, counted: 60, uptime: 99.9978, tier: 0, amount: 0},
 		{why: "50 s across: nothing in March", down: [][2]string{{"2026-03-31 23:59:30", "2026-04-01 00:00:20"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
 		{why: "50 s across: nothing in April", month: 4, down: [][2]string{{"2026-03-31 23:59:30", "2026-04-01 00:00:20"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
 	}},
@@ -54,6 +77,9 @@ var coreweaveSingleInstanceEdges = []edge{
 		// period, 447 min would read (23,040 − 447) / 23,040 = 98.06 %.)
 		{why: "delivered 16 March, 446 min", delivered: "2026-03-16 00:00:00", down: [][2]string{{"2026-03-20 03:00:00", "2026-03-20 10:26:00"}}, counted: 26760, uptime: 99.0009, tier: 0, amount: 0, denominator: 2678400},
 		{why: "delivered 16 March, 447 min", delivered: "2026-03-16 00:00:00", down: [][2]string{{"2026-03-20 03:00:00", "2026-03-20 10:27:00"}}, counted: 26820, uptime: 98.9987, tier: 10, amount: 163.2, denominator: 2678400},
+		// Released 16 March 00:00 after 447 min on the 8th: the month's
+		// minutes still, 98.998656 %, 10 % of 360 h × 4.25 = 1,530.00: 153.00.
+		{why: "released 16 March, 447 min", released: "2026-03-16 00:00:00", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 10:27:00"}}, counted: 26820, uptime: 98.9987, tier: 10, amount: 153, denominator: 2678400},
 	}},
 	{"tiers", []edgeCase{
 		// "95% - 99% | 10% | 90% - 95% | 25% | < 90% | 50%". 2,232 min is 5 %
@@ -90,6 +116,22 @@ var coreweaveSingleInstanceEdges = []edge{
 			down: [][2]string{{"2026-03-10 01:00:00", "2026-03-10 08:20:00"}, {"2026-03-20 03:00:00", "2026-03-20 03:07:00"}}, counted: 420, uptime: 99.9843, tier: 0, amount: 0, denominator: 2678400},
 		{why: "announced after it began", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 10:00:00", "2026-03-10 00:30:00"}},
 			down: [][2]string{{"2026-03-10 01:00:00", "2026-03-10 08:20:00"}, {"2026-03-20 03:00:00", "2026-03-20 03:07:00"}}, counted: 26820, uptime: 98.9987, tier: 10, amount: 316.2},
+		// A window across the month's end, 31 March 22:00 to 1 April 02:00,
+		// announced on the 25th: 23:00–01:00 down is excused in both months,
+		// each keeping its minutes; announced at 22:30, after it began, the
+		// hour in each month counts (March (44,640 − 60) / 44,640 =
+		// 99.865591 %).
+		{why: "across the month's end, announced: March", maint: []maintSpec{{"2026-03-31 22:00:00", "2026-04-01 02:00:00", "2026-03-25 00:00:00"}},
+			down: [][2]string{{"2026-03-31 23:00:00", "2026-04-01 01:00:00"}}, counted: 0, uptime: 100, tier: 0, amount: 0, denominator: 2678400},
+		{why: "across the month's end, announced: April", month: 4, maint: []maintSpec{{"2026-03-31 22:00:00", "2026-04-01 02:00:00", "2026-03-25 00:00:00"}},
+			down: [][2]string{{"2026-03-31 23:00:00", "2026-04-01 01:00:00"}}, counted: 0, uptime: 100, tier: 0, amount: 0, denominator: 2592000},
+		{why: "across the month's end, announced late: March", maint: []maintSpec{{"2026-03-31 22:00:00", "2026-04-01 02:00:00", "2026-03-31 22:30:00"}},
+			down: [][2]string{{"2026-03-31 23:00:00", "2026-04-01 01:00:00"}}, counted: 3600, uptime: 99.8656, tier: 0, amount: 0},
+		// An outage the window cuts: 09:50:30–10:20 with a window from 10:00
+		// counts only its part before, 09:51–09:59 whole, 9 min,
+		// 99.979839 %.
+		{why: "cut by the window: the part before it", maint: []maintSpec{{"2026-03-10 10:00:00", "2026-03-10 12:00:00", "2026-03-01 00:00:00"}},
+			down: [][2]string{{"2026-03-10 09:50:30", "2026-03-10 10:20:00"}}, counted: 540, uptime: 99.9798, tier: 0, amount: 0},
 	}},
 	{"claim-window", []edgeCase{
 		// "within ten (10) days from the time Customer becomes eligible",

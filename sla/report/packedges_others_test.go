@@ -45,6 +45,20 @@ var awsEdges = []edge{
 		// 03:00–03:07 seven, the hour not charged (743 h, 2,972.00).
 		{why: "6 min 59 s: six minutes, charged", down: down1("2026-03-08 03:00:00", "2026-03-08 03:06:59"), counted: 360, uptime: 99.9866, tier: 0, amount: 0, charge: 2976},
 		{why: "7 min: the hour not charged", down: down1("2026-03-08 03:00:00", "2026-03-08 03:07:00"), counted: 420, uptime: 99.9843, tier: 0, amount: 0, charge: 2972},
+		// The minutes of one clock hour add up across outages: 03:00–03:04
+		// and 03:30–03:33, seven minutes, the hour not charged (2,972.00,
+		// (44,640 − 7) / 44,640 = 99.984319 %); 03:00–03:03 and 03:30–03:33,
+		// six, charged (2,976.00, 99.986559 %).
+		{why: "4 + 3 min in one hour: not charged", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:04:00"}, {"2026-03-08 03:30:00", "2026-03-08 03:33:00"}},
+			counted: 420, uptime: 99.9843, tier: 0, amount: 0, charge: 2972},
+		{why: "3 + 3 min in one hour: charged", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:03:00"}, {"2026-03-08 03:30:00", "2026-03-08 03:33:00"}},
+			counted: 360, uptime: 99.9866, tier: 0, amount: 0, charge: 2976},
+		// An outage across the hour is split by the clock: 03:54–04:06 is
+		// six minutes in each hour, both charged (2,976.00, 12 min,
+		// 99.973118 %); 03:53–04:07 seven in each, neither charged (742 h,
+		// 2,968.00, 14 min, 99.968638 %).
+		{why: "6 + 6 min across the hour: both charged", down: down1("2026-03-08 03:54:00", "2026-03-08 04:06:00"), counted: 720, uptime: 99.9731, tier: 0, amount: 0, charge: 2976},
+		{why: "7 + 7 min across the hour: neither", down: down1("2026-03-08 03:53:00", "2026-03-08 04:07:00"), counted: 840, uptime: 99.9686, tier: 0, amount: 0, charge: 2968},
 	}},
 	{"tiers", []edgeCase{
 		// 446 min (8 clock hours waived: 2,944.00): 99.000896 %, 10 %, 294.40;
@@ -75,6 +89,10 @@ var awsEdges = []edge{
 		// 99.997685 %).
 		{why: "March's 60 s", down: down1("2026-03-31 23:59:00", "2026-04-01 00:01:00"), counted: 60, uptime: 99.9978, tier: 0, amount: 0},
 		{why: "April's 60 s", month: 4, down: down1("2026-03-31 23:59:00", "2026-04-01 00:01:00"), counted: 60, uptime: 99.9977, tier: 0, amount: 0},
+		// Off the minute: 23:59:30 to 00:01:30 holds one whole clock minute,
+		// 00:00, in April (99.997685 %); March's 30 s are no minute.
+		{why: "23:59:30–00:01:30: nothing in March", down: down1("2026-03-31 23:59:30", "2026-04-01 00:01:30"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "23:59:30–00:01:30: April's 00:00", month: 4, down: down1("2026-03-31 23:59:30", "2026-04-01 00:01:30"), counted: 60, uptime: 99.9977, tier: 0, amount: 0},
 	}},
 	{"calendar-month", []edgeCase{
 		// "the percentage of minutes during the month": every minute of the
@@ -87,6 +105,11 @@ var awsEdges = []edge{
 			tier: 10, amount: 147.2, charge: 1472, denominator: 2678400},
 		{why: "delivered 16 March 12:00, 223 min", delivered: "2026-03-16 12:00:00", down: down1("2026-03-20 03:00:00", "2026-03-20 06:43:00"), counted: 13380, uptime: 99.5004,
 			tier: 0, amount: 0, charge: 1472, denominator: 2678400},
+		// Terminated mid-month: released 16 March 12:00 after 224 min down on
+		// the 8th, still over the month's 2,678,400 s: 99.498208 %, 10 % of
+		// 372 h less the four hours waived, 1,472.00: 147.20.
+		{why: "released 16 March 12:00, 224 min", released: "2026-03-16 12:00:00", down: down1("2026-03-08 03:00:00", "2026-03-08 06:44:00"), counted: 13440, uptime: 99.4982,
+			tier: 10, amount: 147.2, charge: 1472, denominator: 2678400},
 	}},
 	{"one-dollar", []edgeCase{
 		// "issued only if the credit amount for the applicable monthly
@@ -97,6 +120,10 @@ var awsEdges = []edge{
 		// Delivered at 17:00: 12.00, 1.20, requested.
 		{why: "1.00: not issued", delivered: "2026-03-31 17:30:00", down: down1("2026-03-31 20:00:00", "2026-03-31 23:44:00"), counted: 13440, uptime: 99.4982, tier: 10, amount: 0,
 			charge: 10, letter: LetterNotice},
+		// Delivered at 17:28:30: 2 h 31 min 30 s charged, 10.10; 1.01 is
+		// greater than a dollar: requested.
+		{why: "1.01: requested", delivered: "2026-03-31 17:28:30", down: down1("2026-03-31 20:00:00", "2026-03-31 23:44:00"), counted: 13440, uptime: 99.4982, tier: 10, amount: 1.01,
+			charge: 10.1, letter: LetterRequest},
 		{why: "1.20: requested", delivered: "2026-03-31 17:00:00", down: down1("2026-03-31 20:00:00", "2026-03-31 23:44:00"), counted: 13440, uptime: 99.4982, tier: 10, amount: 1.2,
 			charge: 12, letter: LetterRequest},
 	}},
@@ -105,6 +132,16 @@ var awsEdges = []edge{
 		// occurred": March's claim by 1 June 00:00, April's by 1 July.
 		{why: "March", down: down1("2026-03-08 03:00:00", "2026-03-08 06:44:00"), counted: 13440, uptime: 99.4982, tier: 10, amount: 296, deadline: "2026-06-01T00:00:00Z", letter: LetterRequest},
 		{why: "April", month: 4, down: down1("2026-04-08 03:00:00", "2026-04-08 06:44:00"), counted: 13440, uptime: 99.4815, tier: 10, amount: 286.4, deadline: "2026-07-01T00:00:00Z"},
+		// The incident's billing cycle, not the month counted (claim.from:
+		// incident): down 31 March 23:00 to 1 April 03:37, April's 217 min
+		// ((43,200 − 217) / 43,200 = 99.497685 %, 10 % of 716 h charged,
+		// 2,864.00: 286.40) occurred in an incident that began in March, so
+		// April's claim too is due by the end of May, before 1 June; down
+		// from 1 April 00:00, the same 217 min are due before 1 July.
+		{why: "April, the incident begun in March", month: 4, down: down1("2026-03-31 23:00:00", "2026-04-01 03:37:00"), counted: 13020, uptime: 99.4977, tier: 10, amount: 286.4,
+			deadline: "2026-06-01T00:00:00Z"},
+		{why: "April, the incident begun in April", month: 4, down: down1("2026-04-01 00:00:00", "2026-04-01 03:37:00"), counted: 13020, uptime: 99.4977, tier: 10, amount: 286.4,
+			deadline: "2026-07-01T00:00:00Z"},
 	}},
 }
 
@@ -131,13 +168,47 @@ var gceEdges = []edge{
 		{why: "60 s", down: down1("2026-03-08 03:00:00", "2026-03-08 03:01:00"), counted: 60, uptime: 99.9978, tier: 0, amount: 0},
 		{why: "4 min 59 s", down: down1("2026-03-08 03:00:00", "2026-03-08 03:04:59"), counted: 240, uptime: 99.991, tier: 0, amount: 0},
 	}},
+	{"clock-minutes", []edgeCase{
+		// "Partial minutes … will not be counted", read on the clock
+		// (approximations[0]: Google may count a period's minutes from its
+		// first second, a minute a run more at most). 03:00:30–03:01:40, 70 s,
+		// holds no whole clock minute: nothing; 03:00:30–03:03:10 holds 03:01
+		// and 03:02, 120 s, 99.995520 %.
+		{why: "70 s off the minute: nothing", down: down1("2026-03-08 03:00:30", "2026-03-08 03:01:40"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "2 min 40 s off the minute: two", down: down1("2026-03-08 03:00:30", "2026-03-08 03:03:10"), counted: 120, uptime: 99.9955, tier: 0, amount: 0, approximateDown: 60},
+		// At the SLO: 03:00:30–03:45:30 is 45 min to the second but 44
+		// whole clock minutes (03:01–03:44), 99.901434 %, met — the tier may
+		// differ under the other reading; 03:00:30–03:46:00 holds 45,
+		// 99.899194 %, 10 %, 260.40.
+		{why: "45 min off the minute: 44, met", down: down1("2026-03-08 03:00:30", "2026-03-08 03:45:30"), counted: 2640, uptime: 99.9014, tier: 0, amount: 0,
+			approximateDown: 60, checkTierDiffers: true, tierMayDiffer: true},
+		{why: "45 whole clock minutes: 10 %", down: down1("2026-03-08 03:00:30", "2026-03-08 03:46:00"), counted: 2700, uptime: 99.8992, tier: 10, amount: 260.4},
+	}},
+	{"per-period", []edgeCase{
+		// "the number of minutes of Downtime suffered from all Downtime
+		// Periods": each period's partial minute is left out before they are
+		// added. 03:00–03:22:30 on the 8th and on the 9th, 45 min to the
+		// second, are 22 + 22 = 44 min, 99.901434 %, met; 22 + 23 = 45,
+		// 99.899194 %, 10 %, 260.40.
+		{why: "22 min 30 s twice: 44 min, met", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:22:30"}, {"2026-03-09 03:00:00", "2026-03-09 03:22:30"}},
+			counted: 2640, uptime: 99.9014, tier: 0, amount: 0},
+		{why: "22 min 30 s and 23 min: 45, 10 %", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:22:30"}, {"2026-03-09 03:00:00", "2026-03-09 03:23:00"}},
+			counted: 2700, uptime: 99.8992, tier: 10, amount: 260.4},
+		// "intermittent Downtime for a period of less than one minute": three
+		// 59 s runs two minutes apart count nothing.
+		{why: "three 59 s runs: nothing", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:00:59"}, {"2026-03-08 03:02:00", "2026-03-08 03:02:59"},
+			{"2026-03-08 03:04:00", "2026-03-08 03:04:59"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
+	}},
 	{"across-month-end", []edgeCase{
-		// The whole period: 31 March 23:59:30 to 1 April 00:00:30 is one
-		// minute, 30 s in each month (March 99.998880 %, April 99.998843 %);
-		// half by half, 30 s each, nothing. 59 s across: nothing.
-		{why: "60 s across: March's 30 s", down: down1("2026-03-31 23:59:30", "2026-04-01 00:00:30"), counted: 30, uptime: 99.9989, tier: 0, amount: 0},
-		{why: "60 s across: April's 30 s", month: 4, down: down1("2026-03-31 23:59:30", "2026-04-01 00:00:30"), counted: 30, uptime: 99.9988, tier: 0, amount: 0},
-		{why: "59 s across: nothing", month: 4, down: down1("2026-03-31 23:59:30", "2026-04-01 00:00:29"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		// Each clock minute in its month: 31 March 23:59:00 to 1 April
+		// 00:01:00 is 23:59 in March ((2,678,400 − 60) / 2,678,400 =
+		// 99.997760 %) and 00:00 in April ((2,592,000 − 60) / 2,592,000 =
+		// 99.997685 %); 23:59:30 to 00:00:30, a minute long, holds no whole
+		// clock minute on either side.
+		{why: "23:59–00:01: March's 23:59", down: down1("2026-03-31 23:59:00", "2026-04-01 00:01:00"), counted: 60, uptime: 99.9978, tier: 0, amount: 0},
+		{why: "23:59–00:01: April's 00:00", month: 4, down: down1("2026-03-31 23:59:00", "2026-04-01 00:01:00"), counted: 60, uptime: 99.9977, tier: 0, amount: 0},
+		{why: "23:59:30–00:00:30: nothing in March", down: down1("2026-03-31 23:59:30", "2026-04-01 00:00:30"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "23:59:30–00:00:30: nothing in April", month: 4, down: down1("2026-03-31 23:59:30", "2026-04-01 00:00:30"), counted: 0, uptime: 100, tier: 0, amount: 0},
 	}},
 	{"tiers", []edgeCase{
 		// The Single Instance table: "95.00% – < 99.90% 10%, 90.00% – <
@@ -173,6 +244,11 @@ var gceEdges = []edge{
 		{why: "delivered 16 March 12:00", delivered: "2026-03-16 12:00:00", down: down1("2026-03-20 03:00:00", "2026-03-20 23:00:00"),
 			counted: 72000, uptime: 97.3118, tier: 10, amount: 130.2, charge: 1302, denominator: 2678400},
 		{why: "delivered before", down: down1("2026-03-20 03:00:00", "2026-03-20 23:00:00"), counted: 72000, uptime: 97.3118, tier: 10, amount: 260.4, denominator: 2678400},
+		// Deleted mid-month: released 16 March 12:00 after 45 min down on the
+		// 8th, still over the month's minutes, 99.899194 %, 10 % of 372 h,
+		// 1,302.00: 130.20.
+		{why: "released 16 March 12:00", released: "2026-03-16 12:00:00", down: down1("2026-03-08 03:00:00", "2026-03-08 03:45:00"), counted: 2700, uptime: 99.8992, tier: 10, amount: 130.2,
+			charge: 1302, denominator: 2678400},
 	}},
 	{"claim-window", []edgeCase{
 		// "These notifications must be submitted within 30 days from the time

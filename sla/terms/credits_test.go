@@ -78,6 +78,28 @@ func TestClaimFromIncident(t *testing.T) {
 	}
 }
 
+// "by the end of the second billing cycle after which the incident
+// occurred": April's claim for an outage begun on 31 March is due with
+// March's, before 1 June; one begun on 1 April before 1 July; none, the
+// month's.
+func TestClaimBillingCyclesFromIncident(t *testing.T) {
+	ts, err := Parse("c.yaml", []byte(strings.Replace(minimal, "within_days: 30", "end_of_billing_cycle: 2\n  from: incident", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := ts[0].Claim
+	aprilEnd := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct{ first, want time.Time }{
+		{time.Date(2026, 3, 31, 23, 0, 0, 0, time.UTC), time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)},
+		{time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)},
+		{time.Time{}, time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)},
+	} {
+		if got := c.DeadlineFrom(aprilEnd, time.UTC, tc.first); !got.Equal(tc.want) {
+			t.Errorf("incident %s: deadline %s, want %s", tc.first, got, tc.want)
+		}
+	}
+}
+
 // "Minutes × 1.5, rounded up to the hour" rounds the credit, not the
 // downtime: 20 minutes earn 30 minutes → 1 h, not 1.5 × 1 h.
 func TestRoundCredit(t *testing.T) {

@@ -261,9 +261,6 @@ func (p *parser) claim(o *object, t *Terms) error {
 		switch s {
 		case "month_end":
 		case "incident":
-			if _, ok := c.vals["within_days"]; !ok {
-				return p.err(v, "claim.from", "\"incident\" needs within_days (a billing-cycle deadline runs from the month)")
-			}
 			t.Claim.FromIncident = true
 		default:
 			return p.err(v, "claim.from", "%q is neither \"month_end\" nor \"incident\"", s)

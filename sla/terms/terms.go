@@ -226,9 +226,12 @@ type Claim struct {
 	// end of the BillingCycles-th month after the month.
 	WindowDays    int
 	BillingCycles int
-	// FromIncident: the WindowDays count from the start of each counted
-	// outage, not from the end of the month, so a month's claim is due
-	// WindowDays after its first counted outage began.
+	// FromIncident: the window counts from the start of the month's first
+	// counted outage, not from the end of the month: WindowDays after it
+	// began, or the end of the BillingCycles-th billing cycle after the one
+	// it began in (AWS: "by the end of the second billing cycle after which
+	// the incident occurred": an outage from 31 March into April is claimed,
+	// for April too, by the end of May).
 	FromIncident bool
 	// AnswerWithin and CreditWithin are the provider's own deadlines
 	// (claim.answer_within, claim.credit_within): to answer a claim, and to
@@ -241,13 +244,17 @@ type Claim struct {
 
 // DeadlineFrom is the claim deadline when the window runs from the
 // incidents: WindowDays after the first of them began (in the contract's
-// zone, a calendar-day count), or the month's deadline when none counted
-// or the window runs from the month's end.
+// zone, a calendar-day count), or the end of the BillingCycles-th month
+// after the one it began in; the month's deadline when none counted or the
+// window runs from the month's end.
 func (c Claim) DeadlineFrom(monthEnd time.Time, loc *time.Location, firstIncident time.Time) time.Time {
 	if !c.FromIncident || firstIncident.IsZero() {
 		return c.Deadline(monthEnd, loc)
 	}
 	f := firstIncident.In(loc)
+	if c.BillingCycles > 0 {
+		return time.Date(f.Year(), f.Month()+time.Month(c.BillingCycles)+1, 1, 0, 0, 0, 0, loc)
+	}
 	return time.Date(f.Year(), f.Month(), f.Day()+c.WindowDays, f.Hour(), f.Minute(), f.Second(), f.Nanosecond(), loc)
 }
 
