@@ -167,17 +167,21 @@ func packTerms(t *testing.T, pack string) *terms.Terms {
 
 func TestPackEdges(t *testing.T) {
 	for _, pack := range sortedPacks() {
-		t.Run(pack, func(t *testing.T) {
-			tm := packTerms(t, pack)
-			for _, e := range packEdges[pack] {
-				t.Run(e.name, func(t *testing.T) {
-					if len(e.cases) < 2 {
-						t.Fatalf("an edge has two sides: %d cases", len(e.cases))
-					}
-					for i, c := range e.cases {
-						checkEdge(t, tm, fmt.Sprintf("case %d (%s)", i+1, c.why), c)
-					}
-				})
+		t.Run(pack, func(t *testing.T) { checkEdges(t, packTerms(t, pack), packEdges[pack]) })
+	}
+}
+
+// checkEdges holds each edge's cases, two at least, to their hand-worked
+// figures under tm.
+func checkEdges(t *testing.T, tm *terms.Terms, edges []edge) {
+	t.Helper()
+	for _, e := range edges {
+		t.Run(e.name, func(t *testing.T) {
+			if len(e.cases) < 2 {
+				t.Fatalf("an edge has two sides: %d cases", len(e.cases))
+			}
+			for i, c := range e.cases {
+				checkEdge(t, tm, fmt.Sprintf("case %d (%s)", i+1, c.why), c)
 			}
 		})
 	}

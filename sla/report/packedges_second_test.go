@@ -105,6 +105,17 @@ var yandexComputeEdges = []edge{
 		{why: "delivered 16 March 12:00, 669 s", delivered: "2026-03-16 12:00:00", down: down("2026-03-20 03:00:00", "2026-03-20 03:11:09"), counted: 669, uptime: 99.95, tier: 0, amount: 0,
 			charge: 1116, denominator: 1339200},
 		{why: "the whole month, 12 min", down: down("2026-03-20 03:00:00", "2026-03-20 03:12:00"), counted: 720, uptime: 99.9731, tier: 0, amount: 0, denominator: 2678400},
+		// Deleted on 16 March at 12:00 (approximations[3] again): 12 min on the
+		// 8th over the 1,339,200 s it ran, 99.946237 %, 10 % of 1,116.00.
+		{why: "released 16 March 12:00, 12 min", released: "2026-03-16 12:00:00", down: down("2026-03-08 03:00:00", "2026-03-08 03:12:00"), counted: 720, uptime: 99.9462, tier: 10, amount: 111.6,
+			charge: 1116, denominator: 1339200},
+	}},
+	{"per-outage", []edgeCase{
+		// Each outage to the second, added: 11 min 10 s on the 8th and on
+		// the 9th are 1,340 s, 99.949970 %, 10 %, 223.20; 11 min 9 s and
+		// 11 min 10 s, 1,339 s, 99.950007 %, met.
+		{why: "11 min 10 s twice: 10 %", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:11:10"}, {"2026-03-09 03:00:00", "2026-03-09 03:11:10"}}, counted: 1340, uptime: 99.95, tier: 10, amount: 223.2},
+		{why: "11 min 9 s and 11 min 10 s: met", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:11:09"}, {"2026-03-09 03:00:00", "2026-03-09 03:11:10"}}, counted: 1339, uptime: 99.95, tier: 0, amount: 0},
 	}},
 	{"claim", []edgeCase{
 		// Not in the texts read: 14 days after the month (assumption), through
@@ -151,6 +162,15 @@ var hostedaiGPUEdges = []edge{
 		{why: "ticket 20 min in: 40 min", down: down("2026-03-08 03:00:00", "2026-03-08 04:00:00"), tickets: []string{"2026-03-08 03:20:00"}, counted: 2400, uptime: 99.9104, tier: 0, amount: 0},
 		{why: "ticket 15 min in: 45 min", down: down("2026-03-08 03:00:00", "2026-03-08 04:00:00"), tickets: []string{"2026-03-08 03:15:00"}, counted: 2700, uptime: 99.8992, tier: 10, amount: 185.26},
 		{why: "no ticket", down: down("2026-03-08 03:00:00", "2026-03-08 04:00:00"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		// A ticket opened before the outage (02:50, the instance still up)
+		// or after service was restored (04:05) confirms no downtime the
+		// renter can show: nothing counted (approximations[0]: hosted·ai may
+		// count the outage whole); one ticket opened in the first outage does
+		// not confirm a second one two hours later: 30 min, 99.932796 %.
+		{why: "ticket before the outage", down: down("2026-03-08 03:00:00", "2026-03-08 03:45:00"), tickets: []string{"2026-03-08 02:50:00"}, counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "ticket after restoration", down: down("2026-03-08 03:00:00", "2026-03-08 04:00:00"), tickets: []string{"2026-03-08 04:05:00"}, counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "one ticket, two outages", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:30:00"}, {"2026-03-08 05:00:00", "2026-03-08 05:45:00"}},
+			tickets: []string{"2026-03-08 03:00:00"}, counted: 1800, uptime: 99.9328, tier: 0, amount: 0},
 	}},
 	{"to-the-second", []edgeCase{
 		// "Downtime Minutes", a partial minute's fate unsaid: each run to the
@@ -172,6 +192,10 @@ var hostedaiGPUEdges = []edge{
 			counted: 18000, uptime: 99.328, tier: 10, amount: 92.63, charge: 926.28, denominator: 2678400},
 		{why: "delivered before", down: down("2026-03-20 03:00:00", "2026-03-20 08:00:00"), tickets: []string{"2026-03-20 03:00:00"},
 			counted: 18000, uptime: 99.328, tier: 10, amount: 185.26, charge: 1852.56, denominator: 2678400},
+		// Released on 16 March at 12:00 after the same 300 min on the 8th:
+		// still the month's minutes, 99.327957 %, 10 % of 372 h: 92.63.
+		{why: "released 16 March 12:00", released: "2026-03-16 12:00:00", down: down("2026-03-08 03:00:00", "2026-03-08 08:00:00"), tickets: []string{"2026-03-08 03:00:00"},
+			counted: 18000, uptime: 99.328, tier: 10, amount: 92.63, charge: 926.28, denominator: 2678400},
 	}},
 	{"maintenance", []edgeCase{
 		// "We'll notify you at least 48 hours in advance for planned
@@ -190,6 +214,13 @@ var hostedaiGPUEdges = []edge{
 			denominator: 2678400},
 		{why: "30 min in, 15 min after", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-08 00:00:00"}},
 			down: down("2026-03-10 05:30:00", "2026-03-10 06:15:00"), tickets: []string{"2026-03-10 05:30:00"}, counted: 900, uptime: 99.9664, tier: 0, amount: 0, denominator: 2678400},
+		// A window across the month's end (31 March 22:00 to 1 April 02:00,
+		// announced on the 25th) excuses 23:00–01:00 in both months, each
+		// keeping its minutes.
+		{why: "across the month's end: March", maint: []maintSpec{{"2026-03-31 22:00:00", "2026-04-01 02:00:00", "2026-03-25 00:00:00"}},
+			down: down("2026-03-31 23:00:00", "2026-04-01 01:00:00"), tickets: []string{"2026-03-31 23:00:00"}, counted: 0, uptime: 100, tier: 0, amount: 0, denominator: 2678400},
+		{why: "across the month's end: April", month: 4, maint: []maintSpec{{"2026-03-31 22:00:00", "2026-04-01 02:00:00", "2026-03-25 00:00:00"}},
+			down: down("2026-03-31 23:00:00", "2026-04-01 01:00:00"), tickets: []string{"2026-03-31 23:00:00"}, counted: 0, uptime: 100, tier: 0, amount: 0, denominator: 2592000},
 	}},
 	{"across-month-end", []edgeCase{
 		// Each minute in its own month: 31 March 23:20 to 1 April 00:10, the
@@ -228,6 +259,12 @@ var hostedaiGPUEdges = []edge{
 		{why: "20 March", down: down("2026-03-20 10:00:00", "2026-03-20 10:45:00"), tickets: []string{"2026-03-20 10:00:00"}, counted: 2700, uptime: 99.8992, tier: 10, amount: 185.26, deadline: "2026-04-19T10:00:00Z"},
 		{why: "20 March, ticket 20 min in", down: down("2026-03-20 10:00:00", "2026-03-20 11:05:00"), tickets: []string{"2026-03-20 10:20:00"}, counted: 2700, uptime: 99.8992, tier: 10, amount: 185.26,
 			deadline: "2026-04-19T10:00:00Z"},
+		// April's hour of an incident begun on 31 March at 23:20 (the ticket
+		// then; (2,592,000 − 3,600) / 2,592,000 = 99.861111 %, 10 % of 720 h
+		// × 2.49 = 1,792.80: 179.28) is due 30 days after that start, before
+		// 30 April 23:20, not 30 days after 1 April.
+		{why: "April, the incident begun in March", month: 4, down: down("2026-03-31 23:20:00", "2026-04-01 01:00:00"), tickets: []string{"2026-03-31 23:20:00"}, counted: 3600, uptime: 99.8611, tier: 10,
+			amount: 179.28, deadline: "2026-04-30T23:20:00Z"},
 	}},
 }
 

@@ -1,0 +1,108 @@
+package report
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/gpusla/gpusla/sla/terms"
+)
+
+// The two example contracts (testdata/terms/cn-example.yaml and
+// us-example.yaml) are their own text: each edge their terms and comments
+// set, worked by hand beside each case, both sides, on the edge harness of
+// the packs (packedge_test.go).
+var exampleEdges = map[string][]edge{
+	// New York time, DST from 8 March 02:00 (EST → EDT) to 1 November 02:00
+	// (EDT → EST): March 2026 is 743 h (2,674,800 s), November 721 h
+	// (2,595,600 s). One GPU at 3.20 USD an hour: March 2,377.60.
+	"us-example": {
+		{"target", []edgeCase{
+			// "target: 99.5" of March's 2,674,800 s: 0.5 % is 13,374 s (3 h 42
+			// min 54 s), exactly 99.5000 %, met; 13,375 s, 99.499963 %: "99.0 to
+			// 99.5: 10 %", 237.76.
+			{why: "13,374 s: met", down: down("2026-03-10 03:00:00", "2026-03-10 06:42:54"), counted: 13374, uptime: 99.5, tier: 0, amount: 0, denominator: 2674800},
+			{why: "13,375 s: 10 %", down: down("2026-03-10 03:00:00", "2026-03-10 06:42:55"), counted: 13375, uptime: 99.5, tier: 10, amount: 237.76, charge: 2377.6},
+		}},
+		{"dst-month", []edgeCase{
+			// November is 721 h: 0.5 % is 12,978 s (3 h 36 min 18 s), met;
+			// 12,979 s, 10 % of 721 × 3.20 = 2,307.20: 230.72. Over a 720-hour
+			// month 12,978 s would read 99.499306 %, 10 %.
+			{why: "November, 12,978 s: met", month: 11, down: down("2026-11-10 03:00:00", "2026-11-10 06:36:18"), counted: 12978, uptime: 99.5, tier: 0, amount: 0, denominator: 2595600},
+			{why: "November, 12,979 s: 10 %", month: 11, down: down("2026-11-10 03:00:00", "2026-11-10 06:36:19"), counted: 12979, uptime: 99.5, tier: 10, amount: 230.72, charge: 2307.2},
+			// Down from 01:30 EST to 03:30 EDT on 8 March is one hour, not two
+			// (02:00–03:00 never happened): (2,674,800 − 3,600) / 2,674,800 =
+			// 99.865410 %.
+			{why: "across the change, 8 March 01:30–03:30: an hour", down: down("2026-03-08 01:30:00", "2026-03-08 03:30:00"), counted: 3600, uptime: 99.8654, tier: 0, amount: 0},
+		}},
+		{"across-month-end", []edgeCase{
+			// The month ends at midnight New York time (04:00 UTC): 31 March
+			// 23:50 to 1 April 00:10 EDT is 600 s in March ((2,674,800 − 600) /
+			// 2,674,800 = 99.977569 %) and 600 s in April ((2,592,000 − 600) /
+			// 2,592,000 = 99.976852 %), though all of it is 1 April in UTC.
+			{why: "March's 10 min", down: down("2026-03-31 23:50:00", "2026-04-01 00:10:00"), counted: 600, uptime: 99.9776, tier: 0, amount: 0},
+			{why: "April's 10 min", month: 4, down: down("2026-03-31 23:50:00", "2026-04-01 00:10:00"), counted: 600, uptime: 99.9769, tier: 0, amount: 0},
+		}},
+		{"minimum-outage", []edgeCase{
+			// "minimum_outage: 1m", then every second: 59 s nothing, 61 s 61 s.
+			{why: "59 s: nothing", down: down("2026-03-10 03:00:00", "2026-03-10 03:00:59"), counted: 0, uptime: 100, tier: 0, amount: 0},
+			{why: "61 s: 61 s", down: down("2026-03-10 03:00:00", "2026-03-10 03:01:01"), counted: 61, uptime: 99.9977, tier: 0, amount: 0},
+		}},
+		{"claim", []edgeCase{
+			// "a March claim is due by the end of May": before 1 June 00:00 EDT;
+			// April's before 1 July.
+			{why: "March", down: down("2026-03-10 03:00:00", "2026-03-10 06:42:55"), counted: 13375, uptime: 99.5, tier: 10, amount: 237.76, deadline: "2026-06-01T00:00:00-04:00"},
+			{why: "April", month: 4, down: down("2026-04-10 03:00:00", "2026-04-10 06:42:55"), counted: 13375, uptime: 99.484, tier: 10, amount: 230.4, deadline: "2026-07-01T00:00:00-04:00"},
+		}},
+	},
+	// Beijing time, no DST: March 2,678,400 s. Target 99.9 % "of the month
+	// (minus excluded maintenance)"; a GPU lost counts as unavailable.
+	"cn-example": {
+		{"target", []edgeCase{
+			// 0.1 % of 2,678,400 s is 2,678.4 s: 2,678 s, 99.900015 %, met;
+			// 2,679 s, 99.899978 %, 10 %.
+			{why: "2,678 s: met", down: down("2026-03-10 03:00:00", "2026-03-10 03:44:38"), counted: 2678, uptime: 99.9, tier: 0, amount: 0},
+			{why: "2,679 s: 10 %", down: down("2026-03-10 03:00:00", "2026-03-10 03:44:39"), counted: 2679, uptime: 99.9, tier: 10, amount: -1},
+		}},
+		{"maintenance-window", []edgeCase{
+			// "minus excluded maintenance": a 6-hour window announced 72 h ahead
+			// leaves the month, though nothing was down in it: 2,678 s outside
+			// it read (2,656,800 − 2,678) / 2,656,800 = 99.899206 %, 10 %;
+			// announced 71 h 59 min ahead it excludes nothing, 99.900015 %, met.
+			{why: "announced 72 h ahead", maint: []maintSpec{{"2026-03-12 00:00:00", "2026-03-12 06:00:00", "2026-03-09 00:00:00"}},
+				down: down("2026-03-10 03:00:00", "2026-03-10 03:44:38"), counted: 2678, uptime: 99.8992, tier: 10, amount: -1},
+			{why: "announced 71 h 59 min ahead", maint: []maintSpec{{"2026-03-12 00:00:00", "2026-03-12 06:00:00", "2026-03-09 00:01:00"}},
+				down: down("2026-03-10 03:00:00", "2026-03-10 03:44:38"), counted: 2678, uptime: 99.9, tier: 0, amount: 0},
+		}},
+		{"unavailable", []edgeCase{
+			// "unavailable: [unreachable, gpu_lost]": a GPU lost 45 min on a
+			// reachable node counts, 99.899194 %, 10 %, as 45 min unreachable do.
+			{why: "GPU lost 45 min", lost: down("2026-03-10 03:00:00", "2026-03-10 03:45:00"), counted: 2700, uptime: 99.8992, tier: 10, amount: -1},
+			{why: "unreachable 45 min", down: down("2026-03-10 03:00:00", "2026-03-10 03:45:00"), counted: 2700, uptime: 99.8992, tier: 10, amount: -1},
+		}},
+		{"across-month-end", []edgeCase{
+			// The month ends at midnight Beijing time (16:00 UTC the day
+			// before): 31 March 23:50 to 1 April 00:10 is 600 s in each month
+			// (March 99.977599 %, April 99.976852 %).
+			{why: "March's 10 min", down: down("2026-03-31 23:50:00", "2026-04-01 00:10:00"), counted: 600, uptime: 99.9776, tier: 0, amount: 0},
+			{why: "April's 10 min", month: 4, down: down("2026-03-31 23:50:00", "2026-04-01 00:10:00"), counted: 600, uptime: 99.9769, tier: 0, amount: 0},
+		}},
+		{"claim", []edgeCase{
+			// "within 30 days after the month ends": March's before 1 May 00:00
+			// Beijing time; April's before 31 May.
+			{why: "March", down: down("2026-03-10 03:00:00", "2026-03-10 03:44:39"), counted: 2679, uptime: 99.9, tier: 10, amount: -1, deadline: "2026-05-01T00:00:00+08:00"},
+			{why: "April", month: 4, down: down("2026-04-10 03:00:00", "2026-04-10 03:44:39"), counted: 2679, uptime: 99.8966, tier: 10, amount: -1, deadline: "2026-05-31T00:00:00+08:00"},
+		}},
+	},
+}
+
+func TestExampleEdges(t *testing.T) {
+	for _, name := range []string{"cn-example", "us-example"} {
+		t.Run(name, func(t *testing.T) {
+			tms, err := terms.ReadFile(filepath.Join("..", "..", "testdata", "terms", name+".yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkEdges(t, tms[0], exampleEdges[name])
+		})
+	}
+}
