@@ -4,9 +4,17 @@ package i18n
 // scorecard --trial`): the seed's one-node-per-provider checks, their
 // criteria and what to ask each provider next (sla/scorecard's trial.go).
 var zhTrial = map[string]string{
-	"%s (%s)":                   "%s（%s）",
-	"the four steps failed: %s": "四步体检未通过：%s",
-	"the four steps warned: %s": "四步体检有警告：%s",
+	"%s (%s)":                                                                         "%s（%s）",
+	"the four steps failed: %s":                                                       "四步体检未通过：%s",
+	"the card was not held to an order":                                               "未对照订单核验显卡",
+	"no order to hold the card to: it is a genuine %s":                                "没有可对照的订单：这是一块真实的 %s",
+	"the card is %s, the order says %s":                                               "显卡是 %s，订单为 %s",
+	"%s MiB per GPU, the order says %s MiB":                                           "每块 GPU %s MiB，订单为 %s MiB",
+	"%s MiB per GPU, more than the %s MiB ordered: not the ordered card":              "每块 GPU %s MiB，多于订单的 %s MiB：不是所订的显卡",
+	"the order's model %s is not in the spec database: the card cannot be held to it": "订单型号 %s 不在规格库中：无法对照核验显卡",
+	"the card could not be identified, so it cannot be held to the order (%s)":        "无法识别显卡，因此无法对照订单（%s）核验",
+	"the card's device id is unknown: only its name %s says it is the %s ordered":     "显卡设备 ID 未知：只有其名称 %s 表明它是所订的 %s",
+	"the four steps warned: %s":                                                       "四步体检有警告：%s",
 	"The four steps after delivery failed (%s): reject the node or ask for a replacement within the acceptance window, with the signed acceptance record.": "交付后的四步体检未通过（%s）：在验收期内凭签名的验收记录拒收或要求更换机器。",
 	"acceptance: no fault in the whole trial":                               "验收：整个试租期间无故障",
 	"nvidia-smi: model, memory, driver as ordered":                          "nvidia-smi：型号、显存、驱动与下单一致",

@@ -101,6 +101,7 @@ type nodeInfo struct {
 	contract   *terms.Terms
 	model      string
 	gpus       int
+	memory     int // MiB per GPU ordered; 0: none named
 	// The acceptance test: the node's earliest check results that read
 	// its GPUs.
 	accAt    int64
@@ -228,7 +229,7 @@ func (b *Builder) own(e *events.Event, s *sink) {
 		}
 		n := s.node(e.Node)
 		if !n.registered {
-			n.registered, n.contract, n.model, n.gpus = true, b.contracts[e.Contract], e.Hardware.GPUModel, e.Hardware.GPUCount
+			n.registered, n.contract, n.model, n.gpus, n.memory = true, b.contracts[e.Contract], e.Hardware.GPUModel, e.Hardware.GPUCount, e.Hardware.GPUMemoryMiB
 		}
 	case events.TypeObservation:
 		if len(e.Checks) == 0 || e.ReceivedAt.After(b.opts.AsOf) {

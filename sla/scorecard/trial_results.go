@@ -76,6 +76,15 @@ func readsGPUs(cs []events.Check) bool {
 	return false
 }
 
+// orderedMemory is the memory per GPU the node's registration ordered, in
+// MiB; 0 where it names none.
+func (b *Builder) orderedMemory(id string) float64 {
+	if n := b.nodes[id]; n != nil {
+		return float64(n.memory)
+	}
+	return 0
+}
+
 // trialResults are the node's results in its window, each distinct one
 // once (a log read twice holds them twice), in time order.
 func (b *Builder) trialResults(id string) []trial.Result {

@@ -2,6 +2,7 @@ package trial
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -95,6 +96,8 @@ func order(n Node) Row {
 		}
 		return strings.HasPrefix(r.Name, "gpu.order.") || (r.Category == catInventory && strings.HasPrefix(r.Name, "gpu."))
 	}, false)
+	held := heldToOrder(n)
+	rs = append(rs, held...)
 	x.N = len(rs)
 	x.Verdict, x.Checks = worst(rs)
 	driverOrdered, driver := false, ""
@@ -109,14 +112,47 @@ func order(n Node) Row {
 	switch {
 	case x.Verdict != Pass:
 		x.DetailText = msg.Plain(strings.Join(x.Checks, ", "))
+		if why, ok := heldReason(held, x.Verdict); ok {
+			x.DetailText = msg.New("%s (%s)", msg.Plain(strings.Join(x.Checks, ", ")), why)
+		}
 		x.AskText = msg.New("The card is not what was ordered (%s): reject it or have it replaced before anything is signed.", msg.Plain(strings.Join(x.Checks, ", ")))
 	case !identified(rs):
 		x.Verdict = NotMeasured
+		x.AskText = msg.New("Run `gpuprobe trial --expect model=… --expect gpu_memory_gb=… --expect driver=…` with what was ordered.")
+	case n.Model == "" && !slices.ContainsFunc(rs, func(r Result) bool { return r.Name == "gpu.order.model" }):
+		// The card is what it says, but nothing says it is what was
+		// paid for: an H800 that calls itself an H800 passes every
+		// check of its own.
+		x.Verdict = NotMeasured
+		x.DetailText = msg.New("no order to hold the card to: it is a genuine %s", msg.Plain(cardNames(rs)))
 		x.AskText = msg.New("Run `gpuprobe trial --expect model=… --expect gpu_memory_gb=… --expect driver=…` with what was ordered.")
 	case !driverOrdered && driver != "":
 		x.DetailText = msg.New("driver %s; the order names no driver to hold it to", msg.Plain(driver))
 	}
 	return x
+}
+
+// heldReason is the reason of the first of held (the backend's own
+// judgements against the order) with the row's verdict.
+func heldReason(held []Result, verdict string) (msg.Text, bool) {
+	for _, r := range held {
+		if r.Verdict == verdict {
+			return r.why, true
+		}
+	}
+	return msg.Text{}, false
+}
+
+// cardNames are the distinct names the GPUs reported themselves by where
+// the probe found the name true to the card.
+func cardNames(rs []Result) string {
+	var names []string
+	for _, r := range rs {
+		if r.Name == "gpu.model" && r.Verdict == resPass && r.Value != "" && !slices.Contains(names, r.Value) {
+			names = append(names, r.Value)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // idle: gpustat at delivery — utilisation near 0 % (under the probe's 5 %),

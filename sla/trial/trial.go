@@ -74,17 +74,25 @@ type Result struct {
 	// are held to "idle" and to the data disk's state at delivery; the
 	// renter's own work later is not the provider's doing.
 	Idle bool
+	// why: the reason of a judgement the trial made itself (the order
+	// held to a probe that ran without it).
+	why msg.Text
 }
 
 // Node is one trial node's results.
 type Node struct {
 	// Model is the GPU model ordered (any spelling the spec database
 	// reads); the card's own reported name is preferred where a
-	// gpu.model result carries it.
+	// gpu.model result carries it. Each GPU is held to it here too,
+	// whatever order the probe was given (none: no --expect).
 	Model string
-	// GPUs is the number of GPUs ordered (or seen): an all-reduce needs two.
-	GPUs    int
-	Results []Result
+	// GPUs is the number of GPUs ordered (or seen): an all-reduce needs
+	// two; fewer usable than ordered fails the order.
+	GPUs int
+	// MemoryMiB is the memory per GPU ordered, 0 where the order names
+	// none.
+	MemoryMiB float64
+	Results   []Result
 }
 
 // Line is a pass line: the figure passes when it is Op Value.
@@ -219,19 +227,28 @@ func Judge(n Node) []Row {
 // a card 35 % busy at delivery, an unmounted data disk or an unreachable
 // mirror fails (or warns) acceptance as a fault does, naming the step.
 func foldFourSteps(acc *Row, steps []Row) {
-	if acc.Verdict == NotMeasured {
-		return
-	}
 	var failed, warned []string
+	unordered := false
 	for _, r := range steps {
 		switch r.Verdict {
 		case Fail:
 			failed = append(failed, r.Key)
 		case Warn:
 			warned = append(warned, r.Key)
+		case NotMeasured:
+			unordered = unordered || r.Key == KeyOrder
 		}
 	}
+	if acc.Verdict == NotMeasured && len(failed) == 0 {
+		return
+	}
 	switch {
+	case len(failed) == 0 && unordered && acc.Verdict == Pass:
+		// Nothing wrong was found, but the card was never held to an
+		// order: not a pass.
+		acc.Verdict = NotMeasured
+		acc.DetailText = msg.New("the card was not held to an order")
+		acc.AskText = msg.New("Run `gpuprobe trial --expect model=… --expect gpu_memory_gb=… --expect driver=…` with what was ordered.")
 	case len(failed) > 0 && acc.Verdict != Fail:
 		acc.Verdict = Fail
 		acc.DetailText = msg.New("the four steps failed: %s", msg.Plain(strings.Join(failed, ", ")))

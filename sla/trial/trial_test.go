@@ -302,15 +302,77 @@ func TestAcceptanceFoldsTheFourSteps(t *testing.T) {
 	ok := []Result{res("gpu.count", "gpu_lost", "pass", nil, ""), onGPU(Result{Name: "gpu.model", Category: "inventory", Verdict: "pass", Value: "NVIDIA H200"}, 0),
 		idleR(res("host.disk.system", "host", "pass", nil, ""))}
 	busy := append(append([]Result(nil), ok...), util(35))
-	r := row(t, Node{Results: busy}, KeyAcceptance)
+	r := row(t, Node{Model: "H200", Results: busy}, KeyAcceptance)
 	if r.Verdict != Fail || r.Detail != "the four steps failed: idle" || !strings.Contains(r.Ask, "(idle)") {
 		t.Errorf("35 %% busy at delivery: %+v", r)
 	}
 	spare := append(append([]Result(nil), ok...), util(0), idleR(res("host.disk.unmounted:nvme1n1", "host", "warn", nil, "")))
-	if r := row(t, Node{Results: spare}, KeyAcceptance); r.Verdict != Warn || r.Detail != "the four steps warned: disk" {
+	if r := row(t, Node{Model: "H200", Results: spare}, KeyAcceptance); r.Verdict != Warn || r.Detail != "the four steps warned: disk" {
 		t.Errorf("a disk left unmounted: %+v", r)
 	}
-	if r := row(t, Node{Results: append(append([]Result(nil), ok...), util(0))}, KeyAcceptance); r.Verdict != Pass {
+	if r := row(t, Node{Model: "H200", Results: append(append([]Result(nil), ok...), util(0))}, KeyAcceptance); r.Verdict != Pass {
 		t.Errorf("idle and mounted: %+v", r)
+	}
+}
+
+// model is a gpu.model result: the name the card reports, as the probe
+// judged it against its device id (pass: true to it; warn: an unknown id).
+func model(name, verdict string, g int) Result {
+	return idleR(onGPU(Result{Name: "gpu.model", Category: "inventory", Verdict: verdict, Value: name}, g))
+}
+
+func count(n float64) Result {
+	return idleR(Result{Name: "gpu.count", Category: "gpu_lost", Verdict: "pass", Number: num(n), Unit: "GPUs"})
+}
+
+func memory(mib float64, g int) Result {
+	return idleR(onGPU(Result{Name: "gpu.memory", Category: "inventory", Verdict: "pass", Number: num(mib), Unit: "MiB"}, g))
+}
+
+// A probe run without the order (no --expect) judged the card only
+// against itself; the backend knows the order from the registration and
+// holds the card to it whatever the probe was told: a genuine H800 sold as an H100 fails, as do two
+// GPUs of eight and a 40 GB card sold as 80 GB. Memory at 97 % of
+// 81920 MiB ordered (79462.4 MiB) passes at 79463 and fails at 79462;
+// above, 103 % (84377.6 MiB) passes at 84377 and warns at 84378.
+func TestOrderHeldByTheBackend(t *testing.T) {
+	h800 := []Result{count(1), model("NVIDIA H800 80GB HBM3", "pass", 0)}
+	h100 := []Result{count(1), model("NVIDIA H100 80GB HBM3", "pass", 0)}
+	for _, c := range []struct {
+		what    string
+		n       Node
+		verdict string
+		detail  string
+	}{
+		{"a genuine H100 ordered as H100", Node{Model: "H100", GPUs: 1, Results: h100}, Pass, ""},
+		{"a genuine H100 ordered as H100 SXM", Node{Model: "H100 SXM", GPUs: 1, Results: h100}, Pass, ""},
+		{"an H800 sold as an H100", Node{Model: "H100", GPUs: 1, Results: h800}, Fail, "gpu.order.model (GPU 0) (the card is NVIDIA H800 80GB HBM3, the order says H100)"},
+		{"an H100 PCIe sold as SXM", Node{Model: "H100 SXM", GPUs: 1, Results: []Result{count(1), model("NVIDIA H100 PCIe", "pass", 0)}}, Fail, ""},
+		{"the second GPU another card", Node{Model: "H100", GPUs: 2, Results: append(append([]Result{count(2)}, h100[1:]...), model("NVIDIA H20", "pass", 1))}, Fail,
+			"gpu.order.model (GPU 1) (the card is NVIDIA H20, the order says H100)"},
+		{"two GPUs of eight", Node{Model: "H100", GPUs: 8, Results: []Result{count(2), model("NVIDIA H100 80GB HBM3", "pass", 0), model("NVIDIA H100 80GB HBM3", "pass", 1)}}, Fail,
+			"gpu.count (2 usable GPUs, the order says 8)"},
+		{"79463 MiB of 80 GB", Node{Model: "H100", GPUs: 1, MemoryMiB: 81920, Results: append(h100, memory(79463, 0))}, Pass, ""},
+		{"79462 MiB of 80 GB", Node{Model: "H100", GPUs: 1, MemoryMiB: 81920, Results: append(h100, memory(79462, 0))}, Fail,
+			"gpu.order.memory (GPU 0) (79462 MiB per GPU, the order says 81920 MiB)"},
+		{"84377 MiB of 80 GB", Node{Model: "H100", GPUs: 1, MemoryMiB: 81920, Results: append(h100, memory(84377, 0))}, Pass, ""},
+		{"84378 MiB of 80 GB", Node{Model: "H100", GPUs: 1, MemoryMiB: 81920, Results: append(h100, memory(84378, 0))}, Warn, ""},
+		{"an unknown device id named as ordered", Node{Model: "H100 SXM", GPUs: 1, Results: []Result{count(1), model("NVIDIA H100 80GB HBM3 (0x2399)", "warn", 0)}}, Warn, ""},
+		{"an unknown device id named otherwise", Node{Model: "H100", GPUs: 1, Results: []Result{count(1), model("NVIDIA X100 (0x2399)", "warn", 0)}}, Fail,
+			"gpu.model (GPU 0), gpu.order.model (GPU 0) (the card is NVIDIA X100, the order says H100)"},
+		{"an order the spec database does not know", Node{Model: "B300", GPUs: 1, Results: h100}, Warn, ""},
+		{"no order anywhere", Node{GPUs: 1, Results: h100}, NotMeasured, "no order to hold the card to: it is a genuine NVIDIA H100 80GB HBM3"},
+		{"a probe given another order", Node{Model: "H100", GPUs: 1, Results: append(h800, onGPU(res("gpu.order.model", "inventory", "pass", nil, ""), 0))}, Fail, ""},
+		{"the probe's own failure and the order's", Node{Model: "H100", GPUs: 1, Results: append(h800, onGPU(res("gpu.order.model", "inventory", "fail", nil, ""), 0))}, Fail,
+			"gpu.order.model (GPU 0) (the card is NVIDIA H800 80GB HBM3, the order says H100)"},
+	} {
+		r := row(t, c.n, KeyOrder)
+		if r.Verdict != c.verdict || (c.detail != "" && r.Detail != c.detail) {
+			t.Errorf("%s: %s %q, want %s %q", c.what, r.Verdict, r.Detail, c.verdict, c.detail)
+		}
+		acc := row(t, c.n, KeyAcceptance)
+		if c.verdict == Fail && acc.Verdict != Fail || c.verdict != Pass && acc.Verdict == Pass {
+			t.Errorf("%s: acceptance %s with the order %s", c.what, acc.Verdict, c.verdict)
+		}
 	}
 }

@@ -151,3 +151,26 @@ func Normalise(s string) string {
 		return r
 	}, s)
 }
+
+// Models are the ids of the models an order's name means, as Lookup reads
+// it: a family's every model, else the one an id, NVML name or alias
+// names; none for a name the table does not know.
+func Models(name string) []string { return ids(resolve(name)) }
+
+// CardModels are the ids of the models a card's own reported name means,
+// as LookupCard reads it: the exact name first ("NVIDIA H200" is the H200
+// SXM's own name, though it also spells the H200 family).
+func CardModels(name string) []string {
+	if ms := exact[Normalise(name)]; len(ms) == 1 {
+		return ids(ms)
+	}
+	return Models(name)
+}
+
+func ids(ms []*Model) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.ID
+	}
+	return out
+}

@@ -1,0 +1,101 @@
+package trial
+
+import (
+	"regexp"
+	"slices"
+	"strconv"
+
+	"github.com/gpusla/gpusla/sla/msg"
+	"github.com/gpusla/gpusla/sla/yardstick"
+)
+
+// OrderMemoryRatio is how far below the memory ordered a card may report
+// (NVML's total is a little under the marketing size): the probe's own
+// ratio (probe/authn's MemoryRatio). More than as far above is not the
+// card ordered either.
+const OrderMemoryRatio = 0.97
+
+// unknownID is the device id the probe appends to the name of a card whose
+// id the spec database does not know ("NVIDIA X (0x2399)").
+var unknownID = regexp.MustCompile(`\s*\(0x[0-9a-fA-F]{4}\)$`)
+
+// heldToOrder holds the node's GPUs to the order of record — the node's
+// registration on the backend, --expect in `gpuprobe trial` — whatever
+// order its probe was given, if any: a probe run without one (no
+// --expect) judged the card only against itself, so a genuine H800 sold
+// as an H100, or two GPUs of eight, fail here as the probe's
+// gpu.order.model and gpu.count would have. Each result is one GPU's (or
+// the count's) judgement that is not a pass, with its reason.
+func heldToOrder(n Node) []Result {
+	var out []Result
+	add := func(name string, g *int, verdict string, why msg.Text) {
+		out = append(out, Result{Name: name, GPU: g, Verdict: verdict, why: why, Category: catInventory})
+	}
+	for _, r := range n.Results {
+		if r.Name == "gpu.count" && r.Verdict == resPass && r.Number != nil && n.GPUs > 0 && *r.Number < float64(n.GPUs) {
+			add("gpu.count", nil, resFail, msg.New("%d usable GPUs, the order says %d", int(*r.Number), n.GPUs))
+		}
+	}
+	if n.MemoryMiB > 0 {
+		for _, r := range n.Results {
+			if r.Name != "gpu.memory" || r.Number == nil || r.Unit != "MiB" {
+				continue
+			}
+			switch got := *r.Number; {
+			case got < OrderMemoryRatio*n.MemoryMiB:
+				add("gpu.order.memory", r.GPU, resFail, msg.New("%s MiB per GPU, the order says %s MiB", msg.Plain(mib(got)), msg.Plain(mib(n.MemoryMiB))))
+			case got > (2-OrderMemoryRatio)*n.MemoryMiB:
+				add("gpu.order.memory", r.GPU, resWarn, msg.New("%s MiB per GPU, more than the %s MiB ordered: not the ordered card", msg.Plain(mib(got)), msg.Plain(mib(n.MemoryMiB))))
+			}
+		}
+	}
+	if n.Model != "" {
+		out = append(out, modelsHeld(n)...)
+	}
+	return out
+}
+
+func mib(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// modelsHeld holds each GPU's model, as its last gpu.model result names
+// it, to the model ordered: a name true to the card's device id must be
+// one of the models the order means; a card whose device id is unknown
+// passes on its name alone only with a warning; a card that could not be
+// identified cannot be held to the order (a warning: never a pass).
+func modelsHeld(n Node) []Result {
+	ordered := yardstick.Models(n.Model)
+	last := map[int]Result{}
+	var gpus []int
+	for _, r := range n.Results {
+		if r.Name != "gpu.model" || r.GPU == nil {
+			continue
+		}
+		if _, seen := last[*r.GPU]; !seen {
+			gpus = append(gpus, *r.GPU)
+		}
+		last[*r.GPU] = r
+	}
+	slices.Sort(gpus)
+	var out []Result
+	held := func(r Result, verdict string, why msg.Text) {
+		out = append(out, Result{Name: "gpu.order.model", GPU: r.GPU, Verdict: verdict, why: why, Category: catInventory})
+	}
+	for _, g := range gpus {
+		r := last[g]
+		name := unknownID.ReplaceAllString(r.Value, "")
+		overlap := slices.ContainsFunc(yardstick.CardModels(name), func(id string) bool { return slices.Contains(ordered, id) })
+		switch {
+		case r.Verdict == resFail:
+			// gpu.model already fails: the card is not what it says.
+		case len(ordered) == 0:
+			held(r, resWarn, msg.New("the order's model %s is not in the spec database: the card cannot be held to it", msg.Plain(n.Model)))
+		case r.Verdict == resSkipped:
+			held(r, resWarn, msg.New("the card could not be identified, so it cannot be held to the order (%s)", msg.Plain(n.Model)))
+		case !overlap:
+			held(r, resFail, msg.New("the card is %s, the order says %s", msg.Plain(name), msg.Plain(n.Model)))
+		case r.Verdict == resWarn:
+			held(r, resWarn, msg.New("the card's device id is unknown: only its name %s says it is the %s ordered", msg.Plain(name), msg.Plain(n.Model)))
+		}
+	}
+	return out
+}
