@@ -92,6 +92,13 @@ var coreweaveSingleInstanceEdges = []edge{
 		{why: "exactly 90 %: 25 %", down: [][2]string{{"2026-03-08 00:00:00", "2026-03-11 02:24:00"}}, counted: 267840, uptime: 90, tier: 25, amount: 790.5},
 		{why: "4,465 min: 50 %", down: [][2]string{{"2026-03-08 00:00:00", "2026-03-11 02:25:00"}}, counted: 267900, uptime: 89.9978, tier: 50, amount: 1581},
 	}},
+	{"february", []edgeCase{
+		// February's 40,320 minutes: 1 % is 403.2 min. 403 min,
+		// (40,320 − 403) / 40,320 = 99.000496 %, met; 404 min, 98.998016 %,
+		// 10 % of 672 h × 4.25 = 2,856.00: 285.60.
+		{why: "403 min: met", month: 2, down: [][2]string{{"2026-02-08 03:00:00", "2026-02-08 09:43:00"}}, counted: 24180, uptime: 99.0005, tier: 0, amount: 0, denominator: 2419200},
+		{why: "404 min: 10 %", month: 2, down: [][2]string{{"2026-02-08 03:00:00", "2026-02-08 09:44:00"}}, counted: 24240, uptime: 98.998, tier: 10, amount: 285.6, charge: 2856, denominator: 2419200},
+	}},
 	{"cap", []edgeCase{
 		// "will not exceed 50% of the amount due … for the applicable month":
 		// 4,465 min earns 50 %, 1,581.00; down from 1 March 00:00 to 1 April

@@ -69,6 +69,24 @@ var awsEdges = []edge{
 		{why: "447 min: 30 %", down: down1("2026-03-08 03:00:00", "2026-03-08 10:27:00"), counted: 26820, uptime: 98.9987, tier: 30, amount: 883.2, charge: 2944},
 		{why: "2,232 min: 30 %", down: down1("2026-03-05 00:00:00", "2026-03-06 13:12:00"), counted: 133920, uptime: 95, tier: 30, amount: 847.2, charge: 2824},
 		{why: "2,233 min: 100 %", down: down1("2026-03-05 00:00:00", "2026-03-06 13:13:00"), counted: 133980, uptime: 94.9978, tier: 100, amount: 2824, charge: 2824},
+		// April's 43,200 minutes put the lines on whole minutes: 216 min is
+		// exactly 99.5000 %, not "Less than 99.5%": met; 217, 99.497685 %,
+		// 10 % of 720 h less 4 waived (03:00–06:37), 2,864.00: 286.40. 432
+		// min is exactly 99.0000 %, "equal to or greater than 99.0%": 10 %
+		// of 712 h (hours 03 to 10 waived), 2,848.00: 284.80; 433,
+		// 98.997685 %, 30 % of the same 2,848.00: 854.40.
+		{why: "April, 216 min: exactly 99.5 %, met", month: 4, down: down1("2026-04-08 03:00:00", "2026-04-08 06:36:00"), counted: 12960, uptime: 99.5, tier: 0, amount: 0},
+		{why: "April, 217 min: 10 %", month: 4, down: down1("2026-04-08 03:00:00", "2026-04-08 06:37:00"), counted: 13020, uptime: 99.4977, tier: 10, amount: 286.4, charge: 2864},
+		{why: "April, 432 min: exactly 99.0 %, 10 %", month: 4, down: down1("2026-04-08 03:00:00", "2026-04-08 10:12:00"), counted: 25920, uptime: 99, tier: 10, amount: 284.8, charge: 2848},
+		{why: "April, 433 min: 30 %", month: 4, down: down1("2026-04-08 03:00:00", "2026-04-08 10:13:00"), counted: 25980, uptime: 98.9977, tier: 30, amount: 854.4, charge: 2848},
+	}},
+	{"february", []edgeCase{
+		// February's 40,320 minutes: 0.5 % is 201.6 min. 201 min (03:00–
+		// 06:21), (40,320 − 201) / 40,320 = 99.501488 %, met; 202 min,
+		// 99.499008 %, 10 % of 672 h less the 4 hours waived, 2,672.00:
+		// 267.20.
+		{why: "201 min: met", month: 2, down: down1("2026-02-08 03:00:00", "2026-02-08 06:21:00"), counted: 12060, uptime: 99.5015, tier: 0, amount: 0, denominator: 2419200},
+		{why: "202 min: 10 %", month: 2, down: down1("2026-02-08 03:00:00", "2026-02-08 06:22:00"), counted: 12120, uptime: 99.499, tier: 10, amount: 267.2, charge: 2672, denominator: 2419200},
 	}},
 	{"no-maintenance", []edgeCase{
 		// The Compute SLA publishes no maintenance exclusion (maintenance:
@@ -222,6 +240,13 @@ var gceEdges = []edge{
 		{why: "2,233 min: 25 %", down: down1("2026-03-05 00:00:00", "2026-03-06 13:13:00"), counted: 133980, uptime: 94.9978, tier: 25, amount: 651},
 		{why: "4,464 min: 25 %", down: down1("2026-03-05 00:00:00", "2026-03-08 02:24:00"), counted: 267840, uptime: 90, tier: 25, amount: 651},
 		{why: "4,465 min: 100 %", down: down1("2026-03-05 00:00:00", "2026-03-08 02:25:00"), counted: 267900, uptime: 89.9978, tier: 100, amount: 2604},
+	}},
+	{"february", []edgeCase{
+		// February's 40,320 minutes: 0.1 % is 40.32 min. 40 min,
+		// (40,320 − 40) / 40,320 = 99.900794 %, met; 41 min, 99.898313 %,
+		// 10 % of 672 h × 3.50 = 2,352.00: 235.20.
+		{why: "40 min: met", month: 2, down: down1("2026-02-08 03:00:00", "2026-02-08 03:40:00"), counted: 2400, uptime: 99.9008, tier: 0, amount: 0, denominator: 2419200},
+		{why: "41 min: 10 %", month: 2, down: down1("2026-02-08 03:00:00", "2026-02-08 03:41:00"), counted: 2460, uptime: 99.8983, tier: 10, amount: 235.2, charge: 2352, denominator: 2419200},
 	}},
 	{"no-maintenance", []edgeCase{
 		// No maintenance exclusion is published: 30 min inside an announced
