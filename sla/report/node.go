@@ -54,6 +54,25 @@ func (b *Builder) month(n *nodeAcc) nodeMonth {
 	return m
 }
 
+// serviceMonthEnd is the end of the node's service month, which a claim
+// window counts from: the calendar month's, or under uptime.partial_month:
+// whole_days, for a node released inside the month, the midnight that
+// begins the day of its release in the contract's zone. Such a text's
+// service months are the term's ("第4个服务月度是指6月1日到6月16日") and its
+// window runs from the end of the one that missed ("未达标的相应服务月度结束后
+// 六十（60）个自然日"); of the two ends a release day allows (the day counted
+// whole in the month's minutes, or left out as the example leaves out 17
+// June), the earlier is taken, so the deadline is never later than the
+// provider's.
+func (m nodeMonth) serviceMonthEnd() time.Time {
+	r := m.n.released
+	if m.tm.Uptime.PartialMonth != terms.WholeDays || r.IsZero() || !r.After(m.ms) || !r.Before(m.me) {
+		return m.me
+	}
+	d := r.In(m.tm.Calendar.Loc)
+	return time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, d.Location())
+}
+
 // buildNode assembles one node's month. The parts are computed in the order
 // they depend on each other: outages give the uptime books, tickets and
 // delivery give penalties, and billing with both gives the credit.
@@ -63,7 +82,7 @@ func (b *Builder) buildNode(n *nodeAcc, tickets []*ticket.Ticket, backend interv
 	nr := Node{Node: n.id, Contract: tm.Contract, Provider: tm.Provider, Currency: tm.Currency, TimeZone: tm.TimeZone,
 		Hardware: Hardware{GPUModel: n.reg.Hardware.GPUModel, GPUCount: n.reg.Hardware.GPUCount}, InstanceID: n.reg.InstanceID, Region: n.reg.Region,
 		Outages: []Outage{}, Maintenance: []Maint{}, Tickets: []Ticket{}, Evidence: []Evidence{},
-		ClaimDeadline: ts(tm.Claim.Deadline(m.me, tm.Calendar.Loc), tm)}
+		ClaimDeadline: ts(tm.Claim.Deadline(m.serviceMonthEnd(), tm.Calendar.Loc), tm)}
 	if !m.period.Empty() {
 		nr.Period = Period{InService: true, Start: ts(m.period.Start, tm), End: ts(m.period.End, tm), Seconds: secs(m.period.Duration())}
 	}
@@ -75,7 +94,7 @@ func (b *Builder) buildNode(n *nodeAcc, tickets []*ticket.Ticket, backend interv
 	}
 	books, outs, raw := b.outages(m, backend, notices, &nr)
 	if len(books.Claimable) > 0 {
-		nr.ClaimDeadline = ts(tm.Claim.DeadlineFrom(m.me, tm.Calendar.Loc, incidentStart(books, raw)), tm)
+		nr.ClaimDeadline = ts(tm.Claim.DeadlineFrom(m.serviceMonthEnd(), tm.Calendar.Loc, incidentStart(books, raw)), tm)
 	}
 	b.releaseRecord(m, &nr)
 	penalties := m.tickets(tickets, &nr)

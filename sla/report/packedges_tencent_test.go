@@ -125,6 +125,18 @@ var tencentCVMEdges = []edge{
 			deadline: "2026-05-31T00:00:00+08:00", opens: "2026-04-09T00:00:00+08:00"},
 		{why: "April", month: 4, down: [][2]string{{"2026-04-15 09:00:00", "2026-04-15 16:13:00"}}, counted: 25980, uptime: 98.9977, tier: 25, amount: 4500,
 			deadline: "2026-06-30T00:00:00+08:00", opens: "2026-05-12T00:00:00+08:00"},
+		// The window runs from the end of the service month that missed, and
+		// a released node's last one ends with its term ("第4个服务月度是指6月1日到
+		// 6月16日"): released 20 March 10:00, 8 min down of 28,800 (1–20 March):
+		// 99.972222 %, 10 % of 466 h × 25.00 = 11,650.00: 1,165.00; the month
+		// ends at the latest at the end of the 20th, at the earliest (the
+		// example's reading) at the end of the 19th: 60 days after it, 20
+		// March – 18 May, due before 19 May 00:00, not 31 May. Released 31
+		// March 23:59: 12 min of 44,640, 10 %; due before 30 May 00:00.
+		{why: "released 20 March 10:00: due 19 May", released: "2026-03-20 10:00:00", down: down1("2026-03-10 03:00:00", "2026-03-10 03:08:00"), counted: 480, uptime: 99.9722, tier: 10, amount: 1165,
+			deadline: "2026-05-19T00:00:00+08:00", opens: "2026-04-09T00:00:00+08:00"},
+		{why: "released 31 March 23:59: due 30 May", released: "2026-03-31 23:59:00", down: down1("2026-03-08 03:00:00", "2026-03-08 03:12:00"), counted: 720, uptime: 99.9731, tier: 10, amount: -1,
+			deadline: "2026-05-30T00:00:00+08:00"},
 	}},
 	{"fee", []edgeCase{
 		// "月度服务费不含用代金券、优惠券…抵扣的费用": the engine reckons on the order's
@@ -307,6 +319,14 @@ var tencentIntlCVMEdges = []edge{
 			deadline: "2026-05-31T00:00:00+08:00", opens: "2026-04-09T00:00:00+08:00"},
 		{why: "April", month: 4, down: [][2]string{{"2026-04-15 09:00:00", "2026-04-15 16:13:00"}}, counted: 25980, uptime: 98.9977, tier: 25, amount: 144,
 			deadline: "2026-06-30T00:00:00+08:00", opens: "2026-05-12T00:00:00+08:00"},
+		// "following the expiry of the applicable Service Month": released 20
+		// March 10:00, the Service Month ends with the 19th or the 20th: due
+		// before 19 May 00:00 (8 min of 28,800, 10 % of 466 h × 0.80 = 372.80:
+		// 37.28); released 31 March 23:59: before 30 May.
+		{why: "released 20 March 10:00: due 19 May", released: "2026-03-20 10:00:00", down: down1("2026-03-10 03:00:00", "2026-03-10 03:08:00"), counted: 480, uptime: 99.9722, tier: 10, amount: 37.28,
+			deadline: "2026-05-19T00:00:00+08:00"},
+		{why: "released 31 March 23:59: due 30 May", released: "2026-03-31 23:59:00", down: down1("2026-03-08 03:00:00", "2026-03-08 03:12:00"), counted: 720, uptime: 99.9731, tier: 10, amount: -1,
+			deadline: "2026-05-30T00:00:00+08:00"},
 	}},
 	{"fee", []edgeCase{
 		// "excluding … the portion deducted by a voucher or promotional coupon":
@@ -474,6 +494,14 @@ var tencentCAREdges = []edge{
 			deadline: "2026-05-31T00:00:00+08:00", opens: "2026-04-09T00:00:00+08:00"},
 		{why: "April", month: 4, down: [][2]string{{"2026-04-15 09:00:00", "2026-04-15 16:13:00"}}, counted: 25980, uptime: 98.9977, tier: 5, amount: 72,
 			deadline: "2026-06-30T00:00:00+08:00", opens: "2026-05-12T00:00:00+08:00"},
+		// "following the end of the applicable Service Month": released 20
+		// March 10:00, 300 min of 28,800, 98.958333 %, 5 % of 466 h × 2.00 =
+		// 932.00: 46.60, due before 19 May 00:00; released 31 March 23:59, 447
+		// min of 44,640, 5 %, before 30 May.
+		{why: "released 20 March 10:00: due 19 May", released: "2026-03-20 10:00:00", down: down1("2026-03-10 03:00:00", "2026-03-10 08:00:00"), counted: 18000, uptime: 98.9583, tier: 5, amount: 46.6,
+			deadline: "2026-05-19T00:00:00+08:00"},
+		{why: "released 31 March 23:59: due 30 May", released: "2026-03-31 23:59:00", down: down1("2026-03-08 03:00:00", "2026-03-08 10:27:00"), counted: 26820, uptime: 98.9987, tier: 5, amount: -1,
+			deadline: "2026-05-30T00:00:00+08:00"},
 	}},
 	{"fee", []edgeCase{
 		// "excluding … the fees deducted with vouchers, coupons": reckoned on
