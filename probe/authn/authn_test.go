@@ -127,6 +127,13 @@ func TestVerdicts(t *testing.T) {
 		{"unknown id, name mismatches order", func(d *gpu.Device) { d.PCI.DeviceID = 0x999910de }, expect.Expected{Model: "H100"}, "gpu.order.model", wire.Fail, wire.CategoryInventory, `the card is "NVIDIA H200", the order says H100`},
 		{"not nvidia", func(d *gpu.Device) { d.PCI.DeviceID = 0x740f1002 }, expect.Expected{}, "gpu.model", wire.Fail, wire.CategoryInventory, "0x1002 is not NVIDIA's"},
 		{"less memory than ordered", nil, expect.Expected{GPUMemoryGB: 192}, "gpu.order.memory", wire.Fail, wire.CategoryInventory, "140.4 GiB) per GPU, the order says 192 GB"},
+		// 80 GB ordered is 81920 MiB: 97 % of it is 79462.4 MiB, 103 % 84377.6 MiB.
+		{"97 % of the memory ordered", func(d *gpu.Device) { d.MemoryTotalMiB = p(uint64(79463)) }, expect.Expected{GPUMemoryGB: 80}, "gpu.order.memory", wire.Pass, wire.CategoryInventory, ""},
+		{"just under 97 % of the memory ordered", func(d *gpu.Device) { d.MemoryTotalMiB = p(uint64(79462)) }, expect.Expected{GPUMemoryGB: 80}, "gpu.order.memory", wire.Fail, wire.CategoryInventory,
+			"79462 MiB (77.6 GiB) per GPU, the order says 80 GB"},
+		{"103 % of the memory ordered", func(d *gpu.Device) { d.MemoryTotalMiB = p(uint64(84377)) }, expect.Expected{GPUMemoryGB: 80}, "gpu.order.memory", wire.Pass, wire.CategoryInventory, ""},
+		{"just over 103 % of the memory ordered", func(d *gpu.Device) { d.MemoryTotalMiB = p(uint64(84378)) }, expect.Expected{GPUMemoryGB: 80}, "gpu.order.memory", wire.Warn, wire.CategoryInventory,
+			"84378 MiB (82.4 GiB) per GPU, more than the 80 GB ordered"},
 		{"order names unknown model", nil, expect.Expected{Model: "B300"}, "gpu.order.model", wire.Fail, wire.CategoryInventory, `"B300" is not in the spec database`},
 		{"PCIe card sold as SXM", func(d *gpu.Device) {
 			d.Name, d.PCI.DeviceID, d.PCI.SubsystemID, d.Cores, d.MemoryTotalMiB = "NVIDIA H100 PCIe", 0x233110de, 0x162610de, p(uint32(14592)), p(uint64(81559))

@@ -74,6 +74,7 @@ func TestBandwidthLine(t *testing.T) {
 		{"90.00 %", []Result{d2d(3015, 0)}, 1, Pass, "90.0"},
 		{"89.99 %", []Result{d2d(3014.665, 0)}, 1, Fail, "89.99"},
 		{"89.996 %", []Result{d2d(3014.866, 0)}, 1, Fail, "89.996"},
+		{"90.01 %", []Result{d2d(3015.335, 0)}, 1, Pass, "90.0"},
 		{"slowest GPU decides", []Result{d2d(3300, 0), d2d(3000, 1)}, 2, Fail, "89.6"},
 		{"median of a GPU's runs", []Result{d2d(3300, 0), d2d(2000, 0), d2d(3200, 0)}, 1, Pass, "95.5"},
 		{"nothing measured", nil, 1, NotMeasured, ""},
@@ -162,14 +163,24 @@ func rtt(ms float64) []Result {
 		res("net.gateway.loss", "network_degraded", "pass", num(0), "%")}
 }
 
-// "如果平均延迟超过2ms": 超过 is above, so 2.000 ms passes and 2.001 fails;
-// 2.0004 ms prints as 2.0004, not a passing-looking 2.000.
+// lossAt is one run answered at 1 ms that lost pct % of its pings.
+func lossAt(pct float64) []Result {
+	return []Result{res("net.gateway.reach", "connectivity", "pass", nil, ""), res("net.gateway.rtt", "network_degraded", "pass", num(1), "ms"),
+		res("net.gateway.loss", "network_degraded", "pass", num(pct), "%")}
+}
+
+// "如果平均延迟超过2ms": 超过 is above, so 2.000 ms passes, 1.999 too, and
+// 2.001 fails; 2.0004 ms prints as 2.0004, not a passing-looking 2.000.
+// Loss (the probe's bar; the seed's ping -c 10 names none) at 5 % on
+// average passes and prints 5.0; 5.004 % fails and prints 5.004.
 func TestGatewayLine(t *testing.T) {
 	lossy := append(rtt(1), res("net.gateway.loss", "network_degraded", "fail", num(10.02), "%"))
 	runEdges(t, KeyGateway, "H200", []edge{
 		{"2.000 ms", rtt(2), 1, Pass, "2.000"},
 		{"2.001 ms", rtt(2.001), 1, Fail, "2.001"},
 		{"2.0004 ms", rtt(2.0004), 1, Fail, "2.0004"},
+		{"1.999 ms", rtt(1.999), 1, Pass, "1.999"},
+		{"loss 5 % on average", lossAt(5), 1, Pass, "1.000"},
 		{"median of runs", append(append(rtt(1), rtt(1.5)...), rtt(9)...), 1, Pass, "1.500"},
 		{"loss over 5 % on average", lossy, 1, Fail, "1.000"},
 		{"a run without a reply", append(rtt(1), res("net.gateway.reach", "connectivity", "fail", nil, "")), 1, Fail, ""},
@@ -178,6 +189,12 @@ func TestGatewayLine(t *testing.T) {
 	r := row(t, Node{Results: lossy}, KeyGateway)
 	if r.Detail != "loss 5.01 %, over 5 %" {
 		t.Errorf("loss detail %q", r.Detail)
+	}
+	if r := row(t, Node{Results: lossAt(5)}, KeyGateway); r.Detail != "loss 5.0 %" {
+		t.Errorf("loss on the line: detail %q", r.Detail)
+	}
+	if r := row(t, Node{Results: lossAt(5.004)}, KeyGateway); r.Verdict != Fail || r.Detail != "loss 5.004 %, over 5 %" {
+		t.Errorf("loss just over the line: %s %q", r.Verdict, r.Detail)
 	}
 }
 
@@ -193,6 +210,7 @@ func TestIperfLine(t *testing.T) {
 		{"70.0 %", []Result{iperfRun(7000)}, 1, Pass, "70.0"},
 		{"69.9 %", []Result{iperfRun(6990)}, 1, Fail, "69.9"},
 		{"69.999 %", []Result{iperfRun(6999.9)}, 1, Fail, "69.999"},
+		{"70.01 %", []Result{iperfRun(7001)}, 1, Pass, "70.0"},
 		{"peer unreachable", []Result{{Name: "net.iperf3.peer", Verdict: "fail", Criterion: "≥ 70 % of 10000 Mbit/s", Detail: "to 10.0.0.2:5201: connection refused"}}, 1, NotMeasured, ""},
 		{"none", nil, 1, NotMeasured, ""},
 	})
@@ -210,6 +228,7 @@ func TestIdleLine(t *testing.T) {
 	busyLater := onGPU(res("gpu.utilization", "gpu_degraded", "warn", num(97), "%"), 0)
 	runEdges(t, KeyIdle, "H200", []edge{
 		{"4.99 %", []Result{util(4.99)}, 1, Pass, "4.99"},
+		{"4.999 %", []Result{util(4.999)}, 1, Pass, "4.999"},
 		{"5 %", []Result{util(5)}, 1, Fail, "5"},
 		{"35 % busy", []Result{util(35)}, 1, Fail, "35"},
 		{"another process at 0 %", []Result{util(0), other}, 1, Fail, "0"},

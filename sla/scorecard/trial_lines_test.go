@@ -1,0 +1,82 @@
+package scorecard
+
+import (
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/sla/report"
+	"github.com/gpusla/gpusla/sla/trial"
+)
+
+// Order to delivery, finished, at each of its lines (whole seconds, as the
+// report counts them): 1799 s and 1800 s are within 30 min (pass, "30");
+// 1801 s is 30.0167 min, past it — printed 30.02, never a passing-looking
+// "30"; 86 400 s is 1440 min, a day (warn); 86 401 s is over it (fail,
+// 1440.02).
+func TestTrialDeliveryLines(t *testing.T) {
+	for _, c := range []struct {
+		secs           int64
+		verdict, shown string
+	}{
+		{1799, trial.Pass, "30"},
+		{1800, trial.Pass, "30"},
+		{1801, trial.Warn, "30.02"},
+		{86400, trial.Warn, "1440"},
+		{86401, trial.Fail, "1440.02"},
+	} {
+		f := &nodeFacts{id: "n", delivery: &report.Delivery{OrderedAt: "2026-03-01T00:00:00Z", DeliveredAt: "2026-03-01T00:30:00Z", Seconds: c.secs}}
+		x := trialDelivery(f)
+		x.Finish()
+		if x.Verdict != c.verdict || printed(x) != c.shown || x.AtLeast {
+			t.Errorf("%d s: %s %s (at least %v), want %s %s", c.secs, x.Verdict, printed(x), x.AtLeast, c.verdict, c.shown)
+		}
+		if (x.Verdict == trial.Pass) != (x.Ask == "") {
+			t.Errorf("%d s: %s, ask %q", c.secs, x.Verdict, x.Ask)
+		}
+	}
+}
+
+// The 22:00 ticket ("选在晚上10点后提交一个测试工单,记录首次响应时间"):
+// opened from 22:00 to 06:00 in the contract's zone (the report writes
+// opened_at there: +08:00 for Shanghai), the first such, first answered
+// within 30 min (pass), 1 h (warn), later fails. 21:59:59 and 06:00:00 are
+// not at night; 22:00:00 and 05:59:59 are. 30 min 1 s prints 30.02 beside
+// its warning, 60 min 1 s 60.02 beside its failure. One unanswered counts
+// to the as-of instant: 20 min undecided, 45 min at best a warning, 61
+// min failed.
+func TestTrialNightTicketLines(t *testing.T) {
+	met := func(opened, answered string) report.Ticket {
+		return report.Ticket{Ticket: opened, OpenedAt: opened, Response: &report.Target{At: answered, Status: "met"}}
+	}
+	open := func(opened string) report.Ticket {
+		return report.Ticket{Ticket: opened, OpenedAt: opened, Response: &report.Target{Status: "pending"}}
+	}
+	asOf := time.Date(2026, 3, 9, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		what           string
+		tickets        []report.Ticket
+		asOf           time.Time
+		verdict, shown string
+	}{
+		{"21:59:59 is not night", []report.Ticket{met("2026-03-07T21:59:59+08:00", "2026-03-07T22:04:59+08:00")}, asOf, trial.NotMeasured, "–"},
+		{"06:00:00 is not night", []report.Ticket{met("2026-03-08T06:00:00+08:00", "2026-03-08T06:05:00+08:00")}, asOf, trial.NotMeasured, "–"},
+		{"22:00:00, 30 min", []report.Ticket{met("2026-03-07T22:00:00+08:00", "2026-03-07T22:30:00+08:00")}, asOf, trial.Pass, "30"},
+		{"05:59:59, 30 min 1 s", []report.Ticket{met("2026-03-08T05:59:59+08:00", "2026-03-08T06:30:00+08:00")}, asOf, trial.Warn, "30.02"},
+		{"60 min", []report.Ticket{met("2026-03-07T23:00:00+08:00", "2026-03-08T00:00:00+08:00")}, asOf, trial.Warn, "60"},
+		{"60 min 1 s", []report.Ticket{met("2026-03-07T23:00:00+08:00", "2026-03-08T00:00:01+08:00")}, asOf, trial.Fail, "60.02"},
+		{"the first night ticket", []report.Ticket{met("2026-03-07T23:00:00+08:00", "2026-03-08T01:00:00+08:00"), met("2026-03-07T22:10:00+08:00", "2026-03-07T22:15:00+08:00")},
+			asOf, trial.Pass, "5"},
+		{"unanswered 20 min", []report.Ticket{open("2026-03-07T22:00:00+08:00")}, time.Date(2026, 3, 7, 14, 20, 0, 0, time.UTC), trial.NotMeasured, "20"},
+		{"unanswered 45 min", []report.Ticket{open("2026-03-07T22:00:00+08:00")}, time.Date(2026, 3, 7, 14, 45, 0, 0, time.UTC), trial.Warn, "45"},
+		{"unanswered 61 min", []report.Ticket{open("2026-03-07T22:00:00+08:00")}, time.Date(2026, 3, 7, 15, 1, 0, 0, time.UTC), trial.Fail, "61"},
+	} {
+		x := trialNightTicket(&nodeFacts{id: "n", tickets: c.tickets, asOf: c.asOf})
+		x.Finish()
+		if x.Verdict != c.verdict || printed(x) != c.shown {
+			t.Errorf("%s: %s %s, want %s %s", c.what, x.Verdict, printed(x), c.verdict, c.shown)
+		}
+		if (x.Verdict == trial.Pass) != (x.Ask == "") {
+			t.Errorf("%s: %s, ask %q", c.what, x.Verdict, x.Ask)
+		}
+	}
+}
