@@ -63,6 +63,13 @@ var jdcloudVMEdges = []edge{
 		{why: "delivered 1 March 00:00: whole", delivered: "2026-03-01 00:00:00", down: down1("2026-03-10 03:00:00", "2026-03-10 03:07:00"), counted: 420, uptime: 99.9843, tier: 0, amount: 233.33},
 		{why: "released 1 April 00:00: whole", released: "2026-04-01 00:00:00", down: down1("2026-03-10 03:00:00", "2026-03-10 03:07:00"), counted: 420, uptime: 99.9843, tier: 0, amount: 233.33},
 		{why: "released 31 March 23:59: no service term", released: "2026-03-31 23:59:00", down: down1("2026-03-10 03:00:00", "2026-03-10 03:07:00"), counted: 0, uptime: notJudged, tier: 0, amount: 0},
+		// A fault across the month's end earns its coupon in the month it
+		// ended (across-month-end): 31 March 23:57 to 1 April 00:03 on a VM
+		// released on 20 April leaves April no service term, so the fault's
+		// 200.00 is in neither month (approximations[4], under); delivered on
+		// 10 March instead, April is whole and has it.
+		{why: "fault across into a partial April: no coupon", month: 4, released: "2026-04-20 10:00:00", down: down1("2026-03-31 23:57:00", "2026-04-01 00:03:00"), counted: 0, uptime: notJudged, tier: 0, amount: 0},
+		{why: "fault across from a partial March: April's coupon", month: 4, delivered: "2026-03-10 00:00:00", down: down1("2026-03-31 23:57:00", "2026-04-01 00:03:00"), counted: 180, uptime: 99.9931, tier: 0, amount: 200},
 	}},
 	{"compensation", []edgeCase{
 		// "the payout amount = the average hourly cost in the first 24 hours

@@ -114,6 +114,13 @@ var tencentCVMEdges = []edge{
 			down: [][2]string{{"2026-03-09 23:45:00", "2026-03-10 00:15:00"}, {"2026-03-20 03:00:00", "2026-03-20 03:12:00"}}, counted: 1620, uptime: 99.9395, tier: 10, amount: 1860},
 		{why: "announced after it began", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-10 00:30:00"}},
 			down: [][2]string{{"2026-03-10 01:00:00", "2026-03-10 01:30:00"}, {"2026-03-20 03:00:00", "2026-03-20 03:12:00"}}, counted: 2520, uptime: 99.9059, tier: 10, amount: 1860},
+		// An outage running past the window's end is judged on its part
+		// outside it: 05:59:30 to 06:01:00 leaves 60 s, "不超过1分钟", nothing;
+		// to 06:01:01, 61 s, 2 min ((44,640 − 2) / 44,640 = 99.995520 %).
+		{why: "60 s past the window's end: nothing", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
+			down: down1("2026-03-10 05:59:30", "2026-03-10 06:01:00"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "61 s past the window's end: 2 min", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
+			down: down1("2026-03-10 05:59:30", "2026-03-10 06:01:01"), counted: 120, uptime: 99.9955, tier: 0, amount: 0},
 	}},
 	{"claim-window", []edgeCase{
 		// "不应超过未达标的相应服务月度结束后六十（60）个自然日": 60 days after 31 March
