@@ -332,8 +332,10 @@ func serveOn(t *testing.T, data, addr string) func() {
 // burns and copies by the stress judge), pushed into `gpusla serve` by the
 // node's signed batches, the trial page of `gpusla scorecard --trial
 // --data`, the local report and the signed record `gpusla verify` reads.
-// Every altered card fails acceptance on the page and in the record; the
-// genuine cards pass it.
+// Every altered card fails acceptance on the page, and in the record
+// wherever the probe was given the order (with no --expect the record
+// cannot know what was paid for: not measured, never a pass); an H100's
+// default power limit below its datasheet's warns; the genuine cards pass.
 func TestTrialRelabelledCardsEndToEnd(t *testing.T) {
 	cases := relabelCases()
 	data, addr := t.TempDir(), freeAddr(t)
@@ -437,6 +439,14 @@ func relabelCases() []cardCase {
 		h100(cardCase{provider: "H100 named, 40 GB", edit: func(d *gpu.Device) { d.MemoryTotalMiB = ptr(uint64(40960)) }, noExpect: true}),
 		h100(cardCase{provider: "H100 named, a 4096-bit bus", edit: func(d *gpu.Device) { d.MemoryBusWidth = ptr(uint32(4096)) }, noExpect: true}),
 		h100(cardCase{provider: "H100 named, capped at 400 W", edit: func(d *gpu.Device) { d.PowerEnforcedLimitW = ptr(400.0) }}),
+		// A default limit below the model's is a failure where a genuine
+		// card was measured (the H200), a warning where the figure is the
+		// datasheet's (the H100's): VBIOS builds differ, and a provider can
+		// refuse a failure on a datasheet figure. Never a pass.
+		h100(cardCase{provider: "H200 named, a 450 W default limit", card: "h200-sxm-141gb", model: "H200", memoryGB: 141,
+			edit: func(d *gpu.Device) { d.PowerDefaultLimitW, d.PowerEnforcedLimitW = ptr(450.0), ptr(450.0) }}),
+		h100(cardCase{provider: "H100 named, a 400 W default limit", edit: func(d *gpu.Device) { d.PowerDefaultLimitW, d.PowerEnforcedLimitW = ptr(400.0), ptr(400.0) },
+			acceptance: warn, order: warn}),
 		h100(cardCase{provider: "H100 named, an H20's FLOPS", bf16: 0.92 * 148, order: pass}),
 		h100(cardCase{provider: "H100 named, an H20's FLOPS, no --expect", bf16: 0.92 * 148, noExpect: true, order: pass, localOrder: nm}),
 		h100(cardCase{provider: "H100 named, slow memory", d2d: 2000, order: pass}),
