@@ -8,27 +8,9 @@
 package main
 
 import (
-	"context"
-	"log/slog"
-	"os"
 	_ "time/tzdata" // contract time zones must resolve on provided.al2023 too
 
-	awslambda "github.com/aws/aws-lambda-go/lambda"
-
 	"github.com/gpusla/gpusla/functions/lambdafn"
-	"github.com/gpusla/gpusla/functions/wiring"
 )
 
-func main() {
-	ctx := context.Background()
-	b, err := wiring.Open(ctx)
-	var f *lambdafn.Reports
-	if err == nil {
-		f, err = lambdafn.NewReports(ctx, b)
-	}
-	if err != nil {
-		slog.New(slog.NewJSONHandler(os.Stderr, nil)).Error("reports init", "err", err)
-		os.Exit(1)
-	}
-	awslambda.Start(f.Handle)
-}
+func main() { lambdafn.Start("reports", lambdafn.NewReports) }

@@ -7,27 +7,6 @@
 // `make build-TicketsFunction`; contract terms travel in its terms/ folder.
 package main
 
-import (
-	"context"
-	"log/slog"
-	"os"
+import "github.com/gpusla/gpusla/functions/lambdafn"
 
-	awslambda "github.com/aws/aws-lambda-go/lambda"
-
-	"github.com/gpusla/gpusla/functions/lambdafn"
-	"github.com/gpusla/gpusla/functions/wiring"
-)
-
-func main() {
-	ctx := context.Background()
-	b, err := wiring.Open(ctx, lambdafn.TicketsParams...)
-	var f *lambdafn.Tickets
-	if err == nil {
-		f, err = lambdafn.NewTickets(ctx, b)
-	}
-	if err != nil {
-		slog.New(slog.NewJSONHandler(os.Stderr, nil)).Error("tickets init", "err", err)
-		os.Exit(1)
-	}
-	awslambda.Start(f.Handle)
-}
+func main() { lambdafn.Start("tickets", lambdafn.NewTickets, lambdafn.TicketsParams...) }
