@@ -88,6 +88,14 @@ var awsEdges = []edge{
 		{why: "201 min: met", month: 2, down: down1("2026-02-08 03:00:00", "2026-02-08 06:21:00"), counted: 12060, uptime: 99.5015, tier: 0, amount: 0, denominator: 2419200},
 		{why: "202 min: 10 %", month: 2, down: down1("2026-02-08 03:00:00", "2026-02-08 06:22:00"), counted: 12120, uptime: 99.499, tier: 10, amount: 267.2, charge: 2672, denominator: 2419200},
 	}},
+	{"bill", []edgeCase{
+		// "a percentage of the total charges paid by you … for the monthly
+		// billing cycle": the instance's, all its GPUs. 224 min (four clock
+		// hours waived, 740 h charged): one GPU at 4.00, 2,960.00, 10 % =
+		// 296.00; eight GPUs, 740 × 32.00 = 23,680.00, 2,368.00.
+		{why: "1 GPU", down: down1("2026-03-08 03:00:00", "2026-03-08 06:44:00"), counted: 13440, uptime: 99.4982, tier: 10, amount: 296, charge: 2960},
+		{why: "8 GPUs", gpus: 8, down: down1("2026-03-08 03:00:00", "2026-03-08 06:44:00"), counted: 13440, uptime: 99.4982, tier: 10, amount: 2368, charge: 23680},
+	}},
 	{"no-maintenance", []edgeCase{
 		// The Compute SLA publishes no maintenance exclusion (maintenance:
 		// none): 30 min down inside a window announced a week ahead count as
