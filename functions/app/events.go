@@ -18,13 +18,23 @@ import (
 // An observation dated after its receipt is dated at it (events.TrueAt).
 func ObservationEvents(b *wire.Batch, hash string, receivedAt time.Time) []events.Event {
 	out := make([]events.Event, 0, len(b.Observations))
-	for i, o := range b.Observations {
-		e := events.Event{Type: events.TypeObservation, ID: b.Node + "/" + b.ID + "/" + strconv.Itoa(i),
+	// One array holds the batch's checks, each event a slice of it capped
+	// at its own: a month's books convert some 800 batches a node.
+	total := 0
+	for i := range b.Observations {
+		total += len(b.Observations[i].Checks)
+	}
+	all := make([]events.Check, total)
+	prefix := b.Node + "/" + b.ID + "/"
+	for i := range b.Observations {
+		o := &b.Observations[i]
+		e := events.Event{Type: events.TypeObservation, ID: prefix + strconv.Itoa(i),
 			Node: b.Node, Batch: b.ID, Seq: b.Seq, Hash: hash, Index: i, At: o.At.UTC(), ClockSkewMS: b.ClockSkewMS,
 			ReceivedAt: receivedAt.UTC(), Kind: o.Kind}
 		if len(o.Checks) > 0 {
-			e.Checks = make([]events.Check, len(o.Checks))
-			for j, c := range o.Checks {
+			e.Checks, all = all[:len(o.Checks):len(o.Checks)], all[len(o.Checks):]
+			for j := range o.Checks {
+				c := &o.Checks[j]
 				e.Checks[j] = events.Check{Name: c.Name, Category: c.Category, Verdict: c.Verdict, Value: c.Value,
 					Criterion: c.Criterion, Number: c.Number, Unit: c.Unit, GPU: c.GPU, UUID: c.UUID, Detail: c.Detail,
 					ValueText: c.ValueText, CriterionText: c.CriterionText, DetailText: c.DetailText}

@@ -247,15 +247,17 @@ func RegistrationEvent(n store.Node) events.Event {
 // in [from, to), in sequence order, and the drops received in it.
 func exportBatches(ctx context.Context, h store.History, n store.Node, from, to time.Time, out func(*events.Event) error, stats *ExportStats) error {
 	in := func(t time.Time) bool { return !t.Before(from) && t.Before(to) }
+	var forms batchform.Decoder
 	return h.EachBatch(ctx, n.ID, from.Add(-events.MaxObservationLead), to.Add(events.MaxObservationAge), func(rec *store.BatchRecord) error {
-		b, err := ReadStored(rec)
+		b, err := readStored(&forms, rec)
 		if err != nil {
 			return fmt.Errorf("stored batch %d: %w", rec.Seq, err)
 		}
 		stats.Batches++
-		for _, e := range ObservationEvents(b, rec.Hash, rec.ReceivedAt) {
-			if in(e.TrueAt()) {
-				if err := out(&e); err != nil {
+		evs := ObservationEvents(b, rec.Hash, rec.ReceivedAt)
+		for i := range evs {
+			if in(evs[i].TrueAt()) {
+				if err := out(&evs[i]); err != nil {
 					return err
 				}
 			}
@@ -274,10 +276,16 @@ func exportBatches(ctx context.Context, h store.History, n store.Node, from, to 
 // ingest decoded it (wire.Decode). A damaged form is an error, never a
 // reason to read something else.
 func ReadStored(rec *store.BatchRecord) (*wire.Batch, error) {
+	return readStored(nil, rec)
+}
+
+// readStored is ReadStored with forms read by d (one a node: its batches
+// share their strings).
+func readStored(d *batchform.Decoder, rec *store.BatchRecord) (*wire.Batch, error) {
 	if rec.Form == nil {
 		return wire.Decode(rec.Body)
 	}
-	b, err := batchform.Decode(rec.Form)
+	b, err := d.Decode(rec.Form)
 	if err != nil {
 		return nil, err
 	}

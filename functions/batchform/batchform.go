@@ -179,13 +179,28 @@ func Is(p []byte) bool {
 // Decode reads a form Append wrote. The batch is not validated: that is
 // the caller's to do, as for a body.
 func Decode(p []byte) (*wire.Batch, error) {
+	return (*Decoder)(nil).Decode(p)
+}
+
+// A Decoder reads forms one after another (a node's batches of a month),
+// each batch's strings shared with the batch before where they are the
+// same at the same place of its table: the checks' names, units, criteria
+// and GPU UUIDs are the same batch after batch, and are copied out of a
+// form once instead of once a batch. It is not safe for concurrent use; a
+// nil Decoder shares nothing but the protocol's words.
+type Decoder struct {
+	last []string // the table of the batch read before
+}
+
+// Decode reads a form Append wrote, as the package's Decode does.
+func (dc *Decoder) Decode(p []byte) (*wire.Batch, error) {
 	if !Is(p) {
 		return nil, errors.New("batch form: no form (bad magic)")
 	}
 	if p[len(magic)-1] != magic[len(magic)-1] {
 		return nil, fmt.Errorf("batch form: version %d unknown (this build reads %d)", p[len(magic)-1], magic[len(magic)-1])
 	}
-	d := decoder{r: binrec.NewReader("batch form", p[len(magic):])}
+	d := decoder{r: binrec.NewReader("batch form", p[len(magic):]), shared: dc}
 	d.readTable()
 	b := &wire.Batch{}
 	d.batch(b)
@@ -195,9 +210,22 @@ func Decode(p []byte) (*wire.Batch, error) {
 	return b, nil
 }
 
+// share is the string raw holds, i-th of its table: the protocol's word,
+// the one the batch before held there, or a copy.
+func (dc *Decoder) share(i int, raw []byte) string {
+	if dc != nil && i < len(dc.last) && dc.last[i] == string(raw) {
+		return dc.last[i]
+	}
+	if w, ok := words[string(raw)]; ok {
+		return w
+	}
+	return string(raw)
+}
+
 type decoder struct {
-	r     *binrec.Reader
-	table []string
+	r      *binrec.Reader
+	table  []string
+	shared *Decoder
 }
 
 func (d *decoder) str(what string) string {
@@ -213,16 +241,15 @@ func (d *decoder) str(what string) string {
 }
 
 // readTable reads the strings, each its own copy (a name kept in a report
-// must not keep the form), the protocol's words as its constants.
+// must not keep the form) or one the Decoder met before, the protocol's
+// words as its constants.
 func (d *decoder) readTable() {
 	d.table = make([]string, d.r.Count("string table", math.MaxInt))
 	for i := range d.table {
-		raw := d.r.View("string table")
-		if w, ok := words[string(raw)]; ok {
-			d.table[i] = w
-		} else {
-			d.table[i] = string(raw)
-		}
+		d.table[i] = d.shared.share(i, d.r.View("string table"))
+	}
+	if d.shared != nil {
+		d.shared.last = d.table
 	}
 }
 

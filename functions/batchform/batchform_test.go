@@ -68,6 +68,38 @@ func TestFormIsTheBatch(t *testing.T) {
 	}
 }
 
+// TestDecoderIsDecode reads batches one after another with one Decoder,
+// as the books read a node's month: each is the batch Decode reads alone,
+// whether its strings are the batch before's, at other places of the
+// table, or none of them; a damaged form between them changes nothing.
+func TestDecoderIsDecode(t *testing.T) {
+	a, b, c := sample(), sample(), sample()
+	b.ID, b.Seq, b.Prev = "gz-00001-b43", 43, strings.Repeat("cd", 32)
+	b.Observations[1].Checks[0].Value = "50.10 TFLOP/s"
+	c.Dropped = nil // every later string one place earlier in the table
+	c.Observations[1].Checks[2].Detail = "rx_bytes=3&tx_bytes=4"
+	var d Decoder
+	for i, bt := range []*wire.Batch{a, b, a, c, {V: wire.Version, ID: "x", Node: "n", Seq: 1}, b} {
+		form := Append(nil, bt)
+		if i == 3 {
+			if _, err := d.Decode(form[:len(form)-3]); err == nil {
+				t.Fatal("a cut form decoded")
+			}
+		}
+		got, err := d.Decode(form)
+		if err != nil {
+			t.Fatalf("batch %d: %v", i, err)
+		}
+		alone, err := Decode(form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, alone) || !reflect.DeepEqual(got, utc(bt)) {
+			t.Errorf("batch %d: decoded\n%+v\nwant\n%+v", i, got, utc(bt))
+		}
+	}
+}
+
 // TestFormIsTheBody holds the form to the batch its body decodes to: what
 // the books read from either is the same.
 func TestFormIsTheBody(t *testing.T) {

@@ -82,13 +82,13 @@ func CodeCheck(c *Check) {
 // any depth), whose arguments do not fit the key, or whose English is not
 // the field's: the translation a renter reads must say what the signed
 // English says.
-func checkTexts(cf func() string, c *Check) error {
+func checkTexts(at checkAt, c *Check) error {
 	for _, f := range c.texts() {
 		t := *f.coded
 		if t == nil {
 			continue
 		}
-		field := func() string { return cf() + "." + f.name + "_text" }
+		field := func() string { return at.field() + "." + f.name + "_text" }
 		if err := knownKeys(t, 0); err != nil {
 			return &FieldError{Field: field(), Msg: err.Error()}
 		}

@@ -245,24 +245,25 @@ func (b *Batch) Validate() error {
 			return bad(f()+".checks", "%d is over the limit of %d", len(o.Checks), MaxChecks)
 		}
 		total += len(o.Checks)
-		for j, c := range o.Checks {
-			cf := func() string { return f() + ".checks[" + strconv.Itoa(j) + "]" }
+		for j := range o.Checks {
+			c := &o.Checks[j]
+			at := checkAt{i, j}
 			if c.Name == "" {
-				return bad(cf()+".name", "missing")
+				return bad(at.field()+".name", "missing")
 			}
 			if !validCategory(c.Category) {
-				return bad(cf()+".category", "unknown category %q", c.Category)
+				return bad(at.field()+".category", "unknown category %q", c.Category)
 			}
 			if !validVerdict(c.Verdict) {
-				return bad(cf()+".verdict", "unknown verdict %q", c.Verdict)
+				return bad(at.field()+".verdict", "unknown verdict %q", c.Verdict)
 			}
 			if !validUUID(c.UUID) {
-				return bad(cf()+".uuid", "%q is not a GPU UUID (up to 64 letters, digits and dashes)", c.UUID)
+				return bad(at.field()+".uuid", "%q is not a GPU UUID (up to 64 letters, digits and dashes)", c.UUID)
 			}
-			if err := checkLengths(cf, &c); err != nil {
+			if err := checkLengths(at, c); err != nil {
 				return err
 			}
-			if err := checkTexts(cf, &c); err != nil {
+			if err := checkTexts(at, c); err != nil {
 				return err
 			}
 		}
@@ -278,9 +279,17 @@ func (b *Batch) Validate() error {
 	return nil
 }
 
+// checkAt is where a check lies in a batch; its field name is made only
+// for an error (a closure over the indexes would be made for every check).
+type checkAt struct{ obs, check int }
+
+func (p checkAt) field() string {
+	return "observations[" + strconv.Itoa(p.obs) + "].checks[" + strconv.Itoa(p.check) + "]"
+}
+
 // checkLengths refuses a check whose text is past the bounds, naming the
 // field, its length and the bound.
-func checkLengths(cf func() string, c *Check) error {
+func checkLengths(at checkAt, c *Check) error {
 	for _, f := range []struct {
 		name string
 		v    string
@@ -288,7 +297,7 @@ func checkLengths(cf func() string, c *Check) error {
 	}{{"name", c.Name, MaxNameBytes}, {"value", c.Value, MaxValueBytes}, {"criterion", c.Criterion, MaxValueBytes},
 		{"unit", c.Unit, MaxUnitBytes}, {"detail", c.Detail, MaxDetailBytes}} {
 		if len(f.v) > f.max {
-			return &FieldError{Field: cf() + "." + f.name, Msg: fmt.Sprintf("%d bytes is over the limit of %d", len(f.v), f.max)}
+			return &FieldError{Field: at.field() + "." + f.name, Msg: fmt.Sprintf("%d bytes is over the limit of %d", len(f.v), f.max)}
 		}
 	}
 	return nil

@@ -98,7 +98,7 @@ func FromChecks(at time.Time, cs []events.Check) (r Reading, ok bool, err error)
 		switch {
 		case c.Name == NameBoot:
 			b := &Boot{ID: v.Get("boot_id")}
-			bt, err := intOf(v, "boot_time")
+			bt, err := intOf(&v, "boot_time")
 			if err != nil {
 				return r, false, fmt.Errorf("check %s: %v", c.Name, err)
 			}
@@ -110,14 +110,14 @@ func FromChecks(at time.Time, cs []events.Check) (r Reading, ok bool, err error)
 		case strings.HasPrefix(c.Name, PrefixDisk):
 			d := Disk{Name: strings.TrimPrefix(c.Name, PrefixDisk), Vendor: v.Get("vendor"), Model: v.Get("model"),
 				Rotational: v.Get("rotational") == "1", Virtual: v.Get("virtual") == "1", System: v.Get("system") == "1"}
-			if d.SizeBytes, err = intOf(v, "size_bytes"); err != nil {
+			if d.SizeBytes, err = intOf(&v, "size_bytes"); err != nil {
 				return r, false, fmt.Errorf("check %s: %v", c.Name, err)
 			}
 			r.Disks, ok = append(r.Disks, d), true
 		case strings.HasPrefix(c.Name, PrefixNet):
 			i := Iface{Name: strings.TrimPrefix(c.Name, PrefixNet), Physical: v.Get("physical") == "1", DefaultRoute: v.Get("default_route") == "1"}
-			if i.RxBytes, err = intOf(v, "rx_bytes"); err == nil {
-				i.TxBytes, err = intOf(v, "tx_bytes")
+			if i.RxBytes, err = intOf(&v, "rx_bytes"); err == nil {
+				i.TxBytes, err = intOf(&v, "tx_bytes")
 			}
 			if err != nil {
 				return r, false, fmt.Errorf("check %s: %v", c.Name, err)
@@ -141,9 +141,15 @@ func FromChecks(at time.Time, cs []events.Check) (r Reading, ok bool, err error)
 // detail is a usage check's detail, key=value pairs joined by '&' as
 // url.ParseQuery reads them.
 type detail struct {
-	s    string     // read where it lies
+	kv   [maxPairs][2]string // the first pairs, read where they lie
+	n    int
+	rest string     // what follows them, read as Get asks
 	vals url.Values // or as url.ParseQuery read it
 }
+
+// maxPairs is how many of a detail's pairs are split once: a disk's or an
+// interface's detail holds six or seven, each asked for.
+const maxPairs = 12
 
 // parseDetail reads s as url.ParseQuery does. A detail with nothing to
 // unescape and no ';' (what the probe writes) is read where it lies, an
@@ -154,15 +160,31 @@ func parseDetail(s string) (detail, error) {
 		v, err := url.ParseQuery(s)
 		return detail{vals: v}, err
 	}
-	return detail{s: s}, nil
+	var d detail
+	for s != "" && d.n < maxPairs {
+		var pair string
+		pair, s, _ = strings.Cut(s, "&")
+		if pair == "" {
+			continue
+		}
+		d.kv[d.n][0], d.kv[d.n][1], _ = strings.Cut(pair, "=")
+		d.n++
+	}
+	d.rest = s
+	return d, nil
 }
 
 // Get is the first value of key k, as url.Values.Get.
-func (d detail) Get(k string) string {
+func (d *detail) Get(k string) string {
 	if d.vals != nil {
 		return d.vals.Get(k)
 	}
-	for s := d.s; s != ""; {
+	for i := range d.n {
+		if d.kv[i][0] == k {
+			return d.kv[i][1]
+		}
+	}
+	for s := d.rest; s != ""; {
 		var pair string
 		pair, s, _ = strings.Cut(s, "&")
 		if key, v, _ := strings.Cut(pair, "="); key == k && pair != "" {
@@ -172,7 +194,7 @@ func (d detail) Get(k string) string {
 	return ""
 }
 
-func intOf(v detail, k string) (uint64, error) {
+func intOf(v *detail, k string) (uint64, error) {
 	s := v.Get(k)
 	n, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {
