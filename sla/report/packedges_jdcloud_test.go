@@ -184,6 +184,11 @@ var jdcloudDCPSEdges = []edge{
 		{why: "70 s across: March's 30 s, no coupon", down: [][2]string{{"2026-03-31 23:59:30", "2026-04-01 00:00:40"}}, counted: 30, uptime: 99.9989, tier: 0, amount: 0},
 		{why: "70 s across: April's 30 s, the fault's coupon", month: 4, down: [][2]string{{"2026-03-31 23:59:30", "2026-04-01 00:00:40"}}, counted: 30, uptime: 99.9988, tier: 0, amount: 25},
 		{why: "50 s across: nothing in April", month: 4, down: [][2]string{{"2026-03-31 23:59:30", "2026-04-01 00:00:20"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
+		// The natural month in Beijing time: 1 April 07:59:30 to 08:00:40
+		// (across the month's end in UTC) is April's fault alone, a minute,
+		// 25.00 (99.997685 %); nothing in March.
+		{why: "07:59:30–08:00:40 Beijing on 1 April: nothing in March", down: down1("2026-04-01 07:59:30", "2026-04-01 08:00:40"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "07:59:30–08:00:40 Beijing on 1 April: April's minute", month: 4, down: down1("2026-04-01 07:59:30", "2026-04-01 08:00:40"), counted: 60, uptime: 99.9977, tier: 0, amount: 25},
 	}},
 	{"partial-month", []edgeCase{
 		// "in case of less than one month, it shall not be counted as one

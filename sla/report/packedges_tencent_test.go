@@ -144,6 +144,12 @@ var tencentCVMEdges = []edge{
 			deadline: "2026-05-19T00:00:00+08:00", opens: "2026-04-09T00:00:00+08:00"},
 		{why: "released 31 March 23:59: due 30 May", released: "2026-03-31 23:59:00", down: down1("2026-03-08 03:00:00", "2026-03-08 03:12:00"), counted: 720, uptime: 99.9731, tier: 10, amount: -1,
 			deadline: "2026-05-30T00:00:00+08:00"},
+		// September, 12 min of 43,200: 99.972222 %, 10 %, 1,800.00. October's
+		// working days after 国庆节 (1–7 October): the 8th, 9th, 10th (调休
+		// Saturday), 12th, 13th: from 14 October; 60 days after 30 September
+		// (1 October – 29 November): before 30 November.
+		{why: "September: from 14 October", month: 9, down: down1("2026-09-10 03:00:00", "2026-09-10 03:12:00"), counted: 720, uptime: 99.9722, tier: 10, amount: 1800,
+			deadline: "2026-11-30T00:00:00+08:00", opens: "2026-10-14T00:00:00+08:00"},
 	}},
 	{"fee", []edgeCase{
 		// "月度服务费不含用代金券、优惠券…抵扣的费用": the engine reckons on the order's
