@@ -16,7 +16,7 @@ var jdcloudVMEdges = []edge{
 	{"unavailable", []edgeCase{
 		// "the inability of virtual machine to work properly … the inability
 		// of normal access": unreachable 10 min, 333.33; a GPU lost on a
-		// reachable VM is not counted here.
+		// reachable VM is not counted here (approximations[5], under).
 		{why: "unreachable 10 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:10:00"}}, counted: 600, uptime: 99.9776, tier: 0, amount: 333.33},
 		{why: "GPU lost 10 min, reachable", lost: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:10:00"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
 	}},
@@ -163,7 +163,7 @@ var jdcloudDCPSEdges = []edge{
 	{"unavailable", []edgeCase{
 		// "out of service and requires shut-down maintenance": a server nobody
 		// can reach, 10 min, 250.00; a GPU lost on a server still serving is
-		// not counted here.
+		// not counted here (approximations[5], under).
 		{why: "unreachable 10 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:10:00"}}, counted: 600, uptime: 99.9776, tier: 0, amount: 250},
 		{why: "GPU lost 10 min, reachable", lost: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:10:00"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
 	}},
