@@ -224,6 +224,8 @@ func within(p *i18n.Printer, d time.Duration) string {
 
 func claim(p *i18n.Printer, c terms.Claim) string {
 	switch {
+	case c.BillingCycles > 0 && c.FromIncident:
+		return p.T("by the end of billing cycle %d after the one the month's first counted outage began in", c.BillingCycles)
 	case c.BillingCycles > 0:
 		return p.T("by the end of billing cycle %d after the month", c.BillingCycles)
 	case c.FromIncident:

@@ -54,6 +54,23 @@ func TestValidFilesInTheirLanguage(t *testing.T) {
 	}
 }
 
+// TestClaimWindowFromTheIncident: AWS's "by the end of the second billing
+// cycle after which the incident occurred" (claim.from: incident) is said as
+// counted from the outage's billing cycle, not the month's.
+func TestClaimWindowFromTheIncident(t *testing.T) {
+	var out bytes.Buffer
+	if failed, err := Check(&out, []string{"../../testdata/terms/packs/aws-ec2-instance.yaml"}, i18n.EN); err != nil || failed != 0 {
+		t.Fatalf("failed %d, %v\n%s", failed, err, out.String())
+	}
+	if want := "claim window: by the end of billing cycle 2 after the one the month's first counted outage began in"; !strings.Contains(out.String(), want) {
+		t.Errorf("lacks %q:\n%s", want, out.String())
+	}
+	out.Reset()
+	if _, err := Check(&out, []string{"../../testdata/terms/packs/aws-ec2-instance.yaml"}, i18n.ZH); err != nil || !strings.Contains(out.String(), "当月首个计入的故障开始所在账期之后第2个账期结束前") {
+		t.Errorf("zh: %v\n%s", err, out.String())
+	}
+}
+
 // TestErrorsInTheContractsLanguage: a file with a mistake is named with its
 // line and field, in the language the file declares (report.lang), and the
 // other files are still checked.
