@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -357,6 +358,12 @@ func TestTrialRelabelledCardsEndToEnd(t *testing.T) {
 	page, err := runCLI(t, args...)
 	if err != nil {
 		t.Fatalf("scorecard --trial: %v\n%s", err, page)
+	}
+	// The reason reaches the reader in the page's language.
+	args[slices.Index(args, "json")] = "md"
+	zh, err := runCLI(t, append(args, "--lang", "zh")...)
+	if err != nil || !strings.Contains(zh, "gpu.order.model (GPU 0)（显卡是 NVIDIA H800 80GB HBM3，订单为 H100 SXM）") {
+		t.Errorf("the zh page does not say why an H800 fails an H100's order: %v\n%s", err, zh)
 	}
 	for _, c := range cases {
 		acc, ord := figure(t, []byte(page), c.provider, trial.KeyAcceptance), figure(t, []byte(page), c.provider, trial.KeyOrder)
