@@ -164,13 +164,13 @@ func stressOf(t *testing.T, c cardCase, s *checkrun.Snapshot) []wire.Check {
 // registerCase registers the case's node with `gpusla node add` (its own
 // provider, so that the trial page has a column for it) and returns the
 // probe config node add printed, completed with a spool.
-func registerCase(t *testing.T, data, url string, i int, c cardCase) *config.Config {
+func registerCase(t *testing.T, data, url string, i int, c cardCase, began time.Time) *config.Config {
 	t.Helper()
 	dir := t.TempDir()
 	secretFile := filepath.Join(dir, "secret")
 	args := []string{"node", "add", "--data", data, "--id", fmt.Sprintf("trial-%02d", i), "--provider", c.provider, "--contract", fmt.Sprintf("trial-%02d", i),
 		"--gpu-model", c.model, "--gpus", strconv.Itoa(c.gpus), "--price", "10", "--currency", "CNY", "--backend-url", url, "--secret-file", secretFile,
-		"--ordered-at", time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)}
+		"--ordered-at", began.Add(-time.Minute).UTC().Format(time.RFC3339)}
 	if c.memoryGB > 0 {
 		args = append(args, "--gpu-memory-gb", strconv.FormatFloat(c.memoryGB, 'f', -1, 64))
 	}
@@ -338,20 +338,27 @@ func serveOn(t *testing.T, data, addr string) func() {
 // cannot know what was paid for: not measured, never a pass); an H100's
 // default power limit below its datasheet's warns; the genuine cards pass.
 func TestTrialRelabelledCardsEndToEnd(t *testing.T) {
-	cases := relabelCases()
+	cases, began := relabelCases(), time.Now()
 	data, addr := t.TempDir(), freeAddr(t)
 	cfgs := make([]*config.Config, len(cases))
 	for i, c := range cases {
-		cfgs[i] = registerCase(t, data, "http://"+addr+httpapi.PathBatches, i, c)
+		cfgs[i] = registerCase(t, data, "http://"+addr+httpapi.PathBatches, i, c, began)
 	}
 	stop := serveOn(t, data, addr)
 	for i, c := range cases {
 		checkLocal(t, c, runCase(t, cfgs[i], c))
 	}
 	stop()
-	month := time.Now().UTC().Format("2006-01")
-	args := []string{"scorecard", "--data", data, "--trial", "--format", "json", "--from", month, "--to", month,
-		"--as-of", time.Now().UTC().Add(time.Second).Format(time.RFC3339)}
+	// The months in the contracts' zone (cn-example's), from the orders
+	// (a minute before the test began) to the as-of instant: a run across
+	// a month's end still finds its nodes.
+	sh, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	asOf := time.Now().UTC().Add(time.Second)
+	args := []string{"scorecard", "--data", data, "--trial", "--format", "json", "--from", began.Add(-time.Minute).In(sh).Format("2006-01"),
+		"--to", asOf.In(sh).Format("2006-01"), "--as-of", asOf.Format(time.RFC3339)}
 	for i, c := range cases {
 		args = append(args, "--terms", caseTerms(t, i, c))
 	}
