@@ -242,6 +242,16 @@ var jdcloudDCPSEdges = []edge{
 		{why: "202 min: missed", month: 2, down: down1("2026-02-10 03:00:00", "2026-02-10 06:22:00"), counted: 12120, uptime: 99.499, tier: 0, amount: 5050, denominator: 2419200,
 			deadline: "2026-03-31T00:00:00+08:00"},
 	}},
+	{"maintenance-month-end", []edgeCase{
+		// A window from 31 March 22:00 to 1 April 02:00 notified on the 1st:
+		// down 21:50–22:10, its 10 min before the window count (99.977599 %,
+		// 100 × 15.00 × 10 / 60 = 250.00); 23:00–01:00 inside it is excused in
+		// both months.
+		{why: "March: the 10 min before the window", maint: []maintSpec{{"2026-03-31 22:00:00", "2026-04-01 02:00:00", "2026-03-01 00:00:00"}},
+			down: [][2]string{{"2026-03-31 21:50:00", "2026-03-31 22:10:00"}, {"2026-03-31 23:00:00", "2026-04-01 01:00:00"}}, counted: 600, uptime: 99.9776, tier: 0, amount: 250},
+		{why: "April: inside the window, nothing", month: 4, maint: []maintSpec{{"2026-03-31 22:00:00", "2026-04-01 02:00:00", "2026-03-01 00:00:00"}},
+			down: [][2]string{{"2026-03-31 21:50:00", "2026-03-31 22:10:00"}, {"2026-03-31 23:00:00", "2026-04-01 01:00:00"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
+	}},
 }
 
 func init() {
