@@ -15,6 +15,7 @@ import (
 	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/msg"
 	"github.com/gpusla/gpusla/sla/report"
+	"github.com/gpusla/gpusla/sla/trial"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -289,9 +290,23 @@ func (b *Builder) keepWindow(facts factSet) {
 		}
 		f.incidents = kept
 		if n.hasAcc && n.accAt >= lo && n.accAt < hi {
-			f.accepted, f.accFails = true, n.accFails
+			f.accepted, f.accFails = true, append(slices.Clip(n.accFails), heldFails(n)...)
 		}
 	}
+}
+
+// heldFails are the failures of the node's acceptance reading against its
+// registration where its probe did not hold it to one (a probe without
+// expected:): a genuine H800 registered as an H100 fails acceptance as
+// the trial page fails it.
+func heldFails(n *nodeInfo) []failRec {
+	var out []failRec
+	for _, r := range trial.HeldToOrder(trial.Node{Model: n.model, GPUs: n.gpus, MemoryMiB: float64(n.memory), Results: n.accHeld}) {
+		if r.Verdict == trial.Fail {
+			out = append(out, failRec{r.Name, r.Category})
+		}
+	}
+	return out
 }
 
 // fleet is the fleet baselines and drift of the registered nodes the

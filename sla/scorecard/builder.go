@@ -15,6 +15,7 @@ import (
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/terms"
+	"github.com/gpusla/gpusla/sla/trial"
 )
 
 // The check results a month's report can use: from 14 hours (the widest
@@ -107,7 +108,10 @@ type nodeInfo struct {
 	accAt    int64
 	hasAcc   bool
 	accFails []failRec
-	trial    trialFacts // with Options.Trial
+	// accHeld: what of that reading the order is held to (sla/trial's
+	// HeldToOrder): the model, count and memory the GPUs reported.
+	accHeld []trial.Result
+	trial   trialFacts // with Options.Trial
 }
 
 type failRec struct{ name, category string }
@@ -260,11 +264,15 @@ func (b *Builder) observe(e *events.Event, s *sink) {
 		n.trial.observe(e, at)
 	}
 	if readsGPUs(e.Checks) && (!n.hasAcc || ns < n.accAt) {
-		n.hasAcc, n.accAt, n.accFails = true, ns, n.accFails[:0]
+		n.hasAcc, n.accAt, n.accFails, n.accHeld = true, ns, n.accFails[:0], n.accHeld[:0]
 		for i := range e.Checks {
 			c := &e.Checks[i]
 			if c.Verdict == events.Fail {
 				n.accFails = append(n.accFails, failRec{c.Name, c.Category})
+			}
+			switch c.Name {
+			case "gpu.model", "gpu.count", "gpu.memory", "gpu.order.model", "gpu.order.memory":
+				n.accHeld = append(n.accHeld, trial.Result{Name: c.Name, Category: c.Category, Verdict: c.Verdict, Value: c.Value, Number: c.Number, Unit: c.Unit, GPU: c.GPU})
 			}
 		}
 	}

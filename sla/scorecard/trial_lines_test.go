@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/trial"
 )
@@ -78,5 +79,38 @@ func TestTrialNightTicketLines(t *testing.T) {
 		if (x.Verdict == trial.Pass) != (x.Ask == "") {
 			t.Errorf("%s: %s, ask %q", c.what, x.Verdict, x.Ask)
 		}
+	}
+}
+
+// A node's acceptance reading is held to its registration where its probe
+// had no order (a config without expected:): of three nodes registered as
+// eight H100s, a genuine H800 (its name true to its device id) and one of
+// two GPUs fail acceptance as the trial page fails them; the genuine H100
+// passes. 2 of 3 failing, both wrong hardware (inventory).
+func TestAcceptanceHeldToTheRegistration(t *testing.T) {
+	l := newLog(t)
+	for _, n := range []struct {
+		id, name string
+		gpus     float64
+	}{{"h1", "NVIDIA H100 80GB HBM3", 8}, {"h8", "NVIDIA H800 80GB HBM3", 8}, {"h2", "NVIDIA H100 80GB HBM3", 2}} {
+		l.add(events.Event{Type: events.TypeNodeRegistered, Node: n.id, Contract: "alpha-c", OrderedAt: at("2026-03-01T00:00:00Z"),
+			Hardware: &events.Hardware{GPUModel: "H100", GPUCount: 8, GPUMemoryMiB: 81920}})
+		l.run(n.id, "2026-03-01T00:30:00Z", "2026-04-01T00:00:00Z")
+		l.checks(n.id, "2026-03-01T00:30:00Z", events.Check{Name: "gpu.count", Category: events.CategoryGPULost, Verdict: events.Pass, Number: nump(n.gpus), Unit: "GPUs"},
+			events.Check{Name: "gpu.model", Category: events.CategoryInventory, Verdict: events.Pass, Value: n.name, GPU: gpu(0)},
+			events.Check{Name: "gpu.memory", Category: events.CategoryInventory, Verdict: events.Pass, Number: nump(81559), Unit: "MiB", GPU: gpu(0)})
+	}
+	if err := l.w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	a := build(t, l.buf.Bytes(), Options{}).Providers[0].All
+	want(t, "failing acceptance", a.Hardware.FailShare, 2.0/3, 3)
+	want(t, "wrong hardware", a.Delivery.WrongHardware, 2.0/3, 3)
+	got := map[string]int{}
+	for _, r := range a.Hardware.Reasons {
+		got[r.Check+"/"+r.Category] = r.Nodes
+	}
+	if len(got) != 2 || got["gpu.order.model/inventory"] != 1 || got["gpu.count/inventory"] != 1 {
+		t.Errorf("reasons %v", got)
 	}
 }

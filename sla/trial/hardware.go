@@ -96,7 +96,7 @@ func order(n Node) Row {
 		}
 		return strings.HasPrefix(r.Name, "gpu.order.") || (r.Category == catInventory && strings.HasPrefix(r.Name, "gpu."))
 	}, false)
-	held := heldToOrder(n)
+	held := HeldToOrder(n)
 	rs = append(rs, held...)
 	x.N = len(rs)
 	x.Verdict, x.Checks = worst(rs)

@@ -19,14 +19,15 @@ const OrderMemoryRatio = 0.97
 // id the spec database does not know ("NVIDIA X (0x2399)").
 var unknownID = regexp.MustCompile(`\s*\(0x[0-9a-fA-F]{4}\)$`)
 
-// heldToOrder holds the node's GPUs to the order of record — the node's
+// HeldToOrder holds the node's GPUs to the order of record — the node's
 // registration on the backend, --expect in `gpuprobe trial` — whatever
 // order its probe was given, if any: a probe run without one (no
 // --expect) judged the card only against itself, so a genuine H800 sold
 // as an H100, or two GPUs of eight, fail here as the probe's
 // gpu.order.model and gpu.count would have. Each result is one GPU's (or
-// the count's) judgement that is not a pass, with its reason.
-func heldToOrder(n Node) []Result {
+// the count's) judgement that is not a pass, with its reason. The
+// scorecard holds each node's acceptance reading to its registration so.
+func HeldToOrder(n Node) []Result {
 	var out []Result
 	add := func(name string, g *int, verdict string, why msg.Text) {
 		out = append(out, Result{Name: name, GPU: g, Verdict: verdict, why: why, Category: catInventory})
