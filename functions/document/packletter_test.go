@@ -90,7 +90,7 @@ func TestPackLettersFollowTheirProcedure(t *testing.T) {
 			"**Claim deadline:** by 31 May 2026 24:00 (UTC)", "- the date and time of each incident: the incidents table above",
 			"- the region of each: in the incidents table", "- logs that document the errors: attach the evidence bundle"}},
 		{"gce-single-instance", []string{"**File through:** the provider's web form: https\\://support.google.com/cloud/contact/cloud_platform_sla",
-			"**Claim deadline:** by 30 April 2026 24:00 (UTC)", "- the instance ids: in the incidents table",
+			"**Claim deadline:** by 30 April 2026 24:00 (US Pacific Time, UTC−07:00)", "- the instance ids: in the incidents table",
 			"- logs that document the errors: attach the evidence bundle"}},
 		{"alibaba-ecs", []string{"**File through:** the ticket system of your account with the provider: https\\://ticket.console.aliyun.com/",
 			"**Claim deadline:** by 4 April 2026 14:00 (China Standard Time)", "- the date and time of each incident: the incidents table above",

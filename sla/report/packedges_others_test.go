@@ -171,64 +171,68 @@ var awsEdges = []edge{
 	}},
 }
 
-// Google Compute Engine, a single instance (gce-single-instance.yaml),
-// UTC: one GPU at 3.50 USD an hour, March's charge 2,604.00.
+// Google Compute Engine, a single instance (gce-single-instance.yaml), US
+// Pacific time (approximations[1]): March 2026 runs from 1 March 00:00 PST
+// to 1 April 00:00 PDT, 743 h (44,580 min, 2,674,800 s; 0.1 % is 44.58
+// min), DST from 8 March 02:00. One GPU at 3.50 USD an hour: March's charge
+// 743 × 3.50 = 2,600.50 (10 % 260.05, 25 % 650.13 rounded, 100 % 2,600.50).
 var gceEdges = []edge{
 	{"target", []edgeCase{
-		// ">= 99.9%": 44 min, 99.901434 %, met; 45 min, 99.899194 %, 10 % of
-		// 2,604.00 = 260.40.
-		{why: "44 min: met", down: down1("2026-03-08 03:00:00", "2026-03-08 03:44:00"), counted: 2640, uptime: 99.9014, tier: 0, amount: 0},
-		{why: "45 min: 10 %", down: down1("2026-03-08 03:00:00", "2026-03-08 03:45:00"), counted: 2700, uptime: 99.8992, tier: 10, amount: 260.4},
+		// ">= 99.9%": 44 min, (44,580 − 44) / 44,580 = 99.901301 %, met; 45
+		// min, 99.899058 %, 10 %, 260.05.
+		{why: "44 min: met", down: down1("2026-03-10 03:00:00", "2026-03-10 03:44:00"), counted: 2640, uptime: 99.9013, tier: 0, amount: 0},
+		{why: "45 min: 10 %", down: down1("2026-03-10 03:00:00", "2026-03-10 03:45:00"), counted: 2700, uptime: 99.8991, tier: 10, amount: 260.05, charge: 2600.5},
 	}},
 	{"unavailable", []edgeCase{
-		// "loss of external connectivity … for the Single Instance".
-		{why: "unreachable 10 min", down: down1("2026-03-08 03:00:00", "2026-03-08 03:10:00"), counted: 600, uptime: 99.9776, tier: 0, amount: 0},
-		{why: "GPU lost 10 min, reachable", lost: down1("2026-03-08 03:00:00", "2026-03-08 03:10:00"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		// "loss of external connectivity … for the Single Instance": 10 min,
+		// 99.977568 %; a GPU lost on a reachable instance is no Downtime.
+		{why: "unreachable 10 min", down: down1("2026-03-10 03:00:00", "2026-03-10 03:10:00"), counted: 600, uptime: 99.9776, tier: 0, amount: 0},
+		{why: "GPU lost 10 min, reachable", lost: down1("2026-03-10 03:00:00", "2026-03-10 03:10:00"), counted: 0, uptime: 100, tier: 0, amount: 0},
 	}},
 	{"downtime-period", []edgeCase{
 		// "one or more consecutive minutes … Partial minutes or intermittent
 		// Downtime for a period of less than one minute will not be counted":
-		// 59 s nothing; 60 s one minute (99.997760 %); 4 min 59 s four
-		// (99.991039 %).
-		{why: "59 s", down: down1("2026-03-08 03:00:00", "2026-03-08 03:00:59"), counted: 0, uptime: 100, tier: 0, amount: 0},
-		{why: "60 s", down: down1("2026-03-08 03:00:00", "2026-03-08 03:01:00"), counted: 60, uptime: 99.9978, tier: 0, amount: 0},
-		{why: "4 min 59 s", down: down1("2026-03-08 03:00:00", "2026-03-08 03:04:59"), counted: 240, uptime: 99.991, tier: 0, amount: 0},
+		// 59 s nothing; 60 s one minute (99.997757 %); 4 min 59 s four
+		// (99.991027 %).
+		{why: "59 s", down: down1("2026-03-10 03:00:00", "2026-03-10 03:00:59"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "60 s", down: down1("2026-03-10 03:00:00", "2026-03-10 03:01:00"), counted: 60, uptime: 99.9978, tier: 0, amount: 0},
+		{why: "4 min 59 s", down: down1("2026-03-10 03:00:00", "2026-03-10 03:04:59"), counted: 240, uptime: 99.991, tier: 0, amount: 0},
 	}},
 	{"clock-minutes", []edgeCase{
 		// "Partial minutes … will not be counted", read on the clock
 		// (approximations[0]: Google may count a period's minutes from its
 		// first second, a minute a run more at most). 03:00:30–03:01:40, 70 s,
 		// holds no whole clock minute: nothing; 03:00:30–03:03:10 holds 03:01
-		// and 03:02, 120 s, 99.995520 %.
-		{why: "70 s off the minute: nothing", down: down1("2026-03-08 03:00:30", "2026-03-08 03:01:40"), counted: 0, uptime: 100, tier: 0, amount: 0},
-		{why: "2 min 40 s off the minute: two", down: down1("2026-03-08 03:00:30", "2026-03-08 03:03:10"), counted: 120, uptime: 99.9955, tier: 0, amount: 0, approximateDown: 60},
+		// and 03:02, 120 s, 99.995514 %.
+		{why: "70 s off the minute: nothing", down: down1("2026-03-10 03:00:30", "2026-03-10 03:01:40"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "2 min 40 s off the minute: two", down: down1("2026-03-10 03:00:30", "2026-03-10 03:03:10"), counted: 120, uptime: 99.9955, tier: 0, amount: 0, approximateDown: 60},
 		// At the SLO: 03:00:30–03:45:30 is 45 min to the second but 44
-		// whole clock minutes (03:01–03:44), 99.901434 %, met — the tier may
+		// whole clock minutes (03:01–03:44), 99.901301 %, met — the tier may
 		// differ under the other reading; 03:00:30–03:46:00 holds 45,
-		// 99.899194 %, 10 %, 260.40.
-		{why: "45 min off the minute: 44, met", down: down1("2026-03-08 03:00:30", "2026-03-08 03:45:30"), counted: 2640, uptime: 99.9014, tier: 0, amount: 0,
+		// 99.899058 %, 10 %, 260.05.
+		{why: "45 min off the minute: 44, met", down: down1("2026-03-10 03:00:30", "2026-03-10 03:45:30"), counted: 2640, uptime: 99.9013, tier: 0, amount: 0,
 			approximateDown: 60, checkTierDiffers: true, tierMayDiffer: true},
-		{why: "45 whole clock minutes: 10 %", down: down1("2026-03-08 03:00:30", "2026-03-08 03:46:00"), counted: 2700, uptime: 99.8992, tier: 10, amount: 260.4},
+		{why: "45 whole clock minutes: 10 %", down: down1("2026-03-10 03:00:30", "2026-03-10 03:46:00"), counted: 2700, uptime: 99.8991, tier: 10, amount: 260.05},
 	}},
 	{"per-period", []edgeCase{
 		// "the number of minutes of Downtime suffered from all Downtime
 		// Periods": each period's partial minute is left out before they are
-		// added. 03:00–03:22:30 on the 8th and on the 9th, 45 min to the
-		// second, are 22 + 22 = 44 min, 99.901434 %, met; 22 + 23 = 45,
-		// 99.899194 %, 10 %, 260.40.
-		{why: "22 min 30 s twice: 44 min, met", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:22:30"}, {"2026-03-09 03:00:00", "2026-03-09 03:22:30"}},
-			counted: 2640, uptime: 99.9014, tier: 0, amount: 0},
-		{why: "22 min 30 s and 23 min: 45, 10 %", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:22:30"}, {"2026-03-09 03:00:00", "2026-03-09 03:23:00"}},
-			counted: 2700, uptime: 99.8992, tier: 10, amount: 260.4},
+		// added. 03:00–03:22:30 on the 10th and on the 11th, 45 min to the
+		// second, are 22 + 22 = 44 min, 99.901301 %, met; 22 + 23 = 45,
+		// 99.899058 %, 10 %, 260.05.
+		{why: "22 min 30 s twice: 44 min, met", down: [][2]string{{"2026-03-10 03:00:00", "2026-03-10 03:22:30"}, {"2026-03-11 03:00:00", "2026-03-11 03:22:30"}},
+			counted: 2640, uptime: 99.9013, tier: 0, amount: 0},
+		{why: "22 min 30 s and 23 min: 45, 10 %", down: [][2]string{{"2026-03-10 03:00:00", "2026-03-10 03:22:30"}, {"2026-03-11 03:00:00", "2026-03-11 03:23:00"}},
+			counted: 2700, uptime: 99.8991, tier: 10, amount: 260.05},
 		// "intermittent Downtime for a period of less than one minute": three
 		// 59 s runs two minutes apart count nothing.
-		{why: "three 59 s runs: nothing", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:00:59"}, {"2026-03-08 03:02:00", "2026-03-08 03:02:59"},
-			{"2026-03-08 03:04:00", "2026-03-08 03:04:59"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "three 59 s runs: nothing", down: [][2]string{{"2026-03-10 03:00:00", "2026-03-10 03:00:59"}, {"2026-03-10 03:02:00", "2026-03-10 03:02:59"},
+			{"2026-03-10 03:04:00", "2026-03-10 03:04:59"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
 	}},
 	{"across-month-end", []edgeCase{
 		// Each clock minute in its month: 31 March 23:59:00 to 1 April
-		// 00:01:00 is 23:59 in March ((2,678,400 − 60) / 2,678,400 =
-		// 99.997760 %) and 00:00 in April ((2,592,000 − 60) / 2,592,000 =
+		// 00:01:00 Pacific is 23:59 in March ((2,674,800 − 60) / 2,674,800 =
+		// 99.997757 %) and 00:00 in April ((2,592,000 − 60) / 2,592,000 =
 		// 99.997685 %); 23:59:30 to 00:00:30, a minute long, holds no whole
 		// clock minute on either side.
 		{why: "23:59–00:01: March's 23:59", down: down1("2026-03-31 23:59:00", "2026-04-01 00:01:00"), counted: 60, uptime: 99.9978, tier: 0, amount: 0},
@@ -236,18 +240,32 @@ var gceEdges = []edge{
 		{why: "23:59:30–00:00:30: nothing in March", down: down1("2026-03-31 23:59:30", "2026-04-01 00:00:30"), counted: 0, uptime: 100, tier: 0, amount: 0},
 		{why: "23:59:30–00:00:30: nothing in April", month: 4, down: down1("2026-03-31 23:59:30", "2026-04-01 00:00:30"), counted: 0, uptime: 100, tier: 0, amount: 0},
 	}},
+	{"pacific-month", []edgeCase{
+		// The month ends at midnight Pacific, 07:00 UTC: 31 March 23:30 to 1
+		// April 00:30 PDT (1 April 06:30–07:30 UTC, April's whole in UTC) is
+		// 30 min in March ((44,580 − 30) / 44,580 = 99.932705 %) and 30 in
+		// April ((43,200 − 30) / 43,200 = 99.930556 %).
+		{why: "March's 30 min", down: down1("2026-03-31 23:30:00", "2026-04-01 00:30:00"), counted: 1800, uptime: 99.9327, tier: 0, amount: 0},
+		{why: "April's 30 min", month: 4, down: down1("2026-03-31 23:30:00", "2026-04-01 00:30:00"), counted: 1800, uptime: 99.9306, tier: 0, amount: 0},
+		// November ends DST: 721 h (43,260 min; 0.1 % is 43.26 min). 43 min,
+		// (43,260 − 43) / 43,260 = 99.900601 %, met; 44, 99.898289 %, 10 %
+		// of 721 × 3.50 = 2,523.50: 252.35.
+		{why: "November, 43 min: met", month: 11, down: down1("2026-11-10 03:00:00", "2026-11-10 03:43:00"), counted: 2580, uptime: 99.9006, tier: 0, amount: 0, denominator: 2595600},
+		{why: "November, 44 min: 10 %", month: 11, down: down1("2026-11-10 03:00:00", "2026-11-10 03:44:00"), counted: 2640, uptime: 99.8983, tier: 10, amount: 252.35, charge: 2523.5,
+			denominator: 2595600},
+	}},
 	{"tiers", []edgeCase{
 		// The Single Instance table: "95.00% – < 99.90% 10%, 90.00% – <
-		// 95.00% 25%, < 90.00% 100%". 447 min, 98.998656 %, still 10 %
-		// (260.40: the multi-zone table's 25 % below 99 % is not the single
-		// instance's); 2,232 min, 95.0000 %, 10 %; 2,233, 94.997760 %, 25 %,
-		// 651.00; 4,464 min, 90.0000 %, 25 %; 4,465, 89.997760 %, 100 %,
-		// 2,604.00.
-		{why: "447 min: 10 %", down: down1("2026-03-08 03:00:00", "2026-03-08 10:27:00"), counted: 26820, uptime: 98.9987, tier: 10, amount: 260.4},
-		{why: "2,232 min: 10 %", down: down1("2026-03-05 00:00:00", "2026-03-06 13:12:00"), counted: 133920, uptime: 95, tier: 10, amount: 260.4},
-		{why: "2,233 min: 25 %", down: down1("2026-03-05 00:00:00", "2026-03-06 13:13:00"), counted: 133980, uptime: 94.9978, tier: 25, amount: 651},
-		{why: "4,464 min: 25 %", down: down1("2026-03-05 00:00:00", "2026-03-08 02:24:00"), counted: 267840, uptime: 90, tier: 25, amount: 651},
-		{why: "4,465 min: 100 %", down: down1("2026-03-05 00:00:00", "2026-03-08 02:25:00"), counted: 267900, uptime: 89.9978, tier: 100, amount: 2604},
+		// 95.00% 25%, < 90.00% 100%". 447 min, 98.997308 %, still 10 %
+		// (260.05: the multi-zone table's 25 % below 99 % is not the single
+		// instance's); 2,229 min (5 % of 44,580), exactly 95.0000 %, 10 %;
+		// 2,230, 94.997757 %, 25 %, 650.13; 4,458 min, exactly 90.0000 %,
+		// 25 %; 4,459, 89.997757 %, 100 %, 2,600.50.
+		{why: "447 min: 10 %", down: down1("2026-03-10 03:00:00", "2026-03-10 10:27:00"), counted: 26820, uptime: 98.9973, tier: 10, amount: 260.05},
+		{why: "2,229 min: exactly 95 %, 10 %", down: down1("2026-03-10 00:00:00", "2026-03-11 13:09:00"), counted: 133740, uptime: 95, tier: 10, amount: 260.05},
+		{why: "2,230 min: 25 %", down: down1("2026-03-10 00:00:00", "2026-03-11 13:10:00"), counted: 133800, uptime: 94.9978, tier: 25, amount: 650.13},
+		{why: "4,458 min: exactly 90 %, 25 %", down: down1("2026-03-10 00:00:00", "2026-03-13 02:18:00"), counted: 267480, uptime: 90, tier: 25, amount: 650.13},
+		{why: "4,459 min: 100 %", down: down1("2026-03-10 00:00:00", "2026-03-13 02:19:00"), counted: 267540, uptime: 89.9978, tier: 100, amount: 2600.5},
 	}},
 	{"february", []edgeCase{
 		// February's 40,320 minutes: 0.1 % is 40.32 min. 40 min,
@@ -258,39 +276,41 @@ var gceEdges = []edge{
 	}},
 	{"no-maintenance", []edgeCase{
 		// No maintenance exclusion is published: 30 min inside an announced
-		// window count, 99.932796 %; a window with nothing down in it takes
+		// window count, 99.932705 %; a window with nothing down in it takes
 		// nothing out of the month.
 		{why: "announced window", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
-			down: down1("2026-03-10 01:00:00", "2026-03-10 01:30:00"), counted: 1800, uptime: 99.9328, tier: 0, amount: 0},
-		{why: "no window", down: down1("2026-03-10 01:00:00", "2026-03-10 01:30:00"), counted: 1800, uptime: 99.9328, tier: 0, amount: 0},
+			down: down1("2026-03-10 01:00:00", "2026-03-10 01:30:00"), counted: 1800, uptime: 99.9327, tier: 0, amount: 0},
+		{why: "no window", down: down1("2026-03-10 01:00:00", "2026-03-10 01:30:00"), counted: 1800, uptime: 99.9327, tier: 0, amount: 0},
 		{why: "window, nothing down in it", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
-			down: down1("2026-03-12 01:00:00", "2026-03-12 01:30:00"), counted: 1800, uptime: 99.9328, tier: 0, amount: 0, denominator: 2678400},
+			down: down1("2026-03-12 01:00:00", "2026-03-12 01:30:00"), counted: 1800, uptime: 99.9327, tier: 0, amount: 0, denominator: 2674800},
 	}},
 	{"calendar-month", []edgeCase{
 		// "Monthly Uptime Percentage and Financial Credit are determined on a
 		// calendar month basis … for a Single Instance, per instance": 20 h
-		// down is (44,640 − 1,200) / 44,640 = 97.311828 %, 10 %, whether the
+		// down is (44,580 − 1,200) / 44,580 = 97.308210 %, 10 %, whether the
 		// instance came at 16 March 12:00 (charged 372 h: 1,302.00, 10 % =
-		// 130.20) or before the month (260.40). By its service period from
+		// 130.20) or before the month (260.05). By its service period from
 		// the 16th at noon it would read (1,339,200 − 72,000) / 1,339,200 =
 		// 94.623656 %, the 25 % tier.
 		{why: "delivered 16 March 12:00", delivered: "2026-03-16 12:00:00", down: down1("2026-03-20 03:00:00", "2026-03-20 23:00:00"),
-			counted: 72000, uptime: 97.3118, tier: 10, amount: 130.2, charge: 1302, denominator: 2678400},
-		{why: "delivered before", down: down1("2026-03-20 03:00:00", "2026-03-20 23:00:00"), counted: 72000, uptime: 97.3118, tier: 10, amount: 260.4, denominator: 2678400},
+			counted: 72000, uptime: 97.3082, tier: 10, amount: 130.2, charge: 1302, denominator: 2674800},
+		{why: "delivered before", down: down1("2026-03-20 03:00:00", "2026-03-20 23:00:00"), counted: 72000, uptime: 97.3082, tier: 10, amount: 260.05, denominator: 2674800},
 		// Deleted mid-month: released 16 March 12:00 after 45 min down on the
-		// 8th, still over the month's minutes, 99.899194 %, 10 % of 372 h,
-		// 1,302.00: 130.20.
-		{why: "released 16 March 12:00", released: "2026-03-16 12:00:00", down: down1("2026-03-08 03:00:00", "2026-03-08 03:45:00"), counted: 2700, uptime: 99.8992, tier: 10, amount: 130.2,
-			charge: 1302, denominator: 2678400},
+		// 10th, still over the month's minutes, 99.899058 %, 10 % of 371 h
+		// (the hour DST took on the 8th is no hour of service), 1,298.50:
+		// 129.85.
+		{why: "released 16 March 12:00", released: "2026-03-16 12:00:00", down: down1("2026-03-10 03:00:00", "2026-03-10 03:45:00"), counted: 2700, uptime: 99.8991, tier: 10, amount: 129.85,
+			charge: 1298.5, denominator: 2674800},
 	}},
 	{"claim-window", []edgeCase{
 		// "These notifications must be submitted within 30 days from the time
 		// the customer becomes eligible to receive a financial credit": the
 		// month's figure is known when it ends, so March's claim by 1 May
-		// 00:00, April's by 31 May 00:00.
-		{why: "March", down: down1("2026-03-08 03:00:00", "2026-03-08 03:45:00"), counted: 2700, uptime: 99.8992, tier: 10, amount: 260.4, deadline: "2026-05-01T00:00:00Z",
+		// 00:00 PDT, April's ((43,200 − 45) / 43,200 = 99.895833 %, 10 % of
+		// 720 × 3.50 = 2,520.00: 252.00) by 31 May 00:00 PDT.
+		{why: "March", down: down1("2026-03-10 03:00:00", "2026-03-10 03:45:00"), counted: 2700, uptime: 99.8991, tier: 10, amount: 260.05, deadline: "2026-05-01T00:00:00-07:00",
 			letter: LetterRequest},
-		{why: "April", month: 4, down: down1("2026-04-08 03:00:00", "2026-04-08 03:45:00"), counted: 2700, uptime: 99.8958, tier: 10, amount: 252, deadline: "2026-05-31T00:00:00Z"},
+		{why: "April", month: 4, down: down1("2026-04-08 03:00:00", "2026-04-08 03:45:00"), counted: 2700, uptime: 99.8958, tier: 10, amount: 252, deadline: "2026-05-31T00:00:00-07:00"},
 	}},
 }
 

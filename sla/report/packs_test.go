@@ -35,7 +35,7 @@ type packMonth struct {
 
 var packs = []packMonth{
 	{"aws-ec2-instance", "p5-01", time.March, 99.2921, 23616.00, 2361.60, "2026-06-01T00:00:00Z", "billing.clock_hour_rule,claim,claim.channel,claim.credit_within,claim.include,claim.subject,uptime.credit_cap,uptime.denominator,uptime.downtime_period,uptime.minimum_credit,uptime.target,uptime.tiers,uptime.unavailable"},
-	{"gce-single-instance", "a3-01", time.March, 99.7558, 20832.00, 2083.20, "2026-05-01T00:00:00Z", "uptime.downtime_period,uptime.tiers"},
+	{"gce-single-instance", "a3-01", time.March, 99.7555, 20804.00, 2080.40, "2026-05-01T00:00:00-07:00", "timezone,uptime.downtime_period,uptime.tiers"},
 	{"alibaba-ecs", "gn7-01", time.March, 99.5968, 178560.00, 17856.00, "2026-04-04T14:00:00+08:00", "claim,claim.include,uptime.denominator,uptime.downtime_period,uptime.target,uptime.tiers,uptime.unavailable"},
 	{"gpuhub-network", "4090-01", time.March, 99.6864, 372.00, 2.00, "2026-05-01T00:00:00Z", "claim,uptime.credit_cap,uptime.target"},
 	{"gpuhub-network", "4090-01", time.April, 99.9074, 360.00, 0.50, "2026-05-31T00:00:00Z", "claim,uptime.credit_cap,uptime.target"},

@@ -74,10 +74,11 @@ evs.append({"type": "maintenance", "id": "mx-1", "node": n, "start": iso(t("2026
 write("aws-ec2-instance", evs)
 
 # gce-single-instance: 45 min, 1 h and 4 min 30 s unreachable (Google counts
-# whole minutes of a Downtime Period: the last 30 s do not count).
+# whole minutes of a Downtime Period: the last 30 s do not count). Google's
+# month is Pacific time: heard until 1 April 12:00 UTC, past its 07:00 end.
 n = "a3-01"
 evs = [reg(n, "gce-single-instance", 8, "H100 SXM5 80GB", t("2026-02-27 09:00", UTC))]
-evs += runs(n, t("2026-02-28 00:00", UTC), t("2026-04-01 06:00", UTC),
+evs += runs(n, t("2026-02-28 00:00", UTC), t("2026-04-01 12:00", UTC),
             [(t("2026-03-05 02:00", UTC), t("2026-03-05 02:45", UTC)), (t("2026-03-18 20:00", UTC), t("2026-03-18 21:00", UTC)),
              (t("2026-03-25 06:00", UTC), t("2026-03-25 06:04", UTC) + timedelta(seconds=30))])
 write("gce-single-instance", evs)
