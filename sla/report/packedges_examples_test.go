@@ -41,6 +41,15 @@ var exampleEdges = map[string][]edge{
 			// 2,592,000 = 99.976852 %), though all of it is 1 April in UTC.
 			{why: "March's 10 min", down: down("2026-03-31 23:50:00", "2026-04-01 00:10:00"), counted: 600, uptime: 99.9776, tier: 0, amount: 0},
 			{why: "April's 10 min", month: 4, down: down("2026-03-31 23:50:00", "2026-04-01 00:10:00"), counted: 600, uptime: 99.9769, tier: 0, amount: 0},
+			// The one-minute minimum is the whole run's: 23:59:30 to 00:00:40,
+			// 70 s, counts its 30 s in March ((2,674,800 − 30) / 2,674,800 =
+			// 99.998878 %) and 40 s in April ((2,592,000 − 40) / 2,592,000 =
+			// 99.998457 %), though each half is under a minute; 23:59:30 to
+			// 00:00:29, 59 s, counts nothing on either side.
+			{why: "70 s across: March's 30 s", down: down("2026-03-31 23:59:30", "2026-04-01 00:00:40"), counted: 30, uptime: 99.9989, tier: 0, amount: 0},
+			{why: "70 s across: April's 40 s", month: 4, down: down("2026-03-31 23:59:30", "2026-04-01 00:00:40"), counted: 40, uptime: 99.9985, tier: 0, amount: 0},
+			{why: "59 s across: nothing in March", down: down("2026-03-31 23:59:30", "2026-04-01 00:00:29"), counted: 0, uptime: 100, tier: 0, amount: 0},
+			{why: "59 s across: nothing in April", month: 4, down: down("2026-03-31 23:59:30", "2026-04-01 00:00:29"), counted: 0, uptime: 100, tier: 0, amount: 0},
 		}},
 		{"minimum-outage", []edgeCase{
 			// "minimum_outage: 1m", then every second: 59 s nothing, 61 s 61 s.
@@ -72,6 +81,14 @@ var exampleEdges = map[string][]edge{
 				down: down("2026-03-10 03:00:00", "2026-03-10 03:44:38"), counted: 2678, uptime: 99.8992, tier: 10, amount: -1},
 			{why: "announced 71 h 59 min ahead", maint: []maintSpec{{"2026-03-12 00:00:00", "2026-03-12 06:00:00", "2026-03-09 00:01:00"}},
 				down: down("2026-03-10 03:00:00", "2026-03-10 03:44:38"), counted: 2678, uptime: 99.9, tier: 0, amount: 0},
+			// A window across the month's end, 31 March 22:00 to 1 April 02:00,
+			// takes its two March hours out of March: 2,671,200 s, of which
+			// 0.1 % is 2,671.2 s; 2,671 s down on the 10th read 99.900007 %,
+			// met; 2,672 s, 99.899970 %, 10 % (both read 99.9000).
+			{why: "a window across the month's end, 2,671 s: met", maint: []maintSpec{{"2026-03-31 22:00:00", "2026-04-01 02:00:00", "2026-03-25 00:00:00"}},
+				down: down("2026-03-10 03:00:00", "2026-03-10 03:44:31"), counted: 2671, uptime: 99.9, tier: 0, amount: 0},
+			{why: "a window across the month's end, 2,672 s: 10 %", maint: []maintSpec{{"2026-03-31 22:00:00", "2026-04-01 02:00:00", "2026-03-25 00:00:00"}},
+				down: down("2026-03-10 03:00:00", "2026-03-10 03:44:32"), counted: 2672, uptime: 99.9, tier: 10, amount: -1},
 		}},
 		{"unavailable", []edgeCase{
 			// "unavailable: [unreachable, gpu_lost]": a GPU lost 45 min on a
