@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -192,6 +193,7 @@ func checkTemplate(path, makefile, root string) []error {
 		}
 
 		errs = append(errs, checkPolicies(name, fn.Policies)...)
+		errs = append(errs, checkMemoryLimit(name, fn)...)
 	}
 
 	// No secret passes through the template: environment variables and
@@ -411,6 +413,9 @@ func TestTemplateCheckCatches(t *testing.T) {
 		{"no mapping", "FunctionName: !Ref PartsFunction", "FunctionName: !Ref ReportsFunction", "0 event source mappings"},
 		{"queue wildcard", "Action: [sqs:SendMessage]", "Action: [sqs:*]", "wildcard action"},
 		{"purge not used", "Action: [sqs:SendMessage]", "Action: [sqs:PurgeQueue]", `"sqs:PurgeQueue" is not used`},
+		{"collector off, no limit", "          GOMEMLIMIT: 384MiB\n", "", "GOGC=off without a GOMEMLIMIT"},
+		{"limit over the size", "GOMEMLIMIT: 5632MiB", "GOMEMLIMIT: 6GiB", "leaves less than 64 MiB"},
+		{"limit not a size", "GOMEMLIMIT: 5632MiB", "GOMEMLIMIT: 5.5GB", "not a size Go reads"},
 	}
 	dir := t.TempDir()
 	for _, c := range cases {
@@ -431,6 +436,40 @@ func TestTemplateCheckCatches(t *testing.T) {
 			t.Errorf("no error mentioning %q; got %v", c.want, errs)
 		})
 	}
+}
+
+// checkMemoryLimit holds a function's Go memory settings to its size: a
+// GOMEMLIMIT is a size Go reads (a number and B, KiB, MiB or GiB) below
+// the function's MemorySize, leaving the runtime and the binary 64 MiB;
+// and a collector turned off (GOGC=off, which a worker whose live heap is a
+// few tens of MiB runs with) must have one, or the heap grows until Lambda
+// kills the function.
+func checkMemoryLimit(name string, fn *serverless.Function) []error {
+	var errs []error
+	var env map[string]string
+	if fn.Environment != nil {
+		env = fn.Environment.Variables
+	}
+	limit, set := env["GOMEMLIMIT"]
+	if !set {
+		if strings.EqualFold(env["GOGC"], "off") {
+			errs = append(errs, fmt.Errorf("%s: GOGC=off without a GOMEMLIMIT", name))
+		}
+		return errs
+	}
+	m := regexp.MustCompile(`^([0-9]+)(B|KiB|MiB|GiB)$`).FindStringSubmatch(limit)
+	if m == nil {
+		return append(errs, fmt.Errorf("%s: GOMEMLIMIT %q is not a size Go reads here (a number and B, KiB, MiB or GiB)", name, limit))
+	}
+	n, err := strconv.ParseInt(m[1], 10, 64)
+	if err != nil {
+		return append(errs, fmt.Errorf("%s: GOMEMLIMIT %q: %v", name, limit, err))
+	}
+	bytes := n << map[string]int{"B": 0, "KiB": 10, "MiB": 20, "GiB": 30}[m[2]]
+	if fn.MemorySize == nil || bytes > int64(*fn.MemorySize-64)<<20 {
+		errs = append(errs, fmt.Errorf("%s: GOMEMLIMIT %s leaves less than 64 MiB of the function's MemorySize %v MB", name, limit, fn.MemorySize))
+	}
+	return errs
 }
 
 // makeTargets maps each build-<LogicalId> target of the Makefile to the
