@@ -194,3 +194,18 @@ func TestMaintenanceEffect(t *testing.T) {
 		}
 	}
 }
+
+// TestMoneyHalfCent: an amount of exactly half a cent, as the decimal figure
+// reads, rounds up (away from zero) whatever float holds it: 2,507.075 (the
+// float a hair under) is 2,507.08, 1.005 is 1.01, 1,812.335 is 1,812.34;
+// a hair under half rounds down.
+func TestMoneyHalfCent(t *testing.T) {
+	for _, c := range []struct{ in, want float64 }{
+		{35394 * 4.25 / 60, 2507.08}, {1.005, 1.01}, {-1.005, -1.01}, {2.675, 2.68}, {1864116 * 3.5 / 3600, 1812.34},
+		{2507.07499, 2507.07}, {0.004999, 0}, {0.005, 0.01}, {29760, 29760}, {2083.2, 2083.2}, {0, 0},
+	} {
+		if got := Money(c.in); got != c.want {
+			t.Errorf("Money(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
