@@ -264,3 +264,27 @@ func TestHostedaiHandRuleRandomMonths(t *testing.T) {
 		checkEdge(t, tm, fmt.Sprintf("month %d %v delivered %q released %q", i, m.c.down, m.c.delivered, m.c.released), m.c)
 	}
 }
+
+// GPUhub, a network failure (UTC, one GPU at 0.50 an hour): "Total duration
+// of the anomaly (in minutes) * 1.5, rounded up to the nearest hour" per
+// anomaly, its whole minutes (approximations[0]), times the instance's unit
+// price; no uptime target, no cap; the charge per second.
+func TestGPUhubHandRuleRandomMonths(t *testing.T) {
+	tm := packTerms(t, "gpuhub-network")
+	rng := rand.New(rand.NewSource(3806))
+	for i := range 300 {
+		m := randomIntlMonth(rng, time.UTC, false)
+		var counted, hours int64
+		for _, o := range m.outs {
+			min := int64(o[1].Sub(o[0]) / time.Minute)
+			counted += min * 60
+			hours += (min*3 + 119) / 120 // ⌈1.5 × min / 60⌉
+		}
+		from, to := m.service(time.UTC)
+		secs := int64(to.Sub(from) / time.Second)
+		m.judge(secs, counted, nil, big.NewRat(secs*50, 3600), 100)
+		m.c.amount = float64(hours) * 0.5
+		m.c.deadline = "2026-05-01T00:00:00Z"
+		checkEdge(t, tm, fmt.Sprintf("month %d %v delivered %q released %q", i, m.c.down, m.c.delivered, m.c.released), m.c)
+	}
+}
