@@ -156,6 +156,13 @@ func uptime(p *i18n.Printer, tm *terms.Terms) string {
 	case dp.Minimum > 0:
 		s += p.T("; a downtime counts once it lasts %s", p.Words(dp.Minimum))
 	}
+	if dp := tm.Uptime.DowntimePeriod; dp.Unit > 0 {
+		s += p.T(map[terms.Rounding]string{
+			terms.RoundDown:  "; counted in whole units of %s from its start, a part unit at its end left out",
+			terms.RoundUp:    "; counted in whole units of %s, a part unit at its end rounded up",
+			terms.RoundClock: "; counted in units of %s on the clock, each only when down all through",
+		}[dp.Rounding], p.Words(dp.Unit))
+	}
 	return s
 }
 

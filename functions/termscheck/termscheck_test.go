@@ -71,6 +71,22 @@ func TestClaimWindowFromTheIncident(t *testing.T) {
 	}
 }
 
+// TestDowntimeUnitSaid: the summary says how a run of downtime becomes
+// whole units: Google's clock minutes, GPUhub's minutes from the anomaly's
+// start, Tencent's minutes rounded up.
+func TestDowntimeUnitSaid(t *testing.T) {
+	for pack, want := range map[string]string{
+		"gce-single-instance": "counted in units of 1 minute on the clock, each only when down all through",
+		"gpuhub-network":      "counted in whole units of 1 minute from its start, a part unit at its end left out",
+		"tencent-cvm":         "counted in whole units of 1 minute, a part unit at its end rounded up",
+	} {
+		var out bytes.Buffer
+		if _, err := Check(&out, []string{"../../testdata/terms/packs/" + pack + ".yaml"}, i18n.EN); err != nil || !strings.Contains(out.String(), want) {
+			t.Errorf("%s lacks %q: %v\n%s", pack, want, err, out.String())
+		}
+	}
+}
+
 // TestErrorsInTheContractsLanguage: a file with a mistake is named with its
 // line and field, in the language the file declares (report.lang), and the
 // other files are still checked.
