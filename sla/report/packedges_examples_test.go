@@ -1,8 +1,12 @@
 package report
 
 import (
+	"fmt"
+	"math/big"
+	"math/rand"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/gpusla/gpusla/sla/terms"
 )
@@ -121,5 +125,34 @@ func TestExampleEdges(t *testing.T) {
 			}
 			checkEdges(t, tms[0], exampleEdges[name])
 		})
+	}
+}
+
+// Random Marches of us-example held to its own terms worked by hand, in
+// exact arithmetic: New York time (743 h, DST from the 8th), every second of
+// a run of a minute or more, over the node's time in service (no
+// denominator given: the exact period); below 99.5 / 99 / 95 % 10 / 30 /
+// 100 % of the charge, 3.20 an hour per second; the claim by the end of May.
+func TestUSExampleHandRuleRandomMonths(t *testing.T) {
+	tms, err := terms.ReadFile(filepath.Join("..", "..", "testdata", "terms", "us-example.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := tms[0]
+	loc := tm.Calendar.Loc
+	rng := rand.New(rand.NewSource(3807))
+	for i := range 300 {
+		m := randomIntlMonth(rng, loc, false)
+		var down int64
+		for _, o := range m.outs {
+			if o[1].Sub(o[0]) >= time.Minute {
+				down += inMarch(o, loc)
+			}
+		}
+		from, to := m.service(loc)
+		secs := int64(to.Sub(from) / time.Second)
+		m.judge(secs, down, [][2]string{{"95", "100"}, {"99", "30"}, {"99.5", "10"}}, big.NewRat(secs*320, 3600), 100)
+		m.c.deadline = "2026-06-01T00:00:00-04:00"
+		checkEdge(t, tm, fmt.Sprintf("month %d %v delivered %q released %q", i, m.c.down, m.c.delivered, m.c.released), m.c)
 	}
 }
