@@ -467,9 +467,12 @@ func CreditFor(tm *terms.Terms, uptime, charge float64, penalties []Penalty, dow
 		c.Uncapped = uncapped / charge * 100
 		c.Percent = c.Uncapped
 	}
-	c.Amount = Money(uncapped)
-	if limit := charge * c.Cap / 100; uncapped > limit+0.005 || (charge == 0 && pct > c.Cap) {
-		c.Amount, c.Percent, c.Capped = Money(limit), c.Cap, true
+	// Two credit lines at most: the month's percent of the charge, each
+	// to the cent on its own (MoneyDown), and the downtime credits, each
+	// already truncated when it was priced.
+	c.Amount = Money(MoneyDown(charge*pct/100) + downtime)
+	if limit := MoneyDown(charge * c.Cap / 100); c.Amount > limit+0.001 || (charge == 0 && pct > c.Cap) {
+		c.Amount, c.Percent, c.Capped = limit, c.Cap, true
 	}
 	c.Uncapped, c.Percent = round6(c.Uncapped), round6(c.Percent)
 	if m := tm.Uptime.MinimumCredit; m > 0 && c.Amount > 0 && c.Amount <= m {
@@ -484,8 +487,23 @@ func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 // figure a reviewer works by hand: 35,394 minutes at 4.25 an hour are
 // 2,507.075, which is 2,507.08. The float holding 2,507.075 is a hair
 // under it, so it is first taken to a millionth (far above any float
-// error in a month's figures) and rounded there.
+// error in a month's figures) and rounded there. For charges and sums of
+// amounts already in cents; a credit line is MoneyDown.
 func Money(v float64) float64 {
 	micro := math.Round(math.Abs(v) * 1e6)
 	return math.Copysign(math.Floor((micro+5000)/10000), v) / 100
+}
+
+// MoneyDown is a credit line in the currency's minor unit (the cent, fen,
+// øre): truncated, never rounded up. No provider text read states how a
+// credit is rounded, so the claim never asks for the part of a cent the
+// text does not give (1,306.375 is claimed as 1,306.37): a provider that
+// truncates pays exactly the claim, one that rounds to the nearest pays at
+// most a cent more per line, and the ledger reads both as paid in full.
+// The amount is first taken to a millionth of the unit, so that a product
+// floating point leaves just under a whole cent (499.99999999) is that
+// cent and not the one below.
+func MoneyDown(v float64) float64 {
+	micro := math.Round(v * 1e6)
+	return math.Trunc(micro/1e4) / 100
 }

@@ -132,13 +132,13 @@ func capCredits(tm *terms.Terms, all []DowntimeCredit, charge float64) {
 		}
 		r := tm.Credits.Rules[c.Rule]
 		c.CreditHours = r.CreditHours(c.Credited)
-		c.Amount = Money(c.Rate * c.CreditHours)
-		if lim := Money(r.IncidentCap.Money(charge)); c.Amount > lim {
+		c.Amount = MoneyDown(c.Rate * c.CreditHours)
+		if lim := MoneyDown(r.IncidentCap.Money(charge)); c.Amount > lim {
 			c.Amount, c.IncidentCapped = lim, true
 		}
 		if mc.Amount > 0 || mc.Percent > 0 {
 			if c.Amount > leftMoney {
-				c.Amount, c.MonthCapped = Money(max(leftMoney, 0)), true
+				c.Amount, c.MonthCapped = MoneyDown(max(leftMoney, 0)), true
 			}
 			leftMoney -= c.Amount
 		}

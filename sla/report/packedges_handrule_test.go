@@ -17,16 +17,33 @@ import (
 // 分钟的按2分钟计算"), their sum ("…单次服务不可用分钟数之和"); the month's minutes
 // "总天数 × 24 × 60" over the whole days in Beijing time from the day of
 // delivery to the day of release; the tier from the exact ratio; the
-// voucher that percent of the fee from delivery to release, to the fen;
+// voucher that percent of the fee from delivery to release, truncated to
+// the fen;
 // the claim due 60 days after the service month ends.
 func TestTencentHandRuleRandomMonths(t *testing.T) {
 	tm := packTerms(t, "tencent-cvm")
 	loc := tm.Calendar.Loc
 	rng := rand.New(rand.NewSource(38))
+	// The voucher's part of a fen below, at and above a half: each side
+	// of the rounding edge must be drawn for the months to test it.
+	var below, half, above int
 	for i := range 300 {
 		c, delivered, released := randomTencentMonth(rng, loc)
-		handWorkTencent(&c, delivered, released, loc)
+		part := handWorkTencent(&c, delivered, released, loc)
+		switch part.Cmp(big.NewRat(1, 2)) {
+		case -1:
+			if part.Sign() > 0 {
+				below++
+			}
+		case 0:
+			half++
+		case 1:
+			above++
+		}
 		checkEdge(t, tm, fmt.Sprintf("month %d %v", i, c.down), c)
+	}
+	if below == 0 || half == 0 || above == 0 {
+		t.Errorf("vouchers with a part of a fen below, at, above a half: %d, %d, %d; want each drawn", below, half, above)
 	}
 }
 
@@ -62,8 +79,9 @@ func randomTencentMonth(rng *rand.Rand, loc *time.Location) (edgeCase, time.Time
 	return c, delivered, released
 }
 
-// handWorkTencent fills in what the month counts by Tencent's text.
-func handWorkTencent(c *edgeCase, delivered, released time.Time, loc *time.Location) {
+// handWorkTencent fills in what the month counts by Tencent's text and
+// returns the part of a fen its voucher leaves out.
+func handWorkTencent(c *edgeCase, delivered, released time.Time, loc *time.Location) *big.Rat {
 	const layout = "2006-01-02 15:04:05"
 	for _, d := range c.down {
 		a, _ := time.ParseInLocation(layout, d[0], loc)
@@ -96,15 +114,14 @@ func handWorkTencent(c *edgeCase, delivered, released time.Time, loc *time.Locat
 		}
 	}
 	// The fee, one GPU at 25.00 an hour, in fen; the voucher the tier's
-	// percent of it, to the fen (a half fen, which float arithmetic may
-	// round either way, is not checked).
+	// percent of it, truncated to the fen (the text does not say how a
+	// voucher is rounded: a half fen or more is never asked for).
 	fen := big.NewRat(int64(until.Sub(served)/time.Second)*2500, 3600)
 	c.charge = ratRound(fen) / 100
 	v := new(big.Rat).Mul(big.NewRat(int64(c.charge*100+0.5), 1), big.NewRat(int64(c.tier), 100))
-	c.amount = ratRound(v) / 100
-	if half := new(big.Rat).Sub(v, new(big.Rat).SetInt64(int64(ratRound(v)))); half.Abs(half).Cmp(big.NewRat(1, 2)) == 0 {
-		c.amount = -1
-	}
+	whole := new(big.Int).Quo(v.Num(), v.Denom())
+	c.amount = float64(whole.Int64()) / 100
+	return new(big.Rat).Sub(v, new(big.Rat).SetInt(whole))
 }
 
 // ratRound is r rounded half up to a whole number.

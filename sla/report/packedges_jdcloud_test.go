@@ -4,14 +4,15 @@ package report
 // hour, so "the average hourly cost … / 60 × fault time × 100" is 100 ×
 // 20.00 / 60 = 33.333… CNY a fault minute; March's charge 744 h × 20.00 =
 // 14,880.00, April's 14,400.00. No tiers: every counted fault earns its
-// coupon whether or not the month met 99.95 %.
+// coupon whether or not the month met 99.95 %. Each coupon is truncated to
+// the fen (the text does not say how it is rounded): 166.666… is 166.66.
 var jdcloudVMEdges = []edge{
 	{"target", []edgeCase{
 		// "No less than 99.95%": 22 min, (44,640 − 22) / 44,640 = 99.950717 %,
 		// met; 23 min, 99.948477 %, missed. Either way the faults earn 100 ×
-		// 20.00 × 22 / 60 = 733.33 and 766.67.
+		// 20.00 × 22 / 60 = 733.33 and 766.66 (766.666…).
 		{why: "22 min: met", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:22:00"}}, counted: 1320, uptime: 99.9507, tier: 0, amount: 733.33},
-		{why: "23 min: missed", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:23:00"}}, counted: 1380, uptime: 99.9485, tier: 0, amount: 766.67},
+		{why: "23 min: missed", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:23:00"}}, counted: 1380, uptime: 99.9485, tier: 0, amount: 766.66},
 	}},
 	{"unavailable", []edgeCase{
 		// "the inability of virtual machine to work properly … the inability
@@ -22,17 +23,17 @@ var jdcloudVMEdges = []edge{
 	}},
 	{"five-minutes", []edgeCase{
 		// "not available for 5 minutes or more … less than 5 minutes, it is
-		// not counted": 4 min 59 s, nothing; 5 min, 166.67, (44,640 − 5) /
+		// not counted": 4 min 59 s, nothing; 5 min, 166.66, (44,640 − 5) /
 		// 44,640 = 99.988799 %.
 		{why: "4 min 59 s: nothing", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:04:59"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
-		{why: "5 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:05:00"}}, counted: 300, uptime: 99.9888, tier: 0, amount: 166.67},
+		{why: "5 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:05:00"}}, counted: 300, uptime: 99.9888, tier: 0, amount: 166.66},
 	}},
 	{"minutes", []edgeCase{
 		// "the time unit is minutes", rounded down (approximate, at most a
 		// minute a fault, under): 7 min 30 s is 7 min, 233.33 (99.984319 %);
-		// 8 min is 8, 266.67 (99.982079 %).
+		// 8 min is 8, 266.66 (99.982079 %).
 		{why: "7 min 30 s: 7 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:07:30"}}, counted: 420, uptime: 99.9843, tier: 0, amount: 233.33, approximateDown: 60},
-		{why: "8 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:08:00"}}, counted: 480, uptime: 99.9821, tier: 0, amount: 266.67, approximateDown: 60},
+		{why: "8 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:08:00"}}, counted: 480, uptime: 99.9821, tier: 0, amount: 266.66, approximateDown: 60},
 	}},
 	{"across-month-end", []edgeCase{
 		// The five minutes on the whole outage: 31 March 23:57 to 1 April
@@ -73,17 +74,17 @@ var jdcloudVMEdges = []edge{
 	}},
 	{"compensation", []edgeCase{
 		// "the payout amount = the average hourly cost in the first 24 hours
-		// of the fault/ 60 × fault time × 100": faults of 5 and 7 min, 12 min:
-		// 100 × 20.00 × 12 / 60 = 400.00; on 8 GPUs (160.00 an hour) 7 min is
-		// 100 × 160.00 × 7 / 60 = 1,866.67.
-		{why: "5 + 7 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:05:00"}, {"2026-03-09 03:00:00", "2026-03-09 03:07:00"}}, counted: 720, uptime: 99.9731, tier: 0, amount: 400},
-		{why: "8 GPUs, 7 min", gpus: 8, down: [][2]string{{"2026-03-09 03:00:00", "2026-03-09 03:07:00"}}, counted: 420, uptime: 99.9843, tier: 0, amount: 1866.67},
+		// of the fault/ 60 × fault time × 100", a coupon a fault: faults of 5
+		// and 7 min are 166.66 + 233.33 = 399.99 (not 12 min's 400.00); on 8
+		// GPUs (160.00 an hour) 7 min is 100 × 160.00 × 7 / 60 = 1,866.66.
+		{why: "5 + 7 min", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:05:00"}, {"2026-03-09 03:00:00", "2026-03-09 03:07:00"}}, counted: 720, uptime: 99.9731, tier: 0, amount: 399.99},
+		{why: "8 GPUs, 7 min", gpus: 8, down: [][2]string{{"2026-03-09 03:00:00", "2026-03-09 03:07:00"}}, counted: 420, uptime: 99.9843, tier: 0, amount: 1866.66},
 	}},
 	{"cap", []edgeCase{
 		// "shall not exceed the total amount of cash paid for current
 		// service": capped at March's 14,880.00. 446 min: 100 × 20.00 × 446 /
-		// 60 = 14,866.67, under it; 447 min: 14,900.00, capped at 14,880.00.
-		{why: "446 min: under the cap", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 10:26:00"}}, counted: 26760, uptime: 99.0009, tier: 0, amount: 14866.67},
+		// 60 = 14,866.66, under it; 447 min: 14,900.00, capped at 14,880.00.
+		{why: "446 min: under the cap", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 10:26:00"}}, counted: 26760, uptime: 99.0009, tier: 0, amount: 14866.66},
 		{why: "447 min: capped", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 10:27:00"}}, counted: 26820, uptime: 98.9987, tier: 0, amount: 14880},
 	}},
 	{"maintenance", []edgeCase{
@@ -101,32 +102,33 @@ var jdcloudVMEdges = []edge{
 	{"claim-window", []edgeCase{
 		// No window is published: 30 days after the month (this file's
 		// assumption): before 1 May, before 31 May.
-		{why: "March", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:05:00"}}, counted: 300, uptime: 99.9888, tier: 0, amount: 166.67, deadline: "2026-05-01T00:00:00+08:00"},
-		{why: "April", month: 4, down: [][2]string{{"2026-04-08 03:00:00", "2026-04-08 03:05:00"}}, counted: 300, uptime: 99.9884, tier: 0, amount: 166.67, deadline: "2026-05-31T00:00:00+08:00"},
+		{why: "March", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:05:00"}}, counted: 300, uptime: 99.9888, tier: 0, amount: 166.66, deadline: "2026-05-01T00:00:00+08:00"},
+		{why: "April", month: 4, down: [][2]string{{"2026-04-08 03:00:00", "2026-04-08 03:05:00"}}, counted: 300, uptime: 99.9884, tier: 0, amount: 166.66, deadline: "2026-05-31T00:00:00+08:00"},
 	}},
 	{"each-fault", []edgeCase{
 		// "if the service is unavailable for less than 5 minutes, it is not
 		// counted into unavailable time", fault by fault: two faults of 4 min
 		// count nothing (not 8 min); 4 min and 5 min count the 5, (44,640 − 5)
-		// / 44,640 = 99.988799 %, 166.67.
+		// / 44,640 = 99.988799 %, 166.66.
 		{why: "two of 4 min: nothing", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:04:00"}, {"2026-03-09 03:00:00", "2026-03-09 03:04:00"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
-		{why: "4 min and 5 min: the 5", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:04:00"}, {"2026-03-09 03:00:00", "2026-03-09 03:05:00"}}, counted: 300, uptime: 99.9888, tier: 0, amount: 166.67},
+		{why: "4 min and 5 min: the 5", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:04:00"}, {"2026-03-09 03:00:00", "2026-03-09 03:05:00"}}, counted: 300, uptime: 99.9888, tier: 0, amount: 166.66},
 	}},
 	{"coupon-per-fault", []edgeCase{
 		// "the payout amount = the average hourly cost in the first 24 hours of
-		// the fault/ 60 × fault time × 100", a coupon a fault, each to the fen:
-		// one fault of 15 min is 100 × 20.00 × 15 / 60 = 500.00; three of 5 min
-		// are 3 × 166.67 = 500.01 (each 166.666…, rounded half up).
+		// the fault/ 60 × fault time × 100", a coupon a fault, each truncated to
+		// the fen: one fault of 15 min is 100 × 20.00 × 15 / 60 = 500.00; three
+		// of 5 min are 3 × 166.66 = 499.98 (each 166.666…; JD rounding each to
+		// the nearest fen would pay 500.01, read as paid in full).
 		{why: "one fault of 15 min: 500.00", down: down1("2026-03-08 03:00:00", "2026-03-08 03:15:00"), counted: 900, uptime: 99.9664, tier: 0, amount: 500},
-		{why: "three faults of 5 min: 3 × 166.67", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:05:00"}, {"2026-03-09 03:00:00", "2026-03-09 03:05:00"}, {"2026-03-10 03:00:00", "2026-03-10 03:05:00"}},
-			counted: 900, uptime: 99.9664, tier: 0, amount: 500.01},
+		{why: "three faults of 5 min: 3 × 166.66", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:05:00"}, {"2026-03-09 03:00:00", "2026-03-09 03:05:00"}, {"2026-03-10 03:00:00", "2026-03-10 03:05:00"}},
+			counted: 900, uptime: 99.9664, tier: 0, amount: 499.98},
 	}},
 	{"february", []edgeCase{
 		// February: 28 × 24 × 60 = 40,320 min. 20 min: 40,300 / 40,320 =
 		// 99.950397 %, met; 21 min: 99.947917 %, missed; the coupons 100 ×
-		// 20.00 × 20 / 60 = 666.67 and 700.00 either way. The assumed 30 days
+		// 20.00 × 20 / 60 = 666.66 and 700.00 either way. The assumed 30 days
 		// after the month: before 31 March.
-		{why: "20 min: met", month: 2, down: down1("2026-02-10 03:00:00", "2026-02-10 03:20:00"), counted: 1200, uptime: 99.9504, tier: 0, amount: 666.67, denominator: 2419200},
+		{why: "20 min: met", month: 2, down: down1("2026-02-10 03:00:00", "2026-02-10 03:20:00"), counted: 1200, uptime: 99.9504, tier: 0, amount: 666.66, denominator: 2419200},
 		{why: "21 min: missed", month: 2, down: down1("2026-02-10 03:00:00", "2026-02-10 03:21:00"), counted: 1260, uptime: 99.9479, tier: 0, amount: 700, denominator: 2419200,
 			deadline: "2026-03-31T00:00:00+08:00"},
 	}},
