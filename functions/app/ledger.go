@@ -256,6 +256,7 @@ func draftOf(r *report.Report, c report.Contract, asOf, now time.Time, by string
 	for _, n := range r.Nodes {
 		if n.Contract == c.Contract && n.Credit.Amount > 0 {
 			d.Nodes = append(d.Nodes, n.Node)
+			d.Lines += n.Credit.Lines()
 		}
 	}
 	if s := r.Seal; s != nil {

@@ -67,7 +67,8 @@ func TestReportJobFollowsTheClaim(t *testing.T) {
 	rep, _ := blobs.Get(ctx, "2026-11/us-example/report.json")
 	head, _ := blobs.Get(ctx, "2026-11/us-example/chain-head.txt")
 	if v.Currency != "USD" || v.Amount <= 0 || !strings.Contains(string(rep), `"claim": `+v.Amount.String()) || v.Seal.ChainHead != strings.TrimSpace(string(head)) ||
-		v.Drafted.RecordedBy != app.ReportJobBy || !v.Deadline.Equal(ny(t, "2027-02-01 00:00:00")) || v.Status.State != claims.StateDrafted {
+		v.Drafted.RecordedBy != app.ReportJobBy || !v.Deadline.Equal(ny(t, "2027-02-01 00:00:00")) || v.Status.State != claims.StateDrafted ||
+		v.Lines != 1 { // one node's month percentage: one credit line, a cent of rounding allowed
 		t.Fatalf("drafted claim %+v (chain head %s)", v, head)
 	}
 	amount := v.Amount

@@ -31,6 +31,11 @@ type Claim struct {
 	Lang string `json:"lang"`
 	// Nodes are the nodes the claim's credit is for.
 	Nodes []string `json:"nodes,omitempty"`
+	// Lines are the credit lines Amount sums, each truncated to the cent
+	// (a node's month percentage, each downtime credit: sla/account's
+	// MoneyDown). A provider that rounds each to the nearest cent instead
+	// pays up to a cent a line more: the ledger's rounding allowance.
+	Lines int `json:"lines,omitempty"`
 	// Seal is the sealed report's fingerprint (the evidence bundle's):
 	// what the claim rests on.
 	Seal Seal `json:"seal"`
@@ -192,6 +197,7 @@ type Draft struct {
 	Deadline                  time.Time
 	TimeZone, Lang            string
 	Nodes                     []string
+	Lines                     int
 	Seal                      Seal
 	// MonthEnd is the end of the month in the contract's zone and AsOf
 	// the report's as-of instant: a report of a month not over (a
@@ -223,15 +229,26 @@ func New(d Draft) (Claim, error) {
 		return Claim{}, invalid("deadline", "", "missing")
 	case len(d.RecordedBy) > MaxBy:
 		return Claim{}, invalid("by", "", "longer than %d characters", MaxBy)
+	case d.Lines < 0 || Cents(d.Lines) > d.Amount:
+		return Claim{}, invalid("lines", fmt.Sprint(d.Lines), "is not a count of credit lines of at least a cent each in %s", d.Amount)
 	}
 	if _, err := time.LoadLocation(d.TimeZone); err != nil || d.TimeZone == "" {
 		return Claim{}, invalid("timezone", d.TimeZone, "is not an IANA time zone")
 	}
 	c := Claim{ID: ID(d.Contract, d.Month), Contract: d.Contract, Provider: d.Provider, Month: d.Month, Amount: d.Amount,
 		Currency: d.Currency, Deadline: d.Deadline.UTC(), TimeZone: d.TimeZone, Lang: d.Lang, Nodes: slices.Clone(d.Nodes),
-		Seal: d.Seal, Drafted: Record{RecordedAt: d.RecordedAt.UTC(), RecordedBy: d.RecordedBy}, Credits: []Credit{}}
+		Lines: d.Lines, Seal: d.Seal, Drafted: Record{RecordedAt: d.RecordedAt.UTC(), RecordedBy: d.RecordedBy}, Credits: []Credit{}}
 	return c, nil
 }
+
+// Rounding is the difference between what the claim asks and what a bill
+// credits that is rounding, not a short or an excess payment: a cent per
+// credit line (one for a claim that does not say how many lines it has).
+// The claim truncates each line to the cent; a provider that does too pays
+// it exactly, one that rounds to the nearest pays up to this much more,
+// and one that truncates a claim rounded to the nearest up to this much
+// less. Either is paid in full.
+func (c Claim) Rounding() Cents { return Cents(max(c.Lines, 1)) }
 
 // Loc is the contract's zone (UTC if it cannot be loaded, which New refuses).
 func (c Claim) Loc() *time.Location {
@@ -362,7 +379,7 @@ func (c Claim) Answered(in AnswerIn, now time.Time) (out Claim, changed bool, er
 		return c, false, conflict("outcome", a.Outcome, "claim %s was already answered (%s on %s); an answer is recorded once",
 			c.ID, p.Outcome, p.At.Format(time.RFC3339))
 	}
-	if c.received() > a.Granted && a.Outcome != Refused {
+	if c.received() > a.Granted+c.Rounding() && a.Outcome != Refused {
 		return c, false, invalid("granted", a.Granted.String(), "is less than the %s already credited against claim %s", c.received(), c.ID)
 	}
 	a.RecordedAt = a.RecordedAt.UTC()

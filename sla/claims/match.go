@@ -73,8 +73,9 @@ func (b BillCredit) Check() error {
 // with the rule a person can check: the provider's reference where the
 // line gives one (equal to the reference recorded when the claim was sent
 // or answered, or its claim id, or quoted in the line's description);
-// otherwise its amount and period — exactly what one open claim of the
-// bill's contracts, in its currency, still has outstanding, on a bill for
+// otherwise its amount and period — what one open claim of the bill's
+// contracts, in its currency, still has outstanding, to within the claim's
+// rounding allowance (Claim.Rounding: a cent a credit line), on a bill for
 // a month after the claim's and no earlier than the month it was sent. Two
 // claims that fit equally, or none, leave it unmatched with why: a credit
 // is shown, never guessed. It returns the claim (nil if none), how it was
@@ -151,7 +152,8 @@ func fits(c Claim, b BillCredit) bool {
 		return false
 	}
 	st := c.StatusAt(Deadlines{}, time.Time{})
-	return st.State != StateRefused && st.Outstanding == b.Amount
+	d := st.Outstanding - b.Amount
+	return st.State != StateRefused && st.Outstanding > 0 && max(d, -d) <= c.Rounding()
 }
 
 // inOtherCurrency is the first claim that would fit b by amount and period

@@ -72,6 +72,10 @@ type Status struct {
 	Received    Cents  `json:"received"`
 	Outstanding Cents  `json:"outstanding"`
 	Excess      Cents  `json:"excess,omitempty"`
+	// Rounding is Received − Expected where it is within the claim's
+	// rounding allowance (Claim.Rounding): read as paid in full, neither
+	// outstanding nor excess.
+	Rounding Cents `json:"rounding,omitempty"`
 	// SentLate: sent at or after the claim deadline (the provider may
 	// refuse it for that alone).
 	SentLate bool `json:"sent_late,omitempty"`
@@ -112,6 +116,9 @@ func (c Claim) StatusAt(d Deadlines, now time.Time) Status {
 	if s.Expected > 0 || s.State == StateGranted {
 		s.Outstanding = max(s.Expected-s.Received, 0)
 		s.Excess = max(s.Received-s.Expected, 0)
+		if d := s.Received - s.Expected; s.Received > 0 && d != 0 && max(d, -d) <= c.Rounding() {
+			s.Outstanding, s.Excess, s.Rounding = 0, 0, d
+		}
 		if s.State == StateGranted && s.Received > 0 {
 			s.State = StatePartCredited
 			if s.Outstanding == 0 {
@@ -149,8 +156,7 @@ func (c Claim) StatusAt(d Deadlines, now time.Time) Status {
 				s.LateCredits = append(s.LateCredits, cr.Key)
 			}
 		}
-		owed := s.Expected
-		s.CreditOverdue = !now.Before(s.CreditDue) && owed > s.Received
+		s.CreditOverdue = !now.Before(s.CreditDue) && s.Outstanding > 0
 	}
 	return s
 }
