@@ -146,7 +146,8 @@ func (m intlMonth) service(loc *time.Location) (time.Time, time.Time) {
 
 // judge fills uptime, tier and credit from the counted seconds over the
 // denominator's, the tiers (each {below, percent}, lowest first) and the
-// charge in cents; a credit of exactly half a cent is not checked.
+// charge in cents; the credit truncated to the cent (no text says how it
+// is rounded).
 func (m *intlMonth) judge(denominator, counted int64, tiers [][2]string, cents *big.Rat, capPct int64) {
 	m.c.counted = counted
 	m.c.denominator = denominator
@@ -166,10 +167,7 @@ func (m *intlMonth) judge(denominator, counted int64, tiers [][2]string, cents *
 	m.c.charge = c / 100
 	pct := min(int64(m.c.tier), capPct)
 	v := new(big.Rat).Mul(big.NewRat(int64(c), 1), big.NewRat(pct, 100))
-	m.c.amount = ratRound(v) / 100
-	if half := new(big.Rat).Sub(v, new(big.Rat).SetInt64(int64(ratRound(v)))); half.Abs(half).Cmp(big.NewRat(1, 2)) == 0 {
-		m.c.amount = -1
-	}
+	m.c.amount = ratTrunc(v) / 100
 	if m.c.charge == 0 {
 		m.c.charge = -1 // nothing to compare: checkEdge skips a charge <= 0
 	}

@@ -124,6 +124,12 @@ func handWorkTencent(c *edgeCase, delivered, released time.Time, loc *time.Locat
 	return new(big.Rat).Sub(v, new(big.Rat).SetInt(whole))
 }
 
+// ratTrunc is r (not negative) truncated to a whole number: a credit in
+// cents as the claim asks it, the part of a cent left out.
+func ratTrunc(r *big.Rat) float64 {
+	return float64(new(big.Int).Quo(r.Num(), r.Denom()).Int64())
+}
+
 // ratRound is r rounded half up to a whole number.
 func ratRound(r *big.Rat) float64 {
 	f, _ := new(big.Rat).Add(r, big.NewRat(1, 2)).Float64()

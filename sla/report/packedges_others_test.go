@@ -175,7 +175,7 @@ var awsEdges = []edge{
 // Pacific time (approximations[1]): March 2026 runs from 1 March 00:00 PST
 // to 1 April 00:00 PDT, 743 h (44,580 min, 2,674,800 s; 0.1 % is 44.58
 // min), DST from 8 March 02:00. One GPU at 3.50 USD an hour: March's charge
-// 743 × 3.50 = 2,600.50 (10 % 260.05, 25 % 650.13 rounded, 100 % 2,600.50).
+// 743 × 3.50 = 2,600.50 (10 % 260.05, 25 % 650.125 truncated to 650.12, 100 % 2,600.50).
 var gceEdges = []edge{
 	{"target", []edgeCase{
 		// ">= 99.9%": 44 min, (44,580 − 44) / 44,580 = 99.901301 %, met; 45
@@ -259,12 +259,12 @@ var gceEdges = []edge{
 		// 95.00% 25%, < 90.00% 100%". 447 min, 98.997308 %, still 10 %
 		// (260.05: the multi-zone table's 25 % below 99 % is not the single
 		// instance's); 2,229 min (5 % of 44,580), exactly 95.0000 %, 10 %;
-		// 2,230, 94.997757 %, 25 %, 650.13; 4,458 min, exactly 90.0000 %,
+		// 2,230, 94.997757 %, 25 %, 650.12 (650.125); 4,458 min, exactly 90.0000 %,
 		// 25 %; 4,459, 89.997757 %, 100 %, 2,600.50.
 		{why: "447 min: 10 %", down: down1("2026-03-10 03:00:00", "2026-03-10 10:27:00"), counted: 26820, uptime: 98.9973, tier: 10, amount: 260.05},
 		{why: "2,229 min: exactly 95 %, 10 %", down: down1("2026-03-10 00:00:00", "2026-03-11 13:09:00"), counted: 133740, uptime: 95, tier: 10, amount: 260.05},
-		{why: "2,230 min: 25 %", down: down1("2026-03-10 00:00:00", "2026-03-11 13:10:00"), counted: 133800, uptime: 94.9978, tier: 25, amount: 650.13},
-		{why: "4,458 min: exactly 90 %, 25 %", down: down1("2026-03-10 00:00:00", "2026-03-13 02:18:00"), counted: 267480, uptime: 90, tier: 25, amount: 650.13},
+		{why: "2,230 min: 25 %", down: down1("2026-03-10 00:00:00", "2026-03-11 13:10:00"), counted: 133800, uptime: 94.9978, tier: 25, amount: 650.12},
+		{why: "4,458 min: exactly 90 %, 25 %", down: down1("2026-03-10 00:00:00", "2026-03-13 02:18:00"), counted: 267480, uptime: 90, tier: 25, amount: 650.12},
 		{why: "4,459 min: 100 %", down: down1("2026-03-10 00:00:00", "2026-03-13 02:19:00"), counted: 267540, uptime: 89.9978, tier: 100, amount: 2600.5},
 	}},
 	{"february", []edgeCase{
