@@ -393,8 +393,9 @@ func grantOf(c Claim, a *Answer, has bool) error {
 	switch {
 	case has && a.Granted < 0:
 		return invalid("granted", g, "is negative")
-	case a.Outcome == Accepted && has && a.Granted != c.Amount:
-		return invalid("granted", g, "differs from the %s claimed: an accepted claim grants it all (record a partial answer for less)", c.Amount)
+	case a.Outcome == Accepted && has && a.Granted != c.Amount && max(a.Granted-c.Amount, c.Amount-a.Granted) > c.Rounding():
+		return invalid("granted", g, "differs from the %s claimed by more than rounding (%s): an accepted claim grants it all (record a partial answer for less)",
+			c.Amount, c.Rounding())
 	case a.Outcome == Accepted:
 		a.Granted = c.Amount
 	case a.Outcome == Partial && !has:

@@ -78,11 +78,7 @@ func TestRoundingBeforeTheAnswer(t *testing.T) {
 		Seal:     Seal{ObservationsSHA256: "9f2c", ChainHead: "a1b2", Batches: 12},
 		MonthEnd: at("2026-04-01T00:00:00Z"), AsOf: at("2026-04-01T06:00:00Z"),
 		Record: Record{RecordedAt: at("2026-04-01T06:00:05Z"), RecordedBy: "report-job"}}
-	c, err := New(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c = send(t, c, "2026-04-03T10:00:00Z", "case-170001")
+	c := send(t, mustNew(t, d), "2026-04-03T10:00:00Z", "case-170001")
 	c, _ = apply(t, c, credit("2026-05", "3200.00", "case-170001"))
 	c = answer(t, c, "2026-05-20T08:00:00Z", Accepted, "")
 	if st := c.StatusAt(Deadlines{}, at("2026-06-01T00:00:00Z")); st.State != StateCredited || st.Outstanding != 0 || st.Excess != 0 || st.Rounding != 1 {
@@ -91,10 +87,32 @@ func TestRoundingBeforeTheAnswer(t *testing.T) {
 	if got, _, why := Match(credit("2026-06", "0.01", ""), []Claim{c}); got != nil {
 		t.Fatalf("a cent matched to a claim paid in full: %s", why)
 	}
+	// The provider's grant of its own rounding (3,200.00 on 3,199.99 in
+	// two lines) accepts the claim; three cents off does not.
+	grant := func(g string) (Claim, error) {
+		c := send(t, mustNew(t, d), "2026-04-03T10:00:00Z", "case-170001")
+		c, _, err := c.Answered(AnswerIn{Answer: Answer{At: at("2026-04-20T08:00:00Z"), Outcome: Accepted, Granted: cents(g)}, HasGranted: true}, at("2026-04-20T08:00:00Z"))
+		return c, err
+	}
+	if c, err := grant("3200.00"); err != nil || c.Answer.Granted != cents("3199.99") {
+		t.Fatalf("accepted, granted 3200.00: %v %+v", err, c.Answer)
+	}
+	if _, err := grant("3199.96"); err == nil || !strings.Contains(err.Error(), "more than rounding (0.02)") {
+		t.Fatalf("accepted, granted 3199.96: %v", err)
+	}
 	for _, lines := range []int{-1, 3} {
 		d.Amount, d.Lines = 2, lines
 		if _, err := New(d); err == nil || !strings.Contains(err.Error(), "lines") {
 			t.Errorf("%d lines in 0.02: %v", lines, err)
 		}
 	}
+}
+
+func mustNew(t *testing.T, d Draft) Claim {
+	t.Helper()
+	c, err := New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
