@@ -54,7 +54,12 @@ func TestRoundingIsPaidInFull(t *testing.T) {
 			t.Errorf("%s: matched %v by %q (%s), want matched %v", c.why, got != nil, by, why, c.matchedByAmt)
 		}
 		cl, _ = apply(t, cl, credit("2026-05", c.paid, "case-170001"))
-		st := cl.StatusAt(Deadlines{}, at("2026-06-01T00:00:00Z"))
+		// Due on a bill before 1 June (AWS's one billing cycle after
+		// April): paid in full is never overdue; two cents short is.
+		st := cl.StatusAt(awsDeadlines, at("2026-06-01T00:00:00Z"))
+		if st.CreditOverdue != (c.outstanding != "0") {
+			t.Errorf("%s: credit overdue %v", c.why, st.CreditOverdue)
+		}
 		want := StateCredited
 		if c.outstanding != "0" {
 			want = StatePartCredited
