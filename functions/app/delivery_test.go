@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -9,9 +10,12 @@ import (
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
 	"github.com/gpusla/gpusla/infra/notify"
+	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/infra/store/dynamo/dynamotest"
 	"github.com/gpusla/gpusla/probe/wire"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/report"
+	"github.com/gpusla/gpusla/sla/report/reporttest"
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
@@ -248,5 +252,108 @@ func TestLegacyStateAcceptanceNotGuessed(t *testing.T) {
 	w.tick()
 	if n := w.notif.Count(notify.AlertDeliveryOverdue) + w.notif.Count(notify.AlertDelivered); n != 0 {
 		t.Fatalf("%d delivery alerts guessed from a state that never recorded acceptance", n)
+	}
+}
+
+// reported is the health job's check of the card from a probe told no
+// order, as the probe sends it.
+func reported(at time.Time, c reporttest.Card) wire.Observation {
+	var cs []wire.Check
+	for _, e := range c.Checks() {
+		cs = append(cs, wire.Check{Name: e.Name, Category: e.Category, Verdict: e.Verdict, Value: e.Value, Number: e.Number, Unit: e.Unit, GPU: e.GPU})
+	}
+	return checkObs(at, cs...)
+}
+
+// Under counts_until: acceptance_passed a check counts as acceptance only
+// if the GPUs it reports are the registration's, whatever the probe was
+// told, through ingest on both stores. gz-01 is ordered at t0 − 1 h with a
+// 90-minute target (due t0 + 30 min); its probe, given no order, reports
+// its cards at t0 + 10 min (reporttest's Handovers). A genuine H100 ×8 of
+// 80 GB is delivered then: met, nothing alerted. A genuine H800 registered
+// as an H100, 4 GPUs of 8, or 40 GB A100s for an 80 GB A100 order pass
+// every check of their own, yet are not delivered: the reports at t0 + 10
+// and t0 + 40 min leave the node undelivered and the overdue alert comes;
+// the replaced, correct cards reported at t0 + 65 min deliver it — 35 min
+// late by hand (2,100 s), the live alert's and the monthly report's
+// figure.
+func TestDeliveryHeldToTheRegistration(t *testing.T) {
+	stores := map[string]func(t *testing.T) worldStore{
+		"bolt": func(t *testing.T) worldStore {
+			s, err := bolt.Open(filepath.Join(t.TempDir(), "gpusla.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		},
+		"dynamo": func(t *testing.T) worldStore {
+			s := dynamotest.NewStore(t)
+			t.Cleanup(func() { s.Close() })
+			return s
+		},
+	}
+	for _, kind := range []string{"bolt", "dynamo"} {
+		for _, h := range reporttest.Handovers() {
+			t.Run(kind+"/"+h.Name, func(t *testing.T) {
+				book := deliveryTerms(t, "acceptance_passed")
+				w := newWorldOn(t, stores[kind](t), func(cf *app.Config) { cf.Terms = book }, func(svc *app.Service) *apptest.Probe {
+					n, secret, err := svc.AddNode(t.Context(), app.NewNode{ID: "gz-01", Provider: "acme", Contract: "acme-std",
+						OrderedAt: t0.Add(-time.Hour), GPUModel: h.Model, GPUCount: h.GPUs, GPUMemoryMiB: h.MiB, PricePerHour: 20})
+					if err != nil {
+						t.Fatal(err)
+					}
+					return &apptest.Probe{Node: n.ID, Secret: secret}
+				})
+				acceptedAt := func() time.Time {
+					st, err := w.store.GetState(t.Context(), "gz-01")
+					if err != nil {
+						t.Fatal(err)
+					}
+					return st.AcceptedAt
+				}
+				report := func(at time.Time, c reporttest.Card) {
+					w.clock.Set(at)
+					now := w.clock.Now()
+					w.push(wire.Observation{At: now, Kind: wire.KindHeartbeat}, reported(now, c))
+				}
+				report(t0.Add(10*time.Minute), h.First)
+				if h.First == h.Right {
+					if got := acceptedAt(); !got.Equal(t0.Add(10 * time.Minute)) {
+						t.Fatalf("accepted at %v, want at the check, t0+10m", got)
+					}
+					w.tickUntil(t0.Add(40 * time.Minute))
+					if n := w.notif.Count(notify.AlertDelivered) + w.notif.Count(notify.AlertDeliveryOverdue); n != 0 {
+						t.Fatalf("%d delivery alerts for a delivery on time", n)
+					}
+					if d := w.reportDelivery(book); d.Status != "met" || d.DeliveredAt != t0.Add(10*time.Minute).Format(time.RFC3339) || d.LateSeconds != 0 {
+						t.Fatalf("the report's delivery %+v, want met at t0+10m", d)
+					}
+					return
+				}
+				w.tickUntil(t0.Add(33 * time.Minute))
+				report(t0.Add(40*time.Minute), h.First)
+				if got := acceptedAt(); !got.IsZero() {
+					t.Fatalf("accepted at %v: the cards are not the registration's", got)
+				}
+				if n := w.notif.Count(notify.AlertDelivered); n != 0 {
+					t.Fatalf("%d delivered alerts for cards not ordered", n)
+				}
+				over := only(t, w.notif, notify.AlertDeliveryOverdue)
+				report(t0.Add(65*time.Minute), h.Right)
+				w.tick()
+				now := w.clock.Now()
+				if got := acceptedAt(); !got.Equal(now) {
+					t.Fatalf("accepted at %v, want the replaced cards' check at t0+65m", got)
+				}
+				got := only(t, w.notif, notify.AlertDelivered)
+				if got.Duration != 35*time.Minute || !got.Until.Equal(now) || got.IncidentID != over.IncidentID {
+					t.Errorf("delivered alert: late %s at %s, want 35m at %s", got.Duration, got.Until, now)
+				}
+				if d := w.reportDelivery(book); d.Status != "breached" || d.LateSeconds != 2100 || d.DeliveredAt != now.Format(time.RFC3339) {
+					t.Errorf("the report's delivery %+v, want breached 2100 s late, delivered %s", d, now.Format(time.RFC3339))
+				}
+			})
+		}
 	}
 }

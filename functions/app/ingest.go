@@ -497,8 +497,11 @@ func (in *ingest) judge(d *draft) {
 		evs = nil
 	}
 	d.wasDelivered = !in.s.deliveredAt(in.node, st).IsZero()
+	// Acceptance holds the GPUs to the registration, not only to what the
+	// probe was told (a hand-written config may tell it nothing).
+	order := delivery.Order{Model: in.node.GPUModel, GPUs: in.node.GPUCount, MemoryMiB: in.node.GPUMemoryMiB}
 	for _, e := range evs {
-		if len(e.Checks) > 0 && delivery.Accepted(e.Checks) {
+		if len(e.Checks) > 0 && delivery.Accepted(e.Checks, order) {
 			if at := e.TrueAt().UTC(); st.AcceptedAt.IsZero() || at.Before(st.AcceptedAt) {
 				if st.AcceptedAt.IsZero() {
 					// The first passing acceptance check is delivery evidence

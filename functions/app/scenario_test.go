@@ -24,9 +24,17 @@ var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
+// worldStore is a store the world can drive: the embedded one or DynamoDB
+// (dynalite).
+type worldStore interface {
+	store.Store
+	SetClock(now func() time.Time)
+	Ops() store.OpCounts
+}
+
 type world struct {
 	t     *testing.T
-	store *bolt.Store
+	store worldStore
 	svc   *app.Service
 	clock *apptest.Clock
 	notif *apptest.Notifier
@@ -49,6 +57,12 @@ func newWorldConfig(t *testing.T, config func(*app.Config)) *world {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	return newWorldOn(t, st, config, func(svc *app.Service) *apptest.Probe { return apptest.AddNode(t, svc, "gz-01") })
+}
+
+// newWorldOn is a world on the given store whose node gz-01 add registers.
+func newWorldOn(t *testing.T, st worldStore, config func(*app.Config), add func(*app.Service) *apptest.Probe) *world {
+	var err error
 	w := &world{t: t, store: st, clock: apptest.NewClock(t0), notif: &apptest.Notifier{}}
 	st.SetClock(w.clock.Now)
 	c := app.Config{Store: st, Notifier: w.notif, Box: apptest.Box(t), Clock: w.clock, Terms: apptest.Terms(t)}
@@ -58,7 +72,7 @@ func newWorldConfig(t *testing.T, config func(*app.Config)) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.p = apptest.AddNode(t, w.svc, "gz-01")
+	w.p = add(w.svc)
 	if _, err := w.svc.BackendStart(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func TestAccepted(t *testing.T) {
 		{"nothing", nil, false},
 	}
 	for _, c := range cases {
-		if got := Accepted(c.checks); got != c.want {
+		if got := Accepted(c.checks, Order{}); got != c.want {
 			t.Errorf("%s: Accepted = %v, want %v", c.name, got, c.want)
 		}
 	}

@@ -13,6 +13,7 @@ var zhTrial = map[string]string{
 	"%s MiB per GPU, more than the %s MiB ordered: not the ordered card":              "每块 GPU %s MiB，多于订单的 %s MiB：不是所订的显卡",
 	"the order's model %s is not in the spec database: the card cannot be held to it": "订单型号 %s 不在规格库中：无法对照核验显卡",
 	"the card could not be identified, so it cannot be held to the order (%s)":        "无法识别显卡，因此无法对照订单（%s）核验",
+	"the card's name was not reported, so it cannot be held to the order (%s)":        "未上报显卡名称，因此无法对照订单（%s）核验",
 	"the card's device id is unknown: only its name %s says it is the %s ordered":     "显卡设备 ID 未知：只有其名称 %s 表明它是所订的 %s",
 	"the four steps warned: %s":                                                       "四步体检有警告：%s",
 	"The four steps after delivery failed (%s): reject the node or ask for a replacement within the acceptance window, with the signed acceptance record.": "交付后的四步体检未通过（%s）：在验收期内凭签名的验收记录拒收或要求更换机器。",

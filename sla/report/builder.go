@@ -176,9 +176,11 @@ type nodeAcc struct {
 	// release is the node_released record (retro.go).
 	release *adminRec
 	firstAt int64 // earliest probe time seen (the first heartbeat)
-	// acceptedAt is the earliest probe time of a passing acceptance result
-	// (delivery.Accepted): the delivery under counts_until: acceptance_passed.
-	acceptedAt int64
+	// accepted finds the earliest probe time of a passing acceptance
+	// result (delivery.Accepted: the probe's verdicts pass and the GPUs are
+	// the registration's): the delivery under counts_until:
+	// acceptance_passed.
+	accepted delivery.First
 	// probe covers every instant the node was seen running (probe time,
 	// skew-corrected); heard only those the backend heard promptly, i.e.
 	// received before they would have been missed. Gaps in heard are what
@@ -254,7 +256,7 @@ func NewBuilder(contracts []*terms.Terms, opts Options) (*Builder, error) {
 func (b *Builder) node(id string) *nodeAcc {
 	n := b.nodes[id]
 	if n == nil {
-		n = &nodeAcc{id: id, firstAt: 1<<63 - 1, acceptedAt: 1<<63 - 1, evIndex: map[string]int32{}}
+		n = &nodeAcc{id: id, firstAt: 1<<63 - 1, evIndex: map[string]int32{}}
 		b.nodes[id] = n
 	}
 	return n
@@ -340,6 +342,7 @@ func (b *Builder) Add(e *events.Event) error {
 		}
 		reg := *e
 		n.reg, n.tm, n.registered = &reg, tm, true
+		n.accepted.SetOrder(delivery.OrderOf(reg.Hardware))
 		n.interval, n.push = e.HeartbeatInterval(), e.PushInterval()
 		// Whether the node ran is judged with the alerting tolerance; whether
 		// it was heard in time (connected) with the books' tighter one.
@@ -605,8 +608,8 @@ func (b *Builder) observe(e *events.Event) {
 	} else {
 		n.pending = append(n.pending, [3]int64{at, recv, b2i(beat)})
 	}
-	if len(e.Checks) > 0 && at < n.acceptedAt && delivery.Accepted(e.Checks) {
-		n.acceptedAt = at
+	if len(e.Checks) > 0 {
+		n.accepted.Observe(time.Unix(0, at), e.Checks)
 	}
 	if len(e.Checks) == 0 || at < b.winStart {
 		return

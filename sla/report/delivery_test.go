@@ -12,6 +12,7 @@ import (
 	"github.com/gpusla/gpusla/sla/account"
 	"github.com/gpusla/gpusla/sla/calendar"
 	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/report/reporttest"
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
@@ -38,14 +39,19 @@ func cnTerms(t *testing.T, countsUntil string) []*terms.Terms {
 	return ts
 }
 
-// health adds one health-job observation of a 2-GPU node: the card checks
-// of gpuprobe check, gpu.order.model passing or not.
+// health adds one health-job observation of a 2-GPU node registered as
+// H200s: the card checks of gpuprobe check, gpu.order.model passing (an
+// H200) or not (an H100).
 func health(l *log, node string, at time.Time, orderVerdict string) {
+	name := "NVIDIA H200"
+	if orderVerdict == "fail" {
+		name = "NVIDIA H100 80GB HBM3"
+	}
 	var cs []events.Check
 	for g := 0; g < 2; g++ {
 		gi := g
 		cs = append(cs,
-			events.Check{Name: "gpu.model", Category: events.CategoryInventory, Verdict: "pass", GPU: &gi, Value: "NVIDIA H100 80GB HBM3"},
+			events.Check{Name: "gpu.model", Category: events.CategoryInventory, Verdict: "pass", GPU: &gi, Value: name},
 			events.Check{Name: "gpu.order.model", Category: events.CategoryInventory, Verdict: orderVerdict, GPU: &gi, Criterion: "H200 (ordered)"},
 			events.Check{Name: "gpu.temperature", Category: events.CategoryGPUDegraded, Verdict: "pass", GPU: &gi})
 	}
@@ -354,5 +360,75 @@ func TestClaimWindowCalendarDays(t *testing.T) {
 	_, feb := calendar.MonthBounds(2026, time.February, newYork) // 1 March; DST begins 8 March
 	if got := cn.Claim.Deadline(feb, newYork); !got.Equal(time.Date(2026, 3, 31, 0, 0, 0, 0, newYork)) || got.Sub(feb) == 30*24*time.Hour {
 		t.Errorf("30 days after February across the DST change: %v (%s), want 2026-03-31 00:00 EDT, 30 calendar days (719 h)", got, got.Sub(feb))
+	}
+}
+
+// reportedCards adds one health-job observation of the card from a probe
+// told no order.
+func reportedCards(l *log, node string, at time.Time, c reporttest.Card) {
+	l.Add(events.Event{Type: events.TypeObservation, ID: fmt.Sprintf("%s/health/%d", node, at.Unix()), Node: node, At: at,
+		ReceivedAt: at.Add(time.Second), Kind: events.KindCheck, Checks: c.Checks()})
+}
+
+// The monthly report holds acceptance to the registration as the live
+// service does, whatever the probe was told and wherever the registration
+// falls in the log. A node of 8 GPUs of 80 GB (81,920 MiB) ordered
+// 2026-03-02 10:00 (Shanghai) under cn-example with counts_until:
+// acceptance_passed (within 30 min; 5 % per started hour late, at most
+// 20 %; 18.50 CNY per GPU-hour from the order, whole hours) heartbeats from
+// 10:20; its probe, given no order, reports its cards at 10:25 and 11:25
+// and, after the cards are replaced, at 12:05 and 12:10 (reporttest's
+// Handovers). Worked by hand:
+//
+//   - cards as registered from the start: delivered 10:25, 1,500 s after
+//     the order, met, no penalty;
+//   - a genuine H800 registered as an H100, 4 GPUs of 8, or 40 GB A100s for
+//     an 80 GB A100 order, replaced at 12:05: delivered 12:05, 7,500 s
+//     after the order, 5,700 s late; two started hours, 10 %. The month is
+//     billed from the order: 2026-03-02 10:00 to 04-01 00:00 is 710 h, × 8
+//     GPUs × 18.50 = 105,080.00 CNY, so the penalty is 10,508.00 CNY (no
+//     outage: the whole credit).
+func TestDeliveryHeldToTheRegistration(t *testing.T) {
+	ordered := local(shanghai, "2026-03-02 10:00")
+	for _, h := range reporttest.Handovers() {
+		delivered, seconds, late, percent := "2026-03-02T12:05:00+08:00", int64(7500), int64(5700), 10.0
+		if h.First == h.Right {
+			delivered, seconds, late, percent = "2026-03-02T10:25:00+08:00", 1500, 0, 0
+		}
+		for _, regLast := range []bool{false, true} {
+			build := func(l *log) {
+				register := func() {
+					l.Add(events.Event{Type: events.TypeNodeRegistered, Node: "gz-11", Contract: "cn-example", OrderedAt: ordered,
+						Hardware: &events.Hardware{GPUModel: h.Model, GPUCount: h.GPUs, GPUMemoryMiB: h.MiB}})
+				}
+				if !regLast {
+					register()
+				}
+				l.Heartbeats("gz-11", local(shanghai, "2026-03-02 10:20"), local(shanghai, "2026-04-01 00:00"))
+				reportedCards(l, "gz-11", local(shanghai, "2026-03-02 10:25"), h.First)
+				reportedCards(l, "gz-11", local(shanghai, "2026-03-02 11:25"), h.First)
+				reportedCards(l, "gz-11", local(shanghai, "2026-03-02 12:05"), h.Right)
+				reportedCards(l, "gz-11", local(shanghai, "2026-03-02 12:10"), h.Right)
+				if regLast {
+					register()
+				}
+			}
+			sc := scenario{name: "held", month: time.March, asOf: time.Date(2026, 4, 2, 0, 0, 0, 0, time.UTC), build: build}
+			n := node(t, run(t, sc, cnTerms(t, "acceptance_passed"), true), "gz-11")
+			what := fmt.Sprintf("%s (registration last: %v)", h.Name, regLast)
+			eq(t, what+": delivered", n.Delivery.DeliveredAt, delivered)
+			eq(t, what+": seconds", n.Delivery.Seconds, seconds)
+			eq(t, what+": late", n.Delivery.LateSeconds, late)
+			eq(t, what+": period start", n.Period.Start, delivered)
+			eq(t, what+": charge", n.Billing.Charge, 105080.0)
+			var pct float64
+			for _, p := range n.Credit.Penalties {
+				if p.Kind == "late_delivery" {
+					pct += p.Percent
+				}
+			}
+			eq(t, what+": late_delivery percent", pct, percent)
+			eq(t, what+": credit", n.Credit.Amount, 105080.0*percent/100)
+		}
 	}
 }

@@ -32,13 +32,11 @@ func (b *Builder) month(n *nodeAcc) nodeMonth {
 	m := nodeMonth{n: n, tm: n.tm, asOf: b.opts.AsOf}
 	m.ms, m.me = calendar.MonthBounds(b.opts.Year, b.opts.Month, n.tm.Calendar.Loc)
 	m.end = minTime(m.me, m.asOf, n.released)
-	var first, accepted time.Time
+	var first time.Time
 	if n.firstAt != 1<<63-1 {
 		first = time.Unix(0, n.firstAt)
 	}
-	if n.acceptedAt != 1<<63-1 {
-		accepted = time.Unix(0, n.acceptedAt)
-	}
+	accepted := n.accepted.At()
 	// The delivery starts the node's service: under counts_until:
 	// acceptance_passed a machine is in service (and billed from delivery)
 	// from its first passing acceptance check, not from a first heartbeat

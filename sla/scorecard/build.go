@@ -12,10 +12,10 @@ import (
 	"github.com/gpusla/gpusla/sla/baseline"
 	"github.com/gpusla/gpusla/sla/billing"
 	"github.com/gpusla/gpusla/sla/calendar"
+	accept "github.com/gpusla/gpusla/sla/delivery"
 	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/msg"
 	"github.com/gpusla/gpusla/sla/report"
-	"github.com/gpusla/gpusla/sla/trial"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -301,10 +301,8 @@ func (b *Builder) keepWindow(facts factSet) {
 // the trial page fails it.
 func heldFails(n *nodeInfo) []failRec {
 	var out []failRec
-	for _, r := range trial.HeldToOrder(trial.Node{Model: n.model, GPUs: n.gpus, MemoryMiB: float64(n.memory), Results: n.accHeld}) {
-		if r.Verdict == trial.Fail {
-			out = append(out, failRec{r.Name, r.Category})
-		}
+	for _, r := range accept.Mismatches(n.accHeld, accept.Order{Model: n.model, GPUs: n.gpus, MemoryMiB: n.memory}) {
+		out = append(out, failRec{r.Name, r.Category})
 	}
 	return out
 }

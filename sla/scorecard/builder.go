@@ -12,6 +12,7 @@ import (
 	"github.com/gpusla/gpusla/sla/baseline"
 	"github.com/gpusla/gpusla/sla/billing"
 	"github.com/gpusla/gpusla/sla/calendar"
+	accept "github.com/gpusla/gpusla/sla/delivery"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/terms"
@@ -108,8 +109,8 @@ type nodeInfo struct {
 	accAt    int64
 	hasAcc   bool
 	accFails []failRec
-	// accHeld: what of that reading the order is held to (sla/trial's
-	// HeldToOrder): the model, count and memory the GPUs reported.
+	// accHeld: what of that reading the order is held to
+	// (accept.Inventory): the model, count and memory the GPUs reported.
 	accHeld []trial.Result
 	trial   trialFacts // with Options.Trial
 }
@@ -264,15 +265,11 @@ func (b *Builder) observe(e *events.Event, s *sink) {
 		n.trial.observe(e, at)
 	}
 	if readsGPUs(e.Checks) && (!n.hasAcc || ns < n.accAt) {
-		n.hasAcc, n.accAt, n.accFails, n.accHeld = true, ns, n.accFails[:0], n.accHeld[:0]
+		n.hasAcc, n.accAt, n.accFails, n.accHeld = true, ns, n.accFails[:0], accept.Inventory(e.Checks)
 		for i := range e.Checks {
 			c := &e.Checks[i]
 			if c.Verdict == events.Fail {
 				n.accFails = append(n.accFails, failRec{c.Name, c.Category})
-			}
-			switch c.Name {
-			case "gpu.model", "gpu.count", "gpu.memory", "gpu.order.model", "gpu.order.memory":
-				n.accHeld = append(n.accHeld, trial.Result{Name: c.Name, Category: c.Category, Verdict: c.Verdict, Value: c.Value, Number: c.Number, Unit: c.Unit, GPU: c.GPU})
 			}
 		}
 	}

@@ -62,7 +62,8 @@ func mib(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 // it, to the model ordered: a name true to the card's device id must be
 // one of the models the order means; a card whose device id is unknown
 // passes on its name alone only with a warning; a card that could not be
-// identified cannot be held to the order (a warning: never a pass).
+// identified or named cannot be held to the order (a warning: never a
+// pass).
 func modelsHeld(n Node) []Result {
 	ordered := yardstick.Models(n.Model)
 	last := map[int]Result{}
@@ -92,6 +93,10 @@ func modelsHeld(n Node) []Result {
 			held(r, resWarn, msg.New("the order's model %s is not in the spec database: the card cannot be held to it", msg.Plain(n.Model)))
 		case r.Verdict == resSkipped:
 			held(r, resWarn, msg.New("the card could not be identified, so it cannot be held to the order (%s)", msg.Plain(n.Model)))
+		case name == "":
+			// Nothing names the card (no probe has sent a model check
+			// without its name; a hand-made one might): nothing to hold.
+			held(r, resWarn, msg.New("the card's name was not reported, so it cannot be held to the order (%s)", msg.Plain(n.Model)))
 		case !overlap:
 			held(r, resFail, msg.New("the card is %s, the order says %s", msg.Plain(name), msg.Plain(n.Model)))
 		case r.Verdict == resWarn:

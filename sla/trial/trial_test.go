@@ -380,6 +380,8 @@ func TestOrderHeldByTheBackend(t *testing.T) {
 		{"an unknown device id named otherwise", Node{Model: "H100", GPUs: 1, Results: []Result{count(1), model("NVIDIA X100 (0x2399)", "warn", 0)}}, Fail,
 			"gpu.model (GPU 0), gpu.order.model (GPU 0) (the card is NVIDIA X100, the order says H100)"},
 		{"an order the spec database does not know", Node{Model: "B300", GPUs: 1, Results: h100}, Warn, ""},
+		{"a card reported without its name", Node{Model: "H100", GPUs: 1, Results: []Result{count(1), model("", "pass", 0)}}, Warn,
+			"gpu.order.model (GPU 0) (the card's name was not reported, so it cannot be held to the order (H100))"},
 		{"no order anywhere", Node{GPUs: 1, Results: h100}, NotMeasured, "no order to hold the card to: it is a genuine NVIDIA H100 80GB HBM3"},
 		{"a probe given another order", Node{Model: "H100", GPUs: 1, Results: append(h800, onGPU(res("gpu.order.model", "inventory", "pass", nil, ""), 0))}, Fail, ""},
 		{"the probe's own failure and the order's", Node{Model: "H100", GPUs: 1, Results: append(h800, onGPU(res("gpu.order.model", "inventory", "fail", nil, ""), 0))}, Fail,
