@@ -278,33 +278,11 @@ func reported(at time.Time, c reporttest.Card) wire.Observation {
 // late by hand (2,100 s), the live alert's and the monthly report's
 // figure.
 func TestDeliveryHeldToTheRegistration(t *testing.T) {
-	stores := map[string]func(t *testing.T) worldStore{
-		"bolt": func(t *testing.T) worldStore {
-			s, err := bolt.Open(filepath.Join(t.TempDir(), "gpusla.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
-			return s
-		},
-		"dynamo": func(t *testing.T) worldStore {
-			s := dynamotest.NewStore(t)
-			t.Cleanup(func() { s.Close() })
-			return s
-		},
-	}
 	for _, kind := range []string{"bolt", "dynamo"} {
 		for _, h := range reporttest.Handovers() {
 			t.Run(kind+"/"+h.Name, func(t *testing.T) {
 				book := deliveryTerms(t, "acceptance_passed")
-				w := newWorldOn(t, stores[kind](t), func(cf *app.Config) { cf.Terms = book }, func(svc *app.Service) *apptest.Probe {
-					n, secret, err := svc.AddNode(t.Context(), app.NewNode{ID: "gz-01", Provider: "acme", Contract: "acme-std",
-						OrderedAt: t0.Add(-time.Hour), GPUModel: h.Model, GPUCount: h.GPUs, GPUMemoryMiB: h.MiB, PricePerHour: 20})
-					if err != nil {
-						t.Fatal(err)
-					}
-					return &apptest.Probe{Node: n.ID, Secret: secret}
-				})
+				w := registeredWorld(t, kind, book, h)
 				acceptedAt := func() time.Time {
 					st, err := w.store.GetState(t.Context(), "gz-01")
 					if err != nil {
@@ -352,6 +330,69 @@ func TestDeliveryHeldToTheRegistration(t *testing.T) {
 				}
 				if d := w.reportDelivery(book); d.Status != "breached" || d.LateSeconds != 2100 || d.DeliveredAt != now.Format(time.RFC3339) {
 					t.Errorf("the report's delivery %+v, want breached 2100 s late, delivered %s", d, now.Format(time.RFC3339))
+				}
+			})
+		}
+	}
+}
+
+// registeredWorld is a world on the store kind names ("bolt", "dynamo")
+// whose gz-01, ordered at t0 − 1 h, is registered as h says.
+func registeredWorld(t *testing.T, kind string, book app.TermsBook, h reporttest.Handover) *world {
+	t.Helper()
+	var st worldStore
+	switch kind {
+	case "bolt":
+		s, err := bolt.Open(filepath.Join(t.TempDir(), "gpusla.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st = s
+	default:
+		st = dynamotest.NewStore(t)
+	}
+	t.Cleanup(func() { st.Close() })
+	return newWorldOn(t, st, func(cf *app.Config) { cf.Terms = book }, func(svc *app.Service) *apptest.Probe {
+		n, secret, err := svc.AddNode(t.Context(), app.NewNode{ID: "gz-01", Provider: "acme", Contract: "acme-std",
+			OrderedAt: t0.Add(-time.Hour), GPUModel: h.Model, GPUCount: h.GPUs, GPUMemoryMiB: h.MiB, PricePerHour: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &apptest.Probe{Node: n.ID, Secret: secret}
+	})
+}
+
+// An older probe's check carries no GPU inventory figures (gpu.count
+// without its number, no gpu.memory): it is judged as before on the
+// probe's verdicts for those, and only the card's name it does report is
+// held to the registration. Registered as 8 H100s of 80 GB, such a check
+// naming H100s at t0 + 10 min delivers the node then; one naming H800s
+// does not, and the delivery keeps counting.
+func TestDeliveryOlderProbeJudgedAsToday(t *testing.T) {
+	older := func(at time.Time, name string) wire.Observation {
+		cs := []wire.Check{{Name: "gpu.count", Category: wire.CategoryGPULost, Verdict: wire.Pass, Value: "8"}}
+		for g := range 8 {
+			cs = append(cs, wire.Check{Name: "gpu.model", Category: wire.CategoryInventory, Verdict: wire.Pass, GPU: gpu(g), Value: name})
+		}
+		return checkObs(at, cs...)
+	}
+	h := reporttest.Handovers()[0]
+	for _, kind := range []string{"bolt", "dynamo"} {
+		for _, c := range []struct {
+			name   string
+			accept bool
+		}{{"NVIDIA H100 80GB HBM3", true}, {"NVIDIA H800", false}} {
+			t.Run(kind+"/"+c.name, func(t *testing.T) {
+				w := registeredWorld(t, kind, deliveryTerms(t, "acceptance_passed"), h)
+				w.clock.Set(t0.Add(10 * time.Minute))
+				now := w.clock.Now()
+				w.push(wire.Observation{At: now, Kind: wire.KindHeartbeat}, older(now, c.name))
+				st, err := w.store.GetState(t.Context(), "gz-01")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := !st.AcceptedAt.IsZero(); got != c.accept || (got && !st.AcceptedAt.Equal(now)) {
+					t.Fatalf("accepted at %v, want accepted %v at %v", st.AcceptedAt, c.accept, now)
 				}
 			})
 		}

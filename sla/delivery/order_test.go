@@ -70,6 +70,8 @@ func TestAcceptedHeldToTheOrder(t *testing.T) {
 		{"79,463 MiB: at or above 97 %", card(a80, 8, 79463), a100x8, true},
 		{"84,378 MiB: over 103 % warns, no mismatch", card(a80, 8, 84378), a100x8, true},
 		{"a probe verdict fails, the card as ordered", withFail, h100x8, false},
+		{"a probe told another order than the registration", append(card(h800, 8, 81559),
+			events.Check{Name: "gpu.order.model", Category: events.CategoryInventory, Verdict: events.Pass, GPU: gpu(0), Criterion: "H800 (ordered)"}), h100x8, false},
 		{"an older probe's check, the card as ordered", olderCard(h100), h100x8, true},
 		{"an older probe's check, an H800 for an H100", olderCard(h800), h100x8, false},
 		{"no model registered: the probe's verdicts", card(h800, 8, 81559), Order{GPUs: 8}, true},
