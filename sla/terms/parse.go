@@ -16,6 +16,7 @@ import (
 	_ "time/tzdata"
 
 	"go.yaml.in/yaml/v3"
+	"golang.org/x/text/currency"
 
 	"github.com/gpusla/gpusla/sla/calendar"
 	"github.com/gpusla/gpusla/sla/incident"
@@ -371,6 +372,8 @@ func (p *parser) contract(root *yaml.Node) (*Terms, error) {
 	}
 	if n := o.vals["currency"]; len(t.Currency) != 3 || strings.ToUpper(t.Currency) != t.Currency {
 		return nil, p.err(n, "currency", "%q is not an ISO 4217 code like CNY or USD", t.Currency)
+	} else if err := hundredths(t.Currency); err != nil {
+		return nil, p.err(n, "currency", "%v", err)
 	}
 	loc, err := time.LoadLocation(t.TimeZone)
 	if err != nil || t.TimeZone == "Local" || t.TimeZone == "" {
@@ -804,4 +807,27 @@ func (p *parser) step(n *yaml.Node, field string) (StepPenalty, error) {
 		}
 	}
 	return sp, nil
+}
+
+// hundredths checks that code is an ISO 4217 currency whose minor unit is
+// a hundredth (the cent, fen, øre, kopek): every credit and claim is kept
+// and truncated in hundredths, and a claim in a currency of whole units
+// (JPY) or thousandths (KWD) would ask for an amount its provider cannot
+// credit.
+func hundredths(code string) error {
+	u, err := currency.ParseISO(code)
+	if err != nil {
+		return fmt.Errorf("%q is not an ISO 4217 code like CNY or USD", code)
+	}
+	if scale, _ := currency.Standard.Rounding(u); scale != 2 {
+		return fmt.Errorf("%s's minor unit is %s of a unit, not a hundredth: credits and claims are figured in hundredths, which it cannot pay", code, minorUnit(scale))
+	}
+	return nil
+}
+
+func minorUnit(scale int) string {
+	if scale == 0 {
+		return "the whole"
+	}
+	return "1/" + strconv.Itoa(int(math.Pow10(scale)))
 }
