@@ -79,6 +79,7 @@ func TestDowntimeUnitSaid(t *testing.T) {
 		"gce-single-instance": "counted in units of 1 minute on the clock, each only when down all through",
 		"gpuhub-network":      "counted in whole units of 1 minute from its start, a part unit at its end left out",
 		"tencent-cvm":         "counted in whole units of 1 minute, a part unit at its end rounded up",
+		"ucloud-sdu":          "counted in units of 1 minute on the clock, each only when down all through",
 	} {
 		var out bytes.Buffer
 		if _, err := Check(&out, []string{"../../testdata/terms/packs/" + pack + ".yaml"}, i18n.EN); err != nil || !strings.Contains(out.String(), want) {

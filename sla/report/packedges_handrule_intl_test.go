@@ -220,20 +220,32 @@ func TestAWSHandRuleRandomMonths(t *testing.T) {
 // 99.90% 10%, 90.00% – < 95.00% 25%, < 90.00% 100%" of the month's charge,
 // per second; the claim within 30 days of the month's end.
 func TestGCEHandRuleRandomMonths(t *testing.T) {
-	tm := packTerms(t, "gce-single-instance")
+	clockMinuteMonths(t, "gce-single-instance", 3802, false, 44580, [][2]string{{"90", "100"}, {"95", "25"}, {"99.9", "10"}}, 350, "2026-05-01T00:00:00-07:00")
+}
+
+// clockMinuteMonths holds 300 random Marches of pack to Google's Downtime
+// Period read on the clock: each run's whole clock minutes in March over
+// the month's minutes (whatever part of it the instance ran), the tiers
+// ({below, percent}, lowest first) of the charge per second at
+// centsPerHour for one GPU, the claim by deadline. long: half the months
+// open with a run of four to ten days (longRun).
+func clockMinuteMonths(t *testing.T, pack string, seed int64, long bool, monthMinutes int64, tiers [][2]string, centsPerHour int64, deadline string) {
+	t.Helper()
+	tm := packTerms(t, pack)
 	loc := tm.Calendar.Loc
-	rng := rand.New(rand.NewSource(3802))
+	rng := rand.New(rand.NewSource(seed))
 	for i := range 300 {
 		m := randomIntlMonth(rng, loc, false)
+		if long && rng.Intn(2) == 0 {
+			longRun(rng, &m, loc)
+		}
 		var u int64
 		for _, o := range m.outs {
-			if o[1].Sub(o[0]) >= time.Minute {
-				u += int64(len(marchMinutes(o, loc)))
-			}
+			u += int64(len(marchMinutes(o, loc)))
 		}
 		from, to := m.service(loc)
-		m.judge(44580*60, u*60, [][2]string{{"90", "100"}, {"95", "25"}, {"99.9", "10"}}, big.NewRat(int64(to.Sub(from)/time.Second)*350, 3600), 100)
-		m.c.deadline = "2026-05-01T00:00:00-07:00"
+		m.judge(monthMinutes*60, u*60, tiers, big.NewRat(int64(to.Sub(from)/time.Second)*centsPerHour, 3600), 100)
+		m.c.deadline = deadline
 		checkEdge(t, tm, fmt.Sprintf("month %d %v delivered %q released %q", i, m.c.down, m.c.delivered, m.c.released), m.c)
 	}
 }
@@ -269,6 +281,34 @@ func TestCoreWeaveHandRuleRandomMonths(t *testing.T) {
 		m.c.deadline = "2026-04-11T00:00:00Z"
 		checkEdge(t, tm, fmt.Sprintf("month %d %v delivered %q released %q", i, m.c.down, m.c.delivered, m.c.released), m.c)
 	}
+}
+
+// UCloud Compute as SDU resells it (Copenhagen, one GPU at 10.00 DKK an
+// hour): Google's words, Downtime Periods of whole clock minutes over "total
+// number of minutes in a month", March's 44,580 as they elapse (summer time
+// from the 29th); "80% – < 85%: 10%; 75% – < 80%: 25%; < 75%: 50%" of the
+// month's bill, per second from delivery; the claim 30 days after the month
+// (an assumption). Half the months open with a run of four to ten days from
+// a random second, so the 85, 80 and 75 % lines are crossed.
+func TestUCloudHandRuleRandomMonths(t *testing.T) {
+	clockMinuteMonths(t, "ucloud-sdu", 3807, true, 44580, [][2]string{{"75", "50"}, {"80", "25"}, {"85", "10"}}, 1000, "2026-05-01T00:00:00+02:00")
+}
+
+// longRun puts first in the month a run of four to ten days (to the second)
+// from a random second of the service's first day, cut an hour before the
+// service ends; the month's outages that began before it ended are dropped.
+func longRun(rng *rand.Rand, m *intlMonth, loc *time.Location) {
+	const layout = "2006-01-02 15:04:05"
+	from, to := m.service(loc)
+	a := from.Add(time.Duration(1+rng.Intn(86400)) * time.Second)
+	b := minTime(a.Add(time.Duration(4*86400+rng.Intn(6*86400))*time.Second), to.Add(-time.Hour))
+	outs, down := [][2]time.Time{{a, b}}, [][2]string{{a.In(loc).Format(layout), b.In(loc).Format(layout)}}
+	for k, o := range m.outs {
+		if o[0].After(b.Add(time.Minute)) {
+			outs, down = append(outs, o), append(down, m.c.down[k])
+		}
+	}
+	m.outs, m.c.down = outs, down
 }
 
 // Yandex Compute Cloud, a single VM (Moscow, one GPU at 3.00 an hour): no

@@ -357,11 +357,39 @@ var ucloudEdges = []edge{
 		{why: "window, nothing down in it", maint: []maintSpec{{"2026-03-10 00:00:00", "2026-03-10 06:00:00", "2026-03-01 00:00:00"}},
 			down: down1("2026-03-12 01:00:00", "2026-03-12 01:30:00"), counted: 1800, uptime: 99.9327, tier: 0, amount: 0, denominator: 2674800},
 	}},
+	{"clock-minutes", []edgeCase{
+		// "Partial minutes … will not be counted", read on the clock
+		// (approximations[1]: SDU may count a period's minutes from its first
+		// second, a minute a run more at most). 70 s from 03:00:30 holds no
+		// whole clock minute: nothing; 70 s from 03:00:00 holds 03:00,
+		// (44,580 − 1) / 44,580 = 99.997757 %.
+		{why: "70 s from 03:00:30: nothing", down: down1("2026-03-08 03:00:30", "2026-03-08 03:01:40"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "70 s from 03:00:00: one", down: down1("2026-03-08 03:00:00", "2026-03-08 03:01:10"), counted: 60, uptime: 99.9978, tier: 0, amount: 0},
+		// At the target: 5 March 00:00:30 to 9 March 15:28:30 is 6,688 min to
+		// the second but 6,687 whole clock minutes (00:01–15:27), 85.0000 %,
+		// met — the tier may differ under the other reading; to 15:29:00 it
+		// holds 6,688, 84.997757 %, 10 %, 743.00.
+		{why: "6,688 min off the minute: 6,687, met", down: down1("2026-03-05 00:00:30", "2026-03-09 15:28:30"), counted: 401220, uptime: 85, tier: 0, amount: 0,
+			approximateDown: 60, checkTierDiffers: true, tierMayDiffer: true},
+		{why: "6,688 whole clock minutes: 10 %", down: down1("2026-03-05 00:00:30", "2026-03-09 15:29:00"), counted: 401280, uptime: 84.9978, tier: 10, amount: 743,
+			approximateDown: 60, checkTierDiffers: true, tierMayDiffer: false},
+		// At the 80 % line: 2 March 00:00:30 to 8 March 04:37:30 holds 8,916
+		// whole clock minutes, 80.0000 %, 10 %, 743.00 (the tier may differ);
+		// to 04:38:00, 8,917, 79.997757 %, 25 %, 1,857.50.
+		{why: "8,917 min off the minute: 8,916, 10 %", down: down1("2026-03-02 00:00:30", "2026-03-08 04:37:30"), counted: 534960, uptime: 80, tier: 10, amount: 743,
+			approximateDown: 60, checkTierDiffers: true, tierMayDiffer: true},
+		{why: "8,917 whole clock minutes: 25 %", down: down1("2026-03-02 00:00:30", "2026-03-08 04:38:00"), counted: 535020, uptime: 79.9978, tier: 25, amount: 1857.5},
+	}},
 	{"across-month-end", []edgeCase{
-		// The whole period: 31 March 23:59:30 to 1 April 00:00:30 (+02:00) is a
-		// minute, 30 s each side (March 99.998878 %, April 99.998843 %).
-		{why: "March's 30 s", down: down1("2026-03-31 23:59:30", "2026-04-01 00:00:30"), counted: 30, uptime: 99.9989, tier: 0, amount: 0},
-		{why: "April's 30 s", month: 4, down: down1("2026-03-31 23:59:30", "2026-04-01 00:00:30"), counted: 30, uptime: 99.9988, tier: 0, amount: 0},
+		// Each whole clock minute in its Copenhagen month: 31 March 23:59:00
+		// to 1 April 00:01:00 (+02:00) is 23:59 in March ((44,580 − 1) /
+		// 44,580 = 99.997757 %) and 00:00 in April ((43,200 − 1) / 43,200 =
+		// 99.997685 %); 23:59:30 to 00:00:30, a minute long, holds no whole
+		// clock minute on either side.
+		{why: "23:59–00:01: March's 23:59", down: down1("2026-03-31 23:59:00", "2026-04-01 00:01:00"), counted: 60, uptime: 99.9978, tier: 0, amount: 0},
+		{why: "23:59–00:01: April's 00:00", month: 4, down: down1("2026-03-31 23:59:00", "2026-04-01 00:01:00"), counted: 60, uptime: 99.9977, tier: 0, amount: 0},
+		{why: "23:59:30–00:00:30: nothing in March", down: down1("2026-03-31 23:59:30", "2026-04-01 00:00:30"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "23:59:30–00:00:30: nothing in April", month: 4, down: down1("2026-03-31 23:59:30", "2026-04-01 00:00:30"), counted: 0, uptime: 100, tier: 0, amount: 0},
 	}},
 	{"tiers", []edgeCase{
 		// 8,916 min: 80.0000 %, 10 %; 8,917: 79.997757 %, 25 %, 1,857.50; 11,145:
