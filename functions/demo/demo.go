@@ -83,6 +83,9 @@ type Config struct {
 	// there as demo.yaml unless that file exists: the demo is judged as a
 	// real node is, and the public status page lists it.
 	TermsDir string
+	// HTTPS says serve speaks https, where the demo probe, which pushes
+	// over plain http to loopback, cannot run: auto is then off.
+	HTTPS    bool
 	Timeline Timeline
 }
 
@@ -118,8 +121,16 @@ func Setup(ctx context.Context, c Config, svc *app.Service, st store.Store, box 
 			real++
 		}
 	}
-	if c.Mode == "auto" && real > 0 {
-		return nil, nil
+	if c.Mode == "auto" && (real > 0 || c.HTTPS) {
+		return nil, retire(ctx, svc, existing, real, log)
+	}
+	if existing != nil && !existing.ReleasedAt.IsZero() {
+		if c.Mode == "auto" {
+			return nil, nil // the renter released it: the demo is over
+		}
+		return nil, fmt.Errorf("--demo on: the demo node was released at %s, when the demo ended; "+
+			"its observations would be ignored: run the demo on a data folder of its own (--data)",
+			existing.ReleasedAt.Format(time.RFC3339))
 	}
 	tl := c.Timeline
 	if tl == (Timeline{}) {
@@ -177,7 +188,44 @@ func Setup(ctx context.Context, c Config, svc *app.Service, st store.Store, box 
 	if err := os.Chmod(d.secretPath, 0o600); err != nil {
 		return nil, fmt.Errorf("demo probe secret: %w", err)
 	}
+	// Made here, not in Run, so that whoever holds the Node reads it
+	// without a race.
+	d.flaky = d.newFlaky()
 	return d, nil
+}
+
+// retire releases a demo node left registered once the demo is over (a
+// node of the renter's own is registered, or serve speaks https): its probe
+// no longer runs, and unreleased it would go unreachable, alert, and stand
+// on the status page as an outage for good.
+func retire(ctx context.Context, svc *app.Service, demo *store.Node, real int, log *slog.Logger) error {
+	if demo == nil || !demo.ReleasedAt.IsZero() {
+		return nil
+	}
+	n, err := svc.ReleaseNode(ctx, app.NodeRelease{Node: demo.ID, At: svc.Now(), By: "serve:demo"})
+	if err != nil {
+		return fmt.Errorf("release the demo node: %w", err)
+	}
+	why := "serve speaks https, and the demo probe pushes over plain http"
+	if real > 0 {
+		why = fmt.Sprintf("%d node(s) of your own are registered", real)
+	}
+	log.Info("the demo is over: released the demo node, whose probe no longer runs, so it raises no alert",
+		"node", n.ID, "released_at", n.ReleasedAt, "why", why)
+	return nil
+}
+
+// newFlaky is the demo's transport: every push fails from PauseAt for
+// PauseFor, and the log says so and when the alert is due.
+func (d *Node) newFlaky() *Flaky {
+	return &Flaky{From: d.tl.PauseAt, For: d.tl.PauseFor, Since: d.elapsed,
+		OnFail: func() {
+			d.log.Warn(fmt.Sprintf("demo: every push now fails for %s (the probe keeps running and spooling) — watch for an unreachable alert in ~%s (heartbeat %s + grace %s + a watchdog tick) and a recovery after",
+				d.tl.PauseFor, alertAfter(d.tl, d.grace), d.tl.Heartbeat, d.grace))
+		},
+		OnRecover: func() {
+			d.log.Info("demo: pushes get through again; the spooled batches arrive late and close the incident")
+		}}
 }
 
 // watchdogEvery is serve's watchdog schedule while the demo runs
@@ -249,14 +297,6 @@ func (d *Node) Run(ctx context.Context, url string) {
 	d.startMu.Unlock()
 	d.log.Info("demo probe started: the probe's daemon pushes real signed batches every "+d.tl.Push.String()+
 		" (heartbeats, host checks, GPU checks judged on a recorded 2 × H200 snapshot)", "node", NodeID, "url", url)
-	d.flaky = &Flaky{From: d.tl.PauseAt, For: d.tl.PauseFor, Since: d.elapsed,
-		OnFail: func() {
-			d.log.Warn(fmt.Sprintf("demo: every push now fails for %s (the probe keeps running and spooling) — watch for an unreachable alert in ~%s (heartbeat %s + grace %s + a watchdog tick) and a recovery after",
-				d.tl.PauseFor, alertAfter(d.tl, d.grace), d.tl.Heartbeat, d.grace))
-		},
-		OnRecover: func() {
-			d.log.Info("demo: pushes get through again; the spooled batches arrive late and close the incident")
-		}}
 	dm := &daemon.Daemon{ConfigPath: d.cfgPath, Version: "gpusla-demo", Build: d.jobs, Log: d.log, Transport: d.flaky}
 	if err := dm.Run(ctx); err != nil {
 		d.log.Error("demo probe", "err", err)

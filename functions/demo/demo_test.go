@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,11 +84,52 @@ func TestSetupModes(t *testing.T) {
 	if _, _, err := svc.AddNode(ctx, app.NewNode{ID: "gz-01", Provider: "acme", Contract: "c", OrderedAt: time.Now(), GPUCount: 8}); err != nil {
 		t.Fatal(err)
 	}
+	if d, err := Setup(ctx, Config{Mode: "on", Data: data}, svc, st, box, quiet); d == nil || err != nil {
+		t.Fatalf("on with a real node: %v, %v", d, err)
+	}
+	// The renter's own node is registered: the demo is over, and its node,
+	// whose probe no longer runs, is released so that it never goes
+	// unreachable, alerts, or stands on the status page as an outage.
 	if d, err := Setup(ctx, Config{Mode: "auto", Data: data}, svc, st, box, quiet); d != nil || err != nil {
 		t.Fatalf("auto with a real node: %v, %v (want off)", d, err)
 	}
-	if d, err := Setup(ctx, Config{Mode: "on", Data: data}, svc, st, box, quiet); d == nil || err != nil {
-		t.Fatalf("on with a real node: %v, %v", d, err)
+	if n, err := st.GetNode(ctx, NodeID); err != nil || n.ReleasedAt.IsZero() || n.ReleaseRecordedBy != "serve:demo" {
+		t.Fatalf("the demo node left registered once a real node is: %+v, %v", n, err)
+	}
+	// Again (serve restarted): nothing more to do.
+	if d, err := Setup(ctx, Config{Mode: "auto", Data: data}, svc, st, box, quiet); d != nil || err != nil {
+		t.Fatalf("auto after the demo ended: %v, %v", d, err)
+	}
+	// Asked for explicitly, the demo cannot run on a released node (ingest
+	// would ignore it): the refusal says so and where to run it.
+	_, err = Setup(ctx, Config{Mode: "on", Data: data}, svc, st, box, quiet)
+	if err == nil || !strings.Contains(err.Error(), "was released at") || !strings.Contains(err.Error(), "--data") {
+		t.Fatalf("on with the demo node released: %v", err)
+	}
+}
+
+// serve speaking https cannot run the demo probe (plain http to loopback):
+// a demo node registered by an earlier plain run is released too.
+func TestSetupOverHTTPSReleasesTheDemoNode(t *testing.T) {
+	svc, st, box, _ := newBackend(t)
+	ctx := t.Context()
+	data := t.TempDir()
+	if d, err := Setup(ctx, Config{Mode: "auto", Data: data}, svc, st, box, quiet); err != nil || d == nil {
+		t.Fatalf("auto with no node: %v, %v", d, err)
+	}
+	if d, err := Setup(ctx, Config{Mode: "auto", Data: data, HTTPS: true}, svc, st, box, quiet); d != nil || err != nil {
+		t.Fatalf("auto over https: %v, %v (want off)", d, err)
+	}
+	if n, err := st.GetNode(ctx, NodeID); err != nil || n.ReleasedAt.IsZero() {
+		t.Fatalf("the demo node left registered under https: %+v, %v", n, err)
+	}
+	// With no demo node, https registers none.
+	svc, st, box, _ = newBackend(t)
+	if d, err := Setup(ctx, Config{Mode: "auto", Data: t.TempDir(), HTTPS: true}, svc, st, box, quiet); d != nil || err != nil {
+		t.Fatalf("auto over https, fresh: %v, %v", d, err)
+	}
+	if _, err := st.GetNode(ctx, NodeID); err == nil {
+		t.Fatal("a demo node was registered under https")
 	}
 }
 

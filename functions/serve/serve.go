@@ -56,16 +56,13 @@ func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log 
 	base := "http://" + ln.Addr().String()
 	if c.TLS() {
 		base = "https://" + ln.Addr().String()
-		if c.Demo == "auto" {
-			c.Demo = "off" // Validate: the demo pushes over plain http
-		}
 	}
 	if _, err := b.svc.BackendStart(ctx); err != nil {
 		ln.Close()
 		return err
 	}
 
-	demo := demonode.Config{Mode: c.Demo, Data: c.Data}
+	demo := demonode.Config{Mode: c.Demo, Data: c.Data, HTTPS: c.TLS()}
 	if env.Terms == "" {
 		demo.TermsDir = filepath.Join(c.Data, wiring.TermsDir)
 	}
