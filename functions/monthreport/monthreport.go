@@ -207,12 +207,12 @@ func (r Request) asOf() (time.Time, error) {
 	return at, nil
 }
 
-// ReadTerms reads every --terms file (report, bundle and scorecard); a
-// file may hold several contracts.
+// ReadTerms reads every --terms file or folder (report, bundle and
+// scorecard); a file may hold several contracts.
 func ReadTerms(files []string) ([]*terms.Terms, error) {
 	var all []*terms.Terms
 	for _, f := range files {
-		ts, err := terms.ReadFile(f)
+		ts, err := terms.ReadPath(f)
 		if err != nil {
 			return nil, err
 		}

@@ -6,8 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/sla/terms"
@@ -52,33 +50,15 @@ func (e Env) LoadTermsFrom(dir string) (app.TermsBook, []string, error) {
 func LoadTerms(paths ...string) (app.TermsBook, error) {
 	book := app.TermsBook{}
 	for _, p := range paths {
-		files := []string{p}
-		if st, err := os.Stat(p); err != nil {
-			return nil, fmt.Errorf("terms: %w", err)
-		} else if st.IsDir() {
-			files = nil
-			ents, err := os.ReadDir(p)
-			if err != nil {
-				return nil, fmt.Errorf("terms: %w", err)
-			}
-			for _, e := range ents {
-				if n := e.Name(); !e.IsDir() && (strings.HasSuffix(n, ".yaml") || strings.HasSuffix(n, ".yml")) {
-					files = append(files, filepath.Join(p, n))
-				}
-			}
-			sort.Strings(files)
+		ts, err := terms.ReadPath(p)
+		if err != nil {
+			return nil, err
 		}
-		for _, f := range files {
-			ts, err := terms.ReadFile(f)
-			if err != nil {
-				return nil, err
+		for _, tm := range ts {
+			if prev, ok := book[tm.Contract]; ok {
+				return nil, fmt.Errorf("terms: contract %q is defined in %s:%d and again in %s:%d", tm.Contract, prev.File, prev.Line, tm.File, tm.Line)
 			}
-			for _, tm := range ts {
-				if prev, ok := book[tm.Contract]; ok {
-					return nil, fmt.Errorf("terms: contract %q is defined in %s:%d and again in %s:%d", tm.Contract, prev.File, prev.Line, tm.File, tm.Line)
-				}
-				book[tm.Contract] = tm
-			}
+			book[tm.Contract] = tm
 		}
 	}
 	return book, nil

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,6 +48,35 @@ func ReadFile(path string) ([]*Terms, error) {
 		return nil, fmt.Errorf("read terms %s: larger than %d bytes", path, MaxFileBytes)
 	}
 	return Parse(path, b)
+}
+
+// ReadPath parses every contract in a terms file or, when path is a
+// folder, in each of its *.yaml and *.yml files in name order (the data
+// folder's terms/, which serve and node add read).
+func ReadPath(path string) ([]*Terms, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("read terms: %w", err)
+	}
+	if !st.IsDir() {
+		return ReadFile(path)
+	}
+	ents, err := os.ReadDir(path) // sorted by name
+	if err != nil {
+		return nil, fmt.Errorf("read terms: %w", err)
+	}
+	var out []*Terms
+	for _, e := range ents {
+		if n := e.Name(); e.IsDir() || !(strings.HasSuffix(n, ".yaml") || strings.HasSuffix(n, ".yml")) {
+			continue
+		}
+		ts, err := ReadFile(filepath.Join(path, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ts...)
+	}
+	return out, nil
 }
 
 // Parse reads the contracts in data (one per YAML document, documents

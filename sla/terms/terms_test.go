@@ -2,6 +2,8 @@ package terms
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -279,4 +281,38 @@ func TestDeliveryCountsUntil(t *testing.T) {
 		{"counts_until not a string", "claim:", "delivery:\n  within: 48h\n  counts_until: [acceptance_passed]\nclaim:", 14, "delivery.counts_until", ""},
 		{"counts_until misspelt", "claim:", "delivery:\n  within: 48h\n  count_until: acceptance_passed\nclaim:", 14, "delivery.count_until", "unknown field"},
 	})
+}
+
+// ReadPath reads a file, or a folder's *.yaml and *.yml files in name
+// order and nothing else there.
+func TestReadPath(t *testing.T) {
+	if ts, err := ReadPath("../../testdata/terms/cn-example.yaml"); err != nil || len(ts) != 1 || ts[0].Contract != "cn-example" {
+		t.Fatalf("file: %v, %v", ts, err)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"us-example.yaml", "cn-example.yaml"} {
+		b, err := os.ReadFile("../../testdata/terms/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "us-example.yaml" {
+			name = "b.yml"
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "old.yaml"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ts, err := ReadPath(dir)
+	if err != nil || len(ts) != 2 || ts[0].Contract != "us-example" || ts[1].Contract != "cn-example" {
+		t.Fatalf("folder: %v, %v", ts, err)
+	}
+	if _, err := ReadPath(filepath.Join(dir, "absent")); err == nil || !strings.Contains(err.Error(), "absent") {
+		t.Fatalf("absent path: %v", err)
+	}
 }

@@ -60,7 +60,7 @@ exit status is 3: the bundle was written, but it is partial.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&req.Terms, "terms", nil, "contract terms file (YAML); repeat for several")
+	f.StringArrayVar(&req.Terms, "terms", nil, "contract terms file (YAML), or a folder of them (data/terms: its *.yaml files); repeat for several")
 	f.StringVar(&req.Events, "events", "", "event log (JSON lines)")
 	f.StringVar(&req.Month, "month", "", "month to report, YYYY-MM")
 	f.StringVar(&req.AsOf, "as-of", "", "judge the report as of this RFC 3339 instant (default: the last instant the event log records, so every format and every run of one log agree)")

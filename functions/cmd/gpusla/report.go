@@ -22,7 +22,7 @@ func init() {
 
 // reportLong is `gpusla report --help`.
 const reportLong = `Reads contract terms (YAML, docs/terms.md; --terms may be repeated, a file may
-hold several contracts) and an event log (JSON lines, docs/events.md; "-" reads
+hold several contracts, a folder such as data/terms gives each of its *.yaml files) and an event log (JSON lines, docs/events.md; "-" reads
 standard input), and prints the month's report for every node: uptime observed
 and claimable, outages with cause and evidence, tickets against their targets,
 delivery, credits, the total claim and the claim deadline.
@@ -108,7 +108,7 @@ func newReportCmd() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&req.Terms, "terms", nil, "contract terms file (YAML); repeat for several")
+	f.StringArrayVar(&req.Terms, "terms", nil, "contract terms file (YAML), or a folder of them (data/terms: its *.yaml files); repeat for several")
 	f.StringVar(&req.Events, "events", "", `event log (JSON lines), "-" for standard input`)
 	f.StringVar(&data, "data", "", "build the month from the local backend's store in this data folder instead of --events")
 	f.IntVar(&workers, "workers", 0, "with --data: nodes built at once (default: one per processor)")

@@ -252,3 +252,45 @@ func TestReportFromTheStore(t *testing.T) {
 		t.Fatalf("--data --scorecard: %v", err)
 	}
 }
+
+// --terms takes the data folder's terms/ as serve and node add read it: its
+// *.yaml files, nothing else there; a mistake in one names the file and line.
+func TestReportTermsFolder(t *testing.T) {
+	dir := t.TempDir()
+	terms := filepath.Join(dir, "terms")
+	cn, err := os.ReadFile("../../../testdata/terms/cn-example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{"cn-example.yaml": string(cn), "notes.txt": "not terms", "old/x.yaml": "{"} {
+		p := filepath.Join(terms, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ev := filepath.Join(dir, "events.jsonl")
+	if err := os.WriteFile(ev, []byte(reportLog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func() (string, error) {
+		root := newRoot()
+		var out bytes.Buffer
+		root.SetOut(&out)
+		root.SetErr(io.Discard)
+		root.SetArgs([]string{"report", "--terms", terms, "--events", ev, "--month", "2026-03", "--as-of", "2026-03-02T00:00:00Z", "--format", "csv"})
+		err := root.Execute()
+		return out.String(), err
+	}
+	if out, err := run(); err != nil || !strings.Contains(out, "gz-01") || !strings.Contains(out, "cn-example") {
+		t.Fatalf("report with --terms %s: %v\n%s", terms, err, out)
+	}
+	if err := os.WriteFile(filepath.Join(terms, "z.yml"), []byte("contract: z\nuptime: {target: 101}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(); err == nil || !strings.Contains(err.Error(), "z.yml:") {
+		t.Fatalf("a bad terms file in the folder: %v, want its file and line named", err)
+	}
+}

@@ -115,7 +115,7 @@ func newScorecardCmd() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&termsFiles, "terms", nil, "contract terms file (YAML); repeat for several")
+	f.StringArrayVar(&termsFiles, "terms", nil, "contract terms file (YAML), or a folder of them (data/terms: its *.yaml files); repeat for several")
 	f.StringVar(&eventsFile, "events", "", `event log (JSON lines), "-" for standard input`)
 	f.StringVar(&data, "data", "", "build from the local backend's store in this data folder (or the DynamoDB table $GPUSLA_TABLE names), node by node, instead of --events")
 	f.IntVar(&workers, "workers", 0, "with --data: nodes read at once (default: one per processor)")
