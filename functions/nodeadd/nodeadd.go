@@ -224,10 +224,13 @@ func Print(w io.Writer, n store.Node, secret []byte, p Probe) error {
 # On the node, save it (mode 0600) where the config below expects it:
 #   sudo install -d -m 700 %s && printf '%%s\n' '<secret>' | sudo install -m 600 /dev/stdin %s
 # save the config below as %s (the path the shipped systemd unit,
-# probe/deploy/gpuprobe.service, runs gpuprobe run --config with), and
-# start the probe: systemctl enable --now gpuprobe
+# probe/deploy/gpuprobe.service, runs gpuprobe run --config with),
+# judge the node against the order once (exit 0 pass, 2 warn, 3 fail):
+#   sudo gpuprobe check --config %s
+# then install the binary and the unit and start the probe (docs/probe.md, "Install"):
+#   sudo systemctl enable --now gpuprobe
 %s---
-%s`, n.ID, n.Provider, n.Contract, secret, dirOf(p.SecretFile), p.SecretFile, config.DefaultPath, reach(p), y)
+%s`, n.ID, n.Provider, n.Contract, secret, dirOf(p.SecretFile), p.SecretFile, config.DefaultPath, config.DefaultPath, reach(p), y)
 	return err
 }
 

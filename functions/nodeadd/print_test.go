@@ -28,6 +28,11 @@ func TestNodeAddPrintsPushInterval(t *testing.T) {
 		if err := Print(&out, n, []byte("s3cret-s3cret-s3cret"), Probe{BackendURL: "http://127.0.0.1:8080/v1/batches", SecretFile: "/etc/gpuprobe/secret", GPUMemoryGB: 80}); err != nil {
 			t.Fatal(err)
 		}
+		// What the renter does next: the acceptance check on the config's
+		// path, then the install the docs describe.
+		if o := out.String(); !strings.Contains(o, "gpuprobe check --config "+config.DefaultPath) || !strings.Contains(o, `docs/probe.md, "Install"`) {
+			t.Errorf("the next steps are not named:\n%s", o)
+		}
 		_, doc, ok := strings.Cut(out.String(), "\n---\n")
 		if !ok {
 			t.Fatalf("no config document in:\n%s", out.String())
