@@ -50,9 +50,15 @@ type Request struct {
 	Scorecard bool
 	// Books, when set, builds the month from the backend's store instead
 	// of Events (`gpusla report --data`: app.Books, node by node on every
-	// core). The report is then judged at AsOf or now, and not sealed:
-	// the seal is the evidence bundle's, which is made from a log.
+	// core). The report is then judged at AsOf, else at the last instant
+	// the store records (LastKnown; no later than now), and not sealed: the
+	// seal is the evidence bundle's, which is made from a log.
 	Books func(all []*terms.Terms, year int, month time.Month, asOf time.Time) (*report.Report, error)
+	// LastKnown is, with Books, the last instant the store records: that
+	// of the log it exports (events.LastKnown). Judged at now instead, a
+	// store read after `gpusla serve` stopped counts the time since against
+	// every node, though no backend was there to hear it.
+	LastKnown func() (time.Time, error)
 }
 
 // Build reads every terms file and the event log and builds the month's
@@ -189,17 +195,24 @@ func (r Request) asOf() (time.Time, error) {
 		now = r.Now
 	}
 	at := now().UTC()
-	if r.Events == "-" || r.Books != nil {
+	var last time.Time
+	switch {
+	case r.Books != nil && r.LastKnown != nil:
+		var err error
+		if last, err = r.LastKnown(); err != nil {
+			return at, err
+		}
+	case r.Events == "-" || r.Books != nil:
 		return at, nil
-	}
-	f, err := os.Open(r.Events)
-	if err != nil {
-		return at, fmt.Errorf("read events: %w", err)
-	}
-	defer f.Close()
-	last, err := events.LastKnown(r.Events, f)
-	if err != nil {
-		return at, err
+	default:
+		f, err := os.Open(r.Events)
+		if err != nil {
+			return at, fmt.Errorf("read events: %w", err)
+		}
+		defer f.Close()
+		if last, err = events.LastKnown(r.Events, f); err != nil {
+			return at, err
+		}
 	}
 	if !last.IsZero() && last.Before(at) {
 		at = last.UTC()

@@ -2,11 +2,15 @@ package monthreport
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpusla/gpusla/sla/report"
+	"github.com/gpusla/gpusla/sla/terms"
 )
 
 const log = `{"type":"node_registered","id":"r1","node":"gz-01","contract":"cn-example","ordered_at":"2026-03-01T01:00:00Z","hardware":{"gpu_model":"H200","gpu_count":8}}
@@ -184,5 +188,34 @@ func TestEmptyMonthSaysSo(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "**Total claim:** **none: no node of these contracts was in service this month**") {
 		t.Errorf("en:\n%s", out.String())
+	}
+}
+
+// A report from the store (--data) without --as-of is judged at the last
+// instant the store records, no later than now: a store read after serve
+// stopped is not judged at now, which would count the time since against
+// every node though no backend heard it.
+func TestAsOfFromTheStore(t *testing.T) {
+	now := time.Date(2026, 12, 7, 19, 0, 0, 0, time.UTC)
+	stopped := now.Add(-time.Hour)
+	books := func([]*terms.Terms, int, time.Month, time.Time) (*report.Report, error) { return nil, nil }
+	for _, c := range []struct {
+		name string
+		last func() (time.Time, error)
+		want time.Time
+	}{
+		{"serve stopped an hour ago", func() (time.Time, error) { return stopped, nil }, stopped},
+		{"a record past now (clock skew)", func() (time.Time, error) { return now.Add(time.Minute), nil }, now},
+		{"an empty store", func() (time.Time, error) { return time.Time{}, nil }, now},
+		{"no LastKnown", nil, now},
+	} {
+		r := Request{Books: books, LastKnown: c.last, Now: func() time.Time { return now }}
+		if got, err := r.asOf(); err != nil || !got.Equal(c.want) {
+			t.Errorf("%s: as of %v, %v; want %v", c.name, got, err, c.want)
+		}
+	}
+	r := Request{Books: books, LastKnown: func() (time.Time, error) { return time.Time{}, errors.New("store unreadable") }, Now: func() time.Time { return now }}
+	if _, err := r.asOf(); err == nil {
+		t.Fatal("an unreadable store judged at now")
 	}
 }

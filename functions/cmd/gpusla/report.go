@@ -8,9 +8,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/eventexport"
 	"github.com/gpusla/gpusla/functions/monthreport"
 	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/sla/claims"
+	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/scorecard"
 	"github.com/gpusla/gpusla/sla/terms"
@@ -120,7 +122,7 @@ func newReportCmd() *cobra.Command {
 	f.StringVar(&out.BillFormat, "bill-format", "", "form of --bill: gpusla (the CSV of docs/bills.md, the default) or aws-cur (an AWS Cost and Usage Report CSV, resources tagged gpusla-node)")
 	f.StringVar(&claimsFile, "claims", "", "with --scorecard: the claims ledger (gpusla claims list --format json) for what each provider's claims recovered; with --data, that store's ledger by default")
 	f.BoolVar(&req.Scorecard, "scorecard", false, "add the month's provider scorecard section (each provider's headline figures beside the whole fleet, with n; docs/scorecard.md) to json, md, html and pdf")
-	f.StringVar(&req.AsOf, "as-of", "", "judge the report as of this RFC 3339 instant (default: the last instant the event log records, so every format and every run of one log agree)")
+	f.StringVar(&req.AsOf, "as-of", "", "judge the report as of this RFC 3339 instant (default: the last instant the event log records, so every format and every run of one log agree; with --data, the store's: its log's, or the backend's last tick or stop)")
 	f.StringVarP(&out.Path, "output", "o", "", "write the report to this file (atomically) instead of standard output")
 	return cmd
 }
@@ -165,5 +167,37 @@ func fromData(ctx context.Context, data string, workers int, keepReadings bool, 
 	req.Books = func(all []*terms.Terms, year int, month time.Month, asOf time.Time) (*report.Report, error) {
 		return app.Books{Store: st, Status: st, Terms: all, Workers: workers, KeepReadings: keepReadings}.Month(ctx, year, month, asOf)
 	}
+	req.LastKnown = func() (time.Time, error) { return lastKnown(ctx, st) }
 	return st.Close, nil
+}
+
+// lastKnown is the last instant the store records: the latest of what the
+// log `gpusla export` writes from it says the backend knew
+// (events.LastKnown) and of the backend's own liveness records (its last
+// watchdog tick, or its stop). A store read after serve stopped is judged
+// when serve stopped, not at now: the time since is no node's outage, no
+// backend heard it. A backend still running is judged at its last tick,
+// so nodes that went silent count until then.
+func lastKnown(ctx context.Context, st eventexport.Store) (time.Time, error) {
+	var last time.Time
+	sel, err := eventexport.Select("", "", "", nil)
+	if err != nil {
+		return last, err
+	}
+	runs, err := st.ListBackendRuns(ctx, sel.From, sel.To)
+	if err != nil {
+		return last, fmt.Errorf("backend runs: %w", err)
+	}
+	for _, r := range runs {
+		if r.LastTick.After(last) {
+			last = r.LastTick
+		}
+	}
+	_, err = eventexport.Into(ctx, st, sel, func(e *events.Event) error {
+		if k := e.KnownAt(); k.After(last) {
+			last = k
+		}
+		return nil
+	})
+	return last, err
 }

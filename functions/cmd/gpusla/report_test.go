@@ -10,8 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/eventexport"
 	"github.com/gpusla/gpusla/functions/fleetsim"
 	"github.com/gpusla/gpusla/functions/wiring"
+	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/sla/events"
 )
 
 const reportLog = `{"type":"node_registered","id":"r1","node":"gz-01","contract":"cn-example","ordered_at":"2026-03-01T01:00:00Z","hardware":{"gpu_model":"H200","gpu_count":8}}
@@ -292,5 +296,55 @@ func TestReportTermsFolder(t *testing.T) {
 	}
 	if _, err := run(); err == nil || !strings.Contains(err.Error(), "z.yml:") {
 		t.Fatalf("a bad terms file in the folder: %v, want its file and line named", err)
+	}
+}
+
+// report --data without --as-of is judged at the last instant the store
+// records: serve's stop when that came last (the time since is no node's
+// outage: no backend heard it), else what its exported log last records.
+func TestReportFromTheStoreJudgedWhenServeStopped(t *testing.T) {
+	data := t.TempDir()
+	st, _, err := wiring.OpenData(data, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh, _ := time.LoadLocation("Asia/Shanghai")
+	if _, err := fleetsim.Write(t.Context(), st, fleetsim.Config{Nodes: 2, Prefix: "gz-", Contract: "cn-example", Loc: sh,
+		From: time.Date(2026, 3, 1, 0, 0, 0, 0, sh), Months: 1}); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	if _, err := eventexport.Write(t.Context(), st, app.ExportSelect{From: time.Unix(0, 0), To: time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)}, &log); err != nil {
+		t.Fatal(err)
+	}
+	logLast, err := events.LastKnown("export", &log)
+	if err != nil || logLast.IsZero() {
+		t.Fatal(logLast, err)
+	}
+	// A run that stopped before the log's end: the log's end.
+	if _, err := st.PutBackendRun(t.Context(), store.BackendRun{ID: "a@1", Start: logLast.Add(-48 * time.Hour), LastTick: logLast.Add(-24 * time.Hour), Stopped: true}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := lastKnown(t.Context(), st); err != nil || !got.Equal(logLast) {
+		t.Fatalf("last known %v, %v; want the log's %v", got, err, logLast)
+	}
+	// serve stopped after the last data: judged at its stop, not at now.
+	stop := logLast.Add(3 * time.Hour).UTC()
+	if _, err := st.PutBackendRun(t.Context(), store.BackendRun{ID: "b@2", Start: logLast.Add(-time.Hour), LastTick: stop, Stopped: true}, 0); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	out, err := runCLI(t, "report", "--terms", "../../../testdata/terms/cn-example.yaml", "--month", "2026-03", "--data", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		AsOf string `json:"as_of"`
+	}
+	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &rep); err != nil {
+		t.Fatalf("%v\n%.300s", err, out)
+	}
+	if rep.AsOf != stop.Format(time.RFC3339) {
+		t.Fatalf("report --data judged as of %s, want serve's stop %s", rep.AsOf, stop.Format(time.RFC3339))
 	}
 }
