@@ -71,13 +71,20 @@ func TestAddErrorsNameTheFlag(t *testing.T) {
 		{"heartbeat", func(r *Request) { r.Node.HeartbeatInterval = -time.Second }, "--heartbeat: "},
 		{"push", func(r *Request) { r.Node.PushInterval = time.Second }, "--push: "},
 		{"id", func(r *Request) { r.Node.ID = "no spaces" }, "--id: "},
+		// A model the probe's spec database does not know: refused before
+		// the node is stored, so the id stays free for the corrected command.
+		{"model", func(r *Request) { r.Node.GPUModel = "H201" }, `--gpu-model: model "H201" is not in the spec database`},
+		{"secret file", func(r *Request) { r.Probe.SecretFile = "" }, "--secret-file: "},
 	} {
-		svc, _ := service(t)
+		svc, st := service(t)
 		r := request()
 		c.edit(&r)
 		var out bytes.Buffer
 		if err := Add(t.Context(), svc, r, &out); err == nil || !strings.Contains(err.Error(), c.want) || out.Len() != 0 {
 			t.Errorf("%s: got %v, want an error containing %q and no output (%q)", c.name, err, c.want, out.String())
+		}
+		if nodes, err := st.ListNodes(t.Context()); err != nil || len(nodes) != 0 {
+			t.Errorf("%s: refused, yet stored %+v (%v)", c.name, nodes, err)
 		}
 	}
 	svc, _ := service(t)

@@ -78,7 +78,19 @@ func Add(ctx context.Context, svc *app.Service, r Request, w io.Writer) error {
 		return fmt.Errorf("--gpu-memory-gb: must not be negative")
 	}
 	in.GPUMemoryMiB = int(r.Probe.GPUMemoryGB * 1024)
-	n, secret, err := svc.AddNode(ctx, in)
+	err := in.Validate()
+	if err == nil {
+		// The probe config must be one the probe takes (a GPU model its spec
+		// database knows) before anything is stored: a refusal after the
+		// registration would leave the id taken by a node no probe can run.
+		_, err = probeYAML(store.Node{ID: in.ID, GPUModel: in.GPUModel, GPUCount: in.GPUCount,
+			HeartbeatInterval: in.HeartbeatInterval, PushInterval: in.PushInterval}, r.Probe)
+	}
+	var n store.Node
+	var secret []byte
+	if err == nil {
+		n, secret, err = svc.AddNode(ctx, in)
+	}
 	var fe *app.Error
 	if errors.As(err, &fe) {
 		return fmt.Errorf("--%s: %s", flagOf(fe.Field), fe.Msg)
@@ -86,6 +98,36 @@ func Add(ctx context.Context, svc *app.Service, r Request, w io.Writer) error {
 		return err
 	}
 	return Print(w, n, secret, r.Probe)
+}
+
+// configFlags are the flags behind the probe config's fields.
+var configFlags = []struct{ field, flag string }{
+	{"expected.model", "gpu-model"}, {"expected.gpus", "gpus"}, {"expected.gpu_memory_gb", "gpu-memory-gb"},
+	{"node", "id"}, {"backend.url", "backend-url"}, {"backend.ca_file", "ca-file"}, {"secret_file", "secret-file"},
+	{"schedules.heartbeat", "heartbeat"}, {"schedules.push", "push"},
+}
+
+// probeYAML is the probe config for node n, checked with the probe's own
+// parser; a refusal names the flag behind the field and says nothing was
+// registered.
+func probeYAML(n store.Node, p Probe) ([]byte, error) {
+	pc := probeConfig{Node: n.ID, Backend: probeBackend{URL: p.BackendURL, CAFile: p.CAFile}, SecretFile: p.SecretFile,
+		Schedules: map[string]string{"heartbeat": n.HeartbeatInterval.String(), "push": n.PushInterval.String()},
+		Expected:  expect.Expected{Model: n.GPUModel, GPUs: n.GPUCount, GPUMemoryGB: p.GPUMemoryGB}}
+	y, err := yaml.Marshal(pc)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := config.Parse(y, "probe config"); err != nil {
+		msg := err.Error()
+		for _, c := range configFlags {
+			if _, rest, ok := strings.Cut(msg, ": "+c.field+": "); ok {
+				return nil, fmt.Errorf("--%s: %s; nothing was registered", c.flag, rest)
+			}
+		}
+		return nil, fmt.Errorf("the probe would refuse its config: %w; nothing was registered", err)
+	}
+	return y, nil
 }
 
 // checkContract refuses a contract the configured terms do not define: a
@@ -207,14 +249,8 @@ type probeBackend struct {
 // Print writes the registration: the secret once, how to install it on
 // the node, and the probe config, checked to be one the probe accepts.
 func Print(w io.Writer, n store.Node, secret []byte, p Probe) error {
-	pc := probeConfig{Node: n.ID, Backend: probeBackend{URL: p.BackendURL, CAFile: p.CAFile}, SecretFile: p.SecretFile,
-		Schedules: map[string]string{"heartbeat": n.HeartbeatInterval.String(), "push": n.PushInterval.String()},
-		Expected:  expect.Expected{Model: n.GPUModel, GPUs: n.GPUCount, GPUMemoryGB: p.GPUMemoryGB}}
-	y, err := yaml.Marshal(pc)
+	y, err := probeYAML(n, p)
 	if err != nil {
-		return err
-	}
-	if _, err := config.Parse(y, "probe config"); err != nil {
 		return fmt.Errorf("internal: generated probe config is invalid: %w", err)
 	}
 	_, err = fmt.Fprintf(w, `# Registered %s (provider %s, contract %s).
