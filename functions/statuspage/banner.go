@@ -8,8 +8,8 @@ import (
 
 // Banner is the page's overall status, the line hosted status pages open
 // with: every node up; some degraded; some down or unreachable; none in
-// service yet. Nodes still awaiting delivery are not counted against it
-// and are named apart.
+// service yet. Nodes still awaiting delivery, and those given back
+// (released), are not counted against it and are named apart.
 type Banner struct {
 	Class string `json:"class"` // ok, degraded, down, none
 	Text  string `json:"text"`
@@ -18,7 +18,7 @@ type Banner struct {
 
 // banner judges p's nodes, already drawn with their states.
 func banner(pr *i18n.Printer, p *Page) Banner {
-	down, degraded, waiting := 0, 0, 0
+	down, degraded, waiting, released := 0, 0, 0, 0
 	for _, n := range p.Nodes {
 		switch n.State {
 		case "down", "unreachable":
@@ -27,11 +27,15 @@ func banner(pr *i18n.Printer, p *Page) Banner {
 			degraded++
 		case "waiting":
 			waiting++
+		case "released":
+			released++
 		}
 	}
-	inService := len(p.Nodes) - waiting
+	inService := len(p.Nodes) - waiting - released
 	b := Banner{Class: "ok", Text: pr.T("All nodes operational")}
 	switch {
+	case inService == 0 && released > 0 && waiting == 0:
+		b = Banner{Class: "none", Text: pr.T("No node in service: every node was released")}
 	case inService == 0:
 		b = Banner{Class: "none", Text: pr.T("No node in service yet")}
 	case down > 0:
@@ -45,6 +49,9 @@ func banner(pr *i18n.Printer, p *Page) Banner {
 	}
 	if waiting > 0 && inService > 0 {
 		sub = append(sub, pr.T("%d node(s) awaiting delivery", waiting))
+	}
+	if released > 0 && inService > 0 {
+		sub = append(sub, pr.T("%d node(s) released", released))
 	}
 	b.Sub = strings.Join(sub, sep(pr))
 	return b

@@ -121,7 +121,7 @@ type NodeView struct {
 	// ZoneName is the zone as readers name it (北京时间, US Eastern Time),
 	// what the page shows; Zone stays the IANA name for machines.
 	ZoneName   string `json:"-"`
-	State      string `json:"state"` // up, unreachable, down, degraded, waiting
+	State      string `json:"state"` // up, unreachable, down, degraded, waiting, released
 	StateText  string `json:"state_text"`
 	StateLabel string `json:"state_label"`
 	// Delivery is the node's delivery as the report judges it (team view
@@ -456,6 +456,10 @@ func (h *Handler) nodeView(ctx context.Context, pr *i18n.Printer, nd *node, incs
 	}
 	verdicts := h.judge(nd, inWindow, from, now)
 	nv.State, nv.StateText = nodeState(pr, nd, waiting, inWindow, verdicts)
+	if r := n.ReleasedAt; !r.IsZero() && !now.Before(r) {
+		// Given back: no longer watched, so neither up nor an outage.
+		nv.State, nv.StateText = "released", pr.T("released %s", pr.Zoned(r, nd.loc))
+	}
 	nv.StateLabel = pr.T(nv.State)
 	if nv.State == string(incident.Unreachable) {
 		nv.StateLabel = pr.Word(nv.State)

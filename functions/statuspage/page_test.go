@@ -150,3 +150,43 @@ func TestTimerWords(t *testing.T) {
 		t.Errorf("en timer words %+v", en)
 	}
 }
+
+// A node given back (gpusla node release) is no longer watched: the page
+// shows it released, neither up nor an outage, and the banner counts it
+// apart from the nodes in service.
+func TestReleasedNodeIsNeitherUpNorAnOutage(t *testing.T) {
+	f := seeded(t)
+	ctx := context.Background()
+	at := f.now.Add(-time.Minute)
+	if _, err := f.h.c.Nodes.(store.Store).ReleaseNode(ctx, "va-h200-07", store.Release{At: at, RecordedAt: at, By: "cli:test"}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.h.Build(ctx, Request{Mode: Private, Lang: i18n.EN})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, n := range p.Nodes {
+		if n.Node == "va-h200-07" {
+			found = true
+			if n.State != "released" || n.StateLabel != "released" || !strings.HasPrefix(n.StateText, "released ") {
+				t.Errorf("released node: state %q label %q text %q", n.State, n.StateLabel, n.StateText)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("the released node is not on the team view")
+	}
+	if b := p.Banner; strings.HasPrefix(b.Text, "Outage") || !strings.Contains(b.Sub, "1 node(s) released") {
+		t.Errorf("banner %+v: the released node counted as in service", b)
+	}
+	zh, err := f.h.Build(ctx, Request{Mode: Private, Lang: i18n.ZH})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range zh.Nodes {
+		if n.Node == "va-h200-07" && (n.StateLabel != "已退租" || !strings.HasPrefix(n.StateText, "已于")) {
+			t.Errorf("zh released node: label %q text %q", n.StateLabel, n.StateText)
+		}
+	}
+}
