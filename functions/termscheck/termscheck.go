@@ -23,11 +23,27 @@ import (
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
-// Check reads every file and writes what it found to w, each file in its
+// Check reads every file (a folder: its terms files) and writes what it found to w, each file in its
 // contracts' language (lang, when not "", for all). It returns how many
 // files failed; a failing file is named with its error and the rest are
 // still checked.
-func Check(w io.Writer, files []string, lang i18n.Lang) (failed int, err error) {
+func Check(w io.Writer, paths []string, lang i18n.Lang) (failed int, err error) {
+	var files []string
+	for _, p := range paths {
+		// A folder (the data folder's terms/) is each of its terms files,
+		// as serve and the report read it.
+		fs, ferr := terms.Files(p)
+		switch {
+		case ferr != nil:
+			fs = []string{p} // named with its error below
+		case len(fs) == 0:
+			if _, err := fmt.Fprintln(w, i18n.New(orEN(lang)).T("%s: a folder with no terms file (*.yaml, *.yml)", p)); err != nil {
+				return failed, err
+			}
+			failed++
+		}
+		files = append(files, fs...)
+	}
 	for _, f := range files {
 		ok, err := checkFile(w, f, lang)
 		if err != nil {

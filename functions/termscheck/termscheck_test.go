@@ -166,3 +166,31 @@ func TestEveryTermsErrorTranslated(t *testing.T) {
 		t.Errorf("no zh entry for these terms errors:\n%s", strings.Join(miss, "\n"))
 	}
 }
+
+// A folder is checked as serve and the report read it: each of its *.yaml
+// and *.yml files; a folder without one is named, not taken for a file.
+func TestCheckAFolder(t *testing.T) {
+	dir := t.TempDir()
+	for name, src := range map[string]string{"a.yaml": "cn-example.yaml", "b.yml": "us-example.yaml"} {
+		raw, err := os.ReadFile("../../testdata/terms/" + src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	failed, err := Check(&out, []string{dir}, "")
+	if err != nil || failed != 0 || !strings.Contains(out.String(), "合同 cn-example 校验通过") || !strings.Contains(out.String(), "contract us-example is valid") {
+		t.Fatalf("folder: failed %d, %v\n%s", failed, err, out.String())
+	}
+	empty := t.TempDir()
+	out.Reset()
+	if failed, err := Check(&out, []string{empty}, "en"); err != nil || failed != 1 || !strings.Contains(out.String(), empty+": a folder with no terms file") {
+		t.Fatalf("empty folder: failed %d, %v\n%s", failed, err, out.String())
+	}
+}

@@ -5,8 +5,9 @@ package i18n
 // promises, and the terms parser's own messages (sla/terms), so that a
 // zh contract's mistakes are named in Chinese too.
 var zhTerms = map[string]string{
-	"%s: cannot be read: %s":  "%s：无法读取：%s",
-	"%s: not valid terms: %s": "%s：不是有效的条款文件：%s",
+	"%s: cannot be read: %s":                          "%s：无法读取：%s",
+	"%s: a folder with no terms file (*.yaml, *.yml)": "%s：文件夹中没有条款文件（*.yaml、*.yml）",
+	"%s: not valid terms: %s":                         "%s：不是有效的条款文件：%s",
 	"%s: left out: no document in it has a top-level contract: key, so it is no contract terms file": "%s：未打包：文件中没有顶层的 contract: 键，不是合同条款文件",
 	"%s: shipped (contracts: %s)":                    "%s：已打包（合同：%s）",
 	"%s, line %d: %s":                                "%s 第%d行：%s",

@@ -51,30 +51,43 @@ func ReadFile(path string) ([]*Terms, error) {
 }
 
 // ReadPath parses every contract in a terms file or, when path is a
-// folder, in each of its *.yaml and *.yml files in name order (the data
-// folder's terms/, which serve and node add read).
+// folder, in each of its terms files (Files).
 func ReadPath(path string) ([]*Terms, error) {
+	files, err := Files(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Terms
+	for _, f := range files {
+		ts, err := ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ts...)
+	}
+	return out, nil
+}
+
+// Files is path itself for a file and, for a folder, its *.yaml and *.yml
+// files in name order (the data folder's terms/, which serve and node add
+// read); sub-folders are not read.
+func Files(path string) ([]string, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("read terms: %w", err)
 	}
 	if !st.IsDir() {
-		return ReadFile(path)
+		return []string{path}, nil
 	}
 	ents, err := os.ReadDir(path) // sorted by name
 	if err != nil {
 		return nil, fmt.Errorf("read terms: %w", err)
 	}
-	var out []*Terms
+	var out []string
 	for _, e := range ents {
-		if n := e.Name(); e.IsDir() || !(strings.HasSuffix(n, ".yaml") || strings.HasSuffix(n, ".yml")) {
-			continue
+		if n := e.Name(); !e.IsDir() && (strings.HasSuffix(n, ".yaml") || strings.HasSuffix(n, ".yml")) {
+			out = append(out, filepath.Join(path, n))
 		}
-		ts, err := ReadFile(filepath.Join(path, e.Name()))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ts...)
 	}
 	return out, nil
 }

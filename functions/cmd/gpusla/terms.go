@@ -22,10 +22,11 @@ func newTermsCmd() *cobra.Command {
 func newTermsCheckCmd() *cobra.Command {
 	var lang string
 	cmd := &cobra.Command{
-		Use:   "check FILE...",
+		Use:   "check FILE|DIR...",
 		Short: "Check terms files on their own and say what each contract promises",
-		Long: `Reads each terms file (YAML, docs/terms.md) as serve, the Lambdas and
-gpusla report read it. A file with a mistake is named with its line, field and
+		Long: `Reads each terms file (YAML, docs/terms.md) — a folder such as data/terms is
+each of its *.yaml and *.yml files — as serve, the Lambdas and gpusla report
+read it. A file with a mistake is named with its line, field and
 the problem; a valid one is summed up contract by contract: provider, currency
 and clock, the uptime target and what counts as down, credits and their cap,
 maintenance, support targets, hardware replacement, delivery, the claim window
