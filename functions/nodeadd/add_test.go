@@ -199,6 +199,10 @@ func TestAddBackendURL(t *testing.T) {
 	}{
 		{"http://10.0.0.5:8080/v1/batches", "", `--backend-url "http://10.0.0.5:8080/v1/batches": a probe on another machine refuses plain http`, ""},
 		{"ftp://x/v1/batches", "", `--backend-url "ftp://x/v1/batches": not an http(s) URL`, ""},
+		// The backend's address, or the stack's IngestUrl as output: the
+		// probe would be told 404 on every push.
+		{"https://sla.example.com:8443", "", `--backend-url "https://sla.example.com:8443": the probe pushes to the backend's ingest path; give https://sla.example.com:8443/v1/batches`, ""},
+		{"https://abc.lambda-url.us-east-1.on.aws/", "", "give https://abc.lambda-url.us-east-1.on.aws/v1/batches", ""},
 		{"http://127.0.0.1:8080/v1/batches", "/etc/gpuprobe/ca.pem", "--ca-file: is for an https --backend-url", ""},
 		{"https://sla.example.com:8443/v1/batches", "/etc/gpuprobe/ca.pem", "", "ca_file: /etc/gpuprobe/ca.pem"},
 		{"http://127.0.0.1:8080/v1/batches", "", "", "only a probe on this\n# machine reaches it"},

@@ -198,6 +198,12 @@ func checkBackendURL(p Probe) error {
 	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
 		return fmt.Errorf("--backend-url %q: not an http(s) URL such as https://sla.example.com/v1/batches", p.BackendURL)
 	}
+	if u.Path == "" || u.Path == "/" {
+		// The backend's bare address (or the stack's IngestUrl, which ends
+		// in /): the probe would push to / and be told 404 for ever.
+		return fmt.Errorf("--backend-url %q: the probe pushes to the backend's ingest path; give %s", p.BackendURL,
+			strings.TrimSuffix(p.BackendURL, "/")+"/v1/batches")
+	}
 	if u.Scheme == "http" && !loopback(u.Hostname()) {
 		return fmt.Errorf("--backend-url %q: a probe on another machine refuses plain http; serve https (gpusla serve --tls-cert and --tls-key, "+
 			"docs/backend.md \"Remote nodes: TLS\") and give its https URL, with --ca-file when the certificate is your own", p.BackendURL)
