@@ -17,6 +17,7 @@ import (
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/config"
 	"github.com/gpusla/gpusla/probe/specdb"
+	"github.com/gpusla/gpusla/probe/wire"
 )
 
 // Paths on a node, as the shipped systemd unit and the Helm chart use them.
@@ -51,6 +52,11 @@ type fleetConfig struct {
 
 // FleetConfig is that config as YAML, checked by the probe's own parser.
 func FleetConfig(backendURL string) ([]byte, error) {
+	if want, bare := wire.BareIngestURL(backendURL); bare {
+		// It would enrol (beside it, at /v1/enrol), then be told 404 on
+		// every push.
+		return nil, fmt.Errorf("--backend-url %q: the probe pushes to the backend's ingest path; give %s", backendURL, want)
+	}
 	var c fleetConfig
 	c.Backend.URL, c.Enrol.TokenFile = backendURL, TokenPath
 	y, err := yaml.Marshal(c)

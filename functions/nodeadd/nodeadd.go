@@ -22,6 +22,7 @@ import (
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/config"
 	"github.com/gpusla/gpusla/probe/expect"
+	"github.com/gpusla/gpusla/probe/wire"
 )
 
 // Request is a node to register, as the flags give it.
@@ -198,11 +199,8 @@ func checkBackendURL(p Probe) error {
 	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
 		return fmt.Errorf("--backend-url %q: not an http(s) URL such as https://sla.example.com/v1/batches", p.BackendURL)
 	}
-	if u.Path == "" || u.Path == "/" {
-		// The backend's bare address (or the stack's IngestUrl, which ends
-		// in /): the probe would push to / and be told 404 for ever.
-		return fmt.Errorf("--backend-url %q: the probe pushes to the backend's ingest path; give %s", p.BackendURL,
-			strings.TrimSuffix(p.BackendURL, "/")+"/v1/batches")
+	if want, bare := wire.BareIngestURL(p.BackendURL); bare {
+		return fmt.Errorf("--backend-url %q: the probe pushes to the backend's ingest path; give %s", p.BackendURL, want)
 	}
 	if u.Scheme == "http" && !loopback(u.Hostname()) {
 		return fmt.Errorf("--backend-url %q: a probe on another machine refuses plain http; serve https (gpusla serve --tls-cert and --tls-key, "+

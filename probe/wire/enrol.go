@@ -63,6 +63,18 @@ func EnrolURL(ingest string) (string, error) {
 	return u.String(), nil
 }
 
+// BareIngestURL reports whether ingest names a host and no path
+// ("https://h:8443", or a Function URL as output, "https://h/"): the
+// backend's address, where a probe's pushes are told 404, not its ingest
+// URL; want is the ingest URL it stands for.
+func BareIngestURL(ingest string) (want string, bare bool) {
+	u, err := url.Parse(ingest)
+	if err != nil || u.Host == "" || (u.Path != "" && u.Path != "/") {
+		return "", false
+	}
+	return strings.TrimSuffix(ingest, "/") + "/v1/batches", true
+}
+
 // driverVersion is an NVIDIA driver version as nvidia-smi shows it, or a
 // leading part of one: whole numbers separated by dots.
 var driverVersion = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
