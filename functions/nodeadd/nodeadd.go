@@ -93,7 +93,12 @@ func Add(ctx context.Context, svc *app.Service, r Request, w io.Writer) error {
 		n, secret, err = svc.AddNode(ctx, in)
 	}
 	var fe *app.Error
-	if errors.As(err, &fe) {
+	if errors.As(err, &fe) && fe.Kind == app.EConflict && fe.Field == "id" {
+		// Run again (the README twice), or the secret was lost: it was
+		// printed once and is stored only sealed.
+		return fmt.Errorf("--id: %s (gpusla node list); its secret was shown once, when it was registered: give another --id, "+
+			"or replace the secret with a re-enrolment token (gpusla enrol again %s; docs/probe.md, \"Installing on a fleet\")", fe.Msg, in.ID)
+	} else if errors.As(err, &fe) {
 		return fmt.Errorf("--%s: %s", flagOf(fe.Field), fe.Msg)
 	} else if err != nil {
 		return err
