@@ -375,6 +375,10 @@ func (j *ReportJob) generate(ctx context.Context, year int, month time.Month, co
 	if err := CheckScorecardMonths(j.ScorecardMonths); err != nil {
 		return scorecardDone{}, fmt.Errorf("scorecard: %w", err) // the mains check it first
 	}
+	skip, err := j.withDemoOver(ctx, year, month, contract, asOf, skip)
+	if err != nil {
+		return scorecardDone{}, err
+	}
 	if j.Parts != nil {
 		return j.generateApart(ctx, year, month, contract, asOf, skip)
 	}
@@ -387,6 +391,36 @@ func (j *ReportJob) generate(ctx context.Context, year int, month time.Month, co
 		return done, err
 	}
 	return j.storeBuilt(ctx, full, contract, sc, asOf, skip, done)
+}
+
+// withDemoOver is skip and the demo nodes whose demo was over in the
+// month (DemoOver), each said in the log when contract's month is the one
+// it leaves empty.
+func (j *ReportJob) withDemoOver(ctx context.Context, year int, month time.Month, contract string, asOf time.Time, skip map[string]string) (map[string]string, error) {
+	nodes, err := j.Desk.svc.store.ListNodes(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reports: %w", err)
+	}
+	over := DemoOver(nodes, j.terms(), year, month, asOf)
+	if len(over) == 0 {
+		return skip, nil
+	}
+	out := maps.Clone(skip)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for _, n := range nodes {
+		why, ok := over[n.ID]
+		if !ok {
+			continue
+		}
+		out[n.ID] = why
+		if n.Contract == contract {
+			j.logger().Info("report: the demo node is left out of the month", "month", time.Date(year, month, 1, 0, 0, 0, 0, time.UTC).Format("2006-01"),
+				"node", n.ID, "contract", n.Contract, "why", why)
+		}
+	}
+	return out, nil
 }
 
 // books is the month's books over the job's store and loaded contracts,

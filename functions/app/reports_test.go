@@ -231,25 +231,15 @@ func TestReportJobSkipsNodeOfUnknownContract(t *testing.T) {
 		Events: []store.TicketEvent{{Type: store.EventProviderResponded, At: opened.Add(time.Hour), RecordedAt: opened.Add(time.Hour)}}}); err != nil {
 		t.Fatal(err)
 	}
-	blobs, err := blob.NewDir(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var logs bytes.Buffer
-	job := &app.ReportJob{Desk: desk, Blobs: blobs, Renderer: bundle.Renderer{}, Formats: []string{"md"}, TempDir: t.TempDir(),
-		Log: slog.New(slog.NewTextHandler(&logs, nil))}
-	res, err := job.Run(ctx, ny(t, "2026-12-01 07:00:00"))
-	if err != nil {
-		t.Fatalf("run: %v", err)
-	}
+	res, blobs, logs := runMonthJob(t, desk)
 	if strings.Join(res.Generated, ",") != "2026-11/cn-example,2026-11/us-example" {
 		t.Fatalf("generated %v, want both contracts' months", res.Generated)
 	}
 	if len(res.Skipped) != 1 || !strings.Contains(res.Skipped[0], `node old-01: contract "retired-2025"`) {
 		t.Fatalf("skipped %q, want old-01 and its contract named once", res.Skipped)
 	}
-	if !strings.Contains(logs.String(), "node=old-01 contract=retired-2025") {
-		t.Fatalf("the log does not name the node and contract:\n%s", logs.String())
+	if !strings.Contains(logs, "node=old-01 contract=retired-2025") {
+		t.Fatalf("the log does not name the node and contract:\n%s", logs)
 	}
 	raw, err := blobs.Get(ctx, "2026-11/us-example/report.json")
 	if err != nil {

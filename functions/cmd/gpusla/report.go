@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -11,6 +14,7 @@ import (
 	"github.com/gpusla/gpusla/functions/eventexport"
 	"github.com/gpusla/gpusla/functions/monthreport"
 	"github.com/gpusla/gpusla/functions/wiring"
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/claims"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/report"
@@ -42,7 +46,10 @@ with its line number; no partial report is ever printed.
 ($GPUSLA_TABLE: DynamoDB), node by node on --workers cores (default all):
 the same report the store's exported log gives, without writing and
 reading the log; it is not sealed (the seal is the evidence bundle's:
-gpusla bundle, or the monthly job).
+gpusla bundle, or the monthly job). serve's demo node is left out of a month
+its demo was over in (released before the month ended: a node of your own was
+registered), with a line on standard error saying so; the months the demo ran
+alone keep it.
 
 A node registered under a contract no --terms file defines cannot be judged:
 it is left out (with its tickets), every other node is reported, and the
@@ -79,7 +86,7 @@ func newReportCmd() *cobra.Command {
 			req.Seal = true
 			var fromStore func() ([]claims.Claim, error) // the --data store's ledger
 			if data != "" {
-				closeStore, err := fromData(cmd.Context(), data, workers, out.Bill != "", &req, &fromStore)
+				closeStore, err := fromData(cmd.Context(), data, workers, out.Bill != "", &req, &fromStore, cmd.ErrOrStderr())
 				if err != nil {
 					return err
 				}
@@ -157,18 +164,38 @@ func reportScorecardClaims(sc *scorecard.Scorecard, rep *report.Report, termsFil
 // fromData opens the --data folder's store (or the DynamoDB table
 // $GPUSLA_TABLE names) and has req build the month from it, node by node
 // on workers (app.Books; the readings kept when a bill is judged), and
-// ledger read its claims ledger. The returned func closes the store.
-func fromData(ctx context.Context, data string, workers int, keepReadings bool, req *monthreport.Request, ledger *func() ([]claims.Claim, error)) (func() error, error) {
+// ledger read its claims ledger. The returned func closes the store. The
+// demo node of a month its demo was over in is left out (app.DemoOver), and
+// said on warn.
+func fromData(ctx context.Context, data string, workers int, keepReadings bool, req *monthreport.Request, ledger *func() ([]claims.Claim, error), warn io.Writer) (func() error, error) {
 	st, _, err := wiring.FromEnv().OpenExisting(ctx, data)
 	if err != nil {
 		return nil, fmt.Errorf("--data %s: %w", data, err)
 	}
 	*ledger = func() ([]claims.Claim, error) { return ledgerOf(ctx, st, data) }
 	req.Books = func(all []*terms.Terms, year int, month time.Month, asOf time.Time) (*report.Report, error) {
-		return app.Books{Store: st, Status: st, Terms: all, Workers: workers, KeepReadings: keepReadings}.Month(ctx, year, month, asOf)
+		skip, err := demoOver(ctx, st, all, year, month, asOf, warn)
+		if err != nil {
+			return nil, err
+		}
+		return app.Books{Store: st, Status: st, Terms: all, Workers: workers, KeepReadings: keepReadings, Skip: skip}.Month(ctx, year, month, asOf)
 	}
 	req.LastKnown = func() (time.Time, error) { return lastKnown(ctx, st) }
 	return st.Close, nil
+}
+
+// demoOver is the demo nodes left out of year-month (app.DemoOver), each
+// named on warn: the report is the renter's own nodes', not partial.
+func demoOver(ctx context.Context, st store.Store, all []*terms.Terms, year int, month time.Month, asOf time.Time, warn io.Writer) (map[string]string, error) {
+	nodes, err := st.ListNodes(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("nodes: %w", err)
+	}
+	skip := app.DemoOver(nodes, all, year, month, asOf)
+	for _, id := range slices.Sorted(maps.Keys(skip)) {
+		fmt.Fprintf(warn, "gpusla: node %s left out: %s\n", id, skip[id])
+	}
+	return skip, nil
 }
 
 // lastKnown is the last instant the store records: the latest of what the

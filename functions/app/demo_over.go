@@ -1,0 +1,41 @@
+package app
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/sla/terms"
+)
+
+// DemoOver is the nodes of serve's built-in demo (store.Node.Demo) whose
+// demo was over in year-month: released (serve releases it once a node of
+// the renter's own is registered) before the month ended in its contract's
+// time zone (UTC where no terms define it), and as of asOf. Node id → why.
+//
+// Such a node is left out of the month's report, its claims and letters,
+// as an unknown contract's node is (Books.Skip): its contract is the demo's
+// made-up provider, and a renter's books must hold no credit against it. A
+// month that ended before the release (the demo alone) keeps it: showing
+// its report and letter is the demo's point.
+func DemoOver(nodes []store.Node, all []*terms.Terms, year int, month time.Month, asOf time.Time) map[string]string {
+	out := map[string]string{}
+	for _, n := range nodes {
+		if !n.Demo || n.ReleasedAt.IsZero() || n.ReleasedAt.After(asOf) {
+			continue
+		}
+		loc := time.UTC
+		for _, tm := range all {
+			if tm.Contract == n.Contract && tm.Calendar != nil {
+				loc = tm.Calendar.Loc
+			}
+		}
+		if !n.ReleasedAt.Before(time.Date(year, month+1, 1, 0, 0, 0, 0, loc)) {
+			continue
+		}
+		out[n.ID] = fmt.Sprintf("the demo is over: the demo node was released at %s (recorded by %s); "+
+			"its contract %q (provider %q) is not yours, so it is left out of this month's report, claims and letters",
+			n.ReleasedAt.UTC().Format(time.RFC3339), orUnknown(n.ReleaseRecordedBy), n.Contract, n.Provider)
+	}
+	return out
+}
