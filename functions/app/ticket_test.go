@@ -499,7 +499,7 @@ func TestMinuteTick(t *testing.T) {
 	_, termsErr := wiring.LoadTerms("/nonexistent/terms")
 	broken := app.MinuteTick(w.svc, nil, termsErr)
 	res, err = broken(t.Context())
-	if err == nil || !strings.Contains(err.Error(), "ticket watch: terms:") || res.Nodes != 2 {
+	if err == nil || !strings.Contains(err.Error(), "ticket watch: read terms:") || !strings.Contains(err.Error(), "/nonexistent/terms") || res.Nodes != 2 {
 		t.Fatalf("bad terms path: %+v %v", res, err)
 	}
 }
