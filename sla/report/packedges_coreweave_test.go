@@ -134,6 +134,15 @@ var coreweaveSingleInstanceEdges = []edge{
 			down: [][2]string{{"2026-03-31 23:00:00", "2026-04-01 01:00:00"}}, counted: 0, uptime: 100, tier: 0, amount: 0, denominator: 2592000},
 		{why: "across the month's end, announced late: March", maint: []maintSpec{{"2026-03-31 22:00:00", "2026-04-01 02:00:00", "2026-03-31 22:30:00"}},
 			down: [][2]string{{"2026-03-31 23:00:00", "2026-04-01 01:00:00"}}, counted: 3600, uptime: 99.8656, tier: 0, amount: 0},
+		// "in-advance communicated" at its edge: announced at the very instant
+		// the window opens (10:00:00) is read as in advance (notice: 0s), the
+		// provider's reading, so 10:00–10:30 down inside it is excused; a
+		// second later (10:00:01) the window was not announced before it
+		// began and the 30 min count, (44,640 − 30) / 44,640 = 99.932796 %.
+		{why: "announced as it opens: excused", maint: []maintSpec{{"2026-03-10 10:00:00", "2026-03-10 12:00:00", "2026-03-10 10:00:00"}},
+			down: [][2]string{{"2026-03-10 10:00:00", "2026-03-10 10:30:00"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "announced a second after it opens: counted", maint: []maintSpec{{"2026-03-10 10:00:00", "2026-03-10 12:00:00", "2026-03-10 10:00:01"}},
+			down: [][2]string{{"2026-03-10 10:00:00", "2026-03-10 10:30:00"}}, counted: 1800, uptime: 99.9328, tier: 0, amount: 0},
 		// An outage the window cuts: 09:50:30–10:20 with a window from 10:00
 		// counts only its part before, 09:51–09:59 whole, 9 min,
 		// 99.979839 %.

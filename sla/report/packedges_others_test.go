@@ -60,6 +60,37 @@ var awsEdges = []edge{
 		{why: "6 + 6 min across the hour: both charged", down: down1("2026-03-08 03:54:00", "2026-03-08 04:06:00"), counted: 720, uptime: 99.9731, tier: 0, amount: 0, charge: 2976},
 		{why: "7 + 7 min across the hour: neither", down: down1("2026-03-08 03:53:00", "2026-03-08 04:07:00"), counted: 840, uptime: 99.9686, tier: 0, amount: 0, charge: 2968},
 	}},
+	{"clock-hour-partial", []edgeCase{
+		// "will not charge you for any Single EC2 Instance that is Unavailable
+		// for more than six minutes of a clockhour": what is not charged is the
+		// instance's charge in that hour, not a whole hour's price. Launched
+		// 31 March 17:28:30, down 17:30–17:37 (7 min): hour 17's 31 min 30 s
+		// are not charged, 18:00–24:00 are, 6 h × 4.00 = 24.00 ((44,640 − 7) /
+		// 44,640 = 99.984319 %); down 17:30–17:36, six minutes, all 6 h 31 min
+		// 30 s charged, 26.10 (99.986559 %).
+		{why: "launched 17:28:30, 7 min in hour 17: its 31 min 30 s not charged", delivered: "2026-03-31 17:28:30", down: down1("2026-03-31 17:30:00", "2026-03-31 17:37:00"),
+			counted: 420, uptime: 99.9843, tier: 0, amount: 0, charge: 24},
+		{why: "launched 17:28:30, 6 min in hour 17: charged", delivered: "2026-03-31 17:28:30", down: down1("2026-03-31 17:30:00", "2026-03-31 17:36:00"),
+			counted: 360, uptime: 99.9866, tier: 0, amount: 0, charge: 26.1},
+		// Terminated 16 March 12:30, down 12:10–12:17: hour 12's 30 min not
+		// charged, 372 h × 4.00 = 1,488.00 (a whole hour's 4.00 taken off
+		// would be 1,486.00); down 12:10–12:16, 372 h 30 min, 1,490.00.
+		{why: "terminated 12:30, 7 min in hour 12", released: "2026-03-16 12:30:00", down: down1("2026-03-16 12:10:00", "2026-03-16 12:17:00"),
+			counted: 420, uptime: 99.9843, tier: 0, amount: 0, charge: 1488},
+		{why: "terminated 12:30, 6 min in hour 12", released: "2026-03-16 12:30:00", down: down1("2026-03-16 12:10:00", "2026-03-16 12:16:00"),
+			counted: 360, uptime: 99.9866, tier: 0, amount: 0, charge: 1490},
+	}},
+	{"clock-hour-month-end", []edgeCase{
+		// The hour 23:00 of 31 March is March's, 00:00 of 1 April April's:
+		// down 23:53–00:07 is seven minutes in each, neither charged (March
+		// 743 h, 2,972.00, (44,640 − 7) / 44,640 = 99.984319 %; April 719 h,
+		// 2,876.00, (43,200 − 7) / 43,200 = 99.983796 %); 23:54–00:06, six in
+		// each, both charged (2,976.00, 99.986559 %; 2,880.00, 99.986111 %).
+		{why: "23:53–00:07: March's hour 23 not charged", down: down1("2026-03-31 23:53:00", "2026-04-01 00:07:00"), counted: 420, uptime: 99.9843, tier: 0, amount: 0, charge: 2972},
+		{why: "23:53–00:07: April's hour 00 not charged", month: 4, down: down1("2026-03-31 23:53:00", "2026-04-01 00:07:00"), counted: 420, uptime: 99.9838, tier: 0, amount: 0, charge: 2876},
+		{why: "23:54–00:06: March's charged", down: down1("2026-03-31 23:54:00", "2026-04-01 00:06:00"), counted: 360, uptime: 99.9866, tier: 0, amount: 0, charge: 2976},
+		{why: "23:54–00:06: April's charged", month: 4, down: down1("2026-03-31 23:54:00", "2026-04-01 00:06:00"), counted: 360, uptime: 99.9861, tier: 0, amount: 0, charge: 2880},
+	}},
 	{"tiers", []edgeCase{
 		// 446 min (8 clock hours waived: 2,944.00): 99.000896 %, 10 %, 294.40;
 		// 447 min: 98.998656 %, 30 %, 883.20. 2,232 min (5 March 00:00 to 6
@@ -168,6 +199,15 @@ var awsEdges = []edge{
 			deadline: "2026-06-01T00:00:00Z"},
 		{why: "April, the incident begun in April", month: 4, down: down1("2026-04-01 00:00:00", "2026-04-01 03:37:00"), counted: 13020, uptime: 99.4977, tier: 10, amount: 286.4,
 			deadline: "2026-07-01T00:00:00Z"},
+		// An incident begun in February: down 28 February 20:00 to 1 March
+		// 03:45, March's 225 min ((44,640 − 225) / 44,640 = 99.495968 %; hours
+		// 00 to 03 not charged, 740 h, 2,960.00; 10 % 296.00) are due by the
+		// end of April, before 1 May, not 1 June.
+		{why: "March, the incident begun in February", down: down1("2026-02-28 20:00:00", "2026-03-01 03:45:00"), counted: 13500, uptime: 99.496, tier: 10, amount: 296,
+			charge: 2960, deadline: "2026-05-01T00:00:00Z"},
+		// Across the year: December's claim by the end of February 2027.
+		{why: "December", month: 12, down: down1("2026-12-08 03:00:00", "2026-12-08 06:44:00"), counted: 13440, uptime: 99.4982, tier: 10, amount: 296, charge: 2960,
+			deadline: "2027-03-01T00:00:00Z"},
 	}},
 }
 
@@ -239,6 +279,24 @@ var gceEdges = []edge{
 		{why: "23:59–00:01: April's 00:00", month: 4, down: down1("2026-03-31 23:59:00", "2026-04-01 00:01:00"), counted: 60, uptime: 99.9977, tier: 0, amount: 0},
 		{why: "23:59:30–00:00:30: nothing in March", down: down1("2026-03-31 23:59:30", "2026-04-01 00:00:30"), counted: 0, uptime: 100, tier: 0, amount: 0},
 		{why: "23:59:30–00:00:30: nothing in April", month: 4, down: down1("2026-03-31 23:59:30", "2026-04-01 00:00:30"), counted: 0, uptime: 100, tier: 0, amount: 0},
+	}},
+	{"dst-day", []edgeCase{
+		// The day the clocks go forward, 8 March (02:00 PST is 03:00 PDT): a
+		// Downtime Period's minutes are the ones that passed, not the wall
+		// clock's difference. 01:40 PST to 03:24 PDT is 20 + 24 = 44 min,
+		// (44,580 − 44) / 44,580 = 99.901301 %, met; to 03:25, 45 min,
+		// 99.899058 %, 10 %, 260.05 (by the wall clock, 104 and 105).
+		{why: "8 March 01:40–03:24: 44 min, met", down: down1("2026-03-08 01:40:00", "2026-03-08 03:24:00"), counted: 2640, uptime: 99.9013, tier: 0, amount: 0},
+		{why: "8 March 01:40–03:25: 45 min, 10 %", down: down1("2026-03-08 01:40:00", "2026-03-08 03:25:00"), counted: 2700, uptime: 99.8991, tier: 10, amount: 260.05},
+		// The day they go back, 1 November (02:00 PDT is 01:00 PST): 00:30 PDT
+		// to 02:00 PST is 30 + 60 + 60 = 150 min (by the wall clock, 90),
+		// (43,260 − 150) / 43,260 = 99.653259 %, 10 % of 2,523.50: 252.35.
+		// The same day's line: 00:00 to 00:43 PDT, 43 min, 99.900601 %, met;
+		// to 00:44, 44 min, 99.898289 %, 10 %.
+		{why: "1 November 00:30 PDT–02:00 PST: 150 min", month: 11, down: down1("2026-11-01 00:30:00", "2026-11-01 02:00:00"), counted: 9000, uptime: 99.6533, tier: 10, amount: 252.35,
+			charge: 2523.5, denominator: 2595600},
+		{why: "1 November 00:00–00:43: 43 min, met", month: 11, down: down1("2026-11-01 00:00:00", "2026-11-01 00:43:00"), counted: 2580, uptime: 99.9006, tier: 0, amount: 0},
+		{why: "1 November 00:00–00:44: 44 min, 10 %", month: 11, down: down1("2026-11-01 00:00:00", "2026-11-01 00:44:00"), counted: 2640, uptime: 99.8983, tier: 10, amount: 252.35},
 	}},
 	{"pacific-month", []edgeCase{
 		// The month ends at midnight Pacific, 07:00 UTC: 31 March 23:30 to 1

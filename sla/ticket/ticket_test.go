@@ -8,8 +8,11 @@ import (
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
-func cn(t *testing.T) *terms.Terms {
-	ts, err := terms.ReadFile("../../testdata/terms/cn-example.yaml")
+func cn(t *testing.T) *terms.Terms { return example(t, "cn-example") }
+
+// example reads testdata/terms/<name>.yaml.
+func example(t *testing.T, name string) *terms.Terms {
+	ts, err := terms.ReadFile("../../testdata/terms/" + name + ".yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -19,13 +22,7 @@ func cn(t *testing.T) *terms.Terms {
 func TestResponseTargets(t *testing.T) {
 	tm := cn(t)
 	loc := tm.Calendar.Loc
-	at := func(s string) time.Time {
-		v, err := time.ParseInLocation("2006-01-02 15:04", s, loc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
+	at := clockAt(t, loc)
 	cases := []struct {
 		name         string
 		prio, opened string
