@@ -116,4 +116,6 @@ var zhTrial = map[string]string{
 	"The contract rounds up to %s: a half-hour test is billed as a whole unit. Will you bill per second?":                                                  "合同按 %s 取整：半小时测试也按整单位计费。能否按秒计费？",
 	"the bill charged %.2f h beyond the contract":                                                                                                          "账单比合同多计 %.2f 小时",
 	"The bill charged %.2f h beyond the contract's hours: ask for the difference back, and how the bill rounds.":                                           "账单比合同多计 %.2f 小时：要求退还差额，并说明账单如何取整。",
+	"the card is not identified as one of the models %s means (%g to %g GB/s); it passes only the slowest's line":                                          "显卡未被识别为 %s 所含型号之一（%g 至 %g GB/s）；它只达到其中最慢型号的合格线",
+	"Name the exact GPU model ordered (--expect model=…, the registration's model), so that the card is held to its official figure.":                      "写明所订的确切 GPU 型号（--expect model=…，即登记的型号），以便按其官方标称值核验显卡。",
 }

@@ -60,6 +60,9 @@ type cardCase struct {
 	// The local record's, where the probe knew less than the backend
 	// (no --expect): "" the same as the page's.
 	localAcceptance, localOrder string
+	// bandwidth: the page's memory bandwidth verdict, held to the
+	// ordered model's official figure; "" not checked.
+	bandwidth string
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -377,6 +380,9 @@ func TestTrialRelabelledCardsEndToEnd(t *testing.T) {
 		if acc.Verdict != c.acceptance || ord.Verdict != c.order {
 			t.Errorf("%s on the trial page: acceptance %s (%s), order %s (%s); want %s, %s", c.provider, acc.Verdict, acc.Detail, ord.Verdict, ord.Detail, c.acceptance, c.order)
 		}
+		if bw := figure(t, []byte(page), c.provider, trial.KeyBandwidth); c.bandwidth != "" && bw.Verdict != c.bandwidth {
+			t.Errorf("%s on the trial page: memory bandwidth %s (%s; %s), want %s", c.provider, bw.Verdict, bw.Criterion, bw.Detail, c.bandwidth)
+		}
 		if c.acceptance == trial.Fail && acc.Ask == "" {
 			t.Errorf("%s: a failed acceptance with nothing to ask", c.provider)
 		}
@@ -426,7 +432,7 @@ func relabelCases() []cardCase {
 	const nm, fail, pass, warn = trial.NotMeasured, trial.Fail, trial.Pass, trial.Warn
 	unknownID := func(d *gpu.Device) { d.PCI.DeviceID = 0x2399<<16 | 0x10de }
 	return []cardCase{
-		h100(cardCase{provider: "genuine H100 SXM", acceptance: pass, order: pass}),
+		h100(cardCase{provider: "genuine H100 SXM", acceptance: pass, order: pass, bandwidth: pass}),
 		h100(cardCase{provider: "genuine H100 SXM, no --expect", noExpect: true, acceptance: pass, order: pass, localAcceptance: nm, localOrder: nm}),
 		h100(cardCase{provider: "H20 named H100", card: "h20-96gb", label: "NVIDIA H100 80GB HBM3", model: "H100"}),
 		h100(cardCase{provider: "H20 named H100, no --expect", card: "h20-96gb", label: "NVIDIA H100 80GB HBM3", noExpect: true}),
@@ -441,8 +447,10 @@ func relabelCases() []cardCase {
 		h100(cardCase{provider: "A100 40 GB sold as 80 GB", card: "a100-sxm4-40gb", model: "A100"}),
 		h100(cardCase{provider: "A100 40 GB sold as 80 GB, no --expect", card: "a100-sxm4-40gb", model: "A100", noExpect: true, localAcceptance: nm, localOrder: nm}),
 		h100(cardCase{provider: "H100 PCIe named SXM, no --expect", card: "h100-pcie-80gb", label: "NVIDIA H100 80GB HBM3", noExpect: true}),
-		h100(cardCase{provider: "H100 PCIe sold as SXM", card: "h100-pcie-80gb"}),
-		h100(cardCase{provider: "H100 PCIe sold as SXM, no --expect", card: "h100-pcie-80gb", noExpect: true, localAcceptance: nm, localOrder: nm}),
+		// Its copies, 90 % of the PCIe's 2000 GB/s, are 54 % of the 3350
+		// GB/s of the SXM paid for.
+		h100(cardCase{provider: "H100 PCIe sold as SXM", card: "h100-pcie-80gb", bandwidth: fail}),
+		h100(cardCase{provider: "H100 PCIe sold as SXM, no --expect", card: "h100-pcie-80gb", noExpect: true, localAcceptance: nm, localOrder: nm, bandwidth: fail}),
 		h100(cardCase{provider: "SXM ids on a board partner's card", edit: func(d *gpu.Device) { d.PCI.SubsystemID = d.PCI.SubsystemID&^0xffff | 0x1043 }}),
 		{provider: "RTX 4090 D named 4090", snapshot: "rtx4090d-relabelled.json", model: "RTX 4090", gpus: 1, memoryGB: 24, acceptance: fail, order: fail},
 		{provider: "RTX 4090 D named 4090, no --expect", snapshot: "rtx4090d-relabelled.json", model: "RTX 4090", gpus: 1, memoryGB: 24, noExpect: true, acceptance: fail, order: fail},
