@@ -12,6 +12,11 @@ var coreweaveSingleInstanceEdges = []edge{
 		// "95% - 99% | 10%", 316.20.
 		{why: "446 min: met", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 10:26:00"}}, counted: 26760, uptime: 99.0009, tier: 0, amount: 0},
 		{why: "447 min: missed", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 10:27:00"}}, counted: 26820, uptime: 98.9987, tier: 10, amount: 316.2},
+		// Exactly on the line: April's 1 % is 432 whole minutes, (43,200 −
+		// 432) / 43,200 = 99.0000 % exactly, ">= 99%" met; 433 min,
+		// 98.997685 %, 10 % of 720 h × 4.25 = 3,060.00: 306.00.
+		{why: "April, 432 min: exactly 99 %, met", month: 4, down: [][2]string{{"2026-04-08 03:00:00", "2026-04-08 10:12:00"}}, counted: 25920, uptime: 99, tier: 0, amount: 0},
+		{why: "April, 433 min: missed", month: 4, down: [][2]string{{"2026-04-08 03:00:00", "2026-04-08 10:13:00"}}, counted: 25980, uptime: 98.9977, tier: 10, amount: 306},
 	}},
 	{"unavailable", []edgeCase{
 		// "loss of external connectivity … for the Single Instance": 10 min

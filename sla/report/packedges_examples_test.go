@@ -75,6 +75,11 @@ var exampleEdges = map[string][]edge{
 			// 2,679 s, 99.899978 %, 10 %.
 			{why: "2,678 s: met", down: down("2026-03-10 03:00:00", "2026-03-10 03:44:38"), counted: 2678, uptime: 99.9, tier: 0, amount: 0},
 			{why: "2,679 s: 10 %", down: down("2026-03-10 03:00:00", "2026-03-10 03:44:39"), counted: 2679, uptime: 99.9, tier: 10, amount: -1},
+			// Exactly on the line: April's 0.1 % is 2,592 s whole, 99.9000 %
+			// exactly, met ("min: 99.0, max: 99.9" is [99.0, 99.9)); 2,593 s,
+			// 99.899961 %, 10 % of 720 h × 18.50 = 13,320.00: 1,332.00.
+			{why: "April, 2,592 s: exactly 99.9 %, met", month: 4, down: down("2026-04-10 03:00:00", "2026-04-10 03:43:12"), counted: 2592, uptime: 99.9, tier: 0, amount: 0},
+			{why: "April, 2,593 s: 10 %", month: 4, down: down("2026-04-10 03:00:00", "2026-04-10 03:43:13"), counted: 2593, uptime: 99.9, tier: 10, amount: 1332},
 		}},
 		{"maintenance-window", []edgeCase{
 			// "minus excluded maintenance": a 6-hour window announced 72 h ahead

@@ -28,6 +28,11 @@ var yandexComputeEdges = []edge{
 		// exact figure's.
 		{why: "1,339 s: met", down: down("2026-03-08 03:00:00", "2026-03-08 03:22:19"), counted: 1339, uptime: 99.95, tier: 0, amount: 0, letter: LetterNone},
 		{why: "1,340 s: 10 %", down: down("2026-03-08 03:00:00", "2026-03-08 03:22:20"), counted: 1340, uptime: 99.95, tier: 10, amount: 223.2, letter: LetterRequest},
+		// Exactly on the line: April's 0.05 % is 1,296 s whole, (2,592,000 −
+		// 1,296) / 2,592,000 = 99.9500 % exactly: not "< 99.95%", met;
+		// 1,297 s, 99.949961 %, 10 % of 720 h × 3.00 = 2,160.00: 216.00.
+		{why: "April, 1,296 s: exactly 99.95 %, met", month: 4, down: down("2026-04-08 03:00:00", "2026-04-08 03:21:36"), counted: 1296, uptime: 99.95, tier: 0, amount: 0},
+		{why: "April, 1,297 s: 10 %", month: 4, down: down("2026-04-08 03:00:00", "2026-04-08 03:21:37"), counted: 1297, uptime: 99.95, tier: 10, amount: 216},
 	}},
 	{"unavailable", []edgeCase{
 		// "Loss of connectivity … on all network interfaces of a single
@@ -144,6 +149,12 @@ var hostedaiGPUEdges = []edge{
 		// 99.899978 %: "99.0% - 99.9%", 10 %, 185.25. Both read 99.9000.
 		{why: "2,678 s: met", down: down("2026-03-08 03:00:00", "2026-03-08 03:44:38"), tickets: []string{"2026-03-08 03:00:00"}, counted: 2678, uptime: 99.9, tier: 0, amount: 0},
 		{why: "2,679 s: 10 %", down: down("2026-03-08 03:00:00", "2026-03-08 03:44:39"), tickets: []string{"2026-03-08 03:00:00"}, counted: 2679, uptime: 99.9, tier: 10, amount: 185.25},
+		// Exactly on the line: April's 0.1 % is 2,592 s whole, (2,592,000 −
+		// 2,592) / 2,592,000 = 99.9000 % exactly, "99.9% monthly uptime" met
+		// (the "99.0% - 99.9%" row read as below it, the provider's reading);
+		// 2,593 s, 99.899961 %, 10 % of 720 h × 2.49 = 1,792.80: 179.28.
+		{why: "April, 2,592 s: exactly 99.9 %, met", month: 4, down: down("2026-04-08 03:00:00", "2026-04-08 03:43:12"), tickets: []string{"2026-04-08 03:00:00"}, counted: 2592, uptime: 99.9, tier: 0, amount: 0},
+		{why: "April, 2,593 s: 10 %", month: 4, down: down("2026-04-08 03:00:00", "2026-04-08 03:43:13"), tickets: []string{"2026-04-08 03:00:00"}, counted: 2593, uptime: 99.9, tier: 10, amount: 179.28},
 	}},
 	{"unavailable", []edgeCase{
 		// "your GPU instance is completely unavailable and you cannot: SSH
