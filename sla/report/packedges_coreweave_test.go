@@ -47,6 +47,14 @@ var coreweaveSingleInstanceEdges = []edge{
 		// 447 min to the second, holds 446 (03:01–10:26), 99.000896 %, met;
 		// 03:00:30 to 10:28:00 holds 447, 98.998656 %, 10 %, 316.20.
 		{why: "70 s off the minute: nothing", down: [][2]string{{"2026-03-08 03:00:30", "2026-03-08 03:01:40"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
+		// The seconds at hh:mm:59 and hh:mm:00: 03:00:59 to 03:02:00 holds
+		// 03:01 whole, 60 s (99.9978 %); 03:00:59 to 03:01:59, sixty seconds
+		// long, holds no clock minute whole: nothing; 03:01:00 to 03:01:59,
+		// 59 s: nothing; 03:01:00 to 03:02:00: 60 s.
+		{why: "03:00:59–03:02:00: 03:01", down: [][2]string{{"2026-03-08 03:00:59", "2026-03-08 03:02:00"}}, counted: 60, uptime: 99.9978, tier: 0, amount: 0},
+		{why: "03:00:59–03:01:59: nothing", down: [][2]string{{"2026-03-08 03:00:59", "2026-03-08 03:01:59"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "03:01:00–03:01:59: nothing", down: [][2]string{{"2026-03-08 03:01:00", "2026-03-08 03:01:59"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "03:01:00–03:02:00: 03:01", down: [][2]string{{"2026-03-08 03:01:00", "2026-03-08 03:02:00"}}, counted: 60, uptime: 99.9978, tier: 0, amount: 0},
 		{why: "447 min off the minute: 446, met", down: [][2]string{{"2026-03-08 03:00:30", "2026-03-08 10:27:30"}}, counted: 26760, uptime: 99.0009, tier: 0, amount: 0,
 			approximateDown: 60, checkTierDiffers: true, tierMayDiffer: true},
 		{why: "447 whole clock minutes: 10 %", down: [][2]string{{"2026-03-08 03:00:30", "2026-03-08 10:28:00"}}, counted: 26820, uptime: 98.9987, tier: 10, amount: 316.2},

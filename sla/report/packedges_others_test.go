@@ -37,6 +37,14 @@ var awsEdges = []edge{
 		{why: "30 s", down: down1("2026-03-08 03:00:00", "2026-03-08 03:00:30"), counted: 0, uptime: 100, tier: 0, amount: 0},
 		{why: "2 min 40 s off the minute", down: down1("2026-03-08 03:00:30", "2026-03-08 03:03:10"), counted: 120, uptime: 99.9955, tier: 0, amount: 0, approximateDown: 120},
 		{why: "3 min on the minute", down: down1("2026-03-08 03:00:00", "2026-03-08 03:03:00"), counted: 180, uptime: 99.9933, tier: 0, amount: 0, approximateDown: 120},
+		// The seconds at hh:mm:59 and hh:mm:00: 03:00:59 to 03:02:00 holds
+		// 03:01 whole, 60 s (99.9978 %); 03:00:59 to 03:01:59, sixty seconds
+		// long, holds no clock minute whole: nothing; 03:01:00 to 03:01:59,
+		// 59 s: nothing; 03:01:00 to 03:02:00: 60 s.
+		{why: "03:00:59–03:02:00: 03:01", down: down1("2026-03-08 03:00:59", "2026-03-08 03:02:00"), counted: 60, uptime: 99.9978, tier: 0, amount: 0},
+		{why: "03:00:59–03:01:59: nothing", down: down1("2026-03-08 03:00:59", "2026-03-08 03:01:59"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "03:01:00–03:01:59: nothing", down: down1("2026-03-08 03:01:00", "2026-03-08 03:01:59"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "03:01:00–03:02:00: 03:01", down: down1("2026-03-08 03:01:00", "2026-03-08 03:02:00"), counted: 60, uptime: 99.9978, tier: 0, amount: 0},
 	}},
 	{"clock-hour", []edgeCase{
 		// "will not charge you for any Single EC2 Instance that is Unavailable
@@ -246,6 +254,14 @@ var gceEdges = []edge{
 		// and 03:02, 120 s, 99.995514 %.
 		{why: "70 s off the minute: nothing", down: down1("2026-03-10 03:00:30", "2026-03-10 03:01:40"), counted: 0, uptime: 100, tier: 0, amount: 0},
 		{why: "2 min 40 s off the minute: two", down: down1("2026-03-10 03:00:30", "2026-03-10 03:03:10"), counted: 120, uptime: 99.9955, tier: 0, amount: 0, approximateDown: 60},
+		// The seconds at hh:mm:59 and hh:mm:00: 03:00:59 to 03:02:00 holds
+		// 03:01 whole, 60 s (99.9978 %); 03:00:59 to 03:01:59, sixty seconds
+		// long, holds no clock minute whole: nothing; 03:01:00 to 03:01:59,
+		// 59 s: nothing; 03:01:00 to 03:02:00: 60 s.
+		{why: "03:00:59–03:02:00: 03:01", down: down1("2026-03-10 03:00:59", "2026-03-10 03:02:00"), counted: 60, uptime: 99.9978, tier: 0, amount: 0},
+		{why: "03:00:59–03:01:59: nothing", down: down1("2026-03-10 03:00:59", "2026-03-10 03:01:59"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "03:01:00–03:01:59: nothing", down: down1("2026-03-10 03:01:00", "2026-03-10 03:01:59"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "03:01:00–03:02:00: 03:01", down: down1("2026-03-10 03:01:00", "2026-03-10 03:02:00"), counted: 60, uptime: 99.9978, tier: 0, amount: 0},
 		// At the SLO: 03:00:30–03:45:30 is 45 min to the second but 44
 		// whole clock minutes (03:01–03:44), 99.901301 %, met — the tier may
 		// differ under the other reading; 03:00:30–03:46:00 holds 45,
