@@ -78,3 +78,38 @@ func TestLetterFollowsTheProcedure(t *testing.T) {
 		}
 	}
 }
+
+// A claim opening that counts working days in a year whose public holidays
+// the terms do not list (Tencent's "次月的第五（5）个工作日后" for December
+// 2026, the terms listing 2026's holidays only): the letter gives the rule
+// and the earliest day, 8 January 2027 (1 January a Friday counted as a
+// weekday), never that day as the opening, and is dated no earlier. A known
+// opening is a plain date (TestLetterFollowsTheProcedure).
+func TestLetterOpeningInAYearWithoutHolidays(t *testing.T) {
+	r := procedureMonth()
+	r.Month, r.AsOf = "2026-12", "2027-01-02T12:00:00Z"
+	c := &r.Contracts[0]
+	c.MonthStart, c.MonthEnd, c.ClaimDeadline = "2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z", "2027-03-02T00:00:00Z"
+	c.ClaimOpens, c.ClaimOpensEarliest, c.ClaimOpensHolidaysMissing = "", "2027-01-08T00:00:00Z", 2027
+	c.Procedure.OpensAfterWorkingDays = 5
+	for _, tc := range []struct {
+		lang  i18n.Lang
+		wants []string
+	}{
+		{i18n.EN, []string{"**May be filed from:** after 5 working days of the next month, counted by its public holidays of 2027, which the terms do not list: not before 8 January 2027\n",
+			"**Date of application:** 8 January 2027"}},
+		{i18n.ZH, []string{"次月第5个工作日后（按条款未列出的2027年法定节假日计）：不早于2027年1月8日"}},
+	} {
+		d, err := newDoc(r, Extras{Lang: tc.lang})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		mdClaim(&b, d.Claims[0])
+		for _, want := range tc.wants {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("%s: the letter lacks %q\n%s", tc.lang, want, b.String())
+			}
+		}
+	}
+}

@@ -3,6 +3,7 @@ package document
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -204,6 +205,12 @@ func letterHead(p *i18n.Printer, r *report.Report, c *report.Contract, ci *citer
 	fs = append(fs, field{p.T("File through"), channelText(p, c.Procedure)})
 	if opens, err := time.Parse(time.RFC3339, c.ClaimOpens); err == nil {
 		fs = append(fs, field{p.T("May be filed from"), p.LongDate(opens.In(loc))})
+	} else if earliest, err := time.Parse(time.RFC3339, c.ClaimOpensEarliest); err == nil && c.Procedure != nil {
+		// The day depends on holidays the terms do not list: the rule is
+		// given, and the earliest day it can be, never a day the provider
+		// could call early.
+		fs = append(fs, field{p.T("May be filed from"), p.T("after %d working days of the next month, counted by its public holidays of %s, which the terms do not list: not before %s",
+			c.Procedure.OpensAfterWorkingDays, strconv.Itoa(c.ClaimOpensHolidaysMissing), p.LongDate(earliest.In(loc)))})
 	}
 	if c.Letter != report.LetterNotice {
 		fs = append(fs, field{p.T("Claim deadline"), by})

@@ -57,8 +57,10 @@ func channelText(p *i18n.Printer, pr *report.ClaimProcedure) string {
 // refused as early.
 func applicationDate(r *report.Report, c *report.Contract, loc *time.Location) time.Time {
 	at, _ := time.Parse(time.RFC3339, r.AsOf)
-	if opens, err := time.Parse(time.RFC3339, c.ClaimOpens); err == nil && opens.After(at) {
-		at = opens
+	for _, o := range []string{c.ClaimOpens, c.ClaimOpensEarliest} {
+		if opens, err := time.Parse(time.RFC3339, o); err == nil && opens.After(at) {
+			at = opens
+		}
 	}
 	return at.In(loc)
 }

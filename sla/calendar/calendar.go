@@ -92,6 +92,28 @@ type Calendar struct {
 	Extra map[Date]Hours
 }
 
+// Covers reports whether the calendar knows year y's holidays: it lists no
+// holiday and no extra working day at all (its working days are its
+// weekdays, every year), or it lists one in y. A calendar that lists some
+// years' holidays does not know another's: China's are published a year at
+// a time, and a year the terms do not list may close days they cannot name.
+func (c *Calendar) Covers(y int) bool {
+	if len(c.Holidays) == 0 && len(c.Extra) == 0 {
+		return true
+	}
+	for d := range c.Holidays {
+		if d.Year == y {
+			return true
+		}
+	}
+	for d := range c.Extra {
+		if d.Year == y {
+			return true
+		}
+	}
+	return false
+}
+
 // DayKind says why a day has the hours it has.
 type DayKind string
 

@@ -112,3 +112,19 @@ func TestNoBusinessDays(t *testing.T) {
 		t.Fatal("a calendar without business days added business time")
 	}
 }
+
+// A calendar knows the years it lists a holiday or an adjusted working day
+// in, and every year when it lists none.
+func TestCovers(t *testing.T) {
+	c := &Calendar{Holidays: map[Date]string{{Year: 2026, Month: 10, Day: 1}: "国庆节"}}
+	if !c.Covers(2026) || c.Covers(2027) || c.Covers(2025) {
+		t.Errorf("2026's holidays: covers 2026 %v, 2027 %v, 2025 %v", c.Covers(2026), c.Covers(2027), c.Covers(2025))
+	}
+	c.Extra = map[Date]Hours{{Year: 2027, Month: 2, Day: 20}: {}}
+	if !c.Covers(2027) {
+		t.Error("an adjusted working day in 2027: 2027 not covered")
+	}
+	if !(&Calendar{}).Covers(2031) {
+		t.Error("no holidays listed: 2031 not covered")
+	}
+}

@@ -175,6 +175,13 @@ type Contract struct {
 	// ClaimOpens is the first instant a claim may be filed, when the text
 	// sets one (claim.opens_after_working_days).
 	ClaimOpens string `json:"claim_opens,omitempty"`
+	// ClaimOpensEarliest replaces ClaimOpens when the working days it
+	// counts fall in a year whose public holidays the terms do not list
+	// (ClaimOpensHolidaysMissing): the day is not known, and this is the
+	// earliest it can be (that year's weekdays alone); a holiday the terms
+	// do not name puts it later, so no day is given as the opening.
+	ClaimOpensEarliest        string `json:"claim_opens_earliest,omitempty"`
+	ClaimOpensHolidaysMissing int    `json:"claim_opens_holidays_missing,omitempty"`
 	// Approximations are the clauses of the provider's text the terms
 	// cannot say exactly, each with what the engine does instead and its
 	// bound (nodes[].approximate: each node's for the month).

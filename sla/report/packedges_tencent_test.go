@@ -1,6 +1,12 @@
 package report
 
-import "fmt"
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/sla/terms"
+)
 
 // Tencent Cloud CVM (tencent-cvm.yaml): March 2026 has 31 × 24 × 60 =
 // 44,640 minutes, April 43,200 ("单实例服务月度总分钟数 = 总天数 × 24 × 60");
@@ -585,4 +591,41 @@ var tencentCAREdges = []edge{
 func init() {
 	packEdges["tencent-intl-cvm"] = tencentIntlCVMEdges
 	packEdges["tencent-car"] = tencentCAREdges
+}
+
+// "在没有达标的相应服务月度结束后的次月的第五（5）个工作日后" / "after the fifth (5th)
+// business day of the month immediately following such Service Month": the
+// packs list China's 2026 holidays only. November 2026, 12 min of 43,200
+// (99.972222 %, 10 %): December's working days 1 (Tue), 2, 3, 4, 7 — from 8
+// December, a day the report gives; due 60 days after 30 November (1
+// December – 29 January): before 30 January 2027. December 2026, 12 min of 44,640
+// (99.973118 %, 10 %): January 2027's five working days depend on 2027's
+// holidays (1 January, 元旦, is one by law), which the packs do not list, so
+// the report gives no opening day, only the earliest it can be (weekdays
+// alone: 1, 4, 5, 6, 7 — not before 8 January) and the year it lacks; due
+// 60 days after 31 December (1 January – 1 March): before 2 March 2027.
+func TestTencentClaimOpensInAYearWithoutHolidays(t *testing.T) {
+	for _, pack := range []string{"tencent-cvm", "tencent-intl-cvm", "tencent-car"} {
+		tm := packTerms(t, pack)
+		for _, c := range []struct {
+			month                     time.Month
+			down                      [][2]string
+			opens, earliest, deadline string
+			missing                   int
+		}{
+			{11, down1("2026-11-10 03:00:00", "2026-11-10 03:12:00"), "2026-12-08T00:00:00+08:00", "", "2027-01-30T00:00:00+08:00", 0},
+			{12, down1("2026-12-10 03:00:00", "2026-12-10 03:12:00"), "", "2027-01-08T00:00:00+08:00", "2027-03-02T00:00:00+08:00", 2027},
+		} {
+			r := buildFrom(t, []*terms.Terms{tm}, Options{Year: 2026, Month: c.month, AsOf: time.Date(2027, 1, 2, 12, 0, 0, 0, time.UTC)},
+				edgeLog(t, tm, edgeCase{month: c.month, down: c.down, released: "2027-01-02 00:00:00"}))
+			k := r.Contracts[0]
+			if k.ClaimOpens != c.opens || k.ClaimOpensEarliest != c.earliest || k.ClaimOpensHolidaysMissing != c.missing {
+				t.Errorf("%s %s: opens %q, earliest %q, holidays missing %d; want %q, %q, %d", pack, c.month, k.ClaimOpens, k.ClaimOpensEarliest,
+					k.ClaimOpensHolidaysMissing, c.opens, c.earliest, c.missing)
+			}
+			if n := node(t, r, "n1"); n.ClaimDeadline != c.deadline || n.Uptime.ClaimableOutageSeconds != 720 {
+				t.Errorf("%s %s: deadline %s, counted %d s; want %s, 720", pack, c.month, n.ClaimDeadline, n.Uptime.ClaimableOutageSeconds, c.deadline)
+			}
+		}
+	}
 }

@@ -219,7 +219,12 @@ func (b *Builder) contractSummary(tm *terms.Terms) *Contract {
 		Renter:        tm.Paperwork.Renter, ContractNumber: tm.Paperwork.ContractNumber, Lang: tm.Paperwork.Lang, Clauses: map[string]string{},
 		Sources: sources(tm), Unverified: nonNil(tm.Unverified()), Procedure: procedureOf(tm), Approximations: approximationsOf(tm)}
 	if tm.Claim.Procedure.OpensAfterWorkingDays > 0 {
-		c.ClaimOpens = ts(tm.Claim.Procedure.OpensAt(me, tm.Calendar), tm)
+		opens := ts(tm.Claim.Procedure.OpensAt(me, tm.Calendar), tm)
+		if y := tm.Claim.Procedure.OpensUnknown(me, tm.Calendar); y != 0 {
+			c.ClaimOpensEarliest, c.ClaimOpensHolidaysMissing = opens, y
+		} else {
+			c.ClaimOpens = opens
+		}
 	}
 	for _, k := range terms.ClauseKeys {
 		c.Clauses[k] = tm.Clause(k).String()

@@ -184,3 +184,32 @@ func TestCountingTermErrors(t *testing.T) {
 		t.Errorf("window under calendar_month: %v", err)
 	}
 }
+
+// A calendar listing 2026's holidays does not know 2027's (China's are
+// published a year at a time): a claim for December 2026 that opens after
+// five working days counts January 2027's weekdays alone — 1 (Fri, 元旦 in
+// fact), 4, 5, 6, 7: not before 8 January — and says the year it lacks;
+// November's count, 1–7 December 2026 (Tue 1 … Mon 7: opens 8 December),
+// is known. A calendar listing no holiday at all knows every year.
+func TestClaimOpensInAYearTheCalendarDoesNotList(t *testing.T) {
+	loc, _ := time.LoadLocation("Asia/Shanghai")
+	cal := &calendar.Calendar{Loc: loc, Holidays: map[calendar.Date]string{{Year: 2026, Month: 10, Day: 1}: "国庆节"}, Extra: map[calendar.Date]calendar.Hours{}}
+	pr := Procedure{OpensAfterWorkingDays: 5}
+	dec, nov := time.Date(2027, 1, 1, 0, 0, 0, 0, loc), time.Date(2026, 12, 1, 0, 0, 0, 0, loc)
+	if got, y := pr.OpensAt(dec, cal), pr.OpensUnknown(dec, cal); !got.Equal(time.Date(2027, 1, 8, 0, 0, 0, 0, loc)) || y != 2027 {
+		t.Errorf("December 2026: opens %s, unknown year %d; want 8 January 2027 at the earliest, 2027", got, y)
+	}
+	if got, y := pr.OpensAt(nov, cal), pr.OpensUnknown(nov, cal); !got.Equal(time.Date(2026, 12, 8, 0, 0, 0, 0, loc)) || y != 0 {
+		t.Errorf("November 2026: opens %s, unknown year %d; want 8 December 2026, known", got, y)
+	}
+	if y := pr.OpensUnknown(dec, &calendar.Calendar{Loc: loc}); y != 0 {
+		t.Errorf("a calendar without holidays: unknown year %d, want none", y)
+	}
+	if y := (Procedure{}).OpensUnknown(dec, cal); y != 0 {
+		t.Errorf("no opening rule: unknown year %d", y)
+	}
+	cal.Extra[calendar.Date{Year: 2027, Month: 2, Day: 20}] = calendar.Hours{}
+	if y := pr.OpensUnknown(dec, cal); y != 0 {
+		t.Errorf("2027 listed (an adjusted working day): unknown year %d, want none", y)
+	}
+}

@@ -108,6 +108,24 @@ func (p Procedure) OpensAt(monthEnd time.Time, cal *calendar.Calendar) time.Time
 	return monthEnd
 }
 
+// OpensUnknown is the year whose holidays the opening of a claim for the
+// month ending at monthEnd depends on and the calendar does not list (0
+// when it lists every year the count runs through, or the text sets no
+// opening). OpensAt then counts that year's weekdays alone, the earliest
+// the opening can be: a holiday the terms do not name would put it later.
+func (p Procedure) OpensUnknown(monthEnd time.Time, cal *calendar.Calendar) int {
+	if p.OpensAfterWorkingDays <= 0 {
+		return 0
+	}
+	last := calendar.DateOf(p.OpensAt(monthEnd, cal), cal.Loc).AddDays(-1)
+	for d := calendar.DateOf(monthEnd, cal.Loc); !last.Before(d); d = d.AddDays(1) {
+		if !cal.Covers(d.Year) {
+			return d.Year
+		}
+	}
+	return 0
+}
+
 // workingDay: Monday to Friday unless a holiday, or an extra working day.
 func workingDay(cal *calendar.Calendar, d calendar.Date) bool {
 	if _, ok := cal.Extra[d]; ok {
