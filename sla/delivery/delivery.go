@@ -86,6 +86,12 @@ func VerdictsPass(checks []events.Check) bool {
 	return model
 }
 
+// InInventory says whether a check of this name is part of an acceptance
+// result's inventory (Inventory).
+func InInventory(name string) bool {
+	return name == ModelCheck || name == "gpu.count" || name == "gpu.memory"
+}
+
 // Inventory is what of one observation's checks the order holds, as
 // sla/trial reads it: each GPU's reported name (gpu.model), the number of
 // usable GPUs (gpu.count) and each GPU's memory (gpu.memory).
@@ -93,8 +99,7 @@ func Inventory(checks []events.Check) []trial.Result {
 	var out []trial.Result
 	for i := range checks {
 		c := &checks[i]
-		switch c.Name {
-		case ModelCheck, "gpu.count", "gpu.memory":
+		if InInventory(c.Name) {
 			out = append(out, trial.Result{Name: c.Name, Category: c.Category, Verdict: c.Verdict, Value: c.Value,
 				Number: c.Number, Unit: c.Unit, GPU: c.GPU})
 		}
@@ -206,10 +211,23 @@ type reading struct {
 
 // Observe takes one observation's checks, observed at at.
 func (f *First) Observe(at time.Time, checks []events.Check) {
-	if (!f.at.IsZero() && !at.Before(f.at)) || !VerdictsPass(checks) {
+	if !f.Wants(at) || !VerdictsPass(checks) {
 		return
 	}
-	inv := Inventory(checks)
+	f.ObservePassing(at, Inventory(checks))
+}
+
+// Wants says whether an observation made at at can still change the
+// first passing result: one not before the earliest found cannot.
+func (f *First) Wants(at time.Time) bool { return f.at.IsZero() || at.Before(f.at) }
+
+// ObservePassing takes the inventory (Inventory) of an observation made at
+// at whose verdicts pass (VerdictsPass): Observe of its checks, for a
+// reader that judged them before (a stored digest of them).
+func (f *First) ObservePassing(at time.Time, inv []trial.Result) {
+	if !f.Wants(at) {
+		return
+	}
 	if f.known {
 		if len(Mismatches(inv, f.order)) == 0 {
 			f.at = at

@@ -75,8 +75,8 @@ type Builder struct {
 	ownFleet  bool // fleet is the report's own, filled by Add
 	fleetRes  *baseline.Result
 	input     Input
-	vbuf      []incident.Verdict // observe's verdicts, reused
-	keys      incident.Keys      // observe's check keys, made once each
+	judged    Judged        // observe's judged observation, reused
+	keys      incident.Keys // observe's check keys, made once each
 	// provider holds each contract's status page incidents (provider.go).
 	provider map[string]*providerAcc
 	// retro collects the retroactive records (retro.go).
@@ -596,57 +596,22 @@ func (b *Builder) observeRun(e *events.Event) {
 }
 
 func (b *Builder) observe(e *events.Event) {
-	n := b.node(e.Node)
-	at := e.TrueAt().UnixNano()
-	recv := e.ReceivedAt.UnixNano()
-	if at < n.firstAt {
-		n.firstAt = at
-	}
-	beat := e.Kind == events.KindHeartbeat
-	if n.registered {
-		n.see(at, recv, beat)
-	} else {
-		n.pending = append(n.pending, [3]int64{at, recv, b2i(beat)})
-	}
-	if len(e.Checks) > 0 {
-		n.accepted.Observe(time.Unix(0, at), e.Checks)
-	}
-	if len(e.Checks) == 0 || at < b.winStart {
-		return
-	}
-	b.collectFleet(e.Node, at, e.Checks)
-	b.collectUsage(n, e)
-	b.vbuf = incident.AppendVerdicts(b.vbuf, e.Checks, &b.keys)
-	for _, v := range b.vbuf {
-		ev := int32(-1)
-		if v.Fail {
-			ev = n.evidenceSaid(v.Evidence, v.EvidenceText)
-		}
-		n.checks = append(n.checks, checkRec{at: at, kind: kindIndex(v.Kind), fail: v.Fail, ev: ev,
-			key: n.evidence(v.Check), name: n.evidence(v.Name)})
-	}
-	if fail, evText, ok := incident.ConnectivityText(e.Checks); ok {
-		ev := int32(-1)
-		if fail {
-			ev = n.evidenceSaid(evText.String(), evText)
-		}
-		n.conns = append(n.conns, checkRec{at: at, fail: fail, ev: ev, lost: incident.LinkLost(e.Checks), reached: incident.LinkReached(e.Checks)})
-	}
+	Judge(e, &b.keys, &b.judged)
+	b.record(&b.judged)
 }
 
 // collectUsage keeps an observation's usage readings. Those after the
 // month are needed only as far as the readings that straddle its end. A
 // reading it cannot read is listed on the node as evidence rather than
 // failing the report: the rest of the month does not depend on it.
-func (b *Builder) collectUsage(n *nodeAcc, e *events.Event) {
-	if !slices.ContainsFunc(e.Checks, func(c events.Check) bool { return usage.IsUsage(c.Name) }) {
+func (b *Builder) collectUsage(n *nodeAcc, at time.Time, checks []events.Check) {
+	if !slices.ContainsFunc(checks, func(c events.Check) bool { return usage.IsUsage(c.Name) }) {
 		return
 	}
-	at := e.TrueAt()
 	if at.After(time.Date(b.opts.Year, b.opts.Month+1, 1, 0, 0, 0, 0, time.UTC).Add(14*time.Hour + 48*time.Hour)) {
 		return
 	}
-	r, ok, err := usage.FromChecks(at, e.Checks)
+	r, ok, err := usage.FromChecks(at, checks)
 	if err != nil {
 		n.usageBad = append(n.usageBad, Evidence{Kind: EvidenceUsageUnreadable, At: at.UTC().Format(time.RFC3339),
 			Detail: err.Error(), Text: msg.New("a usage reading could not be read and is left out: %s", err.Error())})

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -100,15 +101,21 @@ func sameByParts(t *testing.T, tm []*terms.Terms, opts Options, evs []events.Eve
 	if err != nil {
 		t.Fatalf("built node by node: %v (whole: no error)", err)
 	}
+	sameJSON(t, "built node by node", whole, parts)
+}
+
+// sameJSON fails t unless got's JSON is whole's, byte for byte.
+func sameJSON(t *testing.T, how string, whole, got *Report) {
+	t.Helper()
 	var a, b bytes.Buffer
 	if err := JSON(&a, whole); err != nil {
 		t.Fatal(err)
 	}
-	if err := JSON(&b, parts); err != nil {
+	if err := JSON(&b, got); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(a.Bytes(), b.Bytes()) {
-		t.Fatalf("the month built node by node differs from the whole log's report:\n--- whole\n%s\n--- by parts\n%s", a.Bytes(), b.Bytes())
+		t.Fatalf("the month %s differs from the whole log's report:\n--- whole\n%s\n--- %s\n%s", how, a.Bytes(), how, b.Bytes())
 	}
 }
 
@@ -174,4 +181,37 @@ func TestAssembleTakesPartsInAnyOrder(t *testing.T) {
 	if _, err := shared.Assemble([]Part{parts[0], parts[1], parts[0]}, whole.Input); err == nil || !strings.Contains(err.Error(), "node n2 has two parts") {
 		t.Errorf("two parts of n2: err = %v, want it named", err)
 	}
+}
+
+// sameByJudged builds evs again with every observation judged beforehand,
+// its kept checks compacted and copied (as a stored digest holds them),
+// and added judged: the report is whole's, byte for byte.
+func sameByJudged(t *testing.T, tm []*terms.Terms, opts Options, evs []events.Event, whole *Report) {
+	t.Helper()
+	b, err := NewBuilder(tm, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range evs {
+		e := &evs[i]
+		if e.Type != events.TypeObservation {
+			if err := b.Add(e); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		var j Judged
+		Judge(e, nil, &j)
+		j.Compact()
+		j.Checks = slices.Clone(j.Checks)
+		if len(j.Checks) > len(e.Checks) {
+			t.Fatalf("%s: %d checks kept of %d", e.ID, len(j.Checks), len(e.Checks))
+		}
+		b.AddJudged(&j)
+	}
+	r, err := b.Build()
+	if err != nil {
+		t.Fatalf("built from judged observations: %v (whole: no error)", err)
+	}
+	sameJSON(t, "built from judged observations", whole, r)
 }

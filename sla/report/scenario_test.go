@@ -354,5 +354,6 @@ func buildFrom(t *testing.T, tm []*terms.Terms, opts Options, evs []events.Event
 		t.Fatal(err)
 	}
 	sameByParts(t, tm, opts, evs, r)
+	sameByJudged(t, tm, opts, evs, r)
 	return r
 }
