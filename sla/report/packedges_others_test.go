@@ -385,6 +385,16 @@ var gceEdges = []edge{
 		{why: "March", down: down1("2026-03-10 03:00:00", "2026-03-10 03:45:00"), counted: 2700, uptime: 99.8991, tier: 10, amount: 260.05, deadline: "2026-05-01T00:00:00-07:00",
 			letter: LetterRequest},
 		{why: "April", month: 4, down: down1("2026-04-08 03:00:00", "2026-04-08 03:45:00"), counted: 2700, uptime: 99.8958, tier: 10, amount: 252, deadline: "2026-05-31T00:00:00-07:00"},
+		// The 30 days are calendar days in Pacific time, across a clock
+		// change: February's ((40,320 − 41) / 40,320 = 99.898313 %, 235.20)
+		// from 1 March 00:00 PST to 31 March 00:00 PDT (29 days 23 h of real
+		// time, not 30 × 24 h, which would end at 01:00 PDT); October's (744 h,
+		// (44,640 − 45) / 44,640 = 99.899194 %, 10 % of 2,604.00: 260.40) from
+		// 1 November 00:00 PDT to 1 December 00:00 PST (30 days 1 h).
+		{why: "February, across the change to PDT", month: 2, down: down1("2026-02-08 03:00:00", "2026-02-08 03:41:00"), counted: 2460, uptime: 99.8983, tier: 10, amount: 235.2,
+			deadline: "2026-03-31T00:00:00-07:00"},
+		{why: "October, across the change to PST", month: 10, down: down1("2026-10-08 03:00:00", "2026-10-08 03:45:00"), counted: 2700, uptime: 99.8992, tier: 10, amount: 260.4,
+			deadline: "2026-12-01T00:00:00-08:00"},
 	}},
 }
 
