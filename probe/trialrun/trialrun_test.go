@@ -46,6 +46,7 @@ func healthy(soak float64) map[string][]wire.Check {
 		"read": {{Name: "gpu.count", Category: "gpu_lost", Verdict: "pass", Number: num(1), Unit: "GPUs"}, {Name: "gpu.driver", Category: "inventory", Verdict: "pass", Value: "580.159.04"},
 			model, hostile, chk("gpu.order.model", "inventory", "pass", nil, ""), chk("gpu.utilization", "gpu_degraded", "pass", num(0), "%"),
 			chk("gpu.processes", "gpu_degraded", "pass", nil, ""), {Name: "host.disk.system", Category: "host", Verdict: "pass"},
+			{Name: "host.disk.ordered:/data", Category: "inventory", Verdict: "pass", Number: num(1920), Unit: "GB"}, // --expect disks=/data:2000
 			{Name: "net.http.mirror.reach", Category: "connectivity", Verdict: "pass"}, {Name: "net.http.mirror.latency", Category: "network_degraded", Verdict: "pass", Number: num(38), Unit: "ms"},
 			{Name: "net.gateway.reach", Category: "connectivity", Verdict: "pass"}, rtt, {Name: "net.gateway.loss", Category: "network_degraded", Verdict: "pass", Number: num(0), Unit: "%"}},
 		"burns": {chk("gpu.burn.bf16.errors", "gpu_degraded", "pass", num(0), "values"), chk("gpu.burn.bf16", "performance_below_spec", "pass", num(658), "TFLOP/s")},

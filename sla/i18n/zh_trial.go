@@ -118,4 +118,8 @@ var zhTrial = map[string]string{
 	"The bill charged %.2f h beyond the contract's hours: ask for the difference back, and how the bill rounds.":                                           "账单比合同多计 %.2f 小时：要求退还差额，并说明账单如何取整。",
 	"the card is not identified as one of the models %s means (%g to %g GB/s); it passes only the slowest's line":                                          "显卡未被识别为 %s 所含型号之一（%g 至 %g GB/s）；它只达到其中最慢型号的合格线",
 	"Name the exact GPU model ordered (--expect model=…, the registration's model), so that the card is held to its official figure.":                      "写明所订的确切 GPU 型号（--expect model=…，即登记的型号），以便按其官方标称值核验显卡。",
+	"no utilisation read while the node was idle":                                                                                                          "空载时未读取 GPU 利用率",
+	"the system disk is not full; no data disk was held to an order":                                                                                       "系统盘未满；没有对照订单核验数据盘",
+	"%d of %d answered; the latency was not measured":                                                                                                      "%d / %d 次有响应；未测延迟",
+	"Run `gpuprobe trial --mirror http://mirrors.aliyun.com`: it times each HEAD.":                                                                         "运行 `gpuprobe trial --mirror http://mirrors.aliyun.com`：它会记录每次 HEAD 的耗时。",
 }

@@ -24,6 +24,7 @@ type trialNode struct {
 	mirror                    []string
 	rtt                       []float64
 	iperf                     float64
+	dataDisk                  bool // an ordered data disk held (--expect disks=)
 }
 
 // trialLog: the seed's method, one 8-GPU H200 SXM node from each provider,
@@ -49,8 +50,8 @@ func trialLog(t *testing.T) *logW {
 	h20 := events.Check{Name: "gpu.model", Category: events.CategoryInventory, Verdict: events.Fail, Value: "H20", GPU: gpu(0)}
 	h200 := events.Check{Name: "gpu.model", Category: events.CategoryInventory, Verdict: events.Pass, Value: "NVIDIA H200", GPU: gpu(0)}
 	for _, n := range []trialNode{
-		{"ta", "alpha-c", "2026-03-01T00:20:00Z", h200, 0, 1800.4, 4.99, 5, 4077.4, 199.9, []string{events.Pass, events.Pass}, []float64{1.2, 2.0, 2.4}, 7000},
-		{"tb", "beta-c", "2026-03-01T03:00:00Z", h20, 35, 300, 0.5, 5.01, 4077.3, 200, []string{events.Pass, events.Fail}, []float64{2.001, 1.9, 3}, 6990},
+		{"ta", "alpha-c", "2026-03-01T00:20:00Z", h200, 0, 1800.4, 4.99, 5, 4077.4, 199.9, []string{events.Pass, events.Pass}, []float64{1.2, 2.0, 2.4}, 7000, true},
+		{"tb", "beta-c", "2026-03-01T03:00:00Z", h20, 35, 300, 0.5, 5.01, 4077.3, 200, []string{events.Pass, events.Fail}, []float64{2.001, 1.9, 3}, 6990, false},
 	} {
 		l.register(n.id, n.contract, "2026-03-01T00:00:00Z")
 		l.run(n.id, n.first, "2026-04-01T00:00:00Z")
@@ -79,10 +80,27 @@ func trialNodeLog(l *logW, n trialNode) {
 	// A usage reading first: the acceptance is the first that reads the GPUs.
 	l.checks(n.id, n.first, pass("usage.boot", events.CategoryHost))
 	at := strings.Replace(n.first, ":00:00Z", ":05:00Z", 1)
-	l.checks(n.id, at, events.Check{Name: "gpu.count", Category: events.CategoryGPULost, Verdict: events.Pass, Number: nump(8), Unit: "GPUs"},
-		n.model, order, busy(n.util), pass("gpu.processes", events.CategoryGPUDegraded), pass("host.disk.system", events.CategoryHost))
+	// gpustat reads every GPU: GPU 0 at the node's figure, the others idle.
+	idleGPUs := func(gpu0 float64) []events.Check {
+		var cs []events.Check
+		for g := 0; g < 8; g++ {
+			c := busy(0)
+			if g == 0 {
+				c = busy(gpu0)
+			}
+			c.GPU = gpu(g)
+			cs = append(cs, c)
+		}
+		return cs
+	}
+	acc := append([]events.Check{{Name: "gpu.count", Category: events.CategoryGPULost, Verdict: events.Pass, Number: nump(8), Unit: "GPUs"},
+		n.model, order, pass("gpu.processes", events.CategoryGPUDegraded), pass("host.disk.system", events.CategoryHost)}, idleGPUs(n.util)...)
+	if n.dataDisk {
+		acc = append(acc, pass("host.disk.ordered:/data", events.CategoryInventory))
+	}
+	l.checks(n.id, at, acc...)
 	run := strings.Replace(n.first, "01T", "02T", 1)
-	l.checks(n.id, run, pass("probe.trial", events.CategoryHost), pass("probe.trial.idle", events.CategoryHost), busy(0))
+	l.checks(n.id, run, append([]events.Check{pass("probe.trial", events.CategoryHost), pass("probe.trial.idle", events.CategoryHost)}, idleGPUs(0)...)...)
 	for i, v := range n.mirror {
 		// The trial's HEAD, then the daemon's every 15 minutes.
 		l.checks(n.id, fmt.Sprintf("2026-03-03T00:%02d:00Z", 15*i), events.Check{Name: "net.http.mirror.reach", Category: events.CategoryConnectivity, Verdict: v},
@@ -157,7 +175,9 @@ func TestTrialJudgesEachFigureAgainstTheSeed(t *testing.T) {
 		// 0 % at delivery and in the trial (97 % later is the renter's);
 		// Beta 35 % at delivery.
 		trial.KeyIdle: {{TrialPass, "0"}, {TrialFail, "35"}},
-		trial.KeyDisk: {{TrialPass, "–"}, {TrialPass, "–"}},
+		// Alpha's data disk held to its order; Beta's system disk is
+		// fine but no data disk was held to an order: not measured.
+		trial.KeyDisk: {{TrialPass, "–"}, {TrialUnknown, "–"}},
 		// Every HEAD answered, median 42 ms; Beta's once not.
 		trial.KeyMirror: {{TrialPass, "42.0"}, {TrialFail, "42.0"}},
 		// 30.0 min against a 5-minute soak: not measured.

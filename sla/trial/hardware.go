@@ -170,15 +170,18 @@ func idle(n Node) Row {
 	}
 	line := Line{Value: IdleMaxUtilPct, Op: "<"}
 	busiest := math.Inf(-1)
-	var bad []Result
+	var bad, read []Result
 	for _, r := range rs {
 		switch {
-		case r.Name == "gpu.utilization" && r.Number != nil:
+		case r.Name == "gpu.utilization" && r.Number != nil && !math.IsNaN(*r.Number) && !math.IsInf(*r.Number, 0):
 			busiest = math.Max(busiest, *r.Number)
+			read = append(read, r)
 			if !line.Passes(*r.Number) {
 				bad = append(bad, Result{Name: r.Name, GPU: r.GPU, Verdict: resFail})
 			}
-		case r.Name != "gpu.utilization" && (r.Verdict == resWarn || r.Verdict == resFail):
+		case r.Verdict == resWarn || r.Verdict == resFail:
+			// Another process, memory in use, or a utilisation the
+			// probe judged busy without a figure.
 			bad = append(bad, Result{Name: r.Name, GPU: r.GPU, Verdict: resFail})
 		}
 	}
@@ -188,9 +191,21 @@ func idle(n Node) Row {
 		x.SetFigure(busiest, "%", line, 0)
 		x.Verdict = v // other processes or memory in use fail a 0 % GPU too
 	}
-	if x.Verdict != Pass {
+	measured := gpusOf(read)
+	switch {
+	case x.Verdict != Pass:
 		x.DetailText = msg.Plain(strings.Join(x.Checks, ", "))
 		x.AskText = msg.New("Something else runs on the GPUs you rented (%s): a leftover tenant or a shared card. Ask for a machine no one else uses.", msg.Plain(strings.Join(x.Checks, ", ")))
+	case len(read) == 0:
+		// gpustat's figure is the utilisation: no other process is not
+		// a GPU at 0 %.
+		x.Verdict = NotMeasured
+		x.DetailText = msg.New("no utilisation read while the node was idle")
+		x.AskText = msg.New("Run `gpuprobe trial` on the node before starting any work on it.")
+	case n.GPUs > 0 && measured < n.GPUs:
+		x.Verdict = NotMeasured
+		x.DetailText = msg.New("%d of %d GPUs measured", measured, n.GPUs)
+		x.AskText = msg.New("Run `gpuprobe trial` on the node before starting any work on it.")
 	}
 	return x
 }
@@ -202,9 +217,10 @@ func disk(n Node) Row {
 	rs := judged(n.Results, func(r *Result) bool { return r.Idle && strings.HasPrefix(r.Name, "host.disk.") }, false)
 	x.N = len(rs)
 	x.Verdict, x.Checks = worst(rs)
-	sys := false
+	sys, data := false, false
 	for _, r := range rs {
 		sys = sys || (r.Name == "host.disk.system" && r.Verdict == resPass)
+		data = data || strings.HasPrefix(r.Name, "host.disk.ordered:")
 	}
 	switch {
 	case x.Verdict != Pass:
@@ -212,6 +228,12 @@ func disk(n Node) Row {
 		x.AskText = msg.New("The disks are not as ordered (%s): ask the provider to mount the data disk, or free the system disk, before the trial goes on.", msg.Plain(strings.Join(x.Checks, ", ")))
 	case !sys:
 		x.Verdict = NotMeasured
+		x.AskText = msg.New("Run `gpuprobe trial --expect disks=/data:SIZE_GB` with the data disk ordered.")
+	case !data:
+		// "数据盘未挂载": a data disk never attached leaves nothing
+		// unmounted to see; only the order says one is missing.
+		x.Verdict = NotMeasured
+		x.DetailText = msg.New("the system disk is not full; no data disk was held to an order")
 		x.AskText = msg.New("Run `gpuprobe trial --expect disks=/data:SIZE_GB` with the data disk ordered.")
 	}
 	return x
@@ -485,10 +507,29 @@ func power(n Node) Row {
 		}
 	}
 	x.SetFigure(worstPct, "%", Line{Value: PowerSwingMaxPct, Op: "<="}, 2)
-	if x.Verdict == Fail {
+	switch measured := gpusOf(rs); {
+	case x.Verdict == Fail:
 		x.Checks = names([]Result{{Name: at.Name, GPU: at.GPU, Verdict: resFail}})
 		x.DetailText = msg.Plain(strings.Join(x.Checks, ", "))
 		x.AskText = msg.New("Power swings under full load: ask about the power supply and the cooling of the machine.")
+	case n.GPUs > 0 && measured < n.GPUs:
+		// "满载时功率波动" is of the whole machine: a GPU whose power was
+		// never read at full load may be the one that swings.
+		x.Verdict = NotMeasured
+		x.DetailText = msg.New("%d of %d GPUs measured", measured, n.GPUs)
+		x.AskText = msg.New("Run `gpuprobe trial` while nothing else uses the GPUs, so that every GPU is measured.")
 	}
 	return x
+}
+
+// gpusOf is how many distinct GPUs rs are of (a result of no GPU counts
+// for none).
+func gpusOf(rs []Result) int {
+	seen := map[int]bool{}
+	for _, r := range rs {
+		if r.GPU != nil {
+			seen[*r.GPU] = true
+		}
+	}
+	return len(seen)
 }

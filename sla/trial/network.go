@@ -70,9 +70,16 @@ func mirror(n Node) Row {
 		x.Plain(stat.Median(numbers(lat)), "ms", 1)
 	}
 	x.DetailText = msg.New("%d of %d answered", len(reach)-failed, len(reach))
-	if x.Verdict != Pass {
+	switch {
+	case x.Verdict != Pass:
 		x.DetailText = msg.New("%d of %d answered; %s", len(reach)-failed, len(reach), msg.Plain(strings.Join(x.Checks, ", ")))
 		x.AskText = msg.New("The outside world is not always reachable, or slowly: ask about the node's internet access and its bandwidth.")
+	case len(lat) == 0:
+		// "测试外网连通性和延迟": connectivity and latency; half of it is
+		// no pass.
+		x.Verdict = NotMeasured
+		x.DetailText = msg.New("%d of %d answered; the latency was not measured", len(reach)-failed, len(reach))
+		x.AskText = msg.New("Run `gpuprobe trial --mirror http://mirrors.aliyun.com`: it times each HEAD.")
 	}
 	return x
 }

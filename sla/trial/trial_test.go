@@ -439,3 +439,65 @@ func TestOrderHeldByTheBackend(t *testing.T) {
 		}
 	}
 }
+
+// What was not measured is never a pass, whichever half of a criterion is
+// missing:
+//   - "满载时功率波动在5%以内" is the whole machine's: swings read on 1 of 8
+//     GPUs (0.5 %) are not measured; on all 8 they pass, and a 5.01 % on
+//     one of them fails however few were read.
+//   - "空载状态下利用率应接近0%": gpustat's figure is the utilisation. No
+//     other process but no utilisation read is not measured; a
+//     utilisation the probe judged busy without a figure fails; 0 % on 1
+//     of 8 GPUs is not measured, on all 8 passes.
+//   - "测试外网连通性和延迟": every HEAD answered but no latency timed is
+//     not measured; answered and timed passes.
+//   - "防止出现“系统盘已满、数据盘未挂载”": a data disk never attached leaves
+//     nothing unmounted to see; with the system disk fine and no data
+//     disk held to an order, not measured; held, pass.
+func TestHalfMeasuredIsNoPass(t *testing.T) {
+	var eight, one []Result
+	for g := 0; g < 8; g++ {
+		eight = append(eight, onGPU(res("gpu.power.swing", "performance_below_spec", "pass", num(0.5), "%"), g))
+	}
+	one = eight[:1]
+	overOnOne := append([]Result{onGPU(res("gpu.power.swing", "performance_below_spec", "warn", num(5.01), "%"), 3)}, one...)
+	runEdges(t, KeyPower, "H200", []edge{
+		{"8 of 8 GPUs", eight, 8, Pass, "0.50"},
+		{"1 of 8 GPUs", one, 8, NotMeasured, "0.50"},
+		{"5.01 % on one of 2 read", overOnOne, 8, Fail, "5.01"},
+		{"one GPU ordered, read", one, 1, Pass, "0.50"},
+	})
+	if r := row(t, Node{GPUs: 8, Results: one}, KeyPower); r.Detail != "1 of 8 GPUs measured" {
+		t.Errorf("power on 1 of 8: %q", r.Detail)
+	}
+
+	var idle8 []Result
+	for g := 0; g < 8; g++ {
+		idle8 = append(idle8, idleR(onGPU(res("gpu.utilization", "gpu_degraded", "pass", num(0), "%"), g)))
+	}
+	noProcess := idleR(onGPU(res("gpu.processes", "gpu_degraded", "pass", nil, ""), 0))
+	busyNoFigure := idleR(onGPU(res("gpu.utilization", "gpu_degraded", "fail", nil, ""), 0))
+	runEdges(t, KeyIdle, "H200", []edge{
+		{"0 % on 8 of 8", idle8, 8, Pass, "0"},
+		{"0 % on 1 of 8", idle8[:1], 8, NotMeasured, "0"},
+		{"no process, no utilisation read", []Result{noProcess}, 1, NotMeasured, ""},
+		{"busy without a figure", []Result{noProcess, busyNoFigure}, 1, Fail, ""},
+	})
+
+	reach := res("net.http.mirror.reach", "connectivity", "pass", nil, "")
+	latency := res("net.http.mirror.latency", "network_degraded", "pass", num(38), "ms")
+	runEdges(t, KeyMirror, "H200", []edge{
+		{"answered and timed", []Result{reach, latency}, 1, Pass, "38.0"},
+		{"answered, not timed", []Result{reach, reach}, 1, NotMeasured, ""},
+	})
+	if r := row(t, Node{Results: []Result{reach, reach}}, KeyMirror); r.Detail != "2 of 2 answered; the latency was not measured" {
+		t.Errorf("mirror without latency: %q", r.Detail)
+	}
+
+	sys := idleR(res("host.disk.system", "host", "pass", num(80), "%"))
+	runEdges(t, KeyDisk, "H200", []edge{
+		{"system disk fine, data disk held", []Result{sys, idleR(res("host.disk.ordered:/data", "inventory", "pass", num(1920), "GB"))}, 1, Pass, ""},
+		{"system disk fine, no data disk held", []Result{sys, idleR(res("host.disk.free:/mnt", "host", "pass", num(99), "%"))}, 1, NotMeasured, ""},
+		{"system disk full, no data disk held", []Result{idleR(res("host.disk.system", "host", "fail", num(1), "%"))}, 1, Fail, ""},
+	})
+}
