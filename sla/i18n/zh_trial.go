@@ -122,4 +122,8 @@ var zhTrial = map[string]string{
 	"the system disk is not full; no data disk was held to an order":                                                                                       "系统盘未满；没有对照订单核验数据盘",
 	"%d of %d answered; the latency was not measured":                                                                                                      "%d / %d 次有响应；未测延迟",
 	"Run `gpuprobe trial --mirror http://mirrors.aliyun.com`: it times each HEAD.":                                                                         "运行 `gpuprobe trial --mirror http://mirrors.aliyun.com`：它会记录每次 HEAD 的耗时。",
+	"the bill charged %.2f %s beyond the contract's price":                                                                                                 "账单比合同价格多收 %.2f %s",
+	"The bill charged %.2f %s beyond the contract's price for its hours: ask for the difference back.":                                                     "账单按其时长比合同价格多收 %.2f %s：要求退还差额。",
+	"the contract bills per %s; no bill of the node shows how it was billed":                                                                               "合同按 %s 计费；没有该机器的账单可以显示实际如何计费",
+	"Compare the provider's bill for the trial node with the contract: `gpusla scorecard --trial --bill BILL.csv`.":                                        "将服务商对试租机器的账单与合同比对：`gpusla scorecard --trial --bill BILL.csv`。",
 }

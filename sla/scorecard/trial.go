@@ -235,12 +235,28 @@ func trialBilling(f *nodeFacts) TrialFigure {
 		x.Verdict = TrialWarn
 		x.AskText = msg.New("The contract rounds up to %s: a half-hour test is billed as a whole unit. Will you bill per second?", time.Duration(gran)*time.Second)
 	}
+	billed := false
 	for _, r := range f.billRows {
-		if r.Status == billing.StatusOverBilled {
-			x.Verdict = TrialFail
-			x.DetailText = msg.New("the bill charged %.2f h beyond the contract", r.OverHours)
-			x.AskText = msg.New("The bill charged %.2f h beyond the contract's hours: ask for the difference back, and how the bill rounds.", r.OverHours)
+		switch r.Status {
+		case billing.StatusOverBilled:
+			billed, x.Verdict = true, TrialFail
+			if r.OverHours > 1.0/3600 {
+				x.DetailText = msg.New("the bill charged %.2f h beyond the contract", r.OverHours)
+				x.AskText = msg.New("The bill charged %.2f h beyond the contract's hours: ask for the difference back, and how the bill rounds.", r.OverHours)
+			} else {
+				x.DetailText = msg.New("the bill charged %.2f %s beyond the contract's price", r.OverAmount, msg.Plain(r.Currency))
+				x.AskText = msg.New("The bill charged %.2f %s beyond the contract's price for its hours: ask for the difference back.", r.OverAmount, msg.Plain(r.Currency))
+			}
+		case billing.StatusMatches, billing.StatusUnderBilled:
+			billed = true
 		}
+	}
+	if x.Verdict == TrialPass && !billed {
+		// "宣传按秒计费，但实际账单显示的是按小时取整": the contract is the
+		// advertisement; only the bill shows how it was billed.
+		x.Verdict = TrialUnknown
+		x.DetailText = msg.New("the contract bills per %s; no bill of the node shows how it was billed", time.Duration(gran)*time.Second)
+		x.AskText = msg.New("Compare the provider's bill for the trial node with the contract: `gpusla scorecard --trial --bill BILL.csv`.")
 	}
 	return x
 }

@@ -1,11 +1,15 @@
 package scorecard
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/sla/billing"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/report"
+	"github.com/gpusla/gpusla/sla/terms"
 	"github.com/gpusla/gpusla/sla/trial"
 )
 
@@ -112,5 +116,62 @@ func TestAcceptanceHeldToTheRegistration(t *testing.T) {
 	}
 	if len(got) != 2 || got["gpu.order.model/inventory"] != 1 || got["gpu.count/inventory"] != 1 {
 		t.Errorf("reasons %v", got)
+	}
+}
+
+// "部分平台宣传“按秒计费”，但实际账单显示的是“按小时取整”": the contract is
+// the advertisement, the bill the fact. A node of a per-second contract
+// (8 GPUs at 2 USD per GPU-hour) ordered 10 March 10:00 and released
+// 10:30 is 0.5 node-hours, 8.00 USD. With no bill nothing shows how it
+// was billed: not measured (never a pass on the contract's word). Billed
+// 0.5 h: pass. Billed 1 h (the half hour rounded up): 0.50 h beyond the
+// contract, fail. Billed 0.5 h but 16.00 USD: 8.00 USD beyond its price,
+// fail. The same node on an hourly contract warns without a bill.
+func TestTrialBillingNeedsTheBill(t *testing.T) {
+	perSecond := strings.Replace(contractYAML("alpha-c", "Alpha", "15m", "30m"), "granularity: 1h", "granularity: 1s", 1)
+	for _, c := range []struct {
+		what, contract string
+		bill           []billing.Line
+		verdict        string
+		detail         string
+	}{
+		{"no bill", perSecond, nil, TrialUnknown, "the contract bills per 1s; no bill of the node shows how it was billed"},
+		{"billed 0.5 h", perSecond, []billing.Line{{Line: 2, Node: "ta", Period: "2026-03", Hours: 0.5, HasHours: true}}, TrialPass, ""},
+		{"billed 1 h", perSecond, []billing.Line{{Line: 2, Node: "ta", Period: "2026-03", Hours: 1, HasHours: true}}, TrialFail, "the bill charged 0.50 h beyond the contract"},
+		{"billed 0.5 h for 16 USD", perSecond, []billing.Line{{Line: 2, Node: "ta", Period: "2026-03", Hours: 0.5, HasHours: true, Amount: 16, HasAmt: true}},
+			TrialFail, "the bill charged 8.00 USD beyond the contract's price"},
+		{"hourly contract, no bill", contractYAML("alpha-c", "Alpha", "15m", "30m"), nil, TrialWarn, ""},
+	} {
+		ts, err := terms.Parse("inline.yaml", []byte(c.contract))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := newLog(t)
+		l.register("ta", "alpha-c", "2026-03-10T10:00:00Z")
+		l.run("ta", "2026-03-10T10:00:00Z", "2026-03-10T10:30:00Z")
+		l.add(events.Event{Type: events.TypeNodeReleased, Node: "ta", At: at("2026-03-10T10:30:00Z")})
+		if err := l.w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		b, err := NewBuilder(ts, Options{From: march, To: march, AsOf: at("2026-04-05T00:00:00Z"), Trial: true, Bill: c.bill})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.ReadLog("t", bytes.NewReader(l.buf.Bytes())); err != nil {
+			t.Fatal(err)
+		}
+		tr, err := b.BuildTrial()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var x TrialFigure
+		for _, f := range tr.Providers[0].Figures {
+			if f.Key == trial.KeyBilling {
+				x = f
+			}
+		}
+		if x.Verdict != c.verdict || (c.detail != "" && x.Detail != c.detail) || (x.Verdict == TrialPass) != (x.Ask == "") {
+			t.Errorf("%s: %s %q (ask %q), want %s %q", c.what, x.Verdict, x.Detail, x.Ask, c.verdict, c.detail)
+		}
 	}
 }
