@@ -1,7 +1,6 @@
 package scorecard
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -153,17 +152,7 @@ func TestTrialBillingNeedsTheBill(t *testing.T) {
 		if err := l.w.Flush(); err != nil {
 			t.Fatal(err)
 		}
-		b, err := NewBuilder(ts, Options{From: march, To: march, AsOf: at("2026-04-05T00:00:00Z"), Trial: true, Bill: c.bill})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := b.ReadLog("t", bytes.NewReader(l.buf.Bytes())); err != nil {
-			t.Fatal(err)
-		}
-		tr, err := b.BuildTrial()
-		if err != nil {
-			t.Fatal(err)
-		}
+		tr := buildTrialUnder(t, ts, l.buf.Bytes(), Options{Bill: c.bill})
 		var x TrialFigure
 		for _, f := range tr.Providers[0].Figures {
 			if f.Key == trial.KeyBilling {

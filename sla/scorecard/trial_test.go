@@ -11,6 +11,7 @@ import (
 	"github.com/gpusla/gpusla/internal/golden"
 	"github.com/gpusla/gpusla/sla/billing"
 	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/terms"
 	"github.com/gpusla/gpusla/sla/trial"
 )
 
@@ -132,8 +133,14 @@ func trialNodeLog(l *logW, n trialNode) {
 
 func buildTrial(t *testing.T, log []byte, opts Options) *Trial {
 	t.Helper()
+	return buildTrialUnder(t, scenarioTerms(t), log, opts)
+}
+
+// buildTrialUnder is buildTrial under the terms ts.
+func buildTrialUnder(t *testing.T, ts []*terms.Terms, log []byte, opts Options) *Trial {
+	t.Helper()
 	opts.From, opts.To, opts.AsOf, opts.Trial = march, march, at("2026-04-05T00:00:00Z"), true
-	b, err := NewBuilder(scenarioTerms(t), opts)
+	b, err := NewBuilder(ts, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
