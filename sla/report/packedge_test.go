@@ -37,6 +37,7 @@ type edge struct {
 // heard until b.
 type edgeCase struct {
 	why       string // the hand arithmetic, from the quoted text
+	year      int    // default 2026
 	month     time.Month
 	delivered string // the first heartbeat; default the 28th of the month before, 00:00
 	released  string
@@ -67,6 +68,14 @@ type edgeCase struct {
 	checkTierDiffers bool
 }
 
+// yearOf is the case's year, 2026 unless it names one (a leap February).
+func (c edgeCase) yearOf() int {
+	if c.year == 0 {
+		return 2026
+	}
+	return c.year
+}
+
 type maintSpec struct{ start, end, announced string }
 
 // notJudged marks a case whose node has no uptime figure.
@@ -93,11 +102,11 @@ func edgeLog(t *testing.T, tm *terms.Terms, c edgeCase) []events.Event {
 	if month == 0 {
 		month = time.March
 	}
-	first := time.Date(2026, month-1, 28, 0, 0, 0, 0, loc)
+	first := time.Date(c.yearOf(), month-1, 28, 0, 0, 0, 0, loc)
 	if c.delivered != "" && c.delivered != never {
 		first = at(c.delivered)
 	}
-	end := time.Date(2026, month+1, 2, 0, 0, 0, 0, loc)
+	end := time.Date(c.yearOf(), month+1, 2, 0, 0, 0, 0, loc)
 	if c.released != "" {
 		end = at(c.released)
 	}
@@ -223,8 +232,8 @@ func checkEdge(t *testing.T, tm *terms.Terms, what string, c edgeCase) {
 	if month == 0 {
 		month = time.March
 	}
-	asOf := time.Date(2026, month+1, 2, 12, 0, 0, 0, time.UTC)
-	b, err := NewBuilder([]*terms.Terms{tm}, Options{Year: 2026, Month: month, AsOf: asOf})
+	asOf := time.Date(c.yearOf(), month+1, 2, 12, 0, 0, 0, time.UTC)
+	b, err := NewBuilder([]*terms.Terms{tm}, Options{Year: c.yearOf(), Month: month, AsOf: asOf})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -257,6 +257,6 @@ var jdcloudDCPSEdges = []edge{
 }
 
 func init() {
-	packEdges["jdcloud-vm"] = jdcloudVMEdges
-	packEdges["jdcloud-dcps"] = jdcloudDCPSEdges
+	packEdges["jdcloud-vm"] = append(jdcloudVMEdges, cnSecondEdges["jdcloud-vm"]...)
+	packEdges["jdcloud-dcps"] = append(jdcloudDCPSEdges, cnSecondEdges["jdcloud-dcps"]...)
 }

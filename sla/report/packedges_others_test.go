@@ -524,5 +524,5 @@ var ucloudEdges = []edge{
 func init() {
 	packEdges["aws-ec2-instance"] = awsEdges
 	packEdges["gce-single-instance"] = gceEdges
-	packEdges["ucloud-sdu"] = ucloudEdges
+	packEdges["ucloud-sdu"] = append(ucloudEdges, cnSecondEdges["ucloud-sdu"]...)
 }

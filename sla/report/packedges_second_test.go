@@ -8,8 +8,8 @@ package report
 func init() {
 	packEdges["yandex-compute-vm"] = yandexComputeEdges
 	packEdges["hostedai-gpu"] = hostedaiGPUEdges
-	packEdges["gpuhub-network"] = gpuhubNetworkEdges
-	packEdges["alibaba-ecs"] = alibabaECSEdges
+	packEdges["gpuhub-network"] = append(gpuhubNetworkEdges, cnSecondEdges["gpuhub-network"]...)
+	packEdges["alibaba-ecs"] = append(alibabaECSEdges, cnSecondEdges["alibaba-ecs"]...)
 }
 
 // down is one outage [a, b).

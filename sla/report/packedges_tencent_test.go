@@ -231,7 +231,7 @@ var tencentCVMEdges = []edge{
 	}},
 }
 
-func init() { packEdges["tencent-cvm"] = tencentCVMEdges }
+func init() { packEdges["tencent-cvm"] = append(tencentCVMEdges, cnSecondEdges["tencent-cvm"]...) }
 
 // sixtyOneSeconds is n outages of 61 s, one a day from 8 March 03:00.
 func sixtyOneSeconds(n int) [][2]string {
@@ -589,8 +589,8 @@ var tencentCAREdges = []edge{
 }
 
 func init() {
-	packEdges["tencent-intl-cvm"] = tencentIntlCVMEdges
-	packEdges["tencent-car"] = tencentCAREdges
+	packEdges["tencent-intl-cvm"] = append(tencentIntlCVMEdges, cnSecondEdges["tencent-intl-cvm"]...)
+	packEdges["tencent-car"] = append(tencentCAREdges, cnSecondEdges["tencent-car"]...)
 }
 
 // "在没有达标的相应服务月度结束后的次月的第五（5）个工作日后" / "after the fifth (5th)
