@@ -126,4 +126,5 @@ var zhTrial = map[string]string{
 	"The bill charged %.2f %s beyond the contract's price for its hours: ask for the difference back.":                                                     "账单按其时长比合同价格多收 %.2f %s：要求退还差额。",
 	"the contract bills per %s; no bill of the node shows how it was billed":                                                                               "合同按 %s 计费；没有该机器的账单可以显示实际如何计费",
 	"Compare the provider's bill for the trial node with the contract: `gpusla scorecard --trial --bill BILL.csv`.":                                        "将服务商对试租机器的账单与合同比对：`gpusla scorecard --trial --bill BILL.csv`。",
+	"loss not reported": "未上报丢包",
 }

@@ -148,6 +148,9 @@ func gateway(n Node) Row {
 	case unanswered > 0:
 		x.Verdict = Fail
 		x.DetailText = msg.New("%d of %d runs without a reply; loss %s %%", unanswered, len(reach), msg.Plain(Format(lost, lossLine, 1)))
+	case len(loss) == 0:
+		// No loss figure came with the round trips: never print one.
+		x.DetailText = msg.New("loss not reported")
 	case !lossLine.Passes(lost):
 		x.Verdict = Fail
 		x.DetailText = msg.New("loss %s %%, over %g %%", msg.Plain(Format(lost, lossLine, 1)), GatewayMaxLossPct)

@@ -232,6 +232,11 @@ func TestGatewayLine(t *testing.T) {
 	if r.Detail != "loss 5.01 %, over 5 %" {
 		t.Errorf("loss detail %q", r.Detail)
 	}
+	// Round trips with no loss figure (not the probe's: it sends both):
+	// judged on the round trip, and no loss printed that nothing measured.
+	if r := row(t, Node{Results: []Result{res("net.gateway.reach", "connectivity", "pass", nil, ""), res("net.gateway.rtt", "network_degraded", "pass", num(1), "ms")}}, KeyGateway); r.Verdict != Pass || r.Detail != "loss not reported" {
+		t.Errorf("no loss figure: %s %q", r.Verdict, r.Detail)
+	}
 	if r := row(t, Node{Results: lossAt(5)}, KeyGateway); r.Detail != "loss 5.0 %" {
 		t.Errorf("loss on the line: detail %q", r.Detail)
 	}
