@@ -15,12 +15,25 @@ import (
 // packMonth is a term pack's golden month (testdata/terms/packs).
 func packMonth(t *testing.T, pack string) *report.Report {
 	t.Helper()
+	return packMonthOf(t, pack, time.March)
+}
+
+// packApril is a term pack's golden April (testdata/terms/packs).
+func packApril(t *testing.T, pack string) *report.Report {
+	t.Helper()
+	return packMonthOf(t, pack, time.April)
+}
+
+// packMonthOf is a pack's month m of 2026 as of noon UTC on the 2nd of the
+// next, as its golden files are.
+func packMonthOf(t *testing.T, pack string, m time.Month) *report.Report {
+	t.Helper()
 	dir := filepath.Join("..", "..", "testdata", "terms", "packs")
 	tm, err := terms.ReadFile(filepath.Join(dir, pack+".yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := report.NewBuilder(tm, report.Options{Year: 2026, Month: time.March, AsOf: time.Date(2026, 4, 2, 12, 0, 0, 0, time.UTC)})
+	b, err := report.NewBuilder(tm, report.Options{Year: 2026, Month: m, AsOf: time.Date(2026, m+1, 2, 12, 0, 0, 0, time.UTC)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,6 +130,59 @@ func TestPackLettersFollowTheirProcedure(t *testing.T) {
 		for _, w := range c.want {
 			if !strings.Contains(b.String(), w) {
 				t.Errorf("%s: the letter lacks %q\n%s", c.pack, w, b.String())
+			}
+		}
+	}
+}
+
+// TestClaimLetterSaysEachLineIsCut: where a credit line lost a part of a
+// cent to truncation (hosted·ai: 10 % of 14,820.48 is 1,482.048; JD's
+// 7-minute coupon 1,866.666…), the letter's credit line says each line is
+// cut to the cent, never rounded up, and how much more a reviewer who
+// rounds may find, in English and in Chinese; where nothing was cut (AWS:
+// 10 % of 23,616.00; JD's April, capped at exactly 115,200.00) it says
+// nothing of it.
+func TestClaimLetterSaysEachLineIsCut(t *testing.T) {
+	const (
+		en = "Each credit line is truncated to the cent, never rounded up: a line reckoned with rounding to the nearest cent may come to up to CNY 0.01 more."
+		zh = "。各项赔偿金额均计算至分，分以下尾数直接舍去，不作四舍五入；如按四舍五入复核，每项金额至多高出0.01元。"
+	)
+	for _, c := range []struct {
+		pack string
+		r    *report.Report
+		cur  string
+		cut  bool
+	}{
+		{pack: "hostedai-gpu", r: packMonth(t, "hostedai-gpu"), cur: "USD", cut: true},
+		{pack: "jdcloud-vm", r: packMonth(t, "jdcloud-vm"), cur: "CNY", cut: true},
+		{pack: "aws-ec2-instance", r: packMonth(t, "aws-ec2-instance"), cur: "USD"},
+		{pack: "jdcloud-vm April", r: packApril(t, "jdcloud-vm"), cur: "CNY"},
+	} {
+		for _, lang := range []i18n.Lang{i18n.EN, i18n.ZH} {
+			d, err := newDoc(c.r, Extras{Lang: lang})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := strings.ReplaceAll(en, "CNY", c.cur)
+			if lang == i18n.ZH {
+				want = zh
+				if c.cur == "USD" {
+					want = strings.ReplaceAll(zh, "元", "美元")
+				}
+			}
+			var rows []string
+			for _, cl := range d.Claims {
+				for _, row := range cl.Breaches.Rows {
+					rows = append(rows, strings.Join(row, " | "))
+				}
+			}
+			all := strings.Join(rows, "\n")
+			if strings.Contains(all, want) != c.cut {
+				t.Errorf("%s (%s): says each line is cut %v, want %v; rows:\n%s", c.pack, lang, !c.cut, c.cut, all)
+			}
+			// Said once, on the node's credit line, never on a breach.
+			if c.cut && strings.Count(all, want) != 1 {
+				t.Errorf("%s (%s): said %d times", c.pack, lang, strings.Count(all, want))
 			}
 		}
 	}

@@ -590,6 +590,11 @@ func breachRows(p *i18n.Printer, bt *table, n *report.Node, ci *citer) {
 		chargeBasis(p, n), p.LetterMoney(n.Credit.Amount, n.Currency))
 	keys := []string{"billing", "uptime.credit_cap"}
 	sum += capText(p, n.Credit)
+	// A line cut to the cent is a cent below what a reviewer who rounds
+	// finds: say so beside it, only where a line was cut.
+	if n.Credit.Truncated {
+		sum += p.T(". Each credit line is truncated to the cent, never rounded up: a line reckoned with rounding to the nearest cent may come to up to %s more.", p.Price(0.01, n.Currency))
+	}
 	bt.add("", sum, ci.cite(keys...), p.Num(n.Credit.Percent, -1))
 }
 

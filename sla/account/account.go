@@ -440,6 +440,9 @@ type Credit struct {
 	Capped      bool
 	Percent     float64
 	Amount      float64
+	// Truncated: the month's percentage of the charge (or, capped, the
+	// cap) had a part of a cent that MoneyDown cut off.
+	Truncated bool
 	// BelowMinimum: the credit, Waived, was not more than the contract's
 	// uptime.minimum_credit, so none is issued (Amount is 0).
 	BelowMinimum bool
@@ -470,9 +473,9 @@ func CreditFor(tm *terms.Terms, uptime, charge float64, penalties []Penalty, dow
 	// Two credit lines at most: the month's percent of the charge, each
 	// to the cent on its own (MoneyDown), and the downtime credits, each
 	// already truncated when it was priced.
-	c.Amount = Money(MoneyDown(charge*pct/100) + downtime)
+	c.Amount, c.Truncated = Money(MoneyDown(charge*pct/100)+downtime), Cut(charge*pct/100)
 	if limit := MoneyDown(charge * c.Cap / 100); c.Amount > limit+0.001 || (charge == 0 && pct > c.Cap) {
-		c.Amount, c.Percent, c.Capped = limit, c.Cap, true
+		c.Amount, c.Percent, c.Capped, c.Truncated = limit, c.Cap, true, Cut(charge*c.Cap/100)
 	}
 	c.Uncapped, c.Percent = round6(c.Uncapped), round6(c.Percent)
 	if m := tm.Uptime.MinimumCredit; m > 0 && c.Amount > 0 && c.Amount <= m {
@@ -506,4 +509,11 @@ func Money(v float64) float64 {
 func MoneyDown(v float64) float64 {
 	micro := math.Round(v * 1e6)
 	return math.Trunc(micro/1e4) / 100
+}
+
+// Cut reports whether MoneyDown(v) drops a part of a cent of v (taken to
+// a millionth of the unit as MoneyDown takes it): 1,306.375 is cut, 1,306.37
+// and 499.99999999 are not.
+func Cut(v float64) bool {
+	return math.Mod(math.Round(math.Abs(v)*1e6), 1e4) != 0
 }

@@ -52,6 +52,9 @@ type DowntimeCredit struct {
 	// the charge) bounded Amount; MonthCapped: the month's cap did.
 	IncidentCapped bool
 	MonthCapped    bool
+	// Truncated: Amount is a figure with a part of a cent cut off
+	// (MoneyDown).
+	Truncated bool
 }
 
 // DowntimeCredits works out every rule's credits: a rule's incidents are
@@ -132,13 +135,13 @@ func capCredits(tm *terms.Terms, all []DowntimeCredit, charge float64) {
 		}
 		r := tm.Credits.Rules[c.Rule]
 		c.CreditHours = r.CreditHours(c.Credited)
-		c.Amount = MoneyDown(c.Rate * c.CreditHours)
+		c.Amount, c.Truncated = MoneyDown(c.Rate*c.CreditHours), Cut(c.Rate*c.CreditHours)
 		if lim := MoneyDown(r.IncidentCap.Money(charge)); c.Amount > lim {
-			c.Amount, c.IncidentCapped = lim, true
+			c.Amount, c.IncidentCapped, c.Truncated = lim, true, Cut(r.IncidentCap.Money(charge))
 		}
 		if mc.Amount > 0 || mc.Percent > 0 {
 			if c.Amount > leftMoney {
-				c.Amount, c.MonthCapped = MoneyDown(max(leftMoney, 0)), true
+				c.Amount, c.MonthCapped, c.Truncated = MoneyDown(max(leftMoney, 0)), true, Cut(max(leftMoney, 0))
 			}
 			leftMoney -= c.Amount
 		}

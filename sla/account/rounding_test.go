@@ -108,3 +108,55 @@ func TestMinimumCreditAfterTruncation(t *testing.T) {
 		}
 	}
 }
+
+// Cut says whether truncating to the cent dropped anything, on both sides
+// of a whole cent: a part of a cent below, at and above the half is cut; a
+// whole cent, one floating point leaves just under it, and 0 are not.
+func TestCut(t *testing.T) {
+	for _, c := range []struct {
+		in  float64
+		cut bool
+	}{{1306.374, true}, {1306.375, true}, {1306.376, true}, {1306.38, false}, {0.1 + 0.2, false},
+		{499.99999999999994, false}, {0.009, true}, {0.000001, true}, {0.0000001, false}, {0, false}, {166.66666666666666, true}} {
+		if got := Cut(c.in); got != c.cut {
+			t.Errorf("Cut(%v) = %v, want %v", c.in, got, c.cut)
+		}
+	}
+}
+
+// A credit says when its percent line (or, capped, the cap) lost a part of
+// a cent, and each downtime credit when its amount did, so a letter can say
+// so where it did and stay silent where it did not.
+func TestCreditSaysWhenALineWasCut(t *testing.T) {
+	tm := testTerms(t) // 10 % below 99.9, 25 % below 99, 50 % below 95; cap 50 %
+	for _, c := range []struct {
+		name           string
+		uptime, charge float64
+		penalties      []Penalty
+		cut            bool
+	}{
+		{name: "10 % of 13,063.75", uptime: 99.5, charge: 13063.75, cut: true},
+		{name: "10 % of 13,063.80", uptime: 99.5, charge: 13063.80},
+		{name: "capped at 50 % of 1,000.01", uptime: 90, charge: 1000.01, penalties: []Penalty{{Kind: "late_response", Percent: 5}}, cut: true},
+		{name: "capped at 50 % of 1,000.00", uptime: 90, charge: 1000, penalties: []Penalty{{Kind: "late_response", Percent: 5.005}}},
+		{name: "met", uptime: 100, charge: 1000.01},
+	} {
+		if cr := CreditFor(tm, c.uptime, c.charge, c.penalties, 0); cr.Truncated != c.cut {
+			t.Errorf("%s: truncated %v, want %v (%+v)", c.name, cr.Truncated, c.cut, cr)
+		}
+	}
+
+	tm = parseCredits(t, "failure")
+	tm.Credits.Rules = tm.Credits.Rules[:1]
+	tm.Credits.Rules[0].RoundUp = 0
+	tm.Credits.Rules[0].IncidentCap.Hours = 0
+	tm.Credits.MonthCap.Hours = 0
+	outs := []Outage{
+		{Kind: incident.Unreachable, Cause: incident.CauseNoData, Span: span(at(2, 10, 0), at(2, 10, 20))}, // 1/3 h: 1.666…
+		{Kind: incident.Unreachable, Cause: incident.CauseNoData, Span: span(at(3, 10, 0), at(3, 11, 0))},  // 1 h: 5.00
+	}
+	cs := DowntimeCredits(tm, Compute(tm, span(mStart, mEnd), outs, nil), outs, 1, 0.5, 0)
+	if len(cs) != 2 || !cs[0].Truncated || cs[1].Truncated {
+		t.Errorf("downtime credits %+v: want the first truncated (1.666… → 1.66), the second not (5.00)", cs)
+	}
+}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 
 	"github.com/gpusla/gpusla/sla/account"
 	"github.com/gpusla/gpusla/sla/interval"
@@ -59,6 +60,7 @@ func (m nodeMonth) billing(books account.Books, outs []account.Outage, penalties
 			CreditedSeconds: secs(c.Credited), RoundUpSeconds: secs(r.RoundUp), MonthCapped: c.MonthCapped, IncidentCapped: c.IncidentCapped,
 			Per: string(r.Per), GPUs: c.GPUs, Multiple: c.Multiple, HourlyRate: c.Rate, CreditHours: float64(int64(c.CreditHours*1e6+0.5)) / 1e6, Amount: c.Amount})
 	}
+	nr.Credit.Truncated = cr.Amount > 0 && (cr.Truncated || !cr.Capped && slices.ContainsFunc(dcs, func(c account.DowntimeCredit) bool { return c.Truncated && c.Amount > 0 }))
 	if cr.Tier != nil {
 		nr.Credit.Tier = &Tier{MinPercent: cr.Tier.Min, MaxPercent: cr.Tier.Max, CreditPercent: cr.Tier.Credit}
 	}

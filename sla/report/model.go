@@ -531,6 +531,10 @@ type Credit struct {
 	Capped  bool    `json:"capped"`
 	Percent float64 `json:"percent"`
 	Amount  float64 `json:"amount"`
+	// Truncated: a line of Amount (see Lines) had a part of a cent cut
+	// off, never rounded up, so a reviewer who rounds each line to the
+	// nearest cent may find up to a cent a line more.
+	Truncated bool `json:"truncated,omitempty"`
 	// BelowMinimum is the credit the month would have earned, not issued
 	// because it is not more than the contract's minimum_credit (AWS's
 	// "greater than one dollar"): Amount is then 0 and the breach gets a
