@@ -30,11 +30,12 @@ LAMBDA_BUILD = CGO_ENABLED=0 GOOS=linux GOARCH=$(GOARCH) \
 # file as the functions will read it, fails the build on a mistake (file,
 # line, field), leaves out YAML that is no terms (a config, alerts.yaml) and
 # copies only the terms. GOOS and GOARCH are cleared for it: it runs here,
-# not on Lambda.
+# not on Lambda. Every function gets them: template.yaml sets GPUSLA_TERMS for
+# all, and ingest judges each batch by its contract's detection settings too.
 TERMS_DIR ?= testdata/terms
 COPY_TERMS = GOOS= GOARCH= $(GO) run ./functions/cmd/gpusla terms ship --to "$(ARTIFACTS_DIR)/terms" $(TERMS_DIR)
 
-build-IngestFunction:   ; $(LAMBDA_BUILD) ./functions/ingest
+build-IngestFunction:   ; $(LAMBDA_BUILD) ./functions/ingest && $(COPY_TERMS)
 build-WatchdogFunction: ; $(LAMBDA_BUILD) ./functions/watchdog && $(COPY_TERMS)
 build-TicketsFunction:  ; $(LAMBDA_BUILD) ./functions/tickets && $(COPY_TERMS)
 build-ReportsFunction:  ; $(LAMBDA_BUILD) ./functions/reports && $(COPY_TERMS)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"runtime"
 	"testing"
 	"time"
 
@@ -49,7 +48,7 @@ func TestEnrolUnderEmulator(t *testing.T) {
 		t.Fatalf("create token: %d %s", res.StatusCode, res.Body)
 	}
 
-	ingest := startEmulator(t, build(t, "build-IngestFunction", runtime.GOARCH), be.env)
+	ingest := startFunction(t, "build-IngestFunction", be.env...)
 	body := []byte(`{"node":"lambda-gpu-1","key":"` + "0123456789abcdef0123456789abcdef" + `","hostname":"lambda-gpu-1"}`)
 	auth := map[string]string{"Authorization": "Bearer " + tok.Token}
 	var ans [2]wire.EnrolResponse

@@ -319,7 +319,7 @@ func TestIngestUnderEmulator(t *testing.T) {
 		t.Skip("builds and runs a Lambda bootstrap")
 	}
 	be := newBackend(t)
-	emu := startEmulator(t, build(t, "build-IngestFunction", runtime.GOARCH), be.env)
+	emu := startFunction(t, "build-IngestFunction", be.env...)
 	ctx := context.Background()
 
 	now := time.Now().UTC()
@@ -375,7 +375,7 @@ func TestWatchdogUnderEmulator(t *testing.T) {
 		t.Skip("builds and runs a Lambda bootstrap")
 	}
 	be := newBackend(t)
-	emu := startEmulator(t, build(t, "build-WatchdogFunction", runtime.GOARCH), be.env)
+	emu := startFunction(t, "build-WatchdogFunction", be.env...)
 	var res app.WatchdogResult
 	emu.invoke(t, map[string]string{"source": "gpusla.scheduler", "schedule": "watchdog",
 		"scheduled_time": time.Now().UTC().Format(time.RFC3339)}, &res)

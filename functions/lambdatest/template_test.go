@@ -133,10 +133,14 @@ func checkTemplate(path, makefile, root string) []error {
 		if fn.CodeUri == nil || fn.CodeUri.String == nil || *fn.CodeUri.String != "." {
 			bad("%s: CodeUri must be \".\" (the module root, where the Makefile is)", name)
 		}
-		if dir, ok := targets["build-"+name]; !ok {
+		if tg, ok := targets["build-"+name]; !ok {
 			bad("%s: Makefile has no target build-%s (sam build would fail)", name, name)
-		} else if dir != "./"+want.dir {
-			bad("%s: Makefile builds %s, want ./%s", name, dir, want.dir)
+		} else if tg.dir != "./"+want.dir {
+			bad("%s: Makefile builds %s, want ./%s", name, tg.dir, want.dir)
+		} else if !tg.terms && globalEnv(globals, "GPUSLA_TERMS") != "" {
+			// Globals give every function GPUSLA_TERMS; a listed path that is
+			// missing fails the function's init (wiring.Open reads the terms).
+			bad("%s: template.yaml sets GPUSLA_TERMS for every function but build-%s copies no terms ($(COPY_TERMS)): its init would fail", name, name)
 		}
 		if _, err := os.Stat(filepath.Join(root, want.dir, "main.go")); err != nil {
 			bad("%s: %s/main.go: %v", name, want.dir, err)
@@ -438,6 +442,29 @@ func TestTemplateCheckCatches(t *testing.T) {
 	}
 }
 
+// TestEveryBuildShipsTheTerms: template.yaml gives every function
+// GPUSLA_TERMS, so a make target that copies no terms builds a function
+// whose init fails on AWS (the listed folder is missing). A Makefile whose
+// ingest target lost its terms copy is refused, naming the function.
+func TestEveryBuildShipsTheTerms(t *testing.T) {
+	orig, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const from = "./functions/ingest && $(COPY_TERMS)"
+	if !strings.Contains(string(orig), from) {
+		t.Fatalf("the Makefile no longer contains %q; update this test", from)
+	}
+	mk := filepath.Join(t.TempDir(), "Makefile")
+	if err := os.WriteFile(mk, []byte(strings.Replace(string(orig), from, "./functions/ingest", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	errs := checkTemplate("../../template.yaml", mk, "../..")
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "IngestFunction: template.yaml sets GPUSLA_TERMS for every function but build-IngestFunction copies no terms") {
+		t.Errorf("got %v, want one error naming IngestFunction's missing terms", errs)
+	}
+}
+
 // checkMemoryLimit holds a function's Go memory settings to its size: a
 // GOMEMLIMIT is a size Go reads (a number and B, KiB, MiB or GiB) below
 // the function's MemorySize, leaving the runtime and the binary 64 MiB;
@@ -472,20 +499,36 @@ func checkMemoryLimit(name string, fn *serverless.Function) []error {
 	return errs
 }
 
-// makeTargets maps each build-<LogicalId> target of the Makefile to the
-// package it builds.
-func makeTargets(path string) (map[string]string, error) {
+// makeTarget is what one build-<LogicalId> target of the Makefile does:
+// the package it builds, and whether it copies the contract terms beside
+// the bootstrap.
+type makeTarget struct {
+	dir   string
+	terms bool
+}
+
+// globalEnv is the Globals' value of an environment variable ("" if unset).
+func globalEnv(g global.Function, name string) string {
+	if g.Environment == nil || g.Environment.Variables == nil {
+		return ""
+	}
+	return g.Environment.Variables[name]
+}
+
+// makeTargets maps each build-<LogicalId> target of the Makefile to what
+// it builds.
+func makeTargets(path string) (map[string]makeTarget, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	re := regexp.MustCompile(`^(build-[A-Za-z0-9]+):.*\$\(LAMBDA_BUILD\)\s+(\./functions/\S+)`)
-	out := map[string]string{}
+	out := map[string]makeTarget{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		if m := re.FindStringSubmatch(sc.Text()); m != nil {
-			out[m[1]] = m[2]
+			out[m[1]] = makeTarget{dir: m[2], terms: strings.Contains(sc.Text(), "$(COPY_TERMS)")}
 		}
 	}
 	return out, sc.Err()
