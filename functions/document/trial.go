@@ -118,7 +118,8 @@ func trialPage(p *i18n.Printer, tr *scorecard.Trial) trialView {
 	for _, c := range tr.Providers {
 		a := trialAsks{Provider: c.Provider}
 		if c.Nodes > 1 {
-			a.Lines = append(a.Lines, p.T("%d nodes in these months; the trial is judged on %s, ordered first.", c.Nodes, c.Node))
+			a.Provider = p.T("%s (node %s)", c.Provider, c.Node)
+			a.Lines = append(a.Lines, p.T("%d nodes of this provider in these months, each judged in its own column.", c.Nodes))
 		}
 		for _, x := range c.Figures {
 			if !x.AskText.IsZero() {

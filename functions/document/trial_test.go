@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpusla/gpusla/internal/golden"
 	"github.com/gpusla/gpusla/sla/i18n"
+	"github.com/gpusla/gpusla/sla/scorecard"
 	"github.com/gpusla/gpusla/sla/scorecard/scorecardtest"
 )
 
@@ -44,5 +45,30 @@ func TestTrialHTMLAndPDF(t *testing.T) {
 	}
 	if err := RenderTrial(&b, tr, "csv", i18n.EN); err == nil || !strings.Contains(err.Error(), `--format "csv": want one of json, md, html, pdf with --trial`) {
 		t.Errorf("csv: %v", err)
+	}
+}
+
+// A provider's second trial node (the seed's iperf3 peer) is its own
+// column, and what to ask is said per node.
+func TestTrialSecondNodeAsked(t *testing.T) {
+	tr := scorecardtest.GoldenTrial(t)
+	second := tr.Providers[1] // Beta's tb, which fails
+	second.Provider, second.Node = tr.Providers[0].Provider, "ta2"
+	tr.Providers[0].Nodes, second.Nodes = 2, 2
+	tr.Providers = append(tr.Providers[:1], append([]scorecard.TrialColumn{second}, tr.Providers[1:]...)...)
+	for l, want := range map[i18n.Lang][]string{
+		i18n.EN: {"| Alpha (node ta) | Alpha (node ta2) | Beta (node tb) |", "### Alpha (node ta)\n\n- 2 nodes of this provider in these months, each judged in its own column.",
+			"### Alpha (node ta2)\n\n- 2 nodes of this provider in these months, each judged in its own column.\n- order to delivery:"},
+		i18n.ZH: {"### Alpha（节点 ta2）\n\n- 这几个月该服务商共2台节点，每台单独一列判断。"},
+	} {
+		var md bytes.Buffer
+		if err := RenderTrial(&md, tr, "md", l); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if !strings.Contains(md.String(), w) {
+				t.Errorf("%s: the page lacks %q:\n%s", l, w, md.String())
+			}
+		}
 	}
 }

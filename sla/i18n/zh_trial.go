@@ -103,7 +103,7 @@ var zhTrial = map[string]string{
 	"per %d s":                                    "每 %d 秒",
 	"%s; %s":                                      "%s；%s",
 	"opened %s":                                   "提交于 %s",
-	"%d nodes in these months; the trial is judged on %s, ordered first.":                                                                                  "这几个月共 %d 台节点；试租按最先下单的 %s 判断。",
+	"%d nodes of this provider in these months, each judged in its own column.":                                                                            "这几个月该服务商共 %d 台节点，每台单独一列判断。",
 	"Every check passed: ask for the same in the contract's terms.":                                                                                        "各项检查均通过：要求把同样的水平写进合同条款。",
 	"Order the trial node within the months compared, so that its delivery time is measured.":                                                              "在对比的月份内下单试租节点，以便测得交付时长。",
 	"Are machines racked and powered before the order, ready for instant delivery? What delivery time will the contract promise, with what penalty?":       "机器是否提前上架通电、可即刻交付？合同承诺多长的交付时间，超时如何赔偿？",

@@ -2,6 +2,7 @@ package scorecard
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -41,7 +42,7 @@ const (
 	TrialNightUntil   = 6
 )
 
-// Trial is the side-by-side page: one column per provider.
+// Trial is the side-by-side page: one column per trial node, by provider.
 type Trial struct {
 	Schema    string        `json:"schema"`
 	From      string        `json:"from"`
@@ -50,14 +51,14 @@ type Trial struct {
 	Providers []TrialColumn `json:"providers"`
 }
 
-// TrialColumn is one provider's trial node and its figures, in the order
-// of TrialKeys.
+// TrialColumn is one trial node of a provider and its figures, in the
+// order of TrialKeys.
 type TrialColumn struct {
 	Provider string `json:"provider"`
 	Contract string `json:"contract"`
 	Node     string `json:"node"`
-	// Nodes: how many of the provider's nodes the months hold; the trial
-	// is judged on the first ordered.
+	// Nodes: how many of the provider's nodes the months hold; each has
+	// its column, the first ordered first.
 	Nodes   int           `json:"nodes"`
 	Figures []TrialFigure `json:"figures"`
 }
@@ -68,9 +69,9 @@ var TrialKeys = trial.Keys
 // TrialFigure is one criterion of the trial node, judged.
 type TrialFigure = trial.Row
 
-// BuildTrial computes the trial page: per provider, its first-ordered
-// node judged against every criterion of the seed, on every check result
-// of its window. The builder must have been made with Options.Trial (it
+// BuildTrial computes the trial page: per provider, each of its nodes
+// (the first ordered first) judged against every criterion of the seed,
+// on every check result of its window. The builder must have been made with Options.Trial (it
 // keeps the check results only then). It can be called once instead of
 // Build.
 func (b *Builder) BuildTrial() (*Trial, error) {
@@ -99,25 +100,34 @@ func (b *Builder) BuildTrialFrom(reps []*report.Report) (*Trial, error) {
 	for _, f := range facts.sorted() {
 		groups[f.provider] = append(groups[f.provider], f)
 	}
-	for name, fs := range groups {
-		f := firstOrdered(fs)
-		col := TrialColumn{Provider: name, Contract: f.contract, Node: f.id, Nodes: len(fs)}
-		node := trial.Judge(trial.Node{Model: f.model, GPUs: f.gpus, MemoryMiB: b.orderedMemory(f.id), Results: b.trialResults(f.id)})
-		col.Figures = append(append([]TrialFigure{trialDelivery(f)}, node...), trialNightTicket(f), trialBilling(f), trialPrice(f))
-		for i := range col.Figures {
-			x := &col.Figures[i]
-			x.Seed = trial.Seed[x.Key]
-			x.Finish()
-		}
-		tr.Providers = append(tr.Providers, col)
+	names := make([]string, 0, len(groups))
+	for name := range groups {
+		names = append(names, name)
 	}
-	sort.Slice(tr.Providers, func(i, j int) bool { return tr.Providers[i].Provider < tr.Providers[j].Provider })
+	sort.Strings(names)
+	for _, name := range names {
+		// Every node of the provider is judged in its own column: the
+		// seed's iperf3 needs a second node (服务器A, 服务器B), and a
+		// faulty second node must not hide behind a good first one.
+		fs := byOrder(groups[name])
+		for _, f := range fs {
+			col := TrialColumn{Provider: name, Contract: f.contract, Node: f.id, Nodes: len(fs)}
+			node := trial.Judge(trial.Node{Model: f.model, GPUs: f.gpus, MemoryMiB: b.orderedMemory(f.id), Results: b.trialResults(f.id)})
+			col.Figures = append(append([]TrialFigure{trialDelivery(f)}, node...), trialNightTicket(f), trialBilling(f), trialPrice(f))
+			for i := range col.Figures {
+				x := &col.Figures[i]
+				x.Seed = trial.Seed[x.Key]
+				x.Finish()
+			}
+			tr.Providers = append(tr.Providers, col)
+		}
+	}
 	return tr, nil
 }
 
-// firstOrdered is the node ordered first (its delivery in the months;
-// then by id), the trial's node.
-func firstOrdered(fs []*nodeFacts) *nodeFacts {
+// byOrder are a provider's nodes, the first ordered first (its delivery in
+// the months; then by id; a node with no order in the months last).
+func byOrder(fs []*nodeFacts) []*nodeFacts {
 	ordered := func(f *nodeFacts) (time.Time, bool) {
 		if f.delivery == nil {
 			return time.Time{}, false
@@ -125,14 +135,22 @@ func firstOrdered(fs []*nodeFacts) *nodeFacts {
 		t, err := time.Parse(time.RFC3339, f.delivery.OrderedAt)
 		return t, err == nil
 	}
-	best := fs[0]
-	bt, bok := ordered(best)
-	for _, f := range fs[1:] {
-		if t, ok := ordered(f); ok && (!bok || t.Before(bt)) {
-			best, bt, bok = f, t, true
+	out := slices.Clone(fs)
+	slices.SortStableFunc(out, func(x, y *nodeFacts) int {
+		tx, okx := ordered(x)
+		ty, oky := ordered(y)
+		switch {
+		case okx && oky && !tx.Equal(ty):
+			return tx.Compare(ty)
+		case okx != oky:
+			if okx {
+				return -1
+			}
+			return 1
 		}
-	}
-	return best
+		return strings.Compare(x.id, y.id)
+	})
+	return out
 }
 
 // Two limits of a wait: within pass passes, beyond fail fails.

@@ -305,3 +305,37 @@ func mustBuilder(t *testing.T) *Builder {
 func TestTrialFileGolden(t *testing.T) {
 	golden.Check(t, "trial.jsonl", trialLog(t).buf.Bytes())
 }
+
+// "在服务器A上运行iperf3 -s, 在服务器B上运行iperf3 -c": the seed's trial
+// rents a second node of a provider for its iperf3. Alpha's second node
+// ta2, ordered at 06:00 after ta, is an H20 calling itself an H200 and 40
+// % busy at delivery: it has its own column, after ta, failing acceptance,
+// the order and gpustat — never hidden behind ta's pass.
+func TestTrialJudgesEverySecondNode(t *testing.T) {
+	l := trialLog(t)
+	l.register("ta2", "alpha-c", "2026-03-01T06:00:00Z")
+	l.run("ta2", "2026-03-01T06:10:00Z", "2026-04-01T00:00:00Z")
+	l.checks("ta2", "2026-03-01T06:15:00Z", events.Check{Name: "gpu.count", Category: events.CategoryGPULost, Verdict: events.Pass, Number: nump(8), Unit: "GPUs"},
+		events.Check{Name: "gpu.model", Category: events.CategoryInventory, Verdict: events.Fail, Value: "NVIDIA H200", GPU: gpu(0)},
+		events.Check{Name: "gpu.utilization", Category: events.CategoryGPUDegraded, Verdict: events.Warn, Number: nump(40), Unit: "%", GPU: gpu(0)})
+	if err := l.w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	tr := buildTrial(t, l.buf.Bytes(), Options{})
+	var cols []string
+	for _, p := range tr.Providers {
+		cols = append(cols, p.Provider+"/"+p.Node+"/"+strconv.Itoa(p.Nodes))
+	}
+	if strings.Join(cols, " ") != "Alpha/ta/2 Alpha/ta2/2 Beta/tb/1" {
+		t.Fatalf("columns %v", cols)
+	}
+	for key, want := range map[string][2]string{trial.KeyAcceptance: {TrialPass, TrialFail}, trial.KeyOrder: {TrialPass, TrialFail}, trial.KeyIdle: {TrialPass, TrialFail}} {
+		for i, p := range tr.Providers[:2] {
+			for _, x := range p.Figures {
+				if x.Key == key && x.Verdict != want[i] {
+					t.Errorf("%s %s: %s, want %s (%s)", p.Node, key, x.Verdict, want[i], x.Detail)
+				}
+			}
+		}
+	}
+}
