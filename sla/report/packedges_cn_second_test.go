@@ -1,5 +1,14 @@
 package report
 
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/sla/events"
+	"github.com/gpusla/gpusla/sla/terms"
+)
+
 // A second hand audit of the Chinese providers' packs (and GPUhub's): the
 // edges the first audit did not hold — a leap February, two outages a
 // heartbeat apart, an outage a maintenance window cuts in two, a service
@@ -202,4 +211,65 @@ var cnSecondEdges = map[string][]edge{
 			{why: "41 min: two hours", year: 2028, month: 2, down: down1("2028-02-29 03:00:00", "2028-02-29 03:41:00"), counted: 2460, uptime: 99.9018, tier: 0, amount: 1},
 		}},
 	},
+}
+
+// instances builds one month of several instances under one account (one
+// contract), case i's node named n1, n2, …
+func instances(t *testing.T, tm *terms.Terms, cs ...edgeCase) *Report {
+	t.Helper()
+	var evs []events.Event
+	for i, c := range cs {
+		id := fmt.Sprintf("n%d", i+1)
+		for _, e := range edgeLog(t, tm, c) {
+			e.Node, e.ID = id, id+"-"+e.ID
+			evs = append(evs, e)
+		}
+	}
+	month := cs[0].month
+	if month == 0 {
+		month = time.March
+	}
+	return buildFrom(t, []*terms.Terms{tm}, Options{Year: 2026, Month: month, AsOf: time.Date(2026, month+1, 2, 12, 0, 0, 0, time.UTC)}, evs)
+}
+
+// Every text here computes per instance: Tencent's "单实例服务可用性" and its
+// fee "就单 CVM 实例所支付的服务费用", JD Cloud's "The statistical business unit is
+// a single virtual machine" and its cap, "the total amount of cash paid for
+// current service through a single virtual machine". Two instances of one
+// account are two months, never one pooled.
+//
+// Tencent, March, one GPU each at 25.00 (18,600.00 a month): n1 down 12 min,
+// 99.973118 %, 10 %: 1,860.00; n2 down 11 min, 99.975358 %, met: nothing. The
+// account's claim is 1,860.00 — pooled, 23 min of 89,280 would read
+// 99.974238 % and 10 % of both fees, 3,720.00.
+//
+// JD Cloud VM, March, 20.00 an hour (14,880.00 a month): n1 down 447 min,
+// coupon 100 × 20.00 / 60 × 447 = 14,900.00, capped at n1's month, 14,880.00;
+// n2 down 10 min, 333.333… → 333.33, its own cap untouched. The account's
+// claim is 15,213.33 — under one pooled cap of 29,760.00 it would be
+// 15,233.33.
+func TestCNPacksPerInstance(t *testing.T) {
+	for _, c := range []struct {
+		pack          string
+		a, b          edgeCase
+		amounts       [2]float64
+		tiers         [2]float64
+		claim, charge float64
+	}{
+		{"tencent-cvm", edgeCase{down: down1("2026-03-08 03:00:00", "2026-03-08 03:12:00")}, edgeCase{down: down1("2026-03-09 03:00:00", "2026-03-09 03:11:00")},
+			[2]float64{1860, 0}, [2]float64{10, 0}, 1860, 37200},
+		{"jdcloud-vm", edgeCase{down: down1("2026-03-08 03:00:00", "2026-03-08 10:27:00")}, edgeCase{down: down1("2026-03-09 03:00:00", "2026-03-09 03:10:00")},
+			[2]float64{14880, 333.33}, [2]float64{0, 0}, 15213.33, 29760},
+	} {
+		r := instances(t, packTerms(t, c.pack), c.a, c.b)
+		for i, id := range []string{"n1", "n2"} {
+			n := node(t, r, id)
+			if n.Credit.Amount != c.amounts[i] || n.Credit.TierPercent != c.tiers[i] {
+				t.Errorf("%s %s: credit %v at %v %%, want %v at %v %%", c.pack, id, n.Credit.Amount, n.Credit.TierPercent, c.amounts[i], c.tiers[i])
+			}
+		}
+		if k := r.Contracts[0]; k.Claim != c.claim || k.Charge != c.charge {
+			t.Errorf("%s: the account's claim %v of %v, want %v of %v", c.pack, k.Claim, k.Charge, c.claim, c.charge)
+		}
+	}
 }
