@@ -98,15 +98,15 @@ var cnSecondEdges = map[string][]edge{
 	"alibaba-ecs": {
 		{"claim-from-an-earlier-incident", []edgeCase{
 			// "Submit within 30 days of incident": April's only outage began on
-			// 31 March 23:55:30 and ended 1 April 00:16:00 (20 min 30 s, 20
-			// whole minutes from its start, to 00:15:30: April's 930 s,
-			// 99.964120 %, 10 % of 720 h × 30.00 = 21,600.00: 2,160.00); the
+			// 31 March 23:55:30 and ended 1 April 00:16:00 (its clock minutes
+			// in April 00:00–00:15, 960 s, 99.962963 %, 10 % of 720 h × 30.00
+			// = 21,600.00: 2,160.00); the
 			// incident began in March, so April's claim is due 30 days after
 			// it, before 30 April 23:55:30 — inside April itself. The same
 			// outage from 1 April 00:00:00 (16 min, 99.962963 %) is due before
 			// 1 May 00:00.
 			{why: "began 31 March 23:55:30: due 30 April 23:55:30", month: 4, down: down1("2026-03-31 23:55:30", "2026-04-01 00:16:00"),
-				counted: 930, uptime: 99.9641, tier: 10, amount: 2160, deadline: "2026-04-30T23:55:30+08:00"},
+				counted: 960, uptime: 99.963, tier: 10, amount: 2160, deadline: "2026-04-30T23:55:30+08:00"},
 			{why: "began 1 April 00:00: due 1 May", month: 4, down: down1("2026-04-01 00:00:00", "2026-04-01 00:16:00"),
 				counted: 960, uptime: 99.963, tier: 10, amount: 2160, deadline: "2026-05-01T00:00:00+08:00"},
 		}},

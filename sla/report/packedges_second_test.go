@@ -366,8 +366,10 @@ var gpuhubNetworkEdges = []edge{
 // secondary pages): one GPU at 30.00 CNY an hour, Shanghai time; March's
 // charge 744 h × 30.00 = 22,320.00 (10 % 2,232.00, 25 % 5,580.00, 100 %
 // 22,320.00). An outage counts when it lasts a minute or more ("持续一分钟
-// 以上", "以上" including the number), in whole minutes from its start, the
-// partial one left out (approximations[0]); the month is 44,640 minutes
+// 以上", "以上" including the number), in the clock minutes it holds whole
+// ("视为该分钟内ECS实例不可用", a partial minute at either end left out;
+// approximations[0]: Alibaba may count its whole minutes from its first
+// second instead, a minute more at most); the month is 44,640 minutes
 // ("总天数╳24╳60" of "一个自然月"), and 0.025 % of it is 11.16 minutes.
 var alibabaECSEdges = []edge{
 	{"target", []edgeCase{
@@ -391,6 +393,9 @@ var alibabaECSEdges = []edge{
 		// 60 s, one minute (99.997760 %).
 		{why: "59 s", down: down("2026-03-08 03:00:00", "2026-03-08 03:00:59"), counted: 0, uptime: 100, tier: 0, amount: 0},
 		{why: "60 s", down: down("2026-03-08 03:00:00", "2026-03-08 03:01:00"), counted: 60, uptime: 99.9978, tier: 0, amount: 0},
+		// 60 s from 03:00:30 lasts the minute but holds no clock minute
+		// through: "该分钟" is none, nothing.
+		{why: "60 s from 03:00:30", down: down("2026-03-08 03:00:30", "2026-03-08 03:01:30"), counted: 0, uptime: 100, tier: 0, amount: 0},
 	}},
 	{"whole-minutes", []edgeCase{
 		// "视为该分钟内ECS实例不可用 … 不可用分钟数之和": minutes, the partial one
@@ -402,6 +407,12 @@ var alibabaECSEdges = []edge{
 		{why: "11 min 59 s", down: down("2026-03-08 03:00:00", "2026-03-08 03:11:59"), counted: 660, uptime: 99.9754, tier: 0, amount: 0,
 			approximateDown: 60, checkTierDiffers: true, tierMayDiffer: true},
 		{why: "12 min", down: down("2026-03-08 03:00:00", "2026-03-08 03:12:00"), counted: 720, uptime: 99.9731, tier: 10, amount: 2232, approximateDown: 60},
+		// Off the minute: 03:00:30–03:12:59 (12 min 29 s) holds 03:01–03:11
+		// whole, 11 minutes, met (12 from its first second: 10 %, the tier
+		// may differ); to 03:13:00 it holds 03:01–03:12, 12, 10 %.
+		{why: "12 min 29 s from 03:00:30: 11 clock minutes", down: down("2026-03-08 03:00:30", "2026-03-08 03:12:59"), counted: 660, uptime: 99.9754, tier: 0, amount: 0,
+			approximateDown: 60, checkTierDiffers: true, tierMayDiffer: true},
+		{why: "12 min 30 s from 03:00:30: 12 clock minutes", down: down("2026-03-08 03:00:30", "2026-03-08 03:13:00"), counted: 720, uptime: 99.9731, tier: 10, amount: 2232},
 	}},
 	{"calendar-month", []edgeCase{
 		// "单实例服务周期总分钟数:按照单实例服务周期内的总天数╳24╳60", the cycle
@@ -421,17 +432,18 @@ var alibabaECSEdges = []edge{
 		{why: "8 GPUs", gpus: 8, down: down("2026-03-08 03:00:00", "2026-03-08 03:12:00"), counted: 720, uptime: 99.9731, tier: 10, amount: 17856, charge: 178560},
 	}},
 	{"across-month-end", []edgeCase{
-		// The minute on the whole outage: 31 March 23:59:30 to 1 April
-		// 00:00:30 lasts a minute and counts it, 30 s in each month (March
-		// 99.998880 %, April 99.998843 %); 59 s across counts nothing. 23:55:30
-		// to 00:06:00, 10 min 30 s, is 10 whole minutes from its start,
-		// 23:55:30–00:05:30: 270 s in March (99.989919 %), 330 s in April
-		// (99.987269 %).
-		{why: "60 s across: March's 30 s", down: down("2026-03-31 23:59:30", "2026-04-01 00:00:30"), counted: 30, uptime: 99.9989, tier: 0, amount: 0},
-		{why: "60 s across: April's 30 s", month: 4, down: down("2026-03-31 23:59:30", "2026-04-01 00:00:30"), counted: 30, uptime: 99.9988, tier: 0, amount: 0},
-		{why: "59 s across: nothing", down: down("2026-03-31 23:59:30", "2026-04-01 00:00:29"), counted: 0, uptime: 100, tier: 0, amount: 0},
-		{why: "10 min 30 s across: March's 270 s", down: down("2026-03-31 23:55:30", "2026-04-01 00:06:00"), counted: 270, uptime: 99.9899, tier: 0, amount: 0},
-		{why: "10 min 30 s across: April's 330 s", month: 4, down: down("2026-03-31 23:55:30", "2026-04-01 00:06:00"), counted: 330, uptime: 99.9873, tier: 0, amount: 0},
+		// The whole outage, its clock minutes to the month each is in: 31
+		// March 23:59:00 to 1 April 00:01:00 holds 23:59 (March, 99.997760 %)
+		// and 00:00 (April, 99.997685 %); 23:59:30 to 00:00:30 lasts a minute
+		// but holds no clock minute whole: nothing in either. 23:55:30 to
+		// 00:06:00 holds 23:56–23:59, 240 s in March (99.991039 %), and
+		// 00:00–00:05, 360 s in April (99.986111 %).
+		{why: "23:59–00:01: March's 23:59", down: down("2026-03-31 23:59:00", "2026-04-01 00:01:00"), counted: 60, uptime: 99.9978, tier: 0, amount: 0},
+		{why: "23:59–00:01: April's 00:00", month: 4, down: down("2026-03-31 23:59:00", "2026-04-01 00:01:00"), counted: 60, uptime: 99.9977, tier: 0, amount: 0},
+		{why: "60 s across off the minute: nothing in March", down: down("2026-03-31 23:59:30", "2026-04-01 00:00:30"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "60 s across off the minute: nothing in April", month: 4, down: down("2026-03-31 23:59:30", "2026-04-01 00:00:30"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "10 min 30 s across: March's 240 s", down: down("2026-03-31 23:55:30", "2026-04-01 00:06:00"), counted: 240, uptime: 99.991, tier: 0, amount: 0},
+		{why: "10 min 30 s across: April's 360 s", month: 4, down: down("2026-03-31 23:55:30", "2026-04-01 00:06:00"), counted: 360, uptime: 99.9861, tier: 0, amount: 0},
 	}},
 	{"tiers", []edgeCase{
 		// "If monthly uptime falls below 99.99% 10% … 99% 25% … 95% 100%"
@@ -458,11 +470,11 @@ var alibabaECSEdges = []edge{
 		// "Submit within 30 days of incident", from the first counted outage's
 		// start (Shanghai time): 8 March 03:00 → due before 7 April 03:00; 20
 		// March 10:00 → 19 April 10:00; an outage from 31 March 23:55:30 across
-		// midnight (270 s in March, with 12 min on the 20th: 990 s, 99.963038
+		// midnight (240 s in March, with 12 min on the 20th: 960 s, 99.964158
 		// %, 10 %) is not the first: still 19 April 10:00.
 		{why: "8 March", down: down("2026-03-08 03:00:00", "2026-03-08 03:12:00"), counted: 720, uptime: 99.9731, tier: 10, amount: 2232, deadline: "2026-04-07T03:00:00+08:00", letter: LetterRequest},
 		{why: "20 March", down: down("2026-03-20 10:00:00", "2026-03-20 10:12:00"), counted: 720, uptime: 99.9731, tier: 10, amount: 2232, deadline: "2026-04-19T10:00:00+08:00"},
-		{why: "20 March and 31 March", down: [][2]string{{"2026-03-20 10:00:00", "2026-03-20 10:12:00"}, {"2026-03-31 23:55:30", "2026-04-01 00:06:00"}}, counted: 990, uptime: 99.963, tier: 10, amount: 2232,
+		{why: "20 March and 31 March", down: [][2]string{{"2026-03-20 10:00:00", "2026-03-20 10:12:00"}, {"2026-03-31 23:55:30", "2026-04-01 00:06:00"}}, counted: 960, uptime: 99.9642, tier: 10, amount: 2232,
 			deadline: "2026-04-19T10:00:00+08:00"},
 	}},
 	{"each-outage-whole-minutes", []edgeCase{
