@@ -266,13 +266,16 @@ func Print(w io.Writer, n store.Node, secret []byte, p Probe) error {
 # Its secret, shown only this once (stored here only encrypted):
 %s
 #
-# On the node, save it (mode 0600) where the config below expects it:
+# On the node (docs/probe.md, "Install"), put the binary (bin/gpuprobe of the build) on the PATH:
+#   sudo install -m 0755 gpuprobe /usr/local/bin/gpuprobe
+# save the secret (mode 0600) where the config below expects it:
 #   sudo install -d -m 700 %s && printf '%%s\n' '<secret>' | sudo install -m 600 /dev/stdin %s
 # save the config below as %s (the path the shipped systemd unit,
 # probe/deploy/gpuprobe.service, runs gpuprobe run --config with),
 # judge the node against the order once (exit 0 pass, 2 warn, 3 fail):
 #   sudo gpuprobe check --config %s
-# then install the binary and the unit and start the probe (docs/probe.md, "Install"):
+# then install the unit and start the probe:
+#   sudo install -m 0644 gpuprobe.service /etc/systemd/system/ && sudo systemctl daemon-reload
 #   sudo systemctl enable --now gpuprobe
 %s---
 %s`, n.ID, n.Provider, n.Contract, secret, dirOf(p.SecretFile), p.SecretFile, config.DefaultPath, config.DefaultPath, reach(p), y)

@@ -33,6 +33,17 @@ func TestNodeAddPrintsPushInterval(t *testing.T) {
 		if o := out.String(); !strings.Contains(o, "gpuprobe check --config "+config.DefaultPath) || !strings.Contains(o, `docs/probe.md, "Install"`) {
 			t.Errorf("the next steps are not named:\n%s", o)
 		}
+		// In an order that works on a bare node: the binary is on the PATH
+		// before it is run, the unit is installed before it is started.
+		steps := []string{"install -m 0755 gpuprobe /usr/local/bin/gpuprobe", "gpuprobe check --config", "/etc/systemd/system/", "systemctl enable --now gpuprobe"}
+		at := -1
+		for _, s := range steps {
+			i := strings.Index(out.String(), s)
+			if i <= at {
+				t.Errorf("step %q missing or out of order:\n%s", s, out.String())
+			}
+			at = i
+		}
 		_, doc, ok := strings.Cut(out.String(), "\n---\n")
 		if !ok {
 			t.Fatalf("no config document in:\n%s", out.String())
