@@ -127,4 +127,5 @@ var zhTrial = map[string]string{
 	"the contract bills per %s; no bill of the node shows how it was billed":                                                                               "合同按 %s 计费；没有该机器的账单可以显示实际如何计费",
 	"Compare the provider's bill for the trial node with the contract: `gpusla scorecard --trial --bill BILL.csv`.":                                        "将服务商对试租机器的账单与合同比对：`gpusla scorecard --trial --bill BILL.csv`。",
 	"loss not reported": "未上报丢包",
+	"%s; %d month(s) at the bill's hours and the contract's price": "%s；%d 个月按账单时长和合同价格",
 }

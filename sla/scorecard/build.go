@@ -36,12 +36,16 @@ type nodeFacts struct {
 	// billed: what the bill charged the node, by month (YYYY-MM), where
 	// a bill line has an amount.
 	billed map[string]billedAmount
-	asOf   time.Time // unfinished cases are counted up to it
+	// billedHours: where a bill line has hours and no amount, its hours
+	// and their price at the contract's rate, by month.
+	billedHours map[string]billedAmount
+	asOf        time.Time // unfinished cases are counted up to it
 }
 
 type billedAmount struct {
 	amount   float64
 	currency string
+	hours    float64 // the bill's hours (billedHours only)
 }
 
 type nodeMonth struct {
@@ -376,7 +380,14 @@ func billRows(rep *report.Report, rows []billing.Row, fact func(*report.Node) *n
 				if f.billed == nil {
 					f.billed = map[string]billedAmount{}
 				}
-				f.billed[rep.Month] = billedAmount{*row.BilledAmount, row.Currency}
+				f.billed[rep.Month] = billedAmount{amount: *row.BilledAmount, currency: row.Currency}
+			} else if row.BilledHours != nil {
+				if f.billedHours == nil {
+					f.billedHours = map[string]billedAmount{}
+				}
+				// The contract's amount and what the bill's hours add
+				// to it at the contract's rate (billing.Reconcile).
+				f.billedHours[rep.Month] = billedAmount{amount: row.ContractAmount + row.OverAmount, currency: row.Currency, hours: *row.BilledHours}
 			}
 		}
 	}

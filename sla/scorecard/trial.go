@@ -286,14 +286,27 @@ func trialPrice(f *nodeFacts) TrialFigure {
 	x := TrialFigure{Key: trial.KeyPrice,
 		CriterionText: msg.New("recorded: what the trial cost, the bill's amount where there is one (the seed: a half-hour test costs about half an hour billed per second, a whole hour billed by the hour)")}
 	amounts := map[string]float64{}
-	var billed, usable int64
-	fromBill := 0
+	var billed, usable float64
+	fromBill, fromHours := 0, 0
 	for _, m := range f.months {
-		if m.billed <= 0 && !m.fromBill {
+		bh, hoursOnly := f.billedHours[m.month]
+		hoursOnly = hoursOnly && !m.fromBill
+		if m.billed <= 0 && !m.fromBill && !hoursOnly {
 			continue
 		}
-		amounts[m.currency] += m.charge
-		billed, usable = billed+m.billed, usable+m.usable
+		switch {
+		case hoursOnly:
+			// A bill of hours only: what those hours cost, not what
+			// the contract's hours would have (a per-second half hour
+			// billed as an hour costs the hour).
+			amounts[m.currency] += bh.amount
+			billed += bh.hours * 3600
+			fromHours++
+		default:
+			amounts[m.currency] += m.charge
+			billed += float64(m.billed)
+		}
+		usable += float64(m.usable)
 		if m.fromBill {
 			fromBill++
 		}
@@ -316,10 +329,13 @@ func trialPrice(f *nodeFacts) TrialFigure {
 	for i, c := range curs {
 		parts[i] = fmt.Sprintf("%.2f %s", amounts[c], c)
 	}
-	x.DetailText = msg.New("%.2f h billed, %.2f h usable; %d month(s) at the bill's amount", float64(billed)/3600, float64(usable)/3600, fromBill)
+	x.DetailText = msg.New("%.2f h billed, %.2f h usable; %d month(s) at the bill's amount", billed/3600, usable/3600, fromBill)
 	if len(curs) > 1 {
 		x.DetailText = msg.New("%s for %.2f h billed, %.2f h usable; %d month(s) at the bill's amount", msg.Plain(strings.Join(parts, " + ")),
-			float64(billed)/3600, float64(usable)/3600, fromBill)
+			billed/3600, usable/3600, fromBill)
+	}
+	if fromHours > 0 {
+		x.DetailText = msg.New("%s; %d month(s) at the bill's hours and the contract's price", x.DetailText, fromHours)
 	}
 	return x
 }

@@ -125,7 +125,10 @@ func TestAcceptanceHeldToTheRegistration(t *testing.T) {
 // was billed: not measured (never a pass on the contract's word). Billed
 // 0.5 h: pass. Billed 1 h (the half hour rounded up): 0.50 h beyond the
 // contract, fail. Billed 0.5 h but 16.00 USD: 8.00 USD beyond its price,
-// fail. The same node on an hourly contract warns without a bill.
+// fail. The same node on an hourly contract warns without a bill. What
+// the trial cost is what was billed: 8.00 USD with no bill or billed 0.5
+// h, 16.00 USD billed 1 h (the bill's hours at the contract's price) or
+// charged 16.00.
 func TestTrialBillingNeedsTheBill(t *testing.T) {
 	perSecond := strings.Replace(contractYAML("alpha-c", "Alpha", "15m", "30m"), "granularity: 1h", "granularity: 1s", 1)
 	for _, c := range []struct {
@@ -133,13 +136,14 @@ func TestTrialBillingNeedsTheBill(t *testing.T) {
 		bill           []billing.Line
 		verdict        string
 		detail         string
+		price          string
 	}{
-		{"no bill", perSecond, nil, TrialUnknown, "the contract bills per 1s; no bill of the node shows how it was billed"},
-		{"billed 0.5 h", perSecond, []billing.Line{{Line: 2, Node: "ta", Period: "2026-03", Hours: 0.5, HasHours: true}}, TrialPass, ""},
-		{"billed 1 h", perSecond, []billing.Line{{Line: 2, Node: "ta", Period: "2026-03", Hours: 1, HasHours: true}}, TrialFail, "the bill charged 0.50 h beyond the contract"},
+		{"no bill", perSecond, nil, TrialUnknown, "the contract bills per 1s; no bill of the node shows how it was billed", "8.00"},
+		{"billed 0.5 h", perSecond, []billing.Line{{Line: 2, Node: "ta", Period: "2026-03", Hours: 0.5, HasHours: true}}, TrialPass, "", "8.00"},
+		{"billed 1 h", perSecond, []billing.Line{{Line: 2, Node: "ta", Period: "2026-03", Hours: 1, HasHours: true}}, TrialFail, "the bill charged 0.50 h beyond the contract", "16.00"},
 		{"billed 0.5 h for 16 USD", perSecond, []billing.Line{{Line: 2, Node: "ta", Period: "2026-03", Hours: 0.5, HasHours: true, Amount: 16, HasAmt: true}},
-			TrialFail, "the bill charged 8.00 USD beyond the contract's price"},
-		{"hourly contract, no bill", contractYAML("alpha-c", "Alpha", "15m", "30m"), nil, TrialWarn, ""},
+			TrialFail, "the bill charged 8.00 USD beyond the contract's price", "16.00"},
+		{"hourly contract, no bill", contractYAML("alpha-c", "Alpha", "15m", "30m"), nil, TrialWarn, "", "16.00"},
 	} {
 		ts, err := terms.Parse("inline.yaml", []byte(c.contract))
 		if err != nil {
@@ -153,11 +157,17 @@ func TestTrialBillingNeedsTheBill(t *testing.T) {
 			t.Fatal(err)
 		}
 		tr := buildTrialUnder(t, ts, l.buf.Bytes(), Options{Bill: c.bill})
-		var x TrialFigure
+		var x, price TrialFigure
 		for _, f := range tr.Providers[0].Figures {
-			if f.Key == trial.KeyBilling {
+			switch f.Key {
+			case trial.KeyBilling:
 				x = f
+			case trial.KeyPrice:
+				price = f
 			}
+		}
+		if printed(price) != c.price {
+			t.Errorf("%s: the trial cost %s USD, want %s (%s)", c.what, printed(price), c.price, price.Detail)
 		}
 		if x.Verdict != c.verdict || (c.detail != "" && x.Detail != c.detail) || (x.Verdict == TrialPass) != (x.Ask == "") {
 			t.Errorf("%s: %s %q (ask %q), want %s %q", c.what, x.Verdict, x.Detail, x.Ask, c.verdict, c.detail)

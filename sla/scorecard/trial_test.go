@@ -205,8 +205,10 @@ func TestTrialJudgesEachFigureAgainstTheSeed(t *testing.T) {
 		trial.KeyNightTicket: {{TrialPass, "25"}, {TrialFail, "40380"}},
 		// Both round to the hour (warn); Beta's bill 6 h over: fail.
 		trial.KeyBilling: {{TrialWarn, "3600"}, {TrialFail, "3600"}},
-		// 744 h × 8 GPUs × 2 = 11 904 USD each, recorded.
-		trial.KeyPrice: {{TrialRecorded, "11904.00"}, {TrialRecorded, "11904.00"}},
+		// 744 h × 8 GPUs × 2 = 11 904 USD for Alpha, recorded; Beta's
+		// bill of 750 h (hours only) at the contract's price: 750 × 8 ×
+		// 2 = 12 000 USD, what it was charged, not the contract's 744 h.
+		trial.KeyPrice: {{TrialRecorded, "11904.00"}, {TrialRecorded, "12000.00"}},
 	}
 	for i, p := range tr.Providers {
 		if len(p.Figures) != len(TrialKeys) {
@@ -231,6 +233,9 @@ func TestTrialJudgesEachFigureAgainstTheSeed(t *testing.T) {
 	}
 	if a := tr.Providers[0].Figures[14]; a.Detail != "744.00 h billed, 743.67 h usable; 0 month(s) at the bill's amount" {
 		t.Errorf("price detail %q", a.Detail)
+	}
+	if b := tr.Providers[1].Figures[14]; b.Detail != "750.00 h billed, 741.00 h usable; 0 month(s) at the bill's amount; 1 month(s) at the bill's hours and the contract's price" {
+		t.Errorf("Beta's price detail %q", b.Detail)
 	}
 }
 
