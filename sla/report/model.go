@@ -464,6 +464,10 @@ type Target struct {
 	PausedSeconds  int64  `json:"paused_seconds"`
 	Status         string `json:"status"` // met, breached, pending
 	LateSeconds    int64  `json:"late_seconds"`
+	// HolidaysUnknown are the years the verdict depends on whose holidays
+	// the terms do not list: read on their weekdays alone, a breach may be
+	// none, and it earns no penalty.
+	HolidaysUnknown []int `json:"holidays_unknown,omitempty"`
 }
 
 // Delivery is order to delivery: the first heartbeat, or the first passing

@@ -43,14 +43,17 @@ func (m nodeMonth) tickets(tickets []*ticket.Ticket, nr *Node) []account.Penalty
 		// An unanswered ticket past its deadline is breached like a late
 		// answer and earns the same penalty: a provider who never answers
 		// must not do better than one who answers late.
-		if c := tim.Response; c != nil && c.Status == ticket.Breached && tm.Support.LateResponsePenalty > 0 {
+		// A breach whose deadline runs through a year whose holidays the
+		// terms do not list is reported and earns nothing: a holiday they
+		// cannot name may move the deadline past the answer.
+		if c := tim.Response; c != nil && c.Status == ticket.Breached && len(c.HolidaysUnknown) == 0 && tm.Support.LateResponsePenalty > 0 {
 			reason := msg.New("first response %s late (target %s)", c.Late.Round(time.Second), c.Target)
 			if c.Done.IsZero() {
 				reason = msg.New("no first response, %s past the deadline (target %s)", c.Late.Round(time.Second), c.Target)
 			}
 			penalties = append(penalties, account.Penalty{Kind: "late_response", Ref: t.ID, Percent: tm.Support.LateResponsePenalty, Reason: reason})
 		}
-		if c := tim.Replacement; c != nil && c.Status == ticket.Breached {
+		if c := tim.Replacement; c != nil && c.Status == ticket.Breached && len(c.HolidaysUnknown) == 0 {
 			if p := tm.Replacement.Penalty.For(c.Late); p > 0 {
 				penalties = append(penalties, account.Penalty{Kind: "late_replacement", Ref: t.ID, Percent: p,
 					Reason: msg.New("hardware replaced %s late (target %s)", c.Late.Round(time.Second), c.Target)})
@@ -66,5 +69,5 @@ func target(c *ticket.Clock, tm *terms.Terms) *Target {
 		return nil
 	}
 	return &Target{TargetSeconds: secs(c.Target), Clock: string(c.Clock), Deadline: ts(c.Deadline, tm), At: ts(c.Done, tm),
-		ElapsedSeconds: secs(c.Elapsed), PausedSeconds: secs(c.Paused), Status: c.Status, LateSeconds: secs(c.Late)}
+		ElapsedSeconds: secs(c.Elapsed), PausedSeconds: secs(c.Paused), Status: c.Status, LateSeconds: secs(c.Late), HolidaysUnknown: c.HolidaysUnknown}
 }

@@ -1,6 +1,7 @@
 package ticket
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -183,5 +184,46 @@ func TestCNExampleBusinessClockPause(t *testing.T) {
 			t.Errorf("awaiting %v, resolved %s: deadline %s paused %s %s late %s, want %s %s %s %s", c.awaiting, c.resolved, r.Deadline.In(loc), r.Paused, r.Status, r.Late,
 				c.deadline, c.paused, c.status, c.late)
 		}
+	}
+}
+
+// The example contracts list their holidays for 2026 only. A clock that
+// runs into 2027, or chooses its target on a day of 2027, depends on
+// holidays the terms cannot name (1 January is one in China and in the
+// US alike), so the verdict says which years it read on weekdays alone.
+// cn-example P3 (4 business hours): opened Thursday 31 December 2026 16:00,
+// 2 h that day, then Friday 1 January 2027 09:00–11:00 on weekdays alone:
+// due 11:00, [2027]; opened Wednesday 30 December 10:00, due 14:00, none.
+// P1 (15 min in business hours, 30 min outside them, wall clock) opened
+// Friday 1 January 2027 10:00: the 15 min chosen on weekdays alone, [2027];
+// on Thursday 31 December 10:00, none. us-example sev2 (4 h / 12 h) on 1
+// January 2027: [2027]; sev1 (1 h either way, wall clock): none.
+func TestHolidaysUnknown(t *testing.T) {
+	for _, c := range []struct {
+		contract, prio, opened, deadline string
+		unknown                          []int
+	}{
+		{"cn-example", "P3", "2026-12-31 16:00", "2027-01-01 11:00", []int{2027}},
+		{"cn-example", "P3", "2026-12-30 10:00", "2026-12-30 14:00", nil},
+		{"cn-example", "P1", "2027-01-01 10:00", "2027-01-01 10:15", []int{2027}},
+		{"cn-example", "P1", "2026-12-31 10:00", "2026-12-31 10:15", nil},
+		{"us-example", "sev2", "2027-01-01 10:00", "2027-01-01 14:00", []int{2027}},
+		{"us-example", "sev1", "2027-01-01 10:00", "2027-01-01 11:00", nil},
+	} {
+		tm := example(t, c.contract)
+		at := clockAt(t, tm.Calendar.Loc)
+		r := Evaluate(&Ticket{ID: "T", Priority: c.prio, Opened: at(c.opened)}, tm, at("2027-01-10 00:00")).Response
+		if !r.Deadline.Equal(at(c.deadline)) || r.Status != Breached || !slices.Equal(r.HolidaysUnknown, c.unknown) {
+			t.Errorf("%s %s opened %s: due %s %s, holidays unknown %v; want %s breached, %v", c.contract, c.prio, c.opened, r.Deadline.In(tm.Calendar.Loc), r.Status,
+				r.HolidaysUnknown, c.deadline, c.unknown)
+		}
+	}
+	// A hardware ticket's replacement on the wall clock, the same target
+	// whenever it is opened, depends on no holiday.
+	tm := example(t, "cn-example")
+	at := clockAt(t, tm.Calendar.Loc)
+	r := Evaluate(&Ticket{ID: "T", Priority: "P1", Category: "hardware", Opened: at("2027-01-01 10:00")}, tm, at("2027-01-10 00:00")).Replacement
+	if r == nil || r.HolidaysUnknown != nil {
+		t.Errorf("replacement on the wall clock: %+v, want no unknown year", r)
 	}
 }

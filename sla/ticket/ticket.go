@@ -59,6 +59,14 @@ type Clock struct {
 	Paused  time.Duration
 	Status  string
 	Late    time.Duration // how far past the deadline (breached only)
+	// HolidaysUnknown are the years the verdict depends on whose holidays
+	// the terms do not list (calendar.Covers): the years a business clock
+	// runs through to its deadline, or the opening's year where it chose
+	// between the business-hours and off-hours targets. A day closed in
+	// them that the terms cannot name (1 January 2027, say, under terms
+	// listing 2026's holidays) would move the deadline later, so a breach
+	// read on weekdays alone may be none.
+	HolidaysUnknown []int
 }
 
 // Timing is a ticket's verdicts.
@@ -93,6 +101,7 @@ func Evaluate(t *Ticket, tm *terms.Terms, asOf time.Time) Timing {
 			}
 		}
 		tim.Response = measure(cal, t.Opened, pick(tg), tg.Clock, first, nil, asOf)
+		tim.Response.HolidaysUnknown = unknownYears(cal, tg, t.Opened, tim.Response, asOf)
 	}
 	if tg, ok := tm.Support.Resolution[t.Priority]; ok {
 		var pauses []pause
@@ -100,6 +109,7 @@ func Evaluate(t *Ticket, tm *terms.Terms, asOf time.Time) Timing {
 			pauses = pausesOf(t, asOf)
 		}
 		tim.Resolution = measure(cal, t.Opened, pick(tg), tg.Clock, visible(t.Resolved, asOf), pauses, asOf)
+		tim.Resolution.HolidaysUnknown = unknownYears(cal, tg, t.Opened, tim.Resolution, asOf)
 	}
 	if t.Category == "hardware" && tm.Replacement.Within > 0 {
 		// A machine given back is not replaced: the clock stops at the
@@ -109,8 +119,35 @@ func Evaluate(t *Ticket, tm *terms.Terms, asOf time.Time) Timing {
 			at = t.Released
 		}
 		tim.Replacement = measure(cal, t.Opened, tm.Replacement.Within, tm.Replacement.Clock, visible(t.Replaced, at), nil, at)
+		tim.Replacement.HolidaysUnknown = unknownYears(cal, terms.Target{BusinessHours: tm.Replacement.Within, OffHours: tm.Replacement.Within,
+			Clock: tm.Replacement.Clock}, t.Opened, tim.Replacement, at)
 	}
 	return tim
+}
+
+// unknownYears are the years c's verdict under tg depends on that cal
+// does not cover: on the business clock, every year from the opening to the
+// deadline (to asOf when there is none); on the wall clock, the opening's
+// year if it chose between two targets, else none.
+func unknownYears(cal *calendar.Calendar, tg terms.Target, opened time.Time, c *Clock, asOf time.Time) []int {
+	first, last := calendar.DateOf(opened, cal.Loc).Year, 0
+	switch {
+	case tg.Clock == terms.Business:
+		end := c.Deadline
+		if end.IsZero() {
+			end = asOf
+		}
+		last = calendar.DateOf(end, cal.Loc).Year
+	case tg.OffHours != tg.BusinessHours:
+		last = first
+	}
+	var out []int
+	for y := first; y <= last; y++ {
+		if !cal.Covers(y) {
+			out = append(out, y)
+		}
+	}
+	return out
 }
 
 func visible(t, asOf time.Time) time.Time {
