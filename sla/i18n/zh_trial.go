@@ -128,4 +128,5 @@ var zhTrial = map[string]string{
 	"Compare the provider's bill for the trial node with the contract: `gpusla scorecard --trial --bill BILL.csv`.":                                        "将服务商对试租机器的账单与合同比对：`gpusla scorecard --trial --bill BILL.csv`。",
 	"loss not reported": "未上报丢包",
 	"%s; %d month(s) at the bill's hours and the contract's price": "%s；%d 个月按账单时长和合同价格",
+	"opened %s, the slowest of %d night tickets":                   "提交于 %s，%d 张夜间工单中最慢的一张",
 }
