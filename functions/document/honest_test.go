@@ -265,3 +265,41 @@ func TestReadableSourceAddress(t *testing.T) {
 		}
 	}
 }
+
+// A late first response read on a year whose holidays the terms do not
+// list (holidays_unknown) earned no penalty: its letter row says why,
+// never that the contract attaches no credit to it. T-2001 of the README's
+// month, as though its deadline ran into 2027.
+func TestBreachOnUnknownHolidaysIsNamed(t *testing.T) {
+	r := readmeMonth(t)
+	found := false
+	for i := range r.Nodes {
+		for j := range r.Nodes[i].Tickets {
+			if tk := &r.Nodes[i].Tickets[j]; tk.Ticket == "T-2001" && tk.Response != nil {
+				tk.Response.HolidaysUnknown = []int{2027}
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no T-2001 in the README's month")
+	}
+	for lang, want := range map[i18n.Lang]string{
+		i18n.EN: "ticket T-2001: first response 7d23h30m late on weekdays alone (committed within 4h); the terms list no holidays for 2027, so no credit is requested for it",
+		i18n.ZH: "工单 T-2001：仅按工作日计首次响应超时7天23小时30分钟（合同承诺4小时内响应）；条款未列出2027年的节假日，不就此申请赔偿",
+	} {
+		d, err := newDoc(r, Extras{Lang: lang})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, c := range d.Claims {
+			if c.Contract == "us-example" {
+				mdClaim(&b, c)
+			}
+		}
+		if !strings.Contains(b.String(), want) || strings.Contains(b.String(), "the contract attaches no credit to it") || strings.Contains(b.String(), "合同未就此约定赔偿") {
+			t.Errorf("%s letter lacks %q or still says the contract attaches no credit:\n%s", lang, want, b.String())
+		}
+	}
+}

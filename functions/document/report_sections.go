@@ -656,16 +656,27 @@ func uncreditedRows(p *i18n.Printer, bt *table, n *report.Node, ci *citer) int {
 	rows := 0
 	for _, tk := range n.Tickets {
 		for _, x := range []struct {
-			t      *report.Target
-			kind   string
-			format string
-			key    string
-		}{{tk.Response, "late_response", "ticket %s: first response %s late (committed within %s); the contract attaches no credit to it", "support.response"},
-			{tk.Replacement, "late_replacement", "ticket %s: hardware replaced %s late (committed within %s); the contract attaches no credit to it", "hardware_replacement"}} {
+			t       *report.Target
+			kind    string
+			format  string
+			unknown string // read on weekdays alone: the terms list no holidays for its years
+			key     string
+		}{{tk.Response, "late_response", "ticket %s: first response %s late (committed within %s); the contract attaches no credit to it",
+			"ticket %s: first response %s late on weekdays alone (committed within %s); the terms list no holidays for %s, so no credit is requested for it", "support.response"},
+			{tk.Replacement, "late_replacement", "ticket %s: hardware replaced %s late (committed within %s); the contract attaches no credit to it",
+				"ticket %s: hardware replaced %s late on weekdays alone (committed within %s); the terms list no holidays for %s, so no credit is requested for it", "hardware_replacement"}} {
 			if x.t == nil || x.t.Status != "breached" || has[x.kind+"/"+tk.Ticket] {
 				continue
 			}
-			bt.add(n.Node, p.T(x.format, tk.Ticket, p.Secs(x.t.LateSeconds), p.Secs(x.t.TargetSeconds)), ci.cite(x.key), "—")
+			what := p.T(x.format, tk.Ticket, p.Secs(x.t.LateSeconds), p.Secs(x.t.TargetSeconds))
+			if len(x.t.HolidaysUnknown) > 0 {
+				years := make([]string, len(x.t.HolidaysUnknown))
+				for i, y := range x.t.HolidaysUnknown {
+					years[i] = strconv.Itoa(y)
+				}
+				what = p.T(x.unknown, tk.Ticket, p.Secs(x.t.LateSeconds), p.Secs(x.t.TargetSeconds), strings.Join(years, ", "))
+			}
+			bt.add(n.Node, what, ci.cite(x.key), "—")
 			rows++
 		}
 	}

@@ -12,13 +12,15 @@ var zhSources = map[string]string{
 	"not delivered as of %s, %s late so far (target %s)":                     "截至 %s 仍未交付，已逾期 %s（承诺 %s）",
 	// Claims state no false facts: a node not delivered, breaches that
 	// earn nothing (functions/document/report_sections.go).
-	"not delivered as of %s, %s since the order (target %s)":                                              "截至 %s 仍未交付，距下单已 %s（承诺 %s）",
-	"not delivered as of %s, %s since the order":                                                          "截至 %s 仍未交付，距下单已 %s",
-	"The breaches listed above earn no credit under the contract: no credit is requested for them.":       "上列违约事项按合同不产生赔偿：不就其申请赔偿。",
-	"ticket %s: first response %s late (committed within %s); the contract attaches no credit to it":      "工单 %s：首次响应超时 %s（合同承诺 %s内响应）；合同未就此约定赔偿",
-	"ticket %s: hardware replaced %s late (committed within %s); the contract attaches no credit to it":   "工单 %s：硬件更换超时 %s（合同承诺 %s内更换）；合同未就此约定赔偿",
-	"delivered %s late (committed within %s); the contract attaches no credit to it":                      "交付超时 %s（合同承诺 %s内交付）；合同未就此约定赔偿",
-	"not delivered as of %s, %s late so far (committed within %s); the contract attaches no credit to it": "截至 %s 仍未交付，已逾期 %s（合同承诺 %s内交付）；合同未就此约定赔偿",
+	"not delivered as of %s, %s since the order (target %s)":                                                                                            "截至 %s 仍未交付，距下单已 %s（承诺 %s）",
+	"not delivered as of %s, %s since the order":                                                                                                        "截至 %s 仍未交付，距下单已 %s",
+	"The breaches listed above earn no credit under the contract: no credit is requested for them.":                                                     "上列违约事项按合同不产生赔偿：不就其申请赔偿。",
+	"ticket %s: first response %s late (committed within %s); the contract attaches no credit to it":                                                    "工单 %s：首次响应超时 %s（合同承诺 %s内响应）；合同未就此约定赔偿",
+	"ticket %s: hardware replaced %s late (committed within %s); the contract attaches no credit to it":                                                 "工单 %s：硬件更换超时 %s（合同承诺 %s内更换）；合同未就此约定赔偿",
+	"ticket %s: first response %s late on weekdays alone (committed within %s); the terms list no holidays for %s, so no credit is requested for it":    "工单 %s：仅按工作日计首次响应超时 %s（合同承诺 %s内响应）；条款未列出 %s 年的节假日，不就此申请赔偿",
+	"ticket %s: hardware replaced %s late on weekdays alone (committed within %s); the terms list no holidays for %s, so no credit is requested for it": "工单 %s：仅按工作日计硬件更换超时 %s（合同承诺 %s内更换）；条款未列出 %s 年的节假日，不就此申请赔偿",
+	"delivered %s late (committed within %s); the contract attaches no credit to it":                                                                    "交付超时 %s（合同承诺 %s内交付）；合同未就此约定赔偿",
+	"not delivered as of %s, %s late so far (committed within %s); the contract attaches no credit to it":                                               "截至 %s 仍未交付，已逾期 %s（合同承诺 %s内交付）；合同未就此约定赔偿",
 	// The chat summary's line (infra/notify/chantext/report.go).
 	":warning: Partial report: node %s left out, %s": ":warning: 报告不完整：节点 %s 未包含，%s",
 	// The left-out section (functions/document/report_sources.go).
