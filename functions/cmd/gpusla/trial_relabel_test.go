@@ -341,7 +341,35 @@ func serveOn(t *testing.T, data, addr string) func() {
 // cannot know what was paid for: not measured, never a pass); an H100's
 // default power limit below its datasheet's warns; the genuine cards pass.
 func TestTrialRelabelledCardsEndToEnd(t *testing.T) {
-	cases, began := relabelCases(), time.Now()
+	cases := relabelCases()
+	page, args := trialEndToEnd(t, cases)
+	// The reason reaches the reader in the page's language.
+	args[slices.Index(args, "json")] = "md"
+	zh, err := runCLI(t, append(args, "--lang", "zh")...)
+	if err != nil || !strings.Contains(zh, "gpu.order.model (GPU 0)（显卡是 NVIDIA H800 80GB HBM3，订单为 H100 SXM）") {
+		t.Errorf("the zh page does not say why an H800 fails an H100's order: %v\n%s", err, zh)
+	}
+	for _, c := range cases {
+		acc, ord := figure(t, []byte(page), c.provider, trial.KeyAcceptance), figure(t, []byte(page), c.provider, trial.KeyOrder)
+		if acc.Verdict != c.acceptance || ord.Verdict != c.order {
+			t.Errorf("%s on the trial page: acceptance %s (%s), order %s (%s); want %s, %s", c.provider, acc.Verdict, acc.Detail, ord.Verdict, ord.Detail, c.acceptance, c.order)
+		}
+		if bw := figure(t, []byte(page), c.provider, trial.KeyBandwidth); c.bandwidth != "" && bw.Verdict != c.bandwidth {
+			t.Errorf("%s on the trial page: memory bandwidth %s (%s; %s), want %s", c.provider, bw.Verdict, bw.Criterion, bw.Detail, c.bandwidth)
+		}
+		if c.acceptance == trial.Fail && acc.Ask == "" {
+			t.Errorf("%s: a failed acceptance with nothing to ask", c.provider)
+		}
+	}
+}
+
+// trialEndToEnd registers each case's node (trial-00, trial-01, …) with
+// `gpusla node add`, runs its trial into `gpusla serve`, holds its local
+// record to the case, and returns the JSON trial page of `gpusla
+// scorecard --trial --data` and the arguments that made it.
+func trialEndToEnd(t *testing.T, cases []cardCase) (string, []string) {
+	t.Helper()
+	began := time.Now()
 	data, addr := t.TempDir(), freeAddr(t)
 	cfgs := make([]*config.Config, len(cases))
 	for i, c := range cases {
@@ -369,22 +397,38 @@ func TestTrialRelabelledCardsEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatalf("scorecard --trial: %v\n%s", err, page)
 	}
-	// The reason reaches the reader in the page's language.
-	args[slices.Index(args, "json")] = "md"
-	zh, err := runCLI(t, append(args, "--lang", "zh")...)
-	if err != nil || !strings.Contains(zh, "gpu.order.model (GPU 0)（显卡是 NVIDIA H800 80GB HBM3，订单为 H100 SXM）") {
-		t.Errorf("the zh page does not say why an H800 fails an H100's order: %v\n%s", err, zh)
+	return page, args
+}
+
+// "在服务器A上运行iperf3 -s, 在服务器B上运行iperf3 -c": a provider's second
+// trial node, its iperf3 peer, is an H800 sold as an H100, its first a
+// genuine H100. Driven end to end, the page has a column for each, the
+// second failing acceptance and the order — not one column that passes.
+func TestTrialSecondNodeEndToEnd(t *testing.T) {
+	good := relabelCases()[0]
+	bad := relabelCases()[7]
+	if good.provider != "genuine H100 SXM" || bad.provider != "H800 sold as H100" {
+		t.Fatalf("cases moved: %q, %q", good.provider, bad.provider)
 	}
-	for _, c := range cases {
-		acc, ord := figure(t, []byte(page), c.provider, trial.KeyAcceptance), figure(t, []byte(page), c.provider, trial.KeyOrder)
-		if acc.Verdict != c.acceptance || ord.Verdict != c.order {
-			t.Errorf("%s on the trial page: acceptance %s (%s), order %s (%s); want %s, %s", c.provider, acc.Verdict, acc.Detail, ord.Verdict, ord.Detail, c.acceptance, c.order)
+	good.provider, bad.provider = "one provider, two trial nodes", "one provider, two trial nodes"
+	page, _ := trialEndToEnd(t, []cardCase{good, bad})
+	var tr struct {
+		Providers []struct {
+			Provider, Node string
+			Figures        []trial.Row
 		}
-		if bw := figure(t, []byte(page), c.provider, trial.KeyBandwidth); c.bandwidth != "" && bw.Verdict != c.bandwidth {
-			t.Errorf("%s on the trial page: memory bandwidth %s (%s; %s), want %s", c.provider, bw.Verdict, bw.Criterion, bw.Detail, c.bandwidth)
-		}
-		if c.acceptance == trial.Fail && acc.Ask == "" {
-			t.Errorf("%s: a failed acceptance with nothing to ask", c.provider)
+	}
+	if err := json.Unmarshal([]byte(page), &tr); err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Providers) != 2 || tr.Providers[0].Node != "trial-00" || tr.Providers[1].Node != "trial-01" {
+		t.Fatalf("columns %+v", tr.Providers)
+	}
+	for i, want := range []string{trial.Pass, trial.Fail} {
+		for _, f := range tr.Providers[i].Figures {
+			if (f.Key == trial.KeyAcceptance || f.Key == trial.KeyOrder) && f.Verdict != want {
+				t.Errorf("%s %s: %s, want %s (%s)", tr.Providers[i].Node, f.Key, f.Verdict, want, f.Detail)
+			}
 		}
 	}
 }
