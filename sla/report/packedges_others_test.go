@@ -213,6 +213,12 @@ var awsEdges = []edge{
 		// end of April, before 1 May, not 1 June.
 		{why: "March, the incident begun in February", down: down1("2026-02-28 20:00:00", "2026-03-01 03:45:00"), counted: 13500, uptime: 99.496, tier: 10, amount: 296,
 			charge: 2960, deadline: "2026-05-01T00:00:00Z"},
+		// Across the year the other way: an incident begun on 31 December
+		// 2025 at 23:00, January 2026's 225 min (00:00–03:45, the same
+		// 99.495968 %, 740 h charged, 296.00) due by the end of February,
+		// before 1 March 2026.
+		{why: "January, the incident begun in December", month: 1, down: down1("2025-12-31 23:00:00", "2026-01-01 03:45:00"), counted: 13500, uptime: 99.496, tier: 10, amount: 296,
+			charge: 2960, deadline: "2026-03-01T00:00:00Z"},
 		// Across the year: December's claim by the end of February 2027.
 		{why: "December", month: 12, down: down1("2026-12-08 03:00:00", "2026-12-08 06:44:00"), counted: 13440, uptime: 99.4982, tier: 10, amount: 296, charge: 2960,
 			deadline: "2027-03-01T00:00:00Z"},

@@ -195,24 +195,27 @@ func TestCNExampleBusinessClockPause(t *testing.T) {
 // 2 h that day, then Friday 1 January 2027 09:00–11:00 on weekdays alone:
 // due 11:00, [2027]; opened Wednesday 30 December 10:00, due 14:00, none.
 // P1 (15 min in business hours, 30 min outside them, wall clock) opened
-// Friday 1 January 2027 10:00: the 15 min chosen on weekdays alone, [2027];
-// on Thursday 31 December 10:00, none. us-example sev2 (4 h / 12 h) on 1
-// January 2027: [2027]; sev1 (1 h either way, wall clock): none.
+// Friday 1 January 2027 10:00 and answered at 10:20: late by the 15 min
+// chosen on weekdays alone, in time by the 30 min of a holiday: [2027];
+// answered at 10:31, late by both: none; opened Thursday 31 December 10:00,
+// none. us-example sev2 (4 h / 12 h) on 1 January 2027 answered at 14:30:
+// [2027]; sev1 (1 h either way, wall clock) answered at 11:30: none.
 func TestHolidaysUnknown(t *testing.T) {
 	for _, c := range []struct {
-		contract, prio, opened, deadline string
-		unknown                          []int
+		contract, prio, opened, answered, deadline string
+		unknown                                    []int
 	}{
-		{"cn-example", "P3", "2026-12-31 16:00", "2027-01-01 11:00", []int{2027}},
-		{"cn-example", "P3", "2026-12-30 10:00", "2026-12-30 14:00", nil},
-		{"cn-example", "P1", "2027-01-01 10:00", "2027-01-01 10:15", []int{2027}},
-		{"cn-example", "P1", "2026-12-31 10:00", "2026-12-31 10:15", nil},
-		{"us-example", "sev2", "2027-01-01 10:00", "2027-01-01 14:00", []int{2027}},
-		{"us-example", "sev1", "2027-01-01 10:00", "2027-01-01 11:00", nil},
+		{"cn-example", "P3", "2026-12-31 16:00", "2027-01-04 10:00", "2027-01-01 11:00", []int{2027}},
+		{"cn-example", "P3", "2026-12-30 10:00", "2026-12-31 10:00", "2026-12-30 14:00", nil},
+		{"cn-example", "P1", "2027-01-01 10:00", "2027-01-01 10:20", "2027-01-01 10:15", []int{2027}},
+		{"cn-example", "P1", "2027-01-01 10:00", "2027-01-01 10:31", "2027-01-01 10:15", nil},
+		{"cn-example", "P1", "2026-12-31 10:00", "2026-12-31 10:20", "2026-12-31 10:15", nil},
+		{"us-example", "sev2", "2027-01-01 10:00", "2027-01-01 14:30", "2027-01-01 14:00", []int{2027}},
+		{"us-example", "sev1", "2027-01-01 10:00", "2027-01-01 11:30", "2027-01-01 11:00", nil},
 	} {
 		tm := example(t, c.contract)
 		at := clockAt(t, tm.Calendar.Loc)
-		r := Evaluate(&Ticket{ID: "T", Priority: c.prio, Opened: at(c.opened)}, tm, at("2027-01-10 00:00")).Response
+		r := Evaluate(&Ticket{ID: "T", Priority: c.prio, Opened: at(c.opened), Responses: []Response{{At: at(c.answered)}}}, tm, at("2027-01-10 00:00")).Response
 		if !r.Deadline.Equal(at(c.deadline)) || r.Status != Breached || !slices.Equal(r.HolidaysUnknown, c.unknown) {
 			t.Errorf("%s %s opened %s: due %s %s, holidays unknown %v; want %s breached, %v", c.contract, c.prio, c.opened, r.Deadline.In(tm.Calendar.Loc), r.Status,
 				r.HolidaysUnknown, c.deadline, c.unknown)

@@ -128,7 +128,9 @@ func Evaluate(t *Ticket, tm *terms.Terms, asOf time.Time) Timing {
 // unknownYears are the years c's verdict under tg depends on that cal
 // does not cover: on the business clock, every year from the opening to the
 // deadline (to asOf when there is none); on the wall clock, the opening's
-// year if it chose between two targets, else none.
+// year if it chose between two targets and c is breached by the shorter
+// one alone (late by both, the breach stands whichever the day was), else
+// none.
 func unknownYears(cal *calendar.Calendar, tg terms.Target, opened time.Time, c *Clock, asOf time.Time) []int {
 	first, last := calendar.DateOf(opened, cal.Loc).Year, 0
 	switch {
@@ -138,7 +140,7 @@ func unknownYears(cal *calendar.Calendar, tg terms.Target, opened time.Time, c *
 			end = asOf
 		}
 		last = calendar.DateOf(end, cal.Loc).Year
-	case tg.OffHours != tg.BusinessHours:
+	case tg.OffHours != tg.BusinessHours && c.Status == Breached && c.Elapsed <= max(tg.OffHours, tg.BusinessHours):
 		last = first
 	}
 	var out []int
