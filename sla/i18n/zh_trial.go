@@ -129,4 +129,6 @@ var zhTrial = map[string]string{
 	"loss not reported": "未上报丢包",
 	"%s; %d month(s) at the bill's hours and the contract's price": "%s；%d 个月按账单时长和合同价格",
 	"opened %s, the slowest of %d night tickets":                   "提交于 %s，%d 张夜间工单中最慢的一张",
+	"not at full load: %s drew less than the model's minimum":      "未达满载：%s 的功耗低于该型号的最低值",
+	"The card did not draw its full power under load (%s): ask why (a power cap, cooling or a cut-down card) before its swing can be judged.": "显卡满载时功耗未达标（%s）：先询问原因（功耗上限、散热或阉割卡），才能判断功率波动。",
 }

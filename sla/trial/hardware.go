@@ -507,11 +507,18 @@ func power(n Node) Row {
 		}
 	}
 	x.SetFigure(worstPct, "%", Line{Value: PowerSwingMaxPct, Op: "<="}, 2)
+	// The power test's draw below the model's calibrated minimum: the
+	// card never reached full load, so its steady swing is not "满载时".
+	low := judged(n.Results, func(r *Result) bool { return r.Name == "gpu.power" && r.Verdict == resFail }, false)
 	switch measured := gpusOf(rs); {
 	case x.Verdict == Fail:
 		x.Checks = names([]Result{{Name: at.Name, GPU: at.GPU, Verdict: resFail}})
 		x.DetailText = msg.Plain(strings.Join(x.Checks, ", "))
 		x.AskText = msg.New("Power swings under full load: ask about the power supply and the cooling of the machine.")
+	case len(low) > 0:
+		x.Verdict, x.Checks = NotMeasured, names(low)
+		x.DetailText = msg.New("not at full load: %s drew less than the model's minimum", msg.Plain(strings.Join(x.Checks, ", ")))
+		x.AskText = msg.New("The card did not draw its full power under load (%s): ask why (a power cap, cooling or a cut-down card) before its swing can be judged.", msg.Plain(strings.Join(x.Checks, ", ")))
 	case n.GPUs > 0 && measured < n.GPUs:
 		// "满载时功率波动" is of the whole machine: a GPU whose power was
 		// never read at full load may be the one that swings.

@@ -449,7 +449,8 @@ func TestOrderHeldByTheBackend(t *testing.T) {
 // missing:
 //   - "满载时功率波动在5%以内" is the whole machine's: swings read on 1 of 8
 //     GPUs (0.5 %) are not measured; on all 8 they pass, and a 5.01 % on
-//     one of them fails however few were read.
+//     one of them fails however few were read. At full load: a card
+//     whose power test drew less than the model's minimum was not.
 //   - "空载状态下利用率应接近0%": gpustat's figure is the utilisation. No
 //     other process but no utilisation read is not measured; a
 //     utilisation the probe judged busy without a figure fails; 0 % on 1
@@ -474,6 +475,18 @@ func TestHalfMeasuredIsNoPass(t *testing.T) {
 	})
 	if r := row(t, Node{GPUs: 8, Results: one}, KeyPower); r.Detail != "1 of 8 GPUs measured" {
 		t.Errorf("power on 1 of 8: %q", r.Detail)
+	}
+	// "满载时": a steady 0.5 % from a card whose power test drew less than
+	// the model's minimum (gpu.power fail) was not at full load; one that
+	// drew less than a healthy card but above the minimum (warn) was.
+	draw := func(v string) Result { return onGPU(res("gpu.power", "performance_below_spec", v, num(512), "W"), 0) }
+	runEdges(t, KeyPower, "H200", []edge{
+		{"steady, below the minimum draw", append([]Result{draw("fail")}, one...), 1, NotMeasured, "0.50"},
+		{"steady, a low but healthy draw", append([]Result{draw("warn")}, one...), 1, Pass, "0.50"},
+		{"5.01 %, below the minimum draw", append([]Result{draw("fail")}, overOnOne...), 8, Fail, "5.01"},
+	})
+	if r := row(t, Node{GPUs: 1, Results: append([]Result{draw("fail")}, one...)}, KeyPower); r.Detail != "not at full load: gpu.power (GPU 0) drew less than the model's minimum" {
+		t.Errorf("not at full load: %q", r.Detail)
 	}
 
 	var idle8 []Result
