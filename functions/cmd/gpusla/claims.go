@@ -181,8 +181,10 @@ func newClaimsDraftCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "draft --report REPORT.json",
 		Short: "Draft each contract's claim from a sealed month's report (the report job does it by itself)",
-		Long: `Reads a month's report in JSON (gpusla report --format json, sealed: its evidence
-bundle written, so it carries the seal) and drafts the claim of every contract
+		Long: `Reads a month's report in JSON (gpusla report --events LOG --format json: a report
+built from an event log carries the seal of its evidence bundle; one built with
+--data does not, so export the store's month first: gpusla export --data DIR
+--month YYYY-MM -o month.jsonl) and drafts the claim of every contract
 whose report asks for a credit, with its amount, currency, deadline and seal. A
 claim drafted before is left as it is. A provisional month (the report as of
 before the month ends) or an unsealed report drafts nothing. Local store only.`,
@@ -200,7 +202,10 @@ before the month ends) or an unsealed report drafts nothing. Local store only.`,
 			defer done()
 			ds, err := c.(localLedger).l.Draft(cmd.Context(), r, cliActor())
 			if err != nil {
-				return claimsErr(cmd, err)
+				return draftErr(cmd, path, err)
+			}
+			if len(ds) == 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "gpusla: %s reports no contract for %s (no node was in service): nothing to draft\n", path, r.Month)
 			}
 			for _, d := range ds {
 				fmt.Fprintf(cmd.OutOrStdout(), "%s: %s\n", d.Claim, d.Outcome)
@@ -212,6 +217,20 @@ before the month ends) or an unsealed report drafts nothing. Local store only.`,
 	cmd.Flags().String("report", "", "the month's report, JSON")
 	_ = cmd.MarkFlagRequired("report")
 	return cmd
+}
+
+// draftErr is claims draft's refusal, naming its flag; an unsealed report
+// also says how to get a sealed one, since the report a renter reaches
+// first (gpusla report --data) is never sealed.
+func draftErr(cmd *cobra.Command, path string, err error) error {
+	var ae *app.Error
+	if errors.As(err, &ae) && ae.Field == "seal" {
+		return fmt.Errorf("--report %s: not sealed, and a claim rests on sealed evidence. A report built from the store "+
+			"(gpusla report --data) carries no seal: export the month's log (gpusla export --data DIR --month YYYY-MM -o month.jsonl) "+
+			"and build the report from it (gpusla report --events month.jsonl --terms … --month YYYY-MM --format json), "+
+			"which is sealed as its evidence bundle (gpusla bundle) is", path)
+	}
+	return claimsErr(cmd, err)
 }
 
 // maxReportJSON bounds the report claims draft reads: a month of a large

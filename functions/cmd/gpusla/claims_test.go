@@ -50,6 +50,46 @@ func claimsCLI(t *testing.T) (data, reportFile string) {
 	return data, reportFile
 }
 
+// TestClaimsDraftSaysWhatToDo: claims draft of the report a renter makes
+// first (gpusla report --data: unsealed) says how to get a sealed one, and
+// of a month with no contract says it drafted nothing instead of nothing.
+func TestClaimsDraftSaysWhatToDo(t *testing.T) {
+	data, rep := claimsCLI(t)
+	raw, err := os.ReadFile(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r report.Report
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	write := func(r report.Report) string {
+		b, _ := json.Marshal(r)
+		p := filepath.Join(t.TempDir(), "report.json")
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	unsealed := r
+	unsealed.Seal = nil
+	p := write(unsealed)
+	out, err := runCLI(t, "claims", "draft", "--report", p, "--data", data)
+	if err == nil || !strings.Contains(err.Error(), "--report "+p+": not sealed") || !strings.Contains(err.Error(), "gpusla export --data DIR --month YYYY-MM -o month.jsonl") ||
+		!strings.Contains(err.Error(), "gpusla report --events month.jsonl") {
+		t.Errorf("unsealed report: %v\n%s", err, out)
+	}
+	empty := r
+	empty.Contracts, empty.Nodes = nil, nil
+	p = write(empty)
+	if out, err := runCLI(t, "claims", "draft", "--report", p, "--data", data); err != nil || !strings.Contains(out, "reports no contract for 2026-10 (no node was in service): nothing to draft") {
+		t.Errorf("a month with no contract: %v\n%q", err, out)
+	}
+	if out, err := runCLI(t, "claims", "list", "--data", data); err != nil || strings.Contains(out, "us-example/2026-10") {
+		t.Errorf("a refused draft left a claim: %v\n%s", err, out)
+	}
+}
+
 // TestClaimsCommands: a claim from its sealed report to the credit on the
 // December bill, on the local store, each refusal naming its flag.
 func TestClaimsCommands(t *testing.T) {

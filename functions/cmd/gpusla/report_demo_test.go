@@ -97,3 +97,59 @@ func TestReportDataLeavesTheEndedDemoOut(t *testing.T) {
 		t.Fatalf("standard error does not say why the demo is left out:\n%s", warn)
 	}
 }
+
+func exportData(t *testing.T, data string, args ...string) (stdout, stderr string) {
+	t.Helper()
+	root := newRoot()
+	var out, errs bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errs)
+	root.SetArgs(append([]string{"export", "--data", data}, args...))
+	if err := root.Execute(); err != nil {
+		t.Fatalf("export %v: %v\n%s", args, err, errs.String())
+	}
+	return out.String(), errs.String()
+}
+
+// export leaves serve's demo node out once its demo was over before the
+// selection ends, as report --data does, so a sealed report and claim made
+// from the log (report --events) hold no credit against the demo's made-up
+// provider; a month that ended before the release, --node demo-node, and a
+// store where the demo is all there is keep it.
+func TestExportLeavesTheEndedDemoOut(t *testing.T) {
+	over := demoData(t, time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))
+	log, warn := exportData(t, over)
+	if strings.Contains(log, `"demo-node"`) || !strings.Contains(log, `"gz-01"`) {
+		t.Fatalf("the demo over is still in the export, or the renter's node is missing:\n%.2000s", log)
+	}
+	if !strings.Contains(warn, "gpusla export: left out demo-node: serve's demo node, its demo over since 2026-11-20T12:00:00Z (released by serve:demo); --node demo-node exports it") {
+		t.Errorf("standard error does not say the demo is left out:\n%s", warn)
+	}
+	file := filepath.Join(t.TempDir(), "month.jsonl")
+	exportData(t, over, "--month", "2026-11", "-o", file)
+	root := newRoot()
+	var out, errs bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errs)
+	root.SetArgs([]string{"report", "--terms", filepath.Join(over, "terms"), "--events", file, "--month", "2026-11", "--as-of", "2026-12-01T12:00:00Z", "--format", "md"})
+	if err := root.Execute(); err != nil {
+		t.Fatalf("report --events: %v\n%s", err, errs.String())
+	}
+	if strings.Contains(out.String(), "demo-provider") || !strings.Contains(out.String(), "gz-01") {
+		t.Errorf("the report from the exported month:\n%.3000s", out.String())
+	}
+	for _, c := range []struct {
+		name string
+		data string
+		args []string
+	}{
+		{"a month before the release", over, []string{"--month", "2026-10"}},
+		{"--node demo-node", over, []string{"--node", "demo-node"}},
+		{"the demo alone", demoData(t, time.Time{}), nil},
+	} {
+		log, warn := exportData(t, c.data, c.args...)
+		if !strings.Contains(log, `"demo-node"`) || strings.Contains(warn, "left out") {
+			t.Errorf("%s: the demo node is not exported:\n%s\n%.1000s", c.name, warn, log)
+		}
+	}
+}
