@@ -105,6 +105,21 @@ var exampleEdges = map[string][]edge{
 			{why: "GPU lost 45 min", lost: down("2026-03-10 03:00:00", "2026-03-10 03:45:00"), counted: 2700, uptime: 99.8992, tier: 10, amount: -1},
 			{why: "unreachable 45 min", down: down("2026-03-10 03:00:00", "2026-03-10 03:45:00"), counted: 2700, uptime: 99.8992, tier: 10, amount: -1},
 		}},
+		{"cap", []edgeCase{
+			// "credit_cap: 50 # credits plus penalties never exceed half the
+			// monthly charge": billed from the order (27 February 23:00), March
+			// is 744 h × 18.50 = 13,764.00. 8 h down, (2,678,400 − 28,800) /
+			// 2,678,400 = 98.924731 %, "95.0 to 99.0: 25 %"; each P1 ticket
+			// never answered is late ("late_response_penalty: 5"): four make
+			// 25 + 20 = 45 %, 6,193.80; five 50 %, 6,882.00, the cap; six 55 %,
+			// held at 50 %, 6,882.00.
+			{why: "25 % + 4 × 5 %: 45 %", down: down("2026-03-10 03:00:00", "2026-03-10 11:00:00"), tickets: []string{"2026-03-12 10:00:00", "2026-03-12 10:01:00", "2026-03-12 10:02:00", "2026-03-12 10:03:00"},
+				counted: 28800, uptime: 98.9247, tier: 25, amount: 6193.8, charge: 13764},
+			{why: "25 % + 5 × 5 %: 50 %, the cap", down: down("2026-03-10 03:00:00", "2026-03-10 11:00:00"), tickets: []string{"2026-03-12 10:00:00", "2026-03-12 10:01:00", "2026-03-12 10:02:00", "2026-03-12 10:03:00", "2026-03-12 10:04:00"},
+				counted: 28800, uptime: 98.9247, tier: 25, amount: 6882, charge: 13764},
+			{why: "25 % + 6 × 5 %: held at 50 %", down: down("2026-03-10 03:00:00", "2026-03-10 11:00:00"), tickets: []string{"2026-03-12 10:00:00", "2026-03-12 10:01:00", "2026-03-12 10:02:00", "2026-03-12 10:03:00", "2026-03-12 10:04:00", "2026-03-12 10:05:00"},
+				counted: 28800, uptime: 98.9247, tier: 25, amount: 6882, charge: 13764},
+		}},
 		{"across-month-end", []edgeCase{
 			// The month ends at midnight Beijing time (16:00 UTC the day
 			// before): 31 March 23:50 to 1 April 00:10 is 600 s in each month
