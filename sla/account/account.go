@@ -131,6 +131,12 @@ type Books struct {
 	// service for only part of (uptime.partial_month: not_counted); no
 	// uptime is judged and nothing is owed for it.
 	NotCounted bool
+	// TermFrom, where not zero, is where the contract's service terms
+	// begin for a month that is one while the month before was not (JD
+	// Cloud's node delivered inside it, uptime.partial_month: not_counted):
+	// a run across the month's start earns a downtime credit only for what
+	// it counts from here on, as nothing outside a term is owed.
+	TermFrom time.Time
 }
 
 // Observed reports whether an outage of this kind enters the observed

@@ -84,7 +84,7 @@ func DowntimeCredits(tm *terms.Terms, books Books, outs []Outage, gpus int, pric
 			if !endsIn(run, books.Period) {
 				continue
 			}
-			d := wholeCounted(books.ClaimableRuns, run)
+			d := wholeCounted(books.ClaimableRuns, run, books.TermFrom, tm.Uptime.DowntimePeriod.Unit)
 			if d <= 0 {
 				continue
 			}
@@ -102,16 +102,17 @@ func DowntimeCredits(tm *terms.Terms, books Books, outs []Outage, gpus int, pric
 }
 
 // wholeCounted is what the downtime period counts of the claimable runs
-// inside an incident, each run whole (its parts in other months too); a run
-// only partly inside the incident counts in proportion.
-func wholeCounted(rs []Run, iv interval.Interval) time.Duration {
+// inside an incident, each run whole (its parts in other months too, from
+// the start of the service terms, from, where one is set); a run only
+// partly inside the incident counts in proportion.
+func wholeCounted(rs []Run, iv interval.Interval, from time.Time, unit time.Duration) time.Duration {
 	var d time.Duration
 	for _, r := range rs {
 		ov := interval.Set{r.Span}.Overlap(iv)
 		switch {
 		case ov <= 0:
 		case ov == r.Span.Duration():
-			d += r.Counted
+			d += r.CountedFrom(from, unit)
 		default:
 			d += time.Duration(float64(r.Counted) * float64(ov) / float64(r.Span.Duration()))
 		}

@@ -26,6 +26,29 @@ type Run struct {
 	// run ended in, so zero unless it ended inside the period.
 	Kept interval.Set
 	Pad  time.Duration
+	// Whole is the run's counted instants, unclipped (the run itself under
+	// a rule that rounds up, whose rounding is Counted beyond it).
+	Whole interval.Interval
+}
+
+// CountedFrom is what the contract counts of the whole run from instant
+// from on: all of it when the run began at or after from (or from is
+// zero); else its counted instants from there, in whole units of unit
+// where the rule counts whole units from the run's start (the part before
+// from may leave a partial unit, never counted), and a rounding-up with
+// its pad.
+func (r Run) CountedFrom(from time.Time, unit time.Duration) time.Duration {
+	if from.IsZero() || !r.Whole.Start.Before(from) {
+		return r.Counted
+	}
+	if !r.Whole.End.After(from) {
+		return 0
+	}
+	d, pad := r.Whole.End.Sub(from), r.Counted-r.Whole.Duration()
+	if unit > 0 && pad == 0 {
+		d = d.Truncate(unit)
+	}
+	return d + pad
 }
 
 // InPeriod is how much of the run the period's books count.
@@ -57,6 +80,7 @@ func CountRuns(dp terms.DowntimePeriod, runs interval.Set, period interval.Inter
 		if r.Counted <= 0 {
 			continue
 		}
+		r.Whole = kept
 		r.Kept = interval.Set{kept}.Clip(period)
 		out = append(out, r)
 	}

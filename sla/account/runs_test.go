@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/sla/interval"
+	"github.com/gpusla/gpusla/sla/terms"
 )
 
 // Tencent's rule, {more_than: 1m, unit: 1m, rounding: up}, applied to runs
@@ -184,5 +185,44 @@ func TestDowntimeCreditOnTheWholeIncident(t *testing.T) {
 	cs := DowntimeCredits(tm, ba, outs, 1, 0.5, 360)
 	if len(cs) != 1 || cs[0].CreditHours != 1 || cs[0].Amount != 0.5 || cs[0].Downtime != 40*time.Minute {
 		t.Errorf("April credits %+v, want one hour of 0.50 for the 40-minute anomaly", cs)
+	}
+}
+
+// What a run counts from an instant on (a service term's first): JD Cloud's
+// whole minutes from the start, 23:56:30–00:03:00 counting 6 min to
+// 00:02:30, has 2 whole minutes from midnight (the half minute left out);
+// 23:57–00:03, 3; a run after the instant all of it; one over before it
+// nothing; a run rounded up keeps its rounding (61 s from 23:59:30, 2 min:
+// 31 s after midnight and the 59 s of rounding).
+func TestRunCountedFrom(t *testing.T) {
+	mid := time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)
+	hm := func(h, m, s int) time.Time {
+		return mid.Add(time.Duration(h)*time.Hour + time.Duration(m)*time.Minute + time.Duration(s)*time.Second)
+	}
+	down := terms.DowntimePeriod{Minimum: 5 * time.Minute, Unit: time.Minute, Rounding: terms.RoundDown}
+	up := terms.DowntimePeriod{Minimum: time.Minute, Strict: true, Unit: time.Minute, Rounding: terms.RoundUp}
+	far := interval.Interval{Start: hm(-48, 0, 0), End: hm(48, 0, 0)}
+	for _, c := range []struct {
+		dp   terms.DowntimePeriod
+		a, b time.Time
+		want time.Duration
+	}{
+		{down, hm(0, -3, -30), hm(0, 3, 0), 2 * time.Minute},
+		{down, hm(0, -3, 0), hm(0, 3, 0), 3 * time.Minute},
+		{down, hm(0, 1, 0), hm(0, 7, 0), 6 * time.Minute},
+		{down, hm(-1, 0, 0), hm(0, -50, 0), 0},
+		{up, hm(0, 0, -30), hm(0, 0, 31), 90 * time.Second},
+	} {
+		rs := CountRuns(c.dp, interval.Set{{Start: c.a, End: c.b}}, far, time.UTC)
+		var got time.Duration
+		for _, r := range rs {
+			got += r.CountedFrom(mid, c.dp.Unit)
+		}
+		if got != c.want {
+			t.Errorf("%s–%s: %s from midnight, want %s", c.a.Format(time.TimeOnly), c.b.Format(time.TimeOnly), got, c.want)
+		}
+	}
+	if r := (Run{Counted: time.Minute}); r.CountedFrom(time.Time{}, time.Minute) != time.Minute {
+		t.Error("no term start: all of it")
 	}
 }

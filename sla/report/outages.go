@@ -69,6 +69,11 @@ func (b *Builder) outages(m nodeMonth, backend interval.Set, notices []time.Time
 	}
 	clocked = account.NoticeClock(tm, outs, notices)
 	books = account.ComputeClocked(tm, m.window(), m.period, outs, clocked, maint)
+	if prev := m.ms.AddDate(0, -1, 0); tm.Uptime.PartialMonth == terms.NotCounted && !books.NotCounted && m.delivered.After(prev) {
+		// The month before was no service term: a fault running into this
+		// one from it is owed for its minutes here only.
+		books.TermFrom = m.ms
+	}
 	nr.Period.ExcludedSeconds = secs(books.Excluded.Total())
 	nr.Uptime = uptimeRow(tm, books, !m.period.Empty())
 	nr.Outages = append(nr.Outages, m.outageRows(books, outs, clocked, ongoing)...)

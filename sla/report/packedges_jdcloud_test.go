@@ -43,7 +43,7 @@ var jdcloudVMEdges = []edge{
 		// fault's, 100 × 20.00 × 6 / 60 = 200.00, in April, the month it
 		// ended. 23:58:00 to 00:02:30, 4 min 30 s, counts nothing in either.
 		{why: "6 min across: March's 3, no coupon", down: [][2]string{{"2026-03-31 23:57:00", "2026-04-01 00:03:00"}}, counted: 180, uptime: 99.9933, tier: 0, amount: 0},
-		{why: "6 min across: April's 3, the fault's coupon", month: 4, down: [][2]string{{"2026-03-31 23:57:00", "2026-04-01 00:03:00"}}, counted: 180, uptime: 99.9931, tier: 0, amount: 200},
+		{why: "6 min across: April's 3, the fault's coupon", month: 4, delivered: "2026-02-28 00:00:00", down: [][2]string{{"2026-03-31 23:57:00", "2026-04-01 00:03:00"}}, counted: 180, uptime: 99.9931, tier: 0, amount: 200},
 		{why: "4.5 min across: nothing in March", down: [][2]string{{"2026-03-31 23:58:00", "2026-04-01 00:02:30"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
 		{why: "4.5 min across: nothing in April", month: 4, down: [][2]string{{"2026-03-31 23:58:00", "2026-04-01 00:02:30"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
 	}},
@@ -68,9 +68,13 @@ var jdcloudVMEdges = []edge{
 		// ended (across-month-end): 31 March 23:57 to 1 April 00:03 on a VM
 		// released on 20 April leaves April no service term, so the fault's
 		// 200.00 is in neither month (approximations[4], under); delivered on
-		// 10 March instead, April is whole and has it.
+		// 10 March instead, April is whole and March no service term: the
+		// fault, 6 min (5 or more), is owed for its minutes in April's term
+		// only, 00:00–00:03, 100 × 20.00 / 60 × 3 = 100.00 (its March minutes
+		// are in no term; paid whole, 200.00, when March was one).
 		{why: "fault across into a partial April: no coupon", month: 4, released: "2026-04-20 10:00:00", down: down1("2026-03-31 23:57:00", "2026-04-01 00:03:00"), counted: 0, uptime: notJudged, tier: 0, amount: 0},
-		{why: "fault across from a partial March: April's coupon", month: 4, delivered: "2026-03-10 00:00:00", down: down1("2026-03-31 23:57:00", "2026-04-01 00:03:00"), counted: 180, uptime: 99.9931, tier: 0, amount: 200},
+		{why: "fault across from a partial March: April's minutes", month: 4, delivered: "2026-03-10 00:00:00", down: down1("2026-03-31 23:57:00", "2026-04-01 00:03:00"), counted: 180, uptime: 99.9931, tier: 0, amount: 100},
+		{why: "fault across from a whole March: the whole fault", month: 4, delivered: "2026-03-01 00:00:00", down: down1("2026-03-31 23:57:00", "2026-04-01 00:03:00"), counted: 180, uptime: 99.9931, tier: 0, amount: 200},
 	}},
 	{"compensation", []edgeCase{
 		// "the payout amount = the average hourly cost in the first 24 hours
@@ -184,7 +188,7 @@ var jdcloudDCPSEdges = []edge{
 		// coupon, 25.00 for its minute, in April, where it ended; 23:59:30 to
 		// 00:00:20, 50 s, is no whole minute: nothing either side.
 		{why: "70 s across: March's 30 s, no coupon", down: [][2]string{{"2026-03-31 23:59:30", "2026-04-01 00:00:40"}}, counted: 30, uptime: 99.9989, tier: 0, amount: 0},
-		{why: "70 s across: April's 30 s, the fault's coupon", month: 4, down: [][2]string{{"2026-03-31 23:59:30", "2026-04-01 00:00:40"}}, counted: 30, uptime: 99.9988, tier: 0, amount: 25},
+		{why: "70 s across: April's 30 s, the fault's coupon", month: 4, delivered: "2026-02-28 00:00:00", down: [][2]string{{"2026-03-31 23:59:30", "2026-04-01 00:00:40"}}, counted: 30, uptime: 99.9988, tier: 0, amount: 25},
 		{why: "50 s across: nothing in April", month: 4, down: [][2]string{{"2026-03-31 23:59:30", "2026-04-01 00:00:20"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
 		// The natural month in Beijing time: 1 April 07:59:30 to 08:00:40
 		// (across the month's end in UTC) is April's fault alone, a minute,
@@ -198,6 +202,16 @@ var jdcloudDCPSEdges = []edge{
 		// delivered at 00:01 on the 1st, nothing.
 		{why: "whole month", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:10:00"}}, counted: 600, uptime: 99.9776, tier: 0, amount: 250},
 		{why: "delivered 1 March 00:01", delivered: "2026-03-01 00:01:00", down: [][2]string{{"2026-03-08 03:00:00", "2026-03-08 03:10:00"}}, counted: 0, uptime: notJudged, tier: 0, amount: 0},
+		// A fault across into a whole April from a March that was no
+		// service cycle (delivered 10 March) is owed for its whole minutes
+		// in April only: 31 March 23:56:30 to 1 April 00:03:00 (6 min 30 s,
+		// 6 whole minutes from its start, to 00:02:30) has 2 whole minutes
+		// in April, 00:00–00:02, 2 × 25.00 = 50.00 (the half minute to 00:02:30
+		// is no minute); from a whole March, its 6, 150.00.
+		{why: "fault across from a partial March: April's whole minutes", month: 4, delivered: "2026-03-10 00:00:00", down: down1("2026-03-31 23:56:30", "2026-04-01 00:03:00"),
+			counted: 150, uptime: 99.9942, tier: 0, amount: 50},
+		{why: "fault across from a whole March: the whole fault", month: 4, delivered: "2026-02-28 00:00:00", down: down1("2026-03-31 23:56:30", "2026-04-01 00:03:00"),
+			counted: 150, uptime: 99.9942, tier: 0, amount: 150},
 	}},
 	{"compensation", []edgeCase{
 		// "average charge per hour of 24 hours before the fault/60 x fault
