@@ -131,4 +131,5 @@ var zhTrial = map[string]string{
 	"opened %s, the slowest of %d night tickets":                   "提交于 %s，%d 张夜间工单中最慢的一张",
 	"not at full load: %s drew less than the model's minimum":      "未达满载：%s 的功耗低于该型号的最低值",
 	"The card did not draw its full power under load (%s): ask why (a power cap, cooling or a cut-down card) before its swing can be judged.": "显卡满载时功耗未达标（%s）：先询问原因（功耗上限、散热或阉割卡），才能判断功率波动。",
+	"of %s Mbit/s advertised, as the probe was told (--iperf-nominal)":                                                                        "标称 %s Mbit/s（探针所给的 --iperf-nominal）",
 }

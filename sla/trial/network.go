@@ -2,6 +2,7 @@ package trial
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -91,9 +92,13 @@ func iperf(n Node) Row {
 	rs := judged(n.Results, func(r *Result) bool { return strings.HasPrefix(r.Name, "net.iperf3.") }, false)
 	var shares []float64
 	var broken []msg.Text
+	var nominals []string
 	for _, r := range rs {
 		if s, ok := IperfShare(r.Number, r.Criterion); ok {
 			shares = append(shares, 100*s)
+			if m := IperfNominal.FindStringSubmatch(r.Criterion); !slices.Contains(nominals, m[1]) {
+				nominals = append(nominals, m[1])
+			}
 		} else if r.Verdict == resFail {
 			broken = append(broken, msg.FromProbe(r.Detail, r.DetailText))
 		}
@@ -108,6 +113,10 @@ func iperf(n Node) Row {
 		return x
 	}
 	x.SetFigure(stat.Median(shares), "%", Line{Value: IperfMinPct, Op: ">="}, 1)
+	// The advertised figure is the one the renter gave the probe
+	// (--iperf-nominal): said, so that a reader can hold it to the
+	// provider's page.
+	x.DetailText = msg.New("of %s Mbit/s advertised, as the probe was told (--iperf-nominal)", msg.Plain(strings.Join(nominals, ", ")))
 	if x.Verdict == Fail {
 		x.AskText = msg.New("What are the single-machine and the cross-node bandwidth limits, and is the advertised figure cross-rack? Ask for the bandwidth topology in writing.")
 	}

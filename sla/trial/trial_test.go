@@ -263,6 +263,18 @@ func TestIperfLine(t *testing.T) {
 	})
 }
 
+// The advertised figure is the renter's (--iperf-nominal), so the row says
+// which it was: a reader holds it to the provider's "10Gbps内网".
+func TestIperfSaysItsAdvertisedFigure(t *testing.T) {
+	one := row(t, Node{Results: []Result{iperfRun(7000)}}, KeyIperf)
+	other := iperfRun(700)
+	other.Criterion = "≥ 70 % of 1000 Mbit/s"
+	two := row(t, Node{Results: []Result{iperfRun(7000), other, iperfRun(7100)}}, KeyIperf)
+	if one.Detail != "of 10000 Mbit/s advertised, as the probe was told (--iperf-nominal)" || two.Detail != "of 10000, 1000 Mbit/s advertised, as the probe was told (--iperf-nominal)" {
+		t.Errorf("details %q, %q", one.Detail, two.Detail)
+	}
+}
+
 func util(pct float64) Result {
 	return idleR(onGPU(res("gpu.utilization", "gpu_degraded", "pass", num(pct), "%"), 0))
 }
