@@ -248,6 +248,12 @@ func instances(t *testing.T, tm *terms.Terms, cs ...edgeCase) *Report {
 // n2 down 10 min, 333.333… → 333.33, its own cap untouched. The account's
 // claim is 15,213.33 — under one pooled cap of 29,760.00 it would be
 // 15,233.33.
+//
+// UCloud (Copenhagen, March 44,580 min, 10.00 DKK an hour: 7,430.00 a
+// month, the hour of the clock change not billed), whose text measures the
+// service, judged per instance (approximations[2], either): n1 down 6,688
+// min, 84.997757 %, 10 % of its bill: 743.00; n2 up, 100 %, nothing. The
+// account's claim 743.00 of 14,860.00.
 func TestCNPacksPerInstance(t *testing.T) {
 	for _, c := range []struct {
 		pack          string
@@ -260,6 +266,8 @@ func TestCNPacksPerInstance(t *testing.T) {
 			[2]float64{1860, 0}, [2]float64{10, 0}, 1860, 37200},
 		{"jdcloud-vm", edgeCase{down: down1("2026-03-08 03:00:00", "2026-03-08 10:27:00")}, edgeCase{down: down1("2026-03-09 03:00:00", "2026-03-09 03:10:00")},
 			[2]float64{14880, 333.33}, [2]float64{0, 0}, 15213.33, 29760},
+		{"ucloud-sdu", edgeCase{down: down1("2026-03-05 00:00:00", "2026-03-09 15:28:00")}, edgeCase{},
+			[2]float64{743, 0}, [2]float64{10, 0}, 743, 14860},
 	} {
 		r := instances(t, packTerms(t, c.pack), c.a, c.b)
 		for i, id := range []string{"n1", "n2"} {
