@@ -59,6 +59,12 @@ var exampleEdges = map[string][]edge{
 			// "minimum_outage: 1m", then every second: 59 s nothing, 61 s 61 s.
 			{why: "59 s: nothing", down: down("2026-03-10 03:00:00", "2026-03-10 03:00:59"), counted: 0, uptime: 100, tier: 0, amount: 0},
 			{why: "61 s: 61 s", down: down("2026-03-10 03:00:00", "2026-03-10 03:01:01"), counted: 61, uptime: 99.9977, tier: 0, amount: 0},
+			// The minimum is each run's, not the sum of two close ones: 50 s
+			// at 03:00 and 50 s at 03:02 (a heartbeat heard between) count
+			// nothing; 50 s and then 61 s count the 61, (2,674,800 − 61) /
+			// 2,674,800 = 99.997719 %.
+			{why: "50 s and 50 s: nothing", down: [][2]string{{"2026-03-10 03:00:00", "2026-03-10 03:00:50"}, {"2026-03-10 03:02:00", "2026-03-10 03:02:50"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
+			{why: "50 s and 61 s: 61 s", down: [][2]string{{"2026-03-10 03:00:00", "2026-03-10 03:00:50"}, {"2026-03-10 03:02:00", "2026-03-10 03:03:01"}}, counted: 61, uptime: 99.9977, tier: 0, amount: 0},
 		}},
 		{"claim", []edgeCase{
 			// "a March claim is due by the end of May": before 1 June 00:00 EDT;
