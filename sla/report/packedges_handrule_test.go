@@ -135,3 +135,149 @@ func ratRound(r *big.Rat) float64 {
 	f, _ := new(big.Rat).Add(r, big.NewRat(1, 2)).Float64()
 	return math.Floor(f)
 }
+
+// Random months of an alibaba-ecs node and of a jdcloud-vm node, each held
+// to what a reviewer working the provider's text by hand gets in exact
+// arithmetic, without the engine's code (the outages start at any second,
+// so the minute rules are tried off the minute as well as on it).
+//
+// Alibaba: an outage of a minute or more ("持续一分钟以上") counts the clock
+// minutes it holds whole ("视为该分钟内ECS实例不可用"), summed; the month is
+// 44,640 minutes whatever the service ("一个自然月", "总天数╳24╳60"); tiers
+// below 99.975 / 99 / 95 % earn 10 / 25 / 100 % of the fee from delivery to
+// release (30.00 an hour), truncated to the fen; the claim is due 30 days
+// after the first counted outage began ("within 30 days of incident"), else
+// 30 days after the month.
+func TestAlibabaHandRuleRandomMonths(t *testing.T) {
+	tm := packTerms(t, "alibaba-ecs")
+	loc := tm.Calendar.Loc
+	rng := rand.New(rand.NewSource(3802))
+	var offMinute, tiered int
+	for i := range 300 {
+		c, delivered, released := randomTencentMonth(rng, loc)
+		first := time.Time{}
+		for _, d := range c.down {
+			a, b := cnAt(d[0], loc), cnAt(d[1], loc)
+			if b.Sub(a) < time.Minute {
+				continue
+			}
+			whole := b.Truncate(time.Minute).Sub(a.Add(time.Minute - time.Nanosecond).Truncate(time.Minute))
+			if whole > 0 {
+				c.counted += int64(whole / time.Second)
+				if first.IsZero() {
+					first = a
+				}
+			}
+			if a.Second() != 0 && whole > 0 {
+				offMinute++
+			}
+		}
+		const month = 44640 * 60
+		up := big.NewRat((month-c.counted)*100, month)
+		c.uptime = math.Round(float64(month-c.counted)/month*100*1e4) / 1e4
+		c.tier = cnTier(up, []cnLine{{"95", 100}, {"99", 25}, {"99.975", 10}})
+		c.charge, c.amount = cnVoucher(delivered, released, loc, 3000, c.tier)
+		c.deadline = "2026-05-01T00:00:00+08:00"
+		if !first.IsZero() {
+			c.deadline = first.AddDate(0, 0, 30).Format(time.RFC3339)
+		}
+		if c.tier > 0 {
+			tiered++
+		}
+		checkEdge(t, tm, fmt.Sprintf("month %d %v", i, c.down), c)
+	}
+	if offMinute == 0 || tiered == 0 {
+		t.Errorf("counted outages off the minute %d, months with a credit %d: want both drawn", offMinute, tiered)
+	}
+}
+
+// JD Cloud VM: in service the whole natural month (else "it is not counted
+// as one service term": no uptime, nothing owed); a fault of 5 minutes or
+// more ("not available for 5 minutes or more") counts its whole minutes
+// (approximations[0]), each earning a coupon of 100 × 20.00 / 60 × its
+// minutes truncated to the fen; together at most the month's charge,
+// 744 h × 20.00 = 14,880.00; the uptime (44,640 − minutes) / 44,640 judges
+// nothing.
+func TestJDCloudVMHandRuleRandomMonths(t *testing.T) {
+	tm := packTerms(t, "jdcloud-vm")
+	loc := tm.Calendar.Loc
+	rng := rand.New(rand.NewSource(3803))
+	var capped, coupons, partial, nearFive int
+	for i := range 300 {
+		c, delivered, released := randomTencentMonth(rng, loc)
+		if rng.Intn(3) > 0 {
+			c.delivered, c.released, delivered, released = "", "", time.Time{}, time.Time{}
+		}
+		if !delivered.IsZero() || !released.IsZero() {
+			partial++
+			c.uptime, c.amount = notJudged, 0
+			checkEdge(t, tm, fmt.Sprintf("month %d (partial) %v", i, c.down), c)
+			continue
+		}
+		var fen int64
+		for j, d := range c.down {
+			// A third of the longer faults cut to around five minutes, the
+			// minimum's edge (shorter: no overlap with the next).
+			if a := cnAt(d[0], loc); rng.Intn(3) == 0 && cnAt(d[1], loc).Sub(a) > 310*time.Second {
+				c.down[j][1] = a.Add(time.Duration(290+rng.Intn(21)) * time.Second).Format("2006-01-02 15:04:05")
+				d = c.down[j]
+			}
+			if s := int64(cnAt(d[1], loc).Sub(cnAt(d[0], loc)) / time.Second); s >= 300 {
+				if s < 360 {
+					nearFive++
+				}
+				c.counted += s / 60 * 60
+				fen += s / 60 * 10000 / 3 // 100 × 2,000 fen / 60 a minute, truncated
+				coupons++
+			}
+		}
+		if fen > 1488000 {
+			fen = 1488000
+			capped++
+		}
+		const month = 44640 * 60
+		c.uptime = math.Round(float64(month-c.counted)/month*100*1e4) / 1e4
+		c.amount, c.charge, c.deadline = float64(fen)/100, 14880, "2026-05-01T00:00:00+08:00"
+		checkEdge(t, tm, fmt.Sprintf("month %d %v", i, c.down), c)
+	}
+	if capped == 0 || coupons == 0 || partial == 0 || nearFive == 0 {
+		t.Errorf("capped months %d, coupons %d, partial months %d, faults of 5 min: %d; want each drawn", capped, coupons, partial, nearFive)
+	}
+}
+
+func cnAt(s string, loc *time.Location) time.Time {
+	v, _ := time.ParseInLocation("2006-01-02 15:04:05", s, loc)
+	return v
+}
+
+// cnLine is a tier: below this uptime, this percent.
+type cnLine struct {
+	below string
+	pct   float64
+}
+
+// cnTier is the percent of the first line (lowest first) up is below.
+func cnTier(up *big.Rat, lines []cnLine) float64 {
+	for _, l := range lines {
+		if r, _ := new(big.Rat).SetString(l.below); up.Cmp(r) < 0 {
+			return l.pct
+		}
+	}
+	return 0
+}
+
+// cnVoucher is the fee of one GPU at centsPerHour from delivery (zero: the
+// month's start) to release (zero: its end), to the cent, and pct of it
+// truncated to the cent.
+func cnVoucher(delivered, released time.Time, loc *time.Location, centsPerHour int64, pct float64) (charge, amount float64) {
+	from, to := time.Date(2026, 3, 1, 0, 0, 0, 0, loc), time.Date(2026, 4, 1, 0, 0, 0, 0, loc)
+	if !delivered.IsZero() {
+		from = delivered
+	}
+	if !released.IsZero() {
+		to = released
+	}
+	cents := ratRound(big.NewRat(int64(to.Sub(from)/time.Second)*centsPerHour, 3600))
+	v := new(big.Rat).Mul(big.NewRat(int64(cents), 1), big.NewRat(int64(pct), 100))
+	return cents / 100, ratTrunc(v) / 100
+}
