@@ -19,6 +19,7 @@ import (
 	"github.com/gpusla/gpusla/internal/waitfor"
 	"github.com/gpusla/gpusla/probe/netcheck/netchecktest"
 	"github.com/gpusla/gpusla/probe/wire"
+	"github.com/gpusla/gpusla/sla/trial"
 )
 
 // These tests build their own network: two namespaces joined by a veth
@@ -220,6 +221,36 @@ func verdictIs(t *testing.T, cs map[string]wire.Check, name, want string) {
 	}
 }
 
+// trialRow is the seed's criterion key judged on the checks as the trial
+// page and the signed record judge them (sla/trial).
+func trialRow(t *testing.T, cs map[string]wire.Check, key string) trial.Row {
+	t.Helper()
+	var rs []trial.Result
+	for _, c := range cs {
+		rs = append(rs, trial.Result{Name: c.Name, Category: c.Category, Verdict: c.Verdict, Value: c.Value, Criterion: c.Criterion,
+			Number: c.Number, Unit: c.Unit, GPU: c.GPU, Detail: c.Detail, DetailText: c.DetailText, Idle: true})
+	}
+	for _, r := range trial.Judge(trial.Node{Results: rs}) {
+		if r.Key == key {
+			return r
+		}
+	}
+	t.Fatalf("no %s row", key)
+	return trial.Row{}
+}
+
+// lossyRow: fast replies, about one in ten lost — the trial's gateway row
+// fails on the loss over its 5 % line (the draw decides the side; 300
+// pings at 10 % land over it all but about once in 500 runs), never
+// passes on the round trip alone.
+func lossyRow(t *testing.T, cs map[string]wire.Check) {
+	t.Helper()
+	loss := number(t, cs, "net.gateway.loss")
+	if r := trialRow(t, cs, trial.KeyGateway); (r.Verdict == trial.Fail) != (loss > 5) || (loss > 5 && !strings.Contains(r.Detail, "over 5 %")) {
+		t.Errorf("a gateway losing %.1f %%: the trial's row %s (%s)", loss, r.Verdict, r.Detail)
+	}
+}
+
 func TestNetworkChecksSeeImpairments(t *testing.T) {
 	n := newNetns(t)
 	n.serve()
@@ -232,6 +263,12 @@ func TestNetworkChecksSeeImpairments(t *testing.T) {
 		if !strings.Contains(cs["net.gateway.reach"].Detail, peerIP) {
 			t.Errorf("gateway not found from the namespace's routing table: %+v", cs["net.gateway.reach"])
 		}
+		// The seed's rows: ping within 2 ms, the mirror answered and timed.
+		for _, key := range []string{trial.KeyGateway, trial.KeyMirror} {
+			if r := trialRow(t, cs, key); r.Verdict != trial.Pass {
+				t.Errorf("clean link: %s row %s (%s)", key, r.Verdict, r.Detail)
+			}
+		}
 	})
 
 	t.Run("netem delay 20ms", func(t *testing.T) {
@@ -242,6 +279,9 @@ func TestNetworkChecksSeeImpairments(t *testing.T) {
 		}
 		verdictIs(t, cs, "net.gateway.rtt", wire.Fail) // the seed checklist's 2 ms average
 		verdictIs(t, cs, "net.gateway.reach", wire.Pass)
+		if r := trialRow(t, cs, trial.KeyGateway); r.Verdict != trial.Fail || *r.Value < 19 {
+			t.Errorf("20 ms to the gateway: the trial's row %s %v (%s)", r.Verdict, r.Value, r.Detail)
+		}
 		if v := number(t, cs, "net.tcp.peer.connect"); v < 19 {
 			t.Errorf("tcp connect %.2f ms, want ≥ 20", v)
 		}
@@ -262,6 +302,7 @@ func TestNetworkChecksSeeImpairments(t *testing.T) {
 		}
 		verdictIs(t, cs, "net.gateway.loss", wire.Fail)
 		verdictIs(t, cs, "net.gateway.reach", wire.Pass)
+		lossyRow(t, cs)
 	})
 
 	// Kernels without sch_netem (minimal VM kernels, like some CI hosts)
@@ -284,6 +325,7 @@ func TestNetworkChecksSeeImpairments(t *testing.T) {
 		}
 		verdictIs(t, cs, "net.gateway.loss", wire.Fail)
 		verdictIs(t, cs, "net.gateway.reach", wire.Pass)
+		lossyRow(t, cs)
 	}
 	// pro-bing abandons a run whose first request the local stack refuses;
 	// Ping must count that one request as lost and send the rest.
@@ -395,4 +437,8 @@ func TestChecksSeeQueueingDelay(t *testing.T) {
 	}
 	verdictIs(t, cs, "net.gateway.rtt", wire.Fail)
 	verdictIs(t, cs, "net.gateway.reach", wire.Pass)
+	// "如果平均延迟超过2ms": the trial's gateway row fails on the queue.
+	if r := trialRow(t, cs, trial.KeyGateway); r.Verdict != trial.Fail || *r.Value < 30 {
+		t.Errorf("behind a 60 ms queue: the trial's row %s %v (%s)", r.Verdict, r.Value, r.Detail)
+	}
 }
