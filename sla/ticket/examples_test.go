@@ -230,3 +230,33 @@ func TestHolidaysUnknown(t *testing.T) {
 		t.Errorf("replacement on the wall clock: %+v, want no unknown year", r)
 	}
 }
+
+// cn-example's P3 (4 business hours) across its 2026 holidays: opened on
+// Qingming Monday, 6 April 10:00 (a holiday: off-hours), the clock starts
+// on Tuesday 7 April 09:00, due 13:00; opened Thursday 30 April 16:00, 2 h
+// that day, Labour Day 1–5 May closed, Wednesday 6 May 09:00–11:00: due
+// 11:00. Answered at the deadline, met; a minute after, a minute late.
+func TestCNExampleBusinessClockOverHolidays(t *testing.T) {
+	tm := cn(t)
+	at := clockAt(t, tm.Calendar.Loc)
+	for _, c := range []struct {
+		opened, deadline string
+		offHours         bool
+		day              calendar.DayKind
+	}{
+		{"2026-04-06 10:00", "2026-04-07 13:00", true, calendar.Holiday},
+		{"2026-04-30 16:00", "2026-05-06 11:00", false, calendar.Workday},
+	} {
+		due := at(c.deadline)
+		for _, side := range []struct {
+			answer time.Time
+			status string
+		}{{due, Met}, {due.Add(time.Minute), Breached}} {
+			tim := Evaluate(&Ticket{ID: "T", Priority: "P3", Opened: at(c.opened), Responses: []Response{{At: side.answer}}}, tm, due.Add(48*time.Hour))
+			if r := tim.Response; !r.Deadline.Equal(due) || r.Status != side.status || tim.OffHours != c.offHours || tim.DayKind != c.day {
+				t.Errorf("opened %s, answered %s: due %s %s (off-hours %v, %s), want %s %s (%v, %s)", c.opened, side.answer.In(tm.Calendar.Loc), r.Deadline.In(tm.Calendar.Loc), r.Status,
+					tim.OffHours, tim.DayKind, c.deadline, side.status, c.offHours, c.day)
+			}
+		}
+	}
+}
