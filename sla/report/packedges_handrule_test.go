@@ -79,15 +79,22 @@ func randomTencentMonth(rng *rand.Rand, loc *time.Location) (edgeCase, time.Time
 	return c, delivered, released
 }
 
-// handWorkTencent fills in what the month counts by Tencent's text and
+// handWorkTencent fills in what the month counts by Tencent's CVM text and
 // returns the part of a fen its voucher leaves out.
 func handWorkTencent(c *edgeCase, delivered, released time.Time, loc *time.Location) *big.Rat {
-	const layout = "2006-01-02 15:04:05"
+	return handWorkTencentText(c, delivered, released, loc, true, 2500, []cnLine{{"95", 100}, {"99", 25}, {"99.975", 10}})
+}
+
+// handWorkTencentText is a month by a Tencent text: each outage over a
+// minute in whole minutes, rounded up (CVM) or down (CAR: "longer than one
+// minute but less than two minutes … one minute"), summed; one GPU at
+// centsPerHour; the tiers lines.
+func handWorkTencentText(c *edgeCase, delivered, released time.Time, loc *time.Location, up bool, centsPerHour int64, lines []cnLine) *big.Rat {
 	for _, d := range c.down {
-		a, _ := time.ParseInLocation(layout, d[0], loc)
-		b, _ := time.ParseInLocation(layout, d[1], loc)
-		if s := int64(b.Sub(a) / time.Second); s > 60 {
+		if s := int64(cnAt(d[1], loc).Sub(cnAt(d[0], loc)) / time.Second); s > 60 && up {
 			c.counted += (s + 59) / 60 * 60
+		} else if s > 60 {
+			c.counted += s / 60 * 60
 		}
 	}
 	day := func(t time.Time) time.Time { return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, loc) }
@@ -102,21 +109,13 @@ func handWorkTencent(c *edgeCase, delivered, released time.Time, loc *time.Locat
 		c.deadline = day(released).AddDate(0, 0, 60).Format(time.RFC3339)
 	}
 	c.denominator = int64(to.Sub(from) / time.Second)
-	up := big.NewRat((c.denominator-c.counted)*100, c.denominator)
+	ratio := big.NewRat((c.denominator-c.counted)*100, c.denominator)
 	c.uptime = math.Round(float64(c.denominator-c.counted)/float64(c.denominator)*100*1e4) / 1e4
-	for _, tier := range []struct {
-		below string
-		pct   float64
-	}{{"95", 100}, {"99", 25}, {"99.975", 10}} {
-		if r, _ := new(big.Rat).SetString(tier.below); up.Cmp(r) < 0 {
-			c.tier = tier.pct
-			break
-		}
-	}
-	// The fee, one GPU at 25.00 an hour, in fen; the voucher the tier's
-	// percent of it, truncated to the fen (the text does not say how a
-	// voucher is rounded: a half fen or more is never asked for).
-	fen := big.NewRat(int64(until.Sub(served)/time.Second)*2500, 3600)
+	c.tier = cnTier(ratio, lines)
+	// The fee, one GPU, in fen (cents); the voucher the tier's percent of
+	// it, truncated to the fen (the text does not say how a voucher is
+	// rounded: a half fen or more is never asked for).
+	fen := big.NewRat(int64(until.Sub(served)/time.Second)*centsPerHour, 3600)
 	c.charge = ratRound(fen) / 100
 	v := new(big.Rat).Mul(big.NewRat(int64(c.charge*100+0.5), 1), big.NewRat(int64(c.tier), 100))
 	whole := new(big.Int).Quo(v.Num(), v.Denom())
@@ -191,18 +190,30 @@ func TestAlibabaHandRuleRandomMonths(t *testing.T) {
 	}
 }
 
-// JD Cloud VM: in service the whole natural month (else "it is not counted
-// as one service term": no uptime, nothing owed); a fault of 5 minutes or
-// more ("not available for 5 minutes or more") counts its whole minutes
-// (approximations[0]), each earning a coupon of 100 × 20.00 / 60 × its
-// minutes truncated to the fen; together at most the month's charge,
-// 744 h × 20.00 = 14,880.00; the uptime (44,640 − minutes) / 44,640 judges
-// nothing.
-func TestJDCloudVMHandRuleRandomMonths(t *testing.T) {
-	tm := packTerms(t, "jdcloud-vm")
+// JD Cloud, VM and DCPS: in service the whole natural month (else "it is
+// not counted as one service term": no uptime, nothing owed); a fault of 5
+// minutes or more (VM: "not available for 5 minutes or more"; DCPS: any)
+// counts its whole minutes (approximations[0]), each earning a coupon of
+// 100 × the hourly rate / 60 × its minutes truncated to the fen (VM 20.00:
+// 3,333.33… fen a minute; DCPS 15.00: 2,500), together at most the month's
+// charge (744 h: 14,880.00, 11,160.00); the uptime (44,640 − minutes) /
+// 44,640 judges nothing.
+func TestJDCloudHandRuleRandomMonths(t *testing.T) {
+	for _, p := range []struct {
+		pack          string
+		seed, minimum int64
+		centsPerHour  int64
+		charge        float64
+	}{{"jdcloud-vm", 3803, 300, 2000, 14880}, {"jdcloud-dcps", 3804, 60, 1500, 11160}} {
+		t.Run(p.pack, func(t *testing.T) { jdHandRule(t, p.pack, p.seed, p.minimum, p.centsPerHour, p.charge) })
+	}
+}
+
+func jdHandRule(t *testing.T, pack string, seed, minimum, centsPerHour int64, charge float64) {
+	tm := packTerms(t, pack)
 	loc := tm.Calendar.Loc
-	rng := rand.New(rand.NewSource(3803))
-	var capped, coupons, partial, nearFive int
+	rng := rand.New(rand.NewSource(seed))
+	var capped, coupons, partial, nearMinimum int
 	for i := range 300 {
 		c, delivered, released := randomTencentMonth(rng, loc)
 		if rng.Intn(3) > 0 {
@@ -216,32 +227,52 @@ func TestJDCloudVMHandRuleRandomMonths(t *testing.T) {
 		}
 		var fen int64
 		for j, d := range c.down {
-			// A third of the longer faults cut to around five minutes, the
-			// minimum's edge (shorter: no overlap with the next).
-			if a := cnAt(d[0], loc); rng.Intn(3) == 0 && cnAt(d[1], loc).Sub(a) > 310*time.Second {
-				c.down[j][1] = a.Add(time.Duration(290+rng.Intn(21)) * time.Second).Format("2006-01-02 15:04:05")
+			// A third of the longer faults cut to around the minimum, its
+			// edge (shorter: no overlap with the next).
+			if a := cnAt(d[0], loc); rng.Intn(3) == 0 && cnAt(d[1], loc).Sub(a) > time.Duration(minimum+10)*time.Second {
+				c.down[j][1] = a.Add(time.Duration(minimum-10+rng.Int63n(21)) * time.Second).Format("2006-01-02 15:04:05")
 				d = c.down[j]
 			}
-			if s := int64(cnAt(d[1], loc).Sub(cnAt(d[0], loc)) / time.Second); s >= 300 {
-				if s < 360 {
-					nearFive++
+			if s := int64(cnAt(d[1], loc).Sub(cnAt(d[0], loc)) / time.Second); s >= minimum {
+				if s < minimum+60 {
+					nearMinimum++
 				}
 				c.counted += s / 60 * 60
-				fen += s / 60 * 10000 / 3 // 100 × 2,000 fen / 60 a minute, truncated
+				fen += s / 60 * 100 * centsPerHour / 60 // truncated to the fen
 				coupons++
 			}
 		}
-		if fen > 1488000 {
-			fen = 1488000
+		if limit := int64(charge * 100); fen > limit {
+			fen = limit
 			capped++
 		}
 		const month = 44640 * 60
 		c.uptime = math.Round(float64(month-c.counted)/month*100*1e4) / 1e4
-		c.amount, c.charge, c.deadline = float64(fen)/100, 14880, "2026-05-01T00:00:00+08:00"
+		c.amount, c.charge, c.deadline = float64(fen)/100, charge, "2026-05-01T00:00:00+08:00"
 		checkEdge(t, tm, fmt.Sprintf("month %d %v", i, c.down), c)
 	}
-	if capped == 0 || coupons == 0 || partial == 0 || nearFive == 0 {
-		t.Errorf("capped months %d, coupons %d, partial months %d, faults of 5 min: %d; want each drawn", capped, coupons, partial, nearFive)
+	if capped == 0 || coupons == 0 || partial == 0 || nearMinimum == 0 {
+		t.Errorf("capped months %d, coupons %d, partial months %d, faults at the minimum %d; want each drawn", capped, coupons, partial, nearMinimum)
+	}
+}
+
+// Tencent CAR (tencent-car.yaml): the CVM rules but each outage over a
+// minute rounded down ("longer than one minute but less than two minutes …
+// one minute"), 99 %, vouchers of 5 / 10 / 20 % below 99 / 97 / 95 %, 2.00
+// an hour.
+func TestTencentCARHandRuleRandomMonths(t *testing.T) {
+	tm := packTerms(t, "tencent-car")
+	loc := tm.Calendar.Loc
+	rng := rand.New(rand.NewSource(3805))
+	tiers := map[float64]int{}
+	for i := range 300 {
+		c, delivered, released := randomTencentMonth(rng, loc)
+		handWorkTencentText(&c, delivered, released, loc, false, 200, []cnLine{{"95", 20}, {"97", 10}, {"99", 5}})
+		tiers[c.tier]++
+		checkEdge(t, tm, fmt.Sprintf("month %d %v", i, c.down), c)
+	}
+	if tiers[5] == 0 || tiers[10] == 0 || tiers[0] == 0 {
+		t.Errorf("months by tier %v: want none, 5 %% and 10 %% drawn", tiers)
 	}
 }
 
