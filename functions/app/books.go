@@ -356,8 +356,8 @@ func (m *month) partFrom(n store.Node, share *report.FleetShare, figures func([]
 	}); err != nil {
 		return report.Part{}, report.Input{}, err
 	}
-	if figures != nil {
-		figures(obs)
+	if figures != nil && !b.DemoOverNode(n.ID) {
+		figures(obs) // serve's demo, over, is no part of the renter's fleet
 	}
 	after := b.Input()
 	p, err := b.BuildPart(n.ID)

@@ -1,10 +1,10 @@
 package app
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/sla/report"
 	"github.com/gpusla/gpusla/sla/terms"
 )
 
@@ -21,7 +21,7 @@ import (
 func DemoOver(nodes []store.Node, all []*terms.Terms, year int, month time.Month, asOf time.Time) map[string]string {
 	out := map[string]string{}
 	for _, n := range nodes {
-		if !n.Demo || n.ReleasedAt.IsZero() || n.ReleasedAt.After(asOf) {
+		if n.ReleasedAt.After(asOf) {
 			continue
 		}
 		loc := time.UTC
@@ -30,12 +30,9 @@ func DemoOver(nodes []store.Node, all []*terms.Terms, year int, month time.Month
 				loc = tm.Calendar.Loc
 			}
 		}
-		if !n.ReleasedAt.Before(time.Date(year, month+1, 1, 0, 0, 0, 0, loc)) {
-			continue
+		if report.DemoOver(n.Demo, n.ReleasedAt, time.Date(year, month+1, 1, 0, 0, 0, 0, loc)) {
+			out[n.ID] = report.DemoOverReason(n.ReleasedAt, n.ReleaseRecordedBy, n.Contract, n.Provider)
 		}
-		out[n.ID] = fmt.Sprintf("the demo is over: the demo node was released at %s (recorded by %s); "+
-			"its contract %q (provider %q) is not yours, so it is left out of this month's report, claims and letters",
-			n.ReleasedAt.UTC().Format(time.RFC3339), orUnknown(n.ReleaseRecordedBy), n.Contract, n.Provider)
 	}
 	return out
 }

@@ -235,7 +235,7 @@ func RegistrationEvent(n store.Node) events.Event {
 	reg := events.Event{Type: events.TypeNodeRegistered, ID: "reg-" + n.ID, Node: n.ID, Contract: n.Contract, OrderedAt: n.OrderedAt.UTC(),
 		Hardware:           &events.Hardware{GPUModel: n.GPUModel, GPUCount: n.GPUCount, GPUMemoryMiB: n.GPUMemoryMiB},
 		HeartbeatIntervalS: int(math.Ceil(n.HeartbeatInterval.Seconds())), PushIntervalS: int(math.Ceil(n.PushInterval.Seconds())),
-		InstanceID: n.InstanceID, Region: n.Region}
+		InstanceID: n.InstanceID, Region: n.Region, Demo: n.Demo}
 	if n.PricePerHour > 0 {
 		p := n.PricePerHour / float64(n.GPUCount)
 		reg.PricePerGPUHour = &p

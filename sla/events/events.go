@@ -111,6 +111,10 @@ type Event struct {
 	// "the instance IDs" and "the AWS regions" of each incident.
 	InstanceID string `json:"instance_id,omitempty"`
 	Region     string `json:"region,omitempty"`
+	// Demo marks the built-in demo node of `gpusla serve`
+	// (node_registered): once released before a month ends, its made-up
+	// contract is no part of that month's books (docs/events.md).
+	Demo bool `json:"demo,omitempty"`
 
 	// Token is the enrolment token a node_enrolled event used (its id).
 	Token string `json:"token,omitempty"`
@@ -352,6 +356,9 @@ func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 func (e *Event) Validate() error {
 	if e.ID == "" || len(e.ID) > 256 {
 		return fieldErr("id", "must be 1 to 256 characters")
+	}
+	if e.Demo && e.Type != TypeNodeRegistered {
+		return fieldErr("demo", "only a node_registered event marks the demo node")
 	}
 	switch e.Type {
 	case TypeNodeRegistered:

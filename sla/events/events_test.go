@@ -390,3 +390,27 @@ func TestRecordFields(t *testing.T) {
 		}
 	}
 }
+
+// The demo mark: read back on a registration; refused, by name and line,
+// on any other event (only a registration says whose node it is).
+func TestDemoMarkOnTheRegistrationOnly(t *testing.T) {
+	log := `{"type":"node_registered","id":"reg-demo-node","node":"demo-node","contract":"demo","ordered_at":"2026-10-31T09:00:00Z","hardware":{"gpu_model":"H200","gpu_count":2},"demo":true}
+{"type":"node_registered","id":"reg-gz-01","node":"gz-01","contract":"cn-example","ordered_at":"2026-10-31T09:00:00Z","hardware":{"gpu_model":"H200","gpu_count":8}}
+`
+	var got []Event
+	if _, err := ReadLog("demo.jsonl", strings.NewReader(log), func(e *Event) error { got = append(got, *e); return nil }); err != nil || len(got) != 2 {
+		t.Fatalf("%v (%d events)", err, len(got))
+	}
+	if !got[0].Demo || got[1].Demo {
+		t.Fatalf("demo marks %v %v, want true false", got[0].Demo, got[1].Demo)
+	}
+	for _, line := range []string{
+		`{"type":"node_released","id":"r","node":"demo-node","at":"2026-11-20T12:00:00Z","demo":true}`,
+		`{"type":"observation","id":"o","node":"demo-node","at":"2026-11-20T12:00:00Z","received_at":"2026-11-20T12:00:01Z","kind":"heartbeat","demo":true}`,
+	} {
+		_, err := ReadLog("log.jsonl", strings.NewReader(line+"\n"), func(*Event) error { return nil })
+		if err == nil || !strings.Contains(err.Error(), "demo: only a node_registered event marks the demo node") || !strings.Contains(err.Error(), "log.jsonl:1") {
+			t.Errorf("%.60s…: %v", line, err)
+		}
+	}
+}

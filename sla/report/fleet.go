@@ -42,7 +42,7 @@ func (b *Builder) computeFleet() *baseline.Result {
 	}
 	res := b.fleet.Compute(func(id string) (string, bool) {
 		n := b.nodes[id]
-		if n == nil || !n.registered {
+		if n == nil || !n.registered || b.demoOver(n) != nil {
 			return "", false
 		}
 		return n.reg.Hardware.GPUModel, true

@@ -51,6 +51,10 @@ type Report struct {
 	// define: they cannot be judged and are not in Nodes, and the document
 	// says so itself, so a partial report never reads as a whole one.
 	LeftOut []Skipped `json:"left_out"`
+	// DemoOver names serve's demo node where it is left out of a month its
+	// demo was over in (demo.go): said to the operator, not in the
+	// document, which is the renter's own nodes' and not partial.
+	DemoOver []Skipped `json:"-"`
 }
 
 // Retroactive is the report's section of retroactive records.

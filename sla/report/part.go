@@ -39,6 +39,9 @@ type Part struct {
 	// notice is one record however many nodes it covers).
 	Retro      []Retro
 	Unrecorded []string
+	// DemoOver, with no Node, is serve's demo node left out of a month its
+	// demo was over in (demo.go), and why.
+	DemoOver *Skipped `json:",omitempty"`
 }
 
 // validate checks the log as a whole and returns the ids of the nodes to
@@ -103,6 +106,9 @@ func (b *Builder) part(id string) Part {
 	ms, me := calendar.MonthBounds(b.opts.Year, b.opts.Month, n.tm.Calendar.Loc)
 	if !n.reg.OrderedAt.Before(me) || (!n.released.IsZero() && !n.released.After(ms)) {
 		return Part{}
+	}
+	if d := b.demoOver(n); d != nil {
+		return Part{DemoOver: d}
 	}
 	var tickets []*ticket.Ticket
 	for _, ta := range b.tickets {
@@ -170,6 +176,9 @@ func (b *Builder) assemble(parts []Part, in Input) *Report {
 	sums := map[string]*Contract{}
 	retro := retroAcc{unrecorded: map[string]bool{}}
 	for _, p := range parts {
+		if p.DemoOver != nil {
+			r.DemoOver = append(r.DemoOver, *p.DemoOver)
+		}
 		retro.recs = append(retro.recs, p.Retro...)
 		for _, id := range p.Unrecorded {
 			retro.unrecorded[id] = true

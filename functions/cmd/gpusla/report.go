@@ -3,9 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,7 +11,6 @@ import (
 	"github.com/gpusla/gpusla/functions/eventexport"
 	"github.com/gpusla/gpusla/functions/monthreport"
 	"github.com/gpusla/gpusla/functions/wiring"
-	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/claims"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/report"
@@ -86,7 +82,7 @@ func newReportCmd() *cobra.Command {
 			req.Seal = true
 			var fromStore func() ([]claims.Claim, error) // the --data store's ledger
 			if data != "" {
-				closeStore, err := fromData(cmd.Context(), data, workers, out.Bill != "", &req, &fromStore, cmd.ErrOrStderr())
+				closeStore, err := fromData(cmd.Context(), data, workers, out.Bill != "", &req, &fromStore)
 				if err != nil {
 					return err
 				}
@@ -106,6 +102,11 @@ func newReportCmd() *cobra.Command {
 			out.Stdout = cmd.OutOrStdout()
 			if err := monthreport.Write(rep, out); err != nil {
 				return err
+			}
+			// serve's demo node, over, is left out: the renter's own
+			// month, not a partial one.
+			for _, d := range rep.DemoOver {
+				fmt.Fprintf(cmd.ErrOrStderr(), "gpusla: node %s left out: %s\n", d.Node, d.Reason)
 			}
 			if rep.Provisional {
 				fmt.Fprintf(cmd.ErrOrStderr(), "gpusla: %s is not over as of %s: the report is provisional and holds no claim letter\n", rep.Month, rep.AsOf)
@@ -165,37 +166,19 @@ func reportScorecardClaims(sc *scorecard.Scorecard, rep *report.Report, termsFil
 // $GPUSLA_TABLE names) and has req build the month from it, node by node
 // on workers (app.Books; the readings kept when a bill is judged), and
 // ledger read its claims ledger. The returned func closes the store. The
-// demo node of a month its demo was over in is left out (app.DemoOver), and
-// said on warn.
-func fromData(ctx context.Context, data string, workers int, keepReadings bool, req *monthreport.Request, ledger *func() ([]claims.Claim, error), warn io.Writer) (func() error, error) {
+// demo node of a month its demo was over in is left out by the books
+// (report.DemoOver), as by the store's exported log.
+func fromData(ctx context.Context, data string, workers int, keepReadings bool, req *monthreport.Request, ledger *func() ([]claims.Claim, error)) (func() error, error) {
 	st, _, err := wiring.FromEnv().OpenExisting(ctx, data)
 	if err != nil {
 		return nil, fmt.Errorf("--data %s: %w", data, err)
 	}
 	*ledger = func() ([]claims.Claim, error) { return ledgerOf(ctx, st, data) }
 	req.Books = func(all []*terms.Terms, year int, month time.Month, asOf time.Time) (*report.Report, error) {
-		skip, err := demoOver(ctx, st, all, year, month, asOf, warn)
-		if err != nil {
-			return nil, err
-		}
-		return app.Books{Store: st, Status: st, Terms: all, Workers: workers, KeepReadings: keepReadings, Skip: skip}.Month(ctx, year, month, asOf)
+		return app.Books{Store: st, Status: st, Terms: all, Workers: workers, KeepReadings: keepReadings}.Month(ctx, year, month, asOf)
 	}
 	req.LastKnown = func() (time.Time, error) { return lastKnown(ctx, st) }
 	return st.Close, nil
-}
-
-// demoOver is the demo nodes left out of year-month (app.DemoOver), each
-// named on warn: the report is the renter's own nodes', not partial.
-func demoOver(ctx context.Context, st store.Store, all []*terms.Terms, year int, month time.Month, asOf time.Time, warn io.Writer) (map[string]string, error) {
-	nodes, err := st.ListNodes(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("nodes: %w", err)
-	}
-	skip := app.DemoOver(nodes, all, year, month, asOf)
-	for _, id := range slices.Sorted(maps.Keys(skip)) {
-		fmt.Fprintf(warn, "gpusla: node %s left out: %s\n", id, skip[id])
-	}
-	return skip, nil
 }
 
 // lastKnown is the last instant the store records: the latest of what the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,11 +66,18 @@ func demoData(t *testing.T, released time.Time) string {
 
 func reportData(t *testing.T, data string) (stdout, stderr string) {
 	t.Helper()
+	return reportFrom(t, data, "md", "--data", data)
+}
+
+// reportFrom is November's report of data's terms in format, read from
+// src (--data DIR or --events FILE).
+func reportFrom(t *testing.T, data, format string, src ...string) (stdout, stderr string) {
+	t.Helper()
 	root := newRoot()
 	var out, errs bytes.Buffer
 	root.SetOut(&out)
 	root.SetErr(&errs)
-	root.SetArgs([]string{"report", "--terms", filepath.Join(data, "terms"), "--data", data, "--month", "2026-11", "--as-of", "2026-12-01T12:00:00Z", "--format", "md"})
+	root.SetArgs(append([]string{"report", "--terms", filepath.Join(data, "terms"), "--month", "2026-11", "--as-of", "2026-12-01T12:00:00Z", "--format", format}, src...))
 	if err := root.Execute(); err != nil {
 		t.Fatalf("report: %v\n%s", err, errs.String())
 	}
@@ -111,45 +119,125 @@ func exportData(t *testing.T, data string, args ...string) (stdout, stderr strin
 	return out.String(), errs.String()
 }
 
-// export leaves serve's demo node out once its demo was over before the
-// selection ends, as report --data does, so a sealed report and claim made
-// from the log (report --events) hold no credit against the demo's made-up
-// provider; a month that ended before the release, --node demo-node, and a
-// store where the demo is all there is keep it.
+// export writes serve's demo node like any other, marked (node_registered
+// "demo": true) with its release, and the engine leaves it out of a month
+// its demo was over in: a sealed report and claim made from the exported
+// month (report --events) hold no credit against the demo's made-up
+// provider, and the log stays whole. A log of the whole store (no --month,
+// selection ending after the release) keeps the months the demo ran alone:
+// October's report from it is --data's, demo and all.
 func TestExportLeavesTheEndedDemoOut(t *testing.T) {
 	over := demoData(t, time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))
-	log, warn := exportData(t, over)
-	if strings.Contains(log, `"demo-node"`) || !strings.Contains(log, `"gz-01"`) {
-		t.Fatalf("the demo over is still in the export, or the renter's node is missing:\n%.2000s", log)
-	}
-	if !strings.Contains(warn, "gpusla export: left out demo-node: serve's demo node, its demo over since 2026-11-20T12:00:00Z (released by serve:demo); --node demo-node exports it") {
-		t.Errorf("standard error does not say the demo is left out:\n%s", warn)
-	}
 	file := filepath.Join(t.TempDir(), "month.jsonl")
-	exportData(t, over, "--month", "2026-11", "-o", file)
-	root := newRoot()
-	var out, errs bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&errs)
-	root.SetArgs([]string{"report", "--terms", filepath.Join(over, "terms"), "--events", file, "--month", "2026-11", "--as-of", "2026-12-01T12:00:00Z", "--format", "md"})
-	if err := root.Execute(); err != nil {
-		t.Fatalf("report --events: %v\n%s", err, errs.String())
+	if _, warn := exportData(t, over, "--month", "2026-11", "-o", file); strings.Contains(warn, "left out") {
+		t.Errorf("export left something out:\n%s", warn)
 	}
-	if strings.Contains(out.String(), "demo-provider") || !strings.Contains(out.String(), "gz-01") {
-		t.Errorf("the report from the exported month:\n%.3000s", out.String())
+	out, _ := reportFrom(t, over, "md", "--events", file)
+	if strings.Contains(out, "demo-provider") || !strings.Contains(out, "gz-01") {
+		t.Errorf("the report from the exported month:\n%.3000s", out)
 	}
 	for _, c := range []struct {
 		name string
 		data string
 		args []string
 	}{
+		{"the month the demo was over in", over, []string{"--month", "2026-11"}},
 		{"a month before the release", over, []string{"--month", "2026-10"}},
 		{"--node demo-node", over, []string{"--node", "demo-node"}},
 		{"the demo alone", demoData(t, time.Time{}), nil},
 	} {
 		log, warn := exportData(t, c.data, c.args...)
-		if !strings.Contains(log, `"demo-node"`) || strings.Contains(warn, "left out") {
-			t.Errorf("%s: the demo node is not exported:\n%s\n%.1000s", c.name, warn, log)
+		if !strings.Contains(log, `"node":"demo-node","contract":"demo",`) || !strings.Contains(log, `"demo":true`) || strings.Contains(warn, "left out") {
+			t.Errorf("%s: the demo node is not exported with its mark:\n%s\n%.1000s", c.name, warn, log)
 		}
 	}
+	all := filepath.Join(t.TempDir(), "all.jsonl")
+	exportData(t, over, "-o", all)
+	october := func(src ...string) string {
+		t.Helper()
+		root := newRoot()
+		var out, errs bytes.Buffer
+		root.SetOut(&out)
+		root.SetErr(&errs)
+		root.SetArgs(append([]string{"report", "--terms", filepath.Join(over, "terms"), "--month", "2026-10", "--as-of", "2026-12-01T12:00:00Z", "--format", "json"}, src...))
+		if err := root.Execute(); err != nil {
+			t.Fatalf("report %v: %v\n%s", src, err, errs.String())
+		}
+		return unseal(t, out.String())
+	}
+	// The whole store's log holds November too: only what was read differs.
+	withoutInput := func(s string) string {
+		t.Helper()
+		var m map[string]any
+		if err := json.Unmarshal([]byte(s), &m); err != nil {
+			t.Fatal(err)
+		}
+		delete(m, "input")
+		b, _ := json.Marshal(m)
+		return string(b)
+	}
+	fromLog, fromStore := withoutInput(october("--events", all)), withoutInput(october("--data", over))
+	if fromLog != fromStore || !strings.Contains(fromLog, `"demo-node"`) {
+		t.Errorf("October, the demo alone, from the whole store's log and from --data:\n--- events\n%.2000s\n--- data\n%.2000s", fromLog, fromStore)
+	}
+}
+
+// report --events on the log `gpusla export` writes from serve's store is
+// the report --data gives, byte for byte but the seal (--data is not
+// sealed), the demo's months included: the log's node_registered carries
+// the demo mark and node_released the release, so the engine leaves the
+// demo node out of a month its demo was over in, offline, as the books do,
+// and says so on standard error alike. The demo alone stays in both.
+func TestReportEventsLeavesTheEndedDemoOutAsDataDoes(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		released time.Time
+		demo     bool // the demo node is in the month
+	}{
+		{name: "over", released: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)},
+		{name: "alone", demo: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			data := demoData(t, c.released)
+			ev := filepath.Join(t.TempDir(), "november.jsonl")
+			if _, err := runCLI(t, "export", "--data", data, "--month", "2026-11", "-o", ev); err != nil {
+				t.Fatal(err)
+			}
+			raw, err := os.ReadFile(ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(raw), `"node":"demo-node","contract":"demo",`) || !strings.Contains(string(raw), `"demo":true`) {
+				t.Fatalf("the exported log does not mark the demo node:\n%.2000s", raw)
+			}
+			fromLog, logWarn := reportFrom(t, data, "json", "--events", ev)
+			fromStore, storeWarn := reportFrom(t, data, "json", "--data", data, "--workers", "2")
+			if got, want := unseal(t, fromLog), unseal(t, fromStore); got != want {
+				t.Fatalf("--events and --data differ:\n--- events\n%.3000s\n--- data\n%.3000s", got, want)
+			}
+			// The renter's gz-01 is registered with the demo's end.
+			if strings.Contains(fromLog, `"demo-node"`) != c.demo || strings.Contains(fromLog, `"gz-01"`) == c.demo {
+				t.Fatalf("demo node in the month: %v, want %v:\n%.3000s", !c.demo, c.demo, fromLog)
+			}
+			const said = "gpusla: node demo-node left out: the demo is over: the demo node was released at 2026-11-20T12:00:00Z (recorded by serve:demo)"
+			if strings.Contains(logWarn, said) != !c.demo || strings.Contains(storeWarn, said) != !c.demo {
+				t.Fatalf("standard error, --events:\n%s\n--data:\n%s", logWarn, storeWarn)
+			}
+		})
+	}
+}
+
+// unseal is a JSON report without its seal, re-encoded byte for byte as
+// it was otherwise (keys in their order).
+func unseal(t *testing.T, raw string) string {
+	t.Helper()
+	i := strings.Index(raw, "\n  \"seal\": {")
+	if i < 0 {
+		return raw
+	}
+	j := strings.Index(raw[i+1:], "\n  },")
+	if j < 0 {
+		t.Fatalf("seal not closed:\n%.500s", raw[i:])
+	}
+	return raw[:i] + raw[i+1+j+len("\n  },"):]
 }
