@@ -199,7 +199,7 @@ func recordCheck(res *Result, rep *Report) wire.Check {
 
 func resultOf(c wire.Check, at time.Time, idle bool) trial.Result {
 	return trial.Result{Name: c.Name, Category: c.Category, Verdict: c.Verdict, Value: c.Value, Criterion: c.Criterion,
-		Number: c.Number, Unit: c.Unit, GPU: c.GPU, Detail: c.Detail, DetailText: c.DetailText, At: at, Idle: idle}
+		Number: c.Number, Unit: c.Unit, GPU: c.GPU, Detail: c.Detail, DetailText: c.DetailText, At: at, Idle: idle, Trial: true}
 }
 
 // orderJSON is the order as the record carries it.

@@ -183,3 +183,32 @@ func TestTrialBillingNeedsTheBill(t *testing.T) {
 		}
 	}
 }
+
+// On the page, the trial's own results are those of an observation a
+// `gpuprobe trial` step marked (probe.trial): a slow burn there warns
+// acceptance; the same warning in a daemon reading does not.
+func TestTrialPageWarningsAreTheCards(t *testing.T) {
+	for _, c := range []struct {
+		marked bool
+		want   string
+	}{{true, TrialWarn}, {false, TrialPass}} {
+		l := newLog(t)
+		l.register("ta", "alpha-c", "2026-03-01T00:00:00Z")
+		l.run("ta", "2026-03-01T00:20:00Z", "2026-04-01T00:00:00Z")
+		l.checks("ta", "2026-03-01T00:20:00Z", events.Check{Name: "gpu.count", Category: events.CategoryGPULost, Verdict: events.Pass, Number: nump(8), Unit: "GPUs"},
+			events.Check{Name: "gpu.model", Category: events.CategoryInventory, Verdict: events.Pass, Value: "NVIDIA H200", GPU: gpu(0)},
+			events.Check{Name: "gpu.order.model", Category: events.CategoryInventory, Verdict: events.Pass, GPU: gpu(0)})
+		burn := []events.Check{{Name: "gpu.burn.bf16", Category: events.CategoryPerformance, Verdict: events.Warn, Number: nump(850), Unit: "TFLOP/s", GPU: gpu(0)}}
+		if c.marked {
+			burn = append([]events.Check{pass("probe.trial", events.CategoryHost)}, burn...)
+		}
+		l.checks("ta", "2026-03-02T00:00:00Z", burn...)
+		if err := l.w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		acc := buildTrial(t, l.buf.Bytes(), Options{}).Providers[0].Figures[1]
+		if acc.Key != trial.KeyAcceptance || acc.Verdict != c.want {
+			t.Errorf("marked %v: %s %s (%s), want %s", c.marked, acc.Key, acc.Verdict, acc.Detail, c.want)
+		}
+	}
+}

@@ -33,17 +33,22 @@ var idleKinds = map[string]bool{"gpu.utilization": true, "gpu.processes": true, 
 
 func (t *trialFacts) observe(e *events.Event, at time.Time) {
 	var rs []trial.Result
-	marked, idleRead := false, false
+	marked, idleRead, ofTrial := false, false, false
 	for i := range e.Checks {
 		c := &e.Checks[i]
 		switch {
 		case c.Name == "probe.trial.idle":
 			marked = true
+		case c.Name == "probe.trial":
+			ofTrial = true
 		case slices.ContainsFunc(trialKinds, func(p string) bool { return strings.HasPrefix(c.Name, p) }):
 			idleRead = idleRead || idleKinds[c.Name]
 			rs = append(rs, trial.Result{Name: c.Name, Category: c.Category, Verdict: c.Verdict, Value: c.Value, Criterion: c.Criterion,
 				Number: c.Number, Unit: c.Unit, GPU: c.GPU, Detail: c.Detail, DetailText: c.DetailText, At: at})
 		}
+	}
+	for i := range rs {
+		rs[i].Trial = ofTrial
 	}
 	ns := at.UnixNano()
 	switch {

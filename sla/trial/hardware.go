@@ -59,14 +59,15 @@ func identified(rs []Result) bool {
 
 // acceptance: every hardware result of the trial window — any wrong
 // value, hardware fault or inventory mismatch at any time fails; a
-// warning read while the node should be idle warns (a warning under the
-// renter's own load, a power cap, is not the delivery's).
+// warning read while the node should be idle, or by the trial's own GPU
+// work, warns (a warning under the renter's own load, a power cap, is not
+// the delivery's).
 func acceptance(n Node) Row {
 	x := Row{Key: KeyAcceptance, CriterionText: msg.New("no inventory mismatch, wrong value or hardware fault in any check result of the trial; the card identified as ordered")}
 	hw := judged(n.Results, func(r *Result) bool {
 		switch r.Category {
 		case catInventory, catGPULost, catGPUDegraded, catPerformance:
-			return !idleChecks[r.Name] && (r.Verdict == resFail || r.Idle)
+			return !idleChecks[r.Name] && (r.Verdict == resFail || r.Idle || r.Trial)
 		}
 		return false
 	}, false)

@@ -74,6 +74,10 @@ type Result struct {
 	// are held to "idle" and to the data disk's state at delivery; the
 	// renter's own work later is not the provider's doing.
 	Idle bool
+	// Trial: read by a `gpuprobe trial` run — the results of its own
+	// burns, soak and copies, not of the renter's work — so that their
+	// warnings are the card's (a burn slower than a healthy card's).
+	Trial bool
 	// why: the reason of a judgement the trial made itself (the order
 	// held to a probe that ran without it).
 	why msg.Text

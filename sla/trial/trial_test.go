@@ -531,3 +531,18 @@ func TestHalfMeasuredIsNoPass(t *testing.T) {
 		{"system disk full, no data disk held", []Result{idleR(res("host.disk.system", "host", "fail", num(1), "%"))}, 1, Fail, ""},
 	})
 }
+
+// A warning from the trial's own burns is the card's, not the renter's
+// load: a burn slower than a healthy card's (above the model's minimum)
+// warns acceptance when a `gpuprobe trial` run read it, and not when the
+// daemon read it under the renter's work.
+func TestTrialWarningsAreTheCards(t *testing.T) {
+	ok := []Result{model("NVIDIA H200", "pass", 0), idleR(onGPU(res("gpu.order.model", "inventory", "pass", nil, ""), 0))}
+	slow := onGPU(res("gpu.burn.bf16", "performance_below_spec", "warn", num(850), "TFLOP/s"), 0)
+	ofTrial := slow
+	ofTrial.Trial = true
+	runEdges(t, KeyAcceptance, "H200", []edge{
+		{"slow in the trial's burn", append(append([]Result(nil), ok...), ofTrial), 1, Warn, ""},
+		{"slow under the renter's work", append(append([]Result(nil), ok...), slow), 1, Pass, ""},
+	})
+}
