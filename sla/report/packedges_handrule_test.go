@@ -260,19 +260,36 @@ func jdHandRule(t *testing.T, pack string, seed, minimum, centsPerHour int64, ch
 // minute rounded down ("longer than one minute but less than two minutes …
 // one minute"), 99 %, vouchers of 5 / 10 / 20 % below 99 / 97 / 95 %, 2.00
 // an hour.
+//
+// Tencent Cloud International CVM (tencent-intl-cvm.yaml): the CVM rules in
+// English, rounded up, 0.80 USD an hour.
 func TestTencentCARHandRuleRandomMonths(t *testing.T) {
-	tm := packTerms(t, "tencent-car")
-	loc := tm.Calendar.Loc
-	rng := rand.New(rand.NewSource(3805))
-	tiers := map[float64]int{}
-	for i := range 300 {
-		c, delivered, released := randomTencentMonth(rng, loc)
-		handWorkTencentText(&c, delivered, released, loc, false, 200, []cnLine{{"95", 20}, {"97", 10}, {"99", 5}})
-		tiers[c.tier]++
-		checkEdge(t, tm, fmt.Sprintf("month %d %v", i, c.down), c)
-	}
-	if tiers[5] == 0 || tiers[10] == 0 || tiers[0] == 0 {
-		t.Errorf("months by tier %v: want none, 5 %% and 10 %% drawn", tiers)
+	for _, p := range []struct {
+		pack   string
+		seed   int64
+		up     bool
+		cents  int64
+		lines  []cnLine
+		levels []float64
+	}{
+		{"tencent-car", 3805, false, 200, []cnLine{{"95", 20}, {"97", 10}, {"99", 5}}, []float64{0, 5, 10}},
+		{"tencent-intl-cvm", 3808, true, 80, []cnLine{{"95", 100}, {"99", 25}, {"99.975", 10}}, []float64{0, 10, 25}},
+	} {
+		tm := packTerms(t, p.pack)
+		loc := tm.Calendar.Loc
+		rng := rand.New(rand.NewSource(p.seed))
+		tiers := map[float64]int{}
+		for i := range 300 {
+			c, delivered, released := randomTencentMonth(rng, loc)
+			handWorkTencentText(&c, delivered, released, loc, p.up, p.cents, p.lines)
+			tiers[c.tier]++
+			checkEdge(t, tm, fmt.Sprintf("%s month %d %v", p.pack, i, c.down), c)
+		}
+		for _, l := range p.levels {
+			if tiers[l] == 0 {
+				t.Errorf("%s: months by tier %v: want %v %% drawn", p.pack, tiers, l)
+			}
+		}
 	}
 }
 
