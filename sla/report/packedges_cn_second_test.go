@@ -183,6 +183,12 @@ var cnSecondEdges = map[string][]edge{
 			// 80 minutes, 99.820548 %.
 			{why: "29 March 01:50–03:10: 20 min", down: down1("2026-03-29 01:50:00", "2026-03-29 03:10:00"), counted: 1200, uptime: 99.9551, tier: 0, amount: 0, denominator: 2674800},
 			{why: "22 March 01:50–03:10: 80 min", down: down1("2026-03-22 01:50:00", "2026-03-22 03:10:00"), counted: 4800, uptime: 99.8205, tier: 0, amount: 0, denominator: 2674800},
+			// 25 October 2026, 03:00 CEST becomes 02:00 CET: 01:30–03:30 on the
+			// clock is 180 minutes down (the hour 02:00–03:00 twice), of
+			// October's 44,700: (44,700 − 180) / 44,700 = 99.597315 %; the
+			// same clock times on 18 October are 120 minutes, 99.731544 %.
+			{why: "25 October 01:30–03:30: 180 min", month: 10, down: down1("2026-10-25 01:30:00", "2026-10-25 03:30:00"), counted: 10800, uptime: 99.5973, tier: 0, amount: 0, denominator: 2682000},
+			{why: "18 October 01:30–03:30: 120 min", month: 10, down: down1("2026-10-18 01:30:00", "2026-10-18 03:30:00"), counted: 7200, uptime: 99.7315, tier: 0, amount: 0, denominator: 2682000},
 		}},
 		{"leap-february", []edgeCase{
 			// 15 % of 41,760 min is 6,264: 6,264 min is exactly 85.0000 %, ">=
