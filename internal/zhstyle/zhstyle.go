@@ -48,6 +48,9 @@ var (
 	// house style's one space between CJK and a number.
 	dateThenTime = regexp.MustCompile(`日 \d{1,2}:\d\d`)
 	latinDash    = regexp.MustCompile(`\p{Han} — \p{Han}`)
+	// codeSpan is an inline code span, `…` or as a Markdown table cell
+	// escapes it, \`…\`.
+	codeSpan = regexp.MustCompile("\\\\?`[^`\n]+?\\\\?`")
 	// unseenOriginal is 原文 not followed by the text it names.
 	unseenOriginal = regexp.MustCompile(`原文(?:[^为是：:“"「]|$)|原文[为是](?:[^：:“"「]|$)`)
 	// number is a number standing on its own at the start of a text (30 in
@@ -100,6 +103,9 @@ func Check(text string, data ...string) []Finding {
 // identifier has a digit, '.', '_', '-', '/', '@', '=' or '~' inside it:
 // gz-01, gpu.xid, acme_gpu, cn-example.yaml) and not in Allowed.
 func latin(text string, data []string) []Finding {
+	// A code span is what the reader types (`gpuprobe trial --expect …`),
+	// Markdown-escaped or not: its words are the command's, not prose.
+	text = codeSpan.ReplaceAllString(text, " ")
 	for _, d := range data {
 		if d != "" {
 			// Whole words only: data "ta" leaves "total" to be judged.

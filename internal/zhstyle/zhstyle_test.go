@@ -29,6 +29,12 @@ func TestCheckBothSides(t *testing.T) {
 		{"见原文第3条", "原文"},
 		{"服务商条款原文为“按月计”", ""},
 		{"2026年3月5日 14:00:00（Asia/Shanghai，UTC+08:00）", "IANA"},
+		// A command in a code span is typed as it is; outside one its
+		// words are prose.
+		{"按下单的数据盘运行 `gpuprobe trial --expect disks=/data:SIZE_GB`。", ""},
+		{"按下单的数据盘运行 \\`gpuprobe trial --expect disks=/data:SIZE_GB\\`。", ""},
+		{"按下单的数据盘运行 gpuprobe trial 命令。", "an English word"},
+		{"运行 `gpuprobe` 的 trial 命令", "an English word"},
 	} {
 		got := Check(c.text)
 		switch {
