@@ -140,7 +140,7 @@ func ratRound(r *big.Rat) float64 {
 // arithmetic, without the engine's code (the outages start at any second,
 // so the minute rules are tried off the minute as well as on it).
 //
-// Alibaba: an outage of a minute or more ("持续一分钟以上") counts the clock
+// Alibaba: an outage of more than a minute ("持续一分钟以上") counts the clock
 // minutes it holds whole ("视为该分钟内ECS实例不可用"), summed; the month is
 // 44,640 minutes whatever the service ("一个自然月", "总天数╳24╳60"); tiers
 // below 99.975 / 99 / 95 % earn 10 / 25 / 100 % of the fee from delivery to
@@ -157,7 +157,7 @@ func TestAlibabaHandRuleRandomMonths(t *testing.T) {
 		first := time.Time{}
 		for _, d := range c.down {
 			a, b := cnAt(d[0], loc), cnAt(d[1], loc)
-			if b.Sub(a) < time.Minute {
+			if b.Sub(a) <= time.Minute {
 				continue
 			}
 			whole := b.Truncate(time.Minute).Sub(a.Add(time.Minute - time.Nanosecond).Truncate(time.Minute))

@@ -365,8 +365,9 @@ var gpuhubNetworkEdges = []edge{
 // Alibaba Cloud ECS, a single instance (alibaba-ecs.yaml; every term rests on
 // secondary pages): one GPU at 30.00 CNY an hour, Shanghai time; March's
 // charge 744 h × 30.00 = 22,320.00 (10 % 2,232.00, 25 % 5,580.00, 100 %
-// 22,320.00). An outage counts when it lasts a minute or more ("持续一分钟
-// 以上", "以上" including the number), in the clock minutes it holds whole
+// 22,320.00). An outage counts when it lasts more than a minute ("持续一分钟
+// 以上", as Tencent's same sentence reads it; approximations[4]: "以上"
+// including the number, a run of exactly one minute), in the clock minutes it holds whole
 // ("视为该分钟内ECS实例不可用", a partial minute at either end left out;
 // approximations[0]: Alibaba may count its whole minutes from its first
 // second instead, a minute more at most); the month is 44,640 minutes
@@ -388,11 +389,13 @@ var alibabaECSEdges = []edge{
 		{why: "GPU lost 12 min, reachable", lost: down("2026-03-08 03:00:00", "2026-03-08 03:12:00"), counted: 0, uptime: 100, tier: 0, amount: 0},
 	}},
 	{"a-minute", []edgeCase{
-		// "且该状态持续一分钟以上": "以上" includes the number itself (《民法典》第一千
-		// 二百五十九条: 民法所称的"以上"……包括本数), so a minute counts: 59 s nothing;
-		// 60 s, one minute (99.997760 %).
-		{why: "59 s", down: down("2026-03-08 03:00:00", "2026-03-08 03:00:59"), counted: 0, uptime: 100, tier: 0, amount: 0},
-		{why: "60 s", down: down("2026-03-08 03:00:00", "2026-03-08 03:01:00"), counted: 60, uptime: 99.9978, tier: 0, amount: 0},
+		// "且该状态持续一分钟以上": more than a minute, as Tencent's text of the
+		// same sentence says ("不超过1分钟的，不计入"): 60 s on the minute counts
+		// nothing (by 《民法典》第一千二百五十九条, "以上" including the number, it
+		// would count one: approximations[4], under); 61 s holds 03:00 whole,
+		// one minute (99.997760 %).
+		{why: "60 s", down: down("2026-03-08 03:00:00", "2026-03-08 03:01:00"), counted: 0, uptime: 100, tier: 0, amount: 0},
+		{why: "61 s", down: down("2026-03-08 03:00:00", "2026-03-08 03:01:01"), counted: 60, uptime: 99.9978, tier: 0, amount: 0},
 		// 60 s from 03:00:30 lasts the minute but holds no clock minute
 		// through: "该分钟" is none, nothing.
 		{why: "60 s from 03:00:30", down: down("2026-03-08 03:00:30", "2026-03-08 03:01:30"), counted: 0, uptime: 100, tier: 0, amount: 0},
