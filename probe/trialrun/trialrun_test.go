@@ -194,6 +194,9 @@ func TestHealthyNodePassesAndIsPushedAndSigned(t *testing.T) {
 	if !strings.Contains(string(md), `NVIDIA H200 \| \<b\>x\</b\> \[a\](http://e)`) || strings.Contains(string(md), "<b>") {
 		t.Errorf("a node's text is live Markdown in trial.md")
 	}
+	if !strings.Contains(string(md), "Not judged here, and not part of this verdict: delivery (order to delivery), the 22:00 test ticket, billing granularity and what the trial cost") {
+		t.Errorf("trial.md does not say which of the seed's criteria it leaves to the trial page")
+	}
 }
 
 // A shortened soak is marked in the record and leaves the seed's 30-minute

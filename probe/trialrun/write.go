@@ -76,6 +76,10 @@ func Markdown(rep *Report) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s%s | %s | %s |\n", r.Key, r.Verdict, mdText(Figure(r)), mdText(detail), mdText(r.Criterion), mdText(r.Seed))
 	}
+	// The seed's other dimensions are not the node's to measure: say so,
+	// so that this verdict is never read as theirs.
+	b.WriteString("\nNot judged here, and not part of this verdict: delivery (order to delivery), the 22:00 test ticket, billing granularity " +
+		"and what the trial cost — the backend's trial page judges them (`gpusla scorecard --trial`).\n")
 	b.WriteString("\n## Steps\n\n| step | planned | took | checks |\n|---|---|---|---|\n")
 	for _, s := range rep.Steps {
 		took := secs(s.Seconds)
