@@ -132,4 +132,6 @@ var zhTrial = map[string]string{
 	"not at full load: %s drew less than the model's minimum":      "未达满载：%s 的功耗低于该型号的最低值",
 	"The card did not draw its full power under load (%s): ask why (a power cap, cooling or a cut-down card) before its swing can be judged.": "显卡满载时功耗未达标（%s）：先询问原因（功耗上限、散热或阉割卡），才能判断功率波动。",
 	"of %s Mbit/s advertised, as the probe was told (--iperf-nominal)":                                                                        "标称 %s Mbit/s（探针所给的 --iperf-nominal）",
+	"of %s Mbit/s advertised in the terms (network.internal_mbps)":                                                                            "合同条款标称 %s Mbit/s（network.internal_mbps）",
+	"of %s Mbit/s advertised in the terms (network.internal_mbps); the probe was told %s":                                                     "合同条款标称 %s Mbit/s（network.internal_mbps）；探针所给为 %s",
 }

@@ -112,7 +112,8 @@ func (b *Builder) BuildTrialFrom(reps []*report.Report) (*Trial, error) {
 		fs := byOrder(groups[name])
 		for _, f := range fs {
 			col := TrialColumn{Provider: name, Contract: f.contract, Node: f.id, Nodes: len(fs)}
-			node := trial.Judge(trial.Node{Model: f.model, GPUs: f.gpus, MemoryMiB: b.orderedMemory(f.id), Results: b.trialResults(f.id)})
+			node := trial.Judge(trial.Node{Model: f.model, GPUs: f.gpus, MemoryMiB: b.orderedMemory(f.id), AdvertisedMbps: b.advertisedMbps(f.contract),
+				Results: b.trialResults(f.id)})
 			col.Figures = append(append([]TrialFigure{trialDelivery(f)}, node...), trialNightTicket(f), trialBilling(f), trialPrice(f))
 			for i := range col.Figures {
 				x := &col.Figures[i]

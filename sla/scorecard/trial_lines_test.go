@@ -154,18 +154,9 @@ func TestTrialBillingNeedsTheBill(t *testing.T) {
 			TrialFail, "the bill charged 8.00 USD beyond the contract's price", "16.00"},
 		{"hourly contract, no bill", contractYAML("alpha-c", "Alpha", "15m", "30m"), nil, TrialWarn, "", "16.00"},
 	} {
-		ts, err := terms.Parse("inline.yaml", []byte(c.contract))
-		if err != nil {
-			t.Fatal(err)
-		}
-		l := newLog(t)
-		l.register("ta", "alpha-c", "2026-03-10T10:00:00Z")
-		l.run("ta", "2026-03-10T10:00:00Z", "2026-03-10T10:30:00Z")
-		l.add(events.Event{Type: events.TypeNodeReleased, Node: "ta", At: at("2026-03-10T10:30:00Z")})
-		if err := l.w.Flush(); err != nil {
-			t.Fatal(err)
-		}
-		tr := buildTrialUnder(t, ts, l.buf.Bytes(), Options{Bill: c.bill})
+		tr := trialOfTa(t, c.contract, Options{Bill: c.bill}, "2026-03-10T10:00:00Z", "2026-03-10T10:30:00Z", func(l *logW) {
+			l.add(events.Event{Type: events.TypeNodeReleased, Node: "ta", At: at("2026-03-10T10:30:00Z")})
+		})
 		var x, price TrialFigure
 		for _, f := range tr.Providers[0].Figures {
 			switch f.Key {
@@ -211,4 +202,48 @@ func TestTrialPageWarningsAreTheCards(t *testing.T) {
 			t.Errorf("marked %v: %s %s (%s), want %s", c.marked, acc.Key, acc.Verdict, acc.Detail, c.want)
 		}
 	}
+}
+
+// The trial page holds iperf3 to the contract's advertised internal
+// bandwidth (terms network.internal_mbps: 10000): a run of 900 Mbit/s the
+// renter's probe judged against 1000 is 9.0 % of what was advertised and
+// fails; under terms that advertise none it is 90.0 % of the renter's
+// figure and passes, the row saying which figure it is.
+func TestTrialIperfHeldToTheTerms(t *testing.T) {
+	base := contractYAML("alpha-c", "Alpha", "15m", "30m")
+	for _, c := range []struct {
+		contract, verdict, shown, detail string
+	}{
+		{base + "network:\n  internal_mbps: 10000\n", TrialFail, "9.0", "of 10000 Mbit/s advertised in the terms (network.internal_mbps); the probe was told 1000"},
+		{base, TrialPass, "90.0", "of 1000 Mbit/s advertised, as the probe was told (--iperf-nominal)"},
+	} {
+		tr := trialOfTa(t, c.contract, Options{}, "2026-03-01T00:00:00Z", "2026-04-01T00:00:00Z", func(l *logW) {
+			l.checks("ta", "2026-03-02T00:00:00Z", pass("probe.trial", events.CategoryHost), events.Check{Name: "net.iperf3.peer", Category: events.CategoryNetwork,
+				Verdict: events.Pass, Number: nump(900), Unit: "Mbit/s", Criterion: "≥ 70 % of 1000 Mbit/s"})
+		})
+		for _, x := range tr.Providers[0].Figures {
+			if x.Key == trial.KeyIperf && (x.Verdict != c.verdict || printed(x) != c.shown || x.Detail != c.detail) {
+				t.Errorf("iperf3 %s %s (%s), want %s %s (%s)", x.Verdict, printed(x), x.Detail, c.verdict, c.shown, c.detail)
+			}
+		}
+	}
+}
+
+// trialOfTa is the trial page of one node ta of contract alpha-c (the
+// contract's YAML), ordered at from and running until to, with what more
+// log adds to its log.
+func trialOfTa(t *testing.T, contract string, opts Options, from, to string, log func(l *logW)) *Trial {
+	t.Helper()
+	ts, err := terms.Parse("inline.yaml", []byte(contract))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newLog(t)
+	l.register("ta", "alpha-c", from)
+	l.run("ta", from, to)
+	log(l)
+	if err := l.w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return buildTrialUnder(t, ts, l.buf.Bytes(), opts)
 }

@@ -90,6 +90,15 @@ func (b *Builder) orderedMemory(id string) float64 {
 	return 0
 }
 
+// advertisedMbps is the internal bandwidth the contract's provider
+// advertises (terms network.internal_mbps), 0 where it names none.
+func (b *Builder) advertisedMbps(contract string) float64 {
+	if t := b.contracts[contract]; t != nil {
+		return t.Network.InternalMbps
+	}
+	return 0
+}
+
 // trialResults are the node's results in its window, each distinct one
 // once (a log read twice holds them twice), in time order.
 func (b *Builder) trialResults(id string) []trial.Result {

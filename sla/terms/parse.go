@@ -392,7 +392,7 @@ var weekdays = []string{"sunday", "monday", "tuesday", "wednesday", "thursday", 
 func (p *parser) contract(root *yaml.Node) (*Terms, error) {
 	o, err := p.object(root, "", "contract", "provider", "currency", "timezone", "business_hours", "holidays",
 		"extra_working_days", "uptime", "maintenance", "detection", "support", "hardware_replacement",
-		"delivery", "claim", "billing", "credits", "prices", "renter", "contract_number", "report", "clauses", "status_page", "provider_status_page", "sources",
+		"delivery", "claim", "billing", "credits", "prices", "network", "renter", "contract_number", "report", "clauses", "status_page", "provider_status_page", "sources",
 		"approximations")
 	if err != nil {
 		return nil, err

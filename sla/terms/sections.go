@@ -14,7 +14,7 @@ import (
 // the section is left out.
 func (p *parser) sections(o *object, t *Terms) error {
 	for _, section := range []func(*object, *Terms) error{
-		p.maintenance, p.detection, p.support, p.replacement, p.delivery, p.claim, p.billing, p.credits, p.prices, p.providerPage,
+		p.maintenance, p.detection, p.support, p.replacement, p.delivery, p.claim, p.billing, p.credits, p.prices, p.network, p.providerPage,
 	} {
 		if err := section(o, t); err != nil {
 			return err
@@ -352,6 +352,29 @@ func (p *parser) clockHourRule(n *yaml.Node) (time.Duration, error) {
 		return 0, p.err(v, f+".unavailable_over", "%s is not less than the clock hour", d)
 	}
 	return d, nil
+}
+
+// network reads the provider's published network figures (optional).
+func (p *parser) network(o *object, t *Terms) error {
+	n, ok := o.vals["network"]
+	if !ok {
+		return nil
+	}
+	no, err := p.object(n, "network", "internal_mbps")
+	if err != nil {
+		return err
+	}
+	v, ok := no.vals["internal_mbps"]
+	if !ok {
+		return p.err(n, "network", "gives no figure: internal_mbps is the internal bandwidth advertised, in Mbit/s")
+	}
+	if t.Network.InternalMbps, err = p.nonNegative(v, "network.internal_mbps"); err != nil {
+		return err
+	}
+	if t.Network.InternalMbps == 0 {
+		return p.err(v, "network.internal_mbps", "0 Mbit/s advertises nothing; leave network: out where the provider names no figure")
+	}
+	return nil
 }
 
 // prices reads the optional price sheet for a bill's other lines.

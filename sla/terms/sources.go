@@ -36,7 +36,7 @@ type Source struct {
 // exclusion, with no clause to quote.
 var FigureKeys = []string{"uptime.target", "uptime.unavailable", "uptime.minimum_outage", "uptime.downtime_period",
 	"uptime.denominator", "uptime.partial_month", "uptime.tiers", "uptime.credit_cap", "uptime.minimum_credit", "maintenance", "claim", "credits", "support",
-	"hardware_replacement", "delivery", "billing.clock_hour_rule"}
+	"hardware_replacement", "delivery", "billing.clock_hour_rule", "network.internal_mbps"}
 
 // sources reads the contract's sources: list and checks each term key
 // names a field the contract gives (root is the contract's mapping). It

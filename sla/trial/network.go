@@ -1,6 +1,7 @@
 package trial
 
 import (
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -94,12 +95,21 @@ func iperf(n Node) Row {
 	var broken []msg.Text
 	var nominals []string
 	for _, r := range rs {
-		if s, ok := IperfShare(r.Number, r.Criterion); ok {
-			shares = append(shares, 100*s)
+		s, ok := IperfShare(r.Number, r.Criterion)
+		if ok {
 			if m := IperfNominal.FindStringSubmatch(r.Criterion); !slices.Contains(nominals, m[1]) {
 				nominals = append(nominals, m[1])
 			}
-		} else if r.Verdict == resFail {
+		}
+		if n.AdvertisedMbps > 0 && r.Number != nil && r.Unit == "Mbit/s" && !math.IsNaN(*r.Number) && !math.IsInf(*r.Number, 0) {
+			// The provider's published figure is the spec, not the
+			// one the renter typed.
+			s, ok = *r.Number/n.AdvertisedMbps, true
+		}
+		switch {
+		case ok:
+			shares = append(shares, 100*s)
+		case r.Verdict == resFail:
 			broken = append(broken, msg.FromProbe(r.Detail, r.DetailText))
 		}
 	}
@@ -117,6 +127,12 @@ func iperf(n Node) Row {
 	// (--iperf-nominal): said, so that a reader can hold it to the
 	// provider's page.
 	x.DetailText = msg.New("of %s Mbit/s advertised, as the probe was told (--iperf-nominal)", msg.Plain(strings.Join(nominals, ", ")))
+	if adv := strconv.FormatFloat(n.AdvertisedMbps, 'f', -1, 64); n.AdvertisedMbps > 0 {
+		x.DetailText = msg.New("of %s Mbit/s advertised in the terms (network.internal_mbps)", msg.Plain(adv))
+		if len(nominals) > 0 && (len(nominals) > 1 || nominals[0] != adv) {
+			x.DetailText = msg.New("of %s Mbit/s advertised in the terms (network.internal_mbps); the probe was told %s", msg.Plain(adv), msg.Plain(strings.Join(nominals, ", ")))
+		}
+	}
 	if x.Verdict == Fail {
 		x.AskText = msg.New("What are the single-machine and the cross-node bandwidth limits, and is the advertised figure cross-rack? Ask for the bandwidth topology in writing.")
 	}

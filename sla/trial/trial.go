@@ -96,7 +96,11 @@ type Node struct {
 	// MemoryMiB is the memory per GPU ordered, 0 where the order names
 	// none.
 	MemoryMiB float64
-	Results   []Result
+	// AdvertisedMbps is the internal bandwidth the provider advertises in
+	// its terms (network.internal_mbps), 0 where they name none: the
+	// iperf3 runs are held to it, whatever figure the probe was told.
+	AdvertisedMbps float64
+	Results        []Result
 }
 
 // Line is a pass line: the figure passes when it is Op Value.
