@@ -150,7 +150,7 @@ func (m *month) readShared(ctx context.Context) ([]events.Event, error) {
 	if err := exportMaintenance(ctx, m.bk.Store, exported, m.from, m.to, collect); err != nil {
 		return nil, err
 	}
-	if err := exportBackend(ctx, m.bk.Store, m.from, m.to, collect); err != nil {
+	if err := exportBackend(ctx, m.bk.Store, m.from, m.to, m.opts.AsOf, collect); err != nil {
 		return nil, err
 	}
 	if _, err := ExportTickets(ctx, m.bk.Store, collect); err != nil {
@@ -209,13 +209,19 @@ func sumInput(a, b report.Input) report.Input {
 	return a
 }
 
-// exportBackend writes the backend's own outages of [from, to).
-func exportBackend(ctx context.Context, st store.Store, from, to time.Time, out func(*events.Event) error) error {
+// exportBackend writes the backend's own outages of [from, to), and,
+// where the backend's last run recorded its stop before until, its outage
+// from that stop to until (StoppedSince).
+func exportBackend(ctx context.Context, st store.Store, from, to, until time.Time, out func(*events.Event) error) error {
 	runs, err := st.ListBackendRuns(ctx, from.Add(-24*time.Hour), to)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	for _, o := range BackendOutages(runs, from, to) {
+	outs := BackendOutages(runs, from, to)
+	if o, ok := StoppedSince(runs, until); ok && o.End.After(from) && o.Start.Before(to) {
+		outs = append(outs, o)
+	}
+	for _, o := range outs {
 		e := events.Event{Type: events.TypeBackendOutage, ID: "backend-outage@" + o.Start.UTC().Format("20060102T150405.000Z"),
 			Start: o.Start.UTC(), End: o.End.UTC(), Summary: o.Summary}
 		if err := out(&e); err != nil {

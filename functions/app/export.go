@@ -53,6 +53,10 @@ func Export(ctx context.Context, st store.Store, sel ExportSelect, emit func(*ev
 	for _, n := range sel.Nodes {
 		want[n] = true
 	}
+	// The last instant the exported records are known at: a backend that
+	// recorded its stop before it was down until then (StoppedSince).
+	var known time.Time
+	emit = knownBy(&known, emit)
 	out := func(e *events.Event) error {
 		stats.Events++
 		return emit(e)
@@ -88,7 +92,18 @@ func Export(ctx context.Context, st store.Store, sel ExportSelect, emit func(*ev
 	if err := exportMaintenance(ctx, st, exported, from, to, out); err != nil {
 		return stats, err
 	}
-	return stats, exportBackend(ctx, st, from, to, out)
+	return stats, exportBackend(ctx, st, from, to, known, out)
+}
+
+// knownBy wraps emit to keep in *known the latest instant an emitted event
+// is known at (events.Event.KnownAt).
+func knownBy(known *time.Time, emit func(*events.Event) error) func(*events.Event) error {
+	return func(e *events.Event) error {
+		if k := e.KnownAt(); k.After(*known) {
+			*known = k
+		}
+		return emit(e)
+	}
 }
 
 // exportMaintenance writes the notices overlapping [from, to) that cover
@@ -98,6 +113,30 @@ func Export(ctx context.Context, st store.Store, sel ExportSelect, emit func(*ev
 type BackendOutage struct {
 	Start, End time.Time
 	Summary    string
+}
+
+// StoppedSince is the backend's outage from its recorded stop to until:
+// when the run that ended last recorded its own stop (serve shut down) and
+// until is after it, no backend was there from the stop on. A store read
+// with serve stopped can hold records from after the stop — a node added,
+// a notice recorded, by the offline commands that open the store only
+// while serve does not — and a report judged at such a record would
+// otherwise count every node's silence since the stop, which no backend
+// heard. Runs that never recorded a stop (a crash, the Lambdas) end only
+// where a later run begins (BackendOutages).
+func StoppedSince(runs []store.BackendRun, until time.Time) (BackendOutage, bool) {
+	var last *store.BackendRun
+	for i := range runs {
+		if last == nil || runs[i].LastTick.After(last.LastTick) {
+			last = &runs[i]
+		}
+	}
+	if last == nil || !last.Stopped || !until.After(last.LastTick) {
+		return BackendOutage{}, false
+	}
+	return BackendOutage{Start: last.LastTick, End: until,
+		Summary: fmt.Sprintf("no backend ran from %s on (%s stopped there); records made since, with the backend stopped, are known up to %s",
+			last.LastTick.UTC().Format(time.RFC3339), last.ID, until.UTC().Format(time.RFC3339))}, true
 }
 
 // BackendOutages are the gaps between the backend's runs (sorted by start)
@@ -203,6 +242,10 @@ func eachOf[T any](list []T, err error, fn func(*T) error) error {
 // events.MaxObservationLead before it to events.MaxObservationAge after
 // (ObservationEvents leaves out any other). Stats counts what it wrote.
 func ExportNode(ctx context.Context, h store.History, n store.Node, from, to time.Time, emit func(*events.Event) error, stats *ExportStats) error {
+	// The last instant the exported records are known at: a backend that
+	// recorded its stop before it was down until then (StoppedSince).
+	var known time.Time
+	emit = knownBy(&known, emit)
 	out := func(e *events.Event) error {
 		stats.Events++
 		return emit(e)

@@ -301,7 +301,7 @@ func (bk Books) scorecardShared(ctx context.Context, b *scorecard.Builder, expor
 	if err := exportMaintenance(ctx, bk.Store, exported, from, to, kept); err != nil {
 		return err
 	}
-	if err := exportBackend(ctx, bk.Store, from, to, kept); err != nil {
+	if err := exportBackend(ctx, bk.Store, from, to, time.Time{}, kept); err != nil {
 		return err
 	}
 	if _, err := ExportTickets(ctx, bk.Store, kept); err != nil {
