@@ -134,4 +134,5 @@ var zhTrial = map[string]string{
 	"of %s Mbit/s advertised, as the probe was told (--iperf-nominal)":                                                                        "标称 %s Mbit/s（探针所给的 --iperf-nominal）",
 	"of %s Mbit/s advertised in the terms (network.internal_mbps)":                                                                            "合同条款标称 %s Mbit/s（network.internal_mbps）",
 	"of %s Mbit/s advertised in the terms (network.internal_mbps); the probe was told %s":                                                     "合同条款标称 %s Mbit/s（network.internal_mbps）；探针所给为 %s",
+	"%s; %d of %d runs averaged over %g ms (the slowest %s ms)":                                                                               "%s；%d / %d 次平均延迟超过 %g ms（最慢 %s ms）",
 }
