@@ -2,7 +2,8 @@ package document
 
 // The trial page (`gpusla scorecard --trial`, docs/scorecard.md "Trial
 // mode"): the seed's one-node-per-provider method side by side — one
-// column per provider, one row per check, each cell the figure and its
+// column per trial node (a provider's second node, its iperf3 peer, has
+// its own), one row per check, each cell the figure and its
 // verdict against the seed's criteria — then what to ask each provider
 // next. One node is one observation: nothing is ranked. Markdown, HTML and
 // PDF, in English or Chinese.

@@ -12,7 +12,7 @@ import (
 )
 
 // The golden trial (sla/scorecard's trial test, verdicts worked by hand
-// there) in Markdown, English and Chinese: one column per provider, each
+// there) in Markdown, English and Chinese: one column per trial node, each
 // cell the figure and its verdict, no rank anywhere.
 func TestTrialMarkdownGolden(t *testing.T) {
 	tr := scorecardtest.GoldenTrial(t)
