@@ -49,6 +49,11 @@ type Books struct {
 	// month holds a few kilobytes a node instead of half a megabyte. The
 	// report's JSON and documents are the same either way.
 	KeepReadings bool
+	// Digests, when set, are the nodes' day digests the books read for
+	// the days sealed, and Now, when set too, is the clock by which they
+	// seal the days they read from their records (digests.go).
+	Digests store.Digests
+	Now     func() time.Time
 	// alsoRead, when set, is handed every event of a node's records as
 	// they are read for its part (not again for the fleet's second
 	// pass): the scorecard's own reading rides on the month's.
@@ -311,16 +316,19 @@ func (m *month) each(nodes []store.Node, fn func(i int, n store.Node) error) err
 // figures, if set, is handed the node's observations with checks, from
 // which the assembling builder files the stress figures.
 func (m *month) part(ctx context.Context, n store.Node, share *report.FleetShare, figures func([]events.Event)) (report.Part, report.Input, error) {
-	read := func(emit func(*events.Event) error) error {
-		var stats ExportStats
-		return ExportNode(ctx, m.bk.Store, n, m.from, m.to, emit, &stats)
+	read := func(s nodeSink) error {
+		if m.bk.Digests == nil || m.bk.alsoRead != nil {
+			var stats ExportStats
+			return ExportNode(ctx, m.bk.Store, n, m.from, m.to, s.event, &stats)
+		}
+		return m.readJudged(ctx, n, s)
 	}
 	return m.partFrom(n, share, figures, read)
 }
 
 // partFrom is part with the node's records of the month read by read (its
 // part of the export, in the export's order).
-func (m *month) partFrom(n store.Node, share *report.FleetShare, figures func([]events.Event), read func(emit func(*events.Event) error) error) (report.Part, report.Input, error) {
+func (m *month) partFrom(n store.Node, share *report.FleetShare, figures func([]events.Event), read func(nodeSink) error) (report.Part, report.Input, error) {
 	o := m.opts
 	o.FleetShare = share
 	b, err := report.NewBuilder(m.bk.Terms, o)
@@ -349,7 +357,7 @@ func (m *month) partFrom(n store.Node, share *report.FleetShare, figures func([]
 		}
 	}
 	var obs []events.Event
-	if err := read(func(e *events.Event) error {
+	if err := read(nodeSink{event: func(e *events.Event) error {
 		if figures != nil && hasFigure(e.Checks) {
 			obs = append(obs, *e)
 		}
@@ -359,7 +367,13 @@ func (m *month) partFrom(n store.Node, share *report.FleetShare, figures func([]
 			}
 		}
 		return add(b, e)
-	}); err != nil {
+	}, judged: func(j *report.Judged) error {
+		if figures != nil && len(j.Figures) > 0 {
+			obs = append(obs, figureEvent(j))
+		}
+		b.AddJudged(j)
+		return nil
+	}}); err != nil {
 		return report.Part{}, report.Input{}, err
 	}
 	if figures != nil && !b.DemoOverNode(n.ID) {
@@ -385,4 +399,15 @@ func hasFigure(cs []events.Check) bool {
 		}
 	}
 	return false
+}
+
+// figureEvent is a judged observation's stress figures as the event it was
+// judged from holds them, for the fleet's comparison (hasFigure's events).
+func figureEvent(j *report.Judged) events.Event {
+	e := events.Event{Type: events.TypeObservation, Node: j.Node, At: j.Time, ReceivedAt: time.Unix(0, j.Recv).UTC(),
+		Checks: make([]events.Check, len(j.Figures))}
+	for k, i := range j.Figures {
+		e.Checks[k] = j.Checks[i]
+	}
+	return e
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gpusla/gpusla/functions/batchform"
 	"github.com/gpusla/gpusla/probe/wire"
 	"github.com/gpusla/gpusla/sla/events"
 )
@@ -34,10 +35,7 @@ func ObservationEvents(b *wire.Batch, hash string, receivedAt time.Time) []event
 		if len(o.Checks) > 0 {
 			e.Checks, all = all[:len(o.Checks):len(o.Checks)], all[len(o.Checks):]
 			for j := range o.Checks {
-				c := &o.Checks[j]
-				e.Checks[j] = events.Check{Name: c.Name, Category: c.Category, Verdict: c.Verdict, Value: c.Value,
-					Criterion: c.Criterion, Number: c.Number, Unit: c.Unit, GPU: c.GPU, UUID: c.UUID, Detail: c.Detail,
-					ValueText: c.ValueText, CriterionText: c.CriterionText, DetailText: c.DetailText}
+				e.Checks[j] = batchform.EventCheck(&o.Checks[j])
 			}
 		}
 		if events.ObservationTimeOK(e.CorrectedAt(), e.ReceivedAt) != nil {

@@ -256,6 +256,12 @@ func ExportNode(ctx context.Context, h store.History, n store.Node, from, to tim
 	if err := exportBatches(ctx, h, n, from, to, out, stats); err != nil {
 		return err
 	}
+	return exportTail(ctx, h, n, from, to, out, stats)
+}
+
+// exportTail writes what ExportNode writes after the batches: the node's
+// chain breaks and restarts, and its heartbeat runs.
+func exportTail(ctx context.Context, h store.History, n store.Node, from, to time.Time, out func(*events.Event) error, stats *ExportStats) error {
 	if err := h.EachEvidence(ctx, n.ID, from, to, func(ev *store.Evidence) error { return exportEvidence(n, ev, out) }); err != nil {
 		return err
 	}
@@ -306,12 +312,18 @@ func exportBatches(ctx context.Context, h store.History, n store.Node, from, to 
 			}
 		}
 		if d := b.Dropped; d != nil && in(rec.ReceivedAt) {
-			e := events.Event{Type: events.TypeBatchDropped, ID: fmt.Sprintf("%s/drop/%d", n.ID, rec.Seq), Node: n.ID, At: rec.ReceivedAt.UTC(),
-				FromSeq: d.FromSeq, ToSeq: d.ToSeq, Batches: d.Batches, Reason: d.Reason}
+			e := dropEvent(n, rec.Seq, rec.ReceivedAt, d)
 			return out(&e)
 		}
 		return nil
 	})
+}
+
+// dropEvent is the batch_dropped event of the batch seq received at recv
+// reporting d.
+func dropEvent(n store.Node, seq uint64, recv time.Time, d *wire.Drop) events.Event {
+	return events.Event{Type: events.TypeBatchDropped, ID: fmt.Sprintf("%s/drop/%d", n.ID, seq), Node: n.ID, At: recv.UTC(),
+		FromSeq: d.FromSeq, ToSeq: d.ToSeq, Batches: d.Batches, Reason: d.Reason}
 }
 
 // ReadStored reads a stored batch: its form where ingest kept one

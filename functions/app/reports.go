@@ -431,7 +431,7 @@ func (j *ReportJob) books(skip map[string]string) (Books, bool) {
 	if !ok {
 		return Books{}, false
 	}
-	bk := Books{Store: st, Terms: j.terms(), Skip: skip}
+	bk := Books{Store: st, Terms: j.terms(), Skip: skip}.WithDigests(st, j.Desk.svc.Now)
 	if ps, ok := j.Desk.svc.store.(store.ProviderStatusStore); ok {
 		bk.Status = ps
 	}

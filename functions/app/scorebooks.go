@@ -131,10 +131,10 @@ func (bk Books) months(ctx context.Context, list []time.Time, asOf time.Time, al
 			return err
 		}
 		for k, m := range ms {
-			read := func(emit func(*events.Event) error) error {
+			read := func(s nodeSink) error {
 				for j := range evs {
 					if inWindow(&evs[j], m.from, m.to) {
-						if err := emit(&evs[j]); err != nil {
+						if err := s.event(&evs[j]); err != nil {
 							return err
 						}
 					}

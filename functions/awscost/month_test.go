@@ -18,6 +18,7 @@ import (
 	"github.com/gpusla/gpusla/probe/gpu"
 	"github.com/gpusla/gpusla/probe/health"
 	"github.com/gpusla/gpusla/probe/wire"
+	"github.com/gpusla/gpusla/sla/terms"
 )
 
 func TestMain(m *testing.M) {
@@ -175,6 +176,25 @@ func TestSimulatedMonth(t *testing.T) {
 		t.Fatalf("a healthy node produced %d alerts: %+v", n, notifier.Sent())
 	}
 
+	// The month's books seal each day once it can no longer change
+	// (app/digests.go): the node's day digests are written once and kept
+	// as long as its batches, so their writes and storage are the node's.
+	// The first build seals the days before the simulation (the month's
+	// lookback, empty), the second the simulated days: each day once.
+	bk := app.Books{Store: db, Terms: []*terms.Terms{apptest.Terms(t)["acme-std"]}, Workers: 1}.WithDigests(db, clock.Now)
+	var sealOps store.OpCounts
+	for _, at := range []time.Time{start, start.Add(time.Duration(days) * 24 * time.Hour)} {
+		clock.Set(at.Add(app.DigestSealDelay + time.Minute))
+		before := db.Ops()
+		if _, err := bk.Month(ctx, start.Year(), start.Month(), clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		sealOps = awscost.Sub(db.Ops(), before)
+	}
+	if n := sealOps["PutDigest/write"]; n != int64(days) {
+		t.Fatalf("the books sealed %d day digests of %d days: %v", n, days, sealOps)
+	}
+
 	// The promise the design makes for a heartbeat-only push.
 	if hbMaxWrites != 1 || hbMaxWRU > 1 {
 		t.Errorf("a heartbeat-only push cost up to %d writes of up to %d WRU; the cost model needs 1 write of 1 WRU (shrink NodeState)", hbMaxWrites, hbMaxWRU)
@@ -198,10 +218,12 @@ func TestSimulatedMonth(t *testing.T) {
 		months := float64(keep) / float64(awscost.Month)
 		return (bytesPerSim + itemOverhead*itemsPerSim) * scale * months / (1 << 30)
 	}
+	digestWRU, _ := awscost.Units(sealOps, "PutDigest")
+	digestBytes, digestItems := float64(sealOps["PutDigest/write/bytes"]), float64(sealOps["PutDigest/write"])
 	usage := func(share float64, withBatches bool, keep time.Duration) awscost.Usage {
-		wru := ingestWRU + wdNodeWRU + wdFixedWRU*share
+		wru := ingestWRU + wdNodeWRU + wdFixedWRU*share + digestWRU
 		rru := ingestRRU + wdNodeRRU + wdFixedRRU*share
-		gb := storedGB(batchBytes, batchItems, keep)
+		gb := storedGB(batchBytes, batchItems, keep) + storedGB(digestBytes, digestItems, keep)
 		if !withBatches {
 			bw, _ := awscost.Units(ingestOps, "PutBatch")
 			wru -= bw
@@ -223,6 +245,7 @@ func TestSimulatedMonth(t *testing.T) {
 	fmt.Fprintf(&out, "Heartbeat-only push: at most %d write(s), %d WRU. Node state: %d bytes as JSON, %.0f bytes stored on average. Largest batch body %d bytes, a health batch %d bytes (stored deflated: %.0f bytes on average).\n\n",
 		hbMaxWrites, hbMaxWRU, len(stateJSON), float64(ingestOps["PutState/write/bytes"])/max(float64(ingestOps["PutState/write"]), 1),
 		maxBody, healthBody, batchBytes/max(batchItems, 1))
+	fmt.Fprintf(&out, "Day digests (sealed by the month's books): %d written, %.0f bytes and %.0f WRU each.\n\n", int(digestItems), digestBytes/max(digestItems, 1), digestWRU/max(digestItems, 1))
 	scenarios := []struct {
 		name        string
 		share       float64

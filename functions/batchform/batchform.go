@@ -23,6 +23,7 @@ import (
 
 	"github.com/gpusla/gpusla/internal/binrec"
 	"github.com/gpusla/gpusla/probe/wire"
+	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/msg"
 )
 
@@ -31,31 +32,19 @@ const magic = "gbf\x01"
 
 // Append appends b's form to dst.
 func Append(dst []byte, b *wire.Batch) []byte {
-	e := encoder{index: map[string]uint64{}}
+	var e encoder
 	e.batch(b)
 	dst = append(dst, magic...)
-	dst = binrec.AppendUint(dst, uint64(len(e.table)))
-	for _, s := range e.table {
-		dst = binrec.AppendString(dst, s)
-	}
+	dst = e.table.Append(dst)
 	return append(dst, e.out...)
 }
 
 type encoder struct {
-	index map[string]uint64
-	table []string
+	table binrec.Strings
 	out   []byte
 }
 
-func (e *encoder) str(s string) {
-	i, ok := e.index[s]
-	if !ok {
-		i = uint64(len(e.table))
-		e.index[s] = i
-		e.table = append(e.table, s)
-	}
-	e.out = binrec.AppendUint(e.out, i)
-}
+func (e *encoder) str(s string) { e.out = binrec.AppendUint(e.out, e.table.Index(s)) }
 
 func (e *encoder) uint(v uint64) { e.out = binrec.AppendUint(e.out, v) }
 func (e *encoder) int(v int64)   { e.out = binrec.AppendInt(e.out, v) }
@@ -402,4 +391,19 @@ func (d *decoder) coded(what string, depth int) *wire.Text {
 		}
 	}
 	return t
+}
+
+// EventCheck is a batch's check as the event log holds it: the export's
+// observations (and a day digest's checks) are made of it.
+func EventCheck(c *wire.Check) events.Check {
+	return events.Check{Name: c.Name, Category: c.Category, Verdict: c.Verdict, Value: c.Value,
+		Criterion: c.Criterion, Number: c.Number, Unit: c.Unit, GPU: c.GPU, UUID: c.UUID, Detail: c.Detail,
+		ValueText: c.ValueText, CriterionText: c.CriterionText, DetailText: c.DetailText}
+}
+
+// WireCheck is EventCheck undone: EventCheck(WireCheck(c)) is c.
+func WireCheck(c *events.Check) wire.Check {
+	return wire.Check{Name: c.Name, Category: c.Category, Verdict: c.Verdict, Value: c.Value,
+		Criterion: c.Criterion, Number: c.Number, Unit: c.Unit, GPU: c.GPU, UUID: c.UUID, Detail: c.Detail,
+		ValueText: c.ValueText, CriterionText: c.CriterionText, DetailText: c.DetailText}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -42,7 +43,7 @@ func NewParts(ctx context.Context, b *wiring.Backend) (*Parts, error) {
 		return nil, err
 	}
 	book := desk.Terms()
-	bk := app.Books{Store: b.Store, Workers: 1}
+	bk := app.Books{Store: b.Store, Workers: 1}.WithDigests(b.Store, time.Now)
 	for _, c := range book.Contracts() {
 		bk.Terms = append(bk.Terms, book[c])
 	}

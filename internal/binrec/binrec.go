@@ -179,3 +179,33 @@ func (r *Reader) Time(what string) time.Time {
 	}
 	return time.Unix(sec, int64(ns)).UTC()
 }
+
+// Strings is a record's table of its distinct strings: each is written
+// once, in the table, and referred to by its index.
+type Strings struct {
+	index map[string]uint64
+	list  []string
+}
+
+// Index is s's index in the table, s added if it is not there yet.
+func (t *Strings) Index(s string) uint64 {
+	i, ok := t.index[s]
+	if !ok {
+		if t.index == nil {
+			t.index = map[string]uint64{}
+		}
+		i = uint64(len(t.list))
+		t.index[s] = i
+		t.list = append(t.list, s)
+	}
+	return i
+}
+
+// Append appends the table: its length, then each string.
+func (t *Strings) Append(dst []byte) []byte {
+	dst = AppendUint(dst, uint64(len(t.list)))
+	for _, s := range t.list {
+		dst = AppendString(dst, s)
+	}
+	return dst
+}

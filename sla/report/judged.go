@@ -47,6 +47,12 @@ type Judged struct {
 	scratch                   []incident.Verdict // Judge's, reused
 }
 
+// JudgeVersion names what Judge keeps of an observation and how record
+// reads it: a change to either must change it, so that observations judged
+// and kept by an older build (a stored day digest) are judged again from
+// their batches instead of read as they were.
+const JudgeVersion = 1
+
 // JudgedVerdict is one verdict of a judged observation; Ev is the index in
 // Judged.Checks of the failing check its evidence is (-1: it passed).
 type JudgedVerdict struct {
@@ -151,7 +157,7 @@ func (j *Judged) Compact() {
 			l[k] = at[l[k]]
 		}
 	}
-	j.Checks = cs
+	j.Checks, j.scratch = cs, nil
 }
 
 // pick is the checks of j at indexes ix, in order.

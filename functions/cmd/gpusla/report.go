@@ -175,7 +175,10 @@ func fromData(ctx context.Context, data string, workers int, keepReadings bool, 
 	}
 	*ledger = func() ([]claims.Claim, error) { return ledgerOf(ctx, st, data) }
 	req.Books = func(all []*terms.Terms, year int, month time.Month, asOf time.Time) (*report.Report, error) {
-		return app.Books{Store: st, Status: st, Terms: all, Workers: workers, KeepReadings: keepReadings}.Month(ctx, year, month, asOf)
+		// The days serve's books sealed are read from their digests; this
+		// reader seals none (nil clock): it may be looking at a copy.
+		bk := app.Books{Store: st, Status: st, Terms: all, Workers: workers, KeepReadings: keepReadings}.WithDigests(st, nil)
+		return bk.Month(ctx, year, month, asOf)
 	}
 	req.LastKnown = func() (time.Time, error) { return lastKnown(ctx, st) }
 	return st.Close, nil

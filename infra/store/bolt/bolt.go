@@ -42,7 +42,7 @@ var (
 	bEvidence  = []byte("evidence")
 	bBackend   = []byte("backend")
 	bMaint     = []byte("maintenance")
-	allBuckets = [][]byte{bNodes, bState, bBatches, bIncidents, bRuns, bAlerts, bEvidence, bBackend, bMaint}
+	allBuckets = [][]byte{bNodes, bState, bBatches, bIncidents, bRuns, bAlerts, bEvidence, bBackend, bMaint, bDigests}
 )
 
 // Store is the bbolt-backed store.Store (and its role interfaces).

@@ -55,6 +55,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"History", testHistory},                         // history.go
 		{"EnrolmentStore", testEnrolmentStore},           // enrol.go
 		{"LedgerStore", testLedgerStore},                 // ledger.go
+		{"Digests", testDigests},                         // digest.go
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
