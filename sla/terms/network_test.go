@@ -1,6 +1,7 @@
 package terms
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -32,4 +33,13 @@ func TestNetworkErrors(t *testing.T) {
 		{"unknown field", "internal_mbps: 10000", "internal_gbps: 10", line, "network.internal_gbps", "unknown field"},
 		{"no figure", "  internal_mbps: 10000\n", "  {}\n", line, "network", "gives no figure"},
 	})
+}
+
+// The advertised bandwidth is the provider's published figure: a file
+// that cites sources and gives it unbacked lists it as unverified.
+func TestNetworkFigureIsSourced(t *testing.T) {
+	tm := parseOne(t, withNetwork+"sources: []\n")
+	if !slices.Contains(tm.Unverified(), "network.internal_mbps") {
+		t.Errorf("unverified %v", tm.Unverified())
+	}
 }
