@@ -61,8 +61,9 @@ type cardCase struct {
 	// (no --expect): "" the same as the page's.
 	localAcceptance, localOrder string
 	// bandwidth: the page's memory bandwidth verdict, held to the
-	// ordered model's official figure; "" not checked.
-	bandwidth string
+	// ordered model's official figure; idle: its gpustat verdict, every
+	// GPU ordered read; "" not checked.
+	bandwidth, idle string
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -354,6 +355,9 @@ func TestTrialRelabelledCardsEndToEnd(t *testing.T) {
 		if acc.Verdict != c.acceptance || ord.Verdict != c.order {
 			t.Errorf("%s on the trial page: acceptance %s (%s), order %s (%s); want %s, %s", c.provider, acc.Verdict, acc.Detail, ord.Verdict, ord.Detail, c.acceptance, c.order)
 		}
+		if idle := figure(t, []byte(page), c.provider, trial.KeyIdle); c.idle != "" && idle.Verdict != c.idle {
+			t.Errorf("%s on the trial page: gpustat %s (%s), want %s", c.provider, idle.Verdict, idle.Detail, c.idle)
+		}
 		if bw := figure(t, []byte(page), c.provider, trial.KeyBandwidth); c.bandwidth != "" && bw.Verdict != c.bandwidth {
 			t.Errorf("%s on the trial page: memory bandwidth %s (%s; %s), want %s", c.provider, bw.Verdict, bw.Criterion, bw.Detail, c.bandwidth)
 		}
@@ -476,7 +480,7 @@ func relabelCases() []cardCase {
 	const nm, fail, pass, warn = trial.NotMeasured, trial.Fail, trial.Pass, trial.Warn
 	unknownID := func(d *gpu.Device) { d.PCI.DeviceID = 0x2399<<16 | 0x10de }
 	return []cardCase{
-		h100(cardCase{provider: "genuine H100 SXM", acceptance: pass, order: pass, bandwidth: pass}),
+		h100(cardCase{provider: "genuine H100 SXM", acceptance: pass, order: pass, bandwidth: pass, idle: pass}),
 		h100(cardCase{provider: "genuine H100 SXM, no --expect", noExpect: true, acceptance: pass, order: pass, localAcceptance: nm, localOrder: nm}),
 		h100(cardCase{provider: "H20 named H100", card: "h20-96gb", label: "NVIDIA H100 80GB HBM3", model: "H100"}),
 		h100(cardCase{provider: "H20 named H100, no --expect", card: "h20-96gb", label: "NVIDIA H100 80GB HBM3", noExpect: true}),
@@ -518,7 +522,8 @@ func relabelCases() []cardCase {
 		h100(cardCase{provider: "H100 named, slow memory", d2d: 2000, order: pass}),
 		h100(cardCase{provider: "H100 as a vGPU", edit: func(d *gpu.Device) { d.VirtualizationMode = ptr(2) }}),
 		h100(cardCase{provider: "H100 in MIG mode", edit: func(d *gpu.Device) { d.MIGMode = ptr(1) }, noExpect: true}),
-		{provider: "2 H200 of 8", snapshot: "h200x2-real.json", model: "H200", gpus: 8, memoryGB: 141, acceptance: fail, order: fail},
+		// Six GPUs never read idle: gpustat is not measured on them.
+		{provider: "2 H200 of 8", snapshot: "h200x2-real.json", model: "H200", gpus: 8, memoryGB: 141, acceptance: fail, order: fail, idle: trial.NotMeasured},
 		{provider: "2 H200 of 8, no --expect", snapshot: "h200x2-real.json", model: "H200", gpus: 8, memoryGB: 141, noExpect: true,
 			acceptance: fail, order: fail, localAcceptance: nm, localOrder: nm},
 		h100(cardCase{provider: "unknown device id", label: "NVIDIA X100", edit: unknownID}),
