@@ -46,6 +46,11 @@ type Expected struct {
 	// Disks are the data disks, by mount point, with their size in GB
 	// (10^9 bytes, as disks are sold).
 	Disks []Disk `yaml:"disks,omitempty" json:"disks,omitempty"`
+	// NoDataDisk says the order has no data disk (--expect disks=none):
+	// the system disk alone is what was bought, so "数据盘未挂载" cannot
+	// happen, and the trial's df -h row is judged on the system disk and
+	// on disks attached but unused.
+	NoDataDisk bool `yaml:"no_data_disk,omitempty" json:"no_data_disk,omitempty"`
 }
 
 // Disk is one ordered data disk.
@@ -70,6 +75,9 @@ func (e *Expected) Validate() error {
 		return fmt.Errorf("expected.ram_gb: %g is negative", e.RAMGB)
 	case e.Driver != "" && !wire.ValidDriverVersion(e.Driver):
 		return fmt.Errorf("expected.driver: %q is not a driver version (digits and dots, as nvidia-smi shows it: 580.159.04, or 580 for any 580 release)", e.Driver)
+	}
+	if e.NoDataDisk && len(e.Disks) > 0 {
+		return fmt.Errorf("expected.no_data_disk: true, but expected.disks lists %s (--expect disks=none says the order has no data disk)", e.Disks[0].Mount)
 	}
 	seen := map[string]bool{}
 	for i, d := range e.Disks {
@@ -105,11 +113,12 @@ func DriverMatches(ordered, installed string) bool {
 // IsZero reports whether the order states nothing.
 func (e *Expected) IsZero() bool {
 	return e.Model == "" && e.GPUs == 0 && e.GPUMemoryGB == 0 && e.Driver == "" && e.CPUs == 0 &&
-		e.CPUModel == "" && e.RAMGB == 0 && len(e.Disks) == 0
+		e.CPUModel == "" && e.RAMGB == 0 && len(e.Disks) == 0 && !e.NoDataDisk
 }
 
 // Set sets one field from a "key=value" flag. disks takes
-// "/mount:SIZE_GB" and may be given several times (each adds a disk).
+// "/mount:SIZE_GB" and may be given several times (each adds a disk), or
+// "none" where the order has no data disk.
 func (e *Expected) Set(kv string) error {
 	key, value, ok := strings.Cut(kv, "=")
 	key, value = strings.TrimSpace(key), strings.TrimSpace(value)
@@ -147,9 +156,13 @@ func (e *Expected) Set(kv string) error {
 	case "ram_gb":
 		e.RAMGB, err = num()
 	case "disks", "disk":
+		if value == "none" {
+			e.NoDataDisk = true
+			break
+		}
 		mount, size, ok := strings.Cut(value, ":")
 		if !ok {
-			return fmt.Errorf("--expect %s: %q: want /mount:SIZE_GB", key, value)
+			return fmt.Errorf("--expect %s: %q: want /mount:SIZE_GB, or none where no data disk was ordered", key, value)
 		}
 		gb, perr := strconv.ParseFloat(size, 64)
 		if perr != nil || gb < 0 {
@@ -217,8 +230,9 @@ func (e *Expected) Merge(o Expected) {
 	if o.RAMGB != 0 {
 		e.RAMGB = o.RAMGB
 	}
-	if len(o.Disks) > 0 {
-		e.Disks = o.Disks
+	// The data disks are one answer: listed disks, or none ordered.
+	if len(o.Disks) > 0 || o.NoDataDisk {
+		e.Disks, e.NoDataDisk = o.Disks, o.NoDataDisk
 	}
 }
 

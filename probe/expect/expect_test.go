@@ -82,6 +82,33 @@ func TestSetAndMerge(t *testing.T) {
 			t.Errorf("%q accepted", kv)
 		}
 	}
+	// disks=none: the order has no data disk; it cannot stand beside a
+	// listed one, either way round.
+	var none Expected
+	if err := none.Set("disks=none"); err != nil || !none.NoDataDisk || none.IsZero() {
+		t.Fatalf("disks=none: %+v %v", none, err)
+	}
+	if err := none.Set("disks=/data:100"); err == nil || !strings.Contains(err.Error(), "expected.no_data_disk") {
+		t.Errorf("none then /data: %v", err)
+	}
+	var listed Expected
+	if err := listed.SetList("disks=/data:100,disks=none"); err == nil || !strings.Contains(err.Error(), "/data") {
+		t.Errorf("/data then none: %v", err)
+	}
+	if _, err := ParseConfig([]byte("expected:\n  no_data_disk: true\n  disks:\n    - {mount: /data, size_gb: 100}\n")); err == nil {
+		t.Error("config with no_data_disk and a disk accepted")
+	}
+	// --expect disks=none over a config's disks (and the other way) is
+	// the flag's answer, not both.
+	cfg := Expected{Disks: []Disk{{Mount: "/data", SizeGB: 100}}}
+	cfg.Merge(Expected{NoDataDisk: true})
+	if len(cfg.Disks) != 0 || !cfg.NoDataDisk || cfg.Validate() != nil {
+		t.Errorf("none over disks: %+v", cfg)
+	}
+	cfg.Merge(Expected{Disks: []Disk{{Mount: "/scratch", SizeGB: 10}}})
+	if len(cfg.Disks) != 1 || cfg.NoDataDisk || cfg.Validate() != nil {
+		t.Errorf("disks over none: %+v", cfg)
+	}
 	base := Expected{Model: "H200", GPUs: 1, RAMGB: 64}
 	base.Merge(Expected{GPUs: 8})
 	if base.Model != "H200" || base.GPUs != 8 || base.RAMGB != 64 {

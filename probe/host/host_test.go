@@ -153,6 +153,10 @@ func TestJudgeScenarios(t *testing.T) {
 		{"data disk small", lowSteal, healthySpace, expect.Expected{Disks: []expect.Disk{{Mount: "/data", SizeGB: 7680}}}, "host.disk.ordered:/data", wire.Fail, "holds 3840 GB, the order says 7680 GB"},
 		{"data disk not mounted", lowSteal, healthySpace, expect.Expected{Disks: []expect.Disk{{Mount: "/scratch", SizeGB: 1000}}}, "host.disk.ordered:/scratch", wire.Fail, "attached but unused: /dev/nvme2n1 (3841 GB)"},
 		{"unused disk", lowSteal, healthySpace, order, "host.disk.unmounted:nvme2n1", wire.Warn, "neither mounted"},
+		// --expect disks=none: the order's word that there is no data
+		// disk; a disk attached unused still warns on its own.
+		{"no data disk ordered", lowSteal, healthySpace, expect.Expected{NoDataDisk: true}, "host.disk.ordered:none", wire.Pass, ""},
+		{"no data disk ordered, one unused", lowSteal, healthySpace, expect.Expected{NoDataDisk: true}, "host.disk.unmounted:nvme2n1", wire.Warn, "neither mounted"},
 		{"system disk ok", lowSteal, healthySpace, order, "host.disk.system", wire.Pass, ""},
 		{"system disk full", lowSteal, map[string][2]uint64{"/": {50 * gb, 1 * gb}, "/data": {3840 * gb, 3800 * gb}}, order, "host.disk.system", wire.Fail, "nearly full"},
 		{"system disk filling", lowSteal, map[string][2]uint64{"/": {50 * gb, 4 * gb}, "/data": {3840 * gb, 3800 * gb}}, order, "host.disk.system", wire.Warn, "92 % full"},
@@ -165,6 +169,16 @@ func TestJudgeScenarios(t *testing.T) {
 				t.Fatalf("got %s %q (value %q), want %s containing %q", c.Verdict, c.Detail, c.Value, tc.verdict, tc.detail)
 			}
 		})
+	}
+}
+
+// Without the order's word there is no host.disk.ordered check at all: the
+// trial cannot tell "no data disk bought" from "the data disk missing".
+func TestNoDataDiskCheckOnlyOnTheOrdersWord(t *testing.T) {
+	for _, c := range Judge(gpuNode(t, lowSteal, healthySpace), expect.Expected{}) {
+		if strings.HasPrefix(c.Name, "host.disk.ordered") {
+			t.Fatalf("no order, yet %s %s", c.Name, c.Verdict)
+		}
 	}
 }
 

@@ -170,6 +170,13 @@ func judgeDisks(s *Snapshot, exp expect.Expected) []wire.Check {
 	}
 
 	// Ordered data disks.
+	if exp.NoDataDisk {
+		// The order's own word that the system disk is all there is: a
+		// disk attached unused still warns below.
+		c := wire.Check{Name: "host.disk.ordered:none", Category: wire.CategoryInventory, Verdict: wire.Pass,
+			Value: "no data disk ordered", Criterion: "the order has no data disk (--expect disks=none)"}
+		out = append(out, c)
+	}
 	ordered := map[string]bool{}
 	for _, d := range exp.Disks {
 		ordered[d.Mount] = true

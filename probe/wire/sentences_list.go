@@ -154,6 +154,8 @@ var Sentences = []string{
 	"not mounted",
 	"%s holds %.0f GB, the order says %g GB",
 	"every attached disk is mounted or in use",
+	"no data disk ordered",
+	"the order has no data disk (--expect disks=none)",
 	"the host's /proc and /sys can be read",
 	"every host reading is available",
 	"NVIDIA kernel module loaded",

@@ -150,6 +150,8 @@ var zhProbe = map[string]string{
 	"no root filesystem in the mount table":                                                              "挂载表中没有根文件系统",
 	"not mounted":                                                                                        "未挂载",
 	"%s holds %.0f GB, the order says %g GB":                                                             "%s 容量 %.0f GB，订单要求 %g GB",
+	"no data disk ordered":                                                                               "未订数据盘",
+	"the order has no data disk (--expect disks=none)":                                                   "订单不含数据盘（--expect disks=none）",
 	"every attached disk is mounted or in use":                                                           "所有接入的磁盘都已挂载或在用",
 	"the host's /proc and /sys can be read":                                                              "主机的 /proc 和 /sys 可以读取",
 	"every host reading is available":                                                                    "主机的每项读数都可用",

@@ -229,13 +229,13 @@ func disk(n Node) Row {
 		x.AskText = msg.New("The disks are not as ordered (%s): ask the provider to mount the data disk, or free the system disk, before the trial goes on.", msg.Plain(strings.Join(x.Checks, ", ")))
 	case !sys:
 		x.Verdict = NotMeasured
-		x.AskText = msg.New("Run `gpuprobe trial --expect disks=/data:SIZE_GB` with the data disk ordered.")
+		x.AskText = msg.New("Run `gpuprobe trial --expect disks=/data:SIZE_GB` with the data disk ordered, or `--expect disks=none` where the order has none.")
 	case !data:
 		// "数据盘未挂载": a data disk never attached leaves nothing
 		// unmounted to see; only the order says one is missing.
 		x.Verdict = NotMeasured
 		x.DetailText = msg.New("the system disk is not full; no data disk was held to an order")
-		x.AskText = msg.New("Run `gpuprobe trial --expect disks=/data:SIZE_GB` with the data disk ordered.")
+		x.AskText = msg.New("Run `gpuprobe trial --expect disks=/data:SIZE_GB` with the data disk ordered, or `--expect disks=none` where the order has none.")
 	}
 	return x
 }

@@ -533,6 +533,9 @@ func TestHalfMeasuredIsNoPass(t *testing.T) {
 	runEdges(t, KeyDisk, "H200", []edge{
 		{"system disk fine, data disk held", []Result{sys, idleR(res("host.disk.ordered:/data", "inventory", "pass", num(1920), "GB"))}, 1, Pass, ""},
 		{"system disk fine, no data disk held", []Result{sys, idleR(res("host.disk.free:/mnt", "host", "pass", num(99), "%"))}, 1, NotMeasured, ""},
+		{"system disk fine, the order has no data disk", []Result{sys, idleR(res("host.disk.ordered:none", "inventory", "pass", nil, ""))}, 1, Pass, ""},
+		{"the order has no data disk, one attached unused", []Result{sys, idleR(res("host.disk.ordered:none", "inventory", "pass", nil, "")), idleR(res("host.disk.unmounted:sdb", "host", "warn", num(1000), "GB"))}, 1, Warn, ""},
+		{"the order has no data disk, system disk full", []Result{idleR(res("host.disk.system", "host", "fail", num(1), "%")), idleR(res("host.disk.ordered:none", "inventory", "pass", nil, ""))}, 1, Fail, ""},
 		{"system disk full, no data disk held", []Result{idleR(res("host.disk.system", "host", "fail", num(1), "%"))}, 1, Fail, ""},
 	})
 }
