@@ -3,8 +3,10 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
+	"github.com/gpusla/gpusla/functions/batchform"
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/notify/chantext"
 	"github.com/gpusla/gpusla/infra/store"
@@ -70,9 +72,51 @@ func JudgeDelivery(tm *terms.Terms, n store.Node, st *store.NodeState, now time.
 
 // judgeable says whether n's delivery can be judged under tm: always by
 // the first heartbeat; by the acceptance check only when the state has
-// recorded acceptance since its first batch.
+// recorded acceptance since its first batch, and an acceptance it holds
+// was held to the registration (one recorded before that rule may be of
+// cards never ordered: the report would not give it).
 func judgeable(tm *terms.Terms, n store.Node, st *store.NodeState) bool {
-	return !n.OrderedAt.IsZero() && (tm.Delivery.CountsUntil != terms.UntilAcceptancePassed || st.AcceptanceKnown)
+	return !n.OrderedAt.IsZero() && (tm.Delivery.CountsUntil != terms.UntilAcceptancePassed ||
+		st.AcceptanceKnown && (st.AcceptedAt.IsZero() || st.AcceptanceHeld))
+}
+
+// holdAcceptance judges again, once, an acceptance st recorded before it
+// was held to the registration: the earliest passing acceptance result
+// of the node's kept batches under today's rule (delivery.First, as the
+// report reads the same batches), none if none passes. The batch of the
+// first passing check was kept as delivery evidence, so a genuine one is
+// found again; cards never ordered are not. Nothing to do for a state
+// with no acceptance, which no rule could have made.
+func (s *Service) holdAcceptance(ctx context.Context, n store.Node, st *store.NodeState, now time.Time) error {
+	if st.AcceptanceHeld || st.AcceptedAt.IsZero() {
+		st.AcceptanceHeld = true
+		return nil
+	}
+	first := delivery.First{}
+	first.SetOrder(delivery.Order{Model: n.GPUModel, GPUs: n.GPUCount, MemoryMiB: n.GPUMemoryMiB})
+	var forms batchform.Decoder
+	err := history(s.store).EachBatch(ctx, n.ID, time.Unix(0, 0), now.Add(time.Nanosecond), func(rec *store.BatchRecord) error {
+		b, err := readStored(&forms, rec)
+		if err != nil {
+			return fmt.Errorf("stored batch %d: %w", rec.Seq, err)
+		}
+		for _, e := range ObservationEvents(b, rec.Hash, rec.ReceivedAt) {
+			if len(e.Checks) > 0 {
+				first.Observe(e.TrueAt().UTC(), e.Checks)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("node %s: acceptance held to the registration: %w", n.ID, err)
+	}
+	if at := first.At(); !at.Equal(st.AcceptedAt) {
+		s.log.Info("delivery: an acceptance recorded before it was held to the registration is judged again",
+			"node", n.ID, "was", st.AcceptedAt, "now", at)
+		st.AcceptedAt = at
+	}
+	st.AcceptanceHeld = true
+	return nil
 }
 
 // watchesDelivery says whether the live service can judge the node's

@@ -278,59 +278,67 @@ func reported(at time.Time, c reporttest.Card) wire.Observation {
 // late by hand (2,100 s), the live alert's and the monthly report's
 // figure.
 func TestDeliveryHeldToTheRegistration(t *testing.T) {
+	eachHandover(t, func(t *testing.T, book app.TermsBook, w *world, h reporttest.Handover) {
+		acceptedAt := func() time.Time {
+			st, err := w.store.GetState(t.Context(), "gz-01")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return st.AcceptedAt
+		}
+		report := func(at time.Time, c reporttest.Card) {
+			w.clock.Set(at)
+			now := w.clock.Now()
+			w.push(wire.Observation{At: now, Kind: wire.KindHeartbeat}, reported(now, c))
+		}
+		report(t0.Add(10*time.Minute), h.First)
+		if h.First == h.Right {
+			if got := acceptedAt(); !got.Equal(t0.Add(10 * time.Minute)) {
+				t.Fatalf("accepted at %v, want at the check, t0+10m", got)
+			}
+			w.tickUntil(t0.Add(40 * time.Minute))
+			if n := w.notif.Count(notify.AlertDelivered) + w.notif.Count(notify.AlertDeliveryOverdue); n != 0 {
+				t.Fatalf("%d delivery alerts for a delivery on time", n)
+			}
+			if d := w.reportDelivery(book); d.Status != "met" || d.DeliveredAt != t0.Add(10*time.Minute).Format(time.RFC3339) || d.LateSeconds != 0 {
+				t.Fatalf("the report's delivery %+v, want met at t0+10m", d)
+			}
+			return
+		}
+		w.tickUntil(t0.Add(33 * time.Minute))
+		report(t0.Add(40*time.Minute), h.First)
+		if got := acceptedAt(); !got.IsZero() {
+			t.Fatalf("accepted at %v: the cards are not the registration's", got)
+		}
+		if n := w.notif.Count(notify.AlertDelivered); n != 0 {
+			t.Fatalf("%d delivered alerts for cards not ordered", n)
+		}
+		over := only(t, w.notif, notify.AlertDeliveryOverdue)
+		report(t0.Add(65*time.Minute), h.Right)
+		w.tick()
+		now := w.clock.Now()
+		if got := acceptedAt(); !got.Equal(now) {
+			t.Fatalf("accepted at %v, want the replaced cards' check at t0+65m", got)
+		}
+		got := only(t, w.notif, notify.AlertDelivered)
+		if got.Duration != 35*time.Minute || !got.Until.Equal(now) || got.IncidentID != over.IncidentID {
+			t.Errorf("delivered alert: late %s at %s, want 35m at %s", got.Duration, got.Until, now)
+		}
+		if d := w.reportDelivery(book); d.Status != "breached" || d.LateSeconds != 2100 || d.DeliveredAt != now.Format(time.RFC3339) {
+			t.Errorf("the report's delivery %+v, want breached 2100 s late, delivered %s", d, now.Format(time.RFC3339))
+		}
+	})
+}
+
+// eachHandover runs f for each of reporttest's handovers on each store
+// kind, gz-01 registered as the handover says under a 90-minute delivery
+// counted until acceptance_passed.
+func eachHandover(t *testing.T, f func(t *testing.T, book app.TermsBook, w *world, h reporttest.Handover)) {
 	for _, kind := range []string{"bolt", "dynamo"} {
 		for _, h := range reporttest.Handovers() {
 			t.Run(kind+"/"+h.Name, func(t *testing.T) {
 				book := deliveryTerms(t, "acceptance_passed")
-				w := registeredWorld(t, kind, book, h)
-				acceptedAt := func() time.Time {
-					st, err := w.store.GetState(t.Context(), "gz-01")
-					if err != nil {
-						t.Fatal(err)
-					}
-					return st.AcceptedAt
-				}
-				report := func(at time.Time, c reporttest.Card) {
-					w.clock.Set(at)
-					now := w.clock.Now()
-					w.push(wire.Observation{At: now, Kind: wire.KindHeartbeat}, reported(now, c))
-				}
-				report(t0.Add(10*time.Minute), h.First)
-				if h.First == h.Right {
-					if got := acceptedAt(); !got.Equal(t0.Add(10 * time.Minute)) {
-						t.Fatalf("accepted at %v, want at the check, t0+10m", got)
-					}
-					w.tickUntil(t0.Add(40 * time.Minute))
-					if n := w.notif.Count(notify.AlertDelivered) + w.notif.Count(notify.AlertDeliveryOverdue); n != 0 {
-						t.Fatalf("%d delivery alerts for a delivery on time", n)
-					}
-					if d := w.reportDelivery(book); d.Status != "met" || d.DeliveredAt != t0.Add(10*time.Minute).Format(time.RFC3339) || d.LateSeconds != 0 {
-						t.Fatalf("the report's delivery %+v, want met at t0+10m", d)
-					}
-					return
-				}
-				w.tickUntil(t0.Add(33 * time.Minute))
-				report(t0.Add(40*time.Minute), h.First)
-				if got := acceptedAt(); !got.IsZero() {
-					t.Fatalf("accepted at %v: the cards are not the registration's", got)
-				}
-				if n := w.notif.Count(notify.AlertDelivered); n != 0 {
-					t.Fatalf("%d delivered alerts for cards not ordered", n)
-				}
-				over := only(t, w.notif, notify.AlertDeliveryOverdue)
-				report(t0.Add(65*time.Minute), h.Right)
-				w.tick()
-				now := w.clock.Now()
-				if got := acceptedAt(); !got.Equal(now) {
-					t.Fatalf("accepted at %v, want the replaced cards' check at t0+65m", got)
-				}
-				got := only(t, w.notif, notify.AlertDelivered)
-				if got.Duration != 35*time.Minute || !got.Until.Equal(now) || got.IncidentID != over.IncidentID {
-					t.Errorf("delivered alert: late %s at %s, want 35m at %s", got.Duration, got.Until, now)
-				}
-				if d := w.reportDelivery(book); d.Status != "breached" || d.LateSeconds != 2100 || d.DeliveredAt != now.Format(time.RFC3339) {
-					t.Errorf("the report's delivery %+v, want breached 2100 s late, delivered %s", d, now.Format(time.RFC3339))
-				}
+				f(t, book, registeredWorld(t, kind, book, h), h)
 			})
 		}
 	}
@@ -397,4 +405,63 @@ func TestDeliveryOlderProbeJudgedAsToday(t *testing.T) {
 			})
 		}
 	}
+}
+
+// A state that recorded an acceptance before acceptance was held to the
+// registration (no acceptance_held) may hold cards never ordered: the
+// live service must not keep a "delivered" the report would not give.
+// gz-01 (due t0 + 30 min) reports its cards at t0 + 10 min, and its state
+// is made as the old rule left it: accepted then, whatever the cards.
+// Live, that acceptance is not trusted (no verdict) until the next batch
+// judges it again from the kept batches: the genuine H100s stay accepted
+// at t0 + 10 min, met, no alert, the report's figure; an H800 registered
+// as an H100, 4 GPUs of 8 or 40 GB A100s lose it, the overdue alert comes
+// at t0 + 31 min, and the report says not delivered either.
+func TestStaleAcceptanceJudgedAgain(t *testing.T) {
+	eachHandover(t, func(t *testing.T, book app.TermsBook, w *world, h reporttest.Handover) {
+		at := t0.Add(10 * time.Minute)
+		w.clock.Set(at)
+		w.push(wire.Observation{At: at, Kind: wire.KindHeartbeat}, reported(at, h.First))
+		st, err := w.store.GetState(t.Context(), "gz-01")
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.AcceptedAt, st.AcceptanceHeld = at, false // as the old rule recorded it
+		if _, err := w.store.PutState(t.Context(), st, st.Version); err != nil {
+			t.Fatal(err)
+		}
+		node, err := w.store.GetNode(t.Context(), "gz-01")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, ok := app.JudgeDelivery(book["acme-std"], node, &st, t0.Add(40*time.Minute)); ok {
+			t.Fatalf("a stale acceptance judged live: %+v", d)
+		}
+		w.clock.Set(t0.Add(20 * time.Minute))
+		w.push()
+		if st, err = w.store.GetState(t.Context(), "gz-01"); err != nil {
+			t.Fatal(err)
+		}
+		genuine := h.First == h.Right
+		want := time.Time{}
+		if genuine {
+			want = at
+		}
+		if !st.AcceptanceHeld || !st.AcceptedAt.Equal(want) {
+			t.Fatalf("judged again: accepted at %v (held %v), want %v", st.AcceptedAt, st.AcceptanceHeld, want)
+		}
+		w.tickUntil(t0.Add(33 * time.Minute))
+		live, ok := app.JudgeDelivery(book["acme-std"], node, &st, w.clock.Now())
+		if !ok || live.DeliveredAt.IsZero() != !genuine {
+			t.Fatalf("live delivery %+v (%v), want delivered %v", live, ok, genuine)
+		}
+		overdue := w.notif.Count(notify.AlertDeliveryOverdue)
+		d := w.reportDelivery(book)
+		switch {
+		case genuine && (overdue != 0 || d.Status != "met" || d.DeliveredAt != at.Format(time.RFC3339)):
+			t.Errorf("genuine cards: %d overdue alerts, report %+v; want none, met at t0+10m", overdue, d)
+		case !genuine && (overdue != 1 || d.DeliveredAt != "" || d.Status != "breached"):
+			t.Errorf("cards not ordered: %d overdue alerts, report %+v; want one, not delivered", overdue, d)
+		}
+	})
 }

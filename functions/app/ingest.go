@@ -295,8 +295,11 @@ func (in *ingest) readState(ctx context.Context) (*draft, error) {
 	st, err := in.s.store.GetState(ctx, in.node.ID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return &draft{st: store.NodeState{Node: in.node.ID, AcceptanceKnown: true}}, nil
+		return &draft{st: store.NodeState{Node: in.node.ID, AcceptanceKnown: true, AcceptanceHeld: true}}, nil
 	case err != nil:
+		return nil, err
+	}
+	if err := in.s.holdAcceptance(ctx, in.node, &st, in.now); err != nil {
 		return nil, err
 	}
 	return &draft{st: st, prev: st.Version}, nil

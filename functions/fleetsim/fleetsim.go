@@ -232,7 +232,7 @@ func (n *node) runs(ctx context.Context, from, to time.Time) error {
 	}
 	last := runs[len(runs)-1]
 	st := store.NodeState{Node: n.id, LastSeq: last.LastSeq, LastHash: fakeHash(last.LastSeq), LastBatchID: batchID(n.id, last.LastSeq),
-		LastReceivedAt: last.ReceivedTo, LastHeartbeatAt: last.To, FirstHeartbeatAt: from.UTC(), AcceptedAt: from.UTC(), AcceptanceKnown: true,
+		LastReceivedAt: last.ReceivedTo, LastHeartbeatAt: last.To, FirstHeartbeatAt: from.UTC(), AcceptedAt: from.UTC(), AcceptanceKnown: true, AcceptanceHeld: true,
 		Run: last, UpdatedAt: last.ReceivedTo}
 	if _, err := n.st.PutState(ctx, st, 0); err != nil {
 		return fmt.Errorf("fleetsim: state of %s: %w", n.id, err)

@@ -33,8 +33,12 @@ func TestDeliveryText(t *testing.T) {
 		{"met", within(30*time.Minute, terms.UntilFirstHeartbeat), store.NodeState{FirstHeartbeatAt: first},
 			"delivered 2026-11-30 09:20:00 +08:00 Asia/Shanghai, 20m after the order (target 30m): met"},
 		{"breached by the acceptance check", within(30*time.Minute, terms.UntilAcceptancePassed),
-			store.NodeState{FirstHeartbeatAt: first, AcceptedAt: accepted, AcceptanceKnown: true},
+			store.NodeState{FirstHeartbeatAt: first, AcceptedAt: accepted, AcceptanceKnown: true, AcceptanceHeld: true},
 			"delivered 2026-11-30 09:50:00 +08:00 Asia/Shanghai, 50m after the order (target 30m): breached"},
+		// Recorded before acceptance was held to the registration: maybe
+		// of cards never ordered, not said until judged again.
+		{"an acceptance from before it was held to the registration", within(30*time.Minute, terms.UntilAcceptancePassed),
+			store.NodeState{FirstHeartbeatAt: first, AcceptedAt: accepted, AcceptanceKnown: true}, ""},
 		{"heard but not accepted", within(2*time.Hour, terms.UntilAcceptancePassed), store.NodeState{FirstHeartbeatAt: first, AcceptanceKnown: true},
 			"not delivered: ordered 2026-11-30 09:00:00 +08:00 Asia/Shanghai, due 2026-11-30 11:00:00 +08:00 Asia/Shanghai, overdue by 1h"},
 		{"awaited, not due yet", within(4*time.Hour, terms.UntilFirstHeartbeat), store.NodeState{},

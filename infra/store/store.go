@@ -305,8 +305,14 @@ type NodeState struct {
 	// AcceptanceKnown: the state has recorded AcceptedAt since its first
 	// batch. A state made before acceptance was recorded lacks it, and its
 	// acceptance is unknown live (not "not yet").
-	AcceptanceKnown bool  `json:"acceptance_known,omitempty"`
-	ClockSkewMS     int64 `json:"clock_skew_ms"`
+	AcceptanceKnown bool `json:"acceptance_known,omitempty"`
+	// AcceptanceHeld: AcceptedAt was judged with the GPUs held to the
+	// registration (sla/delivery.Accepted with the order). A state that
+	// recorded an acceptance before that rule may hold one of cards never
+	// ordered: it is not trusted live until it is judged again from the
+	// node's kept batches, as the report judges them.
+	AcceptanceHeld bool  `json:"acceptance_held,omitempty"`
+	ClockSkewMS    int64 `json:"clock_skew_ms"`
 	// Run is the current continuous run of heartbeats: the evidence that the
 	// node was up, kept here so that a heartbeat only extends it.
 	Run HeartbeatRun `json:"run"`

@@ -241,7 +241,7 @@ func sampleState(node string) store.NodeState {
 		Recent:          []store.SeqID{{Seq: 6, ID: "b6"}, {Seq: 7, ID: "b7"}},
 		Signatures:      []store.SigSeen{{Sig: "s1", At: t0}},
 		LastReceivedAt:  t0.Add(time.Second),
-		LastHeartbeatAt: t0, FirstHeartbeatAt: t0.Add(-time.Hour), AcceptedAt: t0.Add(-50 * time.Minute), AcceptanceKnown: true, ClockSkewMS: -42,
+		LastHeartbeatAt: t0, FirstHeartbeatAt: t0.Add(-time.Hour), AcceptedAt: t0.Add(-50 * time.Minute), AcceptanceKnown: true, AcceptanceHeld: true, ClockSkewMS: -42,
 		Run: store.HeartbeatRun{Node: node, From: t0.Add(-time.Hour), To: t0, Count: 120, ReceivedFrom: t0.Add(-time.Hour), ReceivedTo: t0},
 		Eval: incident.State{V: incident.StateVersion, LastReceived: t0.Add(time.Second), LastAt: t0,
 			Checks:      map[string]*incident.Hysteresis{"gpu_degraded|gpu.x": {Kind: incident.GPUDegraded, Open: true, Since: t0, Evidence: "gpu.xid (GPU 3) fail: 79", FailRun: 2, Last: t0}},
@@ -271,7 +271,7 @@ func testStateVersioning(t *testing.T, s store.Store) {
 		got.Eval.Checks["gpu_degraded|gpu.x"] == nil || !got.Eval.Checks["gpu_degraded|gpu.x"].Open ||
 		got.Eval.Checks["gpu_degraded|gpu.x"].FailRun != 2 || got.Eval.Unreachable == nil ||
 		!got.Eval.Unreachable.Since.Equal(t0.Add(-time.Minute)) || len(got.Eval.Recent) != 1 || got.Eval.Recent[0].ConnPass != 2 ||
-		!got.LastReceivedAt.Equal(t0.Add(time.Second)) || !got.AcceptedAt.Equal(t0.Add(-50*time.Minute)) || !got.AcceptanceKnown {
+		!got.LastReceivedAt.Equal(t0.Add(time.Second)) || !got.AcceptedAt.Equal(t0.Add(-50*time.Minute)) || !got.AcceptanceKnown || !got.AcceptanceHeld {
 		t.Fatalf("state round trip: %+v", got)
 	}
 	got.LastSeq = 8
