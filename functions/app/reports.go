@@ -153,21 +153,29 @@ type ReportRun struct {
 	Pending []string `json:"pending,omitempty"`
 }
 
-// unknownContracts is the nodes whose contract the loaded terms do not
-// define, node id → contract.
-func (j *ReportJob) unknownContracts(ctx context.Context) (map[string]string, error) {
+// nodesLeftOut is what the reports leave out, from one listing of the
+// nodes: unknown, the nodes whose contract the loaded terms do not
+// define (node id → contract), left out of every month; and the nodes
+// themselves, in which each month's ended demo is found (skip).
+type nodesLeftOut struct {
+	nodes   []store.Node
+	unknown map[string]string
+}
+
+// leftOut lists the nodes once for the reports' left-out nodes.
+func (j *ReportJob) leftOut(ctx context.Context) (*nodesLeftOut, error) {
 	nodes, err := j.Desk.svc.store.ListNodes(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("reports: %w", err)
 	}
 	book := j.Desk.Terms()
-	out := map[string]string{}
+	l := &nodesLeftOut{nodes: nodes, unknown: map[string]string{}}
 	for _, n := range nodes {
 		if _, ok := book[n.Contract]; !ok {
-			out[n.ID] = n.Contract
+			l.unknown[n.ID] = n.Contract
 		}
 	}
-	return out, nil
+	return l, nil
 }
 
 // ReportPrefix is a contract's month folder in the blob store.
@@ -206,9 +214,10 @@ type reportRun struct {
 	now  time.Time
 	res  ReportRun
 	errs []error
-	// skip: the nodes whose contract no loaded terms define, looked up
-	// once, when a month is first generated.
-	skip map[string]string
+	// left: the nodes whose contract no loaded terms define, and the
+	// nodes listed for them, looked up once, when a month is first
+	// generated.
+	left *nodesLeftOut
 }
 
 func (r *reportRun) fail(err error) {
@@ -268,7 +277,7 @@ func (r *reportRun) generate(ctx context.Context, c string, prev time.Time) bool
 	if !r.lookUpSkipped(ctx) {
 		return false
 	}
-	sc, err := r.job.generate(ctx, prev.Year(), prev.Month(), c, r.now, r.skip)
+	sc, err := r.job.generate(ctx, prev.Year(), prev.Month(), c, r.now, r.left)
 	if errors.Is(err, ErrPending) {
 		r.log.Info("report: month pending", "month", ReportPrefix(month, c), "why", err)
 		r.res.Pending = append(r.res.Pending, ReportPrefix(month, c))
@@ -292,15 +301,16 @@ func (r *reportRun) generate(ctx context.Context, c string, prev time.Time) bool
 // because no loaded terms define their contract, and says so; false when
 // the nodes could not be listed.
 func (r *reportRun) lookUpSkipped(ctx context.Context) bool {
-	if r.skip != nil {
+	if r.left != nil {
 		return true
 	}
-	skip, err := r.job.unknownContracts(ctx)
+	left, err := r.job.leftOut(ctx)
 	if err != nil {
 		r.fail(err)
 		return false
 	}
-	r.skip = skip
+	r.left = left
+	skip := left.unknown
 	known := r.book.Contracts()
 	for _, id := range slices.Sorted(maps.Keys(skip)) {
 		r.res.Skipped = append(r.res.Skipped, fmt.Sprintf("node %s: contract %q is defined by no loaded terms; left out of the reports (known: %s)",
@@ -344,11 +354,11 @@ func ContractReport(r *report.Report, contract string) *report.Report {
 // The scorecard (ScorecardMonths) is stored beside it; its failure is
 // logged and does not fail the report.
 func (j *ReportJob) Generate(ctx context.Context, year int, month time.Month, contract string, asOf time.Time) error {
-	skip, err := j.unknownContracts(ctx)
+	left, err := j.leftOut(ctx)
 	if err != nil {
 		return err
 	}
-	_, err = j.generate(ctx, year, month, contract, asOf, skip)
+	_, err = j.generate(ctx, year, month, contract, asOf, left)
 	return err
 }
 
@@ -367,18 +377,15 @@ func (j *ReportJob) scorecardSpan(year int, month time.Month) (from, to scorecar
 	return scorecard.Month{Year: f.Year(), Month: f.Month()}, to
 }
 
-// generate is Generate without the nodes in skip: it builds the month (and
+// generate is Generate without the nodes left out (skip): it builds the month (and
 // the scorecard) from the store's own records node by node where the
 // store keeps its history (Books), else from the months' exported log,
 // and stores every form.
-func (j *ReportJob) generate(ctx context.Context, year int, month time.Month, contract string, asOf time.Time, skip map[string]string) (scorecardDone, error) {
+func (j *ReportJob) generate(ctx context.Context, year int, month time.Month, contract string, asOf time.Time, left *nodesLeftOut) (scorecardDone, error) {
 	if err := CheckScorecardMonths(j.ScorecardMonths); err != nil {
 		return scorecardDone{}, fmt.Errorf("scorecard: %w", err) // the mains check it first
 	}
-	skip, err := j.withDemoOver(ctx, year, month, contract, asOf, skip)
-	if err != nil {
-		return scorecardDone{}, err
-	}
+	skip := j.skip(left, year, month, contract, asOf)
 	if j.Parts != nil {
 		return j.generateApart(ctx, year, month, contract, asOf, skip)
 	}
@@ -393,23 +400,17 @@ func (j *ReportJob) generate(ctx context.Context, year int, month time.Month, co
 	return j.storeBuilt(ctx, full, contract, sc, asOf, skip, done)
 }
 
-// withDemoOver is skip and the demo nodes whose demo was over in the
-// month (DemoOver), each said in the log when contract's month is the one
-// it leaves empty.
-func (j *ReportJob) withDemoOver(ctx context.Context, year int, month time.Month, contract string, asOf time.Time, skip map[string]string) (map[string]string, error) {
-	nodes, err := j.Desk.svc.store.ListNodes(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("reports: %w", err)
-	}
-	over := DemoOver(nodes, j.terms(), year, month, asOf)
+// skip is the nodes left out of contract's year-month: the unknown
+// contracts' and the demo nodes whose demo was over in the month
+// (DemoOver), found in the same listing, each said in the log when
+// contract's month is the one it leaves empty.
+func (j *ReportJob) skip(left *nodesLeftOut, year int, month time.Month, contract string, asOf time.Time) map[string]string {
+	over := DemoOver(left.nodes, j.terms(), year, month, asOf)
 	if len(over) == 0 {
-		return skip, nil
+		return left.unknown
 	}
-	out := maps.Clone(skip)
-	if out == nil {
-		out = map[string]string{}
-	}
-	for _, n := range nodes {
+	out := maps.Clone(left.unknown)
+	for _, n := range left.nodes {
 		why, ok := over[n.ID]
 		if !ok {
 			continue
@@ -420,7 +421,7 @@ func (j *ReportJob) withDemoOver(ctx context.Context, year int, month time.Month
 				"node", n.ID, "contract", n.Contract, "why", why)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // books is the month's books over the job's store and loaded contracts,
