@@ -23,6 +23,11 @@ type ExportSelect struct {
 	// bundle needs the observations of the nodes with a counted outage
 	// only, and reading the others' would cost the month again.
 	Thin map[string]bool
+	// NoBatches leaves out what the stored batches give (their
+	// observations and drops): LastBatchKnown reads what it needs of them
+	// instead, so the store's last known instant costs no replay of every
+	// batch it holds.
+	NoBatches bool
 }
 
 // ExportStats counts what Export wrote, and what it had to leave out.
@@ -76,9 +81,14 @@ func Export(ctx context.Context, st store.Store, sel ExportSelect, emit func(*ev
 			continue
 		}
 		stats.Nodes++
-		if sel.Thin[n.ID] {
+		switch {
+		case sel.Thin[n.ID]:
 			err = exportThin(n, out)
-		} else {
+		case sel.NoBatches:
+			if err = exportThin(n, out); err == nil {
+				err = exportTail(ctx, h, n, from, to, out, &stats)
+			}
+		default:
 			err = ExportNode(ctx, h, n, from, to, emit, &stats)
 		}
 		if err != nil {
@@ -266,6 +276,45 @@ func exportTail(ctx context.Context, h store.History, n store.Node, from, to tim
 		return err
 	}
 	return exportRuns(ctx, h, n, from, to, out, stats)
+}
+
+// LastBatchKnown is the latest receipt, at or after since, of a stored
+// batch that gives the whole store's export an event (an observation whose
+// time is within the window around its receipt, or a drop), zero for none:
+// every event of a batch is known at its receipt (events.KnownAt), so this
+// is the batches' share of the store's last known instant. Only batches
+// received at or after since are read: one received before cannot raise
+// it. Nodes the export leaves out (no GPU count) are left out here too.
+func LastBatchKnown(ctx context.Context, st store.Store, since time.Time) (time.Time, error) {
+	nodes, err := st.ListNodes(ctx)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("last known: %w", err)
+	}
+	h := history(st)
+	var last time.Time
+	for _, n := range nodes {
+		if n.GPUCount < 1 {
+			continue
+		}
+		var forms batchform.Decoder
+		err := h.EachBatch(ctx, n.ID, since, time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), func(rec *store.BatchRecord) error {
+			if !rec.ReceivedAt.After(last) {
+				return nil
+			}
+			b, err := readStored(&forms, rec)
+			if err != nil {
+				return fmt.Errorf("stored batch %d: %w", rec.Seq, err)
+			}
+			if b.Dropped != nil || len(ObservationEvents(b, rec.Hash, rec.ReceivedAt)) > 0 {
+				last = rec.ReceivedAt.UTC()
+			}
+			return nil
+		})
+		if err != nil {
+			return time.Time{}, fmt.Errorf("last known: node %s: %w", n.ID, err)
+		}
+	}
+	return last, nil
 }
 
 // exportThin writes the node's registration and release.

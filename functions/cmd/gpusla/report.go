@@ -190,13 +190,17 @@ func fromData(ctx context.Context, data string, workers int, keepReadings bool, 
 // watchdog tick, or its stop). A store read after serve stopped is judged
 // when serve stopped, not at now: the time since is no node's outage, no
 // backend heard it. A backend still running is judged at its last tick,
-// so nodes that went silent count until then.
+// so nodes that went silent count until then. The batches, the export's
+// bulk, are not replayed: each is known at its receipt, and only those
+// received after everything else is known are read (app.LastBatchKnown);
+// the books then read the month once.
 func lastKnown(ctx context.Context, st eventexport.Store) (time.Time, error) {
 	var last time.Time
 	sel, err := eventexport.Select("", "", "", nil)
 	if err != nil {
 		return last, err
 	}
+	sel.NoBatches = true
 	runs, err := st.ListBackendRuns(ctx, sel.From, sel.To)
 	if err != nil {
 		return last, fmt.Errorf("backend runs: %w", err)
@@ -206,11 +210,17 @@ func lastKnown(ctx context.Context, st eventexport.Store) (time.Time, error) {
 			last = r.LastTick
 		}
 	}
-	_, err = eventexport.Into(ctx, st, sel, func(e *events.Event) error {
+	if _, err = eventexport.Into(ctx, st, sel, func(e *events.Event) error {
 		if k := e.KnownAt(); k.After(last) {
 			last = k
 		}
 		return nil
-	})
+	}); err != nil {
+		return last, err
+	}
+	batch, err := app.LastBatchKnown(ctx, st, last)
+	if batch.After(last) {
+		last = batch
+	}
 	return last, err
 }

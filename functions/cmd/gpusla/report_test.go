@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"os"
@@ -11,10 +12,12 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/functions/app/apptest"
 	"github.com/gpusla/gpusla/functions/eventexport"
 	"github.com/gpusla/gpusla/functions/fleetsim"
 	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/probe/wire"
 	"github.com/gpusla/gpusla/sla/events"
 )
 
@@ -347,4 +350,95 @@ func TestReportFromTheStoreJudgedWhenServeStopped(t *testing.T) {
 	if rep.AsOf != stop.Format(time.RFC3339) {
 		t.Fatalf("report --data judged as of %s, want serve's stop %s", rep.AsOf, stop.Format(time.RFC3339))
 	}
+}
+
+// countingStore counts the stored batches a reader is handed.
+type countingStore struct {
+	eventexport.Store
+	h       store.History
+	batches int
+}
+
+func (c *countingStore) GetState(ctx context.Context, node string) (store.NodeState, error) {
+	return c.h.GetState(ctx, node)
+}
+
+func (c *countingStore) EachBatch(ctx context.Context, node string, from, to time.Time, fn func(*store.BatchRecord) error) error {
+	return c.h.EachBatch(ctx, node, from, to, func(r *store.BatchRecord) error { c.batches++; return fn(r) })
+}
+
+func (c *countingStore) EachRun(ctx context.Context, node string, from, to time.Time, fn func(*store.HeartbeatRun) error) error {
+	return c.h.EachRun(ctx, node, from, to, fn)
+}
+
+func (c *countingStore) EachEvidence(ctx context.Context, node string, from, to time.Time, fn func(*store.Evidence) error) error {
+	return c.h.EachEvidence(ctx, node, from, to, fn)
+}
+
+// report --data's as-of is the store's last known instant, that of the log
+// `gpusla export` writes of the whole store, without replaying every batch
+// before the books read the month: a batch is known at its receipt, so
+// only those received after everything else is known are read. A month of
+// two nodes (its batches all received within its heartbeat runs): none is
+// read. A late batch received after it all: read alone, and the as-of is
+// its receipt. One received later still whose only observation is dated
+// an hour after its receipt (outside the window, so the export writes
+// nothing of it): read, and the as-of does not move — the export's.
+func TestLastKnownReadsOnlyTheLastBatches(t *testing.T) {
+	data := t.TempDir()
+	st, _, err := wiring.OpenData(data, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sh, _ := time.LoadLocation("Asia/Shanghai")
+	if _, err := fleetsim.Write(t.Context(), st, fleetsim.Config{Nodes: 2, Prefix: "gz-", Contract: "cn-example", Loc: sh,
+		From: time.Date(2026, 3, 1, 0, 0, 0, 0, sh), Months: 1}); err != nil {
+		t.Fatal(err)
+	}
+	all := 0
+	for _, n := range []string{"gz-00000", "gz-00001"} {
+		if err := st.EachBatch(t.Context(), n, time.Unix(0, 0), time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), func(*store.BatchRecord) error { all++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if all == 0 {
+		t.Fatal("the month holds no stored batch: nothing to leave unread")
+	}
+	exported := func() time.Time {
+		t.Helper()
+		var log bytes.Buffer
+		if _, err := eventexport.Write(t.Context(), st, app.ExportSelect{From: time.Unix(0, 0), To: time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)}, &log); err != nil {
+			t.Fatal(err)
+		}
+		last, err := events.LastKnown("export", &log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return last
+	}
+	check := func(what string, want time.Time, read int) {
+		t.Helper()
+		c := &countingStore{Store: st, h: st}
+		got, err := lastKnown(t.Context(), c)
+		if err != nil || !got.Equal(want) || !got.Equal(exported()) || c.batches != read {
+			t.Fatalf("%s: last known %v (%v) reading %d of %d batches; want %v, the export's %v, reading %d", what, got, err, c.batches, all, want, exported(), read)
+		}
+	}
+	end := exported()
+	check("the month", end, 0)
+	p := &apptest.Probe{Node: "gz-00000", Secret: []byte("s"), Seq: 1 << 20}
+	late := end.Add(2 * time.Hour)
+	put := func(received time.Time, at time.Time) {
+		t.Helper()
+		b, body := p.Batch(at, wire.Observation{At: at, Kind: wire.KindHeartbeat})
+		if err := st.PutBatch(t.Context(), store.BatchRecord{Node: b.Node, Seq: b.Seq, ID: b.ID, Hash: "h", ReceivedAt: received, Why: []string{"late"},
+			Body: body, ExpiresAt: received.AddDate(1, 0, 0)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(late, late.Add(-time.Hour))
+	check("a late batch", late, 1)
+	put(late.Add(time.Hour), late.Add(2*time.Hour))
+	check("a batch dated after its receipt", late, 2)
 }
