@@ -169,7 +169,11 @@ func partNode(p Part) string {
 func (b *Builder) assemble(parts []Part, in Input) *Report {
 	r := &Report{Schema: Schema, Month: fmt.Sprintf("%04d-%02d", b.opts.Year, b.opts.Month),
 		AsOf: b.opts.AsOf.UTC().Format(time.RFC3339), Input: in, Nodes: []Node{}, Contracts: []Contract{}, Fleet: b.fleetRes}
-	r.Provisional = b.provisional(time.UTC)
+	// The month is each contract's calendar month in its own zone; UTC's
+	// stands in only for a report given no contract. A Beijing month read
+	// six hours after it ended is over (its letter written) while the UTC
+	// month still runs, and the report must not call it provisional.
+	r.Provisional = len(b.contracts) == 0 && b.provisional(time.UTC)
 	for _, tm := range b.contracts {
 		r.Provisional = r.Provisional || b.provisional(tm.Calendar.Loc)
 	}
