@@ -168,4 +168,17 @@ func TestNodeViewShowsAcceptanceAndDelivery(t *testing.T) {
 		v.Delivery.TookSeconds != 100*60 || v.Delivery.LateSeconds != 10*60 {
 		t.Fatalf("after the acceptance check: %+v %+v", v, v.Delivery)
 	}
+	// The same acceptance as a state recorded it before acceptance was
+	// held to the registration: neither shown nor judged until judged again.
+	st, err := e.store.GetState(t.Context(), "node-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.AcceptanceHeld = false
+	if _, err := e.store.PutState(t.Context(), st, st.Version); err != nil {
+		t.Fatal(err)
+	}
+	if v := nodeViews(t, e, read)["node-a"]; !v.AcceptedAt.IsZero() || !v.DeliveredAt.IsZero() || v.Delivery != nil {
+		t.Fatalf("an acceptance not held to the registration: %+v %+v", v, v.Delivery)
+	}
 }

@@ -241,7 +241,12 @@ func (a *API) nodeView(r *http.Request, n store.Node) (NodeView, error) {
 	default:
 		v.LastSeq, v.LastReceivedAt, v.LastHeartbeatAt, v.FirstHeartbeatAt, v.ClockSkewMS =
 			st.LastSeq, st.LastReceivedAt, st.LastHeartbeatAt, st.FirstHeartbeatAt, st.ClockSkewMS
-		v.AcceptedAt = st.AcceptedAt
+		if st.AcceptanceHeld {
+			// One recorded before acceptance was held to the
+			// registration may be of cards never ordered: not shown
+			// until the node's next batch judges it again.
+			v.AcceptedAt = st.AcceptedAt
+		}
 		if g := st.Eval.Unreachable; g != nil {
 			v.Unreachable = true
 			v.OpenIncidents = append(v.OpenIncidents, store.IncidentID("unreachable", g.Since))
