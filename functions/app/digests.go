@@ -106,10 +106,7 @@ func (m *month) judgedBatches(ctx context.Context, n store.Node) ([]judgedBatch,
 	sealed := map[time.Time]bool{}
 	var forms batchform.Decoder
 	var keys incident.Keys
-	err := m.bk.Digests.EachDigest(ctx, n.ID, rfrom, rto, func(sd *store.DayDigest) error {
-		if sd.Day.Add(24 * time.Hour).After(rto) {
-			return nil // the window ends inside it: read from the records
-		}
+	err := m.bk.Digests.EachDigest(ctx, n.ID, store.DayOf(rfrom), rto, func(sd *store.DayDigest) error {
 		d, err := daydigest.Decode(sd.Body, &forms)
 		if errors.Is(err, daydigest.ErrVersion) {
 			return nil // judged by another build: judged again from the records
@@ -122,7 +119,10 @@ func (m *month) judgedBatches(ctx context.Context, n store.Node) ([]judgedBatch,
 		}
 		sealed[sd.Day] = true
 		for i := range d.Batches {
-			out = append(out, judgedBatch{Batch: d.Batches[i]})
+			// A day the window begins or ends inside: its batches in it.
+			if at := d.Batches[i].ReceivedAt; !at.Before(rfrom) && at.Before(rto) {
+				out = append(out, judgedBatch{Batch: d.Batches[i]})
+			}
 		}
 		return nil
 	})
@@ -169,7 +169,9 @@ func unsealed(from, to time.Time, sealed map[time.Time]bool) [][2]time.Time {
 		if start.Before(d) {
 			out = append(out, [2]time.Time{start, d})
 		}
-		start = d.Add(24 * time.Hour)
+		if end := d.Add(24 * time.Hour); end.After(start) {
+			start = end
+		}
 	}
 	if start.Before(to) {
 		out = append(out, [2]time.Time{start, to})

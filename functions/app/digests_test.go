@@ -30,6 +30,9 @@ type digestSpy struct {
 	records, digests, wrote atomic.Int64
 	refused                 atomic.Int64
 	damage                  time.Time
+	// older hands every digest over as a build of the judge before this
+	// one wrote it.
+	older bool
 }
 
 func spyOn(t *testing.T, st booksStore) *digestSpy {
@@ -58,6 +61,10 @@ func (s *digestSpy) PutDigest(ctx context.Context, d store.DayDigest) error {
 func (s *digestSpy) EachDigest(ctx context.Context, node string, from, to time.Time, fn func(*store.DayDigest) error) error {
 	return s.ds.EachDigest(ctx, node, from, to, func(d *store.DayDigest) error {
 		s.digests.Add(1)
+		if s.older {
+			d.Body = bytes.Clone(d.Body)
+			d.Body[4] = report.JudgeVersion - 1
+		}
 		if d.Day.Equal(s.damage) && len(d.Body) > 40 {
 			d.Body = bytes.Clone(d.Body)
 			d.Body[len(d.Body)-3] ^= 0xff
@@ -274,5 +281,25 @@ func TestDamagedDigestIsAnError(t *testing.T) {
 	_, err := digestBooks(spy, tm, nil, asOf).Month(t.Context(), 2026, 3, asOf)
 	if err == nil || !strings.Contains(err.Error(), "digest of node gz-00000, day 2026-03-12") {
 		t.Fatalf("a damaged digest: err = %v", err)
+	}
+}
+
+// A digest written by a build of another judge (or format) is not read:
+// its day is read from its records, and the books are still the log's.
+func TestDigestOfAnotherVersionIsReadFromTheRecords(t *testing.T) {
+	st := openBolt(t)
+	tm := booksFleet(t, st, 7)
+	spy := spyOn(t, st)
+	asOf := time.Date(2026, 4, 5, 0, 0, 0, 0, time.UTC)
+	want := logReport(t, st, tm, nil, asOf)
+	sameReport(t, "sealing", want, monthJSON(t, digestBooks(spy, tm, nil, asOf), asOf))
+	before := spy.records.Load()
+	sameReport(t, "from digests", want, monthJSON(t, digestBooks(spy, tm, nil, asOf), asOf))
+	fromDigests := spy.records.Load() - before
+	spy.older = true
+	before = spy.records.Load()
+	sameReport(t, "with every digest of another judge", want, monthJSON(t, digestBooks(spy, tm, nil, asOf), asOf))
+	if raw := spy.records.Load() - before; raw < 10*max(fromDigests, 1) {
+		t.Fatalf("digests of another judge were read: %d records read, %d from digests", raw, fromDigests)
 	}
 }

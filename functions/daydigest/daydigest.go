@@ -28,6 +28,7 @@ import (
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/report"
+	"github.com/gpusla/gpusla/sla/usage"
 )
 
 // magic starts every digest; its last byte is the format's version.
@@ -66,6 +67,9 @@ const (
 	fConnFail
 	fLost
 	fReached
+	fUsage
+	fUsageOK
+	fUsageBad
 	fAll = 1<<iota - 1
 )
 
@@ -125,7 +129,8 @@ func (e *encoder) judged(j *report.Judged) {
 	for _, b := range []struct {
 		on   bool
 		flag uint64
-	}{{j.HasChecks, fHasChecks}, {j.Pass, fPass}, {j.Conn.OK, fConn}, {j.Conn.Fail, fConnFail}, {j.Conn.Lost, fLost}, {j.Conn.Reached, fReached}} {
+	}{{j.HasChecks, fHasChecks}, {j.Pass, fPass}, {j.Conn.OK, fConn}, {j.Conn.Fail, fConnFail}, {j.Conn.Lost, fLost}, {j.Conn.Reached, fReached},
+		{j.HasUsage, fUsage}, {j.UsageOK, fUsageOK}, {j.UsageBad, fUsageBad}} {
 		if b.on {
 			f |= b.flag
 		}
@@ -141,11 +146,71 @@ func (e *encoder) judged(j *report.Judged) {
 		e.str(v.Name)
 		e.uint(uint64(v.Ev + 1)) // 0: it passed
 	}
-	for _, l := range [][]int32{j.Figures, j.Inventory, j.Usage} {
+	for _, l := range [][]int32{j.Figures, j.Inventory} {
 		e.uint(uint64(len(l)))
 		for _, x := range l {
 			e.uint(uint64(x))
 		}
+	}
+	switch {
+	case j.UsageBad:
+		e.out = binrec.AppendString(e.out, j.UsageErr)
+	case j.UsageOK:
+		e.reading(&j.Usage)
+	}
+}
+
+// Which of a usage reading's parts follow it (flags' order: boot, disks,
+// interfaces), and the most a disk's (rotational, virtual, system) or an
+// interface's (physical, default route) flags can be.
+const (
+	uBoot   = 1
+	uDisks  = 2
+	uIfaces = 4
+	uAll    = 7
+	dAll    = 7
+	iAll    = 3
+)
+
+// flags is bits as a number, the first the lowest.
+func flags(bits ...bool) uint64 {
+	var f uint64
+	for i, b := range bits {
+		if b {
+			f |= 1 << i
+		}
+	}
+	return f
+}
+
+// reading writes a usage reading but for its time (the observation's).
+func (e *encoder) reading(r *usage.Reading) {
+	e.uint(flags(r.Boot != nil, r.Disks != nil, r.Ifaces != nil))
+	if b := r.Boot; b != nil {
+		e.str(b.ID)
+		e.out = binrec.AppendTime(e.out, b.Time)
+		e.out = binrec.AppendFloat(e.out, b.UptimeSeconds)
+	}
+	if r.Disks != nil {
+		e.uint(uint64(len(r.Disks)))
+	}
+	for _, d := range r.Disks {
+		e.str(d.Name)
+		e.uint(d.SizeBytes)
+		e.uint(flags(d.Rotational, d.Virtual, d.System))
+		e.str(d.Vendor)
+		e.str(d.Model)
+	}
+	if r.Ifaces != nil {
+		e.uint(uint64(len(r.Ifaces)))
+	}
+	for _, i := range r.Ifaces {
+		e.str(i.Name)
+		e.uint(i.RxBytes)
+		e.uint(i.TxBytes)
+		e.uint(flags(i.Physical, i.DefaultRoute))
+		e.out = binrec.AppendInt(e.out, i.SpeedMbps)
+		e.out = binrec.AppendInt(e.out, i.Index)
 	}
 }
 
@@ -282,7 +347,63 @@ func (d *decoder) judged(j *report.Judged) {
 	if !j.HasChecks && (len(j.Verdicts) > 0 || j.Checks != nil) {
 		r.Fail("judgement", errors.New("verdicts or checks of an observation without checks"))
 	}
-	j.Figures, j.Inventory, j.Usage = d.indexes("figures", len(j.Checks)), d.indexes("inventory", len(j.Checks)), d.indexes("usage", len(j.Checks))
+	j.Figures, j.Inventory = d.indexes("figures", len(j.Checks)), d.indexes("inventory", len(j.Checks))
+	j.HasUsage, j.UsageOK, j.UsageBad = f&fUsage != 0, f&fUsageOK != 0, f&fUsageBad != 0
+	if r.Err() == nil && (j.UsageOK || j.UsageBad) && (!j.HasUsage || j.UsageOK == j.UsageBad) {
+		r.Fail("usage", fmt.Errorf("flags %#x", f))
+	}
+	switch {
+	case j.UsageBad:
+		j.UsageErr = r.String("usage error")
+	case j.UsageOK:
+		j.Usage = d.reading(j.Time)
+	}
+}
+
+// bits reads flags of at most all.
+func (d *decoder) bits(what string, all uint64) uint64 {
+	f := d.r.Uint(what)
+	if d.r.Err() == nil && f&^all != 0 {
+		d.r.Fail(what, fmt.Errorf("flags %#x", f))
+	}
+	return f
+}
+
+// reading reads what encoder.reading wrote, the reading's time at.
+func (d *decoder) reading(at time.Time) usage.Reading {
+	r := d.r
+	u := usage.Reading{At: at}
+	f := d.bits("usage reading", uAll)
+	if f&uBoot != 0 {
+		u.Boot = &usage.Boot{ID: d.str("boot id"), Time: r.Time("boot time"), UptimeSeconds: r.Float("uptime")}
+	}
+	if f&uDisks != 0 && r.Err() == nil {
+		u.Disks = make([]usage.Disk, r.Count("disks", r.Left()))
+	}
+	for k := range u.Disks {
+		dk := &u.Disks[k]
+		dk.Name, dk.SizeBytes = d.str("disk name"), r.Uint("disk size")
+		df := d.bits("disk flags", dAll)
+		dk.Rotational, dk.Virtual, dk.System = df&1 != 0, df&2 != 0, df&4 != 0
+		dk.Vendor, dk.Model = d.str("disk vendor"), d.str("disk model")
+		if r.Err() != nil {
+			return u
+		}
+	}
+	if f&uIfaces != 0 && r.Err() == nil {
+		u.Ifaces = make([]usage.Iface, r.Count("interfaces", r.Left()))
+	}
+	for k := range u.Ifaces {
+		i := &u.Ifaces[k]
+		i.Name, i.RxBytes, i.TxBytes = d.str("interface name"), r.Uint("rx bytes"), r.Uint("tx bytes")
+		nf := d.bits("interface flags", iAll)
+		i.Physical, i.DefaultRoute = nf&1 != 0, nf&2 != 0
+		i.SpeedMbps, i.Index = r.Int("speed"), r.Int("ifindex")
+		if r.Err() != nil {
+			return u
+		}
+	}
+	return u
 }
 
 // index reads an index below n.

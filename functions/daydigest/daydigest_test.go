@@ -34,8 +34,11 @@ func sample() *daydigest.Digest {
 		{Name: incident.LinkCheck, Category: events.CategoryConnectivity, Verdict: events.Fail, Detail: "lost"},
 		{Name: "gpu.power", Category: events.CategoryPerformance, Verdict: events.Pass, GPU: gpu(0), Number: num(612.5), Unit: "W", UUID: "GPU-1"},
 		{Name: "gpu.count", Category: events.CategoryGPULost, Verdict: events.Pass, Value: "8", Number: num(8), Unit: "GPUs"},
-		{Name: "usage.net.eth0", Category: events.CategoryHost, Verdict: events.Pass, Detail: "physical=1&rx_bytes=1&tx_bytes=2"},
+		{Name: "usage.boot", Category: events.CategoryHost, Verdict: events.Pass, Detail: "boot_id=b1&boot_time=1772294400", Number: num(3600.5)},
+		{Name: "usage.disk.vda", Category: events.CategoryHost, Verdict: events.Pass, Detail: "size_bytes=107374182400&system=1&vendor=virtio"},
+		{Name: "usage.net.eth0", Category: events.CategoryHost, Verdict: events.Pass, Detail: "physical=1&rx_bytes=1&tx_bytes=2&speed_mbps=100000&ifindex=2"},
 	}
+	bad := []events.Check{{Name: "usage.net.eth1", Category: events.CategoryHost, Verdict: events.Pass, Detail: "rx_bytes=x"}}
 	judge := func(e events.Event) report.Judged {
 		e.Type, e.Node, e.ReceivedAt = events.TypeObservation, "gz-01", recv
 		var j report.Judged
@@ -46,7 +49,8 @@ func sample() *daydigest.Digest {
 	return &daydigest.Digest{Node: "gz-01", Day: day, Batches: []daydigest.Batch{
 		{Seq: 7, ReceivedAt: recv, Obs: []report.Judged{judge(events.Event{At: recv.Add(-time.Minute), Kind: events.KindHeartbeat}),
 			judge(events.Event{At: recv.Add(-30 * time.Second), Kind: events.KindHeartbeat})}},
-		{Seq: 8, ReceivedAt: recv, Obs: []report.Judged{judge(events.Event{At: recv.Add(-time.Second), Kind: events.KindCheck, Checks: cs})}},
+		{Seq: 8, ReceivedAt: recv, Obs: []report.Judged{judge(events.Event{At: recv.Add(-time.Second), Kind: events.KindCheck, Checks: cs}),
+			judge(events.Event{At: recv.Add(-time.Second), Kind: events.KindCheck, Checks: bad})}},
 		{Seq: 9, ReceivedAt: recv.Add(time.Hour), Dropped: &wire.Drop{Batches: 2, FromSeq: 3, ToSeq: 4, Reason: "spool full"}},
 	}}
 }
@@ -54,7 +58,7 @@ func sample() *daydigest.Digest {
 // A digest reads back as it was written, judgement for judgement.
 func TestDigestReadsBack(t *testing.T) {
 	d := sample()
-	if j := d.Batches[1].Obs[0]; len(j.Checks) != 5 || j.Verdicts[1].Ev < 0 || !j.Conn.Fail || len(j.Figures) != 1 || len(j.Usage) != 1 || len(j.Inventory) != 1 {
+	if j, b := d.Batches[1].Obs[0], d.Batches[1].Obs[1]; !b.UsageBad || b.UsageErr == "" || len(j.Checks) != 4 || j.Verdicts[1].Ev < 0 || !j.Conn.Fail || len(j.Figures) != 1 || !j.UsageOK || len(j.Usage.Ifaces) != 1 || len(j.Inventory) != 1 {
 		t.Fatalf("the sample's judgement is not what the test is for: %+v", j)
 	}
 	got, err := daydigest.Decode(daydigest.Append(nil, d), &batchform.Decoder{})

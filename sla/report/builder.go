@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -600,25 +599,25 @@ func (b *Builder) observe(e *events.Event) {
 	b.record(&b.judged)
 }
 
-// collectUsage keeps an observation's usage readings. Those after the
-// month are needed only as far as the readings that straddle its end. A
-// reading it cannot read is listed on the node as evidence rather than
+// collectUsage keeps a judged observation's usage reading. Those after
+// the month are needed only as far as the readings that straddle its end.
+// A reading it cannot read is listed on the node as evidence rather than
 // failing the report: the rest of the month does not depend on it.
-func (b *Builder) collectUsage(n *nodeAcc, at time.Time, checks []events.Check) {
-	if !slices.ContainsFunc(checks, func(c events.Check) bool { return usage.IsUsage(c.Name) }) {
+func (b *Builder) collectUsage(n *nodeAcc, j *Judged) {
+	if !j.HasUsage {
 		return
 	}
+	at := j.Time
 	if at.After(time.Date(b.opts.Year, b.opts.Month+1, 1, 0, 0, 0, 0, time.UTC).Add(14*time.Hour + 48*time.Hour)) {
 		return
 	}
-	r, ok, err := usage.FromChecks(at, checks)
-	if err != nil {
+	if j.UsageBad {
 		n.usageBad = append(n.usageBad, Evidence{Kind: EvidenceUsageUnreadable, At: at.UTC().Format(time.RFC3339),
-			Detail: err.Error(), Text: msg.New("a usage reading could not be read and is left out: %s", err.Error())})
+			Detail: j.UsageErr, Text: msg.New("a usage reading could not be read and is left out: %s", j.UsageErr)})
 		return
 	}
-	if ok {
-		n.usage = append(n.usage, r)
+	if j.UsageOK {
+		n.usage = append(n.usage, j.Usage)
 	}
 }
 

@@ -38,20 +38,25 @@ type Judged struct {
 	// Conn is its connectivity result (incident.ConnectivityText).
 	Conn JudgedConn
 	// Checks are the checks read again when recorded: the failures that
-	// are evidence, the stress figures (baseline.FigureOf), the acceptance
-	// inventory (delivery.Inventory) and the usage readings
-	// (usage.IsUsage); Figures, Inventory and Usage are indexes into it,
-	// each in the observation's order.
-	Checks                    []events.Check
-	Figures, Inventory, Usage []int32
-	scratch                   []incident.Verdict // Judge's, reused
+	// are evidence, the stress figures (baseline.FigureOf) and the
+	// acceptance inventory (delivery.Inventory); Figures and Inventory are
+	// indexes into it, each in the observation's order.
+	Checks             []events.Check
+	Figures, Inventory []int32
+	// HasUsage: it held usage checks (usage.IsUsage), read as Usage
+	// (usage.FromChecks at Time) when UsageOK, or refused with UsageErr
+	// when UsageBad.
+	HasUsage, UsageOK, UsageBad bool
+	Usage                       usage.Reading
+	UsageErr                    string
+	scratch                     []incident.Verdict // Judge's, reused
 }
 
 // JudgeVersion names what Judge keeps of an observation and how record
 // reads it: a change to either must change it, so that observations judged
 // and kept by an older build (a stored day digest) are judged again from
 // their batches instead of read as they were.
-const JudgeVersion = 1
+const JudgeVersion = 2
 
 // JudgedVerdict is one verdict of a judged observation; Ev is the index in
 // Judged.Checks of the failing check its evidence is (-1: it passed).
@@ -76,7 +81,7 @@ func Judge(e *events.Event, keys *incident.Keys, j *Judged) {
 	t := e.TrueAt()
 	*j = Judged{Node: e.Node, At: t.UnixNano(), Time: t, Recv: e.ReceivedAt.UnixNano(), Beat: e.Kind == events.KindHeartbeat,
 		HasChecks: len(e.Checks) > 0, Checks: e.Checks, Verdicts: j.Verdicts[:0], Figures: j.Figures[:0],
-		Inventory: j.Inventory[:0], Usage: j.Usage[:0], Conn: JudgedConn{Ev: -1}, scratch: j.scratch}
+		Inventory: j.Inventory[:0], Conn: JudgedConn{Ev: -1}, scratch: j.scratch}
 	if !j.HasChecks {
 		return
 	}
@@ -93,8 +98,15 @@ func Judge(e *events.Event, keys *incident.Keys, j *Judged) {
 		if delivery.InInventory(c.Name) {
 			j.Inventory = append(j.Inventory, int32(i))
 		}
-		if usage.IsUsage(c.Name) {
-			j.Usage = append(j.Usage, int32(i))
+		j.HasUsage = j.HasUsage || usage.IsUsage(c.Name)
+	}
+	if j.HasUsage {
+		r, ok, err := usage.FromChecks(t, cs)
+		switch {
+		case err != nil:
+			j.UsageBad, j.UsageErr = true, err.Error()
+		case ok:
+			j.UsageOK, j.Usage = true, r
 		}
 	}
 	j.scratch = incident.AppendVerdicts(j.scratch, cs, keys)
@@ -119,7 +131,7 @@ func Judge(e *events.Event, keys *incident.Keys, j *Judged) {
 }
 
 // Compact keeps in j.Checks only the checks read again (the failures'
-// evidence, the figures, the inventory, the usage readings), in the
+// evidence, the figures, the inventory), in the
 // observation's order, renumbering the indexes: what a digest stores.
 func (j *Judged) Compact() {
 	keep := make([]bool, len(j.Checks))
@@ -131,7 +143,7 @@ func (j *Judged) Compact() {
 	if j.Conn.Ev >= 0 {
 		keep[j.Conn.Ev] = true
 	}
-	for _, l := range [][]int32{j.Figures, j.Inventory, j.Usage} {
+	for _, l := range [][]int32{j.Figures, j.Inventory} {
 		for _, i := range l {
 			keep[i] = true
 		}
@@ -152,7 +164,7 @@ func (j *Judged) Compact() {
 	if j.Conn.Ev >= 0 {
 		j.Conn.Ev = at[j.Conn.Ev]
 	}
-	for _, l := range [][]int32{j.Figures, j.Inventory, j.Usage} {
+	for _, l := range [][]int32{j.Figures, j.Inventory} {
 		for k := range l {
 			l[k] = at[l[k]]
 		}
@@ -211,9 +223,7 @@ func (b *Builder) record(j *Judged) {
 	if len(j.Figures) > 0 && b.ownFleet && at < b.winEnd() {
 		b.collectFleet(j.Node, at, j.pick(j.Figures))
 	}
-	if len(j.Usage) > 0 {
-		b.collectUsage(n, j.Time, j.pick(j.Usage))
-	}
+	b.collectUsage(n, j)
 	for _, v := range j.Verdicts {
 		ev := int32(-1)
 		if v.Fail {
