@@ -46,7 +46,7 @@ func flags(st claims.Status) string {
 	for _, x := range []struct {
 		on   bool
 		word string
-	}{{st.SentLate, "sent-after-deadline"}, {st.AnswerOverdue, "ANSWER-OVERDUE"}, {st.AnswerLate && !st.AnswerOverdue, "answered-late"},
+	}{{st.Expired, "EXPIRED-UNSENT"}, {st.SentLate, "sent-after-deadline"}, {st.AnswerOverdue, "ANSWER-OVERDUE"}, {st.AnswerLate && !st.AnswerOverdue, "answered-late"},
 		{st.CreditOverdue, "CREDIT-OVERDUE"}, {len(st.LateCredits) > 0, "credited-late"}, {st.Excess > 0, "excess " + st.Excess.String()}} {
 		if x.on {
 			f = append(f, x.word)

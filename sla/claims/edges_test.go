@@ -168,3 +168,33 @@ func TestTotal(t *testing.T) {
 		t.Fatalf("total:\n got %+v\nwant %+v", got, want)
 	}
 }
+
+// A claim the renter never sent is expired from the claim deadline's
+// instant (cn-example's March: 30 days after the month in Beijing, due
+// before 1 May 00:00 +08:00): a draft the instant before, expired at it and
+// after; one sent, even late, is never expired (it is sent late instead).
+func TestUnsentClaimExpiresAtItsDeadline(t *testing.T) {
+	d := Draft{Contract: "cn-example", Provider: "示例算力云", Month: "2026-03", Amount: cents("2057.20"),
+		Currency: "CNY", Deadline: at("2026-04-30T16:00:00Z"), TimeZone: "Asia/Shanghai", Lang: "zh", Nodes: []string{"gz-01"}, Lines: 1,
+		Seal:     Seal{ObservationsSHA256: "9f2c", ChainHead: "a1b2", Batches: 12},
+		MonthEnd: at("2026-03-31T16:00:00Z"), AsOf: at("2026-03-31T22:00:00Z"),
+		Record: Record{RecordedAt: at("2026-03-31T22:00:05Z"), RecordedBy: "report-job"}}
+	c := mustNew(t, d)
+	for _, x := range []struct {
+		now     string
+		expired bool
+	}{{"2026-04-30T15:59:59Z", false}, {"2026-04-30T16:00:00Z", true}, {"2026-12-07T00:00:00Z", true}} {
+		st := c.StatusAt(Deadlines{}, at(x.now))
+		if st.State != StateDrafted || st.Expired != x.expired || st.SentLate {
+			t.Errorf("unsent, as of %s: %+v, want drafted, expired %v", x.now, st, x.expired)
+		}
+	}
+	late := send(t, c, "2026-04-30T16:00:00Z", "case-1")
+	if st := late.StatusAt(Deadlines{}, at("2026-12-07T00:00:00Z")); st.Expired || !st.SentLate || st.State != StateSent {
+		t.Errorf("sent at the deadline: %+v, want sent late, not expired", st)
+	}
+	inTime := send(t, c, "2026-04-30T15:59:59Z", "case-1")
+	if st := inTime.StatusAt(Deadlines{}, at("2026-12-07T00:00:00Z")); st.Expired || st.SentLate {
+		t.Errorf("sent the second before: %+v", st)
+	}
+}

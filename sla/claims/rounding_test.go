@@ -45,6 +45,10 @@ func TestRoundingIsPaidInFull(t *testing.T) {
 		{"a claim to the nearest cent, the provider truncates", "3200.00", 0, "3199.99", "0", "0", -1, true},
 		{"two cents short of a one-line claim: short-paid", "1306.37", 1, "1306.35", "0.02", "0", 0, false},
 		{"one line, a cent more", "1306.37", 1, "1306.38", "0", "0", 1, true},
+		{"one line, a cent short: paid in full", "1306.37", 1, "1306.36", "0", "0", -1, true},
+		{"three lines, three cents short: paid in full", "499.98", 3, "499.95", "0", "0", -3, true},
+		{"three lines, four cents short: short-paid", "499.98", 3, "499.94", "0.04", "0", 0, false},
+		{"two lines, two cents more: paid in full", "3199.99", 2, "3200.01", "0", "0", 2, true},
 	}
 	for _, c := range cases {
 		cl := jdMarch(t, c.claim, c.lines)

@@ -79,6 +79,9 @@ type Status struct {
 	// SentLate: sent at or after the claim deadline (the provider may
 	// refuse it for that alone).
 	SentLate bool `json:"sent_late,omitempty"`
+	// Expired: not sent, and the claim deadline has passed: the window the
+	// contract gives the renter closed with the claim still a draft.
+	Expired bool `json:"expired,omitempty"`
 	// AnswerDue is the provider's deadline to answer (zero: its terms set
 	// none, or not sent); AnswerLate the answer came at or after it, or
 	// has not come and it passed (AnswerOverdue).
@@ -127,6 +130,7 @@ func (c Claim) StatusAt(d Deadlines, now time.Time) Status {
 		}
 	}
 	if c.Sent == nil {
+		s.Expired = !c.Deadline.IsZero() && !now.Before(c.Deadline)
 		return s
 	}
 	s.SentLate = !c.Sent.At.Before(c.Deadline)
