@@ -85,6 +85,12 @@ func csvCredits(name string, r io.Reader, cur string) ([]claims.BillCredit, erro
 		if b.Currency == "" {
 			b.Currency = cur
 		}
+		switch {
+		case it.Currency != "" && !claims.IsCurrencyCode(it.Currency):
+			return nil, fmt.Errorf("%s:%d: field currency: %q is not an ISO 4217 code (three capital letters, like CNY)", name, it.Line, it.Currency)
+		case !claims.IsCurrencyCode(b.Currency):
+			return nil, fmt.Errorf("%s:%d: field currency: missing, and no currency for a line that names none was given (%q; gpusla claims bill --currency)", name, it.Line, cur)
+		}
 		b.Key = claims.CreditKey(b.Period, b.Currency, b.Amount, b.Reference, b.Description, b.Lines)
 		out = append(out, b)
 	}

@@ -86,6 +86,21 @@ func TestReadCreditsRefusesBadLines(t *testing.T) {
 			t.Errorf("%q: got %v, want %q", tc.bill, err, tc.want)
 		}
 	}
+	// The currency is the line's own, checked where it is read: a code in
+	// the wrong form, or none where no default is given, names the line; a
+	// good line before it is not read alone.
+	for _, tc := range []struct{ bill, cur, want string }{
+		{head + ",2026-05,credit,,-1.00,USD,\n,2026-05,credit,,-5.00,usd,\n", "USD", `bill.csv:3: field currency: "usd" is not an ISO 4217 code`},
+		{head + ",2026-05,credit,,-1.00,USD,\n,2026-05,credit,,-5.00,US$,\n", "USD", `bill.csv:3: field currency: "US$" is not an ISO 4217 code`},
+		{head + ",2026-05,credit,,-1.00,USD,\n,2026-05,credit,,-5.00,,\n", "", `bill.csv:3: field currency: missing`},
+	} {
+		if got, err := ReadCredits("bill.csv", strings.NewReader(tc.bill), FormatGpusla, tc.cur); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: got %v %v, want %q", tc.bill, got, err, tc.want)
+		}
+	}
+	if got, err := ReadCredits("bill.csv", strings.NewReader(head+",2026-05,credit,,-5.00,,\n"), FormatGpusla, "CNY"); err != nil || len(got) != 1 || got[0].Currency != "CNY" {
+		t.Errorf("a line naming no currency takes the default: %+v %v", got, err)
+	}
 	cur, _ := os.ReadFile("testdata/aws-cur-2026-05-credits.csv")
 	bad := strings.Replace(string(cur), ",-0.0001,", ",0.0001,", 1)
 	if _, err := ReadCredits("cur.csv", strings.NewReader(bad), FormatAWSCUR, ""); err == nil || !strings.Contains(err.Error(), `cur.csv:7:`) ||

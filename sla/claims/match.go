@@ -51,6 +51,10 @@ func CreditKey(period, currency string, amount Cents, reference, description str
 	return "bill:" + period + ":" + hex.EncodeToString(h.Sum(nil))[:16]
 }
 
+// IsCurrencyCode says whether s has the form of an ISO 4217 code (three
+// capital letters), the form every amount of the ledger carries.
+func IsCurrencyCode(s string) bool { return currencyRE.MatchString(s) }
+
 // Check holds a credit read from a bill to what a credit is: a positive
 // amount in a currency code, a month, and a contract it may be for.
 func (b BillCredit) Check() error {

@@ -50,6 +50,11 @@ func claimsErr(cmd *cobra.Command, err error) error {
 	if !errors.As(err, &ae) || ae.Field == "" {
 		return err
 	}
+	if err != error(ae) {
+		// Wrapped with where it was found (a bill's line): that context
+		// names the problem, not a flag.
+		return err
+	}
 	flag := strings.ReplaceAll(ae.Field, "_", "-")
 	if cmd.Flags().Lookup(flag) != nil {
 		return fmt.Errorf("--%s: %s", flag, ae.Msg)

@@ -198,3 +198,29 @@ func TestClaimsCommandsRemote(t *testing.T) {
 		t.Fatalf("remote letter: %v", err)
 	}
 }
+
+// TestClaimsBillBadLineWritesNothing: a bill whose third line is bad is
+// refused naming the file, the line, the field and the value — a currency
+// code in the wrong form, a description too long for the ledger — and its
+// good second line is not recorded alone.
+func TestClaimsBillBadLineWritesNothing(t *testing.T) {
+	data, _ := claimsCLI(t)
+	head := "node,period,kind,quantity,amount,currency,reference,description\n,2026-11,credit,,-1.00,USD,,promo\n"
+	for _, c := range []struct{ line3, want string }{
+		{",2026-11,credit,,-5.00,usd,,x\n", `:3: field currency: "usd" is not an ISO 4217 code`},
+		{",2026-11,credit,,-5.00,USD,," + strings.Repeat("x", 501) + "\n", ` line [3]: description: longer than 500 characters`},
+	} {
+		bill := filepath.Join(t.TempDir(), "bill.csv")
+		if err := os.WriteFile(bill, []byte(head+c.line3), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, err := runCLI(t, "claims", "bill", bill, "--contract", "us-example", "--data", data)
+		if err == nil || !strings.Contains(err.Error(), bill+c.want) {
+			t.Errorf("bad line 3: %v, want %q\n%s", err, bill+c.want, out)
+		}
+		out, err = runCLI(t, "claims", "list", "--credits", "--data", data, "--format", "json")
+		if err != nil || strings.Contains(out, "promo") {
+			t.Errorf("a refused bill left a line behind: %v\n%s", err, out)
+		}
+	}
+}
