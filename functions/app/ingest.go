@@ -110,7 +110,9 @@ func restartChain(st *store.NodeState, b *wire.Batch) bool {
 	if b.Chain != "" {
 		return b.Chain != st.Chain && !slices.Contains(st.PastChains, b.Chain)
 	}
-	return b.Seq == 1 // wire.Validate: seq 1 has no prev
+	// Seq 1 again while the chain is still at 1 is not a restart: it is
+	// seq 1 reused (place keeps it as evidence, never over the first).
+	return b.Seq == 1 && st.LastSeq > 1 // wire.Validate: seq 1 has no prev
 }
 
 // isMeasurement tells the figures whose bodies are kept even when they
@@ -273,7 +275,7 @@ func (in *ingest) note(d *draft, kind, detail string) {
 // times are noted and the SLA engine judges it, all in the draft; commit's
 // one conditional state write then stores it.
 func (in *ingest) decide(ctx context.Context, d *draft) (ack wire.Ack, answered bool, err error) {
-	if ack, answered, err := in.repeat(d); answered {
+	if ack, answered, err := in.repeat(ctx, d); answered {
 		return ack, true, err
 	}
 	if ack, answered, err := in.place(ctx, d); answered {
@@ -308,7 +310,7 @@ func (in *ingest) readState(ctx context.Context) (*draft, error) {
 // repeat answers a request seen before: the identical signed request again
 // is a replay, refused (a probe retry re-signs); a recent batch, of this
 // chain or the one before, sent again is a retry, answered as a duplicate.
-func (in *ingest) repeat(d *draft) (ack wire.Ack, answered bool, err error) {
+func (in *ingest) repeat(ctx context.Context, d *draft) (ack wire.Ack, answered bool, err error) {
 	for _, sg := range d.st.Signatures {
 		if sg.Sig == in.sig {
 			return wire.Ack{}, true, unauthorized(ErrReplay)
@@ -316,10 +318,22 @@ func (in *ingest) repeat(d *draft) (ack wire.Ack, answered bool, err error) {
 	}
 	for _, r := range d.st.Recent {
 		if r.ID == in.b.ID {
+			if r.Hash != "" && !strings.HasPrefix(in.hash, r.Hash) {
+				ack, err := in.otherContent(ctx, r.Seq, r.Hash)
+				return ack, true, err
+			}
 			return in.ack(wire.AckDuplicate), true, nil
 		}
 	}
 	return wire.Ack{}, false, nil
+}
+
+// otherContent keeps as evidence a batch sent again under the id of one
+// already taken with other bytes, and answers it as a duplicate: what was
+// taken first is never replaced, and the node's second word is on record.
+func (in *ingest) otherContent(ctx context.Context, key uint64, taken string) (wire.Ack, error) {
+	return in.setAside(ctx, store.EvidenceSeqReuse, key, fmt.Sprintf("batch %s sent again with other content (hash %s, the batch taken has %s); the first one is kept",
+		in.b.ID, short(in.hash), short(taken)))
 }
 
 // place finds the batch's key: in the node's current chain, or in a new one
@@ -547,7 +561,7 @@ func (in *ingest) advance(d *draft) {
 	if !d.outOfOrder {
 		st.LastSeq, st.LastHash, st.LastBatchID = b.Seq, in.hash, b.ID
 	}
-	st.Recent = appendCapped(st.Recent, store.SeqID{Seq: d.key, ID: b.ID}, store.RecentBatches)
+	st.Recent = appendCapped(st.Recent, store.SeqID{Seq: d.key, ID: b.ID, Hash: in.hash[:16]}, store.RecentBatches)
 	st.Signatures = appendCapped(freshSignatures(st.Signatures, in.now), store.SigSeen{Sig: in.sig, At: in.signedAt}, store.RecentSignatures)
 	if d.fresh {
 		st.LastReceivedAt, st.LastSignedAt = in.now, in.signedAt
@@ -621,9 +635,18 @@ func (in *ingest) storeBody(ctx context.Context, d *draft) (ack wire.Ack, answer
 		if gerr != nil {
 			return wire.Ack{}, true, gerr
 		}
-		if got.ID != in.b.ID {
+		switch {
+		case got.ID != in.b.ID:
 			ack, err := in.setAside(ctx, store.EvidenceSeqReuse, d.key, fmt.Sprintf("seq %d already used by batch %s", in.b.Seq, got.ID))
 			return ack, true, err
+		case got.Hash != in.hash:
+			ack, err := in.otherContent(ctx, d.key, got.Hash)
+			return ack, true, err
+		case d.outOfOrder:
+			// This very batch, taken before the chain went past it and
+			// sent again after the recent ids forgot it: a retry, not
+			// late data to judge a second time.
+			return in.ack(wire.AckDuplicate), true, nil
 		}
 	} else if err != nil {
 		return wire.Ack{}, true, err

@@ -375,10 +375,13 @@ const RecentChains = 8
 // anyway), so at the default schedule about five are kept.
 const RecentSignatures = 8
 
-// SeqID is one accepted batch.
+// SeqID is one accepted batch. Hash is the first 16 hex digits of its
+// body's SHA-256, so a batch sent again under the same id with other bytes
+// is told from a retry (empty in states written before it was kept).
 type SeqID struct {
-	Seq uint64 `json:"seq"`
-	ID  string `json:"id"`
+	Seq  uint64 `json:"seq"`
+	ID   string `json:"id"`
+	Hash string `json:"hash,omitempty"`
 }
 
 // SigSeen is a request signature seen (a 16-hex-digit prefix of its SHA-256,

@@ -49,6 +49,11 @@ const (
 	// batch of thousands of invented names would flood the books and the
 	// chat (docs/security.md, "Bounds").
 	MaxBatchChecks = 2048
+	// MaxClockSkewMS bounds a batch's clock_skew_ms either way: a century.
+	// A probe whose clock was never set (a dead RTC reads 1970 or 2000) is
+	// inside it and its skew corrects its times; past it the figure is no
+	// clock, and near 292 years it would wrap around in a time.Duration.
+	MaxClockSkewMS = 100 * 365 * 24 * 3600 * 1000
 )
 
 // Bounds on one check's text, in bytes. The probe's own names are under 32
@@ -227,6 +232,8 @@ func (b *Batch) Validate() error {
 		return bad("chain", "must be at most %d letters, digits, '-' or '_'", MaxChainLen)
 	case b.CreatedAt.IsZero():
 		return bad("created_at", "missing")
+	case b.ClockSkewMS > MaxClockSkewMS || b.ClockSkewMS < -MaxClockSkewMS:
+		return bad("clock_skew_ms", "%d is more than a century either way (%d ms): not a clock's skew", b.ClockSkewMS, int64(MaxClockSkewMS))
 	case len(b.Observations) > MaxObservations:
 		return bad("observations", "%d is over the limit of %d", len(b.Observations), MaxObservations)
 	}
