@@ -28,6 +28,12 @@ type ExportSelect struct {
 	// instead, so the store's last known instant costs no replay of every
 	// batch it holds.
 	NoBatches bool
+	// Known is the latest instant the records exported beside this log
+	// (its tickets and status pages, eventexport) are known at: a backend
+	// that recorded its stop was down until the later of it and Export's
+	// own records (StoppedSince), so that the log's report is judged as the
+	// store's books are.
+	Known time.Time
 }
 
 // ExportStats counts what Export wrote, and what it had to leave out.
@@ -60,7 +66,7 @@ func Export(ctx context.Context, st store.Store, sel ExportSelect, emit func(*ev
 	}
 	// The last instant the exported records are known at: a backend that
 	// recorded its stop before it was down until then (StoppedSince).
-	var known time.Time
+	known := sel.Known
 	emit = knownBy(&known, emit)
 	out := func(e *events.Event) error {
 		stats.Events++
@@ -252,10 +258,6 @@ func eachOf[T any](list []T, err error, fn func(*T) error) error {
 // events.MaxObservationLead before it to events.MaxObservationAge after
 // (ObservationEvents leaves out any other). Stats counts what it wrote.
 func ExportNode(ctx context.Context, h store.History, n store.Node, from, to time.Time, emit func(*events.Event) error, stats *ExportStats) error {
-	// The last instant the exported records are known at: a backend that
-	// recorded its stop before it was down until then (StoppedSince).
-	var known time.Time
-	emit = knownBy(&known, emit)
 	out := func(e *events.Event) error {
 		stats.Events++
 		return emit(e)

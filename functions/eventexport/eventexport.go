@@ -79,23 +79,40 @@ func Write(ctx context.Context, st Store, sel app.ExportSelect, w io.Writer) (ap
 // Into hands the selection's events to emit, tickets included (those on
 // the selected nodes), as `gpusla scorecard --data` reads the store.
 func Into(ctx context.Context, st Store, sel app.ExportSelect, emit func(*events.Event) error) (app.ExportStats, error) {
+	// Tickets too, as the backend's own month report reads them
+	// (app.MonthExport): without them an offline report would show no
+	// ticket and no late-response penalty. And the providers' own status
+	// pages: the report lists which outages they acknowledged. They are
+	// read first, as few as a month has, so that the backend's outage
+	// since its stop reaches the latest of them (ExportSelect.Known);
+	// they are written after the nodes' records, as before.
+	var later []events.Event
+	keep := func(e *events.Event) error {
+		later = append(later, *e)
+		if k := e.KnownAt(); k.After(sel.Known) {
+			sel.Known = k
+		}
+		return nil
+	}
+	nt, err := app.ExportTickets(ctx, st, ticketFilter(sel.Nodes, keep))
+	if err != nil {
+		return app.ExportStats{}, err
+	}
+	ns, err := app.ExportProviderStatus(ctx, st, sel.From, sel.To, keep)
+	if err != nil {
+		return app.ExportStats{}, err
+	}
 	stats, err := app.Export(ctx, st, sel, emit)
 	if err != nil {
 		return stats, err
 	}
-	// Tickets too, as the backend's own month report reads them
-	// (app.MonthExport): without them an offline report would show no
-	// ticket and no late-response penalty.
-	n, err := app.ExportTickets(ctx, st, ticketFilter(sel.Nodes, emit))
-	stats.Events += n
-	if err != nil {
-		return stats, err
+	stats.Events += nt + ns
+	for i := range later {
+		if err := emit(&later[i]); err != nil {
+			return stats, err
+		}
 	}
-	// The providers' own status pages: the report lists which outages
-	// they acknowledged.
-	n, err = app.ExportProviderStatus(ctx, st, sel.From, sel.To, emit)
-	stats.Events += n
-	return stats, err
+	return stats, nil
 }
 
 // ToFile writes the selection to path atomically (temp file, fsync,

@@ -15,8 +15,9 @@ import (
 // stoppedData is a data folder whose serve stopped on 10 November at
 // 02:00 with gz-01 heard until then, and in which a second node was
 // registered two days later with serve still stopped (gpusla node add
-// opens the store only while serve does not run).
-func stoppedData(t *testing.T) (data string, stop, added time.Time) {
+// opens the store only while serve does not run), and a ticket's answer
+// recorded two hours after that; it returns the stop and that last record.
+func stoppedData(t *testing.T) (data string, stop, last time.Time) {
 	t.Helper()
 	t.Setenv(wiring.EnvTable, "")
 	data = t.TempDir()
@@ -38,7 +39,7 @@ func stoppedData(t *testing.T) (data string, stop, added time.Time) {
 	defer st.Close()
 	ordered := time.Date(2026, 10, 31, 9, 0, 0, 0, time.UTC)
 	stop = time.Date(2026, 11, 10, 2, 0, 0, 0, time.UTC)
-	added = stop.Add(48 * time.Hour)
+	added := stop.Add(48 * time.Hour)
 	for _, n := range []store.Node{
 		{ID: "gz-01", OrderedAt: ordered, CreatedAt: ordered},
 		{ID: "gz-02", OrderedAt: added, CreatedAt: added},
@@ -57,7 +58,15 @@ func stoppedData(t *testing.T) (data string, stop, added time.Time) {
 	if _, err := st.PutBackendRun(t.Context(), store.BackendRun{ID: "serve@1", Start: ordered, LastTick: stop.Add(2 * time.Second), Stopped: true}, 0); err != nil {
 		t.Fatal(err)
 	}
-	return data, stop, added
+	// And, later still, the provider's answer to a ticket recorded by hand:
+	// the last record of all, which the exported log writes after the
+	// nodes' records.
+	answered := added.Add(2 * time.Hour)
+	if err := st.CreateTicket(t.Context(), store.Ticket{ID: "T-1", Node: "gz-02", Priority: "P3", Opened: added.Add(time.Hour),
+		Events: []store.TicketEvent{{Type: store.EventProviderResponded, At: answered, RecordedAt: answered}}}); err != nil {
+		t.Fatal(err)
+	}
+	return data, stop, answered
 }
 
 // A record made with serve stopped (a node added two days after the stop)
@@ -66,7 +75,7 @@ func stoppedData(t *testing.T) (data string, stop, added time.Time) {
 // node — by report --data and by the report of the exported log alike —
 // where before it was two days of gz-01 unreachable (no_data).
 func TestReportAfterARecordMadeWithServeStopped(t *testing.T) {
-	data, stop, added := stoppedData(t)
+	data, stop, last := stoppedData(t)
 	log := filepath.Join(t.TempDir(), "month.jsonl")
 	if out, err := runCLI(t, "export", "--data", data, "--month", "2026-11", "-o", log); err != nil {
 		t.Fatalf("export: %v\n%s", err, out)
@@ -94,8 +103,8 @@ func TestReportAfterARecordMadeWithServeStopped(t *testing.T) {
 		if err := json.NewDecoder(strings.NewReader(out[strings.Index(out, "{"):])).Decode(&rep); err != nil {
 			t.Fatalf("%v\n%.300s", err, out)
 		}
-		if rep.AsOf != added.Format(time.RFC3339) {
-			t.Errorf("report %v judged as of %s, want the last record's %s", src, rep.AsOf, added.Format(time.RFC3339))
+		if rep.AsOf != last.Format(time.RFC3339) {
+			t.Errorf("report %v judged as of %s, want the last record's %s", src, rep.AsOf, last.Format(time.RFC3339))
 		}
 		for _, n := range rep.Nodes {
 			if n.Node != "gz-01" {
