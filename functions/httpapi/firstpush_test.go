@@ -12,12 +12,22 @@ import (
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
 	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/infra/store/dynamo/dynamotest"
 	"github.com/gpusla/gpusla/probe/wire"
 	"github.com/gpusla/gpusla/sla/events"
 )
 
 // What a node may send first: each edge of its first pushes, through the
 // real handler and a real store, on both sides of each line.
+
+// onStores runs a test on bolt and on DynamoDB (dynalite): each store's
+// put-if-absent, hash and state encoding decide some of these edges.
+func onStores(t *testing.T, run func(t *testing.T, mk func(testing.TB) *env)) {
+	t.Run("bolt", func(t *testing.T) { run(t, newEnv) })
+	t.Run("dynamo", func(t *testing.T) {
+		run(t, func(t testing.TB) *env { return newEnvOn(t, nil, dynamotest.NewStore(t)) })
+	})
+}
 
 // noState says the node has no state: nothing of a refused first batch
 // was half-written.
@@ -45,8 +55,10 @@ func evidenceOf(t *testing.T, e *env, node, kind string) []store.Evidence {
 
 // The body limit is 1 MiB exactly: a signed first batch of 1,048,576 bytes
 // is taken, one byte more is 413 with nothing stored.
-func TestFirstPushBodyLimitExactly(t *testing.T) {
-	e := newEnv(t)
+func TestFirstPushBodyLimitExactly(t *testing.T) { onStores(t, testFirstPushBodyLimitExactly) }
+
+func testFirstPushBodyLimitExactly(t *testing.T, mk func(testing.TB) *env) {
+	e := mk(t)
 	_, body := e.a.Batch(t0, apptest.Heartbeats(t0, 30*time.Second, 2)...)
 	// JSON allows trailing white space: pad the real batch to the limit.
 	at := append(body[:len(body):len(body)], bytes.Repeat([]byte(" "), wire.MaxBodyBytes-len(body))...)
@@ -69,8 +81,10 @@ func TestFirstPushBodyLimitExactly(t *testing.T) {
 
 // The first seq: 0 is no seq (400 naming it, nothing written); 1 with a
 // prev is refused; a first batch at 3 is taken with the gap as evidence.
-func TestFirstPushSeq(t *testing.T) {
-	e := newEnv(t)
+func TestFirstPushSeq(t *testing.T) { onStores(t, testFirstPushSeq) }
+
+func testFirstPushSeq(t *testing.T, mk func(testing.TB) *env) {
+	e := mk(t)
 	raw := func(seq int, prev string) []byte {
 		return []byte(fmt.Sprintf(`{"v":1,"id":"first-%d","node":"node-a","probe":"t","seq":%d,"prev":%q,"created_at":"2026-11-30T10:00:00Z","observations":[{"at":"2026-11-30T10:00:00Z","kind":"heartbeat"}]}`, seq, seq, prev))
 	}
@@ -108,13 +122,14 @@ func TestFirstPushSeq(t *testing.T) {
 // the same bytes re-signed are a duplicate that writes nothing; another
 // batch claiming seq 1 is kept as evidence and never replaces the first.
 func TestFirstBatchAgainIsIdempotent(t *testing.T) {
-	for _, chain := range []string{"c1", ""} { // today's probe, and one older than chain ids
-		t.Run("chain "+chain, func(t *testing.T) { firstBatchAgain(t, chain) })
-	}
+	onStores(t, func(t *testing.T, mk func(testing.TB) *env) {
+		for _, chain := range []string{"c1", ""} { // today's probe, and one older than chain ids
+			t.Run("chain "+chain, func(t *testing.T) { firstBatchAgain(t, mk(t), chain) })
+		}
+	})
 }
 
-func firstBatchAgain(t *testing.T, chain string) {
-	e := newEnv(t)
+func firstBatchAgain(t *testing.T, e *env, chain string) {
 	e.a.Chain = chain
 	fail := wire.Check{Name: "gpu.count", Category: wire.CategoryGPULost, Verdict: wire.Fail, Value: "7"}
 	_, first := e.a.Batch(t0, apptest.Check(t0, fail))
@@ -173,8 +188,10 @@ func firstBatchAgain(t *testing.T, chain string) {
 // The first batch again after the backend forgot its id (four batches
 // later): its stored body says it was taken, so it is a duplicate and is
 // not judged a second time; other content under its id is evidence.
-func TestFirstBatchAgainLongAfter(t *testing.T) {
-	e := newEnv(t)
+func TestFirstBatchAgainLongAfter(t *testing.T) { onStores(t, testFirstBatchAgainLongAfter) }
+
+func testFirstBatchAgainLongAfter(t *testing.T, mk func(testing.TB) *env) {
+	e := mk(t)
 	e.a.Chain = "c1"
 	fail := wire.Check{Name: "gpu.count", Category: wire.CategoryGPULost, Verdict: wire.Fail, Value: "7"}
 	_, first := e.a.Batch(t0, apptest.Check(t0, fail))
@@ -224,7 +241,9 @@ func TestFirstBatchAgainLongAfter(t *testing.T) {
 // taken (dated at the receipt), 5 min 1 s is set aside; 100 days before is
 // taken, 100 days and 1 s is set aside. A set-aside heartbeat is not the
 // node's first.
-func TestFirstPushObservationTimeLines(t *testing.T) {
+func TestFirstPushObservationTimeLines(t *testing.T) { onStores(t, testFirstPushObservationTimeLines) }
+
+func testFirstPushObservationTimeLines(t *testing.T, mk func(testing.TB) *env) {
 	for _, c := range []struct {
 		name  string
 		at    time.Time
@@ -243,7 +262,7 @@ func TestFirstPushObservationTimeLines(t *testing.T) {
 		{"an hour behind, skew reported", t0.Add(-time.Hour), -time.Hour, false, t0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t)
+			e := mk(t)
 			e.a.SkewMS = c.skew.Milliseconds()
 			_, body := e.a.Batch(t0, wire.Observation{At: c.at, Kind: wire.KindHeartbeat})
 			if w := e.post(e.a.Request(t0, body)); w.Code != 200 {
@@ -269,8 +288,10 @@ func TestFirstPushObservationTimeLines(t *testing.T) {
 
 // A skew no clock can have (past the range of a duration) is refused
 // naming the field, not wrapped into some other time.
-func TestFirstPushSkewOutOfRange(t *testing.T) {
-	e := newEnv(t)
+func TestFirstPushSkewOutOfRange(t *testing.T) { onStores(t, testFirstPushSkewOutOfRange) }
+
+func testFirstPushSkewOutOfRange(t *testing.T, mk func(testing.TB) *env) {
+	e := mk(t)
 	for _, ms := range []int64{wire.MaxClockSkewMS + 1, -wire.MaxClockSkewMS - 1, 1<<63 - 1, -1 << 63} {
 		// wire.Encode refuses it: the bytes a broken or hostile probe sends.
 		body, err := json.Marshal(&wire.Batch{V: 1, ID: fmt.Sprint("s", ms), Node: "node-a", Probe: "t", Seq: 1, CreatedAt: t0, ClockSkewMS: ms,
@@ -301,7 +322,11 @@ func TestFirstPushSkewOutOfRange(t *testing.T) {
 // After its release a batch is still acknowledged (the spool drains), but
 // nothing it observed after the release opens an incident.
 func TestFirstPushBeforeRegistrationAndAfterRelease(t *testing.T) {
-	e := newEnv(t)
+	onStores(t, testFirstPushBeforeRegistrationAndAfterRelease)
+}
+
+func testFirstPushBeforeRegistrationAndAfterRelease(t *testing.T, mk func(testing.TB) *env) {
+	e := mk(t)
 	early := &apptest.Probe{Node: "node-c", Secret: bytes.Repeat([]byte{7}, 32)}
 	_, body := early.Batch(t0, apptest.Heartbeats(t0, 30*time.Second, 2)...)
 	if w := e.post(early.Request(t0, body)); w.Code != 401 || !strings.Contains(w.Body.String(), "unknown node or signature does not match") {
@@ -338,8 +363,10 @@ func TestFirstPushBeforeRegistrationAndAfterRelease(t *testing.T) {
 // in all at once: every batch of the spool is taken in order, the node's
 // first heartbeat is the spool's first (its evidence), and the silence
 // before the first receipt is no unreachable incident.
-func TestFirstPushAfterDaysInTheSpool(t *testing.T) {
-	e := newEnv(t)
+func TestFirstPushAfterDaysInTheSpool(t *testing.T) { onStores(t, testFirstPushAfterDaysInTheSpool) }
+
+func testFirstPushAfterDaysInTheSpool(t *testing.T, mk func(testing.TB) *env) {
+	e := mk(t)
 	start := t0.Add(-3 * 24 * time.Hour)
 	var bodies [][]byte
 	for at := start; at.Before(t0); at = at.Add(time.Hour) {

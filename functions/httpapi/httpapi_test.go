@@ -27,8 +27,16 @@ import (
 
 var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 
+// testStore is a store whose clock the test sets: bolt, or DynamoDB on
+// dynalite.
+type testStore interface {
+	store.Store
+	store.TicketStore
+	SetClock(now func() time.Time)
+}
+
 type env struct {
-	store *bolt.Store
+	store testStore
 	svc   *app.Service
 	api   *httpapi.API
 	clock *apptest.Clock
@@ -44,6 +52,11 @@ func newEnvWith(t testing.TB, book app.TermsBook) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	return newEnvOn(t, book, st)
+}
+
+// newEnvOn is newEnvWith on the given store.
+func newEnvOn(t testing.TB, book app.TermsBook, st testStore) *env {
 	clock := apptest.NewClock(t0)
 	st.SetClock(clock.Now)
 	svc, err := app.New(app.Config{Store: st, Notifier: &apptest.Notifier{}, Box: apptest.Box(t), Clock: clock, Terms: book,
