@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gpusla/gpusla/infra/store"
@@ -128,7 +129,7 @@ func (l *Ledger) applyTo(ctx context.Context, b claims.BillCredit) (store.Claim,
 		if slices.ContainsFunc(c.Credits, func(cr claims.Credit) bool { return cr.Key == b.Key }) {
 			return false, nil
 		}
-		out, err := c.Claim.Apply(claims.CreditIn{Credit: claims.Credit{Key: b.Key, Period: b.Period, At: b.At, Amount: b.Amount,
+		out, err := c.Claim.Apply(claims.CreditIn{Credit: claims.Credit{Key: b.Key, Period: b.Period, At: b.At, Amount: b.Amount, Form: b.Form,
 			MatchedBy: b.MatchedBy, Reference: b.Reference, Record: b.Record}, Currency: b.Currency})
 		c.Claim = out
 		return err == nil, err
@@ -166,7 +167,10 @@ type ManualCredit struct {
 	// On is the credit's own date, if the bill gives one.
 	On        time.Time
 	Reference string
-	By        string
+	// Form is how it was given back (claims.Forms): empty for a bill's
+	// credit line.
+	Form string
+	By   string
 }
 
 // CreditByHand records m as a bill credit line applied to its claim. The
@@ -178,8 +182,8 @@ func (l *Ledger) CreditByHand(ctx context.Context, m ManualCredit) (ClaimView, e
 	}
 	contract, _, _ := claims.ParseID(m.Claim)
 	now := l.svc.Now()
-	b := claims.BillCredit{Key: claims.CreditKey(m.Period, m.Currency, m.Amount, m.Reference, "manual "+m.Claim, nil), Bill: "manual",
-		Period: m.Period, At: m.On.UTC(), Amount: m.Amount, Currency: m.Currency, Reference: m.Reference, Contracts: []string{contract},
+	b := claims.BillCredit{Key: claims.CreditKey(m.Period, m.Currency, m.Amount, m.Reference, strings.TrimSpace("manual "+m.Claim+" "+m.Form), nil), Bill: "manual",
+		Period: m.Period, At: m.On.UTC(), Amount: m.Amount, Currency: m.Currency, Reference: m.Reference, Form: m.Form, Contracts: []string{contract},
 		Claim: m.Claim, MatchedBy: claims.ByHand, Record: claims.Record{RecordedAt: now, RecordedBy: m.By}}
 	if err := b.Check(); err != nil {
 		return ClaimView{}, domainErr(err)
@@ -221,7 +225,7 @@ func (l *Ledger) assign(ctx context.Context, b claims.BillCredit, prev int64) (C
 	if err != nil {
 		return ClaimView{}, err
 	}
-	if _, err := c.Claim.Apply(claims.CreditIn{Credit: claims.Credit{Key: b.Key, Period: b.Period, At: b.At, Amount: b.Amount, MatchedBy: b.MatchedBy},
+	if _, err := c.Claim.Apply(claims.CreditIn{Credit: claims.Credit{Key: b.Key, Period: b.Period, At: b.At, Amount: b.Amount, MatchedBy: b.MatchedBy, Form: b.Form},
 		Currency: b.Currency}); err != nil {
 		return ClaimView{}, domainErr(err)
 	}

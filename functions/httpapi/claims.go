@@ -64,6 +64,7 @@ type CreditRequest struct {
 	Currency  string          `json:"currency"`
 	On        string          `json:"on,omitempty"`
 	Reference string          `json:"reference,omitempty"`
+	Form      string          `json:"form,omitempty"`
 }
 
 // ImportRequest is the body of POST /v1/claims/credits/import: a bill's
@@ -220,7 +221,7 @@ func CreditOf(id string, req CreditRequest, by string) (app.ManualCredit, error)
 	if err != nil {
 		return app.ManualCredit{}, err
 	}
-	m := app.ManualCredit{Claim: id, Period: req.Period, Amount: amount, Currency: req.Currency, Reference: req.Reference, By: by}
+	m := app.ManualCredit{Claim: id, Period: req.Period, Amount: amount, Currency: req.Currency, Reference: req.Reference, Form: req.Form, By: by}
 	if req.On != "" {
 		if m.On, err = app.ParseTime("on", req.On); err != nil {
 			return app.ManualCredit{}, err

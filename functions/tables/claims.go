@@ -80,7 +80,11 @@ func Credits(w io.Writer, bs []claims.BillCredit) error {
 		if ref == "" {
 			ref = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s %v\t%s\t%s %s\t%s\t%s\n", b.Key, b.Bill, b.Lines, b.Period, b.Amount, b.Currency, ref, to)
+		amount := b.Amount.String() + " " + b.Currency
+		if b.Form != "" {
+			amount += " (" + b.Form + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s %v\t%s\t%s\t%s\t%s\n", b.Key, b.Bill, b.Lines, b.Period, amount, ref, to)
 	}
 	return tw.Flush()
 }

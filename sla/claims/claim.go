@@ -124,8 +124,25 @@ type Credit struct {
 	// "manual" (applied by a person).
 	MatchedBy string `json:"matched_by"`
 	Reference string `json:"reference,omitempty"`
+	// Form is how it was given back: empty for a credit on a bill, else
+	// FormCoupon, FormVoucher or FormCash. A coupon or voucher pays the
+	// claim as the provider's terms offer it (JD Cloud: "compensated in the
+	// form of coupon"), yet it is account balance, not money returned: the
+	// ledger keeps which.
+	Form string `json:"form,omitempty"`
 	Record
 }
+
+// How a provider gives a credit back.
+const (
+	FormBillCredit = ""        // a credit line on a bill
+	FormCoupon     = "coupon"  // a coupon in the account (JD Cloud)
+	FormVoucher    = "voucher" // a voucher (Tencent's 代金券)
+	FormCash       = "cash"    // money paid back
+)
+
+// Forms lists them, the bill credit first.
+var Forms = []string{FormBillCredit, FormCoupon, FormVoucher, FormCash}
 
 // How a credit was matched to its claim.
 const (

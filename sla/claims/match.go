@@ -31,6 +31,9 @@ type BillCredit struct {
 	// Description the line's own words.
 	Reference   string `json:"reference,omitempty"`
 	Description string `json:"description,omitempty"`
+	// Form is how the provider gave it back (Forms): empty for a credit on
+	// a bill, or a coupon, a voucher or cash recorded by hand.
+	Form string `json:"form,omitempty"`
 	// Contracts are the contracts whose claims it may be for: the bill's
 	// provider's.
 	Contracts []string `json:"contracts"`
@@ -65,6 +68,8 @@ func (b BillCredit) Check() error {
 		return invalid("currency", b.Currency, "is not an ISO 4217 code")
 	case !isMonth(b.Period):
 		return invalid("period", b.Period, "is not a month (want YYYY-MM)")
+	case !slices.Contains(Forms, b.Form):
+		return invalid("form", b.Form, "is not how a credit is given back (%s, or none for a credit on a bill)", strings.Join(Forms[1:], ", "))
 	case len(b.Contracts) == 0:
 		return invalid("contract", "", "missing: say whose bill it is")
 	case b.Key == "":

@@ -95,12 +95,15 @@ func newClaimsCreditCmd() *cobra.Command {
 	var req httpapi.CreditRequest
 	var amount string
 	cmd := &cobra.Command{
-		Use:   "credit CLAIM --period YYYY-MM --amount AMOUNT --currency CUR [--on T] [--reference REF]",
+		Use:   "credit CLAIM --period YYYY-MM --amount AMOUNT --currency CUR [--on T] [--reference REF] [--form coupon|voucher|cash]",
 		Short: "Record by hand a credit a bill carries against a claim (a bill gpusla does not read)",
 		Long: `Records a credit from a bill that claims bill cannot read (a PDF invoice, a
 credit note): the bill's month, the amount given back (positive, at most two
 decimals), its currency (the claim's), and the credit's own date when the bill
-gives one. The same credit twice is refused: a credit is applied once.`,
+gives one. --form records a credit the provider gave back otherwise than on a
+bill: coupon (JD Cloud compensates "in the form of coupon"), voucher or cash;
+it pays the claim all the same, and the ledger keeps which it was. The same
+credit twice is refused: a credit is applied once.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.Amount = amountJSON(amount)
@@ -119,6 +122,7 @@ gives one. The same credit twice is refused: a credit is applied once.`,
 	cmd.Flags().StringVar(&req.Currency, "currency", "", "its currency")
 	cmd.Flags().StringVar(&req.On, "on", "", "the credit's own date on the bill (RFC 3339)")
 	cmd.Flags().StringVar(&req.Reference, "reference", "", "the provider's reference on the credit")
+	cmd.Flags().StringVar(&req.Form, "form", "", "how it was given back when not on a bill: coupon, voucher or cash")
 	return cmd
 }
 

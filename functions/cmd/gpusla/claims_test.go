@@ -224,3 +224,37 @@ func TestClaimsBillBadLineWritesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimsCreditAsCoupon: a credit given back as a coupon (JD Cloud
+// compensates "in the form of coupon") pays the claim as a bill's credit
+// does, and the ledger keeps that it was a coupon; a form that is no way a
+// credit is given back is refused naming the flag and the value, and
+// writes nothing.
+func TestClaimsCreditAsCoupon(t *testing.T) {
+	data, rep := claimsCLI(t)
+	id := "us-example/2026-10"
+	for _, args := range [][]string{{"claims", "draft", "--report", rep}, {"claims", "sent", id, "--at", "2026-11-03T09:00:00-05:00", "--via", "email"}} {
+		if out, err := runCLI(t, append(args, "--data", data)...); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
+	credit := func(form string) (string, error) {
+		return runCLI(t, "claims", "credit", id, "--period", "2026-12", "--amount", "1234.56", "--currency", "USD", "--form", form, "--data", data)
+	}
+	if out, err := credit("giftcard"); err == nil || !strings.Contains(err.Error(), `--form: "giftcard" is not how a credit is given back (coupon, voucher, cash`) {
+		t.Fatalf("--form giftcard: %v\n%s", err, out)
+	}
+	if out, _ := runCLI(t, "claims", "show", id, "--data", data); !strings.Contains(out, `"state": "sent"`) || !strings.Contains(out, `"credits": []`) {
+		t.Fatalf("a refused credit left a trace:\n%s", out)
+	}
+	if out, err := credit("coupon"); err != nil || !strings.Contains(out, "received 1234.56, outstanding 0.00") {
+		t.Fatalf("--form coupon: %v\n%s", err, out)
+	}
+	out, err := runCLI(t, "claims", "show", id, "--data", data)
+	if err != nil || !strings.Contains(out, `"form": "coupon"`) || !strings.Contains(out, `"outstanding": 0.00`) {
+		t.Fatalf("show after a coupon: %v\n%s", err, out)
+	}
+	if out, err := runCLI(t, "claims", "list", "--credits", "--data", data); err != nil || !strings.Contains(out, "1234.56 USD (coupon)") {
+		t.Fatalf("list --credits: %v\n%s", err, out)
+	}
+}

@@ -51,7 +51,7 @@ func testLedgerClaims(t *testing.T, s store.LedgerStore) {
 	got.Sent = &claims.Sent{At: t0.Add(24 * time.Hour), Via: "ticket", Reference: "TK-88", Record: claims.Record{RecordedAt: t0.Add(25 * time.Hour), RecordedBy: "api:k7q2m4xa (finance)"}}
 	got.Answer = &claims.Answer{At: t0.Add(72 * time.Hour), Outcome: claims.Partial, Granted: 118080, Reason: "部分接受：维护窗口内的停机不计", Reference: "R-1",
 		Record: claims.Record{RecordedAt: t0.Add(73 * time.Hour), RecordedBy: "cli:ana"}}
-	got.Credits = []claims.Credit{{Key: "bill:2026-12:00aa", Period: "2026-12", At: t0.AddDate(0, 1, 1), Amount: 118080, MatchedBy: claims.ByAmountPeriod,
+	got.Credits = []claims.Credit{{Key: "bill:2026-12:00aa", Period: "2026-12", At: t0.AddDate(0, 1, 1), Amount: 118080, MatchedBy: claims.ByAmountPeriod, Form: claims.FormCoupon,
 		Record: claims.Record{RecordedAt: t0.AddDate(0, 2, 0), RecordedBy: "cli:ana"}}}
 	got.Notices = []store.ClaimNotice{{Key: "credit_overdue", SentAt: t0.AddDate(0, 2, 0)}}
 	got.UpdatedAt = t0.AddDate(0, 2, 0)
@@ -124,7 +124,7 @@ func testBillCredits(t *testing.T, s store.LedgerStore) {
 	_, err := s.GetBillCredit(ctx(), "bill:2026-12:00aa")
 	mustIs(t, err, store.ErrNotFound, "GetBillCredit before a put")
 	b := store.BillCredit{BillCredit: claims.BillCredit{Key: "bill:2026-12:00aa", Bill: "cur-2026-12.csv", Lines: []int{17, 18}, Period: "2026-12",
-		Amount: 118080, Currency: "USD", Reference: "case-170001", Description: "AWS SLA credit", Contracts: []string{"us", "us-east"},
+		Amount: 118080, Currency: "USD", Reference: "case-170001", Description: "AWS SLA credit", Form: claims.FormCash, Contracts: []string{"us", "us-east"},
 		Unmatched: "no open claim of us, us-east has 1180.80 USD outstanding for a month before 2026-12",
 		Record:    claims.Record{RecordedAt: t0, RecordedBy: "cli:ana"}}}
 	v, err := s.PutBillCredit(ctx(), b, 0)
