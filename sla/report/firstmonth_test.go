@@ -59,3 +59,31 @@ func TestFirstMonthProvisionalThenFinal(t *testing.T) {
 		eq(t, what+": delivery late", n.Delivery.LateSeconds, int64(13*60))
 	}
 }
+
+// A node whose probe was heard before the order its registration gives
+// (registered after its first heartbeats): heartbeats from 08:00 with a
+// silence 08:11–08:50, ordered at 09:00. Nothing is delivered before it is
+// ordered: in service from 09:00 (to 1 April 00:00: 519 h), the silence
+// before the order is no outage, uptime 100 %, no credit — where counting
+// it from 08:00 claimed 10 % (7,681.20) for a node not yet ordered. A
+// silence after the order still counts: 09:11–09:50 is 39 min of 519 h,
+// 99.8748 %, 10 % of 519 h × 8 × 18.50 = 76,812.00: 7,681.20.
+func TestHeardBeforeTheOrder(t *testing.T) {
+	for _, c := range []struct {
+		gap    string
+		amount float64
+	}{{"08", 0}, {"09", 7681.20}} {
+		build := func(l *log) {
+			l.Heartbeats("gz-05", local(shanghai, "2026-03-10 08:00"), local(shanghai, "2026-04-01 07:00"),
+				local(shanghai, "2026-03-10 "+c.gap+":10"), local(shanghai, "2026-03-10 "+c.gap+":50"))
+			l.Register("gz-05", "cn-example", local(shanghai, "2026-03-10 09:00"), 8)
+		}
+		r := run(t, scenario{name: "heard-before-order", month: time.March, asOf: local(shanghai, "2026-04-01 06:00"), build: build}, cnTerms(t, ""), true)
+		n := node(t, r, "gz-05")
+		eq(t, c.gap+": delivered", n.Delivery.DeliveredAt, "2026-03-10T09:00:00+08:00")
+		eq(t, c.gap+": in service from", n.Period.Start, "2026-03-10T09:00:00+08:00")
+		eq(t, c.gap+": in-service seconds", n.Period.Seconds, int64(519*3600))
+		eq(t, c.gap+": charge", n.Billing.Charge, 76812.0)
+		eq(t, c.gap+": credit", n.Credit.Amount, c.amount)
+	}
+}

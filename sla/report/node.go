@@ -42,6 +42,13 @@ func (b *Builder) month(n *nodeAcc) nodeMonth {
 	// from its first passing acceptance check, not from a first heartbeat
 	// with the wrong card.
 	m.delivered = delivery.Instant(n.tm.Delivery, first, accepted)
+	// Nothing is delivered before it was ordered: a probe heard before the
+	// order (a node registered after its first heartbeats) starts the
+	// service at the order, and its silences before it are no one's
+	// outage — the provider owes nothing for a node not yet ordered.
+	if o := n.reg.OrderedAt; !m.delivered.IsZero() && m.delivered.Before(o) {
+		m.delivered = o
+	}
 	start := m.ms
 	if m.delivered.IsZero() || m.delivered.After(start) {
 		start = m.delivered
