@@ -99,6 +99,18 @@ func (s *Service) Enrol(ctx context.Context, r EnrolRequest) (Enrolled, error) {
 	return Enrolled{Node: n, Secret: nodeSecret}, nil
 }
 
+// CheckEnrolToken says whether token is a live enrolment token's, as Enrol
+// judges it first (401, the reason for the log alone): the HTTP layer asks
+// before it parses the request's body.
+func (s *Service) CheckEnrolToken(ctx context.Context, token string) error {
+	es, err := s.enrolStore()
+	if err != nil {
+		return err
+	}
+	_, err = s.enrolToken(ctx, es, token)
+	return err
+}
+
 // enrolToken finds and checks a token: anything wrong is ErrBadEnrolToken
 // (401), the reason for the log alone.
 func (s *Service) enrolToken(ctx context.Context, es store.EnrolmentStore, token string) (store.EnrolToken, error) {

@@ -99,29 +99,44 @@ func (a *API) enrol(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusUnauthorized, "unauthorized: an enrolment token is required (Authorization: Bearer gpe_…; the renter makes one with `gpusla token create`)", "")
 		return
 	}
+	// The size, then the token, then the body's fields: nothing of a
+	// request without a good token is parsed.
+	body, ok := readMax(w, r, wire.MaxEnrolBody)
+	if !ok {
+		return
+	}
+	if err := a.svc.CheckEnrolToken(r.Context(), token); err != nil {
+		a.enrolRefused(w, r, err)
+		return
+	}
 	var req wire.EnrolRequest
-	if !decodeMax(w, r, &req, wire.MaxEnrolBody) {
+	if !decodeBody(w, body, &req) {
 		return
 	}
 	got, err := a.svc.Enrol(r.Context(), app.EnrolRequest{Token: token, Node: req.Node, Key: req.Key, Hostname: req.Hostname,
 		ProbeVersion: req.ProbeVersion, Remote: r.RemoteAddr})
 	if err != nil {
-		var ue *app.Error
-		if errors.As(err, &ue) {
-			reason, why := "enrolment "+string(ue.Kind), err.Error()
-			if errors.Is(err, app.ErrBadEnrolToken) {
-				// Which part was wrong is for the log alone.
-				reason, why = app.ErrBadEnrolToken.Error(), ue.Err.Error()
-			}
-			a.refused.Refused(r.Context(), reason, StatusOf(err), "why", why, "remote", r.RemoteAddr)
-		}
-		a.appErr(w, "enrol", err)
+		a.enrolRefused(w, r, err)
 		return
 	}
 	n := got.Node
 	writeJSON(w, http.StatusOK, wire.EnrolResponse{Node: n.ID, Secret: string(got.Secret), Provider: n.Provider, Contract: n.Contract,
 		GPUModel: n.GPUModel, GPUs: n.GPUCount, GPUMemoryGB: float64(n.GPUMemoryMiB) / 1024, GPUDriver: n.GPUDriver, Heartbeat: n.HeartbeatInterval.String(),
 		Push: n.PushInterval.String(), Reenrol: got.Reenrol})
+}
+
+// enrolRefused answers a refused enrolment and counts it.
+func (a *API) enrolRefused(w http.ResponseWriter, r *http.Request, err error) {
+	var ue *app.Error
+	if errors.As(err, &ue) {
+		reason, why := "enrolment "+string(ue.Kind), err.Error()
+		if errors.Is(err, app.ErrBadEnrolToken) {
+			// Which part was wrong is for the log alone.
+			reason, why = app.ErrBadEnrolToken.Error(), ue.Err.Error()
+		}
+		a.refused.Refused(r.Context(), reason, StatusOf(err), "why", why, "remote", r.RemoteAddr)
+	}
+	a.appErr(w, "enrol", err)
 }
 
 // durationOr parses an optional Go duration field: absent is 0 (the

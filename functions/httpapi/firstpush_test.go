@@ -403,3 +403,39 @@ func testFirstPushAfterDaysInTheSpool(t *testing.T, mk func(testing.TB) *env) {
 		t.Fatalf("incidents from days in the spool: %+v %v", incs, err)
 	}
 }
+
+// A probe's first contact is its enrolment: the body's size is judged,
+// then the token, and only a request with a good token has its body
+// parsed (a bad token with a malformed or unknown-field body is 401, not
+// a 400 that would describe the body to a stranger). A token is good one
+// second before its expiry and refused at it; its first batch is taken.
+func TestFirstContactTokenBeforeBody(t *testing.T) {
+	e := adminEnv(t)
+	admin := e.key(t, "admin")
+	tok := makeToken(t, e, admin, `{"provider":"acme","contract":"acme-std","gpu_model":"H200","gpus":8,"expires_at":"`+t0.Add(time.Hour).Format(time.RFC3339)+`"}`)
+	bad := flipLast(tok.Token)
+	for _, c := range []struct {
+		name, token, body string
+		status            int
+		field, msg        string
+	}{
+		{"a bad token, a body that is no JSON", bad, `{"node":`, 401, "", "invalid enrolment token"},
+		{"a bad token, an unknown field", bad, `{"node":"x","key":"` + enrolKey + `","gpus":1}`, 401, "", "invalid enrolment token"},
+		{"a bad token, text that is not UTF-8", bad, "{\"node\":\"x\xff\"}", 401, "", "invalid enrolment token"},
+		{"a bad token, a body over the limit", bad, `{"hostname":"` + strings.Repeat("h", wire.MaxEnrolBody) + `"}`, 413, "", "over the limit"},
+		{"a good token, a body that is no JSON", tok.Token, `{"node":`, 400, "body", "not a JSON object"},
+		{"a good token, an unknown field", tok.Token, `{"node":"x","key":"` + enrolKey + `","gpus":1}`, 400, "gpus", "unknown field"},
+	} {
+		wantRefusal(t, c.name, enrolReq(e.api, c.token, c.body), c.status, c.field, c.msg)
+	}
+	e.clock.Set(t0.Add(time.Hour - time.Second))
+	r := enrolled(t, enrolReq(e.api, tok.Token, `{"node":"gpu-01","key":"`+enrolKey+`"}`))
+	e.clock.Set(t0.Add(time.Hour))
+	wantRefusal(t, "at the expiry", enrolReq(e.api, tok.Token, `{"node":"gpu-02","key":"`+strings.Repeat("e", 32)+`"}`), 403, "token", "expired at")
+	p := &apptest.Probe{Node: r.Node, Secret: []byte(r.Secret), Chain: "c1"}
+	now := e.clock.Now()
+	_, body := p.Batch(now, apptest.Heartbeats(now, 30*time.Second, 2)...)
+	if w := e.post(p.Request(now, body)); w.Code != 200 {
+		t.Fatalf("the enrolled node's first batch: %d %s", w.Code, w.Body)
+	}
+}

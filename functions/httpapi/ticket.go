@@ -70,11 +70,23 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 
 // decodeMax is decode within limit bytes.
 func decodeMax(w http.ResponseWriter, r *http.Request, v any, limit int64) bool {
+	body, ok := readMax(w, r, limit)
+	return ok && decodeBody(w, body, v)
+}
+
+// readMax reads the body within limit bytes (413 past it), so a handler
+// can check who sends it before it parses a byte.
+func readMax(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, bool) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		writeErr(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body over the limit of %d bytes", limit), "")
-		return false
+		return nil, false
 	}
+	return body, true
+}
+
+// decodeBody decodes body strictly into v, naming the field that is wrong.
+func decodeBody(w http.ResponseWriter, body []byte, v any) bool {
 	// encoding/json would store U+FFFD for text that is not text: refuse
 	// it, naming the field, as ingest does.
 	if err := wire.CheckText(body); err != nil {
