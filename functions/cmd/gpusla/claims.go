@@ -265,8 +265,18 @@ func readReportJSON(path string) (*report.Report, error) {
 // printClaim is the one line a recording command prints.
 func printClaim(cmd *cobra.Command, v app.ClaimView) error {
 	st := v.Status
+	note := dueNote(st)
+	// The renter's own deadline, said when it is recorded: a claim sent at
+	// or after it may be refused for that alone.
+	deadline := v.Deadline.In(v.Loc()).Format("2006-01-02 15:04 MST")
+	switch {
+	case st.SentLate:
+		note += "; sent at or after the claim deadline (" + deadline + "): the provider may refuse it for that alone"
+	case st.Expired:
+		note += "; never sent, and the claim deadline (" + deadline + ") has passed"
+	}
 	_, err := fmt.Fprintf(cmd.OutOrStdout(), "claim %s: %s; claimed %s %s, received %s, outstanding %s%s\n", v.ID, st.State,
-		v.Amount, v.Currency, st.Received, st.Outstanding, dueNote(st))
+		v.Amount, v.Currency, st.Received, st.Outstanding, note)
 	return err
 }
 

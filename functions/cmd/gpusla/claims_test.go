@@ -258,3 +258,36 @@ func TestClaimsCreditAsCoupon(t *testing.T) {
 		t.Fatalf("list --credits: %v\n%s", err, out)
 	}
 }
+
+// TestClaimsSentLateSaysSo: recording a claim sent at its deadline's
+// instant (October's us-example claim, its deadline moved to 1 December
+// 2026 00:00 New York time so that both sides are in the past) says at
+// once that the provider may refuse it; a second earlier says nothing of
+// the kind.
+func TestClaimsSentLateSaysSo(t *testing.T) {
+	const warn = "; sent at or after the claim deadline (2026-12-01 00:00 EST): the provider may refuse it for that alone"
+	for _, c := range []struct {
+		at   string
+		late bool
+	}{{"2026-11-30T23:59:59-05:00", false}, {"2026-12-01T00:00:00-05:00", true}} {
+		data, rep := claimsCLI(t)
+		raw, err := os.ReadFile(rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw = bytes.Replace(raw, []byte(`"claim_deadline":"2027-01-01T05:00:00Z"`), []byte(`"claim_deadline":"2026-12-01T05:00:00Z"`), 1)
+		if !bytes.Contains(raw, []byte("2026-12-01T05:00:00Z")) {
+			t.Fatalf("the report's deadline was not moved:\n%s", raw)
+		}
+		if err := os.WriteFile(rep, raw, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := runCLI(t, "claims", "draft", "--report", rep, "--data", data); err != nil {
+			t.Fatalf("draft: %v\n%s", err, out)
+		}
+		out, err := runCLI(t, "claims", "sent", "us-example/2026-10", "--at", c.at, "--via", "email", "--data", data)
+		if err != nil || strings.Contains(out, warn) != c.late {
+			t.Errorf("sent %s: %v\n%s\nwant the warning: %v", c.at, err, out, c.late)
+		}
+	}
+}
