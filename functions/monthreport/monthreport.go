@@ -183,16 +183,12 @@ func fromStore(r Request) (*report.Report, error) {
 // asOf is the instant the report is judged at: --as-of, else the last
 // instant the log records (no later than now), else now.
 func (r Request) asOf() (time.Time, error) {
-	if r.AsOf != "" {
-		at, err := time.Parse(time.RFC3339, r.AsOf)
-		if err != nil {
-			return at, fmt.Errorf("--as-of %q: want an RFC 3339 instant such as 2026-04-01T00:00:00Z", r.AsOf)
-		}
-		return at, nil
-	}
 	now := time.Now
 	if r.Now != nil {
 		now = r.Now
+	}
+	if r.AsOf != "" {
+		return ParseAsOf(r.AsOf, now())
 	}
 	at := now().UTC()
 	var last time.Time
@@ -216,6 +212,21 @@ func (r Request) asOf() (time.Time, error) {
 	}
 	if !last.IsZero() && last.Before(at) {
 		at = last.UTC()
+	}
+	return at, nil
+}
+
+// ParseAsOf reads --as-of: an RFC 3339 instant no later than now. A
+// report judged at a future instant would count what nobody has seen yet
+// (an undelivered node's wait, an unanswered ticket, missing heartbeats)
+// up to it, and claim money for it that the provider can refuse.
+func ParseAsOf(s string, now time.Time) (time.Time, error) {
+	at, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return at, fmt.Errorf("--as-of %q: want an RFC 3339 instant such as 2026-04-01T00:00:00Z", s)
+	}
+	if at.After(now) {
+		return at, fmt.Errorf("--as-of %s is after now (%s): a report is judged at an instant that has passed, as nothing after now is known", s, now.UTC().Format(time.RFC3339))
 	}
 	return at, nil
 }

@@ -219,3 +219,29 @@ func TestAsOfFromTheStore(t *testing.T) {
 		t.Fatal("an unreadable store judged at now")
 	}
 }
+
+// --as-of is an instant that has passed: now itself is judged, a second
+// later is refused naming the flag, the value and now (a future as-of would
+// count an undelivered node's wait or an unanswered ticket up to it).
+func TestAsOfInTheFutureIsRefused(t *testing.T) {
+	now := time.Date(2026, 12, 7, 19, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		asOf string
+		ok   bool
+	}{
+		{"2026-12-07T19:00:00Z", true},
+		{"2026-12-07T18:59:59Z", true},
+		{"2026-12-08T03:00:00+08:00", true}, // 19:00 UTC
+		{"2026-12-07T19:00:01Z", false},
+		{"2027-01-01T00:00:00Z", false},
+	} {
+		r := Request{AsOf: c.asOf, Now: func() time.Time { return now }}
+		_, err := r.asOf()
+		switch {
+		case c.ok && err != nil:
+			t.Errorf("%s refused: %v", c.asOf, err)
+		case !c.ok && (err == nil || !strings.Contains(err.Error(), "--as-of "+c.asOf+" is after now (2026-12-07T19:00:00Z)")):
+			t.Errorf("%s: %v", c.asOf, err)
+		}
+	}
+}

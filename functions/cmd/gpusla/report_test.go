@@ -82,6 +82,7 @@ func TestReportCommandErrors(t *testing.T) {
 		{"bad month", reportLog, []string{"--month", "March"}, "--month"},
 		{"bad format", reportLog, []string{"--month", "2026-03", "--format", "xml"}, "unknown format"},
 		{"bad as-of", reportLog, []string{"--month", "2026-03", "--as-of", "yesterday"}, "--as-of"},
+		{"as-of in the future", reportLog, []string{"--month", "2026-03", "--as-of", "2999-01-01T00:00:00Z"}, "--as-of 2999-01-01T00:00:00Z is after now"},
 		{"unknown priority", strings.Replace(reportLog, `"priority":"P1"`, `"priority":"P9"`, 1), []string{"--month", "2026-03", "--as-of", "2026-03-09T00:00:00Z"}, `priority "P9"`},
 	}
 	for _, c := range cases {

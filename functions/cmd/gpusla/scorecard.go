@@ -137,9 +137,9 @@ func scorecardOptions(from, to, asOf, billFile, ratesFile string) (scorecard.Opt
 	var o scorecard.Options
 	o.AsOf = time.Now().UTC()
 	if asOf != "" {
-		t, err := time.Parse(time.RFC3339, asOf)
+		t, err := monthreport.ParseAsOf(asOf, o.AsOf)
 		if err != nil {
-			return o, fmt.Errorf("--as-of %q: want an RFC 3339 instant such as 2026-04-01T00:00:00Z", asOf)
+			return o, err
 		}
 		o.AsOf = t
 	}

@@ -75,6 +75,7 @@ func TestScorecardBadInputNamesTheFlagOrLine(t *testing.T) {
 		{[]string{"--events", bad, "--to", "2026-3x"}, `--to: "2026-3x" is not a month`},
 		{[]string{"--events", bad, "--from", "03-2026"}, `--from: "03-2026" is not a month`},
 		{[]string{"--events", bad, "--as-of", "yesterday"}, `--as-of "yesterday"`},
+		{[]string{"--events", bad, "--as-of", "2999-01-01T00:00:00Z"}, `--as-of 2999-01-01T00:00:00Z is after now`},
 		{[]string{"--events", bad, "--from", "2026-04", "--to", "2026-03"}, "--to 2026-03 is before --from 2026-04"},
 		{[]string{"--events", bad, "--to", "2026-03", "--format", "pdf"}, `--format "pdf"`},
 		{[]string{"--events", bad, "--data", dir}, "give one of --events FILE or --data DIR"},

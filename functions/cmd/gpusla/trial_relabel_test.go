@@ -391,7 +391,10 @@ func trialEndToEnd(t *testing.T, cases []cardCase) (string, []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	asOf := time.Now().UTC().Add(time.Second)
+	// The next whole second, once it has passed: every record of the run
+	// is before it, and --as-of is never after now.
+	asOf := time.Now().UTC().Truncate(time.Second).Add(time.Second)
+	time.Sleep(time.Until(asOf))
 	args := []string{"scorecard", "--data", data, "--trial", "--format", "json", "--from", began.Add(-time.Minute).In(sh).Format("2006-01"),
 		"--to", asOf.In(sh).Format("2006-01"), "--as-of", asOf.Format(time.RFC3339)}
 	for i, c := range cases {
