@@ -34,7 +34,19 @@ func (s *Service) deliveredAt(n store.Node, st *store.NodeState) time.Time {
 	if !ok {
 		return time.Time{}
 	}
-	return delivery.Instant(tm.Delivery, st.FirstHeartbeatAt, st.AcceptedAt)
+	return deliveryInstant(tm, n, st)
+}
+
+// deliveryInstant is the delivery instant under tm, never before the
+// order: a probe heard before it (a node registered after its first
+// heartbeats, a clock behind) is delivered at the order, as the monthly
+// report reads it (sla/report).
+func deliveryInstant(tm *terms.Terms, n store.Node, st *store.NodeState) time.Time {
+	at := delivery.Instant(tm.Delivery, st.FirstHeartbeatAt, st.AcceptedAt)
+	if !at.IsZero() && at.Before(n.OrderedAt) {
+		return n.OrderedAt
+	}
+	return at
 }
 
 // NodeDelivery is a node's delivery as the live service judges it.
@@ -65,7 +77,7 @@ func JudgeDelivery(tm *terms.Terms, n store.Node, st *store.NodeState, now time.
 	if !judgeable(tm, n, st) {
 		return NodeDelivery{}, false
 	}
-	at := delivery.Instant(tm.Delivery, st.FirstHeartbeatAt, st.AcceptedAt)
+	at := deliveryInstant(tm, n, st)
 	return NodeDelivery{CountsUntil: string(tm.Delivery.CountsUntil), DeliveredAt: at,
 		Verdict: delivery.Judge(tm.Delivery, n.OrderedAt, at, now)}, true
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
+	"github.com/gpusla/gpusla/functions/httpapi"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/dynamo/dynamotest"
 	"github.com/gpusla/gpusla/probe/wire"
@@ -438,4 +439,53 @@ func TestFirstContactTokenBeforeBody(t *testing.T) {
 	if w := e.post(p.Request(now, body)); w.Code != 200 {
 		t.Fatalf("the enrolled node's first batch: %d %s", w.Code, w.Body)
 	}
+}
+
+// A first batch whose heartbeats predate the order (a node registered after
+// its probe started, or a clock behind with its skew not yet measured) is
+// the node's evidence, but nothing is delivered before it was ordered: the
+// live view says delivered at the order, as the monthly report does.
+func TestFirstPushHeardBeforeTheOrder(t *testing.T) {
+	onStores(t, func(t *testing.T, mk func(testing.TB) *env) {
+		e := mk(t)
+		e.svc.SetTerms(apptest.Terms(t))
+		read := e.key(t, "read")
+		ordered := t0.Add(10 * time.Minute)
+		for _, c := range []struct {
+			node  string
+			first time.Time
+			want  time.Time
+		}{
+			{"before-order", t0, ordered},                                       // twenty minutes of heartbeats before the order
+			{"at-order", ordered, ordered},                                      // the first one at the order
+			{"after-order", ordered.Add(time.Second), ordered.Add(time.Second)}, // one second after it
+		} {
+			_, secret, err := e.svc.AddNode(t.Context(), app.NewNode{ID: c.node, Provider: "acme", Contract: "acme-std",
+				OrderedAt: ordered, GPUModel: "NVIDIA H100 80GB HBM3", GPUCount: 8, PricePerHour: 20})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := &apptest.Probe{Node: c.node, Secret: secret, Chain: "c1"}
+			e.clock.Set(ordered.Add(20 * time.Minute))
+			now := e.clock.Now()
+			obs := append([]wire.Observation{{At: c.first, Kind: wire.KindHeartbeat}}, apptest.Heartbeats(now, 30*time.Second, 2)...)
+			_, body := p.Batch(now, obs...)
+			if w := e.post(p.Request(now, body)); w.Code != 200 {
+				t.Fatalf("%s: %d %s", c.node, w.Code, w.Body)
+			}
+			st, err := e.store.GetState(t.Context(), c.node)
+			if err != nil || !st.FirstHeartbeatAt.Equal(c.first) {
+				t.Fatalf("%s: the node's first heartbeat %s (%v), want %s kept as its word", c.node, st.FirstHeartbeatAt, err, c.first)
+			}
+			var views []httpapi.NodeView
+			if err := json.Unmarshal(get(e.api, httpapi.PathNodes, read).Body.Bytes(), &views); err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range views {
+				if v.ID == c.node && !v.DeliveredAt.Equal(c.want) {
+					t.Errorf("%s: delivered at %s, want %s", c.node, v.DeliveredAt, c.want)
+				}
+			}
+		}
+	})
 }
