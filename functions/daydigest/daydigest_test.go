@@ -1,6 +1,7 @@
 package daydigest_test
 
 import (
+	"bytes"
 	"errors"
 	"reflect"
 	"strings"
@@ -101,17 +102,20 @@ func TestDamagedDigestIsRefused(t *testing.T) {
 	}
 }
 
-// roundTrips holds a decoded digest to reading back as itself.
+// roundTrips holds a decoded digest to reading back as itself: written
+// again, it reads back and writes the same bytes (compared as bytes, so a
+// number that is no number — NaN — counts as itself).
 func roundTrips(t *testing.T, p []byte) {
 	d, err := daydigest.Decode(p, nil)
 	if err != nil {
 		return
 	}
-	again, err := daydigest.Decode(daydigest.Append(nil, d), nil)
+	once := daydigest.Append(nil, d)
+	again, err := daydigest.Decode(once, nil)
 	if err != nil {
 		t.Fatalf("a digest read (%x) does not read back: %v", p, err)
 	}
-	if !reflect.DeepEqual(again, d) {
+	if twice := daydigest.Append(nil, again); !bytes.Equal(once, twice) {
 		t.Fatalf("a digest read (%x) reads back as another", p)
 	}
 }
