@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/gpusla/gpusla/infra/store"
@@ -184,16 +185,18 @@ func (l *Ledger) change(ctx context.Context, id string, fn func(c *store.Claim) 
 type Drafted struct {
 	Claim string `json:"claim"`
 	// Outcome is "drafted", "exists" (drafted before: the month's claim
-	// is drafted once) or "no_claim" (no credit).
+	// is drafted once), "no_claim" (no credit) or "provisional" (the
+	// contract's month is not over as of the report: nothing drafted).
 	Outcome string `json:"outcome"`
 }
 
 // Draft drafts each contract's claim of a sealed, finished month's report:
 // one per contract whose report asks for a credit, with its amount,
 // currency, deadline and seal, recorded by by. A claim drafted before is
-// left as it is. A provisional month (the report as of before the month
-// ends), an unsealed report or a bad figure is refused naming the field,
-// and nothing is drafted.
+// left as it is. A contract whose month is provisional (not over as of the
+// report in its zone) is skipped (outcome "provisional"), the others
+// drafted; a report provisional for every contract, an unsealed report or
+// a bad figure is refused naming the field, and nothing is drafted.
 func (l *Ledger) Draft(ctx context.Context, r *report.Report, by string) ([]Drafted, error) {
 	if r == nil {
 		return nil, Errorf(EInvalid, "report", "missing")
@@ -205,11 +208,16 @@ func (l *Ledger) Draft(ctx context.Context, r *report.Report, by string) ([]Draf
 	now := l.svc.Now()
 	var drafts []claims.Claim
 	var out []Drafted
+	var provisional []string
 	for _, c := range r.Contracts {
 		id := claims.ID(c.Contract, r.Month)
 		if c.Provisional {
-			return nil, Errorf(EInvalid, "month", "%s is provisional for contract %s (the report is as of %s, before the month ends there): a claim is drafted from a finished month only",
-				r.Month, c.Contract, r.AsOf)
+			// Another zone's month may be over: a report read at 06:00 in
+			// Beijing on the 1st holds cn-example's finished month and New
+			// York's unfinished one. The finished one is drafted.
+			provisional = append(provisional, c.Contract)
+			out = append(out, Drafted{Claim: id, Outcome: "provisional"})
+			continue
 		}
 		if c.Claim <= 0 {
 			out = append(out, Drafted{Claim: id, Outcome: "no_claim"})
@@ -224,6 +232,10 @@ func (l *Ledger) Draft(ctx context.Context, r *report.Report, by string) ([]Draf
 			return nil, fmt.Errorf("contract %s: %w", c.Contract, domainErr(err))
 		}
 		drafts = append(drafts, cl)
+	}
+	if len(provisional) > 0 && len(provisional) == len(r.Contracts) {
+		return nil, Errorf(EInvalid, "month", "%s is provisional for contract %s (the report is as of %s, before the month ends there): a claim is drafted from a finished month only",
+			r.Month, strings.Join(provisional, ", "), r.AsOf)
 	}
 	for _, cl := range drafts {
 		err := l.store.CreateClaim(ctx, store.Claim{Claim: cl, UpdatedAt: now})

@@ -211,6 +211,48 @@ func TestProvisionalMonthDraftsNoClaim(t *testing.T) {
 	}
 }
 
+// TestMixedReportDraftsTheFinishedContract: a report as of 30 November
+// 22:00 UTC (06:00 on 1 December in Beijing) holds a contract whose
+// November is over (Asia/Shanghai: ended 30 November 16:00 UTC) and one
+// whose November is not (New York: ends 1 December 05:00 UTC). The finished contract's
+// claim is drafted, the other is said provisional and drafted nothing;
+// drafting it again from the finished month's report drafts it.
+func TestMixedReportDraftsTheFinishedContract(t *testing.T) {
+	_, desk, _ := reportDeskClock(t)
+	l, err := desk.Ledger()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seal := &report.Seal{ObservationsSHA256: "aa", ChainHead: "bb"}
+	cn := report.Contract{Contract: "cn-example", Provider: "示例算力云", Currency: "CNY", TimeZone: "Asia/Shanghai",
+		MonthEnd: "2026-11-30T16:00:00Z", Claim: 2057.20, ClaimDeadline: "2026-12-30T16:00:00Z", Lang: "zh"}
+	us := report.Contract{Contract: "us-example", Provider: "Example GPU Cloud Inc.", Currency: "USD", TimeZone: "America/New_York",
+		MonthEnd: "2026-12-01T05:00:00Z", Claim: 100, ClaimDeadline: "2027-02-01T05:00:00Z", Lang: "en", Provisional: true}
+	r := &report.Report{Month: "2026-11", AsOf: "2026-11-30T22:00:00Z", Seal: seal, Provisional: true, Contracts: []report.Contract{cn, us}}
+	ds, err := l.Draft(t.Context(), r, "cli:ana")
+	if err != nil || len(ds) != 2 {
+		t.Fatalf("mixed report: %+v %v", ds, err)
+	}
+	got := map[string]string{}
+	for _, d := range ds {
+		got[d.Claim] = d.Outcome
+	}
+	if got["cn-example/2026-11"] != "drafted" || got["us-example/2026-11"] != "provisional" {
+		t.Fatalf("mixed report: %v", got)
+	}
+	vs, _ := l.Claims(t.Context())
+	if len(vs) != 1 || vs[0].ID != "cn-example/2026-11" || vs[0].Amount.String() != "2057.20" {
+		t.Fatalf("ledger after the mixed report: %+v", vs)
+	}
+	final := &report.Report{Month: "2026-11", AsOf: "2026-12-01T11:00:00Z", Seal: seal, Contracts: []report.Contract{cn, func() report.Contract { u := us; u.Provisional = false; return u }()}}
+	if ds, err := l.Draft(t.Context(), final, "cli:ana"); err != nil || len(ds) != 2 {
+		t.Fatalf("finished report: %+v %v", ds, err)
+	}
+	if vs, _ := l.Claims(t.Context()); len(vs) != 2 {
+		t.Fatalf("ledger after the finished report: %d claims", len(vs))
+	}
+}
+
 // draftNovember drafts the US contract's November claim of 100.00 USD from
 // a sealed, finished report, as the report job would.
 func draftNovember(t *testing.T, l *app.Ledger) string {

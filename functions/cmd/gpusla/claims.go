@@ -213,6 +213,10 @@ before the month ends) or an unsealed report drafts nothing. Local store only.`,
 				fmt.Fprintf(cmd.ErrOrStderr(), "gpusla: %s reports no contract for %s (no node was in service): nothing to draft\n", path, r.Month)
 			}
 			for _, d := range ds {
+				if d.Outcome == "provisional" {
+					fmt.Fprintf(cmd.OutOrStdout(), "%s: provisional: its month is not over in its zone as of %s; draft it from a report made after the month\n", d.Claim, r.AsOf)
+					continue
+				}
 				fmt.Fprintf(cmd.OutOrStdout(), "%s: %s\n", d.Claim, d.Outcome)
 			}
 			return nil

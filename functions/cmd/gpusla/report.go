@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -109,7 +110,20 @@ func newReportCmd() *cobra.Command {
 				fmt.Fprintf(cmd.ErrOrStderr(), "gpusla: node %s left out: %s\n", d.Node, d.Reason)
 			}
 			if rep.Provisional {
-				fmt.Fprintf(cmd.ErrOrStderr(), "gpusla: %s is not over as of %s: the report is provisional and holds no claim letter\n", rep.Month, rep.AsOf)
+				var open []string
+				for _, c := range rep.Contracts {
+					if c.Provisional {
+						open = append(open, c.Contract+" ("+c.TimeZone+")")
+					}
+				}
+				// A month over in one zone and not in another: the finished
+				// contracts keep their letters, and the sentence says whose
+				// month is provisional.
+				if len(open) > 0 && len(open) < len(rep.Contracts) {
+					fmt.Fprintf(cmd.ErrOrStderr(), "gpusla: %s is not over as of %s for %s: that part is provisional and holds no claim letter\n", rep.Month, rep.AsOf, strings.Join(open, ", "))
+				} else {
+					fmt.Fprintf(cmd.ErrOrStderr(), "gpusla: %s is not over as of %s: the report is provisional and holds no claim letter\n", rep.Month, rep.AsOf)
+				}
 			}
 			// The others' report stands; the left-out node is named, and
 			// the exit status says the report is partial.
