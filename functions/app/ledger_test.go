@@ -240,6 +240,17 @@ func TestMixedReportDraftsTheFinishedContract(t *testing.T) {
 	if got["cn-example/2026-11"] != "drafted" || got["us-example/2026-11"] != "provisional" {
 		t.Fatalf("mixed report: %v", got)
 	}
+	// The report job stores and drafts each contract's part: cn-example's
+	// is final, us-example's provisional.
+	if p := app.ContractReport(r, "cn-example"); p.Provisional || len(p.Contracts) != 1 {
+		t.Errorf("cn-example's part: provisional %v, contracts %+v", p.Provisional, p.Contracts)
+	}
+	if p := app.ContractReport(r, "us-example"); !p.Provisional {
+		t.Errorf("us-example's part is not provisional")
+	}
+	if p := app.ContractReport(r, "gpuhub"); !p.Provisional || len(p.Contracts) != 0 {
+		t.Errorf("a contract the report does not hold keeps the report's flag: %+v", p)
+	}
 	vs, _ := l.Claims(t.Context())
 	if len(vs) != 1 || vs[0].ID != "cn-example/2026-11" || vs[0].Amount.String() != "2057.20" {
 		t.Fatalf("ledger after the mixed report: %+v", vs)

@@ -343,6 +343,10 @@ func ContractReport(r *report.Report, contract string) *report.Report {
 	for _, c := range r.Contracts {
 		if c.Contract == contract {
 			out.Contracts = append(out.Contracts, c)
+			// The contract's month in its own zone: cn-example's, over at
+			// 06:00 Beijing on the 1st, is no longer provisional because
+			// New York's month, in the same build, still runs.
+			out.Provisional = c.Provisional
 		}
 	}
 	return &out
