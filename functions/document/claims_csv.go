@@ -23,7 +23,7 @@ var ClaimsCSVHeader = []string{"claim", "contract", "provider", "month", "curren
 	"sent_at", "sent_via", "sent_reference", "sent_late", "sent_recorded_at", "sent_recorded_by",
 	"answered_at", "outcome", "granted", "refused", "answer_reason", "answer_reference", "answer_recorded_at", "answer_recorded_by",
 	"answer_due", "answer_late", "received", "outstanding", "excess", "credit_due", "credit_overdue", "late_credits", "credits",
-	"chain_head", "observations_sha256"}
+	"chain_head", "observations_sha256", "expired"}
 
 // ClaimsCSV writes the ledger as CSV (ClaimsCSVHeader): what a finance
 // team reconciles a quarter with.
@@ -59,17 +59,21 @@ func claimRecord(r LedgerRow) []string {
 	}
 	var keys []string
 	for _, cr := range c.Credits {
-		keys = append(keys, fmt.Sprintf("%s %s %s", cr.Period, cr.Amount, cr.Key))
+		k := fmt.Sprintf("%s %s %s", cr.Period, cr.Amount, cr.Key)
+		if cr.Form != "" {
+			k += " (" + cr.Form + ")"
+		}
+		keys = append(keys, k)
 	}
 	return append(rec, stamp(st.AnswerDue), yes(st.AnswerLate), st.Received.String(), st.Outstanding.String(), st.Excess.String(),
 		stamp(st.CreditDue), yes(st.CreditOverdue), strings.Join(st.LateCredits, " "), strings.Join(keys, "; "),
-		c.Seal.ChainHead, c.Seal.ObservationsSHA256)
+		c.Seal.ChainHead, c.Seal.ObservationsSHA256, yes(st.Expired))
 }
 
 // CreditsCSVHeader is the bill credits CSV's header: every credit line a
 // bill gave back, applied to a claim or shown with why not.
 var CreditsCSVHeader = []string{"key", "bill", "lines", "period", "at", "amount", "currency", "reference", "description", "contracts",
-	"claim", "matched_by", "unmatched", "recorded_at", "recorded_by"}
+	"claim", "matched_by", "unmatched", "recorded_at", "recorded_by", "form"}
 
 // CreditsCSV writes the ledger's bill credit lines as CSV.
 func CreditsCSV(w io.Writer, bs []claims.BillCredit) error {
@@ -83,7 +87,7 @@ func CreditsCSV(w io.Writer, bs []claims.BillCredit) error {
 			lines[i] = fmt.Sprint(l)
 		}
 		if err := cw.row([]string{b.Key, b.Bill, strings.Join(lines, " "), b.Period, stamp(b.At), b.Amount.String(), b.Currency, b.Reference,
-			b.Description, strings.Join(b.Contracts, " "), b.Claim, b.MatchedBy, b.Unmatched, stamp(b.RecordedAt), b.RecordedBy}); err != nil {
+			b.Description, strings.Join(b.Contracts, " "), b.Claim, b.MatchedBy, b.Unmatched, stamp(b.RecordedAt), b.RecordedBy, b.Form}); err != nil {
 			return err
 		}
 	}

@@ -257,6 +257,13 @@ func TestClaimsCreditAsCoupon(t *testing.T) {
 	if out, err := runCLI(t, "claims", "list", "--credits", "--data", data); err != nil || !strings.Contains(out, "1234.56 USD (coupon)") {
 		t.Fatalf("list --credits: %v\n%s", err, out)
 	}
+	if out, err := runCLI(t, "claims", "list", "--credits", "--format", "csv", "--data", data); err != nil ||
+		!strings.Contains(out, ",recorded_by,form\n") || !strings.Contains(out, ",coupon\n") {
+		t.Fatalf("list --credits --format csv: %v\n%s", err, out)
+	}
+	if out, err := runCLI(t, "claims", "list", "--format", "csv", "--data", data); err != nil || !strings.Contains(out, "(coupon)") {
+		t.Fatalf("list --format csv: %v\n%s", err, out)
+	}
 }
 
 // TestClaimsSentLateSaysSo: recording a claim sent at its deadline's
@@ -285,9 +292,17 @@ func TestClaimsSentLateSaysSo(t *testing.T) {
 		if out, err := runCLI(t, "claims", "draft", "--report", rep, "--data", data); err != nil {
 			t.Fatalf("draft: %v\n%s", err, out)
 		}
+		// Unsent with its deadline passed, the CSV says it expired.
+		if out, err := runCLI(t, "claims", "list", "--format", "csv", "--data", data); err != nil || !strings.Contains(out, ",observations_sha256,expired\n") ||
+			!strings.HasSuffix(strings.TrimSpace(out), ",true") {
+			t.Fatalf("an unsent claim past its deadline in the CSV: %v\n%s", err, out)
+		}
 		out, err := runCLI(t, "claims", "sent", "us-example/2026-10", "--at", c.at, "--via", "email", "--data", data)
 		if err != nil || strings.Contains(out, warn) != c.late {
 			t.Errorf("sent %s: %v\n%s\nwant the warning: %v", c.at, err, out, c.late)
+		}
+		if out, _ := runCLI(t, "claims", "list", "--format", "csv", "--data", data); !strings.HasSuffix(strings.TrimSpace(out), ",false") {
+			t.Errorf("a sent claim is never expired in the CSV:\n%s", out)
 		}
 	}
 }
