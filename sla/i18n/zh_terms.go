@@ -122,6 +122,8 @@ var zhTerms = map[string]string{
 	"missing, and Monday has no business hours to copy":                                        "缺少此项，且周一没有可沿用的工作时间",
 	"%q is neither a percent of the monthly charge nor none":                                   "%q 既不是当月费用的百分比，也不是 none",
 	"%v is not a percent from 0 to %d (none: no cap)":                                          "%v 不是 0 到 %d 之间的百分比（none 表示不设上限）",
+	"gives no figure: internal_mbps is the internal bandwidth advertised, in Mbit/s":           "未给出数值：internal_mbps 为服务商标称的内网带宽，单位 Mbit/s",
+	"0 Mbit/s advertises nothing; leave network: out where the provider names no figure":       "0 Mbit/s 不是标称值；服务商未标称内网带宽时请省略 network: 一节",
 	"%v is not an amount above 0 (leave the field out for none)":                               "%v 不是大于 0 的金额（不设最低赔偿额请省略此项）",
 	"must be more than zero (none: no cap)":                                                    "应大于零（none 表示不设上限）",
 	"give exactly one of amount or percent":                                                    "amount 与 percent 须且只能给出其一",
