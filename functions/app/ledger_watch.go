@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/gpusla/gpusla/infra/notify"
@@ -38,8 +39,10 @@ type Announce func(ctx context.Context, marker string, n notify.Notice, now time
 // reached a channel. With letter, each alert carries its follow-up letter
 // (attached where a channel takes files, and named where it is kept). It
 // returns the alerts sent ("<claim> <kind>"). now is the watcher's clock
-// (the report job's).
-func (l *Ledger) Watch(ctx context.Context, announce Announce, letter FollowUpFile, now time.Time) ([]string, error) {
+// (the report job's). A draft never sent by its claim deadline is alerted
+// once, from that instant (Ledger.expired). skip names contracts whose
+// claims are nobody's to chase (the ended demo's); nil skips none.
+func (l *Ledger) Watch(ctx context.Context, announce Announce, letter FollowUpFile, skip func(contract string) bool, now time.Time) ([]string, error) {
 	cs, err := l.store.ListClaims(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("claims: %w", err)
@@ -47,8 +50,20 @@ func (l *Ledger) Watch(ctx context.Context, announce Announce, letter FollowUpFi
 	var sent []string
 	var errs []error
 	for _, c := range cs {
+		if skip != nil && skip(c.Contract) {
+			continue
+		}
 		d := l.Deadlines(c.Contract)
 		st := c.StatusAt(d, now)
+		if st.Expired {
+			ok, err := l.expired(ctx, announce, c.Claim, now)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("claim %s %s: %w", c.ID, chantext.ExpiredUnsent, err))
+			}
+			if ok {
+				sent = append(sent, c.ID+" "+chantext.ExpiredUnsent)
+			}
+		}
 		for _, kind := range overdueKinds(st) {
 			lang, perr := i18n.Parse(c.Lang)
 			if perr != nil {
@@ -83,6 +98,61 @@ func (l *Ledger) Watch(ctx context.Context, announce Announce, letter FollowUpFi
 		l.log.Info("claims: provider deadlines passed", "alerts", sent)
 	}
 	return sent, errors.Join(errs...)
+}
+
+// expired alerts once that draft c was never sent by its claim deadline.
+// The run that records the alert on the claim (a conditional write, so of
+// two runs at once only one) posts it; a run that finds it recorded posts
+// nothing. Where a channel failed the record is taken back, and the next
+// run posts to the channels that lack it (their marks say which).
+func (l *Ledger) expired(ctx context.Context, announce Announce, c claims.Claim, now time.Time) (bool, error) {
+	kind := chantext.ExpiredUnsent
+	held, err := l.Hold(ctx, c.ID, kind, now)
+	if err != nil || !held {
+		return false, err
+	}
+	lang, perr := i18n.Parse(c.Lang)
+	if perr != nil {
+		lang = i18n.EN
+	}
+	chans, err := announce(ctx, ClaimMarker(c.ID, kind), chantext.ClaimExpired(lang, c), now)
+	if err != nil {
+		return len(chans) > 0, errors.Join(err, l.Unhold(ctx, c.ID, kind, now))
+	}
+	return len(chans) > 0, nil
+}
+
+// Hold records on unsent claim id that its notice key is being sent at
+// now, by a conditional write: true for the one caller that recorded it;
+// false when it was recorded before or the claim was sent meanwhile (a
+// sent claim is reminded of nothing).
+func (l *Ledger) Hold(ctx context.Context, id, key string, now time.Time) (bool, error) {
+	var held bool
+	_, err := l.change(ctx, id, func(c *store.Claim) (bool, error) {
+		held = c.Sent == nil && c.Notice(key) == nil
+		if held {
+			c.Notices = append(c.Notices, store.ClaimNotice{Key: key, SentAt: now})
+		}
+		return held, nil
+	})
+	if err != nil {
+		return false, err
+	}
+	return held, nil
+}
+
+// Unhold takes back the notice key that Hold recorded at at, so the next
+// run sends it again (to the channels that lack it).
+func (l *Ledger) Unhold(ctx context.Context, id, key string, at time.Time) error {
+	_, err := l.change(ctx, id, func(c *store.Claim) (bool, error) {
+		n := c.Notice(key)
+		if n == nil || !n.SentAt.Equal(at) {
+			return false, nil
+		}
+		c.Notices = slices.DeleteFunc(c.Notices, func(x store.ClaimNotice) bool { return x.Key == key })
+		return true, nil
+	})
+	return err
 }
 
 // ClaimMarker is where the report store marks a claim alert as delivered

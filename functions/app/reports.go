@@ -17,6 +17,7 @@ import (
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/notify/chantext"
 	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/sla/claims"
 	"github.com/gpusla/gpusla/sla/events"
 	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/report"
@@ -192,10 +193,13 @@ func (j *ReportJob) Run(ctx context.Context, now time.Time) (ReportRun, error) {
 	if r.log == nil {
 		r.log = slog.Default()
 	}
+	over, err := j.demoOver(ctx, now)
+	r.fail(err)
+	r.over = over
 	for _, c := range r.book.Contracts() {
 		r.contract(ctx, c)
 	}
-	alerts, err := j.watchClaims(ctx, now)
+	alerts, err := j.watchClaims(ctx, over, now)
 	r.fail(err)
 	res := &r.res
 	res.ClaimAlerts = alerts
@@ -213,6 +217,8 @@ type reportRun struct {
 	book TermsBook
 	now  time.Time
 	res  ReportRun
+	// over: the contracts of the ended demo, reminded of nothing.
+	over map[string]bool
 	errs []error
 	// left: the nodes whose contract no loaded terms define, and the
 	// nodes listed for them, looked up once, when a month is first
@@ -237,7 +243,7 @@ func (r *reportRun) contract(ctx context.Context, c string) {
 		return
 	}
 	// Reminders for the last few months' claims still open.
-	for back := 1; back <= 4; back++ {
+	for back := 1; back <= 4 && !r.over[c]; back++ {
 		sent, err := r.job.remind(ctx, first.AddDate(0, -back, 0).Format("2006-01"), c, r.now)
 		r.fail(err)
 		r.res.Reminders = append(r.res.Reminders, sent...)
@@ -819,6 +825,13 @@ func (j *ReportJob) remind(ctx context.Context, month, contract string, now time
 		if days < 0 {
 			continue
 		}
+		held, skip, err := j.holdReminder(ctx, contract, month, reminderName(days), now)
+		if err != nil {
+			return sent, err
+		}
+		if skip {
+			continue
+		}
 		prefix := ReportPrefix(month, contract)
 		marker := fmt.Sprintf("%s/reminder-%s", prefix, reminderName(days))
 		// The deadline is exclusive: name the last calendar day to file, in
@@ -839,9 +852,66 @@ func (j *ReportJob) remind(ctx context.Context, month, contract string, now time
 		if len(to) > 0 {
 			sent = append(sent, prefix+"/"+reminderName(days))
 		}
+		if err != nil && held {
+			err = errors.Join(err, j.unholdReminder(ctx, contract, month, reminderName(days), now))
+		}
 		if err != nil {
 			return sent, fmt.Errorf("reminder %s: %w", marker, err)
 		}
 	}
 	return sent, nil
+}
+
+// holdReminder decides a reminder against the month's claim in the ledger:
+// skip when the claim was sent (a sent claim needs no reminder to file it)
+// or when another run recorded this reminder on the claim first (the
+// ledger's conditional write: of two runs at once, one posts); held when
+// this run recorded it. Where the ledger holds no claim for the month yet
+// (or the store keeps none), the reminder goes by the report's deadline
+// and the channels' marks alone.
+func (j *ReportJob) holdReminder(ctx context.Context, contract, month, name string, now time.Time) (held, skip bool, err error) {
+	l, lerr := j.Desk.Ledger()
+	if lerr != nil {
+		return false, false, nil
+	}
+	id := claims.ID(contract, month)
+	c, err := l.store.GetClaim(ctx, id)
+	if IsNotFound(err) {
+		return false, false, nil
+	}
+	if err != nil {
+		return false, false, fmt.Errorf("claim %s: %w", id, err)
+	}
+	if c.Sent != nil {
+		return false, true, nil
+	}
+	held, err = l.Hold(ctx, id, "reminder-"+name, now)
+	return held, !held, err
+}
+
+// unholdReminder takes back what holdReminder recorded at now, so the next
+// run tries the channels that failed.
+func (j *ReportJob) unholdReminder(ctx context.Context, contract, month, name string, now time.Time) error {
+	l, err := j.Desk.Ledger()
+	if err != nil {
+		return nil
+	}
+	return l.Unhold(ctx, claims.ID(contract, month), "reminder-"+name, now)
+}
+
+// demoOver is the contracts of serve's built-in demo whose demo is over
+// at now (a demo node released): their claims and reminders are nobody's
+// to chase, the demo's provider being made up.
+func (j *ReportJob) demoOver(ctx context.Context, now time.Time) (map[string]bool, error) {
+	nodes, err := j.Desk.svc.store.ListNodes(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("nodes: %w", err)
+	}
+	over := map[string]bool{}
+	for _, n := range nodes {
+		if n.Demo && n.Released(now) {
+			over[n.Contract] = true
+		}
+	}
+	return over, nil
 }

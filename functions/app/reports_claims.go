@@ -56,8 +56,9 @@ func (j *ReportJob) followClaims(ctx context.Context, first time.Time, contract 
 }
 
 // watchClaims alerts on the providers' deadlines passed on the ledger's
-// claims, through the job's poster.
-func (j *ReportJob) watchClaims(ctx context.Context, now time.Time) ([]string, error) {
+// claims and on the drafts never sent by their deadline, through the job's
+// poster, leaving out the contracts in over (the ended demo's).
+func (j *ReportJob) watchClaims(ctx context.Context, over map[string]bool, now time.Time) ([]string, error) {
 	if j.Notices == nil {
 		return nil, nil
 	}
@@ -69,7 +70,7 @@ func (j *ReportJob) watchClaims(ctx context.Context, now time.Time) ([]string, e
 	if fw, ok := j.Renderer.(FollowUpWriter); ok {
 		letter = j.followUpFile(l, fw)
 	}
-	return l.Watch(ctx, j.announcer().Announce, letter, now)
+	return l.Watch(ctx, j.announcer().Announce, letter, func(c string) bool { return over[c] }, now)
 }
 
 // FollowUpPath is where the follow-up letter of a claim's alert of kind

@@ -69,6 +69,14 @@ func reportDeskClock(t *testing.T) (*bolt.Store, *app.TicketDesk, *apptest.Clock
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	desk, clock := reportDeskOn(t, st)
+	return st, desk, clock
+}
+
+// reportDeskOn is a ticket desk on the example terms over st, its clock
+// at 1 December 2026 00:00 New York.
+func reportDeskOn(t *testing.T, st store.Store) (*app.TicketDesk, *apptest.Clock) {
+	t.Helper()
 	clock := apptest.NewClock(ny(t, "2026-12-01 00:00:00"))
 	svc, err := app.New(app.Config{Store: st, Notifier: &apptest.Notifier{}, Box: apptest.Box(t), Clock: clock, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -82,7 +90,7 @@ func reportDeskClock(t *testing.T) (*bolt.Store, *app.TicketDesk, *apptest.Clock
 	if err != nil {
 		t.Fatal(err)
 	}
-	return st, desk, clock
+	return desk, clock
 }
 
 // The monthly job over a November with one node on the US contract that

@@ -3,14 +3,10 @@ package app_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/gpusla/gpusla/infra/store/storetest"
-
-	"github.com/gpusla/gpusla/infra/store/bolt"
-	"github.com/gpusla/gpusla/infra/store/dynamo/dynamotest"
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
@@ -22,21 +18,7 @@ import (
 // TestStoreRace runs the race below on both stores: the embedded one and
 // DynamoDB (dynalite). It lives here, beside the application it drives, and
 // not in infra/store/storetest, so that no adapter depends on the app.
-func TestStoreRace(t *testing.T) {
-	t.Run("bolt", func(t *testing.T) {
-		s, err := bolt.Open(filepath.Join(t.TempDir(), "gpusla.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = s.Close() })
-		testRace(t, s)
-	})
-	t.Run("dynamo", func(t *testing.T) {
-		s := dynamotest.NewStore(t)
-		t.Cleanup(func() { _ = s.Close() })
-		testRace(t, s)
-	})
-}
+func TestStoreRace(t *testing.T) { onEachStore(t, testRace) }
 
 // testRace: many concurrent ingests and watchdog runs on one node end with
 // exactly one incident of each kind and one alert of each kind. It drives

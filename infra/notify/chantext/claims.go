@@ -6,11 +6,28 @@ import (
 	"github.com/gpusla/gpusla/sla/i18n"
 )
 
-// Claim alert kinds: which provider deadline passed.
+// Claim alert kinds: which provider deadline passed, or that the renter's
+// own deadline to file passed with the claim never sent.
 const (
 	AnswerOverdue = "answer_overdue"
 	CreditOverdue = "credit_overdue"
+	ExpiredUnsent = "expired_unsent"
 )
+
+// ClaimExpired is the notice that a drafted claim was never sent and its
+// claim deadline (exclusive, on the contract's clock) has passed: the
+// credit the contract gave for the month is very likely lost. It says
+// what the ledger holds: the claim, its amount and the deadline missed.
+func ClaimExpired(lang i18n.Lang, c claims.Claim) notify.Notice {
+	w := wordsOf(string(lang), c.TimeZone)
+	p := w.p
+	n := notify.Notice{Kind: notify.NoticeClaimReminder, Contract: c.Contract, Provider: c.Provider, Month: c.Month, Lang: string(lang), Urgent: true,
+		Title: "⌛ " + p.T("Claim deadline passed, never sent: %s, %s (%s)", p.Month(c.Month), c.Provider, c.Contract)}
+	n.Lines = append(n.Lines,
+		spans(p, "Claim `%s` (%s) is still a draft: it had to be in before *%s*, and that has passed.", c.ID, p.Money(c.Amount.Float(), c.Currency), w.stamp(c.Deadline)),
+		spans(p, "The provider may refuse it as late; if you send it anyway, record it: `gpusla claims sent %s`", c.ID))
+	return n
+}
 
 // ClaimOverdue is the notice that a provider let one of its own deadlines
 // on a claim pass (kind AnswerOverdue or CreditOverdue), in lang (the
