@@ -174,12 +174,15 @@ func TestReportJobSchedule(t *testing.T) {
 	if res := run(ny(t, "2027-01-31 00:00:00")); strings.Join(res.Reminders, ",") != "2026-11/us-example/day" {
 		t.Fatalf("day reminder: %+v", res)
 	}
-	if res := run(ny(t, "2027-02-01 00:00:00")); len(res.Reminders) != 0 {
-		t.Fatalf("reminder after the deadline: %+v", res)
+	// At the deadline, the claim still a draft: no reminder, the one alert
+	// that it expired unsent (TestUnsentClaimRemindedOnceEach).
+	if res := run(ny(t, "2027-02-01 00:00:00")); len(res.Reminders) != 0 || strings.Join(res.ClaimAlerts, ",") != "us-example/2026-11 expired_unsent" {
+		t.Fatalf("at the deadline: %+v", res)
 	}
-	if len(p.texts) != 3 || !strings.Contains(p.texts[0], "2027-02-01 00:00:00 (") {
+	if len(p.texts) != 4 || !strings.Contains(p.texts[0], "2027-02-01 00:00:00 (") || !strings.Contains(p.texts[3], "Claim deadline passed, never sent") {
 		t.Fatalf("reminder texts %q", p.texts)
 	}
+	p.texts = p.texts[:3]
 	// The text names the last day to file (the deadline is exclusive), in
 	// the contract's zone.
 	for _, txt := range p.texts {
