@@ -244,4 +244,13 @@ func TestAsOfInTheFutureIsRefused(t *testing.T) {
 			t.Errorf("%s: %v", c.asOf, err)
 		}
 	}
+	// Inside a second, the instant written to the second it ends at is
+	// that second rounded up (a backend's summary): taken; the next is not.
+	mid := now.Add(400 * time.Millisecond)
+	for asOf, ok := range map[string]bool{"2026-12-07T19:00:01Z": true, "2026-12-07T19:00:01.4Z": false, "2026-12-07T19:00:02Z": false} {
+		r := Request{AsOf: asOf, Now: func() time.Time { return mid }}
+		if _, err := r.asOf(); (err == nil) != ok {
+			t.Errorf("%s at 19:00:00.4: %v", asOf, err)
+		}
+	}
 }
