@@ -228,7 +228,11 @@ func ParseAsOf(s string, now time.Time) (time.Time, error) {
 	// An instant written to the second (a backend's summary, "as of
 	// 22:29:16Z") may be the current second rounded up: the second now is
 	// in is not the future.
-	if ceil := now.Truncate(time.Second); at.After(ceil) && (ceil.Equal(now) || at.After(ceil.Add(time.Second))) {
+	ceil := now.Truncate(time.Second)
+	if ceil.Before(now) {
+		ceil = ceil.Add(time.Second)
+	}
+	if at.After(ceil) {
 		return at, fmt.Errorf("--as-of %s is after now (%s): a report is judged at an instant that has passed, as nothing after now is known", s, now.UTC().Format(time.RFC3339Nano))
 	}
 	return at, nil
