@@ -77,7 +77,7 @@ YAML
 echo "== gpuprobe trial --soak $soak (model $model, $gpus GPU(s), driver $driver)"
 t0=$(date +%s.%N)
 GPUPROBE_STATE_DIR=$d/state "$bin/gpuprobe" trial --config "$d/probe.yaml" --no-network --out "$d/trial" \
-	--expect model="$model" --expect gpus="$gpus" --expect gpu_memory_gb="$mem" ${driver:+--expect driver="$driver"} \
+	--expect model="$model" --expect gpus="$gpus" --expect gpu_memory_gb="$mem" --expect disks=none ${driver:+--expect driver="$driver"} \
 	--soak "$soak" --burn "${TRIAL_BURN:-5s}" --power "${TRIAL_POWER:-30s}" --push-wait 1m
 trc=$?
 echo "trial rc=$trc wall=$(python3 -c "print(round($(date +%s.%N)-$t0,1))") s"
