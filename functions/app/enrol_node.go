@@ -35,12 +35,12 @@ type Enrolled struct {
 
 // Enrol registers the node a probe proposes under the token's order and
 // returns its secret. In order: the token (401 for anything that does not
-// check out, before anything else is read), then the request's fields, a
-// retry of the same enrolment (same token and key: the same node and
-// secret, no use taken), the token's expiry, revocation and use limit (a
-// use taken by one conditional write), the node created put-if-absent (a
-// taken id gives the use back and is refused), and the enrolment
-// recorded.
+// check out, before anything else is read), its expiry and revocation
+// (403), then the request's fields, a retry of the same enrolment (same
+// token and key, the node not heard from yet: the same node and secret, no
+// use taken), the token's use limit (a use taken by one conditional
+// write), the node created put-if-absent (a taken id gives the use back
+// and is refused), and the enrolment recorded.
 func (s *Service) Enrol(ctx context.Context, r EnrolRequest) (Enrolled, error) {
 	es, err := s.enrolStore()
 	if err != nil {
@@ -50,19 +50,20 @@ func (s *Service) Enrol(ctx context.Context, r EnrolRequest) (Enrolled, error) {
 	if err != nil {
 		return Enrolled{}, err
 	}
+	now := s.Now()
+	// A retry is answered with the node's secret, so it is held to the
+	// token's expiry and revocation like a first enrolment: a token that
+	// leaked after it expired (or was revoked) yields no secret, whatever
+	// key comes with it.
+	if err := tokenLive(tok, now); err != nil {
+		return Enrolled{}, err
+	}
 	if err := checkEnrolFields(&r, tok); err != nil {
 		return Enrolled{}, err
 	}
 	keyHash := hashSecret(r.Key)
 	if got, ok, err := s.enrolAgain(ctx, es, tok, r.Node, keyHash); ok || err != nil {
 		return got, err
-	}
-	now := s.Now()
-	switch {
-	case !tok.RevokedAt.IsZero():
-		return Enrolled{}, Errorf(EForbidden, "token", "enrolment token %s was revoked at %s", tok.ID, tok.RevokedAt.Format(time.RFC3339))
-	case !now.Before(tok.ExpiresAt):
-		return Enrolled{}, Errorf(EForbidden, "token", "enrolment token %s expired at %s", tok.ID, tok.ExpiresAt.Format(time.RFC3339))
 	}
 	if tok.Node != "" {
 		return s.reenrol(ctx, es, tok, r, keyHash, now)
@@ -100,15 +101,31 @@ func (s *Service) Enrol(ctx context.Context, r EnrolRequest) (Enrolled, error) {
 }
 
 // CheckEnrolToken says whether token is a live enrolment token's, as Enrol
-// judges it first (401, the reason for the log alone): the HTTP layer asks
-// before it parses the request's body.
+// judges it first: not recognised is 401 (the reason for the log alone),
+// revoked or expired 403 naming the token. The HTTP layer asks before it
+// parses the request's body.
 func (s *Service) CheckEnrolToken(ctx context.Context, token string) error {
 	es, err := s.enrolStore()
 	if err != nil {
 		return err
 	}
-	_, err = s.enrolToken(ctx, es, token)
-	return err
+	tok, err := s.enrolToken(ctx, es, token)
+	if err != nil {
+		return err
+	}
+	return tokenLive(tok, s.Now())
+}
+
+// tokenLive refuses a token that was revoked or has expired (403 naming
+// the token): its text is genuine, so the answer may say why.
+func tokenLive(tok store.EnrolToken, now time.Time) error {
+	switch {
+	case !tok.RevokedAt.IsZero():
+		return Errorf(EForbidden, "token", "enrolment token %s was revoked at %s", tok.ID, tok.RevokedAt.Format(time.RFC3339))
+	case !now.Before(tok.ExpiresAt):
+		return Errorf(EForbidden, "token", "enrolment token %s expired at %s", tok.ID, tok.ExpiresAt.Format(time.RFC3339))
+	}
+	return nil
 }
 
 // enrolToken finds and checks a token: anything wrong is ErrBadEnrolToken
@@ -177,6 +194,19 @@ func (s *Service) enrolAgain(ctx context.Context, es store.EnrolmentStore, tok s
 	}
 	if n.EnrolToken != tok.ID || n.EnrolKeyHash == "" || subtle.ConstantTimeCompare([]byte(n.EnrolKeyHash), []byte(keyHash)) != 1 {
 		return Enrolled{}, false, nil
+	}
+	// The secret is given again only to a probe that lost the answer: one
+	// that has signed a batch with it since this enrolment has it (the
+	// probe forgets its key once it keeps the answer), so a token and key
+	// read off a node later get nothing. A re-enrolled node's batches
+	// before its re-enrolment were signed with the secret it lost.
+	st, err := s.store.GetState(ctx, n.ID)
+	switch {
+	case err == nil && !st.LastReceivedAt.IsZero() && !st.LastReceivedAt.Before(n.EnrolledAt):
+		return Enrolled{}, false, Errorf(EConflict, "node", "node %s has pushed signed with the secret of this enrolment (last at %s): the secret is not given again; "+
+			"re-enrolling it is the renter's act (`gpusla enrol again %s`)", n.ID, st.LastReceivedAt.UTC().Format(time.RFC3339), n.ID)
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return Enrolled{}, false, err
 	}
 	secret, err := s.box.Open(n.SealedSecret, n.ID)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
 	"github.com/gpusla/gpusla/functions/httpapi"
+	"github.com/gpusla/gpusla/infra/store/dynamo/dynamotest"
 	"github.com/gpusla/gpusla/probe/wire"
 	"github.com/gpusla/gpusla/sla/terms"
 )
@@ -20,12 +21,25 @@ import (
 // an hour before t0.
 func adminEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvWith(t, adminBook(t))
+}
+
+// adminBook is adminEnv's terms: acme-std, delivered by its acceptance.
+func adminBook(t testing.TB) app.TermsBook {
+	t.Helper()
 	src := strings.Replace(apptest.TermsYAML, "claim:", "delivery:\n  within: 90m\n  counts_until: acceptance_passed\nclaim:", 1)
 	ts, err := terms.Parse("acme-std.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return newEnvWith(t, app.TermsBook{ts[0].Contract: ts[0]})
+	return app.TermsBook{ts[0].Contract: ts[0]}
+}
+
+// adminStores runs a test on adminEnv and on the same on DynamoDB
+// (dynalite).
+func adminStores(t *testing.T, run func(t *testing.T, e *env)) {
+	t.Run("bolt", func(t *testing.T) { run(t, adminEnv(t)) })
+	t.Run("dynamo", func(t *testing.T) { run(t, newEnvOn(t, adminBook(t), dynamotest.NewStore(t))) })
 }
 
 // call sends method path with a JSON body and the bearer token.

@@ -79,15 +79,15 @@ func TestEnrolWithAToken(t *testing.T) {
 		r.Heartbeat != "30s" || r.Push != "1m0s" {
 		t.Fatalf("enrolled %+v", r)
 	}
+	again := enrolled(t, enrolReq(e.api, tok.Token, `{"node":"gpu-01","key":"`+enrolKey+`"}`))
+	if again.Secret != r.Secret {
+		t.Fatal("a retry with the same key got another secret")
+	}
 	// The secret signs batches.
 	p := &apptest.Probe{Node: r.Node, Secret: []byte(r.Secret)}
 	_, body := p.Batch(t0, apptest.Heartbeats(t0, 30*time.Second, 1)...)
 	if w := e.post(p.Request(t0, body)); w.Code != 200 {
 		t.Fatalf("a batch of the enrolled node: %d %s", w.Code, w.Body)
-	}
-	again := enrolled(t, enrolReq(e.api, tok.Token, `{"node":"gpu-01","key":"`+enrolKey+`"}`))
-	if again.Secret != r.Secret {
-		t.Fatal("a retry with the same key got another secret")
 	}
 	other := strings.Replace(enrolKey, "0", "f", -1)
 	wantRefusal(t, "another probe taking the id", enrolReq(e.api, tok.Token, `{"node":"gpu-01","key":"`+other+`"}`), 409, "node", "already registered")
@@ -150,6 +150,81 @@ func TestEnrolWithAToken(t *testing.T) {
 		!got[0].RecordedAt.Equal(t0) || !strings.Contains(got[0].Summary, "host gpu-01.dc") || got[0].Validate() != nil {
 		t.Fatalf("node_enrolled events: %+v", got)
 	}
+}
+
+// The secret is given again only for the enrolment's own retry while the
+// token lives and the node has not pushed: a retry a second before the
+// expiry gets it, one at the expiry, after a revocation or after the node's
+// first batch gets nothing (and no secret in the body); a re-enrolment's
+// retry is not stopped by batches signed with the secret it replaced.
+func TestEnrolAgainHoldsTheToken(t *testing.T) {
+	adminStores(t, func(t *testing.T, e *env) {
+		admin := e.key(t, "admin")
+		exp := t0.Add(time.Hour)
+		tok := makeToken(t, e, admin, `{"provider":"acme","contract":"acme-std","gpu_model":"H200","gpus":8,"uses":3,"expires_at":"`+exp.Format(time.RFC3339)+`"}`)
+		first := `{"node":"gpu-01","key":"` + enrolKey + `"}`
+		e.clock.Set(exp.Add(-2 * time.Second))
+		r := enrolled(t, enrolReq(e.api, tok.Token, first))
+		e.clock.Set(exp.Add(-time.Second))
+		if again := enrolled(t, enrolReq(e.api, tok.Token, first)); again.Secret != r.Secret {
+			t.Fatal("a retry a second before the expiry got another secret")
+		}
+		e.clock.Set(exp)
+		noSecret := func(what, secret string, w *httptest.ResponseRecorder, status int, field, msg string) {
+			t.Helper()
+			wantRefusal(t, what, w, status, field, msg)
+			if strings.Contains(w.Body.String(), secret) || strings.Contains(w.Body.String(), `"secret"`) {
+				t.Errorf("%s: the answer carries a secret: %s", what, w.Body)
+			}
+		}
+		noSecret("a retry at the expiry", r.Secret, enrolReq(e.api, tok.Token, first), 403, "token", "expired at")
+		// Judged before the body is read: an expired token with a body
+		// that is no JSON is refused for the token, not described.
+		noSecret("an expired token, no JSON", r.Secret, enrolReq(e.api, tok.Token, `{"node":`), 403, "token", "expired at")
+
+		// Revoked: the retry gets nothing either.
+		e.clock.Set(t0)
+		live := makeToken(t, e, admin, `{"provider":"acme","contract":"acme-std","gpu_model":"H200","gpus":8,"uses":3}`)
+		second := `{"node":"gpu-02","key":"` + strings.Repeat("e", 32) + `"}`
+		r2 := enrolled(t, enrolReq(e.api, live.Token, second))
+		if w := call(e.api, http.MethodPost, strings.Replace(httpapi.PathTokenRevoke, "{id}", live.ID, 1), "", admin); w.Code != 200 {
+			t.Fatalf("revoke: %d %s", w.Code, w.Body)
+		}
+		noSecret("a retry after the revocation", r2.Secret, enrolReq(e.api, live.Token, second), 403, "token", "revoked at")
+
+		// A node that has pushed has its secret: its retry gets nothing.
+		third := makeToken(t, e, admin, `{"provider":"acme","contract":"acme-std","gpu_model":"H200","gpus":8}`)
+		req := `{"node":"gpu-03","key":"` + strings.Repeat("f", 32) + `"}`
+		r3 := enrolled(t, enrolReq(e.api, third.Token, req))
+		p := &apptest.Probe{Node: r3.Node, Secret: []byte(r3.Secret), Chain: "c1"}
+		_, body := p.Batch(t0, apptest.Heartbeats(t0, 30*time.Second, 1)...)
+		if w := e.post(p.Request(t0, body)); w.Code != 200 {
+			t.Fatalf("the first batch: %d %s", w.Code, w.Body)
+		}
+		noSecret("a retry after the node pushed", r3.Secret, enrolReq(e.api, third.Token, req), 409, "node", "has pushed")
+
+		// node-a pushed with its first secret; its re-enrolment is retried
+		// and gets the new one again, until the new secret signs a batch.
+		_, body = e.a.Batch(t0, apptest.Heartbeats(t0, 30*time.Second, 1)...)
+		if w := e.post(e.a.Request(t0, body)); w.Code != 200 {
+			t.Fatalf("node-a's batch: %d %s", w.Code, w.Body)
+		}
+		e.clock.Advance(time.Second)
+		re := makeToken(t, e, admin, `{"reenrol":"node-a"}`)
+		rr := enrolled(t, enrolReq(e.api, re.Token, `{"key":"`+enrolKey+`"}`))
+		if again := enrolled(t, enrolReq(e.api, re.Token, `{"key":"`+enrolKey+`"}`)); again.Secret != rr.Secret {
+			t.Fatal("a re-enrolment's retry got another secret")
+		}
+		// The probe lost its state with its secret: a new chain.
+		np := &apptest.Probe{Node: "node-a", Secret: []byte(rr.Secret)}
+		np.Restart("c2")
+		now := e.clock.Now()
+		_, body = np.Batch(now, apptest.Heartbeats(now, 30*time.Second, 1)...)
+		if w := e.post(np.Request(now, body)); w.Code != 200 {
+			t.Fatalf("the new secret's batch: %d %s", w.Code, w.Body)
+		}
+		noSecret("a re-enrolment's retry after the new secret pushed", rr.Secret, enrolReq(e.api, re.Token, `{"key":"`+enrolKey+`"}`), 409, "node", "has pushed")
+	})
 }
 
 // Token requests are checked field by field before anything is stored.
