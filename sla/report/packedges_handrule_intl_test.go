@@ -313,10 +313,11 @@ func longRun(rng *rand.Rand, m *intlMonth, loc *time.Location) {
 
 // Yandex Compute Cloud, a single VM (Moscow, one GPU at 3.00 an hour): no
 // unavailability period defined, so every second counts
-// (approximations[2]), over the VM's Accrual Period (approximations[3]: from
-// its delivery to its release); "< 99.95%-99.00% 10.0% < 99.00%-95.00% 15.0%
-// less than 95.00% 30.0%" of the VM's cost, per second; the claim 14 days
-// after the month (an assumption).
+// (approximations[2]), over the Accrual Period, "равный одному календарному
+// месяцу": March's 2,678,400 s whatever part of it the VM ran
+// (approximations[3]); "< 99.95%-99.00% 10.0% < 99.00%-95.00% 15.0% less
+// than 95.00% 30.0%" of the VM's cost from its delivery to its release, per
+// second; the claim 14 days after the month (an assumption).
 func TestYandexHandRuleRandomMonths(t *testing.T) {
 	tm := packTerms(t, "yandex-compute-vm")
 	loc := tm.Calendar.Loc
@@ -329,7 +330,7 @@ func TestYandexHandRuleRandomMonths(t *testing.T) {
 		}
 		from, to := m.service(loc)
 		secs := int64(to.Sub(from) / time.Second)
-		m.judge(secs, down, [][2]string{{"95", "30"}, {"99", "15"}, {"99.95", "10"}}, big.NewRat(secs*300, 3600), 100)
+		m.judge(31*86400, down, [][2]string{{"95", "30"}, {"99", "15"}, {"99.95", "10"}}, big.NewRat(secs*300, 3600), 100)
 		m.c.deadline = "2026-04-15T00:00:00+03:00"
 		checkEdge(t, tm, fmt.Sprintf("month %d %v delivered %q released %q", i, m.c.down, m.c.delivered, m.c.released), m.c)
 	}
