@@ -137,6 +137,11 @@ type Books struct {
 	// a run across the month's start earns a downtime credit only for what
 	// it counts from here on, as nothing outside a term is owed.
 	TermFrom time.Time
+	// TermTo, where not zero, is where the contract's service terms end
+	// for a month that is one while the month after is not (JD Cloud's
+	// node released inside it): a run across the month's end, whose credit
+	// would fall in that month, earns here what it counts up to TermTo.
+	TermTo time.Time
 }
 
 // Observed reports whether an outage of this kind enters the observed

@@ -79,12 +79,18 @@ func DowntimeCredits(tm *terms.Terms, books Books, outs []Outage, gpus int, pric
 		// incident, however many months it spans ("total duration of the
 		// anomaly … rounded up to the nearest hour" rounds once), and falls
 		// in the month the incident ended: none here for one still going
-		// at the period's end.
+		// at the period's end, unless the month after is no service term
+		// (Books.TermTo), where nothing would be owed for it: it earns here
+		// for what it counts up to this term's end.
 		for _, run := range interval.Union(spans...) {
+			var to time.Time
 			if !endsIn(run, books.Period) {
-				continue
+				if books.TermTo.IsZero() || !run.Start.Before(books.TermTo) || !run.End.After(books.TermTo) {
+					continue
+				}
+				to = books.TermTo
 			}
-			d := wholeCounted(books.ClaimableRuns, run, books.TermFrom, tm.Uptime.DowntimePeriod.Unit)
+			d := wholeCounted(books.ClaimableRuns, run, books.TermFrom, to, tm.Uptime.DowntimePeriod.Unit)
 			if d <= 0 {
 				continue
 			}
@@ -102,17 +108,17 @@ func DowntimeCredits(tm *terms.Terms, books Books, outs []Outage, gpus int, pric
 }
 
 // wholeCounted is what the downtime period counts of the claimable runs
-// inside an incident, each run whole (its parts in other months too, from
-// the start of the service terms, from, where one is set); a run only
+// inside an incident, each run whole (its parts in other months too,
+// inside the service terms [from, to) where a bound is set); a run only
 // partly inside the incident counts in proportion.
-func wholeCounted(rs []Run, iv interval.Interval, from time.Time, unit time.Duration) time.Duration {
+func wholeCounted(rs []Run, iv interval.Interval, from, to time.Time, unit time.Duration) time.Duration {
 	var d time.Duration
 	for _, r := range rs {
 		ov := interval.Set{r.Span}.Overlap(iv)
 		switch {
 		case ov <= 0:
 		case ov == r.Span.Duration():
-			d += r.CountedFrom(from, unit)
+			d += r.CountedWithin(from, to, unit)
 		default:
 			d += time.Duration(float64(r.Counted) * float64(ov) / float64(r.Span.Duration()))
 		}

@@ -31,20 +31,29 @@ type Run struct {
 	Whole interval.Interval
 }
 
-// CountedFrom is what the contract counts of the whole run from instant
-// from on: all of it when the run began at or after from (or from is
-// zero); else its counted instants from there, in whole units of unit
-// where the rule counts whole units from the run's start (the part before
-// from may leave a partial unit, never counted), and a rounding-up with
-// its pad.
-func (r Run) CountedFrom(from time.Time, unit time.Duration) time.Duration {
-	if from.IsZero() || !r.Whole.Start.Before(from) {
+// CountedWithin is what the contract counts of the whole run inside the
+// service terms [from, to) (a zero bound: none on that side): all of it
+// when the run lies inside them; else its counted instants inside them, in
+// whole units of unit where the rule counts whole units from the run's
+// start (the part outside may leave a partial unit, never counted). A
+// rounding-up pad belongs to the month the run ended in: kept when that
+// end is inside the terms, dropped when the run ran on past to.
+func (r Run) CountedWithin(from, to time.Time, unit time.Duration) time.Duration {
+	start, end, pad := r.Whole.Start, r.Whole.End, r.Counted-r.Whole.Duration()
+	clipped := false
+	if !from.IsZero() && start.Before(from) {
+		start, clipped = from, true
+	}
+	if !to.IsZero() && end.After(to) {
+		end, clipped, pad = to, true, 0
+	}
+	if !clipped {
 		return r.Counted
 	}
-	if !r.Whole.End.After(from) {
+	if !end.After(start) {
 		return 0
 	}
-	d, pad := r.Whole.End.Sub(from), r.Counted-r.Whole.Duration()
+	d := end.Sub(start)
 	if unit > 0 && pad == 0 {
 		d = d.Truncate(unit)
 	}

@@ -188,13 +188,15 @@ func TestDowntimeCreditOnTheWholeIncident(t *testing.T) {
 	}
 }
 
-// What a run counts from an instant on (a service term's first): JD Cloud's
-// whole minutes from the start, 23:56:30–00:03:00 counting 6 min to
-// 00:02:30, has 2 whole minutes from midnight (the half minute left out);
-// 23:57–00:03, 3; a run after the instant all of it; one over before it
-// nothing; a run rounded up keeps its rounding (61 s from 23:59:30, 2 min:
-// 31 s after midnight and the 59 s of rounding).
-func TestRunCountedFrom(t *testing.T) {
+// What a run counts inside the service terms: JD Cloud's whole minutes
+// from the start, 23:56:30–00:03:00 counting 6 min to 00:02:30, has 2
+// whole minutes from midnight (the half minute left out) and 3 before it
+// (23:56:30–23:59:30); 23:57–00:03, 3 on each side; a run inside the terms
+// all of it; one over before them nothing; a run rounded up keeps its
+// rounding where it ended inside the terms (61 s from 23:59:30, 2 min: 31 s
+// after midnight and the 59 s of rounding) and not where it ran on past
+// them (its 30 s before midnight, no whole minute: nothing).
+func TestRunCountedWithin(t *testing.T) {
 	mid := time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)
 	hm := func(h, m, s int) time.Time {
 		return mid.Add(time.Duration(h)*time.Hour + time.Duration(m)*time.Minute + time.Duration(s)*time.Second)
@@ -202,27 +204,35 @@ func TestRunCountedFrom(t *testing.T) {
 	down := terms.DowntimePeriod{Minimum: 5 * time.Minute, Unit: time.Minute, Rounding: terms.RoundDown}
 	up := terms.DowntimePeriod{Minimum: time.Minute, Strict: true, Unit: time.Minute, Rounding: terms.RoundUp}
 	far := interval.Interval{Start: hm(-48, 0, 0), End: hm(48, 0, 0)}
+	var none time.Time
 	for _, c := range []struct {
-		dp   terms.DowntimePeriod
-		a, b time.Time
-		want time.Duration
+		dp       terms.DowntimePeriod
+		a, b     time.Time
+		from, to time.Time
+		want     time.Duration
 	}{
-		{down, hm(0, -3, -30), hm(0, 3, 0), 2 * time.Minute},
-		{down, hm(0, -3, 0), hm(0, 3, 0), 3 * time.Minute},
-		{down, hm(0, 1, 0), hm(0, 7, 0), 6 * time.Minute},
-		{down, hm(-1, 0, 0), hm(0, -50, 0), 0},
-		{up, hm(0, 0, -30), hm(0, 0, 31), 90 * time.Second},
+		{down, hm(0, -3, -30), hm(0, 3, 0), mid, none, 2 * time.Minute},
+		{down, hm(0, -3, -30), hm(0, 3, 0), none, mid, 3 * time.Minute},
+		{down, hm(0, -3, 0), hm(0, 3, 0), mid, none, 3 * time.Minute},
+		{down, hm(0, -3, 0), hm(0, 3, 0), none, mid, 3 * time.Minute},
+		{down, hm(0, -3, 0), hm(0, 3, 0), none, none, 6 * time.Minute},
+		{down, hm(0, 1, 0), hm(0, 7, 0), mid, none, 6 * time.Minute},
+		{down, hm(0, 1, 0), hm(0, 7, 0), none, mid, 0},
+		{down, hm(-1, 0, 0), hm(0, -50, 0), mid, none, 0},
+		{down, hm(-1, 0, 0), hm(0, -50, 0), none, mid, 10 * time.Minute},
+		{up, hm(0, 0, -30), hm(0, 0, 31), mid, none, 90 * time.Second},
+		{up, hm(0, 0, -30), hm(0, 0, 31), none, mid, 0},
 	} {
 		rs := CountRuns(c.dp, interval.Set{{Start: c.a, End: c.b}}, far, time.UTC)
 		var got time.Duration
 		for _, r := range rs {
-			got += r.CountedFrom(mid, c.dp.Unit)
+			got += r.CountedWithin(c.from, c.to, c.dp.Unit)
 		}
 		if got != c.want {
-			t.Errorf("%s–%s: %s from midnight, want %s", c.a.Format(time.TimeOnly), c.b.Format(time.TimeOnly), got, c.want)
+			t.Errorf("%s–%s within [%v, %v): %s, want %s", c.a.Format(time.TimeOnly), c.b.Format(time.TimeOnly), !c.from.IsZero(), !c.to.IsZero(), got, c.want)
 		}
 	}
-	if r := (Run{Counted: time.Minute}); r.CountedFrom(time.Time{}, time.Minute) != time.Minute {
-		t.Error("no term start: all of it")
+	if r := (Run{Counted: time.Minute}); r.CountedWithin(time.Time{}, time.Time{}, time.Minute) != time.Minute {
+		t.Error("no term bound: all of it")
 	}
 }

@@ -74,6 +74,11 @@ func (b *Builder) outages(m nodeMonth, backend interval.Set, notices []time.Time
 		// one from it is owed for its minutes here only.
 		books.TermFrom = m.ms
 	}
+	if next, rel := m.me.AddDate(0, 1, 0), m.n.released; tm.Uptime.PartialMonth == terms.NotCounted && !books.NotCounted && rel.After(m.me) && rel.Before(next) {
+		// The month after is no service term (the node was released inside
+		// it): a fault running into it is owed for its minutes here.
+		books.TermTo = m.me
+	}
 	nr.Period.ExcludedSeconds = secs(books.Excluded.Total())
 	nr.Uptime = uptimeRow(tm, books, !m.period.Empty())
 	nr.Outages = append(nr.Outages, m.outageRows(books, outs, clocked, ongoing)...)

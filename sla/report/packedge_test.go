@@ -66,6 +66,9 @@ type edgeCase struct {
 	charge           float64 // the month's charge; 0: not checked
 	tierMayDiffer    bool
 	checkTierDiffers bool
+	// asOf is the report's as-of instant (RFC 3339); default the 2nd of
+	// the month after, 12:00 UTC.
+	asOf string
 }
 
 // yearOf is the case's year, 2026 unless it names one (a leap February).
@@ -233,6 +236,12 @@ func checkEdge(t *testing.T, tm *terms.Terms, what string, c edgeCase) {
 		month = time.March
 	}
 	asOf := time.Date(c.yearOf(), month+1, 2, 12, 0, 0, 0, time.UTC)
+	if c.asOf != "" {
+		var err error
+		if asOf, err = time.Parse(time.RFC3339, c.asOf); err != nil {
+			t.Fatalf("%s: as of %q: %v", what, c.asOf, err)
+		}
+	}
 	b, err := NewBuilder([]*terms.Terms{tm}, Options{Year: c.yearOf(), Month: month, AsOf: asOf})
 	if err != nil {
 		t.Fatal(err)

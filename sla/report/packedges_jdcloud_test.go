@@ -75,6 +75,21 @@ var jdcloudVMEdges = []edge{
 		{why: "fault across into a partial April: no coupon", month: 4, released: "2026-04-20 10:00:00", down: down1("2026-03-31 23:57:00", "2026-04-01 00:03:00"), counted: 0, uptime: notJudged, tier: 0, amount: 0},
 		{why: "fault across from a partial March: April's minutes", month: 4, delivered: "2026-03-10 00:00:00", down: down1("2026-03-31 23:57:00", "2026-04-01 00:03:00"), counted: 180, uptime: 99.9931, tier: 0, amount: 100},
 		{why: "fault across from a whole March: the whole fault", month: 4, delivered: "2026-03-01 00:00:00", down: down1("2026-03-31 23:57:00", "2026-04-01 00:03:00"), counted: 180, uptime: 99.9931, tier: 0, amount: 200},
+		// The same at the other end: March a whole term, April none (the VM
+		// released on 20 April). A fault from March into April is owed for
+		// its minutes in March's term, as one from a partial month into a
+		// whole one is owed for those in the whole one; had it no coupon in
+		// March, it would have none at all. Reported as of 2 May (the release
+		// known): 23:57–00:03 (6 min, 5 or more) has 3 in March, (44,640 − 3)
+		// / 44,640 = 99.993280 %, 100 × 20.00 / 60 × 3 = 100.00; 23:57:30–
+		// 00:03:00 (5 min 30 s, 5 whole minutes from its start, to 00:02:30:
+		// the minimum on the whole fault, though only 2 min 30 s of it are
+		// March's) has 2 whole minutes in March, 66.666… → 66.66, and 150 s
+		// of March's uptime, 99.994400 %. Not released, April is a term and
+		// the fault's 200.00 is April's: nothing in March.
+		{why: "fault into a partial April: March's 3 minutes", released: "2026-04-20 10:00:00", asOf: "2026-05-02T12:00:00Z", down: down1("2026-03-31 23:57:00", "2026-04-01 00:03:00"), counted: 180, uptime: 99.9933, tier: 0, amount: 100},
+		{why: "fault into a partial April, 5 min 30 s: March's 2 whole minutes", released: "2026-04-20 10:00:00", asOf: "2026-05-02T12:00:00Z", down: down1("2026-03-31 23:57:30", "2026-04-01 00:03:00"), counted: 150, uptime: 99.9944, tier: 0, amount: 66.66},
+		{why: "fault into a whole April: nothing in March", asOf: "2026-05-02T12:00:00Z", down: down1("2026-03-31 23:57:00", "2026-04-01 00:03:00"), counted: 180, uptime: 99.9933, tier: 0, amount: 0},
 	}},
 	{"compensation", []edgeCase{
 		// "the payout amount = the average hourly cost in the first 24 hours
@@ -212,6 +227,15 @@ var jdcloudDCPSEdges = []edge{
 			counted: 150, uptime: 99.9942, tier: 0, amount: 50},
 		{why: "fault across from a whole March: the whole fault", month: 4, delivered: "2026-02-28 00:00:00", down: down1("2026-03-31 23:56:30", "2026-04-01 00:03:00"),
 			counted: 150, uptime: 99.9942, tier: 0, amount: 150},
+		// And from a whole March into an April that is none (released on 20
+		// April), reported as of 2 May: the same fault is owed for its whole
+		// minutes in March, 23:56:30–23:59:30, 3 × 25.00 = 75.00; March's
+		// uptime counts its 3 min 30 s there, (2,678,400 − 210) / 2,678,400
+		// = 99.992159 %. Not released: its 150.00 are April's, none March's.
+		{why: "fault into a partial April: March's whole minutes", released: "2026-04-20 10:00:00", asOf: "2026-05-02T12:00:00Z", down: down1("2026-03-31 23:56:30", "2026-04-01 00:03:00"),
+			counted: 210, uptime: 99.9922, tier: 0, amount: 75},
+		{why: "fault into a whole April: nothing in March", asOf: "2026-05-02T12:00:00Z", down: down1("2026-03-31 23:56:30", "2026-04-01 00:03:00"),
+			counted: 210, uptime: 99.9922, tier: 0, amount: 0},
 	}},
 	{"compensation", []edgeCase{
 		// "average charge per hour of 24 hours before the fault/60 x fault
