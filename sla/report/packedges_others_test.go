@@ -185,6 +185,12 @@ var awsEdges = []edge{
 		// Delivered at 17:00: 12.00, 1.20, requested.
 		{why: "1.00: not issued", delivered: "2026-03-31 17:30:00", down: down1("2026-03-31 20:00:00", "2026-03-31 23:44:00"), counted: 13440, uptime: 99.4982, tier: 10, amount: 0,
 			charge: 10, letter: LetterNotice},
+		// Delivered at 17:29:24: 2 h 30 min 36 s = 2.51 h charged, 10.04;
+		// 10 % is 1.004, claimed truncated as 1.00, which is not greater
+		// than a dollar: no credit (approximations[0]: compared before it
+		// is rounded, 1.004 is greater, and AWS may issue it).
+		{why: "1.004: claimed as 1.00, not issued", delivered: "2026-03-31 17:29:24", down: down1("2026-03-31 20:00:00", "2026-03-31 23:44:00"), counted: 13440, uptime: 99.4982, tier: 10, amount: 0,
+			charge: 10.04, letter: LetterNotice},
 		// Delivered at 17:28:30: 2 h 31 min 30 s charged, 10.10; 1.01 is
 		// greater than a dollar: requested.
 		{why: "1.01: requested", delivered: "2026-03-31 17:28:30", down: down1("2026-03-31 20:00:00", "2026-03-31 23:44:00"), counted: 13440, uptime: 99.4982, tier: 10, amount: 1.01,
