@@ -387,10 +387,16 @@ func (b *backend) addNode(id string) registered {
 // addNodeEvery is addNode with the node's heartbeat, push and grace.
 func (b *backend) addNodeEvery(id, heartbeat, push, grace string) registered {
 	b.t.Helper()
-	out := run(b.t, b.env, bin.gpusla, "node", "add", "--data", b.dir, "--id", id, "--provider", "E2E Compute",
-		"--contract", "e2e", "--gpu-model", "H200", "--gpus", "2", "--gpu-memory-gb", "141", "--price", "5",
-		"--heartbeat", heartbeat, "--push", push, "--grace", grace, "--ordered-at", time.Now().Add(-10*time.Minute).UTC().Format(time.RFC3339),
-		"--backend-url", b.url(httpapi.PathBatches), "--secret-file", "/nonexistent/secret")
+	return b.register(id, "--gpu-model", "H200", "--gpus", "2", "--gpu-memory-gb", "141", "--heartbeat", heartbeat, "--push", push, "--grace", grace)
+}
+
+// register is `gpusla node add` of node id with the order and schedules
+// of flags.
+func (b *backend) register(id string, flags ...string) registered {
+	b.t.Helper()
+	out := run(b.t, b.env, bin.gpusla, append([]string{"node", "add", "--data", b.dir, "--id", id, "--provider", "E2E Compute",
+		"--contract", "e2e", "--price", "5", "--ordered-at", time.Now().Add(-10 * time.Minute).UTC().Format(time.RFC3339),
+		"--backend-url", b.url(httpapi.PathBatches), "--secret-file", "/nonexistent/secret"}, flags...)...)
 	head, cfg, ok := strings.Cut(out, "\n---\n")
 	if !ok {
 		b.t.Fatalf("node add printed no config:\n%s", out)

@@ -36,9 +36,16 @@ func WriteSnapshot(path string, s *Snapshot) error {
 // fields (a typo in a crafted snapshot would otherwise pass silently) and
 // other formats.
 func ReadSnapshot(path string) (*Snapshot, error) {
+	s, _, err := ReadSnapshotBytes(path)
+	return s, err
+}
+
+// ReadSnapshotBytes is ReadSnapshot, with the file's bytes as they were
+// parsed: a replay names its recording by their SHA-256.
+func ReadSnapshotBytes(path string) (*Snapshot, []byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("read snapshot: %w", err)
+		return nil, nil, fmt.Errorf("read snapshot: %w", err)
 	}
 	defer f.Close()
 	return readSnapshot(path, f)
@@ -46,19 +53,19 @@ func ReadSnapshot(path string) (*Snapshot, error) {
 
 // readSnapshot reads and parses the snapshot named name from r, reading at
 // most one byte past the limit.
-func readSnapshot(name string, r io.Reader) (*Snapshot, error) {
+func readSnapshot(name string, r io.Reader) (*Snapshot, []byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxSnapshotBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("read snapshot %s: %w", name, err)
+		return nil, nil, fmt.Errorf("read snapshot %s: %w", name, err)
 	}
 	if len(data) > MaxSnapshotBytes {
-		return nil, fmt.Errorf("snapshot %s: larger than %d bytes", name, MaxSnapshotBytes)
+		return nil, nil, fmt.Errorf("snapshot %s: larger than %d bytes", name, MaxSnapshotBytes)
 	}
 	s, err := ParseSnapshot(data)
 	if err != nil {
-		return nil, fmt.Errorf("snapshot %s: %w", name, err)
+		return nil, nil, fmt.Errorf("snapshot %s: %w", name, err)
 	}
-	return s, nil
+	return s, data, nil
 }
 
 // ParseSnapshot decodes snapshot JSON.

@@ -22,5 +22,6 @@ func Recorded(name string) (*Snapshot, error) {
 		return nil, fmt.Errorf("recorded snapshot %q: %w", name, err)
 	}
 	defer f.Close()
-	return readSnapshot("recorded "+name, f)
+	s, _, err := readSnapshot("recorded "+name, f)
+	return s, err
 }

@@ -121,3 +121,26 @@ func SoakCurves(rep *result.Report) []checkrun.Curve {
 	}
 	return out
 }
+
+// ReplayNotRun is why a replayed trial lists a step that measures a live
+// card without running it.
+const ReplayNotRun = "a recorded snapshot was replayed: this step measures a live card"
+
+// Replay is the battery judged on the recorded snapshot s (named source)
+// instead of the live machine: the four steps are the acceptance groups'
+// verdicts on its readings, as `gpuprobe check --snapshot` gives them, and
+// every step that measures a live card — the burns, the soak, the power
+// test, bandwidth and the memory test, the all-reduce, iperf3 — is listed
+// not run, its criteria not measured and so never a pass.
+func Replay(b BatteryOptions, s *checkrun.Snapshot, source string) []Step {
+	b.Soak = SeedSoak // listed, so that the record names the seed's soak as not run
+	steps := Battery(b)
+	steps[0].Planned = time.Second
+	steps[0].Run = func(context.Context) []wire.Check {
+		return (&checkrun.Runner{Groups: b.Acceptance, Probe: b.Probe}).Recorded(s, source).Checks
+	}
+	for i := 1; i < len(steps); i++ {
+		steps[i].Planned, steps[i].Run, steps[i].Curves, steps[i].NotRun = 0, nil, nil, ReplayNotRun
+	}
+	return steps
+}

@@ -38,6 +38,10 @@ type Step struct {
 	Idle   bool
 	Run    func(ctx context.Context) []wire.Check
 	Curves func() []checkrun.Curve // the soak's per-second curve; may be nil
+	// NotRun, when set, is why the step is not run (a replayed snapshot
+	// holds nothing the step measures): it is listed with that reason and
+	// its criteria are not measured.
+	NotRun string
 }
 
 // Options are a run's inputs.
@@ -57,6 +61,9 @@ type Options struct {
 	PushWait time.Duration
 	Progress *Progress
 	Now      func() time.Time
+	// Replayed names the recorded snapshot the steps judge (gpuprobe
+	// trial --snapshot); nil for a trial of the live machine.
+	Replayed *acceptance.Replayed
 }
 
 // SeedSoak is the seed's soak: "gpu_burn 连续运行30分钟无报错".
@@ -109,7 +116,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	rep := &Report{Format: ReportFormat, Manifest: acceptance.Manifest{Node: o.Node, Hostname: o.Hostname, Probe: o.Probe,
 		Started: now().UTC(), Order: orderJSON(o.Order),
-		Soak: acceptance.Soak{PlannedSeconds: o.Soak.Seconds(), SeedSeconds: SeedSoak.Seconds(), Shortened: o.Soak < SeedSoak}}}
+		Soak: acceptance.Soak{PlannedSeconds: o.Soak.Seconds(), SeedSeconds: SeedSoak.Seconds(), Shortened: o.Soak < SeedSoak}, Replayed: o.Replayed}}
 	var planned time.Duration
 	for _, s := range o.Steps {
 		planned += s.Planned
@@ -147,6 +154,11 @@ func runSteps(ctx context.Context, o Options, now func() time.Time, rep *Report)
 	var results []trial.Result
 	for i, s := range o.Steps {
 		sr := StepReport{Name: s.Name, PlannedSeconds: s.Planned.Seconds(), Started: now().UTC(), Checks: []wire.Check{}}
+		if s.NotRun != "" {
+			sr.NotRun = s.NotRun
+			rep.Steps = append(rep.Steps, sr)
+			continue
+		}
 		if err := ctx.Err(); err != nil {
 			sr.NotRun = fmt.Sprintf("the trial was stopped (%v)", context.Cause(ctx))
 			rep.Steps = append(rep.Steps, sr)
@@ -168,17 +180,22 @@ func runSteps(ctx context.Context, o Options, now func() time.Time, rep *Report)
 			results = append(results, resultOf(c, at, s.Idle))
 		}
 		if o.Push != nil {
-			o.Push.Observe(wire.Observation{At: at, Kind: wire.KindCheck, Checks: append(markers(s, i, len(o.Steps)), cs...)})
+			o.Push.Observe(wire.Observation{At: at, Kind: wire.KindCheck, Checks: append(markers(s, i, len(o.Steps), o.Replayed), cs...)})
 		}
 	}
 	return results
 }
 
 // markers tag a step's observation as the trial's, so the backend's trial
-// page knows which readings were taken while the node should be idle.
-func markers(s Step, i, n int) []wire.Check {
+// page knows which readings were taken while the node should be idle, and
+// which were replayed from a recording.
+func markers(s Step, i, n int, replayed *acceptance.Replayed) []wire.Check {
 	step := wire.Check{Name: "probe.trial", Category: wire.CategoryHost, Verdict: wire.Pass, Criterion: "recorded: a step of gpuprobe trial"}
 	step.SetValue("step %d of %d: %s", i+1, n, s.Name)
+	if replayed != nil {
+		// For the backend's reader, not translated: the file is data.
+		step.Detail = fmt.Sprintf("replayed from the recorded snapshot %s (sha256 %s, taken %s)", replayed.File, replayed.SHA256, replayed.TakenAt.UTC().Format(time.RFC3339))
+	}
 	m := []wire.Check{step}
 	if s.Idle {
 		m = append(m, wire.Check{Name: "probe.trial.idle", Category: wire.CategoryHost, Verdict: wire.Pass,

@@ -2,6 +2,7 @@ package trialrun
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/json"
@@ -61,7 +62,11 @@ func Markdown(rep *Report) string {
 	fmt.Fprintf(&b, "# gpuprobe trial: %s\n\n", mdText(rep.Verdict))
 	fmt.Fprintf(&b, "Node %s on host %s, probe %s. From %s to %s: %s (planned %s).\n\n", mdText(node), mdText(rep.Hostname), mdText(rep.Probe),
 		rep.Started.Format(time.RFC3339), rep.Finished.Format(time.RFC3339), secs(rep.WallSeconds), secs(rep.PlannedSeconds))
-	switch {
+	switch r := rep.Replayed; {
+	case r != nil:
+		fmt.Fprintf(&b, "**Replayed from the recorded snapshot %s (sha256 %s), taken %s on host %s by probe %s: every reading is the recording's. "+
+			"Nothing was measured on a live card, so the burns, the soak, the power test, bandwidth, the all-reduce and iperf3 are not measured.**\n\n",
+			mdText(r.File), r.SHA256, r.TakenAt.UTC().Format(time.RFC3339), mdText(cmp.Or(r.Hostname, "-")), mdText(cmp.Or(r.Probe, "-")))
 	case rep.Soak.PlannedSeconds == 0:
 		fmt.Fprintf(&b, "**No soak ran (--soak 0): the seed's gpu_burn criterion, %s without error, is not measured here.**\n\n", secs(rep.Soak.SeedSeconds))
 	case rep.Soak.Shortened:

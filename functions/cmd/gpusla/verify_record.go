@@ -30,6 +30,10 @@ func verifyRecord(cmd *cobra.Command, f io.ReaderAt, size int64, name, keyID str
 	}
 	fmt.Fprintf(out, "%s: acceptance record of node %q on host %q, probe %s, %s to %s (%.0f s; planned %.0f s); soak %s; %d files checked\n",
 		name, node, m.Hostname, m.Probe, m.Started.Format(time.RFC3339), m.Finished.Format(time.RFC3339), m.WallSeconds, m.PlannedSeconds, soak, res.Files)
+	if r := m.Replayed; r != nil {
+		fmt.Fprintf(out, "REPLAYED from the recorded snapshot %q (sha256 %s, taken %s on host %q by probe %s): nothing in this record was measured on a card\n",
+			r.File, r.SHA256, r.TakenAt.Format(time.RFC3339), r.Hostname, r.Probe)
+	}
 	for _, r := range m.Rows {
 		fig := ""
 		if r.Value != nil {

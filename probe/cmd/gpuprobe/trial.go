@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"net"
@@ -16,6 +18,7 @@ import (
 	"github.com/gpusla/gpusla/probe/checkrun"
 	"github.com/gpusla/gpusla/probe/config"
 	"github.com/gpusla/gpusla/probe/crosscheck"
+	"github.com/gpusla/gpusla/probe/expect"
 	"github.com/gpusla/gpusla/probe/gpu/nvmlread"
 	"github.com/gpusla/gpusla/probe/host"
 	"github.com/gpusla/gpusla/probe/netcheck"
@@ -40,6 +43,7 @@ type trialFlags struct {
 	out, key             string
 	noPush, force, quiet bool
 	pushWait             time.Duration
+	snapshot             string
 }
 
 func init() {
@@ -58,6 +62,11 @@ wall time, shows its progress, pushes each step's results like the daemon
 (with --config: the node's spool and backend), and writes to --out a report
 (trial.json, trial.md) and acceptance.zip, the acceptance record signed with
 the node's key, which ` + "`gpusla verify`" + ` checks offline.
+
+--snapshot FILE judges a recording of ` + "`gpuprobe snapshot`" + ` instead of the
+live machine, through the same judge, report, record and push: the four steps
+on its readings, every step that measures a live card (burns, soak, power,
+bandwidth, all-reduce, iperf3) not run and its criterion not measured.
 
 Exit status: 0 every criterion passed, 2 a warning, 3 a failure, 4 a
 criterion not measured (a shortened soak, no iperf3 peer), 1 the trial could
@@ -88,6 +97,26 @@ func (f *trialFlags) register(cmd *cobra.Command) {
 	fs.DurationVar(&f.pushWait, "push-wait", 2*time.Minute, "how long to wait at the end for the backend to acknowledge every result (what is left stays in the spool)")
 	fs.BoolVar(&f.force, "force", false, "test GPUs even when other processes use them (their idle check still fails)")
 	fs.BoolVar(&f.quiet, "no-progress", false, "no progress lines")
+	fs.StringVar(&f.snapshot, "snapshot", "", "judge this recorded snapshot `FILE` (from gpuprobe snapshot) instead of the live machine; the steps that measure a live card are not run")
+}
+
+// trialLiveOnly are the flags that act on the live machine: refused with
+// --snapshot, which measures nothing.
+var trialLiveOnly = append([]string{"soak", "burn", "power", "iperf-peer", "iperf-nominal", "iperf-duration", "force", "host-root"}, networkOnly...)
+
+// replay reads the recorded snapshot of --snapshot and names it for the
+// report (nil, nil without --snapshot).
+func (f *trialFlags) replay() (*checkrun.Snapshot, *acceptance.Replayed, error) {
+	if f.snapshot == "" {
+		return nil, nil, nil
+	}
+	s, data, err := checkrun.ReadSnapshotBytes(f.snapshot)
+	if err != nil {
+		return nil, nil, err
+	}
+	sum := sha256.Sum256(data)
+	return s, &acceptance.Replayed{File: filepath.Base(f.snapshot), SHA256: hex.EncodeToString(sum[:]), TakenAt: s.TakenAt.UTC(),
+		Hostname: s.Hostname, Probe: s.Probe, Note: s.Note}, nil
 }
 
 // validate refuses values that would make the trial meaningless before
@@ -121,7 +150,22 @@ func runTrial(cmd *cobra.Command, f *trialFlags) error {
 		}
 		cfg = c
 	}
-	if err := f.check.resolveExpected(nil); err != nil {
+	if f.snapshot != "" {
+		if err := refuse(cmd, "to a recorded snapshot: it measures nothing live", trialLiveOnly...); err != nil {
+			return err
+		}
+	}
+	snap, replayed, err := f.replay()
+	if err != nil {
+		return err
+	}
+	var recorded *expect.Expected
+	if snap != nil {
+		recorded = snap.Expected
+	}
+	// The order is the flags', the config's or the recording's; never
+	// the card's own name (sla/trial holds a card to no order then).
+	if err := f.check.resolveExpected(recorded); err != nil {
 		return err
 	}
 	checks, err := f.check.network.checker(f.check.config, f.check.hostRoot)
@@ -139,7 +183,13 @@ func runTrial(cmd *cobra.Command, f *trialFlags) error {
 	ctx, stop := signalContext()
 	defer stop()
 	o := f.options(cfg, key, iperf)
-	o.Steps = trialrun.Battery(f.battery(ctx, o, checks, iperf))
+	b := f.battery(ctx, o, checks, iperf, snap)
+	if snap != nil {
+		o.Steps, o.Replayed, o.Soak = trialrun.Replay(b, snap, "snapshot:"+f.snapshot), replayed, 0
+		o.Hostname = snap.Hostname
+	} else {
+		o.Steps = trialrun.Battery(b)
+	}
 	if cfg != nil {
 		if o.Push, err = trialrun.OpenPusher(cfg, version, log); err != nil {
 			return err
@@ -180,14 +230,20 @@ func (f *trialFlags) options(cfg *config.Config, key []byte, iperf *netcheck.Che
 
 // battery is the steps for this node: the all-reduce only where there is
 // more than one GPU (the order's count, else NVML's).
-func (f *trialFlags) battery(ctx context.Context, o trialrun.Options, checks, iperf *netcheck.Checker) trialrun.BatteryOptions {
+func (f *trialFlags) battery(ctx context.Context, o trialrun.Options, checks, iperf *netcheck.Checker, snap *checkrun.Snapshot) trialrun.BatteryOptions {
 	own := ownwork.New(ownwork.DefaultPath(), nil)
 	c := &f.check
 	c.own = own
 	src := nvmlread.New()
 	src.Own = own.State
 	gpus := c.expected.GPUs
-	if gpus == 0 {
+	switch {
+	case gpus > 0:
+	case snap != nil:
+		if snap.GPU != nil {
+			gpus = len(snap.GPU.Devices)
+		}
+	default:
 		if s, err := nvmlread.New().Read(ctx); err == nil {
 			gpus = len(s.Devices)
 		}
@@ -255,6 +311,8 @@ func printTrial(cmd *cobra.Command, res *trialrun.Result) {
 	fmt.Fprintf(w, "\n%s in %s (planned %s)", r.Verdict, time.Duration(r.WallSeconds*float64(time.Second)).Round(time.Second),
 		time.Duration(r.PlannedSeconds*float64(time.Second)).Round(time.Second))
 	switch {
+	case r.Replayed != nil:
+		fmt.Fprintf(w, "; replayed from %s (taken %s): nothing was measured on a live card", r.Replayed.File, r.Replayed.TakenAt.Format(time.RFC3339))
 	case r.Soak.PlannedSeconds == 0:
 		fmt.Fprint(w, "; no soak (--soak 0): the seed's 30-minute gpu_burn criterion is not measured")
 	case r.Soak.Shortened:

@@ -74,6 +74,24 @@ type Manifest struct {
 	Files     []FileSum `json:"files"`
 	PublicKey string    `json:"public_key"` // base64 ed25519
 	KeyID     string    `json:"key_id"`     // its fingerprint (internal/edkey)
+	// Replayed: the rows judge a recorded snapshot (gpuprobe trial
+	// --snapshot), not the live machine; nil for a trial of a card. A
+	// live trial's manifest has no such member, so its bytes are as
+	// before; a verifier that predates it refuses a replay's by name
+	// rather than read it as a trial of a card.
+	Replayed *Replayed `json:"replayed,omitempty"`
+}
+
+// Replayed is the recorded snapshot a trial judged instead of the live
+// machine, named by its file's SHA-256: nothing in such a record was
+// measured on a card.
+type Replayed struct {
+	File     string    `json:"file"`
+	SHA256   string    `json:"sha256"`
+	TakenAt  time.Time `json:"taken_at"`
+	Hostname string    `json:"hostname,omitempty"` // the recorded machine's
+	Probe    string    `json:"probe"`              // the probe that recorded it
+	Note     string    `json:"note,omitempty"`
 }
 
 // Soak is the gpu_burn criterion's run: the seed's is 30 minutes; a
