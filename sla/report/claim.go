@@ -33,6 +33,23 @@ func approximationsOf(tm *terms.Terms) []Approximation {
 	return out
 }
 
+// acrossMonthEnd is, of the counted runs that cross the service period's
+// start or end (the month's: a delivery or a release ends no run), what
+// they count outside this month, which the provider may put in it (in),
+// and what they count in it, which it may put in the other month (out).
+// Tencent CAR, 31 March 23:59:30 to 1 April 00:01:00, 90 s, one minute from
+// its start: 30 s in each month, where the provider gives the minute to
+// one of them.
+func acrossMonthEnd(books account.Books) (in, out time.Duration) {
+	for _, r := range books.ClaimableRuns {
+		if r.Span.Start.Before(books.Period.Start) || r.Span.End.After(books.Period.End) {
+			here := r.InPeriod()
+			in, out = in+max(r.Counted-here, 0), out+here
+		}
+	}
+	return in, out
+}
+
 // breach reports whether the node's month breached the contract: uptime
 // below target, a penalty or a downtime credit earned, a ticket target
 // missed, or a delivery late in the month it was ordered — whether or not
@@ -79,15 +96,19 @@ func approximate(tm *terms.Terms, books account.Books, u Uptime) *Approximate {
 	}
 	var under, over time.Duration
 	runs := len(books.ClaimableRuns)
+	in, out := acrossMonthEnd(books)
 	for _, a := range tm.Approximations {
-		d := a.MaxDowntime(runs)
+		d, dIn, dOut := a.MaxDowntime(runs), time.Duration(0), time.Duration(0)
+		if a.AcrossMonthEnd {
+			dIn, dOut = in, out
+		}
 		switch a.Direction {
 		case terms.Under:
-			under += d
+			under += d + dIn
 		case terms.Over:
-			over += d
+			over += d + dOut
 		default:
-			under, over = under+d, over+d
+			under, over = under+d+dIn, over+d+dOut
 		}
 	}
 	if under == 0 && over == 0 {

@@ -18,6 +18,11 @@ type Approximation struct {
 	// PerRun and PerMonth bound the difference in counted downtime: at most
 	// PerRun for every counted run of downtime, plus PerMonth.
 	PerRun, PerMonth time.Duration
+	// AcrossMonthEnd: the text does not say to which month a run across a
+	// month's start or end belongs, so all its counted downtime may be the
+	// other month's, or this one's (Tencent: "单实例单次服务不可用分钟数 =
+	// 实例不可用解决时间 - 实例不可用开始时间", and no month named).
+	AcrossMonthEnd bool
 	// Bound says in words how far off the figure may be where the
 	// difference is not one of downtime (a fee the text reckons otherwise).
 	Bound string
@@ -65,7 +70,7 @@ func (p *parser) approximations(root *yaml.Node, o *object, t *Terms) error {
 
 func (p *parser) approximation(root, it *yaml.Node, f string) (Approximation, error) {
 	a := Approximation{Line: it.Line}
-	o, err := p.object(it, f, "clause", "terms", "why", "per_run", "per_month", "bound", "direction")
+	o, err := p.object(it, f, "clause", "terms", "why", "per_run", "per_month", "across_month_end", "bound", "direction")
 	if err != nil {
 		return a, err
 	}
@@ -104,8 +109,13 @@ func (p *parser) approximation(root, it *yaml.Node, f string) (Approximation, er
 			return a, err
 		}
 	}
-	if a.PerRun == 0 && a.PerMonth == 0 && a.Bound == "" {
-		return a, p.err(it, f, "say by at most how much: per_run, per_month (downtime) or bound (in words)")
+	if v, ok := o.vals["across_month_end"]; ok {
+		if a.AcrossMonthEnd, err = p.boolean(v, f+".across_month_end"); err != nil {
+			return a, err
+		}
+	}
+	if a.PerRun == 0 && a.PerMonth == 0 && !a.AcrossMonthEnd && a.Bound == "" {
+		return a, p.err(it, f, "say by at most how much: per_run, per_month, across_month_end (downtime) or bound (in words)")
 	}
 	if v, ok := o.vals["terms"]; ok {
 		keys, err := p.seq(v, f+".terms")

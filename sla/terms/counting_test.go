@@ -143,10 +143,15 @@ func TestApproximationTerms(t *testing.T) {
     why: "the charge is the order's"
     bound: "less the voucher-paid part"
     direction: over
+  - clause: "实例不可用解决时间 - 实例不可用开始时间"
+    why: "an outage across the month's end is split at midnight"
+    across_month_end: true
+    direction: either
 `)
 	x := parseOne(t, src)
-	if len(x.Approximations) != 2 || x.Approximations[0].PerRun != time.Minute || x.Approximations[0].MaxDowntime(3) != 3*time.Minute ||
-		x.Approximations[1].Direction != Over || x.Approximations[1].Line == 0 {
+	if len(x.Approximations) != 3 || x.Approximations[0].PerRun != time.Minute || x.Approximations[0].MaxDowntime(3) != 3*time.Minute ||
+		x.Approximations[1].Direction != Over || x.Approximations[1].Line == 0 || x.Approximations[1].AcrossMonthEnd ||
+		!x.Approximations[2].AcrossMonthEnd || x.Approximations[2].MaxDowntime(3) != 0 {
 		t.Fatalf("%+v", x.Approximations)
 	}
 }
@@ -175,6 +180,7 @@ func TestCountingTermErrors(t *testing.T) {
 		{"approximation without bound", "billing:", "approximations:\n  - {clause: x, why: y, direction: under}\nbilling:", 15, "approximations[0]", "at most how much"},
 		{"approximation direction", "billing:", "approximations:\n  - {clause: x, why: y, direction: sideways, per_run: 1m}\nbilling:", 15, "approximations[0].direction", "sideways"},
 		{"approximation names no field", "billing:", "approximations:\n  - {clause: x, why: y, direction: under, per_run: 1m, terms: [uptime.partial_month]}\nbilling:", 15, "approximations[0].terms[0]", "no field"},
+		{"approximation across the month's end not a flag", "billing:", "approximations:\n  - {clause: x, why: y, direction: either, across_month_end: sometimes}\nbilling:", 15, "approximations[0].across_month_end", "sometimes"},
 		{"approximation unknown key", "billing:", "approximations:\n  - {clause: x, why: y, direction: under, per_run: 1m, guess: 3}\nbilling:", 15, "approximations[0].guess", "unknown field"},
 	}
 	checkErrors(t, base, cases)
