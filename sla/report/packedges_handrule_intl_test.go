@@ -384,6 +384,7 @@ func TestHostedaiHandRuleRandomMonths(t *testing.T) {
 func TestGPUhubHandRuleRandomMonths(t *testing.T) {
 	tm := packTerms(t, "gpuhub-network")
 	rng := rand.New(rand.NewSource(3806))
+	across := 0
 	for i := range 300 {
 		m := randomIntlMonth(rng, time.UTC, false)
 		var counted, hours int64
@@ -403,6 +404,23 @@ func TestGPUhubHandRuleRandomMonths(t *testing.T) {
 		m.c.amount = float64(hours) * 0.5
 		m.c.deadline = "2026-05-01T00:00:00Z"
 		checkEdge(t, tm, fmt.Sprintf("month %d %v delivered %q released %q", i, m.c.down, m.c.delivered, m.c.released), m.c)
+		// An anomaly into April is April's voucher, on its whole minutes
+		// (March's included); April's uptime counts those from midnight.
+		for _, o := range m.outs {
+			if !o[1].After(marchEnd(time.UTC)) {
+				continue
+			}
+			across++
+			whole := int64(o[1].Sub(o[0]) / time.Minute)
+			a := intlMonth{c: edgeCase{month: 4, down: [][2]string{{o[0].Format(time.DateTime), o[1].Format(time.DateTime)}}}}
+			a.judge(30*86400, max(int64(o[0].Add(time.Duration(whole)*time.Minute).Sub(marchEnd(time.UTC))/time.Second), 0), nil, big.NewRat(30*86400*50, 3600), 100)
+			a.c.amount = float64((whole*3+119)/120) * 0.5
+			a.c.deadline = "2026-05-31T00:00:00Z"
+			checkEdge(t, tm, fmt.Sprintf("April after month %d: %v", i, a.c.down), a.c)
+		}
+	}
+	if across == 0 {
+		t.Error("no anomaly into April drawn")
 	}
 }
 
