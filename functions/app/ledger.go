@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -265,6 +266,14 @@ func draftOf(r *report.Report, c report.Contract, asOf, now time.Time, by string
 	d := claims.Draft{Contract: c.Contract, Provider: c.Provider, Month: r.Month, Amount: claims.FromFloat(c.Claim), Currency: c.Currency,
 		Deadline: deadline, TimeZone: c.TimeZone, Lang: c.Lang, MonthEnd: end, AsOf: asOf,
 		Record: claims.Record{RecordedAt: now, RecordedBy: by}}
+	// The window's opening, where the text sets one: the day itself, or
+	// the earliest it can be when the terms lack a year's holidays.
+	if opens := cmp.Or(c.ClaimOpens, c.ClaimOpensEarliest); opens != "" {
+		if d.Opens, err = time.Parse(time.RFC3339, opens); err != nil {
+			return claims.Draft{}, Errorf(EInvalid, "claim_opens", "contract %s: %q is not an RFC 3339 time", c.Contract, opens)
+		}
+		d.OpensHolidaysMissing = c.ClaimOpensHolidaysMissing
+	}
 	for _, n := range r.Nodes {
 		if n.Contract == c.Contract && n.Credit.Amount > 0 {
 			d.Nodes = append(d.Nodes, n.Node)

@@ -23,7 +23,7 @@ var ClaimsCSVHeader = []string{"claim", "contract", "provider", "month", "curren
 	"sent_at", "sent_via", "sent_reference", "sent_late", "sent_recorded_at", "sent_recorded_by",
 	"answered_at", "outcome", "granted", "refused", "answer_reason", "answer_reference", "answer_recorded_at", "answer_recorded_by",
 	"answer_due", "answer_late", "received", "outstanding", "excess", "credit_due", "credit_overdue", "late_credits", "credits",
-	"chain_head", "observations_sha256", "expired"}
+	"chain_head", "observations_sha256", "expired", "opens", "sent_early"}
 
 // ClaimsCSV writes the ledger as CSV (ClaimsCSVHeader): what a finance
 // team reconciles a quarter with.
@@ -67,7 +67,7 @@ func claimRecord(r LedgerRow) []string {
 	}
 	return append(rec, stamp(st.AnswerDue), yes(st.AnswerLate), st.Received.String(), st.Outstanding.String(), st.Excess.String(),
 		stamp(st.CreditDue), yes(st.CreditOverdue), strings.Join(st.LateCredits, " "), strings.Join(keys, "; "),
-		c.Seal.ChainHead, c.Seal.ObservationsSHA256, yes(st.Expired))
+		c.Seal.ChainHead, c.Seal.ObservationsSHA256, yes(st.Expired), stamp(c.Opens), yes(st.SentEarly))
 }
 
 // CreditsCSVHeader is the bill credits CSV's header: every credit line a

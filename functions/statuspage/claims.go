@@ -103,7 +103,8 @@ func claimRow(pr *i18n.Printer, c claims.Claim, st claims.Status) ClaimRow {
 	for _, f := range []struct {
 		on   bool
 		text string
-	}{{st.Expired, pr.T("claim deadline passed, never sent")}, {st.SentLate, pr.T("sent after the claim deadline")}, {st.AnswerOverdue, pr.T("provider's deadline to answer passed")},
+	}{{st.NotOpen, pr.T("claim window opens on %s", day(c.Opens))}, {st.Expired, pr.T("claim deadline passed, never sent")},
+		{st.SentEarly, pr.T("sent before the claim window opened")}, {st.SentLate, pr.T("sent after the claim deadline")}, {st.AnswerOverdue, pr.T("provider's deadline to answer passed")},
 		{st.AnswerLate && !st.AnswerOverdue, pr.T("answered late")}, {st.CreditOverdue, pr.T("provider's deadline to credit passed")},
 		{len(st.LateCredits) > 0, pr.T("credited late")}, {st.Excess > 0, pr.T("credited %s beyond the grant", m(st.Excess))}} {
 		if f.on {

@@ -19,7 +19,8 @@ type ClaimRow struct {
 // Claims prints the claims ledger: each claim's amount, state, when it
 // was sent, the provider's deadlines and what is owed and came back; dates
 // in the contract's zone, amounts exact. FLAGS names what a finance team
-// acts on: sent late, answered late, a provider deadline passed, a late
+// acts on: a window not open yet (the day it opens), sent before it opened,
+// sent late, answered late, a provider deadline passed, a late
 // credit, a credit beyond the grant.
 func Claims(w io.Writer, rows []ClaimRow) error {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
@@ -36,17 +37,17 @@ func Claims(w io.Writer, rows []ClaimRow) error {
 			sent = day(c.Sent.At, loc) + " " + c.Sent.Via
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, c.Provider, c.Amount, c.Currency, st.State, sent,
-			day(st.AnswerDue, loc), granted, st.Received, st.Outstanding, day(st.CreditDue, loc), flags(st))
+			day(st.AnswerDue, loc), granted, st.Received, st.Outstanding, day(st.CreditDue, loc), flags(c, st))
 	}
 	return tw.Flush()
 }
 
-func flags(st claims.Status) string {
+func flags(c claims.Claim, st claims.Status) string {
 	var f []string
 	for _, x := range []struct {
 		on   bool
 		word string
-	}{{st.Expired, "EXPIRED-UNSENT"}, {st.SentLate, "sent-after-deadline"}, {st.AnswerOverdue, "ANSWER-OVERDUE"}, {st.AnswerLate && !st.AnswerOverdue, "answered-late"},
+	}{{st.NotOpen, "opens-" + day(c.Opens, c.Loc())}, {st.Expired, "EXPIRED-UNSENT"}, {st.SentEarly, "SENT-BEFORE-WINDOW-OPENED"}, {st.SentLate, "sent-after-deadline"}, {st.AnswerOverdue, "ANSWER-OVERDUE"}, {st.AnswerLate && !st.AnswerOverdue, "answered-late"},
 		{st.CreditOverdue, "CREDIT-OVERDUE"}, {len(st.LateCredits) > 0, "credited-late"}, {st.Excess > 0, "excess " + st.Excess.String()}} {
 		if x.on {
 			f = append(f, x.word)

@@ -25,7 +25,18 @@ type Claim struct {
 	// Deadline is the contract's claim deadline (exclusive): the claim
 	// must reach the provider before it.
 	Deadline time.Time `json:"deadline"`
-	TimeZone string    `json:"timezone"`
+	// Opens is the first instant the provider's text lets the claim be
+	// filed, when it sets one (Tencent: "after the fifth (5th) business
+	// day of the month immediately following such Service Month"); zero
+	// when a claim may be filed as soon as the month ends. A claim sent
+	// before it is outside the window as surely as one sent after the
+	// deadline. OpensHolidaysMissing is the year whose holidays the count
+	// of working days runs through and the terms do not list: Opens is
+	// then the earliest the window can open (weekdays alone), and the
+	// text's own opening may be later.
+	Opens                time.Time `json:"opens,omitzero"`
+	OpensHolidaysMissing int       `json:"opens_holidays_missing,omitempty"`
+	TimeZone             string    `json:"timezone"`
 	// Lang is the contract's documents' language (report.lang), the
 	// language of the ledger's alerts and follow-up letters.
 	Lang string `json:"lang"`
@@ -212,6 +223,8 @@ type Draft struct {
 	Amount                    Cents
 	Currency                  string
 	Deadline                  time.Time
+	Opens                     time.Time
+	OpensHolidaysMissing      int
 	TimeZone, Lang            string
 	Nodes                     []string
 	Lines                     int
@@ -244,6 +257,9 @@ func New(d Draft) (Claim, error) {
 		return Claim{}, invalid("seal", "", "missing: the report is not sealed (write its evidence bundle first), and a claim rests on sealed evidence")
 	case d.Deadline.IsZero():
 		return Claim{}, invalid("deadline", "", "missing")
+	case !d.Opens.IsZero() && !d.Opens.Before(d.Deadline):
+		return Claim{}, invalid("opens", d.Opens.UTC().Format(time.RFC3339), "is not before the claim deadline %s: the window would never open",
+			d.Deadline.UTC().Format(time.RFC3339))
 	case len(d.RecordedBy) > MaxBy:
 		return Claim{}, invalid("by", "", "longer than %d characters", MaxBy)
 	case d.Lines < 0 || Cents(d.Lines) > d.Amount:
@@ -255,6 +271,9 @@ func New(d Draft) (Claim, error) {
 	c := Claim{ID: ID(d.Contract, d.Month), Contract: d.Contract, Provider: d.Provider, Month: d.Month, Amount: d.Amount,
 		Currency: d.Currency, Deadline: d.Deadline.UTC(), TimeZone: d.TimeZone, Lang: d.Lang, Nodes: slices.Clone(d.Nodes),
 		Lines: d.Lines, Seal: d.Seal, Drafted: Record{RecordedAt: d.RecordedAt.UTC(), RecordedBy: d.RecordedBy}, Credits: []Credit{}}
+	if !d.Opens.IsZero() {
+		c.Opens, c.OpensHolidaysMissing = d.Opens.UTC(), d.OpensHolidaysMissing
+	}
 	return c, nil
 }
 

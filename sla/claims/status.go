@@ -79,6 +79,14 @@ type Status struct {
 	// SentLate: sent at or after the claim deadline (the provider may
 	// refuse it for that alone).
 	SentLate bool `json:"sent_late,omitempty"`
+	// SentEarly: sent before the window opened (Claim.Opens), which the
+	// provider's text does not allow ("only … after the fifth (5th)
+	// business day"): it may refuse the claim for that alone, and the
+	// renter files it again once the window is open.
+	SentEarly bool `json:"sent_early,omitempty"`
+	// NotOpen: not sent, and the window has not opened yet (now is before
+	// Claim.Opens): the claim waits, sent from then on.
+	NotOpen bool `json:"not_open,omitempty"`
 	// Expired: not sent, and the claim deadline has passed: the window the
 	// contract gives the renter closed with the claim still a draft.
 	Expired bool `json:"expired,omitempty"`
@@ -131,9 +139,11 @@ func (c Claim) StatusAt(d Deadlines, now time.Time) Status {
 	}
 	if c.Sent == nil {
 		s.Expired = !c.Deadline.IsZero() && !now.Before(c.Deadline)
+		s.NotOpen = !c.Opens.IsZero() && now.Before(c.Opens)
 		return s
 	}
 	s.SentLate = !c.Sent.At.Before(c.Deadline)
+	s.SentEarly = !c.Opens.IsZero() && c.Sent.At.Before(c.Opens)
 	loc := c.Loc()
 	if s.AnswerDue = d.Answer.Due(c.Sent.At, loc); !s.AnswerDue.IsZero() {
 		s.AnswerDue = s.AnswerDue.UTC()

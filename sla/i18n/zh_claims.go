@@ -82,6 +82,8 @@ var zhClaims = map[string]string{
 	"No claim in the ledger yet: the monthly report job drafts one for each month that earns a credit.": "账本中尚无索赔：月度报告任务会为每个产生赔偿的月份起草一份。",
 	"%s via %s":                            "%s，通过%s",
 	"sent after the claim deadline":        "晚于索赔截止时间提交",
+	"sent before the claim window opened":  "早于可提交索赔之日提交",
+	"claim window opens on %s":             "%s起可提交",
 	"claim deadline passed, never sent":    "索赔截止时间已过，未提交",
 	"provider's deadline to answer passed": "服务商答复期限已过",
 	"answered late":                        "逾期答复",

@@ -274,6 +274,9 @@ func printClaim(cmd *cobra.Command, v app.ClaimView) error {
 	// or after it may be refused for that alone.
 	deadline := v.Deadline.In(v.Loc()).Format("2006-01-02 15:04 MST")
 	switch {
+	case st.SentEarly:
+		note += "; sent before the claim window opened (" + v.Opens.In(v.Loc()).Format("2006-01-02 15:04 MST") +
+			"): the provider's text takes a claim only from then and may refuse this one for that alone; send it again once the window is open"
 	case st.SentLate:
 		note += "; sent at or after the claim deadline (" + deadline + "): the provider may refuse it for that alone"
 	case st.Expired:

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http/httptest"
 	"os"
@@ -293,8 +294,8 @@ func TestClaimsSentLateSaysSo(t *testing.T) {
 			t.Fatalf("draft: %v\n%s", err, out)
 		}
 		// Unsent with its deadline passed, the CSV says it expired.
-		if out, err := runCLI(t, "claims", "list", "--format", "csv", "--data", data); err != nil || !strings.Contains(out, ",observations_sha256,expired\n") ||
-			!strings.HasSuffix(strings.TrimSpace(out), ",true") {
+		if out, err := runCLI(t, "claims", "list", "--format", "csv", "--data", data); err != nil || !strings.Contains(out, ",observations_sha256,expired,opens,sent_early\n") ||
+			!strings.HasSuffix(strings.TrimSpace(out), ",true,,false") {
 			t.Fatalf("an unsent claim past its deadline in the CSV: %v\n%s", err, out)
 		}
 		out, err := runCLI(t, "claims", "sent", "us-example/2026-10", "--at", c.at, "--via", "email", "--data", data)
@@ -303,6 +304,50 @@ func TestClaimsSentLateSaysSo(t *testing.T) {
 		}
 		if out, _ := runCLI(t, "claims", "list", "--format", "csv", "--data", data); !strings.HasSuffix(strings.TrimSpace(out), ",false") {
 			t.Errorf("a sent claim is never expired in the CSV:\n%s", out)
+		}
+	}
+}
+
+// TestClaimsSentEarlySaysSo: tencent-cvm's March 2026 claim (drafted from
+// the pack's golden report, sealed) may be filed only "在…次月的第五（5）个
+// 工作日后": from 9 April 00:00 Beijing. Recorded as sent a second before,
+// the command says at once that it was sent before the window opened and
+// that Tencent may refuse it, and the ledger's list flags it; sent at the
+// opening instant, neither.
+func TestClaimsSentEarlySaysSo(t *testing.T) {
+	const warn = "; sent before the claim window opened (2026-04-09 00:00 CST): the provider's text takes a claim only from then and may refuse this one for that alone; send it again once the window is open"
+	for _, c := range []struct {
+		at    string
+		early bool
+	}{{"2026-04-08T23:59:59+08:00", true}, {"2026-04-09T00:00:00+08:00", false}} {
+		data, _ := claimsCLI(t)
+		var r report.Report
+		raw, err := os.ReadFile("../../../testdata/terms/packs/tencent-cvm.report.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			t.Fatal(err)
+		}
+		r.Seal = &report.Seal{ObservationsSHA256: "9f2c", ChainHead: "a1b2", Batches: 7}
+		raw, _ = json.Marshal(r)
+		rep := filepath.Join(t.TempDir(), "report.json")
+		if err := os.WriteFile(rep, raw, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := runCLI(t, "claims", "draft", "--report", rep, "--data", data); err != nil {
+			t.Fatalf("draft: %v\n%s", err, out)
+		}
+		out, err := runCLI(t, "claims", "sent", "tencent-cvm/2026-03", "--at", c.at, "--via", "ticket", "--data", data)
+		if err != nil || strings.Contains(out, warn) != c.early || !strings.HasPrefix(out, "claim tencent-cvm/2026-03: sent; claimed 14880.00 CNY") {
+			t.Errorf("sent %s: %v\n%s\nwant the warning: %v", c.at, err, out, c.early)
+		}
+		if out, err := runCLI(t, "claims", "list", "--data", data); err != nil || strings.Contains(out, "SENT-BEFORE-WINDOW-OPENED") != c.early {
+			t.Errorf("list after sent %s: %v\n%s", c.at, err, out)
+		}
+		if out, err := runCLI(t, "claims", "list", "--format", "csv", "--data", data); err != nil ||
+			!strings.HasSuffix(strings.TrimSpace(out), fmt.Sprintf(",false,2026-04-08T16:00:00Z,%v", c.early)) {
+			t.Errorf("csv after sent %s: %v\n%s", c.at, err, out)
 		}
 	}
 }

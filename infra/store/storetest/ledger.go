@@ -27,7 +27,7 @@ func testLedgerStore(t *testing.T, s store.Store) {
 
 func sampleClaim(contract, month string) store.Claim {
 	return store.Claim{Claim: claims.Claim{ID: claims.ID(contract, month), Contract: contract, Provider: "示例算力云 Example Cloud", Month: month,
-		Amount: 236160, Currency: "USD", Deadline: t0.AddDate(0, 2, 0), TimeZone: "Asia/Shanghai", Lang: "zh", Nodes: []string{"gz-01", "gz-02"},
+		Amount: 236160, Currency: "USD", Deadline: t0.AddDate(0, 2, 0), Opens: t0.AddDate(0, 0, 8), OpensHolidaysMissing: 2027, TimeZone: "Asia/Shanghai", Lang: "zh", Nodes: []string{"gz-01", "gz-02"},
 		Seal:    claims.Seal{ObservationsSHA256: "9f2c", ChainHead: "a1b2", Batches: 4210, RecordsSHA256: "77e0"},
 		Drafted: claims.Record{RecordedAt: t0, RecordedBy: "report-job"}, Credits: []claims.Credit{}}}
 }
