@@ -66,6 +66,23 @@ var exampleEdges = map[string][]edge{
 			{why: "50 s and 50 s: nothing", down: [][2]string{{"2026-03-10 03:00:00", "2026-03-10 03:00:50"}, {"2026-03-10 03:02:00", "2026-03-10 03:02:50"}}, counted: 0, uptime: 100, tier: 0, amount: 0},
 			{why: "50 s and 61 s: 61 s", down: [][2]string{{"2026-03-10 03:00:00", "2026-03-10 03:00:50"}, {"2026-03-10 03:02:00", "2026-03-10 03:03:01"}}, counted: 61, uptime: 99.9977, tier: 0, amount: 0},
 		}},
+		{"maintenance-notice", []edgeCase{
+			// "notice: 168h # 168 hours elapsed": so the calendar week
+			// before 8 March, when the clocks go forward, is 167 hours. A
+			// window 8 March 10:00–14:00 EDT (14:00–18:00 UTC) with the node
+			// down all of it: announced 1 March 09:00 EST (14:00 UTC), 168 h
+			// ahead, the window leaves the month ("excuses: window", the
+			// default over the node's time): 2,674,800 − 14,400 = 2,660,400 s,
+			// nothing down, 100 % (denominator_seconds is the month's before
+			// the window is taken out). Announced 1 March 10:00 EST, seven calendar
+			// days but 167 h ahead, it excuses nothing: 14,400 s down,
+			// (2,674,800 − 14,400) / 2,674,800 = 99.461642 %, 10 % of 2,377.60:
+			// 237.76.
+			{why: "announced 168 h ahead (1 March 09:00 EST)", maint: []maintSpec{{"2026-03-08 10:00:00", "2026-03-08 14:00:00", "2026-03-01 09:00:00"}},
+				down: down("2026-03-08 10:00:00", "2026-03-08 14:00:00"), counted: 0, uptime: 100, tier: 0, amount: 0, denominator: 2674800},
+			{why: "announced a calendar week but 167 h ahead (1 March 10:00 EST)", maint: []maintSpec{{"2026-03-08 10:00:00", "2026-03-08 14:00:00", "2026-03-01 10:00:00"}},
+				down: down("2026-03-08 10:00:00", "2026-03-08 14:00:00"), counted: 14400, uptime: 99.4616, tier: 10, amount: 237.76, denominator: 2674800},
+		}},
 		{"claim", []edgeCase{
 			// "a March claim is due by the end of May": before 1 June 00:00 EDT;
 			// April's before 1 July.
