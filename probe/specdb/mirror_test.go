@@ -18,7 +18,7 @@ var updateMirror = flag.Bool("update-yardsticks", false, "rewrite sla/yardstick/
 func mirror(db *DB) yardstick.Table {
 	t := yardstick.Table{Models: []yardstick.Model{}}
 	for _, m := range db.Models {
-		ym := yardstick.Model{ID: m.ID, Family: m.Family, Names: m.Names, Aliases: m.Aliases, Figures: map[string]yardstick.Yardstick{}}
+		ym := yardstick.Model{ID: m.ID, Family: m.Family, Names: m.Names, Aliases: m.Aliases, MemoryMiB: m.MemoryMiB, Figures: map[string]yardstick.Yardstick{}}
 		for name, th := range m.Thresholds {
 			fig, ok := yardstick.Figure(name)
 			if !ok || (th.Official == 0 && th.Healthy == 0) {

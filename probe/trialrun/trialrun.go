@@ -129,7 +129,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	results := runSteps(ctx, o, now, rep)
 	rep.Finished = now().UTC()
 	rep.WallSeconds = rep.Finished.Sub(rep.Started).Seconds()
-	rep.Rows = trial.Judge(trial.Node{Model: o.Order.Model, GPUs: gpuCount(o.Order, results), Results: results})
+	rep.Rows = trial.Judge(trial.Node{Model: o.Order.Model, GPUs: gpuCount(o.Order, results), MemoryMiB: o.Order.GPUMemoryGB * 1024, Results: results})
 	rep.Verdict = acceptance.VerdictOf(rep.Rows)
 	rep.Counts = counts(rep.Steps)
 	if o.Push != nil {

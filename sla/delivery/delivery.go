@@ -113,7 +113,8 @@ func Inventory(checks []events.Check) []trial.Result {
 // name is not of the model ordered (through the spec database's mirror,
 // sla/yardstick). What HeldToOrder only warns of — memory more than 3 %
 // above the order, a model the spec database does not know, a card it
-// could not identify or name — is no mismatch here, as a warning of the
+// could not identify or name, the cut-down form of a family the order
+// named (an H100 PCIe for "H100") — is no mismatch here, as a warning of the
 // probe's own is none: the probe's verdicts already refuse an
 // unidentified card.
 func Mismatches(inv []trial.Result, o Order) []trial.Result {

@@ -587,3 +587,75 @@ func TestIperfHeldToTheAdvertisedFigure(t *testing.T) {
 		}
 	}
 }
+
+// An order is written many ways and a card is delivered as many others:
+// each spelling of the model ordered (case, "NVIDIA", dashes, NVML's own
+// name, form factor and memory) holds the genuine card as the order means
+// it, and every other card delivered for it — another model, a cut-down
+// form of the family, other memory — is no pass. Where the order names a
+// family ("H100": the SXM, NVL and PCIe cards), a card of the family that
+// another of its models outdoes on every datasheet figure (the H100 PCIe
+// beside the SXM, an A100 40 GB beside the 80 GB) warns, never passes: the
+// order did name the family, so a failure could be refused.
+func TestOrderNameVariants(t *testing.T) {
+	const sxm, pcie, nvl = "NVIDIA H100 80GB HBM3", "NVIDIA H100 PCIe", "NVIDIA H100 NVL"
+	for _, c := range []struct {
+		order, card   string
+		orderGB, gotM float64 // memory ordered (GB) and the card's (MiB); 0: none
+		want          string
+	}{
+		{"H100", sxm, 0, 0, Pass},
+		{"h100", sxm, 0, 0, Pass},
+		{"NVIDIA H100", sxm, 0, 0, Pass},
+		{"nvidia h100 sxm", sxm, 0, 0, Pass},
+		{"H100 SXM5", sxm, 0, 0, Pass},
+		{"H100 SXM5 80GB", sxm, 0, 0, Pass},
+		{"H100-SXM5-80GB", sxm, 0, 0, Pass},
+		{"H100 80GB HBM3", sxm, 0, 0, Pass},
+		{"NVIDIA H100 80GB HBM3", sxm, 80, 81559, Pass},
+		{"H100 80GB", sxm, 0, 0, Pass},
+		// The cut-down H100 PCIe: failed where the order names the SXM,
+		// warned where it names the family.
+		{"H100 SXM", pcie, 0, 0, Fail},
+		{"H100 80GB HBM3", pcie, 0, 0, Fail},
+		{"H100", pcie, 0, 0, Warn},
+		{"H100 PCIe", pcie, 0, 0, Pass},
+		{"H100 SXM", nvl, 0, 0, Fail},
+		{"H100 NVL", nvl, 0, 0, Pass},
+		{"H100", "NVIDIA H800 80GB HBM3", 0, 0, Fail},
+		{"H100", "NVIDIA H20", 0, 0, Fail},
+		{"H100", "NVIDIA A800-SXM4-80GB", 0, 0, Fail},
+		{"H800", "NVIDIA H800 PCIe", 0, 0, Warn},
+		{"H800", "NVIDIA H800 80GB HBM3", 0, 0, Pass},
+		{"A100", "NVIDIA A800-SXM4-80GB", 0, 0, Fail},
+		{"A100", "NVIDIA A100-SXM4-80GB", 0, 0, Pass},
+		{"A100", "NVIDIA A100-SXM4-40GB", 0, 0, Warn},
+		{"A100 80GB", "NVIDIA A100-SXM4-40GB", 0, 0, Fail},
+		{"A100", "NVIDIA A100 80GB PCIe", 0, 0, Warn},
+		{"H200", "NVIDIA H200", 141, 143771, Pass},
+		{"H200", "NVIDIA H200 NVL", 141, 143771, Warn},
+		{"H100", pcie, 80, 81559, Warn},
+		// The memory ordered says which of a family: "H20" with 96 GB is
+		// the 96 GB card; without it, the 141 GB one is meant too.
+		{"H20", "NVIDIA H20", 96, 97871, Pass},
+		{"H20", "NVIDIA H20", 0, 0, Warn},
+		{"4090", "NVIDIA GeForce RTX 4090 D", 0, 0, Fail},
+		{"RTX 4090", "NVIDIA GeForce RTX 4090 D", 24, 24564, Fail},
+		{"geforce rtx 4090", "NVIDIA GeForce RTX 4090", 24, 24564, Pass},
+		{"RTX 4090 D", "NVIDIA GeForce RTX 4090 D", 24, 24564, Pass},
+		// Memory ordered against memory delivered: 48 GB on a 4090
+		// ordered with 24, 94 GB for 80, 48 GB for 80.
+		{"RTX 4090", "NVIDIA GeForce RTX 4090", 24, 49140, Warn},
+		{"H100", "NVIDIA H100 SXM5 94GB", 80, 95830, Warn},
+		{"H100", sxm, 80, 49140, Fail},
+	} {
+		n := Node{Model: c.order, GPUs: 1, MemoryMiB: c.orderGB * 1024, Results: []Result{count(1), model(c.card, "pass", 0)}}
+		if c.gotM > 0 {
+			n.Results = append(n.Results, memory(c.gotM, 0))
+		}
+		r, acc := row(t, n, KeyOrder), row(t, n, KeyAcceptance)
+		if r.Verdict != c.want || (c.want == Pass) != (acc.Verdict == Pass) {
+			t.Errorf("%q delivered for %q (%g GB ordered, %g MiB): order %s (%s), acceptance %s; want %s", c.card, c.order, c.orderGB, c.gotM, r.Verdict, r.Detail, acc.Verdict, c.want)
+		}
+	}
+}

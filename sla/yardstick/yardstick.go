@@ -30,11 +30,15 @@ type Yardstick struct {
 
 // Model is one GPU model of the table, named as the spec database names it.
 type Model struct {
-	ID      string               `json:"id"`
-	Family  string               `json:"family"`
-	Names   []string             `json:"names"`
-	Aliases []string             `json:"aliases,omitempty"`
-	Figures map[string]Yardstick `json:"figures"` // by stress figure: gpu.burn.fp32, gpu.bw.h2d, gpu.power
+	ID      string   `json:"id"`
+	Family  string   `json:"family"`
+	Names   []string `json:"names"`
+	Aliases []string `json:"aliases,omitempty"`
+	// MemoryMiB is the memory per GPU a genuine card reports (NVML's
+	// total), 0 where the spec database names none: an order's memory
+	// narrows the models its family name can mean.
+	MemoryMiB uint64               `json:"memory_mib,omitempty"`
+	Figures   map[string]Yardstick `json:"figures"` // by stress figure: gpu.burn.fp32, gpu.bw.h2d, gpu.power
 }
 
 // Table is the mirror's content.
@@ -173,4 +177,15 @@ func ids(ms []*Model) []string {
 		out[i] = m.ID
 	}
 	return out
+}
+
+// ByID is the model of the table with id; false for an id it does not
+// hold.
+func ByID(id string) (Model, bool) {
+	for _, m := range exact[Normalise(id)] {
+		if m.ID == id {
+			return *m, true
+		}
+	}
+	return Model{}, false
 }

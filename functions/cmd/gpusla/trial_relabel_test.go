@@ -502,6 +502,13 @@ func relabelCases() []cardCase {
 		// GB/s of the SXM paid for.
 		h100(cardCase{provider: "H100 PCIe sold as SXM", card: "h100-pcie-80gb", bandwidth: fail}),
 		h100(cardCase{provider: "H100 PCIe sold as SXM, no --expect", card: "h100-pcie-80gb", noExpect: true, localAcceptance: nm, localOrder: nm, bandwidth: fail}),
+		// An order naming the family ("H100": SXM, NVL or PCIe) and the
+		// family's cut-down form delivered: never a pass, a warning (the
+		// order did name the family); the memory ordered says which H20.
+		h100(cardCase{provider: "H100 PCIe for an H100 order", card: "h100-pcie-80gb", model: "H100", acceptance: warn, order: warn}),
+		h100(cardCase{provider: "H200 NVL for an H200 order", card: "h200-nvl", model: "H200", memoryGB: 141, acceptance: warn, order: warn}),
+		{provider: "genuine H20 for an H20 96 GB order", snapshot: "h20-as-h100.json", label: "NVIDIA H20", model: "H20", gpus: 1, memoryGB: 96, acceptance: pass, order: pass},
+		{provider: "genuine H20 for an H20 order", snapshot: "h20-as-h100.json", label: "NVIDIA H20", model: "H20", gpus: 1, acceptance: warn, order: warn},
 		h100(cardCase{provider: "SXM ids on a board partner's card", edit: func(d *gpu.Device) { d.PCI.SubsystemID = d.PCI.SubsystemID&^0xffff | 0x1043 }}),
 		{provider: "RTX 4090 D named 4090", snapshot: "rtx4090d-relabelled.json", model: "RTX 4090", gpus: 1, memoryGB: 24, acceptance: fail, order: fail},
 		{provider: "RTX 4090 D named 4090, no --expect", snapshot: "rtx4090d-relabelled.json", model: "RTX 4090", gpus: 1, memoryGB: 24, noExpect: true, acceptance: fail, order: fail},
