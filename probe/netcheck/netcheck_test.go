@@ -185,15 +185,23 @@ func TestPingLoopback(t *testing.T) {
 	}
 	got := netchecktest.ByName((&Checker{Spec: spec}).Quick(context.Background()))
 	for name, v := range map[string]string{
-		"net.gateway.reach": wire.Pass, "net.gateway.rtt": wire.Pass, "net.gateway.loss": wire.Pass,
+		"net.gateway.reach": wire.Pass, "net.gateway.loss": wire.Pass,
 		"net.ping.127.0.0.1.reach": wire.Pass, "net.ping.127.0.0.1.rtt": wire.Fail, // 1ns goal cannot be met
 	} {
 		if got[name].Verdict != v {
 			t.Errorf("%s: %+v, want %s", name, got[name], v)
 		}
 	}
-	if c := got["net.gateway.rtt"]; c.Number == nil || *c.Number <= 0 || *c.Number > 2 || c.Criterion != "avg ≤ 2.00 ms" {
-		t.Errorf("gateway rtt %+v", c)
+	// Loopback answers in microseconds on an idle machine, but a machine
+	// loaded many times over its cores can hold one reply for 10 ms and
+	// lift the average of five over the seed's 2 ms: the verdict is held to
+	// the figure measured, both sides of the line, not to a figure assumed.
+	c := got["net.gateway.rtt"]
+	if c.Number == nil || *c.Number <= 0 || c.Criterion != "avg ≤ 2.00 ms" {
+		t.Fatalf("gateway rtt %+v", c)
+	}
+	if want := map[bool]string{true: wire.Pass, false: wire.Fail}[*c.Number <= 2]; c.Verdict != want {
+		t.Errorf("gateway rtt avg %.3f ms judged %s, want %s", *c.Number, c.Verdict, want)
 	}
 }
 
