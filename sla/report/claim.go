@@ -50,6 +50,24 @@ func acrossMonthEnd(books account.Books) (in, out time.Duration) {
 	return in, out
 }
 
+// windowClosed is what the month counts of the runs whose claim window,
+// running from the incident, closed by the month's end (claim.from:
+// incident): the letter is written once the month is over, too late for
+// them. Alibaba, 30 days: a run from 1 March 00:10 was to be claimed
+// before 31 March 00:10.
+func windowClosed(tm *terms.Terms, books account.Books, monthEnd time.Time) time.Duration {
+	var d time.Duration
+	if !tm.Claim.FromIncident {
+		return 0
+	}
+	for _, r := range books.ClaimableRuns {
+		if !tm.Claim.DeadlineFrom(monthEnd, tm.Calendar.Loc, r.Span.Start).After(monthEnd) {
+			d += r.InPeriod()
+		}
+	}
+	return d
+}
+
 // breach reports whether the node's month breached the contract: uptime
 // below target, a penalty or a downtime credit earned, a ticket target
 // missed, or a delivery late in the month it was ordered — whether or not
@@ -90,17 +108,21 @@ func letterOf(tm *terms.Terms, c *Contract, nodes []Node) string {
 // its per-month bound), the uptime that allows each way the
 // approximations may err, and whether the tier could differ. Nil when no
 // approximation is bounded in downtime or the node has no figure.
-func approximate(tm *terms.Terms, books account.Books, u Uptime) *Approximate {
+func approximate(tm *terms.Terms, books account.Books, u Uptime, monthEnd time.Time) *Approximate {
 	if u.NotJudged != "" {
 		return nil
 	}
 	var under, over time.Duration
 	runs := len(books.ClaimableRuns)
 	in, out := acrossMonthEnd(books)
+	closed := windowClosed(tm, books, monthEnd)
 	for _, a := range tm.Approximations {
 		d, dIn, dOut := a.MaxDowntime(runs), time.Duration(0), time.Duration(0)
 		if a.AcrossMonthEnd {
 			dIn, dOut = in, out
+		}
+		if a.ClaimWindow {
+			dOut += closed
 		}
 		switch a.Direction {
 		case terms.Under:

@@ -107,7 +107,7 @@ func (b *Builder) buildNode(n *nodeAcc, tickets []*ticket.Ticket, backend interv
 	penalties = append(penalties, m.delivery(&nr)...)
 	m.billing(books, outs, penalties, &nr)
 	nr.Breach = breach(&nr)
-	nr.Approximate = approximate(tm, books, nr.Uptime)
+	nr.Approximate = approximate(tm, books, nr.Uptime, m.me)
 	nr.Evidence = append(nr.Evidence, m.evidence()...)
 	nr.Evidence = append(nr.Evidence, n.usageBad...)
 	if len(n.usage) > 0 {

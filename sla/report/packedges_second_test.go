@@ -488,6 +488,21 @@ var alibabaECSEdges = []edge{
 		{why: "20 March and 31 March", down: [][2]string{{"2026-03-20 10:00:00", "2026-03-20 10:12:00"}, {"2026-03-31 23:55:30", "2026-04-01 00:06:00"}}, counted: 960, uptime: 99.9642, tier: 10, amount: 2232,
 			deadline: "2026-04-19T10:00:00+08:00"},
 	}},
+	{"claim-window-closed", []edgeCase{
+		// "Submit within 30 days of incident": an outage from 1 March 00:10
+		// was to be claimed before 31 March 00:10, before the month (and its
+		// letter) ended. 12 min then and 5 min on the 20th: 17 min, (44,640
+		// − 17) / 44,640 = 99.961918 %, 10 %, 2,232.00, due 31 March 00:10;
+		// without the time-barred 12 min, 5 min, 99.988799 %, met: the tier
+		// may differ (by 720 s over; 2 × 60 s under, a minute a run,
+		// approximations[0]). 5 min then and 12 min on the 20th: the same 17
+		// min, but the 12 min still in their window hold the 10 % alone
+		// (99.973118 %): the tier the same, 300 s at most.
+		{why: "12 min on 1 March and 5 on the 20th: the tier may differ", down: [][2]string{{"2026-03-01 00:10:00", "2026-03-01 00:22:00"}, {"2026-03-20 10:00:00", "2026-03-20 10:05:00"}},
+			counted: 1020, uptime: 99.9619, tier: 10, amount: 2232, deadline: "2026-03-31T00:10:00+08:00", approximateDown: 720, checkTierDiffers: true, tierMayDiffer: true},
+		{why: "5 min on 1 March and 12 on the 20th: the tier the same", down: [][2]string{{"2026-03-01 00:10:00", "2026-03-01 00:15:00"}, {"2026-03-20 10:00:00", "2026-03-20 10:12:00"}},
+			counted: 1020, uptime: 99.9619, tier: 10, amount: 2232, deadline: "2026-03-31T00:10:00+08:00", approximateDown: 300, checkTierDiffers: true, tierMayDiffer: false},
+	}},
 	{"each-outage-whole-minutes", []edgeCase{
 		// "单实例服务不可用分钟数: 在一个服务周期内单ECS实例不可用分钟数之和": each
 		// outage's whole minutes, then summed: 5 min 59 s and 6 min 59 s are 5 +

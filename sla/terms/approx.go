@@ -23,6 +23,12 @@ type Approximation struct {
 	// other month's, or this one's (Tencent: "单实例单次服务不可用分钟数 =
 	// 实例不可用解决时间 - 实例不可用开始时间", and no month named).
 	AcrossMonthEnd bool
+	// ClaimWindow: the claim runs from each incident (claim.from:
+	// incident) and the month's letter exists only once the month is over,
+	// so an incident whose window closed before the month ended cannot be
+	// in it in time; the provider may leave its counted downtime out of the
+	// month's (Alibaba: "Submit within 30 days of incident").
+	ClaimWindow bool
 	// Bound says in words how far off the figure may be where the
 	// difference is not one of downtime (a fee the text reckons otherwise).
 	Bound string
@@ -70,7 +76,7 @@ func (p *parser) approximations(root *yaml.Node, o *object, t *Terms) error {
 
 func (p *parser) approximation(root, it *yaml.Node, f string) (Approximation, error) {
 	a := Approximation{Line: it.Line}
-	o, err := p.object(it, f, "clause", "terms", "why", "per_run", "per_month", "across_month_end", "bound", "direction")
+	o, err := p.object(it, f, "clause", "terms", "why", "per_run", "per_month", "across_month_end", "claim_window", "bound", "direction")
 	if err != nil {
 		return a, err
 	}
@@ -114,8 +120,13 @@ func (p *parser) approximation(root, it *yaml.Node, f string) (Approximation, er
 			return a, err
 		}
 	}
-	if a.PerRun == 0 && a.PerMonth == 0 && !a.AcrossMonthEnd && a.Bound == "" {
-		return a, p.err(it, f, "say by at most how much: per_run, per_month, across_month_end (downtime) or bound (in words)")
+	if v, ok := o.vals["claim_window"]; ok {
+		if a.ClaimWindow, err = p.boolean(v, f+".claim_window"); err != nil {
+			return a, err
+		}
+	}
+	if a.PerRun == 0 && a.PerMonth == 0 && !a.AcrossMonthEnd && !a.ClaimWindow && a.Bound == "" {
+		return a, p.err(it, f, "say by at most how much: per_run, per_month, across_month_end, claim_window (downtime) or bound (in words)")
 	}
 	if v, ok := o.vals["terms"]; ok {
 		keys, err := p.seq(v, f+".terms")

@@ -147,9 +147,13 @@ func TestApproximationTerms(t *testing.T) {
     why: "an outage across the month's end is split at midnight"
     across_month_end: true
     direction: either
+  - clause: "Submit within 30 days of incident"
+    why: "an incident whose window closed before the month ended is still counted"
+    claim_window: true
+    direction: over
 `)
 	x := parseOne(t, src)
-	if len(x.Approximations) != 3 || x.Approximations[0].PerRun != time.Minute || x.Approximations[0].MaxDowntime(3) != 3*time.Minute ||
+	if len(x.Approximations) != 4 || !x.Approximations[3].ClaimWindow || x.Approximations[2].ClaimWindow || x.Approximations[0].PerRun != time.Minute || x.Approximations[0].MaxDowntime(3) != 3*time.Minute ||
 		x.Approximations[1].Direction != Over || x.Approximations[1].Line == 0 || x.Approximations[1].AcrossMonthEnd ||
 		!x.Approximations[2].AcrossMonthEnd || x.Approximations[2].MaxDowntime(3) != 0 {
 		t.Fatalf("%+v", x.Approximations)
@@ -181,6 +185,7 @@ func TestCountingTermErrors(t *testing.T) {
 		{"approximation direction", "billing:", "approximations:\n  - {clause: x, why: y, direction: sideways, per_run: 1m}\nbilling:", 15, "approximations[0].direction", "sideways"},
 		{"approximation names no field", "billing:", "approximations:\n  - {clause: x, why: y, direction: under, per_run: 1m, terms: [uptime.partial_month]}\nbilling:", 15, "approximations[0].terms[0]", "no field"},
 		{"approximation across the month's end not a flag", "billing:", "approximations:\n  - {clause: x, why: y, direction: either, across_month_end: sometimes}\nbilling:", 15, "approximations[0].across_month_end", "sometimes"},
+		{"approximation claim window not a flag", "billing:", "approximations:\n  - {clause: x, why: y, direction: over, claim_window: 30d}\nbilling:", 15, "approximations[0].claim_window", "30d"},
 		{"approximation unknown key", "billing:", "approximations:\n  - {clause: x, why: y, direction: under, per_run: 1m, guess: 3}\nbilling:", 15, "approximations[0].guess", "unknown field"},
 	}
 	checkErrors(t, base, cases)
