@@ -50,6 +50,8 @@ type cardCase struct {
 	// measured: BF16 TFLOP/s and device-copy GB/s the card gives; 0 a
 	// genuine card's (92 % and 90 % of its datasheet).
 	bf16, d2d float64
+	// fp64: FP64 TFLOP/s where the case burns FP64 too (0: no FP64 burn).
+	fp64 float64
 	// The order as registered (node add) and whether the probe has it.
 	model    string
 	gpus     int
@@ -160,6 +162,11 @@ func stressOf(t *testing.T, c cardCase, s *checkrun.Snapshot) []wire.Check {
 		soak := burn
 		soak.Seconds = trialrun.SeedSoak.Seconds()
 		rep.Burns, rep.Soaks = append(rep.Burns, burn), append(rep.Soaks, soak)
+		if c.fp64 > 0 {
+			f64 := burn
+			f64.Precision, f64.Samples, f64.Median, f64.Min = result.FP64, []float64{c.fp64, c.fp64, c.fp64, c.fp64, c.fp64}, c.fp64, c.fp64
+			rep.Burns = append(rep.Burns, f64)
+		}
 		rep.Bandwidth = append(rep.Bandwidth, result.Bandwidth{GPU: g, Test: "d2d_memcpy", Bytes: 1 << 30, Reps: 10, Counting: "read+write", BestGBs: d2d, MedianGB: d2d})
 	}
 	return judge.Report(rep)
@@ -530,6 +537,13 @@ func relabelCases() []cardCase {
 		h100(cardCase{provider: "H100 named, an H20's FLOPS", bf16: 0.92 * 148, order: pass}),
 		h100(cardCase{provider: "H100 named, an H20's FLOPS, no --expect", bf16: 0.92 * 148, noExpect: true, order: pass, localOrder: nm}),
 		h100(cardCase{provider: "H100 named, slow memory", d2d: 2000, order: pass}),
+		// An H800 whose device id and name are an H100's: every static
+		// figure is the same (132 SMs, 80 GB, 5120 bits, 700 W); its
+		// FP64, 1 TFLOP/s against the H100's 67, gives it away in the
+		// trial's FP64 burn. The genuine H100 burning FP64 passes.
+		h100(cardCase{provider: "H800 with an H100's device id", card: "h800-sxm", fp64: 0.92, order: pass,
+			edit: func(d *gpu.Device) { d.Name, d.PCI.DeviceID = "NVIDIA H100 80GB HBM3", 0x2330<<16|0x10de }}),
+		h100(cardCase{provider: "genuine H100 SXM burning FP64", fp64: 0.92 * 66.9, acceptance: pass, order: pass}),
 		h100(cardCase{provider: "H100 as a vGPU", edit: func(d *gpu.Device) { d.VirtualizationMode = ptr(2) }}),
 		h100(cardCase{provider: "H100 in MIG mode", edit: func(d *gpu.Device) { d.MIGMode = ptr(1) }, noExpect: true}),
 		// Six GPUs never read idle: gpustat is not measured on them.
