@@ -329,3 +329,76 @@ func cnVoucher(delivered, released time.Time, loc *time.Location, centsPerHour i
 	v := new(big.Rat).Mul(big.NewRat(int64(cents), 1), big.NewRat(int64(pct), 100))
 	return cents / 100, ratTrunc(v) / 100
 }
+
+// JD Cloud's faults across the end of a whole service term, over random
+// Marches (VM: 5 minutes or more, 20.00 an hour; DCPS: any, 15.00), worked
+// by hand: each fault's whole minutes from its start, judged on the whole
+// fault; a coupon of 100 × the rate / 60 × its minutes, truncated to the
+// fen, in the month the fault ended; but a fault into an April that is no
+// service term (the node released inside it) is owed in March for its
+// whole minutes before midnight ("If it is less than one month, it is not
+// counted as one service term"; "JD Cloud will compensate for the
+// unavailable time"), and April has no figure. Reported as of 2 May, the
+// release known; the node delivered on 28 February.
+func TestJDCloudHandRuleAcrossTheTermsEnd(t *testing.T) {
+	for _, p := range []struct {
+		pack          string
+		seed, minimum int64
+		centsPerHour  int64
+	}{{"jdcloud-vm", 3812, 300, 2000}, {"jdcloud-dcps", 3813, 60, 1500}} {
+		t.Run(p.pack, func(t *testing.T) {
+			tm := packTerms(t, p.pack)
+			loc := tm.Calendar.Loc
+			rng := rand.New(rand.NewSource(p.seed))
+			end := time.Date(2026, 4, 1, 0, 0, 0, 0, loc)
+			var owedInMarch, intoApril int
+			for i := range 300 {
+				c, _, _ := randomTencentMonth(rng, loc)
+				c.delivered, c.released, c.asOf = "2026-02-28 00:00:00", "", "2026-05-02T12:00:00Z"
+				released := rng.Intn(2) == 0
+				if released {
+					c.released = time.Date(2026, 4, 10+rng.Intn(15), rng.Intn(24), 0, 0, 0, loc).Format(time.DateTime)
+				}
+				a := end.Add(-time.Duration(1+rng.Intn(900)) * time.Second)
+				b := end.Add(time.Duration(1+rng.Intn(900)) * time.Second)
+				c.down = append(c.down, [2]string{a.Format(time.DateTime), b.Format(time.DateTime)})
+				coupon := func(minutes int64) int64 { return minutes * 100 * p.centsPerHour / 60 } // fen, truncated
+				var fen int64
+				for _, d := range c.down[:len(c.down)-1] {
+					if s := int64(cnAt(d[1], loc).Sub(cnAt(d[0], loc)) / time.Second); s >= p.minimum {
+						c.counted += s / 60 * 60
+						fen += coupon(s / 60)
+					}
+				}
+				whole := int64(b.Sub(a)/time.Second) / 60
+				march := int64(end.Sub(a) / time.Second)
+				if whole*60 < p.minimum || whole == 0 {
+					whole, march = 0, 0
+				}
+				c.counted += min(whole*60, march)
+				if released && march >= 60 {
+					owedInMarch++
+					fen += coupon(min(whole*60, march) / 60)
+				}
+				const month = 44640 * 60
+				c.uptime = math.Round(float64(month-c.counted)/month*100*1e4) / 1e4
+				c.amount, c.charge = float64(min(fen, 1488000*p.centsPerHour/2000))/100, float64(744*p.centsPerHour)/100
+				checkEdge(t, tm, fmt.Sprintf("March %d %v released %q", i, c.down, c.released), c)
+
+				// April: no term when released; else the fault's whole coupon.
+				ap := edgeCase{month: 4, delivered: "2026-02-28 00:00:00", released: c.released, asOf: "2026-05-02T12:00:00Z",
+					down: [][2]string{c.down[len(c.down)-1]}, uptime: notJudged}
+				if !released {
+					intoApril++
+					ap.counted = max(whole*60-march, 0)
+					ap.uptime = math.Round(float64(43200*60-ap.counted)/(43200*60)*100*1e4) / 1e4
+					ap.amount = float64(coupon(whole)) / 100
+				}
+				checkEdge(t, tm, fmt.Sprintf("April after March %d %v released %q", i, ap.down, ap.released), ap)
+			}
+			if owedInMarch == 0 || intoApril == 0 {
+				t.Errorf("faults owed in March %d, into a whole April %d: want each drawn", owedInMarch, intoApril)
+			}
+		})
+	}
+}
