@@ -43,16 +43,20 @@ func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log 
 	if _, err := env.ScorecardMonthsOrDefault(); err != nil {
 		return err
 	}
+	// The address before the store: a serve that cannot listen (the port
+	// taken, often by a serve already running) must leave no new store,
+	// master key and demo in a folder it was started in by mistake.
+	ln, err := listen(ctx, c.Listen)
+	if err != nil {
+		return err
+	}
 	b, err := openBackend(ctx, c, env, log)
 	if err != nil {
+		ln.Close()
 		return err
 	}
 	defer b.close()
 
-	ln, err := net.Listen("tcp", c.Listen)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", c.Listen, err)
-	}
 	base := "http://" + ln.Addr().String()
 	if c.TLS() {
 		base = "https://" + ln.Addr().String()

@@ -36,16 +36,8 @@ func TestServeTicketRoutes(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv(wiring.EnvTerms, "")
-	st, err := bolt.Open(filepath.Join(data, "gpusla.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
 	log := slog.New(slog.DiscardHandler)
-	svc, err := app.New(app.Config{Store: st, Notifier: &apptest.Notifier{}, Box: apptest.Box(t), Log: log})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, svc := testService(t, data, log)
 	if err := st.CreateNode(t.Context(), store.Node{ID: "gz-01", Provider: "acme", Contract: "cn-example", GPUCount: 8, OrderedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
@@ -99,16 +91,8 @@ func TestServeTicketRoutes(t *testing.T) {
 // naming the variable and the value.
 func TestServeScorecardMonths(t *testing.T) {
 	data := t.TempDir()
-	st, err := bolt.Open(filepath.Join(data, "gpusla.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
 	log := slog.New(slog.DiscardHandler)
-	svc, err := app.New(app.Config{Store: st, Notifier: &apptest.Notifier{}, Box: apptest.Box(t), Log: log})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, svc := testService(t, data, log)
 	desk, err := svc.Tickets(app.TermsBook{})
 	if err != nil {
 		t.Fatal(err)
@@ -134,15 +118,7 @@ func TestServeScorecardMonths(t *testing.T) {
 // operator would look for the wrong secret), else the data folder's file; a short one stops serve.
 func TestServeLogsTheTokenSource(t *testing.T) {
 	data := t.TempDir()
-	st, err := bolt.Open(filepath.Join(data, "gpusla.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	svc, err := app.New(app.Config{Store: st, Notifier: &apptest.Notifier{}, Box: apptest.Box(t), Log: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, svc := testService(t, data, slog.New(slog.DiscardHandler))
 	desk, err := svc.Tickets(app.TermsBook{})
 	if err != nil {
 		t.Fatal(err)
@@ -167,4 +143,20 @@ func TestServeLogsTheTokenSource(t *testing.T) {
 		!strings.Contains(err.Error(), "status token $GPUSLA_STATUS_TOKEN: shorter than 16 characters (it has 1)") {
 		t.Errorf("GPUSLA_STATUS_TOKEN=a: %v", err)
 	}
+}
+
+// testService is a service on a new embedded store in data, closed when
+// the test ends.
+func testService(t *testing.T, data string, log *slog.Logger) (*bolt.Store, *app.Service) {
+	t.Helper()
+	st, err := bolt.Open(filepath.Join(data, wiring.StoreFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	svc, err := app.New(app.Config{Store: st, Notifier: &apptest.Notifier{}, Box: apptest.Box(t), Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, svc
 }

@@ -136,9 +136,11 @@ func OpenSnapshot(path string) (*Store, error) {
 	return &Store{db: db, now: func() time.Time { return time.Now().UTC() }}, nil
 }
 
-// errLocked is a store file another process holds open.
+// errLocked is a store file another process holds open: nearly always a
+// `gpusla serve` on the folder, which holds it as long as it runs, so the
+// message says how to go on rather than only what is wrong.
 func errLocked(path string) error {
-	return fmt.Errorf("open store %s: locked by another process (is `gpusla serve` running on this data folder?)", path)
+	return fmt.Errorf("open store %s: locked by another process: a `gpusla serve` on this data folder holds it while it runs; stop serve (Ctrl-C where it runs) and run this again", path)
 }
 
 // openBolt is bbolt.Open with its failures as errors: a held lock, and a
