@@ -289,3 +289,61 @@ func TestIncidentsCSV(t *testing.T) {
 		t.Fatalf("a changed incident row is not named:\n%s", p)
 	}
 }
+
+// TestVerifyGivesTheSealTheClaimPageQuotes: the claim page quotes the
+// observations' SHA-256, the chain head and the records' SHA-256 and says
+// verify re-derives them; verify gives all three as the bundle has them, and
+// a report whose quoted seal is not the bundle's is named, even with the
+// manifest summed again to match the changed report.
+func TestVerifyGivesTheSealTheClaimPageQuotes(t *testing.T) {
+	zipped, m := claimBundle(t)
+	files := unzip(t, zipped)
+	var r report.Report
+	if err := json.Unmarshal(files[ReportJSONFile], &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Seal == nil || r.Seal.RecordsSHA256 == "" {
+		t.Fatalf("the bundle's report has no full seal: %+v", r.Seal)
+	}
+	res := verify(t, zipped)
+	if !res.OK() || res.ObservationsSHA256 != r.Seal.ObservationsSHA256 || res.ChainHead != r.Seal.ChainHead || res.RecordsSHA256 != r.Seal.RecordsSHA256 {
+		t.Fatalf("verify gave observations %s, chain head %s, records %s; the claim page quotes %+v\n%s",
+			res.ObservationsSHA256, res.ChainHead, res.RecordsSHA256, r.Seal, problems(res))
+	}
+	for _, c := range []struct {
+		name string
+		set  func(*report.Seal)
+		want string
+	}{
+		{"observations", func(s *report.Seal) { s.ObservationsSHA256 = strings.Repeat("0", 64) }, "observations.jsonl: hashes to " + r.Seal.ObservationsSHA256},
+		{"chain head", func(s *report.Seal) { s.ChainHead = strings.Repeat("1", 64) }, "gives chain head " + strings.Repeat("1", 64) + ", the manifest " + m.ChainHead},
+		{"records", func(s *report.Seal) { s.RecordsSHA256 = strings.Repeat("2", 64) }, "records.jsonl: hashes to " + r.Seal.RecordsSHA256},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			files := unzip(t, zipped)
+			forged := r
+			seal := *r.Seal
+			c.set(&seal)
+			forged.Seal = &seal
+			var rj bytes.Buffer
+			if err := report.JSON(&rj, &forged); err != nil {
+				t.Fatal(err)
+			}
+			files[ReportJSONFile] = rj.Bytes()
+			var fm Manifest
+			if err := json.Unmarshal(files[ManifestFile], &fm); err != nil {
+				t.Fatal(err)
+			}
+			for i, f := range fm.Files {
+				if f.Name == ReportJSONFile {
+					fm.Files[i].SHA256, fm.Files[i].Bytes = sum(rj.Bytes()), int64(rj.Len())
+				}
+			}
+			files[ManifestFile], _ = json.Marshal(fm)
+			p := problems(verify(t, rezip(t, files)))
+			if !strings.Contains(p, c.want) || strings.Contains(p, "SHA-256 is") {
+				t.Fatalf("a report quoting another seal: problems\n%s\nwant %q and no file mismatch", p, c.want)
+			}
+		})
+	}
+}

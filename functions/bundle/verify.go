@@ -48,6 +48,11 @@ type Result struct {
 	// Claims counts the claims of claims.json (0: the bundle carries none).
 	Claims    int
 	ChainHead string
+	// ObservationsSHA256 and RecordsSHA256 are the hashes of the bundle's
+	// observations.jsonl and records.jsonl as read: with ChainHead, the
+	// values the claim page quotes, for the provider to compare ("" when
+	// the file is missing).
+	ObservationsSHA256, RecordsSHA256 string
 }
 
 // OK says nothing failed.
@@ -79,8 +84,10 @@ func Verify(ra io.ReaderAt, size int64) (*Result, error) {
 	v.res.Problems = append(z.Problems, v.res.Problems...)
 
 	var seen map[batchKey]*batchLines
-	if obs, ok := data[ObservationsFile]; ok {
+	obs, hasObs := data[ObservationsFile]
+	if hasObs {
 		seen = v.observations(obs)
+		v.res.ObservationsSHA256 = sum(obs)
 	}
 	listed := v.batches(seen)
 	v.unlisted(seen, listed)
@@ -91,8 +98,11 @@ func Verify(ra io.ReaderAt, size int64) (*Result, error) {
 		r = v.report(rj)
 	}
 	recs, ok := data[RecordsFile]
-	if r != nil && r.Seal != nil && r.Seal.RecordsSHA256 != "" && sum(recs) != r.Seal.RecordsSHA256 {
-		v.add(RecordsFile, 0, "hashes to %s, the report's seal (quoted on its claim page) says %s", sum(recs), r.Seal.RecordsSHA256)
+	if ok {
+		v.res.RecordsSHA256 = sum(recs)
+	}
+	if r != nil && r.Seal != nil {
+		v.seal(r.Seal, obs, hasObs, recs)
 	}
 	if inc, has := data[IncidentsFile]; has && r != nil && !bytes.Equal(inc, incidentsCSV(&m, r)) {
 		v.add(IncidentsFile, 0, "does not list the manifest's intervals as the report states them: an incident, its times or its instance was changed")
@@ -106,6 +116,20 @@ func Verify(ra io.ReaderAt, size int64) (*Result, error) {
 		v.add(ManifestFile, 0, "the bundle carries no %s: who recorded the report's notices, releases and ticket times, and when, cannot be checked", RecordsFile)
 	}
 	return v.res, nil
+}
+
+// seal holds the report's seal — what its claim page quotes — to the
+// bundle: the observations' and records' hashes and the chain head.
+func (v *verifier) seal(s *report.Seal, obs []byte, hasObs bool, recs []byte) {
+	if hasObs && s.ObservationsSHA256 != sum(obs) {
+		v.add(ObservationsFile, 0, "hashes to %s, the report's seal (quoted on its claim page) says %s", sum(obs), s.ObservationsSHA256)
+	}
+	if s.ChainHead != "" && s.ChainHead != v.m.ChainHead {
+		v.add(ReportJSONFile, 0, "its seal (quoted on its claim page) gives chain head %s, the manifest %s", s.ChainHead, v.m.ChainHead)
+	}
+	if s.RecordsSHA256 != "" && sum(recs) != s.RecordsSHA256 {
+		v.add(RecordsFile, 0, "hashes to %s, the report's seal (quoted on its claim page) says %s", sum(recs), s.RecordsSHA256)
+	}
 }
 
 // verifier is one Verify: the bundle's manifest and what was found so far.

@@ -520,7 +520,7 @@ func claim(p *i18n.Printer, r *report.Report, c *report.Contract) claimPage {
 		if r.Seal.RecordsSHA256 != "" {
 			cp.Evidence = append(cp.Evidence, field{p.T("Evidence bundle: records SHA-256 (who recorded each notice and ticket time)"), r.Seal.RecordsSHA256})
 		}
-		cp.Note = p.T("The evidence bundle (evidence.zip, written by gpusla bundle from the same terms, event log, month and as-of) holds the raw observations behind every counted outage; gpusla verify evidence.zip re-derives both values offline.")
+		cp.Note = p.T("The evidence bundle (evidence.zip, written by gpusla bundle from the same terms, event log, month and as-of) holds the raw observations behind every counted outage; gpusla verify evidence.zip re-derives each of these values offline.")
 	} else {
 		cp.Note = p.T("No evidence bundle was sealed for this rendering; the monthly job's evidence.zip, or gpusla bundle run on the event log, carries the observations and the chain head.")
 	}

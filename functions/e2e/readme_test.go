@@ -115,6 +115,9 @@ func TestReadmeWalkthrough(t *testing.T) {
 	// The key the README's apikey step printed: the walk's serve step uses
 	// it, as the reader does, so the README's order is the one that works.
 	key := ""
+	// The seal the walkthrough's report quotes on its claim pages: the
+	// README says verify re-derives it, so verify's output must show each.
+	var quoted []string
 	for _, c := range cmds {
 		switch {
 		case strings.Contains(c, "scripts/test.sh"):
@@ -135,6 +138,12 @@ func TestReadmeWalkthrough(t *testing.T) {
 			t.Run(c, func(t *testing.T) {
 				out, stderr := readmeRun(t, dir, c)
 				checkReadmeOutput(t, c, out, stderr)
+				switch {
+				case strings.Contains(c, " report ") && strings.Contains(c, "--events "):
+					quoted = sealQuoted(out)
+				case strings.Contains(c, " verify "):
+					checkSealRederived(t, c, out, quoted)
+				}
 				if strings.Contains(c, " apikey create ") {
 					if key = strings.TrimSpace(out); !strings.HasPrefix(key, "gsk_") || !strings.Contains(stderr, "scopes read,tickets)") {
 						t.Fatalf("%s printed %q (%s), want a gsk_ key with the read and tickets scopes", c, key, strings.TrimSpace(stderr))
@@ -202,6 +211,36 @@ func checkReadmeOutput(t *testing.T, c, out, stderr string) {
 	case strings.Contains(c, " verify "):
 		if !strings.Contains(out, "OK: every file, line and batch matches the manifest") {
 			t.Errorf("%s:\n%s", c, out)
+		}
+	}
+}
+
+// sealHex is a SHA-256 or chain head on a claim page's evidence lines.
+var sealHex = regexp.MustCompile(`(?m)^- (?:Evidence bundle|证据包)：?:?[^\n]*?([0-9a-f]{64})`)
+
+// sealQuoted is every seal value a report's claim pages quote.
+func sealQuoted(out string) []string {
+	var vs []string
+	for _, m := range sealHex.FindAllStringSubmatch(out, -1) {
+		if !slices.Contains(vs, m[1]) {
+			vs = append(vs, m[1])
+		}
+	}
+	return vs
+}
+
+// checkSealRederived holds verify to the claim letter's words ("gpusla verify
+// evidence.zip re-derives each of these values"): it prints every value the
+// report of the same inputs quoted — the observations' and the records'
+// SHA-256 as well as the chain head.
+func checkSealRederived(t *testing.T, c, out string, quoted []string) {
+	t.Helper()
+	if len(quoted) < 3 {
+		t.Fatalf("the README's report quoted %d seal values (%q) before %s; want the observations' SHA-256, the chain head and the records' SHA-256", len(quoted), quoted, c)
+	}
+	for _, v := range quoted {
+		if !strings.Contains(out, v) {
+			t.Errorf("%s does not show %s, which the report's claim page quotes and says verify re-derives:\n%s", c, v, out)
 		}
 	}
 }

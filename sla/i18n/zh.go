@@ -275,8 +275,8 @@ var zh = map[string]string{
 	"Lines are those of the contract terms file gpusla read (%s, contract %s), not of the signed contract.": "行号为 gpusla 所读取的合同条款文件（%s，合同标识 %s）中的行号，并非签署的合同文本。",
 	"Evidence bundle: observations SHA-256":         "证据包：观测数据 SHA-256",
 	"Evidence bundle: hash chain head (%d batches)": "证据包：哈希链头（%d 个批次）",
-	"The evidence bundle (evidence.zip, written by gpusla bundle from the same terms, event log, month and as-of) holds the raw observations behind every counted outage; gpusla verify evidence.zip re-derives both values offline.": "证据包（evidence.zip，由 gpusla bundle 根据同一份条款、事件日志、月份和截止时刻生成）包含每一段计入故障背后的原始观测数据；运行 gpusla verify evidence.zip 可离线重新计算上述两个值。",
-	"No evidence bundle was sealed for this rendering; the monthly job's evidence.zip, or gpusla bundle run on the event log, carries the observations and the chain head.":                                                           "本次生成未封存证据包；月度任务生成的 evidence.zip，或对事件日志运行 gpusla bundle 得到的证据包，含有观测数据与哈希链头。",
+	"The evidence bundle (evidence.zip, written by gpusla bundle from the same terms, event log, month and as-of) holds the raw observations behind every counted outage; gpusla verify evidence.zip re-derives each of these values offline.": "证据包（evidence.zip，由 gpusla bundle 根据同一份条款、事件日志、月份和截止时刻生成）包含每一段计入故障背后的原始观测数据；运行 gpusla verify evidence.zip 可离线重新计算上述各值。",
+	"No evidence bundle was sealed for this rendering; the monthly job's evidence.zip, or gpusla bundle run on the event log, carries the observations and the chain head.":                                                                    "本次生成未封存证据包；月度任务生成的 evidence.zip，或对事件日志运行 gpusla bundle 得到的证据包，含有观测数据与哈希链头。",
 
 	// The bill judged line by line (--bill, docs/bills.md).
 	"cannot_verify":          "无法核实",

@@ -29,8 +29,9 @@ never had it), the chain head, and that every counted outage in report.json
 has its evidence in the bundle.
 
 Prints one line per problem (file, line where known, what differs) and exits
-with status 1 if there is any; prints the chain head either way, to compare
-with the one quoted when the claim was filed.
+with status 1 if there is any; prints either way the observations SHA-256,
+the chain head and the records SHA-256 as the bundle gives them, to compare
+with those the claim page quotes.
 
 A replacement evidence pack (` + "`gpusla ticket request-replacement`" + `) is checked
 the same way: the ed25519 signature over its manifest (with --key, that the
@@ -70,7 +71,15 @@ criteria is printed with its verdict and figure.`,
 			m := res.Manifest
 			fmt.Fprintf(out, "%s: report %s as of %s; %d files, %d batches, %d observation lines, %d counted outages, %d records checked\n",
 				args[0], m.Month, m.AsOf, res.Files, res.Batches, res.Lines, res.Intervals, res.Records)
+			// The values a claim page quotes, each as this bundle gives it,
+			// for the provider to hold the letter to.
+			if res.ObservationsSHA256 != "" {
+				fmt.Fprintf(out, "observations SHA-256 %s\n", res.ObservationsSHA256)
+			}
 			fmt.Fprintf(out, "chain head %s\n", res.ChainHead)
+			if res.RecordsSHA256 != "" {
+				fmt.Fprintf(out, "records SHA-256 %s\n", res.RecordsSHA256)
+			}
 			if res.Claims > 0 {
 				fmt.Fprintf(out, "%d claim(s) in %s, each resting on this chain head\n", res.Claims, bundle.ClaimsFile)
 			}
