@@ -2,6 +2,7 @@ package netcheck
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -131,6 +132,12 @@ func pingChecks(ctx context.Context, name, host string, o PingOpts) []wire.Check
 	r, err := Ping(ctx, host, o)
 	reach := wire.Check{Name: name + ".reach", Category: wire.CategoryConnectivity,
 		Criterion: "at least one echo reply"}
+	if ns := (*NoSocketError)(nil); errors.As(err, &ns) {
+		// Nothing was sent: a verdict on the network would blame it
+		// for this process's rights.
+		reach.Verdict, reach.Detail = wire.Skipped, ns.Error()
+		return []wire.Check{reach, skipped(name+".rtt", "not measured: no ICMP socket"), skipped(name+".loss", "not measured: no ICMP socket")}
+	}
 	if err != nil {
 		reach.Verdict, reach.Detail = wire.Fail, err.Error()
 		return []wire.Check{reach, skipped(name+".rtt", "no measurement"), skipped(name+".loss", "no measurement")}

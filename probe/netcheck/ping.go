@@ -2,6 +2,7 @@ package netcheck
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -100,6 +101,9 @@ func pingOnce(ctx context.Context, host string, opts PingOpts, count int, deadli
 	}
 	p.OnSend = func(*probing.Packet) { sent++ }
 	if err := p.RunWithContext(ctx); err != nil {
+		if sent == 0 && sendErrs == 0 && errors.Is(err, os.ErrPermission) {
+			return PingResult{}, false, &NoSocketError{Host: host, UID: os.Geteuid(), Err: err}
+		}
 		return PingResult{}, sent == 0 && sendErrs > 0, fmt.Errorf("ping %s: %w", host, err)
 	}
 	st := p.Statistics()
@@ -107,6 +111,23 @@ func pingOnce(ctx context.Context, host string, opts PingOpts, count int, deadli
 		SendErrors: sendErrs, LastSendError: lastErr,
 		Avg: st.AvgRtt, Min: st.MinRtt, Max: st.MaxRtt, P99: percentile(st.Rtts, 0.99)}, false, nil
 }
+
+// NoSocketError is a ping that could not start because this process may
+// not open an ICMP socket: not root (nor CAP_NET_RAW), and the kernel's
+// net.ipv4.ping_group_range leaves out its group. Nothing was sent, so it
+// says nothing of the network: the check is not run, never failed.
+type NoSocketError struct {
+	Host string
+	UID  int
+	Err  error
+}
+
+func (e *NoSocketError) Error() string {
+	return fmt.Sprintf("ping %s: this process (uid %d) may not open an ICMP socket (%v): run gpuprobe as root with CAP_NET_RAW (sudo gpuprobe check), or let its group ping with sysctl net.ipv4.ping_group_range",
+		e.Host, e.UID, e.Err)
+}
+
+func (e *NoSocketError) Unwrap() error { return e.Err }
 
 // percentile is the nearest-rank percentile (q in (0,1]).
 func percentile(ds []time.Duration, q float64) time.Duration {
