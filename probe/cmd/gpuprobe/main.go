@@ -5,6 +5,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/gpusla/gpusla/internal/flaghint"
 )
 
 // commands holds constructors for the subcommands, appended by each file's init.
@@ -25,6 +27,7 @@ func newRoot() *cobra.Command {
 	for _, c := range commands {
 		root.AddCommand(c())
 	}
+	flaghint.Set(root)
 	return root
 }
 
