@@ -614,6 +614,10 @@ func TestOrderNameVariants(t *testing.T) {
 		{"H100 80GB HBM3", sxm, 0, 0, Pass},
 		{"NVIDIA H100 80GB HBM3", sxm, 80, 81559, Pass},
 		{"H100 80GB", sxm, 0, 0, Pass},
+		{"H100 SXM 80GB", sxm, 0, 0, Pass},
+		{"H100 SXM 80GB", pcie, 0, 0, Fail},
+		{"H100 PCIe 80GB", pcie, 0, 0, Pass},
+		{"H100 PCIe 80GB", sxm, 0, 0, Fail},
 		// The cut-down H100 PCIe: failed where the order names the SXM,
 		// warned where it names the family.
 		{"H100 SXM", pcie, 0, 0, Fail},

@@ -76,6 +76,9 @@ var replayCases = []replayCase{
 	// The genuine pair held to an order it does not meet.
 	{"h200x2-real.json", []string{"--expect", "model=H100"}, acceptance.VerdictFail, checkrun.ExitFail},
 	{"h200x2-real.json", []string{"--expect", "gpus=8"}, acceptance.VerdictFail, checkrun.ExitFail},
+	// An order spelt as providers write it is read, not refused.
+	{"h200x1-real.json", []string{"--expect", "model=H100 SXM 80GB"}, acceptance.VerdictFail, checkrun.ExitFail},
+	{"h20-as-h100.json", []string{"--expect", "model=H100 80GB SXM,gpus=1"}, acceptance.VerdictFail, checkrun.ExitFail},
 }
 
 // Every recorded snapshot replayed through the whole trial: its overall
