@@ -51,21 +51,64 @@ func acrossMonthEnd(books account.Books) (in, out time.Duration) {
 }
 
 // windowClosed is what the month counts of the runs whose claim window,
-// running from the incident, closed by the month's end (claim.from:
-// incident): the letter is written once the month is over, too late for
-// them. Alibaba, 30 days: a run from 1 March 00:10 was to be claimed
-// before 31 March 00:10.
-func windowClosed(tm *terms.Terms, books account.Books, monthEnd time.Time) time.Duration {
+// running from the incident (raw: the outages as they happened), closed by
+// the month's end (claim.from: incident): the letter is written once the
+// month is over, too late for them. Alibaba, 30 days: a run from 1 March
+// 00:10 was to be claimed before 31 March 00:10.
+func windowClosed(tm *terms.Terms, books account.Books, raw []account.Outage, monthEnd time.Time) time.Duration {
 	var d time.Duration
 	if !tm.Claim.FromIncident {
 		return 0
 	}
 	for _, r := range books.ClaimableRuns {
-		if !tm.Claim.DeadlineFrom(monthEnd, tm.Calendar.Loc, r.Span.Start).After(monthEnd) {
+		if !tm.Claim.DeadlineFrom(monthEnd, tm.Calendar.Loc, runIncident(r, raw)).After(monthEnd) {
 			d += r.InPeriod()
 		}
 	}
 	return d
+}
+
+// runIncident is when the incident of a counted run began (incidentAt its
+// first counted instant in the month).
+func runIncident(r account.Run, raw []account.Outage) time.Time {
+	at := r.Whole.Start
+	if len(r.Kept) > 0 {
+		at = r.Kept[0].Start
+	}
+	return incidentAt(at, raw)
+}
+
+// claimFrom is the incident the node's claim is due from, where the window
+// runs from the incidents: the month's first counted one; but where its
+// window, and maybe others', closed by the month's end (before the month's
+// letter can be written) and the month's tier holds without their
+// downtime, the first still open, as the claim stands on those alone
+// (Alibaba, 30 days: 5 min from 1 March 00:10 and 12 on the 20th are 10 %
+// on the 12 alone, due 30 days after the 20th, not on 31 March; 12 min then
+// and 5 on the 20th rest on the closed one: due 31 March, expired).
+func claimFrom(tm *terms.Terms, books account.Books, raw []account.Outage, monthEnd time.Time) time.Time {
+	first := incidentStart(books, raw)
+	closed := windowClosed(tm, books, raw, monthEnd)
+	if closed == 0 || tm.Claim.BillingCycles > 0 {
+		return first
+	}
+	excl := time.Duration(0)
+	if account.WindowExcused(tm) {
+		excl = books.Excluded.Total()
+	}
+	if tierOf(tm, account.Uptime(books.Denominator, excl, books.ClaimableDowntime-closed)) != tierOf(tm, books.UptimeClaimed) {
+		return first
+	}
+	var open time.Time
+	for _, r := range books.ClaimableRuns {
+		if s := runIncident(r, raw); r.InPeriod() > 0 && tm.Claim.DeadlineFrom(monthEnd, tm.Calendar.Loc, s).After(monthEnd) && (open.IsZero() || s.Before(open)) {
+			open = s
+		}
+	}
+	if open.IsZero() {
+		return first
+	}
+	return open
 }
 
 // breach reports whether the node's month breached the contract: uptime
@@ -108,14 +151,14 @@ func letterOf(tm *terms.Terms, c *Contract, nodes []Node) string {
 // its per-month bound), the uptime that allows each way the
 // approximations may err, and whether the tier could differ. Nil when no
 // approximation is bounded in downtime or the node has no figure.
-func approximate(tm *terms.Terms, books account.Books, u Uptime, monthEnd time.Time) *Approximate {
+func approximate(tm *terms.Terms, books account.Books, raw []account.Outage, u Uptime, monthEnd time.Time) *Approximate {
 	if u.NotJudged != "" {
 		return nil
 	}
 	var under, over time.Duration
 	runs := len(books.ClaimableRuns)
 	in, out := acrossMonthEnd(books)
-	closed := windowClosed(tm, books, monthEnd)
+	closed := windowClosed(tm, books, raw, monthEnd)
 	for _, a := range tm.Approximations {
 		d, dIn, dOut := a.MaxDowntime(runs), time.Duration(0), time.Duration(0)
 		if a.AcrossMonthEnd {
@@ -144,14 +187,16 @@ func approximate(tm *terms.Terms, books account.Books, u Uptime, monthEnd time.T
 		return account.Uptime(books.Denominator, excl, max(books.ClaimableDowntime+extra, 0))
 	}
 	low, high := at(under), at(-over)
-	tierAt := func(up float64) float64 {
-		if up >= tm.Uptime.Target {
-			return 0
-		}
-		t, _ := tm.Uptime.TierFor(up)
-		return t.Credit
-	}
-	mid := tierAt(books.UptimeClaimed)
+	mid := tierOf(tm, books.UptimeClaimed)
 	return &Approximate{MaxDowntimeSeconds: secs(max(under, over)), UptimeLowPercent: round4(low), UptimeHighPercent: round4(high),
-		TierMayDiffer: tierAt(low) != mid || tierAt(high) != mid}
+		TierMayDiffer: tierOf(tm, low) != mid || tierOf(tm, high) != mid}
+}
+
+// tierOf is the credit percent the uptime earns: none at or above target.
+func tierOf(tm *terms.Terms, up float64) float64 {
+	if up >= tm.Uptime.Target {
+		return 0
+	}
+	t, _ := tm.Uptime.TierFor(up)
+	return t.Credit
 }

@@ -99,7 +99,7 @@ func (b *Builder) buildNode(n *nodeAcc, tickets []*ticket.Ticket, backend interv
 	}
 	books, outs, raw := b.outages(m, backend, notices, &nr)
 	if len(books.Claimable) > 0 {
-		nr.ClaimDeadline = ts(tm.Claim.DeadlineFrom(m.serviceMonthEnd(), tm.Calendar.Loc, incidentStart(books, raw)), tm)
+		nr.ClaimDeadline = ts(tm.Claim.DeadlineFrom(m.serviceMonthEnd(), tm.Calendar.Loc, claimFrom(tm, books, raw, m.me)), tm)
 	}
 	b.releaseRecord(m, &nr)
 	penalties := m.tickets(tickets, &nr)
@@ -107,7 +107,7 @@ func (b *Builder) buildNode(n *nodeAcc, tickets []*ticket.Ticket, backend interv
 	penalties = append(penalties, m.delivery(&nr)...)
 	m.billing(books, outs, penalties, &nr)
 	nr.Breach = breach(&nr)
-	nr.Approximate = approximate(tm, books, nr.Uptime, m.me)
+	nr.Approximate = approximate(tm, books, raw, nr.Uptime, m.me)
 	nr.Evidence = append(nr.Evidence, m.evidence()...)
 	nr.Evidence = append(nr.Evidence, n.usageBad...)
 	if len(n.usage) > 0 {
@@ -196,10 +196,15 @@ func (m nodeMonth) horizon() time.Time {
 // A window "within 30 days of the incident" is then never read from a later
 // instant than the provider's.
 func incidentStart(books account.Books, outs []account.Outage) time.Time {
-	first := books.Claimable[0].Start
-	start := first
+	return incidentAt(books.Claimable[0].Start, outs)
+}
+
+// incidentAt is when the incident holding the counted instant at began:
+// the earliest of the outages (as they happened) under way at it.
+func incidentAt(at time.Time, outs []account.Outage) time.Time {
+	start := at
 	for _, o := range outs {
-		if !o.Span.Start.After(first) && o.Span.End.After(first) && o.Span.Start.Before(start) {
+		if !o.Span.Start.After(at) && o.Span.End.After(at) && o.Span.Start.Before(start) {
 			start = o.Span.Start
 		}
 	}

@@ -154,7 +154,7 @@ func TestAlibabaHandRuleRandomMonths(t *testing.T) {
 	var offMinute, tiered int
 	for i := range 300 {
 		c, delivered, released := randomTencentMonth(rng, loc)
-		first := time.Time{}
+		var incidents []handIncident
 		for _, d := range c.down {
 			a, b := cnAt(d[0], loc), cnAt(d[1], loc)
 			if b.Sub(a) <= time.Minute {
@@ -163,9 +163,7 @@ func TestAlibabaHandRuleRandomMonths(t *testing.T) {
 			whole := b.Truncate(time.Minute).Sub(a.Add(time.Minute - time.Nanosecond).Truncate(time.Minute))
 			if whole > 0 {
 				c.counted += int64(whole / time.Second)
-				if first.IsZero() {
-					first = a
-				}
+				incidents = append(incidents, handIncident{a, int64(whole / time.Second)})
 			}
 			if a.Second() != 0 && whole > 0 {
 				offMinute++
@@ -177,8 +175,11 @@ func TestAlibabaHandRuleRandomMonths(t *testing.T) {
 		c.tier = cnTier(up, []cnLine{{"95", 100}, {"99", 25}, {"99.975", 10}})
 		c.charge, c.amount = cnVoucher(delivered, released, loc, 3000, c.tier)
 		c.deadline = "2026-05-01T00:00:00+08:00"
-		if !first.IsZero() {
-			c.deadline = first.AddDate(0, 0, 30).Format(time.RFC3339)
+		if len(incidents) > 0 {
+			tier := func(down int64) float64 {
+				return cnTier(big.NewRat((month-down)*100, month), []cnLine{{"95", 100}, {"99", 25}, {"99.975", 10}})
+			}
+			c.deadline = claimDueFrom(incidents, c.counted, time.Date(2026, 4, 1, 0, 0, 0, 0, loc), tier).AddDate(0, 0, 30).Format(time.RFC3339)
 		}
 		if c.tier > 0 {
 			tiered++
@@ -188,6 +189,35 @@ func TestAlibabaHandRuleRandomMonths(t *testing.T) {
 	if offMinute == 0 || tiered == 0 {
 		t.Errorf("counted outages off the minute %d, months with a credit %d: want both drawn", offMinute, tiered)
 	}
+}
+
+// handIncident is a counted incident of a month worked by hand: when it
+// began and what the month counts of it, in seconds.
+type handIncident struct {
+	start   time.Time
+	counted int64
+}
+
+// claimDueFrom is the incident a claim "within 30 days of incident" is due
+// from, worked by hand: the month's letter is written once the month is
+// over (end), too late for an incident whose 30 days ended by then; where
+// the month's tier (tier of the counted seconds) is the same without those
+// incidents, the claim stands on the others and is due from the first of
+// them; else from the month's first incident, its window closed.
+func claimDueFrom(incidents []handIncident, counted int64, end time.Time, tier func(int64) float64) time.Time {
+	var closed int64
+	var open []time.Time
+	for _, in := range incidents {
+		if in.start.AddDate(0, 0, 30).After(end) {
+			open = append(open, in.start)
+		} else {
+			closed += in.counted
+		}
+	}
+	if closed > 0 && len(open) > 0 && tier(counted-closed) == tier(counted) {
+		return open[0]
+	}
+	return incidents[0].start
 }
 
 // JD Cloud, VM and DCPS: in service the whole natural month (else "it is
