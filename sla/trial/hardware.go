@@ -383,6 +383,10 @@ func bandwidth(n Node) Row {
 		x.Verdict = NotMeasured
 		x.DetailText = msg.New("%d of %d GPUs measured", len(per), n.GPUs)
 		x.AskText = msg.New("Run `gpuprobe trial` while nothing else uses the GPUs, so that every GPU is measured.")
+	case n.Model == "":
+		// Never the card's name taken for the order silently: the
+		// figure is of what the card truly is, not of what was paid for.
+		x.DetailText = msg.New("no order: held to the official figure of the card's own model, %s", msg.Plain(model))
 	}
 	return x
 }
