@@ -45,8 +45,14 @@ func onEachStore(t *testing.T, fn func(t *testing.T, st store.Store)) {
 // the US contract, posting to one channel, and its run at a New York time.
 func claimJob(t *testing.T, st store.Store) (*app.TicketDesk, *poster, func(at string) app.ReportRun) {
 	t.Helper()
+	return claimJobOf(t, st, tenHourOutage)
+}
+
+// claimJobOf is claimJob with the store's records made by records.
+func claimJobOf(t *testing.T, st store.Store, records func(*testing.T, store.Store)) (*app.TicketDesk, *poster, func(at string) app.ReportRun) {
+	t.Helper()
 	desk, clock := reportDeskOn(t, st)
-	tenHourOutage(t, st)
+	records(t, st)
 	blobs, err := blob.NewDir(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -248,6 +248,11 @@ func (r *reportRun) contract(ctx context.Context, c string) {
 		r.fail(err)
 		r.res.Reminders = append(r.res.Reminders, sent...)
 	}
+	if !r.over[c] {
+		sent, err := r.job.remindBeforeReport(ctx, r.book[c], first, r.now, r.left)
+		r.fail(err)
+		r.res.Reminders = append(r.res.Reminders, sent...)
+	}
 	drafted, err := r.job.followClaims(ctx, first, c)
 	r.fail(err)
 	r.res.Claims = append(r.res.Claims, drafted...)
@@ -793,8 +798,7 @@ func (j *ReportJob) scorecardLine(ctx context.Context, month, contract string) (
 // remind sends the reminders due for a stored month: each once per
 // channel, from the moment it is due until the deadline.
 func (j *ReportJob) remind(ctx context.Context, month, contract string, now time.Time) ([]string, error) {
-	a := j.announcer()
-	if a == nil {
+	if j.announcer() == nil {
 		return nil, nil
 	}
 	r, err := j.load(ctx, month, contract)
@@ -804,6 +808,14 @@ func (j *ReportJob) remind(ctx context.Context, month, contract string, now time
 	if err != nil {
 		return nil, err
 	}
+	return j.remindOf(ctx, r, month, contract, now)
+}
+
+// remindOf sends the reminders due for report r of contract's month: the
+// stored one, or the month so far where its claim is due before the
+// report is written (remindBeforeReport).
+func (j *ReportJob) remindOf(ctx context.Context, r *report.Report, month, contract string, now time.Time) ([]string, error) {
+	a := j.announcer()
 	var sent []string
 	for _, c := range r.Contracts {
 		deadline, err := time.Parse(time.RFC3339, c.ClaimDeadline)

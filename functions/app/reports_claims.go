@@ -11,6 +11,7 @@ import (
 	"github.com/gpusla/gpusla/sla/claims"
 	"github.com/gpusla/gpusla/sla/i18n"
 	"github.com/gpusla/gpusla/sla/scorecard"
+	"github.com/gpusla/gpusla/sla/terms"
 )
 
 // ReportJobBy is who the report job records the claims it drafts as.
@@ -142,4 +143,59 @@ func (j *ReportJob) recoveryLines(ctx context.Context, provider, contract string
 		}
 	}
 	return chantext.RecoveryLines(j.summaryLang(contract), rows), nil
+}
+
+// remindBeforeReport sends the reminders of a claim due before its month's
+// report is written. A window counted from the incident ("within 30 days of
+// the incident": Alibaba ECS, hosted·ai) closes 30 days after the month's
+// first counted outage began: an outage on 1 March 10:00 is claimed before
+// 31 March 10:00, before the month ends, and one on 5 March has its 7-day
+// reminder due on 28 March. The stored report comes six hours after the
+// month, too late for those, so the month is built as of now (provisional:
+// the claim so far) and its due reminders sent under the same marks the
+// stored report's use, so that none goes twice. Only a contract with such
+// a window, and only from the day its earliest reminder can be due (the
+// window less 7 days after the month's start), pays for the build. Where no
+// ledger claim exists yet, the channels' marks alone keep each reminder to
+// one post, as for a stored month whose claim is not drafted yet. An outage
+// begun the month before counts from its start and may make the claim due
+// before that first day: its reminder then comes on the first day, late.
+func (j *ReportJob) remindBeforeReport(ctx context.Context, tm *terms.Terms, first, now time.Time, left *nodesLeftOut) ([]string, error) {
+	if tm == nil || !tm.Claim.FromIncident || tm.Claim.WindowDays <= 0 || j.announcer() == nil {
+		return nil, nil
+	}
+	var sent []string
+	// This month, and the last one while its report is not written yet.
+	for _, start := range []time.Time{first, first.AddDate(0, -1, 0)} {
+		month := start.Format("2006-01")
+		if now.Before(start.AddDate(0, 0, tm.Claim.WindowDays-ReminderDays[0])) {
+			continue
+		}
+		if done, err := j.generated(ctx, month, tm.Contract); err != nil || done {
+			if err != nil {
+				return sent, err
+			}
+			continue
+		}
+		if left == nil {
+			var err error
+			if left, err = j.leftOut(ctx); err != nil {
+				return sent, err
+			}
+		}
+		bk, ok := j.books(j.skip(left, start.Year(), start.Month(), tm.Contract, now))
+		if !ok {
+			return sent, nil // a store that cannot build a month: the stored report's reminders only
+		}
+		full, err := bk.Month(ctx, start.Year(), start.Month(), now)
+		if err != nil {
+			return sent, fmt.Errorf("month so far %s for %s: %w", month, tm.Contract, err)
+		}
+		s, err := j.remindOf(ctx, ContractReport(full, tm.Contract), month, tm.Contract, now)
+		sent = append(sent, s...)
+		if err != nil {
+			return sent, err
+		}
+	}
+	return sent, nil
 }

@@ -203,13 +203,20 @@ func TestReportJobSchedule(t *testing.T) {
 // with two heartbeat runs around a ten-hour outage on 10 November.
 func tenHourOutage(t *testing.T, st store.Store) {
 	t.Helper()
+	heardNY01(t, st, [][2]time.Time{{ny(t, "2026-10-31 10:00:00"), ny(t, "2026-11-10 02:00:00")}, {ny(t, "2026-11-10 12:00:00"), ny(t, "2026-12-01 06:00:00")}})
+}
+
+// heardNY01 registers ny-01 on the US contract, ordered 31 October 09:00
+// New York, heard every 30 s through each of runs.
+func heardNY01(t *testing.T, st store.Store, runs [][2]time.Time) {
+	t.Helper()
 	ctx := context.Background()
 	ordered := ny(t, "2026-10-31 09:00:00")
 	if err := st.CreateNode(ctx, store.Node{ID: "ny-01", Provider: "Example GPU Cloud Inc.", Contract: "us-example", OrderedAt: ordered,
 		GPUModel: "H200", GPUCount: 8, HeartbeatInterval: 30 * time.Second, PushInterval: time.Minute, Grace: time.Minute, CreatedAt: ordered}); err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range [][2]time.Time{{ny(t, "2026-10-31 10:00:00"), ny(t, "2026-11-10 02:00:00")}, {ny(t, "2026-11-10 12:00:00"), ny(t, "2026-12-01 06:00:00")}} {
+	for _, r := range runs {
 		n := int64(r[1].Sub(r[0])/(30*time.Second)) + 1
 		if err := st.PutRun(ctx, store.HeartbeatRun{Node: "ny-01", From: r[0], To: r[1], Count: n, ReceivedFrom: r[0].Add(time.Second), ReceivedTo: r[1].Add(time.Second)}); err != nil {
 			t.Fatal(err)

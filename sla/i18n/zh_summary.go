@@ -16,4 +16,5 @@ var zhSummary = map[string]string{
 	"Last day to file: *%s*; the claim must be in before %s; %s left.": "最后提交日：*%s*，索赔须于%s前送达；距截止还有%s。",
 	"Claim: *%s*.":                      "索赔金额：*%s*。",
 	"Report and evidence bundle: `%s/`": "报告和证据包：`%s/`",
+	"The month is not over: the claim so far is *%s*. The window counts from the incident, so it closes before the month's report is written; file with the evidence so far.": "本月尚未结束：目前的索赔金额为 *%s*。索赔期限自事故发生起计算，在月度报告生成之前即截止；请凭目前的证据提交。",
 }

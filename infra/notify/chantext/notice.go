@@ -157,7 +157,16 @@ func ClaimReminder(lang i18n.Lang, c report.Contract, month, lastDay string, lef
 		deadline = w.stamp(t)
 	}
 	n.Lines = append(n.Lines,
-		spans(p, "Last day to file: *%s*; the claim must be in before %s; %s left.", day, deadline, p.Words(left.Round(time.Hour))),
+		spans(p, "Last day to file: *%s*; the claim must be in before %s; %s left.", day, deadline, p.Words(left.Round(time.Hour))))
+	if c.Provisional {
+		// A window counted from the incident closes before the month's
+		// report is written: the figure is the month so far, and no report
+		// is stored yet to point to.
+		n.Lines = append(n.Lines,
+			spans(p, "The month is not over: the claim so far is *%s*. The window counts from the incident, so it closes before the month's report is written; file with the evidence so far.", p.Money(c.Claim, c.Currency)))
+		return n
+	}
+	n.Lines = append(n.Lines,
 		spans(p, "Claim: *%s*.", p.Money(c.Claim, c.Currency)),
 		spans(p, "Report and evidence bundle: `%s/`", prefix))
 	return n

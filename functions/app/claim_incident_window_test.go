@@ -1,0 +1,88 @@
+package app_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/sla/claims"
+)
+
+// TestIncidentWindowRemindedBeforeTheReport: a claim window counted from
+// the incident ("within 30 days of the incident": Alibaba ECS, hosted·ai)
+// given to the US contract. November's node is silent from its last
+// heartbeat at 2 November 03:00:00 New York to 13:00 (heartbeats every
+// 30 s: unreachable from 03:00:30, 10 h less 30 s); the claim is due 30
+// days after 03:00:30, before 2 December 03:00:30 EST. Its 7-day reminder
+// (25 November 03:00:30) and its 2-day one (30 November 03:00:30) fall
+// before the month's report (1 December 06:00), which was the first the
+// job reminded from: they went nowhere, and the 7-day one was lost. Now
+// each goes at its instant from the month so far (nothing a second
+// before, once), the report then drafts the claim without a repeat, the
+// last-day reminder (2 December 00:00) and the expired alert (03:00:30)
+// go from the stored report as before: four posts, one each, on each store.
+func TestIncidentWindowRemindedBeforeTheReport(t *testing.T) {
+	onEachStore(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		desk, p, run := claimJobOf(t, st, func(t *testing.T, st store.Store) {
+			heardNY01(t, st, [][2]time.Time{{ny(t, "2026-10-31 10:00:00"), ny(t, "2026-11-02 03:00:00")}, {ny(t, "2026-11-02 13:00:00"), ny(t, "2026-12-03 06:00:00")}})
+		})
+		us := desk.Terms()["us-example"]
+		us.Claim.WindowDays, us.Claim.BillingCycles, us.Claim.FromIncident = 30, 0, true
+		// The claim so far: 30 % of the charge from 1 November 00:00 EDT to
+		// now at 8 × 3.20 USD an hour (uptime so far 98.3 % and 98.6 %):
+		// 580 h 30 s by 25 November 03:00:30 EST (the DST hour included),
+		// 14,848.21 → 4,454.46; 700 h 30 s by the 30th, 17,920.21 → 5,376.06.
+		for _, step := range []struct{ before, at, want, so string }{
+			{"2026-11-25 03:00:29", "2026-11-25 03:00:30", "2026-11/us-example/7d", "4,454.46 USD"},
+			{"2026-11-30 03:00:29", "2026-11-30 03:00:30", "2026-11/us-example/2d", "5,376.06 USD"},
+		} {
+			if res := run(step.before); len(res.Reminders) != 0 {
+				t.Fatalf("at %s: %v", step.before, res.Reminders)
+			}
+			n := len(p.texts)
+			if res := run(step.at); strings.Join(res.Reminders, ",") != step.want || len(p.texts) != n+1 {
+				t.Fatalf("at %s: %v, %d posts; want %s", step.at, res.Reminders, len(p.texts)-n, step.want)
+			}
+			txt := p.texts[len(p.texts)-1]
+			for _, want := range []string{"Last day to file: 2026-12-02;", "the claim must be in before 2026-12-02 03:00:30 (",
+				"The month is not over: the claim so far is " + step.so + ". The window counts from the incident"} {
+				if !strings.Contains(txt, want) {
+					t.Errorf("reminder at %s lacks %q:\n%s", step.at, want, txt)
+				}
+			}
+			if res := run(step.at); len(res.Reminders) != 0 || len(p.texts) != n+1 {
+				t.Fatalf("at %s again: %v", step.at, res.Reminders)
+			}
+		}
+		n := len(p.texts)
+		if res := run("2026-12-01 07:00:00"); strings.Join(res.Claims, ",") != "us-example/2026-11" || len(res.Reminders) != 0 {
+			t.Fatalf("the month's report: drafted %v, reminded %v", res.Claims, res.Reminders)
+		}
+		if res := run("2026-12-01 23:59:59"); len(res.Reminders)+len(res.ClaimAlerts) != 0 {
+			t.Fatalf("after the report: %v %v", res.Reminders, res.ClaimAlerts)
+		}
+		if res := run("2026-12-02 00:00:00"); strings.Join(res.Reminders, ",") != "2026-11/us-example/day" {
+			t.Fatalf("last day: %v", res.Reminders)
+		}
+		if res := run("2026-12-02 03:00:29"); len(res.ClaimAlerts) != 0 {
+			t.Fatalf("expired early: %v", res.ClaimAlerts)
+		}
+		if res := run("2026-12-02 03:00:30"); strings.Join(res.ClaimAlerts, ",") != "us-example/2026-11 expired_unsent" {
+			t.Fatalf("at the deadline: %v", res.ClaimAlerts)
+		}
+		if got := len(p.texts) - n; got != 2 {
+			t.Fatalf("%d posts after the report, want the last-day reminder and the expired alert", got)
+		}
+		l, err := desk.Ledger()
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := l.Claim(ctx, "us-example/2026-11")
+		if err != nil || !v.Status.Expired || v.Deadline.Format(time.RFC3339) != "2026-12-02T08:00:30Z" || v.Status.State != claims.StateDrafted {
+			t.Fatalf("claim: %v %+v deadline %v", err, v.Status, v.Deadline)
+		}
+	})
+}
