@@ -70,6 +70,7 @@ var zhTrial = map[string]string{
 	"Something else runs on the GPUs you rented (%s): a leftover tenant or a shared card. Ask for a machine no one else uses.":                                                          "你租的 GPU 上还有别的任务（%s）：上一个租户的残留或共享显卡。要求一台没有他人使用的机器。",
 	"The GPUs talk to each other slower than a healthy fabric or wrongly: ask how they are linked (NVLink, PCIe) and for the topology in writing.":                                      "GPU 之间的通信比正常互联慢或结果有误：询问连接方式（NVLink、PCIe），并要求书面提供拓扑。",
 	"The burn gave wrong values or errors (%s): the card is faulty or modified; reject it or ask for another.":                                                                          "压测出现错误结果或报错（%s）：显卡有故障或被魔改；拒收或要求更换。",
+	"The card is not what it says it is (%s): reject it or have it replaced before anything is signed.":                                                                                 "显卡与其自称的型号不符（%s）：签约前拒收或要求更换。",
 	"The card is not what was ordered (%s): reject it or have it replaced before anything is signed.":                                                                                   "显卡与下单不符（%s）：签约前拒收或要求更换。",
 	"The card slowed down under sustained load (%s): ask about cooling and power delivery.":                                                                                             "显卡在持续负载下降速（%s）：询问散热和供电。",
 	"The disks are not as ordered (%s): ask the provider to mount the data disk, or free the system disk, before the trial goes on.":                                                    "磁盘与下单不符（%s）：继续试租前请服务商挂载数据盘或清理系统盘。",

@@ -118,6 +118,11 @@ func order(n Node) Row {
 			x.DetailText = msg.New("%s (%s)", msg.Plain(strings.Join(x.Checks, ", ")), why)
 		}
 		x.AskText = msg.New("The card is not what was ordered (%s): reject it or have it replaced before anything is signed.", msg.Plain(strings.Join(x.Checks, ", ")))
+		if n.Model == "" && !slices.ContainsFunc(rs, func(r Result) bool { return strings.HasPrefix(r.Name, "gpu.order.") }) {
+			// No order to be unlike: the card contradicts its own
+			// datasheet, which is reason enough.
+			x.AskText = msg.New("The card is not what it says it is (%s): reject it or have it replaced before anything is signed.", msg.Plain(strings.Join(x.Checks, ", ")))
+		}
 	case !identified(rs):
 		x.Verdict = NotMeasured
 		x.AskText = msg.New("Run `gpuprobe trial --expect model=… --expect gpu_memory_gb=… --expect driver=…` with what was ordered.")

@@ -452,6 +452,7 @@ func TestOrderHeldByTheBackend(t *testing.T) {
 		{"a card reported without its name", Node{Model: "H100", GPUs: 1, Results: []Result{count(1), model("", "pass", 0)}}, Warn,
 			"gpu.order.model (GPU 0) (the card's name was not reported, so it cannot be held to the order (H100))"},
 		{"no order anywhere", Node{GPUs: 1, Results: h100}, NotMeasured, "no order to hold the card to: it is a genuine NVIDIA H100 80GB HBM3"},
+		{"no order anywhere, a relabelled card", Node{GPUs: 1, Results: []Result{count(1), model("NVIDIA H100 80GB HBM3", "fail", 0)}}, Fail, "gpu.model (GPU 0)"},
 		{"a probe given another order", Node{Model: "H100", GPUs: 1, Results: append(h800, onGPU(res("gpu.order.model", "inventory", "pass", nil, ""), 0))}, Fail, ""},
 		{"the probe's own failure and the order's", Node{Model: "H100", GPUs: 1, Results: append(h800, onGPU(res("gpu.order.model", "inventory", "fail", nil, ""), 0))}, Fail,
 			"gpu.order.model (GPU 0) (the card is NVIDIA H800 80GB HBM3, the order says H100)"},
@@ -459,6 +460,11 @@ func TestOrderHeldByTheBackend(t *testing.T) {
 		r := row(t, c.n, KeyOrder)
 		if r.Verdict != c.verdict || (c.detail != "" && r.Detail != c.detail) {
 			t.Errorf("%s: %s %q, want %s %q", c.what, r.Verdict, r.Detail, c.verdict, c.detail)
+		}
+		// With no order the card is refused for contradicting itself,
+		// never for being unlike an order nobody gave.
+		if want := map[bool]string{true: "The card is not what it says it is", false: "The card is not what was ordered"}[c.n.Model == ""]; c.verdict == Fail && !strings.HasPrefix(r.Ask, want) {
+			t.Errorf("%s: ask %q, want %q…", c.what, r.Ask, want)
 		}
 		acc := row(t, c.n, KeyAcceptance)
 		if c.verdict == Fail && acc.Verdict != Fail || c.verdict != Pass && acc.Verdict == Pass {
