@@ -15,6 +15,7 @@ import (
 	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/bolt"
+	"github.com/gpusla/gpusla/sla/claims"
 	"github.com/gpusla/gpusla/sla/incident"
 )
 
@@ -149,5 +150,35 @@ func TestTickets(t *testing.T) {
 	if len(lines) < 3 || !strings.HasPrefix(lines[0], "TICKET") || !strings.HasPrefix(lines[1], tk.ID) ||
 		!strings.Contains(lines[1], "BREACHED") || !strings.Contains(lines[2], `T-lost`) || !strings.Contains(lines[2], `contract "gone" is not loaded`) {
 		t.Fatalf("table:\n%s", out.String())
+	}
+}
+
+// TestClaimsWindowFlags: tencent-cvm's March 2026 claim opens on 9 April
+// 00:00 Beijing ("第五（5）个工作日后"). A draft before then is flagged with the
+// day it opens, in the contract's zone; one sent a second before the
+// opening is flagged SENT-BEFORE-WINDOW-OPENED; one sent at it, neither.
+func TestClaimsWindowFlags(t *testing.T) {
+	opens := time.Date(2026, 4, 8, 16, 0, 0, 0, time.UTC)
+	c := claims.Claim{ID: "tencent-cvm/2026-03", Provider: "Tencent Cloud", Month: "2026-03", Amount: 1488000, Currency: "CNY",
+		Deadline: time.Date(2026, 5, 30, 16, 0, 0, 0, time.UTC), Opens: opens, TimeZone: "Asia/Shanghai"}
+	row := func(c claims.Claim, now time.Time) string {
+		var b strings.Builder
+		if err := Claims(&b, []ClaimRow{{Claim: c, Status: c.StatusAt(claims.Deadlines{}, now)}}); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	if out := row(c, opens.Add(-time.Second)); !strings.Contains(out, " opens-2026-04-09\n") {
+		t.Errorf("a draft before the opening:\n%s", out)
+	}
+	if out := row(c, opens); strings.Contains(out, "opens-") || !strings.HasSuffix(out, " -\n") {
+		t.Errorf("a draft at the opening:\n%s", out)
+	}
+	for _, at := range []time.Time{opens.Add(-time.Second), opens} {
+		sent := c
+		sent.Sent = &claims.Sent{At: at, Via: "ticket"}
+		if out := row(sent, opens.Add(time.Hour)); strings.Contains(out, "SENT-BEFORE-WINDOW-OPENED") != at.Before(opens) {
+			t.Errorf("sent at %s:\n%s", at.Format(time.RFC3339), out)
+		}
 	}
 }
