@@ -277,6 +277,26 @@ var hostedaiGPUEdges = []edge{
 		{why: "a second under 95 %", down: down("2026-03-05 00:00:00", "2026-03-06 13:12:01"), tickets: []string{"2026-03-05 00:00:00"}, counted: 133921, uptime: 95, tier: 50, amount: 926.28},
 		{why: "ten days", down: down("2026-03-05 00:00:00", "2026-03-15 00:00:00"), tickets: []string{"2026-03-05 00:00:00"}, counted: 864000, uptime: 67.7419, tier: 50, amount: 926.28},
 	}},
+	{"claim-window-closed", []edgeCase{
+		// "within 30 days of the incident": an outage from 1 March 00:10
+		// (the ticket then) was to be claimed before 31 March 00:10, before
+		// the month (and its letter) ended. 45 min then and 5 on the 20th:
+		// 3,000 s, (2,678,400 − 3,000) / 2,678,400 = 99.887993 %, 10 %,
+		// 185.25, due 31 March 00:10; without the time-barred 45 min, 300 s,
+		// 99.988799 %, met: the tier may differ (over by 2 × 60 s, a minute
+		// a run, approximations[1], + 2,700 s, approximations[3]). 5 min then
+		// and 50 on the 20th: 3,300 s, 99.876792 %, 10 %; the 50 min still
+		// in their window hold it alone (3,000 s, 99.887993 %), so the claim
+		// is due 30 days after the 20th, 19 April 10:00; over 120 + 300 s
+		// (2,880 s, 99.892473 %) and under 120 s (3,420 s, 99.872312 %) are
+		// 10 % too: the tier the same.
+		{why: "45 min on 1 March and 5 on the 20th: the tier may differ", down: [][2]string{{"2026-03-01 00:10:00", "2026-03-01 00:55:00"}, {"2026-03-20 10:00:00", "2026-03-20 10:05:00"}},
+			tickets: []string{"2026-03-01 00:10:00", "2026-03-20 10:00:00"}, counted: 3000, uptime: 99.888, tier: 10, amount: 185.25, deadline: "2026-03-31T00:10:00Z",
+			approximateDown: 2820, checkTierDiffers: true, tierMayDiffer: true},
+		{why: "5 min on 1 March and 50 on the 20th: the tier the same", down: [][2]string{{"2026-03-01 00:10:00", "2026-03-01 00:15:00"}, {"2026-03-20 10:00:00", "2026-03-20 10:50:00"}},
+			tickets: []string{"2026-03-01 00:10:00", "2026-03-20 10:00:00"}, counted: 3300, uptime: 99.8768, tier: 10, amount: 185.25, deadline: "2026-04-19T10:00:00Z",
+			approximateDown: 420, checkTierDiffers: true, tierMayDiffer: false},
+	}},
 	{"claim-window", []edgeCase{
 		// "within 30 days of the incident" (the template's words), from the
 		// month's first counted outage: 8 March 03:00 → due before 7 April
