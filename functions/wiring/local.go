@@ -136,11 +136,19 @@ func checkKey(ctx context.Context, st store.Store, box app.SecretBox, keyPath st
 // in the data folder either way. It returns where the store is, for the log.
 func (e Env) OpenStore(ctx context.Context, dir string) (LocalStore, app.SecretBox, string, error) {
 	if e.Table == "" {
+		path := filepath.Join(dir, StoreFile)
+		_, serr := os.Stat(path)
 		st, box, err := openData(ctx, dir, e.MasterKeyPath(dir), true)
 		if err != nil {
 			return nil, nil, "", err
 		}
-		return st, box, "embedded " + filepath.Join(dir, StoreFile), nil
+		if errors.Is(serr, fs.ErrNotExist) {
+			// A mistyped --data, or serve started in another directory,
+			// starts an empty store: the log says so where it can be seen.
+			abs, _ := filepath.Abs(path)
+			return st, box, "embedded " + path + ", created now: there was none (" + abs + ")", nil
+		}
+		return st, box, "embedded " + path, nil
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, nil, "", fmt.Errorf("data folder: %w", err)

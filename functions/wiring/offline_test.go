@@ -50,3 +50,24 @@ func TestOpenOffline(t *testing.T) {
 		t.Fatalf("desk on a malformed terms file: %v", err)
 	}
 }
+
+// serve's first log line says where its store is; when serve made it just
+// now it says so, with the absolute path, so that a mistyped --data or a
+// serve started in another directory is seen for the empty store it is.
+func TestOpenStoreSaysWhenItCreatedTheStore(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "dta")
+	abs, err := filepath.Abs(filepath.Join(dir, StoreFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"embedded " + filepath.Join(dir, StoreFile) + ", created now: there was none (" + abs + ")", "embedded " + filepath.Join(dir, StoreFile)} {
+		st, _, where, err := Env{}.OpenStore(t.Context(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Close()
+		if where != want {
+			t.Errorf("open %d: store at %q, want %q", i+1, where, want)
+		}
+	}
+}
