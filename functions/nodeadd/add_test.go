@@ -117,17 +117,26 @@ func TestAddChecksTheContract(t *testing.T) {
 		contract string
 		err      string // "" means accepted
 		warn     string
+		// noProvider: the command gives no --provider (the README's).
+		noProvider bool
 	}{
-		{"known", book, "cn-example", "", ""},
-		{"unknown", book, "xyz", `--contract "xyz": unknown contract; known: cn-example, us-example`, ""},
-		{"empty", book, "", `--contract "": unknown contract; known: cn-example, us-example`, ""},
-		{"empty terms", app.TermsBook{}, "cn-example", `--contract "cn-example": unknown contract; known: (none`, ""},
+		{"known", book, "cn-example", "", "", false},
+		{"unknown", book, "xyz", `--contract "xyz": unknown contract; known: cn-example, us-example`, "", false},
+		{"empty", book, "", `--contract "": unknown contract; known: cn-example, us-example`, "", false},
+		{"empty terms", app.TermsBook{}, "cn-example", `--contract "cn-example": unknown contract; known: (none`, "", false},
 		// The warning says where the terms go and where the examples are.
-		{"no terms", nil, "anything", "", `warning: no contract terms configured, so --contract "anything" is not checked: put the contract's terms file (YAML, docs/terms.md) in <data>/terms, or set $GPUSLA_TERMS; the repository's examples are testdata/terms/cn-example.yaml`},
+		{"no terms", nil, "anything", "", `warning: no contract terms configured, so --contract "anything" is not checked: put the contract's terms file (YAML, docs/terms.md) in <data>/terms, or set $GPUSLA_TERMS; the repository's examples are testdata/terms/cn-example.yaml`, false},
+		// The README's command (no --provider) in a folder without the
+		// terms — a wrong --data, or run from elsewhere: what is missing
+		// is the terms, and the error says where it looked.
+		{"no terms, no provider", nil, "cn-example", "--provider: missing: it comes from contract cn-example's terms, and <data>/terms holds none (is --data the serve's data folder?", `--contract "cn-example" is not checked`, true},
 	} {
 		svc, st := service(t)
 		r := request()
 		r.Node.Contract, r.Terms = c.contract, c.terms
+		if c.noProvider {
+			r.Node.Provider = ""
+		}
 		var out, warn bytes.Buffer
 		r.Warn = &warn
 		err := Add(t.Context(), svc, r, &out)

@@ -72,6 +72,15 @@ func Add(ctx context.Context, svc *app.Service, r Request, w io.Writer) error {
 	if err := fromTerms(&in, r.Terms); err != nil {
 		return err
 	}
+	if in.Provider == "" && r.Terms == nil && in.Contract != "" {
+		// The README's node add gives no --provider: it comes from the
+		// terms, which a wrong --data (or a run from another folder) lacks.
+		dir := r.TermsDir
+		if dir == "" {
+			dir = "<data>/terms"
+		}
+		return fmt.Errorf("--provider: missing: it comes from contract %s's terms, and %s holds none (is --data the serve's data folder? run from the clone's top folder?): copy the terms there, or give --provider; nothing was registered", in.Contract, dir)
+	}
 	if err := checkBackendURL(r.Probe); err != nil {
 		return err
 	}
