@@ -80,6 +80,34 @@ func TestReadmeCommandsAreExtracted(t *testing.T) {
 	}
 }
 
+// TestReadmeGoIsGoMods: the README's set-up names the Go that go.mod asks
+// for, where to get it, and what the Go of Debian's own package says of
+// go.mod, so a renter who installed that one knows what went wrong.
+func TestReadmeGoIsGoMods(t *testing.T) {
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^go (\d+)\.(\d+)(\.\d+)?$`).FindStringSubmatch(string(mod))
+	if m == nil {
+		t.Fatal("go.mod has no go directive")
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goVer := m[1] + "." + m[2]
+	for _, want := range []string{
+		"## Set-up (a fresh Debian machine with Go " + goVer + ")",
+		"Go " + goVer + " or later comes from go.dev/dl",
+		"invalid go version '" + strings.TrimPrefix(m[0], "go ") + "'",
+	} {
+		if !strings.Contains(string(readme), want) {
+			t.Errorf("README.md lacks %q (go.mod: %s)", want, m[0])
+		}
+	}
+}
+
 // TestReadmeWalkthrough runs every command of README.md exactly as
 // written, in a fresh clone of the repository: a long-running `serve` until
 // it answers and shows the demo node's data, every other command to a zero
