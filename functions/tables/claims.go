@@ -47,7 +47,7 @@ func flags(c claims.Claim, st claims.Status) string {
 	for _, x := range []struct {
 		on   bool
 		word string
-	}{{st.NotOpen, "opens-" + day(c.Opens, c.Loc())}, {st.Expired, "EXPIRED-UNSENT"}, {st.SentEarly, "SENT-BEFORE-WINDOW-OPENED"}, {st.SentLate, "sent-after-deadline"}, {st.AnswerOverdue, "ANSWER-OVERDUE"}, {st.AnswerLate && !st.AnswerOverdue, "answered-late"},
+	}{{st.NotOpen, "opens-" + day(c.Opens, c.Loc())}, {c.OpensHolidaysMissing != 0 && !st.SentEarly, fmt.Sprintf("opens-unsure-%d-holidays-unknown", c.OpensHolidaysMissing)}, {st.Expired, "EXPIRED-UNSENT"}, {st.SentEarly, "SENT-BEFORE-WINDOW-OPENED"}, {st.SentLate, "sent-after-deadline"}, {st.AnswerOverdue, "ANSWER-OVERDUE"}, {st.AnswerLate && !st.AnswerOverdue, "answered-late"},
 		{st.CreditOverdue, "CREDIT-OVERDUE"}, {len(st.LateCredits) > 0, "credited-late"}, {st.Excess > 0, "excess " + st.Excess.String()}} {
 		if x.on {
 			f = append(f, x.word)

@@ -281,6 +281,9 @@ func printClaim(cmd *cobra.Command, v app.ClaimView) error {
 		note += "; sent at or after the claim deadline (" + deadline + "): the provider may refuse it for that alone"
 	case st.Expired:
 		note += "; never sent, and the claim deadline (" + deadline + ") has passed"
+	case v.OpensHolidaysMissing != 0 && v.Sent != nil:
+		note += fmt.Sprintf("; the terms list no holidays for %d: the claim window opened on %s at the earliest (weekdays counted), later if a holiday fell on one; the provider may hold a claim sent before its own opening to be early",
+			v.OpensHolidaysMissing, v.Opens.In(v.Loc()).Format("2006-01-02 15:04 MST"))
 	}
 	_, err := fmt.Fprintf(cmd.OutOrStdout(), "claim %s: %s; claimed %s %s, received %s, outstanding %s%s\n", v.ID, st.State,
 		v.Amount, v.Currency, st.Received, st.Outstanding, note)

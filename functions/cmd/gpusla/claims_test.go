@@ -351,3 +351,66 @@ func TestClaimsSentEarlySaysSo(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimsSentWithHolidaysUnknown: tencent-cvm's terms list China's 2026
+// holidays only. For March 2025 (gt-01 down 8 March 03:00–09:00) the report
+// can give only the earliest opening, counting April 2025's weekdays alone
+// (1, 2, 3, 4, 7: from 8 April 00:00 Beijing), with 2025's holidays
+// missing — 清明 fell on 4 April 2025, so Tencent's own opening was 9 April.
+// A claim sent on 7 April 23:59:59 is early whatever the holidays; one sent
+// on 8 April 10:00 may be, and the command and the list say that the
+// opening is not known rather than calling it in time.
+func TestClaimsSentWithHolidaysUnknown(t *testing.T) {
+	dir := t.TempDir()
+	var log strings.Builder
+	log.WriteString(`{"type":"node_registered","id":"reg-gt-01","node":"gt-01","contract":"tencent-cvm","ordered_at":"2025-02-27T00:00:00+08:00","hardware":{"gpu_model":"A100","gpu_count":8},"heartbeat_interval_s":900}` + "\n")
+	bj := time.FixedZone("CST", 8*3600)
+	for at := time.Date(2025, 2, 28, 0, 0, 0, 0, bj); at.Before(time.Date(2025, 4, 2, 0, 0, 0, 0, bj)); at = at.Add(15 * time.Minute) {
+		if at.After(time.Date(2025, 3, 8, 3, 0, 0, 0, bj)) && at.Before(time.Date(2025, 3, 8, 9, 0, 0, 0, bj)) {
+			continue
+		}
+		s := at.Format(time.RFC3339)
+		fmt.Fprintf(&log, `{"type":"observation","id":"gt-01/%d","node":"gt-01","received_at":"%s","kind":"heartbeat","at":"%s"}`+"\n", at.Unix(), s, s)
+	}
+	events := filepath.Join(dir, "events.jsonl")
+	if err := os.WriteFile(events, []byte(log.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCLI(t, "report", "--terms", "../../../testdata/terms/packs/tencent-cvm.yaml", "--events", events, "--month", "2025-03",
+		"--as-of", "2025-04-02T00:00:00+08:00", "--format", "json")
+	if err != nil {
+		t.Fatalf("report: %v\n%s", err, out)
+	}
+	var r report.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if c := r.Contracts[0]; c.ClaimOpens != "" || c.ClaimOpensEarliest != "2025-04-08T00:00:00+08:00" || c.ClaimOpensHolidaysMissing != 2025 || c.Claim <= 0 {
+		t.Fatalf("the report's opening: %q %q %d, claim %v", c.ClaimOpens, c.ClaimOpensEarliest, c.ClaimOpensHolidaysMissing, c.Claim)
+	}
+	r.Seal = &report.Seal{ObservationsSHA256: "9f2c", ChainHead: "a1b2", Batches: 7}
+	raw, _ := json.Marshal(r)
+	rep := filepath.Join(dir, "report.json")
+	if err := os.WriteFile(rep, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const unsure = "; the terms list no holidays for 2025: the claim window opened on 2025-04-08 00:00 CST at the earliest (weekdays counted), later if a holiday fell on one"
+	for _, c := range []struct {
+		at, note, flag string
+	}{
+		{"2025-04-07T23:59:59+08:00", "; sent before the claim window opened (2025-04-08 00:00 CST)", "SENT-BEFORE-WINDOW-OPENED"},
+		{"2025-04-08T10:00:00+08:00", unsure, "opens-unsure-2025-holidays-unknown"},
+	} {
+		data, _ := claimsCLI(t)
+		if out, err := runCLI(t, "claims", "draft", "--report", rep, "--data", data); err != nil {
+			t.Fatalf("draft: %v\n%s", err, out)
+		}
+		out, err := runCLI(t, "claims", "sent", "tencent-cvm/2025-03", "--at", c.at, "--via", "ticket", "--data", data)
+		if err != nil || !strings.Contains(out, c.note) {
+			t.Errorf("sent %s: %v\n%s\nwant %q", c.at, err, out, c.note)
+		}
+		if out, err := runCLI(t, "claims", "list", "--data", data); err != nil || !strings.Contains(out, c.flag) {
+			t.Errorf("list after sent %s: %v\n%s\nwant %s", c.at, err, out, c.flag)
+		}
+	}
+}
