@@ -189,12 +189,27 @@ func (b *backend) serveUntilDone(ctx context.Context, c Config, ln net.Listener,
 	sched.Start()
 
 	nodes, _ := b.store.ListNodes(ctx)
-	log.Info("gpusla serve is up", "api", base, "data", c.Data, "nodes", len(nodes), "watchdog", c.Watchdog)
+	// The nodes watched; those given back (the ended demo's among them)
+	// are counted apart, so a renter with one node reads nodes=1.
+	watched, released := 0, 0
+	for _, n := range nodes {
+		if n.ReleasedAt.IsZero() || n.ReleasedAt.After(b.svc.Now()) {
+			watched++
+		} else {
+			released++
+		}
+	}
+	up := []any{"api", base, "data", c.Data, "nodes", watched}
+	if released > 0 {
+		up = append(up, "released", released)
+	}
+	log.Info("gpusla serve is up", append(up, "watchdog", c.Watchdog)...)
 	log.Info("look around", "nodes", base+httpapi.PathNodes, "incidents", base+httpapi.PathIncidents, "health", base+httpapi.PathHealth)
 	if b.demo != nil {
 		go b.demo.Run(ctx, base+httpapi.PathBatches)
-	} else if len(nodes) == 0 {
-		log.Info("no node registered: add one with `gpusla node add --data " + c.Data + " --id NODE --provider P --contract C`")
+	} else if watched == 0 {
+		log.Info("no node watched: stop serve and register one with `gpusla node add --data " + c.Data + " --id NODE --contract C --gpu-model MODEL --gpus N` (the contract's terms in " +
+			filepath.Join(c.Data, wiring.TermsDir) + ")")
 	}
 
 	select {

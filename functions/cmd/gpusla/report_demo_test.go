@@ -2,15 +2,20 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/functions/serve"
 	"github.com/gpusla/gpusla/functions/wiring"
 	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/internal/waitfor"
 )
 
 // demoData is a data folder as serve leaves it: the demo node registered
@@ -240,4 +245,49 @@ func unseal(t *testing.T, raw string) string {
 		t.Fatalf("seal not closed:\n%.500s", raw[i:])
 	}
 	return raw[:i] + raw[i+1+j+len("\n  },"):]
+}
+
+// lockedBuf is a log buffer read while serve writes it.
+type lockedBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// serve's "is up" line counts the nodes it watches: after the demo, a
+// renter with one node reads nodes=1, the ended demo's node counted apart
+// as released (it said nodes=2).
+func TestServeUpCountsTheNodesWatched(t *testing.T) {
+	data := demoData(t, time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))
+	var out lockedBuf
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		done <- serve.Run(ctx, serve.Config{Listen: "127.0.0.1:0", Data: data, Watchdog: "@every 1m", Demo: "auto"}, wiring.Env{}, true, slog.New(slog.NewTextHandler(&out, nil)))
+	}()
+	waitfor.True(t, "serve up", func() bool { return strings.Contains(out.String(), "gpusla serve is up") })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	var up string
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.Contains(l, "gpusla serve is up") {
+			up = l
+		}
+	}
+	if !strings.Contains(up, " nodes=1 released=1 ") {
+		t.Errorf("serve's up line: %s\nwant nodes=1 released=1", up)
+	}
 }
