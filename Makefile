@@ -41,5 +41,6 @@ build-TicketsFunction:  ; $(LAMBDA_BUILD) ./functions/tickets && $(COPY_TERMS)
 build-ReportsFunction:  ; $(LAMBDA_BUILD) ./functions/reports && $(COPY_TERMS)
 build-StatusFunction:   ; $(LAMBDA_BUILD) ./functions/status && $(COPY_TERMS)
 build-PartsFunction:    ; $(LAMBDA_BUILD) ./functions/parts && $(COPY_TERMS)
+build-SealerFunction:   ; $(LAMBDA_BUILD) ./functions/sealer && $(COPY_TERMS)
 
-.PHONY: build-IngestFunction build-WatchdogFunction build-TicketsFunction build-ReportsFunction build-StatusFunction build-PartsFunction
+.PHONY: build-IngestFunction build-WatchdogFunction build-TicketsFunction build-ReportsFunction build-StatusFunction build-PartsFunction build-SealerFunction

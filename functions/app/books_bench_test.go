@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +19,7 @@ import (
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/fleetsim"
 	"github.com/gpusla/gpusla/infra/blob"
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/infra/store/bolt"
 	"github.com/gpusla/gpusla/internal/cputime"
 	"github.com/gpusla/gpusla/sla/events"
@@ -43,16 +46,21 @@ func BenchmarkMonthBooks(b *testing.B) {
 	st, tm := benchFleet(b, nodes)
 	asOf := time.Date(2026, 4, 1, 6, 0, 0, 0, time.UTC)
 	workers := envInt("GPUSLA_BOOKS_WORKERS", runtime.GOMAXPROCS(0))
-	bk, sealCPU := benchBooks(b, st, tm, workers, asOf)
+	bk, sealed := benchBooks(b, st, tm, workers, asOf)
 	b.ResetTimer()
 	for range b.N {
 		var viaLog, viaStore []byte
 		storeOnly := os.Getenv("GPUSLA_BOOKS_STORE_ONLY") == "1"
+		resetPeakRSS()
 		logCPU, logWall, logHeap := measure(func() {
 			if !storeOnly {
 				viaLog = benchLogReport(b, st, tm, asOf)
 			}
 		})
+		logRSS := peakRSS()
+		runtime.GC()
+		debug.FreeOSMemory()
+		resetPeakRSS()
 		storeCPU, storeWall, storeHeap := measure(func() {
 			r, err := bk.Month(context.Background(), 2026, 3, asOf)
 			if err != nil {
@@ -68,8 +76,9 @@ func BenchmarkMonthBooks(b *testing.B) {
 		b.ReportMetric(storeCPU.Seconds()/n, "store-cpu-s/node-month")
 		b.ReportMetric(storeWall.Seconds(), "store-wall-s")
 		b.ReportMetric(float64(storeHeap)/(1<<20), "store-peak-heap-MiB")
+		b.ReportMetric(float64(peakRSS())/(1<<20), "store-peak-rss-MiB")
 		b.ReportMetric(float64(workers), "workers")
-		b.ReportMetric(sealCPU.Seconds()/n, "seal-cpu-s/node-month")
+		sealed.report(b, nodes)
 		if storeOnly {
 			continue
 		}
@@ -80,6 +89,7 @@ func BenchmarkMonthBooks(b *testing.B) {
 		b.ReportMetric(logCPU.Seconds()/storeCPU.Seconds(), "cpu-ratio")
 		b.ReportMetric(logWall.Seconds(), "log-wall-s")
 		b.ReportMetric(float64(logHeap)/(1<<20), "log-peak-heap-MiB")
+		b.ReportMetric(float64(logRSS)/(1<<20), "log-peak-rss-MiB")
 	}
 }
 
@@ -112,6 +122,11 @@ func simFleet(b *testing.B, nodes int, first time.Month, months, workers int) (*
 	b.Cleanup(func() { st.Close() })
 	if statErr != nil {
 		st.SetNoSync(true)
+		// Written as ingest writes: each batch before its day is over (a
+		// record stored after its day voids the day's digest).
+		start := time.Date(2026, first, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, -1)
+		st.SetClock(func() time.Time { return start })
+		defer st.SetClock(time.Now)
 		sh, _ := time.LoadLocation("Asia/Shanghai")
 		t0, c0 := time.Now(), cputime.Total()
 		s, err := fleetsim.Write(context.Background(), st, fleetsim.Config{Nodes: nodes, Prefix: "gz-", Contract: "cn-example", Loc: sh,
@@ -133,19 +148,86 @@ func simFleet(b *testing.B, nodes int, first time.Month, months, workers int) (*
 // benchBooks are the books the benchmarks build: with
 // GPUSLA_BOOKS_DIGESTS=1 reading the days' digests, which a build before
 // the timed ones seals (its CPU returned; a store kept from an earlier
-// run has them already, and the build reads them).
-func benchBooks(b *testing.B, st *bolt.Store, tm []*terms.Terms, workers int, asOf time.Time) (app.Books, time.Duration) {
+// run has them already, and the build reads them); with
+// GPUSLA_BOOKS_DIGESTS=daily reading the digests the daily sealer wrote
+// (app.Books.SealDay, every day of the month's receive window that is
+// over at asOf, one day at a time as its run each night would: its CPU
+// returned, and its figures per node-day reported).
+func benchBooks(b *testing.B, st *bolt.Store, tm []*terms.Terms, workers int, asOf time.Time) (app.Books, sealFigures) {
 	bk := app.Books{Store: st, Status: st, Terms: tm, Workers: workers}
-	if os.Getenv("GPUSLA_BOOKS_DIGESTS") != "1" {
-		return bk, 0
+	how := os.Getenv("GPUSLA_BOOKS_DIGESTS")
+	if how != "1" && how != "daily" {
+		return bk, sealFigures{}
 	}
 	bk = bk.WithDigests(st, func() time.Time { return asOf })
+	if how == "daily" {
+		sealer := app.Books{Store: st, Workers: workers}.WithDigests(st, nil)
+		from, _ := report.Window(2026, 3)
+		var days, sealed, batches int
+		resetPeakRSS()
+		cpu, wall, heap := measure(func() {
+			for d := store.DayOf(from.Add(-events.MaxObservationLead)); !d.Add(24*time.Hour + app.DigestSealDelay).After(asOf); d = d.Add(24 * time.Hour) {
+				s, err := sealer.SealDay(context.Background(), d, asOf)
+				if err != nil {
+					b.Fatal(err)
+				}
+				days++
+				sealed += s.Sealed
+				batches += s.Batches
+			}
+		})
+		return bk, sealFigures{cpu: cpu, wall: wall, heap: heap, rss: peakRSS(), days: days, sealed: sealed, batches: batches}
+	}
 	cpu, _, _ := measure(func() {
 		if _, err := bk.Month(context.Background(), 2026, 3, asOf); err != nil {
 			b.Fatal(err)
 		}
 	})
-	return bk, cpu
+	return bk, sealFigures{cpu: cpu}
+}
+
+// sealFigures are what sealing the digests took (benchBooks).
+type sealFigures struct {
+	cpu, wall             time.Duration
+	heap, rss             uint64
+	days, sealed, batches int
+}
+
+// report reports them, per node-month (nodes) and, for the daily sealer,
+// per node-day sealed.
+func (f sealFigures) report(b *testing.B, nodes int) {
+	b.ReportMetric(f.cpu.Seconds()/float64(nodes), "seal-cpu-s/node-month")
+	if f.sealed == 0 {
+		return
+	}
+	nd := float64(f.sealed)
+	b.ReportMetric(f.cpu.Seconds()/nd, "sealer-cpu-s/node-day")
+	b.ReportMetric(float64(f.batches)/nd, "sealer-batches/node-day")
+	b.ReportMetric(f.wall.Seconds()/float64(f.days), "sealer-wall-s/day")
+	b.ReportMetric(float64(f.heap)/(1<<20), "sealer-peak-heap-MiB")
+	b.ReportMetric(float64(f.rss)/(1<<20), "sealer-peak-rss-MiB")
+}
+
+// resetPeakRSS sets the process's peak resident set (VmHWM) to what it
+// holds now (Linux: 5 to /proc/self/clear_refs), so peakRSS reads the peak
+// of what runs after; elsewhere it does nothing.
+func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+
+// peakRSS is the process's peak resident set since the last resetPeakRSS
+// (0 where /proc/self/status has none). It counts the pages of the
+// store's file mapped and read, as the kernel does.
+func peakRSS() uint64 {
+	raw, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(raw)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 // benchLogReport is the JSON round trip: the month exported to a file as
@@ -252,7 +334,7 @@ func BenchmarkMonthFanOut(b *testing.B) {
 	asOf := time.Date(2026, 4, 1, 6, 0, 0, 0, time.UTC)
 	workers := envInt("GPUSLA_BOOKS_WORKERS", runtime.GOMAXPROCS(0))
 	ctx := context.Background()
-	bk, sealCPU := benchBooks(b, st, tm, workers, asOf)
+	bk, sealed := benchBooks(b, st, tm, workers, asOf)
 	b.ResetTimer()
 	for i := range b.N {
 		blobs, err := blob.NewDir(b.TempDir())
@@ -269,6 +351,9 @@ func BenchmarkMonthFanOut(b *testing.B) {
 			}
 			close(q)
 		})
+		runtime.GC()
+		debug.FreeOSMemory()
+		resetPeakRSS()
 		workCPU, workWall, workHeap := measure(func() {
 			var g errgroup.Group
 			for range workers {
@@ -285,7 +370,11 @@ func BenchmarkMonthFanOut(b *testing.B) {
 				b.Fatal(err)
 			}
 		})
+		workRSS := peakRSS()
 		var viaParts []byte
+		runtime.GC()
+		debug.FreeOSMemory()
+		resetPeakRSS()
 		asmCPU, asmWall, asmHeap := measure(func() {
 			r, err := f.Assemble(ctx, prefix, asOf)
 			if err != nil {
@@ -298,6 +387,7 @@ func BenchmarkMonthFanOut(b *testing.B) {
 			viaParts = buf.Bytes()
 		})
 		whole := time.Since(t0)
+		asmRSS := peakRSS()
 		n := float64(nodes)
 		all := startCPU + workCPU + asmCPU
 		b.ReportMetric(all.Seconds()/n, "cpu-s/node-month")
@@ -310,13 +400,21 @@ func BenchmarkMonthFanOut(b *testing.B) {
 		b.ReportMetric(asmWall.Seconds(), "assemble-wall-s")
 		b.ReportMetric(float64(workHeap)/(1<<20), "workers-peak-heap-MiB")
 		b.ReportMetric(float64(asmHeap)/(1<<20), "assemble-peak-heap-MiB")
+		b.ReportMetric(float64(workRSS)/(1<<20), "workers-peak-rss-MiB")
+		b.ReportMetric(float64(asmRSS)/(1<<20), "assemble-peak-rss-MiB")
 		b.ReportMetric(float64(workers), "workers")
-		b.ReportMetric(sealCPU.Seconds()/n, "seal-cpu-s/node-month")
+		sealed.report(b, nodes)
 		if os.Getenv("GPUSLA_BOOKS_STORE_ONLY") == "1" {
 			continue
 		}
 		var viaLog []byte
-		logCPU, _, _ := measure(func() { viaLog = benchLogReport(b, st, tm, asOf) })
+		runtime.GC()
+		debug.FreeOSMemory()
+		resetPeakRSS()
+		logCPU, logWall, logHeap := measure(func() { viaLog = benchLogReport(b, st, tm, asOf) })
+		b.ReportMetric(logWall.Seconds(), "log-wall-s")
+		b.ReportMetric(float64(logHeap)/(1<<20), "log-peak-heap-MiB")
+		b.ReportMetric(float64(peakRSS())/(1<<20), "log-peak-rss-MiB")
 		if !bytes.Equal(viaLog, viaParts) {
 			b.Fatal("the month built apart and the log's report differ")
 		}

@@ -104,9 +104,16 @@ func (m *month) judgedBatches(ctx context.Context, n store.Node) ([]judgedBatch,
 	rfrom, rto := m.from.Add(-events.MaxObservationLead), m.to.Add(events.MaxObservationAge)
 	var out []judgedBatch
 	sealed := map[time.Time]bool{}
+	voids := map[time.Time]string{}
 	var forms batchform.Decoder
 	var keys incident.Keys
 	err := m.bk.Digests.EachDigest(ctx, n.ID, store.DayOf(rfrom), rto, func(sd *store.DayDigest) error {
+		if sd.Voided {
+			// A batch came after the day was sealed: read it from its
+			// records, and seal it again with the void seen before them.
+			voids[sd.Day] = sd.Void
+			return nil
+		}
 		d, err := daydigest.Decode(sd.Body, &forms)
 		if errors.Is(err, daydigest.ErrVersion) {
 			return nil // judged by another build: judged again from the records
@@ -131,11 +138,11 @@ func (m *month) judgedBatches(ctx context.Context, n store.Node) ([]judgedBatch,
 	}
 	days := map[time.Time]*dayRead{}
 	for _, r := range unsealed(rfrom, rto, sealed) {
-		if err := m.judgeRecords(ctx, n, r[0], r[1], &forms, &keys, days, &out); err != nil {
+		if err := judgeRecords(m.bk.receivedIn(ctx, n.ID, r[0], r[1]), &forms, &keys, days, &out); err != nil {
 			return nil, err
 		}
 	}
-	if err := m.seal(ctx, n, rfrom, rto, sealed, days); err != nil {
+	if err := m.seal(ctx, n, rfrom, rto, sealed, voids, days); err != nil {
 		return nil, err
 	}
 	slices.SortStableFunc(out, func(a, b judgedBatch) int {
@@ -148,6 +155,23 @@ func (m *month) judgedBatches(ctx context.Context, n store.Node) ([]judgedBatch,
 		return 0
 	})
 	return out, nil
+}
+
+// receivedIn walks the node's records received in [from, to): through the
+// store's receive-day index where it keeps one for the period (the days
+// not sealed are a few, often empty: a walk of the node's whole history
+// for them cost what the digests spared), else EachBatch.
+func (bk Books) receivedIn(ctx context.Context, node string, from, to time.Time) func(func(*store.BatchRecord) error) error {
+	return func(fn func(*store.BatchRecord) error) error {
+		if db, ok := bk.Store.(store.DayBatches); ok {
+			// fn is not called before the store knows the period is indexed.
+			err := db.EachBatchReceived(ctx, node, from, to, fn)
+			if !errors.Is(err, store.ErrNoReceipts) {
+				return err
+			}
+		}
+		return bk.Store.EachBatch(ctx, node, from, to, fn)
+	}
 }
 
 // dayRead is what the books read of one receive day from its records:
@@ -179,11 +203,10 @@ func unsealed(from, to time.Time, sealed map[time.Time]bool) [][2]time.Time {
 	return out
 }
 
-// judgeRecords reads the node's batch records received in [from, to),
-// judges their observations as the export's events, and files each by its
-// receive day.
-func (m *month) judgeRecords(ctx context.Context, n store.Node, from, to time.Time, forms *batchform.Decoder, keys *incident.Keys, days map[time.Time]*dayRead, out *[]judgedBatch) error {
-	return m.bk.Store.EachBatch(ctx, n.ID, from, to, func(rec *store.BatchRecord) error {
+// judgeRecords reads the batch records walk hands over, judges their
+// observations as the export's events, and files each by its receive day.
+func judgeRecords(walk func(func(*store.BatchRecord) error) error, forms *batchform.Decoder, keys *incident.Keys, days map[time.Time]*dayRead, out *[]judgedBatch) error {
+	return walk(func(rec *store.BatchRecord) error {
 		b, err := readStored(forms, rec)
 		if err != nil {
 			return fmt.Errorf("stored batch %d: %w", rec.Seq, err)
@@ -215,42 +238,63 @@ func (m *month) judgeRecords(ctx context.Context, n store.Node, from, to time.Ti
 		if !rec.ExpiresAt.IsZero() && (dr.expires.IsZero() || rec.ExpiresAt.Before(dr.expires)) {
 			dr.expires = rec.ExpiresAt
 		}
-		*out = append(*out, jb)
+		if out != nil {
+			*out = append(*out, jb)
+		}
 		return nil
 	})
 }
 
 // seal writes the digest of every whole day of [from, to) read from its
 // records that can no longer change (DigestSealDelay after its end, by
-// the books' clock); a day another builder sealed meanwhile is left as
-// it is.
-func (m *month) seal(ctx context.Context, n store.Node, from, to time.Time, sealed map[time.Time]bool, days map[time.Time]*dayRead) error {
+// the books' clock); a day another builder sealed meanwhile, or one voided
+// again since its void mark in voids was read, is left as it is.
+func (m *month) seal(ctx context.Context, n store.Node, from, to time.Time, sealed map[time.Time]bool, voids map[time.Time]string, days map[time.Time]*dayRead) error {
 	if m.bk.Now == nil {
 		return nil
 	}
 	now := m.bk.Now()
 	for d := store.DayOf(from); !d.Add(24 * time.Hour).After(to); d = d.Add(24 * time.Hour) {
-		if d.Before(from) || sealed[d] || d.Add(24*time.Hour+DigestSealDelay).After(now) {
+		if d.Before(from) || sealed[d] || !dayOver(d, now) {
 			continue
 		}
-		dr := days[d]
-		if dr == nil {
-			dr = &dayRead{}
-		}
-		if dr.bad {
-			continue
-		}
-		if dr.expires.IsZero() && len(dr.batches) == 0 {
-			// A day without records expires as its records would have.
-			dr.expires = d.Add(24*time.Hour + DefaultRetention)
-		}
-		body := daydigest.Append(nil, &daydigest.Digest{Node: n.ID, Day: d, Batches: dr.batches})
-		err := m.bk.Digests.PutDigest(ctx, store.DayDigest{Node: n.ID, Day: d, Body: body, ExpiresAt: dr.expires})
-		if err != nil && !errors.Is(err, store.ErrExists) {
-			return fmt.Errorf("seal node %s, day %s: %w", n.ID, d.Format(time.DateOnly), err)
+		if _, err := putDay(ctx, m.bk.Digests, n.ID, d, voids[d], days[d]); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// dayOver tells whether day can no longer change at now.
+func dayOver(day, now time.Time) bool {
+	return !day.Add(24 * time.Hour).Add(DigestSealDelay).After(now)
+}
+
+// putDay writes the digest of node's day as read (nil: no records) over
+// the void mark seen before reading it; sealed is false for a day it
+// leaves unsealed (an observation the export would refuse) or another
+// writer sealed first.
+func putDay(ctx context.Context, ds store.Digests, node string, d time.Time, void string, dr *dayRead) (sealed bool, err error) {
+	if dr == nil {
+		dr = &dayRead{}
+	}
+	if dr.bad {
+		return false, nil
+	}
+	expires := dr.expires
+	if expires.IsZero() && len(dr.batches) == 0 {
+		// A day without records expires as its records would have.
+		expires = d.Add(24*time.Hour + DefaultRetention)
+	}
+	body := daydigest.Append(nil, &daydigest.Digest{Node: node, Day: d, Batches: dr.batches})
+	err = ds.PutDigest(ctx, store.DayDigest{Node: node, Day: d, Body: body, ExpiresAt: expires, Void: void})
+	if errors.Is(err, store.ErrExists) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("seal node %s, day %s: %w", node, d.Format(time.DateOnly), err)
+	}
+	return true, nil
 }
 
 // WithDigests is bk reading the day digests st keeps, if it keeps any,

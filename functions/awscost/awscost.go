@@ -54,6 +54,10 @@ type Usage struct {
 	StoredGB            float64 // table storage at steady state (retention reached)
 	ResponseGB          float64
 	SchedulerInvokes    float64 // this node's share
+	// The daily sealer: this node's share of its invocations (one a day
+	// for the fleet) and of its billed duration.
+	SealerInvocations float64
+	SealerGBs         float64
 }
 
 // Line is one priced item.
@@ -72,7 +76,9 @@ func (p Prices) Bill(u Usage) []Line {
 		{"Lambda duration (ingest)", gbs(u.IngestInvocations, u.IngestBilledMS), "GB-s", gbs(u.IngestInvocations, u.IngestBilledMS) * p.LambdaPerGBSecond},
 		{"Lambda requests (watchdog share)", u.WatchdogInvocations, "requests", u.WatchdogInvocations * p.LambdaPerRequest},
 		{"Lambda duration (watchdog share)", gbs(u.WatchdogInvocations, u.WatchdogBilledMS), "GB-s", gbs(u.WatchdogInvocations, u.WatchdogBilledMS) * p.LambdaPerGBSecond},
-		{"EventBridge Scheduler (share, beyond free tier)", u.SchedulerInvokes, "invocations", u.SchedulerInvokes * p.SchedulerPerInvoke},
+		{"Lambda requests (sealer share)", u.SealerInvocations, "requests", u.SealerInvocations * p.LambdaPerRequest},
+		{"Lambda duration (sealer share)", u.SealerGBs, "GB-s", u.SealerGBs * p.LambdaPerGBSecond},
+		{"EventBridge Scheduler (share, beyond free tier)", u.SchedulerInvokes + u.SealerInvocations, "invocations", (u.SchedulerInvokes + u.SealerInvocations) * p.SchedulerPerInvoke},
 		{"DynamoDB writes", u.WRU, "WRU", u.WRU * p.DynamoPerWRU},
 		{"DynamoDB reads", u.RRU, "RRU", u.RRU * p.DynamoPerRRU},
 		{"DynamoDB storage (steady state)", u.StoredGB, "GB-month", u.StoredGB * p.DynamoPerGBMonth},

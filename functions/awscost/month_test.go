@@ -18,7 +18,6 @@ import (
 	"github.com/gpusla/gpusla/probe/gpu"
 	"github.com/gpusla/gpusla/probe/health"
 	"github.com/gpusla/gpusla/probe/wire"
-	"github.com/gpusla/gpusla/sla/terms"
 )
 
 func TestMain(m *testing.M) {
@@ -38,13 +37,18 @@ const (
 
 // Assumptions that are not measured here (docs/cost.md says why).
 const (
-	ingestBilledMS   = 20   // three DynamoDB round trips in-region plus HMAC and JSON
-	watchdogBilledMS = 40   // a handful of requests per tick
-	memoryMB         = 128  // template.yaml
-	responseBytes    = 400  // ack JSON plus HTTP headers
-	itemOverhead     = 100  // DynamoDB adds 100 bytes of storage per item
-	fleet            = 100  // nodes sharing one watchdog, for the per-node figure
-	budget           = 0.05 // $ per node-month for a node in a fleet: the goal (docs/cost.md)
+	ingestBilledMS   = 20  // three DynamoDB round trips in-region plus HMAC and JSON
+	watchdogBilledMS = 40  // a handful of requests per tick
+	memoryMB         = 128 // template.yaml
+	// The sealer's billed time a node-day: its four or five round trips
+	// (digest, receipts, batches, the put) as if one after another, though
+	// it runs 32 nodes at once (lambdafn.SealerWorkers).
+	sealerBilledMS = 30
+	sealerMemoryMB = 512  // template.yaml, SealerFunction
+	responseBytes  = 400  // ack JSON plus HTTP headers
+	itemOverhead   = 100  // DynamoDB adds 100 bytes of storage per item
+	fleet          = 100  // nodes sharing one watchdog, for the per-node figure
+	budget         = 0.05 // $ per node-month for a node in a fleet: the goal (docs/cost.md)
 )
 
 // h100 builds the snapshot of a healthy 8-GPU H100 node, so the health
@@ -176,25 +180,25 @@ func TestSimulatedMonth(t *testing.T) {
 		t.Fatalf("a healthy node produced %d alerts: %+v", n, notifier.Sent())
 	}
 
-	// The month's books seal each day once it can no longer change
-	// (app/digests.go): the node's day digests are written once and kept
-	// as long as its batches, so their writes and storage are the node's.
-	// The first build seals the days before the simulation (the month's
-	// lookback, empty), the second the simulated days: each day once.
-	bk := app.Books{Store: db, Terms: []*terms.Terms{apptest.Terms(t)["acme-std"]}, Workers: 1}.WithDigests(db, clock.Now)
-	var sealOps store.OpCounts
-	for _, at := range []time.Time{start, start.Add(time.Duration(days) * 24 * time.Hour)} {
-		clock.Set(at.Add(app.DigestSealDelay + time.Minute))
+	// The daily sealer seals each day once it can no longer change
+	// (app/sealer.go, the SealerFunction's run at 01:10 UTC), reading the
+	// day through its receipts: its reads and writes, and the digests kept
+	// as long as their batches, are the node's.
+	sealer := app.Books{Store: db, Workers: 1}.WithDigests(db, nil)
+	sealOps := store.OpCounts{}
+	for d := range days {
+		day := start.AddDate(0, 0, d)
+		clock.Set(day.Add(24*time.Hour + app.DigestSealDelay + 10*time.Minute))
 		before := db.Ops()
-		if _, err := bk.Month(ctx, start.Year(), start.Month(), clock.Now()); err != nil {
+		s, err := sealer.SealDay(ctx, day, clock.Now())
+		if err != nil {
 			t.Fatal(err)
 		}
-		sealOps = awscost.Sub(db.Ops(), before)
+		if s.Sealed != 1 {
+			t.Fatalf("the sealer on %s: %+v, want the node's day sealed", day.Format(time.DateOnly), s)
+		}
+		add(sealOps, awscost.Sub(db.Ops(), before))
 	}
-	if n := sealOps["PutDigest/write"]; n != int64(days) {
-		t.Fatalf("the books sealed %d day digests of %d days: %v", n, days, sealOps)
-	}
-
 	// The promise the design makes for a heartbeat-only push.
 	if hbMaxWrites != 1 || hbMaxWRU > 1 {
 		t.Errorf("a heartbeat-only push cost up to %d writes of up to %d WRU; the cost model needs 1 write of 1 WRU (shrink NodeState)", hbMaxWrites, hbMaxWRU)
@@ -219,10 +223,12 @@ func TestSimulatedMonth(t *testing.T) {
 		return (bytesPerSim + itemOverhead*itemsPerSim) * scale * months / (1 << 30)
 	}
 	digestWRU, _ := awscost.Units(sealOps, "PutDigest")
+	sealWRU, sealRRU := awscost.Units(sealOps)
+	sealFixedWRU, sealFixedRRU := awscost.Units(sealOps, "ListNodes")
 	digestBytes, digestItems := float64(sealOps["PutDigest/write/bytes"]), float64(sealOps["PutDigest/write"])
 	usage := func(share float64, withBatches bool, keep time.Duration) awscost.Usage {
-		wru := ingestWRU + wdNodeWRU + wdFixedWRU*share + digestWRU
-		rru := ingestRRU + wdNodeRRU + wdFixedRRU*share
+		wru := ingestWRU + wdNodeWRU + wdFixedWRU*share + (sealWRU - sealFixedWRU) + sealFixedWRU*share
+		rru := ingestRRU + wdNodeRRU + wdFixedRRU*share + (sealRRU - sealFixedRRU) + sealFixedRRU*share
 		gb := storedGB(batchBytes, batchItems, keep) + storedGB(digestBytes, digestItems, keep)
 		if !withBatches {
 			bw, _ := awscost.Units(ingestOps, "PutBatch")
@@ -237,6 +243,10 @@ func TestSimulatedMonth(t *testing.T) {
 			WRU: wru * scale, RRU: rru * scale,
 			StoredGB:   gb,
 			ResponseGB: float64(pushes) * scale * responseBytes / (1 << 30),
+			// One run a day for the fleet; its duration is the node-days it
+			// seals, each assumed at sealerBilledMS.
+			SealerInvocations: float64(days) * scale * share,
+			SealerGBs:         float64(days) * scale * sealerBilledMS / 1000 * sealerMemoryMB / 1024,
 		}
 	}
 
@@ -245,7 +255,8 @@ func TestSimulatedMonth(t *testing.T) {
 	fmt.Fprintf(&out, "Heartbeat-only push: at most %d write(s), %d WRU. Node state: %d bytes as JSON, %.0f bytes stored on average. Largest batch body %d bytes, a health batch %d bytes (stored deflated: %.0f bytes on average).\n\n",
 		hbMaxWrites, hbMaxWRU, len(stateJSON), float64(ingestOps["PutState/write/bytes"])/max(float64(ingestOps["PutState/write"]), 1),
 		maxBody, healthBody, batchBytes/max(batchItems, 1))
-	fmt.Fprintf(&out, "Day digests (sealed by the month's books): %d written, %.0f bytes and %.0f WRU each.\n\n", int(digestItems), digestBytes/max(digestItems, 1), digestWRU/max(digestItems, 1))
+	fmt.Fprintf(&out, "Day digests (sealed by the daily sealer): %d written, %.0f bytes and %.0f WRU each; the sealer's reads and writes a node-day %.1f RRU, %.1f WRU (receipts: %.0f WRU a node-month).\n\n",
+		int(digestItems), digestBytes/max(digestItems, 1), digestWRU/max(digestItems, 1), sealRRU/float64(days), sealWRU/float64(days), scale*func() float64 { w, _ := awscost.Units(ingestOps, "PutReceipt", "PutReceiptsSince"); return w }())
 	scenarios := []struct {
 		name        string
 		share       float64

@@ -2,6 +2,7 @@ package lambdatest
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,13 +31,15 @@ import (
 var wantFunctions = map[string]struct {
 	dir     string
 	trigger string // "url" (Function URL, auth NONE), "schedule" (EventBridge Scheduler) or "sqs" (an event source mapping)
+	every   string // a schedule's expression ("": rate(1 minute))
 }{
 	"IngestFunction":   {dir: "functions/ingest", trigger: "url"},
 	"WatchdogFunction": {dir: "functions/watchdog", trigger: "schedule"},
 	"TicketsFunction":  {dir: "functions/tickets", trigger: "url"},
-	"ReportsFunction":  {dir: "functions/reports", trigger: "schedule"},
+	"ReportsFunction":  {dir: "functions/reports", trigger: "schedule", every: "rate(1 hour)"},
 	"StatusFunction":   {dir: "functions/status", trigger: "url"},
 	"PartsFunction":    {dir: "functions/parts", trigger: "sqs"},
+	"SealerFunction":   {dir: "functions/sealer", trigger: "schedule", every: "cron(10 1 * * ? *)"}, // 01:10 UTC: the day before is over an hour
 }
 
 // Actions each function may be granted: the DynamoDB actions infra/store/dynamo
@@ -187,8 +190,9 @@ func checkTemplate(path, makefile, root string) []error {
 					continue
 				}
 				props := raw.path("Resources", name, "Properties", "Events", ev, "Properties")
-				if v := props.path("ScheduleExpression").value(); v != "rate(1 minute)" && !(name == "ReportsFunction" && v == "rate(1 hour)") {
-					bad("%s: event %s ScheduleExpression = %q, want rate(1 minute)", name, ev, v)
+				every := cmp.Or(want.every, "rate(1 minute)")
+				if v := props.path("ScheduleExpression").value(); v != every {
+					bad("%s: event %s ScheduleExpression = %q, want %s", name, ev, v, every)
 				}
 				if v := props.path("Input").value(); !strings.Contains(v, "<aws.scheduler.scheduled-time>") {
 					bad("%s: event %s Input %q does not pass the scheduled time", name, ev, v)

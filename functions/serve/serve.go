@@ -239,7 +239,8 @@ func (c Config) TLS() bool { return c.TLSCert != "" }
 
 // schedule puts serve's periodic work on one cron: the minute tick on
 // spec, the sweep of expired batches hourly (the embedded store; DynamoDB
-// expires them by TTL), the monthly reports job hourly and once now (wait
+// expires them by TTL), the daily sealer hourly (app.ReportJob.Seal), the
+// monthly reports job hourly and once now (wait
 // for that one on the WaitGroup: the cron's Stop does not know of it).
 func schedule(ctx context.Context, spec string, tick func(context.Context) (app.WatchdogResult, error), store any, now func() time.Time, job *app.ReportJob, log *slog.Logger) (*cron.Cron, *sync.WaitGroup, error) {
 	sched := cron.New(cron.WithLocation(time.UTC))
@@ -274,6 +275,19 @@ func schedule(ctx context.Context, spec string, tick func(context.Context) (app.
 		}
 	}
 	if _, err := sched.AddFunc("@every 1h", reports); err != nil {
+		return nil, nil, err
+	}
+	// The daily sealer: each day is sealed in the first hourly run an hour
+	// after it ends, so the month's books find its days sealed; the days
+	// already sealed cost one read a node.
+	if _, err := sched.AddFunc("@every 1h", func() {
+		st, err := job.Seal(context.WithoutCancel(ctx), time.Now().UTC())
+		if err != nil {
+			log.Error("seal days", "err", err, "sealed", st.Sealed)
+		} else if st.Sealed > 0 {
+			log.Info("sealed days", "sealed", st.Sealed, "nodes", st.Nodes, "batches", st.Batches, "left", st.Left)
+		}
+	}); err != nil {
 		return nil, nil, err
 	}
 	var first sync.WaitGroup

@@ -72,8 +72,7 @@ func Open(ctx context.Context, extra ...string) (*Backend, error) {
 	if env.Region == "" {
 		return nil, fmt.Errorf("%s is not set", EnvRegion)
 	}
-	creds := aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider(
-		os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY"), os.Getenv("AWS_SESSION_TOKEN")))
+	creds := lambdaCreds()
 	var secrets Secrets
 	var err error
 	if env.MasterKeyFile != "" {
@@ -89,11 +88,7 @@ func Open(ctx context.Context, extra ...string) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := dynamodb.Options{Region: env.Region, Credentials: creds}
-	if env.DynamoEndpoint != "" {
-		opts.BaseEndpoint = aws.String(env.DynamoEndpoint)
-	}
-	store, err := dynamo.New(dynamodb.New(opts), env.Table)
+	store, err := env.dynamoStore(creds)
 	if err != nil {
 		return nil, err
 	}
@@ -128,6 +123,37 @@ func Open(ctx context.Context, extra ...string) (*Backend, error) {
 		return nil, err
 	}
 	return &Backend{Env: env, Service: svc, Store: store, Alerts: alerts, Secrets: secrets, Log: log, Links: links}, nil
+}
+
+// lambdaCreds are the execution role's credentials, as the Lambda runtime
+// puts them in the environment.
+func lambdaCreds() aws.CredentialsProvider {
+	return aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider(
+		os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY"), os.Getenv("AWS_SESSION_TOKEN")))
+}
+
+func (e Env) dynamoStore(creds aws.CredentialsProvider) (*dynamo.Store, error) {
+	opts := dynamodb.Options{Region: e.Region, Credentials: creds}
+	if e.DynamoEndpoint != "" {
+		opts.BaseEndpoint = aws.String(e.DynamoEndpoint)
+	}
+	return dynamo.New(dynamodb.New(opts), e.Table)
+}
+
+// OpenStore is the store alone, for a function that reads and writes the
+// books and nothing else (the daily sealer): no secrets are read, so its
+// role is granted none.
+func OpenStore() (*dynamo.Store, *slog.Logger, error) {
+	env := FromEnv()
+	log := Logger(os.Stdout, env.LogLevel)
+	if env.Region == "" {
+		return nil, nil, fmt.Errorf("%s is not set", EnvRegion)
+	}
+	if env.Table == "" {
+		return nil, nil, fmt.Errorf("%s is not set", EnvTable)
+	}
+	st, err := env.dynamoStore(lambdaCreds())
+	return st, log, err
 }
 
 // lambdaActionLinks is the functions' link signer: nil without

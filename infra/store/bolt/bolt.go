@@ -21,6 +21,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -30,6 +31,7 @@ import (
 
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/infra/store"
+	"github.com/gpusla/gpusla/internal/binrec"
 )
 
 var (
@@ -42,7 +44,7 @@ var (
 	bEvidence  = []byte("evidence")
 	bBackend   = []byte("backend")
 	bMaint     = []byte("maintenance")
-	allBuckets = [][]byte{bNodes, bState, bBatches, bIncidents, bRuns, bAlerts, bEvidence, bBackend, bMaint, bDigests}
+	allBuckets = [][]byte{bNodes, bState, bBatches, bIncidents, bRuns, bAlerts, bEvidence, bBackend, bMaint, bDigests, bReceived}
 )
 
 // Store is the bbolt-backed store.Store (and its role interfaces).
@@ -112,11 +114,18 @@ func createBuckets(db *bbolt.DB) error {
 	}); err != nil || len(missing) == 0 {
 		return err
 	}
+	// A store that has batch records and no receive-day index: the
+	// records from now on are indexed.
+	unindexed := slices.ContainsFunc(missing, func(b []byte) bool { return bytes.Equal(b, bReceived) }) &&
+		!slices.ContainsFunc(missing, func(b []byte) bool { return bytes.Equal(b, bBatches) })
 	return db.Update(func(tx *bbolt.Tx) error {
 		for _, b := range missing {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
+		}
+		if unindexed {
+			return tx.Bucket(bReceived).Put(receivedSinceKey, binrec.AppendTime(nil, time.Now()))
 		}
 		return nil
 	})
@@ -453,8 +462,28 @@ func (s *Store) PutState(_ context.Context, st store.NodeState, prev int64) (int
 
 // ---- batches
 
+// PutBatch stores b, and voids the digest of its receive day in the same
+// transaction if that day is over (store.Digests).
 func (s *Store) PutBatch(_ context.Context, b store.BatchRecord) error {
-	return wrap(fmt.Sprintf("put batch %s/%d", b.Node, b.Seq), s.putRawIfAbsent("PutBatch", bBatches, seqKey(b.Node, b.Seq), encodeBatch(&b)))
+	raw, k, now := encodeBatch(&b), seqKey(b.Node, b.Seq), s.now()
+	s.Add("PutBatch", store.OpWrite, 1)
+	err := s.commit.do(func(tx *bbolt.Tx) error {
+		bk := tx.Bucket(bBatches)
+		if bk.Get(k) != nil {
+			return store.ErrExists
+		}
+		if err := bk.Put(k, raw); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bReceived).Put(receivedKey(b.Node, b.ReceivedAt, b.Seq), nil); err != nil {
+			return err
+		}
+		return s.voidDigest(tx, &b, now)
+	})
+	if errors.Is(err, store.ErrExists) {
+		s.Add("PutBatch", store.OpCondFailure, 1)
+	}
+	return wrap(fmt.Sprintf("put batch %s/%d", b.Node, b.Seq), err)
 }
 
 // PutBatches stores many batch records in one transaction: a bulk load
@@ -468,6 +497,7 @@ func (s *Store) PutBatches(_ context.Context, bs []store.BatchRecord) error {
 		raws[i] = encodeBatch(&bs[i])
 	}
 	s.Add("PutBatches", store.OpWrite, int64(len(bs)))
+	now := s.now()
 	return wrap("put batches", s.commit.do(func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bBatches)
 		// A node's records come in sequence order, each after the last:
@@ -480,6 +510,12 @@ func (s *Store) PutBatches(_ context.Context, bs []store.BatchRecord) error {
 				return fmt.Errorf("batch %s/%d: %w", bs[i].Node, bs[i].Seq, store.ErrExists)
 			}
 			if err := b.Put(k, raws[i]); err != nil {
+				return err
+			}
+			if err := tx.Bucket(bReceived).Put(receivedKey(bs[i].Node, bs[i].ReceivedAt, bs[i].Seq), nil); err != nil {
+				return err
+			}
+			if err := s.voidDigest(tx, &bs[i], now); err != nil {
 				return err
 			}
 		}
@@ -535,6 +571,9 @@ func (s *Store) Sweep(now time.Time) (int, error) {
 			}
 			if !b.ExpiresAt.IsZero() && !now.Before(b.ExpiresAt) {
 				if err := c.Delete(); err != nil {
+					return err
+				}
+				if err := tx.Bucket(bReceived).Delete(receivedKey(b.Node, b.ReceivedAt, b.Seq)); err != nil {
 					return err
 				}
 				n++

@@ -50,3 +50,59 @@ func TestDamagedDigestRecordIsAnError(t *testing.T) {
 		})
 	}
 }
+
+// A store written before the receive-day index existed: once opened it
+// indexes the records stored from then on, and reads a day before that
+// from the node's records, so nothing stored earlier is missed.
+func TestReceiveDayIndexOfAnOlderStore(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gpusla.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)
+	put := func(s *Store, seq uint64, at time.Time) {
+		t.Helper()
+		if err := s.PutBatch(t.Context(), store.BatchRecord{Node: "n1", Seq: seq, ID: "b", ReceivedAt: at, Body: []byte("{}")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(s, 1, old)
+	put(s, 2, old.Add(time.Hour))
+	// What a store of the build before holds: no index.
+	if err := s.db.Update(func(tx *bbolt.Tx) error { return tx.DeleteBucket(bReceived) }); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if s, err = Open(path); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	now := time.Now()
+	put(s, 3, now)
+	seqs := func(day time.Time) (out []uint64) {
+		t.Helper()
+		if err := s.EachBatchReceived(t.Context(), "n1", day, day.Add(24*time.Hour), func(b *store.BatchRecord) error { out = append(out, b.Seq); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if got := seqs(store.DayOf(old)); len(got) != 2 || got[0] != 1 || got[1] != 2 {
+		t.Fatalf("the day before the index: %v, want [1 2]", got)
+	}
+	if got := seqs(store.DayOf(now)); len(got) != 1 || got[0] != 3 {
+		t.Fatalf("the day the index began: %v, want [3]", got)
+	}
+	// A day after the index began is read from the index alone: a record
+	// under it that the index does not name is not there.
+	next := store.DayOf(now).Add(24 * time.Hour)
+	if err := s.db.Update(func(tx *bbolt.Tx) error {
+		return tx.Bucket(bBatches).Put(seqKey("n1", 9), encodeBatch(&store.BatchRecord{Node: "n1", Seq: 9, ID: "x", ReceivedAt: next, Body: []byte("{}")}))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	put(s, 4, next.Add(time.Hour))
+	if got := seqs(next); len(got) != 1 || got[0] != 4 {
+		t.Fatalf("a day after the index began: %v, want [4]", got)
+	}
+}

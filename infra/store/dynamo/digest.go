@@ -18,11 +18,21 @@ const digestDay = "20060102"
 
 func digestSK(day time.Time) string { return "DIGEST#" + day.UTC().Format(digestDay) }
 
+// A voided day's item holds voidedAttr (true) and no body; voidMarkAttr
+// is the day's last void mark, kept by the digest sealed over it.
+const (
+	voidedAttr   = "is_void"
+	voidMarkAttr = "void_mark"
+)
+
 func (s *Store) PutDigest(ctx context.Context, d store.DayDigest) error {
 	day := store.DayOf(d.Day)
 	what := fmt.Sprintf("put digest %s/%s", d.Node, day.Format(time.DateOnly))
 	if !day.Equal(d.Day) {
 		return fmt.Errorf("%s: %s is not a UTC day's first instant", what, d.Day)
+	}
+	if d.Voided {
+		return fmt.Errorf("%s: a voided day is the store's to write", what)
 	}
 	item := map[string]types.AttributeValue{
 		PartitionKey: str(nodePK(d.Node)), SortKey: str(digestSK(day)),
@@ -40,7 +50,18 @@ func (s *Store) PutDigest(ctx context.Context, d store.DayDigest) error {
 	if size := itemSize(item); size > maxItemBytes {
 		return fmt.Errorf("%s: %d bytes is over DynamoDB's item limit of %d", what, size, maxItemBytes)
 	}
-	return wrap(what, s.putNew(ctx, "PutDigest", item))
+	if d.Void == "" {
+		return wrap(what, s.putNew(ctx, "PutDigest", item))
+	}
+	// Over a voided day: only if it is still voided by the mark the
+	// writer saw before it read the day's records.
+	item[voidMarkAttr] = str(d.Void)
+	err := s.put(ctx, "PutDigest", item, voidedAttr+" = :t AND "+voidMarkAttr+" = :m",
+		map[string]types.AttributeValue{":t": &types.AttributeValueMemberBOOL{Value: true}, ":m": str(d.Void)})
+	if err == errCond {
+		err = store.ErrExists
+	}
+	return wrap(what, err)
 }
 
 func (s *Store) EachDigest(ctx context.Context, node string, from, to time.Time, fn func(*store.DayDigest) error) error {
@@ -82,11 +103,32 @@ func decodeDigest(node string, it map[string]types.AttributeValue) (*store.DayDi
 		return nil, bad("no day attribute, or not the key's")
 	}
 	d.Day = t.UTC()
-	body, ok := it["body"].(*types.AttributeValueMemberB)
-	if !ok {
-		return nil, bad("no body")
+	if v, ok := it[voidMarkAttr]; ok {
+		m, ok := v.(*types.AttributeValueMemberS)
+		if !ok || m.Value == "" {
+			return nil, bad("void mark not a string")
+		}
+		d.Void = m.Value
 	}
-	d.Body = body.Value
+	if v, ok := it[voidedAttr]; ok {
+		b, ok := v.(*types.AttributeValueMemberBOOL)
+		if !ok || !b.Value || d.Void == "" {
+			return nil, bad("voided without a void mark")
+		}
+		d.Voided = true
+	}
+	body, ok := it["body"].(*types.AttributeValueMemberB)
+	switch {
+	case d.Voided && ok:
+		return nil, bad("voided with a body")
+	case !d.Voided && !ok:
+		return nil, bad("no body")
+	case ok:
+		d.Body = body.Value
+		if d.Body == nil {
+			d.Body = []byte{}
+		}
+	}
 	if e, ok := it["expires_at"]; ok {
 		es, _ := e.(*types.AttributeValueMemberS)
 		if d.ExpiresAt, err = time.Parse(time.RFC3339Nano, stringOf(es)); es == nil || err != nil {

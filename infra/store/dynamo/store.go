@@ -37,6 +37,9 @@ type Store struct {
 	table string
 	now   func() time.Time
 	ops   store.OpCounter
+	// receipts is when the table began to index batch records by
+	// receive day (receipt.go), once this store has written or read it.
+	receipts receiptsSince
 }
 
 // New returns a store on an existing table (template.yaml creates it in AWS;
@@ -238,6 +241,9 @@ func (s *Store) put(ctx context.Context, method string, item map[string]types.At
 		}
 		if !strings.Contains(cond, "#pk") {
 			delete(in.ExpressionAttributeNames, "#pk")
+		}
+		if len(in.ExpressionAttributeNames) == 0 {
+			in.ExpressionAttributeNames = nil
 		}
 		in.ExpressionAttributeValues = values
 	}
@@ -571,7 +577,16 @@ func (s *Store) PutBatch(ctx context.Context, b store.BatchRecord) error {
 	if size := itemSize(item); size > maxItemBytes {
 		return fmt.Errorf("put batch %s/%d: %d bytes compressed is over DynamoDB's item limit of %d", b.Node, b.Seq, size, maxItemBytes)
 	}
-	return wrap(fmt.Sprintf("put batch %s/%d", b.Node, b.Seq), s.putNew(ctx, "PutBatch", item))
+	what := fmt.Sprintf("put batch %s/%d", b.Node, b.Seq)
+	// The receipt first: a stored batch always has one (one that outlives
+	// a failed put points at nothing, and a day's reader skips it).
+	if err := s.putReceipt(ctx, b); err != nil {
+		return wrap(what, err)
+	}
+	if err := s.putNew(ctx, "PutBatch", item); err != nil {
+		return wrap(what, err)
+	}
+	return wrap(what, s.voidDigest(ctx, b))
 }
 
 // decodeBatch reads a batch item, inflating its body.

@@ -57,5 +57,15 @@ func CreateTable(ctx context.Context, db *dynamodb.Client, name string) error {
 	if err != nil {
 		return fmt.Errorf("create table %s: enable TTL: %w", name, err)
 	}
+	// A table made here holds no batch without its receipt (receipt.go).
+	_, err = db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(name),
+		Item: map[string]types.AttributeValue{
+			PartitionKey: str(receiptsPK), SortKey: str(receiptsSK), "since": str(receiptsFromTheStart.Format(time.RFC3339Nano)),
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("create table %s: %w", name, err)
+	}
 	return nil
 }

@@ -117,3 +117,138 @@ func testDigestsOnce(t *testing.T, ds store.Digests, day0, keep time.Time) {
 		t.Fatalf("day 3 after a second write holds %q, want the first", three)
 	}
 }
+
+// testDigestVoids holds both stores to what keeps a day's digest from
+// ever holding less than the day's records: a batch stored after its
+// receive day is over voids the day's digest (in the same write on the
+// embedded store, right after the batch on DynamoDB), a sealer that saw
+// the day before that void cannot write over it, and one that saw the
+// void seals the day again. The day's records are read alone
+// (DayBatches), in sequence order, whatever their numbers.
+func testDigestVoids(t *testing.T, s store.Store) {
+	ds, ok := s.(store.Digests)
+	if !ok {
+		t.Fatalf("%T does not implement store.Digests", s)
+	}
+	db, ok := s.(store.DayBatches)
+	if !ok {
+		t.Fatalf("%T does not implement store.DayBatches", s)
+	}
+	clock, ok := s.(interface{ SetClock(func() time.Time) })
+	if !ok {
+		t.Fatalf("%T has no SetClock", s)
+	}
+	now := t0
+	clock.SetClock(func() time.Time { return now })
+	t.Cleanup(func() { clock.SetClock(time.Now) })
+	day := store.DayOf(t0)
+	keep := t0.Add(400 * 24 * time.Hour)
+	put := func(node string, seq uint64, recv time.Time, expires time.Time) error {
+		return s.PutBatch(ctx(), store.BatchRecord{Node: node, Seq: seq, ID: fmt.Sprintf("%s-%d", node, seq), Hash: "h", ReceivedAt: recv,
+			Why: []string{"checks"}, Body: fmt.Appendf(nil, `{"seq":%d}`, seq), ExpiresAt: expires})
+	}
+	// The store's first batch, three days before: days from the next on
+	// are read by their receipts on every store.
+	now = day.AddDate(0, 0, -3).Add(time.Hour)
+	must(t, put("n1", 100, now, keep), "PutBatch three days before")
+	now = t0
+	must(t, put("n1", 5, t0, keep), "PutBatch 5")
+	must(t, put("n1", 7, t0.Add(time.Hour), keep), "PutBatch 7")
+	must(t, put("n1", 1, t0.Add(2*time.Hour), keep), "PutBatch 1 (an old number received late)")
+	must(t, put("n1", 4, t0.Add(3*time.Hour), t0.Add(4*time.Hour)), "PutBatch 4 (expires within the day)")
+	must(t, put("n10", 6, t0, keep), "PutBatch n10")
+	now = t0.Add(24 * time.Hour)
+	must(t, put("n1", 3, now, keep), "PutBatch 3 the next day")
+
+	ofDay := func(d time.Time) []uint64 {
+		t.Helper()
+		var seqs []uint64
+		must(t, db.EachBatchReceived(ctx(), "n1", d, d.Add(24*time.Hour), func(b *store.BatchRecord) error {
+			if !store.DayOf(b.ReceivedAt).Equal(d) || b.Node != "n1" || string(b.Body) != fmt.Sprintf(`{"seq":%d}`, b.Seq) {
+				t.Fatalf("EachBatchReceived %s handed %+v", d.Format(time.DateOnly), b)
+			}
+			seqs = append(seqs, b.Seq)
+			return nil
+		}), "EachBatchReceived")
+		return seqs
+	}
+	if got := ofDay(day); !slices.Equal(got, []uint64{1, 5, 7}) {
+		t.Fatalf("EachBatchReceived of the day = %v, want [1 5 7] (4 expired)", got)
+	}
+	if got := ofDay(day.AddDate(0, 0, 1)); !slices.Equal(got, []uint64{3}) {
+		t.Fatalf("EachBatchReceived of the next day = %v, want [3]", got)
+	}
+	stop := errors.New("stop")
+	mustIs(t, db.EachBatchReceived(ctx(), "n1", day, day.Add(24*time.Hour), func(*store.BatchRecord) error { return stop }), stop, "EachBatchReceived with fn failing")
+	// A period of whole and partial days: [day 10:30, next day 10:00].
+	var span []uint64
+	must(t, db.EachBatchReceived(ctx(), "n1", t0.Add(30*time.Minute), t0.Add(24*time.Hour+time.Nanosecond), func(b *store.BatchRecord) error {
+		span = append(span, b.Seq)
+		return nil
+	}), "EachBatchReceived over two days")
+	if !slices.Equal(span, []uint64{1, 3, 7}) {
+		t.Fatalf("EachBatchReceived [10:30, next day 10:00] = %v, want [1 3 7] in sequence order", span)
+	}
+
+	days := func() []store.DayDigest {
+		t.Helper()
+		var out []store.DayDigest
+		must(t, ds.EachDigest(ctx(), "n1", day, day.Add(24*time.Hour), func(d *store.DayDigest) error {
+			out = append(out, *d)
+			return nil
+		}), "EachDigest")
+		return out
+	}
+	// Nothing stored late so far: the day has no record, and is sealed.
+	if got := days(); len(got) != 0 {
+		t.Fatalf("the day before sealing holds %+v", got)
+	}
+	now = day.Add(25 * time.Hour)
+	must(t, ds.PutDigest(ctx(), store.DayDigest{Node: "n1", Day: day, Body: []byte("1 5 7"), ExpiresAt: keep}), "PutDigest")
+
+	// A batch received in the day but stored after it ended voids it.
+	now = day.Add(26 * time.Hour)
+	must(t, put("n1", 8, day.Add(24*time.Hour-time.Second), keep), "PutBatch 8, stored late")
+	got := days()
+	if len(got) != 1 || !got[0].Voided || got[0].Body != nil || got[0].Void == "" {
+		t.Fatalf("the day after a late batch holds %+v, want it voided", got)
+	}
+	m1 := got[0].Void
+	if seqs := ofDay(day); !slices.Equal(seqs, []uint64{1, 5, 7, 8}) {
+		t.Fatalf("EachBatchReceived after the late batch = %v", seqs)
+	}
+	// A sealer that read the day before the void writes nothing.
+	err := ds.PutDigest(ctx(), store.DayDigest{Node: "n1", Day: day, Body: []byte("stale"), ExpiresAt: keep})
+	mustIs(t, err, store.ErrExists, "PutDigest of a voided day by a sealer that did not see the void")
+	// Voided again while a sealer that saw the first void reads the day.
+	now = now.Add(time.Minute)
+	must(t, put("n1", 9, day.Add(20*time.Hour), keep), "PutBatch 9, stored late")
+	got = days()
+	if len(got) != 1 || !got[0].Voided || got[0].Void == m1 {
+		t.Fatalf("the day voided twice holds %+v (first mark %q)", got, m1)
+	}
+	m2 := got[0].Void
+	err = ds.PutDigest(ctx(), store.DayDigest{Node: "n1", Day: day, Body: []byte("1 5 7 8"), ExpiresAt: keep, Void: m1})
+	mustIs(t, err, store.ErrExists, "PutDigest by a sealer that saw the first void only")
+	if err := ds.PutDigest(ctx(), store.DayDigest{Node: "n1", Day: day, Body: []byte("x"), Voided: true, Void: m2}); err == nil {
+		t.Fatal("PutDigest of a voided day by a caller: no error")
+	}
+	// The sealer that saw the last void seals the day again, once.
+	must(t, ds.PutDigest(ctx(), store.DayDigest{Node: "n1", Day: day, Body: []byte("1 5 7 8 9"), ExpiresAt: keep, Void: m2}), "PutDigest over the void")
+	mustIs(t, ds.PutDigest(ctx(), store.DayDigest{Node: "n1", Day: day, Body: []byte("again"), ExpiresAt: keep, Void: m2}), store.ErrExists, "PutDigest twice over one void")
+	got = days()
+	if len(got) != 1 || got[0].Voided || string(got[0].Body) != "1 5 7 8 9" || got[0].Void != m2 {
+		t.Fatalf("the day sealed again holds %+v", got)
+	}
+	// A batch given again is not stored again and voids nothing.
+	mustIs(t, put("n1", 9, now, keep), store.ErrExists, "PutBatch 9 again")
+	if got = days(); len(got) != 1 || got[0].Voided {
+		t.Fatalf("the day after a batch given again holds %+v", got)
+	}
+	// Another node's day is its own.
+	var other []store.DayDigest
+	must(t, ds.EachDigest(ctx(), "n10", day, day.Add(24*time.Hour), func(d *store.DayDigest) error { other = append(other, *d); return nil }), "EachDigest n10")
+	if len(other) != 0 {
+		t.Fatalf("n10's day holds %+v", other)
+	}
+}

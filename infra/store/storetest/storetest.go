@@ -56,6 +56,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"EnrolmentStore", testEnrolmentStore},           // enrol.go
 		{"LedgerStore", testLedgerStore},                 // ledger.go
 		{"Digests", testDigests},                         // digest.go
+		{"DigestVoids", testDigestVoids},                 // digest.go
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
