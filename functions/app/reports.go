@@ -113,12 +113,15 @@ const DefaultReportDelay = 6 * time.Hour
 // contract's zone. Claim windows as short as 10 days need the 2-day one.
 var ReminderDays = []int{7, 2, 0}
 
-// reminderDue is when the reminder d days before deadline is due. Day 0 is
-// the start of the calendar day (in loc) holding the last instant before
-// the deadline, which is exclusive.
+// reminderDue is when the reminder d days before deadline is due: d
+// calendar days before it on the contract's clock (loc), as the claim
+// window itself is counted, so that a daylight-saving change in between
+// does not move it an hour off the deadline's wall time. Day 0 is the
+// start of the calendar day (in loc) holding the last instant before the
+// deadline, which is exclusive.
 func reminderDue(deadline time.Time, d int, loc *time.Location) time.Time {
 	if d > 0 {
-		return deadline.AddDate(0, 0, -d)
+		return deadline.In(loc).AddDate(0, 0, -d)
 	}
 	last := deadline.Add(-time.Nanosecond).In(loc)
 	return time.Date(last.Year(), last.Month(), last.Day(), 0, 0, 0, 0, loc)
