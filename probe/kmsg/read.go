@@ -66,6 +66,10 @@ func (r Reader) Read(ctx context.Context) (*Log, error) {
 		derr = fmt.Errorf("%w: %s", derr, strings.TrimSpace(string(ee.Stderr)))
 	}
 	err := fmt.Errorf("kernel log unreadable: %s: %v; %s: %v", dev, kerr, cmd[0], derr)
+	if errors.Is(kerr, os.ErrPermission) {
+		// Not a fault of the node's: the check is run without the right.
+		err = fmt.Errorf("%w: the kernel log needs root (or CAP_SYSLOG): run gpuprobe as root (sudo gpuprobe check)", err)
+	}
 	return &Log{Error: err.Error()}, err
 }
 

@@ -3,15 +3,12 @@ package netcheck
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/gpusla/gpusla/internal/testenv"
 	"github.com/gpusla/gpusla/probe/wire"
 )
 
@@ -57,8 +54,9 @@ func pingChild() {
 	os.Exit(0)
 }
 
-// pingAsNobody runs this test's binary as uid and gid 65534 with the
-// kernel's unprivileged ping shut for every group ("1 0"), then put back.
+// pingAsNobody runs this test's binary as nobody (testenv.AsNobody) with
+// the kernel's unprivileged ping shut for every group ("1 0"), then put
+// back.
 func pingAsNobody(t *testing.T) []wire.Check {
 	t.Helper()
 	const rng = "/proc/sys/net/ipv4/ping_group_range"
@@ -74,37 +72,7 @@ func pingAsNobody(t *testing.T) []wire.Check {
 			t.Errorf("put back %s (%s): %v", rng, strings.TrimSpace(string(old)), err)
 		}
 	}()
-	// A folder nobody may enter and a copy of the binary nobody may run.
-	dir := t.TempDir()
-	for _, d := range []string{filepath.Dir(dir), dir} {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	bin := filepath.Join(dir, "netcheck.test")
-	src, err := os.Open(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	dst, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	if err := dst.Close(); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "-test.run=^TestPingWithoutRightsIsNotAFailure$")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), envPingChild+"=1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("the test binary as nobody: %v\n%s", err, out)
-	}
+	out := testenv.AsNobody(t, "TestPingWithoutRightsIsNotAFailure", envPingChild)
 	var cs []wire.Check
 	if err := json.Unmarshal(out, &cs); err != nil || len(cs) != 3 {
 		t.Fatalf("the child printed %q: %v", out, err)
