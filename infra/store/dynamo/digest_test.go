@@ -2,6 +2,7 @@ package dynamo_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -58,5 +59,51 @@ func TestDamagedDigestItemIsAnError(t *testing.T) {
 				t.Fatalf("a damaged digest item: err = %v", err)
 			}
 		})
+	}
+}
+
+// A table made before receipts existed (no RECEIPTS item: its batches
+// have none): the first batch a store puts records the instant, and a day
+// before the day after it is ErrNoReceipts, never a day read as empty; a
+// later day is read by its receipts. Another store on the table reads the
+// instant the first wrote.
+func TestReceiptsOfATableFromBefore(t *testing.T) {
+	db, table := dynamotest.NewTable(t)
+	if _, err := db.DeleteItem(t.Context(), &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{
+		dynamo.PartitionKey: &types.AttributeValueMemberS{Value: "RECEIPTS"}, dynamo.SortKey: &types.AttributeValueMemberS{Value: "SINCE"}}}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := dynamo.New(db, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)
+	now := first
+	s.SetClock(func() time.Time { return now })
+	put := func(seq uint64, at time.Time) {
+		t.Helper()
+		if err := s.PutBatch(t.Context(), store.BatchRecord{Node: "n1", Seq: seq, ID: "b", ReceivedAt: at, Body: []byte("{}")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(1, first)
+	now = first.Add(24 * time.Hour)
+	put(2, now)
+	day := func(st *dynamo.Store, d time.Time) ([]uint64, error) {
+		var seqs []uint64
+		err := st.EachBatchReceived(t.Context(), "n1", d, d.Add(24*time.Hour), func(b *store.BatchRecord) error { seqs = append(seqs, b.Seq); return nil })
+		return seqs, err
+	}
+	if _, err := day(s, store.DayOf(first)); !errors.Is(err, store.ErrNoReceipts) {
+		t.Fatalf("the day the receipts began: err = %v, want ErrNoReceipts", err)
+	}
+	other, err := dynamo.New(db, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []*dynamo.Store{s, other} {
+		if seqs, err := day(st, store.DayOf(now)); err != nil || len(seqs) != 1 || seqs[0] != 2 {
+			t.Fatalf("the day after: %v, %v; want [2]", seqs, err)
+		}
 	}
 }
