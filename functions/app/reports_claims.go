@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/gpusla/gpusla/infra/notify"
@@ -183,7 +184,18 @@ func (j *ReportJob) remindBeforeReport(ctx context.Context, tm *terms.Terms, fir
 				return sent, err
 			}
 		}
-		bk, ok := j.books(j.skip(left, start.Year(), start.Month(), tm.Contract, now))
+		// Only this contract's nodes are built: the hourly cost is its own
+		// fleet's, whatever else the store holds.
+		skip := maps.Clone(j.skip(left, start.Year(), start.Month(), tm.Contract, now))
+		if skip == nil {
+			skip = map[string]string{}
+		}
+		for _, n := range left.nodes {
+			if _, ok := skip[n.ID]; !ok && n.Contract != tm.Contract {
+				skip[n.ID] = "another contract's node: not needed for " + tm.Contract + "'s reminders"
+			}
+		}
+		bk, ok := j.books(skip)
 		if !ok {
 			return sent, nil // a store that cannot build a month: the stored report's reminders only
 		}
