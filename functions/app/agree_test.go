@@ -278,7 +278,7 @@ func driveLive(t testing.TB, book app.TermsBook, c liveCase) map[string][]row {
 				}
 				if !down {
 					clock.Set(o.Start)
-					if err := svc.BackendStop(ctx); err != nil {
+					if err := svc.BackendStop(ctx, svc.Now()); err != nil {
 						t.Fatal(err)
 					}
 					down = true

@@ -19,7 +19,7 @@ func TestExportShortStoppedBackendIsAnOutage(t *testing.T) {
 	w.push()
 	w.clock.Advance(10 * time.Second)
 	stoppedAt := w.clock.Now()
-	if err := w.svc.BackendStop(t.Context()); err != nil {
+	if err := w.svc.BackendStop(t.Context(), w.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	w.clock.Advance(30 * time.Second) // far below MaxTickGap

@@ -258,7 +258,7 @@ func TestLateDataReclassifies(t *testing.T) {
 func TestBackendDownChargesNoNode(t *testing.T) {
 	w := newWorld(t)
 	w.push()
-	if err := w.svc.BackendStop(t.Context()); err != nil {
+	if err := w.svc.BackendStop(t.Context(), w.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	w.clock.Advance(20 * time.Minute) // backend down, node silent too

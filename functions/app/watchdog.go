@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/sla/incident"
+	"github.com/gpusla/gpusla/sla/interval"
 	"github.com/gpusla/gpusla/sla/msg"
 )
 
@@ -286,10 +287,12 @@ func (s *Service) BackendStart(ctx context.Context) (time.Time, error) {
 	return now, nil
 }
 
-// BackendStop marks this backend's live runs stopped (`gpusla serve` on exit).
-func (s *Service) BackendStop(ctx context.Context) error {
-	now := s.Now()
-	runs, err := s.store.ListBackendRuns(ctx, now.Add(-MaxTickGap), now.Add(time.Second))
+// BackendStop marks this backend's live runs stopped at at, when it stopped
+// taking requests (`gpusla serve` on exit: when its listener closed, before
+// the drain of the requests in flight), which may be a while before now:
+// from at on no node could reach it, so its downtime begins there.
+func (s *Service) BackendStop(ctx context.Context, at time.Time) error {
+	runs, err := s.store.ListBackendRuns(ctx, at.Add(-MaxTickGap), s.Now().Add(time.Second))
 	if err != nil {
 		return err
 	}
@@ -298,7 +301,7 @@ func (s *Service) BackendStop(ctx context.Context) error {
 			continue
 		}
 		prev := r.Version
-		r.LastTick, r.Stopped = now, true
+		r.LastTick, r.Stopped = interval.Latest(at, r.Start), true
 		if _, err := s.store.PutBackendRun(ctx, r, prev); err != nil {
 			return fmt.Errorf("record backend stop: %w", err)
 		}

@@ -61,10 +61,6 @@ func Run(ctx context.Context, c Config, env wiring.Env, watchdogGiven bool, log 
 	if c.TLS() {
 		base = "https://" + ln.Addr().String()
 	}
-	if _, err := b.svc.BackendStart(ctx); err != nil {
-		ln.Close()
-		return err
-	}
 
 	demo := demonode.Config{Mode: c.Demo, Data: c.Data, HTTPS: c.TLS()}
 	if env.Terms == "" {
@@ -166,13 +162,23 @@ func (b *backend) close() {
 	}
 }
 
-// serveUntilDone serves the API on ln (base is its address) with the cron
-// running and the demo node pushing, until ctx is done or the server
-// fails; then it stops the cron, the server and the demo, in that order,
-// and records the backend's stop.
+// serveUntilDone records the backend's start and serves the API on ln
+// (base is its address) with the cron running and the demo node pushing,
+// until ctx is done or the server fails; then it stops the cron, the
+// server and the demo, in that order, and records the backend's stop as of
+// the server's.
 func (b *backend) serveUntilDone(ctx context.Context, c Config, ln net.Listener, base string) error {
 	log := b.log
 	srv := NewHTTPServer(b.api)
+	// The backend's run (its liveness record) is the time nodes can reach
+	// it: from here, where it starts answering, to where its listener
+	// closes below. Not from when the port opened: a batch that waited
+	// there while serve set up is received after this, and a node's
+	// silence is counted from the run's start at the earliest.
+	if _, err := b.svc.BackendStart(ctx); err != nil {
+		ln.Close()
+		return err
+	}
 	errc := make(chan error, 1)
 	go func() {
 		if c.TLS() {
@@ -224,11 +230,16 @@ func (b *backend) serveUntilDone(ctx context.Context, c Config, ln net.Listener,
 	firstReports.Wait() // the start-up run writes into the data folder too
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	// Nodes can reach the backend until its listener closes, here; the
+	// drain of the requests in flight that follows can take seconds on a
+	// loaded store, and nobody else is heard in them. The run ends here,
+	// or a node that went unheard in that drain would be charged for it.
+	closing := b.svc.Now()
 	_ = srv.Shutdown(sctx)
 	if b.demo != nil {
 		b.demo.Wait()
 	}
-	if err := b.svc.BackendStop(sctx); err != nil {
+	if err := b.svc.BackendStop(sctx, closing); err != nil {
 		log.Error("record backend stop", "err", err)
 	}
 	return nil
