@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,7 +20,8 @@ import (
 // heartbeats every 30 s (one a push), each received 0.2 s after it was
 // made; during the cut [from, to) nothing gets through, so everything made
 // is spooled; the probe's next retry reaches the backend reconnect after the
-// cut ended, and the spool drains in order, 0.3 s a batch. With linkWatch,
+// cut ended, and the spool drains in order, 0.3 s a batch (pace, when set).
+// With linkWatch,
 // the probe's link watch dials the backend every 5 s (at 1.3 s past each
 // 5 s) and records the first failed dial after a success and the first
 // success after that (incident.LinkCheck).
@@ -30,6 +32,7 @@ type cutSim struct {
 	reconnect          time.Duration
 	linkWatch          bool
 	checksEvery        time.Duration // a passing host check result this often (the health job), 0: none
+	pace               time.Duration // how long the drain takes a batch, 0: 0.3 s
 	lostAt, regainedAt time.Time     // the link watch's records, filled by events
 	heartbeatsSpooled  int
 }
@@ -77,7 +80,7 @@ func (c *cutSim) events() []events.Event {
 		}
 		recv := send.Add(200 * time.Millisecond)
 		if send.After(o.at) {
-			busy = send.Add(300 * time.Millisecond) // draining: one batch after another
+			busy = send.Add(cmp.Or(c.pace, 300*time.Millisecond)) // draining: one batch after another
 			if o.checks == nil {
 				c.heartbeatsSpooled++
 			}
@@ -207,6 +210,95 @@ func TestCutsDatedByReceiptsAndLinkWatch(t *testing.T) {
 		}
 	}
 	liveAgreesOnCuts(t, tms[0].Detection, evs, r)
+}
+
+// A 10-minute cut whose spool drains slowly, as a loaded backend takes it:
+// a check result every second besides the heartbeats, each a batch, 90 ms
+// a batch, so the drain takes about a minute and everything made in its
+// first 40 s after the cut arrives more than SilenceAllowance (15 s) late.
+// The books still end the cut at the drain's first receipt (heartbeats
+// alone: 600 − 6 + 3.2 s for a cut begun 24 s after a heartbeat) or at the
+// link watch's first good dial (600 s), as a quick drain does
+// (TestCutsDatedByReceiptsAndLinkWatch): how long the backend takes to
+// drain a spool moves nothing. But they can say so only once the backend
+// has heard something in time: as of an instant before that receipt the
+// gap is open and counted to the as-of — a report as of that instant
+// written to the second (00:42:57Z for a receipt at 00:42:57.1) counted a
+// real 600 s cut as 650 s.
+func TestSlowDrainEndsTheCutAtItsFirstReceipt(t *testing.T) {
+	tms := cutTermsForResolution(t)
+	th := tms[0].Detection
+	base := time.Date(2026, time.March, 10, 2, 0, 0, 0, time.UTC)
+	const ms = time.Millisecond
+	for _, linkWatch := range []bool{false, true} {
+		id := fmt.Sprintf("drain-link-%v", linkWatch)
+		from := base.Add(24 * time.Second)
+		sim := &cutSim{node: id, start: base.Add(-20 * time.Minute), end: base.Add(time.Hour), from: from, to: from.Add(10 * time.Minute),
+			reconnect: 3 * time.Second, linkWatch: linkWatch, checksEvery: time.Second, pace: 90 * ms}
+		evs := append([]events.Event{{Type: events.TypeNodeRegistered, ID: "reg-" + id, Node: id, Contract: "cn-example",
+			OrderedAt: base.Add(-24 * time.Hour), HeartbeatIntervalS: 30, PushIntervalS: 30, Hardware: &events.Hardware{GPUModel: "H200 SXM 141GB", GPUCount: 8}}},
+			sim.events()...)
+		// The drain's first receipt, and the first receipt of an
+		// observation heard in time after the cut: what closes the gap.
+		var drained, closing time.Time
+		for _, e := range evs[1:] {
+			if e.ReceivedAt.Before(sim.to) {
+				continue
+			}
+			if drained.IsZero() || e.ReceivedAt.Before(drained) {
+				drained = e.ReceivedAt
+			}
+			if e.ReceivedAt.Sub(e.At) <= incident.SilenceAllowance(30*time.Second, 30*time.Second, th) && (closing.IsZero() || e.ReceivedAt.Before(closing)) {
+				closing = e.ReceivedAt
+			}
+		}
+		if closing.Sub(drained) < 45*time.Second {
+			t.Fatalf("%s: heard in time %s after the drain began; the simulation drains too fast", id, closing.Sub(drained))
+		}
+		unreachable := func(asOf time.Time) (row string, counted int64, end time.Time) {
+			t.Helper()
+			r := buildFrom(t, tms, Options{Year: 2026, Month: time.March, AsOf: asOf}, evs)
+			var first, last string
+			for _, o := range node(t, r, id).Outages {
+				if o.Kind == string(incident.Unreachable) {
+					counted += o.CountedSeconds
+					if first == "" {
+						first = o.Start
+					}
+					last = o.End
+				}
+			}
+			if first == "" {
+				t.Fatalf("%s: as of %s no unreachable outage", id, asOf.Format(time.RFC3339Nano))
+			}
+			return utc(t, first) + ".." + utc(t, last), counted, rfcTime(t, last)
+		}
+		after := base.Add(time.Hour - time.Minute)
+		row, counted, end := unreachable(after)
+		want := 600*time.Second - 6*time.Second + 3200*ms
+		if linkWatch {
+			want = 600 * time.Second
+		}
+		if d := time.Duration(counted)*time.Second - want; d < -time.Second || d > time.Second {
+			t.Errorf("%s: counted %d s, want %s", id, counted, want)
+		}
+		if !end.Equal(drained.Truncate(time.Second)) {
+			t.Errorf("%s: the gap ends %s, want at the drain's first receipt %s", id, end, drained.Format(time.RFC3339Nano))
+		}
+		// As of the receipt that closes it, the same; as of the second it
+		// fell in (before it), open to the as-of.
+		if got, _, _ := unreachable(closing); got != row {
+			t.Errorf("%s: as of the receipt heard in time (%s): %s, want %s", id, closing.Format(time.RFC3339Nano), got, row)
+		}
+		before := closing.Truncate(time.Second)
+		if before.Equal(closing) {
+			before = before.Add(-time.Second)
+		}
+		if _, _, end := unreachable(before); !end.Equal(before) {
+			t.Errorf("%s: as of %s, before anything was heard in time, the cut ends %s, want open to the as-of", id, before.Format(time.RFC3339Nano), end)
+		}
+		liveAgreesOnCuts(t, th, evs, buildFrom(t, tms, Options{Year: 2026, Month: time.March, AsOf: after}, evs))
+	}
 }
 
 // liveAgreesOnCuts feeds each node's log to the live state in receive order
