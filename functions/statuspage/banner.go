@@ -32,10 +32,20 @@ func banner(pr *i18n.Printer, p *Page) Banner {
 		}
 	}
 	inService := len(p.Nodes) - waiting - released
+	// The public page draws only the nodes whose terms list them, so with
+	// none of those in service it can say nothing of the rest: a node in
+	// service kept off it must not read as released. Its words are the same
+	// whether such nodes exist or not, so they tell a visitor nothing of them.
+	public := p.Mode == Public
 	b := Banner{Class: "ok", Text: pr.T("All nodes operational")}
+	var sub []string
 	switch {
+	case inService == 0 && released > 0 && waiting == 0 && public:
+		b = Banner{Class: "none", Text: pr.T("No node on the public page is in service: every node shown here was released")}
 	case inService == 0 && released > 0 && waiting == 0:
 		b = Banner{Class: "none", Text: pr.T("No node in service: every node was released")}
+	case inService == 0 && public:
+		b = Banner{Class: "none", Text: pr.T("No node on the public page is in service yet")}
 	case inService == 0:
 		b = Banner{Class: "none", Text: pr.T("No node in service yet")}
 	case down > 0:
@@ -43,7 +53,9 @@ func banner(pr *i18n.Printer, p *Page) Banner {
 	case degraded > 0:
 		b = Banner{Class: "degraded", Text: pr.T("Degraded: %d of %d nodes", degraded, inService)}
 	}
-	var sub []string
+	if inService == 0 && public {
+		sub = append(sub, pr.T("nodes whose terms keep them off the public page are shown only in the team view"))
+	}
 	if len(p.Open) > 0 || len(p.Tickets) > 0 {
 		sub = append(sub, pr.T("%d open incident(s), %d open ticket(s)", len(p.Open), len(p.Tickets)))
 	}

@@ -190,3 +190,65 @@ func TestReleasedNodeIsNeitherUpNorAnOutage(t *testing.T) {
 		}
 	}
 }
+
+// A public page whose listed nodes were all released, beside a node in
+// service whose terms keep it off the public page, must not say every node
+// was released: it says what is true of the nodes it shows, in both
+// languages, and the same words whether a private node exists or not (the
+// public page does not tell that unlisted nodes exist).
+func TestPublicPageWithOnlyReleasedNodesDoesNotSayEveryNodeWasReleased(t *testing.T) {
+	f := seeded(t)
+	ctx := context.Background()
+	at := f.now.Add(-time.Minute)
+	// sh-a100-01 and va-h200-07 are public; gz-h20-03, in service, is not.
+	for _, id := range []string{"sh-a100-01", "va-h200-07"} {
+		if _, err := f.h.c.Nodes.(store.Store).ReleaseNode(ctx, id, store.Release{At: at, RecordedAt: at, By: "cli:test"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[i18n.Lang]string{
+		i18n.EN: "No node on the public page is in service: every node shown here was released",
+		i18n.ZH: "公开页面上没有在服务中的节点：此处列出的节点均已退租",
+	}
+	for lang, text := range want {
+		p, err := f.h.Build(ctx, Request{Mode: Public, Lang: lang})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Banner.Text != text {
+			t.Errorf("%s public banner %q, want %q", lang, p.Banner.Text, text)
+		}
+		if !strings.Contains(p.Banner.Sub, map[i18n.Lang]string{i18n.EN: "team view", i18n.ZH: "团队视图"}[lang]) {
+			t.Errorf("%s public banner sub %q does not point to the team view", lang, p.Banner.Sub)
+		}
+		if len(p.Nodes) != 2 {
+			t.Errorf("%s public page draws %d nodes, want the 2 listed", lang, len(p.Nodes))
+		}
+	}
+	// The team view draws every node: gz-h20-03 is in service there.
+	team, err := f.h.Build(ctx, Request{Mode: Private, Lang: i18n.EN})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(team.Banner.Text, "released") || !strings.Contains(team.Banner.Sub, "2 node(s) released") {
+		t.Errorf("team banner %+v: gz-h20-03 is in service", team.Banner)
+	}
+	// With every node released the team view says so, as before.
+	if _, err := f.h.c.Nodes.(store.Store).ReleaseNode(ctx, "gz-h20-03", store.Release{At: at, RecordedAt: at, By: "cli:test"}); err != nil {
+		t.Fatal(err)
+	}
+	team, err = f.h.Build(ctx, Request{Mode: Private, Lang: i18n.EN})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if team.Banner.Text != "No node in service: every node was released" {
+		t.Errorf("team banner with every node released: %q", team.Banner.Text)
+	}
+	pub, err := f.h.Build(ctx, Request{Mode: Public, Lang: i18n.EN})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pub.Banner.Text != want[i18n.EN] {
+		t.Errorf("public banner %q changes with the private node's state (want %q)", pub.Banner.Text, want[i18n.EN])
+	}
+}
