@@ -112,7 +112,7 @@ func (s *Service) holdAcceptance(ctx context.Context, n store.Node, st *store.No
 		if err != nil {
 			return fmt.Errorf("stored batch %d: %w", rec.Seq, err)
 		}
-		for _, e := range ObservationEvents(b, rec.Hash, rec.ReceivedAt) {
+		for _, e := range ObservationEvents(&n, b, rec.Hash, rec.ReceivedAt) {
 			if len(e.Checks) > 0 {
 				first.Observe(e.TrueAt().UTC(), e.Checks)
 			}

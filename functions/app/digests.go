@@ -138,7 +138,7 @@ func (m *month) judgedBatches(ctx context.Context, n store.Node) ([]judgedBatch,
 	}
 	days := map[time.Time]*dayRead{}
 	for _, r := range unsealed(rfrom, rto, sealed) {
-		if err := judgeRecords(m.bk.receivedIn(ctx, n.ID, r[0], r[1]), &forms, &keys, days, &out); err != nil {
+		if err := judgeRecords(&n, m.bk.receivedIn(ctx, n.ID, r[0], r[1]), &forms, &keys, days, &out); err != nil {
 			return nil, err
 		}
 	}
@@ -203,15 +203,15 @@ func unsealed(from, to time.Time, sealed map[time.Time]bool) [][2]time.Time {
 	return out
 }
 
-// judgeRecords reads the batch records walk hands over, judges their
+// judgeRecords reads node n's batch records walk hands over, judges their
 // observations as the export's events, and files each by its receive day.
-func judgeRecords(walk func(func(*store.BatchRecord) error) error, forms *batchform.Decoder, keys *incident.Keys, days map[time.Time]*dayRead, out *[]judgedBatch) error {
+func judgeRecords(n *store.Node, walk func(func(*store.BatchRecord) error) error, forms *batchform.Decoder, keys *incident.Keys, days map[time.Time]*dayRead, out *[]judgedBatch) error {
 	return walk(func(rec *store.BatchRecord) error {
 		b, err := readStored(forms, rec)
 		if err != nil {
 			return fmt.Errorf("stored batch %d: %w", rec.Seq, err)
 		}
-		evs := ObservationEvents(b, rec.Hash, rec.ReceivedAt)
+		evs := ObservationEvents(n, b, rec.Hash, rec.ReceivedAt)
 		jb := judgedBatch{Batch: daydigest.Batch{Seq: rec.Seq, ReceivedAt: rec.ReceivedAt.UTC(), Dropped: b.Dropped}}
 		if len(evs) > 0 {
 			jb.Obs = make([]report.Judged, len(evs))

@@ -6,18 +6,20 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/functions/batchform"
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/wire"
 	"github.com/gpusla/gpusla/sla/events"
 )
 
-// ObservationEvents converts a batch into the SLA engine's observation
-// events (docs/events.md), field for field, stamped with the receive time.
-// Ingest feeds them to the live evaluation; export writes them. An
-// observation dated outside the window around its receive time
-// (events.ObservationTimeOK) is left out — ingest records why — so a wrong
+// ObservationEvents converts a batch of node n into the SLA engine's
+// observation events (docs/events.md), field for field, stamped with the
+// receive time. Ingest feeds them to the live evaluation; export writes
+// them. An observation dated outside the window around its receive time
+// (events.ObservationTimeOK) or before the node was registered
+// (events.RegisteredTimeOK) is left out — ingest records why — so a wrong
 // clock never reaches the books; Index keeps each event's place in the batch.
 // An observation dated after its receipt is dated at it (events.TrueAt).
-func ObservationEvents(b *wire.Batch, hash string, receivedAt time.Time) []events.Event {
+func ObservationEvents(n *store.Node, b *wire.Batch, hash string, receivedAt time.Time) []events.Event {
 	out := make([]events.Event, 0, len(b.Observations))
 	// One array holds the batch's checks, each event a slice of it capped
 	// at its own: a month's books convert some 800 batches a node.
@@ -38,7 +40,7 @@ func ObservationEvents(b *wire.Batch, hash string, receivedAt time.Time) []event
 				e.Checks[j] = batchform.EventCheck(&o.Checks[j])
 			}
 		}
-		if events.ObservationTimeOK(e.CorrectedAt(), e.ReceivedAt) != nil {
+		if observationTimeOK(n, e.CorrectedAt(), e.ReceivedAt) != nil {
 			continue
 		}
 		out = append(out, e)
@@ -46,13 +48,22 @@ func ObservationEvents(b *wire.Batch, hash string, receivedAt time.Time) []event
 	return out
 }
 
+// observationTimeOK is ObservationEvents' rule: at (skew-corrected) inside
+// the window around its receipt, and not before n was registered.
+func observationTimeOK(n *store.Node, at, receivedAt time.Time) error {
+	if err := events.ObservationTimeOK(at, receivedAt); err != nil {
+		return err
+	}
+	return events.RegisteredTimeOK(at, n.CreatedAt)
+}
+
 // outOfBounds lists, per observation index, why an observation's time is
-// outside the window (events.ObservationTimeOK).
-func outOfBounds(b *wire.Batch, receivedAt time.Time) map[int]error {
+// outside the window or before n's registration (observationTimeOK).
+func outOfBounds(n *store.Node, b *wire.Batch, receivedAt time.Time) map[int]error {
 	var bad map[int]error
 	skew := time.Duration(b.ClockSkewMS) * time.Millisecond
 	for i, o := range b.Observations {
-		if err := events.ObservationTimeOK(o.At.Add(-skew), receivedAt); err != nil {
+		if err := observationTimeOK(n, o.At.Add(-skew), receivedAt); err != nil {
 			if bad == nil {
 				bad = map[int]error{}
 			}

@@ -307,7 +307,7 @@ func LastBatchKnown(ctx context.Context, st store.Store, since time.Time) (time.
 			if err != nil {
 				return fmt.Errorf("stored batch %d: %w", rec.Seq, err)
 			}
-			if b.Dropped != nil || len(ObservationEvents(b, rec.Hash, rec.ReceivedAt)) > 0 {
+			if b.Dropped != nil || len(ObservationEvents(&n, b, rec.Hash, rec.ReceivedAt)) > 0 {
 				last = rec.ReceivedAt.UTC()
 			}
 			return nil
@@ -354,7 +354,7 @@ func exportBatches(ctx context.Context, h store.History, n store.Node, from, to 
 			return fmt.Errorf("stored batch %d: %w", rec.Seq, err)
 		}
 		stats.Batches++
-		evs := ObservationEvents(b, rec.Hash, rec.ReceivedAt)
+		evs := ObservationEvents(&n, b, rec.Hash, rec.ReceivedAt)
 		for i := range evs {
 			if in(evs[i].TrueAt()) {
 				if err := out(&evs[i]); err != nil {

@@ -93,7 +93,7 @@ func (c *fleetCache) refresh(ctx context.Context, st store.Store, now time.Time)
 			if err != nil {
 				return fmt.Errorf("stored batch %d of %s: %w", rec.Seq, n.ID, err)
 			}
-			for _, e := range ObservationEvents(b, rec.Hash, rec.ReceivedAt) {
+			for _, e := range ObservationEvents(&n, b, rec.Hash, rec.ReceivedAt) {
 				if len(e.Checks) > 0 {
 					c.col.Add(n.ID, e.TrueAt(), e.Checks)
 				}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -74,10 +75,23 @@ func (s *Service) Ingest(ctx context.Context, req IngestRequest) (wire.Ack, erro
 		return wire.Ack{}, unauthorized(ErrUnknownNode)
 	}
 	if err != nil {
-		return wire.Ack{}, unauthorized(err)
+		ue := unauthorized(err)
+		// The timestamp's faults say what was sent and by how much it
+		// misses: the backend's clock is in every answer's Date anyway,
+		// and a probe's operator reads this to set the clock right.
+		switch {
+		case errors.Is(err, wire.ErrBadTimestamp):
+			ue.Msg = fmt.Sprintf("%s: %s %q is not Unix seconds in decimal", ue.Msg, wire.HeaderTimestamp, req.Timestamp)
+		case errors.Is(err, wire.ErrStale):
+			ue.Msg = fmt.Sprintf("%s: %s %s is %s from the backend's clock (%s); at most %s either way", ue.Msg, wire.HeaderTimestamp,
+				req.Timestamp, now.Sub(signedAt).Round(time.Second), now.UTC().Format(time.RFC3339), wire.TimestampWindow)
+		}
+		return wire.Ack{}, ue
 	}
-	// 2. Decode and check the schema.
-	b, err := wire.Decode(req.Body)
+	// 2. Decode and check the schema: every key spelled once and as the
+	// protocol spells it first (wire.CheckKeys), so what is stored says
+	// one thing to every reader; then the fields and their bounds.
+	b, err := wire.DecodeNew(req.Body)
 	if err != nil {
 		var fe *wire.FieldError
 		if errors.As(err, &fe) {
@@ -348,6 +362,12 @@ func (in *ingest) place(ctx context.Context, d *draft) (ack wire.Ack, answered b
 	// sequence order — is what liveness rests on.
 	d.fresh = !in.signedAt.Before(st.LastSignedAt)
 	if d.fresh && restartChain(st, b) {
+		if st.SeqBase > math.MaxUint64-2*wire.MaxSeq {
+			// The new chain's keys would wrap round onto the first
+			// chain's: some 16 million restarts, none a probe's.
+			return wire.Ack{}, true, Errorf(EInvalid, "chain", "chain %s would start after key %d: the node's batch keys are used up by its earlier chains' seqs",
+				chainName(b.Chain), st.SeqBase+st.LastSeq)
+		}
 		in.restart(d)
 	}
 	if st.LastSeq == 0 {
@@ -427,7 +447,7 @@ func (in *ingest) noteOrder(d *draft) {
 func (in *ingest) inspect(d *draft) {
 	b, st := in.b, &d.st
 	d.skew = time.Duration(b.ClockSkewMS) * time.Millisecond
-	d.bounds = outOfBounds(b, in.now)
+	d.bounds = outOfBounds(&in.node, b, in.now)
 	var parts []string
 	if len(d.bounds) > 0 {
 		var aside []string
@@ -436,7 +456,7 @@ func (in *ingest) inspect(d *draft) {
 				aside = append(aside, fmt.Sprintf("observations[%d].at: %v", i, err))
 			}
 		}
-		parts = append(parts, fmt.Sprintf("%d observations set aside, their time outside the window: %s", len(aside), strings.Join(aside, "; ")))
+		parts = append(parts, fmt.Sprintf("%d observations set aside, their time outside the window or before the node's registration: %s", len(aside), strings.Join(aside, "; ")))
 	}
 	if ahead := clamped(b, d.bounds, in.now); len(ahead) > 0 {
 		parts = append(parts, fmt.Sprintf("%d observations dated after their receipt, dated at it: %s", len(ahead), strings.Join(ahead, "; ")))
@@ -503,7 +523,7 @@ func (in *ingest) judge(d *draft) {
 	th := in.s.Thresholds(in.node)
 	st.Eval.Interval, st.Eval.Push = in.node.HeartbeatInterval, in.node.PushInterval
 	fx.failed = map[string][]notify.FailedCheck{}
-	evs := ObservationEvents(b, in.hash, in.now)
+	evs := ObservationEvents(&in.node, b, in.hash, in.now)
 	if in.node.Released(in.now) {
 		// Given back: what was open ends at the release, and the engine
 		// ignores observations from the release on (incident.State.Release).

@@ -16,11 +16,17 @@ import (
 
 // failing is n definitive failing checks (a burn's wrong results), one per
 // GPU index from first: each is a check of its own and opens an incident
-// at once. A node's secret can name any GPU index.
+// at once. A node's secret can name any of the 1,024 GPU indexes a batch
+// may carry (wire.MaxGPUIndex), and past them another burn's name.
 func failing(first, n int) []wire.Check {
 	cs := make([]wire.Check, n)
 	for i := range cs {
-		cs[i] = wire.Check{Name: "gpu.burn.fp32.errors", Category: wire.CategoryGPUDegraded, Verdict: wire.Fail, GPU: gpu(first + i), Value: "3 wrong of 1000"}
+		k := first + i
+		name := "gpu.burn.fp32.errors"
+		if b := k / (wire.MaxGPUIndex + 1); b > 0 {
+			name = fmt.Sprintf("gpu.burn.fp32b%d.errors", b)
+		}
+		cs[i] = wire.Check{Name: name, Category: wire.CategoryGPUDegraded, Verdict: wire.Fail, GPU: gpu(k % (wire.MaxGPUIndex + 1)), Value: "3 wrong of 1000"}
 	}
 	return cs
 }

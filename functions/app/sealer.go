@@ -76,7 +76,7 @@ func (bk Books) SealDay(ctx context.Context, day, now time.Time) (SealStats, err
 	g.SetLimit(bk.workers())
 	for _, n := range todo {
 		g.Go(func() error {
-			r, err := bk.sealNodeDay(gctx, n.ID, day)
+			r, err := bk.sealNodeDay(gctx, n, day)
 			if err != nil {
 				return err
 			}
@@ -104,7 +104,8 @@ type daySealed struct {
 }
 
 // sealNodeDay seals one node's day unless it is sealed.
-func (bk Books) sealNodeDay(ctx context.Context, node string, day time.Time) (daySealed, error) {
+func (bk Books) sealNodeDay(ctx context.Context, n store.Node, day time.Time) (daySealed, error) {
+	node := n.ID
 	var r daySealed
 	var void string
 	err := bk.Digests.EachDigest(ctx, node, day, day.Add(24*time.Hour), func(d *store.DayDigest) error {
@@ -130,7 +131,7 @@ func (bk Books) sealNodeDay(ctx context.Context, node string, day time.Time) (da
 	days := map[time.Time]*dayRead{}
 	var forms batchform.Decoder
 	var keys incident.Keys
-	err = judgeRecords(walk, &forms, &keys, days, nil)
+	err = judgeRecords(&n, walk, &forms, &keys, days, nil)
 	if errors.Is(err, store.ErrNoReceipts) {
 		return r, nil
 	}

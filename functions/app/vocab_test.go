@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
+	"github.com/gpusla/gpusla/infra/store"
 	"github.com/gpusla/gpusla/probe/wire"
 	"github.com/gpusla/gpusla/sla/events"
 )
@@ -137,7 +138,7 @@ func TestEveryWireWordIsAValidEvent(t *testing.T) {
 			Observations: []wire.Observation{{At: at, Kind: kind,
 				Checks: []wire.Check{{Name: "x.y", Category: category, Verdict: verdict}}}}}
 		wireErr = b.Validate()
-		for _, ev := range app.ObservationEvents(b, strings.Repeat("0", 64), at.Add(time.Second)) {
+		for _, ev := range app.ObservationEvents(&store.Node{ID: "n1", CreatedAt: at}, b, strings.Repeat("0", 64), at.Add(time.Second)) {
 			if err := ev.Validate(); err != nil {
 				eventErr = err
 			}

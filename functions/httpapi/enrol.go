@@ -110,6 +110,12 @@ func (a *API) enrol(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req wire.EnrolRequest
+	if err := wire.CheckKeys(body); err != nil {
+		var fe *wire.FieldError
+		errors.As(err, &fe)
+		writeErr(w, http.StatusBadRequest, fe.Error(), fe.Field)
+		return
+	}
 	if !decodeBody(w, body, &req) {
 		return
 	}

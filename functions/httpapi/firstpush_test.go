@@ -264,19 +264,21 @@ func testFirstPushObservationTimeLines(t *testing.T, mk func(testing.TB) *env) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := mk(t)
-			e.a.SkewMS = c.skew.Milliseconds()
-			_, body := e.a.Batch(t0, wire.Observation{At: c.at, Kind: wire.KindHeartbeat})
-			if w := e.post(e.a.Request(t0, body)); w.Code != 200 {
+			// Registered long before: the window alone is at stake here.
+			p := addNodeAt(t, e, "node-old", t0.Add(-2*events.MaxObservationAge))
+			p.SkewMS = c.skew.Milliseconds()
+			_, body := p.Batch(t0, wire.Observation{At: c.at, Kind: wire.KindHeartbeat})
+			if w := e.post(p.Request(t0, body)); w.Code != 200 {
 				t.Fatalf("%d %s", w.Code, w.Body)
 			}
-			st, err := e.store.GetState(t.Context(), "node-a")
+			st, err := e.store.GetState(t.Context(), "node-old")
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !st.FirstHeartbeatAt.Equal(c.first) {
 				t.Errorf("first heartbeat %s, want %s", st.FirstHeartbeatAt, c.first)
 			}
-			ev := evidenceOf(t, e, "node-a", store.EvidenceTimeBounds)
+			ev := evidenceOf(t, e, "node-old", store.EvidenceTimeBounds)
 			if aside := len(ev) == 1 && strings.Contains(ev[0].Detail, "set aside") && strings.Contains(ev[0].Detail, "observations[0].at"); aside != c.aside {
 				t.Errorf("set aside %v, want %v: %+v", aside, c.aside, ev)
 			}
@@ -369,22 +371,24 @@ func TestFirstPushAfterDaysInTheSpool(t *testing.T) { onStores(t, testFirstPushA
 func testFirstPushAfterDaysInTheSpool(t *testing.T, mk func(testing.TB) *env) {
 	e := mk(t)
 	start := t0.Add(-3 * 24 * time.Hour)
+	// Registered as its probe started, three days before the backend hears it.
+	p := addNodeAt(t, e, "node-c", start)
 	var bodies [][]byte
 	for at := start; at.Before(t0); at = at.Add(time.Hour) {
 		// An hour a batch: 120 heartbeats, every 30 s.
-		_, body := e.a.Batch(at.Add(time.Hour), apptest.Heartbeats(at.Add(time.Hour-30*time.Second), 30*time.Second, 120)...)
+		_, body := p.Batch(at.Add(time.Hour), apptest.Heartbeats(at.Add(time.Hour-30*time.Second), 30*time.Second, 120)...)
 		if len(body) > wire.MaxBodyBytes {
 			t.Fatalf("a spooled batch of %d bytes", len(body))
 		}
 		bodies = append(bodies, body)
 	}
 	for i, body := range bodies {
-		if w := e.post(e.a.Request(e.clock.Now(), body)); w.Code != 200 || !strings.Contains(w.Body.String(), `"stored"`) {
+		if w := e.post(p.Request(e.clock.Now(), body)); w.Code != 200 || !strings.Contains(w.Body.String(), `"stored"`) {
 			t.Fatalf("spooled batch %d: %d %s", i+1, w.Code, w.Body)
 		}
 		e.clock.Advance(10 * time.Millisecond)
 	}
-	st, err := e.store.GetState(t.Context(), "node-a")
+	st, err := e.store.GetState(t.Context(), "node-c")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,14 +396,14 @@ func testFirstPushAfterDaysInTheSpool(t *testing.T, mk func(testing.TB) *env) {
 		t.Fatalf("first heartbeat %s (want %s), last seq %d", st.FirstHeartbeatAt, start, st.LastSeq)
 	}
 	for _, k := range []string{store.EvidenceSeqGap, store.EvidenceOutOfOrder, store.EvidenceChainBreak, store.EvidenceTimeBounds} {
-		if ev := evidenceOf(t, e, "node-a", k); len(ev) != 0 {
+		if ev := evidenceOf(t, e, "node-c", k); len(ev) != 0 {
 			t.Errorf("%s evidence from an in-order spool: %+v", k, ev)
 		}
 	}
 	if _, err := e.svc.Watchdog(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	incs, err := e.svc.Incidents(t.Context(), "node-a", start.Add(-time.Hour), e.clock.Now().Add(time.Hour))
+	incs, err := e.svc.Incidents(t.Context(), "node-c", start.Add(-time.Hour), e.clock.Now().Add(time.Hour))
 	if err != nil || len(incs) != 0 {
 		t.Fatalf("incidents from days in the spool: %+v %v", incs, err)
 	}
@@ -426,6 +430,9 @@ func TestFirstContactTokenBeforeBody(t *testing.T) {
 		{"a bad token, a body over the limit", bad, `{"hostname":"` + strings.Repeat("h", wire.MaxEnrolBody) + `"}`, 413, "", "over the limit"},
 		{"a good token, a body that is no JSON", tok.Token, `{"node":`, 400, "body", "not a JSON object"},
 		{"a good token, an unknown field", tok.Token, `{"node":"x","key":"` + enrolKey + `","gpus":1}`, 400, "gpus", "unknown field"},
+		{"a good token, a node given twice", tok.Token, `{"node":"x","node":"node-a","key":"` + enrolKey + `"}`, 400, "node", `"node" is given twice`},
+		{"a good token, NODE for node", tok.Token, `{"NODE":"x","key":"` + enrolKey + `"}`, 400, "NODE", "not spelled as the protocol"},
+		{"a bad token, a node given twice", bad, `{"node":"x","node":"node-a","key":"` + enrolKey + `"}`, 401, "", "invalid enrolment token"},
 	} {
 		wantRefusal(t, c.name, enrolReq(e.api, c.token, c.body), c.status, c.field, c.msg)
 	}
@@ -460,6 +467,7 @@ func TestFirstPushHeardBeforeTheOrder(t *testing.T) {
 			{"at-order", ordered, ordered},                                      // the first one at the order
 			{"after-order", ordered.Add(time.Second), ordered.Add(time.Second)}, // one second after it
 		} {
+			e.clock.Set(t0) // registered when its probe started, before the order
 			_, secret, err := e.svc.AddNode(t.Context(), app.NewNode{ID: c.node, Provider: "acme", Contract: "acme-std",
 				OrderedAt: ordered, GPUModel: "NVIDIA H100 80GB HBM3", GPUCount: 8, PricePerHour: 20})
 			if err != nil {
@@ -488,4 +496,101 @@ func TestFirstPushHeardBeforeTheOrder(t *testing.T) {
 			}
 		}
 	})
+}
+
+// addNodeAt registers node id at the instant at, the clock left at now.
+func addNodeAt(t *testing.T, e *env, id string, at time.Time) *apptest.Probe {
+	t.Helper()
+	now := e.clock.Now()
+	e.clock.Set(at)
+	p := apptest.AddNode(t, e.svc, id)
+	e.clock.Set(now)
+	return p
+}
+
+// What a node says it saw before it was registered is not its evidence:
+// it had no secret then, and the probe enrols before it observes. A first
+// batch's observation dated at the registration less 5 minutes
+// (events.RegistrationSlack, for clocks) is taken; a second earlier is set
+// aside with time_bounds evidence naming it, the body kept whole. Set aside,
+// a failing GPU a day before cannot open an outage (a month inflated) and a
+// week of heartbeats cannot deliver the node before it existed (a delivery
+// deflated); neither reaches the export the report reads. A probe an hour
+// behind that reports its skew is corrected into the window; one whose skew
+// is not known yet has its first observations set aside.
+func TestFirstPushBeforeRegistration(t *testing.T) { onStores(t, testFirstPushBeforeRegistration) }
+
+func testFirstPushBeforeRegistration(t *testing.T, mk func(testing.TB) *env) {
+	reg := t0 // node-a's registration
+	now := reg.Add(10 * time.Minute)
+	fail := wire.Check{Name: "gpu.count", Category: wire.CategoryGPULost, Verdict: wire.Fail, Value: "7", Criterion: "8 GPUs visible"}
+	for _, c := range []struct {
+		name  string
+		obs   []wire.Observation
+		skew  time.Duration
+		aside int       // observations set aside
+		first time.Time // the node's first heartbeat
+		opens bool      // the failing check opens an incident
+	}{
+		{"at the slack's line", []wire.Observation{{At: reg.Add(-events.RegistrationSlack), Kind: wire.KindHeartbeat}}, 0, 0, reg.Add(-events.RegistrationSlack), false},
+		{"a second past it", []wire.Observation{{At: reg.Add(-events.RegistrationSlack - time.Second), Kind: wire.KindHeartbeat}}, 0, 1, now, false},
+		{"a failing GPU at the line", []wire.Observation{apptest.Check(reg.Add(-events.RegistrationSlack), fail)}, 0, 0, reg.Add(-events.RegistrationSlack), true},
+		{"a failing GPU a day before", []wire.Observation{apptest.Check(reg.Add(-24*time.Hour), fail)}, 0, 1, now, false},
+		{"a week of heartbeats before", apptest.Heartbeats(reg.Add(-7*24*time.Hour), 24*time.Hour, 7), 0, 7, now, false},
+		{"an hour behind, skew reported", []wire.Observation{{At: reg.Add(-time.Hour + time.Minute), Kind: wire.KindHeartbeat}}, -time.Hour, 0, reg.Add(time.Minute), false},
+		{"ten minutes behind, skew not known yet", []wire.Observation{{At: reg.Add(-10 * time.Minute), Kind: wire.KindHeartbeat}}, 0, 1, now, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := mk(t)
+			e.clock.Set(now)
+			e.a.SkewMS = c.skew.Milliseconds()
+			obs := append(c.obs, wire.Observation{At: now.Add(c.skew), Kind: wire.KindHeartbeat})
+			_, body := e.a.Batch(now, obs...)
+			if w := e.post(e.a.Request(now, body)); w.Code != 200 || !strings.Contains(w.Body.String(), `"stored"`) {
+				t.Fatalf("%d %s", w.Code, w.Body)
+			}
+			st, err := e.store.GetState(t.Context(), "node-a")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !st.FirstHeartbeatAt.Equal(c.first) {
+				t.Errorf("first heartbeat %s, want %s", st.FirstHeartbeatAt, c.first)
+			}
+			ev := evidenceOf(t, e, "node-a", store.EvidenceTimeBounds)
+			switch {
+			case c.aside == 0 && len(ev) != 0:
+				t.Errorf("time_bounds evidence %+v, want none", ev)
+			case c.aside > 0 && (len(ev) != 1 || !strings.Contains(ev[0].Detail, fmt.Sprintf("%d observations set aside", c.aside)) ||
+				!strings.Contains(ev[0].Detail, "before the node was registered ("+reg.Format(time.RFC3339)+")")):
+				t.Errorf("time_bounds evidence %+v, want %d set aside before the registration", ev, c.aside)
+			}
+			if got, err := e.store.GetBatch(t.Context(), "node-a", 1); c.aside > 0 && (err != nil || !bytes.Equal(got.Body, body)) {
+				t.Errorf("the body is not kept whole: %v", err)
+			}
+			incs, err := e.svc.Incidents(t.Context(), "node-a", reg.Add(-30*24*time.Hour), now.Add(time.Hour))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if opened := len(incs) > 0; opened != c.opens {
+				t.Errorf("incidents %+v, want opened %v", incs, c.opens)
+			}
+			// The export, which the report and the bundle read, holds the
+			// observations taken and no other.
+			var exported int
+			if _, err := app.Export(t.Context(), e.store, app.ExportSelect{From: reg.Add(-30 * 24 * time.Hour), To: now.Add(time.Hour)}, func(ev *events.Event) error {
+				if ev.Type == events.TypeObservation && ev.Node == "node-a" {
+					exported++
+					if ev.CorrectedAt().Before(reg.Add(-events.RegistrationSlack)) {
+						t.Errorf("exported an observation of %s, before the registration", ev.CorrectedAt())
+					}
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if want := len(obs) - c.aside; exported != want {
+				t.Errorf("%d observations exported, want %d", exported, want)
+			}
+		})
+	}
 }

@@ -11,10 +11,13 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net/http"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/gpusla/gpusla/functions/app"
@@ -113,6 +116,11 @@ func (a *API) ingest(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusUnauthorized, "unauthorized: "+wire.ErrNoSignature.Error(), "")
 		return
 	}
+	if status, msg, field := bodyForm(h); status != 0 {
+		a.refused.Refused(r.Context(), "body form", status, "node", req.Node, "msg", msg, "remote", r.RemoteAddr)
+		writeErr(w, status, msg, field)
+		return
+	}
 	if r.ContentLength > wire.MaxBodyBytes {
 		a.refused.Refused(r.Context(), "body over the limit", http.StatusRequestEntityTooLarge, "node", req.Node, "remote", r.RemoteAddr)
 		writeErr(w, http.StatusRequestEntityTooLarge, "body over the limit of 1048576 bytes", "")
@@ -152,6 +160,25 @@ func (a *API) ingest(w http.ResponseWriter, r *http.Request) {
 		a.log.Error("ingest failed", "node", req.Node, "err", err)
 		writeErr(w, http.StatusInternalServerError, "internal error; the probe keeps the batch and retries", "")
 	}
+}
+
+// bodyForm refuses a batch not sent as the probe sends it, before a byte
+// of it is read: the signature and the hash chain are over the bytes as
+// sent, so a compressed body (Content-Encoding) is not the batch the chain
+// links, and a body declared as anything but JSON is not a batch. No
+// Content-Type at all is taken (the body is judged as JSON either way).
+// Status 0: the form is the probe's.
+func bodyForm(h http.Header) (status int, msg, field string) {
+	if ce := h.Values("Content-Encoding"); len(ce) > 0 && !(len(ce) == 1 && strings.EqualFold(strings.TrimSpace(ce[0]), "identity")) {
+		return http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Encoding %q: a batch is sent as the bytes it is signed over, not encoded", strings.Join(ce, ", ")), "Content-Encoding"
+	}
+	if ct := h.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || mt != "application/json" {
+			return http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Type %q: a batch is application/json", ct), "Content-Type"
+		}
+	}
+	return 0, "", ""
 }
 
 func (a *API) health(w http.ResponseWriter, _ *http.Request) {

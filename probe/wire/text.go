@@ -3,10 +3,9 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -59,31 +58,47 @@ func surrogateEscape(body []byte) bool {
 
 // scanText is badText token by token.
 func scanText(body []byte) (field, why string, ok bool) {
+	ok = true
+	walk(body, func(tok json.Token, raw []byte, stack []frame, isKey bool, _ int64) bool {
+		s, isString := tok.(string)
+		if !isString {
+			return false
+		}
+		if why = textProblem(raw); why == "" {
+			return false
+		}
+		field = path(stack)
+		if isKey {
+			field = join(field, s) + " (a key)"
+		}
+		if field == "" {
+			field = "body"
+		}
+		ok = false
+		return true
+	})
+	return field, why, ok
+}
+
+// walk calls visit with every token of body in order: its raw bytes (and
+// the separators before it), the containers open around it (the innermost
+// last; an object's key is not yet its path), whether it is an object's
+// key, and the offset where it ends. It stops when visit says so, at the
+// end, or where the body stops being JSON (the decoder names that).
+func walk(body []byte, visit func(tok json.Token, raw []byte, stack []frame, isKey bool, end int64) (stop bool)) {
 	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
 	var stack []frame
 	for {
 		start := dec.InputOffset()
 		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			return "", "", true
-		}
 		if err != nil {
-			return "", "", true // a syntax error: Unmarshal names it
+			return // io.EOF, or a syntax error
 		}
-		raw := body[start:dec.InputOffset()]
 		_, isString := tok.(string)
 		isKey := isString && len(stack) > 0 && stack[len(stack)-1].obj && stack[len(stack)-1].wantKey
-		if isString {
-			if why := textProblem(raw); why != "" {
-				f := path(stack)
-				if isKey {
-					f = join(f, tok.(string)) + " (a key)"
-				}
-				if f == "" {
-					f = "body"
-				}
-				return f, why, false
-			}
+		if visit(tok, body[start:dec.InputOffset()], stack, isKey, dec.InputOffset()) {
+			return
 		}
 		switch {
 		case isKey:
@@ -185,4 +200,50 @@ func hex4(b []byte) (rune, bool) {
 	}
 	n, err := strconv.ParseUint(string(b[:4]), 16, 32)
 	return rune(n), err == nil
+}
+
+// walkValues calls fn with the path, raw bytes and end offset of every
+// scalar value of body (strings, numbers, literals) in order, until fn
+// says stop.
+func walkValues(body []byte, fn func(path string, raw []byte, end int64) (stop bool)) {
+	walk(body, func(tok json.Token, raw []byte, stack []frame, isKey bool, end int64) bool {
+		if _, delim := tok.(json.Delim); delim || isKey {
+			return false
+		}
+		return fn(path(stack), bytes.TrimLeft(raw, " \t\r\n,:"), end)
+	})
+}
+
+// valuePath is the path of the scalar value of body that ends at offset
+// (a json.UnmarshalTypeError's), "" when none does.
+func valuePath(body []byte, offset int64) string {
+	var out string
+	walkValues(body, func(p string, _ []byte, end int64) bool {
+		if end >= offset {
+			if end == offset {
+				out = p
+			}
+			return true
+		}
+		return false
+	})
+	return out
+}
+
+// badTimePath is the path of the first time field of a batch (at,
+// created_at) whose value is not an RFC 3339 time, "" when none.
+func badTimePath(body []byte) string {
+	var out string
+	walkValues(body, func(p string, raw []byte, _ int64) bool {
+		if p != "created_at" && !strings.HasSuffix(p, ".at") {
+			return false
+		}
+		var t time.Time
+		if json.Unmarshal(raw, &t) != nil {
+			out = p
+			return true
+		}
+		return false
+	})
+	return out
 }

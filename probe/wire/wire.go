@@ -54,6 +54,21 @@ const (
 	// inside it and its skew corrects its times; past it the figure is no
 	// clock, and near 292 years it would wrap around in a time.Duration.
 	MaxClockSkewMS = 100 * 365 * 24 * 3600 * 1000
+	// MaxSeq bounds a batch's seq (and a drop report's): a probe pushing
+	// once a second counts to it in 34,000 years. The backend keys a
+	// node's batches by seq after the seqs of its earlier chains, so a seq
+	// near 2^64 would wrap that key round onto batches already taken; and
+	// a seq past 2^53 is not read exactly by every JSON reader of the
+	// evidence.
+	MaxSeq = 1 << 40
+	// MaxGPUIndex bounds a check's GPU index: a device index of one
+	// machine (a negative one would read as "no GPU" in some counts).
+	MaxGPUIndex = 1023
+	// MaxProbeBytes bounds the probe's version text and MaxDropReasonBytes
+	// a drop report's reason (the spool's are under 300 bytes): both are
+	// kept with the batch, the reason as evidence.
+	MaxProbeBytes      = 128
+	MaxDropReasonBytes = 1024
 )
 
 // Bounds on one check's text, in bytes. The probe's own names are under 32
@@ -189,7 +204,7 @@ func BodyHash(body []byte) string {
 
 // Encode renders a batch as the bytes to sign and send.
 func Encode(b *Batch) ([]byte, error) {
-	if err := b.Validate(); err != nil {
+	if err := b.ValidateNew(); err != nil {
 		return nil, err
 	}
 	body, err := json.Marshal(b)
@@ -224,6 +239,7 @@ func (b *Batch) Validate() error {
 		return bad("node", "%q is not a node id (letters, digits, '.', '_', '-'; 1 to 64)", b.Node)
 	case b.Seq == 0:
 		return bad("seq", "must be 1 or more")
+
 	case b.Seq == 1 && b.Prev != "":
 		return bad("prev", "must be empty for the first batch")
 	case b.Prev != "" && !isHex64(b.Prev):
@@ -284,6 +300,97 @@ func (b *Batch) Validate() error {
 		return bad("observations", "%d %s is over the limit of %d a batch", n, errDistinctChecks, MaxBatchChecks)
 	}
 	return nil
+}
+
+// ValidateNew is Validate and the bounds a batch is held to when it comes
+// in (ingest) or is made (Encode), not when a stored one is read again: a
+// batch id of the probe's characters, a seq up to MaxSeq, a version text
+// and a drop report that can be one, GPU indexes of a machine. The bounds
+// came after batches were stored, and a body taken before them must still
+// read.
+func (b *Batch) ValidateNew() error {
+	if err := b.Validate(); err != nil {
+		return err
+	}
+	bad := func(field, format string, args ...any) error {
+		return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case !validBatchID(b.ID):
+		return bad("id", "%q is not a batch id (letters, digits, '.', '_', ':', '-'; 1 to 128)", b.ID)
+	case b.Seq > MaxSeq:
+		return bad("seq", "%d is over the limit of %d", b.Seq, uint64(MaxSeq))
+	case len(b.Probe) > MaxProbeBytes || strings.ContainsFunc(b.Probe, isControl):
+		return bad("probe", "must be at most %d bytes of text without control characters", MaxProbeBytes)
+	}
+	if err := b.Dropped.validate(b.Seq); err != nil {
+		return err
+	}
+	for i, o := range b.Observations {
+		for j, c := range o.Checks {
+			if c.GPU != nil && (*c.GPU < 0 || *c.GPU > MaxGPUIndex) {
+				return bad(checkAt{i, j}.field()+".gpu", "%d is not a GPU index (0 to %d)", *c.GPU, MaxGPUIndex)
+			}
+		}
+	}
+	return nil
+}
+
+// DecodeNew parses a body that has come in (and passed Verify): its keys
+// (CheckKeys), then its schema and bounds (ValidateNew). Decode reads a
+// body stored before.
+func DecodeNew(body []byte) (*Batch, error) {
+	if err := CheckKeys(body); err != nil {
+		return nil, err
+	}
+	b, err := Decode(body)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.ValidateNew(); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// validate refuses a drop report that cannot be one of the batch's chain:
+// batches before seq, counted from 1, with a reason of bounded text. Nil
+// is no report.
+func (d *Drop) validate(seq uint64) error {
+	bad := func(field, format string, args ...any) error {
+		return &FieldError{Field: "dropped." + field, Msg: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case d == nil:
+		return nil
+	case d.Batches < 1:
+		return bad("batches", "%d: a drop report counts 1 or more batches", d.Batches)
+	case d.FromSeq < 1 || d.FromSeq > d.ToSeq:
+		return bad("from_seq", "%d: the dropped seqs run from 1 or more to to_seq (%d)", d.FromSeq, d.ToSeq)
+	case d.ToSeq >= seq:
+		return bad("to_seq", "%d: the dropped batches come before this batch's seq %d", d.ToSeq, seq)
+	case len(d.Reason) > MaxDropReasonBytes || strings.ContainsFunc(d.Reason, isControl):
+		return bad("reason", "must be at most %d bytes of text without control characters", MaxDropReasonBytes)
+	}
+	return nil
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
+
+// validBatchID: 1 to 128 letters, digits, '.', '_', ':' or '-' (the
+// probe's are node-seq-hex).
+func validBatchID(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == ':', r == '-':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // checkAt is where a check lies in a batch; its field name is made only
@@ -379,9 +486,25 @@ func Decode(body []byte) (*Batch, error) {
 	}
 	var b Batch
 	if err := json.Unmarshal(body, &b); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return nil, &FieldError{Field: te.Field, Msg: fmt.Sprintf("wrong type: %s", te.Value)}
+		var (
+			te *json.UnmarshalTypeError
+			pe *time.ParseError
+		)
+		switch {
+		case errors.As(err, &te):
+			// encoding/json names the field without its indexes
+			// (observations.checks.number): the value's place says which.
+			field := te.Field
+			if f := valuePath(body, te.Offset); f != "" {
+				field = f
+			}
+			return nil, &FieldError{Field: field, Msg: fmt.Sprintf("wrong type: %s", te.Value)}
+		case errors.As(err, &pe):
+			// A time that does not parse: encoding/json does not say
+			// whose; the first time field that does not parse is.
+			if f := badTimePath(body); f != "" {
+				return nil, &FieldError{Field: f, Msg: fmt.Sprintf("%q is not an RFC 3339 time: %s", pe.Value, err.Error())}
+			}
 		}
 		return nil, &FieldError{Field: "body", Msg: err.Error()}
 	}

@@ -322,6 +322,31 @@ func ObservationTimeOK(at, receivedAt time.Time) error {
 	return nil
 }
 
+// RegistrationSlack is how much earlier than its node's registration an
+// observation may be dated and still be the node's evidence. Before the
+// registration the node had no secret (the backend makes it then), and the
+// probe enrols before it observes, so nothing it saw can be older; the
+// slack is for clocks: the registration is read on the machine that
+// registered the node (the renter's, for `gpusla node add` against
+// DynamoDB), and a probe's first batches, sent before any answer told it
+// its skew, carry its clock uncorrected. Five minutes is the agreement a
+// signature already asks of the clocks (wire.TimestampWindow).
+const RegistrationSlack = 5 * time.Minute
+
+// RegisteredTimeOK says whether an observation at (skew-corrected) of a
+// node registered at registered is dated no earlier than RegistrationSlack
+// before it, and if not, by how much it misses. A zero registered is not
+// known: any time passes. A node's report about a time before it existed
+// for the backend would move a month's books (an outage, or a delivery
+// before the node was registered) on the node's word alone.
+func RegisteredTimeOK(at, registered time.Time) error {
+	if registered.IsZero() || !at.Before(registered.Add(-RegistrationSlack)) {
+		return nil
+	}
+	return fmt.Errorf("%s is %s before the node was registered (%s): more than the %s allowed",
+		at.UTC().Format(time.RFC3339), registered.Sub(at).Round(time.Second), registered.UTC().Format(time.RFC3339), RegistrationSlack)
+}
+
 // Bounds of the administrative records. A maintenance window longer than
 // MaxMaintenanceWindow is not maintenance but an exemption from the
 // contract (year 0001 to 9999 would take every outage out of the books);
