@@ -19,6 +19,7 @@ import (
 	"github.com/gpusla/gpusla/probe/gpu"
 	"github.com/gpusla/gpusla/probe/specdb"
 	"github.com/gpusla/gpusla/probe/wire"
+	"github.com/gpusla/gpusla/sla/yardstick"
 )
 
 // Tolerances. NVML reports a little less memory than the marketing size
@@ -195,6 +196,12 @@ func judgeDevice(d *gpu.Device, db *specdb.DB, exp expect.Expected, ordered []*s
 		case !slices.ContainsFunc(ordered, func(o *specdb.Model) bool { return o.ID == m.ID }):
 			c.Verdict = wire.Fail
 			c.SetDetail("device id 0x%04x is %s (%s), the order says %s", devID, m.DisplayName(), m.ID, exp.Model)
+		default:
+			if over, ok := cutDown(m, ordered, exp.GPUMemoryGB); ok {
+				c.Verdict = wire.Warn
+				c.SetDetail("the order %s can mean %s or %s; the card is the %s, below the other on every figure their datasheets give: name the exact model ordered, or have the provider confirm in writing that it is what was sold",
+					exp.Model, over, m.DisplayName(), m.DisplayName())
+			}
 		}
 		add(c)
 	}
@@ -487,4 +494,21 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// cutDown says whether the card, one of the models an order naming a
+// family means, is that family's cut-down form (an H100 PCIe for "H100",
+// where the SXM was the one to expect; sla/yardstick.Outdone, the trial's
+// rule too), and names the model it falls short of. The memory ordered
+// narrows the family first.
+func cutDown(m *specdb.Model, ordered []*specdb.Model, memoryGB float64) (string, bool) {
+	ids := make([]string, len(ordered))
+	for i, o := range ordered {
+		ids[i] = o.ID
+	}
+	over, ok := yardstick.Outdone(m.ID, ids, func(o yardstick.Model) bool {
+		want := memoryGB * 1024
+		return want == 0 || o.MemoryMiB == 0 || (float64(o.MemoryMiB) >= MemoryRatio*want && float64(o.MemoryMiB) <= (2-MemoryRatio)*want)
+	})
+	return over.DisplayName(), ok
 }

@@ -138,6 +138,17 @@ func TestVerdicts(t *testing.T) {
 		{"PCIe card sold as SXM", func(d *gpu.Device) {
 			d.Name, d.PCI.DeviceID, d.PCI.SubsystemID, d.Cores, d.MemoryTotalMiB = "NVIDIA H100 PCIe", 0x233110de, 0x162610de, p(uint32(14592)), p(uint64(81559))
 		}, expect.Expected{Model: "H100 SXM"}, "gpu.order.model", wire.Fail, wire.CategoryInventory, "device id 0x2331 is NVIDIA H100 PCIe (h100-pcie-80gb), the order says H100 SXM"},
+		// An order naming the family: the PCIe card is the family's
+		// cut-down form (the SXM outdoes it on every datasheet figure):
+		// a warning, never a pass; the genuine H200 (SXM) on "H200" passes.
+		{"PCIe card on an H100 order", func(d *gpu.Device) {
+			d.Name, d.PCI.DeviceID, d.PCI.SubsystemID, d.Cores, d.MemoryTotalMiB = "NVIDIA H100 PCIe", 0x233110de, 0x162610de, p(uint32(14592)), p(uint64(81559))
+		}, expect.Expected{Model: "H100", GPUMemoryGB: 80}, "gpu.order.model", wire.Warn, wire.CategoryInventory,
+			"the order H100 can mean NVIDIA H100 80GB HBM3 or NVIDIA H100 PCIe; the card is the NVIDIA H100 PCIe, below the other"},
+		{"PCIe card ordered as PCIe", func(d *gpu.Device) {
+			d.Name, d.PCI.DeviceID, d.PCI.SubsystemID, d.Cores, d.MemoryTotalMiB = "NVIDIA H100 PCIe", 0x233110de, 0x162610de, p(uint32(14592)), p(uint64(81559))
+		}, expect.Expected{Model: "H100 PCIe"}, "gpu.order.model", wire.Pass, wire.CategoryInventory, ""},
+		{"H200 SXM on an H200 order", nil, expect.Expected{Model: "H200", GPUMemoryGB: 141}, "gpu.order.model", wire.Pass, wire.CategoryInventory, ""},
 		{"lost GPU", func(d *gpu.Device) { *d = gpu.Device{Index: 0, Errors: []string{"handle: ERROR_GPU_IS_LOST"}} }, expect.Expected{}, "gpu.present", wire.Fail, wire.CategoryGPULost, "ERROR_GPU_IS_LOST"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

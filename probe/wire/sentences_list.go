@@ -16,6 +16,7 @@ var Sentences = []string{
 	"vendor 0x%04x",
 	"PCI vendor id 0x%04x is not NVIDIA's",
 	"device id 0x%04x is %s (%s), the order says %s",
+	"the order %s can mean %s or %s; the card is the %s, below the other on every figure their datasheets give: name the exact model ordered, or have the provider confirm in writing that it is what was sold",
 	"device id in the spec database",
 	"device id 0x%04x is not in the spec database: name, memory, clocks and power cannot be cross-checked",
 	"a card named %q has device id %s",

@@ -102,7 +102,7 @@ func modelsHeld(n Node) []Result {
 		case r.Verdict == resWarn:
 			held(r, resWarn, msg.New("the card's device id is unknown: only its name %s says it is the %s ordered", msg.Plain(name), msg.Plain(n.Model)))
 		default:
-			if card, over, ok := outdone(name, ordered, n.MemoryMiB); ok {
+			if card, over, ok := cutDown(name, ordered, n.MemoryMiB); ok {
 				held(r, resWarn, msg.New("the order %s can mean %s or %s, and the card is the %s, below the other on every figure their datasheets give: name the exact model ordered, or have the provider confirm in writing that the %s is what was sold",
 					msg.Plain(n.Model), msg.Plain(over), msg.Plain(card), msg.Plain(card), msg.Plain(card)))
 			}
@@ -111,66 +111,31 @@ func modelsHeld(n Node) []Result {
 	return out
 }
 
-// outdone says whether the card named card is its family's cut-down form
-// among the models an order of that family means: where "H100" may be the
-// SXM, the NVL or the PCIe card, a model of them at least as good as the
-// card's on every datasheet figure both have and better on one (the SXM
-// over the PCIe card: bandwidth, FLOPS and power; the A100 80 GB over the
-// 40 GB) is the one the renter had reason to expect. The memory ordered,
-// where there is one, narrows the models first ("H20" with 96 GB is the
-// 96 GB card, not also the 141 GB one). It returns the names of the
-// card's model and of that one. A warning, not a failure: the order did
-// name the family, and the provider could refuse a failure on it.
-func outdone(card string, ordered []string, memoryMiB float64) (string, string, bool) {
-	var mine *yardstick.Model
-	var others []yardstick.Model
-	for _, id := range ordered {
-		m, ok := yardstick.ByID(id)
-		switch {
-		case !ok:
-		case slices.Contains(yardstick.CardModels(card), id):
-			if mine != nil {
-				return "", "", false // the name means two of them: nothing to set apart
-			}
-			mine = &m
-		case memoryMiB == 0 || m.MemoryMiB == 0 || memoryFits(float64(m.MemoryMiB), memoryMiB):
-			others = append(others, m)
-		}
-	}
-	if mine == nil {
-		return "", "", false
-	}
-	for _, o := range others {
-		better, common := false, 0
-		for f, y := range o.Figures {
-			w := mine.Figures[f].Datasheet
-			if y.Datasheet <= 0 || w <= 0 {
-				continue
-			}
-			if y.Datasheet < w {
-				common = -1
-				break
-			}
-			common++
-			better = better || y.Datasheet > w
-		}
-		if common > 0 && better {
-			return displayName(*mine), displayName(o), true
-		}
-	}
-	return "", "", false
-}
-
 // memoryFits says whether a card of got MiB meets an order of want MiB
 // within OrderMemoryRatio either way.
 func memoryFits(got, want float64) bool {
 	return got >= OrderMemoryRatio*want && got <= (2-OrderMemoryRatio)*want
 }
 
-// displayName is the name a genuine card of m reports, else its id.
-func displayName(m yardstick.Model) string {
-	if len(m.Names) > 0 {
-		return m.Names[0]
+// cutDown is yardstick.Outdone for the card named card (its reported
+// name, found true to its device id): the names of its model and of the
+// one the order had reason to mean.
+func cutDown(card string, ordered []string, memoryMiB float64) (string, string, bool) {
+	var mine []string
+	for _, id := range yardstick.CardModels(card) {
+		if slices.Contains(ordered, id) {
+			mine = append(mine, id)
+		}
 	}
-	return m.ID
+	if len(mine) != 1 {
+		return "", "", false // the name means none or two of them: nothing to set apart
+	}
+	over, ok := yardstick.Outdone(mine[0], ordered, func(m yardstick.Model) bool {
+		return memoryMiB == 0 || m.MemoryMiB == 0 || memoryFits(float64(m.MemoryMiB), memoryMiB)
+	})
+	if !ok {
+		return "", "", false
+	}
+	m, _ := yardstick.ByID(mine[0])
+	return m.DisplayName(), over.DisplayName(), true
 }

@@ -18,6 +18,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -185,6 +186,54 @@ func ByID(id string) (Model, bool) {
 	for _, m := range exact[Normalise(id)] {
 		if m.ID == id {
 			return *m, true
+		}
+	}
+	return Model{}, false
+}
+
+// DisplayName is the name a genuine card of m reports, else its id.
+func (m Model) DisplayName() string {
+	if len(m.Names) > 0 {
+		return m.Names[0]
+	}
+	return m.ID
+}
+
+// Outdone says whether the model card is its family's cut-down form among
+// the models ordered (the ids an order's name means): where "H100" may be
+// the SXM, the NVL or the PCIe card, a model of them at least as good as
+// card on every datasheet figure both have and better on one (the SXM over
+// the PCIe card: bandwidth, FLOPS and power; the A100 80 GB over the 40
+// GB) is the one the renter had reason to expect, and it is returned.
+// Only the models meant pass (the memory ordered narrows a family: "H20"
+// with 96 GB is not also the 141 GB card). The probe's order check and the
+// trial's judge both ask it; each warns, never fails: the order did name
+// the family, and the provider could refuse a failure on it.
+func Outdone(card string, ordered []string, meant func(Model) bool) (Model, bool) {
+	mine, ok := ByID(card)
+	if !ok || !slices.Contains(ordered, card) {
+		return Model{}, false
+	}
+	for _, id := range ordered {
+		o, ok := ByID(id)
+		if !ok || id == card || !meant(o) {
+			continue
+		}
+		better, common := false, 0
+		for f, y := range o.Figures {
+			w := mine.Figures[f].Datasheet
+			if y.Datasheet <= 0 || w <= 0 {
+				continue
+			}
+			if y.Datasheet < w {
+				common = -1
+				break
+			}
+			common++
+			better = better || y.Datasheet > w
+		}
+		if common > 0 && better {
+			return o, true
 		}
 	}
 	return Model{}, false
