@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -319,14 +320,29 @@ func TestStopCancelsRunningJobAndKeepsSpool(t *testing.T) {
 	}
 }
 
-// With a push interval twice the heartbeat's, every batch after the first
-// (the start-up heartbeat, sent at once) holds exactly two heartbeats; the
-// backend still sees one every heartbeat interval.
+// With a push interval twice the heartbeat's, a batch after the first (the
+// start-up heartbeat, sent at once) is sealed when it holds two heartbeats;
+// the backend still sees one every heartbeat interval. A heartbeat that
+// comes more than an interval late (a busy CPU) finds its batch sealed by
+// the push interval with one: never more than two, and two as soon as the
+// heartbeats come in time.
 func TestHeartbeatsAreBatchedAtThePushInterval(t *testing.T) {
 	h := newHarness(t)
 	h.write("schedules:\n  heartbeat: 200ms\n  push: 400ms\n  jitter: 1ms\n  health: \"off\"\n  network: \"off\"\n  stress: \"off\"\n")
 	h.start(func(*config.Config) (Jobs, error) { return Jobs{}, nil }, nil)
-	h.waitFor("4 batches", func() bool { return len(h.recv.Batches()) >= 4 })
+	heartbeats := func(b *wire.Batch) int {
+		hb := 0
+		for _, o := range b.Observations {
+			if o.Kind == wire.KindHeartbeat {
+				hb++
+			}
+		}
+		return hb
+	}
+	h.waitFor("4 batches, one after the first holding two heartbeats", func() bool {
+		bs := h.recv.Batches()
+		return len(bs) >= 4 && slices.ContainsFunc(bs[1:], func(b *wire.Batch) bool { return heartbeats(b) == 2 })
+	})
 	if err := h.stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -336,14 +352,8 @@ func TestHeartbeatsAreBatchedAtThePushInterval(t *testing.T) {
 	}
 	// The last batch may be the partial one sealed on stop.
 	for _, b := range bs[1 : len(bs)-1] {
-		hb := 0
-		for _, o := range b.Observations {
-			if o.Kind == wire.KindHeartbeat {
-				hb++
-			}
-		}
-		if hb != 2 {
-			t.Errorf("batch %d holds %d heartbeats, want 2", b.Seq, hb)
+		if hb := heartbeats(b); hb < 1 || hb > 2 {
+			t.Errorf("batch %d holds %d heartbeats, want two (one when the second came late)", b.Seq, hb)
 		}
 	}
 	if _, err := h.recv.CheckChain(); err != nil {
