@@ -173,6 +173,7 @@ var Sentences = []string{
 	"%s; %s",
 	"at least one echo reply",
 	"no measurement",
+	"not measured: no ICMP socket",
 	"%d/%d replies",
 	"%.1f %% (%d of %d lost)",
 	"no reply",

@@ -168,6 +168,7 @@ var zhProbe = map[string]string{
 	"default route via %s":                                "经 %s 的默认路由",
 	"at least one echo reply":                             "至少收到一个回显应答",
 	"no measurement":                                      "无测量",
+	"not measured: no ICMP socket":                        "未测量：无法打开 ICMP 套接字",
 	"%d/%d replies":                                       "应答 %d/%d",
 	"%.1f %% (%d of %d lost)":                             "%.1[1]f%%（%[3]d个中丢失%[2]d个）",
 	"no reply":                                            "无应答",
