@@ -14,15 +14,16 @@ import (
 // the incident ("within 30 days of the incident": Alibaba ECS, hosted·ai)
 // given to the US contract. November's node is silent from its last
 // heartbeat at 2 November 03:00:00 New York to 13:00 (heartbeats every
-// 30 s: unreachable from 03:00:30, 10 h less 30 s); the claim is due 30
+// 30 s: unreachable from 03:00:30, 10 h less 30 s); the incident is due 30
 // days after 03:00:30, before 2 December 03:00:30 EST. Its 7-day reminder
 // (25 November 03:00:30) and its 2-day one (30 November 03:00:30) fall
-// before the month's report (1 December 06:00), which was the first the
-// job reminded from: they went nowhere, and the 7-day one was lost. Now
-// each goes at its instant from the month so far (nothing a second
-// before, once), the report then drafts the claim without a repeat, the
-// last-day reminder (2 December 00:00) and the expired alert (03:00:30)
-// go from the stored report as before: four posts, one each, on each store.
+// before the month's report (1 December 06:00). The incident is in the
+// ledger as its own claim from the first run after it ended, each reminder
+// goes at its instant (nothing a second before, once) and names no figure
+// (the month's tier may still change); the report then drafts the month's
+// claim, due at the same instant, whose last-day reminder (2 December
+// 00:00) and expired alert (03:00:30) go from the stored report as before,
+// the incident's own not again: four posts, one each, on each store.
 func TestIncidentWindowRemindedBeforeTheReport(t *testing.T) {
 	onEachStore(t, func(t *testing.T, st store.Store) {
 		ctx := context.Background()
@@ -31,27 +32,31 @@ func TestIncidentWindowRemindedBeforeTheReport(t *testing.T) {
 		})
 		us := desk.Terms()["us-example"]
 		us.Claim.WindowDays, us.Claim.BillingCycles, us.Claim.FromIncident = 30, 0, true
-		// The claim so far: 30 % of the charge from 1 November 00:00 EDT to
-		// now at 8 × 3.20 USD an hour (uptime so far 98.3 % and 98.6 %):
-		// 580 h 30 s by 25 November 03:00:30 EST (the DST hour included),
-		// 14,848.21 → 4,454.46; 700 h 30 s by the 30th, 17,920.21 → 5,376.06.
-		for _, step := range []struct{ before, at, want, so string }{
-			{"2026-11-25 03:00:29", "2026-11-25 03:00:30", "2026-11/us-example/7d", "4,454.46 USD"},
-			{"2026-11-30 03:00:29", "2026-11-30 03:00:30", "2026-11/us-example/2d", "5,376.06 USD"},
+		const inc = "us-example/2026-11/ny-01_20261102T080030Z"
+		if res := run("2026-11-02 13:59:59"); strings.Join(res.Claims, ",") != inc || len(res.Reminders) != 0 {
+			t.Fatalf("the first run after the incident: drafted %v, reminded %v", res.Claims, res.Reminders)
+		}
+		for _, step := range []struct{ before, at, want string }{
+			{"2026-11-25 03:00:29", "2026-11-25 03:00:30", inc + " reminder-7d"},
+			{"2026-11-30 03:00:29", "2026-11-30 03:00:30", inc + " reminder-2d"},
 		} {
-			if res := run(step.before); len(res.Reminders) != 0 {
-				t.Fatalf("at %s: %v", step.before, res.Reminders)
+			if res := run(step.before); len(res.Reminders)+len(res.Claims) != 0 {
+				t.Fatalf("at %s: %v %v", step.before, res.Reminders, res.Claims)
 			}
 			n := len(p.texts)
-			if res := run(step.at); strings.Join(res.Reminders, ",") != step.want || len(p.texts) != n+1 {
-				t.Fatalf("at %s: %v, %d posts; want %s", step.at, res.Reminders, len(p.texts)-n, step.want)
+			if got := runTwoAtOnce(t, run, step.at); got.reminders != step.want || len(p.texts) != n+1 {
+				t.Fatalf("at %s: %+v, %d posts; want %s", step.at, got, len(p.texts)-n, step.want)
 			}
 			txt := p.texts[len(p.texts)-1]
-			for _, want := range []string{"Last day to file: 2026-12-02;", "the claim must be in before 2026-12-02 03:00:30 (",
-				"The month is not over: the claim so far is " + step.so + ". The window counts from the incident"} {
+			for _, want := range []string{"Claim the incident on ny-01: Example GPU Cloud Inc. (us-example)", "Incident on ny-01 from 2026-11-02 03:00:30 (",
+				"Last day to file: 2026-12-02;", "the claim must be in before 2026-12-02 03:00:30 (",
+				"The month's tier, and so the credit, is not known until the month is over", "gpusla claims sent " + inc} {
 				if !strings.Contains(txt, want) {
 					t.Errorf("reminder at %s lacks %q:\n%s", step.at, want, txt)
 				}
+			}
+			if strings.Contains(txt, "USD") {
+				t.Errorf("reminder at %s names a figure the rest of the month may change:\n%s", step.at, txt)
 			}
 			if res := run(step.at); len(res.Reminders) != 0 || len(p.texts) != n+1 {
 				t.Fatalf("at %s again: %v", step.at, res.Reminders)
@@ -75,6 +80,9 @@ func TestIncidentWindowRemindedBeforeTheReport(t *testing.T) {
 		}
 		if got := len(p.texts) - n; got != 2 {
 			t.Fatalf("%d posts after the report, want the last-day reminder and the expired alert", got)
+		}
+		if res := run("2026-12-02 07:00:00"); len(res.Reminders)+len(res.ClaimAlerts) != 0 {
+			t.Fatalf("again: %v %v", res.Reminders, res.ClaimAlerts)
 		}
 		l, err := desk.Ledger()
 		if err != nil {

@@ -199,12 +199,9 @@ type Drafted struct {
 // drafted; a report provisional for every contract, an unsealed report or
 // a bad figure is refused naming the field, and nothing is drafted.
 func (l *Ledger) Draft(ctx context.Context, r *report.Report, by string) ([]Drafted, error) {
-	if r == nil {
-		return nil, Errorf(EInvalid, "report", "missing")
-	}
-	asOf, err := time.Parse(time.RFC3339, r.AsOf)
+	asOf, err := reportAsOf(r)
 	if err != nil {
-		return nil, Errorf(EInvalid, "as_of", "%q is not an RFC 3339 time", r.AsOf)
+		return nil, err
 	}
 	now := l.svc.Now()
 	var drafts []claims.Claim
@@ -239,18 +236,27 @@ func (l *Ledger) Draft(ctx context.Context, r *report.Report, by string) ([]Draf
 			r.Month, strings.Join(provisional, ", "), r.AsOf)
 	}
 	for _, cl := range drafts {
-		err := l.store.CreateClaim(ctx, store.Claim{Claim: cl, UpdatedAt: now})
-		switch {
-		case errors.Is(err, store.ErrExists):
-			out = append(out, Drafted{Claim: cl.ID, Outcome: "exists"})
-		case err != nil:
-			return out, fmt.Errorf("claim %s: %w", cl.ID, err)
-		default:
-			l.log.Info("claim drafted", "claim", cl.ID, "amount", cl.Amount.String(), "currency", cl.Currency, "by", by)
-			out = append(out, Drafted{Claim: cl.ID, Outcome: "drafted"})
+		d, err := l.create(ctx, cl, now, by)
+		if err != nil {
+			return out, err
 		}
+		out = append(out, d)
 	}
 	return out, nil
+}
+
+// create puts drafted claim cl in the ledger: "exists" when it was drafted
+// before (a claim is drafted once).
+func (l *Ledger) create(ctx context.Context, cl claims.Claim, now time.Time, by string) (Drafted, error) {
+	err := l.store.CreateClaim(ctx, store.Claim{Claim: cl, UpdatedAt: now})
+	switch {
+	case errors.Is(err, store.ErrExists):
+		return Drafted{Claim: cl.ID, Outcome: "exists"}, nil
+	case err != nil:
+		return Drafted{}, fmt.Errorf("claim %s: %w", cl.ID, err)
+	}
+	l.log.Info("claim drafted", "claim", cl.ID, "amount", cl.Amount.String(), "currency", cl.Currency, "deadline", cl.Deadline, "by", by)
+	return Drafted{Claim: cl.ID, Outcome: "drafted"}, nil
 }
 
 // draftOf is contract c's claim as report r states it.
@@ -360,3 +366,24 @@ func (l *Ledger) Paperwork(contract string) (renter, number string) {
 
 // Now is the ledger's clock.
 func (l *Ledger) Now() time.Time { return l.svc.Now() }
+
+// reportAsOf is the as-of instant of report r, which a draft is made from.
+func reportAsOf(r *report.Report) (time.Time, error) {
+	if r == nil {
+		return time.Time{}, Errorf(EInvalid, "report", "missing")
+	}
+	asOf, err := time.Parse(time.RFC3339, r.AsOf)
+	if err != nil {
+		return time.Time{}, Errorf(EInvalid, "as_of", "%q is not an RFC 3339 time", r.AsOf)
+	}
+	return asOf, nil
+}
+
+// listed is every claim in the ledger.
+func (l *Ledger) listed(ctx context.Context) ([]store.Claim, error) {
+	cs, err := l.store.ListClaims(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("claims: %w", err)
+	}
+	return cs, nil
+}

@@ -43,9 +43,9 @@ type Announce func(ctx context.Context, marker string, n notify.Notice, now time
 // once, from that instant (Ledger.expired). skip names contracts whose
 // claims are nobody's to chase (the ended demo's); nil skips none.
 func (l *Ledger) Watch(ctx context.Context, announce Announce, letter FollowUpFile, skip func(contract string) bool, now time.Time) ([]string, error) {
-	cs, err := l.store.ListClaims(ctx)
+	cs, err := l.listed(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("claims: %w", err)
+		return nil, err
 	}
 	var sent []string
 	var errs []error
@@ -55,7 +55,7 @@ func (l *Ledger) Watch(ctx context.Context, announce Announce, letter FollowUpFi
 		}
 		d := l.Deadlines(c.Contract)
 		st := c.StatusAt(d, now)
-		if st.Expired {
+		if st.Expired && (c.Incident == nil || !coveredByMonth(cs, c.Claim)) {
 			ok, err := l.expired(ctx, announce, c.Claim, now)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("claim %s %s: %w", c.ID, chantext.ExpiredUnsent, err))

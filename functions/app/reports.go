@@ -202,6 +202,9 @@ func (j *ReportJob) Run(ctx context.Context, now time.Time) (ReportRun, error) {
 	for _, c := range r.book.Contracts() {
 		r.contract(ctx, c)
 	}
+	reminded, err := j.remindIncidents(ctx, over, now)
+	r.fail(err)
+	r.res.Reminders = append(r.res.Reminders, reminded...)
 	alerts, err := j.watchClaims(ctx, over, now)
 	r.fail(err)
 	res := &r.res
@@ -259,6 +262,11 @@ func (r *reportRun) contract(ctx context.Context, c string) {
 	drafted, err := r.job.followClaims(ctx, first, c)
 	r.fail(err)
 	r.res.Claims = append(r.res.Claims, drafted...)
+	if !r.over[c] {
+		drafted, err = r.job.followIncidents(ctx, r.book[c], first, r.now, r.left)
+		r.fail(err)
+		r.res.Claims = append(r.res.Claims, drafted...)
+	}
 }
 
 // lastMonth generates the report of the month starting at prev for
@@ -839,6 +847,17 @@ func (j *ReportJob) remindOf(ctx context.Context, r *report.Report, month, contr
 		}
 		if days < 0 {
 			continue
+		}
+		if l, lerr := j.Desk.Ledger(); lerr == nil {
+			// Said already on the incident's own claim, due at the same
+			// instant (a window counted from the incident).
+			reminded, err := l.incidentReminded(ctx, contract, month, deadline, "reminder-"+reminderName(days))
+			if err != nil {
+				return sent, err
+			}
+			if reminded {
+				continue
+			}
 		}
 		held, skip, err := j.holdReminder(ctx, contract, month, reminderName(days), now)
 		if err != nil {

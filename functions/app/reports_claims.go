@@ -165,6 +165,12 @@ func (j *ReportJob) remindBeforeReport(ctx context.Context, tm *terms.Terms, fir
 	if tm == nil || !tm.Claim.FromIncident || tm.Claim.WindowDays <= 0 || j.announcer() == nil {
 		return nil, nil
 	}
+	if _, err := j.Desk.Ledger(); err == nil {
+		// The ledger holds each incident's own claim and reminds of it
+		// (followIncidents, Ledger.RemindIncidents), without a figure the
+		// rest of the month may still change.
+		return nil, nil
+	}
 	var sent []string
 	// This month, and the last one while its report is not written yet.
 	for _, start := range []time.Time{first, first.AddDate(0, -1, 0)} {
@@ -210,4 +216,65 @@ func (j *ReportJob) remindBeforeReport(ctx context.Context, tm *terms.Terms, fir
 		}
 	}
 	return sent, nil
+}
+
+// followIncidents drafts the incident claims of contract tm's month so far
+// and of the last month (its stored report once written, else the month so
+// far), where the window runs from the incident in days: each incident
+// over and counted gets its own claim as soon as the job runs after it
+// ends, due at its own deadline (Ledger.DraftIncidents).
+func (j *ReportJob) followIncidents(ctx context.Context, tm *terms.Terms, first, now time.Time, left *nodesLeftOut) ([]string, error) {
+	if tm == nil || !tm.Claim.FromIncident || tm.Claim.BillingCycles > 0 || tm.Claim.WindowDays <= 0 {
+		return nil, nil
+	}
+	l, err := j.Desk.Ledger()
+	if err != nil {
+		return nil, nil // a store without a ledger: nothing to follow
+	}
+	var out []string
+	for _, start := range []time.Time{first, first.AddDate(0, -1, 0)} {
+		month := start.Format("2006-01")
+		r, err := j.load(ctx, month, tm.Contract)
+		switch {
+		case err == nil:
+		case !IsNotFound(err):
+			return out, err
+		default:
+			if left == nil {
+				if left, err = j.leftOut(ctx); err != nil {
+					return out, err
+				}
+			}
+			bk, ok := j.books(j.skip(left, start.Year(), start.Month(), tm.Contract, now))
+			if !ok {
+				return out, nil // a store that cannot build a month: the stored reports only
+			}
+			if r, err = bk.Month(ctx, start.Year(), start.Month(), now); err != nil {
+				return out, fmt.Errorf("month so far %s for %s: %w", month, tm.Contract, err)
+			}
+		}
+		ds, err := l.DraftIncidents(ctx, ContractReport(r, tm.Contract), ReportJobBy)
+		for _, d := range ds {
+			if d.Outcome == "drafted" {
+				out = append(out, d.Claim)
+			}
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// remindIncidents sends the reminders due on the ledger's unsent incident
+// claims (Ledger.RemindIncidents), leaving out the contracts in over.
+func (j *ReportJob) remindIncidents(ctx context.Context, over map[string]bool, now time.Time) ([]string, error) {
+	if j.announcer() == nil {
+		return nil, nil
+	}
+	l, err := j.Desk.Ledger()
+	if err != nil {
+		return nil, nil
+	}
+	return l.RemindIncidents(ctx, j.announcer().Announce, func(c string) bool { return over[c] }, now)
 }

@@ -14,7 +14,8 @@ import (
 // it. Times are UTC; the contract's zone (TimeZone) is for calendar
 // questions (the month, a deadline counted in days or billing cycles).
 type Claim struct {
-	// ID is "<contract>/<YYYY-MM>": one claim per contract and month.
+	// ID is "<contract>/<YYYY-MM>": one claim per contract and month; an
+	// incident claim's is "<contract>/<YYYY-MM>/<node>_<start>" (IncidentID).
 	ID       string `json:"id"`
 	Contract string `json:"contract"`
 	Provider string `json:"provider"`
@@ -50,6 +51,9 @@ type Claim struct {
 	// Seal is the sealed report's fingerprint (the evidence bundle's):
 	// what the claim rests on.
 	Seal Seal `json:"seal"`
+	// Incident is the incident an incident claim is for (NewIncident);
+	// nil for a month's claim.
+	Incident *Incident `json:"incident,omitempty"`
 	// Drafted is when the claim was drafted from the report and by whom.
 	Drafted Record  `json:"drafted"`
 	Sent    *Sent   `json:"sent,omitempty"`
@@ -203,11 +207,15 @@ var (
 // ID is the claim id of a contract's month.
 func ID(contract, month string) string { return contract + "/" + month }
 
-// ParseID splits a claim id, refusing one that is not "<contract>/<YYYY-MM>".
+// ParseID splits a claim id, refusing one that is not "<contract>/<YYYY-MM>"
+// or an incident claim's (IncidentID).
 func ParseID(id string) (contract, month string, err error) {
 	contract, month, ok := strings.Cut(id, "/")
+	if m, key, inc := strings.Cut(month, "/"); inc {
+		month, ok = m, ok && incidentKeyRE.MatchString(key)
+	}
 	if !ok || !contractRE.MatchString(contract) || !isMonth(month) {
-		return "", "", invalid("claim", id, "is not a claim id (want <contract>/<YYYY-MM>, e.g. cn-example/2026-11)")
+		return "", "", invalid("claim", id, "is not a claim id (want <contract>/<YYYY-MM>, e.g. cn-example/2026-11, or an incident's <contract>/<YYYY-MM>/<node>_<YYYYMMDDTHHMMSSZ>)")
 	}
 	return contract, month, nil
 }
@@ -389,6 +397,9 @@ type AnswerIn struct {
 func (c Claim) Answered(in AnswerIn, now time.Time) (out Claim, changed bool, err error) {
 	a := in.Answer
 	a.At = a.At.UTC()
+	if err := c.notIncident(); err != nil {
+		return c, false, err
+	}
 	if c.Sent == nil {
 		return c, false, invalid("claim", c.ID, "has not been recorded as sent: record how and when it was sent before its answer")
 	}
@@ -469,6 +480,9 @@ type CreditIn struct {
 // what is outstanding (Status shows the excess): a bill is what it is.
 func (c Claim) Apply(in CreditIn) (Claim, error) {
 	cr := in.Credit
+	if err := c.notIncident(); err != nil {
+		return c, err
+	}
 	switch {
 	case in.Currency != c.Currency:
 		return c, invalid("currency", in.Currency, "is not the claim's currency (%s): amounts in two currencies are never mixed", c.Currency)

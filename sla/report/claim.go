@@ -78,6 +78,26 @@ func runIncident(r account.Run, raw []account.Outage) time.Time {
 	return incidentAt(at, raw)
 }
 
+// incidentClaims lists the month's counted incidents with their own claim
+// deadlines where the window runs from the incident in days (Alibaba: "Submit
+// within 30 days of incident"; a window in billing cycles ends after the
+// month, in time for its letter). A run still going at asOf is ongoing.
+func incidentClaims(tm *terms.Terms, books account.Books, raw []account.Outage, asOf time.Time) []IncidentClaim {
+	if !tm.Claim.FromIncident || tm.Claim.BillingCycles > 0 || tm.Claim.WindowDays <= 0 {
+		return nil
+	}
+	var out []IncidentClaim
+	for _, r := range books.ClaimableRuns {
+		if r.InPeriod() <= 0 {
+			continue
+		}
+		s := runIncident(r, raw)
+		out = append(out, IncidentClaim{Start: ts(s, tm), End: ts(r.Span.End, tm), CountedSeconds: secs(r.InPeriod()),
+			Deadline: ts(tm.Claim.DeadlineFrom(time.Time{}, tm.Calendar.Loc, s), tm), Ongoing: !r.Span.End.Before(asOf)})
+	}
+	return out
+}
+
 // claimFrom is the incident the node's claim is due from, where the window
 // runs from the incidents: the month's first counted one; but where its
 // window, and maybe others', closed by the month's end (before the month's

@@ -251,18 +251,24 @@ type Node struct {
 	Hardware Hardware `json:"hardware"`
 	// InstanceID and Region are the provider's own names for the node and
 	// where it runs, as registered (node_registered); a claim quotes them.
-	InstanceID    string     `json:"instance_id,omitempty"`
-	Region        string     `json:"region,omitempty"`
-	Period        Period     `json:"period"`
-	Uptime        Uptime     `json:"uptime"`
-	Outages       []Outage   `json:"outages"`
-	Maintenance   []Maint    `json:"maintenance"`
-	Tickets       []Ticket   `json:"tickets"`
-	Delivery      Delivery   `json:"delivery"`
-	Billing       Billing    `json:"billing"`
-	Credit        Credit     `json:"credit"`
-	ClaimDeadline string     `json:"claim_deadline"`
-	Evidence      []Evidence `json:"evidence"`
+	InstanceID    string   `json:"instance_id,omitempty"`
+	Region        string   `json:"region,omitempty"`
+	Period        Period   `json:"period"`
+	Uptime        Uptime   `json:"uptime"`
+	Outages       []Outage `json:"outages"`
+	Maintenance   []Maint  `json:"maintenance"`
+	Tickets       []Ticket `json:"tickets"`
+	Delivery      Delivery `json:"delivery"`
+	Billing       Billing  `json:"billing"`
+	Credit        Credit   `json:"credit"`
+	ClaimDeadline string   `json:"claim_deadline"`
+	// IncidentClaims are the month's counted incidents, each with its own
+	// claim deadline, where the claim window runs from the incident
+	// (claim.from: incident, within_days): the month's letter, written once
+	// the month is over, is too late for an incident whose window closes
+	// before, so each is claimed on its own as soon as it is over.
+	IncidentClaims []IncidentClaim `json:"incident_claims,omitempty"`
+	Evidence       []Evidence      `json:"evidence"`
 	// Usage is what the node's probe measured of what a bill charges
 	// besides GPU time (disks, interface traffic, boots), when it sent
 	// usage readings (docs/bills.md).
@@ -400,6 +406,22 @@ type Outage struct {
 	// renderer can translate (sla/msg); the JSON carries the English.
 	ReasonText   msg.Text   `json:"-"`
 	EvidenceText []msg.Text `json:"-"`
+}
+
+// IncidentClaim is one counted incident of a node's month and its own
+// claim deadline (Node.IncidentClaims).
+type IncidentClaim struct {
+	// Start is when the incident began (the window counts from it), End
+	// when its counted run ended; CountedSeconds what the month counts of
+	// it.
+	Start          string `json:"start"`
+	End            string `json:"end"`
+	CountedSeconds int64  `json:"counted_seconds"`
+	// Deadline is the incident's claim deadline (exclusive), in the
+	// contract's zone.
+	Deadline string `json:"deadline"`
+	// Ongoing: the run had not ended as of the report: not claimable yet.
+	Ongoing bool `json:"ongoing,omitempty"`
 }
 
 // Maint is one maintenance notice.

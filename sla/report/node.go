@@ -101,6 +101,7 @@ func (b *Builder) buildNode(n *nodeAcc, tickets []*ticket.Ticket, backend interv
 	if len(books.Claimable) > 0 {
 		nr.ClaimDeadline = ts(tm.Claim.DeadlineFrom(m.serviceMonthEnd(), tm.Calendar.Loc, claimFrom(tm, books, raw, m.me)), tm)
 	}
+	nr.IncidentClaims = incidentClaims(tm, books, raw, m.asOf)
 	b.releaseRecord(m, &nr)
 	penalties := m.tickets(tickets, &nr)
 	b.ticketRecords(m, &nr)

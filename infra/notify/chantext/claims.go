@@ -1,6 +1,8 @@
 package chantext
 
 import (
+	"time"
+
 	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/sla/claims"
 	"github.com/gpusla/gpusla/sla/i18n"
@@ -23,6 +25,13 @@ func ClaimExpired(lang i18n.Lang, c claims.Claim) notify.Notice {
 	p := w.p
 	n := notify.Notice{Kind: notify.NoticeClaimReminder, Contract: c.Contract, Provider: c.Provider, Month: c.Month, Lang: string(lang), Urgent: true,
 		Title: "⌛ " + p.T("Claim deadline passed, never sent: %s, %s (%s)", p.Month(c.Month), c.Provider, c.Contract)}
+	if in := c.Incident; in != nil {
+		n.Lines = append(n.Lines,
+			spans(p, "The claim for the incident on %s from %s to %s (`%s`) was never sent: it had to be in before *%s*, and that has passed.",
+				in.Node, w.stamp(in.Start), w.stamp(in.End), c.ID, w.stamp(c.Deadline)),
+			spans(p, "The provider may leave this incident out of the month's credit; the month's claim still counts it, and its claim page says whether the tier rests on it. If you sent it anyway, record it: `gpusla claims sent %s`", c.ID))
+		return n
+	}
 	n.Lines = append(n.Lines,
 		spans(p, "Claim `%s` (%s) is still a draft: it had to be in before *%s*, and that has passed.", c.ID, p.Money(c.Amount.Float(), c.Currency), w.stamp(c.Deadline)),
 		spans(p, "The provider may refuse it as late; if you send it anyway, record it: `gpusla claims sent %s`", c.ID))
@@ -80,4 +89,27 @@ func RecoveryLines(lang i18n.Lang, rows []claims.RecoveryRow) []notify.Line {
 		out = append(out, l)
 	}
 	return out
+}
+
+// IncidentReminder is the reminder to claim one incident before its own
+// deadline (exclusive; lastDay the last calendar day to file, in the
+// contract's zone), where the window runs from the incident: what is known
+// so far and no amount, as the month's tier may still change.
+func IncidentReminder(lang i18n.Lang, c claims.Claim, lastDay string, left time.Duration) notify.Notice {
+	w := wordsOf(string(lang), c.TimeZone)
+	p := w.p
+	day := lastDay
+	if d, err := time.Parse("2006-01-02", lastDay); err == nil {
+		day = p.Date(d)
+	}
+	in := c.Incident
+	n := notify.Notice{Kind: notify.NoticeClaimReminder, Contract: c.Contract, Provider: c.Provider, Month: c.Month, Lang: string(lang),
+		Urgent: left <= 24*time.Hour,
+		Title:  "⏰ " + p.T("Claim the incident on %s: %s (%s)", in.Node, c.Provider, c.Contract)}
+	n.Lines = append(n.Lines,
+		spans(p, "Incident on %s from %s to %s: %s counted so far.", in.Node, w.stamp(in.Start), w.stamp(in.End), p.Secs(in.Counted)),
+		spans(p, "Last day to file: *%s*; the claim must be in before %s; %s left.", day, w.stamp(c.Deadline), p.Words(left.Round(time.Hour))),
+		spans(p, "The window counts from the incident, so it closes before the month's report is written: claim the incident now. The month's tier, and so the credit, is not known until the month is over; the month's claim asks for it."),
+		spans(p, "Send the provider the node, the incident's start and end above and its evidence; once sent, record it: `gpusla claims sent %s`", c.ID))
+	return n
 }

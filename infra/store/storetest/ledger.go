@@ -23,6 +23,49 @@ func testLedgerStore(t *testing.T, s store.Store) {
 	t.Run("Claims", func(t *testing.T) { testLedgerClaims(t, ls) })
 	t.Run("ClaimConcurrentCredits", func(t *testing.T) { testLedgerConcurrent(t, ls) })
 	t.Run("BillCredits", func(t *testing.T) { testBillCredits(t, ls) })
+	t.Run("IncidentClaims", func(t *testing.T) { testIncidentClaims(t, ls) })
+}
+
+// testIncidentClaims: an incident's own claim (a window counted from the
+// incident) is created once under its id, keeps the incident and its
+// deadline to the second, takes the once-only notice of a reminder by a
+// versioned write, and is listed after its month's claim.
+func testIncidentClaims(t *testing.T, s store.LedgerStore) {
+	start := time.Date(2026, 2, 28, 16, 10, 0, 0, time.UTC) // 1 March 00:10 Beijing
+	c, err := claims.NewIncident(claims.IncidentDraft{Contract: "ali", Provider: "Alibaba Cloud", Month: "2026-03", Currency: "CNY",
+		Incident: claims.Incident{Node: "hz-01", Start: start, End: start.Add(12 * time.Minute), Counted: 720},
+		Deadline: start.AddDate(0, 0, 30), TimeZone: "Asia/Shanghai", Lang: "zh", AsOf: start.Add(time.Hour),
+		Record: claims.Record{RecordedAt: start.Add(time.Hour), RecordedBy: "report-job"}})
+	must(t, err, "NewIncident")
+	if c.ID != "ali/2026-03/hz-01_20260228T161000Z" {
+		t.Fatalf("id %s", c.ID)
+	}
+	in := store.Claim{Claim: c, UpdatedAt: start.Add(time.Hour)}
+	must(t, s.CreateClaim(ctx(), in), "CreateClaim incident")
+	mustIs(t, s.CreateClaim(ctx(), in), store.ErrExists, "CreateClaim incident twice (an incident is claimed once)")
+	must(t, s.CreateClaim(ctx(), sampleClaim("ali", "2026-03")), "CreateClaim month")
+	got, err := s.GetClaim(ctx(), c.ID)
+	must(t, err, "GetClaim incident")
+	if in.Version = 1; !reflect.DeepEqual(got, in) {
+		t.Fatalf("incident claim round trip:\n got %+v\nwant %+v", got, in)
+	}
+	if got.Incident == nil || !got.Incident.Start.Equal(start) || got.Incident.Counted != 720 || !got.Deadline.Equal(time.Date(2026, 3, 30, 16, 10, 0, 0, time.UTC)) {
+		t.Fatalf("incident %+v, deadline %v", got.Incident, got.Deadline)
+	}
+	got.Notices = []store.ClaimNotice{{Key: "reminder-7d", SentAt: start.AddDate(0, 0, 23)}}
+	must(t, s.UpdateClaim(ctx(), got, 1), "UpdateClaim incident")
+	mustIs(t, s.UpdateClaim(ctx(), got, 1), store.ErrConflict, "UpdateClaim incident with a stale version (two runs reminding at once)")
+	list, err := s.ListClaims(ctx())
+	must(t, err, "ListClaims")
+	var ids []string
+	for _, c := range list {
+		if c.Contract == "ali" {
+			ids = append(ids, c.ID)
+		}
+	}
+	if fmt.Sprint(ids) != "[ali/2026-03 ali/2026-03/hz-01_20260228T161000Z]" {
+		t.Fatalf("listed %v", ids)
+	}
 }
 
 func sampleClaim(contract, month string) store.Claim {
