@@ -364,7 +364,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 	if _, _, err := sent.Send(other, now); err == nil || !err.(*Error).Conflict || !strings.Contains(err.Error(), "was already recorded as sent at 2026-04-03T10:00:00Z via support_case") {
 		t.Fatalf("another send: %v", err)
 	}
-	if _, _, err := ParseID("aws-ec2-instance/March"); err == nil || err.Error() != `claim: "aws-ec2-instance/March" is not a claim id (want <contract>/<YYYY-MM>, e.g. cn-example/2026-11)` {
+	if _, _, err := ParseID("aws-ec2-instance/March"); err == nil || err.Error() != `claim: "aws-ec2-instance/March" is not a claim id (want <contract>/<YYYY-MM>, e.g. cn-example/2026-11, or an incident's <contract>/<YYYY-MM>/<node>_<YYYYMMDDTHHMMSSZ>)` {
 		t.Fatalf("ParseID: %v", err)
 	}
 }
