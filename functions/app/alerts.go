@@ -189,17 +189,21 @@ func keptWhy(t incident.Transition) *msg.Kept {
 	return k
 }
 
-// coalesce drops a reclassification that a later one of the same incident
-// in the same batch supersedes: one observation after another can move a
-// gap's cause twice (a heartbeat says "alive", the next connectivity check
-// says "network"), and Slack should hear only the conclusion.
+// coalesce drops a reclassification or a close that a later one of the
+// same incident in the same batch supersedes: one observation after
+// another can move a gap's cause twice (a heartbeat says "alive", the next
+// connectivity check says "network"), or its end (a drained spool's
+// heartbeats, read in the batch's order, end it at the drain's receipt,
+// then one made closer to the drain shows the node connected earlier), and
+// Slack should hear only the conclusion: the recovery's length as the
+// books hold it after the batch, never one they no longer hold.
 func coalesce(trs []incident.Transition) []incident.Transition {
 	out := trs[:0:0]
 	for i, t := range trs {
-		if t.Op == incident.Reclassify {
+		if t.Op == incident.Reclassify || t.Op == incident.Close {
 			superseded := false
 			for _, u := range trs[i+1:] {
-				if u.Op == incident.Reclassify && u.Kind == t.Kind && u.Check == t.Check && u.Since.Equal(t.Since) {
+				if u.Op == t.Op && u.Kind == t.Kind && u.Check == t.Check && u.Since.Equal(t.Since) {
 					superseded = true
 					break
 				}

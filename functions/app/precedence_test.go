@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpusla/gpusla/functions/app"
 	"github.com/gpusla/gpusla/functions/app/apptest"
+	"github.com/gpusla/gpusla/infra/notify"
 	"github.com/gpusla/gpusla/probe/wire"
 	"github.com/gpusla/gpusla/sla/incident"
 	"github.com/gpusla/gpusla/sla/terms"
@@ -32,26 +33,7 @@ func noMinimum(t *testing.T) app.TermsBook {
 // judge) and in the report of the export.
 func cutWith(t *testing.T, conn wire.Check, at time.Time) (live, report int64) {
 	t.Helper()
-	w := newWorldWith(t, noMinimum(t))
-	p := w.addNode("cut", 5*time.Second, 5*time.Second)
-	cut, drain := t0.Add(2*time.Minute), t0.Add(3*time.Minute+2*time.Second)
-	for now := t0; now.Before(t0.Add(4 * time.Minute)); now = now.Add(time.Second) {
-		w.clock.Set(now)
-		switch {
-		case now.After(cut) && now.Before(drain):
-		case now.Equal(drain):
-			obs := apptest.Heartbeats(cut.Add(time.Minute), 5*time.Second, 12) // made in the cut, spooled
-			obs = append(obs, apptest.Check(at, conn), wire.Observation{At: now, Kind: wire.KindHeartbeat})
-			w.beat(p, obs...)
-		case now.Sub(t0)%(5*time.Second) == 0:
-			w.beat(p, wire.Observation{At: now, Kind: wire.KindHeartbeat})
-		}
-		if now.Sub(t0)%(5*time.Second) == 0 {
-			if _, err := w.svc.Watchdog(t.Context()); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	w := cutFor(t, time.Minute, apptest.Check(at, conn))
 	js, err := w.svc.JudgedIncidents(t.Context(), "cut", t0.Add(-time.Hour), t0.Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
@@ -122,5 +104,69 @@ func TestBackendSilenceOutranksTheNodesWord(t *testing.T) {
 				t.Errorf("counted %d s live, %d s in the report; want %d s", live, report, c.want)
 			}
 		})
+	}
+}
+
+// cutFor is a world whose node "cut", heard every 5 s (a heartbeat a
+// push), loses its link just after its push at t0+2m for long (a minute
+// or more); its spool drains 2 s after the cut ends, holding the last
+// minute's heartbeats and extra. The world runs until 58 s after it.
+func cutFor(t *testing.T, long time.Duration, extra ...wire.Observation) *world {
+	t.Helper()
+	w := newWorldWith(t, noMinimum(t))
+	p := w.addNode("cut", 5*time.Second, 5*time.Second)
+	cut := t0.Add(2 * time.Minute)
+	drain := cut.Add(long + 2*time.Second)
+	for now := t0; now.Before(drain.Add(58 * time.Second)); now = now.Add(time.Second) {
+		w.clock.Set(now)
+		switch {
+		case now.After(cut) && now.Before(drain):
+		case now.Equal(drain):
+			obs := apptest.Heartbeats(cut.Add(long), 5*time.Second, 12) // made in the cut, spooled
+			obs = append(obs, extra...)
+			obs = append(obs, wire.Observation{At: now, Kind: wire.KindHeartbeat})
+			w.beat(p, obs...)
+		case now.Sub(t0)%(5*time.Second) == 0:
+			w.beat(p, wire.Observation{At: now, Kind: wire.KindHeartbeat})
+		}
+		if now.Sub(t0)%(5*time.Second) == 0 {
+			if _, err := w.svc.Watchdog(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return w
+}
+
+// The recovery alert states the outage's length as the books count it:
+// after a five-minute cut (alerted on), a drained spool whose heartbeats,
+// read in the batch's order, first end the gap at t0+7m02s (297 s) and
+// then at t0+7m (295 s: an earlier one shows the node connected at its own
+// time) gives one recovery, saying 295 s, never the 297 s the books no
+// longer hold.
+func TestRecoveryAlertSaysTheLengthTheBooksCount(t *testing.T) {
+	w := cutFor(t, 5*time.Minute)
+	js, err := w.svc.JudgedIncidents(t.Context(), "cut", t0.Add(-time.Hour), t0.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var books int64
+	for _, j := range js {
+		books += j.Seconds
+	}
+	if books != 295 || !js[len(js)-1].End.Equal(t0.Add(7*time.Minute)) {
+		t.Fatalf("books %+v, want 295 s ending at t0+7m", js)
+	}
+	var rec []notify.Alert
+	for _, a := range w.notif.Alerts {
+		if a.Kind == notify.AlertRecovered {
+			rec = append(rec, a)
+		}
+	}
+	if len(rec) != 1 || rec[0].Duration != 295*time.Second || !rec[0].Until.Equal(t0.Add(7*time.Minute)) {
+		for _, a := range rec {
+			t.Logf("recovered: until %s, %s", a.Until.Sub(t0), a.Duration)
+		}
+		t.Fatalf("%d recovery alerts; want one saying 295 s, until t0+7m", len(rec))
 	}
 }
