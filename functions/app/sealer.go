@@ -126,7 +126,9 @@ func (bk Books) sealNodeDay(ctx context.Context, n store.Node, day time.Time) (d
 		return bk.Store.EachBatch(ctx, node, day, day.Add(24*time.Hour), fn)
 	}
 	if db, ok := bk.Store.(store.DayBatches); ok {
-		walk = func(fn func(*store.BatchRecord) error) error { return db.EachBatchReceived(ctx, node, day, day.Add(24*time.Hour), fn) }
+		walk = func(fn func(*store.BatchRecord) error) error {
+			return db.EachBatchReceived(ctx, node, day, day.Add(24*time.Hour), fn)
+		}
 	}
 	days := map[time.Time]*dayRead{}
 	var forms batchform.Decoder
