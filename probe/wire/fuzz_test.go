@@ -8,7 +8,8 @@ import (
 	"unicode/utf8"
 )
 
-// FuzzDecode: the decoder never panics; what it accepts is valid, and
+// FuzzDecode: the decoder never panics; what it accepts is valid, what
+// DecodeNew accepts holds a new batch's bounds too, and what holds them
 // re-encodes to a body that decodes to the same batch (the hash chain
 // relies on one meaning per accepted body).
 func FuzzDecode(f *testing.F) {
@@ -35,6 +36,20 @@ func FuzzDecode(f *testing.F) {
 		}
 		if !utf8.Valid(body) {
 			t.Fatalf("Decode accepted a body that is not UTF-8: %q", body)
+		}
+		if nb, err := DecodeNew(body); err == nil {
+			if err := nb.ValidateNew(); err != nil {
+				t.Fatalf("DecodeNew accepted a batch ValidateNew refuses: %v", err)
+			}
+		}
+		if b.ValidateNew() != nil {
+			// A stored body from before the bounds a new batch is held
+			// to: Decode reads it again, but no probe makes it anew, so
+			// Encode (which holds those bounds) refuses it by design.
+			if _, err := Encode(b); err == nil {
+				t.Fatalf("Encode made a batch ValidateNew refuses")
+			}
+			return
 		}
 		again, err := Encode(b)
 		if err != nil {
