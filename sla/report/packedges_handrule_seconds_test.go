@@ -141,6 +141,26 @@ func wholeMinutesIn(outs [][2]time.Time, from, to time.Time) int64 {
 	return n
 }
 
+// otherMonths are the months the hand rules are worked in: October, November
+// (the US clocks go back on the 1st), a leap February, and March.
+var otherMonths = [...]struct {
+	y int
+	m time.Month
+}{{2026, time.October}, {2026, time.November}, {2028, time.February}, {2026, time.March}}
+
+// inService is the part of [start, end) the node was in service: from its
+// delivery, where it was delivered inside, to its release.
+func (m intlMonth) inService(start, end time.Time) (from, to time.Time) {
+	from, to = start, end
+	if !m.delivered.IsZero() {
+		from = m.delivered
+	}
+	if !m.released.IsZero() {
+		to = m.released
+	}
+	return from, to
+}
+
 // Google's single instance in months other than March, in Pacific time:
 // October (744 h), November (721 h: the clocks go back on its first day,
 // 2,595,600 s), a leap February (2028, 696 h) and March (743 h). By hand: a
@@ -154,19 +174,10 @@ func TestGCEHandRuleOtherMonths(t *testing.T) {
 	loc := tm.Calendar.Loc
 	rng := rand.New(rand.NewSource(3812))
 	for i := range 400 {
-		ym := [...]struct {
-			y int
-			m time.Month
-		}{{2026, time.October}, {2026, time.November}, {2028, time.February}, {2026, time.March}}[i%4]
+		ym := otherMonths[i%len(otherMonths)]
 		m := secondsMonth(rng, loc, ym.y, ym.m)
 		start, end := time.Date(ym.y, ym.m, 1, 0, 0, 0, 0, loc), time.Date(ym.y, ym.m+1, 1, 0, 0, 0, 0, loc)
-		from, to := start, end
-		if !m.delivered.IsZero() {
-			from = m.delivered
-		}
-		if !m.released.IsZero() {
-			to = m.released
-		}
+		from, to := m.inService(start, end)
 		month := int64(end.Sub(start) / time.Second)
 		m.judge(month, wholeMinutesIn(m.outs, start, end)*60, [][2]string{{"90", "100"}, {"95", "25"}, {"99.9", "10"}},
 			big.NewRat(int64(to.Sub(from)/time.Second)*350, 3600), 100)
@@ -192,19 +203,10 @@ func TestUSExampleHandRuleOtherMonths(t *testing.T) {
 	loc := tm.Calendar.Loc
 	rng := rand.New(rand.NewSource(3813))
 	for i := range 400 {
-		ym := [...]struct {
-			y int
-			m time.Month
-		}{{2026, time.October}, {2026, time.November}, {2028, time.February}, {2026, time.March}}[i%4]
+		ym := otherMonths[i%len(otherMonths)]
 		m := secondsMonth(rng, loc, ym.y, ym.m)
 		start, end := time.Date(ym.y, ym.m, 1, 0, 0, 0, 0, loc), time.Date(ym.y, ym.m+1, 1, 0, 0, 0, 0, loc)
-		from, to := start, end
-		if !m.delivered.IsZero() {
-			from = m.delivered
-		}
-		if !m.released.IsZero() {
-			to = m.released
-		}
+		from, to := m.inService(start, end)
 		var down int64
 		for _, o := range m.outs {
 			if o[1].Sub(o[0]) >= time.Minute {
